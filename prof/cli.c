@@ -1,0 +1,222 @@
+/*
+ * cli: shared argv helpers: usage errors with hints, output files, the
+ * database path, and verb lookup by unique prefix (as tmux does).
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "prof/cli.h"
+
+int verbose;
+
+static void vmsg(const char *prefix, const char *fmt, va_list ap)
+{
+	fputs(prefix, stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+int usage_error(const char *verb, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vmsg("error: ", fmt, ap);
+	va_end(ap);
+	if (verb)
+		fprintf(stderr, "hint: run 'prof %s --help' for its options\n", verb);
+	else
+		fprintf(stderr, "hint: run 'prof --help' for the list of verbs\n");
+	return EXIT_USAGE;
+}
+
+int error_msg(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vmsg("error: ", fmt, ap);
+	va_end(ap);
+	return EXIT_FAIL;
+}
+
+void warning_msg(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vmsg("warning: ", fmt, ap);
+	va_end(ap);
+}
+
+void hint_msg(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vmsg("hint: ", fmt, ap);
+	va_end(ap);
+}
+
+void print_cause(const char *prefix, const char *cause)
+{
+	if (!cause || !*cause) {
+		fprintf(stderr, "%sunknown failure\n", prefix);
+		return;
+	}
+	/* The first line takes the prefix; later lines carry their own. */
+	const char *nl = strchr(cause, '\n');
+	if (!nl) {
+		fprintf(stderr, "%s%s\n", prefix, cause);
+		return;
+	}
+	fprintf(stderr, "%s%.*s\n", prefix, (int)(nl - cause), cause);
+	fprintf(stderr, "%s", nl + 1);
+	if (nl[1] && cause[strlen(cause) - 1] != '\n')
+		fputc('\n', stderr);
+}
+
+void cmd_print_help(const struct cmd *c, FILE *fp)
+{
+	fputs(c->help, fp);
+}
+
+const struct cmd *cmd_find(const char *name, char **cause)
+{
+	const struct cmd *hit = NULL;
+	size_t len = strlen(name);
+	int nhits = 0;
+	char list[256] = "";
+	char buf[64];
+
+	for (const struct cmd *c = commands; c->name; c++) {
+		if (!strcmp(c->name, name))
+			return c;
+		if (len && !strncmp(c->name, name, len)) {
+			hit = c;
+			nhits++;
+			if (strlen(list) + strlen(c->name) + 3 < sizeof(list)) {
+				if (*list)
+					strcat(list, ", ");
+				strcat(list, c->name);
+			}
+		}
+	}
+	if (nhits == 1)
+		return hit;
+	if (cause) {
+		if (nhits > 1) {
+			if (asprintf(cause, "ambiguous verb '%s': it could be %s\n"
+				     "hint: type more of the verb", cli_echo(name, buf, sizeof(buf)), list) < 0)
+				*cause = NULL;
+		} else if (asprintf(cause, "unknown verb '%s'\n"
+				    "hint: run 'prof --help' for the list of verbs",
+				    cli_echo(name, buf, sizeof(buf))) < 0) {
+			*cause = NULL;
+		}
+	}
+	return NULL;
+}
+
+const char *cli_db_path(const struct prof_ctx *ctx, const char *verb_opt)
+{
+	if (verb_opt)
+		return verb_opt;
+	if (ctx && ctx->db_path)
+		return ctx->db_path;
+	const char *env = getenv("PROF_DB");
+	if (env && *env)
+		return env;
+	return "prof.db";
+}
+
+int cli_parse_format(const char *verb, const char *word, enum out_format *out,
+		     unsigned allowed)
+{
+	char buf[64];
+	if (output_format_parse(word, out) == 0 && (allowed & (1u << *out)))
+		return 0;
+	char list[128] = "";
+	for (int f = 0; f < OUT_FORMAT_COUNT; f++) {
+		if (!(allowed & (1u << f)))
+			continue;
+		if (*list)
+			strcat(list, ", ");
+		strcat(list, output_format_name((enum out_format)f));
+	}
+	fprintf(stderr, "error: unknown format '%s'\n", cli_echo(word, buf, sizeof(buf)));
+	fprintf(stderr, "hint: 'prof %s' writes %s\n", verb, list);
+	return -1;
+}
+
+FILE *cli_open_output(const char *path, FILE *fallback)
+{
+	if (!path || !strcmp(path, "-"))
+		return fallback;
+	FILE *fp = fopen(path, "w");
+	if (!fp) {
+		char buf[64];
+		error_msg("cannot open '%s' for writing: %s",
+			  cli_echo(path, buf, sizeof(buf)), strerror(errno));
+	}
+	return fp;
+}
+
+int cli_close_output(FILE *fp, const char *path)
+{
+	if (!fp)
+		return EXIT_OK;
+	int bad = fflush(fp) != 0 || ferror(fp);
+	int err = errno;
+	if (fp != stdout && fp != stderr) {
+		if (fclose(fp) != 0 && !bad) {
+			bad = 1;
+			err = errno;
+		}
+	}
+	if (bad) {
+		char buf[64];
+		return error_msg("cannot write %s%s%s: %s", path ? "'" : "the output",
+				 path ? cli_echo(path, buf, sizeof(buf)) : "",
+				 path ? "'" : "", strerror(err));
+	}
+	return EXIT_OK;
+}
+
+bool cli_parse_long(const char *s, long min, long max, long *out)
+{
+	if (!s || !*s)
+		return false;
+	char *end;
+	errno = 0;
+	long v = strtol(s, &end, 10);
+	if (errno || *end || v < min || v > max)
+		return false;
+	*out = v;
+	return true;
+}
+
+bool cli_parse_double(const char *s, double min, double max, double *out)
+{
+	if (!s || !*s)
+		return false;
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (errno || *end || !isfinite(v) || v < min || v > max)
+		return false;
+	*out = v;
+	return true;
+}
+
+const char *cli_echo(const char *s, char *buf, size_t bufsz)
+{
+	if (!s)
+		return "(null)";
+	size_t len = strlen(s);
+	if (len + 1 <= bufsz && len <= 40)
+		return s;
+	size_t keep = bufsz > 44 ? 40 : bufsz - 4;
+	snprintf(buf, bufsz, "%.*s...", (int)keep, s);
+	return buf;
+}

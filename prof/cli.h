@@ -1,0 +1,88 @@
+/*
+ * cli: what every verb shares: the command table, usage errors, output
+ * files, the database path, and the exit codes of shared/DESIGN.md
+ * (0 success, 1 operational failure, 2 usage error).
+ *
+ * Only prof/ prints to the terminal or picks an exit code; the helpers here
+ * are the one place that does so for errors. Not thread-safe (the verbosity
+ * level is the one global).
+ */
+#ifndef PROF_CLI_H
+#define PROF_CLI_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "reports/output.h"
+
+enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2 };
+
+struct prof_ctx {
+	const char *db_path;	/* from --db before the verb, or NULL */
+	const char *argv0;	/* how prof was invoked, to find its helpers */
+};
+
+struct cmd {
+	const char *name;
+	int (*fn)(int argc, char **argv, struct prof_ctx *ctx);
+	const char *summary;
+	const char *help;	/* full text for `prof help VERB` */
+};
+
+extern int verbose;
+
+/* The verb table, in the order `prof help` lists it. */
+extern const struct cmd commands[];
+
+/*
+ * Print "error: <msg>" then "hint: run 'prof VERB --help'" and return
+ * EXIT_USAGE, so a verb can `return usage_error(...)`.
+ */
+int usage_error(const char *verb, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* "error: <msg>" on stderr; returns EXIT_FAIL. */
+int error_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void warning_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void hint_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Print a cause string (possibly several lines, "hint:" lines included). */
+void print_cause(const char *prefix, const char *cause);
+
+/* Print the help text of a verb to fp. */
+void cmd_print_help(const struct cmd *c, FILE *fp);
+
+/* Look a verb up by exact name or unique prefix. */
+const struct cmd *cmd_find(const char *name, char **cause);
+
+/*
+ * The database path: --db PATH given to the verb, else the global --db,
+ * else $PROF_DB, else ./prof.db.
+ */
+const char *cli_db_path(const struct prof_ctx *ctx, const char *verb_opt);
+
+/* Parse --format; on a bad word print the usage error and return -1. */
+int cli_parse_format(const char *verb, const char *word, enum out_format *out,
+		     unsigned allowed);
+
+/*
+ * Open the report destination: FILE for -o, else fallback (stdout or
+ * stderr). Returns NULL after printing an error.
+ */
+FILE *cli_open_output(const char *path, FILE *fallback);
+
+/*
+ * Close what cli_open_output returned, and check that the bytes really
+ * reached their destination (a full disk shows up here). Returns 0 or
+ * EXIT_FAIL after printing an error.
+ */
+int cli_close_output(FILE *fp, const char *path);
+
+/* Parse a non-negative integer or a decimal; return false on junk. */
+bool cli_parse_long(const char *s, long min, long max, long *out);
+bool cli_parse_double(const char *s, double min, double max, double *out);
+
+/* Shorten user input for messages: at most 40 bytes, then "...". */
+const char *cli_echo(const char *s, char *buf, size_t bufsz);
+
+#endif

@@ -1,0 +1,16 @@
+/*
+ * commands: every verb's entry point and help text. Each verb lives in
+ * prof/cmd_<verb>.c and is registered once, in commands.c.
+ */
+#ifndef PROF_COMMANDS_H
+#define PROF_COMMANDS_H
+
+#include "prof/cli.h"
+
+#define DECLARE_VERB(v) \
+	int cmd_##v(int argc, char **argv, struct prof_ctx *ctx); \
+	extern const char cmd_##v##_help[]
+
+int cmd_help(int argc, char **argv, struct prof_ctx *ctx);
+
+#endif

@@ -1,0 +1,474 @@
+/*
+ * output: aligned tables, Markdown, CSV and JSON writers shared by every
+ * report. See output.h for the cell model.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "reports/output.h"
+
+static const char *const format_names[OUT_FORMAT_COUNT] = {
+	"table", "json", "csv", "markdown", "folded",
+};
+
+int output_format_parse(const char *word, enum out_format *out)
+{
+	if (!word)
+		return -22;
+	for (int f = 0; f < OUT_FORMAT_COUNT; f++) {
+		if (!strcmp(word, format_names[f])) {
+			*out = (enum out_format)f;
+			return 0;
+		}
+	}
+	if (!strcmp(word, "md")) {
+		*out = OUT_MARKDOWN;
+		return 0;
+	}
+	return -22;
+}
+
+const char *output_format_name(enum out_format f)
+{
+	return (unsigned)f < OUT_FORMAT_COUNT ? format_names[f] : "?";
+}
+
+static void *xrealloc(void *p, size_t n)
+{
+	void *q = realloc(p, n ? n : 1);
+	if (!q)
+		abort();	/* out of memory in a report: nothing sane to do */
+	return q;
+}
+
+static char *xstrdup(const char *s)
+{
+	char *d = strdup(s ? s : "");
+	if (!d)
+		abort();
+	return d;
+}
+
+void rtable_init(struct rtable *t, size_t ncols, const char *const *titles)
+{
+	memset(t, 0, sizeof(*t));
+	t->ncols = ncols;
+	t->titles = xrealloc(NULL, ncols * sizeof(char *));
+	t->align = xrealloc(NULL, ncols * sizeof(*t->align));
+	for (size_t c = 0; c < ncols; c++) {
+		const char *s = titles[c];
+		t->align[c] = RT_LEFT;
+		if (s[0] == '>') {
+			t->align[c] = RT_RIGHT;
+			s++;
+		}
+		t->titles[c] = xstrdup(s);
+	}
+}
+
+void rtable_release(struct rtable *t)
+{
+	if (!t)
+		return;
+	for (size_t i = 0; i < t->nrows * t->ncols; i++) {
+		free(t->cells[i].text);
+		free(t->cells[i].raw);
+	}
+	for (size_t c = 0; c < t->ncols; c++)
+		free(t->titles[c]);
+	free(t->titles);
+	free(t->align);
+	free(t->cells);
+	free(t->rule_before);
+	memset(t, 0, sizeof(*t));
+}
+
+size_t rtable_add_row(struct rtable *t)
+{
+	if (t->nrows == t->cap) {
+		t->cap = t->cap ? t->cap * 2 : 16;
+		t->cells = xrealloc(t->cells, t->cap * t->ncols * sizeof(struct rcell));
+		t->rule_before = xrealloc(t->rule_before, t->cap * sizeof(bool));
+	}
+	memset(&t->cells[t->nrows * t->ncols], 0, t->ncols * sizeof(struct rcell));
+	t->rule_before[t->nrows] = false;
+	return t->nrows++;
+}
+
+void rtable_set(struct rtable *t, size_t row, size_t col, const char *fmt, ...)
+{
+	struct rcell *c = &t->cells[row * t->ncols + col];
+	va_list ap;
+	va_start(ap, fmt);
+	free(c->text);
+	if (vasprintf(&c->text, fmt, ap) < 0)
+		abort();
+	va_end(ap);
+}
+
+void rtable_set2(struct rtable *t, size_t row, size_t col, const char *text,
+		 const char *raw)
+{
+	struct rcell *c = &t->cells[row * t->ncols + col];
+	free(c->text);
+	free(c->raw);
+	c->text = xstrdup(text);
+	c->raw = raw ? xstrdup(raw) : NULL;
+}
+
+void rtable_rule(struct rtable *t, size_t row)
+{
+	if (row < t->nrows)
+		t->rule_before[row] = true;
+}
+
+/* Display width of UTF-8 text: count code points, not bytes. */
+static size_t text_width(const char *s)
+{
+	size_t w = 0;
+	for (; s && *s; s++)
+		if (((unsigned char)*s & 0xC0) != 0x80)
+			w++;
+	return w;
+}
+
+static void pad(FILE *fp, size_t n)
+{
+	while (n--)
+		fputc(' ', fp);
+}
+
+static void write_terminal(const struct rtable *t, FILE *fp, int indent)
+{
+	size_t *w = calloc(t->ncols, sizeof(size_t));
+	if (!w)
+		abort();
+	for (size_t c = 0; c < t->ncols; c++)
+		w[c] = text_width(t->titles[c]);
+	for (size_t r = 0; r < t->nrows; r++)
+		for (size_t c = 0; c < t->ncols; c++) {
+			size_t x = text_width(t->cells[r * t->ncols + c].text);
+			if (x > w[c])
+				w[c] = x;
+		}
+	size_t total = 0;
+	for (size_t c = 0; c < t->ncols; c++)
+		total += w[c] + (c ? 2 : 0);
+
+	for (int pass = -1; pass < (int)t->nrows; pass++) {
+		if (pass >= 0 && t->rule_before[pass]) {
+			pad(fp, (size_t)indent);
+			for (size_t i = 0; i < total; i++)
+				fputc('-', fp);
+			fputc('\n', fp);
+		}
+		pad(fp, (size_t)indent);
+		size_t trailing = 0;
+		for (size_t c = 0; c < t->ncols; c++) {
+			const char *s = pass < 0 ? t->titles[c]
+					: t->cells[(size_t)pass * t->ncols + c].text;
+			if (!s)
+				s = "";
+			size_t x = text_width(s);
+			if (c) {
+				pad(fp, trailing + 2);
+				trailing = 0;
+			}
+			if (t->align[c] == RT_RIGHT) {
+				pad(fp, w[c] - x);
+				fputs(s, fp);
+			} else {
+				fputs(s, fp);
+				trailing = w[c] - x;	/* never pad the line's end */
+			}
+		}
+		fputc('\n', fp);
+	}
+	free(w);
+}
+
+void md_field(FILE *fp, const char *s)
+{
+	for (; s && *s; s++) {
+		if (*s == '|')
+			fputs("\\|", fp);
+		else if (*s == '\n')
+			fputc(' ', fp);
+		else
+			fputc(*s, fp);
+	}
+}
+
+static void write_markdown(const struct rtable *t, FILE *fp)
+{
+	fputc('|', fp);
+	for (size_t c = 0; c < t->ncols; c++) {
+		fputc(' ', fp);
+		md_field(fp, t->titles[c]);
+		fputs(" |", fp);
+	}
+	fputs("\n|", fp);
+	for (size_t c = 0; c < t->ncols; c++)
+		fputs(t->align[c] == RT_RIGHT ? "---:|" : "---|", fp);
+	fputc('\n', fp);
+	for (size_t r = 0; r < t->nrows; r++) {
+		fputc('|', fp);
+		for (size_t c = 0; c < t->ncols; c++) {
+			const char *s = t->cells[r * t->ncols + c].text;
+			/* Rows under a rule are totals: bold them. */
+			bool bold = t->rule_before[r] && s && *s;
+			fputc(' ', fp);
+			if (bold)
+				fputs("**", fp);
+			md_field(fp, s ? s : "");
+			if (bold)
+				fputs("**", fp);
+			fputs(" |", fp);
+		}
+		fputc('\n', fp);
+	}
+}
+
+void csv_field(FILE *fp, const char *s)
+{
+	if (!s)
+		return;
+	if (!strpbrk(s, ",\"\n\r")) {
+		fputs(s, fp);
+		return;
+	}
+	fputc('"', fp);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', fp);
+		fputc(*s, fp);
+	}
+	fputc('"', fp);
+}
+
+static void write_csv(const struct rtable *t, FILE *fp)
+{
+	for (size_t c = 0; c < t->ncols; c++) {
+		if (c)
+			fputc(',', fp);
+		csv_field(fp, t->titles[c]);
+	}
+	fputc('\n', fp);
+	for (size_t r = 0; r < t->nrows; r++) {
+		for (size_t c = 0; c < t->ncols; c++) {
+			const struct rcell *cell = &t->cells[r * t->ncols + c];
+			if (c)
+				fputc(',', fp);
+			csv_field(fp, cell->raw ? cell->raw : cell->text);
+		}
+		fputc('\n', fp);
+	}
+}
+
+void rtable_write(const struct rtable *t, enum out_format f, FILE *fp,
+		  int indent)
+{
+	switch (f) {
+	case OUT_MARKDOWN:
+		write_markdown(t, fp);
+		break;
+	case OUT_CSV:
+		write_csv(t, fp);
+		break;
+	default:
+		write_terminal(t, fp, indent);
+		break;
+	}
+}
+
+void fmt_count(char *buf, size_t n, double v, int decimals)
+{
+	char tmp[64];
+	if (!isfinite(v)) {
+		snprintf(buf, n, "%s", isnan(v) ? "n/a" : (v > 0 ? "inf" : "-inf"));
+		return;
+	}
+	snprintf(tmp, sizeof(tmp), "%.*f", decimals, fabs(v));
+	char *dot = strchr(tmp, '.');
+	size_t intlen = dot ? (size_t)(dot - tmp) : strlen(tmp);
+	size_t o = 0;
+	if (v < 0 && o + 1 < n)
+		buf[o++] = '-';
+	for (size_t i = 0; i < intlen && o + 1 < n; i++) {
+		if (i && (intlen - i) % 3 == 0 && o + 1 < n)
+			buf[o++] = ',';
+		if (o + 1 < n)
+			buf[o++] = tmp[i];
+	}
+	for (const char *p = dot; p && *p && o + 1 < n; p++)
+		buf[o++] = *p;
+	buf[o] = '\0';
+	/* "-0" and "-0.00" read as noise; print them as zero. */
+	if (v < 0 && strspn(buf + 1, "0.,") == strlen(buf + 1))
+		memmove(buf, buf + 1, strlen(buf));
+}
+
+void fmt_raw(char *buf, size_t n, double v)
+{
+	if (!isfinite(v))
+		snprintf(buf, n, "%s", "");
+	else if (v == floor(v) && fabs(v) < 9.007199254740992e15)
+		snprintf(buf, n, "%.0f", v);
+	else
+		snprintf(buf, n, "%.9g", v);
+}
+
+void fmt_bytes(char *buf, size_t n, double bytes)
+{
+	static const char *const unit[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	int u = 0;
+	double v = bytes;
+	while (fabs(v) >= 1024 && u < 4) {
+		v /= 1024;
+		u++;
+	}
+	if (u == 0)
+		snprintf(buf, n, "%.0f B", v);
+	else if (v == floor(v))
+		snprintf(buf, n, "%.0f %s", v, unit[u]);
+	else
+		snprintf(buf, n, "%.1f %s", v, unit[u]);
+}
+
+/* ---- JSON ---- */
+
+void jw_init(struct jw *w, FILE *fp, int indent)
+{
+	memset(w, 0, sizeof(*w));
+	w->fp = fp;
+	w->indent = indent;
+	w->first[0] = true;
+}
+
+static void jw_newline(struct jw *w)
+{
+	if (!w->indent)
+		return;
+	fputc('\n', w->fp);
+	for (int i = 0; i < w->depth * w->indent; i++)
+		fputc(' ', w->fp);
+}
+
+/* Before a value: a comma unless first, or nothing right after a key. */
+static void jw_pre(struct jw *w)
+{
+	if (w->after_key) {
+		w->after_key = false;
+		return;
+	}
+	if (w->depth > 0) {
+		if (!w->first[w->depth])
+			fputc(',', w->fp);
+		jw_newline(w);
+	}
+	w->first[w->depth] = false;
+}
+
+static void jw_open(struct jw *w, char c)
+{
+	jw_pre(w);
+	fputc(c, w->fp);
+	if (w->depth + 1 < JW_MAX_DEPTH)
+		w->depth++;
+	w->first[w->depth] = true;
+}
+
+static void jw_close(struct jw *w, char c)
+{
+	bool empty = w->first[w->depth];
+	if (w->depth > 0)
+		w->depth--;
+	if (!empty)
+		jw_newline(w);
+	fputc(c, w->fp);
+}
+
+void jw_obj_begin(struct jw *w) { jw_open(w, '{'); }
+void jw_obj_end(struct jw *w) { jw_close(w, '}'); }
+void jw_arr_begin(struct jw *w) { jw_open(w, '['); }
+void jw_arr_end(struct jw *w) { jw_close(w, ']'); }
+
+static void jw_string(FILE *fp, const char *s)
+{
+	fputc('"', fp);
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		switch (*p) {
+		case '"': fputs("\\\"", fp); break;
+		case '\\': fputs("\\\\", fp); break;
+		case '\n': fputs("\\n", fp); break;
+		case '\r': fputs("\\r", fp); break;
+		case '\t': fputs("\\t", fp); break;
+		default:
+			if (*p < 0x20)
+				fprintf(fp, "\\u%04x", *p);
+			else
+				fputc(*p, fp);
+		}
+	}
+	fputc('"', fp);
+}
+
+void jw_key(struct jw *w, const char *key)
+{
+	jw_pre(w);
+	jw_string(w->fp, key);
+	fputs(w->indent ? ": " : ":", w->fp);
+	w->after_key = true;
+}
+
+void jw_str(struct jw *w, const char *s)
+{
+	jw_pre(w);
+	if (s)
+		jw_string(w->fp, s);
+	else
+		fputs("null", w->fp);
+}
+
+void jw_num(struct jw *w, double v)
+{
+	jw_pre(w);
+	if (!isfinite(v)) {
+		fputs("null", w->fp);
+		return;
+	}
+	char buf[64];
+	fmt_raw(buf, sizeof(buf), v);
+	fputs(buf, w->fp);
+}
+
+void jw_int(struct jw *w, int64_t v)
+{
+	jw_pre(w);
+	fprintf(w->fp, "%lld", (long long)v);
+}
+
+void jw_uint(struct jw *w, uint64_t v)
+{
+	jw_pre(w);
+	fprintf(w->fp, "%llu", (unsigned long long)v);
+}
+
+void jw_bool(struct jw *w, bool v)
+{
+	jw_pre(w);
+	fputs(v ? "true" : "false", w->fp);
+}
+
+void jw_null(struct jw *w)
+{
+	jw_pre(w);
+	fputs("null", w->fp);
+}
+
+void jw_end(struct jw *w)
+{
+	fputc('\n', w->fp);
+}

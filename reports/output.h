@@ -1,0 +1,107 @@
+/*
+ * output: the writers every report shares. A report fills a `struct rtable`
+ * (titled columns, rows of cells) and one call renders it as an aligned
+ * terminal table, Markdown or CSV; JSON reports are written with the small
+ * streaming writer `struct jw`, which keeps commas and nesting right.
+ *
+ * A cell holds the text a person reads ("1,234.56", "not supported") and,
+ * separately, the raw text a machine reads in CSV ("1234.56", ""), so no
+ * writer has to undo another's formatting. The caller owns the FILE; the
+ * table owns its strings. Not thread-safe.
+ */
+#ifndef REPORTS_OUTPUT_H
+#define REPORTS_OUTPUT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+enum out_format {
+	OUT_TABLE,
+	OUT_JSON,
+	OUT_CSV,
+	OUT_MARKDOWN,
+	OUT_FOLDED,
+	OUT_FORMAT_COUNT
+};
+
+#define OUT_ALL_TEXT ((1u << OUT_TABLE) | (1u << OUT_JSON) | (1u << OUT_CSV) | \
+		      (1u << OUT_MARKDOWN))
+
+/* "table", "json", "csv", "markdown" (also "md"), "folded". 0 or -EINVAL. */
+int output_format_parse(const char *word, enum out_format *out);
+const char *output_format_name(enum out_format f);
+
+enum rt_align { RT_LEFT, RT_RIGHT };
+
+struct rcell {
+	char *text;	/* what a person reads; NULL prints as "" */
+	char *raw;	/* what CSV gets; NULL means the same as text */
+};
+
+struct rtable {
+	size_t ncols;
+	char **titles;
+	enum rt_align *align;
+	size_t nrows, cap;
+	struct rcell *cells;	/* nrows * ncols */
+	bool *rule_before;	/* draw a rule above this row (totals) */
+};
+
+/* ncols titles; right-aligned columns are those whose title starts '>'. */
+void rtable_init(struct rtable *t, size_t ncols, const char *const *titles);
+void rtable_release(struct rtable *t);
+/* Append a row and return its index; cells start empty. */
+size_t rtable_add_row(struct rtable *t);
+/* Set a cell's text (printf-style); raw stays "same as text". */
+void rtable_set(struct rtable *t, size_t row, size_t col, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+/* Set a cell's text and its raw CSV text separately. */
+void rtable_set2(struct rtable *t, size_t row, size_t col, const char *text,
+		 const char *raw);
+void rtable_rule(struct rtable *t, size_t row);
+
+/* indent: spaces before every line of a terminal table. */
+void rtable_write(const struct rtable *t, enum out_format f, FILE *fp,
+		  int indent);
+
+/* Number formatting for people: thousands separators, fixed decimals. */
+void fmt_count(char *buf, size_t n, double v, int decimals);
+/* Raw number text for machines: integers exact, else %.9g. */
+void fmt_raw(char *buf, size_t n, double v);
+/* Bytes as "32 MiB", "1.5 GiB", "512 KiB", "100 B". */
+void fmt_bytes(char *buf, size_t n, double bytes);
+
+/* ---- JSON ---- */
+#define JW_MAX_DEPTH 32
+
+struct jw {
+	FILE *fp;
+	int depth;
+	bool first[JW_MAX_DEPTH];
+	bool after_key;
+	int indent;	/* 0: compact; else spaces per level */
+};
+
+void jw_init(struct jw *w, FILE *fp, int indent);
+void jw_obj_begin(struct jw *w);
+void jw_obj_end(struct jw *w);
+void jw_arr_begin(struct jw *w);
+void jw_arr_end(struct jw *w);
+void jw_key(struct jw *w, const char *key);
+void jw_str(struct jw *w, const char *s);	/* NULL writes null */
+void jw_num(struct jw *w, double v);		/* NaN/inf write null */
+void jw_int(struct jw *w, int64_t v);
+void jw_uint(struct jw *w, uint64_t v);
+void jw_bool(struct jw *w, bool v);
+void jw_null(struct jw *w);
+/* Finish with a newline after the top-level value. */
+void jw_end(struct jw *w);
+
+/* Write s as CSV: quoted when it holds a comma, quote or newline. */
+void csv_field(FILE *fp, const char *s);
+/* Write s for a Markdown table cell: '|' escaped. */
+void md_field(FILE *fp, const char *s);
+
+#endif

@@ -1,0 +1,179 @@
+/* Tests for reports/output: table, Markdown, CSV and JSON writers. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <math.h>
+
+#include "reports/output.h"
+#include "test_util.h"
+
+static void fill(struct rtable *t)
+{
+	const char *titles[] = { "name", ">value" };
+	rtable_init(t, 2, titles);
+	size_t r = rtable_add_row(t);
+	rtable_set(t, r, 0, "render");
+	rtable_set2(t, r, 1, "1,234.50", "1234.5");
+	r = rtable_add_row(t);
+	rtable_set(t, r, 0, "a|b, \"c\"");
+	rtable_set2(t, r, 1, "not supported", "");
+	r = rtable_add_row(t);
+	rtable_set(t, r, 0, "total");
+	rtable_set(t, r, 1, "7");
+	rtable_rule(t, r);
+}
+
+static void test_output__terminal_aligns_right_columns(void **state)
+{
+	(void)state;
+	struct rtable t;
+	struct tu_buf b;
+	fill(&t);
+	rtable_write(&t, OUT_TABLE, tu_buf_open(&b), 2);
+	const char *s = tu_buf_close(&b);
+	assert_string_equal(s,
+		"  name              value\n"
+		"  render         1,234.50\n"
+		"  a|b, \"c\"  not supported\n"
+		"  -----------------------\n"
+		"  total                 7\n");
+	free(b.data);
+	rtable_release(&t);
+}
+
+static void test_output__markdown_escapes_pipes_and_bolds_totals(void **state)
+{
+	(void)state;
+	struct rtable t;
+	struct tu_buf b;
+	fill(&t);
+	rtable_write(&t, OUT_MARKDOWN, tu_buf_open(&b), 0);
+	const char *s = tu_buf_close(&b);
+	assert_string_equal(s,
+		"| name | value |\n"
+		"|---|---:|\n"
+		"| render | 1,234.50 |\n"
+		"| a\\|b, \"c\" | not supported |\n"
+		"| **total** | **7** |\n");
+	free(b.data);
+	rtable_release(&t);
+}
+
+static void test_output__csv_uses_raw_text_and_quotes(void **state)
+{
+	(void)state;
+	struct rtable t;
+	struct tu_buf b;
+	fill(&t);
+	rtable_write(&t, OUT_CSV, tu_buf_open(&b), 0);
+	const char *s = tu_buf_close(&b);
+	assert_string_equal(s,
+		"name,value\n"
+		"render,1234.5\n"
+		"\"a|b, \"\"c\"\"\",\n"
+		"total,7\n");
+	free(b.data);
+	rtable_release(&t);
+}
+
+static void test_output__json_nesting_commas_and_escapes(void **state)
+{
+	(void)state;
+	struct jw w;
+	struct tu_buf b;
+	jw_init(&w, tu_buf_open(&b), 0);
+	jw_obj_begin(&w);
+	jw_key(&w, "a");
+	jw_int(&w, -3);
+	jw_key(&w, "list");
+	jw_arr_begin(&w);
+	jw_num(&w, 1.5);
+	jw_num(&w, NAN);
+	jw_str(&w, "q\"\n\x01");
+	jw_obj_begin(&w);
+	jw_obj_end(&w);
+	jw_arr_end(&w);
+	jw_key(&w, "n");
+	jw_null(&w);
+	jw_key(&w, "t");
+	jw_bool(&w, true);
+	jw_obj_end(&w);
+	jw_end(&w);
+	const char *s = tu_buf_close(&b);
+	assert_string_equal(s,
+		"{\"a\":-3,\"list\":[1.5,null,\"q\\\"\\n\\u0001\",{}],\"n\":null,\"t\":true}\n");
+	free(b.data);
+}
+
+static void test_output__json_indented(void **state)
+{
+	(void)state;
+	struct jw w;
+	struct tu_buf b;
+	jw_init(&w, tu_buf_open(&b), 2);
+	jw_obj_begin(&w);
+	jw_key(&w, "x");
+	jw_arr_begin(&w);
+	jw_uint(&w, 18446744073709551615ull);
+	jw_arr_end(&w);
+	jw_key(&w, "e");
+	jw_arr_begin(&w);
+	jw_arr_end(&w);
+	jw_obj_end(&w);
+	jw_end(&w);
+	const char *s = tu_buf_close(&b);
+	assert_string_equal(s, "{\n  \"x\": [\n    18446744073709551615\n  ],\n  \"e\": []\n}\n");
+	free(b.data);
+}
+
+static void test_output__number_formatting(void **state)
+{
+	(void)state;
+	char buf[64];
+	fmt_count(buf, sizeof(buf), 1234567.891, 2);
+	assert_string_equal(buf, "1,234,567.89");
+	fmt_count(buf, sizeof(buf), -1000, 0);
+	assert_string_equal(buf, "-1,000");
+	fmt_count(buf, sizeof(buf), -0.001, 2);
+	assert_string_equal(buf, "0.00");
+	fmt_count(buf, sizeof(buf), 999, 0);
+	assert_string_equal(buf, "999");
+	fmt_raw(buf, sizeof(buf), 42);
+	assert_string_equal(buf, "42");
+	fmt_raw(buf, sizeof(buf), 0.125);
+	assert_string_equal(buf, "0.125");
+	fmt_bytes(buf, sizeof(buf), 32.0 * 1024 * 1024);
+	assert_string_equal(buf, "32 MiB");
+	fmt_bytes(buf, sizeof(buf), 1536);
+	assert_string_equal(buf, "1.5 KiB");
+	fmt_bytes(buf, sizeof(buf), 100);
+	assert_string_equal(buf, "100 B");
+}
+
+static void test_output__format_names_round_trip(void **state)
+{
+	(void)state;
+	enum out_format f;
+	assert_int_equal(output_format_parse("markdown", &f), 0);
+	assert_int_equal(f, OUT_MARKDOWN);
+	assert_int_equal(output_format_parse("md", &f), 0);
+	assert_int_equal(f, OUT_MARKDOWN);
+	assert_int_not_equal(output_format_parse("yaml", &f), 0);
+	assert_string_equal(output_format_name(OUT_CSV), "csv");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_output__terminal_aligns_right_columns),
+		cmocka_unit_test(test_output__markdown_escapes_pipes_and_bolds_totals),
+		cmocka_unit_test(test_output__csv_uses_raw_text_and_quotes),
+		cmocka_unit_test(test_output__json_nesting_commas_and_escapes),
+		cmocka_unit_test(test_output__json_indented),
+		cmocka_unit_test(test_output__number_formatting),
+		cmocka_unit_test(test_output__format_names_round_trip),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

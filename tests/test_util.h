@@ -1,0 +1,136 @@
+/*
+ * test_util: small helpers shared by the cmocka tests: capture what a
+ * writer prints, make a temporary directory, run a command and collect its
+ * output and status. Header-only so each test stays one executable.
+ */
+#ifndef TESTS_TEST_UTIL_H
+#define TESTS_TEST_UTIL_H
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* A FILE that writes into memory; call tu_buf_close() to get the text. */
+struct tu_buf {
+	char *data;
+	size_t len;
+	FILE *fp;
+};
+
+static inline FILE *tu_buf_open(struct tu_buf *b)
+{
+	b->data = NULL;
+	b->len = 0;
+	b->fp = open_memstream(&b->data, &b->len);
+	return b->fp;
+}
+
+static inline const char *tu_buf_close(struct tu_buf *b)
+{
+	fclose(b->fp);
+	b->fp = NULL;
+	return b->data;
+}
+
+/* mkdtemp under $TMPDIR; returns a malloc'd path. */
+static inline char *tu_tmpdir(void)
+{
+	const char *base = getenv("TMPDIR");
+	char *path;
+	if (asprintf(&path, "%s/prof-test-XXXXXX", base ? base : "/tmp") < 0)
+		abort();
+	if (!mkdtemp(path))
+		abort();
+	return path;
+}
+
+static inline void tu_rmrf(const char *path)
+{
+	char *cmd;
+	if (asprintf(&cmd, "rm -rf '%s'", path) < 0)
+		abort();
+	if (system(cmd) != 0)
+		fprintf(stderr, "warning: could not remove %s\n", path);
+	free(cmd);
+}
+
+struct tu_proc {
+	int status;	/* exit code, or 128+signal */
+	char *out;	/* stdout */
+	char *err;	/* stderr */
+};
+
+static inline char *tu_slurp_fd(int fd)
+{
+	size_t cap = 4096, len = 0;
+	char *buf = malloc(cap);
+	ssize_t n;
+	while ((n = read(fd, buf + len, cap - len - 1)) > 0) {
+		len += (size_t)n;
+		if (cap - len < 2) {
+			cap *= 2;
+			buf = realloc(buf, cap);
+		}
+	}
+	buf[len] = '\0';
+	return buf;
+}
+
+static inline char *tu_slurp(const char *path)
+{
+	int fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return NULL;
+	char *s = tu_slurp_fd(fd);
+	close(fd);
+	return s;
+}
+
+/*
+ * Run argv (NULL-terminated) with optional extra environment "K=V"
+ * entries, capturing stdout and stderr through temporary files (so large
+ * outputs cannot deadlock a pipe).
+ */
+static inline struct tu_proc tu_run(char *const argv[], char *const env[])
+{
+	struct tu_proc p = { 0 };
+	char outp[] = "/tmp/prof-test-out-XXXXXX";
+	char errp[] = "/tmp/prof-test-err-XXXXXX";
+	int ofd = mkstemp(outp), efd = mkstemp(errp);
+	pid_t pid = fork();
+	if (pid == 0) {
+		dup2(ofd, 1);
+		dup2(efd, 2);
+		for (int i = 0; env && env[i]; i++)
+			putenv(env[i]);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	int st = 0;
+	waitpid(pid, &st, 0);
+	p.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	lseek(ofd, 0, SEEK_SET);
+	lseek(efd, 0, SEEK_SET);
+	p.out = tu_slurp_fd(ofd);
+	p.err = tu_slurp_fd(efd);
+	close(ofd);
+	close(efd);
+	unlink(outp);
+	unlink(errp);
+	return p;
+}
+
+static inline void tu_proc_release(struct tu_proc *p)
+{
+	free(p->out);
+	free(p->err);
+	p->out = p->err = NULL;
+}
+
+#endif
