@@ -81,6 +81,13 @@ void cmd_print_help(const struct cmd *c, FILE *fp)
 	fputs(c->help, fp);
 }
 
+void cli_print_verb_help(const char *verb)
+{
+	const struct cmd *c = cmd_find(verb, NULL);
+	if (c)
+		cmd_print_help(c, stdout);
+}
+
 const struct cmd *cmd_find(const char *name, char **cause)
 {
 	const struct cmd *hit = NULL;

@@ -52,6 +52,9 @@ void print_cause(const char *prefix, const char *cause);
 /* Print the help text of a verb to fp. */
 void cmd_print_help(const struct cmd *c, FILE *fp);
 
+/* Print a verb's help on stdout (for --help among its options). */
+void cli_print_verb_help(const char *verb);
+
 /* Look a verb up by exact name or unique prefix. */
 const struct cmd *cmd_find(const char *name, char **cause);
 
@@ -81,6 +84,9 @@ int cli_close_output(FILE *fp, const char *path);
 /* Parse a non-negative integer or a decimal; return false on junk. */
 bool cli_parse_long(const char *s, long min, long max, long *out);
 bool cli_parse_double(const char *s, double min, double max, double *out);
+
+/* "last" (0) or a positive run id; a usage error otherwise. */
+int cli_parse_run_id(const char *verb, const char *word, long *id);
 
 /* Shorten user input for messages: at most 40 bytes, then "...". */
 const char *cli_echo(const char *s, char *buf, size_t bufsz);

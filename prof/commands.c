@@ -13,6 +13,13 @@ static const char help_help[] =
 "  prof help run\n";
 
 const struct cmd commands[] = {
+	{ "run", cmd_run, "count events per thread for a command or a process",
+	  cmd_run_help },
+	{ "runs", cmd_runs, "list the stored runs", cmd_runs_help },
+	{ "report", cmd_report, "reprint a stored run per thread, name or total",
+	  cmd_report_help },
+	{ "events", cmd_events, "list the events this machine can encode",
+	  cmd_events_help },
 	{ "help", cmd_help, "print help for a verb", help_help },
 	{ NULL, NULL, NULL, NULL },
 };

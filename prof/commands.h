@@ -11,6 +11,10 @@
 	int cmd_##v(int argc, char **argv, struct prof_ctx *ctx); \
 	extern const char cmd_##v##_help[]
 
+DECLARE_VERB(run);
+DECLARE_VERB(runs);
+DECLARE_VERB(report);
+DECLARE_VERB(events);
 int cmd_help(int argc, char **argv, struct prof_ctx *ctx);
 
 #endif

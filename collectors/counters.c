@@ -1,0 +1,630 @@
+/*
+ * counters: the DESIGN recipe for per-thread counts: one dummy event with
+ * a ring buffer per target task, every counting event inherited and
+ * redirected into it, drained while the workload runs.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "collectors/counters.h"
+
+/* Every event writing into a buffer shares this trailer layout. */
+#define SAMPLE_ID_TYPE (PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | \
+			PERF_SAMPLE_IDENTIFIER)
+#define READ_FORMAT (PERF_FORMAT_TOTAL_TIME_ENABLED | \
+		     PERF_FORMAT_TOTAL_TIME_RUNNING | PERF_FORMAT_ID)
+
+struct target {
+	pid_t pid, tid;
+	int dummy_fd;
+	void *base;
+	size_t map_len;
+	int *fds;		/* per event; -1 when not opened */
+	int *leaders;		/* per hardware group: leader fd on this task */
+};
+
+struct counters {
+	struct counters_opts o;
+	struct counter_status *st;
+	bool decided;
+	int ngroups;
+	struct target *targets;
+	size_t ntargets;
+	struct thread_table *tt;
+	struct thread_count *totals;
+	struct perf_rec_layout lay;
+	size_t page_size, data_size;
+	uint8_t *scratch;
+	uint64_t records;
+	bool finished;
+};
+
+static int sys_perf_event_open(struct perf_event_attr *attr, pid_t pid,
+			       int cpu, int group_fd, unsigned long flags)
+{
+	return (int)syscall(SYS_perf_event_open, attr, pid, cpu, group_fd, flags);
+}
+
+int counters_paranoid(void)
+{
+	int v = -100;
+	FILE *fp = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
+	if (fp) {
+		if (fscanf(fp, "%d", &v) != 1)
+			v = -100;
+		fclose(fp);
+	}
+	return v;
+}
+
+static bool pmu_visible(void)
+{
+	struct stat sb;
+	return stat("/sys/bus/event_source/devices/cpu", &sb) == 0 ||
+	       stat("/sys/bus/event_source/devices/cpu_core", &sb) == 0 ||
+	       stat("/sys/bus/event_source/devices/armv8_pmuv3_0", &sb) == 0;
+}
+
+char *counters_open_hints(int err, bool hardware)
+{
+	char *s = NULL;
+	int paranoid = counters_paranoid();
+	switch (err) {
+	case EACCES:
+	case EPERM:
+		if (asprintf(&s, "hint: kernel.perf_event_paranoid is %d here; "
+			     "counting another process's kernel time needs it at 1 or "
+			     "less, user-space counting of your own processes at 2 "
+			     "or less\n"
+			     "hint: as root: sysctl -w kernel.perf_event_paranoid=1 "
+			     "(or run prof as root, or with CAP_PERFMON)", paranoid) < 0)
+			s = NULL;
+		break;
+	case EMFILE:
+	case ENFILE:
+		if (asprintf(&s, "hint: too many open files: raise the limit with "
+			     "'ulimit -n' (each event needs one descriptor per task)") < 0)
+			s = NULL;
+		break;
+	case ENOENT:
+	case EOPNOTSUPP:
+	case ENODEV:
+	case EINVAL:
+		if (hardware && !pmu_visible()) {
+			if (asprintf(&s, "hint: no hardware PMU is visible "
+				     "(/sys/bus/event_source/devices has no cpu): "
+				     "this looks like a VM without counter "
+				     "passthrough; software events still work") < 0)
+				s = NULL;
+		}
+		break;
+	case ESRCH:
+		if (asprintf(&s, "hint: the task exited before its counters "
+			     "could be opened") < 0)
+			s = NULL;
+		break;
+	default:
+		break;
+	}
+	return s;
+}
+
+struct counters *counters_new(const struct counters_opts *opts)
+{
+	struct counters *c = calloc(1, sizeof(*c));
+	if (!c)
+		return NULL;
+	c->o = *opts;
+	size_t pages = opts->mmap_pages ? opts->mmap_pages : 256;
+	if (pages & (pages - 1)) {
+		free(c);
+		errno = EINVAL;
+		return NULL;
+	}
+	c->page_size = (size_t)sysconf(_SC_PAGESIZE);
+	c->data_size = pages * c->page_size;
+	c->st = calloc(opts->nevents ? opts->nevents : 1, sizeof(*c->st));
+	c->totals = calloc(opts->nevents ? opts->nevents : 1, sizeof(*c->totals));
+	c->tt = thread_table_new(opts->nevents);
+	c->scratch = malloc(65536);
+	if (!c->st || !c->totals || !c->tt || !c->scratch) {
+		counters_free(c);
+		errno = ENOMEM;
+		return NULL;
+	}
+	c->lay.sample_type = SAMPLE_ID_TYPE;
+	c->lay.read_format = READ_FORMAT;
+	return c;
+}
+
+static void target_close(struct target *t, size_t nevents)
+{
+	for (size_t i = 0; t->fds && i < nevents; i++)
+		if (t->fds[i] >= 0)
+			close(t->fds[i]);
+	if (t->base)
+		munmap(t->base, t->map_len);
+	if (t->dummy_fd >= 0)
+		close(t->dummy_fd);
+	free(t->fds);
+	free(t->leaders);
+	t->fds = NULL;
+	t->leaders = NULL;
+	t->base = NULL;
+	t->dummy_fd = -1;
+}
+
+void counters_free(struct counters *c)
+{
+	if (!c)
+		return;
+	for (size_t i = 0; i < c->ntargets; i++)
+		target_close(&c->targets[i], c->o.nevents);
+	for (size_t i = 0; c->st && i < c->o.nevents; i++)
+		free(c->st[i].reason);
+	free(c->targets);
+	free(c->st);
+	free(c->totals);
+	free(c->scratch);
+	thread_table_free(c->tt);
+	free(c);
+}
+
+static void fill_common(struct counters *c, struct perf_event_attr *a)
+{
+	a->size = sizeof(*a);
+	a->sample_id_all = 1;
+	a->sample_type = SAMPLE_ID_TYPE;
+	a->use_clockid = 1;
+	a->clockid = CLOCK_MONOTONIC;
+	(void)c;
+}
+
+static int open_dummy(struct counters *c, struct target *t, char **cause)
+{
+	struct perf_event_attr a;
+	memset(&a, 0, sizeof(a));
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_DUMMY;
+	fill_common(c, &a);
+	/* Wake the poller when a quarter of the buffer has filled. */
+	a.watermark = 1;
+	a.wakeup_watermark = (uint32_t)(c->data_size / 4);
+	a.exclude_kernel = 1;
+	a.exclude_hv = 1;
+	int fd = sys_perf_event_open(&a, t->tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0) {
+		int err = errno;
+		char *h = counters_open_hints(err, false);
+		if (cause && asprintf(cause, "cannot open perf events on task %d: %s%s%s",
+				      (int)t->tid, strerror(err), h ? "\n" : "",
+				      h ? h : "") < 0)
+			*cause = NULL;
+		free(h);
+		return -err;
+	}
+	t->dummy_fd = fd;
+	t->map_len = c->page_size + c->data_size;
+	t->base = mmap(NULL, t->map_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (t->base == MAP_FAILED) {
+		int err = errno;
+		t->base = NULL;
+		if (cause && asprintf(cause, "cannot map the %zu KiB ring buffer: %s\n"
+				      "hint: lower --mmap-pages, or raise "
+				      "kernel.perf_event_mlock_kb",
+				      c->data_size / 1024, strerror(err)) < 0)
+			*cause = NULL;
+		return -err;
+	}
+	return 0;
+}
+
+static bool is_permission(int err)
+{
+	return err == EACCES || err == EPERM;
+}
+
+/*
+ * Open event i on target t, with group_fd (or -1). On a permission
+ * refusal for an event that would count kernel time, retry user-only, as
+ * perf does, and say so.
+ */
+static int open_event(struct counters *c, struct target *t, size_t i,
+		      int group_fd, bool sideband, bool *user_only)
+{
+	struct perf_event_attr a = c->o.events[i].attr;
+	fill_common(c, &a);
+	a.inherit = 1;
+	a.inherit_stat = 1;
+	a.read_format = READ_FORMAT;
+	if ((c->o.flags & COUNTERS_ENABLE_ON_EXEC) && group_fd < 0) {
+		a.disabled = 1;
+		a.enable_on_exec = 1;
+	}
+	if (sideband) {
+		a.comm = 1;
+		a.comm_exec = 1;
+		a.task = 1;
+		a.mmap = 1;
+		a.mmap2 = 1;
+	}
+	if (*user_only) {
+		a.exclude_kernel = 1;
+		a.exclude_hv = 1;
+	}
+	int fd = sys_perf_event_open(&a, t->tid, -1, group_fd, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0 && is_permission(errno) && !a.exclude_kernel) {
+		a.exclude_kernel = 1;
+		a.exclude_hv = 1;
+		fd = sys_perf_event_open(&a, t->tid, -1, group_fd, PERF_FLAG_FD_CLOEXEC);
+		if (fd >= 0)
+			*user_only = true;
+	}
+	return fd < 0 ? -errno : fd;
+}
+
+static void set_reason(struct counter_status *s, int err, bool hardware)
+{
+	free(s->reason);
+	s->reason = NULL;
+	char *h = counters_open_hints(err, hardware);
+	const char *what = "the kernel refused it";
+	if (is_permission(err))
+		what = "permission denied";
+	if (asprintf(&s->reason, "%s: %s%s%s", what, strerror(err),
+		     h ? "\n" : "", h ? h : "") < 0)
+		s->reason = NULL;
+	free(h);
+}
+
+/* Decide support and grouping on the first target. */
+static int open_first(struct counters *c, struct target *t)
+{
+	bool sideband_done = false;
+	int leader = -1;
+	int opened = 0;
+
+	/* Software events first: the first one carries the side-band
+	 * records (COMM, FORK/EXIT, MMAP2), since it never multiplexes. */
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t i = 0; i < c->o.nevents; i++) {
+			struct counter_status *s = &c->st[i];
+			bool hw = c->o.events[i].hardware;
+			if ((pass == 0) == hw)
+				continue;
+			int fd;
+			if (!hw) {
+				fd = open_event(c, t, i, -1, !sideband_done, &s->user_only);
+				s->group = 0;
+			} else if (leader < 0) {
+				fd = open_event(c, t, i, -1, !sideband_done, &s->user_only);
+				if (fd >= 0) {
+					leader = fd;
+					s->group = ++c->ngroups;
+				}
+			} else {
+				fd = open_event(c, t, i, leader, false, &s->user_only);
+				if (fd >= 0) {
+					s->group = c->ngroups;
+				} else if (fd == -EINVAL || fd == -ENOSPC) {
+					/* Does not fit: lead a new group. */
+					fd = open_event(c, t, i, -1, !sideband_done,
+							&s->user_only);
+					if (fd >= 0) {
+						leader = fd;
+						s->group = ++c->ngroups;
+					}
+				}
+			}
+			if (fd < 0) {
+				s->supported = false;
+				s->err = -fd;
+				set_reason(s, -fd, hw);
+				continue;
+			}
+			if (s->group && s->group != 0) {
+				int *p = realloc(t->leaders, (size_t)c->ngroups * sizeof(int));
+				if (!p) {
+					close(fd);
+					return -ENOMEM;
+				}
+				t->leaders = p;
+				if (fd == leader)
+					t->leaders[c->ngroups - 1] = fd;
+			}
+			t->fds[i] = fd;
+			s->supported = true;
+			s->err = 0;
+			if (s->user_only && !s->reason &&
+			    asprintf(&s->reason, "counted in user space only "
+				     "(perf_event_paranoid is %d)",
+				     counters_paranoid()) < 0)
+				s->reason = NULL;
+			sideband_done = true;
+			opened++;
+		}
+	}
+	c->decided = true;
+	return opened;
+}
+
+/* Later targets open exactly what the first one could, in its groups. */
+static int open_again(struct counters *c, struct target *t, char **cause)
+{
+	bool sideband_done = false;
+	if (c->ngroups) {
+		t->leaders = malloc((size_t)c->ngroups * sizeof(int));
+		if (!t->leaders)
+			return -ENOMEM;
+		for (int g = 0; g < c->ngroups; g++)
+			t->leaders[g] = -1;
+	}
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t i = 0; i < c->o.nevents; i++) {
+			struct counter_status *s = &c->st[i];
+			bool hw = c->o.events[i].hardware;
+			if ((pass == 0) == hw || !s->supported)
+				continue;
+			int group_fd = s->group ? t->leaders[s->group - 1] : -1;
+			bool uo = s->user_only;
+			int fd = open_event(c, t, i, group_fd,
+					    !sideband_done && group_fd < 0, &uo);
+			if (fd < 0) {
+				char *h = counters_open_hints(-fd, hw);
+				if (cause && asprintf(cause, "cannot open '%s' on task %d: %s%s%s",
+						      c->o.events[i].name, (int)t->tid,
+						      strerror(-fd), h ? "\n" : "",
+						      h ? h : "") < 0)
+					*cause = NULL;
+				free(h);
+				return fd;
+			}
+			if (s->group && group_fd < 0)
+				t->leaders[s->group - 1] = fd;
+			t->fds[i] = fd;
+			if (group_fd < 0)
+				sideband_done = true;
+		}
+	}
+	return 0;
+}
+
+int counters_open_task(struct counters *c, pid_t pid, pid_t tid,
+		       const char *name, char **cause)
+{
+	struct target *nt = realloc(c->targets, (c->ntargets + 1) * sizeof(*nt));
+	if (!nt)
+		return -ENOMEM;
+	c->targets = nt;
+	struct target *t = &c->targets[c->ntargets];
+	memset(t, 0, sizeof(*t));
+	t->pid = pid;
+	t->tid = tid;
+	t->dummy_fd = -1;
+	t->fds = malloc((c->o.nevents ? c->o.nevents : 1) * sizeof(int));
+	if (!t->fds)
+		return -ENOMEM;
+	for (size_t i = 0; i < c->o.nevents; i++)
+		t->fds[i] = -1;
+
+	int rc = open_dummy(c, t, cause);
+	if (rc) {
+		target_close(t, c->o.nevents);
+		return rc;
+	}
+	if (!c->decided) {
+		rc = open_first(c, t);
+		if (rc < 0) {
+			target_close(t, c->o.nevents);
+			return rc;
+		}
+		if (rc == 0) {
+			/* Nothing counts: say why, with the first refusal's hints. */
+			int err = c->o.nevents ? c->st[0].err : EINVAL;
+			bool all_hw = true;
+			for (size_t i = 0; i < c->o.nevents; i++)
+				all_hw = all_hw && c->o.events[i].hardware;
+			char *h = counters_open_hints(err, all_hw);
+			if (cause && asprintf(cause, "none of the %zu events could be "
+					      "opened (first refusal: %s)%s%s%s",
+					      c->o.nevents, strerror(err),
+					      h ? "\n" : "", h ? h : "",
+					      all_hw ? "\nhint: try software events, e.g. "
+					      "-e task-clock,context-switches,page-faults" : "") < 0)
+				*cause = NULL;
+			free(h);
+			target_close(t, c->o.nevents);
+			c->decided = false;
+			return -(err ? err : EINVAL);
+		}
+	} else {
+		rc = open_again(c, t, cause);
+		if (rc) {
+			target_close(t, c->o.nevents);
+			return rc;
+		}
+	}
+
+	for (size_t i = 0; i < c->o.nevents; i++) {
+		if (t->fds[i] < 0)
+			continue;
+		if (ioctl(t->fds[i], PERF_EVENT_IOC_SET_OUTPUT, t->dummy_fd) != 0) {
+			int err = errno;
+			if (cause && asprintf(cause, "cannot redirect '%s' into the ring "
+					      "buffer: %s", c->o.events[i].name,
+					      strerror(err)) < 0)
+				*cause = NULL;
+			target_close(t, c->o.nevents);
+			return -err;
+		}
+		uint64_t id = 0;
+		if (ioctl(t->fds[i], PERF_EVENT_IOC_ID, &id) != 0 ||
+		    thread_table_map_id(c->tt, id, i) != 0) {
+			int err = errno ? errno : ENOMEM;
+			if (cause && asprintf(cause, "cannot read the id of '%s': %s",
+					      c->o.events[i].name, strerror(err)) < 0)
+				*cause = NULL;
+			target_close(t, c->o.nevents);
+			return -err;
+		}
+	}
+	rc = thread_table_add_target(c->tt, pid, tid, name, (int)c->ntargets);
+	if (rc) {
+		target_close(t, c->o.nevents);
+		return rc;
+	}
+	c->ntargets++;
+	return 0;
+}
+
+const struct counter_status *counters_status(const struct counters *c,
+					     size_t event_idx)
+{
+	return event_idx < c->o.nevents ? &c->st[event_idx] : NULL;
+}
+
+size_t counters_pollfds(const struct counters *c, struct pollfd *out, size_t max)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < c->ntargets && n < max; i++) {
+		out[n].fd = c->targets[i].dummy_fd;
+		out[n].events = POLLIN;
+		out[n].revents = 0;
+		n++;
+	}
+	return n;
+}
+
+static int drain_target(struct counters *c, struct target *t, int origin)
+{
+	struct perf_event_mmap_page *mp = t->base;
+	const uint8_t *data = (const uint8_t *)t->base + c->page_size;
+	uint64_t head = __atomic_load_n(&mp->data_head, __ATOMIC_ACQUIRE);
+	uint64_t tail = mp->data_tail;
+	size_t mask = c->data_size - 1;
+	int rc = 0;
+
+	while (tail < head) {
+		size_t off = (size_t)(tail & mask);
+		struct perf_event_header h;
+		/* Records are 8-byte aligned, so a header never wraps. */
+		memcpy(&h, data + off, sizeof(h));
+		if (h.size < sizeof(h) || h.size > head - tail) {
+			tail = head;	/* a torn buffer: skip what is left */
+			break;
+		}
+		const void *rec = data + off;
+		if (off + h.size > c->data_size) {
+			size_t first = c->data_size - off;
+			memcpy(c->scratch, data + off, first);
+			memcpy(c->scratch + first, data, h.size - first);
+			rec = c->scratch;
+		}
+		if (c->o.record_hook)
+			c->o.record_hook(rec, h.size, c->o.hook_arg);
+		struct perf_rec r;
+		if (perf_rec_decode(rec, h.size, &c->lay, NULL, NULL, &r) == 0) {
+			int frc = thread_table_feed(c->tt, &r, origin);
+			if (frc && !rc)
+				rc = frc;
+		}
+		c->records++;
+		tail += h.size;
+	}
+	__atomic_store_n(&mp->data_tail, tail, __ATOMIC_RELEASE);
+	return rc;
+}
+
+int counters_drain(struct counters *c)
+{
+	int rc = 0;
+	for (size_t i = 0; i < c->ntargets; i++) {
+		int r = drain_target(c, &c->targets[i], (int)i);
+		if (r && !rc)
+			rc = r;
+	}
+	return rc;
+}
+
+int counters_finish(struct counters *c, char **cause)
+{
+	if (c->finished)
+		return 0;
+	int rc = counters_drain(c);
+	struct thread_count *own = calloc(c->o.nevents ? c->o.nevents : 1, sizeof(*own));
+	if (!own)
+		return -ENOMEM;
+	for (size_t ti = 0; ti < c->ntargets; ti++) {
+		struct target *t = &c->targets[ti];
+		memset(own, 0, c->o.nevents * sizeof(*own));
+		for (size_t i = 0; i < c->o.nevents; i++) {
+			if (t->fds[i] < 0)
+				continue;
+			uint64_t buf[4];
+			ssize_t n = read(t->fds[i], buf, sizeof(buf));
+			if (n != (ssize_t)sizeof(buf)) {
+				if (cause && !*cause &&
+				    asprintf(cause, "cannot read '%s' on task %d: %s",
+					     c->o.events[i].name, (int)t->tid,
+					     n < 0 ? strerror(errno) : "short read") < 0)
+					*cause = NULL;
+				rc = rc ? rc : -EIO;
+				continue;
+			}
+			own[i].value = buf[0];
+			own[i].enabled = buf[1];
+			own[i].running = buf[2];
+			own[i].present = true;
+			c->totals[i].value += buf[0];
+			c->totals[i].enabled += buf[1];
+			c->totals[i].running += buf[2];
+			c->totals[i].present = true;
+		}
+		thread_table_settle_target(c->tt, (int)ti, own);
+	}
+	free(own);
+	c->finished = true;
+	return rc;
+}
+
+const struct thread_count *counters_total(const struct counters *c,
+					  size_t event_idx)
+{
+	return event_idx < c->o.nevents ? &c->totals[event_idx] : NULL;
+}
+
+const struct thread_table *counters_threads(const struct counters *c)
+{
+	return c->tt;
+}
+
+uint64_t counters_records(const struct counters *c)
+{
+	return c->records;
+}
+
+uint64_t counters_event_id(const struct counters *c, size_t target,
+			   size_t event_idx)
+{
+	if (target >= c->ntargets || event_idx >= c->o.nevents ||
+	    c->targets[target].fds[event_idx] < 0)
+		return 0;
+	uint64_t id = 0;
+	if (ioctl(c->targets[target].fds[event_idx], PERF_EVENT_IOC_ID, &id) != 0)
+		return 0;
+	return id;
+}
+
+const struct perf_rec_layout *counters_layout(const struct counters *c)
+{
+	return &c->lay;
+}

@@ -1,0 +1,109 @@
+/*
+ * counters: open a run's events on a task, drain their ring buffer while
+ * the workload runs, and settle per-thread values at the end.
+ *
+ * The recipe (shared/DESIGN.md, verified on this kernel): per target task,
+ * one non-inherited software dummy event owns a ring buffer; every counting
+ * event is opened on the same task with cpu=-1, inherit=1, inherit_stat=1
+ * and its output redirected there with PERF_EVENT_IOC_SET_OUTPUT. Each
+ * inherited thread that exits then writes one PERF_RECORD_READ per event
+ * with its own values, so per-thread counts cost what perf stat costs and
+ * do not grow with the CPU count. On 6.18 a group read's record shrinks as
+ * siblings detach at exit (measured: nr=3, 2, 1 for a three-event group),
+ * so every event is read on its own (no PERF_FORMAT_GROUP) and is given its
+ * own SET_OUTPUT.
+ *
+ * Hardware events are opened as groups, scheduled together; an event that
+ * does not fit the current group starts a new one. Software events are
+ * opened alone (they never multiplex). An event the kernel refuses is
+ * marked not supported with the reason, and the others go on.
+ *
+ * Owned by the caller (counters_new/counters_free). Not thread-safe.
+ */
+#ifndef COLLECTORS_COUNTERS_H
+#define COLLECTORS_COUNTERS_H
+
+#include <poll.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "collectors/events.h"
+#include "collectors/threads.h"
+
+enum counters_flags {
+	/* Counting starts when the task execs (a launched child). */
+	COUNTERS_ENABLE_ON_EXEC = 1 << 0,
+};
+
+struct counters_opts {
+	const struct event_desc *events;	/* borrowed for the session */
+	size_t nevents;
+	size_t mmap_pages;	/* data pages per buffer (power of 2); 0: 256 */
+	unsigned flags;
+	/* Called with every raw record drained, before decoding (may be
+	 * NULL): lets a caller save ring-buffer bytes for tests. */
+	void (*record_hook)(const void *rec, size_t len, void *arg);
+	void *hook_arg;
+};
+
+struct counter_status {
+	bool supported;
+	int err;		/* errno of the refusal, 0 when supported */
+	char *reason;		/* why not supported, or a note; may be NULL */
+	int group;		/* hardware group (1..), 0 for software events */
+	bool user_only;		/* fell back to exclude_kernel (paranoid) */
+};
+
+struct counters;
+
+struct counters *counters_new(const struct counters_opts *opts);
+void counters_free(struct counters *c);
+
+/*
+ * Open the events on task tid (of process pid). The first call decides
+ * which events are supported and how hardware events are grouped; later
+ * calls (attaching more threads) open only those. Returns 0 when at least
+ * one event is counting; -errno with *cause (and "hint:" lines) when none
+ * could be opened or the ring buffer could not be set up.
+ */
+int counters_open_task(struct counters *c, pid_t pid, pid_t tid,
+		       const char *name, char **cause);
+
+const struct counter_status *counters_status(const struct counters *c,
+					     size_t event_idx);
+
+/* The file descriptors to poll for POLLIN (one per target). */
+size_t counters_pollfds(const struct counters *c, struct pollfd *out, size_t max);
+
+/* Drain every buffer into the thread table. 0 or -errno. */
+int counters_drain(struct counters *c);
+
+/*
+ * Final drain, read each event's total on every target, and derive each
+ * target's own share. Call once, after the workload has exited or the
+ * attach has ended.
+ */
+int counters_finish(struct counters *c, char **cause);
+
+/* Totals over all threads (valid after counters_finish). */
+const struct thread_count *counters_total(const struct counters *c,
+					  size_t event_idx);
+const struct thread_table *counters_threads(const struct counters *c);
+uint64_t counters_records(const struct counters *c);
+
+/* The kernel id of event_idx on target (0 when not opened). */
+uint64_t counters_event_id(const struct counters *c, size_t target,
+			   size_t event_idx);
+
+/* The layout every record in the buffers follows (for replaying them). */
+const struct perf_rec_layout *counters_layout(const struct counters *c);
+
+/* A sentence of hints for a failed perf_event_open errno (may be NULL). */
+char *counters_open_hints(int err, bool hardware);
+
+/* /proc/sys/kernel/perf_event_paranoid, or -100 when unreadable. */
+int counters_paranoid(void);
+
+#endif

@@ -1,0 +1,175 @@
+/*
+ * threads: decode perf ring-buffer records and keep one row per thread.
+ *
+ * The counters module redirects every event of a run into one ring buffer
+ * per target task. This module turns the records found there into rows:
+ * PERF_RECORD_FORK starts a row (named after its parent), COMM renames it
+ * (the last name wins), EXIT stamps its end, and READ carries the thread's
+ * own final value of one event (inherit_stat makes the kernel write one per
+ * event for every inherited thread that exits). LOST is summed.
+ *
+ * Thread ids are reused on busy machines, so a row is keyed by tid only
+ * while it is live: a READ for an event the current row already holds, or
+ * a FORK or COMM after the row's EXIT, opens a new row for the same tid.
+ *
+ * The decoder is a pure function over bytes, so recorded ring-buffer bytes
+ * can be replayed in tests. The table is owned by its creator; not
+ * thread-safe.
+ */
+#ifndef COLLECTORS_THREADS_H
+#define COLLECTORS_THREADS_H
+
+#include <linux/perf_event.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* How records in one buffer are laid out: the events' sample_type and
+ * read_format, which must agree for every event writing into it. */
+struct perf_rec_layout {
+	uint64_t sample_type;
+	uint64_t read_format;
+	uint64_t regs_user_mask;	/* PERF_SAMPLE_REGS_USER registers */
+};
+
+/* The sample_id trailer (sample_id_all) of non-sample records. */
+struct perf_sample_id {
+	bool valid;
+	uint32_t pid, tid;
+	uint64_t time;
+	uint32_t cpu;
+	uint64_t id;
+};
+
+#define PERF_REC_MAX_READ 64
+
+struct perf_rec {
+	uint32_t type;
+	uint16_t misc;
+	uint16_t size;
+	struct perf_sample_id sid;
+	union {
+		struct { uint32_t pid, tid; const char *comm; } comm;
+		struct { uint32_t pid, ppid, tid, ptid; uint64_t time; } task;
+		struct {
+			uint32_t pid, tid;
+			uint64_t enabled, running;
+			size_t nr;
+			uint64_t value[PERF_REC_MAX_READ];
+			uint64_t id[PERF_REC_MAX_READ];
+		} read;
+		struct { uint64_t id, lost; } lost;
+		struct {
+			uint32_t pid, tid;
+			uint64_t addr, len, pgoff;
+			uint32_t prot, flags;
+			bool has_build_id;
+			uint8_t build_id_size;
+			uint8_t build_id[20];
+			uint32_t maj, min;
+			uint64_t ino, ino_generation;
+			const char *filename;
+		} mmap;	/* MMAP and MMAP2 */
+		struct {
+			uint64_t identifier, ip, addr, id, stream_id, period;
+			uint32_t pid, tid, cpu;
+			uint64_t time;
+			uint64_t nr_callchain;
+			const uint64_t *callchain;
+			uint64_t abi;
+			const uint64_t *regs;	/* popcount(regs_user_mask) words */
+			uint64_t stack_size, stack_dyn_size;
+			const uint8_t *stack;
+		} sample;
+	} u;
+};
+
+/*
+ * Decode one record of len bytes (len >= header.size). For samples whose
+ * layout differs per event, layout_for_id (may be NULL) maps the sample's
+ * PERF_SAMPLE_IDENTIFIER to that event's layout. Pointers in *out point
+ * into buf. Returns 0, or -EINVAL for a record that is too short for what
+ * its layout says it holds (never reads past len).
+ */
+int perf_rec_decode(const void *buf, size_t len, const struct perf_rec_layout *lay,
+		    const struct perf_rec_layout *(*layout_for_id)(uint64_t id, void *arg),
+		    void *arg, struct perf_rec *out);
+
+/* The byte size of the sample_id trailer for a sample_type. */
+size_t perf_sample_id_size(uint64_t sample_type);
+
+/* One value of one event for one thread. */
+struct thread_count {
+	uint64_t value, enabled, running;
+	bool present;		/* a value arrived for this event */
+};
+
+struct thread_row {
+	int32_t pid, tid;
+	char name[16];
+	uint64_t start_ns, end_ns;	/* CLOCK_MONOTONIC, 0 when unknown */
+	bool exited;
+	bool is_target;		/* a task the events were opened on */
+	int origin;		/* index of the target whose buffer fed it */
+	struct thread_count *counts;	/* nevents entries */
+};
+
+struct thread_table;
+
+/* A table for nevents events; NULL and errno on failure. */
+struct thread_table *thread_table_new(size_t nevents);
+void thread_table_free(struct thread_table *tt);
+
+/* Map a kernel event id (PERF_EVENT_IOC_ID) to an event index. */
+int thread_table_map_id(struct thread_table *tt, uint64_t id, size_t event_idx);
+
+/*
+ * Declare a target task (the launched child, or a thread attached with
+ * -p): its row is flagged, and origin is the index used in feed().
+ */
+int thread_table_add_target(struct thread_table *tt, int32_t pid, int32_t tid,
+			    const char *name, int origin);
+
+/*
+ * Apply one decoded record that arrived in target `origin`'s buffer.
+ * Returns 0, or -ENOMEM. Records of other types are ignored.
+ */
+int thread_table_feed(struct thread_table *tt, const struct perf_rec *rec,
+		      int origin);
+
+/*
+ * Give a target its own values: totals[] is what read() returned for each
+ * event opened on it (the task plus every inherited thread that exited);
+ * the target's own share is that minus the READ records that arrived
+ * through its buffer. have[i] false leaves event i absent.
+ */
+void thread_table_settle_target(struct thread_table *tt, int origin,
+				const struct thread_count *totals);
+
+size_t thread_table_count(const struct thread_table *tt);
+const struct thread_row *thread_table_row(const struct thread_table *tt, size_t i);
+uint64_t thread_table_lost(const struct thread_table *tt);
+/* Values that went negative when a target's share was derived. */
+uint64_t thread_table_anomalies(const struct thread_table *tt);
+
+/*
+ * The file `prof run --record-dump` writes, for replaying a run's records
+ * in tests: this header, nevents event entries, then the raw records in
+ * the order they were drained.
+ */
+#define RING_DUMP_MAGIC "PROFRNG1"
+
+struct ring_dump_header {
+	char magic[8];
+	uint64_t sample_type;
+	uint64_t read_format;
+	uint32_t nevents;
+	uint32_t reserved;
+};
+
+struct ring_dump_event {
+	uint64_t id;
+	char name[56];
+};
+
+#endif

@@ -1,0 +1,34 @@
+/*
+ * internal: what the db/ modules share and nothing outside db/ may use:
+ * the connection struct and small statement helpers.
+ */
+#ifndef DB_INTERNAL_H
+#define DB_INTERNAL_H
+
+#include <sqlite3.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "db/db.h"
+
+struct db {
+	sqlite3 *h;
+	char *path;
+};
+
+/* Fill *cause with "<what>: <sqlite message>" and return a negative code
+ * (-EBUSY for locks, -ENOSPC for a full disk, -EIO otherwise). */
+int db_fail(struct db *db, int rc, const char *what, char **cause);
+
+int db_begin(struct db *db, char **cause);	/* BEGIN IMMEDIATE */
+int db_commit(struct db *db, char **cause);
+void db_rollback(struct db *db);
+
+/* Prepare or fail with a cause. */
+int db_prepare(struct db *db, sqlite3_stmt **st, const char *sql, char **cause);
+
+/* Column helpers: NULL-safe copies. */
+char *db_col_text(sqlite3_stmt *st, int col);	/* malloc'd, NULL for NULL */
+void db_bind_text(sqlite3_stmt *st, int idx, const char *s);	/* NULL binds NULL */
+
+#endif

@@ -1,0 +1,605 @@
+/*
+ * runs: store and load runs, their events, threads and counts.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "db/internal.h"
+#include "db/runs.h"
+
+enum db_count_state db_count_scaled(const struct db_count *c, double *out)
+{
+	if (!c || !c->present)
+		return COUNT_ABSENT;
+	if (c->running == 0 && c->enabled > 0)
+		return COUNT_NOT_COUNTED;
+	if (c->running == 0 && c->enabled == 0) {
+		/* Never enabled: a thread that did not live long enough for
+		 * the clock to tick still counted what it counted. */
+		*out = (double)c->value;
+		return COUNT_OK;
+	}
+	if (c->running < c->enabled) {
+		*out = (double)c->value * (double)c->enabled / (double)c->running;
+		return COUNT_SCALED;
+	}
+	*out = (double)c->value;
+	return COUNT_OK;
+}
+
+void db_run_set(struct db_run *run, const char *key, const char *value)
+{
+	for (size_t i = 0; i < run->nsettings; i++) {
+		if (!strcmp(run->settings[i].key, key)) {
+			free(run->settings[i].value);
+			run->settings[i].value = value ? strdup(value) : NULL;
+			return;
+		}
+	}
+	struct db_kv *p = realloc(run->settings, (run->nsettings + 1) * sizeof(*p));
+	if (!p)
+		abort();
+	run->settings = p;
+	p[run->nsettings].key = strdup(key);
+	p[run->nsettings].value = value ? strdup(value) : NULL;
+	run->nsettings++;
+}
+
+const char *db_run_get(const struct db_run *run, const char *key)
+{
+	for (size_t i = 0; i < run->nsettings; i++)
+		if (!strcmp(run->settings[i].key, key))
+			return run->settings[i].value;
+	return NULL;
+}
+
+static int64_t host_id(struct db *db, const struct db_host *h, char **cause)
+{
+	sqlite3_stmt *st;
+	int rc = db_prepare(db, &st,
+		"INSERT INTO hosts (hostname, kernel, cpu_model, online_cpus, first_seen)"
+		" VALUES (?1, ?2, ?3, ?4, strftime('%Y-%m-%dT%H:%M:%SZ','now'))"
+		" ON CONFLICT (hostname, kernel, cpu_model, online_cpus)"
+		" DO UPDATE SET hostname = excluded.hostname RETURNING id", cause);
+	if (rc)
+		return rc;
+	db_bind_text(st, 1, h->hostname ? h->hostname : "?");
+	db_bind_text(st, 2, h->kernel ? h->kernel : "?");
+	db_bind_text(st, 3, h->cpu_model ? h->cpu_model : "?");
+	sqlite3_bind_int(st, 4, h->online_cpus);
+	int s = sqlite3_step(st);
+	int64_t id = s == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+	sqlite3_finalize(st);
+	if (s != SQLITE_ROW)
+		return db_fail(db, s, "cannot store the host in", cause);
+	return id;
+}
+
+/* argv as one blob of NUL-terminated strings. */
+static void bind_argv(sqlite3_stmt *st, int idx, char **argv, int argc)
+{
+	size_t len = 0;
+	for (int i = 0; i < argc; i++)
+		len += strlen(argv[i]) + 1;
+	char *blob = malloc(len ? len : 1);
+	if (!blob)
+		abort();
+	size_t o = 0;
+	for (int i = 0; i < argc; i++) {
+		size_t l = strlen(argv[i]) + 1;
+		memcpy(blob + o, argv[i], l);
+		o += l;
+	}
+	sqlite3_bind_blob(st, idx, blob, (int)len, free);
+}
+
+static int store_body(struct db *db, struct db_run *run, char **cause)
+{
+	int64_t hid = host_id(db, &run->host, cause);
+	if (hid < 0)
+		return (int)hid;
+	run->host.id = hid;
+
+	sqlite3_stmt *st;
+	int rc = db_prepare(db, &st,
+		"INSERT INTO runs (host_id, kind, started, command, argv, cwd, pid,"
+		" exit_status, term_signal, interrupted, wall_s, user_s, sys_s,"
+		" lost_records, paranoid, prof_version, pin_mode, pin_status,"
+		" pin_cpus, pin_level, pin_cache_type, pin_size_bytes, note)"
+		" VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,"
+		" ?17,?18,?19,?20,?21,?22,?23)", cause);
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(st, 1, hid);
+	db_bind_text(st, 2, run->kind ? run->kind : "run");
+	db_bind_text(st, 3, run->started ? run->started : "");
+	db_bind_text(st, 4, run->command ? run->command : "");
+	bind_argv(st, 5, run->argv, run->argc);
+	db_bind_text(st, 6, run->cwd);
+	sqlite3_bind_int(st, 7, run->pid);
+	sqlite3_bind_int(st, 8, run->exit_status);
+	sqlite3_bind_int(st, 9, run->term_signal);
+	sqlite3_bind_int(st, 10, run->interrupted);
+	sqlite3_bind_double(st, 11, run->wall_s);
+	sqlite3_bind_double(st, 12, run->user_s);
+	sqlite3_bind_double(st, 13, run->sys_s);
+	sqlite3_bind_int64(st, 14, (sqlite3_int64)run->lost_records);
+	sqlite3_bind_int(st, 15, run->paranoid);
+	db_bind_text(st, 16, run->prof_version);
+	db_bind_text(st, 17, run->pin.mode);
+	db_bind_text(st, 18, run->pin.status);
+	db_bind_text(st, 19, run->pin.cpus);
+	sqlite3_bind_int(st, 20, run->pin.level);
+	db_bind_text(st, 21, run->pin.cache_type);
+	sqlite3_bind_int64(st, 22, (sqlite3_int64)run->pin.size_bytes);
+	db_bind_text(st, 23, run->note);
+	int s = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (s != SQLITE_DONE)
+		return db_fail(db, s, "cannot store the run in", cause);
+	run->id = sqlite3_last_insert_rowid(db->h);
+
+	rc = db_prepare(db, &st, "INSERT INTO run_settings (run_id, key, value)"
+			" VALUES (?1, ?2, ?3)", cause);
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < run->nsettings; i++) {
+		sqlite3_bind_int64(st, 1, run->id);
+		db_bind_text(st, 2, run->settings[i].key);
+		db_bind_text(st, 3, run->settings[i].value);
+		s = sqlite3_step(st);
+		sqlite3_reset(st);
+		if (s != SQLITE_DONE) {
+			sqlite3_finalize(st);
+			return db_fail(db, s, "cannot store the settings in", cause);
+		}
+	}
+	sqlite3_finalize(st);
+
+	rc = db_prepare(db, &st,
+		"INSERT INTO events (run_id, idx, name, canonical, supported, reason,"
+		" grp, user_only, attr_type, attr_config, attr_config1, attr_config2,"
+		" exclude_user, exclude_kernel, exclude_hv, value, time_enabled,"
+		" time_running) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,"
+		" ?14,?15,?16,?17,?18)", cause);
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < run->nevents; i++) {
+		const struct db_event *e = &run->events[i];
+		sqlite3_bind_int64(st, 1, run->id);
+		sqlite3_bind_int(st, 2, (int)i);
+		db_bind_text(st, 3, e->name);
+		db_bind_text(st, 4, e->canonical);
+		sqlite3_bind_int(st, 5, e->supported);
+		db_bind_text(st, 6, e->reason);
+		sqlite3_bind_int(st, 7, e->group);
+		sqlite3_bind_int(st, 8, e->user_only);
+		sqlite3_bind_int64(st, 9, e->attr_type);
+		sqlite3_bind_int64(st, 10, (sqlite3_int64)e->attr_config);
+		sqlite3_bind_int64(st, 11, (sqlite3_int64)e->attr_config1);
+		sqlite3_bind_int64(st, 12, (sqlite3_int64)e->attr_config2);
+		sqlite3_bind_int(st, 13, e->exclude_user);
+		sqlite3_bind_int(st, 14, e->exclude_kernel);
+		sqlite3_bind_int(st, 15, e->exclude_hv);
+		if (e->total.present) {
+			sqlite3_bind_int64(st, 16, (sqlite3_int64)e->total.value);
+			sqlite3_bind_int64(st, 17, (sqlite3_int64)e->total.enabled);
+			sqlite3_bind_int64(st, 18, (sqlite3_int64)e->total.running);
+		} else {
+			sqlite3_bind_null(st, 16);
+			sqlite3_bind_null(st, 17);
+			sqlite3_bind_null(st, 18);
+		}
+		s = sqlite3_step(st);
+		sqlite3_reset(st);
+		if (s != SQLITE_DONE) {
+			sqlite3_finalize(st);
+			return db_fail(db, s, "cannot store the events in", cause);
+		}
+	}
+	sqlite3_finalize(st);
+
+	sqlite3_stmt *tst, *cst;
+	rc = db_prepare(db, &tst,
+		"INSERT INTO threads (run_id, seq, tid, pid, name, is_main, start_ns,"
+		" end_ns) VALUES (?1,?2,?3,?4,?5,?6,?7,?8)", cause);
+	if (rc)
+		return rc;
+	rc = db_prepare(db, &cst,
+		"INSERT INTO counts (thread_id, event_idx, value, time_enabled,"
+		" time_running) VALUES (?1,?2,?3,?4,?5)", cause);
+	if (rc) {
+		sqlite3_finalize(tst);
+		return rc;
+	}
+	for (size_t t = 0; t < run->nthreads && !rc; t++) {
+		const struct db_thread *th = &run->threads[t];
+		sqlite3_bind_int64(tst, 1, run->id);
+		sqlite3_bind_int64(tst, 2, (sqlite3_int64)t);
+		sqlite3_bind_int(tst, 3, th->tid);
+		sqlite3_bind_int(tst, 4, th->pid);
+		db_bind_text(tst, 5, th->name);
+		sqlite3_bind_int(tst, 6, th->is_main);
+		sqlite3_bind_int64(tst, 7, th->start_ns);
+		sqlite3_bind_int64(tst, 8, th->end_ns);
+		s = sqlite3_step(tst);
+		sqlite3_reset(tst);
+		if (s != SQLITE_DONE) {
+			rc = db_fail(db, s, "cannot store the threads in", cause);
+			break;
+		}
+		int64_t thid = sqlite3_last_insert_rowid(db->h);
+		for (size_t e = 0; e < run->nevents && th->counts; e++) {
+			const struct db_count *c = &th->counts[e];
+			if (!c->present)
+				continue;
+			sqlite3_bind_int64(cst, 1, thid);
+			sqlite3_bind_int(cst, 2, (int)e);
+			sqlite3_bind_int64(cst, 3, (sqlite3_int64)c->value);
+			sqlite3_bind_int64(cst, 4, (sqlite3_int64)c->enabled);
+			sqlite3_bind_int64(cst, 5, (sqlite3_int64)c->running);
+			s = sqlite3_step(cst);
+			sqlite3_reset(cst);
+			if (s != SQLITE_DONE) {
+				rc = db_fail(db, s, "cannot store the counts in", cause);
+				break;
+			}
+		}
+	}
+	sqlite3_finalize(tst);
+	sqlite3_finalize(cst);
+	return rc;
+}
+
+int db_run_store(struct db *db, struct db_run *run, char **cause)
+{
+	int rc = db_begin(db, cause);
+	if (rc)
+		return rc;
+	rc = store_body(db, run, cause);
+	if (rc) {
+		db_rollback(db);
+		run->id = 0;
+		return rc;
+	}
+	rc = db_commit(db, cause);
+	if (rc)
+		run->id = 0;
+	return rc;
+}
+
+static int64_t newest_run(struct db *db, char **cause)
+{
+	sqlite3_stmt *st;
+	int rc = db_prepare(db, &st, "SELECT max(id) FROM runs", cause);
+	if (rc)
+		return rc;
+	int s = sqlite3_step(st);
+	int64_t id = (s == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
+		     ? sqlite3_column_int64(st, 0) : 0;
+	sqlite3_finalize(st);
+	if (s != SQLITE_ROW)
+		return db_fail(db, s, "cannot read", cause);
+	return id;
+}
+
+static int load_argv(sqlite3_stmt *st, int col, struct db_run *run)
+{
+	const char *blob = sqlite3_column_blob(st, col);
+	int len = sqlite3_column_bytes(st, col);
+	int n = 0;
+	for (int i = 0; i < len; i++)
+		if (blob[i] == '\0')
+			n++;
+	run->argv = calloc((size_t)n + 1, sizeof(char *));
+	if (!run->argv)
+		return -ENOMEM;
+	int k = 0;
+	for (int i = 0; i < len && k < n;) {
+		run->argv[k] = strdup(blob + i);
+		i += (int)strlen(blob + i) + 1;
+		k++;
+	}
+	run->argc = n;
+	return 0;
+}
+
+int db_run_load(struct db *db, int64_t id, struct db_run *out, char **cause)
+{
+	memset(out, 0, sizeof(*out));
+	if (id <= 0) {
+		id = newest_run(db, cause);
+		if (id < 0)
+			return (int)id;
+		if (id == 0) {
+			if (cause && asprintf(cause, "no runs stored in '%s' yet\n"
+					      "hint: record one with 'prof run -- CMD'",
+					      db->path) < 0)
+				*cause = NULL;
+			return -ENOENT;
+		}
+	}
+	sqlite3_stmt *st;
+	int rc = db_prepare(db, &st,
+		"SELECT r.id, r.kind, r.started, r.command, r.argv, r.cwd, r.pid,"
+		" r.exit_status, r.term_signal, r.interrupted, r.wall_s, r.user_s,"
+		" r.sys_s, r.lost_records, r.paranoid, r.prof_version, r.pin_mode,"
+		" r.pin_status, r.pin_cpus, r.pin_level, r.pin_cache_type,"
+		" r.pin_size_bytes, r.note, h.id, h.hostname, h.kernel, h.cpu_model,"
+		" h.online_cpus FROM runs r JOIN hosts h ON h.id = r.host_id"
+		" WHERE r.id = ?1", cause);
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(st, 1, id);
+	int s = sqlite3_step(st);
+	if (s != SQLITE_ROW) {
+		sqlite3_finalize(st);
+		if (s == SQLITE_DONE) {
+			if (cause && asprintf(cause, "no run %lld in '%s'\n"
+					      "hint: 'prof runs' lists the stored runs",
+					      (long long)id, db->path) < 0)
+				*cause = NULL;
+			return -ENOENT;
+		}
+		return db_fail(db, s, "cannot read", cause);
+	}
+	out->id = sqlite3_column_int64(st, 0);
+	out->kind = db_col_text(st, 1);
+	out->started = db_col_text(st, 2);
+	out->command = db_col_text(st, 3);
+	load_argv(st, 4, out);
+	out->cwd = db_col_text(st, 5);
+	out->pid = sqlite3_column_int(st, 6);
+	out->exit_status = sqlite3_column_int(st, 7);
+	out->term_signal = sqlite3_column_int(st, 8);
+	out->interrupted = sqlite3_column_int(st, 9);
+	out->wall_s = sqlite3_column_double(st, 10);
+	out->user_s = sqlite3_column_double(st, 11);
+	out->sys_s = sqlite3_column_double(st, 12);
+	out->lost_records = (uint64_t)sqlite3_column_int64(st, 13);
+	out->paranoid = sqlite3_column_int(st, 14);
+	out->prof_version = db_col_text(st, 15);
+	out->pin.mode = db_col_text(st, 16);
+	out->pin.status = db_col_text(st, 17);
+	out->pin.cpus = db_col_text(st, 18);
+	out->pin.level = sqlite3_column_int(st, 19);
+	out->pin.cache_type = db_col_text(st, 20);
+	out->pin.size_bytes = (uint64_t)sqlite3_column_int64(st, 21);
+	out->note = db_col_text(st, 22);
+	out->host.id = sqlite3_column_int64(st, 23);
+	out->host.hostname = db_col_text(st, 24);
+	out->host.kernel = db_col_text(st, 25);
+	out->host.cpu_model = db_col_text(st, 26);
+	out->host.online_cpus = sqlite3_column_int(st, 27);
+	sqlite3_finalize(st);
+
+	rc = db_prepare(db, &st, "SELECT key, value FROM run_settings WHERE run_id = ?1"
+			" ORDER BY key", cause);
+	if (rc)
+		goto fail;
+	sqlite3_bind_int64(st, 1, id);
+	while ((s = sqlite3_step(st)) == SQLITE_ROW) {
+		char *k = db_col_text(st, 0), *v = db_col_text(st, 1);
+		db_run_set(out, k ? k : "", v);
+		free(k);
+		free(v);
+	}
+	sqlite3_finalize(st);
+
+	rc = db_prepare(db, &st,
+		"SELECT idx, name, canonical, supported, reason, grp, user_only,"
+		" attr_type, attr_config, attr_config1, attr_config2, exclude_user,"
+		" exclude_kernel, exclude_hv, value, time_enabled, time_running"
+		" FROM events WHERE run_id = ?1 ORDER BY idx", cause);
+	if (rc)
+		goto fail;
+	sqlite3_bind_int64(st, 1, id);
+	size_t cap = 0;
+	while ((s = sqlite3_step(st)) == SQLITE_ROW) {
+		if (out->nevents == cap) {
+			cap = cap ? cap * 2 : 16;
+			struct db_event *p = realloc(out->events, cap * sizeof(*p));
+			if (!p) {
+				sqlite3_finalize(st);
+				rc = -ENOMEM;
+				goto fail;
+			}
+			out->events = p;
+		}
+		struct db_event *e = &out->events[out->nevents++];
+		memset(e, 0, sizeof(*e));
+		e->name = db_col_text(st, 1);
+		e->canonical = db_col_text(st, 2);
+		e->supported = sqlite3_column_int(st, 3);
+		e->reason = db_col_text(st, 4);
+		e->group = sqlite3_column_int(st, 5);
+		e->user_only = sqlite3_column_int(st, 6);
+		e->attr_type = (uint32_t)sqlite3_column_int64(st, 7);
+		e->attr_config = (uint64_t)sqlite3_column_int64(st, 8);
+		e->attr_config1 = (uint64_t)sqlite3_column_int64(st, 9);
+		e->attr_config2 = (uint64_t)sqlite3_column_int64(st, 10);
+		e->exclude_user = sqlite3_column_int(st, 11);
+		e->exclude_kernel = sqlite3_column_int(st, 12);
+		e->exclude_hv = sqlite3_column_int(st, 13);
+		if (sqlite3_column_type(st, 14) != SQLITE_NULL) {
+			e->total.present = true;
+			e->total.value = (uint64_t)sqlite3_column_int64(st, 14);
+			e->total.enabled = (uint64_t)sqlite3_column_int64(st, 15);
+			e->total.running = (uint64_t)sqlite3_column_int64(st, 16);
+		}
+	}
+	sqlite3_finalize(st);
+
+	rc = db_prepare(db, &st,
+		"SELECT id, tid, pid, name, is_main, start_ns, end_ns FROM threads"
+		" WHERE run_id = ?1 ORDER BY seq", cause);
+	if (rc)
+		goto fail;
+	sqlite3_bind_int64(st, 1, id);
+	cap = 0;
+	int64_t *tids = NULL;
+	while ((s = sqlite3_step(st)) == SQLITE_ROW) {
+		if (out->nthreads == cap) {
+			cap = cap ? cap * 2 : 64;
+			struct db_thread *p = realloc(out->threads, cap * sizeof(*p));
+			if (p)
+				out->threads = p;
+			int64_t *q = p ? realloc(tids, cap * sizeof(*q)) : NULL;
+			if (q)
+				tids = q;
+			if (!p || !q) {
+				free(tids);
+				sqlite3_finalize(st);
+				rc = -ENOMEM;
+				goto fail;
+			}
+		}
+		struct db_thread *t = &out->threads[out->nthreads];
+		memset(t, 0, sizeof(*t));
+		tids[out->nthreads] = sqlite3_column_int64(st, 0);
+		t->tid = sqlite3_column_int(st, 1);
+		t->pid = sqlite3_column_int(st, 2);
+		t->name = db_col_text(st, 3);
+		t->is_main = sqlite3_column_int(st, 4);
+		t->start_ns = sqlite3_column_int64(st, 5);
+		t->end_ns = sqlite3_column_int64(st, 6);
+		t->counts = calloc(out->nevents ? out->nevents : 1, sizeof(*t->counts));
+		out->nthreads++;
+	}
+	sqlite3_finalize(st);
+
+	/* Counts come back in thread order, matched by the thread's row id. */
+	rc = db_prepare(db, &st,
+		"SELECT c.thread_id, c.event_idx, c.value, c.time_enabled,"
+		" c.time_running FROM counts c JOIN threads t ON t.id = c.thread_id"
+		" WHERE t.run_id = ?1 ORDER BY t.seq, c.event_idx", cause);
+	if (rc) {
+		free(tids);
+		goto fail;
+	}
+	sqlite3_bind_int64(st, 1, id);
+	size_t ti = 0;
+	while ((s = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t thid = sqlite3_column_int64(st, 0);
+		while (ti < out->nthreads && tids[ti] != thid)
+			ti++;
+		if (ti == out->nthreads)
+			break;
+		int e = sqlite3_column_int(st, 1);
+		if (e < 0 || (size_t)e >= out->nevents)
+			continue;
+		struct db_count *c = &out->threads[ti].counts[e];
+		c->present = true;
+		c->value = (uint64_t)sqlite3_column_int64(st, 2);
+		c->enabled = (uint64_t)sqlite3_column_int64(st, 3);
+		c->running = (uint64_t)sqlite3_column_int64(st, 4);
+	}
+	sqlite3_finalize(st);
+	free(tids);
+	return 0;
+fail:
+	db_run_release(out);
+	return rc;
+}
+
+void db_run_release(struct db_run *run)
+{
+	if (!run)
+		return;
+	free(run->kind);
+	free(run->started);
+	free(run->command);
+	for (int i = 0; run->argv && i < run->argc; i++)
+		free(run->argv[i]);
+	free(run->argv);
+	free(run->cwd);
+	free(run->prof_version);
+	free(run->note);
+	free(run->host.hostname);
+	free(run->host.kernel);
+	free(run->host.cpu_model);
+	free(run->pin.mode);
+	free(run->pin.status);
+	free(run->pin.cpus);
+	free(run->pin.cache_type);
+	for (size_t i = 0; i < run->nsettings; i++) {
+		free(run->settings[i].key);
+		free(run->settings[i].value);
+	}
+	free(run->settings);
+	for (size_t i = 0; i < run->nevents; i++) {
+		free(run->events[i].name);
+		free(run->events[i].canonical);
+		free(run->events[i].reason);
+	}
+	free(run->events);
+	for (size_t i = 0; i < run->nthreads; i++) {
+		free(run->threads[i].name);
+		free(run->threads[i].counts);
+	}
+	free(run->threads);
+	memset(run, 0, sizeof(*run));
+}
+
+int db_runs_list(struct db *db, struct db_run_summary **out, size_t *n,
+		 char **cause)
+{
+	*out = NULL;
+	*n = 0;
+	sqlite3_stmt *st;
+	int rc = db_prepare(db, &st,
+		"SELECT r.id, r.kind, r.started, r.command, r.exit_status,"
+		" r.interrupted, r.wall_s,"
+		" (SELECT count(*) FROM threads t WHERE t.run_id = r.id), h.hostname"
+		" FROM runs r JOIN hosts h ON h.id = r.host_id ORDER BY r.id", cause);
+	if (rc)
+		return rc;
+	size_t cap = 0;
+	int s;
+	while ((s = sqlite3_step(st)) == SQLITE_ROW) {
+		if (*n == cap) {
+			cap = cap ? cap * 2 : 32;
+			struct db_run_summary *p = realloc(*out, cap * sizeof(*p));
+			if (!p) {
+				sqlite3_finalize(st);
+				db_runs_list_free(*out, *n);
+				*out = NULL;
+				*n = 0;
+				return -ENOMEM;
+			}
+			*out = p;
+		}
+		struct db_run_summary *r = &(*out)[(*n)++];
+		r->id = sqlite3_column_int64(st, 0);
+		r->kind = db_col_text(st, 1);
+		r->started = db_col_text(st, 2);
+		r->command = db_col_text(st, 3);
+		r->exit_status = sqlite3_column_int(st, 4);
+		r->interrupted = sqlite3_column_int(st, 5);
+		r->wall_s = sqlite3_column_double(st, 6);
+		r->nthreads = (size_t)sqlite3_column_int64(st, 7);
+		r->hostname = db_col_text(st, 8);
+	}
+	sqlite3_finalize(st);
+	if (s != SQLITE_DONE) {
+		db_runs_list_free(*out, *n);
+		*out = NULL;
+		*n = 0;
+		return db_fail(db, s, "cannot list the runs in", cause);
+	}
+	return 0;
+}
+
+void db_runs_list_free(struct db_run_summary *list, size_t n)
+{
+	for (size_t i = 0; list && i < n; i++) {
+		free(list[i].kind);
+		free(list[i].started);
+		free(list[i].command);
+		free(list[i].hostname);
+	}
+	free(list);
+}

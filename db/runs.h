@@ -1,0 +1,129 @@
+/*
+ * runs: the stored shape of a run and its storage. A run is a command (or
+ * an attached process) with its host, its settings, the events asked for
+ * and whether each was supported, one row per thread and one count per
+ * (thread, event). These plain structs are what reports/ reads.
+ *
+ * db_run_store writes a run in one transaction, so a prof killed halfway
+ * leaves no half run. Loading fills a caller-owned struct db_run that
+ * db_run_release frees. Not thread-safe.
+ */
+#ifndef DB_RUNS_H
+#define DB_RUNS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "db/db.h"
+
+struct db_host {
+	int64_t id;
+	char *hostname;
+	char *kernel;
+	char *cpu_model;
+	int online_cpus;
+};
+
+/* One count: raw kernel value and its multiplexing times. */
+struct db_count {
+	uint64_t value, enabled, running;
+	bool present;		/* false: nothing arrived for this event */
+};
+
+enum db_count_state { COUNT_OK, COUNT_SCALED, COUNT_NOT_COUNTED, COUNT_ABSENT };
+
+struct db_event {
+	char *name;		/* as the user wrote it: the report key */
+	char *canonical;
+	bool supported;
+	char *reason;		/* why not supported, or a note */
+	int group;		/* hardware group (1..); 0: software, alone */
+	bool user_only;
+	uint32_t attr_type;
+	uint64_t attr_config, attr_config1, attr_config2;
+	bool exclude_user, exclude_kernel, exclude_hv;
+	struct db_count total;
+};
+
+struct db_thread {
+	int32_t tid, pid;
+	char *name;
+	bool is_main;
+	int64_t start_ns, end_ns;	/* CLOCK_MONOTONIC; 0 unknown */
+	struct db_count *counts;	/* one per event */
+};
+
+struct db_pin {
+	char *mode;		/* as asked: "none", "largest-llc", "cpus:0-3" */
+	char *status;		/* "applied" or "skipped: <reason>" */
+	char *cpus;		/* CPU list in force, e.g. "0-5,12-17" */
+	int level;		/* cache level of the domain, 0 when none */
+	char *cache_type;	/* "Unified", ... or NULL */
+	uint64_t size_bytes;	/* domain size, 0 when none */
+};
+
+struct db_kv {
+	char *key, *value;
+};
+
+struct db_run {
+	int64_t id;
+	char *kind;		/* "run", "attach", "sleep", "record" */
+	char *started;		/* ISO 8601, UTC */
+	char *command;		/* for display */
+	char **argv;		/* argc entries, NULL-terminated */
+	int argc;
+	char *cwd;
+	int32_t pid;
+	int exit_status;	/* as prof exits: code or 128+signal */
+	int term_signal;
+	bool interrupted;
+	double wall_s, user_s, sys_s;
+	uint64_t lost_records;
+	int paranoid;
+	char *prof_version;
+	char *note;
+	struct db_host host;
+	struct db_pin pin;
+	size_t nsettings;
+	struct db_kv *settings;
+	size_t nevents;
+	struct db_event *events;
+	size_t nthreads;
+	struct db_thread *threads;
+};
+
+struct db_run_summary {
+	int64_t id;
+	char *kind;
+	char *started;
+	char *command;
+	int exit_status;
+	bool interrupted;
+	double wall_s;
+	size_t nthreads;
+	char *hostname;
+};
+
+/* Store run (its id is set on success) in one transaction. */
+int db_run_store(struct db *db, struct db_run *run, char **cause);
+
+/* Load run id (id <= 0: the newest). -ENOENT with a cause when absent. */
+int db_run_load(struct db *db, int64_t id, struct db_run *out, char **cause);
+void db_run_release(struct db_run *run);
+
+/* Newest last. */
+int db_runs_list(struct db *db, struct db_run_summary **out, size_t *n,
+		 char **cause);
+void db_runs_list_free(struct db_run_summary *list, size_t n);
+
+/* Set a setting (copies both strings); replaces an existing key. */
+void db_run_set(struct db_run *run, const char *key, const char *value);
+const char *db_run_get(const struct db_run *run, const char *key);
+
+/* The value a report shows: scaled by enabled/running when multiplexed.
+ * Returns the state; *out is set for OK and SCALED. */
+enum db_count_state db_count_scaled(const struct db_count *c, double *out);
+
+#endif

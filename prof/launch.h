@@ -1,0 +1,65 @@
+/*
+ * launch: start a workload the way the counters need it: fork, let the
+ * child apply its settings (working directory, environment, CPU pin) and
+ * wait on a pipe, so the caller can open events on it before it execs;
+ * then release it and learn whether exec succeeded.
+ *
+ * Signals: the child restores default dispositions and an empty mask
+ * before exec, so the workload's own handlers behave as without prof.
+ * Owned by the caller; not thread-safe.
+ */
+#ifndef PROF_LAUNCH_H
+#define PROF_LAUNCH_H
+
+#include <sched.h>
+#include <stdbool.h>
+#include <sys/resource.h>
+#include <sys/types.h>
+
+struct launch_opts {
+	char **argv;		/* NULL-terminated; argv[0] searched in PATH */
+	const char *cwd;	/* or NULL */
+	char **env_set;		/* "K=V" entries to set, NULL-terminated, or NULL */
+	const cpu_set_t *pin;	/* or NULL: leave affinity alone */
+};
+
+struct launch {
+	pid_t pid;
+	int go_fd;		/* write end: one byte releases the child */
+	int err_fd;		/* read end: EOF on exec, else stage + errno */
+	int pidfd;		/* -1 when pidfd_open is not available */
+	char *path;		/* the resolved executable */
+};
+
+/*
+ * Resolve argv[0] in PATH (or as given when it holds a '/'). Returns the
+ * path (malloc'd) or NULL with *cause: "command not found" or "not
+ * executable", and errno set.
+ */
+char *launch_resolve(const char *cmd, char **cause);
+
+/* Fork the child, which stops before exec. 0 or -errno with *cause. */
+int launch_prepare(struct launch *l, const struct launch_opts *o, char **cause);
+
+/*
+ * Release the child and wait until it has exec'd. 0 on success; -errno
+ * with *cause when the child could not pin, chdir or exec (it has then
+ * exited with 127 and been reaped).
+ */
+int launch_release(struct launch *l, char **cause);
+
+/* Kill and reap a child that will not be released. */
+void launch_abort(struct launch *l);
+
+/*
+ * Has the child exited? Non-blocking; true once it is a zombie (not yet
+ * reaped). With a pidfd the caller can also poll it for POLLIN.
+ */
+bool launch_exited(struct launch *l);
+
+/* Reap: status as a shell reports it (code, or 128+signal). */
+int launch_reap(struct launch *l, int *status, int *signo, struct rusage *ru);
+
+void launch_release_fds(struct launch *l);
+
+#endif

@@ -1,0 +1,219 @@
+/*
+ * runutil: the database, the stored shape of a run, and the one-time
+ * "not supported" warning, shared by the verbs that launch workloads.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "collectors/host.h"
+#include "prof/runutil.h"
+
+void run_state_init(struct run_state *rs, const struct prof_ctx *ctx,
+		    const char *db_opt)
+{
+	memset(rs, 0, sizeof(*rs));
+	rs->db_path = cli_db_path(ctx, db_opt);
+}
+
+void run_state_release(struct run_state *rs)
+{
+	db_close(rs->db);
+	rs->db = NULL;
+}
+
+void run_state_open_db(struct run_state *rs)
+{
+	char *cause = NULL;
+	if (db_open(&rs->db, rs->db_path, &cause) != 0) {
+		print_cause("error: ", cause);
+		fprintf(stderr, "hint: the workload still runs and its counts are "
+			"printed, but they will not be stored\n");
+		free(cause);
+		rs->db = NULL;
+		rs->db_failed = true;
+	}
+}
+
+int run_state_store(struct run_state *rs, struct db_run *run)
+{
+	if (!rs->db)
+		return EXIT_FAIL;
+	char *cause = NULL;
+	if (db_run_store(rs->db, run, &cause) != 0) {
+		print_cause("error: ", cause);
+		fprintf(stderr, "hint: the report below is all that is left of "
+			"this run; save it with -o FILE next time\n");
+		free(cause);
+		rs->db_failed = true;
+		return EXIT_FAIL;
+	}
+	return 0;
+}
+
+void run_state_now_iso(char *buf, size_t n)
+{
+	time_t t = time(NULL);
+	struct tm tm;
+	gmtime_r(&t, &tm);
+	strftime(buf, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+static bool needs_quotes(const char *s)
+{
+	if (!*s)
+		return true;
+	for (; *s; s++)
+		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+			    "0123456789-_./=:,+@%", *s))
+			return true;
+	return false;
+}
+
+char *run_state_command_line(char *const *argv, int argc)
+{
+	size_t len = 0;
+	char *out = NULL;
+	FILE *fp = open_memstream(&out, &len);
+	for (int i = 0; i < argc; i++) {
+		if (i)
+			fputc(' ', fp);
+		if (!needs_quotes(argv[i])) {
+			fputs(argv[i], fp);
+			continue;
+		}
+		fputc('\'', fp);
+		for (const char *p = argv[i]; *p; p++) {
+			if (*p == '\'')
+				fputs("'\\''", fp);
+			else
+				fputc(*p, fp);
+		}
+		fputc('\'', fp);
+	}
+	fclose(fp);
+	return out;
+}
+
+void run_state_fill(struct run_state *rs, struct db_run *run,
+		    const struct counters *cs, const struct event_desc *evs,
+		    size_t nev)
+{
+	(void)rs;
+	struct host_facts hf;
+	host_facts_read(&hf);
+	run->host.hostname = hf.hostname;
+	run->host.kernel = hf.kernel;
+	run->host.cpu_model = hf.cpu_model;
+	run->host.online_cpus = hf.online_cpus;
+	run->paranoid = hf.paranoid;
+	char cwd[4096];
+	if (!run->cwd && getcwd(cwd, sizeof(cwd)))
+		run->cwd = strdup(cwd);
+	run->prof_version = strdup(PROF_VERSION);
+	if (!run->pin.mode) {
+		run->pin.mode = strdup("none");
+		run->pin.status = strdup("not requested");
+	}
+	const struct thread_table *tt = counters_threads(cs);
+	run->lost_records = thread_table_lost(tt);
+
+	run->nevents = nev;
+	run->events = calloc(nev ? nev : 1, sizeof(*run->events));
+	for (size_t i = 0; i < nev; i++) {
+		struct db_event *e = &run->events[i];
+		const struct counter_status *st = counters_status(cs, i);
+		const struct thread_count *tot = counters_total(cs, i);
+		e->name = strdup(evs[i].name);
+		e->canonical = strdup(evs[i].canonical);
+		e->supported = st->supported;
+		e->reason = st->reason ? strdup(st->reason) : NULL;
+		e->group = st->group;
+		e->user_only = st->user_only;
+		e->attr_type = evs[i].attr.type;
+		e->attr_config = evs[i].attr.config;
+		e->attr_config1 = evs[i].attr.config1;
+		e->attr_config2 = evs[i].attr.config2;
+		e->exclude_user = evs[i].attr.exclude_user;
+		e->exclude_kernel = evs[i].attr.exclude_kernel || st->user_only;
+		e->exclude_hv = evs[i].attr.exclude_hv || st->user_only;
+		if (st->supported && tot && tot->present) {
+			e->total.present = true;
+			e->total.value = tot->value;
+			e->total.enabled = tot->enabled;
+			e->total.running = tot->running;
+		}
+	}
+
+	size_t n = thread_table_count(tt);
+	run->threads = calloc(n ? n : 1, sizeof(*run->threads));
+	run->nthreads = 0;
+	/* Targets (the launched process, attached threads) first. */
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t i = 0; i < n; i++) {
+			const struct thread_row *r = thread_table_row(tt, i);
+			if (r->is_target != (pass == 0))
+				continue;
+			struct db_thread *t = &run->threads[run->nthreads++];
+			t->tid = r->tid;
+			t->pid = r->pid;
+			t->name = strdup(r->name);
+			t->is_main = r->is_target;
+			t->start_ns = (int64_t)r->start_ns;
+			t->end_ns = (int64_t)r->end_ns;
+			t->counts = calloc(nev ? nev : 1, sizeof(*t->counts));
+			for (size_t e = 0; e < nev; e++) {
+				t->counts[e].present = r->counts[e].present &&
+						       run->events[e].supported;
+				t->counts[e].value = r->counts[e].value;
+				t->counts[e].enabled = r->counts[e].enabled;
+				t->counts[e].running = r->counts[e].running;
+			}
+		}
+	}
+	/* A target whose name never arrived in a COMM record (an exec that
+	 * kept the old name) is named after the command. */
+	for (size_t i = 0; i < run->nthreads; i++) {
+		struct db_thread *t = &run->threads[i];
+		if (t->name && *t->name)
+			continue;
+		free(t->name);
+		const char *base = run->argv && run->argc ? strrchr(run->argv[0], '/') : NULL;
+		base = base ? base + 1 : (run->argv && run->argc ? run->argv[0] : "?");
+		t->name = strndup(base, 15);
+	}
+}
+
+void report_unsupported(const struct counters *cs, const struct event_desc *evs,
+			size_t nev)
+{
+	/* One line per distinct reason, listing the events it refused. */
+	bool *done = calloc(nev ? nev : 1, sizeof(bool));
+	for (size_t i = 0; i < nev; i++) {
+		const struct counter_status *si = counters_status(cs, i);
+		if (si->supported || done[i])
+			continue;
+		const char *ri = si->reason ? si->reason : "refused";
+		size_t li = strcspn(ri, "\n");
+		fprintf(stderr, "warning: not supported here, reported as missing: %s",
+			evs[i].name);
+		done[i] = true;
+		for (size_t j = i + 1; j < nev; j++) {
+			const struct counter_status *sj = counters_status(cs, j);
+			if (sj->supported || done[j])
+				continue;
+			const char *rj = sj->reason ? sj->reason : "refused";
+			if (strcspn(rj, "\n") == li && !strncmp(ri, rj, li)) {
+				fprintf(stderr, ", %s", evs[j].name);
+				done[j] = true;
+			}
+		}
+		fprintf(stderr, " (%.*s)\n", (int)li, ri);
+		if (ri[li] == '\n')
+			fprintf(stderr, "%s\n", ri + li + 1);
+	}
+	free(done);
+}

@@ -1,0 +1,53 @@
+/*
+ * runutil: what every verb that launches a workload shares: the database
+ * it stores into (opened early; if it fails the run still happens and its
+ * report is printed), turning the counters' results into a stored run, and
+ * saying once which events this machine refused.
+ */
+#ifndef PROF_RUNUTIL_H
+#define PROF_RUNUTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "collectors/counters.h"
+#include "collectors/events.h"
+#include "db/db.h"
+#include "db/runs.h"
+#include "prof/cli.h"
+
+struct run_state {
+	const char *db_path;
+	struct db *db;		/* NULL when it could not be opened */
+	bool db_failed;
+};
+
+void run_state_init(struct run_state *rs, const struct prof_ctx *ctx,
+		    const char *db_opt);
+void run_state_release(struct run_state *rs);
+
+/* Open the database; on failure print the error and carry on. */
+void run_state_open_db(struct run_state *rs);
+
+/*
+ * Store a run. 0 on success; on failure print the error and a hint and
+ * return EXIT_FAIL (the caller still prints the report).
+ */
+int run_state_store(struct run_state *rs, struct db_run *run);
+
+/* Fill host facts, cwd, version, events and threads from the counters. */
+void run_state_fill(struct run_state *rs, struct db_run *run,
+		    const struct counters *cs, const struct event_desc *evs,
+		    size_t nev);
+
+/* Now as ISO 8601 UTC, "2026-11-30T05:37:51Z". */
+void run_state_now_iso(char *buf, size_t n);
+
+/* argv quoted as a shell would need it, for display (malloc'd). */
+char *run_state_command_line(char *const *argv, int argc);
+
+/* Say once, on stderr, which events the kernel refused and why. */
+void report_unsupported(const struct counters *cs, const struct event_desc *evs,
+			size_t nev);
+
+#endif
