@@ -88,7 +88,12 @@ const char *event_type_name(unsigned type)
 	}
 }
 
-/* Encode without the bookkeeping: 0 or a PFM_ERR_* code. */
+/*
+ * Encode without the bookkeeping: 0 or a PFM_ERR_* code. The default
+ * privilege levels include the hypervisor so that an unmodified name gets
+ * the exclude bits perf gives it (perf stat -vv shows no exclude_hv for
+ * LLC-load-misses; cycles:u gets exclude_kernel and exclude_hv).
+ */
 static int encode(const char *name, struct perf_event_attr *attr, char **fstr)
 {
 	pfm_perf_encode_arg_t arg;
@@ -97,7 +102,7 @@ static int encode(const char *name, struct perf_event_attr *attr, char **fstr)
 	arg.size = sizeof(arg);
 	arg.attr = attr;
 	arg.fstr = fstr;
-	return pfm_get_os_event_encoding(name, PFM_PLM0 | PFM_PLM3,
+	return pfm_get_os_event_encoding(name, PFM_PLM0 | PFM_PLM3 | PFM_PLMH,
 					 PFM_OS_PERF_EVENT_EXT, &arg);
 }
 

@@ -79,6 +79,8 @@ static void print_attr(const struct event_desc *ev)
 	printf("exclude_user   %u\n", a->exclude_user);
 	printf("exclude_kernel %u\n", a->exclude_kernel);
 	printf("exclude_hv     %u\n", a->exclude_hv);
+	printf("exclude_guest  %u\n", a->exclude_guest);
+	printf("exclude_host   %u\n", a->exclude_host);
 	printf("precise_ip     %u\n", a->precise_ip);
 	printf("hardware       %s\n", ev->hardware ? "yes (needs a PMU counter)"
 						    : "no (software event)");

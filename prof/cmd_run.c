@@ -51,7 +51,7 @@ const char cmd_run_help[] =
 "                        name), or total\n"
 "      --format FMT      table (default), json, csv, markdown\n"
 "  -o, --output FILE     write the report to FILE instead of stderr\n"
-"  -q, --quiet           store the run but print no report\n"
+"  -q, --quiet           store the run but print no report (unless -o)\n"
 "      --db PATH         database (default: $PROF_DB, else ./prof.db)\n"
 "      --mmap-pages N    ring-buffer pages per task (power of 2, default 256)\n"
 "      --record-dump FILE  save the raw ring-buffer records (for tests)\n"
@@ -591,7 +591,7 @@ int cmd_run(int argc, char **argv, struct prof_ctx *ctx)
 	db_run_set(&run, "mmap_pages", pages);
 
 	int store_rc = run_state_store(&rs, &run);
-	if (!a.quiet) {
+	if (!a.quiet || a.out) {
 		FILE *fp = cli_open_output(a.out, stderr);
 		if (fp) {
 			report_run(&run, a.by, a.fmt, fp);

@@ -1,0 +1,236 @@
+/*
+ * Tests for collectors/events: name resolution through libpfm4, the attr
+ * each name yields (against key=value fixtures taken from perf stat -vv
+ * and the kernel ABI), the "cache" set, and clear errors for bad names.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <dirent.h>
+#include <errno.h>
+#include <string.h>
+
+#include "collectors/events.h"
+#include "test_util.h"
+
+static uint64_t attr_field(const struct perf_event_attr *a, const char *key,
+			   bool *known)
+{
+	*known = true;
+	if (!strcmp(key, "type")) return a->type;
+	if (!strcmp(key, "config")) return a->config;
+	if (!strcmp(key, "config1")) return a->config1;
+	if (!strcmp(key, "config2")) return a->config2;
+	if (!strcmp(key, "exclude_user")) return a->exclude_user;
+	if (!strcmp(key, "exclude_kernel")) return a->exclude_kernel;
+	if (!strcmp(key, "exclude_hv")) return a->exclude_hv;
+	if (!strcmp(key, "exclude_guest")) return a->exclude_guest;
+	*known = false;
+	return 0;
+}
+
+/* Every fixture under attr/: resolve its name, compare each key. */
+static void test_events__attr_matches_fixtures(void **state)
+{
+	(void)state;
+	char *dir;
+	assert_true(asprintf(&dir, "%s/attr", FIXTURES_DIR) > 0);
+	DIR *d = opendir(dir);
+	assert_non_null(d);
+	struct dirent *de;
+	int files = 0;
+	while ((de = readdir(d))) {
+		if (!strstr(de->d_name, ".attr"))
+			continue;
+		char *path;
+		assert_true(asprintf(&path, "%s/%s", dir, de->d_name) > 0);
+		FILE *fp = fopen(path, "r");
+		assert_non_null(fp);
+		char line[256], name[128] = "";
+		struct event_desc ev;
+		bool have = false;
+		int keys = 0;
+		while (fgets(line, sizeof(line), fp)) {
+			if (line[0] == '#' || line[0] == '\n')
+				continue;
+			char *eq = strchr(line, '=');
+			assert_non_null(eq);
+			*eq = '\0';
+			char *val = eq + 1;
+			val[strcspn(val, "\n")] = '\0';
+			if (!strcmp(line, "name")) {
+				snprintf(name, sizeof(name), "%s", val);
+				char *cause = NULL;
+				int rc = event_resolve(name, &ev, &cause);
+				if (rc)
+					fail_msg("%s: %s", name, cause);
+				have = true;
+				continue;
+			}
+			assert_true(have);
+			bool known;
+			uint64_t got = attr_field(&ev.attr, line, &known);
+			assert_true(known);
+			uint64_t want = strtoull(val, NULL, 0);
+			if (got != want)
+				fail_msg("%s: %s is %#llx, fixture says %#llx", name, line,
+					 (unsigned long long)got, (unsigned long long)want);
+			keys++;
+		}
+		fclose(fp);
+		free(path);
+		assert_true(keys >= 2);
+		assert_int_equal(ev.attr.size, sizeof(struct perf_event_attr));
+		event_desc_release(&ev);
+		files++;
+	}
+	closedir(d);
+	free(dir);
+	assert_true(files >= 12);
+}
+
+static void test_events__hardware_flag(void **state)
+{
+	(void)state;
+	struct event_desc ev;
+	assert_int_equal(event_resolve("LLC-load-misses", &ev, NULL), 0);
+	assert_true(ev.hardware);
+	event_desc_release(&ev);
+	assert_int_equal(event_resolve("page-faults", &ev, NULL), 0);
+	assert_false(ev.hardware);
+	assert_string_equal(ev.name, "page-faults");
+	assert_non_null(strstr(ev.canonical, "PERF_COUNT_SW_PAGE_FAULTS"));
+	event_desc_release(&ev);
+}
+
+/* The CPU's own event names resolve too: take the first one the detected
+ * PMU offers, by its short name and by its qualified name. */
+static int first_pmu_event(const struct event_info *info, void *arg)
+{
+	if (!strcmp(info->pmu, "perf"))
+		return 0;
+	snprintf(arg, 256, "%s", info->name);
+	return 1;
+}
+
+static void test_events__pmu_names_resolve(void **state)
+{
+	(void)state;
+	char full[256] = "";
+	events_foreach(NULL, first_pmu_event, full);
+	if (!*full)
+		skip();	/* libpfm4 detected no core PMU on this CPU model */
+	struct event_desc ev;
+	char *cause = NULL;
+	int rc = event_resolve(full, &ev, &cause);
+	if (rc)
+		fail_msg("%s: %s", full, cause);
+	assert_true(ev.hardware);
+	event_desc_release(&ev);
+	const char *shortname = strstr(full, "::") + 2;
+	assert_int_equal(event_resolve(shortname, &ev, NULL), 0);
+	event_desc_release(&ev);
+}
+
+static void test_events__unknown_name_hints_close_ones(void **state)
+{
+	(void)state;
+	struct event_desc ev;
+	char *cause = NULL;
+	assert_int_equal(event_resolve("LLC-mises", &ev, &cause), -ENOENT);
+	assert_non_null(cause);
+	assert_non_null(strstr(cause, "unknown event 'LLC-mises'"));
+	assert_non_null(strstr(cause, "hint: did you mean 'LLC-load-misses'?"));
+	free(cause);
+	cause = NULL;
+	assert_int_equal(event_resolve("cycels", &ev, &cause), -ENOENT);
+	assert_non_null(strstr(cause, "'cycles'"));
+	free(cause);
+	char *sugg[3];
+	size_t n = event_suggest("task-clok", sugg, 3);
+	assert_true(n >= 1);
+	assert_string_equal(sugg[0], "task-clock");
+	for (size_t i = 0; i < n; i++)
+		free(sugg[i]);
+	/* Nothing close: no suggestion at all rather than a random one. */
+	assert_int_equal(event_suggest("qqqqqqqqqqqq", sugg, 3), 0);
+}
+
+static void test_events__bad_modifier_is_refused(void **state)
+{
+	(void)state;
+	struct event_desc ev;
+	char *cause = NULL;
+	assert_true(event_resolve("cycles:q", &ev, &cause) < 0);
+	assert_non_null(cause);
+	free(cause);
+}
+
+static void test_events__cache_set_and_lists(void **state)
+{
+	(void)state;
+	struct event_desc *evs;
+	size_t n;
+	char *cause = NULL;
+	assert_int_equal(event_list_parse("cache", &evs, &n, &cause), 0);
+	assert_int_equal(n, 10);
+	assert_string_equal(evs[0].name, "LLC-load-misses");
+	assert_string_equal(evs[9].name, "page-faults");
+	size_t hw = 0;
+	for (size_t i = 0; i < n; i++)
+		hw += evs[i].hardware;
+	assert_int_equal(hw, 6);
+	event_list_free(evs, n);
+
+	assert_int_equal(event_list_parse(" task-clock , page-faults ", &evs, &n, NULL), 0);
+	assert_int_equal(n, 2);
+	assert_string_equal(evs[1].name, "page-faults");
+	event_list_free(evs, n);
+
+	assert_int_equal(event_list_parse("task-clock,task-clock", &evs, &n, &cause),
+			 -EINVAL);
+	assert_non_null(strstr(cause, "listed twice"));
+	free(cause);
+	cause = NULL;
+	assert_int_equal(event_list_parse(",,", &evs, &n, &cause), -EINVAL);
+	free(cause);
+	cause = NULL;
+	assert_int_equal(event_list_parse("task-clock,nosuch", &evs, &n, &cause), -ENOENT);
+	assert_null(evs);
+	free(cause);
+}
+
+static int count_one(const struct event_info *info, void *arg)
+{
+	(void)info;
+	(*(int *)arg)++;
+	return 0;
+}
+
+static void test_events__listing_filters_by_pattern(void **state)
+{
+	(void)state;
+	int all = 0, miss = 0, none = 0;
+	events_foreach(NULL, count_one, &all);
+	events_foreach("MISSES", count_one, &miss);
+	events_foreach("no-such-pattern-xyz", count_one, &none);
+	assert_true(all > 40);
+	assert_true(miss > 5 && miss < all);
+	assert_int_equal(none, 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_events__attr_matches_fixtures),
+		cmocka_unit_test(test_events__hardware_flag),
+		cmocka_unit_test(test_events__pmu_names_resolve),
+		cmocka_unit_test(test_events__unknown_name_hints_close_ones),
+		cmocka_unit_test(test_events__bad_modifier_is_refused),
+		cmocka_unit_test(test_events__cache_set_and_lists),
+		cmocka_unit_test(test_events__listing_filters_by_pattern),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
