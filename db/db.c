@@ -244,3 +244,62 @@ const char *db_path(const struct db *db)
 {
 	return db->path;
 }
+
+int db_query_text(struct db *db, const char *sql, char **out, char **cause)
+{
+	sqlite3_stmt *st;
+	*out = NULL;
+	int rc = db_prepare(db, &st, sql, cause);
+	if (rc)
+		return rc;
+	int s = sqlite3_step(st);
+	if (s == SQLITE_ROW)
+		*out = db_col_text(st, 0);
+	sqlite3_finalize(st);
+	if (s != SQLITE_ROW && s != SQLITE_DONE)
+		return db_fail(db, s, "cannot query", cause);
+	return 0;
+}
+
+/* ---- fault injection (tests only) ---- */
+
+static sqlite3_mem_methods real_mem;
+static long fault_budget = -1;
+
+static void *fault_malloc(int n)
+{
+	if (fault_budget == 0)
+		return NULL;
+	if (fault_budget > 0)
+		fault_budget--;
+	return real_mem.xMalloc(n);
+}
+
+static void *fault_realloc(void *p, int n)
+{
+	if (fault_budget == 0)
+		return NULL;
+	if (fault_budget > 0)
+		fault_budget--;
+	return real_mem.xRealloc(p, n);
+}
+
+int db_fault_alloc_after(long after)
+{
+	static bool installed;
+	if (!installed) {
+		sqlite3_shutdown();
+		if (sqlite3_config(SQLITE_CONFIG_GETMALLOC, &real_mem) != SQLITE_OK)
+			return -EIO;
+		sqlite3_mem_methods m = real_mem;
+		m.xMalloc = fault_malloc;
+		m.xRealloc = fault_realloc;
+		if (sqlite3_config(SQLITE_CONFIG_MALLOC, &m) != SQLITE_OK)
+			return -EIO;
+		if (sqlite3_initialize() != SQLITE_OK)
+			return -EIO;
+		installed = true;
+	}
+	fault_budget = after;
+	return 0;
+}

@@ -43,4 +43,19 @@ const char *db_path(const struct db *db);
  */
 int db_exec(struct db *db, const char *sql, char **cause);
 
+/*
+ * Run a query and return the first column of its first row as text
+ * (malloc'd; NULL for SQL NULL or no row). For tests and `prof` checks
+ * that read one value.
+ */
+int db_query_text(struct db *db, const char *sql, char **out, char **cause);
+
+/*
+ * Fault injection for tests: after `after` more successful allocations,
+ * every SQLite allocation fails (negative: back to normal). Applies to the
+ * whole process and reinitialises SQLite, so call it with no database
+ * open. The one piece of global state in db/, and only tests touch it.
+ */
+int db_fault_alloc_after(long after);
+
 #endif

@@ -1,0 +1,377 @@
+/*
+ * Tests for db/: storing and loading runs, the schema and its version,
+ * and the faults a database meets: a locked file (SQLITE_BUSY), a full
+ * disk, failing allocations, a file that is not a database, a place that
+ * cannot be written. In every fault a run is stored whole or not at all.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <errno.h>
+#include <string.h>
+
+#include "db/db.h"
+#include "db/runs.h"
+#include "test_util.h"
+
+struct fx {
+	char *dir;
+	char *path;
+};
+
+static int setup(void **state)
+{
+	struct fx *f = calloc(1, sizeof(*f));
+	f->dir = tu_tmpdir();
+	if (asprintf(&f->path, "%s/t.db", f->dir) < 0)
+		return -1;
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fx *f = *state;
+	tu_rmrf(f->dir);
+	free(f->dir);
+	free(f->path);
+	free(f);
+	return 0;
+}
+
+static char *xdup(const char *s)
+{
+	return strdup(s);
+}
+
+/* A run with two events (one unsupported) and nthreads threads. */
+static void make_run(struct db_run *r, size_t nthreads)
+{
+	memset(r, 0, sizeof(*r));
+	r->kind = xdup("run");
+	r->started = xdup("2026-11-30T05:37:51Z");
+	r->command = xdup("./demo 'a b'");
+	static char *argv[] = { "./demo", "a b", NULL };
+	r->argv = calloc(3, sizeof(char *));
+	r->argv[0] = xdup(argv[0]);
+	r->argv[1] = xdup(argv[1]);
+	r->argc = 2;
+	r->cwd = xdup("/tmp");
+	r->pid = 4242;
+	r->exit_status = 3;
+	r->wall_s = 1.25;
+	r->user_s = 2.5;
+	r->sys_s = 0.125;
+	r->lost_records = 0;
+	r->paranoid = 2;
+	r->prof_version = xdup("0.1.0");
+	r->host.hostname = xdup("vm");
+	r->host.kernel = xdup("6.18");
+	r->host.cpu_model = xdup("AMD EPYC");
+	r->host.online_cpus = 2;
+	r->pin.mode = xdup("cpus:0");
+	r->pin.status = xdup("applied");
+	r->pin.cpus = xdup("0");
+	db_run_set(r, "events", "task-clock,cycles");
+	r->nevents = 2;
+	r->events = calloc(2, sizeof(*r->events));
+	r->events[0].name = xdup("task-clock");
+	r->events[0].canonical = xdup("perf::PERF_COUNT_SW_TASK_CLOCK");
+	r->events[0].supported = true;
+	r->events[0].attr_type = 1;
+	r->events[0].attr_config = 1;
+	r->events[0].total = (struct db_count){ 1000 * nthreads, 100, 100, true };
+	r->events[1].name = xdup("cycles");
+	r->events[1].supported = false;
+	r->events[1].reason = xdup("the kernel refused it: No such file or directory");
+	r->nthreads = nthreads;
+	r->threads = calloc(nthreads, sizeof(*r->threads));
+	for (size_t i = 0; i < nthreads; i++) {
+		struct db_thread *t = &r->threads[i];
+		t->tid = (int32_t)(4242 + i);
+		t->pid = 4242;
+		t->name = xdup(i == 0 ? "demo" : "worker");
+		t->is_main = i == 0;
+		t->start_ns = (int64_t)i * 10;
+		t->end_ns = (int64_t)i * 10 + 5;
+		t->counts = calloc(2, sizeof(*t->counts));
+		t->counts[0] = (struct db_count){ 1000, 100, i == 1 ? 50 : 100, true };
+	}
+}
+
+static int count_runs(struct db *db)
+{
+	char *s = NULL;
+	assert_int_equal(db_query_text(db, "SELECT count(*) FROM runs", &s, NULL), 0);
+	int n = atoi(s);
+	free(s);
+	return n;
+}
+
+static void test_runs__store_and_load_round_trip(void **state)
+{
+	struct fx *f = *state;
+	struct db *db;
+	char *cause = NULL;
+	assert_int_equal(db_open(&db, f->path, &cause), 0);
+	struct db_run r, back;
+	make_run(&r, 3);
+	assert_int_equal(db_run_store(db, &r, &cause), 0);
+	assert_int_equal(r.id, 1);
+	assert_int_equal(db_run_load(db, 0, &back, &cause), 0);	/* 0: newest */
+	assert_int_equal(back.id, 1);
+	assert_string_equal(back.command, "./demo 'a b'");
+	assert_int_equal(back.argc, 2);
+	assert_string_equal(back.argv[1], "a b");
+	assert_int_equal(back.exit_status, 3);
+	assert_true(back.wall_s == 1.25 && back.user_s == 2.5 && back.sys_s == 0.125);
+	assert_string_equal(back.host.cpu_model, "AMD EPYC");
+	assert_string_equal(back.pin.mode, "cpus:0");
+	assert_string_equal(back.pin.cpus, "0");
+	assert_string_equal(db_run_get(&back, "events"), "task-clock,cycles");
+	assert_int_equal(back.nevents, 2);
+	assert_true(back.events[0].supported);
+	assert_false(back.events[1].supported);
+	assert_non_null(strstr(back.events[1].reason, "refused"));
+	assert_true(back.events[0].total.present);
+	assert_false(back.events[1].total.present);
+	assert_int_equal(back.nthreads, 3);
+	assert_true(back.threads[0].is_main);
+	assert_string_equal(back.threads[2].name, "worker");
+	assert_int_equal(back.threads[1].counts[0].running, 50);
+	assert_false(back.threads[1].counts[1].present);
+	assert_int_equal(back.threads[2].end_ns, 25);
+
+	/* The view scales the multiplexed thread: 1000 * 100 / 50. */
+	char *v = NULL;
+	assert_int_equal(db_query_text(db, "SELECT value FROM thread_counts"
+				       " WHERE tid = 4243", &v, NULL), 0);
+	assert_float_equal(atof(v), 2000.0, 1e-9);
+	free(v);
+
+	db_run_release(&back);
+	db_run_release(&r);
+	db_close(db);
+}
+
+static void test_runs__missing_and_listing(void **state)
+{
+	struct fx *f = *state;
+	struct db *db;
+	char *cause = NULL;
+	assert_int_equal(db_open(&db, f->path, &cause), 0);
+	struct db_run back;
+	assert_int_equal(db_run_load(db, 0, &back, &cause), -ENOENT);
+	assert_non_null(strstr(cause, "no runs stored"));
+	free(cause);
+	cause = NULL;
+	struct db_run r;
+	for (int i = 0; i < 3; i++) {
+		make_run(&r, 2);
+		assert_int_equal(db_run_store(db, &r, NULL), 0);
+		db_run_release(&r);
+	}
+	assert_int_equal(db_run_load(db, 7, &back, &cause), -ENOENT);
+	assert_non_null(strstr(cause, "no run 7"));
+	free(cause);
+	struct db_run_summary *list;
+	size_t n;
+	assert_int_equal(db_runs_list(db, &list, &n, NULL), 0);
+	assert_int_equal(n, 3);
+	assert_int_equal(list[0].id, 1);	/* newest last */
+	assert_int_equal(list[2].id, 3);
+	assert_int_equal(list[2].nthreads, 2);
+	db_runs_list_free(list, n);
+	db_close(db);
+}
+
+static void test_runs__schema_version_and_newer_file(void **state)
+{
+	struct fx *f = *state;
+	struct db *db;
+	char *cause = NULL;
+	char *v = NULL;
+	assert_int_equal(db_open(&db, f->path, NULL), 0);
+	assert_int_equal(db_query_text(db, "PRAGMA user_version", &v, NULL), 0);
+	assert_int_equal(atoi(v), db_schema_version());
+	free(v);
+	assert_int_equal(db_query_text(db, "PRAGMA journal_mode", &v, NULL), 0);
+	assert_string_equal(v, "wal");
+	free(v);
+	assert_int_equal(db_exec(db, "PRAGMA user_version = 999", NULL), 0);
+	db_close(db);
+	assert_int_equal(db_open(&db, f->path, &cause), -EPROTO);
+	assert_null(db);
+	assert_non_null(strstr(cause, "newer than this prof"));
+	free(cause);
+}
+
+static void test_runs__not_a_database_is_a_clear_error(void **state)
+{
+	struct fx *f = *state;
+	FILE *fp = fopen(f->path, "w");
+	for (int i = 0; i < 200; i++)
+		fputs("this is not a database, it is a text file\n", fp);
+	fclose(fp);
+	struct db *db;
+	char *cause = NULL;
+	assert_true(db_open(&db, f->path, &cause) < 0);
+	assert_non_null(cause);
+	assert_non_null(strstr(cause, f->path));
+	assert_non_null(strstr(cause, "hint:"));
+	free(cause);
+	/* The file is left as it was. */
+	char *text = tu_slurp(f->path);
+	assert_true(strncmp(text, "this is not a database", 22) == 0);
+	free(text);
+}
+
+static void test_runs__unwritable_place_is_a_clear_error(void **state)
+{
+	(void)state;
+	struct db *db;
+	char *cause = NULL;
+	assert_true(db_open(&db, "/proc/no-such-dir/prof.db", &cause) < 0);
+	assert_non_null(strstr(cause, "cannot open database '/proc/no-such-dir/prof.db'"));
+	free(cause);
+}
+
+static void test_runs__locked_database_stores_nothing(void **state)
+{
+	struct fx *f = *state;
+	struct db *a, *b;
+	char *cause = NULL;
+	assert_int_equal(db_open(&a, f->path, NULL), 0);
+	assert_int_equal(db_open(&b, f->path, NULL), 0);
+	db_set_busy_timeout(a, 50);
+	assert_int_equal(db_exec(b, "BEGIN IMMEDIATE", NULL), 0);
+	struct db_run r;
+	make_run(&r, 10);
+	assert_int_equal(db_run_store(a, &r, &cause), -EBUSY);
+	assert_non_null(strstr(cause, "another prof is writing"));
+	free(cause);
+	assert_int_equal(r.id, 0);
+	assert_int_equal(db_exec(b, "ROLLBACK", NULL), 0);
+	assert_int_equal(count_runs(a), 0);
+	/* Once the lock is gone the same run stores whole. */
+	assert_int_equal(db_run_store(a, &r, NULL), 0);
+	struct db_run back;
+	assert_int_equal(db_run_load(b, r.id, &back, NULL), 0);
+	assert_int_equal(back.nthreads, 10);
+	db_run_release(&back);
+	db_run_release(&r);
+	db_close(a);
+	db_close(b);
+}
+
+static void test_runs__full_disk_leaves_no_half_run(void **state)
+{
+	struct fx *f = *state;
+	struct db *db;
+	char *cause = NULL;
+	assert_int_equal(db_open(&db, f->path, NULL), 0);
+	struct db_run small, big;
+	make_run(&small, 2);
+	assert_int_equal(db_run_store(db, &small, NULL), 0);
+	/* Cap the file just above what it holds: the big run cannot fit. */
+	char *pages = NULL;
+	assert_int_equal(db_query_text(db, "PRAGMA page_count", &pages, NULL), 0);
+	char sql[64];
+	snprintf(sql, sizeof(sql), "PRAGMA max_page_count = %d", atoi(pages) + 2);
+	free(pages);
+	char *ignored = NULL;
+	assert_int_equal(db_query_text(db, sql, &ignored, NULL), 0);
+	free(ignored);
+	make_run(&big, 5000);
+	assert_int_equal(db_run_store(db, &big, &cause), -ENOSPC);
+	assert_non_null(strstr(cause, "full"));
+	free(cause);
+	assert_int_equal(count_runs(db), 1);
+	char *nthreads = NULL;
+	assert_int_equal(db_query_text(db, "SELECT count(*) FROM threads", &nthreads, NULL), 0);
+	assert_int_equal(atoi(nthreads), 2);
+	free(nthreads);
+	db_run_release(&small);
+	db_run_release(&big);
+	db_close(db);
+}
+
+/*
+ * Fail the Nth allocation for N over a range: each attempt either stores
+ * the run whole or reports an error, never a crash or a partial run.
+ */
+static void test_runs__failing_allocations(void **state)
+{
+	struct fx *f = *state;
+	int stored = 0, failed = 0;
+	for (long after = 0; after < 6000; after += 41) {
+		struct db *db = NULL;
+		char *cause = NULL;
+		db_fault_alloc_after(after);
+		int rc = db_open(&db, f->path, &cause);
+		if (rc == 0) {
+			struct db_run r;
+			make_run(&r, 20);
+			rc = db_run_store(db, &r, &cause);
+			db_run_release(&r);
+		}
+		db_fault_alloc_after(-1);
+		if (rc == 0)
+			stored++;
+		else
+			failed++;
+		free(cause);
+		db_close(db);
+	}
+	db_fault_alloc_after(-1);
+	assert_true(failed > 0);
+	assert_true(stored > 0);
+	/* Every run in the file is whole: 20 threads with one count each. */
+	struct db *db;
+	assert_int_equal(db_open(&db, f->path, NULL), 0);
+	assert_int_equal(count_runs(db), stored);
+	char *bad = NULL;
+	assert_int_equal(db_query_text(db,
+		"SELECT count(*) FROM runs r WHERE (SELECT count(*) FROM threads t"
+		" WHERE t.run_id = r.id) != 20 OR (SELECT count(*) FROM counts c JOIN"
+		" threads t ON t.id = c.thread_id WHERE t.run_id = r.id) != 20",
+		&bad, NULL), 0);
+	assert_string_equal(bad, "0");
+	free(bad);
+	db_close(db);
+}
+
+static void test_runs__two_writers_share_the_file(void **state)
+{
+	struct fx *f = *state;
+	struct db *a, *b;
+	assert_int_equal(db_open(&a, f->path, NULL), 0);
+	assert_int_equal(db_open(&b, f->path, NULL), 0);
+	struct db_run r;
+	for (int i = 0; i < 4; i++) {
+		make_run(&r, 3);
+		assert_int_equal(db_run_store(i % 2 ? a : b, &r, NULL), 0);
+		db_run_release(&r);
+	}
+	assert_int_equal(count_runs(a), 4);
+	db_close(a);
+	db_close(b);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_runs__store_and_load_round_trip, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_runs__missing_and_listing, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_runs__schema_version_and_newer_file, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_runs__not_a_database_is_a_clear_error, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_runs__unwritable_place_is_a_clear_error, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_runs__locked_database_stores_nothing, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_runs__full_disk_leaves_no_half_run, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_runs__failing_allocations, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_runs__two_writers_share_the_file, setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

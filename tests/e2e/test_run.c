@@ -1,0 +1,444 @@
+/*
+ * End-to-end tests of `prof run`, `prof runs` and `prof report`: the built
+ * binary against a temporary database, on this machine's real
+ * perf_event_open path (software events; hardware ones are reported as not
+ * supported on a VM).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <math.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <string.h>
+#include <time.h>
+
+#include "test_util.h"
+
+struct fx {
+	char *dir;
+	char *db;
+	char *dbarg;
+};
+
+static int setup(void **state)
+{
+	struct fx *f = calloc(1, sizeof(*f));
+	f->dir = tu_tmpdir();
+	if (asprintf(&f->db, "%s/e2e.db", f->dir) < 0 ||
+	    asprintf(&f->dbarg, "--db=%s", f->db) < 0)
+		return -1;
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fx *f = *state;
+	tu_rmrf(f->dir);
+	free(f->dir);
+	free(f->db);
+	free(f->dbarg);
+	free(f);
+	return 0;
+}
+
+static char *helper(const char *name)
+{
+	char *p;
+	if (asprintf(&p, "%s/%s", HELPERS_DIR, name) < 0)
+		abort();
+	return p;
+}
+
+static char *demo(void)
+{
+	char *p;
+	if (asprintf(&p, "%s/bin/prof-demo", BUILD_DIR) < 0)
+		abort();
+	return p;
+}
+
+/* Skip when this machine does not let us open perf events at all. */
+static void need_perf(struct fx *f)
+{
+	char *argv[] = { PROF_BIN, f->dbarg, "run", "-q", "-e", "task-clock",
+			 "--", "/bin/true", NULL };
+	struct tu_proc p = tu_run(argv, NULL);
+	bool ok = p.status == 0;
+	if (!ok)
+		fprintf(stderr, "skipping: perf_event_open is not allowed here: %s\n", p.err);
+	tu_proc_release(&p);
+	if (!ok)
+		skip();
+}
+
+/* Rows of the long CSV: run_id,tid,name,event,value,status,running_pct */
+struct csv_row {
+	long tid;
+	char name[32];
+	char event[64];
+	double value;
+	char status[32];
+};
+
+static size_t parse_csv(const char *text, struct csv_row **out)
+{
+	size_t cap = 64, n = 0;
+	*out = malloc(cap * sizeof(**out));
+	const char *line = strchr(text, '\n');	/* skip the header */
+	while (line && line[1]) {
+		line++;
+		const char *end = strchr(line, '\n');
+		if (!end)
+			break;
+		if (n == cap) {
+			cap *= 2;
+			*out = realloc(*out, cap * sizeof(**out));
+		}
+		struct csv_row *r = &(*out)[n];
+		memset(r, 0, sizeof(*r));
+		char buf[512];
+		snprintf(buf, sizeof(buf), "%.*s", (int)(end - line), line);
+		char *save, *f = strtok_r(buf, ",", &save);	/* run_id */
+		(void)f;
+		f = strtok_r(NULL, ",", &save);
+		r->tid = f ? atol(f) : 0;
+		f = strtok_r(NULL, ",", &save);
+		snprintf(r->name, sizeof(r->name), "%s", f ? f : "");
+		f = strtok_r(NULL, ",", &save);
+		snprintf(r->event, sizeof(r->event), "%s", f ? f : "");
+		/* value may be empty: then the next field is the status */
+		const char *rest = save;
+		if (rest && *rest == ',') {
+			r->value = NAN;
+			f = strtok_r(NULL, ",", &save);
+		} else {
+			f = strtok_r(NULL, ",", &save);
+			r->value = f ? atof(f) : NAN;
+			f = strtok_r(NULL, ",", &save);
+		}
+		snprintf(r->status, sizeof(r->status), "%s", f ? f : "");
+		n++;
+		line = end;
+	}
+	return n;
+}
+
+static void test_run__demo_threads_named_and_summing(void **state)
+{
+	struct fx *f = *state;
+	need_perf(f);
+	char *d = demo();
+	char *argv[] = { PROF_BIN, f->dbarg, "run", "--format", "csv", "--", d, "0.3", NULL };
+	struct tu_proc p = tu_run(argv, NULL);
+	assert_int_equal(p.status, 0);
+	/* The workload's own stdout is untouched; the report is on stderr. */
+	assert_non_null(strstr(p.out, "prof-demo: 7 threads done"));
+	/* Hardware events are named as unsupported, once, and the run goes on. */
+	assert_non_null(strstr(p.err, "warning: not supported here"));
+	assert_non_null(strstr(p.err, "LLC-load-misses"));
+
+	const char *csv = strstr(p.err, "run_id,tid,name,event");
+	assert_non_null(csv);
+	struct csv_row *rows;
+	size_t n = parse_csv(csv, &rows);
+	double sum = 0;
+	int threads = 0, workers = 0, named = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (strcmp(rows[i].event, "task-clock"))
+			continue;
+		threads++;
+		assert_string_equal(rows[i].status, "counted");
+		assert_true(rows[i].value > 0);
+		sum += rows[i].value;
+		workers += !strcmp(rows[i].name, "worker");
+		named += !strcmp(rows[i].name, "render") || !strcmp(rows[i].name, "audio") ||
+			 !strcmp(rows[i].name, "loader") || !strcmp(rows[i].name, "prof-demo");
+	}
+	assert_int_equal(threads, 7);
+	assert_int_equal(workers, 3);
+	assert_int_equal(named, 4);
+	for (size_t i = 0; i < n; i++) {
+		if (!strcmp(rows[i].event, "cycles"))
+			assert_string_equal(rows[i].status, "not supported");
+	}
+	free(rows);
+
+	/* The same run in JSON: per-thread task-clock sums to the total
+	 * within 1%, and the total is the CPU time wait4 saw (within 10%). */
+	char *argv2[] = { PROF_BIN, f->dbarg, "report", "last", "--format", "json", NULL };
+	struct tu_proc q = tu_run(argv2, NULL);
+	assert_int_equal(q.status, 0);
+	const char *tot = strstr(q.out, "\"totals\"");
+	assert_non_null(tot);
+	const char *tc = strstr(tot, "\"task-clock\": ");
+	assert_non_null(tc);
+	double total = atof(tc + 14);
+	assert_true(fabs(sum - total) <= 0.01 * total);
+	const char *u = strstr(q.out, "\"user_s\": "), *s = strstr(q.out, "\"sys_s\": ");
+	double cpu = atof(u + 10) + atof(s + 9);
+	assert_true(fabs(total / 1e9 - cpu) <= 0.10 * cpu + 0.02);
+	assert_non_null(strstr(q.out, "\"cycles\": null"));
+	assert_non_null(strstr(q.out, "\"supported\": false"));
+	tu_proc_release(&q);
+	tu_proc_release(&p);
+	free(d);
+}
+
+static void test_run__thread_churn_gives_every_row(void **state)
+{
+	struct fx *f = *state;
+	need_perf(f);
+	char *churn = helper("churn");
+	char *argv[] = { PROF_BIN, f->dbarg, "run", "-e",
+			 "task-clock,context-switches,cpu-migrations,page-faults",
+			 "--by", "total", "--format", "json", "--", churn, "5000", "2000", NULL };
+	struct tu_proc p = tu_run(argv, NULL);
+	assert_int_equal(p.status, 0);
+	assert_non_null(strstr(p.err, "\"lost_records\": 0"));
+	/* One thread entry per thread: 5,000 workers and main. */
+	size_t tids = 0;
+	for (const char *s = p.err; (s = strstr(s, "\"tid\": ")); s++)
+		tids++;
+	assert_int_equal(tids, 5001);
+	tu_proc_release(&p);
+
+	char *argv2[] = { PROF_BIN, f->dbarg, "runs", "--format", "csv", NULL };
+	struct tu_proc q = tu_run(argv2, NULL);
+	assert_non_null(strstr(q.out, ",5001,"));
+	tu_proc_release(&q);
+	free(churn);
+}
+
+static void test_run__exit_status_and_signals_pass_through(void **state)
+{
+	struct fx *f = *state;
+	need_perf(f);
+	char *ew = helper("exit_with");
+	char *a1[] = { PROF_BIN, f->dbarg, "run", "-q", "-e", "task-clock", "--", ew, "3", NULL };
+	struct tu_proc p = tu_run(a1, NULL);
+	assert_int_equal(p.status, 3);
+	tu_proc_release(&p);
+	char *a2[] = { PROF_BIN, f->dbarg, "run", "-q", "-e", "task-clock", "--", ew, "-9", NULL };
+	p = tu_run(a2, NULL);
+	assert_int_equal(p.status, 128 + 9);
+	tu_proc_release(&p);
+	char *a3[] = { PROF_BIN, f->dbarg, "report", "last", "--format", "json", NULL };
+	p = tu_run(a3, NULL);
+	assert_non_null(strstr(p.out, "\"exit_status\": 137"));
+	assert_non_null(strstr(p.out, "\"signal\": 9"));
+	tu_proc_release(&p);
+	free(ew);
+}
+
+static int runs_stored(struct fx *f)
+{
+	char *argv[] = { PROF_BIN, f->dbarg, "runs", "--format", "csv", NULL };
+	struct tu_proc p = tu_run(argv, NULL);
+	int lines = 0;
+	for (const char *s = p.out; *s; s++)
+		lines += *s == '\n';
+	tu_proc_release(&p);
+	return lines > 0 ? lines - 1 : 0;
+}
+
+static void test_run__bad_input_is_refused_and_nothing_stored(void **state)
+{
+	struct fx *f = *state;
+	char *a1[] = { PROF_BIN, f->dbarg, "run", "-e", "LLC-mises", "--", "/bin/true", NULL };
+	struct tu_proc p = tu_run(a1, NULL);
+	assert_int_equal(p.status, 2);
+	assert_non_null(strstr(p.err, "error: unknown event 'LLC-mises'"));
+	assert_non_null(strstr(p.err, "hint: did you mean 'LLC-load-misses'?"));
+	tu_proc_release(&p);
+
+	char *a2[] = { PROF_BIN, f->dbarg, "run", "--", "no-such-command-xyz", NULL };
+	p = tu_run(a2, NULL);
+	assert_int_equal(p.status, 127);
+	assert_non_null(strstr(p.err, "command not found: 'no-such-command-xyz'"));
+	tu_proc_release(&p);
+
+	char *plain;
+	assert_true(asprintf(&plain, "%s/plain.sh", f->dir) > 0);
+	FILE *fp = fopen(plain, "w");
+	fputs("echo hi\n", fp);
+	fclose(fp);
+	chmod(plain, 0644);
+	char *a3[] = { PROF_BIN, f->dbarg, "run", "--", plain, NULL };
+	p = tu_run(a3, NULL);
+	free(plain);
+	assert_int_equal(p.status, 127);
+	assert_non_null(strstr(p.err, "not executable"));
+	tu_proc_release(&p);
+
+	char *a4[] = { PROF_BIN, f->dbarg, "run", "-p", "999999999", NULL };
+	p = tu_run(a4, NULL);
+	assert_int_equal(p.status, 1);
+	assert_non_null(strstr(p.err, "no such process"));
+	tu_proc_release(&p);
+
+	char *a5[] = { PROF_BIN, f->dbarg, "run", "--by", "color", "--", "/bin/true", NULL };
+	p = tu_run(a5, NULL);
+	assert_int_equal(p.status, 2);
+	assert_non_null(strstr(p.err, "bad --by 'color'"));
+	tu_proc_release(&p);
+
+	char *a6[] = { PROF_BIN, f->dbarg, "run", NULL };
+	p = tu_run(a6, NULL);
+	assert_int_equal(p.status, 2);
+	tu_proc_release(&p);
+
+	char *a7[] = { PROF_BIN, f->dbarg, "report", "42", NULL };
+	p = tu_run(a7, NULL);
+	assert_int_equal(p.status, 2);
+	assert_non_null(strstr(p.err, "no run"));
+	tu_proc_release(&p);
+
+	assert_int_equal(runs_stored(f), 0);
+}
+
+static void test_run__unusable_database_still_prints_counts(void **state)
+{
+	struct fx *f = *state;
+	need_perf(f);
+	char *ew = helper("exit_with");
+	char *a1[] = { PROF_BIN, "--db", "/proc/no-such-dir/x.db", "run", "-e",
+		       "task-clock", "--", ew, "0", NULL };
+	struct tu_proc p = tu_run(a1, NULL);
+	assert_int_equal(p.status, 1);
+	assert_non_null(strstr(p.err, "error: cannot open database"));
+	assert_non_null(strstr(p.err, "will not be stored"));
+	assert_non_null(strstr(p.err, "task-clock (ms)"));
+	assert_non_null(strstr(p.err, "total"));
+	tu_proc_release(&p);
+
+	/* A file that is not a database: refused, left alone, counts printed. */
+	FILE *fp = fopen(f->db, "w");
+	for (int i = 0; i < 100; i++)
+		fputs("garbage garbage garbage garbage garbage\n", fp);
+	fclose(fp);
+	char *a2[] = { PROF_BIN, f->dbarg, "run", "-e", "task-clock", "--", ew, "0", NULL };
+	p = tu_run(a2, NULL);
+	assert_int_equal(p.status, 1);
+	assert_non_null(strstr(p.err, "not a prof database"));
+	assert_non_null(strstr(p.err, "task-clock (ms)"));
+	tu_proc_release(&p);
+	char *text = tu_slurp(f->db);
+	assert_true(strncmp(text, "garbage", 7) == 0);
+	free(text);
+	free(ew);
+}
+
+static void test_run__sigterm_reaches_workload_and_run_is_kept(void **state)
+{
+	struct fx *f = *state;
+	need_perf(f);
+	char *ew = helper("exit_with");
+	char outp[] = "/tmp/prof-e2e-XXXXXX";
+	int ofd = mkstemp(outp);
+	pid_t pid = fork();
+	if (pid == 0) {
+		dup2(ofd, 2);
+		execl(PROF_BIN, PROF_BIN, f->dbarg, "run", "-e", "task-clock", "--",
+		      ew, "0", "5000", (char *)NULL);
+		_exit(99);
+	}
+	struct timespec ts = { 0, 400000000 };
+	nanosleep(&ts, NULL);
+	kill(pid, SIGTERM);
+	int st;
+	waitpid(pid, &st, 0);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 128 + SIGTERM);
+	close(ofd);
+	unlink(outp);
+	char *a[] = { PROF_BIN, f->dbarg, "report", "last", "--format", "json", NULL };
+	struct tu_proc p = tu_run(a, NULL);
+	assert_non_null(strstr(p.out, "\"interrupted\": true"));
+	assert_non_null(strstr(p.out, "\"exit_status\": 143"));
+	tu_proc_release(&p);
+	free(ew);
+}
+
+static void test_run__attach_counts_existing_threads(void **state)
+{
+	struct fx *f = *state;
+	need_perf(f);
+	char *sp = helper("spinner");
+	int pfd[2];
+	assert_int_equal(pipe(pfd), 0);
+	pid_t pid = fork();
+	if (pid == 0) {
+		dup2(pfd[1], 1);
+		execl(sp, sp, "3", "2", (char *)NULL);
+		_exit(99);
+	}
+	close(pfd[1]);
+	char ready[16] = "";
+	assert_true(read(pfd[0], ready, sizeof(ready) - 1) > 0);
+	char pidarg[32];
+	snprintf(pidarg, sizeof(pidarg), "%d", (int)pid);
+	char *a[] = { PROF_BIN, f->dbarg, "run", "-e", "task-clock,context-switches",
+		      "-p", pidarg, "--duration", "0.5", "--by", "name", "--format",
+		      "csv", NULL };
+	struct tu_proc p = tu_run(a, NULL);
+	assert_int_equal(p.status, 0);
+	assert_non_null(strstr(p.err, ",spin-0,task-clock,"));
+	assert_non_null(strstr(p.err, ",spin-1,task-clock,"));
+	assert_non_null(strstr(p.err, ",spinner,task-clock,"));
+	tu_proc_release(&p);
+	kill(pid, SIGKILL);
+	int st;
+	waitpid(pid, &st, 0);
+	close(pfd[0]);
+	char *b[] = { PROF_BIN, f->dbarg, "runs", NULL };
+	p = tu_run(b, NULL);
+	assert_non_null(strstr(p.out, "attach"));
+	tu_proc_release(&p);
+	free(sp);
+}
+
+static void test_run__report_by_name_and_help(void **state)
+{
+	struct fx *f = *state;
+	need_perf(f);
+	char *d = demo();
+	char *a[] = { PROF_BIN, f->dbarg, "run", "-q", "-e", "task-clock", "--", d, "0.1", NULL };
+	struct tu_proc p = tu_run(a, NULL);
+	assert_int_equal(p.status, 0);
+	tu_proc_release(&p);
+	char *b[] = { PROF_BIN, f->dbarg, "report", "--by", "name", "--format", "markdown", NULL };
+	p = tu_run(b, NULL);
+	assert_int_equal(p.status, 0);
+	assert_non_null(strstr(p.out, "| worker | 3 |"));
+	assert_non_null(strstr(p.out, "| **total** | **7** |"));
+	tu_proc_release(&p);
+
+	char *h1[] = { PROF_BIN, "help", "run", NULL };
+	char *h2[] = { PROF_BIN, "run", "--help", NULL };
+	struct tu_proc x = tu_run(h1, NULL), y = tu_run(h2, NULL);
+	assert_int_equal(x.status, 0);
+	assert_string_equal(x.out, y.out);
+	assert_non_null(strstr(x.out, "Examples:"));
+	tu_proc_release(&x);
+	tu_proc_release(&y);
+	free(d);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_run__demo_threads_named_and_summing, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_run__thread_churn_gives_every_row, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_run__exit_status_and_signals_pass_through, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_run__bad_input_is_refused_and_nothing_stored, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_run__unusable_database_still_prints_counts, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_run__sigterm_reaches_workload_and_run_is_kept, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_run__attach_counts_existing_threads, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_run__report_by_name_and_help, setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
