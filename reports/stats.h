@@ -1,0 +1,274 @@
+/*
+ * stats: the statistics of `prof ab`, an interleaved A/B experiment. Pure
+ * arithmetic on arrays of doubles: no I/O, no SQL, no allocation that
+ * outlives a call.
+ *
+ * An experiment runs the baseline and each arm once per round, in an order
+ * that alternates between rounds. For one metric, round r gives a baseline
+ * value A_r and an arm value B_r (both > 0: times, counts, scores). The
+ * comparison works on the paired log-ratios d_r = ln(B_r / A_r):
+ *   - effect       delta% = 100 * (exp(mean d) - 1), a geometric-mean ratio;
+ *   - 95% / 90% CI Student's t on the d_r, mean d +- t * sd/sqrt(n), mapped
+ *                  through 100 * (exp(x) - 1), so it is asymmetric in %;
+ *   - p-value      the two-sided sign-flip permutation test on the d_r
+ *                  (exact up to STATS_SIGNFLIP_EXACT_MAX rounds, seeded
+ *                  Monte Carlo beyond), with the smallest p the design can
+ *                  reach, so that "p = 0.125 at 4 rounds" is not read as
+ *                  "no change";
+ *   - verdict      better / worse / equivalent / inconclusive against a
+ *                  noise gate of +-gate% that the caller supplies (see
+ *                  stats_judge for the rules and stats_aa_gate for a gate
+ *                  measured in an A/A experiment).
+ * Two design checks go with it: the position effect (does the second slot
+ * of a round read higher than the first, whichever arm ran there?) and the
+ * baseline's drift across rounds; stats_judge flags either when it is large
+ * next to the effect.
+ *
+ * Units: every "_pct" value is a percentage (1.5 means 1.5%); every "log"
+ * value is a natural-log ratio. Rounds in cause strings are numbered from 1,
+ * in the order of the caller's arrays.
+ *
+ * Errors: functions returning int give 0 or a negative errno (-EINVAL for
+ * bad input, -ENOMEM) and, when `cause` is not NULL, set *cause to a
+ * malloc'd lowercase message for the user (caller frees; left NULL on
+ * success and on -ENOMEM). A value that is not defined for the data (the sd
+ * of one value, the CI of one round) is NaN and comes with a flag that says
+ * so; the JSON writer prints NaN as null. No result is NaN because of a
+ * zero, negative or non-finite input: those are refused with a cause.
+ *
+ * Ownership: callers own every array; nothing here keeps a pointer except
+ * stats_summary.values, which borrows the caller's array. All functions
+ * are thread-safe (no global state; the Monte Carlo generator is seeded
+ * per call).
+ */
+#ifndef REPORTS_STATS_H
+#define REPORTS_STATS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* ---- One set of values (one metric of one arm) ---- */
+
+struct stats_summary {
+	size_t n;
+	double mean;
+	double median;	/* mean of the middle two when n is even */
+	double sd;	/* sample sd (n - 1); NaN when n < 2 */
+	double se;	/* sd / sqrt(n); NaN when n < 2 */
+	double min, max;
+	const double *values;	/* borrowed: the caller's array, in its order */
+};
+
+/* Summarize v[0..n-1]. -EINVAL when n == 0 or a value is not finite;
+ * -ENOMEM. Values may be zero or negative here. */
+int stats_summarize(const double *v, size_t n, struct stats_summary *out);
+
+/* ---- Student's t ---- */
+
+/* The p-quantile of Student's t with df degrees of freedom (df > 0, not
+ * necessarily an integer; 0 < p < 1): the t with P(T <= t) = p. NaN for
+ * arguments outside those ranges. Relative error below 1e-9 for df up to
+ * 1e5 (incomplete-beta CDF solved by safeguarded Newton), and below 1e-12
+ * beyond (Cornish-Fisher expansion to 1/df^4). */
+double stats_t_quantile(double p, double df);
+
+/* P(T <= t) for Student's t with df > 0 degrees of freedom. */
+double stats_t_cdf(double t, double df);
+
+/* ---- Sign-flip permutation test ---- */
+
+/* Up to this many values the sign-flip test enumerates all 2^n sign
+ * assignments; beyond it, it draws STATS_SIGNFLIP_DRAWS random ones. */
+#define STATS_SIGNFLIP_EXACT_MAX 20
+#define STATS_SIGNFLIP_DRAWS 100000
+/* Sums of |d| closer than this fraction of sum |d_i| count as ties. */
+#define STATS_SIGNFLIP_TIE_REL 1e-9
+
+/*
+ * Two-sided sign-flip p-value of d[0..n-1] around 0: the fraction of sign
+ * assignments s_i = +-1 whose |sum s_i d_i| is at least the observed
+ * |sum d_i| (the same as comparing |mean|), ties within
+ * STATS_SIGNFLIP_TIE_REL * sum |d_i| counting as at least. Exact for
+ * n <= STATS_SIGNFLIP_EXACT_MAX, so the result is k / 2^n with the observed
+ * assignment and its mirror always counted (p >= 2 / 2^n; p = 1 when the
+ * observed sum is 0). Beyond, a Monte Carlo estimate
+ * (1 + hits) / (1 + STATS_SIGNFLIP_DRAWS) from a generator with a fixed
+ * seed, so the same data always give the same p, never below
+ * 1 / (1 + STATS_SIGNFLIP_DRAWS). A zero d_i is kept (flipping it changes
+ * nothing). n == 0 gives 1. d must be finite.
+ */
+double stats_signflip_p(const double *d, size_t n);
+
+/* The smallest p stats_signflip_p can return for n values (n >= 1):
+ * 2 / 2^n while exact (0.125 at n = 4, 0.03125 at n = 6; 1 at n = 1), then
+ * 1 / (1 + STATS_SIGNFLIP_DRAWS). */
+double stats_signflip_p_min(size_t n);
+
+/* ---- Paired comparison of an arm against the baseline ---- */
+
+/* d[r] = ln(arm[r] / base[r]) for r < n. -EINVAL (cause names the round,
+ * 1-based, and the value) when a value is zero, negative or not finite. */
+int stats_log_ratios(const double *base, const double *arm, size_t n,
+		     double *d, char **cause);
+
+struct stats_paired {
+	size_t n;		/* paired rounds */
+	double mean_d;		/* mean of d_r */
+	double median_d;
+	double sd_d;		/* sample sd of d_r (n - 1); NaN when n < 2 */
+	double se_d;		/* sd_d / sqrt(n); NaN when n < 2 */
+	double delta_pct;	/* 100 * (exp(mean_d) - 1) */
+	double delta_pct_median;	/* 100 * (exp(median_d) - 1) */
+	bool signs_agree;	/* mean_d and median_d have the same sign
+				 * (-, 0 or +) */
+
+	/* The CIs need n >= 2. When !ci_computable every field below up to
+	 * ci90_hi_pct is NaN. With all d_r equal (sd 0) the CIs collapse to
+	 * the point delta_pct and the half-widths are 0. */
+	bool ci_computable;
+	double t_mult95;	/* t quantile 0.975, df n - 1 (4.303 at n = 3) */
+	double half_width95;	/* t_mult95 * se_d, log space */
+	double ci95_lo_pct, ci95_hi_pct;
+	double t_mult90;	/* t quantile 0.95, df n - 1 */
+	double half_width90;	/* log space */
+	double ci90_lo_pct, ci90_hi_pct;
+
+	double p_value;		/* stats_signflip_p of the d_r */
+	double p_min;		/* stats_signflip_p_min(n) */
+	bool p_exact;		/* n <= STATS_SIGNFLIP_EXACT_MAX */
+
+	/* Rounds by the sign of d_r, i.e. arm above, below or equal to the
+	 * baseline; stats_judge turns these into "favour" counts. */
+	size_t n_arm_higher, n_arm_lower, n_equal;
+};
+
+/* Compare arm[r] against base[r], r < n (n >= 1). -EINVAL with a cause for
+ * n == 0 or a value that is zero, negative or not finite; -ENOMEM. */
+int stats_paired_logratio(const double *base, const double *arm, size_t n,
+			  struct stats_paired *out, char **cause);
+
+/* ---- Design checks ---- */
+
+/*
+ * Position effect: how much a run reads higher one slot later in its round,
+ * whatever the arm. base_slot[r] and arm_slot[r] are the 0-based positions
+ * of the two runs in round r (for two arms: 0 and 1). With
+ * x_r = arm_slot[r] - base_slot[r], the least-squares fit
+ * d_r = beta + gamma * x_r separates the arm effect (beta) from the slot
+ * effect (gamma), so it is not fooled by an unbalanced order (an odd number
+ * of alternating rounds). In a balanced two-arm design gamma is simply the
+ * mean of ln(second / first) over rounds.
+ */
+struct stats_position {
+	bool computable;	/* false when x_r is the same in every round:
+				 * order and arm are then confounded */
+	double log_effect;	/* gamma: ln(later slot / earlier), per slot */
+	double pct;		/* 100 * (exp(gamma) - 1); NaN if !computable */
+	size_t n_base_first;	/* rounds where the baseline ran first */
+	size_t n_arm_first;
+};
+
+/* -EINVAL with a cause for n == 0, a value that is zero, negative or not
+ * finite, or a round whose two runs share a slot; -ENOMEM. */
+int stats_position_effect(const double *base, const double *arm,
+			  const unsigned *base_slot, const unsigned *arm_slot,
+			  size_t n, struct stats_position *out, char **cause);
+
+/*
+ * Baseline trend: the least-squares slope of ln(base[r]) against the round
+ * number x_r (round_x[r], or r when round_x is NULL, so that dropped
+ * rounds keep their place).
+ */
+struct stats_trend {
+	bool computable;	/* false when n < 2 or all x_r are equal */
+	double slope_log;	/* per round, log space */
+	double pct_per_round;	/* 100 * (exp(slope_log) - 1) */
+	double pct_span;	/* 100 * (exp(slope_log * (x_max - x_min)) - 1):
+				 * the drift from the first round to the last */
+};
+
+/* -EINVAL with a cause for n == 0, or a value that is zero, negative or
+ * not finite (base) or not finite (round_x). */
+int stats_baseline_trend(const double *base, const double *round_x,
+			 size_t n, struct stats_trend *out, char **cause);
+
+/* ---- Noise gate and verdicts ---- */
+
+/*
+ * The gate measured by an A/A experiment, where both "arms" ran the same
+ * thing: twice the sample standard deviation (n - 1) of the per-round
+ * effects delta%_r = 100 * (exp(d_r) - 1), d_r = ln(a2[r] / a1[r]). That is
+ * the spread of single-round differences when nothing changed; an effect
+ * inside it is not called. n >= 2; -EINVAL with a cause otherwise or for a
+ * value that is zero, negative or not finite; -ENOMEM.
+ */
+int stats_aa_gate(const double *a1, const double *a2, size_t n,
+		  double *gate_pct, char **cause);
+
+enum stats_verdict {
+	VERDICT_BETTER,
+	VERDICT_WORSE,
+	VERDICT_EQUIVALENT,
+	VERDICT_INCONCLUSIVE,
+};
+
+/* "better", "worse", "equivalent", "inconclusive"; NULL for other values. */
+const char *stats_verdict_name(enum stats_verdict v);
+
+/* stats_judgement.rounds_needed is "cannot say" beyond this many rounds. */
+#define STATS_ROUNDS_MAX 1000000L
+
+struct stats_judgement {
+	enum stats_verdict verdict;
+	double gate_pct;
+	bool higher_is_better;
+	bool ci95_excludes_zero;
+	bool clears_gate;	/* |delta_pct| > gate_pct */
+	bool ci90_within_gate;	/* -gate <= ci90_lo_pct, ci90_hi_pct <= gate */
+	/* Rounds where the arm was better than the baseline, worse, or
+	 * equal, in the metric's direction. */
+	size_t n_favour_arm, n_favour_base, n_ties;
+	/* Total rounds (not extra rounds) that would likely settle an
+	 * inconclusive verdict; 0 when the verdict is not inconclusive; -1
+	 * when it cannot be said (n < 2, or more than STATS_ROUNDS_MAX). */
+	long rounds_needed;
+	bool position_large;	/* see stats_judge */
+	bool trend_large;
+};
+
+/*
+ * Judge a comparison against the gate +-gate_pct (gate_pct >= 0, finite;
+ * else -EINVAL). Lower is better unless higher_is_better (scores).
+ *   better / worse  the 95% CI excludes 0 and |delta_pct| > gate_pct; the
+ *                   sign of delta and the direction say which;
+ *   equivalent      the 90% CI lies inside [-gate_pct, +gate_pct], ends
+ *                   included;
+ *   inconclusive    otherwise, and always when the CI is not computable
+ *                   (n < 2).
+ * The two decisive rules cannot both hold, since delta lies inside its own
+ * 90% CI. With sd_d = 0 the CIs are the point delta, so the verdict is
+ * never inconclusive for n >= 2.
+ *
+ * rounds_needed, for inconclusive: the smallest m > n at which, if mean_d
+ * and sd_d stayed as observed, (a) the 95% half-width t(0.975, m-1) *
+ * sd_d / sqrt(m) would be at most the gate in log space, ln(1 + gate/100)
+ * (the narrower side of the gate in log space; skipped when the gate is
+ * 0), and (b) the rules above would give a decisive verdict. (a) alone is
+ * the usual n * (h / gate)^2 with the t multiplier taken at m rounds
+ * instead of n (at n = 3, t = 4.30 against about 2 later, which would
+ * overstate the need four-fold); (b) keeps an effect sitting near the gate,
+ * whose CI is already narrow, from being promised a settlement one round
+ * later. It assumes the spread stays what it was, so it is a guide.
+ *
+ * position and trend may be NULL. position_large: |pos->pct| > |delta|/2
+ * and > gate_pct. trend_large: |trend->pct_span| (the drift over the whole
+ * experiment, about pct_per_round * (n - 1)) > |delta|/2 and > gate_pct.
+ * Either means the design, not the arm, may explain the effect; they do not
+ * change the verdict.
+ */
+int stats_judge(const struct stats_paired *p,
+		const struct stats_position *position,
+		const struct stats_trend *trend, double gate_pct,
+		bool higher_is_better, struct stats_judgement *out);
+
+#endif

@@ -1,0 +1,230 @@
+#!/usr/bin/env python3
+"""Reference values for tests/reports/test_stats.c.
+
+Computed independently of reports/stats.c: Student's t quantiles by two
+methods that share no code with it (mpmath's incomplete beta at 40 digits,
+and the exact finite series of Abramowitz & Stegun 26.7.3/26.7.4 for
+integer df), sign-flip p-values by brute-force enumeration over every sign
+assignment (exact integers where the data allow), everything else with the
+statistics and math modules. Run it with python3 (needs mpmath) and compare
+its output with the constants in the test; the test cites the section.
+"""
+import itertools
+import math
+import statistics
+from fractions import Fraction
+
+import mpmath as mp
+
+mp.mp.dps = 40
+
+
+def t_quantile_mp(p, df):
+    """Upper-tail root of 1/2 I_{df/(df+t^2)}(df/2, 1/2) = 1 - p, bisection."""
+    p, df = mp.mpf(p), mp.mpf(df)
+    q = 1 - p
+
+    def upper(t):
+        return mp.betainc(df / 2, mp.mpf(1) / 2, 0, df / (df + t * t),
+                          regularized=True) / 2
+
+    lo, hi = mp.mpf(0), mp.mpf(1)
+    while upper(hi) > q:
+        lo, hi = hi, hi * 2
+    for _ in range(140):
+        mid = (lo + hi) / 2
+        if upper(mid) > q:
+            lo = mid
+        else:
+            hi = mid
+    return (lo + hi) / 2
+
+
+def t_cdf_series(t, df):
+    """A&S 26.7.3 (odd df) and 26.7.4 (even df): exact for integer df."""
+    t = mp.mpf(t)
+    th = mp.atan(t / mp.sqrt(df))
+    s, c = mp.sin(th), mp.cos(th)
+    if df % 2 == 1:
+        acc, term = mp.mpf(0), c
+        if df > 1:
+            acc = term
+            for k in range(3, df - 1, 2):   # coefficients 2/3, 2*4/(3*5)...
+                term = term * (k - 1) / k * c * c
+                acc += term
+        a = 2 / mp.pi * (th + s * acc)
+    else:
+        acc, term = mp.mpf(1), mp.mpf(1)
+        for k in range(2, df - 1, 2):       # 1/2, 1*3/(2*4)...
+            term = term * (k - 1) / k * c * c
+            acc += term
+        a = s * acc
+    return (1 + a) / 2
+
+
+def t_quantile_series(p, df):
+    lo, hi = mp.mpf(0), mp.mpf(1)
+    while t_cdf_series(hi, df) < p:
+        lo, hi = hi, hi * 2
+    for _ in range(140):
+        mid = (lo + hi) / 2
+        if t_cdf_series(mid, df) < p:
+            lo = mid
+        else:
+            hi = mid
+    return (lo + hi) / 2
+
+
+def tq(p, df):
+    a = t_quantile_mp(p, df)
+    b = t_quantile_series(p, df)
+    assert abs(a - b) < mp.mpf(10) ** -25 * a, (p, df, a, b)
+    return float(a)
+
+
+def section(name):
+    print()
+    print("==", name)
+
+
+def signflip_bruteforce(d, tol_rel=1e-9):
+    obs = abs(sum(d))
+    scale = sum(abs(x) for x in d)
+    count = 0
+    for signs in itertools.product((1, -1), repeat=len(d)):
+        if abs(sum(s * x for s, x in zip(signs, d))) >= obs - tol_rel * scale:
+            count += 1
+    return count, 2 ** len(d)
+
+
+def signflip_exact_int(k):
+    """Integer data: no tolerance needed, no rounding."""
+    obs = abs(sum(k))
+    count = sum(1 for signs in itertools.product((1, -1), repeat=len(k))
+                if abs(sum(s * x for s, x in zip(signs, k))) >= obs)
+    return Fraction(count, 2 ** len(k))
+
+
+def paired(base, arm):
+    d = [math.log(b / a) for a, b in zip(base, arm)]
+    n = len(d)
+    m = statistics.fmean(d)
+    out = {"d": d, "mean_d": m, "median_d": statistics.median(d),
+           "delta_pct": 100 * math.expm1(m),
+           "delta_pct_median": 100 * math.expm1(statistics.median(d))}
+    if n >= 2:
+        sd = statistics.stdev(d)
+        se = sd / math.sqrt(n)
+        t95, t90 = tq(0.975, n - 1), tq(0.95, n - 1)
+        out.update(sd_d=sd, se_d=se, t95=t95, t90=t90,
+                   h95=t95 * se, h90=t90 * se,
+                   ci95=(100 * math.expm1(m - t95 * se),
+                         100 * math.expm1(m + t95 * se)),
+                   ci90=(100 * math.expm1(m - t90 * se),
+                         100 * math.expm1(m + t90 * se)))
+    c, tot = signflip_bruteforce(d)
+    out["p"] = (c, tot, c / tot)
+    return out
+
+
+def show(name, base, arm):
+    r = paired(base, arm)
+    print(name, "base", base, "arm", arm)
+    for k, v in r.items():
+        print("  %s = %r" % (k, v))
+    return r
+
+
+def settles(m, mean, sd, gate):
+    se = sd / math.sqrt(m)
+    h95, h90 = tq(0.975, m - 1) * se, tq(0.95, m - 1) * se
+    if gate > 0 and not h95 <= math.log1p(gate / 100):
+        return False
+    pct = lambda x: 100 * math.expm1(x)
+    excl = pct(mean - h95) > 0 or pct(mean + h95) < 0
+    clears = abs(pct(mean)) > gate
+    within = pct(mean - h90) >= -gate and pct(mean + h90) <= gate
+    return (excl and clears) or within
+
+
+def rounds_needed(n, mean, sd, gate):
+    m = n + 1
+    while not settles(m, mean, sd, gate):   # linear scan: no cleverness
+        m += 1
+    return m
+
+
+def main():
+    section("t quantiles (mpmath betainc == A&S series to 1e-25)")
+    for p in (0.975, 0.95):
+        for df in (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 15, 20, 30, 50, 100,
+                   200, 500, 1000):
+            print("  p=%s df=%d t=%.17g" % (p, df, tq(p, df)))
+    print("  non-integer df 2.5, p=0.975: %.17g"
+          % float(t_quantile_mp(0.975, 2.5)))
+    print("  df=1e6 p=0.975: %.17g" % float(t_quantile_mp(0.975, 10**6)))
+
+    section("summary")
+    v = [3, 1, 4, 1, 5, 9, 2, 6]
+    print("  v", v, "mean", statistics.fmean(v), "median",
+          statistics.median(v), "sd", statistics.stdev(v), "se",
+          statistics.stdev(v) / math.sqrt(len(v)))
+
+    section("paired")
+    show("n3", [100, 102, 98], [95, 97, 96])
+    show("n2", [10, 10], [11, 12])
+    show("n6", [10.0, 10.2, 9.9, 10.1, 10.0, 9.8],
+         [9.6, 9.9, 9.4, 9.8, 9.7, 9.5])
+
+    section("sign-flip ties (integer data scaled by 0.1)")
+    for k in ([1, 1, -1, 1, 0], [1, 2, -3, 3], [0, 0, 5], [1, 2, 3, 4],
+              [1, -1, 1, -1, 1, 1]):
+        print("  d = 0.1 *", k, "p =", signflip_exact_int(k))
+    d = [1.0, 1.0, 1e-6]
+    print("  d =", d, "p = %d/%d" % signflip_bruteforce(d))
+
+    section("sign-flip against brute force")
+    for n in (7, 16):
+        d = [0.01 + 0.05 * math.sin(1.7 * i) for i in range(n)]
+        c, tot = signflip_bruteforce(d)
+        obs = abs(sum(d))
+        gap = min(abs(abs(sum(s * x for s, x in zip(sg, d))) - obs)
+                  for sg in itertools.product((1, -1), repeat=n)
+                  if abs(abs(sum(s * x for s, x in zip(sg, d))) - obs) > 0)
+        print("  n=%d p=%d/%d=%.17g (closest other |S| is %.3g away)"
+              % (n, c, tot, c / tot, gap))
+
+    section("sign-flip Monte Carlo case: 24 values of +-0.01, 17 positive")
+    # |sum| >= 10 * 0.01  <=>  K >= 17 or K <= 7 for K ~ Binomial(24, 1/2)
+    p = sum(math.comb(24, k) for k in range(25) if k >= 17 or k <= 7) / 2**24
+    print("  exact p = %.17g" % p)
+    print("  Monte Carlo sd at 1e5 draws = %.3g"
+          % math.sqrt(p * (1 - p) / 1e5))
+
+    section("rounds needed")
+    for n, mean, sd, gate in ((3, 0.004, 0.02, 1.0), (4, 0.0, 0.05, 1.0),
+                              (5, 0.0095, 0.001, 1.0),
+                              (3, -0.0407248054570582, 0.017419525694926805,
+                               1.0), (3, -0.0407248054570582,
+                                      0.017419525694926805, 0.0)):
+        t95 = tq(0.975, n - 1)
+        h = t95 * sd / math.sqrt(n)
+        dl = math.log1p(gate / 100)
+        print("  n=%d mean=%g sd=%g gate=%g: needed %d (simple n*(h/d)^2 "
+              "= %.1f)" % (n, mean, sd, gate, rounds_needed(n, mean, sd, gate),
+                           n * (h / dl) ** 2))
+
+    section("a/a gate")
+    a1, a2 = [100, 101, 99, 100], [101, 100, 100, 98]
+    dp = [100 * (y / x - 1) for x, y in zip(a1, a2)]
+    print("  delta%_r", dp, "gate", 2 * statistics.stdev(dp))
+
+    section("design checks")
+    print("  trend 1%%/round over 4 rounds: span %.17g"
+          % (100 * (1.01 ** 4 - 1)))
+    print("  trend 1%%/round over x 0..5: span %.17g"
+          % (100 * (1.01 ** 5 - 1)))
+
+
+if __name__ == "__main__":
+    main()
