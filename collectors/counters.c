@@ -30,11 +30,21 @@ struct target {
 	size_t map_len;
 	int *fds;		/* per event; -1 when not opened */
 	int *leaders;		/* per hardware group: leader fd on this task */
+	int *sfds;		/* per sampler; -1 when not opened */
+};
+
+/* A sampler's id on one target, and the record layout its samples use. */
+struct sample_layout {
+	uint64_t id;
+	struct perf_rec_layout lay;
 };
 
 struct counters {
 	struct counters_opts o;
 	struct counter_status *st;
+	struct counter_status *sst;	/* per sampler */
+	struct sample_layout *slays;
+	size_t nslays;
 	bool decided;
 	int ngroups;
 	struct target *targets;
@@ -133,10 +143,11 @@ struct counters *counters_new(const struct counters_opts *opts)
 	c->page_size = (size_t)sysconf(_SC_PAGESIZE);
 	c->data_size = pages * c->page_size;
 	c->st = calloc(opts->nevents ? opts->nevents : 1, sizeof(*c->st));
+	c->sst = calloc(opts->nsamplers ? opts->nsamplers : 1, sizeof(*c->sst));
 	c->totals = calloc(opts->nevents ? opts->nevents : 1, sizeof(*c->totals));
 	c->tt = thread_table_new(opts->nevents);
 	c->scratch = malloc(65536);
-	if (!c->st || !c->totals || !c->tt || !c->scratch) {
+	if (!c->st || !c->sst || !c->totals || !c->tt || !c->scratch) {
 		counters_free(c);
 		errno = ENOMEM;
 		return NULL;
@@ -146,11 +157,16 @@ struct counters *counters_new(const struct counters_opts *opts)
 	return c;
 }
 
-static void target_close(struct target *t, size_t nevents)
+static void target_close(struct target *t, size_t nevents, size_t nsamplers)
 {
 	for (size_t i = 0; t->fds && i < nevents; i++)
 		if (t->fds[i] >= 0)
 			close(t->fds[i]);
+	for (size_t i = 0; t->sfds && i < nsamplers; i++)
+		if (t->sfds[i] >= 0)
+			close(t->sfds[i]);
+	free(t->sfds);
+	t->sfds = NULL;
 	if (t->base)
 		munmap(t->base, t->map_len);
 	if (t->dummy_fd >= 0)
@@ -168,9 +184,13 @@ void counters_free(struct counters *c)
 	if (!c)
 		return;
 	for (size_t i = 0; i < c->ntargets; i++)
-		target_close(&c->targets[i], c->o.nevents);
+		target_close(&c->targets[i], c->o.nevents, c->o.nsamplers);
 	for (size_t i = 0; c->st && i < c->o.nevents; i++)
 		free(c->st[i].reason);
+	for (size_t i = 0; c->sst && i < c->o.nsamplers; i++)
+		free(c->sst[i].reason);
+	free(c->sst);
+	free(c->slays);
 	free(c->targets);
 	free(c->st);
 	free(c->totals);
@@ -398,6 +418,94 @@ static int open_again(struct counters *c, struct target *t, char **cause)
 	return 0;
 }
 
+/*
+ * Open every sampler on target t. The first target decides support (a
+ * refusal marks the sampler not supported); later targets open the
+ * supported ones or fail.
+ */
+static int open_samplers(struct counters *c, struct target *t, bool first,
+			 char **cause)
+{
+	if (!c->o.nsamplers)
+		return 0;
+	t->sfds = malloc(c->o.nsamplers * sizeof(int));
+	if (!t->sfds)
+		return -ENOMEM;
+	for (size_t i = 0; i < c->o.nsamplers; i++) {
+		t->sfds[i] = -1;
+		struct counter_status *s = &c->sst[i];
+		if (!first && !s->supported)
+			continue;
+		struct perf_event_attr a = c->o.samplers[i].attr;
+		uint64_t extra = a.sample_type;
+		fill_common(c, &a);
+		a.sample_type = SAMPLE_ID_TYPE | extra;
+		a.inherit = 1;
+		if (c->o.flags & COUNTERS_ENABLE_ON_EXEC) {
+			a.disabled = 1;
+			a.enable_on_exec = 1;
+		}
+		if (s->user_only) {
+			a.exclude_kernel = 1;
+			a.exclude_hv = 1;
+		}
+		int fd = sys_perf_event_open(&a, t->tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+		if (fd < 0 && is_permission(errno) && !a.exclude_kernel) {
+			a.exclude_kernel = 1;
+			a.exclude_hv = 1;
+			fd = sys_perf_event_open(&a, t->tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+			if (fd >= 0)
+				s->user_only = true;
+		}
+		if (fd < 0) {
+			int err = errno;
+			if (first) {
+				s->supported = false;
+				s->err = err;
+				set_reason(s, err, c->o.samplers[i].hardware);
+				continue;
+			}
+			if (cause && asprintf(cause, "cannot open sampler '%s' on task %d: %s",
+					      c->o.samplers[i].name, (int)t->tid,
+					      strerror(err)) < 0)
+				*cause = NULL;
+			return -err;
+		}
+		if (first)
+			s->supported = true;
+		t->sfds[i] = fd;
+		uint64_t id = 0;
+		if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, t->dummy_fd) != 0 ||
+		    ioctl(fd, PERF_EVENT_IOC_ID, &id) != 0) {
+			int err = errno;
+			if (cause && asprintf(cause, "cannot redirect sampler '%s' into "
+					      "the ring buffer: %s",
+					      c->o.samplers[i].name, strerror(err)) < 0)
+				*cause = NULL;
+			return -err;
+		}
+		struct sample_layout *p = realloc(c->slays, (c->nslays + 1) * sizeof(*p));
+		if (!p)
+			return -ENOMEM;
+		c->slays = p;
+		p[c->nslays].id = id;
+		p[c->nslays].lay.sample_type = a.sample_type;
+		p[c->nslays].lay.read_format = a.read_format;
+		p[c->nslays].lay.regs_user_mask = a.sample_regs_user;
+		c->nslays++;
+	}
+	return 0;
+}
+
+static const struct perf_rec_layout *layout_for_id(uint64_t id, void *arg)
+{
+	const struct counters *c = arg;
+	for (size_t i = 0; i < c->nslays; i++)
+		if (c->slays[i].id == id)
+			return &c->slays[i].lay;
+	return NULL;
+}
+
 int counters_open_task(struct counters *c, pid_t pid, pid_t tid,
 		       const char *name, char **cause)
 {
@@ -418,13 +526,14 @@ int counters_open_task(struct counters *c, pid_t pid, pid_t tid,
 
 	int rc = open_dummy(c, t, cause);
 	if (rc) {
-		target_close(t, c->o.nevents);
+		target_close(t, c->o.nevents, c->o.nsamplers);
 		return rc;
 	}
+	bool first = !c->decided;
 	if (!c->decided) {
 		rc = open_first(c, t);
 		if (rc < 0) {
-			target_close(t, c->o.nevents);
+			target_close(t, c->o.nevents, c->o.nsamplers);
 			return rc;
 		}
 		if (rc == 0) {
@@ -442,14 +551,14 @@ int counters_open_task(struct counters *c, pid_t pid, pid_t tid,
 					      "-e task-clock,context-switches,page-faults" : "") < 0)
 				*cause = NULL;
 			free(h);
-			target_close(t, c->o.nevents);
+			target_close(t, c->o.nevents, c->o.nsamplers);
 			c->decided = false;
 			return -(err ? err : EINVAL);
 		}
 	} else {
 		rc = open_again(c, t, cause);
 		if (rc) {
-			target_close(t, c->o.nevents);
+			target_close(t, c->o.nevents, c->o.nsamplers);
 			return rc;
 		}
 	}
@@ -463,7 +572,7 @@ int counters_open_task(struct counters *c, pid_t pid, pid_t tid,
 					      "buffer: %s", c->o.events[i].name,
 					      strerror(err)) < 0)
 				*cause = NULL;
-			target_close(t, c->o.nevents);
+			target_close(t, c->o.nevents, c->o.nsamplers);
 			return -err;
 		}
 		uint64_t id = 0;
@@ -473,13 +582,18 @@ int counters_open_task(struct counters *c, pid_t pid, pid_t tid,
 			if (cause && asprintf(cause, "cannot read the id of '%s': %s",
 					      c->o.events[i].name, strerror(err)) < 0)
 				*cause = NULL;
-			target_close(t, c->o.nevents);
+			target_close(t, c->o.nevents, c->o.nsamplers);
 			return -err;
 		}
 	}
+	rc = open_samplers(c, t, first, cause);
+	if (rc) {
+		target_close(t, c->o.nevents, c->o.nsamplers);
+		return rc;
+	}
 	rc = thread_table_add_target(c->tt, pid, tid, name, (int)c->ntargets);
 	if (rc) {
-		target_close(t, c->o.nevents);
+		target_close(t, c->o.nevents, c->o.nsamplers);
 		return rc;
 	}
 	c->ntargets++;
@@ -532,10 +646,12 @@ static int drain_target(struct counters *c, struct target *t, int origin)
 		if (c->o.record_hook)
 			c->o.record_hook(rec, h.size, c->o.hook_arg);
 		struct perf_rec r;
-		if (perf_rec_decode(rec, h.size, &c->lay, NULL, NULL, &r) == 0) {
+		if (perf_rec_decode(rec, h.size, &c->lay, layout_for_id, c, &r) == 0) {
 			int frc = thread_table_feed(c->tt, &r, origin);
 			if (frc && !rc)
 				rc = frc;
+			if (c->o.on_record)
+				c->o.on_record(&r, origin, c->o.rec_arg);
 		}
 		c->records++;
 		tail += h.size;
@@ -627,4 +743,21 @@ uint64_t counters_event_id(const struct counters *c, size_t target,
 const struct perf_rec_layout *counters_layout(const struct counters *c)
 {
 	return &c->lay;
+}
+
+const struct counter_status *counters_sampler_status(const struct counters *c,
+						     size_t i)
+{
+	return i < c->o.nsamplers ? &c->sst[i] : NULL;
+}
+
+uint64_t counters_sampler_id(const struct counters *c, size_t target, size_t i)
+{
+	if (target >= c->ntargets || i >= c->o.nsamplers ||
+	    !c->targets[target].sfds || c->targets[target].sfds[i] < 0)
+		return 0;
+	uint64_t id = 0;
+	if (ioctl(c->targets[target].sfds[i], PERF_EVENT_IOC_ID, &id) != 0)
+		return 0;
+	return id;
 }

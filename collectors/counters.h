@@ -37,15 +37,38 @@ enum counters_flags {
 	COUNTERS_ENABLE_ON_EXEC = 1 << 0,
 };
 
+/*
+ * A sampling event opened beside the counting ones: inherited and
+ * redirected into the same buffer. attr carries the event (type, config),
+ * sample_period or sample_freq (with freq set), and the sample_type bits
+ * the caller needs beyond the ones every record carries (TID, TIME, CPU
+ * and IDENTIFIER are always added): e.g. PERF_SAMPLE_ADDR for page-fault
+ * addresses, PERF_SAMPLE_CALLCHAIN, PERF_SAMPLE_REGS_USER with
+ * sample_regs_user, PERF_SAMPLE_STACK_USER with sample_stack_user.
+ */
+struct sampler_desc {
+	const char *name;
+	struct perf_event_attr attr;
+	bool hardware;
+};
+
 struct counters_opts {
 	const struct event_desc *events;	/* borrowed for the session */
 	size_t nevents;
+	const struct sampler_desc *samplers;	/* borrowed; may be NULL */
+	size_t nsamplers;
 	size_t mmap_pages;	/* data pages per buffer (power of 2); 0: 256 */
 	unsigned flags;
 	/* Called with every raw record drained, before decoding (may be
 	 * NULL): lets a caller save ring-buffer bytes for tests. */
 	void (*record_hook)(const void *rec, size_t len, void *arg);
 	void *hook_arg;
+	/* Called with every decoded record after the thread table has seen
+	 * it (MMAP2 and SAMPLE records are what callers want), with the index
+	 * of the target whose buffer it came from. Pointers inside rec are
+	 * valid only during the call: copy what must outlive it. */
+	void (*on_record)(const struct perf_rec *rec, int origin, void *arg);
+	void *rec_arg;
 };
 
 struct counter_status {
@@ -73,6 +96,14 @@ int counters_open_task(struct counters *c, pid_t pid, pid_t tid,
 
 const struct counter_status *counters_status(const struct counters *c,
 					     size_t event_idx);
+
+/*
+ * Status of sampler i (supported, reason) and its kernel id on target 0,
+ * to tell its samples apart (PERF_SAMPLE_IDENTIFIER).
+ */
+const struct counter_status *counters_sampler_status(const struct counters *c,
+						     size_t i);
+uint64_t counters_sampler_id(const struct counters *c, size_t target, size_t i);
 
 /* The file descriptors to poll for POLLIN (one per target). */
 size_t counters_pollfds(const struct counters *c, struct pollfd *out, size_t max);
