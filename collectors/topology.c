@@ -1375,8 +1375,9 @@ static int index_range_error(const char *mode, const char *kind, size_t n,
 		cause_give(cause, msg_new("pin mode '%s' is out of range: the machine reports no %s",
 					  eb, what));
 	else if (n == 1)
-		cause_give(cause, msg_new("pin mode '%s' is out of range: the machine has one %s (%s:0)",
-					  eb, what, kind));
+		cause_give(cause, msg_new("pin mode '%s' is out of range: the machine has "
+					  "one %.*s (%s:0)", eb, (int)strlen(what) - 1,
+					  what, kind));
 	else
 		cause_give(cause, msg_new("pin mode '%s' is out of range: the machine has %zu %s (%s:0 to %s:%zu)",
 					  eb, n, what, kind, kind, n - 1));

@@ -102,6 +102,11 @@ static int store_body(struct db *db, struct db_run *run, char **cause)
 	if (hid < 0)
 		return (int)hid;
 	run->host.id = hid;
+	if (run->topology) {
+		int trc = db_topology_store(db, hid, run->topology, cause);
+		if (trc)
+			return trc;
+	}
 
 	sqlite3_stmt *st;
 	int rc = db_prepare(db, &st,
@@ -541,6 +546,10 @@ void db_run_release(struct db_run *run)
 		free(run->threads[i].counts);
 	}
 	free(run->threads);
+	if (run->topology) {
+		db_topology_release(run->topology);
+		free(run->topology);
+	}
 	memset(run, 0, sizeof(*run));
 }
 

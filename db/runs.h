@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "db/db.h"
+#include "db/topology.h"
 
 struct db_host {
 	int64_t id;
@@ -92,6 +93,9 @@ struct db_run {
 	struct db_event *events;
 	size_t nthreads;
 	struct db_thread *threads;
+	/* The host's topology, stored once per host with the first run that
+	 * carries it (may be NULL; not filled by db_run_load). Owned. */
+	struct db_topology *topology;
 };
 
 struct db_run_summary {

@@ -102,6 +102,21 @@ static const char *const migrations[] = {
 	"  FROM counts c"
 	"  JOIN threads t ON t.id = c.thread_id"
 	"  JOIN events e ON e.run_id = t.run_id AND e.idx = c.event_idx;",
+
+	/* v2: each host's topology, stored once: cache domains, clusters,
+	 * SMT siblings, packages and NUMA nodes, as rows of one table. */
+	"CREATE TABLE host_topology ("
+	"  host_id INTEGER NOT NULL REFERENCES hosts(id) ON DELETE CASCADE,"
+	"  kind TEXT NOT NULL,"		/* cache, cluster, smt, package, node, info */
+	"  idx INTEGER NOT NULL,"
+	"  level INTEGER,"
+	"  type TEXT,"
+	"  size_bytes INTEGER,"
+	"  cpus TEXT,"
+	"  number INTEGER,"
+	"  text TEXT,"
+	"  PRIMARY KEY (host_id, kind, idx)"
+	") WITHOUT ROWID;",
 };
 
 size_t schema_migration_count(void)

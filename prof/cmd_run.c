@@ -24,6 +24,7 @@
 #include "prof/cli.h"
 #include "prof/commands.h"
 #include "prof/launch.h"
+#include "prof/pin.h"
 #include "prof/runutil.h"
 #include "reports/runs.h"
 
@@ -53,6 +54,14 @@ const char cmd_run_help[] =
 "  -o, --output FILE     write the report to FILE instead of stderr\n"
 "  -q, --quiet           store the run but print no report (unless -o)\n"
 "      --db PATH         database (default: $PROF_DB, else ./prof.db)\n"
+"      --pin MODE        run on chosen CPUs: none, largest-llc (the biggest\n"
+"                        shared last-level cache), llc:N, l2:N (the Nth\n"
+"                        domain in CPU order, as 'prof topo' numbers them),\n"
+"                        node:N, cpus:LIST (e.g. cpus:0-5,12-17)\n"
+"      --cache-affinity  same as --pin largest-llc\n"
+"      --no-cache-affinity  same as --pin none; both flags win over\n"
+"                        PROF_CACHE_AFFINITY=1|0 in the environment\n"
+"      --sysfs ROOT      read the topology below ROOT instead of /\n"
 "      --mmap-pages N    ring-buffer pages per task (power of 2, default 256)\n"
 "      --record-dump FILE  save the raw ring-buffer records (for tests)\n"
 "\n"
@@ -65,7 +74,12 @@ const char cmd_run_help[] =
 "Examples:\n"
 "  prof run -- ./build/bin/prof-demo\n"
 "  prof run -e task-clock,page-faults --by name --format json -- make -j8\n"
-"  prof run -p 1234 --duration 10\n";
+"  prof run --pin largest-llc -- ./emulator --scene 3\n"
+"  prof run -p 1234 --duration 10\n"
+"\n"
+"The pin is applied before the command starts, so every thread it spawns\n"
+"inherits it; the run records the mode, whether it was applied, the CPUs\n"
+"in force (read back from the workload) and the cache domain's size.\n";
 
 static volatile sig_atomic_t got_signal;
 static volatile sig_atomic_t got_signal_from_kernel;
@@ -109,13 +123,17 @@ struct run_args {
 	bool quiet;
 	long mmap_pages;
 	const char *dump;
+	const char *pin;
+	int affinity;
+	const char *sysfs;
 	char **argv;
 	int argc;
 };
 
 static int parse_args(int argc, char **argv, struct run_args *a)
 {
-	enum { O_DURATION = 256, O_BY, O_FORMAT, O_DB, O_MMAP, O_DUMP };
+	enum { O_DURATION = 256, O_BY, O_FORMAT, O_DB, O_MMAP, O_DUMP, O_PIN,
+	       O_AFF, O_NOAFF, O_SYSFS };
 	static const struct option opts[] = {
 		{ "events", required_argument, NULL, 'e' },
 		{ "pid", required_argument, NULL, 'p' },
@@ -127,6 +145,10 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 		{ "db", required_argument, NULL, O_DB },
 		{ "mmap-pages", required_argument, NULL, O_MMAP },
 		{ "record-dump", required_argument, NULL, O_DUMP },
+		{ "pin", required_argument, NULL, O_PIN },
+		{ "cache-affinity", no_argument, NULL, O_AFF },
+		{ "no-cache-affinity", no_argument, NULL, O_NOAFF },
+		{ "sysfs", required_argument, NULL, O_SYSFS },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -136,6 +158,7 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 	a->fmt = OUT_TABLE;
 	a->by = BY_THREAD;
 	a->mmap_pages = 256;
+	a->affinity = AFFINITY_UNSET;
 	optind = 1;
 	opterr = 0;
 	int c;
@@ -184,6 +207,18 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 		case O_DUMP:
 			a->dump = optarg;
 			break;
+		case O_PIN:
+			a->pin = optarg;
+			break;
+		case O_AFF:
+			a->affinity = AFFINITY_ON;
+			break;
+		case O_NOAFF:
+			a->affinity = AFFINITY_OFF;
+			break;
+		case O_SYSFS:
+			a->sysfs = optarg;
+			break;
 		case 'h':
 			cli_print_verb_help("run");
 			return -1;
@@ -201,6 +236,9 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 	if (a->duration > 0 && !a->pid)
 		return usage_error("run", "--duration goes with -p PID; a launched "
 				   "command runs until it exits");
+	if (a->pid && (a->pin || a->affinity == AFFINITY_ON))
+		return usage_error("run", "--pin applies to a launched command; an "
+				   "attached process keeps its own affinity");
 	return 0;
 }
 
@@ -455,6 +493,35 @@ int cmd_run(int argc, char **argv, struct prof_ctx *ctx)
 		return EXIT_FAIL;
 	}
 
+	/* The pin is settled before anything starts: a bad one is a usage
+	 * error, an unreadable topology for largest-llc a warning. */
+	struct pin_plan plan;
+	memset(&plan, 0, sizeof(plan));
+	char *pin_cpus_in_force = NULL;
+	if (launched) {
+		char *warn = NULL;
+		const char *mode = pin_choose_mode(a.pin, a.affinity,
+						   getenv("PROF_CACHE_AFFINITY"), &warn);
+		if (warn) {
+			warning_msg("%s", warn);
+			free(warn);
+			warn = NULL;
+		}
+		rc = pin_plan_make(&plan, mode, a.sysfs, &warn, &cause);
+		if (rc) {
+			print_cause("error: ", cause);
+			free(cause);
+			pin_plan_release(&plan);
+			event_list_free(evs, nev);
+			run_state_release(&rs);
+			return EXIT_USAGE;
+		}
+		if (warn) {
+			warning_msg("%s", warn);
+			free(warn);
+		}
+	}
+
 	run_state_open_db(&rs);
 
 	FILE *dump = NULL;
@@ -487,7 +554,11 @@ int cmd_run(int argc, char **argv, struct prof_ctx *ctx)
 	double u0 = 0, s0 = 0, u1 = 0, s1 = 0;
 
 	if (launched) {
-		struct launch_opts lo = { .argv = a.argv };
+		struct launch_opts lo = {
+			.argv = a.argv,
+			.pin = plan.apply ? plan.set : NULL,
+			.pin_size = plan.setsize,
+		};
 		rc = launch_prepare(&l, &lo, &cause);
 		if (rc) {
 			print_cause("error: ", cause);
@@ -506,6 +577,8 @@ int cmd_run(int argc, char **argv, struct prof_ctx *ctx)
 		if (dump)
 			dump_header(dump, cs, evs, nev);
 		report_unsupported(cs, evs, nev);
+		if (plan.apply)
+			fprintf(stderr, "prof: %s\n", plan.desc);
 		t0 = now_s();
 		rc = launch_release(&l, &cause);
 		if (rc) {
@@ -515,6 +588,7 @@ int cmd_run(int argc, char **argv, struct prof_ctx *ctx)
 			restore_signals(old);
 			goto out;
 		}
+		pin_cpus_in_force = pin_read_back(l.pid);
 		interrupted = watch(cs, &l, 0, -1, 0);
 		t1 = now_s();
 		launch_reap(&l, &status, &signo, &ru);
@@ -584,6 +658,23 @@ int cmd_run(int argc, char **argv, struct prof_ctx *ctx)
 		run.sys_s = s1 - s0;
 	}
 	run.interrupted = interrupted;
+	if (launched) {
+		run.pin.mode = plan.mode;
+		plan.mode = NULL;
+		run.pin.status = plan.apply ? strdup("applied") : plan.status;
+		if (!plan.apply)
+			plan.status = NULL;
+		run.pin.cpus = pin_cpus_in_force;
+		pin_cpus_in_force = NULL;
+		run.pin.level = plan.level;
+		run.pin.cache_type = plan.cache_type;
+		plan.cache_type = NULL;
+		run.pin.size_bytes = plan.size_bytes;
+		run.topology = plan.topology;
+		plan.topology = NULL;
+		if (plan.desc)
+			db_run_set(&run, "pin_desc", plan.desc);
+	}
 	run_state_fill(&rs, &run, cs, evs, nev);
 	db_run_set(&run, "events", a.events);
 	char pages[32];
@@ -612,6 +703,8 @@ int cmd_run(int argc, char **argv, struct prof_ctx *ctx)
 	run.argc = 0;
 	db_run_release(&run);
 out:
+	pin_plan_release(&plan);
+	free(pin_cpus_in_force);
 	if (dump)
 		fclose(dump);
 	counters_free(cs);

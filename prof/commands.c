@@ -18,6 +18,8 @@ const struct cmd commands[] = {
 	{ "runs", cmd_runs, "list the stored runs", cmd_runs_help },
 	{ "report", cmd_report, "reprint a stored run per thread, name or total",
 	  cmd_report_help },
+	{ "topo", cmd_topo, "show cache domains and what a pin would pick",
+	  cmd_topo_help },
 	{ "events", cmd_events, "list the events this machine can encode",
 	  cmd_events_help },
 	{ "help", cmd_help, "print help for a verb", help_help },

@@ -104,7 +104,7 @@ static void child_main(const struct launch_opts *o, const char *path,
 	for (size_t i = 0; o->env_set && o->env_set[i]; i++)
 		putenv(o->env_set[i]);
 	/* Pid 0: the whole process, so every thread spawned later inherits. */
-	if (o->pin && sched_setaffinity(0, sizeof(*o->pin), o->pin) != 0)
+	if (o->pin && sched_setaffinity(0, o->pin_size, o->pin) != 0)
 		child_fail(err_wr, STAGE_PIN);
 
 	char b;

@@ -21,6 +21,7 @@ struct launch_opts {
 	const char *cwd;	/* or NULL */
 	char **env_set;		/* "K=V" entries to set, NULL-terminated, or NULL */
 	const cpu_set_t *pin;	/* or NULL: leave affinity alone */
+	size_t pin_size;	/* CPU_ALLOC_SIZE of pin */
 };
 
 struct launch {

@@ -349,7 +349,7 @@ void jw_init(struct jw *w, FILE *fp, int indent)
 
 static void jw_newline(struct jw *w)
 {
-	if (!w->indent)
+	if (!w->indent || w->flat[w->depth])
 		return;
 	fputc('\n', w->fp);
 	for (int i = 0; i < w->depth * w->indent; i++)
@@ -365,34 +365,39 @@ static void jw_pre(struct jw *w)
 	}
 	if (w->depth > 0) {
 		if (!w->first[w->depth])
-			fputc(',', w->fp);
+			fputs(w->flat[w->depth] && w->indent ? ", " : ",", w->fp);
 		jw_newline(w);
 	}
 	w->first[w->depth] = false;
 }
 
-static void jw_open(struct jw *w, char c)
+static void jw_open(struct jw *w, char c, bool flat)
 {
 	jw_pre(w);
 	fputc(c, w->fp);
+	bool parent_flat = w->flat[w->depth];
 	if (w->depth + 1 < JW_MAX_DEPTH)
 		w->depth++;
 	w->first[w->depth] = true;
+	w->flat[w->depth] = flat || parent_flat;
 }
 
 static void jw_close(struct jw *w, char c)
 {
 	bool empty = w->first[w->depth];
+	bool was_flat = w->flat[w->depth];
+	w->flat[w->depth] = false;
 	if (w->depth > 0)
 		w->depth--;
-	if (!empty)
+	if (!empty && !was_flat)
 		jw_newline(w);
 	fputc(c, w->fp);
 }
 
-void jw_obj_begin(struct jw *w) { jw_open(w, '{'); }
+void jw_obj_begin(struct jw *w) { jw_open(w, '{', false); }
 void jw_obj_end(struct jw *w) { jw_close(w, '}'); }
-void jw_arr_begin(struct jw *w) { jw_open(w, '['); }
+void jw_arr_begin(struct jw *w) { jw_open(w, '[', false); }
+void jw_arr_begin_flat(struct jw *w) { jw_open(w, '[', true); }
 void jw_arr_end(struct jw *w) { jw_close(w, ']'); }
 
 static void jw_string(FILE *fp, const char *s)

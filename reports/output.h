@@ -80,6 +80,7 @@ struct jw {
 	FILE *fp;
 	int depth;
 	bool first[JW_MAX_DEPTH];
+	bool flat[JW_MAX_DEPTH];	/* written on one line */
 	bool after_key;
 	int indent;	/* 0: compact; else spaces per level */
 };
@@ -89,6 +90,8 @@ void jw_obj_begin(struct jw *w);
 void jw_obj_end(struct jw *w);
 void jw_arr_begin(struct jw *w);
 void jw_arr_end(struct jw *w);
+/* An array kept on one line even when indenting (lists of numbers). */
+void jw_arr_begin_flat(struct jw *w);
 void jw_key(struct jw *w, const char *key);
 void jw_str(struct jw *w, const char *s);	/* NULL writes null */
 void jw_num(struct jw *w, double v);		/* NaN/inf write null */

@@ -337,7 +337,7 @@ static void write_json(const struct db_run *run, const struct rrow *rows,
 	jw_key(&w, "status");
 	jw_str(&w, run->pin.status ? run->pin.status : "applied");
 	jw_key(&w, "cpus");
-	jw_arr_begin(&w);
+	jw_arr_begin_flat(&w);
 	/* The CPU list as ints, expanded from its compact form. */
 	const char *p = run->pin.cpus;
 	while (p && *p) {

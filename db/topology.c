@@ -1,0 +1,173 @@
+/* topology (db): store and load a host's topology. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "db/internal.h"
+#include "db/topology.h"
+
+void db_topology_release(struct db_topology *t)
+{
+	if (!t)
+		return;
+	free(t->root);
+	free(t->online);
+	for (size_t i = 0; i < t->ncaches; i++) {
+		free(t->caches[i].type);
+		free(t->caches[i].cpus);
+	}
+	free(t->caches);
+	free(t->largest_reason);
+	free(t->notes);
+	free(t->cluster_source);
+	struct db_cpuset *sets[] = { t->clusters, t->smt, t->packages, t->nodes };
+	size_t ns[] = { t->nclusters, t->nsmt, t->npackages, t->nnodes };
+	for (int k = 0; k < 4; k++) {
+		for (size_t i = 0; i < ns[k]; i++)
+			free(sets[k][i].cpus);
+		free(sets[k]);
+	}
+	memset(t, 0, sizeof(*t));
+}
+
+static int put(struct db *db, sqlite3_stmt *st, int64_t host, const char *kind,
+	       int idx, int level, const char *type, int64_t size,
+	       const char *cpus, int number, const char *text, char **cause)
+{
+	sqlite3_bind_int64(st, 1, host);
+	db_bind_text(st, 2, kind);
+	sqlite3_bind_int(st, 3, idx);
+	sqlite3_bind_int(st, 4, level);
+	db_bind_text(st, 5, type);
+	sqlite3_bind_int64(st, 6, size);
+	db_bind_text(st, 7, cpus);
+	sqlite3_bind_int(st, 8, number);
+	db_bind_text(st, 9, text);
+	int s = sqlite3_step(st);
+	sqlite3_reset(st);
+	if (s != SQLITE_DONE)
+		return db_fail(db, s, "cannot store the topology in", cause);
+	return 0;
+}
+
+int db_topology_store(struct db *db, int64_t host_id,
+		      const struct db_topology *t, char **cause)
+{
+	char *have = NULL;
+	char sql[128];
+	snprintf(sql, sizeof(sql), "SELECT count(*) FROM host_topology WHERE host_id = %lld",
+		 (long long)host_id);
+	int rc = db_query_text(db, sql, &have, cause);
+	if (rc)
+		return rc;
+	bool stored = have && atoi(have) > 0;
+	free(have);
+	if (stored)
+		return 0;
+	sqlite3_stmt *st;
+	rc = db_prepare(db, &st, "INSERT INTO host_topology (host_id, kind, idx,"
+			" level, type, size_bytes, cpus, number, text) VALUES"
+			" (?1,?2,?3,?4,?5,?6,?7,?8,?9)", cause);
+	if (rc)
+		return rc;
+	rc = put(db, st, host_id, "info", 0, t->llc_level, t->cluster_source,
+		 t->largest_llc, t->online, t->llc_asymmetric, t->largest_reason, cause);
+	if (!rc && t->notes)
+		rc = put(db, st, host_id, "info", 1, 0, NULL, 0, t->root, 0, t->notes, cause);
+	for (size_t i = 0; !rc && i < t->ncaches; i++) {
+		const struct db_cache *c = &t->caches[i];
+		rc = put(db, st, host_id, "cache", (int)i, c->level, c->type,
+			 (int64_t)c->size_bytes, c->cpus, (int)c->index, NULL, cause);
+	}
+	const char *kinds[] = { "cluster", "smt", "package", "node" };
+	const struct db_cpuset *sets[] = { t->clusters, t->smt, t->packages, t->nodes };
+	size_t ns[] = { t->nclusters, t->nsmt, t->npackages, t->nnodes };
+	for (int k = 0; k < 4 && !rc; k++)
+		for (size_t i = 0; i < ns[k] && !rc; i++)
+			rc = put(db, st, host_id, kinds[k], (int)i, 0, NULL, 0,
+				 sets[k][i].cpus, sets[k][i].number, NULL, cause);
+	sqlite3_finalize(st);
+	return rc;
+}
+
+static int push_set(struct db_cpuset **v, size_t *n, int number, char *cpus)
+{
+	struct db_cpuset *p = realloc(*v, (*n + 1) * sizeof(*p));
+	if (!p) {
+		free(cpus);
+		return -ENOMEM;
+	}
+	*v = p;
+	p[*n].number = number;
+	p[*n].cpus = cpus;
+	(*n)++;
+	return 0;
+}
+
+int db_topology_load(struct db *db, int64_t host_id, struct db_topology *out,
+		     char **cause)
+{
+	memset(out, 0, sizeof(*out));
+	out->largest_llc = -1;
+	sqlite3_stmt *st;
+	int rc = db_prepare(db, &st, "SELECT kind, idx, level, type, size_bytes,"
+			    " cpus, number, text FROM host_topology WHERE host_id = ?1"
+			    " ORDER BY kind, idx", cause);
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(st, 1, host_id);
+	int s, rows = 0;
+	while ((s = sqlite3_step(st)) == SQLITE_ROW && !rc) {
+		rows++;
+		const char *kind = (const char *)sqlite3_column_text(st, 0);
+		int idx = sqlite3_column_int(st, 1);
+		if (!strcmp(kind, "info") && idx == 0) {
+			out->llc_level = sqlite3_column_int(st, 2);
+			out->cluster_source = db_col_text(st, 3);
+			out->largest_llc = (long)sqlite3_column_int64(st, 4);
+			out->online = db_col_text(st, 5);
+			out->llc_asymmetric = sqlite3_column_int(st, 6);
+			out->largest_reason = db_col_text(st, 7);
+		} else if (!strcmp(kind, "info")) {
+			out->root = db_col_text(st, 5);
+			out->notes = db_col_text(st, 7);
+		} else if (!strcmp(kind, "cache")) {
+			struct db_cache *p = realloc(out->caches, (out->ncaches + 1) * sizeof(*p));
+			if (!p) {
+				rc = -ENOMEM;
+				break;
+			}
+			out->caches = p;
+			struct db_cache *c = &p[out->ncaches++];
+			c->level = sqlite3_column_int(st, 2);
+			c->type = db_col_text(st, 3);
+			c->size_bytes = (uint64_t)sqlite3_column_int64(st, 4);
+			c->cpus = db_col_text(st, 5);
+			c->index = (size_t)sqlite3_column_int(st, 6);
+			c->id = -1;
+		} else {
+			struct db_cpuset **v = !strcmp(kind, "cluster") ? &out->clusters
+					     : !strcmp(kind, "smt") ? &out->smt
+					     : !strcmp(kind, "package") ? &out->packages
+					     : &out->nodes;
+			size_t *n = !strcmp(kind, "cluster") ? &out->nclusters
+				  : !strcmp(kind, "smt") ? &out->nsmt
+				  : !strcmp(kind, "package") ? &out->npackages
+				  : &out->nnodes;
+			rc = push_set(v, n, sqlite3_column_int(st, 6), db_col_text(st, 5));
+		}
+	}
+	sqlite3_finalize(st);
+	if (rc) {
+		db_topology_release(out);
+		return rc;
+	}
+	if (rows == 0) {
+		if (cause && asprintf(cause, "no topology stored for host %lld",
+				      (long long)host_id) < 0)
+			*cause = NULL;
+		return -ENOENT;
+	}
+	return 0;
+}

@@ -1,0 +1,217 @@
+/*
+ * pin: the flag-versus-environment rule, the resolution of a pin mode to
+ * CPUs, and the conversion of a topology to its stored shape.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "prof/pin.h"
+
+const char *pin_choose_mode(const char *pin_opt, int affinity_flag,
+			    const char *env, char **warning)
+{
+	if (affinity_flag == AFFINITY_ON)
+		return "largest-llc";
+	if (affinity_flag == AFFINITY_OFF)
+		return "none";
+	if (pin_opt)
+		return pin_opt;
+	if (!env || !*env)
+		return "none";
+	static const char *const on[] = { "1", "true", "yes", "on" };
+	static const char *const off[] = { "0", "false", "no", "off" };
+	for (size_t i = 0; i < 4; i++) {
+		if (!strcasecmp(env, on[i]))
+			return "largest-llc";
+		if (!strcasecmp(env, off[i]))
+			return "none";
+	}
+	if (warning && asprintf(warning, "PROF_CACHE_AFFINITY='%.20s' is neither "
+				"1 nor 0; not pinning", env) < 0)
+		*warning = NULL;
+	return "none";
+}
+
+static char *sdup(const char *s)
+{
+	return s ? strdup(s) : NULL;
+}
+
+static char *join_causes(const struct topo *t)
+{
+	size_t len = 0;
+	char *out = NULL;
+	FILE *fp = open_memstream(&out, &len);
+	const char *parts[] = { t->cache_cause, t->llc_cause, t->smt_cause,
+				t->cluster_cause, t->package_cause, t->node_cause };
+	for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++)
+		if (parts[i])
+			fprintf(fp, "%s\n", parts[i]);
+	/* A level's cause is often the last level's, said again: once. */
+	for (int l = 0; l <= TOPO_MAX_CACHE_LEVEL; l++)
+		if (t->level_cause[l] &&
+		    !(t->llc_cause && strstr(t->llc_cause, t->level_cause[l])))
+			fprintf(fp, "%s\n", t->level_cause[l]);
+	fclose(fp);
+	if (out && !*out) {
+		free(out);
+		return NULL;
+	}
+	return out;
+}
+
+static struct db_cpuset *sets_of(const struct cpumask *m, size_t n)
+{
+	struct db_cpuset *v = calloc(n ? n : 1, sizeof(*v));
+	for (size_t i = 0; v && i < n; i++) {
+		v[i].number = (int)i;
+		v[i].cpus = cpumask_format(&m[i]);
+	}
+	return v;
+}
+
+struct db_topology *topo_to_db(const struct topo *t)
+{
+	struct db_topology *d = calloc(1, sizeof(*d));
+	if (!d)
+		return NULL;
+	d->root = sdup(t->root);
+	d->online = cpumask_format(&t->online);
+	d->ncaches = t->n_caches;
+	d->caches = calloc(t->n_caches ? t->n_caches : 1, sizeof(*d->caches));
+	d->largest_llc = -1;
+	for (size_t i = 0; i < t->n_caches; i++) {
+		const struct cache_domain *c = &t->caches[i];
+		d->caches[i].level = c->level;
+		d->caches[i].type = sdup(cache_type_name(c->type));
+		d->caches[i].size_bytes = c->size_bytes;
+		d->caches[i].cpus = cpumask_format(&c->cpus);
+		d->caches[i].index = c->index;
+		d->caches[i].id = c->id;
+		if (t->largest_llc == c)
+			d->largest_llc = (long)i;
+	}
+	d->llc_level = t->llc_level;
+	d->llc_asymmetric = t->llc_asymmetric;
+	d->largest_reason = sdup(t->largest_llc_reason);
+	d->notes = join_causes(t);
+	d->cluster_source = sdup(t->cluster_source == TOPO_CLUSTER_SYSFS ? "sysfs"
+				 : t->cluster_source == TOPO_CLUSTER_L2 ? "l2" : NULL);
+	d->clusters = sets_of(t->clusters, t->n_clusters);
+	d->nclusters = t->n_clusters;
+	d->smt = sets_of(t->smt, t->n_smt);
+	d->nsmt = t->n_smt;
+	d->packages = sets_of(t->packages, t->n_packages);
+	d->npackages = t->n_packages;
+	d->nnodes = t->n_nodes;
+	d->nodes = calloc(t->n_nodes ? t->n_nodes : 1, sizeof(*d->nodes));
+	for (size_t i = 0; d->nodes && i < t->n_nodes; i++) {
+		d->nodes[i].number = t->nodes[i].node;
+		d->nodes[i].cpus = cpumask_format(&t->nodes[i].cpus);
+	}
+	return d;
+}
+
+int pin_plan_make(struct pin_plan *p, const char *mode, const char *sysfs_root,
+		  char **warning, char **cause)
+{
+	memset(p, 0, sizeof(*p));
+	p->mode = strdup(mode);
+	struct topo t;
+	char *tcause = NULL;
+	int trc = topo_read(&t, sysfs_root ? sysfs_root : "/", &tcause);
+	if (trc == 0)
+		p->topology = topo_to_db(&t);
+
+	if (!strcmp(mode, "none")) {
+		p->status = strdup("not requested");
+		if (trc == 0)
+			topo_release(&t);
+		free(tcause);
+		return 0;
+	}
+	struct topo_pin pin;
+	char *pcause = NULL;
+	int rc = topo_pin_resolve(trc == 0 ? &t : NULL, mode, &pin, &pcause);
+	bool largest = !strcmp(mode, "largest-llc");
+	if (rc == 0) {
+		p->apply = true;
+		p->desc = strdup(pin.desc);
+		p->cpus = cpumask_format(&pin.cpus);
+		p->level = pin.level;
+		p->cache_type = pin.level ? strdup(cache_type_name(pin.type)) : NULL;
+		p->size_bytes = pin.size_bytes;
+		int maxcpu = 0;
+		for (int c = cpumask_first(&pin.cpus); c >= 0; c = cpumask_next(&pin.cpus, c))
+			maxcpu = c;
+		p->set = CPU_ALLOC((size_t)maxcpu + 1);
+		p->setsize = CPU_ALLOC_SIZE((size_t)maxcpu + 1);
+		CPU_ZERO_S(p->setsize, p->set);
+		for (int c = cpumask_first(&pin.cpus); c >= 0; c = cpumask_next(&pin.cpus, c))
+			CPU_SET_S((size_t)c, p->setsize, p->set);
+		topo_pin_release(&pin);
+	} else if (largest && (rc == -ENODATA || rc == -ENOENT)) {
+		/* Malformed or absent: no pin rather than a wrong one. */
+		const char *why = pcause ? pcause : (tcause ? tcause : "no topology");
+		if (asprintf(&p->status, "skipped: %s", why) < 0)
+			p->status = NULL;
+		if (warning && asprintf(warning, "not pinning (largest-llc): %s", why) < 0)
+			*warning = NULL;
+		rc = 0;
+	} else {
+		if (rc == -ENODATA && tcause && cause &&
+		    asprintf(cause, "%s\nhint: the topology could not be read: %s",
+			     pcause ? pcause : "cannot pin", tcause) >= 0) {
+			/* cause set */
+		} else if (cause) {
+			*cause = pcause;
+			pcause = NULL;
+		}
+	}
+	free(pcause);
+	free(tcause);
+	if (trc == 0)
+		topo_release(&t);
+	return rc;
+}
+
+void pin_plan_release(struct pin_plan *p)
+{
+	free(p->mode);
+	if (p->set)
+		CPU_FREE(p->set);
+	free(p->desc);
+	free(p->status);
+	free(p->cpus);
+	free(p->cache_type);
+	if (p->topology) {
+		db_topology_release(p->topology);
+		free(p->topology);
+	}
+	memset(p, 0, sizeof(*p));
+}
+
+char *pin_read_back(pid_t pid)
+{
+	char path[64], line[4096];
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	FILE *fp = fopen(path, "r");
+	if (!fp)
+		return NULL;
+	char *out = NULL;
+	while (fgets(line, sizeof(line), fp)) {
+		if (strncmp(line, "Cpus_allowed_list:", 18))
+			continue;
+		char *v = line + 18;
+		while (*v == ' ' || *v == '\t')
+			v++;
+		v[strcspn(v, "\n")] = '\0';
+		out = strdup(v);
+		break;
+	}
+	fclose(fp);
+	return out;
+}

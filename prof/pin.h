@@ -1,0 +1,65 @@
+/*
+ * pin: choosing and applying a run's CPU pin. The mode comes from --pin,
+ * from --cache-affinity / --no-cache-affinity (which mean largest-llc and
+ * none), or from PROF_CACHE_AFFINITY=1|0; the flags win over the
+ * environment in both directions, so an A/B harness can force a control
+ * arm off. The pin itself is applied by the launcher with
+ * sched_setaffinity(0, ...) before exec, so every thread inherits it.
+ *
+ * A topology that cannot be read skips a largest-llc pin with a warning
+ * (pinning to a wrong domain is worse than not pinning) and is an error
+ * for an explicit llc:N, l2:N, node:N or cpus: pin. Not thread-safe.
+ */
+#ifndef PROF_PIN_H
+#define PROF_PIN_H
+
+#include <sched.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "collectors/topology.h"
+#include "db/topology.h"
+
+enum affinity_flag { AFFINITY_UNSET = -1, AFFINITY_OFF = 0, AFFINITY_ON = 1 };
+
+/*
+ * The mode to use: the affinity flag if given, else --pin if given, else
+ * the environment (1/true/yes/on: largest-llc; 0/false/no/off or unset:
+ * none). An environment value that is none of those is ignored with a
+ * warning (*warning, malloc'd). Returns a static string or pin_opt.
+ */
+const char *pin_choose_mode(const char *pin_opt, int affinity_flag,
+			    const char *env, char **warning);
+
+struct pin_plan {
+	char *mode;		/* as chosen */
+	bool apply;		/* false: run unpinned */
+	cpu_set_t *set;		/* CPU_ALLOC'd when apply */
+	size_t setsize;
+	char *desc;		/* "pinned to the 12 CPUs sharing ..." */
+	char *status;		/* "applied" (once it was) or "skipped: why" */
+	char *cpus;		/* the CPUs asked for, compact form */
+	int level;
+	char *cache_type;
+	uint64_t size_bytes;
+	struct db_topology *topology;	/* the machine's, for the run record */
+};
+
+/*
+ * Resolve mode against the topology under sysfs_root (NULL: "/"). 0 when
+ * the run may go on (pinned or skipped: then *warning says why); -EINVAL,
+ * -ERANGE, -ENODATA, -ENXIO with *cause for a pin that must stop the run
+ * (a usage error: exit 2).
+ */
+int pin_plan_make(struct pin_plan *p, const char *mode, const char *sysfs_root,
+		  char **warning, char **cause);
+void pin_plan_release(struct pin_plan *p);
+
+/* The CPU list a task may run on (/proc/PID/status Cpus_allowed_list). */
+char *pin_read_back(pid_t pid);
+
+/* The stored shape of a topology (malloc'd; NULL on allocation failure). */
+struct db_topology *topo_to_db(const struct topo *t);
+
+#endif

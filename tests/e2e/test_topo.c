@@ -1,0 +1,209 @@
+/*
+ * End-to-end tests of `prof topo` on the fixture trees and of pinned
+ * runs on this machine: the workload really runs on the chosen CPUs, and
+ * the database records mode, outcome, CPUs and domain size.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <string.h>
+
+#include "test_util.h"
+
+static struct tu_proc topo_json(const char *fixture)
+{
+	char *root;
+	if (asprintf(&root, "%s/sysfs/%s", FIXTURES_DIR, fixture) < 0)
+		abort();
+	char *argv[] = { PROF_BIN, "topo", "--sysfs", root, "--format", "json", NULL };
+	struct tu_proc p = tu_run(argv, NULL);
+	free(root);
+	return p;
+}
+
+static void expect(const char *out, const char *needle)
+{
+	if (!strstr(out, needle))
+		fail_msg("expected %s in:\n%s", needle, out);
+}
+
+static void test_topo__fixtures_give_the_right_domains_and_choice(void **state)
+{
+	(void)state;
+	struct tu_proc p = topo_json("sym-2ccd");
+	assert_int_equal(p.status, 0);
+	expect(p.out, "\"llc_asymmetric\": false");
+	expect(p.out, "\"largest_llc\": {\n    \"level\": 3,\n    \"size_bytes\": 33554432,\n"
+		      "    \"cpus\": [0, 1, 2, 3, 4, 5, 12, 13, 14, 15, 16, 17]");
+	tu_proc_release(&p);
+
+	p = topo_json("asym-x3d");
+	expect(p.out, "\"llc_asymmetric\": true");
+	expect(p.out, "\"size_bytes\": 100663296,\n    \"cpus\": [0, 1, 2, 3, 4, 5, 6, 7, 16");
+	tu_proc_release(&p);
+
+	p = topo_json("hybrid");
+	/* The E-cores share an L2 in clusters of four. */
+	expect(p.out, "[16, 17, 18, 19]");
+	expect(p.out, "\"size_bytes\": 2097152,\n      \"cpus\": [20, 21, 22, 23]");
+	tu_proc_release(&p);
+
+	p = topo_json("no-l3");
+	expect(p.out, "\"largest_llc\": null");
+	expect(p.out, "\"largest_llc_reason\": \"no last-level cache is shared");
+	tu_proc_release(&p);
+
+	p = topo_json("two-socket");
+	expect(p.out, "\"node\": 1");
+	expect(p.out, "\"llc_asymmetric\": false");
+	tu_proc_release(&p);
+
+	p = topo_json("malformed");
+	assert_int_equal(p.status, 0);
+	expect(p.out, "\"largest_llc\": null");
+	/* No L3 domain survives a malformed L3 entry. */
+	assert_null(strstr(p.out, "\"level\": 3,\n      \"type\""));
+	tu_proc_release(&p);
+
+	p = topo_json("offline-cpu");
+	expect(p.out, "\"online\": [0, 1, 2]");
+	tu_proc_release(&p);
+
+	p = topo_json("no-such-tree");
+	assert_int_equal(p.status, 1);
+	expect(p.err, "error: cannot read");
+	tu_proc_release(&p);
+}
+
+struct fx {
+	char *dir, *dbarg;
+};
+
+static int setup(void **state)
+{
+	struct fx *f = calloc(1, sizeof(*f));
+	f->dir = tu_tmpdir();
+	if (asprintf(&f->dbarg, "--db=%s/t.db", f->dir) < 0)
+		return -1;
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fx *f = *state;
+	tu_rmrf(f->dir);
+	free(f->dir);
+	free(f->dbarg);
+	free(f);
+	return 0;
+}
+
+static void test_topo__pinned_run_runs_there_and_is_recorded(void **state)
+{
+	struct fx *f = *state;
+	char *argv[] = { PROF_BIN, f->dbarg, "run", "-e", "task-clock", "--pin",
+			 "cpus:0", "--", "/bin/grep", "Cpus_allowed_list",
+			 "/proc/self/status", NULL };
+	struct tu_proc p = tu_run(argv, NULL);
+	if (p.status != 0 && strstr(p.err, "cannot open perf events")) {
+		tu_proc_release(&p);
+		skip();
+	}
+	assert_int_equal(p.status, 0);
+	/* The workload itself sees CPU 0 alone. */
+	expect(p.out, "Cpus_allowed_list:\t0\n");
+	expect(p.err, "prof: pinned to CPU 0 (cpus:0)");
+	tu_proc_release(&p);
+	char *r[] = { PROF_BIN, f->dbarg, "report", "last", "--format", "json", NULL };
+	p = tu_run(r, NULL);
+	expect(p.out, "\"mode\": \"cpus:0\"");
+	expect(p.out, "\"status\": \"applied\"");
+	expect(p.out, "\"cpus\": [0]");
+	tu_proc_release(&p);
+}
+
+static void test_topo__flag_beats_environment_in_both_directions(void **state)
+{
+	struct fx *f = *state;
+	/* Environment asks, flag refuses: not pinned. */
+	char *a1[] = { PROF_BIN, f->dbarg, "run", "-q", "-e", "task-clock",
+		       "--no-cache-affinity", "--", "/bin/true", NULL };
+	char *env1[] = { "PROF_CACHE_AFFINITY=1", NULL };
+	struct tu_proc p = tu_run(a1, env1);
+	if (p.status != 0 && strstr(p.err, "cannot open perf events")) {
+		tu_proc_release(&p);
+		skip();
+	}
+	assert_int_equal(p.status, 0);
+	assert_null(strstr(p.err, "pinned"));
+	tu_proc_release(&p);
+	char *r[] = { PROF_BIN, f->dbarg, "report", "last", "--format", "json", NULL };
+	p = tu_run(r, NULL);
+	expect(p.out, "\"mode\": \"none\"");
+	tu_proc_release(&p);
+
+	/* Environment refuses, flag asks: largest-llc (applied or skipped,
+	 * depending on this machine's caches, but asked for). */
+	char *a2[] = { PROF_BIN, f->dbarg, "run", "-q", "-e", "task-clock",
+		       "--cache-affinity", "--", "/bin/true", NULL };
+	char *env2[] = { "PROF_CACHE_AFFINITY=0", NULL };
+	p = tu_run(a2, env2);
+	assert_int_equal(p.status, 0);
+	tu_proc_release(&p);
+	p = tu_run(r, NULL);
+	expect(p.out, "\"mode\": \"largest-llc\"");
+	tu_proc_release(&p);
+}
+
+static void test_topo__bad_pins_stop_before_running(void **state)
+{
+	struct fx *f = *state;
+	char *root;
+	assert_true(asprintf(&root, "%s/sysfs/malformed", FIXTURES_DIR) > 0);
+	char *a1[] = { PROF_BIN, f->dbarg, "run", "--pin", "llc:0", "--sysfs", root,
+		       "--", "/bin/true", NULL };
+	struct tu_proc p = tu_run(a1, NULL);
+	assert_int_equal(p.status, 2);
+	expect(p.err, "error:");
+	tu_proc_release(&p);
+	/* largest-llc on the same tree: a warning, and the run goes on. */
+	char *a2[] = { PROF_BIN, f->dbarg, "run", "-q", "-e", "task-clock", "--pin",
+		       "largest-llc", "--sysfs", root, "--", "/bin/true", NULL };
+	p = tu_run(a2, NULL);
+	if (strstr(p.err, "cannot open perf events")) {
+		tu_proc_release(&p);
+		free(root);
+		skip();
+	}
+	assert_int_equal(p.status, 0);
+	expect(p.err, "warning: not pinning (largest-llc)");
+	tu_proc_release(&p);
+	char *r[] = { PROF_BIN, f->dbarg, "report", "last", "--format", "json", NULL };
+	p = tu_run(r, NULL);
+	expect(p.out, "\"status\": \"skipped: ");
+	tu_proc_release(&p);
+	char *a3[] = { PROF_BIN, f->dbarg, "run", "--pin", "llc:x", "--", "/bin/true", NULL };
+	p = tu_run(a3, NULL);
+	assert_int_equal(p.status, 2);
+	tu_proc_release(&p);
+	char *a4[] = { PROF_BIN, f->dbarg, "run", "--pin", "warp", "--", "/bin/true", NULL };
+	p = tu_run(a4, NULL);
+	assert_int_equal(p.status, 2);
+	expect(p.err, "valid modes: none, largest-llc, llc:N, l2:N, node:N, cpus:LIST");
+	tu_proc_release(&p);
+	free(root);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_topo__fixtures_give_the_right_domains_and_choice),
+		cmocka_unit_test_setup_teardown(test_topo__pinned_run_runs_there_and_is_recorded, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_topo__flag_beats_environment_in_both_directions, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_topo__bad_pins_stop_before_running, setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
