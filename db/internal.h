@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "db/db.h"
+#include "db/runs.h"
 
 struct db {
 	sqlite3 *h;
@@ -26,6 +27,13 @@ void db_rollback(struct db *db);
 
 /* Prepare or fail with a cause. */
 int db_prepare(struct db *db, sqlite3_stmt **st, const char *sql, char **cause);
+
+/* The body of db_run_store, for callers already inside a transaction. */
+int db_run_store_body(struct db *db, struct db_run *run, char **cause);
+
+/* argv as one blob of NUL-terminated strings, and back. */
+void db_bind_argv(sqlite3_stmt *st, int idx, char **argv, int argc);
+int db_col_argv(sqlite3_stmt *st, int col, char ***argv, int *argc);
 
 /* Column helpers: NULL-safe copies. */
 char *db_col_text(sqlite3_stmt *st, int col);	/* malloc'd, NULL for NULL */

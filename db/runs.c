@@ -56,7 +56,7 @@ const char *db_run_get(const struct db_run *run, const char *key)
 	return NULL;
 }
 
-static int64_t host_id(struct db *db, const struct db_host *h, char **cause)
+int64_t db_host_id(struct db *db, const struct db_host *h, char **cause)
 {
 	sqlite3_stmt *st;
 	int rc = db_prepare(db, &st,
@@ -78,8 +78,7 @@ static int64_t host_id(struct db *db, const struct db_host *h, char **cause)
 	return id;
 }
 
-/* argv as one blob of NUL-terminated strings. */
-static void bind_argv(sqlite3_stmt *st, int idx, char **argv, int argc)
+void db_bind_argv(sqlite3_stmt *st, int idx, char **argv, int argc)
 {
 	size_t len = 0;
 	for (int i = 0; i < argc; i++)
@@ -96,9 +95,9 @@ static void bind_argv(sqlite3_stmt *st, int idx, char **argv, int argc)
 	sqlite3_bind_blob(st, idx, blob, (int)len, free);
 }
 
-static int store_body(struct db *db, struct db_run *run, char **cause)
+int db_run_store_body(struct db *db, struct db_run *run, char **cause)
 {
-	int64_t hid = host_id(db, &run->host, cause);
+	int64_t hid = db_host_id(db, &run->host, cause);
 	if (hid < 0)
 		return (int)hid;
 	run->host.id = hid;
@@ -122,7 +121,7 @@ static int store_body(struct db *db, struct db_run *run, char **cause)
 	db_bind_text(st, 2, run->kind ? run->kind : "run");
 	db_bind_text(st, 3, run->started ? run->started : "");
 	db_bind_text(st, 4, run->command ? run->command : "");
-	bind_argv(st, 5, run->argv, run->argc);
+	db_bind_argv(st, 5, run->argv, run->argc);
 	db_bind_text(st, 6, run->cwd);
 	sqlite3_bind_int(st, 7, run->pid);
 	sqlite3_bind_int(st, 8, run->exit_status);
@@ -264,7 +263,7 @@ int db_run_store(struct db *db, struct db_run *run, char **cause)
 	int rc = db_begin(db, cause);
 	if (rc)
 		return rc;
-	rc = store_body(db, run, cause);
+	rc = db_run_store_body(db, run, cause);
 	if (rc) {
 		db_rollback(db);
 		run->id = 0;
@@ -293,22 +292,28 @@ static int64_t newest_run(struct db *db, char **cause)
 
 static int load_argv(sqlite3_stmt *st, int col, struct db_run *run)
 {
+	return db_col_argv(st, col, &run->argv, &run->argc);
+}
+
+int db_col_argv(sqlite3_stmt *st, int col, char ***argvp, int *argcp)
+{
 	const char *blob = sqlite3_column_blob(st, col);
 	int len = sqlite3_column_bytes(st, col);
 	int n = 0;
 	for (int i = 0; i < len; i++)
 		if (blob[i] == '\0')
 			n++;
-	run->argv = calloc((size_t)n + 1, sizeof(char *));
-	if (!run->argv)
+	char **argv = calloc((size_t)n + 1, sizeof(char *));
+	if (!argv)
 		return -ENOMEM;
 	int k = 0;
 	for (int i = 0; i < len && k < n;) {
-		run->argv[k] = strdup(blob + i);
+		argv[k] = strdup(blob + i);
 		i += (int)strlen(blob + i) + 1;
 		k++;
 	}
-	run->argc = n;
+	*argvp = argv;
+	*argcp = n;
 	return 0;
 }
 

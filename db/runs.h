@@ -110,6 +110,9 @@ struct db_run_summary {
 	char *hostname;
 };
 
+/* The id of the host with these facts, creating its row when new. */
+int64_t db_host_id(struct db *db, const struct db_host *host, char **cause);
+
 /* Store run (its id is set on success) in one transaction. */
 int db_run_store(struct db *db, struct db_run *run, char **cause);
 

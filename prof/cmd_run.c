@@ -558,6 +558,7 @@ int cmd_run(int argc, char **argv, struct prof_ctx *ctx)
 			.argv = a.argv,
 			.pin = plan.apply ? plan.set : NULL,
 			.pin_size = plan.setsize,
+			.out_fd = -1,
 		};
 		rc = launch_prepare(&l, &lo, &cause);
 		if (rc) {

@@ -16,6 +16,8 @@ DECLARE_VERB(runs);
 DECLARE_VERB(report);
 DECLARE_VERB(events);
 DECLARE_VERB(topo);
+DECLARE_VERB(ab);
+DECLARE_VERB(compare);
 int cmd_help(int argc, char **argv, struct prof_ctx *ctx);
 
 #endif

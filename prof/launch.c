@@ -99,6 +99,10 @@ static void child_main(const struct launch_opts *o, const char *path,
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 
+	if (o->out_fd >= 0) {
+		dup2(o->out_fd, 1);
+		dup2(o->out_fd, 2);
+	}
 	if (o->cwd && chdir(o->cwd) != 0)
 		child_fail(err_wr, STAGE_CHDIR);
 	for (size_t i = 0; o->env_set && o->env_set[i]; i++)

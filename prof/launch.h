@@ -22,6 +22,8 @@ struct launch_opts {
 	char **env_set;		/* "K=V" entries to set, NULL-terminated, or NULL */
 	const cpu_set_t *pin;	/* or NULL: leave affinity alone */
 	size_t pin_size;	/* CPU_ALLOC_SIZE of pin */
+	int out_fd;		/* >= 0: the workload's stdout and stderr go
+				   here; -1: they stay prof's own */
 };
 
 struct launch {

@@ -1,0 +1,100 @@
+/*
+ * abplan: what `prof ab` will do, as read from its options and from a
+ * --plan file: the arms (the first is the baseline), per-arm and global
+ * settings, the order scheme, rounds, warm-ups, scores and gate. Parsing
+ * only; no run starts here, so every mistake is found before the first
+ * run (a usage error, exit 2).
+ *
+ * Plan files hold one `key = value` a line, `#` comments, and `[arm NAME]`
+ * sections whose keys (command, pin, cwd, sleep, env.VAR) apply to that
+ * arm; keys before any section are the experiment's (rounds, warmup,
+ * order, seed, settle, gate, events, score, per, keep-going, and pin, cwd,
+ * sleep, env.VAR for every arm). Caller-owned; not thread-safe.
+ */
+#ifndef PROF_ABPLAN_H
+#define PROF_ABPLAN_H
+
+#include <regex.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct ab_setting {
+	char *key;		/* pin, cwd, sleep, env.VAR */
+	char *value;
+};
+
+struct ab_arm {
+	char *name;
+	char *command;
+	char **argv;
+	int argc;
+	struct ab_setting *settings;
+	size_t nsettings;
+};
+
+struct ab_score {
+	char *name;
+	char *pattern;
+	bool higher_is_better;
+	regex_t re;
+	bool compiled;
+};
+
+enum ab_order { ORDER_ABBA, ORDER_ALTERNATE, ORDER_RANDOM };
+
+struct ab_plan {
+	struct ab_arm *arms;
+	size_t narms;
+	struct ab_setting *all;		/* settings for every arm */
+	size_t nall;
+	int rounds;			/* default 6 */
+	int warmup;			/* default 1 */
+	enum ab_order order;		/* default abba */
+	uint64_t seed;
+	bool seed_given;
+	double settle_s;
+	double gate_pct;		/* NAN: not given */
+	const char *events;		/* default "cache" (borrowed or owned) */
+	char *events_owned;
+	struct ab_score *scores;
+	size_t nscores;
+	char **per;			/* score names for per-unit costs */
+	size_t nper;
+	bool keep_going;
+	bool aa;
+};
+
+void ab_plan_init(struct ab_plan *p);
+void ab_plan_release(struct ab_plan *p);
+
+/* --arm NAME=COMMAND. -EINVAL with *cause on a bad or duplicate arm. */
+int ab_plan_add_arm(struct ab_plan *p, const char *spec, char **cause);
+/* --set [ARM.]KEY=VALUE. -EINVAL for an unknown arm or key. */
+int ab_plan_set(struct ab_plan *p, const char *spec, char **cause);
+/* --score NAME=REGEX[:higher]. -EINVAL for a regex that does not compile. */
+int ab_plan_add_score(struct ab_plan *p, const char *spec, char **cause);
+/* --per NAME: the name must be a score. Checked in ab_plan_check. */
+int ab_plan_add_per(struct ab_plan *p, const char *name, char **cause);
+/* --order abba|alternate|random */
+int ab_plan_set_order(struct ab_plan *p, const char *word, char **cause);
+/* Read a plan file. -EINVAL with *cause naming the file and line. */
+int ab_plan_read(struct ab_plan *p, const char *path, char **cause);
+/* After everything is read: at least two arms (one with --aa), every arm
+ * has a command, every --per names a score. */
+int ab_plan_check(struct ab_plan *p, char **cause);
+
+/* The setting of arm a for key: the arm's own, else every arm's, else NULL. */
+const char *ab_plan_get(const struct ab_plan *p, size_t a, const char *key);
+
+/*
+ * The order of arms in round r (0-based): abba reverses every other round,
+ * alternate keeps it, random draws a permutation from the seed. out has
+ * narms entries.
+ */
+void ab_plan_order(const struct ab_plan *p, int r, size_t *out);
+
+/* The last match of score s in text: 0 with *value, -ENOENT when absent. */
+int ab_score_find(const struct ab_score *s, const char *text, double *value);
+
+#endif

@@ -1,0 +1,668 @@
+/*
+ * prof ab: interleaved A/B runs with paired statistics and a noise gate.
+ * Every run is stored as it finishes; the table at the end is computed
+ * from the database, so `prof compare` reprints exactly the same numbers.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "collectors/host.h"
+#include "db/experiments.h"
+#include "prof/abplan.h"
+#include "prof/cli.h"
+#include "prof/commands.h"
+#include "prof/launch.h"
+#include "prof/pin.h"
+#include "prof/runner.h"
+#include "prof/runutil.h"
+#include "reports/ab.h"
+
+const char cmd_ab_help[] =
+"usage: prof ab --arm NAME=COMMAND --arm NAME=COMMAND [...] [options]\n"
+"       prof ab --aa --arm NAME=COMMAND [options]\n"
+"       prof ab --plan FILE [options]\n"
+"\n"
+"Run two or more commands (arms; the first is the baseline) in interleaved\n"
+"rounds, count each run like 'prof run', and compare every metric against\n"
+"the baseline with paired statistics: the per-round log-ratio\n"
+"d = ln(arm / baseline), the effect 100*(exp(mean d) - 1) with its 95% CI\n"
+"from Student's t (the t multiplier is printed: 4.30 at 3 rounds), the\n"
+"exact sign-flip p-value and the smallest p the design can reach, and a\n"
+"verdict against a noise gate: better / worse when the CI excludes 0 and\n"
+"the effect clears the gate, equivalent when the 90% CI lies inside the\n"
+"gate, otherwise inconclusive with the rounds that would likely settle it.\n"
+"\n"
+"Arms and settings:\n"
+"  --arm NAME=COMMAND   an arm; COMMAND is split as a shell splits words,\n"
+"                       and no shell runs unless it is sh -c '...'\n"
+"  --set [ARM.]KEY=VAL  pin=MODE, cwd=DIR, env.VAR=VALUE, for one arm or\n"
+"                       (without ARM.) for all\n"
+"  --plan FILE          read the same from a file: 'key = value' lines,\n"
+"                       [arm NAME] sections with 'command = ...'\n"
+"  --aa                 run one arm's command against itself: the A/A\n"
+"                       experiment whose spread sets later gates\n"
+"Design:\n"
+"  --rounds N           counted rounds (default 6)\n"
+"  --warmup N           warm-up runs of each arm, stored, not counted (1)\n"
+"  --order ORDER        abba (default: AB BA AB ..., ABC CBA with three),\n"
+"                       alternate (AB AB ...), random (from --seed)\n"
+"  --seed N             for --order random\n"
+"  --settle SECONDS     idle time between runs (default 0)\n"
+"  --gate PCT           the noise gate in percent (default: twice the sd\n"
+"                       of the latest A/A experiment of the baseline\n"
+"                       command on this host, else 1%)\n"
+"  --keep-going         go on after a run fails (default: stop after the\n"
+"                       round, saying why)\n"
+"Metrics (wall_s, cpu_s and cores always; then the counters):\n"
+"  -e, --events LIST    as for prof run (default: cache)\n"
+"  --score NAME=REGEX[:higher]  a number parsed from the workload's output\n"
+"                       (the first capture group of the last match); lower\n"
+"                       is better unless :higher\n"
+"  --per NAME           CPU ms per unit of score NAME (e.g. per frame)\n"
+"Output:\n"
+"  --format FMT         table (default), markdown, csv, json\n"
+"  -o, --output FILE    the report goes to FILE instead of stderr\n"
+"  --show-output        echo each run's own output (it is captured to\n"
+"                       parse scores)\n"
+"  --db PATH            database (default: $PROF_DB, else ./prof.db)\n"
+"\n"
+"Runs that exit non-zero are stored with their status and left out of the\n"
+"statistics; a score missing from a run's output leaves that run out of\n"
+"that metric, with a warning, never as zero. Ctrl-C stops after the\n"
+"current run; the finished rounds are stored and reported.\n"
+"\n"
+"Examples:\n"
+"  prof ab --arm c='./emu --backend c' --arm llvm='./emu --backend llvm' \\\n"
+"          --score fps='([0-9.]+) fps:higher' --per fps --format markdown\n"
+"  prof ab --aa --arm emu='./emu --scene 3' --rounds 8\n"
+"  prof compare          # list stored experiments; prof compare N reprints\n";
+
+struct ab_opts {
+	struct ab_plan plan;
+	enum out_format fmt;
+	const char *out;
+	const char *db;
+	bool show_output;
+};
+
+static int parse(int argc, char **argv, struct ab_opts *o)
+{
+	enum { O_ARM = 256, O_SET, O_PLAN, O_ROUNDS, O_WARMUP, O_ORDER, O_SEED,
+	       O_SETTLE, O_GATE, O_AA, O_SCORE, O_PER, O_KEEP, O_FORMAT, O_DB, O_SHOW };
+	static const struct option opts[] = {
+		{ "arm", required_argument, NULL, O_ARM },
+		{ "set", required_argument, NULL, O_SET },
+		{ "plan", required_argument, NULL, O_PLAN },
+		{ "rounds", required_argument, NULL, O_ROUNDS },
+		{ "warmup", required_argument, NULL, O_WARMUP },
+		{ "order", required_argument, NULL, O_ORDER },
+		{ "seed", required_argument, NULL, O_SEED },
+		{ "settle", required_argument, NULL, O_SETTLE },
+		{ "gate", required_argument, NULL, O_GATE },
+		{ "aa", no_argument, NULL, O_AA },
+		{ "events", required_argument, NULL, 'e' },
+		{ "score", required_argument, NULL, O_SCORE },
+		{ "per", required_argument, NULL, O_PER },
+		{ "keep-going", no_argument, NULL, O_KEEP },
+		{ "format", required_argument, NULL, O_FORMAT },
+		{ "output", required_argument, NULL, 'o' },
+		{ "db", required_argument, NULL, O_DB },
+		{ "show-output", no_argument, NULL, O_SHOW },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	char buf[64];
+	char *cause = NULL;
+	long n;
+	double d;
+	int c, rc = 0;
+	optind = 1;
+	opterr = 0;
+	while (!rc && (c = getopt_long(argc, argv, "e:o:h", opts, NULL)) != -1) {
+		switch (c) {
+		case O_ARM:
+			rc = ab_plan_add_arm(&o->plan, optarg, &cause);
+			break;
+		case O_SET:
+			rc = ab_plan_set(&o->plan, optarg, &cause);
+			break;
+		case O_PLAN:
+			rc = ab_plan_read(&o->plan, optarg, &cause);
+			break;
+		case O_ROUNDS:
+			if (!cli_parse_long(optarg, 1, 100000, &n))
+				return usage_error("ab", "bad --rounds '%s': expected a count "
+						   "of 1 or more", cli_echo(optarg, buf, sizeof(buf)));
+			o->plan.rounds = (int)n;
+			break;
+		case O_WARMUP:
+			if (!cli_parse_long(optarg, 0, 1000, &n))
+				return usage_error("ab", "bad --warmup '%s'",
+						   cli_echo(optarg, buf, sizeof(buf)));
+			o->plan.warmup = (int)n;
+			break;
+		case O_ORDER:
+			rc = ab_plan_set_order(&o->plan, optarg, &cause);
+			break;
+		case O_SEED:
+			if (!cli_parse_long(optarg, 0, 0x7fffffffffffffffL, &n))
+				return usage_error("ab", "bad --seed '%s'",
+						   cli_echo(optarg, buf, sizeof(buf)));
+			o->plan.seed = (uint64_t)n;
+			o->plan.seed_given = true;
+			break;
+		case O_SETTLE:
+			if (!cli_parse_double(optarg, 0, 3600, &d))
+				return usage_error("ab", "bad --settle '%s': expected seconds",
+						   cli_echo(optarg, buf, sizeof(buf)));
+			o->plan.settle_s = d;
+			break;
+		case O_GATE:
+			if (!cli_parse_double(optarg, 0, 1000, &d))
+				return usage_error("ab", "bad --gate '%s': expected a percentage",
+						   cli_echo(optarg, buf, sizeof(buf)));
+			o->plan.gate_pct = d;
+			break;
+		case O_AA:
+			o->plan.aa = true;
+			break;
+		case 'e':
+			o->plan.events = optarg;
+			break;
+		case O_SCORE:
+			rc = ab_plan_add_score(&o->plan, optarg, &cause);
+			break;
+		case O_PER:
+			rc = ab_plan_add_per(&o->plan, optarg, &cause);
+			break;
+		case O_KEEP:
+			o->plan.keep_going = true;
+			break;
+		case O_FORMAT:
+			if (cli_parse_format("ab", optarg, &o->fmt, OUT_ALL_TEXT))
+				return EXIT_USAGE;
+			break;
+		case 'o':
+			o->out = optarg;
+			break;
+		case O_DB:
+			o->db = optarg;
+			break;
+		case O_SHOW:
+			o->show_output = true;
+			break;
+		case 'h':
+			cli_print_verb_help("ab");
+			return -1;
+		default:
+			return usage_error("ab", "unknown option '%s'",
+					   cli_echo(argv[optind - 1], buf, sizeof(buf)));
+		}
+	}
+	if (!rc && optind < argc)
+		return usage_error("ab", "unexpected argument '%s': commands go in "
+				   "--arm NAME=COMMAND", cli_echo(argv[optind], buf, sizeof(buf)));
+	if (!rc)
+		rc = ab_plan_check(&o->plan, &cause);
+	if (rc) {
+		print_cause("error: ", cause);
+		free(cause);
+		fprintf(stderr, "hint: run 'prof ab --help' for its options\n");
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
+/* The A/A design: the one arm's command twice, as two arms. */
+static void make_aa(struct ab_plan *p)
+{
+	char *spec;
+	if (asprintf(&spec, "%s-2=%s", p->arms[0].name, p->arms[0].command) < 0)
+		abort();
+	ab_plan_add_arm(p, spec, NULL);
+	free(spec);
+	for (size_t i = 0; i < p->arms[0].nsettings; i++) {
+		char *s;
+		if (asprintf(&s, "%s.%s=%s", p->arms[1].name, p->arms[0].settings[i].key,
+			     p->arms[0].settings[i].value) >= 0) {
+			ab_plan_set(p, s, NULL);
+			free(s);
+		}
+	}
+}
+
+static bool tty_progress;
+
+static void progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void progress(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	if (tty_progress)
+		fputs("\r\033[K", stderr);
+	vfprintf(stderr, fmt, ap);
+	if (!tty_progress)
+		fputc('\n', stderr);
+	va_end(ap);
+	fflush(stderr);
+}
+
+static void end_progress(void)
+{
+	if (tty_progress)
+		fputs("\r\033[K", stderr);
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* The last lines of a captured output, for a run that failed. */
+static void print_tail(const char *text, int lines)
+{
+	size_t len = strlen(text);
+	const char *p = text + len;
+	int seen = 0;
+	while (p > text && seen <= lines) {
+		p--;
+		if (*p == '\n' && p != text + len - 1)
+			seen++;
+	}
+	if (*p == '\n')
+		p++;
+	for (const char *q = p; *q;) {
+		size_t l = strcspn(q, "\n");
+		fprintf(stderr, "  | %.*s\n", (int)l, q);
+		q += l;
+		if (*q)
+			q++;
+	}
+}
+
+static char *slurp_fd(int fd)
+{
+	off_t end = lseek(fd, 0, SEEK_END);
+	if (end < 0)
+		end = 0;
+	/* Scores come from the last 4 MiB: plenty for any summary line. */
+	off_t start = end > (4 << 20) ? end - (4 << 20) : 0;
+	size_t n = (size_t)(end - start);
+	char *buf = malloc(n + 1);
+	if (!buf)
+		abort();
+	ssize_t got = pread(fd, buf, n, start);
+	buf[got > 0 ? got : 0] = '\0';
+	/* A NUL in the output would hide what follows from the regex. */
+	for (ssize_t i = 0; i < got; i++)
+		if (buf[i] == '\0')
+			buf[i] = ' ';
+	return buf;
+}
+
+struct arm_env {
+	char **env;
+	struct pin_plan plan;
+	const char *cwd;
+};
+
+int cmd_ab(int argc, char **argv, struct prof_ctx *ctx)
+{
+	struct ab_opts o;
+	memset(&o, 0, sizeof(o));
+	ab_plan_init(&o.plan);
+	int rc = parse(argc, argv, &o);
+	if (rc) {
+		ab_plan_release(&o.plan);
+		return rc < 0 ? EXIT_OK : rc;
+	}
+	struct ab_plan *p = &o.plan;
+	if (p->aa)
+		make_aa(p);
+
+	char *cause = NULL;
+	struct event_desc *evs = NULL;
+	size_t nev = 0;
+	int exit_code = EXIT_OK;
+	struct arm_env *ae = calloc(p->narms, sizeof(*ae));
+	struct db *db = NULL;
+	struct db_experiment exp;
+	memset(&exp, 0, sizeof(exp));
+
+	rc = event_list_parse(p->events, &evs, &nev, &cause);
+	if (rc) {
+		print_cause("error: ", cause);
+		exit_code = EXIT_USAGE;
+		goto out;
+	}
+	/* Everything an arm needs is checked before the first run. */
+	for (size_t a = 0; a < p->narms; a++) {
+		char *path = launch_resolve(p->arms[a].argv[0], &cause);
+		if (!path) {
+			fprintf(stderr, "error: arm '%s': ", p->arms[a].name);
+			print_cause("", cause);
+			exit_code = 127;
+			goto out;
+		}
+		free(path);
+		ae[a].cwd = ab_plan_get(p, a, "cwd");
+		struct stat sb;
+		if (ae[a].cwd && (stat(ae[a].cwd, &sb) || !S_ISDIR(sb.st_mode))) {
+			char buf[64];
+			exit_code = usage_error("ab", "arm '%s': cwd '%s' is not a directory",
+						p->arms[a].name, cli_echo(ae[a].cwd, buf, sizeof(buf)));
+			goto out;
+		}
+		if (ab_plan_get(p, a, "sleep")) {
+			exit_code = usage_error("ab", "arm '%s': sleep modes need the sleep "
+						"interposer, which this build does not have",
+						p->arms[a].name);
+			goto out;
+		}
+		const char *mode = ab_plan_get(p, a, "pin");
+		char *warn = NULL;
+		rc = pin_plan_make(&ae[a].plan, mode ? mode : "none", NULL, &warn, &cause);
+		if (rc) {
+			fprintf(stderr, "error: arm '%s': ", p->arms[a].name);
+			print_cause("", cause);
+			exit_code = EXIT_USAGE;
+			goto out;
+		}
+		if (warn) {
+			fprintf(stderr, "warning: arm '%s': %s\n", p->arms[a].name, warn);
+			free(warn);
+		}
+		size_t ne = 0;
+		for (size_t k = 0; k < p->arms[a].nsettings + p->nall; k++)
+			ne++;
+		ae[a].env = calloc(ne + 1, sizeof(char *));
+		size_t k = 0;
+		for (size_t i = 0; i < p->nall + p->arms[a].nsettings; i++) {
+			const struct ab_setting *s = i < p->nall ? &p->all[i]
+						     : &p->arms[a].settings[i - p->nall];
+			if (strncmp(s->key, "env.", 4))
+				continue;
+			/* The arm's own value wins over the all-arms one. */
+			const char *v = ab_plan_get(p, a, s->key);
+			bool dup = false;
+			for (size_t j = 0; j < k; j++)
+				dup = dup || (!strncmp(ae[a].env[j], s->key + 4, strlen(s->key + 4)) &&
+					      ae[a].env[j][strlen(s->key + 4)] == '=');
+			if (!dup && asprintf(&ae[a].env[k], "%s=%s", s->key + 4, v) >= 0)
+				k++;
+		}
+	}
+
+	if (db_open(&db, cli_db_path(ctx, o.db), &cause)) {
+		print_cause("error: ", cause);
+		fprintf(stderr, "hint: prof ab stores every run; nothing was run\n");
+		exit_code = EXIT_FAIL;
+		goto out;
+	}
+
+	/* The experiment row first, so every run can join it as it ends. */
+	exp.order = strdup(p->order == ORDER_ABBA ? "abba" : p->order == ORDER_ALTERNATE
+			   ? "alternate" : "random");
+	exp.seed = p->seed;
+	exp.rounds = p->rounds;
+	exp.warmup = p->warmup;
+	exp.settle_s = p->settle_s;
+	exp.gate_pct = p->gate_pct;
+	exp.aa = p->aa;
+	exp.keep_going = p->keep_going;
+	exp.narms = p->narms;
+	exp.arms = calloc(p->narms, sizeof(*exp.arms));
+	for (size_t a = 0; a < p->narms; a++) {
+		struct db_arm *d = &exp.arms[a];
+		d->name = strdup(p->arms[a].name);
+		d->command = strdup(p->arms[a].command);
+		d->argc = p->arms[a].argc;
+		d->argv = calloc((size_t)d->argc + 1, sizeof(char *));
+		for (int i = 0; i < d->argc; i++)
+			d->argv[i] = strdup(p->arms[a].argv[i]);
+		for (size_t i = 0; i < p->nall + p->arms[a].nsettings; i++) {
+			const struct ab_setting *s = i < p->nall ? &p->all[i]
+						     : &p->arms[a].settings[i - p->nall];
+			d->settings = realloc(d->settings, (d->nsettings + 1) * sizeof(*d->settings));
+			d->settings[d->nsettings].key = strdup(s->key);
+			d->settings[d->nsettings].value = strdup(ab_plan_get(p, a, s->key));
+			d->nsettings++;
+			/* Keep one value per key. */
+			for (size_t j = 0; j + 1 < d->nsettings; j++) {
+				if (!strcmp(d->settings[j].key, s->key)) {
+					d->nsettings--;
+					free(d->settings[d->nsettings].key);
+					free(d->settings[d->nsettings].value);
+					break;
+				}
+			}
+		}
+	}
+	struct db_kv kv[64];
+	size_t nkv = 0;
+	kv[nkv++] = (struct db_kv){ "events", (char *)p->events };
+	char *specs[32];
+	size_t nspecs = 0;
+	for (size_t i = 0; i < p->nscores && nkv < 48; i++) {
+		if (asprintf(&specs[nspecs], "%s=%s%s", p->scores[i].name,
+			     p->scores[i].pattern,
+			     p->scores[i].higher_is_better ? ":higher" : "") < 0)
+			continue;
+		kv[nkv++] = (struct db_kv){ "score", specs[nspecs++] };
+	}
+	for (size_t i = 0; i < p->nper && nkv < 64; i++)
+		kv[nkv++] = (struct db_kv){ "per", p->per[i] };
+	exp.settings = kv;
+	exp.nsettings = nkv;
+	struct host_facts hf;
+	host_facts_read(&hf);
+	struct db_host host = { 0, hf.hostname, hf.kernel, hf.cpu_model, hf.online_cpus };
+	rc = db_experiment_create(db, &exp, &host, &cause);
+	exp.settings = NULL;
+	exp.nsettings = 0;
+	for (size_t i = 0; i < nspecs; i++)
+		free(specs[i]);
+	if (rc) {
+		host_facts_release(&hf);
+		print_cause("error: ", cause);
+		exit_code = EXIT_FAIL;
+		goto out;
+	}
+	int64_t exp_id = exp.id;
+	int64_t host_id = exp.host_id;
+
+	tty_progress = isatty(2);
+	size_t total = (size_t)(p->warmup + p->rounds) * p->narms, done = 0;
+	double t_start = now_s();
+	size_t *order = calloc(p->narms, sizeof(size_t));
+	const char *stop_status = "complete";
+	char *stop_note = NULL;
+	bool stop = false;
+	size_t failed = 0;
+	for (int r = -p->warmup; r < p->rounds && !stop; r++) {
+		bool warm = r < 0;
+		int rr = warm ? r + p->warmup : r;
+		ab_plan_order(p, warm ? rr : r, order);
+		bool round_failed = false;
+		for (size_t pos = 0; pos < p->narms && !stop; pos++) {
+			size_t a = order[pos];
+			double el = now_s() - t_start;
+			double left = done ? el / (double)done * (double)(total - done) : 0;
+			char eta[48] = "";
+			if (done)
+				snprintf(eta, sizeof(eta), ", ~%.0fs left", left);
+			progress("prof ab: %s %d of %d, arm %s (run %zu of %zu), %.0fs elapsed%s",
+				 warm ? "warm-up" : "round", rr + 1, warm ? p->warmup : p->rounds,
+				 p->arms[a].name, done + 1, total, el, eta);
+			char tmpl[] = "/tmp/prof-ab-out-XXXXXX";
+			int ofd = mkstemp(tmpl);
+			if (ofd >= 0)
+				unlink(tmpl);
+			struct runner_opts ro = {
+				.argv = p->arms[a].argv, .argc = p->arms[a].argc,
+				.evs = evs, .nev = nev, .plan = &ae[a].plan,
+				.env_set = ae[a].env, .cwd = ae[a].cwd, .out_fd = ofd,
+				.quiet = done > 0,
+			};
+			struct db_run run;
+			char *rcause = NULL;
+			rc = runner_run(&ro, &run, &rcause);
+			if (rc) {
+				end_progress();
+				fprintf(stderr, "error: arm '%s': ", p->arms[a].name);
+				print_cause("", rcause);
+				free(rcause);
+				if (ofd >= 0)
+					close(ofd);
+				stop = true;
+				stop_status = "stopped";
+				if (asprintf(&stop_note, "arm %s could not be run", p->arms[a].name) < 0)
+					stop_note = NULL;
+				exit_code = EXIT_FAIL;
+				break;
+			}
+			char *text = ofd >= 0 ? slurp_fd(ofd) : strdup("");
+			if (ofd >= 0)
+				close(ofd);
+			if (o.show_output && *text) {
+				end_progress();
+				fputs(text, stderr);
+			}
+			struct db_score sc[64];
+			size_t nsc = 0;
+			for (size_t i = 0; i < p->nscores && i < 64; i++) {
+				sc[nsc].name = p->scores[i].name;
+				sc[nsc].found = ab_score_find(&p->scores[i], text, &sc[nsc].value) == 0;
+				nsc++;
+			}
+			db_run_set(&run, "experiment", "");
+			run.kind = strdup("ab");
+			rc = db_experiment_add_run(db, exp_id, &run, (int)a, rr, (int)pos, warm,
+						   sc, nsc, &cause);
+			if (rc) {
+				end_progress();
+				print_cause("error: ", cause);
+				free(cause);
+				cause = NULL;
+				stop = true;
+				stop_status = "stopped";
+				stop_note = strdup("the database refused a run");
+				exit_code = EXIT_FAIL;
+			}
+			if (!run.interrupted && run.exit_status != 0) {
+				end_progress();
+				fprintf(stderr, "warning: run %lld (arm %s, %s %d) exited with "
+					"status %d; stored, left out of the statistics\n",
+					(long long)run.id, p->arms[a].name, warm ? "warm-up" : "round",
+					rr + 1, run.exit_status);
+				print_tail(text, 5);
+				round_failed = true;
+				failed++;
+			}
+			for (size_t i = 0; i < nsc && !warm && run.exit_status == 0; i++)
+				if (!sc[i].found) {
+					end_progress();
+					fprintf(stderr, "warning: run %lld (arm %s) printed no '%s' "
+						"(regex %s); left out of that metric\n",
+						(long long)run.id, p->arms[a].name, sc[i].name,
+						p->scores[i].pattern);
+				}
+			free(text);
+			free(run.kind);
+			run.kind = NULL;
+			db_run_release(&run);
+			done++;
+			if (runner_interrupted()) {
+				stop = true;
+				stop_status = "interrupted";
+				stop_note = strdup("interrupted (Ctrl-C or SIGTERM); the finished "
+						   "rounds are kept");
+				exit_code = 130;
+			}
+			if (!stop && p->settle_s > 0) {
+				struct timespec ts = { (time_t)p->settle_s,
+					(long)((p->settle_s - (double)(time_t)p->settle_s) * 1e9) };
+				nanosleep(&ts, NULL);
+			}
+		}
+		if (round_failed && !p->keep_going && !stop) {
+			stop = true;
+			stop_status = "stopped";
+			if (asprintf(&stop_note, "stopped after %s %d: a run failed (use "
+				     "--keep-going to run on)", warm ? "warm-up" : "round",
+				     rr + 1) < 0)
+				stop_note = NULL;
+			exit_code = EXIT_FAIL;
+		}
+	}
+	end_progress();
+	free(order);
+	if (stop_note)
+		fprintf(stderr, "prof ab: %s\n", stop_note);
+	db_experiment_finish(db, exp_id, stop_status, stop_note, NULL);
+	free(stop_note);
+
+	/* The report, from the database alone. */
+	struct db_experiment stored, aa;
+	bool have_aa = false;
+	rc = db_experiment_load(db, exp_id, &stored, &cause);
+	if (rc) {
+		print_cause("error: ", cause);
+		exit_code = EXIT_FAIL;
+		host_facts_release(&hf);
+		goto out;
+	}
+	if (!p->aa && isnan(p->gate_pct)) {
+		int64_t aa_id = db_experiment_latest_aa(db, host_id, p->arms[0].command, NULL);
+		if (aa_id > 0 && db_experiment_load(db, aa_id, &aa, NULL) == 0)
+			have_aa = true;
+	}
+	struct ab_gate_rule gate = { p->gate_pct, have_aa ? &aa : NULL, 1.0 };
+	struct ab_analysis an;
+	if (ab_analyze(&stored, &gate, &an, &cause) == 0) {
+		FILE *fp = cli_open_output(o.out, stderr);
+		if (fp) {
+			if (o.fmt == OUT_TABLE)
+				fputc('\n', fp);
+			ab_render(&an, o.fmt, fp);
+			if (cli_close_output(fp, o.out))
+				exit_code = EXIT_FAIL;
+		} else {
+			exit_code = EXIT_FAIL;
+		}
+		ab_analysis_release(&an);
+	} else {
+		print_cause("error: ", cause);
+		exit_code = EXIT_FAIL;
+	}
+	if (have_aa)
+		db_experiment_release(&aa);
+	db_experiment_release(&stored);
+	host_facts_release(&hf);
+	(void)failed;
+out:
+	for (size_t a = 0; ae && a < p->narms; a++) {
+		pin_plan_release(&ae[a].plan);
+		for (char **e = ae[a].env; e && *e; e++)
+			free(*e);
+		free(ae[a].env);
+	}
+	free(ae);
+	db_experiment_release(&exp);
+	db_close(db);
+	event_list_free(evs, nev);
+	ab_plan_release(&o.plan);
+	free(cause);
+	return exit_code;
+}
