@@ -1,0 +1,266 @@
+/*
+ * sleep_workload: a workload for the sleep interposer's tests. Each
+ * subcommand sleeps in one particular way and prints what it saw as
+ * key=value lines; the test runs it with LD_PRELOAD=libprof-sleep.so and
+ * compares those lines and the interposer's report with what should be.
+ *
+ *   loop N US              nanosleep(US) N times
+ *   usleep N US            usleep(US) N times
+ *   threads T N US         T threads "sleeper-I", each nanosleep(US) N times
+ *   abs N US               clock_nanosleep TIMER_ABSTIME to now+US, N times
+ *                          on MONOTONIC then N times on REALTIME; prints
+ *                          early=<wakes before the deadline>
+ *   eintr SLEEP_US ALARM_US restart|norestart nanosleep|clock|abs
+ *                          a SIGALRM handler (with or without SA_RESTART)
+ *                          fires ALARM_US into a SLEEP_US sleep; prints
+ *                          ret=, err=, errno_after=, rem_ns=, handled=
+ *   errno US               errno=EDOM, then nanosleep and clock_nanosleep
+ *                          of US; prints errno_after= (should stay EDOM)
+ *   other N US             clock_nanosleep on CLOCK_BOOTTIME, N times
+ *   fork N US              parent and child each nanosleep(US) N times
+ *   exec N US              nanosleep(US) N times, then exec itself to do
+ *                          it again as "loop N US"
+ *   churn T N US           T threads one after another, N sleeps each;
+ *                          prints fds_before= and fds_after= (open fds)
+ *   bench N US             nanosleep(US) N times; prints wall_s=
+ *   overhead N             prints ns per call of a rejected nanosleep
+ *                          (EINVAL) and of a past absolute deadline
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static volatile sig_atomic_t handled;
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+	handled++;
+}
+
+static long long now_ns(clockid_t clk)
+{
+	struct timespec ts;
+	clock_gettime(clk, &ts);
+	return ts.tv_sec * 1000000000ll + ts.tv_nsec;
+}
+
+static struct timespec ts_of(long long ns)
+{
+	struct timespec ts = { ns / 1000000000ll, ns % 1000000000ll };
+	return ts;
+}
+
+static int sleep_n(long n, long us)
+{
+	struct timespec ts = ts_of(us * 1000);
+	for (long i = 0; i < n; i++)
+		if (nanosleep(&ts, NULL) != 0)
+			return 1;
+	return 0;
+}
+
+struct targ {
+	int index;
+	long n, us;
+};
+
+static void *thread_main(void *p)
+{
+	struct targ *a = p;
+	char name[16];
+	snprintf(name, sizeof(name), "sleeper-%d", a->index);
+	prctl(PR_SET_NAME, name, 0, 0, 0);
+	sleep_n(a->n, a->us);
+	return NULL;
+}
+
+static int count_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	int n = 0;
+	if (!d)
+		return -1;
+	while ((e = readdir(d)))
+		if (e->d_name[0] != '.')
+			n++;
+	closedir(d);
+	return n - 1;	/* the directory's own fd */
+}
+
+static int cmd_abs(long n, long us)
+{
+	static const clockid_t clocks[] = { CLOCK_MONOTONIC, CLOCK_REALTIME };
+	long early = 0, fails = 0;
+	for (int c = 0; c < 2; c++) {
+		for (long i = 0; i < n; i++) {
+			long long deadline = now_ns(clocks[c]) + us * 1000;
+			struct timespec ts = ts_of(deadline);
+			if (clock_nanosleep(clocks[c], TIMER_ABSTIME, &ts, NULL))
+				fails++;
+			if (now_ns(clocks[c]) < deadline)
+				early++;
+		}
+	}
+	printf("early=%ld\nfails=%ld\n", early, fails);
+	return early || fails;
+}
+
+static int cmd_eintr(long sleep_us, long alarm_us, const char *restart,
+		     const char *how)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_alarm;
+	sa.sa_flags = strcmp(restart, "restart") == 0 ? SA_RESTART : 0;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGALRM, &sa, NULL);
+	struct itimerval it = { .it_value = { alarm_us / 1000000,
+					      alarm_us % 1000000 } };
+	struct timespec req = ts_of(sleep_us * 1000), rem = { -1, -1 };
+	int ret, err;
+	setitimer(ITIMER_REAL, &it, NULL);
+	errno = 0;
+	if (strcmp(how, "clock") == 0) {
+		ret = clock_nanosleep(CLOCK_MONOTONIC, 0, &req, &rem);
+	} else if (strcmp(how, "abs") == 0) {
+		struct timespec dl = ts_of(now_ns(CLOCK_MONOTONIC) +
+					   sleep_us * 1000);
+		ret = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &dl,
+				      &rem);
+	} else {
+		ret = nanosleep(&req, &rem);
+	}
+	err = errno;
+	printf("ret=%d\nerr=%s\nerrno_after=%d\nrem_ns=%lld\nhandled=%d\n",
+	       ret, ret == -1 ? strerrorname_np(err) :
+	       ret > 0 ? strerrorname_np(ret) : "none", err,
+	       rem.tv_sec < 0 ? -1ll :
+	       rem.tv_sec * 1000000000ll + rem.tv_nsec, (int)handled);
+	return 0;
+}
+
+static int cmd_errno(long us)
+{
+	struct timespec ts = ts_of(us * 1000);
+	errno = EDOM;
+	int r1 = nanosleep(&ts, NULL);
+	int e1 = errno;
+	errno = EDOM;
+	int r2 = clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, NULL);
+	int e2 = errno;
+	printf("ret=%d,%d\nerrno_after=%s,%s\n", r1, r2, strerrorname_np(e1),
+	       strerrorname_np(e2));
+	return 0;
+}
+
+static int cmd_overhead(long n)
+{
+	struct timespec bad = { 0, -1 };
+	struct timespec past = { 1, 0 };
+	long long t0 = now_ns(CLOCK_MONOTONIC);
+	for (long i = 0; i < n; i++)
+		nanosleep(&bad, NULL);
+	long long t1 = now_ns(CLOCK_MONOTONIC);
+	for (long i = 0; i < n; i++)
+		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &past, NULL);
+	long long t2 = now_ns(CLOCK_MONOTONIC);
+	printf("einval_ns=%.1f\npast_abs_ns=%.1f\n", (double)(t1 - t0) / n,
+	       (double)(t2 - t1) / n);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2)
+		goto usage;
+	const char *cmd = argv[1];
+	long a = argc > 2 ? atol(argv[2]) : 0;
+	long b = argc > 3 ? atol(argv[3]) : 0;
+	long c = argc > 4 ? atol(argv[4]) : 0;
+
+	if (strcmp(cmd, "loop") == 0 && argc == 4)
+		return sleep_n(a, b);
+	if (strcmp(cmd, "usleep") == 0 && argc == 4) {
+		for (long i = 0; i < a; i++)
+			if (usleep((useconds_t)b) != 0)
+				return 1;
+		return 0;
+	}
+	if ((strcmp(cmd, "threads") == 0 || strcmp(cmd, "churn") == 0) &&
+	    argc == 5) {
+		int churn = cmd[0] == 'c';
+		int fds_before = count_fds();
+		pthread_t th[64];
+		struct targ args[64];
+		if (a < 1 || a > 64)
+			goto usage;
+		for (int i = 0; i < a; i++) {
+			args[i] = (struct targ){ i, b, c };
+			pthread_create(&th[i], NULL, thread_main, &args[i]);
+			if (churn)
+				pthread_join(th[i], NULL);
+		}
+		if (!churn)
+			for (int i = 0; i < a; i++)
+				pthread_join(th[i], NULL);
+		if (churn)
+			printf("fds_before=%d\nfds_after=%d\n", fds_before,
+			       count_fds());
+		return 0;
+	}
+	if (strcmp(cmd, "abs") == 0 && argc == 4)
+		return cmd_abs(a, b);
+	if (strcmp(cmd, "eintr") == 0 && argc == 6)
+		return cmd_eintr(a, b, argv[4], argv[5]);
+	if (strcmp(cmd, "errno") == 0 && argc == 3)
+		return cmd_errno(a);
+	if (strcmp(cmd, "other") == 0 && argc == 4) {
+		struct timespec ts = ts_of(b * 1000);
+		for (long i = 0; i < a; i++)
+			if (clock_nanosleep(CLOCK_BOOTTIME, 0, &ts, NULL))
+				return 1;
+		return 0;
+	}
+	if (strcmp(cmd, "fork") == 0 && argc == 4) {
+		pid_t pid = fork();
+		if (pid < 0)
+			return 1;
+		int r = sleep_n(a, b);
+		if (pid == 0)
+			_exit(r);
+		int st;
+		waitpid(pid, &st, 0);
+		return r || !WIFEXITED(st) || WEXITSTATUS(st);
+	}
+	if (strcmp(cmd, "exec") == 0 && argc == 4) {
+		if (sleep_n(a, b))
+			return 1;
+		char *args[] = { argv[0], "loop", argv[2], argv[3], NULL };
+		execv("/proc/self/exe", args);
+		return 127;
+	}
+	if (strcmp(cmd, "bench") == 0 && argc == 4) {
+		long long t0 = now_ns(CLOCK_MONOTONIC);
+		int r = sleep_n(a, b);
+		printf("wall_s=%.6f\n",
+		       (double)(now_ns(CLOCK_MONOTONIC) - t0) / 1e9);
+		return r;
+	}
+	if (strcmp(cmd, "overhead") == 0 && argc == 3)
+		return cmd_overhead(a);
+usage:
+	fprintf(stderr, "usage: sleep_workload loop|usleep|threads|abs|eintr|"
+		"errno|other|fork|exec|churn|bench|overhead ARGS\n");
+	return 2;
+}
