@@ -118,15 +118,24 @@ int ab_plan_add_arm(struct ab_plan *p, const char *spec, char **cause)
 	const char *eq = strchr(spec, '=');
 	if (!eq)
 		return failf(cause, "bad --arm '%.40s': expected NAME=COMMAND%s", spec, "");
-	struct ab_arm *a = new_arm(p, spec, (size_t)(eq - spec), cause);
-	if (!a)
-		return -EINVAL;
 	const char *cmd = eq + 1;
 	while (isspace((unsigned char)*cmd))
 		cmd++;
+	char name[48];
+	snprintf(name, sizeof(name), "%.*s", (int)(eq - spec > 40 ? 40 : eq - spec), spec);
 	if (!*cmd)
-		return failf(cause, "arm '%s' has no command: --arm %s=COMMAND", a->name,
-			     a->name);
+		return failf(cause, "arm '%s' has no command: --arm %s=COMMAND", name, name);
+	/* Check the command splits before the arm exists, so a refused
+	 * --arm leaves nothing behind. */
+	char **argv;
+	int argc;
+	int rc = words_split(cmd, &argv, &argc, cause);
+	if (rc)
+		return rc;
+	words_free(argv);
+	struct ab_arm *a = new_arm(p, spec, (size_t)(eq - spec), cause);
+	if (!a)
+		return -EINVAL;
 	return arm_command(a, cmd, cause);
 }
 

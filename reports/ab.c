@@ -724,6 +724,29 @@ static void write_json(const struct ab_analysis *a, FILE *fp)
 	jw_str(&w, e->hostname);
 	jw_key(&w, "cpu_model");
 	jw_str(&w, e->cpu_model);
+	/* Every run in the order it ran, warm-ups and failures included. */
+	jw_key(&w, "schedule");
+	jw_arr_begin(&w);
+	for (size_t i = 0; i < e->nruns; i++) {
+		const struct db_exp_run *r = &e->runs[i];
+		jw_obj_begin_flat(&w);
+		jw_key(&w, "run_id");
+		jw_int(&w, r->run_id);
+		jw_key(&w, "arm");
+		jw_str(&w, (size_t)r->arm < e->narms ? e->arms[r->arm].name : NULL);
+		jw_key(&w, "round");
+		jw_int(&w, r->round);
+		jw_key(&w, "position");
+		jw_int(&w, r->position);
+		jw_key(&w, "warmup");
+		jw_bool(&w, r->warmup);
+		jw_key(&w, "exit_status");
+		jw_int(&w, r->exit_status);
+		jw_key(&w, "counted");
+		jw_bool(&w, run_counts(r));
+		jw_obj_end(&w);
+	}
+	jw_arr_end(&w);
 	jw_key(&w, "arms");
 	jw_arr_begin(&w);
 	for (size_t arm = 0; arm < a->narms; arm++) {

@@ -398,6 +398,7 @@ void jw_obj_begin(struct jw *w) { jw_open(w, '{', false); }
 void jw_obj_end(struct jw *w) { jw_close(w, '}'); }
 void jw_arr_begin(struct jw *w) { jw_open(w, '[', false); }
 void jw_arr_begin_flat(struct jw *w) { jw_open(w, '[', true); }
+void jw_obj_begin_flat(struct jw *w) { jw_open(w, '{', true); }
 void jw_arr_end(struct jw *w) { jw_close(w, ']'); }
 
 static void jw_string(FILE *fp, const char *s)

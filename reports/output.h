@@ -92,6 +92,8 @@ void jw_arr_begin(struct jw *w);
 void jw_arr_end(struct jw *w);
 /* An array kept on one line even when indenting (lists of numbers). */
 void jw_arr_begin_flat(struct jw *w);
+/* An object kept on one line (small records in long lists). */
+void jw_obj_begin_flat(struct jw *w);
 void jw_key(struct jw *w, const char *key);
 void jw_str(struct jw *w, const char *s);	/* NULL writes null */
 void jw_num(struct jw *w, double v);		/* NaN/inf write null */

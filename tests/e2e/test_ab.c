@@ -1,0 +1,296 @@
+/*
+ * End-to-end tests of `prof ab` and `prof compare`: real interleaved runs
+ * of small commands against a temporary database.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <math.h>
+#include <signal.h>
+#include <string.h>
+#include <time.h>
+
+#include "test_util.h"
+
+struct fx {
+	char *dir, *dbarg;
+};
+
+static int setup(void **state)
+{
+	struct fx *f = calloc(1, sizeof(*f));
+	f->dir = tu_tmpdir();
+	if (asprintf(&f->dbarg, "--db=%s/ab.db", f->dir) < 0)
+		return -1;
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fx *f = *state;
+	tu_rmrf(f->dir);
+	free(f->dir);
+	free(f->dbarg);
+	free(f);
+	return 0;
+}
+
+static void expect(const char *out, const char *needle)
+{
+	if (!strstr(out, needle))
+		fail_msg("expected %s in:\n%s", needle, out);
+}
+
+/* The JSON comparison object for a metric, as text (NULL when absent). */
+static const char *comparison(const char *json, const char *metric)
+{
+	char key[128];
+	snprintf(key, sizeof(key), "\"metric\": \"%s\"", metric);
+	const char *c = strstr(json, "\"comparisons\"");
+	return c ? strstr(c, key) : NULL;
+}
+
+static double num_after(const char *s, const char *key)
+{
+	const char *p = strstr(s, key);
+	return p ? atof(p + strlen(key)) : NAN;
+}
+
+static void perf_or_skip(struct tu_proc *p)
+{
+	if (p->status != 0 && strstr(p->err, "cannot open perf events")) {
+		tu_proc_release(p);
+		skip();
+	}
+}
+
+static void test_ab__slower_arm_is_worse_with_a_ci_excluding_zero(void **state)
+{
+	struct fx *f = *state;
+	char *argv[] = { PROF_BIN, f->dbarg, "ab", "--arm", "fast=sleep 0.05",
+			 "--arm", "slow=sleep 0.1", "--rounds", "6", "-e", "task-clock",
+			 "--format", "json", NULL };
+	struct tu_proc p = tu_run(argv, NULL);
+	perf_or_skip(&p);
+	assert_int_equal(p.status, 0);
+	const char *c = comparison(p.err, "wall_s");
+	assert_non_null(c);
+	expect(c, "\"verdict\": \"worse\"");
+	double lo = num_after(c, "\"ci95_pct\": [");
+	const char *comma = strstr(strstr(c, "\"ci95_pct\": ["), ", ");
+	double hi = atof(comma + 2);
+	assert_true(lo > 0 && hi > lo);
+	double d = num_after(c, "\"delta_pct_mean\": ");
+	/* Twice as long, plus the same start-up cost on both sides. */
+	assert_true(d > 60 && d < 110);
+	expect(c, "\"p_value\": 0.03125");
+	expect(c, "\"signs_agree\": true");
+	expect(p.err, "\"rounds_counted\": 6");
+	tu_proc_release(&p);
+}
+
+static void test_ab__same_command_twice_is_not_better_or_worse(void **state)
+{
+	struct fx *f = *state;
+	char *argv[] = { PROF_BIN, f->dbarg, "ab", "--arm", "a=sleep 0.03",
+			 "--arm", "b=sleep 0.03", "--rounds", "6", "--gate", "5",
+			 "-e", "task-clock", "--format", "json", NULL };
+	struct tu_proc p = tu_run(argv, NULL);
+	perf_or_skip(&p);
+	assert_int_equal(p.status, 0);
+	const char *c = comparison(p.err, "wall_s");
+	assert_non_null(c);
+	assert_null(strstr(c, "\"verdict\": \"worse\""));
+	assert_null(strstr(c, "\"verdict\": \"better\""));
+	tu_proc_release(&p);
+}
+
+static void test_ab__abba_order_is_stored(void **state)
+{
+	struct fx *f = *state;
+	char *argv[] = { PROF_BIN, f->dbarg, "ab", "--arm", "A=true", "--arm",
+			 "B=true", "--rounds", "4", "--warmup", "0", "-e", "task-clock",
+			 "--format", "json", NULL };
+	struct tu_proc p = tu_run(argv, NULL);
+	perf_or_skip(&p);
+	assert_int_equal(p.status, 0);
+	tu_proc_release(&p);
+	/* Recomputed from the database: AB BA AB BA. */
+	char *c[] = { PROF_BIN, f->dbarg, "compare", "last", "--format", "json", NULL };
+	p = tu_run(c, NULL);
+	assert_int_equal(p.status, 0);
+	const char *want[] = { "A", "B", "B", "A", "A", "B", "B", "A" };
+	const char *s = strstr(p.out, "\"schedule\"");
+	assert_non_null(s);
+	for (int i = 0; i < 8; i++) {
+		char key[96];
+		snprintf(key, sizeof(key), "\"arm\": \"%s\", \"round\": %d, \"position\": %d",
+			 want[i], i / 2, i % 2);
+		s = strstr(s, key);
+		if (!s)
+			fail_msg("run %d: expected %s in:\n%s", i, key, p.out);
+	}
+	tu_proc_release(&p);
+}
+
+static void test_ab__scores_and_compare_reprint_the_same_numbers(void **state)
+{
+	struct fx *f = *state;
+	char *out;
+	assert_true(asprintf(&out, "%s/ab.json", f->dir) > 0);
+	char *argv[] = { PROF_BIN, f->dbarg, "ab",
+			 "--arm", "fast=sh -c 'echo rendered 60.0 fps'",
+			 "--arm", "slow=sh -c 'echo rendered 30.0 fps'",
+			 "--score", "fps=([0-9.]+) fps:higher", "--per", "fps",
+			 "--rounds", "4", "-e", "task-clock", "--format", "json", "-o", out,
+			 NULL };
+	struct tu_proc p = tu_run(argv, NULL);
+	perf_or_skip(&p);
+	assert_int_equal(p.status, 0);
+	tu_proc_release(&p);
+	char *json = tu_slurp(out);
+	const char *c = comparison(json, "fps");
+	assert_non_null(c);
+	expect(c, "\"higher_is_better\": true");
+	expect(c, "\"delta_pct_mean\": -50");
+	expect(c, "\"verdict\": \"worse\"");
+	assert_non_null(comparison(json, "cpu_ms_per_fps"));
+	/* prof compare prints exactly what prof ab printed. */
+	char *c2[] = { PROF_BIN, f->dbarg, "compare", "last", "--format", "json", NULL };
+	p = tu_run(c2, NULL);
+	assert_int_equal(p.status, 0);
+	assert_string_equal(p.out, json);
+	tu_proc_release(&p);
+	char *md[] = { PROF_BIN, f->dbarg, "compare", "last", "--format", "markdown", NULL };
+	p = tu_run(md, NULL);
+	expect(p.out, "| metric | arm | n | median |");
+	expect(p.out, "*paired log-ratio t (95% CI, t = 3.18 at n = 4), ABBA, 4 rounds");
+	expect(p.out, "smallest attainable sign-flip p 0.125");
+	tu_proc_release(&p);
+	free(json);
+	free(out);
+}
+
+static void test_ab__missing_score_and_failed_runs_are_left_out(void **state)
+{
+	struct fx *f = *state;
+	char *argv[] = { PROF_BIN, f->dbarg, "ab",
+			 "--arm", "ok=sh -c 'echo score 10'",
+			 "--arm", "quiet=sh -c 'echo nothing'",
+			 "--score", "s=score ([0-9]+)", "--rounds", "2", "-e", "task-clock",
+			 "--format", "json", NULL };
+	struct tu_proc p = tu_run(argv, NULL);
+	perf_or_skip(&p);
+	assert_int_equal(p.status, 0);
+	expect(p.err, "printed no 's'");
+	/* Never a zero: the arm has no values for s. */
+	const char *c = comparison(p.err, "s");
+	assert_non_null(c);
+	expect(c, "\"n\": 0");
+	tu_proc_release(&p);
+
+	char *a2[] = { PROF_BIN, f->dbarg, "ab", "--arm", "good=true", "--arm",
+		       "bad=false", "--rounds", "3", "-e", "task-clock", NULL };
+	p = tu_run(a2, NULL);
+	assert_int_equal(p.status, 1);
+	expect(p.err, "exited with status 1; stored, left out of the statistics");
+	expect(p.err, "stopped after warm-up 1: a run failed (use --keep-going to run on)");
+	tu_proc_release(&p);
+	char *a3[] = { PROF_BIN, f->dbarg, "ab", "--arm", "good=true", "--arm",
+		       "bad=false", "--rounds", "3", "--keep-going", "-e", "task-clock",
+		       "--format", "json", NULL };
+	p = tu_run(a3, NULL);
+	assert_int_equal(p.status, 0);
+	expect(p.err, "\"status\": \"complete\"");
+	expect(p.err, "left out of the statistics");
+	tu_proc_release(&p);
+}
+
+static void test_ab__bad_input_exits_2(void **state)
+{
+	struct fx *f = *state;
+	struct {
+		char *args[8];
+		const char *msg;
+	} cases[] = {
+		{ { "--arm", "a=", NULL }, "has no command" },
+		{ { "--arm", "a=true", "--arm", "a=false", NULL }, "given twice" },
+		{ { "--arm", "a=true", NULL }, "only one arm" },
+		{ { "--arm", "a=true", "--arm", "b=true", "--set", "c.pin=none", NULL },
+		  "not one of the arms" },
+		{ { "--arm", "a=true", "--arm", "b=true", "--set", "a.nice=5", NULL },
+		  "unknown setting" },
+		{ { "--arm", "a=true", "--arm", "b=true", "--score", "x=([", NULL },
+		  "does not compile" },
+		{ { "--arm", "a=true", "--arm", "b=true", "--rounds", "0", NULL },
+		  "bad --rounds" },
+		{ { "--arm", "a=true", "--arm", "b=true", "--set", "pin=warp", NULL },
+		  "unknown pin mode" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *argv[16] = { PROF_BIN, f->dbarg, "ab" };
+		int n = 3;
+		for (int k = 0; cases[i].args[k]; k++)
+			argv[n++] = cases[i].args[k];
+		argv[n] = NULL;
+		struct tu_proc p = tu_run(argv, NULL);
+		if (p.status != 2 || !strstr(p.err, cases[i].msg))
+			fail_msg("case %zu: status %d, stderr:\n%s", i, p.status, p.err);
+		tu_proc_release(&p);
+	}
+	/* Nothing was stored for any of them. */
+	char *c[] = { PROF_BIN, f->dbarg, "compare", NULL };
+	struct tu_proc p = tu_run(c, NULL);
+	expect(p.out, "no experiments stored yet");
+	tu_proc_release(&p);
+}
+
+static void test_ab__ctrl_c_keeps_the_finished_rounds(void **state)
+{
+	struct fx *f = *state;
+	char outp[] = "/tmp/prof-ab-e2e-XXXXXX";
+	int ofd = mkstemp(outp);
+	pid_t pid = fork();
+	if (pid == 0) {
+		dup2(ofd, 2);
+		execl(PROF_BIN, PROF_BIN, f->dbarg, "ab", "--arm", "a=sleep 0.2", "--arm",
+		      "b=sleep 0.2", "--rounds", "20", "--warmup", "0", "-e", "task-clock",
+		      "--format", "json", (char *)NULL);
+		_exit(99);
+	}
+	struct timespec ts = { 1, 500000000 };
+	nanosleep(&ts, NULL);
+	kill(pid, SIGINT);
+	int st;
+	waitpid(pid, &st, 0);
+	char *err = tu_slurp(outp);
+	close(ofd);
+	unlink(outp);
+	if (strstr(err, "cannot open perf events")) {
+		free(err);
+		skip();
+	}
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 130);
+	expect(err, "\"status\": \"interrupted\"");
+	double counted = num_after(err, "\"rounds_counted\": ");
+	assert_true(counted >= 1 && counted < 20);
+	free(err);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_ab__slower_arm_is_worse_with_a_ci_excluding_zero, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ab__same_command_twice_is_not_better_or_worse, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ab__abba_order_is_stored, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ab__scores_and_compare_reprint_the_same_numbers, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ab__missing_score_and_failed_runs_are_left_out, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ab__bad_input_exits_2, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ab__ctrl_c_keeps_the_finished_rounds, setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
