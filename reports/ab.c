@@ -13,7 +13,8 @@
 
 #include "reports/ab.h"
 
-enum msrc { M_WALL, M_CPU, M_CORES, M_EVENT, M_PKI, M_SCORE, M_PER };
+enum msrc { M_WALL, M_CPU, M_CORES, M_EVENT, M_PKI, M_PER_CPU_MS, M_IPC, M_SCORE,
+	    M_PER };
 
 /* Where a metric's value comes from in a run. */
 struct msource {
@@ -59,6 +60,15 @@ static double value_of(const struct db_exp_run *r, const struct msource *m)
 		double ins = event_of(r, "instructions", NULL);
 		double v = event_of(r, m->key, NULL);
 		return ins > 0 ? 1000.0 * v / ins : NAN;
+	}
+	case M_PER_CPU_MS: {
+		double v = event_of(r, m->key, NULL);
+		return cpu > 0 ? v / (cpu * 1000.0) : NAN;
+	}
+	case M_IPC: {
+		double ins = event_of(r, "instructions", NULL);
+		double cyc = event_of(r, "cycles", NULL);
+		return cyc > 0 ? ins / cyc : NAN;
 	}
 	case M_SCORE:
 		return score_of(r, m->key);
@@ -134,7 +144,7 @@ static size_t build_metrics(const struct db_experiment *e, struct ab_metric **ms
 	for (size_t i = 0; i < e->nruns && !first; i++)
 		if (e->runs[i].nevents)
 			first = &e->runs[i];
-	bool have_ins = false;
+	bool have_ins = false, have_cyc = false;
 	for (size_t k = 0; first && k < first->nevents; k++) {
 		bool sup = false;
 		for (size_t i = 0; i < e->nruns; i++) {
@@ -148,18 +158,25 @@ static size_t build_metrics(const struct db_experiment *e, struct ab_metric **ms
 			   false, sup, time ? "ns" : "count");
 		if (!strcmp(first->ev_names[k], "instructions") && sup)
 			have_ins = true;
+		if (!strcmp(first->ev_names[k], "cycles") && sup)
+			have_cyc = true;
 	}
-	/* Misses per thousand instructions, where instructions counted. */
-	for (size_t k = 0; have_ins && first && k < first->nevents; k++) {
+	/* Misses per thousand instructions where instructions counted, else
+	 * per CPU millisecond; IPC where cycles counted too. */
+	for (size_t k = 0; first && k < first->nevents; k++) {
 		if (!is_miss_event(first->ev_names[k]))
 			continue;
 		char name[128];
-		snprintf(name, sizeof(name), "%s.pki", first->ev_names[k]);
+		snprintf(name, sizeof(name), "%s.%s", first->ev_names[k],
+			 have_ins ? "pki" : "per_cpu_ms");
 		bool sup;
 		event_of(first, first->ev_names[k], &sup);
-		add_metric(ms, src, &n, name, M_PKI, first->ev_names[k], false, sup,
-			   "per kinst");
+		add_metric(ms, src, &n, name, have_ins ? M_PKI : M_PER_CPU_MS,
+			   first->ev_names[k], false, sup,
+			   have_ins ? "per kinst" : "per CPU ms");
 	}
+	if (have_ins && have_cyc)
+		add_metric(ms, src, &n, "ipc", M_IPC, NULL, true, true, "inst/cycle");
 	for (size_t i = 0; i < e->nsettings; i++) {
 		if (strcmp(e->settings[i].key, "score") || !e->settings[i].value)
 			continue;
@@ -918,8 +935,8 @@ static void as_exp_run(const struct db_run *r, struct db_exp_run *x)
 	}
 }
 
-void ab_render_runs(const struct db_run *ra, const struct db_run *rb,
-		    enum out_format fmt, FILE *fp)
+int ab_pair_of_runs(const struct db_run *ra, const struct db_run *rb,
+		    struct ab_pair *out)
 {
 	struct db_exp_run x[2];
 	as_exp_run(ra, &x[0]);
@@ -928,10 +945,42 @@ void ab_render_runs(const struct db_run *ra, const struct db_run *rb,
 	memset(&e, 0, sizeof(e));
 	e.runs = x;
 	e.nruns = 2;
-	struct ab_metric *ms;
 	struct msource *src;
-	size_t n = build_metrics(&e, &ms, &src);
+	memset(out, 0, sizeof(*out));
+	out->n = build_metrics(&e, &out->metrics, &src);
+	out->a = calloc(out->n + 1, sizeof(double));
+	out->b = calloc(out->n + 1, sizeof(double));
+	for (size_t m = 0; m < out->n; m++) {
+		out->a[m] = value_of(&x[0], &src[m]);
+		out->b[m] = value_of(&x[1], &src[m]);
+	}
+	free_sources(src, out->n);
+	for (int i = 0; i < 2; i++) {
+		free(x[i].ev_names);
+		free(x[i].ev_supported);
+		free(x[i].ev_values);
+	}
+	return 0;
+}
 
+void ab_pair_release(struct ab_pair *p)
+{
+	for (size_t m = 0; m < p->n; m++) {
+		free(p->metrics[m].name);
+		free(p->metrics[m].unit);
+		free(p->metrics[m].gate_source);
+	}
+	free(p->metrics);
+	free(p->a);
+	free(p->b);
+	memset(p, 0, sizeof(*p));
+}
+
+void ab_render_runs(const struct db_run *ra, const struct db_run *rb,
+		    enum out_format fmt, FILE *fp)
+{
+	struct ab_pair pr;
+	ab_pair_of_runs(ra, rb, &pr);
 	char ta[32], tb[32];
 	snprintf(ta, sizeof(ta), ">run %lld", (long long)ra->id);
 	snprintf(tb, sizeof(tb), ">run %lld", (long long)rb->id);
@@ -952,14 +1001,14 @@ void ab_render_runs(const struct db_run *ra, const struct db_run *rb,
 		jw_key(&w, "metrics");
 		jw_arr_begin(&w);
 	}
-	for (size_t m = 0; m < n; m++) {
-		double va = value_of(&x[0], &src[m]), vb = value_of(&x[1], &src[m]);
+	for (size_t m = 0; m < pr.n; m++) {
+		double va = pr.a[m], vb = pr.b[m];
 		double d = isfinite(va) && isfinite(vb) && va > 0 ? 100.0 * (vb / va - 1)
 			   : NAN;
 		if (fmt == OUT_JSON) {
 			jw_obj_begin(&w);
 			jw_key(&w, "metric");
-			jw_str(&w, ms[m].name);
+			jw_str(&w, pr.metrics[m].name);
 			jw_key(&w, "a");
 			jw_num(&w, va);
 			jw_key(&w, "b");
@@ -971,8 +1020,8 @@ void ab_render_runs(const struct db_run *ra, const struct db_run *rb,
 		}
 		size_t r = rtable_add_row(&t);
 		char b1[64], b2[64], b3[32], r1[64], r2[64], r3[32];
-		rtable_set(&t, r, 0, "%s", ms[m].name);
-		if (!ms[m].supported) {
+		rtable_set(&t, r, 0, "%s", pr.metrics[m].name);
+		if (!pr.metrics[m].supported) {
 			rtable_set(&t, r, 1, "not supported");
 			rtable_set(&t, r, 2, "not supported");
 			continue;
@@ -1004,17 +1053,7 @@ void ab_render_runs(const struct db_run *ra, const struct db_run *rb,
 				fmt == OUT_MARKDOWN ? "" : " ");
 	}
 	rtable_release(&t);
-	for (size_t m = 0; m < n; m++) {
-		free(ms[m].name);
-		free(ms[m].unit);
-	}
-	free(ms);
-	free_sources(src, n);
-	for (int i = 0; i < 2; i++) {
-		free(x[i].ev_names);
-		free(x[i].ev_supported);
-		free(x[i].ev_values);
-	}
+	ab_pair_release(&pr);
 }
 
 void ab_render_list(const struct db_experiment_summary *v, size_t n,

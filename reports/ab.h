@@ -78,6 +78,16 @@ void ab_analysis_release(struct ab_analysis *a);
 /* Tables per metric (terminal), one table (Markdown), CSV, JSON. */
 void ab_render(const struct ab_analysis *a, enum out_format fmt, FILE *fp);
 
+/* The metrics of two single runs: a[m] and b[m] per metric (NAN absent). */
+struct ab_pair {
+	size_t n;
+	struct ab_metric *metrics;
+	double *a, *b;
+};
+int ab_pair_of_runs(const struct db_run *a, const struct db_run *b,
+		    struct ab_pair *out);
+void ab_pair_release(struct ab_pair *p);
+
 /* Two single runs side by side with delta%: no statistics. */
 void ab_render_runs(const struct db_run *a, const struct db_run *b,
 		    enum out_format fmt, FILE *fp);

@@ -1,0 +1,653 @@
+/*
+ * explain: the footprint, code-generation and cache-domain rules over two
+ * sides of a comparison; see explain.h for the rules.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "reports/explain.h"
+
+static const char *const kind_names[] = {
+	"footprint", "codegen", "cache-domain", "no-domain-effect", "cannot-tell",
+};
+
+const char *explain_kind_name(enum explain_kind k)
+{
+	return (unsigned)k < 5 ? kind_names[k] : "?";
+}
+
+/* ---- inputs ---- */
+
+void explain_input_from_ab(const struct ab_analysis *a, size_t arm,
+			   struct explain_input *in)
+{
+	memset(in, 0, sizeof(*in));
+	in->side[0].footprint_bytes = in->side[1].footprint_bytes = NAN;
+	in->side[0].touched_code_bytes = in->side[1].touched_code_bytes = NAN;
+	in->side[0].touched_data_bytes = in->side[1].touched_data_bytes = NAN;
+	in->experiment_id = (long)a->exp->id;
+	in->rounds = a->counted_rounds;
+	in->single_runs = false;
+	in->nmetrics = a->nmetrics;
+	in->metrics = calloc(a->nmetrics + 1, sizeof(*in->metrics));
+	for (size_t m = 0; m < a->nmetrics; m++) {
+		struct explain_metric *em = &in->metrics[m];
+		const struct ab_cell *ca = &a->cells[0 * a->nmetrics + m];
+		const struct ab_cell *cb = &a->cells[arm * a->nmetrics + m];
+		const struct ab_comparison *cp = &a->cmp[(arm - 1) * a->nmetrics + m];
+		em->name = a->metrics[m].name;
+		em->supported = a->metrics[m].supported;
+		em->higher_is_better = a->metrics[m].higher_is_better;
+		em->gate_pct = a->metrics[m].gate_pct;
+		em->a = ca->n ? ca->sum.median : NAN;
+		em->b = cb->n ? cb->sum.median : NAN;
+		em->have_stats = cp->computable;
+		em->delta_pct = cp->computable ? cp->p.delta_pct : NAN;
+		em->ci_lo = cp->computable ? cp->p.ci95_lo_pct : NAN;
+		em->ci_hi = cp->computable ? cp->p.ci95_hi_pct : NAN;
+		em->p_value = cp->computable ? cp->p.p_value : NAN;
+		em->verdict = cp->computable ? cp->j.verdict : VERDICT_INCONCLUSIVE;
+	}
+}
+
+void explain_input_from_runs(const struct db_run *a, const struct db_run *b,
+			     struct explain_input *in)
+{
+	memset(in, 0, sizeof(*in));
+	in->side[0].footprint_bytes = in->side[1].footprint_bytes = NAN;
+	in->side[0].touched_code_bytes = in->side[1].touched_code_bytes = NAN;
+	in->side[0].touched_data_bytes = in->side[1].touched_data_bytes = NAN;
+	in->single_runs = true;
+	in->rounds = 1;
+	struct ab_pair pr;
+	ab_pair_of_runs(a, b, &pr);
+	in->nmetrics = pr.n;
+	in->metrics = calloc(pr.n + 1, sizeof(*in->metrics));
+	for (size_t m = 0; m < pr.n; m++) {
+		struct explain_metric *em = &in->metrics[m];
+		em->name = strdup(pr.metrics[m].name);
+		em->supported = pr.metrics[m].supported;
+		em->higher_is_better = pr.metrics[m].higher_is_better;
+		em->a = pr.a[m];
+		em->b = pr.b[m];
+		em->delta_pct = isfinite(em->a) && isfinite(em->b) && em->a > 0
+				? 100.0 * (em->b / em->a - 1) : NAN;
+		em->ci_lo = em->ci_hi = em->p_value = em->gate_pct = NAN;
+		em->verdict = VERDICT_INCONCLUSIVE;
+	}
+	ab_pair_release(&pr);
+}
+
+void explain_input_release(struct explain_input *in)
+{
+	if (in->single_runs)
+		for (size_t m = 0; m < in->nmetrics; m++)
+			free((char *)in->metrics[m].name);
+	free(in->metrics);
+	memset(in, 0, sizeof(*in));
+}
+
+/* ---- the rules ---- */
+
+/* The counters the rules speak of, found by name in any normalised form:
+ * misses per kilo-instruction first, then per CPU ms, then raw totals. */
+enum family { F_LLC, F_ITLB, F_L1I, F_BRANCH, F_INS, F_TIME, F_COUNT };
+
+static const char *const family_label[F_COUNT] = {
+	"LLC misses", "iTLB misses", "L1i misses", "branch misses", "instructions",
+	"wall time",
+};
+
+static bool in_family(const char *name, enum family f)
+{
+	switch (f) {
+	case F_LLC:
+		return strcasestr(name, "LLC") && strcasestr(name, "miss");
+	case F_ITLB:
+		return strcasestr(name, "iTLB") && strcasestr(name, "miss");
+	case F_L1I:
+		return (strcasestr(name, "L1-icache") || strcasestr(name, "L1i")) &&
+		       strcasestr(name, "miss");
+	case F_BRANCH:
+		return strcasestr(name, "branch-miss") != NULL ||
+		       strcasestr(name, "BRANCH_INSTRUCTIONS_MISPREDICTED") != NULL;
+	case F_INS:
+		return !strcmp(name, "instructions");
+	case F_TIME:
+		return !strcmp(name, "wall_s");
+	default:
+		return false;
+	}
+}
+
+static const struct explain_metric *find_family(const struct explain_input *in,
+						enum family f)
+{
+	static const char *const suffix[] = { ".pki", ".per_cpu_ms", "" };
+	for (int pass = 0; pass < 3; pass++) {
+		for (size_t m = 0; m < in->nmetrics; m++) {
+			const char *n = in->metrics[m].name;
+			if (!in_family(n, f))
+				continue;
+			size_t ln = strlen(n), ls = strlen(suffix[pass]);
+			if (pass < 2 ? (ln > ls && !strcmp(n + ln - ls, suffix[pass]))
+				     : !strchr(n, '.'))
+				return &in->metrics[m];
+		}
+	}
+	return NULL;
+}
+
+static bool usable(const struct explain_metric *m)
+{
+	return m && m->supported && isfinite(m->a) && isfinite(m->b);
+}
+
+/* Beyond noise: a better/worse verdict. Within: a verdict that is not. */
+static bool beyond(const struct explain_metric *m)
+{
+	return usable(m) && m->have_stats &&
+	       (m->verdict == VERDICT_BETTER || m->verdict == VERDICT_WORSE);
+}
+
+static bool within(const struct explain_metric *m)
+{
+	return usable(m) && m->have_stats && !beyond(m);
+}
+
+static int sign(double x)
+{
+	return x > 0 ? 1 : x < 0 ? -1 : 0;
+}
+
+static double pct_change(double a, double b)
+{
+	return isfinite(a) && isfinite(b) && a > 0 ? 100.0 * (b / a - 1) : NAN;
+}
+
+struct out {
+	struct explain_finding *v;
+	size_t n;
+};
+
+static void add(struct out *o, enum explain_kind k, const char *rule,
+		const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+static void add(struct out *o, enum explain_kind k, const char *rule,
+		const char *fmt, ...)
+{
+	va_list ap;
+	char *text;
+	va_start(ap, fmt);
+	if (vasprintf(&text, fmt, ap) < 0)
+		text = NULL;
+	va_end(ap);
+	struct explain_finding *p = realloc(o->v, (o->n + 1) * sizeof(*p));
+	if (!p)
+		abort();
+	o->v = p;
+	p[o->n].kind = k;
+	p[o->n].rule = strdup(rule);
+	p[o->n].text = text;
+	o->n++;
+}
+
+/* "LLC misses -40.1% [-45.0, -35.2]" */
+static void describe(const struct explain_metric *m, const char *label,
+		     char *buf, size_t n)
+{
+	if (!usable(m)) {
+		snprintf(buf, n, "%s not measured", label);
+		return;
+	}
+	if (m->have_stats && isfinite(m->ci_lo))
+		snprintf(buf, n, "%s %+.1f%% [%+.1f, %+.1f]", label, m->delta_pct,
+			 m->ci_lo, m->ci_hi);
+	else
+		snprintf(buf, n, "%s %+.1f%%", label, m->delta_pct);
+}
+
+/* Names of the unsupported counters among fams, "" when all are there. */
+static void missing(const struct explain_input *in, const enum family *fams,
+		    size_t nf, char *buf, size_t n)
+{
+	buf[0] = '\0';
+	for (size_t i = 0; i < nf; i++) {
+		const struct explain_metric *m = find_family(in, fams[i]);
+		if (usable(m))
+			continue;
+		size_t len = strlen(buf);
+		snprintf(buf + len, n - len, "%s%s", len ? ", " : "",
+			 m ? m->name : family_label[fams[i]]);
+	}
+}
+
+/* What the supported evidence shows: time and footprint. */
+static void evidence(const struct explain_input *in, char *buf, size_t n)
+{
+	const struct explain_metric *t = find_family(in, F_TIME);
+	char tb[96];
+	describe(t, "wall time", tb, sizeof(tb));
+	if (t && t->have_stats)
+		snprintf(tb + strlen(tb), sizeof(tb) - strlen(tb), " (%s)",
+			 stats_verdict_name(t->verdict));
+	double fp = pct_change(in->side[0].footprint_bytes, in->side[1].footprint_bytes);
+	double tc = pct_change(in->side[0].touched_code_bytes,
+			       in->side[1].touched_code_bytes);
+	snprintf(buf, n, "%s", tb);
+	if (isfinite(fp))
+		snprintf(buf + strlen(buf), n - strlen(buf), "; code footprint %+.1f%%", fp);
+	if (isfinite(tc))
+		snprintf(buf + strlen(buf), n - strlen(buf), "; touched code %+.1f%%", tc);
+}
+
+static void rule_footprint(const struct explain_input *in, struct out *o)
+{
+	double fp = pct_change(in->side[0].footprint_bytes, in->side[1].footprint_bytes);
+	double tc = pct_change(in->side[0].touched_code_bytes,
+			       in->side[1].touched_code_bytes);
+	/* The larger move of the two decides the direction. */
+	double mv = fabs(fp) >= (isfinite(tc) ? fabs(tc) : 0) || !isfinite(tc) ? fp : tc;
+	if (!isfinite(mv) || fabs(mv) < 10.0)
+		return;
+	static const enum family need[] = { F_LLC, F_ITLB, F_L1I, F_BRANCH };
+	char miss[256];
+	missing(in, need, 4, miss, sizeof(miss));
+	const struct explain_metric *br = find_family(in, F_BRANCH);
+	bool any_fp_counter = usable(find_family(in, F_LLC)) ||
+			      usable(find_family(in, F_ITLB)) ||
+			      usable(find_family(in, F_L1I));
+	char ev[256];
+	evidence(in, ev, sizeof(ev));
+	if (!any_fp_counter || !usable(br)) {
+		add(o, FINDING_CANNOT_TELL, "footprint",
+		    "cannot tell whether the %+.1f%% change in %s is a working-set "
+		    "effect: %s %s not supported on this machine; what it does show: %s",
+		    mv, mv == fp ? "code footprint" : "touched code", miss,
+		    strchr(miss, ',') ? "are" : "is", ev);
+		return;
+	}
+	if (in->single_runs)
+		return;	/* said once, in the single-run finding */
+	char moved[512] = "";
+	int nmoved = 0;
+	static const enum family fams[] = { F_LLC, F_ITLB, F_L1I };
+	for (int i = 0; i < 3; i++) {
+		const struct explain_metric *m = find_family(in, fams[i]);
+		if (!beyond(m) || sign(m->delta_pct) != sign(mv))
+			continue;
+		char d[128];
+		describe(m, family_label[fams[i]], d, sizeof(d));
+		snprintf(moved + strlen(moved), sizeof(moved) - strlen(moved), "%s%s",
+			 nmoved ? ", " : "", d);
+		nmoved++;
+	}
+	if (!nmoved || !within(br))
+		return;
+	char bd[128];
+	describe(br, "branch misses", bd, sizeof(bd));
+	add(o, FINDING_FOOTPRINT, "footprint",
+	    "working-set effect: %s moved %+.1f%% (%.0f MiB -> %.0f MiB), and %s "
+	    "moved the same way beyond noise, while %s stayed within noise",
+	    mv == fp ? "code footprint" : "touched code", mv,
+	    (mv == fp ? in->side[0].footprint_bytes : in->side[0].touched_code_bytes) / 1048576.0,
+	    (mv == fp ? in->side[1].footprint_bytes : in->side[1].touched_code_bytes) / 1048576.0,
+	    moved, bd);
+	if (miss[0])
+		add(o, FINDING_CANNOT_TELL, "footprint",
+		    "part of the footprint evidence is missing: %s not supported on "
+		    "this machine", miss);
+}
+
+static void rule_codegen(const struct explain_input *in, struct out *o)
+{
+	const struct explain_metric *br = find_family(in, F_BRANCH);
+	const struct explain_metric *ins = find_family(in, F_INS);
+	if (in->single_runs)
+		return;
+	const struct explain_metric *driver = beyond(br) ? br : beyond(ins) ? ins : NULL;
+	if (!driver) {
+		if (!usable(br) && !usable(ins)) {
+			char ev[256];
+			evidence(in, ev, sizeof(ev));
+			const struct explain_metric *t = find_family(in, F_TIME);
+			if (beyond(t))
+				add(o, FINDING_CANNOT_TELL, "codegen",
+				    "cannot tell whether code generation explains the "
+				    "change: branch-misses and instructions are not "
+				    "supported on this machine; what it does show: %s", ev);
+		}
+		return;
+	}
+	static const enum family fams[] = { F_LLC, F_ITLB, F_L1I };
+	char same[384] = "", other[384] = "", flat[384] = "";
+	int nsame = 0, nother = 0, nflat = 0, nusable = 0;
+	for (int i = 0; i < 3; i++) {
+		const struct explain_metric *m = find_family(in, fams[i]);
+		if (!usable(m))
+			continue;
+		nusable++;
+		char d[128];
+		describe(m, family_label[fams[i]], d, sizeof(d));
+		if (!beyond(m)) {
+			snprintf(flat + strlen(flat), sizeof(flat) - strlen(flat), "%s%s",
+				 nflat++ ? ", " : "", d);
+		} else if (sign(m->delta_pct) == sign(driver->delta_pct)) {
+			snprintf(same + strlen(same), sizeof(same) - strlen(same), "%s%s",
+				 nsame++ ? ", " : "", d);
+		} else {
+			snprintf(other + strlen(other), sizeof(other) - strlen(other), "%s%s",
+				 nother++ ? ", " : "", d);
+		}
+	}
+	char dd[128];
+	describe(driver, driver == br ? "branch misses" : "instructions", dd, sizeof(dd));
+	if (nusable == 0) {
+		add(o, FINDING_CANNOT_TELL, "codegen",
+		    "%s moved beyond noise, but LLC, iTLB and L1i misses are not "
+		    "supported here, so a footprint cause cannot be ruled out", dd);
+		return;
+	}
+	if (nsame)
+		return;	/* everything moved together: not codegen alone */
+	if (nother)
+		add(o, FINDING_CODEGEN, "codegen",
+		    "code-generation effect: %s beyond noise, while %s moved the other "
+		    "way: the new code pays in memory-system pressure%s%s", dd, other,
+		    nflat ? "; flat: " : "", flat);
+	else
+		add(o, FINDING_CODEGEN, "codegen",
+		    "code-generation effect: %s beyond noise, while the footprint-related "
+		    "misses stayed within noise (%s)", dd, flat);
+}
+
+static void rule_domain(const struct explain_input *in, struct out *o)
+{
+	const struct explain_side *a = &in->side[0], *b = &in->side[1];
+	if (a->domain_level <= 0 || b->domain_level <= 0 ||
+	    !isfinite(a->domain_bytes) || !isfinite(b->domain_bytes))
+		return;
+	char sa[32], sb[32];
+	fmt_bytes(sa, sizeof(sa), a->domain_bytes);
+	fmt_bytes(sb, sizeof(sb), b->domain_bytes);
+	if (a->domain_bytes == b->domain_bytes) {
+		add(o, FINDING_NO_DOMAIN_EFFECT, "cache-domain",
+		    "both sides ran in %s L%d domains: domain choice cannot matter "
+		    "here; this says nothing about capacity (whether %s holds the "
+		    "working set)", sa, a->domain_level, sa);
+		return;
+	}
+	bool b_larger = b->domain_bytes > a->domain_bytes;
+	const struct explain_metric *t = find_family(in, F_TIME);
+	const struct explain_metric *llc = find_family(in, F_LLC);
+	char td[128], ld[128];
+	describe(t, "wall time", td, sizeof(td));
+	if (!usable(llc)) {
+		add(o, FINDING_CANNOT_TELL, "cache-domain",
+		    "the sides ran in domains of different size (%s: %s, %s: %s), but "
+		    "LLC misses are not supported on this machine; what it does show: %s%s",
+		    a->label ? a->label : "A", sa, b->label ? b->label : "B", sb, td,
+		    t && t->have_stats ? (beyond(t) ? " (beyond noise)" : " (within noise)")
+		    : "");
+		return;
+	}
+	describe(llc, "LLC misses", ld, sizeof(ld));
+	if (in->single_runs)
+		return;
+	/* In favour of the larger: lower time and misses on the larger side. */
+	int want = b_larger ? -1 : 1;
+	if (beyond(t) && beyond(llc) && sign(t->delta_pct) == want &&
+	    sign(llc->delta_pct) == want) {
+		add(o, FINDING_CACHE_DOMAIN, "cache-domain",
+		    "cache-domain effect: %s ran in a %s L%d domain and %s in %s; %s and "
+		    "%s moved beyond noise in favour of the larger",
+		    a->label ? a->label : "A", sa, a->domain_level,
+		    b->label ? b->label : "B", sb, td, ld);
+	} else {
+		add(o, FINDING_NO_DOMAIN_EFFECT, "cache-domain",
+		    "the domains differ (%s vs %s), but time and LLC misses did not both "
+		    "move beyond noise in favour of the larger (%s; %s)", sa, sb, td, ld);
+	}
+}
+
+size_t explain_findings(const struct explain_input *in,
+			struct explain_finding **out)
+{
+	struct out o = { NULL, 0 };
+	if (in->single_runs)
+		add(&o, FINDING_CANNOT_TELL, "noise",
+		    "one run each, no noise estimate: no effect is claimed; run "
+		    "'prof ab' with these commands as arms for one");
+	rule_footprint(in, &o);
+	rule_codegen(in, &o);
+	rule_domain(in, &o);
+	*out = o.v;
+	return o.n;
+}
+
+void explain_findings_free(struct explain_finding *f, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(f[i].rule);
+		free(f[i].text);
+	}
+	free(f);
+}
+
+/* ---- rendering ---- */
+
+static void side_bytes(char *buf, size_t n, double v)
+{
+	if (isfinite(v))
+		fmt_bytes(buf, n, v);
+	else
+		snprintf(buf, n, "n/a");
+}
+
+void explain_render(const struct explain_input *in,
+		    const struct explain_finding *f, size_t n,
+		    enum out_format fmt, FILE *fp)
+{
+	const struct explain_side *a = &in->side[0], *b = &in->side[1];
+	if (fmt == OUT_JSON) {
+		struct jw w;
+		jw_init(&w, fp, 2);
+		jw_obj_begin(&w);
+		if (in->experiment_id) {
+			jw_key(&w, "experiment_id");
+			jw_int(&w, in->experiment_id);
+		}
+		jw_key(&w, "single_runs");
+		jw_bool(&w, in->single_runs);
+		jw_key(&w, "sides");
+		jw_arr_begin(&w);
+		for (int s = 0; s < 2; s++) {
+			const struct explain_side *x = &in->side[s];
+			jw_obj_begin(&w);
+			jw_key(&w, "label");
+			jw_str(&w, x->label);
+			jw_key(&w, "cpu_model");
+			jw_str(&w, x->cpu_model);
+			jw_key(&w, "code_footprint_bytes");
+			jw_num(&w, x->footprint_bytes);
+			jw_key(&w, "touched_code_bytes");
+			jw_num(&w, x->touched_code_bytes);
+			jw_key(&w, "touched_data_bytes");
+			jw_num(&w, x->touched_data_bytes);
+			jw_key(&w, "pin");
+			jw_str(&w, x->pin_mode);
+			jw_key(&w, "domain");
+			if (x->domain_level > 0) {
+				jw_obj_begin(&w);
+				jw_key(&w, "level");
+				jw_int(&w, x->domain_level);
+				jw_key(&w, "size_bytes");
+				jw_num(&w, x->domain_bytes);
+				jw_key(&w, "cpus");
+				jw_str(&w, x->domain_cpus);
+				jw_obj_end(&w);
+			} else {
+				jw_null(&w);
+			}
+			jw_key(&w, "modules");
+			jw_arr_begin(&w);
+			for (size_t i = 0; i < x->nmodules; i++) {
+				jw_obj_begin_flat(&w);
+				jw_key(&w, "path");
+				jw_str(&w, x->modules[i].path);
+				jw_key(&w, "exec_bytes");
+				jw_num(&w, x->modules[i].bytes);
+				jw_key(&w, "touched_bytes");
+				jw_num(&w, x->modules[i].touched);
+				jw_obj_end(&w);
+			}
+			jw_arr_end(&w);
+			jw_obj_end(&w);
+		}
+		jw_arr_end(&w);
+		jw_key(&w, "metrics");
+		jw_arr_begin(&w);
+		for (size_t m = 0; m < in->nmetrics; m++) {
+			const struct explain_metric *x = &in->metrics[m];
+			jw_obj_begin_flat(&w);
+			jw_key(&w, "metric");
+			jw_str(&w, x->name);
+			jw_key(&w, "supported");
+			jw_bool(&w, x->supported);
+			jw_key(&w, "a");
+			jw_num(&w, x->supported ? x->a : NAN);
+			jw_key(&w, "b");
+			jw_num(&w, x->supported ? x->b : NAN);
+			jw_key(&w, "delta_pct");
+			jw_num(&w, x->supported ? x->delta_pct : NAN);
+			if (x->have_stats) {
+				jw_key(&w, "ci95_pct");
+				jw_arr_begin_flat(&w);
+				jw_num(&w, x->ci_lo);
+				jw_num(&w, x->ci_hi);
+				jw_arr_end(&w);
+				jw_key(&w, "verdict");
+				jw_str(&w, stats_verdict_name(x->verdict));
+			}
+			jw_obj_end(&w);
+		}
+		jw_arr_end(&w);
+		jw_key(&w, "findings");
+		jw_arr_begin(&w);
+		for (size_t i = 0; i < n; i++) {
+			jw_obj_begin(&w);
+			jw_key(&w, "kind");
+			jw_str(&w, explain_kind_name(f[i].kind));
+			jw_key(&w, "rule");
+			jw_str(&w, f[i].rule);
+			jw_key(&w, "text");
+			jw_str(&w, f[i].text);
+			jw_obj_end(&w);
+		}
+		jw_arr_end(&w);
+		jw_obj_end(&w);
+		jw_end(&w);
+		return;
+	}
+	bool md = fmt == OUT_MARKDOWN;
+	if (a->cpu_model && b->cpu_model && strcmp(a->cpu_model, b->cpu_model))
+		fprintf(fp, md ? "> **warning:** the sides ran on different machines: "
+			"%s and %s\n\n" : " warning: the sides ran on different machines: "
+			"%s and %s\n\n", a->cpu_model, b->cpu_model);
+	if (in->experiment_id)
+		fprintf(fp, md ? "**prof explain**: experiment %ld, `%s` against `%s` "
+			"(%zu rounds)\n\n" : " prof explain: experiment %ld, %s against %s "
+			"(%zu rounds)\n\n", in->experiment_id, b->label, a->label, in->rounds);
+	else
+		fprintf(fp, md ? "**prof explain**: %s against %s (one run each)\n\n"
+			: " prof explain: %s against %s (one run each)\n\n", b->label, a->label);
+
+	const char *titles[] = { "", a->label ? a->label : "A", b->label ? b->label : "B",
+				 ">Δ%", "95% CI / verdict" };
+	char t1[64], t2[64];
+	snprintf(t1, sizeof(t1), ">%s", titles[1]);
+	snprintf(t2, sizeof(t2), ">%s", titles[2]);
+	titles[1] = t1;
+	titles[2] = t2;
+	struct rtable t;
+	rtable_init(&t, 5, titles);
+	char x1[64], x2[64], x3[64];
+	/* The sides first: footprint, touched code, domain. */
+	struct { const char *name; double va, vb; } rows[] = {
+		{ "code footprint", a->footprint_bytes, b->footprint_bytes },
+		{ "touched code", a->touched_code_bytes, b->touched_code_bytes },
+		{ "touched data", a->touched_data_bytes, b->touched_data_bytes },
+	};
+	for (size_t i = 0; i < 3; i++) {
+		if (!isfinite(rows[i].va) && !isfinite(rows[i].vb))
+			continue;
+		size_t r = rtable_add_row(&t);
+		side_bytes(x1, sizeof(x1), rows[i].va);
+		side_bytes(x2, sizeof(x2), rows[i].vb);
+		double d = pct_change(rows[i].va, rows[i].vb);
+		rtable_set(&t, r, 0, "%s", rows[i].name);
+		rtable_set(&t, r, 1, "%s", x1);
+		rtable_set(&t, r, 2, "%s", x2);
+		rtable_set(&t, r, 3, isfinite(d) ? "%+.1f" : "n/a", d);
+	}
+	size_t r = rtable_add_row(&t);
+	rtable_set(&t, r, 0, "cache domain");
+	for (int s = 0; s < 2; s++) {
+		const struct explain_side *x = &in->side[s];
+		if (x->domain_level > 0) {
+			char sz[32];
+			fmt_bytes(sz, sizeof(sz), x->domain_bytes);
+			rtable_set(&t, r, 1 + s, "L%d %s, CPUs %s", x->domain_level, sz,
+				   x->domain_cpus ? x->domain_cpus : "?");
+		} else {
+			rtable_set(&t, r, 1 + s, "not pinned");
+		}
+	}
+	for (size_t m = 0; m < in->nmetrics; m++) {
+		const struct explain_metric *x = &in->metrics[m];
+		r = rtable_add_row(&t);
+		rtable_set(&t, r, 0, "%s", x->name);
+		if (!x->supported) {
+			rtable_set(&t, r, 1, "not supported");
+			rtable_set(&t, r, 2, "not supported");
+			continue;
+		}
+		fmt_count(x1, sizeof(x1), x->a, fabs(x->a) < 100 ? 4 : 0);
+		fmt_count(x2, sizeof(x2), x->b, fabs(x->b) < 100 ? 4 : 0);
+		rtable_set(&t, r, 1, "%s", x1);
+		rtable_set(&t, r, 2, "%s", x2);
+		rtable_set(&t, r, 3, isfinite(x->delta_pct) ? "%+.1f" : "n/a", x->delta_pct);
+		if (x->have_stats) {
+			snprintf(x3, sizeof(x3), "[%+.1f, %+.1f] %s", x->ci_lo, x->ci_hi,
+				 stats_verdict_name(x->verdict));
+			rtable_set(&t, r, 4, "%s", x3);
+		}
+	}
+	rtable_write(&t, md ? OUT_MARKDOWN : OUT_TABLE, fp, 1);
+	rtable_release(&t);
+	for (int s = 0; s < 2; s++) {
+		const struct explain_side *x = &in->side[s];
+		if (!x->nmodules)
+			continue;
+		fprintf(fp, md ? "\nlargest modules of `%s`:\n" : "\n largest modules of %s:\n",
+			x->label);
+		for (size_t i = 0; i < x->nmodules && i < 5; i++) {
+			char sz[32], tc[32];
+			fmt_bytes(sz, sizeof(sz), x->modules[i].bytes);
+			side_bytes(tc, sizeof(tc), x->modules[i].touched);
+			fprintf(fp, md ? "- `%s`: %s (touched %s)\n" : "   %-48s %10s  touched %s\n",
+				x->modules[i].path, sz, tc);
+		}
+	}
+	fprintf(fp, md ? "\n**findings**\n\n" : "\n findings:\n");
+	for (size_t i = 0; i < n; i++)
+		fprintf(fp, md ? "- **%s**: %s\n" : "   [%s] %s\n",
+			explain_kind_name(f[i].kind), f[i].text);
+	if (n == 0)
+		fprintf(fp, md ? "- no rule fired: nothing here points at footprint, "
+			"code generation or the cache domain\n" : "   no rule fired: nothing "
+			"here points at footprint, code generation or the cache domain\n");
+}
