@@ -286,9 +286,10 @@ static void write_footer(const struct db_run *run, enum out_format fmt, FILE *fp
 			"enabled / time running, and N%% is the share of time it ran\n",
 			lead);
 	if (run->lost_records)
-		fprintf(fp, "%swarning: %llu ring-buffer records were lost; some "
-			"threads' values are missing (raise --mmap-pages)\n", lead,
-			(unsigned long long)run->lost_records);
+		fprintf(fp, "%swarning: %llu ring-buffer records were lost: the threads "
+			"they described have no row of their own and their counts are "
+			"in the main thread's row; the totals are whole (raise "
+			"--mmap-pages)\n", lead, (unsigned long long)run->lost_records);
 }
 
 static void write_json(const struct db_run *run, const struct rrow *rows,
