@@ -285,6 +285,20 @@ static void write_footer(const struct db_run *run, enum out_format fmt, FILE *fp
 		fprintf(fp, "%s(N%%): multiplexed; the value is scaled by time "
 			"enabled / time running, and N%% is the share of time it ran\n",
 			lead);
+	size_t alive = 0;
+	for (size_t t = 0; run->kind && !strcmp(run->kind, "attach") && t < run->nthreads; t++) {
+		bool counted = false;
+		for (size_t e = 0; e < run->nevents; e++)
+			counted = counted || run->threads[t].counts[e].present;
+		alive += !counted;
+	}
+	if (alive)
+		fprintf(fp, "%snote: %zu thread%s created during the attach %s still "
+			"running when it ended; the kernel reports an inherited thread's "
+			"own counts only when it exits, so %s counts are in the row of "
+			"the thread that created %s (the totals are whole)\n", lead,
+			alive, alive == 1 ? "" : "s", alive == 1 ? "was" : "were",
+			alive == 1 ? "its" : "their", alive == 1 ? "it" : "them");
 	if (run->lost_records)
 		fprintf(fp, "%swarning: %llu ring-buffer records were lost: the threads "
 			"they described have no row of their own and their counts are "
