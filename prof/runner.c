@@ -134,7 +134,7 @@ int runner_run(const struct runner_opts *o, struct db_run *run, char **cause)
 		fprintf(stderr, "warning: %s\n", fcause);
 	free(fcause);
 
-	run->kind = strdup("run");
+	run->kind = strdup(o->kind ? o->kind : "run");
 	run->started = strdup(started);
 	run->wall_s = t1 - t0;
 	run->command = run_state_command_line(o->argv, o->argc);

@@ -28,6 +28,7 @@ struct runner_opts {
 	size_t mmap_pages;		/* 0: default */
 	bool quiet;			/* do not print the pin sentence or the
 					   unsupported-event warning */
+	const char *kind;		/* the stored run's kind; NULL: "run" */
 };
 
 /*
