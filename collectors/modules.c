@@ -643,7 +643,9 @@ int modules_seed_proc(struct modules *m, uint32_t pid, char **cause)
 	const struct map_entry *v;
 	size_t n = proc_maps_entries(m->pm, pid, &v);
 	for (size_t i = 0; i < n; i++) {
-		if (!(v[i].prot & PROT_EXEC))
+		/* [vsyscall] is in every process and never in a record: a
+		 * launched run would not list it either. */
+		if (!(v[i].prot & PROT_EXEC) || !strcmp(v[i].path, "[vsyscall]"))
 			continue;
 		/* note_exec may grow tables, never the space itself. */
 		rc = note_exec(m, pid, &v[i], NULL);
