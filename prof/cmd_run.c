@@ -24,6 +24,7 @@
 #include "prof/cli.h"
 #include "prof/commands.h"
 #include "prof/launch.h"
+#include "prof/runmods.h"
 #include "prof/runutil.h"
 #include "reports/runs.h"
 
@@ -54,6 +55,14 @@ const char cmd_run_help[] =
 "  -q, --quiet           store the run but print no report (unless -o)\n"
 "      --db PATH         database (default: $PROF_DB, else ./prof.db)\n"
 "      --mmap-pages N    ring-buffer pages per task (power of 2, default 256)\n"
+"      --working-set     also measure the memory the workload touched: every\n"
+"                        page fault is sampled (period 1, with its address)\n"
+"                        and counted once per page, for its code module or\n"
+"                        its kind of data (heap, stack, anonymous, file-backed);\n"
+"                        'prof modules' lists the modules. Opt-in, as every\n"
+"                        fault then writes a sample: 1.3x the wall time of a\n"
+"                        plain run for a workload that faults in 1 GiB of\n"
+"                        fresh memory (bench/working-set)\n"
 "      --record-dump FILE  save the raw ring-buffer records (for tests)\n"
 "\n"
 "Events the machine cannot count are reported as not supported, never as\n"
@@ -108,6 +117,7 @@ struct run_args {
 	const char *out;
 	bool quiet;
 	long mmap_pages;
+	bool working_set;
 	const char *dump;
 	char **argv;
 	int argc;
@@ -115,7 +125,7 @@ struct run_args {
 
 static int parse_args(int argc, char **argv, struct run_args *a)
 {
-	enum { O_DURATION = 256, O_BY, O_FORMAT, O_DB, O_MMAP, O_DUMP };
+	enum { O_DURATION = 256, O_BY, O_FORMAT, O_DB, O_MMAP, O_DUMP, O_WS };
 	static const struct option opts[] = {
 		{ "events", required_argument, NULL, 'e' },
 		{ "pid", required_argument, NULL, 'p' },
@@ -127,6 +137,7 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 		{ "db", required_argument, NULL, O_DB },
 		{ "mmap-pages", required_argument, NULL, O_MMAP },
 		{ "record-dump", required_argument, NULL, O_DUMP },
+		{ "working-set", no_argument, NULL, O_WS },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -181,6 +192,9 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 						   "expected a power of 2",
 						   cli_echo(optarg, buf, sizeof(buf)));
 			break;
+		case O_WS:
+			a->working_set = true;
+			break;
 		case O_DUMP:
 			a->dump = optarg;
 			break;
@@ -224,6 +238,7 @@ static FILE *dump_open(const char *path)
 }
 
 static void dump_header(FILE *fp, const struct counters *cs,
+			const struct counters_opts *co,
 			const struct event_desc *evs, size_t nev)
 {
 	const struct perf_rec_layout *lay = counters_layout(cs);
@@ -233,6 +248,7 @@ static void dump_header(FILE *fp, const struct counters *cs,
 	h.sample_type = lay->sample_type;
 	h.read_format = lay->read_format;
 	h.nevents = (uint32_t)nev;
+	h.nsamplers = (uint32_t)co->nsamplers;
 	fwrite(&h, sizeof(h), 1, fp);
 	for (size_t i = 0; i < nev; i++) {
 		struct ring_dump_event e;
@@ -241,6 +257,7 @@ static void dump_header(FILE *fp, const struct counters *cs,
 		snprintf(e.name, sizeof(e.name), "%s", evs[i].name);
 		fwrite(&e, sizeof(e), 1, fp);
 	}
+	run_mods_dump_samplers(cs, co, fp);
 }
 
 /* ---- attach ---- */
@@ -434,6 +451,8 @@ int cmd_run(int argc, char **argv, struct prof_ctx *ctx)
 
 	/* A launched command that cannot run is refused before anything
 	 * is opened or stored (127, as a shell says). */
+	struct run_mods rm;
+	memset(&rm, 0, sizeof(rm));
 	struct launch l;
 	memset(&l, 0, sizeof(l));
 	l.pidfd = l.go_fd = l.err_fd = -1;
@@ -468,6 +487,7 @@ int cmd_run(int argc, char **argv, struct prof_ctx *ctx)
 		.flags = launched ? COUNTERS_ENABLE_ON_EXEC : 0,
 		.record_hook = dump ? dump_record : NULL, .hook_arg = dump,
 	};
+	run_mods_init(&rm, a.working_set, &co);
 	struct counters *cs = counters_new(&co);
 	if (!cs) {
 		error_msg("cannot set up the counters: %s", strerror(errno));
@@ -503,8 +523,9 @@ int cmd_run(int argc, char **argv, struct prof_ctx *ctx)
 			restore_signals(old);
 			goto out;
 		}
+		run_mods_opened(&rm, cs, 0);
 		if (dump)
-			dump_header(dump, cs, evs, nev);
+			dump_header(dump, cs, &co, evs, nev);
 		report_unsupported(cs, evs, nev);
 		t0 = now_s();
 		rc = launch_release(&l, &cause);
@@ -529,8 +550,9 @@ int cmd_run(int argc, char **argv, struct prof_ctx *ctx)
 			restore_signals(old);
 			goto out;
 		}
+		run_mods_opened(&rm, cs, pid);
 		if (dump)
-			dump_header(dump, cs, evs, nev);
+			dump_header(dump, cs, &co, evs, nev);
 		report_unsupported(cs, evs, nev);
 		int pidfd = -1;
 #ifdef SYS_pidfd_open
@@ -585,6 +607,7 @@ int cmd_run(int argc, char **argv, struct prof_ctx *ctx)
 	}
 	run.interrupted = interrupted;
 	run_state_fill(&rs, &run, cs, evs, nev);
+	run_mods_fill(&rm, &run);
 	db_run_set(&run, "events", a.events);
 	char pages[32];
 	snprintf(pages, sizeof(pages), "%ld", a.mmap_pages);
@@ -615,6 +638,7 @@ out:
 	if (dump)
 		fclose(dump);
 	counters_free(cs);
+	run_mods_release(&rm);
 	event_list_free(evs, nev);
 	run_state_release(&rs);
 	free(cause);

@@ -15,6 +15,7 @@ DECLARE_VERB(run);
 DECLARE_VERB(runs);
 DECLARE_VERB(report);
 DECLARE_VERB(events);
+DECLARE_VERB(modules);
 int cmd_help(int argc, char **argv, struct prof_ctx *ctx);
 
 #endif
