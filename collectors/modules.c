@@ -3,10 +3,12 @@
  * working set from page-fault samples. See modules.h for the rules.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "collectors/modules.h"
@@ -212,11 +214,26 @@ static void iv_release(struct ivset *s)
 /* ---- the collector ---- */
 
 /* A module while records arrive, and what modules_at() returns. */
+/* A code fault, kept to replay it at the end: which mapping (of which
+ * address space) it hit, and the file page. */
+struct site {
+	uint64_t seq;		/* arrival order */
+	uint32_t space;
+	uint64_t start, len, pgoff;	/* the mapping */
+	uint64_t fpage;
+};
+
+/* Past this many code faults a module keeps its window estimate. */
+#define MAX_SITES (1u << 20)
+
 struct mod {
 	struct module_info info;
 	struct ivset exec;	/* file ranges mapped executable */
 	struct ivset spaces;	/* generations that mapped it */
 	struct page_set touched, faulted;	/* by file page */
+	struct site *sites;
+	size_t nsites, scap;
+	bool sites_full;
 	char *error;
 };
 
@@ -300,6 +317,7 @@ void modules_free(struct modules *m)
 		iv_release(&d->spaces);
 		ps_release(&d->touched);
 		ps_release(&d->faulted);
+		free(d->sites);
 		free(d->error);
 		free(d);
 	}
@@ -500,6 +518,31 @@ static void window_of(const struct modules *m, const struct map_entry *e,
 	*n = to - from;
 }
 
+static int add_site(struct modules *m, struct mod *d, const struct map_entry *e,
+		    uint64_t fpage)
+{
+	if (d->sites_full || !m->o.working_set)
+		return 0;
+	if (d->nsites == d->scap) {
+		if (d->scap >= MAX_SITES) {
+			d->sites_full = true;
+			return 0;
+		}
+		size_t ncap = d->scap ? d->scap * 2 : 64;
+		struct site *p = realloc(d->sites, ncap * sizeof(*p));
+		if (!p)
+			return -ENOMEM;
+		d->sites = p;
+		d->scap = ncap;
+	}
+	d->sites[d->nsites] = (struct site){
+		.seq = d->nsites, .space = e->space, .start = e->start, .len = e->len,
+		.pgoff = e->pgoff, .fpage = fpage,
+	};
+	d->nsites++;
+	return 0;
+}
+
 static int count_fault(struct modules *m, uint32_t pid, uint64_t addr)
 {
 	m->ws.samples++;
@@ -532,10 +575,13 @@ static int count_fault(struct modules *m, uint32_t pid, uint64_t addr)
 		if (ps_add_range(&d->faulted, 0, fpage, 1) < 0)
 			return -ENOMEM;
 		uint64_t first = 0, n = 1;
-		if (e->kind == MAP_KIND_FILE)
+		if (e->kind == MAP_KIND_FILE) {
 			window_of(m, e, addr, &first, &n);
-		else
+			if (add_site(m, d, e, fpage))
+				return -ENOMEM;
+		} else {
 			first = (addr - e->start) >> m->page_shift;
+		}
 		uint64_t base = e->pgoff >> m->page_shift;
 		return ps_add_range(&d->touched, 0, base + first, n) < 0 ? -ENOMEM : 0;
 	}
@@ -665,24 +711,29 @@ static void set_error(struct mod *d, const char *fmt, const char *path, const ch
 	d->info.error = d->error;
 }
 
-static void read_elf(struct modules *m, struct mod *d)
+/*
+ * Read a module's ELF sizes and build id. Returns true when the file on
+ * disk is the one the run mapped (it opens as ELF, and its build id is
+ * the kernel's where the kernel gave one), so it may be replayed.
+ */
+static bool read_elf(struct modules *m, struct mod *d)
 {
 	const char *path = d->info.path;
 	size_t len = strlen(path);
 	static const char deleted[] = " (deleted)";
 	if (m->o.no_elf || d->info.kind != MODULE_FILE)
-		return;
+		return false;
 	if (len > sizeof(deleted) - 1 &&
 	    !strcmp(path + len - (sizeof(deleted) - 1), deleted)) {
 		set_error(d, "'%s' was deleted while the run used it%s", path, "");
-		return;
+		return false;
 	}
 	struct elf_file *ef;
 	char *cause = NULL;
 	if (elf_file_open(path, &ef, &cause)) {
 		set_error(d, "%s%s", cause ? cause : path, cause ? "" : ": unreadable");
 		free(cause);
-		return;
+		return false;
 	}
 	char hex[ELF_BUILD_ID_HEX_SIZE];
 	int brc = elf_file_build_id(ef, hex, sizeof(hex), NULL);
@@ -690,7 +741,7 @@ static void read_elf(struct modules *m, struct mod *d)
 		set_error(d, "'%s' changed since the run (its build id is %s now)",
 			  path, hex);
 		elf_file_close(ef);
-		return;
+		return false;
 	}
 	if (!d->info.build_id[0] && brc == 0)
 		memcpy(d->info.build_id, hex, sizeof(hex));
@@ -699,12 +750,131 @@ static void read_elf(struct modules *m, struct mod *d)
 	elf_file_close(ef);
 	if (!sz.has_sections) {
 		set_error(d, "'%s' has no section headers (stripped)%s", path, "");
-		return;
+		return true;
 	}
 	d->info.has_text = sz.has_text;
 	d->info.text_bytes = sz.text_bytes;
 	d->info.has_exec_sections = true;
 	d->info.exec_section_bytes = sz.exec_bytes;
+	return true;
+}
+
+/* ---- replaying code faults ---- */
+
+static int site_cmp(const void *pa, const void *pb)
+{
+	const struct site *a = pa, *b = pb;
+	if (a->space != b->space)
+		return a->space < b->space ? -1 : 1;
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
+	if (a->len != b->len)
+		return a->len < b->len ? -1 : 1;
+	if (a->pgoff != b->pgoff)
+		return a->pgoff < b->pgoff ? -1 : 1;
+	return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+static bool same_mapping(const struct site *a, const struct site *b)
+{
+	return a->space == b->space && a->start == b->start && a->len == b->len &&
+	       a->pgoff == b->pgoff;
+}
+
+/*
+ * Replay the faults of one mapping in a mapping of our own with the same
+ * file range, at an address congruent to the original modulo the page
+ * table's span (so fault-around windows and page-table edges fall alike),
+ * touching the pages in the order they faulted; then read which pages
+ * the kernel mapped (/proc/self/pagemap, bit 63: present) into out.
+ */
+static int replay_mapping(const struct modules *m, int fd, uint64_t fsize,
+			  int pagemap, const struct site *g, size_t n,
+			  struct page_set *out)
+{
+	uint64_t ps = m->o.page_size, span = (ps / 8) * ps;
+	uint64_t len = g->len, pgoff = g->pgoff;
+	/* Pages past the end of the file cannot be touched (SIGBUS), and
+	 * the kernel maps none there. */
+	uint64_t avail = fsize > pgoff ? ((fsize - pgoff + ps - 1) & ~(ps - 1)) : 0;
+	if (len > avail)
+		len = avail;
+	if (!len)
+		return 0;
+	size_t resv = (size_t)(len + 2 * span);
+	uint8_t *r = mmap(NULL, resv, PROT_NONE,
+			  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (r == MAP_FAILED)
+		return -errno;
+	uint64_t base = ((uint64_t)(uintptr_t)r + span - 1) & ~(span - 1);
+	uint8_t *a = (uint8_t *)(uintptr_t)(base + (g->start & (span - 1)));
+	int rc = 0;
+	if (mmap(a, (size_t)len, PROT_READ, MAP_PRIVATE | MAP_FIXED, fd,
+		 (off_t)pgoff) == MAP_FAILED) {
+		rc = -errno;
+		goto out_unmap;
+	}
+	for (size_t i = 0; i < n; i++) {
+		uint64_t off = (g[i].fpage << m->page_shift) - pgoff;
+		if ((g[i].fpage << m->page_shift) >= pgoff && off < len)
+			(void)*(volatile const uint8_t *)(a + off);
+	}
+	size_t npages = (size_t)(len >> m->page_shift);
+	uint64_t ents[512];
+	for (size_t i = 0; i < npages && !rc; i += 512) {
+		size_t k = npages - i < 512 ? npages - i : 512;
+		off_t at = (off_t)((((uint64_t)(uintptr_t)a) >> m->page_shift) + i) * 8;
+		if (pread(pagemap, ents, k * 8, at) != (ssize_t)(k * 8)) {
+			rc = -EIO;
+			break;
+		}
+		for (size_t j = 0; j < k; j++)
+			if ((ents[j] >> 63) &&
+			    ps_add_range(out, 0, (pgoff >> m->page_shift) + i + j, 1) < 0)
+				rc = -ENOMEM;
+	}
+out_unmap:
+	munmap(r, resv);
+	return rc;
+}
+
+/*
+ * The pages the kernel mapped for a module's code faults, found by
+ * replaying them against the file as it is now (same build id): fault-
+ * around windows and whole large folios alike, which the window estimate
+ * cannot know. On success the module's touched set becomes that.
+ */
+static void replay_module(struct modules *m, struct mod *d, int pagemap)
+{
+	if (!d->nsites || d->sites_full || pagemap < 0)
+		return;
+	int fd = open(d->info.path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	struct stat st;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return;
+	}
+	qsort(d->sites, d->nsites, sizeof(*d->sites), site_cmp);
+	struct page_set got = { 0 };
+	int rc = 0;
+	for (size_t i = 0; i < d->nsites && !rc;) {
+		size_t j = i + 1;
+		while (j < d->nsites && same_mapping(&d->sites[i], &d->sites[j]))
+			j++;
+		rc = replay_mapping(m, fd, (uint64_t)st.st_size, pagemap, &d->sites[i],
+				    j - i, &got);
+		i = j;
+	}
+	close(fd);
+	if (rc || !got.pages) {
+		ps_release(&got);
+		return;
+	}
+	ps_release(&d->touched);
+	d->touched = got;
+	d->info.touched_replayed = true;
 }
 
 /* Bytes the symbols of a perf map cover (their union). */
@@ -782,20 +952,26 @@ int modules_finish(struct modules *m, char **cause)
 		return 0;
 	m->finished = true;
 	size_t nfile = m->nmods;
+	int pagemap = m->o.working_set && !m->o.no_elf
+		      ? open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC) : -1;
 	for (size_t i = 0; i < nfile; i++) {
 		struct mod *d = m->mods[i];
 		d->info.exec_bytes = iv_total(&d->exec);
 		d->info.nprocs = (uint32_t)iv_total(&d->spaces);
+		if (read_elf(m, d))
+			replay_module(m, d, pagemap);
 		d->info.touched_bytes = d->touched.pages * m->o.page_size;
 		d->info.faulted_bytes = d->faulted.pages * m->o.page_size;
-		read_elf(m, d);
 	}
+	if (pagemap >= 0)
+		close(pagemap);
 	int rc = finish_anon(m);
 	if (rc && !m->err)
 		m->err = rc;
 	for (size_t i = nfile; i < m->nmods; i++)
 		m->mods[i]->info.nprocs = (uint32_t)iv_total(&m->mods[i]->spaces);
-	qsort(m->mods, m->nmods, sizeof(*m->mods), mod_cmp);
+	if (m->nmods)
+		qsort(m->mods, m->nmods, sizeof(*m->mods), mod_cmp);
 	for (size_t i = 0; i < m->nmods; i++)
 		m->mvals[mod_slot(m, m->mkeys, m->mhcap, m->mods[i]->info.path)] = i + 1;
 

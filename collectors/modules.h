@@ -26,19 +26,26 @@
  * differs from the kernel's) or malformed gets an error for that module;
  * its sizes from the records stay.
  *
- * Touched memory, two ways. Anonymous memory faults in one page at a
- * time (unless transparent huge pages map 2 MiB at one fault, which plain
- * mmap and malloc memory does not get by default), so its distinct
- * faulting pages are what was touched. File-backed memory is mapped more
- * coarsely: a read fault also maps the fault-around window around it
- * (64 KiB), and Linux 6.18 maps a whole large page-cache folio at one
- * fault where it fits (128 KiB folios seen here for a freshly linked
- * binary: 3 faults for 64 pages executed); pages so mapped never fault.
- * So for file-backed mappings faulted_bytes counts the faulting pages
- * alone, a lower bound, and touched_bytes the fault-around window of
- * every fault (as do_fault_around() computes it, clamped to the mapping):
- * the touched bytes at that grain, an upper bound where the kernel maps
- * no more than the window, an estimate where it maps larger folios.
+ * Touched memory. Anonymous memory faults in one page at a time (unless
+ * transparent huge pages map 2 MiB at one fault, which plain mmap and
+ * malloc memory does not get by default), so its distinct faulting pages
+ * are what was touched. File-backed memory is mapped more coarsely: a
+ * read fault also maps the fault-around window around it (64 KiB), and
+ * Linux 6.18 maps a whole large page-cache folio at one fault where it
+ * fits (measured here: a freshly linked helper ran 64 pages of code with
+ * 3 faults); pages so mapped never fault. So for code:
+ *   - faulted_bytes counts the faulting pages alone: a lower bound;
+ *   - touched_bytes counts the pages those faults mapped: modules_finish()
+ *     replays each mapping's faults, in their order, in a mapping of the
+ *     same file range at an address congruent modulo 2 MiB (so windows,
+ *     folios and page-table edges fall alike) and reads which pages the
+ *     kernel mapped (/proc/self/pagemap). That is an upper bound on the
+ *     code run (what was not mapped was not run), as long as the page
+ *     cache held the file the same way. Where the file cannot be read
+ *     (gone, replaced, no_elf) it is the estimate of one fault-around
+ *     window per fault, as do_fault_around() computes it
+ *     (touched_replayed false).
+ * File-backed data (WS_FILE) keeps the window estimate.
  *
  * Page sets hold 64-page chunks as one bitmap word each, in a hash table:
  * 1 GiB of fresh memory (262,144 pages) costs 4,096 chunks, about 128 KiB.
@@ -93,7 +100,8 @@ struct module_info {
 	uint64_t exec_section_bytes;	/* all SHF_ALLOC|SHF_EXECINSTR sections */
 	const char *error;	/* why a file's sizes are unknown, or NULL */
 	/* Working set (zero without one). */
-	uint64_t touched_bytes;	/* at the fault-around grain (see above) */
+	uint64_t touched_bytes;	/* mapped by the faults (see above) */
+	bool touched_replayed;	/* replayed; else the window estimate */
 	uint64_t faulted_bytes;	/* the faulting pages: a lower bound */
 	uint64_t faults;	/* samples that landed in it */
 };

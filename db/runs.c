@@ -270,8 +270,8 @@ static int store_modules(struct db *db, const struct db_run *run, char **cause)
 		rc = db_prepare(db, &st,
 			"INSERT INTO modules (run_id, idx, path, kind, build_id,"
 			" exec_bytes, text_bytes, exec_section_bytes, touched_bytes,"
-			" faulted_bytes, faults, nprocs, error) VALUES (?1,?2,?3,?4,?5,"
-			"?6,?7,?8,?9,?10,?11,?12,?13)", cause);
+			" faulted_bytes, faults, nprocs, error, touched_replayed) VALUES"
+			" (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14)", cause);
 		if (rc)
 			return rc;
 		for (size_t i = 0; i < run->nmodules; i++) {
@@ -289,6 +289,7 @@ static int store_modules(struct db *db, const struct db_run *run, char **cause)
 			bind_opt(st, 11, m->has_touched, m->faults);
 			sqlite3_bind_int64(st, 12, m->nprocs);
 			db_bind_text(st, 13, m->error);
+			bind_opt(st, 14, m->has_touched, m->touched_replayed);
 			s = sqlite3_step(st);
 			sqlite3_reset(st);
 			if (s != SQLITE_DONE) {
@@ -372,7 +373,8 @@ static int load_modules(struct db *db, int64_t id, struct db_run *out, char **ca
 	int rc = db_prepare(db, &st,
 		"SELECT path, kind, build_id, exec_bytes, text_bytes,"
 		" exec_section_bytes, touched_bytes, faulted_bytes, faults, nprocs,"
-		" error FROM modules WHERE run_id = ?1 ORDER BY idx", cause);
+		" error, touched_replayed FROM modules WHERE run_id = ?1 ORDER BY idx",
+		cause);
 	if (rc)
 		return rc;
 	sqlite3_bind_int64(st, 1, id);
@@ -400,6 +402,7 @@ static int load_modules(struct db *db, int64_t id, struct db_run *out, char **ca
 		col_opt(st, 8, &m->faults);
 		m->nprocs = (uint32_t)sqlite3_column_int64(st, 9);
 		m->error = db_col_text(st, 10);
+		m->touched_replayed = sqlite3_column_int(st, 11) != 0;
 	}
 	sqlite3_finalize(st);
 	if (s != SQLITE_DONE)

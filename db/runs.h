@@ -79,9 +79,11 @@ struct db_module {
 	bool has_text, has_exec_sections, has_touched;
 	uint64_t text_bytes;
 	uint64_t exec_section_bytes;
-	uint64_t touched_bytes;	/* at the 64 KiB fault-around grain */
+	uint64_t touched_bytes;	/* pages the faults mapped: an upper bound */
 	uint64_t faulted_bytes;	/* the faulting pages: a lower bound */
 	uint64_t faults;
+	bool touched_replayed;	/* touched_bytes from replaying the faults
+				 * (else one fault-around window per fault) */
 	char *error;		/* why the file's sizes are unknown, or NULL */
 };
 

@@ -116,6 +116,7 @@ static const char *const migrations[] = {
 	"  touched_bytes INTEGER,"
 	"  faulted_bytes INTEGER,"
 	"  faults INTEGER,"
+	"  touched_replayed INTEGER,"
 	"  nprocs INTEGER NOT NULL DEFAULT 1,"
 	"  error TEXT,"
 	"  PRIMARY KEY (run_id, idx)"

@@ -103,6 +103,7 @@ void run_mods_fill(struct run_mods *rm, struct db_run *run)
 		d->touched_bytes = mi->touched_bytes;
 		d->faulted_bytes = mi->faulted_bytes;
 		d->faults = mi->faults;
+		d->touched_replayed = mi->touched_replayed;
 		d->error = xstrdup_or_null(mi->error);
 	}
 	if (!rm->working_set)

@@ -130,11 +130,11 @@ void report_working_set_footer(const struct db_run *run, enum out_format fmt,
 	fmt_bytes(a, sizeof(a), (double)report_ws_window(run));
 	fmt_bytes(b, sizeof(b), code ? (double)code->faulted_bytes : 0);
 	fmt_bytes(c, sizeof(c), file ? (double)file->faulted_bytes : 0);
-	fprintf(fp, "%snote: file-backed pages fault in %s windows (fault-around), "
-		"so touched code and file data are upper bounds at that grain; "
-		"recent kernels may map a larger page-cache folio at one fault "
-		"(the faulting pages alone, a lower bound: code %s, file %s)\n",
-		lead, a, b, c);
+	fprintf(fp, "%snote: a file-backed fault maps a %s window (fault-around), or "
+		"a whole large page-cache folio, at once: touched code is the pages "
+		"the faults mapped (an upper bound at that grain), touched file "
+		"data counts %s windows; the faulting pages alone, a lower bound: "
+		"code %s, file %s\n", lead, a, a, b, c);
 	if (run->lost_records)
 		fprintf(fp, "%snote: records were lost, so touched memory is "
 			"undercounted (raise --mmap-pages)\n", lead);
@@ -184,6 +184,11 @@ static void write_modules_json(const struct db_run *run,
 		       m->exec_section_bytes);
 		jw_opt(&w, "faulted_bytes", m->has_touched, m->faulted_bytes);
 		jw_opt(&w, "faults", m->has_touched, m->faults);
+		jw_key(&w, "touched_replayed");
+		if (m->has_touched)
+			jw_bool(&w, m->touched_replayed);
+		else
+			jw_null(&w);
 		jw_key(&w, "processes");
 		jw_uint(&w, m->nprocs);
 		jw_key(&w, "error");
@@ -206,7 +211,8 @@ static void write_modules_csv(const struct db_run *run,
 			      const struct db_module *const *v, FILE *fp)
 {
 	fprintf(fp, "run_id,path,kind,build_id,exec_bytes,text_bytes,"
-		"exec_section_bytes,touched_bytes,faulted_bytes,faults,processes,error\n");
+		"exec_section_bytes,touched_bytes,faulted_bytes,faults,touched_replayed,"
+		"processes,error\n");
 	for (size_t i = 0; i < run->nmodules; i++) {
 		const struct db_module *m = v[i];
 		fprintf(fp, "%lld,", (long long)run->id);
@@ -221,6 +227,7 @@ static void write_modules_csv(const struct db_run *run,
 		csv_opt(fp, m->has_touched, m->touched_bytes);
 		csv_opt(fp, m->has_touched, m->faulted_bytes);
 		csv_opt(fp, m->has_touched, m->faults);
+		csv_opt(fp, m->has_touched, m->touched_replayed);
 		fprintf(fp, "%u,", m->nprocs);
 		csv_field(fp, m->error ? m->error : "");
 		fputc('\n', fp);
@@ -310,10 +317,9 @@ void report_modules(const struct db_run *run, enum out_format fmt, FILE *fp)
 	}
 	if (ws) {
 		fmt_bytes(a, sizeof(a), (double)report_ws_window(run));
-		fprintf(fp, "\n%stouched: code faulted in, counted at the %s "
-			"fault-around grain of file-backed pages (an upper bound at "
-			"that grain; a larger page-cache folio can map at one fault)\n",
-			lead, a);
+		fprintf(fp, "\n%stouched: the code pages the run's faults mapped, "
+			"an upper bound (a file-backed fault maps a %s fault-around "
+			"window or a whole page-cache folio at once)\n", lead, a);
 	} else {
 		fprintf(fp, "\n%stouched code needs a working-set run: "
 			"'prof run --working-set -- CMD'\n", lead);

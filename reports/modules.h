@@ -20,8 +20,8 @@
  * The modules of a run, largest (exec_bytes) first. JSON follows the
  * contract of shared/DESIGN.md: `modules`, a list of {path, exec_bytes,
  * text_bytes, touched_bytes} with null where unknown, plus kind,
- * build_id, exec_section_bytes, faulted_bytes, faults, processes and
- * error; and `code_footprint_bytes`, `working_set` (null for a run
+ * build_id, exec_section_bytes, faulted_bytes, faults, touched_replayed,
+ * processes and error; and `code_footprint_bytes`, `working_set` (null for a run
  * without one). CSV has one line per module with raw numbers (empty
  * where unknown).
  */

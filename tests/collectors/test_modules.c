@@ -16,6 +16,7 @@
 #include <inttypes.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "collectors/modules.h"
@@ -421,6 +422,68 @@ static void test_modules__fault_around_windows(void **state)
 }
 
 /*
+ * Replaying code faults against the file: a fresh copy of libc (every
+ * page of it in the page cache), mapped from offset 0 at
+ * the same address as above, 8 pages longer than the file, with faults
+ * at mapping pages 1, 31 and 63 and one past the end of the file. The
+ * replay maps at least what the window estimate holds (fault-around maps
+ * every page of the window that is in the page cache, and a large folio
+ * adds to that), never more than the file, and touching past the end of
+ * the file does not kill the collector (SIGBUS).
+ */
+static void test_modules__replayed_faults_bound_the_windows(void **state)
+{
+	(void)state;
+	char *self = mapped_path((const void *)&memcpy);	/* libc: 470 pages */
+	char *dir = tu_tmpdir();
+	char *copy, *cmd;
+	assert_true(asprintf(&copy, "%s/code.bin", dir) > 0);
+	assert_true(asprintf(&cmd, "cp '%s' '%s'", self, copy) > 0);
+	assert_int_equal(system(cmd), 0);
+	struct stat st;
+	assert_int_equal(stat(copy, &st), 0);
+	uint64_t fpages = ((uint64_t)st.st_size + PAGE - 1) / PAGE;
+	assert_true(fpages > 70);
+	uint64_t start = 0x7f000000a000, len = (fpages + 8) * PAGE;
+	uint64_t faults[] = { 1, 31, 63, fpages + 2 };
+
+	struct modules *est = NULL, *rep = NULL;
+	for (int pass = 0; pass < 2; pass++) {
+		struct modules_opts o = { .working_set = true, .page_size = PAGE,
+					  .no_elf = pass == 0 };
+		struct modules *m = modules_new(&o);
+		modules_add_fault_id(m, FAULT_ID);
+		feed_mmap(m, 1, start, len, 0, PROT_READ | PROT_EXEC, copy, NULL);
+		for (size_t i = 0; i < 4; i++)
+			feed_fault(m, 1, start + faults[i] * PAGE, FAULT_ID);
+		assert_int_equal(modules_finish(m, NULL), 0);
+		if (pass == 0)
+			est = m;
+		else
+			rep = m;
+	}
+	const struct module_info *e = find(est, copy), *r = find(rep, copy);
+	assert_false(e->touched_replayed);
+	assert_true(r->touched_replayed);
+	/* The estimate: windows [10,26), [32,48), [64,80) of the page table
+	 * (as in test_modules__fault_around_windows), and part of one more
+	 * around the fault past the file, cut at the mapping's end. */
+	assert_true(e->touched_bytes > 3 * 16 * PAGE);
+	assert_true(e->touched_bytes <= 4 * 16 * PAGE);
+	assert_true(r->touched_bytes >= 3 * 16 * PAGE);
+	assert_true(r->touched_bytes <= fpages * PAGE);
+	assert_int_equal(r->faulted_bytes, 4 * PAGE);
+	assert_true(r->has_text);
+	modules_free(est);
+	modules_free(rep);
+	free(cmd);
+	free(copy);
+	free(self);
+	tu_rmrf(dir);
+	free(dir);
+}
+
+/*
  * Data kinds: a page of each, a page faulted twice (read, then write)
  * counted once, an address in no mapping as other, a [vvar] page as
  * other, a file-backed data fault with its window, and a heap whose first
@@ -643,8 +706,10 @@ static void test_modules__replays_recorded_working_set(void **state)
 	assert_int_equal(jit->touched_bytes, 16 * PAGE);
 	assert_int_equal(modules_count(m), 5);
 
-	/* ws_touch ran 64 pages of code: at least that much was mapped, so
-	 * the window count holds at least 64 pages. */
+	/* ws_touch ran its 64 pages of code. In this recording the window
+	 * estimate (no_elf: no replay) covers them, as checked when it was
+	 * recorded. (It need not: a fault can map a larger folio and leave
+	 * pages to no window.) */
 	assert_true(find(m, helper)->touched_bytes >= 64 * PAGE);
 	assert_true(find(m, helper)->faulted_bytes >= PAGE);
 
@@ -678,6 +743,7 @@ int main(void)
 		cmocka_unit_test(test_modules__elf_sizes_match_binutils),
 		cmocka_unit_test(test_modules__unreadable_files_get_an_error),
 		cmocka_unit_test(test_modules__fault_around_windows),
+		cmocka_unit_test(test_modules__replayed_faults_bound_the_windows),
 		cmocka_unit_test(test_modules__data_kinds),
 		cmocka_unit_test(test_modules__jit_pages_move_to_code),
 		cmocka_unit_test(test_modules__one_gib_of_faults),

@@ -58,7 +58,7 @@ static void add_modules(struct db_run *r)
 		.exec_bytes = 1400832, .nprocs = 2, .has_text = true,
 		.has_exec_sections = true, .has_touched = true, .text_bytes = 1392301,
 		.exec_section_bytes = 1396969, .touched_bytes = 761856,
-		.faulted_bytes = 49152, .faults = 12,
+		.faulted_bytes = 49152, .faults = 12, .touched_replayed = true,
 	};
 	m[1] = (struct db_module){
 		.path = xdup("/tmp/gone"), .kind = xdup("file"), .exec_bytes = 8192,
@@ -201,6 +201,8 @@ static void test_runs__store_and_load_round_trip(void **state)
 	assert_int_equal(m[0].touched_bytes, 761856);
 	assert_int_equal(m[0].faulted_bytes, 49152);
 	assert_int_equal(m[0].faults, 12);
+	assert_true(m[0].touched_replayed);
+	assert_false(m[1].touched_replayed);
 	assert_null(m[0].error);
 	assert_false(m[1].has_text);
 	assert_false(m[1].has_exec_sections);

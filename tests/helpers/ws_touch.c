@@ -40,6 +40,8 @@ static void (*const fns[64])(void) = {
 static int touch(long mib)
 {
 	size_t len = (size_t)mib << 20;
+	if (!len)
+		return 0;
 	volatile char *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
 				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (p == MAP_FAILED) {

@@ -36,7 +36,7 @@ static void make_run(struct db_run *r, bool ws)
 		.exec_bytes = 1400832, .nprocs = 2, .has_text = true,
 		.has_exec_sections = true, .has_touched = ws, .text_bytes = 1392301,
 		.exec_section_bytes = 1396969, .touched_bytes = 761856,
-		.faulted_bytes = 49152, .faults = 12,
+		.faulted_bytes = 49152, .faults = 12, .touched_replayed = true,
 	};
 	r->modules[2] = (struct db_module){
 		.path = strdup("[anon:exec]"), .kind = strdup("anon"), .exec_bytes = 65536,
@@ -85,6 +85,8 @@ static void test_modules_report__json_contract_largest_first(void **state)
 	assert_non_null(strstr(gone, "\"error\": \"cannot open '/tmp/gone'"));
 	assert_non_null(strstr(anon, "\"kind\": \"anon\""));
 	assert_non_null(strstr(anon, "\"build_id\": null"));
+	assert_non_null(strstr(libc, "\"touched_replayed\": true"));
+	assert_non_null(strstr(gone, "\"touched_replayed\": false"));
 	assert_non_null(strstr(s, "\"touched_code_bytes\": 831488"));
 	/* heap + stack + anon + file + other */
 	char want[64];
@@ -100,6 +102,7 @@ static void test_modules_report__json_contract_largest_first(void **state)
 	s = tu_buf_close(&b);
 	assert_non_null(strstr(s, "\"working_set\": null"));
 	assert_non_null(strstr(s, "\"touched_bytes\": null"));
+	assert_non_null(strstr(s, "\"touched_replayed\": null"));
 	assert_null(strstr(s, "\"touched_bytes\": 7"));
 	free(b.data);
 	db_run_release(&r);
@@ -128,11 +131,11 @@ static void test_modules_report__table_and_csv(void **state)
 	s = tu_buf_close(&b);
 	assert_non_null(strstr(s, "run_id,path,kind,build_id,exec_bytes,text_bytes,"
 			       "exec_section_bytes,touched_bytes,faulted_bytes,faults,"
-			       "processes,error\n"
+			       "touched_replayed,processes,error\n"
 			       "7,/usr/lib/libc.so.6,file,93ac61ec5a8eb1396f9fbd350e3169a558528a40,"
-			       "1400832,1392301,1396969,761856,49152,12,2,\n"
-			       "7,[anon:exec],anon,,65536,,,65536,65536,16,1,\n"
-			       "7,/tmp/gone,file,,8192,,,4096,4096,1,1,"
+			       "1400832,1392301,1396969,761856,49152,12,1,2,\n"
+			       "7,[anon:exec],anon,,65536,,,65536,65536,16,0,1,\n"
+			       "7,/tmp/gone,file,,8192,,,4096,4096,1,0,1,"
 			       "cannot open '/tmp/gone': no such file or directory\n"));
 	free(b.data);
 
@@ -166,7 +169,7 @@ static void test_modules_report__run_report_footer(void **state)
 	assert_non_null(strstr(s, "working set: code footprint 1.4 MiB in 3 modules; "
 			       "touched code 812 KiB; touched data 66.4 MiB "
 			       "(heap 2 MiB, stack 12 KiB, anon 64 MiB, file 420 KiB, other 4 KiB)"));
-	assert_non_null(strstr(s, "file-backed pages fault in 64 KiB windows (fault-around)"));
+	assert_non_null(strstr(s, "a file-backed fault maps a 64 KiB window (fault-around)"));
 	assert_non_null(strstr(s, "lower bound: code 116 KiB, file 88 KiB"));
 	free(b.data);
 	report_run(&r, BY_THREAD, OUT_JSON, tu_buf_open(&b));
