@@ -223,8 +223,9 @@ struct site {
 	uint64_t fpage;
 };
 
-/* Past this many code faults a module keeps its window estimate. */
-#define MAX_SITES (1u << 20)
+/* Past this many code faults (48 bytes each: 12 MiB) a module keeps its
+ * window estimate. */
+#define MAX_SITES (1u << 18)
 
 struct mod {
 	struct module_info info;
