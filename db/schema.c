@@ -175,6 +175,33 @@ static const char *const migrations[] = {
 	"  found INTEGER NOT NULL,"
 	"  PRIMARY KEY (run_id, name)"
 	") WITHOUT ROWID;",
+
+	/* v4: a run's code modules and, for --working-set, touched memory. */
+	"CREATE TABLE modules ("
+	"  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+	"  idx INTEGER NOT NULL,"
+	"  path TEXT NOT NULL,"
+	"  kind TEXT NOT NULL CHECK (kind IN ('file', 'anon')),"
+	"  build_id TEXT,"
+	"  exec_bytes INTEGER NOT NULL,"
+	"  text_bytes INTEGER,"
+	"  exec_section_bytes INTEGER,"
+	"  touched_bytes INTEGER,"
+	"  faulted_bytes INTEGER,"
+	"  faults INTEGER,"
+	"  touched_replayed INTEGER,"
+	"  nprocs INTEGER NOT NULL DEFAULT 1,"
+	"  error TEXT,"
+	"  PRIMARY KEY (run_id, idx)"
+	") WITHOUT ROWID;"
+	"CREATE TABLE working_set ("
+	"  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+	"  kind TEXT NOT NULL,"
+	"  touched_bytes INTEGER NOT NULL,"
+	"  faulted_bytes INTEGER NOT NULL,"
+	"  faults INTEGER NOT NULL,"
+	"  PRIMARY KEY (run_id, kind)"
+	") WITHOUT ROWID;",
 };
 
 size_t schema_migration_count(void)

@@ -25,6 +25,8 @@ const struct cmd commands[] = {
 	  cmd_topo_help },
 	{ "events", cmd_events, "list the events this machine can encode",
 	  cmd_events_help },
+	{ "modules", cmd_modules, "list a run's code modules, largest first",
+	  cmd_modules_help },
 	{ "help", cmd_help, "print help for a verb", help_help },
 	{ NULL, NULL, NULL, NULL },
 };

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "reports/modules.h"
 #include "reports/runs.h"
 
 int report_by_parse(const char *word, enum report_by *out)
@@ -479,6 +480,7 @@ static void write_json(const struct db_run *run, const struct rrow *rows,
 			jw_num(&w, round(1000.0 * (double)c->running / (double)c->enabled) / 10.0);
 	}
 	jw_obj_end(&w);
+	report_working_set_json(run, &w);
 	if (run->nsettings) {
 		jw_key(&w, "settings");
 		jw_obj_begin(&w);
@@ -621,6 +623,7 @@ void report_run(const struct db_run *run, enum report_by by,
 	else
 		fprintf(fp, " no event could be counted\n");
 	write_footer(run, fmt, fp);
+	report_working_set_footer(run, fmt, fp);
 	if (fmt == OUT_TABLE)
 		fputc('\n', fp);
 
