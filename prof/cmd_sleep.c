@@ -98,22 +98,32 @@ struct sleep_args {
  * blocked everywhere else: a signal handler would interrupt a sleeping
  * thread's nanosleep and show as an early wake. The first signal asks
  * the benchmark to stop after the current cell; a second one kills prof
- * the ordinary way.
+ * the ordinary way. The thread ends on a SIGHUP that prof sends itself
+ * with quit set (not pthread_cancel, which AddressSanitizer's thread
+ * teardown trips over).
  */
 struct sig_watch {
 	sigset_t set, old;
 	pthread_t th;
 	bool started;
 	int signo;		/* atomic: the first signal, 0 if none */
+	int quit;		/* atomic: the watcher should end */
 };
 
 static void *sig_main(void *arg)
 {
 	struct sig_watch *sw = arg;
+	pid_t self = getpid();
 	for (;;) {
-		int sig;
-		if (sigwait(&sw->set, &sig))
+		siginfo_t si;
+		int sig = sigwaitinfo(&sw->set, &si);
+		if (sig < 0)
 			continue;
+		/* si_code reads SI_USER, not SI_TKILL, for pthread_kill on
+		 * this kernel (6.18); the sender's pid is what tells. */
+		if (si.si_pid == self &&
+		    __atomic_load_n(&sw->quit, __ATOMIC_SEQ_CST))
+			return NULL;
 		int none = 0;
 		if (__atomic_compare_exchange_n(&sw->signo, &none, sig, false,
 						__ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
@@ -146,7 +156,8 @@ static void sig_watch_start(struct sig_watch *sw)
 static int sig_watch_stop(struct sig_watch *sw)
 {
 	if (sw->started) {
-		pthread_cancel(sw->th);
+		__atomic_store_n(&sw->quit, 1, __ATOMIC_SEQ_CST);
+		pthread_kill(sw->th, SIGHUP);
 		pthread_join(sw->th, NULL);
 	}
 	struct timespec zero = { 0, 0 };

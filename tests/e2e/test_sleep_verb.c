@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <signal.h>
 #include <string.h>
 
 #include "test_util.h"
@@ -306,6 +307,62 @@ static void test_sleep_verb__unwritable_database_fails_before_running(void **sta
 	tu_proc_release(&p);
 }
 
+/*
+ * Ctrl-C stops after the current cell: what was measured is printed and
+ * stored, marked interrupted, and prof exits 130 (128 + SIGINT).
+ */
+static void test_sleep_verb__interrupt_keeps_finished_cells(void **state)
+{
+	struct fx *f = *state;
+	char *outp, *errp;
+	assert_true(asprintf(&outp, "%s/out", f->dir) > 0);
+	assert_true(asprintf(&errp, "%s/err", f->dir) > 0);
+	/* Two cells of 1,000 spins of 1 ms: about a second each. */
+	pid_t pid = fork();
+	if (pid == 0) {
+		int o = open(outp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		int e = open(errp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		dup2(o, 1);
+		dup2(e, 2);
+		execl(PROF_BIN, PROF_BIN, f->dbarg, "sleep", "--modes", "spin",
+		      "--durations", "1000,1000", "--calls", "1000", "--format",
+		      "json", (char *)NULL);
+		_exit(127);
+	}
+	/* Wait for the start line (signals are taken right after it). */
+	char *err = NULL;
+	for (int i = 0; i < 500; i++) {
+		free(err);
+		err = tu_slurp(errp);
+		if (err && strstr(err, "cells of"))
+			break;
+		usleep(10000);
+	}
+	free(err);
+	usleep(200000);
+	kill(pid, SIGINT);
+	int st;
+	waitpid(pid, &st, 0);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 130);
+	err = tu_slurp(errp);
+	char *out = tu_slurp(outp);
+	expect(err, "prof: stopping after this cell");
+	expect(err, "prof: interrupted after 1 of 2 cells");
+	expect(err, "prof: stored as run 1;");
+	expect(out, "\"interrupted\": true,");
+	assert_int_equal(count(out, "\"overshoot_us\""), 1);
+	free(err);
+	free(out);
+	char *rep[] = { PROF_BIN, f->dbarg, "report", "1", NULL };
+	struct tu_proc p = tu_run(rep, NULL);
+	assert_int_equal(p.status, 0);
+	expect(p.out, "interrupted before the end");
+	tu_proc_release(&p);
+	free(outp);
+	free(errp);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -315,6 +372,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_sleep_verb__pin_applies_to_prof_itself, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sleep_verb__bad_input_exits_2_naming_it, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sleep_verb__unwritable_database_fails_before_running, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sleep_verb__interrupt_keeps_finished_cells, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
