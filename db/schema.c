@@ -250,6 +250,33 @@ static const char *const migrations[] = {
 	"  cheapest INTEGER NOT NULL DEFAULT 0,"
 	"  PRIMARY KEY (run_id, idx)"
 	") WITHOUT ROWID;",
+
+	/* v6: what the sleep interposer saw in a --sleep-mode run. */
+	"CREATE TABLE sleep_usage ("
+	"  run_id INTEGER PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE,"
+	"  mode TEXT NOT NULL,"
+	"  threshold_us INTEGER NOT NULL,"
+	"  max_spinners INTEGER NOT NULL,"
+	"  status TEXT NOT NULL,"
+	"  processes INTEGER NOT NULL,"
+	"  error TEXT"
+	");"
+	"CREATE TABLE sleep_threads ("
+	"  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+	"  seq INTEGER NOT NULL,"
+	"  tid INTEGER NOT NULL,"
+	"  pid INTEGER NOT NULL,"
+	"  name TEXT,"
+	"  served INTEGER NOT NULL,"
+	"  passed INTEGER NOT NULL,"
+	"  eintr INTEGER NOT NULL,"
+	"  early INTEGER NOT NULL,"
+	"  throttled INTEGER NOT NULL,"
+	"  p50_ns INTEGER, p90_ns INTEGER, p99_ns INTEGER, p999_ns INTEGER,"
+	"  max_ns INTEGER, mean_ns REAL,"
+	"  req_hist TEXT,"
+	"  PRIMARY KEY (run_id, seq)"
+	") WITHOUT ROWID;",
 };
 
 size_t schema_migration_count(void)

@@ -56,6 +56,15 @@ const char cmd_run_help[] =
 "                        PROF_CACHE_AFFINITY=1|0 in the environment\n"
 "      --sysfs ROOT      read the topology below ROOT instead of /\n"
 "      --mmap-pages N    ring-buffer pages per task (power of 2, default 256)\n"
+"      --sleep-mode MODE[,threshold=US][,max-spinners=K]\n"
+"                        serve the workload's short sleeps (nanosleep,\n"
+"                        clock_nanosleep, usleep under US, default 1000)\n"
+"                        another way, through a preloaded interposer:\n"
+"                        passthrough (measure only), slack1, timerfd, yield,\n"
+"                        spin, hybrid[:MARGIN_US]; max-spinners=K lets at\n"
+"                        most K threads spin or yield at once. The report\n"
+"                        shows, per thread, the sleeps served and passed\n"
+"                        through, and the overshoot achieved\n"
 "      --working-set     also measure the memory the workload touched: every\n"
 "                        page fault is sampled (period 1, with its address)\n"
 "                        and counted once per page, for its code module or\n"
@@ -93,6 +102,7 @@ struct run_args {
 	bool quiet;
 	long mmap_pages;
 	bool working_set;
+	const char *sleep_mode;
 	const char *dump;
 	const char *pin;
 	int affinity;
@@ -104,7 +114,7 @@ struct run_args {
 static int parse_args(int argc, char **argv, struct run_args *a)
 {
 	enum { O_DURATION = 256, O_BY, O_FORMAT, O_DB, O_MMAP, O_DUMP, O_PIN,
-	       O_AFF, O_NOAFF, O_SYSFS, O_WS };
+	       O_AFF, O_NOAFF, O_SYSFS, O_WS, O_SLEEP };
 	static const struct option opts[] = {
 		{ "events", required_argument, NULL, 'e' },
 		{ "pid", required_argument, NULL, 'p' },
@@ -121,6 +131,7 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 		{ "no-cache-affinity", no_argument, NULL, O_NOAFF },
 		{ "sysfs", required_argument, NULL, O_SYSFS },
 		{ "working-set", no_argument, NULL, O_WS },
+		{ "sleep-mode", required_argument, NULL, O_SLEEP },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -179,6 +190,9 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 		case O_WS:
 			a->working_set = true;
 			break;
+		case O_SLEEP:
+			a->sleep_mode = optarg;
+			break;
 		case O_DUMP:
 			a->dump = optarg;
 			break;
@@ -211,6 +225,9 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 	if (a->duration > 0 && !a->pid)
 		return usage_error("run", "--duration goes with -p PID; a launched "
 				   "command runs until it exits");
+	if (a->pid && a->sleep_mode)
+		return usage_error("run", "--sleep-mode applies to a launched command: "
+				   "it preloads an interposer at exec");
 	if (a->pid && (a->pin || a->affinity == AFFINITY_ON))
 		return usage_error("run", "--pin applies to a launched command; an "
 				   "attached process keeps its own affinity");
@@ -286,6 +303,28 @@ int cmd_run(int argc, char **argv, struct prof_ctx *ctx)
 		}
 	}
 
+	/* The sleep interposer: words checked (exit 2), library found (exit
+	 * 1), both before the workload starts. */
+	struct sleep_plan sleep;
+	memset(&sleep, 0, sizeof(sleep));
+	sleep.fd = -1;
+	if (a.sleep_mode) {
+		rc = sleep_plan_parse(&sleep, a.sleep_mode, &cause);
+		if (rc) {
+			print_cause("error: ", cause);
+			fprintf(stderr, "hint: run 'prof run --help' for its options\n");
+			exit_code = EXIT_USAGE;
+			goto out_early;
+		}
+		rc = sleep_plan_locate(&sleep, &cause);
+		if (rc) {
+			print_cause("error: ", cause);
+			exit_code = EXIT_FAIL;
+			goto out_early;
+		}
+		sleep_plan_check(&sleep, a.argv[0]);
+	}
+
 	run_state_open_db(&rs);
 	FILE *dump = NULL;
 	if (a.dump && !(dump = fopen(a.dump, "wb"))) {
@@ -306,6 +345,7 @@ int cmd_run(int argc, char **argv, struct prof_ctx *ctx)
 		.mmap_pages = (size_t)a.mmap_pages,
 		.working_set = a.working_set,
 		.record_dump = dump,
+		.sleep = a.sleep_mode ? &sleep : NULL,
 	};
 	struct db_run run;
 	rc = runner_run(&ro, &run, &cause);
@@ -341,9 +381,11 @@ int cmd_run(int argc, char **argv, struct prof_ctx *ctx)
 		exit_code = EXIT_FAIL;
 	db_run_release(&run);
 out:
-	pin_plan_release(&plan);
 	if (dump)
 		fclose(dump);
+out_early:
+	sleep_plan_release(&sleep);
+	pin_plan_release(&plan);
 	event_list_free(evs, nev);
 	run_state_release(&rs);
 	free(cause);

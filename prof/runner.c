@@ -321,9 +321,29 @@ int runner_run(const struct runner_opts *o, struct db_run *run, char **cause)
 	struct rusage ru;
 	memset(&ru, 0, sizeof(ru));
 
+	char **env = o->env_set;
+	char **merged = NULL;
+	if (launched && o->sleep) {
+		rc = sleep_plan_arm(o->sleep, cause);
+		if (rc)
+			goto out_signals;
+		size_t n = 0, m = 0;
+		while (o->env_set && o->env_set[n])
+			n++;
+		while (o->sleep->env[m])
+			m++;
+		merged = calloc(n + m + 1, sizeof(char *));
+		if (!merged)
+			abort();
+		for (size_t i = 0; i < n; i++)
+			merged[i] = o->env_set[i];
+		for (size_t i = 0; i < m; i++)
+			merged[n + i] = o->sleep->env[i];
+		env = merged;
+	}
 	if (launched) {
 		struct launch_opts lo = {
-			.argv = o->argv, .cwd = o->cwd, .env_set = o->env_set,
+			.argv = o->argv, .cwd = o->cwd, .env_set = env,
 			.pin = o->plan && o->plan->apply ? o->plan->set : NULL,
 			.pin_size = o->plan ? o->plan->setsize : 0,
 			.out_fd = o->out_fd,
@@ -366,6 +386,8 @@ int runner_run(const struct runner_opts *o, struct db_run *run, char **cause)
 		run->pid = l.pid;
 		launch_reap(&l, &status, &signo, &ru);
 		launch_release_fds(&l);
+		if (o->sleep)
+			run->sleep_usage = sleep_plan_collect(o->sleep);
 	} else {
 		int pidfd = -1;
 #ifdef SYS_pidfd_open
@@ -434,8 +456,11 @@ int runner_run(const struct runner_opts *o, struct db_run *run, char **cause)
 		snprintf(pages, sizeof(pages), "%zu", o->mmap_pages);
 		db_run_set(run, "mmap_pages", pages);
 	}
+	if (run->sleep_usage)
+		db_run_set(run, "sleep_mode", o->sleep->spec);
 	rc = 0;
 out_signals:
+	free(merged);
 	for (size_t i = 0; i < NCAUGHT; i++)
 		sigaction(caught[i], &old[i], NULL);
 	counters_free(cs);

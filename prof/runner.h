@@ -25,6 +25,7 @@
 #include "collectors/events.h"
 #include "db/runs.h"
 #include "prof/pin.h"
+#include "prof/sleepmode.h"
 
 struct runner_opts {
 	char **argv;			/* NULL-terminated; NULL when attaching */
@@ -42,6 +43,7 @@ struct runner_opts {
 					   unsupported-event warning */
 	const char *kind;		/* the stored run's kind; NULL: "run"/"attach" */
 	bool working_set;		/* sample page faults with their address */
+	struct sleep_plan *sleep;	/* --sleep-mode (launch only), or NULL */
 	FILE *record_dump;		/* save the raw records (tests replay them) */
 
 	/* For verbs that sample (prof record): more samplers, opened after
