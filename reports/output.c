@@ -478,3 +478,51 @@ void jw_end(struct jw *w)
 {
 	fputc('\n', w->fp);
 }
+
+/* Call fn for each range a-b of a compact CPU list. */
+static void cpu_list_ranges(const char *list, void (*fn)(long a, long b, void *arg),
+			    void *arg)
+{
+	const char *p = list;
+	while (p && *p) {
+		char *end;
+		long a = strtol(p, &end, 10);
+		if (end == p)
+			break;
+		long b = a;
+		if (*end == '-') {
+			p = end + 1;
+			b = strtol(p, &end, 10);
+		}
+		if (b >= a && b - a < 65536)
+			fn(a, b, arg);
+		if (*end != ',')
+			break;
+		p = end + 1;
+	}
+}
+
+static void emit_range(long a, long b, void *arg)
+{
+	for (long c = a; c <= b; c++)
+		jw_int(arg, c);
+}
+
+void jw_cpu_list(struct jw *w, const char *list)
+{
+	jw_arr_begin_flat(w);
+	cpu_list_ranges(list, emit_range, w);
+	jw_arr_end(w);
+}
+
+static void count_range(long a, long b, void *arg)
+{
+	*(size_t *)arg += (size_t)(b - a + 1);
+}
+
+size_t cpu_list_count(const char *list)
+{
+	size_t n = 0;
+	cpu_list_ranges(list, count_range, &n);
+	return n;
+}

@@ -104,6 +104,14 @@ void jw_null(struct jw *w);
 /* Finish with a newline after the top-level value. */
 void jw_end(struct jw *w);
 
+/*
+ * A CPU list in the kernel's compact form ("0-5,12-17") as a flat JSON
+ * array of ints, and the number of CPUs in it. Stops at the first
+ * malformed part (lists come from the kernel or from prof itself).
+ */
+void jw_cpu_list(struct jw *w, const char *list);
+size_t cpu_list_count(const char *list);
+
 /* Write s as CSV: quoted when it holds a comma, quote or newline. */
 void csv_field(FILE *fp, const char *s);
 /* Write s for a Markdown table cell: '|' escaped. */

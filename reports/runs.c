@@ -354,26 +354,7 @@ static void write_json(const struct db_run *run, const struct rrow *rows,
 	jw_key(&w, "status");
 	jw_str(&w, run->pin.status ? run->pin.status : "applied");
 	jw_key(&w, "cpus");
-	jw_arr_begin_flat(&w);
-	/* The CPU list as ints, expanded from its compact form. */
-	const char *p = run->pin.cpus;
-	while (p && *p) {
-		char *end;
-		long a = strtol(p, &end, 10);
-		if (end == p)
-			break;
-		long b = a;
-		if (*end == '-') {
-			p = end + 1;
-			b = strtol(p, &end, 10);
-		}
-		for (long c = a; c <= b && c - a < 65536; c++)
-			jw_int(&w, c);
-		p = *end == ',' ? end + 1 : end;
-		if (*end != ',')
-			break;
-	}
-	jw_arr_end(&w);
+	jw_cpu_list(&w, run->pin.cpus);
 	if (run->pin.level) {
 		jw_key(&w, "level");
 		jw_int(&w, run->pin.level);

@@ -73,31 +73,6 @@ static const struct db_sleep_cell *cheapest_of(const struct db_sleep *s,
 	return NULL;
 }
 
-/* ------------------------------------------------------------- JSON */
-
-static void json_cpus(struct jw *w, const char *list)
-{
-	jw_arr_begin_flat(w);
-	const char *p = list;
-	while (p && *p) {
-		char *end;
-		long a = strtol(p, &end, 10);
-		if (end == p)
-			break;
-		long b = a;
-		if (*end == '-') {
-			p = end + 1;
-			b = strtol(p, &end, 10);
-		}
-		for (long c = a; c <= b && c - a < 65536; c++)
-			jw_int(w, c);
-		if (*end != ',')
-			break;
-		p = end + 1;
-	}
-	jw_arr_end(w);
-}
-
 static void json_margin(struct jw *w, int64_t margin_ns)
 {
 	if (margin_ns >= 0)
@@ -148,7 +123,7 @@ static void write_json(const struct db_run *run, const struct db_sleep *s,
 	jw_key(&w, "status");
 	jw_str(&w, run->pin.status);
 	jw_key(&w, "cpus");
-	json_cpus(&w, run->pin.cpus);
+	jw_cpu_list(&w, run->pin.cpus);
 	jw_obj_end(&w);
 	jw_key(&w, "hybrid");
 	if (s->hybrid_margin_ns >= 0) {

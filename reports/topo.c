@@ -4,52 +4,6 @@
 
 #include "reports/topo.h"
 
-/* Expand "0-5,12-17" into JSON ints. */
-static void json_cpus(struct jw *w, const char *list)
-{
-	jw_arr_begin_flat(w);
-	const char *p = list;
-	while (p && *p) {
-		char *end;
-		long a = strtol(p, &end, 10);
-		if (end == p)
-			break;
-		long b = a;
-		if (*end == '-') {
-			p = end + 1;
-			b = strtol(p, &end, 10);
-		}
-		for (long c = a; c <= b && c - a < 65536; c++)
-			jw_int(w, c);
-		if (*end != ',')
-			break;
-		p = end + 1;
-	}
-	jw_arr_end(w);
-}
-
-static size_t count_cpus(const char *list)
-{
-	size_t n = 0;
-	const char *p = list;
-	while (p && *p) {
-		char *end;
-		long a = strtol(p, &end, 10);
-		if (end == p)
-			break;
-		long b = a;
-		if (*end == '-') {
-			p = end + 1;
-			b = strtol(p, &end, 10);
-		}
-		n += (size_t)(b - a + 1);
-		if (*end != ',')
-			break;
-		p = end + 1;
-	}
-	return n;
-}
-
 static const char *short_type(const char *type)
 {
 	if (!type)
@@ -96,7 +50,7 @@ static void write_json(const struct db_topology *t, FILE *fp)
 	jw_key(&w, "root");
 	jw_str(&w, t->root);
 	jw_key(&w, "online");
-	json_cpus(&w, t->online);
+	jw_cpu_list(&w, t->online);
 	jw_key(&w, "caches");
 	jw_arr_begin(&w);
 	for (size_t i = 0; i < t->ncaches; i++) {
@@ -109,7 +63,7 @@ static void write_json(const struct db_topology *t, FILE *fp)
 		jw_key(&w, "size_bytes");
 		jw_uint(&w, c->size_bytes);
 		jw_key(&w, "cpus");
-		json_cpus(&w, c->cpus);
+		jw_cpu_list(&w, c->cpus);
 		jw_key(&w, "index");
 		jw_uint(&w, c->index);
 		jw_obj_end(&w);
@@ -126,7 +80,7 @@ static void write_json(const struct db_topology *t, FILE *fp)
 		jw_key(&w, "size_bytes");
 		jw_uint(&w, c->size_bytes);
 		jw_key(&w, "cpus");
-		json_cpus(&w, c->cpus);
+		jw_cpu_list(&w, c->cpus);
 		jw_key(&w, "index");
 		jw_uint(&w, c->index);
 		jw_obj_end(&w);
@@ -144,7 +98,7 @@ static void write_json(const struct db_topology *t, FILE *fp)
 		jw_key(&w, names[k]);
 		jw_arr_begin(&w);
 		for (size_t i = 0; i < ns[k]; i++)
-			json_cpus(&w, sets[k][i].cpus);
+			jw_cpu_list(&w, sets[k][i].cpus);
 		jw_arr_end(&w);
 	}
 	jw_key(&w, "cluster_source");
@@ -156,7 +110,7 @@ static void write_json(const struct db_topology *t, FILE *fp)
 		jw_key(&w, "node");
 		jw_int(&w, t->nodes[i].number);
 		jw_key(&w, "cpus");
-		json_cpus(&w, t->nodes[i].cpus);
+		jw_cpu_list(&w, t->nodes[i].cpus);
 		jw_obj_end(&w);
 	}
 	jw_arr_end(&w);
@@ -183,7 +137,7 @@ void report_topo(const struct db_topology *t, enum out_format fmt, FILE *fp)
 		return;
 	}
 	fprintf(fp, " online CPUs: %s (%zu)\n\n", t->online ? t->online : "?",
-		count_cpus(t->online));
+		cpu_list_count(t->online));
 	if (t->ncaches)
 		fprintf(fp, " caches (N as in --pin llc:N and l2:N, in CPU order):\n");
 	else
@@ -213,17 +167,17 @@ void report_topo(const struct db_topology *t, enum out_format fmt, FILE *fp)
 			fputs(":", fp);
 			for (size_t k = i; k < j; k++) {
 				const struct db_cache *d = &t->caches[k];
-				size_t nd = count_cpus(d->cpus);
+				size_t nd = cpu_list_count(d->cpus);
 				bool seen = false;
 				for (size_t q = i; q < k; q++)
 					seen = seen || (t->caches[q].size_bytes == d->size_bytes &&
-							count_cpus(t->caches[q].cpus) == nd);
+							cpu_list_count(t->caches[q].cpus) == nd);
 				if (seen)
 					continue;
 				size_t cnt = 0;
 				for (size_t q = k; q < j; q++)
 					cnt += t->caches[q].size_bytes == d->size_bytes &&
-					       count_cpus(t->caches[q].cpus) == nd;
+					       cpu_list_count(t->caches[q].cpus) == nd;
 				char sz[32];
 				fmt_bytes(sz, sizeof(sz), (double)d->size_bytes);
 				fprintf(fp, "%s %zu x %s (%zu CPU%s each)", k == i ? "" : ",",
@@ -239,7 +193,7 @@ void report_topo(const struct db_topology *t, enum out_format fmt, FILE *fp)
 				char label[24];
 				snprintf(label, sizeof(label), "%s:%zu", kind, d->index);
 				fprintf(fp, "       %-7s %9s  CPUs %s (%zu)%s\n", label, sz,
-					d->cpus, count_cpus(d->cpus),
+					d->cpus, cpu_list_count(d->cpus),
 					t->largest_llc == (long)k ? "  <- largest-llc" : "");
 			}
 		}

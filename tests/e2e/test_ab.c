@@ -84,8 +84,9 @@ static void test_ab__slower_arm_is_worse_with_a_ci_excluding_zero(void **state)
 	double hi = atof(comma + 2);
 	assert_true(lo > 0 && hi > lo);
 	double d = num_after(c, "\"delta_pct_mean\": ");
-	/* Twice as long, plus the same start-up cost on both sides. */
-	assert_true(d > 60 && d < 110);
+	/* Twice as long, plus the same start-up and wake-up delays on both
+	 * sides (tens of ms on a loaded VM): well above zero, below +100%. */
+	assert_true(d > 40 && d < 110);
 	expect(c, "\"p_value\": 0.03125");
 	expect(c, "\"signs_agree\": true");
 	expect(p.err, "\"rounds_counted\": 6");
@@ -94,15 +95,16 @@ static void test_ab__slower_arm_is_worse_with_a_ci_excluding_zero(void **state)
 
 /*
  * A/A: no better or worse. A statistical test can only be made unlikely to
- * fail by chance: 100 ms sleeps keep the relative noise near 1% even on a
- * loaded 2-core VM (where 30 ms sleeps once read as 'better' in 12 loops),
- * and a 5% gate asks for more than noise.
+ * fail by chance. On this 2-core VM with other jobs running, a 100 ms
+ * sleep sometimes wakes tens of ms late, so 6 rounds at a 5% gate read
+ * 'worse' once in a CI run and 30 ms sleeps 'better' once in 12 loops:
+ * 8 rounds and a 20% gate ask for far more than that noise can make.
  */
 static void test_ab__same_command_twice_is_not_better_or_worse(void **state)
 {
 	struct fx *f = *state;
 	char *argv[] = { PROF_BIN, f->dbarg, "ab", "--arm", "a=sleep 0.1",
-			 "--arm", "b=sleep 0.1", "--rounds", "6", "--gate", "5",
+			 "--arm", "b=sleep 0.1", "--rounds", "8", "--gate", "20",
 			 "-e", "task-clock", "--format", "json", NULL };
 	struct tu_proc p = tu_run(argv, NULL);
 	perf_or_skip(&p);
