@@ -51,6 +51,9 @@ int runner_run(const struct runner_opts *o, struct db_run *run, char **cause)
 	struct counters_opts co = {
 		.events = o->evs, .nevents = o->nev, .mmap_pages = o->mmap_pages,
 		.flags = COUNTERS_ENABLE_ON_EXEC,
+		.samplers = o->samplers, .nsamplers = o->nsamplers,
+		.on_record = o->on_record, .rec_arg = o->rec_arg,
+		.record_hook = o->record_hook, .hook_arg = o->hook_arg,
 	};
 	struct counters *cs = counters_new(&co);
 	if (!cs) {
@@ -82,6 +85,8 @@ int runner_run(const struct runner_opts *o, struct db_run *run, char **cause)
 	if (rc)
 		goto out_signals;
 	rc = counters_open_task(cs, l.pid, l.pid, NULL, cause);
+	if (!rc && o->opened)
+		rc = o->opened(cs, o->opened_arg, cause);
 	if (rc) {
 		launch_abort(&l);
 		goto out_signals;
@@ -134,7 +139,7 @@ int runner_run(const struct runner_opts *o, struct db_run *run, char **cause)
 		fprintf(stderr, "warning: %s\n", fcause);
 	free(fcause);
 
-	run->kind = strdup("run");
+	run->kind = strdup(o->kind ? o->kind : "run");
 	run->started = strdup(started);
 	run->wall_s = t1 - t0;
 	run->command = run_state_command_line(o->argv, o->argc);

@@ -4,7 +4,7 @@
  * goes), open the counters, release it, drain while it runs, reap it, and
  * fill a struct db_run ready to store. Ctrl-C and SIGTERM are forwarded to
  * the workload and reported back as "interrupted". The verbs that launch
- * workloads (run, ab) share it. Not thread-safe (signal handlers).
+ * workloads (run, ab, record) share it. Not thread-safe (signal handlers).
  */
 #ifndef PROF_RUNNER_H
 #define PROF_RUNNER_H
@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "collectors/counters.h"
 #include "collectors/events.h"
 #include "db/runs.h"
 #include "prof/pin.h"
@@ -28,6 +29,20 @@ struct runner_opts {
 	size_t mmap_pages;		/* 0: default */
 	bool quiet;			/* do not print the pin sentence or the
 					   unsupported-event warning */
+	/* prof record: the run's kind ("run" when NULL), sampling events
+	 * opened beside the counting ones, and where decoded records go. */
+	const char *kind;
+	const struct sampler_desc *samplers;
+	size_t nsamplers;
+	void (*on_record)(const struct perf_rec *rec, int origin, void *arg);
+	void *rec_arg;
+	void (*record_hook)(const void *rec, size_t len, void *arg);
+	void *hook_arg;
+	/* Called once the counters are open on the child, before it is
+	 * released; a non-zero return (a negative errno, with *cause) kills
+	 * the child and runner_run returns it. May be NULL. */
+	int (*opened)(struct counters *cs, void *arg, char **cause);
+	void *opened_arg;
 };
 
 /*
