@@ -352,6 +352,9 @@ struct recorder {
 	uint32_t *fids;
 	int error;
 	char *error_cause;
+	uint64_t maps_gen;		/* bumped by every address-space change */
+	uint64_t unw_gen;		/* maps_gen when the unwinder last flushed */
+	uint32_t unw_pid;		/* the process it last walked */
 
 	struct recorder_stats st;
 };
@@ -616,6 +619,11 @@ static void process_sample(struct recorder *r, const struct qrec *q)
 			r->kernel[n++] = false;
 		}
 	} else if (r->o.call_graph == CALL_GRAPH_DWARF && q->u.s.abi && q->u.s.nregs) {
+		if (q->pid != r->unw_pid || r->maps_gen != r->unw_gen) {
+			unwinder_flush(r->unw);
+			r->unw_pid = q->pid;
+			r->unw_gen = r->maps_gen;
+		}
 		struct find_arg fa = { r, space_get(&r->spaces, q->pid, false) };
 		struct unwind_sample us = {
 			.regs_mask = UNWIND_X86_64_REGS_MASK, .regs = regs,
@@ -665,6 +673,8 @@ static void process(struct recorder *r, const struct qrec *q)
 {
 	if (r->error)
 		return;
+	if (q->type != PERF_RECORD_SAMPLE)
+		r->maps_gen++;
 	switch (q->type) {
 	case PERF_RECORD_SAMPLE:
 		process_sample(r, q);
@@ -915,6 +925,8 @@ int recorder_start(struct recorder *r, char **cause)
 {
 	if (r->o.synchronous || r->started)
 		return 0;
+	/* Before the workload runs: kallsyms costs the kernel tens of ms. */
+	symbolizer_load_kernel(r->sym);
 	int rc = pthread_create(&r->worker, NULL, worker_main, r);
 	if (rc) {
 		if (cause && asprintf(cause, "cannot start the unwinding thread: %s",

@@ -45,7 +45,9 @@ struct symbolizer {
 	struct strtab modules;		/* path -> struct sym_module */
 	struct perf_map *maps;
 	size_t nmaps;
-	struct elf_symtab *kallsyms;
+	struct ksym *ksyms;
+	size_t nksyms;
+	char *knames;
 	bool kallsyms_tried;
 };
 
@@ -156,7 +158,8 @@ void symbolizer_free(struct symbolizer *s)
 		elf_symtab_free(s->maps[i].st);
 	}
 	free(s->maps);
-	elf_symtab_free(s->kallsyms);
+	free(s->ksyms);
+	free(s->knames);
 	free(s->perf_map_dir);
 	free(s->kallsyms_path);
 	free(s);
@@ -296,10 +299,23 @@ static bool perf_map_lookup(struct symbolizer *s, uint32_t pid, uint64_t addr,
 
 /* ---- kallsyms ------------------------------------------------------- */
 
+/* Kernel text symbols, sorted; each reaches up to the next. */
+struct ksym {
+	uint64_t addr;
+	uint32_t name;		/* offset into kallsyms_names */
+};
+
+static int ksym_cmp(const void *pa, const void *pb)
+{
+	const struct ksym *a = pa, *b = pb;
+	return a->addr < b->addr ? -1 : a->addr > b->addr;
+}
+
 /*
- * /proc/kallsyms as a perf map: "ADDR t name [module]" lines become
- * "ADDR 0 name" (size 0 reaches the next symbol). All-zero addresses
- * (kptr_restrict) give an empty table.
+ * /proc/kallsyms' text symbols ("ADDR t name [module]"). All-zero
+ * addresses (kptr_restrict) give an empty table. Read once; 120,000
+ * lines take the kernel about 80 ms to print here, so callers load it
+ * before the workload starts (symbolizer_load_kernel).
  */
 static void kallsyms_load(struct symbolizer *s)
 {
@@ -309,15 +325,8 @@ static void kallsyms_load(struct symbolizer *s)
 	FILE *in = fopen(s->kallsyms_path, "r");
 	if (!in)
 		return;
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *mem = open_memstream(&buf, &len);
-	if (!mem) {
-		fclose(in);
-		return;
-	}
+	size_t cap = 0, names_cap = 0, names_len = 0;
 	char line[512];
-	size_t kept = 0;
 	while (fgets(line, sizeof(line), in)) {
 		char *end;
 		unsigned long long a = strtoull(line, &end, 16);
@@ -327,22 +336,54 @@ static void kallsyms_load(struct symbolizer *s)
 		if (type != 't' && type != 'w')
 			continue;
 		char *name = end + 3;
-		name[strcspn(name, " \t\n")] = '\0';
-		if (!*name)
+		size_t nl = strcspn(name, " \t\n");
+		if (!nl)
 			continue;
-		fprintf(mem, "%llx 0 %s\n", a, name);
-		kept++;
+		if (s->nksyms == cap) {
+			cap = cap ? cap * 2 : 4096;
+			struct ksym *p = realloc(s->ksyms, cap * sizeof(*p));
+			if (!p)
+				break;
+			s->ksyms = p;
+		}
+		if (names_len + nl + 1 > names_cap) {
+			names_cap = names_cap ? names_cap * 2 : 65536;
+			while (names_cap < names_len + nl + 1)
+				names_cap *= 2;
+			char *p = realloc(s->knames, names_cap);
+			if (!p)
+				break;
+			s->knames = p;
+		}
+		memcpy(s->knames + names_len, name, nl);
+		s->knames[names_len + nl] = '\0';
+		s->ksyms[s->nksyms].addr = a;
+		s->ksyms[s->nksyms].name = (uint32_t)names_len;
+		s->nksyms++;
+		names_len += nl + 1;
 	}
 	fclose(in);
-	if (fclose(mem) == 0 && kept) {
-		FILE *fp = fmemopen(buf, len, "r");
-		if (fp) {
-			if (elf_symtab_load_perf_map_file(fp, &s->kallsyms, NULL, NULL))
-				s->kallsyms = NULL;
-			fclose(fp);
-		}
+	qsort(s->ksyms, s->nksyms, sizeof(*s->ksyms), ksym_cmp);
+}
+
+void symbolizer_load_kernel(struct symbolizer *s)
+{
+	if (!s->kallsyms_tried)
+		kallsyms_load(s);
+}
+
+/* The kernel symbol at or below addr (the last of equal addresses). */
+static const struct ksym *ksym_lookup(const struct symbolizer *s, uint64_t addr)
+{
+	size_t lo = 0, hi = s->nksyms;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (s->ksyms[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
-	free(buf);
+	return lo ? &s->ksyms[lo - 1] : NULL;
 }
 
 /* ---- lookups -------------------------------------------------------- */
@@ -356,12 +397,13 @@ void symbolizer_lookup(struct symbolizer *s, uint32_t pid, const struct code_map
 		out->module = SYM_MODULE_KERNEL;
 		if (!s->kallsyms_tried)
 			kallsyms_load(s);
-		const struct elf_sym *y = s->kallsyms
-			? elf_symtab_lookup(s->kallsyms, addr, &out->offset) : NULL;
-		if (y)
-			out->symbol = y->name;
-		else
+		const struct ksym *k = ksym_lookup(s, addr);
+		if (k) {
+			out->symbol = s->knames + k->name;
+			out->offset = addr - k->addr;
+		} else {
 			out->offset = addr;
+		}
 		return;
 	}
 	if (!m || sym_path_is_anon(m->path)) {

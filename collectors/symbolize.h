@@ -76,6 +76,10 @@ bool sym_path_is_anon(const char *path);
 void symbolizer_lookup(struct symbolizer *s, uint32_t pid, const struct code_map *m,
 		       uint64_t addr, bool kernel, struct sym_frame *out);
 
+/* Read kallsyms now rather than at the first kernel address (it takes
+ * the kernel tens of milliseconds to print). */
+void symbolizer_load_kernel(struct symbolizer *s);
+
 /*
  * The ELF file at path, opened once and kept, or NULL when it cannot be
  * read (then *error, if not NULL, says why; borrowed).

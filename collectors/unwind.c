@@ -356,9 +356,11 @@ struct unwinder *unwinder_new(struct symbolizer *s)
 		errno = ENOMEM;
 		return NULL;
 	}
-	/* One address space serves every process of a run, so libunwind
-	 * must not remember one process's answers for another's. */
-	unw_set_caching_policy(u->as, UNW_CACHE_NONE);
+	/* libunwind caches the unwind rules of each ip it has seen; one
+	 * address space serves every process of a run, so the cache is
+	 * flushed whenever the process or its mappings change
+	 * (unwinder_flush). */
+	unw_set_caching_policy(u->as, UNW_CACHE_GLOBAL);
 	return u;
 }
 
@@ -371,6 +373,11 @@ void unwinder_free(struct unwinder *u)
 		free(u->mods[i]);
 	free(u->mods);
 	free(u);
+}
+
+void unwinder_flush(struct unwinder *u)
+{
+	unw_flush_cache(u->as, 0, 0);
 }
 
 const struct unwind_stats *unwinder_stats(const struct unwinder *u)

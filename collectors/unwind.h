@@ -84,6 +84,13 @@ void unwinder_free(struct unwinder *u);
 size_t unwinder_unwind(struct unwinder *u, const struct unwind_sample *s,
 		       uint64_t *ips, size_t max, enum unwind_stop *stop);
 
+/*
+ * Forget the unwind rules libunwind cached by ip: call it before walking
+ * a sample of another process than the last, or after the process's
+ * mappings changed (an ip may then hold other code).
+ */
+void unwinder_flush(struct unwinder *u);
+
 const struct unwind_stats *unwinder_stats(const struct unwinder *u);
 
 #endif
