@@ -200,23 +200,25 @@ static double perf_pct(const char *text, const char *dso, const char *sym)
 	return found ? sum : -1;
 }
 
-/* perf's shares for hot_main, or NULL where perf cannot run. */
-static char *perf_report(const char *sort, const char *lib)
+/* Record hot_main with perf; false where perf cannot run here. */
+static bool perf_record(const char *lib)
 {
-	char data[700], out[700];
-	snprintf(data, sizeof(data), "%s/perf.data", F.dir);
+	return sh("command -v perf >/dev/null && "
+		  "perf record -q -e cpu-clock -F " FREQ " -o '%s/perf.data' -- "
+		  "'%s' '%s' " STEPS " >/dev/null 2>&1", F.dir, F.hot, lib) == 0;
+}
+
+static char *perf_report(const char *sort)
+{
+	char out[700];
 	snprintf(out, sizeof(out), "%s/perf.txt", F.dir);
-	if (sh("command -v perf >/dev/null && "
-	       "perf record -q -e cpu-clock -F " FREQ " -o '%s' -- '%s' '%s' " STEPS
-	       " >/dev/null 2>&1 && "
-	       "perf report -i '%s' --sort %s --stdio --no-children > '%s' 2>/dev/null",
-	       data, F.hot, lib, data, sort, out) != 0)
+	if (sh("perf report -i '%s/perf.data' --sort %s --stdio --no-children "
+	       "> '%s' 2>/dev/null", F.dir, sort, out) != 0)
 		return NULL;
 	return tu_slurp(out);
 }
 
-static char *record_and_report(const char *call_graph, const char *lib,
-			       const char *by, bool stacks, const char *steps)
+static void record(const char *call_graph, const char *lib, const char *steps)
 {
 	char *rec[] = { "record", "-q", "-e", "cpu-clock", "-F", FREQ, "--call-graph",
 			(char *)call_graph, "--", F.hot, (char *)lib, (char *)steps, NULL };
@@ -224,21 +226,42 @@ static char *record_and_report(const char *call_graph, const char *lib,
 	if (p.status != 0)
 		fail_msg("prof record exited %d: %s", p.status, p.err);
 	tu_proc_release(&p);
+}
+
+static char *report(const char *by, bool stacks)
+{
 	char *rep[] = { "report", "last", "--by", (char *)by, "--format", "json",
 			stacks ? "--stacks" : NULL, NULL };
-	p = prof(rep);
+	struct tu_proc p = prof(rep);
 	assert_int_equal(p.status, 0);
 	free(p.err);
 	return p.out;
 }
 
-#define CLOSE_TO(a, b, pts, what) do { \
-	double a_ = (a), b_ = (b); \
-	fprintf(stderr, "  %s: prof %.2f%%, perf %.2f%%\n", what, a_, b_); \
-	if (a_ < 0 || b_ < 0 || fabs(a_ - b_) > (pts)) \
-		fail_msg("%s: prof %.2f%% and perf %.2f%% differ by more than %d " \
-			 "points", what, a_, b_, (int)(pts)); \
-} while (0)
+static char *record_and_report(const char *call_graph, const char *lib,
+			       const char *by, bool stacks, const char *steps)
+{
+	record(call_graph, lib, steps);
+	return report(by, stacks);
+}
+
+/* Within pts points of each other (and both found); says so either way. */
+static bool close_to(double a, double b, double pts, const char *what)
+{
+	bool ok = a >= 0 && b >= 0 && fabs(a - b) <= pts;
+	fprintf(stderr, "  %s: prof %.2f%%, perf %.2f%%%s\n", what, a, b,
+		ok ? "" : "  <- too far apart");
+	return ok;
+}
+
+/* main_spin, or the clone gcc makes of it for its constant argument. */
+static double main_spin_pct(const char *text, double (*get)(const char *, const char *,
+							    const char *),
+			    const char *mod)
+{
+	double v = get(text, mod, "main_spin.constprop.0");
+	return v >= 0 ? v : get(text, mod, "main_spin");
+}
 
 /* ---- cases ------------------------------------------------------------ */
 
@@ -247,47 +270,57 @@ static void test_record__dwarf_split_matches_perf(void **state)
 	(void)state;
 	need_build();
 	need_perf_events();
-	char *mods = record_and_report("dwarf", F.lib, "module", false, STEPS);
-	char *syms = record_and_report("dwarf", F.lib, "symbol", true, STEPS);
-	char *perf_dso = perf_report("dso", F.lib);
-	char *perf_sym = perf_report("dso,sym", F.lib);
-	double lib = json_pct(mods, "/libhot.so", NULL);
-	double main_ = json_pct(mods, "/hot_main", NULL);
-	/* Whatever perf says, the program's design is about 70/30. */
-	assert_true(lib > 55 && lib < 85);
-	assert_true(main_ > 15 && main_ < 45);
-	if (!perf_dso || !perf_sym) {
-		fprintf(stderr, "skip: perf is missing or cannot record here\n");
-	} else {
-		CLOSE_TO(lib, perf_pct(perf_dso, "libhot.so", NULL), 5, "libhot.so");
-		CLOSE_TO(main_, perf_pct(perf_dso, "hot_main", NULL), 5, "hot_main");
-		CLOSE_TO(json_pct(syms, "/libhot.so", "lib_spin"),
-			 perf_pct(perf_sym, "libhot.so", "lib_spin"), 5, "lib_spin");
-		/* gcc clones main_spin for its one constant argument. */
-		double ms = json_pct(syms, "/hot_main", "main_spin.constprop.0");
-		if (ms < 0)
-			ms = json_pct(syms, "/hot_main", "main_spin");
-		double pms = perf_pct(perf_sym, "hot_main", "main_spin.constprop.0");
-		if (pms < 0)
-			pms = perf_pct(perf_sym, "hot_main", "main_spin");
-		CLOSE_TO(ms, pms, 5, "main_spin");
+	/*
+	 * Two runs of the same program differ by sampling noise (about 1.1
+	 * points here) and by how often this shared 2-CPU VM preempts the
+	 * workload (kernel samples: 1 to 6% on either side). A comparison
+	 * that misses is run once more before it counts as a failure.
+	 */
+	for (int attempt = 0; attempt < 2; attempt++) {
+		record("dwarf", F.lib, STEPS);
+		char *mods = report("module", false);
+		char *syms = report("symbol", true);
+		double lib = json_pct(mods, "/libhot.so", NULL);
+		double main_ = json_pct(mods, "/hot_main", NULL);
+		/* Whatever perf says, the program's design is about 70/30. */
+		assert_true(lib > 55 && lib < 85);
+		assert_true(main_ > 15 && main_ < 45);
+		/* The hottest call path, unwound without frame pointers: from
+		 * the program's entry down to the hot function. */
+		const char *path = strstr(syms, "\"stacks\"");
+		assert_non_null(path);
+		path = strstr(path, "\"path\": \"");
+		assert_non_null(path);
+		char *line = strndup(path, strcspn(path, "\n"));
+		fprintf(stderr, "  hottest path: %s\n", line);
+		assert_non_null(strstr(line, "main -> drive"));
+		assert_non_null(strstr(line, "-> lib_work -> lib_spin\""));
+		assert_non_null(strstr(line, "_start -> "));
+		free(line);
+		if (!perf_record(F.lib)) {
+			fprintf(stderr, "skip: perf is missing or cannot record here\n");
+			free(mods);
+			free(syms);
+			return;
+		}
+		char *pd = perf_report("dso"), *ps = perf_report("dso,sym");
+		assert_non_null(pd);
+		assert_non_null(ps);
+		bool ok = close_to(lib, perf_pct(pd, "libhot.so", NULL), 5, "libhot.so");
+		ok &= close_to(main_, perf_pct(pd, "hot_main", NULL), 5, "hot_main");
+		ok &= close_to(json_pct(syms, "/libhot.so", "lib_spin"),
+			       perf_pct(ps, "libhot.so", "lib_spin"), 5, "lib_spin");
+		ok &= close_to(main_spin_pct(syms, json_pct, "/hot_main"),
+			       main_spin_pct(ps, perf_pct, "hot_main"), 5, "main_spin");
+		free(mods);
+		free(syms);
+		free(pd);
+		free(ps);
+		if (ok)
+			return;
+		fprintf(stderr, "  %s\n", attempt ? "" : "once more: the machine is noisy");
 	}
-	/* The hottest call path, unwound without frame pointers: from the
-	 * program's entry down to the hot function in the library. */
-	const char *path = strstr(syms, "\"stacks\"");
-	assert_non_null(path);
-	path = strstr(path, "\"path\": \"");
-	assert_non_null(path);
-	char *line = strndup(path, strcspn(path, "\n"));
-	fprintf(stderr, "  hottest path: %s\n", line);
-	assert_non_null(strstr(line, "main -> drive"));
-	assert_non_null(strstr(line, "-> lib_work -> lib_spin\""));
-	assert_non_null(strstr(line, "_start -> "));
-	free(line);
-	free(mods);
-	free(syms);
-	free(perf_dso);
-	free(perf_sym);
+	fail_msg("prof's split differs from perf's by more than 5 points twice");
 }
 
 static void test_record__fp_and_folded(void **state)
