@@ -276,12 +276,19 @@ static int open_event(struct counters *c, struct target *t, size_t i,
 		a.task = 1;
 		a.mmap = 1;
 		a.mmap2 = 1;
+		a.mmap_data = (c->o.flags & COUNTERS_MMAP_DATA) != 0;
+		a.build_id = (c->o.flags & COUNTERS_BUILD_ID) != 0;
 	}
 	if (*user_only) {
 		a.exclude_kernel = 1;
 		a.exclude_hv = 1;
 	}
 	int fd = sys_perf_event_open(&a, t->tid, -1, group_fd, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0 && errno == EINVAL && a.build_id) {
+		/* A kernel older than 5.12 does not know the bit. */
+		a.build_id = 0;
+		fd = sys_perf_event_open(&a, t->tid, -1, group_fd, PERF_FLAG_FD_CLOEXEC);
+	}
 	if (fd < 0 && is_permission(errno) && !a.exclude_kernel) {
 		a.exclude_kernel = 1;
 		a.exclude_hv = 1;
@@ -760,4 +767,11 @@ uint64_t counters_sampler_id(const struct counters *c, size_t target, size_t i)
 	if (ioctl(c->targets[target].sfds[i], PERF_EVENT_IOC_ID, &id) != 0)
 		return 0;
 	return id;
+}
+
+const struct perf_rec_layout *counters_sampler_layout(const struct counters *c,
+						      size_t i)
+{
+	uint64_t id = counters_sampler_id(c, 0, i);
+	return id ? layout_for_id(id, (void *)c) : NULL;
 }

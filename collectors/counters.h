@@ -35,6 +35,14 @@
 enum counters_flags {
 	/* Counting starts when the task execs (a launched child). */
 	COUNTERS_ENABLE_ON_EXEC = 1 << 0,
+	/* The side-band event also reports data mappings (attr.mmap_data):
+	 * heap, anonymous memory, file-backed data, as MMAP2 records. More
+	 * records, so only for a working-set run. */
+	COUNTERS_MMAP_DATA = 1 << 1,
+	/* Ask the kernel to put the build id into MMAP2 records
+	 * (attr.build_id, Linux 5.12+). A kernel that refuses the bit gets
+	 * the event again without it; the record then carries the inode. */
+	COUNTERS_BUILD_ID = 1 << 2,
 };
 
 /*
@@ -104,6 +112,9 @@ const struct counter_status *counters_status(const struct counters *c,
 const struct counter_status *counters_sampler_status(const struct counters *c,
 						     size_t i);
 uint64_t counters_sampler_id(const struct counters *c, size_t target, size_t i);
+/* The layout sampler i's samples follow, or NULL when it is not opened. */
+const struct perf_rec_layout *counters_sampler_layout(const struct counters *c,
+						      size_t i);
 
 /* The file descriptors to poll for POLLIN (one per target). */
 size_t counters_pollfds(const struct counters *c, struct pollfd *out, size_t max);

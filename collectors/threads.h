@@ -154,8 +154,10 @@ uint64_t thread_table_anomalies(const struct thread_table *tt);
 
 /*
  * The file `prof run --record-dump` writes, for replaying a run's records
- * in tests: this header, nevents event entries, then the raw records in
- * the order they were drained.
+ * in tests: this header, nevents event entries, nsamplers sampler entries
+ * (the first target's kernel id and the layout of each sampler's samples),
+ * then the raw records in the order they were drained. Dumps written
+ * before samplers existed have nsamplers 0.
  */
 #define RING_DUMP_MAGIC "PROFRNG1"
 
@@ -164,12 +166,20 @@ struct ring_dump_header {
 	uint64_t sample_type;
 	uint64_t read_format;
 	uint32_t nevents;
-	uint32_t reserved;
+	uint32_t nsamplers;
 };
 
 struct ring_dump_event {
 	uint64_t id;
 	char name[56];
+};
+
+struct ring_dump_sampler {
+	uint64_t id;
+	uint64_t sample_type;
+	uint64_t read_format;
+	uint64_t regs_user_mask;
+	char name[32];
 };
 
 #endif

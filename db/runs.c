@@ -95,6 +95,8 @@ void db_bind_argv(sqlite3_stmt *st, int idx, char **argv, int argc)
 	sqlite3_bind_blob(st, idx, blob, (int)len, free);
 }
 
+static int store_modules(struct db *db, const struct db_run *run, char **cause);
+
 int db_run_store_body(struct db *db, struct db_run *run, char **cause)
 {
 	int64_t hid = db_host_id(db, &run->host, cause);
@@ -255,7 +257,79 @@ int db_run_store_body(struct db *db, struct db_run *run, char **cause)
 	}
 	sqlite3_finalize(tst);
 	sqlite3_finalize(cst);
+	if (!rc)
+		rc = store_modules(db, run, cause);
 	return rc;
+}
+
+static void bind_opt(sqlite3_stmt *st, int idx, bool has, uint64_t v)
+{
+	if (has)
+		sqlite3_bind_int64(st, idx, (sqlite3_int64)v);
+	else
+		sqlite3_bind_null(st, idx);
+}
+
+static int store_modules(struct db *db, const struct db_run *run, char **cause)
+{
+	sqlite3_stmt *st;
+	int s, rc;
+	if (run->nmodules) {
+		rc = db_prepare(db, &st,
+			"INSERT INTO modules (run_id, idx, path, kind, build_id,"
+			" exec_bytes, text_bytes, exec_section_bytes, touched_bytes,"
+			" faulted_bytes, faults, nprocs, error, touched_replayed) VALUES"
+			" (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14)", cause);
+		if (rc)
+			return rc;
+		for (size_t i = 0; i < run->nmodules; i++) {
+			const struct db_module *m = &run->modules[i];
+			sqlite3_bind_int64(st, 1, run->id);
+			sqlite3_bind_int(st, 2, (int)i);
+			db_bind_text(st, 3, m->path ? m->path : "?");
+			db_bind_text(st, 4, m->kind && !strcmp(m->kind, "anon") ? "anon" : "file");
+			db_bind_text(st, 5, m->build_id);
+			sqlite3_bind_int64(st, 6, (sqlite3_int64)m->exec_bytes);
+			bind_opt(st, 7, m->has_text, m->text_bytes);
+			bind_opt(st, 8, m->has_exec_sections, m->exec_section_bytes);
+			bind_opt(st, 9, m->has_touched, m->touched_bytes);
+			bind_opt(st, 10, m->has_touched, m->faulted_bytes);
+			bind_opt(st, 11, m->has_touched, m->faults);
+			sqlite3_bind_int64(st, 12, m->nprocs);
+			db_bind_text(st, 13, m->error);
+			bind_opt(st, 14, m->has_touched, m->touched_replayed);
+			s = sqlite3_step(st);
+			sqlite3_reset(st);
+			if (s != SQLITE_DONE) {
+				sqlite3_finalize(st);
+				return db_fail(db, s, "cannot store the modules in", cause);
+			}
+		}
+		sqlite3_finalize(st);
+	}
+	if (!run->nws)
+		return 0;
+	rc = db_prepare(db, &st,
+		"INSERT INTO working_set (run_id, kind, touched_bytes, faulted_bytes,"
+		" faults) VALUES (?1,?2,?3,?4,?5)", cause);
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < run->nws; i++) {
+		const struct db_ws *w = &run->ws[i];
+		sqlite3_bind_int64(st, 1, run->id);
+		db_bind_text(st, 2, w->kind ? w->kind : "?");
+		sqlite3_bind_int64(st, 3, (sqlite3_int64)w->touched_bytes);
+		sqlite3_bind_int64(st, 4, (sqlite3_int64)w->faulted_bytes);
+		sqlite3_bind_int64(st, 5, (sqlite3_int64)w->faults);
+		s = sqlite3_step(st);
+		sqlite3_reset(st);
+		if (s != SQLITE_DONE) {
+			sqlite3_finalize(st);
+			return db_fail(db, s, "cannot store the working set in", cause);
+		}
+	}
+	sqlite3_finalize(st);
+	return 0;
 }
 
 int db_run_store(struct db *db, struct db_run *run, char **cause)
@@ -288,6 +362,88 @@ static int64_t newest_run(struct db *db, char **cause)
 	if (s != SQLITE_ROW)
 		return db_fail(db, s, "cannot read", cause);
 	return id;
+}
+
+static bool col_opt(sqlite3_stmt *st, int col, uint64_t *v)
+{
+	if (sqlite3_column_type(st, col) == SQLITE_NULL)
+		return false;
+	*v = (uint64_t)sqlite3_column_int64(st, col);
+	return true;
+}
+
+static int load_modules(struct db *db, int64_t id, struct db_run *out, char **cause)
+{
+	sqlite3_stmt *st;
+	int s;
+	int rc = db_prepare(db, &st,
+		"SELECT path, kind, build_id, exec_bytes, text_bytes,"
+		" exec_section_bytes, touched_bytes, faulted_bytes, faults, nprocs,"
+		" error, touched_replayed FROM modules WHERE run_id = ?1 ORDER BY idx",
+		cause);
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(st, 1, id);
+	size_t cap = 0;
+	while ((s = sqlite3_step(st)) == SQLITE_ROW) {
+		if (out->nmodules == cap) {
+			cap = cap ? cap * 2 : 16;
+			struct db_module *p = realloc(out->modules, cap * sizeof(*p));
+			if (!p) {
+				sqlite3_finalize(st);
+				return -ENOMEM;
+			}
+			out->modules = p;
+		}
+		struct db_module *m = &out->modules[out->nmodules++];
+		memset(m, 0, sizeof(*m));
+		m->path = db_col_text(st, 0);
+		m->kind = db_col_text(st, 1);
+		m->build_id = db_col_text(st, 2);
+		m->exec_bytes = (uint64_t)sqlite3_column_int64(st, 3);
+		m->has_text = col_opt(st, 4, &m->text_bytes);
+		m->has_exec_sections = col_opt(st, 5, &m->exec_section_bytes);
+		m->has_touched = col_opt(st, 6, &m->touched_bytes);
+		col_opt(st, 7, &m->faulted_bytes);
+		col_opt(st, 8, &m->faults);
+		m->nprocs = (uint32_t)sqlite3_column_int64(st, 9);
+		m->error = db_col_text(st, 10);
+		m->touched_replayed = sqlite3_column_int(st, 11) != 0;
+	}
+	sqlite3_finalize(st);
+	if (s != SQLITE_DONE)
+		return db_fail(db, s, "cannot read the modules from", cause);
+
+	/* In the order collectors/modules.h lists the kinds. */
+	rc = db_prepare(db, &st,
+		"SELECT kind, touched_bytes, faulted_bytes, faults FROM working_set"
+		" WHERE run_id = ?1 ORDER BY CASE kind WHEN 'code' THEN 0"
+		" WHEN 'heap' THEN 1 WHEN 'stack' THEN 2 WHEN 'anon' THEN 3"
+		" WHEN 'file' THEN 4 WHEN 'other' THEN 5 ELSE 6 END, kind", cause);
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(st, 1, id);
+	cap = 0;
+	while ((s = sqlite3_step(st)) == SQLITE_ROW) {
+		if (out->nws == cap) {
+			cap = cap ? cap * 2 : 8;
+			struct db_ws *p = realloc(out->ws, cap * sizeof(*p));
+			if (!p) {
+				sqlite3_finalize(st);
+				return -ENOMEM;
+			}
+			out->ws = p;
+		}
+		struct db_ws *w = &out->ws[out->nws++];
+		w->kind = db_col_text(st, 0);
+		w->touched_bytes = (uint64_t)sqlite3_column_int64(st, 1);
+		w->faulted_bytes = (uint64_t)sqlite3_column_int64(st, 2);
+		w->faults = (uint64_t)sqlite3_column_int64(st, 3);
+	}
+	sqlite3_finalize(st);
+	if (s != SQLITE_DONE)
+		return db_fail(db, s, "cannot read the working set from", cause);
+	return 0;
 }
 
 static int load_argv(sqlite3_stmt *st, int col, struct db_run *run)
@@ -509,6 +665,9 @@ int db_run_load(struct db *db, int64_t id, struct db_run *out, char **cause)
 	}
 	sqlite3_finalize(st);
 	free(tids);
+	rc = load_modules(db, id, out, cause);
+	if (rc)
+		goto fail;
 	return 0;
 fail:
 	db_run_release(out);
@@ -555,6 +714,16 @@ void db_run_release(struct db_run *run)
 		db_topology_release(run->topology);
 		free(run->topology);
 	}
+	for (size_t i = 0; i < run->nmodules; i++) {
+		free(run->modules[i].path);
+		free(run->modules[i].kind);
+		free(run->modules[i].build_id);
+		free(run->modules[i].error);
+	}
+	free(run->modules);
+	for (size_t i = 0; i < run->nws; i++)
+		free(run->ws[i].kind);
+	free(run->ws);
 	memset(run, 0, sizeof(*run));
 }
 

@@ -4,6 +4,9 @@
  * and whether each was supported, one row per thread and one count per
  * (thread, event). These plain structs are what reports/ reads.
  *
+ * A run also lists its code modules and, when it measured one, its
+ * touched working set by kind of memory.
+ *
  * db_run_store writes a run in one transaction, so a prof killed halfway
  * leaves no half run. Loading fills a caller-owned struct db_run that
  * db_run_release frees. Not thread-safe.
@@ -64,6 +67,34 @@ struct db_pin {
 	uint64_t size_bytes;	/* domain size, 0 when none */
 };
 
+/*
+ * One code module of a run (see collectors/modules.h). Optional numbers
+ * carry a has_ flag: false stores and loads as NULL.
+ */
+struct db_module {
+	char *path;
+	char *kind;		/* "file" or "anon" */
+	char *build_id;		/* lowercase hex, NULL when unknown */
+	uint64_t exec_bytes;	/* mapped executable bytes */
+	uint32_t nprocs;	/* processes that mapped it */
+	bool has_text, has_exec_sections, has_touched;
+	uint64_t text_bytes;
+	uint64_t exec_section_bytes;
+	uint64_t touched_bytes;	/* pages the faults mapped: an upper bound */
+	uint64_t faulted_bytes;	/* the faulting pages: a lower bound */
+	uint64_t faults;
+	bool touched_replayed;	/* touched_bytes from replaying the faults
+				 * (else one fault-around window per fault) */
+	char *error;		/* why the file's sizes are unknown, or NULL */
+};
+
+/* Touched memory of one kind: "code", "heap", "stack", "anon", "file",
+ * "other" (a --working-set run has one row per kind). */
+struct db_ws {
+	char *kind;
+	uint64_t touched_bytes, faulted_bytes, faults;
+};
+
 struct db_kv {
 	char *key, *value;
 };
@@ -96,6 +127,10 @@ struct db_run {
 	/* The host's topology, stored once per host with the first run that
 	 * carries it (may be NULL; not filled by db_run_load). Owned. */
 	struct db_topology *topology;
+	size_t nmodules;	/* largest first, as stored */
+	struct db_module *modules;
+	size_t nws;		/* 0: not a working-set run */
+	struct db_ws *ws;
 };
 
 struct db_run_summary {

@@ -513,7 +513,7 @@ int cmd_ab(int argc, char **argv, struct prof_ctx *ctx)
 				.argv = p->arms[a].argv, .argc = p->arms[a].argc,
 				.evs = evs, .nev = nev, .plan = &ae[a].plan,
 				.env_set = ae[a].env, .cwd = ae[a].cwd, .out_fd = ofd,
-				.quiet = done > 0,
+				.quiet = done > 0, .kind = "ab",
 			};
 			struct db_run run;
 			char *rcause = NULL;
@@ -546,8 +546,6 @@ int cmd_ab(int argc, char **argv, struct prof_ctx *ctx)
 				sc[nsc].found = ab_score_find(&p->scores[i], text, &sc[nsc].value) == 0;
 				nsc++;
 			}
-			db_run_set(&run, "experiment", "");
-			run.kind = strdup("ab");
 			rc = db_experiment_add_run(db, exp_id, &run, (int)a, rr, (int)pos, warm,
 						   sc, nsc, &cause);
 			if (rc) {
@@ -579,8 +577,6 @@ int cmd_ab(int argc, char **argv, struct prof_ctx *ctx)
 						p->scores[i].pattern);
 				}
 			free(text);
-			free(run.kind);
-			run.kind = NULL;
 			db_run_release(&run);
 			done++;
 			if (runner_interrupted()) {

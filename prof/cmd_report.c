@@ -12,10 +12,12 @@
 
 #include "db/runs.h"
 #include "db/samples.h"
+#include "db/sleep.h"
 #include "prof/cli.h"
 #include "prof/commands.h"
 #include "reports/profile.h"
 #include "reports/runs.h"
+#include "reports/sleep.h"
 
 const char cmd_report_help[] =
 "usage: prof report [RUN|last] [--by thread|name|total|symbol|module]\n"
@@ -202,7 +204,13 @@ int cmd_report(int argc, char **argv, struct prof_ctx *ctx)
 		return EXIT_FAIL;
 	}
 	struct db_run run;
+	struct db_sleep sleep;
+	memset(&sleep, 0, sizeof(sleep));
 	int rc = db_run_load(db, id, &run, &cause);
+	/* A `prof sleep` run has its own report: its cells, not threads. */
+	bool is_sleep = !rc && run.kind && !strcmp(run.kind, "sleep");
+	if (is_sleep && (rc = db_sleep_load(db, run.id, &sleep, &cause)))
+		db_run_release(&run);
 	if (rc) {
 		db_close(db);
 		print_cause("error: ", cause);
@@ -217,10 +225,15 @@ int cmd_report(int argc, char **argv, struct prof_ctx *ctx)
 	}
 	FILE *fp = cli_open_output(out, stdout);
 	if (!fp) {
+		db_sleep_release(&sleep);
 		db_run_release(&run);
 		return EXIT_FAIL;
 	}
-	report_run(&run, by, ra.fmt, fp);
+	if (is_sleep)
+		report_sleep(&run, &sleep, ra.fmt, fp);
+	else
+		report_run(&run, by, ra.fmt, fp);
+	db_sleep_release(&sleep);
 	db_run_release(&run);
 	return cli_close_output(fp, out);
 }

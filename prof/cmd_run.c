@@ -25,6 +25,7 @@
 #include "prof/commands.h"
 #include "prof/launch.h"
 #include "prof/pin.h"
+#include "prof/runmods.h"
 #include "prof/runutil.h"
 #include "reports/runs.h"
 
@@ -63,6 +64,14 @@ const char cmd_run_help[] =
 "                        PROF_CACHE_AFFINITY=1|0 in the environment\n"
 "      --sysfs ROOT      read the topology below ROOT instead of /\n"
 "      --mmap-pages N    ring-buffer pages per task (power of 2, default 256)\n"
+"      --working-set     also measure the memory the workload touched: every\n"
+"                        page fault is sampled (period 1, with its address)\n"
+"                        and counted once per page, for its code module or\n"
+"                        its kind of data (heap, stack, anonymous, file-backed);\n"
+"                        'prof modules' lists the modules. Opt-in, as every\n"
+"                        fault then writes a sample: 1.3x the wall time of a\n"
+"                        plain run for a workload that faults in 1 GiB of\n"
+"                        fresh memory (bench/working-set)\n"
 "      --record-dump FILE  save the raw ring-buffer records (for tests)\n"
 "\n"
 "Events the machine cannot count are reported as not supported, never as\n"
@@ -122,6 +131,7 @@ struct run_args {
 	const char *out;
 	bool quiet;
 	long mmap_pages;
+	bool working_set;
 	const char *dump;
 	const char *pin;
 	int affinity;
@@ -133,7 +143,7 @@ struct run_args {
 static int parse_args(int argc, char **argv, struct run_args *a)
 {
 	enum { O_DURATION = 256, O_BY, O_FORMAT, O_DB, O_MMAP, O_DUMP, O_PIN,
-	       O_AFF, O_NOAFF, O_SYSFS };
+	       O_AFF, O_NOAFF, O_SYSFS, O_WS };
 	static const struct option opts[] = {
 		{ "events", required_argument, NULL, 'e' },
 		{ "pid", required_argument, NULL, 'p' },
@@ -149,6 +159,7 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 		{ "cache-affinity", no_argument, NULL, O_AFF },
 		{ "no-cache-affinity", no_argument, NULL, O_NOAFF },
 		{ "sysfs", required_argument, NULL, O_SYSFS },
+		{ "working-set", no_argument, NULL, O_WS },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -203,6 +214,9 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 				return usage_error("run", "bad --mmap-pages '%s': "
 						   "expected a power of 2",
 						   cli_echo(optarg, buf, sizeof(buf)));
+			break;
+		case O_WS:
+			a->working_set = true;
 			break;
 		case O_DUMP:
 			a->dump = optarg;
@@ -262,6 +276,7 @@ static FILE *dump_open(const char *path)
 }
 
 static void dump_header(FILE *fp, const struct counters *cs,
+			const struct counters_opts *co,
 			const struct event_desc *evs, size_t nev)
 {
 	const struct perf_rec_layout *lay = counters_layout(cs);
@@ -271,6 +286,7 @@ static void dump_header(FILE *fp, const struct counters *cs,
 	h.sample_type = lay->sample_type;
 	h.read_format = lay->read_format;
 	h.nevents = (uint32_t)nev;
+	h.nsamplers = (uint32_t)co->nsamplers;
 	fwrite(&h, sizeof(h), 1, fp);
 	for (size_t i = 0; i < nev; i++) {
 		struct ring_dump_event e;
@@ -279,6 +295,7 @@ static void dump_header(FILE *fp, const struct counters *cs,
 		snprintf(e.name, sizeof(e.name), "%s", evs[i].name);
 		fwrite(&e, sizeof(e), 1, fp);
 	}
+	run_mods_dump_samplers(cs, co, fp);
 }
 
 /* ---- attach ---- */
@@ -472,6 +489,8 @@ int cmd_run(int argc, char **argv, struct prof_ctx *ctx)
 
 	/* A launched command that cannot run is refused before anything
 	 * is opened or stored (127, as a shell says). */
+	struct run_mods rm;
+	memset(&rm, 0, sizeof(rm));
 	struct launch l;
 	memset(&l, 0, sizeof(l));
 	l.pidfd = l.go_fd = l.err_fd = -1;
@@ -535,6 +554,7 @@ int cmd_run(int argc, char **argv, struct prof_ctx *ctx)
 		.flags = launched ? COUNTERS_ENABLE_ON_EXEC : 0,
 		.record_hook = dump ? dump_record : NULL, .hook_arg = dump,
 	};
+	run_mods_init(&rm, a.working_set, &co);
 	struct counters *cs = counters_new(&co);
 	if (!cs) {
 		error_msg("cannot set up the counters: %s", strerror(errno));
@@ -575,8 +595,9 @@ int cmd_run(int argc, char **argv, struct prof_ctx *ctx)
 			restore_signals(old);
 			goto out;
 		}
+		run_mods_opened(&rm, cs, 0);
 		if (dump)
-			dump_header(dump, cs, evs, nev);
+			dump_header(dump, cs, &co, evs, nev);
 		report_unsupported(cs, evs, nev);
 		if (plan.apply)
 			fprintf(stderr, "prof: %s\n", plan.desc);
@@ -604,8 +625,9 @@ int cmd_run(int argc, char **argv, struct prof_ctx *ctx)
 			restore_signals(old);
 			goto out;
 		}
+		run_mods_opened(&rm, cs, pid);
 		if (dump)
-			dump_header(dump, cs, evs, nev);
+			dump_header(dump, cs, &co, evs, nev);
 		report_unsupported(cs, evs, nev);
 		int pidfd = -1;
 #ifdef SYS_pidfd_open
@@ -677,6 +699,7 @@ int cmd_run(int argc, char **argv, struct prof_ctx *ctx)
 			db_run_set(&run, "pin_desc", plan.desc);
 	}
 	run_state_fill(&rs, &run, cs, evs, nev);
+	run_mods_fill(&rm, &run);
 	db_run_set(&run, "events", a.events);
 	char pages[32];
 	snprintf(pages, sizeof(pages), "%ld", a.mmap_pages);
@@ -709,6 +732,7 @@ out:
 	if (dump)
 		fclose(dump);
 	counters_free(cs);
+	run_mods_release(&rm);
 	event_list_free(evs, nev);
 	run_state_release(&rs);
 	free(cause);

@@ -25,8 +25,12 @@ const struct cmd commands[] = {
 	  cmd_compare_help },
 	{ "topo", cmd_topo, "show cache domains and what a pin would pick",
 	  cmd_topo_help },
+	{ "sleep", cmd_sleep, "measure how well short sleeps keep time, per mode",
+	  cmd_sleep_help },
 	{ "events", cmd_events, "list the events this machine can encode",
 	  cmd_events_help },
+	{ "modules", cmd_modules, "list a run's code modules, largest first",
+	  cmd_modules_help },
 	{ "help", cmd_help, "print help for a verb", help_help },
 	{ NULL, NULL, NULL, NULL },
 };

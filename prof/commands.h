@@ -19,6 +19,8 @@ DECLARE_VERB(events);
 DECLARE_VERB(topo);
 DECLARE_VERB(ab);
 DECLARE_VERB(compare);
+DECLARE_VERB(modules);
+DECLARE_VERB(sleep);
 int cmd_help(int argc, char **argv, struct prof_ctx *ctx);
 
 #endif

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "reports/modules.h"
 #include "reports/runs.h"
 
 int report_by_parse(const char *word, enum report_by *out)
@@ -285,10 +286,25 @@ static void write_footer(const struct db_run *run, enum out_format fmt, FILE *fp
 		fprintf(fp, "%s(N%%): multiplexed; the value is scaled by time "
 			"enabled / time running, and N%% is the share of time it ran\n",
 			lead);
+	size_t alive = 0;
+	for (size_t t = 0; run->kind && !strcmp(run->kind, "attach") && t < run->nthreads; t++) {
+		bool counted = false;
+		for (size_t e = 0; e < run->nevents; e++)
+			counted = counted || run->threads[t].counts[e].present;
+		alive += !counted;
+	}
+	if (alive)
+		fprintf(fp, "%snote: %zu thread%s created during the attach %s still "
+			"running when it ended; the kernel reports an inherited thread's "
+			"own counts only when it exits, so %s counts are in the row of "
+			"the thread that created %s (the totals are whole)\n", lead,
+			alive, alive == 1 ? "" : "s", alive == 1 ? "was" : "were",
+			alive == 1 ? "its" : "their", alive == 1 ? "it" : "them");
 	if (run->lost_records)
-		fprintf(fp, "%swarning: %llu ring-buffer records were lost; some "
-			"threads' values are missing (raise --mmap-pages)\n", lead,
-			(unsigned long long)run->lost_records);
+		fprintf(fp, "%swarning: %llu ring-buffer records were lost: the threads "
+			"they described have no row of their own and their counts are "
+			"in the main thread's row; the totals are whole (raise "
+			"--mmap-pages)\n", lead, (unsigned long long)run->lost_records);
 }
 
 static void write_json(const struct db_run *run, const struct rrow *rows,
@@ -464,6 +480,7 @@ static void write_json(const struct db_run *run, const struct rrow *rows,
 			jw_num(&w, round(1000.0 * (double)c->running / (double)c->enabled) / 10.0);
 	}
 	jw_obj_end(&w);
+	report_working_set_json(run, &w);
 	if (run->nsettings) {
 		jw_key(&w, "settings");
 		jw_obj_begin(&w);
@@ -606,6 +623,7 @@ void report_run(const struct db_run *run, enum report_by by,
 	else
 		fprintf(fp, " no event could be counted\n");
 	write_footer(run, fmt, fp);
+	report_working_set_footer(run, fmt, fp);
 	if (fmt == OUT_TABLE)
 		fputc('\n', fp);
 

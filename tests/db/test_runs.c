@@ -46,6 +46,41 @@ static char *xdup(const char *s)
 	return strdup(s);
 }
 
+/* Three modules (one with unknown ELF sizes) and a working set. */
+static void add_modules(struct db_run *r)
+{
+	r->nmodules = 3;
+	r->modules = calloc(3, sizeof(*r->modules));
+	struct db_module *m = r->modules;
+	m[0] = (struct db_module){
+		.path = xdup("/usr/lib/x86_64-linux-gnu/libc.so.6"), .kind = xdup("file"),
+		.build_id = xdup("93ac61ec5a8eb1396f9fbd350e3169a558528a40"),
+		.exec_bytes = 1400832, .nprocs = 2, .has_text = true,
+		.has_exec_sections = true, .has_touched = true, .text_bytes = 1392301,
+		.exec_section_bytes = 1396969, .touched_bytes = 761856,
+		.faulted_bytes = 49152, .faults = 12, .touched_replayed = true,
+	};
+	m[1] = (struct db_module){
+		.path = xdup("/tmp/gone"), .kind = xdup("file"), .exec_bytes = 8192,
+		.nprocs = 1, .has_touched = true,
+		.error = xdup("cannot open '/tmp/gone': no such file or directory"),
+	};
+	m[2] = (struct db_module){
+		.path = xdup("[anon:exec]"), .kind = xdup("anon"), .exec_bytes = 65536,
+		.nprocs = 1, .has_touched = true, .touched_bytes = 65536,
+		.faulted_bytes = 65536, .faults = 16,
+	};
+	static const char *const kinds[] = { "code", "heap", "stack", "anon", "file", "other" };
+	r->nws = 6;
+	r->ws = calloc(6, sizeof(*r->ws));
+	for (size_t i = 0; i < 6; i++) {
+		r->ws[i].kind = xdup(kinds[i]);
+		r->ws[i].touched_bytes = (i + 1) << 20;
+		r->ws[i].faulted_bytes = (i + 1) << 12;
+		r->ws[i].faults = i + 1;
+	}
+}
+
 /* A run with two events (one unsupported) and nthreads threads. */
 static void make_run(struct db_run *r, size_t nthreads)
 {
@@ -99,6 +134,7 @@ static void make_run(struct db_run *r, size_t nthreads)
 		t->counts = calloc(2, sizeof(*t->counts));
 		t->counts[0] = (struct db_count){ 1000, 100, i == 1 ? 50 : 100, true };
 	}
+	add_modules(r);
 }
 
 static int count_runs(struct db *db)
@@ -151,6 +187,100 @@ static void test_runs__store_and_load_round_trip(void **state)
 	assert_float_equal(atof(v), 2000.0, 1e-9);
 	free(v);
 
+	/* Modules in their order, unknowns as unknowns. */
+	assert_int_equal(back.nmodules, 3);
+	const struct db_module *m = back.modules;
+	assert_string_equal(m[0].path, "/usr/lib/x86_64-linux-gnu/libc.so.6");
+	assert_string_equal(m[0].kind, "file");
+	assert_string_equal(m[0].build_id, "93ac61ec5a8eb1396f9fbd350e3169a558528a40");
+	assert_int_equal(m[0].exec_bytes, 1400832);
+	assert_int_equal(m[0].nprocs, 2);
+	assert_true(m[0].has_text && m[0].has_exec_sections && m[0].has_touched);
+	assert_int_equal(m[0].text_bytes, 1392301);
+	assert_int_equal(m[0].exec_section_bytes, 1396969);
+	assert_int_equal(m[0].touched_bytes, 761856);
+	assert_int_equal(m[0].faulted_bytes, 49152);
+	assert_int_equal(m[0].faults, 12);
+	assert_true(m[0].touched_replayed);
+	assert_false(m[1].touched_replayed);
+	assert_null(m[0].error);
+	assert_false(m[1].has_text);
+	assert_false(m[1].has_exec_sections);
+	assert_null(m[1].build_id);
+	assert_non_null(strstr(m[1].error, "no such file"));
+	assert_string_equal(m[2].kind, "anon");
+	assert_int_equal(back.nws, 6);
+	assert_string_equal(back.ws[0].kind, "code");
+	assert_string_equal(back.ws[5].kind, "other");
+	assert_int_equal(back.ws[3].touched_bytes, 4 << 20);
+	assert_int_equal(back.ws[3].faulted_bytes, 4 << 12);
+	assert_int_equal(back.ws[3].faults, 4);
+	assert_int_equal(db_query_text(db, "SELECT count(*) FROM modules WHERE"
+				       " text_bytes IS NULL", &v, NULL), 0);
+	assert_string_equal(v, "2");
+	free(v);
+
+	db_run_release(&back);
+	db_run_release(&r);
+
+	/* A run without modules or a working set loads with none. */
+	make_run(&r, 1);
+	for (size_t i = 0; i < r.nmodules; i++) {
+		free(r.modules[i].path);
+		free(r.modules[i].kind);
+		free(r.modules[i].build_id);
+		free(r.modules[i].error);
+	}
+	free(r.modules);
+	r.modules = NULL;
+	r.nmodules = 0;
+	for (size_t i = 0; i < r.nws; i++)
+		free(r.ws[i].kind);
+	free(r.ws);
+	r.ws = NULL;
+	r.nws = 0;
+	assert_int_equal(db_run_store(db, &r, &cause), 0);
+	assert_int_equal(db_run_load(db, r.id, &back, &cause), 0);
+	assert_int_equal(back.nmodules, 0);
+	assert_int_equal(back.nws, 0);
+	db_run_release(&back);
+	db_run_release(&r);
+	db_close(db);
+}
+
+/*
+ * A file written by the first schema (tests/fixtures/db/v1.db) is
+ * migrated on open: its run loads as it was, with no modules, and new
+ * runs store theirs.
+ */
+static void test_runs__v1_file_gains_modules(void **state)
+{
+	struct fx *f = *state;
+	char *cmd;
+	assert_true(asprintf(&cmd, "cp '%s/db/v1.db' '%s'", FIXTURES_DIR, f->path) > 0);
+	assert_int_equal(system(cmd), 0);
+	free(cmd);
+	struct db *db;
+	struct db_run r, back;
+	char *cause = NULL;
+	if (db_open(&db, f->path, &cause))
+		fail_msg("%s", cause);
+	char *v = NULL;
+	assert_int_equal(db_query_text(db, "PRAGMA user_version", &v, NULL), 0);
+	assert_int_equal(atoi(v), db_schema_version());
+	free(v);
+	assert_int_equal(db_run_load(db, 1, &back, &cause), 0);
+	assert_string_equal(back.command, "./demo");
+	assert_int_equal(back.nthreads, 2);
+	assert_string_equal(back.threads[1].name, "worker");
+	assert_int_equal(back.threads[1].counts[0].value, 600000000);
+	assert_false(back.events[1].supported);
+	assert_int_equal(back.nmodules, 0);
+	db_run_release(&back);
+	make_run(&r, 2);
+	assert_int_equal(db_run_store(db, &r, NULL), 0);
+	assert_int_equal(db_run_load(db, r.id, &back, &cause), 0);
+	assert_int_equal(back.nmodules, 3);
 	db_run_release(&back);
 	db_run_release(&r);
 	db_close(db);
@@ -336,7 +466,9 @@ static void test_runs__failing_allocations(void **state)
 	assert_int_equal(db_query_text(db,
 		"SELECT count(*) FROM runs r WHERE (SELECT count(*) FROM threads t"
 		" WHERE t.run_id = r.id) != 20 OR (SELECT count(*) FROM counts c JOIN"
-		" threads t ON t.id = c.thread_id WHERE t.run_id = r.id) != 20",
+		" threads t ON t.id = c.thread_id WHERE t.run_id = r.id) != 20"
+		" OR (SELECT count(*) FROM modules m WHERE m.run_id = r.id) != 3"
+		" OR (SELECT count(*) FROM working_set w WHERE w.run_id = r.id) != 6",
 		&bad, NULL), 0);
 	assert_string_equal(bad, "0");
 	free(bad);
@@ -364,6 +496,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_runs__store_and_load_round_trip, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_runs__v1_file_gains_modules, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_runs__missing_and_listing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_runs__schema_version_and_newer_file, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_runs__not_a_database_is_a_clear_error, setup, teardown),

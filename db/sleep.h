@@ -1,0 +1,89 @@
+/*
+ * sleep (db): the stored shape of a `prof sleep` run. The run itself is an
+ * ordinary row of `runs` (kind "sleep": host, start, wall and CPU time,
+ * pin, command line); what the timer benchmark measured goes beside it:
+ * one struct db_sleep with the facts that explain the numbers (timer
+ * slack, scheduling policy, clocksource, pattern, threads, load, hybrid
+ * margin) and one struct db_sleep_cell per (mode, duration), in the order
+ * they ran. reports/sleep renders these structs; prof/ fills them from the
+ * benchmark's own structs, so nothing here knows the collector.
+ *
+ * Overshoots are kept in integer nanoseconds, as measured; reports convert
+ * to microseconds. db_sleep_store writes the run and its cells in one
+ * transaction. A loaded struct db_sleep is caller-owned and released with
+ * db_sleep_release. Not thread-safe.
+ */
+#ifndef DB_SLEEP_H
+#define DB_SLEEP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "db/db.h"
+#include "db/runs.h"
+
+/* Overshoot buckets, in the order of shared/DESIGN.md's `buckets`:
+ * under 3, 10, 25, 50 us, and 50 us or more (exclusive ranges). */
+enum db_sleep_bucket {
+	DB_SLEEP_LT3,
+	DB_SLEEP_LT10,
+	DB_SLEEP_LT25,
+	DB_SLEEP_LT50,
+	DB_SLEEP_GE50,
+	DB_SLEEP_NBUCKETS
+};
+
+struct db_sleep_cell {
+	char mode[16];		/* "nanosleep", "clock-abs", "hybrid", ... */
+	int64_t margin_ns;	/* hybrid: the margin used; -1 for other modes */
+	uint32_t target_us;
+	uint64_t calls;		/* all sleeping threads together */
+	/* overshoot beyond the target (negative: woke early) */
+	int64_t p50_ns, p90_ns, p99_ns, p999_ns, max_ns, min_ns;
+	double mean_ns;
+	uint64_t early;		/* calls that woke before the target */
+	uint64_t buckets[DB_SLEEP_NBUCKETS];
+	uint64_t missed;	/* periodic: deadlines skipped when late */
+	double wall_s, cpu_s;
+	double cpu_pct;		/* of wall time; N threads: up to N*100 */
+	double cpu_us_per_call;
+	double vcsw_per_call, ivcsw_per_call;	/* context switches per call */
+	bool cheapest;		/* the least CPU per call of its duration
+				 * among cells with p99 under cheap_p99_us */
+};
+
+struct db_sleep {
+	uint64_t timer_slack_ns;	/* of the benchmarking process */
+	char sched_policy[16];		/* "SCHED_OTHER", ... */
+	char clocksource[32];		/* "" when unknown */
+	char pattern[16];		/* "oneshot" or "periodic" */
+	uint32_t calls;			/* per thread per cell */
+	uint32_t threads;		/* sleeping at once */
+	uint32_t load;			/* background busy threads */
+	int64_t hybrid_margin_ns;	/* -1 when no hybrid cell ran */
+	bool hybrid_calibrated;
+	int64_t calibration_p999_ns;	/* timerfd p99.9 the margin came from */
+	int64_t calibration_guard_ns;	/* added to it */
+	double cheap_p99_us;		/* the `cheapest` rule's p99 limit */
+	struct db_sleep_cell *cells;	/* mode-major, as they ran; owned */
+	size_t ncells;
+};
+
+/*
+ * Store run (its kind should be "sleep") and s in one transaction; sets
+ * run->id. 0 or a negative code with *cause; on failure nothing is stored.
+ */
+int db_sleep_store(struct db *db, struct db_run *run, const struct db_sleep *s,
+		   char **cause);
+
+/*
+ * Load the benchmark of run run_id into out (caller-owned; release with
+ * db_sleep_release, also after a failure). -ENOENT with *cause when the
+ * run holds no sleep benchmark.
+ */
+int db_sleep_load(struct db *db, int64_t run_id, struct db_sleep *out,
+		  char **cause);
+void db_sleep_release(struct db_sleep *s);
+
+#endif

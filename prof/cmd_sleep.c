@@ -1,0 +1,679 @@
+/*
+ * prof sleep: how well short sleeps keep time on this machine, per mode
+ * and duration. The benchmark itself is collectors/sleep (sleep_bench_run);
+ * this verb parses the options, pins prof itself when asked, shows
+ * progress on stderr, turns the engine's structs into the stored shape
+ * (db/sleep.h), stores them as a run of kind "sleep" and prints them with
+ * reports/sleep.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "collectors/host.h"
+#include "collectors/sleep.h"
+#include "db/sleep.h"
+#include "prof/cli.h"
+#include "prof/commands.h"
+#include "prof/pin.h"
+#include "prof/runutil.h"
+#include "reports/sleep.h"
+
+const char cmd_sleep_help[] =
+"usage: prof sleep [--modes LIST] [--durations LIST] [--calls N]\n"
+"                  [--threads N] [--pattern oneshot|periodic] [--load N]\n"
+"                  [--pin MODE] [--format table|json] [-o FILE]\n"
+"                  [--db PATH] [--no-store]\n"
+"\n"
+"Measure how far past their target short sleeps wake, per mode and\n"
+"duration, and what each mode costs in CPU: for every (mode, duration)\n"
+"cell, N calls on each sleeping thread, overshoot percentiles (p50, p90,\n"
+"p99, p99.9, max) in us, early wakes, how many calls overshot by under 3,\n"
+"10, 25, 50 us and by 50 us or more, CPU as a share of wall time and per\n"
+"call, and context switches per call. The header says what shaped the\n"
+"numbers: timer slack, scheduling policy, clocksource, pin and load. A last\n"
+"line names, for each duration, the cheapest mode whose p99 overshoot is\n"
+"under 10 us. The run is stored (kind sleep); 'prof report RUN' reprints\n"
+"it. Progress goes to stderr; Ctrl-C stops after the current cell, keeps\n"
+"what was measured and exits 130 (a second Ctrl-C quits at once).\n"
+"\n"
+"Modes:\n"
+"  nanosleep   nanosleep with the default timer slack (50 us)\n"
+"  slack1      nanosleep after PR_SET_TIMERSLACK of 1 ns\n"
+"  clock-abs   clock_nanosleep on an absolute CLOCK_MONOTONIC deadline\n"
+"  timerfd     a timerfd per thread, re-armed for each call\n"
+"  condvar     pthread_cond_timedwait on CLOCK_MONOTONIC\n"
+"  yield       sched_yield until the deadline\n"
+"  spin        busy-wait until the deadline\n"
+"  hybrid[:US] timerfd to US before the deadline, then spin; without US\n"
+"              the margin is calibrated first (timerfd p99.9 + 2 us, at\n"
+"              most 100 us) and printed\n"
+"\n"
+"  --modes LIST       comma-separated modes (default: all eight)\n"
+"  --durations LIST   targets in us, 1..100000 (default 10,20,30,40,50,60,70)\n"
+"  --calls N          calls per thread per cell (default 20000)\n"
+"  --threads N        threads sleeping at once (default 1)\n"
+"  --pattern P        oneshot: each call sleeps the duration from now\n"
+"                     (default); periodic: absolute deadlines a duration\n"
+"                     apart, as a frame loop sleeps\n"
+"  --load N           busy threads spinning in the background (default 0)\n"
+"  --pin MODE         pin prof (and so every benchmark thread) first: none,\n"
+"                     largest-llc, llc:N, l2:N, node:N, cpus:LIST\n"
+"  --sysfs ROOT       read the topology for --pin below ROOT instead of /\n"
+"  --format F         table (default) or json, to stdout\n"
+"  -o, --output FILE  write the report to FILE instead\n"
+"  --db PATH          the database (default: $PROF_DB, else ./prof.db)\n"
+"  --no-store         do not store the run\n"
+"\n"
+"The defaults (8 modes x 7 durations x 20,000 calls) take about two\n"
+"minutes.\n"
+"\n"
+"Examples:\n"
+"  prof sleep\n"
+"  prof sleep --modes timerfd,hybrid:5,spin --durations 20,50 --threads 4\n"
+"  prof sleep --modes clock-abs --pattern periodic --durations 100 --format json\n";
+
+/*
+ * Seconds of overhead per call to expect before any cell has run: the
+ * default run measured 114-120 s for 44.8 s of requested sleep over
+ * 1,120,000 calls, about 64 us a call on top of the target.
+ */
+#define FIRST_GUESS_OVERHEAD_S 64e-6
+
+struct sleep_args {
+	const char *modes, *durations, *out, *dbopt, *pin, *sysfs;
+	long calls, threads, load;
+	enum sleep_pattern pattern;
+	enum out_format fmt;
+	bool no_store;
+};
+
+/* ---------------------------------------------------------- signals */
+
+/*
+ * Ctrl-C, SIGTERM and SIGHUP are taken by one thread that waits for them,
+ * blocked everywhere else: a signal handler would interrupt a sleeping
+ * thread's nanosleep and show as an early wake. The first signal asks
+ * the benchmark to stop after the current cell; a second one kills prof
+ * the ordinary way. The thread ends on a SIGHUP that prof sends itself
+ * with quit set (not pthread_cancel, which AddressSanitizer's thread
+ * teardown trips over).
+ */
+struct sig_watch {
+	sigset_t set, old;
+	pthread_t th;
+	bool started;
+	int signo;		/* atomic: the first signal, 0 if none */
+	int quit;		/* atomic: the watcher should end */
+};
+
+static void *sig_main(void *arg)
+{
+	struct sig_watch *sw = arg;
+	pid_t self = getpid();
+	for (;;) {
+		siginfo_t si;
+		int sig = sigwaitinfo(&sw->set, &si);
+		if (sig < 0)
+			continue;
+		/* si_code reads SI_USER, not SI_TKILL, for pthread_kill on
+		 * this kernel (6.18); the sender's pid is what tells. */
+		if (si.si_pid == self &&
+		    __atomic_load_n(&sw->quit, __ATOMIC_SEQ_CST))
+			return NULL;
+		int none = 0;
+		if (__atomic_compare_exchange_n(&sw->signo, &none, sig, false,
+						__ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
+			fprintf(stderr, "\nprof: stopping after this cell; "
+				"interrupt again to quit at once\n");
+			continue;
+		}
+		signal(sig, SIG_DFL);
+		sigset_t one;
+		sigemptyset(&one);
+		sigaddset(&one, sig);
+		pthread_sigmask(SIG_UNBLOCK, &one, NULL);
+		raise(sig);
+	}
+	return NULL;
+}
+
+static void sig_watch_start(struct sig_watch *sw)
+{
+	memset(sw, 0, sizeof(*sw));
+	sigemptyset(&sw->set);
+	sigaddset(&sw->set, SIGINT);
+	sigaddset(&sw->set, SIGTERM);
+	sigaddset(&sw->set, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &sw->set, &sw->old);
+	sw->started = pthread_create(&sw->th, NULL, sig_main, sw) == 0;
+}
+
+/* Stop watching; a signal that came in meanwhile still counts. */
+static int sig_watch_stop(struct sig_watch *sw)
+{
+	if (sw->started) {
+		__atomic_store_n(&sw->quit, 1, __ATOMIC_SEQ_CST);
+		pthread_kill(sw->th, SIGHUP);
+		pthread_join(sw->th, NULL);
+	}
+	struct timespec zero = { 0, 0 };
+	int sig = sigtimedwait(&sw->set, NULL, &zero);
+	if (sig > 0 && !sw->signo)
+		sw->signo = sig;
+	pthread_sigmask(SIG_SETMASK, &sw->old, NULL);
+	return __atomic_load_n(&sw->signo, __ATOMIC_SEQ_CST);
+}
+
+/* --------------------------------------------------------- progress */
+
+struct progress {
+	FILE *fp;
+	bool tty;
+	double t0;
+	const struct sleep_bench *bench;	/* being filled */
+	uint32_t calls;				/* per thread per cell */
+	const uint32_t *durations;
+	size_t ndurations, total;
+	double slept_s;				/* sum of targets done */
+	double cells_s;				/* sum of their wall times */
+	uint64_t calls_done;
+	bool said_margin, drew;
+	struct sig_watch *sig;
+};
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void fmt_time(char *buf, size_t len, double s)
+{
+	if (s < 60)
+		snprintf(buf, len, "%.0f s", s);
+	else if (s < 3600)
+		snprintf(buf, len, "%dm%02ds", (int)(s / 60), (int)s % 60);
+	else
+		snprintf(buf, len, "%ldh%02ldm", (long)(s / 3600),
+			 (long)(s / 60) % 60);
+}
+
+/*
+ * Seconds left: the targets of the cells still to run, plus the overhead
+ * per call the cells so far took beyond their targets (the first guess
+ * before any cell ran). Calibration time is left out: it happens once.
+ */
+static double time_left(const struct progress *p, size_t done)
+{
+	double overhead = FIRST_GUESS_OVERHEAD_S;
+	if (p->calls_done) {
+		overhead = (p->cells_s - p->slept_s) / (double)p->calls_done;
+		if (overhead < 0)
+			overhead = 0;
+	}
+	double left = 0;
+	for (size_t i = done; i < p->total; i++)
+		left += (double)p->calls *
+			((double)p->durations[i % p->ndurations] / 1e6 + overhead);
+	return left;
+}
+
+static void say_margin(struct progress *p)
+{
+	/* sleep_bench_run fills the header before it runs the first cell. */
+	const struct sleep_bench_header *h = &p->bench->header;
+	p->said_margin = true;
+	if (h->hybrid_margin_ns < 0 || !h->hybrid_calibrated)
+		return;
+	if (p->tty && p->drew)
+		fputs("\r\033[K", p->fp);
+	fprintf(p->fp, "prof: hybrid margin %.1f us, calibrated: timerfd p99.9 "
+		"overshoot %.1f us + %.1f us guard\n", h->hybrid_margin_ns / 1e3,
+		h->calibration_p999_ns / 1e3, h->calibration_guard_ns / 1e3);
+}
+
+static int on_cell(void *arg, size_t done, size_t total,
+		   const struct sleep_cell *c)
+{
+	struct progress *p = arg;
+	if (!p->said_margin)
+		say_margin(p);
+	p->slept_s += (double)p->calls * c->target_us / 1e6;
+	p->calls_done += p->calls;
+	p->cells_s += c->wall_s;
+	char mode[32], left[32];
+	sleep_mode_format(&c->mode, mode, sizeof(mode));
+	fmt_time(left, sizeof(left), time_left(p, done));
+	if (p->tty)
+		fputs("\r\033[K", p->fp);
+	fprintf(p->fp, "prof: cell %zu of %zu: %s %u us, p50 %.1f p99 %.1f us, "
+		"%.2f cpu us/call; %s%s left", done, total, mode, c->target_us,
+		c->over.p50_ns / 1e3, c->over.p99_ns / 1e3, c->cpu_us_per_call,
+		done < total ? "about " : "", done < total ? left : "nothing");
+	if (!p->tty)
+		fputc('\n', p->fp);
+	fflush(p->fp);
+	p->drew = true;
+	/* Stop early on a signal; after the last cell there is nothing to
+	 * stop, and the run is whole. */
+	return done < total && p->sig &&
+	       __atomic_load_n(&p->sig->signo, __ATOMIC_SEQ_CST);
+}
+
+/* -------------------------------------------------------- the store */
+
+static void bench_to_db(const struct sleep_bench *b, struct db_sleep *s)
+{
+	const struct sleep_bench_header *h = &b->header;
+	memset(s, 0, sizeof(*s));
+	s->timer_slack_ns = h->timer_slack_ns;
+	snprintf(s->sched_policy, sizeof(s->sched_policy), "%s",
+		 h->sched_policy_name);
+	snprintf(s->clocksource, sizeof(s->clocksource), "%s", h->clocksource);
+	snprintf(s->pattern, sizeof(s->pattern), "%s",
+		 sleep_pattern_name(h->pattern));
+	s->calls = h->calls;
+	s->threads = h->threads;
+	s->load = h->load;
+	s->hybrid_margin_ns = h->hybrid_margin_ns;
+	s->hybrid_calibrated = h->hybrid_calibrated;
+	s->calibration_p999_ns = h->calibration_p999_ns;
+	s->calibration_guard_ns = h->calibration_guard_ns;
+	s->cheap_p99_us = SLEEP_CHEAP_P99_US;
+	s->cells = calloc(b->ncells ? b->ncells : 1, sizeof(*s->cells));
+	if (!s->cells)
+		return;
+	s->ncells = b->ncells;
+	for (size_t i = 0; i < b->ncells; i++) {
+		const struct sleep_cell *c = &b->cells[i];
+		struct db_sleep_cell *d = &s->cells[i];
+		snprintf(d->mode, sizeof(d->mode), "%s",
+			 sleep_mode_name(c->mode.mode));
+		d->margin_ns = c->mode.mode == SLEEP_MODE_HYBRID
+			       ? c->mode.margin_ns : -1;
+		d->target_us = c->target_us;
+		d->calls = c->calls;
+		d->p50_ns = c->over.p50_ns;
+		d->p90_ns = c->over.p90_ns;
+		d->p99_ns = c->over.p99_ns;
+		d->p999_ns = c->over.p999_ns;
+		d->max_ns = c->over.max_ns;
+		d->min_ns = c->over.min_ns;
+		d->mean_ns = c->over.mean_ns;
+		d->early = c->over.early;
+		static const enum sleep_bucket from[DB_SLEEP_NBUCKETS] = {
+			[DB_SLEEP_LT3] = SLEEP_BUCKET_LT3,
+			[DB_SLEEP_LT10] = SLEEP_BUCKET_LT10,
+			[DB_SLEEP_LT25] = SLEEP_BUCKET_LT25,
+			[DB_SLEEP_LT50] = SLEEP_BUCKET_LT50,
+			[DB_SLEEP_GE50] = SLEEP_BUCKET_GE50,
+		};
+		for (int k = 0; k < DB_SLEEP_NBUCKETS; k++)
+			d->buckets[k] = c->over.buckets[from[k]];
+		d->missed = c->missed;
+		d->wall_s = c->wall_s;
+		d->cpu_s = c->cpu_s;
+		d->cpu_pct = c->cpu_pct;
+		d->cpu_us_per_call = c->cpu_us_per_call;
+		d->vcsw_per_call = c->vcsw_per_call;
+		d->ivcsw_per_call = c->ivcsw_per_call;
+		d->cheapest = sleep_bench_cheapest(b, c->target_us,
+						   SLEEP_CHEAP_P99_US) == c;
+	}
+}
+
+static double tv_s(struct timeval tv)
+{
+	return (double)tv.tv_sec + (double)tv.tv_usec / 1e6;
+}
+
+/* The runs row: host, command, times, pin (ownership moves from plan). */
+static void fill_run(struct db_run *run, int argc, char **argv,
+		     struct pin_plan *plan, char *pin_cpus, const char *started)
+{
+	memset(run, 0, sizeof(*run));
+	run->kind = strdup("sleep");
+	run->started = strdup(started);
+	char **full = calloc((size_t)argc + 2, sizeof(char *));
+	if (full) {
+		full[0] = "prof";
+		full[1] = "sleep";
+		for (int i = 1; i < argc; i++)
+			full[i + 1] = argv[i];
+		run->command = run_state_command_line(full, argc + 1);
+		/* Store argv as typed too (copies: the run frees them). */
+		run->argv = calloc((size_t)argc + 2, sizeof(char *));
+		for (int i = 0; run->argv && i < argc + 1; i++)
+			run->argv[i] = strdup(full[i]);
+		run->argc = run->argv ? argc + 1 : 0;
+		free(full);
+	}
+	char cwd[4096];
+	if (getcwd(cwd, sizeof(cwd)))
+		run->cwd = strdup(cwd);
+	run->pid = (int32_t)getpid();
+	struct host_facts hf;
+	host_facts_read(&hf);
+	run->host.hostname = hf.hostname;
+	run->host.kernel = hf.kernel;
+	run->host.cpu_model = hf.cpu_model;
+	run->host.online_cpus = hf.online_cpus;
+	run->paranoid = hf.paranoid;
+	run->prof_version = strdup(PROF_VERSION);
+	run->pin.mode = plan->mode;
+	plan->mode = NULL;
+	run->pin.status = plan->apply ? strdup("applied") : plan->status;
+	if (!plan->apply)
+		plan->status = NULL;
+	run->pin.cpus = pin_cpus;
+	run->pin.level = plan->level;
+	run->pin.cache_type = plan->cache_type;
+	plan->cache_type = NULL;
+	run->pin.size_bytes = plan->size_bytes;
+	run->topology = plan->topology;
+	plan->topology = NULL;
+	if (plan->desc)
+		db_run_set(run, "pin_desc", plan->desc);
+}
+
+/* ---------------------------------------------------------- options */
+
+static int usage_cause(char *cause)
+{
+	print_cause("error: ", cause);
+	free(cause);
+	fprintf(stderr, "hint: run 'prof sleep --help' for its options\n");
+	return EXIT_USAGE;
+}
+
+static int parse_count(const char *opt, const char *word, long min, long max,
+		       long *out)
+{
+	char buf[64];
+	if (cli_parse_long(word, min, max, out))
+		return 0;
+	return usage_error("sleep", "bad %s '%s': expected a whole number from "
+			   "%ld to %ld", opt, cli_echo(word, buf, sizeof(buf)),
+			   min, max);
+}
+
+static int parse_args(int argc, char **argv, struct sleep_args *a)
+{
+	enum { O_MODES = 256, O_DURATIONS, O_CALLS, O_THREADS, O_PATTERN,
+	       O_LOAD, O_FORMAT, O_DB, O_PIN, O_SYSFS, O_NO_STORE };
+	static const struct option opts[] = {
+		{ "modes", required_argument, NULL, O_MODES },
+		{ "durations", required_argument, NULL, O_DURATIONS },
+		{ "calls", required_argument, NULL, O_CALLS },
+		{ "threads", required_argument, NULL, O_THREADS },
+		{ "pattern", required_argument, NULL, O_PATTERN },
+		{ "load", required_argument, NULL, O_LOAD },
+		{ "format", required_argument, NULL, O_FORMAT },
+		{ "output", required_argument, NULL, 'o' },
+		{ "db", required_argument, NULL, O_DB },
+		{ "pin", required_argument, NULL, O_PIN },
+		{ "sysfs", required_argument, NULL, O_SYSFS },
+		{ "no-store", no_argument, NULL, O_NO_STORE },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	char buf[64];
+	char *cause = NULL;
+	int c;
+	memset(a, 0, sizeof(*a));
+	a->calls = 20000;
+	a->threads = 1;
+	a->pattern = SLEEP_ONESHOT;
+	a->fmt = OUT_TABLE;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
+		switch (c) {
+		case O_MODES:
+			a->modes = optarg;
+			break;
+		case O_DURATIONS:
+			a->durations = optarg;
+			break;
+		case O_CALLS:
+			if (parse_count("--calls", optarg, 1, SLEEP_CALLS_MAX,
+					&a->calls))
+				return EXIT_USAGE;
+			break;
+		case O_THREADS:
+			if (parse_count("--threads", optarg, 1, SLEEP_THREADS_MAX,
+					&a->threads))
+				return EXIT_USAGE;
+			break;
+		case O_LOAD:
+			if (parse_count("--load", optarg, 0, SLEEP_LOAD_MAX, &a->load))
+				return EXIT_USAGE;
+			break;
+		case O_PATTERN:
+			if (sleep_pattern_parse(optarg, &a->pattern, &cause))
+				return usage_cause(cause);
+			break;
+		case O_FORMAT:
+			if (cli_parse_format("sleep", optarg, &a->fmt,
+					     (1u << OUT_TABLE) | (1u << OUT_JSON)))
+				return EXIT_USAGE;
+			break;
+		case 'o':
+			a->out = optarg;
+			break;
+		case O_DB:
+			a->dbopt = optarg;
+			break;
+		case O_PIN:
+			a->pin = optarg;
+			break;
+		case O_SYSFS:
+			a->sysfs = optarg;
+			break;
+		case O_NO_STORE:
+			a->no_store = true;
+			break;
+		case 'h':
+			cli_print_verb_help("sleep");
+			return -1;
+		default:
+			if (optopt && optopt >= 256)
+				return usage_error("sleep", "option '%s' needs a value",
+						   cli_echo(argv[optind - 1], buf,
+							    sizeof(buf)));
+			return usage_error("sleep", "unknown option '%s'",
+					   cli_echo(argv[optind - 1], buf, sizeof(buf)));
+		}
+	}
+	if (optind < argc)
+		return usage_error("sleep", "unexpected argument '%s'",
+				   cli_echo(argv[optind], buf, sizeof(buf)));
+	return 0;
+}
+
+/* ------------------------------------------------------------- verb */
+
+int cmd_sleep(int argc, char **argv, struct prof_ctx *ctx)
+{
+	struct sleep_args a;
+	int rc = parse_args(argc, argv, &a);
+	if (rc)
+		return rc < 0 ? EXIT_OK : rc;
+
+	struct sleep_bench_opts o;
+	struct sleep_mode_spec *modes = NULL;
+	uint32_t *durs = NULL;
+	char *cause = NULL;
+	sleep_bench_opts_init(&o);
+	if (a.modes && sleep_modes_parse(a.modes, &modes, &o.nmodes, &cause))
+		return usage_cause(cause);
+	o.modes = modes;
+	if (a.durations &&
+	    sleep_durations_parse(a.durations, &durs, &o.ndurations, &cause)) {
+		free(modes);
+		return usage_cause(cause);
+	}
+	static const uint32_t default_durations[] = { 10, 20, 30, 40, 50, 60, 70 };
+	o.durations_us = durs ? durs : default_durations;
+	if (!durs)
+		o.ndurations = sizeof(default_durations) / sizeof(default_durations[0]);
+	o.calls = (uint32_t)a.calls;
+	o.threads = (uint32_t)a.threads;
+	o.load = (uint32_t)a.load;
+	o.pattern = a.pattern;
+
+	int exit_code = EXIT_OK;
+	struct db *db = NULL;
+	struct pin_plan plan;
+	memset(&plan, 0, sizeof(plan));
+	struct sleep_bench bench;
+	memset(&bench, 0, sizeof(bench));
+	char *pin_cpus = NULL;
+
+	/* The pin is settled first: a bad one is a usage error. */
+	char *warn = NULL;
+	rc = pin_plan_make(&plan, a.pin ? a.pin : "none", a.sysfs, &warn, &cause);
+	if (rc) {
+		print_cause("error: ", cause);
+		free(cause);
+		exit_code = EXIT_USAGE;
+		goto out;
+	}
+	if (warn) {
+		warning_msg("%s", warn);
+		free(warn);
+	}
+	/* Open the database before two minutes of measuring, not after. */
+	if (!a.no_store && db_open(&db, cli_db_path(ctx, a.dbopt), &cause)) {
+		print_cause("error: ", cause);
+		fprintf(stderr, "hint: --no-store runs the benchmark without "
+			"storing it\n");
+		free(cause);
+		exit_code = EXIT_FAIL;
+		goto out;
+	}
+	FILE *fp = NULL;
+	if (a.out && !(fp = cli_open_output(a.out, stdout))) {
+		exit_code = EXIT_FAIL;
+		goto out;
+	}
+	/* Every benchmark thread is created after this, so inherits it. */
+	if (plan.apply) {
+		if (sched_setaffinity(0, plan.setsize, plan.set) != 0) {
+			error_msg("cannot pin prof to CPUs %s (%s): %s", plan.cpus,
+				  plan.mode, strerror(errno));
+			if (fp)
+				fclose(fp);
+			exit_code = EXIT_FAIL;
+			goto out;
+		}
+		fprintf(stderr, "prof: %s\n", plan.desc);
+	}
+	pin_cpus = pin_read_back(getpid());
+
+	struct sig_watch sig;
+	struct progress pr = {
+		.fp = stderr, .tty = isatty(STDERR_FILENO), .bench = &bench,
+		.calls = o.calls, .durations = o.durations_us,
+		.ndurations = o.ndurations,
+		.total = (o.nmodes ? o.nmodes : SLEEP_BENCH_NMODES) * o.ndurations,
+		.sig = &sig,
+	};
+	o.progress = on_cell;
+	o.progress_arg = &pr;
+	char started[32], left[32];
+	run_state_now_iso(started, sizeof(started));
+	pr.t0 = now_s();
+	fmt_time(left, sizeof(left), time_left(&pr, 0));
+	fprintf(stderr, "prof: %zu cells of %u call%s on %u thread%s, about %s\n",
+		pr.total, o.calls, o.calls == 1 ? "" : "s", o.threads,
+		o.threads == 1 ? "" : "s", left);
+	struct rusage ru0, ru1;
+	getrusage(RUSAGE_SELF, &ru0);
+	sig_watch_start(&sig);
+	rc = sleep_bench_run(&o, &bench, &cause);
+	int signo = sig_watch_stop(&sig);
+	getrusage(RUSAGE_SELF, &ru1);
+	double wall = now_s() - pr.t0;
+	if (pr.drew && pr.tty)
+		fputs("\r\033[K", stderr);
+	if (rc == 0 && signo && bench.ncells == pr.total)
+		signo = 0;	/* it came during the last cell: nothing lost */
+	if (rc == -ECANCELED || (rc == 0 && signo)) {
+		fprintf(stderr, "prof: interrupted after %zu of %zu cells (%.1f s)\n",
+			bench.ncells, pr.total, wall);
+		free(cause);
+		cause = NULL;
+		rc = 0;
+	} else if (rc) {
+		print_cause("error: ", cause);
+		free(cause);
+		exit_code = rc == -EINVAL ? EXIT_USAGE : EXIT_FAIL;
+		if (fp)
+			fclose(fp);
+		goto out;
+	} else {
+		fprintf(stderr, "prof: %zu cells in %.1f s\n", bench.ncells, wall);
+	}
+	if (signo)
+		exit_code = 128 + signo;
+	if (!bench.ncells) {
+		if (fp)
+			fclose(fp);
+		goto out;
+	}
+
+	struct db_run run;
+	struct db_sleep s;
+	fill_run(&run, argc, argv, &plan, pin_cpus, started);
+	pin_cpus = NULL;
+	run.wall_s = wall;
+	run.user_s = tv_s(ru1.ru_utime) - tv_s(ru0.ru_utime);
+	run.sys_s = tv_s(ru1.ru_stime) - tv_s(ru0.ru_stime);
+	run.interrupted = signo != 0;
+	run.exit_status = exit_code;
+	bench_to_db(&bench, &s);
+	if (!s.cells) {
+		exit_code = error_msg("out of memory");
+	} else if (db) {
+		if (db_sleep_store(db, &run, &s, &cause)) {
+			print_cause("error: ", cause);
+			fprintf(stderr, "hint: the report below is all that is "
+				"left of this run; save it with -o FILE next time\n");
+			free(cause);
+			if (exit_code == EXIT_OK)
+				exit_code = EXIT_FAIL;
+		} else {
+			fprintf(stderr, "prof: stored as run %lld; 'prof report "
+				"%lld' prints it again\n", (long long)run.id,
+				(long long)run.id);
+		}
+	}
+	if (s.cells) {
+		report_sleep(&run, &s, a.fmt, fp ? fp : stdout);
+		if (fp && cli_close_output(fp, a.out) && exit_code == EXIT_OK)
+			exit_code = EXIT_FAIL;
+		fp = NULL;
+	}
+	if (fp)
+		fclose(fp);
+	db_sleep_release(&s);
+	db_run_release(&run);
+out:
+	sleep_bench_release(&bench);
+	free(pin_cpus);
+	pin_plan_release(&plan);
+	db_close(db);
+	free(modes);
+	free(durs);
+	return exit_code;
+}

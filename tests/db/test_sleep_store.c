@@ -1,0 +1,343 @@
+/*
+ * Tests for db/sleep: a `prof sleep` run stores as a runs row of kind
+ * "sleep" with its facts and cells, loads back field for field, is stored
+ * whole or not at all (a locked file, failing allocations), and a run
+ * that holds no benchmark is a clear -ENOENT.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <errno.h>
+#include <string.h>
+
+#include "db/db.h"
+#include "db/runs.h"
+#include "db/sleep.h"
+#include "test_util.h"
+
+struct fx {
+	char *dir;
+	char *path;
+};
+
+static int setup(void **state)
+{
+	struct fx *f = calloc(1, sizeof(*f));
+	f->dir = tu_tmpdir();
+	if (asprintf(&f->path, "%s/t.db", f->dir) < 0)
+		return -1;
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fx *f = *state;
+	tu_rmrf(f->dir);
+	free(f->dir);
+	free(f->path);
+	free(f);
+	return 0;
+}
+
+static void make_run(struct db_run *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->kind = strdup("sleep");
+	r->started = strdup("2026-12-01T08:00:00Z");
+	r->command = strdup("prof sleep --modes spin,hybrid --durations 30,50");
+	r->argv = calloc(1, sizeof(char *));
+	r->wall_s = 2.5;
+	r->user_s = 1.25;
+	r->sys_s = 0.5;
+	r->host.hostname = strdup("vm");
+	r->host.kernel = strdup("6.18");
+	r->host.cpu_model = strdup("AMD EPYC");
+	r->host.online_cpus = 2;
+	r->pin.mode = strdup("cpus:1");
+	r->pin.status = strdup("applied");
+	r->pin.cpus = strdup("1");
+}
+
+/* Two modes x two durations; values chosen so no two fields are equal. */
+static void make_sleep(struct db_sleep *s, size_t ncells)
+{
+	memset(s, 0, sizeof(*s));
+	s->timer_slack_ns = 50000;
+	snprintf(s->sched_policy, sizeof(s->sched_policy), "SCHED_OTHER");
+	snprintf(s->clocksource, sizeof(s->clocksource), "kvm-clock");
+	snprintf(s->pattern, sizeof(s->pattern), "periodic");
+	s->calls = 200;
+	s->threads = 2;
+	s->load = 1;
+	s->hybrid_margin_ns = 12300;
+	s->hybrid_calibrated = true;
+	s->calibration_p999_ns = 10300;
+	s->calibration_guard_ns = 2000;
+	s->cheap_p99_us = 10.0;
+	s->ncells = ncells;
+	s->cells = calloc(ncells, sizeof(*s->cells));
+	for (size_t i = 0; i < ncells; i++) {
+		struct db_sleep_cell *c = &s->cells[i];
+		bool hybrid = i % 4 >= 2;
+		snprintf(c->mode, sizeof(c->mode), "%s", hybrid ? "hybrid" : "spin");
+		c->margin_ns = hybrid ? 12300 : -1;
+		c->target_us = i % 2 ? 50 : 30;
+		c->calls = 400;
+		c->p50_ns = -5 + (int64_t)i;	/* an early median survives */
+		c->p90_ns = 900 + (int64_t)i;
+		c->p99_ns = 9900 + (int64_t)i;
+		c->p999_ns = 49999 + (int64_t)i;
+		c->max_ns = 1234567 + (int64_t)i;
+		c->min_ns = -700 - (int64_t)i;
+		c->mean_ns = 1500.25 + (double)i;
+		c->early = 3 + i;
+		for (int b = 0; b < DB_SLEEP_NBUCKETS; b++)
+			c->buckets[b] = 100 * (uint64_t)(b + 1) + i;
+		c->missed = 7 + i;
+		c->wall_s = 0.0125 + (double)i;
+		c->cpu_s = 0.011 + (double)i;
+		c->cpu_pct = 99.5 - (double)i;
+		c->cpu_us_per_call = 55.125 + (double)i;
+		c->vcsw_per_call = 0.0025 * (double)(i + 1);
+		c->ivcsw_per_call = 0.125 * (double)(i + 1);
+		c->cheapest = i == 1;
+	}
+}
+
+static void test_sleep_store__round_trip(void **state)
+{
+	struct fx *f = *state;
+	struct db *db;
+	char *cause = NULL;
+	assert_int_equal(db_open(&db, f->path, &cause), 0);
+	struct db_run r;
+	struct db_sleep s;
+	make_run(&r);
+	make_sleep(&s, 4);
+	assert_int_equal(db_sleep_store(db, &r, &s, &cause), 0);
+	assert_true(r.id > 0);
+
+	/* The run is an ordinary run of kind "sleep" with no threads. */
+	struct db_run back;
+	assert_int_equal(db_run_load(db, r.id, &back, &cause), 0);
+	assert_string_equal(back.kind, "sleep");
+	assert_string_equal(back.command, r.command);
+	assert_string_equal(back.pin.cpus, "1");
+	assert_int_equal(back.nthreads, 0);
+	assert_true(back.wall_s == 2.5);
+	db_run_release(&back);
+
+	struct db_sleep got;
+	assert_int_equal(db_sleep_load(db, r.id, &got, &cause), 0);
+	assert_int_equal(got.timer_slack_ns, 50000);
+	assert_string_equal(got.sched_policy, "SCHED_OTHER");
+	assert_string_equal(got.clocksource, "kvm-clock");
+	assert_string_equal(got.pattern, "periodic");
+	assert_int_equal(got.calls, 200);
+	assert_int_equal(got.threads, 2);
+	assert_int_equal(got.load, 1);
+	assert_int_equal(got.hybrid_margin_ns, 12300);
+	assert_true(got.hybrid_calibrated);
+	assert_int_equal(got.calibration_p999_ns, 10300);
+	assert_int_equal(got.calibration_guard_ns, 2000);
+	assert_true(got.cheap_p99_us == 10.0);
+	assert_int_equal(got.ncells, 4);
+	for (size_t i = 0; i < 4; i++) {
+		const struct db_sleep_cell *a = &s.cells[i], *b = &got.cells[i];
+		assert_string_equal(a->mode, b->mode);
+		assert_int_equal(a->margin_ns, b->margin_ns);
+		assert_int_equal(a->target_us, b->target_us);
+		assert_int_equal(a->calls, b->calls);
+		assert_int_equal(a->p50_ns, b->p50_ns);
+		assert_int_equal(a->p90_ns, b->p90_ns);
+		assert_int_equal(a->p99_ns, b->p99_ns);
+		assert_int_equal(a->p999_ns, b->p999_ns);
+		assert_int_equal(a->max_ns, b->max_ns);
+		assert_int_equal(a->min_ns, b->min_ns);
+		assert_true(a->mean_ns == b->mean_ns);
+		assert_int_equal(a->early, b->early);
+		assert_memory_equal(a->buckets, b->buckets, sizeof(a->buckets));
+		assert_int_equal(a->missed, b->missed);
+		assert_true(a->wall_s == b->wall_s);
+		assert_true(a->cpu_s == b->cpu_s);
+		assert_true(a->cpu_pct == b->cpu_pct);
+		assert_true(a->cpu_us_per_call == b->cpu_us_per_call);
+		assert_true(a->vcsw_per_call == b->vcsw_per_call);
+		assert_true(a->ivcsw_per_call == b->ivcsw_per_call);
+		assert_int_equal(a->cheapest, b->cheapest);
+	}
+	/* A negative median (an early wake) came back negative. */
+	assert_int_equal(got.cells[0].p50_ns, -5);
+	db_sleep_release(&got);
+	db_sleep_release(&s);
+	db_run_release(&r);
+	db_close(db);
+}
+
+static void test_sleep_store__no_hybrid_stores_null_margin(void **state)
+{
+	struct fx *f = *state;
+	struct db *db;
+	assert_int_equal(db_open(&db, f->path, NULL), 0);
+	struct db_run r;
+	struct db_sleep s;
+	make_run(&r);
+	make_sleep(&s, 2);	/* two spin cells */
+	s.hybrid_margin_ns = -1;
+	s.hybrid_calibrated = false;
+	assert_int_equal(db_sleep_store(db, &r, &s, NULL), 0);
+	char *v = NULL;
+	assert_int_equal(db_query_text(db, "SELECT quote(hybrid_margin_ns) || ','"
+				       " || quote(calibration_p999_ns) FROM sleep_runs",
+				       &v, NULL), 0);
+	assert_string_equal(v, "NULL,NULL");
+	free(v);
+	assert_int_equal(db_query_text(db, "SELECT count(*) FROM sleep_cells"
+				       " WHERE margin_ns IS NULL", &v, NULL), 0);
+	assert_string_equal(v, "2");
+	free(v);
+	struct db_sleep got;
+	assert_int_equal(db_sleep_load(db, r.id, &got, NULL), 0);
+	assert_int_equal(got.hybrid_margin_ns, -1);
+	assert_false(got.hybrid_calibrated);
+	assert_int_equal(got.cells[1].margin_ns, -1);
+	db_sleep_release(&got);
+	db_sleep_release(&s);
+	db_run_release(&r);
+	db_close(db);
+}
+
+static void test_sleep_store__plain_run_has_no_benchmark(void **state)
+{
+	struct fx *f = *state;
+	struct db *db;
+	char *cause = NULL;
+	assert_int_equal(db_open(&db, f->path, NULL), 0);
+	struct db_run r;
+	make_run(&r);
+	free(r.kind);
+	r.kind = strdup("run");
+	assert_int_equal(db_run_store(db, &r, NULL), 0);
+	struct db_sleep got;
+	assert_int_equal(db_sleep_load(db, r.id, &got, &cause), -ENOENT);
+	assert_non_null(strstr(cause, "holds no sleep benchmark"));
+	assert_int_equal(got.ncells, 0);
+	free(cause);
+	db_sleep_release(&got);
+	db_run_release(&r);
+	db_close(db);
+}
+
+static void test_sleep_store__locked_file_stores_nothing(void **state)
+{
+	struct fx *f = *state;
+	struct db *a, *b;
+	char *cause = NULL;
+	assert_int_equal(db_open(&a, f->path, NULL), 0);
+	assert_int_equal(db_open(&b, f->path, NULL), 0);
+	db_set_busy_timeout(a, 50);
+	assert_int_equal(db_exec(b, "BEGIN IMMEDIATE", NULL), 0);
+	struct db_run r;
+	struct db_sleep s;
+	make_run(&r);
+	make_sleep(&s, 4);
+	assert_int_equal(db_sleep_store(a, &r, &s, &cause), -EBUSY);
+	assert_non_null(strstr(cause, "another prof is writing"));
+	free(cause);
+	assert_int_equal(r.id, 0);
+	assert_int_equal(db_exec(b, "ROLLBACK", NULL), 0);
+	char *v = NULL;
+	assert_int_equal(db_query_text(a, "SELECT (SELECT count(*) FROM runs) ||"
+				       " ',' || (SELECT count(*) FROM sleep_cells)",
+				       &v, NULL), 0);
+	assert_string_equal(v, "0,0");
+	free(v);
+	db_sleep_release(&s);
+	db_run_release(&r);
+	db_close(a);
+	db_close(b);
+}
+
+/* Fail the Nth allocation over a range: a run is stored whole or not. */
+static void test_sleep_store__failing_allocations(void **state)
+{
+	struct fx *f = *state;
+	int stored = 0, failed = 0;
+	for (long after = 0; after < 4000; after += 37) {
+		struct db *db = NULL;
+		char *cause = NULL;
+		db_fault_alloc_after(after);
+		int rc = db_open(&db, f->path, &cause);
+		if (rc == 0) {
+			struct db_run r;
+			struct db_sleep s;
+			make_run(&r);
+			make_sleep(&s, 16);
+			rc = db_sleep_store(db, &r, &s, &cause);
+			db_sleep_release(&s);
+			db_run_release(&r);
+		}
+		db_fault_alloc_after(-1);
+		if (rc == 0)
+			stored++;
+		else
+			failed++;
+		free(cause);
+		db_close(db);
+	}
+	db_fault_alloc_after(-1);
+	assert_true(failed > 0);
+	assert_true(stored > 0);
+	struct db *db;
+	assert_int_equal(db_open(&db, f->path, NULL), 0);
+	char *v = NULL;
+	assert_int_equal(db_query_text(db, "SELECT count(*) FROM runs", &v, NULL), 0);
+	assert_int_equal(atoi(v), stored);
+	free(v);
+	/* Every stored run has its facts row and all 16 cells. */
+	assert_int_equal(db_query_text(db,
+		"SELECT count(*) FROM runs r WHERE (SELECT count(*) FROM sleep_cells"
+		" c WHERE c.run_id = r.id) != 16 OR NOT EXISTS (SELECT 1 FROM"
+		" sleep_runs s WHERE s.run_id = r.id)", &v, NULL), 0);
+	assert_string_equal(v, "0");
+	free(v);
+	db_close(db);
+}
+
+static void test_sleep_store__deleting_the_run_deletes_its_cells(void **state)
+{
+	struct fx *f = *state;
+	struct db *db;
+	assert_int_equal(db_open(&db, f->path, NULL), 0);
+	struct db_run r;
+	struct db_sleep s;
+	make_run(&r);
+	make_sleep(&s, 4);
+	assert_int_equal(db_sleep_store(db, &r, &s, NULL), 0);
+	assert_int_equal(db_exec(db, "DELETE FROM runs", NULL), 0);
+	char *v = NULL;
+	assert_int_equal(db_query_text(db, "SELECT (SELECT count(*) FROM sleep_runs)"
+				       " || ',' || (SELECT count(*) FROM sleep_cells)",
+				       &v, NULL), 0);
+	assert_string_equal(v, "0,0");
+	free(v);
+	db_sleep_release(&s);
+	db_run_release(&r);
+	db_close(db);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_sleep_store__round_trip, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sleep_store__no_hybrid_stores_null_margin, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sleep_store__plain_run_has_no_benchmark, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sleep_store__locked_file_stores_nothing, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sleep_store__failing_allocations, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sleep_store__deleting_the_run_deletes_its_cells, setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
