@@ -11,6 +11,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "collectors/procmaps.h"
 #include "collectors/recorder.h"
 #include "collectors/symbolize.h"
 
@@ -168,138 +169,6 @@ static void pairmap_release(struct pairmap *m)
 	memset(m, 0, sizeof(*m));
 }
 
-/* ---- address spaces --------------------------------------------------- */
-/*
- * Each process's executable mappings, from MMAP2 (insert, cutting what it
- * overlaps), FORK of a new process (a copy of the parent's) and COMM with
- * COMM_EXEC (empty). The record side-band carries executable mappings
- * only, which is all a call stack needs.
- */
-
-struct space {
-	uint32_t pid;
-	struct code_map *maps;	/* sorted by start, non-overlapping */
-	size_t n, cap;
-};
-
-struct spaces {
-	struct space **v;
-	size_t n, cap;
-	struct pairmap index;	/* pid -> position + 1 */
-};
-
-static struct space *space_get(struct spaces *ss, uint32_t pid, bool create)
-{
-	uint32_t at = pairmap_get(&ss->index, pid, 0);
-	if (at)
-		return ss->v[at - 1];
-	if (!create)
-		return NULL;
-	if (ss->n == ss->cap) {
-		size_t ncap = ss->cap ? ss->cap * 2 : 16;
-		struct space **p = realloc(ss->v, ncap * sizeof(*p));
-		if (!p)
-			return NULL;
-		ss->v = p;
-		ss->cap = ncap;
-	}
-	struct space *s = calloc(1, sizeof(*s));
-	if (!s || pairmap_put(&ss->index, pid, 0, (uint32_t)ss->n + 1)) {
-		free(s);
-		return NULL;
-	}
-	s->pid = pid;
-	ss->v[ss->n++] = s;
-	return s;
-}
-
-static void spaces_release(struct spaces *ss)
-{
-	for (size_t i = 0; i < ss->n; i++) {
-		free(ss->v[i]->maps);
-		free(ss->v[i]);
-	}
-	free(ss->v);
-	pairmap_release(&ss->index);
-	memset(ss, 0, sizeof(*ss));
-}
-
-static int space_reserve(struct space *s, size_t need)
-{
-	if (need <= s->cap)
-		return 0;
-	size_t ncap = s->cap ? s->cap : 8;
-	while (ncap < need)
-		ncap *= 2;
-	struct code_map *p = realloc(s->maps, ncap * sizeof(*p));
-	if (!p)
-		return -ENOMEM;
-	s->maps = p;
-	s->cap = ncap;
-	return 0;
-}
-
-static int space_insert(struct space *s, const struct code_map *m)
-{
-	uint64_t lo = m->start, hi = m->start + m->len;
-	if (space_reserve(s, s->n + 2))
-		return -ENOMEM;
-	/* Cut what the new mapping overlaps: keep the parts outside it. */
-	size_t out = 0;
-	struct code_map tail = { 0 };
-	bool have_tail = false;
-	for (size_t i = 0; i < s->n; i++) {
-		struct code_map e = s->maps[i];
-		uint64_t elo = e.start, ehi = e.start + e.len;
-		if (ehi <= lo || elo >= hi) {
-			s->maps[out++] = e;
-			continue;
-		}
-		if (elo < lo) {
-			struct code_map left = e;
-			left.len = lo - elo;
-			s->maps[out++] = left;
-		}
-		if (ehi > hi) {
-			tail = e;
-			tail.start = hi;
-			tail.len = ehi - hi;
-			tail.pgoff = e.pgoff + (hi - elo);
-			have_tail = true;
-		}
-	}
-	s->n = out;
-	size_t pos = 0;
-	while (pos < s->n && s->maps[pos].start < lo)
-		pos++;
-	memmove(&s->maps[pos + 1], &s->maps[pos], (s->n - pos) * sizeof(*s->maps));
-	s->maps[pos] = *m;
-	s->n++;
-	if (have_tail) {
-		pos++;
-		memmove(&s->maps[pos + 1], &s->maps[pos], (s->n - pos) * sizeof(*s->maps));
-		s->maps[pos] = tail;
-		s->n++;
-	}
-	return 0;
-}
-
-static const struct code_map *space_find(const struct space *s, uint64_t addr)
-{
-	size_t lo = 0, hi = s ? s->n : 0;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		const struct code_map *m = &s->maps[mid];
-		if (addr < m->start)
-			hi = mid;
-		else if (addr - m->start >= m->len)
-			lo = mid + 1;
-		else
-			return m;
-	}
-	return NULL;
-}
-
 /* ---- the queue -------------------------------------------------------- */
 
 struct qrec {
@@ -314,7 +183,7 @@ struct qrec {
 			uint64_t id, ip, period, abi;
 			uint32_t nchain, nregs, stack_size;
 		} s;
-		struct { uint64_t start, len, pgoff; } m;
+		struct { uint64_t start, len, pgoff; uint32_t prot; } m;
 		struct { uint32_t ppid; } f;
 	} u;
 	uint64_t data[];	/* chain, regs, stack; or the mapping's path */
@@ -340,7 +209,7 @@ struct recorder {
 	/* worker state */
 	struct symbolizer *sym;
 	struct unwinder *unw;
-	struct spaces spaces;
+	struct proc_maps *maps;		/* every process's address space */
 	struct pairmap addr_frame;	/* (where, address) -> frame */
 	struct pairmap modules;		/* (path pointer, 0) -> module */
 	struct pairmap symbols;		/* (module, name pointer) -> symbol */
@@ -383,11 +252,12 @@ struct recorder *recorder_new(const struct recorder_opts *opts)
 	struct symbolizer_opts so = { opts->perf_map_dir, opts->kallsyms };
 	r->sym = symbolizer_new(&so);
 	r->unw = r->sym ? unwinder_new(r->sym) : NULL;
+	r->maps = proc_maps_new();
 	r->ips = malloc((r->max_frames + 1) * sizeof(*r->ips));
 	r->kernel = malloc((r->max_frames + 1) * sizeof(*r->kernel));
 	r->fids = malloc((r->max_frames + 1) * sizeof(*r->fids));
 	stats_alloc(r);
-	if (!r->sym || !r->unw || !r->ips || !r->kernel || !r->fids ||
+	if (!r->sym || !r->unw || !r->maps || !r->ips || !r->kernel || !r->fids ||
 	    !r->st.event_samples || !r->st.event_dropped || !r->st.event_lost) {
 		recorder_free(r);
 		errno = ENOMEM;
@@ -422,7 +292,7 @@ void recorder_free(struct recorder *r)
 	pthread_cond_destroy(&r->cond);
 	unwinder_free(r->unw);
 	symbolizer_free(r->sym);
-	spaces_release(&r->spaces);
+	proc_maps_free(r->maps);
 	pairmap_release(&r->addr_frame);
 	pairmap_release(&r->modules);
 	pairmap_release(&r->symbols);
@@ -469,6 +339,17 @@ static bool event_of(const struct recorder *r, uint64_t id, uint32_t *event)
 
 /* ---- interning (worker) ------------------------------------------------ */
 
+/* The mapping of pid holding addr, as the symbolizer and unwinder take it. */
+static const struct code_map *code_map_of(const struct proc_maps *pm, uint32_t pid,
+					  uint64_t addr, struct code_map *out)
+{
+	const struct map_entry *e = proc_maps_lookup(pm, pid, addr, NULL);
+	if (!e)
+		return NULL;
+	*out = (struct code_map){ e->start, e->len, e->pgoff, e->path };
+	return out;
+}
+
 static int fail(struct recorder *r, int rc, const char *what)
 {
 	if (!r->error) {
@@ -513,8 +394,8 @@ static uint32_t symbol_id(struct recorder *r, uint32_t module, const char *name)
 /* The frame of addr in process pid, symbolized once per distinct place. */
 static uint32_t frame_of(struct recorder *r, uint32_t pid, uint64_t addr, bool kernel)
 {
-	const struct code_map *m = kernel ? NULL
-				  : space_find(space_get(&r->spaces, pid, false), addr);
+	struct code_map cm;
+	const struct code_map *m = kernel ? NULL : code_map_of(r->maps, pid, addr, &cm);
 	/* Where an address means the same thing: a file's offset is the
 	 * same in every process that maps it; anything else is per process. */
 	uint64_t where, key;
@@ -571,14 +452,15 @@ static uint32_t stack_node(struct recorder *r, uint32_t parent, uint32_t frame)
 /* ---- processing (worker) ------------------------------------------------ */
 
 struct find_arg {
-	struct recorder *r;
-	const struct space *s;
+	const struct proc_maps *pm;
+	uint32_t pid;
+	struct code_map buf;
 };
 
 static const struct code_map *find_map_cb(void *arg, uint64_t addr)
 {
 	struct find_arg *fa = arg;
-	return space_find(fa->s, addr);
+	return code_map_of(fa->pm, fa->pid, addr, &fa->buf);
 }
 
 static bool is_kernel_sample(const struct qrec *q)
@@ -624,7 +506,7 @@ static void process_sample(struct recorder *r, const struct qrec *q)
 			r->unw_pid = q->pid;
 			r->unw_gen = r->maps_gen;
 		}
-		struct find_arg fa = { r, space_get(&r->spaces, q->pid, false) };
+		struct find_arg fa = { .pm = r->maps, .pid = q->pid };
 		struct unwind_sample us = {
 			.regs_mask = UNWIND_X86_64_REGS_MASK, .regs = regs,
 			.stack = stack, .stack_size = q->u.s.stack_size,
@@ -680,38 +562,33 @@ static void process(struct recorder *r, const struct qrec *q)
 		process_sample(r, q);
 		break;
 	case PERF_RECORD_MMAP:
-	case PERF_RECORD_MMAP2: {
-		struct space *s = space_get(&r->spaces, q->pid, true);
-		const char *path = symbolizer_intern(r->sym, (const char *)q->data);
-		struct code_map m = { q->u.m.start, q->u.m.len, q->u.m.pgoff, path };
-		if (!s || !path || space_insert(s, &m))
-			fail(r, -ENOMEM, "address spaces");
-		break;
-	}
-	case PERF_RECORD_FORK: {
-		struct space *parent = space_get(&r->spaces, q->u.f.ppid, false);
-		struct space *child = space_get(&r->spaces, q->pid, true);
-		if (!child) {
-			fail(r, -ENOMEM, "address spaces");
-			break;
-		}
-		child->n = 0;
-		/* parent may move when child was created: look it up again. */
-		parent = space_get(&r->spaces, q->u.f.ppid, false);
-		if (parent && parent != child) {
-			if (space_reserve(child, parent->n)) {
-				fail(r, -ENOMEM, "address spaces");
-				break;
-			}
-			memcpy(child->maps, parent->maps, parent->n * sizeof(*parent->maps));
-			child->n = parent->n;
-		}
-		break;
-	}
+	case PERF_RECORD_MMAP2:
+	case PERF_RECORD_FORK:
 	case PERF_RECORD_COMM: {
-		struct space *s = space_get(&r->spaces, q->pid, false);
-		if (s)
-			s->n = 0;
+		/* The side-band as collectors/procmaps takes it. */
+		struct perf_rec rec;
+		memset(&rec, 0, sizeof(rec));
+		rec.type = q->type;
+		rec.misc = q->misc;
+		if (q->type == PERF_RECORD_FORK) {
+			rec.u.task.pid = q->pid;
+			rec.u.task.tid = q->tid;
+			rec.u.task.ppid = q->u.f.ppid;
+		} else if (q->type == PERF_RECORD_COMM) {
+			rec.u.comm.pid = q->pid;
+			rec.u.comm.tid = q->tid;
+			rec.u.comm.comm = "";
+		} else {
+			rec.u.mmap.pid = q->pid;
+			rec.u.mmap.tid = q->tid;
+			rec.u.mmap.addr = q->u.m.start;
+			rec.u.mmap.len = q->u.m.len;
+			rec.u.mmap.pgoff = q->u.m.pgoff;
+			rec.u.mmap.prot = q->u.m.prot;
+			rec.u.mmap.filename = (const char *)q->data;
+		}
+		if (proc_maps_feed(r->maps, &rec))
+			fail(r, -ENOMEM, "address spaces");
 		break;
 	}
 	default:
@@ -768,6 +645,8 @@ static struct qrec *copy_record(struct recorder *r, const struct perf_rec *rec)
 		q->u.m.start = rec->u.mmap.addr;
 		q->u.m.len = rec->u.mmap.len;
 		q->u.m.pgoff = rec->u.mmap.pgoff;
+		q->u.m.prot = rec->type == PERF_RECORD_MMAP2 ? rec->u.mmap.prot
+							     : PROT_READ | PROT_EXEC;
 		memcpy(q->data, name, len);
 		q->bytes = sizeof(*q) + len;
 		return q;

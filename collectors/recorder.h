@@ -9,8 +9,9 @@
  * what it needs (a sample's ip, call chain, registers and the used part
  * of its stack copy; MMAP2, FORK and COMM records for the address spaces)
  * into a bounded queue and returns. A worker thread takes records off the
- * queue in order, keeps every process's executable mappings, unwinds
- * (the kernel's frame-pointer chain, or DWARF through collectors/unwind),
+ * queue in order, keeps every process's executable mappings
+ * (collectors/procmaps), unwinds (the kernel's frame-pointer chain, or
+ * DWARF through collectors/unwind),
  * symbolizes each distinct address once (collectors/symbolize), and
  * interns what it finds: modules, symbols, frames (symbol + offset) and
  * call-stack nodes (a tree: each node is a frame under its caller's
