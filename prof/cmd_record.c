@@ -54,6 +54,7 @@ const char cmd_record_help[] =
 "      --cache-affinity, --no-cache-affinity, --sysfs ROOT  as for 'prof run'\n"
 "      --mmap-pages N    ring-buffer pages (power of 2, default 256; 1024\n"
 "                        with dwarf)\n"
+"      --record-dump FILE  save the raw ring-buffer records (for tests)\n"
 "\n"
 "Every sampled event is counted too, with task-clock, so 'prof report\n"
 "RUN --by total' shows the run's counts. Samples the kernel lost (a full\n"
@@ -80,6 +81,7 @@ struct record_args {
 	const char *pin;
 	int affinity;
 	const char *sysfs;
+	const char *dump;
 	char **argv;
 	int argc;
 };
@@ -115,7 +117,7 @@ static int parse_call_graph(const char *word, struct record_args *a)
 static int parse_args(int argc, char **argv, struct record_args *a)
 {
 	enum { O_CG = 256, O_LIMIT, O_FORMAT, O_DB, O_MMAP, O_PIN, O_AFF, O_NOAFF,
-	       O_SYSFS };
+	       O_SYSFS, O_DUMP };
 	static const struct option opts[] = {
 		{ "events", required_argument, NULL, 'e' },
 		{ "freq", required_argument, NULL, 'F' },
@@ -131,6 +133,7 @@ static int parse_args(int argc, char **argv, struct record_args *a)
 		{ "cache-affinity", no_argument, NULL, O_AFF },
 		{ "no-cache-affinity", no_argument, NULL, O_NOAFF },
 		{ "sysfs", required_argument, NULL, O_SYSFS },
+		{ "record-dump", required_argument, NULL, O_DUMP },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -208,6 +211,9 @@ static int parse_args(int argc, char **argv, struct record_args *a)
 			break;
 		case O_SYSFS:
 			a->sysfs = optarg;
+			break;
+		case O_DUMP:
+			a->dump = optarg;
 			break;
 		case 'h':
 			cli_print_verb_help("record");
@@ -398,12 +404,60 @@ static int sink_idle(void *arg)
 	return keep(s, db_sample_flush(s->w, &cause), cause);
 }
 
+/* ---- the record dump (tests replay it) ------------------------------------ */
+
+static void dump_record(const void *rec, size_t len, void *arg)
+{
+	fwrite(rec, 1, len, arg);
+}
+
+/* The layout prof run --record-dump writes: the header, the counted
+ * events, the samplers with their ids and sample layouts. */
+static void dump_header(FILE *fp, const struct counters *cs,
+			const struct event_desc *cev, size_t ncev,
+			const struct sampler_desc *sds, size_t nsds)
+{
+	const struct perf_rec_layout *lay = counters_layout(cs);
+	struct ring_dump_header h;
+	memset(&h, 0, sizeof(h));
+	memcpy(h.magic, RING_DUMP_MAGIC, sizeof(h.magic));
+	h.sample_type = lay->sample_type;
+	h.read_format = lay->read_format;
+	h.nevents = (uint32_t)ncev;
+	h.nsamplers = (uint32_t)nsds;
+	fwrite(&h, sizeof(h), 1, fp);
+	for (size_t i = 0; i < ncev; i++) {
+		struct ring_dump_event e;
+		memset(&e, 0, sizeof(e));
+		e.id = counters_event_id(cs, 0, i);
+		snprintf(e.name, sizeof(e.name), "%s", cev[i].name);
+		fwrite(&e, sizeof(e), 1, fp);
+	}
+	for (size_t i = 0; i < nsds; i++) {
+		const struct perf_rec_layout *l = counters_sampler_layout(cs, i);
+		struct ring_dump_sampler d;
+		memset(&d, 0, sizeof(d));
+		d.id = counters_sampler_id(cs, 0, i);
+		if (l) {
+			d.sample_type = l->sample_type;
+			d.read_format = l->read_format;
+			d.regs_user_mask = l->regs_user_mask;
+		}
+		snprintf(d.name, sizeof(d.name), "%s", sds[i].name);
+		fwrite(&d, sizeof(d), 1, fp);
+	}
+}
+
 /* ---- after the counters are open ---------------------------------------- */
 
 struct opened_ctx {
 	struct recorder *rec;
 	const struct event_desc *sev;
 	size_t nsev;
+	const struct sampler_desc *sds;
+	const struct event_desc *cev;
+	size_t ncev;
+	FILE *dump;
 };
 
 static int on_opened(struct counters *cs, void *arg, char **cause)
@@ -423,6 +477,8 @@ static int on_opened(struct counters *cs, void *arg, char **cause)
 		if (rc)
 			return rc;
 	}
+	if (oc->dump)
+		dump_header(oc->dump, cs, oc->cev, oc->ncev, oc->sds, oc->nsev);
 	return recorder_start(oc->rec, cause);
 }
 
@@ -509,16 +565,28 @@ int cmd_record(int argc, char **argv, struct prof_ctx *ctx)
 		exit_code = EXIT_FAIL;
 		goto out_sink;
 	}
-	struct opened_ctx oc = { rec, sev, nsev };
+	FILE *dump = NULL;
+	if (a.dump && !(dump = fopen(a.dump, "wb"))) {
+		char buf[64];
+		error_msg("cannot open '%s' for writing: %s",
+			  cli_echo(a.dump, buf, sizeof(buf)), strerror(errno));
+		exit_code = EXIT_FAIL;
+		recorder_free(rec);
+		goto out_sink;
+	}
+	struct opened_ctx oc = { rec, sev, nsev, sds, cev, ncev, dump };
 	struct runner_opts opts = {
 		.argv = a.argv, .argc = a.argc, .evs = cev, .nev = ncev,
 		.plan = &pin, .out_fd = -1, .mmap_pages = (size_t)a.mmap_pages,
 		.kind = "record", .samplers = sds, .nsamplers = nsev,
 		.on_record = recorder_on_record, .rec_arg = rec,
+		.record_hook = dump ? dump_record : NULL, .hook_arg = dump,
 		.opened = on_opened, .opened_arg = &oc,
 	};
 	struct db_run run;
 	rc = runner_run(&opts, &run, &cause);
+	if (dump && fclose(dump) != 0 && !rc)
+		warning_msg("the record dump '%s' is incomplete", a.dump);
 	if (rc) {
 		print_cause("error: ", cause);
 		free(cause);

@@ -545,6 +545,186 @@ static void test_recorder__sampler_desc_and_rate(void **state)
 	assert_string_equal(call_graph_name(CALL_GRAPH_DWARF), "dwarf");
 }
 
+/* ---- recorded ring-buffer bytes ------------------------------------------- */
+
+struct dump {
+	struct ring_dump_header h;
+	struct ring_dump_sampler sd[4];
+	struct perf_rec_layout lay[4];
+	uint8_t *bytes;		/* the records */
+	size_t len;
+};
+
+static void dump_load(const char *name, struct dump *d)
+{
+	char path[600];
+	snprintf(path, sizeof(path), "%s/ring/%s", FIXTURES_DIR, name);
+	FILE *fp = fopen(path, "rb");
+	assert_non_null(fp);
+	assert_int_equal(fread(&d->h, sizeof(d->h), 1, fp), 1);
+	assert_memory_equal(d->h.magic, RING_DUMP_MAGIC, 8);
+	for (uint32_t i = 0; i < d->h.nevents; i++) {
+		struct ring_dump_event e;
+		assert_int_equal(fread(&e, sizeof(e), 1, fp), 1);
+	}
+	assert_true(d->h.nsamplers >= 1 && d->h.nsamplers <= 4);
+	for (uint32_t i = 0; i < d->h.nsamplers; i++) {
+		assert_int_equal(fread(&d->sd[i], sizeof(d->sd[i]), 1, fp), 1);
+		d->lay[i] = (struct perf_rec_layout){ d->sd[i].sample_type,
+						      d->sd[i].read_format,
+						      d->sd[i].regs_user_mask };
+	}
+	long at = ftell(fp);
+	fseek(fp, 0, SEEK_END);
+	d->len = (size_t)(ftell(fp) - at);
+	fseek(fp, at, SEEK_SET);
+	d->bytes = malloc(d->len);
+	assert_int_equal(fread(d->bytes, 1, d->len, fp), d->len);
+	fclose(fp);
+}
+
+static const struct perf_rec_layout *dump_layout(uint64_t id, void *arg)
+{
+	struct dump *d = arg;
+	for (uint32_t i = 0; i < d->h.nsamplers; i++)
+		if (d->sd[i].id == id)
+			return &d->lay[i];
+	return NULL;
+}
+
+static int dump_sampler(const struct dump *d, uint64_t id)
+{
+	for (uint32_t i = 0; i < d->h.nsamplers; i++)
+		if (d->sd[i].id == id)
+			return (int)i;
+	return -1;
+}
+
+/*
+ * Decode every record of a dump (checking what a sample of each call
+ * graph must hold) and feed them to a synchronous recorder. counts[i]:
+ * samples of sampler i.
+ */
+static void replay(struct dump *d, enum call_graph cg, struct got *g,
+		   struct recorder_stats *st, uint64_t *counts, uint64_t *kept)
+{
+	struct recorder_opts o = {
+		.call_graph = cg, .nevents = d->h.nsamplers, .kallsyms = "",
+		.perf_map_dir = "/nonexistent", .synchronous = true,
+		.sink = { on_module, on_symbol, on_frame, on_stack, on_sample, on_idle, g },
+	};
+	memset(g, 0, sizeof(*g));
+	struct recorder *r = recorder_new(&o);
+	for (uint32_t i = 0; i < d->h.nsamplers; i++)
+		assert_int_equal(recorder_map_id(r, d->sd[i].id, i), 0);
+	struct perf_rec_layout base = { d->h.sample_type, d->h.read_format, 0 };
+	size_t off = 0;
+	while (off + sizeof(struct perf_event_header) <= d->len) {
+		struct perf_event_header h;
+		memcpy(&h, d->bytes + off, sizeof(h));
+		assert_true(h.size >= sizeof(h) && off + h.size <= d->len);
+		struct perf_rec rec;
+		assert_int_equal(perf_rec_decode(d->bytes + off, h.size, &base, dump_layout,
+						 d, &rec), 0);
+		if (rec.type == PERF_RECORD_SAMPLE) {
+			int si = dump_sampler(d, rec.u.sample.identifier);
+			assert_true(si >= 0);
+			counts[si]++;
+			bool user = (rec.misc & PERF_RECORD_MISC_CPUMODE_MASK) ==
+				    PERF_RECORD_MISC_USER;
+			if (cg == CALL_GRAPH_FP) {
+				/* exclude_callchain_kernel: the user context
+				 * marker, then the user frames, the first of
+				 * them the sampled ip itself. */
+				assert_true(rec.u.sample.nr_callchain >= 1);
+				assert_int_equal(rec.u.sample.callchain[0],
+						 (uint64_t)PERF_CONTEXT_USER);
+				if (user) {
+					assert_true(rec.u.sample.nr_callchain >= 2);
+					assert_int_equal(rec.u.sample.callchain[1],
+							 rec.u.sample.ip);
+				}
+			} else if (cg == CALL_GRAPH_DWARF) {
+				/* The user registers in perf's order (IP is the
+				 * 9th), then a 512-byte stack copy. */
+				assert_int_equal(rec.u.sample.abi, PERF_SAMPLE_REGS_ABI_64);
+				assert_int_equal(d->lay[si].regs_user_mask, 0xff0fffULL);
+				if (user)
+					assert_int_equal(rec.u.sample.regs[8], rec.u.sample.ip);
+				assert_int_equal(rec.u.sample.stack_size, 512);
+				/* 0 where the kernel could not copy it. */
+				assert_true(rec.u.sample.stack_dyn_size <= 512);
+			}
+		}
+		recorder_on_record(&rec, 0, r);
+		off += h.size;
+	}
+	assert_int_equal(off, d->len);
+	assert_int_equal(recorder_finish(r, NULL), 0);
+	recorder_stats(r, st);
+	for (uint32_t i = 0; i < d->h.nsamplers; i++)
+		kept[i] = st->event_samples[i];
+	st->event_samples = st->event_dropped = st->event_lost = NULL;
+	recorder_free(r);
+}
+
+static void test_recorder__replays_recorded_fp_bytes(void **state)
+{
+	(void)state;
+	struct dump d;
+	dump_load("record-fp.bin", &d);
+	assert_int_equal(d.h.nsamplers, 1);
+	assert_string_equal(d.sd[0].name, "cpu-clock");
+	assert_true(d.lay[0].sample_type & PERF_SAMPLE_CALLCHAIN);
+	struct got g;
+	struct recorder_stats st;
+	uint64_t counts[4] = { 0 }, kept[4] = { 0 };
+	replay(&d, CALL_GRAPH_FP, &g, &st, counts, kept);
+	/* record-fp.json: what prof stored from these bytes. */
+	assert_int_equal(counts[0], 78);
+	assert_int_equal(st.samples, 78);
+	assert_int_equal(g.nsamples, 78);
+	/* prof-demo has no frame pointers: its chains hold stray words,
+	 * which make many distinct nodes but a fixed set of them. */
+	assert_int_equal(st.stacks, 151);
+	uint32_t distinct = 0;
+	for (uint32_t i = 0; i < g.nsamples; i++) {
+		bool seen = false;
+		for (uint32_t j = 0; j < i && !seen; j++)
+			seen = g.samples[j].stack == g.samples[i].stack;
+		distinct += !seen;
+	}
+	assert_int_equal(distinct, 17);
+	assert_int_equal(st.unknown_id, 0);
+	got_release(&g);
+	free(d.bytes);
+}
+
+static void test_recorder__replays_recorded_dwarf_bytes(void **state)
+{
+	(void)state;
+	struct dump d;
+	dump_load("record-dwarf.bin", &d);
+	assert_int_equal(d.h.nsamplers, 2);
+	assert_string_equal(d.sd[1].name, "page-faults");
+	struct got g;
+	struct recorder_stats st;
+	uint64_t counts[4] = { 0 }, kept[4] = { 0 };
+	replay(&d, CALL_GRAPH_DWARF, &g, &st, counts, kept);
+	/* record-dwarf.json. The stacks themselves depend on the binaries
+	 * of the build that captured it: only their presence is checked. */
+	assert_int_equal(counts[0], 39);
+	assert_int_equal(counts[1], 6);
+	assert_int_equal(kept[0], 39);
+	assert_int_equal(kept[1], 6);
+	assert_int_equal(st.unwind.samples, 45);
+	assert_true(g.nstacks >= 1);
+	for (uint32_t i = 0; i < g.nsamples; i++)
+		assert_true(g.samples[i].stack >= 1);
+	got_release(&g);
+	free(d.bytes);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -554,6 +734,8 @@ int main(void)
 		cmocka_unit_test(test_recorder__threaded_queue_drops_what_does_not_fit),
 		cmocka_unit_test(test_recorder__dwarf_sample_unwinds_on_the_worker),
 		cmocka_unit_test(test_recorder__sampler_desc_and_rate),
+		cmocka_unit_test(test_recorder__replays_recorded_fp_bytes),
+		cmocka_unit_test(test_recorder__replays_recorded_dwarf_bytes),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
