@@ -625,8 +625,10 @@ static struct qrec *copy_record(struct recorder *r, const struct perf_rec *rec)
 		q->tid = s->tid;
 		q->cpu = s->cpu;
 		q->time = s->time;
-		memcpy(q->data, s->callchain, nchain * 8);
-		memcpy(q->data + nchain, s->regs, nregs * 8);
+		if (nchain)
+			memcpy(q->data, s->callchain, nchain * 8);
+		if (nregs)
+			memcpy(q->data + nchain, s->regs, nregs * 8);
 		if (stack)
 			memcpy(q->data + nchain + nregs, s->stack, stack);
 		q->bytes = sizeof(*q) + extra;

@@ -363,7 +363,8 @@ static void kallsyms_load(struct symbolizer *s)
 		names_len += nl + 1;
 	}
 	fclose(in);
-	qsort(s->ksyms, s->nksyms, sizeof(*s->ksyms), ksym_cmp);
+	if (s->nksyms)
+		qsort(s->ksyms, s->nksyms, sizeof(*s->ksyms), ksym_cmp);
 }
 
 void symbolizer_load_kernel(struct symbolizer *s)
