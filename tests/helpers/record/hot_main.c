@@ -4,13 +4,15 @@
  * main_spin: the same loop, 7 steps there for every 3 here. The call
  * paths are main -> drive -> lib_work -> lib_spin and main -> drive ->
  * main_spin. argv[2]: millions of steps in all (default 150, about half a
- * second). Built by tests/e2e/test_record.c and bench/record without
- * frame pointers.
+ * second). It prints its own elapsed time, so a benchmark can tell the
+ * workload's slowdown from a tool's start-up and finishing costs. Built
+ * by tests/e2e/test_record.c and bench/record without frame pointers.
  */
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <time.h>
 
 typedef double (*work_fn)(double, long);
 
@@ -50,7 +52,11 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	long millions = argc > 2 ? atol(argv[2]) : 150;
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	double x = drive(lib_work, millions);
-	printf("hot_main: %.6f\n", x);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	printf("hot_main: %.6f in %.6f s\n", x, (double)(t1.tv_sec - t0.tv_sec) +
+	       (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
 	return 0;
 }
