@@ -802,6 +802,12 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
+int recorder_seed_proc(struct recorder *r, uint32_t pid, char **cause)
+{
+	r->maps_gen++;
+	return proc_maps_load_proc(r->maps, pid, NULL, true, cause);
+}
+
 int recorder_start(struct recorder *r, char **cause)
 {
 	if (r->o.synchronous || r->started)

@@ -140,6 +140,13 @@ void recorder_free(struct recorder *r);
 /* Samples carrying this kernel id (counters_sampler_id) belong to event. */
 int recorder_map_id(struct recorder *r, uint64_t id, uint32_t event);
 
+/*
+ * Seed pid's address space from /proc/PID/maps (its executable mappings):
+ * what a process attached to with -p already had. Before recorder_start.
+ * 0 or -errno with *cause.
+ */
+int recorder_seed_proc(struct recorder *r, uint32_t pid, char **cause);
+
 /* Start the worker thread (not with synchronous). 0 or -errno. */
 int recorder_start(struct recorder *r, char **cause);
 

@@ -473,9 +473,14 @@ static int on_opened(struct counters *cs, void *arg, char **cause)
 				*cause = NULL;
 			return -(st && st->err ? st->err : EINVAL);
 		}
-		int rc = recorder_map_id(oc->rec, counters_sampler_id(cs, 0, i), (uint32_t)i);
-		if (rc)
-			return rc;
+		/* Every target task has its own ids (one, launched; more when
+		 * attaching to the threads of a process). */
+		uint64_t id;
+		for (size_t t = 0; (id = counters_sampler_id(cs, t, i)); t++) {
+			int rc = recorder_map_id(oc->rec, id, (uint32_t)i);
+			if (rc)
+				return rc;
+		}
 	}
 	if (oc->dump)
 		dump_header(oc->dump, cs, oc->cev, oc->ncev, oc->sds, oc->nsev);
