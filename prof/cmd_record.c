@@ -545,8 +545,13 @@ int cmd_record(int argc, char **argv, struct prof_ctx *ctx)
 	 * first, and a failure stops before the command starts. */
 	struct run_state rs;
 	run_state_init(&rs, ctx, a.db);
-	run_state_open_db(&rs);
-	if (!rs.db) {
+	if (db_open(&rs.db, rs.db_path, &cause)) {
+		print_cause("error: ", cause);
+		free(cause);
+		cause = NULL;
+		fprintf(stderr, "hint: prof record keeps its samples in the database: "
+			"nothing was run; use --db PATH to write elsewhere\n");
+		rs.db = NULL;
 		exit_code = EXIT_FAIL;
 		goto out_db;
 	}

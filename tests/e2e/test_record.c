@@ -453,6 +453,10 @@ static void test_record__bad_input(void **state)
 			       (const char *const[]){ "'cycles'", "-e cpu-clock", NULL });
 	else
 		fprintf(stderr, "  (a PMU is visible: cycles can be sampled here)\n");
+	/* No database, no recording: refused before the command runs. */
+	expect_refusal((char *[]){ "record", "--db", "/nonexistent/dir/x.db", "--",
+				   "/bin/true", NULL }, 1,
+		       (const char *const[]){ "nothing was run", NULL });
 	/* The largest stack copy is accepted. */
 	struct tu_proc p = prof((char *[]){ "record", "-q", "-e", "cpu-clock",
 					    "--call-graph", "dwarf,65528", "--", "/bin/true",
