@@ -31,6 +31,13 @@ int db_prepare(struct db *db, sqlite3_stmt **st, const char *sql, char **cause);
 /* The body of db_run_store, for callers already inside a transaction. */
 int db_run_store_body(struct db *db, struct db_run *run, char **cause);
 
+/* The sleep interposer's report of a run, in the run's transaction. */
+int db_sleep_usage_store(struct db *db, int64_t run_id,
+			 const struct db_sleep_usage *u, char **cause);
+/* NULL *out when the run had none. */
+int db_sleep_usage_load(struct db *db, int64_t run_id,
+			struct db_sleep_usage **out, char **cause);
+
 /* argv as one blob of NUL-terminated strings, and back. */
 void db_bind_argv(sqlite3_stmt *st, int idx, char **argv, int argc);
 int db_col_argv(sqlite3_stmt *st, int col, char ***argv, int *argc);

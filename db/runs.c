@@ -9,6 +9,7 @@
 
 #include "db/internal.h"
 #include "db/runs.h"
+#include "db/sleep.h"
 
 enum db_count_state db_count_scaled(const struct db_count *c, double *out)
 {
@@ -259,6 +260,8 @@ int db_run_store_body(struct db *db, struct db_run *run, char **cause)
 	sqlite3_finalize(cst);
 	if (!rc)
 		rc = store_modules(db, run, cause);
+	if (!rc && run->sleep_usage)
+		rc = db_sleep_usage_store(db, run->id, run->sleep_usage, cause);
 	return rc;
 }
 
@@ -666,6 +669,8 @@ int db_run_load(struct db *db, int64_t id, struct db_run *out, char **cause)
 	sqlite3_finalize(st);
 	free(tids);
 	rc = load_modules(db, id, out, cause);
+	if (!rc)
+		rc = db_sleep_usage_load(db, id, &out->sleep_usage, cause);
 	if (rc)
 		goto fail;
 	return 0;
@@ -714,6 +719,7 @@ void db_run_release(struct db_run *run)
 		db_topology_release(run->topology);
 		free(run->topology);
 	}
+	db_sleep_usage_free(run->sleep_usage);
 	for (size_t i = 0; i < run->nmodules; i++) {
 		free(run->modules[i].path);
 		free(run->modules[i].kind);

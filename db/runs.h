@@ -99,6 +99,8 @@ struct db_kv {
 	char *key, *value;
 };
 
+struct db_sleep_usage;	/* db/sleep.h: what the sleep interposer saw */
+
 struct db_run {
 	int64_t id;
 	char *kind;		/* "run", "attach", "sleep", "record" */
@@ -127,6 +129,9 @@ struct db_run {
 	/* The host's topology, stored once per host with the first run that
 	 * carries it (may be NULL; not filled by db_run_load). Owned. */
 	struct db_topology *topology;
+	/* With --sleep-mode: the interposer's settings and per-thread
+	 * report (NULL otherwise). Owned; stored and loaded with the run. */
+	struct db_sleep_usage *sleep_usage;
 	size_t nmodules;	/* largest first, as stored */
 	struct db_module *modules;
 	size_t nws;		/* 0: not a working-set run */

@@ -251,7 +251,34 @@ static const char *const migrations[] = {
 	"  PRIMARY KEY (run_id, idx)"
 	") WITHOUT ROWID;",
 
-	/* v6: sampled runs (prof record): the sampled events, the call-stack
+	/* v6: what the sleep interposer saw in a --sleep-mode run. */
+	"CREATE TABLE sleep_usage ("
+	"  run_id INTEGER PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE,"
+	"  mode TEXT NOT NULL,"
+	"  threshold_us INTEGER NOT NULL,"
+	"  max_spinners INTEGER NOT NULL,"
+	"  status TEXT NOT NULL,"
+	"  processes INTEGER NOT NULL,"
+	"  error TEXT"
+	");"
+	"CREATE TABLE sleep_threads ("
+	"  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+	"  seq INTEGER NOT NULL,"
+	"  tid INTEGER NOT NULL,"
+	"  pid INTEGER NOT NULL,"
+	"  name TEXT,"
+	"  served INTEGER NOT NULL,"
+	"  passed INTEGER NOT NULL,"
+	"  eintr INTEGER NOT NULL,"
+	"  early INTEGER NOT NULL,"
+	"  throttled INTEGER NOT NULL,"
+	"  p50_ns INTEGER, p90_ns INTEGER, p99_ns INTEGER, p999_ns INTEGER,"
+	"  max_ns INTEGER, mean_ns REAL,"
+	"  req_hist TEXT,"
+	"  PRIMARY KEY (run_id, seq)"
+	") WITHOUT ROWID;",
+
+	/* v7: sampled runs (prof record): the sampled events, the call-stack
 	 * tree (modules, symbols, frames, nodes) and the samples. Keep this
 	 * the last migration of its branch (docs/schema.md). */
 	"CREATE TABLE sample_events ("

@@ -241,3 +241,137 @@ void db_sleep_release(struct db_sleep *s)
 	s->cells = NULL;
 	s->ncells = 0;
 }
+
+/* ---- the interposer's report of a --sleep-mode run ---- */
+
+void db_sleep_usage_free(struct db_sleep_usage *u)
+{
+	if (!u)
+		return;
+	free(u->mode);
+	free(u->status);
+	free(u->error);
+	for (size_t i = 0; i < u->nthreads; i++) {
+		free(u->threads[i].name);
+		free(u->threads[i].req_hist);
+	}
+	free(u->threads);
+	free(u);
+}
+
+int db_sleep_usage_store(struct db *db, int64_t run_id,
+			 const struct db_sleep_usage *u, char **cause)
+{
+	sqlite3_stmt *st;
+	int rc = db_prepare(db, &st, "INSERT INTO sleep_usage (run_id, mode,"
+			    " threshold_us, max_spinners, status, processes, error)"
+			    " VALUES (?1,?2,?3,?4,?5,?6,?7)", cause);
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(st, 1, run_id);
+	db_bind_text(st, 2, u->mode ? u->mode : "?");
+	sqlite3_bind_int64(st, 3, (sqlite3_int64)u->threshold_us);
+	sqlite3_bind_int64(st, 4, u->max_spinners);
+	db_bind_text(st, 5, u->status ? u->status : "?");
+	sqlite3_bind_int64(st, 6, u->processes);
+	db_bind_text(st, 7, u->error);
+	int s = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (s != SQLITE_DONE)
+		return db_fail(db, s, "cannot store the sleep report in", cause);
+	rc = db_prepare(db, &st, "INSERT INTO sleep_threads (run_id, seq, tid, pid,"
+			" name, served, passed, eintr, early, throttled, p50_ns, p90_ns,"
+			" p99_ns, p999_ns, max_ns, mean_ns, req_hist) VALUES (?1,?2,?3,"
+			"?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17)", cause);
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < u->nthreads && !rc; i++) {
+		const struct db_sleep_thread *t = &u->threads[i];
+		sqlite3_bind_int64(st, 1, run_id);
+		sqlite3_bind_int64(st, 2, (sqlite3_int64)i);
+		sqlite3_bind_int(st, 3, t->tid);
+		sqlite3_bind_int64(st, 4, t->pid);
+		db_bind_text(st, 5, t->name);
+		sqlite3_bind_int64(st, 6, (sqlite3_int64)t->served);
+		sqlite3_bind_int64(st, 7, (sqlite3_int64)t->passed);
+		sqlite3_bind_int64(st, 8, (sqlite3_int64)t->eintr);
+		sqlite3_bind_int64(st, 9, (sqlite3_int64)t->early);
+		sqlite3_bind_int64(st, 10, (sqlite3_int64)t->throttled);
+		sqlite3_bind_int64(st, 11, (sqlite3_int64)t->p50_ns);
+		sqlite3_bind_int64(st, 12, (sqlite3_int64)t->p90_ns);
+		sqlite3_bind_int64(st, 13, (sqlite3_int64)t->p99_ns);
+		sqlite3_bind_int64(st, 14, (sqlite3_int64)t->p999_ns);
+		sqlite3_bind_int64(st, 15, (sqlite3_int64)t->max_ns);
+		sqlite3_bind_double(st, 16, t->mean_ns);
+		db_bind_text(st, 17, t->req_hist);
+		s = sqlite3_step(st);
+		sqlite3_reset(st);
+		if (s != SQLITE_DONE)
+			rc = db_fail(db, s, "cannot store the sleep report in", cause);
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int db_sleep_usage_load(struct db *db, int64_t run_id,
+			struct db_sleep_usage **out, char **cause)
+{
+	*out = NULL;
+	sqlite3_stmt *st;
+	int rc = db_prepare(db, &st, "SELECT mode, threshold_us, max_spinners, status,"
+			    " processes, error FROM sleep_usage WHERE run_id = ?1", cause);
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(st, 1, run_id);
+	int s = sqlite3_step(st);
+	if (s != SQLITE_ROW) {
+		sqlite3_finalize(st);
+		return s == SQLITE_DONE ? 0 : db_fail(db, s, "cannot read", cause);
+	}
+	struct db_sleep_usage *u = calloc(1, sizeof(*u));
+	if (!u) {
+		sqlite3_finalize(st);
+		return -ENOMEM;
+	}
+	u->mode = db_col_text(st, 0);
+	u->threshold_us = (uint64_t)sqlite3_column_int64(st, 1);
+	u->max_spinners = (uint32_t)sqlite3_column_int64(st, 2);
+	u->status = db_col_text(st, 3);
+	u->processes = (uint32_t)sqlite3_column_int64(st, 4);
+	u->error = db_col_text(st, 5);
+	sqlite3_finalize(st);
+	rc = db_prepare(db, &st, "SELECT tid, pid, name, served, passed, eintr, early,"
+			" throttled, p50_ns, p90_ns, p99_ns, p999_ns, max_ns, mean_ns,"
+			" req_hist FROM sleep_threads WHERE run_id = ?1 ORDER BY seq", cause);
+	if (rc) {
+		db_sleep_usage_free(u);
+		return rc;
+	}
+	sqlite3_bind_int64(st, 1, run_id);
+	while ((s = sqlite3_step(st)) == SQLITE_ROW) {
+		struct db_sleep_thread *v = realloc(u->threads, (u->nthreads + 1) * sizeof(*v));
+		if (!v)
+			abort();
+		u->threads = v;
+		struct db_sleep_thread *t = &v[u->nthreads++];
+		memset(t, 0, sizeof(*t));
+		t->tid = sqlite3_column_int(st, 0);
+		t->pid = (uint32_t)sqlite3_column_int64(st, 1);
+		t->name = db_col_text(st, 2);
+		t->served = (uint64_t)sqlite3_column_int64(st, 3);
+		t->passed = (uint64_t)sqlite3_column_int64(st, 4);
+		t->eintr = (uint64_t)sqlite3_column_int64(st, 5);
+		t->early = (uint64_t)sqlite3_column_int64(st, 6);
+		t->throttled = (uint64_t)sqlite3_column_int64(st, 7);
+		t->p50_ns = (uint64_t)sqlite3_column_int64(st, 8);
+		t->p90_ns = (uint64_t)sqlite3_column_int64(st, 9);
+		t->p99_ns = (uint64_t)sqlite3_column_int64(st, 10);
+		t->p999_ns = (uint64_t)sqlite3_column_int64(st, 11);
+		t->max_ns = (uint64_t)sqlite3_column_int64(st, 12);
+		t->mean_ns = sqlite3_column_double(st, 13);
+		t->req_hist = db_col_text(st, 14);
+	}
+	sqlite3_finalize(st);
+	*out = u;
+	return 0;
+}

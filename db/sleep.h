@@ -86,4 +86,35 @@ int db_sleep_load(struct db *db, int64_t run_id, struct db_sleep *out,
 		  char **cause);
 void db_sleep_release(struct db_sleep *s);
 
+/*
+ * What the sleep interposer of `prof run --sleep-mode` saw: the settings
+ * it applied (or why it did not), and per thread how many sleeps it
+ * served and passed through, the requested durations (log2 buckets in
+ * us, "count@bucket" text), and the overshoot it achieved. Stored with the
+ * run (db_run.sleep_usage) in the run's transaction.
+ */
+struct db_sleep_thread {
+	int32_t tid;		/* 0: the threads past the interposer's table */
+	uint32_t pid;
+	char *name;
+	uint64_t served, passed, eintr, early, throttled;
+	uint64_t p50_ns, p90_ns, p99_ns, p999_ns, max_ns;
+	double mean_ns;
+	char *req_hist;		/* "1:12 5:2000" = bucket:count, bucket k
+				   holding [2^(k-1), 2^k) us */
+};
+
+struct db_sleep_usage {
+	char *mode;		/* as applied: "timerfd", "hybrid:20", ... */
+	uint64_t threshold_us;
+	uint32_t max_spinners;	/* 0: no limit */
+	char *status;		/* "applied", or "not applied: why" */
+	uint32_t processes;	/* that loaded the interposer */
+	char *error;		/* a configuration error it reported */
+	struct db_sleep_thread *threads;
+	size_t nthreads;
+};
+
+void db_sleep_usage_free(struct db_sleep_usage *u);
+
 #endif

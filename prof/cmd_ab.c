@@ -44,8 +44,9 @@ const char cmd_ab_help[] =
 "Arms and settings:\n"
 "  --arm NAME=COMMAND   an arm; COMMAND is split as a shell splits words,\n"
 "                       and no shell runs unless it is sh -c '...'\n"
-"  --set [ARM.]KEY=VAL  pin=MODE, cwd=DIR, env.VAR=VALUE, for one arm or\n"
-"                       (without ARM.) for all\n"
+"  --set [ARM.]KEY=VAL  pin=MODE, cwd=DIR, env.VAR=VALUE, sleep=MODE (as\n"
+"                       prof run --sleep-mode), for one arm or (without\n"
+"                       ARM.) for all\n"
 "  --plan FILE          read the same from a file: 'key = value' lines,\n"
 "                       [arm NAME] sections with 'command = ...'\n"
 "  --aa                 run one arm's command against itself: the A/A\n"
@@ -315,6 +316,7 @@ struct arm_env {
 	char **env;
 	struct pin_plan plan;
 	const char *cwd;
+	struct sleep_plan *sleep;	/* --set ARM.sleep=MODE, or NULL */
 };
 
 int cmd_ab(int argc, char **argv, struct prof_ctx *ctx)
@@ -364,11 +366,24 @@ int cmd_ab(int argc, char **argv, struct prof_ctx *ctx)
 						p->arms[a].name, cli_echo(ae[a].cwd, buf, sizeof(buf)));
 			goto out;
 		}
-		if (ab_plan_get(p, a, "sleep")) {
-			exit_code = usage_error("ab", "arm '%s': sleep modes need the sleep "
-						"interposer, which this build does not have",
-						p->arms[a].name);
-			goto out;
+		const char *sleep = ab_plan_get(p, a, "sleep");
+		if (sleep) {
+			ae[a].sleep = calloc(1, sizeof(*ae[a].sleep));
+			rc = sleep_plan_parse(ae[a].sleep, sleep, &cause);
+			if (rc) {
+				fprintf(stderr, "error: arm '%s': ", p->arms[a].name);
+				print_cause("", cause);
+				exit_code = EXIT_USAGE;
+				goto out;
+			}
+			rc = sleep_plan_locate(ae[a].sleep, &cause);
+			if (rc) {
+				fprintf(stderr, "error: arm '%s': ", p->arms[a].name);
+				print_cause("", cause);
+				exit_code = EXIT_FAIL;
+				goto out;
+			}
+			sleep_plan_check(ae[a].sleep, p->arms[a].argv[0]);
 		}
 		const char *mode = ab_plan_get(p, a, "pin");
 		char *warn = NULL;
@@ -513,7 +528,7 @@ int cmd_ab(int argc, char **argv, struct prof_ctx *ctx)
 				.argv = p->arms[a].argv, .argc = p->arms[a].argc,
 				.evs = evs, .nev = nev, .plan = &ae[a].plan,
 				.env_set = ae[a].env, .cwd = ae[a].cwd, .out_fd = ofd,
-				.quiet = done > 0, .kind = "ab",
+				.quiet = done > 0, .kind = "ab", .sleep = ae[a].sleep,
 			};
 			struct db_run run;
 			char *rcause = NULL;
@@ -650,6 +665,10 @@ int cmd_ab(int argc, char **argv, struct prof_ctx *ctx)
 out:
 	for (size_t a = 0; ae && a < p->narms; a++) {
 		pin_plan_release(&ae[a].plan);
+		if (ae[a].sleep) {
+			sleep_plan_release(ae[a].sleep);
+			free(ae[a].sleep);
+		}
 		for (char **e = ae[a].env; e && *e; e++)
 			free(*e);
 		free(ae[a].env);

@@ -25,6 +25,7 @@
 
 const char cmd_record_help[] =
 "usage: prof record [options] [--] COMMAND [ARGS...]\n"
+"       prof record [options] -p PID [--duration SECONDS]\n"
 "\n"
 "Sample COMMAND and every thread and process it starts, with call\n"
 "stacks, store the samples (and the run's per-thread counts) in the\n"
@@ -33,6 +34,10 @@ const char cmd_record_help[] =
 "and symbolized while the command runs; no raw stack bytes are kept.\n"
 "\n"
 "Options:\n"
+"  -p, --pid PID         attach to a running process (its threads and the\n"
+"                        processes it starts from then on) instead\n"
+"      --duration SECS   with -p: stop after SECS (default: until it exits\n"
+"                        or Ctrl-C)\n"
 "  -e, --events LIST     events to sample, comma-separated, each tagged in\n"
 "                        the report (default: cycles where the machine can\n"
 "                        sample it, else cpu-clock; prof says which)\n"
@@ -68,6 +73,8 @@ const char cmd_record_help[] =
 "  prof report last --format folded > out.folded   # for flamegraph.pl\n";
 
 struct record_args {
+	long pid;
+	double duration;
 	const char *events;
 	long freq, period;
 	enum call_graph cg;
@@ -117,8 +124,10 @@ static int parse_call_graph(const char *word, struct record_args *a)
 static int parse_args(int argc, char **argv, struct record_args *a)
 {
 	enum { O_CG = 256, O_LIMIT, O_FORMAT, O_DB, O_MMAP, O_PIN, O_AFF, O_NOAFF,
-	       O_SYSFS, O_DUMP };
+	       O_SYSFS, O_DUMP, O_DURATION };
 	static const struct option opts[] = {
+		{ "pid", required_argument, NULL, 'p' },
+		{ "duration", required_argument, NULL, O_DURATION },
 		{ "events", required_argument, NULL, 'e' },
 		{ "freq", required_argument, NULL, 'F' },
 		{ "period", required_argument, NULL, 'c' },
@@ -148,8 +157,19 @@ static int parse_args(int argc, char **argv, struct record_args *a)
 	optind = 1;
 	opterr = 0;
 	int c, rc;
-	while ((c = getopt_long(argc, argv, "+e:F:c:o:qh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+p:e:F:c:o:qh", opts, NULL)) != -1) {
 		switch (c) {
+		case 'p':
+			if (!cli_parse_long(optarg, 1, INT_MAX, &a->pid))
+				return usage_error("record", "bad pid '%s': expected a "
+						   "process id", cli_echo(optarg, buf, sizeof(buf)));
+			break;
+		case O_DURATION:
+			if (!cli_parse_double(optarg, 0.001, 31536000, &a->duration))
+				return usage_error("record", "bad duration '%s': expected "
+						   "seconds, e.g. 10 or 0.5",
+						   cli_echo(optarg, buf, sizeof(buf)));
+			break;
 		case 'e':
 			a->events = optarg;
 			break;
@@ -225,9 +245,17 @@ static int parse_args(int argc, char **argv, struct record_args *a)
 	}
 	a->argv = argv + optind;
 	a->argc = argc - optind;
-	if (!a->argc)
+	if (a->pid && a->argc)
+		return usage_error("record", "give either -p PID or a command, not both");
+	if (!a->pid && !a->argc)
 		return usage_error("record", "no command to record: "
-				   "'prof record -- COMMAND'");
+				   "'prof record -- COMMAND' or 'prof record -p PID'");
+	if (a->duration > 0 && !a->pid)
+		return usage_error("record", "--duration goes with -p PID; a launched "
+				   "command runs until it exits");
+	if (a->pid && (a->pin || a->affinity == AFFINITY_ON))
+		return usage_error("record", "--pin applies to a launched command; an "
+				   "attached process keeps its own affinity");
 	if (freq_given && period_given)
 		return usage_error("record", "give either --freq or --period, not both");
 	if (!freq_given && !period_given)
@@ -404,87 +432,57 @@ static int sink_idle(void *arg)
 	return keep(s, db_sample_flush(s->w, &cause), cause);
 }
 
-/* ---- the record dump (tests replay it) ------------------------------------ */
-
-static void dump_record(const void *rec, size_t len, void *arg)
-{
-	fwrite(rec, 1, len, arg);
-}
-
-/* The layout prof run --record-dump writes: the header, the counted
- * events, the samplers with their ids and sample layouts. */
-static void dump_header(FILE *fp, const struct counters *cs,
-			const struct event_desc *cev, size_t ncev,
-			const struct sampler_desc *sds, size_t nsds)
-{
-	const struct perf_rec_layout *lay = counters_layout(cs);
-	struct ring_dump_header h;
-	memset(&h, 0, sizeof(h));
-	memcpy(h.magic, RING_DUMP_MAGIC, sizeof(h.magic));
-	h.sample_type = lay->sample_type;
-	h.read_format = lay->read_format;
-	h.nevents = (uint32_t)ncev;
-	h.nsamplers = (uint32_t)nsds;
-	fwrite(&h, sizeof(h), 1, fp);
-	for (size_t i = 0; i < ncev; i++) {
-		struct ring_dump_event e;
-		memset(&e, 0, sizeof(e));
-		e.id = counters_event_id(cs, 0, i);
-		snprintf(e.name, sizeof(e.name), "%s", cev[i].name);
-		fwrite(&e, sizeof(e), 1, fp);
-	}
-	for (size_t i = 0; i < nsds; i++) {
-		const struct perf_rec_layout *l = counters_sampler_layout(cs, i);
-		struct ring_dump_sampler d;
-		memset(&d, 0, sizeof(d));
-		d.id = counters_sampler_id(cs, 0, i);
-		if (l) {
-			d.sample_type = l->sample_type;
-			d.read_format = l->read_format;
-			d.regs_user_mask = l->regs_user_mask;
-		}
-		snprintf(d.name, sizeof(d.name), "%s", sds[i].name);
-		fwrite(&d, sizeof(d), 1, fp);
-	}
-}
-
 /* ---- after the counters are open ---------------------------------------- */
 
 struct opened_ctx {
 	struct recorder *rec;
 	const struct event_desc *sev;
 	size_t nsev;
-	const struct sampler_desc *sds;
-	const struct event_desc *cev;
-	size_t ncev;
-	FILE *dump;
+	pid_t attach_pid;
+	int err;		/* why the samples cannot be taken, or 0 */
+	char *cause;
 };
 
-static int on_opened(struct counters *cs, void *arg, char **cause)
+/*
+ * The events are open (the workload not yet released): check that every
+ * sampler could be opened (probed before, so this is a race with the
+ * machine), map the kernel ids of every target task to their events,
+ * seed an attached process's mappings, and start the worker.
+ */
+static void on_opened(const struct counters *cs, size_t first, void *arg)
 {
 	struct opened_ctx *oc = arg;
-	for (size_t i = 0; i < oc->nsev; i++) {
-		const struct counter_status *st = counters_sampler_status(cs, i);
+	for (size_t i = 0; i < oc->nsev && !oc->err; i++) {
+		const struct counter_status *st = counters_sampler_status(cs, first + i);
 		if (!st || !st->supported) {
-			if (cause && asprintf(cause, "cannot sample '%s' on this machine: %s\n"
-					      "hint: sample a software event instead: "
-					      "-e cpu-clock", oc->sev[i].name,
-					      st && st->reason ? st->reason : "refused") < 0)
-				*cause = NULL;
-			return -(st && st->err ? st->err : EINVAL);
+			oc->err = st && st->err ? st->err : EINVAL;
+			if (asprintf(&oc->cause, "cannot sample '%s' on this machine: %s\n"
+				     "hint: sample a software event instead: -e cpu-clock",
+				     oc->sev[i].name,
+				     st && st->reason ? st->reason : "refused") < 0)
+				oc->cause = NULL;
+			return;
 		}
-		/* Every target task has its own ids (one, launched; more when
-		 * attaching to the threads of a process). */
 		uint64_t id;
-		for (size_t t = 0; (id = counters_sampler_id(cs, t, i)); t++) {
-			int rc = recorder_map_id(oc->rec, id, (uint32_t)i);
-			if (rc)
-				return rc;
-		}
+		for (size_t t = 0; (id = counters_sampler_id(cs, t, first + i)); t++)
+			if ((oc->err = -recorder_map_id(oc->rec, id, (uint32_t)i)))
+				return;
 	}
-	if (oc->dump)
-		dump_header(oc->dump, cs, oc->cev, oc->ncev, oc->sds, oc->nsev);
-	return recorder_start(oc->rec, cause);
+	if (oc->attach_pid > 0 &&
+	    recorder_seed_proc(oc->rec, (uint32_t)oc->attach_pid, &oc->cause)) {
+		/* Frames already mapped show as [unknown]: say so, go on. */
+		if (oc->cause)
+			warning_msg("%s", oc->cause);
+		free(oc->cause);
+		oc->cause = NULL;
+	}
+	oc->err = -recorder_start(oc->rec, &oc->cause);
+}
+
+static void on_record(const struct perf_rec *rec, int origin, void *arg)
+{
+	struct opened_ctx *oc = arg;
+	recorder_on_record(rec, origin, oc->rec);
 }
 
 /* ---- the verb ------------------------------------------------------------ */
@@ -497,13 +495,15 @@ int cmd_record(int argc, char **argv, struct prof_ctx *ctx)
 		return rc < 0 ? EXIT_OK : rc;
 
 	char *cause = NULL;
-	char *path = launch_resolve(a.argv[0], &cause);
-	if (!path) {
-		print_cause("error: ", cause);
-		free(cause);
-		return 127;
+	if (!a.pid) {
+		char *path = launch_resolve(a.argv[0], &cause);
+		if (!path) {
+			print_cause("error: ", cause);
+			free(cause);
+			return 127;
+		}
+		free(path);
 	}
-	free(path);
 
 	struct sample_plan plan = {
 		.period = (uint64_t)a.period, .freq = (uint64_t)a.freq,
@@ -520,25 +520,29 @@ int cmd_record(int argc, char **argv, struct prof_ctx *ctx)
 	if (exit_code)
 		goto out_events;
 
+	/* The pin is settled before anything starts (a launched command
+	 * only): a bad one is a usage error. */
 	struct pin_plan pin;
 	memset(&pin, 0, sizeof(pin));
-	char *warn = NULL;
-	const char *mode = pin_choose_mode(a.pin, a.affinity,
-					   getenv("PROF_CACHE_AFFINITY"), &warn);
-	if (warn) {
-		warning_msg("%s", warn);
-		free(warn);
-		warn = NULL;
-	}
-	if (pin_plan_make(&pin, mode, a.sysfs, &warn, &cause)) {
-		print_cause("error: ", cause);
-		free(cause);
-		exit_code = EXIT_USAGE;
-		goto out_pin;
-	}
-	if (warn) {
-		warning_msg("%s", warn);
-		free(warn);
+	if (!a.pid) {
+		char *warn = NULL;
+		const char *mode = pin_choose_mode(a.pin, a.affinity,
+						   getenv("PROF_CACHE_AFFINITY"), &warn);
+		if (warn) {
+			warning_msg("%s", warn);
+			free(warn);
+			warn = NULL;
+		}
+		if (pin_plan_make(&pin, mode, a.sysfs, &warn, &cause)) {
+			print_cause("error: ", cause);
+			free(cause);
+			exit_code = EXIT_USAGE;
+			goto out_pin;
+		}
+		if (warn) {
+			warning_msg("%s", warn);
+			free(warn);
+		}
 	}
 
 	/* Samples have nowhere to go without the database: it is opened
@@ -584,14 +588,14 @@ int cmd_record(int argc, char **argv, struct prof_ctx *ctx)
 		recorder_free(rec);
 		goto out_sink;
 	}
-	struct opened_ctx oc = { rec, sev, nsev, sds, cev, ncev, dump };
+	struct opened_ctx oc = { rec, sev, nsev, (pid_t)a.pid, 0, NULL };
 	struct runner_opts opts = {
-		.argv = a.argv, .argc = a.argc, .evs = cev, .nev = ncev,
-		.plan = &pin, .out_fd = -1, .mmap_pages = (size_t)a.mmap_pages,
-		.kind = "record", .samplers = sds, .nsamplers = nsev,
-		.on_record = recorder_on_record, .rec_arg = rec,
-		.record_hook = dump ? dump_record : NULL, .hook_arg = dump,
-		.opened = on_opened, .opened_arg = &oc,
+		.argv = a.pid ? NULL : a.argv, .argc = a.pid ? 0 : a.argc,
+		.attach_pid = (pid_t)a.pid, .duration_s = a.duration,
+		.evs = cev, .nev = ncev, .plan = a.pid ? NULL : &pin, .out_fd = -1,
+		.mmap_pages = (size_t)a.mmap_pages, .kind = "record",
+		.record_dump = dump, .samplers = sds, .nsamplers = nsev,
+		.on_opened = on_opened, .on_record = on_record, .arg = &oc,
 	};
 	struct db_run run;
 	rc = runner_run(&opts, &run, &cause);
@@ -602,7 +606,18 @@ int cmd_record(int argc, char **argv, struct prof_ctx *ctx)
 		free(cause);
 		cause = NULL;
 		exit_code = rc == -ENOENT || rc == -EACCES ? 127 : EXIT_FAIL;
+		free(oc.cause);
 		recorder_free(rec);
+		goto out_sink;
+	}
+	if (oc.err) {
+		/* The workload ran unsampled: nothing worth storing. */
+		print_cause("error: ", oc.cause ? oc.cause : strerror(oc.err));
+		fprintf(stderr, "hint: nothing of this run was stored\n");
+		free(oc.cause);
+		db_run_release(&run);
+		recorder_free(rec);
+		exit_code = EXIT_FAIL;
 		goto out_sink;
 	}
 	int frc = recorder_finish(rec, &cause);

@@ -2,30 +2,22 @@
  * prof run: count events per thread for a launched command (or an attached
  * process), store the run, and print the per-thread table on stderr.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <sys/stat.h>
-#include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
 
-#include "collectors/counters.h"
 #include "collectors/events.h"
-#include "collectors/host.h"
 #include "db/runs.h"
 #include "prof/cli.h"
 #include "prof/commands.h"
 #include "prof/launch.h"
 #include "prof/pin.h"
-#include "prof/runmods.h"
+#include "prof/runner.h"
 #include "prof/runutil.h"
 #include "reports/runs.h"
 
@@ -64,6 +56,15 @@ const char cmd_run_help[] =
 "                        PROF_CACHE_AFFINITY=1|0 in the environment\n"
 "      --sysfs ROOT      read the topology below ROOT instead of /\n"
 "      --mmap-pages N    ring-buffer pages per task (power of 2, default 256)\n"
+"      --sleep-mode MODE[,threshold=US][,max-spinners=K]\n"
+"                        serve the workload's short sleeps (nanosleep,\n"
+"                        clock_nanosleep, usleep under US, default 1000)\n"
+"                        another way, through a preloaded interposer:\n"
+"                        passthrough (measure only), slack1, timerfd, yield,\n"
+"                        spin, hybrid[:MARGIN_US]; max-spinners=K lets at\n"
+"                        most K threads spin or yield at once. The report\n"
+"                        shows, per thread, the sleeps served and passed\n"
+"                        through, and the overshoot achieved\n"
 "      --working-set     also measure the memory the workload touched: every\n"
 "                        page fault is sampled (period 1, with its address)\n"
 "                        and counted once per page, for its code module or\n"
@@ -90,37 +91,6 @@ const char cmd_run_help[] =
 "inherits it; the run records the mode, whether it was applied, the CPUs\n"
 "in force (read back from the workload) and the cache domain's size.\n";
 
-static volatile sig_atomic_t got_signal;
-static volatile sig_atomic_t got_signal_from_kernel;
-
-static void on_signal(int sig, siginfo_t *si, void *uctx)
-{
-	(void)uctx;
-	got_signal = sig;
-	/* A terminal's Ctrl-C reaches the whole foreground group (the
-	 * workload too) with SI_KERNEL; kill(1) reaches only prof. */
-	got_signal_from_kernel = si && si->si_code == SI_KERNEL;
-}
-
-static void catch_signals(struct sigaction *old)
-{
-	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
-	struct sigaction sa;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_sigaction = on_signal;
-	sa.sa_flags = SA_SIGINFO;	/* no SA_RESTART: poll must wake */
-	sigemptyset(&sa.sa_mask);
-	for (size_t i = 0; i < 4; i++)
-		sigaction(sigs[i], &sa, &old[i]);
-}
-
-static void restore_signals(const struct sigaction *old)
-{
-	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
-	for (size_t i = 0; i < 4; i++)
-		sigaction(sigs[i], &old[i], NULL);
-}
-
 struct run_args {
 	const char *events;
 	long pid;
@@ -132,6 +102,7 @@ struct run_args {
 	bool quiet;
 	long mmap_pages;
 	bool working_set;
+	const char *sleep_mode;
 	const char *dump;
 	const char *pin;
 	int affinity;
@@ -143,7 +114,7 @@ struct run_args {
 static int parse_args(int argc, char **argv, struct run_args *a)
 {
 	enum { O_DURATION = 256, O_BY, O_FORMAT, O_DB, O_MMAP, O_DUMP, O_PIN,
-	       O_AFF, O_NOAFF, O_SYSFS, O_WS };
+	       O_AFF, O_NOAFF, O_SYSFS, O_WS, O_SLEEP };
 	static const struct option opts[] = {
 		{ "events", required_argument, NULL, 'e' },
 		{ "pid", required_argument, NULL, 'p' },
@@ -160,6 +131,7 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 		{ "no-cache-affinity", no_argument, NULL, O_NOAFF },
 		{ "sysfs", required_argument, NULL, O_SYSFS },
 		{ "working-set", no_argument, NULL, O_WS },
+		{ "sleep-mode", required_argument, NULL, O_SLEEP },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -218,6 +190,9 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 		case O_WS:
 			a->working_set = true;
 			break;
+		case O_SLEEP:
+			a->sleep_mode = optarg;
+			break;
 		case O_DUMP:
 			a->dump = optarg;
 			break;
@@ -250,220 +225,13 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 	if (a->duration > 0 && !a->pid)
 		return usage_error("run", "--duration goes with -p PID; a launched "
 				   "command runs until it exits");
+	if (a->pid && a->sleep_mode)
+		return usage_error("run", "--sleep-mode applies to a launched command: "
+				   "it preloads an interposer at exec");
 	if (a->pid && (a->pin || a->affinity == AFFINITY_ON))
 		return usage_error("run", "--pin applies to a launched command; an "
 				   "attached process keeps its own affinity");
 	return 0;
-}
-
-/* ---- the record dump (tests replay it) ---- */
-
-static void dump_record(const void *rec, size_t len, void *arg)
-{
-	FILE *fp = arg;
-	fwrite(rec, 1, len, fp);
-}
-
-static FILE *dump_open(const char *path)
-{
-	FILE *fp = fopen(path, "wb");
-	if (!fp) {
-		char buf[64];
-		error_msg("cannot open '%s' for writing: %s",
-			  cli_echo(path, buf, sizeof(buf)), strerror(errno));
-	}
-	return fp;
-}
-
-static void dump_header(FILE *fp, const struct counters *cs,
-			const struct counters_opts *co,
-			const struct event_desc *evs, size_t nev)
-{
-	const struct perf_rec_layout *lay = counters_layout(cs);
-	struct ring_dump_header h;
-	memset(&h, 0, sizeof(h));
-	memcpy(h.magic, RING_DUMP_MAGIC, sizeof(h.magic));
-	h.sample_type = lay->sample_type;
-	h.read_format = lay->read_format;
-	h.nevents = (uint32_t)nev;
-	h.nsamplers = (uint32_t)co->nsamplers;
-	fwrite(&h, sizeof(h), 1, fp);
-	for (size_t i = 0; i < nev; i++) {
-		struct ring_dump_event e;
-		memset(&e, 0, sizeof(e));
-		e.id = counters_event_id(cs, 0, i);
-		snprintf(e.name, sizeof(e.name), "%s", evs[i].name);
-		fwrite(&e, sizeof(e), 1, fp);
-	}
-	run_mods_dump_samplers(cs, co, fp);
-}
-
-/* ---- attach ---- */
-
-static int list_tasks(pid_t pid, pid_t **out, size_t *n)
-{
-	char path[64];
-	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
-	DIR *d = opendir(path);
-	if (!d)
-		return -errno;
-	size_t cap = 16;
-	*n = 0;
-	*out = malloc(cap * sizeof(pid_t));
-	struct dirent *de;
-	while ((de = readdir(d))) {
-		if (de->d_name[0] < '0' || de->d_name[0] > '9')
-			continue;
-		if (*n == cap) {
-			cap *= 2;
-			*out = realloc(*out, cap * sizeof(pid_t));
-		}
-		(*out)[(*n)++] = (pid_t)atoi(de->d_name);
-	}
-	closedir(d);
-	return 0;
-}
-
-static void task_comm(pid_t pid, pid_t tid, char *buf, size_t n)
-{
-	char path[96];
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", (int)pid, (int)tid);
-	buf[0] = '\0';
-	FILE *fp = fopen(path, "r");
-	if (fp) {
-		if (fgets(buf, (int)n, fp))
-			buf[strcspn(buf, "\n")] = '\0';
-		fclose(fp);
-	}
-}
-
-/* utime + stime of a process from /proc/PID/stat, in seconds. */
-static bool proc_times(pid_t pid, double *user, double *sys)
-{
-	char path[64], line[1024];
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	FILE *fp = fopen(path, "r");
-	if (!fp)
-		return false;
-	bool ok = fgets(line, sizeof(line), fp) != NULL;
-	fclose(fp);
-	char *p = ok ? strrchr(line, ')') : NULL;
-	unsigned long ut, st;
-	if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu",
-			 &ut, &st) != 2)
-		return false;
-	long hz = sysconf(_SC_CLK_TCK);
-	*user = (double)ut / (double)hz;
-	*sys = (double)st / (double)hz;
-	return true;
-}
-
-static int open_attached(struct counters *cs, pid_t pid, char **cause)
-{
-	/* Scan until a pass finds no thread we have not opened yet: threads
-	 * created by an opened thread are inherited from then on. */
-	pid_t *seen = NULL;
-	size_t nseen = 0;
-	int rc = 0;
-	for (int pass = 0; pass < 8; pass++) {
-		pid_t *tids = NULL;
-		size_t n = 0;
-		rc = list_tasks(pid, &tids, &n);
-		if (rc) {
-			if (cause && !*cause &&
-			    asprintf(cause, "cannot attach to process %d: %s",
-				     (int)pid, rc == -ENOENT ? "no such process"
-				     : strerror(-rc)) < 0)
-				*cause = NULL;
-			break;
-		}
-		size_t added = 0;
-		for (size_t i = 0; i < n; i++) {
-			bool known = false;
-			for (size_t k = 0; k < nseen && !known; k++)
-				known = seen[k] == tids[i];
-			if (known)
-				continue;
-			char name[32];
-			task_comm(pid, tids[i], name, sizeof(name));
-			int orc = counters_open_task(cs, pid, tids[i], name, cause);
-			if (orc == -ESRCH)
-				continue;	/* it exited while we looked */
-			if (orc) {
-				rc = orc;
-				break;
-			}
-			seen = realloc(seen, (nseen + 1) * sizeof(pid_t));
-			seen[nseen++] = tids[i];
-			added++;
-		}
-		free(tids);
-		if (rc || added == 0)
-			break;
-	}
-	free(seen);
-	if (!rc && nseen == 0) {
-		if (cause && !*cause && asprintf(cause, "process %d has no threads "
-						 "left to attach to", (int)pid) < 0)
-			*cause = NULL;
-		rc = -ESRCH;
-	}
-	return rc;
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-/*
- * Wait for the end (workload exit, duration, or a signal) while draining
- * the ring buffers. Returns true when interrupted by a signal.
- */
-static bool watch(struct counters *cs, struct launch *l, pid_t attach_pid,
-		  int attach_pidfd, double deadline)
-{
-	struct pollfd pfd[1025];
-	bool interrupted = false;
-	for (;;) {
-		size_t n = counters_pollfds(cs, pfd, 1024);
-		int endfd = l ? l->pidfd : attach_pidfd;
-		if (endfd >= 0) {
-			pfd[n].fd = endfd;
-			pfd[n].events = POLLIN;
-			pfd[n].revents = 0;
-			n++;
-		}
-		int timeout = 100;
-		if (deadline > 0) {
-			double left = deadline - now_s();
-			if (left <= 0)
-				break;
-			if (left * 1000 < timeout)
-				timeout = (int)(left * 1000) + 1;
-		}
-		poll(pfd, n, timeout);
-		counters_drain(cs);
-		if (got_signal) {
-			int sig = got_signal;
-			got_signal = 0;
-			interrupted = true;
-			if (l) {
-				/* The terminal already told the workload. */
-				if (!got_signal_from_kernel)
-					kill(l->pid, sig);
-			} else {
-				break;	/* attached: stop counting, leave it be */
-			}
-		}
-		if (l && launch_exited(l))
-			break;
-		if (!l && kill(attach_pid, 0) != 0 && errno == ESRCH)
-			break;
-	}
-	return interrupted;
 }
 
 int cmd_run(int argc, char **argv, struct prof_ctx *ctx)
@@ -486,15 +254,10 @@ int cmd_run(int argc, char **argv, struct prof_ctx *ctx)
 	int exit_code = EXIT_OK;
 	struct run_state rs;
 	run_state_init(&rs, ctx, a.db);
-
-	/* A launched command that cannot run is refused before anything
-	 * is opened or stored (127, as a shell says). */
-	struct run_mods rm;
-	memset(&rm, 0, sizeof(rm));
-	struct launch l;
-	memset(&l, 0, sizeof(l));
-	l.pidfd = l.go_fd = l.err_fd = -1;
 	bool launched = a.pid == 0;
+
+	/* A command that cannot run is refused before anything is opened or
+	 * stored (127, as a shell says). */
 	if (launched) {
 		char *path = launch_resolve(a.argv[0], &cause);
 		if (!path) {
@@ -516,7 +279,6 @@ int cmd_run(int argc, char **argv, struct prof_ctx *ctx)
 	 * error, an unreadable topology for largest-llc a warning. */
 	struct pin_plan plan;
 	memset(&plan, 0, sizeof(plan));
-	char *pin_cpus_in_force = NULL;
 	if (launched) {
 		char *warn = NULL;
 		const char *mode = pin_choose_mode(a.pin, a.affinity,
@@ -541,169 +303,65 @@ int cmd_run(int argc, char **argv, struct prof_ctx *ctx)
 		}
 	}
 
-	run_state_open_db(&rs);
-
-	FILE *dump = NULL;
-	if (a.dump && !(dump = dump_open(a.dump))) {
-		event_list_free(evs, nev);
-		run_state_release(&rs);
-		return EXIT_FAIL;
+	/* The sleep interposer: words checked (exit 2), library found (exit
+	 * 1), both before the workload starts. */
+	struct sleep_plan sleep;
+	memset(&sleep, 0, sizeof(sleep));
+	sleep.fd = -1;
+	if (a.sleep_mode) {
+		rc = sleep_plan_parse(&sleep, a.sleep_mode, &cause);
+		if (rc) {
+			print_cause("error: ", cause);
+			fprintf(stderr, "hint: run 'prof run --help' for its options\n");
+			exit_code = EXIT_USAGE;
+			goto out_early;
+		}
+		rc = sleep_plan_locate(&sleep, &cause);
+		if (rc) {
+			print_cause("error: ", cause);
+			exit_code = EXIT_FAIL;
+			goto out_early;
+		}
+		sleep_plan_check(&sleep, a.argv[0]);
 	}
-	struct counters_opts co = {
-		.events = evs, .nevents = nev, .mmap_pages = (size_t)a.mmap_pages,
-		.flags = launched ? COUNTERS_ENABLE_ON_EXEC : 0,
-		.record_hook = dump ? dump_record : NULL, .hook_arg = dump,
-	};
-	run_mods_init(&rm, a.working_set, &co);
-	struct counters *cs = counters_new(&co);
-	if (!cs) {
-		error_msg("cannot set up the counters: %s", strerror(errno));
-		exit_code = EXIT_FAIL;
+
+	run_state_open_db(&rs);
+	FILE *dump = NULL;
+	if (a.dump && !(dump = fopen(a.dump, "wb"))) {
+		char buf[64];
+		exit_code = error_msg("cannot open '%s' for writing: %s",
+				      cli_echo(a.dump, buf, sizeof(buf)), strerror(errno));
 		goto out;
 	}
 
-	struct sigaction old[4];
-	catch_signals(old);
-	struct rusage ru;
-	memset(&ru, 0, sizeof(ru));
-	int status = 0, signo = 0;
-	double t0, t1;
-	bool interrupted;
-	char started[32];
-	run_state_now_iso(started, sizeof(started));
-	double u0 = 0, s0 = 0, u1 = 0, s1 = 0;
-
-	if (launched) {
-		struct launch_opts lo = {
-			.argv = a.argv,
-			.pin = plan.apply ? plan.set : NULL,
-			.pin_size = plan.setsize,
-			.out_fd = -1,
-		};
-		rc = launch_prepare(&l, &lo, &cause);
-		if (rc) {
-			print_cause("error: ", cause);
-			exit_code = rc == -ENOENT || rc == -EACCES ? 127 : EXIT_FAIL;
-			restore_signals(old);
-			goto out;
-		}
-		rc = counters_open_task(cs, l.pid, l.pid, NULL, &cause);
-		if (rc) {
-			print_cause("error: ", cause);
-			launch_abort(&l);
-			exit_code = EXIT_FAIL;
-			restore_signals(old);
-			goto out;
-		}
-		run_mods_opened(&rm, cs, 0);
-		if (dump)
-			dump_header(dump, cs, &co, evs, nev);
-		report_unsupported(cs, evs, nev);
-		if (plan.apply)
-			fprintf(stderr, "prof: %s\n", plan.desc);
-		t0 = now_s();
-		rc = launch_release(&l, &cause);
-		if (rc) {
-			print_cause("error: ", cause);
-			launch_release_fds(&l);
-			exit_code = 127;
-			restore_signals(old);
-			goto out;
-		}
-		pin_cpus_in_force = pin_read_back(l.pid);
-		interrupted = watch(cs, &l, 0, -1, 0);
-		t1 = now_s();
-		launch_reap(&l, &status, &signo, &ru);
-		launch_release_fds(&l);
-	} else {
-		pid_t pid = (pid_t)a.pid;
-		proc_times(pid, &u0, &s0);
-		rc = open_attached(cs, pid, &cause);
-		if (rc) {
-			print_cause("error: ", cause);
-			exit_code = EXIT_FAIL;
-			restore_signals(old);
-			goto out;
-		}
-		run_mods_opened(&rm, cs, pid);
-		if (dump)
-			dump_header(dump, cs, &co, evs, nev);
-		report_unsupported(cs, evs, nev);
-		int pidfd = -1;
-#ifdef SYS_pidfd_open
-		pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
-#endif
-		t0 = now_s();
-		if (!proc_times(pid, &u1, &s1)) {
-			u1 = u0;
-			s1 = s0;
-		}
-		interrupted = watch(cs, NULL, pid, pidfd, a.duration > 0 ? t0 + a.duration : 0);
-		t1 = now_s();
-		double u2, s2;
-		if (proc_times(pid, &u2, &s2)) {
-			u1 = u2;
-			s1 = s2;
-		}
-		if (pidfd >= 0)
-			close(pidfd);
-	}
-	restore_signals(old);
-
-	free(cause);
-	cause = NULL;
-	if (counters_finish(cs, &cause) && cause) {
-		print_cause("warning: ", cause);
-		free(cause);
-		cause = NULL;
-	}
-
+	struct runner_opts ro = {
+		.argv = launched ? a.argv : NULL,
+		.argc = launched ? a.argc : 0,
+		.attach_pid = (pid_t)a.pid,
+		.duration_s = a.duration,
+		.evs = evs, .nev = nev,
+		.plan = launched ? &plan : NULL,
+		.out_fd = -1,
+		.mmap_pages = (size_t)a.mmap_pages,
+		.working_set = a.working_set,
+		.record_dump = dump,
+		.sleep = a.sleep_mode ? &sleep : NULL,
+	};
 	struct db_run run;
-	memset(&run, 0, sizeof(run));
-	run.kind = strdup(launched ? "run" : "attach");
-	run.started = strdup(started);
-	run.wall_s = t1 - t0;
-	if (launched) {
-		run.command = run_state_command_line(a.argv, a.argc);
-		run.argv = a.argv;
-		run.argc = a.argc;
-		run.pid = l.pid ? l.pid : 0;
-		run.exit_status = status;
-		run.term_signal = signo;
-		run.user_s = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6;
-		run.sys_s = (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
-	} else {
-		char cmd[64];
-		snprintf(cmd, sizeof(cmd), "-p %ld", a.pid);
-		run.command = strdup(cmd);
-		run.pid = (int32_t)a.pid;
-		run.user_s = u1 - u0;
-		run.sys_s = s1 - s0;
+	rc = runner_run(&ro, &run, &cause);
+	if (rc) {
+		print_cause("error: ", cause);
+		exit_code = launched && (rc == -ENOENT || rc == -EACCES || rc == -ENOEXEC)
+			    ? 127 : EXIT_FAIL;
+		goto out;
 	}
-	run.interrupted = interrupted;
 	if (launched) {
-		run.pin.mode = plan.mode;
-		plan.mode = NULL;
-		run.pin.status = plan.apply ? strdup("applied") : plan.status;
-		if (!plan.apply)
-			plan.status = NULL;
-		run.pin.cpus = pin_cpus_in_force;
-		pin_cpus_in_force = NULL;
-		run.pin.level = plan.level;
-		run.pin.cache_type = plan.cache_type;
-		plan.cache_type = NULL;
-		run.pin.size_bytes = plan.size_bytes;
 		run.topology = plan.topology;
 		plan.topology = NULL;
-		if (plan.desc)
-			db_run_set(&run, "pin_desc", plan.desc);
 	}
-	run_state_fill(&rs, &run, cs, evs, nev);
-	run_mods_fill(&rm, &run);
 	db_run_set(&run, "events", a.events);
-	char pages[32];
-	snprintf(pages, sizeof(pages), "%ld", a.mmap_pages);
-	db_run_set(&run, "mmap_pages", pages);
+	if (a.working_set)
+		db_run_set(&run, "working_set", "1");
 
 	int store_rc = run_state_store(&rs, &run);
 	if (!a.quiet || a.out) {
@@ -716,23 +374,18 @@ int cmd_run(int argc, char **argv, struct prof_ctx *ctx)
 			exit_code = EXIT_FAIL;
 		}
 	}
+	/* A launched run exits as its workload did; an attach exits 0. */
 	if (launched && exit_code == EXIT_OK)
-		exit_code = status;
+		exit_code = run.exit_status;
 	if (store_rc)
 		exit_code = EXIT_FAIL;
-	if (!launched && interrupted && exit_code == EXIT_OK)
-		exit_code = EXIT_OK;
-	/* argv is borrowed from our own argv; do not free it with the run. */
-	run.argv = NULL;
-	run.argc = 0;
 	db_run_release(&run);
 out:
-	pin_plan_release(&plan);
-	free(pin_cpus_in_force);
 	if (dump)
 		fclose(dump);
-	counters_free(cs);
-	run_mods_release(&rm);
+out_early:
+	sleep_plan_release(&sleep);
+	pin_plan_release(&plan);
 	event_list_free(evs, nev);
 	run_state_release(&rs);
 	free(cause);

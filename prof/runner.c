@@ -1,6 +1,8 @@
 /*
- * runner: launch, count, drain and reap one workload; see runner.h.
+ * runner: launch (or attach), count, drain and settle one run; see
+ * runner.h.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
@@ -8,11 +10,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "collectors/counters.h"
+#include "prof/cli.h"
 #include "prof/launch.h"
+#include "prof/runmods.h"
 #include "prof/runner.h"
 #include "prof/runutil.h"
 
@@ -45,24 +50,256 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* ---- the record dump (tests replay it) ---- */
+
+static void dump_record(const void *rec, size_t len, void *arg)
+{
+	fwrite(rec, 1, len, arg);
+}
+
+static void dump_header(FILE *fp, const struct counters *cs,
+			const struct counters_opts *co)
+{
+	const struct perf_rec_layout *lay = counters_layout(cs);
+	struct ring_dump_header h;
+	memset(&h, 0, sizeof(h));
+	memcpy(h.magic, RING_DUMP_MAGIC, sizeof(h.magic));
+	h.sample_type = lay->sample_type;
+	h.read_format = lay->read_format;
+	h.nevents = (uint32_t)co->nevents;
+	h.nsamplers = (uint32_t)co->nsamplers;
+	fwrite(&h, sizeof(h), 1, fp);
+	for (size_t i = 0; i < co->nevents; i++) {
+		struct ring_dump_event e;
+		memset(&e, 0, sizeof(e));
+		e.id = counters_event_id(cs, 0, i);
+		snprintf(e.name, sizeof(e.name), "%s", co->events[i].name);
+		fwrite(&e, sizeof(e), 1, fp);
+	}
+	run_mods_dump_samplers(cs, co, fp);
+}
+
+/* ---- attach ---- */
+
+static int list_tasks(pid_t pid, pid_t **out, size_t *n)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	DIR *d = opendir(path);
+	if (!d)
+		return -errno;
+	size_t cap = 16;
+	*n = 0;
+	*out = malloc(cap * sizeof(pid_t));
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] < '0' || de->d_name[0] > '9')
+			continue;
+		if (*n == cap) {
+			cap *= 2;
+			*out = realloc(*out, cap * sizeof(pid_t));
+		}
+		(*out)[(*n)++] = (pid_t)atoi(de->d_name);
+	}
+	closedir(d);
+	return 0;
+}
+
+static void task_comm(pid_t pid, pid_t tid, char *buf, size_t n)
+{
+	char path[96];
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", (int)pid, (int)tid);
+	buf[0] = '\0';
+	FILE *fp = fopen(path, "r");
+	if (fp) {
+		if (fgets(buf, (int)n, fp))
+			buf[strcspn(buf, "\n")] = '\0';
+		fclose(fp);
+	}
+}
+
+/* utime + stime of a process from /proc/PID/stat, in seconds. */
+static bool proc_times(pid_t pid, double *user, double *sys)
+{
+	char path[64], line[1024];
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	FILE *fp = fopen(path, "r");
+	if (!fp)
+		return false;
+	bool ok = fgets(line, sizeof(line), fp) != NULL;
+	fclose(fp);
+	char *p = ok ? strrchr(line, ')') : NULL;
+	unsigned long ut, st;
+	if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu",
+			 &ut, &st) != 2)
+		return false;
+	long hz = sysconf(_SC_CLK_TCK);
+	*user = (double)ut / (double)hz;
+	*sys = (double)st / (double)hz;
+	return true;
+}
+
+/*
+ * Open the events on every thread of pid. Scan until a pass finds no
+ * thread not yet opened: threads created by an opened thread are
+ * inherited from then on.
+ */
+static int open_attached(struct counters *cs, pid_t pid, char **cause)
+{
+	pid_t *seen = NULL;
+	size_t nseen = 0;
+	int rc = 0;
+	for (int pass = 0; pass < 8; pass++) {
+		pid_t *tids = NULL;
+		size_t n = 0;
+		rc = list_tasks(pid, &tids, &n);
+		if (rc) {
+			if (cause && !*cause &&
+			    asprintf(cause, "cannot attach to process %d: %s",
+				     (int)pid, rc == -ENOENT ? "no such process"
+				     : strerror(-rc)) < 0)
+				*cause = NULL;
+			if (rc == -ENOENT)
+				rc = -ESRCH;
+			break;
+		}
+		size_t added = 0;
+		for (size_t i = 0; i < n; i++) {
+			bool known = false;
+			for (size_t k = 0; k < nseen && !known; k++)
+				known = seen[k] == tids[i];
+			if (known)
+				continue;
+			char name[32];
+			task_comm(pid, tids[i], name, sizeof(name));
+			int orc = counters_open_task(cs, pid, tids[i], name, cause);
+			if (orc == -ESRCH)
+				continue;	/* it exited while we looked */
+			if (orc) {
+				rc = orc;
+				break;
+			}
+			seen = realloc(seen, (nseen + 1) * sizeof(pid_t));
+			seen[nseen++] = tids[i];
+			added++;
+		}
+		free(tids);
+		if (rc || added == 0)
+			break;
+	}
+	free(seen);
+	if (!rc && nseen == 0) {
+		if (cause && !*cause && asprintf(cause, "process %d has no threads "
+						 "left to attach to", (int)pid) < 0)
+			*cause = NULL;
+		rc = -ESRCH;
+	}
+	return rc;
+}
+
+/* ---- the run ---- */
+
+struct chain {
+	struct run_mods *rm;
+	const struct runner_opts *o;
+};
+
+static void chained_record(const struct perf_rec *rec, int origin, void *arg)
+{
+	struct chain *c = arg;
+	if (c->rm->mods)
+		modules_on_record(rec, origin, c->rm->mods);
+	if (c->o->on_record)
+		c->o->on_record(rec, origin, c->o->arg);
+}
+
+/*
+ * Drain until the end: the workload's exit, the duration, or a signal.
+ * Returns true when a signal ended or reached it.
+ */
+static bool watch(struct counters *cs, struct launch *l, pid_t attach_pid,
+		  int endfd, double deadline)
+{
+	struct pollfd pfd[1025];
+	bool interrupted = false;
+	for (;;) {
+		size_t n = counters_pollfds(cs, pfd, 1024);
+		if (endfd >= 0) {
+			pfd[n].fd = endfd;
+			pfd[n].events = POLLIN;
+			pfd[n].revents = 0;
+			n++;
+		}
+		int timeout = 100;
+		if (deadline > 0) {
+			double left = deadline - now_s();
+			if (left <= 0)
+				break;
+			if (left * 1000 < timeout)
+				timeout = (int)(left * 1000) + 1;
+		}
+		poll(pfd, n, timeout);
+		counters_drain(cs);
+		if (got_signal) {
+			int sig = got_signal;
+			got_signal = 0;
+			interrupted = true;
+			if (!l)
+				break;	/* attached: stop counting, leave it be */
+			if (!got_signal_from_tty)
+				kill(l->pid, sig);	/* the terminal already told it */
+		}
+		if (l && launch_exited(l))
+			break;
+		if (!l && kill(attach_pid, 0) != 0 && errno == ESRCH)
+			break;
+	}
+	return interrupted;
+}
+
 int runner_run(const struct runner_opts *o, struct db_run *run, char **cause)
 {
 	memset(run, 0, sizeof(*run));
+	bool launched = o->attach_pid <= 0;
+	if (!launched && kill(o->attach_pid, 0) != 0 && errno == ESRCH) {
+		if (cause && asprintf(cause, "cannot attach to process %d: no such "
+				      "process", (int)o->attach_pid) < 0)
+			*cause = NULL;
+		return -ESRCH;
+	}
 	struct counters_opts co = {
 		.events = o->evs, .nevents = o->nev, .mmap_pages = o->mmap_pages,
-		.flags = COUNTERS_ENABLE_ON_EXEC,
-		.samplers = o->samplers, .nsamplers = o->nsamplers,
-		.on_record = o->on_record, .rec_arg = o->rec_arg,
-		.record_hook = o->record_hook, .hook_arg = o->hook_arg,
+		.flags = launched ? COUNTERS_ENABLE_ON_EXEC : 0,
+		.record_hook = o->record_dump ? dump_record : NULL,
+		.hook_arg = o->record_dump,
 	};
+	struct run_mods rm;
+	run_mods_init(&rm, o->working_set, &co);
+	/* The working-set sampler first, then the caller's. */
+	size_t first = co.nsamplers;
+	struct sampler_desc *all = calloc(co.nsamplers + o->nsamplers + 1, sizeof(*all));
+	if (!all)
+		abort();
+	if (co.nsamplers)
+		memcpy(all, co.samplers, co.nsamplers * sizeof(*all));
+	if (o->nsamplers)
+		memcpy(all + co.nsamplers, o->samplers, o->nsamplers * sizeof(*all));
+	co.samplers = all;
+	co.nsamplers += o->nsamplers;
+	struct chain chain = { &rm, o };
+	co.on_record = chained_record;
+	co.rec_arg = &chain;
+
+	int rc = 0;
 	struct counters *cs = counters_new(&co);
 	if (!cs) {
-		int e = errno;
+		rc = -errno;
 		if (cause && asprintf(cause, "cannot set up the counters: %s",
-				      strerror(e)) < 0)
+				      strerror(-rc)) < 0)
 			*cause = NULL;
-		return -e;
+		goto out_free;
 	}
+
 	struct sigaction sa, old[NCAUGHT];
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = on_signal;
@@ -72,87 +309,131 @@ int runner_run(const struct runner_opts *o, struct db_run *run, char **cause)
 		sigaction(caught[i], &sa, &old[i]);
 	got_signal = 0;
 
-	struct launch l;
-	struct launch_opts lo = {
-		.argv = o->argv, .cwd = o->cwd, .env_set = o->env_set,
-		.pin = o->plan && o->plan->apply ? o->plan->set : NULL,
-		.pin_size = o->plan ? o->plan->setsize : 0,
-		.out_fd = o->out_fd,
-	};
 	char started[32];
 	run_state_now_iso(started, sizeof(started));
-	int rc = launch_prepare(&l, &lo, cause);
-	if (rc)
-		goto out_signals;
-	rc = counters_open_task(cs, l.pid, l.pid, NULL, cause);
-	if (!rc && o->opened)
-		rc = o->opened(cs, o->opened_arg, cause);
-	if (rc) {
-		launch_abort(&l);
-		goto out_signals;
+	struct launch l;
+	memset(&l, 0, sizeof(l));
+	l.go_fd = l.err_fd = l.pidfd = -1;
+	double t0, t1, u0 = 0, s0 = 0, u1 = 0, s1 = 0;
+	char *cpus_in_force = NULL;
+	bool interrupted;
+	int status = 0, signo = 0;
+	struct rusage ru;
+	memset(&ru, 0, sizeof(ru));
+
+	char **env = o->env_set;
+	char **merged = NULL;
+	if (launched && o->sleep) {
+		rc = sleep_plan_arm(o->sleep, cause);
+		if (rc)
+			goto out_signals;
+		size_t n = 0, m = 0;
+		while (o->env_set && o->env_set[n])
+			n++;
+		while (o->sleep->env[m])
+			m++;
+		merged = calloc(n + m + 1, sizeof(char *));
+		if (!merged)
+			abort();
+		for (size_t i = 0; i < n; i++)
+			merged[i] = o->env_set[i];
+		for (size_t i = 0; i < m; i++)
+			merged[n + i] = o->sleep->env[i];
+		env = merged;
 	}
+	if (launched) {
+		struct launch_opts lo = {
+			.argv = o->argv, .cwd = o->cwd, .env_set = env,
+			.pin = o->plan && o->plan->apply ? o->plan->set : NULL,
+			.pin_size = o->plan ? o->plan->setsize : 0,
+			.out_fd = o->out_fd,
+		};
+		rc = launch_prepare(&l, &lo, cause);
+		if (rc)
+			goto out_signals;
+		rc = counters_open_task(cs, l.pid, l.pid, NULL, cause);
+		if (rc) {
+			launch_abort(&l);
+			goto out_signals;
+		}
+	} else {
+		proc_times(o->attach_pid, &u0, &s0);
+		rc = open_attached(cs, o->attach_pid, cause);
+		if (rc)
+			goto out_signals;
+	}
+	run_mods_opened(&rm, cs, launched ? 0 : o->attach_pid);
+	if (o->on_opened)
+		o->on_opened(cs, first, o->arg);
+	if (o->record_dump)
+		dump_header(o->record_dump, cs, &co);
 	if (!o->quiet) {
 		report_unsupported(cs, o->evs, o->nev);
 		if (o->plan && o->plan->apply)
 			fprintf(stderr, "prof: %s\n", o->plan->desc);
 	}
-	double t0 = now_s();
-	rc = launch_release(&l, cause);
-	if (rc) {
-		launch_release_fds(&l);
-		goto out_signals;
-	}
-	char *cpus_in_force = pin_read_back(l.pid);
 
-	bool interrupted = false;
-	struct pollfd pfd[2];
-	for (;;) {
-		size_t n = counters_pollfds(cs, pfd, 1);
-		if (l.pidfd >= 0) {
-			pfd[n].fd = l.pidfd;
-			pfd[n].events = POLLIN;
-			pfd[n].revents = 0;
-			n++;
+	t0 = now_s();
+	if (launched) {
+		rc = launch_release(&l, cause);
+		if (rc) {
+			launch_release_fds(&l);
+			goto out_signals;
 		}
-		poll(pfd, n, 100);
-		counters_drain(cs);
-		if (got_signal) {
-			int sig = got_signal;
-			got_signal = 0;
-			interrupted = true;
-			if (!got_signal_from_tty)
-				kill(l.pid, sig);
+		cpus_in_force = pin_read_back(l.pid);
+		interrupted = watch(cs, &l, 0, l.pidfd, 0);
+		t1 = now_s();
+		run->pid = l.pid;
+		launch_reap(&l, &status, &signo, &ru);
+		launch_release_fds(&l);
+		if (o->sleep)
+			run->sleep_usage = sleep_plan_collect(o->sleep);
+	} else {
+		int pidfd = -1;
+#ifdef SYS_pidfd_open
+		pidfd = (int)syscall(SYS_pidfd_open, o->attach_pid, 0);
+#endif
+		if (proc_times(o->attach_pid, &u1, &s1)) {
+			u0 = u1;
+			s0 = s1;
 		}
-		if (launch_exited(&l))
-			break;
+		interrupted = watch(cs, NULL, o->attach_pid, pidfd,
+				    o->duration_s > 0 ? t0 + o->duration_s : 0);
+		t1 = now_s();
+		if (!proc_times(o->attach_pid, &u1, &s1)) {
+			u1 = u0;	/* it exited: its last times are gone */
+			s1 = s0;
+		}
+		if (pidfd >= 0)
+			close(pidfd);
+		run->pid = (int32_t)o->attach_pid;
 	}
-	double t1 = now_s();
-	struct rusage ru;
-	memset(&ru, 0, sizeof(ru));
-	int status = 0, signo = 0;
-	pid_t pid = l.pid;
-	launch_reap(&l, &status, &signo, &ru);
-	launch_release_fds(&l);
 
 	char *fcause = NULL;
 	if (counters_finish(cs, &fcause) && fcause)
 		fprintf(stderr, "warning: %s\n", fcause);
 	free(fcause);
 
-	run->kind = strdup(o->kind ? o->kind : "run");
+	run->kind = strdup(o->kind ? o->kind : launched ? "run" : "attach");
 	run->started = strdup(started);
 	run->wall_s = t1 - t0;
-	run->command = run_state_command_line(o->argv, o->argc);
-	run->argc = o->argc;
-	run->argv = calloc((size_t)o->argc + 1, sizeof(char *));
-	for (int i = 0; i < o->argc; i++)
-		run->argv[i] = strdup(o->argv[i]);
-	run->pid = pid;
-	run->exit_status = status;
-	run->term_signal = signo;
-	run->user_s = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6;
-	run->sys_s = (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
 	run->interrupted = interrupted;
+	if (launched) {
+		run->command = run_state_command_line(o->argv, o->argc);
+		run->argc = o->argc;
+		run->argv = calloc((size_t)o->argc + 1, sizeof(char *));
+		for (int i = 0; i < o->argc; i++)
+			run->argv[i] = strdup(o->argv[i]);
+		run->exit_status = status;
+		run->term_signal = signo;
+		run->user_s = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6;
+		run->sys_s = (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+	} else {
+		if (asprintf(&run->command, "-p %d", (int)o->attach_pid) < 0)
+			run->command = NULL;
+		run->user_s = u1 - u0;
+		run->sys_s = s1 - s0;
+	}
 	if (o->cwd)
 		run->cwd = strdup(o->cwd);
 	const struct pin_plan *p = o->plan;
@@ -169,10 +450,22 @@ int runner_run(const struct runner_opts *o, struct db_run *run, char **cause)
 	struct run_state rs;
 	memset(&rs, 0, sizeof(rs));
 	run_state_fill(&rs, run, cs, o->evs, o->nev);
+	run_mods_fill(&rm, run);
+	if (o->mmap_pages) {
+		char pages[32];
+		snprintf(pages, sizeof(pages), "%zu", o->mmap_pages);
+		db_run_set(run, "mmap_pages", pages);
+	}
+	if (run->sleep_usage)
+		db_run_set(run, "sleep_mode", o->sleep->spec);
 	rc = 0;
 out_signals:
+	free(merged);
 	for (size_t i = 0; i < NCAUGHT; i++)
 		sigaction(caught[i], &old[i], NULL);
 	counters_free(cs);
+out_free:
+	run_mods_release(&rm);
+	free(all);
 	return rc;
 }

@@ -1,25 +1,37 @@
 /*
- * runner: one counted run of a launched command, start to finish: fork
- * with its settings (pin, environment, working directory, where its output
- * goes), open the counters, release it, drain while it runs, reap it, and
- * fill a struct db_run ready to store. Ctrl-C and SIGTERM are forwarded to
- * the workload and reported back as "interrupted". The verbs that launch
- * workloads (run, ab, record) share it. Not thread-safe (signal handlers).
+ * runner: one counted run, start to finish, for every verb that runs a
+ * workload (run, ab, record). A launched command is forked with its
+ * settings (pin, environment, working directory, where its output goes),
+ * the counters are opened on it, it is released and drained while it
+ * runs, and reaped; or an existing process is attached to (-p) until it
+ * exits, a duration ends, or Ctrl-C. Code modules are always tracked (the
+ * MMAP2 side-band), the touched working set on request. The result is a
+ * struct db_run ready to store.
+ *
+ * Ctrl-C and SIGTERM reach a launched workload (a terminal's Ctrl-C
+ * already did; a kill(1) of prof is forwarded) and mark the run
+ * interrupted; an attach just stops counting. Not thread-safe (signal
+ * handlers).
  */
 #ifndef PROF_RUNNER_H
 #define PROF_RUNNER_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
+#include <sys/types.h>
 
 #include "collectors/counters.h"
 #include "collectors/events.h"
 #include "db/runs.h"
 #include "prof/pin.h"
+#include "prof/sleepmode.h"
 
 struct runner_opts {
-	char **argv;			/* NULL-terminated */
+	char **argv;			/* NULL-terminated; NULL when attaching */
 	int argc;
+	pid_t attach_pid;		/* > 0: attach instead of launching */
+	double duration_s;		/* attach: stop after this; 0: no limit */
 	const struct event_desc *evs;
 	size_t nev;
 	const struct pin_plan *plan;	/* may be NULL: unpinned */
@@ -29,28 +41,29 @@ struct runner_opts {
 	size_t mmap_pages;		/* 0: default */
 	bool quiet;			/* do not print the pin sentence or the
 					   unsupported-event warning */
-	/* prof record: the run's kind ("run" when NULL), sampling events
-	 * opened beside the counting ones, and where decoded records go. */
-	const char *kind;
+	const char *kind;		/* the stored run's kind; NULL: "run"/"attach" */
+	bool working_set;		/* sample page faults with their address */
+	struct sleep_plan *sleep;	/* --sleep-mode (launch only), or NULL */
+	FILE *record_dump;		/* save the raw records (tests replay them) */
+
+	/* For verbs that sample (prof record): more samplers, opened after
+	 * the working-set one, and callbacks for their records. */
 	const struct sampler_desc *samplers;
 	size_t nsamplers;
+	/* After the events are open: `first` is the index of samplers[0]
+	 * among the counters' samplers (for counters_sampler_id). */
+	void (*on_opened)(const struct counters *cs, size_t first, void *arg);
 	void (*on_record)(const struct perf_rec *rec, int origin, void *arg);
-	void *rec_arg;
-	void (*record_hook)(const void *rec, size_t len, void *arg);
-	void *hook_arg;
-	/* Called once the counters are open on the child, before it is
-	 * released; a non-zero return (a negative errno, with *cause) kills
-	 * the child and runner_run returns it. May be NULL. */
-	int (*opened)(struct counters *cs, void *arg, char **cause);
-	void *opened_arg;
+	void *arg;
 };
 
 /*
- * Run it. 0 when the workload ran (its status is in run->exit_status;
- * run->interrupted says whether a signal ended it); -ENOENT/-EACCES with
- * *cause when the command could not be started (a shell's 127), other
- * -errno with *cause for operational failures (counters, fork). run is
- * filled on 0 and must then be released by the caller.
+ * Run it. 0 when the workload ran (its status is in run->exit_status,
+ * run->interrupted says whether a signal ended it); -ENOENT or -EACCES
+ * with *cause when a command could not be started (a shell's 127);
+ * -ESRCH when the process to attach to does not exist; other -errno with
+ * *cause for operational failures. On 0 run is filled (host, events,
+ * threads, pin, modules) and the caller releases it.
  */
 int runner_run(const struct runner_opts *o, struct db_run *run, char **cause);
 

@@ -10,6 +10,7 @@
 
 #include "reports/modules.h"
 #include "reports/runs.h"
+#include "reports/sleep.h"
 
 int report_by_parse(const char *word, enum report_by *out)
 {
@@ -481,6 +482,11 @@ static void write_json(const struct db_run *run, const struct rrow *rows,
 	}
 	jw_obj_end(&w);
 	report_working_set_json(run, &w);
+	jw_key(&w, "sleep");
+	if (run->sleep_usage)
+		report_sleep_usage_json(run->sleep_usage, &w);
+	else
+		jw_null(&w);
 	if (run->nsettings) {
 		jw_key(&w, "settings");
 		jw_obj_begin(&w);
@@ -624,6 +630,8 @@ void report_run(const struct db_run *run, enum report_by by,
 		fprintf(fp, " no event could be counted\n");
 	write_footer(run, fmt, fp);
 	report_working_set_footer(run, fmt, fp);
+	if (run->sleep_usage)
+		report_sleep_usage(run->sleep_usage, fmt, fp);
 	if (fmt == OUT_TABLE)
 		fputc('\n', fp);
 

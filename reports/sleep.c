@@ -406,3 +406,113 @@ void report_sleep(const struct db_run *run, const struct db_sleep *s,
 	fputc('\n', fp);
 	write_cheapest(s, lead, fp);
 }
+
+/* ---- the interposer's report of a --sleep-mode run ---- */
+
+void report_sleep_usage(const struct db_sleep_usage *u, enum out_format fmt,
+			FILE *fp)
+{
+	bool md = fmt == OUT_MARKDOWN;
+	const char *lead = md ? "" : " ";
+	fprintf(fp, "\n%ssleeps under %llu us served as %s", lead,
+		(unsigned long long)u->threshold_us, u->mode ? u->mode : "?");
+	if (u->max_spinners)
+		fprintf(fp, ", at most %u spinning at once", u->max_spinners);
+	fprintf(fp, ": %s", u->status ? u->status : "?");
+	if (u->processes)
+		fprintf(fp, " (%u process%s)", u->processes, u->processes == 1 ? "" : "es");
+	fputs("\n", fp);
+	if (u->error)
+		fprintf(fp, "%sinterposer: %s\n", lead, u->error);
+	if (!u->nthreads) {
+		fprintf(fp, "%sno thread slept under the threshold\n", lead);
+		return;
+	}
+	static const char *const titles[] = {
+		">tid", "name", ">served", ">passed", ">eintr", ">p50 us", ">p99 us",
+		">p99.9 us", ">max us",
+	};
+	struct rtable t;
+	rtable_init(&t, 9, titles);
+	char b[32];
+	for (size_t i = 0; i < u->nthreads; i++) {
+		const struct db_sleep_thread *x = &u->threads[i];
+		size_t r = rtable_add_row(&t);
+		if (x->tid)
+			rtable_set(&t, r, 0, "%d", x->tid);
+		rtable_set(&t, r, 1, "%s", x->name ? x->name : "");
+		rtable_set(&t, r, 2, "%llu", (unsigned long long)x->served);
+		rtable_set(&t, r, 3, "%llu", (unsigned long long)x->passed);
+		rtable_set(&t, r, 4, "%llu", (unsigned long long)x->eintr);
+		uint64_t v[4] = { x->p50_ns, x->p99_ns, x->p999_ns, x->max_ns };
+		for (int k = 0; k < 4; k++) {
+			if (x->served)
+				snprintf(b, sizeof(b), "%.1f", (double)v[k] / 1000.0);
+			else
+				snprintf(b, sizeof(b), "-");
+			rtable_set2(&t, r, 5 + k, b, NULL);
+		}
+	}
+	rtable_write(&t, md ? OUT_MARKDOWN : OUT_TABLE, fp, 1);
+	rtable_release(&t);
+}
+
+void report_sleep_usage_json(const struct db_sleep_usage *u, struct jw *w)
+{
+	jw_obj_begin(w);
+	jw_key(w, "mode");
+	jw_str(w, u->mode);
+	jw_key(w, "threshold_us");
+	jw_uint(w, u->threshold_us);
+	jw_key(w, "max_spinners");
+	if (u->max_spinners)
+		jw_uint(w, u->max_spinners);
+	else
+		jw_null(w);
+	jw_key(w, "status");
+	jw_str(w, u->status);
+	jw_key(w, "processes");
+	jw_uint(w, u->processes);
+	jw_key(w, "error");
+	jw_str(w, u->error);
+	jw_key(w, "threads");
+	jw_arr_begin(w);
+	for (size_t i = 0; i < u->nthreads; i++) {
+		const struct db_sleep_thread *x = &u->threads[i];
+		jw_obj_begin(w);
+		jw_key(w, "tid");
+		jw_int(w, x->tid);
+		jw_key(w, "name");
+		jw_str(w, x->name);
+		jw_key(w, "served");
+		jw_uint(w, x->served);
+		jw_key(w, "passed");
+		jw_uint(w, x->passed);
+		jw_key(w, "eintr");
+		jw_uint(w, x->eintr);
+		jw_key(w, "early");
+		jw_uint(w, x->early);
+		jw_key(w, "throttled");
+		jw_uint(w, x->throttled);
+		jw_key(w, "overshoot_us");
+		jw_obj_begin_flat(w);
+		jw_key(w, "p50");
+		jw_num(w, (double)x->p50_ns / 1000.0);
+		jw_key(w, "p90");
+		jw_num(w, (double)x->p90_ns / 1000.0);
+		jw_key(w, "p99");
+		jw_num(w, (double)x->p99_ns / 1000.0);
+		jw_key(w, "p999");
+		jw_num(w, (double)x->p999_ns / 1000.0);
+		jw_key(w, "max");
+		jw_num(w, (double)x->max_ns / 1000.0);
+		jw_key(w, "mean");
+		jw_num(w, x->mean_ns / 1000.0);
+		jw_obj_end(w);
+		jw_key(w, "requested_us_log2");
+		jw_str(w, x->req_hist);
+		jw_obj_end(w);
+	}
+	jw_arr_end(w);
+	jw_obj_end(w);
+}

@@ -30,4 +30,14 @@ void report_sleep(const struct db_run *run, const struct db_sleep *s,
 /* "timerfd", or "hybrid:12" / "hybrid:12.3" for a hybrid cell's margin. */
 void report_sleep_mode(const struct db_sleep_cell *c, char *buf, size_t len);
 
+/*
+ * The sleep interposer's part of a --sleep-mode run: its settings and
+ * status, then per thread the sleeps served and passed through, EINTRs,
+ * and the overshoot percentiles it achieved (table or Markdown), or the
+ * "sleep" object of the run's JSON.
+ */
+void report_sleep_usage(const struct db_sleep_usage *u, enum out_format fmt,
+			FILE *fp);
+void report_sleep_usage_json(const struct db_sleep_usage *u, struct jw *w);
+
 #endif

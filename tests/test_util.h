@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -132,5 +133,30 @@ static inline void tu_proc_release(struct tu_proc *p)
 	free(p->err);
 	p->out = p->err = NULL;
 }
+
+#ifdef PROF_BIN
+/*
+ * For end-to-end tests: skip when this machine does not let prof open
+ * perf events at all (it says "cannot open perf events": paranoid, no
+ * root). Any other failure of the probe is a failure of prof, not a
+ * reason to skip. Returns false when the caller must skip().
+ */
+static inline bool tu_perf_allowed(const char *dbarg)
+{
+	char *argv[] = { PROF_BIN, (char *)dbarg, "run", "-q", "-e", "task-clock",
+			 "--", "/bin/true", NULL };
+	struct tu_proc p = tu_run(argv, NULL);
+	bool denied = p.status != 0 && strstr(p.err, "cannot open perf events");
+	bool failed = p.status != 0 && !denied;
+	if (denied)
+		fprintf(stderr, "skipping: perf_event_open is not allowed here: %s\n", p.err);
+	if (failed)
+		fprintf(stderr, "prof run -- /bin/true failed (%d):\n%s", p.status, p.err);
+	tu_proc_release(&p);
+	if (failed)
+		abort();	/* not a skip: prof itself is broken */
+	return !denied;
+}
+#endif
 
 #endif

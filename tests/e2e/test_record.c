@@ -17,7 +17,9 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <math.h>
+#include <signal.h>
 #include <stdbool.h>
+#include <time.h>
 #include <string.h>
 
 #include "collectors/elf.h"
@@ -501,6 +503,47 @@ static void test_record__default_event_and_threads(void **state)
 	free(demo);
 }
 
+static void test_record__attach_to_a_running_process(void **state)
+{
+	(void)state;
+	need_build();
+	need_perf_events();
+	pid_t pid = fork();
+	if (pid == 0) {
+		int null = open("/dev/null", O_WRONLY);
+		dup2(null, 1);
+		execl(F.hot, F.hot, F.lib, "600", (char *)NULL);
+		_exit(127);
+	}
+	/* Let it load its library before prof looks at its mappings. */
+	struct timespec ts = { 0, 200 * 1000 * 1000 };
+	nanosleep(&ts, NULL);
+	char pidarg[32];
+	snprintf(pidarg, sizeof(pidarg), "%d", (int)pid);
+	struct tu_proc p = prof((char *[]){ "record", "-q", "-e", "cpu-clock",
+					    "--call-graph", "dwarf", "-p", pidarg,
+					    "--duration", "0.5", NULL });
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	if (p.status != 0)
+		fail_msg("prof record -p exited %d: %s", p.status, p.err);
+	tu_proc_release(&p);
+	char *syms = report("symbol", true);
+	/* The library was mapped before the attach: its frames come from
+	 * /proc/PID/maps, and unwind as well as in a launched run. */
+	double spin = json_pct(syms, "/libhot.so", "lib_spin");
+	fprintf(stderr, "  lib_spin while attached: %.2f%%\n", spin);
+	assert_true(spin > 55 && spin < 85);
+	assert_non_null(strstr(syms, "main -> drive -> lib_work -> lib_spin\""));
+	assert_non_null(strstr(syms, "\"kind\": \"record\""));
+	free(syms);
+	/* Bad combinations. */
+	expect_refusal((char *[]){ "record", "--duration", "1", "--", "/bin/true", NULL },
+		       2, (const char *const[]){ "--duration goes with -p", NULL });
+	expect_refusal((char *[]){ "record", "-p", "1", "--", "/bin/true", NULL },
+		       2, (const char *const[]){ "not both", NULL });
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -510,6 +553,7 @@ int main(void)
 		cmocka_unit_test(test_record__broken_unwind_tables_stop_cleanly),
 		cmocka_unit_test(test_record__bad_input),
 		cmocka_unit_test(test_record__default_event_and_threads),
+		cmocka_unit_test(test_record__attach_to_a_running_process),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -61,17 +61,9 @@ static char *demo(void)
 	return p;
 }
 
-/* Skip when this machine does not let us open perf events at all. */
 static void need_perf(struct fx *f)
 {
-	char *argv[] = { PROF_BIN, f->dbarg, "run", "-q", "-e", "task-clock",
-			 "--", "/bin/true", NULL };
-	struct tu_proc p = tu_run(argv, NULL);
-	bool ok = p.status == 0;
-	if (!ok)
-		fprintf(stderr, "skipping: perf_event_open is not allowed here: %s\n", p.err);
-	tu_proc_release(&p);
-	if (!ok)
+	if (!tu_perf_allowed(f->dbarg))
 		skip();
 }
 

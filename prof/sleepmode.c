@@ -1,0 +1,259 @@
+/* sleepmode: preload the sleep interposer into a workload, read its report. */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "prof/cli.h"
+#include "prof/sleepmode.h"
+
+static void env_free(struct sleep_plan *sp)
+{
+	for (size_t i = 0; i < sizeof(sp->env) / sizeof(sp->env[0]); i++) {
+		free(sp->env[i]);
+		sp->env[i] = NULL;
+	}
+}
+
+void sleep_plan_release(struct sleep_plan *sp)
+{
+	if (!sp)
+		return;
+	free(sp->spec);
+	free(sp->mode_word);
+	free(sp->threshold_word);
+	free(sp->spinners_word);
+	free(sp->lib);
+	free(sp->why_not);
+	if (sp->fd >= 0)
+		close(sp->fd);
+	env_free(sp);
+	memset(sp, 0, sizeof(*sp));
+	sp->fd = -1;
+}
+
+int sleep_plan_parse(struct sleep_plan *sp, const char *spec, char **cause)
+{
+	memset(sp, 0, sizeof(*sp));
+	sp->fd = -1;
+	sp->spec = strdup(spec);
+	char *copy = strdup(spec), *save = NULL;
+	int rc = 0;
+	char shown[64];
+	for (char *tok = strtok_r(copy, ",", &save); tok && !rc;
+	     tok = strtok_r(NULL, ",", &save)) {
+		if (!sp->mode_word && !strchr(tok, '=')) {
+			sp->mode_word = strdup(tok);
+		} else if (!strncmp(tok, "threshold=", 10)) {
+			free(sp->threshold_word);
+			sp->threshold_word = strdup(tok + 10);
+		} else if (!strncmp(tok, "max-spinners=", 13)) {
+			free(sp->spinners_word);
+			sp->spinners_word = strdup(tok + 13);
+		} else {
+			snprintf(shown, sizeof(shown), "%.40s", tok);
+			if (cause && asprintf(cause, "bad --sleep-mode part '%s': expected "
+					      "MODE[,threshold=US][,max-spinners=K]", shown) < 0)
+				*cause = NULL;
+			rc = -EINVAL;
+		}
+	}
+	free(copy);
+	if (!rc && !sp->mode_word) {
+		if (cause && asprintf(cause, "--sleep-mode needs a mode: passthrough, "
+				      "slack1, timerfd, yield, spin or hybrid[:MARGIN_US]") < 0)
+			*cause = NULL;
+		rc = -EINVAL;
+	}
+	if (!rc)
+		rc = sleep_preload_config_parse(sp->mode_word, sp->threshold_word,
+						sp->spinners_word, &sp->cfg, cause);
+	return rc;
+}
+
+static bool readable(const char *path)
+{
+	return access(path, R_OK) == 0;
+}
+
+int sleep_plan_locate(struct sleep_plan *sp, char **cause)
+{
+	const char *forced = getenv("PROF_SLEEP_LIB");
+	char self[PATH_MAX], beside[PATH_MAX + 32] = "", installed[PATH_MAX] = "";
+	if (forced && *forced) {
+		if (readable(forced)) {
+			sp->lib = strdup(forced);
+			return 0;
+		}
+		if (cause && asprintf(cause, "the sleep interposer is not at "
+				      "PROF_SLEEP_LIB='%.200s'", forced) < 0)
+			*cause = NULL;
+		return -ENOENT;
+	}
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n > 0) {
+		self[n] = '\0';
+		char *slash = strrchr(self, '/');
+		if (slash)
+			*slash = '\0';
+		snprintf(beside, sizeof(beside), "%s/%s", self, SLEEP_PRELOAD_LIB);
+		if (readable(beside)) {
+			sp->lib = strdup(beside);
+			return 0;
+		}
+	}
+	snprintf(installed, sizeof(installed), "%s/%s", PROF_PKGLIBDIR, SLEEP_PRELOAD_LIB);
+	if (readable(installed)) {
+		sp->lib = strdup(installed);
+		return 0;
+	}
+	if (cause && asprintf(cause, "the sleep interposer %s is missing: looked "
+			      "in %s and %s\nhint: build it (cmake --build) or "
+			      "install prof (cmake --install)", SLEEP_PRELOAD_LIB,
+			      *beside ? beside : "(prof's directory)", installed) < 0)
+		*cause = NULL;
+	return -ENOENT;
+}
+
+void sleep_plan_check(struct sleep_plan *sp, const char *cmd)
+{
+	enum sleep_exe_kind kind, interp = SLEEP_EXE_DYNAMIC;
+	char *cause = NULL;
+	sp->preloadable = true;
+	if (sleep_exe_kind(cmd, &kind, &interp, &cause)) {
+		free(cause);
+		return;	/* the launch reports a missing command itself */
+	}
+	if (kind == SLEEP_EXE_SCRIPT)
+		kind = interp;
+	if (kind == SLEEP_EXE_STATIC || kind == SLEEP_EXE_STATIC_PIE) {
+		sp->preloadable = false;
+		if (asprintf(&sp->why_not, "'%.60s' is statically linked: a preload "
+			     "cannot reach its sleeps", cmd) < 0)
+			sp->why_not = NULL;
+		warning_msg("--sleep-mode %s: %s; it runs with its own sleeps, and "
+			    "the run says the mode was not applied", sp->spec,
+			    sp->why_not ? sp->why_not : "static");
+	}
+}
+
+int sleep_plan_arm(struct sleep_plan *sp, char **cause)
+{
+	env_free(sp);
+	if (sp->fd >= 0)
+		close(sp->fd);
+	sp->fd = sleep_shm_create(cause);
+	if (sp->fd < 0)
+		return sp->fd;
+	const char *old = getenv("LD_PRELOAD");
+	size_t k = 0;
+	if (asprintf(&sp->env[k++], "LD_PRELOAD=%s%s%s", sp->lib,
+		     old && *old ? " " : "", old ? old : "") < 0)
+		return -ENOMEM;
+	if (asprintf(&sp->env[k++], "%s=%d", SLEEP_ENV_SHM_FD, sp->fd) < 0 ||
+	    asprintf(&sp->env[k++], "%s=%s", SLEEP_ENV_MODE, sp->mode_word) < 0)
+		return -ENOMEM;
+	if (sp->threshold_word &&
+	    asprintf(&sp->env[k++], "%s=%s", SLEEP_ENV_THRESHOLD, sp->threshold_word) < 0)
+		return -ENOMEM;
+	if (sp->spinners_word &&
+	    asprintf(&sp->env[k++], "%s=%s", SLEEP_ENV_MAX_SPINNERS, sp->spinners_word) < 0)
+		return -ENOMEM;
+	sp->env[k] = NULL;
+	return 0;
+}
+
+/* "k:count" pairs of the non-empty requested-duration buckets. */
+static char *req_hist_text(const uint64_t *h)
+{
+	size_t len = 0;
+	char *s = NULL;
+	FILE *fp = open_memstream(&s, &len);
+	bool first = true;
+	for (unsigned b = 0; b < SLEEP_REQ_BUCKETS; b++) {
+		if (!h[b])
+			continue;
+		fprintf(fp, "%s%u:%llu", first ? "" : " ", b, (unsigned long long)h[b]);
+		first = false;
+	}
+	fclose(fp);
+	return s;
+}
+
+struct db_sleep_usage *sleep_plan_collect(struct sleep_plan *sp)
+{
+	if (sp->fd < 0)
+		return NULL;
+	struct sleep_report rep;
+	char *cause = NULL;
+	int rc = sleep_report_read(sp->fd, &rep, &cause);
+	close(sp->fd);
+	sp->fd = -1;
+	struct db_sleep_usage *u = calloc(1, sizeof(*u));
+	if (!u) {
+		if (!rc)
+			sleep_report_release(&rep);
+		free(cause);
+		return NULL;
+	}
+	char mode[48];
+	struct sleep_mode_spec spec = rc == 0 && rep.config_set ? rep.config.mode
+							       : sp->cfg.mode;
+	sleep_mode_format(&spec, mode, sizeof(mode));
+	u->mode = strdup(mode);
+	u->threshold_us = (rc == 0 && rep.config_set ? rep.config.threshold_ns
+			   : sp->cfg.threshold_ns) / 1000;
+	u->max_spinners = rc == 0 && rep.config_set ? rep.config.max_spinners
+			  : sp->cfg.max_spinners;
+	if (rc) {
+		if (asprintf(&u->status, "not applied: cannot read its report: %s",
+			     cause ? cause : "?") < 0)
+			u->status = NULL;
+		warning_msg("--sleep-mode: cannot read the interposer's report: %s",
+			    cause ? cause : "?");
+		free(cause);
+		return u;
+	}
+	u->processes = rep.processes;
+	if (rep.error[0])
+		u->error = strdup(rep.error);
+	if (!sp->preloadable) {
+		if (asprintf(&u->status, "not applied: %s", sp->why_not ? sp->why_not
+			     : "static executable") < 0)
+			u->status = NULL;
+	} else if (rep.processes == 0) {
+		u->status = strdup("not applied: the interposer never loaded (a "
+				   "static or setuid program, or LD_PRELOAD dropped)");
+		warning_msg("--sleep-mode: the interposer never loaded in the "
+			    "workload; its sleeps were its own");
+	} else if (rep.error[0]) {
+		if (asprintf(&u->status, "not applied: %s", rep.error) < 0)
+			u->status = NULL;
+	} else {
+		u->status = strdup("applied");
+	}
+	u->threads = calloc(rep.nthreads + 1, sizeof(*u->threads));
+	for (size_t i = 0; u->threads && i < rep.nthreads; i++) {
+		const struct sleep_thread_report *t = &rep.threads[i];
+		struct db_sleep_thread *d = &u->threads[u->nthreads++];
+		d->tid = t->tid;
+		d->pid = t->pid;
+		d->name = strndup(t->name, SLEEP_NAME_LEN);
+		d->served = t->served;
+		d->passed = t->passed;
+		d->eintr = t->eintr;
+		d->early = t->early;
+		d->throttled = t->throttled;
+		d->p50_ns = t->over.p50_ns;
+		d->p90_ns = t->over.p90_ns;
+		d->p99_ns = t->over.p99_ns;
+		d->p999_ns = t->over.p999_ns;
+		d->max_ns = t->over.max_ns;
+		d->mean_ns = t->over.mean_ns;
+		d->req_hist = req_hist_text(t->req_hist);
+	}
+	sleep_report_release(&rep);
+	return u;
+}

@@ -1,0 +1,57 @@
+/*
+ * sleepmode: `--sleep-mode MODE[,threshold=US][,max-spinners=K]` for the
+ * verbs that launch workloads: check the words before anything runs,
+ * find the interposer (libprof-sleep.so, beside prof, then where it is
+ * installed), preload it into the workload with its settings and a memfd
+ * for its report, and turn that report into the stored shape after the
+ * workload exits. A statically linked workload cannot take a preload:
+ * it runs anyway, with a warning, and the run says the mode was not
+ * applied. Not thread-safe.
+ */
+#ifndef PROF_SLEEPMODE_H
+#define PROF_SLEEPMODE_H
+
+#include <stdbool.h>
+
+#include "collectors/sleep.h"
+#include "db/sleep.h"
+
+struct sleep_plan {
+	char *spec;			/* as given */
+	char *mode_word, *threshold_word, *spinners_word;
+	struct sleep_preload_config cfg;
+	char *lib;			/* the interposer's path */
+	bool preloadable;		/* false: a static workload */
+	char *why_not;			/* when not preloadable */
+	int fd;				/* the report memfd of the current run */
+	char *env[8];			/* "K=V", NULL-terminated */
+};
+
+/* Parse the spec. -EINVAL with *cause naming the bad word (exit 2). */
+int sleep_plan_parse(struct sleep_plan *sp, const char *spec, char **cause);
+
+/*
+ * Find the interposer beside prof (/proc/self/exe's directory), then in
+ * PROF_PKGLIBDIR, or at $PROF_SLEEP_LIB when set. -ENOENT with *cause
+ * saying where it looked (exit 1 before starting the workload).
+ */
+int sleep_plan_locate(struct sleep_plan *sp, char **cause);
+
+/* Note whether the command (argv[0]) can take a preload; warns if not. */
+void sleep_plan_check(struct sleep_plan *sp, const char *cmd);
+
+/*
+ * For one run: create the report memfd and the environment entries
+ * (sp->env), appending to any LD_PRELOAD already set. 0 or -errno.
+ */
+int sleep_plan_arm(struct sleep_plan *sp, char **cause);
+
+/*
+ * After the run: read the report and return the stored shape (NULL on
+ * failure, with a warning); closes the memfd.
+ */
+struct db_sleep_usage *sleep_plan_collect(struct sleep_plan *sp);
+
+void sleep_plan_release(struct sleep_plan *sp);
+
+#endif

@@ -1,0 +1,194 @@
+/*
+ * End-to-end tests of `prof run --sleep-mode`: the interposer is really
+ * preloaded and serves the workload's sleeps, its per-thread report is
+ * stored and shown, and every bad input stops before the workload runs.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <string.h>
+
+#include "test_util.h"
+
+struct fx {
+	char *dir, *dbarg;
+};
+
+static int setup(void **state)
+{
+	struct fx *f = calloc(1, sizeof(*f));
+	f->dir = tu_tmpdir();
+	if (asprintf(&f->dbarg, "--db=%s/s.db", f->dir) < 0)
+		return -1;
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fx *f = *state;
+	tu_rmrf(f->dir);
+	free(f->dir);
+	free(f->dbarg);
+	free(f);
+	return 0;
+}
+
+static void expect(const char *out, const char *needle)
+{
+	if (!strstr(out, needle))
+		fail_msg("expected %s in:\n%s", needle, out);
+}
+
+static void test_sleepmode__serves_and_reports_each_thread(void **state)
+{
+	struct fx *f = *state;
+	if (!tu_perf_allowed(f->dbarg))
+		skip();
+	char *argv[] = { PROF_BIN, f->dbarg, "run", "-e", "task-clock",
+			 "--sleep-mode", "timerfd,threshold=500", "--",
+			 HELPERS_DIR "/sleep_workload", "threads", "3", "300", "40", NULL };
+	struct tu_proc p = tu_run(argv, NULL);
+	assert_int_equal(p.status, 0);
+	expect(p.err, "sleeps under 500 us served as timerfd");
+	expect(p.err, ": applied (1 process)");
+	tu_proc_release(&p);
+	/* Stored: prof report shows it again, per thread, in JSON. */
+	char *r[] = { PROF_BIN, f->dbarg, "report", "last", "--format", "json", NULL };
+	p = tu_run(r, NULL);
+	assert_int_equal(p.status, 0);
+	const char *s = strstr(p.out, "\"sleep\": {");
+	assert_non_null(s);
+	expect(s, "\"mode\": \"timerfd\"");
+	expect(s, "\"threshold_us\": 500");
+	expect(s, "\"status\": \"applied\"");
+	/* Three sleeper threads, 300 sleeps of 40 us each, all served. */
+	int served = 0;
+	for (const char *q = s; (q = strstr(q, "\"served\": 300,")); q++)
+		served++;
+	assert_int_equal(served, 3);
+	expect(s, "\"requested_us_log2\": \"6:300\"");	/* 40 us: [32, 64) */
+	tu_proc_release(&p);
+}
+
+static void test_sleepmode__long_sleeps_pass_through(void **state)
+{
+	struct fx *f = *state;
+	if (!tu_perf_allowed(f->dbarg))
+		skip();
+	/* 2 ms sleeps over a 1 ms threshold: passed through, not served. */
+	char *argv[] = { PROF_BIN, f->dbarg, "run", "-q", "-e", "task-clock",
+			 "--sleep-mode", "spin", "--", HELPERS_DIR "/sleep_workload",
+			 "loop", "20", "2000", NULL };
+	struct tu_proc p = tu_run(argv, NULL);
+	assert_int_equal(p.status, 0);
+	tu_proc_release(&p);
+	char *r[] = { PROF_BIN, f->dbarg, "report", "last", "--format", "json", NULL };
+	p = tu_run(r, NULL);
+	expect(p.out, "\"served\": 0,");
+	expect(p.out, "\"passed\": 20,");
+	tu_proc_release(&p);
+}
+
+static void test_sleepmode__bad_input_stops_before_running(void **state)
+{
+	struct fx *f = *state;
+	struct {
+		const char *mode;
+		const char *msg;
+	} cases[] = {
+		{ "warp", "warp" },
+		{ "timerfd,threshold=-5", "-5" },
+		{ "timerfd,threshold=2000000", "2000000" },
+		{ "spin,max-spinners=0", "max-spinners" },
+		{ "timerfd,colour=red", "colour=red" },
+		{ "condvar", "condvar" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *argv[] = { PROF_BIN, f->dbarg, "run", "--sleep-mode",
+				 (char *)cases[i].mode, "--", "/bin/true", NULL };
+		struct tu_proc p = tu_run(argv, NULL);
+		if (p.status != 2 || !strstr(p.err, cases[i].msg))
+			fail_msg("%s: status %d:\n%s", cases[i].mode, p.status, p.err);
+		tu_proc_release(&p);
+	}
+	char *a2[] = { PROF_BIN, f->dbarg, "run", "--sleep-mode", "timerfd", "-p", "1",
+		       NULL };
+	struct tu_proc p = tu_run(a2, NULL);
+	assert_int_equal(p.status, 2);
+	tu_proc_release(&p);
+
+	/* The interposer missing: prof says where it looked, exits 1, and
+	 * runs nothing. */
+	char *a3[] = { PROF_BIN, f->dbarg, "run", "--sleep-mode", "timerfd", "--",
+		       "/bin/true", NULL };
+	char *env[] = { "PROF_SLEEP_LIB=/nonexistent/libprof-sleep.so", NULL };
+	p = tu_run(a3, env);
+	assert_int_equal(p.status, 1);
+	expect(p.err, "the sleep interposer is not at PROF_SLEEP_LIB='/nonexistent/");
+	tu_proc_release(&p);
+	char *copy;
+	assert_true(asprintf(&copy, "cp '%s' '%s/prof'", PROF_BIN, f->dir) > 0);
+	assert_int_equal(system(copy), 0);
+	free(copy);
+	char *alone;
+	assert_true(asprintf(&alone, "%s/prof", f->dir) > 0);
+	char *a4[] = { alone, f->dbarg, "run", "--sleep-mode", "timerfd", "--",
+		       "/bin/true", NULL };
+	p = tu_run(a4, NULL);
+	assert_int_equal(p.status, 1);
+	expect(p.err, "libprof-sleep.so is missing: looked in ");
+	expect(p.err, f->dir);
+	tu_proc_release(&p);
+	free(alone);
+
+	char *r[] = { PROF_BIN, f->dbarg, "runs", "--format", "csv", NULL };
+	p = tu_run(r, NULL);
+	assert_string_equal(p.out, "run,kind,started,exit,wall s,threads,host,command\n");
+	tu_proc_release(&p);
+}
+
+static void test_sleepmode__static_workload_is_not_preloaded(void **state)
+{
+	struct fx *f = *state;
+	if (!tu_perf_allowed(f->dbarg))
+		skip();
+	char *src, *bin, *cmd;
+	assert_true(asprintf(&src, "%s/s.c", f->dir) > 0);
+	assert_true(asprintf(&bin, "%s/static_sleeper", f->dir) > 0);
+	FILE *fp = fopen(src, "w");
+	fputs("#include <time.h>\nint main(void){struct timespec t={0,30000};"
+	      "for(int i=0;i<10;i++)nanosleep(&t,0);return 0;}\n", fp);
+	fclose(fp);
+	assert_true(asprintf(&cmd, "cc -static -o '%s' '%s' 2>/dev/null", bin, src) > 0);
+	int built = system(cmd);
+	free(cmd);
+	if (built != 0) {
+		fprintf(stderr, "skipping: this machine cannot link static programs\n");
+		free(src);
+		free(bin);
+		skip();
+	}
+	char *argv[] = { PROF_BIN, f->dbarg, "run", "-e", "task-clock", "--sleep-mode",
+			 "timerfd", "--", bin, NULL };
+	struct tu_proc p = tu_run(argv, NULL);
+	assert_int_equal(p.status, 0);
+	expect(p.err, "is statically linked");
+	expect(p.err, "not applied");
+	tu_proc_release(&p);
+	free(src);
+	free(bin);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_sleepmode__serves_and_reports_each_thread, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sleepmode__long_sleeps_pass_through, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sleepmode__bad_input_stops_before_running, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sleepmode__static_workload_is_not_preloaded, setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
