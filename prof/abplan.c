@@ -347,6 +347,8 @@ static int plan_global(struct ab_plan *p, const char *k, const char *v,
 		return ab_plan_add_score(p, v, cause);
 	} else if (!strcmp(k, "per")) {
 		return ab_plan_add_per(p, v, cause);
+	} else if (!strcmp(k, "working-set")) {
+		p->working_set = !strcmp(v, "1") || !strcmp(v, "true") || !strcmp(v, "yes");
 	} else if (!strcmp(k, "keep-going")) {
 		p->keep_going = !strcmp(v, "1") || !strcmp(v, "true") || !strcmp(v, "yes");
 	} else {

@@ -63,6 +63,7 @@ struct ab_plan {
 	size_t nper;
 	bool keep_going;
 	bool aa;
+	bool working_set;		/* --working-set on every run */
 };
 
 void ab_plan_init(struct ab_plan *p);

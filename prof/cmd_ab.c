@@ -69,6 +69,8 @@ const char cmd_ab_help[] =
 "                       (the first capture group of the last match); lower\n"
 "                       is better unless :higher\n"
 "  --per NAME           CPU ms per unit of score NAME (e.g. per frame)\n"
+"  --working-set        measure each run's touched code and data, as prof\n"
+"                       run --working-set does (for prof explain)\n"
 "Output:\n"
 "  --format FMT         table (default), markdown, csv, json\n"
 "  -o, --output FILE    the report goes to FILE instead of stderr\n"
@@ -98,7 +100,8 @@ struct ab_opts {
 static int parse(int argc, char **argv, struct ab_opts *o)
 {
 	enum { O_ARM = 256, O_SET, O_PLAN, O_ROUNDS, O_WARMUP, O_ORDER, O_SEED,
-	       O_SETTLE, O_GATE, O_AA, O_SCORE, O_PER, O_KEEP, O_FORMAT, O_DB, O_SHOW };
+	       O_SETTLE, O_GATE, O_AA, O_SCORE, O_PER, O_KEEP, O_FORMAT, O_DB, O_SHOW,
+	       O_WS };
 	static const struct option opts[] = {
 		{ "arm", required_argument, NULL, O_ARM },
 		{ "set", required_argument, NULL, O_SET },
@@ -118,6 +121,7 @@ static int parse(int argc, char **argv, struct ab_opts *o)
 		{ "output", required_argument, NULL, 'o' },
 		{ "db", required_argument, NULL, O_DB },
 		{ "show-output", no_argument, NULL, O_SHOW },
+		{ "working-set", no_argument, NULL, O_WS },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -200,6 +204,9 @@ static int parse(int argc, char **argv, struct ab_opts *o)
 			break;
 		case O_SHOW:
 			o->show_output = true;
+			break;
+		case O_WS:
+			o->plan.working_set = true;
 			break;
 		case 'h':
 			cli_print_verb_help("ab");
@@ -476,8 +483,10 @@ int cmd_ab(int argc, char **argv, struct prof_ctx *ctx)
 			continue;
 		kv[nkv++] = (struct db_kv){ "score", specs[nspecs++] };
 	}
-	for (size_t i = 0; i < p->nper && nkv < 64; i++)
+	for (size_t i = 0; i < p->nper && nkv < 63; i++)
 		kv[nkv++] = (struct db_kv){ "per", p->per[i] };
+	if (p->working_set)
+		kv[nkv++] = (struct db_kv){ "working-set", "1" };
 	exp.settings = kv;
 	exp.nsettings = nkv;
 	struct host_facts hf;
@@ -529,6 +538,7 @@ int cmd_ab(int argc, char **argv, struct prof_ctx *ctx)
 				.evs = evs, .nev = nev, .plan = &ae[a].plan,
 				.env_set = ae[a].env, .cwd = ae[a].cwd, .out_fd = ofd,
 				.quiet = done > 0, .kind = "ab", .sleep = ae[a].sleep,
+				.working_set = p->working_set,
 			};
 			struct db_run run;
 			char *rcause = NULL;

@@ -23,6 +23,8 @@ const struct cmd commands[] = {
 	{ "ab", cmd_ab, "interleaved A/B runs with paired statistics", cmd_ab_help },
 	{ "compare", cmd_compare, "reprint an experiment, or compare two runs",
 	  cmd_compare_help },
+	{ "explain", cmd_explain, "footprint, codegen or cache-domain effect?",
+	  cmd_explain_help },
 	{ "topo", cmd_topo, "show cache domains and what a pin would pick",
 	  cmd_topo_help },
 	{ "sleep", cmd_sleep, "measure how well short sleeps keep time, per mode",

@@ -21,6 +21,7 @@ DECLARE_VERB(ab);
 DECLARE_VERB(compare);
 DECLARE_VERB(modules);
 DECLARE_VERB(sleep);
+DECLARE_VERB(explain);
 int cmd_help(int argc, char **argv, struct prof_ctx *ctx);
 
 #endif

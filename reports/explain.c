@@ -90,6 +90,80 @@ void explain_input_release(struct explain_input *in)
 	memset(in, 0, sizeof(*in));
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+static double median_of(double *v, size_t n)
+{
+	if (!n)
+		return NAN;
+	qsort(v, n, sizeof(double), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+void explain_side_from_runs(const struct db_run *runs, size_t n, const char *label,
+			    struct explain_side *side, struct explain_module *mods,
+			    size_t maxmods)
+{
+	memset(side, 0, sizeof(*side));
+	side->label = label;
+	side->footprint_bytes = side->touched_code_bytes = NAN;
+	side->touched_data_bytes = NAN;
+	if (!n)
+		return;
+	double *fp = calloc(n, sizeof(double)), *tc = calloc(n, sizeof(double));
+	double *td = calloc(n, sizeof(double));
+	size_t nfp = 0, nws = 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct db_run *r = &runs[i];
+		if (r->nmodules) {
+			double sum = 0;
+			for (size_t k = 0; k < r->nmodules; k++)
+				sum += (double)r->modules[k].exec_bytes;
+			fp[nfp++] = sum;
+		}
+		if (r->nws) {
+			double code = 0, data = 0;
+			for (size_t k = 0; k < r->nws; k++) {
+				if (!strcmp(r->ws[k].kind, "code"))
+					code += (double)r->ws[k].touched_bytes;
+				else
+					data += (double)r->ws[k].touched_bytes;
+			}
+			tc[nws] = code;
+			td[nws] = data;
+			nws++;
+		}
+	}
+	side->footprint_bytes = median_of(fp, nfp);
+	side->touched_code_bytes = median_of(tc, nws);
+	side->touched_data_bytes = median_of(td, nws);
+	free(fp);
+	free(tc);
+	free(td);
+	const struct db_run *r0 = &runs[0];
+	side->cpu_model = r0->host.cpu_model;
+	side->pin_mode = r0->pin.mode;
+	if (r0->pin.level > 0 && r0->pin.status && !strcmp(r0->pin.status, "applied")) {
+		side->domain_level = r0->pin.level;
+		side->domain_bytes = (double)r0->pin.size_bytes;
+		side->domain_cpus = r0->pin.cpus;
+	}
+	size_t k = 0;
+	for (; k < r0->nmodules && k < maxmods; k++) {
+		const struct db_module *m = &r0->modules[k];
+		mods[k].path = m->path;
+		mods[k].bytes = (double)m->exec_bytes;
+		mods[k].text_bytes = m->has_text ? (double)m->text_bytes : NAN;
+		mods[k].touched = m->has_touched ? (double)m->touched_bytes : NAN;
+	}
+	side->modules = mods;
+	side->nmodules = k;
+}
+
 /* ---- the rules ---- */
 
 /* The counters the rules speak of, found by name in any normalised form:
@@ -220,8 +294,10 @@ static void missing(const struct explain_input *in, const enum family *fams,
 		if (usable(m))
 			continue;
 		size_t len = strlen(buf);
-		snprintf(buf + len, n - len, "%s%s", len ? ", " : "",
-			 m ? m->name : family_label[fams[i]]);
+		/* The counter's own name, without the normalising suffix. */
+		const char *name = m ? m->name : family_label[fams[i]];
+		int nl = (int)strcspn(name, ".");
+		snprintf(buf + len, n - len, "%s%.*s", len ? ", " : "", nl, name);
 	}
 }
 
@@ -500,6 +576,8 @@ void explain_render(const struct explain_input *in,
 				jw_str(&w, x->modules[i].path);
 				jw_key(&w, "exec_bytes");
 				jw_num(&w, x->modules[i].bytes);
+				jw_key(&w, "text_bytes");
+				jw_num(&w, x->modules[i].text_bytes);
 				jw_key(&w, "touched_bytes");
 				jw_num(&w, x->modules[i].touched);
 				jw_obj_end(&w);
@@ -615,8 +693,8 @@ void explain_render(const struct explain_input *in,
 			rtable_set(&t, r, 2, "not supported");
 			continue;
 		}
-		fmt_count(x1, sizeof(x1), x->a, fabs(x->a) < 100 ? 4 : 0);
-		fmt_count(x2, sizeof(x2), x->b, fabs(x->b) < 100 ? 4 : 0);
+		fmt_count(x1, sizeof(x1), x->a, fabs(x->a) < 100 && x->a != floor(x->a) ? 4 : 0);
+		fmt_count(x2, sizeof(x2), x->b, fabs(x->b) < 100 && x->b != floor(x->b) ? 4 : 0);
 		rtable_set(&t, r, 1, "%s", x1);
 		rtable_set(&t, r, 2, "%s", x2);
 		rtable_set(&t, r, 3, isfinite(x->delta_pct) ? "%+.1f" : "n/a", x->delta_pct);
@@ -635,11 +713,13 @@ void explain_render(const struct explain_input *in,
 		fprintf(fp, md ? "\nlargest modules of `%s`:\n" : "\n largest modules of %s:\n",
 			x->label);
 		for (size_t i = 0; i < x->nmodules && i < 5; i++) {
-			char sz[32], tc[32];
+			char sz[32], tx[32], tc[32];
 			fmt_bytes(sz, sizeof(sz), x->modules[i].bytes);
+			side_bytes(tx, sizeof(tx), x->modules[i].text_bytes);
 			side_bytes(tc, sizeof(tc), x->modules[i].touched);
-			fprintf(fp, md ? "- `%s`: %s (touched %s)\n" : "   %-48s %10s  touched %s\n",
-				x->modules[i].path, sz, tc);
+			fprintf(fp, md ? "- `%s`: %s mapped executable, .text %s, touched %s\n"
+				: "   %-44s %10s mapped, .text %10s, touched %s\n",
+				x->modules[i].path, sz, tx, tc);
 		}
 	}
 	fprintf(fp, md ? "\n**findings**\n\n" : "\n findings:\n");

@@ -35,6 +35,7 @@
 struct explain_module {
 	const char *path;
 	double bytes;		/* executable bytes mapped */
+	double text_bytes;	/* .text from the ELF file, NAN when unknown */
 	double touched;		/* touched code bytes, NAN when not measured */
 };
 
@@ -100,6 +101,16 @@ void explain_input_from_ab(const struct ab_analysis *a, size_t arm,
 void explain_input_from_runs(const struct db_run *a, const struct db_run *b,
 			     struct explain_input *in);
 void explain_input_release(struct explain_input *in);
+
+/*
+ * One side from stored runs of it (one for a run, the counted runs of an
+ * arm for an experiment): footprint, touched code and data are medians,
+ * the modules and the cache domain those of the first run. mods is
+ * caller storage for up to maxmods modules (borrowed pointers into runs).
+ */
+void explain_side_from_runs(const struct db_run *runs, size_t n, const char *label,
+			    struct explain_side *side, struct explain_module *mods,
+			    size_t maxmods);
 
 /* Apply every rule. *out is malloc'd (free with explain_findings_free). */
 size_t explain_findings(const struct explain_input *in,

@@ -1,0 +1,277 @@
+/*
+ * prof explain: is a difference between two runs, or two arms of a stored
+ * experiment, a working-set effect, a code-generation effect, a
+ * cache-domain effect, or something this machine cannot tell?
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "db/experiments.h"
+#include "db/runs.h"
+#include "prof/cli.h"
+#include "prof/commands.h"
+#include "reports/ab.h"
+#include "reports/explain.h"
+
+const char cmd_explain_help[] =
+"usage: prof explain RUN RUN [--format table|json|markdown] [-o FILE]\n"
+"       prof explain EXPERIMENT [--arm B --baseline A] [--gate PCT] ...\n"
+"\n"
+"Put two sides next to each other (two stored runs, or two arms of a\n"
+"stored 'prof ab' experiment: by default its second arm against the\n"
+"baseline) and say what the numbers show: misses per thousand\n"
+"instructions (or per CPU ms where instructions were not counted), IPC,\n"
+"the code footprint and touched code (run with --working-set to measure\n"
+"it), the largest modules, and the cache domain each side ran in. Then\n"
+"findings, each naming the rule that fired and its numbers:\n"
+"  footprint     code footprint or touched code moved 10% or more, and\n"
+"                iTLB, L1i or LLC misses moved the same way beyond noise,\n"
+"                while branch misses stayed within noise\n"
+"  codegen       branch misses (or instructions) moved beyond noise while\n"
+"                the footprint misses did not, or moved the other way\n"
+"  cache-domain  the sides ran in domains of different size, and time and\n"
+"                LLC misses moved beyond noise in favour of the larger\n"
+"  no-domain-effect  the same-size null, stated exactly\n"
+"  cannot-tell   a counter a rule needs is not supported here: named, with\n"
+"                what the supported evidence does show\n"
+"'Beyond noise' is a better/worse verdict of 'prof ab' (95% CI excludes 0\n"
+"and the effect clears the gate). Two single runs have no noise estimate:\n"
+"nothing is claimed from them.\n"
+"\n"
+"Examples:\n"
+"  prof ab --arm llvm='./emu --backend llvm' --arm sim='./emu --backend sim' \\\n"
+"          -e cache --set pin=largest-llc && prof explain last --format markdown\n"
+"  prof explain 12 14\n";
+
+#define MAXMODS 8
+
+/* The counted runs of one arm, loaded whole (modules, working set). */
+static int load_arm(struct db *db, const struct db_experiment *e, size_t arm,
+		    struct db_run **out, size_t *n, char **cause)
+{
+	*out = calloc(e->nruns + 1, sizeof(**out));
+	*n = 0;
+	for (size_t i = 0; i < e->nruns; i++) {
+		const struct db_exp_run *r = &e->runs[i];
+		if ((size_t)r->arm != arm || r->warmup || r->exit_status || r->interrupted)
+			continue;
+		int rc = db_run_load(db, r->run_id, &(*out)[*n], cause);
+		if (rc)
+			return rc;
+		(*n)++;
+	}
+	return 0;
+}
+
+static void free_runs(struct db_run *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		db_run_release(&v[i]);
+	free(v);
+}
+
+static long arm_index(const struct db_experiment *e, const char *name)
+{
+	for (size_t a = 0; a < e->narms; a++)
+		if (!strcmp(e->arms[a].name, name))
+			return (long)a;
+	return -1;
+}
+
+int cmd_explain(int argc, char **argv, struct prof_ctx *ctx)
+{
+	enum { O_FORMAT = 256, O_DB, O_ARM, O_BASE, O_GATE };
+	static const struct option opts[] = {
+		{ "format", required_argument, NULL, O_FORMAT },
+		{ "output", required_argument, NULL, 'o' },
+		{ "db", required_argument, NULL, O_DB },
+		{ "arm", required_argument, NULL, O_ARM },
+		{ "baseline", required_argument, NULL, O_BASE },
+		{ "gate", required_argument, NULL, O_GATE },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	enum out_format fmt = OUT_TABLE;
+	const char *out = NULL, *dbopt = NULL, *arm_name = NULL, *base_name = NULL;
+	double gate_given = NAN;
+	char buf[64];
+	int c;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
+		switch (c) {
+		case O_FORMAT:
+			if (cli_parse_format("explain", optarg, &fmt,
+					     (1u << OUT_TABLE) | (1u << OUT_JSON) |
+					     (1u << OUT_MARKDOWN)))
+				return EXIT_USAGE;
+			break;
+		case 'o':
+			out = optarg;
+			break;
+		case O_DB:
+			dbopt = optarg;
+			break;
+		case O_ARM:
+			arm_name = optarg;
+			break;
+		case O_BASE:
+			base_name = optarg;
+			break;
+		case O_GATE:
+			if (!cli_parse_double(optarg, 0, 1000, &gate_given))
+				return usage_error("explain", "bad --gate '%s'",
+						   cli_echo(optarg, buf, sizeof(buf)));
+			break;
+		case 'h':
+			cli_print_verb_help("explain");
+			return EXIT_OK;
+		default:
+			return usage_error("explain", "unknown option '%s'",
+					   cli_echo(argv[optind - 1], buf, sizeof(buf)));
+		}
+	}
+	int nargs = argc - optind;
+	if (nargs < 1 || nargs > 2)
+		return usage_error("explain", "give two runs, or one experiment");
+	long ids[2] = { 0, 0 };
+	for (int i = 0; i < nargs; i++)
+		if (cli_parse_run_id("explain", argv[optind + i], &ids[i]))
+			return EXIT_USAGE;
+	if (nargs == 2 && (arm_name || base_name))
+		return usage_error("explain", "--arm and --baseline go with an experiment");
+
+	struct db *db;
+	char *cause = NULL;
+	if (db_open(&db, cli_db_path(ctx, dbopt), &cause)) {
+		print_cause("error: ", cause);
+		free(cause);
+		return EXIT_FAIL;
+	}
+	int rc = EXIT_OK;
+	struct explain_input in;
+	memset(&in, 0, sizeof(in));
+	struct explain_module mods[2][MAXMODS];
+	struct db_run *runs[2] = { NULL, NULL };
+	size_t nruns[2] = { 0, 0 };
+	struct db_experiment e, aa;
+	bool have_exp = false, have_aa = false;
+	struct ab_analysis an;
+	bool have_an = false;
+	char labels[2][64];
+
+	if (nargs == 2) {
+		for (int s = 0; s < 2; s++) {
+			runs[s] = calloc(1, sizeof(struct db_run));
+			int lrc = db_run_load(db, ids[s], runs[s], &cause);
+			if (lrc) {
+				print_cause("error: ", cause);
+				rc = lrc == -ENOENT ? EXIT_USAGE : EXIT_FAIL;
+				goto out;
+			}
+			nruns[s] = 1;
+			snprintf(labels[s], sizeof(labels[s]), "run %lld",
+				 (long long)runs[s]->id);
+		}
+		explain_input_from_runs(runs[0], runs[1], &in);
+	} else {
+		int lrc = db_experiment_load(db, ids[0], &e, &cause);
+		if (lrc) {
+			print_cause("error: ", cause);
+			rc = lrc == -ENOENT ? EXIT_USAGE : EXIT_FAIL;
+			goto out;
+		}
+		have_exp = true;
+		long arm = e.narms > 1 ? 1 : -1, base = 0;
+		if (arm_name && (arm = arm_index(&e, arm_name)) < 0) {
+			rc = usage_error("explain", "experiment %lld has no arm '%s'",
+					 (long long)e.id, cli_echo(arm_name, buf, sizeof(buf)));
+			goto out;
+		}
+		if (base_name && (base = arm_index(&e, base_name)) < 0) {
+			rc = usage_error("explain", "experiment %lld has no arm '%s'",
+					 (long long)e.id, cli_echo(base_name, buf, sizeof(buf)));
+			goto out;
+		}
+		if (arm < 0 || arm == base) {
+			rc = usage_error("explain", "pick two different arms of experiment "
+					 "%lld", (long long)e.id);
+			goto out;
+		}
+		/* The analysis compares against arm 0: make the baseline
+		 * arm 0 by swapping the arms' indexes in a copy of the runs. */
+		if (base != 0) {
+			for (size_t i = 0; i < e.nruns; i++) {
+				if (e.runs[i].arm == base)
+					e.runs[i].arm = 0;
+				else if (e.runs[i].arm == 0)
+					e.runs[i].arm = (int)base;
+			}
+			struct db_arm t = e.arms[0];
+			e.arms[0] = e.arms[base];
+			e.arms[base] = t;
+			if (arm == 0)
+				arm = base;
+		}
+		if (!e.aa && isnan(gate_given) && isnan(e.gate_pct)) {
+			int64_t aa_id = db_experiment_latest_aa(db, e.host_id, e.arms[0].command,
+								NULL);
+			if (aa_id > 0 && aa_id < e.id && db_experiment_load(db, aa_id, &aa, NULL) == 0)
+				have_aa = true;
+		}
+		struct ab_gate_rule gate = { isnan(gate_given) ? e.gate_pct : gate_given,
+					     have_aa ? &aa : NULL, 1.0 };
+		if (ab_analyze(&e, &gate, &an, &cause)) {
+			print_cause("error: ", cause);
+			rc = EXIT_FAIL;
+			goto out;
+		}
+		have_an = true;
+		explain_input_from_ab(&an, (size_t)arm, &in);
+		size_t arms[2] = { 0, (size_t)arm };
+		for (int s = 0; s < 2; s++) {
+			if (load_arm(db, &e, arms[s], &runs[s], &nruns[s], &cause)) {
+				print_cause("error: ", cause);
+				rc = EXIT_FAIL;
+				goto out;
+			}
+			snprintf(labels[s], sizeof(labels[s]), "%s", e.arms[arms[s]].name);
+		}
+	}
+	for (int s = 0; s < 2; s++)
+		explain_side_from_runs(runs[s], nruns[s], labels[s], &in.side[s],
+				       mods[s], MAXMODS);
+	if (in.side[0].cpu_model && in.side[1].cpu_model &&
+	    strcmp(in.side[0].cpu_model, in.side[1].cpu_model))
+		warning_msg("comparing runs from different machines: %s and %s",
+			    in.side[0].cpu_model, in.side[1].cpu_model);
+
+	struct explain_finding *f;
+	size_t nf = explain_findings(&in, &f);
+	FILE *fp = cli_open_output(out, stdout);
+	if (fp) {
+		explain_render(&in, f, nf, fmt, fp);
+		rc = cli_close_output(fp, out);
+	} else {
+		rc = EXIT_FAIL;
+	}
+	explain_findings_free(f, nf);
+out:
+	explain_input_release(&in);
+	if (have_an)
+		ab_analysis_release(&an);
+	if (have_aa)
+		db_experiment_release(&aa);
+	if (have_exp)
+		db_experiment_release(&e);
+	for (int s = 0; s < 2; s++)
+		if (runs[s])
+			free_runs(runs[s], nruns[s]);
+	db_close(db);
+	free(cause);
+	return rc;
+}
