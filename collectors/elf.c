@@ -487,6 +487,14 @@ void elf_file_sizes(const struct elf_file *ef, struct elf_sizes *out)
 		out->exec_bytes += ef->exec[i].size;
 }
 
+const void *elf_file_bytes(const struct elf_file *ef, uint64_t offset,
+			   uint64_t len)
+{
+	if (!range_ok(ef->size, offset, len))
+		return NULL;
+	return ef->map + offset;
+}
+
 size_t elf_file_segments(const struct elf_file *ef, const struct elf_segment **out)
 {
 	*out = ef->segments;

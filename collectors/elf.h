@@ -108,6 +108,15 @@ const struct elf_section *elf_file_section_by_name(const struct elf_file *ef,
 						   const char *name);
 void elf_file_sizes(const struct elf_file *ef, struct elf_sizes *out);
 
+/*
+ * The file's bytes [offset, offset + len), borrowed from the mapping (valid
+ * until elf_file_close()), or NULL when that range is not inside the file.
+ * For readers of section contents this module does not parse itself (the
+ * unwinder reads .eh_frame_hdr and .eh_frame through it).
+ */
+const void *elf_file_bytes(const struct elf_file *ef, uint64_t offset,
+			   uint64_t len);
+
 /* Program headers in file order. */
 size_t elf_file_segments(const struct elf_file *ef, const struct elf_segment **out);
 

@@ -1,4 +1,8 @@
-/* prof report: reprint a stored run per thread, per thread name, or total. */
+/*
+ * prof report: reprint a stored run per thread, per thread name, or total;
+ * for a sampled run (prof record), where its samples fell by symbol,
+ * module, thread or name, its hottest call paths, or folded stacks.
+ */
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -7,24 +11,42 @@
 #include <string.h>
 
 #include "db/runs.h"
+#include "db/samples.h"
 #include "db/sleep.h"
 #include "prof/cli.h"
 #include "prof/commands.h"
+#include "reports/profile.h"
 #include "reports/runs.h"
 #include "reports/sleep.h"
 
 const char cmd_report_help[] =
-"usage: prof report [RUN|last] [--by thread|name|total]\n"
-"                   [--format table|json|csv|markdown] [-o FILE] [--db PATH]\n"
+"usage: prof report [RUN|last] [--by thread|name|total|symbol|module]\n"
+"                   [--stacks] [--event NAME] [--limit N]\n"
+"                   [--format table|json|csv|markdown|folded] [-o FILE] [--db PATH]\n"
 "\n"
 "Reprint a stored run from the database (default: the newest), exactly as\n"
 "'prof run' printed it, or grouped differently: --by name sums the threads\n"
 "that share a name (five workers called the same become one row with a\n"
 "thread count); --by total keeps only the totals.\n"
 "\n"
+"For a sampled run ('prof record'), the default is where the samples fell:\n"
+"--by symbol (the default) or module, with self and total shares of each\n"
+"event; --by thread or name, each thread's share; --by total, the run's\n"
+"counts. --stacks lists the hottest call paths; --format folded writes\n"
+"one 'main;work;hot 123' line per call path (samples of the first event,\n"
+"or --event), for flame-graph tools. --by symbol and module need a\n"
+"sampled run.\n"
+"\n"
+"Options:\n"
+"      --event NAME      only this sampled event\n"
+"      --limit N         rows or call paths per event (default: all)\n"
+"\n"
 "Examples:\n"
 "  prof report last --by name\n"
-"  prof report 12 --format csv -o run12.csv\n";
+"  prof report 12 --format csv -o run12.csv\n"
+"  prof report last --by module\n"
+"  prof report last --stacks --limit 10\n"
+"  prof report last --format folded | flamegraph.pl > hot.svg\n";
 
 /* "last", or a positive run id. */
 int cli_parse_run_id(const char *verb, const char *word, long *id)
@@ -40,19 +62,88 @@ int cli_parse_run_id(const char *verb, const char *word, long *id)
 	return 0;
 }
 
+/* Which report a run gets, from --by, --stacks and --format. */
+struct report_args {
+	const char *by;		/* as given, or NULL */
+	bool stacks;
+	const char *event;
+	long limit;
+	enum out_format fmt;
+};
+
+/* A sampled run's report; -1 when it is not one (the caller goes on). */
+static int report_sampled(struct db *db, const struct db_run *run,
+			  const struct report_args *ra, const char *out)
+{
+	struct db_profile prof;
+	char *cause = NULL;
+	char buf[64];
+	bool wants_samples = ra->stacks || ra->fmt == OUT_FOLDED ||
+			     (ra->by && (!strcmp(ra->by, "symbol") ||
+					 !strcmp(ra->by, "module")));
+	int rc = db_profile_load(db, run->id, &prof, &cause);
+	if (rc == -ENODATA && !wants_samples) {
+		free(cause);
+		return -1;
+	}
+	if (rc) {
+		print_cause("error: ", cause);
+		free(cause);
+		return rc == -ENODATA ? EXIT_USAGE : EXIT_FAIL;
+	}
+	if (ra->by && !strcmp(ra->by, "total") && !ra->stacks && ra->fmt != OUT_FOLDED) {
+		db_profile_release(&prof);
+		return -1;	/* the run's counts */
+	}
+	struct profile_opts po = { PROFILE_BY_SYMBOL, ra->stacks, -1, (size_t)ra->limit,
+				   ra->fmt };
+	if (ra->by && profile_by_parse(ra->by, &po.by)) {
+		db_profile_release(&prof);
+		return usage_error("report", "--by %s does not go with --stacks or "
+				   "--format folded", cli_echo(ra->by, buf, sizeof(buf)));
+	}
+	if (ra->event) {
+		for (size_t e = 0; e < prof.nevents && po.event < 0; e++)
+			if (!strcmp(prof.events[e].name, ra->event))
+				po.event = (int)e;
+		if (po.event < 0) {
+			fprintf(stderr, "error: run %lld sampled no event '%s'\n"
+				"hint: it sampled:", (long long)run->id,
+				cli_echo(ra->event, buf, sizeof(buf)));
+			for (size_t e = 0; e < prof.nevents; e++)
+				fprintf(stderr, " %s", prof.events[e].name);
+			fputc('\n', stderr);
+			db_profile_release(&prof);
+			return EXIT_USAGE;
+		}
+	}
+	FILE *fp = cli_open_output(out, stdout);
+	if (!fp) {
+		db_profile_release(&prof);
+		return EXIT_FAIL;
+	}
+	report_profile(run, &prof, &po, fp);
+	db_profile_release(&prof);
+	return cli_close_output(fp, out);
+}
+
 int cmd_report(int argc, char **argv, struct prof_ctx *ctx)
 {
-	enum { O_FORMAT = 256, O_DB, O_BY };
+	enum { O_FORMAT = 256, O_DB, O_BY, O_STACKS, O_EVENT, O_LIMIT };
 	static const struct option opts[] = {
 		{ "format", required_argument, NULL, O_FORMAT },
 		{ "output", required_argument, NULL, 'o' },
 		{ "db", required_argument, NULL, O_DB },
 		{ "by", required_argument, NULL, O_BY },
+		{ "stacks", no_argument, NULL, O_STACKS },
+		{ "event", required_argument, NULL, O_EVENT },
+		{ "limit", required_argument, NULL, O_LIMIT },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	enum out_format fmt = OUT_TABLE;
+	struct report_args ra = { .fmt = OUT_TABLE };
 	enum report_by by = BY_THREAD;
+	enum profile_by pby;
 	const char *out = NULL, *dbopt = NULL;
 	char buf[64];
 	int c;
@@ -61,13 +152,27 @@ int cmd_report(int argc, char **argv, struct prof_ctx *ctx)
 	while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
 		switch (c) {
 		case O_FORMAT:
-			if (cli_parse_format("report", optarg, &fmt, OUT_ALL_TEXT))
+			if (cli_parse_format("report", optarg, &ra.fmt,
+					     OUT_ALL_TEXT | (1u << OUT_FOLDED)))
 				return EXIT_USAGE;
 			break;
 		case O_BY:
-			if (report_by_parse(optarg, &by))
+			if (report_by_parse(optarg, &by) && profile_by_parse(optarg, &pby))
 				return usage_error("report", "bad --by '%s': expected "
-						   "thread, name or total",
+						   "thread, name, total, symbol or module",
+						   cli_echo(optarg, buf, sizeof(buf)));
+			ra.by = optarg;
+			break;
+		case O_STACKS:
+			ra.stacks = true;
+			break;
+		case O_EVENT:
+			ra.event = optarg;
+			break;
+		case O_LIMIT:
+			if (!cli_parse_long(optarg, 0, INT_MAX, &ra.limit))
+				return usage_error("report", "bad --limit '%s': expected a "
+						   "number of rows (0: all)",
 						   cli_echo(optarg, buf, sizeof(buf)));
 			break;
 		case 'o':
@@ -106,11 +211,17 @@ int cmd_report(int argc, char **argv, struct prof_ctx *ctx)
 	bool is_sleep = !rc && run.kind && !strcmp(run.kind, "sleep");
 	if (is_sleep && (rc = db_sleep_load(db, run.id, &sleep, &cause)))
 		db_run_release(&run);
-	db_close(db);
 	if (rc) {
+		db_close(db);
 		print_cause("error: ", cause);
 		free(cause);
 		return rc == -ENOENT ? EXIT_USAGE : EXIT_FAIL;
+	}
+	rc = report_sampled(db, &run, &ra, out);
+	db_close(db);
+	if (rc >= 0) {
+		db_run_release(&run);
+		return rc;
 	}
 	FILE *fp = cli_open_output(out, stdout);
 	if (!fp) {
@@ -119,9 +230,9 @@ int cmd_report(int argc, char **argv, struct prof_ctx *ctx)
 		return EXIT_FAIL;
 	}
 	if (is_sleep)
-		report_sleep(&run, &sleep, fmt, fp);
+		report_sleep(&run, &sleep, ra.fmt, fp);
 	else
-		report_run(&run, by, fmt, fp);
+		report_run(&run, by, ra.fmt, fp);
 	db_sleep_release(&sleep);
 	db_run_release(&run);
 	return cli_close_output(fp, out);

@@ -15,6 +15,8 @@ static const char help_help[] =
 const struct cmd commands[] = {
 	{ "run", cmd_run, "count events per thread for a command or a process",
 	  cmd_run_help },
+	{ "record", cmd_record, "sample a command with call stacks",
+	  cmd_record_help },
 	{ "runs", cmd_runs, "list the stored runs", cmd_runs_help },
 	{ "report", cmd_report, "reprint a stored run per thread, name or total",
 	  cmd_report_help },

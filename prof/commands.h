@@ -12,6 +12,7 @@
 	extern const char cmd_##v##_help[]
 
 DECLARE_VERB(run);
+DECLARE_VERB(record);
 DECLARE_VERB(runs);
 DECLARE_VERB(report);
 DECLARE_VERB(events);

@@ -1,0 +1,97 @@
+/*
+ * symbolize: the addresses of a sampled process as (module, symbol,
+ * offset), for prof record.
+ *
+ * An address is resolved through the mapping that holds it (a struct
+ * code_map, from the process's address space as the ring buffer's MMAP2
+ * records rebuilt it):
+ *   - a file mapping: the ELF file's .symtab and .dynsym (collectors/elf),
+ *     at the address's ELF virtual address;
+ *   - anonymous executable memory, or an address in no known mapping: the
+ *     process's JIT map, /tmp/perf-PID.map (re-read when it has grown
+ *     since a miss), whose module is the map's own path;
+ *   - kernel addresses: /proc/kallsyms where it shows addresses (root, or
+ *     kptr_restrict 0), as module "[kernel.kallsyms]";
+ * and where nothing matches, the symbol is NULL (reports print
+ * "[unknown]") and the offset says where: the ELF virtual address in a
+ * file, the offset from the mapping's start in anonymous or kernel-made
+ * mappings ([vdso]), the address itself in "[unknown]".
+ *
+ * Each ELF file is opened once and kept (its mapping, symbols and build
+ * id) until symbolizer_free(); a file that cannot be read is remembered
+ * with its error, so it is tried once. The unwinder reads the same open
+ * files (symbolizer_elf).
+ *
+ * Ownership: every string returned (module paths, symbol names) is owned
+ * by the symbolizer and stays valid, at a stable address, until
+ * symbolizer_free(); callers may key tables on the pointers. Not
+ * thread-safe: one symbolizer per thread (prof record's worker owns one).
+ */
+#ifndef COLLECTORS_SYMBOLIZE_H
+#define COLLECTORS_SYMBOLIZE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "collectors/elf.h"
+
+/* One executable mapping of a process, as a sample's address needs it. */
+struct code_map {
+	uint64_t start, len;	/* runtime addresses [start, start + len) */
+	uint64_t pgoff;		/* file offset of start */
+	const char *path;	/* as the kernel named it: a file, "//anon",
+				 * "[vdso]", "/memfd:..." */
+};
+
+/* Module names for addresses outside any file. */
+#define SYM_MODULE_KERNEL "[kernel.kallsyms]"
+#define SYM_MODULE_UNKNOWN "[unknown]"
+
+struct sym_frame {
+	const char *module;	/* owned by the symbolizer; never NULL */
+	const char *symbol;	/* owned by the symbolizer; NULL: unknown */
+	uint64_t offset;	/* into the symbol, else see above */
+};
+
+struct symbolizer_opts {
+	const char *perf_map_dir;	/* where perf-PID.map files are; NULL: /tmp */
+	const char *kallsyms;		/* NULL: /proc/kallsyms; "": none */
+};
+
+struct symbolizer;
+
+/* NULL and errno on failure. */
+struct symbolizer *symbolizer_new(const struct symbolizer_opts *opts);
+void symbolizer_free(struct symbolizer *s);
+
+/* True when path names no file: "//anon", "[vdso]", "/memfd:...". */
+bool sym_path_is_anon(const char *path);
+
+/*
+ * Resolve addr of process pid: kernel says it is a kernel address; m is
+ * the mapping holding it (NULL when none does). Never fails: what cannot
+ * be found comes back unknown, as described above.
+ */
+void symbolizer_lookup(struct symbolizer *s, uint32_t pid, const struct code_map *m,
+		       uint64_t addr, bool kernel, struct sym_frame *out);
+
+/* Read kallsyms now rather than at the first kernel address (it takes
+ * the kernel tens of milliseconds to print). */
+void symbolizer_load_kernel(struct symbolizer *s);
+
+/*
+ * The ELF file at path, opened once and kept, or NULL when it cannot be
+ * read (then *error, if not NULL, says why; borrowed).
+ */
+const struct elf_file *symbolizer_elf(struct symbolizer *s, const char *path,
+				      const char **error);
+
+/* The build id of the file at path as lowercase hex, or NULL. Borrowed. */
+const char *symbolizer_build_id(struct symbolizer *s, const char *path);
+
+/* An interned copy of str: the same pointer for the same text. NULL on
+ * ENOMEM. */
+const char *symbolizer_intern(struct symbolizer *s, const char *str);
+
+#endif

@@ -1,0 +1,585 @@
+/*
+ * samples: a sampled run's call stacks and samples, written into temp
+ * tables while the run goes on and copied into the database with the run
+ * in one transaction; see samples.h.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "db/internal.h"
+#include "db/samples.h"
+
+/* Rows per batched transaction while recording. */
+#define BATCH_ROWS 4096
+
+enum { INS_MODULE, INS_SYMBOL, INS_FRAME, INS_STACK, INS_SAMPLE, NINS };
+
+static const char *const temp_schema =
+	"CREATE TEMP TABLE IF NOT EXISTS rec_modules ("
+	"  id INTEGER PRIMARY KEY, path TEXT NOT NULL, build_id TEXT);"
+	"CREATE TEMP TABLE IF NOT EXISTS rec_symbols ("
+	"  id INTEGER PRIMARY KEY, module_id INTEGER NOT NULL, name TEXT);"
+	"CREATE TEMP TABLE IF NOT EXISTS rec_frames ("
+	"  id INTEGER PRIMARY KEY, symbol_id INTEGER NOT NULL, offset INTEGER NOT NULL);"
+	"CREATE TEMP TABLE IF NOT EXISTS rec_stacks ("
+	"  id INTEGER PRIMARY KEY, parent_id INTEGER NOT NULL, frame_id INTEGER NOT NULL);"
+	"CREATE TEMP TABLE IF NOT EXISTS rec_samples ("
+	"  seq INTEGER PRIMARY KEY, tid INTEGER NOT NULL, time INTEGER NOT NULL,"
+	"  cpu INTEGER, event_idx INTEGER NOT NULL, weight INTEGER NOT NULL,"
+	"  stack_id INTEGER NOT NULL);"
+	"CREATE TEMP TABLE IF NOT EXISTS rec_threads ("
+	"  tid INTEGER NOT NULL, start_ns INTEGER, thread_id INTEGER NOT NULL);"
+	"CREATE INDEX IF NOT EXISTS temp.rec_threads_by_tid ON rec_threads(tid);";
+
+static const char *const temp_clear =
+	"DELETE FROM temp.rec_modules; DELETE FROM temp.rec_symbols;"
+	"DELETE FROM temp.rec_frames; DELETE FROM temp.rec_stacks;"
+	"DELETE FROM temp.rec_samples; DELETE FROM temp.rec_threads;";
+
+static const char *const insert_sql[NINS] = {
+	"INSERT INTO temp.rec_modules (id, path, build_id) VALUES (?1, ?2, ?3)",
+	"INSERT INTO temp.rec_symbols (id, module_id, name) VALUES (?1, ?2, ?3)",
+	"INSERT INTO temp.rec_frames (id, symbol_id, offset) VALUES (?1, ?2, ?3)",
+	"INSERT INTO temp.rec_stacks (id, parent_id, frame_id) VALUES (?1, ?2, ?3)",
+	"INSERT INTO temp.rec_samples (tid, time, cpu, event_idx, weight, stack_id)"
+	" VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+};
+
+struct db_sample_writer {
+	struct db *db;
+	sqlite3_stmt *ins[NINS];
+	bool in_tx;
+	size_t pending;
+	uint64_t nsamples;
+};
+
+int db_sample_writer_new(struct db *db, struct db_sample_writer **out, char **cause)
+{
+	*out = NULL;
+	struct db_sample_writer *w = calloc(1, sizeof(*w));
+	if (!w)
+		return -ENOMEM;
+	w->db = db;
+	int rc = db_exec(db, temp_schema, cause);
+	if (!rc)
+		rc = db_exec(db, temp_clear, cause);
+	for (int i = 0; i < NINS && !rc; i++)
+		rc = db_prepare(db, &w->ins[i], insert_sql[i], cause);
+	if (rc) {
+		db_sample_writer_free(w);
+		return rc;
+	}
+	*out = w;
+	return 0;
+}
+
+void db_sample_writer_free(struct db_sample_writer *w)
+{
+	if (!w)
+		return;
+	for (int i = 0; i < NINS; i++)
+		sqlite3_finalize(w->ins[i]);
+	if (w->in_tx)
+		db_rollback(w->db);
+	/* Leave nothing behind for a later writer on this connection. */
+	sqlite3_exec(w->db->h, temp_clear, NULL, NULL, NULL);
+	free(w);
+}
+
+uint64_t db_sample_count(const struct db_sample_writer *w)
+{
+	return w->nsamples;
+}
+
+int db_sample_flush(struct db_sample_writer *w, char **cause)
+{
+	if (!w->in_tx)
+		return 0;
+	w->in_tx = false;
+	w->pending = 0;
+	int rc = sqlite3_exec(w->db->h, "COMMIT", NULL, NULL, NULL);
+	if (rc != SQLITE_OK) {
+		int r = db_fail(w->db, rc, "cannot write the samples to", cause);
+		db_rollback(w->db);
+		return r;
+	}
+	return 0;
+}
+
+/* Step one insert, inside a batch (a deferred transaction: temp tables
+ * only, so the database itself stays unlocked for other writers). */
+static int put(struct db_sample_writer *w, sqlite3_stmt *st, const char *what,
+	       char **cause)
+{
+	if (!w->in_tx) {
+		int rc = sqlite3_exec(w->db->h, "BEGIN", NULL, NULL, NULL);
+		if (rc != SQLITE_OK) {
+			sqlite3_reset(st);
+			sqlite3_clear_bindings(st);
+			return db_fail(w->db, rc, what, cause);
+		}
+		w->in_tx = true;
+	}
+	int s = sqlite3_step(st);
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	if (s != SQLITE_DONE)
+		return db_fail(w->db, s, what, cause);
+	if (++w->pending >= BATCH_ROWS)
+		return db_sample_flush(w, cause);
+	return 0;
+}
+
+int db_sample_put_module(struct db_sample_writer *w, uint32_t id, const char *path,
+			 const char *build_id, char **cause)
+{
+	sqlite3_stmt *st = w->ins[INS_MODULE];
+	sqlite3_bind_int64(st, 1, id);
+	db_bind_text(st, 2, path ? path : "");
+	db_bind_text(st, 3, build_id);
+	return put(w, st, "cannot write a module to", cause);
+}
+
+int db_sample_put_symbol(struct db_sample_writer *w, uint32_t id, uint32_t module,
+			 const char *name, char **cause)
+{
+	sqlite3_stmt *st = w->ins[INS_SYMBOL];
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_int64(st, 2, module);
+	db_bind_text(st, 3, name);
+	return put(w, st, "cannot write a symbol to", cause);
+}
+
+int db_sample_put_frame(struct db_sample_writer *w, uint32_t id, uint32_t symbol,
+			uint64_t offset, char **cause)
+{
+	sqlite3_stmt *st = w->ins[INS_FRAME];
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_int64(st, 2, symbol);
+	sqlite3_bind_int64(st, 3, (sqlite3_int64)offset);
+	return put(w, st, "cannot write a frame to", cause);
+}
+
+int db_sample_put_stack(struct db_sample_writer *w, uint32_t id, uint32_t parent,
+			uint32_t frame, char **cause)
+{
+	sqlite3_stmt *st = w->ins[INS_STACK];
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_int64(st, 2, parent);
+	sqlite3_bind_int64(st, 3, frame);
+	return put(w, st, "cannot write a call stack to", cause);
+}
+
+int db_sample_put(struct db_sample_writer *w, const struct db_sample *s, char **cause)
+{
+	sqlite3_stmt *st = w->ins[INS_SAMPLE];
+	sqlite3_bind_int(st, 1, s->tid);
+	sqlite3_bind_int64(st, 2, (sqlite3_int64)s->time);
+	sqlite3_bind_int(st, 3, (int)s->cpu);
+	sqlite3_bind_int(st, 4, (int)s->event);
+	sqlite3_bind_int64(st, 5, (sqlite3_int64)s->weight);
+	sqlite3_bind_int64(st, 6, s->stack);
+	int rc = put(w, st, "cannot write a sample to", cause);
+	if (!rc)
+		w->nsamples++;
+	return rc;
+}
+
+/* Run one statement bound to the run id. */
+static int exec_run(struct db *db, const char *sql, int64_t run_id, const char *what,
+		    char **cause)
+{
+	sqlite3_stmt *st;
+	int rc = db_prepare(db, &st, sql, cause);
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(st, 1, run_id);
+	int s = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (s != SQLITE_DONE)
+		return db_fail(db, s, what, cause);
+	return 0;
+}
+
+static int store_events(struct db *db, int64_t run_id, const struct db_sample_event *ev,
+			size_t n, char **cause)
+{
+	sqlite3_stmt *st;
+	int rc = db_prepare(db, &st,
+		"INSERT INTO sample_events (run_id, idx, name, attr_type, attr_config,"
+		" period, freq, call_graph, stack_bytes, samples, weight, lost, dropped)"
+		" VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13)", cause);
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < n && !rc; i++) {
+		const struct db_sample_event *e = &ev[i];
+		sqlite3_bind_int64(st, 1, run_id);
+		sqlite3_bind_int(st, 2, (int)i);
+		db_bind_text(st, 3, e->name ? e->name : "?");
+		sqlite3_bind_int64(st, 4, e->attr_type);
+		sqlite3_bind_int64(st, 5, (sqlite3_int64)e->attr_config);
+		if (e->period)
+			sqlite3_bind_int64(st, 6, (sqlite3_int64)e->period);
+		else
+			sqlite3_bind_null(st, 6);
+		if (e->freq)
+			sqlite3_bind_int64(st, 7, (sqlite3_int64)e->freq);
+		else
+			sqlite3_bind_null(st, 7);
+		db_bind_text(st, 8, e->call_graph ? e->call_graph : "none");
+		if (e->stack_bytes)
+			sqlite3_bind_int64(st, 9, e->stack_bytes);
+		else
+			sqlite3_bind_null(st, 9);
+		sqlite3_bind_int64(st, 10, (sqlite3_int64)e->samples);
+		sqlite3_bind_int64(st, 11, (sqlite3_int64)e->weight);
+		sqlite3_bind_int64(st, 12, (sqlite3_int64)e->lost);
+		sqlite3_bind_int64(st, 13, (sqlite3_int64)e->dropped);
+		int s = sqlite3_step(st);
+		sqlite3_reset(st);
+		if (s != SQLITE_DONE)
+			rc = db_fail(db, s, "cannot store the sampled events in", cause);
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int db_sample_store_run(struct db_sample_writer *w, struct db_run *run,
+			const struct db_sample_event *events, size_t nevents,
+			char **cause)
+{
+	struct db *db = w->db;
+	int rc = db_sample_flush(w, cause);
+	if (rc)
+		return rc;
+	rc = db_begin(db, cause);
+	if (rc)
+		return rc;
+	rc = db_run_store_body(db, run, cause);
+	if (!rc)
+		rc = store_events(db, run->id, events, nevents, cause);
+	if (!rc)
+		rc = exec_run(db, "INSERT INTO temp.rec_threads (tid, start_ns, thread_id)"
+			      " SELECT tid, start_ns, id FROM threads WHERE run_id = ?1",
+			      run->id, "cannot match the samples' threads in", cause);
+	if (!rc)
+		rc = exec_run(db, "INSERT INTO sample_modules (run_id, id, path, build_id)"
+			      " SELECT ?1, id, path, build_id FROM temp.rec_modules",
+			      run->id, "cannot store the modules in", cause);
+	if (!rc)
+		rc = exec_run(db, "INSERT INTO sample_symbols (run_id, id, module_id, name)"
+			      " SELECT ?1, id, module_id, name FROM temp.rec_symbols",
+			      run->id, "cannot store the symbols in", cause);
+	if (!rc)
+		rc = exec_run(db, "INSERT INTO sample_frames (run_id, id, symbol_id, offset)"
+			      " SELECT ?1, id, symbol_id, offset FROM temp.rec_frames",
+			      run->id, "cannot store the frames in", cause);
+	if (!rc)
+		rc = exec_run(db, "INSERT INTO sample_stacks (run_id, id, parent_id, frame_id)"
+			      " SELECT ?1, id, parent_id, frame_id FROM temp.rec_stacks",
+			      run->id, "cannot store the call stacks in", cause);
+	/* The thread of a sample: its tid's row that had started by then,
+	 * the latest such (tids are reused); else any row of that tid. */
+	if (!rc)
+		rc = exec_run(db, "INSERT INTO samples (run_id, seq, thread_id, time, cpu,"
+			      " event_idx, weight, stack_id)"
+			      " SELECT ?1, s.seq,"
+			      "  coalesce((SELECT t.thread_id FROM temp.rec_threads t"
+			      "   WHERE t.tid = s.tid AND coalesce(t.start_ns, 0) <= s.time"
+			      "   ORDER BY t.start_ns DESC LIMIT 1),"
+			      "  (SELECT t.thread_id FROM temp.rec_threads t WHERE t.tid = s.tid"
+			      "   ORDER BY t.start_ns LIMIT 1)),"
+			      "  s.time, s.cpu, s.event_idx, s.weight, s.stack_id"
+			      " FROM temp.rec_samples s ORDER BY s.seq",
+			      run->id, "cannot store the samples in", cause);
+	if (rc) {
+		db_rollback(db);
+		run->id = 0;
+		return rc;
+	}
+	rc = db_commit(db, cause);
+	if (rc) {
+		run->id = 0;
+		return rc;
+	}
+	sqlite3_exec(db->h, temp_clear, NULL, NULL, NULL);
+	w->nsamples = 0;
+	return 0;
+}
+
+/* ---- reading ---- */
+
+void db_sample_event_release(struct db_sample_event *e)
+{
+	if (!e)
+		return;
+	free(e->name);
+	free(e->call_graph);
+	memset(e, 0, sizeof(*e));
+}
+
+void db_profile_release(struct db_profile *p)
+{
+	if (!p)
+		return;
+	for (size_t i = 0; i < p->nevents; i++)
+		db_sample_event_release(&p->events[i]);
+	free(p->events);
+	for (size_t i = 0; i < p->nmodules; i++) {
+		free(p->modules[i]);
+		free(p->build_ids[i]);
+	}
+	free(p->modules);
+	free(p->build_ids);
+	for (size_t i = 0; i < p->nsymbols; i++)
+		free(p->symbols[i].name);
+	free(p->symbols);
+	free(p->frames);
+	free(p->stacks);
+	free(p->counts);
+	memset(p, 0, sizeof(*p));
+}
+
+/* Grow *arr (of elem bytes) to hold n + 1 entries. */
+static int grow(void **arr, size_t *cap, size_t n, size_t elem)
+{
+	if (n < *cap)
+		return 0;
+	size_t ncap = *cap ? *cap * 2 : 64;
+	void *p = realloc(*arr, ncap * elem);
+	if (!p)
+		return -ENOMEM;
+	memset((char *)p + *cap * elem, 0, (ncap - *cap) * elem);
+	*arr = p;
+	*cap = ncap;
+	return 0;
+}
+
+static int prep_run(struct db *db, sqlite3_stmt **st, const char *sql, int64_t run_id,
+		    char **cause)
+{
+	int rc = db_prepare(db, st, sql, cause);
+	if (!rc)
+		sqlite3_bind_int64(*st, 1, run_id);
+	return rc;
+}
+
+static int damaged(struct db *db, int64_t run_id, const char *what, char **cause)
+{
+	if (cause && !*cause && asprintf(cause, "run %lld in '%s' has damaged %s "
+					 "(a reference to a row that is not there)",
+					 (long long)run_id, db->path, what) < 0)
+		*cause = NULL;
+	return -EIO;
+}
+
+/* The id column must count 1, 2, 3 ...: the writer hands them out so. */
+static int check_dense(struct db *db, int64_t run_id, sqlite3_int64 id, size_t n,
+		       const char *what, char **cause)
+{
+	if (id == (sqlite3_int64)n + 1)
+		return 0;
+	if (cause && !*cause && asprintf(cause, "run %lld in '%s' has damaged %s "
+					 "(id %lld where %zu was expected)",
+					 (long long)run_id, db->path, what,
+					 (long long)id, n + 1) < 0)
+		*cause = NULL;
+	return -EIO;
+}
+
+int db_profile_load(struct db *db, int64_t run_id, struct db_profile *out,
+		    char **cause)
+{
+	memset(out, 0, sizeof(*out));
+	out->run_id = run_id;
+	sqlite3_stmt *st;
+	int rc = prep_run(db, &st, "SELECT (SELECT count(*) FROM runs WHERE id = ?1),"
+			  " (SELECT count(*) FROM sample_events WHERE run_id = ?1)",
+			  run_id, cause);
+	if (rc)
+		return rc;
+	int s = sqlite3_step(st);
+	int have_run = s == SQLITE_ROW ? sqlite3_column_int(st, 0) : 0;
+	int have_ev = s == SQLITE_ROW ? sqlite3_column_int(st, 1) : 0;
+	sqlite3_finalize(st);
+	if (s != SQLITE_ROW)
+		return db_fail(db, s, "cannot read", cause);
+	if (!have_run) {
+		if (cause && asprintf(cause, "no run %lld in '%s'\n"
+				      "hint: 'prof runs' lists the stored runs",
+				      (long long)run_id, db->path) < 0)
+			*cause = NULL;
+		return -ENOENT;
+	}
+	if (!have_ev) {
+		if (cause && asprintf(cause, "run %lld was counted, not sampled: it has "
+				      "no samples to group by module or symbol\n"
+				      "hint: sample one with 'prof record -- COMMAND'; "
+				      "'prof report %lld' shows its counts",
+				      (long long)run_id, (long long)run_id) < 0)
+			*cause = NULL;
+		return -ENODATA;
+	}
+
+	size_t cap = 0;
+	rc = prep_run(db, &st, "SELECT name, attr_type, attr_config, period, freq,"
+		      " call_graph, stack_bytes, samples, weight, lost, dropped"
+		      " FROM sample_events WHERE run_id = ?1 ORDER BY idx", run_id, cause);
+	if (rc)
+		goto fail;
+	while ((s = sqlite3_step(st)) == SQLITE_ROW) {
+		if ((rc = grow((void **)&out->events, &cap, out->nevents, sizeof(*out->events))))
+			break;
+		struct db_sample_event *e = &out->events[out->nevents++];
+		e->name = db_col_text(st, 0);
+		e->attr_type = (uint32_t)sqlite3_column_int64(st, 1);
+		e->attr_config = (uint64_t)sqlite3_column_int64(st, 2);
+		e->period = (uint64_t)sqlite3_column_int64(st, 3);
+		e->freq = (uint64_t)sqlite3_column_int64(st, 4);
+		e->call_graph = db_col_text(st, 5);
+		e->stack_bytes = (uint32_t)sqlite3_column_int64(st, 6);
+		e->samples = (uint64_t)sqlite3_column_int64(st, 7);
+		e->weight = (uint64_t)sqlite3_column_int64(st, 8);
+		e->lost = (uint64_t)sqlite3_column_int64(st, 9);
+		e->dropped = (uint64_t)sqlite3_column_int64(st, 10);
+	}
+	sqlite3_finalize(st);
+	if (!rc && s != SQLITE_DONE)
+		rc = db_fail(db, s, "cannot read the samples of", cause);
+	if (rc)
+		goto fail;
+
+	size_t mcap = 0, bcap = 0;
+	rc = prep_run(db, &st, "SELECT id, path, build_id FROM sample_modules"
+		      " WHERE run_id = ?1 ORDER BY id", run_id, cause);
+	if (rc)
+		goto fail;
+	while (!rc && (s = sqlite3_step(st)) == SQLITE_ROW) {
+		rc = check_dense(db, run_id, sqlite3_column_int64(st, 0), out->nmodules,
+				 "modules", cause);
+		if (!rc)
+			rc = grow((void **)&out->modules, &mcap, out->nmodules, sizeof(char *));
+		if (!rc)
+			rc = grow((void **)&out->build_ids, &bcap, out->nmodules, sizeof(char *));
+		if (rc)
+			break;
+		out->modules[out->nmodules] = db_col_text(st, 1);
+		out->build_ids[out->nmodules] = db_col_text(st, 2);
+		out->nmodules++;
+	}
+	sqlite3_finalize(st);
+	if (!rc && s != SQLITE_DONE)
+		rc = db_fail(db, s, "cannot read the samples of", cause);
+	if (rc)
+		goto fail;
+
+	cap = 0;
+	rc = prep_run(db, &st, "SELECT id, module_id, name FROM sample_symbols"
+		      " WHERE run_id = ?1 ORDER BY id", run_id, cause);
+	if (rc)
+		goto fail;
+	while (!rc && (s = sqlite3_step(st)) == SQLITE_ROW) {
+		rc = check_dense(db, run_id, sqlite3_column_int64(st, 0), out->nsymbols,
+				 "symbols", cause);
+		if (!rc)
+			rc = grow((void **)&out->symbols, &cap, out->nsymbols,
+				  sizeof(*out->symbols));
+		if (rc)
+			break;
+		struct db_symbol *y = &out->symbols[out->nsymbols++];
+		y->module = (uint32_t)sqlite3_column_int64(st, 1);
+		y->name = db_col_text(st, 2);
+		if (y->module < 1 || y->module > out->nmodules)
+			rc = damaged(db, run_id, "symbols", cause);
+	}
+	sqlite3_finalize(st);
+	if (!rc && s != SQLITE_DONE)
+		rc = db_fail(db, s, "cannot read the samples of", cause);
+	if (rc)
+		goto fail;
+
+	cap = 0;
+	rc = prep_run(db, &st, "SELECT id, symbol_id, offset FROM sample_frames"
+		      " WHERE run_id = ?1 ORDER BY id", run_id, cause);
+	if (rc)
+		goto fail;
+	while (!rc && (s = sqlite3_step(st)) == SQLITE_ROW) {
+		rc = check_dense(db, run_id, sqlite3_column_int64(st, 0), out->nframes,
+				 "frames", cause);
+		if (!rc)
+			rc = grow((void **)&out->frames, &cap, out->nframes,
+				  sizeof(*out->frames));
+		if (rc)
+			break;
+		struct db_frame *f = &out->frames[out->nframes++];
+		f->symbol = (uint32_t)sqlite3_column_int64(st, 1);
+		f->offset = (uint64_t)sqlite3_column_int64(st, 2);
+		if (f->symbol < 1 || f->symbol > out->nsymbols)
+			rc = damaged(db, run_id, "frames", cause);
+	}
+	sqlite3_finalize(st);
+	if (!rc && s != SQLITE_DONE)
+		rc = db_fail(db, s, "cannot read the samples of", cause);
+	if (rc)
+		goto fail;
+
+	cap = 0;
+	rc = prep_run(db, &st, "SELECT id, parent_id, frame_id FROM sample_stacks"
+		      " WHERE run_id = ?1 ORDER BY id", run_id, cause);
+	if (rc)
+		goto fail;
+	while (!rc && (s = sqlite3_step(st)) == SQLITE_ROW) {
+		rc = check_dense(db, run_id, sqlite3_column_int64(st, 0), out->nstacks,
+				 "call stacks", cause);
+		if (!rc)
+			rc = grow((void **)&out->stacks, &cap, out->nstacks,
+				  sizeof(*out->stacks));
+		if (rc)
+			break;
+		struct db_stack_node *n = &out->stacks[out->nstacks++];
+		n->parent = (uint32_t)sqlite3_column_int64(st, 1);
+		n->frame = (uint32_t)sqlite3_column_int64(st, 2);
+		/* A parent comes before its children: walks always end. */
+		if (n->parent >= out->nstacks || n->frame < 1 || n->frame > out->nframes)
+			rc = damaged(db, run_id, "call stacks", cause);
+	}
+	sqlite3_finalize(st);
+	if (!rc && s != SQLITE_DONE)
+		rc = db_fail(db, s, "cannot read the samples of", cause);
+	if (rc)
+		goto fail;
+
+	cap = 0;
+	rc = prep_run(db, &st, "SELECT s.event_idx, t.seq, s.stack_id, count(*),"
+		      " sum(s.weight) FROM samples s LEFT JOIN threads t ON t.id = s.thread_id"
+		      " WHERE s.run_id = ?1 GROUP BY s.event_idx, s.thread_id, s.stack_id",
+		      run_id, cause);
+	if (rc)
+		goto fail;
+	while (!rc && (s = sqlite3_step(st)) == SQLITE_ROW) {
+		rc = grow((void **)&out->counts, &cap, out->ncounts, sizeof(*out->counts));
+		if (rc)
+			break;
+		struct db_stack_count *c = &out->counts[out->ncounts++];
+		c->event = (uint32_t)sqlite3_column_int64(st, 0);
+		c->thread = sqlite3_column_type(st, 1) == SQLITE_NULL
+			    ? -1 : sqlite3_column_int(st, 1);
+		c->stack = (uint32_t)sqlite3_column_int64(st, 2);
+		c->samples = (uint64_t)sqlite3_column_int64(st, 3);
+		c->weight = (uint64_t)sqlite3_column_int64(st, 4);
+		if (c->event >= out->nevents || c->stack < 1 || c->stack > out->nstacks)
+			rc = damaged(db, run_id, "samples", cause);
+	}
+	sqlite3_finalize(st);
+	if (!rc && s != SQLITE_DONE)
+		rc = db_fail(db, s, "cannot read the samples of", cause);
+	if (rc)
+		goto fail;
+	return 0;
+fail:
+	db_profile_release(out);
+	out->run_id = run_id;
+	return rc;
+}

@@ -1,0 +1,723 @@
+/*
+ * prof record: sample a launched command with call stacks, per thread,
+ * through the same inherited events and ring buffer as prof run; unwind
+ * and symbolize on a worker thread while it runs; store the run (its
+ * counts too) with its samples; print where the time went on stderr.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collectors/counters.h"
+#include "collectors/events.h"
+#include "collectors/recorder.h"
+#include "db/samples.h"
+#include "prof/cli.h"
+#include "prof/commands.h"
+#include "prof/launch.h"
+#include "prof/pin.h"
+#include "prof/runner.h"
+#include "prof/runutil.h"
+#include "reports/profile.h"
+
+const char cmd_record_help[] =
+"usage: prof record [options] [--] COMMAND [ARGS...]\n"
+"       prof record [options] -p PID [--duration SECONDS]\n"
+"\n"
+"Sample COMMAND and every thread and process it starts, with call\n"
+"stacks, store the samples (and the run's per-thread counts) in the\n"
+"database, and print the hottest symbols on stderr (COMMAND's own output\n"
+"is left alone). prof exits with COMMAND's status. Stacks are unwound\n"
+"and symbolized while the command runs; no raw stack bytes are kept.\n"
+"\n"
+"Options:\n"
+"  -p, --pid PID         attach to a running process (its threads and the\n"
+"                        processes it starts from then on) instead\n"
+"      --duration SECS   with -p: stop after SECS (default: until it exits\n"
+"                        or Ctrl-C)\n"
+"  -e, --events LIST     events to sample, comma-separated, each tagged in\n"
+"                        the report (default: cycles where the machine can\n"
+"                        sample it, else cpu-clock; prof says which)\n"
+"  -F, --freq HZ         samples per second per thread (default 1000; at\n"
+"                        most kernel.perf_event_max_sample_rate)\n"
+"  -c, --period N        one sample every N events instead of a frequency\n"
+"      --call-graph MODE none, fp (the kernel's frame-pointer chain; the\n"
+"                        default), or dwarf[,STACK_BYTES] (copy the user\n"
+"                        registers and the top STACK_BYTES of the stack,\n"
+"                        default 8192, a multiple of 8 up to 65528, and\n"
+"                        unwind with the binaries' .eh_frame: works without\n"
+"                        frame pointers)\n"
+"      --limit N         rows in the printed report (default 10)\n"
+"      --format FMT      table (default), json, csv, markdown, folded\n"
+"  -o, --output FILE     write the report to FILE instead of stderr\n"
+"  -q, --quiet           store the run but print no report (unless -o)\n"
+"      --db PATH         database (default: $PROF_DB, else ./prof.db)\n"
+"      --pin MODE        run on chosen CPUs, as for 'prof run'\n"
+"      --cache-affinity, --no-cache-affinity, --sysfs ROOT  as for 'prof run'\n"
+"      --mmap-pages N    ring-buffer pages (power of 2, default 256; 1024\n"
+"                        with dwarf)\n"
+"      --record-dump FILE  save the raw ring-buffer records (for tests)\n"
+"\n"
+"Every sampled event is counted too, with task-clock, so 'prof report\n"
+"RUN --by total' shows the run's counts. Samples the kernel lost (a full\n"
+"ring buffer) and samples prof could not unwind in time are counted and\n"
+"reported, never hidden. A prof killed before the end stores nothing.\n"
+"\n"
+"Examples:\n"
+"  prof record -- ./build/bin/prof-demo\n"
+"  prof record -e cpu-clock -F 4000 --call-graph dwarf -- ./server --bench\n"
+"  prof report last --by module\n"
+"  prof report last --format folded > out.folded   # for flamegraph.pl\n";
+
+struct record_args {
+	long pid;
+	double duration;
+	const char *events;
+	long freq, period;
+	enum call_graph cg;
+	long stack_bytes;
+	long limit;
+	const char *db;
+	enum out_format fmt;
+	const char *out;
+	bool quiet;
+	long mmap_pages;
+	const char *pin;
+	int affinity;
+	const char *sysfs;
+	const char *dump;
+	char **argv;
+	int argc;
+};
+
+/* "none", "fp", "dwarf" or "dwarf,BYTES". */
+static int parse_call_graph(const char *word, struct record_args *a)
+{
+	char buf[64];
+	const char *comma = strchr(word, ',');
+	size_t len = comma ? (size_t)(comma - word) : strlen(word);
+	if (len == 4 && !strncmp(word, "none", 4) && !comma)
+		a->cg = CALL_GRAPH_NONE;
+	else if (len == 2 && !strncmp(word, "fp", 2) && !comma)
+		a->cg = CALL_GRAPH_FP;
+	else if (len == 5 && !strncmp(word, "dwarf", 5))
+		a->cg = CALL_GRAPH_DWARF;
+	else
+		return usage_error("record", "bad --call-graph '%s': expected none, fp, "
+				   "dwarf or dwarf,STACK_BYTES",
+				   cli_echo(word, buf, sizeof(buf)));
+	if (!comma)
+		return 0;
+	long v;
+	if (!cli_parse_long(comma + 1, 1, LONG_MAX, &v) || v % 8 || v > UNWIND_STACK_MAX)
+		return usage_error("record", "bad stack size '%s': expected a multiple "
+				   "of 8 from 8 to %u bytes (the kernel's limit for "
+				   "one sample), e.g. dwarf,16384",
+				   cli_echo(comma + 1, buf, sizeof(buf)), UNWIND_STACK_MAX);
+	a->stack_bytes = v;
+	return 0;
+}
+
+static int parse_args(int argc, char **argv, struct record_args *a)
+{
+	enum { O_CG = 256, O_LIMIT, O_FORMAT, O_DB, O_MMAP, O_PIN, O_AFF, O_NOAFF,
+	       O_SYSFS, O_DUMP, O_DURATION };
+	static const struct option opts[] = {
+		{ "pid", required_argument, NULL, 'p' },
+		{ "duration", required_argument, NULL, O_DURATION },
+		{ "events", required_argument, NULL, 'e' },
+		{ "freq", required_argument, NULL, 'F' },
+		{ "period", required_argument, NULL, 'c' },
+		{ "call-graph", required_argument, NULL, O_CG },
+		{ "limit", required_argument, NULL, O_LIMIT },
+		{ "format", required_argument, NULL, O_FORMAT },
+		{ "output", required_argument, NULL, 'o' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "db", required_argument, NULL, O_DB },
+		{ "mmap-pages", required_argument, NULL, O_MMAP },
+		{ "pin", required_argument, NULL, O_PIN },
+		{ "cache-affinity", no_argument, NULL, O_AFF },
+		{ "no-cache-affinity", no_argument, NULL, O_NOAFF },
+		{ "sysfs", required_argument, NULL, O_SYSFS },
+		{ "record-dump", required_argument, NULL, O_DUMP },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	char buf[64];
+	memset(a, 0, sizeof(*a));
+	a->cg = CALL_GRAPH_FP;
+	a->stack_bytes = UNWIND_STACK_DEFAULT;
+	a->limit = 10;
+	a->fmt = OUT_TABLE;
+	a->affinity = AFFINITY_UNSET;
+	bool freq_given = false, period_given = false;
+	optind = 1;
+	opterr = 0;
+	int c, rc;
+	while ((c = getopt_long(argc, argv, "+p:e:F:c:o:qh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			if (!cli_parse_long(optarg, 1, INT_MAX, &a->pid))
+				return usage_error("record", "bad pid '%s': expected a "
+						   "process id", cli_echo(optarg, buf, sizeof(buf)));
+			break;
+		case O_DURATION:
+			if (!cli_parse_double(optarg, 0.001, 31536000, &a->duration))
+				return usage_error("record", "bad duration '%s': expected "
+						   "seconds, e.g. 10 or 0.5",
+						   cli_echo(optarg, buf, sizeof(buf)));
+			break;
+		case 'e':
+			a->events = optarg;
+			break;
+		case 'F':
+			/* The kernel's limit is checked once all options are
+			 * read, with its value in the message. */
+			if (!cli_parse_long(optarg, 1, LONG_MAX, &a->freq))
+				return usage_error("record", "bad --freq '%s': expected "
+						   "samples per second, e.g. 1000",
+						   cli_echo(optarg, buf, sizeof(buf)));
+			freq_given = true;
+			break;
+		case 'c':
+			if (!cli_parse_long(optarg, 1, LONG_MAX, &a->period))
+				return usage_error("record", "bad --period '%s': expected "
+						   "a count of events of at least 1, e.g. "
+						   "100000", cli_echo(optarg, buf, sizeof(buf)));
+			period_given = true;
+			break;
+		case O_CG:
+			if ((rc = parse_call_graph(optarg, a)))
+				return rc;
+			break;
+		case O_LIMIT:
+			if (!cli_parse_long(optarg, 0, INT_MAX, &a->limit))
+				return usage_error("record", "bad --limit '%s': expected a "
+						   "number of rows (0: all)",
+						   cli_echo(optarg, buf, sizeof(buf)));
+			break;
+		case O_FORMAT:
+			if (cli_parse_format("record", optarg, &a->fmt,
+					     OUT_ALL_TEXT | (1u << OUT_FOLDED)))
+				return EXIT_USAGE;
+			break;
+		case 'o':
+			a->out = optarg;
+			break;
+		case 'q':
+			a->quiet = true;
+			break;
+		case O_DB:
+			a->db = optarg;
+			break;
+		case O_MMAP:
+			if (!cli_parse_long(optarg, 1, 1 << 20, &a->mmap_pages) ||
+			    (a->mmap_pages & (a->mmap_pages - 1)))
+				return usage_error("record", "bad --mmap-pages '%s': "
+						   "expected a power of 2",
+						   cli_echo(optarg, buf, sizeof(buf)));
+			break;
+		case O_PIN:
+			a->pin = optarg;
+			break;
+		case O_AFF:
+			a->affinity = AFFINITY_ON;
+			break;
+		case O_NOAFF:
+			a->affinity = AFFINITY_OFF;
+			break;
+		case O_SYSFS:
+			a->sysfs = optarg;
+			break;
+		case O_DUMP:
+			a->dump = optarg;
+			break;
+		case 'h':
+			cli_print_verb_help("record");
+			return -1;
+		default:
+			return usage_error("record", "unknown option '%s'",
+					   cli_echo(argv[optind - 1], buf, sizeof(buf)));
+		}
+	}
+	a->argv = argv + optind;
+	a->argc = argc - optind;
+	if (a->pid && a->argc)
+		return usage_error("record", "give either -p PID or a command, not both");
+	if (!a->pid && !a->argc)
+		return usage_error("record", "no command to record: "
+				   "'prof record -- COMMAND' or 'prof record -p PID'");
+	if (a->duration > 0 && !a->pid)
+		return usage_error("record", "--duration goes with -p PID; a launched "
+				   "command runs until it exits");
+	if (a->pid && (a->pin || a->affinity == AFFINITY_ON))
+		return usage_error("record", "--pin applies to a launched command; an "
+				   "attached process keeps its own affinity");
+	if (freq_given && period_given)
+		return usage_error("record", "give either --freq or --period, not both");
+	if (!freq_given && !period_given)
+		a->freq = 1000;
+	if (a->freq) {
+		long max = recorder_max_sample_rate();
+		if (max > 0 && a->freq > max) {
+			fprintf(stderr, "error: bad --freq '%ld': above the kernel's "
+				"limit of %ld samples per second "
+				"(/proc/sys/kernel/perf_event_max_sample_rate)\n"
+				"hint: use --freq %ld or less, or --period; as root, "
+				"raise the limit with sysctl -w "
+				"kernel.perf_event_max_sample_rate=%ld\n",
+				a->freq, max, max, a->freq);
+			return EXIT_USAGE;
+		}
+	}
+	if (!a->mmap_pages)
+		a->mmap_pages = a->cg == CALL_GRAPH_DWARF ? 1024 : 256;
+	return 0;
+}
+
+/* ---- choosing what to sample and count ---------------------------- */
+
+/*
+ * The sampled events: -e, each of which must be samplable here (exit 1
+ * naming it otherwise), or cycles where it is, else cpu-clock.
+ */
+static int choose_samplers(const struct record_args *a, const struct sample_plan *plan,
+			   struct event_desc **evs, size_t *nev,
+			   struct sampler_desc **sds)
+{
+	char *cause = NULL;
+	int rc = event_list_parse(a->events ? a->events : "cycles", evs, nev, &cause);
+	if (rc) {
+		print_cause("error: ", cause);
+		free(cause);
+		return rc == -EIO ? EXIT_FAIL : EXIT_USAGE;
+	}
+	*sds = calloc(*nev, sizeof(**sds));
+	for (size_t i = 0; i < *nev; i++) {
+		recorder_sampler_desc(&(*evs)[i], plan, &(*sds)[i]);
+		rc = recorder_probe((*evs)[i].name, &(*sds)[i].attr, (*evs)[i].hardware,
+				    &cause);
+		if (!rc)
+			continue;
+		if (a->events) {
+			print_cause("error: ", cause);
+			free(cause);
+			return EXIT_FAIL;
+		}
+		/* The default: say why cycles is not used. */
+		char *why = cause ? strndup(cause, strcspn(cause, "\n")) : NULL;
+		free(cause);
+		cause = NULL;
+		event_list_free(*evs, *nev);
+		free(*sds);
+		rc = event_list_parse("cpu-clock", evs, nev, &cause);
+		if (rc) {
+			free(why);
+			print_cause("error: ", cause);
+			free(cause);
+			return EXIT_FAIL;
+		}
+		*sds = calloc(*nev, sizeof(**sds));
+		recorder_sampler_desc(&(*evs)[0], plan, &(*sds)[0]);
+		fprintf(stderr, "prof: sampling cpu-clock (%s)\n",
+			why ? why : "cycles cannot be sampled here");
+		free(why);
+		rc = recorder_probe("cpu-clock", &(*sds)[0].attr, false, &cause);
+		if (rc) {
+			print_cause("error: ", cause);
+			free(cause);
+			return EXIT_FAIL;
+		}
+		return 0;
+	}
+	if (!a->events)
+		fprintf(stderr, "prof: sampling cycles\n");
+	return 0;
+}
+
+/* The counted events: the sampled ones and task-clock. */
+static int counted_events(const struct event_desc *sev, size_t ns,
+			  struct event_desc **evs, size_t *nev, char **spec_out)
+{
+	size_t len = 0;
+	char *spec = NULL;
+	FILE *fp = open_memstream(&spec, &len);
+	bool have_tc = false;
+	for (size_t i = 0; i < ns; i++) {
+		fprintf(fp, "%s%s", i ? "," : "", sev[i].name);
+		have_tc = have_tc || !strcmp(sev[i].name, "task-clock");
+	}
+	if (!have_tc)
+		fprintf(fp, "%stask-clock", ns ? "," : "");
+	fclose(fp);
+	char *cause = NULL;
+	int rc = event_list_parse(spec, evs, nev, &cause);
+	if (rc) {
+		print_cause("error: ", cause);
+		free(cause);
+		free(spec);
+		return EXIT_FAIL;
+	}
+	*spec_out = spec;
+	return 0;
+}
+
+/* ---- the sink: recorder -> database ----------------------------------- */
+
+struct sink {
+	struct db_sample_writer *w;
+	char *cause;		/* the first error */
+	uint64_t *samples, *weight;	/* per sampled event */
+	size_t nev;
+};
+
+static int keep(struct sink *s, int rc, char *cause)
+{
+	if (rc && !s->cause)
+		s->cause = cause;
+	else
+		free(cause);
+	return rc;
+}
+
+static int sink_module(void *arg, uint32_t id, const char *path, const char *bid)
+{
+	struct sink *s = arg;
+	char *cause = NULL;
+	return keep(s, db_sample_put_module(s->w, id, path, bid, &cause), cause);
+}
+
+static int sink_symbol(void *arg, uint32_t id, uint32_t module, const char *name)
+{
+	struct sink *s = arg;
+	char *cause = NULL;
+	return keep(s, db_sample_put_symbol(s->w, id, module, name, &cause), cause);
+}
+
+static int sink_frame(void *arg, uint32_t id, uint32_t symbol, uint64_t offset)
+{
+	struct sink *s = arg;
+	char *cause = NULL;
+	return keep(s, db_sample_put_frame(s->w, id, symbol, offset, &cause), cause);
+}
+
+static int sink_stack(void *arg, uint32_t id, uint32_t parent, uint32_t frame)
+{
+	struct sink *s = arg;
+	char *cause = NULL;
+	return keep(s, db_sample_put_stack(s->w, id, parent, frame, &cause), cause);
+}
+
+static int sink_sample(void *arg, const struct recorder_sample *rs)
+{
+	struct sink *s = arg;
+	struct db_sample x = { (int32_t)rs->pid, (int32_t)rs->tid, rs->cpu, rs->time,
+			       rs->event, rs->weight, rs->stack };
+	char *cause = NULL;
+	int rc = keep(s, db_sample_put(s->w, &x, &cause), cause);
+	if (!rc && rs->event < s->nev) {
+		s->samples[rs->event]++;
+		s->weight[rs->event] += rs->weight;
+	}
+	return rc;
+}
+
+static int sink_idle(void *arg)
+{
+	struct sink *s = arg;
+	char *cause = NULL;
+	return keep(s, db_sample_flush(s->w, &cause), cause);
+}
+
+/* ---- after the counters are open ---------------------------------------- */
+
+struct opened_ctx {
+	struct recorder *rec;
+	const struct event_desc *sev;
+	size_t nsev;
+	pid_t attach_pid;
+	int err;		/* why the samples cannot be taken, or 0 */
+	char *cause;
+};
+
+/*
+ * The events are open (the workload not yet released): check that every
+ * sampler could be opened (probed before, so this is a race with the
+ * machine), map the kernel ids of every target task to their events,
+ * seed an attached process's mappings, and start the worker.
+ */
+static void on_opened(const struct counters *cs, size_t first, void *arg)
+{
+	struct opened_ctx *oc = arg;
+	for (size_t i = 0; i < oc->nsev && !oc->err; i++) {
+		const struct counter_status *st = counters_sampler_status(cs, first + i);
+		if (!st || !st->supported) {
+			oc->err = st && st->err ? st->err : EINVAL;
+			if (asprintf(&oc->cause, "cannot sample '%s' on this machine: %s\n"
+				     "hint: sample a software event instead: -e cpu-clock",
+				     oc->sev[i].name,
+				     st && st->reason ? st->reason : "refused") < 0)
+				oc->cause = NULL;
+			return;
+		}
+		uint64_t id;
+		for (size_t t = 0; (id = counters_sampler_id(cs, t, first + i)); t++)
+			if ((oc->err = -recorder_map_id(oc->rec, id, (uint32_t)i)))
+				return;
+	}
+	if (oc->attach_pid > 0 &&
+	    recorder_seed_proc(oc->rec, (uint32_t)oc->attach_pid, &oc->cause)) {
+		/* Frames already mapped show as [unknown]: say so, go on. */
+		if (oc->cause)
+			warning_msg("%s", oc->cause);
+		free(oc->cause);
+		oc->cause = NULL;
+	}
+	oc->err = -recorder_start(oc->rec, &oc->cause);
+}
+
+static void on_record(const struct perf_rec *rec, int origin, void *arg)
+{
+	struct opened_ctx *oc = arg;
+	recorder_on_record(rec, origin, oc->rec);
+}
+
+/* ---- the verb ------------------------------------------------------------ */
+
+int cmd_record(int argc, char **argv, struct prof_ctx *ctx)
+{
+	struct record_args a;
+	int rc = parse_args(argc, argv, &a);
+	if (rc)
+		return rc < 0 ? EXIT_OK : rc;
+
+	char *cause = NULL;
+	if (!a.pid) {
+		char *path = launch_resolve(a.argv[0], &cause);
+		if (!path) {
+			print_cause("error: ", cause);
+			free(cause);
+			return 127;
+		}
+		free(path);
+	}
+
+	struct sample_plan plan = {
+		.period = (uint64_t)a.period, .freq = (uint64_t)a.freq,
+		.call_graph = a.cg, .stack_bytes = (uint32_t)a.stack_bytes,
+	};
+	struct event_desc *sev = NULL, *cev = NULL;
+	size_t nsev = 0, ncev = 0;
+	struct sampler_desc *sds = NULL;
+	char *counted_spec = NULL;
+	int exit_code = choose_samplers(&a, &plan, &sev, &nsev, &sds);
+	if (exit_code)
+		goto out_events;
+	exit_code = counted_events(sev, nsev, &cev, &ncev, &counted_spec);
+	if (exit_code)
+		goto out_events;
+
+	/* The pin is settled before anything starts (a launched command
+	 * only): a bad one is a usage error. */
+	struct pin_plan pin;
+	memset(&pin, 0, sizeof(pin));
+	if (!a.pid) {
+		char *warn = NULL;
+		const char *mode = pin_choose_mode(a.pin, a.affinity,
+						   getenv("PROF_CACHE_AFFINITY"), &warn);
+		if (warn) {
+			warning_msg("%s", warn);
+			free(warn);
+			warn = NULL;
+		}
+		if (pin_plan_make(&pin, mode, a.sysfs, &warn, &cause)) {
+			print_cause("error: ", cause);
+			free(cause);
+			exit_code = EXIT_USAGE;
+			goto out_pin;
+		}
+		if (warn) {
+			warning_msg("%s", warn);
+			free(warn);
+		}
+	}
+
+	/* Samples have nowhere to go without the database: it is opened
+	 * first, and a failure stops before the command starts. */
+	struct run_state rs;
+	run_state_init(&rs, ctx, a.db);
+	if (db_open(&rs.db, rs.db_path, &cause)) {
+		print_cause("error: ", cause);
+		free(cause);
+		cause = NULL;
+		fprintf(stderr, "hint: prof record keeps its samples in the database: "
+			"nothing was run; use --db PATH to write elsewhere\n");
+		rs.db = NULL;
+		exit_code = EXIT_FAIL;
+		goto out_db;
+	}
+	struct sink sk = { .nev = nsev };
+	sk.samples = calloc(nsev, sizeof(uint64_t));
+	sk.weight = calloc(nsev, sizeof(uint64_t));
+	if (db_sample_writer_new(rs.db, &sk.w, &cause)) {
+		print_cause("error: ", cause);
+		free(cause);
+		exit_code = EXIT_FAIL;
+		goto out_sink;
+	}
+	struct recorder_opts ro = {
+		.call_graph = a.cg, .nevents = nsev,
+		.sink = { sink_module, sink_symbol, sink_frame, sink_stack, sink_sample,
+			  sink_idle, &sk },
+	};
+	struct recorder *rec = recorder_new(&ro);
+	if (!rec) {
+		error_msg("cannot set up the recorder: %s", strerror(errno));
+		exit_code = EXIT_FAIL;
+		goto out_sink;
+	}
+	FILE *dump = NULL;
+	if (a.dump && !(dump = fopen(a.dump, "wb"))) {
+		char buf[64];
+		error_msg("cannot open '%s' for writing: %s",
+			  cli_echo(a.dump, buf, sizeof(buf)), strerror(errno));
+		exit_code = EXIT_FAIL;
+		recorder_free(rec);
+		goto out_sink;
+	}
+	struct opened_ctx oc = { rec, sev, nsev, (pid_t)a.pid, 0, NULL };
+	struct runner_opts opts = {
+		.argv = a.pid ? NULL : a.argv, .argc = a.pid ? 0 : a.argc,
+		.attach_pid = (pid_t)a.pid, .duration_s = a.duration,
+		.evs = cev, .nev = ncev, .plan = a.pid ? NULL : &pin, .out_fd = -1,
+		.mmap_pages = (size_t)a.mmap_pages, .kind = "record",
+		.record_dump = dump, .samplers = sds, .nsamplers = nsev,
+		.on_opened = on_opened, .on_record = on_record, .arg = &oc,
+	};
+	struct db_run run;
+	rc = runner_run(&opts, &run, &cause);
+	if (dump && fclose(dump) != 0 && !rc)
+		warning_msg("the record dump '%s' is incomplete", a.dump);
+	if (rc) {
+		print_cause("error: ", cause);
+		free(cause);
+		cause = NULL;
+		exit_code = rc == -ENOENT || rc == -EACCES ? 127 : EXIT_FAIL;
+		free(oc.cause);
+		recorder_free(rec);
+		goto out_sink;
+	}
+	if (oc.err) {
+		/* The workload ran unsampled: nothing worth storing. */
+		print_cause("error: ", oc.cause ? oc.cause : strerror(oc.err));
+		fprintf(stderr, "hint: nothing of this run was stored\n");
+		free(oc.cause);
+		db_run_release(&run);
+		recorder_free(rec);
+		exit_code = EXIT_FAIL;
+		goto out_sink;
+	}
+	int frc = recorder_finish(rec, &cause);
+	if (frc) {
+		print_cause("error: ", sk.cause ? sk.cause : cause);
+		free(cause);
+		cause = NULL;
+	}
+	struct recorder_stats st;
+	recorder_stats(rec, &st);
+
+	struct db_sample_event *evs = calloc(nsev, sizeof(*evs));
+	for (size_t i = 0; i < nsev; i++) {
+		evs[i].name = sev[i].name;
+		evs[i].attr_type = sds[i].attr.type;
+		evs[i].attr_config = sds[i].attr.config;
+		evs[i].period = plan.period;
+		evs[i].freq = plan.freq;
+		evs[i].call_graph = (char *)call_graph_name(a.cg);
+		evs[i].stack_bytes = a.cg == CALL_GRAPH_DWARF ? plan.stack_bytes : 0;
+		evs[i].samples = sk.samples[i];
+		evs[i].weight = sk.weight[i];
+		evs[i].lost = st.event_lost[i];
+		evs[i].dropped = st.event_dropped[i];
+	}
+	const char *sampled = a.events ? a.events : sev[0].name;
+	db_run_set(&run, "events", counted_spec);
+	db_run_set(&run, "sampled_events", sampled);
+	db_run_set(&run, "call_graph", call_graph_name(a.cg));
+	char num[64];
+	snprintf(num, sizeof(num), "%ld", a.freq ? a.freq : a.period);
+	db_run_set(&run, a.freq ? "freq" : "period", num);
+	snprintf(num, sizeof(num), "%ld", a.mmap_pages);
+	db_run_set(&run, "mmap_pages", num);
+	if (a.cg == CALL_GRAPH_DWARF) {
+		snprintf(num, sizeof(num), "%ld", a.stack_bytes);
+		db_run_set(&run, "stack_bytes", num);
+		uint64_t stops = 0;
+		for (int i = UNWIND_STOP_NO_INFO; i < UNWIND_STOP_COUNT; i++)
+			stops += st.unwind.stops[i];
+		snprintf(num, sizeof(num), "%llu", (unsigned long long)stops);
+		db_run_set(&run, "unwind_stops_early", num);
+	}
+	if (st.lost || st.dropped) {
+		warning_msg("%llu samples lost by the kernel (ring buffer full), %llu "
+			    "dropped by prof (unwinding fell behind)",
+			    (unsigned long long)st.lost, (unsigned long long)st.dropped);
+		hint_msg("raise --mmap-pages, or lower --freq");
+	}
+
+	int store_rc = 0;
+	if (!frc) {
+		store_rc = db_sample_store_run(sk.w, &run, evs, nsev, &cause);
+		if (store_rc) {
+			print_cause("error: ", cause);
+			free(cause);
+			cause = NULL;
+			fprintf(stderr, "hint: nothing of this run was stored\n");
+		}
+	}
+	if (!frc && !store_rc && (!a.quiet || a.out)) {
+		struct db_profile prof;
+		if (db_profile_load(rs.db, run.id, &prof, &cause) == 0) {
+			FILE *fp = cli_open_output(a.out, stderr);
+			if (fp) {
+				struct profile_opts po = { PROFILE_BY_SYMBOL, false, -1,
+							   (size_t)a.limit, a.fmt };
+				report_profile(&run, &prof, &po, fp);
+				if (cli_close_output(fp, a.out))
+					exit_code = EXIT_FAIL;
+			} else {
+				exit_code = EXIT_FAIL;
+			}
+			db_profile_release(&prof);
+		} else {
+			print_cause("error: ", cause);
+			free(cause);
+			cause = NULL;
+		}
+	}
+	if (exit_code == EXIT_OK)
+		exit_code = run.exit_status;
+	if (frc || store_rc)
+		exit_code = EXIT_FAIL;
+	free(evs);
+	db_run_release(&run);
+	recorder_free(rec);
+out_sink:
+	db_sample_writer_free(sk.w);
+	free(sk.cause);
+	free(sk.samples);
+	free(sk.weight);
+out_db:
+	run_state_release(&rs);
+out_pin:
+	pin_plan_release(&pin);
+out_events:
+	event_list_free(sev, nsev);
+	event_list_free(cev, ncev);
+	free(sds);
+	free(counted_spec);
+	return exit_code;
+}

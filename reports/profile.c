@@ -1,0 +1,744 @@
+/*
+ * profile: self and total shares of a sampled run by symbol, module,
+ * thread or name, the hottest call paths, and folded stacks; see
+ * profile.h.
+ */
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "reports/profile.h"
+
+int profile_by_parse(const char *word, enum profile_by *out)
+{
+	static const char *const names[] = { "symbol", "module", "thread", "name" };
+	for (int i = 0; i < 4; i++) {
+		if (!strcmp(word, names[i])) {
+			*out = (enum profile_by)i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+const char *profile_by_name(enum profile_by by)
+{
+	switch (by) {
+	case PROFILE_BY_MODULE: return "module";
+	case PROFILE_BY_THREAD: return "thread";
+	case PROFILE_BY_NAME: return "name";
+	default: return "symbol";
+	}
+}
+
+const char *profile_module_short(const char *path)
+{
+	if (!path)
+		return "?";
+	if (path[0] == '[')
+		return path;
+	const char *slash = strrchr(path, '/');
+	return slash && slash[1] ? slash + 1 : path;
+}
+
+/* ---- grouping ------------------------------------------------------- */
+
+struct agg {
+	uint64_t self_w, self_n, tot_w, tot_n;
+	uint32_t stamp;
+};
+
+struct grouping {
+	const struct db_run *run;
+	const struct db_profile *p;
+	enum profile_by by;
+	size_t nkeys;
+	const char **names;	/* by name: the distinct thread names */
+	size_t *name_threads;	/* threads under each name */
+	size_t *thread_name;	/* thread index -> name key */
+	struct agg *agg;
+	uint64_t total_w, total_n;
+};
+
+static uint32_t frame_symbol(const struct db_profile *p, uint32_t frame)
+{
+	return p->frames[frame - 1].symbol;
+}
+
+/* The group a stack node's frame belongs to (symbol or module). */
+static size_t frame_key(const struct grouping *g, uint32_t node)
+{
+	uint32_t sym = frame_symbol(g->p, g->p->stacks[node - 1].frame);
+	if (g->by == PROFILE_BY_MODULE)
+		return g->p->symbols[sym - 1].module - 1;
+	return sym - 1;
+}
+
+/* The group of a whole sample count (thread or name). */
+static size_t count_key(const struct grouping *g, const struct db_stack_count *c)
+{
+	size_t unknown = g->nkeys - 1;
+	if (c->thread < 0 || (size_t)c->thread >= g->run->nthreads)
+		return unknown;
+	if (g->by == PROFILE_BY_THREAD)
+		return (size_t)c->thread;
+	return g->thread_name[c->thread];
+}
+
+static void grouping_init(struct grouping *g, const struct db_run *run,
+			  const struct db_profile *p, enum profile_by by)
+{
+	memset(g, 0, sizeof(*g));
+	g->run = run;
+	g->p = p;
+	g->by = by;
+	switch (by) {
+	case PROFILE_BY_SYMBOL:
+		g->nkeys = p->nsymbols;
+		break;
+	case PROFILE_BY_MODULE:
+		g->nkeys = p->nmodules;
+		break;
+	case PROFILE_BY_THREAD:
+		g->nkeys = run->nthreads + 1;	/* + unknown */
+		break;
+	case PROFILE_BY_NAME:
+		g->names = calloc(run->nthreads + 1, sizeof(char *));
+		g->name_threads = calloc(run->nthreads + 1, sizeof(size_t));
+		g->thread_name = calloc(run->nthreads + 1, sizeof(size_t));
+		for (size_t t = 0; t < run->nthreads; t++) {
+			const char *n = run->threads[t].name ? run->threads[t].name : "?";
+			size_t k = 0;
+			while (k < g->nkeys && strcmp(g->names[k], n))
+				k++;
+			if (k == g->nkeys)
+				g->names[g->nkeys++] = n;
+			g->thread_name[t] = k;
+			g->name_threads[k]++;
+		}
+		g->names[g->nkeys++] = "[unknown thread]";
+		break;
+	}
+	g->agg = calloc(g->nkeys ? g->nkeys : 1, sizeof(*g->agg));
+}
+
+static void grouping_release(struct grouping *g)
+{
+	free(g->agg);
+	free(g->names);
+	free(g->name_threads);
+	free(g->thread_name);
+}
+
+static void grouping_fill(struct grouping *g, uint32_t event)
+{
+	const struct db_profile *p = g->p;
+	memset(g->agg, 0, (g->nkeys ? g->nkeys : 1) * sizeof(*g->agg));
+	g->total_w = g->total_n = 0;
+	uint32_t stamp = 0;
+	for (size_t i = 0; i < p->ncounts; i++) {
+		const struct db_stack_count *c = &p->counts[i];
+		if (c->event != event)
+			continue;
+		g->total_w += c->weight;
+		g->total_n += c->samples;
+		if (g->by == PROFILE_BY_THREAD || g->by == PROFILE_BY_NAME) {
+			struct agg *a = &g->agg[count_key(g, c)];
+			a->self_w += c->weight;
+			a->self_n += c->samples;
+			a->tot_w += c->weight;
+			a->tot_n += c->samples;
+			continue;
+		}
+		stamp++;
+		struct agg *leaf = &g->agg[frame_key(g, c->stack)];
+		leaf->self_w += c->weight;
+		leaf->self_n += c->samples;
+		for (uint32_t n = c->stack; n; n = p->stacks[n - 1].parent) {
+			struct agg *a = &g->agg[frame_key(g, n)];
+			if (a->stamp == stamp)
+				continue;
+			a->stamp = stamp;
+			a->tot_w += c->weight;
+			a->tot_n += c->samples;
+		}
+	}
+}
+
+/* Row order: self weight, then total, then key. */
+static int row_cmp(const void *pa, const void *pb, void *arg)
+{
+	const struct grouping *g = arg;
+	const struct agg *a = &g->agg[*(const size_t *)pa];
+	const struct agg *b = &g->agg[*(const size_t *)pb];
+	if (a->self_w != b->self_w)
+		return a->self_w > b->self_w ? -1 : 1;
+	if (a->tot_w != b->tot_w)
+		return a->tot_w > b->tot_w ? -1 : 1;
+	return *(const size_t *)pa < *(const size_t *)pb ? -1 : 1;
+}
+
+/* Keys with samples, hottest first; at most limit (0: all). */
+static size_t sorted_rows(const struct grouping *g, size_t limit, size_t **out)
+{
+	size_t *rows = malloc((g->nkeys ? g->nkeys : 1) * sizeof(*rows));
+	size_t n = 0;
+	for (size_t k = 0; k < g->nkeys; k++)
+		if (g->agg[k].tot_n)
+			rows[n++] = k;
+	qsort_r(rows, n, sizeof(*rows), row_cmp, (void *)g);
+	if (limit && n > limit)
+		n = limit;
+	*out = rows;
+	return n;
+}
+
+static double pct(uint64_t part, uint64_t whole)
+{
+	return whole ? 100.0 * (double)part / (double)whole : 0.0;
+}
+
+static const char *key_module(const struct grouping *g, size_t k)
+{
+	if (g->by == PROFILE_BY_MODULE)
+		return g->p->modules[k];
+	return g->p->modules[g->p->symbols[k].module - 1];
+}
+
+/* ---- call paths -------------------------------------------------------- */
+
+/* A frame's label in a path: its symbol, else its module in brackets. */
+static void frame_label(const struct db_profile *p, uint32_t node, char *buf, size_t n)
+{
+	const struct db_symbol *y = &p->symbols[frame_symbol(p, p->stacks[node - 1].frame) - 1];
+	if (y->name) {
+		snprintf(buf, n, "%s", y->name);
+		return;
+	}
+	const char *m = profile_module_short(p->modules[y->module - 1]);
+	if (m[0] == '[')
+		snprintf(buf, n, "%s", m);
+	else
+		snprintf(buf, n, "[%s]", m);
+}
+
+struct path {
+	char *text;
+	uint64_t weight, samples;
+};
+
+/* The path of a stack node, outermost first, joined by sep. */
+static char *path_text(const struct db_profile *p, uint32_t node, const char *sep)
+{
+	size_t depth = 0;
+	for (uint32_t n = node; n; n = p->stacks[n - 1].parent)
+		depth++;
+	uint32_t *chain = malloc((depth ? depth : 1) * sizeof(*chain));
+	size_t i = depth;
+	for (uint32_t n = node; n; n = p->stacks[n - 1].parent)
+		chain[--i] = n;
+	char *out = NULL;
+	size_t len = 0;
+	FILE *fp = open_memstream(&out, &len);
+	char label[512];
+	for (i = 0; i < depth; i++) {
+		frame_label(p, chain[i], label, sizeof(label));
+		/* Folded format splits on ';' and the count's space. */
+		for (char *c = label; *c; c++)
+			if (*c == ';')
+				*c = ':';
+		fprintf(fp, "%s%s", i ? sep : "", label);
+	}
+	fclose(fp);
+	free(chain);
+	return out;
+}
+
+static int path_by_text(const void *a, const void *b)
+{
+	return strcmp(((const struct path *)a)->text, ((const struct path *)b)->text);
+}
+
+static int path_by_weight(const void *pa, const void *pb)
+{
+	const struct path *a = pa, *b = pb;
+	if (a->weight != b->weight)
+		return a->weight > b->weight ? -1 : 1;
+	return strcmp(a->text, b->text);
+}
+
+/* Distinct paths of one event, merged, sorted by text. */
+static size_t collect_paths(const struct db_profile *p, uint32_t event, const char *sep,
+			    struct path **out)
+{
+	struct path *v = calloc(p->ncounts ? p->ncounts : 1, sizeof(*v));
+	size_t n = 0;
+	for (size_t i = 0; i < p->ncounts; i++) {
+		const struct db_stack_count *c = &p->counts[i];
+		if (c->event != event)
+			continue;
+		v[n].text = path_text(p, c->stack, sep);
+		v[n].weight = c->weight;
+		v[n].samples = c->samples;
+		n++;
+	}
+	qsort(v, n, sizeof(*v), path_by_text);
+	size_t m = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (m && !strcmp(v[m - 1].text, v[i].text)) {
+			v[m - 1].weight += v[i].weight;
+			v[m - 1].samples += v[i].samples;
+			free(v[i].text);
+			continue;
+		}
+		v[m++] = v[i];
+	}
+	*out = v;
+	return m;
+}
+
+static void free_paths(struct path *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i].text);
+	free(v);
+}
+
+/* ---- writers ---------------------------------------------------------- */
+
+static bool event_is_time_sampled(const struct db_sample_event *e)
+{
+	return e->attr_type == PERF_TYPE_SOFTWARE &&
+	       (e->attr_config == PERF_COUNT_SW_CPU_CLOCK ||
+		e->attr_config == PERF_COUNT_SW_TASK_CLOCK);
+}
+
+static void event_line(const struct db_sample_event *e, uint64_t samples,
+		       uint64_t weight, FILE *fp, const char *lead)
+{
+	char nb[64];
+	fmt_count(nb, sizeof(nb), (double)samples, 0);
+	fprintf(fp, "%s%s: %s sample%s", lead, e->name, nb, samples == 1 ? "" : "s");
+	if (e->freq)
+		fprintf(fp, " at %llu Hz", (unsigned long long)e->freq);
+	else if (e->period)
+		fprintf(fp, " every %llu", (unsigned long long)e->period);
+	if (event_is_time_sampled(e))
+		fprintf(fp, " (%.3f s)", (double)weight / 1e9);
+	fprintf(fp, ", call graph %s", e->call_graph ? e->call_graph : "none");
+	if (e->call_graph && !strcmp(e->call_graph, "dwarf"))
+		fprintf(fp, " (%u-byte stacks)", e->stack_bytes);
+	if (e->lost || e->dropped)
+		fprintf(fp, "; %llu lost by the kernel, %llu dropped by prof",
+			(unsigned long long)e->lost, (unsigned long long)e->dropped);
+	fputc('\n', fp);
+}
+
+static void write_header(const struct db_run *run, const struct db_profile *p,
+			 enum out_format fmt, FILE *fp)
+{
+	const char *lead = fmt == OUT_MARKDOWN ? "" : " ";
+	char status[64];
+	if (run->term_signal)
+		snprintf(status, sizeof(status), "killed by signal %d (status %d)",
+			 run->term_signal, run->exit_status);
+	else
+		snprintf(status, sizeof(status), "exit %d", run->exit_status);
+	if (fmt == OUT_MARKDOWN)
+		fprintf(fp, "**prof record %lld**: `", (long long)run->id);
+	else
+		fprintf(fp, "%sprof record %lld: '", lead, (long long)run->id);
+	md_field(fp, run->command ? run->command : "");
+	fprintf(fp, "%s %s%s\n\n", fmt == OUT_MARKDOWN ? "`" : "'", status,
+		run->interrupted ? ", interrupted" : "");
+	fprintf(fp, "%swall %.3f s, user %.3f s, sys %.3f s; %zu thread%s\n", lead,
+		run->wall_s, run->user_s, run->sys_s, run->nthreads,
+		run->nthreads == 1 ? "" : "s");
+	for (size_t e = 0; e < p->nevents; e++) {
+		uint64_t w = 0, n = 0;
+		for (size_t i = 0; i < p->ncounts; i++) {
+			if (p->counts[i].event == e) {
+				w += p->counts[i].weight;
+				n += p->counts[i].samples;
+			}
+		}
+		event_line(&p->events[e], n, w, fp, lead);
+	}
+	fputc('\n', fp);
+}
+
+static void pct_cell(struct rtable *t, size_t row, size_t col, uint64_t part,
+		     uint64_t whole)
+{
+	char text[32], raw[32];
+	double v = pct(part, whole);
+	snprintf(text, sizeof(text), "%.2f%%", v);
+	snprintf(raw, sizeof(raw), "%.4f", v);
+	rtable_set2(t, row, col, text, raw);
+}
+
+static void write_rows_table(const struct grouping *g, const size_t *rows, size_t n,
+			     enum out_format fmt, FILE *fp)
+{
+	static const char *const sym_titles[] = { ">self", ">total", ">samples",
+						  "module", "symbol" };
+	static const char *const thr_titles[] = { ">self", ">samples", ">tid", "thread" };
+	static const char *const name_titles[] = { ">self", ">samples", ">threads",
+						   "name" };
+	bool stack_group = g->by == PROFILE_BY_SYMBOL || g->by == PROFILE_BY_MODULE;
+	const char *const *titles = stack_group ? sym_titles
+				    : g->by == PROFILE_BY_THREAD ? thr_titles : name_titles;
+	size_t ncols = stack_group ? (g->by == PROFILE_BY_SYMBOL ? 5 : 4) : 4;
+	struct rtable t;
+	rtable_init(&t, ncols, titles);
+	char nb[64];
+	for (size_t i = 0; i < n; i++) {
+		size_t k = rows[i];
+		const struct agg *a = &g->agg[k];
+		size_t r = rtable_add_row(&t);
+		pct_cell(&t, r, 0, a->self_w, g->total_w);
+		if (stack_group) {
+			pct_cell(&t, r, 1, a->tot_w, g->total_w);
+			fmt_count(nb, sizeof(nb), (double)a->self_n, 0);
+			rtable_set2(&t, r, 2, nb, NULL);
+			const char *mod = key_module(g, k);
+			rtable_set2(&t, r, 3, fmt == OUT_CSV ? mod : profile_module_short(mod),
+				    NULL);
+			if (g->by == PROFILE_BY_SYMBOL) {
+				const char *s = g->p->symbols[k].name;
+				rtable_set2(&t, r, 4, s ? s : "[unknown]", NULL);
+			}
+			continue;
+		}
+		fmt_count(nb, sizeof(nb), (double)a->self_n, 0);
+		rtable_set2(&t, r, 1, nb, NULL);
+		if (g->by == PROFILE_BY_THREAD) {
+			if (k < g->run->nthreads) {
+				const struct db_thread *th = &g->run->threads[k];
+				rtable_set(&t, r, 2, "%d", th->tid);
+				rtable_set2(&t, r, 3, th->name ? th->name : "?", NULL);
+			} else {
+				rtable_set2(&t, r, 3, "[unknown thread]", NULL);
+			}
+		} else {
+			if (k < g->nkeys - 1)
+				rtable_set(&t, r, 2, "%zu", g->name_threads[k]);
+			rtable_set2(&t, r, 3, g->names[k], NULL);
+		}
+	}
+	rtable_write(&t, fmt, fp, fmt == OUT_MARKDOWN ? 0 : 1);
+	rtable_release(&t);
+}
+
+static void write_paths_table(const struct path *v, size_t n, uint64_t total,
+			      enum out_format fmt, FILE *fp)
+{
+	static const char *const titles[] = { ">share", ">samples", "call path" };
+	struct rtable t;
+	rtable_init(&t, 3, titles);
+	char nb[64];
+	for (size_t i = 0; i < n; i++) {
+		size_t r = rtable_add_row(&t);
+		pct_cell(&t, r, 0, v[i].weight, total);
+		fmt_count(nb, sizeof(nb), (double)v[i].samples, 0);
+		rtable_set2(&t, r, 1, nb, NULL);
+		rtable_set2(&t, r, 2, v[i].text, NULL);
+	}
+	rtable_write(&t, fmt, fp, fmt == OUT_MARKDOWN ? 0 : 1);
+	rtable_release(&t);
+}
+
+/* The hottest paths of one event (sorted by weight, cut to limit). */
+static size_t hottest_paths(const struct db_profile *p, uint32_t event, size_t limit,
+			    const char *sep, struct path **out)
+{
+	size_t n = collect_paths(p, event, sep, out);
+	qsort(*out, n, sizeof(**out), path_by_weight);
+	if (limit && n > limit) {
+		for (size_t i = limit; i < n; i++)
+			free((*out)[i].text);
+		n = limit;
+	}
+	return n;
+}
+
+static void json_rows(struct jw *w, const struct grouping *g, const size_t *rows,
+		      size_t n)
+{
+	jw_arr_begin(w);
+	for (size_t i = 0; i < n; i++) {
+		size_t k = rows[i];
+		const struct agg *a = &g->agg[k];
+		jw_obj_begin_flat(w);
+		if (g->by == PROFILE_BY_SYMBOL || g->by == PROFILE_BY_MODULE) {
+			jw_key(w, "module");
+			jw_str(w, key_module(g, k));
+			jw_key(w, "symbol");
+			if (g->by == PROFILE_BY_SYMBOL && g->p->symbols[k].name)
+				jw_str(w, g->p->symbols[k].name);
+			else if (g->by == PROFILE_BY_SYMBOL)
+				jw_str(w, "[unknown]");
+			else
+				jw_null(w);
+		} else if (g->by == PROFILE_BY_THREAD) {
+			jw_key(w, "tid");
+			if (k < g->run->nthreads)
+				jw_int(w, g->run->threads[k].tid);
+			else
+				jw_null(w);
+			jw_key(w, "thread");
+			jw_str(w, k < g->run->nthreads ? g->run->threads[k].name : NULL);
+		} else {
+			jw_key(w, "thread");
+			jw_str(w, g->names[k]);
+			jw_key(w, "threads");
+			jw_uint(w, k < g->nkeys - 1 ? g->name_threads[k] : 0);
+		}
+		jw_key(w, "samples");
+		jw_uint(w, a->self_n);
+		jw_key(w, "self_pct");
+		jw_num(w, pct(a->self_w, g->total_w));
+		jw_key(w, "total_samples");
+		jw_uint(w, a->tot_n);
+		jw_key(w, "total_pct");
+		jw_num(w, pct(a->tot_w, g->total_w));
+		jw_obj_end(w);
+	}
+	jw_arr_end(w);
+}
+
+static void json_paths(struct jw *w, const struct path *v, size_t n, uint64_t total)
+{
+	jw_arr_begin(w);
+	for (size_t i = 0; i < n; i++) {
+		jw_obj_begin_flat(w);
+		jw_key(w, "path");
+		jw_str(w, v[i].text);
+		jw_key(w, "samples");
+		jw_uint(w, v[i].samples);
+		jw_key(w, "pct");
+		jw_num(w, pct(v[i].weight, total));
+		jw_obj_end(w);
+	}
+	jw_arr_end(w);
+}
+
+static void json_event(struct jw *w, const struct grouping *g, uint32_t e,
+		       const struct profile_opts *o)
+{
+	const struct db_sample_event *ev = &g->p->events[e];
+	size_t *rows;
+	size_t n = sorted_rows(g, o->limit, &rows);
+	jw_obj_begin(w);
+	jw_key(w, "event");
+	jw_str(w, ev->name);
+	jw_key(w, "samples");
+	jw_uint(w, g->total_n);
+	jw_key(w, "weight");
+	jw_uint(w, g->total_w);
+	jw_key(w, "period");
+	if (ev->period)
+		jw_uint(w, ev->period);
+	else
+		jw_null(w);
+	jw_key(w, "freq");
+	if (ev->freq)
+		jw_uint(w, ev->freq);
+	else
+		jw_null(w);
+	jw_key(w, "call_graph");
+	jw_str(w, ev->call_graph);
+	jw_key(w, "lost");
+	jw_uint(w, ev->lost);
+	jw_key(w, "dropped");
+	jw_uint(w, ev->dropped);
+	jw_key(w, "rows");
+	json_rows(w, g, rows, n);
+	if (o->stacks) {
+		struct path *v;
+		size_t np = hottest_paths(g->p, e, o->limit, " -> ", &v);
+		jw_key(w, "stacks");
+		json_paths(w, v, np, g->total_w);
+		free_paths(v, np);
+	}
+	jw_obj_end(w);
+	free(rows);
+}
+
+static void write_json(const struct db_run *run, const struct db_profile *p,
+		       const struct profile_opts *o, FILE *fp)
+{
+	struct jw w;
+	jw_init(&w, fp, 2);
+	jw_obj_begin(&w);
+	jw_key(&w, "run_id");
+	jw_int(&w, run->id);
+	jw_key(&w, "kind");
+	jw_str(&w, run->kind);
+	jw_key(&w, "command");
+	jw_str(&w, run->command);
+	jw_key(&w, "exit_status");
+	jw_int(&w, run->exit_status);
+	jw_key(&w, "wall_s");
+	jw_num(&w, run->wall_s);
+	jw_key(&w, "by");
+	jw_str(&w, profile_by_name(o->by));
+	struct grouping g;
+	grouping_init(&g, run, p, o->by);
+	uint32_t first = o->event >= 0 ? (uint32_t)o->event : 0;
+	/* The contract's top-level keys: the first event shown. */
+	jw_key(&w, "event");
+	jw_str(&w, p->nevents ? p->events[first].name : NULL);
+	jw_key(&w, "rows");
+	if (p->nevents) {
+		grouping_fill(&g, first);
+		size_t *rows;
+		size_t n = sorted_rows(&g, o->limit, &rows);
+		json_rows(&w, &g, rows, n);
+		free(rows);
+	} else {
+		jw_arr_begin(&w);
+		jw_arr_end(&w);
+	}
+	jw_key(&w, "events");
+	jw_arr_begin(&w);
+	for (uint32_t e = 0; e < p->nevents; e++) {
+		if (o->event >= 0 && e != (uint32_t)o->event)
+			continue;
+		grouping_fill(&g, e);
+		json_event(&w, &g, e, o);
+	}
+	jw_arr_end(&w);
+	jw_obj_end(&w);
+	jw_end(&w);
+	grouping_release(&g);
+}
+
+static void write_folded(const struct db_profile *p, const struct profile_opts *o,
+			 FILE *fp)
+{
+	if (!p->nevents)
+		return;
+	uint32_t e = o->event >= 0 ? (uint32_t)o->event : 0;
+	struct path *v;
+	size_t n = collect_paths(p, e, ";", &v);
+	for (size_t i = 0; i < n; i++)
+		fprintf(fp, "%s %llu\n", v[i].text, (unsigned long long)v[i].samples);
+	free_paths(v, n);
+}
+
+static void write_csv(const struct db_run *run, const struct db_profile *p,
+		      const struct profile_opts *o, FILE *fp)
+{
+	struct grouping g;
+	grouping_init(&g, run, p, o->by);
+	bool stack_group = o->by == PROFILE_BY_SYMBOL || o->by == PROFILE_BY_MODULE;
+	if (o->stacks)
+		fputs("event,samples,pct,path\n", fp);
+	else if (stack_group)
+		fputs("event,module,symbol,samples,self_pct,total_samples,total_pct\n", fp);
+	else
+		fputs("event,tid,thread,samples,self_pct\n", fp);
+	for (uint32_t e = 0; e < p->nevents; e++) {
+		if (o->event >= 0 && e != (uint32_t)o->event)
+			continue;
+		grouping_fill(&g, e);
+		if (o->stacks) {
+			struct path *v;
+			size_t n = hottest_paths(p, e, o->limit, " -> ", &v);
+			for (size_t i = 0; i < n; i++) {
+				csv_field(fp, p->events[e].name);
+				fprintf(fp, ",%llu,%.4f,", (unsigned long long)v[i].samples,
+					pct(v[i].weight, g.total_w));
+				csv_field(fp, v[i].text);
+				fputc('\n', fp);
+			}
+			free_paths(v, n);
+			continue;
+		}
+		size_t *rows;
+		size_t n = sorted_rows(&g, o->limit, &rows);
+		for (size_t i = 0; i < n; i++) {
+			size_t k = rows[i];
+			const struct agg *a = &g.agg[k];
+			csv_field(fp, p->events[e].name);
+			fputc(',', fp);
+			if (stack_group) {
+				csv_field(fp, key_module(&g, k));
+				fputc(',', fp);
+				if (o->by == PROFILE_BY_SYMBOL)
+					csv_field(fp, p->symbols[k].name ? p->symbols[k].name
+							: "[unknown]");
+				fprintf(fp, ",%llu,%.4f,%llu,%.4f\n",
+					(unsigned long long)a->self_n, pct(a->self_w, g.total_w),
+					(unsigned long long)a->tot_n, pct(a->tot_w, g.total_w));
+				continue;
+			}
+			if (o->by == PROFILE_BY_THREAD && k < run->nthreads) {
+				fprintf(fp, "%d,", run->threads[k].tid);
+				csv_field(fp, run->threads[k].name);
+			} else {
+				fputc(',', fp);
+				csv_field(fp, o->by == PROFILE_BY_NAME ? g.names[k]
+					  : "[unknown thread]");
+			}
+			fprintf(fp, ",%llu,%.4f\n", (unsigned long long)a->self_n,
+				pct(a->self_w, g.total_w));
+		}
+		free(rows);
+	}
+	grouping_release(&g);
+}
+
+void report_profile(const struct db_run *run, const struct db_profile *p,
+		    const struct profile_opts *o, FILE *fp)
+{
+	switch (o->fmt) {
+	case OUT_JSON:
+		write_json(run, p, o, fp);
+		return;
+	case OUT_FOLDED:
+		write_folded(p, o, fp);
+		return;
+	case OUT_CSV:
+		write_csv(run, p, o, fp);
+		return;
+	default:
+		break;
+	}
+	write_header(run, p, o->fmt, fp);
+	struct grouping g;
+	grouping_init(&g, run, p, o->by);
+	for (uint32_t e = 0; e < p->nevents; e++) {
+		if (o->event >= 0 && e != (uint32_t)o->event)
+			continue;
+		grouping_fill(&g, e);
+		if (p->nevents > 1 || o->stacks) {
+			if (o->fmt == OUT_MARKDOWN)
+				fprintf(fp, "**%s**%s\n\n", p->events[e].name,
+					o->stacks ? ": hottest call paths" : "");
+			else
+				fprintf(fp, " %s%s\n", p->events[e].name,
+					o->stacks ? ": hottest call paths" : "");
+		}
+		if (!g.total_n) {
+			fprintf(fp, " no samples\n\n");
+			continue;
+		}
+		if (o->stacks) {
+			struct path *v;
+			size_t n = hottest_paths(p, e, o->limit, " -> ", &v);
+			write_paths_table(v, n, g.total_w, o->fmt, fp);
+			free_paths(v, n);
+		} else {
+			size_t *rows;
+			size_t n = sorted_rows(&g, o->limit, &rows);
+			write_rows_table(&g, rows, n, o->fmt, fp);
+			free(rows);
+		}
+		fputc('\n', fp);
+	}
+	grouping_release(&g);
+}

@@ -1,0 +1,559 @@
+/*
+ * End-to-end tests of `prof record` and `prof report` on sampled runs:
+ * the built prof against a temporary database, sampling cpu-clock (this
+ * VM has no PMU) on tests/helpers/record/hot_main.c, which spends about
+ * 70% of its time in lib_spin of a library it dlopens and the rest in its
+ * own main_spin, both built here without frame pointers. The split by
+ * module and by symbol must agree within 5 points with what perf record
+ * and perf report --sort dso,sym give for the same program on this
+ * machine (the reference; skipped where perf is missing). Also: the call
+ * path main -> drive -> lib_work -> lib_spin, folded stacks, a stripped
+ * library ([unknown] frames), a library with broken unwind tables (clean
+ * stops), every bad input, and a multi-threaded workload.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <math.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <time.h>
+#include <string.h>
+
+#include "collectors/elf.h"
+#include "test_util.h"
+
+/* Steps in millions: about 0.85 s of hot_main here; at 4000 Hz, some
+ * 3,400 samples, so two runs' shares differ by about 1.1 points (one
+ * standard deviation of a binomial difference at 70%). */
+#define STEPS "250"
+#define FREQ "4000"
+
+struct fx {
+	char *dir;
+	char *db;
+	char *dbarg;
+	bool built;
+	char hot[600], lib[600], lib_stripped[600], lib_broken[600];
+};
+
+static struct fx F;
+
+static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static int sh(const char *fmt, ...)
+{
+	char *cmd;
+	va_list ap;
+	va_start(ap, fmt);
+	if (vasprintf(&cmd, fmt, ap) < 0)
+		abort();
+	va_end(ap);
+	int rc = system(cmd);
+	free(cmd);
+	return rc;
+}
+
+/* A copy of lib with its .eh_frame_hdr table claiming far more entries
+ * than the section holds: the unwinder must refuse it. */
+static bool break_unwind_table(const char *from, const char *to)
+{
+	if (sh("cp '%s' '%s'", from, to) != 0)
+		return false;
+	struct elf_file *ef;
+	if (elf_file_open(from, &ef, NULL))
+		return false;
+	const struct elf_section *s = elf_file_section_by_name(ef, ".eh_frame_hdr");
+	uint64_t off = s ? s->offset + 8 : 0;
+	elf_file_close(ef);
+	if (!s)
+		return false;
+	int fd = open(to, O_WRONLY);
+	uint32_t big = 0x10000000u;
+	bool ok = fd >= 0 && pwrite(fd, &big, 4, (off_t)off) == 4;
+	if (fd >= 0)
+		close(fd);
+	return ok;
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	memset(&F, 0, sizeof(F));
+	F.dir = tu_tmpdir();
+	if (asprintf(&F.db, "%s/rec.db", F.dir) < 0 ||
+	    asprintf(&F.dbarg, "--db=%s", F.db) < 0)
+		return -1;
+	snprintf(F.hot, sizeof(F.hot), "%s/hot_main", F.dir);
+	snprintf(F.lib, sizeof(F.lib), "%s/libhot.so", F.dir);
+	snprintf(F.lib_stripped, sizeof(F.lib_stripped), "%s/libhot_stripped.so", F.dir);
+	snprintf(F.lib_broken, sizeof(F.lib_broken), "%s/libhot_broken.so", F.dir);
+	const char *src = FIXTURES_DIR "/../helpers/record";
+	F.built = sh("command -v cc >/dev/null && command -v strip >/dev/null && "
+		     "cc -O2 -g -fomit-frame-pointer -fPIC -shared -o '%s' '%s/hot_lib.c' && "
+		     "cc -O2 -g -fomit-frame-pointer -o '%s' '%s/hot_main.c' -ldl && "
+		     "strip --strip-all -o '%s' '%s'",
+		     F.lib, src, F.hot, src, F.lib_stripped, F.lib) == 0 &&
+		  break_unwind_table(F.lib, F.lib_broken);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	tu_rmrf(F.dir);
+	free(F.dir);
+	free(F.db);
+	free(F.dbarg);
+	return 0;
+}
+
+static void need_build(void)
+{
+	if (!F.built) {
+		fprintf(stderr, "skip: cc or strip missing, or the helpers did not build\n");
+		skip();
+	}
+}
+
+static void need_perf_events(void)
+{
+	char *argv[] = { PROF_BIN, F.dbarg, "run", "-q", "-e", "task-clock", "--",
+			 "/bin/true", NULL };
+	struct tu_proc p = tu_run(argv, NULL);
+	bool ok = p.status == 0;
+	if (!ok)
+		fprintf(stderr, "skip: perf_event_open is not allowed here: %s\n", p.err);
+	tu_proc_release(&p);
+	if (!ok)
+		skip();
+}
+
+static struct tu_proc prof(char *const *args)
+{
+	char *argv[32] = { PROF_BIN, F.dbarg };
+	size_t n = 2;
+	for (size_t i = 0; args[i] && n < 31; i++)
+		argv[n++] = args[i];
+	argv[n] = NULL;
+	return tu_run(argv, NULL);
+}
+
+/* ---- reading reports -------------------------------------------------- */
+
+/*
+ * The self_pct of the row whose module ends with mod (and whose symbol
+ * is sym, unless NULL) among the top-level rows of a JSON report; -1
+ * when absent.
+ */
+static double json_pct(const char *json, const char *mod, const char *sym)
+{
+	const char *end = strstr(json, "\"events\"");
+	const char *p = strstr(json, "\"rows\"");
+	while (p && (!end || p < end)) {
+		p = strstr(p, "{\"module\": \"");
+		if (!p || (end && p > end))
+			break;
+		const char *m = p + strlen("{\"module\": \"");
+		const char *q = strchr(m, '"');
+		size_t ml = strlen(mod);
+		bool mod_ok = (size_t)(q - m) >= ml && !strncmp(q - ml, mod, ml);
+		bool sym_ok = true;
+		if (sym) {
+			char want[256];
+			snprintf(want, sizeof(want), "\"symbol\": \"%s\"", sym);
+			sym_ok = !strncmp(q + 3, want, strlen(want));
+		}
+		const char *pc = strstr(p, "\"self_pct\": ");
+		if (mod_ok && sym_ok && pc)
+			return strtod(pc + strlen("\"self_pct\": "), NULL);
+		p = q;
+	}
+	return -1;
+}
+
+/* perf report --sort dso[,sym] --stdio: the share of one dso (and sym). */
+static double perf_pct(const char *text, const char *dso, const char *sym)
+{
+	double sum = 0;
+	bool found = false;
+	char *copy = strdup(text);
+	for (char *line = strtok(copy, "\n"); line; line = strtok(NULL, "\n")) {
+		double v;
+		char d[512];
+		if (line[0] == '#' || sscanf(line, " %lf%% %511s", &v, d) != 2)
+			continue;
+		if (strcmp(d, dso))
+			continue;
+		if (sym) {
+			const char *s = strstr(line, "] ");
+			if (!s)
+				continue;
+			char name[256];
+			if (sscanf(s + 2, "%255s", name) != 1 || strcmp(name, sym))
+				continue;
+		}
+		sum += v;
+		found = true;
+	}
+	free(copy);
+	return found ? sum : -1;
+}
+
+/* Record hot_main with perf; false where perf cannot run here. */
+static bool perf_record(const char *lib)
+{
+	return sh("command -v perf >/dev/null && "
+		  "perf record -q -e cpu-clock -F " FREQ " -o '%s/perf.data' -- "
+		  "'%s' '%s' " STEPS " >/dev/null 2>&1", F.dir, F.hot, lib) == 0;
+}
+
+static char *perf_report(const char *sort)
+{
+	char out[700];
+	snprintf(out, sizeof(out), "%s/perf.txt", F.dir);
+	if (sh("perf report -i '%s/perf.data' --sort %s --stdio --no-children "
+	       "> '%s' 2>/dev/null", F.dir, sort, out) != 0)
+		return NULL;
+	return tu_slurp(out);
+}
+
+static void record(const char *call_graph, const char *lib, const char *steps)
+{
+	char *rec[] = { "record", "-q", "-e", "cpu-clock", "-F", FREQ, "--call-graph",
+			(char *)call_graph, "--", F.hot, (char *)lib, (char *)steps, NULL };
+	struct tu_proc p = prof(rec);
+	if (p.status != 0)
+		fail_msg("prof record exited %d: %s", p.status, p.err);
+	tu_proc_release(&p);
+}
+
+static char *report(const char *by, bool stacks)
+{
+	char *rep[] = { "report", "last", "--by", (char *)by, "--format", "json",
+			stacks ? "--stacks" : NULL, NULL };
+	struct tu_proc p = prof(rep);
+	assert_int_equal(p.status, 0);
+	free(p.err);
+	return p.out;
+}
+
+static char *record_and_report(const char *call_graph, const char *lib,
+			       const char *by, bool stacks, const char *steps)
+{
+	record(call_graph, lib, steps);
+	return report(by, stacks);
+}
+
+/* Within pts points of each other (and both found); says so either way. */
+static bool close_to(double a, double b, double pts, const char *what)
+{
+	bool ok = a >= 0 && b >= 0 && fabs(a - b) <= pts;
+	fprintf(stderr, "  %s: prof %.2f%%, perf %.2f%%%s\n", what, a, b,
+		ok ? "" : "  <- too far apart");
+	return ok;
+}
+
+/* main_spin, or the clone gcc makes of it for its constant argument. */
+static double main_spin_pct(const char *text, double (*get)(const char *, const char *,
+							    const char *),
+			    const char *mod)
+{
+	double v = get(text, mod, "main_spin.constprop.0");
+	return v >= 0 ? v : get(text, mod, "main_spin");
+}
+
+/* ---- cases ------------------------------------------------------------ */
+
+static void test_record__dwarf_split_matches_perf(void **state)
+{
+	(void)state;
+	need_build();
+	need_perf_events();
+	/*
+	 * Two runs of the same program differ by sampling noise (about 1.1
+	 * points here) and by how often this shared 2-CPU VM preempts the
+	 * workload (kernel samples: 1 to 6% on either side). A comparison
+	 * that misses is run once more before it counts as a failure.
+	 */
+	for (int attempt = 0; attempt < 2; attempt++) {
+		record("dwarf", F.lib, STEPS);
+		char *mods = report("module", false);
+		char *syms = report("symbol", true);
+		double lib = json_pct(mods, "/libhot.so", NULL);
+		double main_ = json_pct(mods, "/hot_main", NULL);
+		/* Whatever perf says, the program's design is about 70/30. */
+		assert_true(lib > 55 && lib < 85);
+		assert_true(main_ > 15 && main_ < 45);
+		/* The hottest call path, unwound without frame pointers: from
+		 * the program's entry down to the hot function. */
+		const char *path = strstr(syms, "\"stacks\"");
+		assert_non_null(path);
+		path = strstr(path, "\"path\": \"");
+		assert_non_null(path);
+		char *line = strndup(path, strcspn(path, "\n"));
+		fprintf(stderr, "  hottest path: %s\n", line);
+		assert_non_null(strstr(line, "main -> drive"));
+		assert_non_null(strstr(line, "-> lib_work -> lib_spin\""));
+		assert_non_null(strstr(line, "_start -> "));
+		free(line);
+		if (!perf_record(F.lib)) {
+			fprintf(stderr, "skip: perf is missing or cannot record here\n");
+			free(mods);
+			free(syms);
+			return;
+		}
+		char *pd = perf_report("dso"), *ps = perf_report("dso,sym");
+		assert_non_null(pd);
+		assert_non_null(ps);
+		bool ok = close_to(lib, perf_pct(pd, "libhot.so", NULL), 5, "libhot.so");
+		ok &= close_to(main_, perf_pct(pd, "hot_main", NULL), 5, "hot_main");
+		ok &= close_to(json_pct(syms, "/libhot.so", "lib_spin"),
+			       perf_pct(ps, "libhot.so", "lib_spin"), 5, "lib_spin");
+		ok &= close_to(main_spin_pct(syms, json_pct, "/hot_main"),
+			       main_spin_pct(ps, perf_pct, "hot_main"), 5, "main_spin");
+		free(mods);
+		free(syms);
+		free(pd);
+		free(ps);
+		if (ok)
+			return;
+		fprintf(stderr, "  %s\n", attempt ? "" : "once more: the machine is noisy");
+	}
+	fail_msg("prof's split differs from perf's by more than 5 points twice");
+}
+
+static void test_record__fp_and_folded(void **state)
+{
+	(void)state;
+	need_build();
+	need_perf_events();
+	char *syms = record_and_report("fp", F.lib, "symbol", false, "60");
+	/* Without frame pointers the chain is unreliable, the leaf is not. */
+	assert_true(json_pct(syms, "/libhot.so", "lib_spin") > 50);
+	free(syms);
+	char *rep[] = { "record", "-q", "-e", "cpu-clock", "--call-graph", "dwarf",
+			"--", F.hot, F.lib, "40", NULL };
+	struct tu_proc p = prof(rep);
+	assert_int_equal(p.status, 0);
+	tu_proc_release(&p);
+	char *fold[] = { "report", "last", "--format", "folded", NULL };
+	p = prof(fold);
+	assert_int_equal(p.status, 0);
+	/* "..._start;...;main;drive;lib_work;lib_spin N" lines. */
+	const char *l = strstr(p.out, ";main;drive");
+	assert_non_null(l);
+	assert_non_null(strstr(p.out, ";lib_work;lib_spin "));
+	char *line = strndup(p.out, strcspn(p.out, "\n"));
+	const char *sp = strrchr(line, ' ');
+	assert_non_null(sp);
+	assert_true(atol(sp + 1) > 0);
+	free(line);
+	tu_proc_release(&p);
+}
+
+static void test_record__stripped_library_gives_unknown_frames(void **state)
+{
+	(void)state;
+	need_build();
+	need_perf_events();
+	char *syms = record_and_report("dwarf", F.lib_stripped, "symbol", true, "60");
+	/* lib_spin is static: the stripped copy has no name for it. Its
+	 * samples stay in their module, as [unknown]; the exported
+	 * lib_work is still named from .dynsym. */
+	double unk = json_pct(syms, "/libhot_stripped.so", "[unknown]");
+	fprintf(stderr, "  [unknown] in libhot_stripped.so: %.2f%%\n", unk);
+	assert_true(unk > 50);
+	assert_true(json_pct(syms, "/libhot_stripped.so", "lib_spin") < 0);
+	assert_non_null(strstr(syms, "lib_work -> [libhot_stripped.so]\""));
+	free(syms);
+}
+
+static void test_record__broken_unwind_tables_stop_cleanly(void **state)
+{
+	(void)state;
+	need_build();
+	need_perf_events();
+	char *syms = record_and_report("dwarf", F.lib_broken, "symbol", true, "60");
+	/* Symbols are intact; the walk stops at the library's frames. */
+	double spin = json_pct(syms, "/libhot_broken.so", "lib_spin");
+	assert_true(spin > 50);
+	const char *stacks = strstr(syms, "\"stacks\"");
+	assert_non_null(stacks);
+	assert_non_null(strstr(stacks, "{\"path\": \"lib_spin\""));
+	/* The rest of the run is kept: main_spin's samples unwind fully. */
+	assert_non_null(strstr(stacks, "main -> drive -> main_spin"));
+	free(syms);
+	char *tot[] = { "report", "last", "--by", "total", "--format", "json", NULL };
+	struct tu_proc p = prof(tot);
+	assert_int_equal(p.status, 0);
+	assert_non_null(strstr(p.out, "\"task-clock\""));
+	tu_proc_release(&p);
+}
+
+static int count_runs(void)
+{
+	char *argv[] = { "runs", "--format", "json", NULL };
+	struct tu_proc p = prof(argv);
+	int n = 0;
+	for (const char *s = p.out; (s = strstr(s, "\"run_id\"")); s++)
+		n++;
+	tu_proc_release(&p);
+	return n;
+}
+
+static void expect_refusal(char **args, int status, const char *const *words)
+{
+	int before = count_runs();
+	struct tu_proc p = prof(args);
+	if (p.status != status)
+		fail_msg("expected exit %d, got %d: %s", status, p.status, p.err);
+	for (size_t i = 0; words[i]; i++)
+		if (!strstr(p.err, words[i]))
+			fail_msg("stderr lacks '%s': %s", words[i], p.err);
+	tu_proc_release(&p);
+	assert_int_equal(count_runs(), before);
+}
+
+static void test_record__bad_input(void **state)
+{
+	(void)state;
+	need_perf_events();
+	expect_refusal((char *[]){ "record", "--period", "0", "--", "/bin/true", NULL },
+		       2, (const char *const[]){ "--period '0'", NULL });
+	FILE *fp = fopen("/proc/sys/kernel/perf_event_max_sample_rate", "r");
+	long max = 0;
+	if (fp) {
+		if (fscanf(fp, "%ld", &max) != 1)
+			max = 0;
+		fclose(fp);
+	}
+	if (max > 0) {
+		char over[32], limit[32];
+		snprintf(over, sizeof(over), "%ld", max + 1);
+		snprintf(limit, sizeof(limit), "%ld", max);
+		expect_refusal((char *[]){ "record", "--freq", over, "--", "/bin/true", NULL },
+			       2, (const char *const[]){ limit, "perf_event_max_sample_rate",
+							 NULL });
+	}
+	expect_refusal((char *[]){ "record", "--call-graph", "dwarf,12", "--", "/bin/true",
+				   NULL }, 2, (const char *const[]){ "multiple of 8", NULL });
+	expect_refusal((char *[]){ "record", "--call-graph", "dwarf,65536", "--",
+				   "/bin/true", NULL }, 2,
+		       (const char *const[]){ "65528", NULL });
+	expect_refusal((char *[]){ "record", "--call-graph", "lbr", "--", "/bin/true",
+				   NULL }, 2, (const char *const[]){ "'lbr'", NULL });
+	expect_refusal((char *[]){ "record", "-F", "100", "-c", "1000", "--", "/bin/true",
+				   NULL }, 2, (const char *const[]){ "not both", NULL });
+	/* An event this machine cannot sample: on a VM without a PMU, cycles. */
+	struct stat sb;
+	if (stat("/sys/bus/event_source/devices/cpu", &sb) != 0)
+		expect_refusal((char *[]){ "record", "-e", "cycles", "--", "/bin/true",
+					   NULL }, 1,
+			       (const char *const[]){ "'cycles'", "-e cpu-clock", NULL });
+	else
+		fprintf(stderr, "  (a PMU is visible: cycles can be sampled here)\n");
+	/* No database, no recording: refused before the command runs. */
+	expect_refusal((char *[]){ "record", "--db", "/nonexistent/dir/x.db", "--",
+				   "/bin/true", NULL }, 1,
+		       (const char *const[]){ "nothing was run", NULL });
+	/* The largest stack copy is accepted. */
+	struct tu_proc p = prof((char *[]){ "record", "-q", "-e", "cpu-clock",
+					    "--call-graph", "dwarf,65528", "--", "/bin/true",
+					    NULL });
+	assert_int_equal(p.status, 0);
+	tu_proc_release(&p);
+	/* By module needs a sampled run. */
+	p = prof((char *[]){ "run", "-q", "-e", "task-clock", "--", "/bin/true", NULL });
+	assert_int_equal(p.status, 0);
+	tu_proc_release(&p);
+	expect_refusal((char *[]){ "report", "last", "--by", "module", NULL }, 2,
+		       (const char *const[]){ "counted, not sampled", "prof record", NULL });
+	expect_refusal((char *[]){ "report", "last", "--stacks", NULL }, 2,
+		       (const char *const[]){ "counted, not sampled", NULL });
+}
+
+static void test_record__default_event_and_threads(void **state)
+{
+	(void)state;
+	need_perf_events();
+	char *demo;
+	if (asprintf(&demo, "%s/bin/prof-demo", BUILD_DIR) < 0)
+		abort();
+	struct tu_proc p = prof((char *[]){ "record", "--limit", "3", "--", demo, NULL });
+	assert_int_equal(p.status, 0);
+	/* prof says what it samples: cycles, or cpu-clock without a PMU. */
+	assert_true(strstr(p.err, "prof: sampling cycles") ||
+		    strstr(p.err, "prof: sampling cpu-clock ("));
+	assert_non_null(strstr(p.err, "prof record "));
+	assert_non_null(strstr(p.err, "call graph fp"));
+	tu_proc_release(&p);
+	p = prof((char *[]){ "report", "last", "--by", "name", "--format", "json", NULL });
+	assert_int_equal(p.status, 0);
+	/* The demo's three workers share a name: one row, three threads. */
+	assert_non_null(strstr(p.out, "{\"thread\": \"worker\", \"threads\": 3,"));
+	assert_non_null(strstr(p.out, "{\"thread\": \"render\", \"threads\": 1,"));
+	tu_proc_release(&p);
+	p = prof((char *[]){ "report", "last", "--by", "thread", NULL });
+	assert_int_equal(p.status, 0);
+	assert_non_null(strstr(p.out, "render"));
+	tu_proc_release(&p);
+	free(demo);
+}
+
+static void test_record__attach_to_a_running_process(void **state)
+{
+	(void)state;
+	need_build();
+	need_perf_events();
+	pid_t pid = fork();
+	if (pid == 0) {
+		int null = open("/dev/null", O_WRONLY);
+		dup2(null, 1);
+		execl(F.hot, F.hot, F.lib, "600", (char *)NULL);
+		_exit(127);
+	}
+	/* Let it load its library before prof looks at its mappings. */
+	struct timespec ts = { 0, 200 * 1000 * 1000 };
+	nanosleep(&ts, NULL);
+	char pidarg[32];
+	snprintf(pidarg, sizeof(pidarg), "%d", (int)pid);
+	struct tu_proc p = prof((char *[]){ "record", "-q", "-e", "cpu-clock",
+					    "--call-graph", "dwarf", "-p", pidarg,
+					    "--duration", "0.5", NULL });
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	if (p.status != 0)
+		fail_msg("prof record -p exited %d: %s", p.status, p.err);
+	tu_proc_release(&p);
+	char *syms = report("symbol", true);
+	/* The library was mapped before the attach: its frames come from
+	 * /proc/PID/maps, and unwind as well as in a launched run. */
+	double spin = json_pct(syms, "/libhot.so", "lib_spin");
+	fprintf(stderr, "  lib_spin while attached: %.2f%%\n", spin);
+	assert_true(spin > 55 && spin < 85);
+	assert_non_null(strstr(syms, "main -> drive -> lib_work -> lib_spin\""));
+	assert_non_null(strstr(syms, "\"kind\": \"record\""));
+	free(syms);
+	/* Bad combinations. */
+	expect_refusal((char *[]){ "record", "--duration", "1", "--", "/bin/true", NULL },
+		       2, (const char *const[]){ "--duration goes with -p", NULL });
+	expect_refusal((char *[]){ "record", "-p", "1", "--", "/bin/true", NULL },
+		       2, (const char *const[]){ "not both", NULL });
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_record__dwarf_split_matches_perf),
+		cmocka_unit_test(test_record__fp_and_folded),
+		cmocka_unit_test(test_record__stripped_library_gives_unknown_frames),
+		cmocka_unit_test(test_record__broken_unwind_tables_stop_cleanly),
+		cmocka_unit_test(test_record__bad_input),
+		cmocka_unit_test(test_record__default_event_and_threads),
+		cmocka_unit_test(test_record__attach_to_a_running_process),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,220 @@
+/*
+ * Tests for reports/profile: self and total shares by symbol, module,
+ * thread and name, the hottest call paths and folded stacks, on a
+ * profile built by hand whose expected numbers are worked out in the
+ * comments (recursion counted once in totals; [unknown] frames kept per
+ * module), and the JSON keys shared/DESIGN.md promises.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <string.h>
+
+#include "reports/profile.h"
+#include "test_util.h"
+
+/*
+ * Modules: 1 /bin/hot, 2 /lib/libhot.so. Symbols (module): 1 main (1),
+ * 2 work (2), 3 hot (2), 4 [unknown] (2), 5 helper (1); frame i is symbol
+ * i. Stack nodes (parent, frame):
+ *   1 (0, main)  2 (1, work)  3 (2, hot)  4 (1, unknown)  5 (1, helper)
+ *   6 (5, main): main -> helper -> main, a recursion.
+ * Event 0 (cpu-clock, weight 1000 per sample):
+ *   thread 0: node 3 x60, node 4 x10, node 5 x20; thread 1: node 6 x10.
+ * Event 1 (page-faults, weight 1): thread 0: node 2 x5.
+ * So for event 0 (100 samples):
+ *   hot self 60 total 60; helper self 20 total 30; main self 10 total
+ *   100 (once per sample, though node 6 holds it twice); [unknown] in
+ *   libhot.so 10/10; work 0/60.
+ *   libhot.so self 70 total 70; /bin/hot self 30 total 100.
+ *   thread 0 (tid 100 "hot"): 90; thread 1 (tid 101 "worker"): 10.
+ */
+static char *names[] = { "main", "work", "hot", NULL, "helper" };
+static char *mods[] = { "/bin/hot", "/lib/libhot.so" };
+static char *bids[] = { NULL, NULL };
+static struct db_symbol syms[] = { { 1, NULL }, { 2, NULL }, { 2, NULL },
+				   { 2, NULL }, { 1, NULL } };
+static struct db_frame frames[] = { { 1, 0 }, { 2, 0x10 }, { 3, 4 }, { 4, 0x999 },
+				    { 5, 8 } };
+static struct db_stack_node stacks[] = { { 0, 1 }, { 1, 2 }, { 2, 3 }, { 1, 4 },
+					 { 1, 5 }, { 5, 1 } };
+static struct db_stack_count counts[] = {
+	{ 0, 0, 3, 60, 60000 }, { 0, 0, 4, 10, 10000 }, { 0, 0, 5, 20, 20000 },
+	{ 0, 1, 6, 10, 10000 }, { 1, 0, 2, 5, 5 },
+};
+static struct db_sample_event events[] = {
+	{ .name = "cpu-clock", .attr_type = 1, .attr_config = 0, .freq = 1000,
+	  .call_graph = "dwarf", .stack_bytes = 8192 },
+	{ .name = "page-faults", .attr_type = 1, .attr_config = 2, .period = 1,
+	  .call_graph = "dwarf", .stack_bytes = 8192, .lost = 2 },
+};
+
+static struct db_profile prof;
+static struct db_run run;
+static struct db_thread threads[2];
+
+static int setup(void **state)
+{
+	(void)state;
+	for (int i = 0; i < 5; i++)
+		syms[i].name = names[i];
+	prof = (struct db_profile){
+		.run_id = 9, .nevents = 2, .events = events,
+		.nmodules = 2, .modules = mods, .build_ids = bids,
+		.nsymbols = 5, .symbols = syms, .nframes = 5, .frames = frames,
+		.nstacks = 6, .stacks = stacks, .ncounts = 5, .counts = counts,
+	};
+	threads[0] = (struct db_thread){ .tid = 100, .pid = 100, .name = "hot",
+					 .is_main = true };
+	threads[1] = (struct db_thread){ .tid = 101, .pid = 100, .name = "worker" };
+	run = (struct db_run){ .id = 9, .kind = "record", .command = "./hot",
+			       .wall_s = 0.5, .nthreads = 2, .threads = threads };
+	return 0;
+}
+
+static char *render(enum profile_by by, bool stacks_, int event, size_t limit,
+		    enum out_format fmt)
+{
+	struct profile_opts o = { by, stacks_, event, limit, fmt };
+	struct tu_buf b;
+	report_profile(&run, &prof, &o, tu_buf_open(&b));
+	return (char *)tu_buf_close(&b);
+}
+
+/* The line of a table that contains needle. */
+static char *line_with(const char *text, const char *needle)
+{
+	const char *p = strstr(text, needle);
+	if (!p)
+		return NULL;
+	const char *s = p;
+	while (s > text && s[-1] != '\n')
+		s--;
+	return strndup(s, strcspn(s, "\n"));
+}
+
+static void expect_line(const char *text, const char *needle, const char *const *words)
+{
+	char *l = line_with(text, needle);
+	if (!l)
+		fail_msg("no line with '%s' in:\n%s", needle, text);
+	for (size_t i = 0; words[i]; i++)
+		if (!strstr(l, words[i]))
+			fail_msg("line '%s' lacks '%s'", l, words[i]);
+	free(l);
+}
+
+static void test_profile__by_symbol_self_and_total(void **state)
+{
+	(void)state;
+	char *t = render(PROFILE_BY_SYMBOL, false, 0, 0, OUT_TABLE);
+	expect_line(t, " hot", (const char *const[]){ "60.00%", "60.00%", "60", "libhot.so", NULL });
+	expect_line(t, "helper", (const char *const[]){ "20.00%", "30.00%", NULL });
+	expect_line(t, "main", (const char *const[]){ "10.00%", "100.00%", NULL });
+	expect_line(t, "[unknown]", (const char *const[]){ "10.00%", "libhot.so", NULL });
+	expect_line(t, "work", (const char *const[]){ "0.00%", "60.00%", NULL });
+	/* Hottest first. */
+	assert_true(strstr(t, " hot") < strstr(t, "helper"));
+	assert_true(strstr(t, "helper") < strstr(t, "work"));
+	/* The header names the run and the sampling. */
+	assert_non_null(strstr(t, "prof record 9: './hot'"));
+	assert_non_null(strstr(t, "cpu-clock: 100 samples at 1000 Hz (0.000 s), call graph dwarf"));
+	assert_non_null(strstr(t, "page-faults: 5 samples every 1"));
+	assert_non_null(strstr(t, "2 lost by the kernel"));
+	free(t);
+}
+
+static void test_profile__by_module_thread_and_name(void **state)
+{
+	(void)state;
+	char *t = render(PROFILE_BY_MODULE, false, 0, 0, OUT_TABLE);
+	expect_line(t, "libhot.so", (const char *const[]){ "70.00%", "70.00%", "70", NULL });
+	expect_line(t, " hot\n", (const char *const[]){ "30.00%", "100.00%", NULL });
+	free(t);
+	t = render(PROFILE_BY_THREAD, false, 0, 0, OUT_TABLE);
+	expect_line(t, "worker", (const char *const[]){ "10.00%", "101", NULL });
+	expect_line(t, "100  hot", (const char *const[]){ "90.00%", NULL });
+	free(t);
+	t = render(PROFILE_BY_NAME, false, 0, 0, OUT_CSV);
+	assert_non_null(strstr(t, "cpu-clock,,hot,90,90.0000\n"));
+	assert_non_null(strstr(t, "cpu-clock,,worker,10,10.0000\n"));
+	free(t);
+}
+
+static void test_profile__json_contract(void **state)
+{
+	(void)state;
+	char *j = render(PROFILE_BY_SYMBOL, false, -1, 0, OUT_JSON);
+	assert_non_null(strstr(j, "\"event\": \"cpu-clock\""));
+	/* rows: {module, symbol, samples, self_pct}, hottest first. */
+	const char *rows = strstr(j, "\"rows\"");
+	assert_non_null(rows);
+	const char *first = strstr(rows, "{");
+	assert_non_null(strstr(first, "\"module\": \"/lib/libhot.so\", \"symbol\": \"hot\", "
+			       "\"samples\": 60, \"self_pct\": 60"));
+	assert_non_null(strstr(j, "\"symbol\": \"[unknown]\""));
+	assert_non_null(strstr(j, "\"total_pct\": 100"));
+	/* Every event under events. */
+	assert_non_null(strstr(j, "\"event\": \"page-faults\""));
+	assert_non_null(strstr(j, "\"lost\": 2"));
+	free(j);
+	/* By module, symbol is null. */
+	j = render(PROFILE_BY_MODULE, false, 1, 0, OUT_JSON);
+	assert_non_null(strstr(j, "\"event\": \"page-faults\""));
+	assert_non_null(strstr(j, "\"module\": \"/lib/libhot.so\", \"symbol\": null, "
+			       "\"samples\": 5, \"self_pct\": 100"));
+	assert_null(strstr(j, "cpu-clock"));
+	free(j);
+}
+
+static void test_profile__folded_and_stacks(void **state)
+{
+	(void)state;
+	char *f = render(PROFILE_BY_SYMBOL, false, -1, 0, OUT_FOLDED);
+	/* Outermost first, sorted, unknown frames as their module. */
+	assert_string_equal(f, "main;[libhot.so] 10\n"
+			       "main;helper 20\n"
+			       "main;helper;main 10\n"
+			       "main;work;hot 60\n");
+	free(f);
+	f = render(PROFILE_BY_SYMBOL, false, 1, 0, OUT_FOLDED);
+	assert_string_equal(f, "main;work 5\n");
+	free(f);
+	char *t = render(PROFILE_BY_SYMBOL, true, 0, 2, OUT_TABLE);
+	expect_line(t, "main -> work -> hot", (const char *const[]){ "60.00%", "60", NULL });
+	expect_line(t, "main -> helper\n", (const char *const[]){ "20.00%", NULL });
+	/* The limit keeps the two hottest. */
+	assert_null(strstr(t, "main -> helper -> main"));
+	free(t);
+	char *j = render(PROFILE_BY_SYMBOL, true, 0, 1, OUT_JSON);
+	assert_non_null(strstr(j, "\"stacks\""));
+	assert_non_null(strstr(j, "{\"path\": \"main -> work -> hot\", \"samples\": 60, "
+			       "\"pct\": 60}"));
+	free(j);
+}
+
+static void test_profile__parse_and_short_names(void **state)
+{
+	(void)state;
+	enum profile_by by;
+	assert_int_equal(profile_by_parse("module", &by), 0);
+	assert_int_equal(by, PROFILE_BY_MODULE);
+	assert_int_equal(profile_by_parse("total", &by), -EINVAL);
+	assert_string_equal(profile_module_short("/usr/lib/libc.so.6"), "libc.so.6");
+	assert_string_equal(profile_module_short("[kernel.kallsyms]"), "[kernel.kallsyms]");
+	assert_string_equal(profile_by_name(PROFILE_BY_NAME), "name");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_profile__by_symbol_self_and_total),
+		cmocka_unit_test(test_profile__by_module_thread_and_name),
+		cmocka_unit_test(test_profile__json_contract),
+		cmocka_unit_test(test_profile__folded_and_stacks),
+		cmocka_unit_test(test_profile__parse_and_short_names),
+	};
+	return cmocka_run_group_tests(tests, setup, NULL);
+}
