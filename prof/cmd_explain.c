@@ -12,6 +12,7 @@
 
 #include "db/experiments.h"
 #include "db/runs.h"
+#include "db/samples.h"
 #include "prof/cli.h"
 #include "prof/commands.h"
 #include "reports/ab.h"
@@ -245,6 +246,21 @@ int cmd_explain(int argc, char **argv, struct prof_ctx *ctx)
 	for (int s = 0; s < 2; s++)
 		explain_side_from_runs(runs[s], nruns[s], labels[s], &in.side[s],
 				       mods[s], MAXMODS);
+	/* Where a side was sampled (prof record), where its samples fall. */
+	struct db_profile prof[2];
+	bool have_prof[2] = { false, false };
+	struct explain_share shares[2][MAXMODS];
+	for (int s = 0; s < 2; s++) {
+		if (!nruns[s])
+			continue;
+		char *pc = NULL;
+		if (db_profile_load(db, runs[s][0].id, &prof[s], &pc) == 0) {
+			have_prof[s] = true;
+			explain_side_add_profile(&in.side[s], &runs[s][0], &prof[s],
+						 shares[s], MAXMODS);
+		}
+		free(pc);
+	}
 	if (in.side[0].cpu_model && in.side[1].cpu_model &&
 	    strcmp(in.side[0].cpu_model, in.side[1].cpu_model))
 		warning_msg("comparing runs from different machines: %s and %s",
@@ -260,6 +276,9 @@ int cmd_explain(int argc, char **argv, struct prof_ctx *ctx)
 		rc = EXIT_FAIL;
 	}
 	explain_findings_free(f, nf);
+	for (int s = 0; s < 2; s++)
+		if (have_prof[s])
+			db_profile_release(&prof[s]);
 out:
 	explain_input_release(&in);
 	if (have_an)

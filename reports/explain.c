@@ -164,6 +164,53 @@ void explain_side_from_runs(const struct db_run *runs, size_t n, const char *lab
 	side->nmodules = k;
 }
 
+void explain_side_add_profile(struct explain_side *side, const struct db_run *run,
+			      const struct db_profile *p, struct explain_share *shares,
+			      size_t max)
+{
+	if (!p->nevents || !p->nmodules)
+		return;
+	double *per = calloc(p->nmodules, sizeof(double));
+	double total = 0;
+	for (size_t i = 0; i < p->ncounts; i++) {
+		const struct db_stack_count *c = &p->counts[i];
+		if (c->event != 0 || !c->stack || c->stack > p->nstacks)
+			continue;
+		const struct db_stack_node *node = &p->stacks[c->stack - 1];
+		if (!node->frame || node->frame > p->nframes)
+			continue;
+		const struct db_frame *fr = &p->frames[node->frame - 1];
+		if (!fr->symbol || fr->symbol > p->nsymbols)
+			continue;
+		uint32_t mod = p->symbols[fr->symbol - 1].module;
+		if (!mod || mod > p->nmodules)
+			continue;
+		per[mod - 1] += (double)c->samples;
+		total += (double)c->samples;
+	}
+	size_t n = 0;
+	while (n < max && total > 0) {
+		size_t best = p->nmodules;
+		for (size_t m = 0; m < p->nmodules; m++)
+			if (per[m] > 0 && (best == p->nmodules || per[m] > per[best]))
+				best = m;
+		if (best == p->nmodules)
+			break;
+		shares[n].path = p->modules[best];
+		shares[n].pct = 100.0 * per[best] / total;
+		shares[n].bytes = NAN;
+		for (size_t k = 0; run && k < run->nmodules; k++)
+			if (!strcmp(run->modules[k].path, p->modules[best]))
+				shares[n].bytes = (double)run->modules[k].exec_bytes;
+		per[best] = 0;
+		n++;
+	}
+	free(per);
+	side->sampled_event = p->events[0].name;
+	side->shares = shares;
+	side->nshares = n;
+}
+
 /* ---- the rules ---- */
 
 /* The counters the rules speak of, found by name in any normalised form:
@@ -568,6 +615,21 @@ void explain_render(const struct explain_input *in,
 			} else {
 				jw_null(&w);
 			}
+			jw_key(&w, "sampled_event");
+			jw_str(&w, x->sampled_event);
+			jw_key(&w, "sample_shares");
+			jw_arr_begin(&w);
+			for (size_t i = 0; i < x->nshares; i++) {
+				jw_obj_begin_flat(&w);
+				jw_key(&w, "module");
+				jw_str(&w, x->shares[i].path);
+				jw_key(&w, "pct");
+				jw_num(&w, x->shares[i].pct);
+				jw_key(&w, "exec_bytes");
+				jw_num(&w, x->shares[i].bytes);
+				jw_obj_end(&w);
+			}
+			jw_arr_end(&w);
 			jw_key(&w, "modules");
 			jw_arr_begin(&w);
 			for (size_t i = 0; i < x->nmodules; i++) {
@@ -720,6 +782,20 @@ void explain_render(const struct explain_input *in,
 			fprintf(fp, md ? "- `%s`: %s mapped executable, .text %s, touched %s\n"
 				: "   %-44s %10s mapped, .text %10s, touched %s\n",
 				x->modules[i].path, sz, tx, tc);
+		}
+	}
+	for (int s = 0; s < 2; s++) {
+		const struct explain_side *x = &in->side[s];
+		if (!x->nshares)
+			continue;
+		fprintf(fp, md ? "\nwhere the %s samples of `%s` fall:\n"
+			: "\n where the %s samples of %s fall:\n", x->sampled_event, x->label);
+		for (size_t i = 0; i < x->nshares; i++) {
+			char sz[32];
+			side_bytes(sz, sizeof(sz), x->shares[i].bytes);
+			fprintf(fp, md ? "- `%s`: %.1f%% of the samples, %s mapped executable\n"
+				: "   %-44s %5.1f%% of the samples, %10s mapped\n",
+				x->shares[i].path, x->shares[i].pct, sz);
 		}
 	}
 	fprintf(fp, md ? "\n**findings**\n\n" : "\n findings:\n");

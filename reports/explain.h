@@ -29,6 +29,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "db/samples.h"
 #include "reports/ab.h"
 #include "reports/output.h"
 
@@ -37,6 +38,13 @@ struct explain_module {
 	double bytes;		/* executable bytes mapped */
 	double text_bytes;	/* .text from the ELF file, NAN when unknown */
 	double touched;		/* touched code bytes, NAN when not measured */
+};
+
+/* A module's share of a sampled run's samples (where the misses fall). */
+struct explain_share {
+	const char *path;
+	double pct;		/* of the event's samples, by leaf frame */
+	double bytes;		/* its mapped executable bytes, NAN unknown */
 };
 
 struct explain_side {
@@ -51,6 +59,9 @@ struct explain_side {
 	const char *domain_cpus;
 	const struct explain_module *modules;	/* largest first */
 	size_t nmodules;
+	const char *sampled_event;	/* NULL: the run was not sampled */
+	const struct explain_share *shares;	/* hottest first */
+	size_t nshares;
 };
 
 /* One metric, B against A. */
@@ -111,6 +122,16 @@ void explain_input_release(struct explain_input *in);
 void explain_side_from_runs(const struct db_run *runs, size_t n, const char *label,
 			    struct explain_side *side, struct explain_module *mods,
 			    size_t maxmods);
+
+/*
+ * Where a sampled run's samples fall: each module's share of the first
+ * sampled event, by leaf frame, hottest first, beside its mapped size
+ * (from run's modules). shares is caller storage for up to max entries;
+ * the side borrows strings from p and run.
+ */
+void explain_side_add_profile(struct explain_side *side, const struct db_run *run,
+			      const struct db_profile *p, struct explain_share *shares,
+			      size_t max);
 
 /* Apply every rule. *out is malloc'd (free with explain_findings_free). */
 size_t explain_findings(const struct explain_input *in,

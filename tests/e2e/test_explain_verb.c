@@ -364,6 +364,36 @@ static void test_explain__generated_footprints_on_this_machine(void **state)
 	tu_proc_release(&p);
 }
 
+/* A sampled run: explain shows where its samples fall, by module. */
+static void test_explain__where_the_samples_fall(void **state)
+{
+	struct fx *f = *state;
+	if (!tu_perf_allowed(f->dbarg))
+		skip();
+	char *churn = HELPERS_DIR "/churn";
+	/* Run 1 is tu_perf_allowed's probe; the record is run 2. */
+	char *rec[] = { PROF_BIN, f->dbarg, "record", "-q", "--call-graph", "none", "--",
+			churn, "40", "8000000", NULL };
+	struct tu_proc p = tu_run(rec, NULL);
+	assert_int_equal(p.status, 0);
+	tu_proc_release(&p);
+	char *run[] = { PROF_BIN, f->dbarg, "run", "-q", "-e", "task-clock", "--", churn,
+			"40", "8000000", NULL };
+	p = tu_run(run, NULL);
+	assert_int_equal(p.status, 0);
+	tu_proc_release(&p);
+	char *ex[] = { PROF_BIN, f->dbarg, "explain", "2", "3", "--format", "json", NULL };
+	p = tu_run(ex, NULL);
+	assert_int_equal(p.status, 0);
+	expect(p.out, "\"sampled_event\": \"cpu-clock\"");
+	const char *sh = strstr(p.out, "\"sample_shares\": [");
+	assert_non_null(sh);
+	/* The churn workers spin in the churn binary itself. */
+	expect(sh, "/churn\", \"pct\": ");
+	assert_true(num_in(strstr(sh, "/churn\""), "\"pct\": ") > 50);
+	tu_proc_release(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -372,6 +402,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_explain__missing_counters_claim_nothing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_explain__two_runs_and_bad_input, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_explain__generated_footprints_on_this_machine, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_explain__where_the_samples_fall, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
