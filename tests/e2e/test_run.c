@@ -338,7 +338,9 @@ static void test_run__sigterm_reaches_workload_and_run_is_kept(void **state)
 		      ew, "0", "5000", (char *)NULL);
 		_exit(99);
 	}
-	struct timespec ts = { 0, 400000000 };
+	/* Give prof time to start the workload (slow under ASan on a loaded
+	 * machine); the workload itself sleeps 5 s. */
+	struct timespec ts = { 1, 200000000 };
 	nanosleep(&ts, NULL);
 	kill(pid, SIGTERM);
 	int st;
