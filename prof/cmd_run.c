@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "collectors/events.h"
@@ -363,7 +365,20 @@ int cmd_run(int argc, char **argv, struct prof_ctx *ctx)
 	if (a.working_set)
 		db_run_set(&run, "working_set", "1");
 
+	struct timespec s0, s1;
+	clock_gettime(CLOCK_MONOTONIC, &s0);
 	int store_rc = run_state_store(&rs, &run);
+	clock_gettime(CLOCK_MONOTONIC, &s1);
+	if (verbose) {
+		struct rusage self;
+		getrusage(RUSAGE_SELF, &self);
+		fprintf(stderr, "prof: workload %.3f s; stored %zu threads in %.3f s; "
+			"prof itself used %.3f s user, %.3f s sys\n",
+			run.wall_s, run.nthreads,
+			(double)(s1.tv_sec - s0.tv_sec) + (double)(s1.tv_nsec - s0.tv_nsec) / 1e9,
+			(double)self.ru_utime.tv_sec + (double)self.ru_utime.tv_usec / 1e6,
+			(double)self.ru_stime.tv_sec + (double)self.ru_stime.tv_usec / 1e6);
+	}
 	if (!a.quiet || a.out) {
 		FILE *fp = cli_open_output(a.out, stderr);
 		if (fp) {
