@@ -200,11 +200,6 @@ int db_open(struct db **out, const char *path, char **cause)
 	}
 	sqlite3_extended_result_codes(db->h, 1);
 	sqlite3_busy_timeout(db->h, 10000);
-	/* Leave the WAL to the next opener (or SQLite's auto-checkpoint)
-	 * rather than checkpoint and fsync in every prof's exit path: a
-	 * 5,000-thread run spent 100 ms there. Committed data is in the WAL
-	 * either way. */
-	sqlite3_db_config(db->h, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, NULL);
 	/* WAL lets readers and one writer share the file; the first real
 	 * statement also tells a non-database file apart. */
 	rc = db_exec(db, "PRAGMA journal_mode = WAL", NULL);
