@@ -504,7 +504,6 @@ int cmd_ab(int argc, char **argv, struct prof_ctx *ctx)
 		goto out;
 	}
 	int64_t exp_id = exp.id;
-	int64_t host_id = exp.host_id;
 
 	tty_progress = isatty(2);
 	size_t total = (size_t)(p->warmup + p->rounds) * p->narms, done = 0;
@@ -644,12 +643,7 @@ int cmd_ab(int argc, char **argv, struct prof_ctx *ctx)
 		host_facts_release(&hf);
 		goto out;
 	}
-	if (!p->aa && isnan(p->gate_pct)) {
-		int64_t aa_id = db_experiment_latest_aa(db, host_id, p->arms[0].command, NULL);
-		if (aa_id > 0 && db_experiment_load(db, aa_id, &aa, NULL) == 0)
-			have_aa = true;
-	}
-	struct ab_gate_rule gate = { p->gate_pct, have_aa ? &aa : NULL, 1.0 };
+	struct ab_gate_rule gate = ab_gate_for(db, &stored, NAN, &aa, &have_aa);
 	struct ab_analysis an;
 	if (ab_analyze(&stored, &gate, &an, &cause) == 0) {
 		FILE *fp = cli_open_output(o.out, stderr);

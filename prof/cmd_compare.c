@@ -11,6 +11,7 @@
 #include "db/runs.h"
 #include "prof/cli.h"
 #include "prof/commands.h"
+#include "prof/runutil.h"
 #include "reports/ab.h"
 
 const char cmd_compare_help[] =
@@ -133,19 +134,8 @@ int cmd_compare(int argc, char **argv, struct prof_ctx *ctx)
 			print_cause("error: ", cause);
 			rc = lrc == -ENOENT ? EXIT_USAGE : EXIT_FAIL;
 		} else {
-			if (!e.aa && isnan(gate_given) && isnan(e.gate_pct)) {
-				int64_t aa_id = db_experiment_latest_aa(db, e.host_id,
-									e.narms ? e.arms[0].command : "",
-									NULL);
-				/* Only an A/A experiment from before this one. */
-				if (aa_id > 0 && aa_id < e.id &&
-				    db_experiment_load(db, aa_id, &aa, NULL) == 0)
-					have_aa = true;
-			}
-			struct ab_gate_rule gate = {
-				isnan(gate_given) ? e.gate_pct : gate_given,
-				have_aa ? &aa : NULL, 1.0,
-			};
+			struct ab_gate_rule gate = ab_gate_for(db, &e, gate_given, &aa,
+							       &have_aa);
 			struct ab_analysis an;
 			if (ab_analyze(&e, &gate, &an, &cause)) {
 				print_cause("error: ", cause);

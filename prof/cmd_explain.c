@@ -15,6 +15,7 @@
 #include "db/samples.h"
 #include "prof/cli.h"
 #include "prof/commands.h"
+#include "prof/runutil.h"
 #include "reports/ab.h"
 #include "reports/explain.h"
 
@@ -218,14 +219,7 @@ int cmd_explain(int argc, char **argv, struct prof_ctx *ctx)
 			if (arm == 0)
 				arm = base;
 		}
-		if (!e.aa && isnan(gate_given) && isnan(e.gate_pct)) {
-			int64_t aa_id = db_experiment_latest_aa(db, e.host_id, e.arms[0].command,
-								NULL);
-			if (aa_id > 0 && aa_id < e.id && db_experiment_load(db, aa_id, &aa, NULL) == 0)
-				have_aa = true;
-		}
-		struct ab_gate_rule gate = { isnan(gate_given) ? e.gate_pct : gate_given,
-					     have_aa ? &aa : NULL, 1.0 };
+		struct ab_gate_rule gate = ab_gate_for(db, &e, gate_given, &aa, &have_aa);
 		if (ab_analyze(&e, &gate, &an, &cause)) {
 			print_cause("error: ", cause);
 			rc = EXIT_FAIL;

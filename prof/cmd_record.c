@@ -524,25 +524,9 @@ int cmd_record(int argc, char **argv, struct prof_ctx *ctx)
 	 * only): a bad one is a usage error. */
 	struct pin_plan pin;
 	memset(&pin, 0, sizeof(pin));
-	if (!a.pid) {
-		char *warn = NULL;
-		const char *mode = pin_choose_mode(a.pin, a.affinity,
-						   getenv("PROF_CACHE_AFFINITY"), &warn);
-		if (warn) {
-			warning_msg("%s", warn);
-			free(warn);
-			warn = NULL;
-		}
-		if (pin_plan_make(&pin, mode, a.sysfs, &warn, &cause)) {
-			print_cause("error: ", cause);
-			free(cause);
-			exit_code = EXIT_USAGE;
-			goto out_pin;
-		}
-		if (warn) {
-			warning_msg("%s", warn);
-			free(warn);
-		}
+	if (!a.pid && pin_plan_for_launch(&pin, a.pin, a.affinity, a.sysfs)) {
+		exit_code = EXIT_USAGE;
+		goto out_pin;
 	}
 
 	/* Samples have nowhere to go without the database: it is opened

@@ -281,28 +281,11 @@ int cmd_run(int argc, char **argv, struct prof_ctx *ctx)
 	 * error, an unreadable topology for largest-llc a warning. */
 	struct pin_plan plan;
 	memset(&plan, 0, sizeof(plan));
-	if (launched) {
-		char *warn = NULL;
-		const char *mode = pin_choose_mode(a.pin, a.affinity,
-						   getenv("PROF_CACHE_AFFINITY"), &warn);
-		if (warn) {
-			warning_msg("%s", warn);
-			free(warn);
-			warn = NULL;
-		}
-		rc = pin_plan_make(&plan, mode, a.sysfs, &warn, &cause);
-		if (rc) {
-			print_cause("error: ", cause);
-			free(cause);
-			pin_plan_release(&plan);
-			event_list_free(evs, nev);
-			run_state_release(&rs);
-			return EXIT_USAGE;
-		}
-		if (warn) {
-			warning_msg("%s", warn);
-			free(warn);
-		}
+	if (launched && pin_plan_for_launch(&plan, a.pin, a.affinity, a.sysfs)) {
+		pin_plan_release(&plan);
+		event_list_free(evs, nev);
+		run_state_release(&rs);
+		return EXIT_USAGE;
 	}
 
 	/* The sleep interposer: words checked (exit 2), library found (exit

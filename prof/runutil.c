@@ -3,6 +3,7 @@
  * "not supported" warning, shared by the verbs that launch workloads.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -216,4 +217,43 @@ void report_unsupported(const struct counters *cs, const struct event_desc *evs,
 			fprintf(stderr, "%s\n", ri + li + 1);
 	}
 	free(done);
+}
+
+int pin_plan_for_launch(struct pin_plan *plan, const char *pin_opt,
+			int affinity, const char *sysfs)
+{
+	char *warn = NULL, *cause = NULL;
+	const char *mode = pin_choose_mode(pin_opt, affinity,
+					   getenv("PROF_CACHE_AFFINITY"), &warn);
+	if (warn) {
+		warning_msg("%s", warn);
+		free(warn);
+		warn = NULL;
+	}
+	if (pin_plan_make(plan, mode, sysfs, &warn, &cause)) {
+		print_cause("error: ", cause);
+		free(cause);
+		return EXIT_USAGE;
+	}
+	if (warn) {
+		warning_msg("%s", warn);
+		free(warn);
+	}
+	return 0;
+}
+
+struct ab_gate_rule ab_gate_for(struct db *db, const struct db_experiment *e,
+				double given_pct, struct db_experiment *aa,
+				bool *have_aa)
+{
+	struct ab_gate_rule g = { isnan(given_pct) ? e->gate_pct : given_pct, NULL, 1.0 };
+	*have_aa = false;
+	if (e->aa || !isnan(g.given_pct) || !e->narms)
+		return g;
+	int64_t id = db_experiment_latest_aa(db, e->host_id, e->arms[0].command, NULL);
+	if (id > 0 && id < e->id && db_experiment_load(db, id, aa, NULL) == 0) {
+		*have_aa = true;
+		g.aa = aa;
+	}
+	return g;
 }

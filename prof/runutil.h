@@ -14,7 +14,10 @@
 #include "collectors/events.h"
 #include "db/db.h"
 #include "db/runs.h"
+#include "db/experiments.h"
 #include "prof/cli.h"
+#include "prof/pin.h"
+#include "reports/ab.h"
 
 struct run_state {
 	const char *db_path;
@@ -49,5 +52,23 @@ char *run_state_command_line(char *const *argv, int argc);
 /* Say once, on stderr, which events the kernel refused and why. */
 void report_unsupported(const struct counters *cs, const struct event_desc *evs,
 			size_t nev);
+
+/*
+ * The pin plan of a launched run from --pin, the affinity flags and
+ * PROF_CACHE_AFFINITY (pin_choose_mode), with its warnings printed. 0, or
+ * EXIT_USAGE after printing the error.
+ */
+int pin_plan_for_launch(struct pin_plan *plan, const char *pin_opt,
+			int affinity, const char *sysfs);
+
+/*
+ * The noise gate for experiment e: given_pct (not NAN) or e's own --gate
+ * wins; else the newest complete A/A experiment of e's baseline command on
+ * e's host from before e, loaded into *aa (release it when *have_aa);
+ * else 1%.
+ */
+struct ab_gate_rule ab_gate_for(struct db *db, const struct db_experiment *e,
+				double given_pct, struct db_experiment *aa,
+				bool *have_aa);
 
 #endif

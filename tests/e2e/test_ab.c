@@ -289,6 +289,35 @@ static void test_ab__ctrl_c_keeps_the_finished_rounds(void **state)
 	free(err);
 }
 
+/* An A/A experiment of the baseline command sets the gate of later ones. */
+static void test_ab__gate_comes_from_the_latest_aa(void **state)
+{
+	struct fx *f = *state;
+	char *aa[] = { PROF_BIN, f->dbarg, "ab", "--aa", "--arm", "x=sleep 0.02",
+		       "--rounds", "4", "--warmup", "0", "-e", "task-clock", "--format",
+		       "json", NULL };
+	struct tu_proc p = tu_run(aa, NULL);
+	perf_or_skip(&p);
+	assert_int_equal(p.status, 0);
+	expect(p.err, "\"aa\": true");
+	expect(p.err, "\"name\": \"x-2\"");
+	tu_proc_release(&p);
+	char *ab[] = { PROF_BIN, f->dbarg, "ab", "--arm", "x=sleep 0.02", "--arm",
+		       "y=sleep 0.03", "--rounds", "2", "--warmup", "0", "-e", "task-clock",
+		       "--format", "json", NULL };
+	p = tu_run(ab, NULL);
+	assert_int_equal(p.status, 0);
+	expect(p.err, "\"gate_source\": \"A/A experiment 1\"");
+	tu_proc_release(&p);
+	/* --gate still wins over the A/A experiment. */
+	char *c[] = { PROF_BIN, f->dbarg, "compare", "2", "--gate", "7", "--format",
+		      "json", NULL };
+	p = tu_run(c, NULL);
+	expect(p.out, "\"gate_pct\": 7,");
+	expect(p.out, "\"gate_source\": \"--gate\"");
+	tu_proc_release(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -299,6 +328,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_ab__missing_score_and_failed_runs_are_left_out, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ab__bad_input_exits_2, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ab__ctrl_c_keeps_the_finished_rounds, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ab__gate_comes_from_the_latest_aa, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
