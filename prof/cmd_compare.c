@@ -82,11 +82,8 @@ int cmd_compare(int argc, char **argv, struct prof_ctx *ctx)
 
 	struct db *db;
 	char *cause = NULL;
-	if (db_open(&db, cli_db_path(ctx, dbopt), &cause)) {
-		print_cause("error: ", cause);
-		free(cause);
+	if (!(db = verb_open_db(ctx, dbopt)))
 		return EXIT_FAIL;
-	}
 	FILE *fp = NULL;
 	int rc = EXIT_OK;
 	if (nargs == 0) {

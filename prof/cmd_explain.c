@@ -149,11 +149,8 @@ int cmd_explain(int argc, char **argv, struct prof_ctx *ctx)
 
 	struct db *db;
 	char *cause = NULL;
-	if (db_open(&db, cli_db_path(ctx, dbopt), &cause)) {
-		print_cause("error: ", cause);
-		free(cause);
+	if (!(db = verb_open_db(ctx, dbopt)))
 		return EXIT_FAIL;
-	}
 	int rc = EXIT_OK;
 	struct explain_input in;
 	memset(&in, 0, sizeof(in));

@@ -8,6 +8,7 @@
 #include "db/runs.h"
 #include "prof/cli.h"
 #include "prof/commands.h"
+#include "prof/runutil.h"
 #include "reports/modules.h"
 
 const char cmd_modules_help[] =
@@ -76,11 +77,8 @@ int cmd_modules(int argc, char **argv, struct prof_ctx *ctx)
 
 	struct db *db;
 	char *cause = NULL;
-	if (db_open(&db, cli_db_path(ctx, dbopt), &cause)) {
-		print_cause("error: ", cause);
-		free(cause);
+	if (!(db = verb_open_db(ctx, dbopt)))
 		return EXIT_FAIL;
-	}
 	struct db_run run;
 	int rc = db_run_load(db, id, &run, &cause);
 	db_close(db);

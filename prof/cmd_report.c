@@ -15,6 +15,7 @@
 #include "db/sleep.h"
 #include "prof/cli.h"
 #include "prof/commands.h"
+#include "prof/runutil.h"
 #include "reports/profile.h"
 #include "reports/runs.h"
 #include "reports/sleep.h"
@@ -198,11 +199,8 @@ int cmd_report(int argc, char **argv, struct prof_ctx *ctx)
 
 	struct db *db;
 	char *cause = NULL;
-	if (db_open(&db, cli_db_path(ctx, dbopt), &cause)) {
-		print_cause("error: ", cause);
-		free(cause);
+	if (!(db = verb_open_db(ctx, dbopt)))
 		return EXIT_FAIL;
-	}
 	struct db_run run;
 	struct db_sleep sleep;
 	memset(&sleep, 0, sizeof(sleep));

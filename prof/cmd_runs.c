@@ -7,6 +7,7 @@
 #include "db/runs.h"
 #include "prof/cli.h"
 #include "prof/commands.h"
+#include "prof/runutil.h"
 #include "reports/runs.h"
 
 const char cmd_runs_help[] =
@@ -60,11 +61,8 @@ int cmd_runs(int argc, char **argv, struct prof_ctx *ctx)
 
 	struct db *db;
 	char *cause = NULL;
-	if (db_open(&db, cli_db_path(ctx, dbopt), &cause)) {
-		print_cause("error: ", cause);
-		free(cause);
+	if (!(db = verb_open_db(ctx, dbopt)))
 		return EXIT_FAIL;
-	}
 	struct db_run_summary *list;
 	size_t n;
 	int rc = db_runs_list(db, &list, &n, &cause);

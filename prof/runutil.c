@@ -257,3 +257,15 @@ struct ab_gate_rule ab_gate_for(struct db *db, const struct db_experiment *e,
 	}
 	return g;
 }
+
+struct db *verb_open_db(const struct prof_ctx *ctx, const char *db_opt)
+{
+	struct db *db = NULL;
+	char *cause = NULL;
+	if (db_open(&db, cli_db_path(ctx, db_opt), &cause)) {
+		print_cause("error: ", cause);
+		free(cause);
+		return NULL;
+	}
+	return db;
+}

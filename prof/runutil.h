@@ -54,6 +54,12 @@ void report_unsupported(const struct counters *cs, const struct event_desc *evs,
 			size_t nev);
 
 /*
+ * Open the database the verb names (--db, else the global --db, else
+ * $PROF_DB, else ./prof.db); NULL after printing why it cannot be used.
+ */
+struct db *verb_open_db(const struct prof_ctx *ctx, const char *db_opt);
+
+/*
  * The pin plan of a launched run from --pin, the affinity flags and
  * PROF_CACHE_AFFINITY (pin_choose_mode), with its warnings printed. 0, or
  * EXIT_USAGE after printing the error.
