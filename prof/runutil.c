@@ -35,7 +35,6 @@ void run_state_open_db(struct run_state *rs)
 			"printed, but they will not be stored\n");
 		free(cause);
 		rs->db = NULL;
-		rs->db_failed = true;
 	}
 }
 
@@ -49,7 +48,6 @@ int run_state_store(struct run_state *rs, struct db_run *run)
 		fprintf(stderr, "hint: the report below is all that is left of "
 			"this run; save it with -o FILE next time\n");
 		free(cause);
-		rs->db_failed = true;
 		return EXIT_FAIL;
 	}
 	return 0;

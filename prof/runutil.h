@@ -22,7 +22,6 @@
 struct run_state {
 	const char *db_path;
 	struct db *db;		/* NULL when it could not be opened */
-	bool db_failed;
 };
 
 void run_state_init(struct run_state *rs, const struct prof_ctx *ctx,
