@@ -106,6 +106,68 @@ static int encode(const char *name, struct perf_event_attr *attr, char **fstr)
 					 PFM_OS_PERF_EVENT_EXT, &arg);
 }
 
+/* The unit masks of libpfm4 event idx, as event_info describes them. */
+static char *umasks_of(int idx, bool *needs)
+{
+	pfm_event_info_t einfo;
+	memset(&einfo, 0, sizeof(einfo));
+	einfo.size = sizeof(einfo);
+	*needs = false;
+	if (pfm_get_event_info(idx, PFM_OS_PERF_EVENT_EXT, &einfo) != PFM_SUCCESS)
+		return NULL;
+	char *list = NULL;
+	size_t len = 0;
+	FILE *fp = open_memstream(&list, &len);
+	if (!fp)
+		return NULL;
+	int n = 0, dfl = 0;
+	for (int a = 0; a < einfo.nattrs; a++) {
+		pfm_event_attr_info_t ainfo;
+		memset(&ainfo, 0, sizeof(ainfo));
+		ainfo.size = sizeof(ainfo);
+		if (pfm_get_event_attr_info(idx, a, PFM_OS_PERF_EVENT_EXT, &ainfo) !=
+		    PFM_SUCCESS || ainfo.type != PFM_ATTR_UMASK)
+			continue;
+		fprintf(fp, "%s%s%s", n ? "," : "", ainfo.name, ainfo.is_dfl ? "*" : "");
+		n++;
+		dfl += ainfo.is_dfl != 0;
+	}
+	fclose(fp);
+	if (!n) {
+		free(list);
+		return NULL;
+	}
+	*needs = dfl == 0;
+	return list;
+}
+
+char *event_umasks(const char *name, bool *needs_umask)
+{
+	bool dummy;
+	bool *needs = needs_umask ? needs_umask : &dummy;
+	*needs = false;
+	if (events_init(NULL)) {
+		errno = EIO;
+		return NULL;
+	}
+	/* libpfm4 finds an event by its name without modifiers. */
+	char base[256];
+	snprintf(base, sizeof(base), "%s", name);
+	const char *sep = strstr(base, "::");
+	char *colon = strchr(sep ? sep + 2 : base, ':');
+	if (colon)
+		*colon = '\0';
+	int idx = pfm_find_event(base);
+	if (idx < 0) {
+		errno = ENOENT;
+		return NULL;
+	}
+	char *s = umasks_of(idx, needs);
+	if (!s)
+		errno = ENOENT;
+	return s;
+}
+
 int event_resolve(const char *name, struct event_desc *out, char **cause)
 {
 	memset(out, 0, sizeof(*out));
@@ -141,9 +203,16 @@ int event_resolve(const char *name, struct event_desc *out, char **cause)
 				free(msg);
 			return -ENOENT;
 		}
-		if (cause && asprintf(cause, "cannot encode event '%s': %s",
-				      shown, pfm_strerror(prc)) < 0)
+		bool needs = false;
+		char *um = prc == PFM_ERR_UMASK ? event_umasks(name, &needs) : NULL;
+		if (cause && asprintf(cause, "cannot encode event '%s': %s%s%s%s",
+				      shown, pfm_strerror(prc),
+				      um ? "\nhint: its unit masks are " : "",
+				      um ? um : "",
+				      um ? " (name one as EVENT:UMASK; '*' marks "
+					   "a default)" : "") < 0)
 			*cause = NULL;
+		free(um);
 		return -EINVAL;
 	}
 	attr.size = sizeof(attr);
@@ -384,12 +453,16 @@ int events_foreach(const char *pattern,
 			snprintf(full, sizeof(full), "%s::%s", pinfo.name, einfo.name);
 			if (!matches(full, pattern))
 				continue;
+			bool needs = false;
+			char *um = umasks_of(idx, &needs);
 			struct event_info info = {
 				.name = full, .pmu = pinfo.name, .desc = einfo.desc,
 				.short_name = einfo.name,
 				.hardware = true,
+				.umasks = um, .needs_umask = needs,
 			};
 			int rc = fn(&info, arg);
+			free(um);
 			if (rc)
 				return rc;
 		}

@@ -62,6 +62,11 @@ struct event_info {
 	const char *pmu;	/* "perf" for generic names, else the PMU */
 	const char *desc;	/* libpfm4's description, may be NULL */
 	bool hardware;
+	/* The event's unit masks, comma-separated, the default ones marked
+	 * with a trailing '*'; NULL when it has none. */
+	const char *umasks;
+	bool needs_umask;	/* has unit masks and none is a default: the
+				   name alone does not encode */
 };
 
 /*
@@ -73,6 +78,13 @@ struct event_info {
 int events_foreach(const char *pattern,
 		   int (*fn)(const struct event_info *info, void *arg),
 		   void *arg);
+
+/*
+ * The unit masks of the PMU event `name` (short or qualified), as in
+ * struct event_info. NULL (errno ENOENT) when libpfm4 does not know the
+ * name or it has none; the caller frees the string.
+ */
+char *event_umasks(const char *name, bool *needs_umask);
 
 /* Name of a perf_event_attr type ("hardware", "software", "raw", ...). */
 const char *event_type_name(unsigned type);

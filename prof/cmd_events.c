@@ -32,6 +32,7 @@ struct list_state {
 	struct jw *w;
 	size_t n;
 	const char *last_pmu;
+	bool show_umasks;	/* a pattern was given: list unit masks too */
 };
 
 static int print_one(const struct event_info *info, void *arg)
@@ -48,6 +49,10 @@ static int print_one(const struct event_info *info, void *arg)
 		jw_bool(s->w, info->hardware);
 		jw_key(s->w, "description");
 		jw_str(s->w, info->desc);
+		jw_key(s->w, "umasks");
+		jw_str(s->w, info->umasks);
+		jw_key(s->w, "needs_umask");
+		jw_bool(s->w, info->needs_umask);
 		jw_obj_end(s->w);
 		return 0;
 	}
@@ -60,6 +65,10 @@ static int print_one(const struct event_info *info, void *arg)
 	if (info->desc) {
 		int w = (int)strlen(info->name) < 44 ? 44 : (int)strlen(info->name) + 1;
 		printf("  %-*s %.70s\n", w, info->name, info->desc);
+		if (info->umasks && (s->show_umasks || info->needs_umask))
+			printf("  %-*s %s %s\n", w, "",
+			       info->needs_umask ? "needs one of:" : "unit masks:",
+			       info->umasks);
 	} else {
 		printf("  %s%s\n", info->name, info->hardware ? "" : "  (software)");
 	}
@@ -144,7 +153,7 @@ int cmd_events(int argc, char **argv, struct prof_ctx *ctx)
 		return EXIT_OK;
 	}
 	struct jw w;
-	struct list_state s = { fmt, &w, 0, NULL };
+	struct list_state s = { fmt, &w, 0, NULL, pattern != NULL };
 	if (fmt == OUT_JSON) {
 		jw_init(&w, stdout, 2);
 		jw_obj_begin(&w);
