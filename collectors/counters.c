@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "collectors/counters.h"
+#include "collectors/ringread.h"
 
 /* Every event writing into a buffer shares this trailer layout. */
 #define SAMPLE_ID_TYPE (PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | \
@@ -31,6 +32,7 @@ struct target {
 	int *fds;		/* per event; -1 when not opened */
 	int *leaders;		/* per hardware group: leader fd on this task */
 	int *sfds;		/* per sampler; -1 when not opened */
+	struct ring_reader rr;	/* where this buffer is read up to */
 };
 
 /* A sampler's id on one target, and the record layout its samples use. */
@@ -55,6 +57,7 @@ struct counters {
 	size_t page_size, data_size;
 	uint8_t *scratch;
 	uint64_t records;
+	uint64_t undecodable;
 	bool finished;
 };
 
@@ -625,45 +628,55 @@ size_t counters_pollfds(const struct counters *c, struct pollfd *out, size_t max
 	return n;
 }
 
+static bool known_id(uint64_t id, void *arg)
+{
+	const struct counters *c = arg;
+	return thread_table_knows_id(c->tt, id) || layout_for_id(id, arg) != NULL;
+}
+
+static uint64_t monotonic_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* An unpublished record must be this old before it is taken (records
+ * are written within microseconds; a VM's stolen time can stretch that). */
+#define SETTLE_NS 20000000ull
+
 static int drain_target(struct counters *c, struct target *t, int origin)
 {
 	struct perf_event_mmap_page *mp = t->base;
-	const uint8_t *data = (const uint8_t *)t->base + c->page_size;
-	uint64_t head = __atomic_load_n(&mp->data_head, __ATOMIC_ACQUIRE);
-	uint64_t tail = mp->data_tail;
-	size_t mask = c->data_size - 1;
+	struct ring_view v = {
+		.data = (const uint8_t *)t->base + c->page_size,
+		.size = c->data_size,
+		.head = __atomic_load_n(&mp->data_head, __ATOMIC_ACQUIRE),
+		.now_ns = monotonic_ns(),
+		.settle_ns = SETTLE_NS,
+		.lay = &c->lay, .layout_for_id = layout_for_id,
+		.known_id = known_id, .arg = c,
+		.scratch = c->scratch, .scratch_size = 65536,
+	};
 	int rc = 0;
-
-	while (tail < head) {
-		size_t off = (size_t)(tail & mask);
-		struct perf_event_header h;
-		/* Records are 8-byte aligned, so a header never wraps. */
-		memcpy(&h, data + off, sizeof(h));
-		if (h.size < sizeof(h) || h.size > head - tail) {
-			tail = head;	/* a torn buffer: skip what is left */
-			break;
-		}
-		const void *rec = data + off;
-		if (off + h.size > c->data_size) {
-			size_t first = c->data_size - off;
-			memcpy(c->scratch, data + off, first);
-			memcpy(c->scratch + first, data, h.size - first);
-			rec = c->scratch;
-		}
+	const void *rec;
+	size_t len;
+	while (ring_next(&t->rr, &v, &rec, &len)) {
 		if (c->o.record_hook)
-			c->o.record_hook(rec, h.size, c->o.hook_arg);
+			c->o.record_hook(rec, len, c->o.hook_arg);
 		struct perf_rec r;
-		if (perf_rec_decode(rec, h.size, &c->lay, layout_for_id, c, &r) == 0) {
+		if (perf_rec_decode(rec, len, &c->lay, layout_for_id, c, &r) == 0) {
 			int frc = thread_table_feed(c->tt, &r, origin);
 			if (frc && !rc)
 				rc = frc;
 			if (c->o.on_record)
 				c->o.on_record(&r, origin, c->o.rec_arg);
+		} else {
+			c->undecodable++;
 		}
 		c->records++;
-		tail += h.size;
 	}
-	__atomic_store_n(&mp->data_tail, tail, __ATOMIC_RELEASE);
+	__atomic_store_n(&mp->data_tail, t->rr.pos, __ATOMIC_RELEASE);
 	return rc;
 }
 
@@ -683,6 +696,21 @@ int counters_finish(struct counters *c, char **cause)
 	if (c->finished)
 		return 0;
 	int rc = counters_drain(c);
+	/* Records written past a stalled head are taken once settled. */
+	bool pending = false;
+	for (size_t i = 0; i < c->ntargets; i++) {
+		const uint8_t *data = (const uint8_t *)c->targets[i].base + c->page_size;
+		uint64_t w;
+		memcpy(&w, data + (c->targets[i].rr.pos & (c->data_size - 1)), sizeof(w));
+		pending = pending || w != 0;
+	}
+	if (pending) {
+		struct timespec pause = { 0, (long)SETTLE_NS + 5000000L };
+		nanosleep(&pause, NULL);
+		int rc2 = counters_drain(c);
+		if (!rc)
+			rc = rc2;
+	}
 	struct thread_count *own = calloc(c->o.nevents ? c->o.nevents : 1, sizeof(*own));
 	if (!own)
 		return -ENOMEM;
@@ -733,6 +761,18 @@ const struct thread_table *counters_threads(const struct counters *c)
 uint64_t counters_records(const struct counters *c)
 {
 	return c->records;
+}
+
+void counters_health(const struct counters *c, struct counters_health *h)
+{
+	memset(h, 0, sizeof(*h));
+	h->records = c->records;
+	h->undecodable = c->undecodable;
+	for (size_t i = 0; i < c->ntargets; i++) {
+		h->past_head += c->targets[i].rr.past_head;
+		h->torn_bytes += c->targets[i].rr.torn_bytes;
+		h->torn_runs += c->targets[i].rr.torn_runs;
+	}
 }
 
 uint64_t counters_event_id(const struct counters *c, size_t target,

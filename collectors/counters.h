@@ -135,6 +135,16 @@ const struct thread_count *counters_total(const struct counters *c,
 const struct thread_table *counters_threads(const struct counters *c);
 uint64_t counters_records(const struct counters *c);
 
+/* How the ring buffers were read: the evidence of a complete run. */
+struct counters_health {
+	uint64_t records;	/* records taken */
+	uint64_t undecodable;	/* taken but not decodable */
+	uint64_t past_head;	/* taken past a head the kernel left behind */
+	uint64_t torn_bytes;	/* skipped as unreadable (torn) */
+	uint64_t torn_runs;
+};
+void counters_health(const struct counters *c, struct counters_health *h);
+
 /* The kernel id of event_idx on target (0 when not opened). */
 uint64_t counters_event_id(const struct counters *c, size_t target,
 			   size_t event_idx);

@@ -377,6 +377,11 @@ static long event_for_id(const struct thread_table *tt, uint64_t id)
 	return -1;
 }
 
+bool thread_table_knows_id(const struct thread_table *tt, uint64_t id)
+{
+	return event_for_id(tt, id) >= 0;
+}
+
 /* Hash slots hold tid + 1 so that 0 marks an empty slot. */
 static size_t slot_of(const struct thread_table *tt, int32_t tid)
 {
@@ -488,6 +493,7 @@ int thread_table_feed(struct thread_table *tt, const struct perf_rec *rec,
 		}
 		memcpy(r->name, pname, sizeof(r->name));
 		r->start_ns = rec->u.task.time;
+		r->forked = true;
 		break;
 	}
 	case PERF_RECORD_COMM: {
@@ -566,6 +572,35 @@ void thread_table_settle_target(struct thread_table *tt, int origin,
 		c->value = totals[e].value > v ? totals[e].value - v : 0;
 		c->enabled = totals[e].enabled > en ? totals[e].enabled - en : 0;
 		c->running = totals[e].running > ru ? totals[e].running - ru : 0;
+	}
+}
+
+void thread_table_audit(const struct thread_table *tt, const bool *supported,
+			struct thread_audit *out)
+{
+	memset(out, 0, sizeof(*out));
+	for (size_t i = 0; i < tt->nrows; i++) {
+		const struct thread_row *r = &tt->rows[i];
+		if (r->is_target)
+			continue;
+		out->tasks++;
+		size_t due = 0, got = 0;
+		for (size_t e = 0; e < tt->nevents; e++) {
+			if (!supported[e])
+				continue;
+			due++;
+			got += r->counts[e].present;
+		}
+		if (!r->forked)
+			out->no_start++;
+		if (got == 0 && due > 0) {
+			if (r->end_ns)
+				out->no_counts++;
+			else
+				out->live++;
+		} else if (got < due) {
+			out->partial++;
+		}
 	}
 }
 

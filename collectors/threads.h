@@ -110,6 +110,7 @@ struct thread_row {
 	uint64_t start_ns, end_ns;	/* CLOCK_MONOTONIC, 0 when unknown */
 	bool exited;
 	bool is_target;		/* a task the events were opened on */
+	bool forked;		/* its FORK record arrived */
 	int origin;		/* index of the target whose buffer fed it */
 	struct thread_count *counts;	/* nevents entries */
 };
@@ -122,6 +123,9 @@ void thread_table_free(struct thread_table *tt);
 
 /* Map a kernel event id (PERF_EVENT_IOC_ID) to an event index. */
 int thread_table_map_id(struct thread_table *tt, uint64_t id, size_t event_idx);
+
+/* True when id was mapped with thread_table_map_id. */
+bool thread_table_knows_id(const struct thread_table *tt, uint64_t id);
 
 /*
  * Declare a target task (the launched child, or a thread attached with
@@ -145,6 +149,21 @@ int thread_table_feed(struct thread_table *tt, const struct perf_rec *rec,
  */
 void thread_table_settle_target(struct thread_table *tt, int origin,
 				const struct thread_count *totals);
+
+/*
+ * What the records say of the tasks that are not targets, to tell a
+ * complete run from one whose buffer missed records. supported[e] says
+ * which events were counted (a READ is due for each).
+ */
+struct thread_audit {
+	size_t tasks;		/* rows that are not targets */
+	size_t no_start;	/* no FORK record: its start was not seen */
+	size_t no_counts;	/* its EXIT arrived but no READ: no counts */
+	size_t partial;		/* READs for some counted events, not all */
+	size_t live;		/* neither EXIT nor READ: running at the end */
+};
+void thread_table_audit(const struct thread_table *tt, const bool *supported,
+			struct thread_audit *out);
 
 size_t thread_table_count(const struct thread_table *tt);
 const struct thread_row *thread_table_row(const struct thread_table *tt, size_t i);

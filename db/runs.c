@@ -57,6 +57,22 @@ const char *db_run_get(const struct db_run *run, const char *key)
 	return NULL;
 }
 
+int db_run_complete(const struct db_run *run, const char **reasons)
+{
+	const char *c = db_run_get(run, "complete");
+	if (reasons)
+		*reasons = NULL;
+	if (!c)
+		return -1;
+	if (!strcmp(c, "yes"))
+		return 1;
+	if (reasons) {
+		const char *why = db_run_get(run, "incomplete");
+		*reasons = why ? why : "no reason was stored";
+	}
+	return 0;
+}
+
 int64_t db_host_id(struct db *db, const struct db_host *h, char **cause)
 {
 	sqlite3_stmt *st;

@@ -168,6 +168,11 @@ void db_runs_list_free(struct db_run_summary *list, size_t n);
 /* Set a setting (copies both strings); replaces an existing key. */
 void db_run_set(struct db_run *run, const char *key, const char *value);
 const char *db_run_get(const struct db_run *run, const char *key);
+/*
+ * Whether the run was found complete: 1 yes, 0 no (*reasons, borrowed,
+ * one reason a line), -1 unknown (stored before prof checked).
+ */
+int db_run_complete(const struct db_run *run, const char **reasons);
 
 /* The value a report shows: scaled by enabled/running when multiplexed.
  * Returns the state; *out is set for OK and SCALED. */

@@ -59,6 +59,9 @@ const char cmd_record_help[] =
 "      --cache-affinity, --no-cache-affinity, --sysfs ROOT  as for 'prof run'\n"
 "      --mmap-pages N    ring-buffer pages (power of 2, default 256; 1024\n"
 "                        with dwarf)\n"
+"      --allow-incomplete  exit with COMMAND's status even when the run is\n"
+"                        incomplete (tasks or records missing: 'prof help\n"
+"                        run' says how prof checks)\n"
 "      --record-dump FILE  save the raw ring-buffer records (for tests)\n"
 "\n"
 "Every sampled event is counted too, with task-clock, so 'prof report\n"
@@ -84,6 +87,7 @@ struct record_args {
 	enum out_format fmt;
 	const char *out;
 	bool quiet;
+	bool allow_incomplete;
 	long mmap_pages;
 	const char *pin;
 	int affinity;
@@ -124,7 +128,7 @@ static int parse_call_graph(const char *word, struct record_args *a)
 static int parse_args(int argc, char **argv, struct record_args *a)
 {
 	enum { O_CG = 256, O_LIMIT, O_FORMAT, O_DB, O_MMAP, O_PIN, O_AFF, O_NOAFF,
-	       O_SYSFS, O_DUMP, O_DURATION };
+	       O_SYSFS, O_DUMP, O_DURATION, O_INCOMPLETE };
 	static const struct option opts[] = {
 		{ "pid", required_argument, NULL, 'p' },
 		{ "duration", required_argument, NULL, O_DURATION },
@@ -143,6 +147,7 @@ static int parse_args(int argc, char **argv, struct record_args *a)
 		{ "no-cache-affinity", no_argument, NULL, O_NOAFF },
 		{ "sysfs", required_argument, NULL, O_SYSFS },
 		{ "record-dump", required_argument, NULL, O_DUMP },
+		{ "allow-incomplete", no_argument, NULL, O_INCOMPLETE },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -231,6 +236,9 @@ static int parse_args(int argc, char **argv, struct record_args *a)
 			break;
 		case O_SYSFS:
 			a->sysfs = optarg;
+			break;
+		case O_INCOMPLETE:
+			a->allow_incomplete = true;
 			break;
 		case O_DUMP:
 			a->dump = optarg;
@@ -684,6 +692,7 @@ int cmd_record(int argc, char **argv, struct prof_ctx *ctx)
 	}
 	if (exit_code == EXIT_OK)
 		exit_code = run.exit_status;
+	exit_code = run_incomplete_exit(&run, a.allow_incomplete, exit_code);
 	if (frc || store_rc)
 		exit_code = EXIT_FAIL;
 	free(evs);

@@ -75,7 +75,16 @@ const char cmd_run_help[] =
 "                        fault then writes a sample: 1.3x the wall time of a\n"
 "                        plain run for a workload that faults in 1 GiB of\n"
 "                        fresh memory (bench/working-set)\n"
+"      --allow-incomplete  exit with COMMAND's status even when the run is\n"
+"                        incomplete (see below)\n"
 "      --record-dump FILE  save the raw ring-buffer records (for tests)\n"
+"\n"
+"Every run checks that it is complete: each task that started has its\n"
+"start record and its own counts, no ring-buffer record was lost or torn,\n"
+"and the main task's task-clock agrees with the scheduler's own account of\n"
+"it. A run that fails the check is stored and reported as incomplete, with\n"
+"the reasons (\"complete\": false and \"reasons\" in JSON), and prof exits 1\n"
+"when COMMAND succeeded, unless --allow-incomplete. The totals stay whole.\n"
 "\n"
 "Events the machine cannot count are reported as not supported, never as\n"
 "zero, and the run goes on with the rest. Ctrl-C and SIGTERM reach the\n"
@@ -104,6 +113,7 @@ struct run_args {
 	bool quiet;
 	long mmap_pages;
 	bool working_set;
+	bool allow_incomplete;
 	const char *sleep_mode;
 	const char *dump;
 	const char *pin;
@@ -116,7 +126,7 @@ struct run_args {
 static int parse_args(int argc, char **argv, struct run_args *a)
 {
 	enum { O_DURATION = 256, O_BY, O_FORMAT, O_DB, O_MMAP, O_DUMP, O_PIN,
-	       O_AFF, O_NOAFF, O_SYSFS, O_WS, O_SLEEP };
+	       O_AFF, O_NOAFF, O_SYSFS, O_WS, O_SLEEP, O_INCOMPLETE };
 	static const struct option opts[] = {
 		{ "events", required_argument, NULL, 'e' },
 		{ "pid", required_argument, NULL, 'p' },
@@ -134,6 +144,7 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 		{ "sysfs", required_argument, NULL, O_SYSFS },
 		{ "working-set", no_argument, NULL, O_WS },
 		{ "sleep-mode", required_argument, NULL, O_SLEEP },
+		{ "allow-incomplete", no_argument, NULL, O_INCOMPLETE },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -191,6 +202,9 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 			break;
 		case O_WS:
 			a->working_set = true;
+			break;
+		case O_INCOMPLETE:
+			a->allow_incomplete = true;
 			break;
 		case O_SLEEP:
 			a->sleep_mode = optarg;
@@ -375,6 +389,7 @@ int cmd_run(int argc, char **argv, struct prof_ctx *ctx)
 	/* A launched run exits as its workload did; an attach exits 0. */
 	if (launched && exit_code == EXIT_OK)
 		exit_code = run.exit_status;
+	exit_code = run_incomplete_exit(&run, a.allow_incomplete, exit_code);
 	if (store_rc)
 		exit_code = EXIT_FAIL;
 	db_run_release(&run);

@@ -197,6 +197,31 @@ static int open_attached(struct counters *cs, pid_t pid, char **cause)
 	return rc;
 }
 
+/*
+ * The CPU time the scheduler charged task pid itself (utime + stime of
+ * its main thread, clock ticks), or -1. Read while it is a zombie.
+ */
+static int64_t task_own_ns(pid_t pid)
+{
+	char path[64], buf[1024];
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)pid, (int)pid);
+	FILE *fp = fopen(path, "r");
+	if (!fp)
+		return -1;
+	size_t n = fread(buf, 1, sizeof(buf) - 1, fp);
+	fclose(fp);
+	buf[n] = '\0';
+	const char *p = strrchr(buf, ')');	/* the name may hold anything */
+	unsigned long long ut, st;
+	if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu",
+			 &ut, &st) != 2)
+		return -1;
+	long hz = sysconf(_SC_CLK_TCK);
+	if (hz <= 0)
+		return -1;
+	return (int64_t)((ut + st) * (1000000000ull / (unsigned long long)hz));
+}
+
 /* ---- the run ---- */
 
 struct chain {
@@ -320,6 +345,7 @@ int runner_run(const struct runner_opts *o, struct db_run *run, char **cause)
 	int status = 0, signo = 0;
 	struct rusage ru;
 	memset(&ru, 0, sizeof(ru));
+	int64_t root_own_ns = -1;
 
 	char **env = o->env_set;
 	char **merged = NULL;
@@ -383,6 +409,7 @@ int runner_run(const struct runner_opts *o, struct db_run *run, char **cause)
 		cpus_in_force = pin_read_back(l.pid);
 		interrupted = watch(cs, &l, 0, l.pidfd, 0);
 		t1 = now_s();
+		root_own_ns = task_own_ns(l.pid);	/* a zombie until reaped */
 		run->pid = l.pid;
 		launch_reap(&l, &status, &signo, &ru);
 		launch_release_fds(&l);
@@ -450,6 +477,7 @@ int runner_run(const struct runner_opts *o, struct db_run *run, char **cause)
 	struct run_state rs;
 	memset(&rs, 0, sizeof(rs));
 	run_state_fill(&rs, run, cs, o->evs, o->nev);
+	run_state_audit(run, cs, launched, root_own_ns);
 	run_mods_fill(&rm, run);
 	if (o->mmap_pages) {
 		char pages[32];

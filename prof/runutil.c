@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -184,6 +185,118 @@ void run_state_fill(struct run_state *rs, struct db_run *run,
 		base = base ? base + 1 : (run->argv && run->argc ? run->argv[0] : "?");
 		t->name = strndup(base, 15);
 	}
+}
+
+static void reason(FILE *fp, size_t *n, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void reason(FILE *fp, size_t *n, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	if ((*n)++)
+		fputc('\n', fp);
+	vfprintf(fp, fmt, ap);
+	va_end(ap);
+}
+
+static const char *plural(size_t n, const char *one, const char *many)
+{
+	return n == 1 ? one : many;
+}
+
+bool run_state_audit(struct db_run *run, const struct counters *cs,
+		     bool launched, int64_t root_own_ns)
+{
+	const struct thread_table *tt = counters_threads(cs);
+	bool *supported = calloc(run->nevents ? run->nevents : 1, sizeof(bool));
+	if (!supported)
+		abort();
+	for (size_t e = 0; e < run->nevents; e++)
+		supported[e] = run->events[e].supported;
+	struct thread_audit a;
+	thread_table_audit(tt, supported, &a);
+	free(supported);
+	struct counters_health h;
+	counters_health(cs, &h);
+
+	char *text = NULL;
+	size_t len = 0, n = 0;
+	FILE *fp = open_memstream(&text, &len);
+	if (!fp)
+		abort();
+	const char *root = run->nthreads && run->threads[0].name ? run->threads[0].name : "main";
+	if (a.no_counts)
+		reason(fp, &n, "%zu of %zu tasks exited without their counts "
+		       "arriving; their counts are in %s's row", a.no_counts,
+		       a.tasks, root);
+	if (a.partial)
+		reason(fp, &n, "%zu %s only some of their counts", a.partial,
+		       plural(a.partial, "task has", "tasks have"));
+	if (a.no_start)
+		reason(fp, &n, "%zu %s no start record (its FORK was not "
+		       "received): tasks may be missing altogether", a.no_start,
+		       plural(a.no_start, "task has", "tasks have"));
+	if (a.live && launched)
+		reason(fp, &n, "%zu %s still running when the command ended "
+		       "(daemons or orphans): %s counts so far are in %s "
+		       "creator's row", a.live, plural(a.live, "task was", "tasks were"),
+		       plural(a.live, "its", "their"), plural(a.live, "its", "their"));
+	if (run->lost_records)
+		reason(fp, &n, "the kernel lost %llu ring-buffer records (buffer "
+		       "full): raise --mmap-pages", (unsigned long long)run->lost_records);
+	if (h.torn_runs)
+		reason(fp, &n, "%llu bytes of ring-buffer records were unreadable "
+		       "in %llu %s (two CPUs wrote over each other)",
+		       (unsigned long long)h.torn_bytes, (unsigned long long)h.torn_runs,
+		       plural(h.torn_runs, "place", "places"));
+	if (h.undecodable)
+		reason(fp, &n, "%llu ring-buffer records could not be decoded",
+		       (unsigned long long)h.undecodable);
+	/* An independent witness: the scheduler's own account of the root
+	 * task against the task-clock its row was left with. */
+	for (size_t e = 0; root_own_ns >= 0 && run->nthreads && e < run->nevents; e++) {
+		const struct db_event *ev = &run->events[e];
+		if (!ev->supported || ev->attr_type != PERF_TYPE_SOFTWARE ||
+		    ev->attr_config != PERF_COUNT_SW_TASK_CLOCK)
+			continue;
+		const struct db_count *c = &run->threads[0].counts[e];
+		int64_t row = c->present ? (int64_t)c->value : 0;
+		int64_t slack = 50000000 + root_own_ns / 4;
+		if (row > root_own_ns + slack)
+			reason(fp, &n, "%s's row holds %.1f ms of task-clock but the "
+			       "scheduler counted %.1f ms of its own: about %.1f ms "
+			       "belong to tasks with no row", root, row / 1e6,
+			       root_own_ns / 1e6, (row - root_own_ns) / 1e6);
+		break;
+	}
+	fclose(fp);
+	char num[32];
+	snprintf(num, sizeof(num), "%llu", (unsigned long long)h.past_head);
+	db_run_set(run, "ring_past_head", num);
+	snprintf(num, sizeof(num), "%llu", (unsigned long long)h.torn_bytes);
+	db_run_set(run, "ring_torn_bytes", num);
+	db_run_set(run, "complete", n ? "no" : "yes");
+	if (n)
+		db_run_set(run, "incomplete", text);
+	free(text);
+	return n == 0;
+}
+
+int run_incomplete_exit(const struct db_run *run, bool allow, int exit_code)
+{
+	const char *why = NULL;
+	if (db_run_complete(run, &why) != 0)
+		return exit_code;
+	size_t n = strcspn(why, "\n");
+	fprintf(stderr, "%s: run %lld is incomplete: %.*s%s\n",
+		allow ? "warning" : "error", (long long)run->id, (int)n, why,
+		why[n] ? " (and more: 'prof report' lists every reason)" : "");
+	if (allow)
+		return exit_code;
+	fprintf(stderr, "hint: the totals are whole; --allow-incomplete keeps the "
+		"command's exit status\n");
+	return exit_code == EXIT_OK ? EXIT_FAIL : exit_code;
 }
 
 void report_unsupported(const struct counters *cs, const struct event_desc *evs,

@@ -42,6 +42,24 @@ void run_state_fill(struct run_state *rs, struct db_run *run,
 		    const struct counters *cs, const struct event_desc *evs,
 		    size_t nev);
 
+/*
+ * Decide whether the run is complete and say why not: store the settings
+ * "complete" ("yes"/"no") and "incomplete" (one reason a line), and the
+ * ring-buffer evidence. launched: the run launched its command (tasks
+ * still running at its end are then a gap, not a note). root_own_ns: the
+ * launched task's own CPU time as the scheduler counts it (/proc), or -1.
+ * Returns true when complete.
+ */
+bool run_state_audit(struct db_run *run, const struct counters *cs,
+		     bool launched, int64_t root_own_ns);
+
+/*
+ * The exit code for a run whose report was printed: an incomplete run
+ * says so on stderr (always, also under -q) and turns a 0 into 1, unless
+ * allowed. Other codes are kept.
+ */
+int run_incomplete_exit(const struct db_run *run, bool allow, int exit_code);
+
 /* Now as ISO 8601 UTC, "2026-11-30T05:37:51Z". */
 void run_state_now_iso(char *buf, size_t n);
 

@@ -301,11 +301,23 @@ static void write_footer(const struct db_run *run, enum out_format fmt, FILE *fp
 			"the thread that created %s (the totals are whole)\n", lead,
 			alive, alive == 1 ? "" : "s", alive == 1 ? "was" : "were",
 			alive == 1 ? "its" : "their", alive == 1 ? "it" : "them");
-	if (run->lost_records)
+	const char *why = NULL;
+	if (db_run_complete(run, &why) == 0) {
+		fprintf(fp, "%swarning: this run is incomplete (the totals are whole; "
+			"rows are missing or hold other tasks' counts):\n", lead);
+		for (const char *p = why; *p;) {
+			size_t n = strcspn(p, "\n");
+			fprintf(fp, "%s  - %.*s\n", lead, (int)n, p);
+			p += n;
+			if (*p)
+				p++;
+		}
+	} else if (run->lost_records) {
 		fprintf(fp, "%swarning: %llu ring-buffer records were lost: the threads "
 			"they described have no row of their own and their counts are "
 			"in the main thread's row; the totals are whole (raise "
 			"--mmap-pages)\n", lead, (unsigned long long)run->lost_records);
+	}
 }
 
 static void write_json(const struct db_run *run, const struct rrow *rows,
@@ -336,6 +348,25 @@ static void write_json(const struct db_run *run, const struct rrow *rows,
 	jw_num(&w, run->sys_s);
 	jw_key(&w, "lost_records");
 	jw_uint(&w, run->lost_records);
+	const char *why = NULL;
+	int complete = db_run_complete(run, &why);
+	jw_key(&w, "complete");
+	if (complete < 0)
+		jw_null(&w);
+	else
+		jw_bool(&w, complete == 1);
+	jw_key(&w, "reasons");
+	jw_arr_begin(&w);
+	for (const char *p = why; p && *p;) {
+		size_t n = strcspn(p, "\n");
+		char *one = strndup(p, n);
+		jw_str(&w, one);
+		free(one);
+		p += n;
+		if (*p)
+			p++;
+	}
+	jw_arr_end(&w);
 	jw_key(&w, "host");
 	jw_obj_begin(&w);
 	jw_key(&w, "hostname");

@@ -1,0 +1,239 @@
+/*
+ * Complete or say so: prof run on workloads whose task count is known by
+ * construction, many times each. Every run must either hold exactly that
+ * many tasks and call itself complete, or call itself incomplete with a
+ * reason; a run that says complete with tasks missing is the failure this
+ * file exists for (docs/completeness.md).
+ *
+ * PROF_STRESS_RUNS sets the repetitions per workload (default 4, which
+ * ctest uses; `PROF_STRESS_RUNS=50 ctest -R completeness` is the long
+ * stress run, documented in the README).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "test_util.h"
+
+struct fx {
+	char *dir;
+	char *dbarg;
+};
+
+static int setup(void **state)
+{
+	struct fx *f = calloc(1, sizeof(*f));
+	f->dir = tu_tmpdir();
+	if (asprintf(&f->dbarg, "--db=%s/stress.db", f->dir) < 0)
+		return -1;
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fx *f = *state;
+	tu_rmrf(f->dir);
+	free(f->dir);
+	free(f->dbarg);
+	free(f);
+	return 0;
+}
+
+static int runs(void)
+{
+	const char *s = getenv("PROF_STRESS_RUNS");
+	int n = s ? atoi(s) : 4;
+	return n > 0 ? n : 4;
+}
+
+static size_t count(const char *hay, const char *needle)
+{
+	size_t n = 0;
+	for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle))
+		n++;
+	return n;
+}
+
+struct tally {
+	int complete, incomplete;
+};
+
+/*
+ * Run argv (after "prof run ... --") once and check the verdict against
+ * the expected task count. must_be_incomplete: the workload leaves a task
+ * running, which prof must report.
+ */
+static void one_run(struct fx *f, char **cmd, size_t expected,
+		    bool must_be_incomplete, struct tally *t)
+{
+	char *argv[32] = { PROF_BIN, f->dbarg, "run", "-q", "-e", "task-clock",
+			   "--allow-incomplete", "--format", "json", "-o", "/dev/stdout",
+			   "--" };
+	size_t n = 12;
+	for (size_t i = 0; cmd[i] && n < 31; i++)
+		argv[n++] = cmd[i];
+	argv[n] = NULL;
+	struct tu_proc p = tu_run(argv, NULL);
+	if (p.status != 0)
+		fail_msg("prof run %s exited %d:\n%s", cmd[0], p.status, p.err);
+	size_t tasks = count(p.out, "\"tid\": ");
+	bool complete = strstr(p.out, "\"complete\": true") != NULL;
+	bool incomplete = strstr(p.out, "\"complete\": false") != NULL;
+	assert_true(complete != incomplete);
+	if (complete) {
+		if (tasks != expected || must_be_incomplete)
+			fail_msg("%s: called complete with %zu of %zu tasks", cmd[0],
+				 tasks, expected);
+		t->complete++;
+	} else {
+		/* incomplete must say why */
+		const char *r = strstr(p.out, "\"reasons\": [");
+		assert_non_null(r);
+		assert_true(r[strlen("\"reasons\": [")] != ']');
+		t->incomplete++;
+	}
+	tu_proc_release(&p);
+}
+
+static void report(const char *what, const struct tally *t)
+{
+	fprintf(stderr, "%s: %d complete, %d marked incomplete\n", what,
+		t->complete, t->incomplete);
+}
+
+static char *helper(const char *name)
+{
+	char *p;
+	if (asprintf(&p, "%s/%s", HELPERS_DIR, name) < 0)
+		abort();
+	return p;
+}
+
+static void tree(void **state, const char *mode, const char *w, const char *d,
+		 size_t expected)
+{
+	struct fx *f = *state;
+	if (!tu_perf_allowed(f->dbarg))
+		skip();
+	char *bin = helper("forktree");
+	char *cmd[] = { bin, (char *)mode, (char *)w, (char *)d, "2000", NULL };
+	struct tally t = { 0, 0 };
+	for (int i = 0; i < runs(); i++)
+		one_run(f, cmd, expected, false, &t);
+	char what[64];
+	snprintf(what, sizeof(what), "forktree %s %s %s", mode, w, d);
+	report(what, &t);
+	free(bin);
+}
+
+/* 1 + 6 + 36 + 216 = 259 processes. */
+static void test_completeness__fork_tree(void **state)
+{
+	tree(state, "fork", "6", "3", 259);
+}
+
+static void test_completeness__vfork_tree(void **state)
+{
+	tree(state, "vfork", "6", "3", 259);
+}
+
+static void test_completeness__posix_spawn_tree(void **state)
+{
+	tree(state, "spawn", "6", "3", 259);
+}
+
+/* Threads inside child processes: the root starts 20 processes, each
+ * of which starts 20 threads: 1 + 20 + 400 tasks. */
+static void test_completeness__threads_in_children(void **state)
+{
+	tree(state, "thread", "20", "2", 421);
+}
+
+/* make -j2 over a generated Makefile of 240 shell targets: 241 tasks
+ * (make and 240 shells, each shell's loop runs in the shell itself). */
+static void test_completeness__make_tree(void **state)
+{
+	struct fx *f = *state;
+	if (!tu_perf_allowed(f->dbarg))
+		skip();
+	if (system("command -v make >/dev/null 2>&1") != 0)
+		skip();
+	char *mk;
+	if (asprintf(&mk, "%s/Makefile", f->dir) < 0)
+		abort();
+	FILE *fp = fopen(mk, "w");
+	assert_non_null(fp);
+	fprintf(fp, "all:");
+	for (int i = 0; i < 240; i++)
+		fprintf(fp, " t%d", i);
+	fprintf(fp, "\n");
+	for (int i = 0; i < 240; i++)
+		fprintf(fp, "t%d:\n\t@sh -c 'i=0; while [ $$i -lt 50 ]; do i=$$((i+1)); done'\n", i);
+	fclose(fp);
+	char *cmd[] = { "/usr/bin/make", "-s", "-j2", "-f", mk, NULL };
+	if (access(cmd[0], X_OK) != 0)
+		cmd[0] = "/bin/make";
+	struct tally t = { 0, 0 };
+	for (int i = 0; i < runs(); i++)
+		one_run(f, cmd, 241, false, &t);
+	report("make -j2 (240 targets)", &t);
+	free(mk);
+}
+
+/* Nested shells and a pipeline: sh, sh, and three pipeline stages. */
+static void test_completeness__nested_shells_and_pipes(void **state)
+{
+	struct fx *f = *state;
+	if (!tu_perf_allowed(f->dbarg))
+		skip();
+	char *cmd[] = { "/bin/sh", "-c",
+			"/bin/sh -c 'echo a | /bin/cat | /bin/cat >/dev/null; true'; true",
+			NULL };
+	struct tally t = { 0, 0 };
+	for (int i = 0; i < runs(); i++)
+		one_run(f, cmd, 5, false, &t);
+	report("nested sh -c and a pipeline", &t);
+}
+
+/* A child that outlives the command must make the run incomplete. */
+static void test_completeness__daemon_is_reported(void **state)
+{
+	struct fx *f = *state;
+	if (!tu_perf_allowed(f->dbarg))
+		skip();
+	char *cmd[] = { "/bin/sh", "-c", "/bin/sleep 0.3 & exit 0", NULL };
+	struct tally t = { 0, 0 };
+	one_run(f, cmd, 2, true, &t);
+	assert_int_equal(t.incomplete, 1);
+	/* and without --allow-incomplete prof exits 1, saying why */
+	char *argv[] = { PROF_BIN, f->dbarg, "run", "-q", "-e", "task-clock", "--",
+			 "/bin/sh", "-c", "/bin/sleep 0.3 & exit 0", NULL };
+	struct tu_proc p = tu_run(argv, NULL);
+	assert_int_equal(p.status, 1);
+	assert_non_null(strstr(p.err, "is incomplete: 1 task was still running"));
+	assert_non_null(strstr(p.err, "hint: "));
+	tu_proc_release(&p);
+	struct timespec ts = { 0, 400000000 };
+	nanosleep(&ts, NULL);	/* let the sleeps end before the next test */
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_completeness__fork_tree, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_completeness__vfork_tree, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_completeness__posix_spawn_tree, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_completeness__threads_in_children, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_completeness__make_tree, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_completeness__nested_shells_and_pipes, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_completeness__daemon_is_reported, setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
