@@ -183,6 +183,14 @@ static int migrate(struct db *db, char **cause)
 int db_open(struct db **out, const char *path, char **cause)
 {
 	*out = NULL;
+	if (!path || !*path) {
+		/* SQLite would open a temporary database, deleted at exit. */
+		if (cause && asprintf(cause, "the database path is empty\n"
+				      "hint: give --db PATH, or leave it out for "
+				      "./prof.db") < 0)
+			*cause = NULL;
+		return -EINVAL;
+	}
 	struct db *db = calloc(1, sizeof(*db));
 	if (!db)
 		return -ENOMEM;

@@ -125,16 +125,62 @@ const struct cmd *cmd_find(const char *name, char **cause)
 	return NULL;
 }
 
+/* The database this process uses, as cli_db_path last resolved it: so
+ * that no -o FILE can overwrite it (one path per process, set once the
+ * verb knows it; the only state cli keeps). */
+static const char *db_in_use;
+
 const char *cli_db_path(const struct prof_ctx *ctx, const char *verb_opt)
 {
-	if (verb_opt)
-		return verb_opt;
-	if (ctx && ctx->db_path)
-		return ctx->db_path;
+	const char *p = "prof.db";
 	const char *env = getenv("PROF_DB");
-	if (env && *env)
-		return env;
-	return "prof.db";
+	if (verb_opt)
+		p = verb_opt;
+	else if (ctx && ctx->db_path)
+		p = ctx->db_path;
+	else if (env && *env)
+		p = env;
+	db_in_use = p;
+	return p;
+}
+
+/* path made absolute through its directory's real path (the file itself
+ * need not exist; a link to the file is followed when it does). */
+static char *canonical(const char *path)
+{
+	char *full = realpath(path, NULL);
+	if (full)
+		return full;
+	const char *slash = strrchr(path, '/');
+	char *dir = slash ? strndup(path, (size_t)(slash - path) + (slash == path))
+			  : strdup(".");
+	char *rdir = dir ? realpath(dir, NULL) : NULL;
+	char *out = NULL;
+	if (rdir && asprintf(&out, "%s/%s", rdir, slash ? slash + 1 : path) < 0)
+		out = NULL;
+	free(dir);
+	free(rdir);
+	return out;
+}
+
+bool cli_output_is_db(const char *out, const char *db)
+{
+	if (!out || !db || !*db)
+		return false;
+	char *o = canonical(out);
+	bool same = false;
+	static const char *const sfx[] = { "", "-wal", "-shm", "-journal" };
+	for (size_t i = 0; o && !same && i < sizeof(sfx) / sizeof(sfx[0]); i++) {
+		char *cand = NULL;
+		if (asprintf(&cand, "%s%s", db, sfx[i]) < 0)
+			break;
+		char *c = canonical(cand);
+		same = c && !strcmp(c, o);
+		free(c);
+		free(cand);
+	}
+	free(o);
+	return same;
 }
 
 int cli_parse_format(const char *verb, const char *word, enum out_format *out,
@@ -160,6 +206,15 @@ FILE *cli_open_output(const char *path, FILE *fallback)
 {
 	if (!path || !strcmp(path, "-"))
 		return fallback;
+	if (cli_output_is_db(path, db_in_use)) {
+		char buf[64];
+		error_msg("refusing to write the report over the database '%s'",
+			  cli_echo(path, buf, sizeof(buf)));
+		fprintf(stderr, "hint: choose another -o FILE; the database keeps "
+			"every stored run\n");
+		errno = EEXIST;
+		return NULL;
+	}
 	FILE *fp = fopen(path, "w");
 	if (!fp) {
 		char buf[64];

@@ -64,6 +64,10 @@ const struct cmd *cmd_find(const char *name, char **cause);
  */
 const char *cli_db_path(const struct prof_ctx *ctx, const char *verb_opt);
 
+/* True when out names the database db or one of its -wal, -shm or
+ * -journal files, through links and relative paths. */
+bool cli_output_is_db(const char *out, const char *db);
+
 /* Parse --format; on a bad word print the usage error and return -1. */
 int cli_parse_format(const char *verb, const char *word, enum out_format *out,
 		     unsigned allowed);

@@ -541,6 +541,10 @@ int cmd_record(int argc, char **argv, struct prof_ctx *ctx)
 	 * first, and a failure stops before the command starts. */
 	struct run_state rs;
 	run_state_init(&rs, ctx, a.db);
+	if (run_state_check_paths(&rs, "record", a.out)) {
+		exit_code = EXIT_USAGE;
+		goto out_db;
+	}
 	if (db_open(&rs.db, rs.db_path, &cause)) {
 		print_cause("error: ", cause);
 		free(cause);

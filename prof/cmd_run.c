@@ -271,6 +271,10 @@ int cmd_run(int argc, char **argv, struct prof_ctx *ctx)
 	struct run_state rs;
 	run_state_init(&rs, ctx, a.db);
 	bool launched = a.pid == 0;
+	if (run_state_check_paths(&rs, "run", a.out)) {
+		exit_code = EXIT_USAGE;
+		goto out_early;
+	}
 
 	/* A command that cannot run is refused before anything is opened or
 	 * stored (127, as a shell says). */

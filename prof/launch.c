@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -88,8 +89,12 @@ static void child_fail(int fd, int stage)
 }
 
 static void child_main(const struct launch_opts *o, const char *path,
-		       int go_rd, int err_wr)
+		       int go_rd, int err_wr, pid_t prof_pid)
 {
+	/* If prof dies, even of SIGKILL, the workload does not run on
+	 * unwatched: the kernel kills it (the signal survives exec). */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != prof_pid)
+		_exit(127);
 	/* Default dispositions and an empty mask, as without prof. */
 	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE,
 				    SIGCHLD, SIGTTOU, SIGTTIN };
@@ -141,6 +146,7 @@ int launch_prepare(struct launch *l, const struct launch_opts *o, char **cause)
 		return -e;
 	}
 	fflush(NULL);
+	pid_t prof_pid = getpid();
 	pid_t pid = fork();
 	if (pid < 0) {
 		int e = errno;
@@ -155,7 +161,7 @@ int launch_prepare(struct launch *l, const struct launch_opts *o, char **cause)
 	if (pid == 0) {
 		close(go[1]);
 		close(err[0]);
-		child_main(o, l->path, go[0], err[1]);
+		child_main(o, l->path, go[0], err[1], prof_pid);
 	}
 	close(go[0]);
 	close(err[1]);

@@ -222,6 +222,16 @@ static int64_t task_own_ns(pid_t pid)
 	return (int64_t)((ut + st) * (1000000000ull / (unsigned long long)hz));
 }
 
+/*
+ * The kernel refused the events (ENOENT for an event this machine cannot
+ * count, EACCES for paranoid): an operational failure, which must not
+ * read as "command not found" (-ENOENT/-EACCES are the launcher's).
+ */
+static int not_a_launch_error(int rc)
+{
+	return rc == -ENOENT || rc == -EACCES || rc == -ENOEXEC ? -EIO : rc;
+}
+
 /* ---- the run ---- */
 
 struct chain {
@@ -380,13 +390,16 @@ int runner_run(const struct runner_opts *o, struct db_run *run, char **cause)
 		rc = counters_open_task(cs, l.pid, l.pid, NULL, cause);
 		if (rc) {
 			launch_abort(&l);
+			rc = not_a_launch_error(rc);
 			goto out_signals;
 		}
 	} else {
 		proc_times(o->attach_pid, &u0, &s0);
 		rc = open_attached(cs, o->attach_pid, cause);
-		if (rc)
+		if (rc) {
+			rc = rc == -ESRCH ? rc : not_a_launch_error(rc);
 			goto out_signals;
+		}
 	}
 	run_mods_opened(&rm, cs, launched ? 0 : o->attach_pid);
 	if (o->on_opened)

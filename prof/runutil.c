@@ -21,6 +21,20 @@ void run_state_init(struct run_state *rs, const struct prof_ctx *ctx,
 	rs->db_path = cli_db_path(ctx, db_opt);
 }
 
+int run_state_check_paths(const struct run_state *rs, const char *verb,
+			  const char *out)
+{
+	char buf[64];
+	if (!rs->db_path || !*rs->db_path)
+		return usage_error(verb, "empty database path: give --db PATH, or "
+				   "leave it out for ./prof.db");
+	if (out && cli_output_is_db(out, rs->db_path))
+		return usage_error(verb, "-o '%s' is the database: the report would "
+				   "overwrite every stored run",
+				   cli_echo(out, buf, sizeof(buf)));
+	return EXIT_OK;
+}
+
 void run_state_release(struct run_state *rs)
 {
 	db_close(rs->db);

@@ -28,6 +28,13 @@ void run_state_init(struct run_state *rs, const struct prof_ctx *ctx,
 		    const char *db_opt);
 void run_state_release(struct run_state *rs);
 
+/*
+ * Before a workload starts: refuse a report file (-o) that is the
+ * database, and an empty database path. EXIT_OK or EXIT_USAGE (said).
+ */
+int run_state_check_paths(const struct run_state *rs, const char *verb,
+			  const char *out);
+
 /* Open the database; on failure print the error and carry on. */
 void run_state_open_db(struct run_state *rs);
 

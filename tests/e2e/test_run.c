@@ -422,6 +422,125 @@ static void test_run__report_by_name_and_help(void **state)
 	free(d);
 }
 
+/* -o naming the database (or its -wal, or a link to it) is refused
+ * before anything runs or is written, and every stored run survives. */
+static void test_run__output_over_database_is_refused(void **state)
+{
+	struct fx *f = *state;
+	if (!tu_perf_allowed(f->dbarg))
+		skip();
+	char *link;
+	if (asprintf(&link, "%s/link.db", f->dir) < 0 || symlink(f->db, link) != 0)
+		abort();
+	char *wal;
+	if (asprintf(&wal, "%s-wal", f->db) < 0)
+		abort();
+	const char *outs[] = { f->db, link, wal };
+	for (size_t i = 0; i < 3; i++) {
+		char *a[] = { PROF_BIN, f->dbarg, "run", "-o", (char *)outs[i], "--",
+			      "/bin/true", NULL };
+		struct tu_proc p = tu_run(a, NULL);
+		assert_int_equal(p.status, 2);
+		assert_non_null(strstr(p.err, "is the database"));
+		tu_proc_release(&p);
+		char *r[] = { PROF_BIN, f->dbarg, "report", "last", "-o",
+			      (char *)outs[i], NULL };
+		p = tu_run(r, NULL);
+		assert_int_equal(p.status, 1);
+		assert_non_null(strstr(p.err, "over the database"));
+		tu_proc_release(&p);
+	}
+	char *l[] = { PROF_BIN, f->dbarg, "runs", "--format", "json", NULL };
+	struct tu_proc p = tu_run(l, NULL);
+	assert_int_equal(p.status, 0);
+	assert_non_null(strstr(p.out, "\"run_id\": 1"));	/* the probe's run */
+	tu_proc_release(&p);
+	free(link);
+	free(wal);
+}
+
+/* An empty --db would be a temporary SQLite file, deleted at exit. */
+static void test_run__empty_database_path_is_refused(void **state)
+{
+	(void)state;
+	char *a[] = { PROF_BIN, "--db=", "run", "--", "/bin/true", NULL };
+	struct tu_proc p = tu_run(a, NULL);
+	assert_int_equal(p.status, 2);
+	assert_non_null(strstr(p.err, "empty database path"));
+	tu_proc_release(&p);
+	char *b[] = { PROF_BIN, "--db=", "runs", NULL };
+	p = tu_run(b, NULL);
+	assert_int_equal(p.status, 1);
+	assert_non_null(strstr(p.err, "the database path is empty"));
+	tu_proc_release(&p);
+}
+
+/* Events the kernel refuses are not "command not found" (127). */
+static void test_run__refused_events_are_not_127(void **state)
+{
+	struct fx *f = *state;
+	if (!tu_perf_allowed(f->dbarg))
+		skip();
+	char *a[] = { PROF_BIN, f->dbarg, "run", "-e", "no-such-raw-event-xyz:u", "--",
+		      "/bin/true", NULL };
+	struct tu_proc p = tu_run(a, NULL);
+	assert_int_equal(p.status, 2);	/* an unknown name: a usage error */
+	tu_proc_release(&p);
+	/* a hardware-only run on a machine without a PMU fails with 1 */
+	if (access("/sys/bus/event_source/devices/cpu", F_OK) == 0)
+		return;
+	char *b[] = { PROF_BIN, f->dbarg, "run", "-e", "cycles", "--", "/bin/true", NULL };
+	p = tu_run(b, NULL);
+	assert_int_equal(p.status, 1);
+	assert_non_null(strstr(p.err, "could be opened"));
+	tu_proc_release(&p);
+}
+
+/* SIGKILL of prof does not leave the workload running. */
+static void test_run__sigkill_of_prof_ends_the_workload(void **state)
+{
+	struct fx *f = *state;
+	if (!tu_perf_allowed(f->dbarg))
+		skip();
+	char *spin = helper("spinner");
+	pid_t prof = fork();
+	if (prof == 0) {
+		int null = open("/dev/null", O_WRONLY);
+		dup2(null, 2);
+		execl(PROF_BIN, PROF_BIN, f->dbarg, "run", "-q", "-e", "task-clock",
+		      "--", spin, "30", (char *)NULL);
+		_exit(127);
+	}
+	/* find the workload: prof's child */
+	pid_t work = 0;
+	for (int i = 0; i < 100 && !work; i++) {
+		struct timespec ts = { 0, 20000000 };
+		nanosleep(&ts, NULL);
+		char path[64];
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/children", prof, prof);
+		char *kids = tu_slurp(path);
+		if (kids && *kids)
+			work = (pid_t)atoi(kids);
+		free(kids);
+	}
+	assert_true(work > 0);
+	kill(prof, SIGKILL);
+	waitpid(prof, NULL, 0);
+	bool gone = false;
+	for (int i = 0; i < 100 && !gone; i++) {
+		struct timespec ts = { 0, 20000000 };
+		nanosleep(&ts, NULL);
+		char path[64];
+		snprintf(path, sizeof(path), "/proc/%d/stat", work);
+		char *st = tu_slurp(path);
+		/* gone, or a zombie waiting for init to reap it */
+		gone = !st || strstr(st, ") Z ") != NULL;
+		free(st);
+	}
+	assert_true(gone);
+	free(spin);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -433,6 +552,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_run__sigterm_reaches_workload_and_run_is_kept, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_run__attach_counts_existing_threads, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_run__report_by_name_and_help, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_run__output_over_database_is_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_run__empty_database_path_is_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_run__refused_events_are_not_127, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_run__sigkill_of_prof_ends_the_workload, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
