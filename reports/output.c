@@ -124,13 +124,57 @@ void rtable_rule(struct rtable *t, size_t row)
 		t->rule_before[row] = true;
 }
 
-/* Display width of UTF-8 text: count code points, not bytes. */
+/*
+ * Length of the control character at s (a C0 byte, DEL, or a UTF-8
+ * encoded C1 such as U+009B, the one-byte CSI), or 0. Thread names,
+ * commands and paths come from the workload: written raw, an escape
+ * sequence in one could drive the reader's terminal.
+ */
+static size_t control_at(const unsigned char *s)
+{
+	if (*s < 0x20 || *s == 0x7f)
+		return 1;
+	if (s[0] == 0xc2 && s[1] >= 0x80 && s[1] <= 0x9f)
+		return 2;
+	return 0;
+}
+
+static void term_field_n(FILE *fp, const unsigned char *p, size_t n)
+{
+	if (n == 1)
+		fprintf(fp, "\\x%02x", *p);
+	else
+		fprintf(fp, "\\u%04x", p[1]);
+}
+
+void term_field(FILE *fp, const char *s)
+{
+	for (const unsigned char *p = (const unsigned char *)s; p && *p;) {
+		size_t n = control_at(p);
+		if (n)
+			term_field_n(fp, p, n);
+		else
+			fputc(*p, fp);
+		p += n ? n : 1;
+	}
+}
+
+/* Display width of UTF-8 text as term_field writes it: code points, with
+ * control characters at the width of their escapes. */
 static size_t text_width(const char *s)
 {
 	size_t w = 0;
-	for (; s && *s; s++)
-		if (((unsigned char)*s & 0xC0) != 0x80)
+	for (const unsigned char *p = (const unsigned char *)s; p && *p;) {
+		size_t n = control_at(p);
+		if (n) {
+			w += n == 1 ? 4 : 6;
+			p += n;
+			continue;
+		}
+		if ((*p & 0xC0) != 0x80)
 			w++;
+		p++;
+	}
 	return w;
 }
 
@@ -178,9 +222,9 @@ static void write_terminal(const struct rtable *t, FILE *fp, int indent)
 			}
 			if (t->align[c] == RT_RIGHT) {
 				pad(fp, w[c] - x);
-				fputs(s, fp);
+				term_field(fp, s);
 			} else {
-				fputs(s, fp);
+				term_field(fp, s);
 				trailing = w[c] - x;	/* never pad the line's end */
 			}
 		}
@@ -191,13 +235,17 @@ static void write_terminal(const struct rtable *t, FILE *fp, int indent)
 
 void md_field(FILE *fp, const char *s)
 {
-	for (; s && *s; s++) {
-		if (*s == '|')
+	for (const unsigned char *p = (const unsigned char *)s; p && *p;) {
+		size_t n = control_at(p);
+		if (*p == '|')
 			fputs("\\|", fp);
-		else if (*s == '\n')
+		else if (*p == '\n')
 			fputc(' ', fp);
+		else if (n)
+			term_field_n(fp, p, n);
 		else
-			fputc(*s, fp);
+			fputc(*p, fp);
+		p += n ? n : 1;
 	}
 }
 

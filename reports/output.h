@@ -116,5 +116,8 @@ size_t cpu_list_count(const char *list);
 void csv_field(FILE *fp, const char *s);
 /* Write s for a Markdown table cell: '|' escaped. */
 void md_field(FILE *fp, const char *s);
+/* s for a terminal: control characters (C0, DEL, C1) written as \xNN or
+ * \uNNNN escapes; markdown fields get the same. */
+void term_field(FILE *fp, const char *s);
 
 #endif

@@ -164,6 +164,41 @@ static void test_output__format_names_round_trip(void **state)
 	assert_string_equal(output_format_name(OUT_CSV), "csv");
 }
 
+/* Names from the workload never reach a terminal raw: ESC, other C0
+ * bytes, DEL and the C1 CSI (U+009B) are escaped in tables and markdown,
+ * and the columns stay aligned to the escaped width. */
+static void test_output__control_characters_are_escaped(void **state)
+{
+	(void)state;
+	const char *titles[] = { "name", ">n" };
+	struct rtable t;
+	rtable_init(&t, 2, titles);
+	size_t r = rtable_add_row(&t);
+	rtable_set(&t, r, 0, "ev\x1b[31mil\x07\x7f\xc2\x9b" "2J");
+	rtable_set(&t, r, 1, "1");
+	r = rtable_add_row(&t);
+	rtable_set(&t, r, 0, "plain");
+	rtable_set(&t, r, 1, "22");
+	for (int f = 0; f < 2; f++) {
+		struct tu_buf b;
+		rtable_write(&t, f ? OUT_MARKDOWN : OUT_TABLE, tu_buf_open(&b), 0);
+		const char *s = tu_buf_close(&b);
+		assert_null(strchr(s, '\x1b'));
+		assert_null(strchr(s, '\x07'));
+		assert_null(strchr(s, '\x7f'));
+		assert_null(strstr(s, "\xc2\x9b"));
+		assert_non_null(strstr(s, "ev\\x1b[31mil\\x07\\x7f\\u009b2J"));
+		if (!f) {
+			/* both rows end at the same column */
+			const char *l1 = strchr(s, '\n') + 1;
+			const char *l2 = strchr(l1, '\n') + 1;
+			assert_int_equal(strchr(l1, '\n') - l1, strchr(l2, '\n') - l2);
+		}
+		free(b.data);
+	}
+	rtable_release(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -174,6 +209,7 @@ int main(void)
 		cmocka_unit_test(test_output__json_indented),
 		cmocka_unit_test(test_output__number_formatting),
 		cmocka_unit_test(test_output__format_names_round_trip),
+		cmocka_unit_test(test_output__control_characters_are_escaped),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
