@@ -119,10 +119,10 @@ static void task_comm(pid_t pid, pid_t tid, char *buf, size_t n)
 }
 
 /* utime + stime of a process from /proc/PID/stat, in seconds. */
-static bool proc_times(pid_t pid, double *user, double *sys)
+/* utime and stime (seconds) from a /proc stat file. */
+static bool stat_times(const char *path, double *user, double *sys)
 {
-	char path[64], line[1024];
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	char line[1024];
 	FILE *fp = fopen(path, "r");
 	if (!fp)
 		return false;
@@ -137,6 +137,14 @@ static bool proc_times(pid_t pid, double *user, double *sys)
 	*user = (double)ut / (double)hz;
 	*sys = (double)st / (double)hz;
 	return true;
+}
+
+/* The process's CPU times, all its threads together. */
+static bool proc_times(pid_t pid, double *user, double *sys)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	return stat_times(path, user, sys);
 }
 
 /*
@@ -203,23 +211,10 @@ static int open_attached(struct counters *cs, pid_t pid, char **cause)
  */
 static int64_t task_own_ns(pid_t pid)
 {
-	char path[64], buf[1024];
+	char path[64];
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)pid, (int)pid);
-	FILE *fp = fopen(path, "r");
-	if (!fp)
-		return -1;
-	size_t n = fread(buf, 1, sizeof(buf) - 1, fp);
-	fclose(fp);
-	buf[n] = '\0';
-	const char *p = strrchr(buf, ')');	/* the name may hold anything */
-	unsigned long long ut, st;
-	if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu",
-			 &ut, &st) != 2)
-		return -1;
-	long hz = sysconf(_SC_CLK_TCK);
-	if (hz <= 0)
-		return -1;
-	return (int64_t)((ut + st) * (1000000000ull / (unsigned long long)hz));
+	double u, st;
+	return stat_times(path, &u, &st) ? (int64_t)((u + st) * 1e9) : -1;
 }
 
 /*
