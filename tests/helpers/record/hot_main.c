@@ -27,10 +27,19 @@ __attribute__((noinline)) static double drive(work_fn lib_work, long millions)
 {
 	double x = 1.0;
 	/* Small slices, interleaved, so any stretch of the run has the
-	 * same split. */
+	 * same split. Their length varies (50 to 150% of 100,000 steps, the
+	 * same factor for both halves) so that a sampling period cannot lock
+	 * onto a fixed slice period: with fixed slices of about 130 us and
+	 * 1 ms between samples, every sample fell on one of two phases and
+	 * the split seen in half a second ranged from 63 to 86%. */
+	uint32_t r = 2463534242u;
 	for (long m = 0; m < millions * 10; m++) {
-		x = lib_work(x, 70000);
-		x = main_spin(x, 30000);
+		r ^= r << 13;
+		r ^= r >> 17;
+		r ^= r << 5;
+		long k = 50 + (long)(r % 101);	/* percent */
+		x = lib_work(x, 700 * k);
+		x = main_spin(x, 300 * k);
 	}
 	return x;
 }
