@@ -316,6 +316,35 @@ static void set_reason(struct counter_status *s, int err, bool hardware)
 	free(h);
 }
 
+/*
+ * Software events that only ever fire in the kernel: a context switch or
+ * a migration is the scheduler's doing, never user code, so with
+ * exclude_kernel (the only way an unprivileged user may count at
+ * perf_event_paranoid 2) they open fine and count 0 whatever the
+ * workload does.
+ */
+static bool kernel_only(const struct perf_event_attr *a)
+{
+	return a->type == PERF_TYPE_SOFTWARE &&
+	       (a->config == PERF_COUNT_SW_CONTEXT_SWITCHES ||
+		a->config == PERF_COUNT_SW_CPU_MIGRATIONS);
+}
+
+static void not_countable(struct counter_status *s)
+{
+	s->supported = false;
+	s->err = EACCES;
+	s->user_only = false;
+	free(s->reason);
+	if (asprintf(&s->reason, "not countable here: it happens only in the "
+		     "kernel, and at perf_event_paranoid %d this user may count "
+		     "user space only\n"
+		     "hint: as root: sysctl -w kernel.perf_event_paranoid=1 "
+		     "(or run prof as root, or with CAP_PERFMON)",
+		     counters_paranoid()) < 0)
+		s->reason = NULL;
+}
+
 /* Decide support and grouping on the first target. */
 static int open_first(struct counters *c, struct target *t)
 {
@@ -370,6 +399,12 @@ static int open_first(struct counters *c, struct target *t)
 				t->leaders = p;
 				if (fd == leader)
 					t->leaders[c->ngroups - 1] = fd;
+			}
+			if (s->user_only && kernel_only(&c->o.events[i].attr)) {
+				/* It would count nothing: say so, not zero. */
+				close(fd);
+				not_countable(s);
+				continue;
 			}
 			t->fds[i] = fd;
 			s->supported = true;
@@ -641,6 +676,38 @@ static uint64_t monotonic_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/*
+ * A task that execs a set-user-ID or set-group-ID program leaves its
+ * counters at the exec (the kernel calls perf_event_exit_task when the
+ * new image is not dumpable by its user): an EXIT record arrives while
+ * the task runs on, uncounted, with real and effective ids that differ.
+ * Best effort: a task that is gone by the time its record is read cannot
+ * be asked; the run's wait4 account is the check that catches those.
+ */
+bool task_gained_privileges(pid_t pid, pid_t tid)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)pid, (int)tid);
+	FILE *fp = fopen(path, "re");
+	if (!fp)
+		return false;
+	char line[256];
+	bool changed = false;
+	while (fgets(line, sizeof(line), fp)) {
+		unsigned long real, eff;
+		if ((sscanf(line, "Uid: %lu %lu", &real, &eff) == 2 ||
+		     sscanf(line, "Gid: %lu %lu", &real, &eff) == 2) && real != eff)
+			changed = true;
+	}
+	fclose(fp);
+	return changed;
+}
+
+void counters_mark_privileged(struct counters *c, pid_t tid)
+{
+	thread_table_mark_privileged(c->tt, (int32_t)tid);
+}
+
 /* An unpublished record must be this old before it is taken (records
  * are written within microseconds; a VM's stolen time can stretch that). */
 #define SETTLE_NS 20000000ull
@@ -667,6 +734,11 @@ static int drain_target(struct counters *c, struct target *t, int origin)
 		struct perf_rec r;
 		if (perf_rec_decode(rec, len, &c->lay, layout_for_id, c, &r) == 0) {
 			int frc = thread_table_feed(c->tt, &r, origin);
+			/* After an exec the task leads its process (other
+			 * threads are gone): a thread's own exit is not one. */
+			if (r.type == PERF_RECORD_EXIT && r.u.task.pid == r.u.task.tid &&
+			    task_gained_privileges((pid_t)r.u.task.pid, (pid_t)r.u.task.tid))
+				thread_table_mark_privileged(c->tt, (int32_t)r.u.task.tid);
 			if (frc && !rc)
 				rc = frc;
 			if (c->o.on_record)

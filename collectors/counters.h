@@ -155,6 +155,14 @@ const struct perf_rec_layout *counters_layout(const struct counters *c);
 /* A sentence of hints for a failed perf_event_open errno (may be NULL). */
 char *counters_open_hints(int err, bool hardware);
 
+/* True when the live task's real and effective user or group ids differ
+ * (it exec'd a set-user-ID or set-group-ID program); false when they
+ * match or the task is gone. */
+bool task_gained_privileges(pid_t pid, pid_t tid);
+
+/* Mark tid's row as one whose privileges changed at exec. */
+void counters_mark_privileged(struct counters *c, pid_t tid);
+
 /* /proc/sys/kernel/perf_event_paranoid, or -100 when unreadable. */
 int counters_paranoid(void);
 

@@ -581,6 +581,8 @@ void thread_table_audit(const struct thread_table *tt, const bool *supported,
 	memset(out, 0, sizeof(*out));
 	for (size_t i = 0; i < tt->nrows; i++) {
 		const struct thread_row *r = &tt->rows[i];
+		if (r->privileged && !out->privileged++)
+			memcpy(out->privileged_name, r->name, sizeof(r->name));
 		if (r->is_target)
 			continue;
 		out->tasks++;
@@ -593,6 +595,7 @@ void thread_table_audit(const struct thread_table *tt, const bool *supported,
 		}
 		if (!r->forked)
 			out->no_start++;
+
 		if (got == 0 && due > 0) {
 			if (r->end_ns)
 				out->no_counts++;
@@ -602,6 +605,15 @@ void thread_table_audit(const struct thread_table *tt, const bool *supported,
 			out->partial++;
 		}
 	}
+}
+
+int thread_table_mark_privileged(struct thread_table *tt, int32_t tid)
+{
+	struct thread_row *r = latest(tt, tid);
+	if (!r)
+		return -ENOENT;
+	r->privileged = true;
+	return 0;
 }
 
 size_t thread_table_count(const struct thread_table *tt)

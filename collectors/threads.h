@@ -111,6 +111,8 @@ struct thread_row {
 	bool exited;
 	bool is_target;		/* a task the events were opened on */
 	bool forked;		/* its FORK record arrived */
+	bool privileged;	/* its privileges changed at exec: the kernel
+				 * stopped counting it there */
 	int origin;		/* index of the target whose buffer fed it */
 	struct thread_count *counts;	/* nevents entries */
 };
@@ -123,6 +125,10 @@ void thread_table_free(struct thread_table *tt);
 
 /* Map a kernel event id (PERF_EVENT_IOC_ID) to an event index. */
 int thread_table_map_id(struct thread_table *tt, uint64_t id, size_t event_idx);
+
+/* Mark tid's latest row: its privileges changed at exec. 0, or -ENOENT
+ * when no row has that tid. */
+int thread_table_mark_privileged(struct thread_table *tt, int32_t tid);
 
 /* True when id was mapped with thread_table_map_id. */
 bool thread_table_knows_id(const struct thread_table *tt, uint64_t id);
@@ -161,6 +167,8 @@ struct thread_audit {
 	size_t no_counts;	/* its EXIT arrived but no READ: no counts */
 	size_t partial;		/* READs for some counted events, not all */
 	size_t live;		/* neither EXIT nor READ: running at the end */
+	size_t privileged;	/* exec'd a set-user-ID or set-group-ID program */
+	char privileged_name[16];	/* the first such task's name */
 };
 void thread_table_audit(const struct thread_table *tt, const bool *supported,
 			struct thread_audit *out);

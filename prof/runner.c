@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -209,6 +211,19 @@ static int open_attached(struct counters *cs, pid_t pid, char **cause)
  * The CPU time the scheduler charged task pid itself (utime + stime of
  * its main thread, clock ticks), or -1. Read while it is a zombie.
  */
+/* Would exec'ing path change this process's user or group ids? */
+static bool exec_gains_privileges(const char *path)
+{
+	struct stat sb;
+	struct statvfs vfs;
+	if (!path || stat(path, &sb) != 0 ||
+	    (statvfs(path, &vfs) == 0 && (vfs.f_flag & ST_NOSUID)))
+		return false;
+	return ((sb.st_mode & S_ISUID) && sb.st_uid != geteuid()) ||
+	       ((sb.st_mode & S_ISGID) && (sb.st_mode & S_IXGRP) &&
+		sb.st_gid != getegid());
+}
+
 static int64_t task_own_ns(pid_t pid)
 {
 	char path[64];
@@ -387,6 +402,14 @@ int runner_run(const struct runner_opts *o, struct db_run *run, char **cause)
 			launch_abort(&l);
 			rc = not_a_launch_error(rc);
 			goto out_signals;
+		}
+		if (exec_gains_privileges(l.path)) {
+			counters_mark_privileged(cs, l.pid);
+			if (!o->quiet)
+				fprintf(stderr, "warning: %s is a set-user-ID or "
+					"set-group-ID program: the kernel does not count "
+					"a task whose privileges change at exec, so its "
+					"counts will be near zero\n", l.path);
 		}
 	} else {
 		proc_times(o->attach_pid, &u0, &s0);

@@ -303,8 +303,7 @@ static void write_footer(const struct db_run *run, enum out_format fmt, FILE *fp
 			alive == 1 ? "its" : "their", alive == 1 ? "it" : "them");
 	const char *why = NULL;
 	if (db_run_complete(run, &why) == 0) {
-		fprintf(fp, "%swarning: this run is incomplete (the totals are whole; "
-			"rows are missing or hold other tasks' counts):\n", lead);
+		fprintf(fp, "%swarning: this run is incomplete:\n", lead);
 		for (const char *p = why; *p;) {
 			size_t n = strcspn(p, "\n");
 			fprintf(fp, "%s  - %.*s\n", lead, (int)n, p);

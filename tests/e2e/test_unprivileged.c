@@ -1,0 +1,210 @@
+/*
+ * End-to-end tests of prof run by an unprivileged user at
+ * perf_event_paranoid 2, where the kernel lets a user count user space
+ * only: the scheduler's events (context-switches, cpu-migrations) would
+ * count nothing and must say "not countable here", not print 0; and a
+ * task that execs a set-user-ID program leaves its counters at the exec,
+ * so the run must say it is incomplete. As root the tests drop to
+ * nobody (65534); as a user they run as that user. Skipped, saying why,
+ * where paranoid is not 2 or nobody cannot reach the build.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <grp.h>
+#include <stdbool.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+
+#include "test_util.h"
+
+#define NOBODY 65534
+
+struct fx {
+	char *dir;
+	char *dbarg;
+};
+
+static int paranoid(void)
+{
+	int v = -100;
+	FILE *fp = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
+	if (fp) {
+		if (fscanf(fp, "%d", &v) != 1)
+			v = -100;
+		fclose(fp);
+	}
+	return v;
+}
+
+/* tu_run, dropping root to nobody in the child first. */
+static struct tu_proc run_unprivileged(char *const argv[])
+{
+	struct tu_proc p = { 0 };
+	char outp[] = "/tmp/prof-test-out-XXXXXX";
+	char errp[] = "/tmp/prof-test-err-XXXXXX";
+	int ofd = mkstemp(outp), efd = mkstemp(errp);
+	pid_t pid = fork();
+	if (pid == 0) {
+		dup2(ofd, 1);
+		dup2(efd, 2);
+		if (geteuid() == 0 && (setgroups(0, NULL) != 0 || setgid(NOBODY) != 0 ||
+				       setuid(NOBODY) != 0))
+			_exit(126);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	int st = 0;
+	waitpid(pid, &st, 0);
+	p.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	lseek(ofd, 0, SEEK_SET);
+	lseek(efd, 0, SEEK_SET);
+	p.out = tu_slurp_fd(ofd);
+	p.err = tu_slurp_fd(efd);
+	close(ofd);
+	close(efd);
+	unlink(outp);
+	unlink(errp);
+	return p;
+}
+
+static int setup(void **state)
+{
+	struct fx *f = calloc(1, sizeof(*f));
+	f->dir = tu_tmpdir();
+	chmod(f->dir, 0777);	/* nobody writes the database here */
+	if (asprintf(&f->dbarg, "--db=%s/u.db", f->dir) < 0)
+		return -1;
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fx *f = *state;
+	tu_rmrf(f->dir);
+	free(f->dir);
+	free(f->dbarg);
+	free(f);
+	return 0;
+}
+
+/* Skips unless prof runs here as a user limited to user space. */
+static void need_user_only(struct fx *f)
+{
+	if (paranoid() != 2) {
+		fprintf(stderr, "skipping: perf_event_paranoid is %d, not 2\n", paranoid());
+		skip();
+	}
+	char *argv[] = { PROF_BIN, f->dbarg, "run", "-q", "-e", "task-clock", "--",
+			 "/bin/true", NULL };
+	struct tu_proc p = run_unprivileged(argv);
+	if (p.status == 127 || p.status == 126) {
+		fprintf(stderr, "skipping: prof cannot run as an unprivileged user "
+			"here (%d): %s\n", p.status, p.err);
+		tu_proc_release(&p);
+		skip();
+	}
+	if (p.status != 0)
+		fail_msg("prof run as a user failed (%d): %s", p.status, p.err);
+	tu_proc_release(&p);
+}
+
+static void test_unprivileged__scheduler_events_are_not_countable(void **state)
+{
+	struct fx *f = *state;
+	need_user_only(f);
+	char *argv[] = { PROF_BIN, f->dbarg, "run", "-e",
+			 "task-clock,context-switches,cpu-migrations,page-faults",
+			 "--format", "json", "--", "/bin/sh", "-c",
+			 "sleep 0.02; sleep 0.02", NULL };
+	struct tu_proc p = run_unprivileged(argv);
+	if (p.status != 0)
+		fail_msg("prof run exited %d: %s", p.status, p.err);
+	/* Said before the run, and stored: not supported, no value. */
+	assert_non_null(strstr(p.err, "context-switches, cpu-migrations (not countable here"));
+	assert_non_null(strstr(p.err, "\"context-switches\": null"));
+	assert_non_null(strstr(p.err, "\"cpu-migrations\": null"));
+	assert_null(strstr(p.err, "\"context-switches\": 0"));
+	/* What a user may count is still counted. */
+	assert_null(strstr(p.err, "\"page-faults\": null"));
+	assert_null(strstr(p.err, "\"page-faults\": 0,"));
+	tu_proc_release(&p);
+	char *rep[] = { PROF_BIN, f->dbarg, "report", "last", NULL };
+	p = run_unprivileged(rep);
+	assert_int_equal(p.status, 0);
+	assert_non_null(strstr(p.out, "not countable here"));
+	tu_proc_release(&p);
+}
+
+/* A copy of spinner, set-user-ID root: only root can make one, on a file
+ * system that honours the bit. NULL (and why, on stderr) otherwise. */
+static char *setuid_spinner(struct fx *f)
+{
+	if (geteuid() != 0) {
+		fprintf(stderr, "skipping: only root can make a set-user-ID program\n");
+		return NULL;
+	}
+	char *path;
+	if (asprintf(&path, "%s/suid_spinner", f->dir) < 0)
+		abort();
+	char *cmd;
+	if (asprintf(&cmd, "cp '%s/tests/helpers/spinner' '%s' && chown 0:0 '%s' && "
+		     "chmod 4755 '%s'", BUILD_DIR, path, path, path) < 0)
+		abort();
+	int rc = system(cmd);
+	free(cmd);
+	struct statvfs vfs;
+	if (rc != 0 || statvfs(path, &vfs) != 0 || (vfs.f_flag & ST_NOSUID)) {
+		fprintf(stderr, "skipping: no set-user-ID program in %s (nosuid?)\n", f->dir);
+		free(path);
+		return NULL;
+	}
+	return path;
+}
+
+static void test_unprivileged__setuid_exec_is_incomplete(void **state)
+{
+	struct fx *f = *state;
+	need_user_only(f);
+	char *suid = setuid_spinner(f);
+	if (!suid)
+		skip();
+	/* The command itself: known before the run. */
+	char *argv[] = { PROF_BIN, f->dbarg, "run", "-e", "task-clock", "--format",
+			 "json", "--", suid, "0.1", NULL };
+	struct tu_proc p = run_unprivileged(argv);
+	if (p.status != 1)
+		fail_msg("prof run exited %d: %s", p.status, p.err);
+	assert_non_null(strstr(p.err, "is a set-user-ID or set-group-ID program"));
+	assert_non_null(strstr(p.err, "\"complete\": false"));
+	assert_non_null(strstr(p.err, "exec'd a set-user-ID or set-group-ID program"));
+	tu_proc_release(&p);
+	/* A descendant that runs long enough to be seen: by its EXIT record
+	 * while it lives on, and by wait4's account against the counts. */
+	char *cmd;
+	if (asprintf(&cmd, "'%s' 0.3 >/dev/null; true", suid) < 0)
+		abort();
+	char *nested[] = { PROF_BIN, f->dbarg, "run", "-e", "task-clock",
+			   "--allow-incomplete", "--format", "json", "--", "/bin/sh",
+			   "-c", cmd, NULL };
+	p = run_unprivileged(nested);
+	assert_int_equal(p.status, 0);
+	assert_non_null(strstr(p.err, "\"complete\": false"));
+	assert_non_null(strstr(p.err, "ran with no counter on it"));
+	tu_proc_release(&p);
+	free(cmd);
+	free(suid);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_unprivileged__scheduler_events_are_not_countable),
+		cmocka_unit_test(test_unprivileged__setuid_exec_is_incomplete),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
