@@ -183,8 +183,14 @@ static int open_attached(struct counters *cs, pid_t pid, char **cause)
 			char name[32];
 			task_comm(pid, tids[i], name, sizeof(name));
 			int orc = counters_open_task(cs, pid, tids[i], name, cause);
-			if (orc == -ESRCH)
-				continue;	/* it exited while we looked */
+			if (orc == -ESRCH) {
+				/* It exited while we looked: not an error. */
+				if (cause) {
+					free(*cause);
+					*cause = NULL;
+				}
+				continue;
+			}
 			if (orc) {
 				rc = orc;
 				break;

@@ -395,6 +395,42 @@ static void test_run__attach_counts_existing_threads(void **state)
 	free(sp);
 }
 
+/* Threads that exit between prof listing them and opening their
+ * counters: skipped, and nothing of the refusal kept (under the
+ * sanitizers a leaked message fails the run). */
+static void test_run__attach_to_thread_churn(void **state)
+{
+	struct fx *f = *state;
+	need_perf(f);
+	char *churn = helper("churn");
+	pid_t pid = fork();
+	if (pid == 0) {
+		int null = open("/dev/null", O_WRONLY);
+		dup2(null, 1);
+		execl(churn, churn, "100000000", "10", (char *)NULL);
+		_exit(99);
+	}
+	char pidarg[32];
+	snprintf(pidarg, sizeof(pidarg), "%d", (int)pid);
+	struct timespec ts = { 0, 50 * 1000 * 1000 };
+	nanosleep(&ts, NULL);
+	struct tu_proc bad = { 0 };
+	for (int i = 0; i < 4 && !bad.err; i++) {
+		char *a[] = { PROF_BIN, f->dbarg, "run", "-q", "-e", "task-clock",
+			      "-p", pidarg, "--duration", "0.2", NULL };
+		struct tu_proc p = tu_run(a, NULL);
+		if (p.status != 0 || strstr(p.err, "LeakSanitizer"))
+			bad = p;
+		else
+			tu_proc_release(&p);
+	}
+	kill(pid, SIGKILL);	/* before any failure, which would leave it */
+	waitpid(pid, NULL, 0);
+	free(churn);
+	if (bad.err)
+		fail_msg("an attach exited %d: %s", bad.status, bad.err);
+}
+
 static void test_run__report_by_name_and_help(void **state)
 {
 	struct fx *f = *state;
@@ -551,6 +587,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_run__unusable_database_still_prints_counts, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_run__sigterm_reaches_workload_and_run_is_kept, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_run__attach_counts_existing_threads, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_run__attach_to_thread_churn, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_run__report_by_name_and_help, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_run__output_over_database_is_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_run__empty_database_path_is_refused, setup, teardown),
