@@ -367,15 +367,29 @@ int ab_plan_read(struct ab_plan *p, const char *path, char **cause)
 			*cause = NULL;
 		return -e;
 	}
-	char line[4096];
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
 	int lineno = 0, rc = 0;
 	struct ab_arm *arm = NULL;
-	while (!rc && fgets(line, sizeof(line), fp)) {
+	while (!rc && (len = getline(&line, &cap, fp)) >= 0) {
 		lineno++;
+		char *inner = NULL;
+		size_t used = (size_t)len;
+		if (used && line[used - 1] == '\n')
+			used--;
+		/* A line is taken whole or refused, so no part of it can be
+		 * read as a line of its own. */
+		const char *bad = used > AB_PLAN_LINE_MAX ? "is longer than "
+				  AB_PLAN_LINE_MAX_TEXT " bytes"
+				  : strlen(line) < used ? "holds a NUL byte" : NULL;
+		if (bad) {
+			rc = failf(&inner, "the line %s%s", bad, "");
+			goto next;
+		}
 		char *s = trim(line);
 		if (!*s || *s == '#')
-			continue;
-		char *inner = NULL;
+			goto next;
 		if (*s == '[') {
 			size_t n = strlen(s);
 			if (s[n - 1] != ']' || strncmp(s, "[arm ", 5)) {
@@ -402,11 +416,13 @@ int ab_plan_read(struct ab_plan *p, const char *path, char **cause)
 					rc = plan_global(p, k, v, &inner);
 			}
 		}
+next:
 		if (rc && cause && asprintf(cause, "%.60s:%d: %s", path, lineno,
 					    inner ? inner : "bad line") < 0)
 			*cause = NULL;
 		free(inner);
 	}
+	free(line);
 	fclose(fp);
 	return rc;
 }

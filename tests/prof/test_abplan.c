@@ -214,6 +214,66 @@ static void test_abplan__plan_files(void **state)
 	free(path);
 }
 
+/* A line longer than the reader's limit is refused whole: before, its
+ * tail was read as a line of its own, so a long comment could carry a
+ * setting. */
+static void test_abplan__long_plan_lines_are_refused(void **state)
+{
+	(void)state;
+	char *dir = tu_tmpdir();
+	char *path;
+	assert_true(asprintf(&path, "%s/plan", dir) > 0);
+	static const char tail[] = "env.INJECTED=1";
+	char line[8192];
+	/* 4,095 bytes of comment, then the setting, on one line */
+	memset(line, 'x', sizeof(line));
+	line[0] = '#';
+	memcpy(line + 4095, tail, sizeof(tail));
+	FILE *fp = fopen(path, "w");
+	fprintf(fp, "rounds = 3\n%s\n[arm a]\ncommand = true\n[arm b]\ncommand = true\n",
+		line);
+	fclose(fp);
+	struct ab_plan p;
+	ab_plan_init(&p);
+	char *cause = NULL;
+	assert_int_equal(ab_plan_read(&p, path, &cause), -EINVAL);
+	assert_non_null(cause);
+	if (!strstr(cause, "/plan:2: the line is longer than 4095 bytes"))
+		fail_msg("cause: %s", cause);
+	assert_null(ab_plan_get(&p, 0, "env.INJECTED"));
+	free(cause);
+	ab_plan_release(&p);
+
+	/* 4,095 bytes exactly is still one line, and read */
+	memset(line, ' ', 4095);
+	memcpy(line, "events = task-clock", 19);
+	line[4095] = '\0';
+	fp = fopen(path, "w");
+	fprintf(fp, "%s\n%s", line, line);	/* the last line without its newline */
+	fclose(fp);
+	ab_plan_init(&p);
+	cause = NULL;
+	if (ab_plan_read(&p, path, &cause))
+		fail_msg("%s", cause);
+	assert_string_equal(p.events, "task-clock");
+	ab_plan_release(&p);
+
+	/* a NUL byte would cut the line short, and the rest unread */
+	fp = fopen(path, "w");
+	fwrite("rounds = 3\0 junk\n", 1, 17, fp);
+	fclose(fp);
+	ab_plan_init(&p);
+	cause = NULL;
+	assert_int_equal(ab_plan_read(&p, path, &cause), -EINVAL);
+	if (!cause || !strstr(cause, "/plan:1: the line holds a NUL byte"))
+		fail_msg("cause: %s", cause ? cause : "(none)");
+	free(cause);
+	ab_plan_release(&p);
+	tu_rmrf(dir);
+	free(dir);
+	free(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -222,6 +282,7 @@ int main(void)
 		cmocka_unit_test(test_abplan__orders),
 		cmocka_unit_test(test_abplan__scores_take_the_last_match),
 		cmocka_unit_test(test_abplan__plan_files),
+		cmocka_unit_test(test_abplan__long_plan_lines_are_refused),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
