@@ -93,12 +93,21 @@ static inline char *tu_slurp(const char *path)
 	return s;
 }
 
+/* How tu_run_ex runs a command; zeroed is as tu_run does. */
+struct tu_run_opts {
+	/* Kill the command with SIGALRM after this many seconds (status
+	 * 128+14), so a test of something that used to hang fails rather
+	 * than hangs; 0: no limit. */
+	unsigned timeout_s;
+};
+
 /*
  * Run argv (NULL-terminated) with optional extra environment "K=V"
  * entries, capturing stdout and stderr through temporary files (so large
  * outputs cannot deadlock a pipe).
  */
-static inline struct tu_proc tu_run(char *const argv[], char *const env[])
+static inline struct tu_proc tu_run_ex(char *const argv[], char *const env[],
+				       const struct tu_run_opts *o)
 {
 	struct tu_proc p = { 0 };
 	char outp[] = "/tmp/prof-test-out-XXXXXX";
@@ -110,6 +119,8 @@ static inline struct tu_proc tu_run(char *const argv[], char *const env[])
 		dup2(efd, 2);
 		for (int i = 0; env && env[i]; i++)
 			putenv(env[i]);
+		if (o && o->timeout_s)
+			alarm(o->timeout_s);	/* kept across exec */
 		execv(argv[0], argv);
 		_exit(127);
 	}
@@ -125,6 +136,11 @@ static inline struct tu_proc tu_run(char *const argv[], char *const env[])
 	unlink(outp);
 	unlink(errp);
 	return p;
+}
+
+static inline struct tu_proc tu_run(char *const argv[], char *const env[])
+{
+	return tu_run_ex(argv, env, NULL);
 }
 
 static inline void tu_proc_release(struct tu_proc *p)

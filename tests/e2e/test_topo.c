@@ -197,6 +197,39 @@ static void test_topo__bad_pins_stop_before_running(void **state)
 	free(root);
 }
 
+/* A FIFO in the tree --sysfs names is refused at once: 'prof topo' and a
+ * pinned run used to wait on it forever. */
+static void test_topo__fifo_in_the_tree_is_refused(void **state)
+{
+	struct fx *f = *state;
+	char *root, *cmd, *online;
+	if (asprintf(&root, "%s/tree", f->dir) < 0 ||
+	    asprintf(&cmd, "cp -rs '%s/sysfs/no-l3/sys' '%s/'", FIXTURES_DIR, root) < 0 ||
+	    asprintf(&online, "%s/sys/devices/system/cpu/online", root) < 0)
+		abort();
+	assert_int_equal(mkdir(root, 0700), 0);
+	assert_int_equal(system(cmd), 0);
+	assert_int_equal(unlink(online), 0);
+	assert_int_equal(mkfifo(online, 0600), 0);
+	const struct tu_run_opts limit = { .timeout_s = 20 };
+	char *t[] = { PROF_BIN, "topo", "--sysfs", root, NULL };
+	struct tu_proc p = tu_run_ex(t, NULL, &limit);
+	if (p.status != 1)
+		fail_msg("status %d, stderr:\n%s", p.status, p.err);
+	expect(p.err, "online': not a regular file");
+	tu_proc_release(&p);
+	char *r[] = { PROF_BIN, f->dbarg, "run", "--pin", "llc:0", "--sysfs", root,
+		      "--", "/bin/true", NULL };
+	p = tu_run_ex(r, NULL, &limit);
+	if (p.status != 2)
+		fail_msg("status %d, stderr:\n%s", p.status, p.err);
+	expect(p.err, "online': not a regular file");
+	tu_proc_release(&p);
+	free(root);
+	free(cmd);
+	free(online);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -204,6 +237,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_topo__pinned_run_runs_there_and_is_recorded, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_topo__flag_beats_environment_in_both_directions, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_topo__bad_pins_stop_before_running, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_topo__fifo_in_the_tree_is_refused, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -274,6 +274,49 @@ static void test_abplan__long_plan_lines_are_refused(void **state)
 	free(path);
 }
 
+/* A plan must be a regular file of a plausible size: a device or a FIFO
+ * nobody writes would be read forever. */
+static void test_abplan__plan_must_be_a_small_regular_file(void **state)
+{
+	(void)state;
+	alarm(20);	/* a hang fails the test instead of stalling it */
+	char *dir = tu_tmpdir();
+	char *fifo, *big;
+	assert_true(asprintf(&fifo, "%s/fifo", dir) > 0);
+	assert_true(asprintf(&big, "%s/big", dir) > 0);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	const char *special[] = { "/dev/zero", fifo, dir };
+	for (size_t i = 0; i < 3; i++) {
+		struct ab_plan p;
+		ab_plan_init(&p);
+		char *cause = NULL;
+		assert_int_equal(ab_plan_read(&p, special[i], &cause), -EINVAL);
+		if (!cause || !strstr(cause, "not a regular file"))
+			fail_msg("%s: %s", special[i], cause ? cause : "(no cause)");
+		free(cause);
+		ab_plan_release(&p);
+	}
+	/* 1 MiB and one byte of comments: too large to be a plan */
+	FILE *fp = fopen(big, "w");
+	for (int i = 0; i < 1024 * 1024 / 64; i++)
+		fprintf(fp, "# %61s\n", "padding");
+	fputs("\n", fp);
+	fclose(fp);
+	struct ab_plan p;
+	ab_plan_init(&p);
+	char *cause = NULL;
+	assert_int_equal(ab_plan_read(&p, big, &cause), -EFBIG);
+	if (!cause || !strstr(cause, "larger than 1 MiB"))
+		fail_msg("%s", cause ? cause : "(no cause)");
+	free(cause);
+	ab_plan_release(&p);
+	alarm(0);
+	tu_rmrf(dir);
+	free(dir);
+	free(fifo);
+	free(big);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -283,6 +326,7 @@ int main(void)
 		cmocka_unit_test(test_abplan__scores_take_the_last_match),
 		cmocka_unit_test(test_abplan__plan_files),
 		cmocka_unit_test(test_abplan__long_plan_lines_are_refused),
+		cmocka_unit_test(test_abplan__plan_must_be_a_small_regular_file),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
