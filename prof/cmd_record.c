@@ -162,7 +162,7 @@ static int parse_args(int argc, char **argv, struct record_args *a)
 	optind = 1;
 	opterr = 0;
 	int c, rc;
-	while ((c = getopt_long(argc, argv, "+p:e:F:c:o:qh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:p:e:F:c:o:qh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			if (!cli_parse_long(optarg, 1, INT_MAX, &a->pid))
@@ -247,8 +247,7 @@ static int parse_args(int argc, char **argv, struct record_args *a)
 			cli_print_verb_help("record");
 			return -1;
 		default:
-			return usage_error("record", "unknown option '%s'",
-					   cli_echo(argv[optind - 1], buf, sizeof(buf)));
+			return cli_option_error("record", c, argv);
 		}
 	}
 	a->argv = argv + optind;

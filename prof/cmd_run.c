@@ -158,7 +158,7 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 	optind = 1;
 	opterr = 0;
 	int c;
-	while ((c = getopt_long(argc, argv, "+e:p:o:qh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:e:p:o:qh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'e':
 			a->events = optarg;
@@ -228,8 +228,7 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 			cli_print_verb_help("run");
 			return -1;
 		default:
-			return usage_error("run", "unknown option '%s'",
-					   cli_echo(argv[optind - 1], buf, sizeof(buf)));
+			return cli_option_error("run", c, argv);
 		}
 	}
 	a->argv = argv + optind;

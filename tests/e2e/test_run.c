@@ -541,6 +541,58 @@ static void test_run__sigkill_of_prof_ends_the_workload(void **state)
 	free(spin);
 }
 
+/* An option given without its value says so; before, every verb called
+ * it an unknown option. */
+static void test_run__missing_option_value_is_named(void **state)
+{
+	struct fx *f = *state;
+	static const char *const verbs[] = { "run", "record", "ab", "topo", "sleep",
+					     "report", "runs", "compare", "explain",
+					     "modules", "events" };
+	for (size_t i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++) {
+		char *a[] = { PROF_BIN, f->dbarg, (char *)verbs[i], "--format", NULL };
+		struct tu_proc p = tu_run(a, NULL);
+		if (p.status != 2 || !strstr(p.err, "error: option '--format' needs a value\n"))
+			fail_msg("%s: status %d, stderr:\n%s", verbs[i], p.status, p.err);
+		char hint[64];
+		snprintf(hint, sizeof(hint), "hint: run 'prof %s --help'", verbs[i]);
+		assert_non_null(strstr(p.err, hint));
+		tu_proc_release(&p);
+	}
+	char *b[] = { PROF_BIN, f->dbarg, "report", "last", "-o", NULL };
+	struct tu_proc p = tu_run(b, NULL);
+	assert_int_equal(p.status, 2);
+	assert_non_null(strstr(p.err, "error: option '-o' needs a value"));
+	tu_proc_release(&p);
+	char *c[] = { PROF_BIN, f->dbarg, "run", "-qe", NULL };
+	p = tu_run(c, NULL);
+	assert_int_equal(p.status, 2);
+	assert_non_null(strstr(p.err, "error: option '-e' needs a value"));
+	tu_proc_release(&p);
+	char *d[] = { PROF_BIN, "--db", NULL };
+	p = tu_run(d, NULL);
+	assert_int_equal(p.status, 2);
+	assert_non_null(strstr(p.err, "error: option '--db' needs a value"));
+	tu_proc_release(&p);
+	/* an unknown option is still one */
+	char *e[] = { PROF_BIN, f->dbarg, "runs", "--colour", NULL };
+	p = tu_run(e, NULL);
+	assert_int_equal(p.status, 2);
+	assert_non_null(strstr(p.err, "error: unknown option '--colour'"));
+	tu_proc_release(&p);
+	char *g[] = { PROF_BIN, f->dbarg, "report", "-zq", NULL };
+	p = tu_run(g, NULL);
+	assert_int_equal(p.status, 2);
+	assert_non_null(strstr(p.err, "error: unknown option '-z'"));
+	tu_proc_release(&p);
+	char *h[] = { PROF_BIN, f->dbarg, "runs", "--help=yes", NULL };
+	p = tu_run(h, NULL);
+	assert_int_equal(p.status, 2);
+	assert_non_null(strstr(p.err, "error: option '--help=yes' takes no value"));
+	tu_proc_release(&p);
+	assert_int_equal(access(f->db, F_OK), -1);	/* nothing was stored */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -556,6 +608,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_run__empty_database_path_is_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_run__refused_events_are_not_127, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_run__sigkill_of_prof_ends_the_workload, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_run__missing_option_value_is_named, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
