@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "db/internal.h"
 #include "db/schema.h"
@@ -190,6 +191,18 @@ int db_open(struct db **out, const char *path, char **cause)
 				      "./prof.db") < 0)
 			*cause = NULL;
 		return -EINVAL;
+	}
+	/* SQLite opens a device or a FIFO as if it were a file, and then
+	 * fails with "not an error" (/dev/null) or "disk I/O error". */
+	struct stat sb;
+	if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+		bool dir = S_ISDIR(sb.st_mode);
+		if (cause && asprintf(cause, "cannot open database '%s': %s\n"
+				      "hint: --db names the database file (created "
+				      "when missing); give another path", path,
+				      dir ? "is a directory" : "not a regular file") < 0)
+			*cause = NULL;
+		return dir ? -EISDIR : -EINVAL;
 	}
 	struct db *db = calloc(1, sizeof(*db));
 	if (!db)

@@ -25,8 +25,9 @@ int db_schema_version(void);
 
 /*
  * Open or create path and bring its schema up to date. A file from a newer
- * prof, a file that is not a database, or an unwritable place fail with a
- * cause that names the path.
+ * prof, a file that is not a database, a path that is no regular file (a
+ * device, a FIFO, a directory), or an unwritable place fail with a cause
+ * that names the path.
  */
 int db_open(struct db **out, const char *path, char **cause);
 void db_close(struct db *db);

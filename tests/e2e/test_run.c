@@ -593,6 +593,47 @@ static void test_run__missing_option_value_is_named(void **state)
 	assert_int_equal(access(f->db, F_OK), -1);	/* nothing was stored */
 }
 
+/* A --db that is a device, a FIFO or a directory is refused by name; it
+ * used to read "not an error" (/dev/null) or "disk I/O error" (a FIFO).
+ * The run still happens and its counts are printed, as for any database
+ * that cannot be used. */
+static void test_run__database_that_is_no_file_is_refused(void **state)
+{
+	struct fx *f = *state;
+	need_perf(f);
+	char *ew = helper("exit_with"), *fifo;
+	if (asprintf(&fifo, "%s/db.fifo", f->dir) < 0 || mkfifo(fifo, 0600) != 0)
+		abort();
+	const char *dbs[] = { "/dev/null", fifo, f->dir };
+	const char *why[] = { "'/dev/null': not a regular file", "db.fifo': not a regular file",
+			      "': is a directory" };
+	const struct tu_run_opts limit = { .timeout_s = 30 };
+	for (size_t i = 0; i < 3; i++) {
+		char *a[] = { PROF_BIN, "--db", (char *)dbs[i], "run", "-e", "task-clock",
+			      "--", ew, "0", NULL };
+		struct tu_proc p = tu_run_ex(a, NULL, &limit);
+		if (p.status != 1 || !strstr(p.err, why[i]) ||
+		    !strstr(p.err, "error: cannot open database"))
+			fail_msg("%s: status %d, stderr:\n%s", dbs[i], p.status, p.err);
+		assert_null(strstr(p.err, "not an error"));
+		assert_non_null(strstr(p.err, "will not be stored"));
+		assert_non_null(strstr(p.err, "task-clock (ms)"));
+		tu_proc_release(&p);
+		char *r[] = { PROF_BIN, "--db", (char *)dbs[i], "runs", NULL };
+		p = tu_run_ex(r, NULL, &limit);
+		if (p.status != 1 || !strstr(p.err, why[i]))
+			fail_msg("runs %s: status %d, stderr:\n%s", dbs[i], p.status, p.err);
+		tu_proc_release(&p);
+	}
+	struct stat st;
+	assert_int_equal(stat("/dev/null", &st), 0);
+	assert_true(S_ISCHR(st.st_mode));
+	assert_int_equal(stat(fifo, &st), 0);
+	assert_true(S_ISFIFO(st.st_mode));
+	free(fifo);
+	free(ew);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -609,6 +650,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_run__refused_events_are_not_127, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_run__sigkill_of_prof_ends_the_workload, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_run__missing_option_value_is_named, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_run__database_that_is_no_file_is_refused, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
