@@ -634,6 +634,47 @@ static void test_run__database_that_is_no_file_is_refused(void **state)
 	free(ew);
 }
 
+/* A run that could not be stored has no number: its report says so
+ * rather than calling it run 0, in every format. */
+static void test_run__unstored_run_is_not_run_0(void **state)
+{
+	struct fx *f = *state;
+	need_perf(f);
+	char *ew = helper("exit_with");
+	static const struct {
+		const char *fmt, *want;
+	} cases[] = {
+		{ "table", " prof run (not stored): '" },
+		{ "markdown", "**prof run (not stored)**: `" },
+		{ "json", "\"run_id\": null," },
+		{ "csv", "run_id,tid,name,event,value,status,running_pct\n," },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *a[] = { PROF_BIN, "--db", "/proc/no-such-dir/x.db", "run", "-e",
+			      "task-clock", "--format", (char *)cases[i].fmt, "--", ew,
+			      "0", NULL };
+		struct tu_proc p = tu_run(a, NULL);
+		assert_int_equal(p.status, 1);
+		if (!strstr(p.err, cases[i].want) || strstr(p.err, "run 0") ||
+		    strstr(p.err, "\"run_id\": 0") || strstr(p.err, "\n0,"))
+			fail_msg("%s: want '%s' in:\n%s", cases[i].fmt, cases[i].want, p.err);
+		tu_proc_release(&p);
+	}
+	/* an incomplete run that was not stored (a child outlives the
+	 * command) */
+	char *b[] = { PROF_BIN, "--db", "/proc/no-such-dir/x.db", "run", "-q", "-e",
+		      "task-clock", "--", "/bin/sh", "-c", "/bin/sleep 0.3 & exit 0", NULL };
+	struct tu_proc p = tu_run(b, NULL);
+	assert_int_equal(p.status, 1);
+	if (!strstr(p.err, "error: the run is incomplete: 1 task was still running") ||
+	    strstr(p.err, "run 0"))
+		fail_msg("stderr:\n%s", p.err);
+	tu_proc_release(&p);
+	struct timespec ts = { 0, 400000000 };
+	nanosleep(&ts, NULL);	/* let the sleep end before the next test */
+	free(ew);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -651,6 +692,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_run__sigkill_of_prof_ends_the_workload, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_run__missing_option_value_is_named, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_run__database_that_is_no_file_is_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_run__unstored_run_is_not_run_0, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
