@@ -55,7 +55,8 @@ const char cmd_run_help[] =
 "                        node:N, cpus:LIST (e.g. cpus:0-5,12-17)\n"
 "      --cache-affinity  same as --pin largest-llc\n"
 "      --no-cache-affinity  same as --pin none; both flags win over\n"
-"                        PROF_CACHE_AFFINITY=1|0 in the environment\n"
+"                        PROF_CACHE_AFFINITY=1|0 in the environment; with\n"
+"                        --pin, or with each other, they must agree\n"
 "      --sysfs ROOT      read the topology below ROOT instead of /\n"
 "      --mmap-pages N    ring-buffer pages per task (power of 2, default 256)\n"
 "      --sleep-mode MODE[,threshold=US][,max-spinners=K]\n"
@@ -216,10 +217,10 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 			a->pin = optarg;
 			break;
 		case O_AFF:
-			a->affinity = AFFINITY_ON;
+			a->affinity = affinity_flag_add(a->affinity, AFFINITY_ON);
 			break;
 		case O_NOAFF:
-			a->affinity = AFFINITY_OFF;
+			a->affinity = affinity_flag_add(a->affinity, AFFINITY_OFF);
 			break;
 		case O_SYSFS:
 			a->sysfs = optarg;
@@ -243,7 +244,8 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 	if (a->pid && a->sleep_mode)
 		return usage_error("run", "--sleep-mode applies to a launched command: "
 				   "it preloads an interposer at exec");
-	if (a->pid && (a->pin || a->affinity == AFFINITY_ON))
+	if (a->pid && (a->pin || a->affinity == AFFINITY_ON ||
+		       a->affinity == AFFINITY_BOTH))
 		return usage_error("run", "--pin applies to a launched command; an "
 				   "attached process keeps its own affinity");
 	return 0;

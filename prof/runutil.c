@@ -353,7 +353,12 @@ int pin_plan_for_launch(struct pin_plan *plan, const char *pin_opt,
 {
 	char *warn = NULL, *cause = NULL;
 	const char *mode = pin_choose_mode(pin_opt, affinity,
-					   getenv("PROF_CACHE_AFFINITY"), &warn);
+					   getenv("PROF_CACHE_AFFINITY"), &warn, &cause);
+	if (!mode) {
+		print_cause("error: ", cause);
+		free(cause);
+		return EXIT_USAGE;
+	}
 	if (warn) {
 		warning_msg("%s", warn);
 		free(warn);
