@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -99,6 +100,10 @@ struct tu_run_opts {
 	 * 128+14), so a test of something that used to hang fails rather
 	 * than hangs; 0: no limit. */
 	unsigned timeout_s;
+	/* Run as this user and group (a root caller dropping its rights);
+	 * 0: as the caller. */
+	uid_t as_uid;
+	gid_t as_gid;
 };
 
 /*
@@ -121,6 +126,9 @@ static inline struct tu_proc tu_run_ex(char *const argv[], char *const env[],
 			putenv(env[i]);
 		if (o && o->timeout_s)
 			alarm(o->timeout_s);	/* kept across exec */
+		if (o && o->as_uid && (setgroups(0, NULL) != 0 ||
+				       setgid(o->as_gid) != 0 || setuid(o->as_uid) != 0))
+			_exit(126);
 		execv(argv[0], argv);
 		_exit(127);
 	}

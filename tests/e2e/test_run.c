@@ -15,6 +15,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "db/db.h"
 #include "test_util.h"
 
 struct fx {
@@ -283,12 +284,22 @@ static void test_run__bad_input_is_refused_and_nothing_stored(void **state)
 	assert_int_equal(p.status, 2);
 	tu_proc_release(&p);
 
+	/* none of them made even the database file */
 	char *a7[] = { PROF_BIN, f->dbarg, "report", "42", NULL };
+	p = tu_run(a7, NULL);
+	assert_int_equal(p.status, 1);
+	assert_non_null(strstr(p.err, "no database at"));
+	tu_proc_release(&p);
+	assert_int_not_equal(access(f->db, F_OK), 0);
+
+	/* in an empty database, a run that is not there is a usage error */
+	struct db *db;
+	assert_int_equal(db_open(&db, f->db, NULL), 0);
+	db_close(db);
 	p = tu_run(a7, NULL);
 	assert_int_equal(p.status, 2);
 	assert_non_null(strstr(p.err, "no run"));
 	tu_proc_release(&p);
-
 	assert_int_equal(runs_stored(f), 0);
 }
 
