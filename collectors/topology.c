@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* sysfs files here are short; a cpu list of 8192 scattered CPUs fits. */
@@ -342,16 +343,36 @@ static void level_name(int level, enum cache_type type, char *buf, size_t len)
 
 /* ---- reading files ---- */
 
+/* read_text's code for a path that is no regular file. */
+#define ENOTREG ESPIPE
+
 /* Reads a whole small file into a malloc'd NUL-terminated *out. Returns 0
- * or a negative errno (-EFBIG when it is implausibly large). */
+ * or a negative errno: -EFBIG when it is implausibly large, -EINVAL when
+ * it holds a NUL byte, -ENOTREG when it is a FIFO, a device or a socket
+ * (sysfs attributes are regular files; O_NONBLOCK keeps the open of a
+ * FIFO from waiting for a writer that never comes). */
 static int read_text(const char *path, char **out)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0)
 		return -errno;
 	size_t cap = 256, len = 0;
-	char *buf = malloc(cap);
+	char *buf = NULL;
+	struct stat st;
 	int rc = 0;
+	if (fstat(fd, &st) != 0) {
+		rc = -errno;
+		goto out_close;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		rc = -EISDIR;
+		goto out_close;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		rc = -ENOTREG;
+		goto out_close;
+	}
+	buf = malloc(cap);
 	if (!buf) {
 		rc = -ENOMEM;
 		goto out_close;
@@ -402,6 +423,8 @@ static char *read_error(const char *path, int rc)
 	char eb[128];
 	if (rc == -EINVAL)
 		return msg_new("cannot read '%s': it holds a NUL byte", path);
+	if (rc == -ENOTREG)
+		return msg_new("cannot read '%s': not a regular file", path);
 	return msg_new("cannot read '%s': %s", path, err_text(-rc, eb, sizeof(eb)));
 }
 
@@ -1205,7 +1228,7 @@ int topo_read(struct topo *t, const char *root, char **cause)
 		rc = -EINVAL;
 	}
 	if (rc < 0) {
-		if (rc == -ERANGE || rc == -EFBIG)
+		if (rc == -ERANGE || rc == -EFBIG || rc == -ENOTREG)
 			rc = -EINVAL;
 		if (!msg)
 			rc = -ENOMEM;

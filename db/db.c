@@ -2,10 +2,12 @@
  * db: opening the file, the schema migrations, and the small helpers the
  * other db/ modules share.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "db/internal.h"
 #include "db/schema.h"
@@ -180,17 +182,45 @@ static int migrate(struct db *db, char **cause)
 	return 0;
 }
 
-int db_open(struct db **out, const char *path, char **cause)
+/*
+ * What both opens check before SQLite sees the path: it is not empty
+ * (SQLite would open a temporary database, deleted at exit), and where it
+ * exists it is a regular file (SQLite opens a device or a FIFO as if it
+ * were one, then fails with "not an error" for /dev/null or "disk I/O
+ * error"). 0 with *exists, or a negative code with *cause.
+ */
+static int check_path(const char *path, bool *exists, char **cause)
 {
-	*out = NULL;
+	*exists = false;
 	if (!path || !*path) {
-		/* SQLite would open a temporary database, deleted at exit. */
 		if (cause && asprintf(cause, "the database path is empty\n"
 				      "hint: give --db PATH, or leave it out for "
 				      "./prof.db") < 0)
 			*cause = NULL;
 		return -EINVAL;
 	}
+	struct stat sb;
+	if (stat(path, &sb) != 0)
+		return 0;
+	if (!S_ISREG(sb.st_mode)) {
+		bool dir = S_ISDIR(sb.st_mode);
+		if (cause && asprintf(cause, "cannot open database '%s': %s\n"
+				      "hint: --db names the database file (created "
+				      "when missing); give another path", path,
+				      dir ? "is a directory" : "not a regular file") < 0)
+			*cause = NULL;
+		return dir ? -EISDIR : -EINVAL;
+	}
+	*exists = true;
+	return 0;
+}
+
+/* A struct db for path, opened by SQLite with flags from name (the path,
+ * or a URI naming it). */
+static int open_handle(struct db **out, const char *path, const char *name,
+		       int flags, char **cause)
+{
+	*out = NULL;
 	struct db *db = calloc(1, sizeof(*db));
 	if (!db)
 		return -ENOMEM;
@@ -199,8 +229,7 @@ int db_open(struct db **out, const char *path, char **cause)
 		free(db);
 		return -ENOMEM;
 	}
-	int rc = sqlite3_open_v2(path, &db->h, SQLITE_OPEN_READWRITE |
-				 SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX, NULL);
+	int rc = sqlite3_open_v2(name, &db->h, flags | SQLITE_OPEN_FULLMUTEX, NULL);
 	if (rc != SQLITE_OK) {
 		int r = db_fail(db, rc, "cannot open database", cause);
 		db_close(db);
@@ -208,6 +237,22 @@ int db_open(struct db **out, const char *path, char **cause)
 	}
 	sqlite3_extended_result_codes(db->h, 1);
 	sqlite3_busy_timeout(db->h, 10000);
+	*out = db;
+	return 0;
+}
+
+int db_open(struct db **out, const char *path, char **cause)
+{
+	*out = NULL;
+	bool exists;
+	int rc = check_path(path, &exists, cause);
+	if (rc)
+		return rc;
+	struct db *db;
+	rc = open_handle(&db, path, path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE,
+			 cause);
+	if (rc)
+		return rc;
 	/* WAL lets readers and one writer share the file; the first real
 	 * statement also tells a non-database file apart. */
 	rc = db_exec(db, "PRAGMA journal_mode = WAL", NULL);
@@ -231,6 +276,127 @@ int db_open(struct db **out, const char *path, char **cause)
 	}
 	*out = db;
 	return 0;
+}
+
+/* path as a SQLite URI with the query q ("file:/a%20b.db?immutable=1"). */
+static char *path_uri(const char *path, const char *q)
+{
+	size_t len = 0;
+	char *uri = NULL;
+	FILE *fp = open_memstream(&uri, &len);
+	if (!fp)
+		return NULL;
+	fputs("file:", fp);
+	for (const unsigned char *c = (const unsigned char *)path; *c; c++) {
+		if (isalnum(*c) || strchr("/._-~", *c))
+			fputc(*c, fp);
+		else
+			fprintf(fp, "%%%02X", *c);
+	}
+	fprintf(fp, "?%s", q);
+	if (fclose(fp) != 0) {
+		free(uri);
+		return NULL;
+	}
+	return uri;
+}
+
+/*
+ * A connection that reads and cannot write (SQLITE_OPEN_READONLY and
+ * query_only), so no database is created where none was. Without a -wal
+ * beside the file no writer is at work and every committed run is in the
+ * file itself: it is opened immutable, so SQLite makes no -wal or -shm
+ * either (a reader that may not write the directory could not open the
+ * file otherwise, and one that may would leave both behind, owned by it
+ * and in the owner's way). Immutable also takes no locks: a writer that
+ * starts and checkpoints while the read is still going could mislead it,
+ * a small window for prof's short reads, and the price of creating
+ * nothing. With a -wal, a writer may be at work: the reader shares its
+ * -wal and -shm and sees what it has committed.
+ */
+static int open_reader(struct db **out, const char *path, char **cause)
+{
+	char *wal = NULL, *uri = NULL;
+	struct stat sb;
+	if (asprintf(&wal, "%s-wal", path) < 0)
+		return -ENOMEM;
+	bool writer = stat(wal, &sb) == 0;
+	free(wal);
+	int flags = SQLITE_OPEN_READONLY;
+	if (!writer) {
+		uri = path_uri(path, "immutable=1");
+		if (!uri)
+			return -ENOMEM;
+		flags |= SQLITE_OPEN_URI;
+	}
+	int rc = open_handle(out, path, uri ? uri : path, flags, cause);
+	free(uri);
+	if (!rc && (rc = db_exec(*out, "PRAGMA query_only = 1", cause))) {
+		db_close(*out);
+		*out = NULL;
+	}
+	return rc;
+}
+
+int db_open_readonly(struct db **out, const char *path, char **cause)
+{
+	*out = NULL;
+	bool exists;
+	int rc = check_path(path, &exists, cause);
+	if (rc)
+		return rc;
+	if (!exists) {
+		if (cause && asprintf(cause, "no database at '%s'\nhint: 'prof run -- "
+				      "COMMAND' stores a first run there; or give "
+				      "--db PATH of another database", path) < 0)
+			*cause = NULL;
+		return -ENOENT;
+	}
+	for (bool upgraded = false;; upgraded = true) {
+		struct db *db;
+		int have;
+		rc = open_reader(&db, path, cause);
+		if (rc)
+			return rc;
+		rc = user_version(db, &have, cause);
+		if (rc) {
+			db_close(db);
+			return rc;
+		}
+		int want = db_schema_version();
+		if (have == want) {
+			*out = db;
+			return 0;
+		}
+		db_close(db);
+		if (have > want || upgraded) {
+			if (cause && asprintf(cause, "database '%s' has schema version %d, "
+					      "%s (%d)\nhint: use a newer prof, or another "
+					      "--db", path, have, have > want ? "newer than "
+					      "this prof understands" : "still, after an "
+					      "upgrade to this prof's", want) < 0)
+				*cause = NULL;
+			return -EPROTO;
+		}
+		/* This prof's queries read the current schema only: an older
+		 * file is brought up to date in place, once, by an opener
+		 * that may write it. */
+		char *why = NULL;
+		rc = db_open(&db, path, &why);
+		if (rc) {
+			size_t n = why ? strcspn(why, "\n") : 0;
+			if (cause && asprintf(cause, "database '%s' has schema version %d, "
+					      "older than this prof's %d, and could not be "
+					      "upgraded: %.*s\nhint: any prof verb run by a "
+					      "user who may write the file and its directory "
+					      "upgrades it", path, have, want, (int)n,
+					      why ? why : "") < 0)
+				*cause = NULL;
+			free(why);
+			return rc;
+		}
+		db_close(db);
+	}
 }
 
 void db_close(struct db *db)

@@ -1,7 +1,8 @@
 /*
  * db: the one SQLite file every run goes into. This header is the
- * connection: open (creating and migrating the schema), close, and the
- * transaction helpers the other db/ modules share. The data each module
+ * connection: open (creating and migrating the schema), open to read only
+ * (creating nothing), close, and the transaction helpers the other db/
+ * modules share. The data each module
  * stores is declared in its own header (db/runs.h, ...).
  *
  * The file is opened in WAL mode with a busy timeout, so two prof
@@ -25,10 +26,21 @@ int db_schema_version(void);
 
 /*
  * Open or create path and bring its schema up to date. A file from a newer
- * prof, a file that is not a database, or an unwritable place fail with a
- * cause that names the path.
+ * prof, a file that is not a database, a path that is no regular file (a
+ * device, a FIFO, a directory), or an unwritable place fail with a cause
+ * that names the path.
  */
 int db_open(struct db **out, const char *path, char **cause);
+/*
+ * Open an existing database to read it: no file is created, neither the
+ * database nor a -wal or -shm beside it, and nothing is written, so a
+ * database its reader may not write (mode 0444, a read-only directory or
+ * mount) is read all the same. -ENOENT with *cause "no database at ..."
+ * when there is none. A file of an older schema is first brought up to
+ * date as db_open does (it fails, saying so, where that needs a write the
+ * reader may not make).
+ */
+int db_open_readonly(struct db **out, const char *path, char **cause);
 void db_close(struct db *db);
 
 /* Milliseconds to wait on a locked database (default 10000). */

@@ -1,10 +1,13 @@
 /* abplan: parse `prof ab` options and plan files into an ab_plan. */
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "prof/abplan.h"
 #include "prof/words.h"
@@ -357,25 +360,76 @@ static int plan_global(struct ab_plan *p, const char *k, const char *v,
 	return 0;
 }
 
+/* Open a plan for reading: a regular file of at most AB_PLAN_MAX_BYTES.
+ * O_NONBLOCK keeps the open of a FIFO that nobody writes from waiting. */
+static FILE *plan_open(const char *path, int *err, const char **why)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	struct stat st;
+	*why = NULL;
+	if (fd < 0 || fstat(fd, &st) != 0) {
+		*err = errno;
+		goto out_close;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		*err = EINVAL;
+		*why = "not a regular file";
+		goto out_close;
+	}
+	if (st.st_size > AB_PLAN_MAX_BYTES) {
+		*err = EFBIG;
+		*why = "larger than " AB_PLAN_MAX_TEXT ", which no plan needs";
+		goto out_close;
+	}
+	FILE *fp = fdopen(fd, "r");
+	if (fp)
+		return fp;
+	*err = errno;
+out_close:
+	if (fd >= 0)
+		close(fd);
+	return NULL;
+}
+
 int ab_plan_read(struct ab_plan *p, const char *path, char **cause)
 {
-	FILE *fp = fopen(path, "r");
+	int e;
+	const char *why;
+	FILE *fp = plan_open(path, &e, &why);
 	if (!fp) {
-		int e = errno;
 		if (cause && asprintf(cause, "cannot read plan '%.60s': %s", path,
-				      strerror(e)) < 0)
+				      why ? why : strerror(e)) < 0)
 			*cause = NULL;
 		return -e;
 	}
-	char line[4096];
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
 	int lineno = 0, rc = 0;
 	struct ab_arm *arm = NULL;
-	while (!rc && fgets(line, sizeof(line), fp)) {
+	off_t total = 0;
+	while (!rc && (len = getline(&line, &cap, fp)) >= 0) {
 		lineno++;
+		total += len;
+		char *inner = NULL;
+		size_t used = (size_t)len;
+		if (used && line[used - 1] == '\n')
+			used--;
+		/* A line is taken whole or refused, so no part of it can be
+		 * read as a line of its own. */
+		const char *bad = used > AB_PLAN_LINE_MAX ? "the line is longer than "
+				  AB_PLAN_LINE_MAX_TEXT " bytes"
+				  : strlen(line) < used ? "the line holds a NUL byte"
+				  /* a file that grew after it was opened */
+				  : total > AB_PLAN_MAX_BYTES ? "the plan is larger than "
+				  AB_PLAN_MAX_TEXT : NULL;
+		if (bad) {
+			rc = failf(&inner, "%s%s", bad, "");
+			goto next;
+		}
 		char *s = trim(line);
 		if (!*s || *s == '#')
-			continue;
-		char *inner = NULL;
+			goto next;
 		if (*s == '[') {
 			size_t n = strlen(s);
 			if (s[n - 1] != ']' || strncmp(s, "[arm ", 5)) {
@@ -402,11 +456,13 @@ int ab_plan_read(struct ab_plan *p, const char *path, char **cause)
 					rc = plan_global(p, k, v, &inner);
 			}
 		}
+next:
 		if (rc && cause && asprintf(cause, "%.60s:%d: %s", path, lineno,
 					    inner ? inner : "bad line") < 0)
 			*cause = NULL;
 		free(inner);
 	}
+	free(line);
 	fclose(fp);
 	return rc;
 }

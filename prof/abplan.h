@@ -79,7 +79,16 @@ int ab_plan_add_score(struct ab_plan *p, const char *spec, char **cause);
 int ab_plan_add_per(struct ab_plan *p, const char *name, char **cause);
 /* --order abba|alternate|random */
 int ab_plan_set_order(struct ab_plan *p, const char *word, char **cause);
-/* Read a plan file. -EINVAL with *cause naming the file and line. */
+/* The longest plan-file line, newline not counted, and the largest plan. */
+#define AB_PLAN_LINE_MAX 4095
+#define AB_PLAN_LINE_MAX_TEXT "4095"
+#define AB_PLAN_MAX_BYTES (1 << 20)
+#define AB_PLAN_MAX_TEXT "1 MiB"
+
+/* Read a plan file. -EINVAL with *cause naming the file and line; a line
+ * longer than AB_PLAN_LINE_MAX or holding a NUL byte is refused. A path
+ * that is no regular file (a device, a FIFO, a directory) is -EINVAL and
+ * one larger than AB_PLAN_MAX_BYTES -EFBIG, before anything is read. */
 int ab_plan_read(struct ab_plan *p, const char *path, char **cause);
 /* After everything is read: at least two arms (one with --aa), every arm
  * has a command, every --per names a score. */

@@ -3,6 +3,7 @@
  * database path, and verb lookup by unique prefix (as tmux does).
  */
 #include <errno.h>
+#include <getopt.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -31,6 +32,27 @@ int usage_error(const char *verb, const char *fmt, ...)
 	else
 		fprintf(stderr, "hint: run 'prof --help' for the list of verbs\n");
 	return EXIT_USAGE;
+}
+
+int cli_option_error(const char *verb, int c, char *const argv[])
+{
+	char buf[64];
+	const char *word = optind > 0 ? argv[optind - 1] : "";
+	if (c == ':' && strncmp(word, "--", 2))
+		return usage_error(verb, "option '-%c' needs a value", optopt);
+	if (c == ':')
+		return usage_error(verb, "option '%s' needs a value",
+				   cli_echo(word, buf, sizeof(buf)));
+	/* optopt names an unknown short option, or the long option in word
+	 * that was given a value it does not take; 0 for an unknown long
+	 * option. A short option may sit inside "-qz", which word need not
+	 * be yet. */
+	if (optopt && strncmp(word, "--", 2))
+		return usage_error(verb, "unknown option '-%c'", optopt);
+	if (optopt)
+		return usage_error(verb, "option '%s' takes no value",
+				   cli_echo(word, buf, sizeof(buf)));
+	return usage_error(verb, "unknown option '%s'", cli_echo(word, buf, sizeof(buf)));
 }
 
 int error_msg(const char *fmt, ...)

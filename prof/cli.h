@@ -41,6 +41,14 @@ extern const struct cmd commands[];
 int usage_error(const char *verb, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/*
+ * The usage error for what getopt_long returned when it did not take an
+ * option (optstring starting ':', after any '+', and opterr 0): ':' is an
+ * option given without its value ("option '--format' needs a value"),
+ * anything else an unknown option. Returns EXIT_USAGE.
+ */
+int cli_option_error(const char *verb, int c, char *const argv[]);
+
 /* "error: <msg>" on stderr; returns EXIT_FAIL. */
 int error_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void warning_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

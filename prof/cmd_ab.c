@@ -132,7 +132,7 @@ static int parse(int argc, char **argv, struct ab_opts *o)
 	int c, rc = 0;
 	optind = 1;
 	opterr = 0;
-	while (!rc && (c = getopt_long(argc, argv, "e:o:h", opts, NULL)) != -1) {
+	while (!rc && (c = getopt_long(argc, argv, ":e:o:h", opts, NULL)) != -1) {
 		switch (c) {
 		case O_ARM:
 			rc = ab_plan_add_arm(&o->plan, optarg, &cause);
@@ -212,8 +212,7 @@ static int parse(int argc, char **argv, struct ab_opts *o)
 			cli_print_verb_help("ab");
 			return -1;
 		default:
-			return usage_error("ab", "unknown option '%s'",
-					   cli_echo(argv[optind - 1], buf, sizeof(buf)));
+			return cli_option_error("ab", c, argv);
 		}
 	}
 	if (!rc && optind < argc)

@@ -47,7 +47,7 @@ int cmd_compare(int argc, char **argv, struct prof_ctx *ctx)
 	int c;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
 		switch (c) {
 		case O_FORMAT:
 			if (cli_parse_format("compare", optarg, &fmt, OUT_ALL_TEXT))
@@ -68,8 +68,7 @@ int cmd_compare(int argc, char **argv, struct prof_ctx *ctx)
 			cli_print_verb_help("compare");
 			return EXIT_OK;
 		default:
-			return usage_error("compare", "unknown option '%s'",
-					   cli_echo(argv[optind - 1], buf, sizeof(buf)));
+			return cli_option_error("compare", c, argv);
 		}
 	}
 	int nargs = argc - optind;

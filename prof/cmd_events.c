@@ -111,7 +111,7 @@ int cmd_events(int argc, char **argv, struct prof_ctx *ctx)
 	int c;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
 		switch (c) {
 		case O_FORMAT:
 			if (cli_parse_format("events", optarg, &fmt,
@@ -125,8 +125,7 @@ int cmd_events(int argc, char **argv, struct prof_ctx *ctx)
 			cli_print_verb_help("events");
 			return EXIT_OK;
 		default:
-			return usage_error("events", "unknown option '%s'",
-					   cli_echo(argv[optind - 1], buf, sizeof(buf)));
+			return cli_option_error("events", c, argv);
 		}
 	}
 	const char *pattern = optind < argc ? argv[optind++] : NULL;

@@ -104,7 +104,7 @@ int cmd_explain(int argc, char **argv, struct prof_ctx *ctx)
 	int c;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
 		switch (c) {
 		case O_FORMAT:
 			if (cli_parse_format("explain", optarg, &fmt,
@@ -133,8 +133,7 @@ int cmd_explain(int argc, char **argv, struct prof_ctx *ctx)
 			cli_print_verb_help("explain");
 			return EXIT_OK;
 		default:
-			return usage_error("explain", "unknown option '%s'",
-					   cli_echo(argv[optind - 1], buf, sizeof(buf)));
+			return cli_option_error("explain", c, argv);
 		}
 	}
 	int nargs = argc - optind;

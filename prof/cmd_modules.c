@@ -48,7 +48,7 @@ int cmd_modules(int argc, char **argv, struct prof_ctx *ctx)
 	int c;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
 		switch (c) {
 		case O_FORMAT:
 			if (cli_parse_format("modules", optarg, &fmt, OUT_ALL_TEXT))
@@ -64,8 +64,7 @@ int cmd_modules(int argc, char **argv, struct prof_ctx *ctx)
 			cli_print_verb_help("modules");
 			return EXIT_OK;
 		default:
-			return usage_error("modules", "unknown option '%s'",
-					   cli_echo(argv[optind - 1], buf, sizeof(buf)));
+			return cli_option_error("modules", c, argv);
 		}
 	}
 	long id = 0;

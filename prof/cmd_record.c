@@ -162,7 +162,7 @@ static int parse_args(int argc, char **argv, struct record_args *a)
 	optind = 1;
 	opterr = 0;
 	int c, rc;
-	while ((c = getopt_long(argc, argv, "+p:e:F:c:o:qh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:p:e:F:c:o:qh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			if (!cli_parse_long(optarg, 1, INT_MAX, &a->pid))
@@ -229,10 +229,10 @@ static int parse_args(int argc, char **argv, struct record_args *a)
 			a->pin = optarg;
 			break;
 		case O_AFF:
-			a->affinity = AFFINITY_ON;
+			a->affinity = affinity_flag_add(a->affinity, AFFINITY_ON);
 			break;
 		case O_NOAFF:
-			a->affinity = AFFINITY_OFF;
+			a->affinity = affinity_flag_add(a->affinity, AFFINITY_OFF);
 			break;
 		case O_SYSFS:
 			a->sysfs = optarg;
@@ -247,8 +247,7 @@ static int parse_args(int argc, char **argv, struct record_args *a)
 			cli_print_verb_help("record");
 			return -1;
 		default:
-			return usage_error("record", "unknown option '%s'",
-					   cli_echo(argv[optind - 1], buf, sizeof(buf)));
+			return cli_option_error("record", c, argv);
 		}
 	}
 	a->argv = argv + optind;
@@ -261,7 +260,8 @@ static int parse_args(int argc, char **argv, struct record_args *a)
 	if (a->duration > 0 && !a->pid)
 		return usage_error("record", "--duration goes with -p PID; a launched "
 				   "command runs until it exits");
-	if (a->pid && (a->pin || a->affinity == AFFINITY_ON))
+	if (a->pid && (a->pin || a->affinity == AFFINITY_ON ||
+		       a->affinity == AFFINITY_BOTH))
 		return usage_error("record", "--pin applies to a launched command; an "
 				   "attached process keeps its own affinity");
 	if (freq_given && period_given)

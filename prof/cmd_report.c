@@ -150,7 +150,7 @@ int cmd_report(int argc, char **argv, struct prof_ctx *ctx)
 	int c;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
 		switch (c) {
 		case O_FORMAT:
 			if (cli_parse_format("report", optarg, &ra.fmt,
@@ -186,8 +186,7 @@ int cmd_report(int argc, char **argv, struct prof_ctx *ctx)
 			cli_print_verb_help("report");
 			return EXIT_OK;
 		default:
-			return usage_error("report", "unknown option '%s'",
-					   cli_echo(argv[optind - 1], buf, sizeof(buf)));
+			return cli_option_error("report", c, argv);
 		}
 	}
 	long id = 0;

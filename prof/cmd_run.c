@@ -55,7 +55,8 @@ const char cmd_run_help[] =
 "                        node:N, cpus:LIST (e.g. cpus:0-5,12-17)\n"
 "      --cache-affinity  same as --pin largest-llc\n"
 "      --no-cache-affinity  same as --pin none; both flags win over\n"
-"                        PROF_CACHE_AFFINITY=1|0 in the environment\n"
+"                        PROF_CACHE_AFFINITY=1|0 in the environment; with\n"
+"                        --pin, or with each other, they must agree\n"
 "      --sysfs ROOT      read the topology below ROOT instead of /\n"
 "      --mmap-pages N    ring-buffer pages per task (power of 2, default 256)\n"
 "      --sleep-mode MODE[,threshold=US][,max-spinners=K]\n"
@@ -158,7 +159,7 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 	optind = 1;
 	opterr = 0;
 	int c;
-	while ((c = getopt_long(argc, argv, "+e:p:o:qh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:e:p:o:qh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'e':
 			a->events = optarg;
@@ -216,10 +217,10 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 			a->pin = optarg;
 			break;
 		case O_AFF:
-			a->affinity = AFFINITY_ON;
+			a->affinity = affinity_flag_add(a->affinity, AFFINITY_ON);
 			break;
 		case O_NOAFF:
-			a->affinity = AFFINITY_OFF;
+			a->affinity = affinity_flag_add(a->affinity, AFFINITY_OFF);
 			break;
 		case O_SYSFS:
 			a->sysfs = optarg;
@@ -228,8 +229,7 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 			cli_print_verb_help("run");
 			return -1;
 		default:
-			return usage_error("run", "unknown option '%s'",
-					   cli_echo(argv[optind - 1], buf, sizeof(buf)));
+			return cli_option_error("run", c, argv);
 		}
 	}
 	a->argv = argv + optind;
@@ -244,7 +244,8 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 	if (a->pid && a->sleep_mode)
 		return usage_error("run", "--sleep-mode applies to a launched command: "
 				   "it preloads an interposer at exec");
-	if (a->pid && (a->pin || a->affinity == AFFINITY_ON))
+	if (a->pid && (a->pin || a->affinity == AFFINITY_ON ||
+		       a->affinity == AFFINITY_BOTH))
 		return usage_error("run", "--pin applies to a launched command; an "
 				   "attached process keeps its own affinity");
 	return 0;
@@ -271,6 +272,12 @@ int cmd_run(int argc, char **argv, struct prof_ctx *ctx)
 	struct run_state rs;
 	run_state_init(&rs, ctx, a.db);
 	bool launched = a.pid == 0;
+	/* Empty until settled below; out_early releases them either way. */
+	struct pin_plan plan;
+	memset(&plan, 0, sizeof(plan));
+	struct sleep_plan sleep;
+	memset(&sleep, 0, sizeof(sleep));
+	sleep.fd = -1;
 	if (run_state_check_paths(&rs, "run", a.out)) {
 		exit_code = EXIT_USAGE;
 		goto out_early;
@@ -297,8 +304,6 @@ int cmd_run(int argc, char **argv, struct prof_ctx *ctx)
 
 	/* The pin is settled before anything starts: a bad one is a usage
 	 * error, an unreadable topology for largest-llc a warning. */
-	struct pin_plan plan;
-	memset(&plan, 0, sizeof(plan));
 	if (launched && pin_plan_for_launch(&plan, a.pin, a.affinity, a.sysfs)) {
 		pin_plan_release(&plan);
 		event_list_free(evs, nev);
@@ -308,9 +313,6 @@ int cmd_run(int argc, char **argv, struct prof_ctx *ctx)
 
 	/* The sleep interposer: words checked (exit 2), library found (exit
 	 * 1), both before the workload starts. */
-	struct sleep_plan sleep;
-	memset(&sleep, 0, sizeof(sleep));
-	sleep.fd = -1;
 	if (a.sleep_mode) {
 		rc = sleep_plan_parse(&sleep, a.sleep_mode, &cause);
 		if (rc) {

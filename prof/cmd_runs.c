@@ -35,7 +35,7 @@ int cmd_runs(int argc, char **argv, struct prof_ctx *ctx)
 	int c;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
 		switch (c) {
 		case O_FORMAT:
 			if (cli_parse_format("runs", optarg, &fmt, OUT_ALL_TEXT))
@@ -51,8 +51,7 @@ int cmd_runs(int argc, char **argv, struct prof_ctx *ctx)
 			cli_print_verb_help("runs");
 			return EXIT_OK;
 		default:
-			return usage_error("runs", "unknown option '%s'",
-					   cli_echo(argv[optind - 1], buf, sizeof(buf)));
+			return cli_option_error("runs", c, argv);
 		}
 	}
 	if (optind < argc)

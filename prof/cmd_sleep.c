@@ -436,7 +436,7 @@ static int parse_args(int argc, char **argv, struct sleep_args *a)
 	a->fmt = OUT_TABLE;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
 		switch (c) {
 		case O_MODES:
 			a->modes = optarg;
@@ -486,12 +486,7 @@ static int parse_args(int argc, char **argv, struct sleep_args *a)
 			cli_print_verb_help("sleep");
 			return -1;
 		default:
-			if (optopt && optopt >= 256)
-				return usage_error("sleep", "option '%s' needs a value",
-						   cli_echo(argv[optind - 1], buf,
-							    sizeof(buf)));
-			return usage_error("sleep", "unknown option '%s'",
-					   cli_echo(argv[optind - 1], buf, sizeof(buf)));
+			return cli_option_error("sleep", c, argv);
 		}
 	}
 	if (optind < argc)

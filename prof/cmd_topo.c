@@ -45,7 +45,7 @@ int cmd_topo(int argc, char **argv, struct prof_ctx *ctx)
 	int c;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
 		switch (c) {
 		case O_FORMAT:
 			if (cli_parse_format("topo", optarg, &fmt,
@@ -62,8 +62,7 @@ int cmd_topo(int argc, char **argv, struct prof_ctx *ctx)
 			cli_print_verb_help("topo");
 			return EXIT_OK;
 		default:
-			return usage_error("topo", "unknown option '%s'",
-					   cli_echo(argv[optind - 1], buf, sizeof(buf)));
+			return cli_option_error("topo", c, argv);
 		}
 	}
 	if (optind < argc)

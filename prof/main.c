@@ -65,6 +65,10 @@ int main(int argc, char **argv)
 		if (!strcmp(a, "--db") && i + 1 < argc) {
 			ctx.db_path = argv[i + 1];
 			i += 2;
+		} else if (!strcmp(a, "--db")) {
+			fprintf(stderr, "error: option '--db' needs a value\n");
+			fprintf(stderr, "hint: run 'prof --help' for the global options\n");
+			return EXIT_USAGE;
 		} else if (!strncmp(a, "--db=", 5)) {
 			ctx.db_path = a + 5;
 			i++;

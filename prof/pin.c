@@ -10,13 +10,36 @@
 
 #include "prof/pin.h"
 
-const char *pin_choose_mode(const char *pin_opt, int affinity_flag,
-			    const char *env, char **warning)
+int affinity_flag_add(int have, int flag)
 {
-	if (affinity_flag == AFFINITY_ON)
-		return "largest-llc";
-	if (affinity_flag == AFFINITY_OFF)
-		return "none";
+	return have == AFFINITY_UNSET || have == flag ? flag : AFFINITY_BOTH;
+}
+
+const char *pin_choose_mode(const char *pin_opt, int affinity_flag,
+			    const char *env, char **warning, char **cause)
+{
+	if (affinity_flag == AFFINITY_BOTH) {
+		if (cause && asprintf(cause, "--cache-affinity and --no-cache-affinity "
+				      "ask for different pins\nhint: give one of "
+				      "them") < 0)
+			*cause = NULL;
+		return NULL;
+	}
+	if (affinity_flag != AFFINITY_UNSET) {
+		const char *mode = affinity_flag == AFFINITY_ON ? "largest-llc" : "none";
+		if (pin_opt && strcmp(pin_opt, mode)) {
+			if (cause && asprintf(cause, "--pin %.40s and %s ask for "
+					      "different pins\nhint: %s means --pin "
+					      "%s; give one of them", pin_opt,
+					      affinity_flag == AFFINITY_ON ? "--cache-affinity"
+					      : "--no-cache-affinity",
+					      affinity_flag == AFFINITY_ON ? "--cache-affinity"
+					      : "--no-cache-affinity", mode) < 0)
+				*cause = NULL;
+			return NULL;
+		}
+		return mode;
+	}
 	if (pin_opt)
 		return pin_opt;
 	if (!env || !*env)

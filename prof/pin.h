@@ -1,9 +1,9 @@
 /*
  * pin: choosing and applying a run's CPU pin. The mode comes from --pin,
  * from --cache-affinity / --no-cache-affinity (which mean largest-llc and
- * none), or from PROF_CACHE_AFFINITY=1|0; the flags win over the
- * environment in both directions, so an A/B harness can force a control
- * arm off. The pin itself is applied by the launcher with
+ * none, and must agree with a --pin given with them), or from
+ * PROF_CACHE_AFFINITY=1|0; the flags win over the environment in both
+ * directions, so an A/B harness can force a control arm off. The pin itself is applied by the launcher with
  * sched_setaffinity(0, ...) before exec, so every thread inherits it.
  *
  * A topology that cannot be read skips a largest-llc pin with a warning
@@ -21,16 +21,25 @@
 #include "collectors/topology.h"
 #include "db/topology.h"
 
-enum affinity_flag { AFFINITY_UNSET = -1, AFFINITY_OFF = 0, AFFINITY_ON = 1 };
+/* What --cache-affinity and --no-cache-affinity said: neither, one, or
+ * both (AFFINITY_BOTH, which pin_choose_mode refuses). */
+enum affinity_flag { AFFINITY_UNSET = -1, AFFINITY_OFF = 0, AFFINITY_ON = 1,
+		     AFFINITY_BOTH = 2 };
+
+/* The affinity flags after one more of them (AFFINITY_ON or _OFF). */
+int affinity_flag_add(int have, int flag);
 
 /*
- * The mode to use: the affinity flag if given, else --pin if given, else
- * the environment (1/true/yes/on: largest-llc; 0/false/no/off or unset:
- * none). An environment value that is none of those is ignored with a
- * warning (*warning, malloc'd). Returns a static string or pin_opt.
+ * The mode to use: --pin or the affinity flag (--cache-affinity is
+ * largest-llc, --no-cache-affinity none) if given, else the environment
+ * (1/true/yes/on: largest-llc; 0/false/no/off or unset: none). An
+ * environment value that is none of those is ignored with a warning
+ * (*warning, malloc'd). --pin and a flag, or the two flags, that ask for
+ * different modes are refused: NULL with *cause (a usage error), so no
+ * pin asked for is dropped unsaid. Returns a static string or pin_opt.
  */
 const char *pin_choose_mode(const char *pin_opt, int affinity_flag,
-			    const char *env, char **warning);
+			    const char *env, char **warning, char **cause);
 
 struct pin_plan {
 	char *mode;		/* as chosen */

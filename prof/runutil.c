@@ -330,9 +330,13 @@ int run_incomplete_exit(const struct db_run *run, bool allow, int exit_code)
 	if (db_run_complete(run, &why) != 0)
 		return exit_code;
 	size_t n = strcspn(why, "\n");
-	fprintf(stderr, "%s: run %lld is incomplete: %.*s%s\n",
-		allow ? "warning" : "error", (long long)run->id, (int)n, why,
-		why[n] ? " (and more: 'prof report' lists every reason)" : "");
+	char which[40] = "the run";	/* one not stored has no number */
+	if (run->id > 0)
+		snprintf(which, sizeof(which), "run %lld", (long long)run->id);
+	fprintf(stderr, "%s: %s is incomplete: %.*s%s\n",
+		allow ? "warning" : "error", which, (int)n, why,
+		!why[n] ? "" : run->id > 0 ? " (and more: 'prof report' lists every reason)"
+		: " (and more)");
 	if (allow)
 		return exit_code;
 	fprintf(stderr, "hint: --allow-incomplete keeps the command's exit status\n");
@@ -375,7 +379,12 @@ int pin_plan_for_launch(struct pin_plan *plan, const char *pin_opt,
 {
 	char *warn = NULL, *cause = NULL;
 	const char *mode = pin_choose_mode(pin_opt, affinity,
-					   getenv("PROF_CACHE_AFFINITY"), &warn);
+					   getenv("PROF_CACHE_AFFINITY"), &warn, &cause);
+	if (!mode) {
+		print_cause("error: ", cause);
+		free(cause);
+		return EXIT_USAGE;
+	}
 	if (warn) {
 		warning_msg("%s", warn);
 		free(warn);
@@ -413,7 +422,7 @@ struct db *verb_open_db(const struct prof_ctx *ctx, const char *db_opt)
 {
 	struct db *db = NULL;
 	char *cause = NULL;
-	if (db_open(&db, cli_db_path(ctx, db_opt), &cause)) {
+	if (db_open_readonly(&db, cli_db_path(ctx, db_opt), &cause)) {
 		print_cause("error: ", cause);
 		free(cause);
 		return NULL;

@@ -79,7 +79,9 @@ void report_unsupported(const struct counters *cs, const struct event_desc *evs,
 
 /*
  * Open the database the verb names (--db, else the global --db, else
- * $PROF_DB, else ./prof.db); NULL after printing why it cannot be used.
+ * $PROF_DB, else ./prof.db) to read it, for the verbs that only read:
+ * nothing is created or written (db_open_readonly). NULL after printing
+ * why it cannot be used, a missing database included.
  */
 struct db *verb_open_db(const struct prof_ctx *ctx, const char *db_opt);
 

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "prof/cli.h"
@@ -25,6 +26,12 @@ void sleep_plan_release(struct sleep_plan *sp)
 	free(sp->mode_word);
 	free(sp->threshold_word);
 	free(sp->spinners_word);
+	if (sp->preload)
+		unlink(sp->preload);
+	if (sp->link_dir)
+		rmdir(sp->link_dir);
+	free(sp->preload);
+	free(sp->link_dir);
 	free(sp->lib);
 	free(sp->why_not);
 	if (sp->fd >= 0)
@@ -78,6 +85,60 @@ static bool readable(const char *path)
 	return access(path, R_OK) == 0;
 }
 
+/*
+ * ld.so splits LD_PRELOAD at spaces and colons, with no way to escape
+ * them: an interposer whose path holds either is preloaded through a link
+ * named without them, in a directory of its own.
+ */
+static int preload_link(struct sleep_plan *sp, char **cause)
+{
+	if (!strpbrk(sp->lib, " :") || sp->preload)
+		return 0;
+	const char *base = getenv("TMPDIR");
+	if (!base || *base != '/' || strpbrk(base, " :"))
+		base = "/tmp";
+	char *target = realpath(sp->lib, NULL), *dir = NULL, *link = NULL;
+	int rc = 0;
+	if (!target || asprintf(&dir, "%s/prof-sleep-XXXXXX", base) < 0) {
+		dir = NULL;
+		rc = -errno;
+		goto out_free;
+	}
+	if (!mkdtemp(dir)) {
+		rc = -errno;
+		free(dir);
+		dir = NULL;
+		goto out_free;
+	}
+	/* as reachable as the library itself, for a workload that changes
+	 * user; only its owner can change what it holds */
+	if (chmod(dir, 0755) != 0 ||
+	    asprintf(&link, "%s/%s", dir, SLEEP_PRELOAD_LIB) < 0 ||
+	    symlink(target, link) != 0) {
+		rc = -errno;
+		free(link);
+		link = NULL;
+		rmdir(dir);
+		goto out_free;
+	}
+	sp->preload = link;
+	sp->link_dir = dir;
+	free(target);
+	return 0;
+
+out_free:
+	if (cause && asprintf(cause, "cannot preload the sleep interposer '%.200s': "
+			      "LD_PRELOAD cannot carry a path with a space or a "
+			      "colon, and no link to it could be made in %s: %s\n"
+			      "hint: install prof where its path has neither, or "
+			      "set PROF_SLEEP_LIB to a copy of %s there", sp->lib,
+			      base, strerror(-rc), SLEEP_PRELOAD_LIB) < 0)
+		*cause = NULL;
+	free(dir);
+	free(target);
+	return rc ? rc : -ENOMEM;
+}
+
 int sleep_plan_locate(struct sleep_plan *sp, char **cause)
 {
 	const char *forced = getenv("PROF_SLEEP_LIB");
@@ -85,7 +146,7 @@ int sleep_plan_locate(struct sleep_plan *sp, char **cause)
 	if (forced && *forced) {
 		if (readable(forced)) {
 			sp->lib = strdup(forced);
-			return 0;
+			return preload_link(sp, cause);
 		}
 		if (cause && asprintf(cause, "the sleep interposer is not at "
 				      "PROF_SLEEP_LIB='%.200s'", forced) < 0)
@@ -101,13 +162,13 @@ int sleep_plan_locate(struct sleep_plan *sp, char **cause)
 		snprintf(beside, sizeof(beside), "%s/%s", self, SLEEP_PRELOAD_LIB);
 		if (readable(beside)) {
 			sp->lib = strdup(beside);
-			return 0;
+			return preload_link(sp, cause);
 		}
 	}
 	snprintf(installed, sizeof(installed), "%s/%s", PROF_PKGLIBDIR, SLEEP_PRELOAD_LIB);
 	if (readable(installed)) {
 		sp->lib = strdup(installed);
-		return 0;
+		return preload_link(sp, cause);
 	}
 	if (cause && asprintf(cause, "the sleep interposer %s is missing: looked "
 			      "in %s and %s\nhint: build it (cmake --build) or "
@@ -149,7 +210,8 @@ int sleep_plan_arm(struct sleep_plan *sp, char **cause)
 		return sp->fd;
 	const char *old = getenv("LD_PRELOAD");
 	size_t k = 0;
-	if (asprintf(&sp->env[k++], "LD_PRELOAD=%s%s%s", sp->lib,
+	const char *lib = sp->preload ? sp->preload : sp->lib;
+	if (asprintf(&sp->env[k++], "LD_PRELOAD=%s%s%s", lib,
 		     old && *old ? " " : "", old ? old : "") < 0)
 		return -ENOMEM;
 	if (asprintf(&sp->env[k++], "%s=%d", SLEEP_ENV_SHM_FD, sp->fd) < 0 ||

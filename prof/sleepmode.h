@@ -21,6 +21,8 @@ struct sleep_plan {
 	char *mode_word, *threshold_word, *spinners_word;
 	struct sleep_preload_config cfg;
 	char *lib;			/* the interposer's path */
+	char *preload;			/* a link to lib for LD_PRELOAD, or NULL */
+	char *link_dir;			/* the private directory holding it */
 	bool preloadable;		/* false: a static workload */
 	char *why_not;			/* when not preloadable */
 	int fd;				/* the report memfd of the current run */
@@ -33,7 +35,11 @@ int sleep_plan_parse(struct sleep_plan *sp, const char *spec, char **cause);
 /*
  * Find the interposer beside prof (/proc/self/exe's directory), then in
  * PROF_PKGLIBDIR, or at $PROF_SLEEP_LIB when set. -ENOENT with *cause
- * saying where it looked (exit 1 before starting the workload).
+ * saying where it looked (exit 1 before starting the workload). LD_PRELOAD
+ * cannot carry a path with a space or a colon, so such an interposer is
+ * preloaded through a link in a private directory under $TMPDIR (else
+ * /tmp), which sleep_plan_release removes; -errno with *cause when that
+ * cannot be made.
  */
 int sleep_plan_locate(struct sleep_plan *sp, char **cause);
 

@@ -23,7 +23,8 @@ int report_by_parse(const char *word, enum report_by *out);
  * (command, exit, times, pin), one column per supported event, totals,
  * and footers for unsupported events, hardware groups and scaling. JSON
  * follows the contract of shared/DESIGN.md; CSV is long form, one line
- * per (thread, event).
+ * per (thread, event). A run with id 0 was not stored: the header says
+ * "(not stored)", JSON's run_id is null and CSV's run_id empty.
  */
 void report_run(const struct db_run *run, enum report_by by,
 		enum out_format fmt, FILE *fp);

@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -93,12 +94,25 @@ static inline char *tu_slurp(const char *path)
 	return s;
 }
 
+/* How tu_run_ex runs a command; zeroed is as tu_run does. */
+struct tu_run_opts {
+	/* Kill the command with SIGALRM after this many seconds (status
+	 * 128+14), so a test of something that used to hang fails rather
+	 * than hangs; 0: no limit. */
+	unsigned timeout_s;
+	/* Run as this user and group (a root caller dropping its rights);
+	 * 0: as the caller. */
+	uid_t as_uid;
+	gid_t as_gid;
+};
+
 /*
  * Run argv (NULL-terminated) with optional extra environment "K=V"
  * entries, capturing stdout and stderr through temporary files (so large
  * outputs cannot deadlock a pipe).
  */
-static inline struct tu_proc tu_run(char *const argv[], char *const env[])
+static inline struct tu_proc tu_run_ex(char *const argv[], char *const env[],
+				       const struct tu_run_opts *o)
 {
 	struct tu_proc p = { 0 };
 	char outp[] = "/tmp/prof-test-out-XXXXXX";
@@ -110,6 +124,11 @@ static inline struct tu_proc tu_run(char *const argv[], char *const env[])
 		dup2(efd, 2);
 		for (int i = 0; env && env[i]; i++)
 			putenv(env[i]);
+		if (o && o->timeout_s)
+			alarm(o->timeout_s);	/* kept across exec */
+		if (o && o->as_uid && (setgroups(0, NULL) != 0 ||
+				       setgid(o->as_gid) != 0 || setuid(o->as_uid) != 0))
+			_exit(126);
 		execv(argv[0], argv);
 		_exit(127);
 	}
@@ -125,6 +144,11 @@ static inline struct tu_proc tu_run(char *const argv[], char *const env[])
 	unlink(outp);
 	unlink(errp);
 	return p;
+}
+
+static inline struct tu_proc tu_run(char *const argv[], char *const env[])
+{
+	return tu_run_ex(argv, env, NULL);
 }
 
 static inline void tu_proc_release(struct tu_proc *p)

@@ -832,6 +832,49 @@ static void test_topology__missing_or_bad_tree_is_an_error(void **state)
 	}
 }
 
+/* sysfs holds regular files only: a FIFO, a device or a socket in the tree
+ * is refused at once, never waited on (a FIFO nobody writes used to hang
+ * the open forever). */
+static void test_topology__special_files_are_refused_not_waited_on(void **state)
+{
+	(void)state;
+	alarm(30);	/* a hang fails the test instead of stalling it */
+	static const char *const rels[] = { "cpu/online",
+					    "cpu/cpu1/cache/index3/size" };
+	for (size_t i = 0; i < 2; i++) {
+		for (int dev = 0; dev < 2; dev++) {
+			char *root = copy_fixture("offline-cpu"), *path, *cause = NULL;
+			if (asprintf(&path, "%s/sys/devices/system/%s", root, rels[i]) < 0)
+				abort();
+			assert_int_equal(unlink(path), 0);
+			if (dev)
+				assert_int_equal(symlink("/dev/zero", path), 0);
+			else
+				assert_int_equal(mkfifo(path, 0600), 0);
+			struct topo t;
+			int rc = topo_read(&t, root, &cause);
+			if (i == 0) {
+				/* without the online cpus there is no topology */
+				assert_int_equal(rc, -EINVAL);
+				assert_contains(cause, "online': not a regular file");
+			} else {
+				/* one bad cache file drops that level, as a bad
+				 * value does */
+				assert_int_equal(rc, 0);
+				assert_contains(t.level_cause[3], "size': not a regular file");
+				assert_int_equal(t.n_llc, 0);
+				assert_int_equal(t.n_caches, 9);
+			}
+			free(cause);
+			topo_release(&t);
+			tu_rmrf(root);
+			free(root);
+			free(path);
+		}
+	}
+	alarm(0);
+}
+
 /* ---- pin modes ---- */
 
 static void test_topology__pin_every_mode(void **state)
@@ -1065,6 +1108,7 @@ int main(void)
 		cmocka_unit_test(test_topology__groups_and_nodes_faults),
 		cmocka_unit_test(test_topology__no_caches_at_all),
 		cmocka_unit_test(test_topology__missing_or_bad_tree_is_an_error),
+		cmocka_unit_test(test_topology__special_files_are_refused_not_waited_on),
 		cmocka_unit_test(test_topology__pin_every_mode),
 		cmocka_unit_test(test_topology__pin_usage_errors),
 		cmocka_unit_test(test_topology__pin_without_topology),

@@ -492,11 +492,69 @@ static void test_runs__two_writers_share_the_file(void **state)
 	db_close(b);
 }
 
+/*
+ * A reader's open creates nothing and can write nothing: no file where
+ * none was, no -wal or -shm beside one that is there, and a write through
+ * it is refused. An older file is brought up to date first; a run stored
+ * while a writer holds the file open is seen.
+ */
+static void test_runs__read_only_open(void **state)
+{
+	struct fx *f = *state;
+	struct db *db, *w;
+	char *cause = NULL;
+	assert_int_equal(db_open_readonly(&db, f->path, &cause), -ENOENT);
+	assert_null(db);
+	assert_non_null(strstr(cause, "no database at '"));
+	free(cause);
+	assert_int_not_equal(access(f->path, F_OK), 0);
+
+	char *cmd;
+	assert_true(asprintf(&cmd, "cp '%s/db/v1.db' '%s'", FIXTURES_DIR, f->path) > 0);
+	assert_int_equal(system(cmd), 0);
+	free(cmd);
+	cause = NULL;
+	if (db_open_readonly(&db, f->path, &cause))
+		fail_msg("%s", cause);
+	char *v = NULL;
+	assert_int_equal(db_query_text(db, "PRAGMA user_version", &v, NULL), 0);
+	assert_int_equal(atoi(v), db_schema_version());
+	free(v);
+	cause = NULL;
+	assert_true(db_exec(db, "DELETE FROM runs", &cause) < 0);
+	free(cause);
+	struct db_run back;
+	assert_int_equal(db_run_load(db, 1, &back, NULL), 0);
+	db_run_release(&back);
+	db_close(db);
+	char *wal, *shm;
+	assert_true(asprintf(&wal, "%s-wal", f->path) > 0);
+	assert_true(asprintf(&shm, "%s-shm", f->path) > 0);
+	assert_int_not_equal(access(wal, F_OK), 0);
+	assert_int_not_equal(access(shm, F_OK), 0);
+
+	/* with a writer at work, the reader sees what it committed */
+	assert_int_equal(db_open(&w, f->path, NULL), 0);
+	struct db_run r;
+	make_run(&r, 1);
+	assert_int_equal(db_run_store(w, &r, NULL), 0);
+	assert_int_equal(access(wal, F_OK), 0);
+	assert_int_equal(db_open_readonly(&db, f->path, NULL), 0);
+	assert_int_equal(db_run_load(db, r.id, &back, NULL), 0);
+	db_run_release(&back);
+	db_close(db);
+	db_close(w);
+	db_run_release(&r);
+	free(wal);
+	free(shm);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_runs__store_and_load_round_trip, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_runs__v1_file_gains_modules, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_runs__read_only_open, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_runs__missing_and_listing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_runs__schema_version_and_newer_file, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_runs__not_a_database_is_a_clear_error, setup, teardown),

@@ -249,11 +249,39 @@ static void test_ab__bad_input_exits_2(void **state)
 			fail_msg("case %zu: status %d, stderr:\n%s", i, p.status, p.err);
 		tu_proc_release(&p);
 	}
-	/* Nothing was stored for any of them. */
+	/* Nothing was stored for any of them: not even the database file
+	 * was made. */
 	char *c[] = { PROF_BIN, f->dbarg, "compare", NULL };
 	struct tu_proc p = tu_run(c, NULL);
-	expect(p.out, "no experiments stored yet");
+	assert_int_equal(p.status, 1);
+	expect(p.err, "error: no database at '");
 	tu_proc_release(&p);
+}
+
+/* A plan that is no regular file (a device, a FIFO nobody writes) is
+ * refused at once rather than read forever, and nothing is stored. */
+static void test_ab__plan_that_is_no_file_is_refused(void **state)
+{
+	struct fx *f = *state;
+	char *fifo;
+	if (asprintf(&fifo, "%s/plan.fifo", f->dir) < 0 || mkfifo(fifo, 0600) != 0)
+		abort();
+	const char *plans[] = { "/dev/zero", fifo };
+	const struct tu_run_opts limit = { .timeout_s = 20 };
+	for (size_t i = 0; i < 2; i++) {
+		char *a[] = { PROF_BIN, f->dbarg, "ab", "--plan", (char *)plans[i], NULL };
+		struct tu_proc p = tu_run_ex(a, NULL, &limit);
+		if (p.status != 2 || !strstr(p.err, "not a regular file"))
+			fail_msg("%s: status %d, stderr:\n%s", plans[i], p.status, p.err);
+		expect(p.err, plans[i]);
+		tu_proc_release(&p);
+	}
+	free(fifo);
+	char *db;
+	if (asprintf(&db, "%s/ab.db", f->dir) < 0)
+		abort();
+	assert_int_not_equal(access(db, F_OK), 0);	/* nothing was stored */
+	free(db);
 }
 
 static void test_ab__ctrl_c_keeps_the_finished_rounds(void **state)
@@ -327,6 +355,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_ab__scores_and_compare_reprint_the_same_numbers, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ab__missing_score_and_failed_runs_are_left_out, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ab__bad_input_exits_2, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ab__plan_that_is_no_file_is_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ab__ctrl_c_keeps_the_finished_rounds, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ab__gate_comes_from_the_latest_aa, setup, teardown),
 	};

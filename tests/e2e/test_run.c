@@ -15,6 +15,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "db/db.h"
 #include "test_util.h"
 
 struct fx {
@@ -283,12 +284,22 @@ static void test_run__bad_input_is_refused_and_nothing_stored(void **state)
 	assert_int_equal(p.status, 2);
 	tu_proc_release(&p);
 
+	/* none of them made even the database file */
 	char *a7[] = { PROF_BIN, f->dbarg, "report", "42", NULL };
+	p = tu_run(a7, NULL);
+	assert_int_equal(p.status, 1);
+	assert_non_null(strstr(p.err, "no database at"));
+	tu_proc_release(&p);
+	assert_int_not_equal(access(f->db, F_OK), 0);
+
+	/* in an empty database, a run that is not there is a usage error */
+	struct db *db;
+	assert_int_equal(db_open(&db, f->db, NULL), 0);
+	db_close(db);
 	p = tu_run(a7, NULL);
 	assert_int_equal(p.status, 2);
 	assert_non_null(strstr(p.err, "no run"));
 	tu_proc_release(&p);
-
 	assert_int_equal(runs_stored(f), 0);
 }
 
@@ -577,6 +588,140 @@ static void test_run__sigkill_of_prof_ends_the_workload(void **state)
 	free(spin);
 }
 
+/* An option given without its value says so; before, every verb called
+ * it an unknown option. */
+static void test_run__missing_option_value_is_named(void **state)
+{
+	struct fx *f = *state;
+	static const char *const verbs[] = { "run", "record", "ab", "topo", "sleep",
+					     "report", "runs", "compare", "explain",
+					     "modules", "events" };
+	for (size_t i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++) {
+		char *a[] = { PROF_BIN, f->dbarg, (char *)verbs[i], "--format", NULL };
+		struct tu_proc p = tu_run(a, NULL);
+		if (p.status != 2 || !strstr(p.err, "error: option '--format' needs a value\n"))
+			fail_msg("%s: status %d, stderr:\n%s", verbs[i], p.status, p.err);
+		char hint[64];
+		snprintf(hint, sizeof(hint), "hint: run 'prof %s --help'", verbs[i]);
+		assert_non_null(strstr(p.err, hint));
+		tu_proc_release(&p);
+	}
+	char *b[] = { PROF_BIN, f->dbarg, "report", "last", "-o", NULL };
+	struct tu_proc p = tu_run(b, NULL);
+	assert_int_equal(p.status, 2);
+	assert_non_null(strstr(p.err, "error: option '-o' needs a value"));
+	tu_proc_release(&p);
+	char *c[] = { PROF_BIN, f->dbarg, "run", "-qe", NULL };
+	p = tu_run(c, NULL);
+	assert_int_equal(p.status, 2);
+	assert_non_null(strstr(p.err, "error: option '-e' needs a value"));
+	tu_proc_release(&p);
+	char *d[] = { PROF_BIN, "--db", NULL };
+	p = tu_run(d, NULL);
+	assert_int_equal(p.status, 2);
+	assert_non_null(strstr(p.err, "error: option '--db' needs a value"));
+	tu_proc_release(&p);
+	/* an unknown option is still one */
+	char *e[] = { PROF_BIN, f->dbarg, "runs", "--colour", NULL };
+	p = tu_run(e, NULL);
+	assert_int_equal(p.status, 2);
+	assert_non_null(strstr(p.err, "error: unknown option '--colour'"));
+	tu_proc_release(&p);
+	char *g[] = { PROF_BIN, f->dbarg, "report", "-zq", NULL };
+	p = tu_run(g, NULL);
+	assert_int_equal(p.status, 2);
+	assert_non_null(strstr(p.err, "error: unknown option '-z'"));
+	tu_proc_release(&p);
+	char *h[] = { PROF_BIN, f->dbarg, "runs", "--help=yes", NULL };
+	p = tu_run(h, NULL);
+	assert_int_equal(p.status, 2);
+	assert_non_null(strstr(p.err, "error: option '--help=yes' takes no value"));
+	tu_proc_release(&p);
+	assert_int_equal(access(f->db, F_OK), -1);	/* nothing was stored */
+}
+
+/* A --db that is a device, a FIFO or a directory is refused by name; it
+ * used to read "not an error" (/dev/null) or "disk I/O error" (a FIFO).
+ * The run still happens and its counts are printed, as for any database
+ * that cannot be used. */
+static void test_run__database_that_is_no_file_is_refused(void **state)
+{
+	struct fx *f = *state;
+	need_perf(f);
+	char *ew = helper("exit_with"), *fifo;
+	if (asprintf(&fifo, "%s/db.fifo", f->dir) < 0 || mkfifo(fifo, 0600) != 0)
+		abort();
+	const char *dbs[] = { "/dev/null", fifo, f->dir };
+	const char *why[] = { "'/dev/null': not a regular file", "db.fifo': not a regular file",
+			      "': is a directory" };
+	const struct tu_run_opts limit = { .timeout_s = 30 };
+	for (size_t i = 0; i < 3; i++) {
+		char *a[] = { PROF_BIN, "--db", (char *)dbs[i], "run", "-e", "task-clock",
+			      "--", ew, "0", NULL };
+		struct tu_proc p = tu_run_ex(a, NULL, &limit);
+		if (p.status != 1 || !strstr(p.err, why[i]) ||
+		    !strstr(p.err, "error: cannot open database"))
+			fail_msg("%s: status %d, stderr:\n%s", dbs[i], p.status, p.err);
+		assert_null(strstr(p.err, "not an error"));
+		assert_non_null(strstr(p.err, "will not be stored"));
+		assert_non_null(strstr(p.err, "task-clock (ms)"));
+		tu_proc_release(&p);
+		char *r[] = { PROF_BIN, "--db", (char *)dbs[i], "runs", NULL };
+		p = tu_run_ex(r, NULL, &limit);
+		if (p.status != 1 || !strstr(p.err, why[i]))
+			fail_msg("runs %s: status %d, stderr:\n%s", dbs[i], p.status, p.err);
+		tu_proc_release(&p);
+	}
+	struct stat st;
+	assert_int_equal(stat("/dev/null", &st), 0);
+	assert_true(S_ISCHR(st.st_mode));
+	assert_int_equal(stat(fifo, &st), 0);
+	assert_true(S_ISFIFO(st.st_mode));
+	free(fifo);
+	free(ew);
+}
+
+/* A run that could not be stored has no number: its report says so
+ * rather than calling it run 0, in every format. */
+static void test_run__unstored_run_is_not_run_0(void **state)
+{
+	struct fx *f = *state;
+	need_perf(f);
+	char *ew = helper("exit_with");
+	static const struct {
+		const char *fmt, *want;
+	} cases[] = {
+		{ "table", " prof run (not stored): '" },
+		{ "markdown", "**prof run (not stored)**: `" },
+		{ "json", "\"run_id\": null," },
+		{ "csv", "run_id,tid,name,event,value,status,running_pct\n," },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *a[] = { PROF_BIN, "--db", "/proc/no-such-dir/x.db", "run", "-e",
+			      "task-clock", "--format", (char *)cases[i].fmt, "--", ew,
+			      "0", NULL };
+		struct tu_proc p = tu_run(a, NULL);
+		assert_int_equal(p.status, 1);
+		if (!strstr(p.err, cases[i].want) || strstr(p.err, "run 0") ||
+		    strstr(p.err, "\"run_id\": 0") || strstr(p.err, "\n0,"))
+			fail_msg("%s: want '%s' in:\n%s", cases[i].fmt, cases[i].want, p.err);
+		tu_proc_release(&p);
+	}
+	/* an incomplete run that was not stored (a child outlives the
+	 * command) */
+	char *b[] = { PROF_BIN, "--db", "/proc/no-such-dir/x.db", "run", "-q", "-e",
+		      "task-clock", "--", "/bin/sh", "-c", "/bin/sleep 0.3 & exit 0", NULL };
+	struct tu_proc p = tu_run(b, NULL);
+	assert_int_equal(p.status, 1);
+	if (!strstr(p.err, "error: the run is incomplete: 1 task was still running") ||
+	    strstr(p.err, "run 0"))
+		fail_msg("stderr:\n%s", p.err);
+	tu_proc_release(&p);
+	struct timespec ts = { 0, 400000000 };
+	nanosleep(&ts, NULL);	/* let the sleep end before the next test */
+	free(ew);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -594,6 +739,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_run__empty_database_path_is_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_run__refused_events_are_not_127, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_run__sigkill_of_prof_ends_the_workload, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_run__missing_option_value_is_named, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_run__database_that_is_no_file_is_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_run__unstored_run_is_not_run_0, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

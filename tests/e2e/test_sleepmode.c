@@ -144,9 +144,11 @@ static void test_sleepmode__bad_input_stops_before_running(void **state)
 	tu_proc_release(&p);
 	free(alone);
 
+	/* nothing was stored: not even the database file was made */
 	char *r[] = { PROF_BIN, f->dbarg, "runs", "--format", "csv", NULL };
 	p = tu_run(r, NULL);
-	assert_string_equal(p.out, "run,kind,started,exit,wall s,threads,host,command\n");
+	assert_int_equal(p.status, 1);
+	expect(p.err, "error: no database at '");
 	tu_proc_release(&p);
 }
 
@@ -182,6 +184,59 @@ static void test_sleepmode__static_workload_is_not_preloaded(void **state)
 	free(bin);
 }
 
+/* LD_PRELOAD splits its list at spaces and colons, so prof installed in a
+ * directory named with either used to preload nothing: the workload ran
+ * with its own sleeps and ld.so complained. It works from there, and
+ * leaves nothing behind in $TMPDIR. */
+static void test_sleepmode__install_path_with_space_or_colon(void **state)
+{
+	struct fx *f = *state;
+	if (!tu_perf_allowed(f->dbarg))
+		skip();
+	static const char *const names[] = { "with space", "co:lon" };
+	char *tmp, *tmpenv;
+	if (asprintf(&tmp, "%s/tmp", f->dir) < 0 || asprintf(&tmpenv, "TMPDIR=%s", tmp) < 0)
+		abort();
+	assert_int_equal(mkdir(tmp, 0700), 0);
+	for (size_t i = 0; i < 2; i++) {
+		char *dir, *cmd, *prof;
+		if (asprintf(&dir, "%s/%s", f->dir, names[i]) < 0 ||
+		    asprintf(&prof, "%s/prof", dir) < 0 ||
+		    asprintf(&cmd, "mkdir '%s' && cp '%s' \"$(dirname '%s')/libprof-sleep.so\" '%s/'",
+			     dir, PROF_BIN, PROF_BIN, dir) < 0)
+			abort();
+		assert_int_equal(system(cmd), 0);
+		char *argv[] = { prof, f->dbarg, "run", "-e", "task-clock", "--sleep-mode",
+				 "timerfd,threshold=500", "--", HELPERS_DIR "/sleep_workload",
+				 "threads", "1", "50", "40", NULL };
+		char *env[] = { tmpenv, NULL };
+		struct tu_proc p = tu_run(argv, env);
+		if (p.status != 0 || !strstr(p.err, ": applied (1 process)") ||
+		    strstr(p.err, "cannot be preloaded"))
+			fail_msg("%s: status %d, stderr:\n%s", names[i], p.status, p.err);
+		tu_proc_release(&p);
+		/* the private link is gone with the run */
+		char *ls;
+		if (asprintf(&ls, "test -z \"$(ls -A '%s')\"", tmp) < 0)
+			abort();
+		assert_int_equal(system(ls), 0);
+		free(ls);
+		/* where no link can be made, prof says so and runs nothing */
+		char *noenv[] = { "TMPDIR=/proc", NULL };
+		p = tu_run(argv, noenv);
+		if (p.status != 1 || !strstr(p.err, "cannot preload the sleep interposer") ||
+		    !strstr(p.err, "hint: install prof where its path has neither"))
+			fail_msg("%s, TMPDIR=/proc: status %d, stderr:\n%s", names[i],
+				 p.status, p.err);
+		tu_proc_release(&p);
+		free(dir);
+		free(cmd);
+		free(prof);
+	}
+	free(tmp);
+	free(tmpenv);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -189,6 +244,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_sleepmode__long_sleeps_pass_through, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sleepmode__bad_input_stops_before_running, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sleepmode__static_workload_is_not_preloaded, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sleepmode__install_path_with_space_or_colon, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

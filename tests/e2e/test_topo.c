@@ -197,6 +197,98 @@ static void test_topo__bad_pins_stop_before_running(void **state)
 	free(root);
 }
 
+/* A FIFO in the tree --sysfs names is refused at once: 'prof topo' and a
+ * pinned run used to wait on it forever. */
+static void test_topo__fifo_in_the_tree_is_refused(void **state)
+{
+	struct fx *f = *state;
+	char *root, *cmd, *online;
+	if (asprintf(&root, "%s/tree", f->dir) < 0 ||
+	    asprintf(&cmd, "cp -rs '%s/sysfs/no-l3/sys' '%s/'", FIXTURES_DIR, root) < 0 ||
+	    asprintf(&online, "%s/sys/devices/system/cpu/online", root) < 0)
+		abort();
+	assert_int_equal(mkdir(root, 0700), 0);
+	assert_int_equal(system(cmd), 0);
+	assert_int_equal(unlink(online), 0);
+	assert_int_equal(mkfifo(online, 0600), 0);
+	const struct tu_run_opts limit = { .timeout_s = 20 };
+	char *t[] = { PROF_BIN, "topo", "--sysfs", root, NULL };
+	struct tu_proc p = tu_run_ex(t, NULL, &limit);
+	if (p.status != 1)
+		fail_msg("status %d, stderr:\n%s", p.status, p.err);
+	expect(p.err, "online': not a regular file");
+	tu_proc_release(&p);
+	char *r[] = { PROF_BIN, f->dbarg, "run", "--pin", "llc:0", "--sysfs", root,
+		      "--", "/bin/true", NULL };
+	p = tu_run_ex(r, NULL, &limit);
+	if (p.status != 2)
+		fail_msg("status %d, stderr:\n%s", p.status, p.err);
+	expect(p.err, "online': not a regular file");
+	tu_proc_release(&p);
+	free(root);
+	free(cmd);
+	free(online);
+}
+
+/* --cache-affinity means --pin largest-llc and --no-cache-affinity --pin
+ * none: given with a --pin that says otherwise, or with each other, they
+ * are refused before anything runs (the flag used to win silently, and
+ * the pin asked for was dropped). Flags that agree are accepted. */
+static void test_topo__pin_and_affinity_flags_must_agree(void **state)
+{
+	struct fx *f = *state;
+	static const struct {
+		const char *verb, *a, *b, *msg;
+	} bad[] = {
+		{ "run", "--pin=cpus:0", "--no-cache-affinity",
+		  "--pin cpus:0 and --no-cache-affinity ask for different pins" },
+		{ "run", "--no-cache-affinity", "--pin=llc:0",
+		  "--pin llc:0 and --no-cache-affinity ask for different pins" },
+		{ "run", "--cache-affinity", "--pin=none",
+		  "--pin none and --cache-affinity ask for different pins" },
+		{ "record", "--pin=cpus:0", "--no-cache-affinity",
+		  "--pin cpus:0 and --no-cache-affinity ask for different pins" },
+		{ "run", "--cache-affinity", "--no-cache-affinity",
+		  "--cache-affinity and --no-cache-affinity ask for different pins" },
+		{ "record", "--no-cache-affinity", "--cache-affinity",
+		  "--cache-affinity and --no-cache-affinity ask for different pins" },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char *a[] = { PROF_BIN, f->dbarg, (char *)bad[i].verb, "-q", "-e",
+			      "task-clock", (char *)bad[i].a, (char *)bad[i].b, "--",
+			      "/bin/true", NULL };
+		struct tu_proc p = tu_run(a, NULL);
+		if (p.status != 2 || !strstr(p.err, bad[i].msg))
+			fail_msg("case %zu: status %d, stderr:\n%s", i, p.status, p.err);
+		expect(p.err, "hint: ");
+		tu_proc_release(&p);
+	}
+	char *db;
+	if (asprintf(&db, "%s/t.db", f->dir) < 0)
+		abort();
+	assert_int_not_equal(access(db, F_OK), 0);	/* nothing ran or was stored */
+	free(db);
+
+	char *ok[] = { PROF_BIN, f->dbarg, "run", "-q", "-e", "task-clock", "--pin",
+		       "none", "--no-cache-affinity", "--", "/bin/true", NULL };
+	struct tu_proc p = tu_run(ok, NULL);
+	if (p.status != 0 && strstr(p.err, "cannot open perf events")) {
+		tu_proc_release(&p);
+		skip();
+	}
+	assert_int_equal(p.status, 0);
+	tu_proc_release(&p);
+	char *ok2[] = { PROF_BIN, f->dbarg, "run", "-q", "-e", "task-clock", "--pin",
+			"largest-llc", "--cache-affinity", "--", "/bin/true", NULL };
+	p = tu_run(ok2, NULL);
+	assert_int_equal(p.status, 0);
+	tu_proc_release(&p);
+	char *r[] = { PROF_BIN, f->dbarg, "report", "last", "--format", "json", NULL };
+	p = tu_run(r, NULL);
+	expect(p.out, "\"mode\": \"largest-llc\"");
+	tu_proc_release(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -204,6 +296,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_topo__pinned_run_runs_there_and_is_recorded, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_topo__flag_beats_environment_in_both_directions, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_topo__bad_pins_stop_before_running, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_topo__fifo_in_the_tree_is_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_topo__pin_and_affinity_flags_must_agree, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "db/db.h"
 #include "test_util.h"
 
 struct fx {
@@ -368,6 +369,9 @@ static void test_workingset__attach_reads_existing_mappings(void **state)
 static void test_workingset__bad_runs_are_usage_errors(void **state)
 {
 	struct fx *f = *state;
+	struct db *db;	/* an empty database: no run 999 in it */
+	assert_int_equal(db_open(&db, f->dbarg + strlen("--db="), NULL), 0);
+	db_close(db);
 	char *a1[] = { PROF_BIN, f->dbarg, "modules", "999", NULL };
 	struct tu_proc p = tu_run(a1, NULL);
 	assert_int_equal(p.status, 2);

@@ -214,6 +214,109 @@ static void test_abplan__plan_files(void **state)
 	free(path);
 }
 
+/* A line longer than the reader's limit is refused whole: before, its
+ * tail was read as a line of its own, so a long comment could carry a
+ * setting. */
+static void test_abplan__long_plan_lines_are_refused(void **state)
+{
+	(void)state;
+	char *dir = tu_tmpdir();
+	char *path;
+	assert_true(asprintf(&path, "%s/plan", dir) > 0);
+	static const char tail[] = "env.INJECTED=1";
+	char line[8192];
+	/* 4,095 bytes of comment, then the setting, on one line */
+	memset(line, 'x', sizeof(line));
+	line[0] = '#';
+	memcpy(line + 4095, tail, sizeof(tail));
+	FILE *fp = fopen(path, "w");
+	fprintf(fp, "rounds = 3\n%s\n[arm a]\ncommand = true\n[arm b]\ncommand = true\n",
+		line);
+	fclose(fp);
+	struct ab_plan p;
+	ab_plan_init(&p);
+	char *cause = NULL;
+	assert_int_equal(ab_plan_read(&p, path, &cause), -EINVAL);
+	assert_non_null(cause);
+	if (!strstr(cause, "/plan:2: the line is longer than 4095 bytes"))
+		fail_msg("cause: %s", cause);
+	assert_null(ab_plan_get(&p, 0, "env.INJECTED"));
+	free(cause);
+	ab_plan_release(&p);
+
+	/* 4,095 bytes exactly is still one line, and read */
+	memset(line, ' ', 4095);
+	memcpy(line, "events = task-clock", 19);
+	line[4095] = '\0';
+	fp = fopen(path, "w");
+	fprintf(fp, "%s\n%s", line, line);	/* the last line without its newline */
+	fclose(fp);
+	ab_plan_init(&p);
+	cause = NULL;
+	if (ab_plan_read(&p, path, &cause))
+		fail_msg("%s", cause);
+	assert_string_equal(p.events, "task-clock");
+	ab_plan_release(&p);
+
+	/* a NUL byte would cut the line short, and the rest unread */
+	fp = fopen(path, "w");
+	fwrite("rounds = 3\0 junk\n", 1, 17, fp);
+	fclose(fp);
+	ab_plan_init(&p);
+	cause = NULL;
+	assert_int_equal(ab_plan_read(&p, path, &cause), -EINVAL);
+	if (!cause || !strstr(cause, "/plan:1: the line holds a NUL byte"))
+		fail_msg("cause: %s", cause ? cause : "(none)");
+	free(cause);
+	ab_plan_release(&p);
+	tu_rmrf(dir);
+	free(dir);
+	free(path);
+}
+
+/* A plan must be a regular file of a plausible size: a device or a FIFO
+ * nobody writes would be read forever. */
+static void test_abplan__plan_must_be_a_small_regular_file(void **state)
+{
+	(void)state;
+	alarm(20);	/* a hang fails the test instead of stalling it */
+	char *dir = tu_tmpdir();
+	char *fifo, *big;
+	assert_true(asprintf(&fifo, "%s/fifo", dir) > 0);
+	assert_true(asprintf(&big, "%s/big", dir) > 0);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	const char *special[] = { "/dev/zero", fifo, dir };
+	for (size_t i = 0; i < 3; i++) {
+		struct ab_plan p;
+		ab_plan_init(&p);
+		char *cause = NULL;
+		assert_int_equal(ab_plan_read(&p, special[i], &cause), -EINVAL);
+		if (!cause || !strstr(cause, "not a regular file"))
+			fail_msg("%s: %s", special[i], cause ? cause : "(no cause)");
+		free(cause);
+		ab_plan_release(&p);
+	}
+	/* 1 MiB and one byte of comments: too large to be a plan */
+	FILE *fp = fopen(big, "w");
+	for (int i = 0; i < 1024 * 1024 / 64; i++)
+		fprintf(fp, "# %61s\n", "padding");
+	fputs("\n", fp);
+	fclose(fp);
+	struct ab_plan p;
+	ab_plan_init(&p);
+	char *cause = NULL;
+	assert_int_equal(ab_plan_read(&p, big, &cause), -EFBIG);
+	if (!cause || !strstr(cause, "larger than 1 MiB"))
+		fail_msg("%s", cause ? cause : "(no cause)");
+	free(cause);
+	ab_plan_release(&p);
+	alarm(0);
+	tu_rmrf(dir);
+	free(dir);
+	free(fifo);
+	free(big);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -222,6 +325,8 @@ int main(void)
 		cmocka_unit_test(test_abplan__orders),
 		cmocka_unit_test(test_abplan__scores_take_the_last_match),
 		cmocka_unit_test(test_abplan__plan_files),
+		cmocka_unit_test(test_abplan__long_plan_lines_are_refused),
+		cmocka_unit_test(test_abplan__plan_must_be_a_small_regular_file),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -13,26 +13,53 @@
 #include "prof/pin.h"
 #include "test_util.h"
 
-static void test_pin__flags_win_over_environment(void **state)
+static void test_pin__flags_win_over_environment_and_agree_with_pin(void **state)
 {
 	(void)state;
 	char *w = NULL;
 	/* The four combinations of flag and environment. */
-	assert_string_equal(pin_choose_mode(NULL, AFFINITY_ON, "0", &w), "largest-llc");
-	assert_string_equal(pin_choose_mode(NULL, AFFINITY_ON, "1", &w), "largest-llc");
-	assert_string_equal(pin_choose_mode(NULL, AFFINITY_OFF, "1", &w), "none");
-	assert_string_equal(pin_choose_mode(NULL, AFFINITY_OFF, "0", &w), "none");
+	assert_string_equal(pin_choose_mode(NULL, AFFINITY_ON, "0", &w, NULL), "largest-llc");
+	assert_string_equal(pin_choose_mode(NULL, AFFINITY_ON, "1", &w, NULL), "largest-llc");
+	assert_string_equal(pin_choose_mode(NULL, AFFINITY_OFF, "1", &w, NULL), "none");
+	assert_string_equal(pin_choose_mode(NULL, AFFINITY_OFF, "0", &w, NULL), "none");
 	/* No flag: the environment decides. */
-	assert_string_equal(pin_choose_mode(NULL, AFFINITY_UNSET, "1", &w), "largest-llc");
-	assert_string_equal(pin_choose_mode(NULL, AFFINITY_UNSET, "true", &w), "largest-llc");
-	assert_string_equal(pin_choose_mode(NULL, AFFINITY_UNSET, "0", &w), "none");
-	assert_string_equal(pin_choose_mode(NULL, AFFINITY_UNSET, NULL, &w), "none");
+	assert_string_equal(pin_choose_mode(NULL, AFFINITY_UNSET, "1", &w, NULL), "largest-llc");
+	assert_string_equal(pin_choose_mode(NULL, AFFINITY_UNSET, "true", &w, NULL), "largest-llc");
+	assert_string_equal(pin_choose_mode(NULL, AFFINITY_UNSET, "0", &w, NULL), "none");
+	assert_string_equal(pin_choose_mode(NULL, AFFINITY_UNSET, NULL, &w, NULL), "none");
 	assert_null(w);
-	/* --pin beats the environment too; the affinity flags beat --pin. */
-	assert_string_equal(pin_choose_mode("cpus:0", AFFINITY_UNSET, "1", &w), "cpus:0");
-	assert_string_equal(pin_choose_mode("cpus:0", AFFINITY_OFF, NULL, &w), "none");
+	/* --pin beats the environment too. */
+	assert_string_equal(pin_choose_mode("cpus:0", AFFINITY_UNSET, "1", &w, NULL), "cpus:0");
+	/* A flag may come with a --pin that agrees with it ... */
+	assert_string_equal(pin_choose_mode("none", AFFINITY_OFF, "1", &w, NULL), "none");
+	assert_string_equal(pin_choose_mode("largest-llc", AFFINITY_ON, NULL, &w, NULL),
+			    "largest-llc");
+	assert_null(w);
+	/* ... but a --pin that says otherwise is refused, not dropped */
+	char *cause = NULL;
+	assert_null(pin_choose_mode("cpus:0", AFFINITY_OFF, NULL, &w, &cause));
+	assert_non_null(cause);
+	assert_non_null(strstr(cause, "--pin cpus:0 and --no-cache-affinity ask for "
+				      "different pins\nhint: --no-cache-affinity means "
+				      "--pin none"));
+	free(cause);
+	cause = NULL;
+	assert_null(pin_choose_mode("llc:1", AFFINITY_ON, "0", &w, &cause));
+	assert_non_null(strstr(cause, "--pin llc:1 and --cache-affinity"));
+	free(cause);
+	/* and so are both flags */
+	int flags = affinity_flag_add(AFFINITY_UNSET, AFFINITY_ON);
+	assert_int_equal(affinity_flag_add(flags, AFFINITY_ON), AFFINITY_ON);
+	flags = affinity_flag_add(flags, AFFINITY_OFF);
+	assert_int_equal(flags, AFFINITY_BOTH);
+	assert_int_equal(affinity_flag_add(flags, AFFINITY_ON), AFFINITY_BOTH);
+	cause = NULL;
+	assert_null(pin_choose_mode(NULL, flags, NULL, &w, &cause));
+	assert_non_null(strstr(cause, "--cache-affinity and --no-cache-affinity"));
+	free(cause);
+	assert_null(w);
 	/* A value that is neither: not pinned, with a warning. */
-	assert_string_equal(pin_choose_mode(NULL, AFFINITY_UNSET, "maybe", &w), "none");
+	assert_string_equal(pin_choose_mode(NULL, AFFINITY_UNSET, "maybe", &w, NULL), "none");
 	assert_non_null(w);
 	assert_non_null(strstr(w, "PROF_CACHE_AFFINITY='maybe'"));
 	free(w);
@@ -159,7 +186,7 @@ static void test_pin__none_is_not_requested(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_pin__flags_win_over_environment),
+		cmocka_unit_test(test_pin__flags_win_over_environment_and_agree_with_pin),
 		cmocka_unit_test(test_pin__largest_llc_on_a_symmetric_part),
 		cmocka_unit_test(test_pin__asymmetric_part_picks_the_big_die),
 		cmocka_unit_test(test_pin__unreadable_topology_skips_largest_but_fails_explicit),
