@@ -427,8 +427,11 @@ static void test_run__attach_to_thread_churn(void **state)
 	nanosleep(&ts, NULL);
 	struct tu_proc bad = { 0 };
 	for (int i = 0; i < 4 && !bad.err; i++) {
+		/* A thread born while prof attaches may lack its start
+		 * record; the run says so, which is not this test's point. */
 		char *a[] = { PROF_BIN, f->dbarg, "run", "-q", "-e", "task-clock",
-			      "-p", pidarg, "--duration", "0.2", NULL };
+			      "--allow-incomplete", "-p", pidarg, "--duration", "0.2",
+			      NULL };
 		struct tu_proc p = tu_run(a, NULL);
 		if (p.status != 0 || strstr(p.err, "LeakSanitizer"))
 			bad = p;
