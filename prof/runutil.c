@@ -303,9 +303,13 @@ int run_incomplete_exit(const struct db_run *run, bool allow, int exit_code)
 	if (db_run_complete(run, &why) != 0)
 		return exit_code;
 	size_t n = strcspn(why, "\n");
-	fprintf(stderr, "%s: run %lld is incomplete: %.*s%s\n",
-		allow ? "warning" : "error", (long long)run->id, (int)n, why,
-		why[n] ? " (and more: 'prof report' lists every reason)" : "");
+	char which[48] = "this run";
+	if (run->id > 0)
+		snprintf(which, sizeof(which), "run %lld", (long long)run->id);
+	fprintf(stderr, "%s: %s is incomplete: %.*s%s\n",
+		allow ? "warning" : "error", which, (int)n, why,
+		!why[n] ? "" : run->id > 0 ? " (and more: 'prof report' lists every reason)"
+		: " (and more: the report lists every reason)");
 	if (allow)
 		return exit_code;
 	fprintf(stderr, "hint: the totals are whole; --allow-incomplete keeps the "

@@ -188,10 +188,13 @@ static void write_header(const struct db_run *run, size_t nrows,
 			 run->term_signal, run->exit_status);
 	else
 		snprintf(status, sizeof(status), "exit %d", run->exit_status);
+	char id[32] = "(not stored)";
+	if (run->id > 0)
+		snprintf(id, sizeof(id), "%lld", (long long)run->id);
 	if (fmt == OUT_MARKDOWN)
-		fprintf(fp, "**prof run %lld**: `", (long long)run->id);
+		fprintf(fp, "**prof run %s**: `", id);
 	else
-		fprintf(fp, "%sprof run %lld: '", lead, (long long)run->id);
+		fprintf(fp, "%sprof run %s: '", lead, id);
 	md_field(fp, run->command);
 	fprintf(fp, "%s %s%s\n\n", fmt == OUT_MARKDOWN ? "`" : "'", status,
 		run->interrupted ? ", interrupted" : "");
@@ -327,7 +330,10 @@ static void write_json(const struct db_run *run, const struct rrow *rows,
 	jw_init(&w, fp, 2);
 	jw_obj_begin(&w);
 	jw_key(&w, "run_id");
-	jw_int(&w, run->id);
+	if (run->id > 0)
+		jw_int(&w, run->id);
+	else
+		jw_null(&w);	/* not stored */
 	jw_key(&w, "kind");
 	jw_str(&w, run->kind);
 	jw_key(&w, "started");
@@ -532,7 +538,9 @@ static void write_csv_long(const struct db_run *run, const struct rrow *rows,
 				status = "scaled";
 			if (ev->supported && !isnan(rows[i].value[e]))
 				fmt_raw(raw, sizeof(raw), round(rows[i].value[e]));
-			fprintf(fp, "%lld,", (long long)run->id);
+			if (run->id > 0)
+				fprintf(fp, "%lld", (long long)run->id);
+			fputc(',', fp);
 			if (by == BY_NAME)
 				fprintf(fp, "%zu,", rows[i].nthreads);
 			else if (by == BY_TOTAL)

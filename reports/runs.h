@@ -23,7 +23,9 @@ int report_by_parse(const char *word, enum report_by *out);
  * (command, exit, times, pin), one column per supported event, totals,
  * and footers for unsupported events, hardware groups and scaling. JSON
  * follows the contract of shared/DESIGN.md; CSV is long form, one line
- * per (thread, event).
+ * per (thread, event). A run that could not be stored (id 0) says so:
+ * "(not stored)" in the header, a null run_id in JSON, an empty one in
+ * CSV.
  */
 void report_run(const struct db_run *run, enum report_by by,
 		enum out_format fmt, FILE *fp);
