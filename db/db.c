@@ -6,30 +6,98 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "db/internal.h"
 #include "db/schema.h"
 
+/* What the system said, for the errors a full disk, a read-only place or
+ * a file size limit give; NULL when SQLite's own message says it all. */
+static const char *system_words(int code, int err)
+{
+	if (code != SQLITE_IOERR && code != SQLITE_CANTOPEN && code != SQLITE_FULL &&
+	    code != SQLITE_READONLY && code != SQLITE_PERM)
+		return NULL;
+	switch (err) {
+	case 0:
+		return NULL;
+	case EROFS:
+		return "the file system is read-only";
+	case EACCES:
+	case EPERM:
+		return "permission denied";
+	case ENOSPC:
+		return "no space left on the device";
+	case EDQUOT:
+		return "the disk quota is used up";
+	case EFBIG:
+		return "past the file size limit, ulimit -f";
+	case ENOENT:
+		return "no such file or directory";
+	default:
+		return strerror(err);
+	}
+}
+
+/*
+ * Why a database cannot be written where it is, as the system says it:
+ * the file, or its directory (SQLite makes the -wal and -shm files
+ * there). 0 when both are writable. SQLite's own errno is of no help
+ * here: it retries read-only and keeps the ENOENT of that.
+ */
+static int place_errno(const char *path)
+{
+	if (access(path, W_OK) != 0 && errno != ENOENT)
+		return errno;
+	const char *slash = strrchr(path, '/');
+	char *dir = slash ? strndup(path, (size_t)(slash - path) + (slash == path))
+			  : strdup(".");
+	int err = dir && access(dir, W_OK) != 0 ? errno : 0;
+	free(dir);
+	return err;
+}
+
 int db_fail(struct db *db, int rc, const char *what, char **cause)
 {
+	int last_errno = errno;
 	const char *msg = db && db->h ? sqlite3_errmsg(db->h) : sqlite3_errstr(rc);
 	int code = rc & 0xff;
+	int err = db && db->h ? sqlite3_system_errno(db->h) : 0;
+	/* SQLite keeps no errno for a failed write (3.40 measured: 0 after
+	 * EFBIG); errno read straight after the call still holds it. */
+	if (!err && (rc == SQLITE_IOERR_WRITE || rc == SQLITE_IOERR_FSYNC ||
+		     rc == SQLITE_IOERR_TRUNCATE || rc == SQLITE_IOERR_SHMSIZE ||
+		     rc == SQLITE_FULL))
+		err = last_errno;
+	if ((code == SQLITE_CANTOPEN || code == SQLITE_READONLY || code == SQLITE_PERM) &&
+	    db && db->path) {
+		int perr = place_errno(db->path);
+		if (perr)
+			err = perr;
+	}
 	if (cause && !*cause) {
 		const char *hint = "";
-		if (code == SQLITE_BUSY || code == SQLITE_LOCKED)
+		const char *sys = system_words(code, err);
+		if (code == SQLITE_BUSY || code == SQLITE_LOCKED) {
 			hint = "\nhint: another prof is writing the same database; "
 			       "wait for it, or use --db to write elsewhere";
-		else if (code == SQLITE_FULL)
-			hint = "\nhint: the disk (or the database's size limit) is full";
-		else if (code == SQLITE_NOTADB || code == SQLITE_CORRUPT)
+		} else if (code == SQLITE_FULL || err == ENOSPC || err == EDQUOT) {
+			hint = "\nhint: the disk (or the database's size limit) is full; "
+			       "free some space, or use --db PATH on another disk";
+		} else if (err == EFBIG) {
+			hint = "\nhint: raise the limit (ulimit -f), or use --db PATH";
+		} else if (code == SQLITE_NOTADB || code == SQLITE_CORRUPT) {
 			hint = "\nhint: this file is not a prof database, or it is "
 			       "damaged; move it aside or use --db PATH";
-		else if (code == SQLITE_READONLY || code == SQLITE_CANTOPEN ||
-			 code == SQLITE_PERM)
+		} else if (code == SQLITE_READONLY || code == SQLITE_CANTOPEN ||
+			   code == SQLITE_PERM) {
 			hint = "\nhint: check that the file and its directory are "
 			       "writable, or use --db PATH";
-		if (asprintf(cause, "%s '%s': %s%s", what,
-			     db && db->path ? db->path : "?", msg, hint) < 0)
+		}
+		if (asprintf(cause, "%s '%s': %s%s%s%s%s", what,
+			     db && db->path ? db->path : "?", msg,
+			     sys ? " (" : "", sys ? sys : "", sys ? ")" : "", hint) < 0)
 			*cause = NULL;
 	}
 	switch (code) {
@@ -45,7 +113,7 @@ int db_fail(struct db *db, int rc, const char *what, char **cause)
 	case SQLITE_CANTOPEN:
 		return -EACCES;
 	default:
-		return -EIO;
+		return err == ENOSPC || err == EDQUOT || err == EFBIG ? -ENOSPC : -EIO;
 	}
 }
 
@@ -180,6 +248,20 @@ static int migrate(struct db *db, char **cause)
 	return 0;
 }
 
+/* The directory a database file would go in, when it does not exist. */
+static char *missing_dir(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	if (!slash || slash == path)
+		return NULL;
+	char *dir = strndup(path, (size_t)(slash - path));
+	struct stat sb;
+	if (dir && stat(dir, &sb) != 0 && (errno == ENOENT || errno == ENOTDIR))
+		return dir;
+	free(dir);
+	return NULL;
+}
+
 int db_open(struct db **out, const char *path, char **cause)
 {
 	*out = NULL;
@@ -190,6 +272,16 @@ int db_open(struct db **out, const char *path, char **cause)
 				      "./prof.db") < 0)
 			*cause = NULL;
 		return -EINVAL;
+	}
+	/* SQLite would only say "unable to open database file". */
+	char *dir = missing_dir(path);
+	if (dir) {
+		if (cause && asprintf(cause, "cannot open database '%s': no such "
+				      "directory '%s'\nhint: create it, or use --db "
+				      "PATH", path, dir) < 0)
+			*cause = NULL;
+		free(dir);
+		return -ENOENT;
 	}
 	struct db *db = calloc(1, sizeof(*db));
 	if (!db)

@@ -365,6 +365,7 @@ static void test_runs__unwritable_place_is_a_clear_error(void **state)
 	char *cause = NULL;
 	assert_true(db_open(&db, "/proc/no-such-dir/prof.db", &cause) < 0);
 	assert_non_null(strstr(cause, "cannot open database '/proc/no-such-dir/prof.db'"));
+	assert_non_null(strstr(cause, "no such directory '/proc/no-such-dir'"));
 	free(cause);
 }
 
