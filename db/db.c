@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "db/internal.h"
@@ -78,10 +79,21 @@ int db_fail(struct db *db, int rc, const char *what, char **cause)
 	}
 	if (cause && !*cause) {
 		const char *hint = "";
+		char busy[128] = "";
 		const char *sys = system_words(code, err);
 		if (code == SQLITE_BUSY || code == SQLITE_LOCKED) {
-			hint = "\nhint: another prof is writing the same database; "
-			       "wait for it, or use --db to write elsewhere";
+			if (db && db->stopped)
+				snprintf(busy, sizeof(busy), "locked by another writer; "
+					 "stopped waiting after %.1f s (interrupted)", db->waited_s);
+			else if (db && db->waited_s > 0)
+				snprintf(busy, sizeof(busy), "locked by another writer; "
+					 "gave up after %.1f s", db->waited_s);
+			else
+				snprintf(busy, sizeof(busy), "locked by another writer");
+			msg = busy;
+			hint = "\nhint: another process (a prof, an sqlite3 shell) is "
+			       "writing to it; wait for it, set PROF_DB_TIMEOUT=SECONDS "
+			       "to wait longer, or use --db PATH to write elsewhere";
 		} else if (code == SQLITE_FULL || err == ENOSPC || err == EDQUOT) {
 			hint = "\nhint: the disk (or the database's size limit) is full; "
 			       "free some space, or use --db PATH on another disk";
@@ -129,6 +141,8 @@ int db_exec(struct db *db, const char *sql, char **cause)
 
 int db_begin(struct db *db, char **cause)
 {
+	db->waited_s = 0;	/* a BUSY without a wait must not cite an old one */
+	db->stopped = false;
 	int rc = sqlite3_exec(db->h, "BEGIN IMMEDIATE", NULL, NULL, NULL);
 	if (rc != SQLITE_OK)
 		return db_fail(db, rc, "cannot start writing", cause);
@@ -248,6 +262,45 @@ static int migrate(struct db *db, char **cause)
 	return 0;
 }
 
+static double mono_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/*
+ * SQLite calls this while another connection holds the lock: wait in
+ * growing steps up to busy_ms in all, and give up early when the owner's
+ * stop() says so (a signal also cuts a step short, so that is prompt).
+ */
+static int on_busy(void *arg, int count)
+{
+	static const int steps_ms[] = { 1, 2, 5, 10, 20, 50, 100 };
+	struct db *db = arg;
+	double now = mono_s();
+	if (count == 0) {
+		db->busy_since = now;
+		db->stopped = false;
+	}
+	db->waited_s = now - db->busy_since;
+	if (db->stop && db->stop(db->stop_arg)) {
+		db->stopped = true;
+		return 0;
+	}
+	double left_ms = db->busy_ms - db->waited_s * 1000;
+	if (left_ms <= 0)
+		return 0;
+	size_t n = sizeof(steps_ms) / sizeof(steps_ms[0]);
+	double ms = steps_ms[(size_t)count < n ? (size_t)count : n - 1];
+	if (ms > left_ms)
+		ms = left_ms;
+	long ns = (long)(ms * 1e6);
+	struct timespec ts = { ns / 1000000000L, ns % 1000000000L };
+	nanosleep(&ts, NULL);
+	return 1;
+}
+
 /* The directory a database file would go in, when it does not exist. */
 static char *missing_dir(const char *path)
 {
@@ -263,6 +316,11 @@ static char *missing_dir(const char *path)
 }
 
 int db_open(struct db **out, const char *path, char **cause)
+{
+	return db_open_wait(out, path, DB_BUSY_MS_DEFAULT, cause);
+}
+
+int db_open_wait(struct db **out, const char *path, int busy_ms, char **cause)
 {
 	*out = NULL;
 	if (!path || !*path) {
@@ -286,6 +344,7 @@ int db_open(struct db **out, const char *path, char **cause)
 	struct db *db = calloc(1, sizeof(*db));
 	if (!db)
 		return -ENOMEM;
+	db->busy_ms = busy_ms;
 	db->path = strdup(path);
 	if (!db->path) {
 		free(db);
@@ -299,7 +358,7 @@ int db_open(struct db **out, const char *path, char **cause)
 		return r;
 	}
 	sqlite3_extended_result_codes(db->h, 1);
-	sqlite3_busy_timeout(db->h, 10000);
+	sqlite3_busy_handler(db->h, on_busy, db);
 	/* WAL lets readers and one writer share the file; the first real
 	 * statement also tells a non-database file apart. */
 	rc = db_exec(db, "PRAGMA journal_mode = WAL", NULL);
@@ -337,7 +396,13 @@ void db_close(struct db *db)
 
 void db_set_busy_timeout(struct db *db, int ms)
 {
-	sqlite3_busy_timeout(db->h, ms);
+	db->busy_ms = ms;
+}
+
+void db_set_busy_stop(struct db *db, bool (*stop)(void *arg), void *arg)
+{
+	db->stop = stop;
+	db->stop_arg = arg;
 }
 
 const char *db_path(const struct db *db)

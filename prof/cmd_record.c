@@ -545,7 +545,7 @@ int cmd_record(int argc, char **argv, struct prof_ctx *ctx)
 		exit_code = EXIT_USAGE;
 		goto out_db;
 	}
-	if (db_open(&rs.db, rs.db_path, &cause)) {
+	if (db_open_wait(&rs.db, rs.db_path, cli_db_wait_ms(), &cause)) {
 		print_cause("error: ", cause);
 		free(cause);
 		cause = NULL;

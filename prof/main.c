@@ -26,6 +26,11 @@ static const char main_usage[] =
 "  -v            say more on stderr (repeat for more)\n"
 "  --version     print the version\n"
 "\n"
+"Environment:\n"
+"  PROF_DB          the database, when --db is not given\n"
+"  PROF_DB_TIMEOUT  seconds to wait for another writer's lock on the\n"
+"                   database (default 10)\n"
+"\n"
 "Verbs:\n";
 
 static void print_main_usage(FILE *fp)

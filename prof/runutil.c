@@ -44,7 +44,7 @@ void run_state_release(struct run_state *rs)
 void run_state_open_db(struct run_state *rs)
 {
 	char *cause = NULL;
-	if (db_open(&rs->db, rs->db_path, &cause) != 0) {
+	if (db_open_wait(&rs->db, rs->db_path, cli_db_wait_ms(), &cause) != 0) {
 		print_cause("error: ", cause);
 		fprintf(stderr, "hint: the workload still runs and its counts are "
 			"printed, but they will not be stored\n");
@@ -391,7 +391,7 @@ struct db *verb_open_db(const struct prof_ctx *ctx, const char *db_opt)
 {
 	struct db *db = NULL;
 	char *cause = NULL;
-	if (db_open(&db, cli_db_path(ctx, db_opt), &cause)) {
+	if (db_open_wait(&db, cli_db_path(ctx, db_opt), cli_db_wait_ms(), &cause)) {
 		print_cause("error: ", cause);
 		free(cause);
 		return NULL;
