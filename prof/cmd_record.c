@@ -22,6 +22,7 @@
 #include "prof/runner.h"
 #include "prof/runutil.h"
 #include "reports/profile.h"
+#include "reports/runs.h"
 
 const char cmd_record_help[] =
 "usage: prof record [options] [--] COMMAND [ARGS...]\n"
@@ -68,6 +69,8 @@ const char cmd_record_help[] =
 "RUN --by total' shows the run's counts. Samples the kernel lost (a full\n"
 "ring buffer) and samples prof could not unwind in time are counted and\n"
 "reported, never hidden. A prof killed before the end stores nothing.\n"
+"If the database cannot take the run at the end (locked, full disk), its\n"
+"counts are printed, the samples are lost, and prof exits 1.\n"
 "\n"
 "Examples:\n"
 "  prof record -- ./build/bin/prof-demo\n"
@@ -668,10 +671,15 @@ int cmd_record(int argc, char **argv, struct prof_ctx *ctx)
 	if (!frc) {
 		store_rc = db_sample_store_run(sk.w, &run, evs, nsev, &cause);
 		if (store_rc) {
-			print_cause("error: ", cause);
+			/* The samples are lost with the database, but the run's
+			 * counts are in hand: print them, then say why. */
+			run.id = 0;
+			report_run(&run, BY_THREAD, a.fmt == OUT_FOLDED ? OUT_TABLE : a.fmt,
+				   stderr);
+			run_state_not_stored(cause, NULL);
+			fprintf(stderr, "hint: its samples are lost\n");
 			free(cause);
 			cause = NULL;
-			fprintf(stderr, "hint: nothing of this run was stored\n");
 		}
 	}
 	if (!frc && !store_rc && (!a.quiet || a.out)) {

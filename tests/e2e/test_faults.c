@@ -1,0 +1,304 @@
+/*
+ * End-to-end tests of the faults prof must survive: a full disk, a
+ * read-only or missing directory, a database locked by another writer.
+ * Each checks the same promises: the workload's counts are printed even
+ * when they cannot be stored, the database passes PRAGMA integrity_check,
+ * and the runs stored before are intact.
+ *
+ * As root the test process works in a mount namespace of its own, so the
+ * small tmpfs (a full disk) and the read-only bind mount it makes vanish
+ * with it whatever happens; where it cannot, those tests skip and say why.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <string.h>
+#include <sched.h>
+#include <sys/mount.h>
+#include <time.h>
+
+#include "db/db.h"
+#include "test_util.h"
+
+static bool own_mounts;	/* a private mount namespace, as root */
+
+struct fx {
+	char *dir;
+	char *db;
+	char *dbarg;
+	char *before;	/* `prof report 1 --format json` before the fault */
+};
+
+static int setup(void **state)
+{
+	struct fx *f = calloc(1, sizeof(*f));
+	f->dir = tu_tmpdir();
+	if (asprintf(&f->db, "%s/faults.db", f->dir) < 0 ||
+	    asprintf(&f->dbarg, "--db=%s", f->db) < 0)
+		return -1;
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fx *f = *state;
+	umount2(f->dir, MNT_DETACH);	/* a test's mount, if it left one */
+	chmod(f->dir, 0755);
+	tu_rmrf(f->dir);
+	free(f->dir);
+	free(f->db);
+	free(f->dbarg);
+	free(f->before);
+	free(f);
+	return 0;
+}
+
+static char *helper(const char *name)
+{
+	char *p;
+	if (asprintf(&p, "%s/%s", HELPERS_DIR, name) < 0)
+		abort();
+	return p;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* ---- the database before and after ---- */
+
+static char *run_prof(struct fx *f, const char *a1, const char *a2, const char *a3,
+		      const char *a4, int *status)
+{
+	/* by total: a recorded run's counts (else its samples) */
+	char *argv[] = { PROF_BIN, f->dbarg, (char *)a1, (char *)a2, (char *)a3,
+			 (char *)a4, !strcmp(a1, "report") ? "--by" : NULL, "total", NULL };
+	struct tu_proc p = tu_run(argv, NULL);
+	*status = p.status;
+	free(p.err);
+	return p.out;
+}
+
+/*
+ * Store one run before the fault and keep its report: skips the test when
+ * this machine does not let prof count at all.
+ */
+static void earlier_run(struct fx *f)
+{
+	if (!tu_perf_allowed(f->dbarg))
+		skip();
+	int st;
+	f->before = run_prof(f, "report", "1", "--format", "json", &st);
+	assert_int_equal(st, 0);
+	assert_non_null(strstr(f->before, "\"run_id\": 1"));
+}
+
+static int runs_stored(struct fx *f)
+{
+	int st;
+	char *csv = run_prof(f, "runs", "--format", "csv", NULL, &st);
+	assert_int_equal(st, 0);
+	int lines = 0;
+	for (const char *s = csv; *s; s++)
+		lines += *s == '\n';
+	free(csv);
+	return lines > 0 ? lines - 1 : 0;
+}
+
+/* integrity_check says ok, and run 1 reads back as it did before. */
+static void database_intact(struct fx *f)
+{
+	struct db *db = NULL;
+	char *cause = NULL, *ok = NULL;
+	if (db_open(&db, f->db, &cause) != 0)
+		fail_msg("cannot open the database after the fault: %s", cause);
+	assert_int_equal(db_query_text(db, "PRAGMA integrity_check", &ok, NULL), 0);
+	assert_string_equal(ok, "ok");
+	free(ok);
+	db_close(db);
+	int st;
+	char *after = run_prof(f, "report", "1", "--format", "json", &st);
+	assert_int_equal(st, 0);
+	assert_string_equal(after, f->before);
+	free(after);
+}
+
+/* The counts table reached stderr. */
+static void counts_printed(const struct tu_proc *p)
+{
+	assert_non_null(strstr(p->err, "task-clock (ms)"));
+	assert_non_null(strstr(p->err, "total"));
+}
+
+/* ---- the database ---- */
+
+/*
+ * Another process holds the write lock longer than prof waits: the counts
+ * are printed, prof says why they were not stored and exits 1, and once
+ * the lock is gone the file is whole.
+ */
+static void test_faults__locked_database(void **state)
+{
+	struct fx *f = *state;
+	earlier_run(f);
+	struct db *holder = NULL;
+	assert_int_equal(db_open(&holder, f->db, NULL), 0);
+	assert_int_equal(db_exec(holder, "BEGIN EXCLUSIVE", NULL), 0);
+	char *env[] = { "PROF_DB_TIMEOUT=0.3", NULL };
+
+	char *a[] = { PROF_BIN, f->dbarg, "run", "-e", "task-clock", "--", "/bin/true", NULL };
+	double t0 = now_s();
+	struct tu_proc p = tu_run(a, env);
+	double took = now_s() - t0;
+	assert_int_equal(p.status, 1);
+	counts_printed(&p);
+	assert_non_null(strstr(p.err, "locked by another writer"));
+	assert_non_null(strstr(p.err, "not stored"));
+	assert_true(took < 5);	/* it waited 0.3 s, not the default 10 */
+	tu_proc_release(&p);
+
+	/* -q asks for no report, but an unstored run's counts are printed. */
+	char *q[] = { PROF_BIN, f->dbarg, "run", "-q", "-e", "task-clock", "--", "/bin/true", NULL };
+	p = tu_run(q, env);
+	assert_int_equal(p.status, 1);
+	counts_printed(&p);
+	tu_proc_release(&p);
+
+	/* prof record keeps its samples in the database: it still prints the
+	 * run's counts. */
+	char *r[] = { PROF_BIN, f->dbarg, "record", "--", "/bin/true", NULL };
+	p = tu_run(r, env);
+	assert_int_equal(p.status, 1);
+	counts_printed(&p);
+	assert_non_null(strstr(p.err, "locked by another writer"));
+	tu_proc_release(&p);
+
+	assert_int_equal(db_exec(holder, "ROLLBACK", NULL), 0);
+	db_close(holder);
+	database_intact(f);
+	assert_int_equal(runs_stored(f), 1);
+}
+
+/* The workload fills the disk (a 2 MiB tmpfs) before prof stores. */
+static void test_faults__full_disk(void **state)
+{
+	struct fx *f = *state;
+	if (!own_mounts) {
+		fprintf(stderr, "skipping: a full disk is a small tmpfs, which needs "
+			"root and a mount namespace of this test's own\n");
+		skip();
+	}
+	assert_int_equal(mount("tmpfs", f->dir, "tmpfs", 0, "size=2m"), 0);
+	earlier_run(f);
+	char *fill, *w = helper("fault_workload");
+	assert_true(asprintf(&fill, "%s/fill", f->dir) > 0);
+	char *a[] = { PROF_BIN, f->dbarg, "run", "-e", "task-clock", "--", w, "fill", fill, NULL };
+	struct tu_proc p = tu_run(a, NULL);
+	assert_int_equal(p.status, 1);
+	counts_printed(&p);
+	assert_non_null(strstr(p.err, "full"));
+	assert_non_null(strstr(p.err, "not stored"));
+	tu_proc_release(&p);
+
+	/* prof record: the same, its counts printed. */
+	char *r[] = { PROF_BIN, f->dbarg, "record", "--", "/bin/true", NULL };
+	p = tu_run(r, NULL);
+	assert_int_equal(p.status, 1);
+	counts_printed(&p);
+	tu_proc_release(&p);
+
+	unlink(fill);	/* space again, to check the file */
+	database_intact(f);
+	assert_int_equal(runs_stored(f), 1);
+	free(fill);
+	free(w);
+}
+
+/*
+ * The database's directory is read-only: a read-only bind mount as root
+ * (root passes permission checks), mode 0555 otherwise. Both an existing
+ * database and a new one in that directory.
+ */
+static void test_faults__read_only_directory(void **state)
+{
+	struct fx *f = *state;
+	earlier_run(f);
+	bool mounted = false;
+	if (own_mounts) {
+		assert_int_equal(mount(f->dir, f->dir, NULL, MS_BIND, NULL), 0);
+		assert_int_equal(mount(NULL, f->dir, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY,
+				       NULL), 0);
+		mounted = true;
+	} else if (geteuid() != 0) {
+		assert_int_equal(chmod(f->dir, 0555), 0);
+	} else {
+		fprintf(stderr, "skipping: root passes a directory's permissions, and "
+			"no mount namespace of this test's own was possible\n");
+		skip();
+	}
+	char *newdb;
+	assert_true(asprintf(&newdb, "--db=%s/new.db", f->dir) > 0);
+	const char *dbs[] = { f->dbarg, newdb };
+	for (size_t i = 0; i < 2; i++) {
+		char *a[] = { PROF_BIN, (char *)dbs[i], "run", "-e", "task-clock", "--",
+			      "/bin/true", NULL };
+		struct tu_proc p = tu_run(a, NULL);
+		assert_int_equal(p.status, 1);
+		counts_printed(&p);
+		assert_non_null(strstr(p.err, mounted ? "read-only" : "ermission denied"));
+		assert_non_null(strstr(p.err, "not stored"));
+		tu_proc_release(&p);
+	}
+	if (mounted)
+		assert_int_equal(umount2(f->dir, 0), 0);
+	else
+		chmod(f->dir, 0755);
+	assert_true(access(newdb + 5, F_OK) != 0);
+	free(newdb);
+	database_intact(f);
+	assert_int_equal(runs_stored(f), 1);
+}
+
+/* A database in a directory that does not exist: prof does not make it. */
+static void test_faults__missing_directory(void **state)
+{
+	struct fx *f = *state;
+	if (!tu_perf_allowed(f->dbarg))
+		skip();
+	char *arg, *missing;
+	assert_true(asprintf(&missing, "%s/no-such-dir", f->dir) > 0);
+	assert_true(asprintf(&arg, "--db=%s/x.db", missing) > 0);
+	char *a[] = { PROF_BIN, arg, "run", "-e", "task-clock", "--", "/bin/true", NULL };
+	struct tu_proc p = tu_run(a, NULL);
+	assert_int_equal(p.status, 1);
+	counts_printed(&p);
+	assert_non_null(strstr(p.err, "no such directory"));
+	assert_non_null(strstr(p.err, "not stored"));
+	tu_proc_release(&p);
+	assert_true(access(missing, F_OK) != 0);
+	free(arg);
+	free(missing);
+}
+
+int main(void)
+{
+	/* As root, mounts made here stay here and end with this process. */
+	if (geteuid() == 0 && unshare(CLONE_NEWNS) == 0 &&
+	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0)
+		own_mounts = true;
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_faults__locked_database, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_faults__full_disk, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_faults__read_only_directory, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_faults__missing_directory, setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
