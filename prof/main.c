@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,6 +65,11 @@ int main(int argc, char **argv)
 {
 	struct prof_ctx ctx = { .db_path = NULL, .argv0 = argv[0] };
 	int i = 1;
+
+	/* Past a file size limit (ulimit -f) a write fails with EFBIG, which
+	 * prof reports like a full disk, instead of killing prof with the
+	 * counts unprinted. Workloads get the default back (prof/launch.c). */
+	signal(SIGXFSZ, SIG_IGN);
 
 	while (i < argc && argv[i][0] == '-') {
 		const char *a = argv[i];

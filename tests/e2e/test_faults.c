@@ -1,9 +1,9 @@
 /*
- * End-to-end tests of the faults prof must survive: a full disk, a
- * read-only or missing directory, a database locked by another writer.
- * Each checks the same promises: the workload's counts are printed even
- * when they cannot be stored, the database passes PRAGMA integrity_check,
- * and the runs stored before are intact.
+ * End-to-end tests of the faults prof must survive: a full disk, a file
+ * size limit, a read-only or missing directory, a database locked by
+ * another writer. Each checks the same promises: the workload's counts
+ * are printed even when they cannot be stored, the database passes
+ * PRAGMA integrity_check, and the runs stored before are intact.
  *
  * As root the test process works in a mount namespace of its own, so the
  * small tmpfs (a full disk) and the read-only bind mount it makes vanish
@@ -187,6 +187,58 @@ static void test_faults__locked_database(void **state)
 	assert_int_equal(runs_stored(f), 1);
 }
 
+/*
+ * Run prof with its stderr on a pipe and its stdout on /dev/null: for
+ * faults that would also stop prof writing to a regular file.
+ */
+static struct tu_proc run_piped(char *const argv[])
+{
+	struct tu_proc p = { 0 };
+	int pfd[2];
+	assert_int_equal(pipe(pfd), 0);
+	pid_t pid = fork();
+	if (pid == 0) {
+		int null = open("/dev/null", O_WRONLY);
+		dup2(null, 1);
+		dup2(pfd[1], 2);
+		close(pfd[0]);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	close(pfd[1]);
+	p.err = tu_slurp_fd(pfd[0]);
+	close(pfd[0]);
+	p.out = strdup("");
+	int st;
+	waitpid(pid, &st, 0);
+	p.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	return p;
+}
+
+/*
+ * prof's file size limit drops to 0 while the workload runs (the
+ * workload lowers it): storing fails as on a full disk, and prof, which
+ * would die of SIGXFSZ by default, says so instead. Needs no privilege.
+ */
+static void test_faults__file_size_limit(void **state)
+{
+	struct fx *f = *state;
+	earlier_run(f);
+	char *w = helper("fault_workload");
+	char *a[] = { PROF_BIN, f->dbarg, "run", "-e", "task-clock", "--", w, "fsize", NULL };
+	struct tu_proc p = run_piped(a);
+	if (p.status != 1)
+		fprintf(stderr, "prof ended with %d:\n%s", p.status, p.err);
+	assert_int_equal(p.status, 1);
+	counts_printed(&p);
+	assert_non_null(strstr(p.err, "file size limit, ulimit -f"));
+	assert_non_null(strstr(p.err, "not stored"));
+	tu_proc_release(&p);
+	database_intact(f);
+	assert_int_equal(runs_stored(f), 1);
+	free(w);
+}
+
 /* The workload fills the disk (a 2 MiB tmpfs) before prof stores. */
 static void test_faults__full_disk(void **state)
 {
@@ -296,6 +348,7 @@ int main(void)
 		own_mounts = true;
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_faults__locked_database, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_faults__file_size_limit, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_faults__full_disk, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_faults__read_only_directory, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_faults__missing_directory, setup, teardown),
