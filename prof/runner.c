@@ -273,11 +273,17 @@ static bool watch(struct counters *cs, struct launch *l, pid_t attach_pid,
 		if (got_signal) {
 			int sig = got_signal;
 			got_signal = 0;
-			interrupted = true;
-			if (!l)
+			if (!l) {
+				interrupted = true;
 				break;	/* attached: stop counting, leave it be */
-			if (!got_signal_from_tty)
-				kill(l->pid, sig);	/* the terminal already told it */
+			}
+			if (!interrupted)
+				/* Every process of the workload hears it, as from
+				 * a terminal (which told its own group already). */
+				launch_signal_tree(l, sig, got_signal_from_tty ? getpgrp() : 0);
+			else
+				launch_kill_all();	/* asked twice: no more waiting */
+			interrupted = true;
 		}
 		if (l && launch_exited(l))
 			break;
@@ -421,6 +427,10 @@ int runner_run(const struct runner_opts *o, struct db_run *run, char **cause)
 		run->pid = l.pid;
 		launch_reap(&l, &status, &signo, &ru);
 		launch_release_fds(&l);
+		/* Told to stop: what the workload left running goes too (and
+		 * its counts arrive before the counters close). */
+		if (launch_end_strays(interrupted, 2.0))
+			warning_msg("some of the workload's processes could not be ended");
 		if (o->sleep)
 			run->sleep_usage = sleep_plan_collect(o->sleep);
 	} else {

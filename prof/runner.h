@@ -8,10 +8,11 @@
  * MMAP2 side-band), the touched working set on request. The result is a
  * struct db_run ready to store.
  *
- * Ctrl-C and SIGTERM reach a launched workload (a terminal's Ctrl-C
- * already did; a kill(1) of prof is forwarded) and mark the run
- * interrupted; an attach just stops counting. Not thread-safe (signal
- * handlers).
+ * Ctrl-C and SIGTERM reach every process of a launched workload (a
+ * terminal's Ctrl-C already did; a kill(1) of prof is forwarded) and mark
+ * the run interrupted; a second one kills them (SIGKILL), and whatever
+ * the workload leaves running once its first process is gone is ended
+ * too. An attach just stops counting. Not thread-safe (signal handlers).
  */
 #ifndef PROF_RUNNER_H
 #define PROF_RUNNER_H

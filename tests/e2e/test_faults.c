@@ -1,9 +1,12 @@
 /*
  * End-to-end tests of the faults prof must survive: a full disk, a file
  * size limit, a read-only or missing directory, a database locked by
- * another writer. Each checks the same promises: the workload's counts
- * are printed even when they cannot be stored, the database passes
- * PRAGMA integrity_check, and the runs stored before are intact.
+ * another writer, SIGINT, SIGTERM and SIGKILL of prof. Each checks the
+ * same promises: the workload's counts are printed even when they cannot
+ * be stored, the database passes PRAGMA integrity_check, the runs stored
+ * before are intact, and no workload process is left running when prof
+ * ends (SIGKILL of prof: its workload's first process, which the kernel
+ * ends through the parent-death signal).
  *
  * As root the test process works in a mount namespace of its own, so the
  * small tmpfs (a full disk) and the read-only bind mount it makes vanish
@@ -47,6 +50,15 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	struct fx *f = *state;
+	/* A failed test may have left its workload running: end it. */
+	for (int level = 0; level < 3; level++) {
+		char path[4096];
+		snprintf(path, sizeof(path), "%s/pid-%d", f->dir, level);
+		char *text = tu_slurp(path);
+		if (text && atoi(text) > 0)
+			kill((pid_t)atoi(text), SIGKILL);
+		free(text);
+	}
 	umount2(f->dir, MNT_DETACH);	/* a test's mount, if it left one */
 	chmod(f->dir, 0755);
 	tu_rmrf(f->dir);
@@ -71,6 +83,106 @@ static double now_s(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void nap_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+	nanosleep(&ts, NULL);
+}
+
+/* ---- prof in the background ---- */
+
+struct bg {
+	pid_t pid;
+	char out[64];
+	char err[64];
+};
+
+static void bg_start(struct bg *b, char *const argv[], char *const env[])
+{
+	snprintf(b->out, sizeof(b->out), "/tmp/prof-faults-out-XXXXXX");
+	snprintf(b->err, sizeof(b->err), "/tmp/prof-faults-err-XXXXXX");
+	int ofd = mkstemp(b->out), efd = mkstemp(b->err);
+	assert_true(ofd >= 0 && efd >= 0);
+	b->pid = fork();
+	assert_true(b->pid >= 0);
+	if (b->pid == 0) {
+		dup2(ofd, 1);
+		dup2(efd, 2);
+		for (int i = 0; env && env[i]; i++)
+			putenv(env[i]);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	close(ofd);
+	close(efd);
+}
+
+/*
+ * Wait for prof to end (at most timeout_s; then it is killed and the
+ * test fails). Its status as a shell reports it, and what it printed.
+ */
+static struct tu_proc bg_wait(struct bg *b, double timeout_s)
+{
+	struct tu_proc p = { 0 };
+	double end = now_s() + timeout_s;
+	int st = 0;
+	pid_t r;
+	while ((r = waitpid(b->pid, &st, WNOHANG)) == 0 && now_s() < end)
+		nap_ms(10);
+	if (r == 0) {
+		kill(b->pid, SIGKILL);
+		waitpid(b->pid, &st, 0);
+		fprintf(stderr, "prof did not end within %.0f s\n", timeout_s);
+		p.status = -1;
+	} else {
+		p.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	}
+	p.out = tu_slurp(b->out);
+	p.err = tu_slurp(b->err);
+	unlink(b->out);
+	unlink(b->err);
+	if (p.status != 0)
+		fprintf(stderr, "prof ended with %d; its stderr:\n%s", p.status, p.err);
+	return p;
+}
+
+/* The pid a tree workload wrote to DIR/pid-LEVEL, waiting for it. */
+static pid_t wait_pid_file(const char *dir, int level, double timeout_s)
+{
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/pid-%d", dir, level);
+	double end = now_s() + timeout_s;
+	do {
+		char *text = tu_slurp(path);
+		if (text) {
+			pid_t pid = (pid_t)atoi(text);
+			free(text);
+			return pid;
+		}
+		nap_ms(10);
+	} while (now_s() < end);
+	return 0;
+}
+
+/* Running, or stopped: anything but gone or a zombie. */
+static bool alive(pid_t pid)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	char *st = tu_slurp(path);
+	bool yes = st && !strstr(st, ") Z ") && !strstr(st, ") X ");
+	free(st);
+	return yes;
+}
+
+static bool gone_within(pid_t pid, double timeout_s)
+{
+	double end = now_s() + timeout_s;
+	while (alive(pid) && now_s() < end)
+		nap_ms(10);
+	return !alive(pid);
 }
 
 /* ---- the database before and after ---- */
@@ -136,6 +248,114 @@ static void counts_printed(const struct tu_proc *p)
 {
 	assert_non_null(strstr(p->err, "task-clock (ms)"));
 	assert_non_null(strstr(p->err, "total"));
+}
+
+/* ---- signals ---- */
+
+/*
+ * prof run (or record) of a chain of three processes, and sig to prof
+ * alone (as kill(1) or a service manager sends it, not a terminal's
+ * Ctrl-C, which reaches the whole group). Every process of the workload
+ * must be gone when prof exits, and the run stored, marked interrupted,
+ * with its counts printed. ignore: the workload ignores the signal, so it
+ * takes a second one, which prof turns into SIGKILL.
+ */
+static void interrupt_case(struct fx *f, const char *verb, int sig, bool ignore)
+{
+	earlier_run(f);
+	char *w = helper("fault_workload");
+	char *argv[] = { PROF_BIN, f->dbarg, (char *)verb, "-e", "task-clock", "--",
+			 w, "tree", f->dir, "2", ignore ? "ignore" : NULL, NULL };
+	struct bg b;
+	bg_start(&b, argv, NULL);
+	pid_t pids[3];
+	for (int i = 0; i < 3; i++) {
+		pids[i] = wait_pid_file(f->dir, i, 10);
+		assert_true(pids[i] > 0);
+	}
+	kill(b.pid, sig);
+	if (ignore) {
+		/* The workload ignores it: prof waits on, then ends it on the
+		 * second signal. */
+		nap_ms(200);
+		assert_true(alive(b.pid));
+		for (int i = 0; i < 3; i++)
+			assert_true(alive(pids[i]));
+		kill(b.pid, sig);
+	}
+	struct tu_proc p = bg_wait(&b, 10);
+	for (int i = 0; i < 3; i++)
+		if (alive(pids[i]))
+			fail_msg("workload process %d (level %d) outlived prof", (int)pids[i], i);
+	assert_int_equal(p.status, ignore ? 128 + SIGKILL : 128 + sig);
+	if (!strcmp(verb, "run"))
+		counts_printed(&p);
+	tu_proc_release(&p);
+
+	int st;
+	char *json = run_prof(f, "report", "last", "--format", "json", &st);
+	assert_int_equal(st, 0);
+	assert_non_null(strstr(json, "\"run_id\": 2"));
+	assert_non_null(strstr(json, "\"interrupted\": true"));
+	free(json);
+	database_intact(f);
+	free(w);
+}
+
+static void test_faults__sigint_ends_the_whole_workload(void **state)
+{
+	interrupt_case(*state, "run", SIGINT, false);
+}
+
+static void test_faults__sigterm_ends_the_whole_workload(void **state)
+{
+	interrupt_case(*state, "run", SIGTERM, false);
+}
+
+static void test_faults__sigterm_ends_a_recorded_workload(void **state)
+{
+	interrupt_case(*state, "record", SIGTERM, false);
+}
+
+static void test_faults__second_signal_kills_a_deaf_workload(void **state)
+{
+	interrupt_case(*state, "run", SIGTERM, true);
+}
+
+/*
+ * SIGKILL of prof mid-run: nothing can be printed or stored, but the
+ * kernel ends the workload (the parent-death signal) and the database
+ * holds what it held.
+ */
+static void sigkill_case(struct fx *f, const char *verb)
+{
+	earlier_run(f);
+	char *w = helper("fault_workload");
+	char *argv[] = { PROF_BIN, f->dbarg, (char *)verb, "-e", "task-clock", "--",
+			 w, "tree", f->dir, "0", NULL };
+	struct bg b;
+	bg_start(&b, argv, NULL);
+	pid_t work = wait_pid_file(f->dir, 0, 10);
+	assert_true(work > 0);
+	kill(b.pid, SIGKILL);
+	struct tu_proc p = bg_wait(&b, 10);
+	assert_int_equal(p.status, 128 + SIGKILL);
+	tu_proc_release(&p);
+	if (!gone_within(work, 5))
+		fail_msg("the workload (pid %d) outlived a SIGKILL of prof", (int)work);
+	database_intact(f);
+	assert_int_equal(runs_stored(f), 1);
+	free(w);
+}
+
+static void test_faults__sigkill_of_prof_run(void **state)
+{
+	sigkill_case(*state, "run");
+}
+
+static void test_faults__sigkill_of_prof_record(void **state)
+{
+	sigkill_case(*state, "record");
 }
 
 /* ---- the database ---- */
@@ -347,6 +567,12 @@ int main(void)
 	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0)
 		own_mounts = true;
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_faults__sigint_ends_the_whole_workload, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_faults__sigterm_ends_the_whole_workload, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_faults__sigterm_ends_a_recorded_workload, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_faults__second_signal_kills_a_deaf_workload, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_faults__sigkill_of_prof_run, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_faults__sigkill_of_prof_record, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_faults__locked_database, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_faults__file_size_limit, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_faults__full_disk, setup, teardown),
