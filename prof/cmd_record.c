@@ -525,6 +525,7 @@ int cmd_record(int argc, char **argv, struct prof_ctx *ctx)
 	size_t nsev = 0, ncev = 0;
 	struct sampler_desc *sds = NULL;
 	char *counted_spec = NULL;
+	int late;
 	int exit_code = choose_samplers(&a, &plan, &sev, &nsev, &sds);
 	if (exit_code)
 		goto out_events;
@@ -597,6 +598,10 @@ int cmd_record(int argc, char **argv, struct prof_ctx *ctx)
 		.record_dump = dump, .samplers = sds, .nsamplers = nsev,
 		.on_opened = on_opened, .on_record = on_record, .arg = &oc,
 	};
+	/* As for prof run: a signal while storing stops a wait on a lock,
+	 * and prof exits 128+N after printing. */
+	runner_hold_signals();
+	db_set_busy_stop(rs.db, runner_late_signal, NULL);
 	struct db_run run;
 	rc = runner_run(&opts, &run, &cause);
 	if (dump && fclose(dump) != 0 && !rc)
@@ -712,6 +717,9 @@ int cmd_record(int argc, char **argv, struct prof_ctx *ctx)
 	db_run_release(&run);
 	recorder_free(rec);
 out_sink:
+	late = runner_release_signals();
+	if (late)
+		exit_code = 128 + late;
 	db_sample_writer_free(sk.w);
 	free(sk.cause);
 	free(sk.samples);

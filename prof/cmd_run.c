@@ -273,7 +273,7 @@ int cmd_run(int argc, char **argv, struct prof_ctx *ctx)
 		return rc == -EIO ? EXIT_FAIL : EXIT_USAGE;
 	}
 
-	int exit_code = EXIT_OK;
+	int exit_code = EXIT_OK, late;
 	struct run_state rs;
 	run_state_init(&rs, ctx, a.db);
 	/* Settled below; empty now, as out_early releases them. */
@@ -357,6 +357,11 @@ int cmd_run(int argc, char **argv, struct prof_ctx *ctx)
 		.record_dump = dump,
 		.sleep = a.sleep_mode ? &sleep : NULL,
 	};
+	/* A signal while the run is stored or printed must not lose it: it
+	 * stops a wait on a locked database, and prof exits 128+N after. */
+	runner_hold_signals();
+	if (rs.db)
+		db_set_busy_stop(rs.db, runner_late_signal, NULL);
 	struct db_run run;
 	rc = runner_run(&ro, &run, &cause);
 	if (rc) {
@@ -415,6 +420,9 @@ int cmd_run(int argc, char **argv, struct prof_ctx *ctx)
 	free(store_cause);
 	db_run_release(&run);
 out:
+	late = runner_release_signals();
+	if (late)
+		exit_code = 128 + late;
 	if (dump)
 		fclose(dump);
 out_early:

@@ -24,10 +24,17 @@
 static volatile sig_atomic_t got_signal;
 static volatile sig_atomic_t got_signal_from_tty;
 static volatile sig_atomic_t ever_interrupted;
+/* Set once the workload has ended: a signal after that is "late". */
+static volatile sig_atomic_t workload_over;
+static volatile sig_atomic_t late_signal;
 
 static void on_signal(int sig, siginfo_t *si, void *uctx)
 {
 	(void)uctx;
+	if (workload_over) {
+		late_signal = sig;
+		return;
+	}
 	got_signal = sig;
 	ever_interrupted = 1;
 	/* A terminal's Ctrl-C reaches the whole foreground group (the
@@ -37,6 +44,46 @@ static void on_signal(int sig, siginfo_t *si, void *uctx)
 
 static const int caught[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
 #define NCAUGHT (sizeof(caught) / sizeof(caught[0]))
+
+static struct sigaction held_old[NCAUGHT];
+static bool holding;
+
+static void catch_signals(struct sigaction *old)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_signal;
+	sa.sa_flags = SA_SIGINFO;	/* no SA_RESTART: poll and sleeps must wake */
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < NCAUGHT; i++)
+		sigaction(caught[i], &sa, &old[i]);
+}
+
+void runner_hold_signals(void)
+{
+	if (holding)
+		return;
+	late_signal = 0;
+	catch_signals(held_old);
+	holding = true;
+}
+
+int runner_release_signals(void)
+{
+	if (!holding)
+		return 0;
+	for (size_t i = 0; i < NCAUGHT; i++)
+		sigaction(caught[i], &held_old[i], NULL);
+	holding = false;
+	workload_over = 0;
+	return late_signal;
+}
+
+bool runner_late_signal(void *unused)
+{
+	(void)unused;
+	return late_signal != 0;
+}
 
 bool runner_interrupted(void)
 {
@@ -336,13 +383,9 @@ int runner_run(const struct runner_opts *o, struct db_run *run, char **cause)
 		goto out_free;
 	}
 
-	struct sigaction sa, old[NCAUGHT];
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_sigaction = on_signal;
-	sa.sa_flags = SA_SIGINFO;	/* no SA_RESTART: poll must wake */
-	sigemptyset(&sa.sa_mask);
-	for (size_t i = 0; i < NCAUGHT; i++)
-		sigaction(caught[i], &sa, &old[i]);
+	struct sigaction old[NCAUGHT];
+	workload_over = 0;
+	catch_signals(old);
 	got_signal = 0;
 
 	char started[32];
@@ -431,6 +474,7 @@ int runner_run(const struct runner_opts *o, struct db_run *run, char **cause)
 		 * its counts arrive before the counters close). */
 		if (launch_end_strays(interrupted, 2.0))
 			warning_msg("some of the workload's processes could not be ended");
+		workload_over = holding;
 		if (o->sleep)
 			run->sleep_usage = sleep_plan_collect(o->sleep);
 	} else {
@@ -445,6 +489,7 @@ int runner_run(const struct runner_opts *o, struct db_run *run, char **cause)
 		interrupted = watch(cs, NULL, o->attach_pid, pidfd,
 				    o->duration_s > 0 ? t0 + o->duration_s : 0);
 		t1 = now_s();
+		workload_over = holding;
 		if (!proc_times(o->attach_pid, &u1, &s1)) {
 			u1 = u0;	/* it exited: its last times are gone */
 			s1 = s0;

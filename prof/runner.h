@@ -71,4 +71,17 @@ int runner_run(const struct runner_opts *o, struct db_run *run, char **cause);
 /* True once a Ctrl-C or SIGTERM arrived during any runner_run (sticky). */
 bool runner_interrupted(void);
 
+/*
+ * Keep catching Ctrl-C, SIGTERM, SIGHUP and SIGQUIT from before
+ * runner_run until runner_release_signals(), so that one arriving after
+ * the workload ended (while the run is stored, or printed) cannot kill
+ * prof with the counts unprinted. runner_late_signal() says whether one
+ * did (a db busy-wait stop callback: give up waiting on a lock);
+ * runner_release_signals() restores the dispositions and returns that
+ * signal, or 0.
+ */
+void runner_hold_signals(void);
+int runner_release_signals(void);
+bool runner_late_signal(void *unused);
+
 #endif

@@ -408,6 +408,49 @@ static void test_faults__locked_database(void **state)
 }
 
 /*
+ * A signal while prof waits on the lock, after the workload ended: prof
+ * stops waiting, prints the counts, says why they were not stored, and
+ * exits 128+N, rather than dying with them or waiting the lock out.
+ */
+static void test_faults__signal_while_waiting_on_a_lock(void **state)
+{
+	struct fx *f = *state;
+	earlier_run(f);
+	struct db *holder = NULL;
+	assert_int_equal(db_open(&holder, f->db, NULL), 0);
+	assert_int_equal(db_exec(holder, "BEGIN EXCLUSIVE", NULL), 0);
+	char *env[] = { "PROF_DB_TIMEOUT=60", NULL };
+	char *w = helper("fault_workload");
+	char *a[] = { PROF_BIN, f->dbarg, "run", "-e", "task-clock", "--", w, "mark",
+		      f->dir, NULL };
+	struct bg b;
+	bg_start(&b, a, env);
+	assert_true(wait_pid_file(f->dir, 0, 10) > 0);
+	/* Once prof has reaped the workload, the run is over: it stores. */
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)b.pid, (int)b.pid);
+	double end = now_s() + 10;
+	char *kids = NULL;
+	while ((kids = tu_slurp(path)) && *kids && now_s() < end) {
+		free(kids);
+		nap_ms(10);
+	}
+	free(kids);
+	kill(b.pid, SIGTERM);
+	struct tu_proc p = bg_wait(&b, 5);
+	assert_int_equal(p.status, 128 + SIGTERM);
+	counts_printed(&p);
+	assert_non_null(strstr(p.err, "locked by another writer"));
+	assert_non_null(strstr(p.err, "not stored"));
+	tu_proc_release(&p);
+	assert_int_equal(db_exec(holder, "ROLLBACK", NULL), 0);
+	db_close(holder);
+	database_intact(f);
+	assert_int_equal(runs_stored(f), 1);
+	free(w);
+}
+
+/*
  * Run prof with its stderr on a pipe and its stdout on /dev/null: for
  * faults that would also stop prof writing to a regular file.
  */
@@ -574,6 +617,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_faults__sigkill_of_prof_run, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_faults__sigkill_of_prof_record, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_faults__locked_database, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_faults__signal_while_waiting_on_a_lock, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_faults__file_size_limit, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_faults__full_disk, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_faults__read_only_directory, setup, teardown),

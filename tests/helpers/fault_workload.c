@@ -7,6 +7,7 @@
  *                            DIR/pid-N once it runs, then waits up to 60 s.
  *                            With "ignore" every one of them ignores
  *                            SIGINT, SIGTERM and SIGHUP.
+ *   mark DIR                 write its pid to DIR/pid-0 and exit
  *   fill PATH                write zeros to PATH until the file system
  *                            refuses (a full disk), then exit 0
  *   fsize                    lower the parent's (prof's) file size limit
@@ -105,10 +106,13 @@ int main(int argc, char **argv)
 {
 	if (argc >= 4 && !strcmp(argv[1], "tree"))
 		return tree(argv[2], atoi(argv[3]), argc > 4 && !strcmp(argv[4], "ignore"));
+	if (argc == 3 && !strcmp(argv[1], "mark"))
+		return write_pid(argv[2], 0) ? 1 : 0;
 	if (argc == 3 && !strcmp(argv[1], "fill"))
 		return fill(argv[2]);
 	if (argc == 2 && !strcmp(argv[1], "fsize"))
 		return fsize();
-	fprintf(stderr, "usage: fault_workload tree DIR DEPTH [ignore] | fill PATH | fsize\n");
+	fprintf(stderr, "usage: fault_workload tree DIR DEPTH [ignore] | mark DIR | fill PATH "
+		"| fsize\n");
 	return 2;
 }
