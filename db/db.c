@@ -8,30 +8,109 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "db/internal.h"
 #include "db/schema.h"
 
+/* What the system said, for the errors a full disk, a read-only place or
+ * a file size limit give; NULL when SQLite's own message says it all. */
+static const char *system_words(int code, int err)
+{
+	if (code != SQLITE_IOERR && code != SQLITE_CANTOPEN && code != SQLITE_FULL &&
+	    code != SQLITE_READONLY && code != SQLITE_PERM)
+		return NULL;
+	switch (err) {
+	case 0:
+		return NULL;
+	case EROFS:
+		return "the file system is read-only";
+	case EACCES:
+	case EPERM:
+		return "permission denied";
+	case ENOSPC:
+		return "no space left on the device";
+	case EDQUOT:
+		return "the disk quota is used up";
+	case EFBIG:
+		return "past the file size limit, ulimit -f";
+	case ENOENT:
+		return "no such file or directory";
+	default:
+		return strerror(err);
+	}
+}
+
+/*
+ * Why a database cannot be written where it is, as the system says it:
+ * the file, or its directory (SQLite makes the -wal and -shm files
+ * there). 0 when both are writable. SQLite's own errno is of no help
+ * here: it retries read-only and keeps the ENOENT of that.
+ */
+static int place_errno(const char *path)
+{
+	if (access(path, W_OK) != 0 && errno != ENOENT)
+		return errno;
+	const char *slash = strrchr(path, '/');
+	char *dir = slash ? strndup(path, (size_t)(slash - path) + (slash == path))
+			  : strdup(".");
+	int err = dir && access(dir, W_OK) != 0 ? errno : 0;
+	free(dir);
+	return err;
+}
+
 int db_fail(struct db *db, int rc, const char *what, char **cause)
 {
+	int last_errno = errno;
 	const char *msg = db && db->h ? sqlite3_errmsg(db->h) : sqlite3_errstr(rc);
 	int code = rc & 0xff;
+	int err = db && db->h ? sqlite3_system_errno(db->h) : 0;
+	/* SQLite keeps no errno for a failed write (3.40 measured: 0 after
+	 * EFBIG); errno read straight after the call still holds it. */
+	if (!err && (rc == SQLITE_IOERR_WRITE || rc == SQLITE_IOERR_FSYNC ||
+		     rc == SQLITE_IOERR_TRUNCATE || rc == SQLITE_IOERR_SHMSIZE ||
+		     rc == SQLITE_FULL))
+		err = last_errno;
+	if ((code == SQLITE_CANTOPEN || code == SQLITE_READONLY || code == SQLITE_PERM) &&
+	    db && db->path) {
+		int perr = place_errno(db->path);
+		if (perr)
+			err = perr;
+	}
 	if (cause && !*cause) {
 		const char *hint = "";
-		if (code == SQLITE_BUSY || code == SQLITE_LOCKED)
-			hint = "\nhint: another prof is writing the same database; "
-			       "wait for it, or use --db to write elsewhere";
-		else if (code == SQLITE_FULL)
-			hint = "\nhint: the disk (or the database's size limit) is full";
-		else if (code == SQLITE_NOTADB || code == SQLITE_CORRUPT)
+		char busy[128] = "";
+		const char *sys = system_words(code, err);
+		if (code == SQLITE_BUSY || code == SQLITE_LOCKED) {
+			if (db && db->stopped)
+				snprintf(busy, sizeof(busy), "locked by another writer; "
+					 "stopped waiting after %.1f s (interrupted)", db->waited_s);
+			else if (db && db->waited_s > 0)
+				snprintf(busy, sizeof(busy), "locked by another writer; "
+					 "gave up after %.1f s", db->waited_s);
+			else
+				snprintf(busy, sizeof(busy), "locked by another writer");
+			msg = busy;
+			hint = "\nhint: another process (a prof, an sqlite3 shell) is "
+			       "writing to it; wait for it, set PROF_DB_TIMEOUT=SECONDS "
+			       "to wait longer, or use --db PATH to write elsewhere";
+		} else if (code == SQLITE_FULL || err == ENOSPC || err == EDQUOT) {
+			hint = "\nhint: the disk (or the database's size limit) is full; "
+			       "free some space, or use --db PATH on another disk";
+		} else if (err == EFBIG) {
+			hint = "\nhint: raise the limit (ulimit -f), or use --db PATH";
+		} else if (code == SQLITE_NOTADB || code == SQLITE_CORRUPT) {
 			hint = "\nhint: this file is not a prof database, or it is "
 			       "damaged; move it aside or use --db PATH";
-		else if (code == SQLITE_READONLY || code == SQLITE_CANTOPEN ||
-			 code == SQLITE_PERM)
+		} else if (code == SQLITE_READONLY || code == SQLITE_CANTOPEN ||
+			   code == SQLITE_PERM) {
 			hint = "\nhint: check that the file and its directory are "
 			       "writable, or use --db PATH";
-		if (asprintf(cause, "%s '%s': %s%s", what,
-			     db && db->path ? db->path : "?", msg, hint) < 0)
+		}
+		if (asprintf(cause, "%s '%s': %s%s%s%s%s", what,
+			     db && db->path ? db->path : "?", msg,
+			     sys ? " (" : "", sys ? sys : "", sys ? ")" : "", hint) < 0)
 			*cause = NULL;
 	}
 	switch (code) {
@@ -47,7 +126,7 @@ int db_fail(struct db *db, int rc, const char *what, char **cause)
 	case SQLITE_CANTOPEN:
 		return -EACCES;
 	default:
-		return -EIO;
+		return err == ENOSPC || err == EDQUOT || err == EFBIG ? -ENOSPC : -EIO;
 	}
 }
 
@@ -63,6 +142,8 @@ int db_exec(struct db *db, const char *sql, char **cause)
 
 int db_begin(struct db *db, char **cause)
 {
+	db->waited_s = 0;	/* a BUSY without a wait must not cite an old one */
+	db->stopped = false;
 	int rc = sqlite3_exec(db->h, "BEGIN IMMEDIATE", NULL, NULL, NULL);
 	if (rc != SQLITE_OK)
 		return db_fail(db, rc, "cannot start writing", cause);
@@ -182,6 +263,59 @@ static int migrate(struct db *db, char **cause)
 	return 0;
 }
 
+static double mono_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/*
+ * SQLite calls this while another connection holds the lock: wait in
+ * growing steps up to busy_ms in all, and give up early when the owner's
+ * stop() says so (a signal also cuts a step short, so that is prompt).
+ */
+static int on_busy(void *arg, int count)
+{
+	static const int steps_ms[] = { 1, 2, 5, 10, 20, 50, 100 };
+	struct db *db = arg;
+	double now = mono_s();
+	if (count == 0) {
+		db->busy_since = now;
+		db->stopped = false;
+	}
+	db->waited_s = now - db->busy_since;
+	if (db->stop && db->stop(db->stop_arg)) {
+		db->stopped = true;
+		return 0;
+	}
+	double left_ms = db->busy_ms - db->waited_s * 1000;
+	if (left_ms <= 0)
+		return 0;
+	size_t n = sizeof(steps_ms) / sizeof(steps_ms[0]);
+	double ms = steps_ms[(size_t)count < n ? (size_t)count : n - 1];
+	if (ms > left_ms)
+		ms = left_ms;
+	long ns = (long)(ms * 1e6);
+	struct timespec ts = { ns / 1000000000L, ns % 1000000000L };
+	nanosleep(&ts, NULL);
+	return 1;
+}
+
+/* The directory a database file would go in, when it does not exist. */
+static char *missing_dir(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	if (!slash || slash == path)
+		return NULL;
+	char *dir = strndup(path, (size_t)(slash - path));
+	struct stat sb;
+	if (dir && stat(dir, &sb) != 0 && (errno == ENOENT || errno == ENOTDIR))
+		return dir;
+	free(dir);
+	return NULL;
+}
+
 /*
  * What both opens check before SQLite sees the path: it is not empty
  * (SQLite would open a temporary database, deleted at exit), and where it
@@ -218,7 +352,7 @@ static int check_path(const char *path, bool *exists, char **cause)
 /* A struct db for path, opened by SQLite with flags from name (the path,
  * or a URI naming it). */
 static int open_handle(struct db **out, const char *path, const char *name,
-		       int flags, char **cause)
+		       int flags, int busy_ms, char **cause)
 {
 	*out = NULL;
 	struct db *db = calloc(1, sizeof(*db));
@@ -236,21 +370,37 @@ static int open_handle(struct db **out, const char *path, const char *name,
 		return r;
 	}
 	sqlite3_extended_result_codes(db->h, 1);
-	sqlite3_busy_timeout(db->h, 10000);
+	db->busy_ms = busy_ms;
+	sqlite3_busy_handler(db->h, on_busy, db);
 	*out = db;
 	return 0;
 }
 
 int db_open(struct db **out, const char *path, char **cause)
 {
+	return db_open_wait(out, path, DB_BUSY_MS_DEFAULT, cause);
+}
+
+int db_open_wait(struct db **out, const char *path, int busy_ms, char **cause)
+{
 	*out = NULL;
 	bool exists;
 	int rc = check_path(path, &exists, cause);
 	if (rc)
 		return rc;
+	/* SQLite would only say "unable to open database file". */
+	char *dir = exists ? NULL : missing_dir(path);
+	if (dir) {
+		if (cause && asprintf(cause, "cannot open database '%s': no such "
+				      "directory '%s'\nhint: create it, or use --db "
+				      "PATH", path, dir) < 0)
+			*cause = NULL;
+		free(dir);
+		return -ENOENT;
+	}
 	struct db *db;
 	rc = open_handle(&db, path, path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE,
-			 cause);
+			 busy_ms, cause);
 	if (rc)
 		return rc;
 	/* WAL lets readers and one writer share the file; the first real
@@ -329,7 +479,8 @@ static int open_reader(struct db **out, const char *path, char **cause)
 			return -ENOMEM;
 		flags |= SQLITE_OPEN_URI;
 	}
-	int rc = open_handle(out, path, uri ? uri : path, flags, cause);
+	int rc = open_handle(out, path, uri ? uri : path, flags, DB_BUSY_MS_DEFAULT,
+			     cause);
 	free(uri);
 	if (!rc && (rc = db_exec(*out, "PRAGMA query_only = 1", cause))) {
 		db_close(*out);
@@ -411,7 +562,13 @@ void db_close(struct db *db)
 
 void db_set_busy_timeout(struct db *db, int ms)
 {
-	sqlite3_busy_timeout(db->h, ms);
+	db->busy_ms = ms;
+}
+
+void db_set_busy_stop(struct db *db, bool (*stop)(void *arg), void *arg)
+{
+	db->stop = stop;
+	db->stop_arg = arg;
 }
 
 const char *db_path(const struct db *db)

@@ -41,10 +41,24 @@ int db_open(struct db **out, const char *path, char **cause);
  * reader may not make).
  */
 int db_open_readonly(struct db **out, const char *path, char **cause);
+/* The same, waiting at most busy_ms on a lock (db_open: the default). */
+int db_open_wait(struct db **out, const char *path, int busy_ms, char **cause);
 void db_close(struct db *db);
 
-/* Milliseconds to wait on a locked database (default 10000). */
+#define DB_BUSY_MS_DEFAULT 10000
+
+/*
+ * Milliseconds to wait on a database another connection is writing,
+ * before failing with -EBUSY and a cause that says how long it waited.
+ */
 void db_set_busy_timeout(struct db *db, int ms);
+
+/*
+ * Stop waiting on a lock as soon as stop(arg) returns true (checked at
+ * every step of the wait, at least every 100 ms, and when a signal cuts
+ * a step short): for a caller that catches Ctrl-C. NULL: wait it out.
+ */
+void db_set_busy_stop(struct db *db, bool (*stop)(void *arg), void *arg);
 
 /* The path the database was opened with (borrowed). */
 const char *db_path(const struct db *db);

@@ -15,6 +15,12 @@
 struct db {
 	sqlite3 *h;
 	char *path;
+	int busy_ms;		/* how long to wait on a lock */
+	double busy_since;	/* when the current wait began (monotonic s) */
+	double waited_s;	/* the last wait on a lock, for the message */
+	bool stopped;		/* the last wait ended because stop() said so */
+	bool (*stop)(void *arg);	/* or NULL */
+	void *stop_arg;
 };
 
 /* Fill *cause with "<what>: <sqlite message>" and return a negative code

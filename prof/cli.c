@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "db/db.h"
 #include "prof/cli.h"
 
 int verbose;
@@ -164,6 +165,22 @@ const char *cli_db_path(const struct prof_ctx *ctx, const char *verb_opt)
 		p = env;
 	db_in_use = p;
 	return p;
+}
+
+int cli_db_wait_ms(void)
+{
+	const char *env = getenv("PROF_DB_TIMEOUT");
+	double s;
+	if (!env || !*env)
+		return DB_BUSY_MS_DEFAULT;
+	if (!cli_parse_double(env, 0, 86400, &s)) {
+		char buf[64];
+		warning_msg("ignoring PROF_DB_TIMEOUT='%s': expected seconds, e.g. 30 "
+			    "or 0.5; waiting %d s", cli_echo(env, buf, sizeof(buf)),
+			    DB_BUSY_MS_DEFAULT / 1000);
+		return DB_BUSY_MS_DEFAULT;
+	}
+	return (int)(s * 1000 + 0.5);
 }
 
 /* path made absolute through its directory's real path (the file itself

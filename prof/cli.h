@@ -72,6 +72,13 @@ const struct cmd *cmd_find(const char *name, char **cause);
  */
 const char *cli_db_path(const struct prof_ctx *ctx, const char *verb_opt);
 
+/*
+ * How long to wait on a database another process is writing, in ms:
+ * $PROF_DB_TIMEOUT seconds, else db/'s default (10 s). A bad value is
+ * warned about and the default used.
+ */
+int cli_db_wait_ms(void);
+
 /* True when out names the database db or one of its -wal, -shm or
  * -journal files, through links and relative paths. */
 bool cli_output_is_db(const char *out, const char *db);

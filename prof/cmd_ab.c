@@ -425,7 +425,7 @@ int cmd_ab(int argc, char **argv, struct prof_ctx *ctx)
 		}
 	}
 
-	if (db_open(&db, cli_db_path(ctx, o.db), &cause)) {
+	if (db_open_wait(&db, cli_db_path(ctx, o.db), cli_db_wait_ms(), &cause)) {
 		print_cause("error: ", cause);
 		fprintf(stderr, "hint: prof ab stores every run; nothing was run\n");
 		exit_code = EXIT_FAIL;

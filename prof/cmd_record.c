@@ -22,6 +22,7 @@
 #include "prof/runner.h"
 #include "prof/runutil.h"
 #include "reports/profile.h"
+#include "reports/runs.h"
 
 const char cmd_record_help[] =
 "usage: prof record [options] [--] COMMAND [ARGS...]\n"
@@ -68,6 +69,9 @@ const char cmd_record_help[] =
 "RUN --by total' shows the run's counts. Samples the kernel lost (a full\n"
 "ring buffer) and samples prof could not unwind in time are counted and\n"
 "reported, never hidden. A prof killed before the end stores nothing.\n"
+"Ctrl-C and SIGTERM end the workload as for 'prof run'. If the database\n"
+"cannot take the run at the end (locked, full disk), its counts are\n"
+"printed, the samples are lost, and prof exits 1.\n"
 "\n"
 "Examples:\n"
 "  prof record -- ./build/bin/prof-demo\n"
@@ -521,6 +525,7 @@ int cmd_record(int argc, char **argv, struct prof_ctx *ctx)
 	size_t nsev = 0, ncev = 0;
 	struct sampler_desc *sds = NULL;
 	char *counted_spec = NULL;
+	int late;
 	int exit_code = choose_samplers(&a, &plan, &sev, &nsev, &sds);
 	if (exit_code)
 		goto out_events;
@@ -545,7 +550,7 @@ int cmd_record(int argc, char **argv, struct prof_ctx *ctx)
 		exit_code = EXIT_USAGE;
 		goto out_db;
 	}
-	if (db_open(&rs.db, rs.db_path, &cause)) {
+	if (db_open_wait(&rs.db, rs.db_path, cli_db_wait_ms(), &cause)) {
 		print_cause("error: ", cause);
 		free(cause);
 		cause = NULL;
@@ -593,6 +598,10 @@ int cmd_record(int argc, char **argv, struct prof_ctx *ctx)
 		.record_dump = dump, .samplers = sds, .nsamplers = nsev,
 		.on_opened = on_opened, .on_record = on_record, .arg = &oc,
 	};
+	/* As for prof run: a signal while storing stops a wait on a lock,
+	 * and prof exits 128+N after printing. */
+	runner_hold_signals();
+	db_set_busy_stop(rs.db, runner_late_signal, NULL);
 	struct db_run run;
 	rc = runner_run(&opts, &run, &cause);
 	if (dump && fclose(dump) != 0 && !rc)
@@ -668,10 +677,15 @@ int cmd_record(int argc, char **argv, struct prof_ctx *ctx)
 	if (!frc) {
 		store_rc = db_sample_store_run(sk.w, &run, evs, nsev, &cause);
 		if (store_rc) {
-			print_cause("error: ", cause);
+			/* The samples are lost with the database, but the run's
+			 * counts are in hand: print them, then say why. */
+			run.id = 0;
+			report_run(&run, BY_THREAD, a.fmt == OUT_FOLDED ? OUT_TABLE : a.fmt,
+				   stderr);
+			run_state_not_stored(cause, NULL);
+			fprintf(stderr, "hint: its samples are lost\n");
 			free(cause);
 			cause = NULL;
-			fprintf(stderr, "hint: nothing of this run was stored\n");
 		}
 	}
 	if (!frc && !store_rc && (!a.quiet || a.out)) {
@@ -703,6 +717,9 @@ int cmd_record(int argc, char **argv, struct prof_ctx *ctx)
 	db_run_release(&run);
 	recorder_free(rec);
 out_sink:
+	late = runner_release_signals();
+	if (late)
+		exit_code = 128 + late;
 	db_sample_writer_free(sk.w);
 	free(sk.cause);
 	free(sk.samples);

@@ -88,10 +88,16 @@ const char cmd_run_help[] =
 "when COMMAND succeeded, unless --allow-incomplete. The totals stay whole.\n"
 "\n"
 "Events the machine cannot count are reported as not supported, never as\n"
-"zero, and the run goes on with the rest. Ctrl-C and SIGTERM reach the\n"
-"workload; what was counted up to then is stored, marked interrupted.\n"
-"If the database cannot be written, the report is printed anyway and prof\n"
-"exits 1.\n"
+"zero, and the run goes on with the rest. Ctrl-C and SIGTERM reach every\n"
+"process of the workload; what was counted up to then is stored, marked\n"
+"interrupted, and what the workload leaves running is ended. A second\n"
+"Ctrl-C or SIGTERM kills the workload (SIGKILL). If prof itself is\n"
+"killed, the kernel kills the workload's first process.\n"
+"\n"
+"If the database cannot be written (a missing or read-only directory, a\n"
+"full disk, another writer holding the lock for longer than\n"
+"$PROF_DB_TIMEOUT seconds, default 10), the report is printed anyway,\n"
+"even with -q, prof says why it was not stored, and exits 1.\n"
 "\n"
 "Examples:\n"
 "  prof run -- ./build/bin/prof-demo\n"
@@ -268,16 +274,16 @@ int cmd_run(int argc, char **argv, struct prof_ctx *ctx)
 		return rc == -EIO ? EXIT_FAIL : EXIT_USAGE;
 	}
 
-	int exit_code = EXIT_OK;
+	int exit_code = EXIT_OK, late;
 	struct run_state rs;
 	run_state_init(&rs, ctx, a.db);
-	bool launched = a.pid == 0;
-	/* Empty until settled below; out_early releases them either way. */
+	/* Settled below; empty now, as out_early releases them. */
 	struct pin_plan plan;
 	memset(&plan, 0, sizeof(plan));
 	struct sleep_plan sleep;
 	memset(&sleep, 0, sizeof(sleep));
 	sleep.fd = -1;
+	bool launched = a.pid == 0;
 	if (run_state_check_paths(&rs, "run", a.out)) {
 		exit_code = EXIT_USAGE;
 		goto out_early;
@@ -352,6 +358,11 @@ int cmd_run(int argc, char **argv, struct prof_ctx *ctx)
 		.record_dump = dump,
 		.sleep = a.sleep_mode ? &sleep : NULL,
 	};
+	/* A signal while the run is stored or printed must not lose it: it
+	 * stops a wait on a locked database, and prof exits 128+N after. */
+	runner_hold_signals();
+	if (rs.db)
+		db_set_busy_stop(rs.db, runner_late_signal, NULL);
 	struct db_run run;
 	rc = runner_run(&ro, &run, &cause);
 	if (rc) {
@@ -370,7 +381,8 @@ int cmd_run(int argc, char **argv, struct prof_ctx *ctx)
 
 	struct timespec s0, s1;
 	clock_gettime(CLOCK_MONOTONIC, &s0);
-	int store_rc = run_state_store(&rs, &run);
+	char *store_cause = NULL;
+	int store_rc = run_state_store(&rs, &run, &store_cause);
 	clock_gettime(CLOCK_MONOTONIC, &s1);
 	if (verbose) {
 		struct rusage self;
@@ -382,24 +394,36 @@ int cmd_run(int argc, char **argv, struct prof_ctx *ctx)
 			(double)self.ru_utime.tv_sec + (double)self.ru_utime.tv_usec / 1e6,
 			(double)self.ru_stime.tv_sec + (double)self.ru_stime.tv_usec / 1e6);
 	}
-	if (!a.quiet || a.out) {
+	/* Counts that could not be stored are printed even under -q, and on
+	 * stderr when -o FILE failed too (a full disk takes both). */
+	bool in_file = false;
+	if (!a.quiet || a.out || store_rc) {
 		FILE *fp = cli_open_output(a.out, stderr);
+		bool ok = false;
 		if (fp) {
 			report_run(&run, a.by, a.fmt, fp);
-			if (cli_close_output(fp, a.out))
-				exit_code = EXIT_FAIL;
-		} else {
-			exit_code = EXIT_FAIL;
+			ok = cli_close_output(fp, a.out) == 0;
 		}
+		if (!ok)
+			exit_code = EXIT_FAIL;
+		in_file = ok && a.out;
+		if (!ok && a.out && store_rc)
+			report_run(&run, a.by, a.fmt, stderr);
 	}
 	/* A launched run exits as its workload did; an attach exits 0. */
 	if (launched && exit_code == EXIT_OK)
 		exit_code = run.exit_status;
 	exit_code = run_incomplete_exit(&run, a.allow_incomplete, exit_code);
-	if (store_rc)
+	if (store_rc) {
+		run_state_not_stored(store_cause, in_file ? a.out : NULL);
 		exit_code = EXIT_FAIL;
+	}
+	free(store_cause);
 	db_run_release(&run);
 out:
+	late = runner_release_signals();
+	if (late)
+		exit_code = 128 + late;
 	if (dump)
 		fclose(dump);
 out_early:

@@ -548,7 +548,8 @@ int cmd_sleep(int argc, char **argv, struct prof_ctx *ctx)
 		free(warn);
 	}
 	/* Open the database before two minutes of measuring, not after. */
-	if (!a.no_store && db_open(&db, cli_db_path(ctx, a.dbopt), &cause)) {
+	if (!a.no_store && db_open_wait(&db, cli_db_path(ctx, a.dbopt),
+					 cli_db_wait_ms(), &cause)) {
 		print_cause("error: ", cause);
 		fprintf(stderr, "hint: --no-store runs the benchmark without "
 			"storing it\n");

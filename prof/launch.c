@@ -1,6 +1,7 @@
 /*
  * launch: fork a workload that waits for the counters, then exec it.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -11,6 +12,7 @@
 #include <sys/syscall.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "prof/launch.h"
@@ -97,7 +99,7 @@ static void child_main(const struct launch_opts *o, const char *path,
 		_exit(127);
 	/* Default dispositions and an empty mask, as without prof. */
 	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE,
-				    SIGCHLD, SIGTTOU, SIGTTIN };
+				    SIGCHLD, SIGTTOU, SIGTTIN, SIGXFSZ };
 	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
 		signal(sigs[i], SIG_DFL);
 	sigset_t none;
@@ -145,6 +147,9 @@ int launch_prepare(struct launch *l, const struct launch_opts *o, char **cause)
 		close(go[1]);
 		return -e;
 	}
+	/* What the workload leaves behind comes to prof, not init, so that
+	 * prof can still end it when it is itself told to stop. */
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
 	fflush(NULL);
 	pid_t prof_pid = getpid();
 	pid_t pid = fork();
@@ -245,6 +250,161 @@ int launch_reap(struct launch *l, int *status, int *signo, struct rusage *ru)
 		*status = WEXITSTATUS(st);
 	}
 	return 0;
+}
+
+/* ---- the workload's processes ---- */
+
+struct proc_ids {
+	pid_t pid, ppid, pgid;
+};
+
+/* Every process on the machine with its parent and group, from /proc. */
+static size_t scan_procs(struct proc_ids **out)
+{
+	size_t n = 0, cap = 256;
+	*out = malloc(cap * sizeof(**out));
+	DIR *d = opendir("/proc");
+	if (!*out || !d) {
+		if (d)
+			closedir(d);
+		return 0;
+	}
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] < '1' || de->d_name[0] > '9')
+			continue;
+		char path[300], line[512];
+		snprintf(path, sizeof(path), "/proc/%s/stat", de->d_name);
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;	/* it exited meanwhile */
+		ssize_t len = read(fd, line, sizeof(line) - 1);
+		close(fd);
+		if (len <= 0)
+			continue;
+		line[len] = '\0';
+		/* pid (comm) state ppid pgrp: comm may hold anything but
+		 * ends at the last ')'. */
+		char *p = strrchr(line, ')');
+		int ppid, pgid;
+		if (!p || sscanf(p + 1, " %*c %d %d", &ppid, &pgid) != 2)
+			continue;
+		if (n == cap) {
+			struct proc_ids *bigger = realloc(*out, 2 * cap * sizeof(**out));
+			if (!bigger)
+				break;
+			*out = bigger;
+			cap *= 2;
+		}
+		(*out)[n++] = (struct proc_ids){ (pid_t)atoi(de->d_name), ppid, pgid };
+	}
+	closedir(d);
+	return n;
+}
+
+/*
+ * root's descendants (and root itself when with_root), each once; a
+ * process whose parent is on the list joins it. Returns how many.
+ */
+static size_t descendants(pid_t root, bool with_root, struct proc_ids **out)
+{
+	struct proc_ids *all;
+	size_t n = scan_procs(&all), m = 0;
+	*out = calloc(n + 1, sizeof(**out));
+	if (!*out) {
+		free(all);
+		return 0;
+	}
+	if (with_root) {
+		for (size_t i = 0; i < n; i++)
+			if (all[i].pid == root)
+				(*out)[m++] = all[i];
+	}
+	bool grew = true;
+	while (grew) {
+		grew = false;
+		for (size_t i = 0; i < n; i++) {
+			if (all[i].pid == 0)
+				continue;	/* taken */
+			bool child = all[i].ppid == root;
+			for (size_t k = 0; k < m && !child; k++)
+				child = all[i].ppid == (*out)[k].pid;
+			if (child) {
+				(*out)[m++] = all[i];
+				all[i].pid = 0;
+				grew = true;
+			}
+		}
+	}
+	free(all);
+	return m;
+}
+
+void launch_signal_tree(const struct launch *l, int sig, pid_t except_pgrp)
+{
+	if (l->pid <= 0)
+		return;
+	/* Collect first, then signal: a process that dies of it hands its
+	 * children to prof, no longer below the workload. */
+	struct proc_ids *tree;
+	size_t n = descendants(l->pid, true, &tree);
+	if (n == 0)
+		kill(l->pid, sig);	/* /proc unreadable: the first one at least */
+	for (size_t i = 0; i < n; i++)
+		if (!except_pgrp || tree[i].pgid != except_pgrp)
+			kill(tree[i].pid, sig);
+	free(tree);
+}
+
+void launch_kill_all(void)
+{
+	struct proc_ids *tree;
+	size_t n = descendants(getpid(), false, &tree);
+	for (size_t i = 0; i < n; i++)
+		kill(tree[i].pid, SIGKILL);
+	free(tree);
+}
+
+/* Reap every child of prof's that has exited; true when none is left. */
+static bool reap_exited(void)
+{
+	for (;;) {
+		pid_t r = waitpid(-1, NULL, WNOHANG);
+		if (r < 0)
+			return errno == ECHILD;
+		if (r == 0)
+			return false;
+	}
+}
+
+size_t launch_end_strays(bool end, double grace_s)
+{
+	struct proc_ids *left;
+	size_t n = 0;
+	if (!end) {
+		reap_exited();	/* daemons may run on; the exited go */
+		return 0;
+	}
+	struct timespec t0, now, nap = { 0, 10000000 };
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	bool killed = false;
+	for (;;) {
+		bool none = reap_exited();
+		n = descendants(getpid(), false, &left);
+		free(left);
+		if (none || n == 0)
+			return 0;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		double el = (double)(now.tv_sec - t0.tv_sec) +
+			    (double)(now.tv_nsec - t0.tv_nsec) / 1e9;
+		if (!killed && el >= grace_s) {
+			launch_kill_all();
+			killed = true;
+		} else if (killed && el >= grace_s + 5) {
+			return n;	/* unkillable (stuck in the kernel): give up */
+		}
+		nanosleep(&nap, NULL);
+	}
 }
 
 void launch_release_fds(struct launch *l)

@@ -6,6 +6,10 @@
  *
  * Signals: the child restores default dispositions and an empty mask
  * before exec, so the workload's own handlers behave as without prof.
+ * If prof dies, the kernel kills the workload's first process (the
+ * parent-death signal, SIGKILL included); prof makes itself the
+ * subreaper of the workload's processes, so those its parents leave
+ * behind stay within reach (launch_signal_tree, launch_end_strays).
  * Owned by the caller; not thread-safe.
  */
 #ifndef PROF_LAUNCH_H
@@ -62,6 +66,27 @@ bool launch_exited(struct launch *l);
 
 /* Reap: status as a shell reports it (code, or 128+signal). */
 int launch_reap(struct launch *l, int *status, int *signo, struct rusage *ru);
+
+/*
+ * The workload's processes, its first one and every one below it: send
+ * them sig, as a terminal's Ctrl-C reaches a whole foreground group (a
+ * kill of prof alone reaches only prof). Processes in except_pgrp (the
+ * group a terminal signalled already) are left out; 0: none.
+ */
+void launch_signal_tree(const struct launch *l, int sig, pid_t except_pgrp);
+
+/* SIGKILL every process below prof: the workload and what it left. */
+void launch_kill_all(void);
+
+/*
+ * After the workload's first process was reaped: prof is the subreaper
+ * of what it leaves behind, so those processes are prof's children now.
+ * end: wait up to grace_s for them to exit, then SIGKILL what is left,
+ * reaping them all; returns how many could not be ended (0 normally).
+ * !end (a run that ended by itself: daemons are the workload's business):
+ * only reap those that have exited; returns 0.
+ */
+size_t launch_end_strays(bool end, double grace_s);
 
 void launch_release_fds(struct launch *l);
 

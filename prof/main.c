@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +26,11 @@ static const char main_usage[] =
 "  --db PATH     the database (default: $PROF_DB, else ./prof.db)\n"
 "  -v            say more on stderr (repeat for more)\n"
 "  --version     print the version\n"
+"\n"
+"Environment:\n"
+"  PROF_DB          the database, when --db is not given\n"
+"  PROF_DB_TIMEOUT  seconds to wait for another writer's lock on the\n"
+"                   database (default 10)\n"
 "\n"
 "Verbs:\n";
 
@@ -59,6 +65,11 @@ int main(int argc, char **argv)
 {
 	struct prof_ctx ctx = { .db_path = NULL, .argv0 = argv[0] };
 	int i = 1;
+
+	/* Past a file size limit (ulimit -f) a write fails with EFBIG, which
+	 * prof reports like a full disk, instead of killing prof with the
+	 * counts unprinted. Workloads get the default back (prof/launch.c). */
+	signal(SIGXFSZ, SIG_IGN);
 
 	while (i < argc && argv[i][0] == '-') {
 		const char *a = argv[i];

@@ -26,10 +26,17 @@
 static volatile sig_atomic_t got_signal;
 static volatile sig_atomic_t got_signal_from_tty;
 static volatile sig_atomic_t ever_interrupted;
+/* Set once the workload has ended: a signal after that is "late". */
+static volatile sig_atomic_t workload_over;
+static volatile sig_atomic_t late_signal;
 
 static void on_signal(int sig, siginfo_t *si, void *uctx)
 {
 	(void)uctx;
+	if (workload_over) {
+		late_signal = sig;
+		return;
+	}
 	got_signal = sig;
 	ever_interrupted = 1;
 	/* A terminal's Ctrl-C reaches the whole foreground group (the
@@ -39,6 +46,46 @@ static void on_signal(int sig, siginfo_t *si, void *uctx)
 
 static const int caught[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
 #define NCAUGHT (sizeof(caught) / sizeof(caught[0]))
+
+static struct sigaction held_old[NCAUGHT];
+static bool holding;
+
+static void catch_signals(struct sigaction *old)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_signal;
+	sa.sa_flags = SA_SIGINFO;	/* no SA_RESTART: poll and sleeps must wake */
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < NCAUGHT; i++)
+		sigaction(caught[i], &sa, &old[i]);
+}
+
+void runner_hold_signals(void)
+{
+	if (holding)
+		return;
+	late_signal = 0;
+	catch_signals(held_old);
+	holding = true;
+}
+
+int runner_release_signals(void)
+{
+	if (!holding)
+		return 0;
+	for (size_t i = 0; i < NCAUGHT; i++)
+		sigaction(caught[i], &held_old[i], NULL);
+	holding = false;
+	workload_over = 0;
+	return late_signal;
+}
+
+bool runner_late_signal(void *unused)
+{
+	(void)unused;
+	return late_signal != 0;
+}
 
 bool runner_interrupted(void)
 {
@@ -294,11 +341,17 @@ static bool watch(struct counters *cs, struct launch *l, pid_t attach_pid,
 		if (got_signal) {
 			int sig = got_signal;
 			got_signal = 0;
-			interrupted = true;
-			if (!l)
+			if (!l) {
+				interrupted = true;
 				break;	/* attached: stop counting, leave it be */
-			if (!got_signal_from_tty)
-				kill(l->pid, sig);	/* the terminal already told it */
+			}
+			if (!interrupted)
+				/* Every process of the workload hears it, as from
+				 * a terminal (which told its own group already). */
+				launch_signal_tree(l, sig, got_signal_from_tty ? getpgrp() : 0);
+			else
+				launch_kill_all();	/* asked twice: no more waiting */
+			interrupted = true;
 		}
 		if (l && launch_exited(l))
 			break;
@@ -351,13 +404,9 @@ int runner_run(const struct runner_opts *o, struct db_run *run, char **cause)
 		goto out_free;
 	}
 
-	struct sigaction sa, old[NCAUGHT];
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_sigaction = on_signal;
-	sa.sa_flags = SA_SIGINFO;	/* no SA_RESTART: poll must wake */
-	sigemptyset(&sa.sa_mask);
-	for (size_t i = 0; i < NCAUGHT; i++)
-		sigaction(caught[i], &sa, &old[i]);
+	struct sigaction old[NCAUGHT];
+	workload_over = 0;
+	catch_signals(old);
 	got_signal = 0;
 
 	char started[32];
@@ -450,6 +499,11 @@ int runner_run(const struct runner_opts *o, struct db_run *run, char **cause)
 		run->pid = l.pid;
 		launch_reap(&l, &status, &signo, &ru);
 		launch_release_fds(&l);
+		/* Told to stop: what the workload left running goes too (and
+		 * its counts arrive before the counters close). */
+		if (launch_end_strays(interrupted, 2.0))
+			warning_msg("some of the workload's processes could not be ended");
+		workload_over = holding;
 		if (o->sleep)
 			run->sleep_usage = sleep_plan_collect(o->sleep);
 	} else {
@@ -464,6 +518,7 @@ int runner_run(const struct runner_opts *o, struct db_run *run, char **cause)
 		interrupted = watch(cs, NULL, o->attach_pid, pidfd,
 				    o->duration_s > 0 ? t0 + o->duration_s : 0);
 		t1 = now_s();
+		workload_over = holding;
 		if (!proc_times(o->attach_pid, &u1, &s1)) {
 			u1 = u0;	/* it exited: its last times are gone */
 			s1 = s0;

@@ -8,10 +8,11 @@
  * MMAP2 side-band), the touched working set on request. The result is a
  * struct db_run ready to store.
  *
- * Ctrl-C and SIGTERM reach a launched workload (a terminal's Ctrl-C
- * already did; a kill(1) of prof is forwarded) and mark the run
- * interrupted; an attach just stops counting. Not thread-safe (signal
- * handlers).
+ * Ctrl-C and SIGTERM reach every process of a launched workload (a
+ * terminal's Ctrl-C already did; a kill(1) of prof is forwarded) and mark
+ * the run interrupted; a second one kills them (SIGKILL), and whatever
+ * the workload leaves running once its first process is gone is ended
+ * too. An attach just stops counting. Not thread-safe (signal handlers).
  */
 #ifndef PROF_RUNNER_H
 #define PROF_RUNNER_H
@@ -69,5 +70,18 @@ int runner_run(const struct runner_opts *o, struct db_run *run, char **cause);
 
 /* True once a Ctrl-C or SIGTERM arrived during any runner_run (sticky). */
 bool runner_interrupted(void);
+
+/*
+ * Keep catching Ctrl-C, SIGTERM, SIGHUP and SIGQUIT from before
+ * runner_run until runner_release_signals(), so that one arriving after
+ * the workload ended (while the run is stored, or printed) cannot kill
+ * prof with the counts unprinted. runner_late_signal() says whether one
+ * did (a db busy-wait stop callback: give up waiting on a lock);
+ * runner_release_signals() restores the dispositions and returns that
+ * signal, or 0.
+ */
+void runner_hold_signals(void);
+int runner_release_signals(void);
+bool runner_late_signal(void *unused);
 
 #endif

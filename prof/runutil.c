@@ -39,33 +39,48 @@ void run_state_release(struct run_state *rs)
 {
 	db_close(rs->db);
 	rs->db = NULL;
+	free(rs->open_cause);
+	rs->open_cause = NULL;
 }
 
 void run_state_open_db(struct run_state *rs)
 {
 	char *cause = NULL;
-	if (db_open(&rs->db, rs->db_path, &cause) != 0) {
+	if (db_open_wait(&rs->db, rs->db_path, cli_db_wait_ms(), &cause) != 0) {
 		print_cause("error: ", cause);
 		fprintf(stderr, "hint: the workload still runs and its counts are "
 			"printed, but they will not be stored\n");
-		free(cause);
+		rs->open_cause = cause;
 		rs->db = NULL;
 	}
 }
 
-int run_state_store(struct run_state *rs, struct db_run *run)
+int run_state_store(struct run_state *rs, struct db_run *run, char **cause)
 {
-	if (!rs->db)
+	if (!rs->db) {
+		/* Said in full before the run: its first line again. */
+		const char *why = rs->open_cause ? rs->open_cause : "the database could not be opened";
+		*cause = strndup(why, strcspn(why, "\n"));
 		return EXIT_FAIL;
-	char *cause = NULL;
-	if (db_run_store(rs->db, run, &cause) != 0) {
-		print_cause("error: ", cause);
-		fprintf(stderr, "hint: the report below is all that is left of "
-			"this run; save it with -o FILE next time\n");
-		free(cause);
+	}
+	if (db_run_store(rs->db, run, cause) != 0) {
+		run->id = 0;
 		return EXIT_FAIL;
 	}
 	return 0;
+}
+
+void run_state_not_stored(const char *cause, const char *out)
+{
+	print_cause("error: ", cause ? cause : "the database refused the run");
+	if (out) {
+		char buf[64];
+		fprintf(stderr, "hint: the run was not stored; the report in '%s' is "
+			"all that is left of it\n", cli_echo(out, buf, sizeof(buf)));
+	} else {
+		fprintf(stderr, "hint: the counts above were not stored; they are all "
+			"that is left of this run (-o FILE keeps a copy)\n");
+	}
 }
 
 void run_state_now_iso(char *buf, size_t n)
@@ -330,7 +345,7 @@ int run_incomplete_exit(const struct db_run *run, bool allow, int exit_code)
 	if (db_run_complete(run, &why) != 0)
 		return exit_code;
 	size_t n = strcspn(why, "\n");
-	char which[40] = "the run";	/* one not stored has no number */
+	char which[48] = "this run";
 	if (run->id > 0)
 		snprintf(which, sizeof(which), "run %lld", (long long)run->id);
 	fprintf(stderr, "%s: %s is incomplete: %.*s%s\n",
@@ -427,5 +442,6 @@ struct db *verb_open_db(const struct prof_ctx *ctx, const char *db_opt)
 		free(cause);
 		return NULL;
 	}
+	db_set_busy_timeout(db, cli_db_wait_ms());
 	return db;
 }

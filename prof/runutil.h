@@ -22,6 +22,7 @@
 struct run_state {
 	const char *db_path;
 	struct db *db;		/* NULL when it could not be opened */
+	char *open_cause;	/* why not, when db is NULL */
 };
 
 void run_state_init(struct run_state *rs, const struct prof_ctx *ctx,
@@ -39,10 +40,17 @@ int run_state_check_paths(const struct run_state *rs, const char *verb,
 void run_state_open_db(struct run_state *rs);
 
 /*
- * Store a run. 0 on success; on failure print the error and a hint and
- * return EXIT_FAIL (the caller still prints the report).
+ * Store a run. 0 on success; EXIT_FAIL with *cause (why it could not be
+ * stored, the database's open failure included) otherwise, printing
+ * nothing: the caller prints the report, then run_state_not_stored().
  */
-int run_state_store(struct run_state *rs, struct db_run *run);
+int run_state_store(struct run_state *rs, struct db_run *run, char **cause);
+
+/*
+ * Say, after the report, that the run was not stored and why. out: the
+ * report's file (-o), or NULL when it went to stderr.
+ */
+void run_state_not_stored(const char *cause, const char *out);
 
 /* Fill host facts, cwd, version, events and threads from the counters. */
 void run_state_fill(struct run_state *rs, struct db_run *run,

@@ -365,7 +365,44 @@ static void test_runs__unwritable_place_is_a_clear_error(void **state)
 	char *cause = NULL;
 	assert_true(db_open(&db, "/proc/no-such-dir/prof.db", &cause) < 0);
 	assert_non_null(strstr(cause, "cannot open database '/proc/no-such-dir/prof.db'"));
+	assert_non_null(strstr(cause, "no such directory '/proc/no-such-dir'"));
 	free(cause);
+}
+
+static bool stop_now(void *arg)
+{
+	(*(int *)arg)++;
+	return true;
+}
+
+/* A wait on a lock says how long it waited, and ends when told to. */
+static void test_runs__lock_wait_is_bounded_and_can_stop(void **state)
+{
+	struct fx *f = *state;
+	struct db *a, *b;
+	char *cause = NULL;
+	assert_int_equal(db_open_wait(&a, f->path, 200, NULL), 0);
+	assert_int_equal(db_open(&b, f->path, NULL), 0);
+	assert_int_equal(db_exec(b, "BEGIN IMMEDIATE", NULL), 0);
+	struct db_run r;
+	make_run(&r, 2);
+	assert_int_equal(db_run_store(a, &r, &cause), -EBUSY);
+	assert_non_null(strstr(cause, "locked by another writer; gave up after 0.2 s"));
+	free(cause);
+	cause = NULL;
+
+	int asked = 0;
+	db_set_busy_timeout(a, 60000);
+	db_set_busy_stop(a, stop_now, &asked);
+	assert_int_equal(db_run_store(a, &r, &cause), -EBUSY);
+	assert_true(asked > 0);
+	assert_non_null(strstr(cause, "(interrupted)"));
+	free(cause);
+	assert_int_equal(db_exec(b, "ROLLBACK", NULL), 0);
+	assert_int_equal(count_runs(a), 0);
+	db_run_release(&r);
+	db_close(a);
+	db_close(b);
 }
 
 static void test_runs__locked_database_stores_nothing(void **state)
@@ -380,7 +417,7 @@ static void test_runs__locked_database_stores_nothing(void **state)
 	struct db_run r;
 	make_run(&r, 10);
 	assert_int_equal(db_run_store(a, &r, &cause), -EBUSY);
-	assert_non_null(strstr(cause, "another prof is writing"));
+	assert_non_null(strstr(cause, "locked by another writer"));
 	free(cause);
 	assert_int_equal(r.id, 0);
 	assert_int_equal(db_exec(b, "ROLLBACK", NULL), 0);
@@ -560,6 +597,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_runs__not_a_database_is_a_clear_error, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_runs__unwritable_place_is_a_clear_error, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_runs__locked_database_stores_nothing, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_runs__lock_wait_is_bounded_and_can_stop, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_runs__full_disk_leaves_no_half_run, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_runs__failing_allocations, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_runs__two_writers_share_the_file, setup, teardown),

@@ -311,7 +311,7 @@ static void test_samples__locked_or_full_database_stores_nothing(void **state)
 	make_run(&r);
 	char *cause = NULL;
 	assert_int_equal(db_sample_store_run(w, &r, events, 2, &cause), -EBUSY);
-	assert_non_null(strstr(cause, "another prof is writing"));
+	assert_non_null(strstr(cause, "locked by another writer"));
 	free(cause);
 	cause = NULL;
 	assert_int_equal(r.id, 0);

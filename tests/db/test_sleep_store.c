@@ -245,7 +245,7 @@ static void test_sleep_store__locked_file_stores_nothing(void **state)
 	make_run(&r);
 	make_sleep(&s, 4);
 	assert_int_equal(db_sleep_store(a, &r, &s, &cause), -EBUSY);
-	assert_non_null(strstr(cause, "another prof is writing"));
+	assert_non_null(strstr(cause, "locked by another writer"));
 	free(cause);
 	assert_int_equal(r.id, 0);
 	assert_int_equal(db_exec(b, "ROLLBACK", NULL), 0);

@@ -716,7 +716,7 @@ static void test_run__unstored_run_is_not_run_0(void **state)
 		      "task-clock", "--", "/bin/sh", "-c", "/bin/sleep 0.3 & exit 0", NULL };
 	struct tu_proc p = tu_run(b, NULL);
 	assert_int_equal(p.status, 1);
-	if (!strstr(p.err, "error: the run is incomplete: 1 task was still running") ||
+	if (!strstr(p.err, "error: this run is incomplete: 1 task was still running") ||
 	    strstr(p.err, "run 0"))
 		fail_msg("stderr:\n%s", p.err);
 	tu_proc_release(&p);

@@ -182,12 +182,41 @@ static void test_runs_report__by_name_sums_threads(void **state)
 	db_run_release(&r);
 }
 
+/* A run the database refused (id 0) is never shown as run 0. */
+static void test_runs_report__unstored_run_says_so(void **state)
+{
+	(void)state;
+	struct db_run r;
+	make_run(&r);
+	r.id = 0;
+	struct tu_buf b;
+	report_run(&r, BY_THREAD, OUT_TABLE, tu_buf_open(&b));
+	const char *s = tu_buf_close(&b);
+	assert_non_null(strstr(s, " prof run (not stored): '"));
+	free(b.data);
+	report_run(&r, BY_THREAD, OUT_MARKDOWN, tu_buf_open(&b));
+	s = tu_buf_close(&b);
+	assert_non_null(strstr(s, "**prof run (not stored)**"));
+	free(b.data);
+	report_run(&r, BY_THREAD, OUT_JSON, tu_buf_open(&b));
+	s = tu_buf_close(&b);
+	assert_non_null(strstr(s, "\"run_id\": null"));
+	free(b.data);
+	report_run(&r, BY_TOTAL, OUT_CSV, tu_buf_open(&b));
+	s = tu_buf_close(&b);
+	assert_non_null(strstr(s, "\n,,total,task-clock,"));
+	assert_null(strstr(s, "\n0,"));
+	free(b.data);
+	db_run_release(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_runs_report__multiplexed_run_in_every_format),
 		cmocka_unit_test(test_runs_report__scaling_is_shown_and_right),
 		cmocka_unit_test(test_runs_report__by_name_sums_threads),
+		cmocka_unit_test(test_runs_report__unstored_run_says_so),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
