@@ -1,0 +1,826 @@
+/*
+ * fixture_db: the runs and experiments the report tests render, built
+ * through db/ with fixed values, so every byte a report prints from them
+ * is the same on every machine and at every time. fixture_counted_run()
+ * is one run in memory (reports/ tests render it directly);
+ * fixture_db_build() writes a whole database of one run of each kind
+ * prof stores (tests/e2e/test_golden.c runs the built prof on it). What
+ * it holds is listed in tests/fixtures/golden/README.md.
+ *
+ * Header-only, like test_util.h, so each test stays one executable. The
+ * builders abort on a failure of db/: a fixture that cannot be written
+ * is a broken test, not a skip.
+ */
+#ifndef TESTS_FIXTURE_DB_H
+#define TESTS_FIXTURE_DB_H
+
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "db/db.h"
+#include "db/experiments.h"
+#include "db/runs.h"
+#include "db/samples.h"
+#include "db/sleep.h"
+
+static inline char *fx_s(const char *s)
+{
+	char *d = strdup(s);
+	if (!d)
+		abort();
+	return d;
+}
+
+static inline void fx_check(int rc, char *cause, const char *what)
+{
+	if (!rc)
+		return;
+	fprintf(stderr, "fixture_db: %s: %d: %s\n", what, rc, cause ? cause : "?");
+	abort();
+}
+
+static inline void fx_add_event(struct db_run *r, size_t i, const char *name, bool sup,
+				int group, uint32_t type, uint64_t config)
+{
+	struct db_event *e = &r->events[i];
+	e->name = fx_s(name);
+	e->canonical = fx_s(name);
+	e->supported = sup;
+	e->group = group;
+	e->attr_type = type;
+	e->attr_config = config;
+	if (!sup)
+		e->reason = fx_s("the kernel refused it: No such file or directory\n"
+				 "hint: no hardware PMU is visible");
+}
+
+/* The machine every fixture run was "measured" on. */
+static inline void fx_host(struct db_run *r)
+{
+	r->host.hostname = fx_s("box");
+	r->host.cpu_model = fx_s("AMD Ryzen 9 5900X");
+	r->host.kernel = fx_s("6.18");
+	r->host.online_cpus = 24;
+}
+
+/*
+ * A counted run of three threads: cycles and instructions multiplexed in
+ * group 1 (they ran half the time); branch-misses in group 2 never ran;
+ * LLC-load-misses refused. The hardware cases this VM cannot produce.
+ */
+static inline void fixture_counted_run(struct db_run *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->id = 7;
+	r->kind = fx_s("run");
+	r->started = fx_s("2026-11-30T05:37:51Z");
+	r->command = fx_s("./emu --scene 3");
+	r->exit_status = 0;
+	r->wall_s = 2.5;
+	r->user_s = 4.25;
+	r->sys_s = 0.125;
+	fx_host(r);
+	r->pin.mode = fx_s("largest-llc");
+	r->pin.status = fx_s("applied");
+	r->pin.cpus = fx_s("0-5,12-17");
+	r->pin.level = 3;
+	r->pin.size_bytes = 32u << 20;
+	r->nevents = 5;
+	r->events = calloc(5, sizeof(*r->events));
+	fx_add_event(r, 0, "task-clock", true, 0, 1, 1);
+	fx_add_event(r, 1, "cycles", true, 1, 0, 0);
+	fx_add_event(r, 2, "instructions", true, 1, 0, 1);
+	fx_add_event(r, 3, "branch-misses", true, 2, 0, 5);
+	fx_add_event(r, 4, "LLC-load-misses", false, 0, 3, 0x10002);
+	static const char *names[] = { "emu", "render", "audio" };
+	static const uint64_t tc[] = { 500000000, 3500000000, 250000000 };
+	r->nthreads = 3;
+	r->threads = calloc(3, sizeof(*r->threads));
+	for (size_t t = 0; t < 3; t++) {
+		struct db_thread *th = &r->threads[t];
+		th->tid = (int32_t)(100 + t);
+		th->pid = 100;
+		th->name = fx_s(names[t]);
+		th->is_main = t == 0;
+		th->counts = calloc(5, sizeof(*th->counts));
+		th->counts[0] = (struct db_count){ tc[t], tc[t], tc[t], true };
+		/* Ran half of the time enabled: scaled by 2. */
+		th->counts[1] = (struct db_count){ 1000000 * (t + 1), tc[t], tc[t] / 2, true };
+		th->counts[2] = (struct db_count){ 2000000 * (t + 1), tc[t], tc[t] / 2, true };
+		th->counts[3] = (struct db_count){ 0, tc[t], 0, true };
+		for (int e = 0; e < 4; e++) {
+			struct db_count *tot = &r->events[e].total;
+			tot->present = true;
+			tot->value += th->counts[e].value;
+			tot->enabled += th->counts[e].enabled;
+			tot->running += th->counts[e].running;
+		}
+	}
+}
+
+/* ---- the fixture database ---- */
+
+/* A run's frame: kind, start, command (argv split on spaces), times. */
+static inline void fx_run_init(struct db_run *r, const char *kind, const char *started,
+			       const char *command, double wall_s, double user_s,
+			       double sys_s)
+{
+	memset(r, 0, sizeof(*r));
+	r->kind = fx_s(kind);
+	r->started = fx_s(started);
+	r->command = fx_s(command);
+	r->argv = calloc(16, sizeof(char *));
+	char *copy = fx_s(command), *save = NULL;
+	for (char *w = strtok_r(copy, " ", &save); w && r->argc < 15;
+	     w = strtok_r(NULL, " ", &save))
+		r->argv[r->argc++] = fx_s(w);
+	free(copy);
+	r->cwd = fx_s("/home/dev/emu");
+	r->wall_s = wall_s;
+	r->user_s = user_s;
+	r->sys_s = sys_s;
+	fx_host(r);
+	r->pin.mode = fx_s("none");
+	r->pin.status = fx_s("not requested");
+}
+
+static inline void fx_events(struct db_run *r, size_t n)
+{
+	r->nevents = n;
+	r->events = calloc(n, sizeof(*r->events));
+}
+
+static inline void fx_threads(struct db_run *r, size_t n)
+{
+	r->nthreads = n;
+	r->threads = calloc(n, sizeof(*r->threads));
+	for (size_t t = 0; t < n; t++)
+		r->threads[t].counts = calloc(r->nevents + 1, sizeof(struct db_count));
+}
+
+static inline void fx_thread(struct db_run *r, size_t t, int32_t tid, int32_t pid,
+			     const char *name)
+{
+	struct db_thread *th = &r->threads[t];
+	th->tid = tid;
+	th->pid = pid;
+	th->name = fx_s(name);
+	th->is_main = tid == pid;
+}
+
+/* Set thread t's count of event e (not multiplexed) and add it to the total. */
+static inline void fx_count(struct db_run *r, size_t t, size_t e, uint64_t v)
+{
+	r->threads[t].counts[e] = (struct db_count){ v, 1000000, 1000000, true };
+	struct db_count *tot = &r->events[e].total;
+	tot->present = true;
+	tot->value += v;
+	tot->enabled += 1000000;
+	tot->running += 1000000;
+}
+
+/* Run 1: the counted run above, with two threads sharing a name (for
+ * --by name), stored as complete. */
+static inline int64_t fx_store_counted(struct db *db)
+{
+	struct db_run r;
+	char *cause = NULL;
+	fixture_counted_run(&r);
+	r.id = 0;
+	free(r.threads[2].name);
+	r.threads[2].name = fx_s("render");
+	r.argc = 3;
+	r.argv = calloc(4, sizeof(char *));
+	r.argv[0] = fx_s("./emu");
+	r.argv[1] = fx_s("--scene");
+	r.argv[2] = fx_s("3");
+	r.cwd = fx_s("/home/dev/emu");
+	db_run_set(&r, "events", "task-clock,cycles,instructions,branch-misses,"
+		   "LLC-load-misses");
+	db_run_set(&r, "complete", "yes");
+	fx_check(db_run_store(db, &r, &cause), cause, "counted run");
+	int64_t id = r.id;
+	db_run_release(&r);
+	return id;
+}
+
+/* Run 2: killed by a signal, found incomplete (two reasons), with the
+ * sleep interposer's report of a --sleep-mode run. */
+static inline int64_t fx_store_incomplete(struct db *db)
+{
+	struct db_run r;
+	char *cause = NULL;
+	fx_run_init(&r, "run", "2026-11-30T06:10:00Z", "./game --frames 600",
+		    1.75, 0.8125, 0.0625);
+	r.exit_status = 137;
+	r.term_signal = 9;
+	r.pid = 300;
+	fx_events(&r, 3);
+	fx_add_event(&r, 0, "task-clock", true, 0, 1, 1);
+	fx_add_event(&r, 1, "page-faults", true, 0, 1, 2);
+	fx_add_event(&r, 2, "context-switches", true, 0, 1, 3);
+	fx_threads(&r, 2);
+	fx_thread(&r, 0, 300, 300, "game");
+	fx_thread(&r, 1, 301, 300, "loader");
+	fx_count(&r, 0, 0, 612500000);
+	fx_count(&r, 0, 1, 20480);
+	fx_count(&r, 0, 2, 1201);
+	fx_count(&r, 1, 0, 27500000);
+	fx_count(&r, 1, 1, 4096);
+	fx_count(&r, 1, 2, 33);
+	db_run_set(&r, "events", "task-clock,page-faults,context-switches");
+	db_run_set(&r, "sleep_mode", "timerfd");
+	db_run_set(&r, "complete", "no");
+	db_run_set(&r, "incomplete",
+		   "3 of 5 tasks sent no exit record: their counts are in their "
+		   "parent's row\n"
+		   "the kernel's account of the command's CPU time (wait4: 875.0 ms) "
+		   "exceeds the task-clock counted (640.0 ms): 235.0 ms ran with no "
+		   "counter on it");
+	struct db_sleep_usage *u = calloc(1, sizeof(*u));
+	u->mode = fx_s("timerfd");
+	u->threshold_us = 2000;
+	u->status = fx_s("applied");
+	u->processes = 1;
+	u->nthreads = 2;
+	u->threads = calloc(2, sizeof(*u->threads));
+	u->threads[0] = (struct db_sleep_thread){
+		.tid = 300, .pid = 300, .name = fx_s("game"), .served = 598, .passed = 2,
+		.p50_ns = 4100, .p90_ns = 6200, .p99_ns = 9800, .p999_ns = 15300,
+		.max_ns = 41000, .mean_ns = 4450.5, .req_hist = fx_s("11:598 13:2"),
+	};
+	u->threads[1] = (struct db_sleep_thread){
+		.tid = 301, .pid = 300, .name = fx_s("loader"), .passed = 3, .eintr = 1,
+		.req_hist = fx_s("14:3"),
+	};
+	r.sleep_usage = u;
+	fx_check(db_run_store(db, &r, &cause), cause, "incomplete run");
+	int64_t id = r.id;
+	db_run_release(&r);
+	return id;
+}
+
+/* Run 3: an attach, interrupted by Ctrl-C, with a thread created during
+ * the attach and still running at its end, and lost ring-buffer records. */
+static inline int64_t fx_store_attach(struct db *db)
+{
+	struct db_run r;
+	char *cause = NULL;
+	fx_run_init(&r, "attach", "2026-11-30T06:20:00Z", "-p 4242", 10.5, 3.25, 0.5);
+	free(r.argv[0]);
+	free(r.argv[1]);
+	r.argv[0] = r.argv[1] = NULL;
+	r.argc = 0;
+	r.pid = 4242;
+	r.interrupted = true;
+	r.lost_records = 12;
+	fx_events(&r, 3);
+	fx_add_event(&r, 0, "task-clock", true, 0, 1, 1);
+	fx_add_event(&r, 1, "context-switches", true, 0, 1, 3);
+	fx_add_event(&r, 2, "cycles", false, 0, 0, 0);
+	fx_threads(&r, 3);
+	fx_thread(&r, 0, 4242, 4242, "server");
+	fx_thread(&r, 1, 4243, 4242, "worker");
+	fx_thread(&r, 2, 4250, 4242, "worker");
+	fx_count(&r, 0, 0, 2250000000);
+	fx_count(&r, 0, 1, 5120);
+	fx_count(&r, 1, 0, 1500000000);
+	fx_count(&r, 1, 1, 880);
+	/* Thread 4250 never exited: its counts are in the totals only. */
+	r.events[0].total.value += 125000000;
+	r.events[1].total.value += 64;
+	db_run_set(&r, "events", "task-clock,context-switches,cycles");
+	db_run_set(&r, "complete", "yes");
+	fx_check(db_run_store(db, &r, &cause), cause, "attach run");
+	int64_t id = r.id;
+	db_run_release(&r);
+	return id;
+}
+
+/* Run 4: a --working-set run with its code modules (one whose file was
+ * gone when prof read it, anonymous code, a JIT's perf map). */
+static inline int64_t fx_store_working_set(struct db *db)
+{
+	struct db_run r;
+	char *cause = NULL;
+	fx_run_init(&r, "run", "2026-11-30T06:30:00Z", "./game --level 3",
+		    0.5, 0.4375, 0.03125);
+	r.pid = 500;
+	fx_events(&r, 2);
+	fx_add_event(&r, 0, "task-clock", true, 0, 1, 1);
+	fx_add_event(&r, 1, "page-faults", true, 0, 1, 2);
+	fx_threads(&r, 1);
+	fx_thread(&r, 0, 500, 500, "game");
+	fx_count(&r, 0, 0, 468750000);
+	fx_count(&r, 0, 1, 18432);
+	r.nmodules = 5;
+	r.modules = calloc(5, sizeof(*r.modules));
+	r.modules[0] = (struct db_module){
+		.path = fx_s("/home/dev/game/game"), .kind = fx_s("file"),
+		.build_id = fx_s("5d1f0c2b7e9a44c3b2a1908f6e5d4c3b2a190817"),
+		.exec_bytes = 3145728, .nprocs = 1, .has_text = true,
+		.has_exec_sections = true, .has_touched = true, .text_bytes = 3011264,
+		.exec_section_bytes = 3020800, .touched_bytes = 1048576,
+		.faulted_bytes = 131072, .faults = 32, .touched_replayed = true,
+	};
+	r.modules[1] = (struct db_module){
+		.path = fx_s("/usr/lib/libc.so.6"), .kind = fx_s("file"),
+		.build_id = fx_s("93ac61ec5a8eb1396f9fbd350e3169a558528a40"),
+		.exec_bytes = 1400832, .nprocs = 1, .has_text = true,
+		.has_exec_sections = true, .has_touched = true, .text_bytes = 1392301,
+		.exec_section_bytes = 1396969, .touched_bytes = 393216,
+		.faulted_bytes = 49152, .faults = 12, .touched_replayed = true,
+	};
+	r.modules[2] = (struct db_module){
+		.path = fx_s("/tmp/perf-500.map"), .kind = fx_s("anon"),
+		.exec_bytes = 262144, .nprocs = 1, .has_touched = true,
+		.touched_bytes = 196608, .faulted_bytes = 196608, .faults = 48,
+	};
+	r.modules[3] = (struct db_module){
+		.path = fx_s("[anon:exec]"), .kind = fx_s("anon"), .exec_bytes = 65536,
+		.nprocs = 1, .has_touched = true, .touched_bytes = 65536,
+		.faulted_bytes = 65536, .faults = 16,
+	};
+	r.modules[4] = (struct db_module){
+		.path = fx_s("/tmp/plugin.so"), .kind = fx_s("file"), .exec_bytes = 8192,
+		.nprocs = 1, .has_touched = true, .touched_bytes = 4096,
+		.faulted_bytes = 4096, .faults = 1,
+		.error = fx_s("cannot open '/tmp/plugin.so': no such file or directory"),
+	};
+	static const char *const kinds[] = { "code", "heap", "stack", "anon", "file", "other" };
+	static const uint64_t touched[] = { 1708032, 3 << 20, 16384, 48 << 20, 262144, 8192 };
+	static const uint64_t faulted[] = { 446464, 3 << 20, 16384, 48 << 20, 65536, 8192 };
+	r.nws = 6;
+	r.ws = calloc(6, sizeof(*r.ws));
+	for (size_t i = 0; i < 6; i++) {
+		r.ws[i].kind = fx_s(kinds[i]);
+		r.ws[i].touched_bytes = touched[i];
+		r.ws[i].faulted_bytes = faulted[i];
+		r.ws[i].faults = 20 + i;
+	}
+	db_run_set(&r, "events", "task-clock,page-faults");
+	db_run_set(&r, "working_set", "1");
+	db_run_set(&r, "ws_window_bytes", "65536");
+	db_run_set(&r, "complete", "yes");
+	fx_check(db_run_store(db, &r, &cause), cause, "working-set run");
+	int64_t id = r.id;
+	db_run_release(&r);
+	return id;
+}
+
+/*
+ * Run 5: a sampled run (prof record) of four threads, two named alike,
+ * with two sampled events, a recursive path, a kernel frame, a frame of
+ * unknown symbol, and samples of a thread with no row.
+ */
+static inline int64_t fx_store_record(struct db *db)
+{
+	char *cause = NULL;
+	struct db_sample_writer *w;
+	fx_check(db_sample_writer_new(db, &w, &cause), cause, "sample writer");
+	static const char *const mods[] = {
+		"/home/dev/emu/emu", "/usr/lib/libc.so.6", "[kernel.kallsyms]",
+	};
+	static const char *const builds[] = {
+		"0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c", NULL, NULL,
+	};
+	for (uint32_t i = 0; i < 3; i++)
+		fx_check(db_sample_put_module(w, i + 1, mods[i], builds[i], &cause), cause,
+			 "module");
+	/* symbol id: module, name (NULL: unknown) */
+	static const struct { uint32_t mod; const char *name; } syms[] = {
+		{ 1, "main" }, { 1, "run_frame" }, { 1, "render" }, { 1, "audio_mix" },
+		{ 2, "memcpy" }, { 2, NULL }, { 3, "clear_page_erms" },
+	};
+	for (uint32_t i = 0; i < 7; i++)
+		fx_check(db_sample_put_symbol(w, i + 1, syms[i].mod, syms[i].name, &cause),
+			 cause, "symbol");
+	/* frame id: symbol, offset */
+	static const struct { uint32_t sym; uint64_t off; } frames[] = {
+		{ 1, 0x4a }, { 2, 0x91 }, { 3, 0x1c0 }, { 3, 0x2f4 }, { 4, 0x33 },
+		{ 5, 0x12 }, { 6, 0x29d40 }, { 7, 0x9 },
+	};
+	for (uint32_t i = 0; i < 8; i++)
+		fx_check(db_sample_put_frame(w, i + 1, frames[i].sym, frames[i].off, &cause),
+			 cause, "frame");
+	/* stack node id: parent, frame. main -> run_frame -> render ->
+	 * render (recursion) -> memcpy -> clear_page_erms [k]; run_frame ->
+	 * audio_mix; main -> libc [unknown]. */
+	static const struct { uint32_t parent, frame; } nodes[] = {
+		{ 0, 1 },	/* 1 main */
+		{ 1, 2 },	/* 2 main;run_frame */
+		{ 2, 3 },	/* 3 ...;render */
+		{ 3, 4 },	/* 4 ...;render;render */
+		{ 4, 6 },	/* 5 ...;render;render;memcpy */
+		{ 5, 8 },	/* 6 ...;memcpy;clear_page_erms */
+		{ 3, 6 },	/* 7 ...;render;memcpy */
+		{ 2, 5 },	/* 8 main;run_frame;audio_mix */
+		{ 1, 7 },	/* 9 main;[unknown] */
+	};
+	for (uint32_t i = 0; i < 9; i++)
+		fx_check(db_sample_put_stack(w, i + 1, nodes[i].parent, nodes[i].frame,
+					     &cause), cause, "stack");
+	/* tid, event, stack, samples; cpu-clock's period varies per sample. */
+	static const struct { int32_t tid; uint32_t ev, stack, n; } put[] = {
+		{ 700, 0, 2, 3 }, { 700, 0, 9, 2 },
+		{ 701, 0, 3, 9 }, { 701, 0, 4, 4 }, { 701, 0, 5, 6 }, { 701, 0, 7, 5 },
+		{ 702, 0, 5, 7 }, { 702, 0, 7, 2 },
+		{ 703, 0, 8, 8 },
+		{ 799, 0, 8, 1 },	/* a thread with no row */
+		{ 701, 1, 6, 3 }, { 702, 1, 6, 2 }, { 700, 1, 1, 1 },
+	};
+	uint64_t t = 2000000, nsamples[2] = { 0, 0 }, weights[2] = { 0, 0 };
+	for (size_t i = 0; i < sizeof(put) / sizeof(put[0]); i++) {
+		for (uint32_t k = 0; k < put[i].n; k++) {
+			uint64_t weight = put[i].ev ? 1 : 1000000 + 1000 * ((i + k) % 3);
+			struct db_sample s = { 700, put[i].tid, (uint32_t)(k % 2), t,
+					       put[i].ev, weight, put[i].stack };
+			t += 1000;
+			nsamples[put[i].ev]++;
+			weights[put[i].ev] += weight;
+			fx_check(db_sample_put(w, &s, &cause), cause, "sample");
+		}
+	}
+	struct db_run r;
+	fx_run_init(&r, "record", "2026-11-30T06:40:00Z", "./emu --scene 3 --frames 60",
+		    0.0625, 0.05, 0.0078125);
+	r.pid = 700;
+	fx_events(&r, 2);
+	fx_add_event(&r, 0, "task-clock", true, 0, 1, 1);
+	fx_add_event(&r, 1, "cycles", false, 0, 0, 0);
+	fx_threads(&r, 4);
+	fx_thread(&r, 0, 700, 700, "emu");
+	fx_thread(&r, 1, 701, 700, "render");
+	fx_thread(&r, 2, 702, 700, "render");
+	fx_thread(&r, 3, 703, 700, "audio");
+	for (size_t i = 0; i < 4; i++) {
+		r.threads[i].start_ns = 1000000 + 1000 * (int64_t)i;
+		fx_count(&r, i, 0, 5000000 * (i + 1));
+	}
+	db_run_set(&r, "events", "task-clock,cycles");
+	db_run_set(&r, "sampled_events", "cpu-clock,page-faults");
+	db_run_set(&r, "call_graph", "dwarf");
+	db_run_set(&r, "freq", "999");
+	db_run_set(&r, "complete", "yes");
+	struct db_sample_event ev[2] = {
+		{ .name = "cpu-clock", .attr_type = 1, .attr_config = 0, .freq = 999,
+		  .call_graph = "dwarf", .stack_bytes = 8192, .samples = nsamples[0],
+		  .weight = weights[0], .lost = 2, .dropped = 1 },
+		{ .name = "page-faults", .attr_type = 1, .attr_config = 2, .period = 1,
+		  .call_graph = "dwarf", .stack_bytes = 8192, .samples = nsamples[1],
+		  .weight = weights[1] },
+	};
+	fx_check(db_sample_store_run(w, &r, ev, 2, &cause), cause, "record run");
+	int64_t id = r.id;
+	db_run_release(&r);
+	db_sample_writer_free(w);
+	return id;
+}
+
+/* Run 6: a `prof sleep` benchmark, three modes at two durations. */
+static inline int64_t fx_store_sleep(struct db *db)
+{
+	struct db_run r;
+	char *cause = NULL;
+	fx_run_init(&r, "sleep", "2026-11-30T06:50:00Z",
+		    "prof sleep --modes timerfd,hybrid,spin --durations 20,50 --calls 1000",
+		    0.4375, 0.25, 0.0625);
+	free(r.pin.mode);
+	free(r.pin.status);
+	r.pin.mode = fx_s("cpus:1");
+	r.pin.status = fx_s("applied");
+	r.pin.cpus = fx_s("1");
+	struct db_sleep s;
+	memset(&s, 0, sizeof(s));
+	s.timer_slack_ns = 50000;
+	snprintf(s.sched_policy, sizeof(s.sched_policy), "SCHED_OTHER");
+	snprintf(s.clocksource, sizeof(s.clocksource), "tsc");
+	snprintf(s.pattern, sizeof(s.pattern), "oneshot");
+	s.calls = 1000;
+	s.threads = 1;
+	s.hybrid_margin_ns = 12300;
+	s.hybrid_calibrated = true;
+	s.calibration_p999_ns = 10300;
+	s.calibration_guard_ns = 2000;
+	s.cheap_p99_us = 10.0;
+	s.ncells = 6;
+	s.cells = calloc(6, sizeof(*s.cells));
+	static const char *const modes[] = { "timerfd", "hybrid", "spin" };
+	/* per mode: p50, p99 and max overshoot in ns, CPU % */
+	static const int64_t p50[] = { 52000, 900, 80 };
+	static const int64_t p99[] = { 61000, 3100, 240 };
+	static const int64_t mx[] = { 140000, 25000, 9000 };
+	static const double cpu[] = { 2.5, 41.0, 100.0 };
+	for (size_t i = 0; i < 6; i++) {
+		struct db_sleep_cell *c = &s.cells[i];
+		size_t m = i / 2;
+		snprintf(c->mode, sizeof(c->mode), "%s", modes[m]);
+		c->margin_ns = m == 1 ? 12300 : -1;
+		c->target_us = i % 2 ? 50 : 20;
+		c->calls = 1000;
+		c->p50_ns = p50[m] + (int64_t)(i % 2) * 100;
+		c->p90_ns = (p50[m] + p99[m]) / 2;
+		c->p99_ns = p99[m];
+		c->p999_ns = p99[m] + 1000;
+		c->max_ns = mx[m];
+		c->min_ns = m == 2 ? 10 : 700;
+		c->mean_ns = (double)p50[m] * 1.0625;
+		c->early = m == 2 ? 0 : 1;
+		uint64_t under3 = m == 0 ? 0 : m == 1 ? 900 : 1000;
+		c->buckets[DB_SLEEP_LT3] = under3;
+		c->buckets[DB_SLEEP_LT10] = m == 1 ? 95 : 0;
+		c->buckets[DB_SLEEP_LT25] = m == 1 ? 5 : 0;
+		c->buckets[DB_SLEEP_LT50] = 0;
+		c->buckets[DB_SLEEP_GE50] = m == 0 ? 1000 : 0;
+		c->wall_s = (double)c->target_us * 1e-3 + 0.002;
+		c->cpu_pct = cpu[m];
+		c->cpu_s = c->wall_s * cpu[m] / 100.0;
+		c->cpu_us_per_call = c->cpu_s * 1e6 / 1000.0;
+		c->vcsw_per_call = m == 2 ? 0.0 : 1.0;
+		c->ivcsw_per_call = m == 2 ? 0.015625 : 0.0;
+		c->cheapest = m == 1;
+	}
+	fx_check(db_sleep_store(db, &r, &s, &cause), cause, "sleep run");
+	int64_t id = r.id;
+	db_sleep_release(&s);
+	db_run_release(&r);
+	return id;
+}
+
+/* ---- experiments ---- */
+
+/* What one arm of an experiment measures, before the per-round jitter. */
+struct fx_side {
+	const char *command;
+	double wall_s, cpu_s;
+	double llc, itlb, branch, instructions;	/* per run */
+	double footprint;	/* code bytes of the one module */
+	const char *pin;	/* NULL: not pinned */
+	double fps;
+};
+
+static const char *const fx_exp_events[] = {
+	"LLC-load-misses", "iTLB-load-misses", "L1-icache-load-misses",
+	"branch-misses", "instructions", "cycles", "task-clock",
+};
+
+/* A deterministic spread of at most ±1.6% that differs irregularly with
+ * the round, the arm and what is measured (k), so that no metric has the
+ * same value, or the same ratio between arms, in every round. */
+static inline double fx_jitter(int round, int arm, int k)
+{
+	static const int8_t spread[17] = { 3, -2, 0, 4, -4, 1, -1, 2, -3, 0, 3, -1,
+					   -2, 4, 1, -3, 2 };
+	return 1.0 + 0.004 * spread[(round * 7 + arm * 11 + k * 5) % 17];
+}
+
+/* One run of an experiment, with one thread that did all the work. */
+static inline void fx_exp_run(struct db_run *r, const struct fx_side *s, int arm,
+			      int round, int exit_status, const char *started)
+{
+	double jw = fx_jitter(round, arm, 0), jc = fx_jitter(round, arm, 1);
+	double cpu_s = s->cpu_s * jc;
+	fx_run_init(r, "ab", started, s->command, s->wall_s * jw, cpu_s * 0.96875,
+		    cpu_s * 0.03125);
+	r->exit_status = exit_status;
+	if (s->pin) {
+		free(r->pin.mode);
+		free(r->pin.status);
+		r->pin.mode = fx_s(s->pin);
+		r->pin.status = fx_s("applied");
+		r->pin.cpus = fx_s("0-5,12-17");
+		r->pin.level = 3;
+		r->pin.size_bytes = 32u << 20;
+	}
+	fx_events(r, 7);
+	fx_threads(r, 1);
+	fx_thread(r, 0, 1000 + round * 10 + arm, 1000 + round * 10 + arm, "emu");
+	double v[] = { s->llc, s->itlb, 0, s->branch, s->instructions,
+		       s->instructions * 0.75, 0 };
+	for (size_t e = 0; e < 7; e++) {
+		bool sup = e != 2;	/* L1-icache-load-misses: refused */
+		fx_add_event(r, e, fx_exp_events[e], sup, e < 6 ? 1 : 0, e < 6 ? 0 : 1,
+			     e < 6 ? e : 1);
+		if (!sup)
+			continue;
+		uint64_t x = e == 6 ? (uint64_t)(cpu_s * 1e9)
+				    : (uint64_t)(v[e] * fx_jitter(round, arm, 2 + (int)e));
+		/* The hardware group was multiplexed: it ran 3/4 of the time. */
+		uint64_t enabled = 1000000, running = e < 6 ? 750000 : enabled;
+		r->events[e].total = (struct db_count){ x * running / enabled, enabled,
+							running, true };
+		r->threads[0].counts[e] = r->events[e].total;
+	}
+	r->nmodules = 1;
+	r->modules = calloc(1, sizeof(*r->modules));
+	r->modules[0] = (struct db_module){
+		.path = fx_s("/home/dev/emu/emu"), .kind = fx_s("file"),
+		.exec_bytes = (uint64_t)s->footprint, .nprocs = 1,
+	};
+	db_run_set(r, "complete", "yes");
+}
+
+static inline void fx_set_times(struct db *db, int64_t id, const char *started,
+				const char *finished)
+{
+	char sql[200], *cause = NULL;
+	snprintf(sql, sizeof(sql), "UPDATE experiments SET started = '%s', finished = "
+		 "'%s' WHERE id = %lld", started, finished, (long long)id);
+	fx_check(db_exec(db, sql, &cause), cause, "experiment times");
+}
+
+static inline struct db_host fx_exp_host(void)
+{
+	return (struct db_host){ 0, "box", "6.18", "AMD Ryzen 9 5900X", 24 };
+}
+
+static inline void fx_arm(struct db_arm *a, const char *name, const char *command)
+{
+	memset(a, 0, sizeof(*a));
+	a->name = (char *)name;
+	a->command = (char *)command;
+	a->argv = calloc(2, sizeof(char *));
+	a->argv[0] = (char *)command;
+	a->argc = 1;
+}
+
+/* Store the rounds of an experiment; arm_of(round, pos) as the order
+ * gave it. fail_round/fail_arm: one run that exited 1 (-1: none);
+ * nofps_round: the baseline's run that printed no fps (-1: none). */
+static inline void fx_exp_rounds(struct db *db, int64_t exp_id,
+				 const struct fx_side *sides, size_t narms, int rounds,
+				 int warmup, bool abba, int fail_round, int fail_arm,
+				 int nofps_round, int *tick)
+{
+	char *cause = NULL;
+	for (int rr = -warmup; rr < rounds; rr++) {
+		bool warm = rr < 0;
+		int round = warm ? rr + warmup : rr;
+		for (size_t pos = 0; pos < narms; pos++) {
+			size_t arm = abba && (rr & 1) ? narms - 1 - pos : pos;
+			char started[32];
+			snprintf(started, sizeof(started), "2026-12-01T%02d:%02d:%02dZ",
+				 *tick / 3600, *tick / 60 % 60, *tick % 60);
+			*tick += 7;
+			int status = !warm && round == fail_round && (int)arm == fail_arm;
+			struct db_run r;
+			fx_exp_run(&r, &sides[arm], (int)arm, rr + warmup, status, started);
+			struct db_score sc = { (char *)"fps",
+					       sides[arm].fps * fx_jitter(rr + warmup, (int)arm, 9),
+					       !(round == nofps_round && arm == 0 && !warm) };
+			fx_check(db_experiment_add_run(db, exp_id, &r, (int)arm, round,
+						       (int)pos, warm, &sc, 1, &cause),
+				 cause, "experiment run");
+			db_run_release(&r);
+		}
+	}
+}
+
+/* Experiment 1: the A/A experiment of the baseline command (its spread
+ * sets experiment 2's gates). */
+static inline void fx_store_aa(struct db *db, int *tick)
+{
+	char *cause = NULL;
+	static const struct fx_side emu = {
+		"./emu --scene 3", 2.5, 4.375, 4e8, 1.5e8, 3e8, 9e10, 300 << 20, NULL, 60,
+	};
+	struct fx_side sides[2] = { emu, emu };
+	struct db_experiment e;
+	memset(&e, 0, sizeof(e));
+	struct db_arm arms[2];
+	fx_arm(&arms[0], "emu", emu.command);
+	fx_arm(&arms[1], "emu-2", emu.command);
+	e.order = (char *)"alternate";
+	e.rounds = 4;
+	e.gate_pct = NAN;
+	e.aa = true;
+	e.narms = 2;
+	e.arms = arms;
+	struct db_kv kv[] = { { (char *)"events", (char *)"cache" } };
+	e.settings = kv;
+	e.nsettings = 1;
+	struct db_host host = fx_exp_host();
+	fx_check(db_experiment_create(db, &e, &host, &cause), cause, "A/A experiment");
+	fx_exp_rounds(db, e.id, sides, 2, 4, 0, false, -1, -1, -1, tick);
+	fx_check(db_experiment_finish(db, e.id, "complete", NULL, &cause), cause, "finish");
+	fx_set_times(db, e.id, "2026-12-01T09:00:00Z", "2026-12-01T09:01:30Z");
+	for (size_t a = 0; a < 2; a++)
+		free(arms[a].argv);
+}
+
+/*
+ * Experiment 2: the baseline against a smaller build pinned to the
+ * largest LLC, ABBA with a warm-up, a score and a cost per unit, one run
+ * that failed and one that printed no score; its gate comes from
+ * experiment 1.
+ */
+static inline void fx_store_ab(struct db *db, int *tick)
+{
+	char *cause = NULL;
+	static const struct fx_side sides[2] = {
+		{ "./emu --scene 3", 2.5, 4.375, 4e8, 1.5e8, 3e8, 9e10, 300 << 20, NULL, 60 },
+		{ "./emu --scene 3 --backend sim", 2.0, 3.5, 2.5e8, 0.8e8, 2.8e8, 8.5e10,
+		  120 << 20, "largest-llc", 75 },
+	};
+	struct db_experiment e;
+	memset(&e, 0, sizeof(e));
+	struct db_arm arms[2];
+	fx_arm(&arms[0], "base", sides[0].command);
+	fx_arm(&arms[1], "sim", sides[1].command);
+	struct db_kv s0[] = { { (char *)"env.EMU_THREADS", (char *)"4" } };
+	struct db_kv s1[] = { { (char *)"env.EMU_THREADS", (char *)"4" },
+			      { (char *)"pin", (char *)"largest-llc" } };
+	arms[0].settings = s0;
+	arms[0].nsettings = 1;
+	arms[1].settings = s1;
+	arms[1].nsettings = 2;
+	e.order = (char *)"abba";
+	e.rounds = 6;
+	e.warmup = 1;
+	e.gate_pct = NAN;
+	e.keep_going = true;
+	e.narms = 2;
+	e.arms = arms;
+	struct db_kv kv[] = {
+		{ (char *)"events", (char *)"cache" },
+		{ (char *)"score", (char *)"fps=([0-9.]+) fps:higher" },
+		{ (char *)"per", (char *)"fps" },
+	};
+	e.settings = kv;
+	e.nsettings = 3;
+	struct db_host host = fx_exp_host();
+	fx_check(db_experiment_create(db, &e, &host, &cause), cause, "A/B experiment");
+	fx_exp_rounds(db, e.id, sides, 2, 6, 1, true, 3, 1, 4, tick);
+	fx_check(db_experiment_finish(db, e.id, "complete", NULL, &cause), cause, "finish");
+	fx_set_times(db, e.id, "2026-12-01T10:00:00Z", "2026-12-01T10:03:30Z");
+	for (size_t a = 0; a < 2; a++)
+		free(arms[a].argv);
+}
+
+/* Experiment 3: three arms in alternate order, interrupted after two of
+ * three rounds, with a gate given. */
+static inline void fx_store_three_arms(struct db *db, int *tick)
+{
+	char *cause = NULL;
+	static const struct fx_side sides[3] = {
+		{ "./emu-gcc --scene 3", 2.5, 4.375, 4e8, 1.5e8, 3e8, 9e10, 300 << 20, NULL, 60 },
+		{ "./emu-clang --scene 3", 2.375, 4.125, 3.9e8, 1.4e8, 2.9e8, 8.8e10,
+		  290 << 20, NULL, 62 },
+		{ "./emu-icx --scene 3", 2.75, 4.75, 4.2e8, 1.6e8, 3.5e8, 9.5e10,
+		  340 << 20, NULL, 55 },
+	};
+	struct db_experiment e;
+	memset(&e, 0, sizeof(e));
+	struct db_arm arms[3];
+	fx_arm(&arms[0], "gcc", sides[0].command);
+	fx_arm(&arms[1], "clang", sides[1].command);
+	fx_arm(&arms[2], "icx", sides[2].command);
+	e.order = (char *)"alternate";
+	e.rounds = 3;
+	e.gate_pct = 2.0;
+	e.narms = 3;
+	e.arms = arms;
+	struct db_kv kv[] = { { (char *)"events", (char *)"cache" } };
+	e.settings = kv;
+	e.nsettings = 1;
+	struct db_host host = fx_exp_host();
+	fx_check(db_experiment_create(db, &e, &host, &cause), cause, "three-arm experiment");
+	fx_exp_rounds(db, e.id, sides, 3, 2, 0, false, -1, -1, -1, tick);
+	fx_check(db_experiment_finish(db, e.id, "interrupted", "interrupted (Ctrl-C or "
+				      "SIGTERM); the finished rounds are kept", &cause),
+		 cause, "finish");
+	fx_set_times(db, e.id, "2026-12-01T11:00:00Z", "2026-12-01T11:00:45Z");
+	for (size_t a = 0; a < 3; a++)
+		free(arms[a].argv);
+}
+
+/*
+ * Write the fixture database at path (which must not exist yet). Runs
+ * 1-6 are: counted, incomplete, attach, working set, record, sleep;
+ * experiments 1-3 (A/A, A/B, three arms) follow with their runs.
+ */
+static inline void fixture_db_build(const char *path)
+{
+	struct db *db;
+	char *cause = NULL;
+	fx_check(db_open(&db, path, &cause), cause, path);
+	fx_store_counted(db);
+	fx_store_incomplete(db);
+	fx_store_attach(db);
+	fx_store_working_set(db);
+	fx_store_record(db);
+	fx_store_sleep(db);
+	int tick = 9 * 3600;	/* each experiment's runs start at its hour */
+	fx_store_aa(db, &tick);
+	tick = 10 * 3600;
+	fx_store_ab(db, &tick);
+	tick = 11 * 3600;
+	fx_store_three_arms(db, &tick);
+	db_close(db);
+}
+
+#endif
