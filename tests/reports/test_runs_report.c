@@ -119,7 +119,7 @@ static void test_runs_report__unstored_run_says_so(void **state)
 {
 	(void)state;
 	struct db_run r;
-	make_run(&r);
+	fixture_counted_run(&r);
 	r.id = 0;
 	struct tu_buf b;
 	report_run(&r, BY_THREAD, OUT_TABLE, tu_buf_open(&b));
