@@ -10,6 +10,8 @@
 #include <errno.h>
 #include <math.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 
 #include "prof/abplan.h"
 #include "test_util.h"
@@ -154,6 +156,136 @@ static void test_abplan__scores_take_the_last_match(void **state)
 	ab_plan_release(&p);
 }
 
+/*
+ * Run fn in a child held to limit_mb more memory and cpu_s seconds of CPU,
+ * so that a pattern that still blew up (as `b` and 24 `+` did: 12.5 GB)
+ * fails this test instead of taking the machine down. fn returns the
+ * number of failures and prints what they were.
+ */
+static void in_child(int (*fn)(void), unsigned limit_mb, unsigned cpu_s)
+{
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		unsigned long pages = 0;
+		FILE *fp = fopen("/proc/self/statm", "r");
+		if (fp && fscanf(fp, "%lu", &pages) != 1)
+			pages = 0;
+		if (fp)
+			fclose(fp);
+		struct rlimit rl;
+		if (pages) {
+			rl.rlim_cur = rl.rlim_max = (rlim_t)pages * (rlim_t)sysconf(_SC_PAGESIZE) +
+						    ((rlim_t)limit_mb << 20);
+			setrlimit(RLIMIT_AS, &rl);
+		}
+		rl.rlim_cur = cpu_s;
+		rl.rlim_max = cpu_s + 1;
+		setrlimit(RLIMIT_CPU, &rl);
+		rl.rlim_cur = rl.rlim_max = 0;
+		setrlimit(RLIMIT_CORE, &rl);
+		_exit(fn() ? 1 : 0);
+	}
+	int st = 0;
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	if (WIFSIGNALED(st))
+		fail_msg("the child was killed by signal %d (out of time or memory)",
+			 WTERMSIG(st));
+	assert_int_equal(WEXITSTATUS(st), 0);
+}
+
+static int refuse_each(void)
+{
+	static const struct {
+		const char *spec, *needle;
+	} cases[] = {
+		/* The case: 12.5 GB and 44 s in regcomp before. */
+		{ "x=b++++++++++++++++++++++++", "stacked repetitions" },
+		{ "x=b{1,}{1,}{1,}{1,}{1,}{1,}{1,}{1,}{1,}{1,}{1,}{1,}{1,}{1,}{1,}{1,}"
+		  "{1,}{1,}{1,}{1,}{1,}{1,}", "stacked repetitions" },
+		/* Compiles small, then matched for minutes. */
+		{ "x=b++?+?+?+?+?+?+?+?+?+", "stacked repetitions" },
+		{ "x=([0-9]+)?? fps", "stacked repetitions" },
+		{ "x=(b+)+", "nested repetitions" },
+		{ "x=((b{1,9}c)d){2}", "nested repetitions" },
+		{ "x=([0-9]+|n)* fps", "nested repetitions" },
+		{ "x=[0-9]{1000}", "more than 255 times" },
+		{ "x=(ab){3,300}", "more than 255 times" },
+		{ "x=[0-9]{200}[0-9]{200}[0-9]{200}[0-9]{200}[0-9]{200}[0-9]{200}",
+		  "more than 1000 pieces" },
+		{ "x=a{2,1}", "is not a repetition" },
+		{ "x=a{", "is not a repetition" },
+		{ "x=*a", "repeats nothing" },
+		{ "x=(+a)", "repeats nothing" },
+		{ "x=^*", "repeats nothing" },
+		{ "x=(a)\\1", "back-reference" },
+		/* Quadratic on long output before: a match at every byte. */
+		{ "x=[0-9]*", "can match the empty string" },
+		{ "x=([0-9]*)", "can match the empty string" },
+		{ "x=fps|", "can match the empty string" },
+		{ "x=(|[0-9]+)", "can match the empty string" },
+		{ "x=^", "can match the empty string" },
+		{ "x=()", "can match the empty string" },
+		{ "x=(a?)(b*)", "can match the empty string" },
+	};
+	int bad = 0;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct ab_plan p;
+		ab_plan_init(&p);
+		char *cause = NULL;
+		int rc = ab_plan_add_score(&p, cases[i].spec, &cause);
+		if (rc != -EINVAL || !cause || !strstr(cause, cases[i].needle)) {
+			fprintf(stderr, "%s: rc %d, cause '%s', expected '%s'\n",
+				cases[i].spec, rc, cause ? cause : "(none)", cases[i].needle);
+			bad++;
+		} else if (p.nscores != 0) {
+			fprintf(stderr, "%s: refused but kept\n", cases[i].spec);
+			bad++;
+		}
+		free(cause);
+		ab_plan_release(&p);
+	}
+	/* A pattern of more than AB_SCORE_PATTERN_MAX bytes. */
+	char long_spec[AB_SCORE_PATTERN_MAX + 16] = "x=";
+	memset(long_spec + 2, 'a', AB_SCORE_PATTERN_MAX + 1);
+	struct ab_plan p;
+	ab_plan_init(&p);
+	char *cause = NULL;
+	if (ab_plan_add_score(&p, long_spec, &cause) != -EINVAL || !cause ||
+	    !strstr(cause, "more than 256")) {
+		fprintf(stderr, "long pattern: '%s'\n", cause ? cause : "(none)");
+		bad++;
+	}
+	free(cause);
+	ab_plan_release(&p);
+	return bad;
+}
+
+static void test_abplan__score_regexes_that_blow_up_are_refused(void **state)
+{
+	(void)state;
+	in_child(refuse_each, 512, 20);
+}
+
+static void test_abplan__score_regexes_within_bounds_are_kept(void **state)
+{
+	(void)state;
+	static const char *const ok[] = {
+		"a=([0-9.]+) fps", "b=^fps: ([0-9]+)$", "c=(x[0-9]+)? ([0-9]+) ms",
+		"d=([0-9]{1,3}(,[0-9]{3})?) items", "e=[[:digit:]]+\\.[0-9]*",
+		"f=(frames|ticks)=([0-9]+)", "g=a{,3}b", "h=[]x]+", "i=\\(([0-9]+)\\)",
+		"j=(a?)+b", "k=took [0-9]{255}",
+	};
+	struct ab_plan p;
+	ab_plan_init(&p);
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		char *cause = NULL;
+		if (ab_plan_add_score(&p, ok[i], &cause))
+			fail_msg("%s: %s", ok[i], cause);
+	}
+	ab_plan_release(&p);
+}
+
 static void test_abplan__plan_files(void **state)
 {
 	(void)state;
@@ -221,6 +353,8 @@ int main(void)
 		cmocka_unit_test(test_abplan__bad_arms_and_settings_are_refused),
 		cmocka_unit_test(test_abplan__orders),
 		cmocka_unit_test(test_abplan__scores_take_the_last_match),
+		cmocka_unit_test(test_abplan__score_regexes_that_blow_up_are_refused),
+		cmocka_unit_test(test_abplan__score_regexes_within_bounds_are_kept),
 		cmocka_unit_test(test_abplan__plan_files),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
