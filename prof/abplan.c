@@ -1,11 +1,16 @@
 /* abplan: parse `prof ab` options and plan files into an ab_plan. */
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "prof/abplan.h"
 #include "prof/words.h"
@@ -536,7 +541,7 @@ int ab_plan_add_score(struct ab_plan *p, const char *spec, char **cause)
 		free(s->pattern);
 		return -EINVAL;
 	}
-	rc = regcomp(&s->re, s->pattern, REG_EXTENDED);
+	rc = regcomp(&s->re, s->pattern, REG_EXTENDED | REG_NEWLINE);
 	if (rc) {
 		char err[128];
 		regerror(rc, &s->re, err, sizeof(err));
@@ -777,33 +782,135 @@ void ab_plan_order(const struct ab_plan *p, int r, size_t *out)
 	}
 }
 
-int ab_score_find(const struct ab_score *s, const char *text, double *value)
+/* The last match of s that reads as a number in the line [ls, e) of
+ * text (e just past its '\n', if it has one). */
+static int search_line(const struct ab_score *s, const char *text, size_t ls,
+		       size_t e, double *value)
 {
-	regmatch_t m[2];
-	const char *p = text;
 	bool found = false;
-	double last = 0;
-	while (*p && regexec(&s->re, p, 2, m, p == text ? 0 : REG_NOTBOL) == 0) {
+	for (size_t p = ls; p < e; ) {
+		regmatch_t m[2];
+		m[0].rm_so = (regoff_t)p;
+		m[0].rm_eo = (regoff_t)e;
+		/* REG_STARTEND: glibc reads only [p, e), where a plain regexec
+		 * would first measure the whole rest of the text, each time. */
+		int r = regexec(&s->re, text, 2, m, REG_STARTEND);
+		if (r == REG_ESPACE)
+			return -ENOMEM;
+		if (r)
+			break;
 		regmatch_t g = m[1].rm_so >= 0 ? m[1] : m[0];
 		char buf[64];
 		size_t len = (size_t)(g.rm_eo - g.rm_so);
 		if (len < sizeof(buf)) {
-			memcpy(buf, p + g.rm_so, len);
+			memcpy(buf, text + g.rm_so, len);
 			buf[len] = '\0';
 			char *end;
 			double v = strtod(buf, &end);
 			if (end != buf && isfinite(v)) {
-				last = v;
+				*value = v;
 				found = true;
 			}
 		}
-		if (m[0].rm_eo == 0)
-			p++;	/* an empty match: step on */
-		else
-			p += m[0].rm_eo;
+		/* An empty match (the checks refuse such patterns, but a
+		 * zero-width assertion may slip through): step on. */
+		p = m[0].rm_eo > m[0].rm_so ? (size_t)m[0].rm_eo : (size_t)m[0].rm_so + 1;
 	}
-	if (!found)
-		return -ENOENT;
-	*value = last;
-	return 0;
+	return found ? 0 : -ENOENT;
+}
+
+/* The search itself: lines from the last one back, within the budget. */
+static int search_text(const struct ab_score *s, const char *text, double *value)
+{
+	size_t len = strlen(text);
+	size_t start = len > AB_SCORE_TEXT_MAX ? len - AB_SCORE_TEXT_MAX : 0;
+	/* Whole lines only: a cut line could show half a number. */
+	if (start > 0 && text[start - 1] != '\n') {
+		const char *nl = memchr(text + start, '\n', len - start);
+		start = nl ? (size_t)(nl - text) + 1 : len;
+	}
+	for (size_t e = len; e > start; ) {
+		size_t body = text[e - 1] == '\n' ? e - 1 : e;
+		const char *nl = body > start ? memrchr(text + start, '\n', body - start)
+			       : NULL;
+		size_t ls = nl ? (size_t)(nl - text) + 1 : start;
+		int rc = search_line(s, text, ls, e, value);
+		if (rc != -ENOENT)
+			return rc;
+		e = ls;
+	}
+	return -ENOENT;
+}
+
+struct score_reply {
+	int rc;
+	double value;
+};
+
+/* In the searching child: the limits, and no core file when one is hit. */
+static void limit_child(void)
+{
+	struct rlimit rl = { 0, 0 };
+	setrlimit(RLIMIT_CORE, &rl);
+	rl.rlim_cur = AB_SCORE_CPU_S;
+	rl.rlim_max = AB_SCORE_CPU_S + 1;
+	setrlimit(RLIMIT_CPU, &rl);
+	signal(SIGXCPU, SIG_DFL);
+	unsigned long pages = 0;
+	FILE *fp = fopen("/proc/self/statm", "r");
+	if (fp) {
+		if (fscanf(fp, "%lu", &pages) != 1)
+			pages = 0;
+		fclose(fp);
+	}
+	if (pages) {
+		rl.rlim_cur = rl.rlim_max = (rlim_t)pages * (rlim_t)sysconf(_SC_PAGESIZE) +
+					    ((rlim_t)AB_SCORE_MEM_MB << 20);
+		setrlimit(RLIMIT_AS, &rl);
+	}
+}
+
+int ab_score_find(const struct ab_score *s, const char *text, double *value)
+{
+	int fds[2];
+	if (pipe2(fds, O_CLOEXEC))
+		return -errno;
+	pid_t pid = fork();
+	if (pid < 0) {
+		int e = errno;
+		close(fds[0]);
+		close(fds[1]);
+		return -e;
+	}
+	if (pid == 0) {
+		close(fds[0]);
+		limit_child();
+		struct score_reply r = { 0, 0 };
+		r.rc = search_text(s, text, &r.value);
+		ssize_t w = write(fds[1], &r, sizeof(r));
+		_exit(w == (ssize_t)sizeof(r) ? 0 : 1);
+	}
+	close(fds[1]);
+	struct score_reply r;
+	size_t got = 0;
+	while (got < sizeof(r)) {
+		ssize_t n = read(fds[0], (char *)&r + got, sizeof(r) - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	close(fds[0]);
+	int st = 0;
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	if (got == sizeof(r)) {
+		if (!r.rc)
+			*value = r.value;
+		return r.rc;
+	}
+	if (WIFSIGNALED(st) && (WTERMSIG(st) == SIGXCPU || WTERMSIG(st) == SIGKILL))
+		return -ETIME;
+	return -ENOMEM;
 }

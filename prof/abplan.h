@@ -106,7 +106,26 @@ void ab_plan_order(const struct ab_plan *p, int r, size_t *out);
 #define AB_SCORE_REPEAT_MAX 255
 #define AB_SCORE_SIZE_MAX 1000
 
-/* The last match of score s in text: 0 with *value, -ENOENT when absent. */
+/*
+ * Bounds on the search: the last AB_SCORE_TEXT_MAX bytes of the output,
+ * whole lines only, are searched line by line from the last one back, so
+ * a match never spans lines (the regex is compiled with REG_NEWLINE: `^`
+ * and `$` are line ends, `.` is no newline) and no attempt reads past its
+ * line. The search runs in a child process held to AB_SCORE_CPU_S seconds
+ * of CPU and AB_SCORE_MEM_MB more memory: a pattern the matcher handles
+ * badly (its automaton can grow exponentially with the text) costs that
+ * much at most.
+ */
+#define AB_SCORE_TEXT_MAX (1u << 20)
+#define AB_SCORE_CPU_S 2
+#define AB_SCORE_MEM_MB 256
+
+/*
+ * The last match of score s in text that reads as a number (its first
+ * capture group, else the whole match): 0 with *value; -ENOENT when there
+ * is none; -ETIME or -ENOMEM when the search ran out of its CPU time or
+ * memory; another negative errno when it could not start.
+ */
 int ab_score_find(const struct ab_score *s, const char *text, double *value);
 
 #endif

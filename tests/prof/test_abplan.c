@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
+#include <time.h>
 
 #include "prof/abplan.h"
 #include "test_util.h"
@@ -286,6 +287,112 @@ static void test_abplan__score_regexes_within_bounds_are_kept(void **state)
 	ab_plan_release(&p);
 }
 
+static double elapsed_since(const struct timespec *t0)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)(t.tv_sec - t0->tv_sec) + (double)(t.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+/* A text of n bytes repeating unit, then tail. */
+static char *repeat(const char *unit, size_t n, const char *tail)
+{
+	size_t u = strlen(unit), t = strlen(tail);
+	char *s = malloc(n + t + 1);
+	assert_non_null(s);
+	for (size_t i = 0; i < n; i++)
+		s[i] = unit[i % u];
+	memcpy(s + n, tail, t + 1);
+	return s;
+}
+
+static int search_each(void)
+{
+	int bad = 0;
+	struct ab_plan p;
+	ab_plan_init(&p);
+	if (ab_plan_add_score(&p, "fps=([0-9.]+) fps", NULL) ||
+	    ab_plan_add_score(&p, "line=^fps: ([0-9]+)$", NULL) ||
+	    ab_plan_add_score(&p, "far=a.*z", NULL) ||
+	    ab_plan_add_score(&p, "dfa=[ab]*a[ab]{20}c", NULL)) {
+		fprintf(stderr, "a pattern was refused\n");
+		return 1;
+	}
+	struct timespec t0;
+	double v = 0;
+
+	/* 4 MB of matches: each regexec measured the rest of the text
+	 * before (about a second per MiB); now only the last line is read. */
+	char *t = repeat("12 fps\n", 7 * 600000, "59.94 fps\n");
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	int rc = ab_score_find(&p.scores[0], t, &v);
+	if (rc || v != 59.94 || elapsed_since(&t0) > 2) {
+		fprintf(stderr, "many matches: rc %d v %g in %.2f s\n", rc, v,
+			elapsed_since(&t0));
+		bad++;
+	}
+	free(t);
+
+	/* ^ and $ are line ends: the last line that starts so. */
+	rc = ab_score_find(&p.scores[1], "fps: 10\nfps: 20\nmean fps: 15\n", &v);
+	if (rc || v != 20) {
+		fprintf(stderr, "anchors: rc %d v %g\n", rc, v);
+		bad++;
+	}
+	/* A match does not span lines. */
+	rc = ab_score_find(&p.scores[0], "12\n fps\n", &v);
+	if (rc != -ENOENT) {
+		fprintf(stderr, "across lines: rc %d\n", rc);
+		bad++;
+	}
+
+	/* Only the last AB_SCORE_TEXT_MAX bytes are searched. */
+	char *head = repeat("-", 2 * AB_SCORE_TEXT_MAX, "\nend\n");
+	memcpy(head, "1 fps\n", 6);
+	rc = ab_score_find(&p.scores[0], head, &v);
+	if (rc != -ENOENT) {
+		fprintf(stderr, "budget: rc %d v %g\n", rc, v);
+		bad++;
+	}
+	free(head);
+
+	/* One 1 MiB line where every attempt reads to its end: about 30
+	 * minutes of matching before; now the CPU limit ends it. */
+	t = repeat("a", 1 << 20, "");
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	rc = ab_score_find(&p.scores[2], t, &v);
+	if (rc != -ETIME || elapsed_since(&t0) > 3 * AB_SCORE_CPU_S + 5) {
+		fprintf(stderr, "quadratic: rc %d in %.2f s\n", rc, elapsed_since(&t0));
+		bad++;
+	}
+	free(t);
+
+	/* An automaton that grows exponentially with the text: 1 GB and
+	 * minutes before; now held to the limits. */
+	t = malloc((1 << 20) + 1);
+	unsigned x = 1;
+	for (size_t i = 0; i < 1 << 20; i++) {
+		x = x * 1103515245u + 12345u;
+		t[i] = i % 80 == 79 ? '\n' : (x >> 16) & 1 ? 'a' : 'b';
+	}
+	t[1 << 20] = '\0';
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	rc = ab_score_find(&p.scores[3], t, &v);
+	if ((rc != -ETIME && rc != -ENOMEM) || elapsed_since(&t0) > 3 * AB_SCORE_CPU_S + 5) {
+		fprintf(stderr, "automaton: rc %d in %.2f s\n", rc, elapsed_since(&t0));
+		bad++;
+	}
+	free(t);
+	ab_plan_release(&p);
+	return bad;
+}
+
+static void test_abplan__score_search_is_bounded(void **state)
+{
+	(void)state;
+	in_child(search_each, 1024, 60);
+}
+
 static void test_abplan__plan_files(void **state)
 {
 	(void)state;
@@ -355,6 +462,7 @@ int main(void)
 		cmocka_unit_test(test_abplan__scores_take_the_last_match),
 		cmocka_unit_test(test_abplan__score_regexes_that_blow_up_are_refused),
 		cmocka_unit_test(test_abplan__score_regexes_within_bounds_are_kept),
+		cmocka_unit_test(test_abplan__score_search_is_bounded),
 		cmocka_unit_test(test_abplan__plan_files),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
