@@ -271,6 +271,12 @@ int cmd_run(int argc, char **argv, struct prof_ctx *ctx)
 	struct run_state rs;
 	run_state_init(&rs, ctx, a.db);
 	bool launched = a.pid == 0;
+	/* Set up before the first goto, which releases them. */
+	struct pin_plan plan;
+	memset(&plan, 0, sizeof(plan));
+	struct sleep_plan sleep;
+	memset(&sleep, 0, sizeof(sleep));
+	sleep.fd = -1;
 	if (run_state_check_paths(&rs, "run", a.out)) {
 		exit_code = EXIT_USAGE;
 		goto out_early;
@@ -297,8 +303,6 @@ int cmd_run(int argc, char **argv, struct prof_ctx *ctx)
 
 	/* The pin is settled before anything starts: a bad one is a usage
 	 * error, an unreadable topology for largest-llc a warning. */
-	struct pin_plan plan;
-	memset(&plan, 0, sizeof(plan));
 	if (launched && pin_plan_for_launch(&plan, a.pin, a.affinity, a.sysfs)) {
 		pin_plan_release(&plan);
 		event_list_free(evs, nev);
@@ -308,9 +312,6 @@ int cmd_run(int argc, char **argv, struct prof_ctx *ctx)
 
 	/* The sleep interposer: words checked (exit 2), library found (exit
 	 * 1), both before the workload starts. */
-	struct sleep_plan sleep;
-	memset(&sleep, 0, sizeof(sleep));
-	sleep.fd = -1;
 	if (a.sleep_mode) {
 		rc = sleep_plan_parse(&sleep, a.sleep_mode, &cause);
 		if (rc) {
