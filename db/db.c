@@ -132,27 +132,54 @@ static int user_version(struct db *db, int *out, char **cause)
 	return 0;
 }
 
-static int migrate(struct db *db, char **cause)
+/*
+ * The file's schema version, refused when no prof wrote it: newer than
+ * this build, or negative. Read before anything is written to the file.
+ */
+static int check_version(struct db *db, int *have, char **cause)
 {
-	int have;
-	int rc = user_version(db, &have, cause);
-	if (rc)
-		return rc;
+	sqlite3_stmt *st = NULL;
+	int s = sqlite3_prepare_v2(db->h, "PRAGMA user_version", -1, &st, NULL);
+	if (s == SQLITE_OK)
+		s = sqlite3_step(st);
+	if (s == SQLITE_ROW)
+		*have = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	if (s != SQLITE_ROW)
+		return db_fail(db, s == SQLITE_DONE ? SQLITE_ERROR : s,
+			       "cannot open database", cause);
 	int want = db_schema_version();
-	if (have > want) {
+	if (*have > want) {
 		if (cause && asprintf(cause, "database '%s' has schema version %d, "
 				      "newer than this prof understands (%d)\n"
-				      "hint: use a newer prof, or another --db",
-				      db->path, have, want) < 0)
+				      "hint: use a newer prof, or another --db; this "
+				      "prof left the file as it is",
+				      db->path, *have, want) < 0)
 			*cause = NULL;
 		return -EPROTO;
 	}
+	if (*have < 0) {
+		if (cause && asprintf(cause, "database '%s' has schema version %d, "
+				      "which no prof writes\n"
+				      "hint: the file was changed after prof wrote it; "
+				      "restore a copy, or give --db another file",
+				      db->path, *have) < 0)
+			*cause = NULL;
+		return -EPROTO;
+	}
+	return 0;
+}
+
+static int migrate(struct db *db, int have, char **cause)
+{
+	int rc;
+	int want = db_schema_version();
 	for (int v = have; v < want; v++) {
 		rc = db_begin(db, cause);
 		if (rc)
 			return rc;
 		/* Another prof may have migrated while we waited for the lock. */
-		int now;
+		int now = 0;
 		rc = user_version(db, &now, cause);
 		if (rc) {
 			db_rollback(db);
@@ -180,7 +207,8 @@ static int migrate(struct db *db, char **cause)
 	return 0;
 }
 
-int db_open(struct db **out, const char *path, char **cause)
+static int open_mode(struct db **out, const char *path, bool read_only,
+		     char **cause)
 {
 	*out = NULL;
 	if (!path || !*path) {
@@ -208,29 +236,46 @@ int db_open(struct db **out, const char *path, char **cause)
 	}
 	sqlite3_extended_result_codes(db->h, 1);
 	sqlite3_busy_timeout(db->h, 10000);
-	/* WAL lets readers and one writer share the file; the first real
-	 * statement also tells a non-database file apart. */
-	rc = db_exec(db, "PRAGMA journal_mode = WAL", NULL);
+	/* The first real statement also tells a non-database file apart.
+	 * The version is checked before anything is written: a file from a
+	 * newer prof is left as it is. */
+	int have = 0;
+	rc = check_version(db, &have, cause);
 	if (rc) {
-		sqlite3_stmt *st = NULL;
-		int prc = sqlite3_prepare_v2(db->h, "PRAGMA journal_mode = WAL", -1, &st, NULL);
-		int s = prc == SQLITE_OK ? sqlite3_step(st) : prc;
-		sqlite3_finalize(st);
-		int r = db_fail(db, s == SQLITE_ROW || s == SQLITE_DONE ? SQLITE_ERROR : s,
-				"cannot open database", cause);
 		db_close(db);
-		return r;
+		return rc;
 	}
-	rc = db_exec(db, "PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL",
-		     cause);
+	/* A reader of a file of this version writes nothing at all, not
+	 * even the journal mode: query_only makes SQLite refuse writes. */
+	bool upgrade = have < db_schema_version();
+	if (!read_only || upgrade) {
+		/* WAL lets readers and one writer share the file. */
+		rc = db_exec(db, "PRAGMA journal_mode = WAL", cause);
+		if (!rc)
+			rc = db_exec(db, "PRAGMA synchronous = NORMAL", cause);
+		if (!rc)
+			rc = migrate(db, have, cause);
+	}
 	if (!rc)
-		rc = migrate(db, cause);
+		rc = db_exec(db, "PRAGMA foreign_keys = ON", cause);
+	if (!rc && read_only)
+		rc = db_exec(db, "PRAGMA query_only = 1", cause);
 	if (rc) {
 		db_close(db);
 		return rc;
 	}
 	*out = db;
 	return 0;
+}
+
+int db_open(struct db **out, const char *path, char **cause)
+{
+	return open_mode(out, path, false, cause);
+}
+
+int db_open_read(struct db **out, const char *path, char **cause)
+{
+	return open_mode(out, path, true, cause);
 }
 
 void db_close(struct db *db)

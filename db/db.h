@@ -29,6 +29,14 @@ int db_schema_version(void);
  * cause that names the path.
  */
 int db_open(struct db **out, const char *path, char **cause);
+
+/*
+ * Open path for the verbs that only read. A file of this schema version
+ * is never written to, not even its journal mode (SQLite's query_only
+ * refuses any write on the connection); an older file is upgraded as by
+ * db_open, and a missing one created empty.
+ */
+int db_open_read(struct db **out, const char *path, char **cause);
 void db_close(struct db *db);
 
 /* Milliseconds to wait on a locked database (default 10000). */

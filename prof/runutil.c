@@ -387,7 +387,7 @@ struct db *verb_open_db(const struct prof_ctx *ctx, const char *db_opt)
 {
 	struct db *db = NULL;
 	char *cause = NULL;
-	if (db_open(&db, cli_db_path(ctx, db_opt), &cause)) {
+	if (db_open_read(&db, cli_db_path(ctx, db_opt), &cause)) {
 		print_cause("error: ", cause);
 		free(cause);
 		return NULL;

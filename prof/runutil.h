@@ -79,7 +79,8 @@ void report_unsupported(const struct counters *cs, const struct event_desc *evs,
 
 /*
  * Open the database the verb names (--db, else the global --db, else
- * $PROF_DB, else ./prof.db); NULL after printing why it cannot be used.
+ * $PROF_DB, else ./prof.db) for reading only (db_open_read); NULL after
+ * printing why it cannot be used.
  */
 struct db *verb_open_db(const struct prof_ctx *ctx, const char *db_opt);
 
