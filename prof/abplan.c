@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "db/experiments.h"
 #include "prof/abplan.h"
 #include "prof/words.h"
 
@@ -620,11 +621,11 @@ static int plan_global(struct ab_plan *p, const char *k, const char *v,
 	long n;
 	double d;
 	if (!strcmp(k, "rounds")) {
-		if (!parse_int(v, 1, 100000, &n))
+		if (!parse_int(v, 1, DB_EXP_ROUNDS_MAX, &n))
 			return failf(cause, "bad rounds '%s'%s", v, "");
 		p->rounds = (int)n;
 	} else if (!strcmp(k, "warmup")) {
-		if (!parse_int(v, 0, 1000, &n))
+		if (!parse_int(v, 0, DB_EXP_WARMUP_MAX, &n))
 			return failf(cause, "bad warmup '%s'%s", v, "");
 		p->warmup = (int)n;
 	} else if (!strcmp(k, "order")) {

@@ -148,13 +148,13 @@ static int parse(int argc, char **argv, struct ab_opts *o)
 			rc = ab_plan_read(&o->plan, optarg, &cause);
 			break;
 		case O_ROUNDS:
-			if (!cli_parse_long(optarg, 1, 100000, &n))
+			if (!cli_parse_long(optarg, 1, DB_EXP_ROUNDS_MAX, &n))
 				return usage_error("ab", "bad --rounds '%s': expected a count "
 						   "of 1 or more", cli_echo(optarg, buf, sizeof(buf)));
 			o->plan.rounds = (int)n;
 			break;
 		case O_WARMUP:
-			if (!cli_parse_long(optarg, 0, 1000, &n))
+			if (!cli_parse_long(optarg, 0, DB_EXP_WARMUP_MAX, &n))
 				return usage_error("ab", "bad --warmup '%s'",
 						   cli_echo(optarg, buf, sizeof(buf)));
 			o->plan.warmup = (int)n;
