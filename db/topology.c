@@ -122,9 +122,12 @@ int db_topology_load(struct db *db, int64_t host_id, struct db_topology *out,
 	int s, rows = 0;
 	while (!rc && !r.rc && (s = sqlite3_step(st)) == SQLITE_ROW) {
 		rows++;
+		/* column_text only on text: it would convert anything else. */
+		int type = sqlite3_column_type(st, 0);
 		db_row_key(&r, "(host %lld, kind '%.20s', idx %lld)", (long long)host_id,
-			   sqlite3_column_text(st, 0) ? (const char *)sqlite3_column_text(st, 0)
-			   : "NULL", (long long)sqlite3_column_int64(st, 1));
+			   type == SQLITE_TEXT ? (const char *)sqlite3_column_text(st, 0)
+			   : type == SQLITE_NULL ? "NULL" : "?",
+			   (long long)sqlite3_column_int64(st, 1));
 		char *kind = db_row_text(&r, 0, 0);
 		int idx = (int)db_row_int(&r, 1, 0, INT32_MAX, 0, 0);
 		if (r.rc) {
