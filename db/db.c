@@ -215,27 +215,54 @@ static int user_version(struct db *db, int *out, char **cause)
 	return 0;
 }
 
-static int migrate(struct db *db, char **cause)
+/*
+ * The file's schema version, refused when no prof wrote it: newer than
+ * this build, or negative. Read before anything is written to the file.
+ */
+static int check_version(struct db *db, int *have, char **cause)
 {
-	int have;
-	int rc = user_version(db, &have, cause);
-	if (rc)
-		return rc;
+	sqlite3_stmt *st = NULL;
+	int s = sqlite3_prepare_v2(db->h, "PRAGMA user_version", -1, &st, NULL);
+	if (s == SQLITE_OK)
+		s = sqlite3_step(st);
+	if (s == SQLITE_ROW)
+		*have = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	if (s != SQLITE_ROW)
+		return db_fail(db, s == SQLITE_DONE ? SQLITE_ERROR : s,
+			       "cannot open database", cause);
 	int want = db_schema_version();
-	if (have > want) {
+	if (*have > want) {
 		if (cause && asprintf(cause, "database '%s' has schema version %d, "
 				      "newer than this prof understands (%d)\n"
-				      "hint: use a newer prof, or another --db",
-				      db->path, have, want) < 0)
+				      "hint: use a newer prof, or another --db; this "
+				      "prof left the file as it is",
+				      db->path, *have, want) < 0)
 			*cause = NULL;
 		return -EPROTO;
 	}
+	if (*have < 0) {
+		if (cause && asprintf(cause, "database '%s' has schema version %d, "
+				      "which no prof writes\n"
+				      "hint: the file was changed after prof wrote it; "
+				      "restore a copy, or give --db another file",
+				      db->path, *have) < 0)
+			*cause = NULL;
+		return -EPROTO;
+	}
+	return 0;
+}
+
+static int migrate(struct db *db, int have, char **cause)
+{
+	int rc;
+	int want = db_schema_version();
 	for (int v = have; v < want; v++) {
 		rc = db_begin(db, cause);
 		if (rc)
 			return rc;
 		/* Another prof may have migrated while we waited for the lock. */
-		int now;
+		int now = 0;
 		rc = user_version(db, &now, cause);
 		if (rc) {
 			db_rollback(db);
@@ -403,23 +430,20 @@ int db_open_wait(struct db **out, const char *path, int busy_ms, char **cause)
 			 busy_ms, cause);
 	if (rc)
 		return rc;
-	/* WAL lets readers and one writer share the file; the first real
-	 * statement also tells a non-database file apart. */
-	rc = db_exec(db, "PRAGMA journal_mode = WAL", NULL);
-	if (rc) {
-		sqlite3_stmt *st = NULL;
-		int prc = sqlite3_prepare_v2(db->h, "PRAGMA journal_mode = WAL", -1, &st, NULL);
-		int s = prc == SQLITE_OK ? sqlite3_step(st) : prc;
-		sqlite3_finalize(st);
-		int r = db_fail(db, s == SQLITE_ROW || s == SQLITE_DONE ? SQLITE_ERROR : s,
-				"cannot open database", cause);
-		db_close(db);
-		return r;
-	}
-	rc = db_exec(db, "PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL",
-		     cause);
+	/* The first real statement also tells a non-database file apart.
+	 * The version is checked before anything is written: a file from a
+	 * newer prof, or one no prof wrote, is left as it is. */
+	int have = 0;
+	rc = check_version(db, &have, cause);
+	/* WAL lets readers and one writer share the file. */
 	if (!rc)
-		rc = migrate(db, cause);
+		rc = db_exec(db, "PRAGMA journal_mode = WAL", cause);
+	if (!rc)
+		rc = db_exec(db, "PRAGMA synchronous = NORMAL", cause);
+	if (!rc)
+		rc = migrate(db, have, cause);
+	if (!rc)
+		rc = db_exec(db, "PRAGMA foreign_keys = ON", cause);
 	if (rc) {
 		db_close(db);
 		return rc;
@@ -509,7 +533,7 @@ int db_open_readonly(struct db **out, const char *path, char **cause)
 		rc = open_reader(&db, path, cause);
 		if (rc)
 			return rc;
-		rc = user_version(db, &have, cause);
+		rc = check_version(db, &have, cause);
 		if (rc) {
 			db_close(db);
 			return rc;

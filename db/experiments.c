@@ -179,15 +179,85 @@ int db_experiment_finish(struct db *db, int64_t exp_id, const char *status,
 	return rc;
 }
 
-static void kv_push(struct db_kv **v, size_t *n, sqlite3_stmt *st, int kcol, int vcol)
+/* A key (required) and value (optional) of a settings row. */
+static void kv_push(struct db_kv **v, size_t *n, struct db_row *r, int kcol, int vcol)
 {
 	struct db_kv *p = realloc(*v, (*n + 1) * sizeof(*p));
 	if (!p)
 		abort();
 	*v = p;
-	p[*n].key = db_col_text(st, kcol);
-	p[*n].value = db_col_text(st, vcol);
+	p[*n].key = db_row_text(r, kcol, 0);
+	p[*n].value = db_row_text(r, vcol, DB_NULL_OK | DB_LONG);
 	(*n)++;
+}
+
+/* Arms above which an experiment is not loaded: far above any run. */
+#define EXP_ARMS_MAX 4096
+
+/* A run's events, as the analysis reads them. */
+static int load_run_events(struct db *db, sqlite3_stmt *ev, struct db_exp_run *x,
+			   char **cause)
+{
+	struct db_row r;
+	db_row_init(&r, db, ev, "events");
+	sqlite3_bind_int64(ev, 1, x->run_id);
+	int s;
+	while (!r.rc && (s = sqlite3_step(ev)) == SQLITE_ROW) {
+		db_row_key(&r, "(run %lld, idx %lld)", (long long)x->run_id,
+			   (long long)sqlite3_column_int64(ev, 5));
+		size_t k = x->nevents++;
+		x->ev_names = realloc(x->ev_names, x->nevents * sizeof(char *));
+		x->ev_supported = realloc(x->ev_supported, x->nevents * sizeof(bool));
+		x->ev_values = realloc(x->ev_values, x->nevents * sizeof(double));
+		if (!x->ev_names || !x->ev_supported || !x->ev_values)
+			abort();
+		x->ev_names[k] = db_row_text(&r, 0, 0);
+		x->ev_supported[k] = db_row_bool(&r, 1, 0);
+		struct db_count c = { 0, 0, 0, false };
+		if (!db_row_null(&r, 2)) {
+			c.present = true;
+			c.value = db_row_u64(&r, 2, 0);
+			c.enabled = db_row_u64(&r, 3, 0);
+			c.running = db_row_u64(&r, 4, 0);
+		}
+		double v;
+		enum db_count_state cs = db_count_scaled(&c, &v);
+		x->ev_values[k] = x->ev_supported[k] &&
+				  (cs == COUNT_OK || cs == COUNT_SCALED) ? v : NAN;
+	}
+	sqlite3_reset(ev);
+	if (r.rc)
+		return db_row_fail(&r, cause);
+	if (s != SQLITE_DONE)
+		return db_fail(db, s, "cannot read the events from", cause);
+	return 0;
+}
+
+static int load_run_scores(struct db *db, sqlite3_stmt *sc, struct db_exp_run *x,
+			   char **cause)
+{
+	struct db_row r;
+	db_row_init(&r, db, sc, "run_scores");
+	sqlite3_bind_int64(sc, 1, x->run_id);
+	int s;
+	while (!r.rc && (s = sqlite3_step(sc)) == SQLITE_ROW) {
+		db_row_key(&r, "(run %lld, row %zu)", (long long)x->run_id,
+			   x->nscores + 1);
+		size_t k = x->nscores++;
+		x->scores = realloc(x->scores, x->nscores * sizeof(*x->scores));
+		if (!x->scores)
+			abort();
+		x->scores[k].name = db_row_text(&r, 0, 0);
+		x->scores[k].found = db_row_bool(&r, 2, 0);
+		x->scores[k].value = x->scores[k].found
+				     ? db_row_real(&r, 1, -HUGE_VAL, HUGE_VAL, NAN, 0) : NAN;
+	}
+	sqlite3_reset(sc);
+	if (r.rc)
+		return db_row_fail(&r, cause);
+	if (s != SQLITE_DONE)
+		return db_fail(db, s, "cannot read the scores from", cause);
+	return 0;
 }
 
 static int load_runs(struct db *db, struct db_experiment *e, char **cause)
@@ -204,7 +274,10 @@ static int load_runs(struct db *db, struct db_experiment *e, char **cause)
 	sqlite3_bind_int64(st, 1, e->id);
 	int s;
 	size_t cap = 0;
-	while ((s = sqlite3_step(st)) == SQLITE_ROW) {
+	struct db_row r;
+	db_row_init(&r, db, st, "experiment_runs");
+	int64_t narms = (int64_t)e->narms;
+	while (!r.rc && (s = sqlite3_step(st)) == SQLITE_ROW) {
 		if (e->nruns == cap) {
 			cap = cap ? cap * 2 : 16;
 			struct db_exp_run *p = realloc(e->runs, cap * sizeof(*p));
@@ -214,31 +287,50 @@ static int load_runs(struct db *db, struct db_experiment *e, char **cause)
 			}
 			e->runs = p;
 		}
-		struct db_exp_run *r = &e->runs[e->nruns++];
-		memset(r, 0, sizeof(*r));
-		r->run_id = sqlite3_column_int64(st, 0);
-		r->arm = sqlite3_column_int(st, 1);
-		r->round = sqlite3_column_int(st, 2);
-		r->position = sqlite3_column_int(st, 3);
-		r->warmup = sqlite3_column_int(st, 4);
-		r->exit_status = sqlite3_column_int(st, 5);
-		r->interrupted = sqlite3_column_int(st, 6);
-		r->wall_s = sqlite3_column_double(st, 7);
-		r->user_s = sqlite3_column_double(st, 8);
-		r->sys_s = sqlite3_column_double(st, 9);
-		r->pin_mode = db_col_text(st, 10);
-		r->pin_status = db_col_text(st, 11);
-		r->pin_cpus = db_col_text(st, 12);
-		r->pin_level = sqlite3_column_int(st, 13);
-		r->pin_size_bytes = (uint64_t)sqlite3_column_int64(st, 14);
+		struct db_exp_run *x = &e->runs[e->nruns++];
+		memset(x, 0, sizeof(*x));
+		x->run_id = sqlite3_column_int64(st, 0);
+		r.table = "experiment_runs";
+		db_row_key(&r, "(experiment %lld, run %lld)", (long long)e->id,
+			   (long long)x->run_id);
+		/* The analysis pairs runs by arm and round: both in range. */
+		if (narms == 0)
+			db_row_bad(&r, 1, "%lld names an arm, but the experiment has "
+				   "none", (long long)sqlite3_column_int64(st, 1));
+		x->arm = (int)db_row_int(&r, 1, 0, narms - 1, 0, 0);
+		x->warmup = db_row_bool(&r, 4, 0);
+		if (x->warmup && e->warmup == 0)
+			db_row_bad(&r, 4, "is 1, but the experiment has no warm-up rounds");
+		if (x->warmup)
+			x->round = (int)db_row_int(&r, 2, 0, e->warmup - 1, 0, 0);
+		else
+			x->round = (int)db_row_int(&r, 2, 0, e->rounds - 1, 0, 0);
+		x->position = (int)db_row_int(&r, 3, 0, narms - 1, 0, 0);
+		if (!r.rc) {
+			r.table = "runs";
+			db_row_key(&r, "%lld", (long long)x->run_id);
+		}
+		x->exit_status = (int)db_row_int(&r, 5, INT32_MIN, INT32_MAX, 0, DB_NULL_OK);
+		x->interrupted = db_row_bool(&r, 6, 0);
+		x->wall_s = db_row_real(&r, 7, 0, DB_SECONDS_MAX, 0, DB_NULL_OK);
+		x->user_s = db_row_real(&r, 8, 0, DB_SECONDS_MAX, 0, DB_NULL_OK);
+		x->sys_s = db_row_real(&r, 9, 0, DB_SECONDS_MAX, 0, DB_NULL_OK);
+		x->pin_mode = db_row_text(&r, 10, DB_NULL_OK);
+		x->pin_status = db_row_text(&r, 11, DB_NULL_OK | DB_LONG);
+		x->pin_cpus = db_row_text(&r, 12, DB_NULL_OK | DB_CPUS);
+		x->pin_level = (int)db_row_int(&r, 13, 0, 255, 0, DB_NULL_OK);
+		x->pin_size_bytes = db_row_u64(&r, 14, DB_NULL_OK);
 	}
 	sqlite3_finalize(st);
+	if (r.rc)
+		return db_row_fail(&r, cause);
 	if (s != SQLITE_DONE)
 		return db_fail(db, s, "cannot read", cause);
 
 	sqlite3_stmt *ev, *sc;
 	rc = db_prepare(db, &ev, "SELECT name, supported, value, time_enabled,"
-			" time_running FROM events WHERE run_id = ?1 ORDER BY idx", cause);
+			" time_running, idx FROM events WHERE run_id = ?1 ORDER BY idx",
+			cause);
 	if (rc)
 		return rc;
 	rc = db_prepare(db, &sc, "SELECT name, value, found FROM run_scores"
@@ -247,46 +339,14 @@ static int load_runs(struct db *db, struct db_experiment *e, char **cause)
 		sqlite3_finalize(ev);
 		return rc;
 	}
-	for (size_t i = 0; i < e->nruns; i++) {
-		struct db_exp_run *r = &e->runs[i];
-		sqlite3_bind_int64(ev, 1, r->run_id);
-		while (sqlite3_step(ev) == SQLITE_ROW) {
-			size_t k = r->nevents++;
-			r->ev_names = realloc(r->ev_names, r->nevents * sizeof(char *));
-			r->ev_supported = realloc(r->ev_supported, r->nevents * sizeof(bool));
-			r->ev_values = realloc(r->ev_values, r->nevents * sizeof(double));
-			if (!r->ev_names || !r->ev_supported || !r->ev_values)
-				abort();
-			r->ev_names[k] = db_col_text(ev, 0);
-			r->ev_supported[k] = sqlite3_column_int(ev, 1);
-			struct db_count c = { 0, 0, 0, false };
-			if (sqlite3_column_type(ev, 2) != SQLITE_NULL) {
-				c.present = true;
-				c.value = (uint64_t)sqlite3_column_int64(ev, 2);
-				c.enabled = (uint64_t)sqlite3_column_int64(ev, 3);
-				c.running = (uint64_t)sqlite3_column_int64(ev, 4);
-			}
-			double v;
-			enum db_count_state cs = db_count_scaled(&c, &v);
-			r->ev_values[k] = r->ev_supported[k] &&
-					  (cs == COUNT_OK || cs == COUNT_SCALED) ? v : NAN;
-		}
-		sqlite3_reset(ev);
-		sqlite3_bind_int64(sc, 1, r->run_id);
-		while (sqlite3_step(sc) == SQLITE_ROW) {
-			size_t k = r->nscores++;
-			r->scores = realloc(r->scores, r->nscores * sizeof(*r->scores));
-			if (!r->scores)
-				abort();
-			r->scores[k].name = db_col_text(sc, 0);
-			r->scores[k].found = sqlite3_column_int(sc, 2);
-			r->scores[k].value = r->scores[k].found ? sqlite3_column_double(sc, 1) : NAN;
-		}
-		sqlite3_reset(sc);
+	for (size_t i = 0; i < e->nruns && !rc; i++) {
+		rc = load_run_events(db, ev, &e->runs[i], cause);
+		if (!rc)
+			rc = load_run_scores(db, sc, &e->runs[i], cause);
 	}
 	sqlite3_finalize(ev);
 	sqlite3_finalize(sc);
-	return 0;
+	return rc;
 }
 
 int db_experiment_load(struct db *db, int64_t id, struct db_experiment *out,
@@ -330,62 +390,105 @@ int db_experiment_load(struct db *db, int64_t id, struct db_experiment *out,
 		}
 		return db_fail(db, s, "cannot read", cause);
 	}
+	struct db_row r;
+	db_row_init(&r, db, st, "experiments");
+	db_row_key(&r, "%lld", (long long)id);
 	out->id = sqlite3_column_int64(st, 0);
 	out->host_id = sqlite3_column_int64(st, 1);
-	out->hostname = db_col_text(st, 2);
-	out->cpu_model = db_col_text(st, 3);
-	out->started = db_col_text(st, 4);
-	out->finished = db_col_text(st, 5);
-	out->status = db_col_text(st, 6);
-	out->note = db_col_text(st, 7);
-	out->order = db_col_text(st, 8);
-	out->seed = (uint64_t)sqlite3_column_int64(st, 9);
-	out->rounds = sqlite3_column_int(st, 10);
-	out->warmup = sqlite3_column_int(st, 11);
-	out->settle_s = sqlite3_column_double(st, 12);
-	out->gate_pct = sqlite3_column_type(st, 13) == SQLITE_NULL ? NAN
-			: sqlite3_column_double(st, 13);
-	out->aa = sqlite3_column_int(st, 14);
-	out->keep_going = sqlite3_column_int(st, 15);
+	/* No host row (or none named) leaves these NULL. */
+	out->hostname = db_row_null(&r, 2) ? NULL : db_row_text(&r, 2, 0);
+	out->cpu_model = db_row_null(&r, 3) ? NULL : db_row_text(&r, 3, 0);
+	out->started = db_row_text(&r, 4, 0);
+	out->finished = db_row_text(&r, 5, DB_NULL_OK);
+	out->status = db_row_text(&r, 6, 0);
+	out->note = db_row_text(&r, 7, DB_NULL_OK | DB_LONG);
+	out->order = db_row_text(&r, 8, 0);
+	out->seed = db_row_u64(&r, 9, DB_NULL_OK);
+	out->rounds = (int)db_row_int(&r, 10, 1, DB_EXP_ROUNDS_MAX, 1, 0);
+	out->warmup = (int)db_row_int(&r, 11, 0, DB_EXP_WARMUP_MAX, 0, 0);
+	out->settle_s = db_row_real(&r, 12, 0, 3600, 0, 0);
+	out->gate_pct = db_row_real(&r, 13, 0, 1000, NAN, DB_NULL_OK);
+	out->aa = db_row_bool(&r, 14, 0);
+	out->keep_going = db_row_bool(&r, 15, 0);
 	sqlite3_finalize(st);
+	if (r.rc) {
+		rc = db_row_fail(&r, cause);
+		goto fail;
+	}
 
-	rc = db_prepare(db, &st, "SELECT key, value FROM experiment_settings"
+	rc = db_prepare(db, &st, "SELECT key, value, seq FROM experiment_settings"
 			" WHERE experiment_id = ?1 ORDER BY seq", cause);
 	if (rc)
 		goto fail;
 	sqlite3_bind_int64(st, 1, id);
-	while (sqlite3_step(st) == SQLITE_ROW)
-		kv_push(&out->settings, &out->nsettings, st, 0, 1);
+	db_row_init(&r, db, st, "experiment_settings");
+	while (!r.rc && (s = sqlite3_step(st)) == SQLITE_ROW) {
+		db_row_key(&r, "(experiment %lld, seq %lld)", (long long)id,
+			   (long long)sqlite3_column_int64(st, 2));
+		kv_push(&out->settings, &out->nsettings, &r, 0, 1);
+	}
 	sqlite3_finalize(st);
+	if (r.rc || s != SQLITE_DONE) {
+		rc = r.rc ? db_row_fail(&r, cause)
+		     : db_fail(db, s, "cannot read the settings from", cause);
+		goto fail;
+	}
 
 	rc = db_prepare(db, &st, "SELECT idx, name, command, argv FROM arms"
 			" WHERE experiment_id = ?1 ORDER BY idx", cause);
 	if (rc)
 		goto fail;
 	sqlite3_bind_int64(st, 1, id);
-	while (sqlite3_step(st) == SQLITE_ROW) {
+	db_row_init(&r, db, st, "arms");
+	while (!r.rc && (s = sqlite3_step(st)) == SQLITE_ROW) {
+		db_row_key(&r, "(experiment %lld, idx %lld)", (long long)id,
+			   (long long)sqlite3_column_int64(st, 0));
+		/* Runs name their arm by idx: it must count 0, 1, 2 ... */
+		db_row_int(&r, 0, (int64_t)out->narms, (int64_t)out->narms, 0, 0);
+		if (out->narms == EXP_ARMS_MAX)
+			db_row_bad(&r, -1, "is one more than the %d arms prof loads",
+				   EXP_ARMS_MAX);
+		if (r.rc)
+			break;
 		struct db_arm *p = realloc(out->arms, (out->narms + 1) * sizeof(*p));
 		if (!p)
 			abort();
 		out->arms = p;
 		struct db_arm *a = &p[out->narms++];
 		memset(a, 0, sizeof(*a));
-		a->name = db_col_text(st, 1);
-		a->command = db_col_text(st, 2);
-		db_col_argv(st, 3, &a->argv, &a->argc);
+		a->name = db_row_text(&r, 1, 0);
+		a->command = db_row_text(&r, 2, DB_LONG);
+		if (db_row_argv(&r, 3, &a->argv, &a->argc))
+			abort();
 	}
 	sqlite3_finalize(st);
+	if (r.rc || s != SQLITE_DONE) {
+		rc = r.rc ? db_row_fail(&r, cause)
+		     : db_fail(db, s, "cannot read the arms from", cause);
+		goto fail;
+	}
 	rc = db_prepare(db, &st, "SELECT arm_idx, key, value FROM arm_settings"
 			" WHERE experiment_id = ?1 ORDER BY arm_idx, key", cause);
 	if (rc)
 		goto fail;
 	sqlite3_bind_int64(st, 1, id);
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		int a = sqlite3_column_int(st, 0);
-		if (a >= 0 && (size_t)a < out->narms)
-			kv_push(&out->arms[a].settings, &out->arms[a].nsettings, st, 1, 2);
+	db_row_init(&r, db, st, "arm_settings");
+	while (!r.rc && (s = sqlite3_step(st)) == SQLITE_ROW) {
+		db_row_key(&r, "(experiment %lld, arm_idx %lld)", (long long)id,
+			   (long long)sqlite3_column_int64(st, 0));
+		if (out->narms == 0)
+			db_row_bad(&r, 0, "%lld names an arm, but the experiment has "
+				   "none", (long long)sqlite3_column_int64(st, 0));
+		int64_t a = db_row_int(&r, 0, 0, (int64_t)out->narms - 1, 0, 0);
+		if (!r.rc)
+			kv_push(&out->arms[a].settings, &out->arms[a].nsettings, &r, 1, 2);
 	}
 	sqlite3_finalize(st);
+	if (r.rc || s != SQLITE_DONE) {
+		rc = r.rc ? db_row_fail(&r, cause)
+		     : db_fail(db, s, "cannot read the arm settings from", cause);
+		goto fail;
+	}
 	rc = load_runs(db, out, cause);
 	if (rc)
 		goto fail;
@@ -479,24 +582,33 @@ int db_experiments_list(struct db *db, struct db_experiment_summary **out,
 	if (rc)
 		return rc;
 	int s;
-	while ((s = sqlite3_step(st)) == SQLITE_ROW) {
+	struct db_row r;
+	db_row_init(&r, db, st, "experiments");
+	while (!r.rc && (s = sqlite3_step(st)) == SQLITE_ROW) {
 		struct db_experiment_summary *p = realloc(*out, (*n + 1) * sizeof(*p));
 		if (!p)
 			abort();
 		*out = p;
 		struct db_experiment_summary *x = &p[(*n)++];
 		x->id = sqlite3_column_int64(st, 0);
-		x->started = db_col_text(st, 1);
-		x->status = db_col_text(st, 2);
-		x->aa = sqlite3_column_int(st, 3);
-		x->rounds = sqlite3_column_int(st, 4);
+		db_row_key(&r, "%lld", (long long)x->id);
+		x->started = db_row_text(&r, 1, 0);
+		x->status = db_row_text(&r, 2, 0);
+		x->aa = db_row_bool(&r, 3, 0);
+		x->rounds = (int)db_row_int(&r, 4, 1, DB_EXP_ROUNDS_MAX, 1, 0);
 		x->narms = (size_t)sqlite3_column_int64(st, 5);
 		x->nruns = (size_t)sqlite3_column_int64(st, 6);
-		x->arms = db_col_text(st, 7);
+		/* Arm names joined: each at most a name, so DB_LONG. */
+		x->arms = db_row_text(&r, 7, DB_NULL_OK | DB_LONG);
 	}
 	sqlite3_finalize(st);
-	if (s != SQLITE_DONE)
-		return db_fail(db, s, "cannot list the experiments in", cause);
+	if (r.rc || s != SQLITE_DONE) {
+		db_experiments_list_free(*out, *n);
+		*out = NULL;
+		*n = 0;
+		return r.rc ? db_row_fail(&r, cause)
+		       : db_fail(db, s, "cannot list the experiments in", cause);
+	}
 	return 0;
 }
 

@@ -19,6 +19,11 @@
 #include "db/db.h"
 #include "db/runs.h"
 
+/* The bounds of `prof ab` (its --rounds and --warmup), which a stored
+ * experiment is checked against when it is loaded. */
+#define DB_EXP_ROUNDS_MAX 100000
+#define DB_EXP_WARMUP_MAX 1000
+
 struct db_arm {
 	char *name;
 	char *command;		/* as given */

@@ -48,6 +48,61 @@ int db_sleep_usage_load(struct db *db, int64_t run_id,
 void db_bind_argv(sqlite3_stmt *st, int idx, char **argv, int argc);
 int db_col_argv(sqlite3_stmt *st, int col, char ***argv, int *argc);
 
+/*
+ * Checked reads of a row (db/check.c). What prof writes fits these
+ * limits; a loader reads each column through a getter that checks its
+ * type, that a required value is there, and its length or range. The
+ * first problem is kept, naming the table, the row's key and the column;
+ * a getter that finds one returns something harmless ("" for required
+ * text, the default for a number) so the loader can finish the row, and
+ * the loader then fails with db_row_fail. Every loaded number that a
+ * report loops to, or indexes with, is range-checked here.
+ */
+#define DB_NAME_MAX 4096	/* names, keys, kinds, times, CPU lists */
+#define DB_TEXT_MAX (1 << 20)	/* commands, argv, paths, notes, values */
+#define DB_CPUS_MAX 65536	/* CPUs in a CPU list, and its largest + 1 */
+#define DB_SECONDS_MAX 1e12	/* a duration in seconds (31,700 years) */
+
+enum db_col_flags {
+	DB_NULL_OK = 1 << 0,	/* NULL is allowed: NULL text, the default */
+	DB_LONG = 1 << 1,	/* text up to DB_TEXT_MAX, not DB_NAME_MAX */
+	DB_CPUS = 1 << 2,	/* text that is a CPU list, "0-5,12-17" */
+};
+
+struct db_row {
+	struct db *db;
+	sqlite3_stmt *st;
+	const char *table;
+	char key[96];		/* the row as errors name it: "3", "(run 3, idx 2)" */
+	int rc;			/* 0, or -EIO once a problem was found */
+	char *why;		/* the first problem */
+};
+
+void db_row_init(struct db_row *r, struct db *db, sqlite3_stmt *st,
+		 const char *table);
+void db_row_key(struct db_row *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* A problem the loader found itself (col -1: not about one column). */
+void db_row_bad(struct db_row *r, int col, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* 0 when the rows read were good; else r->rc with *cause filled. */
+int db_row_fail(struct db_row *r, char **cause);
+void db_row_release(struct db_row *r);
+
+char *db_row_text(struct db_row *r, int col, unsigned flags);	/* malloc'd */
+int64_t db_row_int(struct db_row *r, int col, int64_t lo, int64_t hi,
+		   int64_t dflt, unsigned flags);
+uint64_t db_row_u64(struct db_row *r, int col, unsigned flags);	/* any integer */
+bool db_row_bool(struct db_row *r, int col, unsigned flags);	/* 0 or 1 */
+double db_row_real(struct db_row *r, int col, double lo, double hi, double dflt,
+		   unsigned flags);
+bool db_row_null(struct db_row *r, int col);
+/* A blob of NUL-terminated strings, at most DB_TEXT_MAX bytes. */
+int db_row_argv(struct db_row *r, int col, char ***argv, int *argc);
+
+/* 0 when s is a CPU list of at most DB_CPUS_MAX CPUs below DB_CPUS_MAX. */
+int db_cpu_list_check(const char *s);
+
 /* Column helpers: NULL-safe copies. */
 char *db_col_text(sqlite3_stmt *st, int col);	/* malloc'd, NULL for NULL */
 void db_bind_text(sqlite3_stmt *st, int idx, const char *s);	/* NULL binds NULL */

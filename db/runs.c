@@ -383,28 +383,33 @@ static int64_t newest_run(struct db *db, char **cause)
 	return id;
 }
 
-static bool col_opt(sqlite3_stmt *st, int col, uint64_t *v)
+/* An optional counter: false when NULL. */
+static bool row_opt(struct db_row *r, int col, uint64_t *v)
 {
-	if (sqlite3_column_type(st, col) == SQLITE_NULL)
+	if (db_row_null(r, col))
 		return false;
-	*v = (uint64_t)sqlite3_column_int64(st, col);
+	*v = db_row_u64(r, col, 0);
 	return true;
 }
 
 static int load_modules(struct db *db, int64_t id, struct db_run *out, char **cause)
 {
 	sqlite3_stmt *st;
+	struct db_row r;
 	int s;
 	int rc = db_prepare(db, &st,
-		"SELECT path, kind, build_id, exec_bytes, text_bytes,"
+		"SELECT idx, path, kind, build_id, exec_bytes, text_bytes,"
 		" exec_section_bytes, touched_bytes, faulted_bytes, faults, nprocs,"
 		" error, touched_replayed FROM modules WHERE run_id = ?1 ORDER BY idx",
 		cause);
 	if (rc)
 		return rc;
 	sqlite3_bind_int64(st, 1, id);
+	db_row_init(&r, db, st, "modules");
 	size_t cap = 0;
-	while ((s = sqlite3_step(st)) == SQLITE_ROW) {
+	while (!r.rc && (s = sqlite3_step(st)) == SQLITE_ROW) {
+		db_row_key(&r, "(run %lld, idx %lld)", (long long)id,
+			   (long long)sqlite3_column_int64(st, 0));
 		if (out->nmodules == cap) {
 			cap = cap ? cap * 2 : 16;
 			struct db_module *p = realloc(out->modules, cap * sizeof(*p));
@@ -416,20 +421,24 @@ static int load_modules(struct db *db, int64_t id, struct db_run *out, char **ca
 		}
 		struct db_module *m = &out->modules[out->nmodules++];
 		memset(m, 0, sizeof(*m));
-		m->path = db_col_text(st, 0);
-		m->kind = db_col_text(st, 1);
-		m->build_id = db_col_text(st, 2);
-		m->exec_bytes = (uint64_t)sqlite3_column_int64(st, 3);
-		m->has_text = col_opt(st, 4, &m->text_bytes);
-		m->has_exec_sections = col_opt(st, 5, &m->exec_section_bytes);
-		m->has_touched = col_opt(st, 6, &m->touched_bytes);
-		col_opt(st, 7, &m->faulted_bytes);
-		col_opt(st, 8, &m->faults);
-		m->nprocs = (uint32_t)sqlite3_column_int64(st, 9);
-		m->error = db_col_text(st, 10);
-		m->touched_replayed = sqlite3_column_int(st, 11) != 0;
+		m->path = db_row_text(&r, 1, DB_LONG);
+		m->kind = db_row_text(&r, 2, 0);
+		if (!r.rc && strcmp(m->kind, "file") && strcmp(m->kind, "anon"))
+			db_row_bad(&r, 2, "is '%.40s', not 'file' or 'anon'", m->kind);
+		m->build_id = db_row_text(&r, 3, DB_NULL_OK);
+		m->exec_bytes = db_row_u64(&r, 4, 0);
+		m->has_text = row_opt(&r, 5, &m->text_bytes);
+		m->has_exec_sections = row_opt(&r, 6, &m->exec_section_bytes);
+		m->has_touched = row_opt(&r, 7, &m->touched_bytes);
+		row_opt(&r, 8, &m->faulted_bytes);
+		row_opt(&r, 9, &m->faults);
+		m->nprocs = (uint32_t)db_row_int(&r, 10, 0, UINT32_MAX, 0, 0);
+		m->error = db_row_text(&r, 11, DB_NULL_OK | DB_LONG);
+		m->touched_replayed = db_row_bool(&r, 12, DB_NULL_OK);
 	}
 	sqlite3_finalize(st);
+	if (r.rc)
+		return db_row_fail(&r, cause);
 	if (s != SQLITE_DONE)
 		return db_fail(db, s, "cannot read the modules from", cause);
 
@@ -442,8 +451,10 @@ static int load_modules(struct db *db, int64_t id, struct db_run *out, char **ca
 	if (rc)
 		return rc;
 	sqlite3_bind_int64(st, 1, id);
+	db_row_init(&r, db, st, "working_set");
 	cap = 0;
-	while ((s = sqlite3_step(st)) == SQLITE_ROW) {
+	while (!r.rc && (s = sqlite3_step(st)) == SQLITE_ROW) {
+		db_row_key(&r, "(run %lld, row %zu)", (long long)id, out->nws + 1);
 		if (out->nws == cap) {
 			cap = cap ? cap * 2 : 8;
 			struct db_ws *p = realloc(out->ws, cap * sizeof(*p));
@@ -454,20 +465,17 @@ static int load_modules(struct db *db, int64_t id, struct db_run *out, char **ca
 			out->ws = p;
 		}
 		struct db_ws *w = &out->ws[out->nws++];
-		w->kind = db_col_text(st, 0);
-		w->touched_bytes = (uint64_t)sqlite3_column_int64(st, 1);
-		w->faulted_bytes = (uint64_t)sqlite3_column_int64(st, 2);
-		w->faults = (uint64_t)sqlite3_column_int64(st, 3);
+		w->kind = db_row_text(&r, 0, 0);
+		w->touched_bytes = db_row_u64(&r, 1, 0);
+		w->faulted_bytes = db_row_u64(&r, 2, 0);
+		w->faults = db_row_u64(&r, 3, 0);
 	}
 	sqlite3_finalize(st);
+	if (r.rc)
+		return db_row_fail(&r, cause);
 	if (s != SQLITE_DONE)
 		return db_fail(db, s, "cannot read the working set from", cause);
 	return 0;
-}
-
-static int load_argv(sqlite3_stmt *st, int col, struct db_run *run)
-{
-	return db_col_argv(st, col, &run->argv, &run->argc);
 }
 
 int db_col_argv(sqlite3_stmt *st, int col, char ***argvp, int *argcp)
@@ -484,11 +492,187 @@ int db_col_argv(sqlite3_stmt *st, int col, char ***argvp, int *argcp)
 	int k = 0;
 	for (int i = 0; i < len && k < n;) {
 		argv[k] = strdup(blob + i);
+		if (!argv[k])
+			abort();
 		i += (int)strlen(blob + i) + 1;
 		k++;
 	}
 	*argvp = argv;
 	*argcp = n;
+	return 0;
+}
+
+/* Events and threads of a run above which prof refuses to load it: far
+ * above what it records (a 5,000-thread churn, tens of events), and a
+ * bound on the counts table it allocates (threads x events). */
+#define RUN_EVENTS_MAX 4096
+#define RUN_CELLS_MAX (1u << 24)
+
+static int load_events(struct db *db, int64_t id, struct db_run *out, char **cause)
+{
+	sqlite3_stmt *st;
+	int rc = db_prepare(db, &st,
+		"SELECT idx, name, canonical, supported, reason, grp, user_only,"
+		" attr_type, attr_config, attr_config1, attr_config2, exclude_user,"
+		" exclude_kernel, exclude_hv, value, time_enabled, time_running"
+		" FROM events WHERE run_id = ?1 ORDER BY idx", cause);
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(st, 1, id);
+	struct db_row r;
+	db_row_init(&r, db, st, "events");
+	size_t cap = 0;
+	int s;
+	while (!r.rc && (s = sqlite3_step(st)) == SQLITE_ROW) {
+		db_row_key(&r, "(run %lld, idx %lld)", (long long)id,
+			   (long long)sqlite3_column_int64(st, 0));
+		/* Counts name their event by idx: it must count 0, 1, 2 ... */
+		db_row_int(&r, 0, (int64_t)out->nevents, (int64_t)out->nevents, 0, 0);
+		if (out->nevents == RUN_EVENTS_MAX)
+			db_row_bad(&r, -1, "is one more than the %d events prof loads "
+				   "for a run", RUN_EVENTS_MAX);
+		if (r.rc)
+			break;
+		if (out->nevents == cap) {
+			cap = cap ? cap * 2 : 16;
+			struct db_event *p = realloc(out->events, cap * sizeof(*p));
+			if (!p) {
+				sqlite3_finalize(st);
+				return -ENOMEM;
+			}
+			out->events = p;
+		}
+		struct db_event *e = &out->events[out->nevents++];
+		memset(e, 0, sizeof(*e));
+		e->name = db_row_text(&r, 1, 0);
+		e->canonical = db_row_text(&r, 2, DB_NULL_OK);
+		e->supported = db_row_bool(&r, 3, 0);
+		e->reason = db_row_text(&r, 4, DB_NULL_OK | DB_LONG);
+		/* Groups are numbered from 1, at most one per event. */
+		e->group = (int)db_row_int(&r, 5, 0, RUN_EVENTS_MAX, 0, 0);
+		e->user_only = db_row_bool(&r, 6, 0);
+		e->attr_type = (uint32_t)db_row_int(&r, 7, 0, UINT32_MAX, 0, DB_NULL_OK);
+		e->attr_config = db_row_u64(&r, 8, DB_NULL_OK);
+		e->attr_config1 = db_row_u64(&r, 9, DB_NULL_OK);
+		e->attr_config2 = db_row_u64(&r, 10, DB_NULL_OK);
+		e->exclude_user = db_row_bool(&r, 11, DB_NULL_OK);
+		e->exclude_kernel = db_row_bool(&r, 12, DB_NULL_OK);
+		e->exclude_hv = db_row_bool(&r, 13, DB_NULL_OK);
+		if (!db_row_null(&r, 14)) {
+			e->total.present = true;
+			e->total.value = db_row_u64(&r, 14, 0);
+			e->total.enabled = db_row_u64(&r, 15, 0);
+			e->total.running = db_row_u64(&r, 16, 0);
+		}
+	}
+	sqlite3_finalize(st);
+	if (r.rc)
+		return db_row_fail(&r, cause);
+	if (s != SQLITE_DONE)
+		return db_fail(db, s, "cannot read the events from", cause);
+	return 0;
+}
+
+static int load_threads(struct db *db, int64_t id, struct db_run *out, char **cause)
+{
+	sqlite3_stmt *st;
+	int rc = db_prepare(db, &st,
+		"SELECT id, seq, tid, pid, name, is_main, start_ns, end_ns FROM threads"
+		" WHERE run_id = ?1 ORDER BY seq", cause);
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(st, 1, id);
+	struct db_row r;
+	db_row_init(&r, db, st, "threads");
+	size_t cap = 0;
+	int64_t *tids = NULL;
+	int s;
+	size_t per = out->nevents ? out->nevents : 1;
+	while (!r.rc && (s = sqlite3_step(st)) == SQLITE_ROW) {
+		db_row_key(&r, "%lld", (long long)sqlite3_column_int64(st, 0));
+		/* Reports index threads by seq: it must count 0, 1, 2 ... */
+		db_row_int(&r, 1, (int64_t)out->nthreads, (int64_t)out->nthreads, 0, 0);
+		if ((out->nthreads + 1) * per > RUN_CELLS_MAX)
+			db_row_bad(&r, -1, "makes %zu threads of %zu events, more "
+				   "counts than the %u prof loads for a run",
+				   out->nthreads + 1, out->nevents, RUN_CELLS_MAX);
+		if (r.rc)
+			break;
+		if (out->nthreads == cap) {
+			cap = cap ? cap * 2 : 64;
+			struct db_thread *p = realloc(out->threads, cap * sizeof(*p));
+			if (p)
+				out->threads = p;
+			int64_t *q = p ? realloc(tids, cap * sizeof(*q)) : NULL;
+			if (q)
+				tids = q;
+			if (!p || !q) {
+				rc = -ENOMEM;
+				break;
+			}
+		}
+		struct db_thread *t = &out->threads[out->nthreads];
+		memset(t, 0, sizeof(*t));
+		t->counts = calloc(per, sizeof(*t->counts));
+		if (!t->counts) {
+			rc = -ENOMEM;
+			break;
+		}
+		out->nthreads++;
+		tids[out->nthreads - 1] = sqlite3_column_int64(st, 0);
+		t->tid = (int32_t)db_row_int(&r, 2, INT32_MIN, INT32_MAX, 0, 0);
+		t->pid = (int32_t)db_row_int(&r, 3, INT32_MIN, INT32_MAX, 0, DB_NULL_OK);
+		t->name = db_row_text(&r, 4, DB_NULL_OK);
+		t->is_main = db_row_bool(&r, 5, 0);
+		t->start_ns = db_row_int(&r, 6, INT64_MIN, INT64_MAX, 0, DB_NULL_OK);
+		t->end_ns = db_row_int(&r, 7, INT64_MIN, INT64_MAX, 0, DB_NULL_OK);
+	}
+	sqlite3_finalize(st);
+	if (!rc && r.rc)
+		rc = db_row_fail(&r, cause);
+	db_row_release(&r);
+	if (!rc && s != SQLITE_DONE)
+		rc = db_fail(db, s, "cannot read the threads from", cause);
+	if (rc) {
+		free(tids);
+		return rc;
+	}
+
+	/* Counts come back in thread order, matched by the thread's row id. */
+	rc = db_prepare(db, &st,
+		"SELECT c.thread_id, c.event_idx, c.value, c.time_enabled,"
+		" c.time_running FROM counts c JOIN threads t ON t.id = c.thread_id"
+		" WHERE t.run_id = ?1 ORDER BY t.seq, c.event_idx", cause);
+	if (rc) {
+		free(tids);
+		return rc;
+	}
+	sqlite3_bind_int64(st, 1, id);
+	db_row_init(&r, db, st, "counts");
+	size_t ti = 0;
+	while (!r.rc && (s = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t thid = sqlite3_column_int64(st, 0);
+		db_row_key(&r, "(thread_id %lld, event_idx %lld)", (long long)thid,
+			   (long long)sqlite3_column_int64(st, 1));
+		while (ti < out->nthreads && tids[ti] != thid)
+			ti++;
+		if (ti == out->nthreads)
+			break;
+		int64_t e = db_row_int(&r, 1, 0, (int64_t)out->nevents - 1, 0, 0);
+		if (r.rc)
+			break;
+		struct db_count *c = &out->threads[ti].counts[e];
+		c->present = true;
+		c->value = db_row_u64(&r, 2, 0);
+		c->enabled = db_row_u64(&r, 3, 0);
+		c->running = db_row_u64(&r, 4, 0);
+	}
+	sqlite3_finalize(st);
+	free(tids);
+	if (r.rc)
+		return db_row_fail(&r, cause);
+	if (s != SQLITE_DONE && s != SQLITE_ROW)
+		return db_fail(db, s, "cannot read the counts from", cause);
 	return 0;
 }
 
@@ -531,160 +715,78 @@ int db_run_load(struct db *db, int64_t id, struct db_run *out, char **cause)
 		}
 		return db_fail(db, s, "cannot read", cause);
 	}
+	struct db_row r;
+	db_row_init(&r, db, st, "runs");
+	db_row_key(&r, "%lld", (long long)id);
 	out->id = sqlite3_column_int64(st, 0);
-	out->kind = db_col_text(st, 1);
-	out->started = db_col_text(st, 2);
-	out->command = db_col_text(st, 3);
-	load_argv(st, 4, out);
-	out->cwd = db_col_text(st, 5);
-	out->pid = sqlite3_column_int(st, 6);
-	out->exit_status = sqlite3_column_int(st, 7);
-	out->term_signal = sqlite3_column_int(st, 8);
-	out->interrupted = sqlite3_column_int(st, 9);
-	out->wall_s = sqlite3_column_double(st, 10);
-	out->user_s = sqlite3_column_double(st, 11);
-	out->sys_s = sqlite3_column_double(st, 12);
-	out->lost_records = (uint64_t)sqlite3_column_int64(st, 13);
-	out->paranoid = sqlite3_column_int(st, 14);
-	out->prof_version = db_col_text(st, 15);
-	out->pin.mode = db_col_text(st, 16);
-	out->pin.status = db_col_text(st, 17);
-	out->pin.cpus = db_col_text(st, 18);
-	out->pin.level = sqlite3_column_int(st, 19);
-	out->pin.cache_type = db_col_text(st, 20);
-	out->pin.size_bytes = (uint64_t)sqlite3_column_int64(st, 21);
-	out->note = db_col_text(st, 22);
+	out->kind = db_row_text(&r, 1, 0);
+	out->started = db_row_text(&r, 2, 0);
+	out->command = db_row_text(&r, 3, DB_LONG);
+	rc = db_row_argv(&r, 4, &out->argv, &out->argc);
+	out->cwd = db_row_text(&r, 5, DB_NULL_OK | DB_LONG);
+	out->pid = (int32_t)db_row_int(&r, 6, INT32_MIN, INT32_MAX, 0, DB_NULL_OK);
+	out->exit_status = (int)db_row_int(&r, 7, INT32_MIN, INT32_MAX, 0, DB_NULL_OK);
+	out->term_signal = (int)db_row_int(&r, 8, 0, INT32_MAX, 0, 0);
+	out->interrupted = db_row_bool(&r, 9, 0);
+	out->wall_s = db_row_real(&r, 10, 0, DB_SECONDS_MAX, 0, DB_NULL_OK);
+	out->user_s = db_row_real(&r, 11, 0, DB_SECONDS_MAX, 0, DB_NULL_OK);
+	out->sys_s = db_row_real(&r, 12, 0, DB_SECONDS_MAX, 0, DB_NULL_OK);
+	out->lost_records = db_row_u64(&r, 13, 0);
+	out->paranoid = (int)db_row_int(&r, 14, INT32_MIN, INT32_MAX, 0, DB_NULL_OK);
+	out->prof_version = db_row_text(&r, 15, DB_NULL_OK);
+	out->pin.mode = db_row_text(&r, 16, DB_NULL_OK);
+	out->pin.status = db_row_text(&r, 17, DB_NULL_OK | DB_LONG);
+	out->pin.cpus = db_row_text(&r, 18, DB_NULL_OK | DB_CPUS);
+	out->pin.level = (int)db_row_int(&r, 19, 0, 255, 0, DB_NULL_OK);
+	out->pin.cache_type = db_row_text(&r, 20, DB_NULL_OK);
+	out->pin.size_bytes = db_row_u64(&r, 21, DB_NULL_OK);
+	out->note = db_row_text(&r, 22, DB_NULL_OK | DB_LONG);
+	/* The host's columns are its own table's. */
 	out->host.id = sqlite3_column_int64(st, 23);
-	out->host.hostname = db_col_text(st, 24);
-	out->host.kernel = db_col_text(st, 25);
-	out->host.cpu_model = db_col_text(st, 26);
-	out->host.online_cpus = sqlite3_column_int(st, 27);
+	if (!r.rc) {
+		r.table = "hosts";
+		db_row_key(&r, "%lld", (long long)out->host.id);
+	}
+	out->host.hostname = db_row_text(&r, 24, 0);
+	out->host.kernel = db_row_text(&r, 25, 0);
+	out->host.cpu_model = db_row_text(&r, 26, 0);
+	out->host.online_cpus = (int)db_row_int(&r, 27, 0, DB_CPUS_MAX, 0, 0);
 	sqlite3_finalize(st);
+	if (!rc && r.rc)
+		rc = db_row_fail(&r, cause);
+	db_row_release(&r);
+	if (rc)
+		goto fail;
 
 	rc = db_prepare(db, &st, "SELECT key, value FROM run_settings WHERE run_id = ?1"
 			" ORDER BY key", cause);
 	if (rc)
 		goto fail;
 	sqlite3_bind_int64(st, 1, id);
-	while ((s = sqlite3_step(st)) == SQLITE_ROW) {
-		char *k = db_col_text(st, 0), *v = db_col_text(st, 1);
-		db_run_set(out, k ? k : "", v);
+	db_row_init(&r, db, st, "run_settings");
+	while (!r.rc && (s = sqlite3_step(st)) == SQLITE_ROW) {
+		db_row_key(&r, "(run %lld, row %zu)", (long long)id, out->nsettings + 1);
+		char *k = db_row_text(&r, 0, 0), *v = db_row_text(&r, 1, DB_NULL_OK | DB_LONG);
+		if (!r.rc)
+			db_run_set(out, k, v);
 		free(k);
 		free(v);
 	}
 	sqlite3_finalize(st);
-
-	rc = db_prepare(db, &st,
-		"SELECT idx, name, canonical, supported, reason, grp, user_only,"
-		" attr_type, attr_config, attr_config1, attr_config2, exclude_user,"
-		" exclude_kernel, exclude_hv, value, time_enabled, time_running"
-		" FROM events WHERE run_id = ?1 ORDER BY idx", cause);
-	if (rc)
-		goto fail;
-	sqlite3_bind_int64(st, 1, id);
-	size_t cap = 0;
-	while ((s = sqlite3_step(st)) == SQLITE_ROW) {
-		if (out->nevents == cap) {
-			cap = cap ? cap * 2 : 16;
-			struct db_event *p = realloc(out->events, cap * sizeof(*p));
-			if (!p) {
-				sqlite3_finalize(st);
-				rc = -ENOMEM;
-				goto fail;
-			}
-			out->events = p;
-		}
-		struct db_event *e = &out->events[out->nevents++];
-		memset(e, 0, sizeof(*e));
-		e->name = db_col_text(st, 1);
-		e->canonical = db_col_text(st, 2);
-		e->supported = sqlite3_column_int(st, 3);
-		e->reason = db_col_text(st, 4);
-		e->group = sqlite3_column_int(st, 5);
-		e->user_only = sqlite3_column_int(st, 6);
-		e->attr_type = (uint32_t)sqlite3_column_int64(st, 7);
-		e->attr_config = (uint64_t)sqlite3_column_int64(st, 8);
-		e->attr_config1 = (uint64_t)sqlite3_column_int64(st, 9);
-		e->attr_config2 = (uint64_t)sqlite3_column_int64(st, 10);
-		e->exclude_user = sqlite3_column_int(st, 11);
-		e->exclude_kernel = sqlite3_column_int(st, 12);
-		e->exclude_hv = sqlite3_column_int(st, 13);
-		if (sqlite3_column_type(st, 14) != SQLITE_NULL) {
-			e->total.present = true;
-			e->total.value = (uint64_t)sqlite3_column_int64(st, 14);
-			e->total.enabled = (uint64_t)sqlite3_column_int64(st, 15);
-			e->total.running = (uint64_t)sqlite3_column_int64(st, 16);
-		}
-	}
-	sqlite3_finalize(st);
-
-	rc = db_prepare(db, &st,
-		"SELECT id, tid, pid, name, is_main, start_ns, end_ns FROM threads"
-		" WHERE run_id = ?1 ORDER BY seq", cause);
-	if (rc)
-		goto fail;
-	sqlite3_bind_int64(st, 1, id);
-	cap = 0;
-	int64_t *tids = NULL;
-	while ((s = sqlite3_step(st)) == SQLITE_ROW) {
-		if (out->nthreads == cap) {
-			cap = cap ? cap * 2 : 64;
-			struct db_thread *p = realloc(out->threads, cap * sizeof(*p));
-			if (p)
-				out->threads = p;
-			int64_t *q = p ? realloc(tids, cap * sizeof(*q)) : NULL;
-			if (q)
-				tids = q;
-			if (!p || !q) {
-				free(tids);
-				sqlite3_finalize(st);
-				rc = -ENOMEM;
-				goto fail;
-			}
-		}
-		struct db_thread *t = &out->threads[out->nthreads];
-		memset(t, 0, sizeof(*t));
-		tids[out->nthreads] = sqlite3_column_int64(st, 0);
-		t->tid = sqlite3_column_int(st, 1);
-		t->pid = sqlite3_column_int(st, 2);
-		t->name = db_col_text(st, 3);
-		t->is_main = sqlite3_column_int(st, 4);
-		t->start_ns = sqlite3_column_int64(st, 5);
-		t->end_ns = sqlite3_column_int64(st, 6);
-		t->counts = calloc(out->nevents ? out->nevents : 1, sizeof(*t->counts));
-		out->nthreads++;
-	}
-	sqlite3_finalize(st);
-
-	/* Counts come back in thread order, matched by the thread's row id. */
-	rc = db_prepare(db, &st,
-		"SELECT c.thread_id, c.event_idx, c.value, c.time_enabled,"
-		" c.time_running FROM counts c JOIN threads t ON t.id = c.thread_id"
-		" WHERE t.run_id = ?1 ORDER BY t.seq, c.event_idx", cause);
-	if (rc) {
-		free(tids);
+	if (r.rc) {
+		rc = db_row_fail(&r, cause);
 		goto fail;
 	}
-	sqlite3_bind_int64(st, 1, id);
-	size_t ti = 0;
-	while ((s = sqlite3_step(st)) == SQLITE_ROW) {
-		int64_t thid = sqlite3_column_int64(st, 0);
-		while (ti < out->nthreads && tids[ti] != thid)
-			ti++;
-		if (ti == out->nthreads)
-			break;
-		int e = sqlite3_column_int(st, 1);
-		if (e < 0 || (size_t)e >= out->nevents)
-			continue;
-		struct db_count *c = &out->threads[ti].counts[e];
-		c->present = true;
-		c->value = (uint64_t)sqlite3_column_int64(st, 2);
-		c->enabled = (uint64_t)sqlite3_column_int64(st, 3);
-		c->running = (uint64_t)sqlite3_column_int64(st, 4);
+	if (s != SQLITE_DONE) {
+		rc = db_fail(db, s, "cannot read the settings from", cause);
+		goto fail;
 	}
-	sqlite3_finalize(st);
-	free(tids);
-	rc = load_modules(db, id, out, cause);
+
+	rc = load_events(db, id, out, cause);
+	if (!rc)
+		rc = load_threads(db, id, out, cause);
+	if (!rc)
+		rc = load_modules(db, id, out, cause);
 	if (!rc)
 		rc = db_sleep_usage_load(db, id, &out->sleep_usage, cause);
 	if (rc)
@@ -758,13 +860,15 @@ int db_runs_list(struct db *db, struct db_run_summary **out, size_t *n,
 	int rc = db_prepare(db, &st,
 		"SELECT r.id, r.kind, r.started, r.command, r.exit_status,"
 		" r.interrupted, r.wall_s,"
-		" (SELECT count(*) FROM threads t WHERE t.run_id = r.id), h.hostname"
-		" FROM runs r JOIN hosts h ON h.id = r.host_id ORDER BY r.id", cause);
+		" (SELECT count(*) FROM threads t WHERE t.run_id = r.id), h.hostname,"
+		" h.id FROM runs r JOIN hosts h ON h.id = r.host_id ORDER BY r.id", cause);
 	if (rc)
 		return rc;
 	size_t cap = 0;
 	int s;
-	while ((s = sqlite3_step(st)) == SQLITE_ROW) {
+	struct db_row r;
+	db_row_init(&r, db, st, "runs");
+	while (!r.rc && (s = sqlite3_step(st)) == SQLITE_ROW) {
 		if (*n == cap) {
 			cap = cap ? cap * 2 : 32;
 			struct db_run_summary *p = realloc(*out, cap * sizeof(*p));
@@ -777,23 +881,30 @@ int db_runs_list(struct db *db, struct db_run_summary **out, size_t *n,
 			}
 			*out = p;
 		}
-		struct db_run_summary *r = &(*out)[(*n)++];
-		r->id = sqlite3_column_int64(st, 0);
-		r->kind = db_col_text(st, 1);
-		r->started = db_col_text(st, 2);
-		r->command = db_col_text(st, 3);
-		r->exit_status = sqlite3_column_int(st, 4);
-		r->interrupted = sqlite3_column_int(st, 5);
-		r->wall_s = sqlite3_column_double(st, 6);
-		r->nthreads = (size_t)sqlite3_column_int64(st, 7);
-		r->hostname = db_col_text(st, 8);
+		struct db_run_summary *x = &(*out)[(*n)++];
+		x->id = sqlite3_column_int64(st, 0);
+		db_row_key(&r, "%lld", (long long)x->id);
+		r.table = "runs";
+		x->kind = db_row_text(&r, 1, 0);
+		x->started = db_row_text(&r, 2, 0);
+		x->command = db_row_text(&r, 3, DB_LONG);
+		x->exit_status = (int)db_row_int(&r, 4, INT32_MIN, INT32_MAX, 0, DB_NULL_OK);
+		x->interrupted = db_row_bool(&r, 5, 0);
+		x->wall_s = db_row_real(&r, 6, 0, DB_SECONDS_MAX, 0, DB_NULL_OK);
+		x->nthreads = (size_t)sqlite3_column_int64(st, 7);
+		if (!r.rc) {
+			r.table = "hosts";
+			db_row_key(&r, "%lld", (long long)sqlite3_column_int64(st, 9));
+		}
+		x->hostname = db_row_text(&r, 8, 0);
 	}
 	sqlite3_finalize(st);
-	if (s != SQLITE_DONE) {
+	if (r.rc || s != SQLITE_DONE) {
 		db_runs_list_free(*out, *n);
 		*out = NULL;
 		*n = 0;
-		return db_fail(db, s, "cannot list the runs in", cause);
+		return r.rc ? db_row_fail(&r, cause)
+		       : db_fail(db, s, "cannot list the runs in", cause);
 	}
 	return 0;
 }

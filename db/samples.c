@@ -366,29 +366,6 @@ static int prep_run(struct db *db, sqlite3_stmt **st, const char *sql, int64_t r
 	return rc;
 }
 
-static int damaged(struct db *db, int64_t run_id, const char *what, char **cause)
-{
-	if (cause && !*cause && asprintf(cause, "run %lld in '%s' has damaged %s "
-					 "(a reference to a row that is not there)",
-					 (long long)run_id, db->path, what) < 0)
-		*cause = NULL;
-	return -EIO;
-}
-
-/* The id column must count 1, 2, 3 ...: the writer hands them out so. */
-static int check_dense(struct db *db, int64_t run_id, sqlite3_int64 id, size_t n,
-		       const char *what, char **cause)
-{
-	if (id == (sqlite3_int64)n + 1)
-		return 0;
-	if (cause && !*cause && asprintf(cause, "run %lld in '%s' has damaged %s "
-					 "(id %lld where %zu was expected)",
-					 (long long)run_id, db->path, what,
-					 (long long)id, n + 1) < 0)
-		*cause = NULL;
-	return -EIO;
-}
-
 int db_profile_load(struct db *db, int64_t run_id, struct db_profile *out,
 		    char **cause)
 {
@@ -424,28 +401,37 @@ int db_profile_load(struct db *db, int64_t run_id, struct db_profile *out,
 	}
 
 	size_t cap = 0;
-	rc = prep_run(db, &st, "SELECT name, attr_type, attr_config, period, freq,"
+	struct db_row r;
+	rc = prep_run(db, &st, "SELECT idx, name, attr_type, attr_config, period, freq,"
 		      " call_graph, stack_bytes, samples, weight, lost, dropped"
 		      " FROM sample_events WHERE run_id = ?1 ORDER BY idx", run_id, cause);
 	if (rc)
 		goto fail;
-	while ((s = sqlite3_step(st)) == SQLITE_ROW) {
-		if ((rc = grow((void **)&out->events, &cap, out->nevents, sizeof(*out->events))))
+	db_row_init(&r, db, st, "sample_events");
+	while (!r.rc && (s = sqlite3_step(st)) == SQLITE_ROW) {
+		db_row_key(&r, "(run %lld, idx %lld)", (long long)run_id,
+			   (long long)sqlite3_column_int64(st, 0));
+		/* Samples name their event by idx: 0, 1, 2 ... */
+		db_row_int(&r, 0, (int64_t)out->nevents, (int64_t)out->nevents, 0, 0);
+		if (r.rc || (rc = grow((void **)&out->events, &cap, out->nevents,
+				       sizeof(*out->events))))
 			break;
 		struct db_sample_event *e = &out->events[out->nevents++];
-		e->name = db_col_text(st, 0);
-		e->attr_type = (uint32_t)sqlite3_column_int64(st, 1);
-		e->attr_config = (uint64_t)sqlite3_column_int64(st, 2);
-		e->period = (uint64_t)sqlite3_column_int64(st, 3);
-		e->freq = (uint64_t)sqlite3_column_int64(st, 4);
-		e->call_graph = db_col_text(st, 5);
-		e->stack_bytes = (uint32_t)sqlite3_column_int64(st, 6);
-		e->samples = (uint64_t)sqlite3_column_int64(st, 7);
-		e->weight = (uint64_t)sqlite3_column_int64(st, 8);
-		e->lost = (uint64_t)sqlite3_column_int64(st, 9);
-		e->dropped = (uint64_t)sqlite3_column_int64(st, 10);
+		e->name = db_row_text(&r, 1, 0);
+		e->attr_type = (uint32_t)db_row_int(&r, 2, 0, UINT32_MAX, 0, DB_NULL_OK);
+		e->attr_config = db_row_u64(&r, 3, DB_NULL_OK);
+		e->period = db_row_u64(&r, 4, DB_NULL_OK);
+		e->freq = db_row_u64(&r, 5, DB_NULL_OK);
+		e->call_graph = db_row_text(&r, 6, 0);
+		e->stack_bytes = (uint32_t)db_row_int(&r, 7, 0, UINT32_MAX, 0, DB_NULL_OK);
+		e->samples = db_row_u64(&r, 8, 0);
+		e->weight = db_row_u64(&r, 9, 0);
+		e->lost = db_row_u64(&r, 10, 0);
+		e->dropped = db_row_u64(&r, 11, 0);
 	}
 	sqlite3_finalize(st);
+	if (!rc && r.rc)
+		rc = db_row_fail(&r, cause);
 	if (!rc && s != SQLITE_DONE)
 		rc = db_fail(db, s, "cannot read the samples of", cause);
 	if (rc)
@@ -456,20 +442,26 @@ int db_profile_load(struct db *db, int64_t run_id, struct db_profile *out,
 		      " WHERE run_id = ?1 ORDER BY id", run_id, cause);
 	if (rc)
 		goto fail;
-	while (!rc && (s = sqlite3_step(st)) == SQLITE_ROW) {
-		rc = check_dense(db, run_id, sqlite3_column_int64(st, 0), out->nmodules,
-				 "modules", cause);
-		if (!rc)
+	db_row_init(&r, db, st, "sample_modules");
+	while (!r.rc && !rc && (s = sqlite3_step(st)) == SQLITE_ROW) {
+		db_row_key(&r, "(run %lld, id %lld)", (long long)run_id,
+			   (long long)sqlite3_column_int64(st, 0));
+		/* Ids count 1, 2, 3 ...: the writer hands them out so. */
+		db_row_int(&r, 0, (int64_t)out->nmodules + 1, (int64_t)out->nmodules + 1,
+			   0, 0);
+		if (!r.rc)
 			rc = grow((void **)&out->modules, &mcap, out->nmodules, sizeof(char *));
-		if (!rc)
+		if (!r.rc && !rc)
 			rc = grow((void **)&out->build_ids, &bcap, out->nmodules, sizeof(char *));
-		if (rc)
+		if (r.rc || rc)
 			break;
-		out->modules[out->nmodules] = db_col_text(st, 1);
-		out->build_ids[out->nmodules] = db_col_text(st, 2);
+		out->modules[out->nmodules] = db_row_text(&r, 1, DB_LONG);
+		out->build_ids[out->nmodules] = db_row_text(&r, 2, DB_NULL_OK);
 		out->nmodules++;
 	}
 	sqlite3_finalize(st);
+	if (!rc && r.rc)
+		rc = db_row_fail(&r, cause);
 	if (!rc && s != SQLITE_DONE)
 		rc = db_fail(db, s, "cannot read the samples of", cause);
 	if (rc)
@@ -480,21 +472,22 @@ int db_profile_load(struct db *db, int64_t run_id, struct db_profile *out,
 		      " WHERE run_id = ?1 ORDER BY id", run_id, cause);
 	if (rc)
 		goto fail;
-	while (!rc && (s = sqlite3_step(st)) == SQLITE_ROW) {
-		rc = check_dense(db, run_id, sqlite3_column_int64(st, 0), out->nsymbols,
-				 "symbols", cause);
-		if (!rc)
-			rc = grow((void **)&out->symbols, &cap, out->nsymbols,
-				  sizeof(*out->symbols));
-		if (rc)
+	db_row_init(&r, db, st, "sample_symbols");
+	while (!r.rc && !rc && (s = sqlite3_step(st)) == SQLITE_ROW) {
+		db_row_key(&r, "(run %lld, id %lld)", (long long)run_id,
+			   (long long)sqlite3_column_int64(st, 0));
+		db_row_int(&r, 0, (int64_t)out->nsymbols + 1, (int64_t)out->nsymbols + 1,
+			   0, 0);
+		if (r.rc || (rc = grow((void **)&out->symbols, &cap, out->nsymbols,
+				       sizeof(*out->symbols))))
 			break;
 		struct db_symbol *y = &out->symbols[out->nsymbols++];
-		y->module = (uint32_t)sqlite3_column_int64(st, 1);
-		y->name = db_col_text(st, 2);
-		if (y->module < 1 || y->module > out->nmodules)
-			rc = damaged(db, run_id, "symbols", cause);
+		y->module = (uint32_t)db_row_int(&r, 1, 1, (int64_t)out->nmodules, 1, 0);
+		y->name = db_row_text(&r, 2, DB_NULL_OK | DB_LONG);
 	}
 	sqlite3_finalize(st);
+	if (!rc && r.rc)
+		rc = db_row_fail(&r, cause);
 	if (!rc && s != SQLITE_DONE)
 		rc = db_fail(db, s, "cannot read the samples of", cause);
 	if (rc)
@@ -505,21 +498,22 @@ int db_profile_load(struct db *db, int64_t run_id, struct db_profile *out,
 		      " WHERE run_id = ?1 ORDER BY id", run_id, cause);
 	if (rc)
 		goto fail;
-	while (!rc && (s = sqlite3_step(st)) == SQLITE_ROW) {
-		rc = check_dense(db, run_id, sqlite3_column_int64(st, 0), out->nframes,
-				 "frames", cause);
-		if (!rc)
-			rc = grow((void **)&out->frames, &cap, out->nframes,
-				  sizeof(*out->frames));
-		if (rc)
+	db_row_init(&r, db, st, "sample_frames");
+	while (!r.rc && !rc && (s = sqlite3_step(st)) == SQLITE_ROW) {
+		db_row_key(&r, "(run %lld, id %lld)", (long long)run_id,
+			   (long long)sqlite3_column_int64(st, 0));
+		db_row_int(&r, 0, (int64_t)out->nframes + 1, (int64_t)out->nframes + 1,
+			   0, 0);
+		if (r.rc || (rc = grow((void **)&out->frames, &cap, out->nframes,
+				       sizeof(*out->frames))))
 			break;
 		struct db_frame *f = &out->frames[out->nframes++];
-		f->symbol = (uint32_t)sqlite3_column_int64(st, 1);
-		f->offset = (uint64_t)sqlite3_column_int64(st, 2);
-		if (f->symbol < 1 || f->symbol > out->nsymbols)
-			rc = damaged(db, run_id, "frames", cause);
+		f->symbol = (uint32_t)db_row_int(&r, 1, 1, (int64_t)out->nsymbols, 1, 0);
+		f->offset = db_row_u64(&r, 2, 0);
 	}
 	sqlite3_finalize(st);
+	if (!rc && r.rc)
+		rc = db_row_fail(&r, cause);
 	if (!rc && s != SQLITE_DONE)
 		rc = db_fail(db, s, "cannot read the samples of", cause);
 	if (rc)
@@ -530,22 +524,23 @@ int db_profile_load(struct db *db, int64_t run_id, struct db_profile *out,
 		      " WHERE run_id = ?1 ORDER BY id", run_id, cause);
 	if (rc)
 		goto fail;
-	while (!rc && (s = sqlite3_step(st)) == SQLITE_ROW) {
-		rc = check_dense(db, run_id, sqlite3_column_int64(st, 0), out->nstacks,
-				 "call stacks", cause);
-		if (!rc)
-			rc = grow((void **)&out->stacks, &cap, out->nstacks,
-				  sizeof(*out->stacks));
-		if (rc)
+	db_row_init(&r, db, st, "sample_stacks");
+	while (!r.rc && !rc && (s = sqlite3_step(st)) == SQLITE_ROW) {
+		db_row_key(&r, "(run %lld, id %lld)", (long long)run_id,
+			   (long long)sqlite3_column_int64(st, 0));
+		db_row_int(&r, 0, (int64_t)out->nstacks + 1, (int64_t)out->nstacks + 1,
+			   0, 0);
+		if (r.rc || (rc = grow((void **)&out->stacks, &cap, out->nstacks,
+				       sizeof(*out->stacks))))
 			break;
 		struct db_stack_node *n = &out->stacks[out->nstacks++];
-		n->parent = (uint32_t)sqlite3_column_int64(st, 1);
-		n->frame = (uint32_t)sqlite3_column_int64(st, 2);
 		/* A parent comes before its children: walks always end. */
-		if (n->parent >= out->nstacks || n->frame < 1 || n->frame > out->nframes)
-			rc = damaged(db, run_id, "call stacks", cause);
+		n->parent = (uint32_t)db_row_int(&r, 1, 0, (int64_t)out->nstacks - 1, 0, 0);
+		n->frame = (uint32_t)db_row_int(&r, 2, 1, (int64_t)out->nframes, 1, 0);
 	}
 	sqlite3_finalize(st);
+	if (!rc && r.rc)
+		rc = db_row_fail(&r, cause);
 	if (!rc && s != SQLITE_DONE)
 		rc = db_fail(db, s, "cannot read the samples of", cause);
 	if (rc)
@@ -553,26 +548,31 @@ int db_profile_load(struct db *db, int64_t run_id, struct db_profile *out,
 
 	cap = 0;
 	rc = prep_run(db, &st, "SELECT s.event_idx, t.seq, s.stack_id, count(*),"
-		      " sum(s.weight) FROM samples s LEFT JOIN threads t ON t.id = s.thread_id"
+		      " sum(s.weight), s.thread_id FROM samples s"
+		      " LEFT JOIN threads t ON t.id = s.thread_id"
 		      " WHERE s.run_id = ?1 GROUP BY s.event_idx, s.thread_id, s.stack_id",
 		      run_id, cause);
 	if (rc)
 		goto fail;
-	while (!rc && (s = sqlite3_step(st)) == SQLITE_ROW) {
-		rc = grow((void **)&out->counts, &cap, out->ncounts, sizeof(*out->counts));
-		if (rc)
+	db_row_init(&r, db, st, "samples");
+	while (!r.rc && !rc && (s = sqlite3_step(st)) == SQLITE_ROW) {
+		db_row_key(&r, "(run %lld, event_idx %lld, thread_id %lld, stack_id %lld)",
+			   (long long)run_id, (long long)sqlite3_column_int64(st, 0),
+			   (long long)sqlite3_column_int64(st, 5),
+			   (long long)sqlite3_column_int64(st, 2));
+		if ((rc = grow((void **)&out->counts, &cap, out->ncounts, sizeof(*out->counts))))
 			break;
 		struct db_stack_count *c = &out->counts[out->ncounts++];
-		c->event = (uint32_t)sqlite3_column_int64(st, 0);
-		c->thread = sqlite3_column_type(st, 1) == SQLITE_NULL
-			    ? -1 : sqlite3_column_int(st, 1);
-		c->stack = (uint32_t)sqlite3_column_int64(st, 2);
+		c->event = (uint32_t)db_row_int(&r, 0, 0, (int64_t)out->nevents - 1, 0, 0);
+		c->thread = db_row_null(&r, 1) ? -1
+			    : (int32_t)db_row_int(&r, 1, 0, INT32_MAX, 0, 0);
+		c->stack = (uint32_t)db_row_int(&r, 2, 1, (int64_t)out->nstacks, 1, 0);
 		c->samples = (uint64_t)sqlite3_column_int64(st, 3);
-		c->weight = (uint64_t)sqlite3_column_int64(st, 4);
-		if (c->event >= out->nevents || c->stack < 1 || c->stack > out->nstacks)
-			rc = damaged(db, run_id, "samples", cause);
+		c->weight = db_row_u64(&r, 4, 0);
 	}
 	sqlite3_finalize(st);
+	if (!rc && r.rc)
+		rc = db_row_fail(&r, cause);
 	if (!rc && s != SQLITE_DONE)
 		rc = db_fail(db, s, "cannot read the samples of", cause);
 	if (rc)

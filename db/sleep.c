@@ -10,11 +10,15 @@
 #include "db/internal.h"
 #include "db/sleep.h"
 
-/* Copy a column's text into a fixed buffer (always terminated). */
-static void col_copy(sqlite3_stmt *st, int col, char *buf, size_t len)
+/* Required text into a fixed buffer, which it must fit. */
+static void row_copy(struct db_row *r, int col, char *buf, size_t len)
 {
-	const unsigned char *s = sqlite3_column_text(st, col);
-	snprintf(buf, len, "%s", s ? (const char *)s : "");
+	char *s = db_row_text(r, col, 0);
+	if (!r->rc && strlen(s) >= len)
+		db_row_bad(r, col, "'%.40s' is longer than the %zu bytes prof writes",
+			   s, len - 1);
+	snprintf(buf, len, "%s", s);
+	free(s);
 }
 
 static void bind_opt_i64(sqlite3_stmt *st, int idx, int64_t v, bool present)
@@ -134,14 +138,16 @@ static int load_cells(struct db *db, int64_t run_id, struct db_sleep *out,
 		"SELECT mode, margin_ns, target_us, calls, p50_ns, p90_ns, p99_ns,"
 		" p999_ns, max_ns, min_ns, mean_ns, early, lt3, lt10, lt25, lt50,"
 		" ge50, missed, wall_s, cpu_s, cpu_pct, cpu_us_per_call,"
-		" vcsw_per_call, ivcsw_per_call, cheapest FROM sleep_cells"
+		" vcsw_per_call, ivcsw_per_call, cheapest, idx FROM sleep_cells"
 		" WHERE run_id = ?1 ORDER BY idx", cause);
 	if (rc)
 		return rc;
 	sqlite3_bind_int64(st, 1, run_id);
 	size_t cap = 0;
 	int step;
-	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+	struct db_row r;
+	db_row_init(&r, db, st, "sleep_cells");
+	while (!r.rc && (step = sqlite3_step(st)) == SQLITE_ROW) {
 		if (out->ncells == cap) {
 			cap = cap ? cap * 2 : 64;
 			struct db_sleep_cell *p = realloc(out->cells,
@@ -152,35 +158,37 @@ static int load_cells(struct db *db, int64_t run_id, struct db_sleep *out,
 			}
 			out->cells = p;
 		}
+		db_row_key(&r, "(run %lld, idx %lld)", (long long)run_id,
+			   (long long)sqlite3_column_int64(st, 25));
 		struct db_sleep_cell *c = &out->cells[out->ncells++];
 		memset(c, 0, sizeof(*c));
 		int k = 0;
-		col_copy(st, k++, c->mode, sizeof(c->mode));
-		c->margin_ns = sqlite3_column_type(st, k) == SQLITE_NULL ? -1
-			       : sqlite3_column_int64(st, k);
-		k++;
-		c->target_us = (uint32_t)sqlite3_column_int64(st, k++);
-		c->calls = (uint64_t)sqlite3_column_int64(st, k++);
-		c->p50_ns = sqlite3_column_int64(st, k++);
-		c->p90_ns = sqlite3_column_int64(st, k++);
-		c->p99_ns = sqlite3_column_int64(st, k++);
-		c->p999_ns = sqlite3_column_int64(st, k++);
-		c->max_ns = sqlite3_column_int64(st, k++);
-		c->min_ns = sqlite3_column_int64(st, k++);
-		c->mean_ns = sqlite3_column_double(st, k++);
-		c->early = (uint64_t)sqlite3_column_int64(st, k++);
+		row_copy(&r, k++, c->mode, sizeof(c->mode));
+		c->margin_ns = db_row_int(&r, k++, 0, INT64_MAX, -1, DB_NULL_OK);
+		c->target_us = (uint32_t)db_row_int(&r, k++, 0, UINT32_MAX, 0, 0);
+		c->calls = db_row_u64(&r, k++, 0);
+		c->p50_ns = db_row_int(&r, k++, INT64_MIN, INT64_MAX, 0, 0);
+		c->p90_ns = db_row_int(&r, k++, INT64_MIN, INT64_MAX, 0, 0);
+		c->p99_ns = db_row_int(&r, k++, INT64_MIN, INT64_MAX, 0, 0);
+		c->p999_ns = db_row_int(&r, k++, INT64_MIN, INT64_MAX, 0, 0);
+		c->max_ns = db_row_int(&r, k++, INT64_MIN, INT64_MAX, 0, 0);
+		c->min_ns = db_row_int(&r, k++, INT64_MIN, INT64_MAX, 0, 0);
+		c->mean_ns = db_row_real(&r, k++, -1e300, 1e300, 0, 0);
+		c->early = db_row_u64(&r, k++, 0);
 		for (int b = 0; b < DB_SLEEP_NBUCKETS; b++)
-			c->buckets[b] = (uint64_t)sqlite3_column_int64(st, k++);
-		c->missed = (uint64_t)sqlite3_column_int64(st, k++);
-		c->wall_s = sqlite3_column_double(st, k++);
-		c->cpu_s = sqlite3_column_double(st, k++);
-		c->cpu_pct = sqlite3_column_double(st, k++);
-		c->cpu_us_per_call = sqlite3_column_double(st, k++);
-		c->vcsw_per_call = sqlite3_column_double(st, k++);
-		c->ivcsw_per_call = sqlite3_column_double(st, k++);
-		c->cheapest = sqlite3_column_int(st, k++);
+			c->buckets[b] = db_row_u64(&r, k++, 0);
+		c->missed = db_row_u64(&r, k++, 0);
+		c->wall_s = db_row_real(&r, k++, 0, DB_SECONDS_MAX, 0, 0);
+		c->cpu_s = db_row_real(&r, k++, 0, DB_SECONDS_MAX, 0, 0);
+		c->cpu_pct = db_row_real(&r, k++, 0, 1e300, 0, 0);
+		c->cpu_us_per_call = db_row_real(&r, k++, 0, 1e300, 0, 0);
+		c->vcsw_per_call = db_row_real(&r, k++, 0, 1e300, 0, 0);
+		c->ivcsw_per_call = db_row_real(&r, k++, 0, 1e300, 0, 0);
+		c->cheapest = db_row_bool(&r, k++, 0);
 	}
 	sqlite3_finalize(st);
+	if (r.rc)
+		return db_row_fail(&r, cause);
 	if (step != SQLITE_DONE)
 		return db_fail(db, step, "cannot read the sleep cells in", cause);
 	return 0;
@@ -212,20 +220,24 @@ int db_sleep_load(struct db *db, int64_t run_id, struct db_sleep *out,
 		}
 		return db_fail(db, step, "cannot read", cause);
 	}
-	out->timer_slack_ns = (uint64_t)sqlite3_column_int64(st, 0);
-	col_copy(st, 1, out->sched_policy, sizeof(out->sched_policy));
-	col_copy(st, 2, out->clocksource, sizeof(out->clocksource));
-	col_copy(st, 3, out->pattern, sizeof(out->pattern));
-	out->calls = (uint32_t)sqlite3_column_int64(st, 4);
-	out->threads = (uint32_t)sqlite3_column_int64(st, 5);
-	out->load = (uint32_t)sqlite3_column_int64(st, 6);
-	if (sqlite3_column_type(st, 7) != SQLITE_NULL)
-		out->hybrid_margin_ns = sqlite3_column_int64(st, 7);
-	out->hybrid_calibrated = sqlite3_column_int(st, 8);
-	out->calibration_p999_ns = sqlite3_column_int64(st, 9);
-	out->calibration_guard_ns = sqlite3_column_int64(st, 10);
-	out->cheap_p99_us = sqlite3_column_double(st, 11);
+	struct db_row r;
+	db_row_init(&r, db, st, "sleep_runs");
+	db_row_key(&r, "%lld", (long long)run_id);
+	out->timer_slack_ns = db_row_u64(&r, 0, 0);
+	row_copy(&r, 1, out->sched_policy, sizeof(out->sched_policy));
+	row_copy(&r, 2, out->clocksource, sizeof(out->clocksource));
+	row_copy(&r, 3, out->pattern, sizeof(out->pattern));
+	out->calls = (uint32_t)db_row_int(&r, 4, 0, UINT32_MAX, 0, 0);
+	out->threads = (uint32_t)db_row_int(&r, 5, 0, UINT32_MAX, 0, 0);
+	out->load = (uint32_t)db_row_int(&r, 6, 0, UINT32_MAX, 0, 0);
+	out->hybrid_margin_ns = db_row_int(&r, 7, 0, INT64_MAX, -1, DB_NULL_OK);
+	out->hybrid_calibrated = db_row_bool(&r, 8, 0);
+	out->calibration_p999_ns = db_row_int(&r, 9, INT64_MIN, INT64_MAX, 0, DB_NULL_OK);
+	out->calibration_guard_ns = db_row_int(&r, 10, INT64_MIN, INT64_MAX, 0, DB_NULL_OK);
+	out->cheap_p99_us = db_row_real(&r, 11, 0, 1e300, 0, 0);
 	sqlite3_finalize(st);
+	if (r.rc)
+		return db_row_fail(&r, cause);
 
 	rc = load_cells(db, run_id, out, cause);
 	if (rc)
@@ -333,45 +345,61 @@ int db_sleep_usage_load(struct db *db, int64_t run_id,
 		sqlite3_finalize(st);
 		return -ENOMEM;
 	}
-	u->mode = db_col_text(st, 0);
-	u->threshold_us = (uint64_t)sqlite3_column_int64(st, 1);
-	u->max_spinners = (uint32_t)sqlite3_column_int64(st, 2);
-	u->status = db_col_text(st, 3);
-	u->processes = (uint32_t)sqlite3_column_int64(st, 4);
-	u->error = db_col_text(st, 5);
+	struct db_row r;
+	db_row_init(&r, db, st, "sleep_usage");
+	db_row_key(&r, "%lld", (long long)run_id);
+	u->mode = db_row_text(&r, 0, 0);
+	u->threshold_us = db_row_u64(&r, 1, 0);
+	u->max_spinners = (uint32_t)db_row_int(&r, 2, 0, UINT32_MAX, 0, 0);
+	u->status = db_row_text(&r, 3, DB_LONG);
+	u->processes = (uint32_t)db_row_int(&r, 4, 0, UINT32_MAX, 0, 0);
+	u->error = db_row_text(&r, 5, DB_NULL_OK | DB_LONG);
 	sqlite3_finalize(st);
+	if (r.rc) {
+		db_sleep_usage_free(u);
+		return db_row_fail(&r, cause);
+	}
 	rc = db_prepare(db, &st, "SELECT tid, pid, name, served, passed, eintr, early,"
 			" throttled, p50_ns, p90_ns, p99_ns, p999_ns, max_ns, mean_ns,"
-			" req_hist FROM sleep_threads WHERE run_id = ?1 ORDER BY seq", cause);
+			" req_hist, seq FROM sleep_threads WHERE run_id = ?1 ORDER BY seq",
+			cause);
 	if (rc) {
 		db_sleep_usage_free(u);
 		return rc;
 	}
 	sqlite3_bind_int64(st, 1, run_id);
-	while ((s = sqlite3_step(st)) == SQLITE_ROW) {
+	db_row_init(&r, db, st, "sleep_threads");
+	while (!r.rc && (s = sqlite3_step(st)) == SQLITE_ROW) {
 		struct db_sleep_thread *v = realloc(u->threads, (u->nthreads + 1) * sizeof(*v));
 		if (!v)
 			abort();
 		u->threads = v;
 		struct db_sleep_thread *t = &v[u->nthreads++];
 		memset(t, 0, sizeof(*t));
-		t->tid = sqlite3_column_int(st, 0);
-		t->pid = (uint32_t)sqlite3_column_int64(st, 1);
-		t->name = db_col_text(st, 2);
-		t->served = (uint64_t)sqlite3_column_int64(st, 3);
-		t->passed = (uint64_t)sqlite3_column_int64(st, 4);
-		t->eintr = (uint64_t)sqlite3_column_int64(st, 5);
-		t->early = (uint64_t)sqlite3_column_int64(st, 6);
-		t->throttled = (uint64_t)sqlite3_column_int64(st, 7);
-		t->p50_ns = (uint64_t)sqlite3_column_int64(st, 8);
-		t->p90_ns = (uint64_t)sqlite3_column_int64(st, 9);
-		t->p99_ns = (uint64_t)sqlite3_column_int64(st, 10);
-		t->p999_ns = (uint64_t)sqlite3_column_int64(st, 11);
-		t->max_ns = (uint64_t)sqlite3_column_int64(st, 12);
-		t->mean_ns = sqlite3_column_double(st, 13);
-		t->req_hist = db_col_text(st, 14);
+		db_row_key(&r, "(run %lld, seq %lld)", (long long)run_id,
+			   (long long)sqlite3_column_int64(st, 15));
+		t->tid = (int32_t)db_row_int(&r, 0, INT32_MIN, INT32_MAX, 0, 0);
+		t->pid = (uint32_t)db_row_int(&r, 1, 0, UINT32_MAX, 0, 0);
+		t->name = db_row_text(&r, 2, DB_NULL_OK);
+		t->served = db_row_u64(&r, 3, 0);
+		t->passed = db_row_u64(&r, 4, 0);
+		t->eintr = db_row_u64(&r, 5, 0);
+		t->early = db_row_u64(&r, 6, 0);
+		t->throttled = db_row_u64(&r, 7, 0);
+		t->p50_ns = db_row_u64(&r, 8, DB_NULL_OK);
+		t->p90_ns = db_row_u64(&r, 9, DB_NULL_OK);
+		t->p99_ns = db_row_u64(&r, 10, DB_NULL_OK);
+		t->p999_ns = db_row_u64(&r, 11, DB_NULL_OK);
+		t->max_ns = db_row_u64(&r, 12, DB_NULL_OK);
+		t->mean_ns = db_row_real(&r, 13, -1e300, 1e300, 0, DB_NULL_OK);
+		t->req_hist = db_row_text(&r, 14, DB_NULL_OK | DB_LONG);
 	}
 	sqlite3_finalize(st);
+	if (r.rc || s != SQLITE_DONE) {
+		db_sleep_usage_free(u);
+		return r.rc ? db_row_fail(&r, cause)
+		       : db_fail(db, s, "cannot read the sleep report in", cause);
+	}
 	*out = u;
 	return 0;
 }

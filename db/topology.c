@@ -117,36 +117,50 @@ int db_topology_load(struct db *db, int64_t host_id, struct db_topology *out,
 	if (rc)
 		return rc;
 	sqlite3_bind_int64(st, 1, host_id);
+	struct db_row r;
+	db_row_init(&r, db, st, "host_topology");
 	int s, rows = 0;
-	while ((s = sqlite3_step(st)) == SQLITE_ROW && !rc) {
+	while (!rc && !r.rc && (s = sqlite3_step(st)) == SQLITE_ROW) {
 		rows++;
-		const char *kind = (const char *)sqlite3_column_text(st, 0);
-		int idx = sqlite3_column_int(st, 1);
+		/* column_text only on text: it would convert anything else. */
+		int type = sqlite3_column_type(st, 0);
+		db_row_key(&r, "(host %lld, kind '%.20s', idx %lld)", (long long)host_id,
+			   type == SQLITE_TEXT ? (const char *)sqlite3_column_text(st, 0)
+			   : type == SQLITE_NULL ? "NULL" : "?",
+			   (long long)sqlite3_column_int64(st, 1));
+		char *kind = db_row_text(&r, 0, 0);
+		int idx = (int)db_row_int(&r, 1, 0, INT32_MAX, 0, 0);
+		if (r.rc) {
+			free(kind);
+			break;
+		}
 		if (!strcmp(kind, "info") && idx == 0) {
-			out->llc_level = sqlite3_column_int(st, 2);
-			out->cluster_source = db_col_text(st, 3);
-			out->largest_llc = (long)sqlite3_column_int64(st, 4);
-			out->online = db_col_text(st, 5);
-			out->llc_asymmetric = sqlite3_column_int(st, 6);
-			out->largest_reason = db_col_text(st, 7);
+			out->llc_level = (int)db_row_int(&r, 2, 0, 255, 0, DB_NULL_OK);
+			out->cluster_source = db_row_text(&r, 3, DB_NULL_OK);
+			out->largest_llc = (long)db_row_int(&r, 4, -1, INT32_MAX, -1, DB_NULL_OK);
+			out->online = db_row_text(&r, 5, DB_NULL_OK | DB_CPUS);
+			out->llc_asymmetric = db_row_bool(&r, 6, DB_NULL_OK);
+			out->largest_reason = db_row_text(&r, 7, DB_NULL_OK | DB_LONG);
 		} else if (!strcmp(kind, "info")) {
-			out->root = db_col_text(st, 5);
-			out->notes = db_col_text(st, 7);
+			out->root = db_row_text(&r, 5, DB_NULL_OK | DB_LONG);
+			out->notes = db_row_text(&r, 7, DB_NULL_OK | DB_LONG);
 		} else if (!strcmp(kind, "cache")) {
 			struct db_cache *p = realloc(out->caches, (out->ncaches + 1) * sizeof(*p));
 			if (!p) {
 				rc = -ENOMEM;
+				free(kind);
 				break;
 			}
 			out->caches = p;
 			struct db_cache *c = &p[out->ncaches++];
-			c->level = sqlite3_column_int(st, 2);
-			c->type = db_col_text(st, 3);
-			c->size_bytes = (uint64_t)sqlite3_column_int64(st, 4);
-			c->cpus = db_col_text(st, 5);
-			c->index = (size_t)sqlite3_column_int(st, 6);
+			c->level = (int)db_row_int(&r, 2, 0, 255, 0, 0);
+			c->type = db_row_text(&r, 3, 0);
+			c->size_bytes = db_row_u64(&r, 4, 0);
+			c->cpus = db_row_text(&r, 5, DB_CPUS);
+			c->index = (size_t)db_row_int(&r, 6, 0, INT32_MAX, 0, 0);
 			c->id = -1;
-		} else {
+		} else if (!strcmp(kind, "cluster") || !strcmp(kind, "smt") ||
+			   !strcmp(kind, "package") || !strcmp(kind, "node")) {
 			struct db_cpuset **v = !strcmp(kind, "cluster") ? &out->clusters
 					     : !strcmp(kind, "smt") ? &out->smt
 					     : !strcmp(kind, "package") ? &out->packages
@@ -155,10 +169,26 @@ int db_topology_load(struct db *db, int64_t host_id, struct db_topology *out,
 				  : !strcmp(kind, "smt") ? &out->nsmt
 				  : !strcmp(kind, "package") ? &out->npackages
 				  : &out->nnodes;
-			rc = push_set(v, n, sqlite3_column_int(st, 6), db_col_text(st, 5));
+			int number = (int)db_row_int(&r, 6, INT32_MIN, INT32_MAX, 0, 0);
+			rc = push_set(v, n, number, db_row_text(&r, 5, DB_CPUS));
+		} else {
+			db_row_bad(&r, 0, "'%.20s' is not a kind prof writes", kind);
 		}
+		free(kind);
 	}
 	sqlite3_finalize(st);
+	/* The largest domain is an index into the caches. */
+	if (!rc && !r.rc && out->largest_llc >= (long)out->ncaches) {
+		r.table = "host_topology";
+		db_row_key(&r, "(host %lld, kind 'info', idx 0)", (long long)host_id);
+		db_row_bad(&r, -1, "names cache %ld as the largest, of %zu",
+			   out->largest_llc, out->ncaches);
+	}
+	if (!rc && r.rc)
+		rc = db_row_fail(&r, cause);
+	db_row_release(&r);
+	if (!rc && s != SQLITE_DONE)
+		rc = db_fail(db, s, "cannot read the topology in", cause);
 	if (rc) {
 		db_topology_release(out);
 		return rc;

@@ -3,12 +3,17 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include "db/experiments.h"
 #include "prof/abplan.h"
 #include "prof/words.h"
 
@@ -209,6 +214,287 @@ int ab_plan_set(struct ab_plan *p, const char *spec, char **cause)
 	return set_one(p, a, key, klen, eq + 1, cause);
 }
 
+/*
+ * What a score's pattern may be, checked before regcomp sees it. glibc
+ * builds the automaton of a repetition by copying what it repeats, so a
+ * repetition of a repetition multiplies: `b` followed by 20 `+` took
+ * 0.7 GB and 1.9 s to compile here, each further `+` doubling both (24:
+ * 12.5 GB); `b++?+?+?...` compiles small and then matches for minutes.
+ * A pattern that can match the empty string finds a match at every byte
+ * of the output. None of these is a useful score, so they are refused
+ * with the reason; what is left compiles to a size bounded by
+ * AB_SCORE_SIZE_MAX.
+ */
+struct rx_piece {
+	size_t size;		/* copies of atoms after expansion */
+	bool nullable;		/* can match the empty string */
+	bool repeats;		/* holds a repetition of more than one */
+};
+
+struct rx_group {
+	struct rx_piece alts;	/* the alternatives closed so far */
+	struct rx_piece cur;	/* the alternative being read */
+	bool any_alt;		/* a `|` was seen */
+};
+
+struct rx_check {
+	struct rx_group stack[AB_SCORE_PATTERN_MAX + 1];
+	int depth;
+	struct rx_piece atom;	/* the last atom, not yet added to cur */
+	bool have_atom;
+	bool atom_repeated;	/* a repetition was applied to it */
+	bool atom_is_anchor;
+	char *why;
+};
+
+static int rx_fail(struct rx_check *c, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static int rx_fail(struct rx_check *c, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	if (vasprintf(&c->why, fmt, ap) < 0)
+		c->why = NULL;
+	va_end(ap);
+	return -EINVAL;
+}
+
+static void rx_group_init(struct rx_group *g)
+{
+	memset(g, 0, sizeof(*g));
+	g->cur.nullable = true;
+}
+
+/* Add the pending atom to the alternative being read. */
+static void rx_flush(struct rx_check *c)
+{
+	if (!c->have_atom)
+		return;
+	struct rx_piece *cur = &c->stack[c->depth].cur;
+	cur->size += c->atom.size;
+	cur->nullable = cur->nullable && c->atom.nullable;
+	cur->repeats = cur->repeats || c->atom.repeats;
+	c->have_atom = false;
+}
+
+/* Close the alternative being read into the group's alternatives. */
+static void rx_close_alt(struct rx_group *g)
+{
+	if (!g->any_alt) {
+		g->alts = g->cur;
+	} else {
+		g->alts.size += g->cur.size;
+		g->alts.nullable = g->alts.nullable || g->cur.nullable;
+		g->alts.repeats = g->alts.repeats || g->cur.repeats;
+	}
+	g->any_alt = true;
+	memset(&g->cur, 0, sizeof(g->cur));
+	g->cur.nullable = true;
+}
+
+static void rx_atom(struct rx_check *c, size_t size, bool nullable, bool anchor)
+{
+	rx_flush(c);
+	c->atom = (struct rx_piece){ size, nullable, false };
+	c->have_atom = true;
+	c->atom_repeated = false;
+	c->atom_is_anchor = anchor;
+}
+
+/* A repetition of the pending atom, lo to hi times (hi SIZE_MAX: no end). */
+static int rx_repeat(struct rx_check *c, const char *op, int oplen, size_t lo,
+		     size_t hi)
+{
+	if (oplen > 16)
+		oplen = 16;
+	if (!c->have_atom || c->atom_is_anchor)
+		return rx_fail(c, "'%.*s' repeats nothing", oplen, op);
+	if (c->atom_repeated)
+		return rx_fail(c, "'%.*s' repeats a repetition: stacked repetitions "
+			       "make the matcher's size grow exponentially (and POSIX "
+			       "regexes have no lazy or possessive forms)", oplen, op);
+	if (hi > 1 && c->atom.repeats)
+		return rx_fail(c, "'%.*s' repeats a group that holds a repetition: "
+			       "nested repetitions make the matcher's size grow "
+			       "exponentially", oplen, op);
+	if (lo > AB_SCORE_REPEAT_MAX || (hi != SIZE_MAX && hi > AB_SCORE_REPEAT_MAX))
+		return rx_fail(c, "'%.*s' repeats more than %d times", oplen, op,
+			       AB_SCORE_REPEAT_MAX);
+	/* glibc copies the atom max(lo, hi) times, lo + 1 when unbounded. */
+	size_t copies = hi == SIZE_MAX ? lo + 1 : hi;
+	c->atom.size *= copies ? copies : 1;
+	c->atom.nullable = c->atom.nullable || lo == 0;
+	c->atom.repeats = c->atom.repeats || hi > 1;
+	c->atom_repeated = true;
+	return 0;
+}
+
+/* The end of a bracket expression that starts at s ('['), or NULL. */
+static const char *rx_bracket_end(const char *s)
+{
+	const char *p = s + 1;
+	if (*p == '^')
+		p++;
+	if (*p == ']')
+		p++;
+	for (; *p; p++) {
+		if (*p == ']')
+			return p;
+		if (*p == '[' && (p[1] == ':' || p[1] == '=' || p[1] == '.')) {
+			char kind = p[1];
+			const char *q = p + 2;
+			while (*q && !(q[0] == kind && q[1] == ']'))
+				q++;
+			if (!*q)
+				return NULL;
+			p = q + 1;
+		}
+	}
+	return NULL;
+}
+
+/* {N}, {N,}, {,M}, {N,M} at s; its length, or 0 when it is none of these. */
+static size_t rx_interval(const char *s, size_t *lo, size_t *hi)
+{
+	const char *p = s + 1;
+	size_t a = 0, b;
+	bool have_a = false, comma = false, have_b = false;
+	for (; isdigit((unsigned char)*p); p++, have_a = true)
+		a = a > 100000 ? a : a * 10 + (size_t)(*p - '0');
+	b = a;
+	if (*p == ',') {
+		comma = true;
+		b = 0;
+		for (p++; isdigit((unsigned char)*p); p++, have_b = true)
+			b = b > 100000 ? b : b * 10 + (size_t)(*p - '0');
+	}
+	if (*p != '}' || (!have_a && !have_b) || (have_b && b < a))
+		return 0;
+	*lo = a;
+	*hi = comma && !have_b ? SIZE_MAX : b;
+	return (size_t)(p + 1 - s);
+}
+
+static int rx_check_pattern(const char *re, char **why)
+{
+	struct rx_check *c = calloc(1, sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	rx_group_init(&c->stack[0]);
+	int rc = 0;
+	size_t len = strlen(re);
+	if (len > AB_SCORE_PATTERN_MAX) {
+		rc = rx_fail(c, "it is %zu bytes long, more than %d", len,
+			     AB_SCORE_PATTERN_MAX);
+		goto out;
+	}
+	for (const char *s = re; *s && !rc; ) {
+		size_t lo, hi, n;
+		switch (*s) {
+		case '\\':
+			if (!s[1])
+				goto out;	/* regcomp says "trailing backslash" */
+			if (s[1] >= '1' && s[1] <= '9')
+				rc = rx_fail(c, "'\\%c' is a back-reference, which can "
+					     "make matching take exponential time", s[1]);
+			else if (strchr("bB<>`'", s[1]))
+				rx_atom(c, 1, true, true);
+			else
+				rx_atom(c, 1, false, false);
+			s += 2;
+			break;
+		case '[': {
+			const char *e = rx_bracket_end(s);
+			if (!e)
+				goto out;	/* regcomp says "unmatched [" */
+			rx_atom(c, 1, false, false);
+			s = e + 1;
+			break;
+		}
+		case '(':
+			rx_flush(c);
+			c->depth++;
+			rx_group_init(&c->stack[c->depth]);
+			s++;
+			break;
+		case ')': {
+			if (c->depth == 0) {
+				rx_atom(c, 1, false, false);	/* a literal ')' */
+				s++;
+				break;
+			}
+			rx_flush(c);
+			rx_close_alt(&c->stack[c->depth]);
+			struct rx_piece g = c->stack[c->depth].alts;
+			c->depth--;
+			rx_atom(c, g.size ? g.size : 1, g.nullable, false);
+			c->atom.repeats = g.repeats;
+			s++;
+			break;
+		}
+		case '|':
+			rx_flush(c);
+			rx_close_alt(&c->stack[c->depth]);
+			s++;
+			break;
+		case '^':
+		case '$':
+			rx_atom(c, 1, true, true);
+			s++;
+			break;
+		case '*':
+			rc = rx_repeat(c, s, 1, 0, SIZE_MAX);
+			s++;
+			break;
+		case '+':
+			rc = rx_repeat(c, s, 1, 1, SIZE_MAX);
+			s++;
+			break;
+		case '?':
+			rc = rx_repeat(c, s, 1, 0, 1);
+			s++;
+			break;
+		case '{':
+			n = rx_interval(s, &lo, &hi);
+			if (!n) {
+				rc = rx_fail(c, "'%.12s' is not a repetition {N}, {N,} or "
+					     "{N,M}", s);
+				break;
+			}
+			rc = rx_repeat(c, s, (int)n, lo, hi);
+			s += n;
+			break;
+		default:
+			rx_atom(c, 1, false, false);
+			s++;
+			break;
+		}
+		if (!rc && c->have_atom) {
+			size_t total = c->atom.size;
+			for (int d = 0; d <= c->depth; d++)
+				total += c->stack[d].alts.size + c->stack[d].cur.size;
+			if (total > AB_SCORE_SIZE_MAX)
+				rc = rx_fail(c, "its repetitions expand it to more than "
+					     "%d pieces", AB_SCORE_SIZE_MAX);
+		}
+	}
+	if (rc || c->depth > 0)
+		goto out;	/* regcomp says "unmatched (" */
+	rx_flush(c);
+	rx_close_alt(&c->stack[0]);
+	if (c->stack[0].alts.nullable)
+		rc = rx_fail(c, "it can match the empty string, so it matches "
+			     "everywhere and reads no number");
+out:
+	if (rc && why)
+		*why = c->why;
+	else
+		free(c->why);
+	free(c);
+	return rc;
+}
+
 int ab_plan_add_score(struct ab_plan *p, const char *spec, char **cause)
 {
 	const char *eq = strchr(spec, '=');
@@ -241,7 +527,23 @@ int ab_plan_add_score(struct ab_plan *p, const char *spec, char **cause)
 			return r;
 		}
 	}
-	int rc = regcomp(&s->re, s->pattern, REG_EXTENDED);
+	char *why = NULL;
+	int rc = rx_check_pattern(s->pattern, &why);
+	if (rc) {
+		char shown[48];
+		snprintf(shown, sizeof(shown), "%.40s%s", s->pattern,
+			 strlen(s->pattern) > 40 ? "..." : "");
+		if (cause && asprintf(cause, "the regex '%s' of score '%s' is refused: "
+				      "%s\nhint: match the number and the words "
+				      "around it, e.g. '([0-9.]+) fps'", shown, s->name,
+				      why ? why : "out of memory") < 0)
+			*cause = NULL;
+		free(why);
+		free(s->name);
+		free(s->pattern);
+		return -EINVAL;
+	}
+	rc = regcomp(&s->re, s->pattern, REG_EXTENDED | REG_NEWLINE);
 	if (rc) {
 		char err[128];
 		regerror(rc, &s->re, err, sizeof(err));
@@ -320,11 +622,11 @@ static int plan_global(struct ab_plan *p, const char *k, const char *v,
 	long n;
 	double d;
 	if (!strcmp(k, "rounds")) {
-		if (!parse_int(v, 1, 100000, &n))
+		if (!parse_int(v, 1, DB_EXP_ROUNDS_MAX, &n))
 			return failf(cause, "bad rounds '%s'%s", v, "");
 		p->rounds = (int)n;
 	} else if (!strcmp(k, "warmup")) {
-		if (!parse_int(v, 0, 1000, &n))
+		if (!parse_int(v, 0, DB_EXP_WARMUP_MAX, &n))
 			return failf(cause, "bad warmup '%s'%s", v, "");
 		p->warmup = (int)n;
 	} else if (!strcmp(k, "order")) {
@@ -535,33 +837,135 @@ void ab_plan_order(const struct ab_plan *p, int r, size_t *out)
 	}
 }
 
-int ab_score_find(const struct ab_score *s, const char *text, double *value)
+/* The last match of s that reads as a number in the line [ls, e) of
+ * text (e just past its '\n', if it has one). */
+static int search_line(const struct ab_score *s, const char *text, size_t ls,
+		       size_t e, double *value)
 {
-	regmatch_t m[2];
-	const char *p = text;
 	bool found = false;
-	double last = 0;
-	while (*p && regexec(&s->re, p, 2, m, p == text ? 0 : REG_NOTBOL) == 0) {
+	for (size_t p = ls; p < e; ) {
+		regmatch_t m[2];
+		m[0].rm_so = (regoff_t)p;
+		m[0].rm_eo = (regoff_t)e;
+		/* REG_STARTEND: glibc reads only [p, e), where a plain regexec
+		 * would first measure the whole rest of the text, each time. */
+		int r = regexec(&s->re, text, 2, m, REG_STARTEND);
+		if (r == REG_ESPACE)
+			return -ENOMEM;
+		if (r)
+			break;
 		regmatch_t g = m[1].rm_so >= 0 ? m[1] : m[0];
 		char buf[64];
 		size_t len = (size_t)(g.rm_eo - g.rm_so);
 		if (len < sizeof(buf)) {
-			memcpy(buf, p + g.rm_so, len);
+			memcpy(buf, text + g.rm_so, len);
 			buf[len] = '\0';
 			char *end;
 			double v = strtod(buf, &end);
 			if (end != buf && isfinite(v)) {
-				last = v;
+				*value = v;
 				found = true;
 			}
 		}
-		if (m[0].rm_eo == 0)
-			p++;	/* an empty match: step on */
-		else
-			p += m[0].rm_eo;
+		/* An empty match (the checks refuse such patterns, but a
+		 * zero-width assertion may slip through): step on. */
+		p = m[0].rm_eo > m[0].rm_so ? (size_t)m[0].rm_eo : (size_t)m[0].rm_so + 1;
 	}
-	if (!found)
-		return -ENOENT;
-	*value = last;
-	return 0;
+	return found ? 0 : -ENOENT;
+}
+
+/* The search itself: lines from the last one back, within the budget. */
+static int search_text(const struct ab_score *s, const char *text, double *value)
+{
+	size_t len = strlen(text);
+	size_t start = len > AB_SCORE_TEXT_MAX ? len - AB_SCORE_TEXT_MAX : 0;
+	/* Whole lines only: a cut line could show half a number. */
+	if (start > 0 && text[start - 1] != '\n') {
+		const char *nl = memchr(text + start, '\n', len - start);
+		start = nl ? (size_t)(nl - text) + 1 : len;
+	}
+	for (size_t e = len; e > start; ) {
+		size_t body = text[e - 1] == '\n' ? e - 1 : e;
+		const char *nl = body > start ? memrchr(text + start, '\n', body - start)
+			       : NULL;
+		size_t ls = nl ? (size_t)(nl - text) + 1 : start;
+		int rc = search_line(s, text, ls, e, value);
+		if (rc != -ENOENT)
+			return rc;
+		e = ls;
+	}
+	return -ENOENT;
+}
+
+struct score_reply {
+	int rc;
+	double value;
+};
+
+/* In the searching child: the limits, and no core file when one is hit. */
+static void limit_child(void)
+{
+	struct rlimit rl = { 0, 0 };
+	setrlimit(RLIMIT_CORE, &rl);
+	rl.rlim_cur = AB_SCORE_CPU_S;
+	rl.rlim_max = AB_SCORE_CPU_S + 1;
+	setrlimit(RLIMIT_CPU, &rl);
+	signal(SIGXCPU, SIG_DFL);
+	unsigned long pages = 0;
+	FILE *fp = fopen("/proc/self/statm", "r");
+	if (fp) {
+		if (fscanf(fp, "%lu", &pages) != 1)
+			pages = 0;
+		fclose(fp);
+	}
+	if (pages) {
+		rl.rlim_cur = rl.rlim_max = (rlim_t)pages * (rlim_t)sysconf(_SC_PAGESIZE) +
+					    ((rlim_t)AB_SCORE_MEM_MB << 20);
+		setrlimit(RLIMIT_AS, &rl);
+	}
+}
+
+int ab_score_find(const struct ab_score *s, const char *text, double *value)
+{
+	int fds[2];
+	if (pipe2(fds, O_CLOEXEC))
+		return -errno;
+	pid_t pid = fork();
+	if (pid < 0) {
+		int e = errno;
+		close(fds[0]);
+		close(fds[1]);
+		return -e;
+	}
+	if (pid == 0) {
+		close(fds[0]);
+		limit_child();
+		struct score_reply r = { 0, 0 };
+		r.rc = search_text(s, text, &r.value);
+		ssize_t w = write(fds[1], &r, sizeof(r));
+		_exit(w == (ssize_t)sizeof(r) ? 0 : 1);
+	}
+	close(fds[1]);
+	struct score_reply r;
+	size_t got = 0;
+	while (got < sizeof(r)) {
+		ssize_t n = read(fds[0], (char *)&r + got, sizeof(r) - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	close(fds[0]);
+	int st = 0;
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	if (got == sizeof(r)) {
+		if (!r.rc)
+			*value = r.value;
+		return r.rc;
+	}
+	if (WIFSIGNALED(st) && (WTERMSIG(st) == SIGXCPU || WTERMSIG(st) == SIGKILL))
+		return -ETIME;
+	return -ENOMEM;
 }

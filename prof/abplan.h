@@ -73,7 +73,8 @@ void ab_plan_release(struct ab_plan *p);
 int ab_plan_add_arm(struct ab_plan *p, const char *spec, char **cause);
 /* --set [ARM.]KEY=VALUE. -EINVAL for an unknown arm or key. */
 int ab_plan_set(struct ab_plan *p, const char *spec, char **cause);
-/* --score NAME=REGEX[:higher]. -EINVAL for a regex that does not compile. */
+/* --score NAME=REGEX[:higher]. -EINVAL for a regex that does not compile
+ * or that the bounds below refuse, with the reason in *cause. */
 int ab_plan_add_score(struct ab_plan *p, const char *spec, char **cause);
 /* --per NAME: the name must be a score. Checked in ab_plan_check. */
 int ab_plan_add_per(struct ab_plan *p, const char *name, char **cause);
@@ -104,7 +105,36 @@ const char *ab_plan_get(const struct ab_plan *p, size_t a, const char *key);
  */
 void ab_plan_order(const struct ab_plan *p, int r, size_t *out);
 
-/* The last match of score s in text: 0 with *value, -ENOENT when absent. */
+/*
+ * Bounds on a score's regex, checked before regcomp (see abplan.c for the
+ * measurements): its length, the count of one repetition, and the atoms
+ * its repetitions expand to. Repetitions of repetitions, back-references
+ * and patterns that can match the empty string are refused outright.
+ */
+#define AB_SCORE_PATTERN_MAX 256
+#define AB_SCORE_REPEAT_MAX 255
+#define AB_SCORE_SIZE_MAX 1000
+
+/*
+ * Bounds on the search: the last AB_SCORE_TEXT_MAX bytes of the output,
+ * whole lines only, are searched line by line from the last one back, so
+ * a match never spans lines (the regex is compiled with REG_NEWLINE: `^`
+ * and `$` are line ends, `.` is no newline) and no attempt reads past its
+ * line. The search runs in a child process held to AB_SCORE_CPU_S seconds
+ * of CPU and AB_SCORE_MEM_MB more memory: a pattern the matcher handles
+ * badly (its automaton can grow exponentially with the text) costs that
+ * much at most.
+ */
+#define AB_SCORE_TEXT_MAX (1u << 20)
+#define AB_SCORE_CPU_S 2
+#define AB_SCORE_MEM_MB 256
+
+/*
+ * The last match of score s in text that reads as a number (its first
+ * capture group, else the whole match): 0 with *value; -ENOENT when there
+ * is none; -ETIME or -ENOMEM when the search ran out of its CPU time or
+ * memory; another negative errno when it could not start.
+ */
 int ab_score_find(const struct ab_score *s, const char *text, double *value);
 
 #endif

@@ -67,7 +67,11 @@ const char cmd_ab_help[] =
 "  -e, --events LIST    as for prof run (default: cache)\n"
 "  --score NAME=REGEX[:higher]  a number parsed from the workload's output\n"
 "                       (the first capture group of the last match); lower\n"
-"                       is better unless :higher\n"
+"                       is better unless :higher. A POSIX extended regex,\n"
+"                       matched line by line in the last 1 MiB of output;\n"
+"                       one that can match empty text, repeats a\n"
+"                       repetition ('a++', '(a+)*') or back-references is\n"
+"                       refused\n"
 "  --per NAME           CPU ms per unit of score NAME (e.g. per frame)\n"
 "  --working-set        measure each run's touched code and data, as prof\n"
 "                       run --working-set does (for prof explain)\n"
@@ -144,13 +148,13 @@ static int parse(int argc, char **argv, struct ab_opts *o)
 			rc = ab_plan_read(&o->plan, optarg, &cause);
 			break;
 		case O_ROUNDS:
-			if (!cli_parse_long(optarg, 1, 100000, &n))
+			if (!cli_parse_long(optarg, 1, DB_EXP_ROUNDS_MAX, &n))
 				return usage_error("ab", "bad --rounds '%s': expected a count "
 						   "of 1 or more", cli_echo(optarg, buf, sizeof(buf)));
 			o->plan.rounds = (int)n;
 			break;
 		case O_WARMUP:
-			if (!cli_parse_long(optarg, 0, 1000, &n))
+			if (!cli_parse_long(optarg, 0, DB_EXP_WARMUP_MAX, &n))
 				return usage_error("ab", "bad --warmup '%s'",
 						   cli_echo(optarg, buf, sizeof(buf)));
 			o->plan.warmup = (int)n;
@@ -303,7 +307,8 @@ static char *slurp_fd(int fd)
 	off_t end = lseek(fd, 0, SEEK_END);
 	if (end < 0)
 		end = 0;
-	/* Scores come from the last 4 MiB: plenty for any summary line. */
+	/* --show-output echoes the last 4 MiB; scores come from the last
+	 * AB_SCORE_TEXT_MAX of it (ab_score_find). */
 	off_t start = end > (4 << 20) ? end - (4 << 20) : 0;
 	size_t n = (size_t)(end - start);
 	char *buf = malloc(n + 1);
@@ -563,10 +568,12 @@ int cmd_ab(int argc, char **argv, struct prof_ctx *ctx)
 				fputs(text, stderr);
 			}
 			struct db_score sc[64];
+			int sc_rc[64];
 			size_t nsc = 0;
 			for (size_t i = 0; i < p->nscores && i < 64; i++) {
 				sc[nsc].name = p->scores[i].name;
-				sc[nsc].found = ab_score_find(&p->scores[i], text, &sc[nsc].value) == 0;
+				sc_rc[nsc] = ab_score_find(&p->scores[i], text, &sc[nsc].value);
+				sc[nsc].found = sc_rc[nsc] == 0;
 				nsc++;
 			}
 			rc = db_experiment_add_run(db, exp_id, &run, (int)a, rr, (int)pos, warm,
@@ -591,14 +598,34 @@ int cmd_ab(int argc, char **argv, struct prof_ctx *ctx)
 				round_failed = true;
 				failed++;
 			}
-			for (size_t i = 0; i < nsc && !warm && run.exit_status == 0; i++)
-				if (!sc[i].found) {
-					end_progress();
+			for (size_t i = 0; i < nsc && !warm && run.exit_status == 0; i++) {
+				if (sc[i].found)
+					continue;
+				end_progress();
+				if (sc_rc[i] == -ENOENT) {
 					fprintf(stderr, "warning: run %lld (arm %s) printed no '%s' "
 						"(regex %s); left out of that metric\n",
 						(long long)run.id, p->arms[a].name, sc[i].name,
 						p->scores[i].pattern);
+				} else {
+					char how[64];
+					if (sc_rc[i] == -ETIME)
+						snprintf(how, sizeof(how), "took more than %d s "
+							 "of CPU", AB_SCORE_CPU_S);
+					else if (sc_rc[i] == -ENOMEM)
+						snprintf(how, sizeof(how), "needed more than %d "
+							 "MiB", AB_SCORE_MEM_MB);
+					else
+						snprintf(how, sizeof(how), "failed: %s",
+							 strerror(-sc_rc[i]));
+					fprintf(stderr, "warning: run %lld (arm %s): searching its "
+						"output for '%s' (regex %s) %s; left out of that "
+						"metric\nhint: a regex without '.*' that names the "
+						"words around the number is quick to match\n",
+						(long long)run.id, p->arms[a].name, sc[i].name,
+						p->scores[i].pattern, how);
 				}
+			}
 			free(text);
 			db_run_release(&run);
 			done++;

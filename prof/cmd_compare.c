@@ -101,13 +101,14 @@ int cmd_compare(int argc, char **argv, struct prof_ctx *ctx)
 		}
 	} else if (nargs == 2) {
 		struct db_run a, b;
-		if (db_run_load(db, ids[0], &a, &cause)) {
+		int lrc;
+		if ((lrc = db_run_load(db, ids[0], &a, &cause))) {
 			print_cause("error: ", cause);
-			rc = EXIT_USAGE;
-		} else if (db_run_load(db, ids[1], &b, &cause)) {
+			rc = lrc == -ENOENT ? EXIT_USAGE : EXIT_FAIL;
+		} else if ((lrc = db_run_load(db, ids[1], &b, &cause))) {
 			print_cause("error: ", cause);
 			db_run_release(&a);
-			rc = EXIT_USAGE;
+			rc = lrc == -ENOENT ? EXIT_USAGE : EXIT_FAIL;
 		} else {
 			if (a.host.cpu_model && b.host.cpu_model &&
 			    strcmp(a.host.cpu_model, b.host.cpu_model))

@@ -244,10 +244,18 @@ int cmd_explain(int argc, char **argv, struct prof_ctx *ctx)
 		if (!nruns[s])
 			continue;
 		char *pc = NULL;
-		if (db_profile_load(db, runs[s][0].id, &prof[s], &pc) == 0) {
+		int prc = db_profile_load(db, runs[s][0].id, &prof[s], &pc);
+		if (prc == 0) {
 			have_prof[s] = true;
 			explain_side_add_profile(&in.side[s], &runs[s][0], &prof[s],
 						 shares[s], MAXMODS);
+		} else if (prc != -ENODATA) {
+			/* A counted run has no samples; anything else is an
+			 * error the user must hear of. */
+			print_cause("error: ", pc);
+			free(pc);
+			rc = EXIT_FAIL;
+			goto out_profiles;
 		}
 		free(pc);
 	}
@@ -266,6 +274,7 @@ int cmd_explain(int argc, char **argv, struct prof_ctx *ctx)
 		rc = EXIT_FAIL;
 	}
 	explain_findings_free(f, nf);
+out_profiles:
 	for (int s = 0; s < 2; s++)
 		if (have_prof[s])
 			db_profile_release(&prof[s]);

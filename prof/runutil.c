@@ -426,10 +426,18 @@ struct ab_gate_rule ab_gate_for(struct db *db, const struct db_experiment *e,
 	if (e->aa || !isnan(g.given_pct) || !e->narms)
 		return g;
 	int64_t id = db_experiment_latest_aa(db, e->host_id, e->arms[0].command, NULL);
-	if (id > 0 && id < e->id && db_experiment_load(db, id, aa, NULL) == 0) {
+	if (id <= 0 || id >= e->id)
+		return g;
+	char *cause = NULL;
+	if (db_experiment_load(db, id, aa, &cause) == 0) {
 		*have_aa = true;
 		g.aa = aa;
+	} else {
+		/* The gate falls back to the default, and says why. */
+		warning_msg("the A/A experiment %lld cannot set the gate, so it is "
+			    "the default: %s", (long long)id, cause ? cause : "?");
 	}
+	free(cause);
 	return g;
 }
 

@@ -533,12 +533,11 @@ static void write_header(const struct ab_analysis *a, FILE *fp, bool md)
 			fprintf(fp, "   %s%s: %s\n", e->arms[i].name,
 				i == 0 ? " (baseline)" : "", e->arms[i].command);
 		for (size_t k = 0; k < e->arms[i].nsettings; k++) {
+			const struct db_kv *kv = &e->arms[i].settings[k];
 			if (md)
-				fprintf(fp, "  - %s = `%s`\n", e->arms[i].settings[k].key,
-					e->arms[i].settings[k].value);
+				fprintf(fp, "  - %s = `%s`\n", kv->key, kv->value ? kv->value : "");
 			else
-				fprintf(fp, "     %s = %s\n", e->arms[i].settings[k].key,
-					e->arms[i].settings[k].value);
+				fprintf(fp, "     %s = %s\n", kv->key, kv->value ? kv->value : "");
 		}
 	}
 	if (e->note)

@@ -217,6 +217,28 @@ static void test_ab__missing_score_and_failed_runs_are_left_out(void **state)
 	tu_proc_release(&p);
 }
 
+/* A regex the matcher handles badly costs a bounded time per run, and
+ * says so. */
+static void test_ab__a_slow_score_search_is_cut_short(void **state)
+{
+	struct fx *f = *state;
+	char *argv[] = { PROF_BIN, f->dbarg, "ab",
+			 "--arm", "a=sh -c 'yes a | head -c 1000000 | tr -d \"\\n\"'",
+			 "--arm", "b=sh -c 'echo 5 fps'",
+			 "--score", "far=a.*z", "--score", "fps=([0-9]+) fps",
+			 "--rounds", "1", "--warmup", "0", "-e", "task-clock", NULL };
+	time_t t0 = time(NULL);
+	struct tu_proc p = tu_run(argv, NULL);
+	perf_or_skip(&p);
+	assert_int_equal(p.status, 0);
+	expect(p.err, "searching its output for 'far' (regex a.*z) took more than 2 s "
+	       "of CPU");
+	expect(p.err, "run 2 (arm b) printed no 'far'");
+	/* Two runs; the search of arm a's output cut short at 2 s. */
+	assert_true(time(NULL) - t0 < 30);
+	tu_proc_release(&p);
+}
+
 static void test_ab__bad_input_exits_2(void **state)
 {
 	struct fx *f = *state;
@@ -233,6 +255,10 @@ static void test_ab__bad_input_exits_2(void **state)
 		  "unknown setting" },
 		{ { "--arm", "a=true", "--arm", "b=true", "--score", "x=([", NULL },
 		  "does not compile" },
+		{ { "--arm", "a=true", "--arm", "b=true", "--score", "x=[0-9]*", NULL },
+		  "can match the empty string" },
+		{ { "--arm", "a=true", "--arm", "b=true", "--score", "x=(b+)+", NULL },
+		  "nested repetitions" },
 		{ { "--arm", "a=true", "--arm", "b=true", "--rounds", "0", NULL },
 		  "bad --rounds" },
 		{ { "--arm", "a=true", "--arm", "b=true", "--set", "pin=warp", NULL },
@@ -354,6 +380,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_ab__abba_order_is_stored, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ab__scores_and_compare_reprint_the_same_numbers, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ab__missing_score_and_failed_runs_are_left_out, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ab__a_slow_score_search_is_cut_short, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ab__bad_input_exits_2, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ab__plan_that_is_no_file_is_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ab__ctrl_c_keeps_the_finished_rounds, setup, teardown),

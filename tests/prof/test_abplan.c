@@ -10,6 +10,9 @@
 #include <errno.h>
 #include <math.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
 
 #include "prof/abplan.h"
 #include "test_util.h"
@@ -152,6 +155,242 @@ static void test_abplan__scores_take_the_last_match(void **state)
 	assert_int_equal(ab_score_find(&p.scores[0], "no rate here", &v), -ENOENT);
 	REFUSED(ab_plan_add_score(&p, "fps=x", &cause), "given twice");
 	ab_plan_release(&p);
+}
+
+/*
+ * Run fn in a child held to limit_mb more memory and cpu_s seconds of CPU,
+ * so that a pattern that still blew up (as `b` and 24 `+` did: 12.5 GB)
+ * fails this test instead of taking the machine down. fn returns the
+ * number of failures and prints what they were.
+ */
+static void in_child(int (*fn)(void), unsigned limit_mb, unsigned cpu_s)
+{
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		unsigned long pages = 0;
+		FILE *fp = fopen("/proc/self/statm", "r");
+		if (fp && fscanf(fp, "%lu", &pages) != 1)
+			pages = 0;
+		if (fp)
+			fclose(fp);
+		struct rlimit rl;
+		if (pages) {
+			rl.rlim_cur = rl.rlim_max = (rlim_t)pages * (rlim_t)sysconf(_SC_PAGESIZE) +
+						    ((rlim_t)limit_mb << 20);
+			setrlimit(RLIMIT_AS, &rl);
+		}
+		rl.rlim_cur = cpu_s;
+		rl.rlim_max = cpu_s + 1;
+		setrlimit(RLIMIT_CPU, &rl);
+		rl.rlim_cur = rl.rlim_max = 0;
+		setrlimit(RLIMIT_CORE, &rl);
+		_exit(fn() ? 1 : 0);
+	}
+	int st = 0;
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	if (WIFSIGNALED(st))
+		fail_msg("the child was killed by signal %d (out of time or memory)",
+			 WTERMSIG(st));
+	assert_int_equal(WEXITSTATUS(st), 0);
+}
+
+static int refuse_each(void)
+{
+	static const struct {
+		const char *spec, *needle;
+	} cases[] = {
+		/* The case: 12.5 GB and 44 s in regcomp before. */
+		{ "x=b++++++++++++++++++++++++", "stacked repetitions" },
+		{ "x=b{1,}{1,}{1,}{1,}{1,}{1,}{1,}{1,}{1,}{1,}{1,}{1,}{1,}{1,}{1,}{1,}"
+		  "{1,}{1,}{1,}{1,}{1,}{1,}", "stacked repetitions" },
+		/* Compiles small, then matched for minutes. */
+		{ "x=b++?+?+?+?+?+?+?+?+?+", "stacked repetitions" },
+		{ "x=([0-9]+)?? fps", "stacked repetitions" },
+		{ "x=(b+)+", "nested repetitions" },
+		{ "x=((b{1,9}c)d){2}", "nested repetitions" },
+		{ "x=([0-9]+|n)* fps", "nested repetitions" },
+		{ "x=[0-9]{1000}", "more than 255 times" },
+		{ "x=(ab){3,300}", "more than 255 times" },
+		{ "x=[0-9]{200}[0-9]{200}[0-9]{200}[0-9]{200}[0-9]{200}[0-9]{200}",
+		  "more than 1000 pieces" },
+		{ "x=a{2,1}", "is not a repetition" },
+		{ "x=a{", "is not a repetition" },
+		{ "x=*a", "repeats nothing" },
+		{ "x=(+a)", "repeats nothing" },
+		{ "x=^*", "repeats nothing" },
+		{ "x=(a)\\1", "back-reference" },
+		/* Quadratic on long output before: a match at every byte. */
+		{ "x=[0-9]*", "can match the empty string" },
+		{ "x=([0-9]*)", "can match the empty string" },
+		{ "x=fps|", "can match the empty string" },
+		{ "x=(|[0-9]+)", "can match the empty string" },
+		{ "x=^", "can match the empty string" },
+		{ "x=()", "can match the empty string" },
+		{ "x=(a?)(b*)", "can match the empty string" },
+	};
+	int bad = 0;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct ab_plan p;
+		ab_plan_init(&p);
+		char *cause = NULL;
+		int rc = ab_plan_add_score(&p, cases[i].spec, &cause);
+		if (rc != -EINVAL || !cause || !strstr(cause, cases[i].needle)) {
+			fprintf(stderr, "%s: rc %d, cause '%s', expected '%s'\n",
+				cases[i].spec, rc, cause ? cause : "(none)", cases[i].needle);
+			bad++;
+		} else if (p.nscores != 0) {
+			fprintf(stderr, "%s: refused but kept\n", cases[i].spec);
+			bad++;
+		}
+		free(cause);
+		ab_plan_release(&p);
+	}
+	/* A pattern of more than AB_SCORE_PATTERN_MAX bytes. */
+	char long_spec[AB_SCORE_PATTERN_MAX + 16] = "x=";
+	memset(long_spec + 2, 'a', AB_SCORE_PATTERN_MAX + 1);
+	struct ab_plan p;
+	ab_plan_init(&p);
+	char *cause = NULL;
+	if (ab_plan_add_score(&p, long_spec, &cause) != -EINVAL || !cause ||
+	    !strstr(cause, "more than 256")) {
+		fprintf(stderr, "long pattern: '%s'\n", cause ? cause : "(none)");
+		bad++;
+	}
+	free(cause);
+	ab_plan_release(&p);
+	return bad;
+}
+
+static void test_abplan__score_regexes_that_blow_up_are_refused(void **state)
+{
+	(void)state;
+	in_child(refuse_each, 512, 20);
+}
+
+static void test_abplan__score_regexes_within_bounds_are_kept(void **state)
+{
+	(void)state;
+	static const char *const ok[] = {
+		"a=([0-9.]+) fps", "b=^fps: ([0-9]+)$", "c=(x[0-9]+)? ([0-9]+) ms",
+		"d=([0-9]{1,3}(,[0-9]{3})?) items", "e=[[:digit:]]+\\.[0-9]*",
+		"f=(frames|ticks)=([0-9]+)", "g=a{,3}b", "h=[]x]+", "i=\\(([0-9]+)\\)",
+		"j=(a?)+b", "k=took [0-9]{255}",
+	};
+	struct ab_plan p;
+	ab_plan_init(&p);
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		char *cause = NULL;
+		if (ab_plan_add_score(&p, ok[i], &cause))
+			fail_msg("%s: %s", ok[i], cause);
+	}
+	ab_plan_release(&p);
+}
+
+static double elapsed_since(const struct timespec *t0)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)(t.tv_sec - t0->tv_sec) + (double)(t.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+/* A text of n bytes repeating unit, then tail. */
+static char *repeat(const char *unit, size_t n, const char *tail)
+{
+	size_t u = strlen(unit), t = strlen(tail);
+	char *s = malloc(n + t + 1);
+	assert_non_null(s);
+	for (size_t i = 0; i < n; i++)
+		s[i] = unit[i % u];
+	memcpy(s + n, tail, t + 1);
+	return s;
+}
+
+static int search_each(void)
+{
+	int bad = 0;
+	struct ab_plan p;
+	ab_plan_init(&p);
+	if (ab_plan_add_score(&p, "fps=([0-9.]+) fps", NULL) ||
+	    ab_plan_add_score(&p, "line=^fps: ([0-9]+)$", NULL) ||
+	    ab_plan_add_score(&p, "far=a.*z", NULL) ||
+	    ab_plan_add_score(&p, "dfa=[ab]*a[ab]{20}c", NULL)) {
+		fprintf(stderr, "a pattern was refused\n");
+		return 1;
+	}
+	struct timespec t0;
+	double v = 0;
+
+	/* 4 MB of matches: each regexec measured the rest of the text
+	 * before (about a second per MiB); now only the last line is read. */
+	char *t = repeat("12 fps\n", 7 * 600000, "59.94 fps\n");
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	int rc = ab_score_find(&p.scores[0], t, &v);
+	if (rc || v != 59.94 || elapsed_since(&t0) > 2) {
+		fprintf(stderr, "many matches: rc %d v %g in %.2f s\n", rc, v,
+			elapsed_since(&t0));
+		bad++;
+	}
+	free(t);
+
+	/* ^ and $ are line ends: the last line that starts so. */
+	rc = ab_score_find(&p.scores[1], "fps: 10\nfps: 20\nmean fps: 15\n", &v);
+	if (rc || v != 20) {
+		fprintf(stderr, "anchors: rc %d v %g\n", rc, v);
+		bad++;
+	}
+	/* A match does not span lines. */
+	rc = ab_score_find(&p.scores[0], "12\n fps\n", &v);
+	if (rc != -ENOENT) {
+		fprintf(stderr, "across lines: rc %d\n", rc);
+		bad++;
+	}
+
+	/* Only the last AB_SCORE_TEXT_MAX bytes are searched. */
+	char *head = repeat("-", 2 * AB_SCORE_TEXT_MAX, "\nend\n");
+	memcpy(head, "1 fps\n", 6);
+	rc = ab_score_find(&p.scores[0], head, &v);
+	if (rc != -ENOENT) {
+		fprintf(stderr, "budget: rc %d v %g\n", rc, v);
+		bad++;
+	}
+	free(head);
+
+	/* One 1 MiB line where every attempt reads to its end: about 30
+	 * minutes of matching before; now the CPU limit ends it. */
+	t = repeat("a", 1 << 20, "");
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	rc = ab_score_find(&p.scores[2], t, &v);
+	if (rc != -ETIME || elapsed_since(&t0) > 3 * AB_SCORE_CPU_S + 5) {
+		fprintf(stderr, "quadratic: rc %d in %.2f s\n", rc, elapsed_since(&t0));
+		bad++;
+	}
+	free(t);
+
+	/* An automaton that grows exponentially with the text: 1 GB and
+	 * minutes before; now held to the limits. */
+	t = malloc((1 << 20) + 1);
+	unsigned x = 1;
+	for (size_t i = 0; i < 1 << 20; i++) {
+		x = x * 1103515245u + 12345u;
+		t[i] = i % 80 == 79 ? '\n' : (x >> 16) & 1 ? 'a' : 'b';
+	}
+	t[1 << 20] = '\0';
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	rc = ab_score_find(&p.scores[3], t, &v);
+	if ((rc != -ETIME && rc != -ENOMEM) || elapsed_since(&t0) > 3 * AB_SCORE_CPU_S + 5) {
+		fprintf(stderr, "automaton: rc %d in %.2f s\n", rc, elapsed_since(&t0));
+		bad++;
+	}
+	free(t);
+	ab_plan_release(&p);
+	return bad;
+}
+
+static void test_abplan__score_search_is_bounded(void **state)
+{
+	(void)state;
+	in_child(search_each, 1024, 60);
 }
 
 static void test_abplan__plan_files(void **state)
@@ -324,6 +563,9 @@ int main(void)
 		cmocka_unit_test(test_abplan__bad_arms_and_settings_are_refused),
 		cmocka_unit_test(test_abplan__orders),
 		cmocka_unit_test(test_abplan__scores_take_the_last_match),
+		cmocka_unit_test(test_abplan__score_regexes_that_blow_up_are_refused),
+		cmocka_unit_test(test_abplan__score_regexes_within_bounds_are_kept),
+		cmocka_unit_test(test_abplan__score_search_is_bounded),
 		cmocka_unit_test(test_abplan__plan_files),
 		cmocka_unit_test(test_abplan__long_plan_lines_are_refused),
 		cmocka_unit_test(test_abplan__plan_must_be_a_small_regular_file),
