@@ -22,7 +22,7 @@
 
 const char cmd_report_help[] =
 "usage: prof report [RUN|last] [--by thread|name|total|symbol|module]\n"
-"                   [--stacks] [--event NAME] [--limit N]\n"
+"                   [--stacks] [--event NAME] [--limit N] [--no-demangle]\n"
 "                   [--format table|json|csv|markdown|folded] [-o FILE] [--db PATH]\n"
 "\n"
 "Reprint a stored run from the database (default: the newest), exactly as\n"
@@ -41,6 +41,9 @@ const char cmd_report_help[] =
 "Options:\n"
 "      --event NAME      only this sampled event\n"
 "      --limit N         rows or call paths per event (default: all)\n"
+"      --no-demangle     C++ and Rust symbols as the binary names them\n"
+"                        (_ZN6detail4sprpEyy), not demangled (detail::sprp(\n"
+"                        unsigned long long, unsigned long long))\n"
 "\n"
 "Examples:\n"
 "  prof report last --by name\n"
@@ -70,6 +73,7 @@ struct report_args {
 	const char *event;
 	long limit;
 	enum out_format fmt;
+	bool mangled;
 };
 
 /* A sampled run's report; -1 when it is not one (the caller goes on). */
@@ -96,8 +100,9 @@ static int report_sampled(struct db *db, const struct db_run *run,
 		db_profile_release(&prof);
 		return -1;	/* the run's counts */
 	}
-	struct profile_opts po = { PROFILE_BY_SYMBOL, ra->stacks, -1, (size_t)ra->limit,
-				   ra->fmt };
+	struct profile_opts po = { .by = PROFILE_BY_SYMBOL, .stacks = ra->stacks,
+				   .event = -1, .limit = (size_t)ra->limit, .fmt = ra->fmt,
+				   .mangled = ra->mangled };
 	if (ra->by && profile_by_parse(ra->by, &po.by)) {
 		db_profile_release(&prof);
 		return usage_error("report", "--by %s does not go with --stacks or "
@@ -130,7 +135,7 @@ static int report_sampled(struct db *db, const struct db_run *run,
 
 int cmd_report(int argc, char **argv, struct prof_ctx *ctx)
 {
-	enum { O_FORMAT = 256, O_DB, O_BY, O_STACKS, O_EVENT, O_LIMIT };
+	enum { O_FORMAT = 256, O_DB, O_BY, O_STACKS, O_EVENT, O_LIMIT, O_NODEMANGLE };
 	static const struct option opts[] = {
 		{ "format", required_argument, NULL, O_FORMAT },
 		{ "output", required_argument, NULL, 'o' },
@@ -139,6 +144,7 @@ int cmd_report(int argc, char **argv, struct prof_ctx *ctx)
 		{ "stacks", no_argument, NULL, O_STACKS },
 		{ "event", required_argument, NULL, O_EVENT },
 		{ "limit", required_argument, NULL, O_LIMIT },
+		{ "no-demangle", no_argument, NULL, O_NODEMANGLE },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -175,6 +181,9 @@ int cmd_report(int argc, char **argv, struct prof_ctx *ctx)
 				return usage_error("report", "bad --limit '%s': expected a "
 						   "number of rows (0: all)",
 						   cli_echo(optarg, buf, sizeof(buf)));
+			break;
+		case O_NODEMANGLE:
+			ra.mangled = true;
 			break;
 		case 'o':
 			out = optarg;

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "reports/demangle.h"
 #include "reports/profile.h"
 
 int profile_by_parse(const char *word, enum profile_by *out)
@@ -60,6 +61,8 @@ struct grouping {
 	size_t *thread_name;	/* thread index -> name key */
 	struct agg *agg;
 	uint64_t total_w, total_n;
+	const struct db_symbol *raw;	/* the stored names, where p's are
+					 * demangled; NULL: the same */
 };
 
 static uint32_t frame_symbol(const struct db_profile *p, uint32_t frame)
@@ -209,19 +212,23 @@ static const char *key_module(const struct grouping *g, size_t k)
 
 /* ---- call paths -------------------------------------------------------- */
 
-/* A frame's label in a path: its symbol, else its module in brackets. */
-static void frame_label(const struct db_profile *p, uint32_t node, char *buf, size_t n)
+/* A frame's label in a path, onto fp: its symbol, else its module in
+ * brackets. The folded format splits on ';', so none is written. */
+static void frame_label(const struct db_profile *p, uint32_t node, FILE *fp)
 {
 	const struct db_symbol *y = &p->symbols[frame_symbol(p, p->stacks[node - 1].frame) - 1];
-	if (y->name) {
-		snprintf(buf, n, "%s", y->name);
-		return;
+	const char *text = y->name;
+	bool brackets = false;
+	if (!text) {
+		text = profile_module_short(p->modules[y->module - 1]);
+		brackets = text[0] != '[';
 	}
-	const char *m = profile_module_short(p->modules[y->module - 1]);
-	if (m[0] == '[')
-		snprintf(buf, n, "%s", m);
-	else
-		snprintf(buf, n, "[%s]", m);
+	if (brackets)
+		fputc('[', fp);
+	for (const char *c = text; *c; c++)
+		fputc(*c == ';' ? ':' : *c, fp);
+	if (brackets)
+		fputc(']', fp);
 }
 
 struct path {
@@ -242,14 +249,10 @@ static char *path_text(const struct db_profile *p, uint32_t node, const char *se
 	char *out = NULL;
 	size_t len = 0;
 	FILE *fp = open_memstream(&out, &len);
-	char label[512];
 	for (i = 0; i < depth; i++) {
-		frame_label(p, chain[i], label, sizeof(label));
-		/* Folded format splits on ';' and the count's space. */
-		for (char *c = label; *c; c++)
-			if (*c == ';')
-				*c = ':';
-		fprintf(fp, "%s%s", i ? sep : "", label);
+		if (i)
+			fputs(sep, fp);
+		frame_label(p, chain[i], fp);
 	}
 	fclose(fp);
 	free(chain);
@@ -504,6 +507,11 @@ static void json_rows(struct jw *w, const struct grouping *g, const size_t *rows
 		jw_uint(w, a->tot_n);
 		jw_key(w, "total_pct");
 		jw_num(w, pct(a->tot_w, g->total_w));
+		if (g->by == PROFILE_BY_SYMBOL && g->raw &&
+		    g->raw[k].name != g->p->symbols[k].name) {
+			jw_key(w, "mangled");
+			jw_str(w, g->raw[k].name);
+		}
 		jw_obj_end(w);
 	}
 	jw_arr_end(w);
@@ -568,7 +576,7 @@ static void json_event(struct jw *w, const struct grouping *g, uint32_t e,
 }
 
 static void write_json(const struct db_run *run, const struct db_profile *p,
-		       const struct profile_opts *o, FILE *fp)
+		       const struct db_symbol *raw, const struct profile_opts *o, FILE *fp)
 {
 	struct jw w;
 	jw_init(&w, fp, 2);
@@ -587,6 +595,7 @@ static void write_json(const struct db_run *run, const struct db_profile *p,
 	jw_str(&w, profile_by_name(o->by));
 	struct grouping g;
 	grouping_init(&g, run, p, o->by);
+	g.raw = raw;
 	uint32_t first = o->event >= 0 ? (uint32_t)o->event : 0;
 	/* The contract's top-level keys: the first event shown. */
 	jw_key(&w, "event");
@@ -692,12 +701,12 @@ static void write_csv(const struct db_run *run, const struct db_profile *p,
 	grouping_release(&g);
 }
 
-void report_profile(const struct db_run *run, const struct db_profile *p,
-		    const struct profile_opts *o, FILE *fp)
+static void report_shown(const struct db_run *run, const struct db_profile *p,
+			 const struct db_symbol *raw, const struct profile_opts *o, FILE *fp)
 {
 	switch (o->fmt) {
 	case OUT_JSON:
-		write_json(run, p, o, fp);
+		write_json(run, p, raw, o, fp);
 		return;
 	case OUT_FOLDED:
 		write_folded(p, o, fp);
@@ -741,4 +750,38 @@ void report_profile(const struct db_run *run, const struct db_profile *p,
 		fputc('\n', fp);
 	}
 	grouping_release(&g);
+}
+
+/*
+ * Symbols as reports show them: demangled (each distinct symbol once),
+ * unless o->mangled. The names are the db_profile's own where nothing
+ * changed, so a name that differs from the stored one was demangled.
+ */
+static struct db_symbol *shown_symbols(const struct db_profile *p,
+				       const struct profile_opts *o)
+{
+	struct db_symbol *v = malloc((p->nsymbols ? p->nsymbols : 1) * sizeof(*v));
+	if (!v)
+		return NULL;
+	for (size_t i = 0; i < p->nsymbols; i++) {
+		v[i] = p->symbols[i];
+		char *d = o->mangled ? NULL : demangle_name(v[i].name);
+		if (d)
+			v[i].name = d;
+	}
+	return v;
+}
+
+void report_profile(const struct db_run *run, const struct db_profile *p,
+		    const struct profile_opts *o, FILE *fp)
+{
+	struct db_profile shown = *p;
+	struct db_symbol *syms = shown_symbols(p, o);
+	if (syms)
+		shown.symbols = syms;
+	report_shown(run, &shown, p->symbols, o, fp);
+	for (size_t i = 0; syms && i < p->nsymbols; i++)
+		if (syms[i].name != p->symbols[i].name)
+			free(syms[i].name);
+	free(syms);
 }

@@ -41,6 +41,8 @@ struct profile_opts {
 				 * (folded: the first) */
 	size_t limit;		/* rows or paths per event; 0: all */
 	enum out_format fmt;	/* table, json, csv, markdown, folded */
+	bool mangled;		/* symbols as stored; else C++ and Rust
+				 * names demangled (reports/demangle) */
 };
 
 /*

@@ -375,7 +375,7 @@ static inline int64_t fx_store_working_set(struct db *db)
 /*
  * Run 5: a sampled run (prof record) of four threads, two named alike,
  * with two sampled events, a recursive path, a kernel frame, a frame of
- * unknown symbol, and samples of a thread with no row.
+ * unknown symbol, a C++ symbol, and samples of a thread with no row.
  */
 static inline int64_t fx_store_record(struct db *db)
 {
@@ -393,7 +393,8 @@ static inline int64_t fx_store_record(struct db *db)
 			 "module");
 	/* symbol id: module, name (NULL: unknown) */
 	static const struct { uint32_t mod; const char *name; } syms[] = {
-		{ 1, "main" }, { 1, "run_frame" }, { 1, "render" }, { 1, "audio_mix" },
+		{ 1, "main" }, { 1, "run_frame" }, { 1, "render" },
+		{ 1, "_ZN5audio3mixEPfj" },	/* audio::mix(float*, unsigned int) */
 		{ 2, "memcpy" }, { 2, NULL }, { 3, "clear_page_erms" },
 	};
 	for (uint32_t i = 0; i < 7; i++)
@@ -409,7 +410,7 @@ static inline int64_t fx_store_record(struct db *db)
 			 cause, "frame");
 	/* stack node id: parent, frame. main -> run_frame -> render ->
 	 * render (recursion) -> memcpy -> clear_page_erms [k]; run_frame ->
-	 * audio_mix; main -> libc [unknown]. */
+	 * audio::mix; main -> libc [unknown]. */
 	static const struct { uint32_t parent, frame; } nodes[] = {
 		{ 0, 1 },	/* 1 main */
 		{ 1, 2 },	/* 2 main;run_frame */
@@ -418,7 +419,7 @@ static inline int64_t fx_store_record(struct db *db)
 		{ 4, 6 },	/* 5 ...;render;render;memcpy */
 		{ 5, 8 },	/* 6 ...;memcpy;clear_page_erms */
 		{ 3, 6 },	/* 7 ...;render;memcpy */
-		{ 2, 5 },	/* 8 main;run_frame;audio_mix */
+		{ 2, 5 },	/* 8 main;run_frame;audio::mix */
 		{ 1, 7 },	/* 9 main;[unknown] */
 	};
 	for (uint32_t i = 0; i < 9; i++)

@@ -77,7 +77,8 @@ static int setup(void **state)
 static char *render(enum profile_by by, bool stacks_, int event, size_t limit,
 		    enum out_format fmt)
 {
-	struct profile_opts o = { by, stacks_, event, limit, fmt };
+	struct profile_opts o = { .by = by, .stacks = stacks_, .event = event,
+				  .limit = limit, .fmt = fmt };
 	struct tu_buf b;
 	report_profile(&run, &prof, &o, tu_buf_open(&b));
 	return (char *)tu_buf_close(&b);
@@ -195,6 +196,39 @@ static void test_profile__folded_and_stacks(void **state)
 	free(j);
 }
 
+/* Symbols are demangled in rows, paths and folded stacks, and shown as
+ * stored with mangled set. */
+static void test_profile__demangled_unless_asked(void **state)
+{
+	(void)state;
+	syms[4].name = "_ZN6detail6helperERKSt6vectorIiSaIiEE";
+	const char *shown = "detail::helper(std::vector<int, std::allocator<int> > const&)";
+	char *t = render(PROFILE_BY_SYMBOL, false, 0, 0, OUT_TABLE);
+	expect_line(t, shown, (const char *const[]){ "20.00%", "30.00%", NULL });
+	assert_null(strstr(t, "_ZN6detail"));
+	free(t);
+	char *f = render(PROFILE_BY_SYMBOL, false, 0, 0, OUT_FOLDED);
+	assert_non_null(strstr(f, "main;detail::helper(std::vector<int, std::allocator<int> >"
+			       " const&);main 10\n"));
+	free(f);
+	char *j = render(PROFILE_BY_SYMBOL, true, 0, 0, OUT_JSON);
+	assert_non_null(strstr(j, "\"symbol\": \"detail::helper(std::vector<int, "
+			       "std::allocator<int> > const&)\", \"samples\": 20,"));
+	/* JSON keeps the stored name beside the shown one. */
+	assert_non_null(strstr(j, "\"mangled\": \"_ZN6detail6helperERKSt6vectorIiSaIiEE\""));
+	assert_non_null(strstr(j, "\"path\": \"main -> detail::helper(std::vector<int, "));
+	free(j);
+	struct profile_opts o = { .by = PROFILE_BY_SYMBOL, .event = 0, .fmt = OUT_CSV,
+				  .mangled = true };
+	struct tu_buf b;
+	report_profile(&run, &prof, &o, tu_buf_open(&b));
+	char *c = (char *)tu_buf_close(&b);
+	assert_non_null(strstr(c, ",_ZN6detail6helperERKSt6vectorIiSaIiEE,20,"));
+	assert_null(strstr(c, "detail::helper"));
+	free(c);
+	syms[4].name = names[4];
+}
+
 static void test_profile__parse_and_short_names(void **state)
 {
 	(void)state;
@@ -214,6 +248,7 @@ int main(void)
 		cmocka_unit_test(test_profile__by_module_thread_and_name),
 		cmocka_unit_test(test_profile__json_contract),
 		cmocka_unit_test(test_profile__folded_and_stacks),
+		cmocka_unit_test(test_profile__demangled_unless_asked),
 		cmocka_unit_test(test_profile__parse_and_short_names),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);
