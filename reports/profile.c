@@ -12,6 +12,17 @@
 #include "reports/demangle.h"
 #include "reports/profile.h"
 
+int profile_unknown_parse(const char *word, enum profile_unknown *out)
+{
+	if (!strcmp(word, "address"))
+		*out = PROFILE_UNKNOWN_ADDRESS;
+	else if (!strcmp(word, "section"))
+		*out = PROFILE_UNKNOWN_SECTION;
+	else
+		return -EINVAL;
+	return 0;
+}
+
 int profile_by_parse(const char *word, enum profile_by *out)
 {
 	static const char *const names[] = { "symbol", "module", "thread", "name" };
@@ -44,6 +55,167 @@ const char *profile_module_short(const char *path)
 	return slash && slash[1] ? slash + 1 : path;
 }
 
+/* ---- the view --------------------------------------------------------- */
+
+/* Code without a symbol, at one place: an address, or a whole section. */
+struct place {
+	uint32_t symbol;	/* id of its module's unknown symbol */
+	uint64_t offset;	/* the address; a section's start */
+	const char *section;	/* NULL: by address */
+};
+
+/*
+ * What the reports show of a profile, worked out once per report: the
+ * names as shown and the row each frame belongs to by symbol.
+ */
+struct view {
+	const struct db_profile *p;	/* with the names as shown */
+	const struct db_symbol *raw;	/* the stored names */
+	size_t nplaces;
+	struct place *places;		/* by symbol, keys nsymbols... */
+	size_t *frame_key;		/* frame id - 1 -> its key by symbol */
+};
+
+static uint32_t frame_symbol(const struct db_profile *p, uint32_t frame)
+{
+	return p->frames[frame - 1].symbol;
+}
+
+static uint32_t node_module(const struct db_profile *p, uint32_t node)
+{
+	return p->symbols[frame_symbol(p, p->stacks[node - 1].frame) - 1].module;
+}
+
+static bool module_unmapped(const struct db_profile *p, uint32_t module)
+{
+	return !strcmp(p->modules[module - 1], DB_MODULE_UNMAPPED);
+}
+
+/* The section of sections holding offset, or NULL. */
+static const struct profile_section *section_of(const struct profile_sections *ss,
+						uint64_t offset)
+{
+	size_t lo = 0, hi = ss->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (ss->v[mid].start <= offset)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo || offset >= ss->v[lo - 1].end)
+		return NULL;
+	return &ss->v[lo - 1];
+}
+
+struct frame_place {
+	struct place pl;
+	size_t frame;
+};
+
+static int frame_place_cmp(const void *pa, const void *pb)
+{
+	const struct place *a = &((const struct frame_place *)pa)->pl;
+	const struct place *b = &((const struct frame_place *)pb)->pl;
+	if (a->symbol != b->symbol)
+		return a->symbol < b->symbol ? -1 : 1;
+	if (!a->section != !b->section)
+		return a->section ? 1 : -1;
+	if (a->offset != b->offset)
+		return a->offset < b->offset ? -1 : 1;
+	return 0;
+}
+
+/* Frames of unknown symbols become places: one per address, or per
+ * section where the option and the module's sections allow. */
+static int view_places(struct view *v, const struct profile_opts *o)
+{
+	const struct db_profile *p = v->p;
+	struct frame_place *fp = malloc((p->nframes ? p->nframes : 1) * sizeof(*fp));
+	if (!fp)
+		return -ENOMEM;
+	size_t n = 0;
+	for (size_t f = 0; f < p->nframes; f++) {
+		uint32_t sym = p->frames[f].symbol;
+		v->frame_key[f] = sym - 1;
+		if (p->symbols[sym - 1].name)
+			continue;
+		struct place pl = { sym, p->frames[f].offset, NULL };
+		uint32_t mod = p->symbols[sym - 1].module;
+		if (o->unknown == PROFILE_UNKNOWN_SECTION && o->sections) {
+			const struct profile_section *sec =
+				section_of(&o->sections[mod - 1], pl.offset);
+			if (sec) {
+				pl.offset = sec->start;
+				pl.section = sec->name;
+			}
+		}
+		fp[n++] = (struct frame_place){ pl, f };
+	}
+	qsort(fp, n, sizeof(*fp), frame_place_cmp);
+	v->places = malloc((n ? n : 1) * sizeof(*v->places));
+	if (!v->places) {
+		free(fp);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (!v->nplaces || frame_place_cmp(&fp[i], &fp[i - 1]))
+			v->places[v->nplaces++] = fp[i].pl;
+		v->frame_key[fp[i].frame] = p->nsymbols + v->nplaces - 1;
+	}
+	free(fp);
+	return 0;
+}
+
+static void view_release(struct view *v)
+{
+	free(v->places);
+	free(v->frame_key);
+}
+
+/* 0, or -ENOMEM. p carries the names as shown; raw the stored ones. */
+static int view_init(struct view *v, const struct db_profile *p,
+		     const struct db_symbol *raw, const struct profile_opts *o)
+{
+	memset(v, 0, sizeof(*v));
+	v->p = p;
+	v->raw = raw;
+	v->frame_key = malloc((p->nframes ? p->nframes : 1) * sizeof(*v->frame_key));
+	if (!v->frame_key || view_places(v, o)) {
+		view_release(v);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* The module id of key k by symbol. */
+static uint32_t key_symbol(const struct view *v, size_t k)
+{
+	return k < v->p->nsymbols ? (uint32_t)k + 1 : v->places[k - v->p->nsymbols].symbol;
+}
+
+/*
+ * The text of key k by symbol: the symbol's name, or where its code is:
+ * "libfoo.so+0x1a2b", "libfoo.so:.text", or the bare address in no
+ * mapping. Borrowed, or written into buf.
+ */
+static const char *key_text(const struct view *v, size_t k, char *buf, size_t n)
+{
+	const struct db_profile *p = v->p;
+	if (k < p->nsymbols)
+		return p->symbols[k].name ? p->symbols[k].name : "[unknown]";
+	const struct place *pl = &v->places[k - p->nsymbols];
+	uint32_t mod = p->symbols[pl->symbol - 1].module;
+	const char *m = profile_module_short(p->modules[mod - 1]);
+	if (module_unmapped(p, mod))
+		snprintf(buf, n, "0x%llx", (unsigned long long)pl->offset);
+	else if (pl->section)
+		snprintf(buf, n, "%s:%s", m, pl->section);
+	else
+		snprintf(buf, n, "%s+0x%llx", m, (unsigned long long)pl->offset);
+	return buf;
+}
+
 /* ---- grouping ------------------------------------------------------- */
 
 struct agg {
@@ -53,7 +225,8 @@ struct agg {
 
 struct grouping {
 	const struct db_run *run;
-	const struct db_profile *p;
+	const struct view *v;
+	const struct db_profile *p;	/* v's */
 	enum profile_by by;
 	size_t nkeys;
 	const char **names;	/* by name: the distinct thread names */
@@ -61,22 +234,14 @@ struct grouping {
 	size_t *thread_name;	/* thread index -> name key */
 	struct agg *agg;
 	uint64_t total_w, total_n;
-	const struct db_symbol *raw;	/* the stored names, where p's are
-					 * demangled; NULL: the same */
 };
-
-static uint32_t frame_symbol(const struct db_profile *p, uint32_t frame)
-{
-	return p->frames[frame - 1].symbol;
-}
 
 /* The group a stack node's frame belongs to (symbol or module). */
 static size_t frame_key(const struct grouping *g, uint32_t node)
 {
-	uint32_t sym = frame_symbol(g->p, g->p->stacks[node - 1].frame);
 	if (g->by == PROFILE_BY_MODULE)
-		return g->p->symbols[sym - 1].module - 1;
-	return sym - 1;
+		return node_module(g->p, node) - 1;
+	return g->v->frame_key[g->p->stacks[node - 1].frame - 1];
 }
 
 /* The group of a whole sample count (thread or name). */
@@ -91,15 +256,17 @@ static size_t count_key(const struct grouping *g, const struct db_stack_count *c
 }
 
 static void grouping_init(struct grouping *g, const struct db_run *run,
-			  const struct db_profile *p, enum profile_by by)
+			  const struct view *v, enum profile_by by)
 {
+	const struct db_profile *p = v->p;
 	memset(g, 0, sizeof(*g));
 	g->run = run;
+	g->v = v;
 	g->p = p;
 	g->by = by;
 	switch (by) {
 	case PROFILE_BY_SYMBOL:
-		g->nkeys = p->nsymbols;
+		g->nkeys = p->nsymbols + v->nplaces;
 		break;
 	case PROFILE_BY_MODULE:
 		g->nkeys = p->nmodules;
@@ -207,28 +374,19 @@ static const char *key_module(const struct grouping *g, size_t k)
 {
 	if (g->by == PROFILE_BY_MODULE)
 		return g->p->modules[k];
-	return g->p->modules[g->p->symbols[k].module - 1];
+	return g->p->modules[g->p->symbols[key_symbol(g->v, k) - 1].module - 1];
 }
 
 /* ---- call paths -------------------------------------------------------- */
 
-/* A frame's label in a path, onto fp: its symbol, else its module in
- * brackets. The folded format splits on ';', so none is written. */
-static void frame_label(const struct db_profile *p, uint32_t node, FILE *fp)
+/* A frame's label in a path, onto fp: its row's text by symbol. The
+ * folded format splits on ';', so none is written. */
+static void frame_label(const struct view *v, uint32_t node, FILE *fp)
 {
-	const struct db_symbol *y = &p->symbols[frame_symbol(p, p->stacks[node - 1].frame) - 1];
-	const char *text = y->name;
-	bool brackets = false;
-	if (!text) {
-		text = profile_module_short(p->modules[y->module - 1]);
-		brackets = text[0] != '[';
-	}
-	if (brackets)
-		fputc('[', fp);
-	for (const char *c = text; *c; c++)
+	char buf[600];
+	size_t k = v->frame_key[v->p->stacks[node - 1].frame - 1];
+	for (const char *c = key_text(v, k, buf, sizeof(buf)); *c; c++)
 		fputc(*c == ';' ? ':' : *c, fp);
-	if (brackets)
-		fputc(']', fp);
 }
 
 struct path {
@@ -237,14 +395,14 @@ struct path {
 };
 
 /* The path of a stack node, outermost first, joined by sep. */
-static char *path_text(const struct db_profile *p, uint32_t node, const char *sep)
+static char *path_text(const struct view *v, uint32_t node, const char *sep)
 {
 	size_t depth = 0;
-	for (uint32_t n = node; n; n = p->stacks[n - 1].parent)
+	for (uint32_t n = node; n; n = v->p->stacks[n - 1].parent)
 		depth++;
 	uint32_t *chain = malloc((depth ? depth : 1) * sizeof(*chain));
 	size_t i = depth;
-	for (uint32_t n = node; n; n = p->stacks[n - 1].parent)
+	for (uint32_t n = node; n; n = v->p->stacks[n - 1].parent)
 		chain[--i] = n;
 	char *out = NULL;
 	size_t len = 0;
@@ -252,7 +410,7 @@ static char *path_text(const struct db_profile *p, uint32_t node, const char *se
 	for (i = 0; i < depth; i++) {
 		if (i)
 			fputs(sep, fp);
-		frame_label(p, chain[i], fp);
+		frame_label(v, chain[i], fp);
 	}
 	fclose(fp);
 	free(chain);
@@ -273,16 +431,17 @@ static int path_by_weight(const void *pa, const void *pb)
 }
 
 /* Distinct paths of one event, merged, sorted by text. */
-static size_t collect_paths(const struct db_profile *p, uint32_t event, const char *sep,
+static size_t collect_paths(const struct view *vw, uint32_t event, const char *sep,
 			    struct path **out)
 {
+	const struct db_profile *p = vw->p;
 	struct path *v = calloc(p->ncounts ? p->ncounts : 1, sizeof(*v));
 	size_t n = 0;
 	for (size_t i = 0; i < p->ncounts; i++) {
 		const struct db_stack_count *c = &p->counts[i];
 		if (c->event != event)
 			continue;
-		v[n].text = path_text(p, c->stack, sep);
+		v[n].text = path_text(vw, c->stack, sep);
 		v[n].weight = c->weight;
 		v[n].samples = c->samples;
 		n++;
@@ -410,8 +569,8 @@ static void write_rows_table(const struct grouping *g, const size_t *rows, size_
 			rtable_set2(&t, r, 3, fmt == OUT_CSV ? mod : profile_module_short(mod),
 				    NULL);
 			if (g->by == PROFILE_BY_SYMBOL) {
-				const char *s = g->p->symbols[k].name;
-				rtable_set2(&t, r, 4, s ? s : "[unknown]", NULL);
+				char buf[600];
+				rtable_set2(&t, r, 4, key_text(g->v, k, buf, sizeof(buf)), NULL);
 			}
 			continue;
 		}
@@ -454,10 +613,10 @@ static void write_paths_table(const struct path *v, size_t n, uint64_t total,
 }
 
 /* The hottest paths of one event (sorted by weight, cut to limit). */
-static size_t hottest_paths(const struct db_profile *p, uint32_t event, size_t limit,
+static size_t hottest_paths(const struct view *v, uint32_t event, size_t limit,
 			    const char *sep, struct path **out)
 {
-	size_t n = collect_paths(p, event, sep, out);
+	size_t n = collect_paths(v, event, sep, out);
 	qsort(*out, n, sizeof(**out), path_by_weight);
 	if (limit && n > limit) {
 		for (size_t i = limit; i < n; i++)
@@ -479,10 +638,9 @@ static void json_rows(struct jw *w, const struct grouping *g, const size_t *rows
 			jw_key(w, "module");
 			jw_str(w, key_module(g, k));
 			jw_key(w, "symbol");
-			if (g->by == PROFILE_BY_SYMBOL && g->p->symbols[k].name)
-				jw_str(w, g->p->symbols[k].name);
-			else if (g->by == PROFILE_BY_SYMBOL)
-				jw_str(w, "[unknown]");
+			char buf[600];
+			if (g->by == PROFILE_BY_SYMBOL)
+				jw_str(w, key_text(g->v, k, buf, sizeof(buf)));
 			else
 				jw_null(w);
 		} else if (g->by == PROFILE_BY_THREAD) {
@@ -507,10 +665,23 @@ static void json_rows(struct jw *w, const struct grouping *g, const size_t *rows
 		jw_uint(w, a->tot_n);
 		jw_key(w, "total_pct");
 		jw_num(w, pct(a->tot_w, g->total_w));
-		if (g->by == PROFILE_BY_SYMBOL && g->raw &&
-		    g->raw[k].name != g->p->symbols[k].name) {
+		const struct view *v = g->v;
+		if (g->by == PROFILE_BY_SYMBOL && k < g->p->nsymbols &&
+		    v->raw[k].name != g->p->symbols[k].name) {
 			jw_key(w, "mangled");
-			jw_str(w, g->raw[k].name);
+			jw_str(w, v->raw[k].name);
+		} else if (g->by == PROFILE_BY_SYMBOL && k >= g->p->nsymbols) {
+			const struct place *pl = &v->places[k - g->p->nsymbols];
+			if (pl->section) {
+				jw_key(w, "section");
+				jw_str(w, pl->section);
+			} else {
+				char off[32];
+				snprintf(off, sizeof(off), "0x%llx",
+					 (unsigned long long)pl->offset);
+				jw_key(w, "offset");
+				jw_str(w, off);
+			}
 		}
 		jw_obj_end(w);
 	}
@@ -566,7 +737,7 @@ static void json_event(struct jw *w, const struct grouping *g, uint32_t e,
 	json_rows(w, g, rows, n);
 	if (o->stacks) {
 		struct path *v;
-		size_t np = hottest_paths(g->p, e, o->limit, " -> ", &v);
+		size_t np = hottest_paths(g->v, e, o->limit, " -> ", &v);
 		jw_key(w, "stacks");
 		json_paths(w, v, np, g->total_w);
 		free_paths(v, np);
@@ -575,9 +746,10 @@ static void json_event(struct jw *w, const struct grouping *g, uint32_t e,
 	free(rows);
 }
 
-static void write_json(const struct db_run *run, const struct db_profile *p,
-		       const struct db_symbol *raw, const struct profile_opts *o, FILE *fp)
+static void write_json(const struct db_run *run, const struct view *v,
+		       const struct profile_opts *o, FILE *fp)
 {
+	const struct db_profile *p = v->p;
 	struct jw w;
 	jw_init(&w, fp, 2);
 	jw_obj_begin(&w);
@@ -594,8 +766,7 @@ static void write_json(const struct db_run *run, const struct db_profile *p,
 	jw_key(&w, "by");
 	jw_str(&w, profile_by_name(o->by));
 	struct grouping g;
-	grouping_init(&g, run, p, o->by);
-	g.raw = raw;
+	grouping_init(&g, run, v, o->by);
 	uint32_t first = o->event >= 0 ? (uint32_t)o->event : 0;
 	/* The contract's top-level keys: the first event shown. */
 	jw_key(&w, "event");
@@ -625,24 +796,24 @@ static void write_json(const struct db_run *run, const struct db_profile *p,
 	grouping_release(&g);
 }
 
-static void write_folded(const struct db_profile *p, const struct profile_opts *o,
-			 FILE *fp)
+static void write_folded(const struct view *vw, const struct profile_opts *o, FILE *fp)
 {
-	if (!p->nevents)
+	if (!vw->p->nevents)
 		return;
 	uint32_t e = o->event >= 0 ? (uint32_t)o->event : 0;
 	struct path *v;
-	size_t n = collect_paths(p, e, ";", &v);
+	size_t n = collect_paths(vw, e, ";", &v);
 	for (size_t i = 0; i < n; i++)
 		fprintf(fp, "%s %llu\n", v[i].text, (unsigned long long)v[i].samples);
 	free_paths(v, n);
 }
 
-static void write_csv(const struct db_run *run, const struct db_profile *p,
+static void write_csv(const struct db_run *run, const struct view *vw,
 		      const struct profile_opts *o, FILE *fp)
 {
+	const struct db_profile *p = vw->p;
 	struct grouping g;
-	grouping_init(&g, run, p, o->by);
+	grouping_init(&g, run, vw, o->by);
 	bool stack_group = o->by == PROFILE_BY_SYMBOL || o->by == PROFILE_BY_MODULE;
 	if (o->stacks)
 		fputs("event,samples,pct,path\n", fp);
@@ -656,7 +827,7 @@ static void write_csv(const struct db_run *run, const struct db_profile *p,
 		grouping_fill(&g, e);
 		if (o->stacks) {
 			struct path *v;
-			size_t n = hottest_paths(p, e, o->limit, " -> ", &v);
+			size_t n = hottest_paths(vw, e, o->limit, " -> ", &v);
 			for (size_t i = 0; i < n; i++) {
 				csv_field(fp, p->events[e].name);
 				fprintf(fp, ",%llu,%.4f,", (unsigned long long)v[i].samples,
@@ -677,9 +848,9 @@ static void write_csv(const struct db_run *run, const struct db_profile *p,
 			if (stack_group) {
 				csv_field(fp, key_module(&g, k));
 				fputc(',', fp);
+				char buf[600];
 				if (o->by == PROFILE_BY_SYMBOL)
-					csv_field(fp, p->symbols[k].name ? p->symbols[k].name
-							: "[unknown]");
+					csv_field(fp, key_text(vw, k, buf, sizeof(buf)));
 				fprintf(fp, ",%llu,%.4f,%llu,%.4f\n",
 					(unsigned long long)a->self_n, pct(a->self_w, g.total_w),
 					(unsigned long long)a->tot_n, pct(a->tot_w, g.total_w));
@@ -701,25 +872,26 @@ static void write_csv(const struct db_run *run, const struct db_profile *p,
 	grouping_release(&g);
 }
 
-static void report_shown(const struct db_run *run, const struct db_profile *p,
-			 const struct db_symbol *raw, const struct profile_opts *o, FILE *fp)
+static void report_view(const struct db_run *run, const struct view *v,
+			const struct profile_opts *o, FILE *fp)
 {
+	const struct db_profile *p = v->p;
 	switch (o->fmt) {
 	case OUT_JSON:
-		write_json(run, p, raw, o, fp);
+		write_json(run, v, o, fp);
 		return;
 	case OUT_FOLDED:
-		write_folded(p, o, fp);
+		write_folded(v, o, fp);
 		return;
 	case OUT_CSV:
-		write_csv(run, p, o, fp);
+		write_csv(run, v, o, fp);
 		return;
 	default:
 		break;
 	}
 	write_header(run, p, o->fmt, fp);
 	struct grouping g;
-	grouping_init(&g, run, p, o->by);
+	grouping_init(&g, run, v, o->by);
 	for (uint32_t e = 0; e < p->nevents; e++) {
 		if (o->event >= 0 && e != (uint32_t)o->event)
 			continue;
@@ -737,10 +909,10 @@ static void report_shown(const struct db_run *run, const struct db_profile *p,
 			continue;
 		}
 		if (o->stacks) {
-			struct path *v;
-			size_t n = hottest_paths(p, e, o->limit, " -> ", &v);
-			write_paths_table(v, n, g.total_w, o->fmt, fp);
-			free_paths(v, n);
+			struct path *pv;
+			size_t n = hottest_paths(v, e, o->limit, " -> ", &pv);
+			write_paths_table(pv, n, g.total_w, o->fmt, fp);
+			free_paths(pv, n);
 		} else {
 			size_t *rows;
 			size_t n = sorted_rows(&g, o->limit, &rows);
@@ -779,7 +951,13 @@ void report_profile(const struct db_run *run, const struct db_profile *p,
 	struct db_symbol *syms = shown_symbols(p, o);
 	if (syms)
 		shown.symbols = syms;
-	report_shown(run, &shown, p->symbols, o, fp);
+	struct view v;
+	if (view_init(&v, &shown, p->symbols, o) == 0) {
+		report_view(run, &v, o, fp);
+		view_release(&v);
+	} else {
+		fprintf(fp, "prof: out of memory\n");
+	}
 	for (size_t i = 0; syms && i < p->nsymbols; i++)
 		if (syms[i].name != p->symbols[i].name)
 			free(syms[i].name);

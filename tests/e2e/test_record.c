@@ -8,8 +8,9 @@
  * and perf report --sort dso,sym give for the same program on this
  * machine (the reference; skipped where perf is missing). Also: the call
  * path main -> drive -> lib_work -> lib_spin, folded stacks, a stripped
- * library ([unknown] frames), a library with broken unwind tables (clean
- * stops), every bad input, and a multi-threaded workload.
+ * library (its code by address, inside the real symbol's range), a
+ * library with broken unwind tables (clean stops), every bad input, and
+ * a multi-threaded workload.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -362,21 +363,125 @@ static void test_record__fp_and_folded(void **state)
 	tu_proc_release(&p);
 }
 
-static void test_record__stripped_library_gives_unknown_frames(void **state)
+/* One row of the top-level "rows" of a JSON report by symbol. */
+struct json_row {
+	char module[512], symbol[512];
+	double self_pct;
+	bool has_offset;
+	uint64_t offset;
+};
+
+/* The next row after *cursor (which starts at the JSON text); false at
+ * the end of the top-level rows. */
+static bool next_row(const char *json, const char **cursor, struct json_row *r)
+{
+	const char *end = strstr(json, "\"events\"");
+	const char *p = strstr(*cursor, "{\"module\": \"");
+	if (!p || (end && p > end))
+		return false;
+	memset(r, 0, sizeof(*r));
+	const char *m = p + strlen("{\"module\": \"");
+	size_t ml = strcspn(m, "\"");
+	snprintf(r->module, sizeof(r->module), "%.*s", (int)ml, m);
+	const char *sy = strstr(m, "\"symbol\": \"");
+	const char *eol = strchr(p, '\n');
+	if (sy && (!eol || sy < eol)) {
+		sy += strlen("\"symbol\": \"");
+		snprintf(r->symbol, sizeof(r->symbol), "%.*s", (int)strcspn(sy, "\""), sy);
+	}
+	const char *pc = strstr(p, "\"self_pct\": ");
+	if (pc)
+		r->self_pct = strtod(pc + strlen("\"self_pct\": "), NULL);
+	const char *off = strstr(p, "\"offset\": \"");
+	if (off && (!eol || off < eol)) {
+		r->has_offset = true;
+		r->offset = strtoull(off + strlen("\"offset\": \""), NULL, 16);
+	}
+	*cursor = eol ? eol : p + 1;
+	return true;
+}
+
+static bool ends_with(const char *s, const char *tail)
+{
+	size_t ls = strlen(s), lt = strlen(tail);
+	return ls >= lt && !strcmp(s + ls - lt, tail);
+}
+
+/* The [start, end) of the named symbol in the ELF file at path. */
+static bool symbol_range(const char *path, const char *name, uint64_t *start,
+			 uint64_t *end)
+{
+	struct elf_file *ef;
+	struct elf_symtab *st;
+	if (elf_file_open(path, &ef, NULL))
+		return false;
+	bool found = false;
+	if (elf_symtab_load(ef, &st, NULL) == 0) {
+		for (size_t i = 0; i < elf_symtab_count(st) && !found; i++) {
+			const struct elf_sym *y = elf_symtab_at(st, i);
+			if (!strcmp(y->name, name)) {
+				*start = y->addr;
+				*end = y->addr + y->size;
+				found = true;
+			}
+		}
+		elf_symtab_free(st);
+	}
+	elf_file_close(ef);
+	return found;
+}
+
+static void test_record__stripped_library_by_address(void **state)
 {
 	(void)state;
 	need_build();
 	need_perf_events();
+	/* lib_spin is static: the stripped copy has no name for it. The
+	 * unstripped copy says where it is (the same code, byte for byte). */
+	uint64_t lo = 0, hi = 0;
+	assert_true(symbol_range(F.lib, "lib_spin", &lo, &hi));
 	char *syms = record_and_report("dwarf", F.lib_stripped, "symbol", true, "60");
-	/* lib_spin is static: the stripped copy has no name for it. Its
-	 * samples stay in their module, as [unknown]; the exported
-	 * lib_work is still named from .dynsym. */
-	double unk = json_pct(syms, "/libhot_stripped.so", "[unknown]");
-	fprintf(stderr, "  [unknown] in libhot_stripped.so: %.2f%%\n", unk);
-	assert_true(unk > 50);
-	assert_true(json_pct(syms, "/libhot_stripped.so", "lib_spin") < 0);
-	assert_non_null(strstr(syms, "lib_work -> [libhot_stripped.so]\""));
+	/* Its samples land on a few addresses inside lib_spin, each a row
+	 * of its own named libhot_stripped.so+0xADDR; no [unknown] bucket. */
+	const char *cur = syms;
+	struct json_row r;
+	double inside = 0, outside = 0, top = 0;
+	int rows_inside = 0;
+	while (next_row(syms, &cur, &r)) {
+		assert_string_not_equal(r.symbol, "[unknown]");
+		if (!ends_with(r.module, "/libhot_stripped.so") || !r.has_offset)
+			continue;
+		char want[64];
+		snprintf(want, sizeof(want), "libhot_stripped.so+0x%llx",
+			 (unsigned long long)r.offset);
+		assert_string_equal(r.symbol, want);
+		if (r.offset >= lo && r.offset < hi) {
+			inside += r.self_pct;
+			rows_inside++;
+			if (r.self_pct > top)
+				top = r.self_pct;
+		} else {
+			outside += r.self_pct;
+		}
+	}
+	fprintf(stderr, "  lib_spin is [0x%llx, 0x%llx): %d address rows inside hold "
+		"%.2f%% (the hottest %.2f%%), %.2f%% elsewhere in the library\n",
+		(unsigned long long)lo, (unsigned long long)hi, rows_inside, inside, top,
+		outside);
+	assert_true(inside > 50);
+	assert_true(outside < 5);
+	/* The exported lib_work is still named from .dynsym. */
+	assert_non_null(strstr(syms, "lib_work -> libhot_stripped.so+0x"));
+	assert_null(strstr(syms, "[libhot_stripped.so]"));
 	free(syms);
+	/* By section: one row for the library's .text. */
+	char *rep[] = { "report", "last", "--unknown", "section", "--format", "json", NULL };
+	struct tu_proc p = prof(rep);
+	assert_int_equal(p.status, 0);
+	double text = json_pct(p.out, "/libhot_stripped.so", "libhot_stripped.so:.text");
+	fprintf(stderr, "  libhot_stripped.so:.text: %.2f%%\n", text);
+	assert_true(text > 50);
+	tu_proc_release(&p);
 }
 
 static void test_record__broken_unwind_tables_stop_cleanly(void **state)
@@ -566,7 +671,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_record__dwarf_split_matches_perf),
 		cmocka_unit_test(test_record__fp_and_folded),
-		cmocka_unit_test(test_record__stripped_library_gives_unknown_frames),
+		cmocka_unit_test(test_record__stripped_library_by_address),
 		cmocka_unit_test(test_record__broken_unwind_tables_stop_cleanly),
 		cmocka_unit_test(test_record__bad_input),
 		cmocka_unit_test(test_record__default_event_and_threads),
