@@ -66,7 +66,8 @@ struct place {
 
 /*
  * What the reports show of a profile, worked out once per report: the
- * names as shown and the row each frame belongs to by symbol.
+ * names as shown, the row each frame belongs to by symbol, and how far
+ * each call chain goes.
  */
 struct view {
 	const struct db_profile *p;	/* with the names as shown */
@@ -74,6 +75,10 @@ struct view {
 	size_t nplaces;
 	struct place *places;		/* by symbol, keys nsymbols... */
 	size_t *frame_key;		/* frame id - 1 -> its key by symbol */
+	uint32_t *up;			/* node id - 1 -> the caller node shown;
+					 * 0 at the outermost frame and where
+					 * the chain was cut */
+	bool *cut;			/* node id - 1 -> a caller was cut */
 };
 
 static uint32_t frame_symbol(const struct db_profile *p, uint32_t frame)
@@ -167,10 +172,37 @@ static int view_places(struct view *v, const struct profile_opts *o)
 	return 0;
 }
 
+/* Where each call chain ends: at its outermost frame, or below the first
+ * caller in no mapping. Callers come before their callees in the tree
+ * (db/ stores them so), so one pass in id order sees each parent first. */
+static void view_chains(struct view *v)
+{
+	const struct db_profile *p = v->p;
+	for (size_t i = 0; i < p->nstacks; i++) {
+		uint32_t parent = p->stacks[i].parent;
+		v->up[i] = parent;
+		v->cut[i] = false;
+		if (!parent)
+			continue;
+		if (module_unmapped(p, node_module(p, parent))) {
+			v->up[i] = 0;
+			v->cut[i] = true;
+		} else if (parent - 1 < i) {
+			v->cut[i] = v->cut[parent - 1];
+		} else {
+			/* Out of order: walk this one's callers. */
+			for (uint32_t n = parent; n && !v->cut[i]; n = p->stacks[n - 1].parent)
+				v->cut[i] = module_unmapped(p, node_module(p, n));
+		}
+	}
+}
+
 static void view_release(struct view *v)
 {
 	free(v->places);
 	free(v->frame_key);
+	free(v->up);
+	free(v->cut);
 }
 
 /* 0, or -ENOMEM. p carries the names as shown; raw the stored ones. */
@@ -181,10 +213,13 @@ static int view_init(struct view *v, const struct db_profile *p,
 	v->p = p;
 	v->raw = raw;
 	v->frame_key = malloc((p->nframes ? p->nframes : 1) * sizeof(*v->frame_key));
-	if (!v->frame_key || view_places(v, o)) {
+	v->up = malloc((p->nstacks ? p->nstacks : 1) * sizeof(*v->up));
+	v->cut = malloc((p->nstacks ? p->nstacks : 1) * sizeof(*v->cut));
+	if (!v->frame_key || !v->up || !v->cut || view_places(v, o)) {
 		view_release(v);
 		return -ENOMEM;
 	}
+	view_chains(v);
 	return 0;
 }
 
@@ -234,6 +269,7 @@ struct grouping {
 	size_t *thread_name;	/* thread index -> name key */
 	struct agg *agg;
 	uint64_t total_w, total_n;
+	uint64_t cut_w, cut_n;		/* samples whose chains were cut */
 };
 
 /* The group a stack node's frame belongs to (symbol or module). */
@@ -306,7 +342,7 @@ static void grouping_fill(struct grouping *g, uint32_t event)
 {
 	const struct db_profile *p = g->p;
 	memset(g->agg, 0, (g->nkeys ? g->nkeys : 1) * sizeof(*g->agg));
-	g->total_w = g->total_n = 0;
+	g->total_w = g->total_n = g->cut_w = g->cut_n = 0;
 	uint32_t stamp = 0;
 	for (size_t i = 0; i < p->ncounts; i++) {
 		const struct db_stack_count *c = &p->counts[i];
@@ -314,6 +350,10 @@ static void grouping_fill(struct grouping *g, uint32_t event)
 			continue;
 		g->total_w += c->weight;
 		g->total_n += c->samples;
+		if (g->v->cut[c->stack - 1]) {
+			g->cut_w += c->weight;
+			g->cut_n += c->samples;
+		}
 		if (g->by == PROFILE_BY_THREAD || g->by == PROFILE_BY_NAME) {
 			struct agg *a = &g->agg[count_key(g, c)];
 			a->self_w += c->weight;
@@ -326,7 +366,7 @@ static void grouping_fill(struct grouping *g, uint32_t event)
 		struct agg *leaf = &g->agg[frame_key(g, c->stack)];
 		leaf->self_w += c->weight;
 		leaf->self_n += c->samples;
-		for (uint32_t n = c->stack; n; n = p->stacks[n - 1].parent) {
+		for (uint32_t n = c->stack; n; n = g->v->up[n - 1]) {
 			struct agg *a = &g->agg[frame_key(g, n)];
 			if (a->stamp == stamp)
 				continue;
@@ -398,11 +438,11 @@ struct path {
 static char *path_text(const struct view *v, uint32_t node, const char *sep)
 {
 	size_t depth = 0;
-	for (uint32_t n = node; n; n = v->p->stacks[n - 1].parent)
+	for (uint32_t n = node; n; n = v->up[n - 1])
 		depth++;
 	uint32_t *chain = malloc((depth ? depth : 1) * sizeof(*chain));
 	size_t i = depth;
-	for (uint32_t n = node; n; n = v->p->stacks[n - 1].parent)
+	for (uint32_t n = node; n; n = v->up[n - 1])
 		chain[--i] = n;
 	char *out = NULL;
 	size_t len = 0;
@@ -733,6 +773,8 @@ static void json_event(struct jw *w, const struct grouping *g, uint32_t e,
 	jw_uint(w, ev->lost);
 	jw_key(w, "dropped");
 	jw_uint(w, ev->dropped);
+	jw_key(w, "chains_cut");
+	jw_uint(w, g->cut_n);
 	jw_key(w, "rows");
 	json_rows(w, g, rows, n);
 	if (o->stacks) {
@@ -872,6 +914,24 @@ static void write_csv(const struct db_run *run, const struct view *vw,
 	grouping_release(&g);
 }
 
+/* Say how many samples' call chains were cut, and why that happens. */
+static void write_cut_note(const struct grouping *g, const struct db_sample_event *e,
+			   enum out_format fmt, FILE *fp)
+{
+	if (!g->cut_n)
+		return;
+	char nb[64];
+	fmt_count(nb, sizeof(nb), (double)g->cut_n, 0);
+	const char *lead = fmt == OUT_MARKDOWN ? "" : " ";
+	fprintf(fp, "%scall chains of %s sample%s (%.2f%%) end at a caller in no known "
+		"mapping,\n%sas a frame-pointer walk through code built without frame "
+		"pointers finds\n", lead, nb, g->cut_n == 1 ? "" : "s",
+		pct(g->cut_w, g->total_w), lead);
+	if (e->call_graph && !strcmp(e->call_graph, "fp"))
+		fprintf(fp, "%s(--call-graph dwarf unwinds such code)\n", lead);
+	fputc('\n', fp);
+}
+
 static void report_view(const struct db_run *run, const struct view *v,
 			const struct profile_opts *o, FILE *fp)
 {
@@ -920,6 +980,8 @@ static void report_view(const struct db_run *run, const struct view *v,
 			free(rows);
 		}
 		fputc('\n', fp);
+		if (o->stacks || o->by == PROFILE_BY_SYMBOL || o->by == PROFILE_BY_MODULE)
+			write_cut_note(&g, &p->events[e], o->fmt, fp);
 	}
 	grouping_release(&g);
 }

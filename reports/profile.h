@@ -16,6 +16,12 @@
  * anonymous memory), or, when asked and the caller supplies the
  * modules' sections, by ELF section, "libfoo.so:.text".
  *
+ * A call chain ends at the first caller whose address lay in no mapping
+ * (module DB_MODULE_UNMAPPED): such an address is what a frame-pointer
+ * walk reads through code built without frame pointers, and so is
+ * everything beyond it. Reports count the samples whose chains were cut
+ * and say so; the leaf frame is always kept.
+ *
  * Reads struct db_run and struct db_profile as db/ loads them; writes to
  * a caller-owned FILE. No shared state.
  */
@@ -82,7 +88,8 @@ struct profile_opts {
  * (`{module, symbol, samples, self_pct}` plus total_samples and
  * total_pct, hottest first; `mangled` where the symbol was demangled,
  * `offset` ("0x1a2b") or `section` on rows of code without a symbol) for
- * the first event shown, and `events`, the same for every event shown. Folded: one line per distinct call path,
+ * the first event shown, and `events`, the same for every event shown,
+ * each with `chains_cut`. Folded: one line per distinct call path,
  * outermost frame first, "main;work;hot 123" (sample counts).
  */
 void report_profile(const struct db_run *run, const struct db_profile *p,

@@ -343,6 +343,17 @@ static void test_record__fp_and_folded(void **state)
 	/* Without frame pointers the chain is unreliable, the leaf is not. */
 	assert_true(json_pct(syms, "/libhot.so", "lib_spin") > 50);
 	free(syms);
+	/* A chain that runs into no mapping ends there: no [unknown]
+	 * module of callers with a total and no self. */
+	char *mods = report("module", false);
+	const char *u = strstr(mods, "{\"module\": \"[unknown]\"");
+	if (u) {
+		char *line = strndup(u, strcspn(u, "\n"));
+		assert_null(strstr(line, "\"samples\": 0,"));
+		free(line);
+	}
+	assert_non_null(strstr(mods, "\"chains_cut\": "));
+	free(mods);
 	char *rep[] = { "record", "-q", "-e", "cpu-clock", "--call-graph", "dwarf",
 			"--", F.hot, F.lib, "40", NULL };
 	struct tu_proc p = prof(rep);

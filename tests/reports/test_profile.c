@@ -3,7 +3,8 @@
  * thread and name, the hottest call paths and folded stacks, on a
  * profile built by hand whose expected numbers are worked out in the
  * comments (recursion counted once in totals; code without a symbol by
- * address or section), and the JSON keys shared/DESIGN.md promises.
+ * address or section; call chains cut at a caller in no mapping), and
+ * the JSON keys shared/DESIGN.md promises.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -116,6 +117,7 @@ static void test_profile__by_symbol_self_and_total(void **state)
 	expect_line(t, "main", (const char *const[]){ "10.00%", "100.00%", NULL });
 	expect_line(t, "libhot.so+0x999", (const char *const[]){ "10.00%", "libhot.so", NULL });
 	assert_null(strstr(t, "[unknown]"));
+	assert_null(strstr(t, "call chains"));
 	expect_line(t, "work", (const char *const[]){ "0.00%", "60.00%", NULL });
 	/* Hottest first. */
 	assert_true(strstr(t, " hot") < strstr(t, "helper"));
@@ -158,6 +160,7 @@ static void test_profile__json_contract(void **state)
 			       "\"samples\": 60, \"self_pct\": 60"));
 	assert_non_null(strstr(j, "\"symbol\": \"libhot.so+0x999\", \"samples\": 10,"));
 	assert_non_null(strstr(j, "\"offset\": \"0x999\""));
+	assert_non_null(strstr(j, "\"chains_cut\": 0"));
 	assert_non_null(strstr(j, "\"total_pct\": 100"));
 	/* Every event under events. */
 	assert_non_null(strstr(j, "\"event\": \"page-faults\""));
@@ -239,8 +242,9 @@ static void test_profile__demangled_unless_asked(void **state)
  * deflate. Nodes: 1 main; 2 main;deflate; 3 ...;0x1130; 4 ...;0x1134;
  * 5 the unmapped address, outermost; 6 5;0x2200; 7 5;0x1130.
  * Samples (weight 1): node 3 x40, 4 x30, 6 x20, 7 x5, 5 x5. So by
- * address: libz.so+0x1130 45, +0x1134 30, +0x2200 20, 0x7ffd1234 5 self
- * and 30 total; deflate and main total 70. With libz's .text at
+ * address: libz.so+0x1130 45 (40 + 5 whose chain was cut), +0x1134 30,
+ * +0x2200 20, 0x7ffd1234 5 (a leaf in no mapping is kept); deflate and
+ * main total 70; 25 samples' chains cut. With libz's .text at
  * [0x1000, 0x2000): libz.so:.text 75, and 0x2200, in no section, 20.
  */
 static char *z_mods[] = { "/bin/app", "/lib/libz.so", "[unknown]" };
@@ -284,15 +288,24 @@ static void test_profile__unknown_code_by_address(void **state)
 								  NULL });
 	expect_line(t, "libz.so+0x1134", (const char *const[]){ "30.00%", NULL });
 	expect_line(t, "libz.so+0x2200", (const char *const[]){ "20.00%", "20.00%", NULL });
-	expect_line(t, " 0x7ffd1234", (const char *const[]){ "5.00%", "30.00%", "[unknown]",
-							       NULL });
+	expect_line(t, " 0x7ffd1234", (const char *const[]){ "5.00%", "[unknown]", NULL });
 	expect_line(t, "deflate", (const char *const[]){ "0.00%", "70.00%", NULL });
 	expect_line(t, " main", (const char *const[]){ "0.00%", "70.00%", NULL });
+	/* The cut chains are counted and explained, with the way out. */
+	assert_non_null(strstr(t, "call chains of 25 samples (25.00%) end at a caller in "
+			       "no known mapping"));
+	assert_non_null(strstr(t, "--call-graph dwarf"));
+	free(t);
+	/* By module the unmapped junk carries no total: only its leaf. */
+	t = render_z(PROFILE_BY_MODULE, OUT_TABLE, PROFILE_UNKNOWN_ADDRESS, NULL);
+	expect_line(t, "libz.so", (const char *const[]){ "95.00%", "95.00%", NULL });
+	expect_line(t, "[unknown]", (const char *const[]){ "5.00%", "5.00%", NULL });
+	expect_line(t, " app", (const char *const[]){ "0.00%", "70.00%", NULL });
 	free(t);
 	char *f = render_z(PROFILE_BY_SYMBOL, OUT_FOLDED, PROFILE_UNKNOWN_ADDRESS, NULL);
 	assert_string_equal(f, "0x7ffd1234 5\n"
-			       "0x7ffd1234;libz.so+0x1130 5\n"
-			       "0x7ffd1234;libz.so+0x2200 20\n"
+			       "libz.so+0x1130 5\n"
+			       "libz.so+0x2200 20\n"
 			       "main;deflate;libz.so+0x1130 40\n"
 			       "main;deflate;libz.so+0x1134 30\n");
 	free(f);
@@ -300,6 +313,7 @@ static void test_profile__unknown_code_by_address(void **state)
 	assert_non_null(strstr(j, "{\"module\": \"/lib/libz.so\", \"symbol\": "
 			       "\"libz.so+0x1130\", \"samples\": 45,"));
 	assert_non_null(strstr(j, "\"offset\": \"0x1130\"}"));
+	assert_non_null(strstr(j, "\"chains_cut\": 25"));
 	free(j);
 }
 
