@@ -9,8 +9,9 @@
  * machine (the reference; skipped where perf is missing). Also: the call
  * path main -> drive -> lib_work -> lib_spin, folded stacks, a stripped
  * library (its code by address, inside the real symbol's range), a
- * library with broken unwind tables (clean stops), every bad input, and
- * a multi-threaded workload.
+ * library with broken unwind tables (clean stops), every bad input, a
+ * multi-threaded workload, and a C++ program (tests/helpers/record/
+ * hot_cxx.cpp) whose symbols must read as c++filt and perf print them.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -36,8 +37,8 @@ struct fx {
 	char *dir;
 	char *db;
 	char *dbarg;
-	bool built;
-	char hot[600], lib[600], lib_stripped[600], lib_broken[600];
+	bool built, cxx_built;
+	char hot[600], lib[600], lib_stripped[600], lib_broken[600], cxx[600];
 };
 
 static struct fx F;
@@ -98,6 +99,9 @@ static int setup(void **state)
 		     "strip --strip-all -o '%s' '%s'",
 		     F.lib, src, F.hot, src, F.lib_stripped, F.lib) == 0 &&
 		  break_unwind_table(F.lib, F.lib_broken);
+	snprintf(F.cxx, sizeof(F.cxx), "%s/hot_cxx", F.dir);
+	F.cxx_built = sh("command -v g++ >/dev/null && command -v c++filt >/dev/null && "
+			 "g++ -O2 -g -o '%s' '%s/hot_cxx.cpp'", F.cxx, src) == 0;
 	return 0;
 }
 
@@ -115,6 +119,15 @@ static void need_build(void)
 {
 	if (!F.built) {
 		fprintf(stderr, "skip: cc or strip missing, or the helpers did not build\n");
+		skip();
+	}
+}
+
+static void need_cxx(void)
+{
+	if (!F.cxx_built) {
+		fprintf(stderr, "skip: g++ or c++filt missing, or hot_cxx.cpp did not "
+			"build\n");
 		skip();
 	}
 }
@@ -495,6 +508,165 @@ static void test_record__stripped_library_by_address(void **state)
 	tu_proc_release(&p);
 }
 
+/* perf report --sort sym --stdio: "  39.58%  [.] name" lines, each
+ * name's share summed (perf shows overloads under one name). */
+static double perf_sym_pct(const char *text, const char *sym)
+{
+	double sum = 0;
+	bool found = false;
+	char *copy = strdup(text);
+	for (char *line = strtok(copy, "\n"); line; line = strtok(NULL, "\n")) {
+		double v;
+		int at = 0;
+		if (line[0] == '#' || sscanf(line, " %lf%% [.] %n", &v, &at) != 1 || !at)
+			continue;
+		if (!strcmp(line + at, sym)) {
+			sum += v;
+			found = true;
+		}
+	}
+	free(copy);
+	return found ? sum : -1;
+}
+
+/* The names of perf's user-space rows above min percent. */
+static size_t perf_hot_syms(const char *text, double min, char names[][256], size_t max)
+{
+	size_t n = 0;
+	char *copy = strdup(text);
+	for (char *line = strtok(copy, "\n"); line && n < max; line = strtok(NULL, "\n")) {
+		double v;
+		int at = 0;
+		if (line[0] == '#' || sscanf(line, " %lf%% [.] %n", &v, &at) != 1 || !at ||
+		    v < min)
+			continue;
+		bool dup = false;
+		for (size_t i = 0; i < n; i++)
+			dup |= !strcmp(names[i], line + at);
+		if (!dup)
+			snprintf(names[n++], 256, "%s", line + at);
+	}
+	free(copy);
+	return n;
+}
+
+/* The summed self share of prof's rows in module mod whose symbol holds
+ * name (perf prints no parameters: "geo::scale" is both overloads). */
+static double prof_pct_containing(const char *json, const char *mod, const char *name)
+{
+	const char *cur = json;
+	struct json_row r;
+	double sum = 0;
+	bool found = false;
+	while (next_row(json, &cur, &r)) {
+		if (ends_with(r.module, mod) && strstr(r.symbol, name)) {
+			sum += r.self_pct;
+			found = true;
+		}
+	}
+	return found ? sum : -1;
+}
+
+static void test_record__cxx_names_demangled(void **state)
+{
+	(void)state;
+	need_cxx();
+	need_perf_events();
+	char *rec[] = { "record", "-q", "-e", "cpu-clock", "-F", FREQ, "--call-graph",
+			"dwarf", "--", F.cxx, "200", NULL };
+	struct tu_proc p = prof(rec);
+	if (p.status != 0)
+		fail_msg("prof record exited %d: %s", p.status, p.err);
+	tu_proc_release(&p);
+	char *shown = report("symbol", false);
+	char *rawrep[] = { "report", "last", "--no-demangle", "--format", "json", NULL };
+	p = prof(rawrep);
+	assert_int_equal(p.status, 0);
+	char *raw = p.out;
+	free(p.err);
+
+	/* The hot rows as stored, through c++filt, are the rows shown. */
+	char in[700], out[700];
+	snprintf(in, sizeof(in), "%s/mangled.txt", F.dir);
+	snprintf(out, sizeof(out), "%s/demangled.txt", F.dir);
+	FILE *fp = fopen(in, "w");
+	assert_non_null(fp);
+	struct json_row hot[16];
+	size_t nhot = 0;
+	const char *cur = raw;
+	while (nhot < 16 && next_row(raw, &cur, &hot[nhot])) {
+		if (ends_with(hot[nhot].module, "/hot_cxx") && hot[nhot].self_pct > 3)
+			fprintf(fp, "%s\n", hot[nhot++].symbol);
+	}
+	fclose(fp);
+	assert_true(nhot >= 5);
+	assert_int_equal(sh("c++filt < '%s' > '%s'", in, out), 0);
+	char *filt = tu_slurp(out);
+	assert_non_null(filt);
+	char *line = strtok(filt, "\n");
+	for (size_t i = 0; i < nhot; i++, line = strtok(NULL, "\n")) {
+		assert_non_null(line);
+		double pct = json_pct(shown, "/hot_cxx", line);
+		fprintf(stderr, "  %-40s -> %s: %.2f%% (stored %.2f%%)\n", hot[i].symbol,
+			line, pct, hot[i].self_pct);
+		assert_true(strcmp(line, hot[i].symbol) != 0);
+		assert_true(fabs(pct - hot[i].self_pct) < 1e-6);
+	}
+	free(filt);
+
+	/* What the program's design says, in the names a C++ reader knows. */
+	static const struct { const char *name; double lo, hi; } want[] = {
+		{ "double geo::detail::accumulate<double>(double, long)", 30, 50 },
+		{ "geo::scale(double, long)", 12, 28 },
+		{ "geo::scale(float, long)", 12, 28 },
+		{ "geo::Box<double>::grow(long) const", 5, 15 },
+		{ "main::{lambda(long)#1}::operator()(long) const", 5, 15 },
+	};
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		/* A clone suffix (" [clone .isra.0]") may follow. */
+		double pct = prof_pct_containing(shown, "/hot_cxx", want[i].name);
+		if (pct < want[i].lo || pct > want[i].hi)
+			fail_msg("%s: %.2f%%, expected %.0f-%.0f%%", want[i].name, pct,
+				 want[i].lo, want[i].hi);
+	}
+	free(raw);
+
+	/* Folded stacks too, and as stored on request. */
+	p = prof((char *[]){ "report", "last", "--format", "folded", NULL });
+	assert_int_equal(p.status, 0);
+	assert_non_null(strstr(p.out, ";geo::scale(float, long) "));
+	tu_proc_release(&p);
+	p = prof((char *[]){ "report", "last", "--format", "folded", "--no-demangle", NULL });
+	assert_int_equal(p.status, 0);
+	assert_non_null(strstr(p.out, ";_ZN3geo5scaleEfl "));
+	assert_null(strstr(p.out, "geo::scale"));
+	tu_proc_release(&p);
+
+	/* perf's names (no parameters) for the same program: each of its
+	 * hot rows is prof's rows that hold that name, within 5 points. */
+	if (sh("command -v perf >/dev/null && perf record -q -e cpu-clock -F " FREQ
+	       " -o '%s/perf.data' -- '%s' 200 >/dev/null 2>&1", F.dir, F.cxx) != 0) {
+		fprintf(stderr, "skip: perf is missing or cannot record here\n");
+		free(shown);
+		return;
+	}
+	char *ps = perf_report("sym");
+	assert_non_null(ps);
+	char names[8][256];
+	size_t n = perf_hot_syms(ps, 3, names, 8);
+	assert_true(n >= 4);
+	for (size_t i = 0; i < n; i++) {
+		double mine = prof_pct_containing(shown, "/hot_cxx", names[i]);
+		double theirs = perf_sym_pct(ps, names[i]);
+		/* Two runs apart: sampling noise, about a point here. */
+		if (!close_to(mine, theirs, 5, names[i]))
+			fail_msg("'%s' differs from perf's share by more than 5 points",
+				 names[i]);
+	}
+	free(ps);
+	free(shown);
+}
+
 static void test_record__broken_unwind_tables_stop_cleanly(void **state)
 {
 	(void)state;
@@ -684,6 +856,7 @@ int main(void)
 		cmocka_unit_test(test_record__fp_and_folded),
 		cmocka_unit_test(test_record__stripped_library_by_address),
 		cmocka_unit_test(test_record__broken_unwind_tables_stop_cleanly),
+		cmocka_unit_test(test_record__cxx_names_demangled),
 		cmocka_unit_test(test_record__bad_input),
 		cmocka_unit_test(test_record__default_event_and_threads),
 		cmocka_unit_test(test_record__attach_to_a_running_process),
