@@ -642,6 +642,19 @@ static void test_record__cxx_names_demangled(void **state)
 	assert_null(strstr(p.out, "geo::scale"));
 	tu_proc_release(&p);
 
+	/* prof record's own report: demangled, or as stored on request. */
+	p = prof((char *[]){ "record", "--limit", "3", "-e", "cpu-clock", "--", F.cxx, "20",
+			     NULL });
+	assert_int_equal(p.status, 0);
+	assert_non_null(strstr(p.err, "geo::detail::accumulate<double>(double, long)"));
+	tu_proc_release(&p);
+	p = prof((char *[]){ "record", "--no-demangle", "--limit", "3", "-e", "cpu-clock",
+			     "--", F.cxx, "20", NULL });
+	assert_int_equal(p.status, 0);
+	assert_non_null(strstr(p.err, "_ZN3geo6detail10accumulateIdEET_S2_l"));
+	assert_null(strstr(p.err, "geo::detail"));
+	tu_proc_release(&p);
+
 	/* perf's names (no parameters) for the same program: each of its
 	 * hot rows is prof's rows that hold that name, within 5 points. */
 	if (sh("command -v perf >/dev/null && perf record -q -e cpu-clock -F " FREQ
