@@ -93,6 +93,10 @@ int db_sample_store_run(struct db_sample_writer *w, struct db_run *run,
 
 /* ---- reading ---- */
 
+/* The module path of addresses that lay in no mapping prof knew of when
+ * it recorded them (collectors/symbolize names it so). */
+#define DB_MODULE_UNMAPPED "[unknown]"
+
 struct db_symbol {
 	uint32_t module;	/* id */
 	char *name;		/* NULL: unknown */

@@ -52,6 +52,7 @@ const char cmd_record_help[] =
 "                        unwind with the binaries' .eh_frame: works without\n"
 "                        frame pointers)\n"
 "      --limit N         rows in the printed report (default 10)\n"
+"      --no-demangle     print C++ and Rust symbols as the binary names them\n"
 "      --format FMT      table (default), json, csv, markdown, folded\n"
 "  -o, --output FILE     write the report to FILE instead of stderr\n"
 "  -q, --quiet           store the run but print no report (unless -o)\n"
@@ -91,6 +92,7 @@ struct record_args {
 	enum out_format fmt;
 	const char *out;
 	bool quiet;
+	bool mangled;
 	bool allow_incomplete;
 	long mmap_pages;
 	const char *pin;
@@ -132,7 +134,7 @@ static int parse_call_graph(const char *word, struct record_args *a)
 static int parse_args(int argc, char **argv, struct record_args *a)
 {
 	enum { O_CG = 256, O_LIMIT, O_FORMAT, O_DB, O_MMAP, O_PIN, O_AFF, O_NOAFF,
-	       O_SYSFS, O_DUMP, O_DURATION, O_INCOMPLETE };
+	       O_SYSFS, O_DUMP, O_DURATION, O_INCOMPLETE, O_NODEMANGLE };
 	static const struct option opts[] = {
 		{ "pid", required_argument, NULL, 'p' },
 		{ "duration", required_argument, NULL, O_DURATION },
@@ -141,6 +143,7 @@ static int parse_args(int argc, char **argv, struct record_args *a)
 		{ "period", required_argument, NULL, 'c' },
 		{ "call-graph", required_argument, NULL, O_CG },
 		{ "limit", required_argument, NULL, O_LIMIT },
+		{ "no-demangle", no_argument, NULL, O_NODEMANGLE },
 		{ "format", required_argument, NULL, O_FORMAT },
 		{ "output", required_argument, NULL, 'o' },
 		{ "quiet", no_argument, NULL, 'q' },
@@ -207,6 +210,9 @@ static int parse_args(int argc, char **argv, struct record_args *a)
 				return usage_error("record", "bad --limit '%s': expected a "
 						   "number of rows (0: all)",
 						   cli_echo(optarg, buf, sizeof(buf)));
+			break;
+		case O_NODEMANGLE:
+			a->mangled = true;
 			break;
 		case O_FORMAT:
 			if (cli_parse_format("record", optarg, &a->fmt,
@@ -693,8 +699,11 @@ int cmd_record(int argc, char **argv, struct prof_ctx *ctx)
 		if (db_profile_load(rs.db, run.id, &prof, &cause) == 0) {
 			FILE *fp = cli_open_output(a.out, stderr);
 			if (fp) {
-				struct profile_opts po = { PROFILE_BY_SYMBOL, false, -1,
-							   (size_t)a.limit, a.fmt };
+				struct profile_opts po = {
+					.by = PROFILE_BY_SYMBOL, .event = -1,
+					.limit = (size_t)a.limit, .fmt = a.fmt,
+					.mangled = a.mangled,
+				};
 				report_profile(&run, &prof, &po, fp);
 				if (cli_close_output(fp, a.out))
 					exit_code = EXIT_FAIL;

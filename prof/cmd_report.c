@@ -16,13 +16,15 @@
 #include "prof/cli.h"
 #include "prof/commands.h"
 #include "prof/runutil.h"
+#include "prof/sections.h"
 #include "reports/profile.h"
 #include "reports/runs.h"
 #include "reports/sleep.h"
 
 const char cmd_report_help[] =
 "usage: prof report [RUN|last] [--by thread|name|total|symbol|module]\n"
-"                   [--stacks] [--event NAME] [--limit N]\n"
+"                   [--stacks] [--event NAME] [--limit N] [--no-demangle]\n"
+"                   [--unknown address|section]\n"
 "                   [--format table|json|csv|markdown|folded] [-o FILE] [--db PATH]\n"
 "\n"
 "Reprint a stored run from the database (default: the newest), exactly as\n"
@@ -36,11 +38,22 @@ const char cmd_report_help[] =
 "counts. --stacks lists the hottest call paths; --format folded writes\n"
 "one 'main;work;hot 123' line per call path (samples of the first event,\n"
 "or --event), for flame-graph tools. --by symbol and module need a\n"
-"sampled run.\n"
+"sampled run. Code that no symbol covers (a stripped library's static\n"
+"functions) is shown by address, as 'libfoo.so+0x1a2b' (the address nm,\n"
+"objdump and addr2line use), one row per address. Call chains end at a\n"
+"caller in no known mapping, which a frame-pointer walk finds in code\n"
+"built without frame pointers; the report says how many did.\n"
 "\n"
 "Options:\n"
 "      --event NAME      only this sampled event\n"
 "      --limit N         rows or call paths per event (default: all)\n"
+"      --no-demangle     C++ and Rust symbols as the binary names them\n"
+"                        (_ZN6detail4sprpEyy), not demangled (detail::sprp(\n"
+"                        unsigned long long, unsigned long long))\n"
+"      --unknown section group code without a symbol by the ELF section\n"
+"                        that holds it ('libfoo.so:.text'), read from the\n"
+"                        module's file if it is still the one recorded;\n"
+"                        --unknown address (the default): by address\n"
 "\n"
 "Examples:\n"
 "  prof report last --by name\n"
@@ -70,6 +83,8 @@ struct report_args {
 	const char *event;
 	long limit;
 	enum out_format fmt;
+	bool mangled;
+	enum profile_unknown unknown;
 };
 
 /* A sampled run's report; -1 when it is not one (the caller goes on). */
@@ -96,8 +111,9 @@ static int report_sampled(struct db *db, const struct db_run *run,
 		db_profile_release(&prof);
 		return -1;	/* the run's counts */
 	}
-	struct profile_opts po = { PROFILE_BY_SYMBOL, ra->stacks, -1, (size_t)ra->limit,
-				   ra->fmt };
+	struct profile_opts po = { .by = PROFILE_BY_SYMBOL, .stacks = ra->stacks,
+				   .event = -1, .limit = (size_t)ra->limit, .fmt = ra->fmt,
+				   .mangled = ra->mangled, .unknown = ra->unknown };
 	if (ra->by && profile_by_parse(ra->by, &po.by)) {
 		db_profile_release(&prof);
 		return usage_error("report", "--by %s does not go with --stacks or "
@@ -118,19 +134,36 @@ static int report_sampled(struct db *db, const struct db_run *run,
 			return EXIT_USAGE;
 		}
 	}
+	struct run_sections secs;
+	memset(&secs, 0, sizeof(secs));
+	if (ra->unknown == PROFILE_UNKNOWN_SECTION) {
+		if (run_sections_load(&prof, &secs))
+			warning_msg("out of memory reading the modules' sections: code "
+				    "without a symbol stays by address");
+		else
+			po.sections = secs.mods;
+		if (secs.changed)
+			warning_msg("%zu module%s changed since run %lld was recorded: "
+				    "%s code without a symbol stays by address",
+				    secs.changed, secs.changed == 1 ? "" : "s",
+				    (long long)run->id, secs.changed == 1 ? "its" : "their");
+	}
 	FILE *fp = cli_open_output(out, stdout);
 	if (!fp) {
+		run_sections_release(&secs);
 		db_profile_release(&prof);
 		return EXIT_FAIL;
 	}
 	report_profile(run, &prof, &po, fp);
+	run_sections_release(&secs);
 	db_profile_release(&prof);
 	return cli_close_output(fp, out);
 }
 
 int cmd_report(int argc, char **argv, struct prof_ctx *ctx)
 {
-	enum { O_FORMAT = 256, O_DB, O_BY, O_STACKS, O_EVENT, O_LIMIT };
+	enum { O_FORMAT = 256, O_DB, O_BY, O_STACKS, O_EVENT, O_LIMIT, O_NODEMANGLE,
+	       O_UNKNOWN };
 	static const struct option opts[] = {
 		{ "format", required_argument, NULL, O_FORMAT },
 		{ "output", required_argument, NULL, 'o' },
@@ -139,6 +172,8 @@ int cmd_report(int argc, char **argv, struct prof_ctx *ctx)
 		{ "stacks", no_argument, NULL, O_STACKS },
 		{ "event", required_argument, NULL, O_EVENT },
 		{ "limit", required_argument, NULL, O_LIMIT },
+		{ "no-demangle", no_argument, NULL, O_NODEMANGLE },
+		{ "unknown", required_argument, NULL, O_UNKNOWN },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -174,6 +209,15 @@ int cmd_report(int argc, char **argv, struct prof_ctx *ctx)
 			if (!cli_parse_long(optarg, 0, INT_MAX, &ra.limit))
 				return usage_error("report", "bad --limit '%s': expected a "
 						   "number of rows (0: all)",
+						   cli_echo(optarg, buf, sizeof(buf)));
+			break;
+		case O_NODEMANGLE:
+			ra.mangled = true;
+			break;
+		case O_UNKNOWN:
+			if (profile_unknown_parse(optarg, &ra.unknown))
+				return usage_error("report", "bad --unknown '%s': expected "
+						   "address or section",
 						   cli_echo(optarg, buf, sizeof(buf)));
 			break;
 		case 'o':

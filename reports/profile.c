@@ -9,7 +9,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "reports/demangle.h"
 #include "reports/profile.h"
+
+int profile_unknown_parse(const char *word, enum profile_unknown *out)
+{
+	if (!strcmp(word, "address"))
+		*out = PROFILE_UNKNOWN_ADDRESS;
+	else if (!strcmp(word, "section"))
+		*out = PROFILE_UNKNOWN_SECTION;
+	else
+		return -EINVAL;
+	return 0;
+}
 
 int profile_by_parse(const char *word, enum profile_by *out)
 {
@@ -43,6 +55,202 @@ const char *profile_module_short(const char *path)
 	return slash && slash[1] ? slash + 1 : path;
 }
 
+/* ---- the view --------------------------------------------------------- */
+
+/* Code without a symbol, at one place: an address, or a whole section. */
+struct place {
+	uint32_t symbol;	/* id of its module's unknown symbol */
+	uint64_t offset;	/* the address; a section's start */
+	const char *section;	/* NULL: by address */
+};
+
+/*
+ * What the reports show of a profile, worked out once per report: the
+ * names as shown, the row each frame belongs to by symbol, and how far
+ * each call chain goes.
+ */
+struct view {
+	const struct db_profile *p;	/* with the names as shown */
+	const struct db_symbol *raw;	/* the stored names */
+	size_t nplaces;
+	struct place *places;		/* by symbol, keys nsymbols... */
+	size_t *frame_key;		/* frame id - 1 -> its key by symbol */
+	uint32_t *up;			/* node id - 1 -> the caller node shown;
+					 * 0 at the outermost frame and where
+					 * the chain was cut */
+	bool *cut;			/* node id - 1 -> a caller was cut */
+};
+
+static uint32_t frame_symbol(const struct db_profile *p, uint32_t frame)
+{
+	return p->frames[frame - 1].symbol;
+}
+
+static uint32_t node_module(const struct db_profile *p, uint32_t node)
+{
+	return p->symbols[frame_symbol(p, p->stacks[node - 1].frame) - 1].module;
+}
+
+static bool module_unmapped(const struct db_profile *p, uint32_t module)
+{
+	return !strcmp(p->modules[module - 1], DB_MODULE_UNMAPPED);
+}
+
+/* The section of sections holding offset, or NULL. */
+static const struct profile_section *section_of(const struct profile_sections *ss,
+						uint64_t offset)
+{
+	size_t lo = 0, hi = ss->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (ss->v[mid].start <= offset)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo || offset >= ss->v[lo - 1].end)
+		return NULL;
+	return &ss->v[lo - 1];
+}
+
+struct frame_place {
+	struct place pl;
+	size_t frame;
+};
+
+static int frame_place_cmp(const void *pa, const void *pb)
+{
+	const struct place *a = &((const struct frame_place *)pa)->pl;
+	const struct place *b = &((const struct frame_place *)pb)->pl;
+	if (a->symbol != b->symbol)
+		return a->symbol < b->symbol ? -1 : 1;
+	if (!a->section != !b->section)
+		return a->section ? 1 : -1;
+	if (a->offset != b->offset)
+		return a->offset < b->offset ? -1 : 1;
+	return 0;
+}
+
+/* Frames of unknown symbols become places: one per address, or per
+ * section where the option and the module's sections allow. */
+static int view_places(struct view *v, const struct profile_opts *o)
+{
+	const struct db_profile *p = v->p;
+	struct frame_place *fp = malloc((p->nframes ? p->nframes : 1) * sizeof(*fp));
+	if (!fp)
+		return -ENOMEM;
+	size_t n = 0;
+	for (size_t f = 0; f < p->nframes; f++) {
+		uint32_t sym = p->frames[f].symbol;
+		v->frame_key[f] = sym - 1;
+		if (p->symbols[sym - 1].name)
+			continue;
+		struct place pl = { sym, p->frames[f].offset, NULL };
+		uint32_t mod = p->symbols[sym - 1].module;
+		if (o->unknown == PROFILE_UNKNOWN_SECTION && o->sections) {
+			const struct profile_section *sec =
+				section_of(&o->sections[mod - 1], pl.offset);
+			if (sec) {
+				pl.offset = sec->start;
+				pl.section = sec->name;
+			}
+		}
+		fp[n++] = (struct frame_place){ pl, f };
+	}
+	qsort(fp, n, sizeof(*fp), frame_place_cmp);
+	v->places = malloc((n ? n : 1) * sizeof(*v->places));
+	if (!v->places) {
+		free(fp);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (!v->nplaces || frame_place_cmp(&fp[i], &fp[i - 1]))
+			v->places[v->nplaces++] = fp[i].pl;
+		v->frame_key[fp[i].frame] = p->nsymbols + v->nplaces - 1;
+	}
+	free(fp);
+	return 0;
+}
+
+/* Where each call chain ends: at its outermost frame, or below the first
+ * caller in no mapping. Callers come before their callees in the tree
+ * (db/ stores them so), so one pass in id order sees each parent first. */
+static void view_chains(struct view *v)
+{
+	const struct db_profile *p = v->p;
+	for (size_t i = 0; i < p->nstacks; i++) {
+		uint32_t parent = p->stacks[i].parent;
+		v->up[i] = parent;
+		v->cut[i] = false;
+		if (!parent)
+			continue;
+		if (module_unmapped(p, node_module(p, parent))) {
+			v->up[i] = 0;
+			v->cut[i] = true;
+		} else if (parent - 1 < i) {
+			v->cut[i] = v->cut[parent - 1];
+		} else {
+			/* Out of order: walk this one's callers. */
+			for (uint32_t n = parent; n && !v->cut[i]; n = p->stacks[n - 1].parent)
+				v->cut[i] = module_unmapped(p, node_module(p, n));
+		}
+	}
+}
+
+static void view_release(struct view *v)
+{
+	free(v->places);
+	free(v->frame_key);
+	free(v->up);
+	free(v->cut);
+}
+
+/* 0, or -ENOMEM. p carries the names as shown; raw the stored ones. */
+static int view_init(struct view *v, const struct db_profile *p,
+		     const struct db_symbol *raw, const struct profile_opts *o)
+{
+	memset(v, 0, sizeof(*v));
+	v->p = p;
+	v->raw = raw;
+	v->frame_key = malloc((p->nframes ? p->nframes : 1) * sizeof(*v->frame_key));
+	v->up = malloc((p->nstacks ? p->nstacks : 1) * sizeof(*v->up));
+	v->cut = malloc((p->nstacks ? p->nstacks : 1) * sizeof(*v->cut));
+	if (!v->frame_key || !v->up || !v->cut || view_places(v, o)) {
+		view_release(v);
+		return -ENOMEM;
+	}
+	view_chains(v);
+	return 0;
+}
+
+/* The module id of key k by symbol. */
+static uint32_t key_symbol(const struct view *v, size_t k)
+{
+	return k < v->p->nsymbols ? (uint32_t)k + 1 : v->places[k - v->p->nsymbols].symbol;
+}
+
+/*
+ * The text of key k by symbol: the symbol's name, or where its code is:
+ * "libfoo.so+0x1a2b", "libfoo.so:.text", or the bare address in no
+ * mapping. Borrowed, or written into buf.
+ */
+static const char *key_text(const struct view *v, size_t k, char *buf, size_t n)
+{
+	const struct db_profile *p = v->p;
+	if (k < p->nsymbols)
+		return p->symbols[k].name ? p->symbols[k].name : "[unknown]";
+	const struct place *pl = &v->places[k - p->nsymbols];
+	uint32_t mod = p->symbols[pl->symbol - 1].module;
+	const char *m = profile_module_short(p->modules[mod - 1]);
+	if (module_unmapped(p, mod))
+		snprintf(buf, n, "0x%llx", (unsigned long long)pl->offset);
+	else if (pl->section)
+		snprintf(buf, n, "%s:%s", m, pl->section);
+	else
+		snprintf(buf, n, "%s+0x%llx", m, (unsigned long long)pl->offset);
+	return buf;
+}
+
 /* ---- grouping ------------------------------------------------------- */
 
 struct agg {
@@ -52,7 +260,8 @@ struct agg {
 
 struct grouping {
 	const struct db_run *run;
-	const struct db_profile *p;
+	const struct view *v;
+	const struct db_profile *p;	/* v's */
 	enum profile_by by;
 	size_t nkeys;
 	const char **names;	/* by name: the distinct thread names */
@@ -60,20 +269,15 @@ struct grouping {
 	size_t *thread_name;	/* thread index -> name key */
 	struct agg *agg;
 	uint64_t total_w, total_n;
+	uint64_t cut_w, cut_n;		/* samples whose chains were cut */
 };
-
-static uint32_t frame_symbol(const struct db_profile *p, uint32_t frame)
-{
-	return p->frames[frame - 1].symbol;
-}
 
 /* The group a stack node's frame belongs to (symbol or module). */
 static size_t frame_key(const struct grouping *g, uint32_t node)
 {
-	uint32_t sym = frame_symbol(g->p, g->p->stacks[node - 1].frame);
 	if (g->by == PROFILE_BY_MODULE)
-		return g->p->symbols[sym - 1].module - 1;
-	return sym - 1;
+		return node_module(g->p, node) - 1;
+	return g->v->frame_key[g->p->stacks[node - 1].frame - 1];
 }
 
 /* The group of a whole sample count (thread or name). */
@@ -88,15 +292,17 @@ static size_t count_key(const struct grouping *g, const struct db_stack_count *c
 }
 
 static void grouping_init(struct grouping *g, const struct db_run *run,
-			  const struct db_profile *p, enum profile_by by)
+			  const struct view *v, enum profile_by by)
 {
+	const struct db_profile *p = v->p;
 	memset(g, 0, sizeof(*g));
 	g->run = run;
+	g->v = v;
 	g->p = p;
 	g->by = by;
 	switch (by) {
 	case PROFILE_BY_SYMBOL:
-		g->nkeys = p->nsymbols;
+		g->nkeys = p->nsymbols + v->nplaces;
 		break;
 	case PROFILE_BY_MODULE:
 		g->nkeys = p->nmodules;
@@ -136,7 +342,7 @@ static void grouping_fill(struct grouping *g, uint32_t event)
 {
 	const struct db_profile *p = g->p;
 	memset(g->agg, 0, (g->nkeys ? g->nkeys : 1) * sizeof(*g->agg));
-	g->total_w = g->total_n = 0;
+	g->total_w = g->total_n = g->cut_w = g->cut_n = 0;
 	uint32_t stamp = 0;
 	for (size_t i = 0; i < p->ncounts; i++) {
 		const struct db_stack_count *c = &p->counts[i];
@@ -144,6 +350,10 @@ static void grouping_fill(struct grouping *g, uint32_t event)
 			continue;
 		g->total_w += c->weight;
 		g->total_n += c->samples;
+		if (g->v->cut[c->stack - 1]) {
+			g->cut_w += c->weight;
+			g->cut_n += c->samples;
+		}
 		if (g->by == PROFILE_BY_THREAD || g->by == PROFILE_BY_NAME) {
 			struct agg *a = &g->agg[count_key(g, c)];
 			a->self_w += c->weight;
@@ -156,7 +366,7 @@ static void grouping_fill(struct grouping *g, uint32_t event)
 		struct agg *leaf = &g->agg[frame_key(g, c->stack)];
 		leaf->self_w += c->weight;
 		leaf->self_n += c->samples;
-		for (uint32_t n = c->stack; n; n = p->stacks[n - 1].parent) {
+		for (uint32_t n = c->stack; n; n = g->v->up[n - 1]) {
 			struct agg *a = &g->agg[frame_key(g, n)];
 			if (a->stamp == stamp)
 				continue;
@@ -204,24 +414,19 @@ static const char *key_module(const struct grouping *g, size_t k)
 {
 	if (g->by == PROFILE_BY_MODULE)
 		return g->p->modules[k];
-	return g->p->modules[g->p->symbols[k].module - 1];
+	return g->p->modules[g->p->symbols[key_symbol(g->v, k) - 1].module - 1];
 }
 
 /* ---- call paths -------------------------------------------------------- */
 
-/* A frame's label in a path: its symbol, else its module in brackets. */
-static void frame_label(const struct db_profile *p, uint32_t node, char *buf, size_t n)
+/* A frame's label in a path, onto fp: its row's text by symbol. The
+ * folded format splits on ';', so none is written. */
+static void frame_label(const struct view *v, uint32_t node, FILE *fp)
 {
-	const struct db_symbol *y = &p->symbols[frame_symbol(p, p->stacks[node - 1].frame) - 1];
-	if (y->name) {
-		snprintf(buf, n, "%s", y->name);
-		return;
-	}
-	const char *m = profile_module_short(p->modules[y->module - 1]);
-	if (m[0] == '[')
-		snprintf(buf, n, "%s", m);
-	else
-		snprintf(buf, n, "[%s]", m);
+	char buf[600];
+	size_t k = v->frame_key[v->p->stacks[node - 1].frame - 1];
+	for (const char *c = key_text(v, k, buf, sizeof(buf)); *c; c++)
+		fputc(*c == ';' ? ':' : *c, fp);
 }
 
 struct path {
@@ -230,26 +435,22 @@ struct path {
 };
 
 /* The path of a stack node, outermost first, joined by sep. */
-static char *path_text(const struct db_profile *p, uint32_t node, const char *sep)
+static char *path_text(const struct view *v, uint32_t node, const char *sep)
 {
 	size_t depth = 0;
-	for (uint32_t n = node; n; n = p->stacks[n - 1].parent)
+	for (uint32_t n = node; n; n = v->up[n - 1])
 		depth++;
 	uint32_t *chain = malloc((depth ? depth : 1) * sizeof(*chain));
 	size_t i = depth;
-	for (uint32_t n = node; n; n = p->stacks[n - 1].parent)
+	for (uint32_t n = node; n; n = v->up[n - 1])
 		chain[--i] = n;
 	char *out = NULL;
 	size_t len = 0;
 	FILE *fp = open_memstream(&out, &len);
-	char label[512];
 	for (i = 0; i < depth; i++) {
-		frame_label(p, chain[i], label, sizeof(label));
-		/* Folded format splits on ';' and the count's space. */
-		for (char *c = label; *c; c++)
-			if (*c == ';')
-				*c = ':';
-		fprintf(fp, "%s%s", i ? sep : "", label);
+		if (i)
+			fputs(sep, fp);
+		frame_label(v, chain[i], fp);
 	}
 	fclose(fp);
 	free(chain);
@@ -270,16 +471,17 @@ static int path_by_weight(const void *pa, const void *pb)
 }
 
 /* Distinct paths of one event, merged, sorted by text. */
-static size_t collect_paths(const struct db_profile *p, uint32_t event, const char *sep,
+static size_t collect_paths(const struct view *vw, uint32_t event, const char *sep,
 			    struct path **out)
 {
+	const struct db_profile *p = vw->p;
 	struct path *v = calloc(p->ncounts ? p->ncounts : 1, sizeof(*v));
 	size_t n = 0;
 	for (size_t i = 0; i < p->ncounts; i++) {
 		const struct db_stack_count *c = &p->counts[i];
 		if (c->event != event)
 			continue;
-		v[n].text = path_text(p, c->stack, sep);
+		v[n].text = path_text(vw, c->stack, sep);
 		v[n].weight = c->weight;
 		v[n].samples = c->samples;
 		n++;
@@ -407,8 +609,8 @@ static void write_rows_table(const struct grouping *g, const size_t *rows, size_
 			rtable_set2(&t, r, 3, fmt == OUT_CSV ? mod : profile_module_short(mod),
 				    NULL);
 			if (g->by == PROFILE_BY_SYMBOL) {
-				const char *s = g->p->symbols[k].name;
-				rtable_set2(&t, r, 4, s ? s : "[unknown]", NULL);
+				char buf[600];
+				rtable_set2(&t, r, 4, key_text(g->v, k, buf, sizeof(buf)), NULL);
 			}
 			continue;
 		}
@@ -451,10 +653,10 @@ static void write_paths_table(const struct path *v, size_t n, uint64_t total,
 }
 
 /* The hottest paths of one event (sorted by weight, cut to limit). */
-static size_t hottest_paths(const struct db_profile *p, uint32_t event, size_t limit,
+static size_t hottest_paths(const struct view *v, uint32_t event, size_t limit,
 			    const char *sep, struct path **out)
 {
-	size_t n = collect_paths(p, event, sep, out);
+	size_t n = collect_paths(v, event, sep, out);
 	qsort(*out, n, sizeof(**out), path_by_weight);
 	if (limit && n > limit) {
 		for (size_t i = limit; i < n; i++)
@@ -476,10 +678,9 @@ static void json_rows(struct jw *w, const struct grouping *g, const size_t *rows
 			jw_key(w, "module");
 			jw_str(w, key_module(g, k));
 			jw_key(w, "symbol");
-			if (g->by == PROFILE_BY_SYMBOL && g->p->symbols[k].name)
-				jw_str(w, g->p->symbols[k].name);
-			else if (g->by == PROFILE_BY_SYMBOL)
-				jw_str(w, "[unknown]");
+			char buf[600];
+			if (g->by == PROFILE_BY_SYMBOL)
+				jw_str(w, key_text(g->v, k, buf, sizeof(buf)));
 			else
 				jw_null(w);
 		} else if (g->by == PROFILE_BY_THREAD) {
@@ -504,6 +705,24 @@ static void json_rows(struct jw *w, const struct grouping *g, const size_t *rows
 		jw_uint(w, a->tot_n);
 		jw_key(w, "total_pct");
 		jw_num(w, pct(a->tot_w, g->total_w));
+		const struct view *v = g->v;
+		if (g->by == PROFILE_BY_SYMBOL && k < g->p->nsymbols &&
+		    v->raw[k].name != g->p->symbols[k].name) {
+			jw_key(w, "mangled");
+			jw_str(w, v->raw[k].name);
+		} else if (g->by == PROFILE_BY_SYMBOL && k >= g->p->nsymbols) {
+			const struct place *pl = &v->places[k - g->p->nsymbols];
+			if (pl->section) {
+				jw_key(w, "section");
+				jw_str(w, pl->section);
+			} else {
+				char off[32];
+				snprintf(off, sizeof(off), "0x%llx",
+					 (unsigned long long)pl->offset);
+				jw_key(w, "offset");
+				jw_str(w, off);
+			}
+		}
 		jw_obj_end(w);
 	}
 	jw_arr_end(w);
@@ -554,11 +773,13 @@ static void json_event(struct jw *w, const struct grouping *g, uint32_t e,
 	jw_uint(w, ev->lost);
 	jw_key(w, "dropped");
 	jw_uint(w, ev->dropped);
+	jw_key(w, "chains_cut");
+	jw_uint(w, g->cut_n);
 	jw_key(w, "rows");
 	json_rows(w, g, rows, n);
 	if (o->stacks) {
 		struct path *v;
-		size_t np = hottest_paths(g->p, e, o->limit, " -> ", &v);
+		size_t np = hottest_paths(g->v, e, o->limit, " -> ", &v);
 		jw_key(w, "stacks");
 		json_paths(w, v, np, g->total_w);
 		free_paths(v, np);
@@ -567,9 +788,10 @@ static void json_event(struct jw *w, const struct grouping *g, uint32_t e,
 	free(rows);
 }
 
-static void write_json(const struct db_run *run, const struct db_profile *p,
+static void write_json(const struct db_run *run, const struct view *v,
 		       const struct profile_opts *o, FILE *fp)
 {
+	const struct db_profile *p = v->p;
 	struct jw w;
 	jw_init(&w, fp, 2);
 	jw_obj_begin(&w);
@@ -586,7 +808,7 @@ static void write_json(const struct db_run *run, const struct db_profile *p,
 	jw_key(&w, "by");
 	jw_str(&w, profile_by_name(o->by));
 	struct grouping g;
-	grouping_init(&g, run, p, o->by);
+	grouping_init(&g, run, v, o->by);
 	uint32_t first = o->event >= 0 ? (uint32_t)o->event : 0;
 	/* The contract's top-level keys: the first event shown. */
 	jw_key(&w, "event");
@@ -616,24 +838,24 @@ static void write_json(const struct db_run *run, const struct db_profile *p,
 	grouping_release(&g);
 }
 
-static void write_folded(const struct db_profile *p, const struct profile_opts *o,
-			 FILE *fp)
+static void write_folded(const struct view *vw, const struct profile_opts *o, FILE *fp)
 {
-	if (!p->nevents)
+	if (!vw->p->nevents)
 		return;
 	uint32_t e = o->event >= 0 ? (uint32_t)o->event : 0;
 	struct path *v;
-	size_t n = collect_paths(p, e, ";", &v);
+	size_t n = collect_paths(vw, e, ";", &v);
 	for (size_t i = 0; i < n; i++)
 		fprintf(fp, "%s %llu\n", v[i].text, (unsigned long long)v[i].samples);
 	free_paths(v, n);
 }
 
-static void write_csv(const struct db_run *run, const struct db_profile *p,
+static void write_csv(const struct db_run *run, const struct view *vw,
 		      const struct profile_opts *o, FILE *fp)
 {
+	const struct db_profile *p = vw->p;
 	struct grouping g;
-	grouping_init(&g, run, p, o->by);
+	grouping_init(&g, run, vw, o->by);
 	bool stack_group = o->by == PROFILE_BY_SYMBOL || o->by == PROFILE_BY_MODULE;
 	if (o->stacks)
 		fputs("event,samples,pct,path\n", fp);
@@ -647,7 +869,7 @@ static void write_csv(const struct db_run *run, const struct db_profile *p,
 		grouping_fill(&g, e);
 		if (o->stacks) {
 			struct path *v;
-			size_t n = hottest_paths(p, e, o->limit, " -> ", &v);
+			size_t n = hottest_paths(vw, e, o->limit, " -> ", &v);
 			for (size_t i = 0; i < n; i++) {
 				csv_field(fp, p->events[e].name);
 				fprintf(fp, ",%llu,%.4f,", (unsigned long long)v[i].samples,
@@ -668,9 +890,9 @@ static void write_csv(const struct db_run *run, const struct db_profile *p,
 			if (stack_group) {
 				csv_field(fp, key_module(&g, k));
 				fputc(',', fp);
+				char buf[600];
 				if (o->by == PROFILE_BY_SYMBOL)
-					csv_field(fp, p->symbols[k].name ? p->symbols[k].name
-							: "[unknown]");
+					csv_field(fp, key_text(vw, k, buf, sizeof(buf)));
 				fprintf(fp, ",%llu,%.4f,%llu,%.4f\n",
 					(unsigned long long)a->self_n, pct(a->self_w, g.total_w),
 					(unsigned long long)a->tot_n, pct(a->tot_w, g.total_w));
@@ -692,25 +914,44 @@ static void write_csv(const struct db_run *run, const struct db_profile *p,
 	grouping_release(&g);
 }
 
-void report_profile(const struct db_run *run, const struct db_profile *p,
-		    const struct profile_opts *o, FILE *fp)
+/* Say how many samples' call chains were cut, and why that happens. */
+static void write_cut_note(const struct grouping *g, const struct db_sample_event *e,
+			   enum out_format fmt, FILE *fp)
 {
+	if (!g->cut_n)
+		return;
+	char nb[64];
+	fmt_count(nb, sizeof(nb), (double)g->cut_n, 0);
+	const char *lead = fmt == OUT_MARKDOWN ? "" : " ";
+	fprintf(fp, "%scall chains of %s sample%s (%.2f%%) end at a caller in no known "
+		"mapping,\n%sas a frame-pointer walk through code built without frame "
+		"pointers finds\n", lead, nb, g->cut_n == 1 ? "" : "s",
+		pct(g->cut_w, g->total_w), lead);
+	if (e->call_graph && !strcmp(e->call_graph, "fp"))
+		fprintf(fp, "%s(--call-graph dwarf unwinds such code)\n", lead);
+	fputc('\n', fp);
+}
+
+static void report_view(const struct db_run *run, const struct view *v,
+			const struct profile_opts *o, FILE *fp)
+{
+	const struct db_profile *p = v->p;
 	switch (o->fmt) {
 	case OUT_JSON:
-		write_json(run, p, o, fp);
+		write_json(run, v, o, fp);
 		return;
 	case OUT_FOLDED:
-		write_folded(p, o, fp);
+		write_folded(v, o, fp);
 		return;
 	case OUT_CSV:
-		write_csv(run, p, o, fp);
+		write_csv(run, v, o, fp);
 		return;
 	default:
 		break;
 	}
 	write_header(run, p, o->fmt, fp);
 	struct grouping g;
-	grouping_init(&g, run, p, o->by);
+	grouping_init(&g, run, v, o->by);
 	for (uint32_t e = 0; e < p->nevents; e++) {
 		if (o->event >= 0 && e != (uint32_t)o->event)
 			continue;
@@ -728,10 +969,10 @@ void report_profile(const struct db_run *run, const struct db_profile *p,
 			continue;
 		}
 		if (o->stacks) {
-			struct path *v;
-			size_t n = hottest_paths(p, e, o->limit, " -> ", &v);
-			write_paths_table(v, n, g.total_w, o->fmt, fp);
-			free_paths(v, n);
+			struct path *pv;
+			size_t n = hottest_paths(v, e, o->limit, " -> ", &pv);
+			write_paths_table(pv, n, g.total_w, o->fmt, fp);
+			free_paths(pv, n);
 		} else {
 			size_t *rows;
 			size_t n = sorted_rows(&g, o->limit, &rows);
@@ -739,6 +980,48 @@ void report_profile(const struct db_run *run, const struct db_profile *p,
 			free(rows);
 		}
 		fputc('\n', fp);
+		if (o->stacks || o->by == PROFILE_BY_SYMBOL || o->by == PROFILE_BY_MODULE)
+			write_cut_note(&g, &p->events[e], o->fmt, fp);
 	}
 	grouping_release(&g);
+}
+
+/*
+ * Symbols as reports show them: demangled (each distinct symbol once),
+ * unless o->mangled. The names are the db_profile's own where nothing
+ * changed, so a name that differs from the stored one was demangled.
+ */
+static struct db_symbol *shown_symbols(const struct db_profile *p,
+				       const struct profile_opts *o)
+{
+	struct db_symbol *v = malloc((p->nsymbols ? p->nsymbols : 1) * sizeof(*v));
+	if (!v)
+		return NULL;
+	for (size_t i = 0; i < p->nsymbols; i++) {
+		v[i] = p->symbols[i];
+		char *d = o->mangled ? NULL : demangle_name(v[i].name);
+		if (d)
+			v[i].name = d;
+	}
+	return v;
+}
+
+void report_profile(const struct db_run *run, const struct db_profile *p,
+		    const struct profile_opts *o, FILE *fp)
+{
+	struct db_profile shown = *p;
+	struct db_symbol *syms = shown_symbols(p, o);
+	if (syms)
+		shown.symbols = syms;
+	struct view v;
+	if (view_init(&v, &shown, p->symbols, o) == 0) {
+		report_view(run, &v, o, fp);
+		view_release(&v);
+	} else {
+		fprintf(fp, "prof: out of memory\n");
+	}
+	for (size_t i = 0; syms && i < p->nsymbols; i++)
+		if (syms[i].name != p->symbols[i].name)
+			free(syms[i].name);
+	free(syms);
 }

@@ -375,7 +375,8 @@ static inline int64_t fx_store_working_set(struct db *db)
 /*
  * Run 5: a sampled run (prof record) of four threads, two named alike,
  * with two sampled events, a recursive path, a kernel frame, a frame of
- * unknown symbol, and samples of a thread with no row.
+ * unknown symbol, a C++ symbol, a call chain through an address in no
+ * mapping, and samples of a thread with no row.
  */
 static inline int64_t fx_store_record(struct db *db)
 {
@@ -384,32 +385,35 @@ static inline int64_t fx_store_record(struct db *db)
 	fx_check(db_sample_writer_new(db, &w, &cause), cause, "sample writer");
 	static const char *const mods[] = {
 		"/home/dev/emu/emu", "/usr/lib/libc.so.6", "[kernel.kallsyms]",
+		"[unknown]",
 	};
 	static const char *const builds[] = {
-		"0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c", NULL, NULL,
+		"0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c", NULL, NULL, NULL,
 	};
-	for (uint32_t i = 0; i < 3; i++)
+	for (uint32_t i = 0; i < 4; i++)
 		fx_check(db_sample_put_module(w, i + 1, mods[i], builds[i], &cause), cause,
 			 "module");
 	/* symbol id: module, name (NULL: unknown) */
 	static const struct { uint32_t mod; const char *name; } syms[] = {
-		{ 1, "main" }, { 1, "run_frame" }, { 1, "render" }, { 1, "audio_mix" },
-		{ 2, "memcpy" }, { 2, NULL }, { 3, "clear_page_erms" },
+		{ 1, "main" }, { 1, "run_frame" }, { 1, "render" },
+		{ 1, "_ZN5audio3mixEPfj" },	/* audio::mix(float*, unsigned int) */
+		{ 2, "memcpy" }, { 2, NULL }, { 3, "clear_page_erms" }, { 4, NULL },
 	};
-	for (uint32_t i = 0; i < 7; i++)
+	for (uint32_t i = 0; i < 8; i++)
 		fx_check(db_sample_put_symbol(w, i + 1, syms[i].mod, syms[i].name, &cause),
 			 cause, "symbol");
 	/* frame id: symbol, offset */
 	static const struct { uint32_t sym; uint64_t off; } frames[] = {
 		{ 1, 0x4a }, { 2, 0x91 }, { 3, 0x1c0 }, { 3, 0x2f4 }, { 4, 0x33 },
-		{ 5, 0x12 }, { 6, 0x29d40 }, { 7, 0x9 },
+		{ 5, 0x12 }, { 6, 0x29d40 }, { 7, 0x9 }, { 8, 0x7ffc3a00 },
 	};
-	for (uint32_t i = 0; i < 8; i++)
+	for (uint32_t i = 0; i < 9; i++)
 		fx_check(db_sample_put_frame(w, i + 1, frames[i].sym, frames[i].off, &cause),
 			 cause, "frame");
 	/* stack node id: parent, frame. main -> run_frame -> render ->
 	 * render (recursion) -> memcpy -> clear_page_erms [k]; run_frame ->
-	 * audio_mix; main -> libc [unknown]. */
+	 * audio::mix; main -> libc [unknown]; an address in no mapping ->
+	 * render (a frame-pointer walk gone astray). */
 	static const struct { uint32_t parent, frame; } nodes[] = {
 		{ 0, 1 },	/* 1 main */
 		{ 1, 2 },	/* 2 main;run_frame */
@@ -418,10 +422,12 @@ static inline int64_t fx_store_record(struct db *db)
 		{ 4, 6 },	/* 5 ...;render;render;memcpy */
 		{ 5, 8 },	/* 6 ...;memcpy;clear_page_erms */
 		{ 3, 6 },	/* 7 ...;render;memcpy */
-		{ 2, 5 },	/* 8 main;run_frame;audio_mix */
+		{ 2, 5 },	/* 8 main;run_frame;audio::mix */
 		{ 1, 7 },	/* 9 main;[unknown] */
+		{ 0, 9 },	/* 10 0x7ffc3a00 */
+		{ 10, 3 },	/* 11 0x7ffc3a00;render */
 	};
-	for (uint32_t i = 0; i < 9; i++)
+	for (uint32_t i = 0; i < 11; i++)
 		fx_check(db_sample_put_stack(w, i + 1, nodes[i].parent, nodes[i].frame,
 					     &cause), cause, "stack");
 	/* tid, event, stack, samples; cpu-clock's period varies per sample. */
@@ -431,7 +437,7 @@ static inline int64_t fx_store_record(struct db *db)
 		{ 702, 0, 5, 7 }, { 702, 0, 7, 2 },
 		{ 703, 0, 8, 8 },
 		{ 799, 0, 8, 1 },	/* a thread with no row */
-		{ 701, 1, 6, 3 }, { 702, 1, 6, 2 }, { 700, 1, 1, 1 },
+		{ 701, 1, 6, 3 }, { 702, 1, 6, 2 }, { 700, 1, 1, 1 }, { 703, 1, 11, 1 },
 	};
 	uint64_t t = 2000000, nsamples[2] = { 0, 0 }, weights[2] = { 0, 0 };
 	for (size_t i = 0; i < sizeof(put) / sizeof(put[0]); i++) {

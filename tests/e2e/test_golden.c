@@ -99,6 +99,8 @@ static const struct golden_case {
 	{ "report/record-by-total", F_TEXT | F_FOLDED, "report 5 --by total", NULL },
 	{ "report/record-stacks", F_TEXT | F_FOLDED, "report 5 --stacks", NULL },
 	{ "report/record-stacks-limit", F_TEXT, "report 5 --stacks --limit 2", NULL },
+	{ "report/record-no-demangle", F_TABLE | F_JSON | F_FOLDED, "report 5 --no-demangle",
+	  NULL },
 	{ "report/record-page-faults", F_TEXT | F_FOLDED, "report 5 --event page-faults",
 	  NULL },
 	{ "report/record-module-limit", F_TEXT,

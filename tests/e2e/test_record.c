@@ -8,8 +8,10 @@
  * and perf report --sort dso,sym give for the same program on this
  * machine (the reference; skipped where perf is missing). Also: the call
  * path main -> drive -> lib_work -> lib_spin, folded stacks, a stripped
- * library ([unknown] frames), a library with broken unwind tables (clean
- * stops), every bad input, and a multi-threaded workload.
+ * library (its code by address, inside the real symbol's range), a
+ * library with broken unwind tables (clean stops), every bad input, a
+ * multi-threaded workload, and a C++ program (tests/helpers/record/
+ * hot_cxx.cpp) whose symbols must read as c++filt and perf print them.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -35,8 +37,8 @@ struct fx {
 	char *dir;
 	char *db;
 	char *dbarg;
-	bool built;
-	char hot[600], lib[600], lib_stripped[600], lib_broken[600];
+	bool built, cxx_built;
+	char hot[600], lib[600], lib_stripped[600], lib_broken[600], cxx[600];
 };
 
 static struct fx F;
@@ -97,6 +99,9 @@ static int setup(void **state)
 		     "strip --strip-all -o '%s' '%s'",
 		     F.lib, src, F.hot, src, F.lib_stripped, F.lib) == 0 &&
 		  break_unwind_table(F.lib, F.lib_broken);
+	snprintf(F.cxx, sizeof(F.cxx), "%s/hot_cxx", F.dir);
+	F.cxx_built = sh("command -v g++ >/dev/null && command -v c++filt >/dev/null && "
+			 "g++ -O2 -g -o '%s' '%s/hot_cxx.cpp'", F.cxx, src) == 0;
 	return 0;
 }
 
@@ -114,6 +119,15 @@ static void need_build(void)
 {
 	if (!F.built) {
 		fprintf(stderr, "skip: cc or strip missing, or the helpers did not build\n");
+		skip();
+	}
+}
+
+static void need_cxx(void)
+{
+	if (!F.cxx_built) {
+		fprintf(stderr, "skip: g++ or c++filt missing, or hot_cxx.cpp did not "
+			"build\n");
 		skip();
 	}
 }
@@ -342,6 +356,17 @@ static void test_record__fp_and_folded(void **state)
 	/* Without frame pointers the chain is unreliable, the leaf is not. */
 	assert_true(json_pct(syms, "/libhot.so", "lib_spin") > 50);
 	free(syms);
+	/* A chain that runs into no mapping ends there: no [unknown]
+	 * module of callers with a total and no self. */
+	char *mods = report("module", false);
+	const char *u = strstr(mods, "{\"module\": \"[unknown]\"");
+	if (u) {
+		char *line = strndup(u, strcspn(u, "\n"));
+		assert_null(strstr(line, "\"samples\": 0,"));
+		free(line);
+	}
+	assert_non_null(strstr(mods, "\"chains_cut\": "));
+	free(mods);
 	char *rep[] = { "record", "-q", "-e", "cpu-clock", "--call-graph", "dwarf",
 			"--", F.hot, F.lib, "40", NULL };
 	struct tu_proc p = prof(rep);
@@ -362,21 +387,297 @@ static void test_record__fp_and_folded(void **state)
 	tu_proc_release(&p);
 }
 
-static void test_record__stripped_library_gives_unknown_frames(void **state)
+/* One row of the top-level "rows" of a JSON report by symbol. */
+struct json_row {
+	char module[512], symbol[512];
+	double self_pct;
+	bool has_offset;
+	uint64_t offset;
+};
+
+/* The next row after *cursor (which starts at the JSON text); false at
+ * the end of the top-level rows. */
+static bool next_row(const char *json, const char **cursor, struct json_row *r)
+{
+	const char *end = strstr(json, "\"events\"");
+	const char *p = strstr(*cursor, "{\"module\": \"");
+	if (!p || (end && p > end))
+		return false;
+	memset(r, 0, sizeof(*r));
+	const char *m = p + strlen("{\"module\": \"");
+	size_t ml = strcspn(m, "\"");
+	snprintf(r->module, sizeof(r->module), "%.*s", (int)ml, m);
+	const char *sy = strstr(m, "\"symbol\": \"");
+	const char *eol = strchr(p, '\n');
+	if (sy && (!eol || sy < eol)) {
+		sy += strlen("\"symbol\": \"");
+		snprintf(r->symbol, sizeof(r->symbol), "%.*s", (int)strcspn(sy, "\""), sy);
+	}
+	const char *pc = strstr(p, "\"self_pct\": ");
+	if (pc)
+		r->self_pct = strtod(pc + strlen("\"self_pct\": "), NULL);
+	const char *off = strstr(p, "\"offset\": \"");
+	if (off && (!eol || off < eol)) {
+		r->has_offset = true;
+		r->offset = strtoull(off + strlen("\"offset\": \""), NULL, 16);
+	}
+	*cursor = eol ? eol : p + 1;
+	return true;
+}
+
+static bool ends_with(const char *s, const char *tail)
+{
+	size_t ls = strlen(s), lt = strlen(tail);
+	return ls >= lt && !strcmp(s + ls - lt, tail);
+}
+
+/* The [start, end) of the named symbol in the ELF file at path. */
+static bool symbol_range(const char *path, const char *name, uint64_t *start,
+			 uint64_t *end)
+{
+	struct elf_file *ef;
+	struct elf_symtab *st;
+	if (elf_file_open(path, &ef, NULL))
+		return false;
+	bool found = false;
+	if (elf_symtab_load(ef, &st, NULL) == 0) {
+		for (size_t i = 0; i < elf_symtab_count(st) && !found; i++) {
+			const struct elf_sym *y = elf_symtab_at(st, i);
+			if (!strcmp(y->name, name)) {
+				*start = y->addr;
+				*end = y->addr + y->size;
+				found = true;
+			}
+		}
+		elf_symtab_free(st);
+	}
+	elf_file_close(ef);
+	return found;
+}
+
+static void test_record__stripped_library_by_address(void **state)
 {
 	(void)state;
 	need_build();
 	need_perf_events();
+	/* lib_spin is static: the stripped copy has no name for it. The
+	 * unstripped copy says where it is (the same code, byte for byte). */
+	uint64_t lo = 0, hi = 0;
+	assert_true(symbol_range(F.lib, "lib_spin", &lo, &hi));
 	char *syms = record_and_report("dwarf", F.lib_stripped, "symbol", true, "60");
-	/* lib_spin is static: the stripped copy has no name for it. Its
-	 * samples stay in their module, as [unknown]; the exported
-	 * lib_work is still named from .dynsym. */
-	double unk = json_pct(syms, "/libhot_stripped.so", "[unknown]");
-	fprintf(stderr, "  [unknown] in libhot_stripped.so: %.2f%%\n", unk);
-	assert_true(unk > 50);
-	assert_true(json_pct(syms, "/libhot_stripped.so", "lib_spin") < 0);
-	assert_non_null(strstr(syms, "lib_work -> [libhot_stripped.so]\""));
+	/* Its samples land on a few addresses inside lib_spin, each a row
+	 * of its own named libhot_stripped.so+0xADDR; no [unknown] bucket. */
+	const char *cur = syms;
+	struct json_row r;
+	double inside = 0, outside = 0, top = 0;
+	int rows_inside = 0;
+	while (next_row(syms, &cur, &r)) {
+		assert_string_not_equal(r.symbol, "[unknown]");
+		if (!ends_with(r.module, "/libhot_stripped.so") || !r.has_offset)
+			continue;
+		char want[64];
+		snprintf(want, sizeof(want), "libhot_stripped.so+0x%llx",
+			 (unsigned long long)r.offset);
+		assert_string_equal(r.symbol, want);
+		if (r.offset >= lo && r.offset < hi) {
+			inside += r.self_pct;
+			rows_inside++;
+			if (r.self_pct > top)
+				top = r.self_pct;
+		} else {
+			outside += r.self_pct;
+		}
+	}
+	fprintf(stderr, "  lib_spin is [0x%llx, 0x%llx): %d address rows inside hold "
+		"%.2f%% (the hottest %.2f%%), %.2f%% elsewhere in the library\n",
+		(unsigned long long)lo, (unsigned long long)hi, rows_inside, inside, top,
+		outside);
+	assert_true(inside > 50);
+	assert_true(outside < 5);
+	/* The exported lib_work is still named from .dynsym. */
+	assert_non_null(strstr(syms, "lib_work -> libhot_stripped.so+0x"));
+	assert_null(strstr(syms, "[libhot_stripped.so]"));
 	free(syms);
+	/* By section: one row for the library's .text. */
+	char *rep[] = { "report", "last", "--unknown", "section", "--format", "json", NULL };
+	struct tu_proc p = prof(rep);
+	assert_int_equal(p.status, 0);
+	double text = json_pct(p.out, "/libhot_stripped.so", "libhot_stripped.so:.text");
+	fprintf(stderr, "  libhot_stripped.so:.text: %.2f%%\n", text);
+	assert_true(text > 50);
+	tu_proc_release(&p);
+}
+
+/* perf report --sort sym --stdio: "  39.58%  [.] name" lines, each
+ * name's share summed (perf shows overloads under one name). */
+static double perf_sym_pct(const char *text, const char *sym)
+{
+	double sum = 0;
+	bool found = false;
+	char *copy = strdup(text);
+	for (char *line = strtok(copy, "\n"); line; line = strtok(NULL, "\n")) {
+		double v;
+		int at = 0;
+		if (line[0] == '#' || sscanf(line, " %lf%% [.] %n", &v, &at) != 1 || !at)
+			continue;
+		if (!strcmp(line + at, sym)) {
+			sum += v;
+			found = true;
+		}
+	}
+	free(copy);
+	return found ? sum : -1;
+}
+
+/* The names of perf's user-space rows above min percent. */
+static size_t perf_hot_syms(const char *text, double min, char names[][256], size_t max)
+{
+	size_t n = 0;
+	char *copy = strdup(text);
+	for (char *line = strtok(copy, "\n"); line && n < max; line = strtok(NULL, "\n")) {
+		double v;
+		int at = 0;
+		if (line[0] == '#' || sscanf(line, " %lf%% [.] %n", &v, &at) != 1 || !at ||
+		    v < min)
+			continue;
+		bool dup = false;
+		for (size_t i = 0; i < n; i++)
+			dup |= !strcmp(names[i], line + at);
+		if (!dup)
+			snprintf(names[n++], 256, "%s", line + at);
+	}
+	free(copy);
+	return n;
+}
+
+/* The summed self share of prof's rows in module mod whose symbol holds
+ * name (perf prints no parameters: "geo::scale" is both overloads). */
+static double prof_pct_containing(const char *json, const char *mod, const char *name)
+{
+	const char *cur = json;
+	struct json_row r;
+	double sum = 0;
+	bool found = false;
+	while (next_row(json, &cur, &r)) {
+		if (ends_with(r.module, mod) && strstr(r.symbol, name)) {
+			sum += r.self_pct;
+			found = true;
+		}
+	}
+	return found ? sum : -1;
+}
+
+static void test_record__cxx_names_demangled(void **state)
+{
+	(void)state;
+	need_cxx();
+	need_perf_events();
+	char *rec[] = { "record", "-q", "-e", "cpu-clock", "-F", FREQ, "--call-graph",
+			"dwarf", "--", F.cxx, "200", NULL };
+	struct tu_proc p = prof(rec);
+	if (p.status != 0)
+		fail_msg("prof record exited %d: %s", p.status, p.err);
+	tu_proc_release(&p);
+	char *shown = report("symbol", false);
+	char *rawrep[] = { "report", "last", "--no-demangle", "--format", "json", NULL };
+	p = prof(rawrep);
+	assert_int_equal(p.status, 0);
+	char *raw = p.out;
+	free(p.err);
+
+	/* The hot rows as stored, through c++filt, are the rows shown. */
+	char in[700], out[700];
+	snprintf(in, sizeof(in), "%s/mangled.txt", F.dir);
+	snprintf(out, sizeof(out), "%s/demangled.txt", F.dir);
+	FILE *fp = fopen(in, "w");
+	assert_non_null(fp);
+	struct json_row hot[16];
+	size_t nhot = 0;
+	const char *cur = raw;
+	while (nhot < 16 && next_row(raw, &cur, &hot[nhot])) {
+		if (ends_with(hot[nhot].module, "/hot_cxx") && hot[nhot].self_pct > 3)
+			fprintf(fp, "%s\n", hot[nhot++].symbol);
+	}
+	fclose(fp);
+	assert_true(nhot >= 5);
+	assert_int_equal(sh("c++filt < '%s' > '%s'", in, out), 0);
+	char *filt = tu_slurp(out);
+	assert_non_null(filt);
+	char *line = strtok(filt, "\n");
+	for (size_t i = 0; i < nhot; i++, line = strtok(NULL, "\n")) {
+		assert_non_null(line);
+		double pct = json_pct(shown, "/hot_cxx", line);
+		fprintf(stderr, "  %-40s -> %s: %.2f%% (stored %.2f%%)\n", hot[i].symbol,
+			line, pct, hot[i].self_pct);
+		assert_true(strcmp(line, hot[i].symbol) != 0);
+		assert_true(fabs(pct - hot[i].self_pct) < 1e-6);
+	}
+	free(filt);
+
+	/* What the program's design says, in the names a C++ reader knows. */
+	static const struct { const char *name; double lo, hi; } want[] = {
+		{ "double geo::detail::accumulate<double>(double, long)", 30, 50 },
+		{ "geo::scale(double, long)", 12, 28 },
+		{ "geo::scale(float, long)", 12, 28 },
+		{ "geo::Box<double>::grow(long) const", 5, 15 },
+		{ "main::{lambda(long)#1}::operator()(long) const", 5, 15 },
+	};
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		/* A clone suffix (" [clone .isra.0]") may follow. */
+		double pct = prof_pct_containing(shown, "/hot_cxx", want[i].name);
+		if (pct < want[i].lo || pct > want[i].hi)
+			fail_msg("%s: %.2f%%, expected %.0f-%.0f%%", want[i].name, pct,
+				 want[i].lo, want[i].hi);
+	}
+	free(raw);
+
+	/* Folded stacks too, and as stored on request. */
+	p = prof((char *[]){ "report", "last", "--format", "folded", NULL });
+	assert_int_equal(p.status, 0);
+	assert_non_null(strstr(p.out, ";geo::scale(float, long) "));
+	tu_proc_release(&p);
+	p = prof((char *[]){ "report", "last", "--format", "folded", "--no-demangle", NULL });
+	assert_int_equal(p.status, 0);
+	assert_non_null(strstr(p.out, ";_ZN3geo5scaleEfl "));
+	assert_null(strstr(p.out, "geo::scale"));
+	tu_proc_release(&p);
+
+	/* prof record's own report: demangled, or as stored on request. */
+	p = prof((char *[]){ "record", "--limit", "3", "-e", "cpu-clock", "--", F.cxx, "20",
+			     NULL });
+	assert_int_equal(p.status, 0);
+	assert_non_null(strstr(p.err, "geo::detail::accumulate<double>(double, long)"));
+	tu_proc_release(&p);
+	p = prof((char *[]){ "record", "--no-demangle", "--limit", "3", "-e", "cpu-clock",
+			     "--", F.cxx, "20", NULL });
+	assert_int_equal(p.status, 0);
+	assert_non_null(strstr(p.err, "_ZN3geo6detail10accumulateIdEET_S2_l"));
+	assert_null(strstr(p.err, "geo::detail"));
+	tu_proc_release(&p);
+
+	/* perf's names (no parameters) for the same program: each of its
+	 * hot rows is prof's rows that hold that name, within 5 points. */
+	if (sh("command -v perf >/dev/null && perf record -q -e cpu-clock -F " FREQ
+	       " -o '%s/perf.data' -- '%s' 200 >/dev/null 2>&1", F.dir, F.cxx) != 0) {
+		fprintf(stderr, "skip: perf is missing or cannot record here\n");
+		free(shown);
+		return;
+	}
+	char *ps = perf_report("sym");
+	assert_non_null(ps);
+	char names[8][256];
+	size_t n = perf_hot_syms(ps, 3, names, 8);
+	assert_true(n >= 4);
+	for (size_t i = 0; i < n; i++) {
+		double mine = prof_pct_containing(shown, "/hot_cxx", names[i]);
+		double theirs = perf_sym_pct(ps, names[i]);
+		/* Two runs apart: sampling noise, about a point here. */
+		if (!close_to(mine, theirs, 5, names[i]))
+			fail_msg("'%s' differs from perf's share by more than 5 points",
+				 names[i]);
+	}
+	free(ps);
+	free(shown);
 }
 
 static void test_record__broken_unwind_tables_stop_cleanly(void **state)
@@ -566,8 +867,9 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_record__dwarf_split_matches_perf),
 		cmocka_unit_test(test_record__fp_and_folded),
-		cmocka_unit_test(test_record__stripped_library_gives_unknown_frames),
+		cmocka_unit_test(test_record__stripped_library_by_address),
 		cmocka_unit_test(test_record__broken_unwind_tables_stop_cleanly),
+		cmocka_unit_test(test_record__cxx_names_demangled),
 		cmocka_unit_test(test_record__bad_input),
 		cmocka_unit_test(test_record__default_event_and_threads),
 		cmocka_unit_test(test_record__attach_to_a_running_process),

@@ -2,8 +2,9 @@
  * Tests for reports/profile: self and total shares by symbol, module,
  * thread and name, the hottest call paths and folded stacks, on a
  * profile built by hand whose expected numbers are worked out in the
- * comments (recursion counted once in totals; [unknown] frames kept per
- * module), and the JSON keys shared/DESIGN.md promises.
+ * comments (recursion counted once in totals; code without a symbol by
+ * address or section; call chains cut at a caller in no mapping), and
+ * the JSON keys shared/DESIGN.md promises.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -26,8 +27,8 @@
  * Event 1 (page-faults, weight 1): thread 0: node 2 x5.
  * So for event 0 (100 samples):
  *   hot self 60 total 60; helper self 20 total 30; main self 10 total
- *   100 (once per sample, though node 6 holds it twice); [unknown] in
- *   libhot.so 10/10; work 0/60.
+ *   100 (once per sample, though node 6 holds it twice); the code of no
+ *   symbol in libhot.so, at 0x999, 10/10; work 0/60.
  *   libhot.so self 70 total 70; /bin/hot self 30 total 100.
  *   thread 0 (tid 100 "hot"): 90; thread 1 (tid 101 "worker"): 10.
  */
@@ -77,7 +78,8 @@ static int setup(void **state)
 static char *render(enum profile_by by, bool stacks_, int event, size_t limit,
 		    enum out_format fmt)
 {
-	struct profile_opts o = { by, stacks_, event, limit, fmt };
+	struct profile_opts o = { .by = by, .stacks = stacks_, .event = event,
+				  .limit = limit, .fmt = fmt };
 	struct tu_buf b;
 	report_profile(&run, &prof, &o, tu_buf_open(&b));
 	return (char *)tu_buf_close(&b);
@@ -113,7 +115,9 @@ static void test_profile__by_symbol_self_and_total(void **state)
 	expect_line(t, " hot", (const char *const[]){ "60.00%", "60.00%", "60", "libhot.so", NULL });
 	expect_line(t, "helper", (const char *const[]){ "20.00%", "30.00%", NULL });
 	expect_line(t, "main", (const char *const[]){ "10.00%", "100.00%", NULL });
-	expect_line(t, "[unknown]", (const char *const[]){ "10.00%", "libhot.so", NULL });
+	expect_line(t, "libhot.so+0x999", (const char *const[]){ "10.00%", "libhot.so", NULL });
+	assert_null(strstr(t, "[unknown]"));
+	assert_null(strstr(t, "call chains"));
 	expect_line(t, "work", (const char *const[]){ "0.00%", "60.00%", NULL });
 	/* Hottest first. */
 	assert_true(strstr(t, " hot") < strstr(t, "helper"));
@@ -154,7 +158,9 @@ static void test_profile__json_contract(void **state)
 	const char *first = strstr(rows, "{");
 	assert_non_null(strstr(first, "\"module\": \"/lib/libhot.so\", \"symbol\": \"hot\", "
 			       "\"samples\": 60, \"self_pct\": 60"));
-	assert_non_null(strstr(j, "\"symbol\": \"[unknown]\""));
+	assert_non_null(strstr(j, "\"symbol\": \"libhot.so+0x999\", \"samples\": 10,"));
+	assert_non_null(strstr(j, "\"offset\": \"0x999\""));
+	assert_non_null(strstr(j, "\"chains_cut\": 0"));
 	assert_non_null(strstr(j, "\"total_pct\": 100"));
 	/* Every event under events. */
 	assert_non_null(strstr(j, "\"event\": \"page-faults\""));
@@ -173,10 +179,10 @@ static void test_profile__folded_and_stacks(void **state)
 {
 	(void)state;
 	char *f = render(PROFILE_BY_SYMBOL, false, -1, 0, OUT_FOLDED);
-	/* Outermost first, sorted, unknown frames as their module. */
-	assert_string_equal(f, "main;[libhot.so] 10\n"
-			       "main;helper 20\n"
+	/* Outermost first, sorted, code of no symbol by address. */
+	assert_string_equal(f, "main;helper 20\n"
 			       "main;helper;main 10\n"
+			       "main;libhot.so+0x999 10\n"
 			       "main;work;hot 60\n");
 	free(f);
 	f = render(PROFILE_BY_SYMBOL, false, 1, 0, OUT_FOLDED);
@@ -193,6 +199,154 @@ static void test_profile__folded_and_stacks(void **state)
 	assert_non_null(strstr(j, "{\"path\": \"main -> work -> hot\", \"samples\": 60, "
 			       "\"pct\": 60}"));
 	free(j);
+}
+
+/* Symbols are demangled in rows, paths and folded stacks, and shown as
+ * stored with mangled set. */
+static void test_profile__demangled_unless_asked(void **state)
+{
+	(void)state;
+	syms[4].name = "_ZN6detail6helperERKSt6vectorIiSaIiEE";
+	const char *shown = "detail::helper(std::vector<int, std::allocator<int> > const&)";
+	char *t = render(PROFILE_BY_SYMBOL, false, 0, 0, OUT_TABLE);
+	expect_line(t, shown, (const char *const[]){ "20.00%", "30.00%", NULL });
+	assert_null(strstr(t, "_ZN6detail"));
+	free(t);
+	char *f = render(PROFILE_BY_SYMBOL, false, 0, 0, OUT_FOLDED);
+	assert_non_null(strstr(f, "main;detail::helper(std::vector<int, std::allocator<int> >"
+			       " const&);main 10\n"));
+	free(f);
+	char *j = render(PROFILE_BY_SYMBOL, true, 0, 0, OUT_JSON);
+	assert_non_null(strstr(j, "\"symbol\": \"detail::helper(std::vector<int, "
+			       "std::allocator<int> > const&)\", \"samples\": 20,"));
+	/* JSON keeps the stored name beside the shown one. */
+	assert_non_null(strstr(j, "\"mangled\": \"_ZN6detail6helperERKSt6vectorIiSaIiEE\""));
+	assert_non_null(strstr(j, "\"path\": \"main -> detail::helper(std::vector<int, "));
+	free(j);
+	struct profile_opts o = { .by = PROFILE_BY_SYMBOL, .event = 0, .fmt = OUT_CSV,
+				  .mangled = true };
+	struct tu_buf b;
+	report_profile(&run, &prof, &o, tu_buf_open(&b));
+	char *c = (char *)tu_buf_close(&b);
+	assert_non_null(strstr(c, ",_ZN6detail6helperERKSt6vectorIiSaIiEE,20,"));
+	assert_null(strstr(c, "detail::helper"));
+	free(c);
+	syms[4].name = names[4];
+}
+
+/*
+ * A stripped library and a frame-pointer walk through it. Modules: 1
+ * /bin/app, 2 /lib/libz.so, 3 [unknown] (no mapping). Symbols: 1 main
+ * (1), 2 none (2), 3 none (3), 4 deflate (2). Frames: 1 main, 2 libz
+ * 0x1130, 3 libz 0x1134, 4 libz 0x2200, 5 0x7ffd1234 in no mapping, 6
+ * deflate. Nodes: 1 main; 2 main;deflate; 3 ...;0x1130; 4 ...;0x1134;
+ * 5 the unmapped address, outermost; 6 5;0x2200; 7 5;0x1130.
+ * Samples (weight 1): node 3 x40, 4 x30, 6 x20, 7 x5, 5 x5. So by
+ * address: libz.so+0x1130 45 (40 + 5 whose chain was cut), +0x1134 30,
+ * +0x2200 20, 0x7ffd1234 5 (a leaf in no mapping is kept); deflate and
+ * main total 70; 25 samples' chains cut. With libz's .text at
+ * [0x1000, 0x2000): libz.so:.text 75, and 0x2200, in no section, 20.
+ */
+static char *z_mods[] = { "/bin/app", "/lib/libz.so", "[unknown]" };
+static char *z_bids[] = { NULL, NULL, NULL };
+static struct db_symbol z_syms[] = { { 1, "main" }, { 2, NULL }, { 3, NULL },
+				     { 2, "deflate" } };
+static struct db_frame z_frames[] = { { 1, 0x10 }, { 2, 0x1130 }, { 2, 0x1134 },
+				      { 2, 0x2200 }, { 3, 0x7ffd1234 }, { 4, 0x5 } };
+static struct db_stack_node z_stacks[] = { { 0, 1 }, { 1, 6 }, { 2, 2 }, { 2, 3 },
+					   { 0, 5 }, { 5, 4 }, { 5, 2 } };
+static struct db_stack_count z_counts[] = {
+	{ 0, 0, 3, 40, 40 }, { 0, 0, 4, 30, 30 }, { 0, 0, 6, 20, 20 },
+	{ 0, 0, 7, 5, 5 }, { 0, 0, 5, 5, 5 },
+};
+static struct db_sample_event z_events[] = {
+	{ .name = "cpu-clock", .attr_type = 1, .attr_config = 0, .freq = 1000,
+	  .call_graph = "fp" },
+};
+
+static char *render_z(enum profile_by by, enum out_format fmt, enum profile_unknown unk,
+		      const struct profile_sections *secs)
+{
+	struct db_profile z = {
+		.run_id = 9, .nevents = 1, .events = z_events,
+		.nmodules = 3, .modules = z_mods, .build_ids = z_bids,
+		.nsymbols = 4, .symbols = z_syms, .nframes = 6, .frames = z_frames,
+		.nstacks = 7, .stacks = z_stacks, .ncounts = 5, .counts = z_counts,
+	};
+	struct profile_opts o = { .by = by, .event = -1, .fmt = fmt, .unknown = unk,
+				  .sections = secs };
+	struct tu_buf b;
+	report_profile(&run, &z, &o, tu_buf_open(&b));
+	return (char *)tu_buf_close(&b);
+}
+
+static void test_profile__unknown_code_by_address(void **state)
+{
+	(void)state;
+	char *t = render_z(PROFILE_BY_SYMBOL, OUT_TABLE, PROFILE_UNKNOWN_ADDRESS, NULL);
+	expect_line(t, "libz.so+0x1130", (const char *const[]){ "45.00%", "45.00%", "45",
+								  NULL });
+	expect_line(t, "libz.so+0x1134", (const char *const[]){ "30.00%", NULL });
+	expect_line(t, "libz.so+0x2200", (const char *const[]){ "20.00%", "20.00%", NULL });
+	expect_line(t, " 0x7ffd1234", (const char *const[]){ "5.00%", "[unknown]", NULL });
+	expect_line(t, "deflate", (const char *const[]){ "0.00%", "70.00%", NULL });
+	expect_line(t, " main", (const char *const[]){ "0.00%", "70.00%", NULL });
+	/* The cut chains are counted and explained, with the way out. */
+	assert_non_null(strstr(t, "call chains of 25 samples (25.00%) end at a caller in "
+			       "no known mapping"));
+	assert_non_null(strstr(t, "--call-graph dwarf"));
+	free(t);
+	/* By module the unmapped junk carries no total: only its leaf. */
+	t = render_z(PROFILE_BY_MODULE, OUT_TABLE, PROFILE_UNKNOWN_ADDRESS, NULL);
+	expect_line(t, "libz.so", (const char *const[]){ "95.00%", "95.00%", NULL });
+	expect_line(t, "[unknown]", (const char *const[]){ "5.00%", "5.00%", NULL });
+	expect_line(t, " app", (const char *const[]){ "0.00%", "70.00%", NULL });
+	free(t);
+	char *f = render_z(PROFILE_BY_SYMBOL, OUT_FOLDED, PROFILE_UNKNOWN_ADDRESS, NULL);
+	assert_string_equal(f, "0x7ffd1234 5\n"
+			       "libz.so+0x1130 5\n"
+			       "libz.so+0x2200 20\n"
+			       "main;deflate;libz.so+0x1130 40\n"
+			       "main;deflate;libz.so+0x1134 30\n");
+	free(f);
+	char *j = render_z(PROFILE_BY_SYMBOL, OUT_JSON, PROFILE_UNKNOWN_ADDRESS, NULL);
+	assert_non_null(strstr(j, "{\"module\": \"/lib/libz.so\", \"symbol\": "
+			       "\"libz.so+0x1130\", \"samples\": 45,"));
+	assert_non_null(strstr(j, "\"offset\": \"0x1130\"}"));
+	assert_non_null(strstr(j, "\"chains_cut\": 25"));
+	free(j);
+}
+
+static void test_profile__unknown_code_by_section(void **state)
+{
+	(void)state;
+	static const struct profile_section libz[] = {
+		{ ".init", 0x800, 0x900 }, { ".text", 0x1000, 0x2000 },
+	};
+	const struct profile_sections secs[] = { { 0, NULL }, { 2, libz }, { 0, NULL } };
+	char *t = render_z(PROFILE_BY_SYMBOL, OUT_TABLE, PROFILE_UNKNOWN_SECTION, secs);
+	expect_line(t, "libz.so:.text", (const char *const[]){ "75.00%", "75", NULL });
+	/* An address in no section stays an address. */
+	expect_line(t, "libz.so+0x2200", (const char *const[]){ "20.00%", NULL });
+	assert_null(strstr(t, "+0x1130"));
+	free(t);
+	char *c = render_z(PROFILE_BY_SYMBOL, OUT_CSV, PROFILE_UNKNOWN_SECTION, secs);
+	assert_non_null(strstr(c, "cpu-clock,/lib/libz.so,libz.so:.text,75,75.0000,"));
+	free(c);
+	char *j = render_z(PROFILE_BY_SYMBOL, OUT_JSON, PROFILE_UNKNOWN_SECTION, secs);
+	assert_non_null(strstr(j, "\"symbol\": \"libz.so:.text\", \"samples\": 75,"));
+	assert_non_null(strstr(j, "\"section\": \".text\"}"));
+	free(j);
+	/* Without the sections, section mode falls back to addresses. */
+	t = render_z(PROFILE_BY_SYMBOL, OUT_TABLE, PROFILE_UNKNOWN_SECTION, NULL);
+	expect_line(t, "libz.so+0x1130", (const char *const[]){ "45.00%", NULL });
+	free(t);
+	enum profile_unknown u;
+	assert_int_equal(profile_unknown_parse("section", &u), 0);
+	assert_int_equal(u, PROFILE_UNKNOWN_SECTION);
+	assert_int_equal(profile_unknown_parse("address", &u), 0);
+	assert_int_equal(u, PROFILE_UNKNOWN_ADDRESS);
+	assert_int_equal(profile_unknown_parse("symbol", &u), -EINVAL);
 }
 
 static void test_profile__parse_and_short_names(void **state)
@@ -214,6 +368,9 @@ int main(void)
 		cmocka_unit_test(test_profile__by_module_thread_and_name),
 		cmocka_unit_test(test_profile__json_contract),
 		cmocka_unit_test(test_profile__folded_and_stacks),
+		cmocka_unit_test(test_profile__demangled_unless_asked),
+		cmocka_unit_test(test_profile__unknown_code_by_address),
+		cmocka_unit_test(test_profile__unknown_code_by_section),
 		cmocka_unit_test(test_profile__parse_and_short_names),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);
