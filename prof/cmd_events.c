@@ -11,21 +11,34 @@
 
 const char cmd_events_help[] =
 "usage: prof events [PATTERN] [--format table|json]\n"
-"       prof events --attr NAME\n"
+"       prof events --attr NAME [--allow-generic]\n"
 "\n"
 "List the events this machine can encode (names containing PATTERN, case\n"
-"insensitive): first the perf-style generic names, then the processor's\n"
-"own PMU events as libpfm4 knows them. Encoding is not counting: whether\n"
-"the kernel lets an event count (a VM often has no PMU) shows only when a\n"
-"run opens it, and 'prof run' says so.\n"
+"insensitive): first prof's mission counters, then the perf-style generic\n"
+"names, then the processor's own PMU events as libpfm4 knows them.\n"
+"Encoding is not counting: whether the kernel lets an event count (a VM\n"
+"often has no PMU) shows only when a run opens it, and 'prof run' says so.\n"
+"\n"
+"The mission counters llc-misses, itlb-misses, l1i-misses, branch-misses,\n"
+"cycles and instructions keep their names on every machine; the event\n"
+"behind each comes from a map, one table per processor family, taken from\n"
+"perf's per-model event tables and the vendor's manuals; --attr shows it.\n"
+"On a family without a table, cycles, instructions and branch-misses are\n"
+"perf's generic events, and the three cache counters are refused unless\n"
+"--allow-generic lets perf's generic cache events stand in. perf::cycles\n"
+"names perf's generic event everywhere.\n"
 "\n"
 "--attr NAME prints the perf_event_attr prof would open for NAME (type,\n"
 "config, config1, config2, exclude bits), in the key=value form of\n"
 "'perf stat -vv', to check an encoding against perf.\n"
 "\n"
+"LIBPFM_FORCE_PMU=PMU (e.g. skl, amd64_fam19h_zen4) makes libpfm4 act as\n"
+"if this were that processor, to see another family's encodings.\n"
+"\n"
 "Examples:\n"
 "  prof events miss\n"
-"  prof events --attr LLC-load-misses\n";
+"  prof events --attr llc-misses\n"
+"  LIBPFM_FORCE_PMU=skl prof events --attr l1i-misses\n";
 
 struct list_state {
 	enum out_format fmt;
@@ -58,8 +71,10 @@ static int print_one(const struct event_info *info, void *arg)
 	}
 	if (!s->last_pmu || strcmp(s->last_pmu, info->pmu)) {
 		printf("%s%s:\n", s->last_pmu ? "\n" : "",
-		       strcmp(info->pmu, "perf") ? info->pmu
-		       : "generic (perf-style names)");
+		       !strcmp(info->pmu, "perf") ? "generic (perf-style names)"
+		       : !strcmp(info->pmu, "prof") ? "mission counters (prof's "
+						      "names)"
+		       : info->pmu);
 		s->last_pmu = info->pmu;
 	}
 	if (info->desc) {
@@ -80,6 +95,9 @@ static void print_attr(const struct event_desc *ev)
 	const struct perf_event_attr *a = &ev->attr;
 	printf("event          %s\n", ev->name);
 	printf("encoded as     %s\n", ev->canonical);
+	if (ev->mission)
+		printf("mission        %s on %s: %s\n", ev->mission->perf_name,
+		       ev->family->label, ev->mission->summary);
 	printf("type           %u (%s)\n", a->type, event_type_name(a->type));
 	printf("size           %u\n", a->size);
 	printf("config         %#llx\n", (unsigned long long)a->config);
@@ -98,15 +116,17 @@ static void print_attr(const struct event_desc *ev)
 int cmd_events(int argc, char **argv, struct prof_ctx *ctx)
 {
 	(void)ctx;
-	enum { O_FORMAT = 256, O_ATTR };
+	enum { O_FORMAT = 256, O_ATTR, O_GENERIC };
 	static const struct option opts[] = {
 		{ "format", required_argument, NULL, O_FORMAT },
 		{ "attr", required_argument, NULL, O_ATTR },
+		{ "allow-generic", no_argument, NULL, O_GENERIC },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	enum out_format fmt = OUT_TABLE;
 	const char *attr = NULL;
+	enum event_flags flags = 0;
 	char buf[64];
 	int c;
 	optind = 1;
@@ -121,6 +141,9 @@ int cmd_events(int argc, char **argv, struct prof_ctx *ctx)
 		case O_ATTR:
 			attr = optarg;
 			break;
+		case O_GENERIC:
+			flags |= EVENT_ALLOW_GENERIC;
+			break;
 		case 'h':
 			cli_print_verb_help("events");
 			return EXIT_OK;
@@ -134,18 +157,20 @@ int cmd_events(int argc, char **argv, struct prof_ctx *ctx)
 				   cli_echo(argv[optind], buf, sizeof(buf)));
 
 	char *cause = NULL;
-	if (events_init(&cause)) {
+	int rc = events_init(&cause);
+	if (rc) {
 		print_cause("error: ", cause);
 		free(cause);
-		return EXIT_FAIL;
+		return rc == -EINVAL ? EXIT_USAGE : EXIT_FAIL;
 	}
 	if (attr) {
 		struct event_desc ev;
-		int rc = event_resolve(attr, &ev, &cause);
+		rc = event_resolve(attr, flags, &ev, &cause);
 		if (rc) {
 			print_cause("error: ", cause);
 			free(cause);
-			return rc == -ENOENT || rc == -EINVAL ? EXIT_USAGE : EXIT_FAIL;
+			return rc == -ENOENT || rc == -EINVAL || rc == -EOPNOTSUPP
+			       ? EXIT_USAGE : EXIT_FAIL;
 		}
 		print_attr(&ev);
 		event_desc_release(&ev);
