@@ -318,7 +318,8 @@ static int resolve_mission(const char *name, int idx, const char *mods,
 				"hint: --allow-generic counts perf's generic %s "
 				"instead, whose meaning the kernel's table for this "
 				"model decides\n"
-				"hint: -e names any event 'prof events' lists",
+				"hint: 'prof events --mission' shows the map; -e "
+				"names any event 'prof events' lists",
 				shown_name(name, shown, sizeof(shown)),
 				strcmp(pmu, "none") ? pmu : "no core PMU",
 				pdesc ? " (" : "", pdesc ? pdesc : "",

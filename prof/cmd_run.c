@@ -40,7 +40,7 @@ const char cmd_run_help[] =
 "                        cpu-migrations, page-faults). Names as perf takes\n"
 "                        them, the CPU's own names, and :u / :k modifiers;\n"
 "                        'prof events' lists them, and 'prof events\n"
-"                        --attr NAME' which event stands behind a mission\n"
+"                        --mission' which event stands behind each mission\n"
 "                        counter on this processor\n"
 "      --allow-generic   on a processor the mission map lacks, count perf's\n"
 "                        generic LLC-load-misses, iTLB-load-misses and\n"
