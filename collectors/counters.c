@@ -360,6 +360,13 @@ static int open_first(struct counters *c, struct target *t)
 			bool hw = c->o.events[i].hardware;
 			if ((pass == 0) == hw)
 				continue;
+			if (c->o.events[i].refused) {
+				s->supported = false;
+				s->err = EOPNOTSUPP;
+				free(s->reason);
+				s->reason = strdup(c->o.events[i].refused);
+				continue;
+			}
 			int fd;
 			if (!hw) {
 				fd = open_event(c, t, i, -1, !sideband_done, &s->user_only);

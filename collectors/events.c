@@ -13,8 +13,8 @@
 #include "collectors/events.h"
 
 const char *const events_cache_set[] = {
-	"LLC-load-misses", "iTLB-load-misses", "L1-icache-load-misses",
-	"branch-misses", "instructions", "cycles",
+	"llc-misses", "itlb-misses", "l1i-misses", "branch-misses",
+	"instructions", "cycles",
 	"task-clock", "context-switches", "cpu-migrations", "page-faults",
 	NULL,
 };
@@ -43,23 +43,9 @@ static const char *const generic_names[] = {
 	NULL,
 };
 
-static int pfm_state;	/* 0 not tried, 1 ready, -1 failed */
-
-int events_init(char **cause)
-{
-	if (pfm_state == 1)
-		return 0;
-	int rc = pfm_initialize();
-	if (rc != PFM_SUCCESS) {
-		pfm_state = -1;
-		if (cause && asprintf(cause, "cannot initialise libpfm4: %s",
-				      pfm_strerror(rc)) < 0)
-			*cause = NULL;
-		return -EIO;
-	}
-	pfm_state = 1;
-	return 0;
-}
+/* 0 not tried, 1 ready, -1 libpfm4 failed, -2 LIBPFM_FORCE_PMU names a
+ * PMU libpfm4 does not know. */
+static int pfm_state;
 
 static char *xstrdup(const char *s)
 {
@@ -67,6 +53,136 @@ static char *xstrdup(const char *s)
 	if (!d)
 		abort();
 	return d;
+}
+
+static int edit_distance(const char *a, const char *b);
+
+/* Whether libpfm4 has a PMU named exactly the first len bytes of name
+ * active: LIBPFM_FORCE_PMU activates the one it names, whatever the CPU. */
+static bool pmu_present(const char *name, size_t len)
+{
+	pfm_pmu_t pmu;
+	pfm_for_all_pmus(pmu) {
+		pfm_pmu_info_t pinfo;
+		memset(&pinfo, 0, sizeof(pinfo));
+		pinfo.size = sizeof(pinfo);
+		if (pfm_get_pmu_info(pmu, &pinfo) == PFM_SUCCESS && pinfo.is_present &&
+		    strlen(pinfo.name) == len && !strncmp(pinfo.name, name, len))
+			return true;
+	}
+	return false;
+}
+
+/* "LIBPFM_FORCE_PMU names 'x'..." with up to three close core PMU names
+ * this libpfm4 knows. */
+static char *forced_pmu_cause(const char *forced, size_t len)
+{
+	const char *best[3] = { NULL, NULL, NULL };
+	int dist[3] = { 0, 0, 0 };
+	char want[64];
+	snprintf(want, sizeof(want), "%.*s", (int)(len < 40 ? len : 40), forced);
+	pfm_pmu_t pmu;
+	pfm_for_all_pmus(pmu) {
+		pfm_pmu_info_t pinfo;
+		memset(&pinfo, 0, sizeof(pinfo));
+		pinfo.size = sizeof(pinfo);
+		if (pfm_get_pmu_info(pmu, &pinfo) != PFM_SUCCESS ||
+		    pinfo.type != PFM_PMU_TYPE_CORE)
+			continue;
+		int d = edit_distance(want, pinfo.name);
+		if (d > 12)
+			continue;
+		for (int i = 0; i < 3; i++) {
+			if (best[i] && dist[i] <= d)
+				continue;
+			for (int j = 2; j > i; j--) {
+				best[j] = best[j - 1];
+				dist[j] = dist[j - 1];
+			}
+			best[i] = pinfo.name;
+			dist[i] = d;
+			break;
+		}
+	}
+	char *msg = NULL;
+	size_t sz = 0;
+	FILE *fp = open_memstream(&msg, &sz);
+	if (!fp)
+		return NULL;
+	fprintf(fp, "LIBPFM_FORCE_PMU names '%s%s', a PMU this libpfm4 does not "
+		"know", want, len > 40 ? "..." : "");
+	for (int i = 0; i < 3 && best[i]; i++)
+		fprintf(fp, "\nhint: did you mean '%s'?", best[i]);
+	fprintf(fp, "\nhint: unset LIBPFM_FORCE_PMU to use the PMU libpfm4 "
+		"detects on this processor");
+	fclose(fp);
+	return msg;
+}
+
+int events_init(char **cause)
+{
+	if (pfm_state == 1)
+		return 0;
+	if (pfm_state == 0) {
+		int rc = pfm_initialize();
+		if (rc != PFM_SUCCESS) {
+			pfm_state = -1;
+			if (cause && asprintf(cause, "cannot initialise libpfm4: %s",
+					      pfm_strerror(rc)) < 0)
+				*cause = NULL;
+			return -EIO;
+		}
+		/* libpfm4 takes the name up to a comma and, when it knows
+		 * none such, quietly activates nothing at all. */
+		const char *forced = getenv("LIBPFM_FORCE_PMU");
+		size_t len = forced ? strcspn(forced, ",") : 0;
+		pfm_state = len && !pmu_present(forced, len) ? -2 : 1;
+	}
+	if (pfm_state == -1) {
+		if (cause)
+			*cause = xstrdup("cannot initialise libpfm4");
+		return -EIO;
+	}
+	if (pfm_state == -2) {
+		const char *forced = getenv("LIBPFM_FORCE_PMU");
+		if (cause)
+			*cause = forced_pmu_cause(forced ? forced : "",
+						  forced ? strcspn(forced, ",") : 0);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+const struct mission_family *events_mission_family(const char **pmu,
+						   const char **desc)
+{
+	const char *first = NULL, *first_desc = NULL;
+	const struct mission_family *fam = NULL;
+	if (events_init(NULL) == 0) {
+		pfm_pmu_t p;
+		pfm_for_all_pmus(p) {
+			pfm_pmu_info_t pinfo;
+			memset(&pinfo, 0, sizeof(pinfo));
+			pinfo.size = sizeof(pinfo);
+			if (pfm_get_pmu_info(p, &pinfo) != PFM_SUCCESS ||
+			    !pinfo.is_present || pinfo.type != PFM_PMU_TYPE_CORE)
+				continue;
+			fam = mission_family_for_pmu(pinfo.name);
+			/* ix86arch (the architectural events) is present on
+			 * every Intel CPU next to the model's own PMU. */
+			if (fam || !first || !strcmp(first, "ix86arch")) {
+				first = pinfo.name;
+				first_desc = pinfo.desc;
+			}
+			if (fam)
+				break;
+		}
+	}
+	if (pmu)
+		*pmu = first ? first : "none";
+	if (desc)
+		*desc = first_desc;
+	return fam;
 }
 
 static bool type_is_hardware(unsigned type)
@@ -168,12 +284,90 @@ char *event_umasks(const char *name, bool *needs_umask)
 	return s;
 }
 
-int event_resolve(const char *name, struct event_desc *out, char **cause)
+/* "llc-misses" at most 40 characters of a name, for messages. */
+static const char *shown_name(const char *name, char *buf, size_t size)
+{
+	snprintf(buf, size, "%.40s%s", name, strlen(name) > 40 ? "..." : "");
+	return buf;
+}
+
+/*
+ * A mission name (base, before any ":modifier" in mods): the mission map's
+ * event for this machine's family, or perf's generic stand-in where the
+ * family has no table and that is allowed.
+ */
+static int resolve_mission(const char *name, int idx, const char *mods,
+			   enum event_flags flags, struct event_desc *out,
+			   char **cause)
+{
+	char shown[64];
+	const char *pmu = NULL, *pdesc = NULL;
+	const struct mission_family *fam = events_mission_family(&pmu, &pdesc);
+	const struct mission_event *me;
+	char full[512];
+	if (fam) {
+		me = &fam->events[idx];
+		snprintf(full, sizeof(full), "%s::%s%s", pmu, me->event, mods);
+	} else {
+		fam = mission_generic();
+		me = &fam->events[idx];
+		if (me->needs_consent && !(flags & EVENT_ALLOW_GENERIC)) {
+			if (cause && asprintf(cause,
+				"no mission map for '%s' on this processor: libpfm4 "
+				"detected %s%s%s%s\n"
+				"hint: --allow-generic counts perf's generic %s "
+				"instead, whose meaning the kernel's table for this "
+				"model decides\n"
+				"hint: 'prof events --mission' shows the map; -e "
+				"names any event 'prof events' lists",
+				shown_name(name, shown, sizeof(shown)),
+				strcmp(pmu, "none") ? pmu : "no core PMU",
+				pdesc ? " (" : "", pdesc ? pdesc : "",
+				pdesc ? ")" : "", me->perf_name) < 0)
+				*cause = NULL;
+			return -EOPNOTSUPP;
+		}
+		snprintf(full, sizeof(full), "%s%s", me->event, mods);
+	}
+	char *fstr = NULL;
+	struct perf_event_attr attr;
+	int prc = encode(full, &attr, &fstr);
+	if (prc != PFM_SUCCESS) {
+		free(fstr);
+		if (cause && asprintf(cause, "cannot encode '%s' as %s: %s",
+				      shown_name(name, shown, sizeof(shown)), full,
+				      pfm_strerror(prc)) < 0)
+			*cause = NULL;
+		return -EINVAL;
+	}
+	attr.size = sizeof(attr);
+	out->name = xstrdup(name);
+	out->canonical = fstr ? fstr : xstrdup(full);
+	out->attr = attr;
+	out->hardware = type_is_hardware(attr.type);
+	out->mission = me;
+	out->family = fam;
+	return 0;
+}
+
+int event_resolve(const char *name, enum event_flags flags,
+		  struct event_desc *out, char **cause)
 {
 	memset(out, 0, sizeof(*out));
 	int rc = events_init(cause);
 	if (rc)
 		return rc;
+
+	char base[64];
+	size_t blen = strcspn(name, ":");
+	if (blen < sizeof(base)) {
+		memcpy(base, name, blen);
+		base[blen] = '\0';
+		int idx = mission_index(base);
+		if (idx >= 0)
+			return resolve_mission(name, idx, name + blen, flags, out,
+					       cause);
+	}
 
 	char *fstr = NULL;
 	struct perf_event_attr attr;
@@ -229,6 +423,7 @@ void event_desc_release(struct event_desc *ev)
 		return;
 	free(ev->name);
 	free(ev->canonical);
+	free(ev->refused);
 	memset(ev, 0, sizeof(*ev));
 }
 
@@ -240,7 +435,7 @@ void event_list_free(struct event_desc *evs, size_t n)
 }
 
 static int add_event(struct event_desc **evs, size_t *n, size_t *cap,
-		     const char *name, char **cause)
+		     const char *name, enum event_flags flags, char **cause)
 {
 	for (size_t i = 0; i < *n; i++) {
 		if (!strcmp((*evs)[i].name, name)) {
@@ -257,15 +452,26 @@ static int add_event(struct event_desc **evs, size_t *n, size_t *cap,
 			return -ENOMEM;
 		*evs = p;
 	}
-	int rc = event_resolve(name, &(*evs)[*n], cause);
+	int rc = event_resolve(name, flags, &(*evs)[*n], cause);
+	if (rc == -EOPNOTSUPP && (flags & EVENT_IN_DEFAULT_SET)) {
+		/* The default set goes on without it, and says why. */
+		struct event_desc *e = &(*evs)[*n];
+		memset(e, 0, sizeof(*e));
+		e->name = xstrdup(name);
+		e->hardware = true;
+		e->refused = cause && *cause ? *cause : xstrdup("no mission map here");
+		if (cause)
+			*cause = NULL;
+		rc = 0;
+	}
 	if (rc)
 		return rc;
 	(*n)++;
 	return 0;
 }
 
-int event_list_parse(const char *spec, struct event_desc **out, size_t *n,
-		     char **cause)
+int event_list_parse(const char *spec, enum event_flags flags,
+		     struct event_desc **out, size_t *n, char **cause)
 {
 	struct event_desc *evs = NULL;
 	size_t cnt = 0, cap = 0;
@@ -286,9 +492,10 @@ int event_list_parse(const char *spec, struct event_desc **out, size_t *n,
 			continue;
 		if (!strcmp(tok, "cache")) {
 			for (size_t i = 0; events_cache_set[i] && !rc; i++)
-				rc = add_event(&evs, &cnt, &cap, events_cache_set[i], cause);
+				rc = add_event(&evs, &cnt, &cap, events_cache_set[i],
+					       flags | EVENT_IN_DEFAULT_SET, cause);
 		} else {
-			rc = add_event(&evs, &cnt, &cap, tok, cause);
+			rc = add_event(&evs, &cnt, &cap, tok, flags, cause);
 		}
 		if (rc)
 			break;
@@ -411,6 +618,31 @@ int events_foreach(const char *pattern,
 	if (events_init(NULL))
 		return -EIO;
 
+	const char *core = NULL;
+	const struct mission_family *fam = events_mission_family(&core, NULL);
+	for (int i = 0; i < MISSION_COUNT; i++) {
+		if (!matches(mission_names[i], pattern))
+			continue;
+		const struct mission_event *me = fam ? &fam->events[i]
+					       : &mission_generic()->events[i];
+		char desc[512];
+		if (fam)
+			snprintf(desc, sizeof(desc), "%s", me->summary);
+		else if (me->needs_consent)
+			snprintf(desc, sizeof(desc), "needs --allow-generic: no "
+				 "mission map for %s", core);
+		else
+			snprintf(desc, sizeof(desc), "perf's %s: no mission map for %s",
+				 me->perf_name, core);
+		struct event_info info = {
+			.name = mission_names[i], .short_name = mission_names[i],
+			.pmu = "prof", .desc = desc, .hardware = true,
+		};
+		int rc = fn(&info, arg);
+		if (rc)
+			return rc;
+	}
+
 	for (size_t i = 0; generic_names[i]; i++) {
 		struct perf_event_attr attr;
 		char *fstr = NULL;
@@ -419,10 +651,17 @@ int events_foreach(const char *pattern,
 			continue;
 		}
 		free(fstr);
-		if (!matches(generic_names[i], pattern))
+		/* "cycles" is prof's mission name; perf's is perf::cycles */
+		char qualified[64];
+		const char *shown = generic_names[i];
+		if (mission_index(shown) >= 0) {
+			snprintf(qualified, sizeof(qualified), "perf::%s", shown);
+			shown = qualified;
+		}
+		if (!matches(shown, pattern))
 			continue;
 		struct event_info info = {
-			.name = generic_names[i], .short_name = generic_names[i],
+			.name = shown, .short_name = shown,
 			.pmu = "perf", .desc = NULL,
 			.hardware = type_is_hardware(attr.type),
 		};

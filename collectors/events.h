@@ -2,12 +2,26 @@
  * events: event names to perf_event_attr, through libpfm4.
  *
  * A name is resolved the way perf resolves it: perf-style generic names
- * ("LLC-load-misses", "cycles", "task-clock"), the processor's own PMU
- * names ("RETIRED_BRANCH_INSTRUCTIONS_MISPREDICTED",
+ * ("LLC-load-misses", "task-clock"), the processor's own PMU names
+ * ("RETIRED_BRANCH_INSTRUCTIONS_MISPREDICTED",
  * "amd64_fam19h_zen3::RETIRED_INSTRUCTIONS") and the :u / :k modifiers all
  * go through pfm_get_os_event_encoding(PFM_OS_PERF_EVENT_EXT). Encoding an
  * event says nothing about whether this machine can count it: only the
  * kernel decides that, when the counters module opens it.
+ *
+ * The six mission names (llc-misses, itlb-misses, l1i-misses,
+ * branch-misses, cycles, instructions; see collectors/mission.h) come
+ * first: each resolves to the event the mission map names for the family
+ * libpfm4 detects. "cycles", "instructions" and "branch-misses" are also
+ * perf's names; on a family with a table the map's event wins (it is the
+ * one the kernel's generic table picks there, named concretely), and
+ * "perf::cycles" still names perf's generic event. On a family without a
+ * table, cycles, instructions and branch-misses are perf's generic events,
+ * and the three cache counters are refused unless EVENT_ALLOW_GENERIC.
+ *
+ * LIBPFM_FORCE_PMU makes libpfm4 act as if that PMU were the processor's
+ * (and drops its perf-style names); events_init refuses a name libpfm4
+ * does not know.
  *
  * The caller owns every struct event_desc and releases it. libpfm4 is
  * initialised once per process (the one global this module keeps); the
@@ -20,33 +34,72 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "collectors/mission.h"
+
+enum event_flags {
+	/* A mission name on a family without a table may stand for perf's
+	 * generic event (--allow-generic). */
+	EVENT_ALLOW_GENERIC = 1 << 0,
+	/* Internal: resolving the "cache" set, where a mission counter with
+	 * no map here is kept as refused (event_desc.refused), not an error. */
+	EVENT_IN_DEFAULT_SET = 1 << 1,
+};
+
 struct event_desc {
 	char *name;		/* as the user wrote it: the report's key */
 	char *canonical;	/* libpfm4's fully qualified form */
 	struct perf_event_attr attr;
 	bool hardware;		/* needs a PMU counter (not a software event) */
+	/* Why it is not opened at all, or NULL: a mission counter of the
+	 * default set on a processor the map lacks, reported as not
+	 * supported with this reason rather than failing the run. */
+	char *refused;
+	/* For a mission name: the map's entry and the family whose table
+	 * chose it (mission_generic() for perf's stand-in); NULL otherwise.
+	 * Static, borrowed. */
+	const struct mission_event *mission;
+	const struct mission_family *family;
 };
 
-/* The named set "cache": the six hardware and four software events. */
+/* The named set "cache": the six mission counters (hardware) and four
+ * software events. */
 extern const char *const events_cache_set[];
 
-/* Initialise libpfm4 once. 0 or -EIO with *cause filled. */
+/*
+ * Initialise libpfm4 once. 0, -EIO with *cause filled when libpfm4 fails,
+ * or -EINVAL when LIBPFM_FORCE_PMU names a PMU this libpfm4 does not know
+ * (*cause names it, with hints).
+ */
 int events_init(char **cause);
+
+/*
+ * The mission family of this machine: the first core PMU libpfm4 detects
+ * (or was forced to) that the mission map covers, or NULL. *pmu and *desc,
+ * when not NULL, get that PMU's name and libpfm4's description of it, or,
+ * when no table covers it, those of the core PMU detected ("none" and NULL
+ * when there is none). The strings are static.
+ */
+const struct mission_family *events_mission_family(const char **pmu,
+						   const char **desc);
 
 /*
  * Resolve one name. 0 on success. -ENOENT for an unknown name, with
  * *cause = "unknown event 'NAME'" followed by up to three "hint:" lines
- * naming close names; -EINVAL for a bad modifier.
+ * naming close names; -EINVAL for a bad modifier; -EOPNOTSUPP for a
+ * mission cache counter on a family the map lacks, without
+ * EVENT_ALLOW_GENERIC (*cause names the family libpfm4 detected).
  */
-int event_resolve(const char *name, struct event_desc *out, char **cause);
+int event_resolve(const char *name, enum event_flags flags,
+		  struct event_desc *out, char **cause);
 void event_desc_release(struct event_desc *ev);
 
 /*
  * Resolve a comma-separated list; "cache" expands to the default set.
- * Duplicates are refused (-EINVAL). *out is a malloc'd array of *n.
+ * Duplicates are refused (-EINVAL); other failures as event_resolve.
+ * *out is a malloc'd array of *n.
  */
-int event_list_parse(const char *spec, struct event_desc **out, size_t *n,
-		     char **cause);
+int event_list_parse(const char *spec, enum event_flags flags,
+		     struct event_desc **out, size_t *n, char **cause);
 void event_list_free(struct event_desc *evs, size_t n);
 
 /*
@@ -59,7 +112,8 @@ size_t event_suggest(const char *name, char **out, size_t max);
 struct event_info {
 	const char *name;	/* the name to type, PMU-qualified */
 	const char *short_name;	/* without the "pmu::" prefix */
-	const char *pmu;	/* "perf" for generic names, else the PMU */
+	const char *pmu;	/* "prof" for mission names, "perf" for
+				   generic names, else the PMU */
 	const char *desc;	/* libpfm4's description, may be NULL */
 	bool hardware;
 	/* The event's unit masks, comma-separated, the default ones marked
@@ -71,9 +125,10 @@ struct event_info {
 
 /*
  * Call fn for every event this machine can encode whose name contains
- * pattern (case-insensitive; NULL for all): first the perf-style generic
- * names, then each detected PMU's own events. Stops early when fn returns
- * non-zero and returns that value.
+ * pattern (case-insensitive; NULL for all): first the mission names (pmu
+ * "prof"), then the perf-style generic names (those that are also mission
+ * names qualified, "perf::cycles"), then each detected PMU's own events.
+ * Stops early when fn returns non-zero and returns that value.
  */
 int events_foreach(const char *pattern,
 		   int (*fn)(const struct event_info *info, void *arg),

@@ -186,8 +186,9 @@ int db_run_store_body(struct db *db, struct db_run *run, char **cause)
 		"INSERT INTO events (run_id, idx, name, canonical, supported, reason,"
 		" grp, user_only, attr_type, attr_config, attr_config1, attr_config2,"
 		" exclude_user, exclude_kernel, exclude_hv, value, time_enabled,"
-		" time_running) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,"
-		" ?14,?15,?16,?17,?18)", cause);
+		" time_running, mission_family, mission_event, mission_note)"
+		" VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,"
+		" ?17,?18,?19,?20,?21)", cause);
 	if (rc)
 		return rc;
 	for (size_t i = 0; i < run->nevents; i++) {
@@ -207,6 +208,9 @@ int db_run_store_body(struct db *db, struct db_run *run, char **cause)
 		sqlite3_bind_int(st, 13, e->exclude_user);
 		sqlite3_bind_int(st, 14, e->exclude_kernel);
 		sqlite3_bind_int(st, 15, e->exclude_hv);
+		db_bind_text(st, 19, e->mission_family);
+		db_bind_text(st, 20, e->mission_event);
+		db_bind_text(st, 21, e->mission_note);
 		if (e->total.present) {
 			sqlite3_bind_int64(st, 16, (sqlite3_int64)e->total.value);
 			sqlite3_bind_int64(st, 17, (sqlite3_int64)e->total.enabled);
@@ -514,7 +518,8 @@ static int load_events(struct db *db, int64_t id, struct db_run *out, char **cau
 	int rc = db_prepare(db, &st,
 		"SELECT idx, name, canonical, supported, reason, grp, user_only,"
 		" attr_type, attr_config, attr_config1, attr_config2, exclude_user,"
-		" exclude_kernel, exclude_hv, value, time_enabled, time_running"
+		" exclude_kernel, exclude_hv, value, time_enabled, time_running,"
+		" mission_family, mission_event, mission_note"
 		" FROM events WHERE run_id = ?1 ORDER BY idx", cause);
 	if (rc)
 		return rc;
@@ -558,6 +563,9 @@ static int load_events(struct db *db, int64_t id, struct db_run *out, char **cau
 		e->exclude_user = db_row_bool(&r, 11, DB_NULL_OK);
 		e->exclude_kernel = db_row_bool(&r, 12, DB_NULL_OK);
 		e->exclude_hv = db_row_bool(&r, 13, DB_NULL_OK);
+		e->mission_family = db_row_text(&r, 17, DB_NULL_OK);
+		e->mission_event = db_row_text(&r, 18, DB_NULL_OK);
+		e->mission_note = db_row_text(&r, 19, DB_NULL_OK | DB_LONG);
 		if (!db_row_null(&r, 14)) {
 			e->total.present = true;
 			e->total.value = db_row_u64(&r, 14, 0);
@@ -826,6 +834,9 @@ void db_run_release(struct db_run *run)
 		free(run->events[i].name);
 		free(run->events[i].canonical);
 		free(run->events[i].reason);
+		free(run->events[i].mission_family);
+		free(run->events[i].mission_event);
+		free(run->events[i].mission_note);
 	}
 	free(run->events);
 	for (size_t i = 0; i < run->nthreads; i++) {

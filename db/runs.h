@@ -48,6 +48,13 @@ struct db_event {
 	uint64_t attr_config, attr_config1, attr_config2;
 	bool exclude_user, exclude_kernel, exclude_hv;
 	struct db_count total;
+	/* A mission counter (llc-misses, ...): the family whose mission map
+	 * chose the event ("AMD Zen 4", or "generic (perf)" for perf's
+	 * stand-in), the event as perf's table names it, and what it stood
+	 * for. All NULL for any other event. */
+	char *mission_family;
+	char *mission_event;
+	char *mission_note;
 };
 
 struct db_thread {

@@ -279,8 +279,7 @@ static const char *const migrations[] = {
 	") WITHOUT ROWID;",
 
 	/* v7: sampled runs (prof record): the sampled events, the call-stack
-	 * tree (modules, symbols, frames, nodes) and the samples. Keep this
-	 * the last migration of its branch (docs/schema.md). */
+	 * tree (modules, symbols, frames, nodes) and the samples. */
 	"CREATE TABLE sample_events ("
 	"  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
 	"  idx INTEGER NOT NULL,"
@@ -343,6 +342,14 @@ static const char *const migrations[] = {
 	"  FROM sample_frames f"
 	"  JOIN sample_symbols y ON y.run_id = f.run_id AND y.id = f.symbol_id"
 	"  JOIN sample_modules m ON m.run_id = f.run_id AND m.id = y.module_id;",
+
+	/* v8: what stood behind a mission counter (llc-misses, ...): the
+	 * family whose mission map chose the event, the event as perf's table
+	 * names it, and what it counted. NULL for every other event and for
+	 * runs stored before. */
+	"ALTER TABLE events ADD COLUMN mission_family TEXT;"
+	"ALTER TABLE events ADD COLUMN mission_event TEXT;"
+	"ALTER TABLE events ADD COLUMN mission_note TEXT;",
 };
 
 size_t schema_migration_count(void)

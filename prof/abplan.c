@@ -656,6 +656,9 @@ static int plan_global(struct ab_plan *p, const char *k, const char *v,
 		p->working_set = !strcmp(v, "1") || !strcmp(v, "true") || !strcmp(v, "yes");
 	} else if (!strcmp(k, "keep-going")) {
 		p->keep_going = !strcmp(v, "1") || !strcmp(v, "true") || !strcmp(v, "yes");
+	} else if (!strcmp(k, "allow-generic")) {
+		p->allow_generic = !strcmp(v, "1") || !strcmp(v, "true") ||
+				   !strcmp(v, "yes");
 	} else {
 		return set_one(p, NULL, k, strlen(k), v, cause);
 	}

@@ -8,7 +8,8 @@
  * Plan files hold one `key = value` a line, `#` comments, and `[arm NAME]`
  * sections whose keys (command, pin, cwd, sleep, env.VAR) apply to that
  * arm; keys before any section are the experiment's (rounds, warmup,
- * order, seed, settle, gate, events, score, per, keep-going, and pin, cwd,
+ * order, seed, settle, gate, events, score, per, keep-going,
+ * allow-generic, and pin, cwd,
  * sleep, env.VAR for every arm). Caller-owned; not thread-safe.
  */
 #ifndef PROF_ABPLAN_H
@@ -62,6 +63,7 @@ struct ab_plan {
 	char **per;			/* score names for per-unit costs */
 	size_t nper;
 	bool keep_going;
+	bool allow_generic;		/* --allow-generic for the events */
 	bool aa;
 	bool working_set;		/* --working-set on every run */
 };

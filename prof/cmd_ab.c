@@ -65,6 +65,7 @@ const char cmd_ab_help[] =
 "                       round, saying why)\n"
 "Metrics (wall_s, cpu_s and cores always; then the counters):\n"
 "  -e, --events LIST    as for prof run (default: cache)\n"
+"  --allow-generic      as for prof run\n"
 "  --score NAME=REGEX[:higher]  a number parsed from the workload's output\n"
 "                       (the first capture group of the last match); lower\n"
 "                       is better unless :higher. A POSIX extended regex,\n"
@@ -105,7 +106,7 @@ static int parse(int argc, char **argv, struct ab_opts *o)
 {
 	enum { O_ARM = 256, O_SET, O_PLAN, O_ROUNDS, O_WARMUP, O_ORDER, O_SEED,
 	       O_SETTLE, O_GATE, O_AA, O_SCORE, O_PER, O_KEEP, O_FORMAT, O_DB, O_SHOW,
-	       O_WS };
+	       O_WS, O_GENERIC };
 	static const struct option opts[] = {
 		{ "arm", required_argument, NULL, O_ARM },
 		{ "set", required_argument, NULL, O_SET },
@@ -121,6 +122,7 @@ static int parse(int argc, char **argv, struct ab_opts *o)
 		{ "score", required_argument, NULL, O_SCORE },
 		{ "per", required_argument, NULL, O_PER },
 		{ "keep-going", no_argument, NULL, O_KEEP },
+		{ "allow-generic", no_argument, NULL, O_GENERIC },
 		{ "format", required_argument, NULL, O_FORMAT },
 		{ "output", required_argument, NULL, 'o' },
 		{ "db", required_argument, NULL, O_DB },
@@ -195,6 +197,9 @@ static int parse(int argc, char **argv, struct ab_opts *o)
 			break;
 		case O_KEEP:
 			o->plan.keep_going = true;
+			break;
+		case O_GENERIC:
+			o->plan.allow_generic = true;
 			break;
 		case O_FORMAT:
 			if (cli_parse_format("ab", optarg, &o->fmt, OUT_ALL_TEXT))
@@ -353,7 +358,8 @@ int cmd_ab(int argc, char **argv, struct prof_ctx *ctx)
 	struct db_experiment exp;
 	memset(&exp, 0, sizeof(exp));
 
-	rc = event_list_parse(p->events, &evs, &nev, &cause);
+	rc = event_list_parse(p->events, p->allow_generic ? EVENT_ALLOW_GENERIC : 0,
+			      &evs, &nev, &cause);
 	if (rc) {
 		print_cause("error: ", cause);
 		exit_code = EXIT_USAGE;

@@ -11,21 +11,38 @@
 
 const char cmd_events_help[] =
 "usage: prof events [PATTERN] [--format table|json]\n"
-"       prof events --attr NAME\n"
+"       prof events --attr NAME [--allow-generic]\n"
+"       prof events --mission [--format table|json]\n"
 "\n"
 "List the events this machine can encode (names containing PATTERN, case\n"
-"insensitive): first the perf-style generic names, then the processor's\n"
-"own PMU events as libpfm4 knows them. Encoding is not counting: whether\n"
-"the kernel lets an event count (a VM often has no PMU) shows only when a\n"
-"run opens it, and 'prof run' says so.\n"
+"insensitive): first prof's mission counters, then the perf-style generic\n"
+"names, then the processor's own PMU events as libpfm4 knows them.\n"
+"Encoding is not counting: whether the kernel lets an event count (a VM\n"
+"often has no PMU) shows only when a run opens it, and 'prof run' says so.\n"
+"\n"
+"The mission counters llc-misses, itlb-misses, l1i-misses, branch-misses,\n"
+"cycles and instructions keep their names on every machine; the event\n"
+"behind each comes from a map, one table per processor family, taken from\n"
+"perf's per-model event tables and the vendor's manuals. --mission prints\n"
+"the table of the family libpfm4 detects here: each counter's event, its\n"
+"encoding, what it counts (and leaves out, where it is a proxy) and its\n"
+"source. On a family without a table, cycles, instructions and\n"
+"branch-misses are perf's generic events, and the three cache counters\n"
+"are refused unless --allow-generic lets perf's generic cache events\n"
+"stand in. perf::cycles names perf's generic event everywhere.\n"
 "\n"
 "--attr NAME prints the perf_event_attr prof would open for NAME (type,\n"
 "config, config1, config2, exclude bits), in the key=value form of\n"
 "'perf stat -vv', to check an encoding against perf.\n"
 "\n"
+"LIBPFM_FORCE_PMU=PMU (e.g. skl, amd64_fam19h_zen4) makes libpfm4 act as\n"
+"if this were that processor, to see another family's encodings.\n"
+"\n"
 "Examples:\n"
 "  prof events miss\n"
-"  prof events --attr LLC-load-misses\n";
+"  prof events --mission\n"
+"  prof events --attr llc-misses\n"
+"  LIBPFM_FORCE_PMU=skl prof events --attr l1i-misses\n";
 
 struct list_state {
 	enum out_format fmt;
@@ -58,8 +75,10 @@ static int print_one(const struct event_info *info, void *arg)
 	}
 	if (!s->last_pmu || strcmp(s->last_pmu, info->pmu)) {
 		printf("%s%s:\n", s->last_pmu ? "\n" : "",
-		       strcmp(info->pmu, "perf") ? info->pmu
-		       : "generic (perf-style names)");
+		       !strcmp(info->pmu, "perf") ? "generic (perf-style names)"
+		       : !strcmp(info->pmu, "prof") ? "mission counters (prof's "
+						      "names; --mission)"
+		       : info->pmu);
 		s->last_pmu = info->pmu;
 	}
 	if (info->desc) {
@@ -80,6 +99,9 @@ static void print_attr(const struct event_desc *ev)
 	const struct perf_event_attr *a = &ev->attr;
 	printf("event          %s\n", ev->name);
 	printf("encoded as     %s\n", ev->canonical);
+	if (ev->mission)
+		printf("mission        %s on %s: %s\n", ev->mission->perf_name,
+		       ev->family->label, ev->mission->summary);
 	printf("type           %u (%s)\n", a->type, event_type_name(a->type));
 	printf("size           %u\n", a->size);
 	printf("config         %#llx\n", (unsigned long long)a->config);
@@ -95,18 +117,163 @@ static void print_attr(const struct event_desc *ev)
 						    : "no (software event)");
 }
 
+/* Print text indented by `indent` columns, wrapped before column 79. */
+static void print_wrapped(const char *text, int indent)
+{
+	int col = indent;
+	const char *p = text;
+	while (*p) {
+		size_t w = strcspn(p, " ");
+		if (col > indent && col + 1 + (int)w > 78) {
+			printf("\n%*s", indent, "");
+			col = indent;
+		} else if (col > indent) {
+			putchar(' ');
+			col++;
+		}
+		printf("%.*s", (int)w, p);
+		col += (int)w;
+		p += w;
+		while (*p == ' ')
+			p++;
+	}
+	putchar('\n');
+}
+
+/*
+ * --mission: the map's table for the family libpfm4 detects (or is forced
+ * to), each counter with its event, encoding, meaning and source; on a
+ * family without one, perf's generic stand-ins.
+ */
+static int print_mission(enum out_format fmt)
+{
+	const char *pmu = NULL, *pdesc = NULL;
+	const struct mission_family *fam = events_mission_family(&pmu, &pdesc);
+	const struct mission_family *shown = fam ? fam : mission_generic();
+	struct jw w;
+	if (fmt == OUT_JSON) {
+		jw_init(&w, stdout, 2);
+		jw_obj_begin(&w);
+		jw_key(&w, "family");
+		jw_str(&w, fam ? fam->label : NULL);
+		jw_key(&w, "pmu");
+		jw_str(&w, strcmp(pmu, "none") ? pmu : NULL);
+		jw_key(&w, "pmu_description");
+		jw_str(&w, pdesc);
+		jw_key(&w, "counters");
+		jw_arr_begin(&w);
+	} else if (fam) {
+		printf("mission counters on %s (libpfm4 PMU %s)\n", fam->label, pmu);
+	} else {
+		char head[512];
+		snprintf(head, sizeof(head), "libpfm4 detected %s%s%s%s, which has "
+			 "no mission map: these counters are perf's generic events, "
+			 "and llc-misses, itlb-misses and l1i-misses need "
+			 "--allow-generic",
+			 strcmp(pmu, "none") ? pmu : "no core PMU",
+			 pdesc ? " (" : "", pdesc ? pdesc : "", pdesc ? ")" : "");
+		print_wrapped(head, 0);
+	}
+	for (int i = 0; i < MISSION_COUNT; i++) {
+		const struct mission_event *me = &shown->events[i];
+		char event[512];
+		if (fam)
+			snprintf(event, sizeof(event), "%s::%s", pmu, me->event);
+		else
+			snprintf(event, sizeof(event), "%s", me->event);
+		struct event_desc ev;
+		char *cause = NULL;
+		int rc = event_resolve(me->name, EVENT_ALLOW_GENERIC, &ev, &cause);
+		if (fmt == OUT_JSON) {
+			jw_obj_begin(&w);
+			jw_key(&w, "name");
+			jw_str(&w, me->name);
+			jw_key(&w, "event");
+			jw_str(&w, event);
+			jw_key(&w, "perf_name");
+			jw_str(&w, me->perf_name);
+			jw_key(&w, "type");
+			if (rc)
+				jw_null(&w);
+			else
+				jw_uint(&w, ev.attr.type);
+			jw_key(&w, "config");
+			if (rc) {
+				jw_null(&w);
+			} else {
+				char hex[32];
+				snprintf(hex, sizeof(hex), "%#llx",
+					 (unsigned long long)ev.attr.config);
+				jw_str(&w, hex);
+			}
+			jw_key(&w, "summary");
+			jw_str(&w, me->summary);
+			jw_key(&w, "counts");
+			jw_str(&w, me->counts);
+			jw_key(&w, "source");
+			jw_str(&w, me->source);
+			jw_key(&w, "needs_allow_generic");
+			jw_bool(&w, me->needs_consent);
+			jw_obj_end(&w);
+		} else {
+			printf("\n%s\n", me->name);
+			printf("  event     %s\n", event);
+			printf("  perf      %s\n", me->perf_name);
+			if (rc) {
+				/* Forcing a PMU leaves libpfm4 without its
+				 * perf-style names, so the generic events do
+				 * not encode then. */
+				printf("  encoding  none: %.*s%s\n",
+				       (int)strcspn(cause ? cause : "?", "\n"),
+				       cause ? cause : "?",
+				       getenv("LIBPFM_FORCE_PMU") ? " (under "
+				       "LIBPFM_FORCE_PMU)" : "");
+			} else {
+				printf("  encoding  type %u (%s), config %#llx",
+				       ev.attr.type, event_type_name(ev.attr.type),
+				       (unsigned long long)ev.attr.config);
+				if (ev.attr.config1)
+					printf(", config1 %#llx",
+					       (unsigned long long)ev.attr.config1);
+				putchar('\n');
+			}
+			printf("  counts    ");
+			char what[1024];
+			snprintf(what, sizeof(what), "%s: %s%s", me->summary,
+				 me->counts, me->needs_consent
+				 ? " (only with --allow-generic)" : "");
+			print_wrapped(what, 12);
+			printf("  source    ");
+			print_wrapped(me->source, 12);
+		}
+		free(cause);
+		if (!rc)
+			event_desc_release(&ev);
+	}
+	if (fmt == OUT_JSON) {
+		jw_arr_end(&w);
+		jw_obj_end(&w);
+		jw_end(&w);
+	}
+	return EXIT_OK;
+}
+
 int cmd_events(int argc, char **argv, struct prof_ctx *ctx)
 {
 	(void)ctx;
-	enum { O_FORMAT = 256, O_ATTR };
+	enum { O_FORMAT = 256, O_ATTR, O_MISSION, O_GENERIC };
 	static const struct option opts[] = {
 		{ "format", required_argument, NULL, O_FORMAT },
 		{ "attr", required_argument, NULL, O_ATTR },
+		{ "mission", no_argument, NULL, O_MISSION },
+		{ "allow-generic", no_argument, NULL, O_GENERIC },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	enum out_format fmt = OUT_TABLE;
 	const char *attr = NULL;
+	bool mission = false;
+	enum event_flags flags = 0;
 	char buf[64];
 	int c;
 	optind = 1;
@@ -121,6 +288,12 @@ int cmd_events(int argc, char **argv, struct prof_ctx *ctx)
 		case O_ATTR:
 			attr = optarg;
 			break;
+		case O_MISSION:
+			mission = true;
+			break;
+		case O_GENERIC:
+			flags |= EVENT_ALLOW_GENERIC;
+			break;
 		case 'h':
 			cli_print_verb_help("events");
 			return EXIT_OK;
@@ -132,20 +305,27 @@ int cmd_events(int argc, char **argv, struct prof_ctx *ctx)
 	if (optind < argc)
 		return usage_error("events", "unexpected argument '%s'",
 				   cli_echo(argv[optind], buf, sizeof(buf)));
+	if (mission && (attr || pattern))
+		return usage_error("events", "--mission lists the map; it takes "
+				   "no %s", attr ? "--attr" : "pattern");
 
 	char *cause = NULL;
-	if (events_init(&cause)) {
+	int rc = events_init(&cause);
+	if (rc) {
 		print_cause("error: ", cause);
 		free(cause);
-		return EXIT_FAIL;
+		return rc == -EINVAL ? EXIT_USAGE : EXIT_FAIL;
 	}
+	if (mission)
+		return print_mission(fmt);
 	if (attr) {
 		struct event_desc ev;
-		int rc = event_resolve(attr, &ev, &cause);
+		rc = event_resolve(attr, flags, &ev, &cause);
 		if (rc) {
 			print_cause("error: ", cause);
 			free(cause);
-			return rc == -ENOENT || rc == -EINVAL ? EXIT_USAGE : EXIT_FAIL;
+			return rc == -ENOENT || rc == -EINVAL || rc == -EOPNOTSUPP
+			       ? EXIT_USAGE : EXIT_FAIL;
 		}
 		print_attr(&ev);
 		event_desc_release(&ev);

@@ -64,6 +64,7 @@ const char cmd_record_help[] =
 "      --allow-incomplete  exit with COMMAND's status even when the run is\n"
 "                        incomplete (tasks or records missing: 'prof help\n"
 "                        run' says how prof checks)\n"
+"      --allow-generic   as for 'prof run'\n"
 "      --record-dump FILE  save the raw ring-buffer records (for tests)\n"
 "\n"
 "Every sampled event is counted too, with task-clock, so 'prof report\n"
@@ -94,6 +95,7 @@ struct record_args {
 	bool quiet;
 	bool mangled;
 	bool allow_incomplete;
+	bool allow_generic;
 	long mmap_pages;
 	const char *pin;
 	int affinity;
@@ -134,7 +136,7 @@ static int parse_call_graph(const char *word, struct record_args *a)
 static int parse_args(int argc, char **argv, struct record_args *a)
 {
 	enum { O_CG = 256, O_LIMIT, O_FORMAT, O_DB, O_MMAP, O_PIN, O_AFF, O_NOAFF,
-	       O_SYSFS, O_DUMP, O_DURATION, O_INCOMPLETE, O_NODEMANGLE };
+	       O_SYSFS, O_DUMP, O_DURATION, O_INCOMPLETE, O_NODEMANGLE, O_GENERIC };
 	static const struct option opts[] = {
 		{ "pid", required_argument, NULL, 'p' },
 		{ "duration", required_argument, NULL, O_DURATION },
@@ -155,6 +157,7 @@ static int parse_args(int argc, char **argv, struct record_args *a)
 		{ "sysfs", required_argument, NULL, O_SYSFS },
 		{ "record-dump", required_argument, NULL, O_DUMP },
 		{ "allow-incomplete", no_argument, NULL, O_INCOMPLETE },
+		{ "allow-generic", no_argument, NULL, O_GENERIC },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -250,6 +253,9 @@ static int parse_args(int argc, char **argv, struct record_args *a)
 		case O_INCOMPLETE:
 			a->allow_incomplete = true;
 			break;
+		case O_GENERIC:
+			a->allow_generic = true;
+			break;
 		case O_DUMP:
 			a->dump = optarg;
 			break;
@@ -307,7 +313,9 @@ static int choose_samplers(const struct record_args *a, const struct sample_plan
 			   struct sampler_desc **sds)
 {
 	char *cause = NULL;
-	int rc = event_list_parse(a->events ? a->events : "cycles", evs, nev, &cause);
+	enum event_flags flags = a->allow_generic ? EVENT_ALLOW_GENERIC : 0;
+	int rc = event_list_parse(a->events ? a->events : "cycles", flags, evs, nev,
+				  &cause);
 	if (rc) {
 		print_cause("error: ", cause);
 		free(cause);
@@ -331,7 +339,7 @@ static int choose_samplers(const struct record_args *a, const struct sample_plan
 		cause = NULL;
 		event_list_free(*evs, *nev);
 		free(*sds);
-		rc = event_list_parse("cpu-clock", evs, nev, &cause);
+		rc = event_list_parse("cpu-clock", 0, evs, nev, &cause);
 		if (rc) {
 			free(why);
 			print_cause("error: ", cause);
@@ -358,7 +366,8 @@ static int choose_samplers(const struct record_args *a, const struct sample_plan
 
 /* The counted events: the sampled ones and task-clock. */
 static int counted_events(const struct event_desc *sev, size_t ns,
-			  struct event_desc **evs, size_t *nev, char **spec_out)
+			  enum event_flags flags, struct event_desc **evs,
+			  size_t *nev, char **spec_out)
 {
 	size_t len = 0;
 	char *spec = NULL;
@@ -372,7 +381,7 @@ static int counted_events(const struct event_desc *sev, size_t ns,
 		fprintf(fp, "%stask-clock", ns ? "," : "");
 	fclose(fp);
 	char *cause = NULL;
-	int rc = event_list_parse(spec, evs, nev, &cause);
+	int rc = event_list_parse(spec, flags, evs, nev, &cause);
 	if (rc) {
 		print_cause("error: ", cause);
 		free(cause);
@@ -535,7 +544,9 @@ int cmd_record(int argc, char **argv, struct prof_ctx *ctx)
 	int exit_code = choose_samplers(&a, &plan, &sev, &nsev, &sds);
 	if (exit_code)
 		goto out_events;
-	exit_code = counted_events(sev, nsev, &cev, &ncev, &counted_spec);
+	exit_code = counted_events(sev, nsev,
+				   a.allow_generic ? EVENT_ALLOW_GENERIC : 0, &cev,
+				   &ncev, &counted_spec);
 	if (exit_code)
 		goto out_events;
 

@@ -34,12 +34,21 @@ const char cmd_run_help[] =
 "\n"
 "Options:\n"
 "  -e, --events LIST     comma-separated events (default: cache, which is\n"
-"                        LLC-load-misses, iTLB-load-misses,\n"
-"                        L1-icache-load-misses, branch-misses, instructions,\n"
-"                        cycles, task-clock, context-switches,\n"
+"                        the mission counters llc-misses, itlb-misses,\n"
+"                        l1i-misses, branch-misses, instructions, cycles,\n"
+"                        then task-clock, context-switches,\n"
 "                        cpu-migrations, page-faults). Names as perf takes\n"
 "                        them, the CPU's own names, and :u / :k modifiers;\n"
-"                        'prof events' lists them.\n"
+"                        'prof events' lists them, and 'prof events\n"
+"                        --mission' which event stands behind each mission\n"
+"                        counter on this processor\n"
+"      --allow-generic   on a processor the mission map lacks, count perf's\n"
+"                        generic LLC-load-misses, iTLB-load-misses and\n"
+"                        L1-icache-load-misses for llc-misses, itlb-misses\n"
+"                        and l1i-misses (otherwise -e refuses them and the\n"
+"                        default set reports them not supported: their\n"
+"                        meaning is the kernel's table's, which on some\n"
+"                        processors has no such event or a wrong one)\n"
 "  -p, --pid PID         attach to a running process instead of launching\n"
 "      --duration SECS   with -p: stop after SECS (default: until it exits\n"
 "                        or Ctrl-C)\n"
@@ -121,6 +130,7 @@ struct run_args {
 	long mmap_pages;
 	bool working_set;
 	bool allow_incomplete;
+	bool allow_generic;
 	const char *sleep_mode;
 	const char *dump;
 	const char *pin;
@@ -133,7 +143,7 @@ struct run_args {
 static int parse_args(int argc, char **argv, struct run_args *a)
 {
 	enum { O_DURATION = 256, O_BY, O_FORMAT, O_DB, O_MMAP, O_DUMP, O_PIN,
-	       O_AFF, O_NOAFF, O_SYSFS, O_WS, O_SLEEP, O_INCOMPLETE };
+	       O_AFF, O_NOAFF, O_SYSFS, O_WS, O_SLEEP, O_INCOMPLETE, O_GENERIC };
 	static const struct option opts[] = {
 		{ "events", required_argument, NULL, 'e' },
 		{ "pid", required_argument, NULL, 'p' },
@@ -152,6 +162,7 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 		{ "working-set", no_argument, NULL, O_WS },
 		{ "sleep-mode", required_argument, NULL, O_SLEEP },
 		{ "allow-incomplete", no_argument, NULL, O_INCOMPLETE },
+		{ "allow-generic", no_argument, NULL, O_GENERIC },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -213,6 +224,9 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 		case O_INCOMPLETE:
 			a->allow_incomplete = true;
 			break;
+		case O_GENERIC:
+			a->allow_generic = true;
+			break;
 		case O_SLEEP:
 			a->sleep_mode = optarg;
 			break;
@@ -267,7 +281,8 @@ int cmd_run(int argc, char **argv, struct prof_ctx *ctx)
 	char *cause = NULL;
 	struct event_desc *evs = NULL;
 	size_t nev = 0;
-	rc = event_list_parse(a.events, &evs, &nev, &cause);
+	rc = event_list_parse(a.events, a.allow_generic ? EVENT_ALLOW_GENERIC : 0,
+			      &evs, &nev, &cause);
 	if (rc) {
 		print_cause("error: ", cause);
 		free(cause);

@@ -158,6 +158,11 @@ void run_state_fill(struct run_state *rs, struct db_run *run,
 		const struct thread_count *tot = counters_total(cs, i);
 		e->name = strdup(evs[i].name);
 		e->canonical = strdup(evs[i].canonical);
+		if (evs[i].mission) {
+			e->mission_family = strdup(evs[i].family->label);
+			e->mission_event = strdup(evs[i].mission->perf_name);
+			e->mission_note = strdup(evs[i].mission->summary);
+		}
 		e->supported = st->supported;
 		e->reason = st->reason ? strdup(st->reason) : NULL;
 		e->group = st->group;

@@ -220,6 +220,20 @@ static void write_footer(const struct db_run *run, enum out_format fmt, FILE *fp
 {
 	const char *lead = fmt == OUT_MARKDOWN ? "" : " ";
 	const char *item = fmt == OUT_MARKDOWN ? "- " : "   ";
+	/* What stood behind each mission counter, as the run stored it,
+	 * under the family whose mission map chose it. */
+	const char *family = NULL;
+	for (size_t e = 0; e < run->nevents; e++) {
+		const struct db_event *ev = &run->events[e];
+		if (!ev->mission_event)
+			continue;
+		const char *f = ev->mission_family ? ev->mission_family : "?";
+		if (!family || strcmp(family, f))
+			fprintf(fp, "\n%smission counters on %s:\n", lead, f);
+		family = f;
+		fprintf(fp, "%s%s = %s (%s)\n", item, ev->name, ev->mission_event,
+			ev->mission_note ? ev->mission_note : "?");
+	}
 	/* One line per distinct refusal, naming every event it hit. */
 	bool *done = calloc(run->nevents + 1, sizeof(bool));
 	bool any = false;
@@ -414,6 +428,17 @@ static void write_json(const struct db_run *run, const struct rrow *rows,
 		if (!ev->supported || ev->user_only) {
 			jw_key(&w, "reason");
 			jw_str(&w, ev->reason);
+		}
+		if (ev->mission_event) {
+			jw_key(&w, "mission");
+			jw_obj_begin(&w);
+			jw_key(&w, "family");
+			jw_str(&w, ev->mission_family);
+			jw_key(&w, "event");
+			jw_str(&w, ev->mission_event);
+			jw_key(&w, "note");
+			jw_str(&w, ev->mission_note);
+			jw_obj_end(&w);
 		}
 		jw_key(&w, "unit");
 		jw_str(&w, event_is_time(ev) ? "ns" : "count");

@@ -58,6 +58,20 @@ static inline void fx_add_event(struct db_run *r, size_t i, const char *name, bo
 				 "hint: no hardware PMU is visible");
 }
 
+/* A mission counter: what the mission map chose for it on the host. */
+static inline void fx_mission(struct db_run *r, size_t i, const char *canonical,
+			      uint64_t config, const char *event, const char *note)
+{
+	struct db_event *e = &r->events[i];
+	free(e->canonical);
+	e->canonical = fx_s(canonical);
+	e->attr_type = 4;	/* PERF_TYPE_RAW */
+	e->attr_config = config;
+	e->mission_family = fx_s("AMD Zen 3");
+	e->mission_event = fx_s(event);
+	e->mission_note = fx_s(note);
+}
+
 /* The machine every fixture run was "measured" on. */
 static inline void fx_host(struct db_run *r)
 {
@@ -71,6 +85,9 @@ static inline void fx_host(struct db_run *r)
  * A counted run of three threads: cycles and instructions multiplexed in
  * group 1 (they ran half the time); branch-misses in group 2 never ran;
  * LLC-load-misses refused. The hardware cases this VM cannot produce.
+ * cycles, instructions and branch-misses are mission counters, the events
+ * the mission map names on the host's Zen 3; LLC-load-misses is perf's
+ * generic event, named as such.
  */
 static inline void fixture_counted_run(struct db_run *r)
 {
@@ -96,6 +113,12 @@ static inline void fixture_counted_run(struct db_run *r)
 	fx_add_event(r, 2, "instructions", true, 1, 0, 1);
 	fx_add_event(r, 3, "branch-misses", true, 2, 0, 5);
 	fx_add_event(r, 4, "LLC-load-misses", false, 0, 3, 0x10002);
+	fx_mission(r, 1, "amd64_fam19h_zen3::CYCLES_NOT_IN_HALT", 0x76,
+		   "ls_not_halted_cyc", "core cycles while the thread runs");
+	fx_mission(r, 2, "amd64_fam19h_zen3::RETIRED_INSTRUCTIONS", 0xc0,
+		   "ex_ret_instr", "instructions retired");
+	fx_mission(r, 3, "amd64_fam19h_zen3::RETIRED_BRANCH_INSTRUCTIONS_MISPREDICTED",
+		   0xc3, "ex_ret_brn_misp", "mispredicted branches, retired");
 	static const char *names[] = { "emu", "render", "audio" };
 	static const uint64_t tc[] = { 500000000, 3500000000, 250000000 };
 	r->nthreads = 3;

@@ -121,6 +121,10 @@ static void make_run(struct db_run *r, size_t nthreads)
 	r->events[1].name = xdup("cycles");
 	r->events[1].supported = false;
 	r->events[1].reason = xdup("the kernel refused it: No such file or directory");
+	r->events[1].canonical = xdup("amd64_fam19h_zen4::CYCLES_NOT_IN_HALT");
+	r->events[1].mission_family = xdup("AMD Zen 4");
+	r->events[1].mission_event = xdup("ls_not_halted_cyc");
+	r->events[1].mission_note = xdup("core cycles while the thread runs");
 	r->nthreads = nthreads;
 	r->threads = calloc(nthreads, sizeof(*r->threads));
 	for (size_t i = 0; i < nthreads; i++) {
@@ -171,6 +175,15 @@ static void test_runs__store_and_load_round_trip(void **state)
 	assert_true(back.events[0].supported);
 	assert_false(back.events[1].supported);
 	assert_non_null(strstr(back.events[1].reason, "refused"));
+	/* what stood behind a mission counter, and nothing for the others */
+	assert_string_equal(back.events[1].canonical,
+			    "amd64_fam19h_zen4::CYCLES_NOT_IN_HALT");
+	assert_string_equal(back.events[1].mission_family, "AMD Zen 4");
+	assert_string_equal(back.events[1].mission_event, "ls_not_halted_cyc");
+	assert_string_equal(back.events[1].mission_note,
+			    "core cycles while the thread runs");
+	assert_null(back.events[0].mission_family);
+	assert_null(back.events[0].mission_event);
 	assert_true(back.events[0].total.present);
 	assert_false(back.events[1].total.present);
 	assert_int_equal(back.nthreads, 3);

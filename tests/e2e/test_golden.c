@@ -143,6 +143,16 @@ static const struct golden_case {
 	  "events --attr amd64_fam19h_zen4::RETIRED_INSTRUCTIONS", ZEN4 },
 	{ "events/zen4-attr-user", 0, "events --attr RETIRED_INSTRUCTIONS:u", ZEN4 },
 	{ "events/skl-itlb", F_TABLE | F_JSON, "events itlb", "LIBPFM_FORCE_PMU=skl" },
+	{ "events/zen4-mission", F_TABLE | F_JSON, "events --mission", ZEN4 },
+	{ "events/spr-mission", F_TABLE, "events --mission", "LIBPFM_FORCE_PMU=spr" },
+	{ "events/zen1-mission", F_TABLE | F_JSON, "events --mission",
+	  "LIBPFM_FORCE_PMU=amd64_fam17h_zen1" },
+	{ "events/zen4-attr-llc", 0, "events --attr llc-misses", ZEN4 },
+	{ "events/skl-attr-l1i", 0, "events --attr l1i-misses:u",
+	  "LIBPFM_FORCE_PMU=skl" },
+	{ "events/zen1-attr-llc", 0, "events --attr llc-misses",
+	  "LIBPFM_FORCE_PMU=amd64_fam17h_zen1" },
+	{ "events/unknown-pmu", 0, "events miss", "LIBPFM_FORCE_PMU=skylake" },
 };
 #define NCASES (sizeof(cases) / sizeof(cases[0]))
 
