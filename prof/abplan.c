@@ -367,6 +367,13 @@ int ab_plan_read(struct ab_plan *p, const char *path, char **cause)
 			*cause = NULL;
 		return -e;
 	}
+	int rc = ab_plan_read_file(p, fp, path, cause);
+	fclose(fp);
+	return rc;
+}
+
+int ab_plan_read_file(struct ab_plan *p, FILE *fp, const char *path, char **cause)
+{
 	char line[4096];
 	int lineno = 0, rc = 0;
 	struct ab_arm *arm = NULL;
@@ -407,7 +414,6 @@ int ab_plan_read(struct ab_plan *p, const char *path, char **cause)
 			*cause = NULL;
 		free(inner);
 	}
-	fclose(fp);
 	return rc;
 }
 
