@@ -818,8 +818,13 @@ static int add_symbols(const struct elf_file *ef, const struct elf_section *sec,
 				 "cannot read symbols of '%.*s': '%.*s' has entries of %llu bytes, not %zu",
 				 MSG_CAP, ef->path, MSG_CAP, sec->name,
 				 (unsigned long long)sec->entsize, entsize);
+	/* Opening checked the extent of sections that hold bytes; a link to
+	 * a null or NOBITS section, whose fields mean nothing, is refused. */
 	if (sec->link == 0 || sec->link >= ef->nsections ||
-	    ef->sections[sec->link].type == SHT_NOBITS)
+	    ef->sections[sec->link].type == SHT_NOBITS ||
+	    ef->sections[sec->link].type == SHT_NULL ||
+	    !range_ok(ef->size, ef->sections[sec->link].offset,
+		      ef->sections[sec->link].size))
 		return set_cause(cause, -EINVAL,
 				 "cannot read symbols of '%.*s': '%.*s' links to string table %u, which is not in the file",
 				 MSG_CAP, ef->path, MSG_CAP, sec->name, sec->link);

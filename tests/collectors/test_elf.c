@@ -1365,6 +1365,26 @@ static void test_elf__lookup_agrees_with_linear_scan(void **state)
 	elf_symtab_free(st);
 }
 
+/* Inputs the fuzzer found (tests/fuzz/regressions/elf/): each opens, and
+ * what is wrong in it is refused with a cause, nothing read out of bounds. */
+static void test_elf__fuzz_regressions(void **state)
+{
+	(void)state;
+	struct elf_file *ef = NULL;
+	struct elf_symtab *st = NULL;
+	char *cause = NULL;
+
+	/* .symtab's sh_link names a SHT_NULL section, whose offset and size
+	 * opening does not check: it was read as the string table. */
+	ef = open_ok(REGRESSIONS_DIR "/elf/symtab-links-null-section");
+	assert_int_equal(elf_symtab_load(ef, &st, &cause), -EINVAL);
+	assert_null(st);
+	assert_non_null(strstr(cause, "links to string table"));
+	assert_non_null(strstr(cause, "which is not in the file"));
+	free(cause);
+	elf_file_close(ef);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1389,6 +1409,7 @@ int main(void)
 		cmocka_unit_test(test_elf__perf_map_good_and_junk_lines),
 		cmocka_unit_test(test_elf__perf_map_by_path),
 		cmocka_unit_test(test_elf__lookup_agrees_with_linear_scan),
+		cmocka_unit_test(test_elf__fuzz_regressions),
 	};
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
