@@ -399,7 +399,8 @@ static bool parse_maps_line(char *line, struct map_entry *e, const char **path)
 	char perms[8];
 	int n = 0;
 	if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s %" SCNx64 " %*s %*s%n",
-		   &start, &end, perms, &off, &n) != 4 || n == 0 || end < start)
+		   &start, &end, perms, &off, &n) != 4 || n == 0 || end < start ||
+	    strlen(perms) != 4)	/* "r-xp": anything else is not a maps line */
 		return false;
 	char *p = line + n;
 	while (*p == ' ' || *p == '\t')

@@ -245,7 +245,10 @@ static void test_procmaps__load_file_skips_junk(void **state)
 		"not a maps line\n"
 		"7f0000000000-7effffffffff r-xp 00000000 00:00 0\n"	/* end < start */
 		"7ffd00000000-7ffd00021000 rw-p 00000000 00:00 0    [stack]\n"
-		"7ffd10000000-7ffd10002000 r-xp 00000000 00:00 0\n";
+		"7ffd10000000-7ffd10002000 r-xp 00000000 00:00 0\n"
+		/* permissions are four letters; "r" left three unread */
+		"7ffe00000000-7ffe00001000 r 00000000 00:00 0 /short/perms\n"
+		"7ffe00001000-7ffe00002000 r-xp- 00000000 00:00 0 /long/perms\n";
 	FILE *fp = fmemopen((void *)text, sizeof(text) - 1, "r");
 	assert_non_null(fp);
 	struct proc_maps *pm = proc_maps_new();
