@@ -61,7 +61,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint64_t start = r.pos;
 	struct ring_view v = {
 		.data = bytes, .size = ring,
-		.head = start + c.head_ahead % (ring + 1),
+		.head = start + c.head_ahead % (ring + 1), .tail = start,
 		.now_ns = c.now_ns, .settle_ns = (uint64_t)c.settle_us * 1000,
 		.lay = &layouts[c.layout % (sizeof(layouts) / sizeof(layouts[0]))],
 		.known_id = is_known, .arg = &c.known_id,
