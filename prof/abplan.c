@@ -206,6 +206,111 @@ int ab_plan_set(struct ab_plan *p, const char *spec, char **cause)
 	return set_one(p, a, key, klen, eq + 1, cause);
 }
 
+/*
+ * An upper bound on the size of the tree glibc's regcomp() builds for an
+ * extended regex. It copies what a '+' repeats once more and what an
+ * interval {n,m} repeats up to max(n, m) times, so stacked or nested
+ * repetitions multiply: the 190-byte pattern the fuzzer found, a run of
+ * 82 '+', made regcomp() use 4 GB and fail, and 30 of them already ask for
+ * 2^30 nodes. Bracket expressions, escapes and '*' or '?' count one each.
+ */
+#define REGEX_COST_MAX 100000.0
+
+static double regex_cost_seq(const char **pp, int depth);
+
+static double regex_cost_atom(const char **pp, int depth)
+{
+	const char *p = *pp;
+	double c = 1;
+	if (*p == '\\') {
+		p += p[1] ? 2 : 1;
+	} else if (*p == '[') {
+		p++;
+		if (*p == '^')
+			p++;
+		if (*p == ']')
+			p++;
+		while (*p && *p != ']') {
+			if (*p == '[' && (p[1] == ':' || p[1] == '=' || p[1] == '.')) {
+				char close = p[1];
+				const char *e = p + 2;
+				while (*e && !(e[0] == close && e[1] == ']'))
+					e++;
+				p = *e ? e + 2 : e;
+			} else {
+				p++;
+			}
+		}
+		if (*p)
+			p++;
+	} else if (*p == '(' && depth < 1000) {
+		p++;
+		c = regex_cost_seq(&p, depth + 1) + 1;
+		if (*p == ')')
+			p++;
+	} else {
+		p++;
+	}
+	*pp = p;
+	return c;
+}
+
+/* {n}, {n,}, {n,m} or {,m}: the larger bound (n for {n,}), or -1 when p
+ * is no interval. */
+static double regex_interval(const char **pp)
+{
+	const char *p = *pp + 1;
+	double n = 0, m = -1;
+	if ((*p < '0' || *p > '9') && *p != ',')
+		return -1;
+	while (*p >= '0' && *p <= '9')
+		n = n * 10 + (*p++ - '0');
+	if (*p == ',') {
+		p++;
+		if (*p >= '0' && *p <= '9')
+			for (m = 0; *p >= '0' && *p <= '9';)
+				m = m * 10 + (*p++ - '0');
+	}
+	if (*p != '}')
+		return -1;
+	*pp = p + 1;
+	return m > n ? m : n;
+}
+
+static double regex_cost_seq(const char **pp, int depth)
+{
+	const char *p = *pp;
+	double total = 0;
+	while (*p && !(*p == ')' && depth > 0)) {
+		if (*p == '|') {
+			p++;
+			continue;
+		}
+		double a = regex_cost_atom(&p, depth);
+		for (;;) {
+			double k;
+			if (*p == '*' || *p == '?') {
+				p++;
+				a += 1;
+			} else if (*p == '+') {
+				p++;
+				a = 2 * a + 1;
+			} else if (*p == '{' && (k = regex_interval(&p)) >= 0) {
+				a = a * (k > 1 ? k : 1) + 1;
+			} else {
+				break;
+			}
+			if (a > REGEX_COST_MAX)
+				a = REGEX_COST_MAX + 1;	/* and stay finite */
+		}
+		total += a;
+		if (total > REGEX_COST_MAX)
+			total = REGEX_COST_MAX + 1;
+	}
+	*pp = p;
+	return total;
+}
+
 int ab_plan_add_score(struct ab_plan *p, const char *spec, char **cause)
 {
 	const char *eq = strchr(spec, '=');
@@ -237,6 +342,16 @@ int ab_plan_add_score(struct ab_plan *p, const char *spec, char **cause)
 			free(s->pattern);
 			return r;
 		}
+	}
+	const char *walk = s->pattern;
+	if (regex_cost_seq(&walk, 0) > REGEX_COST_MAX) {
+		int r = failf(cause, "the regex of score '%s' is too large once "
+			      "expanded%s\nhint: '+' and {n,m} copy what they "
+			      "repeat, so stacked or nested ones multiply; repeat "
+			      "once, as in ([0-9.]+)", s->name, "");
+		free(s->name);
+		free(s->pattern);
+		return r;
 	}
 	int rc = regcomp(&s->re, s->pattern, REG_EXTENDED);
 	if (rc) {

@@ -154,6 +154,36 @@ static void test_abplan__scores_take_the_last_match(void **state)
 	ab_plan_release(&p);
 }
 
+/*
+ * Found by fuzz_abplan (tests/fuzz/regressions/abplan/): glibc's regcomp()
+ * copies what '+' and {n,m} repeat, so a score regex of stacked or nested
+ * repetitions took gigabytes to compile. Such a regex is refused before
+ * regcomp() sees it; ordinary ones, nesting included, still compile.
+ */
+static void test_abplan__scores_too_large_to_compile(void **state)
+{
+	(void)state;
+	struct ab_plan p;
+	ab_plan_init(&p);
+	REFUSED(ab_plan_add_score(&p, "a=x++++++++++++++++++++++++++++++++", &cause),
+		"too large once expanded");
+	REFUSED(ab_plan_add_score(&p, "b=((((x+)+)+)+)+((((((((((((((((((y+)+)+)+)+)+)+)+)+)+)+)+)+)+)+)+)+)+)+",
+				  &cause), "too large once expanded");
+	REFUSED(ab_plan_add_score(&p, "c=((x{1,300}){1,300}){2}", &cause),
+		"too large once expanded");
+	REFUSED(ab_plan_add_score(&p, "d=(x{,20000}){,20000}", &cause),
+		"too large once expanded");
+	assert_int_equal(p.nscores, 0);
+	assert_int_equal(ab_plan_add_score(&p, "fps=([0-9.]+) fps:higher", NULL), 0);
+	assert_int_equal(ab_plan_add_score(&p, "ms=frame (([0-9]+)(\\.[0-9]{1,3})?) ms",
+					   NULL), 0);
+	assert_int_equal(ab_plan_add_score(&p, "ip=([0-9]{1,3}\\.){3}[0-9]{1,3}", NULL), 0);
+	assert_int_equal(ab_plan_add_score(&p, "lit=[]+{(]x{,2}y{}", NULL), -EINVAL);
+	assert_int_equal(ab_plan_add_score(&p, "lit=[]+{(]x{,2}", NULL), 0);
+	assert_int_equal(p.nscores, 4);
+	ab_plan_release(&p);
+}
+
 static void test_abplan__plan_files(void **state)
 {
 	(void)state;
@@ -233,6 +263,7 @@ int main(void)
 		cmocka_unit_test(test_abplan__bad_arms_and_settings_are_refused),
 		cmocka_unit_test(test_abplan__orders),
 		cmocka_unit_test(test_abplan__scores_take_the_last_match),
+		cmocka_unit_test(test_abplan__scores_too_large_to_compile),
 		cmocka_unit_test(test_abplan__plan_files),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
