@@ -157,8 +157,9 @@ static void test_abplan__scores_take_the_last_match(void **state)
 /*
  * Found by fuzz_abplan (tests/fuzz/regressions/abplan/): glibc's regcomp()
  * copies what '+' and {n,m} repeat, so a score regex of stacked or nested
- * repetitions took gigabytes to compile. Such a regex is refused before
- * regcomp() sees it; ordinary ones, nesting included, still compile.
+ * repetitions took gigabytes to compile, or minutes where the copies match
+ * empty text. Such a regex is refused before regcomp() sees it; ordinary
+ * ones, nesting included, still compile.
  */
 static void test_abplan__scores_too_large_to_compile(void **state)
 {
@@ -172,6 +173,13 @@ static void test_abplan__scores_too_large_to_compile(void **state)
 	REFUSED(ab_plan_add_score(&p, "c=((x{1,300}){1,300}){2}", &cause),
 		"too large once expanded");
 	REFUSED(ab_plan_add_score(&p, "d=(x{,20000}){,20000}", &cause),
+		"too large once expanded");
+	/* Small trees whose copies match empty text: seconds to minutes. */
+	REFUSED(ab_plan_add_score(&p, "e=x++*++++++++++", &cause),
+		"too large once expanded");
+	REFUSED(ab_plan_add_score(&p, "f=(x*){1,3000}", &cause),
+		"too large once expanded");
+	REFUSED(ab_plan_add_score(&p, "g=((x*){1,100}){1,100}", &cause),
 		"too large once expanded");
 	assert_int_equal(p.nscores, 0);
 	assert_int_equal(ab_plan_add_score(&p, "fps=([0-9.]+) fps:higher", NULL), 0);
