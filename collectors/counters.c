@@ -726,6 +726,7 @@ static int drain_target(struct counters *c, struct target *t, int origin)
 		.data = (const uint8_t *)t->base + c->page_size,
 		.size = c->data_size,
 		.head = __atomic_load_n(&mp->data_head, __ATOMIC_ACQUIRE),
+		.tail = t->rr.pos,
 		.now_ns = monotonic_ns(),
 		.settle_ns = SETTLE_NS,
 		.lay = &c->lay, .layout_for_id = layout_for_id,

@@ -25,6 +25,7 @@ struct elf_file {
 	char *path;
 	const unsigned char *map;
 	size_t size;
+	bool borrowed;		/* map is the caller's (elf_file_open_mem) */
 	struct elf_info info;
 	struct elf_section *sections;
 	size_t nsections;
@@ -340,11 +341,27 @@ static int check_ident(struct elf_file *ef, const char *path, char **cause)
 	return 0;
 }
 
+/* Everything after the bytes are in place: the headers and the tables. */
+static int parse_headers(struct elf_file *ef, const char *path, char **cause)
+{
+	struct ehdr h;
+	int err = check_ident(ef, path, cause);
+	if (err)
+		return err;
+	read_ehdr(ef, &h);
+	ef->info.type = h.type;
+	ef->info.machine = h.machine;
+	ef->info.entry = h.entry;
+	err = load_sections(ef, &h, path, cause);
+	if (err)
+		return err;
+	return load_segments(ef, &h, path, cause);
+}
+
 int elf_file_open(const char *path, struct elf_file **out, char **cause)
 {
 	struct elf_file *ef;
 	struct stat st;
-	struct ehdr h;
 	char eb[128];
 	int fd, err;
 
@@ -408,32 +425,52 @@ int elf_file_open(const char *path, struct elf_file **out, char **cause)
 	}
 	ef->map = map;
 
-	err = check_ident(ef, path, cause);
-	if (err)
-		goto out_close;
-	read_ehdr(ef, &h);
-	ef->info.type = h.type;
-	ef->info.machine = h.machine;
-	ef->info.entry = h.entry;
-	err = load_sections(ef, &h, path, cause);
-	if (err)
-		goto out_close;
-	err = load_segments(ef, &h, path, cause);
-	if (err)
-		goto out_close;
+	err = parse_headers(ef, path, cause);
+	if (err) {
+		elf_file_close(ef);
+		return err;
+	}
 	*out = ef;
 	return 0;
+}
 
-out_close:
-	elf_file_close(ef);
-	return err;
+int elf_file_open_mem(const void *buf, size_t len, const char *name,
+		      struct elf_file **out, char **cause)
+{
+	struct elf_file *ef;
+	int err;
+
+	*out = NULL;
+	if (cause)
+		*cause = NULL;
+	if (len == 0)
+		return set_cause(cause, -ENOEXEC,
+				 "cannot read ELF file '%.*s': empty file",
+				 MSG_CAP, name);
+	ef = calloc(1, sizeof(*ef));
+	if (!ef || !(ef->path = strdup(name))) {
+		free(ef);
+		return set_cause(cause, -ENOMEM, "cannot read ELF file '%.*s': out of memory",
+				 MSG_CAP, name);
+	}
+	ef->map = buf;
+	ef->size = len;
+	ef->borrowed = true;
+	ef->info.file_size = len;
+	err = parse_headers(ef, name, cause);
+	if (err) {
+		elf_file_close(ef);
+		return err;
+	}
+	*out = ef;
+	return 0;
 }
 
 void elf_file_close(struct elf_file *ef)
 {
 	if (!ef)
 		return;
-	if (ef->map)
+	if (ef->map && !ef->borrowed)
 		munmap((void *)ef->map, ef->size);
 	free(ef->sections);
 	free(ef->exec);
@@ -781,8 +818,13 @@ static int add_symbols(const struct elf_file *ef, const struct elf_section *sec,
 				 "cannot read symbols of '%.*s': '%.*s' has entries of %llu bytes, not %zu",
 				 MSG_CAP, ef->path, MSG_CAP, sec->name,
 				 (unsigned long long)sec->entsize, entsize);
+	/* Opening checked the extent of sections that hold bytes; a link to
+	 * a null or NOBITS section, whose fields mean nothing, is refused. */
 	if (sec->link == 0 || sec->link >= ef->nsections ||
-	    ef->sections[sec->link].type == SHT_NOBITS)
+	    ef->sections[sec->link].type == SHT_NOBITS ||
+	    ef->sections[sec->link].type == SHT_NULL ||
+	    !range_ok(ef->size, ef->sections[sec->link].offset,
+		      ef->sections[sec->link].size))
 		return set_cause(cause, -EINVAL,
 				 "cannot read symbols of '%.*s': '%.*s' links to string table %u, which is not in the file",
 				 MSG_CAP, ef->path, MSG_CAP, sec->name, sec->link);

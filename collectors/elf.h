@@ -13,7 +13,8 @@
  * symbols, strings) the same way. Opening touches the headers only, never
  * the whole file.
  *
- * Ownership: a struct elf_file owns its mapping; sections, segments and
+ * Ownership: a struct elf_file owns its mapping (an image opened with
+ * elf_file_open_mem() stays the caller's); sections, segments and
  * their names are borrowed from it and live until elf_file_close(). A
  * struct elf_symtab owns copies of its names and outlives the file it was
  * loaded from. Causes are malloc'd; the caller frees them.
@@ -91,7 +92,16 @@ struct elf_sizes {
  * big-endian or unknown class; -EINVAL for a malformed or truncated one.
  */
 int elf_file_open(const char *path, struct elf_file **out, char **cause);
-/* Unmap and free; accepts NULL. */
+/*
+ * The same checks over an ELF image already in memory (a copy of the
+ * vdso, a file read some other way): len bytes at buf, borrowed, which
+ * must stay valid and unchanged until elf_file_close(). name stands for
+ * the path in causes and in elf_file_path(). Errors as for
+ * elf_file_open(), less the file system's.
+ */
+int elf_file_open_mem(const void *buf, size_t len, const char *name,
+		      struct elf_file **out, char **cause);
+/* Unmap (when it mapped the file itself) and free; accepts NULL. */
 void elf_file_close(struct elf_file *ef);
 
 const char *elf_file_path(const struct elf_file *ef);

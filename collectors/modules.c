@@ -111,15 +111,59 @@ static int64_t ps_add_range(struct page_set *ps, uint32_t tag, uint64_t first,
 	return added;
 }
 
+/* Move the pages of mask in src's slot s, chunk `chunk`, to dst. */
+static int64_t ps_move_slot(struct page_set *src, struct page_set *dst,
+			    uint32_t tag, size_t s, uint64_t chunk, uint64_t mask)
+{
+	int64_t moved = 0;
+	uint64_t bits = src->bits[s] & mask;
+	while (bits) {
+		unsigned b = (unsigned)__builtin_ctzll(bits);
+		bits &= bits - 1;
+		if (ps_add_range(dst, tag, (chunk << 6) + b, 1) < 0)
+			return -ENOMEM;
+		src->bits[s] &= ~(1ull << b);
+		src->pages--;
+		moved++;
+	}
+	return moved;
+}
+
 /*
  * Move pages [first, first + n) under tag from src to dst (those src
- * holds). Returns how many moved, or -ENOMEM.
+ * holds). Returns how many moved, or -ENOMEM. A range wider than src's
+ * table is done by walking the table, not the range: a JIT's executable
+ * reservation can span terabytes, and the fuzzer's 2^52-page one took
+ * minutes a chunk at a time.
  */
 static int64_t ps_move_range(struct page_set *src, struct page_set *dst,
 			     uint32_t tag, uint64_t first, uint64_t n)
 {
 	int64_t moved = 0;
 	uint64_t p = first, end = first + n;
+	if (n / 64 > src->cap) {
+		const uint64_t cmask = (1ull << PS_TAG_SHIFT) - 1;
+		for (size_t s = 0; s < src->cap; s++) {
+			uint64_t key = src->keys[s];
+			if (!key || (key - 1) >> PS_TAG_SHIFT != (tag & 0xffffff))
+				continue;
+			/* The chunk as stored (the table keeps its low 40
+			 * bits); ranges of real address spaces lie below. */
+			uint64_t chunk = (key - 1) & cmask;
+			uint64_t lo = chunk << 6, hi = lo + 64;
+			if (hi <= first || lo >= end)
+				continue;
+			unsigned a = lo < first ? (unsigned)(first - lo) : 0;
+			unsigned b = hi > end ? (unsigned)(end - lo) : 64;
+			uint64_t mask = (b == 64 ? ~0ull : (1ull << b) - 1) &
+					~((1ull << a) - 1);
+			int64_t k = ps_move_slot(src, dst, tag, s, chunk, mask);
+			if (k < 0)
+				return k;
+			moved += k;
+		}
+		return moved;
+	}
 	while (p < end && src->cap) {
 		uint64_t chunk = p >> 6;
 		unsigned lo = (unsigned)(p & 63);
@@ -130,15 +174,11 @@ static int64_t ps_move_range(struct page_set *src, struct page_set *dst,
 		uint64_t stored = (((uint64_t)(tag & 0xffffff) << PS_TAG_SHIFT) |
 				   (chunk & ((1ull << PS_TAG_SHIFT) - 1))) + 1;
 		size_t s = ps_slot(src->keys, src->cap, stored);
-		uint64_t bits = src->keys[s] ? src->bits[s] & mask : 0;
-		while (bits) {
-			unsigned b = (unsigned)__builtin_ctzll(bits);
-			bits &= bits - 1;
-			if (ps_add_range(dst, tag, (chunk << 6) + b, 1) < 0)
-				return -ENOMEM;
-			src->bits[s] &= ~(1ull << b);
-			src->pages--;
-			moved++;
+		if (src->keys[s]) {
+			int64_t k = ps_move_slot(src, dst, tag, s, chunk, mask);
+			if (k < 0)
+				return k;
+			moved += k;
 		}
 		p += span;
 	}

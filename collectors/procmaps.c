@@ -399,7 +399,8 @@ static bool parse_maps_line(char *line, struct map_entry *e, const char **path)
 	char perms[8];
 	int n = 0;
 	if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s %" SCNx64 " %*s %*s%n",
-		   &start, &end, perms, &off, &n) != 4 || n == 0 || end < start)
+		   &start, &end, perms, &off, &n) != 4 || n == 0 || end < start ||
+	    strlen(perms) != 4)	/* "r-xp": anything else is not a maps line */
 		return false;
 	char *p = line + n;
 	while (*p == ' ' || *p == '\t')
@@ -417,18 +418,9 @@ static bool parse_maps_line(char *line, struct map_entry *e, const char **path)
 	return true;
 }
 
-int proc_maps_load_proc(struct proc_maps *pm, uint32_t pid, const char *proc_root,
-			bool exec_only, char **cause)
+int proc_maps_load_file(struct proc_maps *pm, uint32_t pid, FILE *fp,
+			const char *name, bool exec_only, char **cause)
 {
-	char path[256];
-	snprintf(path, sizeof(path), "%s/%u/maps", proc_root ? proc_root : "/proc", pid);
-	FILE *fp = fopen(path, "re");
-	if (!fp) {
-		int err = errno;
-		if (cause && asprintf(cause, "cannot read '%s': %s", path, strerror(err)) < 0)
-			*cause = NULL;
-		return -err;
-	}
 	int rc = 0;
 	if (!space_of(pm, pid) && !new_space(pm, pid))
 		rc = -ENOMEM;
@@ -445,8 +437,25 @@ int proc_maps_load_proc(struct proc_maps *pm, uint32_t pid, const char *proc_roo
 		rc = proc_maps_insert(pm, pid, &e);
 	}
 	free(line);
-	fclose(fp);
-	if (rc && cause && asprintf(cause, "cannot read '%s': out of memory", path) < 0)
+	if (rc && cause && asprintf(cause, "cannot read '%.256s': out of memory",
+				    name) < 0)
 		*cause = NULL;
+	return rc;
+}
+
+int proc_maps_load_proc(struct proc_maps *pm, uint32_t pid, const char *proc_root,
+			bool exec_only, char **cause)
+{
+	char path[256];
+	snprintf(path, sizeof(path), "%s/%u/maps", proc_root ? proc_root : "/proc", pid);
+	FILE *fp = fopen(path, "re");
+	if (!fp) {
+		int err = errno;
+		if (cause && asprintf(cause, "cannot read '%s': %s", path, strerror(err)) < 0)
+			*cause = NULL;
+		return -err;
+	}
+	int rc = proc_maps_load_file(pm, pid, fp, path, exec_only, cause);
+	fclose(fp);
 	return rc;
 }

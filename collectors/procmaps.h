@@ -34,6 +34,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "collectors/threads.h"
 
@@ -91,6 +92,14 @@ int proc_maps_exec(struct proc_maps *pm, uint32_t pid);
  */
 int proc_maps_load_proc(struct proc_maps *pm, uint32_t pid, const char *proc_root,
 			bool exec_only, char **cause);
+
+/*
+ * The same from text in the /proc/PID/maps form read from fp to its end
+ * (fp is left open); name stands for its path in causes. Lines that do
+ * not parse are skipped.
+ */
+int proc_maps_load_file(struct proc_maps *pm, uint32_t pid, FILE *fp,
+			const char *name, bool exec_only, char **cause);
 
 /*
  * The mapping of pid's current space that holds addr, and addr's file

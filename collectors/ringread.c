@@ -47,6 +47,11 @@ static enum verdict judge(const struct ring_reader *r, const struct ring_view *v
 	    h.size < sizeof(h) + perf_sample_id_size(v->lay->sample_type) ||
 	    h.size > v->scratch_size || h.size > v->size / 2)
 		return REC_BAD;
+	/* Beyond tail + size lie this drain's own first bytes: records
+	 * written within the time skew of each other would otherwise be
+	 * taken again, lap after lap. */
+	if (pos + h.size > v->tail + v->size)
+		return REC_BAD;
 	const void *p = bytes_at(v, pos, h.size);
 	struct perf_rec d;
 	if (perf_rec_decode(p, h.size, v->lay, v->layout_for_id, v->arg, &d) ||

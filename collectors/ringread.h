@@ -16,7 +16,8 @@
  * is complete and settled: a known type and size, a sample_id trailer
  * whose id is one of the run's events, written at least settle_ns ago and
  * no older than the records already taken (stale bytes of the previous lap
- * are older by a whole lap). Where the bytes at the read position are not
+ * are older by a whole lap), and ending within one lap of where the drain
+ * began. Where the bytes at the read position are not
  * a record but newer records follow, it skips to them and counts the
  * skipped bytes as torn. What it took past the head and what it skipped
  * are counted, so the run can say so.
@@ -45,6 +46,10 @@ struct ring_view {
 	const uint8_t *data;	/* the data pages */
 	size_t size;		/* their size, a power of two */
 	uint64_t head;		/* data_head as read (acquire) */
+	/* Where this drain began (the reader's pos, the data_tail the
+	 * kernel last saw): the kernel writes nothing at or beyond
+	 * tail + size, so the bytes there are ones already taken. */
+	uint64_t tail;
 	uint64_t now_ns;	/* the records' clock (CLOCK_MONOTONIC) now */
 	uint64_t settle_ns;	/* how old an unpublished record must be */
 	const struct perf_rec_layout *lay;

@@ -82,21 +82,37 @@ out_close:
 
 /* ------------------------------------------------------------ stats */
 
-/* The nearest-rank bucket's midpoint, clamped to the exact maximum. */
+/*
+ * Counts added up to at most UINT64_MAX. The histogram lives in memory the
+ * workload can write, so its counts may be anything; sums that stop at the
+ * top keep the percentiles in order however large they are.
+ */
+static uint64_t add_sat(uint64_t a, uint64_t b)
+{
+	uint64_t s;
+	return __builtin_add_overflow(a, b, &s) ? UINT64_MAX : s;
+}
+
+/*
+ * The nearest-rank bucket's midpoint, clamped to the exact maximum (the
+ * overflow bucket's value is the maximum itself). n is the histogram's
+ * add_sat() total.
+ */
 static uint64_t hist_rank_value(const uint64_t *hist, uint64_t n, unsigned q,
 				uint64_t max_ns)
 {
-	uint64_t rank = (q * n + 999) / 1000, cum = 0;
+	/* ceil(q * n / 1000) without overflowing: q <= 1000 */
+	uint64_t rank = n / 1000 * q + ((n % 1000) * q + 999) / 1000, cum = 0;
 	if (rank == 0)
 		rank = 1;
 	for (unsigned b = 0; b < SLEEP_OVER_BUCKETS; b++) {
-		cum += hist[b];
+		cum = add_sat(cum, hist[b]);
 		if (cum < rank)
 			continue;
+		if (b == SLEEP_OVER_BUCKETS - 1)
+			return max_ns;
 		uint64_t lo, hi;
 		sleep_hist_bounds(b, &lo, &hi);
-		if (b == SLEEP_OVER_BUCKETS - 1)
-			return max_ns > lo ? max_ns : lo;
 		uint64_t mid = lo + (hi - lo - 1) / 2;
 		return mid < max_ns ? mid : max_ns;
 	}
@@ -109,7 +125,7 @@ void sleep_hist_percentiles(const uint64_t *hist, uint64_t max_ns,
 	uint64_t n = 0;
 	memset(out, 0, sizeof(*out));
 	for (unsigned b = 0; b < SLEEP_OVER_BUCKETS; b++)
-		n += hist[b];
+		n = add_sat(n, hist[b]);
 	if (!n)
 		return;
 	out->n = n;

@@ -43,8 +43,8 @@ static const char *const insert_sql[NINS] = {
 	"INSERT INTO temp.rec_symbols (id, module_id, name) VALUES (?1, ?2, ?3)",
 	"INSERT INTO temp.rec_frames (id, symbol_id, offset) VALUES (?1, ?2, ?3)",
 	"INSERT INTO temp.rec_stacks (id, parent_id, frame_id) VALUES (?1, ?2, ?3)",
-	"INSERT INTO temp.rec_samples (tid, time, cpu, event_idx, weight, stack_id)"
-	" VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+	("INSERT INTO temp.rec_samples (tid, time, cpu, event_idx, weight, stack_id)"
+	 " VALUES (?1, ?2, ?3, ?4, ?5, ?6)"),
 };
 
 struct db_sample_writer {

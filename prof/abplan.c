@@ -707,6 +707,13 @@ int ab_plan_read(struct ab_plan *p, const char *path, char **cause)
 			*cause = NULL;
 		return -e;
 	}
+	int rc = ab_plan_read_file(p, fp, path, cause);
+	fclose(fp);
+	return rc;
+}
+
+int ab_plan_read_file(struct ab_plan *p, FILE *fp, const char *path, char **cause)
+{
 	char *line = NULL;
 	size_t cap = 0;
 	ssize_t len;
@@ -768,7 +775,6 @@ next:
 		free(inner);
 	}
 	free(line);
-	fclose(fp);
 	return rc;
 }
 

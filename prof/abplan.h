@@ -19,6 +19,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 struct ab_setting {
 	char *key;		/* pin, cwd, sleep, env.VAR */
@@ -93,6 +94,8 @@ int ab_plan_set_order(struct ab_plan *p, const char *word, char **cause);
  * that is no regular file (a device, a FIFO, a directory) is -EINVAL and
  * one larger than AB_PLAN_MAX_BYTES -EFBIG, before anything is read. */
 int ab_plan_read(struct ab_plan *p, const char *path, char **cause);
+/* The same from fp, read to its end and left open; path names it in causes. */
+int ab_plan_read_file(struct ab_plan *p, FILE *fp, const char *path, char **cause);
 /* After everything is read: at least two arms (one with --aa), every arm
  * has a command, every --per names a score. */
 int ab_plan_check(struct ab_plan *p, char **cause);

@@ -5,6 +5,8 @@
 #ifndef PROF_COMMANDS_H
 #define PROF_COMMANDS_H
 
+#include <stdio.h>
+
 #include "prof/cli.h"
 
 #define DECLARE_VERB(v) \
@@ -23,5 +25,8 @@ DECLARE_VERB(modules);
 DECLARE_VERB(sleep);
 DECLARE_VERB(explain);
 int cmd_help(int argc, char **argv, struct prof_ctx *ctx);
+
+/* prof's usage line, global options and the list of verbs, to fp. */
+void cmd_print_usage(FILE *fp);
 
 #endif

@@ -15,52 +15,6 @@
 #include "prof/cli.h"
 #include "prof/commands.h"
 
-static const char main_usage[] =
-"usage: prof [--db PATH] [-v] <verb> [options]\n"
-"\n"
-"prof counts hardware and software events per thread for a command, stores\n"
-"every run in one SQLite file, and reports on it: per-thread tables, A/B\n"
-"experiments with honest statistics, and working-set attribution.\n"
-"\n"
-"Global options:\n"
-"  --db PATH     the database (default: $PROF_DB, else ./prof.db)\n"
-"  -v            say more on stderr (repeat for more)\n"
-"  --version     print the version\n"
-"\n"
-"Environment:\n"
-"  PROF_DB          the database, when --db is not given\n"
-"  PROF_DB_TIMEOUT  seconds to wait for another writer's lock on the\n"
-"                   database (default 10)\n"
-"\n"
-"Verbs:\n";
-
-static void print_main_usage(FILE *fp)
-{
-	fputs(main_usage, fp);
-	for (const struct cmd *c = commands; c->name; c++)
-		fprintf(fp, "  %-9s %s\n", c->name, c->summary);
-	fputs("\nRun 'prof help VERB' or 'prof VERB --help' for a verb's options "
-	      "and an example.\n", fp);
-}
-
-int cmd_help(int argc, char **argv, struct prof_ctx *ctx)
-{
-	(void)ctx;
-	if (argc < 2) {
-		print_main_usage(stdout);
-		return EXIT_OK;
-	}
-	char *cause = NULL;
-	const struct cmd *c = cmd_find(argv[1], &cause);
-	if (!c) {
-		print_cause("error: ", cause);
-		free(cause);
-		return EXIT_USAGE;
-	}
-	cmd_print_help(c, stdout);
-	return EXIT_OK;
-}
-
 int main(int argc, char **argv)
 {
 	struct prof_ctx ctx = { .db_path = NULL, .argv0 = argv[0] };
@@ -90,7 +44,7 @@ int main(int argc, char **argv)
 			printf("prof %s\n", PROF_VERSION);
 			return cli_close_output(stdout, NULL);
 		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			print_main_usage(stdout);
+			cmd_print_usage(stdout);
 			return cli_close_output(stdout, NULL);
 		} else {
 			char buf[64];
@@ -101,7 +55,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (i >= argc) {
-		print_main_usage(stderr);
+		cmd_print_usage(stderr);
 		return EXIT_USAGE;
 	}
 

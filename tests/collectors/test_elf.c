@@ -404,6 +404,57 @@ static void test_elf__info_and_sections(void **state)
 	elf_file_close(ef);
 }
 
+/* An image in memory reads as the same file does; nothing is unmapped. */
+static void test_elf__open_mem_reads_as_the_file(void **state)
+{
+	struct fix *f = *state;
+	NEED_TOOLS(f);
+	FILE *fp = fopen(f->prog, "rb");
+	assert_non_null(fp);
+	assert_int_equal(fseek(fp, 0, SEEK_END), 0);
+	long len = ftell(fp);
+	assert_true(len > 0);
+	rewind(fp);
+	unsigned char *buf = malloc((size_t)len);
+	assert_non_null(buf);
+	assert_int_equal(fread(buf, 1, (size_t)len, fp), (size_t)len);
+	fclose(fp);
+
+	struct elf_file *a = open_ok(f->prog), *b = NULL;
+	char *cause = NULL;
+	assert_int_equal(elf_file_open_mem(buf, (size_t)len, "image", &b, &cause), 0);
+	assert_null(cause);
+	assert_string_equal(elf_file_path(b), "image");
+	assert_memory_equal(elf_file_info(a), elf_file_info(b), sizeof(struct elf_info));
+	const struct elf_section *sa, *sb;
+	size_t na = elf_file_sections(a, &sa), nb = elf_file_sections(b, &sb);
+	assert_int_equal(na, nb);
+	for (size_t i = 0; i < na; i++) {
+		assert_string_equal(sa[i].name, sb[i].name);
+		assert_int_equal(sa[i].offset, sb[i].offset);
+		assert_int_equal(sa[i].size, sb[i].size);
+	}
+	char ha[ELF_BUILD_ID_HEX_SIZE], hb[ELF_BUILD_ID_HEX_SIZE];
+	assert_int_equal(elf_file_build_id(a, ha, sizeof(ha), NULL), 0);
+	assert_int_equal(elf_file_build_id(b, hb, sizeof(hb), NULL), 0);
+	assert_string_equal(ha, hb);
+	elf_file_close(a);
+	elf_file_close(b);
+	/* The caller's bytes are still there to read after the close. */
+	assert_memory_equal(buf, ELFMAG, SELFMAG);
+
+	/* Empty and non-ELF images are refused as the files are. */
+	assert_int_equal(elf_file_open_mem(buf, 0, "empty", &b, &cause), -ENOEXEC);
+	assert_non_null(strstr(cause, "'empty': empty file"));
+	free(cause);
+	assert_null(b);
+	assert_int_equal(elf_file_open_mem("#!/bin/sh\n", 10, "script", &b, &cause),
+			 -ENOEXEC);
+	assert_non_null(strstr(cause, "not an ELF file"));
+	free(cause);
+	free(buf);
+}
+
 /* ---- build ids ------------------------------------------------------------ */
 
 /* Our build id is readelf -n's, or both say there is none. */
@@ -1314,11 +1365,32 @@ static void test_elf__lookup_agrees_with_linear_scan(void **state)
 	elf_symtab_free(st);
 }
 
+/* Inputs the fuzzer found (tests/fuzz/regressions/elf/): each opens, and
+ * what is wrong in it is refused with a cause, nothing read out of bounds. */
+static void test_elf__fuzz_regressions(void **state)
+{
+	(void)state;
+	struct elf_file *ef = NULL;
+	struct elf_symtab *st = NULL;
+	char *cause = NULL;
+
+	/* .symtab's sh_link names a SHT_NULL section, whose offset and size
+	 * opening does not check: it was read as the string table. */
+	ef = open_ok(REGRESSIONS_DIR "/elf/symtab-links-null-section");
+	assert_int_equal(elf_symtab_load(ef, &st, &cause), -EINVAL);
+	assert_null(st);
+	assert_non_null(strstr(cause, "links to string table"));
+	assert_non_null(strstr(cause, "which is not in the file"));
+	free(cause);
+	elf_file_close(ef);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_elf__sizes_match_size_and_readelf),
 		cmocka_unit_test(test_elf__info_and_sections),
+		cmocka_unit_test(test_elf__open_mem_reads_as_the_file),
 		cmocka_unit_test(test_elf__build_id_matches_readelf),
 		cmocka_unit_test(test_elf__build_id_given_none_and_small_buffer),
 		cmocka_unit_test(test_elf__symbols_match_nm),
@@ -1337,6 +1409,7 @@ int main(void)
 		cmocka_unit_test(test_elf__perf_map_good_and_junk_lines),
 		cmocka_unit_test(test_elf__perf_map_by_path),
 		cmocka_unit_test(test_elf__lookup_agrees_with_linear_scan),
+		cmocka_unit_test(test_elf__fuzz_regressions),
 	};
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

@@ -560,6 +560,34 @@ static void test_modules__jit_pages_move_to_code(void **state)
 }
 
 /*
+ * A JIT reserves a vast range and makes it executable at once: the pages
+ * written in it move to code, those around it stay data, and it takes no
+ * longer than the pages it holds. Found by fuzz_ringrec (tests/fuzz/
+ * regressions/ringrec/): the move walked the range 64 pages at a time, and
+ * a 2^43-page one would have taken hours; the alarm fails the test.
+ */
+static void test_modules__vast_jit_reservation(void **state)
+{
+	(void)state;
+	struct modules *m = new_mods(true);
+	uint64_t start = 0x100000000000 + 5 * PAGE, len = 1ull << 55;
+	feed_mmap(m, 3, start - 8 * PAGE, len + 16 * PAGE, 0, PROT_READ | PROT_WRITE,
+		  "//anon", NULL);
+	uint64_t at[] = { start - PAGE, start, start + len / 2, start + len - PAGE,
+			  start + len };
+	for (size_t i = 0; i < sizeof(at) / sizeof(at[0]); i++)
+		feed_fault(m, 3, at[i], FAULT_ID);
+	alarm(30);
+	feed_mmap(m, 3, start, len, 0, PROT_READ | PROT_EXEC, "//anon", NULL);
+	alarm(0);
+	assert_int_equal(modules_finish(m, NULL), 0);
+	const struct working_set *ws = modules_working_set(m);
+	assert_int_equal(ws->kind[WS_CODE].touched_bytes, 3 * PAGE);
+	assert_int_equal(ws->kind[WS_ANON].touched_bytes, 2 * PAGE);
+	modules_free(m);
+}
+
+/*
  * 1 GiB of fresh memory, one fault per page (262,144), plus every page
  * once more: exactly 1 GiB touched, in well under a second.
  */
@@ -746,6 +774,7 @@ int main(void)
 		cmocka_unit_test(test_modules__replayed_faults_bound_the_windows),
 		cmocka_unit_test(test_modules__data_kinds),
 		cmocka_unit_test(test_modules__jit_pages_move_to_code),
+		cmocka_unit_test(test_modules__vast_jit_reservation),
 		cmocka_unit_test(test_modules__one_gib_of_faults),
 		cmocka_unit_test(test_modules__replays_recorded_working_set),
 	};

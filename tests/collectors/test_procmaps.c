@@ -235,6 +235,36 @@ static void test_procmaps__load_proc_self(void **state)
 	proc_maps_free(pm);
 }
 
+/* maps text from anywhere: good lines kept, junk lines skipped. */
+static void test_procmaps__load_file_skips_junk(void **state)
+{
+	(void)state;
+	static const char text[] =
+		"55d0a0000000-55d0a0001000 r--p 00000000 08:01 42   /usr/bin/emu\n"
+		"55d0a0001000-55d0a0005000 r-xp 00001000 08:01 42   /usr/bin/emu\n"
+		"not a maps line\n"
+		"7f0000000000-7effffffffff r-xp 00000000 00:00 0\n"	/* end < start */
+		"7ffd00000000-7ffd00021000 rw-p 00000000 00:00 0    [stack]\n"
+		"7ffd10000000-7ffd10002000 r-xp 00000000 00:00 0\n"
+		/* permissions are four letters; "r" left three unread */
+		"7ffe00000000-7ffe00001000 r 00000000 00:00 0 /short/perms\n"
+		"7ffe00001000-7ffe00002000 r-xp- 00000000 00:00 0 /long/perms\n";
+	FILE *fp = fmemopen((void *)text, sizeof(text) - 1, "r");
+	assert_non_null(fp);
+	struct proc_maps *pm = proc_maps_new();
+	assert_int_equal(proc_maps_load_file(pm, 7, fp, "maps", false, NULL), 0);
+	fclose(fp);
+	const struct map_entry *v;
+	size_t n = proc_maps_entries(pm, 7, &v);
+	assert_int_equal(n, 4);
+	assert_string_equal(v[1].path, "/usr/bin/emu");
+	assert_int_equal(v[1].pgoff, 0x1000);
+	assert_int_equal(v[1].prot, PROT_READ | PROT_EXEC);
+	assert_int_equal(v[2].kind, MAP_KIND_STACK);
+	assert_int_equal(v[3].kind, MAP_KIND_ANON);	/* no path: anonymous */
+	proc_maps_free(pm);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -243,6 +273,7 @@ int main(void)
 		cmocka_unit_test(test_procmaps__many_mappings),
 		cmocka_unit_test(test_procmaps__records_drive_fork_and_exec),
 		cmocka_unit_test(test_procmaps__load_proc_self),
+		cmocka_unit_test(test_procmaps__load_file_skips_junk),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -67,14 +67,21 @@ static struct ring_view view(struct ring *r, uint64_t head, uint64_t now)
 	return v;
 }
 
-/* Take everything ring_next gives; return how many, tids in order. */
-static size_t take_all(struct ring_reader *rr, const struct ring_view *v,
+/* One drain: take everything ring_next gives; return how many, tids in
+ * order. The drain begins where the reader stands, as counters' does. */
+static size_t take_all(struct ring_reader *rr, const struct ring_view *view,
 		       uint32_t *tids, size_t max)
 {
 	size_t n = 0;
 	const void *rec;
 	size_t len;
+	struct ring_view w = *view;
+	const struct ring_view *v = &w;
+	w.tail = rr->pos;
 	while (ring_next(rr, v, &rec, &len)) {
+		if (n > 4 * RING / REC)
+			fail_msg("ring_next took %zu records from a %u-byte ring",
+				 n, RING);
 		assert_int_equal(len, REC);
 		uint32_t tid;
 		memcpy(&tid, (const uint8_t *)rec + 16, 4);
@@ -234,6 +241,30 @@ static void test_ringread__wrapped_records(void **state)
 	free(r);
 }
 
+/*
+ * A head that never moved, and a whole lap of records written within the
+ * time skew of each other past it: one drain takes the lap once and stops
+ * where it began plus the ring's size. Found by fuzz_ringread (tests/fuzz/
+ * regressions/ringread/): the bytes after a full lap are the drain's own
+ * first records, not stale enough to refuse, and the reader went round
+ * and round taking them again.
+ */
+static void test_ringread__one_lap_per_drain(void **state)
+{
+	(void)state;
+	struct ring *r = calloc(1, sizeof(*r));
+	for (uint32_t i = 0; i < RING / REC; i++)
+		put_fork(r, i * REC, 100 + i, 1000 * MS + i, OUR_ID);
+	struct ring_reader rr = { 0 };
+	struct ring_view v = view(r, 0, 2000 * MS);
+	uint32_t tids[RING / REC];
+	assert_int_equal(take_all(&rr, &v, tids, RING / REC), RING / REC);
+	assert_int_equal(tids[RING / REC - 1], 100 + RING / REC - 1);
+	assert_int_equal(rr.pos, RING);
+	assert_int_equal(rr.past_head, RING / REC);
+	free(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -245,6 +276,7 @@ int main(void)
 		cmocka_unit_test(test_ringread__torn_published_record),
 		cmocka_unit_test(test_ringread__foreign_ids_are_refused),
 		cmocka_unit_test(test_ringread__wrapped_records),
+		cmocka_unit_test(test_ringread__one_lap_per_drain),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

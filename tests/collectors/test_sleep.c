@@ -160,6 +160,37 @@ static void test_sleep__hist_percentiles_by_hand(void **state)
 	free(h);
 }
 
+/*
+ * The histogram comes from memory the workload can write. Found by
+ * fuzz_sleepreport (tests/fuzz/regressions/sleepreport/): counts whose sum
+ * overflowed gave ranks out of order or no calls at all, and a count in
+ * the overflow bucket beside a smaller maximum put p99.9 above the max.
+ */
+static void test_sleep__hist_percentiles_of_scribbled_counts(void **state)
+{
+	(void)state;
+	uint64_t *h = calloc(SLEEP_OVER_BUCKETS, sizeof(*h));
+	struct sleep_hist_stats st;
+	/* Two halves of 2^64: the total stops at UINT64_MAX, not 0. */
+	h[sleep_hist_bucket(5)] = 1ull << 63;
+	h[sleep_hist_bucket(100)] = 1ull << 63;
+	sleep_hist_percentiles(h, 1000, 0, &st);
+	assert_int_equal(st.n, UINT64_MAX);
+	assert_int_equal(st.p50_ns, 5);
+	assert_int_equal(st.p90_ns, 101);
+	assert_int_equal(st.p999_ns, 101);
+	/* A call in the overflow bucket but a maximum of 7 ns: everything
+	 * is clamped to the maximum, nothing lies above it. */
+	memset(h, 0, SLEEP_OVER_BUCKETS * sizeof(*h));
+	h[SLEEP_OVER_BUCKETS - 1] = 3;
+	sleep_hist_percentiles(h, 7, 21, &st);
+	assert_int_equal(st.n, 3);
+	assert_int_equal(st.p50_ns, 7);
+	assert_int_equal(st.p999_ns, 7);
+	assert_int_equal(st.max_ns, 7);
+	free(h);
+}
+
 /* ------------------------------------------------------------ parsing */
 
 static void expect_mode_error(const char *word, const char *needle)
@@ -1099,6 +1130,7 @@ int main(void)
 		cmocka_unit_test(test_sleep__stats_buckets_are_exclusive_ranges),
 		cmocka_unit_test(test_sleep__hist_buckets_cover_without_gaps),
 		cmocka_unit_test(test_sleep__hist_percentiles_by_hand),
+		cmocka_unit_test(test_sleep__hist_percentiles_of_scribbled_counts),
 		cmocka_unit_test(test_sleep__mode_parse),
 		cmocka_unit_test(test_sleep__lists_parse),
 		cmocka_unit_test(test_sleep__preload_config_parse),

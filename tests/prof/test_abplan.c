@@ -442,6 +442,18 @@ static void test_abplan__plan_files(void **state)
 	free(cause);
 	ab_plan_release(&p);
 
+	/* The same reader over a stream: the name given stands in causes. */
+	static const char text[] = "[arm c]\ncommand = ./emu\nrounds = 0\n";
+	fp = fmemopen((void *)text, sizeof(text) - 1, "r");
+	assert_non_null(fp);
+	ab_plan_init(&p);
+	cause = NULL;
+	assert_int_equal(ab_plan_read_file(&p, fp, "<plan>", &cause), -EINVAL);
+	fclose(fp);
+	assert_non_null(strstr(cause, "<plan>:3: unknown"));
+	free(cause);
+	ab_plan_release(&p);
+
 	ab_plan_init(&p);
 	cause = NULL;
 	assert_true(ab_plan_read(&p, "/no/such/plan", &cause) < 0);
