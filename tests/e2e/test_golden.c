@@ -134,7 +134,7 @@ static const struct golden_case {
 	{ "topo/hybrid", F_TABLE | F_JSON, "topo --sysfs sysfs/hybrid", NULL },
 	{ "topo/no-l3", F_TABLE | F_JSON, "topo --sysfs sysfs/no-l3", NULL },
 	{ "topo/two-socket", F_TABLE | F_JSON, "topo --sysfs sysfs/two-socket", NULL },
-	{ "topo/malformed", F_TABLE | F_JSON, "topo --sysfs sysfs/malformed", NULL },
+	{ "topo/malformed", F_TEXT, "topo --sysfs sysfs/malformed", NULL },
 	{ "topo/offline-cpu", F_TABLE | F_JSON, "topo --sysfs sysfs/offline-cpu", NULL },
 
 	{ "events/zen4-miss", F_TEXT, "events miss", ZEN4 },
