@@ -495,7 +495,10 @@ void rows_json_members(const struct rows *r, size_t row, struct jw *w)
 		}
 		if (k->group && !open) {
 			jw_key(w, k->group);
-			jw_obj_begin(w);
+			if (k->flags & COL_FLAT_GROUP)
+				jw_obj_begin_flat(w);
+			else
+				jw_obj_begin(w);
 			open = k->group;
 		}
 		const struct cell *c = &r->cells[row * r->ncols + col];

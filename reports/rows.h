@@ -57,6 +57,7 @@ enum col_flags {
 	COL_NO_PEOPLE = 1 << 0,	/* not in the table or Markdown */
 	COL_NO_CSV = 1 << 1,
 	COL_NO_JSON = 1 << 2,
+	COL_FLAT_GROUP = 1 << 3,	/* JSON: this column's group on one line */
 	COL_MACHINES = COL_NO_PEOPLE,	/* CSV and JSON only */
 	COL_PEOPLE = COL_NO_CSV | COL_NO_JSON,
 };

@@ -77,8 +77,6 @@ static const struct golden_case {
 	 * their reports are the ones report and compare print below. */
 	{ "run/refuses-folded", 0, "run --format folded -- true", NULL },
 	{ "ab/refuses-folded", 0, "ab --format folded --arm a=true --arm b=true", NULL },
-	{ "sleep/refuses-csv", 0, "sleep --format csv", NULL },
-	{ "sleep/refuses-markdown", 0, "sleep --format markdown", NULL },
 	{ "sleep/refuses-folded", 0, "sleep --format folded", NULL },
 
 	{ "runs/list", F_TEXT, "runs", NULL },
