@@ -39,6 +39,11 @@ struct cell {
 	char *text;	/* people's text, when the report gave one */
 };
 
+enum row_flags {
+	ROW_RULE = 1 << 0,	/* a rule above it, for people */
+	ROW_PEOPLE = 1 << 1,	/* people's alone (a totals line) */
+};
+
 struct rows {
 	char *name;
 	unsigned flags;
@@ -46,7 +51,7 @@ struct rows {
 	struct col *cols;
 	size_t nrows, cap;
 	struct cell *cells;	/* nrows * ncols */
-	bool *rule;
+	unsigned char *row_flags;	/* enum row_flags */
 	size_t *people, npeople;	/* NULL: the default order */
 	size_t *csv, ncsv;
 };
@@ -115,7 +120,7 @@ void rows_free(struct rows *r)
 	}
 	free(r->cols);
 	free(r->cells);
-	free(r->rule);
+	free(r->row_flags);
 	free(r->people);
 	free(r->csv);
 	free(r->name);
@@ -128,13 +133,20 @@ size_t rows_add(struct rows *r)
 		r->cap = r->cap ? r->cap * 2 : 8;
 		r->cells = realloc(r->cells, r->cap * (r->ncols ? r->ncols : 1) *
 				   sizeof(*r->cells));
-		r->rule = realloc(r->rule, r->cap * sizeof(*r->rule));
-		if (!r->cells || !r->rule)
+		r->row_flags = realloc(r->row_flags, r->cap * sizeof(*r->row_flags));
+		if (!r->cells || !r->row_flags)
 			abort();
 	}
 	memset(&r->cells[r->nrows * r->ncols], 0, r->ncols * sizeof(*r->cells));
-	r->rule[r->nrows] = false;
+	r->row_flags[r->nrows] = 0;
 	return r->nrows++;
+}
+
+size_t rows_add_total(struct rows *r)
+{
+	size_t row = rows_add(r);
+	r->row_flags[row] = ROW_RULE | ROW_PEOPLE;
+	return row;
 }
 
 size_t rows_count(const struct rows *r)
@@ -145,7 +157,7 @@ size_t rows_count(const struct rows *r)
 void rows_rule(struct rows *r, size_t row)
 {
 	if (row < r->nrows)
-		r->rule[row] = true;
+		r->row_flags[row] |= ROW_RULE;
 }
 
 static struct cell *at(struct rows *r, size_t row, size_t col)
@@ -405,8 +417,10 @@ static void to_rtable(const struct rows *r, bool people, struct rtable *t)
 	}
 	char buf[128];
 	for (size_t row = 0; row < r->nrows; row++) {
+		if (!people && (r->row_flags[row] & ROW_PEOPLE))
+			continue;
 		size_t tr = rtable_add_row(t);
-		if (r->rule[row])
+		if (people && (r->row_flags[row] & ROW_RULE))
 			rtable_rule(t, tr);
 		for (size_t i = 0; i < n; i++) {
 			const struct cell *c = &r->cells[row * r->ncols + cols[i]];
@@ -533,7 +547,7 @@ static size_t first_json_col(const struct rows *r)
 void rows_json(const struct rows *r, struct jw *w)
 {
 	if (r->flags & ROWS_OBJECT) {
-		if (r->nrows)
+		if (r->nrows && !(r->row_flags[0] & ROW_PEOPLE))
 			rows_json_row(r, 0, w);
 		else
 			jw_null(w);
@@ -545,6 +559,8 @@ void rows_json(const struct rows *r, struct jw *w)
 		jw_arr_begin(w);
 	size_t vc = first_json_col(r);
 	for (size_t row = 0; row < r->nrows; row++) {
+		if (r->row_flags[row] & ROW_PEOPLE)
+			continue;
 		if (!(r->flags & ROWS_VALUES))
 			rows_json_row(r, row, w);
 		else if (vc < r->ncols)

@@ -97,7 +97,10 @@ void rows_free(struct rows *r);	/* NULL is fine */
 /* Append an empty row; returns its index. */
 size_t rows_add(struct rows *r);
 size_t rows_count(const struct rows *r);
-/* Draw a rule above this row for people (a totals row). */
+/* Append a row for people alone (totals), with a rule above it: CSV and
+ * JSON leave it out. */
+size_t rows_add_total(struct rows *r);
+/* Draw a rule above this row for people. */
 void rows_rule(struct rows *r, size_t row);
 
 void rows_str(struct rows *r, size_t row, size_t col, const char *s); /* NULL: null */
