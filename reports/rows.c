@@ -142,10 +142,17 @@ size_t rows_add(struct rows *r)
 	return r->nrows++;
 }
 
-size_t rows_add_total(struct rows *r)
+size_t rows_add_people(struct rows *r)
 {
 	size_t row = rows_add(r);
-	r->row_flags[row] = ROW_RULE | ROW_PEOPLE;
+	r->row_flags[row] = ROW_PEOPLE;
+	return row;
+}
+
+size_t rows_add_total(struct rows *r)
+{
+	size_t row = rows_add_people(r);
+	r->row_flags[row] |= ROW_RULE;
 	return row;
 }
 

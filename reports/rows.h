@@ -97,8 +97,9 @@ void rows_free(struct rows *r);	/* NULL is fine */
 /* Append an empty row; returns its index. */
 size_t rows_add(struct rows *r);
 size_t rows_count(const struct rows *r);
-/* Append a row for people alone (totals), with a rule above it: CSV and
- * JSON leave it out. */
+/* Append a row for people alone: CSV and JSON leave it out. A total has
+ * a rule above it. */
+size_t rows_add_people(struct rows *r);
 size_t rows_add_total(struct rows *r);
 /* Draw a rule above this row for people. */
 void rows_rule(struct rows *r, size_t row);

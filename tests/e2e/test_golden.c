@@ -125,7 +125,7 @@ static const struct golden_case {
 	{ "explain/three-arms", F_TABLE | F_JSON,
 	  "explain 3 --arm icx --baseline clang", NULL },
 	{ "explain/two-runs", F_TEXT, "explain 1 4", NULL },
-	{ "explain/record-and-run", F_TABLE | F_JSON, "explain 5 1", NULL },
+	{ "explain/record-and-run", F_TEXT, "explain 5 1", NULL },
 
 	{ "topo/asym-x3d", F_TEXT, "topo --sysfs sysfs/asym-x3d", NULL },
 	{ "topo/sym-2ccd", F_TABLE | F_JSON, "topo --sysfs sysfs/sym-2ccd", NULL },
