@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "reports/modules.h"
+#include "reports/rows.h"
 #include "reports/runs.h"
 #include "reports/sleep.h"
 
@@ -687,72 +688,63 @@ void report_run(const struct db_run *run, enum report_by by,
 	free_rows(rows, nrows);
 }
 
+enum {
+	L_RUN_ID, L_KIND, L_STARTED, L_COMMAND, L_EXIT, L_INTERRUPTED, L_WALL,
+	L_THREADS, L_HOST, L_N
+};
+
+/* A stored run: the JSON keys of shared/DESIGN.md and more. People read
+ * the exit status with a * when the run was interrupted. */
+static const struct col list_cols[L_N] = {
+	[L_RUN_ID] = { .key = "run_id", .title = "run", .kind = COL_INT },
+	[L_KIND] = { .key = "kind" },
+	[L_STARTED] = { .key = "started" },
+	[L_COMMAND] = { .key = "command" },
+	[L_EXIT] = { .key = "exit_status", .title = "exit", .kind = COL_INT },
+	[L_INTERRUPTED] = { .key = "interrupted", .kind = COL_BOOL,
+			    .flags = COL_MACHINES },
+	[L_WALL] = { .key = "wall_s", .title = "wall s", .kind = COL_REAL,
+		     .decimals = 3 },
+	[L_THREADS] = { .key = "threads", .kind = COL_INT },
+	[L_HOST] = { .key = "host" },
+};
+
 void report_runs_list(const struct db_run_summary *runs, size_t n,
 		      enum out_format fmt, FILE *fp)
 {
-	if (fmt == OUT_JSON) {
-		struct jw w;
-		jw_init(&w, fp, 2);
-		jw_obj_begin(&w);
-		jw_key(&w, "runs");
-		jw_arr_begin(&w);
-		for (size_t i = 0; i < n; i++) {
-			jw_obj_begin(&w);
-			jw_key(&w, "run_id");
-			jw_int(&w, runs[i].id);
-			jw_key(&w, "kind");
-			jw_str(&w, runs[i].kind);
-			jw_key(&w, "started");
-			jw_str(&w, runs[i].started);
-			jw_key(&w, "command");
-			jw_str(&w, runs[i].command);
-			jw_key(&w, "exit_status");
-			jw_int(&w, runs[i].exit_status);
-			jw_key(&w, "interrupted");
-			jw_bool(&w, runs[i].interrupted);
-			jw_key(&w, "wall_s");
-			jw_num(&w, runs[i].wall_s);
-			jw_key(&w, "threads");
-			jw_uint(&w, runs[i].nthreads);
-			jw_key(&w, "host");
-			jw_str(&w, runs[i].hostname);
-			jw_obj_end(&w);
-		}
-		jw_arr_end(&w);
-		jw_obj_end(&w);
-		jw_end(&w);
-		return;
-	}
-	static const char *const titles[] = {
-		">run", "kind", "started", ">exit", ">wall s", ">threads", "host", "command",
+	/* The command last: it is the long one. */
+	static const size_t people[] = {
+		L_RUN_ID, L_KIND, L_STARTED, L_EXIT, L_WALL, L_THREADS, L_HOST,
+		L_COMMAND,
 	};
-	struct rtable t;
-	rtable_init(&t, 8, titles);
+	static const size_t csv[] = {
+		L_RUN_ID, L_KIND, L_STARTED, L_EXIT, L_INTERRUPTED, L_WALL,
+		L_THREADS, L_HOST, L_COMMAND,
+	};
+	struct rows *r = rows_new("runs", list_cols, L_N, 0);
+	rows_people_order(r, people, sizeof(people) / sizeof(people[0]));
+	rows_csv_order(r, csv, sizeof(csv) / sizeof(csv[0]));
+	bool any = false;
 	for (size_t i = 0; i < n; i++) {
-		size_t r = rtable_add_row(&t);
-		char wall[32], rawwall[32];
-		fmt_count(wall, sizeof(wall), runs[i].wall_s, 3);
-		fmt_raw(rawwall, sizeof(rawwall), runs[i].wall_s);
-		rtable_set(&t, r, 0, "%lld", (long long)runs[i].id);
-		rtable_set(&t, r, 1, "%s", runs[i].kind ? runs[i].kind : "");
-		rtable_set(&t, r, 2, "%s", runs[i].started ? runs[i].started : "");
-		rtable_set(&t, r, 3, "%d%s", runs[i].exit_status,
-			   runs[i].interrupted ? "*" : "");
-		rtable_set2(&t, r, 4, wall, rawwall);
-		rtable_set(&t, r, 5, "%zu", runs[i].nthreads);
-		rtable_set(&t, r, 6, "%s", runs[i].hostname ? runs[i].hostname : "");
-		rtable_set(&t, r, 7, "%s", runs[i].command ? runs[i].command : "");
+		size_t row = rows_add(r);
+		rows_int(r, row, L_RUN_ID, runs[i].id);
+		rows_str(r, row, L_KIND, runs[i].kind);
+		rows_str(r, row, L_STARTED, runs[i].started);
+		rows_str(r, row, L_COMMAND, runs[i].command);
+		rows_int(r, row, L_EXIT, runs[i].exit_status);
+		if (runs[i].interrupted)
+			rows_text(r, row, L_EXIT, "%d*", runs[i].exit_status);
+		rows_bool(r, row, L_INTERRUPTED, runs[i].interrupted);
+		rows_num(r, row, L_WALL, runs[i].wall_s);
+		rows_uint(r, row, L_THREADS, runs[i].nthreads);
+		rows_str(r, row, L_HOST, runs[i].hostname);
+		any = any || runs[i].interrupted;
 	}
 	if (n == 0 && fmt == OUT_TABLE)
 		fprintf(fp, "no runs stored yet; record one with 'prof run -- CMD'\n");
 	else
-		rtable_write(&t, fmt, fp, 0);
-	if (fmt == OUT_TABLE && n) {
-		bool any = false;
-		for (size_t i = 0; i < n; i++)
-			any = any || runs[i].interrupted;
-		if (any)
-			fprintf(fp, "* interrupted (Ctrl-C or SIGTERM); what was counted is kept\n");
-	}
-	rtable_release(&t);
+		rows_write(r, fmt, fp, 0);
+	if (fmt == OUT_TABLE && any)
+		fprintf(fp, "* interrupted (Ctrl-C or SIGTERM); what was counted is kept\n");
+	rows_free(r);
 }
