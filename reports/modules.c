@@ -84,7 +84,7 @@ static const struct col ws_cols[WS_N] = {
 
 /* The working set as one object (no rows without one: JSON null); its
  * kinds map each kind of memory to what was touched of it. */
-static struct rows *working_set_rows(const struct db_run *run)
+struct rows *report_working_set_rows(const struct db_run *run)
 {
 	struct rows *r = rows_new("working_set", ws_cols, WS_N, ROWS_OBJECT);
 	if (!run->nws)
@@ -117,7 +117,7 @@ static struct rows *working_set_rows(const struct db_run *run)
 
 void report_working_set_json(const struct db_run *run, struct jw *w)
 {
-	struct rows *r = working_set_rows(run);
+	struct rows *r = report_working_set_rows(run);
 	jw_key(w, "working_set");
 	rows_json(r, w);
 	rows_free(r);
@@ -272,7 +272,7 @@ void report_modules(const struct db_run *run, enum out_format fmt, FILE *fp)
 		rows_int(doc, row, D_RUN_ID, run->id);
 		rows_str(doc, row, D_COMMAND, run->command);
 		rows_uint(doc, row, D_FOOTPRINT, report_code_footprint(run));
-		rows_nest(doc, row, D_WS, working_set_rows(run));
+		rows_nest(doc, row, D_WS, report_working_set_rows(run));
 		rows_nest(doc, row, D_MODULES, mods);
 		rows_json_doc(doc, fp);
 		rows_free(doc);
