@@ -42,6 +42,7 @@ struct cell {
 enum row_flags {
 	ROW_RULE = 1 << 0,	/* a rule above it, for people */
 	ROW_PEOPLE = 1 << 1,	/* people's alone (a totals line) */
+	ROW_MACHINES = 1 << 2,	/* CSV's and JSON's alone */
 };
 
 struct rows {
@@ -146,6 +147,13 @@ size_t rows_add_people(struct rows *r)
 {
 	size_t row = rows_add(r);
 	r->row_flags[row] = ROW_PEOPLE;
+	return row;
+}
+
+size_t rows_add_machines(struct rows *r)
+{
+	size_t row = rows_add(r);
+	r->row_flags[row] = ROW_MACHINES;
 	return row;
 }
 
@@ -424,7 +432,7 @@ static void to_rtable(const struct rows *r, bool people, struct rtable *t)
 	}
 	char buf[128];
 	for (size_t row = 0; row < r->nrows; row++) {
-		if (!people && (r->row_flags[row] & ROW_PEOPLE))
+		if (r->row_flags[row] & (people ? ROW_MACHINES : ROW_PEOPLE))
 			continue;
 		size_t tr = rtable_add_row(t);
 		if (people && (r->row_flags[row] & ROW_RULE))

@@ -101,6 +101,8 @@ size_t rows_count(const struct rows *r);
  * a rule above it. */
 size_t rows_add_people(struct rows *r);
 size_t rows_add_total(struct rows *r);
+/* Append a row people do not see (what a people's row sums up). */
+size_t rows_add_machines(struct rows *r);
 /* Draw a rule above this row for people. */
 void rows_rule(struct rows *r, size_t row);
 
