@@ -195,6 +195,16 @@ static void kv_push(struct db_kv **v, size_t *n, struct db_row *r, int kcol, int
 #define EXP_ARMS_MAX 4096
 
 /* A run's events, as the analysis reads them. */
+#define RUN_EVENT_COLS(X) \
+	X(VC_NAME, "name") \
+	X(VC_SUPPORTED, "supported") \
+	X(VC_VALUE, "value") \
+	X(VC_ENABLED, "time_enabled") \
+	X(VC_RUNNING, "time_running") \
+	X(VC_IDX, "idx")
+enum { RUN_EVENT_COLS(DB_COL_ENUM) VC_N };
+static const char *const run_event_cols[] = { RUN_EVENT_COLS(DB_COL_SQL) };
+
 static int load_run_events(struct db *db, sqlite3_stmt *ev, struct db_exp_run *x,
 			   char **cause)
 {
@@ -204,21 +214,21 @@ static int load_run_events(struct db *db, sqlite3_stmt *ev, struct db_exp_run *x
 	int s;
 	while (!r.rc && (s = sqlite3_step(ev)) == SQLITE_ROW) {
 		db_row_key(&r, "(run %lld, idx %lld)", (long long)x->run_id,
-			   (long long)sqlite3_column_int64(ev, 5));
+			   (long long)sqlite3_column_int64(ev, VC_IDX));
 		size_t k = x->nevents++;
 		x->ev_names = realloc(x->ev_names, x->nevents * sizeof(char *));
 		x->ev_supported = realloc(x->ev_supported, x->nevents * sizeof(bool));
 		x->ev_values = realloc(x->ev_values, x->nevents * sizeof(double));
 		if (!x->ev_names || !x->ev_supported || !x->ev_values)
 			abort();
-		x->ev_names[k] = db_row_text(&r, 0, 0);
-		x->ev_supported[k] = db_row_bool(&r, 1, 0);
+		x->ev_names[k] = db_row_text(&r, VC_NAME, 0);
+		x->ev_supported[k] = db_row_bool(&r, VC_SUPPORTED, 0);
 		struct db_count c = { 0, 0, 0, false };
-		if (!db_row_null(&r, 2)) {
+		if (!db_row_null(&r, VC_VALUE)) {
 			c.present = true;
-			c.value = db_row_u64(&r, 2, 0);
-			c.enabled = db_row_u64(&r, 3, 0);
-			c.running = db_row_u64(&r, 4, 0);
+			c.value = db_row_u64(&r, VC_VALUE, 0);
+			c.enabled = db_row_u64(&r, VC_ENABLED, 0);
+			c.running = db_row_u64(&r, VC_RUNNING, 0);
 		}
 		double v;
 		enum db_count_state cs = db_count_scaled(&c, &v);
@@ -348,9 +358,8 @@ static int load_runs(struct db *db, struct db_experiment *e, char **cause)
 		return db_fail(db, s, "cannot read", cause);
 
 	sqlite3_stmt *ev, *sc;
-	rc = db_prepare(db, &ev, "SELECT name, supported, value, time_enabled,"
-			" time_running, idx FROM events WHERE run_id = ?1 ORDER BY idx",
-			cause);
+	rc = db_prepare_select(db, &ev, run_event_cols, VC_N,
+			       "FROM events WHERE run_id = ?1 ORDER BY idx", cause);
 	if (rc)
 		return rc;
 	rc = db_prepare(db, &sc, "SELECT name, value, found FROM run_scores"
