@@ -175,6 +175,24 @@ int db_prepare(struct db *db, sqlite3_stmt **st, const char *sql, char **cause)
 	return 0;
 }
 
+int db_prepare_select(struct db *db, sqlite3_stmt **st, const char *const *cols,
+		      size_t ncols, const char *rest, char **cause)
+{
+	size_t len = strlen("SELECT ") + strlen(rest) + 2;
+	for (size_t i = 0; i < ncols; i++)
+		len += strlen(cols[i]) + 2;
+	char *sql = malloc(len);
+	if (!sql)
+		return -ENOMEM;
+	char *p = sql + sprintf(sql, "SELECT ");
+	for (size_t i = 0; i < ncols; i++)
+		p += sprintf(p, "%s%s", i ? ", " : "", cols[i]);
+	sprintf(p, " %s", rest);
+	int rc = db_prepare(db, st, sql, cause);
+	free(sql);
+	return rc;
+}
+
 char *db_col_text(sqlite3_stmt *st, int col)
 {
 	const unsigned char *s = sqlite3_column_text(st, col);

@@ -195,6 +195,16 @@ static void kv_push(struct db_kv **v, size_t *n, struct db_row *r, int kcol, int
 #define EXP_ARMS_MAX 4096
 
 /* A run's events, as the analysis reads them. */
+#define RUN_EVENT_COLS(X) \
+	X(VC_NAME, "name") \
+	X(VC_SUPPORTED, "supported") \
+	X(VC_VALUE, "value") \
+	X(VC_ENABLED, "time_enabled") \
+	X(VC_RUNNING, "time_running") \
+	X(VC_IDX, "idx")
+enum { RUN_EVENT_COLS(DB_COL_ENUM) VC_N };
+static const char *const run_event_cols[] = { RUN_EVENT_COLS(DB_COL_SQL) };
+
 static int load_run_events(struct db *db, sqlite3_stmt *ev, struct db_exp_run *x,
 			   char **cause)
 {
@@ -204,21 +214,21 @@ static int load_run_events(struct db *db, sqlite3_stmt *ev, struct db_exp_run *x
 	int s;
 	while (!r.rc && (s = sqlite3_step(ev)) == SQLITE_ROW) {
 		db_row_key(&r, "(run %lld, idx %lld)", (long long)x->run_id,
-			   (long long)sqlite3_column_int64(ev, 5));
+			   (long long)sqlite3_column_int64(ev, VC_IDX));
 		size_t k = x->nevents++;
 		x->ev_names = realloc(x->ev_names, x->nevents * sizeof(char *));
 		x->ev_supported = realloc(x->ev_supported, x->nevents * sizeof(bool));
 		x->ev_values = realloc(x->ev_values, x->nevents * sizeof(double));
 		if (!x->ev_names || !x->ev_supported || !x->ev_values)
 			abort();
-		x->ev_names[k] = db_row_text(&r, 0, 0);
-		x->ev_supported[k] = db_row_bool(&r, 1, 0);
+		x->ev_names[k] = db_row_text(&r, VC_NAME, 0);
+		x->ev_supported[k] = db_row_bool(&r, VC_SUPPORTED, 0);
 		struct db_count c = { 0, 0, 0, false };
-		if (!db_row_null(&r, 2)) {
+		if (!db_row_null(&r, VC_VALUE)) {
 			c.present = true;
-			c.value = db_row_u64(&r, 2, 0);
-			c.enabled = db_row_u64(&r, 3, 0);
-			c.running = db_row_u64(&r, 4, 0);
+			c.value = db_row_u64(&r, VC_VALUE, 0);
+			c.enabled = db_row_u64(&r, VC_ENABLED, 0);
+			c.running = db_row_u64(&r, VC_RUNNING, 0);
 		}
 		double v;
 		enum db_count_state cs = db_count_scaled(&c, &v);
@@ -260,15 +270,33 @@ static int load_run_scores(struct db *db, sqlite3_stmt *sc, struct db_exp_run *x
 	return 0;
 }
 
+/* A run of an experiment: where it ran in the schedule, then the run's
+ * own columns. */
+#define EXP_RUN_COLS(X) \
+	X(XC_RUN_ID, "x.run_id") \
+	X(XC_ARM, "x.arm_idx") \
+	X(XC_ROUND, "x.round") \
+	X(XC_POSITION, "x.position") \
+	X(XC_WARMUP, "x.warmup") \
+	X(XC_EXIT, "r.exit_status") \
+	X(XC_INTERRUPTED, "r.interrupted") \
+	X(XC_WALL, "r.wall_s") \
+	X(XC_USER, "r.user_s") \
+	X(XC_SYS, "r.sys_s") \
+	X(XC_PIN_MODE, "r.pin_mode") \
+	X(XC_PIN_STATUS, "r.pin_status") \
+	X(XC_PIN_CPUS, "r.pin_cpus") \
+	X(XC_PIN_LEVEL, "r.pin_level") \
+	X(XC_PIN_SIZE, "r.pin_size_bytes")
+enum { EXP_RUN_COLS(DB_COL_ENUM) XC_N };
+static const char *const exp_run_cols[] = { EXP_RUN_COLS(DB_COL_SQL) };
+
 static int load_runs(struct db *db, struct db_experiment *e, char **cause)
 {
 	sqlite3_stmt *st;
-	int rc = db_prepare(db, &st,
-		"SELECT x.run_id, x.arm_idx, x.round, x.position, x.warmup, r.exit_status,"
-		" r.interrupted, r.wall_s, r.user_s, r.sys_s, r.pin_mode, r.pin_status,"
-		" r.pin_cpus, r.pin_level, r.pin_size_bytes FROM experiment_runs x"
-		" JOIN runs r ON r.id = x.run_id WHERE x.experiment_id = ?1"
-		" ORDER BY x.run_id", cause);
+	int rc = db_prepare_select(db, &st, exp_run_cols, XC_N,
+		"FROM experiment_runs x JOIN runs r ON r.id = x.run_id"
+		" WHERE x.experiment_id = ?1 ORDER BY x.run_id", cause);
 	if (rc)
 		return rc;
 	sqlite3_bind_int64(st, 1, e->id);
@@ -289,37 +317,39 @@ static int load_runs(struct db *db, struct db_experiment *e, char **cause)
 		}
 		struct db_exp_run *x = &e->runs[e->nruns++];
 		memset(x, 0, sizeof(*x));
-		x->run_id = sqlite3_column_int64(st, 0);
+		x->run_id = sqlite3_column_int64(st, XC_RUN_ID);
 		r.table = "experiment_runs";
 		db_row_key(&r, "(experiment %lld, run %lld)", (long long)e->id,
 			   (long long)x->run_id);
 		/* The analysis pairs runs by arm and round: both in range. */
 		if (narms == 0)
-			db_row_bad(&r, 1, "%lld names an arm, but the experiment has "
-				   "none", (long long)sqlite3_column_int64(st, 1));
-		x->arm = (int)db_row_int(&r, 1, 0, narms - 1, 0, 0);
-		x->warmup = db_row_bool(&r, 4, 0);
+			db_row_bad(&r, XC_ARM, "%lld names an arm, but the experiment "
+				   "has none", (long long)sqlite3_column_int64(st, XC_ARM));
+		x->arm = (int)db_row_int(&r, XC_ARM, 0, narms - 1, 0, 0);
+		x->warmup = db_row_bool(&r, XC_WARMUP, 0);
 		if (x->warmup && e->warmup == 0)
-			db_row_bad(&r, 4, "is 1, but the experiment has no warm-up rounds");
+			db_row_bad(&r, XC_WARMUP, "is 1, but the experiment has no "
+				   "warm-up rounds");
 		if (x->warmup)
-			x->round = (int)db_row_int(&r, 2, 0, e->warmup - 1, 0, 0);
+			x->round = (int)db_row_int(&r, XC_ROUND, 0, e->warmup - 1, 0, 0);
 		else
-			x->round = (int)db_row_int(&r, 2, 0, e->rounds - 1, 0, 0);
-		x->position = (int)db_row_int(&r, 3, 0, narms - 1, 0, 0);
+			x->round = (int)db_row_int(&r, XC_ROUND, 0, e->rounds - 1, 0, 0);
+		x->position = (int)db_row_int(&r, XC_POSITION, 0, narms - 1, 0, 0);
 		if (!r.rc) {
 			r.table = "runs";
 			db_row_key(&r, "%lld", (long long)x->run_id);
 		}
-		x->exit_status = (int)db_row_int(&r, 5, INT32_MIN, INT32_MAX, 0, DB_NULL_OK);
-		x->interrupted = db_row_bool(&r, 6, 0);
-		x->wall_s = db_row_real(&r, 7, 0, DB_SECONDS_MAX, 0, DB_NULL_OK);
-		x->user_s = db_row_real(&r, 8, 0, DB_SECONDS_MAX, 0, DB_NULL_OK);
-		x->sys_s = db_row_real(&r, 9, 0, DB_SECONDS_MAX, 0, DB_NULL_OK);
-		x->pin_mode = db_row_text(&r, 10, DB_NULL_OK);
-		x->pin_status = db_row_text(&r, 11, DB_NULL_OK | DB_LONG);
-		x->pin_cpus = db_row_text(&r, 12, DB_NULL_OK | DB_CPUS);
-		x->pin_level = (int)db_row_int(&r, 13, 0, 255, 0, DB_NULL_OK);
-		x->pin_size_bytes = db_row_u64(&r, 14, DB_NULL_OK);
+		x->exit_status = (int)db_row_int(&r, XC_EXIT, INT32_MIN, INT32_MAX, 0,
+						 DB_NULL_OK);
+		x->interrupted = db_row_bool(&r, XC_INTERRUPTED, 0);
+		x->wall_s = db_row_real(&r, XC_WALL, 0, DB_SECONDS_MAX, 0, DB_NULL_OK);
+		x->user_s = db_row_real(&r, XC_USER, 0, DB_SECONDS_MAX, 0, DB_NULL_OK);
+		x->sys_s = db_row_real(&r, XC_SYS, 0, DB_SECONDS_MAX, 0, DB_NULL_OK);
+		x->pin_mode = db_row_text(&r, XC_PIN_MODE, DB_NULL_OK);
+		x->pin_status = db_row_text(&r, XC_PIN_STATUS, DB_NULL_OK | DB_LONG);
+		x->pin_cpus = db_row_text(&r, XC_PIN_CPUS, DB_NULL_OK | DB_CPUS);
+		x->pin_level = (int)db_row_int(&r, XC_PIN_LEVEL, 0, 255, 0, DB_NULL_OK);
+		x->pin_size_bytes = db_row_u64(&r, XC_PIN_SIZE, DB_NULL_OK);
 	}
 	sqlite3_finalize(st);
 	if (r.rc)
@@ -328,9 +358,8 @@ static int load_runs(struct db *db, struct db_experiment *e, char **cause)
 		return db_fail(db, s, "cannot read", cause);
 
 	sqlite3_stmt *ev, *sc;
-	rc = db_prepare(db, &ev, "SELECT name, supported, value, time_enabled,"
-			" time_running, idx FROM events WHERE run_id = ?1 ORDER BY idx",
-			cause);
+	rc = db_prepare_select(db, &ev, run_event_cols, VC_N,
+			       "FROM events WHERE run_id = ?1 ORDER BY idx", cause);
 	if (rc)
 		return rc;
 	rc = db_prepare(db, &sc, "SELECT name, value, found FROM run_scores"
@@ -348,6 +377,26 @@ static int load_runs(struct db *db, struct db_experiment *e, char **cause)
 	sqlite3_finalize(sc);
 	return rc;
 }
+
+#define EXP_COLS(X) \
+	X(EC_ID, "e.id") \
+	X(EC_HOST_ID, "e.host_id") \
+	X(EC_HOSTNAME, "h.hostname") \
+	X(EC_CPU_MODEL, "h.cpu_model") \
+	X(EC_STARTED, "e.started") \
+	X(EC_FINISHED, "e.finished") \
+	X(EC_STATUS, "e.status") \
+	X(EC_NOTE, "e.note") \
+	X(EC_ORDER, "e.order_scheme") \
+	X(EC_SEED, "e.seed") \
+	X(EC_ROUNDS, "e.rounds") \
+	X(EC_WARMUP, "e.warmup") \
+	X(EC_SETTLE, "e.settle_s") \
+	X(EC_GATE, "e.gate_pct") \
+	X(EC_AA, "e.aa") \
+	X(EC_KEEP_GOING, "e.keep_going")
+enum { EXP_COLS(DB_COL_ENUM) EC_N };
+static const char *const exp_cols[] = { EXP_COLS(DB_COL_SQL) };
 
 int db_experiment_load(struct db *db, int64_t id, struct db_experiment *out,
 		       char **cause)
@@ -370,10 +419,7 @@ int db_experiment_load(struct db *db, int64_t id, struct db_experiment *out,
 		}
 	}
 	sqlite3_stmt *st;
-	int rc = db_prepare(db, &st,
-		"SELECT e.id, e.host_id, h.hostname, h.cpu_model, e.started, e.finished,"
-		" e.status, e.note, e.order_scheme, e.seed, e.rounds, e.warmup, e.settle_s,"
-		" e.gate_pct, e.aa, e.keep_going FROM experiments e"
+	int rc = db_prepare_select(db, &st, exp_cols, EC_N, "FROM experiments e"
 		" LEFT JOIN hosts h ON h.id = e.host_id WHERE e.id = ?1", cause);
 	if (rc)
 		return rc;
@@ -393,23 +439,25 @@ int db_experiment_load(struct db *db, int64_t id, struct db_experiment *out,
 	struct db_row r;
 	db_row_init(&r, db, st, "experiments");
 	db_row_key(&r, "%lld", (long long)id);
-	out->id = sqlite3_column_int64(st, 0);
-	out->host_id = sqlite3_column_int64(st, 1);
+	out->id = sqlite3_column_int64(st, EC_ID);
+	out->host_id = sqlite3_column_int64(st, EC_HOST_ID);
 	/* No host row (or none named) leaves these NULL. */
-	out->hostname = db_row_null(&r, 2) ? NULL : db_row_text(&r, 2, 0);
-	out->cpu_model = db_row_null(&r, 3) ? NULL : db_row_text(&r, 3, 0);
-	out->started = db_row_text(&r, 4, 0);
-	out->finished = db_row_text(&r, 5, DB_NULL_OK);
-	out->status = db_row_text(&r, 6, 0);
-	out->note = db_row_text(&r, 7, DB_NULL_OK | DB_LONG);
-	out->order = db_row_text(&r, 8, 0);
-	out->seed = db_row_u64(&r, 9, DB_NULL_OK);
-	out->rounds = (int)db_row_int(&r, 10, 1, DB_EXP_ROUNDS_MAX, 1, 0);
-	out->warmup = (int)db_row_int(&r, 11, 0, DB_EXP_WARMUP_MAX, 0, 0);
-	out->settle_s = db_row_real(&r, 12, 0, 3600, 0, 0);
-	out->gate_pct = db_row_real(&r, 13, 0, 1000, NAN, DB_NULL_OK);
-	out->aa = db_row_bool(&r, 14, 0);
-	out->keep_going = db_row_bool(&r, 15, 0);
+	out->hostname = db_row_null(&r, EC_HOSTNAME) ? NULL
+			: db_row_text(&r, EC_HOSTNAME, 0);
+	out->cpu_model = db_row_null(&r, EC_CPU_MODEL) ? NULL
+			 : db_row_text(&r, EC_CPU_MODEL, 0);
+	out->started = db_row_text(&r, EC_STARTED, 0);
+	out->finished = db_row_text(&r, EC_FINISHED, DB_NULL_OK);
+	out->status = db_row_text(&r, EC_STATUS, 0);
+	out->note = db_row_text(&r, EC_NOTE, DB_NULL_OK | DB_LONG);
+	out->order = db_row_text(&r, EC_ORDER, 0);
+	out->seed = db_row_u64(&r, EC_SEED, DB_NULL_OK);
+	out->rounds = (int)db_row_int(&r, EC_ROUNDS, 1, DB_EXP_ROUNDS_MAX, 1, 0);
+	out->warmup = (int)db_row_int(&r, EC_WARMUP, 0, DB_EXP_WARMUP_MAX, 0, 0);
+	out->settle_s = db_row_real(&r, EC_SETTLE, 0, 3600, 0, 0);
+	out->gate_pct = db_row_real(&r, EC_GATE, 0, 1000, NAN, DB_NULL_OK);
+	out->aa = db_row_bool(&r, EC_AA, 0);
+	out->keep_going = db_row_bool(&r, EC_KEEP_GOING, 0);
 	sqlite3_finalize(st);
 	if (r.rc) {
 		rc = db_row_fail(&r, cause);
@@ -566,19 +614,28 @@ int64_t db_experiment_latest_aa(struct db *db, int64_t host_id,
 	return id;
 }
 
+#define EXP_LIST_COLS(X) \
+	X(LS_ID, "e.id") \
+	X(LS_STARTED, "e.started") \
+	X(LS_STATUS, "e.status") \
+	X(LS_AA, "e.aa") \
+	X(LS_ROUNDS, "e.rounds") \
+	X(LS_ARMS, "(SELECT count(*) FROM arms a WHERE a.experiment_id = e.id)") \
+	X(LS_RUNS, "(SELECT count(*) FROM experiment_runs x" \
+		   " WHERE x.experiment_id = e.id)") \
+	X(LS_NAMES, "(SELECT group_concat(name, ', ') FROM (SELECT name FROM arms a" \
+		    "   WHERE a.experiment_id = e.id ORDER BY idx))")
+enum { EXP_LIST_COLS(DB_COL_ENUM) LS_N };
+static const char *const exp_list_cols[] = { EXP_LIST_COLS(DB_COL_SQL) };
+
 int db_experiments_list(struct db *db, struct db_experiment_summary **out,
 			size_t *n, char **cause)
 {
 	*out = NULL;
 	*n = 0;
 	sqlite3_stmt *st;
-	int rc = db_prepare(db, &st,
-		"SELECT e.id, e.started, e.status, e.aa, e.rounds,"
-		" (SELECT count(*) FROM arms a WHERE a.experiment_id = e.id),"
-		" (SELECT count(*) FROM experiment_runs x WHERE x.experiment_id = e.id),"
-		" (SELECT group_concat(name, ', ') FROM (SELECT name FROM arms a"
-		"   WHERE a.experiment_id = e.id ORDER BY idx))"
-		" FROM experiments e ORDER BY e.id", cause);
+	int rc = db_prepare_select(db, &st, exp_list_cols, LS_N,
+				   "FROM experiments e ORDER BY e.id", cause);
 	if (rc)
 		return rc;
 	int s;
@@ -590,16 +647,16 @@ int db_experiments_list(struct db *db, struct db_experiment_summary **out,
 			abort();
 		*out = p;
 		struct db_experiment_summary *x = &p[(*n)++];
-		x->id = sqlite3_column_int64(st, 0);
+		x->id = sqlite3_column_int64(st, LS_ID);
 		db_row_key(&r, "%lld", (long long)x->id);
-		x->started = db_row_text(&r, 1, 0);
-		x->status = db_row_text(&r, 2, 0);
-		x->aa = db_row_bool(&r, 3, 0);
-		x->rounds = (int)db_row_int(&r, 4, 1, DB_EXP_ROUNDS_MAX, 1, 0);
-		x->narms = (size_t)sqlite3_column_int64(st, 5);
-		x->nruns = (size_t)sqlite3_column_int64(st, 6);
+		x->started = db_row_text(&r, LS_STARTED, 0);
+		x->status = db_row_text(&r, LS_STATUS, 0);
+		x->aa = db_row_bool(&r, LS_AA, 0);
+		x->rounds = (int)db_row_int(&r, LS_ROUNDS, 1, DB_EXP_ROUNDS_MAX, 1, 0);
+		x->narms = (size_t)sqlite3_column_int64(st, LS_ARMS);
+		x->nruns = (size_t)sqlite3_column_int64(st, LS_RUNS);
 		/* Arm names joined: each at most a name, so DB_LONG. */
-		x->arms = db_row_text(&r, 7, DB_NULL_OK | DB_LONG);
+		x->arms = db_row_text(&r, LS_NAMES, DB_NULL_OK | DB_LONG);
 	}
 	sqlite3_finalize(st);
 	if (r.rc || s != SQLITE_DONE) {

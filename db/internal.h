@@ -7,6 +7,7 @@
 
 #include <sqlite3.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "db/db.h"
@@ -33,6 +34,24 @@ void db_rollback(struct db *db);
 
 /* Prepare or fail with a cause. */
 int db_prepare(struct db *db, sqlite3_stmt **st, const char *sql, char **cause);
+
+/*
+ * A loader names its columns once, in one list, and reads each by the
+ * name the list gives its index, so a new column is one line and no
+ * index is counted by hand:
+ *
+ *   #define RUN_COLS(X) X(RC_ID, "r.id") X(RC_KIND, "r.kind")
+ *   enum { RUN_COLS(DB_COL_ENUM) RC_N };
+ *   static const char *const run_cols[] = { RUN_COLS(DB_COL_SQL) };
+ *   db_prepare_select(db, &st, run_cols, RC_N, "FROM runs r ...", cause);
+ *   ... db_row_text(&r, RC_KIND, 0) ...
+ *
+ * db_prepare_select prepares "SELECT <cols, comma-separated> <rest>".
+ */
+#define DB_COL_ENUM(name, sql) name,
+#define DB_COL_SQL(name, sql) sql,
+int db_prepare_select(struct db *db, sqlite3_stmt **st, const char *const *cols,
+		      size_t ncols, const char *rest, char **cause);
 
 /* The body of db_run_store, for callers already inside a transaction. */
 int db_run_store_body(struct db *db, struct db_run *run, char **cause);

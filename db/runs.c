@@ -396,16 +396,38 @@ static bool row_opt(struct db_row *r, int col, uint64_t *v)
 	return true;
 }
 
+#define MODULE_COLS(X) \
+	X(MC_IDX, "idx") \
+	X(MC_PATH, "path") \
+	X(MC_KIND, "kind") \
+	X(MC_BUILD_ID, "build_id") \
+	X(MC_EXEC, "exec_bytes") \
+	X(MC_TEXT, "text_bytes") \
+	X(MC_SECTIONS, "exec_section_bytes") \
+	X(MC_TOUCHED, "touched_bytes") \
+	X(MC_FAULTED, "faulted_bytes") \
+	X(MC_FAULTS, "faults") \
+	X(MC_NPROCS, "nprocs") \
+	X(MC_ERROR, "error") \
+	X(MC_REPLAYED, "touched_replayed")
+enum { MODULE_COLS(DB_COL_ENUM) MC_N };
+static const char *const module_cols[] = { MODULE_COLS(DB_COL_SQL) };
+
+#define WS_COLS(X) \
+	X(WC_KIND, "kind") \
+	X(WC_TOUCHED, "touched_bytes") \
+	X(WC_FAULTED, "faulted_bytes") \
+	X(WC_FAULTS, "faults")
+enum { WS_COLS(DB_COL_ENUM) WC_N };
+static const char *const ws_cols[] = { WS_COLS(DB_COL_SQL) };
+
 static int load_modules(struct db *db, int64_t id, struct db_run *out, char **cause)
 {
 	sqlite3_stmt *st;
 	struct db_row r;
 	int s;
-	int rc = db_prepare(db, &st,
-		"SELECT idx, path, kind, build_id, exec_bytes, text_bytes,"
-		" exec_section_bytes, touched_bytes, faulted_bytes, faults, nprocs,"
-		" error, touched_replayed FROM modules WHERE run_id = ?1 ORDER BY idx",
-		cause);
+	int rc = db_prepare_select(db, &st, module_cols, MC_N,
+		"FROM modules WHERE run_id = ?1 ORDER BY idx", cause);
 	if (rc)
 		return rc;
 	sqlite3_bind_int64(st, 1, id);
@@ -413,7 +435,7 @@ static int load_modules(struct db *db, int64_t id, struct db_run *out, char **ca
 	size_t cap = 0;
 	while (!r.rc && (s = sqlite3_step(st)) == SQLITE_ROW) {
 		db_row_key(&r, "(run %lld, idx %lld)", (long long)id,
-			   (long long)sqlite3_column_int64(st, 0));
+			   (long long)sqlite3_column_int64(st, MC_IDX));
 		if (out->nmodules == cap) {
 			cap = cap ? cap * 2 : 16;
 			struct db_module *p = realloc(out->modules, cap * sizeof(*p));
@@ -425,20 +447,20 @@ static int load_modules(struct db *db, int64_t id, struct db_run *out, char **ca
 		}
 		struct db_module *m = &out->modules[out->nmodules++];
 		memset(m, 0, sizeof(*m));
-		m->path = db_row_text(&r, 1, DB_LONG);
-		m->kind = db_row_text(&r, 2, 0);
+		m->path = db_row_text(&r, MC_PATH, DB_LONG);
+		m->kind = db_row_text(&r, MC_KIND, 0);
 		if (!r.rc && strcmp(m->kind, "file") && strcmp(m->kind, "anon"))
-			db_row_bad(&r, 2, "is '%.40s', not 'file' or 'anon'", m->kind);
-		m->build_id = db_row_text(&r, 3, DB_NULL_OK);
-		m->exec_bytes = db_row_u64(&r, 4, 0);
-		m->has_text = row_opt(&r, 5, &m->text_bytes);
-		m->has_exec_sections = row_opt(&r, 6, &m->exec_section_bytes);
-		m->has_touched = row_opt(&r, 7, &m->touched_bytes);
-		row_opt(&r, 8, &m->faulted_bytes);
-		row_opt(&r, 9, &m->faults);
-		m->nprocs = (uint32_t)db_row_int(&r, 10, 0, UINT32_MAX, 0, 0);
-		m->error = db_row_text(&r, 11, DB_NULL_OK | DB_LONG);
-		m->touched_replayed = db_row_bool(&r, 12, DB_NULL_OK);
+			db_row_bad(&r, MC_KIND, "is '%.40s', not 'file' or 'anon'", m->kind);
+		m->build_id = db_row_text(&r, MC_BUILD_ID, DB_NULL_OK);
+		m->exec_bytes = db_row_u64(&r, MC_EXEC, 0);
+		m->has_text = row_opt(&r, MC_TEXT, &m->text_bytes);
+		m->has_exec_sections = row_opt(&r, MC_SECTIONS, &m->exec_section_bytes);
+		m->has_touched = row_opt(&r, MC_TOUCHED, &m->touched_bytes);
+		row_opt(&r, MC_FAULTED, &m->faulted_bytes);
+		row_opt(&r, MC_FAULTS, &m->faults);
+		m->nprocs = (uint32_t)db_row_int(&r, MC_NPROCS, 0, UINT32_MAX, 0, 0);
+		m->error = db_row_text(&r, MC_ERROR, DB_NULL_OK | DB_LONG);
+		m->touched_replayed = db_row_bool(&r, MC_REPLAYED, DB_NULL_OK);
 	}
 	sqlite3_finalize(st);
 	if (r.rc)
@@ -447,8 +469,7 @@ static int load_modules(struct db *db, int64_t id, struct db_run *out, char **ca
 		return db_fail(db, s, "cannot read the modules from", cause);
 
 	/* In the order collectors/modules.h lists the kinds. */
-	rc = db_prepare(db, &st,
-		"SELECT kind, touched_bytes, faulted_bytes, faults FROM working_set"
+	rc = db_prepare_select(db, &st, ws_cols, WC_N, "FROM working_set"
 		" WHERE run_id = ?1 ORDER BY CASE kind WHEN 'code' THEN 0"
 		" WHEN 'heap' THEN 1 WHEN 'stack' THEN 2 WHEN 'anon' THEN 3"
 		" WHEN 'file' THEN 4 WHEN 'other' THEN 5 ELSE 6 END, kind", cause);
@@ -469,10 +490,10 @@ static int load_modules(struct db *db, int64_t id, struct db_run *out, char **ca
 			out->ws = p;
 		}
 		struct db_ws *w = &out->ws[out->nws++];
-		w->kind = db_row_text(&r, 0, 0);
-		w->touched_bytes = db_row_u64(&r, 1, 0);
-		w->faulted_bytes = db_row_u64(&r, 2, 0);
-		w->faults = db_row_u64(&r, 3, 0);
+		w->kind = db_row_text(&r, WC_KIND, 0);
+		w->touched_bytes = db_row_u64(&r, WC_TOUCHED, 0);
+		w->faulted_bytes = db_row_u64(&r, WC_FAULTED, 0);
+		w->faults = db_row_u64(&r, WC_FAULTS, 0);
 	}
 	sqlite3_finalize(st);
 	if (r.rc)
@@ -512,15 +533,35 @@ int db_col_argv(sqlite3_stmt *st, int col, char ***argvp, int *argcp)
 #define RUN_EVENTS_MAX 4096
 #define RUN_CELLS_MAX (1u << 24)
 
+#define EVENT_COLS(X) \
+	X(EC_IDX, "idx") \
+	X(EC_NAME, "name") \
+	X(EC_CANONICAL, "canonical") \
+	X(EC_SUPPORTED, "supported") \
+	X(EC_REASON, "reason") \
+	X(EC_GROUP, "grp") \
+	X(EC_USER_ONLY, "user_only") \
+	X(EC_TYPE, "attr_type") \
+	X(EC_CONFIG, "attr_config") \
+	X(EC_CONFIG1, "attr_config1") \
+	X(EC_CONFIG2, "attr_config2") \
+	X(EC_EXCL_USER, "exclude_user") \
+	X(EC_EXCL_KERNEL, "exclude_kernel") \
+	X(EC_EXCL_HV, "exclude_hv") \
+	X(EC_VALUE, "value") \
+	X(EC_ENABLED, "time_enabled") \
+	X(EC_RUNNING, "time_running") \
+	X(EC_MISSION_FAMILY, "mission_family") \
+	X(EC_MISSION_EVENT, "mission_event") \
+	X(EC_MISSION_NOTE, "mission_note")
+enum { EVENT_COLS(DB_COL_ENUM) EC_N };
+static const char *const event_cols[] = { EVENT_COLS(DB_COL_SQL) };
+
 static int load_events(struct db *db, int64_t id, struct db_run *out, char **cause)
 {
 	sqlite3_stmt *st;
-	int rc = db_prepare(db, &st,
-		"SELECT idx, name, canonical, supported, reason, grp, user_only,"
-		" attr_type, attr_config, attr_config1, attr_config2, exclude_user,"
-		" exclude_kernel, exclude_hv, value, time_enabled, time_running,"
-		" mission_family, mission_event, mission_note"
-		" FROM events WHERE run_id = ?1 ORDER BY idx", cause);
+	int rc = db_prepare_select(db, &st, event_cols, EC_N,
+		"FROM events WHERE run_id = ?1 ORDER BY idx", cause);
 	if (rc)
 		return rc;
 	sqlite3_bind_int64(st, 1, id);
@@ -530,9 +571,9 @@ static int load_events(struct db *db, int64_t id, struct db_run *out, char **cau
 	int s;
 	while (!r.rc && (s = sqlite3_step(st)) == SQLITE_ROW) {
 		db_row_key(&r, "(run %lld, idx %lld)", (long long)id,
-			   (long long)sqlite3_column_int64(st, 0));
+			   (long long)sqlite3_column_int64(st, EC_IDX));
 		/* Counts name their event by idx: it must count 0, 1, 2 ... */
-		db_row_int(&r, 0, (int64_t)out->nevents, (int64_t)out->nevents, 0, 0);
+		db_row_int(&r, EC_IDX, (int64_t)out->nevents, (int64_t)out->nevents, 0, 0);
 		if (out->nevents == RUN_EVENTS_MAX)
 			db_row_bad(&r, -1, "is one more than the %d events prof loads "
 				   "for a run", RUN_EVENTS_MAX);
@@ -549,28 +590,29 @@ static int load_events(struct db *db, int64_t id, struct db_run *out, char **cau
 		}
 		struct db_event *e = &out->events[out->nevents++];
 		memset(e, 0, sizeof(*e));
-		e->name = db_row_text(&r, 1, 0);
-		e->canonical = db_row_text(&r, 2, DB_NULL_OK);
-		e->supported = db_row_bool(&r, 3, 0);
-		e->reason = db_row_text(&r, 4, DB_NULL_OK | DB_LONG);
+		e->name = db_row_text(&r, EC_NAME, 0);
+		e->canonical = db_row_text(&r, EC_CANONICAL, DB_NULL_OK);
+		e->supported = db_row_bool(&r, EC_SUPPORTED, 0);
+		e->reason = db_row_text(&r, EC_REASON, DB_NULL_OK | DB_LONG);
 		/* Groups are numbered from 1, at most one per event. */
-		e->group = (int)db_row_int(&r, 5, 0, RUN_EVENTS_MAX, 0, 0);
-		e->user_only = db_row_bool(&r, 6, 0);
-		e->attr_type = (uint32_t)db_row_int(&r, 7, 0, UINT32_MAX, 0, DB_NULL_OK);
-		e->attr_config = db_row_u64(&r, 8, DB_NULL_OK);
-		e->attr_config1 = db_row_u64(&r, 9, DB_NULL_OK);
-		e->attr_config2 = db_row_u64(&r, 10, DB_NULL_OK);
-		e->exclude_user = db_row_bool(&r, 11, DB_NULL_OK);
-		e->exclude_kernel = db_row_bool(&r, 12, DB_NULL_OK);
-		e->exclude_hv = db_row_bool(&r, 13, DB_NULL_OK);
-		e->mission_family = db_row_text(&r, 17, DB_NULL_OK);
-		e->mission_event = db_row_text(&r, 18, DB_NULL_OK);
-		e->mission_note = db_row_text(&r, 19, DB_NULL_OK | DB_LONG);
-		if (!db_row_null(&r, 14)) {
+		e->group = (int)db_row_int(&r, EC_GROUP, 0, RUN_EVENTS_MAX, 0, 0);
+		e->user_only = db_row_bool(&r, EC_USER_ONLY, 0);
+		e->attr_type = (uint32_t)db_row_int(&r, EC_TYPE, 0, UINT32_MAX, 0,
+						    DB_NULL_OK);
+		e->attr_config = db_row_u64(&r, EC_CONFIG, DB_NULL_OK);
+		e->attr_config1 = db_row_u64(&r, EC_CONFIG1, DB_NULL_OK);
+		e->attr_config2 = db_row_u64(&r, EC_CONFIG2, DB_NULL_OK);
+		e->exclude_user = db_row_bool(&r, EC_EXCL_USER, DB_NULL_OK);
+		e->exclude_kernel = db_row_bool(&r, EC_EXCL_KERNEL, DB_NULL_OK);
+		e->exclude_hv = db_row_bool(&r, EC_EXCL_HV, DB_NULL_OK);
+		e->mission_family = db_row_text(&r, EC_MISSION_FAMILY, DB_NULL_OK);
+		e->mission_event = db_row_text(&r, EC_MISSION_EVENT, DB_NULL_OK);
+		e->mission_note = db_row_text(&r, EC_MISSION_NOTE, DB_NULL_OK | DB_LONG);
+		if (!db_row_null(&r, EC_VALUE)) {
 			e->total.present = true;
-			e->total.value = db_row_u64(&r, 14, 0);
-			e->total.enabled = db_row_u64(&r, 15, 0);
-			e->total.running = db_row_u64(&r, 16, 0);
+			e->total.value = db_row_u64(&r, EC_VALUE, 0);
+			e->total.enabled = db_row_u64(&r, EC_ENABLED, 0);
+			e->total.running = db_row_u64(&r, EC_RUNNING, 0);
 		}
 	}
 	sqlite3_finalize(st);
@@ -581,12 +623,32 @@ static int load_events(struct db *db, int64_t id, struct db_run *out, char **cau
 	return 0;
 }
 
+#define THREAD_COLS(X) \
+	X(TC_ID, "id") \
+	X(TC_SEQ, "seq") \
+	X(TC_TID, "tid") \
+	X(TC_PID, "pid") \
+	X(TC_NAME, "name") \
+	X(TC_MAIN, "is_main") \
+	X(TC_START, "start_ns") \
+	X(TC_END, "end_ns")
+enum { THREAD_COLS(DB_COL_ENUM) TC_N };
+static const char *const thread_cols[] = { THREAD_COLS(DB_COL_SQL) };
+
+#define COUNT_COLS(X) \
+	X(CC_THREAD, "c.thread_id") \
+	X(CC_EVENT, "c.event_idx") \
+	X(CC_VALUE, "c.value") \
+	X(CC_ENABLED, "c.time_enabled") \
+	X(CC_RUNNING, "c.time_running")
+enum { COUNT_COLS(DB_COL_ENUM) CC_N };
+static const char *const count_cols[] = { COUNT_COLS(DB_COL_SQL) };
+
 static int load_threads(struct db *db, int64_t id, struct db_run *out, char **cause)
 {
 	sqlite3_stmt *st;
-	int rc = db_prepare(db, &st,
-		"SELECT id, seq, tid, pid, name, is_main, start_ns, end_ns FROM threads"
-		" WHERE run_id = ?1 ORDER BY seq", cause);
+	int rc = db_prepare_select(db, &st, thread_cols, TC_N,
+		"FROM threads WHERE run_id = ?1 ORDER BY seq", cause);
 	if (rc)
 		return rc;
 	sqlite3_bind_int64(st, 1, id);
@@ -597,9 +659,9 @@ static int load_threads(struct db *db, int64_t id, struct db_run *out, char **ca
 	int s;
 	size_t per = out->nevents ? out->nevents : 1;
 	while (!r.rc && (s = sqlite3_step(st)) == SQLITE_ROW) {
-		db_row_key(&r, "%lld", (long long)sqlite3_column_int64(st, 0));
+		db_row_key(&r, "%lld", (long long)sqlite3_column_int64(st, TC_ID));
 		/* Reports index threads by seq: it must count 0, 1, 2 ... */
-		db_row_int(&r, 1, (int64_t)out->nthreads, (int64_t)out->nthreads, 0, 0);
+		db_row_int(&r, TC_SEQ, (int64_t)out->nthreads, (int64_t)out->nthreads, 0, 0);
 		if ((out->nthreads + 1) * per > RUN_CELLS_MAX)
 			db_row_bad(&r, -1, "makes %zu threads of %zu events, more "
 				   "counts than the %u prof loads for a run",
@@ -627,13 +689,14 @@ static int load_threads(struct db *db, int64_t id, struct db_run *out, char **ca
 			break;
 		}
 		out->nthreads++;
-		tids[out->nthreads - 1] = sqlite3_column_int64(st, 0);
-		t->tid = (int32_t)db_row_int(&r, 2, INT32_MIN, INT32_MAX, 0, 0);
-		t->pid = (int32_t)db_row_int(&r, 3, INT32_MIN, INT32_MAX, 0, DB_NULL_OK);
-		t->name = db_row_text(&r, 4, DB_NULL_OK);
-		t->is_main = db_row_bool(&r, 5, 0);
-		t->start_ns = db_row_int(&r, 6, INT64_MIN, INT64_MAX, 0, DB_NULL_OK);
-		t->end_ns = db_row_int(&r, 7, INT64_MIN, INT64_MAX, 0, DB_NULL_OK);
+		tids[out->nthreads - 1] = sqlite3_column_int64(st, TC_ID);
+		t->tid = (int32_t)db_row_int(&r, TC_TID, INT32_MIN, INT32_MAX, 0, 0);
+		t->pid = (int32_t)db_row_int(&r, TC_PID, INT32_MIN, INT32_MAX, 0,
+					     DB_NULL_OK);
+		t->name = db_row_text(&r, TC_NAME, DB_NULL_OK);
+		t->is_main = db_row_bool(&r, TC_MAIN, 0);
+		t->start_ns = db_row_int(&r, TC_START, INT64_MIN, INT64_MAX, 0, DB_NULL_OK);
+		t->end_ns = db_row_int(&r, TC_END, INT64_MIN, INT64_MAX, 0, DB_NULL_OK);
 	}
 	sqlite3_finalize(st);
 	if (!rc && r.rc)
@@ -647,9 +710,8 @@ static int load_threads(struct db *db, int64_t id, struct db_run *out, char **ca
 	}
 
 	/* Counts come back in thread order, matched by the thread's row id. */
-	rc = db_prepare(db, &st,
-		"SELECT c.thread_id, c.event_idx, c.value, c.time_enabled,"
-		" c.time_running FROM counts c JOIN threads t ON t.id = c.thread_id"
+	rc = db_prepare_select(db, &st, count_cols, CC_N,
+		"FROM counts c JOIN threads t ON t.id = c.thread_id"
 		" WHERE t.run_id = ?1 ORDER BY t.seq, c.event_idx", cause);
 	if (rc) {
 		free(tids);
@@ -659,21 +721,21 @@ static int load_threads(struct db *db, int64_t id, struct db_run *out, char **ca
 	db_row_init(&r, db, st, "counts");
 	size_t ti = 0;
 	while (!r.rc && (s = sqlite3_step(st)) == SQLITE_ROW) {
-		int64_t thid = sqlite3_column_int64(st, 0);
+		int64_t thid = sqlite3_column_int64(st, CC_THREAD);
 		db_row_key(&r, "(thread_id %lld, event_idx %lld)", (long long)thid,
-			   (long long)sqlite3_column_int64(st, 1));
+			   (long long)sqlite3_column_int64(st, CC_EVENT));
 		while (ti < out->nthreads && tids[ti] != thid)
 			ti++;
 		if (ti == out->nthreads)
 			break;
-		int64_t e = db_row_int(&r, 1, 0, (int64_t)out->nevents - 1, 0, 0);
+		int64_t e = db_row_int(&r, CC_EVENT, 0, (int64_t)out->nevents - 1, 0, 0);
 		if (r.rc)
 			break;
 		struct db_count *c = &out->threads[ti].counts[e];
 		c->present = true;
-		c->value = db_row_u64(&r, 2, 0);
-		c->enabled = db_row_u64(&r, 3, 0);
-		c->running = db_row_u64(&r, 4, 0);
+		c->value = db_row_u64(&r, CC_VALUE, 0);
+		c->enabled = db_row_u64(&r, CC_ENABLED, 0);
+		c->running = db_row_u64(&r, CC_RUNNING, 0);
 	}
 	sqlite3_finalize(st);
 	free(tids);
@@ -683,6 +745,39 @@ static int load_threads(struct db *db, int64_t id, struct db_run *out, char **ca
 		return db_fail(db, s, "cannot read the counts from", cause);
 	return 0;
 }
+
+/* A run and its host, as db_run_load reads them. */
+#define RUN_COLS(X) \
+	X(RC_ID, "r.id") \
+	X(RC_KIND, "r.kind") \
+	X(RC_STARTED, "r.started") \
+	X(RC_COMMAND, "r.command") \
+	X(RC_ARGV, "r.argv") \
+	X(RC_CWD, "r.cwd") \
+	X(RC_PID, "r.pid") \
+	X(RC_EXIT, "r.exit_status") \
+	X(RC_SIGNAL, "r.term_signal") \
+	X(RC_INTERRUPTED, "r.interrupted") \
+	X(RC_WALL, "r.wall_s") \
+	X(RC_USER, "r.user_s") \
+	X(RC_SYS, "r.sys_s") \
+	X(RC_LOST, "r.lost_records") \
+	X(RC_PARANOID, "r.paranoid") \
+	X(RC_VERSION, "r.prof_version") \
+	X(RC_PIN_MODE, "r.pin_mode") \
+	X(RC_PIN_STATUS, "r.pin_status") \
+	X(RC_PIN_CPUS, "r.pin_cpus") \
+	X(RC_PIN_LEVEL, "r.pin_level") \
+	X(RC_PIN_TYPE, "r.pin_cache_type") \
+	X(RC_PIN_SIZE, "r.pin_size_bytes") \
+	X(RC_NOTE, "r.note") \
+	X(RC_HOST_ID, "h.id") \
+	X(RC_HOSTNAME, "h.hostname") \
+	X(RC_KERNEL, "h.kernel") \
+	X(RC_CPU_MODEL, "h.cpu_model") \
+	X(RC_ONLINE_CPUS, "h.online_cpus")
+enum { RUN_COLS(DB_COL_ENUM) RC_N };
+static const char *const run_cols[] = { RUN_COLS(DB_COL_SQL) };
 
 int db_run_load(struct db *db, int64_t id, struct db_run *out, char **cause)
 {
@@ -700,14 +795,8 @@ int db_run_load(struct db *db, int64_t id, struct db_run *out, char **cause)
 		}
 	}
 	sqlite3_stmt *st;
-	int rc = db_prepare(db, &st,
-		"SELECT r.id, r.kind, r.started, r.command, r.argv, r.cwd, r.pid,"
-		" r.exit_status, r.term_signal, r.interrupted, r.wall_s, r.user_s,"
-		" r.sys_s, r.lost_records, r.paranoid, r.prof_version, r.pin_mode,"
-		" r.pin_status, r.pin_cpus, r.pin_level, r.pin_cache_type,"
-		" r.pin_size_bytes, r.note, h.id, h.hostname, h.kernel, h.cpu_model,"
-		" h.online_cpus FROM runs r JOIN hosts h ON h.id = r.host_id"
-		" WHERE r.id = ?1", cause);
+	int rc = db_prepare_select(db, &st, run_cols, RC_N,
+		"FROM runs r JOIN hosts h ON h.id = r.host_id WHERE r.id = ?1", cause);
 	if (rc)
 		return rc;
 	sqlite3_bind_int64(st, 1, id);
@@ -726,39 +815,41 @@ int db_run_load(struct db *db, int64_t id, struct db_run *out, char **cause)
 	struct db_row r;
 	db_row_init(&r, db, st, "runs");
 	db_row_key(&r, "%lld", (long long)id);
-	out->id = sqlite3_column_int64(st, 0);
-	out->kind = db_row_text(&r, 1, 0);
-	out->started = db_row_text(&r, 2, 0);
-	out->command = db_row_text(&r, 3, DB_LONG);
-	rc = db_row_argv(&r, 4, &out->argv, &out->argc);
-	out->cwd = db_row_text(&r, 5, DB_NULL_OK | DB_LONG);
-	out->pid = (int32_t)db_row_int(&r, 6, INT32_MIN, INT32_MAX, 0, DB_NULL_OK);
-	out->exit_status = (int)db_row_int(&r, 7, INT32_MIN, INT32_MAX, 0, DB_NULL_OK);
-	out->term_signal = (int)db_row_int(&r, 8, 0, INT32_MAX, 0, 0);
-	out->interrupted = db_row_bool(&r, 9, 0);
-	out->wall_s = db_row_real(&r, 10, 0, DB_SECONDS_MAX, 0, DB_NULL_OK);
-	out->user_s = db_row_real(&r, 11, 0, DB_SECONDS_MAX, 0, DB_NULL_OK);
-	out->sys_s = db_row_real(&r, 12, 0, DB_SECONDS_MAX, 0, DB_NULL_OK);
-	out->lost_records = db_row_u64(&r, 13, 0);
-	out->paranoid = (int)db_row_int(&r, 14, INT32_MIN, INT32_MAX, 0, DB_NULL_OK);
-	out->prof_version = db_row_text(&r, 15, DB_NULL_OK);
-	out->pin.mode = db_row_text(&r, 16, DB_NULL_OK);
-	out->pin.status = db_row_text(&r, 17, DB_NULL_OK | DB_LONG);
-	out->pin.cpus = db_row_text(&r, 18, DB_NULL_OK | DB_CPUS);
-	out->pin.level = (int)db_row_int(&r, 19, 0, 255, 0, DB_NULL_OK);
-	out->pin.cache_type = db_row_text(&r, 20, DB_NULL_OK);
-	out->pin.size_bytes = db_row_u64(&r, 21, DB_NULL_OK);
-	out->note = db_row_text(&r, 22, DB_NULL_OK | DB_LONG);
+	out->id = sqlite3_column_int64(st, RC_ID);
+	out->kind = db_row_text(&r, RC_KIND, 0);
+	out->started = db_row_text(&r, RC_STARTED, 0);
+	out->command = db_row_text(&r, RC_COMMAND, DB_LONG);
+	rc = db_row_argv(&r, RC_ARGV, &out->argv, &out->argc);
+	out->cwd = db_row_text(&r, RC_CWD, DB_NULL_OK | DB_LONG);
+	out->pid = (int32_t)db_row_int(&r, RC_PID, INT32_MIN, INT32_MAX, 0, DB_NULL_OK);
+	out->exit_status = (int)db_row_int(&r, RC_EXIT, INT32_MIN, INT32_MAX, 0,
+					   DB_NULL_OK);
+	out->term_signal = (int)db_row_int(&r, RC_SIGNAL, 0, INT32_MAX, 0, 0);
+	out->interrupted = db_row_bool(&r, RC_INTERRUPTED, 0);
+	out->wall_s = db_row_real(&r, RC_WALL, 0, DB_SECONDS_MAX, 0, DB_NULL_OK);
+	out->user_s = db_row_real(&r, RC_USER, 0, DB_SECONDS_MAX, 0, DB_NULL_OK);
+	out->sys_s = db_row_real(&r, RC_SYS, 0, DB_SECONDS_MAX, 0, DB_NULL_OK);
+	out->lost_records = db_row_u64(&r, RC_LOST, 0);
+	out->paranoid = (int)db_row_int(&r, RC_PARANOID, INT32_MIN, INT32_MAX, 0,
+					DB_NULL_OK);
+	out->prof_version = db_row_text(&r, RC_VERSION, DB_NULL_OK);
+	out->pin.mode = db_row_text(&r, RC_PIN_MODE, DB_NULL_OK);
+	out->pin.status = db_row_text(&r, RC_PIN_STATUS, DB_NULL_OK | DB_LONG);
+	out->pin.cpus = db_row_text(&r, RC_PIN_CPUS, DB_NULL_OK | DB_CPUS);
+	out->pin.level = (int)db_row_int(&r, RC_PIN_LEVEL, 0, 255, 0, DB_NULL_OK);
+	out->pin.cache_type = db_row_text(&r, RC_PIN_TYPE, DB_NULL_OK);
+	out->pin.size_bytes = db_row_u64(&r, RC_PIN_SIZE, DB_NULL_OK);
+	out->note = db_row_text(&r, RC_NOTE, DB_NULL_OK | DB_LONG);
 	/* The host's columns are its own table's. */
-	out->host.id = sqlite3_column_int64(st, 23);
+	out->host.id = sqlite3_column_int64(st, RC_HOST_ID);
 	if (!r.rc) {
 		r.table = "hosts";
 		db_row_key(&r, "%lld", (long long)out->host.id);
 	}
-	out->host.hostname = db_row_text(&r, 24, 0);
-	out->host.kernel = db_row_text(&r, 25, 0);
-	out->host.cpu_model = db_row_text(&r, 26, 0);
-	out->host.online_cpus = (int)db_row_int(&r, 27, 0, DB_CPUS_MAX, 0, 0);
+	out->host.hostname = db_row_text(&r, RC_HOSTNAME, 0);
+	out->host.kernel = db_row_text(&r, RC_KERNEL, 0);
+	out->host.cpu_model = db_row_text(&r, RC_CPU_MODEL, 0);
+	out->host.online_cpus = (int)db_row_int(&r, RC_ONLINE_CPUS, 0, DB_CPUS_MAX, 0, 0);
 	sqlite3_finalize(st);
 	if (!rc && r.rc)
 		rc = db_row_fail(&r, cause);
@@ -862,17 +953,28 @@ void db_run_release(struct db_run *run)
 	memset(run, 0, sizeof(*run));
 }
 
+#define LIST_COLS(X) \
+	X(LC_ID, "r.id") \
+	X(LC_KIND, "r.kind") \
+	X(LC_STARTED, "r.started") \
+	X(LC_COMMAND, "r.command") \
+	X(LC_EXIT, "r.exit_status") \
+	X(LC_INTERRUPTED, "r.interrupted") \
+	X(LC_WALL, "r.wall_s") \
+	X(LC_THREADS, "(SELECT count(*) FROM threads t WHERE t.run_id = r.id)") \
+	X(LC_HOSTNAME, "h.hostname") \
+	X(LC_HOST_ID, "h.id")
+enum { LIST_COLS(DB_COL_ENUM) LC_N };
+static const char *const list_cols[] = { LIST_COLS(DB_COL_SQL) };
+
 int db_runs_list(struct db *db, struct db_run_summary **out, size_t *n,
 		 char **cause)
 {
 	*out = NULL;
 	*n = 0;
 	sqlite3_stmt *st;
-	int rc = db_prepare(db, &st,
-		"SELECT r.id, r.kind, r.started, r.command, r.exit_status,"
-		" r.interrupted, r.wall_s,"
-		" (SELECT count(*) FROM threads t WHERE t.run_id = r.id), h.hostname,"
-		" h.id FROM runs r JOIN hosts h ON h.id = r.host_id ORDER BY r.id", cause);
+	int rc = db_prepare_select(db, &st, list_cols, LC_N,
+		"FROM runs r JOIN hosts h ON h.id = r.host_id ORDER BY r.id", cause);
 	if (rc)
 		return rc;
 	size_t cap = 0;
@@ -893,21 +995,22 @@ int db_runs_list(struct db *db, struct db_run_summary **out, size_t *n,
 			*out = p;
 		}
 		struct db_run_summary *x = &(*out)[(*n)++];
-		x->id = sqlite3_column_int64(st, 0);
+		x->id = sqlite3_column_int64(st, LC_ID);
 		db_row_key(&r, "%lld", (long long)x->id);
 		r.table = "runs";
-		x->kind = db_row_text(&r, 1, 0);
-		x->started = db_row_text(&r, 2, 0);
-		x->command = db_row_text(&r, 3, DB_LONG);
-		x->exit_status = (int)db_row_int(&r, 4, INT32_MIN, INT32_MAX, 0, DB_NULL_OK);
-		x->interrupted = db_row_bool(&r, 5, 0);
-		x->wall_s = db_row_real(&r, 6, 0, DB_SECONDS_MAX, 0, DB_NULL_OK);
-		x->nthreads = (size_t)sqlite3_column_int64(st, 7);
+		x->kind = db_row_text(&r, LC_KIND, 0);
+		x->started = db_row_text(&r, LC_STARTED, 0);
+		x->command = db_row_text(&r, LC_COMMAND, DB_LONG);
+		x->exit_status = (int)db_row_int(&r, LC_EXIT, INT32_MIN, INT32_MAX, 0,
+						 DB_NULL_OK);
+		x->interrupted = db_row_bool(&r, LC_INTERRUPTED, 0);
+		x->wall_s = db_row_real(&r, LC_WALL, 0, DB_SECONDS_MAX, 0, DB_NULL_OK);
+		x->nthreads = (size_t)sqlite3_column_int64(st, LC_THREADS);
 		if (!r.rc) {
 			r.table = "hosts";
-			db_row_key(&r, "%lld", (long long)sqlite3_column_int64(st, 9));
+			db_row_key(&r, "%lld", (long long)sqlite3_column_int64(st, LC_HOST_ID));
 		}
-		x->hostname = db_row_text(&r, 8, 0);
+		x->hostname = db_row_text(&r, LC_HOSTNAME, 0);
 	}
 	sqlite3_finalize(st);
 	if (r.rc || s != SQLITE_DONE) {

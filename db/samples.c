@@ -366,6 +366,44 @@ static int prep_run(struct db *db, sqlite3_stmt **st, const char *sql, int64_t r
 	return rc;
 }
 
+/* prep_run for a loader's named columns (see db_prepare_select). */
+static int prep_run_select(struct db *db, sqlite3_stmt **st, const char *const *cols,
+			   size_t ncols, const char *rest, int64_t run_id,
+			   char **cause)
+{
+	int rc = db_prepare_select(db, st, cols, ncols, rest, cause);
+	if (!rc)
+		sqlite3_bind_int64(*st, 1, run_id);
+	return rc;
+}
+
+#define SEVENT_COLS(X) \
+	X(SE_IDX, "idx") \
+	X(SE_NAME, "name") \
+	X(SE_TYPE, "attr_type") \
+	X(SE_CONFIG, "attr_config") \
+	X(SE_PERIOD, "period") \
+	X(SE_FREQ, "freq") \
+	X(SE_CALL_GRAPH, "call_graph") \
+	X(SE_STACK_BYTES, "stack_bytes") \
+	X(SE_SAMPLES, "samples") \
+	X(SE_WEIGHT, "weight") \
+	X(SE_LOST, "lost") \
+	X(SE_DROPPED, "dropped")
+enum { SEVENT_COLS(DB_COL_ENUM) SE_N };
+static const char *const sevent_cols[] = { SEVENT_COLS(DB_COL_SQL) };
+
+/* Samples summed per (event, thread, stack). */
+#define SCOUNT_COLS(X) \
+	X(SC_EVENT, "s.event_idx") \
+	X(SC_SEQ, "t.seq") \
+	X(SC_STACK, "s.stack_id") \
+	X(SC_SAMPLES, "count(*)") \
+	X(SC_WEIGHT, "sum(s.weight)") \
+	X(SC_THREAD_ID, "s.thread_id")
+enum { SCOUNT_COLS(DB_COL_ENUM) SC_N };
+static const char *const scount_cols[] = { SCOUNT_COLS(DB_COL_SQL) };
+
 int db_profile_load(struct db *db, int64_t run_id, struct db_profile *out,
 		    char **cause)
 {
@@ -402,32 +440,34 @@ int db_profile_load(struct db *db, int64_t run_id, struct db_profile *out,
 
 	size_t cap = 0;
 	struct db_row r;
-	rc = prep_run(db, &st, "SELECT idx, name, attr_type, attr_config, period, freq,"
-		      " call_graph, stack_bytes, samples, weight, lost, dropped"
-		      " FROM sample_events WHERE run_id = ?1 ORDER BY idx", run_id, cause);
+	rc = prep_run_select(db, &st, sevent_cols, SE_N,
+			     "FROM sample_events WHERE run_id = ?1 ORDER BY idx",
+			     run_id, cause);
 	if (rc)
 		goto fail;
 	db_row_init(&r, db, st, "sample_events");
 	while (!r.rc && (s = sqlite3_step(st)) == SQLITE_ROW) {
 		db_row_key(&r, "(run %lld, idx %lld)", (long long)run_id,
-			   (long long)sqlite3_column_int64(st, 0));
+			   (long long)sqlite3_column_int64(st, SE_IDX));
 		/* Samples name their event by idx: 0, 1, 2 ... */
-		db_row_int(&r, 0, (int64_t)out->nevents, (int64_t)out->nevents, 0, 0);
+		db_row_int(&r, SE_IDX, (int64_t)out->nevents, (int64_t)out->nevents, 0, 0);
 		if (r.rc || (rc = grow((void **)&out->events, &cap, out->nevents,
 				       sizeof(*out->events))))
 			break;
 		struct db_sample_event *e = &out->events[out->nevents++];
-		e->name = db_row_text(&r, 1, 0);
-		e->attr_type = (uint32_t)db_row_int(&r, 2, 0, UINT32_MAX, 0, DB_NULL_OK);
-		e->attr_config = db_row_u64(&r, 3, DB_NULL_OK);
-		e->period = db_row_u64(&r, 4, DB_NULL_OK);
-		e->freq = db_row_u64(&r, 5, DB_NULL_OK);
-		e->call_graph = db_row_text(&r, 6, 0);
-		e->stack_bytes = (uint32_t)db_row_int(&r, 7, 0, UINT32_MAX, 0, DB_NULL_OK);
-		e->samples = db_row_u64(&r, 8, 0);
-		e->weight = db_row_u64(&r, 9, 0);
-		e->lost = db_row_u64(&r, 10, 0);
-		e->dropped = db_row_u64(&r, 11, 0);
+		e->name = db_row_text(&r, SE_NAME, 0);
+		e->attr_type = (uint32_t)db_row_int(&r, SE_TYPE, 0, UINT32_MAX, 0,
+						    DB_NULL_OK);
+		e->attr_config = db_row_u64(&r, SE_CONFIG, DB_NULL_OK);
+		e->period = db_row_u64(&r, SE_PERIOD, DB_NULL_OK);
+		e->freq = db_row_u64(&r, SE_FREQ, DB_NULL_OK);
+		e->call_graph = db_row_text(&r, SE_CALL_GRAPH, 0);
+		e->stack_bytes = (uint32_t)db_row_int(&r, SE_STACK_BYTES, 0, UINT32_MAX, 0,
+						      DB_NULL_OK);
+		e->samples = db_row_u64(&r, SE_SAMPLES, 0);
+		e->weight = db_row_u64(&r, SE_WEIGHT, 0);
+		e->lost = db_row_u64(&r, SE_LOST, 0);
+		e->dropped = db_row_u64(&r, SE_DROPPED, 0);
 	}
 	sqlite3_finalize(st);
 	if (!rc && r.rc)
@@ -547,28 +587,27 @@ int db_profile_load(struct db *db, int64_t run_id, struct db_profile *out,
 		goto fail;
 
 	cap = 0;
-	rc = prep_run(db, &st, "SELECT s.event_idx, t.seq, s.stack_id, count(*),"
-		      " sum(s.weight), s.thread_id FROM samples s"
-		      " LEFT JOIN threads t ON t.id = s.thread_id"
-		      " WHERE s.run_id = ?1 GROUP BY s.event_idx, s.thread_id, s.stack_id",
-		      run_id, cause);
+	rc = prep_run_select(db, &st, scount_cols, SC_N, "FROM samples s"
+			     " LEFT JOIN threads t ON t.id = s.thread_id WHERE s.run_id = ?1"
+			     " GROUP BY s.event_idx, s.thread_id, s.stack_id", run_id, cause);
 	if (rc)
 		goto fail;
 	db_row_init(&r, db, st, "samples");
 	while (!r.rc && !rc && (s = sqlite3_step(st)) == SQLITE_ROW) {
 		db_row_key(&r, "(run %lld, event_idx %lld, thread_id %lld, stack_id %lld)",
-			   (long long)run_id, (long long)sqlite3_column_int64(st, 0),
-			   (long long)sqlite3_column_int64(st, 5),
-			   (long long)sqlite3_column_int64(st, 2));
+			   (long long)run_id, (long long)sqlite3_column_int64(st, SC_EVENT),
+			   (long long)sqlite3_column_int64(st, SC_THREAD_ID),
+			   (long long)sqlite3_column_int64(st, SC_STACK));
 		if ((rc = grow((void **)&out->counts, &cap, out->ncounts, sizeof(*out->counts))))
 			break;
 		struct db_stack_count *c = &out->counts[out->ncounts++];
-		c->event = (uint32_t)db_row_int(&r, 0, 0, (int64_t)out->nevents - 1, 0, 0);
-		c->thread = db_row_null(&r, 1) ? -1
-			    : (int32_t)db_row_int(&r, 1, 0, INT32_MAX, 0, 0);
-		c->stack = (uint32_t)db_row_int(&r, 2, 1, (int64_t)out->nstacks, 1, 0);
-		c->samples = (uint64_t)sqlite3_column_int64(st, 3);
-		c->weight = db_row_u64(&r, 4, 0);
+		c->event = (uint32_t)db_row_int(&r, SC_EVENT, 0, (int64_t)out->nevents - 1,
+						0, 0);
+		c->thread = db_row_null(&r, SC_SEQ) ? -1
+			    : (int32_t)db_row_int(&r, SC_SEQ, 0, INT32_MAX, 0, 0);
+		c->stack = (uint32_t)db_row_int(&r, SC_STACK, 1, (int64_t)out->nstacks, 1, 0);
+		c->samples = (uint64_t)sqlite3_column_int64(st, SC_SAMPLES);
+		c->weight = db_row_u64(&r, SC_WEIGHT, 0);
 	}
 	sqlite3_finalize(st);
 	if (!rc && r.rc)

@@ -130,16 +130,43 @@ int db_sleep_store(struct db *db, struct db_run *run, const struct db_sleep *s,
 	return rc;
 }
 
+/* A cell of the benchmark; the buckets in enum db_sleep_bucket order. */
+#define CELL_COLS(X) \
+	X(CC_MODE, "mode") \
+	X(CC_MARGIN, "margin_ns") \
+	X(CC_TARGET, "target_us") \
+	X(CC_CALLS, "calls") \
+	X(CC_P50, "p50_ns") \
+	X(CC_P90, "p90_ns") \
+	X(CC_P99, "p99_ns") \
+	X(CC_P999, "p999_ns") \
+	X(CC_MAX, "max_ns") \
+	X(CC_MIN, "min_ns") \
+	X(CC_MEAN, "mean_ns") \
+	X(CC_EARLY, "early") \
+	X(CC_LT3, "lt3") \
+	X(CC_LT10, "lt10") \
+	X(CC_LT25, "lt25") \
+	X(CC_LT50, "lt50") \
+	X(CC_GE50, "ge50") \
+	X(CC_MISSED, "missed") \
+	X(CC_WALL, "wall_s") \
+	X(CC_CPU_S, "cpu_s") \
+	X(CC_CPU_PCT, "cpu_pct") \
+	X(CC_CPU_US, "cpu_us_per_call") \
+	X(CC_VCSW, "vcsw_per_call") \
+	X(CC_IVCSW, "ivcsw_per_call") \
+	X(CC_CHEAPEST, "cheapest") \
+	X(CC_IDX, "idx")
+enum { CELL_COLS(DB_COL_ENUM) CC_N };
+static const char *const cell_cols[] = { CELL_COLS(DB_COL_SQL) };
+
 static int load_cells(struct db *db, int64_t run_id, struct db_sleep *out,
 		      char **cause)
 {
 	sqlite3_stmt *st;
-	int rc = db_prepare(db, &st,
-		"SELECT mode, margin_ns, target_us, calls, p50_ns, p90_ns, p99_ns,"
-		" p999_ns, max_ns, min_ns, mean_ns, early, lt3, lt10, lt25, lt50,"
-		" ge50, missed, wall_s, cpu_s, cpu_pct, cpu_us_per_call,"
-		" vcsw_per_call, ivcsw_per_call, cheapest, idx FROM sleep_cells"
-		" WHERE run_id = ?1 ORDER BY idx", cause);
+	int rc = db_prepare_select(db, &st, cell_cols, CC_N,
+		"FROM sleep_cells WHERE run_id = ?1 ORDER BY idx", cause);
 	if (rc)
 		return rc;
 	sqlite3_bind_int64(st, 1, run_id);
@@ -159,32 +186,31 @@ static int load_cells(struct db *db, int64_t run_id, struct db_sleep *out,
 			out->cells = p;
 		}
 		db_row_key(&r, "(run %lld, idx %lld)", (long long)run_id,
-			   (long long)sqlite3_column_int64(st, 25));
+			   (long long)sqlite3_column_int64(st, CC_IDX));
 		struct db_sleep_cell *c = &out->cells[out->ncells++];
 		memset(c, 0, sizeof(*c));
-		int k = 0;
-		row_copy(&r, k++, c->mode, sizeof(c->mode));
-		c->margin_ns = db_row_int(&r, k++, 0, INT64_MAX, -1, DB_NULL_OK);
-		c->target_us = (uint32_t)db_row_int(&r, k++, 0, UINT32_MAX, 0, 0);
-		c->calls = db_row_u64(&r, k++, 0);
-		c->p50_ns = db_row_int(&r, k++, INT64_MIN, INT64_MAX, 0, 0);
-		c->p90_ns = db_row_int(&r, k++, INT64_MIN, INT64_MAX, 0, 0);
-		c->p99_ns = db_row_int(&r, k++, INT64_MIN, INT64_MAX, 0, 0);
-		c->p999_ns = db_row_int(&r, k++, INT64_MIN, INT64_MAX, 0, 0);
-		c->max_ns = db_row_int(&r, k++, INT64_MIN, INT64_MAX, 0, 0);
-		c->min_ns = db_row_int(&r, k++, INT64_MIN, INT64_MAX, 0, 0);
-		c->mean_ns = db_row_real(&r, k++, -1e300, 1e300, 0, 0);
-		c->early = db_row_u64(&r, k++, 0);
+		row_copy(&r, CC_MODE, c->mode, sizeof(c->mode));
+		c->margin_ns = db_row_int(&r, CC_MARGIN, 0, INT64_MAX, -1, DB_NULL_OK);
+		c->target_us = (uint32_t)db_row_int(&r, CC_TARGET, 0, UINT32_MAX, 0, 0);
+		c->calls = db_row_u64(&r, CC_CALLS, 0);
+		c->p50_ns = db_row_int(&r, CC_P50, INT64_MIN, INT64_MAX, 0, 0);
+		c->p90_ns = db_row_int(&r, CC_P90, INT64_MIN, INT64_MAX, 0, 0);
+		c->p99_ns = db_row_int(&r, CC_P99, INT64_MIN, INT64_MAX, 0, 0);
+		c->p999_ns = db_row_int(&r, CC_P999, INT64_MIN, INT64_MAX, 0, 0);
+		c->max_ns = db_row_int(&r, CC_MAX, INT64_MIN, INT64_MAX, 0, 0);
+		c->min_ns = db_row_int(&r, CC_MIN, INT64_MIN, INT64_MAX, 0, 0);
+		c->mean_ns = db_row_real(&r, CC_MEAN, -1e300, 1e300, 0, 0);
+		c->early = db_row_u64(&r, CC_EARLY, 0);
 		for (int b = 0; b < DB_SLEEP_NBUCKETS; b++)
-			c->buckets[b] = db_row_u64(&r, k++, 0);
-		c->missed = db_row_u64(&r, k++, 0);
-		c->wall_s = db_row_real(&r, k++, 0, DB_SECONDS_MAX, 0, 0);
-		c->cpu_s = db_row_real(&r, k++, 0, DB_SECONDS_MAX, 0, 0);
-		c->cpu_pct = db_row_real(&r, k++, 0, 1e300, 0, 0);
-		c->cpu_us_per_call = db_row_real(&r, k++, 0, 1e300, 0, 0);
-		c->vcsw_per_call = db_row_real(&r, k++, 0, 1e300, 0, 0);
-		c->ivcsw_per_call = db_row_real(&r, k++, 0, 1e300, 0, 0);
-		c->cheapest = db_row_bool(&r, k++, 0);
+			c->buckets[b] = db_row_u64(&r, CC_LT3 + b, 0);
+		c->missed = db_row_u64(&r, CC_MISSED, 0);
+		c->wall_s = db_row_real(&r, CC_WALL, 0, DB_SECONDS_MAX, 0, 0);
+		c->cpu_s = db_row_real(&r, CC_CPU_S, 0, DB_SECONDS_MAX, 0, 0);
+		c->cpu_pct = db_row_real(&r, CC_CPU_PCT, 0, 1e300, 0, 0);
+		c->cpu_us_per_call = db_row_real(&r, CC_CPU_US, 0, 1e300, 0, 0);
+		c->vcsw_per_call = db_row_real(&r, CC_VCSW, 0, 1e300, 0, 0);
+		c->ivcsw_per_call = db_row_real(&r, CC_IVCSW, 0, 1e300, 0, 0);
+		c->cheapest = db_row_bool(&r, CC_CHEAPEST, 0);
 	}
 	sqlite3_finalize(st);
 	if (r.rc)
@@ -194,17 +220,30 @@ static int load_cells(struct db *db, int64_t run_id, struct db_sleep *out,
 	return 0;
 }
 
+#define BENCH_COLS(X) \
+	X(BC_SLACK, "timer_slack_ns") \
+	X(BC_POLICY, "sched_policy") \
+	X(BC_CLOCKSOURCE, "clocksource") \
+	X(BC_PATTERN, "pattern") \
+	X(BC_CALLS, "calls") \
+	X(BC_THREADS, "threads") \
+	X(BC_LOAD, "load_threads") \
+	X(BC_MARGIN, "hybrid_margin_ns") \
+	X(BC_CALIBRATED, "hybrid_calibrated") \
+	X(BC_P999, "calibration_p999_ns") \
+	X(BC_GUARD, "calibration_guard_ns") \
+	X(BC_CHEAP_P99, "cheap_p99_us")
+enum { BENCH_COLS(DB_COL_ENUM) BC_N };
+static const char *const bench_cols[] = { BENCH_COLS(DB_COL_SQL) };
+
 int db_sleep_load(struct db *db, int64_t run_id, struct db_sleep *out,
 		  char **cause)
 {
 	memset(out, 0, sizeof(*out));
 	out->hybrid_margin_ns = -1;
 	sqlite3_stmt *st;
-	int rc = db_prepare(db, &st,
-		"SELECT timer_slack_ns, sched_policy, clocksource, pattern, calls,"
-		" threads, load_threads, hybrid_margin_ns, hybrid_calibrated,"
-		" calibration_p999_ns, calibration_guard_ns, cheap_p99_us"
-		" FROM sleep_runs WHERE run_id = ?1", cause);
+	int rc = db_prepare_select(db, &st, bench_cols, BC_N,
+		"FROM sleep_runs WHERE run_id = ?1", cause);
 	if (rc)
 		return rc;
 	sqlite3_bind_int64(st, 1, run_id);
@@ -223,18 +262,20 @@ int db_sleep_load(struct db *db, int64_t run_id, struct db_sleep *out,
 	struct db_row r;
 	db_row_init(&r, db, st, "sleep_runs");
 	db_row_key(&r, "%lld", (long long)run_id);
-	out->timer_slack_ns = db_row_u64(&r, 0, 0);
-	row_copy(&r, 1, out->sched_policy, sizeof(out->sched_policy));
-	row_copy(&r, 2, out->clocksource, sizeof(out->clocksource));
-	row_copy(&r, 3, out->pattern, sizeof(out->pattern));
-	out->calls = (uint32_t)db_row_int(&r, 4, 0, UINT32_MAX, 0, 0);
-	out->threads = (uint32_t)db_row_int(&r, 5, 0, UINT32_MAX, 0, 0);
-	out->load = (uint32_t)db_row_int(&r, 6, 0, UINT32_MAX, 0, 0);
-	out->hybrid_margin_ns = db_row_int(&r, 7, 0, INT64_MAX, -1, DB_NULL_OK);
-	out->hybrid_calibrated = db_row_bool(&r, 8, 0);
-	out->calibration_p999_ns = db_row_int(&r, 9, INT64_MIN, INT64_MAX, 0, DB_NULL_OK);
-	out->calibration_guard_ns = db_row_int(&r, 10, INT64_MIN, INT64_MAX, 0, DB_NULL_OK);
-	out->cheap_p99_us = db_row_real(&r, 11, 0, 1e300, 0, 0);
+	out->timer_slack_ns = db_row_u64(&r, BC_SLACK, 0);
+	row_copy(&r, BC_POLICY, out->sched_policy, sizeof(out->sched_policy));
+	row_copy(&r, BC_CLOCKSOURCE, out->clocksource, sizeof(out->clocksource));
+	row_copy(&r, BC_PATTERN, out->pattern, sizeof(out->pattern));
+	out->calls = (uint32_t)db_row_int(&r, BC_CALLS, 0, UINT32_MAX, 0, 0);
+	out->threads = (uint32_t)db_row_int(&r, BC_THREADS, 0, UINT32_MAX, 0, 0);
+	out->load = (uint32_t)db_row_int(&r, BC_LOAD, 0, UINT32_MAX, 0, 0);
+	out->hybrid_margin_ns = db_row_int(&r, BC_MARGIN, 0, INT64_MAX, -1, DB_NULL_OK);
+	out->hybrid_calibrated = db_row_bool(&r, BC_CALIBRATED, 0);
+	out->calibration_p999_ns = db_row_int(&r, BC_P999, INT64_MIN, INT64_MAX, 0,
+					      DB_NULL_OK);
+	out->calibration_guard_ns = db_row_int(&r, BC_GUARD, INT64_MIN, INT64_MAX, 0,
+					       DB_NULL_OK);
+	out->cheap_p99_us = db_row_real(&r, BC_CHEAP_P99, 0, 1e300, 0, 0);
 	sqlite3_finalize(st);
 	if (r.rc)
 		return db_row_fail(&r, cause);
@@ -325,13 +366,43 @@ int db_sleep_usage_store(struct db *db, int64_t run_id,
 	return rc;
 }
 
+#define USAGE_COLS(X) \
+	X(UC_MODE, "mode") \
+	X(UC_THRESHOLD, "threshold_us") \
+	X(UC_SPINNERS, "max_spinners") \
+	X(UC_STATUS, "status") \
+	X(UC_PROCESSES, "processes") \
+	X(UC_ERROR, "error")
+enum { USAGE_COLS(DB_COL_ENUM) UC_N };
+static const char *const usage_cols[] = { USAGE_COLS(DB_COL_SQL) };
+
+#define THREAD_COLS(X) \
+	X(TC_TID, "tid") \
+	X(TC_PID, "pid") \
+	X(TC_NAME, "name") \
+	X(TC_SERVED, "served") \
+	X(TC_PASSED, "passed") \
+	X(TC_EINTR, "eintr") \
+	X(TC_EARLY, "early") \
+	X(TC_THROTTLED, "throttled") \
+	X(TC_P50, "p50_ns") \
+	X(TC_P90, "p90_ns") \
+	X(TC_P99, "p99_ns") \
+	X(TC_P999, "p999_ns") \
+	X(TC_MAX, "max_ns") \
+	X(TC_MEAN, "mean_ns") \
+	X(TC_REQ_HIST, "req_hist") \
+	X(TC_SEQ, "seq")
+enum { THREAD_COLS(DB_COL_ENUM) TC_N };
+static const char *const thread_cols[] = { THREAD_COLS(DB_COL_SQL) };
+
 int db_sleep_usage_load(struct db *db, int64_t run_id,
 			struct db_sleep_usage **out, char **cause)
 {
 	*out = NULL;
 	sqlite3_stmt *st;
-	int rc = db_prepare(db, &st, "SELECT mode, threshold_us, max_spinners, status,"
-			    " processes, error FROM sleep_usage WHERE run_id = ?1", cause);
+	int rc = db_prepare_select(db, &st, usage_cols, UC_N,
+				   "FROM sleep_usage WHERE run_id = ?1", cause);
 	if (rc)
 		return rc;
 	sqlite3_bind_int64(st, 1, run_id);
@@ -348,21 +419,19 @@ int db_sleep_usage_load(struct db *db, int64_t run_id,
 	struct db_row r;
 	db_row_init(&r, db, st, "sleep_usage");
 	db_row_key(&r, "%lld", (long long)run_id);
-	u->mode = db_row_text(&r, 0, 0);
-	u->threshold_us = db_row_u64(&r, 1, 0);
-	u->max_spinners = (uint32_t)db_row_int(&r, 2, 0, UINT32_MAX, 0, 0);
-	u->status = db_row_text(&r, 3, DB_LONG);
-	u->processes = (uint32_t)db_row_int(&r, 4, 0, UINT32_MAX, 0, 0);
-	u->error = db_row_text(&r, 5, DB_NULL_OK | DB_LONG);
+	u->mode = db_row_text(&r, UC_MODE, 0);
+	u->threshold_us = db_row_u64(&r, UC_THRESHOLD, 0);
+	u->max_spinners = (uint32_t)db_row_int(&r, UC_SPINNERS, 0, UINT32_MAX, 0, 0);
+	u->status = db_row_text(&r, UC_STATUS, DB_LONG);
+	u->processes = (uint32_t)db_row_int(&r, UC_PROCESSES, 0, UINT32_MAX, 0, 0);
+	u->error = db_row_text(&r, UC_ERROR, DB_NULL_OK | DB_LONG);
 	sqlite3_finalize(st);
 	if (r.rc) {
 		db_sleep_usage_free(u);
 		return db_row_fail(&r, cause);
 	}
-	rc = db_prepare(db, &st, "SELECT tid, pid, name, served, passed, eintr, early,"
-			" throttled, p50_ns, p90_ns, p99_ns, p999_ns, max_ns, mean_ns,"
-			" req_hist, seq FROM sleep_threads WHERE run_id = ?1 ORDER BY seq",
-			cause);
+	rc = db_prepare_select(db, &st, thread_cols, TC_N,
+			       "FROM sleep_threads WHERE run_id = ?1 ORDER BY seq", cause);
 	if (rc) {
 		db_sleep_usage_free(u);
 		return rc;
@@ -377,22 +446,22 @@ int db_sleep_usage_load(struct db *db, int64_t run_id,
 		struct db_sleep_thread *t = &v[u->nthreads++];
 		memset(t, 0, sizeof(*t));
 		db_row_key(&r, "(run %lld, seq %lld)", (long long)run_id,
-			   (long long)sqlite3_column_int64(st, 15));
-		t->tid = (int32_t)db_row_int(&r, 0, INT32_MIN, INT32_MAX, 0, 0);
-		t->pid = (uint32_t)db_row_int(&r, 1, 0, UINT32_MAX, 0, 0);
-		t->name = db_row_text(&r, 2, DB_NULL_OK);
-		t->served = db_row_u64(&r, 3, 0);
-		t->passed = db_row_u64(&r, 4, 0);
-		t->eintr = db_row_u64(&r, 5, 0);
-		t->early = db_row_u64(&r, 6, 0);
-		t->throttled = db_row_u64(&r, 7, 0);
-		t->p50_ns = db_row_u64(&r, 8, DB_NULL_OK);
-		t->p90_ns = db_row_u64(&r, 9, DB_NULL_OK);
-		t->p99_ns = db_row_u64(&r, 10, DB_NULL_OK);
-		t->p999_ns = db_row_u64(&r, 11, DB_NULL_OK);
-		t->max_ns = db_row_u64(&r, 12, DB_NULL_OK);
-		t->mean_ns = db_row_real(&r, 13, -1e300, 1e300, 0, DB_NULL_OK);
-		t->req_hist = db_row_text(&r, 14, DB_NULL_OK | DB_LONG);
+			   (long long)sqlite3_column_int64(st, TC_SEQ));
+		t->tid = (int32_t)db_row_int(&r, TC_TID, INT32_MIN, INT32_MAX, 0, 0);
+		t->pid = (uint32_t)db_row_int(&r, TC_PID, 0, UINT32_MAX, 0, 0);
+		t->name = db_row_text(&r, TC_NAME, DB_NULL_OK);
+		t->served = db_row_u64(&r, TC_SERVED, 0);
+		t->passed = db_row_u64(&r, TC_PASSED, 0);
+		t->eintr = db_row_u64(&r, TC_EINTR, 0);
+		t->early = db_row_u64(&r, TC_EARLY, 0);
+		t->throttled = db_row_u64(&r, TC_THROTTLED, 0);
+		t->p50_ns = db_row_u64(&r, TC_P50, DB_NULL_OK);
+		t->p90_ns = db_row_u64(&r, TC_P90, DB_NULL_OK);
+		t->p99_ns = db_row_u64(&r, TC_P99, DB_NULL_OK);
+		t->p999_ns = db_row_u64(&r, TC_P999, DB_NULL_OK);
+		t->max_ns = db_row_u64(&r, TC_MAX, DB_NULL_OK);
+		t->mean_ns = db_row_real(&r, TC_MEAN, -1e300, 1e300, 0, DB_NULL_OK);
+		t->req_hist = db_row_text(&r, TC_REQ_HIST, DB_NULL_OK | DB_LONG);
 	}
 	sqlite3_finalize(st);
 	if (r.rc || s != SQLITE_DONE) {

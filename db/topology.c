@@ -105,15 +105,29 @@ static int push_set(struct db_cpuset **v, size_t *n, int number, char *cpus)
 	return 0;
 }
 
+/* One row per part of the topology; which columns a kind fills is in
+ * db_topology_store (the info row keeps cluster_source in type, and so
+ * on). */
+#define TOPO_COLS(X) \
+	X(HT_KIND, "kind") \
+	X(HT_IDX, "idx") \
+	X(HT_LEVEL, "level") \
+	X(HT_TYPE, "type") \
+	X(HT_SIZE, "size_bytes") \
+	X(HT_CPUS, "cpus") \
+	X(HT_NUMBER, "number") \
+	X(HT_TEXT, "text")
+enum { TOPO_COLS(DB_COL_ENUM) HT_N };
+static const char *const topo_cols[] = { TOPO_COLS(DB_COL_SQL) };
+
 int db_topology_load(struct db *db, int64_t host_id, struct db_topology *out,
 		     char **cause)
 {
 	memset(out, 0, sizeof(*out));
 	out->largest_llc = -1;
 	sqlite3_stmt *st;
-	int rc = db_prepare(db, &st, "SELECT kind, idx, level, type, size_bytes,"
-			    " cpus, number, text FROM host_topology WHERE host_id = ?1"
-			    " ORDER BY kind, idx", cause);
+	int rc = db_prepare_select(db, &st, topo_cols, HT_N, "FROM host_topology"
+				   " WHERE host_id = ?1 ORDER BY kind, idx", cause);
 	if (rc)
 		return rc;
 	sqlite3_bind_int64(st, 1, host_id);
@@ -123,27 +137,28 @@ int db_topology_load(struct db *db, int64_t host_id, struct db_topology *out,
 	while (!rc && !r.rc && (s = sqlite3_step(st)) == SQLITE_ROW) {
 		rows++;
 		/* column_text only on text: it would convert anything else. */
-		int type = sqlite3_column_type(st, 0);
+		int type = sqlite3_column_type(st, HT_KIND);
 		db_row_key(&r, "(host %lld, kind '%.20s', idx %lld)", (long long)host_id,
-			   type == SQLITE_TEXT ? (const char *)sqlite3_column_text(st, 0)
+			   type == SQLITE_TEXT ? (const char *)sqlite3_column_text(st, HT_KIND)
 			   : type == SQLITE_NULL ? "NULL" : "?",
-			   (long long)sqlite3_column_int64(st, 1));
-		char *kind = db_row_text(&r, 0, 0);
-		int idx = (int)db_row_int(&r, 1, 0, INT32_MAX, 0, 0);
+			   (long long)sqlite3_column_int64(st, HT_IDX));
+		char *kind = db_row_text(&r, HT_KIND, 0);
+		int idx = (int)db_row_int(&r, HT_IDX, 0, INT32_MAX, 0, 0);
 		if (r.rc) {
 			free(kind);
 			break;
 		}
 		if (!strcmp(kind, "info") && idx == 0) {
-			out->llc_level = (int)db_row_int(&r, 2, 0, 255, 0, DB_NULL_OK);
-			out->cluster_source = db_row_text(&r, 3, DB_NULL_OK);
-			out->largest_llc = (long)db_row_int(&r, 4, -1, INT32_MAX, -1, DB_NULL_OK);
-			out->online = db_row_text(&r, 5, DB_NULL_OK | DB_CPUS);
-			out->llc_asymmetric = db_row_bool(&r, 6, DB_NULL_OK);
-			out->largest_reason = db_row_text(&r, 7, DB_NULL_OK | DB_LONG);
+			out->llc_level = (int)db_row_int(&r, HT_LEVEL, 0, 255, 0, DB_NULL_OK);
+			out->cluster_source = db_row_text(&r, HT_TYPE, DB_NULL_OK);
+			out->largest_llc = (long)db_row_int(&r, HT_SIZE, -1, INT32_MAX, -1,
+							    DB_NULL_OK);
+			out->online = db_row_text(&r, HT_CPUS, DB_NULL_OK | DB_CPUS);
+			out->llc_asymmetric = db_row_bool(&r, HT_NUMBER, DB_NULL_OK);
+			out->largest_reason = db_row_text(&r, HT_TEXT, DB_NULL_OK | DB_LONG);
 		} else if (!strcmp(kind, "info")) {
-			out->root = db_row_text(&r, 5, DB_NULL_OK | DB_LONG);
-			out->notes = db_row_text(&r, 7, DB_NULL_OK | DB_LONG);
+			out->root = db_row_text(&r, HT_CPUS, DB_NULL_OK | DB_LONG);
+			out->notes = db_row_text(&r, HT_TEXT, DB_NULL_OK | DB_LONG);
 		} else if (!strcmp(kind, "cache")) {
 			struct db_cache *p = realloc(out->caches, (out->ncaches + 1) * sizeof(*p));
 			if (!p) {
@@ -153,11 +168,11 @@ int db_topology_load(struct db *db, int64_t host_id, struct db_topology *out,
 			}
 			out->caches = p;
 			struct db_cache *c = &p[out->ncaches++];
-			c->level = (int)db_row_int(&r, 2, 0, 255, 0, 0);
-			c->type = db_row_text(&r, 3, 0);
-			c->size_bytes = db_row_u64(&r, 4, 0);
-			c->cpus = db_row_text(&r, 5, DB_CPUS);
-			c->index = (size_t)db_row_int(&r, 6, 0, INT32_MAX, 0, 0);
+			c->level = (int)db_row_int(&r, HT_LEVEL, 0, 255, 0, 0);
+			c->type = db_row_text(&r, HT_TYPE, 0);
+			c->size_bytes = db_row_u64(&r, HT_SIZE, 0);
+			c->cpus = db_row_text(&r, HT_CPUS, DB_CPUS);
+			c->index = (size_t)db_row_int(&r, HT_NUMBER, 0, INT32_MAX, 0, 0);
 			c->id = -1;
 		} else if (!strcmp(kind, "cluster") || !strcmp(kind, "smt") ||
 			   !strcmp(kind, "package") || !strcmp(kind, "node")) {
@@ -169,10 +184,10 @@ int db_topology_load(struct db *db, int64_t host_id, struct db_topology *out,
 				  : !strcmp(kind, "smt") ? &out->nsmt
 				  : !strcmp(kind, "package") ? &out->npackages
 				  : &out->nnodes;
-			int number = (int)db_row_int(&r, 6, INT32_MIN, INT32_MAX, 0, 0);
-			rc = push_set(v, n, number, db_row_text(&r, 5, DB_CPUS));
+			int number = (int)db_row_int(&r, HT_NUMBER, INT32_MIN, INT32_MAX, 0, 0);
+			rc = push_set(v, n, number, db_row_text(&r, HT_CPUS, DB_CPUS));
 		} else {
-			db_row_bad(&r, 0, "'%.20s' is not a kind prof writes", kind);
+			db_row_bad(&r, HT_KIND, "'%.20s' is not a kind prof writes", kind);
 		}
 		free(kind);
 	}

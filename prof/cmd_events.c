@@ -8,11 +8,12 @@
 #include "collectors/events.h"
 #include "prof/cli.h"
 #include "prof/commands.h"
+#include "reports/events.h"
 
 const char cmd_events_help[] =
-"usage: prof events [PATTERN] [--format table|json]\n"
-"       prof events --attr NAME [--allow-generic]\n"
-"       prof events --mission [--format table|json]\n"
+"usage: prof events [PATTERN] [--format table|json|csv|markdown] [-o FILE]\n"
+"       prof events --attr NAME [--allow-generic] [-o FILE]\n"
+"       prof events --mission [--format table|json|csv|markdown] [-o FILE]\n"
 "\n"
 "List the events this machine can encode (names containing PATTERN, case\n"
 "insensitive): first prof's mission counters, then the perf-style generic\n"
@@ -44,100 +45,39 @@ const char cmd_events_help[] =
 "  prof events --attr llc-misses\n"
 "  LIBPFM_FORCE_PMU=skl prof events --attr l1i-misses\n";
 
-struct list_state {
-	enum out_format fmt;
-	struct jw *w;
-	size_t n;
-	const char *last_pmu;
-	bool show_umasks;	/* a pattern was given: list unit masks too */
-};
-
-static int print_one(const struct event_info *info, void *arg)
+/* Copy each event into the report's list. */
+static int add_one(const struct event_info *info, void *arg)
 {
-	struct list_state *s = arg;
-	s->n++;
-	if (s->fmt == OUT_JSON) {
-		jw_obj_begin(s->w);
-		jw_key(s->w, "name");
-		jw_str(s->w, info->name);
-		jw_key(s->w, "pmu");
-		jw_str(s->w, info->pmu);
-		jw_key(s->w, "hardware");
-		jw_bool(s->w, info->hardware);
-		jw_key(s->w, "description");
-		jw_str(s->w, info->desc);
-		jw_key(s->w, "umasks");
-		jw_str(s->w, info->umasks);
-		jw_key(s->w, "needs_umask");
-		jw_bool(s->w, info->needs_umask);
-		jw_obj_end(s->w);
-		return 0;
-	}
-	if (!s->last_pmu || strcmp(s->last_pmu, info->pmu)) {
-		printf("%s%s:\n", s->last_pmu ? "\n" : "",
-		       !strcmp(info->pmu, "perf") ? "generic (perf-style names)"
-		       : !strcmp(info->pmu, "prof") ? "mission counters (prof's "
-						      "names; --mission)"
-		       : info->pmu);
-		s->last_pmu = info->pmu;
-	}
-	if (info->desc) {
-		int w = (int)strlen(info->name) < 44 ? 44 : (int)strlen(info->name) + 1;
-		printf("  %-*s %.70s\n", w, info->name, info->desc);
-		if (info->umasks && (s->show_umasks || info->needs_umask))
-			printf("  %-*s %s %s\n", w, "",
-			       info->needs_umask ? "needs one of:" : "unit masks:",
-			       info->umasks);
-	} else {
-		printf("  %s%s\n", info->name, info->hardware ? "" : "  (software)");
-	}
+	const struct report_event e = {
+		.name = info->name, .pmu = info->pmu, .desc = info->desc,
+		.hardware = info->hardware, .umasks = info->umasks,
+		.needs_umask = info->needs_umask,
+	};
+	report_event_list_add(arg, &e);
 	return 0;
 }
 
-static void print_attr(const struct event_desc *ev)
+static void print_attr(const struct event_desc *ev, FILE *fp)
 {
 	const struct perf_event_attr *a = &ev->attr;
-	printf("event          %s\n", ev->name);
-	printf("encoded as     %s\n", ev->canonical);
+	fprintf(fp, "event          %s\n", ev->name);
+	fprintf(fp, "encoded as     %s\n", ev->canonical);
 	if (ev->mission)
-		printf("mission        %s on %s: %s\n", ev->mission->perf_name,
-		       ev->family->label, ev->mission->summary);
-	printf("type           %u (%s)\n", a->type, event_type_name(a->type));
-	printf("size           %u\n", a->size);
-	printf("config         %#llx\n", (unsigned long long)a->config);
-	printf("config1        %#llx\n", (unsigned long long)a->config1);
-	printf("config2        %#llx\n", (unsigned long long)a->config2);
-	printf("exclude_user   %u\n", a->exclude_user);
-	printf("exclude_kernel %u\n", a->exclude_kernel);
-	printf("exclude_hv     %u\n", a->exclude_hv);
-	printf("exclude_guest  %u\n", a->exclude_guest);
-	printf("exclude_host   %u\n", a->exclude_host);
-	printf("precise_ip     %u\n", a->precise_ip);
-	printf("hardware       %s\n", ev->hardware ? "yes (needs a PMU counter)"
-						    : "no (software event)");
-}
-
-/* Print text indented by `indent` columns, wrapped before column 79. */
-static void print_wrapped(const char *text, int indent)
-{
-	int col = indent;
-	const char *p = text;
-	while (*p) {
-		size_t w = strcspn(p, " ");
-		if (col > indent && col + 1 + (int)w > 78) {
-			printf("\n%*s", indent, "");
-			col = indent;
-		} else if (col > indent) {
-			putchar(' ');
-			col++;
-		}
-		printf("%.*s", (int)w, p);
-		col += (int)w;
-		p += w;
-		while (*p == ' ')
-			p++;
-	}
-	putchar('\n');
+		fprintf(fp, "mission        %s on %s: %s\n", ev->mission->perf_name,
+			ev->family->label, ev->mission->summary);
+	fprintf(fp, "type           %u (%s)\n", a->type, event_type_name(a->type));
+	fprintf(fp, "size           %u\n", a->size);
+	fprintf(fp, "config         %#llx\n", (unsigned long long)a->config);
+	fprintf(fp, "config1        %#llx\n", (unsigned long long)a->config1);
+	fprintf(fp, "config2        %#llx\n", (unsigned long long)a->config2);
+	fprintf(fp, "exclude_user   %u\n", a->exclude_user);
+	fprintf(fp, "exclude_kernel %u\n", a->exclude_kernel);
+	fprintf(fp, "exclude_hv     %u\n", a->exclude_hv);
+	fprintf(fp, "exclude_guest  %u\n", a->exclude_guest);
+	fprintf(fp, "exclude_host   %u\n", a->exclude_host);
+	fprintf(fp, "precise_ip     %u\n", a->precise_ip);
+	fprintf(fp, "hardware       %s\n", ev->hardware ? "yes (needs a PMU counter)"
+							 : "no (software event)");
 }
 
 /*
@@ -145,117 +85,47 @@ static void print_wrapped(const char *text, int indent)
  * to), each counter with its event, encoding, meaning and source; on a
  * family without one, perf's generic stand-ins.
  */
-static int print_mission(enum out_format fmt)
+static void print_mission(enum out_format fmt, FILE *fp)
 {
 	const char *pmu = NULL, *pdesc = NULL;
 	const struct mission_family *fam = events_mission_family(&pmu, &pdesc);
 	const struct mission_family *shown = fam ? fam : mission_generic();
-	struct jw w;
-	if (fmt == OUT_JSON) {
-		jw_init(&w, stdout, 2);
-		jw_obj_begin(&w);
-		jw_key(&w, "family");
-		jw_str(&w, fam ? fam->label : NULL);
-		jw_key(&w, "pmu");
-		jw_str(&w, strcmp(pmu, "none") ? pmu : NULL);
-		jw_key(&w, "pmu_description");
-		jw_str(&w, pdesc);
-		jw_key(&w, "counters");
-		jw_arr_begin(&w);
-	} else if (fam) {
-		printf("mission counters on %s (libpfm4 PMU %s)\n", fam->label, pmu);
-	} else {
-		char head[512];
-		snprintf(head, sizeof(head), "libpfm4 detected %s%s%s%s, which has "
-			 "no mission map: these counters are perf's generic events, "
-			 "and llc-misses, itlb-misses and l1i-misses need "
-			 "--allow-generic",
-			 strcmp(pmu, "none") ? pmu : "no core PMU",
-			 pdesc ? " (" : "", pdesc ? pdesc : "", pdesc ? ")" : "");
-		print_wrapped(head, 0);
-	}
+	struct report_mission_counter rc[MISSION_COUNT];
+	char events[MISSION_COUNT][512];
+	struct event_desc ev[MISSION_COUNT];
+	char *causes[MISSION_COUNT];
 	for (int i = 0; i < MISSION_COUNT; i++) {
 		const struct mission_event *me = &shown->events[i];
-		char event[512];
 		if (fam)
-			snprintf(event, sizeof(event), "%s::%s", pmu, me->event);
+			snprintf(events[i], sizeof(events[i]), "%s::%s", pmu, me->event);
 		else
-			snprintf(event, sizeof(event), "%s", me->event);
-		struct event_desc ev;
-		char *cause = NULL;
-		int rc = event_resolve(me->name, EVENT_ALLOW_GENERIC, &ev, &cause);
-		if (fmt == OUT_JSON) {
-			jw_obj_begin(&w);
-			jw_key(&w, "name");
-			jw_str(&w, me->name);
-			jw_key(&w, "event");
-			jw_str(&w, event);
-			jw_key(&w, "perf_name");
-			jw_str(&w, me->perf_name);
-			jw_key(&w, "type");
-			if (rc)
-				jw_null(&w);
-			else
-				jw_uint(&w, ev.attr.type);
-			jw_key(&w, "config");
-			if (rc) {
-				jw_null(&w);
-			} else {
-				char hex[32];
-				snprintf(hex, sizeof(hex), "%#llx",
-					 (unsigned long long)ev.attr.config);
-				jw_str(&w, hex);
-			}
-			jw_key(&w, "summary");
-			jw_str(&w, me->summary);
-			jw_key(&w, "counts");
-			jw_str(&w, me->counts);
-			jw_key(&w, "source");
-			jw_str(&w, me->source);
-			jw_key(&w, "needs_allow_generic");
-			jw_bool(&w, me->needs_consent);
-			jw_obj_end(&w);
-		} else {
-			printf("\n%s\n", me->name);
-			printf("  event     %s\n", event);
-			printf("  perf      %s\n", me->perf_name);
-			if (rc) {
-				/* Forcing a PMU leaves libpfm4 without its
-				 * perf-style names, so the generic events do
-				 * not encode then. */
-				printf("  encoding  none: %.*s%s\n",
-				       (int)strcspn(cause ? cause : "?", "\n"),
-				       cause ? cause : "?",
-				       getenv("LIBPFM_FORCE_PMU") ? " (under "
-				       "LIBPFM_FORCE_PMU)" : "");
-			} else {
-				printf("  encoding  type %u (%s), config %#llx",
-				       ev.attr.type, event_type_name(ev.attr.type),
-				       (unsigned long long)ev.attr.config);
-				if (ev.attr.config1)
-					printf(", config1 %#llx",
-					       (unsigned long long)ev.attr.config1);
-				putchar('\n');
-			}
-			printf("  counts    ");
-			char what[1024];
-			snprintf(what, sizeof(what), "%s: %s%s", me->summary,
-				 me->counts, me->needs_consent
-				 ? " (only with --allow-generic)" : "");
-			print_wrapped(what, 12);
-			printf("  source    ");
-			print_wrapped(me->source, 12);
-		}
-		free(cause);
-		if (!rc)
-			event_desc_release(&ev);
+			snprintf(events[i], sizeof(events[i]), "%s", me->event);
+		causes[i] = NULL;
+		bool ok = !event_resolve(me->name, EVENT_ALLOW_GENERIC, &ev[i],
+					 &causes[i]);
+		rc[i] = (struct report_mission_counter){
+			.name = me->name, .event = events[i], .perf_name = me->perf_name,
+			.encoded = ok, .cause = causes[i],
+			.type = ok ? ev[i].attr.type : 0,
+			.type_name = ok ? event_type_name(ev[i].attr.type) : NULL,
+			.config = ok ? ev[i].attr.config : 0,
+			.config1 = ok ? ev[i].attr.config1 : 0,
+			.summary = me->summary, .counts = me->counts,
+			.source = me->source, .needs_consent = me->needs_consent,
+		};
 	}
-	if (fmt == OUT_JSON) {
-		jw_arr_end(&w);
-		jw_obj_end(&w);
-		jw_end(&w);
+	const struct report_mission m = {
+		.family = fam ? fam->label : NULL,
+		.pmu = strcmp(pmu, "none") ? pmu : NULL, .pmu_desc = pdesc,
+		.forced = getenv("LIBPFM_FORCE_PMU") != NULL,
+		.counters = rc, .ncounters = MISSION_COUNT,
+	};
+	report_mission(&m, fmt, fp);
+	for (int i = 0; i < MISSION_COUNT; i++) {
+		free(causes[i]);
+		if (rc[i].encoded)
+			event_desc_release(&ev[i]);
 	}
-	return EXIT_OK;
 }
 
 int cmd_events(int argc, char **argv, struct prof_ctx *ctx)
@@ -267,23 +137,26 @@ int cmd_events(int argc, char **argv, struct prof_ctx *ctx)
 		{ "attr", required_argument, NULL, O_ATTR },
 		{ "mission", no_argument, NULL, O_MISSION },
 		{ "allow-generic", no_argument, NULL, O_GENERIC },
+		{ "output", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	enum out_format fmt = OUT_TABLE;
-	const char *attr = NULL;
+	const char *attr = NULL, *out = NULL;
 	bool mission = false;
 	enum event_flags flags = 0;
 	char buf[64];
 	int c;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
 		switch (c) {
 		case O_FORMAT:
-			if (cli_parse_format("events", optarg, &fmt,
-					     (1u << OUT_TABLE) | (1u << OUT_JSON)))
+			if (cli_parse_format("events", optarg, &fmt, OUT_ALL_TEXT))
 				return EXIT_USAGE;
+			break;
+		case 'o':
+			out = optarg;
 			break;
 		case O_ATTR:
 			attr = optarg;
@@ -316,8 +189,13 @@ int cmd_events(int argc, char **argv, struct prof_ctx *ctx)
 		free(cause);
 		return rc == -EINVAL ? EXIT_USAGE : EXIT_FAIL;
 	}
-	if (mission)
-		return print_mission(fmt);
+	if (mission) {
+		FILE *fp = cli_open_output(out, stdout);
+		if (!fp)
+			return EXIT_FAIL;
+		print_mission(fmt, fp);
+		return cli_close_output(fp, out);
+	}
 	if (attr) {
 		struct event_desc ev;
 		rc = event_resolve(attr, flags, &ev, &cause);
@@ -327,25 +205,18 @@ int cmd_events(int argc, char **argv, struct prof_ctx *ctx)
 			return rc == -ENOENT || rc == -EINVAL || rc == -EOPNOTSUPP
 			       ? EXIT_USAGE : EXIT_FAIL;
 		}
-		print_attr(&ev);
+		FILE *fp = cli_open_output(out, stdout);
+		if (fp)
+			print_attr(&ev, fp);
 		event_desc_release(&ev);
-		return EXIT_OK;
+		return fp ? cli_close_output(fp, out) : EXIT_FAIL;
 	}
-	struct jw w;
-	struct list_state s = { fmt, &w, 0, NULL, pattern != NULL };
-	if (fmt == OUT_JSON) {
-		jw_init(&w, stdout, 2);
-		jw_obj_begin(&w);
-		jw_key(&w, "events");
-		jw_arr_begin(&w);
-	}
-	events_foreach(pattern, print_one, &s);
-	if (fmt == OUT_JSON) {
-		jw_arr_end(&w);
-		jw_obj_end(&w);
-		jw_end(&w);
-	} else if (s.n == 0) {
-		printf("no event matches '%s'\n", pattern ? cli_echo(pattern, buf, sizeof(buf)) : "");
-	}
-	return EXIT_OK;
+	struct report_event_list *list = report_event_list_new(pattern != NULL);
+	events_foreach(pattern, add_one, list);
+	FILE *fp = cli_open_output(out, stdout);
+	if (fp)
+		report_events(list, pattern ? cli_echo(pattern, buf, sizeof(buf)) : NULL,
+			      fmt, fp);
+	report_event_list_free(list);
+	return fp ? cli_close_output(fp, out) : EXIT_FAIL;
 }

@@ -20,7 +20,7 @@
 #include "reports/explain.h"
 
 const char cmd_explain_help[] =
-"usage: prof explain RUN RUN [--format table|json|markdown] [-o FILE]\n"
+"usage: prof explain RUN RUN [--format table|json|csv|markdown] [-o FILE]\n"
 "       prof explain EXPERIMENT [--arm B --baseline A] [--gate PCT] ...\n"
 "\n"
 "Put two sides next to each other (two stored runs, or two arms of a\n"
@@ -107,9 +107,7 @@ int cmd_explain(int argc, char **argv, struct prof_ctx *ctx)
 	while ((c = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
 		switch (c) {
 		case O_FORMAT:
-			if (cli_parse_format("explain", optarg, &fmt,
-					     (1u << OUT_TABLE) | (1u << OUT_JSON) |
-					     (1u << OUT_MARKDOWN)))
+			if (cli_parse_format("explain", optarg, &fmt, OUT_ALL_TEXT))
 				return EXIT_USAGE;
 			break;
 		case 'o':

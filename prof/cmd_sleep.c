@@ -29,7 +29,7 @@
 const char cmd_sleep_help[] =
 "usage: prof sleep [--modes LIST] [--durations LIST] [--calls N]\n"
 "                  [--threads N] [--pattern oneshot|periodic] [--load N]\n"
-"                  [--pin MODE] [--format table|json] [-o FILE]\n"
+"                  [--pin MODE] [--format table|json|csv|markdown] [-o FILE]\n"
 "                  [--db PATH] [--no-store]\n"
 "\n"
 "Measure how far past their target short sleeps wake, per mode and\n"
@@ -67,7 +67,7 @@ const char cmd_sleep_help[] =
 "  --pin MODE         pin prof (and so every benchmark thread) first: none,\n"
 "                     largest-llc, llc:N, l2:N, node:N, cpus:LIST\n"
 "  --sysfs ROOT       read the topology for --pin below ROOT instead of /\n"
-"  --format F         table (default) or json, to stdout\n"
+"  --format F         table (default), json, csv or markdown, to stdout\n"
 "  -o, --output FILE  write the report to FILE instead\n"
 "  --db PATH          the database (default: $PROF_DB, else ./prof.db)\n"
 "  --no-store         do not store the run\n"
@@ -463,8 +463,7 @@ static int parse_args(int argc, char **argv, struct sleep_args *a)
 				return usage_cause(cause);
 			break;
 		case O_FORMAT:
-			if (cli_parse_format("sleep", optarg, &a->fmt,
-					     (1u << OUT_TABLE) | (1u << OUT_JSON)))
+			if (cli_parse_format("sleep", optarg, &a->fmt, OUT_ALL_TEXT))
 				return EXIT_USAGE;
 			break;
 		case 'o':

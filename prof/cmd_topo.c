@@ -11,7 +11,7 @@
 #include "reports/topo.h"
 
 const char cmd_topo_help[] =
-"usage: prof topo [--sysfs ROOT] [--format table|json] [-o FILE]\n"
+"usage: prof topo [--sysfs ROOT] [--format table|json|csv|markdown] [-o FILE]\n"
 "\n"
 "Show the CPU and cache topology as sysfs describes it: every distinct\n"
 "cache domain (level, type, size, CPUs), numbered in CPU order as\n"
@@ -48,8 +48,7 @@ int cmd_topo(int argc, char **argv, struct prof_ctx *ctx)
 	while ((c = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
 		switch (c) {
 		case O_FORMAT:
-			if (cli_parse_format("topo", optarg, &fmt,
-					     (1u << OUT_TABLE) | (1u << OUT_JSON)))
+			if (cli_parse_format("topo", optarg, &fmt, OUT_ALL_TEXT))
 				return EXIT_USAGE;
 			break;
 		case O_SYSFS:

@@ -12,6 +12,7 @@
 #include <strings.h>
 
 #include "reports/ab.h"
+#include "reports/rows.h"
 
 enum msrc { M_WALL, M_CPU, M_CORES, M_EVENT, M_PKI, M_PER_CPU_MS, M_IPC, M_SCORE,
 	    M_PER };
@@ -545,63 +546,150 @@ static void write_header(const struct ab_analysis *a, FILE *fp, bool md)
 	fputc('\n', fp);
 }
 
-static void fill_row(struct rtable *t, size_t row, const struct ab_analysis *a,
-		     size_t arm, size_t m, size_t first_col)
+/* A metric's value for people: counts (and nanoseconds) whole, the rest
+ * to four significant digits. */
+static void fmt_value(char *buf, size_t n, double v, const char *unit)
 {
+	if (isfinite(v) && unit && (!strcmp(unit, "count") || !strcmp(unit, "ns")))
+		fmt_count(buf, n, v, 0);
+	else
+		fmt_sig(buf, n, v);
+}
+
+enum {
+	A_METRIC, A_ARM, A_BASELINE, A_N, A_MEDIAN, A_MEAN, A_SD, A_SE, A_MIN,
+	A_MAX, A_DELTA_MEAN, A_DELTA_MEDIAN, A_CI_LO, A_CI_HI, A_T_MULT, A_P,
+	A_P_MIN, A_VERDICT, A_GATE, A_ROUNDS, A_MEAN_SD, A_DELTA_CI, A_P_TEXT,
+	A_VERDICT_TEXT, A_NCOLS
+};
+
+#define AB_STAT(k) { .key = k, .kind = COL_REAL, .flags = COL_MACHINES }
+
+/* One arm of one metric: its summary and, against the baseline, the
+ * paired statistics. CSV has every number; people read them joined. */
+static const struct col arm_cols[A_NCOLS] = {
+	[A_METRIC] = { .key = "metric" },
+	[A_ARM] = { .key = "arm" },
+	[A_BASELINE] = { .key = "baseline", .flags = COL_MACHINES },
+	[A_N] = { .key = "n", .kind = COL_INT },
+	[A_MEDIAN] = { .key = "median", .kind = COL_REAL },
+	[A_MEAN] = AB_STAT("mean"),
+	[A_SD] = AB_STAT("sd"),
+	[A_SE] = AB_STAT("se"),
+	[A_MIN] = AB_STAT("min"),
+	[A_MAX] = AB_STAT("max"),
+	[A_DELTA_MEAN] = AB_STAT("delta_pct_mean"),
+	[A_DELTA_MEDIAN] = AB_STAT("delta_pct_median"),
+	[A_CI_LO] = AB_STAT("ci95_lo_pct"),
+	[A_CI_HI] = AB_STAT("ci95_hi_pct"),
+	[A_T_MULT] = AB_STAT("t_mult95"),
+	[A_P] = AB_STAT("p_value"),
+	[A_P_MIN] = AB_STAT("p_min"),
+	[A_VERDICT] = { .key = "verdict", .flags = COL_MACHINES },
+	[A_GATE] = AB_STAT("gate_pct"),
+	[A_ROUNDS] = { .key = "rounds_needed", .kind = COL_INT, .flags = COL_MACHINES },
+	[A_MEAN_SD] = { .key = "mean_sd", .title = "mean ± sd", .align = COL_RIGHT,
+			.flags = COL_PEOPLE },
+	[A_DELTA_CI] = { .key = "delta_ci", .title = "Δ% [95% CI]", .align = COL_RIGHT,
+			 .flags = COL_PEOPLE },
+	[A_P_TEXT] = { .key = "p", .align = COL_RIGHT, .flags = COL_PEOPLE },
+	[A_VERDICT_TEXT] = { .key = "verdict", .flags = COL_PEOPLE },
+};
+
+static void arm_row(struct rows *r, size_t row, const struct ab_analysis *a,
+		    size_t arm, size_t m)
+{
+	const struct ab_metric *met = &a->metrics[m];
 	const struct ab_cell *c = cell(a, arm, m);
-	char b1[64], b2[64], b3[200], b4[32];
-	size_t col = first_col;
-	rtable_set(t, row, col++, "%s", a->exp->arms[arm].name);
-	rtable_set(t, row, col++, "%zu", c->n);
+	char b1[64], b2[64], b3[200];
+	rows_str(r, row, A_METRIC, met->name);
+	rows_str(r, row, A_ARM, a->exp->arms[arm].name);
+	rows_str(r, row, A_BASELINE, a->exp->arms[0].name);
+	rows_uint(r, row, A_N, c->n);
+	const double sv[6] = { c->sum.median, c->sum.mean, c->sum.sd, c->sum.se,
+			       c->sum.min, c->sum.max };
+	for (size_t k = 0; k < 6; k++)
+		rows_num(r, row, A_MEDIAN + k, c->n ? sv[k] : NAN);
 	if (c->n) {
-		fmt_sig(b1, sizeof(b1), c->sum.median);
-		rtable_set(t, row, col++, "%s", b1);
-		fmt_sig(b1, sizeof(b1), c->sum.mean);
+		fmt_value(b1, sizeof(b1), c->sum.median, met->unit);
+		rows_text(r, row, A_MEDIAN, "%s", b1);
+		fmt_value(b1, sizeof(b1), c->sum.mean, met->unit);
 		if (c->n >= 2) {
-			fmt_sig(b2, sizeof(b2), c->sum.sd);
-			rtable_set(t, row, col++, "%s ± %s", b1, b2);
+			fmt_value(b2, sizeof(b2), c->sum.sd, met->unit);
+			rows_text(r, row, A_MEAN_SD, "%s ± %s", b1, b2);
 		} else {
-			rtable_set(t, row, col++, "%s", b1);
+			rows_text(r, row, A_MEAN_SD, "%s", b1);
 		}
 	} else {
-		rtable_set(t, row, col++, "-");
-		rtable_set(t, row, col++, "-");
+		rows_text(r, row, A_MEDIAN, "-");
+		rows_text(r, row, A_MEAN_SD, "-");
 	}
+	rows_num(r, row, A_GATE, met->gate_pct);
 	const struct ab_comparison *cp = cmp_of(a, arm, m);
-	if (!cp) {
-		rtable_set(t, row, col++, "baseline");
-		rtable_set2(t, row, col++, "", NULL);
-		rtable_set2(t, row, col++, "", NULL);
+	if (!cp || !cp->computable) {
+		rows_str(r, row, A_VERDICT, cp ? "n/a" : "baseline");
+		rows_text(r, row, A_DELTA_CI, "%s", cp ? (cp->why ? cp->why : "n/a")
+			  : "baseline");
 		return;
 	}
-	if (!cp->computable) {
-		rtable_set(t, row, col++, "%s", cp->why ? cp->why : "n/a");
-		rtable_set2(t, row, col++, "", NULL);
-		rtable_set2(t, row, col++, "", NULL);
-		return;
-	}
+	const double cv[7] = { cp->p.delta_pct, cp->p.delta_pct_median,
+			       cp->p.ci95_lo_pct, cp->p.ci95_hi_pct,
+			       cp->p.t_mult95, cp->p.p_value, cp->p.p_min };
+	for (size_t k = 0; k < 7; k++)
+		rows_num(r, row, A_DELTA_MEAN + k, cv[k]);
+	rows_str(r, row, A_VERDICT, stats_verdict_name(cp->j.verdict));
+	rows_int(r, row, A_ROUNDS, cp->j.rounds_needed);
 	fmt_pct(b1, sizeof(b1), cp->p.delta_pct);
 	if (cp->p.ci_computable) {
-		fmt_pct(b2, sizeof(b2), cp->p.ci95_lo_pct);
-		char hi[32];
+		char lo[32], hi[32];
+		fmt_pct(lo, sizeof(lo), cp->p.ci95_lo_pct);
 		fmt_pct(hi, sizeof(hi), cp->p.ci95_hi_pct);
-		snprintf(b3, sizeof(b3), "%s%% [%s, %s]", b1, b2, hi);
+		rows_text(r, row, A_DELTA_CI, "%s%% [%s, %s]", b1, lo, hi);
 	} else {
-		snprintf(b3, sizeof(b3), "%s%% (no CI at n = 1)", b1);
+		rows_text(r, row, A_DELTA_CI, "%s%% (no CI at n = 1)", b1);
 	}
-	rtable_set(t, row, col++, "%s", b3);
-	fmt_p(b4, sizeof(b4), cp->p.p_value);
-	rtable_set(t, row, col++, "%s", b4);
+	fmt_p(b2, sizeof(b2), cp->p.p_value);
+	rows_text(r, row, A_P_TEXT, "%s", b2);
 	verdict_text(cp, b3, sizeof(b3));
-	rtable_set(t, row, col++, "%s", b3);
+	rows_text(r, row, A_VERDICT_TEXT, "%s", b3);
+}
+
+/* The people's columns of the terminal (one table per metric) and of
+ * Markdown (one table, the metric named on its first arm's row). */
+static const size_t term_order[] = {
+	A_ARM, A_N, A_MEDIAN, A_MEAN_SD, A_DELTA_CI, A_P_TEXT, A_VERDICT_TEXT,
+};
+static const size_t md_order[] = {
+	A_METRIC, A_ARM, A_N, A_MEDIAN, A_MEAN_SD, A_DELTA_CI, A_P_TEXT,
+	A_VERDICT_TEXT,
+};
+#define NELEM(v) (sizeof(v) / sizeof((v)[0]))
+
+/* Every (metric, arm) in one set: Markdown and CSV. */
+static struct rows *arm_rows(const struct ab_analysis *a)
+{
+	struct rows *r = rows_new("arms", arm_cols, A_NCOLS, 0);
+	rows_people_order(r, md_order, NELEM(md_order));
+	for (size_t m = 0; m < a->nmetrics; m++) {
+		const struct ab_metric *met = &a->metrics[m];
+		if (!met->supported) {
+			size_t row = rows_add_people(r);
+			rows_text(r, row, A_METRIC, "%s", met->name);
+			rows_text(r, row, A_ARM, "not supported on this machine");
+		}
+		for (size_t arm = 0; arm < a->narms; arm++) {
+			size_t row = met->supported ? rows_add(r) : rows_add_machines(r);
+			arm_row(r, row, a, arm, m);
+			rows_text(r, row, A_METRIC, "%s%s", arm ? "" : met->name,
+				  arm ? "" : (met->higher_is_better ? " ↑" : " ↓"));
+		}
+	}
+	return r;
 }
 
 static void write_terminal(const struct ab_analysis *a, FILE *fp)
 {
 	write_header(a, fp, false);
-	static const char *const titles[] = {
-		"arm", ">n", ">median", ">mean ± sd", ">Δ% [95% CI]", ">p", "verdict",
-	};
 	for (size_t m = 0; m < a->nmetrics; m++) {
 		const struct ab_metric *met = &a->metrics[m];
 		if (!met->supported) {
@@ -611,12 +699,12 @@ static void write_terminal(const struct ab_analysis *a, FILE *fp)
 		}
 		fprintf(fp, " %s (%s%s%s is better)\n", met->name, met->unit,
 			*met->unit ? "; " : "", met->higher_is_better ? "higher" : "lower");
-		struct rtable t;
-		rtable_init(&t, 7, titles);
+		struct rows *r = rows_new("arms", arm_cols, A_NCOLS, 0);
+		rows_people_order(r, term_order, NELEM(term_order));
 		for (size_t arm = 0; arm < a->narms; arm++)
-			fill_row(&t, rtable_add_row(&t), a, arm, m, 0);
-		rtable_write(&t, OUT_TABLE, fp, 3);
-		rtable_release(&t);
+			arm_row(r, rows_add(r), a, arm, m);
+		rows_write(r, OUT_TABLE, fp, 3);
+		rows_free(r);
 		fputc('\n', fp);
 	}
 	fprintf(fp, " design: ");
@@ -633,29 +721,9 @@ static void write_terminal(const struct ab_analysis *a, FILE *fp)
 static void write_markdown(const struct ab_analysis *a, FILE *fp)
 {
 	write_header(a, fp, true);
-	static const char *const titles[] = {
-		"metric", "arm", ">n", ">median", ">mean ± sd", ">Δ% [95% CI]", ">p",
-		"verdict",
-	};
-	struct rtable t;
-	rtable_init(&t, 8, titles);
-	for (size_t m = 0; m < a->nmetrics; m++) {
-		const struct ab_metric *met = &a->metrics[m];
-		if (!met->supported) {
-			size_t r = rtable_add_row(&t);
-			rtable_set(&t, r, 0, "%s", met->name);
-			rtable_set(&t, r, 1, "not supported on this machine");
-			continue;
-		}
-		for (size_t arm = 0; arm < a->narms; arm++) {
-			size_t r = rtable_add_row(&t);
-			rtable_set(&t, r, 0, "%s%s", arm ? "" : met->name,
-				   arm ? "" : (met->higher_is_better ? " ↑" : " ↓"));
-			fill_row(&t, r, a, arm, m, 1);
-		}
-	}
-	rtable_write(&t, OUT_MARKDOWN, fp, 0);
-	rtable_release(&t);
+	struct rows *r = arm_rows(a);
+	rows_write(r, OUT_MARKDOWN, fp, 0);
+	rows_free(r);
 	fputs("\n*", fp);
 	design_line(a, fp);
 	fputs("; ↓ lower is better, ↑ higher is better*\n", fp);
@@ -665,230 +733,240 @@ static void write_markdown(const struct ab_analysis *a, FILE *fp)
 		fputc('\n', fp);
 }
 
-static void csv_num(FILE *fp, double v)
+/* ---- the experiment's JSON ---- */
+
+enum { SC_RUN_ID, SC_ARM, SC_ROUND, SC_POSITION, SC_WARMUP, SC_EXIT, SC_COUNTED, SC_N };
+
+static const struct col schedule_cols[SC_N] = {
+	[SC_RUN_ID] = { .key = "run_id", .kind = COL_INT },
+	[SC_ARM] = { .key = "arm" },
+	[SC_ROUND] = { .key = "round", .kind = COL_INT },
+	[SC_POSITION] = { .key = "position", .kind = COL_INT },
+	[SC_WARMUP] = { .key = "warmup", .kind = COL_BOOL },
+	[SC_EXIT] = { .key = "exit_status", .kind = COL_INT },
+	[SC_COUNTED] = { .key = "counted", .kind = COL_BOOL },
+};
+
+enum { ST_N, ST_MEAN, ST_MEDIAN, ST_SD, ST_SE, ST_MIN, ST_MAX, ST_VALUES, ST_NCOLS };
+
+static const struct col summary_cols[ST_NCOLS] = {
+	[ST_N] = { .key = "n", .kind = COL_INT },
+	[ST_MEAN] = { .key = "mean", .kind = COL_REAL },
+	[ST_MEDIAN] = { .key = "median", .kind = COL_REAL },
+	[ST_SD] = { .key = "sd", .kind = COL_REAL },
+	[ST_SE] = { .key = "se", .kind = COL_REAL },
+	[ST_MIN] = { .key = "min", .kind = COL_REAL },
+	[ST_MAX] = { .key = "max", .kind = COL_REAL },
+	[ST_VALUES] = { .key = "values", .kind = COL_NEST },
+};
+
+/* A flat list of numbers (run ids, values). */
+static struct rows *number_list(const double *v, const int64_t *ids, size_t n)
 {
-	char buf[64];
-	fmt_raw(buf, sizeof(buf), v);
-	fputs(buf, fp);
+	static const struct col c = { .key = "value", .kind = COL_REAL };
+	struct rows *r = rows_new(NULL, &c, 1, ROWS_VALUES | ROWS_FLAT);
+	for (size_t i = 0; i < n; i++) {
+		size_t row = rows_add(r);
+		if (ids)
+			rows_int(r, row, 0, ids[i]);
+		else
+			rows_num(r, row, 0, v[i]);
+	}
+	return r;
 }
 
-static void write_csv(const struct ab_analysis *a, FILE *fp)
+/* Each metric of an arm: its summary, or null where not supported. */
+static struct rows *arm_metrics(const struct ab_analysis *a, size_t arm)
 {
-	fputs("metric,arm,baseline,n,median,mean,sd,se,min,max,delta_pct_mean,"
-	      "delta_pct_median,ci95_lo_pct,ci95_hi_pct,t_mult95,p_value,p_min,"
-	      "verdict,gate_pct,rounds_needed\n", fp);
+	struct col *cols = calloc(a->nmetrics + 1, sizeof(*cols));
+	if (!cols)
+		abort();
+	for (size_t m = 0; m < a->nmetrics; m++)
+		cols[m] = (struct col){ .key = a->metrics[m].name, .kind = COL_NEST };
+	struct rows *r = rows_new(NULL, cols, a->nmetrics, ROWS_OBJECT);
+	free(cols);
+	size_t row = rows_add(r);
 	for (size_t m = 0; m < a->nmetrics; m++) {
-		for (size_t arm = 0; arm < a->narms; arm++) {
-			const struct ab_cell *c = cell(a, arm, m);
-			const struct ab_comparison *cp = cmp_of(a, arm, m);
-			csv_field(fp, a->metrics[m].name);
-			fputc(',', fp);
-			csv_field(fp, a->exp->arms[arm].name);
-			fprintf(fp, ",%s,%zu,", a->exp->arms[0].name, c->n);
-			double sv[6] = { NAN, NAN, NAN, NAN, NAN, NAN };
-			if (c->n)
-				memcpy(sv, (double[]){ c->sum.median, c->sum.mean, c->sum.sd,
-					c->sum.se, c->sum.min, c->sum.max }, sizeof(sv));
-			for (int k = 0; k < 6; k++) {
-				csv_num(fp, sv[k]);
-				fputc(',', fp);
-			}
-			if (cp && cp->computable) {
-				double cv[7] = { cp->p.delta_pct, cp->p.delta_pct_median,
-						 cp->p.ci95_lo_pct, cp->p.ci95_hi_pct,
-						 cp->p.t_mult95, cp->p.p_value, cp->p.p_min };
-				for (int k = 0; k < 7; k++) {
-					csv_num(fp, cv[k]);
-					fputc(',', fp);
-				}
-				fprintf(fp, "%s,", stats_verdict_name(cp->j.verdict));
-				csv_num(fp, a->metrics[m].gate_pct);
-				fprintf(fp, ",%ld\n", cp->j.rounds_needed);
-			} else {
-				fputs(",,,,,,,", fp);
-				fprintf(fp, "%s,", cp ? "n/a" : "baseline");
-				csv_num(fp, a->metrics[m].gate_pct);
-				fputs(",\n", fp);
-			}
+		const struct ab_cell *c = cell(a, arm, m);
+		if (!a->metrics[m].supported) {
+			rows_null(r, row, m);
+			continue;
 		}
+		struct rows *s = rows_new(NULL, summary_cols, ST_NCOLS, ROWS_OBJECT);
+		size_t k = rows_add(s);
+		rows_uint(s, k, ST_N, c->n);
+		const double sv[6] = { c->sum.mean, c->sum.median, c->sum.sd,
+				       c->sum.se, c->sum.min, c->sum.max };
+		for (size_t i = 0; i < 6; i++)
+			rows_num(s, k, ST_MEAN + i, c->n ? sv[i] : NAN);
+		rows_nest(s, k, ST_VALUES, number_list(c->values, NULL, c->n));
+		rows_nest(r, row, m, s);
+	}
+	return r;
+}
+
+enum { AR_NAME, AR_COMMAND, AR_RUNS, AR_METRICS, AR_N };
+
+static const struct col arm_doc_cols[AR_N] = {
+	[AR_NAME] = { .key = "name" },
+	[AR_COMMAND] = { .key = "command" },
+	[AR_RUNS] = { .key = "runs", .kind = COL_NEST },
+	[AR_METRICS] = { .key = "metrics", .kind = COL_NEST },
+};
+
+enum {
+	CO_ARM, CO_BASELINE, CO_METRIC, CO_HIGHER, CO_N, CO_DELTA_MEAN,
+	CO_DELTA_MEDIAN, CO_CI, CO_T_MULT, CO_P, CO_P_MIN, CO_SIGNS, CO_FAV_ARM,
+	CO_FAV_BASE, CO_GATE, CO_GATE_SOURCE, CO_VERDICT, CO_ROUNDS, CO_WHY,
+	CO_POSITION, CO_DRIFT, CO_NCOLS
+};
+
+/* An arm against the baseline on one metric: the keys of shared/DESIGN.md
+ * and more; why where it could not be computed, the position effect and
+ * the baseline's drift where it could. */
+static const struct col comparison_cols[CO_NCOLS] = {
+	[CO_ARM] = { .key = "arm" },
+	[CO_BASELINE] = { .key = "baseline" },
+	[CO_METRIC] = { .key = "metric" },
+	[CO_HIGHER] = { .key = "higher_is_better", .kind = COL_BOOL },
+	[CO_N] = { .key = "n", .kind = COL_INT },
+	[CO_DELTA_MEAN] = { .key = "delta_pct_mean", .kind = COL_PCT },
+	[CO_DELTA_MEDIAN] = { .key = "delta_pct_median", .kind = COL_PCT },
+	[CO_CI] = { .key = "ci95_pct", .kind = COL_NEST },
+	[CO_T_MULT] = { .key = "t_mult95", .kind = COL_REAL },
+	[CO_P] = { .key = "p_value", .kind = COL_REAL },
+	[CO_P_MIN] = { .key = "p_min", .kind = COL_REAL },
+	[CO_SIGNS] = { .key = "signs_agree", .kind = COL_BOOL },
+	[CO_FAV_ARM] = { .key = "rounds_favouring_arm", .kind = COL_INT },
+	[CO_FAV_BASE] = { .key = "rounds_favouring_baseline", .kind = COL_INT },
+	[CO_GATE] = { .key = "gate_pct", .kind = COL_PCT },
+	[CO_GATE_SOURCE] = { .key = "gate_source" },
+	[CO_VERDICT] = { .key = "verdict" },
+	[CO_ROUNDS] = { .key = "rounds_needed", .kind = COL_INT },
+	[CO_WHY] = { .key = "why" },
+	[CO_POSITION] = { .key = "position_effect_pct", .kind = COL_PCT },
+	[CO_DRIFT] = { .key = "baseline_drift_pct", .kind = COL_PCT },
+};
+
+static void comparison_row(struct rows *r, const struct ab_analysis *a,
+			   size_t arm, size_t m)
+{
+	const struct ab_comparison *cp = cmp_of(a, arm, m);
+	bool ok = cp->computable;
+	size_t row = rows_add(r);
+	rows_str(r, row, CO_ARM, a->exp->arms[arm].name);
+	rows_str(r, row, CO_BASELINE, a->exp->arms[0].name);
+	rows_str(r, row, CO_METRIC, a->metrics[m].name);
+	rows_bool(r, row, CO_HIGHER, a->metrics[m].higher_is_better);
+	rows_uint(r, row, CO_N, ok ? cp->p.n : 0);
+	rows_num(r, row, CO_DELTA_MEAN, ok ? cp->p.delta_pct : NAN);
+	rows_num(r, row, CO_DELTA_MEDIAN, ok ? cp->p.delta_pct_median : NAN);
+	if (ok && cp->p.ci_computable) {
+		const double ci[2] = { cp->p.ci95_lo_pct, cp->p.ci95_hi_pct };
+		rows_nest(r, row, CO_CI, number_list(ci, NULL, 2));
+	} else {
+		rows_null(r, row, CO_CI);
+	}
+	rows_num(r, row, CO_T_MULT, ok ? cp->p.t_mult95 : NAN);
+	rows_num(r, row, CO_P, ok ? cp->p.p_value : NAN);
+	rows_num(r, row, CO_P_MIN, ok ? cp->p.p_min : NAN);
+	if (ok)
+		rows_bool(r, row, CO_SIGNS, cp->p.signs_agree);
+	else
+		rows_null(r, row, CO_SIGNS);
+	rows_uint(r, row, CO_FAV_ARM, ok ? cp->j.n_favour_arm : 0);
+	rows_uint(r, row, CO_FAV_BASE, ok ? cp->j.n_favour_base : 0);
+	rows_num(r, row, CO_GATE, a->metrics[m].gate_pct);
+	rows_str(r, row, CO_GATE_SOURCE, a->metrics[m].gate_source);
+	rows_str(r, row, CO_VERDICT, ok ? stats_verdict_name(cp->j.verdict)
+		 : "inconclusive");
+	if (ok && cp->j.rounds_needed > 0)
+		rows_int(r, row, CO_ROUNDS, cp->j.rounds_needed);
+	else
+		rows_null(r, row, CO_ROUNDS);
+	if (!ok) {
+		rows_str(r, row, CO_WHY, cp->why);
+	} else {
+		rows_num(r, row, CO_POSITION, cp->pos.computable ? cp->pos.pct : NAN);
+		rows_num(r, row, CO_DRIFT, cp->trend.computable ? cp->trend.pct_span : NAN);
 	}
 }
+
+enum {
+	X_ID, X_STATUS, X_AA, X_ORDER, X_SEED, X_PLANNED, X_COUNTED, X_WARMUP,
+	X_HOST, X_CPU_MODEL, X_SCHEDULE, X_ARMS, X_COMPARISONS, X_WARNINGS, X_N
+};
+
+static const struct col experiment_cols[X_N] = {
+	[X_ID] = { .key = "experiment_id", .kind = COL_INT },
+	[X_STATUS] = { .key = "status" },
+	[X_AA] = { .key = "aa", .kind = COL_BOOL },
+	[X_ORDER] = { .key = "order" },
+	[X_SEED] = { .key = "seed", .kind = COL_INT },
+	[X_PLANNED] = { .key = "rounds_planned", .kind = COL_INT },
+	[X_COUNTED] = { .key = "rounds_counted", .kind = COL_INT },
+	[X_WARMUP] = { .key = "warmup", .kind = COL_INT },
+	[X_HOST] = { .key = "host" },
+	[X_CPU_MODEL] = { .key = "cpu_model" },
+	[X_SCHEDULE] = { .key = "schedule", .kind = COL_NEST },
+	[X_ARMS] = { .key = "arms", .kind = COL_NEST },
+	[X_COMPARISONS] = { .key = "comparisons", .kind = COL_NEST },
+	[X_WARNINGS] = { .key = "warnings", .kind = COL_NEST },
+};
 
 static void write_json(const struct ab_analysis *a, FILE *fp)
 {
 	const struct db_experiment *e = a->exp;
-	struct jw w;
-	jw_init(&w, fp, 2);
-	jw_obj_begin(&w);
-	jw_key(&w, "experiment_id");
-	jw_int(&w, e->id);
-	jw_key(&w, "status");
-	jw_str(&w, e->status);
-	jw_key(&w, "aa");
-	jw_bool(&w, e->aa);
-	jw_key(&w, "order");
-	jw_str(&w, e->order);
-	jw_key(&w, "seed");
-	jw_uint(&w, e->seed);
-	jw_key(&w, "rounds_planned");
-	jw_int(&w, e->rounds);
-	jw_key(&w, "rounds_counted");
-	jw_uint(&w, a->counted_rounds);
-	jw_key(&w, "warmup");
-	jw_int(&w, e->warmup);
-	jw_key(&w, "host");
-	jw_str(&w, e->hostname);
-	jw_key(&w, "cpu_model");
-	jw_str(&w, e->cpu_model);
+	struct rows *doc = rows_new(NULL, experiment_cols, X_N, 0);
+	size_t row = rows_add(doc);
+	rows_int(doc, row, X_ID, e->id);
+	rows_str(doc, row, X_STATUS, e->status);
+	rows_bool(doc, row, X_AA, e->aa);
+	rows_str(doc, row, X_ORDER, e->order);
+	rows_uint(doc, row, X_SEED, e->seed);
+	rows_int(doc, row, X_PLANNED, e->rounds);
+	rows_uint(doc, row, X_COUNTED, a->counted_rounds);
+	rows_int(doc, row, X_WARMUP, e->warmup);
+	rows_str(doc, row, X_HOST, e->hostname);
+	rows_str(doc, row, X_CPU_MODEL, e->cpu_model);
 	/* Every run in the order it ran, warm-ups and failures included. */
-	jw_key(&w, "schedule");
-	jw_arr_begin(&w);
+	struct rows *sched = rows_new(NULL, schedule_cols, SC_N, ROWS_FLAT);
 	for (size_t i = 0; i < e->nruns; i++) {
-		const struct db_exp_run *r = &e->runs[i];
-		jw_obj_begin_flat(&w);
-		jw_key(&w, "run_id");
-		jw_int(&w, r->run_id);
-		jw_key(&w, "arm");
-		jw_str(&w, (size_t)r->arm < e->narms ? e->arms[r->arm].name : NULL);
-		jw_key(&w, "round");
-		jw_int(&w, r->round);
-		jw_key(&w, "position");
-		jw_int(&w, r->position);
-		jw_key(&w, "warmup");
-		jw_bool(&w, r->warmup);
-		jw_key(&w, "exit_status");
-		jw_int(&w, r->exit_status);
-		jw_key(&w, "counted");
-		jw_bool(&w, run_counts(r));
-		jw_obj_end(&w);
+		const struct db_exp_run *x = &e->runs[i];
+		size_t k = rows_add(sched);
+		rows_int(sched, k, SC_RUN_ID, x->run_id);
+		rows_str(sched, k, SC_ARM, (size_t)x->arm < e->narms
+			 ? e->arms[x->arm].name : NULL);
+		rows_int(sched, k, SC_ROUND, x->round);
+		rows_int(sched, k, SC_POSITION, x->position);
+		rows_bool(sched, k, SC_WARMUP, x->warmup);
+		rows_int(sched, k, SC_EXIT, x->exit_status);
+		rows_bool(sched, k, SC_COUNTED, run_counts(x));
 	}
-	jw_arr_end(&w);
-	jw_key(&w, "arms");
-	jw_arr_begin(&w);
+	rows_nest(doc, row, X_SCHEDULE, sched);
+	struct rows *arms = rows_new(NULL, arm_doc_cols, AR_N, 0);
 	for (size_t arm = 0; arm < a->narms; arm++) {
-		jw_obj_begin(&w);
-		jw_key(&w, "name");
-		jw_str(&w, e->arms[arm].name);
-		jw_key(&w, "command");
-		jw_str(&w, e->arms[arm].command);
-		jw_key(&w, "runs");
-		jw_arr_begin_flat(&w);
+		size_t k = rows_add(arms);
+		rows_str(arms, k, AR_NAME, e->arms[arm].name);
+		rows_str(arms, k, AR_COMMAND, e->arms[arm].command);
 		/* The counted run ids, in order (wall_s counts every good run). */
 		const struct ab_cell *c0 = cell(a, arm, 0);
-		for (size_t i = 0; i < c0->n; i++)
-			jw_int(&w, c0->run_ids[i]);
-		jw_arr_end(&w);
-		jw_key(&w, "metrics");
-		jw_obj_begin(&w);
-		for (size_t m = 0; m < a->nmetrics; m++) {
-			const struct ab_cell *c = cell(a, arm, m);
-			jw_key(&w, a->metrics[m].name);
-			if (!a->metrics[m].supported) {
-				jw_null(&w);
-				continue;
-			}
-			jw_obj_begin(&w);
-			jw_key(&w, "n");
-			jw_uint(&w, c->n);
-			jw_key(&w, "mean");
-			jw_num(&w, c->n ? c->sum.mean : NAN);
-			jw_key(&w, "median");
-			jw_num(&w, c->n ? c->sum.median : NAN);
-			jw_key(&w, "sd");
-			jw_num(&w, c->n ? c->sum.sd : NAN);
-			jw_key(&w, "se");
-			jw_num(&w, c->n ? c->sum.se : NAN);
-			jw_key(&w, "min");
-			jw_num(&w, c->n ? c->sum.min : NAN);
-			jw_key(&w, "max");
-			jw_num(&w, c->n ? c->sum.max : NAN);
-			jw_key(&w, "values");
-			jw_arr_begin_flat(&w);
-			for (size_t i = 0; i < c->n; i++)
-				jw_num(&w, c->values[i]);
-			jw_arr_end(&w);
-			jw_obj_end(&w);
-		}
-		jw_obj_end(&w);
-		jw_obj_end(&w);
+		rows_nest(arms, k, AR_RUNS, number_list(NULL, c0->run_ids, c0->n));
+		rows_nest(arms, k, AR_METRICS, arm_metrics(a, arm));
 	}
-	jw_arr_end(&w);
-	jw_key(&w, "comparisons");
-	jw_arr_begin(&w);
-	for (size_t arm = 1; arm < a->narms; arm++) {
-		for (size_t m = 0; m < a->nmetrics; m++) {
-			const struct ab_comparison *cp = cmp_of(a, arm, m);
-			jw_obj_begin(&w);
-			jw_key(&w, "arm");
-			jw_str(&w, e->arms[arm].name);
-			jw_key(&w, "baseline");
-			jw_str(&w, e->arms[0].name);
-			jw_key(&w, "metric");
-			jw_str(&w, a->metrics[m].name);
-			jw_key(&w, "higher_is_better");
-			jw_bool(&w, a->metrics[m].higher_is_better);
-			jw_key(&w, "n");
-			jw_uint(&w, cp->computable ? cp->p.n : 0);
-			jw_key(&w, "delta_pct_mean");
-			jw_num(&w, cp->computable ? cp->p.delta_pct : NAN);
-			jw_key(&w, "delta_pct_median");
-			jw_num(&w, cp->computable ? cp->p.delta_pct_median : NAN);
-			jw_key(&w, "ci95_pct");
-			if (cp->computable && cp->p.ci_computable) {
-				jw_arr_begin_flat(&w);
-				jw_num(&w, cp->p.ci95_lo_pct);
-				jw_num(&w, cp->p.ci95_hi_pct);
-				jw_arr_end(&w);
-			} else {
-				jw_null(&w);
-			}
-			jw_key(&w, "t_mult95");
-			jw_num(&w, cp->computable ? cp->p.t_mult95 : NAN);
-			jw_key(&w, "p_value");
-			jw_num(&w, cp->computable ? cp->p.p_value : NAN);
-			jw_key(&w, "p_min");
-			jw_num(&w, cp->computable ? cp->p.p_min : NAN);
-			jw_key(&w, "signs_agree");
-			if (cp->computable)
-				jw_bool(&w, cp->p.signs_agree);
-			else
-				jw_null(&w);
-			jw_key(&w, "rounds_favouring_arm");
-			jw_uint(&w, cp->computable ? cp->j.n_favour_arm : 0);
-			jw_key(&w, "rounds_favouring_baseline");
-			jw_uint(&w, cp->computable ? cp->j.n_favour_base : 0);
-			jw_key(&w, "gate_pct");
-			jw_num(&w, a->metrics[m].gate_pct);
-			jw_key(&w, "gate_source");
-			jw_str(&w, a->metrics[m].gate_source);
-			jw_key(&w, "verdict");
-			jw_str(&w, cp->computable ? stats_verdict_name(cp->j.verdict)
-					: "inconclusive");
-			jw_key(&w, "rounds_needed");
-			if (cp->computable && cp->j.rounds_needed > 0)
-				jw_int(&w, cp->j.rounds_needed);
-			else
-				jw_null(&w);
-			if (!cp->computable) {
-				jw_key(&w, "why");
-				jw_str(&w, cp->why);
-			} else {
-				jw_key(&w, "position_effect_pct");
-				jw_num(&w, cp->pos.computable ? cp->pos.pct : NAN);
-				jw_key(&w, "baseline_drift_pct");
-				jw_num(&w, cp->trend.computable ? cp->trend.pct_span : NAN);
-			}
-			jw_obj_end(&w);
-		}
-	}
-	jw_arr_end(&w);
-	jw_key(&w, "warnings");
-	jw_arr_begin(&w);
+	rows_nest(doc, row, X_ARMS, arms);
+	struct rows *cmps = rows_new(NULL, comparison_cols, CO_NCOLS, 0);
+	for (size_t arm = 1; arm < a->narms; arm++)
+		for (size_t m = 0; m < a->nmetrics; m++)
+			comparison_row(cmps, a, arm, m);
+	rows_nest(doc, row, X_COMPARISONS, cmps);
+	static const struct col warning_col = { .key = "warning" };
+	struct rows *warn = rows_new(NULL, &warning_col, 1, ROWS_VALUES);
 	for (size_t i = 0; i < a->nwarnings; i++)
-		jw_str(&w, a->warnings[i]);
-	jw_arr_end(&w);
-	jw_obj_end(&w);
-	jw_end(&w);
+		rows_str(warn, rows_add(warn), 0, a->warnings[i]);
+	rows_nest(doc, row, X_WARNINGS, warn);
+	rows_json_doc(doc, fp);
+	rows_free(doc);
 }
 
 void ab_render(const struct ab_analysis *a, enum out_format fmt, FILE *fp)
@@ -897,9 +975,12 @@ void ab_render(const struct ab_analysis *a, enum out_format fmt, FILE *fp)
 	case OUT_JSON:
 		write_json(a, fp);
 		break;
-	case OUT_CSV:
-		write_csv(a, fp);
+	case OUT_CSV: {
+		struct rows *r = arm_rows(a);
+		rows_write(r, OUT_CSV, fp, 0);
+		rows_free(r);
 		break;
+	}
 	case OUT_MARKDOWN:
 		write_markdown(a, fp);
 		break;
@@ -975,136 +1056,121 @@ void ab_pair_release(struct ab_pair *p)
 	memset(p, 0, sizeof(*p));
 }
 
+enum { TR_METRIC, TR_A, TR_B, TR_DELTA, TR_RUN_A, TR_RUN_B, TR_N };
+
 void ab_render_runs(const struct db_run *ra, const struct db_run *rb,
 		    enum out_format fmt, FILE *fp)
 {
 	struct ab_pair pr;
 	ab_pair_of_runs(ra, rb, &pr);
 	char ta[32], tb[32];
-	snprintf(ta, sizeof(ta), ">run %lld", (long long)ra->id);
-	snprintf(tb, sizeof(tb), ">run %lld", (long long)rb->id);
-	const char *titles[] = { "metric", ta, tb, ">Δ%" };
-	struct rtable t;
-	rtable_init(&t, 4, titles);
-	struct jw w;
-	if (fmt == OUT_JSON) {
-		jw_init(&w, fp, 2);
-		jw_obj_begin(&w);
-		jw_key(&w, "runs");
-		jw_arr_begin_flat(&w);
-		jw_int(&w, ra->id);
-		jw_int(&w, rb->id);
-		jw_arr_end(&w);
-		jw_key(&w, "note");
-		jw_str(&w, "one run each: no noise estimate");
-		jw_key(&w, "metrics");
-		jw_arr_begin(&w);
-	}
+	snprintf(ta, sizeof(ta), "run %lld", (long long)ra->id);
+	snprintf(tb, sizeof(tb), "run %lld", (long long)rb->id);
+	const struct col cols[TR_N] = {
+		[TR_METRIC] = { .key = "metric" },
+		[TR_A] = { .key = "a", .title = ta, .kind = COL_REAL, .none = "n/a" },
+		[TR_B] = { .key = "b", .title = tb, .kind = COL_REAL, .none = "n/a" },
+		[TR_DELTA] = { .key = "delta_pct", .title = "Δ%", .kind = COL_PCT,
+			       .none = "n/a" },
+		/* CSV names the runs on every line, as its title can't */
+		[TR_RUN_A] = { .key = "run_a", .kind = COL_INT,
+			       .flags = COL_NO_PEOPLE | COL_NO_JSON },
+		[TR_RUN_B] = { .key = "run_b", .kind = COL_INT,
+			       .flags = COL_NO_PEOPLE | COL_NO_JSON },
+	};
+	static const size_t csv[] = {
+		TR_RUN_A, TR_RUN_B, TR_METRIC, TR_A, TR_B, TR_DELTA,
+	};
+	struct rows *r = rows_new("metrics", cols, TR_N, 0);
+	rows_csv_order(r, csv, NELEM(csv));
 	for (size_t m = 0; m < pr.n; m++) {
 		double va = pr.a[m], vb = pr.b[m];
 		double d = isfinite(va) && isfinite(vb) && va > 0 ? 100.0 * (vb / va - 1)
 			   : NAN;
-		if (fmt == OUT_JSON) {
-			jw_obj_begin(&w);
-			jw_key(&w, "metric");
-			jw_str(&w, pr.metrics[m].name);
-			jw_key(&w, "a");
-			jw_num(&w, va);
-			jw_key(&w, "b");
-			jw_num(&w, vb);
-			jw_key(&w, "delta_pct");
-			jw_num(&w, d);
-			jw_obj_end(&w);
-			continue;
-		}
-		size_t r = rtable_add_row(&t);
-		char b1[64], b2[64], b3[32], r1[64], r2[64], r3[32];
-		rtable_set(&t, r, 0, "%s", pr.metrics[m].name);
+		size_t row = rows_add(r);
+		char buf[64];
+		rows_int(r, row, TR_RUN_A, ra->id);
+		rows_int(r, row, TR_RUN_B, rb->id);
+		rows_str(r, row, TR_METRIC, pr.metrics[m].name);
+		rows_num(r, row, TR_A, va);
+		rows_num(r, row, TR_B, vb);
+		rows_num(r, row, TR_DELTA, d);
 		if (!pr.metrics[m].supported) {
-			rtable_set(&t, r, 1, "not supported");
-			rtable_set(&t, r, 2, "not supported");
+			rows_text(r, row, TR_A, "not supported");
+			rows_text(r, row, TR_B, "not supported");
+			rows_text(r, row, TR_DELTA, "%s", "");
 			continue;
 		}
-		fmt_sig(b1, sizeof(b1), va);
-		fmt_sig(b2, sizeof(b2), vb);
-		fmt_pct(b3, sizeof(b3), d);
-		fmt_raw(r1, sizeof(r1), va);
-		fmt_raw(r2, sizeof(r2), vb);
-		fmt_raw(r3, sizeof(r3), d);
-		rtable_set2(&t, r, 1, b1, r1);
-		rtable_set2(&t, r, 2, b2, r2);
-		rtable_set2(&t, r, 3, b3, r3);
+		fmt_value(buf, sizeof(buf), va, pr.metrics[m].unit);
+		rows_text(r, row, TR_A, "%s", buf);
+		fmt_value(buf, sizeof(buf), vb, pr.metrics[m].unit);
+		rows_text(r, row, TR_B, "%s", buf);
+		fmt_pct(buf, sizeof(buf), d);
+		rows_text(r, row, TR_DELTA, "%s", buf);
 	}
 	if (fmt == OUT_JSON) {
-		jw_arr_end(&w);
-		jw_obj_end(&w);
-		jw_end(&w);
+		static const struct col doc_cols[] = {
+			{ .key = "runs", .kind = COL_NEST },
+			{ .key = "note" },
+			{ .key = "metrics", .kind = COL_NEST },
+		};
+		const int64_t ids[2] = { ra->id, rb->id };
+		struct rows *doc = rows_new(NULL, doc_cols, 3, 0);
+		size_t row = rows_add(doc);
+		rows_nest(doc, row, 0, number_list(NULL, ids, 2));
+		rows_str(doc, row, 1, "one run each: no noise estimate");
+		rows_nest(doc, row, 2, r);
+		rows_json_doc(doc, fp);
+		rows_free(doc);
 	} else {
 		if (fmt != OUT_CSV)
 			fprintf(fp, "%srun %lld: %s\n%srun %lld: %s\n\n",
 				fmt == OUT_MARKDOWN ? "- " : " ", (long long)ra->id,
 				ra->command, fmt == OUT_MARKDOWN ? "- " : " ",
 				(long long)rb->id, rb->command);
-		rtable_write(&t, fmt, fp, 1);
+		rows_write(r, fmt, fp, 1);
 		if (fmt != OUT_CSV)
 			fprintf(fp, "\n%sone run each: no noise estimate, so no verdict; "
 				"'prof ab' runs interleaved rounds for one\n",
 				fmt == OUT_MARKDOWN ? "" : " ");
+		rows_free(r);
 	}
-	rtable_release(&t);
 	ab_pair_release(&pr);
 }
+
+enum { EX_ID, EX_STARTED, EX_STATUS, EX_AA, EX_ROUNDS, EX_RUNS, EX_ARMS, EX_N };
+
+/* A stored experiment; people read "(A/A)" after its status. */
+static const struct col experiment_list_cols[EX_N] = {
+	[EX_ID] = { .key = "experiment_id", .title = "experiment", .kind = COL_INT },
+	[EX_STARTED] = { .key = "started" },
+	[EX_STATUS] = { .key = "status" },
+	[EX_AA] = { .key = "aa", .kind = COL_BOOL, .flags = COL_MACHINES },
+	[EX_ROUNDS] = { .key = "rounds", .kind = COL_INT },
+	[EX_RUNS] = { .key = "runs", .kind = COL_INT },
+	[EX_ARMS] = { .key = "arms" },
+};
 
 void ab_render_list(const struct db_experiment_summary *v, size_t n,
 		    enum out_format fmt, FILE *fp)
 {
-	if (fmt == OUT_JSON) {
-		struct jw w;
-		jw_init(&w, fp, 2);
-		jw_obj_begin(&w);
-		jw_key(&w, "experiments");
-		jw_arr_begin(&w);
-		for (size_t i = 0; i < n; i++) {
-			jw_obj_begin(&w);
-			jw_key(&w, "experiment_id");
-			jw_int(&w, v[i].id);
-			jw_key(&w, "started");
-			jw_str(&w, v[i].started);
-			jw_key(&w, "status");
-			jw_str(&w, v[i].status);
-			jw_key(&w, "aa");
-			jw_bool(&w, v[i].aa);
-			jw_key(&w, "rounds");
-			jw_int(&w, v[i].rounds);
-			jw_key(&w, "runs");
-			jw_uint(&w, v[i].nruns);
-			jw_key(&w, "arms");
-			jw_str(&w, v[i].arms);
-			jw_obj_end(&w);
-		}
-		jw_arr_end(&w);
-		jw_obj_end(&w);
-		jw_end(&w);
-		return;
-	}
-	static const char *const titles[] = {
-		">experiment", "started", "status", ">rounds", ">runs", "arms",
-	};
-	struct rtable t;
-	rtable_init(&t, 6, titles);
+	struct rows *r = rows_new("experiments", experiment_list_cols, EX_N, 0);
 	for (size_t i = 0; i < n; i++) {
-		size_t r = rtable_add_row(&t);
-		rtable_set(&t, r, 0, "%lld", (long long)v[i].id);
-		rtable_set(&t, r, 1, "%s", v[i].started ? v[i].started : "");
-		rtable_set(&t, r, 2, "%s%s", v[i].status ? v[i].status : "",
-			   v[i].aa ? " (A/A)" : "");
-		rtable_set(&t, r, 3, "%d", v[i].rounds);
-		rtable_set(&t, r, 4, "%zu", v[i].nruns);
-		rtable_set(&t, r, 5, "%s", v[i].arms ? v[i].arms : "");
+		size_t row = rows_add(r);
+		rows_int(r, row, EX_ID, v[i].id);
+		rows_str(r, row, EX_STARTED, v[i].started);
+		rows_str(r, row, EX_STATUS, v[i].status);
+		if (v[i].aa)
+			rows_text(r, row, EX_STATUS, "%s (A/A)",
+				  v[i].status ? v[i].status : "");
+		rows_bool(r, row, EX_AA, v[i].aa);
+		rows_int(r, row, EX_ROUNDS, v[i].rounds);
+		rows_uint(r, row, EX_RUNS, v[i].nruns);
+		rows_str(r, row, EX_ARMS, v[i].arms);
 	}
 	if (n == 0 && fmt == OUT_TABLE)
 		fprintf(fp, "no experiments stored yet; run one with 'prof ab'\n");
 	else
-		rtable_write(&t, fmt, fp, 0);
-	rtable_release(&t);
+		rows_write(r, fmt, fp, 0);
+	rows_free(r);
 }

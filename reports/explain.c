@@ -9,6 +9,7 @@
 #include <strings.h>
 
 #include "reports/explain.h"
+#include "reports/rows.h"
 
 static const char *const kind_names[] = {
 	"footprint", "codegen", "cache-domain", "no-domain-effect", "cannot-tell",
@@ -570,126 +571,278 @@ static void side_bytes(char *buf, size_t n, double v)
 		snprintf(buf, n, "n/a");
 }
 
+enum {
+	E_METRIC, E_SUPPORTED, E_A, E_B, E_DELTA, E_CI, E_CI_LO, E_CI_HI,
+	E_VERDICT, E_CI_VERDICT, E_N
+};
+
+/* One metric, B against A. JSON: {metric, supported, a, b, delta_pct,
+ * and ci95_pct, verdict from an experiment}; CSV spells the interval
+ * out; people read the interval and the verdict in one column. */
+static const struct col metric_cols[E_N] = {
+	[E_METRIC] = { .key = "metric", .title = "" },
+	[E_SUPPORTED] = { .key = "supported", .kind = COL_BOOL,
+			  .flags = COL_MACHINES },
+	[E_A] = { .key = "a", .kind = COL_REAL, .none = "n/a" },
+	[E_B] = { .key = "b", .kind = COL_REAL, .none = "n/a" },
+	[E_DELTA] = { .key = "delta_pct", .title = "Δ%", .kind = COL_PCT,
+		      .decimals = 1, .none = "n/a" },
+	[E_CI] = { .key = "ci95_pct", .kind = COL_NEST },
+	[E_CI_LO] = { .key = "ci95_lo_pct", .kind = COL_PCT,
+		      .flags = COL_MACHINES | COL_NO_JSON },
+	[E_CI_HI] = { .key = "ci95_hi_pct", .kind = COL_PCT,
+		      .flags = COL_MACHINES | COL_NO_JSON },
+	[E_VERDICT] = { .key = "verdict", .flags = COL_MACHINES },
+	[E_CI_VERDICT] = { .key = "ci_verdict", .title = "95% CI / verdict",
+			   .kind = COL_TEXT, .flags = COL_PEOPLE },
+};
+
+static void set_delta(struct rows *r, size_t row, double d)
+{
+	rows_num(r, row, E_DELTA, d);
+	if (isfinite(d))
+		rows_text(r, row, E_DELTA, "%+.1f", d);
+}
+
+/* A value as the side-by-side table shows it: four decimals for small
+ * reals (IPC, per-kinst rates), whole numbers for the rest. */
+static void set_side_value(struct rows *r, size_t row, size_t col, double v)
+{
+	char buf[64];
+	rows_num(r, row, col, v);
+	if (!isfinite(v))
+		return;
+	fmt_count(buf, sizeof(buf), v, fabs(v) < 100 && v != floor(v) ? 4 : 0);
+	rows_text(r, row, col, "%s", buf);
+}
+
+static void metric_row(struct rows *r, const struct explain_metric *x)
+{
+	size_t row = rows_add(r);
+	rows_str(r, row, E_METRIC, x->name);
+	rows_bool(r, row, E_SUPPORTED, x->supported);
+	if (!x->supported) {
+		rows_null(r, row, E_A);
+		rows_null(r, row, E_B);
+		rows_null(r, row, E_DELTA);
+		rows_text(r, row, E_A, "not supported");
+		rows_text(r, row, E_B, "not supported");
+		rows_text(r, row, E_DELTA, "%s", "");
+		return;
+	}
+	set_side_value(r, row, E_A, x->a);
+	set_side_value(r, row, E_B, x->b);
+	set_delta(r, row, x->delta_pct);
+	if (!x->have_stats)
+		return;
+	static const struct col ci_col = { .key = "pct", .kind = COL_PCT };
+	struct rows *ci = rows_new(NULL, &ci_col, 1, ROWS_VALUES | ROWS_FLAT);
+	rows_num(ci, rows_add(ci), 0, x->ci_lo);
+	rows_num(ci, rows_add(ci), 0, x->ci_hi);
+	rows_nest(r, row, E_CI, ci);
+	rows_str(r, row, E_VERDICT, stats_verdict_name(x->verdict));
+	rows_num(r, row, E_CI_LO, x->ci_lo);
+	rows_num(r, row, E_CI_HI, x->ci_hi);
+	rows_text(r, row, E_CI_VERDICT, "[%+.1f, %+.1f] %s", x->ci_lo, x->ci_hi,
+		  stats_verdict_name(x->verdict));
+}
+
+/*
+ * The side-by-side table: the sides' footprint, touched code and data
+ * (machines read them as *_bytes metrics), the cache domains (people
+ * only), then every metric; the A and B columns carry the sides'
+ * labels.
+ */
+static struct rows *side_by_side(const struct explain_input *in)
+{
+	const struct explain_side *a = &in->side[0], *b = &in->side[1];
+	struct col cols[E_N];
+	memcpy(cols, metric_cols, sizeof(cols));
+	cols[E_A].title = a->label ? a->label : "A";
+	cols[E_B].title = b->label ? b->label : "B";
+	struct rows *r = rows_new("metrics", cols, E_N, 0);
+	const struct { const char *key, *name; double va, vb; } bytes[] = {
+		{ "code_footprint_bytes", "code footprint", a->footprint_bytes,
+		  b->footprint_bytes },
+		{ "touched_code_bytes", "touched code", a->touched_code_bytes,
+		  b->touched_code_bytes },
+		{ "touched_data_bytes", "touched data", a->touched_data_bytes,
+		  b->touched_data_bytes },
+	};
+	char sz[32];
+	for (size_t i = 0; i < 3; i++) {
+		if (!isfinite(bytes[i].va) && !isfinite(bytes[i].vb))
+			continue;
+		size_t row = rows_add(r);
+		rows_str(r, row, E_METRIC, bytes[i].key);
+		rows_text(r, row, E_METRIC, "%s", bytes[i].name);
+		rows_bool(r, row, E_SUPPORTED, true);
+		const double v[2] = { bytes[i].va, bytes[i].vb };
+		for (int s = 0; s < 2; s++) {
+			rows_num(r, row, E_A + (size_t)s, v[s]);
+			if (isfinite(v[s])) {
+				fmt_bytes(sz, sizeof(sz), v[s]);
+				rows_text(r, row, E_A + (size_t)s, "%s", sz);
+			}
+		}
+		set_delta(r, row, pct_change(bytes[i].va, bytes[i].vb));
+	}
+	size_t row = rows_add_people(r);
+	rows_text(r, row, E_METRIC, "cache domain");
+	for (int s = 0; s < 2; s++) {
+		const struct explain_side *x = &in->side[s];
+		if (x->domain_level > 0) {
+			fmt_bytes(sz, sizeof(sz), x->domain_bytes);
+			rows_text(r, row, E_A + (size_t)s, "L%d %s, CPUs %s",
+				  x->domain_level, sz, x->domain_cpus ? x->domain_cpus : "?");
+		} else {
+			rows_text(r, row, E_A + (size_t)s, "not pinned");
+		}
+	}
+	for (size_t m = 0; m < in->nmetrics; m++)
+		metric_row(r, &in->metrics[m]);
+	return r;
+}
+
+enum { SH_MODULE, SH_PCT, SH_BYTES, SH_N };
+
+static const struct col share_cols[SH_N] = {
+	[SH_MODULE] = { .key = "module" },
+	[SH_PCT] = { .key = "pct", .kind = COL_PCT, .decimals = 1 },
+	[SH_BYTES] = { .key = "exec_bytes", .kind = COL_BYTES },
+};
+
+enum { MO_PATH, MO_EXEC, MO_TEXT, MO_TOUCHED, MO_N };
+
+static const struct col side_module_cols[MO_N] = {
+	[MO_PATH] = { .key = "path" },
+	[MO_EXEC] = { .key = "exec_bytes", .kind = COL_BYTES },
+	[MO_TEXT] = { .key = "text_bytes", .kind = COL_BYTES },
+	[MO_TOUCHED] = { .key = "touched_bytes", .kind = COL_BYTES },
+};
+
+enum { DO_LEVEL, DO_SIZE, DO_CPUS, DO_N };
+
+static const struct col domain_cols[DO_N] = {
+	[DO_LEVEL] = { .key = "level", .kind = COL_INT },
+	[DO_SIZE] = { .key = "size_bytes", .kind = COL_BYTES },
+	[DO_CPUS] = { .key = "cpus" },
+};
+
+enum {
+	SI_LABEL, SI_CPU_MODEL, SI_FOOTPRINT, SI_TOUCHED_CODE, SI_TOUCHED_DATA,
+	SI_PIN, SI_DOMAIN, SI_EVENT, SI_SHARES, SI_MODULES, SI_N
+};
+
+static const struct col side_cols[SI_N] = {
+	[SI_LABEL] = { .key = "label" },
+	[SI_CPU_MODEL] = { .key = "cpu_model" },
+	[SI_FOOTPRINT] = { .key = "code_footprint_bytes", .kind = COL_BYTES },
+	[SI_TOUCHED_CODE] = { .key = "touched_code_bytes", .kind = COL_BYTES },
+	[SI_TOUCHED_DATA] = { .key = "touched_data_bytes", .kind = COL_BYTES },
+	[SI_PIN] = { .key = "pin" },
+	[SI_DOMAIN] = { .key = "domain", .kind = COL_NEST },
+	[SI_EVENT] = { .key = "sampled_event" },
+	[SI_SHARES] = { .key = "sample_shares", .kind = COL_NEST },
+	[SI_MODULES] = { .key = "modules", .kind = COL_NEST },
+};
+
+static void side_row(struct rows *r, const struct explain_side *x)
+{
+	size_t row = rows_add(r);
+	rows_str(r, row, SI_LABEL, x->label);
+	rows_str(r, row, SI_CPU_MODEL, x->cpu_model);
+	rows_num(r, row, SI_FOOTPRINT, x->footprint_bytes);
+	rows_num(r, row, SI_TOUCHED_CODE, x->touched_code_bytes);
+	rows_num(r, row, SI_TOUCHED_DATA, x->touched_data_bytes);
+	rows_str(r, row, SI_PIN, x->pin_mode);
+	struct rows *d = rows_new(NULL, domain_cols, DO_N, ROWS_OBJECT);
+	if (x->domain_level > 0) {
+		size_t k = rows_add(d);
+		rows_int(d, k, DO_LEVEL, x->domain_level);
+		rows_num(d, k, DO_SIZE, x->domain_bytes);
+		rows_str(d, k, DO_CPUS, x->domain_cpus);
+	}
+	rows_nest(r, row, SI_DOMAIN, d);
+	rows_str(r, row, SI_EVENT, x->sampled_event);
+	struct rows *sh = rows_new(NULL, share_cols, SH_N, ROWS_FLAT);
+	for (size_t i = 0; i < x->nshares; i++) {
+		size_t k = rows_add(sh);
+		rows_str(sh, k, SH_MODULE, x->shares[i].path);
+		rows_num(sh, k, SH_PCT, x->shares[i].pct);
+		rows_num(sh, k, SH_BYTES, x->shares[i].bytes);
+	}
+	rows_nest(r, row, SI_SHARES, sh);
+	struct rows *mo = rows_new(NULL, side_module_cols, MO_N, ROWS_FLAT);
+	for (size_t i = 0; i < x->nmodules; i++) {
+		size_t k = rows_add(mo);
+		rows_str(mo, k, MO_PATH, x->modules[i].path);
+		rows_num(mo, k, MO_EXEC, x->modules[i].bytes);
+		rows_num(mo, k, MO_TEXT, x->modules[i].text_bytes);
+		rows_num(mo, k, MO_TOUCHED, x->modules[i].touched);
+	}
+	rows_nest(r, row, SI_MODULES, mo);
+}
+
+enum { F_KIND, F_RULE, F_TEXT, F_N };
+
+static const struct col finding_cols[F_N] = {
+	[F_KIND] = { .key = "kind" },
+	[F_RULE] = { .key = "rule" },
+	[F_TEXT] = { .key = "text" },
+};
+
+enum { X_EXPERIMENT, X_SINGLE, X_SIDES, X_METRICS, X_FINDINGS, X_N };
+
+static const struct col explain_cols[X_N] = {
+	[X_EXPERIMENT] = { .key = "experiment_id", .kind = COL_INT },
+	[X_SINGLE] = { .key = "single_runs", .kind = COL_BOOL },
+	[X_SIDES] = { .key = "sides", .kind = COL_NEST },
+	[X_METRICS] = { .key = "metrics", .kind = COL_NEST },
+	[X_FINDINGS] = { .key = "findings", .kind = COL_NEST },
+};
+
+static void write_json(const struct explain_input *in,
+		       const struct explain_finding *f, size_t n, FILE *fp)
+{
+	struct rows *doc = rows_new(NULL, explain_cols, X_N, 0);
+	size_t row = rows_add(doc);
+	if (in->experiment_id)
+		rows_int(doc, row, X_EXPERIMENT, in->experiment_id);
+	rows_bool(doc, row, X_SINGLE, in->single_runs);
+	struct rows *sides = rows_new(NULL, side_cols, SI_N, 0);
+	for (int s = 0; s < 2; s++)
+		side_row(sides, &in->side[s]);
+	rows_nest(doc, row, X_SIDES, sides);
+	struct rows *metrics = rows_new(NULL, metric_cols, E_N, ROWS_FLAT);
+	for (size_t m = 0; m < in->nmetrics; m++)
+		metric_row(metrics, &in->metrics[m]);
+	rows_nest(doc, row, X_METRICS, metrics);
+	struct rows *findings = rows_new(NULL, finding_cols, F_N, 0);
+	for (size_t i = 0; i < n; i++) {
+		size_t k = rows_add(findings);
+		rows_str(findings, k, F_KIND, explain_kind_name(f[i].kind));
+		rows_str(findings, k, F_RULE, f[i].rule);
+		rows_str(findings, k, F_TEXT, f[i].text);
+	}
+	rows_nest(doc, row, X_FINDINGS, findings);
+	rows_json_doc(doc, fp);
+	rows_free(doc);
+}
+
 void explain_render(const struct explain_input *in,
 		    const struct explain_finding *f, size_t n,
 		    enum out_format fmt, FILE *fp)
 {
 	const struct explain_side *a = &in->side[0], *b = &in->side[1];
 	if (fmt == OUT_JSON) {
-		struct jw w;
-		jw_init(&w, fp, 2);
-		jw_obj_begin(&w);
-		if (in->experiment_id) {
-			jw_key(&w, "experiment_id");
-			jw_int(&w, in->experiment_id);
-		}
-		jw_key(&w, "single_runs");
-		jw_bool(&w, in->single_runs);
-		jw_key(&w, "sides");
-		jw_arr_begin(&w);
-		for (int s = 0; s < 2; s++) {
-			const struct explain_side *x = &in->side[s];
-			jw_obj_begin(&w);
-			jw_key(&w, "label");
-			jw_str(&w, x->label);
-			jw_key(&w, "cpu_model");
-			jw_str(&w, x->cpu_model);
-			jw_key(&w, "code_footprint_bytes");
-			jw_num(&w, x->footprint_bytes);
-			jw_key(&w, "touched_code_bytes");
-			jw_num(&w, x->touched_code_bytes);
-			jw_key(&w, "touched_data_bytes");
-			jw_num(&w, x->touched_data_bytes);
-			jw_key(&w, "pin");
-			jw_str(&w, x->pin_mode);
-			jw_key(&w, "domain");
-			if (x->domain_level > 0) {
-				jw_obj_begin(&w);
-				jw_key(&w, "level");
-				jw_int(&w, x->domain_level);
-				jw_key(&w, "size_bytes");
-				jw_num(&w, x->domain_bytes);
-				jw_key(&w, "cpus");
-				jw_str(&w, x->domain_cpus);
-				jw_obj_end(&w);
-			} else {
-				jw_null(&w);
-			}
-			jw_key(&w, "sampled_event");
-			jw_str(&w, x->sampled_event);
-			jw_key(&w, "sample_shares");
-			jw_arr_begin(&w);
-			for (size_t i = 0; i < x->nshares; i++) {
-				jw_obj_begin_flat(&w);
-				jw_key(&w, "module");
-				jw_str(&w, x->shares[i].path);
-				jw_key(&w, "pct");
-				jw_num(&w, x->shares[i].pct);
-				jw_key(&w, "exec_bytes");
-				jw_num(&w, x->shares[i].bytes);
-				jw_obj_end(&w);
-			}
-			jw_arr_end(&w);
-			jw_key(&w, "modules");
-			jw_arr_begin(&w);
-			for (size_t i = 0; i < x->nmodules; i++) {
-				jw_obj_begin_flat(&w);
-				jw_key(&w, "path");
-				jw_str(&w, x->modules[i].path);
-				jw_key(&w, "exec_bytes");
-				jw_num(&w, x->modules[i].bytes);
-				jw_key(&w, "text_bytes");
-				jw_num(&w, x->modules[i].text_bytes);
-				jw_key(&w, "touched_bytes");
-				jw_num(&w, x->modules[i].touched);
-				jw_obj_end(&w);
-			}
-			jw_arr_end(&w);
-			jw_obj_end(&w);
-		}
-		jw_arr_end(&w);
-		jw_key(&w, "metrics");
-		jw_arr_begin(&w);
-		for (size_t m = 0; m < in->nmetrics; m++) {
-			const struct explain_metric *x = &in->metrics[m];
-			jw_obj_begin_flat(&w);
-			jw_key(&w, "metric");
-			jw_str(&w, x->name);
-			jw_key(&w, "supported");
-			jw_bool(&w, x->supported);
-			jw_key(&w, "a");
-			jw_num(&w, x->supported ? x->a : NAN);
-			jw_key(&w, "b");
-			jw_num(&w, x->supported ? x->b : NAN);
-			jw_key(&w, "delta_pct");
-			jw_num(&w, x->supported ? x->delta_pct : NAN);
-			if (x->have_stats) {
-				jw_key(&w, "ci95_pct");
-				jw_arr_begin_flat(&w);
-				jw_num(&w, x->ci_lo);
-				jw_num(&w, x->ci_hi);
-				jw_arr_end(&w);
-				jw_key(&w, "verdict");
-				jw_str(&w, stats_verdict_name(x->verdict));
-			}
-			jw_obj_end(&w);
-		}
-		jw_arr_end(&w);
-		jw_key(&w, "findings");
-		jw_arr_begin(&w);
-		for (size_t i = 0; i < n; i++) {
-			jw_obj_begin(&w);
-			jw_key(&w, "kind");
-			jw_str(&w, explain_kind_name(f[i].kind));
-			jw_key(&w, "rule");
-			jw_str(&w, f[i].rule);
-			jw_key(&w, "text");
-			jw_str(&w, f[i].text);
-			jw_obj_end(&w);
-		}
-		jw_arr_end(&w);
-		jw_obj_end(&w);
-		jw_end(&w);
+		write_json(in, f, n, fp);
+		return;
+	}
+	struct rows *t = side_by_side(in);
+	if (fmt == OUT_CSV) {
+		rows_write(t, OUT_CSV, fp, 0);
+		rows_free(t);
 		return;
 	}
 	bool md = fmt == OUT_MARKDOWN;
@@ -704,70 +857,8 @@ void explain_render(const struct explain_input *in,
 	else
 		fprintf(fp, md ? "**prof explain**: %s against %s (one run each)\n\n"
 			: " prof explain: %s against %s (one run each)\n\n", b->label, a->label);
-
-	const char *titles[] = { "", a->label ? a->label : "A", b->label ? b->label : "B",
-				 ">Δ%", "95% CI / verdict" };
-	char t1[64], t2[64];
-	snprintf(t1, sizeof(t1), ">%s", titles[1]);
-	snprintf(t2, sizeof(t2), ">%s", titles[2]);
-	titles[1] = t1;
-	titles[2] = t2;
-	struct rtable t;
-	rtable_init(&t, 5, titles);
-	char x1[64], x2[64], x3[64];
-	/* The sides first: footprint, touched code, domain. */
-	struct { const char *name; double va, vb; } rows[] = {
-		{ "code footprint", a->footprint_bytes, b->footprint_bytes },
-		{ "touched code", a->touched_code_bytes, b->touched_code_bytes },
-		{ "touched data", a->touched_data_bytes, b->touched_data_bytes },
-	};
-	for (size_t i = 0; i < 3; i++) {
-		if (!isfinite(rows[i].va) && !isfinite(rows[i].vb))
-			continue;
-		size_t r = rtable_add_row(&t);
-		side_bytes(x1, sizeof(x1), rows[i].va);
-		side_bytes(x2, sizeof(x2), rows[i].vb);
-		double d = pct_change(rows[i].va, rows[i].vb);
-		rtable_set(&t, r, 0, "%s", rows[i].name);
-		rtable_set(&t, r, 1, "%s", x1);
-		rtable_set(&t, r, 2, "%s", x2);
-		rtable_set(&t, r, 3, isfinite(d) ? "%+.1f" : "n/a", d);
-	}
-	size_t r = rtable_add_row(&t);
-	rtable_set(&t, r, 0, "cache domain");
-	for (int s = 0; s < 2; s++) {
-		const struct explain_side *x = &in->side[s];
-		if (x->domain_level > 0) {
-			char sz[32];
-			fmt_bytes(sz, sizeof(sz), x->domain_bytes);
-			rtable_set(&t, r, 1 + s, "L%d %s, CPUs %s", x->domain_level, sz,
-				   x->domain_cpus ? x->domain_cpus : "?");
-		} else {
-			rtable_set(&t, r, 1 + s, "not pinned");
-		}
-	}
-	for (size_t m = 0; m < in->nmetrics; m++) {
-		const struct explain_metric *x = &in->metrics[m];
-		r = rtable_add_row(&t);
-		rtable_set(&t, r, 0, "%s", x->name);
-		if (!x->supported) {
-			rtable_set(&t, r, 1, "not supported");
-			rtable_set(&t, r, 2, "not supported");
-			continue;
-		}
-		fmt_count(x1, sizeof(x1), x->a, fabs(x->a) < 100 && x->a != floor(x->a) ? 4 : 0);
-		fmt_count(x2, sizeof(x2), x->b, fabs(x->b) < 100 && x->b != floor(x->b) ? 4 : 0);
-		rtable_set(&t, r, 1, "%s", x1);
-		rtable_set(&t, r, 2, "%s", x2);
-		rtable_set(&t, r, 3, isfinite(x->delta_pct) ? "%+.1f" : "n/a", x->delta_pct);
-		if (x->have_stats) {
-			snprintf(x3, sizeof(x3), "[%+.1f, %+.1f] %s", x->ci_lo, x->ci_hi,
-				 stats_verdict_name(x->verdict));
-			rtable_set(&t, r, 4, "%s", x3);
-		}
-	}
-	rtable_write(&t, md ? OUT_MARKDOWN : OUT_TABLE, fp, 1);
-	rtable_release(&t);
+	rows_write(t, md ? OUT_MARKDOWN : OUT_TABLE, fp, 1);
+	rows_free(t);
 	for (int s = 0; s < 2; s++) {
 		const struct explain_side *x = &in->side[s];
 		if (!x->nmodules)

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "reports/modules.h"
+#include "reports/rows.h"
 
 uint64_t report_code_footprint(const struct db_run *run)
 {
@@ -63,47 +64,63 @@ static const struct db_module **sorted(const struct db_run *run)
 	return v;
 }
 
-static void jw_opt(struct jw *w, const char *key, bool has, uint64_t v)
+enum { W_BYTES, W_FAULTED, W_FAULTS, W_N };
+
+static const struct col ws_kind_cols[W_N] = {
+	[W_BYTES] = { .key = "touched_bytes", .kind = COL_BYTES },
+	[W_FAULTED] = { .key = "faulted_bytes", .kind = COL_BYTES },
+	[W_FAULTS] = { .key = "faults", .kind = COL_COUNT },
+};
+
+enum { WS_FOOTPRINT, WS_CODE, WS_DATA, WS_WINDOW, WS_KINDS, WS_N };
+
+static const struct col ws_cols[WS_N] = {
+	[WS_FOOTPRINT] = { .key = "code_footprint_bytes", .kind = COL_BYTES },
+	[WS_CODE] = { .key = "touched_code_bytes", .kind = COL_BYTES },
+	[WS_DATA] = { .key = "touched_data_bytes", .kind = COL_BYTES },
+	[WS_WINDOW] = { .key = "window_bytes", .kind = COL_BYTES },
+	[WS_KINDS] = { .key = "kinds", .kind = COL_NEST },
+};
+
+/* The working set as one object (no rows without one: JSON null); its
+ * kinds map each kind of memory to what was touched of it. */
+struct rows *report_working_set_rows(const struct db_run *run)
 {
-	jw_key(w, key);
-	if (has)
-		jw_uint(w, v);
-	else
-		jw_null(w);
+	struct rows *r = rows_new("working_set", ws_cols, WS_N, ROWS_OBJECT);
+	if (!run->nws)
+		return r;
+	const struct db_ws *code = ws_kind(run, "code");
+	size_t row = rows_add(r);
+	rows_uint(r, row, WS_FOOTPRINT, report_code_footprint(run));
+	rows_uint(r, row, WS_CODE, code ? code->touched_bytes : 0);
+	rows_uint(r, row, WS_DATA, touched_data(run, false));
+	rows_uint(r, row, WS_WINDOW, report_ws_window(run));
+	struct col *kc = calloc(run->nws, sizeof(*kc));
+	if (!kc)
+		abort();
+	for (size_t i = 0; i < run->nws; i++)
+		kc[i] = (struct col){ .key = run->ws[i].kind, .kind = COL_NEST };
+	struct rows *kinds = rows_new(NULL, kc, run->nws, ROWS_OBJECT);
+	free(kc);
+	size_t k = rows_add(kinds);
+	for (size_t i = 0; i < run->nws; i++) {
+		struct rows *one = rows_new(NULL, ws_kind_cols, W_N, ROWS_OBJECT);
+		size_t o = rows_add(one);
+		rows_uint(one, o, W_BYTES, run->ws[i].touched_bytes);
+		rows_uint(one, o, W_FAULTED, run->ws[i].faulted_bytes);
+		rows_uint(one, o, W_FAULTS, run->ws[i].faults);
+		rows_nest(kinds, k, i, one);
+	}
+	rows_nest(r, row, WS_KINDS, kinds);
+	return r;
 }
 
 void report_working_set_json(const struct db_run *run, struct jw *w)
 {
+	struct rows *r = report_working_set_rows(run);
 	jw_key(w, "working_set");
-	if (!run->nws) {
-		jw_null(w);
-		return;
-	}
-	const struct db_ws *code = ws_kind(run, "code");
-	jw_obj_begin(w);
-	jw_key(w, "code_footprint_bytes");
-	jw_uint(w, report_code_footprint(run));
-	jw_key(w, "touched_code_bytes");
-	jw_uint(w, code ? code->touched_bytes : 0);
-	jw_key(w, "touched_data_bytes");
-	jw_uint(w, touched_data(run, false));
-	jw_key(w, "window_bytes");
-	jw_uint(w, report_ws_window(run));
-	jw_key(w, "kinds");
-	jw_obj_begin(w);
-	for (size_t i = 0; i < run->nws; i++) {
-		jw_key(w, run->ws[i].kind);
-		jw_obj_begin(w);
-		jw_key(w, "touched_bytes");
-		jw_uint(w, run->ws[i].touched_bytes);
-		jw_key(w, "faulted_bytes");
-		jw_uint(w, run->ws[i].faulted_bytes);
-		jw_key(w, "faults");
-		jw_uint(w, run->ws[i].faults);
-		jw_obj_end(w);
-	}
-	jw_obj_end(w);
-	jw_obj_end(w);
+	rows_json(r, w);
+	rows_free(r);
 }
 
 void report_working_set_footer(const struct db_run *run, enum out_format fmt,
@@ -140,115 +157,135 @@ void report_working_set_footer(const struct db_run *run, enum out_format fmt,
 			"undercounted (raise --mmap-pages)\n", lead);
 }
 
-static void bytes_cell(struct rtable *t, size_t r, size_t col, bool has, uint64_t v)
-{
-	char text[32], raw[32];
-	if (!has) {
-		rtable_set2(t, r, col, "-", "");
-		return;
-	}
-	fmt_bytes(text, sizeof(text), (double)v);
-	snprintf(raw, sizeof(raw), "%llu", (unsigned long long)v);
-	rtable_set2(t, r, col, text, raw);
-}
+enum {
+	M_PATH, M_EXEC, M_TEXT, M_TOUCHED, M_KIND, M_BUILD_ID, M_SECTIONS,
+	M_FAULTED, M_FAULTS, M_REPLAYED, M_PROCS, M_ERROR, M_RUN_ID, M_N
+};
 
-static void write_modules_json(const struct db_run *run,
-			       const struct db_module *const *v, FILE *fp)
-{
-	struct jw w;
-	jw_init(&w, fp, 2);
-	jw_obj_begin(&w);
-	jw_key(&w, "run_id");
-	jw_int(&w, run->id);
-	jw_key(&w, "command");
-	jw_str(&w, run->command);
-	jw_key(&w, "code_footprint_bytes");
-	jw_uint(&w, report_code_footprint(run));
-	report_working_set_json(run, &w);
-	jw_key(&w, "modules");
-	jw_arr_begin(&w);
-	for (size_t i = 0; i < run->nmodules; i++) {
-		const struct db_module *m = v[i];
-		jw_obj_begin(&w);
-		jw_key(&w, "path");
-		jw_str(&w, m->path);
-		jw_key(&w, "exec_bytes");
-		jw_uint(&w, m->exec_bytes);
-		jw_opt(&w, "text_bytes", m->has_text, m->text_bytes);
-		jw_opt(&w, "touched_bytes", m->has_touched, m->touched_bytes);
-		jw_key(&w, "kind");
-		jw_str(&w, m->kind);
-		jw_key(&w, "build_id");
-		jw_str(&w, m->build_id);
-		jw_opt(&w, "exec_section_bytes", m->has_exec_sections,
-		       m->exec_section_bytes);
-		jw_opt(&w, "faulted_bytes", m->has_touched, m->faulted_bytes);
-		jw_opt(&w, "faults", m->has_touched, m->faults);
-		jw_key(&w, "touched_replayed");
-		if (m->has_touched)
-			jw_bool(&w, m->touched_replayed);
-		else
-			jw_null(&w);
-		jw_key(&w, "processes");
-		jw_uint(&w, m->nprocs);
-		jw_key(&w, "error");
-		jw_str(&w, m->error);
-		jw_obj_end(&w);
-	}
-	jw_arr_end(&w);
-	jw_obj_end(&w);
-	jw_end(&w);
-}
+/* A code module: the JSON keys of shared/DESIGN.md first; the CSV line
+ * also names the run. Sizes nobody knows are null ("-" for people). */
+static const struct col module_cols[M_N] = {
+	[M_PATH] = { .key = "path", .title = "module" },
+	[M_EXEC] = { .key = "exec_bytes", .title = "exec", .kind = COL_BYTES },
+	[M_TEXT] = { .key = "text_bytes", .title = ".text", .kind = COL_BYTES,
+		     .none = "-" },
+	[M_TOUCHED] = { .key = "touched_bytes", .title = "touched",
+			.kind = COL_BYTES, .none = "-" },
+	[M_KIND] = { .key = "kind" },
+	[M_BUILD_ID] = { .key = "build_id", .title = "build id" },
+	[M_SECTIONS] = { .key = "exec_section_bytes", .title = "exec sections",
+			 .kind = COL_BYTES, .none = "-" },
+	[M_FAULTED] = { .key = "faulted_bytes", .kind = COL_BYTES,
+			.flags = COL_MACHINES },
+	[M_FAULTS] = { .key = "faults", .kind = COL_COUNT, .flags = COL_MACHINES },
+	[M_REPLAYED] = { .key = "touched_replayed", .kind = COL_BOOL,
+			 .flags = COL_MACHINES },
+	[M_PROCS] = { .key = "processes", .title = "procs", .kind = COL_INT },
+	[M_ERROR] = { .key = "error", .flags = COL_MACHINES },
+	[M_RUN_ID] = { .key = "run_id", .kind = COL_INT,
+		       .flags = COL_NO_PEOPLE | COL_NO_JSON },
+};
 
-static void csv_opt(FILE *fp, bool has, uint64_t v)
+static void opt_bytes(struct rows *r, size_t row, size_t col, bool has, uint64_t v)
 {
 	if (has)
-		fprintf(fp, "%llu", (unsigned long long)v);
-	fputc(',', fp);
+		rows_uint(r, row, col, v);
+	else
+		rows_null(r, row, col);
 }
 
-static void write_modules_csv(const struct db_run *run,
-			      const struct db_module *const *v, FILE *fp)
+/* The modules, largest first; for people a totals line. */
+static struct rows *module_rows(const struct db_run *run,
+				const struct db_module *const *v, bool ws)
 {
-	fprintf(fp, "run_id,path,kind,build_id,exec_bytes,text_bytes,"
-		"exec_section_bytes,touched_bytes,faulted_bytes,faults,touched_replayed,"
-		"processes,error\n");
+	static const size_t csv[] = {
+		M_RUN_ID, M_PATH, M_KIND, M_BUILD_ID, M_EXEC, M_TEXT, M_SECTIONS,
+		M_TOUCHED, M_FAULTED, M_FAULTS, M_REPLAYED, M_PROCS, M_ERROR,
+	};
+	static const size_t people[] = {
+		M_PATH, M_KIND, M_EXEC, M_TEXT, M_SECTIONS, M_TOUCHED, M_PROCS,
+		M_BUILD_ID,
+	};
+	static const size_t people_no_ws[] = {
+		M_PATH, M_KIND, M_EXEC, M_TEXT, M_SECTIONS, M_PROCS, M_BUILD_ID,
+	};
+	struct rows *r = rows_new("modules", module_cols, M_N, 0);
+	rows_csv_order(r, csv, sizeof(csv) / sizeof(csv[0]));
+	if (ws)
+		rows_people_order(r, people, sizeof(people) / sizeof(people[0]));
+	else
+		rows_people_order(r, people_no_ws,
+				  sizeof(people_no_ws) / sizeof(people_no_ws[0]));
+	uint64_t touched = 0;
 	for (size_t i = 0; i < run->nmodules; i++) {
 		const struct db_module *m = v[i];
-		fprintf(fp, "%lld,", (long long)run->id);
-		csv_field(fp, m->path);
-		fputc(',', fp);
-		csv_field(fp, m->kind);
-		fputc(',', fp);
-		csv_field(fp, m->build_id ? m->build_id : "");
-		fprintf(fp, ",%llu,", (unsigned long long)m->exec_bytes);
-		csv_opt(fp, m->has_text, m->text_bytes);
-		csv_opt(fp, m->has_exec_sections, m->exec_section_bytes);
-		csv_opt(fp, m->has_touched, m->touched_bytes);
-		csv_opt(fp, m->has_touched, m->faulted_bytes);
-		csv_opt(fp, m->has_touched, m->faults);
-		csv_opt(fp, m->has_touched, m->touched_replayed);
-		fprintf(fp, "%u,", m->nprocs);
-		csv_field(fp, m->error ? m->error : "");
-		fputc('\n', fp);
+		size_t row = rows_add(r);
+		rows_str(r, row, M_PATH, m->path);
+		rows_text(r, row, M_PATH, "%s%s", m->path ? m->path : "?",
+			  m->error ? " *" : "");
+		rows_uint(r, row, M_EXEC, m->exec_bytes);
+		opt_bytes(r, row, M_TEXT, m->has_text, m->text_bytes);
+		opt_bytes(r, row, M_TOUCHED, m->has_touched, m->touched_bytes);
+		rows_str(r, row, M_KIND, m->kind);
+		rows_str(r, row, M_BUILD_ID, m->build_id);
+		/* 12 hex digits tell builds apart; machines get them all. */
+		rows_text(r, row, M_BUILD_ID, "%.12s", m->build_id ? m->build_id : "-");
+		opt_bytes(r, row, M_SECTIONS, m->has_exec_sections,
+			  m->exec_section_bytes);
+		opt_bytes(r, row, M_FAULTED, m->has_touched, m->faulted_bytes);
+		opt_bytes(r, row, M_FAULTS, m->has_touched, m->faults);
+		if (m->has_touched)
+			rows_bool(r, row, M_REPLAYED, m->touched_replayed);
+		else
+			rows_null(r, row, M_REPLAYED);
+		rows_uint(r, row, M_PROCS, m->nprocs);
+		rows_str(r, row, M_ERROR, m->error);
+		rows_int(r, row, M_RUN_ID, run->id);
+		touched += m->has_touched ? m->touched_bytes : 0;
 	}
+	size_t row = rows_add_total(r);
+	rows_text(r, row, M_PATH, "total");
+	rows_uint(r, row, M_EXEC, report_code_footprint(run));
+	if (ws)
+		rows_uint(r, row, M_TOUCHED, touched);
+	return r;
 }
+
+enum { D_RUN_ID, D_COMMAND, D_FOOTPRINT, D_WS, D_MODULES, D_N };
+
+static const struct col modules_doc_cols[D_N] = {
+	[D_RUN_ID] = { .key = "run_id", .kind = COL_INT },
+	[D_COMMAND] = { .key = "command" },
+	[D_FOOTPRINT] = { .key = "code_footprint_bytes", .kind = COL_BYTES },
+	[D_WS] = { .key = "working_set", .kind = COL_NEST },
+	[D_MODULES] = { .key = "modules", .kind = COL_NEST },
+};
 
 void report_modules(const struct db_run *run, enum out_format fmt, FILE *fp)
 {
 	const struct db_module **v = sorted(run);
+	bool ws = run->nws > 0;
+	struct rows *mods = module_rows(run, v, ws);
 	if (fmt == OUT_JSON) {
-		write_modules_json(run, v, fp);
+		struct rows *doc = rows_new(NULL, modules_doc_cols, D_N, 0);
+		size_t row = rows_add(doc);
+		rows_int(doc, row, D_RUN_ID, run->id);
+		rows_str(doc, row, D_COMMAND, run->command);
+		rows_uint(doc, row, D_FOOTPRINT, report_code_footprint(run));
+		rows_nest(doc, row, D_WS, report_working_set_rows(run));
+		rows_nest(doc, row, D_MODULES, mods);
+		rows_json_doc(doc, fp);
+		rows_free(doc);
 		free(v);
 		return;
 	}
 	if (fmt == OUT_CSV) {
-		write_modules_csv(run, v, fp);
+		rows_write(mods, fmt, fp, 0);
+		rows_free(mods);
 		free(v);
 		return;
 	}
 
-	bool ws = run->nws > 0;
 	const char *lead = fmt == OUT_MARKDOWN ? "" : " ";
 	char a[32];
 	fmt_bytes(a, sizeof(a), (double)report_code_footprint(run));
@@ -263,50 +300,16 @@ void report_modules(const struct db_run *run, enum out_format fmt, FILE *fp)
 	if (!run->nmodules) {
 		fprintf(fp, "%sno code modules were recorded for this run (runs "
 			"stored before prof tracked modules have none)\n", lead);
+		rows_free(mods);
 		free(v);
 		return;
 	}
+	rows_write(mods, fmt, fp, 1);
+	rows_free(mods);
 
-	static const char *const titles_ws[] = {
-		"module", "kind", ">exec", ">.text", ">exec sections", ">touched",
-		">procs", "build id",
-	};
-	static const char *const titles[] = {
-		"module", "kind", ">exec", ">.text", ">exec sections", ">procs",
-		"build id",
-	};
-	size_t ncols = ws ? 8 : 7;
-	struct rtable t;
-	rtable_init(&t, ncols, ws ? titles_ws : titles);
-	uint64_t touched = 0;
 	bool any_error = false;
-	for (size_t i = 0; i < run->nmodules; i++) {
-		const struct db_module *m = v[i];
-		size_t r = rtable_add_row(&t), col = 0;
-		rtable_set(&t, r, col++, "%s%s", m->path ? m->path : "?",
-			   m->error ? " *" : "");
-		rtable_set(&t, r, col++, "%s", m->kind ? m->kind : "");
-		bytes_cell(&t, r, col++, true, m->exec_bytes);
-		bytes_cell(&t, r, col++, m->has_text, m->text_bytes);
-		bytes_cell(&t, r, col++, m->has_exec_sections, m->exec_section_bytes);
-		if (ws) {
-			bytes_cell(&t, r, col++, m->has_touched, m->touched_bytes);
-			touched += m->has_touched ? m->touched_bytes : 0;
-		}
-		rtable_set(&t, r, col++, "%u", m->nprocs);
-		/* 12 hex digits tell builds apart; the JSON has them all. */
-		rtable_set(&t, r, col++, "%.12s", m->build_id ? m->build_id : "-");
-		any_error = any_error || m->error;
-	}
-	size_t r = rtable_add_row(&t);
-	rtable_rule(&t, r);
-	rtable_set(&t, r, 0, "total");
-	bytes_cell(&t, r, 2, true, report_code_footprint(run));
-	if (ws)
-		bytes_cell(&t, r, 5, true, touched);
-	rtable_write(&t, fmt, fp, 1);
-	rtable_release(&t);
-
+	for (size_t i = 0; i < run->nmodules; i++)
+		any_error = any_error || v[i]->error;
 	if (any_error) {
 		fprintf(fp, "\n%s* sizes from the ELF file are unavailable "
 			"(exec is from the run's own records):\n", lead);

@@ -33,6 +33,9 @@ void report_working_set_footer(const struct db_run *run, enum out_format fmt,
 
 /* Write the "working_set" key and its object (null without one). */
 void report_working_set_json(const struct db_run *run, struct jw *w);
+/* The same object as a row set to nest in a record (rows_free it). */
+struct rows;
+struct rows *report_working_set_rows(const struct db_run *run);
 
 /* Sum of the modules' exec_bytes. */
 uint64_t report_code_footprint(const struct db_run *run);

@@ -68,6 +68,26 @@ void rtable_init(struct rtable *t, size_t ncols, const char *const *titles)
 	}
 }
 
+void rtable_init_n(struct rtable *t, size_t ncols)
+{
+	memset(t, 0, sizeof(*t));
+	t->ncols = ncols;
+	t->titles = xrealloc(NULL, ncols * sizeof(char *));
+	t->align = xrealloc(NULL, ncols * sizeof(*t->align));
+	for (size_t c = 0; c < ncols; c++) {
+		t->titles[c] = xstrdup("");
+		t->align[c] = RT_LEFT;
+	}
+}
+
+void rtable_title(struct rtable *t, size_t col, const char *title,
+		  enum rt_align align)
+{
+	free(t->titles[col]);
+	t->titles[col] = xstrdup(title);
+	t->align[col] = align;
+}
+
 void rtable_release(struct rtable *t)
 {
 	if (!t)

@@ -51,6 +51,10 @@ struct rtable {
 
 /* ncols titles; right-aligned columns are those whose title starts '>'. */
 void rtable_init(struct rtable *t, size_t ncols, const char *const *titles);
+/* ncols untitled left-aligned columns, for rtable_title() to name. */
+void rtable_init_n(struct rtable *t, size_t ncols);
+void rtable_title(struct rtable *t, size_t col, const char *title,
+		  enum rt_align align);
 void rtable_release(struct rtable *t);
 /* Append a row and return its index; cells start empty. */
 size_t rtable_add_row(struct rtable *t);

@@ -11,6 +11,7 @@
 
 #include "reports/demangle.h"
 #include "reports/profile.h"
+#include "reports/rows.h"
 
 int profile_unknown_parse(const char *word, enum profile_unknown *out)
 {
@@ -571,85 +572,178 @@ static void write_header(const struct db_run *run, const struct db_profile *p,
 	fputc('\n', fp);
 }
 
-static void pct_cell(struct rtable *t, size_t row, size_t col, uint64_t part,
-		     uint64_t whole)
+enum {
+	P_EVENT, P_MODULE, P_SYMBOL, P_TID, P_THREAD, P_THREADS, P_SAMPLES, P_SELF,
+	P_TOTAL_SAMPLES, P_TOTAL, P_MANGLED, P_SECTION, P_OFFSET, P_N
+};
+
+/*
+ * A row of a profile: what it groups by (module and symbol, a thread, or
+ * a thread name), its samples and shares. JSON: the keys of
+ * shared/DESIGN.md and more (a symbol's mangled name, or the section or
+ * offset of an address without one); CSV also names the event.
+ */
+static const struct col profile_cols[P_N] = {
+	[P_EVENT] = { .key = "event", .flags = COL_NO_PEOPLE | COL_NO_JSON },
+	[P_MODULE] = { .key = "module" },
+	[P_SYMBOL] = { .key = "symbol" },
+	[P_TID] = { .key = "tid", .kind = COL_INT },
+	[P_THREAD] = { .key = "thread" },
+	[P_THREADS] = { .key = "threads", .kind = COL_INT },
+	[P_SAMPLES] = { .key = "samples", .kind = COL_COUNT },
+	[P_SELF] = { .key = "self_pct", .title = "self", .kind = COL_PCT },
+	[P_TOTAL_SAMPLES] = { .key = "total_samples", .kind = COL_COUNT,
+			      .flags = COL_MACHINES },
+	[P_TOTAL] = { .key = "total_pct", .title = "total", .kind = COL_PCT },
+	[P_MANGLED] = { .key = "mangled", .flags = COL_MACHINES },
+	[P_SECTION] = { .key = "section", .flags = COL_MACHINES },
+	[P_OFFSET] = { .key = "offset", .flags = COL_MACHINES },
+};
+
+static void set_pct(struct rows *r, size_t row, size_t col, uint64_t part,
+		    uint64_t whole)
 {
-	char text[32], raw[32];
 	double v = pct(part, whole);
-	snprintf(text, sizeof(text), "%.2f%%", v);
-	snprintf(raw, sizeof(raw), "%.4f", v);
-	rtable_set2(t, row, col, text, raw);
+	rows_num(r, row, col, v);
+	rows_text(r, row, col, "%.2f%%", v);
 }
 
-static void write_rows_table(const struct grouping *g, const size_t *rows, size_t n,
-			     enum out_format fmt, FILE *fp)
+static struct rows *profile_rows(enum profile_by by)
 {
-	static const char *const sym_titles[] = { ">self", ">total", ">samples",
-						  "module", "symbol" };
-	static const char *const thr_titles[] = { ">self", ">samples", ">tid", "thread" };
-	static const char *const name_titles[] = { ">self", ">samples", ">threads",
-						   "name" };
-	bool stack_group = g->by == PROFILE_BY_SYMBOL || g->by == PROFILE_BY_MODULE;
-	const char *const *titles = stack_group ? sym_titles
-				    : g->by == PROFILE_BY_THREAD ? thr_titles : name_titles;
-	size_t ncols = stack_group ? (g->by == PROFILE_BY_SYMBOL ? 5 : 4) : 4;
-	struct rtable t;
-	rtable_init(&t, ncols, titles);
-	char nb[64];
+	static const size_t sym[] = { P_SELF, P_TOTAL, P_SAMPLES, P_MODULE, P_SYMBOL };
+	static const size_t mod[] = { P_SELF, P_TOTAL, P_SAMPLES, P_MODULE };
+	static const size_t thr[] = { P_SELF, P_SAMPLES, P_TID, P_THREAD };
+	static const size_t name[] = { P_SELF, P_SAMPLES, P_THREADS, P_THREAD };
+	struct col cols[P_N];
+	memcpy(cols, profile_cols, sizeof(cols));
+	if (by == PROFILE_BY_NAME)
+		cols[P_THREAD].title = "name";
+	/* CSV: the event, what the rows group by, the counts. */
+	static const size_t sym_csv[] = {
+		P_EVENT, P_MODULE, P_SYMBOL, P_SAMPLES, P_SELF, P_TOTAL_SAMPLES,
+		P_TOTAL, P_MANGLED, P_SECTION, P_OFFSET,
+	};
+	static const size_t mod_csv[] = {
+		P_EVENT, P_MODULE, P_SAMPLES, P_SELF, P_TOTAL_SAMPLES, P_TOTAL,
+	};
+	static const size_t thr_csv[] = {
+		P_EVENT, P_TID, P_THREAD, P_SAMPLES, P_SELF, P_TOTAL_SAMPLES, P_TOTAL,
+	};
+	static const size_t name_csv[] = {
+		P_EVENT, P_THREAD, P_THREADS, P_SAMPLES, P_SELF, P_TOTAL_SAMPLES, P_TOTAL,
+	};
+#define ORDER(r, f, v) f(r, v, sizeof(v) / sizeof((v)[0]))
+	struct rows *r = rows_new("rows", cols, P_N, ROWS_FLAT);
+	switch (by) {
+	case PROFILE_BY_SYMBOL:
+		ORDER(r, rows_people_order, sym);
+		ORDER(r, rows_csv_order, sym_csv);
+		break;
+	case PROFILE_BY_MODULE:
+		ORDER(r, rows_people_order, mod);
+		ORDER(r, rows_csv_order, mod_csv);
+		break;
+	case PROFILE_BY_THREAD:
+		ORDER(r, rows_people_order, thr);
+		ORDER(r, rows_csv_order, thr_csv);
+		break;
+	default:
+		ORDER(r, rows_people_order, name);
+		ORDER(r, rows_csv_order, name_csv);
+		break;
+	}
+#undef ORDER
+	return r;
+}
+
+/* Append the rows of one event's grouping, hottest first. */
+static void add_profile_rows(struct rows *r, const struct grouping *g,
+			     const char *event, const size_t *rows, size_t n)
+{
+	const struct view *v = g->v;
 	for (size_t i = 0; i < n; i++) {
 		size_t k = rows[i];
 		const struct agg *a = &g->agg[k];
-		size_t r = rtable_add_row(&t);
-		pct_cell(&t, r, 0, a->self_w, g->total_w);
-		if (stack_group) {
-			pct_cell(&t, r, 1, a->tot_w, g->total_w);
-			fmt_count(nb, sizeof(nb), (double)a->self_n, 0);
-			rtable_set2(&t, r, 2, nb, NULL);
+		size_t row = rows_add(r);
+		rows_str(r, row, P_EVENT, event);
+		if (g->by == PROFILE_BY_SYMBOL || g->by == PROFILE_BY_MODULE) {
 			const char *mod = key_module(g, k);
-			rtable_set2(&t, r, 3, fmt == OUT_CSV ? mod : profile_module_short(mod),
-				    NULL);
-			if (g->by == PROFILE_BY_SYMBOL) {
-				char buf[600];
-				rtable_set2(&t, r, 4, key_text(g->v, k, buf, sizeof(buf)), NULL);
-			}
-			continue;
-		}
-		fmt_count(nb, sizeof(nb), (double)a->self_n, 0);
-		rtable_set2(&t, r, 1, nb, NULL);
-		if (g->by == PROFILE_BY_THREAD) {
+			rows_str(r, row, P_MODULE, mod);
+			rows_text(r, row, P_MODULE, "%s", profile_module_short(mod));
+			char buf[600];
+			if (g->by == PROFILE_BY_SYMBOL)
+				rows_str(r, row, P_SYMBOL, key_text(v, k, buf, sizeof(buf)));
+			else
+				rows_null(r, row, P_SYMBOL);
+		} else if (g->by == PROFILE_BY_THREAD) {
 			if (k < g->run->nthreads) {
 				const struct db_thread *th = &g->run->threads[k];
-				rtable_set(&t, r, 2, "%d", th->tid);
-				rtable_set2(&t, r, 3, th->name ? th->name : "?", NULL);
+				rows_int(r, row, P_TID, th->tid);
+				rows_str(r, row, P_THREAD, th->name);
+				if (!th->name)
+					rows_text(r, row, P_THREAD, "?");
 			} else {
-				rtable_set2(&t, r, 3, "[unknown thread]", NULL);
+				rows_null(r, row, P_TID);
+				rows_null(r, row, P_THREAD);
+				rows_text(r, row, P_THREAD, "[unknown thread]");
 			}
 		} else {
-			if (k < g->nkeys - 1)
-				rtable_set(&t, r, 2, "%zu", g->name_threads[k]);
-			rtable_set2(&t, r, 3, g->names[k], NULL);
+			rows_str(r, row, P_THREAD, g->names[k]);
+			rows_uint(r, row, P_THREADS, k < g->nkeys - 1 ? g->name_threads[k] : 0);
+			if (k >= g->nkeys - 1)
+				rows_text(r, row, P_THREADS, "%s", "");
+		}
+		rows_uint(r, row, P_SAMPLES, a->self_n);
+		set_pct(r, row, P_SELF, a->self_w, g->total_w);
+		rows_uint(r, row, P_TOTAL_SAMPLES, a->tot_n);
+		set_pct(r, row, P_TOTAL, a->tot_w, g->total_w);
+		if (g->by == PROFILE_BY_SYMBOL && k < g->p->nsymbols &&
+		    v->raw[k].name != g->p->symbols[k].name) {
+			rows_str(r, row, P_MANGLED, v->raw[k].name);
+		} else if (g->by == PROFILE_BY_SYMBOL && k >= g->p->nsymbols) {
+			const struct place *pl = &v->places[k - g->p->nsymbols];
+			if (pl->section) {
+				rows_str(r, row, P_SECTION, pl->section);
+			} else {
+				char off[32];
+				snprintf(off, sizeof(off), "0x%llx",
+					 (unsigned long long)pl->offset);
+				rows_str(r, row, P_OFFSET, off);
+			}
 		}
 	}
-	rtable_write(&t, fmt, fp, fmt == OUT_MARKDOWN ? 0 : 1);
-	rtable_release(&t);
 }
 
-static void write_paths_table(const struct path *v, size_t n, uint64_t total,
-			      enum out_format fmt, FILE *fp)
+enum { K_EVENT, K_PATH, K_SAMPLES, K_PCT, K_N };
+
+/* A call path, root first: its samples and share of the event. */
+static const struct col path_cols[K_N] = {
+	[K_EVENT] = { .key = "event", .flags = COL_NO_PEOPLE | COL_NO_JSON },
+	[K_PATH] = { .key = "path", .title = "call path" },
+	[K_SAMPLES] = { .key = "samples", .kind = COL_COUNT },
+	[K_PCT] = { .key = "pct", .title = "share", .kind = COL_PCT },
+};
+
+static struct rows *path_rows(void)
 {
-	static const char *const titles[] = { ">share", ">samples", "call path" };
-	struct rtable t;
-	rtable_init(&t, 3, titles);
-	char nb[64];
+	static const size_t people[] = { K_PCT, K_SAMPLES, K_PATH };
+	static const size_t csv[] = { K_EVENT, K_SAMPLES, K_PCT, K_PATH };
+	struct rows *r = rows_new("stacks", path_cols, K_N, ROWS_FLAT);
+	rows_people_order(r, people, sizeof(people) / sizeof(people[0]));
+	rows_csv_order(r, csv, sizeof(csv) / sizeof(csv[0]));
+	return r;
+}
+
+static void add_path_rows(struct rows *r, const char *event, const struct path *v,
+			  size_t n, uint64_t total)
+{
 	for (size_t i = 0; i < n; i++) {
-		size_t r = rtable_add_row(&t);
-		pct_cell(&t, r, 0, v[i].weight, total);
-		fmt_count(nb, sizeof(nb), (double)v[i].samples, 0);
-		rtable_set2(&t, r, 1, nb, NULL);
-		rtable_set2(&t, r, 2, v[i].text, NULL);
+		size_t row = rows_add(r);
+		rows_str(r, row, K_EVENT, event);
+		rows_str(r, row, K_PATH, v[i].text);
+		rows_uint(r, row, K_SAMPLES, v[i].samples);
+		set_pct(r, row, K_PCT, v[i].weight, total);
 	}
-	rtable_write(&t, fmt, fp, fmt == OUT_MARKDOWN ? 0 : 1);
-	rtable_release(&t);
 }
 
 /* The hottest paths of one event (sorted by weight, cut to limit). */
@@ -666,175 +760,121 @@ static size_t hottest_paths(const struct view *v, uint32_t event, size_t limit,
 	return n;
 }
 
-static void json_rows(struct jw *w, const struct grouping *g, const size_t *rows,
-		      size_t n)
+/* One event's grouping as a row set, hottest first, cut to the limit. */
+static struct rows *event_rows(const struct grouping *g, uint32_t e,
+			       const struct profile_opts *o)
 {
-	jw_arr_begin(w);
-	for (size_t i = 0; i < n; i++) {
-		size_t k = rows[i];
-		const struct agg *a = &g->agg[k];
-		jw_obj_begin_flat(w);
-		if (g->by == PROFILE_BY_SYMBOL || g->by == PROFILE_BY_MODULE) {
-			jw_key(w, "module");
-			jw_str(w, key_module(g, k));
-			jw_key(w, "symbol");
-			char buf[600];
-			if (g->by == PROFILE_BY_SYMBOL)
-				jw_str(w, key_text(g->v, k, buf, sizeof(buf)));
-			else
-				jw_null(w);
-		} else if (g->by == PROFILE_BY_THREAD) {
-			jw_key(w, "tid");
-			if (k < g->run->nthreads)
-				jw_int(w, g->run->threads[k].tid);
-			else
-				jw_null(w);
-			jw_key(w, "thread");
-			jw_str(w, k < g->run->nthreads ? g->run->threads[k].name : NULL);
-		} else {
-			jw_key(w, "thread");
-			jw_str(w, g->names[k]);
-			jw_key(w, "threads");
-			jw_uint(w, k < g->nkeys - 1 ? g->name_threads[k] : 0);
-		}
-		jw_key(w, "samples");
-		jw_uint(w, a->self_n);
-		jw_key(w, "self_pct");
-		jw_num(w, pct(a->self_w, g->total_w));
-		jw_key(w, "total_samples");
-		jw_uint(w, a->tot_n);
-		jw_key(w, "total_pct");
-		jw_num(w, pct(a->tot_w, g->total_w));
-		const struct view *v = g->v;
-		if (g->by == PROFILE_BY_SYMBOL && k < g->p->nsymbols &&
-		    v->raw[k].name != g->p->symbols[k].name) {
-			jw_key(w, "mangled");
-			jw_str(w, v->raw[k].name);
-		} else if (g->by == PROFILE_BY_SYMBOL && k >= g->p->nsymbols) {
-			const struct place *pl = &v->places[k - g->p->nsymbols];
-			if (pl->section) {
-				jw_key(w, "section");
-				jw_str(w, pl->section);
-			} else {
-				char off[32];
-				snprintf(off, sizeof(off), "0x%llx",
-					 (unsigned long long)pl->offset);
-				jw_key(w, "offset");
-				jw_str(w, off);
-			}
-		}
-		jw_obj_end(w);
-	}
-	jw_arr_end(w);
-}
-
-static void json_paths(struct jw *w, const struct path *v, size_t n, uint64_t total)
-{
-	jw_arr_begin(w);
-	for (size_t i = 0; i < n; i++) {
-		jw_obj_begin_flat(w);
-		jw_key(w, "path");
-		jw_str(w, v[i].text);
-		jw_key(w, "samples");
-		jw_uint(w, v[i].samples);
-		jw_key(w, "pct");
-		jw_num(w, pct(v[i].weight, total));
-		jw_obj_end(w);
-	}
-	jw_arr_end(w);
-}
-
-static void json_event(struct jw *w, const struct grouping *g, uint32_t e,
-		       const struct profile_opts *o)
-{
-	const struct db_sample_event *ev = &g->p->events[e];
+	struct rows *r = profile_rows(o->by);
 	size_t *rows;
 	size_t n = sorted_rows(g, o->limit, &rows);
-	jw_obj_begin(w);
-	jw_key(w, "event");
-	jw_str(w, ev->name);
-	jw_key(w, "samples");
-	jw_uint(w, g->total_n);
-	jw_key(w, "weight");
-	jw_uint(w, g->total_w);
-	jw_key(w, "period");
-	if (ev->period)
-		jw_uint(w, ev->period);
-	else
-		jw_null(w);
-	jw_key(w, "freq");
-	if (ev->freq)
-		jw_uint(w, ev->freq);
-	else
-		jw_null(w);
-	jw_key(w, "call_graph");
-	jw_str(w, ev->call_graph);
-	jw_key(w, "lost");
-	jw_uint(w, ev->lost);
-	jw_key(w, "dropped");
-	jw_uint(w, ev->dropped);
-	jw_key(w, "chains_cut");
-	jw_uint(w, g->cut_n);
-	jw_key(w, "rows");
-	json_rows(w, g, rows, n);
-	if (o->stacks) {
-		struct path *v;
-		size_t np = hottest_paths(g->v, e, o->limit, " -> ", &v);
-		jw_key(w, "stacks");
-		json_paths(w, v, np, g->total_w);
-		free_paths(v, np);
-	}
-	jw_obj_end(w);
+	add_profile_rows(r, g, g->p->events[e].name, rows, n);
 	free(rows);
+	return r;
 }
+
+static struct rows *event_paths(const struct grouping *g, uint32_t e,
+				const struct profile_opts *o)
+{
+	struct rows *r = path_rows();
+	struct path *v;
+	size_t n = hottest_paths(g->v, e, o->limit, " -> ", &v);
+	add_path_rows(r, g->p->events[e].name, v, n, g->total_w);
+	free_paths(v, n);
+	return r;
+}
+
+enum {
+	E_EVENT, E_SAMPLES, E_WEIGHT, E_PERIOD, E_FREQ, E_CALL_GRAPH, E_LOST,
+	E_DROPPED, E_CUT, E_ROWS, E_STACKS, E_N
+};
+
+static const struct col event_cols[E_N] = {
+	[E_EVENT] = { .key = "event" },
+	[E_SAMPLES] = { .key = "samples", .kind = COL_COUNT },
+	[E_WEIGHT] = { .key = "weight", .kind = COL_COUNT },
+	[E_PERIOD] = { .key = "period", .kind = COL_COUNT },
+	[E_FREQ] = { .key = "freq", .kind = COL_COUNT },
+	[E_CALL_GRAPH] = { .key = "call_graph" },
+	[E_LOST] = { .key = "lost", .kind = COL_COUNT },
+	[E_DROPPED] = { .key = "dropped", .kind = COL_COUNT },
+	[E_CUT] = { .key = "chains_cut", .kind = COL_COUNT },
+	[E_ROWS] = { .key = "rows", .kind = COL_NEST },
+	[E_STACKS] = { .key = "stacks", .kind = COL_NEST },
+};
+
+static void add_event(struct rows *r, const struct grouping *g, uint32_t e,
+		      const struct profile_opts *o)
+{
+	const struct db_sample_event *ev = &g->p->events[e];
+	size_t row = rows_add(r);
+	rows_str(r, row, E_EVENT, ev->name);
+	rows_uint(r, row, E_SAMPLES, g->total_n);
+	rows_uint(r, row, E_WEIGHT, g->total_w);
+	if (ev->period)
+		rows_uint(r, row, E_PERIOD, ev->period);
+	else
+		rows_null(r, row, E_PERIOD);
+	if (ev->freq)
+		rows_uint(r, row, E_FREQ, ev->freq);
+	else
+		rows_null(r, row, E_FREQ);
+	rows_str(r, row, E_CALL_GRAPH, ev->call_graph);
+	rows_uint(r, row, E_LOST, ev->lost);
+	rows_uint(r, row, E_DROPPED, ev->dropped);
+	rows_uint(r, row, E_CUT, g->cut_n);
+	rows_nest(r, row, E_ROWS, event_rows(g, e, o));
+	if (o->stacks)
+		rows_nest(r, row, E_STACKS, event_paths(g, e, o));
+}
+
+enum { D_RUN_ID, D_KIND, D_COMMAND, D_EXIT, D_WALL, D_BY, D_EVENT, D_ROWS,
+       D_EVENTS, D_N };
+
+static const struct col profile_doc_cols[D_N] = {
+	[D_RUN_ID] = { .key = "run_id", .kind = COL_INT },
+	[D_KIND] = { .key = "kind" },
+	[D_COMMAND] = { .key = "command" },
+	[D_EXIT] = { .key = "exit_status", .kind = COL_INT },
+	[D_WALL] = { .key = "wall_s", .kind = COL_REAL },
+	[D_BY] = { .key = "by" },
+	[D_EVENT] = { .key = "event" },
+	[D_ROWS] = { .key = "rows", .kind = COL_NEST },
+	[D_EVENTS] = { .key = "events", .kind = COL_NEST },
+};
 
 static void write_json(const struct db_run *run, const struct view *v,
 		       const struct profile_opts *o, FILE *fp)
 {
 	const struct db_profile *p = v->p;
-	struct jw w;
-	jw_init(&w, fp, 2);
-	jw_obj_begin(&w);
-	jw_key(&w, "run_id");
-	jw_int(&w, run->id);
-	jw_key(&w, "kind");
-	jw_str(&w, run->kind);
-	jw_key(&w, "command");
-	jw_str(&w, run->command);
-	jw_key(&w, "exit_status");
-	jw_int(&w, run->exit_status);
-	jw_key(&w, "wall_s");
-	jw_num(&w, run->wall_s);
-	jw_key(&w, "by");
-	jw_str(&w, profile_by_name(o->by));
+	struct rows *doc = rows_new(NULL, profile_doc_cols, D_N, 0);
+	size_t row = rows_add(doc);
+	rows_int(doc, row, D_RUN_ID, run->id);
+	rows_str(doc, row, D_KIND, run->kind);
+	rows_str(doc, row, D_COMMAND, run->command);
+	rows_int(doc, row, D_EXIT, run->exit_status);
+	rows_num(doc, row, D_WALL, run->wall_s);
+	rows_str(doc, row, D_BY, profile_by_name(o->by));
 	struct grouping g;
 	grouping_init(&g, run, v, o->by);
 	uint32_t first = o->event >= 0 ? (uint32_t)o->event : 0;
 	/* The contract's top-level keys: the first event shown. */
-	jw_key(&w, "event");
-	jw_str(&w, p->nevents ? p->events[first].name : NULL);
-	jw_key(&w, "rows");
+	rows_str(doc, row, D_EVENT, p->nevents ? p->events[first].name : NULL);
 	if (p->nevents) {
 		grouping_fill(&g, first);
-		size_t *rows;
-		size_t n = sorted_rows(&g, o->limit, &rows);
-		json_rows(&w, &g, rows, n);
-		free(rows);
+		rows_nest(doc, row, D_ROWS, event_rows(&g, first, o));
 	} else {
-		jw_arr_begin(&w);
-		jw_arr_end(&w);
+		rows_nest(doc, row, D_ROWS, profile_rows(o->by));
 	}
-	jw_key(&w, "events");
-	jw_arr_begin(&w);
+	struct rows *events = rows_new(NULL, event_cols, E_N, 0);
 	for (uint32_t e = 0; e < p->nevents; e++) {
 		if (o->event >= 0 && e != (uint32_t)o->event)
 			continue;
 		grouping_fill(&g, e);
-		json_event(&w, &g, e, o);
+		add_event(events, &g, e, o);
 	}
-	jw_arr_end(&w);
-	jw_obj_end(&w);
-	jw_end(&w);
+	rows_nest(doc, row, D_EVENTS, events);
+	rows_json_doc(doc, fp);
+	rows_free(doc);
 	grouping_release(&g);
 }
 
@@ -850,19 +890,14 @@ static void write_folded(const struct view *vw, const struct profile_opts *o, FI
 	free_paths(v, n);
 }
 
+/* CSV: every event shown in one table, the event named on each line. */
 static void write_csv(const struct db_run *run, const struct view *vw,
 		      const struct profile_opts *o, FILE *fp)
 {
 	const struct db_profile *p = vw->p;
 	struct grouping g;
 	grouping_init(&g, run, vw, o->by);
-	bool stack_group = o->by == PROFILE_BY_SYMBOL || o->by == PROFILE_BY_MODULE;
-	if (o->stacks)
-		fputs("event,samples,pct,path\n", fp);
-	else if (stack_group)
-		fputs("event,module,symbol,samples,self_pct,total_samples,total_pct\n", fp);
-	else
-		fputs("event,tid,thread,samples,self_pct\n", fp);
+	struct rows *r = o->stacks ? path_rows() : profile_rows(o->by);
 	for (uint32_t e = 0; e < p->nevents; e++) {
 		if (o->event >= 0 && e != (uint32_t)o->event)
 			continue;
@@ -870,47 +905,17 @@ static void write_csv(const struct db_run *run, const struct view *vw,
 		if (o->stacks) {
 			struct path *v;
 			size_t n = hottest_paths(vw, e, o->limit, " -> ", &v);
-			for (size_t i = 0; i < n; i++) {
-				csv_field(fp, p->events[e].name);
-				fprintf(fp, ",%llu,%.4f,", (unsigned long long)v[i].samples,
-					pct(v[i].weight, g.total_w));
-				csv_field(fp, v[i].text);
-				fputc('\n', fp);
-			}
+			add_path_rows(r, p->events[e].name, v, n, g.total_w);
 			free_paths(v, n);
 			continue;
 		}
 		size_t *rows;
 		size_t n = sorted_rows(&g, o->limit, &rows);
-		for (size_t i = 0; i < n; i++) {
-			size_t k = rows[i];
-			const struct agg *a = &g.agg[k];
-			csv_field(fp, p->events[e].name);
-			fputc(',', fp);
-			if (stack_group) {
-				csv_field(fp, key_module(&g, k));
-				fputc(',', fp);
-				char buf[600];
-				if (o->by == PROFILE_BY_SYMBOL)
-					csv_field(fp, key_text(vw, k, buf, sizeof(buf)));
-				fprintf(fp, ",%llu,%.4f,%llu,%.4f\n",
-					(unsigned long long)a->self_n, pct(a->self_w, g.total_w),
-					(unsigned long long)a->tot_n, pct(a->tot_w, g.total_w));
-				continue;
-			}
-			if (o->by == PROFILE_BY_THREAD && k < run->nthreads) {
-				fprintf(fp, "%d,", run->threads[k].tid);
-				csv_field(fp, run->threads[k].name);
-			} else {
-				fputc(',', fp);
-				csv_field(fp, o->by == PROFILE_BY_NAME ? g.names[k]
-					  : "[unknown thread]");
-			}
-			fprintf(fp, ",%llu,%.4f\n", (unsigned long long)a->self_n,
-				pct(a->self_w, g.total_w));
-		}
+		add_profile_rows(r, &g, p->events[e].name, rows, n);
 		free(rows);
 	}
+	rows_write(r, OUT_CSV, fp, 0);
+	rows_free(r);
 	grouping_release(&g);
 }
 
@@ -968,17 +973,9 @@ static void report_view(const struct db_run *run, const struct view *v,
 			fprintf(fp, " no samples\n\n");
 			continue;
 		}
-		if (o->stacks) {
-			struct path *pv;
-			size_t n = hottest_paths(v, e, o->limit, " -> ", &pv);
-			write_paths_table(pv, n, g.total_w, o->fmt, fp);
-			free_paths(pv, n);
-		} else {
-			size_t *rows;
-			size_t n = sorted_rows(&g, o->limit, &rows);
-			write_rows_table(&g, rows, n, o->fmt, fp);
-			free(rows);
-		}
+		struct rows *t = o->stacks ? event_paths(&g, e, o) : event_rows(&g, e, o);
+		rows_write(t, o->fmt, fp, o->fmt == OUT_MARKDOWN ? 0 : 1);
+		rows_free(t);
 		fputc('\n', fp);
 		if (o->stacks || o->by == PROFILE_BY_SYMBOL || o->by == PROFILE_BY_MODULE)
 			write_cut_note(&g, &p->events[e], o->fmt, fp);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "reports/modules.h"
+#include "reports/rows.h"
 #include "reports/runs.h"
 #include "reports/sleep.h"
 
@@ -337,250 +338,392 @@ static void write_footer(const struct db_run *run, enum out_format fmt, FILE *fp
 	}
 }
 
+/* ---- rows ---- */
+
+/* An object with one key per event (counts, totals, running shares). */
+static struct rows *event_map(const struct db_run *run)
+{
+	struct col *cols = calloc(run->nevents + 1, sizeof(*cols));
+	if (!cols)
+		abort();
+	for (size_t e = 0; e < run->nevents; e++)
+		cols[e] = (struct col){ .key = run->events[e].name, .kind = COL_COUNT };
+	struct rows *r = rows_new(NULL, cols, run->nevents, ROWS_OBJECT);
+	free(cols);
+	rows_add(r);
+	return r;
+}
+
+/* A row's counts by event: null where not supported or not counted. */
+static struct rows *counts_of(const struct db_run *run, const struct rrow *row)
+{
+	struct rows *r = event_map(run);
+	for (size_t e = 0; e < run->nevents; e++) {
+		if (!run->events[e].supported || isnan(row->value[e]))
+			rows_null(r, 0, e);
+		else
+			rows_num(r, 0, e, round(row->value[e]));
+	}
+	return r;
+}
+
+enum { C_TID, C_NAME, C_THREADS, C_MAIN, C_COUNTS, C_EVENTS };
+
+/*
+ * The counts table: a thread (tid, name, main), a thread name (name,
+ * threads) or the run's total. JSON nests the counts in an object keyed
+ * by event; people read one column per supported event instead, with
+ * the scaling and the not-counted in the cell.
+ */
+static struct rows *count_rows(const struct db_run *run, const struct rrow *rows,
+			       size_t nrows, enum report_by by)
+{
+	size_t ncols = C_EVENTS + run->nevents;
+	struct col *cols = calloc(ncols, sizeof(*cols));
+	char **titles = calloc(run->nevents + 1, sizeof(*titles));
+	if (!cols || !titles)
+		abort();
+	cols[C_TID] = (struct col){ .key = "tid", .kind = COL_INT };
+	cols[C_NAME] = (struct col){ .key = "name" };
+	cols[C_THREADS] = (struct col){ .key = "threads", .kind = COL_INT };
+	cols[C_MAIN] = (struct col){ .key = "main", .kind = COL_BOOL,
+				     .flags = COL_MACHINES };
+	cols[C_COUNTS] = (struct col){ .key = "counts", .kind = COL_NEST };
+	if (by == BY_TOTAL)
+		cols[C_NAME].title = "";
+	const bool show[] = {
+		[C_TID] = by == BY_THREAD, [C_NAME] = true, [C_THREADS] = by == BY_NAME,
+	};
+	for (size_t c = C_TID; c <= C_THREADS; c++)
+		if (!show[c])
+			cols[c].flags = COL_NO_PEOPLE | COL_NO_JSON;
+	if (by != BY_THREAD)
+		cols[C_MAIN].flags |= COL_NO_JSON;
+	for (size_t e = 0; e < run->nevents; e++) {
+		char tbuf[160];
+		column_title(&run->events[e], tbuf, sizeof(tbuf));
+		titles[e] = strdup(tbuf + 1);	/* past the '>' */
+		cols[C_EVENTS + e] = (struct col){
+			.key = run->events[e].name, .title = titles[e],
+			.kind = COL_COUNT, .align = COL_RIGHT,
+			/* refused events are named in the footer instead */
+			.flags = run->events[e].supported ? COL_PEOPLE
+				 : COL_PEOPLE | COL_NO_PEOPLE,
+		};
+	}
+	struct rows *r = rows_new(by == BY_NAME ? "names" : "threads", cols, ncols, 0);
+	for (size_t e = 0; e < run->nevents; e++)
+		free(titles[e]);
+	free(titles);
+	free(cols);
+
+	char text[96], raw[64];
+	for (size_t i = 0; i <= nrows; i++) {
+		/* The last row, for people, is the run's total. */
+		bool total = i == nrows;
+		if (total && by == BY_TOTAL)
+			break;
+		struct rrow tot;
+		const struct rrow *x = &rows[i];
+		size_t row;
+		if (total) {
+			rrow_init(&tot, run->nevents);
+			for (size_t e = 0; e < run->nevents; e++)
+				rrow_add(&tot, e, &run->events[e].total);
+			x = &tot;
+			row = rows_add_total(r);
+			rows_text(r, row, C_NAME, "total");
+			if (by == BY_NAME)
+				rows_text(r, row, C_THREADS, "%zu", run->nthreads);
+		} else {
+			row = rows_add(r);
+			rows_int(r, row, C_TID, x->tid);
+			rows_str(r, row, C_NAME, x->name);
+			if (x->is_main && by == BY_THREAD)
+				rows_text(r, row, C_NAME, "%s (main)", x->name);
+			if (by == BY_TOTAL)
+				rows_text(r, row, C_NAME, "total");
+			rows_uint(r, row, C_THREADS, x->nthreads);
+			rows_bool(r, row, C_MAIN, x->is_main);
+			rows_nest(r, row, C_COUNTS, counts_of(run, x));
+		}
+		for (size_t e = 0; e < run->nevents; e++) {
+			cell_text(&run->events[e], x, e, text, sizeof(text), raw,
+				  sizeof(raw));
+			rows_text(r, row, C_EVENTS + e, "%s", text);
+		}
+		if (total)
+			rrow_release(&tot);
+	}
+	return r;
+}
+
+enum { M_FAMILY, M_EVENT, M_NOTE, M_N };
+
+static const struct col mission_cols[M_N] = {
+	[M_FAMILY] = { .key = "family" },
+	[M_EVENT] = { .key = "event" },
+	[M_NOTE] = { .key = "note" },
+};
+
+enum { E_NAME, E_SUPPORTED, E_GROUP, E_REASON, E_MISSION, E_UNIT, E_N };
+
+/* An event as the run opened it; reason only where it was refused or
+ * counted user space only, mission only for a mission counter. */
+static const struct col event_cols[E_N] = {
+	[E_NAME] = { .key = "name" },
+	[E_SUPPORTED] = { .key = "supported", .kind = COL_BOOL },
+	[E_GROUP] = { .key = "group", .kind = COL_INT },
+	[E_REASON] = { .key = "reason" },
+	[E_MISSION] = { .key = "mission", .kind = COL_NEST },
+	[E_UNIT] = { .key = "unit" },
+};
+
+static struct rows *event_rows(const struct db_run *run)
+{
+	struct rows *r = rows_new("events", event_cols, E_N, 0);
+	for (size_t e = 0; e < run->nevents; e++) {
+		const struct db_event *ev = &run->events[e];
+		size_t row = rows_add(r);
+		rows_str(r, row, E_NAME, ev->name);
+		rows_bool(r, row, E_SUPPORTED, ev->supported);
+		rows_int(r, row, E_GROUP, ev->group);
+		if (!ev->supported || ev->user_only)
+			rows_str(r, row, E_REASON, ev->reason);
+		if (ev->mission_event) {
+			struct rows *m = rows_new(NULL, mission_cols, M_N, ROWS_OBJECT);
+			size_t k = rows_add(m);
+			rows_str(m, k, M_FAMILY, ev->mission_family);
+			rows_str(m, k, M_EVENT, ev->mission_event);
+			rows_str(m, k, M_NOTE, ev->mission_note);
+			rows_nest(r, row, E_MISSION, m);
+		}
+		rows_str(r, row, E_UNIT, event_is_time(ev) ? "ns" : "count");
+	}
+	return r;
+}
+
+enum { H_HOSTNAME, H_CPU_MODEL, H_KERNEL, H_CPUS, H_N };
+
+static const struct col host_cols[H_N] = {
+	[H_HOSTNAME] = { .key = "hostname" },
+	[H_CPU_MODEL] = { .key = "cpu_model" },
+	[H_KERNEL] = { .key = "kernel" },
+	[H_CPUS] = { .key = "online_cpus", .kind = COL_INT },
+};
+
+enum { P_MODE, P_STATUS, P_CPUS, P_LEVEL, P_SIZE, P_N };
+
+static const struct col pin_cols[P_N] = {
+	[P_MODE] = { .key = "mode" },
+	[P_STATUS] = { .key = "status" },
+	[P_CPUS] = { .key = "cpus", .kind = COL_CPUS },
+	[P_LEVEL] = { .key = "level", .kind = COL_INT },
+	[P_SIZE] = { .key = "size_bytes", .kind = COL_BYTES },
+};
+
+static void sleep_json(struct jw *w, const void *arg)
+{
+	report_sleep_usage_json(arg, w);
+}
+
+enum {
+	R_RUN_ID, R_KIND, R_STARTED, R_COMMAND, R_EXIT, R_SIGNAL, R_INTERRUPTED,
+	R_WALL, R_USER, R_SYS, R_LOST, R_COMPLETE, R_REASONS, R_HOST, R_PIN,
+	R_EVENTS, R_THREADS, R_NAMES, R_TOTALS, R_RUNNING, R_WS, R_SLEEP,
+	R_SETTINGS, R_N
+};
+
+/* The run as one record: the JSON document of shared/DESIGN.md. */
+static const struct col run_cols[R_N] = {
+	[R_RUN_ID] = { .key = "run_id", .kind = COL_INT },
+	[R_KIND] = { .key = "kind" },
+	[R_STARTED] = { .key = "started" },
+	[R_COMMAND] = { .key = "command" },
+	[R_EXIT] = { .key = "exit_status", .kind = COL_INT },
+	[R_SIGNAL] = { .key = "signal", .kind = COL_INT },
+	[R_INTERRUPTED] = { .key = "interrupted", .kind = COL_BOOL },
+	[R_WALL] = { .key = "wall_s", .kind = COL_REAL },
+	[R_USER] = { .key = "user_s", .kind = COL_REAL },
+	[R_SYS] = { .key = "sys_s", .kind = COL_REAL },
+	[R_LOST] = { .key = "lost_records", .kind = COL_COUNT },
+	[R_COMPLETE] = { .key = "complete", .kind = COL_BOOL },
+	[R_REASONS] = { .key = "reasons", .kind = COL_NEST },
+	[R_HOST] = { .key = "host", .kind = COL_NEST },
+	[R_PIN] = { .key = "pin", .kind = COL_NEST },
+	[R_EVENTS] = { .key = "events", .kind = COL_NEST },
+	[R_THREADS] = { .key = "threads", .kind = COL_NEST },
+	[R_NAMES] = { .key = "names", .kind = COL_NEST },
+	[R_TOTALS] = { .key = "totals", .kind = COL_NEST },
+	[R_RUNNING] = { .key = "running_pct", .kind = COL_NEST },
+	[R_WS] = { .key = "working_set", .kind = COL_NEST },
+	[R_SLEEP] = { .key = "sleep", .kind = COL_NEST },
+	[R_SETTINGS] = { .key = "settings", .kind = COL_NEST },
+};
+
 static void write_json(const struct db_run *run, const struct rrow *rows,
 		       size_t nrows, enum report_by by, FILE *fp)
 {
-	struct jw w;
-	jw_init(&w, fp, 2);
-	jw_obj_begin(&w);
-	jw_key(&w, "run_id");
+	struct rows *r = rows_new(NULL, run_cols, R_N, 0);
+	size_t row = rows_add(r);
 	if (run->id > 0)
-		jw_int(&w, run->id);
+		rows_int(r, row, R_RUN_ID, run->id);
 	else
-		jw_null(&w);	/* not stored */
-	jw_key(&w, "kind");
-	jw_str(&w, run->kind);
-	jw_key(&w, "started");
-	jw_str(&w, run->started);
-	jw_key(&w, "command");
-	jw_str(&w, run->command);
-	jw_key(&w, "exit_status");
-	jw_int(&w, run->exit_status);
-	jw_key(&w, "signal");
-	jw_int(&w, run->term_signal);
-	jw_key(&w, "interrupted");
-	jw_bool(&w, run->interrupted);
-	jw_key(&w, "wall_s");
-	jw_num(&w, run->wall_s);
-	jw_key(&w, "user_s");
-	jw_num(&w, run->user_s);
-	jw_key(&w, "sys_s");
-	jw_num(&w, run->sys_s);
-	jw_key(&w, "lost_records");
-	jw_uint(&w, run->lost_records);
+		rows_null(r, row, R_RUN_ID);	/* not stored */
+	rows_str(r, row, R_KIND, run->kind);
+	rows_str(r, row, R_STARTED, run->started);
+	rows_str(r, row, R_COMMAND, run->command);
+	rows_int(r, row, R_EXIT, run->exit_status);
+	rows_int(r, row, R_SIGNAL, run->term_signal);
+	rows_bool(r, row, R_INTERRUPTED, run->interrupted);
+	rows_num(r, row, R_WALL, run->wall_s);
+	rows_num(r, row, R_USER, run->user_s);
+	rows_num(r, row, R_SYS, run->sys_s);
+	rows_uint(r, row, R_LOST, run->lost_records);
 	const char *why = NULL;
 	int complete = db_run_complete(run, &why);
-	jw_key(&w, "complete");
 	if (complete < 0)
-		jw_null(&w);
+		rows_null(r, row, R_COMPLETE);
 	else
-		jw_bool(&w, complete == 1);
-	jw_key(&w, "reasons");
-	jw_arr_begin(&w);
+		rows_bool(r, row, R_COMPLETE, complete == 1);
+	static const struct col line_col = { .key = "reason" };
+	struct rows *reasons = rows_new(NULL, &line_col, 1, ROWS_VALUES);
 	for (const char *p = why; p && *p;) {
 		size_t n = strcspn(p, "\n");
 		char *one = strndup(p, n);
-		jw_str(&w, one);
+		if (!one)
+			abort();
+		rows_str(reasons, rows_add(reasons), 0, one);
 		free(one);
 		p += n;
 		if (*p)
 			p++;
 	}
-	jw_arr_end(&w);
-	jw_key(&w, "host");
-	jw_obj_begin(&w);
-	jw_key(&w, "hostname");
-	jw_str(&w, run->host.hostname);
-	jw_key(&w, "cpu_model");
-	jw_str(&w, run->host.cpu_model);
-	jw_key(&w, "kernel");
-	jw_str(&w, run->host.kernel);
-	jw_key(&w, "online_cpus");
-	jw_int(&w, run->host.online_cpus);
-	jw_obj_end(&w);
-	jw_key(&w, "pin");
-	jw_obj_begin(&w);
-	jw_key(&w, "mode");
-	jw_str(&w, run->pin.mode ? run->pin.mode : "none");
-	jw_key(&w, "status");
-	jw_str(&w, run->pin.status ? run->pin.status : "applied");
-	jw_key(&w, "cpus");
-	jw_cpu_list(&w, run->pin.cpus);
-	if (run->pin.level) {
-		jw_key(&w, "level");
-		jw_int(&w, run->pin.level);
-		jw_key(&w, "size_bytes");
-		jw_uint(&w, run->pin.size_bytes);
-	}
-	jw_obj_end(&w);
+	rows_nest(r, row, R_REASONS, reasons);
 
-	jw_key(&w, "events");
-	jw_arr_begin(&w);
-	for (size_t e = 0; e < run->nevents; e++) {
-		const struct db_event *ev = &run->events[e];
-		jw_obj_begin(&w);
-		jw_key(&w, "name");
-		jw_str(&w, ev->name);
-		jw_key(&w, "supported");
-		jw_bool(&w, ev->supported);
-		jw_key(&w, "group");
-		jw_int(&w, ev->group);
-		if (!ev->supported || ev->user_only) {
-			jw_key(&w, "reason");
-			jw_str(&w, ev->reason);
-		}
-		if (ev->mission_event) {
-			jw_key(&w, "mission");
-			jw_obj_begin(&w);
-			jw_key(&w, "family");
-			jw_str(&w, ev->mission_family);
-			jw_key(&w, "event");
-			jw_str(&w, ev->mission_event);
-			jw_key(&w, "note");
-			jw_str(&w, ev->mission_note);
-			jw_obj_end(&w);
-		}
-		jw_key(&w, "unit");
-		jw_str(&w, event_is_time(ev) ? "ns" : "count");
-		jw_obj_end(&w);
+	struct rows *host = rows_new(NULL, host_cols, H_N, ROWS_OBJECT);
+	size_t h = rows_add(host);
+	rows_str(host, h, H_HOSTNAME, run->host.hostname);
+	rows_str(host, h, H_CPU_MODEL, run->host.cpu_model);
+	rows_str(host, h, H_KERNEL, run->host.kernel);
+	rows_int(host, h, H_CPUS, run->host.online_cpus);
+	rows_nest(r, row, R_HOST, host);
+
+	struct rows *pin = rows_new(NULL, pin_cols, P_N, ROWS_OBJECT);
+	size_t p = rows_add(pin);
+	rows_str(pin, p, P_MODE, run->pin.mode ? run->pin.mode : "none");
+	rows_str(pin, p, P_STATUS, run->pin.status ? run->pin.status : "applied");
+	rows_str(pin, p, P_CPUS, run->pin.cpus ? run->pin.cpus : "");
+	if (run->pin.level) {
+		rows_int(pin, p, P_LEVEL, run->pin.level);
+		rows_uint(pin, p, P_SIZE, run->pin.size_bytes);
 	}
-	jw_arr_end(&w);
+	rows_nest(r, row, R_PIN, pin);
+	rows_nest(r, row, R_EVENTS, event_rows(run));
 
 	/* threads: always one entry per thread, as the contract says. */
 	struct rrow *trows = NULL;
 	size_t nt = by == BY_THREAD ? nrows : build_rows(run, BY_THREAD, &trows);
-	const struct rrow *tr = by == BY_THREAD ? rows : trows;
-	jw_key(&w, "threads");
-	jw_arr_begin(&w);
-	for (size_t i = 0; i < nt; i++) {
-		jw_obj_begin(&w);
-		jw_key(&w, "tid");
-		jw_int(&w, tr[i].tid);
-		jw_key(&w, "name");
-		jw_str(&w, tr[i].name);
-		jw_key(&w, "main");
-		jw_bool(&w, tr[i].is_main);
-		jw_key(&w, "counts");
-		jw_obj_begin(&w);
-		for (size_t e = 0; e < run->nevents; e++) {
-			jw_key(&w, run->events[e].name);
-			if (!run->events[e].supported || isnan(tr[i].value[e]))
-				jw_null(&w);
-			else
-				jw_num(&w, round(tr[i].value[e]));
-		}
-		jw_obj_end(&w);
-		jw_obj_end(&w);
-	}
-	jw_arr_end(&w);
+	rows_nest(r, row, R_THREADS, count_rows(run, by == BY_THREAD ? rows : trows,
+						nt, BY_THREAD));
 	if (trows)
 		free_rows(trows, nt);
+	if (by == BY_NAME)
+		rows_nest(r, row, R_NAMES, count_rows(run, rows, nrows, BY_NAME));
 
-	if (by == BY_NAME) {
-		jw_key(&w, "names");
-		jw_arr_begin(&w);
-		for (size_t i = 0; i < nrows; i++) {
-			jw_obj_begin(&w);
-			jw_key(&w, "name");
-			jw_str(&w, rows[i].name);
-			jw_key(&w, "threads");
-			jw_uint(&w, rows[i].nthreads);
-			jw_key(&w, "counts");
-			jw_obj_begin(&w);
-			for (size_t e = 0; e < run->nevents; e++) {
-				jw_key(&w, run->events[e].name);
-				if (!run->events[e].supported || isnan(rows[i].value[e]))
-					jw_null(&w);
-				else
-					jw_num(&w, round(rows[i].value[e]));
-			}
-			jw_obj_end(&w);
-			jw_obj_end(&w);
-		}
-		jw_arr_end(&w);
-	}
-
-	jw_key(&w, "totals");
-	jw_obj_begin(&w);
-	for (size_t e = 0; e < run->nevents; e++) {
-		double v;
-		jw_key(&w, run->events[e].name);
-		enum db_count_state s = db_count_scaled(&run->events[e].total, &v);
-		if (!run->events[e].supported || s == COUNT_ABSENT ||
-		    s == COUNT_NOT_COUNTED)
-			jw_null(&w);
-		else
-			jw_num(&w, round(v));
-	}
-	jw_obj_end(&w);
-	jw_key(&w, "running_pct");
-	jw_obj_begin(&w);
+	struct rows *totals = event_map(run), *running = event_map(run);
 	for (size_t e = 0; e < run->nevents; e++) {
 		const struct db_count *c = &run->events[e].total;
-		jw_key(&w, run->events[e].name);
-		if (!run->events[e].supported || !c->present || !c->enabled)
-			jw_null(&w);
+		double v;
+		enum db_count_state st = db_count_scaled(c, &v);
+		if (!run->events[e].supported || st == COUNT_ABSENT ||
+		    st == COUNT_NOT_COUNTED)
+			rows_null(totals, 0, e);
 		else
-			jw_num(&w, round(1000.0 * (double)c->running / (double)c->enabled) / 10.0);
+			rows_num(totals, 0, e, round(v));
+		if (!run->events[e].supported || !c->present || !c->enabled)
+			rows_null(running, 0, e);
+		else
+			rows_num(running, 0, e, round(1000.0 * (double)c->running /
+						      (double)c->enabled) / 10.0);
 	}
-	jw_obj_end(&w);
-	report_working_set_json(run, &w);
-	jw_key(&w, "sleep");
+	rows_nest(r, row, R_TOTALS, totals);
+	rows_nest(r, row, R_RUNNING, running);
+	rows_nest(r, row, R_WS, report_working_set_rows(run));
 	if (run->sleep_usage)
-		report_sleep_usage_json(run->sleep_usage, &w);
+		rows_hook(r, row, R_SLEEP, sleep_json, run->sleep_usage);
 	else
-		jw_null(&w);
+		rows_null(r, row, R_SLEEP);
 	if (run->nsettings) {
-		jw_key(&w, "settings");
-		jw_obj_begin(&w);
-		for (size_t i = 0; i < run->nsettings; i++) {
-			jw_key(&w, run->settings[i].key);
-			jw_str(&w, run->settings[i].value);
-		}
-		jw_obj_end(&w);
+		struct col *sc = calloc(run->nsettings, sizeof(*sc));
+		if (!sc)
+			abort();
+		for (size_t i = 0; i < run->nsettings; i++)
+			sc[i] = (struct col){ .key = run->settings[i].key };
+		struct rows *set = rows_new(NULL, sc, run->nsettings, ROWS_OBJECT);
+		free(sc);
+		size_t k = rows_add(set);
+		for (size_t i = 0; i < run->nsettings; i++)
+			rows_str(set, k, i, run->settings[i].value);
+		rows_nest(r, row, R_SETTINGS, set);
 	}
-	jw_obj_end(&w);
-	jw_end(&w);
+	rows_json_doc(r, fp);
+	rows_free(r);
 }
 
+enum { V_RUN_ID, V_TID, V_NAME, V_EVENT, V_VALUE, V_STATUS, V_RUNNING, V_N };
+
+/*
+ * CSV is long form: one line per (row, event), the value raw, its status
+ * and the share of time it ran (100 where it was not multiplexed; empty
+ * where nothing was counted).
+ */
 static void write_csv_long(const struct db_run *run, const struct rrow *rows,
 			   size_t nrows, enum report_by by, FILE *fp)
 {
-	fprintf(fp, "run_id,%s,name,event,value,status,running_pct\n",
-		by == BY_NAME ? "threads" : "tid");
+	const struct col cols[V_N] = {
+		[V_RUN_ID] = { .key = "run_id", .kind = COL_INT },
+		[V_TID] = { .key = by == BY_NAME ? "threads" : "tid", .kind = COL_INT },
+		[V_NAME] = { .key = "name" },
+		[V_EVENT] = { .key = "event" },
+		[V_VALUE] = { .key = "value", .kind = COL_COUNT },
+		[V_STATUS] = { .key = "status" },
+		[V_RUNNING] = { .key = "running_pct", .kind = COL_PCT, .decimals = 1 },
+	};
+	struct rows *r = rows_new(NULL, cols, V_N, 0);
 	for (size_t i = 0; i < nrows; i++) {
 		for (size_t e = 0; e < run->nevents; e++) {
 			const struct db_event *ev = &run->events[e];
-			char raw[64] = "";
+			enum db_count_state st = rows[i].state[e];
 			const char *status = "counted";
 			if (!ev->supported)
 				status = "not supported";
-			else if (rows[i].state[e] == COUNT_NOT_COUNTED)
+			else if (st == COUNT_NOT_COUNTED)
 				status = "not counted";
-			else if (rows[i].state[e] == COUNT_ABSENT)
+			else if (st == COUNT_ABSENT)
 				status = "absent";
-			else if (rows[i].state[e] == COUNT_SCALED)
+			else if (st == COUNT_SCALED)
 				status = "scaled";
-			if (ev->supported && !isnan(rows[i].value[e]))
-				fmt_raw(raw, sizeof(raw), round(rows[i].value[e]));
+			size_t row = rows_add(r);
 			if (run->id > 0)
-				fprintf(fp, "%lld", (long long)run->id);
-			fputc(',', fp);
+				rows_int(r, row, V_RUN_ID, run->id);
 			if (by == BY_NAME)
-				fprintf(fp, "%zu,", rows[i].nthreads);
-			else if (by == BY_TOTAL)
-				fprintf(fp, ",");
-			else
-				fprintf(fp, "%d,", rows[i].tid);
-			csv_field(fp, rows[i].name);
-			fputc(',', fp);
-			csv_field(fp, ev->name);
-			fprintf(fp, ",%s,%s,", raw, status);
-			if (rows[i].state[e] == COUNT_SCALED)
-				fprintf(fp, "%.1f", rows[i].running_pct[e]);
-			fputc('\n', fp);
+				rows_uint(r, row, V_TID, rows[i].nthreads);
+			else if (by == BY_THREAD)
+				rows_int(r, row, V_TID, rows[i].tid);
+			rows_str(r, row, V_NAME, rows[i].name);
+			rows_str(r, row, V_EVENT, ev->name);
+			bool counted = ev->supported && !isnan(rows[i].value[e]);
+			if (counted)
+				rows_num(r, row, V_VALUE, round(rows[i].value[e]));
+			rows_str(r, row, V_STATUS, status);
+			if (counted)
+				rows_num(r, row, V_RUNNING,
+					 round(10.0 * rows[i].running_pct[e]) / 10.0);
 		}
 	}
+	rows_write(r, OUT_CSV, fp, 0);
+	rows_free(r);
 }
 
 void report_run(const struct db_run *run, enum report_by by,
@@ -604,73 +747,10 @@ void report_run(const struct db_run *run, enum report_by by,
 	size_t nsup = 0;
 	for (size_t e = 0; e < run->nevents; e++)
 		nsup += run->events[e].supported;
-	size_t lead = by == BY_TOTAL ? 1 : 2;
-	size_t ncols = lead + nsup;
-	char **titles = calloc(ncols, sizeof(char *));
-	char tbuf[160];
-	if (by == BY_THREAD) {
-		titles[0] = strdup(">tid");
-		titles[1] = strdup("name");
-	} else if (by == BY_NAME) {
-		titles[0] = strdup("name");
-		titles[1] = strdup(">threads");
-	} else {
-		titles[0] = strdup("");
-	}
-	size_t col = lead;
-	for (size_t e = 0; e < run->nevents; e++) {
-		if (!run->events[e].supported)
-			continue;
-		column_title(&run->events[e], tbuf, sizeof(tbuf));
-		titles[col++] = strdup(tbuf);
-	}
-	struct rtable t;
-	rtable_init(&t, ncols, (const char *const *)titles);
-	char text[96], raw[64];
-	for (size_t i = 0; i < nrows; i++) {
-		size_t r = rtable_add_row(&t);
-		if (by == BY_THREAD) {
-			rtable_set(&t, r, 0, "%d", rows[i].tid);
-			rtable_set(&t, r, 1, "%s%s", rows[i].name,
-				   rows[i].is_main ? " (main)" : "");
-		} else if (by == BY_NAME) {
-			rtable_set(&t, r, 0, "%s", rows[i].name);
-			rtable_set(&t, r, 1, "%zu", rows[i].nthreads);
-		} else {
-			rtable_set(&t, r, 0, "total");
-		}
-		col = lead;
-		for (size_t e = 0; e < run->nevents; e++) {
-			if (!run->events[e].supported)
-				continue;
-			cell_text(&run->events[e], &rows[i], e, text, sizeof(text),
-				  raw, sizeof(raw));
-			rtable_set2(&t, r, col++, text, raw);
-		}
-	}
-	if (by != BY_TOTAL) {
-		struct rrow tot;
-		rrow_init(&tot, run->nevents);
-		for (size_t e = 0; e < run->nevents; e++)
-			rrow_add(&tot, e, &run->events[e].total);
-		size_t r = rtable_add_row(&t);
-		rtable_rule(&t, r);
-		rtable_set(&t, r, 0, by == BY_THREAD ? "" : "total");
-		rtable_set(&t, r, 1, by == BY_THREAD ? "total" : "%zu", run->nthreads);
-		col = lead;
-		for (size_t e = 0; e < run->nevents; e++) {
-			if (!run->events[e].supported)
-				continue;
-			cell_text(&run->events[e], &tot, e, text, sizeof(text), raw,
-				  sizeof(raw));
-			rtable_set2(&t, r, col++, text, raw);
-		}
-		rrow_release(&tot);
-	}
-
+	struct rows *t = count_rows(run, rows, nrows, by);
 	write_header(run, nrows, by, fmt, fp);
 	if (nsup)
-		rtable_write(&t, fmt, fp, 1);
+		rows_write(t, fmt, fp, 1);
 	else
 		fprintf(fp, " no event could be counted\n");
 	write_footer(run, fmt, fp);
@@ -679,80 +759,67 @@ void report_run(const struct db_run *run, enum report_by by,
 		report_sleep_usage(run->sleep_usage, fmt, fp);
 	if (fmt == OUT_TABLE)
 		fputc('\n', fp);
-
-	rtable_release(&t);
-	for (size_t c = 0; c < ncols; c++)
-		free(titles[c]);
-	free(titles);
+	rows_free(t);
 	free_rows(rows, nrows);
 }
+
+enum {
+	L_RUN_ID, L_KIND, L_STARTED, L_COMMAND, L_EXIT, L_INTERRUPTED, L_WALL,
+	L_THREADS, L_HOST, L_N
+};
+
+/* A stored run: the JSON keys of shared/DESIGN.md and more. People read
+ * the exit status with a * when the run was interrupted. */
+static const struct col list_cols[L_N] = {
+	[L_RUN_ID] = { .key = "run_id", .title = "run", .kind = COL_INT },
+	[L_KIND] = { .key = "kind" },
+	[L_STARTED] = { .key = "started" },
+	[L_COMMAND] = { .key = "command" },
+	[L_EXIT] = { .key = "exit_status", .title = "exit", .kind = COL_INT },
+	[L_INTERRUPTED] = { .key = "interrupted", .kind = COL_BOOL,
+			    .flags = COL_MACHINES },
+	[L_WALL] = { .key = "wall_s", .title = "wall s", .kind = COL_REAL,
+		     .decimals = 3 },
+	[L_THREADS] = { .key = "threads", .kind = COL_INT },
+	[L_HOST] = { .key = "host" },
+};
 
 void report_runs_list(const struct db_run_summary *runs, size_t n,
 		      enum out_format fmt, FILE *fp)
 {
-	if (fmt == OUT_JSON) {
-		struct jw w;
-		jw_init(&w, fp, 2);
-		jw_obj_begin(&w);
-		jw_key(&w, "runs");
-		jw_arr_begin(&w);
-		for (size_t i = 0; i < n; i++) {
-			jw_obj_begin(&w);
-			jw_key(&w, "run_id");
-			jw_int(&w, runs[i].id);
-			jw_key(&w, "kind");
-			jw_str(&w, runs[i].kind);
-			jw_key(&w, "started");
-			jw_str(&w, runs[i].started);
-			jw_key(&w, "command");
-			jw_str(&w, runs[i].command);
-			jw_key(&w, "exit_status");
-			jw_int(&w, runs[i].exit_status);
-			jw_key(&w, "interrupted");
-			jw_bool(&w, runs[i].interrupted);
-			jw_key(&w, "wall_s");
-			jw_num(&w, runs[i].wall_s);
-			jw_key(&w, "threads");
-			jw_uint(&w, runs[i].nthreads);
-			jw_key(&w, "host");
-			jw_str(&w, runs[i].hostname);
-			jw_obj_end(&w);
-		}
-		jw_arr_end(&w);
-		jw_obj_end(&w);
-		jw_end(&w);
-		return;
-	}
-	static const char *const titles[] = {
-		">run", "kind", "started", ">exit", ">wall s", ">threads", "host", "command",
+	/* The command last: it is the long one. */
+	static const size_t people[] = {
+		L_RUN_ID, L_KIND, L_STARTED, L_EXIT, L_WALL, L_THREADS, L_HOST,
+		L_COMMAND,
 	};
-	struct rtable t;
-	rtable_init(&t, 8, titles);
+	static const size_t csv[] = {
+		L_RUN_ID, L_KIND, L_STARTED, L_EXIT, L_INTERRUPTED, L_WALL,
+		L_THREADS, L_HOST, L_COMMAND,
+	};
+	struct rows *r = rows_new("runs", list_cols, L_N, 0);
+	rows_people_order(r, people, sizeof(people) / sizeof(people[0]));
+	rows_csv_order(r, csv, sizeof(csv) / sizeof(csv[0]));
+	bool any = false;
 	for (size_t i = 0; i < n; i++) {
-		size_t r = rtable_add_row(&t);
-		char wall[32], rawwall[32];
-		fmt_count(wall, sizeof(wall), runs[i].wall_s, 3);
-		fmt_raw(rawwall, sizeof(rawwall), runs[i].wall_s);
-		rtable_set(&t, r, 0, "%lld", (long long)runs[i].id);
-		rtable_set(&t, r, 1, "%s", runs[i].kind ? runs[i].kind : "");
-		rtable_set(&t, r, 2, "%s", runs[i].started ? runs[i].started : "");
-		rtable_set(&t, r, 3, "%d%s", runs[i].exit_status,
-			   runs[i].interrupted ? "*" : "");
-		rtable_set2(&t, r, 4, wall, rawwall);
-		rtable_set(&t, r, 5, "%zu", runs[i].nthreads);
-		rtable_set(&t, r, 6, "%s", runs[i].hostname ? runs[i].hostname : "");
-		rtable_set(&t, r, 7, "%s", runs[i].command ? runs[i].command : "");
+		size_t row = rows_add(r);
+		rows_int(r, row, L_RUN_ID, runs[i].id);
+		rows_str(r, row, L_KIND, runs[i].kind);
+		rows_str(r, row, L_STARTED, runs[i].started);
+		rows_str(r, row, L_COMMAND, runs[i].command);
+		rows_int(r, row, L_EXIT, runs[i].exit_status);
+		if (runs[i].interrupted)
+			rows_text(r, row, L_EXIT, "%d*", runs[i].exit_status);
+		rows_bool(r, row, L_INTERRUPTED, runs[i].interrupted);
+		rows_num(r, row, L_WALL, runs[i].wall_s);
+		rows_uint(r, row, L_THREADS, runs[i].nthreads);
+		rows_str(r, row, L_HOST, runs[i].hostname);
+		any = any || runs[i].interrupted;
 	}
 	if (n == 0 && fmt == OUT_TABLE)
 		fprintf(fp, "no runs stored yet; record one with 'prof run -- CMD'\n");
 	else
-		rtable_write(&t, fmt, fp, 0);
-	if (fmt == OUT_TABLE && n) {
-		bool any = false;
-		for (size_t i = 0; i < n; i++)
-			any = any || runs[i].interrupted;
-		if (any)
-			fprintf(fp, "* interrupted (Ctrl-C or SIGTERM); what was counted is kept\n");
-	}
-	rtable_release(&t);
+		rows_write(r, fmt, fp, 0);
+	if (fmt == OUT_TABLE && any)
+		fprintf(fp, "* interrupted (Ctrl-C or SIGTERM); what was counted is kept\n");
+	rows_free(r);
 }

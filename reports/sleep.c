@@ -1,14 +1,11 @@
 /* sleep (reports): the timer benchmark as a table, Markdown, CSV or JSON. */
+#include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "reports/rows.h"
 #include "reports/sleep.h"
-
-/* The JSON keys of the buckets, in enum db_sleep_bucket order. */
-static const char *const bucket_keys[DB_SLEEP_NBUCKETS] = {
-	"lt3", "lt10", "lt25", "lt50", "ge50"
-};
 
 static double us(int64_t ns)
 {
@@ -73,162 +70,208 @@ static const struct db_sleep_cell *cheapest_of(const struct db_sleep *s,
 	return NULL;
 }
 
-static void json_margin(struct jw *w, int64_t margin_ns)
+/* ------------------------------------------------------------ rows */
+
+enum {
+	R_MODE, R_MARGIN, R_TARGET, R_CALLS, R_P50, R_P90, R_P99, R_P999, R_MAX,
+	R_MIN, R_MEAN, R_EARLY, R_LT3, R_LT10, R_LT25, R_LT50, R_GE50, R_CPU_PCT,
+	R_CPU_US, R_VCSW, R_IVCSW, R_MISSED, R_WALL, R_CHEAPEST, R_N
+};
+
+#define OVERSHOOT(k, t) { .key = k, .title = t, .kind = COL_REAL, .decimals = 1, \
+			  .group = "overshoot_us" }
+#define BUCKET(k) { .key = k, .kind = COL_COUNT, .group = "buckets" }
+
+/* One (mode, duration) cell: the keys of shared/DESIGN.md and more. */
+static const struct col result_cols[R_N] = {
+	[R_MODE] = { .key = "mode" },
+	[R_MARGIN] = { .key = "margin_us", .kind = COL_REAL, .flags = COL_MACHINES },
+	[R_TARGET] = { .key = "target_us", .title = "target", .kind = COL_INT },
+	[R_CALLS] = { .key = "calls", .kind = COL_COUNT },
+	[R_P50] = OVERSHOOT("p50", "p50"),
+	[R_P90] = OVERSHOOT("p90", "p90"),
+	[R_P99] = OVERSHOOT("p99", "p99"),
+	[R_P999] = OVERSHOOT("p999", "p99.9"),
+	[R_MAX] = OVERSHOOT("max", "max"),
+	[R_MIN] = { .key = "min", .kind = COL_REAL, .group = "overshoot_us",
+		    .flags = COL_MACHINES },
+	[R_MEAN] = { .key = "mean", .kind = COL_REAL, .group = "overshoot_us",
+		     .flags = COL_MACHINES },
+	[R_EARLY] = { .key = "early", .kind = COL_COUNT },
+	[R_LT3] = BUCKET("lt3"),
+	[R_LT10] = BUCKET("lt10"),
+	[R_LT25] = BUCKET("lt25"),
+	[R_LT50] = BUCKET("lt50"),
+	[R_GE50] = BUCKET("ge50"),
+	[R_CPU_PCT] = { .key = "cpu_pct", .title = "cpu%", .kind = COL_PCT,
+			.decimals = 1 },
+	[R_CPU_US] = { .key = "cpu_us_per_call", .title = "cpu us", .kind = COL_REAL,
+		       .decimals = 2 },
+	[R_VCSW] = { .key = "vcsw_per_call", .title = "vcsw", .kind = COL_REAL,
+		     .decimals = 2 },
+	[R_IVCSW] = { .key = "ivcsw_per_call", .title = "ivcsw", .kind = COL_REAL,
+		      .decimals = 3 },
+	[R_MISSED] = { .key = "missed", .kind = COL_COUNT, .flags = COL_MACHINES },
+	[R_WALL] = { .key = "wall_s", .kind = COL_REAL, .flags = COL_MACHINES },
+	[R_CHEAPEST] = { .key = "cheapest", .kind = COL_BOOL, .flags = COL_MACHINES },
+};
+
+static void set_margin(struct rows *r, size_t row, size_t col, int64_t margin_ns)
 {
 	if (margin_ns >= 0)
-		jw_num(w, us(margin_ns));
+		rows_num(r, row, col, us(margin_ns));
 	else
-		jw_null(w);
+		rows_null(r, row, col);
 }
 
-static void write_json(const struct db_run *run, const struct db_sleep *s,
-		       FILE *fp)
+static struct rows *result_rows(const struct db_sleep *s)
 {
-	struct jw w;
-	jw_init(&w, fp, 2);
-	jw_obj_begin(&w);
-	jw_key(&w, "run_id");
-	if (run->id > 0)
-		jw_int(&w, run->id);
-	else
-		jw_null(&w);
-	jw_key(&w, "kind");
-	jw_str(&w, "sleep");
-	jw_key(&w, "started");
-	jw_str(&w, run->started);
-	jw_key(&w, "interrupted");
-	jw_bool(&w, run->interrupted);
-	jw_key(&w, "wall_s");
-	jw_num(&w, run->wall_s);
-	jw_key(&w, "hostname");
-	jw_str(&w, run->host.hostname);
-	jw_key(&w, "timer_slack_ns");
-	jw_uint(&w, s->timer_slack_ns);
-	jw_key(&w, "sched_policy");
-	jw_str(&w, s->sched_policy);
-	jw_key(&w, "clocksource");
-	jw_str(&w, s->clocksource[0] ? s->clocksource : NULL);
-	jw_key(&w, "pattern");
-	jw_str(&w, s->pattern);
-	jw_key(&w, "calls");
-	jw_uint(&w, s->calls);
-	jw_key(&w, "threads");
-	jw_uint(&w, s->threads);
-	jw_key(&w, "load");
-	jw_uint(&w, s->load);
-	jw_key(&w, "pin");
-	jw_obj_begin(&w);
-	jw_key(&w, "mode");
-	jw_str(&w, run->pin.mode ? run->pin.mode : "none");
-	jw_key(&w, "status");
-	jw_str(&w, run->pin.status);
-	jw_key(&w, "cpus");
-	jw_cpu_list(&w, run->pin.cpus);
-	jw_obj_end(&w);
-	jw_key(&w, "hybrid");
-	if (s->hybrid_margin_ns >= 0) {
-		jw_obj_begin(&w);
-		jw_key(&w, "margin_us");
-		jw_num(&w, us(s->hybrid_margin_ns));
-		jw_key(&w, "calibrated");
-		jw_bool(&w, s->hybrid_calibrated);
-		jw_key(&w, "calibration_p999_us");
-		if (s->hybrid_calibrated)
-			jw_num(&w, us(s->calibration_p999_ns));
-		else
-			jw_null(&w);
-		jw_key(&w, "guard_us");
-		if (s->hybrid_calibrated)
-			jw_num(&w, us(s->calibration_guard_ns));
-		else
-			jw_null(&w);
-		jw_obj_end(&w);
-	} else {
-		jw_null(&w);
-	}
-
-	jw_key(&w, "results");
-	jw_arr_begin(&w);
+	struct rows *r = rows_new("results", result_cols, R_N, 0);
 	for (size_t i = 0; i < s->ncells; i++) {
 		const struct db_sleep_cell *c = &s->cells[i];
-		jw_obj_begin(&w);
-		jw_key(&w, "mode");
-		jw_str(&w, c->mode);
-		jw_key(&w, "margin_us");
-		json_margin(&w, c->margin_ns);
-		jw_key(&w, "target_us");
-		jw_uint(&w, c->target_us);
-		jw_key(&w, "calls");
-		jw_uint(&w, c->calls);
-		jw_key(&w, "overshoot_us");
-		jw_obj_begin(&w);
-		const char *pk[] = { "p50", "p90", "p99", "p999", "max", "min" };
+		size_t row = rows_add(r);
+		char mode[48];
+		report_sleep_mode(c, mode, sizeof(mode));
+		rows_str(r, row, R_MODE, c->mode);
+		rows_text(r, row, R_MODE, "%s", mode);
+		set_margin(r, row, R_MARGIN, c->margin_ns);
+		rows_uint(r, row, R_TARGET, c->target_us);
+		rows_uint(r, row, R_CALLS, c->calls);
 		const int64_t pv[] = { c->p50_ns, c->p90_ns, c->p99_ns, c->p999_ns,
 				       c->max_ns, c->min_ns };
-		for (size_t k = 0; k < sizeof(pk) / sizeof(pk[0]); k++) {
-			jw_key(&w, pk[k]);
-			jw_num(&w, us(pv[k]));
-		}
-		jw_key(&w, "mean");
-		jw_num(&w, c->mean_ns / 1000.0);
-		jw_obj_end(&w);
-		jw_key(&w, "early");
-		jw_uint(&w, c->early);
-		jw_key(&w, "buckets");
-		jw_obj_begin(&w);
-		for (int b = 0; b < DB_SLEEP_NBUCKETS; b++) {
-			jw_key(&w, bucket_keys[b]);
-			jw_uint(&w, c->buckets[b]);
-		}
-		jw_obj_end(&w);
-		jw_key(&w, "cpu_pct");
-		jw_num(&w, c->cpu_pct);
-		jw_key(&w, "cpu_us_per_call");
-		jw_num(&w, c->cpu_us_per_call);
-		jw_key(&w, "vcsw_per_call");
-		jw_num(&w, c->vcsw_per_call);
-		jw_key(&w, "ivcsw_per_call");
-		jw_num(&w, c->ivcsw_per_call);
-		jw_key(&w, "missed");
-		jw_uint(&w, c->missed);
-		jw_key(&w, "wall_s");
-		jw_num(&w, c->wall_s);
-		jw_key(&w, "cheapest");
-		jw_bool(&w, c->cheapest);
-		jw_obj_end(&w);
+		for (size_t k = 0; k < sizeof(pv) / sizeof(pv[0]); k++)
+			rows_num(r, row, R_P50 + k, us(pv[k]));
+		rows_num(r, row, R_MEAN, c->mean_ns / 1000.0);
+		rows_uint(r, row, R_EARLY, c->early);
+		for (int b = 0; b < DB_SLEEP_NBUCKETS; b++)
+			rows_uint(r, row, R_LT3 + (size_t)b, c->buckets[b]);
+		rows_num(r, row, R_CPU_PCT, c->cpu_pct);
+		rows_num(r, row, R_CPU_US, c->cpu_us_per_call);
+		rows_num(r, row, R_VCSW, c->vcsw_per_call);
+		rows_num(r, row, R_IVCSW, c->ivcsw_per_call);
+		rows_uint(r, row, R_MISSED, c->missed);
+		rows_num(r, row, R_WALL, c->wall_s);
+		rows_bool(r, row, R_CHEAPEST, c->cheapest);
 	}
-	jw_arr_end(&w);
+	return r;
+}
 
-	jw_key(&w, "cheapest_p99_us");
-	jw_num(&w, s->cheap_p99_us);
-	jw_key(&w, "cheapest");
-	jw_arr_begin(&w);
+enum { X_TARGET, X_MODE, X_MARGIN, X_P99, X_CPU_US, X_N };
+
+/* The cheapest mode for each duration, in the order the durations ran. */
+static const struct col cheapest_cols[X_N] = {
+	[X_TARGET] = { .key = "target_us", .kind = COL_INT },
+	[X_MODE] = { .key = "mode" },
+	[X_MARGIN] = { .key = "margin_us", .kind = COL_REAL },
+	[X_P99] = { .key = "p99_us", .kind = COL_REAL },
+	[X_CPU_US] = { .key = "cpu_us_per_call", .kind = COL_REAL },
+};
+
+static struct rows *cheapest_rows(const struct db_sleep *s)
+{
+	struct rows *r = rows_new("cheapest", cheapest_cols, X_N, 0);
 	for (size_t i = 0; i < s->ncells; i++) {
 		if (!first_of_target(s, i))
 			continue;
 		const struct db_sleep_cell *c = cheapest_of(s, s->cells[i].target_us);
-		jw_obj_begin(&w);
-		jw_key(&w, "target_us");
-		jw_uint(&w, s->cells[i].target_us);
-		jw_key(&w, "mode");
-		jw_str(&w, c ? c->mode : NULL);
-		jw_key(&w, "margin_us");
-		json_margin(&w, c ? c->margin_ns : -1);
-		jw_key(&w, "p99_us");
-		if (c)
-			jw_num(&w, us(c->p99_ns));
-		else
-			jw_null(&w);
-		jw_key(&w, "cpu_us_per_call");
-		if (c)
-			jw_num(&w, c->cpu_us_per_call);
-		else
-			jw_null(&w);
-		jw_obj_end(&w);
+		size_t row = rows_add(r);
+		rows_uint(r, row, X_TARGET, s->cells[i].target_us);
+		rows_str(r, row, X_MODE, c ? c->mode : NULL);
+		set_margin(r, row, X_MARGIN, c ? c->margin_ns : -1);
+		rows_num(r, row, X_P99, c ? us(c->p99_ns) : NAN);
+		rows_num(r, row, X_CPU_US, c ? c->cpu_us_per_call : NAN);
 	}
-	jw_arr_end(&w);
-	jw_obj_end(&w);
-	jw_end(&w);
+	return r;
+}
+
+enum { P_MODE, P_STATUS, P_CPUS, P_N };
+
+static const struct col pin_cols[P_N] = {
+	[P_MODE] = { .key = "mode" },
+	[P_STATUS] = { .key = "status" },
+	[P_CPUS] = { .key = "cpus", .kind = COL_CPUS },
+};
+
+enum { H_MARGIN, H_CALIBRATED, H_P999, H_GUARD, H_N };
+
+static const struct col hybrid_cols[H_N] = {
+	[H_MARGIN] = { .key = "margin_us", .kind = COL_REAL },
+	[H_CALIBRATED] = { .key = "calibrated", .kind = COL_BOOL },
+	[H_P999] = { .key = "calibration_p999_us", .kind = COL_REAL },
+	[H_GUARD] = { .key = "guard_us", .kind = COL_REAL },
+};
+
+enum {
+	S_RUN_ID, S_KIND, S_STARTED, S_INTERRUPTED, S_WALL, S_HOSTNAME, S_SLACK,
+	S_POLICY, S_CLOCKSOURCE, S_PATTERN, S_CALLS, S_THREADS, S_LOAD, S_PIN,
+	S_HYBRID, S_RESULTS, S_CHEAP_P99, S_CHEAPEST, S_N
+};
+
+static const struct col sleep_cols[S_N] = {
+	[S_RUN_ID] = { .key = "run_id", .kind = COL_INT },
+	[S_KIND] = { .key = "kind" },
+	[S_STARTED] = { .key = "started" },
+	[S_INTERRUPTED] = { .key = "interrupted", .kind = COL_BOOL },
+	[S_WALL] = { .key = "wall_s", .kind = COL_REAL },
+	[S_HOSTNAME] = { .key = "hostname" },
+	[S_SLACK] = { .key = "timer_slack_ns", .kind = COL_NS },
+	[S_POLICY] = { .key = "sched_policy" },
+	[S_CLOCKSOURCE] = { .key = "clocksource" },
+	[S_PATTERN] = { .key = "pattern" },
+	[S_CALLS] = { .key = "calls", .kind = COL_COUNT },
+	[S_THREADS] = { .key = "threads", .kind = COL_COUNT },
+	[S_LOAD] = { .key = "load", .kind = COL_COUNT },
+	[S_PIN] = { .key = "pin", .kind = COL_NEST },
+	[S_HYBRID] = { .key = "hybrid", .kind = COL_NEST },
+	[S_RESULTS] = { .key = "results", .kind = COL_NEST },
+	[S_CHEAP_P99] = { .key = "cheapest_p99_us", .kind = COL_REAL },
+	[S_CHEAPEST] = { .key = "cheapest", .kind = COL_NEST },
+};
+
+/* The benchmark as one record: the JSON document. */
+static struct rows *sleep_record(const struct db_run *run, const struct db_sleep *s)
+{
+	struct rows *r = rows_new(NULL, sleep_cols, S_N, 0);
+	size_t row = rows_add(r);
+	if (run->id > 0)
+		rows_int(r, row, S_RUN_ID, run->id);
+	else
+		rows_null(r, row, S_RUN_ID);	/* not stored */
+	rows_str(r, row, S_KIND, "sleep");
+	rows_str(r, row, S_STARTED, run->started);
+	rows_bool(r, row, S_INTERRUPTED, run->interrupted);
+	rows_num(r, row, S_WALL, run->wall_s);
+	rows_str(r, row, S_HOSTNAME, run->host.hostname);
+	rows_uint(r, row, S_SLACK, s->timer_slack_ns);
+	rows_str(r, row, S_POLICY, s->sched_policy);
+	rows_str(r, row, S_CLOCKSOURCE, s->clocksource[0] ? s->clocksource : NULL);
+	rows_str(r, row, S_PATTERN, s->pattern);
+	rows_uint(r, row, S_CALLS, s->calls);
+	rows_uint(r, row, S_THREADS, s->threads);
+	rows_uint(r, row, S_LOAD, s->load);
+
+	struct rows *pin = rows_new(NULL, pin_cols, P_N, ROWS_OBJECT);
+	size_t p = rows_add(pin);
+	rows_str(pin, p, P_MODE, run->pin.mode ? run->pin.mode : "none");
+	rows_str(pin, p, P_STATUS, run->pin.status);
+	rows_str(pin, p, P_CPUS, run->pin.cpus ? run->pin.cpus : "");
+	rows_nest(r, row, S_PIN, pin);
+
+	struct rows *hybrid = rows_new(NULL, hybrid_cols, H_N, ROWS_OBJECT);
+	if (s->hybrid_margin_ns >= 0) {
+		size_t h = rows_add(hybrid);
+		rows_num(hybrid, h, H_MARGIN, us(s->hybrid_margin_ns));
+		rows_bool(hybrid, h, H_CALIBRATED, s->hybrid_calibrated);
+		rows_num(hybrid, h, H_P999, s->hybrid_calibrated
+			 ? us(s->calibration_p999_ns) : NAN);
+		rows_num(hybrid, h, H_GUARD, s->hybrid_calibrated
+			 ? us(s->calibration_guard_ns) : NAN);
+	}
+	rows_nest(r, row, S_HYBRID, hybrid);
+	rows_nest(r, row, S_RESULTS, result_rows(s));
+	rows_num(r, row, S_CHEAP_P99, s->cheap_p99_us);
+	rows_nest(r, row, S_CHEAPEST, cheapest_rows(s));
+	return r;
 }
 
 /* ------------------------------------------------------------ table */
@@ -297,45 +340,6 @@ static void write_header(const struct db_run *run, const struct db_sleep *s,
 		"involuntary context switches) per call\n\n", lead, lead, lead);
 }
 
-static void set_num(struct rtable *t, size_t row, size_t col, double v,
-		    int decimals)
-{
-	char text[48], raw[48];
-	fmt_count(text, sizeof(text), v, decimals);
-	fmt_raw(raw, sizeof(raw), v);
-	rtable_set2(t, row, col, text, raw);
-}
-
-static void fill_table(const struct db_sleep *s, struct rtable *t)
-{
-	static const char *const titles[] = {
-		"mode", ">target", ">calls", ">p50", ">p90", ">p99", ">p99.9",
-		">max", ">early", ">lt3", ">lt10", ">lt25", ">lt50", ">ge50",
-		">cpu%", ">cpu us", ">vcsw", ">ivcsw",
-	};
-	rtable_init(t, sizeof(titles) / sizeof(titles[0]), titles);
-	for (size_t i = 0; i < s->ncells; i++) {
-		const struct db_sleep_cell *c = &s->cells[i];
-		size_t r = rtable_add_row(t), k = 0;
-		char mode[48];
-		report_sleep_mode(c, mode, sizeof(mode));
-		rtable_set(t, r, k++, "%s", mode);
-		rtable_set(t, r, k++, "%u", c->target_us);
-		set_num(t, r, k++, (double)c->calls, 0);
-		const int64_t pv[] = { c->p50_ns, c->p90_ns, c->p99_ns, c->p999_ns,
-				       c->max_ns };
-		for (size_t p = 0; p < sizeof(pv) / sizeof(pv[0]); p++)
-			set_num(t, r, k++, us(pv[p]), 1);
-		set_num(t, r, k++, (double)c->early, 0);
-		for (int b = 0; b < DB_SLEEP_NBUCKETS; b++)
-			set_num(t, r, k++, (double)c->buckets[b], 0);
-		set_num(t, r, k++, c->cpu_pct, 1);
-		set_num(t, r, k++, c->cpu_us_per_call, 2);
-		set_num(t, r, k++, c->vcsw_per_call, 2);
-		set_num(t, r, k++, c->ivcsw_per_call, 3);
-	}
-}
-
 static void write_cheapest(const struct db_sleep *s, const char *lead, FILE *fp)
 {
 	char lim[32];
@@ -363,26 +367,95 @@ void report_sleep(const struct db_run *run, const struct db_sleep *s,
 		  enum out_format fmt, FILE *fp)
 {
 	if (fmt == OUT_JSON) {
-		write_json(run, s, fp);
+		struct rows *rec = sleep_record(run, s);
+		rows_json_doc(rec, fp);
+		rows_free(rec);
 		return;
 	}
-	struct rtable t;
-	fill_table(s, &t);
+	struct rows *results = result_rows(s);
 	if (fmt == OUT_CSV) {
-		rtable_write(&t, fmt, fp, 0);
-		rtable_release(&t);
+		rows_write(results, fmt, fp, 0);
+		rows_free(results);
 		return;
 	}
 	bool md = fmt == OUT_MARKDOWN;
 	const char *lead = md ? "" : " ";
 	write_header(run, s, lead, md, fp);
-	rtable_write(&t, fmt, fp, 1);
-	rtable_release(&t);
+	rows_write(results, fmt, fp, 1);
+	rows_free(results);
 	fputc('\n', fp);
 	write_cheapest(s, lead, fp);
 }
 
 /* ---- the interposer's report of a --sleep-mode run ---- */
+
+enum {
+	T_TID, T_NAME, T_SERVED, T_PASSED, T_EINTR, T_EARLY, T_THROTTLED, T_P50,
+	T_P90, T_P99, T_P999, T_MAX, T_MEAN, T_REQ, T_N
+};
+
+#define ACHIEVED(k, t, f) { .key = k, .title = t, .kind = COL_REAL, .decimals = 1, \
+			    .group = "overshoot_us", .flags = (f) }
+
+static const struct col thread_cols[T_N] = {
+	[T_TID] = { .key = "tid", .kind = COL_INT },
+	[T_NAME] = { .key = "name" },
+	[T_SERVED] = { .key = "served", .kind = COL_INT },
+	[T_PASSED] = { .key = "passed", .kind = COL_INT },
+	[T_EINTR] = { .key = "eintr", .kind = COL_INT },
+	[T_EARLY] = { .key = "early", .kind = COL_INT, .flags = COL_MACHINES },
+	[T_THROTTLED] = { .key = "throttled", .kind = COL_INT, .flags = COL_MACHINES },
+	[T_P50] = ACHIEVED("p50", "p50 us", COL_FLAT_GROUP),
+	[T_P90] = ACHIEVED("p90", "p90 us", COL_MACHINES),
+	[T_P99] = ACHIEVED("p99", "p99 us", 0),
+	[T_P999] = ACHIEVED("p999", "p99.9 us", 0),
+	[T_MAX] = ACHIEVED("max", "max us", 0),
+	[T_MEAN] = ACHIEVED("mean", "mean us", COL_MACHINES),
+	[T_REQ] = { .key = "requested_us_log2", .flags = COL_MACHINES },
+};
+
+/* Per thread: sleeps served and passed through, and the overshoot the
+ * interposer achieved (people see "-" where it served none). */
+static struct rows *usage_threads(const struct db_sleep_usage *u)
+{
+	struct rows *r = rows_new("threads", thread_cols, T_N, 0);
+	for (size_t i = 0; i < u->nthreads; i++) {
+		const struct db_sleep_thread *x = &u->threads[i];
+		size_t row = rows_add(r);
+		rows_int(r, row, T_TID, x->tid);
+		if (!x->tid)
+			rows_text(r, row, T_TID, "%s", "");
+		rows_str(r, row, T_NAME, x->name);
+		rows_uint(r, row, T_SERVED, x->served);
+		rows_uint(r, row, T_PASSED, x->passed);
+		rows_uint(r, row, T_EINTR, x->eintr);
+		rows_uint(r, row, T_EARLY, x->early);
+		rows_uint(r, row, T_THROTTLED, x->throttled);
+		const uint64_t v[] = { x->p50_ns, x->p90_ns, x->p99_ns, x->p999_ns,
+				       x->max_ns };
+		for (size_t k = 0; k < sizeof(v) / sizeof(v[0]); k++) {
+			rows_num(r, row, T_P50 + k, (double)v[k] / 1000.0);
+			if (!x->served)
+				rows_text(r, row, T_P50 + k, "-");
+		}
+		rows_num(r, row, T_MEAN, x->mean_ns / 1000.0);
+		rows_str(r, row, T_REQ, x->req_hist);
+	}
+	return r;
+}
+
+enum { U_MODE, U_THRESHOLD, U_MAX_SPINNERS, U_STATUS, U_PROCESSES, U_ERROR,
+       U_THREADS, U_N };
+
+static const struct col usage_cols[U_N] = {
+	[U_MODE] = { .key = "mode" },
+	[U_THRESHOLD] = { .key = "threshold_us", .kind = COL_INT },
+	[U_MAX_SPINNERS] = { .key = "max_spinners", .kind = COL_INT },
+	[U_STATUS] = { .key = "status" },
+	[U_PROCESSES] = { .key = "processes", .kind = COL_INT },
+	[U_ERROR] = { .key = "error" },
+	[U_THREADS] = { .key = "threads", .kind = COL_NEST },
+};
 
 void report_sleep_usage(const struct db_sleep_usage *u, enum out_format fmt,
 			FILE *fp)
@@ -403,91 +476,25 @@ void report_sleep_usage(const struct db_sleep_usage *u, enum out_format fmt,
 		fprintf(fp, "%sno thread slept under the threshold\n", lead);
 		return;
 	}
-	static const char *const titles[] = {
-		">tid", "name", ">served", ">passed", ">eintr", ">p50 us", ">p99 us",
-		">p99.9 us", ">max us",
-	};
-	struct rtable t;
-	rtable_init(&t, 9, titles);
-	char b[32];
-	for (size_t i = 0; i < u->nthreads; i++) {
-		const struct db_sleep_thread *x = &u->threads[i];
-		size_t r = rtable_add_row(&t);
-		if (x->tid)
-			rtable_set(&t, r, 0, "%d", x->tid);
-		rtable_set(&t, r, 1, "%s", x->name ? x->name : "");
-		rtable_set(&t, r, 2, "%llu", (unsigned long long)x->served);
-		rtable_set(&t, r, 3, "%llu", (unsigned long long)x->passed);
-		rtable_set(&t, r, 4, "%llu", (unsigned long long)x->eintr);
-		uint64_t v[4] = { x->p50_ns, x->p99_ns, x->p999_ns, x->max_ns };
-		for (int k = 0; k < 4; k++) {
-			if (x->served)
-				snprintf(b, sizeof(b), "%.1f", (double)v[k] / 1000.0);
-			else
-				snprintf(b, sizeof(b), "-");
-			rtable_set2(&t, r, 5 + k, b, NULL);
-		}
-	}
-	rtable_write(&t, md ? OUT_MARKDOWN : OUT_TABLE, fp, 1);
-	rtable_release(&t);
+	struct rows *t = usage_threads(u);
+	rows_write(t, md ? OUT_MARKDOWN : OUT_TABLE, fp, 1);
+	rows_free(t);
 }
 
 void report_sleep_usage_json(const struct db_sleep_usage *u, struct jw *w)
 {
-	jw_obj_begin(w);
-	jw_key(w, "mode");
-	jw_str(w, u->mode);
-	jw_key(w, "threshold_us");
-	jw_uint(w, u->threshold_us);
-	jw_key(w, "max_spinners");
+	struct rows *r = rows_new(NULL, usage_cols, U_N, 0);
+	size_t row = rows_add(r);
+	rows_str(r, row, U_MODE, u->mode);
+	rows_uint(r, row, U_THRESHOLD, u->threshold_us);
 	if (u->max_spinners)
-		jw_uint(w, u->max_spinners);
+		rows_uint(r, row, U_MAX_SPINNERS, u->max_spinners);
 	else
-		jw_null(w);
-	jw_key(w, "status");
-	jw_str(w, u->status);
-	jw_key(w, "processes");
-	jw_uint(w, u->processes);
-	jw_key(w, "error");
-	jw_str(w, u->error);
-	jw_key(w, "threads");
-	jw_arr_begin(w);
-	for (size_t i = 0; i < u->nthreads; i++) {
-		const struct db_sleep_thread *x = &u->threads[i];
-		jw_obj_begin(w);
-		jw_key(w, "tid");
-		jw_int(w, x->tid);
-		jw_key(w, "name");
-		jw_str(w, x->name);
-		jw_key(w, "served");
-		jw_uint(w, x->served);
-		jw_key(w, "passed");
-		jw_uint(w, x->passed);
-		jw_key(w, "eintr");
-		jw_uint(w, x->eintr);
-		jw_key(w, "early");
-		jw_uint(w, x->early);
-		jw_key(w, "throttled");
-		jw_uint(w, x->throttled);
-		jw_key(w, "overshoot_us");
-		jw_obj_begin_flat(w);
-		jw_key(w, "p50");
-		jw_num(w, (double)x->p50_ns / 1000.0);
-		jw_key(w, "p90");
-		jw_num(w, (double)x->p90_ns / 1000.0);
-		jw_key(w, "p99");
-		jw_num(w, (double)x->p99_ns / 1000.0);
-		jw_key(w, "p999");
-		jw_num(w, (double)x->p999_ns / 1000.0);
-		jw_key(w, "max");
-		jw_num(w, (double)x->max_ns / 1000.0);
-		jw_key(w, "mean");
-		jw_num(w, x->mean_ns / 1000.0);
-		jw_obj_end(w);
-		jw_key(w, "requested_us_log2");
-		jw_str(w, x->req_hist);
-		jw_obj_end(w);
-	}
-	jw_arr_end(w);
-	jw_obj_end(w);
+		rows_null(r, row, U_MAX_SPINNERS);
+	rows_str(r, row, U_STATUS, u->status);
+	rows_uint(r, row, U_PROCESSES, u->processes);
+	rows_str(r, row, U_ERROR, u->error);
+	rows_nest(r, row, U_THREADS, usage_threads(u));
+	rows_json_row(r, 0, w);
+	rows_free(r);
 }

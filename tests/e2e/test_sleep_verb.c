@@ -191,6 +191,16 @@ static void test_sleep_verb__table_to_stdout_or_file(void **state)
 	free(text);
 	free(out);
 	tu_proc_release(&p);
+	/* CSV: a line of keys, then one line per cell. */
+	char *argc_[] = { PROF_BIN, f->dbarg, "sleep", "--modes", "yield",
+			  "--durations", "20", "--calls", "50", "--no-store",
+			  "--format", "csv", NULL };
+	p = tu_run(argc_, NULL);
+	assert_int_equal(p.status, 0);
+	expect(p.out, "mode,margin_us,target_us,calls,");
+	expect(p.out, "\nyield,,20,50,");
+	assert_int_equal(count(p.out, "\n"), 2);
+	tu_proc_release(&p);
 	/* --no-store stored nothing: run 1 is still the periodic one. */
 	char *rep[] = { PROF_BIN, f->dbarg, "report", "last", NULL };
 	p = tu_run(rep, NULL);
@@ -252,7 +262,7 @@ static void test_sleep_verb__bad_input_exits_2_naming_it(void **state)
 		{ "--threads", "100000", "bad --threads '100000'" },
 		{ "--load", "-1", "bad --load '-1'" },
 		{ "--pattern", "sometimes", "unknown sleep pattern 'sometimes'" },
-		{ "--format", "csv", "unknown format 'csv'" },
+		{ "--format", "folded", "unknown format 'folded'" },
 		{ "--pin", "warp", "unknown pin mode 'warp'" },
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {

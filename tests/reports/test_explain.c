@@ -284,6 +284,29 @@ static void test_explain__single_runs_claim_nothing(void **state)
 	explain_findings_free(f, n);
 }
 
+/* CSV: one line per row of the side-by-side table, raw numbers, the
+ * interval spelled out, and an unsupported metric blank. */
+static void test_explain__csv_is_the_side_by_side_table(void **state)
+{
+	(void)state;
+	struct explain_metric ms[] = {
+		M("wall_s", 25.0, 20.0, VERDICT_BETTER),
+		UNSUP("L1-icache-load-misses.pki"),
+	};
+	struct explain_input in;
+	base_input(&in, ms, 2);
+	in.side[0].footprint_bytes = 4 * MiB;
+	in.side[1].footprint_bytes = 2 * MiB;
+	struct tu_buf b;
+	explain_render(&in, NULL, 0, OUT_CSV, tu_buf_open(&b));
+	assert_string_equal(tu_buf_close(&b),
+		"metric,supported,a,b,delta_pct,ci95_lo_pct,ci95_hi_pct,verdict\n"
+		"code_footprint_bytes,true,4194304,2097152,-50,,,\n"
+		"wall_s,true,25,20,-20,-23,-17,better\n"
+		"L1-icache-load-misses.pki,false,,,,,,\n");
+	free(b.data);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -293,6 +316,7 @@ int main(void)
 		cmocka_unit_test(test_explain__cache_domain_effect),
 		cmocka_unit_test(test_explain__missing_counters_cannot_tell),
 		cmocka_unit_test(test_explain__single_runs_claim_nothing),
+		cmocka_unit_test(test_explain__csv_is_the_side_by_side_table),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -133,9 +133,9 @@ static void test_modules_report__table_and_csv(void **state)
 			       "exec_section_bytes,touched_bytes,faulted_bytes,faults,"
 			       "touched_replayed,processes,error\n"
 			       "7,/usr/lib/libc.so.6,file,93ac61ec5a8eb1396f9fbd350e3169a558528a40,"
-			       "1400832,1392301,1396969,761856,49152,12,1,2,\n"
-			       "7,[anon:exec],anon,,65536,,,65536,65536,16,0,1,\n"
-			       "7,/tmp/gone,file,,8192,,,4096,4096,1,0,1,"
+			       "1400832,1392301,1396969,761856,49152,12,true,2,\n"
+			       "7,[anon:exec],anon,,65536,,,65536,65536,16,false,1,\n"
+			       "7,/tmp/gone,file,,8192,,,4096,4096,1,false,1,"
 			       "cannot open '/tmp/gone': no such file or directory\n"));
 	free(b.data);
 

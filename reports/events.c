@@ -1,0 +1,310 @@
+/* events (reports): the encodable events and the mission map. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "reports/events.h"
+#include "reports/rows.h"
+
+enum { V_NAME, V_PMU, V_HARDWARE, V_DESC, V_UMASKS, V_NEEDS, V_N };
+
+static const struct col event_cols[V_N] = {
+	[V_NAME] = { .key = "name", .title = "event" },
+	[V_PMU] = { .key = "pmu", .title = "PMU" },
+	[V_HARDWARE] = { .key = "hardware", .kind = COL_BOOL },
+	[V_DESC] = { .key = "description" },
+	[V_UMASKS] = { .key = "umasks", .title = "unit masks" },
+	[V_NEEDS] = { .key = "needs_umask", .title = "needs one", .kind = COL_BOOL },
+};
+
+/* The rows hold the copies; ev keeps what the terminal listing reads. */
+struct report_event_list {
+	bool show_umasks;
+	struct rows *rows;
+	struct report_event *ev;
+	size_t n, cap;
+};
+
+static char *dup_or_null(const char *s)
+{
+	if (!s)
+		return NULL;
+	char *d = strdup(s);
+	if (!d)
+		abort();
+	return d;
+}
+
+struct report_event_list *report_event_list_new(bool show_umasks)
+{
+	static const size_t people[] = { V_NAME, V_PMU, V_DESC, V_UMASKS };
+	struct report_event_list *l = calloc(1, sizeof(*l));
+	if (!l)
+		abort();
+	l->show_umasks = show_umasks;
+	l->rows = rows_new("events", event_cols, V_N, 0);
+	rows_people_order(l->rows, people, sizeof(people) / sizeof(people[0]));
+	return l;
+}
+
+void report_event_list_add(struct report_event_list *l, const struct report_event *e)
+{
+	size_t row = rows_add(l->rows);
+	rows_str(l->rows, row, V_NAME, e->name);
+	rows_str(l->rows, row, V_PMU, e->pmu);
+	rows_bool(l->rows, row, V_HARDWARE, e->hardware);
+	rows_str(l->rows, row, V_DESC, e->desc);
+	rows_str(l->rows, row, V_UMASKS, e->umasks);
+	rows_bool(l->rows, row, V_NEEDS, e->needs_umask);
+	if (e->umasks && e->needs_umask)
+		rows_text(l->rows, row, V_UMASKS, "needs one of: %s", e->umasks);
+	else if (!l->show_umasks)
+		rows_text(l->rows, row, V_UMASKS, "%s", "");
+	if (!e->desc && !e->hardware)
+		rows_text(l->rows, row, V_DESC, "(software)");
+	if (l->n == l->cap) {
+		l->cap = l->cap ? 2 * l->cap : 64;
+		l->ev = realloc(l->ev, l->cap * sizeof(*l->ev));
+		if (!l->ev)
+			abort();
+	}
+	struct report_event *c = &l->ev[l->n++];
+	c->name = dup_or_null(e->name);
+	c->pmu = dup_or_null(e->pmu);
+	c->desc = dup_or_null(e->desc);
+	c->umasks = dup_or_null(e->umasks);
+	c->hardware = e->hardware;
+	c->needs_umask = e->needs_umask;
+}
+
+void report_event_list_free(struct report_event_list *l)
+{
+	if (!l)
+		return;
+	for (size_t i = 0; i < l->n; i++) {
+		free((char *)l->ev[i].name);
+		free((char *)l->ev[i].pmu);
+		free((char *)l->ev[i].desc);
+		free((char *)l->ev[i].umasks);
+	}
+	free(l->ev);
+	rows_free(l->rows);
+	free(l);
+}
+
+static const char *pmu_heading(const char *pmu)
+{
+	if (!strcmp(pmu, "perf"))
+		return "generic (perf-style names)";
+	if (!strcmp(pmu, "prof"))
+		return "mission counters (prof's names; --mission)";
+	return pmu;
+}
+
+/* The terminal's listing: a heading per PMU, descriptions cut at 70
+ * characters, unit masks under the event. */
+static void write_listing(const struct report_event_list *l, bool show_umasks, FILE *fp)
+{
+	const char *last = NULL;
+	for (size_t i = 0; i < l->n; i++) {
+		const struct report_event *e = &l->ev[i];
+		if (!last || strcmp(last, e->pmu)) {
+			fprintf(fp, "%s%s:\n", last ? "\n" : "", pmu_heading(e->pmu));
+			last = e->pmu;
+		}
+		if (e->desc) {
+			int w = (int)strlen(e->name) < 44 ? 44 : (int)strlen(e->name) + 1;
+			fprintf(fp, "  %-*s %.70s\n", w, e->name, e->desc);
+			if (e->umasks && (show_umasks || e->needs_umask))
+				fprintf(fp, "  %-*s %s %s\n", w, "",
+					e->needs_umask ? "needs one of:" : "unit masks:",
+					e->umasks);
+		} else {
+			fprintf(fp, "  %s%s\n", e->name, e->hardware ? "" : "  (software)");
+		}
+	}
+}
+
+void report_events(const struct report_event_list *l, const char *pattern,
+		   enum out_format fmt, FILE *fp)
+{
+	if (fmt == OUT_JSON || fmt == OUT_CSV) {
+		rows_write(l->rows, fmt, fp, 0);
+		return;
+	}
+	if (!l->n) {
+		fprintf(fp, "no event matches '");
+		(fmt == OUT_MARKDOWN ? md_field : term_field)(fp, pattern ? pattern : "");
+		fprintf(fp, "'\n");
+		return;
+	}
+	if (fmt == OUT_TABLE)
+		write_listing(l, l->show_umasks, fp);
+	else
+		rows_write(l->rows, OUT_MARKDOWN, fp, 0);
+}
+
+/* ---- the mission map ---- */
+
+enum {
+	M_NAME, M_EVENT, M_PERF, M_TYPE, M_CONFIG, M_ENCODING, M_SUMMARY,
+	M_COUNTS, M_SOURCE, M_CONSENT, M_N
+};
+
+static const struct col counter_cols[M_N] = {
+	[M_NAME] = { .key = "name", .title = "counter" },
+	[M_EVENT] = { .key = "event" },
+	[M_PERF] = { .key = "perf_name", .title = "perf" },
+	[M_TYPE] = { .key = "type", .kind = COL_INT, .flags = COL_MACHINES },
+	[M_CONFIG] = { .key = "config", .flags = COL_MACHINES },
+	[M_ENCODING] = { .key = "encoding", .flags = COL_PEOPLE },
+	[M_SUMMARY] = { .key = "summary", .flags = COL_MACHINES },
+	[M_COUNTS] = { .key = "counts" },
+	[M_SOURCE] = { .key = "source" },
+	[M_CONSENT] = { .key = "needs_allow_generic", .kind = COL_BOOL,
+			.flags = COL_MACHINES },
+};
+
+static struct rows *counter_rows(const struct report_mission *m)
+{
+	struct rows *r = rows_new("counters", counter_cols, M_N, 0);
+	for (size_t i = 0; i < m->ncounters; i++) {
+		const struct report_mission_counter *c = &m->counters[i];
+		size_t row = rows_add(r);
+		rows_str(r, row, M_NAME, c->name);
+		rows_str(r, row, M_EVENT, c->event);
+		rows_str(r, row, M_PERF, c->perf_name);
+		if (c->encoded) {
+			char hex[32];
+			snprintf(hex, sizeof(hex), "%#llx", (unsigned long long)c->config);
+			rows_uint(r, row, M_TYPE, c->type);
+			rows_str(r, row, M_CONFIG, hex);
+			rows_text(r, row, M_ENCODING, "type %u (%s), config %s", c->type,
+				  c->type_name, hex);
+		} else {
+			rows_null(r, row, M_TYPE);
+			rows_null(r, row, M_CONFIG);
+			const char *cause = c->cause ? c->cause : "?";
+			rows_text(r, row, M_ENCODING, "none: %.*s",
+				  (int)strcspn(cause, "\n"), cause);
+		}
+		rows_str(r, row, M_SUMMARY, c->summary);
+		rows_str(r, row, M_COUNTS, c->counts);
+		rows_text(r, row, M_COUNTS, "%s: %s%s", c->summary, c->counts,
+			  c->needs_consent ? " (only with --allow-generic)" : "");
+		rows_str(r, row, M_SOURCE, c->source);
+		rows_bool(r, row, M_CONSENT, c->needs_consent);
+	}
+	return r;
+}
+
+/* Text indented by `indent` columns, wrapped before column 79. */
+static void write_wrapped(FILE *fp, const char *text, int indent)
+{
+	int col = indent;
+	const char *p = text;
+	while (*p) {
+		size_t w = strcspn(p, " ");
+		if (col > indent && col + 1 + (int)w > 78) {
+			fprintf(fp, "\n%*s", indent, "");
+			col = indent;
+		} else if (col > indent) {
+			fputc(' ', fp);
+			col++;
+		}
+		fprintf(fp, "%.*s", (int)w, p);
+		col += (int)w;
+		p += w;
+		while (*p == ' ')
+			p++;
+	}
+	fputc('\n', fp);
+}
+
+static void write_counter(const struct report_mission *m,
+			  const struct report_mission_counter *c, FILE *fp)
+{
+	fprintf(fp, "\n%s\n", c->name);
+	fprintf(fp, "  event     %s\n", c->event);
+	fprintf(fp, "  perf      %s\n", c->perf_name);
+	if (!c->encoded) {
+		/* Forcing a PMU leaves libpfm4 without its perf-style names,
+		 * so the generic events do not encode then. */
+		const char *cause = c->cause ? c->cause : "?";
+		fprintf(fp, "  encoding  none: %.*s%s\n", (int)strcspn(cause, "\n"),
+			cause, m->forced ? " (under LIBPFM_FORCE_PMU)" : "");
+	} else {
+		fprintf(fp, "  encoding  type %u (%s), config %#llx", c->type,
+			c->type_name, (unsigned long long)c->config);
+		if (c->config1)
+			fprintf(fp, ", config1 %#llx", (unsigned long long)c->config1);
+		fputc('\n', fp);
+	}
+	fprintf(fp, "  counts    ");
+	char *what;
+	if (asprintf(&what, "%s: %s%s", c->summary, c->counts, c->needs_consent
+		     ? " (only with --allow-generic)" : "") < 0)
+		abort();
+	write_wrapped(fp, what, 12);
+	free(what);
+	fprintf(fp, "  source    ");
+	write_wrapped(fp, c->source, 12);
+}
+
+enum { F_FAMILY, F_PMU, F_PMU_DESC, F_COUNTERS, F_N };
+
+static const struct col mission_cols[F_N] = {
+	[F_FAMILY] = { .key = "family" },
+	[F_PMU] = { .key = "pmu" },
+	[F_PMU_DESC] = { .key = "pmu_description" },
+	[F_COUNTERS] = { .key = "counters", .kind = COL_NEST },
+};
+
+void report_mission(const struct report_mission *m, enum out_format fmt,
+		    FILE *fp)
+{
+	struct rows *counters = counter_rows(m);
+	if (fmt == OUT_JSON) {
+		struct rows *doc = rows_new(NULL, mission_cols, F_N, 0);
+		size_t row = rows_add(doc);
+		rows_str(doc, row, F_FAMILY, m->family);
+		rows_str(doc, row, F_PMU, m->pmu);
+		rows_str(doc, row, F_PMU_DESC, m->pmu_desc);
+		rows_nest(doc, row, F_COUNTERS, counters);
+		rows_json_doc(doc, fp);
+		rows_free(doc);
+		return;
+	}
+	if (fmt == OUT_CSV) {
+		rows_write(counters, OUT_CSV, fp, 0);
+		rows_free(counters);
+		return;
+	}
+	bool md = fmt == OUT_MARKDOWN;
+	char *head;
+	if (m->family) {
+		if (asprintf(&head, md ? "**mission counters on %s** (libpfm4 PMU %s)\n\n"
+			     : "mission counters on %s (libpfm4 PMU %s)\n", m->family,
+			     m->pmu ? m->pmu : "none") < 0)
+			abort();
+		fputs(head, fp);
+	} else {
+		if (asprintf(&head, "libpfm4 detected %s%s%s%s, which has no mission "
+			     "map: these counters are perf's generic events, and "
+			     "llc-misses, itlb-misses and l1i-misses need "
+			     "--allow-generic", m->pmu ? m->pmu : "no core PMU",
+			     m->pmu_desc ? " (" : "", m->pmu_desc ? m->pmu_desc : "",
+			     m->pmu_desc ? ")" : "") < 0)
+			abort();
+		if (md)
+			fprintf(fp, "%s\n\n", head);
+		else
+			write_wrapped(fp, head, 0);
+	}
+	free(head);
+	if (md)
+		rows_write(counters, OUT_MARKDOWN, fp, 0);
+	else
+		for (size_t i = 0; i < m->ncounters; i++)
+			write_counter(m, &m->counters[i], fp);
+	rows_free(counters);
+}

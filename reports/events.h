@@ -1,0 +1,72 @@
+/*
+ * events (reports): `prof events`, the events this machine can encode,
+ * and `prof events --mission`, the mission map of its processor family,
+ * in every format. prof/ asks collectors/ for the events and the map and
+ * hands them over as the plain structs below (reports/ does not see
+ * collectors/); strings are borrowed for the length of the call, except
+ * those a report_event_list copies.
+ *
+ * JSON: {"events": [{name, pmu, hardware, description, umasks,
+ * needs_umask}]} and {family, pmu, pmu_description, counters: [{name,
+ * event, perf_name, type, config, summary, counts, source,
+ * needs_allow_generic}]}; CSV has the same keys, one line per event or
+ * counter. Not thread-safe; no shared state.
+ */
+#ifndef REPORTS_EVENTS_H
+#define REPORTS_EVENTS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "reports/output.h"
+
+struct report_event {
+	const char *name;	/* PMU-qualified */
+	const char *pmu;	/* "prof" for mission names, "perf" generic */
+	const char *desc;	/* may be NULL */
+	bool hardware;
+	const char *umasks;	/* comma-separated, defaults marked '*'; NULL */
+	bool needs_umask;
+};
+
+/* The events found, in the order found (copied). People see an event's
+ * unit masks where it needs one of them, or all with show_umasks (a
+ * pattern was given). Never NULL. */
+struct report_event_list;
+struct report_event_list *report_event_list_new(bool show_umasks);
+void report_event_list_add(struct report_event_list *l,
+			   const struct report_event *e);
+void report_event_list_free(struct report_event_list *l);	/* NULL is fine */
+
+/* The list, for people grouped by PMU; pattern names what matched
+ * nothing when the list is empty. */
+void report_events(const struct report_event_list *l, const char *pattern,
+		   enum out_format fmt, FILE *fp);
+
+struct report_mission_counter {
+	const char *name;	/* "llc-misses" */
+	const char *event;	/* as libpfm4 takes it, PMU-qualified */
+	const char *perf_name;
+	bool encoded;		/* false: cause says why not */
+	const char *cause;
+	uint32_t type;
+	const char *type_name;	/* "raw", "hardware", ... */
+	uint64_t config, config1;
+	const char *summary, *counts, *source;
+	bool needs_consent;	/* only with --allow-generic */
+};
+
+struct report_mission {
+	const char *family;	/* NULL: the family has no map */
+	const char *pmu;	/* the PMU libpfm4 detected, NULL for none */
+	const char *pmu_desc;
+	bool forced;		/* LIBPFM_FORCE_PMU is set */
+	const struct report_mission_counter *counters;
+	size_t ncounters;
+};
+
+void report_mission(const struct report_mission *m, enum out_format fmt,
+		    FILE *fp);
+
+#endif

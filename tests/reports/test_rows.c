@@ -1,0 +1,273 @@
+/*
+ * Tests for reports/rows: one column spec rendered as a table, Markdown,
+ * CSV and JSON, with groups, nested sets, unset and null cells.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <math.h>
+
+#include "reports/rows.h"
+#include "test_util.h"
+
+enum { C_NAME, C_TID, C_CYCLES, C_TIME, C_P50, C_P99, C_SIZE, C_NOTE, C_NCOLS };
+
+static const struct col cols[C_NCOLS] = {
+	[C_NAME] = { .key = "name", .kind = COL_TEXT },
+	[C_TID] = { .key = "tid", .kind = COL_INT },
+	[C_CYCLES] = { .key = "cycles", .kind = COL_COUNT, .none = "-" },
+	[C_TIME] = { .key = "task_clock_ns", .title = "task-clock (ms)",
+		     .kind = COL_NS, .unit = "ms", .decimals = 2 },
+	[C_P50] = { .key = "p50", .kind = COL_REAL, .decimals = 1,
+		    .group = "overshoot_us" },
+	[C_P99] = { .key = "p99", .kind = COL_REAL, .decimals = 1,
+		    .group = "overshoot_us" },
+	[C_SIZE] = { .key = "size_bytes", .title = "size", .kind = COL_BYTES },
+	[C_NOTE] = { .key = "note", .kind = COL_TEXT, .flags = COL_MACHINES },
+};
+
+static struct rows *fill(void)
+{
+	struct rows *r = rows_new("threads", cols, C_NCOLS, 0);
+	size_t i = rows_add(r);
+	rows_str(r, i, C_NAME, "render, \"fast\"");
+	rows_int(r, i, C_TID, 4242);
+	rows_num(r, i, C_CYCLES, 1234567.4);
+	rows_text(r, i, C_CYCLES, "1,234,567 (50%%)");
+	rows_uint(r, i, C_TIME, 4250000);
+	rows_num(r, i, C_P50, 52.05);
+	rows_num(r, i, C_P99, 61);
+	rows_uint(r, i, C_SIZE, 32u << 20);
+	rows_str(r, i, C_NOTE, "scaled");
+	i = rows_add(r);
+	rows_str(r, i, C_NAME, "main|x");
+	rows_int(r, i, C_TID, 7);
+	rows_num(r, i, C_CYCLES, NAN);	/* null */
+	rows_uint(r, i, C_TIME, 0);
+	rows_num(r, i, C_P50, 0.25);
+	rows_num(r, i, C_P99, 1);
+	rows_uint(r, i, C_SIZE, 1536);
+	/* note left unset: JSON leaves the key out */
+	rows_rule(r, i);
+	return r;
+}
+
+static char *render(const struct rows *r, enum out_format f, int indent)
+{
+	struct tu_buf b;
+	rows_write(r, f, tu_buf_open(&b), indent);
+	tu_buf_close(&b);
+	return b.data;
+}
+
+static void test_rows__table_for_people(void **state)
+{
+	(void)state;
+	struct rows *r = fill();
+	char *s = render(r, OUT_TABLE, 1);
+	assert_string_equal(s,
+		" name             tid           cycles  task-clock (ms)   p50   p99     size\n"
+		" render, \"fast\"  4242  1,234,567 (50%)             4.25  52.0  61.0   32 MiB\n"
+		" ---------------------------------------------------------------------------\n"
+		" main|x             7                -             0.00   0.2   1.0  1.5 KiB\n");
+	free(s);
+	rows_free(r);
+}
+
+static void test_rows__markdown_for_people(void **state)
+{
+	(void)state;
+	struct rows *r = fill();
+	char *s = render(r, OUT_MARKDOWN, 0);
+	assert_string_equal(s,
+		"| name | tid | cycles | task-clock (ms) | p50 | p99 | size |\n"
+		"|---|---:|---:|---:|---:|---:|---:|\n"
+		"| render, \"fast\" | 4242 | 1,234,567 (50%) | 4.25 | 52.0 | 61.0 | 32 MiB |\n"
+		"| **main\\|x** | **7** | **-** | **0.00** | **0.2** | **1.0** | **1.5 KiB** |\n");
+	free(s);
+	rows_free(r);
+}
+
+static void test_rows__csv_has_keys_and_raw_values(void **state)
+{
+	(void)state;
+	struct rows *r = fill();
+	char *s = render(r, OUT_CSV, 0);
+	assert_string_equal(s,
+		"name,tid,cycles,task_clock_ns,overshoot_us.p50,overshoot_us.p99,"
+		"size_bytes,note\n"
+		"\"render, \"\"fast\"\"\",4242,1234567.4,4250000,52.05,61,33554432,scaled\n"
+		"main|x,7,,0,0.25,1,1536,\n");
+	free(s);
+	rows_free(r);
+}
+
+static void test_rows__json_groups_and_leaves_unset_out(void **state)
+{
+	(void)state;
+	struct rows *r = fill();
+	char *s = render(r, OUT_JSON, 0);
+	assert_string_equal(s,
+		"{\n"
+		"  \"threads\": [\n"
+		"    {\n"
+		"      \"name\": \"render, \\\"fast\\\"\",\n"
+		"      \"tid\": 4242,\n"
+		"      \"cycles\": 1234567.4,\n"
+		"      \"task_clock_ns\": 4250000,\n"
+		"      \"overshoot_us\": {\n"
+		"        \"p50\": 52.05,\n"
+		"        \"p99\": 61\n"
+		"      },\n"
+		"      \"size_bytes\": 33554432,\n"
+		"      \"note\": \"scaled\"\n"
+		"    },\n"
+		"    {\n"
+		"      \"name\": \"main|x\",\n"
+		"      \"tid\": 7,\n"
+		"      \"cycles\": null,\n"
+		"      \"task_clock_ns\": 0,\n"
+		"      \"overshoot_us\": {\n"
+		"        \"p50\": 0.25,\n"
+		"        \"p99\": 1\n"
+		"      },\n"
+		"      \"size_bytes\": 1536\n"
+		"    }\n"
+		"  ]\n"
+		"}\n");
+	free(s);
+	rows_free(r);
+}
+
+static void test_rows__orders_choose_columns(void **state)
+{
+	(void)state;
+	struct rows *r = fill();
+	rows_people_order(r, (const size_t[]){ C_SIZE, C_NAME }, 2);
+	rows_csv_order(r, (const size_t[]){ C_TID, C_NOTE }, 2);
+	char *s = render(r, OUT_TABLE, 0);
+	assert_string_equal(s,
+		"   size  name\n"
+		" 32 MiB  render, \"fast\"\n"
+		"-----------------------\n"
+		"1.5 KiB  main|x\n");
+	free(s);
+	s = render(r, OUT_CSV, 0);
+	assert_string_equal(s, "tid,note\n4242,scaled\n7,\n");
+	free(s);
+	rows_free(r);
+}
+
+static void hook_pair(struct jw *w, const void *arg)
+{
+	const int *v = arg;
+	jw_arr_begin_flat(w);
+	jw_int(w, v[0]);
+	jw_int(w, v[1]);
+	jw_arr_end(w);
+}
+
+static void test_rows__nested_sets_and_hooks(void **state)
+{
+	(void)state;
+	enum { D_ID, D_PIN, D_SETS, D_CI, D_NONE, D_N };
+	static const struct col doc_cols[D_N] = {
+		[D_ID] = { .key = "run_id", .kind = COL_INT },
+		[D_PIN] = { .key = "pin", .kind = COL_NEST },
+		[D_SETS] = { .key = "smt", .kind = COL_NEST },
+		[D_CI] = { .key = "ci95_pct", .kind = COL_NEST },
+		[D_NONE] = { .key = "largest", .kind = COL_NEST },
+	};
+	static const struct col pin_cols[] = {
+		{ .key = "mode", .kind = COL_TEXT },
+		{ .key = "cpus", .kind = COL_CPUS },
+	};
+	static const struct col set_cols[] = { { .key = "cpus", .kind = COL_CPUS } };
+	static const int ci[2] = { -3, 5 };
+
+	struct rows *doc = rows_new(NULL, doc_cols, D_N, 0);
+	size_t row = rows_add(doc);
+	rows_int(doc, row, D_ID, 12);
+	struct rows *pin = rows_new(NULL, pin_cols, 2, ROWS_OBJECT);
+	size_t p = rows_add(pin);
+	rows_str(pin, p, 0, "llc:1");
+	rows_str(pin, p, 1, "0-2,8");
+	rows_nest(doc, row, D_PIN, pin);
+	struct rows *sets = rows_new(NULL, set_cols, 1, ROWS_VALUES);
+	rows_str(sets, rows_add(sets), 0, "0,4");
+	rows_str(sets, rows_add(sets), 0, "1,5");
+	rows_nest(doc, row, D_SETS, sets);
+	rows_hook(doc, row, D_CI, hook_pair, ci);
+	rows_nest(doc, row, D_NONE, rows_new(NULL, pin_cols, 2, ROWS_OBJECT));
+
+	struct tu_buf b;
+	rows_json_doc(doc, tu_buf_open(&b));
+	assert_string_equal(tu_buf_close(&b),
+		"{\n"
+		"  \"run_id\": 12,\n"
+		"  \"pin\": {\n"
+		"    \"mode\": \"llc:1\",\n"
+		"    \"cpus\": [0, 1, 2, 8]\n"
+		"  },\n"
+		"  \"smt\": [\n"
+		"    [0, 4],\n"
+		"    [1, 5]\n"
+		"  ],\n"
+		"  \"ci95_pct\": [-3, 5],\n"
+		"  \"largest\": null\n"
+		"}\n");
+	free(b.data);
+	/* Nested cells are JSON's alone. */
+	char *s = render(doc, OUT_CSV, 0);
+	assert_string_equal(s, "run_id\n12\n");
+	free(s);
+	rows_free(doc);
+}
+
+static void test_rows__flat_rows_and_booleans(void **state)
+{
+	(void)state;
+	static const struct col c[] = {
+		{ .key = "run_id", .kind = COL_INT },
+		{ .key = "counted", .kind = COL_BOOL },
+	};
+	struct rows *r = rows_new("schedule", c, 2, ROWS_FLAT);
+	size_t i = rows_add(r);
+	rows_int(r, i, 0, 7);
+	rows_bool(r, i, 1, true);
+	i = rows_add(r);
+	rows_int(r, i, 0, 8);
+	rows_bool(r, i, 1, false);
+	char *s = render(r, OUT_JSON, 0);
+	assert_string_equal(s,
+		"{\n"
+		"  \"schedule\": [\n"
+		"    {\"run_id\": 7, \"counted\": true},\n"
+		"    {\"run_id\": 8, \"counted\": false}\n"
+		"  ]\n"
+		"}\n");
+	free(s);
+	s = render(r, OUT_TABLE, 0);
+	assert_string_equal(s, "run_id  counted\n     7  yes\n     8  no\n");
+	free(s);
+	s = render(r, OUT_CSV, 0);
+	assert_string_equal(s, "run_id,counted\n7,true\n8,false\n");
+	free(s);
+	rows_free(r);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_rows__table_for_people),
+		cmocka_unit_test(test_rows__markdown_for_people),
+		cmocka_unit_test(test_rows__csv_has_keys_and_raw_values),
+		cmocka_unit_test(test_rows__json_groups_and_leaves_unset_out),
+		cmocka_unit_test(test_rows__orders_choose_columns),
+		cmocka_unit_test(test_rows__nested_sets_and_hooks),
+		cmocka_unit_test(test_rows__flat_rows_and_booleans),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
