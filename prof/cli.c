@@ -12,6 +12,7 @@
 
 #include "db/db.h"
 #include "prof/cli.h"
+#include "prof/verb.h"
 
 int verbose;
 
@@ -99,9 +100,45 @@ void print_cause(const char *prefix, const char *cause)
 		fputc('\n', stderr);
 }
 
-void cmd_print_help(const struct cmd *c, FILE *fp)
+int fail_cause(char *cause, int code)
 {
-	fputs(c->help, fp);
+	print_cause("error: ", cause);
+	free(cause);
+	return code;
+}
+
+/* errno -> exit code, for what the user asked for and for a launch. */
+static const struct {
+	int err;
+	int code;		/* exit_code_for */
+	int launch_code;	/* exit_code_for_launch */
+} exit_codes[] = {
+	{ ENOENT, EXIT_USAGE, 127 },	/* no such run, event, command */
+	{ EACCES, EXIT_FAIL, 127 },	/* the command is not executable */
+	{ ENOEXEC, EXIT_FAIL, 127 },	/* nor a program the kernel runs */
+	{ EINVAL, EXIT_USAGE, EXIT_FAIL },	/* a word prof does not take */
+	{ EOPNOTSUPP, EXIT_USAGE, EXIT_FAIL },	/* an event not encoded here */
+	{ ENODATA, EXIT_USAGE, EXIT_FAIL },	/* samples of a counted run */
+};
+
+static int exit_code_row(int err, bool launch)
+{
+	if (err < 0)
+		err = -err;
+	for (size_t i = 0; i < sizeof(exit_codes) / sizeof(exit_codes[0]); i++)
+		if (exit_codes[i].err == err)
+			return launch ? exit_codes[i].launch_code : exit_codes[i].code;
+	return EXIT_FAIL;
+}
+
+int exit_code_for(int err)
+{
+	return exit_code_row(err, false);
+}
+
+int exit_code_for_launch(int err)
+{
+	return exit_code_row(err, true);
 }
 
 void cli_print_verb_help(const char *verb)
@@ -109,43 +146,6 @@ void cli_print_verb_help(const char *verb)
 	const struct cmd *c = cmd_find(verb, NULL);
 	if (c)
 		cmd_print_help(c, stdout);
-}
-
-const struct cmd *cmd_find(const char *name, char **cause)
-{
-	const struct cmd *hit = NULL;
-	size_t len = strlen(name);
-	int nhits = 0;
-	char list[256] = "";
-	char buf[64];
-
-	for (const struct cmd *c = commands; c->name; c++) {
-		if (!strcmp(c->name, name))
-			return c;
-		if (len && !strncmp(c->name, name, len)) {
-			hit = c;
-			nhits++;
-			if (strlen(list) + strlen(c->name) + 3 < sizeof(list)) {
-				if (*list)
-					strcat(list, ", ");
-				strcat(list, c->name);
-			}
-		}
-	}
-	if (nhits == 1)
-		return hit;
-	if (cause) {
-		if (nhits > 1) {
-			if (asprintf(cause, "ambiguous verb '%s': it could be %s\n"
-				     "hint: type more of the verb", cli_echo(name, buf, sizeof(buf)), list) < 0)
-				*cause = NULL;
-		} else if (asprintf(cause, "unknown verb '%s'\n"
-				    "hint: run 'prof --help' for the list of verbs",
-				    cli_echo(name, buf, sizeof(buf))) < 0) {
-			*cause = NULL;
-		}
-	}
-	return NULL;
 }
 
 /* The database this process uses, as cli_db_path last resolved it: so

@@ -22,17 +22,7 @@ struct prof_ctx {
 	const char *argv0;	/* how prof was invoked, to find its helpers */
 };
 
-struct cmd {
-	const char *name;
-	int (*fn)(int argc, char **argv, struct prof_ctx *ctx);
-	const char *summary;
-	const char *help;	/* full text for `prof help VERB` */
-};
-
 extern int verbose;
-
-/* The verb table, in the order `prof help` lists it. */
-extern const struct cmd commands[];
 
 /*
  * Print "error: <msg>" then "hint: run 'prof VERB --help'" and return
@@ -57,14 +47,28 @@ void hint_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Print a cause string (possibly several lines, "hint:" lines included). */
 void print_cause(const char *prefix, const char *cause);
 
-/* Print the help text of a verb to fp. */
-void cmd_print_help(const struct cmd *c, FILE *fp);
+/* print_cause("error: ", cause), free it, and return code. */
+int fail_cause(char *cause, int code);
+
+/*
+ * The exit code for a failure that a callee reported as errno err (either
+ * sign): the one table, which README.md's "Exit status" shows. A thing
+ * the user named that does not exist (a run, an experiment, an event), a
+ * word prof does not take, an event this processor cannot encode, or
+ * samples asked of a run that has none is a usage error (2); anything
+ * else is an operational failure (1).
+ */
+int exit_code_for(int err);
+
+/*
+ * The same for the failure to start a command prof was to launch: 127
+ * when it cannot be found or run (ENOENT, EACCES, ENOEXEC), as a shell
+ * says, else 1.
+ */
+int exit_code_for_launch(int err);
 
 /* Print a verb's help on stdout (for --help among its options). */
 void cli_print_verb_help(const char *verb);
-
-/* Look a verb up by exact name or unique prefix. */
-const struct cmd *cmd_find(const char *name, char **cause);
 
 /*
  * The database path: --db PATH given to the verb, else the global --db,

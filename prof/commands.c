@@ -1,38 +1,58 @@
-/* commands: the one table of verbs, as perf and git keep it. */
+/*
+ * commands: the one table of verbs, as git's cmd_struct and perf's
+ * builtins keep it: each row names the verb's file's `struct verb` and
+ * says what the verb needs, so that the frame (prof/verb.c) reads its
+ * options, opens its database and its output the same way for all.
+ * Adding a verb: prof/cmd_<verb>.c, its declaration and its row here.
+ */
 #include <stddef.h>
 
 #include "prof/commands.h"
+#include "prof/verb.h"
 
-static const char help_help[] =
-"usage: prof help [VERB]\n"
-"\n"
-"Print the list of verbs, or one verb's options with an example.\n"
-"'prof help VERB' and 'prof VERB --help' print the same text.\n"
-"\n"
-"Example:\n"
-"  prof help run\n";
+extern const struct verb verb_runs, verb_topo, verb_modules, verb_help;
+
+static const struct opt legacy_opts[] = { OPT_END() };
+#define LEGACY(v) \
+	static const struct verb legacy_##v = { .legacy = cmd_##v, \
+		.opts = legacy_opts, .help = cmd_##v##_help }
+LEGACY(run);
+LEGACY(record);
+LEGACY(report);
+LEGACY(ab);
+LEGACY(compare);
+LEGACY(explain);
+LEGACY(sleep);
+LEGACY(events);
+
+#define TEXT OUT_ALL_TEXT
+#define FOLDED (1u << OUT_FOLDED)
+#define TABLE_JSON ((1u << OUT_TABLE) | (1u << OUT_JSON))
 
 const struct cmd commands[] = {
-	{ "run", cmd_run, "count events per thread for a command or a process",
-	  cmd_run_help },
-	{ "record", cmd_record, "sample a command with call stacks",
-	  cmd_record_help },
-	{ "runs", cmd_runs, "list the stored runs", cmd_runs_help },
-	{ "report", cmd_report, "reprint a stored run per thread, name or total",
-	  cmd_report_help },
-	{ "ab", cmd_ab, "interleaved A/B runs with paired statistics", cmd_ab_help },
-	{ "compare", cmd_compare, "reprint an experiment, or compare two runs",
-	  cmd_compare_help },
-	{ "explain", cmd_explain, "footprint, codegen or cache-domain effect?",
-	  cmd_explain_help },
-	{ "topo", cmd_topo, "show cache domains and what a pin would pick",
-	  cmd_topo_help },
-	{ "sleep", cmd_sleep, "measure how well short sleeps keep time, per mode",
-	  cmd_sleep_help },
-	{ "events", cmd_events, "list the events this machine can encode",
-	  cmd_events_help },
-	{ "modules", cmd_modules, "list a run's code modules, largest first",
-	  cmd_modules_help },
-	{ "help", cmd_help, "print help for a verb", help_help },
-	{ NULL, NULL, NULL, NULL },
+	{ "run", &legacy_run, "count events per thread for a command or a process",
+	  TEXT, CMD_DB_TRY, CMD_OUT_STDERR },
+	{ "record", &legacy_record, "sample a command with call stacks",
+	  TEXT | FOLDED, CMD_DB_WRITE, CMD_OUT_STDERR },
+	{ "runs", &verb_runs, "list the stored runs",
+	  TEXT, CMD_DB_READ, CMD_OUT_STDOUT },
+	{ "report", &legacy_report, "reprint a stored run per thread, name or total",
+	  TEXT | FOLDED, CMD_DB_READ, CMD_OUT_STDOUT },
+	{ "ab", &legacy_ab, "interleaved A/B runs with paired statistics",
+	  TEXT, CMD_DB_WRITE, CMD_OUT_STDERR },
+	{ "compare", &legacy_compare, "reprint an experiment, or compare two runs",
+	  TEXT, CMD_DB_READ, CMD_OUT_STDOUT },
+	{ "explain", &legacy_explain, "footprint, codegen or cache-domain effect?",
+	  (1u << OUT_TABLE) | (1u << OUT_JSON) | (1u << OUT_MARKDOWN), CMD_DB_READ,
+	  CMD_OUT_STDOUT },
+	{ "topo", &verb_topo, "show cache domains and what a pin would pick",
+	  TABLE_JSON, CMD_DB_NONE, CMD_OUT_STDOUT },
+	{ "sleep", &legacy_sleep, "measure how well short sleeps keep time, per mode",
+	  TABLE_JSON, CMD_DB_WRITE, CMD_OUT_STDOUT },
+	{ "events", &legacy_events, "list the events this machine can encode",
+	  TABLE_JSON, CMD_DB_NONE, CMD_OUT_STDOUT },
+	{ "modules", &verb_modules, "list a run's code modules, largest first",
+	  TEXT, CMD_DB_READ, CMD_OUT_STDOUT },
+	{ "help", &verb_help, "print help for a verb", 0, CMD_DB_NONE, CMD_OUT_STDOUT },
+	{ NULL, NULL, NULL, 0, CMD_DB_NONE, CMD_OUT_STDOUT },
 };

@@ -1,6 +1,6 @@
 /*
- * commands: every verb's entry point and help text. Each verb lives in
- * prof/cmd_<verb>.c and is registered once, in commands.c.
+ * commands: the entry points and help texts of the verbs not yet moved
+ * onto the option tables of prof/verb.h.
  */
 #ifndef PROF_COMMANDS_H
 #define PROF_COMMANDS_H
@@ -13,15 +13,11 @@
 
 DECLARE_VERB(run);
 DECLARE_VERB(record);
-DECLARE_VERB(runs);
 DECLARE_VERB(report);
 DECLARE_VERB(events);
-DECLARE_VERB(topo);
 DECLARE_VERB(ab);
 DECLARE_VERB(compare);
-DECLARE_VERB(modules);
 DECLARE_VERB(sleep);
 DECLARE_VERB(explain);
-int cmd_help(int argc, char **argv, struct prof_ctx *ctx);
 
 #endif
