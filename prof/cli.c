@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -308,6 +309,19 @@ bool cli_parse_double(const char *s, double min, double max, double *out)
 		return false;
 	*out = v;
 	return true;
+}
+
+int cli_parse_run_id(const char *verb, const char *word, long *id)
+{
+	char buf[64];
+	if (!strcmp(word, "last")) {
+		*id = 0;
+		return 0;
+	}
+	if (!cli_parse_long(word, 1, LONG_MAX, id))
+		return usage_error(verb, "bad run '%s': expected a run id or 'last'",
+				   cli_echo(word, buf, sizeof(buf)));
+	return 0;
 }
 
 const char *cli_echo(const char *s, char *buf, size_t bufsz)
