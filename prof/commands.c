@@ -10,7 +10,7 @@
 #include "prof/commands.h"
 #include "prof/verb.h"
 
-extern const struct verb verb_runs, verb_report, verb_topo, verb_modules, verb_help;
+extern const struct verb verb_runs, verb_report, verb_compare, verb_explain, verb_topo, verb_modules, verb_help;
 
 static const struct opt legacy_opts[] = { OPT_END() };
 #define LEGACY(v) \
@@ -19,8 +19,6 @@ static const struct opt legacy_opts[] = { OPT_END() };
 LEGACY(run);
 LEGACY(record);
 LEGACY(ab);
-LEGACY(compare);
-LEGACY(explain);
 LEGACY(sleep);
 LEGACY(events);
 
@@ -39,9 +37,9 @@ const struct cmd commands[] = {
 	  TEXT | FOLDED, CMD_DB_READ, CMD_OUT_STDOUT },
 	{ "ab", &legacy_ab, "interleaved A/B runs with paired statistics",
 	  TEXT, CMD_DB_WRITE, CMD_OUT_STDERR },
-	{ "compare", &legacy_compare, "reprint an experiment, or compare two runs",
+	{ "compare", &verb_compare, "reprint an experiment, or compare two runs",
 	  TEXT, CMD_DB_READ, CMD_OUT_STDOUT },
-	{ "explain", &legacy_explain, "footprint, codegen or cache-domain effect?",
+	{ "explain", &verb_explain, "footprint, codegen or cache-domain effect?",
 	  (1u << OUT_TABLE) | (1u << OUT_JSON) | (1u << OUT_MARKDOWN), CMD_DB_READ,
 	  CMD_OUT_STDOUT },
 	{ "topo", &verb_topo, "show cache domains and what a pin would pick",

@@ -15,8 +15,6 @@ DECLARE_VERB(run);
 DECLARE_VERB(record);
 DECLARE_VERB(events);
 DECLARE_VERB(ab);
-DECLARE_VERB(compare);
 DECLARE_VERB(sleep);
-DECLARE_VERB(explain);
 
 #endif
