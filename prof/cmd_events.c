@@ -1,50 +1,14 @@
 /* prof events: list what this machine can encode, or show one attr. */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "collectors/events.h"
-#include "prof/cli.h"
-#include "prof/commands.h"
-
-const char cmd_events_help[] =
-"usage: prof events [PATTERN] [--format table|json]\n"
-"       prof events --attr NAME [--allow-generic]\n"
-"       prof events --mission [--format table|json]\n"
-"\n"
-"List the events this machine can encode (names containing PATTERN, case\n"
-"insensitive): first prof's mission counters, then the perf-style generic\n"
-"names, then the processor's own PMU events as libpfm4 knows them.\n"
-"Encoding is not counting: whether the kernel lets an event count (a VM\n"
-"often has no PMU) shows only when a run opens it, and 'prof run' says so.\n"
-"\n"
-"The mission counters llc-misses, itlb-misses, l1i-misses, branch-misses,\n"
-"cycles and instructions keep their names on every machine; the event\n"
-"behind each comes from a map, one table per processor family, taken from\n"
-"perf's per-model event tables and the vendor's manuals. --mission prints\n"
-"the table of the family libpfm4 detects here: each counter's event, its\n"
-"encoding, what it counts (and leaves out, where it is a proxy) and its\n"
-"source. On a family without a table, cycles, instructions and\n"
-"branch-misses are perf's generic events, and the three cache counters\n"
-"are refused unless --allow-generic lets perf's generic cache events\n"
-"stand in. perf::cycles names perf's generic event everywhere.\n"
-"\n"
-"--attr NAME prints the perf_event_attr prof would open for NAME (type,\n"
-"config, config1, config2, exclude bits), in the key=value form of\n"
-"'perf stat -vv', to check an encoding against perf.\n"
-"\n"
-"LIBPFM_FORCE_PMU=PMU (e.g. skl, amd64_fam19h_zen4) makes libpfm4 act as\n"
-"if this were that processor, to see another family's encodings.\n"
-"\n"
-"Examples:\n"
-"  prof events miss\n"
-"  prof events --mission\n"
-"  prof events --attr llc-misses\n"
-"  LIBPFM_FORCE_PMU=skl prof events --attr l1i-misses\n";
+#include "prof/verb.h"
 
 struct list_state {
+	FILE *fp;
 	enum out_format fmt;
 	struct jw *w;
 	size_t n;
@@ -55,6 +19,7 @@ struct list_state {
 static int print_one(const struct event_info *info, void *arg)
 {
 	struct list_state *s = arg;
+	FILE *fp = s->fp;
 	s->n++;
 	if (s->fmt == OUT_JSON) {
 		jw_obj_begin(s->w);
@@ -74,7 +39,7 @@ static int print_one(const struct event_info *info, void *arg)
 		return 0;
 	}
 	if (!s->last_pmu || strcmp(s->last_pmu, info->pmu)) {
-		printf("%s%s:\n", s->last_pmu ? "\n" : "",
+		fprintf(fp, "%s%s:\n", s->last_pmu ? "\n" : "",
 		       !strcmp(info->pmu, "perf") ? "generic (perf-style names)"
 		       : !strcmp(info->pmu, "prof") ? "mission counters (prof's "
 						      "names; --mission)"
@@ -83,61 +48,61 @@ static int print_one(const struct event_info *info, void *arg)
 	}
 	if (info->desc) {
 		int w = (int)strlen(info->name) < 44 ? 44 : (int)strlen(info->name) + 1;
-		printf("  %-*s %.70s\n", w, info->name, info->desc);
+		fprintf(fp, "  %-*s %.70s\n", w, info->name, info->desc);
 		if (info->umasks && (s->show_umasks || info->needs_umask))
-			printf("  %-*s %s %s\n", w, "",
+			fprintf(fp, "  %-*s %s %s\n", w, "",
 			       info->needs_umask ? "needs one of:" : "unit masks:",
 			       info->umasks);
 	} else {
-		printf("  %s%s\n", info->name, info->hardware ? "" : "  (software)");
+		fprintf(fp, "  %s%s\n", info->name, info->hardware ? "" : "  (software)");
 	}
 	return 0;
 }
 
-static void print_attr(const struct event_desc *ev)
+static void print_attr(const struct event_desc *ev, FILE *fp)
 {
 	const struct perf_event_attr *a = &ev->attr;
-	printf("event          %s\n", ev->name);
-	printf("encoded as     %s\n", ev->canonical);
+	fprintf(fp, "event          %s\n", ev->name);
+	fprintf(fp, "encoded as     %s\n", ev->canonical);
 	if (ev->mission)
-		printf("mission        %s on %s: %s\n", ev->mission->perf_name,
+		fprintf(fp, "mission        %s on %s: %s\n", ev->mission->perf_name,
 		       ev->family->label, ev->mission->summary);
-	printf("type           %u (%s)\n", a->type, event_type_name(a->type));
-	printf("size           %u\n", a->size);
-	printf("config         %#llx\n", (unsigned long long)a->config);
-	printf("config1        %#llx\n", (unsigned long long)a->config1);
-	printf("config2        %#llx\n", (unsigned long long)a->config2);
-	printf("exclude_user   %u\n", a->exclude_user);
-	printf("exclude_kernel %u\n", a->exclude_kernel);
-	printf("exclude_hv     %u\n", a->exclude_hv);
-	printf("exclude_guest  %u\n", a->exclude_guest);
-	printf("exclude_host   %u\n", a->exclude_host);
-	printf("precise_ip     %u\n", a->precise_ip);
-	printf("hardware       %s\n", ev->hardware ? "yes (needs a PMU counter)"
+	fprintf(fp, "type           %u (%s)\n", a->type, event_type_name(a->type));
+	fprintf(fp, "size           %u\n", a->size);
+	fprintf(fp, "config         %#llx\n", (unsigned long long)a->config);
+	fprintf(fp, "config1        %#llx\n", (unsigned long long)a->config1);
+	fprintf(fp, "config2        %#llx\n", (unsigned long long)a->config2);
+	fprintf(fp, "exclude_user   %u\n", a->exclude_user);
+	fprintf(fp, "exclude_kernel %u\n", a->exclude_kernel);
+	fprintf(fp, "exclude_hv     %u\n", a->exclude_hv);
+	fprintf(fp, "exclude_guest  %u\n", a->exclude_guest);
+	fprintf(fp, "exclude_host   %u\n", a->exclude_host);
+	fprintf(fp, "precise_ip     %u\n", a->precise_ip);
+	fprintf(fp, "hardware       %s\n", ev->hardware ? "yes (needs a PMU counter)"
 						    : "no (software event)");
 }
 
 /* Print text indented by `indent` columns, wrapped before column 79. */
-static void print_wrapped(const char *text, int indent)
+static void print_wrapped(const char *text, int indent, FILE *fp)
 {
 	int col = indent;
 	const char *p = text;
 	while (*p) {
 		size_t w = strcspn(p, " ");
 		if (col > indent && col + 1 + (int)w > 78) {
-			printf("\n%*s", indent, "");
+			fprintf(fp, "\n%*s", indent, "");
 			col = indent;
 		} else if (col > indent) {
-			putchar(' ');
+			fputc(' ', fp);
 			col++;
 		}
-		printf("%.*s", (int)w, p);
+		fprintf(fp, "%.*s", (int)w, p);
 		col += (int)w;
 		p += w;
 		while (*p == ' ')
 			p++;
 	}
-	putchar('\n');
+	fputc('\n', fp);
 }
 
 /*
@@ -145,14 +110,14 @@ static void print_wrapped(const char *text, int indent)
  * to), each counter with its event, encoding, meaning and source; on a
  * family without one, perf's generic stand-ins.
  */
-static int print_mission(enum out_format fmt)
+static int print_mission(enum out_format fmt, FILE *fp)
 {
 	const char *pmu = NULL, *pdesc = NULL;
 	const struct mission_family *fam = events_mission_family(&pmu, &pdesc);
 	const struct mission_family *shown = fam ? fam : mission_generic();
 	struct jw w;
 	if (fmt == OUT_JSON) {
-		jw_init(&w, stdout, 2);
+		jw_init(&w, fp, 2);
 		jw_obj_begin(&w);
 		jw_key(&w, "family");
 		jw_str(&w, fam ? fam->label : NULL);
@@ -163,7 +128,7 @@ static int print_mission(enum out_format fmt)
 		jw_key(&w, "counters");
 		jw_arr_begin(&w);
 	} else if (fam) {
-		printf("mission counters on %s (libpfm4 PMU %s)\n", fam->label, pmu);
+		fprintf(fp, "mission counters on %s (libpfm4 PMU %s)\n", fam->label, pmu);
 	} else {
 		char head[512];
 		snprintf(head, sizeof(head), "libpfm4 detected %s%s%s%s, which has "
@@ -172,7 +137,7 @@ static int print_mission(enum out_format fmt)
 			 "--allow-generic",
 			 strcmp(pmu, "none") ? pmu : "no core PMU",
 			 pdesc ? " (" : "", pdesc ? pdesc : "", pdesc ? ")" : "");
-		print_wrapped(head, 0);
+		print_wrapped(head, 0, fp);
 	}
 	for (int i = 0; i < MISSION_COUNT; i++) {
 		const struct mission_event *me = &shown->events[i];
@@ -216,35 +181,35 @@ static int print_mission(enum out_format fmt)
 			jw_bool(&w, me->needs_consent);
 			jw_obj_end(&w);
 		} else {
-			printf("\n%s\n", me->name);
-			printf("  event     %s\n", event);
-			printf("  perf      %s\n", me->perf_name);
+			fprintf(fp, "\n%s\n", me->name);
+			fprintf(fp, "  event     %s\n", event);
+			fprintf(fp, "  perf      %s\n", me->perf_name);
 			if (rc) {
 				/* Forcing a PMU leaves libpfm4 without its
 				 * perf-style names, so the generic events do
 				 * not encode then. */
-				printf("  encoding  none: %.*s%s\n",
+				fprintf(fp, "  encoding  none: %.*s%s\n",
 				       (int)strcspn(cause ? cause : "?", "\n"),
 				       cause ? cause : "?",
 				       getenv("LIBPFM_FORCE_PMU") ? " (under "
 				       "LIBPFM_FORCE_PMU)" : "");
 			} else {
-				printf("  encoding  type %u (%s), config %#llx",
+				fprintf(fp, "  encoding  type %u (%s), config %#llx",
 				       ev.attr.type, event_type_name(ev.attr.type),
 				       (unsigned long long)ev.attr.config);
 				if (ev.attr.config1)
-					printf(", config1 %#llx",
+					fprintf(fp, ", config1 %#llx",
 					       (unsigned long long)ev.attr.config1);
-				putchar('\n');
+				fputc('\n', fp);
 			}
-			printf("  counts    ");
+			fprintf(fp, "  counts    ");
 			char what[1024];
 			snprintf(what, sizeof(what), "%s: %s%s", me->summary,
 				 me->counts, me->needs_consent
 				 ? " (only with --allow-generic)" : "");
-			print_wrapped(what, 12);
-			printf("  source    ");
-			print_wrapped(me->source, 12);
+			print_wrapped(what, 12, fp);
+			fprintf(fp, "  source    ");
+			print_wrapped(me->source, 12, fp);
 		}
 		free(cause);
 		if (!rc)
@@ -258,94 +223,110 @@ static int print_mission(enum out_format fmt)
 	return EXIT_OK;
 }
 
-int cmd_events(int argc, char **argv, struct prof_ctx *ctx)
+struct events_args {
+	const char *attr;	/* --attr NAME */
+	bool mission;
+	bool allow_generic;
+};
+
+static int cmd_events(struct verb_ctx *vc)
 {
-	(void)ctx;
-	enum { O_FORMAT = 256, O_ATTR, O_MISSION, O_GENERIC };
-	static const struct option opts[] = {
-		{ "format", required_argument, NULL, O_FORMAT },
-		{ "attr", required_argument, NULL, O_ATTR },
-		{ "mission", no_argument, NULL, O_MISSION },
-		{ "allow-generic", no_argument, NULL, O_GENERIC },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	enum out_format fmt = OUT_TABLE;
-	const char *attr = NULL;
-	bool mission = false;
-	enum event_flags flags = 0;
+	const struct events_args *a = vc->args;
+	const char *pattern = vc->argc ? vc->argv[0] : NULL;
 	char buf[64];
-	int c;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-		switch (c) {
-		case O_FORMAT:
-			if (cli_parse_format("events", optarg, &fmt,
-					     (1u << OUT_TABLE) | (1u << OUT_JSON)))
-				return EXIT_USAGE;
-			break;
-		case O_ATTR:
-			attr = optarg;
-			break;
-		case O_MISSION:
-			mission = true;
-			break;
-		case O_GENERIC:
-			flags |= EVENT_ALLOW_GENERIC;
-			break;
-		case 'h':
-			cli_print_verb_help("events");
-			return EXIT_OK;
-		default:
-			return cli_option_error("events", c, argv);
-		}
-	}
-	const char *pattern = optind < argc ? argv[optind++] : NULL;
-	if (optind < argc)
-		return usage_error("events", "unexpected argument '%s'",
-				   cli_echo(argv[optind], buf, sizeof(buf)));
-	if (mission && (attr || pattern))
-		return usage_error("events", "--mission lists the map; it takes "
-				   "no %s", attr ? "--attr" : "pattern");
+	if (a->mission && (a->attr || pattern))
+		return usage_error(vc->name, "--mission lists the map; it takes "
+				   "no %s", a->attr ? "--attr" : "pattern");
 
 	char *cause = NULL;
 	int rc = events_init(&cause);
-	if (rc) {
-		print_cause("error: ", cause);
-		free(cause);
-		return rc == -EINVAL ? EXIT_USAGE : EXIT_FAIL;
-	}
-	if (mission)
-		return print_mission(fmt);
-	if (attr) {
+	if (rc)
+		return fail_cause(cause, exit_code_for(rc));
+	FILE *fp = verb_out(vc);
+	if (!fp)
+		return EXIT_FAIL;
+	if (a->mission)
+		return print_mission(vc->fmt, fp);
+	if (a->attr) {
 		struct event_desc ev;
-		rc = event_resolve(attr, flags, &ev, &cause);
-		if (rc) {
-			print_cause("error: ", cause);
-			free(cause);
-			return rc == -ENOENT || rc == -EINVAL || rc == -EOPNOTSUPP
-			       ? EXIT_USAGE : EXIT_FAIL;
-		}
-		print_attr(&ev);
+		rc = event_resolve(a->attr, a->allow_generic ? EVENT_ALLOW_GENERIC : 0,
+				   &ev, &cause);
+		if (rc)
+			return fail_cause(cause, exit_code_for(rc));
+		print_attr(&ev, fp);
 		event_desc_release(&ev);
 		return EXIT_OK;
 	}
 	struct jw w;
-	struct list_state s = { fmt, &w, 0, NULL, pattern != NULL };
-	if (fmt == OUT_JSON) {
-		jw_init(&w, stdout, 2);
+	struct list_state s = { fp, vc->fmt, &w, 0, NULL, pattern != NULL };
+	if (vc->fmt == OUT_JSON) {
+		jw_init(&w, fp, 2);
 		jw_obj_begin(&w);
 		jw_key(&w, "events");
 		jw_arr_begin(&w);
 	}
 	events_foreach(pattern, print_one, &s);
-	if (fmt == OUT_JSON) {
+	if (vc->fmt == OUT_JSON) {
 		jw_arr_end(&w);
 		jw_obj_end(&w);
 		jw_end(&w);
 	} else if (s.n == 0) {
-		printf("no event matches '%s'\n", pattern ? cli_echo(pattern, buf, sizeof(buf)) : "");
+		fprintf(fp, "no event matches '%s'\n",
+			pattern ? cli_echo(pattern, buf, sizeof(buf)) : "");
 	}
 	return EXIT_OK;
 }
+
+static const struct opt events_opts[] = {
+	OPT_STRING(0, "attr", struct events_args, attr, "NAME",
+		   "print the perf_event_attr of NAME"),
+	OPT_BOOL(0, "mission", struct events_args, mission,
+		 "print the mission map of this processor"),
+	OPT_BOOL(0, "allow-generic", struct events_args, allow_generic,
+		 "with --attr: let perf's generic cache events stand\n"
+		 "in for a mission counter the map lacks"),
+	OPT_INCLUDE(opt_output),
+	OPT_END(),
+};
+
+const struct verb verb_events = {
+	.fn = cmd_events,
+	.opts = events_opts,
+	.args_size = sizeof(struct events_args),
+	.max_operands = 1,
+	.help =
+"usage: prof events [PATTERN] [--format table|json] [-o FILE]\n"
+"       prof events --attr NAME [--allow-generic]\n"
+"       prof events --mission [--format table|json]\n"
+"\n"
+"List the events this machine can encode (names containing PATTERN, case\n"
+"insensitive): first prof's mission counters, then the perf-style generic\n"
+"names, then the processor's own PMU events as libpfm4 knows them.\n"
+"Encoding is not counting: whether the kernel lets an event count (a VM\n"
+"often has no PMU) shows only when a run opens it, and 'prof run' says so.\n"
+"\n"
+"The mission counters llc-misses, itlb-misses, l1i-misses, branch-misses,\n"
+"cycles and instructions keep their names on every machine; the event\n"
+"behind each comes from a map, one table per processor family, taken from\n"
+"perf's per-model event tables and the vendor's manuals. --mission prints\n"
+"the table of the family libpfm4 detects here: each counter's event, its\n"
+"encoding, what it counts (and leaves out, where it is a proxy) and its\n"
+"source. On a family without a table, cycles, instructions and\n"
+"branch-misses are perf's generic events, and the three cache counters\n"
+"are refused unless --allow-generic lets perf's generic cache events\n"
+"stand in. perf::cycles names perf's generic event everywhere.\n"
+"\n"
+"--attr NAME prints the perf_event_attr prof would open for NAME (type,\n"
+"config, config1, config2, exclude bits), in the key=value form of\n"
+"'perf stat -vv', to check an encoding against perf.\n"
+"\n"
+"LIBPFM_FORCE_PMU=PMU (e.g. skl, amd64_fam19h_zen4) makes libpfm4 act as\n"
+"if this were that processor, to see another family's encodings.\n"
+"\n",
+	.help_tail =
+"Examples:\n"
+"  prof events miss\n"
+"  prof events --mission\n"
+"  prof events --attr llc-misses\n"
+"  LIBPFM_FORCE_PMU=skl prof events --attr l1i-misses\n",
+};

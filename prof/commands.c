@@ -10,7 +10,7 @@
 #include "prof/commands.h"
 #include "prof/verb.h"
 
-extern const struct verb verb_runs, verb_report, verb_compare, verb_explain, verb_topo, verb_modules, verb_help;
+extern const struct verb verb_runs, verb_report, verb_compare, verb_explain, verb_topo, verb_events, verb_modules, verb_help;
 
 static const struct opt legacy_opts[] = { OPT_END() };
 #define LEGACY(v) \
@@ -20,7 +20,6 @@ LEGACY(run);
 LEGACY(record);
 LEGACY(ab);
 LEGACY(sleep);
-LEGACY(events);
 
 #define TEXT OUT_ALL_TEXT
 #define FOLDED (1u << OUT_FOLDED)
@@ -46,7 +45,7 @@ const struct cmd commands[] = {
 	  TABLE_JSON, CMD_DB_NONE, CMD_OUT_STDOUT },
 	{ "sleep", &legacy_sleep, "measure how well short sleeps keep time, per mode",
 	  TABLE_JSON, CMD_DB_WRITE, CMD_OUT_STDOUT },
-	{ "events", &legacy_events, "list the events this machine can encode",
+	{ "events", &verb_events, "list the events this machine can encode",
 	  TABLE_JSON, CMD_DB_NONE, CMD_OUT_STDOUT },
 	{ "modules", &verb_modules, "list a run's code modules, largest first",
 	  TEXT, CMD_DB_READ, CMD_OUT_STDOUT },

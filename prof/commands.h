@@ -13,7 +13,6 @@
 
 DECLARE_VERB(run);
 DECLARE_VERB(record);
-DECLARE_VERB(events);
 DECLARE_VERB(ab);
 DECLARE_VERB(sleep);
 
