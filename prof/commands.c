@@ -10,7 +10,7 @@
 #include "prof/commands.h"
 #include "prof/verb.h"
 
-extern const struct verb verb_runs, verb_report, verb_compare, verb_explain, verb_topo, verb_events, verb_modules, verb_help;
+extern const struct verb verb_runs, verb_report, verb_compare, verb_explain, verb_topo, verb_sleep, verb_events, verb_modules, verb_help;
 
 static const struct opt legacy_opts[] = { OPT_END() };
 #define LEGACY(v) \
@@ -19,7 +19,6 @@ static const struct opt legacy_opts[] = { OPT_END() };
 LEGACY(run);
 LEGACY(record);
 LEGACY(ab);
-LEGACY(sleep);
 
 #define TEXT OUT_ALL_TEXT
 #define FOLDED (1u << OUT_FOLDED)
@@ -43,7 +42,7 @@ const struct cmd commands[] = {
 	  CMD_OUT_STDOUT },
 	{ "topo", &verb_topo, "show cache domains and what a pin would pick",
 	  TABLE_JSON, CMD_DB_NONE, CMD_OUT_STDOUT },
-	{ "sleep", &legacy_sleep, "measure how well short sleeps keep time, per mode",
+	{ "sleep", &verb_sleep, "measure how well short sleeps keep time, per mode",
 	  TABLE_JSON, CMD_DB_WRITE, CMD_OUT_STDOUT },
 	{ "events", &verb_events, "list the events this machine can encode",
 	  TABLE_JSON, CMD_DB_NONE, CMD_OUT_STDOUT },

@@ -14,6 +14,5 @@
 DECLARE_VERB(run);
 DECLARE_VERB(record);
 DECLARE_VERB(ab);
-DECLARE_VERB(sleep);
 
 #endif
