@@ -10,7 +10,7 @@
 #include "prof/commands.h"
 #include "prof/verb.h"
 
-extern const struct verb verb_runs, verb_report, verb_compare, verb_explain, verb_topo, verb_sleep, verb_events, verb_modules, verb_help;
+extern const struct verb verb_runs, verb_report, verb_ab, verb_compare, verb_explain, verb_topo, verb_sleep, verb_events, verb_modules, verb_help;
 
 static const struct opt legacy_opts[] = { OPT_END() };
 #define LEGACY(v) \
@@ -18,7 +18,6 @@ static const struct opt legacy_opts[] = { OPT_END() };
 		.opts = legacy_opts, .help = cmd_##v##_help }
 LEGACY(run);
 LEGACY(record);
-LEGACY(ab);
 
 #define TEXT OUT_ALL_TEXT
 #define FOLDED (1u << OUT_FOLDED)
@@ -33,7 +32,7 @@ const struct cmd commands[] = {
 	  TEXT, CMD_DB_READ, CMD_OUT_STDOUT },
 	{ "report", &verb_report, "reprint a stored run per thread, name or total",
 	  TEXT | FOLDED, CMD_DB_READ, CMD_OUT_STDOUT },
-	{ "ab", &legacy_ab, "interleaved A/B runs with paired statistics",
+	{ "ab", &verb_ab, "interleaved A/B runs with paired statistics",
 	  TEXT, CMD_DB_WRITE, CMD_OUT_STDERR },
 	{ "compare", &verb_compare, "reprint an experiment, or compare two runs",
 	  TEXT, CMD_DB_READ, CMD_OUT_STDOUT },

@@ -13,6 +13,5 @@
 
 DECLARE_VERB(run);
 DECLARE_VERB(record);
-DECLARE_VERB(ab);
 
 #endif

@@ -72,7 +72,7 @@ static int bad_value(const struct verb_ctx *vc, const struct opt *o, const char 
 	if (o->expect)
 		return usage_error(vc->name, "bad %s '%s': expected %s", name, echo,
 				   o->expect);
-	if (o->kind == OPT_LONG)
+	if (o->kind == OPT_LONG || o->kind == OPT_INT)
 		return usage_error(vc->name, "bad %s '%s': expected a whole number "
 				   "from %ld to %ld", name, echo, o->min, o->max);
 	return usage_error(vc->name, "bad %s '%s'", name, echo);
@@ -92,6 +92,13 @@ static int opt_set(struct verb_ctx *vc, const struct opt *o, const char *arg)
 	case OPT_LONG:
 		return cli_parse_long(arg, o->min, o->max, field) ? 0
 		       : bad_value(vc, o, arg);
+	case OPT_INT: {
+		long v;
+		if (!cli_parse_long(arg, o->min, o->max, &v))
+			return bad_value(vc, o, arg);
+		*(int *)field = (int)v;
+		return 0;
+	}
 	case OPT_DOUBLE:
 		return cli_parse_double(arg, o->dmin, o->dmax, field) ? 0
 		       : bad_value(vc, o, arg);
@@ -189,9 +196,9 @@ static void print_heading(struct help_state *h, const char *heading)
 }
 
 /*
- * "  -e, --events LIST", then the help's first line at HELP_COL (or two
- * spaces on when the spec reaches it and the line still fits, else on
- * a line of its own), then its other lines at HELP_COL.
+ * "  -e, --events LIST", then the help at HELP_COL, a line at a time. A
+ * spec that reaches HELP_COL is followed by two spaces and the help when
+ * that is one line and fits, else the help starts on the next line.
  */
 static void print_option(struct help_state *h, const struct opt *o)
 {
@@ -213,7 +220,7 @@ static void print_option(struct help_state *h, const struct opt *o)
 	size_t first = strcspn(help, "\n");
 	if (n < HELP_COL)
 		fprintf(h->fp, "%*s", HELP_COL - n, "");
-	else if (n + 2 + (int)first <= HELP_WIDTH)
+	else if (!help[first] && n + 2 + (int)first <= HELP_WIDTH)
 		fputs("  ", h->fp);
 	else
 		fprintf(h->fp, "\n%*s", HELP_COL, "");

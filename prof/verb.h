@@ -39,6 +39,7 @@ enum opt_kind {
 	OPT_BOOL,	/* bool: set to true */
 	OPT_STRING,	/* const char *: the value as given */
 	OPT_LONG,	/* long in [min, max] */
+	OPT_INT,	/* int in [min, max] */
 	OPT_DOUBLE,	/* double in [dmin, dmax] */
 	OPT_CALLBACK,	/* fn parses the value (NULL for a flag) */
 	OPT_INCLUDE,	/* the options of a shared group, here */
@@ -67,9 +68,9 @@ struct opt {
 	const char *help;		/* lines split by '\n'; NULL: not listed */
 	enum opt_base base;
 	size_t off;			/* where the value goes */
-	long min, max;			/* OPT_LONG */
+	long min, max;			/* OPT_LONG, OPT_INT */
 	double dmin, dmax;		/* OPT_DOUBLE */
-	const char *expect;		/* OPT_LONG, OPT_DOUBLE: what a good value is */
+	const char *expect;		/* a bad value: "expected <expect>" */
 	opt_parse_fn *fn;		/* OPT_CALLBACK */
 	opt_help_fn *help_fn;		/* overrides help */
 	const struct opt_group *group;	/* OPT_INCLUDE */
@@ -102,6 +103,10 @@ struct opt_group {
 #define OPT_LONG(s, l, T, m, a, lo, hi, exp, h) \
 	{ .kind = OPT_LONG, .short_name = (s), .long_name = (l), .argh = (a), \
 	  .help = (h), .off = OPT_FIELD_(T, m, long), .min = (lo), .max = (hi), \
+	  .expect = (exp) }
+#define OPT_INT(s, l, T, m, a, lo, hi, exp, h) \
+	{ .kind = OPT_INT, .short_name = (s), .long_name = (l), .argh = (a), \
+	  .help = (h), .off = OPT_FIELD_(T, m, int), .min = (lo), .max = (hi), \
 	  .expect = (exp) }
 #define OPT_DOUBLE(s, l, T, m, a, lo, hi, exp, h) \
 	{ .kind = OPT_DOUBLE, .short_name = (s), .long_name = (l), .argh = (a), \
