@@ -7,26 +7,18 @@
  */
 #include <stddef.h>
 
-#include "prof/commands.h"
 #include "prof/verb.h"
 
-extern const struct verb verb_runs, verb_report, verb_ab, verb_compare, verb_explain, verb_topo, verb_sleep, verb_events, verb_modules, verb_help;
-
-static const struct opt legacy_opts[] = { OPT_END() };
-#define LEGACY(v) \
-	static const struct verb legacy_##v = { .legacy = cmd_##v, \
-		.opts = legacy_opts, .help = cmd_##v##_help }
-LEGACY(run);
-LEGACY(record);
+extern const struct verb verb_run, verb_record, verb_runs, verb_report, verb_ab, verb_compare, verb_explain, verb_topo, verb_sleep, verb_events, verb_modules, verb_help;
 
 #define TEXT OUT_ALL_TEXT
 #define FOLDED (1u << OUT_FOLDED)
 #define TABLE_JSON ((1u << OUT_TABLE) | (1u << OUT_JSON))
 
 const struct cmd commands[] = {
-	{ "run", &legacy_run, "count events per thread for a command or a process",
+	{ "run", &verb_run, "count events per thread for a command or a process",
 	  TEXT, CMD_DB_TRY, CMD_OUT_STDERR },
-	{ "record", &legacy_record, "sample a command with call stacks",
+	{ "record", &verb_record, "sample a command with call stacks",
 	  TEXT | FOLDED, CMD_DB_WRITE, CMD_OUT_STDERR },
 	{ "runs", &verb_runs, "list the stored runs",
 	  TEXT, CMD_DB_READ, CMD_OUT_STDOUT },

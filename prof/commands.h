@@ -11,7 +11,5 @@
 	int cmd_##v(int argc, char **argv, struct prof_ctx *ctx); \
 	extern const char cmd_##v##_help[]
 
-DECLARE_VERB(run);
-DECLARE_VERB(record);
 
 #endif

@@ -43,27 +43,16 @@ void run_state_release(struct run_state *rs)
 	rs->open_cause = NULL;
 }
 
-void run_state_open_db(struct run_state *rs)
+int run_state_store(struct verb_ctx *vc, struct db_run *run, char **cause)
 {
-	char *cause = NULL;
-	if (db_open_wait(&rs->db, rs->db_path, cli_db_wait_ms(), &cause) != 0) {
-		print_cause("error: ", cause);
-		fprintf(stderr, "hint: the workload still runs and its counts are "
-			"printed, but they will not be stored\n");
-		rs->open_cause = cause;
-		rs->db = NULL;
-	}
-}
-
-int run_state_store(struct run_state *rs, struct db_run *run, char **cause)
-{
-	if (!rs->db) {
+	struct db *db = verb_db(vc);
+	if (!db) {
 		/* Said in full before the run: its first line again. */
-		const char *why = rs->open_cause ? rs->open_cause : "the database could not be opened";
+		const char *why = vc->db_cause ? vc->db_cause : "the database could not be opened";
 		*cause = strndup(why, strcspn(why, "\n"));
 		return EXIT_FAIL;
 	}
-	if (db_run_store(rs->db, run, cause) != 0) {
+	if (db_run_store(db, run, cause) != 0) {
 		run->id = 0;
 		return EXIT_FAIL;
 	}

@@ -17,6 +17,7 @@
 #include "db/experiments.h"
 #include "prof/cli.h"
 #include "prof/pin.h"
+#include "prof/verb.h"
 #include "reports/ab.h"
 
 struct run_state {
@@ -36,15 +37,13 @@ void run_state_release(struct run_state *rs);
 int run_state_check_paths(const struct run_state *rs, const char *verb,
 			  const char *out);
 
-/* Open the database; on failure print the error and carry on. */
-void run_state_open_db(struct run_state *rs);
-
 /*
- * Store a run. 0 on success; EXIT_FAIL with *cause (why it could not be
- * stored, the database's open failure included) otherwise, printing
- * nothing: the caller prints the report, then run_state_not_stored().
+ * Store a run into the verb's database (verb_db). 0 on success;
+ * EXIT_FAIL with *cause (why it could not be stored, the database's open
+ * failure included) otherwise, printing nothing: the caller prints the
+ * report, then run_state_not_stored().
  */
-int run_state_store(struct run_state *rs, struct db_run *run, char **cause);
+int run_state_store(struct verb_ctx *vc, struct db_run *run, char **cause);
 
 /*
  * Say, after the report, that the run was not stored and why. out: the

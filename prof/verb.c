@@ -156,8 +156,7 @@ static const struct opt launch_opts[] = {
 	  .help = "read the topology below ROOT instead of /" },
 	{ .kind = OPT_CALLBACK, .long_name = "mmap-pages", .argh = "N",
 	  LAUNCH(mmap_pages), .fn = parse_mmap_pages,
-	  .help = "ring-buffer pages per task (a power of 2; default\n"
-		  "256, and 1024 for prof record --call-graph dwarf)" },
+	  .help = "ring-buffer pages per task (a power of 2; default 256)" },
 	OPT_END(),
 };
 
