@@ -3,7 +3,6 @@
  * database path, and verb lookup by unique prefix (as tmux does).
  */
 #include <errno.h>
-#include <getopt.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
@@ -13,7 +12,6 @@
 
 #include "db/db.h"
 #include "prof/cli.h"
-#include "prof/verb.h"
 
 int verbose;
 
@@ -35,27 +33,6 @@ int usage_error(const char *verb, const char *fmt, ...)
 	else
 		fprintf(stderr, "hint: run 'prof --help' for the list of verbs\n");
 	return EXIT_USAGE;
-}
-
-int cli_option_error(const char *verb, int c, char *const argv[])
-{
-	char buf[64];
-	const char *word = optind > 0 ? argv[optind - 1] : "";
-	if (c == ':' && strncmp(word, "--", 2))
-		return usage_error(verb, "option '-%c' needs a value", optopt);
-	if (c == ':')
-		return usage_error(verb, "option '%s' needs a value",
-				   cli_echo(word, buf, sizeof(buf)));
-	/* optopt names an unknown short option, or the long option in word
-	 * that was given a value it does not take; 0 for an unknown long
-	 * option. A short option may sit inside "-qz", which word need not
-	 * be yet. */
-	if (optopt && strncmp(word, "--", 2))
-		return usage_error(verb, "unknown option '-%c'", optopt);
-	if (optopt)
-		return usage_error(verb, "option '%s' takes no value",
-				   cli_echo(word, buf, sizeof(buf)));
-	return usage_error(verb, "unknown option '%s'", cli_echo(word, buf, sizeof(buf)));
 }
 
 int error_msg(const char *fmt, ...)
@@ -142,18 +119,6 @@ int exit_code_for_launch(int err)
 	return exit_code_row(err, true);
 }
 
-void cli_print_verb_help(const char *verb)
-{
-	const struct cmd *c = cmd_find(verb, NULL);
-	if (c)
-		cmd_print_help(c, stdout);
-}
-
-/* The database this process uses, as cli_db_path last resolved it: so
- * that no -o FILE can overwrite it (one path per process, set once the
- * verb knows it; the only state cli keeps). */
-static const char *db_in_use;
-
 const char *cli_db_path(const struct prof_ctx *ctx, const char *verb_opt)
 {
 	const char *p = "prof.db";
@@ -164,7 +129,6 @@ const char *cli_db_path(const struct prof_ctx *ctx, const char *verb_opt)
 		p = ctx->db_path;
 	else if (env && *env)
 		p = env;
-	db_in_use = p;
 	return p;
 }
 
@@ -246,15 +210,6 @@ FILE *cli_open_output(const char *path, FILE *fallback)
 {
 	if (!path || !strcmp(path, "-"))
 		return fallback;
-	if (cli_output_is_db(path, db_in_use)) {
-		char buf[64];
-		error_msg("refusing to write the report over the database '%s'",
-			  cli_echo(path, buf, sizeof(buf)));
-		fprintf(stderr, "hint: choose another -o FILE; the database keeps "
-			"every stored run\n");
-		errno = EEXIST;
-		return NULL;
-	}
 	FILE *fp = fopen(path, "w");
 	if (!fp) {
 		char buf[64];

@@ -1,7 +1,9 @@
 /*
- * cli: what every verb shares: the command table, usage errors, output
- * files, the database path, and the exit codes of shared/DESIGN.md
- * (0 success, 1 operational failure, 2 usage error).
+ * cli: the helpers every verb shares: usage errors, output files, the
+ * database path, parsing numbers and run ids, and the exit codes of
+ * shared/DESIGN.md (0 success, 1 operational failure, 2 usage error)
+ * with the one errno-to-exit-code table. The verb table, the option
+ * parser and the shared option groups are prof/verb.h.
  *
  * Only prof/ prints to the terminal or picks an exit code; the helpers here
  * are the one place that does so for errors. Not thread-safe (the verbosity
@@ -31,14 +33,6 @@ extern int verbose;
 int usage_error(const char *verb, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
-/*
- * The usage error for what getopt_long returned when it did not take an
- * option (optstring starting ':', after any '+', and opterr 0): ':' is an
- * option given without its value ("option '--format' needs a value"),
- * anything else an unknown option. Returns EXIT_USAGE.
- */
-int cli_option_error(const char *verb, int c, char *const argv[]);
-
 /* "error: <msg>" on stderr; returns EXIT_FAIL. */
 int error_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void warning_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -66,9 +60,6 @@ int exit_code_for(int err);
  * says, else 1.
  */
 int exit_code_for_launch(int err);
-
-/* Print a verb's help on stdout (for --help among its options). */
-void cli_print_verb_help(const char *verb);
 
 /*
  * The database path: --db PATH given to the verb, else the global --db,

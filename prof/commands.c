@@ -9,34 +9,44 @@
 
 #include "prof/verb.h"
 
-extern const struct verb verb_run, verb_record, verb_runs, verb_report, verb_ab, verb_compare, verb_explain, verb_topo, verb_sleep, verb_events, verb_modules, verb_help;
+extern const struct verb verb_run;
+extern const struct verb verb_record;
+extern const struct verb verb_runs;
+extern const struct verb verb_report;
+extern const struct verb verb_ab;
+extern const struct verb verb_compare;
+extern const struct verb verb_explain;
+extern const struct verb verb_topo;
+extern const struct verb verb_sleep;
+extern const struct verb verb_events;
+extern const struct verb verb_modules;
+extern const struct verb verb_help;
 
-#define TEXT OUT_ALL_TEXT
-#define FOLDED (1u << OUT_FOLDED)
-#define TABLE_JSON ((1u << OUT_TABLE) | (1u << OUT_JSON))
+/* The --format words a verb writes. */
+#define F(fmt) (1u << OUT_##fmt)
+#define TEXT OUT_ALL_TEXT	/* table, json, csv, markdown */
 
 const struct cmd commands[] = {
 	{ "run", &verb_run, "count events per thread for a command or a process",
 	  TEXT, CMD_DB_TRY, CMD_OUT_STDERR },
 	{ "record", &verb_record, "sample a command with call stacks",
-	  TEXT | FOLDED, CMD_DB_WRITE, CMD_OUT_STDERR },
+	  TEXT | F(FOLDED), CMD_DB_WRITE, CMD_OUT_STDERR },
 	{ "runs", &verb_runs, "list the stored runs",
 	  TEXT, CMD_DB_READ, CMD_OUT_STDOUT },
 	{ "report", &verb_report, "reprint a stored run per thread, name or total",
-	  TEXT | FOLDED, CMD_DB_READ, CMD_OUT_STDOUT },
+	  TEXT | F(FOLDED), CMD_DB_READ, CMD_OUT_STDOUT },
 	{ "ab", &verb_ab, "interleaved A/B runs with paired statistics",
 	  TEXT, CMD_DB_WRITE, CMD_OUT_STDERR },
 	{ "compare", &verb_compare, "reprint an experiment, or compare two runs",
 	  TEXT, CMD_DB_READ, CMD_OUT_STDOUT },
 	{ "explain", &verb_explain, "footprint, codegen or cache-domain effect?",
-	  (1u << OUT_TABLE) | (1u << OUT_JSON) | (1u << OUT_MARKDOWN), CMD_DB_READ,
-	  CMD_OUT_STDOUT },
+	  F(TABLE) | F(JSON) | F(MARKDOWN), CMD_DB_READ, CMD_OUT_STDOUT },
 	{ "topo", &verb_topo, "show cache domains and what a pin would pick",
-	  TABLE_JSON, CMD_DB_NONE, CMD_OUT_STDOUT },
+	  F(TABLE) | F(JSON), CMD_DB_NONE, CMD_OUT_STDOUT },
 	{ "sleep", &verb_sleep, "measure how well short sleeps keep time, per mode",
-	  TABLE_JSON, CMD_DB_WRITE, CMD_OUT_STDOUT },
+	  F(TABLE) | F(JSON), CMD_DB_WRITE, CMD_OUT_STDOUT },
 	{ "events", &verb_events, "list the events this machine can encode",
-	  TABLE_JSON, CMD_DB_NONE, CMD_OUT_STDOUT },
+	  F(TABLE) | F(JSON), CMD_DB_NONE, CMD_OUT_STDOUT },
 	{ "modules", &verb_modules, "list a run's code modules, largest first",
 	  TEXT, CMD_DB_READ, CMD_OUT_STDOUT },
 	{ "help", &verb_help, "print help for a verb", 0, CMD_DB_NONE, CMD_OUT_STDOUT },

@@ -1,7 +1,7 @@
 /*
  * opts: the one option parser of prof, and the options block of every
  * verb's help, both read from the verb's table (prof/verb.h). The parser
- * builds getopt_long's arrays from the table, shared groups spliced in,
+ * builds glibc getopt's arrays from the table, shared groups spliced in,
  * so that every verb takes the same GNU syntax (--name=value, unique
  * prefixes of long names, options after operands unless the verb takes
  * a command) and refuses a bad word with the same messages.
@@ -78,6 +78,33 @@ static int bad_value(const struct verb_ctx *vc, const struct opt *o, const char 
 	return usage_error(vc->name, "bad %s '%s'", name, echo);
 }
 
+/*
+ * The usage error for a word the parser did not take (optstring starting
+ * ':', after any '+', and opterr 0): c ':' is an option given without its
+ * value ("option '--format' needs a value"), anything else an unknown
+ * option or a value given to a flag.
+ */
+static int option_error(const char *verb, int c, char *const argv[])
+{
+	char buf[64];
+	const char *word = optind > 0 ? argv[optind - 1] : "";
+	if (c == ':' && strncmp(word, "--", 2))
+		return usage_error(verb, "option '-%c' needs a value", optopt);
+	if (c == ':')
+		return usage_error(verb, "option '%s' needs a value",
+				   cli_echo(word, buf, sizeof(buf)));
+	/* optopt names an unknown short option, or the long option in word
+	 * that was given a value it does not take; 0 for an unknown long
+	 * option. A short option may sit inside "-qz", which word need not
+	 * be yet. */
+	if (optopt && strncmp(word, "--", 2))
+		return usage_error(verb, "unknown option '-%c'", optopt);
+	if (optopt)
+		return usage_error(verb, "option '%s' takes no value",
+				   cli_echo(word, buf, sizeof(buf)));
+	return usage_error(verb, "unknown option '%s'", cli_echo(word, buf, sizeof(buf)));
+}
+
 static int opt_set(struct verb_ctx *vc, const struct opt *o, const char *arg)
 {
 	char *base = o->base == OPT_IN_CTX ? (char *)vc : (char *)vc->args;
@@ -118,7 +145,7 @@ int opts_parse(struct verb_ctx *vc, int argc, char **argv)
 	for (size_t i = 0; i < f.ngroups; i++)
 		command = command || f.groups[i]->command;
 
-	/* getopt_long's arrays: a long option answers with its short name
+	/* getopt's arrays: a long option answers with its short name
 	 * where it has one, else with 256 + its index. */
 	struct option lo[OPTS_MAX + 2];
 	char shorts[2 * OPTS_MAX + 4];
@@ -161,7 +188,7 @@ int opts_parse(struct verb_ctx *vc, int argc, char **argv)
 			if (f.o[i]->short_name == c)
 				o = f.o[i];
 		if (!o)
-			return cli_option_error(vc->name, c, argv);
+			return option_error(vc->name, c, argv);
 		if ((rc = opt_set(vc, o, optarg)))
 			return rc;
 	}

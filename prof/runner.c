@@ -566,9 +566,7 @@ int runner_run(const struct runner_opts *o, struct db_run *run, char **cause)
 		run->pin.size_bytes = p->size_bytes;
 		db_run_set(run, "pin_desc", p->desc);
 	}
-	struct run_state rs;
-	memset(&rs, 0, sizeof(rs));
-	run_state_fill(&rs, run, cs, o->evs, o->nev);
+	run_state_fill(run, cs, o->evs, o->nev);
 	run_state_audit(run, cs, launched, root_own_ns);
 	run_mods_fill(&rm, run);
 	if (o->mmap_pages) {

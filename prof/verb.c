@@ -215,8 +215,6 @@ int verb_main(const struct cmd *c, int argc, char **argv,
 	      const struct prof_ctx *global)
 {
 	const struct verb *v = c->verb;
-	if (v->legacy)
-		return v->legacy(argc, argv, (struct prof_ctx *)global);
 	struct verb_ctx vc = {
 		.cmd = c, .name = c->name, .full_argc = argc, .full_argv = argv,
 		.fmt = OUT_TABLE, .global = global,

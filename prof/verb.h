@@ -16,7 +16,7 @@
  * The option tables are static and const: a value's place is an offset,
  * into the verb's own argument struct (OPT_IN_ARGS, allocated and set up
  * by the frame) or into the context (OPT_IN_CTX, the shared groups).
- * Not thread-safe: getopt_long keeps its state in globals.
+ * Not thread-safe: getopt keeps its state in globals.
  */
 #ifndef PROF_VERB_H
 #define PROF_VERB_H
@@ -158,8 +158,6 @@ struct verb {
 	/* More operands than this are refused ("unexpected argument");
 	 * VERB_ANY_OPERANDS leaves them to the verb. */
 	int max_operands;
-	/* A verb not yet converted to a table parses argv itself. */
-	int (*legacy)(int argc, char **argv, struct prof_ctx *ctx);
 };
 
 /* What a verb does with the database. */

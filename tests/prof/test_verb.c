@@ -272,8 +272,6 @@ static void test_verb__rows_match_their_tables(void **state)
 {
 	(void)state;
 	for (const struct cmd *c = commands; c->name; c++) {
-		if (c->verb->legacy)
-			continue;
 		if ((c->formats != 0) != opts_include(c, &opt_output))
 			fail_msg("%s: formats in its row and --format in its table disagree",
 				 c->name);
