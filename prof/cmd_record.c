@@ -14,6 +14,7 @@
 #include "collectors/events.h"
 #include "collectors/recorder.h"
 #include "db/samples.h"
+#include "prof/cause.h"
 #include "prof/launch.h"
 #include "prof/pin.h"
 #include "prof/runner.h"
@@ -277,11 +278,10 @@ static void on_opened(const struct counters *cs, size_t first, void *arg)
 		const struct counter_status *st = counters_sampler_status(cs, first + i);
 		if (!st || !st->supported) {
 			oc->err = st && st->err ? st->err : EINVAL;
-			if (asprintf(&oc->cause, "cannot sample '%s' on this machine: %s\n"
-				     "hint: sample a software event instead: -e cpu-clock",
-				     oc->sev[i].name,
-				     st && st->reason ? st->reason : "refused") < 0)
-				oc->cause = NULL;
+			cause_set(&oc->cause, 0, "cannot sample '%s' on this machine: %s\n"
+				  "hint: sample a software event instead: -e cpu-clock",
+				  oc->sev[i].name,
+				  st && st->reason ? st->reason : "refused");
 			return;
 		}
 		uint64_t id;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "db/db.h"
+#include "prof/cause.h"
 #include "prof/pin.h"
 #include "prof/verb.h"
 
@@ -264,16 +265,13 @@ const struct cmd *cmd_find(const char *name, char **cause)
 	}
 	if (nhits == 1)
 		return hit;
-	if (cause) {
-		if (nhits > 1) {
-			if (asprintf(cause, "ambiguous verb '%s': it could be %s\n"
-				     "hint: type more of the verb", cli_echo(name, buf, sizeof(buf)), list) < 0)
-				*cause = NULL;
-		} else if (asprintf(cause, "unknown verb '%s'\n"
-				    "hint: run 'prof --help' for the list of verbs",
-				    cli_echo(name, buf, sizeof(buf))) < 0) {
-			*cause = NULL;
-		}
-	}
+	if (nhits > 1)
+		cause_set(cause, 0, "ambiguous verb '%s': it could be %s\n"
+			  "hint: type more of the verb", cli_echo(name, buf, sizeof(buf)),
+			  list);
+	else
+		cause_set(cause, 0, "unknown verb '%s'\n"
+			  "hint: run 'prof --help' for the list of verbs",
+			  cli_echo(name, buf, sizeof(buf)));
 	return NULL;
 }
