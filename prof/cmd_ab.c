@@ -222,7 +222,7 @@ static int cmd_ab(struct verb_ctx *vc)
 			      &evs, &nev, &cause);
 	if (rc) {
 		print_cause("error: ", cause);
-		exit_code = EXIT_USAGE;
+		exit_code = exit_code_for(rc);
 		goto out;
 	}
 	/* Everything an arm needs is checked before the first run. */

@@ -111,11 +111,8 @@ static int choose_samplers(const struct record_args *a, const struct sample_plan
 	enum event_flags flags = a->allow_generic ? EVENT_ALLOW_GENERIC : 0;
 	int rc = event_list_parse(a->events ? a->events : "cycles", flags, evs, nev,
 				  &cause);
-	if (rc) {
-		print_cause("error: ", cause);
-		free(cause);
-		return rc == -EIO ? EXIT_FAIL : EXIT_USAGE;
-	}
+	if (rc)
+		return fail_cause(cause, exit_code_for(rc));
 	*sds = calloc(*nev, sizeof(**sds));
 	for (size_t i = 0; i < *nev; i++) {
 		recorder_sampler_desc(&(*evs)[i], plan, &(*sds)[i]);
