@@ -274,12 +274,6 @@ static void print_table(struct help_state *h, const struct opt *t)
 	}
 }
 
-void opts_print_help(const struct cmd *c, FILE *fp)
-{
-	struct help_state h = { c, fp, false };
-	print_table(&h, c->verb->opts);
-}
-
 void cmd_print_help(const struct cmd *c, FILE *fp)
 {
 	const struct verb *v = c->verb;

@@ -224,14 +224,12 @@ int verb_main(const struct cmd *c, int argc, char **argv,
 	      const struct prof_ctx *global);
 
 /*
- * Parse argv into vc by c's table (vc set up by verb_ctx_init). 0 when
+ * Parse argv into vc by its verb's table (vc, and its args, set up as
+ * verb_main does: defaults in place). 0 when
  * the verb should run; -1 after --help printed the help; EXIT_USAGE
  * after printing a usage error. opts.c.
  */
 int opts_parse(struct verb_ctx *vc, int argc, char **argv);
-
-/* Print the options block of c's table. opts.c. */
-void opts_print_help(const struct cmd *c, FILE *fp);
 
 /* Whether c's table includes group g. opts.c. */
 bool opts_include(const struct cmd *c, const struct opt_group *g);

@@ -294,6 +294,56 @@ static void test_verb__rows_match_their_tables(void **state)
 	}
 }
 
+/* verb_main on the real rows: what the frame opens, and what it leaves. */
+static int run_verb(const char *line)
+{
+	char *argv[32];
+	char *copy = strdup(line), *save = NULL;
+	int argc = 0;
+	for (char *w = strtok_r(copy, " ", &save); w && argc < 31; w = strtok_r(NULL, " ", &save))
+		argv[argc++] = w;
+	argv[argc] = NULL;
+	const struct cmd *c = cmd_find(argv[0], NULL);
+	assert_non_null(c);
+	struct prof_ctx global = { NULL, "prof" };
+	int rc = verb_main(c, argc, argv, &global);
+	free(copy);
+	return rc;
+}
+
+static void test_verb__frame_opens_output_and_database_as_rows_say(void **state)
+{
+	(void)state;
+	char *dir = tu_tmpdir(), *line, *out, *db;
+	if (asprintf(&out, "%s/attr.txt", dir) < 0 || asprintf(&db, "%s/none.db", dir) < 0)
+		abort();
+
+	/* events writes to -o FILE (it printed to stdout only before). */
+	if (asprintf(&line, "events --attr task-clock -o %s", out) < 0)
+		abort();
+	assert_int_equal(run_verb(line), EXIT_OK);
+	char *text = tu_slurp(out);
+	assert_non_null(text);
+	assert_non_null(strstr(text, "event          task-clock\n"));
+	free(text);
+	free(line);
+
+	/* A verb that reads the database never creates it, nor the report
+	 * file when there is nothing to report. */
+	unlink(out);
+	if (asprintf(&line, "runs --db %s -o %s", db, out) < 0)
+		abort();
+	assert_int_equal(run_verb(line), EXIT_FAIL);
+	assert_int_equal(access(db, F_OK), -1);
+	assert_int_equal(access(out, F_OK), -1);
+	free(line);
+
+	tu_rmrf(dir);
+	free(dir);
+	free(out);
+	free(db);
+}
+
 static void test_verb__errno_maps_to_one_exit_code(void **state)
 {
 	(void)state;
@@ -320,6 +370,7 @@ int main(void)
 		cmocka_unit_test(test_verb__help_is_printed_from_the_table),
 		cmocka_unit_test(test_verb__launch_group_is_checked_once),
 		cmocka_unit_test(test_verb__rows_match_their_tables),
+		cmocka_unit_test(test_verb__frame_opens_output_and_database_as_rows_say),
 		cmocka_unit_test(test_verb__errno_maps_to_one_exit_code),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
