@@ -838,11 +838,6 @@ const struct thread_table *counters_threads(const struct counters *c)
 	return c->tt;
 }
 
-uint64_t counters_records(const struct counters *c)
-{
-	return c->records;
-}
-
 void counters_health(const struct counters *c, struct counters_health *h)
 {
 	memset(h, 0, sizeof(*h));

@@ -133,7 +133,6 @@ int counters_finish(struct counters *c, char **cause);
 const struct thread_count *counters_total(const struct counters *c,
 					  size_t event_idx);
 const struct thread_table *counters_threads(const struct counters *c);
-uint64_t counters_records(const struct counters *c);
 
 /* How the ring buffers were read: the evidence of a complete run. */
 struct counters_health {

@@ -1060,8 +1060,3 @@ const struct working_set *modules_working_set(const struct modules *m)
 {
 	return &m->ws;
 }
-
-const struct proc_maps *modules_maps(const struct modules *m)
-{
-	return m->pm;
-}

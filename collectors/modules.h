@@ -172,7 +172,4 @@ const struct module_info *modules_at(const struct modules *m, size_t i);
 uint64_t modules_footprint(const struct modules *m);
 const struct working_set *modules_working_set(const struct modules *m);
 
-/* The address spaces, for attributing samples (valid any time). */
-const struct proc_maps *modules_maps(const struct modules *m);
-
 #endif

@@ -15,14 +15,8 @@
 
 #include "db/experiments.h"
 #include "prof/abplan.h"
+#include "prof/cause.h"
 #include "prof/words.h"
-
-static int failf(char **cause, const char *fmt, const char *a, const char *b)
-{
-	if (cause && asprintf(cause, fmt, a, b) < 0)
-		*cause = NULL;
-	return -EINVAL;
-}
 
 void ab_plan_init(struct ab_plan *p)
 {
@@ -92,10 +86,11 @@ static struct ab_arm *new_arm(struct ab_plan *p, const char *name, size_t n,
 	char shown[64];
 	snprintf(shown, sizeof(shown), "%.*s", (int)(n > 40 ? 40 : n), name);
 	if (!good_name(name, n))
-		return failf(cause, "bad arm name '%s': use letters, digits, '-', '_' "
-			     "or '+' (at most 40)%s", shown, ""), NULL;
+		return cause_set(cause, EINVAL,
+				 "bad arm name '%s': use letters, digits, '-', '_' "
+				 "or '+' (at most 40)", shown), NULL;
 	if (find_arm(p, name, n))
-		return failf(cause, "arm '%s' is given twice%s", shown, ""), NULL;
+		return cause_set(cause, EINVAL, "arm '%s' is given twice", shown), NULL;
 	struct ab_arm *v = realloc(p->arms, (p->narms + 1) * sizeof(*v));
 	if (!v)
 		abort();
@@ -125,14 +120,16 @@ int ab_plan_add_arm(struct ab_plan *p, const char *spec, char **cause)
 {
 	const char *eq = strchr(spec, '=');
 	if (!eq)
-		return failf(cause, "bad --arm '%.40s': expected NAME=COMMAND%s", spec, "");
+		return cause_set(cause, EINVAL,
+				 "bad --arm '%.40s': expected NAME=COMMAND", spec);
 	const char *cmd = eq + 1;
 	while (isspace((unsigned char)*cmd))
 		cmd++;
 	char name[48];
 	snprintf(name, sizeof(name), "%.*s", (int)(eq - spec > 40 ? 40 : eq - spec), spec);
 	if (!*cmd)
-		return failf(cause, "arm '%s' has no command: --arm %s=COMMAND", name, name);
+		return cause_set(cause, EINVAL,
+				 "arm '%s' has no command: --arm %s=COMMAND", name, name);
 	/* Check the command splits before the arm exists, so a refused
 	 * --arm leaves nothing behind. */
 	char **argv;
@@ -180,8 +177,9 @@ static int set_one(struct ab_plan *p, struct ab_arm *a, const char *key,
 	char k[128];
 	snprintf(k, sizeof(k), "%.*s", (int)(klen < 120 ? klen : 120), key);
 	if (!known_key(k))
-		return failf(cause, "unknown setting '%s': expected pin, cwd, sleep or "
-			     "env.VAR%s", k, "");
+		return cause_set(cause, EINVAL,
+				 "unknown setting '%s': expected pin, cwd, sleep or "
+				 "env.VAR", k);
 	if (a)
 		push_setting(&a->settings, &a->nsettings, key, klen, value);
 	else
@@ -193,7 +191,8 @@ int ab_plan_set(struct ab_plan *p, const char *spec, char **cause)
 {
 	const char *eq = strchr(spec, '=');
 	if (!eq)
-		return failf(cause, "bad --set '%.40s': expected [ARM.]KEY=VALUE%s", spec, "");
+		return cause_set(cause, EINVAL,
+				 "bad --set '%.40s': expected [ARM.]KEY=VALUE", spec);
 	const char *key = spec;
 	size_t klen = (size_t)(eq - spec);
 	struct ab_arm *a = NULL;
@@ -205,8 +204,9 @@ int ab_plan_set(struct ab_plan *p, const char *spec, char **cause)
 			char arm[64];
 			snprintf(arm, sizeof(arm), "%.*s", (int)(dot - spec > 40 ? 40 : dot - spec),
 				 spec);
-			return failf(cause, "--set names arm '%s', which is not one of "
-				     "the arms (give --arm %s=COMMAND first)", arm, arm);
+			return cause_set(cause, EINVAL,
+					 "--set names arm '%s', which is not one of "
+					 "the arms (give --arm %s=COMMAND first)", arm, arm);
 		}
 		key = dot + 1;
 		klen = (size_t)(eq - key);
@@ -246,19 +246,6 @@ struct rx_check {
 	bool atom_is_anchor;
 	char *why;
 };
-
-static int rx_fail(struct rx_check *c, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static int rx_fail(struct rx_check *c, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	if (vasprintf(&c->why, fmt, ap) < 0)
-		c->why = NULL;
-	va_end(ap);
-	return -EINVAL;
-}
 
 static void rx_group_init(struct rx_group *g)
 {
@@ -309,18 +296,21 @@ static int rx_repeat(struct rx_check *c, const char *op, int oplen, size_t lo,
 	if (oplen > 16)
 		oplen = 16;
 	if (!c->have_atom || c->atom_is_anchor)
-		return rx_fail(c, "'%.*s' repeats nothing", oplen, op);
+		return cause_set(&c->why, EINVAL, "'%.*s' repeats nothing", oplen, op);
 	if (c->atom_repeated)
-		return rx_fail(c, "'%.*s' repeats a repetition: stacked repetitions "
-			       "make the matcher's size grow exponentially (and POSIX "
-			       "regexes have no lazy or possessive forms)", oplen, op);
+		return cause_set(&c->why, EINVAL,
+				 "'%.*s' repeats a repetition: stacked repetitions "
+				 "make the matcher's size grow exponentially (and POSIX "
+				 "regexes have no lazy or possessive forms)", oplen, op);
 	if (hi > 1 && c->atom.repeats)
-		return rx_fail(c, "'%.*s' repeats a group that holds a repetition: "
-			       "nested repetitions make the matcher's size grow "
-			       "exponentially", oplen, op);
+		return cause_set(&c->why, EINVAL,
+				 "'%.*s' repeats a group that holds a repetition: "
+				 "nested repetitions make the matcher's size grow "
+				 "exponentially", oplen, op);
 	if (lo > AB_SCORE_REPEAT_MAX || (hi != SIZE_MAX && hi > AB_SCORE_REPEAT_MAX))
-		return rx_fail(c, "'%.*s' repeats more than %d times", oplen, op,
-			       AB_SCORE_REPEAT_MAX);
+		return cause_set(&c->why, EINVAL,
+				 "'%.*s' repeats more than %d times", oplen, op,
+				 AB_SCORE_REPEAT_MAX);
 	/* glibc copies the atom max(lo, hi) times, lo + 1 when unbounded. */
 	size_t copies = hi == SIZE_MAX ? lo + 1 : hi;
 	c->atom.size *= copies ? copies : 1;
@@ -385,8 +375,8 @@ static int rx_check_pattern(const char *re, char **why)
 	int rc = 0;
 	size_t len = strlen(re);
 	if (len > AB_SCORE_PATTERN_MAX) {
-		rc = rx_fail(c, "it is %zu bytes long, more than %d", len,
-			     AB_SCORE_PATTERN_MAX);
+		rc = cause_set(&c->why, EINVAL, "it is %zu bytes long, more than %d", len,
+			       AB_SCORE_PATTERN_MAX);
 		goto out;
 	}
 	for (const char *s = re; *s && !rc; ) {
@@ -396,8 +386,9 @@ static int rx_check_pattern(const char *re, char **why)
 			if (!s[1])
 				goto out;	/* regcomp says "trailing backslash" */
 			if (s[1] >= '1' && s[1] <= '9')
-				rc = rx_fail(c, "'\\%c' is a back-reference, which can "
-					     "make matching take exponential time", s[1]);
+				rc = cause_set(&c->why, EINVAL,
+					       "'\\%c' is a back-reference, which can "
+					       "make matching take exponential time", s[1]);
 			else if (strchr("bB<>`'", s[1]))
 				rx_atom(c, 1, true, true);
 			else
@@ -458,8 +449,9 @@ static int rx_check_pattern(const char *re, char **why)
 		case '{':
 			n = rx_interval(s, &lo, &hi);
 			if (!n) {
-				rc = rx_fail(c, "'%.12s' is not a repetition {N}, {N,} or "
-					     "{N,M}", s);
+				rc = cause_set(&c->why, EINVAL,
+					       "'%.12s' is not a repetition {N}, {N,} or "
+					       "{N,M}", s);
 				break;
 			}
 			rc = rx_repeat(c, s, (int)n, lo, hi);
@@ -475,8 +467,9 @@ static int rx_check_pattern(const char *re, char **why)
 			for (int d = 0; d <= c->depth; d++)
 				total += c->stack[d].alts.size + c->stack[d].cur.size;
 			if (total > AB_SCORE_SIZE_MAX)
-				rc = rx_fail(c, "its repetitions expand it to more than "
-					     "%d pieces", AB_SCORE_SIZE_MAX);
+				rc = cause_set(&c->why, EINVAL,
+					       "its repetitions expand it to more than "
+					       "%d pieces", AB_SCORE_SIZE_MAX);
 		}
 	}
 	if (rc || c->depth > 0)
@@ -484,8 +477,8 @@ static int rx_check_pattern(const char *re, char **why)
 	rx_flush(c);
 	rx_close_alt(&c->stack[0]);
 	if (c->stack[0].alts.nullable)
-		rc = rx_fail(c, "it can match the empty string, so it matches "
-			     "everywhere and reads no number");
+		rc = cause_set(&c->why, EINVAL, "it can match the empty string, so it matches "
+			       "everywhere and reads no number");
 out:
 	if (rc && why)
 		*why = c->why;
@@ -499,10 +492,11 @@ int ab_plan_add_score(struct ab_plan *p, const char *spec, char **cause)
 {
 	const char *eq = strchr(spec, '=');
 	if (!eq || eq == spec)
-		return failf(cause, "bad --score '%.40s': expected NAME=REGEX[:higher]%s",
-			     spec, "");
+		return cause_set(cause, EINVAL,
+				 "bad --score '%.40s': expected NAME=REGEX[:higher]",
+				 spec);
 	if (!good_name(spec, (size_t)(eq - spec)))
-		return failf(cause, "bad score name in '%.40s'%s", spec, "");
+		return cause_set(cause, EINVAL, "bad score name in '%.40s'", spec);
 	struct ab_score *v = realloc(p->scores, (p->nscores + 1) * sizeof(*v));
 	if (!v)
 		abort();
@@ -521,7 +515,7 @@ int ab_plan_add_score(struct ab_plan *p, const char *spec, char **cause)
 	s->pattern = strndup(re, len);
 	for (size_t i = 0; i < p->nscores; i++) {
 		if (!strcmp(p->scores[i].name, s->name)) {
-			int r = failf(cause, "score '%s' is given twice%s", s->name, "");
+			int r = cause_set(cause, EINVAL, "score '%s' is given twice", s->name);
 			free(s->name);
 			free(s->pattern);
 			return r;
@@ -533,11 +527,10 @@ int ab_plan_add_score(struct ab_plan *p, const char *spec, char **cause)
 		char shown[48];
 		snprintf(shown, sizeof(shown), "%.40s%s", s->pattern,
 			 strlen(s->pattern) > 40 ? "..." : "");
-		if (cause && asprintf(cause, "the regex '%s' of score '%s' is refused: "
-				      "%s\nhint: match the number and the words "
-				      "around it, e.g. '([0-9.]+) fps'", shown, s->name,
-				      why ? why : "out of memory") < 0)
-			*cause = NULL;
+		cause_set(cause, 0, "the regex '%s' of score '%s' is refused: "
+			  "%s\nhint: match the number and the words "
+			  "around it, e.g. '([0-9.]+) fps'", shown, s->name,
+			  why ? why : "out of memory");
 		free(why);
 		free(s->name);
 		free(s->pattern);
@@ -547,8 +540,8 @@ int ab_plan_add_score(struct ab_plan *p, const char *spec, char **cause)
 	if (rc) {
 		char err[128];
 		regerror(rc, &s->re, err, sizeof(err));
-		int r = failf(cause, "the regex of score '%s' does not compile: %s",
-			      s->name, err);
+		int r = cause_set(cause, EINVAL, "the regex of score '%s' does not compile: %s",
+				  s->name, err);
 		free(s->name);
 		free(s->pattern);
 		return r;
@@ -578,8 +571,9 @@ int ab_plan_set_order(struct ab_plan *p, const char *word, char **cause)
 	else if (!strcmp(word, "random"))
 		p->order = ORDER_RANDOM;
 	else
-		return failf(cause, "unknown order '%.40s': expected abba, alternate "
-			     "or random%s", word, "");
+		return cause_set(cause, EINVAL,
+				 "unknown order '%.40s': expected abba, alternate "
+				 "or random", word);
 	return 0;
 }
 
@@ -623,26 +617,26 @@ static int plan_global(struct ab_plan *p, const char *k, const char *v,
 	double d;
 	if (!strcmp(k, "rounds")) {
 		if (!parse_int(v, 1, DB_EXP_ROUNDS_MAX, &n))
-			return failf(cause, "bad rounds '%s'%s", v, "");
+			return cause_set(cause, EINVAL, "bad rounds '%s'", v);
 		p->rounds = (int)n;
 	} else if (!strcmp(k, "warmup")) {
 		if (!parse_int(v, 0, DB_EXP_WARMUP_MAX, &n))
-			return failf(cause, "bad warmup '%s'%s", v, "");
+			return cause_set(cause, EINVAL, "bad warmup '%s'", v);
 		p->warmup = (int)n;
 	} else if (!strcmp(k, "order")) {
 		return ab_plan_set_order(p, v, cause);
 	} else if (!strcmp(k, "seed")) {
 		if (!parse_int(v, 0, 0x7fffffffffffffffL, &n))
-			return failf(cause, "bad seed '%s'%s", v, "");
+			return cause_set(cause, EINVAL, "bad seed '%s'", v);
 		p->seed = (uint64_t)n;
 		p->seed_given = true;
 	} else if (!strcmp(k, "settle")) {
 		if (!parse_num(v, 0, 3600, &d))
-			return failf(cause, "bad settle '%s'%s", v, "");
+			return cause_set(cause, EINVAL, "bad settle '%s'", v);
 		p->settle_s = d;
 	} else if (!strcmp(k, "gate")) {
 		if (!parse_num(v, 0, 1000, &d))
-			return failf(cause, "bad gate '%s'%s", v, "");
+			return cause_set(cause, EINVAL, "bad gate '%s'", v);
 		p->gate_pct = d;
 	} else if (!strcmp(k, "events")) {
 		free(p->events_owned);
@@ -702,9 +696,8 @@ int ab_plan_read(struct ab_plan *p, const char *path, char **cause)
 	const char *why;
 	FILE *fp = plan_open(path, &e, &why);
 	if (!fp) {
-		if (cause && asprintf(cause, "cannot read plan '%.60s': %s", path,
-				      why ? why : strerror(e)) < 0)
-			*cause = NULL;
+		cause_set(cause, 0, "cannot read plan '%.60s': %s", path,
+			  why ? why : strerror(e));
 		return -e;
 	}
 	int rc = ab_plan_read_file(p, fp, path, cause);
@@ -736,7 +729,7 @@ int ab_plan_read_file(struct ab_plan *p, FILE *fp, const char *path, char **caus
 				  : total > AB_PLAN_MAX_BYTES ? "the plan is larger than "
 				  AB_PLAN_MAX_TEXT : NULL;
 		if (bad) {
-			rc = failf(&inner, "%s%s", bad, "");
+			rc = cause_set(&inner, EINVAL, "%s", bad);
 			goto next;
 		}
 		char *s = trim(line);
@@ -745,7 +738,8 @@ int ab_plan_read_file(struct ab_plan *p, FILE *fp, const char *path, char **caus
 		if (*s == '[') {
 			size_t n = strlen(s);
 			if (s[n - 1] != ']' || strncmp(s, "[arm ", 5)) {
-				rc = failf(&inner, "bad section '%s': expected [arm NAME]%s", s, "");
+				rc = cause_set(&inner, EINVAL,
+					       "bad section '%s': expected [arm NAME]", s);
 			} else {
 				s[n - 1] = '\0';
 				char *name = trim(s + 5);
@@ -756,7 +750,8 @@ int ab_plan_read_file(struct ab_plan *p, FILE *fp, const char *path, char **caus
 		} else {
 			char *eq = strchr(s, '=');
 			if (!eq) {
-				rc = failf(&inner, "expected 'key = value', got '%.40s'%s", s, "");
+				rc = cause_set(&inner, EINVAL,
+					       "expected 'key = value', got '%.40s'", s);
 			} else {
 				*eq = '\0';
 				char *k = trim(s), *v = trim(eq + 1);
@@ -769,9 +764,9 @@ int ab_plan_read_file(struct ab_plan *p, FILE *fp, const char *path, char **caus
 			}
 		}
 next:
-		if (rc && cause && asprintf(cause, "%.60s:%d: %s", path, lineno,
-					    inner ? inner : "bad line") < 0)
-			*cause = NULL;
+		if (rc)
+			cause_set(cause, 0, "%.60s:%d: %s", path, lineno,
+				  inner ? inner : "bad line");
 		free(inner);
 	}
 	free(line);
@@ -782,26 +777,28 @@ int ab_plan_check(struct ab_plan *p, char **cause)
 {
 	size_t need = p->aa ? 1 : 2;
 	if (p->narms < need) {
-		if (cause && asprintf(cause, "%s: give %s", p->narms ? "only one arm"
-				      : "no arms", p->aa ? "--aa --arm NAME=COMMAND"
-				      : "two or more --arm NAME=COMMAND (the first is "
-				      "the baseline), or --aa with one") < 0)
-			*cause = NULL;
+		cause_set(cause, 0, "%s: give %s", p->narms ? "only one arm"
+			  : "no arms", p->aa ? "--aa --arm NAME=COMMAND"
+			  : "two or more --arm NAME=COMMAND (the first is "
+			  "the baseline), or --aa with one");
 		return -EINVAL;
 	}
 	if (p->aa && p->narms != 1)
-		return failf(cause, "--aa runs one command against itself: give one "
-			     "--arm, not %s%s", "several", "");
+		return cause_set(cause, EINVAL,
+				 "--aa runs one command against itself: give one "
+				 "--arm, not %s", "several");
 	for (size_t i = 0; i < p->narms; i++)
 		if (!p->arms[i].argv)
-			return failf(cause, "arm '%s' has no command%s", p->arms[i].name, "");
+			return cause_set(cause, EINVAL,
+					 "arm '%s' has no command", p->arms[i].name);
 	for (size_t i = 0; i < p->nper; i++) {
 		bool found = false;
 		for (size_t k = 0; k < p->nscores; k++)
 			found = found || !strcmp(p->scores[k].name, p->per[i]);
 		if (!found)
-			return failf(cause, "--per %s names no score: add --score %s=REGEX",
-				     p->per[i], p->per[i]);
+			return cause_set(cause, EINVAL,
+					 "--per %s names no score: add --score %s=REGEX",
+					 p->per[i], p->per[i]);
 	}
 	return 0;
 }

@@ -3,7 +3,7 @@
  * database path, and verb lookup by unique prefix (as tmux does).
  */
 #include <errno.h>
-#include <getopt.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -33,27 +33,6 @@ int usage_error(const char *verb, const char *fmt, ...)
 	else
 		fprintf(stderr, "hint: run 'prof --help' for the list of verbs\n");
 	return EXIT_USAGE;
-}
-
-int cli_option_error(const char *verb, int c, char *const argv[])
-{
-	char buf[64];
-	const char *word = optind > 0 ? argv[optind - 1] : "";
-	if (c == ':' && strncmp(word, "--", 2))
-		return usage_error(verb, "option '-%c' needs a value", optopt);
-	if (c == ':')
-		return usage_error(verb, "option '%s' needs a value",
-				   cli_echo(word, buf, sizeof(buf)));
-	/* optopt names an unknown short option, or the long option in word
-	 * that was given a value it does not take; 0 for an unknown long
-	 * option. A short option may sit inside "-qz", which word need not
-	 * be yet. */
-	if (optopt && strncmp(word, "--", 2))
-		return usage_error(verb, "unknown option '-%c'", optopt);
-	if (optopt)
-		return usage_error(verb, "option '%s' takes no value",
-				   cli_echo(word, buf, sizeof(buf)));
-	return usage_error(verb, "unknown option '%s'", cli_echo(word, buf, sizeof(buf)));
 }
 
 int error_msg(const char *fmt, ...)
@@ -99,59 +78,46 @@ void print_cause(const char *prefix, const char *cause)
 		fputc('\n', stderr);
 }
 
-void cmd_print_help(const struct cmd *c, FILE *fp)
+int fail_cause(char *cause, int code)
 {
-	fputs(c->help, fp);
+	print_cause("error: ", cause);
+	free(cause);
+	return code;
 }
 
-void cli_print_verb_help(const char *verb)
+/* errno -> exit code, for what the user asked for and for a launch. */
+static const struct {
+	int err;
+	int code;		/* exit_code_for */
+	int launch_code;	/* exit_code_for_launch */
+} exit_codes[] = {
+	{ ENOENT, EXIT_USAGE, 127 },	/* no such run, event, command */
+	{ EACCES, EXIT_FAIL, 127 },	/* the command is not executable */
+	{ ENOEXEC, EXIT_FAIL, 127 },	/* nor a program the kernel runs */
+	{ EINVAL, EXIT_USAGE, EXIT_FAIL },	/* a word prof does not take */
+	{ EOPNOTSUPP, EXIT_USAGE, EXIT_FAIL },	/* an event not encoded here */
+	{ ENODATA, EXIT_USAGE, EXIT_FAIL },	/* samples of a counted run */
+};
+
+static int exit_code_row(int err, bool launch)
 {
-	const struct cmd *c = cmd_find(verb, NULL);
-	if (c)
-		cmd_print_help(c, stdout);
+	if (err < 0)
+		err = -err;
+	for (size_t i = 0; i < sizeof(exit_codes) / sizeof(exit_codes[0]); i++)
+		if (exit_codes[i].err == err)
+			return launch ? exit_codes[i].launch_code : exit_codes[i].code;
+	return EXIT_FAIL;
 }
 
-const struct cmd *cmd_find(const char *name, char **cause)
+int exit_code_for(int err)
 {
-	const struct cmd *hit = NULL;
-	size_t len = strlen(name);
-	int nhits = 0;
-	char list[256] = "";
-	char buf[64];
-
-	for (const struct cmd *c = commands; c->name; c++) {
-		if (!strcmp(c->name, name))
-			return c;
-		if (len && !strncmp(c->name, name, len)) {
-			hit = c;
-			nhits++;
-			if (strlen(list) + strlen(c->name) + 3 < sizeof(list)) {
-				if (*list)
-					strcat(list, ", ");
-				strcat(list, c->name);
-			}
-		}
-	}
-	if (nhits == 1)
-		return hit;
-	if (cause) {
-		if (nhits > 1) {
-			if (asprintf(cause, "ambiguous verb '%s': it could be %s\n"
-				     "hint: type more of the verb", cli_echo(name, buf, sizeof(buf)), list) < 0)
-				*cause = NULL;
-		} else if (asprintf(cause, "unknown verb '%s'\n"
-				    "hint: run 'prof --help' for the list of verbs",
-				    cli_echo(name, buf, sizeof(buf))) < 0) {
-			*cause = NULL;
-		}
-	}
-	return NULL;
+	return exit_code_row(err, false);
 }
 
-/* The database this process uses, as cli_db_path last resolved it: so
- * that no -o FILE can overwrite it (one path per process, set once the
- * verb knows it; the only state cli keeps). */
-static const char *db_in_use;
+int exit_code_for_launch(int err)
+{
+	return exit_code_row(err, true);
+}
 
 const char *cli_db_path(const struct prof_ctx *ctx, const char *verb_opt)
 {
@@ -163,7 +129,6 @@ const char *cli_db_path(const struct prof_ctx *ctx, const char *verb_opt)
 		p = ctx->db_path;
 	else if (env && *env)
 		p = env;
-	db_in_use = p;
 	return p;
 }
 
@@ -245,15 +210,6 @@ FILE *cli_open_output(const char *path, FILE *fallback)
 {
 	if (!path || !strcmp(path, "-"))
 		return fallback;
-	if (cli_output_is_db(path, db_in_use)) {
-		char buf[64];
-		error_msg("refusing to write the report over the database '%s'",
-			  cli_echo(path, buf, sizeof(buf)));
-		fprintf(stderr, "hint: choose another -o FILE; the database keeps "
-			"every stored run\n");
-		errno = EEXIST;
-		return NULL;
-	}
 	FILE *fp = fopen(path, "w");
 	if (!fp) {
 		char buf[64];
@@ -308,6 +264,19 @@ bool cli_parse_double(const char *s, double min, double max, double *out)
 		return false;
 	*out = v;
 	return true;
+}
+
+int cli_parse_run_id(const char *verb, const char *word, long *id)
+{
+	char buf[64];
+	if (!strcmp(word, "last")) {
+		*id = 0;
+		return 0;
+	}
+	if (!cli_parse_long(word, 1, LONG_MAX, id))
+		return usage_error(verb, "bad run '%s': expected a run id or 'last'",
+				   cli_echo(word, buf, sizeof(buf)));
+	return 0;
 }
 
 const char *cli_echo(const char *s, char *buf, size_t bufsz)

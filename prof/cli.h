@@ -1,7 +1,9 @@
 /*
- * cli: what every verb shares: the command table, usage errors, output
- * files, the database path, and the exit codes of shared/DESIGN.md
- * (0 success, 1 operational failure, 2 usage error).
+ * cli: the helpers every verb shares: usage errors, output files, the
+ * database path, parsing numbers and run ids, and the exit codes of
+ * shared/DESIGN.md (0 success, 1 operational failure, 2 usage error)
+ * with the one errno-to-exit-code table. The verb table, the option
+ * parser and the shared option groups are prof/verb.h.
  *
  * Only prof/ prints to the terminal or picks an exit code; the helpers here
  * are the one place that does so for errors. Not thread-safe (the verbosity
@@ -22,17 +24,7 @@ struct prof_ctx {
 	const char *argv0;	/* how prof was invoked, to find its helpers */
 };
 
-struct cmd {
-	const char *name;
-	int (*fn)(int argc, char **argv, struct prof_ctx *ctx);
-	const char *summary;
-	const char *help;	/* full text for `prof help VERB` */
-};
-
 extern int verbose;
-
-/* The verb table, in the order `prof help` lists it. */
-extern const struct cmd commands[];
 
 /*
  * Print "error: <msg>" then "hint: run 'prof VERB --help'" and return
@@ -40,14 +32,6 @@ extern const struct cmd commands[];
  */
 int usage_error(const char *verb, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-
-/*
- * The usage error for what getopt_long returned when it did not take an
- * option (optstring starting ':', after any '+', and opterr 0): ':' is an
- * option given without its value ("option '--format' needs a value"),
- * anything else an unknown option. Returns EXIT_USAGE.
- */
-int cli_option_error(const char *verb, int c, char *const argv[]);
 
 /* "error: <msg>" on stderr; returns EXIT_FAIL. */
 int error_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -57,14 +41,25 @@ void hint_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Print a cause string (possibly several lines, "hint:" lines included). */
 void print_cause(const char *prefix, const char *cause);
 
-/* Print the help text of a verb to fp. */
-void cmd_print_help(const struct cmd *c, FILE *fp);
+/* print_cause("error: ", cause), free it, and return code. */
+int fail_cause(char *cause, int code);
 
-/* Print a verb's help on stdout (for --help among its options). */
-void cli_print_verb_help(const char *verb);
+/*
+ * The exit code for a failure that a callee reported as errno err (either
+ * sign): the one table, which README.md's "Exit status" shows. A thing
+ * the user named that does not exist (a run, an experiment, an event), a
+ * word prof does not take, an event this processor cannot encode, or
+ * samples asked of a run that has none is a usage error (2); anything
+ * else is an operational failure (1).
+ */
+int exit_code_for(int err);
 
-/* Look a verb up by exact name or unique prefix. */
-const struct cmd *cmd_find(const char *name, char **cause);
+/*
+ * The same for the failure to start a command prof was to launch: 127
+ * when it cannot be found or run (ENOENT, EACCES, ENOEXEC), as a shell
+ * says, else 1.
+ */
+int exit_code_for_launch(int err);
 
 /*
  * The database path: --db PATH given to the verb, else the global --db,

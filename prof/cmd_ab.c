@@ -5,7 +5,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -18,223 +18,81 @@
 #include "collectors/host.h"
 #include "db/experiments.h"
 #include "prof/abplan.h"
-#include "prof/cli.h"
-#include "prof/commands.h"
 #include "prof/launch.h"
 #include "prof/pin.h"
 #include "prof/runner.h"
 #include "prof/runutil.h"
+#include "prof/verb.h"
 #include "reports/ab.h"
 
-const char cmd_ab_help[] =
-"usage: prof ab --arm NAME=COMMAND --arm NAME=COMMAND [...] [options]\n"
-"       prof ab --aa --arm NAME=COMMAND [options]\n"
-"       prof ab --plan FILE [options]\n"
-"\n"
-"Run two or more commands (arms; the first is the baseline) in interleaved\n"
-"rounds, count each run like 'prof run', and compare every metric against\n"
-"the baseline with paired statistics: the per-round log-ratio\n"
-"d = ln(arm / baseline), the effect 100*(exp(mean d) - 1) with its 95% CI\n"
-"from Student's t (the t multiplier is printed: 4.30 at 3 rounds), the\n"
-"exact sign-flip p-value and the smallest p the design can reach, and a\n"
-"verdict against a noise gate: better / worse when the CI excludes 0 and\n"
-"the effect clears the gate, equivalent when the 90% CI lies inside the\n"
-"gate, otherwise inconclusive with the rounds that would likely settle it.\n"
-"\n"
-"Arms and settings:\n"
-"  --arm NAME=COMMAND   an arm; COMMAND is split as a shell splits words,\n"
-"                       and no shell runs unless it is sh -c '...'\n"
-"  --set [ARM.]KEY=VAL  pin=MODE, cwd=DIR, env.VAR=VALUE, sleep=MODE (as\n"
-"                       prof run --sleep-mode), for one arm or (without\n"
-"                       ARM.) for all\n"
-"  --plan FILE          read the same from a file: 'key = value' lines,\n"
-"                       [arm NAME] sections with 'command = ...'\n"
-"  --aa                 run one arm's command against itself: the A/A\n"
-"                       experiment whose spread sets later gates\n"
-"Design:\n"
-"  --rounds N           counted rounds (default 6)\n"
-"  --warmup N           warm-up runs of each arm, stored, not counted (1)\n"
-"  --order ORDER        abba (default: AB BA AB ..., ABC CBA with three),\n"
-"                       alternate (AB AB ...), random (from --seed)\n"
-"  --seed N             for --order random\n"
-"  --settle SECONDS     idle time between runs (default 0)\n"
-"  --gate PCT           the noise gate in percent (default: twice the sd\n"
-"                       of the latest A/A experiment of the baseline\n"
-"                       command on this host, else 1%)\n"
-"  --keep-going         go on after a run fails (default: stop after the\n"
-"                       round, saying why)\n"
-"Metrics (wall_s, cpu_s and cores always; then the counters):\n"
-"  -e, --events LIST    as for prof run (default: cache)\n"
-"  --allow-generic      as for prof run\n"
-"  --score NAME=REGEX[:higher]  a number parsed from the workload's output\n"
-"                       (the first capture group of the last match); lower\n"
-"                       is better unless :higher. A POSIX extended regex,\n"
-"                       matched line by line in the last 1 MiB of output;\n"
-"                       one that can match empty text, repeats a\n"
-"                       repetition ('a++', '(a+)*') or back-references is\n"
-"                       refused\n"
-"  --per NAME           CPU ms per unit of score NAME (e.g. per frame)\n"
-"  --working-set        measure each run's touched code and data, as prof\n"
-"                       run --working-set does (for prof explain)\n"
-"Output:\n"
-"  --format FMT         table (default), markdown, csv, json\n"
-"  -o, --output FILE    the report goes to FILE instead of stderr\n"
-"  --show-output        echo each run's own output (it is captured to\n"
-"                       parse scores)\n"
-"  --db PATH            database (default: $PROF_DB, else ./prof.db)\n"
-"\n"
-"Runs that exit non-zero are stored with their status and left out of the\n"
-"statistics; a score missing from a run's output leaves that run out of\n"
-"that metric, with a warning, never as zero. Ctrl-C stops after the\n"
-"current run; the finished rounds are stored and reported.\n"
-"\n"
-"Examples:\n"
-"  prof ab --arm c='./emu --backend c' --arm llvm='./emu --backend llvm' \\\n"
-"          --score fps='([0-9.]+) fps:higher' --per fps --format markdown\n"
-"  prof ab --aa --arm emu='./emu --scene 3' --rounds 8\n"
-"  prof compare          # list stored experiments; prof compare N reprints\n";
-
-struct ab_opts {
+struct ab_args {
 	struct ab_plan plan;
-	enum out_format fmt;
-	const char *out;
-	const char *db;
 	bool show_output;
 };
 
-static int parse(int argc, char **argv, struct ab_opts *o)
+static void ab_args_init(void *args)
 {
-	enum { O_ARM = 256, O_SET, O_PLAN, O_ROUNDS, O_WARMUP, O_ORDER, O_SEED,
-	       O_SETTLE, O_GATE, O_AA, O_SCORE, O_PER, O_KEEP, O_FORMAT, O_DB, O_SHOW,
-	       O_WS, O_GENERIC };
-	static const struct option opts[] = {
-		{ "arm", required_argument, NULL, O_ARM },
-		{ "set", required_argument, NULL, O_SET },
-		{ "plan", required_argument, NULL, O_PLAN },
-		{ "rounds", required_argument, NULL, O_ROUNDS },
-		{ "warmup", required_argument, NULL, O_WARMUP },
-		{ "order", required_argument, NULL, O_ORDER },
-		{ "seed", required_argument, NULL, O_SEED },
-		{ "settle", required_argument, NULL, O_SETTLE },
-		{ "gate", required_argument, NULL, O_GATE },
-		{ "aa", no_argument, NULL, O_AA },
-		{ "events", required_argument, NULL, 'e' },
-		{ "score", required_argument, NULL, O_SCORE },
-		{ "per", required_argument, NULL, O_PER },
-		{ "keep-going", no_argument, NULL, O_KEEP },
-		{ "allow-generic", no_argument, NULL, O_GENERIC },
-		{ "format", required_argument, NULL, O_FORMAT },
-		{ "output", required_argument, NULL, 'o' },
-		{ "db", required_argument, NULL, O_DB },
-		{ "show-output", no_argument, NULL, O_SHOW },
-		{ "working-set", no_argument, NULL, O_WS },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	char buf[64];
+	ab_plan_init(&((struct ab_args *)args)->plan);
+}
+
+static void ab_args_release(void *args)
+{
+	ab_plan_release(&((struct ab_args *)args)->plan);
+}
+
+/* The plan's own parsers say what is wrong in a cause. */
+static int parse_arm(struct verb_ctx *vc, const char *arg, void *plan)
+{
 	char *cause = NULL;
+	int rc = ab_plan_add_arm(plan, arg, &cause);
+	return rc ? verb_usage_cause(vc, cause) : 0;
+}
+
+static int parse_set(struct verb_ctx *vc, const char *arg, void *plan)
+{
+	char *cause = NULL;
+	int rc = ab_plan_set(plan, arg, &cause);
+	return rc ? verb_usage_cause(vc, cause) : 0;
+}
+
+static int parse_plan(struct verb_ctx *vc, const char *arg, void *plan)
+{
+	char *cause = NULL;
+	int rc = ab_plan_read(plan, arg, &cause);
+	return rc ? verb_usage_cause(vc, cause) : 0;
+}
+
+static int parse_order(struct verb_ctx *vc, const char *arg, void *plan)
+{
+	char *cause = NULL;
+	int rc = ab_plan_set_order(plan, arg, &cause);
+	return rc ? verb_usage_cause(vc, cause) : 0;
+}
+
+static int parse_score(struct verb_ctx *vc, const char *arg, void *plan)
+{
+	char *cause = NULL;
+	int rc = ab_plan_add_score(plan, arg, &cause);
+	return rc ? verb_usage_cause(vc, cause) : 0;
+}
+
+static int parse_per(struct verb_ctx *vc, const char *arg, void *plan)
+{
+	char *cause = NULL;
+	int rc = ab_plan_add_per(plan, arg, &cause);
+	return rc ? verb_usage_cause(vc, cause) : 0;
+}
+
+static int parse_seed(struct verb_ctx *vc, const char *arg, void *plan)
+{
+	struct ab_plan *p = plan;
 	long n;
-	double d;
-	int c, rc = 0;
-	optind = 1;
-	opterr = 0;
-	while (!rc && (c = getopt_long(argc, argv, ":e:o:h", opts, NULL)) != -1) {
-		switch (c) {
-		case O_ARM:
-			rc = ab_plan_add_arm(&o->plan, optarg, &cause);
-			break;
-		case O_SET:
-			rc = ab_plan_set(&o->plan, optarg, &cause);
-			break;
-		case O_PLAN:
-			rc = ab_plan_read(&o->plan, optarg, &cause);
-			break;
-		case O_ROUNDS:
-			if (!cli_parse_long(optarg, 1, DB_EXP_ROUNDS_MAX, &n))
-				return usage_error("ab", "bad --rounds '%s': expected a count "
-						   "of 1 or more", cli_echo(optarg, buf, sizeof(buf)));
-			o->plan.rounds = (int)n;
-			break;
-		case O_WARMUP:
-			if (!cli_parse_long(optarg, 0, DB_EXP_WARMUP_MAX, &n))
-				return usage_error("ab", "bad --warmup '%s'",
-						   cli_echo(optarg, buf, sizeof(buf)));
-			o->plan.warmup = (int)n;
-			break;
-		case O_ORDER:
-			rc = ab_plan_set_order(&o->plan, optarg, &cause);
-			break;
-		case O_SEED:
-			if (!cli_parse_long(optarg, 0, 0x7fffffffffffffffL, &n))
-				return usage_error("ab", "bad --seed '%s'",
-						   cli_echo(optarg, buf, sizeof(buf)));
-			o->plan.seed = (uint64_t)n;
-			o->plan.seed_given = true;
-			break;
-		case O_SETTLE:
-			if (!cli_parse_double(optarg, 0, 3600, &d))
-				return usage_error("ab", "bad --settle '%s': expected seconds",
-						   cli_echo(optarg, buf, sizeof(buf)));
-			o->plan.settle_s = d;
-			break;
-		case O_GATE:
-			if (!cli_parse_double(optarg, 0, 1000, &d))
-				return usage_error("ab", "bad --gate '%s': expected a percentage",
-						   cli_echo(optarg, buf, sizeof(buf)));
-			o->plan.gate_pct = d;
-			break;
-		case O_AA:
-			o->plan.aa = true;
-			break;
-		case 'e':
-			o->plan.events = optarg;
-			break;
-		case O_SCORE:
-			rc = ab_plan_add_score(&o->plan, optarg, &cause);
-			break;
-		case O_PER:
-			rc = ab_plan_add_per(&o->plan, optarg, &cause);
-			break;
-		case O_KEEP:
-			o->plan.keep_going = true;
-			break;
-		case O_GENERIC:
-			o->plan.allow_generic = true;
-			break;
-		case O_FORMAT:
-			if (cli_parse_format("ab", optarg, &o->fmt, OUT_ALL_TEXT))
-				return EXIT_USAGE;
-			break;
-		case 'o':
-			o->out = optarg;
-			break;
-		case O_DB:
-			o->db = optarg;
-			break;
-		case O_SHOW:
-			o->show_output = true;
-			break;
-		case O_WS:
-			o->plan.working_set = true;
-			break;
-		case 'h':
-			cli_print_verb_help("ab");
-			return -1;
-		default:
-			return cli_option_error("ab", c, argv);
-		}
-	}
-	if (!rc && optind < argc)
-		return usage_error("ab", "unexpected argument '%s': commands go in "
-				   "--arm NAME=COMMAND", cli_echo(argv[optind], buf, sizeof(buf)));
-	if (!rc)
-		rc = ab_plan_check(&o->plan, &cause);
-	if (rc) {
-		print_cause("error: ", cause);
-		free(cause);
-		fprintf(stderr, "hint: run 'prof ab --help' for its options\n");
-		return EXIT_USAGE;
-	}
+	char buf[64];
+	if (!cli_parse_long(arg, 0, LONG_MAX, &n))
+		return usage_error(vc->name, "bad --seed '%s': expected a whole number "
+				   "from 0", cli_echo(arg, buf, sizeof(buf)));
+	p->seed = (uint64_t)n;
+	p->seed_given = true;
 	return 0;
 }
 
@@ -335,21 +193,23 @@ struct arm_env {
 	struct sleep_plan *sleep;	/* --set ARM.sleep=MODE, or NULL */
 };
 
-int cmd_ab(int argc, char **argv, struct prof_ctx *ctx)
+static int cmd_ab(struct verb_ctx *vc)
 {
-	struct ab_opts o;
-	memset(&o, 0, sizeof(o));
-	ab_plan_init(&o.plan);
-	int rc = parse(argc, argv, &o);
-	if (rc) {
-		ab_plan_release(&o.plan);
-		return rc < 0 ? EXIT_OK : rc;
+	struct ab_args *o = vc->args;
+	char *cause = NULL;
+	int rc;
+	if (vc->argc) {
+		char buf[64];
+		return usage_error(vc->name, "unexpected argument '%s': commands go in "
+				   "--arm NAME=COMMAND",
+				   cli_echo(vc->argv[0], buf, sizeof(buf)));
 	}
-	struct ab_plan *p = &o.plan;
+	if ((rc = ab_plan_check(&o->plan, &cause)))
+		return verb_usage_cause(vc, cause);
+	struct ab_plan *p = &o->plan;
 	if (p->aa)
 		make_aa(p);
 
-	char *cause = NULL;
 	struct event_desc *evs = NULL;
 	size_t nev = 0;
 	int exit_code = EXIT_OK;
@@ -362,7 +222,7 @@ int cmd_ab(int argc, char **argv, struct prof_ctx *ctx)
 			      &evs, &nev, &cause);
 	if (rc) {
 		print_cause("error: ", cause);
-		exit_code = EXIT_USAGE;
+		exit_code = exit_code_for(rc);
 		goto out;
 	}
 	/* Everything an arm needs is checked before the first run. */
@@ -436,8 +296,7 @@ int cmd_ab(int argc, char **argv, struct prof_ctx *ctx)
 		}
 	}
 
-	if (db_open_wait(&db, cli_db_path(ctx, o.db), cli_db_wait_ms(), &cause)) {
-		print_cause("error: ", cause);
+	if (!(db = verb_db(vc))) {
 		fprintf(stderr, "hint: prof ab stores every run; nothing was run\n");
 		exit_code = EXIT_FAIL;
 		goto out;
@@ -569,7 +428,7 @@ int cmd_ab(int argc, char **argv, struct prof_ctx *ctx)
 			char *text = ofd >= 0 ? slurp_fd(ofd) : strdup("");
 			if (ofd >= 0)
 				close(ofd);
-			if (o.show_output && *text) {
+			if (o->show_output && *text) {
 				end_progress();
 				fputs(text, stderr);
 			}
@@ -678,16 +537,14 @@ int cmd_ab(int argc, char **argv, struct prof_ctx *ctx)
 	struct ab_gate_rule gate = ab_gate_for(db, &stored, NAN, &aa, &have_aa);
 	struct ab_analysis an;
 	if (ab_analyze(&stored, &gate, &an, &cause) == 0) {
-		FILE *fp = cli_open_output(o.out, stderr);
+		FILE *fp = verb_out(vc);
 		if (fp) {
-			if (o.fmt == OUT_TABLE)
+			if (vc->fmt == OUT_TABLE)
 				fputc('\n', fp);
-			ab_render(&an, o.fmt, fp);
-			if (cli_close_output(fp, o.out))
-				exit_code = EXIT_FAIL;
-		} else {
-			exit_code = EXIT_FAIL;
+			ab_render(&an, vc->fmt, fp);
 		}
+		if (!fp || verb_out_close(vc))
+			exit_code = EXIT_FAIL;
 		ab_analysis_release(&an);
 	} else {
 		print_cause("error: ", cause);
@@ -711,9 +568,103 @@ out:
 	}
 	free(ae);
 	db_experiment_release(&exp);
-	db_close(db);
 	event_list_free(evs, nev);
-	ab_plan_release(&o.plan);
 	free(cause);
 	return exit_code;
 }
+
+static const struct opt ab_opts[] = {
+	OPT_GROUP("Arms and settings:"),
+	OPT_CALLBACK(0, "arm", struct ab_args, plan, "NAME=COMMAND", parse_arm,
+		     "an arm; COMMAND is split as a shell splits words,\n"
+		     "and no shell runs unless it is sh -c '...'"),
+	OPT_CALLBACK(0, "set", struct ab_args, plan, "[ARM.]KEY=VAL", parse_set,
+		     "pin=MODE, cwd=DIR, env.VAR=VALUE, sleep=MODE (as\n"
+		     "prof run --sleep-mode), for one arm or (without\n"
+		     "ARM.) for all"),
+	OPT_CALLBACK(0, "plan", struct ab_args, plan, "FILE", parse_plan,
+		     "read the same from a file: 'key = value' lines,\n"
+		     "[arm NAME] sections with 'command = ...'"),
+	OPT_BOOL(0, "aa", struct ab_args, plan.aa,
+		 "run one arm's command against itself: the A/A\n"
+		 "experiment whose spread sets later gates"),
+	OPT_GROUP("Design:"),
+	OPT_INT(0, "rounds", struct ab_args, plan.rounds, "N", 1, DB_EXP_ROUNDS_MAX,
+		"a count of 1 or more", "counted rounds (default 6)"),
+	OPT_INT(0, "warmup", struct ab_args, plan.warmup, "N", 0, DB_EXP_WARMUP_MAX, NULL,
+		"warm-up runs of each arm, stored, not counted (1)"),
+	OPT_CALLBACK(0, "order", struct ab_args, plan, "ORDER", parse_order,
+		     "abba (default: AB BA AB ..., ABC CBA with three),\n"
+		     "alternate (AB AB ...), random (from --seed)"),
+	OPT_CALLBACK(0, "seed", struct ab_args, plan, "N", parse_seed,
+		     "for --order random"),
+	OPT_DOUBLE(0, "settle", struct ab_args, plan.settle_s, "SECONDS", 0, 3600, "seconds",
+		   "idle time between runs (default 0)"),
+	OPT_DOUBLE(0, "gate", struct ab_args, plan.gate_pct, "PCT", 0, 1000, "a percentage",
+		   "the noise gate in percent (default: twice the sd\n"
+		   "of the latest A/A experiment of the baseline\n"
+		   "command on this host, else 1%)"),
+	OPT_BOOL(0, "keep-going", struct ab_args, plan.keep_going,
+		 "go on after a run fails (default: stop after the\n"
+		 "round, saying why)"),
+	OPT_GROUP("Metrics (wall_s, cpu_s and cores always; then the counters):"),
+	OPT_STRING('e', "events", struct ab_args, plan.events, "LIST",
+		   "as for prof run (default: cache)"),
+	OPT_BOOL(0, "allow-generic", struct ab_args, plan.allow_generic, "as for prof run"),
+	OPT_CALLBACK(0, "score", struct ab_args, plan, "NAME=REGEX[:higher]",
+		     parse_score,
+		     "a number parsed from the workload's output\n"
+		     "(the first capture group of the last match); lower\n"
+		     "is better unless :higher. A POSIX extended regex,\n"
+		     "matched line by line in the last 1 MiB of output;\n"
+		     "one that can match empty text, repeats a\n"
+		     "repetition ('a++', '(a+)*') or back-references is\n"
+		     "refused"),
+	OPT_CALLBACK(0, "per", struct ab_args, plan, "NAME", parse_per,
+		     "CPU ms per unit of score NAME (e.g. per frame)"),
+	OPT_BOOL(0, "working-set", struct ab_args, plan.working_set,
+		 "measure each run's touched code and data, as prof\n"
+		 "run --working-set does (for prof explain)"),
+	OPT_GROUP("Output:"),
+	OPT_INCLUDE(opt_output),
+	OPT_BOOL(0, "show-output", struct ab_args, show_output,
+		 "echo each run's own output (it is captured to\n"
+		 "parse scores)"),
+	OPT_INCLUDE(opt_database),
+	OPT_END(),
+};
+
+const struct verb verb_ab = {
+	.fn = cmd_ab,
+	.opts = ab_opts,
+	.args_size = sizeof(struct ab_args),
+	.init = ab_args_init,
+	.release = ab_args_release,
+	.max_operands = VERB_ANY_OPERANDS,
+	.help =
+"usage: prof ab --arm NAME=COMMAND --arm NAME=COMMAND [...] [options]\n"
+"       prof ab --aa --arm NAME=COMMAND [options]\n"
+"       prof ab --plan FILE [options]\n"
+"\n"
+"Run two or more commands (arms; the first is the baseline) in interleaved\n"
+"rounds, count each run like 'prof run', and compare every metric against\n"
+"the baseline with paired statistics: the per-round log-ratio\n"
+"d = ln(arm / baseline), the effect 100*(exp(mean d) - 1) with its 95% CI\n"
+"from Student's t (the t multiplier is printed: 4.30 at 3 rounds), the\n"
+"exact sign-flip p-value and the smallest p the design can reach, and a\n"
+"verdict against a noise gate: better / worse when the CI excludes 0 and\n"
+"the effect clears the gate, equivalent when the 90% CI lies inside the\n"
+"gate, otherwise inconclusive with the rounds that would likely settle it.\n"
+"\n",
+	.help_tail =
+"Runs that exit non-zero are stored with their status and left out of the\n"
+"statistics; a score missing from a run's output leaves that run out of\n"
+"that metric, with a warning, never as zero. Ctrl-C stops after the\n"
+"current run; the finished rounds are stored and reported.\n"
+"\n"
+"Examples:\n"
+"  prof ab --arm c='./emu --backend c' --arm llvm='./emu --backend llvm' \\\n"
+"          --score fps='([0-9.]+) fps:higher' --per fps --format markdown\n"
+"  prof ab --aa --arm emu='./emu --scene 3' --rounds 8\n"
+"  prof compare          # list stored experiments; prof compare N reprints\n",
+};

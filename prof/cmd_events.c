@@ -1,49 +1,13 @@
 /* prof events: list what this machine can encode, or show one attr. */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "collectors/events.h"
-#include "prof/cli.h"
-#include "prof/commands.h"
+#include "collectors/mission.h"
+#include "prof/verb.h"
 #include "reports/events.h"
-
-const char cmd_events_help[] =
-"usage: prof events [PATTERN] [--format table|json|csv|markdown] [-o FILE]\n"
-"       prof events --attr NAME [--allow-generic] [-o FILE]\n"
-"       prof events --mission [--format table|json|csv|markdown] [-o FILE]\n"
-"\n"
-"List the events this machine can encode (names containing PATTERN, case\n"
-"insensitive): first prof's mission counters, then the perf-style generic\n"
-"names, then the processor's own PMU events as libpfm4 knows them.\n"
-"Encoding is not counting: whether the kernel lets an event count (a VM\n"
-"often has no PMU) shows only when a run opens it, and 'prof run' says so.\n"
-"\n"
-"The mission counters llc-misses, itlb-misses, l1i-misses, branch-misses,\n"
-"cycles and instructions keep their names on every machine; the event\n"
-"behind each comes from a map, one table per processor family, taken from\n"
-"perf's per-model event tables and the vendor's manuals. --mission prints\n"
-"the table of the family libpfm4 detects here: each counter's event, its\n"
-"encoding, what it counts (and leaves out, where it is a proxy) and its\n"
-"source. On a family without a table, cycles, instructions and\n"
-"branch-misses are perf's generic events, and the three cache counters\n"
-"are refused unless --allow-generic lets perf's generic cache events\n"
-"stand in. perf::cycles names perf's generic event everywhere.\n"
-"\n"
-"--attr NAME prints the perf_event_attr prof would open for NAME (type,\n"
-"config, config1, config2, exclude bits), in the key=value form of\n"
-"'perf stat -vv', to check an encoding against perf.\n"
-"\n"
-"LIBPFM_FORCE_PMU=PMU (e.g. skl, amd64_fam19h_zen4) makes libpfm4 act as\n"
-"if this were that processor, to see another family's encodings.\n"
-"\n"
-"Examples:\n"
-"  prof events miss\n"
-"  prof events --mission\n"
-"  prof events --attr llc-misses\n"
-"  LIBPFM_FORCE_PMU=skl prof events --attr l1i-misses\n";
 
 /* Copy each event into the report's list. */
 static int add_one(const struct event_info *info, void *arg)
@@ -128,95 +92,100 @@ static void print_mission(enum out_format fmt, FILE *fp)
 	}
 }
 
-int cmd_events(int argc, char **argv, struct prof_ctx *ctx)
+struct events_args {
+	const char *attr;	/* --attr NAME */
+	bool mission;
+	bool allow_generic;
+};
+
+static int cmd_events(struct verb_ctx *vc)
 {
-	(void)ctx;
-	enum { O_FORMAT = 256, O_ATTR, O_MISSION, O_GENERIC };
-	static const struct option opts[] = {
-		{ "format", required_argument, NULL, O_FORMAT },
-		{ "attr", required_argument, NULL, O_ATTR },
-		{ "mission", no_argument, NULL, O_MISSION },
-		{ "allow-generic", no_argument, NULL, O_GENERIC },
-		{ "output", required_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	enum out_format fmt = OUT_TABLE;
-	const char *attr = NULL, *out = NULL;
-	bool mission = false;
-	enum event_flags flags = 0;
+	const struct events_args *a = vc->args;
+	const char *pattern = vc->argc ? vc->argv[0] : NULL;
 	char buf[64];
-	int c;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
-		switch (c) {
-		case O_FORMAT:
-			if (cli_parse_format("events", optarg, &fmt, OUT_ALL_TEXT))
-				return EXIT_USAGE;
-			break;
-		case 'o':
-			out = optarg;
-			break;
-		case O_ATTR:
-			attr = optarg;
-			break;
-		case O_MISSION:
-			mission = true;
-			break;
-		case O_GENERIC:
-			flags |= EVENT_ALLOW_GENERIC;
-			break;
-		case 'h':
-			cli_print_verb_help("events");
-			return EXIT_OK;
-		default:
-			return cli_option_error("events", c, argv);
-		}
-	}
-	const char *pattern = optind < argc ? argv[optind++] : NULL;
-	if (optind < argc)
-		return usage_error("events", "unexpected argument '%s'",
-				   cli_echo(argv[optind], buf, sizeof(buf)));
-	if (mission && (attr || pattern))
-		return usage_error("events", "--mission lists the map; it takes "
-				   "no %s", attr ? "--attr" : "pattern");
+	if (a->mission && (a->attr || pattern))
+		return usage_error(vc->name, "--mission lists the map; it takes "
+				   "no %s", a->attr ? "--attr" : "pattern");
 
 	char *cause = NULL;
 	int rc = events_init(&cause);
-	if (rc) {
-		print_cause("error: ", cause);
-		free(cause);
-		return rc == -EINVAL ? EXIT_USAGE : EXIT_FAIL;
+	if (rc)
+		return fail_cause(cause, exit_code_for(rc));
+	FILE *fp = verb_out(vc);
+	if (!fp)
+		return EXIT_FAIL;
+	if (a->mission) {
+		print_mission(vc->fmt, fp);
+		return EXIT_OK;
 	}
-	if (mission) {
-		FILE *fp = cli_open_output(out, stdout);
-		if (!fp)
-			return EXIT_FAIL;
-		print_mission(fmt, fp);
-		return cli_close_output(fp, out);
-	}
-	if (attr) {
+	if (a->attr) {
 		struct event_desc ev;
-		rc = event_resolve(attr, flags, &ev, &cause);
-		if (rc) {
-			print_cause("error: ", cause);
-			free(cause);
-			return rc == -ENOENT || rc == -EINVAL || rc == -EOPNOTSUPP
-			       ? EXIT_USAGE : EXIT_FAIL;
-		}
-		FILE *fp = cli_open_output(out, stdout);
-		if (fp)
-			print_attr(&ev, fp);
+		rc = event_resolve(a->attr, a->allow_generic ? EVENT_ALLOW_GENERIC : 0,
+				   &ev, &cause);
+		if (rc)
+			return fail_cause(cause, exit_code_for(rc));
+		print_attr(&ev, fp);
 		event_desc_release(&ev);
-		return fp ? cli_close_output(fp, out) : EXIT_FAIL;
+		return EXIT_OK;
 	}
 	struct report_event_list *list = report_event_list_new(pattern != NULL);
 	events_foreach(pattern, add_one, list);
-	FILE *fp = cli_open_output(out, stdout);
-	if (fp)
-		report_events(list, pattern ? cli_echo(pattern, buf, sizeof(buf)) : NULL,
-			      fmt, fp);
+	report_events(list, pattern ? cli_echo(pattern, buf, sizeof(buf)) : NULL,
+		      vc->fmt, fp);
 	report_event_list_free(list);
-	return fp ? cli_close_output(fp, out) : EXIT_FAIL;
+	return EXIT_OK;
 }
+
+static const struct opt events_opts[] = {
+	OPT_STRING(0, "attr", struct events_args, attr, "NAME",
+		   "print the perf_event_attr of NAME"),
+	OPT_BOOL(0, "mission", struct events_args, mission,
+		 "print the mission map of this processor"),
+	OPT_BOOL(0, "allow-generic", struct events_args, allow_generic,
+		 "with --attr: let perf's generic cache events stand\n"
+		 "in for a mission counter the map lacks"),
+	OPT_INCLUDE(opt_output),
+	OPT_END(),
+};
+
+const struct verb verb_events = {
+	.fn = cmd_events,
+	.opts = events_opts,
+	.args_size = sizeof(struct events_args),
+	.max_operands = 1,
+	.help =
+"usage: prof events [PATTERN] [--format table|json|csv|markdown] [-o FILE]\n"
+"       prof events --attr NAME [--allow-generic] [-o FILE]\n"
+"       prof events --mission [--format table|json|csv|markdown] [-o FILE]\n"
+"\n"
+"List the events this machine can encode (names containing PATTERN, case\n"
+"insensitive): first prof's mission counters, then the perf-style generic\n"
+"names, then the processor's own PMU events as libpfm4 knows them.\n"
+"Encoding is not counting: whether the kernel lets an event count (a VM\n"
+"often has no PMU) shows only when a run opens it, and 'prof run' says so.\n"
+"\n"
+"The mission counters llc-misses, itlb-misses, l1i-misses, branch-misses,\n"
+"cycles and instructions keep their names on every machine; the event\n"
+"behind each comes from a map, one table per processor family, taken from\n"
+"perf's per-model event tables and the vendor's manuals. --mission prints\n"
+"the table of the family libpfm4 detects here: each counter's event, its\n"
+"encoding, what it counts (and leaves out, where it is a proxy) and its\n"
+"source. On a family without a table, cycles, instructions and\n"
+"branch-misses are perf's generic events, and the three cache counters\n"
+"are refused unless --allow-generic lets perf's generic cache events\n"
+"stand in. perf::cycles names perf's generic event everywhere.\n"
+"\n"
+"--attr NAME prints the perf_event_attr prof would open for NAME (type,\n"
+"config, config1, config2, exclude bits), in the key=value form of\n"
+"'perf stat -vv', to check an encoding against perf.\n"
+"\n"
+"LIBPFM_FORCE_PMU=PMU (e.g. skl, amd64_fam19h_zen4) makes libpfm4 act as\n"
+"if this were that processor, to see another family's encodings.\n"
+"\n",
+	.help_tail =
+"Examples:\n"
+"  prof events miss\n"
+"  prof events --mission\n"
+"  prof events --attr llc-misses\n"
+"  LIBPFM_FORCE_PMU=skl prof events --attr l1i-misses\n",
+};

@@ -4,7 +4,6 @@
  * cache-domain effect, or something this machine cannot tell?
  */
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,40 +13,10 @@
 #include "db/runs.h"
 #include "db/samples.h"
 #include "prof/cli.h"
-#include "prof/commands.h"
 #include "prof/runutil.h"
+#include "prof/verb.h"
 #include "reports/ab.h"
 #include "reports/explain.h"
-
-const char cmd_explain_help[] =
-"usage: prof explain RUN RUN [--format table|json|csv|markdown] [-o FILE]\n"
-"       prof explain EXPERIMENT [--arm B --baseline A] [--gate PCT] ...\n"
-"\n"
-"Put two sides next to each other (two stored runs, or two arms of a\n"
-"stored 'prof ab' experiment: by default its second arm against the\n"
-"baseline) and say what the numbers show: misses per thousand\n"
-"instructions (or per CPU ms where instructions were not counted), IPC,\n"
-"the code footprint and touched code (run with --working-set to measure\n"
-"it), the largest modules, and the cache domain each side ran in. Then\n"
-"findings, each naming the rule that fired and its numbers:\n"
-"  footprint     code footprint or touched code moved 10% or more, and\n"
-"                iTLB, L1i or LLC misses moved the same way beyond noise,\n"
-"                while branch misses stayed within noise\n"
-"  codegen       branch misses (or instructions) moved beyond noise while\n"
-"                the footprint misses did not, or moved the other way\n"
-"  cache-domain  the sides ran in domains of different size, and time and\n"
-"                LLC misses moved beyond noise in favour of the larger\n"
-"  no-domain-effect  the same-size null, stated exactly\n"
-"  cannot-tell   a counter a rule needs is not supported here: named, with\n"
-"                what the supported evidence does show\n"
-"'Beyond noise' is a better/worse verdict of 'prof ab' (95% CI excludes 0\n"
-"and the effect clears the gate). Two single runs have no noise estimate:\n"
-"nothing is claimed from them.\n"
-"\n"
-"Examples:\n"
-"  prof ab --arm llvm='./emu --backend llvm' --arm sim='./emu --backend sim' \\\n"
-"          -e cache --set pin=largest-llc && prof explain last --format markdown\n"
-"  prof explain 12 14\n";
 
 #define MAXMODS 8
 
@@ -84,69 +53,34 @@ static long arm_index(const struct db_experiment *e, const char *name)
 	return -1;
 }
 
-int cmd_explain(int argc, char **argv, struct prof_ctx *ctx)
+struct explain_args {
+	const char *arm, *baseline;	/* --arm, --baseline, or NULL */
+	double gate;			/* --gate, NAN when not given */
+};
+
+static void explain_init(void *args)
 {
-	enum { O_FORMAT = 256, O_DB, O_ARM, O_BASE, O_GATE };
-	static const struct option opts[] = {
-		{ "format", required_argument, NULL, O_FORMAT },
-		{ "output", required_argument, NULL, 'o' },
-		{ "db", required_argument, NULL, O_DB },
-		{ "arm", required_argument, NULL, O_ARM },
-		{ "baseline", required_argument, NULL, O_BASE },
-		{ "gate", required_argument, NULL, O_GATE },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	enum out_format fmt = OUT_TABLE;
-	const char *out = NULL, *dbopt = NULL, *arm_name = NULL, *base_name = NULL;
-	double gate_given = NAN;
+	((struct explain_args *)args)->gate = NAN;
+}
+
+static int cmd_explain(struct verb_ctx *vc)
+{
+	const struct explain_args *a = vc->args;
+	const char *arm_name = a->arm, *base_name = a->baseline;
+	int nargs = vc->argc;
 	char buf[64];
-	int c;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
-		switch (c) {
-		case O_FORMAT:
-			if (cli_parse_format("explain", optarg, &fmt, OUT_ALL_TEXT))
-				return EXIT_USAGE;
-			break;
-		case 'o':
-			out = optarg;
-			break;
-		case O_DB:
-			dbopt = optarg;
-			break;
-		case O_ARM:
-			arm_name = optarg;
-			break;
-		case O_BASE:
-			base_name = optarg;
-			break;
-		case O_GATE:
-			if (!cli_parse_double(optarg, 0, 1000, &gate_given))
-				return usage_error("explain", "bad --gate '%s'",
-						   cli_echo(optarg, buf, sizeof(buf)));
-			break;
-		case 'h':
-			cli_print_verb_help("explain");
-			return EXIT_OK;
-		default:
-			return cli_option_error("explain", c, argv);
-		}
-	}
-	int nargs = argc - optind;
 	if (nargs < 1 || nargs > 2)
-		return usage_error("explain", "give two runs, or one experiment");
+		return usage_error(vc->name, "give two runs, or one experiment");
 	long ids[2] = { 0, 0 };
 	for (int i = 0; i < nargs; i++)
-		if (cli_parse_run_id("explain", argv[optind + i], &ids[i]))
+		if (cli_parse_run_id(vc->name, vc->argv[i], &ids[i]))
 			return EXIT_USAGE;
 	if (nargs == 2 && (arm_name || base_name))
-		return usage_error("explain", "--arm and --baseline go with an experiment");
+		return usage_error(vc->name, "--arm and --baseline go with an experiment");
 
-	struct db *db;
+	struct db *db = verb_db(vc);
 	char *cause = NULL;
-	if (!(db = verb_open_db(ctx, dbopt)))
+	if (!db)
 		return EXIT_FAIL;
 	int rc = EXIT_OK;
 	struct explain_input in;
@@ -165,8 +99,8 @@ int cmd_explain(int argc, char **argv, struct prof_ctx *ctx)
 			runs[s] = calloc(1, sizeof(struct db_run));
 			int lrc = db_run_load(db, ids[s], runs[s], &cause);
 			if (lrc) {
-				print_cause("error: ", cause);
-				rc = lrc == -ENOENT ? EXIT_USAGE : EXIT_FAIL;
+				rc = fail_cause(cause, exit_code_for(lrc));
+				cause = NULL;
 				goto out;
 			}
 			nruns[s] = 1;
@@ -177,24 +111,24 @@ int cmd_explain(int argc, char **argv, struct prof_ctx *ctx)
 	} else {
 		int lrc = db_experiment_load(db, ids[0], &e, &cause);
 		if (lrc) {
-			print_cause("error: ", cause);
-			rc = lrc == -ENOENT ? EXIT_USAGE : EXIT_FAIL;
+			rc = fail_cause(cause, exit_code_for(lrc));
+			cause = NULL;
 			goto out;
 		}
 		have_exp = true;
 		long arm = e.narms > 1 ? 1 : -1, base = 0;
 		if (arm_name && (arm = arm_index(&e, arm_name)) < 0) {
-			rc = usage_error("explain", "experiment %lld has no arm '%s'",
+			rc = usage_error(vc->name, "experiment %lld has no arm '%s'",
 					 (long long)e.id, cli_echo(arm_name, buf, sizeof(buf)));
 			goto out;
 		}
 		if (base_name && (base = arm_index(&e, base_name)) < 0) {
-			rc = usage_error("explain", "experiment %lld has no arm '%s'",
+			rc = usage_error(vc->name, "experiment %lld has no arm '%s'",
 					 (long long)e.id, cli_echo(base_name, buf, sizeof(buf)));
 			goto out;
 		}
 		if (arm < 0 || arm == base) {
-			rc = usage_error("explain", "pick two different arms of experiment "
+			rc = usage_error(vc->name, "pick two different arms of experiment "
 					 "%lld", (long long)e.id);
 			goto out;
 		}
@@ -213,7 +147,7 @@ int cmd_explain(int argc, char **argv, struct prof_ctx *ctx)
 			if (arm == 0)
 				arm = base;
 		}
-		struct ab_gate_rule gate = ab_gate_for(db, &e, gate_given, &aa, &have_aa);
+		struct ab_gate_rule gate = ab_gate_for(db, &e, a->gate, &aa, &have_aa);
 		if (ab_analyze(&e, &gate, &an, &cause)) {
 			print_cause("error: ", cause);
 			rc = EXIT_FAIL;
@@ -264,13 +198,10 @@ int cmd_explain(int argc, char **argv, struct prof_ctx *ctx)
 
 	struct explain_finding *f;
 	size_t nf = explain_findings(&in, &f);
-	FILE *fp = cli_open_output(out, stdout);
-	if (fp) {
-		explain_render(&in, f, nf, fmt, fp);
-		rc = cli_close_output(fp, out);
-	} else {
-		rc = EXIT_FAIL;
-	}
+	FILE *fp = verb_out(vc);
+	if (fp)
+		explain_render(&in, f, nf, vc->fmt, fp);
+	rc = fp ? EXIT_OK : EXIT_FAIL;
 	explain_findings_free(f, nf);
 out_profiles:
 	for (int s = 0; s < 2; s++)
@@ -287,7 +218,57 @@ out:
 	for (int s = 0; s < 2; s++)
 		if (runs[s])
 			free_runs(runs[s], nruns[s]);
-	db_close(db);
 	free(cause);
 	return rc;
 }
+
+static const struct opt explain_opts[] = {
+	OPT_STRING(0, "arm", struct explain_args, arm, "NAME",
+		   "the experiment's arm to explain (default: its second)"),
+	OPT_STRING(0, "baseline", struct explain_args, baseline, "NAME",
+		   "the arm to hold it against (default: the baseline)"),
+	OPT_DOUBLE(0, "gate", struct explain_args, gate, "PCT", 0, 1000,
+		   "a percentage", "the noise gate in percent that 'beyond noise'\n"
+		   "uses (default: as 'prof ab' judged it)"),
+	OPT_INCLUDE(opt_output),
+	OPT_INCLUDE(opt_database),
+	OPT_END(),
+};
+
+const struct verb verb_explain = {
+	.fn = cmd_explain,
+	.opts = explain_opts,
+	.args_size = sizeof(struct explain_args),
+	.init = explain_init,
+	.max_operands = VERB_ANY_OPERANDS,
+	.help =
+"usage: prof explain RUN RUN [--format table|json|csv|markdown] [-o FILE]\n"
+"       prof explain EXPERIMENT [--arm B --baseline A] [--gate PCT] ...\n"
+"\n"
+"Put two sides next to each other (two stored runs, or two arms of a\n"
+"stored 'prof ab' experiment: by default its second arm against the\n"
+"baseline) and say what the numbers show: misses per thousand\n"
+"instructions (or per CPU ms where instructions were not counted), IPC,\n"
+"the code footprint and touched code (run with --working-set to measure\n"
+"it), the largest modules, and the cache domain each side ran in. Then\n"
+"findings, each naming the rule that fired and its numbers:\n"
+"  footprint     code footprint or touched code moved 10% or more, and\n"
+"                iTLB, L1i or LLC misses moved the same way beyond noise,\n"
+"                while branch misses stayed within noise\n"
+"  codegen       branch misses (or instructions) moved beyond noise while\n"
+"                the footprint misses did not, or moved the other way\n"
+"  cache-domain  the sides ran in domains of different size, and time and\n"
+"                LLC misses moved beyond noise in favour of the larger\n"
+"  no-domain-effect  the same-size null, stated exactly\n"
+"  cannot-tell   a counter a rule needs is not supported here: named, with\n"
+"                what the supported evidence does show\n"
+"'Beyond noise' is a better/worse verdict of 'prof ab' (95% CI excludes 0\n"
+"and the effect clears the gate). Two single runs have no noise estimate:\n"
+"nothing is claimed from them.\n"
+"\n",
+	.help_tail =
+"Examples:\n"
+"  prof ab --arm llvm='./emu --backend llvm' --arm sim='./emu --backend sim' \\\n"
+"          -e cache --set pin=largest-llc && prof explain last --format markdown\n"
+"  prof explain 12 14\n",
+};

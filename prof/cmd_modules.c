@@ -1,17 +1,41 @@
 /* prof modules: the code modules of a stored run, largest first. */
-#include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "db/runs.h"
-#include "prof/cli.h"
-#include "prof/commands.h"
-#include "prof/runutil.h"
+#include "prof/verb.h"
 #include "reports/modules.h"
 
-const char cmd_modules_help[] =
+static int cmd_modules(struct verb_ctx *vc)
+{
+	long id = 0;
+	if (vc->argc && cli_parse_run_id(vc->name, vc->argv[0], &id))
+		return EXIT_USAGE;
+	struct db *db = verb_db(vc);
+	if (!db)
+		return EXIT_FAIL;
+	struct db_run run;
+	char *cause = NULL;
+	int rc = db_run_load(db, id, &run, &cause);
+	if (rc)
+		return fail_cause(cause, exit_code_for(rc));
+	FILE *fp = verb_out(vc);
+	if (fp)
+		report_modules(&run, vc->fmt, fp);
+	db_run_release(&run);
+	return fp ? EXIT_OK : EXIT_FAIL;
+}
+
+static const struct opt modules_opts[] = {
+	OPT_INCLUDE(opt_output),
+	OPT_INCLUDE(opt_database),
+	OPT_END(),
+};
+
+const struct verb verb_modules = {
+	.fn = cmd_modules,
+	.opts = modules_opts,
+	.help =
 "usage: prof modules [RUN|last] [--format table|json|csv|markdown] [-o FILE]\n"
 "                    [--db PATH]\n"
 "\n"
@@ -27,71 +51,10 @@ const char cmd_modules_help[] =
 "For a run made with 'prof run --working-set', a touched column gives the\n"
 "code each module faulted in: an upper bound, since file-backed pages\n"
 "fault in 64 KiB windows (fault-around).\n"
-"\n"
+"\n",
+	.help_tail =
 "Examples:\n"
 "  prof modules\n"
-"  prof modules 12 --format json\n";
-
-int cmd_modules(int argc, char **argv, struct prof_ctx *ctx)
-{
-	enum { O_FORMAT = 256, O_DB };
-	static const struct option opts[] = {
-		{ "format", required_argument, NULL, O_FORMAT },
-		{ "output", required_argument, NULL, 'o' },
-		{ "db", required_argument, NULL, O_DB },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	enum out_format fmt = OUT_TABLE;
-	const char *out = NULL, *dbopt = NULL;
-	char buf[64];
-	int c;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
-		switch (c) {
-		case O_FORMAT:
-			if (cli_parse_format("modules", optarg, &fmt, OUT_ALL_TEXT))
-				return EXIT_USAGE;
-			break;
-		case 'o':
-			out = optarg;
-			break;
-		case O_DB:
-			dbopt = optarg;
-			break;
-		case 'h':
-			cli_print_verb_help("modules");
-			return EXIT_OK;
-		default:
-			return cli_option_error("modules", c, argv);
-		}
-	}
-	long id = 0;
-	if (optind < argc && cli_parse_run_id("modules", argv[optind++], &id))
-		return EXIT_USAGE;
-	if (optind < argc)
-		return usage_error("modules", "unexpected argument '%s'",
-				   cli_echo(argv[optind], buf, sizeof(buf)));
-
-	struct db *db;
-	char *cause = NULL;
-	if (!(db = verb_open_db(ctx, dbopt)))
-		return EXIT_FAIL;
-	struct db_run run;
-	int rc = db_run_load(db, id, &run, &cause);
-	db_close(db);
-	if (rc) {
-		print_cause("error: ", cause);
-		free(cause);
-		return rc == -ENOENT ? EXIT_USAGE : EXIT_FAIL;
-	}
-	FILE *fp = cli_open_output(out, stdout);
-	if (!fp) {
-		db_run_release(&run);
-		return EXIT_FAIL;
-	}
-	report_modules(&run, fmt, fp);
-	db_run_release(&run);
-	return cli_close_output(fp, out);
-}
+"  prof modules 12 --format json\n",
+	.max_operands = 1,
+};

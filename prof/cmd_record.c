@@ -5,7 +5,6 @@
  * counts too) with its samples; print where the time went on stderr.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,99 +14,40 @@
 #include "collectors/events.h"
 #include "collectors/recorder.h"
 #include "db/samples.h"
-#include "prof/cli.h"
-#include "prof/commands.h"
+#include "prof/cause.h"
 #include "prof/launch.h"
 #include "prof/pin.h"
 #include "prof/runner.h"
 #include "prof/runutil.h"
+#include "prof/verb.h"
 #include "reports/profile.h"
 #include "reports/runs.h"
 
-const char cmd_record_help[] =
-"usage: prof record [options] [--] COMMAND [ARGS...]\n"
-"       prof record [options] -p PID [--duration SECONDS]\n"
-"\n"
-"Sample COMMAND and every thread and process it starts, with call\n"
-"stacks, store the samples (and the run's per-thread counts) in the\n"
-"database, and print the hottest symbols on stderr (COMMAND's own output\n"
-"is left alone). prof exits with COMMAND's status. Stacks are unwound\n"
-"and symbolized while the command runs; no raw stack bytes are kept.\n"
-"\n"
-"Options:\n"
-"  -p, --pid PID         attach to a running process (its threads and the\n"
-"                        processes it starts from then on) instead\n"
-"      --duration SECS   with -p: stop after SECS (default: until it exits\n"
-"                        or Ctrl-C)\n"
-"  -e, --events LIST     events to sample, comma-separated, each tagged in\n"
-"                        the report (default: cycles where the machine can\n"
-"                        sample it, else cpu-clock; prof says which)\n"
-"  -F, --freq HZ         samples per second per thread (default 1000; at\n"
-"                        most kernel.perf_event_max_sample_rate)\n"
-"  -c, --period N        one sample every N events instead of a frequency\n"
-"      --call-graph MODE none, fp (the kernel's frame-pointer chain; the\n"
-"                        default), or dwarf[,STACK_BYTES] (copy the user\n"
-"                        registers and the top STACK_BYTES of the stack,\n"
-"                        default 8192, a multiple of 8 up to 65528, and\n"
-"                        unwind with the binaries' .eh_frame: works without\n"
-"                        frame pointers)\n"
-"      --limit N         rows in the printed report (default 10)\n"
-"      --no-demangle     print C++ and Rust symbols as the binary names them\n"
-"      --format FMT      table (default), json, csv, markdown, folded\n"
-"  -o, --output FILE     write the report to FILE instead of stderr\n"
-"  -q, --quiet           store the run but print no report (unless -o)\n"
-"      --db PATH         database (default: $PROF_DB, else ./prof.db)\n"
-"      --pin MODE        run on chosen CPUs, as for 'prof run'\n"
-"      --cache-affinity, --no-cache-affinity, --sysfs ROOT  as for 'prof run'\n"
-"      --mmap-pages N    ring-buffer pages (power of 2, default 256; 1024\n"
-"                        with dwarf)\n"
-"      --allow-incomplete  exit with COMMAND's status even when the run is\n"
-"                        incomplete (tasks or records missing: 'prof help\n"
-"                        run' says how prof checks)\n"
-"      --allow-generic   as for 'prof run'\n"
-"      --record-dump FILE  save the raw ring-buffer records (for tests)\n"
-"\n"
-"Every sampled event is counted too, with task-clock, so 'prof report\n"
-"RUN --by total' shows the run's counts. Samples the kernel lost (a full\n"
-"ring buffer) and samples prof could not unwind in time are counted and\n"
-"reported, never hidden. A prof killed before the end stores nothing.\n"
-"Ctrl-C and SIGTERM end the workload as for 'prof run'. If the database\n"
-"cannot take the run at the end (locked, full disk), its counts are\n"
-"printed, the samples are lost, and prof exits 1.\n"
-"\n"
-"Examples:\n"
-"  prof record -- ./build/bin/prof-demo\n"
-"  prof record -e cpu-clock -F 4000 --call-graph dwarf -- ./server --bench\n"
-"  prof report last --by module\n"
-"  prof report last --format folded > out.folded   # for flamegraph.pl\n";
-
 struct record_args {
-	long pid;
-	double duration;
 	const char *events;
-	long freq, period;
+	long freq, period;	/* 0: not given */
 	enum call_graph cg;
 	long stack_bytes;
 	long limit;
-	const char *db;
-	enum out_format fmt;
-	const char *out;
-	bool quiet;
 	bool mangled;
 	bool allow_incomplete;
 	bool allow_generic;
-	long mmap_pages;
-	const char *pin;
-	int affinity;
-	const char *sysfs;
 	const char *dump;
-	char **argv;
-	int argc;
 };
 
-/* "none", "fp", "dwarf" or "dwarf,BYTES". */
-static int parse_call_graph(const char *word, struct record_args *a)
+static void record_init(void *args)
 {
+	struct record_args *a = args;
+	a->cg = CALL_GRAPH_FP;
+	a->stack_bytes = UNWIND_STACK_DEFAULT;
+	a->limit = 10;
+}
+
+/* "none", "fp", "dwarf" or "dwarf,BYTES". */
+static int parse_call_graph(struct verb_ctx *vc, const char *word, void *field)
+{
+	struct record_args *a = vc->args;
+	(void)field;
 	char buf[64];
 	const char *comma = strchr(word, ',');
 	size_t len = comma ? (size_t)(comma - word) : strlen(word);
@@ -118,14 +58,14 @@ static int parse_call_graph(const char *word, struct record_args *a)
 	else if (len == 5 && !strncmp(word, "dwarf", 5))
 		a->cg = CALL_GRAPH_DWARF;
 	else
-		return usage_error("record", "bad --call-graph '%s': expected none, fp, "
+		return usage_error(vc->name, "bad --call-graph '%s': expected none, fp, "
 				   "dwarf or dwarf,STACK_BYTES",
 				   cli_echo(word, buf, sizeof(buf)));
 	if (!comma)
 		return 0;
 	long v;
 	if (!cli_parse_long(comma + 1, 1, LONG_MAX, &v) || v % 8 || v > UNWIND_STACK_MAX)
-		return usage_error("record", "bad stack size '%s': expected a multiple "
+		return usage_error(vc->name, "bad stack size '%s': expected a multiple "
 				   "of 8 from 8 to %u bytes (the kernel's limit for "
 				   "one sample), e.g. dwarf,16384",
 				   cli_echo(comma + 1, buf, sizeof(buf)), UNWIND_STACK_MAX);
@@ -133,156 +73,13 @@ static int parse_call_graph(const char *word, struct record_args *a)
 	return 0;
 }
 
-static int parse_args(int argc, char **argv, struct record_args *a)
+/* What the table cannot check alone: --freq against --period and the
+ * kernel's limit. */
+static int record_check(struct verb_ctx *vc, struct record_args *a)
 {
-	enum { O_CG = 256, O_LIMIT, O_FORMAT, O_DB, O_MMAP, O_PIN, O_AFF, O_NOAFF,
-	       O_SYSFS, O_DUMP, O_DURATION, O_INCOMPLETE, O_NODEMANGLE, O_GENERIC };
-	static const struct option opts[] = {
-		{ "pid", required_argument, NULL, 'p' },
-		{ "duration", required_argument, NULL, O_DURATION },
-		{ "events", required_argument, NULL, 'e' },
-		{ "freq", required_argument, NULL, 'F' },
-		{ "period", required_argument, NULL, 'c' },
-		{ "call-graph", required_argument, NULL, O_CG },
-		{ "limit", required_argument, NULL, O_LIMIT },
-		{ "no-demangle", no_argument, NULL, O_NODEMANGLE },
-		{ "format", required_argument, NULL, O_FORMAT },
-		{ "output", required_argument, NULL, 'o' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "db", required_argument, NULL, O_DB },
-		{ "mmap-pages", required_argument, NULL, O_MMAP },
-		{ "pin", required_argument, NULL, O_PIN },
-		{ "cache-affinity", no_argument, NULL, O_AFF },
-		{ "no-cache-affinity", no_argument, NULL, O_NOAFF },
-		{ "sysfs", required_argument, NULL, O_SYSFS },
-		{ "record-dump", required_argument, NULL, O_DUMP },
-		{ "allow-incomplete", no_argument, NULL, O_INCOMPLETE },
-		{ "allow-generic", no_argument, NULL, O_GENERIC },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	char buf[64];
-	memset(a, 0, sizeof(*a));
-	a->cg = CALL_GRAPH_FP;
-	a->stack_bytes = UNWIND_STACK_DEFAULT;
-	a->limit = 10;
-	a->fmt = OUT_TABLE;
-	a->affinity = AFFINITY_UNSET;
-	bool freq_given = false, period_given = false;
-	optind = 1;
-	opterr = 0;
-	int c, rc;
-	while ((c = getopt_long(argc, argv, "+:p:e:F:c:o:qh", opts, NULL)) != -1) {
-		switch (c) {
-		case 'p':
-			if (!cli_parse_long(optarg, 1, INT_MAX, &a->pid))
-				return usage_error("record", "bad pid '%s': expected a "
-						   "process id", cli_echo(optarg, buf, sizeof(buf)));
-			break;
-		case O_DURATION:
-			if (!cli_parse_double(optarg, 0.001, 31536000, &a->duration))
-				return usage_error("record", "bad duration '%s': expected "
-						   "seconds, e.g. 10 or 0.5",
-						   cli_echo(optarg, buf, sizeof(buf)));
-			break;
-		case 'e':
-			a->events = optarg;
-			break;
-		case 'F':
-			/* The kernel's limit is checked once all options are
-			 * read, with its value in the message. */
-			if (!cli_parse_long(optarg, 1, LONG_MAX, &a->freq))
-				return usage_error("record", "bad --freq '%s': expected "
-						   "samples per second, e.g. 1000",
-						   cli_echo(optarg, buf, sizeof(buf)));
-			freq_given = true;
-			break;
-		case 'c':
-			if (!cli_parse_long(optarg, 1, LONG_MAX, &a->period))
-				return usage_error("record", "bad --period '%s': expected "
-						   "a count of events of at least 1, e.g. "
-						   "100000", cli_echo(optarg, buf, sizeof(buf)));
-			period_given = true;
-			break;
-		case O_CG:
-			if ((rc = parse_call_graph(optarg, a)))
-				return rc;
-			break;
-		case O_LIMIT:
-			if (!cli_parse_long(optarg, 0, INT_MAX, &a->limit))
-				return usage_error("record", "bad --limit '%s': expected a "
-						   "number of rows (0: all)",
-						   cli_echo(optarg, buf, sizeof(buf)));
-			break;
-		case O_NODEMANGLE:
-			a->mangled = true;
-			break;
-		case O_FORMAT:
-			if (cli_parse_format("record", optarg, &a->fmt,
-					     OUT_ALL_TEXT | (1u << OUT_FOLDED)))
-				return EXIT_USAGE;
-			break;
-		case 'o':
-			a->out = optarg;
-			break;
-		case 'q':
-			a->quiet = true;
-			break;
-		case O_DB:
-			a->db = optarg;
-			break;
-		case O_MMAP:
-			if (!cli_parse_long(optarg, 1, 1 << 20, &a->mmap_pages) ||
-			    (a->mmap_pages & (a->mmap_pages - 1)))
-				return usage_error("record", "bad --mmap-pages '%s': "
-						   "expected a power of 2",
-						   cli_echo(optarg, buf, sizeof(buf)));
-			break;
-		case O_PIN:
-			a->pin = optarg;
-			break;
-		case O_AFF:
-			a->affinity = affinity_flag_add(a->affinity, AFFINITY_ON);
-			break;
-		case O_NOAFF:
-			a->affinity = affinity_flag_add(a->affinity, AFFINITY_OFF);
-			break;
-		case O_SYSFS:
-			a->sysfs = optarg;
-			break;
-		case O_INCOMPLETE:
-			a->allow_incomplete = true;
-			break;
-		case O_GENERIC:
-			a->allow_generic = true;
-			break;
-		case O_DUMP:
-			a->dump = optarg;
-			break;
-		case 'h':
-			cli_print_verb_help("record");
-			return -1;
-		default:
-			return cli_option_error("record", c, argv);
-		}
-	}
-	a->argv = argv + optind;
-	a->argc = argc - optind;
-	if (a->pid && a->argc)
-		return usage_error("record", "give either -p PID or a command, not both");
-	if (!a->pid && !a->argc)
-		return usage_error("record", "no command to record: "
-				   "'prof record -- COMMAND' or 'prof record -p PID'");
-	if (a->duration > 0 && !a->pid)
-		return usage_error("record", "--duration goes with -p PID; a launched "
-				   "command runs until it exits");
-	if (a->pid && (a->pin || a->affinity == AFFINITY_ON ||
-		       a->affinity == AFFINITY_BOTH))
-		return usage_error("record", "--pin applies to a launched command; an "
-				   "attached process keeps its own affinity");
-	if (freq_given && period_given)
-		return usage_error("record", "give either --freq or --period, not both");
-	if (!freq_given && !period_given)
+	if (a->freq && a->period)
+		return usage_error(vc->name, "give either --freq or --period, not both");
+	if (!a->freq && !a->period)
 		a->freq = 1000;
 	if (a->freq) {
 		long max = recorder_max_sample_rate();
@@ -297,8 +94,6 @@ static int parse_args(int argc, char **argv, struct record_args *a)
 			return EXIT_USAGE;
 		}
 	}
-	if (!a->mmap_pages)
-		a->mmap_pages = a->cg == CALL_GRAPH_DWARF ? 1024 : 256;
 	return 0;
 }
 
@@ -316,11 +111,8 @@ static int choose_samplers(const struct record_args *a, const struct sample_plan
 	enum event_flags flags = a->allow_generic ? EVENT_ALLOW_GENERIC : 0;
 	int rc = event_list_parse(a->events ? a->events : "cycles", flags, evs, nev,
 				  &cause);
-	if (rc) {
-		print_cause("error: ", cause);
-		free(cause);
-		return rc == -EIO ? EXIT_FAIL : EXIT_USAGE;
-	}
+	if (rc)
+		return fail_cause(cause, exit_code_for(rc));
 	*sds = calloc(*nev, sizeof(**sds));
 	for (size_t i = 0; i < *nev; i++) {
 		recorder_sampler_desc(&(*evs)[i], plan, &(*sds)[i]);
@@ -483,11 +275,10 @@ static void on_opened(const struct counters *cs, size_t first, void *arg)
 		const struct counter_status *st = counters_sampler_status(cs, first + i);
 		if (!st || !st->supported) {
 			oc->err = st && st->err ? st->err : EINVAL;
-			if (asprintf(&oc->cause, "cannot sample '%s' on this machine: %s\n"
-				     "hint: sample a software event instead: -e cpu-clock",
-				     oc->sev[i].name,
-				     st && st->reason ? st->reason : "refused") < 0)
-				oc->cause = NULL;
+			cause_set(&oc->cause, 0, "cannot sample '%s' on this machine: %s\n"
+				  "hint: sample a software event instead: -e cpu-clock",
+				  oc->sev[i].name,
+				  st && st->reason ? st->reason : "refused");
 			return;
 		}
 		uint64_t id;
@@ -514,38 +305,38 @@ static void on_record(const struct perf_rec *rec, int origin, void *arg)
 
 /* ---- the verb ------------------------------------------------------------ */
 
-int cmd_record(int argc, char **argv, struct prof_ctx *ctx)
+static int cmd_record(struct verb_ctx *vc)
 {
-	struct record_args a;
-	int rc = parse_args(argc, argv, &a);
+	struct record_args *a = vc->args;
+	const struct launch_args *l = &vc->launch;
+	int rc = record_check(vc, a);
 	if (rc)
-		return rc < 0 ? EXIT_OK : rc;
+		return rc;
+	long mmap_pages = l->mmap_pages ? l->mmap_pages
+			  : a->cg == CALL_GRAPH_DWARF ? 1024 : 256;
 
 	char *cause = NULL;
-	if (!a.pid) {
-		char *path = launch_resolve(a.argv[0], &cause);
-		if (!path) {
-			print_cause("error: ", cause);
-			free(cause);
-			return 127;
-		}
+	if (!l->pid) {
+		char *path = launch_resolve(vc->argv[0], &cause);
+		if (!path)
+			return fail_cause(cause, 127);
 		free(path);
 	}
 
 	struct sample_plan plan = {
-		.period = (uint64_t)a.period, .freq = (uint64_t)a.freq,
-		.call_graph = a.cg, .stack_bytes = (uint32_t)a.stack_bytes,
+		.period = (uint64_t)a->period, .freq = (uint64_t)a->freq,
+		.call_graph = a->cg, .stack_bytes = (uint32_t)a->stack_bytes,
 	};
 	struct event_desc *sev = NULL, *cev = NULL;
 	size_t nsev = 0, ncev = 0;
 	struct sampler_desc *sds = NULL;
 	char *counted_spec = NULL;
 	int late;
-	int exit_code = choose_samplers(&a, &plan, &sev, &nsev, &sds);
+	int exit_code = choose_samplers(a, &plan, &sev, &nsev, &sds);
 	if (exit_code)
 		goto out_events;
 	exit_code = counted_events(sev, nsev,
-				   a.allow_generic ? EVENT_ALLOW_GENERIC : 0, &cev,
+				   a->allow_generic ? EVENT_ALLOW_GENERIC : 0, &cev,
 				   &ncev, &counted_spec);
 	if (exit_code)
 		goto out_events;
@@ -554,40 +345,31 @@ int cmd_record(int argc, char **argv, struct prof_ctx *ctx)
 	 * only): a bad one is a usage error. */
 	struct pin_plan pin;
 	memset(&pin, 0, sizeof(pin));
-	if (!a.pid && pin_plan_for_launch(&pin, a.pin, a.affinity, a.sysfs)) {
+	if (!l->pid && pin_plan_for_launch(&pin, l->pin, l->affinity, l->sysfs)) {
 		exit_code = EXIT_USAGE;
 		goto out_pin;
 	}
 
 	/* Samples have nowhere to go without the database: it is opened
 	 * first, and a failure stops before the command starts. */
-	struct run_state rs;
-	run_state_init(&rs, ctx, a.db);
-	if (run_state_check_paths(&rs, "record", a.out)) {
-		exit_code = EXIT_USAGE;
-		goto out_db;
-	}
-	if (db_open_wait(&rs.db, rs.db_path, cli_db_wait_ms(), &cause)) {
-		print_cause("error: ", cause);
-		free(cause);
-		cause = NULL;
+	struct db *db = verb_db(vc);
+	if (!db) {
 		fprintf(stderr, "hint: prof record keeps its samples in the database: "
 			"nothing was run; use --db PATH to write elsewhere\n");
-		rs.db = NULL;
 		exit_code = EXIT_FAIL;
-		goto out_db;
+		goto out_pin;
 	}
 	struct sink sk = { .nev = nsev };
 	sk.samples = calloc(nsev, sizeof(uint64_t));
 	sk.weight = calloc(nsev, sizeof(uint64_t));
-	if (db_sample_writer_new(rs.db, &sk.w, &cause)) {
+	if (db_sample_writer_new(db, &sk.w, &cause)) {
 		print_cause("error: ", cause);
 		free(cause);
 		exit_code = EXIT_FAIL;
 		goto out_sink;
 	}
 	struct recorder_opts ro = {
-		.call_graph = a.cg, .nevents = nsev,
+		.call_graph = a->cg, .nevents = nsev,
 		.sink = { sink_module, sink_symbol, sink_frame, sink_stack, sink_sample,
 			  sink_idle, &sk },
 	};
@@ -598,36 +380,36 @@ int cmd_record(int argc, char **argv, struct prof_ctx *ctx)
 		goto out_sink;
 	}
 	FILE *dump = NULL;
-	if (a.dump && !(dump = fopen(a.dump, "wb"))) {
+	if (a->dump && !(dump = fopen(a->dump, "wb"))) {
 		char buf[64];
 		error_msg("cannot open '%s' for writing: %s",
-			  cli_echo(a.dump, buf, sizeof(buf)), strerror(errno));
+			  cli_echo(a->dump, buf, sizeof(buf)), strerror(errno));
 		exit_code = EXIT_FAIL;
 		recorder_free(rec);
 		goto out_sink;
 	}
-	struct opened_ctx oc = { rec, sev, nsev, (pid_t)a.pid, 0, NULL };
+	struct opened_ctx oc = { rec, sev, nsev, (pid_t)l->pid, 0, NULL };
 	struct runner_opts opts = {
-		.argv = a.pid ? NULL : a.argv, .argc = a.pid ? 0 : a.argc,
-		.attach_pid = (pid_t)a.pid, .duration_s = a.duration,
-		.evs = cev, .nev = ncev, .plan = a.pid ? NULL : &pin, .out_fd = -1,
-		.mmap_pages = (size_t)a.mmap_pages, .kind = "record",
+		.argv = l->pid ? NULL : vc->argv, .argc = l->pid ? 0 : vc->argc,
+		.attach_pid = (pid_t)l->pid, .duration_s = l->duration,
+		.evs = cev, .nev = ncev, .plan = l->pid ? NULL : &pin, .out_fd = -1,
+		.mmap_pages = (size_t)mmap_pages, .kind = "record",
 		.record_dump = dump, .samplers = sds, .nsamplers = nsev,
 		.on_opened = on_opened, .on_record = on_record, .arg = &oc,
 	};
 	/* As for prof run: a signal while storing stops a wait on a lock,
 	 * and prof exits 128+N after printing. */
 	runner_hold_signals();
-	db_set_busy_stop(rs.db, runner_late_signal, NULL);
+	db_set_busy_stop(db, runner_late_signal, NULL);
 	struct db_run run;
 	rc = runner_run(&opts, &run, &cause);
 	if (dump && fclose(dump) != 0 && !rc)
-		warning_msg("the record dump '%s' is incomplete", a.dump);
+		warning_msg("the record dump '%s' is incomplete", a->dump);
 	if (rc) {
 		print_cause("error: ", cause);
 		free(cause);
 		cause = NULL;
-		exit_code = rc == -ENOENT || rc == -EACCES ? 127 : EXIT_FAIL;
+		exit_code = l->pid ? EXIT_FAIL : exit_code_for_launch(rc);
 		free(oc.cause);
 		recorder_free(rec);
 		goto out_sink;
@@ -658,24 +440,24 @@ int cmd_record(int argc, char **argv, struct prof_ctx *ctx)
 		evs[i].attr_config = sds[i].attr.config;
 		evs[i].period = plan.period;
 		evs[i].freq = plan.freq;
-		evs[i].call_graph = (char *)call_graph_name(a.cg);
-		evs[i].stack_bytes = a.cg == CALL_GRAPH_DWARF ? plan.stack_bytes : 0;
+		evs[i].call_graph = (char *)call_graph_name(a->cg);
+		evs[i].stack_bytes = a->cg == CALL_GRAPH_DWARF ? plan.stack_bytes : 0;
 		evs[i].samples = sk.samples[i];
 		evs[i].weight = sk.weight[i];
 		evs[i].lost = st.event_lost[i];
 		evs[i].dropped = st.event_dropped[i];
 	}
-	const char *sampled = a.events ? a.events : sev[0].name;
+	const char *sampled = a->events ? a->events : sev[0].name;
 	db_run_set(&run, "events", counted_spec);
 	db_run_set(&run, "sampled_events", sampled);
-	db_run_set(&run, "call_graph", call_graph_name(a.cg));
+	db_run_set(&run, "call_graph", call_graph_name(a->cg));
 	char num[64];
-	snprintf(num, sizeof(num), "%ld", a.freq ? a.freq : a.period);
-	db_run_set(&run, a.freq ? "freq" : "period", num);
-	snprintf(num, sizeof(num), "%ld", a.mmap_pages);
+	snprintf(num, sizeof(num), "%ld", a->freq ? a->freq : a->period);
+	db_run_set(&run, a->freq ? "freq" : "period", num);
+	snprintf(num, sizeof(num), "%ld", mmap_pages);
 	db_run_set(&run, "mmap_pages", num);
-	if (a.cg == CALL_GRAPH_DWARF) {
-		snprintf(num, sizeof(num), "%ld", a.stack_bytes);
+	if (a->cg == CALL_GRAPH_DWARF) {
+		snprintf(num, sizeof(num), "%ld", a->stack_bytes);
 		db_run_set(&run, "stack_bytes", num);
 		uint64_t stops = 0;
 		for (int i = UNWIND_STOP_NO_INFO; i < UNWIND_STOP_COUNT; i++)
@@ -697,7 +479,7 @@ int cmd_record(int argc, char **argv, struct prof_ctx *ctx)
 			/* The samples are lost with the database, but the run's
 			 * counts are in hand: print them, then say why. */
 			run.id = 0;
-			report_run(&run, BY_THREAD, a.fmt == OUT_FOLDED ? OUT_TABLE : a.fmt,
+			report_run(&run, BY_THREAD, vc->fmt == OUT_FOLDED ? OUT_TABLE : vc->fmt,
 				   stderr);
 			run_state_not_stored(cause, NULL);
 			fprintf(stderr, "hint: its samples are lost\n");
@@ -705,22 +487,20 @@ int cmd_record(int argc, char **argv, struct prof_ctx *ctx)
 			cause = NULL;
 		}
 	}
-	if (!frc && !store_rc && (!a.quiet || a.out)) {
+	if (!frc && !store_rc && (!l->quiet || vc->out_path)) {
 		struct db_profile prof;
-		if (db_profile_load(rs.db, run.id, &prof, &cause) == 0) {
-			FILE *fp = cli_open_output(a.out, stderr);
+		if (db_profile_load(db, run.id, &prof, &cause) == 0) {
+			FILE *fp = verb_out(vc);
 			if (fp) {
 				struct profile_opts po = {
 					.by = PROFILE_BY_SYMBOL, .event = -1,
-					.limit = (size_t)a.limit, .fmt = a.fmt,
-					.mangled = a.mangled,
+					.limit = (size_t)a->limit, .fmt = vc->fmt,
+					.mangled = a->mangled,
 				};
 				report_profile(&run, &prof, &po, fp);
-				if (cli_close_output(fp, a.out))
-					exit_code = EXIT_FAIL;
-			} else {
-				exit_code = EXIT_FAIL;
 			}
+			if (!fp || verb_out_close(vc))
+				exit_code = EXIT_FAIL;
 			db_profile_release(&prof);
 		} else {
 			print_cause("error: ", cause);
@@ -730,7 +510,7 @@ int cmd_record(int argc, char **argv, struct prof_ctx *ctx)
 	}
 	if (exit_code == EXIT_OK)
 		exit_code = run.exit_status;
-	exit_code = run_incomplete_exit(&run, a.allow_incomplete, exit_code);
+	exit_code = run_incomplete_exit(&run, a->allow_incomplete, exit_code);
 	if (frc || store_rc)
 		exit_code = EXIT_FAIL;
 	free(evs);
@@ -744,8 +524,6 @@ out_sink:
 	free(sk.cause);
 	free(sk.samples);
 	free(sk.weight);
-out_db:
-	run_state_release(&rs);
 out_pin:
 	pin_plan_release(&pin);
 out_events:
@@ -755,3 +533,72 @@ out_events:
 	free(counted_spec);
 	return exit_code;
 }
+
+static const struct opt record_opts[] = {
+	OPT_INCLUDE(opt_launch),
+	OPT_STRING('e', "events", struct record_args, events, "LIST",
+		   "events to sample, comma-separated, each tagged in\n"
+		   "the report (default: cycles where the machine can\n"
+		   "sample it, else cpu-clock; prof says which)"),
+	OPT_LONG('F', "freq", struct record_args, freq, "HZ", 1, LONG_MAX,
+		 "samples per second, e.g. 1000",
+		 "samples per second per thread (default 1000; at\n"
+		 "most kernel.perf_event_max_sample_rate)"),
+	OPT_LONG('c', "period", struct record_args, period, "N", 1, LONG_MAX,
+		 "a count of events of at least 1, e.g. 100000",
+		 "one sample every N events instead of a frequency"),
+	OPT_CALLBACK(0, "call-graph", struct record_args, cg, "MODE", parse_call_graph,
+		     "none, fp (the kernel's frame-pointer chain; the\n"
+		     "default), or dwarf[,STACK_BYTES] (copy the user\n"
+		     "registers and the top STACK_BYTES of the stack,\n"
+		     "default 8192, a multiple of 8 up to 65528, and\n"
+		     "unwind with the binaries' .eh_frame: works without\n"
+		     "frame pointers; --mmap-pages then defaults to 1024)"),
+	OPT_LONG(0, "limit", struct record_args, limit, "N", 0, INT_MAX,
+		 "a number of rows (0: all)", "rows in the printed report (default 10)"),
+	OPT_BOOL(0, "no-demangle", struct record_args, mangled,
+		 "print C++ and Rust symbols as the binary names them"),
+	OPT_INCLUDE(opt_output),
+	OPT_INCLUDE(opt_database),
+	OPT_BOOL(0, "allow-incomplete", struct record_args, allow_incomplete,
+		 "exit with COMMAND's status even when the run is\n"
+		 "incomplete (tasks or records missing: 'prof help\n"
+		 "run' says how prof checks)"),
+	OPT_BOOL(0, "allow-generic", struct record_args, allow_generic,
+		 "as for 'prof run'"),
+	OPT_STRING(0, "record-dump", struct record_args, dump, "FILE",
+		   "save the raw ring-buffer records (for tests)"),
+	OPT_END(),
+};
+
+const struct verb verb_record = {
+	.fn = cmd_record,
+	.opts = record_opts,
+	.args_size = sizeof(struct record_args),
+	.init = record_init,
+	.max_operands = VERB_ANY_OPERANDS,
+	.help =
+"usage: prof record [options] [--] COMMAND [ARGS...]\n"
+"       prof record [options] -p PID [--duration SECONDS]\n"
+"\n"
+"Sample COMMAND and every thread and process it starts, with call\n"
+"stacks, store the samples (and the run's per-thread counts) in the\n"
+"database, and print the hottest symbols on stderr (COMMAND's own output\n"
+"is left alone). prof exits with COMMAND's status. Stacks are unwound\n"
+"and symbolized while the command runs; no raw stack bytes are kept.\n"
+"\n",
+	.help_tail =
+"Every sampled event is counted too, with task-clock, so 'prof report\n"
+"RUN --by total' shows the run's counts. Samples the kernel lost (a full\n"
+"ring buffer) and samples prof could not unwind in time are counted and\n"
+"reported, never hidden. A prof killed before the end stores nothing.\n"
+"Ctrl-C and SIGTERM end the workload as for 'prof run'. If the database\n"
+"cannot take the run at the end (locked, full disk), its counts are\n"
+"printed, the samples are lost, and prof exits 1.\n"
+"\n"
+"Examples:\n"
+"  prof record -- ./build/bin/prof-demo\n"
+"  prof record -e cpu-clock -F 4000 --call-graph dwarf -- ./server --bench\n"
+"  prof report last --by module\n"
+"  prof report last --format folded > out.folded   # for flamegraph.pl\n",
+};

@@ -7,7 +7,6 @@
  * reports/sleep.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -20,65 +19,10 @@
 #include "collectors/host.h"
 #include "collectors/sleep.h"
 #include "db/sleep.h"
-#include "prof/cli.h"
-#include "prof/commands.h"
 #include "prof/pin.h"
 #include "prof/runutil.h"
+#include "prof/verb.h"
 #include "reports/sleep.h"
-
-const char cmd_sleep_help[] =
-"usage: prof sleep [--modes LIST] [--durations LIST] [--calls N]\n"
-"                  [--threads N] [--pattern oneshot|periodic] [--load N]\n"
-"                  [--pin MODE] [--format table|json|csv|markdown] [-o FILE]\n"
-"                  [--db PATH] [--no-store]\n"
-"\n"
-"Measure how far past their target short sleeps wake, per mode and\n"
-"duration, and what each mode costs in CPU: for every (mode, duration)\n"
-"cell, N calls on each sleeping thread, overshoot percentiles (p50, p90,\n"
-"p99, p99.9, max) in us, early wakes, how many calls overshot by under 3,\n"
-"10, 25, 50 us and by 50 us or more, CPU as a share of wall time and per\n"
-"call, and context switches per call. The header says what shaped the\n"
-"numbers: timer slack, scheduling policy, clocksource, pin and load. A last\n"
-"line names, for each duration, the cheapest mode whose p99 overshoot is\n"
-"under 10 us. The run is stored (kind sleep); 'prof report RUN' reprints\n"
-"it. Progress goes to stderr; Ctrl-C stops after the current cell, keeps\n"
-"what was measured and exits 130 (a second Ctrl-C quits at once).\n"
-"\n"
-"Modes:\n"
-"  nanosleep   nanosleep with the default timer slack (50 us)\n"
-"  slack1      nanosleep after PR_SET_TIMERSLACK of 1 ns\n"
-"  clock-abs   clock_nanosleep on an absolute CLOCK_MONOTONIC deadline\n"
-"  timerfd     a timerfd per thread, re-armed for each call\n"
-"  condvar     pthread_cond_timedwait on CLOCK_MONOTONIC\n"
-"  yield       sched_yield until the deadline\n"
-"  spin        busy-wait until the deadline\n"
-"  hybrid[:US] timerfd to US before the deadline, then spin; without US\n"
-"              the margin is calibrated first (timerfd p99.9 + 2 us, at\n"
-"              most 100 us) and printed\n"
-"\n"
-"  --modes LIST       comma-separated modes (default: all eight)\n"
-"  --durations LIST   targets in us, 1..100000 (default 10,20,30,40,50,60,70)\n"
-"  --calls N          calls per thread per cell (default 20000)\n"
-"  --threads N        threads sleeping at once (default 1)\n"
-"  --pattern P        oneshot: each call sleeps the duration from now\n"
-"                     (default); periodic: absolute deadlines a duration\n"
-"                     apart, as a frame loop sleeps\n"
-"  --load N           busy threads spinning in the background (default 0)\n"
-"  --pin MODE         pin prof (and so every benchmark thread) first: none,\n"
-"                     largest-llc, llc:N, l2:N, node:N, cpus:LIST\n"
-"  --sysfs ROOT       read the topology for --pin below ROOT instead of /\n"
-"  --format F         table (default), json, csv or markdown, to stdout\n"
-"  -o, --output FILE  write the report to FILE instead\n"
-"  --db PATH          the database (default: $PROF_DB, else ./prof.db)\n"
-"  --no-store         do not store the run\n"
-"\n"
-"The defaults (8 modes x 7 durations x 20,000 calls) take about two\n"
-"minutes.\n"
-"\n"
-"Examples:\n"
-"  prof sleep\n"
-"  prof sleep --modes timerfd,hybrid:5,spin --durations 20,50 --threads 4\n"
-"  prof sleep --modes clock-abs --pattern periodic --durations 100 --format json\n";
 
 /*
  * Seconds of overhead per call to expect before any cell has run: the
@@ -88,10 +32,9 @@ const char cmd_sleep_help[] =
 #define FIRST_GUESS_OVERHEAD_S 64e-6
 
 struct sleep_args {
-	const char *modes, *durations, *out, *dbopt, *pin, *sysfs;
+	const char *modes, *durations, *pin, *sysfs;
 	long calls, threads, load;
 	enum sleep_pattern pattern;
-	enum out_format fmt;
 	bool no_store;
 };
 
@@ -387,143 +330,49 @@ static void fill_run(struct db_run *run, int argc, char **argv,
 
 /* ---------------------------------------------------------- options */
 
-static int usage_cause(char *cause)
+static void sleep_init(void *args)
 {
-	print_cause("error: ", cause);
-	free(cause);
-	fprintf(stderr, "hint: run 'prof sleep --help' for its options\n");
-	return EXIT_USAGE;
-}
-
-static int parse_count(const char *opt, const char *word, long min, long max,
-		       long *out)
-{
-	char buf[64];
-	if (cli_parse_long(word, min, max, out))
-		return 0;
-	return usage_error("sleep", "bad %s '%s': expected a whole number from "
-			   "%ld to %ld", opt, cli_echo(word, buf, sizeof(buf)),
-			   min, max);
-}
-
-static int parse_args(int argc, char **argv, struct sleep_args *a)
-{
-	enum { O_MODES = 256, O_DURATIONS, O_CALLS, O_THREADS, O_PATTERN,
-	       O_LOAD, O_FORMAT, O_DB, O_PIN, O_SYSFS, O_NO_STORE };
-	static const struct option opts[] = {
-		{ "modes", required_argument, NULL, O_MODES },
-		{ "durations", required_argument, NULL, O_DURATIONS },
-		{ "calls", required_argument, NULL, O_CALLS },
-		{ "threads", required_argument, NULL, O_THREADS },
-		{ "pattern", required_argument, NULL, O_PATTERN },
-		{ "load", required_argument, NULL, O_LOAD },
-		{ "format", required_argument, NULL, O_FORMAT },
-		{ "output", required_argument, NULL, 'o' },
-		{ "db", required_argument, NULL, O_DB },
-		{ "pin", required_argument, NULL, O_PIN },
-		{ "sysfs", required_argument, NULL, O_SYSFS },
-		{ "no-store", no_argument, NULL, O_NO_STORE },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	char buf[64];
-	char *cause = NULL;
-	int c;
-	memset(a, 0, sizeof(*a));
+	struct sleep_args *a = args;
 	a->calls = 20000;
 	a->threads = 1;
 	a->pattern = SLEEP_ONESHOT;
-	a->fmt = OUT_TABLE;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
-		switch (c) {
-		case O_MODES:
-			a->modes = optarg;
-			break;
-		case O_DURATIONS:
-			a->durations = optarg;
-			break;
-		case O_CALLS:
-			if (parse_count("--calls", optarg, 1, SLEEP_CALLS_MAX,
-					&a->calls))
-				return EXIT_USAGE;
-			break;
-		case O_THREADS:
-			if (parse_count("--threads", optarg, 1, SLEEP_THREADS_MAX,
-					&a->threads))
-				return EXIT_USAGE;
-			break;
-		case O_LOAD:
-			if (parse_count("--load", optarg, 0, SLEEP_LOAD_MAX, &a->load))
-				return EXIT_USAGE;
-			break;
-		case O_PATTERN:
-			if (sleep_pattern_parse(optarg, &a->pattern, &cause))
-				return usage_cause(cause);
-			break;
-		case O_FORMAT:
-			if (cli_parse_format("sleep", optarg, &a->fmt, OUT_ALL_TEXT))
-				return EXIT_USAGE;
-			break;
-		case 'o':
-			a->out = optarg;
-			break;
-		case O_DB:
-			a->dbopt = optarg;
-			break;
-		case O_PIN:
-			a->pin = optarg;
-			break;
-		case O_SYSFS:
-			a->sysfs = optarg;
-			break;
-		case O_NO_STORE:
-			a->no_store = true;
-			break;
-		case 'h':
-			cli_print_verb_help("sleep");
-			return -1;
-		default:
-			return cli_option_error("sleep", c, argv);
-		}
-	}
-	if (optind < argc)
-		return usage_error("sleep", "unexpected argument '%s'",
-				   cli_echo(argv[optind], buf, sizeof(buf)));
+}
+
+static int parse_pattern(struct verb_ctx *vc, const char *arg, void *field)
+{
+	char *cause = NULL;
+	if (sleep_pattern_parse(arg, field, &cause))
+		return verb_usage_cause(vc, cause);
 	return 0;
 }
 
 /* ------------------------------------------------------------- verb */
 
-int cmd_sleep(int argc, char **argv, struct prof_ctx *ctx)
+static int cmd_sleep(struct verb_ctx *vc)
 {
-	struct sleep_args a;
-	int rc = parse_args(argc, argv, &a);
-	if (rc)
-		return rc < 0 ? EXIT_OK : rc;
-
+	const struct sleep_args *a = vc->args;
+	int rc;
 	struct sleep_bench_opts o;
 	struct sleep_mode_spec *modes = NULL;
 	uint32_t *durs = NULL;
 	char *cause = NULL;
 	sleep_bench_opts_init(&o);
-	if (a.modes && sleep_modes_parse(a.modes, &modes, &o.nmodes, &cause))
-		return usage_cause(cause);
+	if (a->modes && sleep_modes_parse(a->modes, &modes, &o.nmodes, &cause))
+		return verb_usage_cause(vc, cause);
 	o.modes = modes;
-	if (a.durations &&
-	    sleep_durations_parse(a.durations, &durs, &o.ndurations, &cause)) {
+	if (a->durations &&
+	    sleep_durations_parse(a->durations, &durs, &o.ndurations, &cause)) {
 		free(modes);
-		return usage_cause(cause);
+		return verb_usage_cause(vc, cause);
 	}
 	static const uint32_t default_durations[] = { 10, 20, 30, 40, 50, 60, 70 };
 	o.durations_us = durs ? durs : default_durations;
 	if (!durs)
 		o.ndurations = sizeof(default_durations) / sizeof(default_durations[0]);
-	o.calls = (uint32_t)a.calls;
-	o.threads = (uint32_t)a.threads;
-	o.load = (uint32_t)a.load;
-	o.pattern = a.pattern;
+	o.calls = (uint32_t)a->calls;
+	o.threads = (uint32_t)a->threads;
+	o.load = (uint32_t)a->load;
+	o.pattern = a->pattern;
 
 	int exit_code = EXIT_OK;
 	struct db *db = NULL;
@@ -535,7 +384,7 @@ int cmd_sleep(int argc, char **argv, struct prof_ctx *ctx)
 
 	/* The pin is settled first: a bad one is a usage error. */
 	char *warn = NULL;
-	rc = pin_plan_make(&plan, a.pin ? a.pin : "none", a.sysfs, &warn, &cause);
+	rc = pin_plan_make(&plan, a->pin ? a->pin : "none", a->sysfs, &warn, &cause);
 	if (rc) {
 		print_cause("error: ", cause);
 		free(cause);
@@ -547,17 +396,14 @@ int cmd_sleep(int argc, char **argv, struct prof_ctx *ctx)
 		free(warn);
 	}
 	/* Open the database before two minutes of measuring, not after. */
-	if (!a.no_store && db_open_wait(&db, cli_db_path(ctx, a.dbopt),
-					 cli_db_wait_ms(), &cause)) {
-		print_cause("error: ", cause);
+	if (!a->no_store && !(db = verb_db(vc))) {
 		fprintf(stderr, "hint: --no-store runs the benchmark without "
 			"storing it\n");
-		free(cause);
 		exit_code = EXIT_FAIL;
 		goto out;
 	}
-	FILE *fp = NULL;
-	if (a.out && !(fp = cli_open_output(a.out, stdout))) {
+	FILE *fp = verb_out(vc);
+	if (!fp) {
 		exit_code = EXIT_FAIL;
 		goto out;
 	}
@@ -566,8 +412,6 @@ int cmd_sleep(int argc, char **argv, struct prof_ctx *ctx)
 		if (sched_setaffinity(0, plan.setsize, plan.set) != 0) {
 			error_msg("cannot pin prof to CPUs %s (%s): %s", plan.cpus,
 				  plan.mode, strerror(errno));
-			if (fp)
-				fclose(fp);
 			exit_code = EXIT_FAIL;
 			goto out;
 		}
@@ -612,24 +456,19 @@ int cmd_sleep(int argc, char **argv, struct prof_ctx *ctx)
 	} else if (rc) {
 		print_cause("error: ", cause);
 		free(cause);
-		exit_code = rc == -EINVAL ? EXIT_USAGE : EXIT_FAIL;
-		if (fp)
-			fclose(fp);
+		exit_code = exit_code_for(rc);
 		goto out;
 	} else {
 		fprintf(stderr, "prof: %zu cells in %.1f s\n", bench.ncells, wall);
 	}
 	if (signo)
 		exit_code = 128 + signo;
-	if (!bench.ncells) {
-		if (fp)
-			fclose(fp);
+	if (!bench.ncells)
 		goto out;
-	}
 
 	struct db_run run;
 	struct db_sleep s;
-	fill_run(&run, argc, argv, &plan, pin_cpus, started);
+	fill_run(&run, vc->full_argc, vc->full_argv, &plan, pin_cpus, started);
 	pin_cpus = NULL;
 	run.wall_s = wall;
 	run.user_s = tv_s(ru1.ru_utime) - tv_s(ru0.ru_utime);
@@ -654,21 +493,89 @@ int cmd_sleep(int argc, char **argv, struct prof_ctx *ctx)
 		}
 	}
 	if (s.cells) {
-		report_sleep(&run, &s, a.fmt, fp ? fp : stdout);
-		if (fp && cli_close_output(fp, a.out) && exit_code == EXIT_OK)
+		report_sleep(&run, &s, vc->fmt, fp);
+		if (verb_out_close(vc) && exit_code == EXIT_OK)
 			exit_code = EXIT_FAIL;
-		fp = NULL;
 	}
-	if (fp)
-		fclose(fp);
 	db_sleep_release(&s);
 	db_run_release(&run);
 out:
 	sleep_bench_release(&bench);
 	free(pin_cpus);
 	pin_plan_release(&plan);
-	db_close(db);
 	free(modes);
 	free(durs);
 	return exit_code;
 }
+
+static const struct opt sleep_opts[] = {
+	OPT_STRING(0, "modes", struct sleep_args, modes, "LIST",
+		   "comma-separated modes (default: all eight)"),
+	OPT_STRING(0, "durations", struct sleep_args, durations, "LIST",
+		   "targets in us, 1..100000 (default 10,20,30,40,50,60,70)"),
+	OPT_LONG(0, "calls", struct sleep_args, calls, "N", 1, SLEEP_CALLS_MAX, NULL,
+		 "calls per thread per cell (default 20000)"),
+	OPT_LONG(0, "threads", struct sleep_args, threads, "N", 1, SLEEP_THREADS_MAX,
+		 NULL, "threads sleeping at once (default 1)"),
+	OPT_CALLBACK(0, "pattern", struct sleep_args, pattern, "P", parse_pattern,
+		     "oneshot: each call sleeps the duration from now\n"
+		     "(default); periodic: absolute deadlines a duration\n"
+		     "apart, as a frame loop sleeps"),
+	OPT_LONG(0, "load", struct sleep_args, load, "N", 0, SLEEP_LOAD_MAX, NULL,
+		 "busy threads spinning in the background (default 0)"),
+	OPT_STRING(0, "pin", struct sleep_args, pin, "MODE",
+		   "pin prof (and so every benchmark thread) first: none,\n"
+		   "largest-llc, llc:N, l2:N, node:N, cpus:LIST"),
+	OPT_STRING(0, "sysfs", struct sleep_args, sysfs, "ROOT",
+		   "read the topology for --pin below ROOT instead of /"),
+	OPT_BOOL(0, "no-store", struct sleep_args, no_store, "do not store the run"),
+	OPT_INCLUDE(opt_output),
+	OPT_INCLUDE(opt_database),
+	OPT_END(),
+};
+
+const struct verb verb_sleep = {
+	.fn = cmd_sleep,
+	.opts = sleep_opts,
+	.args_size = sizeof(struct sleep_args),
+	.init = sleep_init,
+	.max_operands = 0,
+	.help =
+"usage: prof sleep [--modes LIST] [--durations LIST] [--calls N]\n"
+"                  [--threads N] [--pattern oneshot|periodic] [--load N]\n"
+"                  [--pin MODE] [--format table|json|csv|markdown] [-o FILE]\n"
+"                  [--db PATH] [--no-store]\n"
+"\n"
+"Measure how far past their target short sleeps wake, per mode and\n"
+"duration, and what each mode costs in CPU: for every (mode, duration)\n"
+"cell, N calls on each sleeping thread, overshoot percentiles (p50, p90,\n"
+"p99, p99.9, max) in us, early wakes, how many calls overshot by under 3,\n"
+"10, 25, 50 us and by 50 us or more, CPU as a share of wall time and per\n"
+"call, and context switches per call. The header says what shaped the\n"
+"numbers: timer slack, scheduling policy, clocksource, pin and load. A last\n"
+"line names, for each duration, the cheapest mode whose p99 overshoot is\n"
+"under 10 us. The run is stored (kind sleep); 'prof report RUN' reprints\n"
+"it. Progress goes to stderr; Ctrl-C stops after the current cell, keeps\n"
+"what was measured and exits 130 (a second Ctrl-C quits at once).\n"
+"\n"
+"Modes:\n"
+"  nanosleep   nanosleep with the default timer slack (50 us)\n"
+"  slack1      nanosleep after PR_SET_TIMERSLACK of 1 ns\n"
+"  clock-abs   clock_nanosleep on an absolute CLOCK_MONOTONIC deadline\n"
+"  timerfd     a timerfd per thread, re-armed for each call\n"
+"  condvar     pthread_cond_timedwait on CLOCK_MONOTONIC\n"
+"  yield       sched_yield until the deadline\n"
+"  spin        busy-wait until the deadline\n"
+"  hybrid[:US] timerfd to US before the deadline, then spin; without US\n"
+"              the margin is calibrated first (timerfd p99.9 + 2 us, at\n"
+"              most 100 us) and printed\n"
+"\n",
+	.help_tail =
+"The defaults (8 modes x 7 durations x 20,000 calls) take about two\n"
+"minutes.\n"
+"\n"
+"Examples:\n"
+"  prof sleep\n"
+"  prof sleep --modes timerfd,hybrid:5,spin --durations 20,50 --threads 4\n"
+"  prof sleep --modes clock-abs --pattern periodic --durations 100 --format json\n",
+};

@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "prof/cause.h"
 #include "prof/launch.h"
 
 enum { STAGE_CHDIR = 1, STAGE_PIN = 2, STAGE_EXEC = 3 };
@@ -30,8 +31,7 @@ char *launch_resolve(const char *cmd, char **cause)
 	char shown[64];
 	snprintf(shown, sizeof(shown), "%.40s%s", cmd, strlen(cmd) > 40 ? "..." : "");
 	if (!*cmd) {
-		if (cause && asprintf(cause, "empty command name") < 0)
-			*cause = NULL;
+		cause_set(cause, 0, "empty command name");
 		errno = ENOENT;
 		return NULL;
 	}
@@ -39,17 +39,15 @@ char *launch_resolve(const char *cmd, char **cause)
 		struct stat sb;
 		if (stat(cmd, &sb) != 0) {
 			int err = errno;
-			if (cause && asprintf(cause, "cannot run '%s': %s", shown,
-					      strerror(err)) < 0)
-				*cause = NULL;
+			cause_set(cause, 0, "cannot run '%s': %s", shown,
+				  strerror(err));
 			errno = err;
 			return NULL;
 		}
 		if (!S_ISREG(sb.st_mode) || access(cmd, X_OK) != 0) {
-			if (cause && asprintf(cause, "cannot run '%s': %s", shown,
-					      S_ISDIR(sb.st_mode) ? "it is a directory"
-					      : "not executable") < 0)
-				*cause = NULL;
+			cause_set(cause, 0, "cannot run '%s': %s", shown,
+				  S_ISDIR(sb.st_mode) ? "it is a directory"
+				  : "not executable");
 			errno = EACCES;
 			return NULL;
 		}
@@ -72,11 +70,10 @@ char *launch_resolve(const char *cmd, char **cause)
 		if (*p == ':')
 			p++;
 	}
-	if (cause && asprintf(cause, "command not found: '%s'\n"
-			      "hint: check the spelling, or give a path "
-			      "(./%s for a program in this directory)", shown,
-			      shown) < 0)
-		*cause = NULL;
+	cause_set(cause, 0, "command not found: '%s'\n"
+		  "hint: check the spelling, or give a path "
+		  "(./%s for a program in this directory)", shown,
+		  shown);
 	errno = ENOENT;
 	return NULL;
 }
@@ -159,8 +156,7 @@ int launch_prepare(struct launch *l, const struct launch_opts *o, char **cause)
 		close(go[1]);
 		close(err[0]);
 		close(err[1]);
-		if (cause && asprintf(cause, "cannot fork: %s", strerror(e)) < 0)
-			*cause = NULL;
+		cause_set(cause, 0, "cannot fork: %s", strerror(e));
 		return -e;
 	}
 	if (pid == 0) {
@@ -186,9 +182,8 @@ int launch_release(struct launch *l, char **cause)
 	l->go_fd = -1;
 	if (n != 1) {
 		int e = errno;
-		if (cause && asprintf(cause, "cannot release the workload: %s",
-				      strerror(e)) < 0)
-			*cause = NULL;
+		cause_set(cause, 0, "cannot release the workload: %s",
+			  strerror(e));
 		return -e;
 	}
 	int msg[2];
@@ -204,8 +199,7 @@ int launch_release(struct launch *l, char **cause)
 	const char *what = stage == STAGE_CHDIR ? "cannot change to the working directory"
 			 : stage == STAGE_PIN ? "cannot pin the workload"
 			 : "cannot run";
-	if (cause && asprintf(cause, "%s '%s': %s", what, l->path, strerror(e)) < 0)
-		*cause = NULL;
+	cause_set(cause, 0, "%s '%s': %s", what, l->path, strerror(e));
 	int st;
 	waitpid(l->pid, &st, 0);
 	l->pid = 0;

@@ -4,7 +4,6 @@
  * live in cmd_<verb>.c, one file each.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -13,7 +12,7 @@
 #include <unistd.h>
 
 #include "prof/cli.h"
-#include "prof/commands.h"
+#include "prof/verb.h"
 
 int main(int argc, char **argv)
 {
@@ -44,7 +43,7 @@ int main(int argc, char **argv)
 			printf("prof %s\n", PROF_VERSION);
 			return cli_close_output(stdout, NULL);
 		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			cmd_print_usage(stdout);
+			prof_print_usage(stdout);
 			return cli_close_output(stdout, NULL);
 		} else {
 			char buf[64];
@@ -55,7 +54,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (i >= argc) {
-		cmd_print_usage(stderr);
+		prof_print_usage(stderr);
 		return EXIT_USAGE;
 	}
 
@@ -66,16 +65,7 @@ int main(int argc, char **argv)
 		free(cause);
 		return EXIT_USAGE;
 	}
-	/*
-	 * `prof VERB --help` prints the same text as `prof help VERB`; each
-	 * verb also takes --help anywhere among its own options.
-	 */
-	if (i + 1 < argc && (!strcmp(argv[i + 1], "--help") ||
-			     !strcmp(argv[i + 1], "-h"))) {
-		cmd_print_help(c, stdout);
-		return cli_close_output(stdout, NULL);
-	}
-	int rc = c->fn(argc - i, argv + i, &ctx);
+	int rc = verb_main(c, argc - i, argv + i, &ctx);
 	/* Before exiting 0, check that stdout really took what we wrote. */
 	int crc = cli_close_output(stdout, NULL);
 	return rc == EXIT_OK ? crc : rc;

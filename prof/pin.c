@@ -8,6 +8,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "prof/cause.h"
 #include "prof/pin.h"
 
 int affinity_flag_add(int have, int flag)
@@ -19,23 +20,21 @@ const char *pin_choose_mode(const char *pin_opt, int affinity_flag,
 			    const char *env, char **warning, char **cause)
 {
 	if (affinity_flag == AFFINITY_BOTH) {
-		if (cause && asprintf(cause, "--cache-affinity and --no-cache-affinity "
-				      "ask for different pins\nhint: give one of "
-				      "them") < 0)
-			*cause = NULL;
+		cause_set(cause, 0, "--cache-affinity and --no-cache-affinity "
+			  "ask for different pins\nhint: give one of "
+			  "them");
 		return NULL;
 	}
 	if (affinity_flag != AFFINITY_UNSET) {
 		const char *mode = affinity_flag == AFFINITY_ON ? "largest-llc" : "none";
 		if (pin_opt && strcmp(pin_opt, mode)) {
-			if (cause && asprintf(cause, "--pin %.40s and %s ask for "
-					      "different pins\nhint: %s means --pin "
-					      "%s; give one of them", pin_opt,
-					      affinity_flag == AFFINITY_ON ? "--cache-affinity"
-					      : "--no-cache-affinity",
-					      affinity_flag == AFFINITY_ON ? "--cache-affinity"
-					      : "--no-cache-affinity", mode) < 0)
-				*cause = NULL;
+			cause_set(cause, 0, "--pin %.40s and %s ask for "
+				  "different pins\nhint: %s means --pin "
+				  "%s; give one of them", pin_opt,
+				  affinity_flag == AFFINITY_ON ? "--cache-affinity"
+				  : "--no-cache-affinity",
+				  affinity_flag == AFFINITY_ON ? "--cache-affinity"
+				  : "--no-cache-affinity", mode);
 			return NULL;
 		}
 		return mode;
@@ -52,9 +51,8 @@ const char *pin_choose_mode(const char *pin_opt, int affinity_flag,
 		if (!strcasecmp(env, off[i]))
 			return "none";
 	}
-	if (warning && asprintf(warning, "PROF_CACHE_AFFINITY='%.20s' is neither "
-				"1 nor 0; not pinning", env) < 0)
-		*warning = NULL;
+	cause_set(warning, 0, "PROF_CACHE_AFFINITY='%.20s' is neither 1 nor 0; "
+		  "not pinning", env);
 	return "none";
 }
 
@@ -179,16 +177,13 @@ int pin_plan_make(struct pin_plan *p, const char *mode, const char *sysfs_root,
 	} else if (largest && (rc == -ENODATA || rc == -ENOENT)) {
 		/* Malformed or absent: no pin rather than a wrong one. */
 		const char *why = pcause ? pcause : (tcause ? tcause : "no topology");
-		if (asprintf(&p->status, "skipped: %s", why) < 0)
-			p->status = NULL;
-		if (warning && asprintf(warning, "not pinning (largest-llc): %s", why) < 0)
-			*warning = NULL;
+		cause_set(&p->status, 0, "skipped: %s", why);
+		cause_set(warning, 0, "not pinning (largest-llc): %s", why);
 		rc = 0;
 	} else {
-		if (rc == -ENODATA && tcause && cause &&
-		    asprintf(cause, "%s\nhint: the topology could not be read: %s",
-			     pcause ? pcause : "cannot pin", tcause) >= 0) {
-			/* cause set */
+		if (rc == -ENODATA && tcause) {
+			cause_set(cause, 0, "%s\nhint: the topology could not be read: %s",
+				  pcause ? pcause : "cannot pin", tcause);
 		} else if (cause) {
 			*cause = pcause;
 			pcause = NULL;

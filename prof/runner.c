@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "collectors/counters.h"
+#include "prof/cause.h"
 #include "prof/cli.h"
 #include "prof/launch.h"
 #include "prof/runmods.h"
@@ -211,11 +212,10 @@ static int open_attached(struct counters *cs, pid_t pid, char **cause)
 		size_t n = 0;
 		rc = list_tasks(pid, &tids, &n);
 		if (rc) {
-			if (cause && !*cause &&
-			    asprintf(cause, "cannot attach to process %d: %s",
-				     (int)pid, rc == -ENOENT ? "no such process"
-				     : strerror(-rc)) < 0)
-				*cause = NULL;
+			if (cause && !*cause)
+				cause_set(cause, 0, "cannot attach to process %d: %s",
+					  (int)pid, rc == -ENOENT ? "no such process"
+					  : strerror(-rc));
 			if (rc == -ENOENT)
 				rc = -ESRCH;
 			break;
@@ -252,9 +252,9 @@ static int open_attached(struct counters *cs, pid_t pid, char **cause)
 	}
 	free(seen);
 	if (!rc && nseen == 0) {
-		if (cause && !*cause && asprintf(cause, "process %d has no threads "
-						 "left to attach to", (int)pid) < 0)
-			*cause = NULL;
+		if (cause && !*cause)
+			cause_set(cause, 0, "process %d has no threads "
+				  "left to attach to", (int)pid);
 		rc = -ESRCH;
 	}
 	return rc;
@@ -366,9 +366,8 @@ int runner_run(const struct runner_opts *o, struct db_run *run, char **cause)
 	memset(run, 0, sizeof(*run));
 	bool launched = o->attach_pid <= 0;
 	if (!launched && kill(o->attach_pid, 0) != 0 && errno == ESRCH) {
-		if (cause && asprintf(cause, "cannot attach to process %d: no such "
-				      "process", (int)o->attach_pid) < 0)
-			*cause = NULL;
+		cause_set(cause, 0, "cannot attach to process %d: no such "
+			  "process", (int)o->attach_pid);
 		return -ESRCH;
 	}
 	struct counters_opts co = {
@@ -398,9 +397,8 @@ int runner_run(const struct runner_opts *o, struct db_run *run, char **cause)
 	struct counters *cs = counters_new(&co);
 	if (!cs) {
 		rc = -errno;
-		if (cause && asprintf(cause, "cannot set up the counters: %s",
-				      strerror(-rc)) < 0)
-			*cause = NULL;
+		cause_set(cause, 0, "cannot set up the counters: %s",
+			  strerror(-rc));
 		goto out_free;
 	}
 
@@ -566,9 +564,7 @@ int runner_run(const struct runner_opts *o, struct db_run *run, char **cause)
 		run->pin.size_bytes = p->size_bytes;
 		db_run_set(run, "pin_desc", p->desc);
 	}
-	struct run_state rs;
-	memset(&rs, 0, sizeof(rs));
-	run_state_fill(&rs, run, cs, o->evs, o->nev);
+	run_state_fill(run, cs, o->evs, o->nev);
 	run_state_audit(run, cs, launched, root_own_ns);
 	run_mods_fill(&rm, run);
 	if (o->mmap_pages) {

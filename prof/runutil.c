@@ -14,56 +14,16 @@
 #include "collectors/host.h"
 #include "prof/runutil.h"
 
-void run_state_init(struct run_state *rs, const struct prof_ctx *ctx,
-		    const char *db_opt)
+int run_state_store(struct verb_ctx *vc, struct db_run *run, char **cause)
 {
-	memset(rs, 0, sizeof(*rs));
-	rs->db_path = cli_db_path(ctx, db_opt);
-}
-
-int run_state_check_paths(const struct run_state *rs, const char *verb,
-			  const char *out)
-{
-	char buf[64];
-	if (!rs->db_path || !*rs->db_path)
-		return usage_error(verb, "empty database path: give --db PATH, or "
-				   "leave it out for ./prof.db");
-	if (out && cli_output_is_db(out, rs->db_path))
-		return usage_error(verb, "-o '%s' is the database: the report would "
-				   "overwrite every stored run",
-				   cli_echo(out, buf, sizeof(buf)));
-	return EXIT_OK;
-}
-
-void run_state_release(struct run_state *rs)
-{
-	db_close(rs->db);
-	rs->db = NULL;
-	free(rs->open_cause);
-	rs->open_cause = NULL;
-}
-
-void run_state_open_db(struct run_state *rs)
-{
-	char *cause = NULL;
-	if (db_open_wait(&rs->db, rs->db_path, cli_db_wait_ms(), &cause) != 0) {
-		print_cause("error: ", cause);
-		fprintf(stderr, "hint: the workload still runs and its counts are "
-			"printed, but they will not be stored\n");
-		rs->open_cause = cause;
-		rs->db = NULL;
-	}
-}
-
-int run_state_store(struct run_state *rs, struct db_run *run, char **cause)
-{
-	if (!rs->db) {
+	struct db *db = verb_db(vc);
+	if (!db) {
 		/* Said in full before the run: its first line again. */
-		const char *why = rs->open_cause ? rs->open_cause : "the database could not be opened";
+		const char *why = vc->db_cause ? vc->db_cause : "the database could not be opened";
 		*cause = strndup(why, strcspn(why, "\n"));
 		return EXIT_FAIL;
 	}
-	if (db_run_store(rs->db, run, cause) != 0) {
+	if (db_run_store(db, run, cause) != 0) {
 		run->id = 0;
 		return EXIT_FAIL;
 	}
@@ -127,11 +87,9 @@ char *run_state_command_line(char *const *argv, int argc)
 	return out;
 }
 
-void run_state_fill(struct run_state *rs, struct db_run *run,
-		    const struct counters *cs, const struct event_desc *evs,
-		    size_t nev)
+void run_state_fill(struct db_run *run, const struct counters *cs,
+		    const struct event_desc *evs, size_t nev)
 {
-	(void)rs;
 	struct host_facts hf;
 	host_facts_read(&hf);
 	run->host.hostname = hf.hostname;
@@ -446,15 +404,3 @@ struct ab_gate_rule ab_gate_for(struct db *db, const struct db_experiment *e,
 	return g;
 }
 
-struct db *verb_open_db(const struct prof_ctx *ctx, const char *db_opt)
-{
-	struct db *db = NULL;
-	char *cause = NULL;
-	if (db_open_readonly(&db, cli_db_path(ctx, db_opt), &cause)) {
-		print_cause("error: ", cause);
-		free(cause);
-		return NULL;
-	}
-	db_set_busy_timeout(db, cli_db_wait_ms());
-	return db;
-}

@@ -17,34 +17,16 @@
 #include "db/experiments.h"
 #include "prof/cli.h"
 #include "prof/pin.h"
+#include "prof/verb.h"
 #include "reports/ab.h"
 
-struct run_state {
-	const char *db_path;
-	struct db *db;		/* NULL when it could not be opened */
-	char *open_cause;	/* why not, when db is NULL */
-};
-
-void run_state_init(struct run_state *rs, const struct prof_ctx *ctx,
-		    const char *db_opt);
-void run_state_release(struct run_state *rs);
-
 /*
- * Before a workload starts: refuse a report file (-o) that is the
- * database, and an empty database path. EXIT_OK or EXIT_USAGE (said).
+ * Store a run into the verb's database (verb_db). 0 on success;
+ * EXIT_FAIL with *cause (why it could not be stored, the database's open
+ * failure included) otherwise, printing nothing: the caller prints the
+ * report, then run_state_not_stored().
  */
-int run_state_check_paths(const struct run_state *rs, const char *verb,
-			  const char *out);
-
-/* Open the database; on failure print the error and carry on. */
-void run_state_open_db(struct run_state *rs);
-
-/*
- * Store a run. 0 on success; EXIT_FAIL with *cause (why it could not be
- * stored, the database's open failure included) otherwise, printing
- * nothing: the caller prints the report, then run_state_not_stored().
- */
-int run_state_store(struct run_state *rs, struct db_run *run, char **cause);
+int run_state_store(struct verb_ctx *vc, struct db_run *run, char **cause);
 
 /*
  * Say, after the report, that the run was not stored and why. out: the
@@ -53,9 +35,8 @@ int run_state_store(struct run_state *rs, struct db_run *run, char **cause);
 void run_state_not_stored(const char *cause, const char *out);
 
 /* Fill host facts, cwd, version, events and threads from the counters. */
-void run_state_fill(struct run_state *rs, struct db_run *run,
-		    const struct counters *cs, const struct event_desc *evs,
-		    size_t nev);
+void run_state_fill(struct db_run *run, const struct counters *cs,
+		    const struct event_desc *evs, size_t nev);
 
 /*
  * Decide whether the run is complete and say why not: store the settings
@@ -84,14 +65,6 @@ char *run_state_command_line(char *const *argv, int argc);
 /* Say once, on stderr, which events the kernel refused and why. */
 void report_unsupported(const struct counters *cs, const struct event_desc *evs,
 			size_t nev);
-
-/*
- * Open the database the verb names (--db, else the global --db, else
- * $PROF_DB, else ./prof.db) to read it, for the verbs that only read:
- * nothing is created or written (db_open_readonly). NULL after printing
- * why it cannot be used, a missing database included.
- */
-struct db *verb_open_db(const struct prof_ctx *ctx, const char *db_opt);
 
 /*
  * The pin plan of a launched run from --pin, the affinity flags and

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "prof/cause.h"
 #include "prof/cli.h"
 #include "prof/sleepmode.h"
 
@@ -61,17 +62,15 @@ int sleep_plan_parse(struct sleep_plan *sp, const char *spec, char **cause)
 			sp->spinners_word = strdup(tok + 13);
 		} else {
 			snprintf(shown, sizeof(shown), "%.40s", tok);
-			if (cause && asprintf(cause, "bad --sleep-mode part '%s': expected "
-					      "MODE[,threshold=US][,max-spinners=K]", shown) < 0)
-				*cause = NULL;
+			cause_set(cause, 0, "bad --sleep-mode part '%s': expected "
+				  "MODE[,threshold=US][,max-spinners=K]", shown);
 			rc = -EINVAL;
 		}
 	}
 	free(copy);
 	if (!rc && !sp->mode_word) {
-		if (cause && asprintf(cause, "--sleep-mode needs a mode: passthrough, "
-				      "slack1, timerfd, yield, spin or hybrid[:MARGIN_US]") < 0)
-			*cause = NULL;
+		cause_set(cause, 0, "--sleep-mode needs a mode: passthrough, "
+			  "slack1, timerfd, yield, spin or hybrid[:MARGIN_US]");
 		rc = -EINVAL;
 	}
 	if (!rc)
@@ -127,13 +126,12 @@ static int preload_link(struct sleep_plan *sp, char **cause)
 	return 0;
 
 out_free:
-	if (cause && asprintf(cause, "cannot preload the sleep interposer '%.200s': "
-			      "LD_PRELOAD cannot carry a path with a space or a "
-			      "colon, and no link to it could be made in %s: %s\n"
-			      "hint: install prof where its path has neither, or "
-			      "set PROF_SLEEP_LIB to a copy of %s there", sp->lib,
-			      base, strerror(-rc), SLEEP_PRELOAD_LIB) < 0)
-		*cause = NULL;
+	cause_set(cause, 0, "cannot preload the sleep interposer '%.200s': "
+		  "LD_PRELOAD cannot carry a path with a space or a "
+		  "colon, and no link to it could be made in %s: %s\n"
+		  "hint: install prof where its path has neither, or "
+		  "set PROF_SLEEP_LIB to a copy of %s there", sp->lib,
+		  base, strerror(-rc), SLEEP_PRELOAD_LIB);
 	free(dir);
 	free(target);
 	return rc ? rc : -ENOMEM;
@@ -148,9 +146,8 @@ int sleep_plan_locate(struct sleep_plan *sp, char **cause)
 			sp->lib = strdup(forced);
 			return preload_link(sp, cause);
 		}
-		if (cause && asprintf(cause, "the sleep interposer is not at "
-				      "PROF_SLEEP_LIB='%.200s'", forced) < 0)
-			*cause = NULL;
+		cause_set(cause, 0, "the sleep interposer is not at "
+			  "PROF_SLEEP_LIB='%.200s'", forced);
 		return -ENOENT;
 	}
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
@@ -170,11 +167,10 @@ int sleep_plan_locate(struct sleep_plan *sp, char **cause)
 		sp->lib = strdup(installed);
 		return preload_link(sp, cause);
 	}
-	if (cause && asprintf(cause, "the sleep interposer %s is missing: looked "
-			      "in %s and %s\nhint: build it (cmake --build) or "
-			      "install prof (cmake --install)", SLEEP_PRELOAD_LIB,
-			      *beside ? beside : "(prof's directory)", installed) < 0)
-		*cause = NULL;
+	cause_set(cause, 0, "the sleep interposer %s is missing: looked "
+		  "in %s and %s\nhint: build it (cmake --build) or "
+		  "install prof (cmake --install)", SLEEP_PRELOAD_LIB,
+		  *beside ? beside : "(prof's directory)", installed);
 	return -ENOENT;
 }
 
@@ -191,9 +187,8 @@ void sleep_plan_check(struct sleep_plan *sp, const char *cmd)
 		kind = interp;
 	if (kind == SLEEP_EXE_STATIC || kind == SLEEP_EXE_STATIC_PIE) {
 		sp->preloadable = false;
-		if (asprintf(&sp->why_not, "'%.60s' is statically linked: a preload "
-			     "cannot reach its sleeps", cmd) < 0)
-			sp->why_not = NULL;
+		cause_set(&sp->why_not, 0, "'%.60s' is statically linked: a preload "
+			  "cannot reach its sleeps", cmd);
 		warning_msg("--sleep-mode %s: %s; it runs with its own sleeps, and "
 			    "the run says the mode was not applied", sp->spec,
 			    sp->why_not ? sp->why_not : "static");

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "prof/cause.h"
 #include "prof/words.h"
 
 void words_free(char **argv)
@@ -16,10 +17,8 @@ void words_free(char **argv)
 
 static int fail(char **cause, const char *s, const char *why)
 {
-	if (cause && asprintf(cause, "cannot split the command '%.40s%s': %s", s,
-			      strlen(s) > 40 ? "..." : "", why) < 0)
-		*cause = NULL;
-	return -EINVAL;
+	return cause_set(cause, EINVAL, "cannot split the command '%.40s%s': %s", s,
+			 strlen(s) > 40 ? "..." : "", why);
 }
 
 int words_split(const char *s, char ***argv, int *argc, char **cause)

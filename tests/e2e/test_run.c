@@ -518,8 +518,8 @@ static void test_run__output_over_database_is_refused(void **state)
 		char *r[] = { PROF_BIN, f->dbarg, "report", "last", "-o",
 			      (char *)outs[i], NULL };
 		p = tu_run(r, NULL);
-		assert_int_equal(p.status, 1);
-		assert_non_null(strstr(p.err, "over the database"));
+		assert_int_equal(p.status, 2);	/* the same rule for every verb */
+		assert_non_null(strstr(p.err, "is the database"));
 		tu_proc_release(&p);
 	}
 	char *l[] = { PROF_BIN, f->dbarg, "runs", "--format", "json", NULL };
@@ -542,8 +542,8 @@ static void test_run__empty_database_path_is_refused(void **state)
 	tu_proc_release(&p);
 	char *b[] = { PROF_BIN, "--db=", "runs", NULL };
 	p = tu_run(b, NULL);
-	assert_int_equal(p.status, 1);
-	assert_non_null(strstr(p.err, "the database path is empty"));
+	assert_int_equal(p.status, 2);	/* the same rule for every verb */
+	assert_non_null(strstr(p.err, "empty database path"));
 	tu_proc_release(&p);
 }
 

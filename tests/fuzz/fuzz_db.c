@@ -25,7 +25,7 @@
 #include "db/db.h"
 #include "fuzz.h"
 #include "prof/cli.h"
-#include "prof/commands.h"
+#include "prof/verb.h"
 
 static char fuzz_db_path[4200];
 static uint8_t *template_db;
@@ -128,7 +128,7 @@ static void apply_sql(char *text)
 }
 
 /* Run one verb as prof would, its output going nowhere. */
-static void verb(int (*fn)(int, char **, struct prof_ctx *), const char *words)
+static void verb(const char *words)
 {
 	char buf[512], *argv[32];
 	int argc = 0;
@@ -139,8 +139,10 @@ static void verb(int (*fn)(int, char **, struct prof_ctx *), const char *words)
 	argv[argc++] = fuzz_db_path;
 	argv[argc] = NULL;
 	struct prof_ctx ctx = { .db_path = NULL, .argv0 = "prof" };
+	const struct cmd *c = cmd_find(argv[0], NULL);
+	FZ_CHECK(c);
 	fz_quiet_begin();
-	int rc = fn(argc, argv, &ctx);
+	int rc = verb_main(c, argc, argv, &ctx);
 	fz_quiet_end();
 	if (rc != EXIT_OK && rc != EXIT_FAIL && rc != EXIT_USAGE) {
 		fprintf(stderr, "fuzz: 'prof %s' exited %d\n", words, rc);
@@ -162,22 +164,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	apply_sql(text);
 	free(text);
 
-	verb(cmd_runs, "runs");
-	verb(cmd_runs, "runs --format json");
-	verb(cmd_report, "report");
-	verb(cmd_report, "report 1 --by name --format csv");
-	verb(cmd_report, "report 2 --format json");
-	verb(cmd_report, "report 2 --by module --format markdown");
-	verb(cmd_report, "report 2 --stacks --limit 5");
-	verb(cmd_report, "report 2 --format folded");
-	verb(cmd_report, "report 4 --format json");
-	verb(cmd_report, "report 9 --by total");
-	verb(cmd_modules, "modules 3 --format json");
-	verb(cmd_modules, "modules last");
-	verb(cmd_compare, "compare");
-	verb(cmd_compare, "compare last --format json");
-	verb(cmd_compare, "compare 1 3 --format markdown");
-	verb(cmd_explain, "explain last");
-	verb(cmd_explain, "explain 1 3 --format json");
+	verb("runs");
+	verb("runs --format json");
+	verb("report");
+	verb("report 1 --by name --format csv");
+	verb("report 2 --format json");
+	verb("report 2 --by module --format markdown");
+	verb("report 2 --stacks --limit 5");
+	verb("report 2 --format folded");
+	verb("report 4 --format json");
+	verb("report 9 --by total");
+	verb("modules 3 --format json");
+	verb("modules last");
+	verb("compare");
+	verb("compare last --format json");
+	verb("compare 1 3 --format markdown");
+	verb("explain last");
+	verb("explain 1 3 --format json");
 	return 0;
 }

@@ -1,0 +1,277 @@
+/*
+ * verb: running a verb (parse by its table, check the shared groups,
+ * call it, close what it opened), the shared option groups, and finding
+ * a verb by unique prefix (as tmux does).
+ */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "db/db.h"
+#include "prof/cause.h"
+#include "prof/pin.h"
+#include "prof/verb.h"
+
+/* ---- the output group ------------------------------------------------------ */
+
+static int parse_format(struct verb_ctx *vc, const char *arg, void *field)
+{
+	return cli_parse_format(vc->name, arg, field, vc->cmd->formats) ? EXIT_USAGE : 0;
+}
+
+/* "table (default), json, csv, markdown": the row's words, in order. */
+static const char *format_help(const struct cmd *c, char *buf, size_t len)
+{
+	size_t n = 0;
+	buf[0] = '\0';
+	for (int f = 0; f < OUT_FORMAT_COUNT && n < len; f++) {
+		if (!(c->formats & (1u << f)))
+			continue;
+		n += (size_t)snprintf(buf + n, len - n, "%s%s%s", n ? ", " : "",
+				      output_format_name((enum out_format)f),
+				      f == OUT_TABLE ? " (default)" : "");
+	}
+	return buf;
+}
+
+static const char *output_help(const struct cmd *c, char *buf, size_t len)
+{
+	snprintf(buf, len, "write the report to FILE instead of %s",
+		 c->out == CMD_OUT_STDERR ? "stderr" : "stdout");
+	return buf;
+}
+
+static const struct opt output_opts[] = {
+	{ .kind = OPT_CALLBACK, .long_name = "format", .argh = "FMT",
+	  .base = OPT_IN_CTX, .off = offsetof(struct verb_ctx, fmt),
+	  .fn = parse_format, .help_fn = format_help },
+	{ .kind = OPT_STRING, .short_name = 'o', .long_name = "output",
+	  .argh = "FILE", .base = OPT_IN_CTX,
+	  .off = offsetof(struct verb_ctx, out_path), .help_fn = output_help },
+	OPT_END(),
+};
+
+const struct opt_group opt_output = { "output", output_opts, NULL, false };
+
+/* ---- the database option ----------------------------------------------------- */
+
+static int database_check(struct verb_ctx *vc)
+{
+	char buf[64];
+	vc->db_path = cli_db_path(vc->global, vc->db_opt);
+	if (!*vc->db_path)
+		return usage_error(vc->name, "empty database path: give --db PATH, or "
+				   "leave it out for ./prof.db");
+	if (vc->out_path && cli_output_is_db(vc->out_path, vc->db_path))
+		return usage_error(vc->name, "-o '%s' is the database: the report "
+				   "would overwrite every stored run",
+				   cli_echo(vc->out_path, buf, sizeof(buf)));
+	return 0;
+}
+
+static const struct opt database_opts[] = {
+	{ .kind = OPT_STRING, .long_name = "db", .argh = "PATH",
+	  .help = "database (default: $PROF_DB, else ./prof.db)",
+	  .base = OPT_IN_CTX, .off = offsetof(struct verb_ctx, db_opt) },
+	OPT_END(),
+};
+
+const struct opt_group opt_database = { "database", database_opts, database_check,
+					false };
+
+/* ---- the launch group ---------------------------------------------------------- */
+
+static int cache_affinity_on(struct verb_ctx *vc, const char *arg, void *field)
+{
+	(void)vc;
+	(void)arg;
+	*(int *)field = affinity_flag_add(*(int *)field, AFFINITY_ON);
+	return 0;
+}
+
+static int cache_affinity_off(struct verb_ctx *vc, const char *arg, void *field)
+{
+	(void)vc;
+	(void)arg;
+	*(int *)field = affinity_flag_add(*(int *)field, AFFINITY_OFF);
+	return 0;
+}
+
+static int parse_mmap_pages(struct verb_ctx *vc, const char *arg, void *field)
+{
+	long *pages = field;
+	char buf[64];
+	if (!cli_parse_long(arg, 1, 1 << 20, pages) || (*pages & (*pages - 1)))
+		return usage_error(vc->name, "bad --mmap-pages '%s': expected a power "
+				   "of 2", cli_echo(arg, buf, sizeof(buf)));
+	return 0;
+}
+
+static int launch_check(struct verb_ctx *vc)
+{
+	const struct launch_args *l = &vc->launch;
+	if (l->pid && vc->argc)
+		return usage_error(vc->name, "give either -p PID or a command, not both");
+	if (!l->pid && !vc->argc)
+		return usage_error(vc->name, "no command to %s: 'prof %s -- COMMAND' "
+				   "or 'prof %s -p PID'", vc->name, vc->name, vc->name);
+	if (l->duration > 0 && !l->pid)
+		return usage_error(vc->name, "--duration goes with -p PID; a launched "
+				   "command runs until it exits");
+	if (l->pid && (l->pin || l->affinity == AFFINITY_ON ||
+		       l->affinity == AFFINITY_BOTH))
+		return usage_error(vc->name, "--pin applies to a launched command; an "
+				   "attached process keeps its own affinity");
+	return 0;
+}
+
+#define LAUNCH(m) .base = OPT_IN_CTX, .off = offsetof(struct verb_ctx, launch.m)
+
+static const struct opt launch_opts[] = {
+	{ .kind = OPT_LONG, .short_name = 'p', .long_name = "pid", .argh = "PID",
+	  LAUNCH(pid), .min = 1, .max = INT_MAX, .expect = "a process id",
+	  .help = "attach to a running process (its threads and the\n"
+		  "processes it starts from then on) instead of\n"
+		  "launching a command" },
+	{ .kind = OPT_DOUBLE, .long_name = "duration", .argh = "SECS",
+	  LAUNCH(duration), .dmin = 0.001, .dmax = 31536000,
+	  .expect = "seconds, e.g. 10 or 0.5",
+	  .help = "with -p: stop after SECS (default: until it exits\n"
+		  "or Ctrl-C)" },
+	{ .kind = OPT_BOOL, .short_name = 'q', .long_name = "quiet", LAUNCH(quiet),
+	  .help = "store the run but print no report (unless -o)" },
+	{ .kind = OPT_STRING, .long_name = "pin", .argh = "MODE", LAUNCH(pin),
+	  .help = "run on chosen CPUs: none, largest-llc (the biggest\n"
+		  "shared last-level cache), llc:N, l2:N (the Nth\n"
+		  "domain in CPU order, as 'prof topo' numbers them),\n"
+		  "node:N, cpus:LIST (e.g. cpus:0-5,12-17)" },
+	{ .kind = OPT_CALLBACK, .long_name = "cache-affinity", LAUNCH(affinity),
+	  .fn = cache_affinity_on, .help = "same as --pin largest-llc" },
+	{ .kind = OPT_CALLBACK, .long_name = "no-cache-affinity", LAUNCH(affinity),
+	  .fn = cache_affinity_off,
+	  .help = "same as --pin none; both flags win over\n"
+		  "PROF_CACHE_AFFINITY=1|0 in the environment; with\n"
+		  "--pin, or with each other, they must agree" },
+	{ .kind = OPT_STRING, .long_name = "sysfs", .argh = "ROOT", LAUNCH(sysfs),
+	  .help = "read the topology below ROOT instead of /" },
+	{ .kind = OPT_CALLBACK, .long_name = "mmap-pages", .argh = "N",
+	  LAUNCH(mmap_pages), .fn = parse_mmap_pages,
+	  .help = "ring-buffer pages per task (a power of 2; default 256)" },
+	OPT_END(),
+};
+
+const struct opt_group opt_launch = { "launch", launch_opts, launch_check, true };
+
+/* ---- running a verb ------------------------------------------------------------- */
+
+int verb_usage_cause(const struct verb_ctx *vc, char *cause)
+{
+	print_cause("error: ", cause);
+	free(cause);
+	fprintf(stderr, "hint: run 'prof %s --help' for its options\n", vc->name);
+	return EXIT_USAGE;
+}
+
+FILE *verb_out(struct verb_ctx *vc)
+{
+	if (!vc->out_tried) {
+		vc->out_tried = true;
+		vc->out = cli_open_output(vc->out_path, vc->cmd->out == CMD_OUT_STDERR
+				       ? stderr : stdout);
+	}
+	return vc->out;
+}
+
+int verb_out_close(struct verb_ctx *vc)
+{
+	FILE *fp = vc->out;
+	vc->out = NULL;
+	return fp ? cli_close_output(fp, vc->out_path) : EXIT_OK;
+}
+
+struct db *verb_db(struct verb_ctx *vc)
+{
+	if (vc->db_tried)
+		return vc->db;
+	vc->db_tried = true;
+	char *cause = NULL;
+	int rc;
+	if (vc->cmd->db == CMD_DB_READ) {
+		rc = db_open_readonly(&vc->db, vc->db_path, &cause);
+		if (!rc)
+			db_set_busy_timeout(vc->db, cli_db_wait_ms());
+	} else {
+		rc = db_open_wait(&vc->db, vc->db_path, cli_db_wait_ms(), &cause);
+	}
+	if (rc) {
+		print_cause("error: ", cause);
+		vc->db = NULL;
+		vc->db_cause = cause;
+	}
+	return vc->db;
+}
+
+int verb_main(const struct cmd *c, int argc, char **argv,
+	      const struct prof_ctx *global)
+{
+	const struct verb *v = c->verb;
+	struct verb_ctx vc = {
+		.cmd = c, .name = c->name, .full_argc = argc, .full_argv = argv,
+		.fmt = OUT_TABLE, .global = global,
+		.launch = { .affinity = AFFINITY_UNSET },
+	};
+	if (v->args_size && !(vc.args = calloc(1, v->args_size)))
+		return error_msg("out of memory");
+	if (v->init)
+		v->init(vc.args);
+	int rc = opts_parse(&vc, argc, argv);
+	if (rc == 0) {
+		rc = v->fn(&vc);
+		int crc = verb_out_close(&vc);
+		if (rc == EXIT_OK)
+			rc = crc;
+	} else if (rc < 0) {
+		rc = EXIT_OK;	/* --help */
+	}
+	db_close(vc.db);
+	free(vc.db_cause);
+	if (v->release)
+		v->release(vc.args);
+	free(vc.args);
+	return rc;
+}
+
+const struct cmd *cmd_find(const char *name, char **cause)
+{
+	const struct cmd *hit = NULL;
+	size_t len = strlen(name);
+	int nhits = 0;
+	char list[256] = "";
+	char buf[64];
+
+	for (const struct cmd *c = commands; c->name; c++) {
+		if (!strcmp(c->name, name))
+			return c;
+		if (len && !strncmp(c->name, name, len)) {
+			hit = c;
+			nhits++;
+			if (strlen(list) + strlen(c->name) + 3 < sizeof(list)) {
+				if (*list)
+					strcat(list, ", ");
+				strcat(list, c->name);
+			}
+		}
+	}
+	if (nhits == 1)
+		return hit;
+	if (nhits > 1)
+		cause_set(cause, 0, "ambiguous verb '%s': it could be %s\n"
+			  "hint: type more of the verb", cli_echo(name, buf, sizeof(buf)),
+			  list);
+	else
+		cause_set(cause, 0, "unknown verb '%s'\n"
+			  "hint: run 'prof --help' for the list of verbs",
+			  cli_echo(name, buf, sizeof(buf)));
+	return NULL;
+}
