@@ -13,7 +13,6 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
-#include <grp.h>
 #include <stdbool.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -43,32 +42,12 @@ static int paranoid(void)
 /* tu_run, dropping root to nobody in the child first. */
 static struct tu_proc run_unprivileged(char *const argv[])
 {
-	struct tu_proc p = { 0 };
-	char outp[] = "/tmp/prof-test-out-XXXXXX";
-	char errp[] = "/tmp/prof-test-err-XXXXXX";
-	int ofd = mkstemp(outp), efd = mkstemp(errp);
-	pid_t pid = fork();
-	if (pid == 0) {
-		dup2(ofd, 1);
-		dup2(efd, 2);
-		if (geteuid() == 0 && (setgroups(0, NULL) != 0 || setgid(NOBODY) != 0 ||
-				       setuid(NOBODY) != 0))
-			_exit(126);
-		execv(argv[0], argv);
-		_exit(127);
+	struct tu_run_opts o = { 0 };
+	if (geteuid() == 0) {
+		o.as_uid = NOBODY;
+		o.as_gid = NOBODY;
 	}
-	int st = 0;
-	waitpid(pid, &st, 0);
-	p.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-	lseek(ofd, 0, SEEK_SET);
-	lseek(efd, 0, SEEK_SET);
-	p.out = tu_slurp_fd(ofd);
-	p.err = tu_slurp_fd(efd);
-	close(ofd);
-	close(efd);
-	unlink(outp);
-	unlink(errp);
-	return p;
+	return tu_run_ex(argv, NULL, &o);
 }
 
 static int setup(void **state)
