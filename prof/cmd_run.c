@@ -122,6 +122,8 @@ static int cmd_run(struct verb_ctx *vc)
 		.attach_pid = (pid_t)l->pid,
 		.duration_s = l->duration,
 		.evs = evs, .nev = nev,
+		.quiet = l->quiet,
+		.report_follows = !vc->out_path,
 		.plan = launched ? &plan : NULL,
 		.out_fd = -1,
 		.mmap_pages = l->mmap_pages ? (size_t)l->mmap_pages : 256,

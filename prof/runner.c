@@ -478,7 +478,8 @@ int runner_run(const struct runner_opts *o, struct db_run *run, char **cause)
 	if (o->record_dump)
 		dump_header(o->record_dump, cs, &co);
 	if (!o->quiet) {
-		report_unsupported(cs, o->evs, o->nev);
+		if (!o->report_follows)
+			report_unsupported(cs, o->evs, o->nev);
 		if (o->plan && o->plan->apply)
 			fprintf(stderr, "prof: %s\n", o->plan->desc);
 	}

@@ -42,6 +42,9 @@ struct runner_opts {
 	size_t mmap_pages;		/* 0: default */
 	bool quiet;			/* do not print the pin sentence or the
 					   unsupported-event warning */
+	bool report_follows;		/* the verb prints a report on stderr
+					   at the end, whose footer names the
+					   unsupported events: no warning first */
 	const char *kind;		/* the stored run's kind; NULL: "run"/"attach" */
 	bool working_set;		/* sample page faults with their address */
 	struct sleep_plan *sleep;	/* --sleep-mode (launch only), or NULL */
