@@ -36,8 +36,8 @@ int main(int argc, char **argv)
 		} else if (!strncmp(a, "--db=", 5)) {
 			ctx.db_path = a + 5;
 			i++;
-		} else if (!strcmp(a, "-v")) {
-			verbose++;
+		} else if (a[1] == 'v' && strspn(a + 1, "v") == strlen(a + 1)) {
+			verbose += (int)strlen(a + 1);	/* -v, -vv, -vvv */
 			i++;
 		} else if (!strcmp(a, "--version")) {
 			printf("prof %s\n", PROF_VERSION);

@@ -485,6 +485,17 @@ static void test_run__report_by_name_and_help(void **state)
 	assert_non_null(strstr(p.out, "| **total** | **7** |"));
 	tu_proc_release(&p);
 
+	/* -v repeats, as the help says: -vv is -v -v. */
+	char *vv[] = { PROF_BIN, "-vv", f->dbarg, "runs", NULL };
+	struct tu_proc v = tu_run(vv, NULL);
+	assert_int_equal(v.status, 0);
+	tu_proc_release(&v);
+	char *vx[] = { PROF_BIN, "-vx", f->dbarg, "runs", NULL };
+	v = tu_run(vx, NULL);
+	assert_int_equal(v.status, 2);
+	assert_non_null(strstr(v.err, "unknown option '-vx'"));
+	tu_proc_release(&v);
+
 	char *h1[] = { PROF_BIN, "help", "run", NULL };
 	char *h2[] = { PROF_BIN, "run", "--help", NULL };
 	struct tu_proc x = tu_run(h1, NULL), y = tu_run(h2, NULL);
