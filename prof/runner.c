@@ -4,6 +4,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -264,6 +265,29 @@ static int open_attached(struct counters *cs, pid_t pid, char **cause)
  * The CPU time the scheduler charged task pid itself (utime + stime of
  * its main thread, clock ticks), or -1. Read while it is a zombie.
  */
+/* /proc/PID/cmdline as one command line (quoted as a launched one is),
+ * or NULL when it cannot be read (a kernel thread, a process gone). */
+static char *proc_cmdline(pid_t pid)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	char buf[8192];
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return NULL;
+	buf[n] = '\0';
+	char *argv[256];
+	int argc = 0;
+	for (char *p = buf; p < buf + n && argc < 255; p += strlen(p) + 1)
+		argv[argc++] = p;
+	argv[argc] = NULL;
+	return run_state_command_line(argv, argc);
+}
+
 /* Would exec'ing path change this process's user or group ids? */
 static bool exec_gains_privileges(const char *path)
 {
@@ -419,6 +443,7 @@ int runner_run(const struct runner_opts *o, struct db_run *run, char **cause)
 	struct rusage ru;
 	memset(&ru, 0, sizeof(ru));
 	int64_t root_own_ns = -1;
+	char *attached_cmdline = NULL;	/* the attached process's command */
 
 	char **env = o->env_set;
 	char **merged = NULL;
@@ -466,6 +491,7 @@ int runner_run(const struct runner_opts *o, struct db_run *run, char **cause)
 		}
 	} else {
 		proc_times(o->attach_pid, &u0, &s0);
+		attached_cmdline = proc_cmdline(o->attach_pid);
 		rc = open_attached(cs, o->attach_pid, cause);
 		if (rc) {
 			rc = rc == -ESRCH ? rc : not_a_launch_error(rc);
@@ -547,7 +573,10 @@ int runner_run(const struct runner_opts *o, struct db_run *run, char **cause)
 		run->user_s = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6;
 		run->sys_s = (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
 	} else {
-		if (asprintf(&run->command, "-p %d", (int)o->attach_pid) < 0)
+		run->command = attached_cmdline;
+		attached_cmdline = NULL;
+		if (!run->command &&
+		    asprintf(&run->command, "-p %d", (int)o->attach_pid) < 0)
 			run->command = NULL;
 		run->user_s = u1 - u0;
 		run->sys_s = s1 - s0;
@@ -577,6 +606,7 @@ int runner_run(const struct runner_opts *o, struct db_run *run, char **cause)
 		db_run_set(run, "sleep_mode", o->sleep->spec);
 	rc = 0;
 out_signals:
+	free(attached_cmdline);
 	free(merged);
 	for (size_t i = 0; i < NCAUGHT; i++)
 		sigaction(caught[i], &old[i], NULL);

@@ -184,7 +184,10 @@ static void write_header(const struct db_run *run, size_t nrows,
 {
 	const char *lead = fmt == OUT_MARKDOWN ? "" : " ";
 	char status[64];
-	if (run->term_signal)
+	bool attached = run->kind && !strcmp(run->kind, "attach");
+	if (attached)	/* it was not ours to end: no exit status */
+		snprintf(status, sizeof(status), "attached to %d", (int)run->pid);
+	else if (run->term_signal)
 		snprintf(status, sizeof(status), "killed by signal %d (status %d)",
 			 run->term_signal, run->exit_status);
 	else

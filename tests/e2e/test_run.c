@@ -427,6 +427,15 @@ static void test_run__attach_counts_existing_threads(void **state)
 	p = tu_run(b, NULL);
 	assert_non_null(strstr(p.out, "attach"));
 	tu_proc_release(&p);
+	/* The stored command is the process's own (/proc/PID/cmdline), and
+	 * the header says it was attached to, not how it exited. */
+	char *r[] = { PROF_BIN, f->dbarg, "report", "last", NULL };
+	p = tu_run(r, NULL);
+	char want[64];
+	snprintf(want, sizeof(want), "spinner 3 2' attached to %d", (int)pid);
+	if (!strstr(p.out, want))
+		fail_msg("want \"%s\" in:\n%.300s", want, p.out);
+	tu_proc_release(&p);
 	free(sp);
 }
 
