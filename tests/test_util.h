@@ -104,6 +104,8 @@ struct tu_run_opts {
 	 * 0: as the caller. */
 	uid_t as_uid;
 	gid_t as_gid;
+	/* Called in the child just before exec (limits, say); NULL: none. */
+	void (*before_exec)(void);
 };
 
 /*
@@ -129,6 +131,8 @@ static inline struct tu_proc tu_run_ex(char *const argv[], char *const env[],
 		if (o && o->as_uid && (setgroups(0, NULL) != 0 ||
 				       setgid(o->as_gid) != 0 || setuid(o->as_uid) != 0))
 			_exit(126);
+		if (o && o->before_exec)
+			o->before_exec();
 		execv(argv[0], argv);
 		_exit(127);
 	}

@@ -59,46 +59,29 @@ static void fresh(struct fx *f)
 	free(cmd);
 }
 
-/* tu_run with 20 s of CPU, 1 GiB of address space and files of 64 MiB
- * for prof. */
+/* 20 s of CPU, 1 GiB of address space and files of 64 MiB for prof. */
+static void set_limits(void)
+{
+	struct rlimit rl = { 20, 21 };
+	setrlimit(RLIMIT_CPU, &rl);
+	rl.rlim_cur = rl.rlim_max = 0;
+	setrlimit(RLIMIT_CORE, &rl);
+	/* The group loop of a report wrote 4.9 GB in its 20 s. */
+	rl.rlim_cur = rl.rlim_max = 64 << 20;
+	setrlimit(RLIMIT_FSIZE, &rl);
+#ifndef __SANITIZE_ADDRESS__
+	/* Not under ASan (prof is built as this test is), which reserves
+	 * terabytes of address space up front. */
+	rl.rlim_cur = rl.rlim_max = (rlim_t)1 << 30;
+	setrlimit(RLIMIT_AS, &rl);
+#endif
+}
+
+/* tu_run under those limits. */
 static struct tu_proc run_limited(char *const argv[])
 {
-	struct tu_proc p = { 0 };
-	char outp[] = "/tmp/prof-test-out-XXXXXX";
-	char errp[] = "/tmp/prof-test-err-XXXXXX";
-	int ofd = mkstemp(outp), efd = mkstemp(errp);
-	pid_t pid = fork();
-	if (pid == 0) {
-		dup2(ofd, 1);
-		dup2(efd, 2);
-		struct rlimit rl = { 20, 21 };
-		setrlimit(RLIMIT_CPU, &rl);
-		rl.rlim_cur = rl.rlim_max = 0;
-		setrlimit(RLIMIT_CORE, &rl);
-		/* The group loop of a report wrote 4.9 GB in its 20 s. */
-		rl.rlim_cur = rl.rlim_max = 64 << 20;
-		setrlimit(RLIMIT_FSIZE, &rl);
-#ifndef __SANITIZE_ADDRESS__
-		/* Not under ASan (prof is built as this test is), which
-		 * reserves terabytes of address space up front. */
-		rl.rlim_cur = rl.rlim_max = (rlim_t)1 << 30;
-		setrlimit(RLIMIT_AS, &rl);
-#endif
-		execv(argv[0], argv);
-		_exit(127);
-	}
-	int st = 0;
-	waitpid(pid, &st, 0);
-	p.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-	lseek(ofd, 0, SEEK_SET);
-	lseek(efd, 0, SEEK_SET);
-	p.out = tu_slurp_fd(ofd);
-	p.err = tu_slurp_fd(efd);
-	close(ofd);
-	close(efd);
-	unlink(outp);
-	unlink(errp);
-	return p;
+	const struct tu_run_opts o = { .before_exec = set_limits };
+	return tu_run_ex(argv, NULL, &o);
 }
 
 struct damage {
