@@ -1,423 +1,15 @@
 /*
- * ab (reports): per-metric statistics of an A/B experiment and their
- * tables; see ab.h for which runs count and how rounds pair.
+ * ab (reports): the tables of an A/B experiment (terminal, Markdown, CSV,
+ * JSON), of two single runs and of the stored experiments. The numbers
+ * come from abstat.c; this file only lays them out.
  */
-#include <ctype.h>
-#include <stdarg.h>
-#include <stdio.h>
-#include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "reports/ab.h"
 #include "reports/rows.h"
-
-enum msrc { M_WALL, M_CPU, M_CORES, M_EVENT, M_PKI, M_PER_CPU_MS, M_IPC, M_SCORE,
-	    M_PER };
-
-/* Where a metric's value comes from in a run. */
-struct msource {
-	enum msrc kind;
-	char *key;		/* event or score name */
-};
-
-static double event_of(const struct db_exp_run *r, const char *name, bool *supported)
-{
-	for (size_t i = 0; i < r->nevents; i++) {
-		if (!strcmp(r->ev_names[i], name)) {
-			if (supported)
-				*supported = r->ev_supported[i];
-			return r->ev_values[i];
-		}
-	}
-	if (supported)
-		*supported = false;
-	return NAN;
-}
-
-static double score_of(const struct db_exp_run *r, const char *name)
-{
-	for (size_t i = 0; i < r->nscores; i++)
-		if (!strcmp(r->scores[i].name, name))
-			return r->scores[i].found ? r->scores[i].value : NAN;
-	return NAN;
-}
-
-static double value_of(const struct db_exp_run *r, const struct msource *m)
-{
-	double cpu = r->user_s + r->sys_s;
-	switch (m->kind) {
-	case M_WALL:
-		return r->wall_s;
-	case M_CPU:
-		return cpu;
-	case M_CORES:
-		return r->wall_s > 0 ? cpu / r->wall_s : NAN;
-	case M_EVENT:
-		return event_of(r, m->key, NULL);
-	case M_PKI: {
-		double ins = event_of(r, "instructions", NULL);
-		double v = event_of(r, m->key, NULL);
-		return ins > 0 ? 1000.0 * v / ins : NAN;
-	}
-	case M_PER_CPU_MS: {
-		double v = event_of(r, m->key, NULL);
-		return cpu > 0 ? v / (cpu * 1000.0) : NAN;
-	}
-	case M_IPC: {
-		double ins = event_of(r, "instructions", NULL);
-		double cyc = event_of(r, "cycles", NULL);
-		return cyc > 0 ? ins / cyc : NAN;
-	}
-	case M_SCORE:
-		return score_of(r, m->key);
-	case M_PER: {
-		double s = score_of(r, m->key);
-		return s > 0 ? 1000.0 * cpu / s : NAN;
-	}
-	}
-	return NAN;
-}
-
-static bool run_counts(const struct db_exp_run *r)
-{
-	return !r->warmup && r->exit_status == 0 && !r->interrupted;
-}
-
-static void warn(struct ab_analysis *a, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void warn(struct ab_analysis *a, const char *fmt, ...)
-{
-	va_list ap;
-	char *s;
-	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) < 0)
-		s = NULL;
-	va_end(ap);
-	if (!s)
-		return;
-	char **v = realloc(a->warnings, (a->nwarnings + 1) * sizeof(char *));
-	if (!v)
-		abort();
-	a->warnings = v;
-	v[a->nwarnings++] = s;
-}
-
-static bool is_miss_event(const char *name)
-{
-	return strcasestr(name, "miss") != NULL;
-}
-
-/* The score definitions kept in the experiment's settings: "NAME=RE[:higher]". */
-static void add_metric(struct ab_metric **ms, struct msource **src, size_t *n,
-		       const char *name, enum msrc kind, const char *key,
-		       bool higher, bool supported, const char *unit)
-{
-	*ms = realloc(*ms, (*n + 1) * sizeof(**ms));
-	*src = realloc(*src, (*n + 1) * sizeof(**src));
-	if (!*ms || !*src)
-		abort();
-	struct ab_metric *m = &(*ms)[*n];
-	memset(m, 0, sizeof(*m));
-	m->name = strdup(name);
-	m->higher_is_better = higher;
-	m->supported = supported;
-	m->unit = strdup(unit);
-	(*src)[*n].kind = kind;
-	(*src)[*n].key = key ? strdup(key) : NULL;
-	(*n)++;
-}
-
-static size_t build_metrics(const struct db_experiment *e, struct ab_metric **ms,
-			    struct msource **src)
-{
-	size_t n = 0;
-	*ms = NULL;
-	*src = NULL;
-	add_metric(ms, src, &n, "wall_s", M_WALL, NULL, false, true, "s");
-	add_metric(ms, src, &n, "cpu_s", M_CPU, NULL, false, true, "s");
-	add_metric(ms, src, &n, "cores", M_CORES, NULL, false, true, "cores");
-	/* Events, in the order of the first run that has them. */
-	const struct db_exp_run *first = NULL;
-	for (size_t i = 0; i < e->nruns && !first; i++)
-		if (e->runs[i].nevents)
-			first = &e->runs[i];
-	bool have_ins = false, have_cyc = false;
-	for (size_t k = 0; first && k < first->nevents; k++) {
-		bool sup = false;
-		for (size_t i = 0; i < e->nruns; i++) {
-			bool s;
-			event_of(&e->runs[i], first->ev_names[k], &s);
-			sup = sup || s;
-		}
-		bool time = !strcmp(first->ev_names[k], "task-clock") ||
-			    !strcmp(first->ev_names[k], "cpu-clock");
-		add_metric(ms, src, &n, first->ev_names[k], M_EVENT, first->ev_names[k],
-			   false, sup, time ? "ns" : "count");
-		if (!strcmp(first->ev_names[k], "instructions") && sup)
-			have_ins = true;
-		if (!strcmp(first->ev_names[k], "cycles") && sup)
-			have_cyc = true;
-	}
-	/* Misses per thousand instructions where instructions counted, else
-	 * per CPU millisecond; IPC where cycles counted too. */
-	for (size_t k = 0; first && k < first->nevents; k++) {
-		if (!is_miss_event(first->ev_names[k]))
-			continue;
-		char name[128];
-		snprintf(name, sizeof(name), "%s.%s", first->ev_names[k],
-			 have_ins ? "pki" : "per_cpu_ms");
-		bool sup;
-		event_of(first, first->ev_names[k], &sup);
-		add_metric(ms, src, &n, name, have_ins ? M_PKI : M_PER_CPU_MS,
-			   first->ev_names[k], false, sup,
-			   have_ins ? "per kinst" : "per CPU ms");
-	}
-	if (have_ins && have_cyc)
-		add_metric(ms, src, &n, "ipc", M_IPC, NULL, true, true, "inst/cycle");
-	for (size_t i = 0; i < e->nsettings; i++) {
-		if (strcmp(e->settings[i].key, "score") || !e->settings[i].value)
-			continue;
-		const char *v = e->settings[i].value;
-		const char *eq = strchr(v, '=');
-		if (!eq)
-			continue;
-		char *name = strndup(v, (size_t)(eq - v));
-		size_t len = strlen(v);
-		bool higher = len > 7 && !strcmp(v + len - 7, ":higher");
-		add_metric(ms, src, &n, name, M_SCORE, name, higher, true, "");
-		free(name);
-	}
-	for (size_t i = 0; i < e->nsettings; i++) {
-		if (strcmp(e->settings[i].key, "per") || !e->settings[i].value)
-			continue;
-		char name[128];
-		snprintf(name, sizeof(name), "cpu_ms_per_%s", e->settings[i].value);
-		add_metric(ms, src, &n, name, M_PER, e->settings[i].value, false, true, "ms");
-	}
-	return n;
-}
-
-static void free_sources(struct msource *src, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		free(src[i].key);
-	free(src);
-}
-
-/* The counted run of arm a in round r, or NULL. */
-static const struct db_exp_run *run_at(const struct db_experiment *e, size_t a, int r)
-{
-	for (size_t i = 0; i < e->nruns; i++) {
-		const struct db_exp_run *x = &e->runs[i];
-		if ((size_t)x->arm == a && x->round == r && !x->warmup)
-			return x;
-	}
-	return NULL;
-}
-
-/* Paired values of arm a against the baseline for metric m. */
-static size_t pairs(const struct db_experiment *e, const struct msource *m,
-		    size_t a, double *base, double *arm, unsigned *bs,
-		    unsigned *as, double *rx)
-{
-	size_t n = 0;
-	for (int r = 0; r < e->rounds; r++) {
-		const struct db_exp_run *x = run_at(e, 0, r), *y = run_at(e, a, r);
-		if (!x || !y || !run_counts(x) || !run_counts(y))
-			continue;
-		double vb = value_of(x, m), va = value_of(y, m);
-		if (!isfinite(vb) || !isfinite(va))
-			continue;
-		base[n] = vb;
-		arm[n] = va;
-		bs[n] = (unsigned)x->position;
-		as[n] = (unsigned)y->position;
-		rx[n] = r;
-		n++;
-	}
-	return n;
-}
-
-static void aa_gate(const struct db_experiment *aa, const struct msource *m,
-		    double *gate)
-{
-	size_t cap = aa->nruns + 1;
-	double *b = calloc(cap, sizeof(double)), *x = calloc(cap, sizeof(double));
-	double *rx = calloc(cap, sizeof(double));
-	unsigned *bs = calloc(cap, sizeof(unsigned)), *xs = calloc(cap, sizeof(unsigned));
-	size_t n = aa->narms >= 2 ? pairs(aa, m, 1, b, x, bs, xs, rx) : 0;
-	double g;
-	if (n >= 2 && stats_aa_gate(b, x, n, &g, NULL) == 0 && isfinite(g))
-		*gate = g;
-	free(b);
-	free(x);
-	free(rx);
-	free(bs);
-	free(xs);
-}
-
-int ab_analyze(const struct db_experiment *e, const struct ab_gate_rule *gate,
-	       struct ab_analysis *out, char **cause)
-{
-	memset(out, 0, sizeof(*out));
-	out->exp = e;
-	out->narms = e->narms;
-	if (e->narms < 1) {
-		if (cause && asprintf(cause, "experiment %lld has no arms",
-				      (long long)e->id) < 0)
-			*cause = NULL;
-		return -EINVAL;
-	}
-	struct msource *src;
-	out->nmetrics = build_metrics(e, &out->metrics, &src);
-	out->cells = calloc(out->narms * out->nmetrics, sizeof(*out->cells));
-	out->cmp = calloc((out->narms > 1 ? out->narms - 1 : 1) * out->nmetrics,
-			  sizeof(*out->cmp));
-	if (!out->cells || !out->cmp)
-		abort();
-
-	for (size_t i = 0; i < e->nruns; i++) {
-		const struct db_exp_run *r = &e->runs[i];
-		const char *arm = (size_t)r->arm < e->narms ? e->arms[r->arm].name : "?";
-		if (r->warmup) {
-			out->warmup_runs++;
-		} else if (r->interrupted) {
-			out->interrupted_runs++;
-			warn(out, "run %lld (arm %s, round %d) was interrupted; left out",
-			     (long long)r->run_id, arm, r->round + 1);
-		} else if (r->exit_status != 0) {
-			out->failed_runs++;
-			warn(out, "run %lld (arm %s, round %d) exited with status %d; left "
-			     "out of the statistics", (long long)r->run_id, arm,
-			     r->round + 1, r->exit_status);
-		} else {
-			for (size_t k = 0; k < r->nscores; k++)
-				if (!r->scores[k].found)
-					warn(out, "run %lld (arm %s, round %d) printed no '%s'; "
-					     "left out of that metric", (long long)r->run_id,
-					     arm, r->round + 1, r->scores[k].name);
-		}
-	}
-	for (int r = 0; r < e->rounds; r++) {
-		bool all = true;
-		for (size_t a = 0; a < e->narms; a++) {
-			const struct db_exp_run *x = run_at(e, a, r);
-			all = all && x && run_counts(x);
-		}
-		out->counted_rounds += all;
-	}
-
-	for (size_t m = 0; m < out->nmetrics; m++) {
-		struct ab_metric *met = &out->metrics[m];
-		met->gate_pct = gate ? gate->default_pct : 1.0;
-		met->gate_source = strdup("default");
-		if (gate && !isnan(gate->given_pct)) {
-			met->gate_pct = gate->given_pct;
-			free(met->gate_source);
-			met->gate_source = strdup("--gate");
-		} else if (gate && gate->aa) {
-			double g = NAN;
-			aa_gate(gate->aa, &src[m], &g);
-			if (isfinite(g)) {
-				met->gate_pct = g;
-				free(met->gate_source);
-				if (asprintf(&met->gate_source, "A/A experiment %lld",
-					     (long long)gate->aa->id) < 0)
-					met->gate_source = NULL;
-			}
-		}
-		for (size_t a = 0; a < out->narms; a++) {
-			struct ab_cell *c = &out->cells[a * out->nmetrics + m];
-			c->values = calloc(e->nruns + 1, sizeof(double));
-			c->run_ids = calloc(e->nruns + 1, sizeof(int64_t));
-			for (size_t i = 0; i < e->nruns; i++) {
-				const struct db_exp_run *r = &e->runs[i];
-				if ((size_t)r->arm != a || !run_counts(r))
-					continue;
-				double v = value_of(r, &src[m]);
-				if (!isfinite(v))
-					continue;
-				c->values[c->n] = v;
-				c->run_ids[c->n] = r->run_id;
-				c->n++;
-			}
-			if (c->n)
-				stats_summarize(c->values, c->n, &c->sum);
-		}
-		for (size_t a = 1; a < out->narms; a++) {
-			struct ab_comparison *cp = &out->cmp[(a - 1) * out->nmetrics + m];
-			cp->arm = a;
-			cp->metric = m;
-			if (!met->supported) {
-				cp->why = strdup("not supported on this machine");
-				continue;
-			}
-			size_t cap = (size_t)e->rounds + 1;
-			double *b = calloc(cap, sizeof(double)), *x = calloc(cap, sizeof(double));
-			double *rx = calloc(cap, sizeof(double));
-			unsigned *bs = calloc(cap, sizeof(unsigned)), *xs = calloc(cap, sizeof(unsigned));
-			size_t n = pairs(e, &src[m], a, b, x, bs, xs, rx);
-			char *why = NULL;
-			if (n == 0) {
-				cp->why = strdup("no round has both arms");
-			} else if (stats_paired_logratio(b, x, n, &cp->p, &why) == 0) {
-				cp->computable = true;
-				stats_position_effect(b, x, bs, xs, n, &cp->pos, NULL);
-				stats_baseline_trend(b, rx, n, &cp->trend, NULL);
-				stats_judge(&cp->p, &cp->pos, &cp->trend, met->gate_pct,
-					    met->higher_is_better, &cp->j);
-				if (cp->j.position_large)
-					warn(out, "%s, %s: the slot in the round moves it by %+.1f%%, "
-					     "large next to the effect (%+.1f%%): order matters here",
-					     met->name, e->arms[a].name, cp->pos.pct, cp->p.delta_pct);
-				if (cp->j.trend_large)
-					warn(out, "%s: the baseline drifted %+.1f%% from the first "
-					     "round to the last, large next to the effect (%+.1f%%)",
-					     met->name, cp->trend.pct_span, cp->p.delta_pct);
-			} else {
-				cp->why = why ? why : strdup("cannot compare");
-				why = NULL;
-			}
-			free(why);
-			free(b);
-			free(x);
-			free(rx);
-			free(bs);
-			free(xs);
-		}
-	}
-	free_sources(src, out->nmetrics);
-	return 0;
-}
-
-void ab_analysis_release(struct ab_analysis *a)
-{
-	if (!a)
-		return;
-	for (size_t m = 0; m < a->nmetrics; m++) {
-		free(a->metrics[m].name);
-		free(a->metrics[m].unit);
-		free(a->metrics[m].gate_source);
-	}
-	free(a->metrics);
-	for (size_t i = 0; i < a->narms * a->nmetrics; i++) {
-		free(a->cells[i].values);
-		free(a->cells[i].run_ids);
-	}
-	free(a->cells);
-	size_t ncmp = (a->narms > 1 ? a->narms - 1 : 0) * a->nmetrics;
-	for (size_t i = 0; i < ncmp; i++)
-		free(a->cmp[i].why);
-	free(a->cmp);
-	for (size_t i = 0; i < a->nwarnings; i++)
-		free(a->warnings[i]);
-	free(a->warnings);
-	memset(a, 0, sizeof(*a));
-}
 
 /* ---- rendering ---- */
 
@@ -461,17 +53,6 @@ static const char *order_name(const char *o)
 	if (!strcmp(o, "abba"))
 		return "ABBA";
 	return o;
-}
-
-static const struct ab_cell *cell(const struct ab_analysis *a, size_t arm, size_t m)
-{
-	return &a->cells[arm * a->nmetrics + m];
-}
-
-static const struct ab_comparison *cmp_of(const struct ab_analysis *a, size_t arm,
-					  size_t m)
-{
-	return arm ? &a->cmp[(arm - 1) * a->nmetrics + m] : NULL;
 }
 
 static void verdict_text(const struct ab_comparison *c, char *buf, size_t n)
@@ -600,7 +181,7 @@ static void arm_row(struct rows *r, size_t row, const struct ab_analysis *a,
 		    size_t arm, size_t m)
 {
 	const struct ab_metric *met = &a->metrics[m];
-	const struct ab_cell *c = cell(a, arm, m);
+	const struct ab_cell *c = ab_cell_of(a, arm, m);
 	char b1[64], b2[64], b3[200];
 	rows_str(r, row, A_METRIC, met->name);
 	rows_str(r, row, A_ARM, a->exp->arms[arm].name);
@@ -625,7 +206,7 @@ static void arm_row(struct rows *r, size_t row, const struct ab_analysis *a,
 		rows_text(r, row, A_MEAN_SD, "-");
 	}
 	rows_num(r, row, A_GATE, met->gate_pct);
-	const struct ab_comparison *cp = cmp_of(a, arm, m);
+	const struct ab_comparison *cp = ab_comparison_of(a, arm, m);
 	if (!cp || !cp->computable) {
 		rows_str(r, row, A_VERDICT, cp ? "n/a" : "baseline");
 		rows_text(r, row, A_DELTA_CI, "%s", cp ? (cp->why ? cp->why : "n/a")
@@ -787,7 +368,7 @@ static struct rows *arm_metrics(const struct ab_analysis *a, size_t arm)
 	free(cols);
 	size_t row = rows_add(r);
 	for (size_t m = 0; m < a->nmetrics; m++) {
-		const struct ab_cell *c = cell(a, arm, m);
+		const struct ab_cell *c = ab_cell_of(a, arm, m);
 		if (!a->metrics[m].supported) {
 			rows_null(r, row, m);
 			continue;
@@ -851,7 +432,7 @@ static const struct col comparison_cols[CO_NCOLS] = {
 static void comparison_row(struct rows *r, const struct ab_analysis *a,
 			   size_t arm, size_t m)
 {
-	const struct ab_comparison *cp = cmp_of(a, arm, m);
+	const struct ab_comparison *cp = ab_comparison_of(a, arm, m);
 	bool ok = cp->computable;
 	size_t row = rows_add(r);
 	rows_str(r, row, CO_ARM, a->exp->arms[arm].name);
@@ -941,7 +522,7 @@ static void write_json(const struct ab_analysis *a, FILE *fp)
 		rows_int(sched, k, SC_POSITION, x->position);
 		rows_bool(sched, k, SC_WARMUP, x->warmup);
 		rows_int(sched, k, SC_EXIT, x->exit_status);
-		rows_bool(sched, k, SC_COUNTED, run_counts(x));
+		rows_bool(sched, k, SC_COUNTED, ab_run_counts(x));
 	}
 	rows_nest(doc, row, X_SCHEDULE, sched);
 	struct rows *arms = rows_new(NULL, arm_doc_cols, AR_N, 0);
@@ -950,7 +531,7 @@ static void write_json(const struct ab_analysis *a, FILE *fp)
 		rows_str(arms, k, AR_NAME, e->arms[arm].name);
 		rows_str(arms, k, AR_COMMAND, e->arms[arm].command);
 		/* The counted run ids, in order (wall_s counts every good run). */
-		const struct ab_cell *c0 = cell(a, arm, 0);
+		const struct ab_cell *c0 = ab_cell_of(a, arm, 0);
 		rows_nest(arms, k, AR_RUNS, number_list(NULL, c0->run_ids, c0->n));
 		rows_nest(arms, k, AR_METRICS, arm_metrics(a, arm));
 	}
@@ -988,72 +569,6 @@ void ab_render(const struct ab_analysis *a, enum out_format fmt, FILE *fp)
 		write_terminal(a, fp);
 		break;
 	}
-}
-
-/* ---- two single runs ---- */
-
-/* A run seen as an experiment run, so the same metric code reads it. */
-static void as_exp_run(const struct db_run *r, struct db_exp_run *x)
-{
-	memset(x, 0, sizeof(*x));
-	x->run_id = r->id;
-	x->exit_status = r->exit_status;
-	x->wall_s = r->wall_s;
-	x->user_s = r->user_s;
-	x->sys_s = r->sys_s;
-	x->nevents = r->nevents;
-	x->ev_names = calloc(r->nevents + 1, sizeof(char *));
-	x->ev_supported = calloc(r->nevents + 1, sizeof(bool));
-	x->ev_values = calloc(r->nevents + 1, sizeof(double));
-	for (size_t i = 0; i < r->nevents; i++) {
-		x->ev_names[i] = r->events[i].name;
-		x->ev_supported[i] = r->events[i].supported;
-		double v;
-		enum db_count_state s = db_count_scaled(&r->events[i].total, &v);
-		x->ev_values[i] = r->events[i].supported &&
-				  (s == COUNT_OK || s == COUNT_SCALED) ? v : NAN;
-	}
-}
-
-int ab_pair_of_runs(const struct db_run *ra, const struct db_run *rb,
-		    struct ab_pair *out)
-{
-	struct db_exp_run x[2];
-	as_exp_run(ra, &x[0]);
-	as_exp_run(rb, &x[1]);
-	struct db_experiment e;
-	memset(&e, 0, sizeof(e));
-	e.runs = x;
-	e.nruns = 2;
-	struct msource *src;
-	memset(out, 0, sizeof(*out));
-	out->n = build_metrics(&e, &out->metrics, &src);
-	out->a = calloc(out->n + 1, sizeof(double));
-	out->b = calloc(out->n + 1, sizeof(double));
-	for (size_t m = 0; m < out->n; m++) {
-		out->a[m] = value_of(&x[0], &src[m]);
-		out->b[m] = value_of(&x[1], &src[m]);
-	}
-	free_sources(src, out->n);
-	for (int i = 0; i < 2; i++) {
-		free(x[i].ev_names);
-		free(x[i].ev_supported);
-		free(x[i].ev_values);
-	}
-	return 0;
-}
-
-void ab_pair_release(struct ab_pair *p)
-{
-	for (size_t m = 0; m < p->n; m++) {
-		free(p->metrics[m].name);
-		free(p->metrics[m].unit);
-		free(p->metrics[m].gate_source);
-	}
-	free(p->metrics);
-	free(p->a);
-	free(p->b);
-	memset(p, 0, sizeof(*p));
 }
 
 enum { TR_METRIC, TR_A, TR_B, TR_DELTA, TR_RUN_A, TR_RUN_B, TR_N };

@@ -1,0 +1,134 @@
+/*
+ * abstat (reports): the analysis of an A/B experiment, computed from what
+ * the database holds, so `prof ab` and `prof compare` print the same
+ * numbers. For each metric (wall_s, cpu_s, cores, every counter, misses
+ * per thousand instructions when instructions were counted, every score,
+ * and per-unit costs), each arm's summary, and against the baseline the
+ * paired log-ratio statistics of reports/stats with a verdict against a
+ * noise gate. Nothing here prints: reports/ab.h lays the result out.
+ *
+ * Which runs count: not warm-ups, exit status 0, not interrupted; a score
+ * missing from a run's output leaves that run out of that metric only.
+ * A comparison pairs the rounds where both the baseline and the arm have
+ * a value.
+ *
+ * For a caller with its own per-round values (one control arm against
+ * several step arms, say), ab_compare() is the whole comparison of one
+ * arm against the control on one metric: delta%, 95% CI, p-value and
+ * verdict, the same code ab_analyze() runs for each (arm, metric).
+ *
+ * Caller-owned structs; not thread-safe (a struct ab_analysis is not
+ * shared), though nothing here keeps global state.
+ */
+#ifndef REPORTS_ABSTAT_H
+#define REPORTS_ABSTAT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "db/experiments.h"
+#include "db/runs.h"
+#include "reports/stats.h"
+
+struct ab_metric {
+	char *name;
+	bool higher_is_better;
+	bool supported;		/* false: an event this machine cannot count */
+	char *unit;		/* "s", "cores", "count", "ms", "" */
+	double gate_pct;	/* the gate used for it */
+	char *gate_source;	/* "--gate", "A/A experiment N", "default" */
+};
+
+struct ab_cell {
+	size_t n;
+	struct stats_summary sum;	/* values borrowed from `values` */
+	double *values;			/* counted runs' values, in run order */
+	int64_t *run_ids;
+};
+
+/* One arm against the baseline on one metric. */
+struct ab_comparison {
+	size_t arm, metric;
+	bool computable;
+	char *why;			/* when not computable; owned */
+	struct stats_paired p;		/* delta_pct, ci95_lo_pct/hi_pct, p_value */
+	struct stats_position pos;	/* zero (not computable) without slots */
+	struct stats_trend trend;	/* the baseline's drift */
+	struct stats_judgement j;	/* j.verdict, j.rounds_needed */
+};
+
+struct ab_analysis {
+	const struct db_experiment *exp;	/* borrowed */
+	size_t narms, nmetrics;
+	struct ab_metric *metrics;
+	struct ab_cell *cells;		/* narms * nmetrics */
+	struct ab_comparison *cmp;	/* (narms - 1) * nmetrics */
+	size_t counted_rounds;		/* rounds with every arm counted */
+	size_t failed_runs, interrupted_runs, warmup_runs;
+	char **warnings;
+	size_t nwarnings;
+};
+
+/*
+ * How the gate is chosen per metric: given (not NAN) wins; else the A/A
+ * experiment aa (may be NULL) measures one per metric; else default_pct.
+ */
+struct ab_gate_rule {
+	double given_pct;
+	const struct db_experiment *aa;
+	double default_pct;
+};
+
+/* 0, or -EINVAL with *cause set (caller frees) for an experiment with no
+ * arms. Release `out` with ab_analysis_release() after a 0. */
+int ab_analyze(const struct db_experiment *exp, const struct ab_gate_rule *gate,
+	       struct ab_analysis *out, char **cause);
+void ab_analysis_release(struct ab_analysis *a);
+
+/* Arm `arm`'s summary of metric m. */
+static inline const struct ab_cell *ab_cell_of(const struct ab_analysis *a,
+					       size_t arm, size_t m)
+{
+	return &a->cells[arm * a->nmetrics + m];
+}
+
+/* Arm `arm` against the baseline on metric m; NULL for the baseline. */
+static inline const struct ab_comparison *
+ab_comparison_of(const struct ab_analysis *a, size_t arm, size_t m)
+{
+	return arm ? &a->cmp[(arm - 1) * a->nmetrics + m] : NULL;
+}
+
+/* Whether a run counts in the statistics (see above). */
+bool ab_run_counts(const struct db_exp_run *r);
+
+/*
+ * Compare arm[r] against base[r] (the control), r < n, one value per round
+ * and metric, both > 0 and finite: the paired log-ratio statistics, the
+ * baseline's drift over round_x (NULL: 0, 1, 2...), the position effect
+ * when base_slot and arm_slot (each run's 0-based slot in its round) are
+ * given, and the verdict against +-gate_pct (lower is better unless
+ * higher_is_better). Fills out->computable, why, p, pos, trend and j; arm
+ * and metric are left 0 for the caller. When the values cannot be compared
+ * (n == 0, a value zero, negative or not finite) out->computable is false
+ * and out->why says why (owned; free it, or ab_comparison_release()).
+ * Verdict: out->j.verdict, or VERDICT_INCONCLUSIVE when !computable.
+ */
+void ab_compare(const double *base, const double *arm, size_t n,
+		const unsigned *base_slot, const unsigned *arm_slot,
+		const double *round_x, double gate_pct, bool higher_is_better,
+		struct ab_comparison *out);
+void ab_comparison_release(struct ab_comparison *c);
+
+/* The metrics of two single runs: a[m] and b[m] per metric (NAN absent). */
+struct ab_pair {
+	size_t n;
+	struct ab_metric *metrics;
+	double *a, *b;
+};
+int ab_pair_of_runs(const struct db_run *a, const struct db_run *b,
+		    struct ab_pair *out);
+void ab_pair_release(struct ab_pair *p);
+
+#endif
