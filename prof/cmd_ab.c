@@ -7,7 +7,6 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +19,7 @@
 #include "prof/abplan.h"
 #include "prof/launch.h"
 #include "prof/pin.h"
+#include "prof/progress.h"
 #include "prof/runner.h"
 #include "prof/runutil.h"
 #include "prof/verb.h"
@@ -112,35 +112,6 @@ static void make_aa(struct ab_plan *p)
 			free(s);
 		}
 	}
-}
-
-static bool tty_progress;
-
-static void progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void progress(const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	if (tty_progress)
-		fputs("\r\033[K", stderr);
-	vfprintf(stderr, fmt, ap);
-	if (!tty_progress)
-		fputc('\n', stderr);
-	va_end(ap);
-	fflush(stderr);
-}
-
-static void end_progress(void)
-{
-	if (tty_progress)
-		fputs("\r\033[K", stderr);
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 /* The last lines of a captured output, for a run that failed. */
@@ -374,9 +345,10 @@ static int cmd_ab(struct verb_ctx *vc)
 	}
 	int64_t exp_id = exp.id;
 
-	tty_progress = isatty(2);
+	struct progress_line line;
+	progress_line_init(&line, stderr);
 	size_t total = (size_t)(p->warmup + p->rounds) * p->narms, done = 0;
-	double t_start = now_s();
+	double t_start = mono_now_s();
 	size_t *order = calloc(p->narms, sizeof(size_t));
 	const char *stop_status = "complete";
 	char *stop_note = NULL;
@@ -389,14 +361,16 @@ static int cmd_ab(struct verb_ctx *vc)
 		bool round_failed = false;
 		for (size_t pos = 0; pos < p->narms && !stop; pos++) {
 			size_t a = order[pos];
-			double el = now_s() - t_start;
+			double el = mono_now_s() - t_start;
 			double left = done ? el / (double)done * (double)(total - done) : 0;
 			char eta[48] = "";
 			if (done)
 				snprintf(eta, sizeof(eta), ", ~%.0fs left", left);
-			progress("prof ab: %s %d of %d, arm %s (run %zu of %zu), %.0fs elapsed%s",
-				 warm ? "warm-up" : "round", rr + 1, warm ? p->warmup : p->rounds,
-				 p->arms[a].name, done + 1, total, el, eta);
+			progress_line_show(&line, "prof ab: %s %d of %d, arm %s (run %zu "
+					   "of %zu), %.0fs elapsed%s",
+					   warm ? "warm-up" : "round", rr + 1,
+					   warm ? p->warmup : p->rounds, p->arms[a].name,
+					   done + 1, total, el, eta);
 			char tmpl[] = "/tmp/prof-ab-out-XXXXXX";
 			int ofd = mkstemp(tmpl);
 			if (ofd >= 0)
@@ -412,7 +386,7 @@ static int cmd_ab(struct verb_ctx *vc)
 			char *rcause = NULL;
 			rc = runner_run(&ro, &run, &rcause);
 			if (rc) {
-				end_progress();
+				progress_line_clear(&line);
 				fprintf(stderr, "error: arm '%s': ", p->arms[a].name);
 				print_cause("", rcause);
 				free(rcause);
@@ -429,7 +403,7 @@ static int cmd_ab(struct verb_ctx *vc)
 			if (ofd >= 0)
 				close(ofd);
 			if (o->show_output && *text) {
-				end_progress();
+				progress_line_clear(&line);
 				fputs(text, stderr);
 			}
 			struct db_score sc[64];
@@ -444,7 +418,7 @@ static int cmd_ab(struct verb_ctx *vc)
 			rc = db_experiment_add_run(db, exp_id, &run, (int)a, rr, (int)pos, warm,
 						   sc, nsc, &cause);
 			if (rc) {
-				end_progress();
+				progress_line_clear(&line);
 				print_cause("error: ", cause);
 				free(cause);
 				cause = NULL;
@@ -454,7 +428,7 @@ static int cmd_ab(struct verb_ctx *vc)
 				exit_code = EXIT_FAIL;
 			}
 			if (!run.interrupted && run.exit_status != 0) {
-				end_progress();
+				progress_line_clear(&line);
 				fprintf(stderr, "warning: run %lld (arm %s, %s %d) exited with "
 					"status %d; stored, left out of the statistics\n",
 					(long long)run.id, p->arms[a].name, warm ? "warm-up" : "round",
@@ -466,7 +440,7 @@ static int cmd_ab(struct verb_ctx *vc)
 			for (size_t i = 0; i < nsc && !warm && run.exit_status == 0; i++) {
 				if (sc[i].found)
 					continue;
-				end_progress();
+				progress_line_clear(&line);
 				if (sc_rc[i] == -ENOENT) {
 					fprintf(stderr, "warning: run %lld (arm %s) printed no '%s' "
 						"(regex %s); left out of that metric\n",
@@ -517,7 +491,7 @@ static int cmd_ab(struct verb_ctx *vc)
 			exit_code = EXIT_FAIL;
 		}
 	}
-	end_progress();
+	progress_line_clear(&line);
 	free(order);
 	if (stop_note)
 		fprintf(stderr, "prof ab: %s\n", stop_note);

@@ -20,6 +20,7 @@
 #include "collectors/sleep.h"
 #include "db/sleep.h"
 #include "prof/pin.h"
+#include "prof/progress.h"
 #include "prof/runutil.h"
 #include "prof/verb.h"
 #include "reports/sleep.h"
@@ -118,8 +119,7 @@ static int sig_watch_stop(struct sig_watch *sw)
 /* --------------------------------------------------------- progress */
 
 struct progress {
-	FILE *fp;
-	bool tty;
+	struct progress_line line;
 	double t0;
 	const struct sleep_bench *bench;	/* being filled */
 	uint32_t calls;				/* per thread per cell */
@@ -128,16 +128,9 @@ struct progress {
 	double slept_s;				/* sum of targets done */
 	double cells_s;				/* sum of their wall times */
 	uint64_t calls_done;
-	bool said_margin, drew;
+	bool said_margin;
 	struct sig_watch *sig;
 };
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static void fmt_time(char *buf, size_t len, double s)
 {
@@ -177,9 +170,9 @@ static void say_margin(struct progress *p)
 	p->said_margin = true;
 	if (h->hybrid_margin_ns < 0 || !h->hybrid_calibrated)
 		return;
-	if (p->tty && p->drew)
-		fputs("\r\033[K", p->fp);
-	fprintf(p->fp, "prof: hybrid margin %.1f us, calibrated: timerfd p99.9 "
+	if (p->line.drawn)
+		progress_line_clear(&p->line);
+	fprintf(p->line.fp, "prof: hybrid margin %.1f us, calibrated: timerfd p99.9 "
 		"overshoot %.1f us + %.1f us guard\n", h->hybrid_margin_ns / 1e3,
 		h->calibration_p999_ns / 1e3, h->calibration_guard_ns / 1e3);
 }
@@ -196,16 +189,12 @@ static int on_cell(void *arg, size_t done, size_t total,
 	char mode[32], left[32];
 	sleep_mode_format(&c->mode, mode, sizeof(mode));
 	fmt_time(left, sizeof(left), time_left(p, done));
-	if (p->tty)
-		fputs("\r\033[K", p->fp);
-	fprintf(p->fp, "prof: cell %zu of %zu: %s %u us, p50 %.1f p99 %.1f us, "
-		"%.2f cpu us/call; %s%s left", done, total, mode, c->target_us,
-		c->over.p50_ns / 1e3, c->over.p99_ns / 1e3, c->cpu_us_per_call,
-		done < total ? "about " : "", done < total ? left : "nothing");
-	if (!p->tty)
-		fputc('\n', p->fp);
-	fflush(p->fp);
-	p->drew = true;
+	progress_line_show(&p->line, "prof: cell %zu of %zu: %s %u us, p50 %.1f "
+			   "p99 %.1f us, %.2f cpu us/call; %s%s left", done, total,
+			   mode, c->target_us, c->over.p50_ns / 1e3,
+			   c->over.p99_ns / 1e3, c->cpu_us_per_call,
+			   done < total ? "about " : "",
+			   done < total ? left : "nothing");
 	/* Stop early on a signal; after the last cell there is nothing to
 	 * stop, and the run is whole. */
 	return done < total && p->sig &&
@@ -421,17 +410,18 @@ static int cmd_sleep(struct verb_ctx *vc)
 
 	struct sig_watch sig;
 	struct progress pr = {
-		.fp = stderr, .tty = isatty(STDERR_FILENO), .bench = &bench,
+		.bench = &bench,
 		.calls = o.calls, .durations = o.durations_us,
 		.ndurations = o.ndurations,
 		.total = (o.nmodes ? o.nmodes : SLEEP_BENCH_NMODES) * o.ndurations,
 		.sig = &sig,
 	};
+	progress_line_init(&pr.line, stderr);
 	o.progress = on_cell;
 	o.progress_arg = &pr;
 	char started[32], left[32];
 	run_state_now_iso(started, sizeof(started));
-	pr.t0 = now_s();
+	pr.t0 = mono_now_s();
 	fmt_time(left, sizeof(left), time_left(&pr, 0));
 	fprintf(stderr, "prof: %zu cells of %u call%s on %u thread%s, about %s\n",
 		pr.total, o.calls, o.calls == 1 ? "" : "s", o.threads,
@@ -442,9 +432,9 @@ static int cmd_sleep(struct verb_ctx *vc)
 	rc = sleep_bench_run(&o, &bench, &cause);
 	int signo = sig_watch_stop(&sig);
 	getrusage(RUSAGE_SELF, &ru1);
-	double wall = now_s() - pr.t0;
-	if (pr.drew && pr.tty)
-		fputs("\r\033[K", stderr);
+	double wall = mono_now_s() - pr.t0;
+	if (pr.line.drawn)
+		progress_line_clear(&pr.line);
 	if (rc == 0 && signo && bench.ncells == pr.total)
 		signo = 0;	/* it came during the last cell: nothing lost */
 	if (rc == -ECANCELED || (rc == 0 && signo)) {
