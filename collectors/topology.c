@@ -1,7 +1,8 @@
 /*
- * topology: reads CPU and cache topology from a sysfs tree below a root,
- * de-duplicates the domains that sysfs repeats once per CPU, and resolves
- * pin modes to CPU sets. See topology.h for the rules and the ownership.
+ * topology: reads CPU and cache topology from a sysfs tree below a root
+ * and de-duplicates the domains that sysfs repeats once per CPU. Pin modes
+ * are resolved in topo_pin.c, CPU lists parsed in cpumask.c. See
+ * topology.h for the rules and the ownership.
  */
 #include "collectors/topology.h"
 
@@ -15,251 +16,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "collectors/topo_internal.h"
+
 /* sysfs files here are short; a cpu list of 8192 scattered CPUs fits. */
 #define MAX_FILE_BYTES (1 << 20)
-/* How much of a user's or a file's text a message echoes. */
-#define ECHO_MAX 48
-
-/* ---- messages ---- */
-
-static char *msg_new(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static char *msg_new(const char *fmt, ...)
-{
-	va_list ap;
-	char *s;
-	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) < 0)
-		s = NULL;
-	va_end(ap);
-	return s;
-}
-
-/* Hands msg (which may be NULL) to *cause, or frees it. */
-static void cause_give(char **cause, char *msg)
-{
-	if (cause)
-		*cause = msg;
-	else
-		free(msg);
-}
-
-/* strerror, lowercased as messages want it. */
-static const char *err_text(int err, char *buf, size_t len)
-{
-	char tmp[128];
-	snprintf(buf, len, "%s", strerror_r(err, tmp, sizeof(tmp)));	/* GNU form */
-	if (buf[0] >= 'A' && buf[0] <= 'Z' && !(buf[1] >= 'A' && buf[1] <= 'Z'))
-		buf[0] = (char)(buf[0] - 'A' + 'a');
-	return buf;
-}
-
-/* Copies text for echoing in a message: no trailing newline, control
- * characters shown as '?', cut at ECHO_MAX with "...". */
-static const char *echo(const char *s, char *buf, size_t len)
-{
-	size_t n = 0, i;
-	for (i = 0; s[i] && n + 4 < len; i++) {
-		if (i >= ECHO_MAX)
-			break;
-		unsigned char c = (unsigned char)s[i];
-		if (c == '\n' && s[i + 1] == '\0')
-			break;
-		buf[n++] = (c < 0x20 || c == 0x7f) ? '?' : (char)c;
-	}
-	if (s[i] && !(s[i] == '\n' && s[i + 1] == '\0')) {
-		memcpy(buf + n, "...", 3);
-		n += 3;
-	}
-	buf[n] = '\0';
-	return buf;
-}
-
-/* ---- cpumask ---- */
-
-void cpumask_clear(struct cpumask *m)
-{
-	memset(m, 0, sizeof(*m));
-}
-
-int cpumask_set(struct cpumask *m, int cpu)
-{
-	if (cpu < 0 || cpu >= CPUMASK_MAX)
-		return -ERANGE;
-	m->bits[cpu / 64] |= UINT64_C(1) << (cpu % 64);
-	return 0;
-}
-
-bool cpumask_has(const struct cpumask *m, int cpu)
-{
-	if (cpu < 0 || cpu >= CPUMASK_MAX)
-		return false;
-	return (m->bits[cpu / 64] >> (cpu % 64)) & 1;
-}
-
-size_t cpumask_count(const struct cpumask *m)
-{
-	size_t n = 0;
-	for (size_t w = 0; w < CPUMASK_MAX / 64; w++)
-		n += (size_t)__builtin_popcountll(m->bits[w]);
-	return n;
-}
-
-bool cpumask_empty(const struct cpumask *m)
-{
-	for (size_t w = 0; w < CPUMASK_MAX / 64; w++)
-		if (m->bits[w])
-			return false;
-	return true;
-}
-
-bool cpumask_equal(const struct cpumask *a, const struct cpumask *b)
-{
-	return memcmp(a->bits, b->bits, sizeof(a->bits)) == 0;
-}
-
-bool cpumask_intersects(const struct cpumask *a, const struct cpumask *b)
-{
-	for (size_t w = 0; w < CPUMASK_MAX / 64; w++)
-		if (a->bits[w] & b->bits[w])
-			return true;
-	return false;
-}
-
-void cpumask_and(struct cpumask *dst, const struct cpumask *a,
-		 const struct cpumask *b)
-{
-	for (size_t w = 0; w < CPUMASK_MAX / 64; w++)
-		dst->bits[w] = a->bits[w] & b->bits[w];
-}
-
-void cpumask_andnot(struct cpumask *dst, const struct cpumask *a,
-		    const struct cpumask *b)
-{
-	for (size_t w = 0; w < CPUMASK_MAX / 64; w++)
-		dst->bits[w] = a->bits[w] & ~b->bits[w];
-}
-
-int cpumask_next(const struct cpumask *m, int cpu)
-{
-	int from = cpu < 0 ? 0 : cpu + 1;
-	if (from >= CPUMASK_MAX)
-		return -1;
-	size_t w = (size_t)from / 64;
-	uint64_t word = m->bits[w] & (~UINT64_C(0) << (from % 64));
-	for (;;) {
-		if (word)
-			return (int)(w * 64) + __builtin_ctzll(word);
-		if (++w >= CPUMASK_MAX / 64)
-			return -1;
-		word = m->bits[w];
-	}
-}
-
-int cpumask_first(const struct cpumask *m)
-{
-	return cpumask_next(m, -1);
-}
-
-/*
- * Reads one CPU number at *p (digits only). Returns 0, -EINVAL when there
- * is no digit, -ERANGE when it reaches CPUMASK_MAX (however many digits).
- */
-static int parse_cpu_number(const char **p, const char *end, int *cpu)
-{
-	const char *q = *p;
-	long v = 0;
-	bool big = false;
-	if (q >= end || *q < '0' || *q > '9')
-		return -EINVAL;
-	while (q < end && *q >= '0' && *q <= '9') {
-		if (!big) {
-			v = v * 10 + (*q - '0');
-			if (v >= CPUMASK_MAX)
-				big = true;
-		}
-		q++;
-	}
-	*p = q;
-	*cpu = big ? CPUMASK_MAX : (int)v;
-	return big ? -ERANGE : 0;
-}
-
-int cpumask_parse(struct cpumask *m, const char *s, char **cause)
-{
-	char eb[ECHO_MAX + 8];
-	const char *p = s, *end = s + strlen(s);
-	int rc;
-
-	cpumask_clear(m);
-	if (end > s && end[-1] == '\n')
-		end--;
-	while (p < end) {
-		const char *at = p;
-		int lo, hi;
-		rc = parse_cpu_number(&p, end, &lo);
-		if (rc == 0 && p < end && *p == '-') {
-			p++;
-			at = p;
-			rc = parse_cpu_number(&p, end, &hi);
-			if (rc == 0 && hi < lo) {
-				cause_give(cause, msg_new("invalid cpu list '%s': range %d-%d runs backwards",
-							  echo(s, eb, sizeof(eb)), lo, hi));
-				rc = -EINVAL;
-				goto out_clear;
-			}
-		} else {
-			hi = lo;
-		}
-		if (rc == -ERANGE) {
-			cause_give(cause, msg_new("invalid cpu list '%s': cpu numbers stop at %d",
-						  echo(s, eb, sizeof(eb)), CPUMASK_MAX - 1));
-			goto out_clear;
-		}
-		if (rc < 0) {
-			cause_give(cause, msg_new("invalid cpu list '%s': expected a cpu number at offset %td",
-						  echo(s, eb, sizeof(eb)), at - s));
-			goto out_clear;
-		}
-		for (int cpu = lo; cpu <= hi; cpu++)
-			cpumask_set(m, cpu);
-		if (p == end)
-			break;
-		if (*p != ',' || p + 1 == end) {
-			cause_give(cause, msg_new("invalid cpu list '%s': expected ',' and a cpu number at offset %td",
-						  echo(s, eb, sizeof(eb)), p - s));
-			rc = -EINVAL;
-			goto out_clear;
-		}
-		p++;
-	}
-	return 0;
-
-out_clear:
-	cpumask_clear(m);
-	return rc;
-}
-
-char *cpumask_format(const struct cpumask *m)
-{
-	/* "NNNN-NNNN," is at most 10 bytes a run, and runs <= CPUs. */
-	size_t cap = cpumask_count(m) * 10 + 1, len = 0;
-	char *s = malloc(cap);
-	if (!s) {
-		errno = ENOMEM;
-		return NULL;
-	}
-	s[0] = '\0';
-	for (int lo = cpumask_first(m); lo >= 0;) {
-		int hi = lo, next;
-		while ((next = cpumask_next(m, hi)) == hi + 1)
-			hi = next;
-		int w = hi == lo ? snprintf(s + len, cap - len, "%s%d", len ? "," : "", lo)
-				 : snprintf(s + len, cap - len, "%s%d-%d", len ? "," : "", lo, hi);
-		len += (size_t)w;
-		lo = next;
-	}
-	return s;
-}
 
 /* ---- sizes and types ---- */
 
@@ -279,14 +39,14 @@ const char *cache_type_name(enum cache_type type)
 
 int cache_size_parse(const char *s, uint64_t *bytes, char **cause)
 {
-	char eb[ECHO_MAX + 8];
+	char eb[TOPO_ECHO_MAX + 8];
 	const char *p = s;
 	uint64_t v = 0, unit = 1;
 	bool big = false;
 
 	if (*p < '0' || *p > '9') {
-		cause_give(cause, msg_new("invalid size '%s': expected a number of bytes, or one with K, M or G",
-					  echo(s, eb, sizeof(eb))));
+		topo_cause_give(cause, topo_msg("invalid size '%s': expected a number of bytes, or one with K, M or G",
+					  topo_echo(s, eb, sizeof(eb))));
 		return -EINVAL;
 	}
 	for (; *p >= '0' && *p <= '9'; p++)
@@ -310,12 +70,12 @@ int cache_size_parse(const char *s, uint64_t *bytes, char **cause)
 	if (*p == '\n')
 		p++;
 	if (*p != '\0') {
-		cause_give(cause, msg_new("invalid size '%s': expected a number of bytes, or one with K, M or G",
-					  echo(s, eb, sizeof(eb))));
+		topo_cause_give(cause, topo_msg("invalid size '%s': expected a number of bytes, or one with K, M or G",
+					  topo_echo(s, eb, sizeof(eb))));
 		return -EINVAL;
 	}
 	if (big || __builtin_mul_overflow(v, unit, &v)) {
-		cause_give(cause, msg_new("invalid size '%s': too large", echo(s, eb, sizeof(eb))));
+		topo_cause_give(cause, topo_msg("invalid size '%s': too large", topo_echo(s, eb, sizeof(eb))));
 		return -ERANGE;
 	}
 	*bytes = v;
@@ -335,7 +95,7 @@ int cache_size_format(uint64_t bytes, char *buf, size_t len)
 }
 
 /* "L3", "L1d", "L1i": the short name lscpu and people use. */
-static void level_name(int level, enum cache_type type, char *buf, size_t len)
+void topo_level_name(int level, enum cache_type type, char *buf, size_t len)
 {
 	snprintf(buf, len, "L%d%s", level,
 		 type == CACHE_TYPE_DATA ? "d" : type == CACHE_TYPE_INSTRUCTION ? "i" : "");
@@ -422,10 +182,10 @@ static char *read_error(const char *path, int rc)
 {
 	char eb[128];
 	if (rc == -EINVAL)
-		return msg_new("cannot read '%s': it holds a NUL byte", path);
+		return topo_msg("cannot read '%s': it holds a NUL byte", path);
 	if (rc == -ENOTREG)
-		return msg_new("cannot read '%s': not a regular file", path);
-	return msg_new("cannot read '%s': %s", path, err_text(-rc, eb, sizeof(eb)));
+		return topo_msg("cannot read '%s': not a regular file", path);
+	return topo_msg("cannot read '%s': %s", path, topo_err_text(-rc, eb, sizeof(eb)));
 }
 
 /* Where the tree lives: root without trailing slashes ("" for "/"). */
@@ -463,7 +223,7 @@ static int read_cpulist(const char *path, struct cpumask *m, char **msg)
 	}
 	rc = cpumask_parse(m, text, &why);
 	if (rc < 0)
-		*msg = msg_new("cannot use '%s': %s", path, why ? why : "out of memory");
+		*msg = topo_msg("cannot use '%s': %s", path, why ? why : "out of memory");
 	free(why);
 	free(text);
 	return rc;
@@ -472,7 +232,7 @@ static int read_cpulist(const char *path, struct cpumask *m, char **msg)
 /* Reads a decimal number file ("3\n"): 0, or -EINVAL. */
 static int read_number(const char *path, long max, long *out, char **msg)
 {
-	char *text = NULL, eb[ECHO_MAX + 8];
+	char *text = NULL, eb[TOPO_ECHO_MAX + 8];
 	int rc = read_text(path, &text);
 	if (rc < 0) {
 		*msg = read_error(path, rc);
@@ -489,8 +249,8 @@ static int read_number(const char *path, long max, long *out, char **msg)
 	if (*p == '\n')
 		p++;
 	if (!ok || *p != '\0') {
-		*msg = msg_new("cannot use '%s': expected a number from 0 to %ld, found '%s'",
-			       path, max, echo(text, eb, sizeof(eb)));
+		*msg = topo_msg("cannot use '%s': expected a number from 0 to %ld, found '%s'",
+			       path, max, topo_echo(text, eb, sizeof(eb)));
 		free(text);
 		return -EINVAL;
 	}
@@ -586,7 +346,7 @@ static int merge_group(struct mask_list *l, const struct cpumask *m, int cpu,
 {
 	struct cpumask both;
 	if (!cpumask_has(m, cpu)) {
-		*msg = msg_new("cannot use '%s': it does not list cpu %d itself", path, cpu);
+		*msg = topo_msg("cannot use '%s': it does not list cpu %d itself", path, cpu);
 		return -EINVAL;
 	}
 	cpumask_and(&both, m, &l->covered);
@@ -600,7 +360,7 @@ static int merge_group(struct mask_list *l, const struct cpumask *m, int cpu,
 	if (cpumask_equal(&l->v[i], m))
 		return 0;
 	char *a = cpumask_format(m), *b = cpumask_format(&l->v[i]);
-	*msg = msg_new("cannot use '%s': it lists cpus %s, which overlap another cpu's %s",
+	*msg = topo_msg("cannot use '%s': it lists cpus %s, which overlap another cpu's %s",
 		       path, a ? a : "?", b ? b : "?");
 	free(a);
 	free(b);
@@ -710,7 +470,7 @@ static int cache_type_parse(const char *text, enum cache_type *type)
 static int read_cache_entry(const struct reader *r, int cpu, long idx,
 			    struct cache_domain *d, bool *level_bad, char **msg)
 {
-	char *path = NULL, *text = NULL, *why = NULL, eb[ECHO_MAX + 8];
+	char *path = NULL, *text = NULL, *why = NULL, eb[TOPO_ECHO_MAX + 8];
 	long v;
 	int rc;
 
@@ -727,7 +487,7 @@ static int read_cache_entry(const struct reader *r, int cpu, long idx,
 	ENTRY_PATH("level");
 	rc = read_number(path, TOPO_MAX_CACHE_LEVEL, &v, msg);
 	if (rc == 0 && v < 1) {
-		*msg = msg_new("cannot use '%s': level 0 is no cache level", path);
+		*msg = topo_msg("cannot use '%s': level 0 is no cache level", path);
 		rc = -EINVAL;
 	}
 	if (rc < 0) {
@@ -744,8 +504,8 @@ static int read_cache_entry(const struct reader *r, int cpu, long idx,
 	}
 	rc = cache_type_parse(text, &d->type);
 	if (rc < 0) {
-		*msg = msg_new("cannot use '%s': unknown cache type '%s'", path,
-			       echo(text, eb, sizeof(eb)));
+		*msg = topo_msg("cannot use '%s': unknown cache type '%s'", path,
+			       topo_echo(text, eb, sizeof(eb)));
 		goto out;
 	}
 	free(text);
@@ -759,11 +519,11 @@ static int read_cache_entry(const struct reader *r, int cpu, long idx,
 	}
 	rc = cache_size_parse(text, &d->size_bytes, &why);
 	if (rc < 0) {
-		*msg = msg_new("cannot use '%s': %s", path, why ? why : "out of memory");
+		*msg = topo_msg("cannot use '%s': %s", path, why ? why : "out of memory");
 		goto out;
 	}
 	if (d->size_bytes == 0) {
-		*msg = msg_new("cannot use '%s': the cache size is zero", path);
+		*msg = topo_msg("cannot use '%s': the cache size is zero", path);
 		rc = -EINVAL;
 		goto out;
 	}
@@ -773,7 +533,7 @@ static int read_cache_entry(const struct reader *r, int cpu, long idx,
 	if (rc < 0)
 		goto out;
 	if (!cpumask_has(&d->cpus, cpu)) {
-		*msg = msg_new("cannot use '%s': it does not list cpu %d itself", path, cpu);
+		*msg = topo_msg("cannot use '%s': it does not list cpu %d itself", path, cpu);
 		rc = -EINVAL;
 		goto out;
 	}
@@ -844,19 +604,19 @@ static char *clash_message(const struct reader *r, const struct cache_domain *d,
 	char *path = path_new(r, "cpu/cpu%d/cache/index%ld", cpu, idx);
 	char *a = cpumask_format(&e->cpus), *b = cpumask_format(&d->cpus);
 
-	level_name(e->level, e->type, ln, sizeof(ln));
+	topo_level_name(e->level, e->type, ln, sizeof(ln));
 	if (!path || !a || !b)
 		m = NULL;
 	else if (!cpumask_equal(&d->cpus, &e->cpus))
-		m = msg_new("'%s' (%s) lists cpus %s, which overlap another %s's cpus %s",
+		m = topo_msg("'%s' (%s) lists cpus %s, which overlap another %s's cpus %s",
 			    path, ln, a, ln, b);
 	else if (d->size_bytes != e->size_bytes) {
 		cache_size_format(e->size_bytes, sa, sizeof(sa));
 		cache_size_format(d->size_bytes, sb, sizeof(sb));
-		m = msg_new("'%s' (%s) gives cpus %s a size of %s, another cpu's entry %s",
+		m = topo_msg("'%s' (%s) gives cpus %s a size of %s, another cpu's entry %s",
 			    path, ln, a, sa, sb);
 	} else {
-		m = msg_new("'%s' (%s) gives cpus %s the id %ld, another cpu's entry %ld",
+		m = topo_msg("'%s' (%s) gives cpus %s the id %ld, another cpu's entry %ld",
 			    path, ln, a, e->id, d->id);
 	}
 	free(path);
@@ -944,7 +704,7 @@ static int read_caches(const struct reader *r, struct topo *t)
 					msg = clash_message(r, clash, &e, cpu, idx[k]);
 			}
 			if (rc < 0) {
-				t->level_cause[e.level] = msg ? msg : msg_new("out of memory");
+				t->level_cause[e.level] = msg ? msg : topo_msg("out of memory");
 				rc = 0;
 			}
 		}
@@ -996,7 +756,7 @@ const struct cache_domain *topo_domains(const struct topo *t, int level,
 }
 
 /* The L2 domains pins and clusters use: Unified, else Data. */
-static const struct cache_domain *l2_domains(const struct topo *t, size_t *n)
+const struct cache_domain *topo_l2_domains(const struct topo *t, size_t *n)
 {
 	const struct cache_domain *d = topo_domains(t, 2, CACHE_TYPE_UNIFIED, n);
 	if (!*n)
@@ -1011,21 +771,21 @@ static int find_llc(const struct reader *r, struct topo *t)
 
 	if (t->cache_cause) {
 		t->llc_level = 0;
-		t->llc_cause = msg_new("the caches are unusable: %s", t->cache_cause);
+		t->llc_cause = topo_msg("the caches are unusable: %s", t->cache_cause);
 		t->largest_llc_reason = t->llc_cause ? strdup(t->llc_cause) : NULL;
 		goto out;
 	}
 	if (t->llc_level == 0) {
 		int cpu = cpumask_first(&t->online);
 		char *dir = path_new(r, "cpu/cpu%d/cache", cpu);
-		t->largest_llc_reason = msg_new("the machine reports no caches (no '%s')",
+		t->largest_llc_reason = topo_msg("the machine reports no caches (no '%s')",
 						dir ? dir : "cache");
 		free(dir);
 		goto out;
 	}
-	level_name(t->llc_level, CACHE_TYPE_UNIFIED, ln, sizeof(ln));
+	topo_level_name(t->llc_level, CACHE_TYPE_UNIFIED, ln, sizeof(ln));
 	if (t->level_cause[t->llc_level]) {
-		t->llc_cause = msg_new("the last-level cache (%s) is unusable: %s", ln,
+		t->llc_cause = topo_msg("the last-level cache (%s) is unusable: %s", ln,
 				       t->level_cause[t->llc_level]);
 		t->largest_llc_reason = t->llc_cause ? strdup(t->llc_cause) : NULL;
 		goto out;
@@ -1034,10 +794,10 @@ static int find_llc(const struct reader *r, struct topo *t)
 	if (!t->n_llc)
 		t->llc = topo_domains(t, t->llc_level, CACHE_TYPE_DATA, &t->n_llc);
 	if (!t->n_llc) {
-		t->largest_llc_reason = msg_new("the last cache level (%s) holds only instruction caches", ln);
+		t->largest_llc_reason = topo_msg("the last cache level (%s) holds only instruction caches", ln);
 		goto out;
 	}
-	level_name(t->llc_level, t->llc->type, ln, sizeof(ln));
+	topo_level_name(t->llc_level, t->llc->type, ln, sizeof(ln));
 	for (size_t i = 0; i < t->n_llc; i++) {
 		const struct cache_domain *d = &t->llc[i];
 		struct cpumask on;
@@ -1052,12 +812,12 @@ static int find_llc(const struct reader *r, struct topo *t)
 	if (!t->largest_llc) {
 		cache_size_format(t->llc[0].size_bytes, sz, sizeof(sz));
 		if (t->llc_level < 3)
-			t->largest_llc_reason = msg_new(
+			t->largest_llc_reason = topo_msg(
 				"no last-level cache is shared by more than one online cpu: "
 				"the machine reports no level-3 cache, and each of its %zu %s caches (%s) serves one cpu",
 				t->n_llc, ln, sz);
 		else
-			t->largest_llc_reason = msg_new(
+			t->largest_llc_reason = topo_msg(
 				"no last-level cache is shared by more than one online cpu: "
 				"each of its %zu %s caches (%s) serves one cpu",
 				t->n_llc, ln, sz);
@@ -1108,7 +868,7 @@ static int read_nodes(const struct reader *r, struct topo *t)
 		rc = read_cpulist(path, &t->nodes[i].cpus, &msg);
 		for (size_t j = 0; rc == 0 && j < i; j++)
 			if (cpumask_intersects(&t->nodes[j].cpus, &t->nodes[i].cpus)) {
-				msg = msg_new("cannot use '%s': it shares cpus with node%d", path,
+				msg = topo_msg("cannot use '%s': it shares cpus with node%d", path,
 					      t->nodes[j].node);
 				rc = -EINVAL;
 			}
@@ -1175,17 +935,17 @@ static int read_group_part(const struct reader *r, struct topo *t, const char *n
 static int clusters_from_l2(struct topo *t)
 {
 	size_t n;
-	const struct cache_domain *d = l2_domains(t, &n);
+	const struct cache_domain *d = topo_l2_domains(t, &n);
 
 	free(t->cluster_cause);
 	t->cluster_cause = NULL;
 	if (t->level_cause[2] || t->cache_cause) {
-		t->cluster_cause = msg_new("no cluster_cpus_list, and the L2 is unusable: %s",
+		t->cluster_cause = topo_msg("no cluster_cpus_list, and the L2 is unusable: %s",
 					   t->cache_cause ? t->cache_cause : t->level_cause[2]);
 		return t->cluster_cause ? 0 : -ENOMEM;
 	}
 	if (!n) {
-		t->cluster_cause = msg_new("no cluster_cpus_list, and no L2 cache");
+		t->cluster_cause = topo_msg("no cluster_cpus_list, and no L2 cache");
 		return t->cluster_cause ? 0 : -ENOMEM;
 	}
 	t->clusters = malloc(n * sizeof(*t->clusters));
@@ -1224,7 +984,7 @@ int topo_read(struct topo *t, const char *root, char **cause)
 	}
 	rc = read_cpulist(path, &t->online, &msg);
 	if (rc == 0 && cpumask_empty(&t->online)) {
-		msg = msg_new("cannot use '%s': it lists no cpu", path);
+		msg = topo_msg("cannot use '%s': it lists no cpu", path);
 		rc = -EINVAL;
 	}
 	if (rc < 0) {
@@ -1232,7 +992,7 @@ int topo_read(struct topo *t, const char *root, char **cause)
 			rc = -EINVAL;
 		if (!msg)
 			rc = -ENOMEM;
-		cause_give(cause, msg);
+		topo_cause_give(cause, msg);
 		msg = NULL;
 		goto out_fail;
 	}
@@ -1256,7 +1016,7 @@ int topo_read(struct topo *t, const char *root, char **cause)
 	if (rc == 0)
 		rc = read_nodes(&r, t);
 	if (rc < 0) {
-		cause_give(cause, msg_new("out of memory reading the cpu topology"));
+		topo_cause_give(cause, topo_msg("out of memory reading the cpu topology"));
 		goto out_fail;
 	}
 	free(path);
@@ -1273,302 +1033,4 @@ out_fail:
 int topo_read_live(struct topo *t, char **cause)
 {
 	return topo_read(t, "/", cause);
-}
-
-/* ---- pins ---- */
-
-void topo_pin_release(struct topo_pin *pin)
-{
-	if (!pin)
-		return;
-	free(pin->desc);
-	memset(pin, 0, sizeof(*pin));
-}
-
-#define VALID_MODES "none, largest-llc, llc:N, l2:N, node:N, cpus:LIST"
-
-/* Parses N in "llc:N": 0, -EINVAL (no number), -ERANGE (too large). */
-static int parse_index(const char *mode, const char *s, size_t *out, char **cause)
-{
-	char eb[ECHO_MAX + 8];
-	size_t v = 0;
-	bool big = false;
-	const char *p = s;
-	if (*p < '0' || *p > '9') {
-		cause_give(cause, msg_new("invalid pin mode '%s': expected a number after the colon",
-					  echo(mode, eb, sizeof(eb))));
-		return -EINVAL;
-	}
-	for (; *p >= '0' && *p <= '9'; p++)
-		if (__builtin_mul_overflow(v, 10, &v) ||
-		    __builtin_add_overflow(v, (size_t)(*p - '0'), &v))
-			big = true;
-	if (*p) {
-		cause_give(cause, msg_new("invalid pin mode '%s': expected a number after the colon",
-					  echo(mode, eb, sizeof(eb))));
-		return -EINVAL;
-	}
-	if (big) {
-		cause_give(cause, msg_new("pin mode '%s' is out of range", echo(mode, eb, sizeof(eb))));
-		return -ERANGE;
-	}
-	*out = v;
-	return 0;
-}
-
-/* "CPU 3" or "the 12 CPUs" */
-static void cpus_phrase(const struct cpumask *m, char *buf, size_t len)
-{
-	size_t n = cpumask_count(m);
-	if (n == 1)
-		snprintf(buf, len, "CPU %d", cpumask_first(m));
-	else
-		snprintf(buf, len, "the %zu CPUs", n);
-}
-
-/* Appends "; offline CPU 3 left out" to pin->desc where that applies. */
-static int add_offline_note(struct topo_pin *pin)
-{
-	if (cpumask_empty(&pin->offline))
-		return 0;
-	char *list = cpumask_format(&pin->offline);
-	char *s = list ? msg_new("%s; offline CPU%s %s left out", pin->desc,
-				 cpumask_count(&pin->offline) > 1 ? "s" : "", list)
-		       : NULL;
-	free(list);
-	if (!s)
-		return -ENOMEM;
-	free(pin->desc);
-	pin->desc = s;
-	return 0;
-}
-
-/* Takes the CPUs of `want` that are online; -ENXIO when none is. */
-static int take_online(const struct topo *t, const struct cpumask *want,
-		       struct topo_pin *pin, const char *what, char **cause)
-{
-	cpumask_and(&pin->cpus, want, &t->online);
-	cpumask_andnot(&pin->offline, want, &t->online);
-	if (!cpumask_empty(&pin->cpus))
-		return 0;
-	char *list = cpumask_format(want);
-	char *online = cpumask_format(&t->online);
-	cause_give(cause, msg_new("no online cpu in %s: cpus %s are offline (online: %s)", what,
-				  list ? list : "?", online ? online : "?"));
-	free(list);
-	free(online);
-	return -ENXIO;
-}
-
-/* Pins to a cache domain. */
-static int pin_domain(const struct topo *t, const struct cache_domain *d,
-		      const char *mode, bool largest, struct topo_pin *pin, char **cause)
-{
-	char ln[16], sz[32], who[48], what[96];
-	level_name(d->level, d->type, ln, sizeof(ln));
-	cache_size_format(d->size_bytes, sz, sizeof(sz));
-	if (largest)
-		snprintf(what, sizeof(what), "the largest %s", ln);
-	else
-		snprintf(what, sizeof(what), "%s domain %zu", ln, d->index);
-	int rc = take_online(t, &d->cpus, pin, what, cause);
-	if (rc < 0)
-		return rc;
-	pin->level = d->level;
-	pin->type = d->type;
-	pin->size_bytes = d->size_bytes;
-	cpus_phrase(&pin->cpus, who, sizeof(who));
-	bool one = cpumask_count(&pin->cpus) == 1;
-	if (largest)
-		pin->desc = msg_new("pinned to %s %s %s (%s)", who,
-				    one ? "of" : "sharing", what, sz);
-	else
-		pin->desc = msg_new("pinned to %s %s %s (%s; %s)", who,
-				    one ? "of" : "sharing", what, sz, mode);
-	return pin->desc ? 0 : -ENOMEM;
-}
-
-/* "llc:0 to llc:1" for the cause of an index out of range. */
-static int index_range_error(const char *mode, const char *kind, size_t n,
-			     const char *what, char **cause)
-{
-	char eb[ECHO_MAX + 8];
-	echo(mode, eb, sizeof(eb));
-	if (n == 0)
-		cause_give(cause, msg_new("pin mode '%s' is out of range: the machine reports no %s",
-					  eb, what));
-	else if (n == 1)
-		cause_give(cause, msg_new("pin mode '%s' is out of range: the machine has "
-					  "one %.*s (%s:0)", eb, (int)strlen(what) - 1,
-					  what, kind));
-	else
-		cause_give(cause, msg_new("pin mode '%s' is out of range: the machine has %zu %s (%s:0 to %s:%zu)",
-					  eb, n, what, kind, kind, n - 1));
-	return -ERANGE;
-}
-
-int topo_pin_resolve(const struct topo *t, const char *mode,
-		     struct topo_pin *pin, char **cause)
-{
-	char eb[ECHO_MAX + 8], who[48];
-	struct cpumask want;
-	size_t idx = 0, n;
-	int rc = 0;
-
-	memset(pin, 0, sizeof(*pin));
-	if (!mode)
-		mode = "";
-
-	/* Usage first: a bad mode is a bad mode whatever the machine. */
-	if (strcmp(mode, "none") == 0) {
-		pin->mode = TOPO_PIN_NONE;
-	} else if (strcmp(mode, "largest-llc") == 0) {
-		pin->mode = TOPO_PIN_LARGEST_LLC;
-	} else if (strncmp(mode, "llc:", 4) == 0) {
-		pin->mode = TOPO_PIN_LLC;
-		rc = parse_index(mode, mode + 4, &idx, cause);
-	} else if (strncmp(mode, "l2:", 3) == 0) {
-		pin->mode = TOPO_PIN_L2;
-		rc = parse_index(mode, mode + 3, &idx, cause);
-	} else if (strncmp(mode, "node:", 5) == 0) {
-		pin->mode = TOPO_PIN_NODE;
-		rc = parse_index(mode, mode + 5, &idx, cause);
-	} else if (strncmp(mode, "cpus:", 5) == 0) {
-		char *why = NULL;
-		pin->mode = TOPO_PIN_CPUS;
-		rc = cpumask_parse(&want, mode + 5, &why);
-		if (rc == 0 && cpumask_empty(&want)) {
-			why = msg_new("cpus: needs a cpu list such as 0-3");
-			rc = -EINVAL;
-		}
-		if (rc < 0) {
-			cause_give(cause, msg_new("invalid pin mode '%s': %s", echo(mode, eb, sizeof(eb)),
-						  why ? why : "out of memory"));
-			free(why);
-		}
-	} else {
-		cause_give(cause, msg_new("unknown pin mode '%s'; valid modes: " VALID_MODES,
-					  echo(mode, eb, sizeof(eb))));
-		rc = -EINVAL;
-	}
-	if (rc < 0)
-		goto out_fail;
-
-	if (pin->mode == TOPO_PIN_NONE) {
-		pin->desc = strdup("not pinned (none)");
-		rc = pin->desc ? 0 : -ENOMEM;
-		goto out_done;
-	}
-	if (!t) {
-		cause_give(cause, msg_new("cannot pin '%s': the cpu topology could not be read",
-					  echo(mode, eb, sizeof(eb))));
-		rc = -ENODATA;
-		goto out_fail;
-	}
-
-	switch (pin->mode) {
-	case TOPO_PIN_LARGEST_LLC:
-		if (t->llc_cause) {
-			cause_give(cause, strdup(t->llc_cause));
-			rc = -ENODATA;
-		} else if (!t->largest_llc) {
-			cause_give(cause, strdup(t->largest_llc_reason ? t->largest_llc_reason
-								       : "no shared last-level cache"));
-			rc = -ENOENT;
-		} else {
-			rc = pin_domain(t, t->largest_llc, mode, true, pin, cause);
-		}
-		break;
-	case TOPO_PIN_LLC:
-		if (t->llc_cause) {
-			cause_give(cause, strdup(t->llc_cause));
-			rc = -ENODATA;
-		} else if (idx >= t->n_llc) {
-			rc = index_range_error(mode, "llc", t->n_llc, "last-level cache domains", cause);
-		} else {
-			rc = pin_domain(t, &t->llc[idx], mode, false, pin, cause);
-		}
-		break;
-	case TOPO_PIN_L2: {
-		const struct cache_domain *d = l2_domains(t, &n);
-		if (t->cache_cause || t->level_cause[2]) {
-			cause_give(cause, msg_new("the L2 cache is unusable: %s",
-						  t->cache_cause ? t->cache_cause : t->level_cause[2]));
-			rc = -ENODATA;
-		} else if (idx >= n) {
-			rc = index_range_error(mode, "l2", n, "L2 cache domains", cause);
-		} else {
-			rc = pin_domain(t, &d[idx], mode, false, pin, cause);
-		}
-		break;
-	}
-	case TOPO_PIN_NODE: {
-		const struct topo_node *node = NULL;
-		if (t->node_cause) {
-			cause_give(cause, msg_new("the numa nodes are unusable: %s", t->node_cause));
-			rc = -ENODATA;
-			break;
-		}
-		for (size_t i = 0; i < t->n_nodes; i++)
-			if ((size_t)t->nodes[i].node == idx)
-				node = &t->nodes[i];
-		if (!node) {
-			char list[256] = "";
-			size_t len = 0;
-			for (size_t i = 0; i < t->n_nodes && len + 16 < sizeof(list); i++)
-				len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%d",
-							i ? ", " : "", t->nodes[i].node);
-			if (t->n_nodes)
-				cause_give(cause, msg_new("pin mode '%s' is out of range: the numa nodes are %s",
-							  echo(mode, eb, sizeof(eb)), list));
-			else
-				cause_give(cause, msg_new("pin mode '%s' is out of range: the machine reports no numa nodes",
-							  echo(mode, eb, sizeof(eb))));
-			rc = -ERANGE;
-			break;
-		}
-		char what[48];
-		snprintf(what, sizeof(what), "numa node %d", node->node);
-		rc = take_online(t, &node->cpus, pin, what, cause);
-		if (rc < 0)
-			break;
-		cpus_phrase(&pin->cpus, who, sizeof(who));
-		pin->desc = msg_new("pinned to %s of NUMA node %d (%s)", who, node->node, mode);
-		rc = pin->desc ? 0 : -ENOMEM;
-		break;
-	}
-	case TOPO_PIN_CPUS: {
-		char *asked = cpumask_format(&want);
-		char *list = NULL;
-		if (!asked) {
-			rc = -ENOMEM;
-			break;
-		}
-		char what[64];
-		snprintf(what, sizeof(what), "cpus:%.40s%s", asked, strlen(asked) > 40 ? "..." : "");
-		rc = take_online(t, &want, pin, what, cause);
-		if (rc == 0) {
-			list = cpumask_format(&pin->cpus);
-			size_t cnt = cpumask_count(&pin->cpus);
-			pin->desc = list ? msg_new("pinned to CPU%s %s (cpus:%s)", cnt > 1 ? "s" : "",
-						   list, asked)
-					 : NULL;
-			rc = pin->desc ? 0 : -ENOMEM;
-		}
-		free(list);
-		free(asked);
-		break;
-	}
-	default:
-		rc = -EINVAL;
-		break;
-	}
-	if (rc == 0)
-		rc = add_offline_note(pin);
-out_done:
-	if (rc == 0)
-		return 0;
-out_fail:
-	topo_pin_release(pin);
-	return rc;
 }

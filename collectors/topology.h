@@ -1,7 +1,9 @@
 /*
- * topology: the machine's CPU and cache topology as sysfs describes it,
- * and the resolution of a pin mode (`largest-llc`, `llc:N`, ...) to a set
- * of CPUs.
+ * topology: the machine's CPU and cache topology as sysfs describes it
+ * (topology.c), and the resolution of a pin mode (`largest-llc`,
+ * `llc:N`, ...) to a set of CPUs (topo_pin.c). The CPU sets themselves,
+ * struct cpumask and the cpu list form, are collectors/cpumask.h,
+ * included here.
  *
  * Everything is read below a root directory (default "/"), so tests point
  * it at fake trees under tests/fixtures/sysfs/. The files read are
@@ -40,51 +42,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* CPU numbers run from 0 to CPUMASK_MAX - 1; larger ones are rejected. */
-#define CPUMASK_MAX 8192
+#include "collectors/cpumask.h"
 
 /* Cache levels run from 1 to TOPO_MAX_CACHE_LEVEL. */
 #define TOPO_MAX_CACHE_LEVEL 7
-
-/* A set of CPU numbers, as a fixed bitmap: plain data, copy it freely. */
-struct cpumask {
-	uint64_t bits[CPUMASK_MAX / 64];
-};
-
-void cpumask_clear(struct cpumask *m);
-/* Adds `cpu`; returns 0, or -ERANGE when it is outside 0..CPUMASK_MAX-1. */
-int cpumask_set(struct cpumask *m, int cpu);
-bool cpumask_has(const struct cpumask *m, int cpu);
-size_t cpumask_count(const struct cpumask *m);
-bool cpumask_empty(const struct cpumask *m);
-bool cpumask_equal(const struct cpumask *a, const struct cpumask *b);
-bool cpumask_intersects(const struct cpumask *a, const struct cpumask *b);
-/* dst = a & b; dst may be a or b. */
-void cpumask_and(struct cpumask *dst, const struct cpumask *a,
-		 const struct cpumask *b);
-/* dst = a & ~b; dst may be a or b. */
-void cpumask_andnot(struct cpumask *dst, const struct cpumask *a,
-		    const struct cpumask *b);
-/* The lowest CPU number in m, or -1 when m is empty. */
-int cpumask_first(const struct cpumask *m);
-/* The lowest CPU number above `cpu` in m, or -1. Iterate with
- * for (int cpu = cpumask_first(m); cpu >= 0; cpu = cpumask_next(m, cpu)). */
-int cpumask_next(const struct cpumask *m, int cpu);
-
-/*
- * Parses the kernel's cpu list form ("0-5,12-17", "3", "" for none; one
- * trailing newline allowed) into m. Returns 0, -EINVAL for a malformed
- * list ("a", "1,,2", "0-", "3-1", a sign, spaces), or -ERANGE for a CPU
- * number at or above CPUMASK_MAX (overflowing numbers included). m is
- * cleared first and left empty on failure.
- */
-int cpumask_parse(struct cpumask *m, const char *s, char **cause);
-
-/*
- * The compact list form of m ("0-5,12-17"; "" when empty), malloc'd; the
- * caller frees it. Returns NULL with errno ENOMEM on allocation failure.
- */
-char *cpumask_format(const struct cpumask *m);
 
 enum cache_type {
 	CACHE_TYPE_UNKNOWN = 0,
