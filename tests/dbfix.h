@@ -23,6 +23,7 @@
 #include "db/runs.h"
 #include "db/samples.h"
 #include "db/sleep.h"
+#include "test_util.h"
 
 static void dbfix_die(const char *what, char *cause)
 {
@@ -32,12 +33,7 @@ static void dbfix_die(const char *what, char *cause)
 
 static void dbfix_run(struct db_run *r, const char *kind, const char *command)
 {
-	memset(r, 0, sizeof(*r));
-	r->kind = strdup(kind);
-	r->started = strdup("2026-12-01T08:00:00Z");
-	r->command = strdup(command);
-	r->argv = calloc(3, sizeof(char *));
-	r->argv[0] = strdup(command);
+	tu_run_init(r, kind, "2026-12-01T08:00:00Z", command, "vm", "AMD EPYC", 2);
 	r->argv[1] = strdup("--fast");
 	r->argc = 2;
 	r->cwd = strdup("/tmp");
@@ -47,10 +43,6 @@ static void dbfix_run(struct db_run *r, const char *kind, const char *command)
 	r->sys_s = 0.125;
 	r->paranoid = 2;
 	r->prof_version = strdup("0.1.0");
-	r->host.hostname = strdup("vm");
-	r->host.kernel = strdup("6.18");
-	r->host.cpu_model = strdup("AMD EPYC");
-	r->host.online_cpus = 2;
 	r->pin.mode = strdup("cpus:0-1");
 	r->pin.status = strdup("applied");
 	r->pin.cpus = strdup("0-1");

@@ -1,6 +1,7 @@
 /*
  * test_util: small helpers shared by the cmocka tests: capture what a
- * writer prints, make a temporary directory, run a command and collect its
+ * writer prints, make a temporary directory (alone or with a database path
+ * in it), build the start of a stored run, run a command and collect its
  * output and status. Header-only so each test stays one executable.
  */
 #ifndef TESTS_TEST_UTIL_H
@@ -17,6 +18,8 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include "db/runs.h"
 
 /* A FILE that writes into memory; call tu_buf_close() to get the text. */
 struct tu_buf {
@@ -60,6 +63,80 @@ static inline void tu_rmrf(const char *path)
 	if (system(cmd) != 0)
 		fprintf(stderr, "warning: could not remove %s\n", path);
 	free(cmd);
+}
+
+/*
+ * A temporary directory with a database path in it: the state of most db
+ * and end-to-end tests. The database itself is made by whoever opens it
+ * first. Use as cmocka state with tu_db_setup/tu_db_teardown, or with
+ * tu_db_new(NAME) where the file name matters.
+ */
+struct tu_db {
+	char *dir;
+	char *path;	/* dir/NAME */
+	char *dbarg;	/* "--db=PATH", for prof's argv */
+};
+
+static inline struct tu_db *tu_db_new(const char *name)
+{
+	struct tu_db *d = calloc(1, sizeof(*d));
+	if (!d)
+		abort();
+	d->dir = tu_tmpdir();
+	if (asprintf(&d->path, "%s/%s", d->dir, name) < 0 ||
+	    asprintf(&d->dbarg, "--db=%s", d->path) < 0)
+		abort();
+	return d;
+}
+
+/* Removes the directory and everything in it; accepts NULL. */
+static inline void tu_db_free(struct tu_db *d)
+{
+	if (!d)
+		return;
+	tu_rmrf(d->dir);
+	free(d->dir);
+	free(d->path);
+	free(d->dbarg);
+	free(d);
+}
+
+static inline int tu_db_setup(void **state)
+{
+	*state = tu_db_new("t.db");
+	return 0;
+}
+
+static inline int tu_db_teardown(void **state)
+{
+	tu_db_free(*state);
+	return 0;
+}
+
+/*
+ * The start of a run to store: kind, start time, command with argv
+ * { command } (argc 1; room for two more words), on host `hostname`
+ * (kernel 6.18, cpu_model, ncpus online). r needs no initialisation;
+ * the test fills in what it checks, and db_run_release() frees it all.
+ */
+static inline void tu_run_init(struct db_run *r, const char *kind,
+			       const char *started, const char *command,
+			       const char *hostname, const char *cpu_model,
+			       int ncpus)
+{
+	memset(r, 0, sizeof(*r));
+	r->kind = strdup(kind);
+	r->started = strdup(started);
+	r->command = strdup(command);
+	r->argv = calloc(4, sizeof(char *));
+	if (!r->argv)
+		abort();
+	r->argv[0] = strdup(command);
+	r->argc = 1;
+	r->host.hostname = strdup(hostname);
+	r->host.kernel = strdup("6.18");
+	r->host.cpu_model = strdup(cpu_model);
+	r->host.online_cpus = ncpus;
 }
 
 struct tu_proc {

@@ -16,31 +16,6 @@
 #include "db/runs.h"
 #include "test_util.h"
 
-struct fx {
-	char *dir;
-	char *path;
-};
-
-static int setup(void **state)
-{
-	struct fx *f = calloc(1, sizeof(*f));
-	f->dir = tu_tmpdir();
-	if (asprintf(&f->path, "%s/t.db", f->dir) < 0)
-		return -1;
-	*state = f;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	struct fx *f = *state;
-	tu_rmrf(f->dir);
-	free(f->dir);
-	free(f->path);
-	free(f);
-	return 0;
-}
-
 static char *xdup(const char *s)
 {
 	return strdup(s);
@@ -84,14 +59,11 @@ static void add_modules(struct db_run *r)
 /* A run with two events (one unsupported) and nthreads threads. */
 static void make_run(struct db_run *r, size_t nthreads)
 {
-	memset(r, 0, sizeof(*r));
-	r->kind = xdup("run");
-	r->started = xdup("2026-11-30T05:37:51Z");
-	r->command = xdup("./demo 'a b'");
-	static char *argv[] = { "./demo", "a b", NULL };
-	r->argv = calloc(3, sizeof(char *));
-	r->argv[0] = xdup(argv[0]);
-	r->argv[1] = xdup(argv[1]);
+	tu_run_init(r, "run", "2026-11-30T05:37:51Z", "./demo 'a b'", "vm",
+		    "AMD EPYC", 2);
+	free(r->argv[0]);
+	r->argv[0] = xdup("./demo");
+	r->argv[1] = xdup("a b");
 	r->argc = 2;
 	r->cwd = xdup("/tmp");
 	r->pid = 4242;
@@ -102,10 +74,6 @@ static void make_run(struct db_run *r, size_t nthreads)
 	r->lost_records = 0;
 	r->paranoid = 2;
 	r->prof_version = xdup("0.1.0");
-	r->host.hostname = xdup("vm");
-	r->host.kernel = xdup("6.18");
-	r->host.cpu_model = xdup("AMD EPYC");
-	r->host.online_cpus = 2;
 	r->pin.mode = xdup("cpus:0");
 	r->pin.status = xdup("applied");
 	r->pin.cpus = xdup("0");
@@ -152,7 +120,7 @@ static int count_runs(struct db *db)
 
 static void test_runs__store_and_load_round_trip(void **state)
 {
-	struct fx *f = *state;
+	struct tu_db *f = *state;
 	struct db *db;
 	char *cause = NULL;
 	assert_int_equal(db_open(&db, f->path, &cause), 0);
@@ -268,7 +236,7 @@ static void test_runs__store_and_load_round_trip(void **state)
  */
 static void test_runs__v1_file_gains_modules(void **state)
 {
-	struct fx *f = *state;
+	struct tu_db *f = *state;
 	char *cmd;
 	assert_true(asprintf(&cmd, "cp '%s/db/v1.db' '%s'", FIXTURES_DIR, f->path) > 0);
 	assert_int_equal(system(cmd), 0);
@@ -301,7 +269,7 @@ static void test_runs__v1_file_gains_modules(void **state)
 
 static void test_runs__missing_and_listing(void **state)
 {
-	struct fx *f = *state;
+	struct tu_db *f = *state;
 	struct db *db;
 	char *cause = NULL;
 	assert_int_equal(db_open(&db, f->path, &cause), 0);
@@ -332,7 +300,7 @@ static void test_runs__missing_and_listing(void **state)
 
 static void test_runs__schema_version_and_newer_file(void **state)
 {
-	struct fx *f = *state;
+	struct tu_db *f = *state;
 	struct db *db;
 	char *cause = NULL;
 	char *v = NULL;
@@ -353,7 +321,7 @@ static void test_runs__schema_version_and_newer_file(void **state)
 
 static void test_runs__not_a_database_is_a_clear_error(void **state)
 {
-	struct fx *f = *state;
+	struct tu_db *f = *state;
 	FILE *fp = fopen(f->path, "w");
 	for (int i = 0; i < 200; i++)
 		fputs("this is not a database, it is a text file\n", fp);
@@ -391,7 +359,7 @@ static bool stop_now(void *arg)
 /* A wait on a lock says how long it waited, and ends when told to. */
 static void test_runs__lock_wait_is_bounded_and_can_stop(void **state)
 {
-	struct fx *f = *state;
+	struct tu_db *f = *state;
 	struct db *a, *b;
 	char *cause = NULL;
 	assert_int_equal(db_open_wait(&a, f->path, 200, NULL), 0);
@@ -420,7 +388,7 @@ static void test_runs__lock_wait_is_bounded_and_can_stop(void **state)
 
 static void test_runs__locked_database_stores_nothing(void **state)
 {
-	struct fx *f = *state;
+	struct tu_db *f = *state;
 	struct db *a, *b;
 	char *cause = NULL;
 	assert_int_equal(db_open(&a, f->path, NULL), 0);
@@ -448,7 +416,7 @@ static void test_runs__locked_database_stores_nothing(void **state)
 
 static void test_runs__full_disk_leaves_no_half_run(void **state)
 {
-	struct fx *f = *state;
+	struct tu_db *f = *state;
 	struct db *db;
 	char *cause = NULL;
 	assert_int_equal(db_open(&db, f->path, NULL), 0);
@@ -484,7 +452,7 @@ static void test_runs__full_disk_leaves_no_half_run(void **state)
  */
 static void test_runs__failing_allocations(void **state)
 {
-	struct fx *f = *state;
+	struct tu_db *f = *state;
 	int stored = 0, failed = 0;
 	for (long after = 0; after < 6000; after += 41) {
 		struct db *db = NULL;
@@ -527,7 +495,7 @@ static void test_runs__failing_allocations(void **state)
 
 static void test_runs__two_writers_share_the_file(void **state)
 {
-	struct fx *f = *state;
+	struct tu_db *f = *state;
 	struct db *a, *b;
 	assert_int_equal(db_open(&a, f->path, NULL), 0);
 	assert_int_equal(db_open(&b, f->path, NULL), 0);
@@ -550,7 +518,7 @@ static void test_runs__two_writers_share_the_file(void **state)
  */
 static void test_runs__read_only_open(void **state)
 {
-	struct fx *f = *state;
+	struct tu_db *f = *state;
 	struct db *db, *w;
 	char *cause = NULL;
 	assert_int_equal(db_open_readonly(&db, f->path, &cause), -ENOENT);
@@ -602,18 +570,18 @@ static void test_runs__read_only_open(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_runs__store_and_load_round_trip, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_runs__v1_file_gains_modules, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_runs__read_only_open, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_runs__missing_and_listing, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_runs__schema_version_and_newer_file, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_runs__not_a_database_is_a_clear_error, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_runs__unwritable_place_is_a_clear_error, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_runs__locked_database_stores_nothing, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_runs__lock_wait_is_bounded_and_can_stop, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_runs__full_disk_leaves_no_half_run, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_runs__failing_allocations, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_runs__two_writers_share_the_file, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_runs__store_and_load_round_trip, tu_db_setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_runs__v1_file_gains_modules, tu_db_setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_runs__read_only_open, tu_db_setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_runs__missing_and_listing, tu_db_setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_runs__schema_version_and_newer_file, tu_db_setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_runs__not_a_database_is_a_clear_error, tu_db_setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_runs__unwritable_place_is_a_clear_error, tu_db_setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_runs__locked_database_stores_nothing, tu_db_setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_runs__lock_wait_is_bounded_and_can_stop, tu_db_setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_runs__full_disk_leaves_no_half_run, tu_db_setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_runs__failing_allocations, tu_db_setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_runs__two_writers_share_the_file, tu_db_setup, tu_db_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -19,46 +19,11 @@
 #include "db/samples.h"
 #include "test_util.h"
 
-struct fx {
-	char *dir;
-	char *path;
-};
-
-static int setup(void **state)
-{
-	struct fx *f = calloc(1, sizeof(*f));
-	f->dir = tu_tmpdir();
-	if (asprintf(&f->path, "%s/t.db", f->dir) < 0)
-		return -1;
-	*state = f;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	struct fx *f = *state;
-	tu_rmrf(f->dir);
-	free(f->dir);
-	free(f->path);
-	free(f);
-	return 0;
-}
-
 /* A run with threads: tid 100 (main, from 0), tid 101 started at 1000
  * and ended at 2000, and tid 101 again (reused) from 5000. */
 static void make_run(struct db_run *r)
 {
-	memset(r, 0, sizeof(*r));
-	r->kind = strdup("record");
-	r->started = strdup("2026-11-30T05:37:51Z");
-	r->command = strdup("./hot");
-	r->argv = calloc(2, sizeof(char *));
-	r->argv[0] = strdup("./hot");
-	r->argc = 1;
-	r->host.hostname = strdup("vm");
-	r->host.kernel = strdup("6.18");
-	r->host.cpu_model = strdup("cpu");
-	r->host.online_cpus = 2;
+	tu_run_init(r, "record", "2026-11-30T05:37:51Z", "./hot", "vm", "cpu", 2);
 	r->nevents = 1;
 	r->events = calloc(1, sizeof(*r->events));
 	r->events[0].name = strdup("task-clock");
@@ -144,7 +109,7 @@ static const struct db_stack_count *find_count(const struct db_profile *p,
 
 static void test_samples__store_and_load_round_trip(void **state)
 {
-	struct fx *f = *state;
+	struct tu_db *f = *state;
 	struct db *db;
 	assert_int_equal(db_open(&db, f->path, NULL), 0);
 	struct db_sample_writer *w;
@@ -235,7 +200,7 @@ static void test_samples__store_and_load_round_trip(void **state)
 
 static void test_samples__counted_run_and_missing_run(void **state)
 {
-	struct fx *f = *state;
+	struct tu_db *f = *state;
 	struct db *db;
 	assert_int_equal(db_open(&db, f->path, NULL), 0);
 	struct db_run r;
@@ -259,7 +224,7 @@ static void test_samples__counted_run_and_missing_run(void **state)
 
 static void test_samples__batches_and_other_writers(void **state)
 {
-	struct fx *f = *state;
+	struct tu_db *f = *state;
 	struct db *db, *other;
 	assert_int_equal(db_open(&db, f->path, NULL), 0);
 	assert_int_equal(db_open(&other, f->path, NULL), 0);
@@ -297,7 +262,7 @@ static void test_samples__batches_and_other_writers(void **state)
 
 static void test_samples__locked_or_full_database_stores_nothing(void **state)
 {
-	struct fx *f = *state;
+	struct tu_db *f = *state;
 	struct db *db, *lock;
 	assert_int_equal(db_open(&db, f->path, NULL), 0);
 	assert_int_equal(db_open(&lock, f->path, NULL), 0);
@@ -352,7 +317,7 @@ static void test_samples__locked_or_full_database_stores_nothing(void **state)
 
 static void test_samples__killed_recorder_leaves_nothing(void **state)
 {
-	struct fx *f = *state;
+	struct tu_db *f = *state;
 	pid_t pid = fork();
 	if (pid == 0) {
 		struct db *db;
@@ -384,7 +349,7 @@ static void test_samples__killed_recorder_leaves_nothing(void **state)
 
 static void test_samples__damaged_rows_are_refused(void **state)
 {
-	struct fx *f = *state;
+	struct tu_db *f = *state;
 	struct db *db;
 	assert_int_equal(db_open(&db, f->path, NULL), 0);
 	struct db_sample_writer *w;
@@ -411,17 +376,17 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_samples__store_and_load_round_trip,
-						setup, teardown),
+						tu_db_setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_samples__counted_run_and_missing_run,
-						setup, teardown),
+						tu_db_setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_samples__batches_and_other_writers,
-						setup, teardown),
+						tu_db_setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_samples__locked_or_full_database_stores_nothing,
-						setup, teardown),
+						tu_db_setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_samples__killed_recorder_leaves_nothing,
-						setup, teardown),
+						tu_db_setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_samples__damaged_rows_are_refused,
-						setup, teardown),
+						tu_db_setup, tu_db_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -17,45 +17,14 @@
 #include "db/sleep.h"
 #include "test_util.h"
 
-struct fx {
-	char *dir;
-	char *path;
-};
-
-static int setup(void **state)
-{
-	struct fx *f = calloc(1, sizeof(*f));
-	f->dir = tu_tmpdir();
-	if (asprintf(&f->path, "%s/t.db", f->dir) < 0)
-		return -1;
-	*state = f;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	struct fx *f = *state;
-	tu_rmrf(f->dir);
-	free(f->dir);
-	free(f->path);
-	free(f);
-	return 0;
-}
-
 static void make_run(struct db_run *r)
 {
-	memset(r, 0, sizeof(*r));
-	r->kind = strdup("sleep");
-	r->started = strdup("2026-12-01T08:00:00Z");
-	r->command = strdup("prof sleep --modes spin,hybrid --durations 30,50");
-	r->argv = calloc(1, sizeof(char *));
+	tu_run_init(r, "sleep", "2026-12-01T08:00:00Z",
+		    "prof sleep --modes spin,hybrid --durations 30,50", "vm",
+		    "AMD EPYC", 2);
 	r->wall_s = 2.5;
 	r->user_s = 1.25;
 	r->sys_s = 0.5;
-	r->host.hostname = strdup("vm");
-	r->host.kernel = strdup("6.18");
-	r->host.cpu_model = strdup("AMD EPYC");
-	r->host.online_cpus = 2;
 	r->pin.mode = strdup("cpus:1");
 	r->pin.status = strdup("applied");
 	r->pin.cpus = strdup("1");
@@ -109,7 +78,7 @@ static void make_sleep(struct db_sleep *s, size_t ncells)
 
 static void test_sleep_store__round_trip(void **state)
 {
-	struct fx *f = *state;
+	struct tu_db *f = *state;
 	struct db *db;
 	char *cause = NULL;
 	assert_int_equal(db_open(&db, f->path, &cause), 0);
@@ -179,7 +148,7 @@ static void test_sleep_store__round_trip(void **state)
 
 static void test_sleep_store__no_hybrid_stores_null_margin(void **state)
 {
-	struct fx *f = *state;
+	struct tu_db *f = *state;
 	struct db *db;
 	assert_int_equal(db_open(&db, f->path, NULL), 0);
 	struct db_run r;
@@ -212,7 +181,7 @@ static void test_sleep_store__no_hybrid_stores_null_margin(void **state)
 
 static void test_sleep_store__plain_run_has_no_benchmark(void **state)
 {
-	struct fx *f = *state;
+	struct tu_db *f = *state;
 	struct db *db;
 	char *cause = NULL;
 	assert_int_equal(db_open(&db, f->path, NULL), 0);
@@ -233,7 +202,7 @@ static void test_sleep_store__plain_run_has_no_benchmark(void **state)
 
 static void test_sleep_store__locked_file_stores_nothing(void **state)
 {
-	struct fx *f = *state;
+	struct tu_db *f = *state;
 	struct db *a, *b;
 	char *cause = NULL;
 	assert_int_equal(db_open(&a, f->path, NULL), 0);
@@ -264,7 +233,7 @@ static void test_sleep_store__locked_file_stores_nothing(void **state)
 /* Fail the Nth allocation over a range: a run is stored whole or not. */
 static void test_sleep_store__failing_allocations(void **state)
 {
-	struct fx *f = *state;
+	struct tu_db *f = *state;
 	int stored = 0, failed = 0;
 	for (long after = 0; after < 6000; after += 37) {
 		struct db *db = NULL;
@@ -309,7 +278,7 @@ static void test_sleep_store__failing_allocations(void **state)
 
 static void test_sleep_store__deleting_the_run_deletes_its_cells(void **state)
 {
-	struct fx *f = *state;
+	struct tu_db *f = *state;
 	struct db *db;
 	assert_int_equal(db_open(&db, f->path, NULL), 0);
 	struct db_run r;
@@ -332,12 +301,12 @@ static void test_sleep_store__deleting_the_run_deletes_its_cells(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_sleep_store__round_trip, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_sleep_store__no_hybrid_stores_null_margin, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_sleep_store__plain_run_has_no_benchmark, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_sleep_store__locked_file_stores_nothing, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_sleep_store__failing_allocations, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_sleep_store__deleting_the_run_deletes_its_cells, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sleep_store__round_trip, tu_db_setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_sleep_store__no_hybrid_stores_null_margin, tu_db_setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_sleep_store__plain_run_has_no_benchmark, tu_db_setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_sleep_store__locked_file_stores_nothing, tu_db_setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_sleep_store__failing_allocations, tu_db_setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_sleep_store__deleting_the_run_deletes_its_cells, tu_db_setup, tu_db_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

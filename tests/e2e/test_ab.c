@@ -14,27 +14,9 @@
 
 #include "test_util.h"
 
-struct fx {
-	char *dir, *dbarg;
-};
-
 static int setup(void **state)
 {
-	struct fx *f = calloc(1, sizeof(*f));
-	f->dir = tu_tmpdir();
-	if (asprintf(&f->dbarg, "--db=%s/ab.db", f->dir) < 0)
-		return -1;
-	*state = f;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	struct fx *f = *state;
-	tu_rmrf(f->dir);
-	free(f->dir);
-	free(f->dbarg);
-	free(f);
+	*state = tu_db_new("ab.db");
 	return 0;
 }
 
@@ -69,7 +51,7 @@ static void perf_or_skip(struct tu_proc *p)
 
 static void test_ab__slower_arm_is_worse_with_a_ci_excluding_zero(void **state)
 {
-	struct fx *f = *state;
+	struct tu_db *f = *state;
 	char *argv[] = { PROF_BIN, f->dbarg, "ab", "--arm", "fast=sleep 0.05",
 			 "--arm", "slow=sleep 0.1", "--rounds", "6", "-e", "task-clock",
 			 "--format", "json", NULL };
@@ -102,7 +84,7 @@ static void test_ab__slower_arm_is_worse_with_a_ci_excluding_zero(void **state)
  */
 static void test_ab__same_command_twice_is_not_better_or_worse(void **state)
 {
-	struct fx *f = *state;
+	struct tu_db *f = *state;
 	char *argv[] = { PROF_BIN, f->dbarg, "ab", "--arm", "a=sleep 0.1",
 			 "--arm", "b=sleep 0.1", "--rounds", "8", "--gate", "20",
 			 "-e", "task-clock", "--format", "json", NULL };
@@ -118,7 +100,7 @@ static void test_ab__same_command_twice_is_not_better_or_worse(void **state)
 
 static void test_ab__abba_order_is_stored(void **state)
 {
-	struct fx *f = *state;
+	struct tu_db *f = *state;
 	char *argv[] = { PROF_BIN, f->dbarg, "ab", "--arm", "A=true", "--arm",
 			 "B=true", "--rounds", "4", "--warmup", "0", "-e", "task-clock",
 			 "--format", "json", NULL };
@@ -146,7 +128,7 @@ static void test_ab__abba_order_is_stored(void **state)
 
 static void test_ab__scores_and_compare_reprint_the_same_numbers(void **state)
 {
-	struct fx *f = *state;
+	struct tu_db *f = *state;
 	char *out;
 	assert_true(asprintf(&out, "%s/ab.json", f->dir) > 0);
 	char *argv[] = { PROF_BIN, f->dbarg, "ab",
@@ -184,7 +166,7 @@ static void test_ab__scores_and_compare_reprint_the_same_numbers(void **state)
 
 static void test_ab__missing_score_and_failed_runs_are_left_out(void **state)
 {
-	struct fx *f = *state;
+	struct tu_db *f = *state;
 	char *argv[] = { PROF_BIN, f->dbarg, "ab",
 			 "--arm", "ok=sh -c 'echo score 10'",
 			 "--arm", "quiet=sh -c 'echo nothing'",
@@ -221,7 +203,7 @@ static void test_ab__missing_score_and_failed_runs_are_left_out(void **state)
  * says so. */
 static void test_ab__a_slow_score_search_is_cut_short(void **state)
 {
-	struct fx *f = *state;
+	struct tu_db *f = *state;
 	char *argv[] = { PROF_BIN, f->dbarg, "ab",
 			 "--arm", "a=sh -c 'yes a | head -c 1000000 | tr -d \"\\n\"'",
 			 "--arm", "b=sh -c 'echo 5 fps'",
@@ -241,7 +223,7 @@ static void test_ab__a_slow_score_search_is_cut_short(void **state)
 
 static void test_ab__bad_input_exits_2(void **state)
 {
-	struct fx *f = *state;
+	struct tu_db *f = *state;
 	struct {
 		char *args[8];
 		const char *msg;
@@ -288,7 +270,7 @@ static void test_ab__bad_input_exits_2(void **state)
  * refused at once rather than read forever, and nothing is stored. */
 static void test_ab__plan_that_is_no_file_is_refused(void **state)
 {
-	struct fx *f = *state;
+	struct tu_db *f = *state;
 	char *fifo;
 	if (asprintf(&fifo, "%s/plan.fifo", f->dir) < 0 || mkfifo(fifo, 0600) != 0)
 		abort();
@@ -303,16 +285,12 @@ static void test_ab__plan_that_is_no_file_is_refused(void **state)
 		tu_proc_release(&p);
 	}
 	free(fifo);
-	char *db;
-	if (asprintf(&db, "%s/ab.db", f->dir) < 0)
-		abort();
-	assert_int_not_equal(access(db, F_OK), 0);	/* nothing was stored */
-	free(db);
+	assert_int_not_equal(access(f->path, F_OK), 0);	/* nothing was stored */
 }
 
 static void test_ab__ctrl_c_keeps_the_finished_rounds(void **state)
 {
-	struct fx *f = *state;
+	struct tu_db *f = *state;
 	char outp[] = "/tmp/prof-ab-e2e-XXXXXX";
 	int ofd = mkstemp(outp);
 	pid_t pid = fork();
@@ -346,7 +324,7 @@ static void test_ab__ctrl_c_keeps_the_finished_rounds(void **state)
 /* An A/A experiment of the baseline command sets the gate of later ones. */
 static void test_ab__gate_comes_from_the_latest_aa(void **state)
 {
-	struct fx *f = *state;
+	struct tu_db *f = *state;
 	char *aa[] = { PROF_BIN, f->dbarg, "ab", "--aa", "--arm", "x=sleep 0.02",
 		       "--rounds", "4", "--warmup", "0", "-e", "task-clock", "--format",
 		       "json", NULL };
@@ -375,16 +353,16 @@ static void test_ab__gate_comes_from_the_latest_aa(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_ab__slower_arm_is_worse_with_a_ci_excluding_zero, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_ab__same_command_twice_is_not_better_or_worse, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_ab__abba_order_is_stored, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_ab__scores_and_compare_reprint_the_same_numbers, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_ab__missing_score_and_failed_runs_are_left_out, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_ab__a_slow_score_search_is_cut_short, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_ab__bad_input_exits_2, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_ab__plan_that_is_no_file_is_refused, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_ab__ctrl_c_keeps_the_finished_rounds, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_ab__gate_comes_from_the_latest_aa, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ab__slower_arm_is_worse_with_a_ci_excluding_zero, setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_ab__same_command_twice_is_not_better_or_worse, setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_ab__abba_order_is_stored, setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_ab__scores_and_compare_reprint_the_same_numbers, setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_ab__missing_score_and_failed_runs_are_left_out, setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_ab__a_slow_score_search_is_cut_short, setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_ab__bad_input_exits_2, setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_ab__plan_that_is_no_file_is_refused, setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_ab__ctrl_c_keeps_the_finished_rounds, setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_ab__gate_comes_from_the_latest_aa, setup, tu_db_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -21,28 +21,9 @@
 
 #include "test_util.h"
 
-struct fx {
-	char *dir;
-	char *dbarg;
-};
-
 static int setup(void **state)
 {
-	struct fx *f = calloc(1, sizeof(*f));
-	f->dir = tu_tmpdir();
-	if (asprintf(&f->dbarg, "--db=%s/stress.db", f->dir) < 0)
-		return -1;
-	*state = f;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	struct fx *f = *state;
-	tu_rmrf(f->dir);
-	free(f->dir);
-	free(f->dbarg);
-	free(f);
+	*state = tu_db_new("stress.db");
 	return 0;
 }
 
@@ -70,7 +51,7 @@ struct tally {
  * the expected task count. must_be_incomplete: the workload leaves a task
  * running, which prof must report.
  */
-static void one_run(struct fx *f, char **cmd, size_t expected,
+static void one_run(struct tu_db *f, char **cmd, size_t expected,
 		    bool must_be_incomplete, struct tally *t)
 {
 	char *argv[32] = { PROF_BIN, f->dbarg, "run", "-q", "-e", "task-clock",
@@ -119,7 +100,7 @@ static char *helper(const char *name)
 static void tree(void **state, const char *mode, const char *w, const char *d,
 		 size_t expected)
 {
-	struct fx *f = *state;
+	struct tu_db *f = *state;
 	if (!tu_perf_allowed(f->dbarg))
 		skip();
 	char *bin = helper("forktree");
@@ -160,7 +141,7 @@ static void test_completeness__threads_in_children(void **state)
  * (make and 240 shells, each shell's loop runs in the shell itself). */
 static void test_completeness__make_tree(void **state)
 {
-	struct fx *f = *state;
+	struct tu_db *f = *state;
 	if (!tu_perf_allowed(f->dbarg))
 		skip();
 	if (system("command -v make >/dev/null 2>&1") != 0)
@@ -190,7 +171,7 @@ static void test_completeness__make_tree(void **state)
 /* Nested shells and a pipeline: sh, sh, and three pipeline stages. */
 static void test_completeness__nested_shells_and_pipes(void **state)
 {
-	struct fx *f = *state;
+	struct tu_db *f = *state;
 	if (!tu_perf_allowed(f->dbarg))
 		skip();
 	char *cmd[] = { "/bin/sh", "-c",
@@ -205,7 +186,7 @@ static void test_completeness__nested_shells_and_pipes(void **state)
 /* A child that outlives the command must make the run incomplete. */
 static void test_completeness__daemon_is_reported(void **state)
 {
-	struct fx *f = *state;
+	struct tu_db *f = *state;
 	if (!tu_perf_allowed(f->dbarg))
 		skip();
 	char *cmd[] = { "/bin/sh", "-c", "/bin/sleep 0.3 & exit 0", NULL };
@@ -227,13 +208,13 @@ static void test_completeness__daemon_is_reported(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_completeness__fork_tree, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_completeness__vfork_tree, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_completeness__posix_spawn_tree, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_completeness__threads_in_children, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_completeness__make_tree, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_completeness__nested_shells_and_pipes, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_completeness__daemon_is_reported, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_completeness__fork_tree, setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_completeness__vfork_tree, setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_completeness__posix_spawn_tree, setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_completeness__threads_in_children, setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_completeness__make_tree, setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_completeness__nested_shells_and_pipes, setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_completeness__daemon_is_reported, setup, tu_db_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -20,29 +20,9 @@
 
 #define MiB (1024.0 * 1024.0)
 
-struct fx {
-	char *dir, *db, *dbarg;
-};
-
 static int setup(void **state)
 {
-	struct fx *f = calloc(1, sizeof(*f));
-	f->dir = tu_tmpdir();
-	if (asprintf(&f->db, "%s/x.db", f->dir) < 0 ||
-	    asprintf(&f->dbarg, "--db=%s", f->db) < 0)
-		return -1;
-	*state = f;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	struct fx *f = *state;
-	tu_rmrf(f->dir);
-	free(f->dir);
-	free(f->db);
-	free(f->dbarg);
-	free(f);
+	*state = tu_db_new("x.db");
 	return 0;
 }
 
@@ -74,20 +54,11 @@ static const char *const ev_names[] = {
 static void make_run(struct db_run *r, const struct side_def *s, int round)
 {
 	double j = 1.0 + 0.002 * ((round * 7 + (s->name[0] & 3)) % 5 - 2);
-	memset(r, 0, sizeof(*r));
-	r->kind = strdup("ab");
-	r->started = strdup("2026-11-30T06:00:00Z");
-	r->command = strdup(s->name);
-	r->argc = 1;
-	r->argv = calloc(2, sizeof(char *));
-	r->argv[0] = strdup(s->name);
+	tu_run_init(r, "ab", "2026-11-30T06:00:00Z", s->name, "fixture",
+		    s->cpu_model ? s->cpu_model : "AMD Ryzen 9 5900X", 24);
 	r->wall_s = s->wall_s * j;
 	r->user_s = r->wall_s * 0.99;
 	r->sys_s = r->wall_s * 0.01;
-	r->host.hostname = strdup("fixture");
-	r->host.kernel = strdup("6.18");
-	r->host.cpu_model = strdup(s->cpu_model ? s->cpu_model : "AMD Ryzen 9 5900X");
-	r->host.online_cpus = 24;
 	r->pin.mode = strdup(s->pin_level ? "llc:0" : "none");
 	r->pin.status = strdup(s->pin_level ? "applied" : "not requested");
 	r->pin.level = s->pin_level;
@@ -118,12 +89,12 @@ static void make_run(struct db_run *r, const struct side_def *s, int round)
 }
 
 /* Store an experiment of 6 ABBA rounds; returns its id. */
-static int64_t store_experiment(struct fx *f, const struct side_def *a,
+static int64_t store_experiment(struct tu_db *f, const struct side_def *a,
 				const struct side_def *b)
 {
 	struct db *db;
 	char *cause = NULL;
-	if (db_open(&db, f->db, &cause))
+	if (db_open(&db, f->path, &cause))
 		fail_msg("%s", cause);
 	struct db_experiment e;
 	memset(&e, 0, sizeof(e));
@@ -154,7 +125,7 @@ static int64_t store_experiment(struct fx *f, const struct side_def *a,
 	return e.id;
 }
 
-static struct tu_proc explain(struct fx *f, int64_t id, const char *fmt)
+static struct tu_proc explain(struct tu_db *f, int64_t id, const char *fmt)
 {
 	char ids[32] = "last";
 	if (id > 0)
@@ -178,7 +149,7 @@ static const struct side_def cgen = {
 
 static void test_explain__footprint_and_codegen_from_stored_experiments(void **state)
 {
-	struct fx *f = *state;
+	struct tu_db *f = *state;
 	int64_t id = store_experiment(f, &llvm, &sim);
 	struct tu_proc p = explain(f, id, "json");
 	assert_int_equal(p.status, 0);
@@ -206,7 +177,7 @@ static void test_explain__footprint_and_codegen_from_stored_experiments(void **s
 
 static void test_explain__cache_domains(void **state)
 {
-	struct fx *f = *state;
+	struct tu_db *f = *state;
 	/* The 5900X: two equal 32 MB L3 domains, pinning measures flat. */
 	struct side_def a = llvm, b = llvm;
 	a.name = "ccd0";
@@ -236,7 +207,7 @@ static void test_explain__cache_domains(void **state)
 
 static void test_explain__missing_counters_claim_nothing(void **state)
 {
-	struct fx *f = *state;
+	struct tu_db *f = *state;
 	struct side_def a = llvm, b = sim;
 	a.hw = b.hw = false;
 	int64_t id = store_experiment(f, &a, &b);
@@ -252,9 +223,9 @@ static void test_explain__missing_counters_claim_nothing(void **state)
 
 static void test_explain__two_runs_and_bad_input(void **state)
 {
-	struct fx *f = *state;
+	struct tu_db *f = *state;
 	struct db *db;
-	assert_int_equal(db_open(&db, f->db, NULL), 0);
+	assert_int_equal(db_open(&db, f->path, NULL), 0);
 	struct side_def a = llvm, b = sim;
 	b.cpu_model = "AMD Ryzen 9 9950X3D";
 	struct db_run ra, rb;
@@ -318,7 +289,7 @@ static double num_in(const char *s, const char *key)
 /* The working-set case on this machine, end to end. */
 static void test_explain__generated_footprints_on_this_machine(void **state)
 {
-	struct fx *f = *state;
+	struct tu_db *f = *state;
 #if !defined(__x86_64__)
 	skip();
 #endif
@@ -367,7 +338,7 @@ static void test_explain__generated_footprints_on_this_machine(void **state)
 /* A sampled run: explain shows where its samples fall, by module. */
 static void test_explain__where_the_samples_fall(void **state)
 {
-	struct fx *f = *state;
+	struct tu_db *f = *state;
 	if (!tu_perf_allowed(f->dbarg))
 		skip();
 	char *churn = HELPERS_DIR "/churn";
@@ -397,12 +368,12 @@ static void test_explain__where_the_samples_fall(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_explain__footprint_and_codegen_from_stored_experiments, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_explain__cache_domains, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_explain__missing_counters_claim_nothing, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_explain__two_runs_and_bad_input, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_explain__generated_footprints_on_this_machine, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_explain__where_the_samples_fall, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_explain__footprint_and_codegen_from_stored_experiments, setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_explain__cache_domains, setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_explain__missing_counters_claim_nothing, setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_explain__two_runs_and_bad_input, setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_explain__generated_footprints_on_this_machine, setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_explain__where_the_samples_fall, setup, tu_db_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -13,30 +13,17 @@
 
 #include "test_util.h"
 
-struct fx {
-	char *dir, *db, *dbarg;
-};
-
 static int setup(void **state)
 {
-	struct fx *f = calloc(1, sizeof(*f));
-	f->dir = tu_tmpdir();
-	if (asprintf(&f->db, "%s/p.db", f->dir) < 0 ||
-	    asprintf(&f->dbarg, "--db=%s", f->db) < 0)
-		return -1;
-	*state = f;
+	*state = tu_db_new("p.db");
 	return 0;
 }
 
 static int teardown(void **state)
 {
-	struct fx *f = *state;
+	struct tu_db *f = *state;
 	chmod(f->dir, 0700);
-	tu_rmrf(f->dir);
-	free(f->dir);
-	free(f->db);
-	free(f->dbarg);
-	free(f);
+	tu_db_free(f);
 	return 0;
 }
 
@@ -71,7 +58,7 @@ static const struct {
 };
 #define NVERBS (sizeof(verbs) / sizeof(verbs[0]))
 
-static struct tu_proc run_verb(const struct fx *f, size_t i, const struct tu_run_opts *o)
+static struct tu_proc run_verb(const struct tu_db *f, size_t i, const struct tu_run_opts *o)
 {
 	char *argv[8] = { PROF_BIN, f->dbarg };
 	int n = 2;
@@ -83,31 +70,31 @@ static struct tu_proc run_verb(const struct fx *f, size_t i, const struct tu_run
 
 /* The database holds the v1 fixture, brought up to date by one opener
  * that may write it; a copy of it is kept to compare with. */
-static void make_db(const struct fx *f)
+static void make_db(const struct tu_db *f)
 {
-	assert_int_equal(sh("cp '" FIXTURES_DIR "/db/v1.db' '%s'%s", f->db, ""), 0);
+	assert_int_equal(sh("cp '" FIXTURES_DIR "/db/v1.db' '%s'%s", f->path, ""), 0);
 	char *a[] = { PROF_BIN, f->dbarg, "runs", NULL };
 	struct tu_proc p = tu_run(a, NULL);
 	if (p.status != 0)
 		fail_msg("upgrading v1: status %d:\n%s", p.status, p.err);
 	tu_proc_release(&p);
-	assert_int_equal(sh("cp '%s' '%s.copy'", f->db, f->db), 0);
+	assert_int_equal(sh("cp '%s' '%s.copy'", f->path, f->path), 0);
 }
 
 /* The database is byte for byte what make_db left, and alone. */
-static void db_untouched(const struct fx *f)
+static void db_untouched(const struct tu_db *f)
 {
-	assert_int_equal(sh("cmp -s '%s' '%s.copy'", f->db, f->db), 0);
-	assert_int_equal(sh("test ! -e '%s-wal' && test ! -e '%s-shm'", f->db, f->db), 0);
+	assert_int_equal(sh("cmp -s '%s' '%s.copy'", f->path, f->path), 0);
+	assert_int_equal(sh("test ! -e '%s-wal' && test ! -e '%s-shm'", f->path, f->path), 0);
 }
 
 /* A database that is not there is not created: every read-only verb says
  * so and exits 1 (they used to create an empty one and report on it). */
 static void test_readonly__missing_database_is_not_created(void **state)
 {
-	struct fx *f = *state;
+	struct tu_db *f = *state;
 	char *want;
-	if (asprintf(&want, "error: no database at '%s'\n", f->db) < 0)
+	if (asprintf(&want, "error: no database at '%s'\n", f->path) < 0)
 		abort();
 	for (size_t i = 0; i < NVERBS; i++) {
 		struct tu_proc p = run_verb(f, i, NULL);
@@ -116,7 +103,7 @@ static void test_readonly__missing_database_is_not_created(void **state)
 			fail_msg("%s: status %d, stderr:\n%s", verbs[i].args[0], p.status,
 				 p.err);
 		tu_proc_release(&p);
-		assert_int_not_equal(access(f->db, F_OK), 0);
+		assert_int_not_equal(access(f->path, F_OK), 0);
 	}
 	free(want);
 }
@@ -124,7 +111,7 @@ static void test_readonly__missing_database_is_not_created(void **state)
 /* Reading changes nothing: not the file, and no -wal or -shm beside it. */
 static void test_readonly__reading_leaves_the_file_as_it_was(void **state)
 {
-	struct fx *f = *state;
+	struct tu_db *f = *state;
 	make_db(f);
 	for (size_t i = 0; i < NVERBS; i++) {
 		struct tu_proc p = run_verb(f, i, NULL);
@@ -145,7 +132,7 @@ static void test_readonly__reading_leaves_the_file_as_it_was(void **state)
  */
 static void test_readonly__read_only_database_is_read(void **state)
 {
-	struct fx *f = *state;
+	struct tu_db *f = *state;
 	make_db(f);
 	struct tu_run_opts as = { 0 };
 	if (geteuid() == 0) {
@@ -157,7 +144,7 @@ static void test_readonly__read_only_database_is_read(void **state)
 		as.as_uid = pw->pw_uid;
 		as.as_gid = pw->pw_gid;
 	}
-	assert_int_equal(chmod(f->db, 0444), 0);
+	assert_int_equal(chmod(f->path, 0444), 0);
 	assert_int_equal(chmod(f->dir, 0555), 0);
 	for (size_t i = 0; i < NVERBS; i++) {
 		struct tu_proc p = run_verb(f, i, &as);
@@ -172,9 +159,9 @@ static void test_readonly__read_only_database_is_read(void **state)
 	/* An older schema cannot be brought up to date without writing:
 	 * said, and the file is left alone. */
 	assert_int_equal(chmod(f->dir, 0755), 0);
-	assert_int_equal(sh("cp '" FIXTURES_DIR "/db/v1.db' '%s'%s", f->db, ""), 0);
-	assert_int_equal(sh("cp '%s' '%s.copy'", f->db, f->db), 0);
-	assert_int_equal(chmod(f->db, 0444), 0);
+	assert_int_equal(sh("cp '" FIXTURES_DIR "/db/v1.db' '%s'%s", f->path, ""), 0);
+	assert_int_equal(sh("cp '%s' '%s.copy'", f->path, f->path), 0);
+	assert_int_equal(chmod(f->path, 0444), 0);
 	assert_int_equal(chmod(f->dir, 0555), 0);
 	struct tu_proc p = run_verb(f, 0, &as);
 	if (p.status != 1 || !strstr(p.err, "has schema version 1, older than this prof's"))

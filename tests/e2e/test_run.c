@@ -18,31 +18,9 @@
 #include "db/db.h"
 #include "test_util.h"
 
-struct fx {
-	char *dir;
-	char *db;
-	char *dbarg;
-};
-
 static int setup(void **state)
 {
-	struct fx *f = calloc(1, sizeof(*f));
-	f->dir = tu_tmpdir();
-	if (asprintf(&f->db, "%s/e2e.db", f->dir) < 0 ||
-	    asprintf(&f->dbarg, "--db=%s", f->db) < 0)
-		return -1;
-	*state = f;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	struct fx *f = *state;
-	tu_rmrf(f->dir);
-	free(f->dir);
-	free(f->db);
-	free(f->dbarg);
-	free(f);
+	*state = tu_db_new("e2e.db");
 	return 0;
 }
 
@@ -62,7 +40,7 @@ static char *demo(void)
 	return p;
 }
 
-static void need_perf(struct fx *f)
+static void need_perf(struct tu_db *f)
 {
 	if (!tu_perf_allowed(f->dbarg))
 		skip();
@@ -122,7 +100,7 @@ static size_t parse_csv(const char *text, struct csv_row **out)
 
 static void test_run__demo_threads_named_and_summing(void **state)
 {
-	struct fx *f = *state;
+	struct tu_db *f = *state;
 	need_perf(f);
 	char *d = demo();
 	/* The default set, whatever processor runs the test: the mission map's
@@ -188,7 +166,7 @@ static void test_run__demo_threads_named_and_summing(void **state)
 
 static void test_run__thread_churn_gives_every_row(void **state)
 {
-	struct fx *f = *state;
+	struct tu_db *f = *state;
 	need_perf(f);
 	char *churn = helper("churn");
 	char *argv[] = { PROF_BIN, f->dbarg, "run", "-e",
@@ -213,7 +191,7 @@ static void test_run__thread_churn_gives_every_row(void **state)
 
 static void test_run__exit_status_and_signals_pass_through(void **state)
 {
-	struct fx *f = *state;
+	struct tu_db *f = *state;
 	need_perf(f);
 	char *ew = helper("exit_with");
 	char *a1[] = { PROF_BIN, f->dbarg, "run", "-q", "-e", "task-clock", "--", ew, "3", NULL };
@@ -232,7 +210,7 @@ static void test_run__exit_status_and_signals_pass_through(void **state)
 	free(ew);
 }
 
-static int runs_stored(struct fx *f)
+static int runs_stored(struct tu_db *f)
 {
 	char *argv[] = { PROF_BIN, f->dbarg, "runs", "--format", "csv", NULL };
 	struct tu_proc p = tu_run(argv, NULL);
@@ -245,7 +223,7 @@ static int runs_stored(struct fx *f)
 
 static void test_run__bad_input_is_refused_and_nothing_stored(void **state)
 {
-	struct fx *f = *state;
+	struct tu_db *f = *state;
 	char *a1[] = { PROF_BIN, f->dbarg, "run", "-e", "LLC-mises", "--", "/bin/true", NULL };
 	struct tu_proc p = tu_run(a1, NULL);
 	assert_int_equal(p.status, 2);
@@ -314,11 +292,11 @@ static void test_run__bad_input_is_refused_and_nothing_stored(void **state)
 	assert_int_equal(p.status, 1);
 	assert_non_null(strstr(p.err, "no database at"));
 	tu_proc_release(&p);
-	assert_int_not_equal(access(f->db, F_OK), 0);
+	assert_int_not_equal(access(f->path, F_OK), 0);
 
 	/* in an empty database, a run that is not there is a usage error */
 	struct db *db;
-	assert_int_equal(db_open(&db, f->db, NULL), 0);
+	assert_int_equal(db_open(&db, f->path, NULL), 0);
 	db_close(db);
 	p = tu_run(a7, NULL);
 	assert_int_equal(p.status, 2);
@@ -329,7 +307,7 @@ static void test_run__bad_input_is_refused_and_nothing_stored(void **state)
 
 static void test_run__unusable_database_still_prints_counts(void **state)
 {
-	struct fx *f = *state;
+	struct tu_db *f = *state;
 	need_perf(f);
 	char *ew = helper("exit_with");
 	char *a1[] = { PROF_BIN, "--db", "/proc/no-such-dir/x.db", "run", "-e",
@@ -343,7 +321,7 @@ static void test_run__unusable_database_still_prints_counts(void **state)
 	tu_proc_release(&p);
 
 	/* A file that is not a database: refused, left alone, counts printed. */
-	FILE *fp = fopen(f->db, "w");
+	FILE *fp = fopen(f->path, "w");
 	for (int i = 0; i < 100; i++)
 		fputs("garbage garbage garbage garbage garbage\n", fp);
 	fclose(fp);
@@ -353,7 +331,7 @@ static void test_run__unusable_database_still_prints_counts(void **state)
 	assert_non_null(strstr(p.err, "not a prof database"));
 	assert_non_null(strstr(p.err, "task-clock (ms)"));
 	tu_proc_release(&p);
-	char *text = tu_slurp(f->db);
+	char *text = tu_slurp(f->path);
 	assert_true(strncmp(text, "garbage", 7) == 0);
 	free(text);
 	free(ew);
@@ -361,7 +339,7 @@ static void test_run__unusable_database_still_prints_counts(void **state)
 
 static void test_run__sigterm_reaches_workload_and_run_is_kept(void **state)
 {
-	struct fx *f = *state;
+	struct tu_db *f = *state;
 	need_perf(f);
 	char *ew = helper("exit_with");
 	char outp[] = "/tmp/prof-e2e-XXXXXX";
@@ -394,7 +372,7 @@ static void test_run__sigterm_reaches_workload_and_run_is_kept(void **state)
 
 static void test_run__attach_counts_existing_threads(void **state)
 {
-	struct fx *f = *state;
+	struct tu_db *f = *state;
 	need_perf(f);
 	char *sp = helper("spinner");
 	int pfd[2];
@@ -444,7 +422,7 @@ static void test_run__attach_counts_existing_threads(void **state)
  * sanitizers a leaked message fails the run). */
 static void test_run__attach_to_thread_churn(void **state)
 {
-	struct fx *f = *state;
+	struct tu_db *f = *state;
 	need_perf(f);
 	char *churn = helper("churn");
 	pid_t pid = fork();
@@ -480,7 +458,7 @@ static void test_run__attach_to_thread_churn(void **state)
 
 static void test_run__report_by_name_and_help(void **state)
 {
-	struct fx *f = *state;
+	struct tu_db *f = *state;
 	need_perf(f);
 	char *d = demo();
 	char *a[] = { PROF_BIN, f->dbarg, "run", "-q", "-e", "task-clock", "--", d, "0.1", NULL };
@@ -520,16 +498,16 @@ static void test_run__report_by_name_and_help(void **state)
  * before anything runs or is written, and every stored run survives. */
 static void test_run__output_over_database_is_refused(void **state)
 {
-	struct fx *f = *state;
+	struct tu_db *f = *state;
 	if (!tu_perf_allowed(f->dbarg))
 		skip();
 	char *link;
-	if (asprintf(&link, "%s/link.db", f->dir) < 0 || symlink(f->db, link) != 0)
+	if (asprintf(&link, "%s/link.db", f->dir) < 0 || symlink(f->path, link) != 0)
 		abort();
 	char *wal;
-	if (asprintf(&wal, "%s-wal", f->db) < 0)
+	if (asprintf(&wal, "%s-wal", f->path) < 0)
 		abort();
-	const char *outs[] = { f->db, link, wal };
+	const char *outs[] = { f->path, link, wal };
 	for (size_t i = 0; i < 3; i++) {
 		char *a[] = { PROF_BIN, f->dbarg, "run", "-o", (char *)outs[i], "--",
 			      "/bin/true", NULL };
@@ -572,7 +550,7 @@ static void test_run__empty_database_path_is_refused(void **state)
 /* Events the kernel refuses are not "command not found" (127). */
 static void test_run__refused_events_are_not_127(void **state)
 {
-	struct fx *f = *state;
+	struct tu_db *f = *state;
 	if (!tu_perf_allowed(f->dbarg))
 		skip();
 	char *a[] = { PROF_BIN, f->dbarg, "run", "-e", "no-such-raw-event-xyz:u", "--",
@@ -593,7 +571,7 @@ static void test_run__refused_events_are_not_127(void **state)
 /* SIGKILL of prof does not leave the workload running. */
 static void test_run__sigkill_of_prof_ends_the_workload(void **state)
 {
-	struct fx *f = *state;
+	struct tu_db *f = *state;
 	if (!tu_perf_allowed(f->dbarg))
 		skip();
 	char *spin = helper("spinner");
@@ -639,7 +617,7 @@ static void test_run__sigkill_of_prof_ends_the_workload(void **state)
  * it an unknown option. */
 static void test_run__missing_option_value_is_named(void **state)
 {
-	struct fx *f = *state;
+	struct tu_db *f = *state;
 	static const char *const verbs[] = { "run", "record", "ab", "topo", "sleep",
 					     "report", "runs", "compare", "explain",
 					     "modules", "events" };
@@ -684,7 +662,7 @@ static void test_run__missing_option_value_is_named(void **state)
 	assert_int_equal(p.status, 2);
 	assert_non_null(strstr(p.err, "error: option '--help=yes' takes no value"));
 	tu_proc_release(&p);
-	assert_int_equal(access(f->db, F_OK), -1);	/* nothing was stored */
+	assert_int_equal(access(f->path, F_OK), -1);	/* nothing was stored */
 }
 
 /* A --db that is a device, a FIFO or a directory is refused by name; it
@@ -693,7 +671,7 @@ static void test_run__missing_option_value_is_named(void **state)
  * that cannot be used. */
 static void test_run__database_that_is_no_file_is_refused(void **state)
 {
-	struct fx *f = *state;
+	struct tu_db *f = *state;
 	need_perf(f);
 	char *ew = helper("exit_with"), *fifo;
 	if (asprintf(&fifo, "%s/db.fifo", f->dir) < 0 || mkfifo(fifo, 0600) != 0)
@@ -732,7 +710,7 @@ static void test_run__database_that_is_no_file_is_refused(void **state)
  * rather than calling it run 0, in every format. */
 static void test_run__unstored_run_is_not_run_0(void **state)
 {
-	struct fx *f = *state;
+	struct tu_db *f = *state;
 	need_perf(f);
 	char *ew = helper("exit_with");
 	static const struct {
@@ -772,23 +750,23 @@ static void test_run__unstored_run_is_not_run_0(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_run__demo_threads_named_and_summing, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_run__thread_churn_gives_every_row, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_run__exit_status_and_signals_pass_through, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_run__bad_input_is_refused_and_nothing_stored, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_run__unusable_database_still_prints_counts, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_run__sigterm_reaches_workload_and_run_is_kept, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_run__attach_counts_existing_threads, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_run__demo_threads_named_and_summing, setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_run__thread_churn_gives_every_row, setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_run__exit_status_and_signals_pass_through, setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_run__bad_input_is_refused_and_nothing_stored, setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_run__unusable_database_still_prints_counts, setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_run__sigterm_reaches_workload_and_run_is_kept, setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_run__attach_counts_existing_threads, setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_run__attach_to_thread_churn, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_run__report_by_name_and_help, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_run__output_over_database_is_refused, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_run__empty_database_path_is_refused, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_run__refused_events_are_not_127, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_run__sigkill_of_prof_ends_the_workload, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_run__missing_option_value_is_named, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_run__database_that_is_no_file_is_refused, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_run__unstored_run_is_not_run_0, setup, teardown),
+						tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_run__report_by_name_and_help, setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_run__output_over_database_is_refused, setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_run__empty_database_path_is_refused, setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_run__refused_events_are_not_127, setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_run__sigkill_of_prof_ends_the_workload, setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_run__missing_option_value_is_named, setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_run__database_that_is_no_file_is_refused, setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_run__unstored_run_is_not_run_0, setup, tu_db_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -17,32 +17,6 @@
 
 #include "test_util.h"
 
-struct fx {
-	char *dir, *dbarg, *dbpath;
-};
-
-static int setup(void **state)
-{
-	struct fx *f = calloc(1, sizeof(*f));
-	f->dir = tu_tmpdir();
-	if (asprintf(&f->dbpath, "%s/t.db", f->dir) < 0 ||
-	    asprintf(&f->dbarg, "--db=%s", f->dbpath) < 0)
-		return -1;
-	*state = f;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	struct fx *f = *state;
-	tu_rmrf(f->dir);
-	free(f->dir);
-	free(f->dbarg);
-	free(f->dbpath);
-	free(f);
-	return 0;
-}
-
 static void expect(const char *out, const char *needle)
 {
 	if (!strstr(out, needle))
@@ -68,7 +42,7 @@ static long long num_after(const char *p, const char *key)
 
 static void test_sleep_verb__short_run_json_stored_and_reported(void **state)
 {
-	struct fx *f = *state;
+	struct tu_db *f = *state;
 	char *argv[] = { PROF_BIN, f->dbarg, "sleep", "--modes", "spin,timerfd",
 			 "--durations", "50", "--calls", "200", "--format", "json",
 			 NULL };
@@ -160,7 +134,7 @@ static void test_sleep_verb__short_run_json_stored_and_reported(void **state)
 
 static void test_sleep_verb__table_to_stdout_or_file(void **state)
 {
-	struct fx *f = *state;
+	struct tu_db *f = *state;
 	char *argv[] = { PROF_BIN, f->dbarg, "sleep", "--modes", "clock-abs",
 			 "--durations", "20,40", "--calls", "100", "--pattern",
 			 "periodic", NULL };
@@ -211,7 +185,7 @@ static void test_sleep_verb__table_to_stdout_or_file(void **state)
 
 static void test_sleep_verb__hybrid_calibrates_and_says_so(void **state)
 {
-	struct fx *f = *state;
+	struct tu_db *f = *state;
 	char *argv[] = { PROF_BIN, f->dbarg, "sleep", "--modes", "hybrid,hybrid:7",
 			 "--durations", "20", "--calls", "100", "--format", "json",
 			 NULL };
@@ -232,7 +206,7 @@ static void test_sleep_verb__hybrid_calibrates_and_says_so(void **state)
 
 static void test_sleep_verb__pin_applies_to_prof_itself(void **state)
 {
-	struct fx *f = *state;
+	struct tu_db *f = *state;
 	char *argv[] = { PROF_BIN, f->dbarg, "sleep", "--pin", "cpus:0", "--modes",
 			 "timerfd", "--durations", "30", "--calls", "50",
 			 "--format", "json", NULL };
@@ -246,7 +220,7 @@ static void test_sleep_verb__pin_applies_to_prof_itself(void **state)
 
 static void test_sleep_verb__bad_input_exits_2_naming_it(void **state)
 {
-	struct fx *f = *state;
+	struct tu_db *f = *state;
 	struct {
 		const char *opt, *val, *says;
 	} bad[] = {
@@ -323,7 +297,7 @@ static void test_sleep_verb__unwritable_database_fails_before_running(void **sta
  */
 static void test_sleep_verb__interrupt_keeps_finished_cells(void **state)
 {
-	struct fx *f = *state;
+	struct tu_db *f = *state;
 	char *outp, *errp;
 	assert_true(asprintf(&outp, "%s/out", f->dir) > 0);
 	assert_true(asprintf(&errp, "%s/err", f->dir) > 0);
@@ -376,13 +350,13 @@ static void test_sleep_verb__interrupt_keeps_finished_cells(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_sleep_verb__short_run_json_stored_and_reported, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_sleep_verb__table_to_stdout_or_file, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_sleep_verb__hybrid_calibrates_and_says_so, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_sleep_verb__pin_applies_to_prof_itself, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_sleep_verb__bad_input_exits_2_naming_it, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_sleep_verb__unwritable_database_fails_before_running, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_sleep_verb__interrupt_keeps_finished_cells, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sleep_verb__short_run_json_stored_and_reported, tu_db_setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_sleep_verb__table_to_stdout_or_file, tu_db_setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_sleep_verb__hybrid_calibrates_and_says_so, tu_db_setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_sleep_verb__pin_applies_to_prof_itself, tu_db_setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_sleep_verb__bad_input_exits_2_naming_it, tu_db_setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_sleep_verb__unwritable_database_fails_before_running, tu_db_setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_sleep_verb__interrupt_keeps_finished_cells, tu_db_setup, tu_db_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
