@@ -1,0 +1,329 @@
+/*
+ * Tests for reports/abstat, the analysis half of `prof ab`: one arm
+ * against the control (ab_compare) on samples whose CI and verdict are
+ * worked out by hand below, and a whole experiment (ab_analyze) built in
+ * memory: which runs count, how rounds pair, which gate each metric gets.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "reports/abstat.h"
+
+#define near(a, b, tol) assert_true(fabs((a) - (b)) <= (tol))
+
+/*
+ * Control 10 s every round; the step took 11, 12, 11, 12 s. By hand:
+ *   d_r = ln(step/control) = ln 1.1, ln 1.2, ln 1.1, ln 1.2
+ *       = 0.0953102, 0.1823216, ...
+ *   mean d = (ln 1.1 + ln 1.2) / 2 = ln sqrt(1.32) = 0.1388159
+ *   delta% = 100 (sqrt(1.32) - 1) = +14.8913%
+ *   sd d   = |ln 1.2 - ln 1.1| / 2 * sqrt(4/3) = 0.0502360 (n - 1 = 3)
+ *   se     = sd / sqrt(4) = 0.0251180
+ *   t(0.975, 3) = 3.182446, so the 95% CI in log space is
+ *   0.1388159 -+ 0.0799363 = [0.0588796, 0.2187522], i.e.
+ *   [+6.0647%, +24.4523%]: above 0 and past a 1% gate, and a time that
+ *   rose is worse.
+ *   The sign-flip p: every d_r > 0, so only all-plus and all-minus reach
+ *   |sum d|: 2 of 2^4 = 0.125, which is also the smallest p at n = 4.
+ */
+static const double control[] = { 10, 10, 10, 10 };
+static const double step[] = { 11, 12, 11, 12 };
+
+static void test_abstat__known_sample_gives_known_ci_and_verdict(void **state)
+{
+	(void)state;
+	struct ab_comparison c;
+	ab_compare(control, step, 4, NULL, NULL, NULL, 1.0, false, &c);
+	assert_true(c.computable);
+	assert_null(c.why);
+	assert_int_equal(c.p.n, 4);
+	near(c.p.mean_d, 0.1388159, 1e-7);
+	near(c.p.delta_pct, 14.891253, 1e-5);
+	assert_true(c.p.ci_computable);
+	near(c.p.t_mult95, 3.182446, 1e-6);
+	near(c.p.ci95_lo_pct, 6.064702, 1e-5);
+	near(c.p.ci95_hi_pct, 24.452337, 1e-5);
+	near(c.p.p_value, 0.125, 1e-12);
+	near(c.p.p_min, 0.125, 1e-12);
+	assert_int_equal(c.j.verdict, VERDICT_WORSE);
+	assert_int_equal(c.j.n_favour_base, 4);
+	/* No slots given: no position effect. The control's drift is 0. */
+	assert_false(c.pos.computable);
+	assert_true(c.trend.computable);
+	near(c.trend.pct_span, 0, 1e-12);
+	ab_comparison_release(&c);
+
+	/* The same rounds as a score (higher is better): better. */
+	ab_compare(control, step, 4, NULL, NULL, NULL, 1.0, true, &c);
+	assert_int_equal(c.j.verdict, VERDICT_BETTER);
+	assert_int_equal(c.j.n_favour_arm, 4);
+	/* The 90% CI (t(0.95, 3) = 2.353363) is [+8.2967%, +21.8874%]: a
+	 * gate of 30% holds all of it, so equivalent; at 20% the effect is
+	 * inside the gate but its CI is not, so inconclusive. */
+	ab_compare(control, step, 4, NULL, NULL, NULL, 30.0, false, &c);
+	near(c.p.ci90_lo_pct, 8.296650, 1e-5);
+	near(c.p.ci90_hi_pct, 21.887427, 1e-5);
+	assert_int_equal(c.j.verdict, VERDICT_EQUIVALENT);
+	ab_compare(control, step, 4, NULL, NULL, NULL, 20.0, false, &c);
+	assert_int_equal(c.j.verdict, VERDICT_INCONCLUSIVE);
+	assert_true(c.j.rounds_needed > 4);
+	ab_comparison_release(&c);
+}
+
+/*
+ * Control 100, step 100.1, 99.9, 100.1, 99.9: mean d = -5e-7, and the
+ * 90% CI (t(0.95, 3) = 2.353363) is [-0.1358%, +0.1359%], inside +-1%:
+ * equivalent. The slots (ABBA: the step second, first, second, first)
+ * give the position effect: d = beta + gamma x with x = +1, -1, +1, -1,
+ * gamma = (ln 1.001 - ln 0.999) / 2, about +0.1% a slot later.
+ */
+static void test_abstat__noise_inside_the_gate_is_equivalent(void **state)
+{
+	(void)state;
+	const double base[] = { 100, 100, 100, 100 };
+	const double arm[] = { 100.1, 99.9, 100.1, 99.9 };
+	const unsigned bs[] = { 0, 1, 0, 1 }, as[] = { 1, 0, 1, 0 };
+	struct ab_comparison c;
+	ab_compare(base, arm, 4, bs, as, NULL, 1.0, false, &c);
+	assert_true(c.computable);
+	near(c.p.ci90_lo_pct, -0.135829, 1e-5);
+	near(c.p.ci90_hi_pct, 0.135914, 1e-5);
+	assert_true(c.j.ci90_within_gate);
+	assert_int_equal(c.j.verdict, VERDICT_EQUIVALENT);
+	assert_true(c.pos.computable);
+	near(c.pos.pct, 100.0 * (sqrt(1.001 / 0.999) - 1), 1e-9);
+	assert_int_equal(c.pos.n_base_first, 2);
+	ab_comparison_release(&c);
+}
+
+static void test_abstat__what_cannot_be_compared_says_why(void **state)
+{
+	(void)state;
+	struct ab_comparison c;
+	/* One round: an effect, but no CI, so never a verdict. */
+	ab_compare(control, step, 1, NULL, NULL, NULL, 1.0, false, &c);
+	assert_true(c.computable);
+	assert_false(c.p.ci_computable);
+	near(c.p.delta_pct, 10.0, 1e-9);
+	assert_int_equal(c.j.verdict, VERDICT_INCONCLUSIVE);
+	ab_comparison_release(&c);
+	/* No rounds at all. */
+	ab_compare(control, step, 0, NULL, NULL, NULL, 1.0, false, &c);
+	assert_false(c.computable);
+	assert_string_equal(c.why, "no round has both arms");
+	ab_comparison_release(&c);
+	assert_null(c.why);
+	/* A zero is no ratio: refused, naming the round. */
+	const double zero[] = { 10, 0, 10 };
+	ab_compare(control, zero, 3, NULL, NULL, NULL, 1.0, false, &c);
+	assert_false(c.computable);
+	assert_non_null(c.why);
+	assert_non_null(strstr(c.why, "round 2"));
+	ab_comparison_release(&c);
+}
+
+/* ---- a whole experiment, in memory ---- */
+
+#define MAXRUNS 16
+
+struct fake {
+	struct db_experiment e;
+	struct db_arm arms[2];
+	struct db_kv settings[1];
+	struct db_exp_run runs[MAXRUNS];
+	struct db_score scores[MAXRUNS];
+};
+
+/* Add a run: arm, round, slot, warm-up, exit status, wall seconds (CPU
+ * half of it) and fps. */
+static void add(struct fake *f, int arm, int round, int pos, bool warm,
+		int exit_status, double wall, double fps)
+{
+	size_t i = f->e.nruns++;
+	assert_true(i < MAXRUNS);
+	struct db_exp_run *x = &f->runs[i];
+	memset(x, 0, sizeof(*x));
+	x->run_id = (int64_t)i + 1;
+	x->arm = arm;
+	x->round = round;
+	x->position = pos;
+	x->warmup = warm;
+	x->exit_status = exit_status;
+	x->wall_s = wall;
+	x->user_s = wall / 2;
+	f->scores[i] = (struct db_score){ "fps", fps, true };
+	x->scores = &f->scores[i];
+	x->nscores = 1;
+}
+
+static void fake_init(struct fake *f, int64_t id, bool aa, int rounds)
+{
+	memset(f, 0, sizeof(*f));
+	f->e.id = id;
+	f->e.aa = aa;
+	f->e.order = "abba";
+	f->e.rounds = rounds;
+	f->e.warmup = 1;
+	f->e.gate_pct = NAN;
+	f->arms[0] = (struct db_arm){ .name = "control", .command = "./emu" };
+	f->arms[1] = (struct db_arm){ .name = "step", .command = "./emu --fast" };
+	f->e.arms = f->arms;
+	f->e.narms = 2;
+	f->settings[0] = (struct db_kv){ "score", "fps=FPS ([0-9]+):higher" };
+	f->e.settings = f->settings;
+	f->e.nsettings = 1;
+	f->e.runs = f->runs;
+}
+
+/*
+ * The sample above as an experiment, in ABBA order after a warm-up whose
+ * 50 s must not count, and a fifth round whose control run failed: that
+ * round pairs nothing, though the step's run in it still counts in the
+ * step's own summary.
+ */
+static void build(struct fake *f)
+{
+	fake_init(f, 1, false, 5);
+	add(f, 0, 0, 0, true, 0, 50, 1);
+	add(f, 1, 0, 1, true, 0, 50, 1);
+	for (int r = 0; r < 4; r++) {
+		int first = r % 2;	/* ABBA: control first in even rounds */
+		add(f, first, r, 0, false, 0, first ? step[r] : control[r],
+		    first ? 60 : 30);
+		add(f, !first, r, 1, false, 0, first ? control[r] : step[r],
+		    first ? 30 : 60);
+	}
+	add(f, 0, 4, 0, false, 1, 10, 30);
+	add(f, 1, 4, 1, false, 0, 13, 60);
+}
+
+static void test_abstat__experiment_pairs_counted_rounds(void **state)
+{
+	(void)state;
+	struct fake f;
+	build(&f);
+	struct ab_gate_rule gate = { NAN, NULL, 1.0 };
+	struct ab_analysis a;
+	assert_int_equal(ab_analyze(&f.e, &gate, &a, NULL), 0);
+	/* wall_s, cpu_s, cores (no events), then the score. */
+	assert_int_equal(a.nmetrics, 4);
+	assert_string_equal(a.metrics[0].name, "wall_s");
+	assert_string_equal(a.metrics[3].name, "fps");
+	assert_true(a.metrics[3].higher_is_better);
+	assert_false(a.metrics[0].higher_is_better);
+	assert_int_equal(a.counted_rounds, 4);
+	assert_int_equal(a.warmup_runs, 2);
+	assert_int_equal(a.failed_runs, 1);
+	assert_int_equal(a.nwarnings, 1);
+	assert_non_null(strstr(a.warnings[0], "run 11 (arm control, round 5) exited "
+			       "with status 1"));
+
+	/* Summaries: the control's 4 good runs of 10 s; the step's 5. */
+	const struct ab_cell *c0 = ab_cell_of(&a, 0, 0), *c1 = ab_cell_of(&a, 1, 0);
+	assert_int_equal(c0->n, 4);
+	near(c0->sum.mean, 10, 1e-12);
+	assert_int_equal(c1->n, 5);
+	near(c1->sum.mean, (11 + 12 + 11 + 12 + 13) / 5.0, 1e-12);
+	assert_int_equal(c1->run_ids[4], 12);
+	assert_null(ab_comparison_of(&a, 0, 0));
+
+	/* wall_s and cpu_s (half of it) are the hand-worked sample. */
+	for (size_t m = 0; m < 2; m++) {
+		const struct ab_comparison *cp = ab_comparison_of(&a, 1, m);
+		assert_int_equal(cp->arm, 1);
+		assert_int_equal(cp->metric, m);
+		assert_true(cp->computable);
+		assert_int_equal(cp->p.n, 4);
+		near(cp->p.delta_pct, 14.891253, 1e-5);
+		near(cp->p.ci95_lo_pct, 6.064702, 1e-5);
+		near(cp->p.ci95_hi_pct, 24.452337, 1e-5);
+		assert_int_equal(cp->j.verdict, VERDICT_WORSE);
+		/* The slots alternate: the step read 11 second and 12 first,
+		 * so a later slot reads (11/12)^(1/2) of an earlier one. */
+		assert_true(cp->pos.computable);
+		near(cp->pos.pct, 100.0 * (sqrt(1.1 / 1.2) - 1), 1e-9);
+	}
+	/* cores is 0.5 in every run: no change, exactly. */
+	const struct ab_comparison *cores = ab_comparison_of(&a, 1, 2);
+	near(cores->p.delta_pct, 0, 1e-12);
+	assert_int_equal(cores->j.verdict, VERDICT_EQUIVALENT);
+	/* fps doubled, and higher is better. */
+	const struct ab_comparison *fps = ab_comparison_of(&a, 1, 3);
+	near(fps->p.delta_pct, 100, 1e-9);
+	assert_int_equal(fps->j.verdict, VERDICT_BETTER);
+	for (size_t m = 0; m < a.nmetrics; m++) {
+		assert_true(a.metrics[m].gate_pct == 1.0);
+		assert_string_equal(a.metrics[m].gate_source, "default");
+	}
+	ab_analysis_release(&a);
+}
+
+/*
+ * The gate: --gate wins; else an A/A experiment measures one per metric,
+ * twice the sd of its per-round delta%. Here the A/A's second arm read
+ * 1%, -1% and 0% off the first (wall 1.01, 0.99, 1.0 against 1.0), sd 1,
+ * so the wall_s gate is 2%; its fps never moved (sd 0), so fps gets 0%.
+ */
+static void test_abstat__gate_given_then_aa_then_default(void **state)
+{
+	(void)state;
+	struct fake f, aa;
+	build(&f);
+	fake_init(&aa, 7, true, 3);
+	const double second[] = { 1.01, 0.99, 1.0 };
+	for (int r = 0; r < 3; r++) {
+		add(&aa, 0, r, 0, false, 0, 1.0, 30);
+		add(&aa, 1, r, 1, false, 0, second[r], 30);
+	}
+	struct ab_analysis a;
+	struct ab_gate_rule given = { 3.0, &aa.e, 1.0 };
+	assert_int_equal(ab_analyze(&f.e, &given, &a, NULL), 0);
+	for (size_t m = 0; m < a.nmetrics; m++) {
+		assert_true(a.metrics[m].gate_pct == 3.0);
+		assert_string_equal(a.metrics[m].gate_source, "--gate");
+	}
+	ab_analysis_release(&a);
+
+	struct ab_gate_rule measured = { NAN, &aa.e, 1.0 };
+	assert_int_equal(ab_analyze(&f.e, &measured, &a, NULL), 0);
+	near(a.metrics[0].gate_pct, 2.0, 1e-9);
+	assert_string_equal(a.metrics[0].gate_source, "A/A experiment 7");
+	near(a.metrics[3].gate_pct, 0.0, 1e-12);
+	/* A 14.9% slowdown is still worse past a 2% gate. */
+	assert_int_equal(ab_comparison_of(&a, 1, 0)->j.verdict, VERDICT_WORSE);
+	ab_analysis_release(&a);
+}
+
+static void test_abstat__no_arms_is_refused(void **state)
+{
+	(void)state;
+	struct fake f;
+	fake_init(&f, 3, false, 1);
+	f.e.narms = 0;
+	struct ab_analysis a;
+	char *cause = NULL;
+	assert_int_equal(ab_analyze(&f.e, NULL, &a, &cause), -EINVAL);
+	assert_string_equal(cause, "experiment 3 has no arms");
+	free(cause);
+	ab_analysis_release(&a);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_abstat__known_sample_gives_known_ci_and_verdict),
+		cmocka_unit_test(test_abstat__noise_inside_the_gate_is_equivalent),
+		cmocka_unit_test(test_abstat__what_cannot_be_compared_says_why),
+		cmocka_unit_test(test_abstat__experiment_pairs_counted_rounds),
+		cmocka_unit_test(test_abstat__gate_given_then_aa_then_default),
+		cmocka_unit_test(test_abstat__no_arms_is_refused),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
