@@ -40,48 +40,30 @@ static void ab_args_release(void *args)
 	ab_plan_release(&((struct ab_args *)args)->plan);
 }
 
-/* The plan's own parsers say what is wrong in a cause. */
-static int parse_arm(struct verb_ctx *vc, const char *arg, void *plan)
+/* The plan's own parsers say what is wrong in a cause: an option's value
+ * goes to one of them, and a refusal is a usage error. */
+typedef int plan_parser(struct ab_plan *p, const char *arg, char **cause);
+
+static int plan_option(struct verb_ctx *vc, plan_parser *fn, const char *arg,
+		       void *plan)
 {
 	char *cause = NULL;
-	int rc = ab_plan_add_arm(plan, arg, &cause);
+	int rc = fn(plan, arg, &cause);
 	return rc ? verb_usage_cause(vc, cause) : 0;
 }
 
-static int parse_set(struct verb_ctx *vc, const char *arg, void *plan)
-{
-	char *cause = NULL;
-	int rc = ab_plan_set(plan, arg, &cause);
-	return rc ? verb_usage_cause(vc, cause) : 0;
-}
+#define PLAN_OPTION(name, fn)                                               \
+	static int name(struct verb_ctx *vc, const char *arg, void *plan)   \
+	{                                                                   \
+		return plan_option(vc, fn, arg, plan);                      \
+	}
 
-static int parse_plan(struct verb_ctx *vc, const char *arg, void *plan)
-{
-	char *cause = NULL;
-	int rc = ab_plan_read(plan, arg, &cause);
-	return rc ? verb_usage_cause(vc, cause) : 0;
-}
-
-static int parse_order(struct verb_ctx *vc, const char *arg, void *plan)
-{
-	char *cause = NULL;
-	int rc = ab_plan_set_order(plan, arg, &cause);
-	return rc ? verb_usage_cause(vc, cause) : 0;
-}
-
-static int parse_score(struct verb_ctx *vc, const char *arg, void *plan)
-{
-	char *cause = NULL;
-	int rc = ab_plan_add_score(plan, arg, &cause);
-	return rc ? verb_usage_cause(vc, cause) : 0;
-}
-
-static int parse_per(struct verb_ctx *vc, const char *arg, void *plan)
-{
-	char *cause = NULL;
-	int rc = ab_plan_add_per(plan, arg, &cause);
-	return rc ? verb_usage_cause(vc, cause) : 0;
-}
+PLAN_OPTION(parse_arm, ab_plan_add_arm)
+PLAN_OPTION(parse_set, ab_plan_set)
+PLAN_OPTION(parse_plan, ab_plan_read)
+PLAN_OPTION(parse_order, ab_plan_set_order)
+PLAN_OPTION(parse_score, ab_plan_add_score)
+PLAN_OPTION(parse_per, ab_plan_add_per)
 
 static int parse_seed(struct verb_ctx *vc, const char *arg, void *plan)
 {
