@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "reports/rows.h"
 
@@ -573,13 +574,20 @@ static bool has_value(const struct cell *c)
 	       c->type != CELL_ROWS && c->type != CELL_HOOK;
 }
 
+/* A to Z as people read it: case aside first, then byte order. */
+static int text_cmp(const char *a, const char *b)
+{
+	int c = strcasecmp(a, b);
+	return c ? c : strcmp(a, b);
+}
+
 /* Ascending order of two cells that hold values: numbers (exactly, for
  * integers) before text. */
 static int cell_cmp(const struct cell *a, const struct cell *b)
 {
 	bool sa = a->type == CELL_STR, sb = b->type == CELL_STR;
 	if (sa || sb)
-		return sa && sb ? strcmp(a->v.s, b->v.s) : sa ? 1 : -1;
+		return sa && sb ? text_cmp(a->v.s, b->v.s) : sa ? 1 : -1;
 	if (a->type == CELL_INT && b->type == CELL_INT)
 		return (a->v.i > b->v.i) - (a->v.i < b->v.i);
 	if (a->type == CELL_UINT && b->type == CELL_UINT)

@@ -132,7 +132,8 @@ void rows_csv_order(struct rows *r, const size_t *cols, size_t n);
 /*
  * The list as the user asked to see it (--sort, --limit). A sort key is
  * a column's key, with ":asc" or ":desc" to choose the order; without
- * one, numbers (and booleans) sort largest first, text A to Z. Cells
+ * one, numbers (and booleans) sort largest first, text A to Z (case
+ * aside, then byte order). Cells
  * without a value (null, unset) go last either way; ties keep the order
  * the report built. Rows for people alone (totals) keep their place and
  * never count against the limit.

@@ -397,11 +397,12 @@ static struct rows *count_rows(const struct db_run *run, const struct rrow *rows
 	const bool show[] = {
 		[C_TID] = by == BY_THREAD, [C_NAME] = true, [C_THREADS] = by == BY_NAME,
 	};
+	/* Hidden everywhere, so that --sort does not offer them either. */
 	for (size_t c = C_TID; c <= C_THREADS; c++)
 		if (!show[c])
-			cols[c].flags = COL_NO_PEOPLE | COL_NO_JSON;
+			cols[c].flags = COL_NO_PEOPLE | COL_NO_JSON | COL_NO_CSV;
 	if (by != BY_THREAD)
-		cols[C_MAIN].flags |= COL_NO_JSON;
+		cols[C_MAIN].flags |= COL_NO_JSON | COL_NO_CSV;
 	for (size_t e = 0; e < run->nevents; e++) {
 		char tbuf[160];
 		column_title(&run->events[e], tbuf, sizeof(tbuf));
@@ -453,6 +454,9 @@ static struct rows *count_rows(const struct db_run *run, const struct rrow *rows
 		for (size_t e = 0; e < run->nevents; e++) {
 			cell_text(&run->events[e], x, e, text, sizeof(text), raw,
 				  sizeof(raw));
+			/* The value too, so that --sort can order by it. */
+			if (!total && run->events[e].supported && !isnan(x->value[e]))
+				rows_num(r, row, C_EVENTS + e, round(x->value[e]));
 			rows_text(r, row, C_EVENTS + e, "%s", text);
 		}
 		if (total)
@@ -729,28 +733,57 @@ static void write_csv_long(const struct db_run *run, const struct rrow *rows,
 	rows_free(r);
 }
 
+int report_run_sort_check(const struct db_run *run, enum report_by by,
+			  const char *sort, char **cause)
+{
+	struct rows *t = count_rows(run, NULL, 0, by);
+	int rc = rows_sort_check(t, sort, cause);
+	rows_free(t);
+	return rc;
+}
+
 void report_run(const struct db_run *run, enum report_by by,
 		enum out_format fmt, FILE *fp)
 {
+	report_run_view(run, by, NULL, fmt, fp);
+}
+
+void report_run_view(const struct db_run *run, enum report_by by,
+		     const struct rows_view *view, enum out_format fmt, FILE *fp)
+{
 	struct rrow *rows = NULL;
 	size_t nrows = build_rows(run, by, &rows);
+	/* The rows as the view orders and cuts them, the same in every
+	 * format: people's table, and the order JSON and CSV list. */
+	struct rows *t = count_rows(run, rows, nrows, by);
+	rows_view_apply(t, 0, view, by == BY_NAME ? "name" : "thread",
+			by == BY_NAME ? "names" : "threads");
+	struct rrow *shown = malloc((nrows ? nrows : 1) * sizeof(*shown));
+	if (!shown)
+		abort();
+	size_t nshown = 0;
+	for (size_t i = 0; i < rows_count(t); i++) {
+		size_t o = rows_origin(t, i);
+		if (o < nrows)	/* not the total */
+			shown[nshown++] = rows[o];
+	}
 
-	if (fmt == OUT_JSON) {
-		write_json(run, rows, nrows, by, fp);
+	if (fmt == OUT_JSON || fmt == OUT_CSV) {
+		if (fmt == OUT_JSON)
+			write_json(run, shown, nshown, by, fp);
+		else
+			write_csv_long(run, shown, nshown, by, fp);
+		free(shown);
+		rows_free(t);
 		free_rows(rows, nrows);
 		return;
 	}
-	if (fmt == OUT_CSV) {
-		write_csv_long(run, rows, nrows, by, fp);
-		free_rows(rows, nrows);
-		return;
-	}
+	free(shown);
 
 	/* Table and Markdown: one column per supported event. */
 	size_t nsup = 0;
 	for (size_t e = 0; e < run->nevents; e++)
 		nsup += run->events[e].supported;
-	struct rows *t = count_rows(run, rows, nrows, by);
 	write_header(run, nrows, by, fmt, fp);
 	if (nsup)
 		rows_write(t, fmt, fp, 1);
@@ -787,8 +820,7 @@ static const struct col list_cols[L_N] = {
 	[L_HOST] = { .key = "host" },
 };
 
-void report_runs_list(const struct db_run_summary *runs, size_t n,
-		      enum out_format fmt, FILE *fp)
+static struct rows *list_rows(void)
 {
 	/* The command last: it is the long one. */
 	static const size_t people[] = {
@@ -802,6 +834,21 @@ void report_runs_list(const struct db_run_summary *runs, size_t n,
 	struct rows *r = rows_new("runs", list_cols, L_N, 0);
 	rows_people_order(r, people, sizeof(people) / sizeof(people[0]));
 	rows_csv_order(r, csv, sizeof(csv) / sizeof(csv[0]));
+	return r;
+}
+
+int report_runs_list_sort_check(const char *sort, char **cause)
+{
+	struct rows *r = list_rows();
+	int rc = rows_sort_check(r, sort, cause);
+	rows_free(r);
+	return rc;
+}
+
+void report_runs_list(const struct db_run_summary *runs, size_t n,
+		      const struct rows_view *view, enum out_format fmt, FILE *fp)
+{
+	struct rows *r = list_rows();
 	bool any = false;
 	for (size_t i = 0; i < n; i++) {
 		size_t row = rows_add(r);
@@ -816,8 +863,10 @@ void report_runs_list(const struct db_run_summary *runs, size_t n,
 		rows_num(r, row, L_WALL, runs[i].wall_s);
 		rows_uint(r, row, L_THREADS, runs[i].nthreads);
 		rows_str(r, row, L_HOST, runs[i].hostname);
-		any = any || runs[i].interrupted;
 	}
+	rows_view_apply(r, 0, view, "run", "runs");
+	for (size_t i = 0; i < rows_count(r); i++)
+		any = any || runs[rows_origin(r, i)].interrupted;
 	if (n == 0 && fmt == OUT_TABLE)
 		fprintf(fp, "no runs stored yet; record one with 'prof run -- CMD'\n");
 	else

@@ -12,6 +12,7 @@
 
 #include "db/runs.h"
 #include "reports/output.h"
+#include "reports/rows.h"
 
 enum report_by { BY_THREAD, BY_NAME, BY_TOTAL };
 
@@ -29,8 +30,24 @@ int report_by_parse(const char *word, enum report_by *out);
 void report_run(const struct db_run *run, enum report_by by,
 		enum out_format fmt, FILE *fp);
 
+/*
+ * The same, its threads (or names) ordered and cut as view says (NULL:
+ * all, as built): table and Markdown keep the run's totals and say how
+ * many rows were left out; JSON's threads (names with BY_NAME) and CSV's
+ * lines hold the rows kept.
+ */
+void report_run_view(const struct db_run *run, enum report_by by,
+		     const struct rows_view *view, enum out_format fmt, FILE *fp);
+
+/* Whether sort names a column of that report: 0, or -EINVAL with a
+ * cause listing the keys (rows_sort_check). */
+int report_run_sort_check(const struct db_run *run, enum report_by by,
+			  const char *sort, char **cause);
+
+/* The stored runs, ordered and cut as view says (NULL: all, newest last). */
 void report_runs_list(const struct db_run_summary *runs, size_t n,
-		      enum out_format fmt, FILE *fp);
+		      const struct rows_view *view, enum out_format fmt, FILE *fp);
+int report_runs_list_sort_check(const char *sort, char **cause);
 
 /* True for events the kernel counts in nanoseconds (task-clock, cpu-clock). */
 bool event_is_time(const struct db_event *e);
