@@ -12,6 +12,7 @@
 
 #include "db/db.h"
 #include "prof/cli.h"
+#include "reports/runs.h"
 
 int verbose;
 
@@ -264,6 +265,30 @@ bool cli_parse_double(const char *s, double min, double max, double *out)
 		return false;
 	*out = v;
 	return true;
+}
+
+bool cli_parse_when(const char *s, time_t now, time_t *out)
+{
+	static const struct { char unit; long secs; } units[] = {
+		{ 's', 1 }, { 'm', 60 }, { 'h', 3600 }, { 'd', 86400 }, { 'w', 604800 },
+	};
+	size_t len = s ? strlen(s) : 0;
+	for (size_t u = 0; len > 1 && u < sizeof(units) / sizeof(units[0]); u++) {
+		if (s[len - 1] != units[u].unit)
+			continue;
+		char num[24];
+		long n;
+		if (len > sizeof(num) || s[0] < '0' || s[0] > '9')
+			return false;
+		memcpy(num, s, len - 1);
+		num[len - 1] = '\0';
+		if (!cli_parse_long(num, 0, LONG_MAX / units[u].secs, &n) ||
+		    (time_t)(n * units[u].secs) > now)
+			return false;
+		*out = now - (time_t)(n * units[u].secs);
+		return true;
+	}
+	return s && report_time_parse(s, out) == 0;
 }
 
 int cli_parse_run_id(const char *verb, const char *word, long *id)

@@ -14,6 +14,7 @@
 
 #include <stdbool.h>
 #include <stdio.h>
+#include <time.h>
 
 #include "reports/output.h"
 
@@ -98,6 +99,13 @@ int cli_close_output(FILE *fp, const char *path);
 /* Parse a non-negative integer or a decimal; return false on junk. */
 bool cli_parse_long(const char *s, long min, long max, long *out);
 bool cli_parse_double(const char *s, double min, double max, double *out);
+
+/*
+ * A point in time: "2h" (that long before now: s, m, h, d or w), or a
+ * UTC date and time as runs store it, "2026-11-30", "2026-11-30T14:05",
+ * "2026-11-30 14:05:09Z". False on junk.
+ */
+bool cli_parse_when(const char *s, time_t now, time_t *out);
 
 /* "last" (0) or a positive run id; a usage error otherwise. */
 int cli_parse_run_id(const char *verb, const char *word, long *id);

@@ -82,6 +82,11 @@ static const struct golden_case {
 	{ "runs/list", F_TEXT, "runs", NULL },
 	{ "runs/v1-migrated", F_TEXT, "runs --db v1.db", NULL },
 	{ "runs/sort-limit", F_TEXT, "runs --sort wall_s --limit 3", NULL },
+	{ "runs/all", F_TABLE | F_CSV, "runs --all", NULL },
+	{ "runs/filtered", F_TABLE | F_JSON,
+	  "runs --kind run,record --since 2026-11-30T06:00", NULL },
+	{ "runs/arm", F_TABLE, "runs --tag sim --sort wall_s", NULL },
+	{ "runs/bad-kind", F_TABLE, "runs --kind rn", NULL },
 
 	{ "report/counted-by-thread", F_TEXT | F_FOLDED, "report 1", NULL },
 	{ "report/counted-by-name", F_TEXT, "report 1 --by name", NULL },

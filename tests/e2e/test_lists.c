@@ -4,7 +4,9 @@
  * every list it is offered on and says how many rows it left out (table
  * and Markdown; JSON and CSV hold the first N), --sort orders by a
  * column key, and a key no column has is a usage error that lists the
- * keys and leaves an existing -o FILE alone.
+ * keys and leaves an existing -o FILE alone. And prof runs' filters:
+ * the runs of ab experiments hidden unless asked for, --kind, --since,
+ * --tag.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -145,7 +147,7 @@ static void test_lists__limit_applies_wherever_it_is_offered(void **state)
 		const char *args, *more;
 		char *env;
 	} cases[] = {
-		{ "runs --limit 3", "… 31 more runs (--limit 0 shows all)", NULL },
+		{ "runs --all --limit 3", "… 31 more runs (--limit 0 shows all)", NULL },
 		{ "modules 4 --limit 2", "… 3 more modules (--limit 0 shows all)", NULL },
 		{ "report 5 --limit 1", "… 4 more rows (--limit 0 shows all)", NULL },
 		{ "report 5 --by thread --limit 1", "… 3 more rows (--limit 0 shows all)",
@@ -223,6 +225,95 @@ static void test_lists__refused_where_no_list_is_printed(void **state)
 	}
 }
 
+/* The run ids a listing holds, from its CSV. */
+static char *ids(const char *args)
+{
+	char *a;
+	if (asprintf(&a, "%s --format csv", args) < 0)
+		abort();
+	struct tu_proc p = prof(a, NULL);
+	free(a);
+	if (p.status != 0)
+		fail_msg("%s: status %d\n%s", args, p.status, p.err);
+	struct tu_buf b;
+	FILE *fp = tu_buf_open(&b);
+	const char *line = strchr(p.out, '\n');	/* past the header */
+	for (int n = 0; line && line[1]; line = strchr(line + 1, '\n'))
+		fprintf(fp, "%s%ld", n++ ? " " : "", strtol(line + 1, NULL, 10));
+	tu_buf_close(&b);
+	tu_proc_release(&p);
+	return b.data;
+}
+
+static void expect_ids(const char *args, const char *want)
+{
+	char *got = ids(args);
+	if (strcmp(got, want))
+		fail_msg("%s: runs %s, expected %s", args, got, want);
+	free(got);
+}
+
+/* Runs 7-34 ran in ab experiments: hidden by default, and counted. */
+static void test_lists__runs_hide_the_runs_of_experiments(void **state)
+{
+	(void)state;
+	expect_ids("runs", "1 2 3 4 5 6");
+	struct tu_proc p = prof("runs", NULL);
+	expect(p.out, "\n28 runs of ab experiments hidden (--all shows them, or "
+	       "--kind ab)\n");
+	refute(p.out, " arm ");
+	tu_proc_release(&p);
+	p = prof("runs --format markdown", NULL);
+	expect(p.out, "|\n\n28 runs of ab experiments hidden");
+	tu_proc_release(&p);
+	p = prof("runs --format json", NULL);
+	expect(p.out, "\n  \"hidden_ab_runs\": 28\n}\n");
+	refute(p.out, "\"run_id\": 7,");
+	tu_proc_release(&p);
+
+	/* --all shows them with their experiment and arm. */
+	p = prof("runs --all", NULL);
+	refute(p.out, "hidden");
+	expect(p.out, " 2  sim    ./emu --scene 3 --backend sim\n");
+	tu_proc_release(&p);
+	char *all = ids("runs --all");
+	assert_int_equal(count(all, " ") + 1, 34);
+	free(all);
+	p = prof("runs --all --format json", NULL);
+	expect(p.out, "\"experiment_id\": 2,\n      \"arm\": \"sim\"");
+	expect(p.out, "\"hidden_ab_runs\": 0");
+	tu_proc_release(&p);
+}
+
+static void test_lists__runs_filter_by_kind_time_and_arm(void **state)
+{
+	(void)state;
+	expect_ids("runs --kind record,attach", "3 5");
+	expect_ids("runs --kind ab --since 2026-12-01T11:00", "29 30 31 32 33 34");
+	expect_ids("runs --since 2026-11-30T06:30", "4 5 6");
+	expect_ids("runs --since 2026-11-30 --kind run", "1 2 4");
+	expect_ids("runs --tag sim", "15 18 19 22 23 26 27");
+	expect_ids("runs --tag sim --sort wall_s:asc --limit 2", "19 22");
+	expect_ids("runs --tag nosuch", "");
+	struct tu_proc p = prof("runs --kind sleep --since 2026-12-01", NULL);
+	assert_int_equal(p.status, 0);
+	expect(p.out, "no stored run matches (34 stored)\n");
+	tu_proc_release(&p);
+
+	static const char *const bad[] = {
+		"runs --kind bogus", "runs --kind run,", "runs --since yesterday",
+		"runs --since 2026-13-01", "runs --since 3y", "runs --all extra",
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		p = prof(bad[i], NULL);
+		if (p.status != 2)
+			fail_msg("%s: status %d\n%s", bad[i], p.status, p.err);
+		assert_string_equal(p.out, "");
+		expect(p.err, "error: ");
+		tu_proc_release(&p);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -231,6 +322,8 @@ int main(void)
 		cmocka_unit_test(test_lists__limit_applies_wherever_it_is_offered),
 		cmocka_unit_test(test_lists__an_unknown_key_is_a_usage_error),
 		cmocka_unit_test(test_lists__refused_where_no_list_is_printed),
+		cmocka_unit_test(test_lists__runs_hide_the_runs_of_experiments),
+		cmocka_unit_test(test_lists__runs_filter_by_kind_time_and_arm),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
