@@ -92,10 +92,12 @@ static const struct {
 	int code;		/* exit_code_for */
 	int launch_code;	/* exit_code_for_launch */
 } exit_codes[] = {
-	{ ENOENT, EXIT_USAGE, 127 },	/* no such run, event, command */
-	{ EACCES, EXIT_FAIL, 127 },	/* the command is not executable */
-	{ ENOEXEC, EXIT_FAIL, 127 },	/* nor a program the kernel runs */
+	{ ENOENT, EXIT_USAGE, EXIT_NOT_RUN },	/* no such run, event, command */
+	{ EACCES, EXIT_FAIL, EXIT_NOT_RUN },	/* the command is not executable */
+	{ ENOEXEC, EXIT_FAIL, EXIT_NOT_RUN },	/* nor a program the kernel runs */
 	{ EINVAL, EXIT_USAGE, EXIT_FAIL },	/* a word prof does not take */
+	{ ERANGE, EXIT_USAGE, EXIT_FAIL },	/* a number out of its range */
+	{ ENXIO, EXIT_USAGE, EXIT_FAIL },	/* CPUs named that are not online */
 	{ EOPNOTSUPP, EXIT_USAGE, EXIT_FAIL },	/* an event not encoded here */
 	{ ENODATA, EXIT_USAGE, EXIT_FAIL },	/* samples of a counted run */
 };

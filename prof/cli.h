@@ -18,7 +18,14 @@
 
 #include "reports/output.h"
 
-enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2 };
+/*
+ * 127: the command to launch cannot be found or run, as a shell says;
+ * EXIT_SIGNAL + N: signal N stopped prof (or killed the workload).
+ */
+enum {
+	EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2, EXIT_NOT_RUN = 127,
+	EXIT_SIGNAL = 128,
+};
 
 struct prof_ctx {
 	const char *db_path;	/* from --db before the verb, or NULL */
@@ -49,16 +56,17 @@ int fail_cause(char *cause, int code);
  * The exit code for a failure that a callee reported as errno err (either
  * sign): the one table, which README.md's "Exit status" shows. A thing
  * the user named that does not exist (a run, an experiment, an event), a
- * word prof does not take, an event this processor cannot encode, or
- * samples asked of a run that has none is a usage error (2); anything
- * else is an operational failure (1).
+ * word prof does not take or a number out of its range, CPUs named that
+ * are not online, an event this processor cannot encode, or samples
+ * asked of a run that has none is a usage error (2); anything else is an
+ * operational failure (1).
  */
 int exit_code_for(int err);
 
 /*
- * The same for the failure to start a command prof was to launch: 127
- * when it cannot be found or run (ENOENT, EACCES, ENOEXEC), as a shell
- * says, else 1.
+ * The same for the failure to start a command prof was to launch:
+ * EXIT_NOT_RUN when it cannot be found or run (ENOENT, EACCES, ENOEXEC),
+ * as a shell says, else 1.
  */
 int exit_code_for_launch(int err);
 

@@ -231,7 +231,7 @@ static int cmd_ab(struct verb_ctx *vc)
 		if (!path) {
 			fprintf(stderr, "error: arm '%s': ", p->arms[a].name);
 			print_cause("", cause);
-			exit_code = 127;
+			exit_code = EXIT_NOT_RUN;
 			goto out;
 		}
 		free(path);
@@ -268,7 +268,7 @@ static int cmd_ab(struct verb_ctx *vc)
 		if (rc) {
 			fprintf(stderr, "error: arm '%s': ", p->arms[a].name);
 			print_cause("", cause);
-			exit_code = EXIT_USAGE;
+			exit_code = exit_code_for(rc);
 			goto out;
 		}
 		if (warn) {

@@ -319,7 +319,7 @@ static int cmd_record(struct verb_ctx *vc)
 	if (!l->pid) {
 		char *path = launch_resolve(vc->argv[0], &cause);
 		if (!path)
-			return fail_cause(cause, 127);
+			return fail_cause(cause, EXIT_NOT_RUN);
 		free(path);
 	}
 
@@ -345,10 +345,9 @@ static int cmd_record(struct verb_ctx *vc)
 	 * only): a bad one is a usage error. */
 	struct pin_plan pin;
 	memset(&pin, 0, sizeof(pin));
-	if (!l->pid && pin_plan_for_launch(&pin, l->pin, l->affinity, l->sysfs)) {
-		exit_code = EXIT_USAGE;
+	if (!l->pid && (exit_code = pin_plan_for_launch(&pin, l->pin, l->affinity,
+							 l->sysfs)))
 		goto out_pin;
-	}
 
 	/* Samples have nowhere to go without the database: it is opened
 	 * first, and a failure stops before the command starts. */
@@ -519,7 +518,7 @@ static int cmd_record(struct verb_ctx *vc)
 out_sink:
 	late = runner_release_signals();
 	if (late)
-		exit_code = 128 + late;
+		exit_code = EXIT_SIGNAL + late;
 	db_sample_writer_free(sk.w);
 	free(sk.cause);
 	free(sk.samples);

@@ -388,7 +388,7 @@ static int cmd_sleep(struct verb_ctx *vc)
 	if (rc) {
 		print_cause("error: ", cause);
 		free(cause);
-		exit_code = EXIT_USAGE;
+		exit_code = exit_code_for(rc);
 		goto out;
 	}
 	if (warn) {
@@ -462,7 +462,7 @@ static int cmd_sleep(struct verb_ctx *vc)
 		fprintf(stderr, "prof: %zu cells in %.1f s\n", bench.ncells, wall);
 	}
 	if (signo)
-		exit_code = 128 + signo;
+		exit_code = EXIT_SIGNAL + signo;
 	if (!bench.ncells)
 		goto out;
 

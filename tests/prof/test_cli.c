@@ -1,12 +1,14 @@
 /*
- * Tests for prof/cli: the helpers every verb shares. Here, the point in
- * time --since takes: a span before now, or a UTC date and time.
+ * Tests for prof/cli: the helpers every verb shares. The point in time
+ * --since takes (a span before now, or a UTC date and time), and the one
+ * errno-to-exit-code table.
  */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -59,12 +61,34 @@ static void test_cli__when_refuses_junk(void **state)
 	}
 }
 
+/* README.md's "Exit status" table, row by row. */
+static void test_cli__one_table_of_exit_codes(void **state)
+{
+	(void)state;
+	static const int usage[] = { ENOENT, EINVAL, ERANGE, ENXIO, EOPNOTSUPP, ENODATA };
+	for (size_t i = 0; i < sizeof(usage) / sizeof(usage[0]); i++) {
+		assert_int_equal(exit_code_for(usage[i]), EXIT_USAGE);
+		assert_int_equal(exit_code_for(-usage[i]), EXIT_USAGE);
+	}
+	static const int fail[] = { EIO, ENOMEM, EBUSY, ENOSPC, EACCES, EPERM, ENOEXEC };
+	for (size_t i = 0; i < sizeof(fail) / sizeof(fail[0]); i++)
+		assert_int_equal(exit_code_for(-fail[i]), EXIT_FAIL);
+	assert_int_equal(exit_code_for_launch(-ENOENT), 127);
+	assert_int_equal(exit_code_for_launch(-EACCES), 127);
+	assert_int_equal(exit_code_for_launch(-ENOEXEC), 127);
+	assert_int_equal(exit_code_for_launch(-EINVAL), EXIT_FAIL);
+	assert_int_equal(exit_code_for_launch(-ENXIO), EXIT_FAIL);
+	assert_int_equal(EXIT_NOT_RUN, 127);
+	assert_int_equal(EXIT_SIGNAL + 2, 130);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_cli__when_is_a_span_before_now),
 		cmocka_unit_test(test_cli__when_is_a_utc_time),
 		cmocka_unit_test(test_cli__when_refuses_junk),
+		cmocka_unit_test(test_cli__one_table_of_exit_codes),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
