@@ -15,6 +15,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/errtext.h"
+
 /* sysfs files here are short; a cpu list of 8192 scattered CPUs fits. */
 #define MAX_FILE_BYTES (1 << 20)
 /* How much of a user's or a file's text a message echoes. */
@@ -41,16 +43,6 @@ static void cause_give(char **cause, char *msg)
 		*cause = msg;
 	else
 		free(msg);
-}
-
-/* strerror, lowercased as messages want it. */
-static const char *err_text(int err, char *buf, size_t len)
-{
-	char tmp[128];
-	snprintf(buf, len, "%s", strerror_r(err, tmp, sizeof(tmp)));	/* GNU form */
-	if (buf[0] >= 'A' && buf[0] <= 'Z' && !(buf[1] >= 'A' && buf[1] <= 'Z'))
-		buf[0] = (char)(buf[0] - 'A' + 'a');
-	return buf;
 }
 
 /* Copies text for echoing in a message: no trailing newline, control

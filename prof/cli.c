@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/errtext.h"
 #include "db/db.h"
 #include "prof/cli.h"
 #include "reports/runs.h"
@@ -217,7 +218,7 @@ FILE *cli_open_output(const char *path, FILE *fallback)
 	if (!fp) {
 		char buf[64];
 		error_msg("cannot open '%s' for writing: %s",
-			  cli_echo(path, buf, sizeof(buf)), strerror(errno));
+			  cli_echo(path, buf, sizeof(buf)), ERR_TEXT(errno));
 	}
 	return fp;
 }
@@ -238,7 +239,7 @@ int cli_close_output(FILE *fp, const char *path)
 		char buf[64];
 		return error_msg("cannot write %s%s%s: %s", path ? "'" : "the output",
 				 path ? cli_echo(path, buf, sizeof(buf)) : "",
-				 path ? "'" : "", strerror(err));
+				 path ? "'" : "", ERR_TEXT(err));
 	}
 	return EXIT_OK;
 }

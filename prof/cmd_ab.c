@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "collectors/host.h"
+#include "common/errtext.h"
 #include "db/experiments.h"
 #include "prof/abplan.h"
 #include "prof/launch.h"
@@ -482,7 +483,7 @@ static int cmd_ab(struct verb_ctx *vc)
 							 "MiB", AB_SCORE_MEM_MB);
 					else
 						snprintf(how, sizeof(how), "failed: %s",
-							 strerror(-sc_rc[i]));
+							 ERR_TEXT(-sc_rc[i]));
 					fprintf(stderr, "warning: run %lld (arm %s): searching its "
 						"output for '%s' (regex %s) %s; left out of that "
 						"metric\nhint: a regex without '.*' that names the "

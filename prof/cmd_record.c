@@ -13,6 +13,7 @@
 #include "collectors/counters.h"
 #include "collectors/events.h"
 #include "collectors/recorder.h"
+#include "common/errtext.h"
 #include "db/samples.h"
 #include "prof/cause.h"
 #include "prof/launch.h"
@@ -374,7 +375,7 @@ static int cmd_record(struct verb_ctx *vc)
 	};
 	struct recorder *rec = recorder_new(&ro);
 	if (!rec) {
-		error_msg("cannot set up the recorder: %s", strerror(errno));
+		error_msg("cannot set up the recorder: %s", ERR_TEXT(errno));
 		exit_code = EXIT_FAIL;
 		goto out_sink;
 	}
@@ -382,7 +383,7 @@ static int cmd_record(struct verb_ctx *vc)
 	if (a->dump && !(dump = fopen(a->dump, "wb"))) {
 		char buf[64];
 		error_msg("cannot open '%s' for writing: %s",
-			  cli_echo(a->dump, buf, sizeof(buf)), strerror(errno));
+			  cli_echo(a->dump, buf, sizeof(buf)), ERR_TEXT(errno));
 		exit_code = EXIT_FAIL;
 		recorder_free(rec);
 		goto out_sink;
@@ -415,7 +416,7 @@ static int cmd_record(struct verb_ctx *vc)
 	}
 	if (oc.err) {
 		/* The workload ran unsampled: nothing worth storing. */
-		print_cause("error: ", oc.cause ? oc.cause : strerror(oc.err));
+		print_cause("error: ", oc.cause ? oc.cause : ERR_TEXT(oc.err));
 		fprintf(stderr, "hint: nothing of this run was stored\n");
 		free(oc.cause);
 		db_run_release(&run);

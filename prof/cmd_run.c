@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "collectors/events.h"
+#include "common/errtext.h"
 #include "db/runs.h"
 #include "prof/launch.h"
 #include "prof/pin.h"
@@ -112,7 +113,7 @@ static int cmd_run(struct verb_ctx *vc)
 	if (a->dump && !(dump = fopen(a->dump, "wb"))) {
 		char buf[64];
 		exit_code = error_msg("cannot open '%s' for writing: %s",
-				      cli_echo(a->dump, buf, sizeof(buf)), strerror(errno));
+				      cli_echo(a->dump, buf, sizeof(buf)), ERR_TEXT(errno));
 		goto out;
 	}
 

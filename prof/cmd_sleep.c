@@ -18,6 +18,7 @@
 
 #include "collectors/host.h"
 #include "collectors/sleep.h"
+#include "common/errtext.h"
 #include "db/sleep.h"
 #include "prof/pin.h"
 #include "prof/runutil.h"
@@ -411,7 +412,7 @@ static int cmd_sleep(struct verb_ctx *vc)
 	if (plan.apply) {
 		if (sched_setaffinity(0, plan.setsize, plan.set) != 0) {
 			error_msg("cannot pin prof to CPUs %s (%s): %s", plan.cpus,
-				  plan.mode, strerror(errno));
+				  plan.mode, ERR_TEXT(errno));
 			exit_code = EXIT_FAIL;
 			goto out;
 		}
