@@ -17,6 +17,7 @@
 
 #include "collectors/counters.h"
 #include "collectors/ringread.h"
+#include "common/errtext.h"
 
 /* Every event writing into a buffer shares this trailer layout. */
 #define SAMPLE_ID_TYPE (PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | \
@@ -229,7 +230,7 @@ static int open_dummy(struct counters *c, struct target *t, char **cause)
 		int err = errno;
 		char *h = counters_open_hints(err, false);
 		if (cause && asprintf(cause, "cannot open perf events on task %d: %s%s%s",
-				      (int)t->tid, strerror(err), h ? "\n" : "",
+				      (int)t->tid, ERR_TEXT(err), h ? "\n" : "",
 				      h ? h : "") < 0)
 			*cause = NULL;
 		free(h);
@@ -244,7 +245,7 @@ static int open_dummy(struct counters *c, struct target *t, char **cause)
 		if (cause && asprintf(cause, "cannot map the %zu KiB ring buffer: %s\n"
 				      "hint: lower --mmap-pages, or raise "
 				      "kernel.perf_event_mlock_kb",
-				      c->data_size / 1024, strerror(err)) < 0)
+				      c->data_size / 1024, ERR_TEXT(err)) < 0)
 			*cause = NULL;
 		return -err;
 	}
@@ -310,7 +311,7 @@ static void set_reason(struct counter_status *s, int err, bool hardware)
 	const char *what = "the kernel refused it";
 	if (is_permission(err))
 		what = "permission denied";
-	if (asprintf(&s->reason, "%s: %s%s%s", what, strerror(err),
+	if (asprintf(&s->reason, "%s: %s%s%s", what, ERR_TEXT(err),
 		     h ? "\n" : "", h ? h : "") < 0)
 		s->reason = NULL;
 	free(h);
@@ -454,7 +455,7 @@ static int open_again(struct counters *c, struct target *t, char **cause)
 				char *h = counters_open_hints(-fd, hw);
 				if (cause && asprintf(cause, "cannot open '%s' on task %d: %s%s%s",
 						      c->o.events[i].name, (int)t->tid,
-						      strerror(-fd), h ? "\n" : "",
+						      ERR_TEXT(-fd), h ? "\n" : "",
 						      h ? h : "") < 0)
 					*cause = NULL;
 				free(h);
@@ -519,7 +520,7 @@ static int open_samplers(struct counters *c, struct target *t, bool first,
 			}
 			if (cause && asprintf(cause, "cannot open sampler '%s' on task %d: %s",
 					      c->o.samplers[i].name, (int)t->tid,
-					      strerror(err)) < 0)
+					      ERR_TEXT(err)) < 0)
 				*cause = NULL;
 			return -err;
 		}
@@ -532,7 +533,7 @@ static int open_samplers(struct counters *c, struct target *t, bool first,
 			int err = errno;
 			if (cause && asprintf(cause, "cannot redirect sampler '%s' into "
 					      "the ring buffer: %s",
-					      c->o.samplers[i].name, strerror(err)) < 0)
+					      c->o.samplers[i].name, ERR_TEXT(err)) < 0)
 				*cause = NULL;
 			return -err;
 		}
@@ -597,7 +598,7 @@ int counters_open_task(struct counters *c, pid_t pid, pid_t tid,
 			char *h = counters_open_hints(err, all_hw);
 			if (cause && asprintf(cause, "none of the %zu events could be "
 					      "opened (first refusal: %s)%s%s%s",
-					      c->o.nevents, strerror(err),
+					      c->o.nevents, ERR_TEXT(err),
 					      h ? "\n" : "", h ? h : "",
 					      all_hw ? "\nhint: try software events, e.g. "
 					      "-e task-clock,context-switches,page-faults" : "") < 0)
@@ -622,7 +623,7 @@ int counters_open_task(struct counters *c, pid_t pid, pid_t tid,
 			int err = errno;
 			if (cause && asprintf(cause, "cannot redirect '%s' into the ring "
 					      "buffer: %s", c->o.events[i].name,
-					      strerror(err)) < 0)
+					      ERR_TEXT(err)) < 0)
 				*cause = NULL;
 			target_close(t, c->o.nevents, c->o.nsamplers);
 			return -err;
@@ -632,7 +633,7 @@ int counters_open_task(struct counters *c, pid_t pid, pid_t tid,
 		    thread_table_map_id(c->tt, id, i) != 0) {
 			int err = errno ? errno : ENOMEM;
 			if (cause && asprintf(cause, "cannot read the id of '%s': %s",
-					      c->o.events[i].name, strerror(err)) < 0)
+					      c->o.events[i].name, ERR_TEXT(err)) < 0)
 				*cause = NULL;
 			target_close(t, c->o.nevents, c->o.nsamplers);
 			return -err;
@@ -806,7 +807,7 @@ int counters_finish(struct counters *c, char **cause)
 				if (cause && !*cause &&
 				    asprintf(cause, "cannot read '%s' on task %d: %s",
 					     c->o.events[i].name, (int)t->tid,
-					     n < 0 ? strerror(errno) : "short read") < 0)
+					     n < 0 ? ERR_TEXT(errno) : "short read") < 0)
 					*cause = NULL;
 				rc = rc ? rc : -EIO;
 				continue;

@@ -18,6 +18,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/errtext.h"
+
 /* How much of a path or name goes into a message. */
 #define MSG_CAP 256
 
@@ -59,17 +61,6 @@ static int set_cause(char **cause, int err, const char *fmt, ...)
 		va_end(ap);
 	}
 	return err;
-}
-
-/* strerror() in lowercase, as messages are ("no such file or directory"). */
-static const char *errstr(int err, char *buf, size_t n)
-{
-	const char *s = strerror_r(err, buf, n);
-	if (s != buf)
-		snprintf(buf, n, "%s", s);
-	if (buf[0] >= 'A' && buf[0] <= 'Z')
-		buf[0] = (char)(buf[0] - 'A' + 'a');
-	return buf;
 }
 
 static bool range_ok(uint64_t fsize, uint64_t off, uint64_t len)
@@ -372,13 +363,13 @@ int elf_file_open(const char *path, struct elf_file **out, char **cause)
 	if (fd < 0) {
 		err = -errno;
 		return set_cause(cause, err, "cannot open '%.*s': %s", MSG_CAP,
-				 path, errstr(-err, eb, sizeof(eb)));
+				 path, err_text(-err, eb, sizeof(eb)));
 	}
 	if (fstat(fd, &st) < 0) {
 		err = -errno;
 		close(fd);
 		return set_cause(cause, err, "cannot stat '%.*s': %s", MSG_CAP,
-				 path, errstr(-err, eb, sizeof(eb)));
+				 path, err_text(-err, eb, sizeof(eb)));
 	}
 	if (S_ISDIR(st.st_mode)) {
 		close(fd);
@@ -421,7 +412,7 @@ int elf_file_open(const char *path, struct elf_file **out, char **cause)
 		free(ef->path);
 		free(ef);
 		return set_cause(cause, err, "cannot map '%.*s': %s", MSG_CAP,
-				 path, errstr(-err, eb, sizeof(eb)));
+				 path, err_text(-err, eb, sizeof(eb)));
 	}
 	ef->map = map;
 
@@ -894,7 +885,7 @@ int elf_symtab_load(const struct elf_file *ef, struct elf_symtab **out,
 		err = symtab_build(&cv, out);
 		if (err)
 			set_cause(cause, err, "cannot read symbols of '%.*s': %s",
-				  MSG_CAP, ef->path, errstr(-err, eb, sizeof(eb)));
+				  MSG_CAP, ef->path, err_text(-err, eb, sizeof(eb)));
 	}
 	free(cv.v);
 	return err;
@@ -1022,7 +1013,7 @@ int elf_symtab_load_perf_map_file(FILE *fp, struct elf_symtab **out,
 	err = symtab_build(&cv, out);
 	if (err)
 		set_cause(cause, err, "cannot read perf map: %s",
-			  errstr(-err, eb, sizeof(eb)));
+			  err_text(-err, eb, sizeof(eb)));
 	if (junk)
 		*junk = bad;
 out_free:
@@ -1044,13 +1035,13 @@ int elf_symtab_load_perf_map(const char *path, struct elf_symtab **out,
 	if (!fp) {
 		err = -errno;
 		return set_cause(cause, err, "cannot open '%.*s': %s", MSG_CAP,
-				 path, errstr(-err, eb, sizeof(eb)));
+				 path, err_text(-err, eb, sizeof(eb)));
 	}
 	err = elf_symtab_load_perf_map_file(fp, out, junk, NULL);
 	fclose(fp);
 	if (err)
 		return set_cause(cause, err, "cannot read perf map '%.*s': %s",
-				 MSG_CAP, path, errstr(-err, eb, sizeof(eb)));
+				 MSG_CAP, path, err_text(-err, eb, sizeof(eb)));
 	return 0;
 }
 

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "collectors/modules.h"
+#include "common/errtext.h"
 
 /* ---- page sets: 64-page chunks, one bitmap word each ---- */
 
@@ -1034,7 +1035,7 @@ int modules_finish(struct modules *m, char **cause)
 	}
 	if (m->err) {
 		if (cause && asprintf(cause, "cannot track the run's code modules: %s",
-				      strerror(-m->err)) < 0)
+				      ERR_TEXT(-m->err)) < 0)
 			*cause = NULL;
 		return m->err;
 	}

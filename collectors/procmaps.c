@@ -10,6 +10,7 @@
 #include <sys/mman.h>
 
 #include "collectors/procmaps.h"
+#include "common/errtext.h"
 
 struct space {
 	uint32_t pid;
@@ -451,7 +452,7 @@ int proc_maps_load_proc(struct proc_maps *pm, uint32_t pid, const char *proc_roo
 	FILE *fp = fopen(path, "re");
 	if (!fp) {
 		int err = errno;
-		if (cause && asprintf(cause, "cannot read '%s': %s", path, strerror(err)) < 0)
+		if (cause && asprintf(cause, "cannot read '%s': %s", path, ERR_TEXT(err)) < 0)
 			*cause = NULL;
 		return -err;
 	}

@@ -14,6 +14,7 @@
 #include "collectors/procmaps.h"
 #include "collectors/recorder.h"
 #include "collectors/symbolize.h"
+#include "common/errtext.h"
 
 #define DEFAULT_QUEUE_BYTES (64u << 20)
 #define DEFAULT_MAX_FRAMES 127
@@ -84,7 +85,7 @@ int recorder_probe(const char *name, const struct perf_event_attr *attr,
 	char *h = counters_open_hints(err, hardware);
 	if (cause && asprintf(cause, "cannot sample '%s' on this machine: %s%s%s\n"
 			      "hint: sample a software event instead: -e cpu-clock",
-			      name, strerror(err), h ? "\n" : "", h ? h : "") < 0)
+			      name, ERR_TEXT(err), h ? "\n" : "", h ? h : "") < 0)
 		*cause = NULL;
 	free(h);
 	return -err;
@@ -355,7 +356,7 @@ static int fail(struct recorder *r, int rc, const char *what)
 	if (!r->error) {
 		r->error = rc;
 		if (asprintf(&r->error_cause, "cannot store the %s: %s", what,
-			     strerror(-rc)) < 0)
+			     ERR_TEXT(-rc)) < 0)
 			r->error_cause = NULL;
 	}
 	return rc;
@@ -817,7 +818,7 @@ int recorder_start(struct recorder *r, char **cause)
 	int rc = pthread_create(&r->worker, NULL, worker_main, r);
 	if (rc) {
 		if (cause && asprintf(cause, "cannot start the unwinding thread: %s",
-				      strerror(rc)) < 0)
+				      ERR_TEXT(rc)) < 0)
 			*cause = NULL;
 		return -rc;
 	}

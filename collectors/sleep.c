@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "collectors/sleep.h"
+#include "common/errtext.h"
 
 #define NS_PER_S 1000000000ll
 #define DEFAULT_CALLS 20000u
@@ -440,7 +441,7 @@ static int run_cell(const struct sleep_mode_spec *mode, uint32_t target_us,
 	}
 	if (err) {
 		set_cause(cause, "cannot start sleeping thread %u of %u: %s",
-			  started + 1, o->threads, strerror(err));
+			  started + 1, o->threads, ERR_TEXT(err));
 		gate_open(&cc, started, -1);
 		for (uint32_t i = 0; i < started; i++)
 			pthread_join(wk[i].th, NULL);
@@ -460,7 +461,7 @@ static int run_cell(const struct sleep_mode_spec *mode, uint32_t target_us,
 		if (wk[i].err && !err) {
 			err = wk[i].err;
 			set_cause(cause, "cannot set up mode '%s' on a sleeping "
-				  "thread: %s", name, strerror(-err));
+				  "thread: %s", name, ERR_TEXT(-err));
 		}
 		if (wk[i].t_begin < t_start)
 			t_start = wk[i].t_begin;
@@ -528,7 +529,7 @@ static int load_start(struct load *l, uint32_t n, char **cause)
 		int err = pthread_create(&l->th[l->n], NULL, load_main, l);
 		if (err) {
 			set_cause(cause, "cannot start load thread %u of %u: "
-				  "%s", l->n + 1, n, strerror(err));
+				  "%s", l->n + 1, n, ERR_TEXT(err));
 			load_stop(l);
 			return -err;
 		}
@@ -566,7 +567,7 @@ int sleep_hybrid_calibrate(uint32_t calls, int64_t *margin_ns,
 	err = waiter_init(&w, &mode);
 	if (err) {
 		set_cause(cause, "cannot create a timerfd to calibrate the "
-			  "hybrid margin: %s", strerror(-err));
+			  "hybrid margin: %s", ERR_TEXT(-err));
 		free(over);
 		return err;
 	}

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "collectors/sleep.h"
+#include "common/errtext.h"
 
 static void set_cause(char **cause, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -41,14 +42,14 @@ int sleep_shm_create(char **cause)
 	if (fd < 0) {
 		err = -errno;
 		set_cause(cause, "cannot create the sleep report memfd: %s",
-			  strerror(errno));
+			  ERR_TEXT(errno));
 		return err;
 	}
 	if (ftruncate(fd, sizeof(struct sleep_shm)) < 0) {
 		err = -errno;
 		set_cause(cause, "cannot size the sleep report memfd to %zu "
 			  "bytes: %s", sizeof(struct sleep_shm),
-			  strerror(errno));
+			  ERR_TEXT(errno));
 		goto out_close;
 	}
 	/* a workload that truncated it would make every reader fault */
@@ -56,7 +57,7 @@ int sleep_shm_create(char **cause)
 	    < 0) {
 		err = -errno;
 		set_cause(cause, "cannot seal the sleep report memfd: %s",
-			  strerror(errno));
+			  ERR_TEXT(errno));
 		goto out_close;
 	}
 	struct sleep_shm *shm = mmap(NULL, sizeof(*shm), PROT_READ | PROT_WRITE,
@@ -64,7 +65,7 @@ int sleep_shm_create(char **cause)
 	if (shm == MAP_FAILED) {
 		err = -errno;
 		set_cause(cause, "cannot map the sleep report memfd: %s",
-			  strerror(errno));
+			  ERR_TEXT(errno));
 		goto out_close;
 	}
 	shm->magic = SLEEP_SHM_MAGIC;
@@ -191,7 +192,7 @@ int sleep_report_read(int fd, struct sleep_report *out, char **cause)
 	if (fstat(fd, &st) < 0) {
 		err = -errno;
 		set_cause(cause, "cannot read the sleep report (fd %d): %s",
-			  fd, strerror(errno));
+			  fd, ERR_TEXT(errno));
 		return err;
 	}
 	if ((size_t)st.st_size < sizeof(struct sleep_shm)) {
@@ -204,7 +205,7 @@ int sleep_report_read(int fd, struct sleep_report *out, char **cause)
 	if (shm == MAP_FAILED) {
 		err = -errno;
 		set_cause(cause, "cannot map the sleep report: %s",
-			  strerror(errno));
+			  ERR_TEXT(errno));
 		return err;
 	}
 	if (shm->magic != SLEEP_SHM_MAGIC || shm->version != SLEEP_SHM_VERSION
@@ -385,7 +386,7 @@ static int exe_kind_at(const char *path, enum sleep_exe_kind *kind,
 	int err;
 	if (fd < 0) {
 		err = -errno;
-		set_cause(cause, "cannot open '%s': %s", path, strerror(errno));
+		set_cause(cause, "cannot open '%s': %s", path, ERR_TEXT(errno));
 		return err;
 	}
 	char head[256];

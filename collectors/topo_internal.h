@@ -20,9 +20,6 @@ char *topo_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Hands msg (which may be NULL) to *cause, or frees it. */
 void topo_cause_give(char **cause, char *msg);
 
-/* strerror, lowercased as messages want it, in buf. */
-const char *topo_err_text(int err, char *buf, size_t len);
-
 /* Copies text for echoing in a message: no trailing newline, control
  * characters shown as '?', cut at TOPO_ECHO_MAX with "...". */
 const char *topo_echo(const char *s, char *buf, size_t len);

@@ -1,7 +1,7 @@
 /*
  * topo_msg: the messages of the topology modules (cpumask.c, topology.c,
- * topo_pin.c): a formatted cause, strerror lowercased, and user or file
- * text echoed safely. See topo_internal.h.
+ * topo_pin.c): a formatted cause and user or file text echoed safely.
+ * See topo_internal.h.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -28,16 +28,6 @@ void topo_cause_give(char **cause, char *msg)
 		*cause = msg;
 	else
 		free(msg);
-}
-
-/* strerror, lowercased as messages want it. */
-const char *topo_err_text(int err, char *buf, size_t len)
-{
-	char tmp[128];
-	snprintf(buf, len, "%s", strerror_r(err, tmp, sizeof(tmp)));	/* GNU form */
-	if (buf[0] >= 'A' && buf[0] <= 'Z' && !(buf[1] >= 'A' && buf[1] <= 'Z'))
-		buf[0] = (char)(buf[0] - 'A' + 'a');
-	return buf;
 }
 
 /* Copies text for echoing in a message: no trailing newline, control

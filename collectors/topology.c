@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "collectors/topo_internal.h"
+#include "common/errtext.h"
 
 /* sysfs files here are short; a cpu list of 8192 scattered CPUs fits. */
 #define MAX_FILE_BYTES (1 << 20)
@@ -185,7 +186,7 @@ static char *read_error(const char *path, int rc)
 		return topo_msg("cannot read '%s': it holds a NUL byte", path);
 	if (rc == -ENOTREG)
 		return topo_msg("cannot read '%s': not a regular file", path);
-	return topo_msg("cannot read '%s': %s", path, topo_err_text(-rc, eb, sizeof(eb)));
+	return topo_msg("cannot read '%s': %s", path, err_text(-rc, eb, sizeof(eb)));
 }
 
 /* Where the tree lives: root without trailing slashes ("" for "/"). */

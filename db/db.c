@@ -11,12 +11,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/errtext.h"
 #include "db/internal.h"
 #include "db/schema.h"
 
 /* What the system said, for the errors a full disk, a read-only place or
- * a file size limit give; NULL when SQLite's own message says it all. */
-static const char *system_words(int code, int err)
+ * a file size limit give (in buf, or static); NULL when SQLite's own
+ * message says it all. */
+static const char *system_words(int code, int err, char *buf, size_t n)
 {
 	if (code != SQLITE_IOERR && code != SQLITE_CANTOPEN && code != SQLITE_FULL &&
 	    code != SQLITE_READONLY && code != SQLITE_PERM)
@@ -38,7 +40,7 @@ static const char *system_words(int code, int err)
 	case ENOENT:
 		return "no such file or directory";
 	default:
-		return strerror(err);
+		return err_text(err, buf, n);
 	}
 }
 
@@ -81,7 +83,8 @@ int db_fail(struct db *db, int rc, const char *what, char **cause)
 	if (cause && !*cause) {
 		const char *hint = "";
 		char busy[128] = "";
-		const char *sys = system_words(code, err);
+		char eb[ERR_TEXT_MAX];
+		const char *sys = system_words(code, err, eb, sizeof(eb));
 		if (code == SQLITE_BUSY || code == SQLITE_LOCKED) {
 			if (db && db->stopped)
 				snprintf(busy, sizeof(busy), "locked by another writer; "

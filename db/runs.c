@@ -963,7 +963,9 @@ void db_run_release(struct db_run *run)
 	X(LC_WALL, "r.wall_s") \
 	X(LC_THREADS, "(SELECT count(*) FROM threads t WHERE t.run_id = r.id)") \
 	X(LC_HOSTNAME, "h.hostname") \
-	X(LC_HOST_ID, "h.id")
+	X(LC_HOST_ID, "h.id") \
+	X(LC_EXPERIMENT, "x.experiment_id") \
+	X(LC_ARM, "a.name")
 enum { LIST_COLS(DB_COL_ENUM) LC_N };
 static const char *const list_cols[] = { LIST_COLS(DB_COL_SQL) };
 
@@ -974,7 +976,10 @@ int db_runs_list(struct db *db, struct db_run_summary **out, size_t *n,
 	*n = 0;
 	sqlite3_stmt *st;
 	int rc = db_prepare_select(db, &st, list_cols, LC_N,
-		"FROM runs r JOIN hosts h ON h.id = r.host_id ORDER BY r.id", cause);
+		"FROM runs r JOIN hosts h ON h.id = r.host_id"
+		" LEFT JOIN experiment_runs x ON x.run_id = r.id"
+		" LEFT JOIN arms a ON a.experiment_id = x.experiment_id"
+		" AND a.idx = x.arm_idx ORDER BY r.id", cause);
 	if (rc)
 		return rc;
 	size_t cap = 0;
@@ -1011,6 +1016,13 @@ int db_runs_list(struct db *db, struct db_run_summary **out, size_t *n,
 			db_row_key(&r, "%lld", (long long)sqlite3_column_int64(st, LC_HOST_ID));
 		}
 		x->hostname = db_row_text(&r, LC_HOSTNAME, 0);
+		if (!r.rc) {
+			r.table = "experiment_runs";
+			db_row_key(&r, "%lld", (long long)x->id);
+		}
+		x->experiment_id = db_row_int(&r, LC_EXPERIMENT, 1, INT64_MAX, 0,
+					      DB_NULL_OK);
+		x->arm = db_row_text(&r, LC_ARM, DB_NULL_OK);
 	}
 	sqlite3_finalize(st);
 	if (r.rc || s != SQLITE_DONE) {
@@ -1030,6 +1042,7 @@ void db_runs_list_free(struct db_run_summary *list, size_t n)
 		free(list[i].started);
 		free(list[i].command);
 		free(list[i].hostname);
+		free(list[i].arm);
 	}
 	free(list);
 }

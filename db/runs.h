@@ -155,6 +155,8 @@ struct db_run_summary {
 	double wall_s;
 	size_t nthreads;
 	char *hostname;
+	int64_t experiment_id;	/* the `prof ab` experiment it ran in; 0: none */
+	char *arm;		/* and the name of its arm; NULL: none */
 };
 
 /* The id of the host with these facts, creating its row when new. */

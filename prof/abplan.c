@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "common/errtext.h"
 #include "db/experiments.h"
 #include "prof/abplan.h"
 #include "prof/cause.h"
@@ -697,7 +698,7 @@ int ab_plan_read(struct ab_plan *p, const char *path, char **cause)
 	FILE *fp = plan_open(path, &e, &why);
 	if (!fp) {
 		cause_set(cause, 0, "cannot read plan '%.60s': %s", path,
-			  why ? why : strerror(e));
+			  why ? why : ERR_TEXT(e));
 		return -e;
 	}
 	int rc = ab_plan_read_file(p, fp, path, cause);

@@ -10,8 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/errtext.h"
 #include "db/db.h"
 #include "prof/cli.h"
+#include "reports/runs.h"
 
 int verbose;
 
@@ -91,10 +93,12 @@ static const struct {
 	int code;		/* exit_code_for */
 	int launch_code;	/* exit_code_for_launch */
 } exit_codes[] = {
-	{ ENOENT, EXIT_USAGE, 127 },	/* no such run, event, command */
-	{ EACCES, EXIT_FAIL, 127 },	/* the command is not executable */
-	{ ENOEXEC, EXIT_FAIL, 127 },	/* nor a program the kernel runs */
+	{ ENOENT, EXIT_USAGE, EXIT_NOT_RUN },	/* no such run, event, command */
+	{ EACCES, EXIT_FAIL, EXIT_NOT_RUN },	/* the command is not executable */
+	{ ENOEXEC, EXIT_FAIL, EXIT_NOT_RUN },	/* nor a program the kernel runs */
 	{ EINVAL, EXIT_USAGE, EXIT_FAIL },	/* a word prof does not take */
+	{ ERANGE, EXIT_USAGE, EXIT_FAIL },	/* a number out of its range */
+	{ ENXIO, EXIT_USAGE, EXIT_FAIL },	/* CPUs named that are not online */
 	{ EOPNOTSUPP, EXIT_USAGE, EXIT_FAIL },	/* an event not encoded here */
 	{ ENODATA, EXIT_USAGE, EXIT_FAIL },	/* samples of a counted run */
 };
@@ -214,7 +218,7 @@ FILE *cli_open_output(const char *path, FILE *fallback)
 	if (!fp) {
 		char buf[64];
 		error_msg("cannot open '%s' for writing: %s",
-			  cli_echo(path, buf, sizeof(buf)), strerror(errno));
+			  cli_echo(path, buf, sizeof(buf)), ERR_TEXT(errno));
 	}
 	return fp;
 }
@@ -235,7 +239,7 @@ int cli_close_output(FILE *fp, const char *path)
 		char buf[64];
 		return error_msg("cannot write %s%s%s: %s", path ? "'" : "the output",
 				 path ? cli_echo(path, buf, sizeof(buf)) : "",
-				 path ? "'" : "", strerror(err));
+				 path ? "'" : "", ERR_TEXT(err));
 	}
 	return EXIT_OK;
 }
@@ -264,6 +268,30 @@ bool cli_parse_double(const char *s, double min, double max, double *out)
 		return false;
 	*out = v;
 	return true;
+}
+
+bool cli_parse_when(const char *s, time_t now, time_t *out)
+{
+	static const struct { char unit; long secs; } units[] = {
+		{ 's', 1 }, { 'm', 60 }, { 'h', 3600 }, { 'd', 86400 }, { 'w', 604800 },
+	};
+	size_t len = s ? strlen(s) : 0;
+	for (size_t u = 0; len > 1 && u < sizeof(units) / sizeof(units[0]); u++) {
+		if (s[len - 1] != units[u].unit)
+			continue;
+		char num[24];
+		long n;
+		if (len > sizeof(num) || s[0] < '0' || s[0] > '9')
+			return false;
+		memcpy(num, s, len - 1);
+		num[len - 1] = '\0';
+		if (!cli_parse_long(num, 0, LONG_MAX / units[u].secs, &n) ||
+		    (time_t)(n * units[u].secs) > now)
+			return false;
+		*out = now - (time_t)(n * units[u].secs);
+		return true;
+	}
+	return s && report_time_parse(s, out) == 0;
 }
 
 int cli_parse_run_id(const char *verb, const char *word, long *id)

@@ -14,10 +14,18 @@
 
 #include <stdbool.h>
 #include <stdio.h>
+#include <time.h>
 
 #include "reports/output.h"
 
-enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2 };
+/*
+ * 127: the command to launch cannot be found or run, as a shell says;
+ * EXIT_SIGNAL + N: signal N stopped prof (or killed the workload).
+ */
+enum {
+	EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2, EXIT_NOT_RUN = 127,
+	EXIT_SIGNAL = 128,
+};
 
 struct prof_ctx {
 	const char *db_path;	/* from --db before the verb, or NULL */
@@ -48,16 +56,17 @@ int fail_cause(char *cause, int code);
  * The exit code for a failure that a callee reported as errno err (either
  * sign): the one table, which README.md's "Exit status" shows. A thing
  * the user named that does not exist (a run, an experiment, an event), a
- * word prof does not take, an event this processor cannot encode, or
- * samples asked of a run that has none is a usage error (2); anything
- * else is an operational failure (1).
+ * word prof does not take or a number out of its range, CPUs named that
+ * are not online, an event this processor cannot encode, or samples
+ * asked of a run that has none is a usage error (2); anything else is an
+ * operational failure (1).
  */
 int exit_code_for(int err);
 
 /*
- * The same for the failure to start a command prof was to launch: 127
- * when it cannot be found or run (ENOENT, EACCES, ENOEXEC), as a shell
- * says, else 1.
+ * The same for the failure to start a command prof was to launch:
+ * EXIT_NOT_RUN when it cannot be found or run (ENOENT, EACCES, ENOEXEC),
+ * as a shell says, else 1.
  */
 int exit_code_for_launch(int err);
 
@@ -98,6 +107,13 @@ int cli_close_output(FILE *fp, const char *path);
 /* Parse a non-negative integer or a decimal; return false on junk. */
 bool cli_parse_long(const char *s, long min, long max, long *out);
 bool cli_parse_double(const char *s, double min, double max, double *out);
+
+/*
+ * A point in time: "2h" (that long before now: s, m, h, d or w), or a
+ * UTC date and time as runs store it, "2026-11-30", "2026-11-30T14:05",
+ * "2026-11-30 14:05:09Z". False on junk.
+ */
+bool cli_parse_when(const char *s, time_t now, time_t *out);
 
 /* "last" (0) or a positive run id; a usage error otherwise. */
 int cli_parse_run_id(const char *verb, const char *word, long *id);

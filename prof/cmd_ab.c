@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "collectors/host.h"
+#include "common/errtext.h"
 #include "db/experiments.h"
 #include "prof/abplan.h"
 #include "prof/launch.h"
@@ -184,7 +185,7 @@ static int cmd_ab(struct verb_ctx *vc)
 		if (!path) {
 			fprintf(stderr, "error: arm '%s': ", p->arms[a].name);
 			print_cause("", cause);
-			exit_code = 127;
+			exit_code = EXIT_NOT_RUN;
 			goto out;
 		}
 		free(path);
@@ -221,7 +222,7 @@ static int cmd_ab(struct verb_ctx *vc)
 		if (rc) {
 			fprintf(stderr, "error: arm '%s': ", p->arms[a].name);
 			print_cause("", cause);
-			exit_code = EXIT_USAGE;
+			exit_code = exit_code_for(rc);
 			goto out;
 		}
 		if (warn) {
@@ -438,7 +439,7 @@ static int cmd_ab(struct verb_ctx *vc)
 							 "MiB", AB_SCORE_MEM_MB);
 					else
 						snprintf(how, sizeof(how), "failed: %s",
-							 strerror(-sc_rc[i]));
+							 ERR_TEXT(-sc_rc[i]));
 					fprintf(stderr, "warning: run %lld (arm %s): searching its "
 						"output for '%s' (regex %s) %s; left out of that "
 						"metric\nhint: a regex without '.*' that names the "

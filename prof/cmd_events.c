@@ -106,14 +106,30 @@ static int cmd_events(struct verb_ctx *vc)
 	if (a->mission && (a->attr || pattern))
 		return usage_error(vc->name, "--mission lists the map; it takes "
 				   "no %s", a->attr ? "--attr" : "pattern");
+	if ((a->mission || a->attr) && (vc->view.sort || vc->view.limit))
+		return usage_error(vc->name, "--%s goes with the list of events, "
+				   "not with %s", vc->view.sort ? "sort" : "limit",
+				   a->mission ? "--mission" : "--attr");
 
 	char *cause = NULL;
 	int rc = events_init(&cause);
 	if (rc)
 		return fail_cause(cause, exit_code_for(rc));
+	struct report_event_list *list = NULL;
+	if (!a->mission && !a->attr) {
+		list = report_event_list_new(pattern != NULL);
+		events_foreach(pattern, add_one, list);
+		if (report_event_list_sort_check(list, vc->view.sort, &cause)) {
+			report_event_list_free(list);
+			return verb_usage_cause(vc, cause);
+		}
+		report_event_list_view(list, &vc->view);
+	}
 	FILE *fp = verb_out(vc);
-	if (!fp)
+	if (!fp) {
+		report_event_list_free(list);
 		return EXIT_FAIL;
+	}
 	if (a->mission) {
 		print_mission(vc->fmt, fp);
 		return EXIT_OK;
@@ -128,8 +144,6 @@ static int cmd_events(struct verb_ctx *vc)
 		event_desc_release(&ev);
 		return EXIT_OK;
 	}
-	struct report_event_list *list = report_event_list_new(pattern != NULL);
-	events_foreach(pattern, add_one, list);
 	report_events(list, pattern ? cli_echo(pattern, buf, sizeof(buf)) : NULL,
 		      vc->fmt, fp);
 	report_event_list_free(list);
@@ -144,6 +158,7 @@ static const struct opt events_opts[] = {
 	OPT_BOOL(0, "allow-generic", struct events_args, allow_generic,
 		 "with --attr: let perf's generic cache events stand\n"
 		 "in for a mission counter the map lacks"),
+	OPT_INCLUDE(opt_rows),
 	OPT_INCLUDE(opt_output),
 	OPT_END(),
 };
@@ -154,7 +169,8 @@ const struct verb verb_events = {
 	.args_size = sizeof(struct events_args),
 	.max_operands = 1,
 	.help =
-"usage: prof events [PATTERN] [--format table|json|csv|markdown] [-o FILE]\n"
+"usage: prof events [PATTERN] [--sort KEY] [--limit N]\n"
+"                   [--format table|json|csv|markdown] [-o FILE]\n"
 "       prof events --attr NAME [--allow-generic] [-o FILE]\n"
 "       prof events --mission [--format table|json|csv|markdown] [-o FILE]\n"
 "\n"

@@ -19,14 +19,19 @@ static int cmd_modules(struct verb_ctx *vc)
 	int rc = db_run_load(db, id, &run, &cause);
 	if (rc)
 		return fail_cause(cause, exit_code_for(rc));
+	if (report_modules_sort_check(&run, vc->view.sort, &cause)) {
+		db_run_release(&run);
+		return verb_usage_cause(vc, cause);
+	}
 	FILE *fp = verb_out(vc);
 	if (fp)
-		report_modules(&run, vc->fmt, fp);
+		report_modules_view(&run, &vc->view, vc->fmt, fp);
 	db_run_release(&run);
 	return fp ? EXIT_OK : EXIT_FAIL;
 }
 
 static const struct opt modules_opts[] = {
+	OPT_INCLUDE(opt_rows),
 	OPT_INCLUDE(opt_output),
 	OPT_INCLUDE(opt_database),
 	OPT_END(),
@@ -36,8 +41,8 @@ const struct verb verb_modules = {
 	.fn = cmd_modules,
 	.opts = modules_opts,
 	.help =
-"usage: prof modules [RUN|last] [--format table|json|csv|markdown] [-o FILE]\n"
-"                    [--db PATH]\n"
+"usage: prof modules [RUN|last] [--sort KEY] [--limit N]\n"
+"                    [--format table|json|csv|markdown] [-o FILE] [--db PATH]\n"
 "\n"
 "List the code modules of a stored run (default: the newest), largest\n"
 "first: every executable file the workload mapped (the program, its\n"
@@ -55,6 +60,7 @@ const struct verb verb_modules = {
 	.help_tail =
 "Examples:\n"
 "  prof modules\n"
-"  prof modules 12 --format json\n",
+"  prof modules 12 --format json\n"
+"  prof modules last --sort text_bytes --limit 5\n",
 	.max_operands = 1,
 };

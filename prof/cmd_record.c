@@ -13,6 +13,7 @@
 #include "collectors/counters.h"
 #include "collectors/events.h"
 #include "collectors/recorder.h"
+#include "common/errtext.h"
 #include "db/samples.h"
 #include "prof/cause.h"
 #include "prof/launch.h"
@@ -319,7 +320,7 @@ static int cmd_record(struct verb_ctx *vc)
 	if (!l->pid) {
 		char *path = launch_resolve(vc->argv[0], &cause);
 		if (!path)
-			return fail_cause(cause, 127);
+			return fail_cause(cause, EXIT_NOT_RUN);
 		free(path);
 	}
 
@@ -345,10 +346,9 @@ static int cmd_record(struct verb_ctx *vc)
 	 * only): a bad one is a usage error. */
 	struct pin_plan pin;
 	memset(&pin, 0, sizeof(pin));
-	if (!l->pid && pin_plan_for_launch(&pin, l->pin, l->affinity, l->sysfs)) {
-		exit_code = EXIT_USAGE;
+	if (!l->pid && (exit_code = pin_plan_for_launch(&pin, l->pin, l->affinity,
+							 l->sysfs)))
 		goto out_pin;
-	}
 
 	/* Samples have nowhere to go without the database: it is opened
 	 * first, and a failure stops before the command starts. */
@@ -375,7 +375,7 @@ static int cmd_record(struct verb_ctx *vc)
 	};
 	struct recorder *rec = recorder_new(&ro);
 	if (!rec) {
-		error_msg("cannot set up the recorder: %s", strerror(errno));
+		error_msg("cannot set up the recorder: %s", ERR_TEXT(errno));
 		exit_code = EXIT_FAIL;
 		goto out_sink;
 	}
@@ -383,7 +383,7 @@ static int cmd_record(struct verb_ctx *vc)
 	if (a->dump && !(dump = fopen(a->dump, "wb"))) {
 		char buf[64];
 		error_msg("cannot open '%s' for writing: %s",
-			  cli_echo(a->dump, buf, sizeof(buf)), strerror(errno));
+			  cli_echo(a->dump, buf, sizeof(buf)), ERR_TEXT(errno));
 		exit_code = EXIT_FAIL;
 		recorder_free(rec);
 		goto out_sink;
@@ -416,7 +416,7 @@ static int cmd_record(struct verb_ctx *vc)
 	}
 	if (oc.err) {
 		/* The workload ran unsampled: nothing worth storing. */
-		print_cause("error: ", oc.cause ? oc.cause : strerror(oc.err));
+		print_cause("error: ", oc.cause ? oc.cause : ERR_TEXT(oc.err));
 		fprintf(stderr, "hint: nothing of this run was stored\n");
 		free(oc.cause);
 		db_run_release(&run);
@@ -519,7 +519,7 @@ static int cmd_record(struct verb_ctx *vc)
 out_sink:
 	late = runner_release_signals();
 	if (late)
-		exit_code = 128 + late;
+		exit_code = EXIT_SIGNAL + late;
 	db_sample_writer_free(sk.w);
 	free(sk.cause);
 	free(sk.samples);

@@ -4,7 +4,6 @@
  * module, thread or name, its hottest call paths, or folded stacks.
  */
 #include <errno.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,7 +23,6 @@ struct report_args {
 	const char *by;		/* as given, or NULL */
 	bool stacks;
 	const char *event;
-	long limit;
 	enum out_format fmt;
 	bool mangled;
 	enum profile_unknown unknown;
@@ -34,6 +32,7 @@ struct report_args {
 static int report_sampled(struct verb_ctx *vc, struct db *db, const struct db_run *run,
 			  const struct report_args *ra)
 {
+	const struct rows_view *view = &vc->view;
 	struct db_profile prof;
 	char *cause = NULL;
 	char buf[64];
@@ -52,12 +51,17 @@ static int report_sampled(struct verb_ctx *vc, struct db *db, const struct db_ru
 		return -1;	/* the run's counts */
 	}
 	struct profile_opts po = { .by = PROFILE_BY_SYMBOL, .stacks = ra->stacks,
-				   .event = -1, .limit = (size_t)ra->limit, .fmt = ra->fmt,
+				   .event = -1, .limit = view->limit, .sort = view->sort,
+				   .fmt = ra->fmt,
 				   .mangled = ra->mangled, .unknown = ra->unknown };
 	if (ra->by && profile_by_parse(ra->by, &po.by)) {
 		db_profile_release(&prof);
 		return usage_error("report", "--by %s does not go with --stacks or "
 				   "--format folded", cli_echo(ra->by, buf, sizeof(buf)));
+	}
+	if (profile_sort_check(po.by, po.stacks, po.sort, &cause)) {
+		db_profile_release(&prof);
+		return verb_usage_cause(vc, cause);
 	}
 	if (ra->event) {
 		for (size_t e = 0; e < prof.nevents && po.event < 0; e++)
@@ -106,6 +110,11 @@ static int cmd_report(struct verb_ctx *vc)
 		report_by_parse(ra->by, &by);	/* else symbol or module */
 	if (vc->argc && cli_parse_run_id(vc->name, vc->argv[0], &id))
 		return EXIT_USAGE;
+	/* Folded stacks feed a flame graph: every path, in no order. */
+	if (ra->fmt == OUT_FOLDED && (vc->view.sort || vc->view.limit))
+		return usage_error(vc->name, "--%s goes with a list of rows; "
+				   "--format folded writes every call path",
+				   vc->view.sort ? "sort" : "limit");
 
 	struct db *db = verb_db(vc);
 	if (!db)
@@ -126,11 +135,22 @@ static int cmd_report(struct verb_ctx *vc)
 		db_run_release(&run);
 		return rc;
 	}
+	if (is_sleep && (vc->view.sort || vc->view.limit))
+		rc = usage_error(vc->name, "run %lld is a sleep benchmark: its "
+				 "report takes no --%s", (long long)run.id,
+				 vc->view.sort ? "sort" : "limit");
+	else if (!is_sleep && report_run_sort_check(&run, by, vc->view.sort, &cause))
+		rc = verb_usage_cause(vc, cause);
+	if (rc >= 0) {
+		db_sleep_release(&sleep);
+		db_run_release(&run);
+		return rc;
+	}
 	FILE *fp = verb_out(vc);
 	if (fp && is_sleep)
 		report_sleep(&run, &sleep, ra->fmt, fp);
 	else if (fp)
-		report_run(&run, by, ra->fmt, fp);
+		report_run_view(&run, by, &vc->view, ra->fmt, fp);
 	db_sleep_release(&sleep);
 	db_run_release(&run);
 	return fp ? EXIT_OK : EXIT_FAIL;
@@ -166,9 +186,6 @@ static const struct opt report_opts[] = {
 		 "the hottest call paths of a sampled run"),
 	OPT_STRING(0, "event", struct report_args, event, "NAME",
 		   "only this sampled event"),
-	OPT_LONG(0, "limit", struct report_args, limit, "N", 0, INT_MAX,
-		 "a number of rows (0: all)",
-		 "rows or call paths per event (default: all)"),
 	OPT_BOOL(0, "no-demangle", struct report_args, mangled,
 		 "C++ and Rust symbols as the binary names them\n"
 		 "(_ZN6detail4sprpEyy), not demangled (detail::sprp(\n"
@@ -178,6 +195,7 @@ static const struct opt report_opts[] = {
 		     "that holds it ('libfoo.so:.text'), read from the\n"
 		     "module's file if it is still the one recorded;\n"
 		     "--unknown address (the default): by address"),
+	OPT_INCLUDE(opt_rows),
 	OPT_INCLUDE(opt_output),
 	OPT_INCLUDE(opt_database),
 	OPT_END(),
@@ -190,31 +208,36 @@ const struct verb verb_report = {
 	.max_operands = 1,
 	.help =
 "usage: prof report [RUN|last] [--by thread|name|total|symbol|module]\n"
-"                   [--stacks] [--event NAME] [--limit N] [--no-demangle]\n"
-"                   [--unknown address|section]\n"
+"                   [--stacks] [--event NAME] [--sort KEY] [--limit N]\n"
+"                   [--no-demangle] [--unknown address|section]\n"
 "                   [--format table|json|csv|markdown|folded] [-o FILE]\n"
 "                   [--db PATH]\n"
 "\n"
 "Reprint a stored run from the database (default: the newest), exactly as\n"
 "'prof run' printed it, or grouped differently: --by name sums the threads\n"
 "that share a name (five workers called the same become one row with a\n"
-"thread count); --by total keeps only the totals.\n"
+"thread count); --by total keeps only the totals. --sort orders the\n"
+"threads by a column (an event's name, tid, name; threads with --by\n"
+"name) and --limit keeps the first N; the totals still count them all.\n"
 "\n"
 "For a sampled run ('prof record'), the default is where the samples fell:\n"
 "--by symbol (the default) or module, with self and total shares of each\n"
 "event; --by thread or name, each thread's share; --by total, the run's\n"
 "counts. --stacks lists the hottest call paths; --format folded writes\n"
 "one 'main;work;hot 123' line per call path (samples of the first event,\n"
-"or --event), for flame-graph tools. --by symbol and module need a\n"
-"sampled run. Code that no symbol covers (a stripped library's static\n"
-"functions) is shown by address, as 'libfoo.so+0x1a2b' (the address nm,\n"
-"objdump and addr2line use), one row per address. Call chains end at a\n"
-"caller in no known mapping, which a frame-pointer walk finds in code\n"
-"built without frame pointers; the report says how many did.\n"
+"or --event), for flame-graph tools. --sort and --limit order and cut\n"
+"each event's rows (its call paths with --stacks). --by symbol and\n"
+"module need a sampled run. Code that no symbol covers (a stripped\n"
+"library's static functions) is shown by address, as 'libfoo.so+0x1a2b'\n"
+"(the address nm, objdump and addr2line use), one row per address. Call\n"
+"chains end at a caller in no known mapping, which a frame-pointer walk\n"
+"finds in code built without frame pointers; the report says how many\n"
+"did.\n"
 "\n",
 	.help_tail =
 "Examples:\n"
 "  prof report last --by name\n"
+"  prof report last --sort task-clock --limit 20\n"
 "  prof report 12 --format csv -o run12.csv\n"
 "  prof report last --by module\n"
 "  prof report last --stacks --limit 10\n"

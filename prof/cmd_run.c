@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "collectors/events.h"
+#include "common/errtext.h"
 #include "db/runs.h"
 #include "prof/launch.h"
 #include "prof/pin.h"
@@ -69,7 +70,7 @@ static int cmd_run(struct verb_ctx *vc)
 		char *path = launch_resolve(vc->argv[0], &cause);
 		if (!path) {
 			event_list_free(evs, nev);
-			return fail_cause(cause, 127);
+			return fail_cause(cause, EXIT_NOT_RUN);
 		}
 		free(path);
 	} else if (kill((pid_t)l->pid, 0) != 0 && errno == ESRCH) {
@@ -80,10 +81,10 @@ static int cmd_run(struct verb_ctx *vc)
 
 	/* The pin is settled before anything starts: a bad one is a usage
 	 * error, an unreadable topology for largest-llc a warning. */
-	if (launched && pin_plan_for_launch(&plan, l->pin, l->affinity, l->sysfs)) {
+	if (launched && (rc = pin_plan_for_launch(&plan, l->pin, l->affinity, l->sysfs))) {
 		pin_plan_release(&plan);
 		event_list_free(evs, nev);
-		return EXIT_USAGE;
+		return rc;
 	}
 
 	/* The sleep interposer: words checked (exit 2), library found (exit
@@ -112,7 +113,7 @@ static int cmd_run(struct verb_ctx *vc)
 	if (a->dump && !(dump = fopen(a->dump, "wb"))) {
 		char buf[64];
 		exit_code = error_msg("cannot open '%s' for writing: %s",
-				      cli_echo(a->dump, buf, sizeof(buf)), strerror(errno));
+				      cli_echo(a->dump, buf, sizeof(buf)), ERR_TEXT(errno));
 		goto out;
 	}
 
@@ -195,7 +196,7 @@ static int cmd_run(struct verb_ctx *vc)
 out:
 	late = runner_release_signals();
 	if (late)
-		exit_code = 128 + late;
+		exit_code = EXIT_SIGNAL + late;
 	if (dump)
 		fclose(dump);
 out_early:

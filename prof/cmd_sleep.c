@@ -18,6 +18,7 @@
 
 #include "collectors/host.h"
 #include "collectors/sleep.h"
+#include "common/errtext.h"
 #include "db/sleep.h"
 #include "prof/pin.h"
 #include "prof/progress.h"
@@ -377,7 +378,7 @@ static int cmd_sleep(struct verb_ctx *vc)
 	if (rc) {
 		print_cause("error: ", cause);
 		free(cause);
-		exit_code = EXIT_USAGE;
+		exit_code = exit_code_for(rc);
 		goto out;
 	}
 	if (warn) {
@@ -400,7 +401,7 @@ static int cmd_sleep(struct verb_ctx *vc)
 	if (plan.apply) {
 		if (sched_setaffinity(0, plan.setsize, plan.set) != 0) {
 			error_msg("cannot pin prof to CPUs %s (%s): %s", plan.cpus,
-				  plan.mode, strerror(errno));
+				  plan.mode, ERR_TEXT(errno));
 			exit_code = EXIT_FAIL;
 			goto out;
 		}
@@ -452,7 +453,7 @@ static int cmd_sleep(struct verb_ctx *vc)
 		fprintf(stderr, "prof: %zu cells in %.1f s\n", bench.ncells, wall);
 	}
 	if (signo)
-		exit_code = 128 + signo;
+		exit_code = EXIT_SIGNAL + signo;
 	if (!bench.ncells)
 		goto out;
 

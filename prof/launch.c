@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/errtext.h"
 #include "prof/cause.h"
 #include "prof/launch.h"
 
@@ -40,7 +41,7 @@ char *launch_resolve(const char *cmd, char **cause)
 		if (stat(cmd, &sb) != 0) {
 			int err = errno;
 			cause_set(cause, 0, "cannot run '%s': %s", shown,
-				  strerror(err));
+				  ERR_TEXT(err));
 			errno = err;
 			return NULL;
 		}
@@ -156,7 +157,7 @@ int launch_prepare(struct launch *l, const struct launch_opts *o, char **cause)
 		close(go[1]);
 		close(err[0]);
 		close(err[1]);
-		cause_set(cause, 0, "cannot fork: %s", strerror(e));
+		cause_set(cause, 0, "cannot fork: %s", ERR_TEXT(e));
 		return -e;
 	}
 	if (pid == 0) {
@@ -183,7 +184,7 @@ int launch_release(struct launch *l, char **cause)
 	if (n != 1) {
 		int e = errno;
 		cause_set(cause, 0, "cannot release the workload: %s",
-			  strerror(e));
+			  ERR_TEXT(e));
 		return -e;
 	}
 	int msg[2];
@@ -199,7 +200,7 @@ int launch_release(struct launch *l, char **cause)
 	const char *what = stage == STAGE_CHDIR ? "cannot change to the working directory"
 			 : stage == STAGE_PIN ? "cannot pin the workload"
 			 : "cannot run";
-	cause_set(cause, 0, "%s '%s': %s", what, l->path, strerror(e));
+	cause_set(cause, 0, "%s '%s': %s", what, l->path, ERR_TEXT(e));
 	int st;
 	waitpid(l->pid, &st, 0);
 	l->pid = 0;

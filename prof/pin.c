@@ -188,6 +188,11 @@ int pin_plan_make(struct pin_plan *p, const char *mode, const char *sysfs_root,
 			*cause = pcause;
 			pcause = NULL;
 		}
+		/* The machine's topology is unreadable or malformed: nothing
+		 * the user typed is wrong, so a failure (exit 1, as 'prof
+		 * topo' on the same tree), not a usage error. */
+		if (rc == -ENODATA)
+			rc = -EIO;
 	}
 	free(pcause);
 	free(tcause);

@@ -57,9 +57,12 @@ struct pin_plan {
 
 /*
  * Resolve mode against the topology under sysfs_root (NULL: "/"). 0 when
- * the run may go on (pinned or skipped: then *warning says why); -EINVAL,
- * -ERANGE, -ENODATA, -ENXIO with *cause for a pin that must stop the run
- * (a usage error: exit 2).
+ * the run may go on (pinned or skipped: then *warning says why); else,
+ * with *cause, for a pin that must stop the run: -EINVAL, -ERANGE or
+ * -ENXIO when mode does not fit this machine (a bad word, an index out of
+ * range, no online CPU left: usage errors), -EIO when the topology it
+ * needs could not be read or is malformed, -ENOMEM. exit_code_for() maps
+ * them.
  */
 int pin_plan_make(struct pin_plan *p, const char *mode, const char *sysfs_root,
 		  char **warning, char **cause);

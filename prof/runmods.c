@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/errtext.h"
 #include "prof/cli.h"
 #include "prof/runmods.h"
 
@@ -16,7 +17,7 @@ void run_mods_init(struct run_mods *rm, bool working_set, struct counters_opts *
 	struct modules_opts mo = { .working_set = working_set };
 	rm->mods = modules_new(&mo);
 	if (!rm->mods) {
-		warning_msg("cannot track code modules: %s", strerror(errno));
+		warning_msg("cannot track code modules: %s", ERR_TEXT(errno));
 		return;
 	}
 	co->flags |= COUNTERS_BUILD_ID;

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "collectors/counters.h"
+#include "common/errtext.h"
 #include "prof/cause.h"
 #include "prof/cli.h"
 #include "prof/launch.h"
@@ -216,7 +217,7 @@ static int open_attached(struct counters *cs, pid_t pid, char **cause)
 			if (cause && !*cause)
 				cause_set(cause, 0, "cannot attach to process %d: %s",
 					  (int)pid, rc == -ENOENT ? "no such process"
-					  : strerror(-rc));
+					  : ERR_TEXT(-rc));
 			if (rc == -ENOENT)
 				rc = -ESRCH;
 			break;
@@ -422,7 +423,7 @@ int runner_run(const struct runner_opts *o, struct db_run *run, char **cause)
 	if (!cs) {
 		rc = -errno;
 		cause_set(cause, 0, "cannot set up the counters: %s",
-			  strerror(-rc));
+			  ERR_TEXT(-rc));
 		goto out_free;
 	}
 

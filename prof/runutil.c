@@ -368,10 +368,11 @@ int pin_plan_for_launch(struct pin_plan *plan, const char *pin_opt,
 		free(warn);
 		warn = NULL;
 	}
-	if (pin_plan_make(plan, mode, sysfs, &warn, &cause)) {
+	int rc = pin_plan_make(plan, mode, sysfs, &warn, &cause);
+	if (rc) {
 		print_cause("error: ", cause);
 		free(cause);
-		return EXIT_USAGE;
+		return exit_code_for(rc);
 	}
 	if (warn) {
 		warning_msg("%s", warn);

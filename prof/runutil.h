@@ -69,7 +69,9 @@ void report_unsupported(const struct counters *cs, const struct event_desc *evs,
 /*
  * The pin plan of a launched run from --pin, the affinity flags and
  * PROF_CACHE_AFFINITY (pin_choose_mode), with its warnings printed. 0, or
- * EXIT_USAGE after printing the error.
+ * the exit code after printing the error: EXIT_USAGE for flags that
+ * disagree or a mode that does not fit, EXIT_FAIL for a topology that
+ * cannot be read (pin_plan_make).
  */
 int pin_plan_for_launch(struct pin_plan *plan, const char *pin_opt,
 			int affinity, const char *sysfs);

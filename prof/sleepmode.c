@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/errtext.h"
 #include "prof/cause.h"
 #include "prof/cli.h"
 #include "prof/sleepmode.h"
@@ -131,7 +132,7 @@ out_free:
 		  "colon, and no link to it could be made in %s: %s\n"
 		  "hint: install prof where its path has neither, or "
 		  "set PROF_SLEEP_LIB to a copy of %s there", sp->lib,
-		  base, strerror(-rc), SLEEP_PRELOAD_LIB);
+		  base, ERR_TEXT(-rc), SLEEP_PRELOAD_LIB);
 	free(dir);
 	free(target);
 	return rc ? rc : -ENOMEM;

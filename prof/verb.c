@@ -80,6 +80,46 @@ static const struct opt database_opts[] = {
 const struct opt_group opt_database = { "database", database_opts, database_check,
 					false };
 
+/* ---- the rows group: --sort and --limit ------------------------------------ */
+
+static int parse_sort(struct verb_ctx *vc, const char *arg, void *field)
+{
+	if (!*arg)
+		return usage_error(vc->name, "bad --sort '': expected a column's key, "
+				   "e.g. --sort name or --sort name:desc");
+	*(const char **)field = arg;
+	return 0;
+}
+
+static int parse_limit(struct verb_ctx *vc, const char *arg, void *field)
+{
+	long n;
+	char buf[64];
+	if (!cli_parse_long(arg, 0, INT_MAX, &n))
+		return usage_error(vc->name, "bad --limit '%s': expected a number of "
+				   "rows (0: all)", cli_echo(arg, buf, sizeof(buf)));
+	*(size_t *)field = (size_t)n;
+	return 0;
+}
+
+static const struct opt rows_opts[] = {
+	{ .kind = OPT_CALLBACK, .long_name = "sort", .argh = "KEY",
+	  .base = OPT_IN_CTX, .off = offsetof(struct verb_ctx, view.sort),
+	  .fn = parse_sort,
+	  .help = "order the rows by the column KEY (as JSON and CSV\n"
+		  "name it): numbers largest first, text A to Z;\n"
+		  "KEY:asc or KEY:desc to choose" },
+	{ .kind = OPT_CALLBACK, .long_name = "limit", .argh = "N",
+	  .base = OPT_IN_CTX, .off = offsetof(struct verb_ctx, view.limit),
+	  .fn = parse_limit,
+	  .help = "the first N rows (0: all, the default); table and\n"
+		  "Markdown say how many were left out, JSON and CSV\n"
+		  "hold the first N" },
+	OPT_END(),
+};
+
+const struct opt_group opt_rows = { "rows", rows_opts, NULL, false };
+
 /* ---- the launch group ---------------------------------------------------------- */
 
 static int cache_affinity_on(struct verb_ctx *vc, const char *arg, void *field)

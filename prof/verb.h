@@ -27,6 +27,7 @@
 
 #include "prof/cli.h"
 #include "reports/output.h"
+#include "reports/rows.h"
 
 struct db;
 struct verb_ctx;
@@ -126,6 +127,13 @@ extern const struct opt_group opt_output;
 /* --db PATH. */
 extern const struct opt_group opt_database;
 /*
+ * What a verb that lists rows takes: --sort KEY[:asc|:desc] and --limit
+ * N, into vc->view. The key is checked against the report's columns by
+ * the verb (report_*_sort_check), once they are known and before the
+ * output is opened.
+ */
+extern const struct opt_group opt_rows;
+/*
  * What a verb that launches a workload (or attaches to a process) takes:
  * -p PID, --duration, -q, --pin, --cache-affinity, --no-cache-affinity,
  * --sysfs, --mmap-pages. Its check: a command or -p PID, not both;
@@ -207,6 +215,7 @@ struct verb_ctx {
 	const char *db_opt;		/* --db after the verb, or NULL */
 	const char *db_path;		/* the database, resolved */
 	struct launch_args launch;
+	struct rows_view view;		/* --sort, --limit (opt_rows) */
 	/* Owned by the frame; reach them with verb_out() and verb_db(). */
 	const struct prof_ctx *global;
 	FILE *out;

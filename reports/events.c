@@ -105,8 +105,8 @@ static const char *pmu_heading(const char *pmu)
 static void write_listing(const struct report_event_list *l, bool show_umasks, FILE *fp)
 {
 	const char *last = NULL;
-	for (size_t i = 0; i < l->n; i++) {
-		const struct report_event *e = &l->ev[i];
+	for (size_t row = 0; row < rows_count(l->rows); row++) {
+		const struct report_event *e = &l->ev[rows_origin(l->rows, row)];
 		if (!last || strcmp(last, e->pmu)) {
 			fprintf(fp, "%s%s:\n", last ? "\n" : "", pmu_heading(e->pmu));
 			last = e->pmu;
@@ -122,6 +122,18 @@ static void write_listing(const struct report_event_list *l, bool show_umasks, F
 			fprintf(fp, "  %s%s\n", e->name, e->hardware ? "" : "  (software)");
 		}
 	}
+	rows_write_more(l->rows, OUT_TABLE, fp, 0);
+}
+
+int report_event_list_sort_check(const struct report_event_list *l,
+				 const char *sort, char **cause)
+{
+	return rows_sort_check(l->rows, sort, cause);
+}
+
+void report_event_list_view(struct report_event_list *l, const struct rows_view *v)
+{
+	rows_view_apply(l->rows, 0, v, "event", "events");
 }
 
 void report_events(const struct report_event_list *l, const char *pattern,

@@ -39,6 +39,14 @@ void report_event_list_add(struct report_event_list *l,
 			   const struct report_event *e);
 void report_event_list_free(struct report_event_list *l);	/* NULL is fine */
 
+/* Order and cut the list as v says (rows_view_apply), before writing it;
+ * the listing for people names a PMU again wherever the order changes
+ * it. The check: whether sort names a column (rows_sort_check). */
+struct rows_view;
+void report_event_list_view(struct report_event_list *l, const struct rows_view *v);
+int report_event_list_sort_check(const struct report_event_list *l,
+				 const char *sort, char **cause);
+
 /* The list, for people grouped by PMU; pattern names what matched
  * nothing when the list is empty. */
 void report_events(const struct report_event_list *l, const char *pattern,

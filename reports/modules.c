@@ -194,9 +194,8 @@ static void opt_bytes(struct rows *r, size_t row, size_t col, bool has, uint64_t
 		rows_null(r, row, col);
 }
 
-/* The modules, largest first; for people a totals line. */
-static struct rows *module_rows(const struct db_run *run,
-				const struct db_module *const *v, bool ws)
+/* The modules' columns: touched only for a working-set run. */
+static struct rows *module_set(bool ws)
 {
 	static const size_t csv[] = {
 		M_RUN_ID, M_PATH, M_KIND, M_BUILD_ID, M_EXEC, M_TEXT, M_SECTIONS,
@@ -216,6 +215,14 @@ static struct rows *module_rows(const struct db_run *run,
 	else
 		rows_people_order(r, people_no_ws,
 				  sizeof(people_no_ws) / sizeof(people_no_ws[0]));
+	return r;
+}
+
+/* The modules, largest first; for people a totals line. */
+static struct rows *module_rows(const struct db_run *run,
+				const struct db_module *const *v, bool ws)
+{
+	struct rows *r = module_set(ws);
 	uint64_t touched = 0;
 	for (size_t i = 0; i < run->nmodules; i++) {
 		const struct db_module *m = v[i];
@@ -261,11 +268,27 @@ static const struct col modules_doc_cols[D_N] = {
 	[D_MODULES] = { .key = "modules", .kind = COL_NEST },
 };
 
+int report_modules_sort_check(const struct db_run *run, const char *sort,
+			      char **cause)
+{
+	struct rows *r = module_set(run->nws > 0);
+	int rc = rows_sort_check(r, sort, cause);
+	rows_free(r);
+	return rc;
+}
+
 void report_modules(const struct db_run *run, enum out_format fmt, FILE *fp)
+{
+	report_modules_view(run, NULL, fmt, fp);
+}
+
+void report_modules_view(const struct db_run *run, const struct rows_view *view,
+			 enum out_format fmt, FILE *fp)
 {
 	const struct db_module **v = sorted(run);
 	bool ws = run->nws > 0;
 	struct rows *mods = module_rows(run, v, ws);
+	rows_view_apply(mods, 0, view, "module", "modules");
 	if (fmt == OUT_JSON) {
 		struct rows *doc = rows_new(NULL, modules_doc_cols, D_N, 0);
 		size_t row = rows_add(doc);

@@ -27,6 +27,15 @@
  */
 void report_modules(const struct db_run *run, enum out_format fmt, FILE *fp);
 
+/* The same, the modules ordered and cut as view says (NULL: all, largest
+ * first); the footprint and the totals line still count every module. */
+struct rows_view;
+void report_modules_view(const struct db_run *run, const struct rows_view *view,
+			 enum out_format fmt, FILE *fp);
+/* Whether sort names a column of that list (rows_sort_check). */
+int report_modules_sort_check(const struct db_run *run, const char *sort,
+			      char **cause);
+
 /* The footer of a --working-set run's table (nothing for other runs). */
 void report_working_set_footer(const struct db_run *run, enum out_format fmt,
 			       FILE *fp);

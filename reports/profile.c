@@ -391,8 +391,8 @@ static int row_cmp(const void *pa, const void *pb, void *arg)
 	return *(const size_t *)pa < *(const size_t *)pb ? -1 : 1;
 }
 
-/* Keys with samples, hottest first; at most limit (0: all). */
-static size_t sorted_rows(const struct grouping *g, size_t limit, size_t **out)
+/* Keys with samples, hottest first. */
+static size_t sorted_rows(const struct grouping *g, size_t **out)
 {
 	size_t *rows = malloc((g->nkeys ? g->nkeys : 1) * sizeof(*rows));
 	size_t n = 0;
@@ -400,8 +400,6 @@ static size_t sorted_rows(const struct grouping *g, size_t limit, size_t **out)
 		if (g->agg[k].tot_n)
 			rows[n++] = k;
 	qsort_r(rows, n, sizeof(*rows), row_cmp, (void *)g);
-	if (limit && n > limit)
-		n = limit;
 	*out = rows;
 	return n;
 }
@@ -746,29 +744,58 @@ static void add_path_rows(struct rows *r, const char *event, const struct path *
 	}
 }
 
-/* The hottest paths of one event (sorted by weight, cut to limit). */
-static size_t hottest_paths(const struct view *v, uint32_t event, size_t limit,
+/* The paths of one event, hottest first. */
+static size_t hottest_paths(const struct view *v, uint32_t event,
 			    const char *sep, struct path **out)
 {
 	size_t n = collect_paths(v, event, sep, out);
 	qsort(*out, n, sizeof(**out), path_by_weight);
-	if (limit && n > limit) {
-		for (size_t i = limit; i < n; i++)
-			free((*out)[i].text);
-		n = limit;
-	}
 	return n;
 }
 
-/* One event's grouping as a row set, hottest first, cut to the limit. */
+/*
+ * How the user asked to see a list: --limit cuts the rows and the call
+ * paths alike; --sort orders the list people read (the paths with
+ * --stacks, else the rows), the other keeps its hottest-first order.
+ */
+static struct rows_view list_view(const struct profile_opts *o, bool paths)
+{
+	struct rows_view v = { NULL, o->limit };
+	if (paths == o->stacks)
+		v.sort = o->sort;
+	return v;
+}
+
+/* Append one event's rows, hottest first, ordered and cut as asked. */
+static void add_event_rows(struct rows *r, const struct grouping *g, uint32_t e,
+			   const struct profile_opts *o)
+{
+	size_t first = rows_count(r), *rows;
+	size_t n = sorted_rows(g, &rows);
+	add_profile_rows(r, g, g->p->events[e].name, rows, n);
+	free(rows);
+	struct rows_view v = list_view(o, false);
+	rows_view_apply(r, first, &v, "row", "rows");
+}
+
+static void add_event_paths(struct rows *r, const struct grouping *g, uint32_t e,
+			    const struct profile_opts *o)
+{
+	size_t first = rows_count(r);
+	struct path *v;
+	size_t n = hottest_paths(g->v, e, " -> ", &v);
+	add_path_rows(r, g->p->events[e].name, v, n, g->total_w);
+	free_paths(v, n);
+	struct rows_view lv = list_view(o, true);
+	rows_view_apply(r, first, &lv, "call path", "call paths");
+}
+
+/* One event's grouping as a row set. */
 static struct rows *event_rows(const struct grouping *g, uint32_t e,
 			       const struct profile_opts *o)
 {
 	struct rows *r = profile_rows(o->by);
-	size_t *rows;
-	size_t n = sorted_rows(g, o->limit, &rows);
-	add_profile_rows(r, g, g->p->events[e].name, rows, n);
-	free(rows);
+	add_event_rows(r, g, e, o);
 	return r;
 }
 
@@ -776,11 +803,17 @@ static struct rows *event_paths(const struct grouping *g, uint32_t e,
 				const struct profile_opts *o)
 {
 	struct rows *r = path_rows();
-	struct path *v;
-	size_t n = hottest_paths(g->v, e, o->limit, " -> ", &v);
-	add_path_rows(r, g->p->events[e].name, v, n, g->total_w);
-	free_paths(v, n);
+	add_event_paths(r, g, e, o);
 	return r;
+}
+
+int profile_sort_check(enum profile_by by, bool stacks, const char *sort,
+		       char **cause)
+{
+	struct rows *r = stacks ? path_rows() : profile_rows(by);
+	int rc = rows_sort_check(r, sort, cause);
+	rows_free(r);
+	return rc;
 }
 
 enum {
@@ -902,17 +935,10 @@ static void write_csv(const struct db_run *run, const struct view *vw,
 		if (o->event >= 0 && e != (uint32_t)o->event)
 			continue;
 		grouping_fill(&g, e);
-		if (o->stacks) {
-			struct path *v;
-			size_t n = hottest_paths(vw, e, o->limit, " -> ", &v);
-			add_path_rows(r, p->events[e].name, v, n, g.total_w);
-			free_paths(v, n);
-			continue;
-		}
-		size_t *rows;
-		size_t n = sorted_rows(&g, o->limit, &rows);
-		add_profile_rows(r, &g, p->events[e].name, rows, n);
-		free(rows);
+		if (o->stacks)
+			add_event_paths(r, &g, e, o);
+		else
+			add_event_rows(r, &g, e, o);
 	}
 	rows_write(r, OUT_CSV, fp, 0);
 	rows_free(r);

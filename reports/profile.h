@@ -73,7 +73,11 @@ struct profile_opts {
 	bool stacks;		/* the hottest call paths instead of rows */
 	int event;		/* index into p->events; -1: every event
 				 * (folded: the first) */
-	size_t limit;		/* rows or paths per event; 0: all */
+	size_t limit;		/* rows or paths per event; 0: all (table
+				 * and Markdown say how many were left out) */
+	const char *sort;	/* a column's key (rows_view): orders the
+				 * paths with stacks, else the rows; NULL:
+				 * hottest first */
 	enum out_format fmt;	/* table, json, csv, markdown, folded */
 	bool mangled;		/* symbols as stored; else C++ and Rust
 				 * names demangled (reports/demangle) */
@@ -94,6 +98,11 @@ struct profile_opts {
  */
 void report_profile(const struct db_run *run, const struct db_profile *p,
 		    const struct profile_opts *o, FILE *fp);
+
+/* Whether sort names a column of the rows (or, with stacks, of the call
+ * paths) grouped by by: 0, or -EINVAL with a cause (rows_sort_check). */
+int profile_sort_check(enum profile_by by, bool stacks, const char *sort,
+		       char **cause);
 
 /* The display name of a module path: its file name ("libc.so.6"), or the
  * path itself for "[...]" names. Borrowed from path. */

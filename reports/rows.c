@@ -3,10 +3,12 @@
  * them for people (through the aligned-table and Markdown writers of
  * output.c) and for machines (CSV and JSON). See rows.h for the model.
  */
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "reports/rows.h"
 
@@ -53,8 +55,11 @@ struct rows {
 	size_t nrows, cap;
 	struct cell *cells;	/* nrows * ncols */
 	unsigned char *row_flags;	/* enum row_flags */
+	size_t *origin;		/* per row: its index when added */
 	size_t *people, npeople;	/* NULL: the default order */
 	size_t *csv, ncsv;
+	size_t more;		/* rows rows_view_apply left out */
+	const char *more_what;	/* what they are ("threads"); static */
 };
 
 static void *xmalloc(size_t n)
@@ -122,6 +127,7 @@ void rows_free(struct rows *r)
 	free(r->cols);
 	free(r->cells);
 	free(r->row_flags);
+	free(r->origin);
 	free(r->people);
 	free(r->csv);
 	free(r->name);
@@ -135,11 +141,13 @@ size_t rows_add(struct rows *r)
 		r->cells = realloc(r->cells, r->cap * (r->ncols ? r->ncols : 1) *
 				   sizeof(*r->cells));
 		r->row_flags = realloc(r->row_flags, r->cap * sizeof(*r->row_flags));
-		if (!r->cells || !r->row_flags)
+		r->origin = realloc(r->origin, r->cap * sizeof(*r->origin));
+		if (!r->cells || !r->row_flags || !r->origin)
 			abort();
 	}
 	memset(&r->cells[r->nrows * r->ncols], 0, r->ncols * sizeof(*r->cells));
 	r->row_flags[r->nrows] = 0;
+	r->origin[r->nrows] = r->nrows;
 	return r->nrows++;
 }
 
@@ -452,6 +460,251 @@ static void to_rtable(const struct rows *r, bool people, struct rtable *t)
 	free(cols);
 }
 
+/* ---- sorting and cutting: --sort and --limit ---- */
+
+/* Whether people or CSV see column c (their orders, else the flags). */
+static bool in_order(const size_t *order, size_t n, size_t c)
+{
+	for (size_t i = 0; i < n; i++)
+		if (order[i] == c)
+			return true;
+	return false;
+}
+
+static bool sortable(const struct rows *r, size_t c)
+{
+	const struct col *k = &r->cols[c];
+	if (k->kind == COL_NEST || !*k->key)
+		return false;
+	bool people = r->people ? in_order(r->people, r->npeople, c) : for_people(k);
+	bool csv = r->csv ? in_order(r->csv, r->ncsv, c) : for_csv(k);
+	return people || csv;
+}
+
+/* Numbers and booleans read largest first; text and CPU lists A to Z. */
+static bool descends(const struct col *k)
+{
+	return k->kind != COL_TEXT && k->kind != COL_CPUS;
+}
+
+/* The column a key names, or r->ncols. */
+static size_t sort_col(const struct rows *r, const char *key, size_t len)
+{
+	for (size_t c = 0; c < r->ncols; c++)
+		if (sortable(r, c) && strlen(r->cols[c].key) == len &&
+		    !strncmp(r->cols[c].key, key, len))
+			return c;
+	return r->ncols;
+}
+
+/*
+ * The column spec sorts by, and the order asked for (0: the column's
+ * own, 1 ascending, -1 descending); r->ncols when it names none. An
+ * event's name may hold a ':' ("cycles:u"), so a key that matches whole
+ * wins over a suffix.
+ */
+static size_t sort_resolve(const struct rows *r, const char *spec, int *dir)
+{
+	size_t len = strlen(spec), c = sort_col(r, spec, len);
+	*dir = 0;
+	if (c < r->ncols)
+		return c;
+	if (len > 4 && !strcmp(spec + len - 4, ":asc"))
+		*dir = 1, len -= 4;
+	else if (len > 5 && !strcmp(spec + len - 5, ":desc"))
+		*dir = -1, len -= 5;
+	else
+		return r->ncols;
+	return sort_col(r, spec, len);
+}
+
+/* "bad --sort 'x': ..." with the word cut to 40 bytes, as prof echoes. */
+static int sort_error(const char *spec, char **cause, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static int sort_error(const char *spec, char **cause, const char *fmt, ...)
+{
+	if (!cause)
+		return -EINVAL;
+	char *why = NULL;
+	va_list ap;
+	va_start(ap, fmt);
+	if (vasprintf(&why, fmt, ap) < 0)
+		abort();
+	va_end(ap);
+	if (asprintf(cause, "bad --sort '%.40s%s': %s", spec,
+		     strlen(spec) > 40 ? "..." : "", why) < 0)
+		abort();
+	free(why);
+	return -EINVAL;
+}
+
+int rows_sort_check(const struct rows *r, const char *spec, char **cause)
+{
+	int dir;
+	if (!spec || sort_resolve(r, spec, &dir) < r->ncols)
+		return 0;
+	char *keys = NULL;
+	size_t n = 0;
+	FILE *fp = open_memstream(&keys, &n);
+	if (!fp)
+		abort();
+	const char *sep = "";
+	for (size_t c = 0; c < r->ncols; c++) {
+		if (!sortable(r, c))
+			continue;
+		fprintf(fp, "%s%s", sep, r->cols[c].key);
+		sep = ", ";
+	}
+	fclose(fp);
+	sort_error(spec, cause, "expected a column: %s\n"
+		   "hint: KEY:asc or KEY:desc chooses the order", *keys ? keys : "(none)");
+	free(keys);
+	return -EINVAL;
+}
+
+struct sort_by {
+	const struct rows *r;
+	size_t col;
+	int dir;	/* 1 ascending, -1 descending */
+};
+
+static bool has_value(const struct cell *c)
+{
+	return c->type != CELL_UNSET && c->type != CELL_NULL &&
+	       c->type != CELL_ROWS && c->type != CELL_HOOK;
+}
+
+/* A to Z as people read it: case aside first, then byte order. */
+static int text_cmp(const char *a, const char *b)
+{
+	int c = strcasecmp(a, b);
+	return c ? c : strcmp(a, b);
+}
+
+/* Ascending order of two cells that hold values: numbers (exactly, for
+ * integers) before text. */
+static int cell_cmp(const struct cell *a, const struct cell *b)
+{
+	bool sa = a->type == CELL_STR, sb = b->type == CELL_STR;
+	if (sa || sb)
+		return sa && sb ? text_cmp(a->v.s, b->v.s) : sa ? 1 : -1;
+	if (a->type == CELL_INT && b->type == CELL_INT)
+		return (a->v.i > b->v.i) - (a->v.i < b->v.i);
+	if (a->type == CELL_UINT && b->type == CELL_UINT)
+		return (a->v.u > b->v.u) - (a->v.u < b->v.u);
+	double x = a->type == CELL_BOOL ? a->v.b : as_double(a);
+	double y = b->type == CELL_BOOL ? b->v.b : as_double(b);
+	return (x > y) - (x < y);
+}
+
+static int row_cmp(const void *pa, const void *pb, void *arg)
+{
+	const struct sort_by *s = arg;
+	size_t ia = *(const size_t *)pa, ib = *(const size_t *)pb;
+	const struct cell *a = &s->r->cells[ia * s->r->ncols + s->col];
+	const struct cell *b = &s->r->cells[ib * s->r->ncols + s->col];
+	bool va = has_value(a), vb = has_value(b);
+	int c = 0;
+	if (va && vb)
+		c = s->dir * cell_cmp(a, b);
+	else if (va != vb)
+		c = va ? -1 : 1;	/* no value: last, whichever the order */
+	if (c)
+		return c;
+	return (ia > ib) - (ia < ib);	/* ties: as the report built them */
+}
+
+/* Sorted indexes of the rows from first on that people do not own. */
+static size_t sorted_data(const struct rows *r, size_t first,
+			  const struct rows_view *v, size_t *out)
+{
+	size_t n = 0;
+	for (size_t i = first; i < r->nrows; i++)
+		if (!(r->row_flags[i] & ROW_PEOPLE))
+			out[n++] = i;
+	if (!v->sort)
+		return n;
+	struct sort_by s = { r, 0, 0 };
+	s.col = sort_resolve(r, v->sort, &s.dir);
+	if (s.col == r->ncols)
+		return n;
+	if (!s.dir)
+		s.dir = descends(&r->cols[s.col]) ? -1 : 1;
+	qsort_r(out, n, sizeof(*out), row_cmp, &s);
+	return n;
+}
+
+size_t rows_view_apply(struct rows *r, size_t first, const struct rows_view *v,
+		       const char *one, const char *many)
+{
+	if (!v || first >= r->nrows || (!v->sort && !v->limit))
+		return 0;
+	size_t span = r->nrows - first;
+	size_t *data = xmalloc(span * sizeof(*data));
+	size_t *order = xmalloc(span * sizeof(*order));
+	size_t ndata = sorted_data(r, first, v, data);
+	size_t keep = v->limit && v->limit < ndata ? v->limit : ndata;
+	/* People's rows stay in their slots; the data rows fill the others
+	 * in their new order, and the slots past the limit close up. */
+	size_t n = 0, d = 0;
+	for (size_t i = first; i < r->nrows; i++) {
+		if (r->row_flags[i] & ROW_PEOPLE)
+			order[n++] = i;
+		else if (d < keep)
+			order[n++] = data[d++];
+	}
+	for (size_t i = keep; i < ndata; i++) {
+		struct cell *c = &r->cells[data[i] * r->ncols];
+		for (size_t k = 0; k < r->ncols; k++) {
+			cell_clear(&c[k]);
+			free(c[k].text);
+		}
+	}
+	struct cell *cells = xmalloc(n * r->ncols * sizeof(*cells) + 1);
+	unsigned char *flags = xmalloc(n);
+	size_t *origin = xmalloc(n * sizeof(*origin));
+	for (size_t i = 0; i < n; i++) {
+		memcpy(&cells[i * r->ncols], &r->cells[order[i] * r->ncols],
+		       r->ncols * sizeof(*cells));
+		flags[i] = r->row_flags[order[i]];
+		origin[i] = r->origin[order[i]];
+	}
+	memcpy(&r->cells[first * r->ncols], cells, n * r->ncols * sizeof(*cells));
+	memcpy(&r->row_flags[first], flags, n);
+	memcpy(&r->origin[first], origin, n * sizeof(*origin));
+	r->nrows = first + n;
+	free(cells);
+	free(flags);
+	free(origin);
+	free(order);
+	free(data);
+	size_t left = ndata - keep;
+	r->more += left;
+	if (r->more)
+		r->more_what = r->more == 1 ? one : many;
+	return left;
+}
+
+size_t rows_origin(const struct rows *r, size_t row)
+{
+	return row < r->nrows ? r->origin[row] : row;
+}
+
+void rows_write_more(const struct rows *r, enum out_format f, FILE *fp,
+		     int indent)
+{
+	if (!r->more || (f != OUT_TABLE && f != OUT_MARKDOWN))
+		return;
+	char n[64];
+	fmt_count(n, sizeof(n), (double)r->more, 0);
+	/* Markdown: a blank line first, or the line would join the table. */
+	if (f == OUT_MARKDOWN)
+		fprintf(fp, "\n… %s more %s (--limit 0 shows all)\n", n, r->more_what);
+	else
+		fprintf(fp, "%*s… %s more %s (--limit 0 shows all)\n", indent, "", n,
+			r->more_what);
+}
+
 void rows_write(const struct rows *r, enum out_format f, FILE *fp, int indent)
 {
 	if (f == OUT_JSON) {
@@ -469,6 +722,7 @@ void rows_write(const struct rows *r, enum out_format f, FILE *fp, int indent)
 	rtable_write(&t, f == OUT_CSV || f == OUT_MARKDOWN ? f : OUT_TABLE, fp,
 		     indent);
 	rtable_release(&t);
+	rows_write_more(r, f, fp, indent);
 }
 
 /* ---- JSON ---- */

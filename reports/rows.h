@@ -130,9 +130,53 @@ void rows_people_order(struct rows *r, const size_t *cols, size_t n);
 void rows_csv_order(struct rows *r, const size_t *cols, size_t n);
 
 /*
+ * The list as the user asked to see it (--sort, --limit). A sort key is
+ * a column's key, with ":asc" or ":desc" to choose the order; without
+ * one, numbers (and booleans) sort largest first, text A to Z (case
+ * aside, then byte order). Cells
+ * without a value (null, unset) go last either way; ties keep the order
+ * the report built. Rows for people alone (totals) keep their place and
+ * never count against the limit.
+ */
+struct rows_view {
+	const char *sort;	/* KEY[:asc|:desc]; NULL: the report's order */
+	size_t limit;		/* rows kept; 0: all */
+};
+
+/*
+ * Whether spec ("KEY[:asc|:desc]") can sort r: 0, or -EINVAL with *cause
+ * listing the keys that can ("bad --sort 'x': expected a column: tid,
+ * name, ..."). A key can sort when its column holds values (not
+ * COL_NEST) that people or CSV see; a key that holds a ':' itself
+ * ("cycles:u") matches whole first. A NULL spec is fine. An empty set
+ * built with the report's columns will do.
+ */
+int rows_sort_check(const struct rows *r, const char *spec, char **cause);
+
+/*
+ * Sort the rows from index first on, and keep the first v->limit of them
+ * (NULL v: leave them be). Returns how many were left out; table and
+ * Markdown then end with "… N more <many> (--limit 0 shows all)" (one
+ * and many: the noun for one row and for several). A key that
+ * rows_sort_check refuses leaves the order as built.
+ */
+size_t rows_view_apply(struct rows *r, size_t first, const struct rows_view *v,
+		       const char *one, const char *many);
+
+/* The index a row was added at, wherever rows_view_apply moved it. */
+size_t rows_origin(const struct rows *r, size_t row);
+
+/* The "… N more" line of a set rows_view_apply cut, for people (nothing
+ * when none was left out, and for CSV and JSON). rows_write prints it
+ * after the table; a report that lists the rows its own way calls it. */
+void rows_write_more(const struct rows *r, enum out_format f, FILE *fp,
+		     int indent);
+
+/*
  * Render: table (each line indented by indent spaces), Markdown, CSV
  * (a header of keys, then raw values; nested cells left out) or JSON
- * ({"name": value} and a newline).
+ * ({"name": value} and a newline). Table and Markdown end with the "…
+ * N more" line when rows_view_apply left rows out.
  */
 void rows_write(const struct rows *r, enum out_format f, FILE *fp, int indent);
 

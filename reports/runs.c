@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "reports/modules.h"
 #include "reports/rows.h"
@@ -397,11 +398,12 @@ static struct rows *count_rows(const struct db_run *run, const struct rrow *rows
 	const bool show[] = {
 		[C_TID] = by == BY_THREAD, [C_NAME] = true, [C_THREADS] = by == BY_NAME,
 	};
+	/* Hidden everywhere, so that --sort does not offer them either. */
 	for (size_t c = C_TID; c <= C_THREADS; c++)
 		if (!show[c])
-			cols[c].flags = COL_NO_PEOPLE | COL_NO_JSON;
+			cols[c].flags = COL_NO_PEOPLE | COL_NO_JSON | COL_NO_CSV;
 	if (by != BY_THREAD)
-		cols[C_MAIN].flags |= COL_NO_JSON;
+		cols[C_MAIN].flags |= COL_NO_JSON | COL_NO_CSV;
 	for (size_t e = 0; e < run->nevents; e++) {
 		char tbuf[160];
 		column_title(&run->events[e], tbuf, sizeof(tbuf));
@@ -453,6 +455,9 @@ static struct rows *count_rows(const struct db_run *run, const struct rrow *rows
 		for (size_t e = 0; e < run->nevents; e++) {
 			cell_text(&run->events[e], x, e, text, sizeof(text), raw,
 				  sizeof(raw));
+			/* The value too, so that --sort can order by it. */
+			if (!total && run->events[e].supported && !isnan(x->value[e]))
+				rows_num(r, row, C_EVENTS + e, round(x->value[e]));
 			rows_text(r, row, C_EVENTS + e, "%s", text);
 		}
 		if (total)
@@ -729,28 +734,57 @@ static void write_csv_long(const struct db_run *run, const struct rrow *rows,
 	rows_free(r);
 }
 
+int report_run_sort_check(const struct db_run *run, enum report_by by,
+			  const char *sort, char **cause)
+{
+	struct rows *t = count_rows(run, NULL, 0, by);
+	int rc = rows_sort_check(t, sort, cause);
+	rows_free(t);
+	return rc;
+}
+
 void report_run(const struct db_run *run, enum report_by by,
 		enum out_format fmt, FILE *fp)
 {
+	report_run_view(run, by, NULL, fmt, fp);
+}
+
+void report_run_view(const struct db_run *run, enum report_by by,
+		     const struct rows_view *view, enum out_format fmt, FILE *fp)
+{
 	struct rrow *rows = NULL;
 	size_t nrows = build_rows(run, by, &rows);
+	/* The rows as the view orders and cuts them, the same in every
+	 * format: people's table, and the order JSON and CSV list. */
+	struct rows *t = count_rows(run, rows, nrows, by);
+	rows_view_apply(t, 0, view, by == BY_NAME ? "name" : "thread",
+			by == BY_NAME ? "names" : "threads");
+	struct rrow *shown = malloc((nrows ? nrows : 1) * sizeof(*shown));
+	if (!shown)
+		abort();
+	size_t nshown = 0;
+	for (size_t i = 0; i < rows_count(t); i++) {
+		size_t o = rows_origin(t, i);
+		if (o < nrows)	/* not the total */
+			shown[nshown++] = rows[o];
+	}
 
-	if (fmt == OUT_JSON) {
-		write_json(run, rows, nrows, by, fp);
+	if (fmt == OUT_JSON || fmt == OUT_CSV) {
+		if (fmt == OUT_JSON)
+			write_json(run, shown, nshown, by, fp);
+		else
+			write_csv_long(run, shown, nshown, by, fp);
+		free(shown);
+		rows_free(t);
 		free_rows(rows, nrows);
 		return;
 	}
-	if (fmt == OUT_CSV) {
-		write_csv_long(run, rows, nrows, by, fp);
-		free_rows(rows, nrows);
-		return;
-	}
+	free(shown);
 
 	/* Table and Markdown: one column per supported event. */
 	size_t nsup = 0;
 	for (size_t e = 0; e < run->nevents; e++)
 		nsup += run->events[e].supported;
-	struct rows *t = count_rows(run, rows, nrows, by);
 	write_header(run, nrows, by, fmt, fp);
 	if (nsup)
 		rows_write(t, fmt, fp, 1);
@@ -768,7 +802,7 @@ void report_run(const struct db_run *run, enum report_by by,
 
 enum {
 	L_RUN_ID, L_KIND, L_STARTED, L_COMMAND, L_EXIT, L_INTERRUPTED, L_WALL,
-	L_THREADS, L_HOST, L_N
+	L_THREADS, L_HOST, L_EXPERIMENT, L_ARM, L_N
 };
 
 /* A stored run: the JSON keys of shared/DESIGN.md and more. People read
@@ -785,26 +819,173 @@ static const struct col list_cols[L_N] = {
 		     .decimals = 3 },
 	[L_THREADS] = { .key = "threads", .kind = COL_INT },
 	[L_HOST] = { .key = "host" },
+	[L_EXPERIMENT] = { .key = "experiment_id", .title = "exp", .kind = COL_INT },
+	[L_ARM] = { .key = "arm" },
 };
 
-void report_runs_list(const struct db_run_summary *runs, size_t n,
-		      enum out_format fmt, FILE *fp)
+/* People see the experiment and arm columns only when an ab run is
+ * listed. */
+static struct rows *list_rows(bool ab)
 {
 	/* The command last: it is the long one. */
 	static const size_t people[] = {
 		L_RUN_ID, L_KIND, L_STARTED, L_EXIT, L_WALL, L_THREADS, L_HOST,
 		L_COMMAND,
 	};
+	static const size_t people_ab[] = {
+		L_RUN_ID, L_KIND, L_STARTED, L_EXIT, L_WALL, L_THREADS, L_HOST,
+		L_EXPERIMENT, L_ARM, L_COMMAND,
+	};
 	static const size_t csv[] = {
 		L_RUN_ID, L_KIND, L_STARTED, L_EXIT, L_INTERRUPTED, L_WALL,
-		L_THREADS, L_HOST, L_COMMAND,
+		L_THREADS, L_HOST, L_COMMAND, L_EXPERIMENT, L_ARM,
 	};
 	struct rows *r = rows_new("runs", list_cols, L_N, 0);
-	rows_people_order(r, people, sizeof(people) / sizeof(people[0]));
+	if (ab)
+		rows_people_order(r, people_ab, sizeof(people_ab) / sizeof(people_ab[0]));
+	else
+		rows_people_order(r, people, sizeof(people) / sizeof(people[0]));
 	rows_csv_order(r, csv, sizeof(csv) / sizeof(csv[0]));
-	bool any = false;
+	return r;
+}
+
+int report_runs_list_sort_check(const char *sort, char **cause)
+{
+	struct rows *r = list_rows(true);
+	int rc = rows_sort_check(r, sort, cause);
+	rows_free(r);
+	return rc;
+}
+
+int report_time_parse(const char *iso, time_t *out)
+{
+	struct tm tm;
+	memset(&tm, 0, sizeof(tm));
+	const char *p = iso ? strptime(iso, "%Y-%m-%d", &tm) : NULL;
+	if (!p)
+		return -EINVAL;
+	if (*p == 'T' || *p == ' ') {
+		const char *q = strptime(p + 1, "%H:%M", &tm);
+		if (!q)
+			return -EINVAL;
+		p = q;
+		if (*p == ':' && !(p = strptime(p + 1, "%S", &tm)))
+			return -EINVAL;
+	}
+	if (*p == 'Z')
+		p++;
+	if (*p)
+		return -EINVAL;
+	*out = timegm(&tm);
+	return 0;
+}
+
+/* The run kinds prof stores (docs/schema.md). */
+static const char *const known_kinds[] = { "run", "attach", "record", "ab", "sleep" };
+#define NKINDS (sizeof(known_kinds) / sizeof(known_kinds[0]))
+
+/* Whether the comma-separated list holds word. */
+static bool in_list(const char *list, const char *word)
+{
+	size_t len = strlen(word);
+	for (const char *p = list; *p;) {
+		size_t n = strcspn(p, ",");
+		if (n == len && !strncmp(p, word, n))
+			return true;
+		p += n;
+		if (*p)
+			p++;
+	}
+	return false;
+}
+
+/* An ab run: one that ran in an experiment, or (stored before the
+ * link was kept) of kind ab. */
+static bool is_ab(const struct db_run_summary *s)
+{
+	return s->experiment_id > 0 || (s->kind && !strcmp(s->kind, "ab"));
+}
+
+int report_runs_filter_check(const struct db_run_summary *runs, size_t n,
+			     const struct runs_filter *f, char **cause)
+{
+	if (!f || !f->kinds)
+		return 0;
+	for (const char *p = f->kinds;;) {
+		size_t len = strcspn(p, ",");
+		bool ok = false;
+		for (size_t k = 0; k < NKINDS && !ok; k++)
+			ok = strlen(known_kinds[k]) == len && !strncmp(known_kinds[k], p, len);
+		/* A kind a newer prof stored is fine too. */
+		for (size_t i = 0; i < n && !ok; i++)
+			ok = runs[i].kind && strlen(runs[i].kind) == len &&
+			     !strncmp(runs[i].kind, p, len);
+		if (!ok) {
+			if (cause && asprintf(cause, "bad --kind '%.*s%s': expected run, "
+					      "attach, record, ab or sleep (several with "
+					      "commas)", len > 40 ? 40 : (int)len, p,
+					      len > 40 ? "..." : "") < 0)
+				*cause = NULL;
+			return -EINVAL;
+		}
+		p += len;
+		if (!*p)
+			return 0;
+		p++;
+	}
+}
+
+/* Whether the filter shows run s, and whether it hid s only for being
+ * an ab run. */
+static bool shown(const struct db_run_summary *s, const struct runs_filter *f,
+		  bool *hidden_ab)
+{
+	*hidden_ab = false;
+	if (!f)
+		return true;
+	if (f->kinds && !(s->kind && in_list(f->kinds, s->kind)))
+		return false;
+	if (f->tag && !(s->arm && !strcmp(s->arm, f->tag)))
+		return false;
+	time_t t;
+	if (f->since && (report_time_parse(s->started, &t) || t < f->since))
+		return false;
+	/* Asking for ab runs by kind or arm shows them; else --all. */
+	bool asked = f->all || f->tag || (f->kinds && in_list(f->kinds, "ab"));
+	if (!asked && is_ab(s)) {
+		*hidden_ab = true;
+		return false;
+	}
+	return true;
+}
+
+enum { LD_RUNS, LD_HIDDEN, LD_N };
+
+static const struct col list_doc_cols[LD_N] = {
+	[LD_RUNS] = { .key = "runs", .kind = COL_NEST },
+	[LD_HIDDEN] = { .key = "hidden_ab_runs", .kind = COL_COUNT },
+};
+
+void report_runs_list(const struct db_run_summary *runs, size_t n,
+		      const struct runs_filter *filter, const struct rows_view *view,
+		      enum out_format fmt, FILE *fp)
+{
+	size_t hidden = 0, *of = malloc((n + 1) * sizeof(*of));
+	bool ab = false, *show = calloc(n + 1, sizeof(bool));
+	if (!show || !of)
+		abort();
 	for (size_t i = 0; i < n; i++) {
+		bool h;
+		show[i] = shown(&runs[i], filter, &h);
+		hidden += h;
+		ab = ab || (show[i] && runs[i].experiment_id > 0);
+	}
+	struct rows *r = list_rows(ab);
+	for (size_t i = 0; i < n; i++) {
+		if (!show[i])
+			continue;
 		size_t row = rows_add(r);
+		of[row] = i;
 		rows_int(r, row, L_RUN_ID, runs[i].id);
 		rows_str(r, row, L_KIND, runs[i].kind);
 		rows_str(r, row, L_STARTED, runs[i].started);
@@ -816,13 +997,44 @@ void report_runs_list(const struct db_run_summary *runs, size_t n,
 		rows_num(r, row, L_WALL, runs[i].wall_s);
 		rows_uint(r, row, L_THREADS, runs[i].nthreads);
 		rows_str(r, row, L_HOST, runs[i].hostname);
-		any = any || runs[i].interrupted;
+		if (runs[i].experiment_id > 0)
+			rows_int(r, row, L_EXPERIMENT, runs[i].experiment_id);
+		else
+			rows_null(r, row, L_EXPERIMENT);
+		rows_str(r, row, L_ARM, runs[i].arm);
 	}
+	size_t listed = rows_count(r);
+	rows_view_apply(r, 0, view, "run", "runs");
+	bool any = false;
+	for (size_t i = 0; i < rows_count(r); i++)
+		any = any || runs[of[rows_origin(r, i)]].interrupted;
+	free(show);
+	free(of);
+	if (fmt == OUT_JSON) {
+		struct rows *doc = rows_new(NULL, list_doc_cols, LD_N, 0);
+		size_t row = rows_add(doc);
+		rows_nest(doc, row, LD_RUNS, r);
+		rows_uint(doc, row, LD_HIDDEN, hidden);
+		rows_json_doc(doc, fp);
+		rows_free(doc);
+		return;
+	}
+	if (fmt == OUT_CSV) {
+		rows_write(r, fmt, fp, 0);
+		rows_free(r);
+		return;
+	}
+	const char *lead = fmt == OUT_MARKDOWN ? "\n" : "";
 	if (n == 0 && fmt == OUT_TABLE)
 		fprintf(fp, "no runs stored yet; record one with 'prof run -- CMD'\n");
+	else if (!listed && fmt == OUT_TABLE)
+		fprintf(fp, "no stored run matches (%zu stored)\n", n);
 	else
 		rows_write(r, fmt, fp, 0);
 	if (fmt == OUT_TABLE && any)
 		fprintf(fp, "* interrupted (Ctrl-C or SIGTERM); what was counted is kept\n");
+	if (hidden)
+		fprintf(fp, "%s%zu run%s of ab experiments hidden (--all shows them, "
+			"or --kind ab)\n", lead, hidden, hidden == 1 ? "" : "s");
 	rows_free(r);
 }

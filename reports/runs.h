@@ -8,10 +8,13 @@
 #ifndef REPORTS_RUNS_H
 #define REPORTS_RUNS_H
 
+#include <stdbool.h>
 #include <stdio.h>
+#include <time.h>
 
 #include "db/runs.h"
 #include "reports/output.h"
+#include "reports/rows.h"
 
 enum report_by { BY_THREAD, BY_NAME, BY_TOTAL };
 
@@ -29,8 +32,52 @@ int report_by_parse(const char *word, enum report_by *out);
 void report_run(const struct db_run *run, enum report_by by,
 		enum out_format fmt, FILE *fp);
 
+/*
+ * The same, its threads (or names) ordered and cut as view says (NULL:
+ * all, as built): table and Markdown keep the run's totals and say how
+ * many rows were left out; JSON's threads (names with BY_NAME) and CSV's
+ * lines hold the rows kept.
+ */
+void report_run_view(const struct db_run *run, enum report_by by,
+		     const struct rows_view *view, enum out_format fmt, FILE *fp);
+
+/* Whether sort names a column of that report: 0, or -EINVAL with a
+ * cause listing the keys (rows_sort_check). */
+int report_run_sort_check(const struct db_run *run, enum report_by by,
+			  const char *sort, char **cause);
+
+/*
+ * Which stored runs `prof runs` lists. The runs of `prof ab` experiments
+ * are hidden unless asked for: all, a kinds list that names ab, or a
+ * tag (an ab arm's name is the one label a run carries).
+ */
+struct runs_filter {
+	const char *kinds;	/* comma-separated kinds; NULL: every kind */
+	time_t since;		/* started at or after; 0: any time */
+	const char *tag;	/* the name of the ab arm it ran in; NULL: any */
+	bool all;		/* ab runs too */
+};
+
+/*
+ * The stored runs that filter lets through (NULL: all), ordered and cut
+ * as view says (NULL: newest last). Table and Markdown end with how many
+ * ab runs were hidden; JSON has `runs` and `hidden_ab_runs`. An ab run
+ * carries experiment_id and arm (null for the others); people see those
+ * columns when an ab run is listed.
+ */
 void report_runs_list(const struct db_run_summary *runs, size_t n,
+		      const struct runs_filter *filter, const struct rows_view *view,
 		      enum out_format fmt, FILE *fp);
+int report_runs_list_sort_check(const char *sort, char **cause);
+/* Whether each kind filter names is one prof stores, or one stored in
+ * runs: 0, or -EINVAL with a cause naming it. */
+int report_runs_filter_check(const struct db_run_summary *runs, size_t n,
+			     const struct runs_filter *filter, char **cause);
+
+/* A time as runs store it, "2026-11-30T05:37:51Z" (UTC), or shorter: a
+ * date, or minutes without seconds; 'T' or ' ' between; 'Z' optional.
+ * 0, or -EINVAL. */
+int report_time_parse(const char *iso, time_t *out);
 
 /* True for events the kernel counts in nanoseconds (task-clock, cpu-clock). */
 bool event_is_time(const struct db_event *e);

@@ -714,7 +714,7 @@ static void test_sleep__exe_kind(void **state)
 
 	assert_int_equal(sleep_exe_kind("/nonexistent/prog", &k, NULL, &cause),
 			 -ENOENT);
-	assert_string_equal(cause, "cannot open '/nonexistent/prog': No such "
+	assert_string_equal(cause, "cannot open '/nonexistent/prog': no such "
 			    "file or directory");
 	free(cause);
 	assert_int_equal(sleep_exe_kind("no-such-prog-xyz", &k, NULL, &cause),

@@ -603,6 +603,23 @@ static void test_faults__missing_directory(void **state)
 	free(missing);
 }
 
+/* An output file in a missing directory: exit 1, and the system's words
+ * lowercase inside the sentence, as every message is. */
+static void test_faults__output_in_a_missing_directory(void **state)
+{
+	struct fx *f = *state;
+	char *out;
+	assert_true(asprintf(&out, "%s/no-such-dir/topo.txt", f->dir) > 0);
+	char *a[] = { PROF_BIN, "topo", "--sysfs", FIXTURES_DIR "/sysfs/sym-2ccd",
+		      "-o", out, NULL };
+	struct tu_proc p = tu_run(a, NULL);
+	assert_int_equal(p.status, 1);
+	if (!strstr(p.err, "' for writing: no such file or directory\n"))
+		fail_msg("stderr:\n%s", p.err);
+	tu_proc_release(&p);
+	free(out);
+}
+
 int main(void)
 {
 	/* As root, mounts made here stay here and end with this process. */
@@ -622,6 +639,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_faults__full_disk, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_faults__read_only_directory, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_faults__missing_directory, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_faults__output_in_a_missing_directory,
+						setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -81,10 +81,19 @@ static const struct golden_case {
 
 	{ "runs/list", F_TEXT, "runs", NULL },
 	{ "runs/v1-migrated", F_TEXT, "runs --db v1.db", NULL },
+	{ "runs/sort-limit", F_TEXT, "runs --sort wall_s --limit 3", NULL },
+	{ "runs/all", F_TABLE | F_CSV, "runs --all", NULL },
+	{ "runs/filtered", F_TABLE | F_JSON,
+	  "runs --kind run,record --since 2026-11-30T06:00", NULL },
+	{ "runs/arm", F_TABLE, "runs --tag sim --sort wall_s", NULL },
+	{ "runs/bad-kind", F_TABLE, "runs --kind rn", NULL },
 
 	{ "report/counted-by-thread", F_TEXT | F_FOLDED, "report 1", NULL },
 	{ "report/counted-by-name", F_TEXT, "report 1 --by name", NULL },
 	{ "report/counted-by-total", F_TEXT, "report 1 --by total", NULL },
+	{ "report/counted-sort-limit", F_TEXT, "report 1 --sort task-clock --limit 2",
+	  NULL },
+	{ "report/counted-bad-sort", F_TABLE, "report 1 --sort bogus", NULL },
 	{ "report/counted-by-symbol", F_TABLE, "report 1 --by symbol", NULL },
 	{ "report/counted-stacks", F_TABLE, "report 1 --stacks", NULL },
 	{ "report/incomplete", F_TEXT, "report 2", NULL },
@@ -112,6 +121,8 @@ static const struct golden_case {
 	{ "modules/working-set", F_TEXT, "modules 4", NULL },
 	{ "modules/none-recorded", F_TEXT, "modules 1", NULL },
 	{ "modules/experiment-run", F_TABLE, "modules 15", NULL },
+	{ "modules/sort-limit", F_TABLE | F_JSON, "modules 4 --sort text_bytes:asc --limit 2",
+	  NULL },
 
 	{ "compare/list", F_TEXT, "compare", NULL },
 	{ "compare/aa", F_TEXT, "compare 1", NULL },

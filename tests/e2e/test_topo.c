@@ -163,11 +163,24 @@ static void test_topo__bad_pins_stop_before_running(void **state)
 	struct fx *f = *state;
 	char *root;
 	assert_true(asprintf(&root, "%s/sysfs/malformed", FIXTURES_DIR) > 0);
+	/* A malformed topology is a failure (1), not a usage error: the
+	 * pin word is fine, the machine's tree is not (it used to exit 2). */
 	char *a1[] = { PROF_BIN, f->dbarg, "run", "--pin", "llc:0", "--sysfs", root,
 		       "--", "/bin/true", NULL };
 	struct tu_proc p = tu_run(a1, NULL);
-	assert_int_equal(p.status, 2);
+	assert_int_equal(p.status, 1);
 	expect(p.err, "error:");
+	tu_proc_release(&p);
+	char *s1[] = { PROF_BIN, f->dbarg, "sleep", "--no-store", "--pin", "llc:0",
+		       "--sysfs", root, NULL };
+	p = tu_run(s1, NULL);
+	assert_int_equal(p.status, 1);
+	tu_proc_release(&p);
+	char *s2[] = { PROF_BIN, f->dbarg, "sleep", "--no-store", "--pin", "llc:9",
+		       "--sysfs", FIXTURES_DIR "/sysfs/sym-2ccd", NULL };
+	p = tu_run(s2, NULL);
+	assert_int_equal(p.status, 2);	/* out of range: the word is wrong */
+	expect(p.err, "out of range");
 	tu_proc_release(&p);
 	/* largest-llc on the same tree: a warning, and the run goes on. */
 	char *a2[] = { PROF_BIN, f->dbarg, "run", "-q", "-e", "task-clock", "--pin",
@@ -221,7 +234,7 @@ static void test_topo__fifo_in_the_tree_is_refused(void **state)
 	char *r[] = { PROF_BIN, f->dbarg, "run", "--pin", "llc:0", "--sysfs", root,
 		      "--", "/bin/true", NULL };
 	p = tu_run_ex(r, NULL, &limit);
-	if (p.status != 2)
+	if (p.status != 1)	/* as 'prof topo' above, not a usage error */
 		fail_msg("status %d, stderr:\n%s", p.status, p.err);
 	expect(p.err, "online': not a regular file");
 	tu_proc_release(&p);

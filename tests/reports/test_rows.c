@@ -7,7 +7,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <errno.h>
 #include <math.h>
+#include <string.h>
 
 #include "reports/rows.h"
 #include "test_util.h"
@@ -258,6 +260,168 @@ static void test_rows__flat_rows_and_booleans(void **state)
 	rows_free(r);
 }
 
+/* Threads with a count each (one never counted), and a total for people. */
+enum { V_TID, V_NAME, V_COUNT, V_N };
+
+static const struct col view_cols[V_N] = {
+	[V_TID] = { .key = "tid", .kind = COL_INT },
+	[V_NAME] = { .key = "name" },
+	[V_COUNT] = { .key = "cycles:u", .kind = COL_COUNT, .none = "-" },
+};
+
+static struct rows *threads(void)
+{
+	static const struct { int tid; const char *name; double n; } v[] = {
+		{ 10, "main", 500 }, { 11, "worker", 1500 }, { 12, "io", NAN },
+		{ 13, "worker", 1500 }, { 14, "render", 20 },
+	};
+	struct rows *r = rows_new("threads", view_cols, V_N, 0);
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		size_t row = rows_add(r);
+		rows_int(r, row, V_TID, v[i].tid);
+		rows_str(r, row, V_NAME, v[i].name);
+		rows_num(r, row, V_COUNT, v[i].n);
+	}
+	size_t row = rows_add_total(r);
+	rows_text(r, row, V_NAME, "total");
+	rows_num(r, row, V_COUNT, 3520);
+	return r;
+}
+
+/* The tids in the order the set holds them, for people. */
+static char *tids(const struct rows *r)
+{
+	struct tu_buf b;
+	FILE *fp = tu_buf_open(&b);
+	for (size_t i = 0; i < rows_count(r); i++)
+		fprintf(fp, "%s%zu", i ? " " : "", rows_origin(r, i));
+	tu_buf_close(&b);
+	return b.data;
+}
+
+static void expect_order(const char *sort, size_t limit, const char *want,
+			 size_t want_more)
+{
+	struct rows *r = threads();
+	const struct rows_view v = { sort, limit };
+	assert_int_equal(rows_sort_check(r, sort, NULL), 0);
+	assert_int_equal(rows_view_apply(r, 0, &v, "thread", "threads"), want_more);
+	char *s = tids(r);
+	assert_string_equal(s, want);
+	free(s);
+	rows_free(r);
+}
+
+/*
+ * Numbers largest first, text A to Z, unless :asc or :desc says; a cell
+ * without a value last either way; ties as built; the total stays last
+ * and never counts against the limit.
+ */
+static void test_rows__view_sorts_by_a_column(void **state)
+{
+	(void)state;
+	expect_order(NULL, 0, "0 1 2 3 4 5", 0);
+	expect_order("cycles:u", 0, "1 3 0 4 2 5", 0);
+	expect_order("cycles:u:asc", 0, "4 0 1 3 2 5", 0);
+	expect_order("cycles:u:desc", 0, "1 3 0 4 2 5", 0);
+	expect_order("name", 0, "2 0 4 1 3 5", 0);
+	expect_order("name:desc", 0, "1 3 4 0 2 5", 0);
+	expect_order("tid", 0, "4 3 2 1 0 5", 0);
+	expect_order("tid:asc", 2, "0 1 5", 3);
+	expect_order(NULL, 4, "0 1 2 3 5", 1);
+	expect_order("cycles:u", 9, "1 3 0 4 2 5", 0);
+}
+
+/* Table and Markdown say how many rows the limit left out; CSV and JSON
+ * simply hold the first N. */
+static void test_rows__view_says_what_the_limit_left_out(void **state)
+{
+	(void)state;
+	struct rows *r = threads();
+	const struct rows_view v = { "cycles:u", 2 };
+	rows_view_apply(r, 0, &v, "thread", "threads");
+	char *s = render(r, OUT_TABLE, 1);
+	assert_string_equal(s,
+		" tid  name    cycles:u\n"
+		"  11  worker     1,500\n"
+		"  13  worker     1,500\n"
+		" ---------------------\n"
+		"      total      3,520\n"
+		" … 3 more threads (--limit 0 shows all)\n");
+	free(s);
+	s = render(r, OUT_MARKDOWN, 0);
+	assert_non_null(strstr(s, "| **total** | **3,520** |\n\n… 3 more threads "
+			       "(--limit 0 shows all)\n"));
+	free(s);
+	s = render(r, OUT_CSV, 0);
+	assert_string_equal(s, "tid,name,cycles:u\n11,worker,1500\n13,worker,1500\n");
+	free(s);
+	s = render(r, OUT_JSON, 0);
+	assert_null(strstr(s, "more"));
+	assert_non_null(strstr(s, "\"tid\": 13"));
+	assert_null(strstr(s, "\"tid\": 10"));
+	free(s);
+	rows_free(r);
+
+	/* One left out: the noun for one. */
+	r = threads();
+	const struct rows_view one = { NULL, 4 };
+	rows_view_apply(r, 0, &one, "thread", "threads");
+	s = render(r, OUT_TABLE, 0);
+	assert_non_null(strstr(s, "\n… 1 more thread (--limit 0 shows all)\n"));
+	free(s);
+	rows_free(r);
+}
+
+/* An unknown key is refused with the keys that sort; a nested column is
+ * not one of them. */
+static void test_rows__view_refuses_an_unknown_key(void **state)
+{
+	(void)state;
+	struct rows *r = threads();
+	char *cause = NULL;
+	assert_int_equal(rows_sort_check(r, "cycles", &cause), -EINVAL);
+	assert_string_equal(cause, "bad --sort 'cycles': expected a column: tid, "
+			    "name, cycles:u\nhint: KEY:asc or KEY:desc chooses the order");
+	free(cause);
+	cause = NULL;
+	assert_int_equal(rows_sort_check(r, "name:up", &cause), -EINVAL);
+	free(cause);
+	assert_int_equal(rows_sort_check(r, "name:asc", NULL), 0);
+	/* Left unchecked, it leaves the order as built. */
+	const struct rows_view v = { "nosuch", 0 };
+	assert_int_equal(rows_view_apply(r, 0, &v, "thread", "threads"), 0);
+	char *s = tids(r);
+	assert_string_equal(s, "0 1 2 3 4 5");
+	free(s);
+	rows_free(r);
+
+	static const struct col c[] = {
+		{ .key = "name" }, { .key = "counts", .kind = COL_NEST },
+		{ .key = "secret", .flags = COL_NO_PEOPLE | COL_NO_CSV },
+	};
+	r = rows_new(NULL, c, 3, 0);
+	cause = NULL;
+	assert_int_equal(rows_sort_check(r, "counts", &cause), -EINVAL);
+	assert_non_null(strstr(cause, "expected a column: name\n"));
+	free(cause);
+	rows_free(r);
+}
+
+/* Sorting from a row on leaves the rows before it alone (one set holding
+ * several events' rows, each sorted and cut on its own). */
+static void test_rows__view_from_a_row_on(void **state)
+{
+	(void)state;
+	struct rows *r = threads();
+	const struct rows_view v = { "tid", 1 };
+	assert_int_equal(rows_view_apply(r, 3, &v, "thread", "threads"), 1);
+	char *s = tids(r);
+	assert_string_equal(s, "0 1 2 4 5");
+	free(s);
+	rows_free(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -268,6 +432,10 @@ int main(void)
 		cmocka_unit_test(test_rows__orders_choose_columns),
 		cmocka_unit_test(test_rows__nested_sets_and_hooks),
 		cmocka_unit_test(test_rows__flat_rows_and_booleans),
+		cmocka_unit_test(test_rows__view_sorts_by_a_column),
+		cmocka_unit_test(test_rows__view_says_what_the_limit_left_out),
+		cmocka_unit_test(test_rows__view_refuses_an_unknown_key),
+		cmocka_unit_test(test_rows__view_from_a_row_on),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

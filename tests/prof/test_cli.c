@@ -1,0 +1,94 @@
+/*
+ * Tests for prof/cli: the helpers every verb shares. The point in time
+ * --since takes (a span before now, or a UTC date and time), and the one
+ * errno-to-exit-code table.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "prof/cli.h"
+
+/* 2026-11-30T17:00:00Z */
+#define NOW ((time_t)1796058000)
+
+static time_t when(const char *s)
+{
+	time_t t = 0;
+	if (!cli_parse_when(s, NOW, &t))
+		fail_msg("'%s' was refused", s);
+	return t;
+}
+
+static void test_cli__when_is_a_span_before_now(void **state)
+{
+	(void)state;
+	assert_int_equal(when("90s"), NOW - 90);
+	assert_int_equal(when("45m"), NOW - 45 * 60);
+	assert_int_equal(when("2h"), NOW - 2 * 3600);
+	assert_int_equal(when("3d"), NOW - 3 * 86400);
+	assert_int_equal(when("1w"), NOW - 604800);
+	assert_int_equal(when("0h"), NOW);
+}
+
+static void test_cli__when_is_a_utc_time(void **state)
+{
+	(void)state;
+	assert_int_equal(when("2026-11-30T17:00:00Z"), NOW);
+	assert_int_equal(when("2026-11-30T17:00:00"), NOW);
+	assert_int_equal(when("2026-11-30 17:00"), NOW);
+	assert_int_equal(when("2026-11-30T16:59"), NOW - 60);
+	assert_int_equal(when("2026-11-30"), NOW - 17 * 3600);
+}
+
+static void test_cli__when_refuses_junk(void **state)
+{
+	(void)state;
+	static const char *const bad[] = {
+		"", "h", "2", "2y", "-2h", "2 h", "2hh", "yesterday", "2026-13-01",
+		"2026-11-30T25:00", "2026-11-30X", "2026-11-30T17:00:00+01:00",
+		"99999999999999999999d",
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		time_t t;
+		if (cli_parse_when(bad[i], NOW, &t))
+			fail_msg("'%s' was taken", bad[i]);
+	}
+}
+
+/* README.md's "Exit status" table, row by row. */
+static void test_cli__one_table_of_exit_codes(void **state)
+{
+	(void)state;
+	static const int usage[] = { ENOENT, EINVAL, ERANGE, ENXIO, EOPNOTSUPP, ENODATA };
+	for (size_t i = 0; i < sizeof(usage) / sizeof(usage[0]); i++) {
+		assert_int_equal(exit_code_for(usage[i]), EXIT_USAGE);
+		assert_int_equal(exit_code_for(-usage[i]), EXIT_USAGE);
+	}
+	static const int fail[] = { EIO, ENOMEM, EBUSY, ENOSPC, EACCES, EPERM, ENOEXEC };
+	for (size_t i = 0; i < sizeof(fail) / sizeof(fail[0]); i++)
+		assert_int_equal(exit_code_for(-fail[i]), EXIT_FAIL);
+	assert_int_equal(exit_code_for_launch(-ENOENT), 127);
+	assert_int_equal(exit_code_for_launch(-EACCES), 127);
+	assert_int_equal(exit_code_for_launch(-ENOEXEC), 127);
+	assert_int_equal(exit_code_for_launch(-EINVAL), EXIT_FAIL);
+	assert_int_equal(exit_code_for_launch(-ENXIO), EXIT_FAIL);
+	assert_int_equal(EXIT_NOT_RUN, 127);
+	assert_int_equal(EXIT_SIGNAL + 2, 130);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_cli__when_is_a_span_before_now),
+		cmocka_unit_test(test_cli__when_is_a_utc_time),
+		cmocka_unit_test(test_cli__when_refuses_junk),
+		cmocka_unit_test(test_cli__one_table_of_exit_codes),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
