@@ -4,9 +4,10 @@
  * settings (pin, environment, working directory, where its output goes),
  * the counters are opened on it, it is released and drained while it
  * runs, and reaped; or an existing process is attached to (-p) until it
- * exits, a duration ends, or Ctrl-C. Code modules are always tracked (the
- * MMAP2 side-band), the touched working set on request. The result is a
- * struct db_run ready to store.
+ * exits, a duration ends, or Ctrl-C. What it collects, it collects
+ * through prof/collector.h's steps, one collector after another: the
+ * counters, code modules (always; the touched working set on request),
+ * and the verb's own. The result is a struct db_run ready to store.
  *
  * Ctrl-C and SIGTERM reach every process of a launched workload (a
  * terminal's Ctrl-C already did; a kill(1) of prof is forwarded) and mark
@@ -25,6 +26,7 @@
 #include "collectors/counters.h"
 #include "collectors/events.h"
 #include "db/runs.h"
+#include "prof/collector.h"
 #include "prof/pin.h"
 #include "prof/sleepmode.h"
 
@@ -49,6 +51,11 @@ struct runner_opts {
 	bool working_set;		/* sample page faults with their address */
 	struct sleep_plan *sleep;	/* --sleep-mode (launch only), or NULL */
 	FILE *record_dump;		/* save the raw records (tests replay them) */
+
+	/* The verb's own collector, driven after the built-in ones
+	 * (prof/collector.h) with collector_arg as its state; or NULL. */
+	const struct collector_ops *collector;
+	void *collector_arg;
 
 	/* For verbs that sample (prof record): more samplers, opened after
 	 * the working-set one, and callbacks for their records. */

@@ -1,0 +1,40 @@
+/*
+ * convert: where what the collectors gathered becomes what db/ stores.
+ * Every collector's fill step (prof/collector.h) ends here, so one file
+ * says which field of a stored run comes from which collector, and
+ * neither folder learns the other's structs (collectors and db know
+ * nothing of each other; prof knows both).
+ *
+ * Each function fills caller-owned db/ structs with copies: nothing it
+ * fills borrows from a collector, which may be freed right after. Prints
+ * nothing. Not thread-safe.
+ */
+#ifndef PROF_CONVERT_H
+#define PROF_CONVERT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "collectors/counters.h"
+#include "collectors/events.h"
+#include "collectors/modules.h"
+#include "db/runs.h"
+
+/*
+ * The counters' results: host facts, cwd (unless set), prof's version,
+ * the events with their totals, and one row per thread, the targets
+ * first. A target whose name never arrived (an exec that kept the old
+ * name) is named after run->argv[0], so the runner sets argv first.
+ */
+void convert_counters(struct db_run *run, const struct counters *cs,
+		      const struct event_desc *evs, size_t nev);
+
+/*
+ * The code modules of a finished struct modules and, for a working-set
+ * run, the touched memory by kind and its grain (the setting
+ * "ws_window_bytes").
+ */
+void convert_modules(struct db_run *run, const struct modules *mods,
+		     bool working_set);
+
+#endif
