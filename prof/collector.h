@@ -91,5 +91,6 @@ void collect_add_env(struct collect_ctx *cx, char *const *kv);
 
 /* The built-in collectors beside the counters (runner.c's own). */
 extern const struct collector_ops collect_modules;	/* code, working set */
+extern const struct collector_ops collect_sleep;	/* --sleep-mode */
 
 #endif

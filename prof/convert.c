@@ -154,3 +154,67 @@ void convert_modules(struct db_run *run, const struct modules *mods,
 	snprintf(grain, sizeof(grain), "%llu", (unsigned long long)ws->window_bytes);
 	db_run_set(run, "ws_window_bytes", grain);
 }
+
+/* ---- the sleep interposer's report ---- */
+
+/* "k:count" pairs of the non-empty requested-duration buckets. */
+static char *req_hist_text(const uint64_t *h)
+{
+	size_t len = 0;
+	char *s = NULL;
+	FILE *fp = open_memstream(&s, &len);
+	bool first = true;
+	for (unsigned b = 0; b < SLEEP_REQ_BUCKETS; b++) {
+		if (!h[b])
+			continue;
+		fprintf(fp, "%s%u:%llu", first ? "" : " ", b, (unsigned long long)h[b]);
+		first = false;
+	}
+	fclose(fp);
+	return s;
+}
+
+struct db_sleep_usage *convert_sleep(const struct sleep_report *rep,
+				     const struct sleep_preload_config *asked,
+				     char *status)
+{
+	struct db_sleep_usage *u = calloc(1, sizeof(*u));
+	if (!u) {
+		free(status);
+		return NULL;
+	}
+	const struct sleep_preload_config *cfg = rep && rep->config_set ? &rep->config
+						 : asked;
+	char mode[48];
+	sleep_mode_format(&cfg->mode, mode, sizeof(mode));
+	u->mode = strdup(mode);
+	u->threshold_us = cfg->threshold_ns / 1000;
+	u->max_spinners = cfg->max_spinners;
+	u->status = status;
+	if (!rep)
+		return u;
+	u->processes = rep->processes;
+	if (rep->error[0])
+		u->error = strdup(rep->error);
+	u->threads = calloc(rep->nthreads + 1, sizeof(*u->threads));
+	for (size_t i = 0; u->threads && i < rep->nthreads; i++) {
+		const struct sleep_thread_report *t = &rep->threads[i];
+		struct db_sleep_thread *d = &u->threads[u->nthreads++];
+		d->tid = t->tid;
+		d->pid = t->pid;
+		d->name = strndup(t->name, SLEEP_NAME_LEN);
+		d->served = t->served;
+		d->passed = t->passed;
+		d->eintr = t->eintr;
+		d->early = t->early;
+		d->throttled = t->throttled;
+		d->p50_ns = t->over.p50_ns;
+		d->p90_ns = t->over.p90_ns;
+		d->p99_ns = t->over.p99_ns;
+		d->p999_ns = t->over.p999_ns;
+		d->max_ns = t->over.max_ns;
+		d->mean_ns = t->over.mean_ns;
+		d->req_hist = req_hist_text(t->req_hist);
+	}
+	return u;
+}

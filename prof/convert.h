@@ -18,7 +18,9 @@
 #include "collectors/counters.h"
 #include "collectors/events.h"
 #include "collectors/modules.h"
+#include "collectors/sleep.h"
 #include "db/runs.h"
+#include "db/sleep.h"
 
 /*
  * The counters' results: host facts, cwd (unless set), prof's version,
@@ -36,5 +38,15 @@ void convert_counters(struct db_run *run, const struct counters *cs,
  */
 void convert_modules(struct db_run *run, const struct modules *mods,
 		     bool working_set);
+
+/*
+ * What the sleep interposer saw: rep as read after the run, or NULL when
+ * it could not be read (the settings asked for then stand in for the
+ * ones applied). status is taken ("applied" or "not applied: why").
+ * NULL when out of memory.
+ */
+struct db_sleep_usage *convert_sleep(const struct sleep_report *rep,
+				     const struct sleep_preload_config *asked,
+				     char *status);
 
 #endif

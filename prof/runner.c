@@ -354,6 +354,7 @@ static const struct collector_ops collect_counters = {
 static const struct collector_ops *const builtin[] = {
 	&collect_counters,
 	&collect_modules,
+	&collect_sleep,
 };
 #define NBUILTIN (sizeof(builtin) / sizeof(builtin[0]))
 
@@ -553,24 +554,19 @@ int runner_run(const struct runner_opts *o, struct db_run *run, char **cause)
 	memset(&ru, 0, sizeof(ru));
 	char *attached_cmdline = NULL;	/* the attached process's command */
 
+	/* The verb's environment, then what the collectors add. */
 	char **env = o->env_set;
 	char **merged = NULL;
-	if (launched && o->sleep) {
-		rc = sleep_plan_arm(o->sleep, cause);
-		if (rc)
-			goto out_signals;
-		size_t n = 0, m = 0;
+	if (launched && cx->nenv) {
+		size_t n = 0;
 		while (o->env_set && o->env_set[n])
 			n++;
-		while (o->sleep->env[m])
-			m++;
-		merged = calloc(n + m + 1, sizeof(char *));
+		merged = calloc(n + cx->nenv + 1, sizeof(char *));
 		if (!merged)
 			abort();
-		for (size_t i = 0; i < n; i++)
-			merged[i] = o->env_set[i];
-		for (size_t i = 0; i < m; i++)
-			merged[n + i] = o->sleep->env[i];
+		if (n)
+			memcpy(merged, o->env_set, n * sizeof(char *));
+		memcpy(merged + n, cx->env, cx->nenv * sizeof(char *));
 		env = merged;
 	}
 	if (launched) {
@@ -640,8 +636,6 @@ int runner_run(const struct runner_opts *o, struct db_run *run, char **cause)
 		if (launch_end_strays(interrupted, 2.0))
 			warning_msg("some of the workload's processes could not be ended");
 		workload_over = holding;
-		if (o->sleep)
-			run->sleep_usage = sleep_plan_collect(o->sleep);
 	} else {
 		int pidfd = -1;
 #ifdef SYS_pidfd_open
@@ -714,8 +708,6 @@ int runner_run(const struct runner_opts *o, struct db_run *run, char **cause)
 		snprintf(pages, sizeof(pages), "%zu", o->mmap_pages);
 		db_run_set(run, "mmap_pages", pages);
 	}
-	if (run->sleep_usage)
-		db_run_set(run, "sleep_mode", o->sleep->spec);
 	rc = 0;
 out_signals:
 	free(attached_cmdline);

@@ -7,7 +7,7 @@
  * exits, a duration ends, or Ctrl-C. What it collects, it collects
  * through prof/collector.h's steps, one collector after another: the
  * counters, code modules (always; the touched working set on request),
- * and the verb's own. The result is a struct db_run ready to store.
+ * the sleep interposer's report (--sleep-mode), and the verb's own. The result is a struct db_run ready to store.
  *
  * Ctrl-C and SIGTERM reach every process of a launched workload (a
  * terminal's Ctrl-C already did; a kill(1) of prof is forwarded) and mark
