@@ -1,6 +1,7 @@
 /*
  * convert: collector results into the stored shape; see convert.h.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -217,4 +218,120 @@ struct db_sleep_usage *convert_sleep(const struct sleep_report *rep,
 		d->req_hist = req_hist_text(t->req_hist);
 	}
 	return u;
+}
+
+/* ---- prof record's samples ---- */
+
+static int keep(struct sample_sink *s, int rc, char *cause)
+{
+	if (rc && !s->cause)
+		s->cause = cause;
+	else
+		free(cause);
+	return rc;
+}
+
+static int sink_module(void *arg, uint32_t id, const char *path, const char *bid)
+{
+	struct sample_sink *s = arg;
+	char *cause = NULL;
+	return keep(s, db_sample_put_module(s->w, id, path, bid, &cause), cause);
+}
+
+static int sink_symbol(void *arg, uint32_t id, uint32_t module, const char *name)
+{
+	struct sample_sink *s = arg;
+	char *cause = NULL;
+	return keep(s, db_sample_put_symbol(s->w, id, module, name, &cause), cause);
+}
+
+static int sink_frame(void *arg, uint32_t id, uint32_t symbol, uint64_t offset)
+{
+	struct sample_sink *s = arg;
+	char *cause = NULL;
+	return keep(s, db_sample_put_frame(s->w, id, symbol, offset, &cause), cause);
+}
+
+static int sink_stack(void *arg, uint32_t id, uint32_t parent, uint32_t frame)
+{
+	struct sample_sink *s = arg;
+	char *cause = NULL;
+	return keep(s, db_sample_put_stack(s->w, id, parent, frame, &cause), cause);
+}
+
+static int sink_sample(void *arg, const struct recorder_sample *rs)
+{
+	struct sample_sink *s = arg;
+	struct db_sample x = { (int32_t)rs->pid, (int32_t)rs->tid, rs->cpu, rs->time,
+			       rs->event, rs->weight, rs->stack };
+	char *cause = NULL;
+	int rc = keep(s, db_sample_put(s->w, &x, &cause), cause);
+	if (!rc && rs->event < s->nev) {
+		s->samples[rs->event]++;
+		s->weight[rs->event] += rs->weight;
+	}
+	return rc;
+}
+
+static int sink_idle(void *arg)
+{
+	struct sample_sink *s = arg;
+	char *cause = NULL;
+	return keep(s, db_sample_flush(s->w, &cause), cause);
+}
+
+int sample_sink_init(struct sample_sink *s, struct db *db, size_t nev,
+		     char **cause)
+{
+	memset(s, 0, sizeof(*s));
+	s->nev = nev;
+	s->samples = calloc(nev ? nev : 1, sizeof(uint64_t));
+	s->weight = calloc(nev ? nev : 1, sizeof(uint64_t));
+	if (!s->samples || !s->weight) {
+		sample_sink_release(s);
+		return -ENOMEM;
+	}
+	return db_sample_writer_new(db, &s->w, cause);
+}
+
+struct recorder_sink sample_sink_ops(struct sample_sink *s)
+{
+	return (struct recorder_sink){ sink_module, sink_symbol, sink_frame,
+				       sink_stack, sink_sample, sink_idle, s };
+}
+
+void sample_sink_release(struct sample_sink *s)
+{
+	db_sample_writer_free(s->w);
+	free(s->cause);
+	free(s->samples);
+	free(s->weight);
+	memset(s, 0, sizeof(*s));
+}
+
+struct db_sample_event *convert_sample_events(const struct event_desc *sev,
+					      const struct sampler_desc *sds,
+					      size_t nsev,
+					      const struct sample_plan *plan,
+					      const struct sample_sink *sink,
+					      const struct recorder_stats *st)
+{
+	struct db_sample_event *evs = calloc(nsev ? nsev : 1, sizeof(*evs));
+	if (!evs)
+		abort();
+	bool dwarf = plan->call_graph == CALL_GRAPH_DWARF;
+	for (size_t i = 0; i < nsev; i++) {
+		evs[i].name = sev[i].name;
+		evs[i].attr_type = sds[i].attr.type;
+		evs[i].attr_config = sds[i].attr.config;
+		evs[i].period = plan->period;
+		evs[i].freq = plan->freq;
+		evs[i].call_graph = (char *)call_graph_name(plan->call_graph);
+		evs[i].stack_bytes = dwarf ? plan->stack_bytes : 0;
+		evs[i].samples = sink->samples[i];
+		evs[i].weight = sink->weight[i];
+		evs[i].lost = st->event_lost[i];
+		evs[i].dropped = st->event_dropped[i];
+	}
+	return evs;
 }

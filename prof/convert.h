@@ -5,9 +5,9 @@
  * neither folder learns the other's structs (collectors and db know
  * nothing of each other; prof knows both).
  *
- * Each function fills caller-owned db/ structs with copies: nothing it
- * fills borrows from a collector, which may be freed right after. Prints
- * nothing. Not thread-safe.
+ * Each function fills caller-owned db/ structs with copies, so that a
+ * collector may be freed right after (convert_sample_events says what it
+ * borrows). Prints nothing. Not thread-safe.
  */
 #ifndef PROF_CONVERT_H
 #define PROF_CONVERT_H
@@ -18,8 +18,10 @@
 #include "collectors/counters.h"
 #include "collectors/events.h"
 #include "collectors/modules.h"
+#include "collectors/recorder.h"
 #include "collectors/sleep.h"
 #include "db/runs.h"
+#include "db/samples.h"
 #include "db/sleep.h"
 
 /*
@@ -48,5 +50,37 @@ void convert_modules(struct db_run *run, const struct modules *mods,
 struct db_sleep_usage *convert_sleep(const struct sleep_report *rep,
 				     const struct sleep_preload_config *asked,
 				     char *status);
+
+/*
+ * prof record's stream of samples into the database: the recorder's
+ * sink (fill in a struct recorder_sink with sample_sink_ops) writes each
+ * module, symbol, frame, stack and sample through w, counting samples
+ * and their weight per sampled event. The first error is kept in cause.
+ */
+struct sample_sink {
+	struct db_sample_writer *w;
+	char *cause;			/* the first error a write met */
+	uint64_t *samples, *weight;	/* per sampled event */
+	size_t nev;
+};
+
+/* 0, or -errno with *cause when the writer cannot be made. */
+int sample_sink_init(struct sample_sink *s, struct db *db, size_t nev,
+		     char **cause);
+struct recorder_sink sample_sink_ops(struct sample_sink *s);
+void sample_sink_release(struct sample_sink *s);
+
+/*
+ * The sampled events as stored (nsev entries, calloc'd; only the array
+ * is the caller's to free: names are borrowed from sev, call_graph is
+ * static): how each was sampled, and what the sink kept, the kernel
+ * lost and the recorder dropped of it.
+ */
+struct db_sample_event *convert_sample_events(const struct event_desc *sev,
+					      const struct sampler_desc *sds,
+					      size_t nsev,
+					      const struct sample_plan *plan,
+					      const struct sample_sink *sink,
+					      const struct recorder_stats *st);
 
 #endif

@@ -426,8 +426,6 @@ static void crew_drain(const struct perf_rec *rec, int origin, void *arg)
 	struct crew *w = arg;
 	CREW_EACH(w, m, drain)
 		m->ops->drain(m->self, rec, origin);
-	if (w->cx.o->on_record)
-		w->cx.o->on_record(rec, origin, w->cx.o->arg);
 }
 
 static void crew_release(struct crew *w)
@@ -519,10 +517,6 @@ int runner_run(const struct runner_opts *o, struct db_run *run, char **cause)
 	int rc = crew_prepare(&crew, cause);
 	if (rc)
 		goto out_release;
-	/* The collectors' samplers first, then the caller's. */
-	size_t first = cx->nsamplers;
-	for (size_t i = 0; i < o->nsamplers; i++)
-		collect_add_sampler(cx, &o->samplers[i]);
 	co.samplers = cx->samplers;
 	co.nsamplers = cx->nsamplers;
 	co.on_record = crew_drain;
@@ -606,8 +600,6 @@ int runner_run(const struct runner_opts *o, struct db_run *run, char **cause)
 	cx->pid = launched ? l.pid : o->attach_pid;
 	CREW_EACH(&crew, m, opened)
 		m->ops->opened(m->self, cx);
-	if (o->on_opened)
-		o->on_opened(cs, first, o->arg);
 	if (o->record_dump)
 		dump_header(o->record_dump, cs, &co);
 	if (!o->quiet) {

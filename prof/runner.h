@@ -56,16 +56,6 @@ struct runner_opts {
 	 * (prof/collector.h) with collector_arg as its state; or NULL. */
 	const struct collector_ops *collector;
 	void *collector_arg;
-
-	/* For verbs that sample (prof record): more samplers, opened after
-	 * the working-set one, and callbacks for their records. */
-	const struct sampler_desc *samplers;
-	size_t nsamplers;
-	/* After the events are open: `first` is the index of samplers[0]
-	 * among the counters' samplers (for counters_sampler_id). */
-	void (*on_opened)(const struct counters *cs, size_t first, void *arg);
-	void (*on_record)(const struct perf_rec *rec, int origin, void *arg);
-	void *arg;
 };
 
 /*
