@@ -14,6 +14,7 @@
 
 #include "db/db.h"
 #include "db/runs.h"
+#include "db/topology.h"
 #include "test_util.h"
 
 struct fx {
@@ -296,6 +297,55 @@ static void test_runs__v1_file_gains_modules(void **state)
 	assert_int_equal(back.nmodules, 3);
 	db_run_release(&back);
 	db_run_release(&r);
+	db_close(db);
+}
+
+static int count_rows(struct db *db, const char *sql)
+{
+	char *s = NULL;
+	assert_int_equal(db_query_text(db, sql, &s, NULL), 0);
+	int n = atoi(s);
+	free(s);
+	return n;
+}
+
+/*
+ * A host's topology is written with the first run that carries one: one
+ * row for its facts, one per cache domain and per CPU set, named by
+ * column; a later run of the same host adds none.
+ */
+static void test_runs__topology_stored_once_per_host(void **state)
+{
+	struct fx *f = *state;
+	struct db *db;
+	assert_int_equal(db_open(&db, f->path, NULL), 0);
+	for (int i = 0; i < 2; i++) {
+		struct db_run r;
+		make_run(&r, 1);
+		struct db_topology *t = calloc(1, sizeof(*t));
+		t->online = xdup("0-1");
+		t->llc_level = 3;
+		t->largest_llc = 0;
+		t->ncaches = 2;
+		t->caches = calloc(2, sizeof(*t->caches));
+		t->caches[0] = (struct db_cache){ 3, xdup("Unified"), 32u << 20, xdup("0-1"),
+						  0, -1 };
+		t->caches[1] = (struct db_cache){ 2, xdup("Unified"), 512u << 10, xdup("0"),
+						  0, -1 };
+		t->nnodes = 1;
+		t->nodes = calloc(1, sizeof(*t->nodes));
+		t->nodes[0] = (struct db_cpuset){ 0, xdup("0-1") };
+		r.topology = t;
+		assert_int_equal(db_run_store(db, &r, NULL), 0);
+		db_run_release(&r);
+	}
+	assert_int_equal(count_rows(db, "SELECT count(*) FROM host_topology"), 4);
+	assert_int_equal(count_rows(db, "SELECT size_bytes FROM host_topology"
+				    " WHERE kind = 'cache' AND idx = 1"), 512 << 10);
+	assert_int_equal(count_rows(db, "SELECT number FROM host_topology"
+				    " WHERE kind = 'node' AND cpus = '0-1'"), 0);
+	assert_int_equal(count_rows(db, "SELECT level FROM host_topology"
+				    " WHERE kind = 'info' AND idx = 0"), 3);
 	db_close(db);
 }
 
@@ -606,6 +656,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_runs__v1_file_gains_modules, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_runs__read_only_open, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_runs__missing_and_listing, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_runs__topology_stored_once_per_host, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_runs__schema_version_and_newer_file, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_runs__not_a_database_is_a_clear_error, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_runs__unwritable_place_is_a_clear_error, setup, teardown),
