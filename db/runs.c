@@ -180,7 +180,8 @@ static const char *const event_ins[] = { EVENT_INS(DB_COL_SQL) };
 	X(TI_NAME, "name") \
 	X(TI_MAIN, "is_main") \
 	X(TI_START, "start_ns") \
-	X(TI_END, "end_ns")
+	X(TI_END, "end_ns") \
+	X(TI_PPID, "ppid")
 enum { THREAD_INS(DB_COL_ENUM) TI_N };
 static const char *const thread_ins[] = { THREAD_INS(DB_COL_SQL) };
 
@@ -346,6 +347,10 @@ int db_run_store_body(struct db *db, struct db_run *run, char **cause)
 		sqlite3_bind_int(tst, DB_PARAM(TI_MAIN), th->is_main);
 		sqlite3_bind_int64(tst, DB_PARAM(TI_START), th->start_ns);
 		sqlite3_bind_int64(tst, DB_PARAM(TI_END), th->end_ns);
+		if (th->ppid)
+			sqlite3_bind_int(tst, DB_PARAM(TI_PPID), th->ppid);
+		else
+			sqlite3_bind_null(tst, DB_PARAM(TI_PPID));
 		s = sqlite3_step(tst);
 		sqlite3_reset(tst);
 		if (s != SQLITE_DONE) {
@@ -725,7 +730,8 @@ static int load_events(struct db *db, int64_t id, struct db_run *out, char **cau
 	X(TC_NAME, "name") \
 	X(TC_MAIN, "is_main") \
 	X(TC_START, "start_ns") \
-	X(TC_END, "end_ns")
+	X(TC_END, "end_ns") \
+	X(TC_PPID, "ppid")
 enum { THREAD_COLS(DB_COL_ENUM) TC_N };
 static const char *const thread_cols[] = { THREAD_COLS(DB_COL_SQL) };
 
@@ -791,6 +797,7 @@ static int load_threads(struct db *db, int64_t id, struct db_run *out, char **ca
 		t->is_main = db_row_bool(&r, TC_MAIN, 0);
 		t->start_ns = db_row_int(&r, TC_START, INT64_MIN, INT64_MAX, 0, DB_NULL_OK);
 		t->end_ns = db_row_int(&r, TC_END, INT64_MIN, INT64_MAX, 0, DB_NULL_OK);
+		t->ppid = (int32_t)db_row_int(&r, TC_PPID, 0, INT32_MAX, 0, DB_NULL_OK);
 	}
 	sqlite3_finalize(st);
 	if (!rc && r.rc)

@@ -90,6 +90,7 @@ size_t collect_add_sampler(struct collect_ctx *cx, const struct sampler_desc *sd
 void collect_add_env(struct collect_ctx *cx, char *const *kv);
 
 /* The built-in collectors beside the counters (runner.c's own). */
+extern const struct collector_ops collect_procs;	/* pid, ppid */
 extern const struct collector_ops collect_modules;	/* code, working set */
 extern const struct collector_ops collect_sleep;	/* --sleep-mode */
 

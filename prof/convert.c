@@ -104,6 +104,16 @@ void convert_counters(struct db_run *run, const struct counters *cs,
 	}
 }
 
+/* ---- processes: each thread's process's parent ---- */
+
+void convert_procs(struct db_run *run, const struct procs *procs)
+{
+	for (size_t i = 0; i < run->nthreads; i++) {
+		struct db_thread *t = &run->threads[i];
+		t->ppid = procs_parent(procs, t->pid, (uint64_t)t->start_ns);
+	}
+}
+
 /* ---- code modules and the working set ---- */
 
 static char *xstrdup_or_null(const char *s)

@@ -18,6 +18,7 @@
 #include "collectors/counters.h"
 #include "collectors/events.h"
 #include "collectors/modules.h"
+#include "collectors/procs.h"
 #include "collectors/recorder.h"
 #include "collectors/sleep.h"
 #include "db/runs.h"
@@ -32,6 +33,12 @@
  */
 void convert_counters(struct db_run *run, const struct counters *cs,
 		      const struct event_desc *evs, size_t nev);
+
+/*
+ * Each thread's process's parent (db_thread.ppid, 0 where unknown), after
+ * convert_counters: the parent at the birth of the thread's process.
+ */
+void convert_procs(struct db_run *run, const struct procs *procs);
 
 /*
  * The code modules of a finished struct modules and, for a working-set

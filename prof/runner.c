@@ -353,6 +353,7 @@ static const struct collector_ops collect_counters = {
  * verb's own collector (runner_opts) comes last. */
 static const struct collector_ops *const builtin[] = {
 	&collect_counters,
+	&collect_procs,
 	&collect_modules,
 	&collect_sleep,
 };

@@ -6,8 +6,10 @@
  * runs, and reaped; or an existing process is attached to (-p) until it
  * exits, a duration ends, or Ctrl-C. What it collects, it collects
  * through prof/collector.h's steps, one collector after another: the
- * counters, code modules (always; the touched working set on request),
- * the sleep interposer's report (--sleep-mode), and the verb's own. The result is a struct db_run ready to store.
+ * counters, each thread's process and its parent, code modules (always;
+ * the touched working set on request), the sleep interposer's report
+ * (--sleep-mode), and the verb's own. The result is a struct db_run
+ * ready to store.
  *
  * Ctrl-C and SIGTERM reach every process of a launched workload (a
  * terminal's Ctrl-C already did; a kill(1) of prof is forwarded) and mark

@@ -68,7 +68,8 @@ static void need_perf(struct fx *f)
 		skip();
 }
 
-/* Rows of the long CSV: run_id,tid,name,event,value,status,running_pct */
+/* Rows of the long CSV: run_id,tid,name,event,value,status,running_pct,
+ * pid,ppid (the fields after status are not read here) */
 struct csv_row {
 	long tid;
 	char name[32];
@@ -427,6 +428,24 @@ static void test_run__attach_counts_existing_threads(void **state)
 	p = tu_run(b, NULL);
 	assert_non_null(strstr(p.out, "attach"));
 	tu_proc_release(&p);
+	/* Every thread is the spinner's, whose parent is this test. */
+	char *c[] = { PROF_BIN, f->dbarg, "report", "last", "--format", "csv", NULL };
+	p = tu_run(c, NULL);
+	char ids[48];
+	snprintf(ids, sizeof(ids), ",%d,%d\n", (int)pid, (int)getpid());
+	size_t rows = 0;
+	for (const char *line = strchr(p.out, '\n'); line && line[1];
+	     line = strchr(line + 1, '\n')) {
+		const char *end = strchr(line + 1, '\n');
+		size_t len = strlen(ids);
+		if (!end || (size_t)(end - line) < len ||
+		    strncmp(end + 1 - len, ids, len))
+			fail_msg("want every row to end '%.*s':\n%s", (int)len - 1, ids,
+				 p.out);
+		rows++;
+	}
+	assert_int_equal(rows, 3 * 2);	/* three threads, two events */
+	tu_proc_release(&p);
 	/* The stored command is the process's own (/proc/PID/cmdline), and
 	 * the header says it was attached to, not how it exited. */
 	char *r[] = { PROF_BIN, f->dbarg, "report", "last", NULL };
@@ -741,7 +760,7 @@ static void test_run__unstored_run_is_not_run_0(void **state)
 		{ "table", " prof run (not stored): '" },
 		{ "markdown", "**prof run (not stored)**: `" },
 		{ "json", "\"run_id\": null," },
-		{ "csv", "run_id,tid,name,event,value,status,running_pct\n," },
+		{ "csv", "run_id,tid,name,event,value,status,running_pct,pid,ppid\n," },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		char *a[] = { PROF_BIN, "--db", "/proc/no-such-dir/x.db", "run", "-e",
