@@ -78,7 +78,9 @@ void convert_counters(struct db_run *run, const struct counters *cs,
 			t->tid = r->tid;
 			t->pid = r->pid;
 			t->name = strdup(r->name);
-			t->is_main = r->is_target;
+			/* Attached, every thread is a target; the main one is
+			 * the process's own (tid == pid). */
+			t->is_main = r->is_target && r->tid == r->pid;
 			t->start_ns = (int64_t)r->start_ns;
 			t->end_ns = (int64_t)r->end_ns;
 			t->counts = calloc(nev ? nev : 1, sizeof(*t->counts));

@@ -28,8 +28,9 @@
 /*
  * The counters' results: host facts, cwd (unless set), prof's version,
  * the events with their totals, and one row per thread, the targets
- * first. A target whose name never arrived (an exec that kept the old
- * name) is named after run->argv[0], so the runner sets argv first.
+ * first; the main thread is a target's process's own (tid == pid). A
+ * target whose name never arrived (an exec that kept the old name) is
+ * named after run->argv[0], so the runner sets argv first.
  */
 void convert_counters(struct db_run *run, const struct counters *cs,
 		      const struct event_desc *evs, size_t nev);

@@ -446,6 +446,19 @@ static void test_run__attach_counts_existing_threads(void **state)
 	}
 	assert_int_equal(rows, 3 * 2);	/* three threads, two events */
 	tu_proc_release(&p);
+	/* Every thread was a target, but only the process's own thread
+	 * (tid == pid) is its main one. */
+	char *j[] = { PROF_BIN, f->dbarg, "report", "last", "--format", "json", NULL };
+	p = tu_run(j, NULL);
+	char main_tid[96];
+	snprintf(main_tid, sizeof(main_tid), "\"tid\": %d,\n      \"name\": \"spinner\",\n"
+		 "      \"pid\": %d,", (int)pid, (int)pid);
+	const char *m = strstr(p.out, main_tid);
+	if (!m || strstr(p.out, "\"main\": true") != strstr(m, "\"main\": true") ||
+	    strstr(strstr(m, "\"main\": true") + 1, "\"main\": true"))
+		fail_msg("want the spinner's thread %d alone as main:\n%s", (int)pid,
+			 p.out);
+	tu_proc_release(&p);
 	/* The stored command is the process's own (/proc/PID/cmdline), and
 	 * the header says it was attached to, not how it exited. */
 	char *r[] = { PROF_BIN, f->dbarg, "report", "last", NULL };
@@ -454,6 +467,9 @@ static void test_run__attach_counts_existing_threads(void **state)
 	snprintf(want, sizeof(want), "spinner 3 2' attached to %d", (int)pid);
 	if (!strstr(p.out, want))
 		fail_msg("want \"%s\" in:\n%.300s", want, p.out);
+	const char *mark = strstr(p.out, "(main)");
+	if (!mark || strstr(mark + 1, "(main)") || !strstr(p.out, "spinner (main)"))
+		fail_msg("want one '(main)', the spinner's:\n%s", p.out);
 	tu_proc_release(&p);
 	free(sp);
 }
