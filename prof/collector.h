@@ -1,8 +1,8 @@
 /*
  * collector: the one set of calls through which the runner drives
- * everything it collects during a run (the counters, code modules and
- * the working set, the sleep interposer's report, a verb's own, such as
- * prof record's samples).
+ * everything it collects during a run (the counters, each thread's
+ * process and its parent, code modules and the working set, the sleep
+ * interposer's report, a verb's own, such as prof record's samples).
  *
  * Every collector goes through the same steps, in the order of the
  * runner's table (runner.c), each step for all collectors before the
@@ -13,8 +13,8 @@
  *            to take part, COLLECT_SKIP to sit this run out (no further
  *            calls but release), or -errno with *cause to stop the run
  *            before anything starts.
- *   opened   the events are open on every target; the workload has not
- *            run a single instruction yet (an attached one has).
+ *   opened   the events are open on every target; a launched workload
+ *            waits before its exec (an attached one runs on).
  *   drain    while it runs: each ring-buffer record, as it is drained
  *            (pointers inside the record live only for the call).
  *   finish   the workload exited (or the attach ended) and the counters
