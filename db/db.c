@@ -196,6 +196,27 @@ int db_prepare_select(struct db *db, sqlite3_stmt **st, const char *const *cols,
 	return rc;
 }
 
+int db_prepare_insert(struct db *db, sqlite3_stmt **st, const char *table,
+		      const char *const *cols, size_t ncols, char **cause)
+{
+	size_t len = strlen("INSERT INTO  () VALUES ()") + strlen(table) + 1;
+	for (size_t i = 0; i < ncols; i++)
+		len += strlen(cols[i]) + 2 + 16;
+	char *sql = malloc(len);
+	if (!sql)
+		return -ENOMEM;
+	char *p = sql + sprintf(sql, "INSERT INTO %s (", table);
+	for (size_t i = 0; i < ncols; i++)
+		p += sprintf(p, "%s%s", i ? ", " : "", cols[i]);
+	p += sprintf(p, ") VALUES (");
+	for (size_t i = 0; i < ncols; i++)
+		p += sprintf(p, "%s?%zu", i ? ", " : "", i + 1);
+	sprintf(p, ")");
+	int rc = db_prepare(db, st, sql, cause);
+	free(sql);
+	return rc;
+}
+
 char *db_col_text(sqlite3_stmt *st, int col)
 {
 	const unsigned char *s = sqlite3_column_text(st, col);

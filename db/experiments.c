@@ -17,6 +17,31 @@ static int step_done(struct db *db, sqlite3_stmt *st, const char *what, char **c
 	return 0;
 }
 
+#define EXP_SETTING_INS(X) \
+	X(ESI_EXPERIMENT_ID, "experiment_id") \
+	X(ESI_SEQ, "seq") \
+	X(ESI_KEY, "key") \
+	X(ESI_VALUE, "value")
+enum { EXP_SETTING_INS(DB_COL_ENUM) ESI_N };
+static const char *const exp_setting_ins[] = { EXP_SETTING_INS(DB_COL_SQL) };
+
+#define ARM_INS(X) \
+	X(AI_EXPERIMENT_ID, "experiment_id") \
+	X(AI_IDX, "idx") \
+	X(AI_NAME, "name") \
+	X(AI_COMMAND, "command") \
+	X(AI_ARGV, "argv")
+enum { ARM_INS(DB_COL_ENUM) AI_N };
+static const char *const arm_ins[] = { ARM_INS(DB_COL_SQL) };
+
+#define ARM_SETTING_INS(X) \
+	X(ASI_EXPERIMENT_ID, "experiment_id") \
+	X(ASI_ARM_IDX, "arm_idx") \
+	X(ASI_KEY, "key") \
+	X(ASI_VALUE, "value")
+enum { ARM_SETTING_INS(DB_COL_ENUM) ASI_N };
+static const char *const arm_setting_ins[] = { ARM_SETTING_INS(DB_COL_SQL) };
+
 static int create_body(struct db *db, struct db_experiment *e,
 		       const struct db_host *host, char **cause)
 {
@@ -50,15 +75,14 @@ static int create_body(struct db *db, struct db_experiment *e,
 		return rc;
 	e->id = sqlite3_last_insert_rowid(db->h);
 
-	rc = db_prepare(db, &st, "INSERT INTO experiment_settings (experiment_id,"
-			" seq, key, value) VALUES (?1, ?2, ?3, ?4)", cause);
+	rc = db_prepare_insert(db, &st, "experiment_settings", exp_setting_ins, ESI_N, cause);
 	if (rc)
 		return rc;
 	for (size_t i = 0; i < e->nsettings && !rc; i++) {
-		sqlite3_bind_int64(st, 1, e->id);
-		sqlite3_bind_int(st, 2, (int)i);
-		db_bind_text(st, 3, e->settings[i].key);
-		db_bind_text(st, 4, e->settings[i].value);
+		sqlite3_bind_int64(st, DB_PARAM(ESI_EXPERIMENT_ID), e->id);
+		sqlite3_bind_int(st, DB_PARAM(ESI_SEQ), (int)i);
+		db_bind_text(st, DB_PARAM(ESI_KEY), e->settings[i].key);
+		db_bind_text(st, DB_PARAM(ESI_VALUE), e->settings[i].value);
 		rc = step_done(db, st, "cannot store the settings in", cause);
 	}
 	sqlite3_finalize(st);
@@ -66,29 +90,27 @@ static int create_body(struct db *db, struct db_experiment *e,
 		return rc;
 
 	sqlite3_stmt *as;
-	rc = db_prepare(db, &st, "INSERT INTO arms (experiment_id, idx, name, command,"
-			" argv) VALUES (?1, ?2, ?3, ?4, ?5)", cause);
+	rc = db_prepare_insert(db, &st, "arms", arm_ins, AI_N, cause);
 	if (rc)
 		return rc;
-	rc = db_prepare(db, &as, "INSERT INTO arm_settings (experiment_id, arm_idx,"
-			" key, value) VALUES (?1, ?2, ?3, ?4)", cause);
+	rc = db_prepare_insert(db, &as, "arm_settings", arm_setting_ins, ASI_N, cause);
 	if (rc) {
 		sqlite3_finalize(st);
 		return rc;
 	}
 	for (size_t a = 0; a < e->narms && !rc; a++) {
 		const struct db_arm *arm = &e->arms[a];
-		sqlite3_bind_int64(st, 1, e->id);
-		sqlite3_bind_int(st, 2, (int)a);
-		db_bind_text(st, 3, arm->name);
-		db_bind_text(st, 4, arm->command);
-		db_bind_argv(st, 5, arm->argv, arm->argc);
+		sqlite3_bind_int64(st, DB_PARAM(AI_EXPERIMENT_ID), e->id);
+		sqlite3_bind_int(st, DB_PARAM(AI_IDX), (int)a);
+		db_bind_text(st, DB_PARAM(AI_NAME), arm->name);
+		db_bind_text(st, DB_PARAM(AI_COMMAND), arm->command);
+		db_bind_argv(st, DB_PARAM(AI_ARGV), arm->argv, arm->argc);
 		rc = step_done(db, st, "cannot store the arms in", cause);
 		for (size_t k = 0; k < arm->nsettings && !rc; k++) {
-			sqlite3_bind_int64(as, 1, e->id);
-			sqlite3_bind_int(as, 2, (int)a);
-			db_bind_text(as, 3, arm->settings[k].key);
-			db_bind_text(as, 4, arm->settings[k].value);
+			sqlite3_bind_int64(as, DB_PARAM(ASI_EXPERIMENT_ID), e->id);
+			sqlite3_bind_int(as, DB_PARAM(ASI_ARM_IDX), (int)a);
+			db_bind_text(as, DB_PARAM(ASI_KEY), arm->settings[k].key);
+			db_bind_text(as, DB_PARAM(ASI_VALUE), arm->settings[k].value);
 			rc = step_done(db, as, "cannot store the arm settings in", cause);
 		}
 	}
@@ -112,6 +134,24 @@ int db_experiment_create(struct db *db, struct db_experiment *exp,
 	return db_commit(db, cause);
 }
 
+#define EXP_RUN_INS(X) \
+	X(ERI_EXPERIMENT_ID, "experiment_id") \
+	X(ERI_RUN_ID, "run_id") \
+	X(ERI_ARM_IDX, "arm_idx") \
+	X(ERI_ROUND, "round") \
+	X(ERI_POSITION, "position") \
+	X(ERI_WARMUP, "warmup")
+enum { EXP_RUN_INS(DB_COL_ENUM) ERI_N };
+static const char *const exp_run_ins[] = { EXP_RUN_INS(DB_COL_SQL) };
+
+#define SCORE_INS(X) \
+	X(RSI_RUN_ID, "run_id") \
+	X(RSI_NAME, "name") \
+	X(RSI_VALUE, "value") \
+	X(RSI_FOUND, "found")
+enum { SCORE_INS(DB_COL_ENUM) RSI_N };
+static const char *const score_ins[] = { SCORE_INS(DB_COL_SQL) };
+
 int db_experiment_add_run(struct db *db, int64_t exp_id, struct db_run *run,
 			  int arm, int round, int position, bool warmup,
 			  const struct db_score *scores, size_t nscores,
@@ -123,31 +163,28 @@ int db_experiment_add_run(struct db *db, int64_t exp_id, struct db_run *run,
 	rc = db_run_store_body(db, run, cause);
 	sqlite3_stmt *st = NULL;
 	if (!rc)
-		rc = db_prepare(db, &st, "INSERT INTO experiment_runs (experiment_id,"
-				" run_id, arm_idx, round, position, warmup) VALUES"
-				" (?1, ?2, ?3, ?4, ?5, ?6)", cause);
+		rc = db_prepare_insert(db, &st, "experiment_runs", exp_run_ins, ERI_N, cause);
 	if (!rc) {
-		sqlite3_bind_int64(st, 1, exp_id);
-		sqlite3_bind_int64(st, 2, run->id);
-		sqlite3_bind_int(st, 3, arm);
-		sqlite3_bind_int(st, 4, round);
-		sqlite3_bind_int(st, 5, position);
-		sqlite3_bind_int(st, 6, warmup);
+		sqlite3_bind_int64(st, DB_PARAM(ERI_EXPERIMENT_ID), exp_id);
+		sqlite3_bind_int64(st, DB_PARAM(ERI_RUN_ID), run->id);
+		sqlite3_bind_int(st, DB_PARAM(ERI_ARM_IDX), arm);
+		sqlite3_bind_int(st, DB_PARAM(ERI_ROUND), round);
+		sqlite3_bind_int(st, DB_PARAM(ERI_POSITION), position);
+		sqlite3_bind_int(st, DB_PARAM(ERI_WARMUP), warmup);
 		rc = step_done(db, st, "cannot link the run in", cause);
 		sqlite3_finalize(st);
 		st = NULL;
 	}
 	if (!rc)
-		rc = db_prepare(db, &st, "INSERT INTO run_scores (run_id, name, value,"
-				" found) VALUES (?1, ?2, ?3, ?4)", cause);
+		rc = db_prepare_insert(db, &st, "run_scores", score_ins, RSI_N, cause);
 	for (size_t i = 0; !rc && i < nscores; i++) {
-		sqlite3_bind_int64(st, 1, run->id);
-		db_bind_text(st, 2, scores[i].name);
+		sqlite3_bind_int64(st, DB_PARAM(RSI_RUN_ID), run->id);
+		db_bind_text(st, DB_PARAM(RSI_NAME), scores[i].name);
 		if (scores[i].found)
-			sqlite3_bind_double(st, 3, scores[i].value);
+			sqlite3_bind_double(st, DB_PARAM(RSI_VALUE), scores[i].value);
 		else
-			sqlite3_bind_null(st, 3);
-		sqlite3_bind_int(st, 4, scores[i].found);
+			sqlite3_bind_null(st, DB_PARAM(RSI_VALUE));
+		sqlite3_bind_int(st, DB_PARAM(RSI_FOUND), scores[i].found);
 		rc = step_done(db, st, "cannot store the scores in", cause);
 	}
 	sqlite3_finalize(st);

@@ -53,6 +53,22 @@ int db_prepare(struct db *db, sqlite3_stmt **st, const char *sql, char **cause);
 int db_prepare_select(struct db *db, sqlite3_stmt **st, const char *const *cols,
 		      size_t ncols, const char *rest, char **cause);
 
+/*
+ * A writer names its columns the same way, and binds each by name:
+ *
+ *   #define THREAD_INS(X) X(TI_RUN, "run_id") X(TI_SEQ, "seq")
+ *   enum { THREAD_INS(DB_COL_ENUM) TI_N };
+ *   static const char *const thread_ins[] = { THREAD_INS(DB_COL_SQL) };
+ *   db_prepare_insert(db, &st, "threads", thread_ins, TI_N, cause);
+ *   sqlite3_bind_int(st, DB_PARAM(TI_SEQ), seq);
+ *
+ * db_prepare_insert prepares "INSERT INTO table (<cols>) VALUES (?1,
+ * ...)"; DB_PARAM is the parameter of a column of that list.
+ */
+#define DB_PARAM(col) ((col) + 1)
+int db_prepare_insert(struct db *db, sqlite3_stmt **st, const char *table,
+		      const char *const *cols, size_t ncols, char **cause);
+
 /* The body of db_run_store, for callers already inside a transaction. */
 int db_run_store_body(struct db *db, struct db_run *run, char **cause);
 

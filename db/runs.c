@@ -112,6 +112,115 @@ void db_bind_argv(sqlite3_stmt *st, int idx, char **argv, int argc)
 	sqlite3_bind_blob(st, idx, blob, (int)len, free);
 }
 
+/* What db_run_store writes, a list per table (db/internal.h). */
+#define RUN_INS(X) \
+	X(RI_HOST, "host_id") \
+	X(RI_KIND, "kind") \
+	X(RI_STARTED, "started") \
+	X(RI_COMMAND, "command") \
+	X(RI_ARGV, "argv") \
+	X(RI_CWD, "cwd") \
+	X(RI_PID, "pid") \
+	X(RI_EXIT, "exit_status") \
+	X(RI_SIGNAL, "term_signal") \
+	X(RI_INTERRUPTED, "interrupted") \
+	X(RI_WALL, "wall_s") \
+	X(RI_USER, "user_s") \
+	X(RI_SYS, "sys_s") \
+	X(RI_LOST, "lost_records") \
+	X(RI_PARANOID, "paranoid") \
+	X(RI_VERSION, "prof_version") \
+	X(RI_PIN_MODE, "pin_mode") \
+	X(RI_PIN_STATUS, "pin_status") \
+	X(RI_PIN_CPUS, "pin_cpus") \
+	X(RI_PIN_LEVEL, "pin_level") \
+	X(RI_PIN_TYPE, "pin_cache_type") \
+	X(RI_PIN_SIZE, "pin_size_bytes") \
+	X(RI_NOTE, "note")
+enum { RUN_INS(DB_COL_ENUM) RI_N };
+static const char *const run_ins[] = { RUN_INS(DB_COL_SQL) };
+
+#define SETTING_INS(X) \
+	X(SI_RUN, "run_id") \
+	X(SI_KEY, "key") \
+	X(SI_VALUE, "value")
+enum { SETTING_INS(DB_COL_ENUM) SI_N };
+static const char *const setting_ins[] = { SETTING_INS(DB_COL_SQL) };
+
+#define EVENT_INS(X) \
+	X(EI_RUN, "run_id") \
+	X(EI_IDX, "idx") \
+	X(EI_NAME, "name") \
+	X(EI_CANONICAL, "canonical") \
+	X(EI_SUPPORTED, "supported") \
+	X(EI_REASON, "reason") \
+	X(EI_GROUP, "grp") \
+	X(EI_USER_ONLY, "user_only") \
+	X(EI_TYPE, "attr_type") \
+	X(EI_CONFIG, "attr_config") \
+	X(EI_CONFIG1, "attr_config1") \
+	X(EI_CONFIG2, "attr_config2") \
+	X(EI_EXCL_USER, "exclude_user") \
+	X(EI_EXCL_KERNEL, "exclude_kernel") \
+	X(EI_EXCL_HV, "exclude_hv") \
+	X(EI_VALUE, "value") \
+	X(EI_ENABLED, "time_enabled") \
+	X(EI_RUNNING, "time_running") \
+	X(EI_MISSION_FAMILY, "mission_family") \
+	X(EI_MISSION_EVENT, "mission_event") \
+	X(EI_MISSION_NOTE, "mission_note")
+enum { EVENT_INS(DB_COL_ENUM) EI_N };
+static const char *const event_ins[] = { EVENT_INS(DB_COL_SQL) };
+
+#define THREAD_INS(X) \
+	X(TI_RUN, "run_id") \
+	X(TI_SEQ, "seq") \
+	X(TI_TID, "tid") \
+	X(TI_PID, "pid") \
+	X(TI_NAME, "name") \
+	X(TI_MAIN, "is_main") \
+	X(TI_START, "start_ns") \
+	X(TI_END, "end_ns") \
+	X(TI_PPID, "ppid")
+enum { THREAD_INS(DB_COL_ENUM) TI_N };
+static const char *const thread_ins[] = { THREAD_INS(DB_COL_SQL) };
+
+#define COUNT_INS(X) \
+	X(CI_THREAD, "thread_id") \
+	X(CI_EVENT, "event_idx") \
+	X(CI_VALUE, "value") \
+	X(CI_ENABLED, "time_enabled") \
+	X(CI_RUNNING, "time_running")
+enum { COUNT_INS(DB_COL_ENUM) CI_N };
+static const char *const count_ins[] = { COUNT_INS(DB_COL_SQL) };
+
+#define MODULE_INS(X) \
+	X(MI_RUN, "run_id") \
+	X(MI_IDX, "idx") \
+	X(MI_PATH, "path") \
+	X(MI_KIND, "kind") \
+	X(MI_BUILD_ID, "build_id") \
+	X(MI_EXEC, "exec_bytes") \
+	X(MI_TEXT, "text_bytes") \
+	X(MI_SECTIONS, "exec_section_bytes") \
+	X(MI_TOUCHED, "touched_bytes") \
+	X(MI_FAULTED, "faulted_bytes") \
+	X(MI_FAULTS, "faults") \
+	X(MI_NPROCS, "nprocs") \
+	X(MI_ERROR, "error") \
+	X(MI_REPLAYED, "touched_replayed")
+enum { MODULE_INS(DB_COL_ENUM) MI_N };
+static const char *const module_ins[] = { MODULE_INS(DB_COL_SQL) };
+
+#define WS_INS(X) \
+	X(WI_RUN, "run_id") \
+	X(WI_KIND, "kind") \
+	X(WI_TOUCHED, "touched_bytes") \
+	X(WI_FAULTED, "faulted_bytes") \
+	X(WI_FAULTS, "faults")
+enum { WS_INS(DB_COL_ENUM) WI_N };
+static const char *const ws_ins[] = { WS_INS(DB_COL_SQL) };
+
 static int store_modules(struct db *db, const struct db_run *run, char **cause);
 
 int db_run_store_body(struct db *db, struct db_run *run, char **cause)
@@ -127,52 +236,45 @@ int db_run_store_body(struct db *db, struct db_run *run, char **cause)
 	}
 
 	sqlite3_stmt *st;
-	int rc = db_prepare(db, &st,
-		"INSERT INTO runs (host_id, kind, started, command, argv, cwd, pid,"
-		" exit_status, term_signal, interrupted, wall_s, user_s, sys_s,"
-		" lost_records, paranoid, prof_version, pin_mode, pin_status,"
-		" pin_cpus, pin_level, pin_cache_type, pin_size_bytes, note)"
-		" VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,"
-		" ?17,?18,?19,?20,?21,?22,?23)", cause);
+	int rc = db_prepare_insert(db, &st, "runs", run_ins, RI_N, cause);
 	if (rc)
 		return rc;
-	sqlite3_bind_int64(st, 1, hid);
-	db_bind_text(st, 2, run->kind ? run->kind : "run");
-	db_bind_text(st, 3, run->started ? run->started : "");
-	db_bind_text(st, 4, run->command ? run->command : "");
-	db_bind_argv(st, 5, run->argv, run->argc);
-	db_bind_text(st, 6, run->cwd);
-	sqlite3_bind_int(st, 7, run->pid);
-	sqlite3_bind_int(st, 8, run->exit_status);
-	sqlite3_bind_int(st, 9, run->term_signal);
-	sqlite3_bind_int(st, 10, run->interrupted);
-	sqlite3_bind_double(st, 11, run->wall_s);
-	sqlite3_bind_double(st, 12, run->user_s);
-	sqlite3_bind_double(st, 13, run->sys_s);
-	sqlite3_bind_int64(st, 14, (sqlite3_int64)run->lost_records);
-	sqlite3_bind_int(st, 15, run->paranoid);
-	db_bind_text(st, 16, run->prof_version);
-	db_bind_text(st, 17, run->pin.mode);
-	db_bind_text(st, 18, run->pin.status);
-	db_bind_text(st, 19, run->pin.cpus);
-	sqlite3_bind_int(st, 20, run->pin.level);
-	db_bind_text(st, 21, run->pin.cache_type);
-	sqlite3_bind_int64(st, 22, (sqlite3_int64)run->pin.size_bytes);
-	db_bind_text(st, 23, run->note);
+	sqlite3_bind_int64(st, DB_PARAM(RI_HOST), hid);
+	db_bind_text(st, DB_PARAM(RI_KIND), run->kind ? run->kind : "run");
+	db_bind_text(st, DB_PARAM(RI_STARTED), run->started ? run->started : "");
+	db_bind_text(st, DB_PARAM(RI_COMMAND), run->command ? run->command : "");
+	db_bind_argv(st, DB_PARAM(RI_ARGV), run->argv, run->argc);
+	db_bind_text(st, DB_PARAM(RI_CWD), run->cwd);
+	sqlite3_bind_int(st, DB_PARAM(RI_PID), run->pid);
+	sqlite3_bind_int(st, DB_PARAM(RI_EXIT), run->exit_status);
+	sqlite3_bind_int(st, DB_PARAM(RI_SIGNAL), run->term_signal);
+	sqlite3_bind_int(st, DB_PARAM(RI_INTERRUPTED), run->interrupted);
+	sqlite3_bind_double(st, DB_PARAM(RI_WALL), run->wall_s);
+	sqlite3_bind_double(st, DB_PARAM(RI_USER), run->user_s);
+	sqlite3_bind_double(st, DB_PARAM(RI_SYS), run->sys_s);
+	sqlite3_bind_int64(st, DB_PARAM(RI_LOST), (sqlite3_int64)run->lost_records);
+	sqlite3_bind_int(st, DB_PARAM(RI_PARANOID), run->paranoid);
+	db_bind_text(st, DB_PARAM(RI_VERSION), run->prof_version);
+	db_bind_text(st, DB_PARAM(RI_PIN_MODE), run->pin.mode);
+	db_bind_text(st, DB_PARAM(RI_PIN_STATUS), run->pin.status);
+	db_bind_text(st, DB_PARAM(RI_PIN_CPUS), run->pin.cpus);
+	sqlite3_bind_int(st, DB_PARAM(RI_PIN_LEVEL), run->pin.level);
+	db_bind_text(st, DB_PARAM(RI_PIN_TYPE), run->pin.cache_type);
+	sqlite3_bind_int64(st, DB_PARAM(RI_PIN_SIZE), (sqlite3_int64)run->pin.size_bytes);
+	db_bind_text(st, DB_PARAM(RI_NOTE), run->note);
 	int s = sqlite3_step(st);
 	sqlite3_finalize(st);
 	if (s != SQLITE_DONE)
 		return db_fail(db, s, "cannot store the run in", cause);
 	run->id = sqlite3_last_insert_rowid(db->h);
 
-	rc = db_prepare(db, &st, "INSERT INTO run_settings (run_id, key, value)"
-			" VALUES (?1, ?2, ?3)", cause);
+	rc = db_prepare_insert(db, &st, "run_settings", setting_ins, SI_N, cause);
 	if (rc)
 		return rc;
 	for (size_t i = 0; i < run->nsettings; i++) {
-		sqlite3_bind_int64(st, 1, run->id);
-		db_bind_text(st, 2, run->settings[i].key);
-		db_bind_text(st, 3, run->settings[i].value);
+		sqlite3_bind_int64(st, DB_PARAM(SI_RUN), run->id);
+		db_bind_text(st, DB_PARAM(SI_KEY), run->settings[i].key);
+		db_bind_text(st, DB_PARAM(SI_VALUE), run->settings[i].value);
 		s = sqlite3_step(st);
 		sqlite3_reset(st);
 		if (s != SQLITE_DONE) {
@@ -182,43 +284,40 @@ int db_run_store_body(struct db *db, struct db_run *run, char **cause)
 	}
 	sqlite3_finalize(st);
 
-	rc = db_prepare(db, &st,
-		"INSERT INTO events (run_id, idx, name, canonical, supported, reason,"
-		" grp, user_only, attr_type, attr_config, attr_config1, attr_config2,"
-		" exclude_user, exclude_kernel, exclude_hv, value, time_enabled,"
-		" time_running, mission_family, mission_event, mission_note)"
-		" VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,"
-		" ?17,?18,?19,?20,?21)", cause);
+	rc = db_prepare_insert(db, &st, "events", event_ins, EI_N, cause);
 	if (rc)
 		return rc;
 	for (size_t i = 0; i < run->nevents; i++) {
 		const struct db_event *e = &run->events[i];
-		sqlite3_bind_int64(st, 1, run->id);
-		sqlite3_bind_int(st, 2, (int)i);
-		db_bind_text(st, 3, e->name);
-		db_bind_text(st, 4, e->canonical);
-		sqlite3_bind_int(st, 5, e->supported);
-		db_bind_text(st, 6, e->reason);
-		sqlite3_bind_int(st, 7, e->group);
-		sqlite3_bind_int(st, 8, e->user_only);
-		sqlite3_bind_int64(st, 9, e->attr_type);
-		sqlite3_bind_int64(st, 10, (sqlite3_int64)e->attr_config);
-		sqlite3_bind_int64(st, 11, (sqlite3_int64)e->attr_config1);
-		sqlite3_bind_int64(st, 12, (sqlite3_int64)e->attr_config2);
-		sqlite3_bind_int(st, 13, e->exclude_user);
-		sqlite3_bind_int(st, 14, e->exclude_kernel);
-		sqlite3_bind_int(st, 15, e->exclude_hv);
-		db_bind_text(st, 19, e->mission_family);
-		db_bind_text(st, 20, e->mission_event);
-		db_bind_text(st, 21, e->mission_note);
+		sqlite3_bind_int64(st, DB_PARAM(EI_RUN), run->id);
+		sqlite3_bind_int(st, DB_PARAM(EI_IDX), (int)i);
+		db_bind_text(st, DB_PARAM(EI_NAME), e->name);
+		db_bind_text(st, DB_PARAM(EI_CANONICAL), e->canonical);
+		sqlite3_bind_int(st, DB_PARAM(EI_SUPPORTED), e->supported);
+		db_bind_text(st, DB_PARAM(EI_REASON), e->reason);
+		sqlite3_bind_int(st, DB_PARAM(EI_GROUP), e->group);
+		sqlite3_bind_int(st, DB_PARAM(EI_USER_ONLY), e->user_only);
+		sqlite3_bind_int64(st, DB_PARAM(EI_TYPE), e->attr_type);
+		sqlite3_bind_int64(st, DB_PARAM(EI_CONFIG), (sqlite3_int64)e->attr_config);
+		sqlite3_bind_int64(st, DB_PARAM(EI_CONFIG1), (sqlite3_int64)e->attr_config1);
+		sqlite3_bind_int64(st, DB_PARAM(EI_CONFIG2), (sqlite3_int64)e->attr_config2);
+		sqlite3_bind_int(st, DB_PARAM(EI_EXCL_USER), e->exclude_user);
+		sqlite3_bind_int(st, DB_PARAM(EI_EXCL_KERNEL), e->exclude_kernel);
+		sqlite3_bind_int(st, DB_PARAM(EI_EXCL_HV), e->exclude_hv);
+		db_bind_text(st, DB_PARAM(EI_MISSION_FAMILY), e->mission_family);
+		db_bind_text(st, DB_PARAM(EI_MISSION_EVENT), e->mission_event);
+		db_bind_text(st, DB_PARAM(EI_MISSION_NOTE), e->mission_note);
 		if (e->total.present) {
-			sqlite3_bind_int64(st, 16, (sqlite3_int64)e->total.value);
-			sqlite3_bind_int64(st, 17, (sqlite3_int64)e->total.enabled);
-			sqlite3_bind_int64(st, 18, (sqlite3_int64)e->total.running);
+			sqlite3_bind_int64(st, DB_PARAM(EI_VALUE),
+					   (sqlite3_int64)e->total.value);
+			sqlite3_bind_int64(st, DB_PARAM(EI_ENABLED),
+					   (sqlite3_int64)e->total.enabled);
+			sqlite3_bind_int64(st, DB_PARAM(EI_RUNNING),
+					   (sqlite3_int64)e->total.running);
 		} else {
-			sqlite3_bind_null(st, 16);
-			sqlite3_bind_null(st, 17);
-			sqlite3_bind_null(st, 18);
+			sqlite3_bind_null(st, DB_PARAM(EI_VALUE));
+			sqlite3_bind_null(st, DB_PARAM(EI_ENABLED));
+			sqlite3_bind_null(st, DB_PARAM(EI_RUNNING));
 		}
 		s = sqlite3_step(st);
 		sqlite3_reset(st);
@@ -230,28 +329,28 @@ int db_run_store_body(struct db *db, struct db_run *run, char **cause)
 	sqlite3_finalize(st);
 
 	sqlite3_stmt *tst, *cst;
-	rc = db_prepare(db, &tst,
-		"INSERT INTO threads (run_id, seq, tid, pid, name, is_main, start_ns,"
-		" end_ns) VALUES (?1,?2,?3,?4,?5,?6,?7,?8)", cause);
+	rc = db_prepare_insert(db, &tst, "threads", thread_ins, TI_N, cause);
 	if (rc)
 		return rc;
-	rc = db_prepare(db, &cst,
-		"INSERT INTO counts (thread_id, event_idx, value, time_enabled,"
-		" time_running) VALUES (?1,?2,?3,?4,?5)", cause);
+	rc = db_prepare_insert(db, &cst, "counts", count_ins, CI_N, cause);
 	if (rc) {
 		sqlite3_finalize(tst);
 		return rc;
 	}
 	for (size_t t = 0; t < run->nthreads && !rc; t++) {
 		const struct db_thread *th = &run->threads[t];
-		sqlite3_bind_int64(tst, 1, run->id);
-		sqlite3_bind_int64(tst, 2, (sqlite3_int64)t);
-		sqlite3_bind_int(tst, 3, th->tid);
-		sqlite3_bind_int(tst, 4, th->pid);
-		db_bind_text(tst, 5, th->name);
-		sqlite3_bind_int(tst, 6, th->is_main);
-		sqlite3_bind_int64(tst, 7, th->start_ns);
-		sqlite3_bind_int64(tst, 8, th->end_ns);
+		sqlite3_bind_int64(tst, DB_PARAM(TI_RUN), run->id);
+		sqlite3_bind_int64(tst, DB_PARAM(TI_SEQ), (sqlite3_int64)t);
+		sqlite3_bind_int(tst, DB_PARAM(TI_TID), th->tid);
+		sqlite3_bind_int(tst, DB_PARAM(TI_PID), th->pid);
+		db_bind_text(tst, DB_PARAM(TI_NAME), th->name);
+		sqlite3_bind_int(tst, DB_PARAM(TI_MAIN), th->is_main);
+		sqlite3_bind_int64(tst, DB_PARAM(TI_START), th->start_ns);
+		sqlite3_bind_int64(tst, DB_PARAM(TI_END), th->end_ns);
+		if (th->ppid)
+			sqlite3_bind_int(tst, DB_PARAM(TI_PPID), th->ppid);
+		else
+			sqlite3_bind_null(tst, DB_PARAM(TI_PPID));
 		s = sqlite3_step(tst);
 		sqlite3_reset(tst);
 		if (s != SQLITE_DONE) {
@@ -263,11 +362,13 @@ int db_run_store_body(struct db *db, struct db_run *run, char **cause)
 			const struct db_count *c = &th->counts[e];
 			if (!c->present)
 				continue;
-			sqlite3_bind_int64(cst, 1, thid);
-			sqlite3_bind_int(cst, 2, (int)e);
-			sqlite3_bind_int64(cst, 3, (sqlite3_int64)c->value);
-			sqlite3_bind_int64(cst, 4, (sqlite3_int64)c->enabled);
-			sqlite3_bind_int64(cst, 5, (sqlite3_int64)c->running);
+			sqlite3_bind_int64(cst, DB_PARAM(CI_THREAD), thid);
+			sqlite3_bind_int(cst, DB_PARAM(CI_EVENT), (int)e);
+			sqlite3_bind_int64(cst, DB_PARAM(CI_VALUE), (sqlite3_int64)c->value);
+			sqlite3_bind_int64(cst, DB_PARAM(CI_ENABLED),
+					   (sqlite3_int64)c->enabled);
+			sqlite3_bind_int64(cst, DB_PARAM(CI_RUNNING),
+					   (sqlite3_int64)c->running);
 			s = sqlite3_step(cst);
 			sqlite3_reset(cst);
 			if (s != SQLITE_DONE) {
@@ -298,29 +399,29 @@ static int store_modules(struct db *db, const struct db_run *run, char **cause)
 	sqlite3_stmt *st;
 	int s, rc;
 	if (run->nmodules) {
-		rc = db_prepare(db, &st,
-			"INSERT INTO modules (run_id, idx, path, kind, build_id,"
-			" exec_bytes, text_bytes, exec_section_bytes, touched_bytes,"
-			" faulted_bytes, faults, nprocs, error, touched_replayed) VALUES"
-			" (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14)", cause);
+		rc = db_prepare_insert(db, &st, "modules", module_ins, MI_N, cause);
 		if (rc)
 			return rc;
 		for (size_t i = 0; i < run->nmodules; i++) {
 			const struct db_module *m = &run->modules[i];
-			sqlite3_bind_int64(st, 1, run->id);
-			sqlite3_bind_int(st, 2, (int)i);
-			db_bind_text(st, 3, m->path ? m->path : "?");
-			db_bind_text(st, 4, m->kind && !strcmp(m->kind, "anon") ? "anon" : "file");
-			db_bind_text(st, 5, m->build_id);
-			sqlite3_bind_int64(st, 6, (sqlite3_int64)m->exec_bytes);
-			bind_opt(st, 7, m->has_text, m->text_bytes);
-			bind_opt(st, 8, m->has_exec_sections, m->exec_section_bytes);
-			bind_opt(st, 9, m->has_touched, m->touched_bytes);
-			bind_opt(st, 10, m->has_touched, m->faulted_bytes);
-			bind_opt(st, 11, m->has_touched, m->faults);
-			sqlite3_bind_int64(st, 12, m->nprocs);
-			db_bind_text(st, 13, m->error);
-			bind_opt(st, 14, m->has_touched, m->touched_replayed);
+			sqlite3_bind_int64(st, DB_PARAM(MI_RUN), run->id);
+			sqlite3_bind_int(st, DB_PARAM(MI_IDX), (int)i);
+			db_bind_text(st, DB_PARAM(MI_PATH), m->path ? m->path : "?");
+			db_bind_text(st, DB_PARAM(MI_KIND),
+				     m->kind && !strcmp(m->kind, "anon") ? "anon" : "file");
+			db_bind_text(st, DB_PARAM(MI_BUILD_ID), m->build_id);
+			sqlite3_bind_int64(st, DB_PARAM(MI_EXEC),
+					   (sqlite3_int64)m->exec_bytes);
+			bind_opt(st, DB_PARAM(MI_TEXT), m->has_text, m->text_bytes);
+			bind_opt(st, DB_PARAM(MI_SECTIONS),
+				 m->has_exec_sections, m->exec_section_bytes);
+			bind_opt(st, DB_PARAM(MI_TOUCHED), m->has_touched, m->touched_bytes);
+			bind_opt(st, DB_PARAM(MI_FAULTED), m->has_touched, m->faulted_bytes);
+			bind_opt(st, DB_PARAM(MI_FAULTS), m->has_touched, m->faults);
+			sqlite3_bind_int64(st, DB_PARAM(MI_NPROCS), m->nprocs);
+			db_bind_text(st, DB_PARAM(MI_ERROR), m->error);
+			bind_opt(st, DB_PARAM(MI_REPLAYED),
+				 m->has_touched, m->touched_replayed);
 			s = sqlite3_step(st);
 			sqlite3_reset(st);
 			if (s != SQLITE_DONE) {
@@ -332,18 +433,16 @@ static int store_modules(struct db *db, const struct db_run *run, char **cause)
 	}
 	if (!run->nws)
 		return 0;
-	rc = db_prepare(db, &st,
-		"INSERT INTO working_set (run_id, kind, touched_bytes, faulted_bytes,"
-		" faults) VALUES (?1,?2,?3,?4,?5)", cause);
+	rc = db_prepare_insert(db, &st, "working_set", ws_ins, WI_N, cause);
 	if (rc)
 		return rc;
 	for (size_t i = 0; i < run->nws; i++) {
 		const struct db_ws *w = &run->ws[i];
-		sqlite3_bind_int64(st, 1, run->id);
-		db_bind_text(st, 2, w->kind ? w->kind : "?");
-		sqlite3_bind_int64(st, 3, (sqlite3_int64)w->touched_bytes);
-		sqlite3_bind_int64(st, 4, (sqlite3_int64)w->faulted_bytes);
-		sqlite3_bind_int64(st, 5, (sqlite3_int64)w->faults);
+		sqlite3_bind_int64(st, DB_PARAM(WI_RUN), run->id);
+		db_bind_text(st, DB_PARAM(WI_KIND), w->kind ? w->kind : "?");
+		sqlite3_bind_int64(st, DB_PARAM(WI_TOUCHED), (sqlite3_int64)w->touched_bytes);
+		sqlite3_bind_int64(st, DB_PARAM(WI_FAULTED), (sqlite3_int64)w->faulted_bytes);
+		sqlite3_bind_int64(st, DB_PARAM(WI_FAULTS), (sqlite3_int64)w->faults);
 		s = sqlite3_step(st);
 		sqlite3_reset(st);
 		if (s != SQLITE_DONE) {
@@ -631,7 +730,8 @@ static int load_events(struct db *db, int64_t id, struct db_run *out, char **cau
 	X(TC_NAME, "name") \
 	X(TC_MAIN, "is_main") \
 	X(TC_START, "start_ns") \
-	X(TC_END, "end_ns")
+	X(TC_END, "end_ns") \
+	X(TC_PPID, "ppid")
 enum { THREAD_COLS(DB_COL_ENUM) TC_N };
 static const char *const thread_cols[] = { THREAD_COLS(DB_COL_SQL) };
 
@@ -697,6 +797,7 @@ static int load_threads(struct db *db, int64_t id, struct db_run *out, char **ca
 		t->is_main = db_row_bool(&r, TC_MAIN, 0);
 		t->start_ns = db_row_int(&r, TC_START, INT64_MIN, INT64_MAX, 0, DB_NULL_OK);
 		t->end_ns = db_row_int(&r, TC_END, INT64_MIN, INT64_MAX, 0, DB_NULL_OK);
+		t->ppid = (int32_t)db_row_int(&r, TC_PPID, 0, INT32_MAX, 0, DB_NULL_OK);
 	}
 	sqlite3_finalize(st);
 	if (!rc && r.rc)

@@ -58,7 +58,9 @@ struct db_event {
 };
 
 struct db_thread {
-	int32_t tid, pid;
+	int32_t tid;
+	int32_t pid;		/* its process (the kernel's tgid) */
+	int32_t ppid;		/* that process's parent; 0: unknown */
 	char *name;
 	bool is_main;
 	int64_t start_ns, end_ns;	/* CLOCK_MONOTONIC; 0 unknown */

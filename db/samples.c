@@ -203,40 +203,61 @@ static int exec_run(struct db *db, const char *sql, int64_t run_id, const char *
 	return 0;
 }
 
+#define SAMPLE_EVENT_INS(X) \
+	X(SEI_RUN_ID, "run_id") \
+	X(SEI_IDX, "idx") \
+	X(SEI_NAME, "name") \
+	X(SEI_ATTR_TYPE, "attr_type") \
+	X(SEI_ATTR_CONFIG, "attr_config") \
+	X(SEI_PERIOD, "period") \
+	X(SEI_FREQ, "freq") \
+	X(SEI_CALL_GRAPH, "call_graph") \
+	X(SEI_STACK_BYTES, "stack_bytes") \
+	X(SEI_SAMPLES, "samples") \
+	X(SEI_WEIGHT, "weight") \
+	X(SEI_LOST, "lost") \
+	X(SEI_DROPPED, "dropped")
+enum { SAMPLE_EVENT_INS(DB_COL_ENUM) SEI_N };
+static const char *const sample_event_ins[] = { SAMPLE_EVENT_INS(DB_COL_SQL) };
+
 static int store_events(struct db *db, int64_t run_id, const struct db_sample_event *ev,
 			size_t n, char **cause)
 {
 	sqlite3_stmt *st;
-	int rc = db_prepare(db, &st,
-		"INSERT INTO sample_events (run_id, idx, name, attr_type, attr_config,"
-		" period, freq, call_graph, stack_bytes, samples, weight, lost, dropped)"
-		" VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13)", cause);
+	int rc = db_prepare_insert(db, &st, "sample_events", sample_event_ins, SEI_N, cause);
 	if (rc)
 		return rc;
 	for (size_t i = 0; i < n && !rc; i++) {
 		const struct db_sample_event *e = &ev[i];
-		sqlite3_bind_int64(st, 1, run_id);
-		sqlite3_bind_int(st, 2, (int)i);
-		db_bind_text(st, 3, e->name ? e->name : "?");
-		sqlite3_bind_int64(st, 4, e->attr_type);
-		sqlite3_bind_int64(st, 5, (sqlite3_int64)e->attr_config);
+		sqlite3_bind_int64(st, DB_PARAM(SEI_RUN_ID), run_id);
+		sqlite3_bind_int(st, DB_PARAM(SEI_IDX), (int)i);
+		db_bind_text(st, DB_PARAM(SEI_NAME), e->name ? e->name : "?");
+		sqlite3_bind_int64(st, DB_PARAM(SEI_ATTR_TYPE), e->attr_type);
+		sqlite3_bind_int64(st, DB_PARAM(SEI_ATTR_CONFIG),
+				   (sqlite3_int64)e->attr_config);
 		if (e->period)
-			sqlite3_bind_int64(st, 6, (sqlite3_int64)e->period);
+			sqlite3_bind_int64(st, DB_PARAM(SEI_PERIOD),
+					   (sqlite3_int64)e->period);
 		else
-			sqlite3_bind_null(st, 6);
+			sqlite3_bind_null(st, DB_PARAM(SEI_PERIOD));
 		if (e->freq)
-			sqlite3_bind_int64(st, 7, (sqlite3_int64)e->freq);
+			sqlite3_bind_int64(st, DB_PARAM(SEI_FREQ),
+					   (sqlite3_int64)e->freq);
 		else
-			sqlite3_bind_null(st, 7);
-		db_bind_text(st, 8, e->call_graph ? e->call_graph : "none");
+			sqlite3_bind_null(st, DB_PARAM(SEI_FREQ));
+		db_bind_text(st, DB_PARAM(SEI_CALL_GRAPH),
+			     e->call_graph ? e->call_graph : "none");
 		if (e->stack_bytes)
-			sqlite3_bind_int64(st, 9, e->stack_bytes);
+			sqlite3_bind_int64(st, DB_PARAM(SEI_STACK_BYTES),
+					   e->stack_bytes);
 		else
-			sqlite3_bind_null(st, 9);
-		sqlite3_bind_int64(st, 10, (sqlite3_int64)e->samples);
-		sqlite3_bind_int64(st, 11, (sqlite3_int64)e->weight);
-		sqlite3_bind_int64(st, 12, (sqlite3_int64)e->lost);
-		sqlite3_bind_int64(st, 13, (sqlite3_int64)e->dropped);
+			sqlite3_bind_null(st, DB_PARAM(SEI_STACK_BYTES));
+		sqlite3_bind_int64(st, DB_PARAM(SEI_SAMPLES),
+				   (sqlite3_int64)e->samples);
+		sqlite3_bind_int64(st, DB_PARAM(SEI_WEIGHT), (sqlite3_int64)e->weight);
+		sqlite3_bind_int64(st, DB_PARAM(SEI_LOST), (sqlite3_int64)e->lost);
+		sqlite3_bind_int64(st, DB_PARAM(SEI_DROPPED),
+				   (sqlite3_int64)e->dropped);
 		int s = sqlite3_step(st);
 		sqlite3_reset(st);
 		if (s != SQLITE_DONE)

@@ -350,6 +350,11 @@ static const char *const migrations[] = {
 	"ALTER TABLE events ADD COLUMN mission_family TEXT;"
 	"ALTER TABLE events ADD COLUMN mission_event TEXT;"
 	"ALTER TABLE events ADD COLUMN mission_note TEXT;",
+
+	/* v9: each thread's process's parent (threads.pid is the process),
+	 * so a process tree can be rebuilt. NULL where unknown and for runs
+	 * stored before. */
+	"ALTER TABLE threads ADD COLUMN ppid INTEGER;",
 };
 
 size_t schema_migration_count(void)

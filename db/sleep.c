@@ -29,6 +29,56 @@ static void bind_opt_i64(sqlite3_stmt *st, int idx, int64_t v, bool present)
 		sqlite3_bind_null(st, idx);
 }
 
+#define SLEEP_RUN_INS(X) \
+	X(SRI_RUN_ID, "run_id") \
+	X(SRI_TIMER_SLACK_NS, "timer_slack_ns") \
+	X(SRI_SCHED_POLICY, "sched_policy") \
+	X(SRI_CLOCKSOURCE, "clocksource") \
+	X(SRI_PATTERN, "pattern") \
+	X(SRI_CALLS, "calls") \
+	X(SRI_THREADS, "threads") \
+	X(SRI_LOAD_THREADS, "load_threads") \
+	X(SRI_HYBRID_MARGIN_NS, "hybrid_margin_ns") \
+	X(SRI_HYBRID_CALIBRATED, "hybrid_calibrated") \
+	X(SRI_CALIBRATION_P999_NS, "calibration_p999_ns") \
+	X(SRI_CALIBRATION_GUARD_NS, "calibration_guard_ns") \
+	X(SRI_CHEAP_P99_US, "cheap_p99_us")
+enum { SLEEP_RUN_INS(DB_COL_ENUM) SRI_N };
+static const char *const sleep_run_ins[] = { SLEEP_RUN_INS(DB_COL_SQL) };
+
+#define SLEEP_CELL_INS(X) \
+	X(SCI_RUN_ID, "run_id") \
+	X(SCI_IDX, "idx") \
+	X(SCI_MODE, "mode") \
+	X(SCI_MARGIN_NS, "margin_ns") \
+	X(SCI_TARGET_US, "target_us") \
+	X(SCI_CALLS, "calls") \
+	X(SCI_P50_NS, "p50_ns") \
+	X(SCI_P90_NS, "p90_ns") \
+	X(SCI_P99_NS, "p99_ns") \
+	X(SCI_P999_NS, "p999_ns") \
+	X(SCI_MAX_NS, "max_ns") \
+	X(SCI_MIN_NS, "min_ns") \
+	X(SCI_MEAN_NS, "mean_ns") \
+	X(SCI_EARLY, "early") \
+	X(SCI_LT3, "lt3") \
+	X(SCI_LT10, "lt10") \
+	X(SCI_LT25, "lt25") \
+	X(SCI_LT50, "lt50") \
+	X(SCI_GE50, "ge50") \
+	X(SCI_MISSED, "missed") \
+	X(SCI_WALL_S, "wall_s") \
+	X(SCI_CPU_S, "cpu_s") \
+	X(SCI_CPU_PCT, "cpu_pct") \
+	X(SCI_CPU_US_PER_CALL, "cpu_us_per_call") \
+	X(SCI_VCSW_PER_CALL, "vcsw_per_call") \
+	X(SCI_IVCSW_PER_CALL, "ivcsw_per_call") \
+	X(SCI_CHEAPEST, "cheapest")
+enum { SLEEP_CELL_INS(DB_COL_ENUM) SCI_N };
+static const char *const sleep_cell_ins[] = { SLEEP_CELL_INS(DB_COL_SQL) };
+_Static_assert(SCI_GE50 - SCI_LT3 + 1 == DB_SLEEP_NBUCKETS,
+	       "the bucket columns follow the buckets");
+
 static int store_body(struct db *db, struct db_run *run,
 		      const struct db_sleep *s, char **cause)
 {
@@ -37,69 +87,66 @@ static int store_body(struct db *db, struct db_run *run,
 		return rc;
 
 	sqlite3_stmt *st;
-	rc = db_prepare(db, &st,
-		"INSERT INTO sleep_runs (run_id, timer_slack_ns, sched_policy,"
-		" clocksource, pattern, calls, threads, load_threads,"
-		" hybrid_margin_ns, hybrid_calibrated, calibration_p999_ns,"
-		" calibration_guard_ns, cheap_p99_us)"
-		" VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13)", cause);
+	rc = db_prepare_insert(db, &st, "sleep_runs", sleep_run_ins, SRI_N, cause);
 	if (rc)
 		return rc;
-	sqlite3_bind_int64(st, 1, run->id);
-	sqlite3_bind_int64(st, 2, (sqlite3_int64)s->timer_slack_ns);
-	db_bind_text(st, 3, s->sched_policy);
-	db_bind_text(st, 4, s->clocksource);
-	db_bind_text(st, 5, s->pattern);
-	sqlite3_bind_int64(st, 6, s->calls);
-	sqlite3_bind_int64(st, 7, s->threads);
-	sqlite3_bind_int64(st, 8, s->load);
-	bind_opt_i64(st, 9, s->hybrid_margin_ns, s->hybrid_margin_ns >= 0);
-	sqlite3_bind_int(st, 10, s->hybrid_calibrated);
-	bind_opt_i64(st, 11, s->calibration_p999_ns, s->hybrid_calibrated);
-	bind_opt_i64(st, 12, s->calibration_guard_ns, s->hybrid_calibrated);
-	sqlite3_bind_double(st, 13, s->cheap_p99_us);
+	sqlite3_bind_int64(st, DB_PARAM(SRI_RUN_ID), run->id);
+	sqlite3_bind_int64(st, DB_PARAM(SRI_TIMER_SLACK_NS),
+			   (sqlite3_int64)s->timer_slack_ns);
+	db_bind_text(st, DB_PARAM(SRI_SCHED_POLICY), s->sched_policy);
+	db_bind_text(st, DB_PARAM(SRI_CLOCKSOURCE), s->clocksource);
+	db_bind_text(st, DB_PARAM(SRI_PATTERN), s->pattern);
+	sqlite3_bind_int64(st, DB_PARAM(SRI_CALLS), s->calls);
+	sqlite3_bind_int64(st, DB_PARAM(SRI_THREADS), s->threads);
+	sqlite3_bind_int64(st, DB_PARAM(SRI_LOAD_THREADS), s->load);
+	bind_opt_i64(st, DB_PARAM(SRI_HYBRID_MARGIN_NS),
+		     s->hybrid_margin_ns, s->hybrid_margin_ns >= 0);
+	sqlite3_bind_int(st, DB_PARAM(SRI_HYBRID_CALIBRATED), s->hybrid_calibrated);
+	bind_opt_i64(st, DB_PARAM(SRI_CALIBRATION_P999_NS),
+		     s->calibration_p999_ns, s->hybrid_calibrated);
+	bind_opt_i64(st, DB_PARAM(SRI_CALIBRATION_GUARD_NS),
+		     s->calibration_guard_ns, s->hybrid_calibrated);
+	sqlite3_bind_double(st, DB_PARAM(SRI_CHEAP_P99_US), s->cheap_p99_us);
 	int step = sqlite3_step(st);
 	sqlite3_finalize(st);
 	if (step != SQLITE_DONE)
 		return db_fail(db, step, "cannot store the sleep benchmark in",
 			       cause);
 
-	rc = db_prepare(db, &st,
-		"INSERT INTO sleep_cells (run_id, idx, mode, margin_ns, target_us,"
-		" calls, p50_ns, p90_ns, p99_ns, p999_ns, max_ns, min_ns, mean_ns,"
-		" early, lt3, lt10, lt25, lt50, ge50, missed, wall_s, cpu_s,"
-		" cpu_pct, cpu_us_per_call, vcsw_per_call, ivcsw_per_call,"
-		" cheapest) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,"
-		" ?14,?15,?16,?17,?18,?19,?20,?21,?22,?23,?24,?25,?26,?27)", cause);
+	rc = db_prepare_insert(db, &st, "sleep_cells", sleep_cell_ins, SCI_N, cause);
 	if (rc)
 		return rc;
 	for (size_t i = 0; i < s->ncells; i++) {
 		const struct db_sleep_cell *c = &s->cells[i];
-		int k = 1;
-		sqlite3_bind_int64(st, k++, run->id);
-		sqlite3_bind_int64(st, k++, (sqlite3_int64)i);
-		db_bind_text(st, k++, c->mode);
-		bind_opt_i64(st, k++, c->margin_ns, c->margin_ns >= 0);
-		sqlite3_bind_int64(st, k++, c->target_us);
-		sqlite3_bind_int64(st, k++, (sqlite3_int64)c->calls);
-		sqlite3_bind_int64(st, k++, c->p50_ns);
-		sqlite3_bind_int64(st, k++, c->p90_ns);
-		sqlite3_bind_int64(st, k++, c->p99_ns);
-		sqlite3_bind_int64(st, k++, c->p999_ns);
-		sqlite3_bind_int64(st, k++, c->max_ns);
-		sqlite3_bind_int64(st, k++, c->min_ns);
-		sqlite3_bind_double(st, k++, c->mean_ns);
-		sqlite3_bind_int64(st, k++, (sqlite3_int64)c->early);
+		sqlite3_bind_int64(st, DB_PARAM(SCI_RUN_ID), run->id);
+		sqlite3_bind_int64(st, DB_PARAM(SCI_IDX), (sqlite3_int64)i);
+		db_bind_text(st, DB_PARAM(SCI_MODE), c->mode);
+		bind_opt_i64(st, DB_PARAM(SCI_MARGIN_NS),
+			     c->margin_ns, c->margin_ns >= 0);
+		sqlite3_bind_int64(st, DB_PARAM(SCI_TARGET_US), c->target_us);
+		sqlite3_bind_int64(st, DB_PARAM(SCI_CALLS), (sqlite3_int64)c->calls);
+		sqlite3_bind_int64(st, DB_PARAM(SCI_P50_NS), c->p50_ns);
+		sqlite3_bind_int64(st, DB_PARAM(SCI_P90_NS), c->p90_ns);
+		sqlite3_bind_int64(st, DB_PARAM(SCI_P99_NS), c->p99_ns);
+		sqlite3_bind_int64(st, DB_PARAM(SCI_P999_NS), c->p999_ns);
+		sqlite3_bind_int64(st, DB_PARAM(SCI_MAX_NS), c->max_ns);
+		sqlite3_bind_int64(st, DB_PARAM(SCI_MIN_NS), c->min_ns);
+		sqlite3_bind_double(st, DB_PARAM(SCI_MEAN_NS), c->mean_ns);
+		sqlite3_bind_int64(st, DB_PARAM(SCI_EARLY), (sqlite3_int64)c->early);
+		/* The buckets' columns are consecutive, lt3 first. */
 		for (int b = 0; b < DB_SLEEP_NBUCKETS; b++)
-			sqlite3_bind_int64(st, k++, (sqlite3_int64)c->buckets[b]);
-		sqlite3_bind_int64(st, k++, (sqlite3_int64)c->missed);
-		sqlite3_bind_double(st, k++, c->wall_s);
-		sqlite3_bind_double(st, k++, c->cpu_s);
-		sqlite3_bind_double(st, k++, c->cpu_pct);
-		sqlite3_bind_double(st, k++, c->cpu_us_per_call);
-		sqlite3_bind_double(st, k++, c->vcsw_per_call);
-		sqlite3_bind_double(st, k++, c->ivcsw_per_call);
-		sqlite3_bind_int(st, k++, c->cheapest);
+			sqlite3_bind_int64(st, DB_PARAM(SCI_LT3 + b),
+					   (sqlite3_int64)c->buckets[b]);
+		sqlite3_bind_int64(st, DB_PARAM(SCI_MISSED), (sqlite3_int64)c->missed);
+		sqlite3_bind_double(st, DB_PARAM(SCI_WALL_S), c->wall_s);
+		sqlite3_bind_double(st, DB_PARAM(SCI_CPU_S), c->cpu_s);
+		sqlite3_bind_double(st, DB_PARAM(SCI_CPU_PCT), c->cpu_pct);
+		sqlite3_bind_double(st, DB_PARAM(SCI_CPU_US_PER_CALL),
+				    c->cpu_us_per_call);
+		sqlite3_bind_double(st, DB_PARAM(SCI_VCSW_PER_CALL), c->vcsw_per_call);
+		sqlite3_bind_double(st, DB_PARAM(SCI_IVCSW_PER_CALL),
+				    c->ivcsw_per_call);
+		sqlite3_bind_int(st, DB_PARAM(SCI_CHEAPEST), c->cheapest);
 		step = sqlite3_step(st);
 		sqlite3_reset(st);
 		if (step != SQLITE_DONE) {
@@ -312,51 +359,81 @@ void db_sleep_usage_free(struct db_sleep_usage *u)
 	free(u);
 }
 
+#define USAGE_INS(X) \
+	X(SUI_RUN_ID, "run_id") \
+	X(SUI_MODE, "mode") \
+	X(SUI_THRESHOLD_US, "threshold_us") \
+	X(SUI_MAX_SPINNERS, "max_spinners") \
+	X(SUI_STATUS, "status") \
+	X(SUI_PROCESSES, "processes") \
+	X(SUI_ERROR, "error")
+enum { USAGE_INS(DB_COL_ENUM) SUI_N };
+static const char *const usage_ins[] = { USAGE_INS(DB_COL_SQL) };
+
+#define SLEEP_THREAD_INS(X) \
+	X(STI_RUN_ID, "run_id") \
+	X(STI_SEQ, "seq") \
+	X(STI_TID, "tid") \
+	X(STI_PID, "pid") \
+	X(STI_NAME, "name") \
+	X(STI_SERVED, "served") \
+	X(STI_PASSED, "passed") \
+	X(STI_EINTR, "eintr") \
+	X(STI_EARLY, "early") \
+	X(STI_THROTTLED, "throttled") \
+	X(STI_P50_NS, "p50_ns") \
+	X(STI_P90_NS, "p90_ns") \
+	X(STI_P99_NS, "p99_ns") \
+	X(STI_P999_NS, "p999_ns") \
+	X(STI_MAX_NS, "max_ns") \
+	X(STI_MEAN_NS, "mean_ns") \
+	X(STI_REQ_HIST, "req_hist")
+enum { SLEEP_THREAD_INS(DB_COL_ENUM) STI_N };
+static const char *const sleep_thread_ins[] = { SLEEP_THREAD_INS(DB_COL_SQL) };
+
 int db_sleep_usage_store(struct db *db, int64_t run_id,
 			 const struct db_sleep_usage *u, char **cause)
 {
 	sqlite3_stmt *st;
-	int rc = db_prepare(db, &st, "INSERT INTO sleep_usage (run_id, mode,"
-			    " threshold_us, max_spinners, status, processes, error)"
-			    " VALUES (?1,?2,?3,?4,?5,?6,?7)", cause);
+	int rc = db_prepare_insert(db, &st, "sleep_usage", usage_ins, SUI_N, cause);
 	if (rc)
 		return rc;
-	sqlite3_bind_int64(st, 1, run_id);
-	db_bind_text(st, 2, u->mode ? u->mode : "?");
-	sqlite3_bind_int64(st, 3, (sqlite3_int64)u->threshold_us);
-	sqlite3_bind_int64(st, 4, u->max_spinners);
-	db_bind_text(st, 5, u->status ? u->status : "?");
-	sqlite3_bind_int64(st, 6, u->processes);
-	db_bind_text(st, 7, u->error);
+	sqlite3_bind_int64(st, DB_PARAM(SUI_RUN_ID), run_id);
+	db_bind_text(st, DB_PARAM(SUI_MODE), u->mode ? u->mode : "?");
+	sqlite3_bind_int64(st, DB_PARAM(SUI_THRESHOLD_US),
+			   (sqlite3_int64)u->threshold_us);
+	sqlite3_bind_int64(st, DB_PARAM(SUI_MAX_SPINNERS), u->max_spinners);
+	db_bind_text(st, DB_PARAM(SUI_STATUS), u->status ? u->status : "?");
+	sqlite3_bind_int64(st, DB_PARAM(SUI_PROCESSES), u->processes);
+	db_bind_text(st, DB_PARAM(SUI_ERROR), u->error);
 	int s = sqlite3_step(st);
 	sqlite3_finalize(st);
 	if (s != SQLITE_DONE)
 		return db_fail(db, s, "cannot store the sleep report in", cause);
-	rc = db_prepare(db, &st, "INSERT INTO sleep_threads (run_id, seq, tid, pid,"
-			" name, served, passed, eintr, early, throttled, p50_ns, p90_ns,"
-			" p99_ns, p999_ns, max_ns, mean_ns, req_hist) VALUES (?1,?2,?3,"
-			"?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17)", cause);
+	rc = db_prepare_insert(db, &st, "sleep_threads", sleep_thread_ins, STI_N, cause);
 	if (rc)
 		return rc;
 	for (size_t i = 0; i < u->nthreads && !rc; i++) {
 		const struct db_sleep_thread *t = &u->threads[i];
-		sqlite3_bind_int64(st, 1, run_id);
-		sqlite3_bind_int64(st, 2, (sqlite3_int64)i);
-		sqlite3_bind_int(st, 3, t->tid);
-		sqlite3_bind_int64(st, 4, t->pid);
-		db_bind_text(st, 5, t->name);
-		sqlite3_bind_int64(st, 6, (sqlite3_int64)t->served);
-		sqlite3_bind_int64(st, 7, (sqlite3_int64)t->passed);
-		sqlite3_bind_int64(st, 8, (sqlite3_int64)t->eintr);
-		sqlite3_bind_int64(st, 9, (sqlite3_int64)t->early);
-		sqlite3_bind_int64(st, 10, (sqlite3_int64)t->throttled);
-		sqlite3_bind_int64(st, 11, (sqlite3_int64)t->p50_ns);
-		sqlite3_bind_int64(st, 12, (sqlite3_int64)t->p90_ns);
-		sqlite3_bind_int64(st, 13, (sqlite3_int64)t->p99_ns);
-		sqlite3_bind_int64(st, 14, (sqlite3_int64)t->p999_ns);
-		sqlite3_bind_int64(st, 15, (sqlite3_int64)t->max_ns);
-		sqlite3_bind_double(st, 16, t->mean_ns);
-		db_bind_text(st, 17, t->req_hist);
+		sqlite3_bind_int64(st, DB_PARAM(STI_RUN_ID), run_id);
+		sqlite3_bind_int64(st, DB_PARAM(STI_SEQ), (sqlite3_int64)i);
+		sqlite3_bind_int(st, DB_PARAM(STI_TID), t->tid);
+		sqlite3_bind_int64(st, DB_PARAM(STI_PID), t->pid);
+		db_bind_text(st, DB_PARAM(STI_NAME), t->name);
+		sqlite3_bind_int64(st, DB_PARAM(STI_SERVED), (sqlite3_int64)t->served);
+		sqlite3_bind_int64(st, DB_PARAM(STI_PASSED), (sqlite3_int64)t->passed);
+		sqlite3_bind_int64(st, DB_PARAM(STI_EINTR), (sqlite3_int64)t->eintr);
+		sqlite3_bind_int64(st, DB_PARAM(STI_EARLY), (sqlite3_int64)t->early);
+		sqlite3_bind_int64(st, DB_PARAM(STI_THROTTLED),
+				   (sqlite3_int64)t->throttled);
+		sqlite3_bind_int64(st, DB_PARAM(STI_P50_NS), (sqlite3_int64)t->p50_ns);
+		sqlite3_bind_int64(st, DB_PARAM(STI_P90_NS), (sqlite3_int64)t->p90_ns);
+		sqlite3_bind_int64(st, DB_PARAM(STI_P99_NS), (sqlite3_int64)t->p99_ns);
+		sqlite3_bind_int64(st, DB_PARAM(STI_P999_NS),
+				   (sqlite3_int64)t->p999_ns);
+		sqlite3_bind_int64(st, DB_PARAM(STI_MAX_NS), (sqlite3_int64)t->max_ns);
+		sqlite3_bind_double(st, DB_PARAM(STI_MEAN_NS), t->mean_ns);
+		db_bind_text(st, DB_PARAM(STI_REQ_HIST), t->req_hist);
 		s = sqlite3_step(st);
 		sqlite3_reset(st);
 		if (s != SQLITE_DONE)

@@ -4,6 +4,8 @@
  * pinned to. reports/topo renders the same struct for `prof topo`.
  *
  * CPU lists are kept in the kernel's compact text form ("0-5,12-17").
+ * It is written, not yet read: the loader left with its last caller, and
+ * comes back with the first report that shows a stored topology.
  * Caller-owned; db_topology_release frees. Not thread-safe.
  */
 #ifndef DB_TOPOLOGY_H
@@ -52,9 +54,5 @@ void db_topology_release(struct db_topology *t);
  */
 int db_topology_store(struct db *db, int64_t host_id,
 		      const struct db_topology *t, char **cause);
-
-/* Load the topology of host_id; -ENOENT when none was stored. */
-int db_topology_load(struct db *db, int64_t host_id, struct db_topology *out,
-		     char **cause);
 
 #endif

@@ -16,6 +16,8 @@
 #include "common/errtext.h"
 #include "db/samples.h"
 #include "prof/cause.h"
+#include "prof/collector.h"
+#include "prof/convert.h"
 #include "prof/launch.h"
 #include "prof/pin.h"
 #include "prof/runner.h"
@@ -185,83 +187,31 @@ static int counted_events(const struct event_desc *sev, size_t ns,
 	return 0;
 }
 
-/* ---- the sink: recorder -> database ----------------------------------- */
+/* ---- the recorder, a collector ------------------------------------------ */
 
-struct sink {
-	struct db_sample_writer *w;
-	char *cause;		/* the first error */
-	uint64_t *samples, *weight;	/* per sampled event */
-	size_t nev;
-};
-
-static int keep(struct sink *s, int rc, char *cause)
-{
-	if (rc && !s->cause)
-		s->cause = cause;
-	else
-		free(cause);
-	return rc;
-}
-
-static int sink_module(void *arg, uint32_t id, const char *path, const char *bid)
-{
-	struct sink *s = arg;
-	char *cause = NULL;
-	return keep(s, db_sample_put_module(s->w, id, path, bid, &cause), cause);
-}
-
-static int sink_symbol(void *arg, uint32_t id, uint32_t module, const char *name)
-{
-	struct sink *s = arg;
-	char *cause = NULL;
-	return keep(s, db_sample_put_symbol(s->w, id, module, name, &cause), cause);
-}
-
-static int sink_frame(void *arg, uint32_t id, uint32_t symbol, uint64_t offset)
-{
-	struct sink *s = arg;
-	char *cause = NULL;
-	return keep(s, db_sample_put_frame(s->w, id, symbol, offset, &cause), cause);
-}
-
-static int sink_stack(void *arg, uint32_t id, uint32_t parent, uint32_t frame)
-{
-	struct sink *s = arg;
-	char *cause = NULL;
-	return keep(s, db_sample_put_stack(s->w, id, parent, frame, &cause), cause);
-}
-
-static int sink_sample(void *arg, const struct recorder_sample *rs)
-{
-	struct sink *s = arg;
-	struct db_sample x = { (int32_t)rs->pid, (int32_t)rs->tid, rs->cpu, rs->time,
-			       rs->event, rs->weight, rs->stack };
-	char *cause = NULL;
-	int rc = keep(s, db_sample_put(s->w, &x, &cause), cause);
-	if (!rc && rs->event < s->nev) {
-		s->samples[rs->event]++;
-		s->weight[rs->event] += rs->weight;
-	}
-	return rc;
-}
-
-static int sink_idle(void *arg)
-{
-	struct sink *s = arg;
-	char *cause = NULL;
-	return keep(s, db_sample_flush(s->w, &cause), cause);
-}
-
-/* ---- after the counters are open ---------------------------------------- */
-
-struct opened_ctx {
+struct record_coll {
 	struct recorder *rec;
 	const struct event_desc *sev;
+	const struct sampler_desc *sds;
 	size_t nsev;
-	pid_t attach_pid;
+	size_t first;		/* samplers[0]'s index among the counters' */
 	int err;		/* why the samples cannot be taken, or 0 */
 	char *cause;
+	int finish_rc;		/* what recorder_finish said */
+	char *finish_cause;
 };
+
+static int record_prepare(void *self, struct collect_ctx *cx, char **cause)
+{
+	struct record_coll *rc = self;
+	(void)cause;
+	for (size_t i = 0; i < rc->nsev; i++) {
+		size_t idx = collect_add_sampler(cx, &rc->sds[i]);
+		if (i == 0)
+			rc->first = idx;
+	}
+	return 0;
+}
 
 /*
  * The events are open (the workload not yet released): check that every
@@ -269,11 +219,12 @@ struct opened_ctx {
  * machine), map the kernel ids of every target task to their events,
  * seed an attached process's mappings, and start the worker.
  */
-static void on_opened(const struct counters *cs, size_t first, void *arg)
+static void record_opened(void *self, struct collect_ctx *cx)
 {
-	struct opened_ctx *oc = arg;
+	struct record_coll *oc = self;
+	const struct counters *cs = cx->cs;
 	for (size_t i = 0; i < oc->nsev && !oc->err; i++) {
-		const struct counter_status *st = counters_sampler_status(cs, first + i);
+		const struct counter_status *st = counters_sampler_status(cs, oc->first + i);
 		if (!st || !st->supported) {
 			oc->err = st && st->err ? st->err : EINVAL;
 			cause_set(&oc->cause, 0, "cannot sample '%s' on this machine: %s\n"
@@ -283,12 +234,12 @@ static void on_opened(const struct counters *cs, size_t first, void *arg)
 			return;
 		}
 		uint64_t id;
-		for (size_t t = 0; (id = counters_sampler_id(cs, t, first + i)); t++)
+		for (size_t t = 0; (id = counters_sampler_id(cs, t, oc->first + i)); t++)
 			if ((oc->err = -recorder_map_id(oc->rec, id, (uint32_t)i)))
 				return;
 	}
-	if (oc->attach_pid > 0 &&
-	    recorder_seed_proc(oc->rec, (uint32_t)oc->attach_pid, &oc->cause)) {
+	if (!cx->launched &&
+	    recorder_seed_proc(oc->rec, (uint32_t)cx->pid, &oc->cause)) {
 		/* Frames already mapped show as [unknown]: say so, go on. */
 		if (oc->cause)
 			warning_msg("%s", oc->cause);
@@ -298,11 +249,28 @@ static void on_opened(const struct counters *cs, size_t first, void *arg)
 	oc->err = -recorder_start(oc->rec, &oc->cause);
 }
 
-static void on_record(const struct perf_rec *rec, int origin, void *arg)
+static void record_drain(void *self, const struct perf_rec *rec, int origin)
 {
-	struct opened_ctx *oc = arg;
+	struct record_coll *oc = self;
 	recorder_on_record(rec, origin, oc->rec);
 }
+
+/* Let the worker empty its queue into the sink. */
+static void record_finish(void *self, struct collect_ctx *cx)
+{
+	struct record_coll *oc = self;
+	(void)cx;
+	if (!oc->err)
+		oc->finish_rc = recorder_finish(oc->rec, &oc->finish_cause);
+}
+
+static const struct collector_ops record_collector = {
+	.name = "recorder",
+	.prepare = record_prepare,
+	.opened = record_opened,
+	.drain = record_drain,
+	.finish = record_finish,
+};
 
 /* ---- the verb ------------------------------------------------------------ */
 
@@ -359,19 +327,15 @@ static int cmd_record(struct verb_ctx *vc)
 		exit_code = EXIT_FAIL;
 		goto out_pin;
 	}
-	struct sink sk = { .nev = nsev };
-	sk.samples = calloc(nsev, sizeof(uint64_t));
-	sk.weight = calloc(nsev, sizeof(uint64_t));
-	if (db_sample_writer_new(db, &sk.w, &cause)) {
+	struct sample_sink sk;
+	if (sample_sink_init(&sk, db, nsev, &cause)) {
 		print_cause("error: ", cause);
 		free(cause);
 		exit_code = EXIT_FAIL;
 		goto out_sink;
 	}
 	struct recorder_opts ro = {
-		.call_graph = a->cg, .nevents = nsev,
-		.sink = { sink_module, sink_symbol, sink_frame, sink_stack, sink_sample,
-			  sink_idle, &sk },
+		.call_graph = a->cg, .nevents = nsev, .sink = sample_sink_ops(&sk),
 	};
 	struct recorder *rec = recorder_new(&ro);
 	if (!rec) {
@@ -388,14 +352,14 @@ static int cmd_record(struct verb_ctx *vc)
 		recorder_free(rec);
 		goto out_sink;
 	}
-	struct opened_ctx oc = { rec, sev, nsev, (pid_t)l->pid, 0, NULL };
+	struct record_coll oc = { .rec = rec, .sev = sev, .sds = sds, .nsev = nsev };
 	struct runner_opts opts = {
 		.argv = l->pid ? NULL : vc->argv, .argc = l->pid ? 0 : vc->argc,
 		.attach_pid = (pid_t)l->pid, .duration_s = l->duration,
 		.evs = cev, .nev = ncev, .plan = l->pid ? NULL : &pin, .out_fd = -1,
 		.mmap_pages = (size_t)mmap_pages, .kind = "record",
-		.record_dump = dump, .samplers = sds, .nsamplers = nsev,
-		.on_opened = on_opened, .on_record = on_record, .arg = &oc,
+		.record_dump = dump,
+		.collector = &record_collector, .collector_arg = &oc,
 	};
 	/* As for prof run: a signal while storing stops a wait on a lock,
 	 * and prof exits 128+N after printing. */
@@ -411,6 +375,7 @@ static int cmd_record(struct verb_ctx *vc)
 		cause = NULL;
 		exit_code = l->pid ? EXIT_FAIL : exit_code_for_launch(rc);
 		free(oc.cause);
+		free(oc.finish_cause);
 		recorder_free(rec);
 		goto out_sink;
 	}
@@ -424,29 +389,14 @@ static int cmd_record(struct verb_ctx *vc)
 		exit_code = EXIT_FAIL;
 		goto out_sink;
 	}
-	int frc = recorder_finish(rec, &cause);
-	if (frc) {
-		print_cause("error: ", sk.cause ? sk.cause : cause);
-		free(cause);
-		cause = NULL;
-	}
+	int frc = oc.finish_rc;
+	if (frc)
+		print_cause("error: ", sk.cause ? sk.cause : oc.finish_cause);
+	free(oc.finish_cause);
 	struct recorder_stats st;
 	recorder_stats(rec, &st);
-
-	struct db_sample_event *evs = calloc(nsev, sizeof(*evs));
-	for (size_t i = 0; i < nsev; i++) {
-		evs[i].name = sev[i].name;
-		evs[i].attr_type = sds[i].attr.type;
-		evs[i].attr_config = sds[i].attr.config;
-		evs[i].period = plan.period;
-		evs[i].freq = plan.freq;
-		evs[i].call_graph = (char *)call_graph_name(a->cg);
-		evs[i].stack_bytes = a->cg == CALL_GRAPH_DWARF ? plan.stack_bytes : 0;
-		evs[i].samples = sk.samples[i];
-		evs[i].weight = sk.weight[i];
-		evs[i].lost = st.event_lost[i];
-		evs[i].dropped = st.event_dropped[i];
-	}
+	struct db_sample_event *evs = convert_sample_events(sev, sds, nsev, &plan,
+							    &sk, &st);
 	const char *sampled = a->events ? a->events : sev[0].name;
 	db_run_set(&run, "events", counted_spec);
 	db_run_set(&run, "sampled_events", sampled);
@@ -520,10 +470,7 @@ out_sink:
 	late = runner_release_signals();
 	if (late)
 		exit_code = EXIT_SIGNAL + late;
-	db_sample_writer_free(sk.w);
-	free(sk.cause);
-	free(sk.samples);
-	free(sk.weight);
+	sample_sink_release(&sk);
 out_pin:
 	pin_plan_release(&pin);
 out_events:

@@ -21,8 +21,9 @@
 #include "common/errtext.h"
 #include "prof/cause.h"
 #include "prof/cli.h"
+#include "prof/collector.h"
+#include "prof/convert.h"
 #include "prof/launch.h"
-#include "prof/runmods.h"
 #include "prof/runner.h"
 #include "prof/runutil.h"
 
@@ -128,7 +129,19 @@ static void dump_header(FILE *fp, const struct counters *cs,
 		snprintf(e.name, sizeof(e.name), "%s", co->events[i].name);
 		fwrite(&e, sizeof(e), 1, fp);
 	}
-	run_mods_dump_samplers(cs, co, fp);
+	for (size_t i = 0; i < co->nsamplers; i++) {
+		const struct perf_rec_layout *l = counters_sampler_layout(cs, i);
+		struct ring_dump_sampler s;
+		memset(&s, 0, sizeof(s));
+		s.id = counters_sampler_id(cs, 0, i);
+		if (l) {
+			s.sample_type = l->sample_type;
+			s.read_format = l->read_format;
+			s.regs_user_mask = l->regs_user_mask;
+		}
+		snprintf(s.name, sizeof(s.name), "%s", co->samplers[i].name);
+		fwrite(&s, sizeof(s), 1, fp);
+	}
 }
 
 /* ---- attach ---- */
@@ -320,21 +333,118 @@ static int not_a_launch_error(int rc)
 	return rc == -ENOENT || rc == -EACCES || rc == -ENOEXEC ? -EIO : rc;
 }
 
-/* ---- the run ---- */
+/* ---- the collectors ---- */
 
-struct chain {
-	struct run_mods *rm;
-	const struct runner_opts *o;
+/* The counters are the run's own collector: every other one hangs off
+ * their ring buffers. Their results are the events and the threads, and
+ * whether the run is complete. */
+static void counters_fill(void *self, struct collect_ctx *cx, struct db_run *run)
+{
+	(void)self;
+	convert_counters(run, cx->cs, cx->o->evs, cx->o->nev);
+	run_state_audit(run, cx->cs, cx->launched, cx->root_own_ns);
+}
+
+static const struct collector_ops collect_counters = {
+	.name = "counters",
+	.fill = counters_fill,
 };
 
-static void chained_record(const struct perf_rec *rec, int origin, void *arg)
+/* What every run collects, in the order each step calls them; the
+ * verb's own collector (runner_opts) comes last. */
+static const struct collector_ops *const builtin[] = {
+	&collect_counters,
+	&collect_procs,
+	&collect_modules,
+	&collect_sleep,
+};
+#define NBUILTIN (sizeof(builtin) / sizeof(builtin[0]))
+
+struct crew {
+	struct member {
+		const struct collector_ops *ops;
+		void *self;
+		bool owned;	/* self is the runner's to free */
+		bool on;	/* prepare said it takes part */
+	} m[NBUILTIN + 1];
+	size_t n;
+	struct collect_ctx cx;
+};
+
+size_t collect_add_sampler(struct collect_ctx *cx, const struct sampler_desc *sd)
 {
-	struct chain *c = arg;
-	if (c->rm->mods)
-		modules_on_record(rec, origin, c->rm->mods);
-	if (c->o->on_record)
-		c->o->on_record(rec, origin, c->o->arg);
+	struct sampler_desc *p = realloc(cx->samplers, (cx->nsamplers + 1) * sizeof(*p));
+	if (!p)
+		abort();
+	p[cx->nsamplers] = *sd;
+	cx->samplers = p;
+	return cx->nsamplers++;
 }
+
+void collect_add_env(struct collect_ctx *cx, char *const *kv)
+{
+	size_t m = 0;
+	while (kv[m])
+		m++;
+	char **p = realloc(cx->env, (cx->nenv + m + 1) * sizeof(*p));
+	if (!p)
+		abort();
+	memcpy(p + cx->nenv, kv, m * sizeof(*p));
+	cx->nenv += m;
+	p[cx->nenv] = NULL;
+	cx->env = p;
+}
+
+/* Prepare every collector, in order; the first refusal stops the run. */
+static int crew_prepare(struct crew *w, char **cause)
+{
+	const struct runner_opts *o = w->cx.o;
+	size_t total = NBUILTIN + (o->collector ? 1 : 0);
+	for (size_t i = 0; i < total; i++) {
+		struct member *m = &w->m[w->n++];
+		m->ops = i < NBUILTIN ? builtin[i] : o->collector;
+		if (i < NBUILTIN) {
+			m->self = calloc(1, m->ops->size ? m->ops->size : 1);
+			if (!m->self)
+				abort();
+			m->owned = true;
+		} else {
+			m->self = o->collector_arg;
+		}
+		int rc = m->ops->prepare ? m->ops->prepare(m->self, &w->cx, cause) : 0;
+		if (rc < 0)
+			return rc;
+		m->on = rc == 0;
+	}
+	return 0;
+}
+
+#define CREW_EACH(w, m, step) \
+	for (struct member *m = (w)->m; m < (w)->m + (w)->n; m++) \
+		if (m->on && m->ops->step)
+
+static void crew_drain(const struct perf_rec *rec, int origin, void *arg)
+{
+	struct crew *w = arg;
+	CREW_EACH(w, m, drain)
+		m->ops->drain(m->self, rec, origin);
+}
+
+static void crew_release(struct crew *w)
+{
+	for (size_t i = 0; i < w->n; i++) {
+		struct member *m = &w->m[i];
+		if (m->ops->release)
+			m->ops->release(m->self);
+		if (m->owned)
+			free(m->self);
+	}
+	w->n = 0;
+	free(w->cx.samplers);
+	free(w->cx.env);
+}
+
+/* ---- the run ---- */
 
 /*
  * Drain until the end: the workload's exit, the duration, or a signal.
@@ -401,30 +511,25 @@ int runner_run(const struct runner_opts *o, struct db_run *run, char **cause)
 		.record_hook = o->record_dump ? dump_record : NULL,
 		.hook_arg = o->record_dump,
 	};
-	struct run_mods rm;
-	run_mods_init(&rm, o->working_set, &co);
-	/* The working-set sampler first, then the caller's. */
-	size_t first = co.nsamplers;
-	struct sampler_desc *all = calloc(co.nsamplers + o->nsamplers + 1, sizeof(*all));
-	if (!all)
-		abort();
-	if (co.nsamplers)
-		memcpy(all, co.samplers, co.nsamplers * sizeof(*all));
-	if (o->nsamplers)
-		memcpy(all + co.nsamplers, o->samplers, o->nsamplers * sizeof(*all));
-	co.samplers = all;
-	co.nsamplers += o->nsamplers;
-	struct chain chain = { &rm, o };
-	co.on_record = chained_record;
-	co.rec_arg = &chain;
+	struct crew crew = { .cx = {
+		.o = o, .launched = launched, .co = &co, .root_own_ns = -1,
+	} };
+	struct collect_ctx *cx = &crew.cx;
+	struct counters *cs = NULL;
+	int rc = crew_prepare(&crew, cause);
+	if (rc)
+		goto out_release;
+	co.samplers = cx->samplers;
+	co.nsamplers = cx->nsamplers;
+	co.on_record = crew_drain;
+	co.rec_arg = &crew;
 
-	int rc = 0;
-	struct counters *cs = counters_new(&co);
+	cs = counters_new(&co);
 	if (!cs) {
 		rc = -errno;
 		cause_set(cause, 0, "cannot set up the counters: %s",
 			  ERR_TEXT(-rc));
-		goto out_free;
+		goto out_release;
 	}
 
 	struct sigaction old[NCAUGHT];
@@ -443,27 +548,21 @@ int runner_run(const struct runner_opts *o, struct db_run *run, char **cause)
 	int status = 0, signo = 0;
 	struct rusage ru;
 	memset(&ru, 0, sizeof(ru));
-	int64_t root_own_ns = -1;
 	char *attached_cmdline = NULL;	/* the attached process's command */
 
+	/* The verb's environment, then what the collectors add. */
 	char **env = o->env_set;
 	char **merged = NULL;
-	if (launched && o->sleep) {
-		rc = sleep_plan_arm(o->sleep, cause);
-		if (rc)
-			goto out_signals;
-		size_t n = 0, m = 0;
+	if (launched && cx->nenv) {
+		size_t n = 0;
 		while (o->env_set && o->env_set[n])
 			n++;
-		while (o->sleep->env[m])
-			m++;
-		merged = calloc(n + m + 1, sizeof(char *));
+		merged = calloc(n + cx->nenv + 1, sizeof(char *));
 		if (!merged)
 			abort();
-		for (size_t i = 0; i < n; i++)
-			merged[i] = o->env_set[i];
-		for (size_t i = 0; i < m; i++)
-			merged[n + i] = o->sleep->env[i];
+		if (n)
+			memcpy(merged, o->env_set, n * sizeof(char *));
+		memcpy(merged + n, cx->env, cx->nenv * sizeof(char *));
 		env = merged;
 	}
 	if (launched) {
@@ -499,9 +598,10 @@ int runner_run(const struct runner_opts *o, struct db_run *run, char **cause)
 			goto out_signals;
 		}
 	}
-	run_mods_opened(&rm, cs, launched ? 0 : o->attach_pid);
-	if (o->on_opened)
-		o->on_opened(cs, first, o->arg);
+	cx->cs = cs;
+	cx->pid = launched ? l.pid : o->attach_pid;
+	CREW_EACH(&crew, m, opened)
+		m->ops->opened(m->self, cx);
 	if (o->record_dump)
 		dump_header(o->record_dump, cs, &co);
 	if (!o->quiet) {
@@ -521,7 +621,7 @@ int runner_run(const struct runner_opts *o, struct db_run *run, char **cause)
 		cpus_in_force = pin_read_back(l.pid);
 		interrupted = watch(cs, &l, 0, l.pidfd, 0);
 		t1 = now_s();
-		root_own_ns = task_own_ns(l.pid);	/* a zombie until reaped */
+		cx->root_own_ns = task_own_ns(l.pid);	/* a zombie until reaped */
 		run->pid = l.pid;
 		launch_reap(&l, &status, &signo, &ru);
 		launch_release_fds(&l);
@@ -530,8 +630,6 @@ int runner_run(const struct runner_opts *o, struct db_run *run, char **cause)
 		if (launch_end_strays(interrupted, 2.0))
 			warning_msg("some of the workload's processes could not be ended");
 		workload_over = holding;
-		if (o->sleep)
-			run->sleep_usage = sleep_plan_collect(o->sleep);
 	} else {
 		int pidfd = -1;
 #ifdef SYS_pidfd_open
@@ -558,6 +656,8 @@ int runner_run(const struct runner_opts *o, struct db_run *run, char **cause)
 	if (counters_finish(cs, &fcause) && fcause)
 		fprintf(stderr, "warning: %s\n", fcause);
 	free(fcause);
+	CREW_EACH(&crew, m, finish)
+		m->ops->finish(m->self, cx);
 
 	run->kind = strdup(o->kind ? o->kind : launched ? "run" : "attach");
 	run->started = strdup(started);
@@ -595,16 +695,13 @@ int runner_run(const struct runner_opts *o, struct db_run *run, char **cause)
 		run->pin.size_bytes = p->size_bytes;
 		db_run_set(run, "pin_desc", p->desc);
 	}
-	run_state_fill(run, cs, o->evs, o->nev);
-	run_state_audit(run, cs, launched, root_own_ns);
-	run_mods_fill(&rm, run);
+	CREW_EACH(&crew, m, fill)
+		m->ops->fill(m->self, cx, run);
 	if (o->mmap_pages) {
 		char pages[32];
 		snprintf(pages, sizeof(pages), "%zu", o->mmap_pages);
 		db_run_set(run, "mmap_pages", pages);
 	}
-	if (run->sleep_usage)
-		db_run_set(run, "sleep_mode", o->sleep->spec);
 	rc = 0;
 out_signals:
 	free(attached_cmdline);
@@ -612,8 +709,7 @@ out_signals:
 	for (size_t i = 0; i < NCAUGHT; i++)
 		sigaction(caught[i], &old[i], NULL);
 	counters_free(cs);
-out_free:
-	run_mods_release(&rm);
-	free(all);
+out_release:
+	crew_release(&crew);
 	return rc;
 }

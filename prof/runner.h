@@ -4,9 +4,12 @@
  * settings (pin, environment, working directory, where its output goes),
  * the counters are opened on it, it is released and drained while it
  * runs, and reaped; or an existing process is attached to (-p) until it
- * exits, a duration ends, or Ctrl-C. Code modules are always tracked (the
- * MMAP2 side-band), the touched working set on request. The result is a
- * struct db_run ready to store.
+ * exits, a duration ends, or Ctrl-C. What it collects, it collects
+ * through prof/collector.h's steps, one collector after another: the
+ * counters, each thread's process and its parent, code modules (always;
+ * the touched working set on request), the sleep interposer's report
+ * (--sleep-mode), and the verb's own. The result is a struct db_run
+ * ready to store.
  *
  * Ctrl-C and SIGTERM reach every process of a launched workload (a
  * terminal's Ctrl-C already did; a kill(1) of prof is forwarded) and mark
@@ -25,6 +28,7 @@
 #include "collectors/counters.h"
 #include "collectors/events.h"
 #include "db/runs.h"
+#include "prof/collector.h"
 #include "prof/pin.h"
 #include "prof/sleepmode.h"
 
@@ -50,15 +54,10 @@ struct runner_opts {
 	struct sleep_plan *sleep;	/* --sleep-mode (launch only), or NULL */
 	FILE *record_dump;		/* save the raw records (tests replay them) */
 
-	/* For verbs that sample (prof record): more samplers, opened after
-	 * the working-set one, and callbacks for their records. */
-	const struct sampler_desc *samplers;
-	size_t nsamplers;
-	/* After the events are open: `first` is the index of samplers[0]
-	 * among the counters' samplers (for counters_sampler_id). */
-	void (*on_opened)(const struct counters *cs, size_t first, void *arg);
-	void (*on_record)(const struct perf_rec *rec, int origin, void *arg);
-	void *arg;
+	/* The verb's own collector, driven after the built-in ones
+	 * (prof/collector.h) with collector_arg as its state; or NULL. */
+	const struct collector_ops *collector;
+	void *collector_arg;
 };
 
 /*

@@ -1,5 +1,5 @@
 /*
- * runutil: the database, the stored shape of a run, and the one-time
+ * runutil: the database, the completeness audit, and the one-time
  * "not supported" warning, shared by the verbs that launch workloads.
  */
 #include <errno.h>
@@ -11,7 +11,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "collectors/host.h"
 #include "prof/runutil.h"
 
 int run_state_store(struct verb_ctx *vc, struct db_run *run, char **cause)
@@ -85,98 +84,6 @@ char *run_state_command_line(char *const *argv, int argc)
 	}
 	fclose(fp);
 	return out;
-}
-
-void run_state_fill(struct db_run *run, const struct counters *cs,
-		    const struct event_desc *evs, size_t nev)
-{
-	struct host_facts hf;
-	host_facts_read(&hf);
-	run->host.hostname = hf.hostname;
-	run->host.kernel = hf.kernel;
-	run->host.cpu_model = hf.cpu_model;
-	run->host.online_cpus = hf.online_cpus;
-	run->paranoid = hf.paranoid;
-	char cwd[4096];
-	if (!run->cwd && getcwd(cwd, sizeof(cwd)))
-		run->cwd = strdup(cwd);
-	run->prof_version = strdup(PROF_VERSION);
-	if (!run->pin.mode) {
-		run->pin.mode = strdup("none");
-		run->pin.status = strdup("not requested");
-	}
-	const struct thread_table *tt = counters_threads(cs);
-	run->lost_records = thread_table_lost(tt);
-
-	run->nevents = nev;
-	run->events = calloc(nev ? nev : 1, sizeof(*run->events));
-	for (size_t i = 0; i < nev; i++) {
-		struct db_event *e = &run->events[i];
-		const struct counter_status *st = counters_status(cs, i);
-		const struct thread_count *tot = counters_total(cs, i);
-		e->name = strdup(evs[i].name);
-		e->canonical = strdup(evs[i].canonical);
-		if (evs[i].mission) {
-			e->mission_family = strdup(evs[i].family->label);
-			e->mission_event = strdup(evs[i].mission->perf_name);
-			e->mission_note = strdup(evs[i].mission->summary);
-		}
-		e->supported = st->supported;
-		e->reason = st->reason ? strdup(st->reason) : NULL;
-		e->group = st->group;
-		e->user_only = st->user_only;
-		e->attr_type = evs[i].attr.type;
-		e->attr_config = evs[i].attr.config;
-		e->attr_config1 = evs[i].attr.config1;
-		e->attr_config2 = evs[i].attr.config2;
-		e->exclude_user = evs[i].attr.exclude_user;
-		e->exclude_kernel = evs[i].attr.exclude_kernel || st->user_only;
-		e->exclude_hv = evs[i].attr.exclude_hv || st->user_only;
-		if (st->supported && tot && tot->present) {
-			e->total.present = true;
-			e->total.value = tot->value;
-			e->total.enabled = tot->enabled;
-			e->total.running = tot->running;
-		}
-	}
-
-	size_t n = thread_table_count(tt);
-	run->threads = calloc(n ? n : 1, sizeof(*run->threads));
-	run->nthreads = 0;
-	/* Targets (the launched process, attached threads) first. */
-	for (int pass = 0; pass < 2; pass++) {
-		for (size_t i = 0; i < n; i++) {
-			const struct thread_row *r = thread_table_row(tt, i);
-			if (r->is_target != (pass == 0))
-				continue;
-			struct db_thread *t = &run->threads[run->nthreads++];
-			t->tid = r->tid;
-			t->pid = r->pid;
-			t->name = strdup(r->name);
-			t->is_main = r->is_target;
-			t->start_ns = (int64_t)r->start_ns;
-			t->end_ns = (int64_t)r->end_ns;
-			t->counts = calloc(nev ? nev : 1, sizeof(*t->counts));
-			for (size_t e = 0; e < nev; e++) {
-				t->counts[e].present = r->counts[e].present &&
-						       run->events[e].supported;
-				t->counts[e].value = r->counts[e].value;
-				t->counts[e].enabled = r->counts[e].enabled;
-				t->counts[e].running = r->counts[e].running;
-			}
-		}
-	}
-	/* A target whose name never arrived in a COMM record (an exec that
-	 * kept the old name) is named after the command. */
-	for (size_t i = 0; i < run->nthreads; i++) {
-		struct db_thread *t = &run->threads[i];
-		if (t->name && *t->name)
-			continue;
-		free(t->name);
-		const char *base = run->argv && run->argc ? strrchr(run->argv[0], '/') : NULL;
-		base = base ? base + 1 : (run->argv && run->argc ? run->argv[0] : "?");
-		t->name = strndup(base, 15);
-	}
 }
 
 static void reason(FILE *fp, size_t *n, const char *fmt, ...)

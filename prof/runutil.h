@@ -1,8 +1,8 @@
 /*
  * runutil: what every verb that launches a workload shares: the database
  * it stores into (opened early; if it fails the run still happens and its
- * report is printed), turning the counters' results into a stored run, and
- * saying once which events this machine refused.
+ * report is printed), judging whether a run is complete, and saying once
+ * which events this machine refused.
  */
 #ifndef PROF_RUNUTIL_H
 #define PROF_RUNUTIL_H
@@ -33,10 +33,6 @@ int run_state_store(struct verb_ctx *vc, struct db_run *run, char **cause);
  * report's file (-o), or NULL when it went to stderr.
  */
 void run_state_not_stored(const char *cause, const char *out);
-
-/* Fill host facts, cwd, version, events and threads from the counters. */
-void run_state_fill(struct db_run *run, const struct counters *cs,
-		    const struct event_desc *evs, size_t nev);
 
 /*
  * Decide whether the run is complete and say why not: store the settings

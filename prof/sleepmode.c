@@ -10,6 +10,9 @@
 #include "common/errtext.h"
 #include "prof/cause.h"
 #include "prof/cli.h"
+#include "prof/collector.h"
+#include "prof/convert.h"
+#include "prof/runner.h"
 #include "prof/sleepmode.h"
 
 static void env_free(struct sleep_plan *sp)
@@ -223,95 +226,98 @@ int sleep_plan_arm(struct sleep_plan *sp, char **cause)
 	return 0;
 }
 
-/* "k:count" pairs of the non-empty requested-duration buckets. */
-static char *req_hist_text(const uint64_t *h)
-{
-	size_t len = 0;
-	char *s = NULL;
-	FILE *fp = open_memstream(&s, &len);
-	bool first = true;
-	for (unsigned b = 0; b < SLEEP_REQ_BUCKETS; b++) {
-		if (!h[b])
-			continue;
-		fprintf(fp, "%s%u:%llu", first ? "" : " ", b, (unsigned long long)h[b]);
-		first = false;
-	}
-	fclose(fp);
-	return s;
-}
-
 struct db_sleep_usage *sleep_plan_collect(struct sleep_plan *sp)
 {
 	if (sp->fd < 0)
 		return NULL;
 	struct sleep_report rep;
-	char *cause = NULL;
+	char *cause = NULL, *status = NULL;
 	int rc = sleep_report_read(sp->fd, &rep, &cause);
 	close(sp->fd);
 	sp->fd = -1;
-	struct db_sleep_usage *u = calloc(1, sizeof(*u));
-	if (!u) {
-		if (!rc)
-			sleep_report_release(&rep);
-		free(cause);
-		return NULL;
-	}
-	char mode[48];
-	struct sleep_mode_spec spec = rc == 0 && rep.config_set ? rep.config.mode
-							       : sp->cfg.mode;
-	sleep_mode_format(&spec, mode, sizeof(mode));
-	u->mode = strdup(mode);
-	u->threshold_us = (rc == 0 && rep.config_set ? rep.config.threshold_ns
-			   : sp->cfg.threshold_ns) / 1000;
-	u->max_spinners = rc == 0 && rep.config_set ? rep.config.max_spinners
-			  : sp->cfg.max_spinners;
 	if (rc) {
-		if (asprintf(&u->status, "not applied: cannot read its report: %s",
+		if (asprintf(&status, "not applied: cannot read its report: %s",
 			     cause ? cause : "?") < 0)
-			u->status = NULL;
+			status = NULL;
 		warning_msg("--sleep-mode: cannot read the interposer's report: %s",
 			    cause ? cause : "?");
 		free(cause);
-		return u;
+		return convert_sleep(NULL, &sp->cfg, status);
 	}
-	u->processes = rep.processes;
-	if (rep.error[0])
-		u->error = strdup(rep.error);
 	if (!sp->preloadable) {
-		if (asprintf(&u->status, "not applied: %s", sp->why_not ? sp->why_not
+		if (asprintf(&status, "not applied: %s", sp->why_not ? sp->why_not
 			     : "static executable") < 0)
-			u->status = NULL;
+			status = NULL;
 	} else if (rep.processes == 0) {
-		u->status = strdup("not applied: the interposer never loaded (a "
-				   "static or setuid program, or LD_PRELOAD dropped)");
+		status = strdup("not applied: the interposer never loaded (a "
+				"static or setuid program, or LD_PRELOAD dropped)");
 		warning_msg("--sleep-mode: the interposer never loaded in the "
 			    "workload; its sleeps were its own");
 	} else if (rep.error[0]) {
-		if (asprintf(&u->status, "not applied: %s", rep.error) < 0)
-			u->status = NULL;
+		if (asprintf(&status, "not applied: %s", rep.error) < 0)
+			status = NULL;
 	} else {
-		u->status = strdup("applied");
+		status = strdup("applied");
 	}
-	u->threads = calloc(rep.nthreads + 1, sizeof(*u->threads));
-	for (size_t i = 0; u->threads && i < rep.nthreads; i++) {
-		const struct sleep_thread_report *t = &rep.threads[i];
-		struct db_sleep_thread *d = &u->threads[u->nthreads++];
-		d->tid = t->tid;
-		d->pid = t->pid;
-		d->name = strndup(t->name, SLEEP_NAME_LEN);
-		d->served = t->served;
-		d->passed = t->passed;
-		d->eintr = t->eintr;
-		d->early = t->early;
-		d->throttled = t->throttled;
-		d->p50_ns = t->over.p50_ns;
-		d->p90_ns = t->over.p90_ns;
-		d->p99_ns = t->over.p99_ns;
-		d->p999_ns = t->over.p999_ns;
-		d->max_ns = t->over.max_ns;
-		d->mean_ns = t->over.mean_ns;
-		d->req_hist = req_hist_text(t->req_hist);
-	}
+	struct db_sleep_usage *u = convert_sleep(&rep, &sp->cfg, status);
 	sleep_report_release(&rep);
 	return u;
 }
+
+/* ---- the collector ---- */
+
+struct sleep_state {
+	struct sleep_plan *sp;
+	struct db_sleep_usage *usage;
+};
+
+/* A launched run with --sleep-mode: the workload gets the preload. */
+static int sleep_prepare(void *self, struct collect_ctx *cx, char **cause)
+{
+	struct sleep_state *st = self;
+	if (!cx->launched || !cx->o->sleep)
+		return COLLECT_SKIP;
+	st->sp = cx->o->sleep;
+	int rc = sleep_plan_arm(st->sp, cause);
+	if (rc)
+		return rc;
+	collect_add_env(cx, st->sp->env);
+	return 0;
+}
+
+static void sleep_finish(void *self, struct collect_ctx *cx)
+{
+	struct sleep_state *st = self;
+	(void)cx;
+	st->usage = sleep_plan_collect(st->sp);
+}
+
+static void sleep_fill(void *self, struct collect_ctx *cx, struct db_run *run)
+{
+	struct sleep_state *st = self;
+	(void)cx;
+	run->sleep_usage = st->usage;
+	st->usage = NULL;
+	if (run->sleep_usage)
+		db_run_set(run, "sleep_mode", st->sp->spec);
+}
+
+/* A run that ended early leaves its report unread: it goes now. */
+static void sleep_release(void *self)
+{
+	struct sleep_state *st = self;
+	db_sleep_usage_free(st->usage);
+	if (st->sp && st->sp->fd >= 0) {
+		close(st->sp->fd);
+		st->sp->fd = -1;
+	}
+}
+
+const struct collector_ops collect_sleep = {
+	.name = "sleep",
+	.size = sizeof(struct sleep_state),
+	.prepare = sleep_prepare,
+	.finish = sleep_finish,
+	.fill = sleep_fill,
+	.release = sleep_release,
+};

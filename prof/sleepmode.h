@@ -3,8 +3,9 @@
  * verbs that launch workloads: check the words before anything runs,
  * find the interposer (libprof-sleep.so, beside prof, then where it is
  * installed), preload it into the workload with its settings and a memfd
- * for its report, and turn that report into the stored shape after the
- * workload exits. A statically linked workload cannot take a preload:
+ * for its report, and read that report after the workload exits. The
+ * runner drives it as a collector (collect_sleep, prof/collector.h); the
+ * report becomes the stored shape in prof/convert.c. A statically linked workload cannot take a preload:
  * it runs anyway, with a warning, and the run says the mode was not
  * applied. Not thread-safe.
  */
@@ -53,8 +54,10 @@ void sleep_plan_check(struct sleep_plan *sp, const char *cmd);
 int sleep_plan_arm(struct sleep_plan *sp, char **cause);
 
 /*
- * After the run: read the report and return the stored shape (NULL on
- * failure, with a warning); closes the memfd.
+ * After the run: read the report, say whether the mode was applied (a
+ * warning when it was not for a reason the user may not know), and
+ * return the stored shape; closes the memfd. NULL when no report was
+ * armed, or out of memory.
  */
 struct db_sleep_usage *sleep_plan_collect(struct sleep_plan *sp);
 

@@ -40,6 +40,7 @@ bool event_is_time(const struct db_event *e)
 struct rrow {
 	const char *name;
 	int32_t tid;		/* 0 for a group */
+	int32_t pid, ppid;	/* its process and that one's parent; 0 unknown */
 	bool is_main;
 	size_t nthreads;
 	double *value;		/* per event; NAN when absent */
@@ -129,6 +130,8 @@ static size_t build_rows(const struct db_run *run, enum report_by by,
 			rrow_init(r, nev);
 			r->name = name;
 			r->tid = th->tid;
+			r->pid = th->pid;
+			r->ppid = th->ppid;
 			r->is_main = th->is_main;
 		}
 		r->nthreads++;
@@ -371,7 +374,16 @@ static struct rows *counts_of(const struct db_run *run, const struct rrow *row)
 	return r;
 }
 
-enum { C_TID, C_NAME, C_THREADS, C_MAIN, C_COUNTS, C_EVENTS };
+enum { C_TID, C_NAME, C_THREADS, C_PID, C_PPID, C_MAIN, C_COUNTS, C_EVENTS };
+
+/* A process id, or null where it is not known. */
+static void rows_pid(struct rows *r, size_t row, size_t col, int32_t pid)
+{
+	if (pid > 0)
+		rows_int(r, row, col, pid);
+	else
+		rows_null(r, row, col);
+}
 
 /*
  * The counts table: a thread (tid, name, main), a thread name (name,
@@ -390,6 +402,8 @@ static struct rows *count_rows(const struct db_run *run, const struct rrow *rows
 	cols[C_TID] = (struct col){ .key = "tid", .kind = COL_INT };
 	cols[C_NAME] = (struct col){ .key = "name" };
 	cols[C_THREADS] = (struct col){ .key = "threads", .kind = COL_INT };
+	cols[C_PID] = (struct col){ .key = "pid", .kind = COL_INT, .flags = COL_MACHINES };
+	cols[C_PPID] = (struct col){ .key = "ppid", .kind = COL_INT, .flags = COL_MACHINES };
 	cols[C_MAIN] = (struct col){ .key = "main", .kind = COL_BOOL,
 				     .flags = COL_MACHINES };
 	cols[C_COUNTS] = (struct col){ .key = "counts", .kind = COL_NEST };
@@ -402,8 +416,11 @@ static struct rows *count_rows(const struct db_run *run, const struct rrow *rows
 	for (size_t c = C_TID; c <= C_THREADS; c++)
 		if (!show[c])
 			cols[c].flags = COL_NO_PEOPLE | COL_NO_JSON | COL_NO_CSV;
-	if (by != BY_THREAD)
+	if (by != BY_THREAD) {
 		cols[C_MAIN].flags |= COL_NO_JSON | COL_NO_CSV;
+		cols[C_PID].flags |= COL_NO_JSON | COL_NO_CSV;
+		cols[C_PPID].flags |= COL_NO_JSON | COL_NO_CSV;
+	}
 	for (size_t e = 0; e < run->nevents; e++) {
 		char tbuf[160];
 		column_title(&run->events[e], tbuf, sizeof(tbuf));
@@ -449,6 +466,8 @@ static struct rows *count_rows(const struct db_run *run, const struct rrow *rows
 			if (by == BY_TOTAL)
 				rows_text(r, row, C_NAME, "total");
 			rows_uint(r, row, C_THREADS, x->nthreads);
+			rows_pid(r, row, C_PID, x->pid);
+			rows_pid(r, row, C_PPID, x->ppid);
 			rows_bool(r, row, C_MAIN, x->is_main);
 			rows_nest(r, row, C_COUNTS, counts_of(run, x));
 		}
@@ -679,7 +698,11 @@ static void write_json(const struct db_run *run, const struct rrow *rows,
 	rows_free(r);
 }
 
-enum { V_RUN_ID, V_TID, V_NAME, V_EVENT, V_VALUE, V_STATUS, V_RUNNING, V_N };
+/* pid and ppid came later: last, so that older readers' columns stay. */
+enum {
+	V_RUN_ID, V_TID, V_NAME, V_EVENT, V_VALUE, V_STATUS, V_RUNNING, V_PID,
+	V_PPID, V_N
+};
 
 /*
  * CSV is long form: one line per (row, event), the value raw, its status
@@ -697,6 +720,10 @@ static void write_csv_long(const struct db_run *run, const struct rrow *rows,
 		[V_VALUE] = { .key = "value", .kind = COL_COUNT },
 		[V_STATUS] = { .key = "status" },
 		[V_RUNNING] = { .key = "running_pct", .kind = COL_PCT, .decimals = 1 },
+		[V_PID] = { .key = "pid", .kind = COL_INT,
+			    .flags = by == BY_THREAD ? 0 : COL_NO_CSV },
+		[V_PPID] = { .key = "ppid", .kind = COL_INT,
+			     .flags = by == BY_THREAD ? 0 : COL_NO_CSV },
 	};
 	struct rows *r = rows_new(NULL, cols, V_N, 0);
 	for (size_t i = 0; i < nrows; i++) {
@@ -719,6 +746,10 @@ static void write_csv_long(const struct db_run *run, const struct rrow *rows,
 				rows_uint(r, row, V_TID, rows[i].nthreads);
 			else if (by == BY_THREAD)
 				rows_int(r, row, V_TID, rows[i].tid);
+			if (by == BY_THREAD) {
+				rows_pid(r, row, V_PID, rows[i].pid);
+				rows_pid(r, row, V_PPID, rows[i].ppid);
+			}
 			rows_str(r, row, V_NAME, rows[i].name);
 			rows_str(r, row, V_EVENT, ev->name);
 			bool counted = ev->supported && !isnan(rows[i].value[e]);

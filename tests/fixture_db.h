@@ -82,9 +82,10 @@ static inline void fx_host(struct db_run *r)
 }
 
 /*
- * A counted run of three threads: cycles and instructions multiplexed in
- * group 1 (they ran half the time); branch-misses in group 2 never ran;
- * LLC-load-misses refused. The hardware cases this VM cannot produce.
+ * A counted run of three threads of process 100 (whose parent is 99):
+ * cycles and instructions multiplexed in group 1 (they ran half the
+ * time); branch-misses in group 2 never ran; LLC-load-misses refused.
+ * The hardware cases this VM cannot produce.
  * cycles, instructions and branch-misses are mission counters, the events
  * the mission map names on the host's Zen 3; LLC-load-misses is perf's
  * generic event, named as such.
@@ -127,6 +128,7 @@ static inline void fixture_counted_run(struct db_run *r)
 		struct db_thread *th = &r->threads[t];
 		th->tid = (int32_t)(100 + t);
 		th->pid = 100;
+		th->ppid = 99;	/* the prof that launched it */
 		th->name = fx_s(names[t]);
 		th->is_main = t == 0;
 		th->counts = calloc(5, sizeof(*th->counts));
@@ -309,6 +311,8 @@ static inline int64_t fx_store_attach(struct db *db)
 	fx_thread(&r, 0, 4242, 4242, "server");
 	fx_thread(&r, 1, 4243, 4242, "worker");
 	fx_thread(&r, 2, 4250, 4242, "worker");
+	for (size_t t = 0; t < 3; t++)
+		r.threads[t].ppid = 1;	/* a daemon: init's child */
 	fx_count(&r, 0, 0, 2250000000);
 	fx_count(&r, 0, 1, 5120);
 	fx_count(&r, 1, 0, 1500000000);

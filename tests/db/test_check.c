@@ -21,7 +21,6 @@
 #include "db/runs.h"
 #include "db/samples.h"
 #include "db/sleep.h"
-#include "db/topology.h"
 #include "dbfix.h"
 #include "test_util.h"
 
@@ -62,7 +61,7 @@ static void fresh(struct fx *f)
 	free(cmd);
 }
 
-enum loader { L_RUN, L_RUNS, L_EXP, L_EXPS, L_PROFILE, L_SLEEP, L_TOPO };
+enum loader { L_RUN, L_RUNS, L_EXP, L_EXPS, L_PROFILE, L_SLEEP };
 
 /* Load what `which` names with a reader's connection; the rc, *cause. */
 static int load(const char *path, enum loader which, int64_t id, char **cause)
@@ -77,7 +76,6 @@ static int load(const char *path, enum loader which, int64_t id, char **cause)
 	struct db_experiment_summary *exps = NULL;
 	struct db_profile prof;
 	struct db_sleep sleep;
-	struct db_topology topo;
 	size_t n = 0;
 	switch (which) {
 	case L_RUN:
@@ -106,11 +104,6 @@ static int load(const char *path, enum loader which, int64_t id, char **cause)
 	case L_SLEEP:
 		rc = db_sleep_load(db, id, &sleep, cause);
 		db_sleep_release(&sleep);
-		break;
-	case L_TOPO:
-		rc = db_topology_load(db, id, &topo, cause);
-		if (!rc)
-			db_topology_release(&topo);
 		break;
 	}
 	db_close(db);
@@ -222,13 +215,6 @@ static const struct damage cases[] = {
 	  "stack_id 99 is out of range 1..3" },
 	{ NULL, "UPDATE sample_frames SET symbol_id = 0 WHERE id = 1", L_PROFILE, 3,
 	  "sample_frames row (run 3, id 1): symbol_id 0 is out of range 1..3" },
-	/* The topology (no verb reads it yet; the loader still checks). */
-	{ "host_topology", "UPDATE host_topology SET kind = NULL WHERE kind = 'info'",
-	  L_TOPO, 1, "host_topology row (host 1, kind 'NULL', idx 0): kind is NULL" },
-	{ NULL, "UPDATE host_topology SET size_bytes = 9 WHERE kind = 'info' AND idx = 0",
-	  L_TOPO, 1, "names cache 9 as the largest, of 2" },
-	{ NULL, "UPDATE host_topology SET kind = 'socket' WHERE kind = 'package'",
-	  L_TOPO, 1, "kind 'socket' is not a kind prof writes" },
 };
 
 static void test_check__damaged_rows_are_named_and_refused(void **state)
@@ -264,7 +250,7 @@ static void test_check__the_base_database_loads(void **state)
 	static const struct { enum loader l; int64_t id; } all[] = {
 		{ L_RUN, 1 }, { L_RUN, 2 }, { L_RUN, 3 }, { L_RUN, 4 }, { L_RUN, 10 },
 		{ L_RUNS, 0 }, { L_EXP, 1 }, { L_EXPS, 0 }, { L_PROFILE, 3 },
-		{ L_SLEEP, 4 }, { L_TOPO, 1 },
+		{ L_SLEEP, 4 },
 	};
 	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
 		char *cause = NULL;

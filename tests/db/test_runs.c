@@ -14,6 +14,7 @@
 
 #include "db/db.h"
 #include "db/runs.h"
+#include "db/topology.h"
 #include "test_util.h"
 
 static char *xdup(const char *s)
@@ -98,7 +99,8 @@ static void make_run(struct db_run *r, size_t nthreads)
 	for (size_t i = 0; i < nthreads; i++) {
 		struct db_thread *t = &r->threads[i];
 		t->tid = (int32_t)(4242 + i);
-		t->pid = 4242;
+		t->pid = i == 2 ? 4300 : 4242;	/* 4300: a child of 4242 */
+		t->ppid = i == 2 ? 4242 : i == 1 ? 0 : 4000;	/* 0: not known */
 		t->name = xdup(i == 0 ? "demo" : "worker");
 		t->is_main = i == 0;
 		t->start_ns = (int64_t)i * 10;
@@ -125,6 +127,7 @@ static void test_runs__store_and_load_round_trip(void **state)
 	char *cause = NULL;
 	assert_int_equal(db_open(&db, f->path, &cause), 0);
 	struct db_run r, back;
+	char *v = NULL;
 	make_run(&r, 3);
 	assert_int_equal(db_run_store(db, &r, &cause), 0);
 	assert_int_equal(r.id, 1);
@@ -160,9 +163,18 @@ static void test_runs__store_and_load_round_trip(void **state)
 	assert_int_equal(back.threads[1].counts[0].running, 50);
 	assert_false(back.threads[1].counts[1].present);
 	assert_int_equal(back.threads[2].end_ns, 25);
+	/* each thread's process and its parent; unknown stays unknown */
+	assert_int_equal(back.threads[0].pid, 4242);
+	assert_int_equal(back.threads[0].ppid, 4000);
+	assert_int_equal(back.threads[1].ppid, 0);
+	assert_int_equal(back.threads[2].pid, 4300);
+	assert_int_equal(back.threads[2].ppid, 4242);
+	assert_int_equal(db_query_text(db, "SELECT count(*) FROM threads"
+				       " WHERE ppid IS NULL", &v, NULL), 0);
+	assert_string_equal(v, "1");
+	free(v);
 
 	/* The view scales the multiplexed thread: 1000 * 100 / 50. */
-	char *v = NULL;
 	assert_int_equal(db_query_text(db, "SELECT value FROM thread_counts"
 				       " WHERE tid = 4243", &v, NULL), 0);
 	assert_float_equal(atof(v), 2000.0, 1e-9);
@@ -264,6 +276,103 @@ static void test_runs__v1_file_gains_modules(void **state)
 	assert_int_equal(back.nmodules, 3);
 	db_run_release(&back);
 	db_run_release(&r);
+	db_close(db);
+}
+
+/*
+ * A file written by schema v8 (tests/fixtures/db/v8.db: one run of two
+ * processes, four threads), from before threads knew their process's
+ * parent, is migrated on open: its rows load as they were, with no
+ * parent known, and new runs store theirs beside them.
+ */
+static void test_runs__v8_file_gains_parents(void **state)
+{
+	struct tu_db *f = *state;
+	char *cmd;
+	assert_true(asprintf(&cmd, "cp '%s/db/v8.db' '%s'", FIXTURES_DIR, f->path) > 0);
+	assert_int_equal(system(cmd), 0);
+	free(cmd);
+	struct db *db;
+	struct db_run r, back;
+	char *cause = NULL, *v = NULL;
+	if (db_open(&db, f->path, &cause))
+		fail_msg("%s", cause);
+	assert_int_equal(db_query_text(db, "PRAGMA user_version", &v, NULL), 0);
+	assert_int_equal(atoi(v), db_schema_version());
+	free(v);
+	assert_int_equal(db_run_load(db, 1, &back, &cause), 0);
+	assert_string_equal(back.command, "sh -c './worker & ./worker; wait'");
+	assert_int_equal(back.nthreads, 4);
+	static const int32_t tid[] = { 5000, 5001, 5002, 5003 };
+	static const int32_t pid[] = { 5000, 5001, 5001, 5003 };
+	static const uint64_t tc[] = { 250000000, 700000000, 300000000, 500000000 };
+	for (size_t i = 0; i < 4; i++) {
+		assert_int_equal(back.threads[i].tid, tid[i]);
+		assert_int_equal(back.threads[i].pid, pid[i]);
+		assert_int_equal(back.threads[i].ppid, 0);
+		assert_int_equal(back.threads[i].counts[0].value, tc[i]);
+	}
+	assert_string_equal(back.threads[2].name, "worker");
+	assert_true(back.threads[0].is_main);
+	assert_int_equal(back.events[0].total.value, 1750000000);
+	assert_string_equal(db_run_get(&back, "complete"), "yes");
+	db_run_release(&back);
+	make_run(&r, 3);
+	assert_int_equal(db_run_store(db, &r, NULL), 0);
+	assert_int_equal(r.id, 2);
+	assert_int_equal(db_run_load(db, r.id, &back, &cause), 0);
+	assert_int_equal(back.threads[2].ppid, 4242);
+	db_run_release(&back);
+	db_run_release(&r);
+	db_close(db);
+}
+
+static int count_rows(struct db *db, const char *sql)
+{
+	char *s = NULL;
+	assert_int_equal(db_query_text(db, sql, &s, NULL), 0);
+	int n = atoi(s);
+	free(s);
+	return n;
+}
+
+/*
+ * A host's topology is written with the first run that carries one: one
+ * row for its facts, one per cache domain and per CPU set, named by
+ * column; a later run of the same host adds none.
+ */
+static void test_runs__topology_stored_once_per_host(void **state)
+{
+	struct tu_db *f = *state;
+	struct db *db;
+	assert_int_equal(db_open(&db, f->path, NULL), 0);
+	for (int i = 0; i < 2; i++) {
+		struct db_run r;
+		make_run(&r, 1);
+		struct db_topology *t = calloc(1, sizeof(*t));
+		t->online = xdup("0-1");
+		t->llc_level = 3;
+		t->largest_llc = 0;
+		t->ncaches = 2;
+		t->caches = calloc(2, sizeof(*t->caches));
+		t->caches[0] = (struct db_cache){ 3, xdup("Unified"), 32u << 20, xdup("0-1"),
+						  0, -1 };
+		t->caches[1] = (struct db_cache){ 2, xdup("Unified"), 512u << 10, xdup("0"),
+						  0, -1 };
+		t->nnodes = 1;
+		t->nodes = calloc(1, sizeof(*t->nodes));
+		t->nodes[0] = (struct db_cpuset){ 0, xdup("0-1") };
+		r.topology = t;
+		assert_int_equal(db_run_store(db, &r, NULL), 0);
+		db_run_release(&r);
+	}
+	assert_int_equal(count_rows(db, "SELECT count(*) FROM host_topology"), 4);
+	assert_int_equal(count_rows(db, "SELECT size_bytes FROM host_topology"
+				    " WHERE kind = 'cache' AND idx = 1"), 512 << 10);
+	assert_int_equal(count_rows(db, "SELECT number FROM host_topology"
+				    " WHERE kind = 'node' AND cpus = '0-1'"), 0);
+	assert_int_equal(count_rows(db, "SELECT level FROM host_topology"
+				    " WHERE kind = 'info' AND idx = 0"), 3);
 	db_close(db);
 }
 
@@ -572,8 +681,10 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_runs__store_and_load_round_trip, tu_db_setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_runs__v1_file_gains_modules, tu_db_setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_runs__v8_file_gains_parents, tu_db_setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_runs__read_only_open, tu_db_setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_runs__missing_and_listing, tu_db_setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_runs__topology_stored_once_per_host, tu_db_setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_runs__schema_version_and_newer_file, tu_db_setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_runs__not_a_database_is_a_clear_error, tu_db_setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_runs__unwritable_place_is_a_clear_error, tu_db_setup, tu_db_teardown),

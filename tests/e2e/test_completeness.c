@@ -46,6 +46,54 @@ struct tally {
 	int complete, incomplete;
 };
 
+/* A thread's "pid" or "ppid" after its "tid" in the run's JSON; 0: null. */
+static long key_after(const char *obj, const char *key, const char *what)
+{
+	const char *k = strstr(obj, key);
+	if (!k)
+		fail_msg("%s: no %s after %.60s", what, key, obj);
+	k += strlen(key);
+	return strncmp(k, "null", 4) ? atol(k) : 0;
+}
+
+/*
+ * Every task of a complete run knows its process and that process's
+ * parent, and the parents close the tree: the first process was started
+ * by prof, every other by one of the run's processes, and all threads of
+ * a process name the same parent.
+ */
+static void check_parents(const char *json, const char *what)
+{
+	size_t n = count(json, "\"tid\": ");
+	long *pid = calloc(n + 1, sizeof(long)), *ppid = calloc(n + 1, sizeof(long));
+	const char *p = json;
+	for (size_t i = 0; i < n; i++) {
+		p = strstr(p, "\"tid\": ");
+		pid[i] = key_after(p, "\"pid\": ", what);
+		ppid[i] = key_after(p, "\"ppid\": ", what);
+		if (!pid[i] || !ppid[i])
+			fail_msg("%s: task %zu of a complete run has pid %ld, ppid %ld",
+				 what, i, pid[i], ppid[i]);
+		p++;
+	}
+	if (n && ppid[0] == pid[0])
+		fail_msg("%s: the first process %ld is its own parent", what, pid[0]);
+	for (size_t i = 0; i < n; i++) {
+		bool known = pid[i] == pid[0];
+		for (size_t j = 0; j < n; j++) {
+			if (pid[j] == pid[i] && ppid[j] != ppid[i])
+				fail_msg("%s: process %ld has parents %ld and %ld", what,
+					 pid[i], ppid[i], ppid[j]);
+			known = known || pid[j] == ppid[i];
+		}
+		if (!known)
+			fail_msg("%s: process %ld's parent %ld is not in the run", what,
+				 pid[i], ppid[i]);
+	}
+	free(pid);
+	free(ppid);
+}
+
 /*
  * Run argv (after "prof run ... --") once and check the verdict against
  * the expected task count. must_be_incomplete: the workload leaves a task
@@ -72,6 +120,7 @@ static void one_run(struct tu_db *f, char **cmd, size_t expected,
 		if (tasks != expected || must_be_incomplete)
 			fail_msg("%s: called complete with %zu of %zu tasks", cmd[0],
 				 tasks, expected);
+		check_parents(p.out, cmd[0]);
 		t->complete++;
 	} else {
 		/* incomplete must say why */

@@ -182,7 +182,7 @@ static void test_lists__an_unknown_key_is_a_usage_error(void **state)
 	assert_int_equal(p.status, 2);
 	assert_string_equal(p.out, "");
 	expect(p.err, "error: bad --sort 'cylces': expected a column: tid, name, "
-	       "main, task-clock, cycles, instructions, branch-misses\n");
+	       "pid, ppid, main, task-clock, cycles, instructions, branch-misses\n");
 	expect(p.err, "hint: run 'prof report --help'");
 	char *kept = tu_slurp(out);
 	assert_string_equal(kept, "precious\n");

@@ -46,7 +46,8 @@ static void need_perf(struct tu_db *f)
 		skip();
 }
 
-/* Rows of the long CSV: run_id,tid,name,event,value,status,running_pct */
+/* Rows of the long CSV: run_id,tid,name,event,value,status,running_pct,
+ * pid,ppid (the fields after status are not read here) */
 struct csv_row {
 	long tid;
 	char name[32];
@@ -405,6 +406,37 @@ static void test_run__attach_counts_existing_threads(void **state)
 	p = tu_run(b, NULL);
 	assert_non_null(strstr(p.out, "attach"));
 	tu_proc_release(&p);
+	/* Every thread is the spinner's, whose parent is this test. */
+	char *c[] = { PROF_BIN, f->dbarg, "report", "last", "--format", "csv", NULL };
+	p = tu_run(c, NULL);
+	char ids[48];
+	snprintf(ids, sizeof(ids), ",%d,%d\n", (int)pid, (int)getpid());
+	size_t rows = 0;
+	for (const char *line = strchr(p.out, '\n'); line && line[1];
+	     line = strchr(line + 1, '\n')) {
+		const char *end = strchr(line + 1, '\n');
+		size_t len = strlen(ids);
+		if (!end || (size_t)(end - line) < len ||
+		    strncmp(end + 1 - len, ids, len))
+			fail_msg("want every row to end '%.*s':\n%s", (int)len - 1, ids,
+				 p.out);
+		rows++;
+	}
+	assert_int_equal(rows, 3 * 2);	/* three threads, two events */
+	tu_proc_release(&p);
+	/* Every thread was a target, but only the process's own thread
+	 * (tid == pid) is its main one. */
+	char *j[] = { PROF_BIN, f->dbarg, "report", "last", "--format", "json", NULL };
+	p = tu_run(j, NULL);
+	char main_tid[96];
+	snprintf(main_tid, sizeof(main_tid), "\"tid\": %d,\n      \"name\": \"spinner\",\n"
+		 "      \"pid\": %d,", (int)pid, (int)pid);
+	const char *m = strstr(p.out, main_tid);
+	if (!m || strstr(p.out, "\"main\": true") != strstr(m, "\"main\": true") ||
+	    strstr(strstr(m, "\"main\": true") + 1, "\"main\": true"))
+		fail_msg("want the spinner's thread %d alone as main:\n%s", (int)pid,
+			 p.out);
+	tu_proc_release(&p);
 	/* The stored command is the process's own (/proc/PID/cmdline), and
 	 * the header says it was attached to, not how it exited. */
 	char *r[] = { PROF_BIN, f->dbarg, "report", "last", NULL };
@@ -413,6 +445,9 @@ static void test_run__attach_counts_existing_threads(void **state)
 	snprintf(want, sizeof(want), "spinner 3 2' attached to %d", (int)pid);
 	if (!strstr(p.out, want))
 		fail_msg("want \"%s\" in:\n%.300s", want, p.out);
+	const char *mark = strstr(p.out, "(main)");
+	if (!mark || strstr(mark + 1, "(main)") || !strstr(p.out, "spinner (main)"))
+		fail_msg("want one '(main)', the spinner's:\n%s", p.out);
 	tu_proc_release(&p);
 	free(sp);
 }
@@ -719,7 +754,7 @@ static void test_run__unstored_run_is_not_run_0(void **state)
 		{ "table", " prof run (not stored): '" },
 		{ "markdown", "**prof run (not stored)**: `" },
 		{ "json", "\"run_id\": null," },
-		{ "csv", "run_id,tid,name,event,value,status,running_pct\n," },
+		{ "csv", "run_id,tid,name,event,value,status,running_pct,pid,ppid\n," },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		char *a[] = { PROF_BIN, "--db", "/proc/no-such-dir/x.db", "run", "-e",

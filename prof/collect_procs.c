@@ -1,0 +1,81 @@
+/*
+ * collect_procs: each thread's process and that process's parent, so a
+ * run of a process tree (make -j, a shell pipeline, a server and its
+ * workers) can be read as a tree and not as one flat list of threads. A
+ * collector (prof/collector.h): the births come from the FORK records
+ * (collectors/procs), the first process's parent from prof itself or,
+ * attached, from /proc; prof/convert.c gives each stored thread its
+ * process's parent.
+ */
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "collectors/procs.h"
+#include "common/errtext.h"
+#include "prof/cli.h"
+#include "prof/collector.h"
+#include "prof/convert.h"
+
+struct procs_state {
+	struct procs *procs;
+	bool full;		/* out of memory: stop adding, say so once */
+};
+
+static int procs_prepare(void *self, struct collect_ctx *cx, char **cause)
+{
+	struct procs_state *st = self;
+	(void)cx;
+	(void)cause;
+	st->procs = procs_new();
+	if (!st->procs) {
+		warning_msg("cannot track the run's processes: %s", ERR_TEXT(errno));
+		return COLLECT_SKIP;
+	}
+	return 0;
+}
+
+/* The first process was born before the counters: prof forked it, or
+ * /proc says who did. */
+static void procs_opened(void *self, struct collect_ctx *cx)
+{
+	struct procs_state *st = self;
+	int32_t parent = cx->launched ? (int32_t)getpid() : procs_read_parent(cx->pid);
+	if (procs_add(st->procs, (int32_t)cx->pid, parent, 0))
+		st->full = true;
+}
+
+static void procs_drain(void *self, const struct perf_rec *rec, int origin)
+{
+	struct procs_state *st = self;
+	(void)origin;
+	if (!st->full && procs_feed(st->procs, rec)) {
+		warning_msg("cannot track the run's processes: out of memory; "
+			    "some threads will have no parent process");
+		st->full = true;
+	}
+}
+
+static void procs_fill(void *self, struct collect_ctx *cx, struct db_run *run)
+{
+	struct procs_state *st = self;
+	(void)cx;
+	convert_procs(run, st->procs);
+}
+
+static void procs_release(void *self)
+{
+	struct procs_state *st = self;
+	procs_free(st->procs);
+	st->procs = NULL;
+}
+
+const struct collector_ops collect_procs = {
+	.name = "procs",
+	.size = sizeof(struct procs_state),
+	.prepare = procs_prepare,
+	.opened = procs_opened,
+	.drain = procs_drain,
+	.fill = procs_fill,
+	.release = procs_release,
+};

@@ -1,0 +1,97 @@
+/*
+ * collector: the one set of calls through which the runner drives
+ * everything it collects during a run (the counters, each thread's
+ * process and its parent, code modules and the working set, the sleep
+ * interposer's report, a verb's own, such as prof record's samples).
+ *
+ * Every collector goes through the same steps, in the order of the
+ * runner's table (runner.c), each step for all collectors before the
+ * next step:
+ *
+ *   prepare  before the launch or attach: ask the counters for flags,
+ *            add samplers, add to the workload's environment. Returns 0
+ *            to take part, COLLECT_SKIP to sit this run out (no further
+ *            calls but release), or -errno with *cause to stop the run
+ *            before anything starts.
+ *   opened   the events are open on every target; a launched workload
+ *            waits before its exec (an attached one runs on).
+ *   drain    while it runs: each ring-buffer record, as it is drained
+ *            (pointers inside the record live only for the call).
+ *   finish   the workload exited (or the attach ended) and the counters
+ *            are settled: end what was started, read what is left.
+ *   fill     put the results into the run to store: the conversion,
+ *            which lives in prof/convert.c.
+ *   release  free what the collector holds; called once for every
+ *            collector whose prepare was called, whatever happened.
+ *
+ * Any step may be NULL. A built-in collector's state is ops->size
+ * zeroed bytes that the runner owns; a verb's collector (runner_opts'
+ * collector) brings its own. Adding a collector is one file with its
+ * ops, its conversion in prof/convert.c, the schema migration for what
+ * it stores, and one line in the runner's table. Collectors may print
+ * warnings (they are in prof/); none may exit. Not thread-safe: every
+ * call comes from the runner's thread.
+ */
+#ifndef PROF_COLLECTOR_H
+#define PROF_COLLECTOR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "collectors/counters.h"
+#include "db/runs.h"
+
+struct runner_opts;
+
+/* The run as the collectors see it. */
+struct collect_ctx {
+	const struct runner_opts *o;	/* what the verb asked for */
+	bool launched;			/* false: attached to o->attach_pid */
+	pid_t pid;			/* the launched or attached process;
+					   0 until opened */
+	struct counters_opts *co;	/* prepare: flags may be added */
+	const struct counters *cs;	/* from opened on */
+	int64_t root_own_ns;		/* fill: the launched task's own CPU
+					   time as the scheduler counts it, or -1 */
+
+	/* The runner's: through collect_add_sampler and collect_add_env. */
+	struct sampler_desc *samplers;
+	size_t nsamplers;
+	char **env;			/* NULL-terminated once the launch comes */
+	size_t nenv;
+};
+
+#define COLLECT_SKIP 1
+
+struct collector_ops {
+	const char *name;
+	size_t size;		/* of the state the runner gives a built-in one */
+	int (*prepare)(void *self, struct collect_ctx *cx, char **cause);
+	void (*opened)(void *self, struct collect_ctx *cx);
+	void (*drain)(void *self, const struct perf_rec *rec, int origin);
+	void (*finish)(void *self, struct collect_ctx *cx);
+	void (*fill)(void *self, struct collect_ctx *cx, struct db_run *run);
+	void (*release)(void *self);
+};
+
+/*
+ * prepare: open a sampling event beside the counting ones (copied; its
+ * name is borrowed for the run). Returns its index among the counters'
+ * samplers, for counters_sampler_status() and counters_sampler_id().
+ */
+size_t collect_add_sampler(struct collect_ctx *cx, const struct sampler_desc *sd);
+
+/*
+ * prepare, launch only: add "K=V" entries to the workload's environment,
+ * after the verb's own. The strings are borrowed until the launch.
+ */
+void collect_add_env(struct collect_ctx *cx, char *const *kv);
+
+/* The built-in collectors beside the counters (runner.c's own). */
+extern const struct collector_ops collect_procs;	/* pid, ppid */
+extern const struct collector_ops collect_modules;	/* code, working set */
+extern const struct collector_ops collect_sleep;	/* --sleep-mode */
+
+#endif

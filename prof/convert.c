@@ -1,0 +1,349 @@
+/*
+ * convert: collector results into the stored shape; see convert.h.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "collectors/host.h"
+#include "prof/convert.h"
+
+/* ---- counters: host, events, threads ---- */
+
+void convert_counters(struct db_run *run, const struct counters *cs,
+		      const struct event_desc *evs, size_t nev)
+{
+	struct host_facts hf;
+	host_facts_read(&hf);
+	run->host.hostname = hf.hostname;
+	run->host.kernel = hf.kernel;
+	run->host.cpu_model = hf.cpu_model;
+	run->host.online_cpus = hf.online_cpus;
+	run->paranoid = hf.paranoid;
+	char cwd[4096];
+	if (!run->cwd && getcwd(cwd, sizeof(cwd)))
+		run->cwd = strdup(cwd);
+	run->prof_version = strdup(PROF_VERSION);
+	if (!run->pin.mode) {
+		run->pin.mode = strdup("none");
+		run->pin.status = strdup("not requested");
+	}
+	const struct thread_table *tt = counters_threads(cs);
+	run->lost_records = thread_table_lost(tt);
+
+	run->nevents = nev;
+	run->events = calloc(nev ? nev : 1, sizeof(*run->events));
+	for (size_t i = 0; i < nev; i++) {
+		struct db_event *e = &run->events[i];
+		const struct counter_status *st = counters_status(cs, i);
+		const struct thread_count *tot = counters_total(cs, i);
+		e->name = strdup(evs[i].name);
+		e->canonical = strdup(evs[i].canonical);
+		if (evs[i].mission) {
+			e->mission_family = strdup(evs[i].family->label);
+			e->mission_event = strdup(evs[i].mission->perf_name);
+			e->mission_note = strdup(evs[i].mission->summary);
+		}
+		e->supported = st->supported;
+		e->reason = st->reason ? strdup(st->reason) : NULL;
+		e->group = st->group;
+		e->user_only = st->user_only;
+		e->attr_type = evs[i].attr.type;
+		e->attr_config = evs[i].attr.config;
+		e->attr_config1 = evs[i].attr.config1;
+		e->attr_config2 = evs[i].attr.config2;
+		e->exclude_user = evs[i].attr.exclude_user;
+		e->exclude_kernel = evs[i].attr.exclude_kernel || st->user_only;
+		e->exclude_hv = evs[i].attr.exclude_hv || st->user_only;
+		if (st->supported && tot && tot->present) {
+			e->total.present = true;
+			e->total.value = tot->value;
+			e->total.enabled = tot->enabled;
+			e->total.running = tot->running;
+		}
+	}
+
+	size_t n = thread_table_count(tt);
+	run->threads = calloc(n ? n : 1, sizeof(*run->threads));
+	run->nthreads = 0;
+	/* Targets (the launched process, attached threads) first. */
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t i = 0; i < n; i++) {
+			const struct thread_row *r = thread_table_row(tt, i);
+			if (r->is_target != (pass == 0))
+				continue;
+			struct db_thread *t = &run->threads[run->nthreads++];
+			t->tid = r->tid;
+			t->pid = r->pid;
+			t->name = strdup(r->name);
+			/* Attached, every thread is a target; the main one is
+			 * the process's own (tid == pid). */
+			t->is_main = r->is_target && r->tid == r->pid;
+			t->start_ns = (int64_t)r->start_ns;
+			t->end_ns = (int64_t)r->end_ns;
+			t->counts = calloc(nev ? nev : 1, sizeof(*t->counts));
+			for (size_t e = 0; e < nev; e++) {
+				t->counts[e].present = r->counts[e].present &&
+						       run->events[e].supported;
+				t->counts[e].value = r->counts[e].value;
+				t->counts[e].enabled = r->counts[e].enabled;
+				t->counts[e].running = r->counts[e].running;
+			}
+		}
+	}
+	/* A target whose name never arrived in a COMM record (an exec that
+	 * kept the old name) is named after the command. */
+	for (size_t i = 0; i < run->nthreads; i++) {
+		struct db_thread *t = &run->threads[i];
+		if (t->name && *t->name)
+			continue;
+		free(t->name);
+		const char *base = run->argv && run->argc ? strrchr(run->argv[0], '/') : NULL;
+		base = base ? base + 1 : (run->argv && run->argc ? run->argv[0] : "?");
+		t->name = strndup(base, 15);
+	}
+}
+
+/* ---- processes: each thread's process's parent ---- */
+
+void convert_procs(struct db_run *run, const struct procs *procs)
+{
+	for (size_t i = 0; i < run->nthreads; i++) {
+		struct db_thread *t = &run->threads[i];
+		t->ppid = procs_parent(procs, t->pid, (uint64_t)t->start_ns);
+	}
+}
+
+/* ---- code modules and the working set ---- */
+
+static char *xstrdup_or_null(const char *s)
+{
+	return s && *s ? strdup(s) : NULL;
+}
+
+void convert_modules(struct db_run *run, const struct modules *mods,
+		     bool working_set)
+{
+	size_t n = modules_count(mods);
+	run->modules = calloc(n ? n : 1, sizeof(*run->modules));
+	if (!run->modules)
+		return;
+	run->nmodules = n;
+	for (size_t i = 0; i < n; i++) {
+		const struct module_info *mi = modules_at(mods, i);
+		struct db_module *d = &run->modules[i];
+		d->path = strdup(mi->path);
+		d->kind = strdup(mi->kind == MODULE_FILE ? "file" : "anon");
+		d->build_id = xstrdup_or_null(mi->build_id);
+		d->exec_bytes = mi->exec_bytes;
+		d->nprocs = mi->nprocs;
+		d->has_text = mi->has_text;
+		d->text_bytes = mi->text_bytes;
+		d->has_exec_sections = mi->has_exec_sections;
+		d->exec_section_bytes = mi->exec_section_bytes;
+		d->has_touched = working_set;
+		d->touched_bytes = mi->touched_bytes;
+		d->faulted_bytes = mi->faulted_bytes;
+		d->faults = mi->faults;
+		d->touched_replayed = mi->touched_replayed;
+		d->error = xstrdup_or_null(mi->error);
+	}
+	if (!working_set)
+		return;
+	const struct working_set *ws = modules_working_set(mods);
+	run->ws = calloc(WS_NKINDS, sizeof(*run->ws));
+	if (!run->ws)
+		return;
+	run->nws = WS_NKINDS;
+	for (int k = 0; k < WS_NKINDS; k++) {
+		run->ws[k].kind = strdup(ws_kind_name((enum ws_kind)k));
+		run->ws[k].touched_bytes = ws->kind[k].touched_bytes;
+		run->ws[k].faulted_bytes = ws->kind[k].faulted_bytes;
+		run->ws[k].faults = ws->kind[k].faults;
+	}
+	char grain[32];
+	snprintf(grain, sizeof(grain), "%llu", (unsigned long long)ws->window_bytes);
+	db_run_set(run, "ws_window_bytes", grain);
+}
+
+/* ---- the sleep interposer's report ---- */
+
+/* "k:count" pairs of the non-empty requested-duration buckets. */
+static char *req_hist_text(const uint64_t *h)
+{
+	size_t len = 0;
+	char *s = NULL;
+	FILE *fp = open_memstream(&s, &len);
+	bool first = true;
+	for (unsigned b = 0; b < SLEEP_REQ_BUCKETS; b++) {
+		if (!h[b])
+			continue;
+		fprintf(fp, "%s%u:%llu", first ? "" : " ", b, (unsigned long long)h[b]);
+		first = false;
+	}
+	fclose(fp);
+	return s;
+}
+
+struct db_sleep_usage *convert_sleep(const struct sleep_report *rep,
+				     const struct sleep_preload_config *asked,
+				     char *status)
+{
+	struct db_sleep_usage *u = calloc(1, sizeof(*u));
+	if (!u) {
+		free(status);
+		return NULL;
+	}
+	const struct sleep_preload_config *cfg = rep && rep->config_set ? &rep->config
+						 : asked;
+	char mode[48];
+	sleep_mode_format(&cfg->mode, mode, sizeof(mode));
+	u->mode = strdup(mode);
+	u->threshold_us = cfg->threshold_ns / 1000;
+	u->max_spinners = cfg->max_spinners;
+	u->status = status;
+	if (!rep)
+		return u;
+	u->processes = rep->processes;
+	if (rep->error[0])
+		u->error = strdup(rep->error);
+	u->threads = calloc(rep->nthreads + 1, sizeof(*u->threads));
+	for (size_t i = 0; u->threads && i < rep->nthreads; i++) {
+		const struct sleep_thread_report *t = &rep->threads[i];
+		struct db_sleep_thread *d = &u->threads[u->nthreads++];
+		d->tid = t->tid;
+		d->pid = t->pid;
+		d->name = strndup(t->name, SLEEP_NAME_LEN);
+		d->served = t->served;
+		d->passed = t->passed;
+		d->eintr = t->eintr;
+		d->early = t->early;
+		d->throttled = t->throttled;
+		d->p50_ns = t->over.p50_ns;
+		d->p90_ns = t->over.p90_ns;
+		d->p99_ns = t->over.p99_ns;
+		d->p999_ns = t->over.p999_ns;
+		d->max_ns = t->over.max_ns;
+		d->mean_ns = t->over.mean_ns;
+		d->req_hist = req_hist_text(t->req_hist);
+	}
+	return u;
+}
+
+/* ---- prof record's samples ---- */
+
+static int keep(struct sample_sink *s, int rc, char *cause)
+{
+	if (rc && !s->cause)
+		s->cause = cause;
+	else
+		free(cause);
+	return rc;
+}
+
+static int sink_module(void *arg, uint32_t id, const char *path, const char *bid)
+{
+	struct sample_sink *s = arg;
+	char *cause = NULL;
+	return keep(s, db_sample_put_module(s->w, id, path, bid, &cause), cause);
+}
+
+static int sink_symbol(void *arg, uint32_t id, uint32_t module, const char *name)
+{
+	struct sample_sink *s = arg;
+	char *cause = NULL;
+	return keep(s, db_sample_put_symbol(s->w, id, module, name, &cause), cause);
+}
+
+static int sink_frame(void *arg, uint32_t id, uint32_t symbol, uint64_t offset)
+{
+	struct sample_sink *s = arg;
+	char *cause = NULL;
+	return keep(s, db_sample_put_frame(s->w, id, symbol, offset, &cause), cause);
+}
+
+static int sink_stack(void *arg, uint32_t id, uint32_t parent, uint32_t frame)
+{
+	struct sample_sink *s = arg;
+	char *cause = NULL;
+	return keep(s, db_sample_put_stack(s->w, id, parent, frame, &cause), cause);
+}
+
+static int sink_sample(void *arg, const struct recorder_sample *rs)
+{
+	struct sample_sink *s = arg;
+	struct db_sample x = { (int32_t)rs->pid, (int32_t)rs->tid, rs->cpu, rs->time,
+			       rs->event, rs->weight, rs->stack };
+	char *cause = NULL;
+	int rc = keep(s, db_sample_put(s->w, &x, &cause), cause);
+	if (!rc && rs->event < s->nev) {
+		s->samples[rs->event]++;
+		s->weight[rs->event] += rs->weight;
+	}
+	return rc;
+}
+
+static int sink_idle(void *arg)
+{
+	struct sample_sink *s = arg;
+	char *cause = NULL;
+	return keep(s, db_sample_flush(s->w, &cause), cause);
+}
+
+int sample_sink_init(struct sample_sink *s, struct db *db, size_t nev,
+		     char **cause)
+{
+	memset(s, 0, sizeof(*s));
+	s->nev = nev;
+	s->samples = calloc(nev ? nev : 1, sizeof(uint64_t));
+	s->weight = calloc(nev ? nev : 1, sizeof(uint64_t));
+	if (!s->samples || !s->weight) {
+		sample_sink_release(s);
+		return -ENOMEM;
+	}
+	return db_sample_writer_new(db, &s->w, cause);
+}
+
+struct recorder_sink sample_sink_ops(struct sample_sink *s)
+{
+	return (struct recorder_sink){ sink_module, sink_symbol, sink_frame,
+				       sink_stack, sink_sample, sink_idle, s };
+}
+
+void sample_sink_release(struct sample_sink *s)
+{
+	db_sample_writer_free(s->w);
+	free(s->cause);
+	free(s->samples);
+	free(s->weight);
+	memset(s, 0, sizeof(*s));
+}
+
+struct db_sample_event *convert_sample_events(const struct event_desc *sev,
+					      const struct sampler_desc *sds,
+					      size_t nsev,
+					      const struct sample_plan *plan,
+					      const struct sample_sink *sink,
+					      const struct recorder_stats *st)
+{
+	struct db_sample_event *evs = calloc(nsev ? nsev : 1, sizeof(*evs));
+	if (!evs)
+		abort();
+	bool dwarf = plan->call_graph == CALL_GRAPH_DWARF;
+	for (size_t i = 0; i < nsev; i++) {
+		evs[i].name = sev[i].name;
+		evs[i].attr_type = sds[i].attr.type;
+		evs[i].attr_config = sds[i].attr.config;
+		evs[i].period = plan->period;
+		evs[i].freq = plan->freq;
+		evs[i].call_graph = (char *)call_graph_name(plan->call_graph);
+		evs[i].stack_bytes = dwarf ? plan->stack_bytes : 0;
+		evs[i].samples = sink->samples[i];
+		evs[i].weight = sink->weight[i];
+		evs[i].lost = st->event_lost[i];
+		evs[i].dropped = st->event_dropped[i];
+	}
+	return evs;
+}
