@@ -125,8 +125,11 @@ static void test_probe__harness_counts_page_faults(void **state)
 		fail_msg("page-faults did not open: %s", c.reason ? c.reason : "?");
 	assert_null(c.reason);
 	assert_non_null(c.event);
-	/* Every page once; the harness's own code adds at most a few. */
-	assert_true(c.value >= t.pages && c.value <= t.pages + 16);
+	/* Every page once; the harness's own code adds a few, and under
+	 * AddressSanitizer the shadow of the pages an eighth more. */
+	if (c.value < t.pages || c.value > t.pages + t.pages / 4 + 16)
+		fail_msg("%llu page faults for %zu fresh pages",
+			 (unsigned long long)c.value, t.pages);
 	/* A software event is counted all of the time. */
 	assert_true(c.enabled > 0);
 	assert_int_equal(c.running, c.enabled);
