@@ -80,9 +80,11 @@ size_t probe_knees(const struct db_probe_point *pts, size_t n,
 	while (i < n && cap) {
 		double base = median_ns(pts, start, i);
 		double lim = base * PROBE_KNEE_RISE;
-		/* On the plateau, or a lone point off it with its neighbour
-		 * back on it (a batch disturbed from outside). */
-		if (pts[i].ns <= lim || (i + 1 < n && pts[i + 1].ns <= lim)) {
+		/* On the plateau, or off it with one of the next two sizes
+		 * back on it: latency does not fall as a chase grows, so that
+		 * was a size disturbed from outside, not a level. */
+		if (pts[i].ns <= lim || (i + 1 < n && pts[i + 1].ns <= lim) ||
+		    (i + 2 < n && pts[i + 2].ns <= lim)) {
 			i++;
 			continue;
 		}
@@ -555,7 +557,18 @@ static void write_knees(const struct db_probe *p, const struct probe_verdict *v,
 	}
 	fprintf(fp, "\n%s", md ? "\n" : "");
 	write_level(lead, "L1d", p->l1d_bytes, v->l1d, fp);
-	write_level(lead, "L2", p->l2_bytes, v->l2, fp);
+	if (v->l2 && v->l2 == v->last && p->llc_level > 2) {
+		/* One rise from L2 latency to memory's: the level between is
+		 * too short to show. */
+		char s2[32], kb[32];
+		size_text(s2, sizeof(s2), p->l2_bytes);
+		size_text(kb, sizeof(kb), v->l2->bytes);
+		fprintf(fp, "%s  L2 %s (sysfs): knee at %s, but it rises straight to "
+			"memory latency (%.1f -> %.1f ns)\n", lead, s2, kb,
+			v->l2->ns_below, v->l2->ns_above);
+	} else {
+		write_level(lead, "L2", p->l2_bytes, v->l2, fp);
+	}
 	write_last(p, v, lead, fp);
 }
 

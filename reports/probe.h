@@ -11,8 +11,8 @@
  *   over PROBE_KNEE_RISE times the plateau before (its median). A rise is
  *   followed until the curve flattens (neighbours within PROBE_KNEE_FLAT);
  *   the knee is the last size whose latency is still nearer the lower
- *   level than the higher one (in log terms). A lone point above the
- *   plateau, with its next neighbour back on it, is noise, not a knee; a
+ *   level than the higher one (in log terms). A point above the plateau
+ *   with one of the next two back on it is noise, not a knee; a
  *   level of fewer than PROBE_KNEE_MIN_PLATEAU sizes is a step within one
  *   rise, not a level of its own.
  *

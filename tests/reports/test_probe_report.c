@@ -5,11 +5,13 @@
  * every format against golden files under tests/fixtures/reports/probe/
  * (PROF_UPDATE_GOLDEN=1 rewrites them; read the diff before committing).
  *
- * The curves: two measured on the 2-CPU AMD EPYC VM these tests were
+ * The curves: four measured on the 2-CPU AMD EPYC VM these tests were
  * written on (L1d 32 KiB, L2 1 MiB, an L3 of "32 MiB" per sysfs that the
  * host shares with other guests), one with huge pages throughout whose
  * chase reached memory latency from 24 MiB, one on small pages from
- * 6 MiB, with a TLB step after it; and shapes of bare-metal parts (a
+ * 6 MiB, with a TLB step after it, one with sizes disturbed by a load of
+ * 19, and one where the L3 left to it was too small to show; and shapes
+ * of bare-metal parts (a
  * 512 KiB L2 and 16 MiB L3; a 48 KiB L1d and 2 MiB L2), a noisy point, a
  * flat curve, and one too short to reach memory.
  */
@@ -49,6 +51,22 @@ static const double vm_small[NSIZES] = {
 	1.08, 1.08, 1.11, 3.80, 3.78, 3.80, 3.80, 3.80, 3.80, 4.35, 4.89, 6.91,
 	7.44, 11.25, 12.48, 13.98, 15.23, 87.00, 89.57, 139.92, 136.83, 140.62,
 	142.30, 151.19, 151.65, 148.32, 162.50, 154.79, 149.41,
+};
+
+/* The VM at a load average of 19: sizes disturbed at 3 MiB and at
+ * 48-64 MiB (batches all slow while other guests ran). */
+static const double vm_loaded[NSIZES] = {
+	1.08, 1.08, 1.14, 3.80, 3.81, 3.80, 3.80, 3.80, 3.80, 4.33, 4.71, 5.60,
+	7.85, 11.47, 12.83, 84.09, 14.85, 16.39, 135.61, 140.19, 131.42, 150.16,
+	149.93, 995.60, 472.89, 147.14, 157.44, 162.11, 166.12,
+};
+
+/* The VM when the other guests left this one about 2 MiB of L3: the rise
+ * from L2 latency runs straight on to memory's. */
+static const double vm_no_l3[NSIZES] = {
+	1.08, 1.08, 1.13, 3.80, 3.81, 3.80, 3.80, 3.80, 3.80, 4.32, 4.97, 5.94,
+	8.40, 11.66, 15.47, 120.45, 121.92, 129.36, 133.98, 142.94, 137.91,
+	148.53, 153.21, 154.45, 152.64, 158.50, 159.48, 177.87, 157.60,
 };
 
 /* A bare-metal shape: L1d 32 KiB, L2 512 KiB, L3 16 MiB. */
@@ -185,6 +203,50 @@ static void test_probe_report__vm_small_pages_memory_from_6m(void **state)
 	assert_ptr_equal(v.last, &v.knees[2]);
 	assert_int_equal(v.last->next_bytes, M(6));
 	assert_int_equal(v.last_agrees, 0);
+	release(&p);
+}
+
+/* Disturbed sizes, one alone and two together, make no knee. */
+static void test_probe_report__vm_loaded_noise_is_no_knee(void **state)
+{
+	(void)state;
+	struct db_probe p = { .cpu = 1 };
+	curve(&p, vm_loaded, NSIZES);
+	caches(&p, K(32), M(1), M(32));
+	struct probe_verdict v;
+	probe_verdict(&p, &v);
+	assert_int_equal(v.nknees, 3);
+	assert_int_equal(v.knees[0].bytes, K(32));
+	assert_int_equal(v.knees[1].bytes, K(768));
+	assert_int_equal(v.knees[2].bytes, M(6));
+	assert_ptr_equal(v.last, &v.knees[2]);
+	assert_int_equal(v.last->next_bytes, M(8));
+	release(&p);
+}
+
+/* No L3 level shows: the L2's knee is memory's, and the report says so. */
+static void test_probe_report__vm_straight_to_memory(void **state)
+{
+	(void)state;
+	struct db_run run = { .id = 3 };
+	struct db_probe p = { .cpu = 1 };
+	curve(&p, vm_no_l3, NSIZES);
+	caches(&p, K(32), M(1), M(32));
+	struct probe_verdict v;
+	probe_verdict(&p, &v);
+	assert_int_equal(v.nknees, 2);
+	assert_int_equal(v.knees[1].bytes, M(2));
+	assert_ptr_equal(v.l2, &v.knees[1]);
+	assert_ptr_equal(v.last, &v.knees[1]);
+	assert_int_equal(v.last_agrees, 0);
+	struct tu_buf b;
+	report_probe(&run, &p, OUT_TABLE, tu_buf_open(&b));
+	tu_buf_close(&b);
+	if (!strstr(b.data, "   L2 1 MiB (sysfs): knee at 2 MiB, but it rises straight "
+		    "to memory latency (3.8 -> 120.5 ns)\n"))
+		fail_msg("%s", b.data);
+	assert_non_null(strstr(b.data, "gets about 2 MiB of the 32 MiB L3"));
+	free(b.data);
 	release(&p);
 }
 
@@ -407,6 +469,8 @@ int main(void)
 		cmocka_unit_test(test_probe_report__grades),
 		cmocka_unit_test(test_probe_report__vm_huge_pages),
 		cmocka_unit_test(test_probe_report__vm_small_pages_memory_from_6m),
+		cmocka_unit_test(test_probe_report__vm_loaded_noise_is_no_knee),
+		cmocka_unit_test(test_probe_report__vm_straight_to_memory),
 		cmocka_unit_test(test_probe_report__bare_metal_agrees),
 		cmocka_unit_test(test_probe_report__flat_short_and_empty),
 		cmocka_unit_test(test_probe_report__every_format),
