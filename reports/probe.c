@@ -76,8 +76,7 @@ size_t probe_knees(const struct db_probe_point *pts, size_t n,
 		   struct probe_knee *out, size_t cap)
 {
 	size_t k = 0, start = 0, i = 1;
-	size_t from = 0;	/* where the lower plateau of out[k-1] began */
-	while (i < n && cap) {
+	while (i < n && k < cap) {
 		double base = median_ns(pts, start, i);
 		double lim = base * PROBE_KNEE_RISE;
 		/* On the plateau, or off it with one of the next two sizes
@@ -92,33 +91,17 @@ size_t probe_knees(const struct db_probe_point *pts, size_t n,
 		size_t j = i;
 		while (j + 1 < n && pts[j + 1].ns > PROBE_KNEE_FLAT * pts[j].ns)
 			j++;
-		/* A level shorter than a doubling is a step within one
-		 * transition (a cache level and the TLB's reach ending close
-		 * together): the rise goes on from the knee before. */
-		bool merge = k > 0 && i - start < PROBE_KNEE_MIN_PLATEAU;
-		size_t lo = start;
-		if (merge) {
-			base = out[k - 1].ns_below;
-			lo = from;
-			k--;
-		}
 		double above = pts[j].ns;
 		double mid = sqrt(base * above);
 		size_t at = i - 1;
-		for (size_t m = j; m-- > lo;)
-			if (pts[m].ns <= mid) {
-				at = m;
-				break;
-			}
+		for (size_t m = i; m < j && pts[m].ns <= mid; m++)
+			at = m;
 		out[k++] = (struct probe_knee){
 			.bytes = pts[at].bytes, .next_bytes = pts[at + 1].bytes,
 			.ns_below = base, .ns_above = above,
 		};
-		from = lo;
 		start = j;
 		i = j + 1;
-		if (k == cap)
-			break;
 	}
 	return k;
 }

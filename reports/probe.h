@@ -12,9 +12,10 @@
  *   followed until the curve flattens (neighbours within PROBE_KNEE_FLAT);
  *   the knee is the last size whose latency is still nearer the lower
  *   level than the higher one (in log terms). A point above the plateau
- *   with one of the next two back on it is noise, not a knee; a
- *   level of fewer than PROBE_KNEE_MIN_PLATEAU sizes is a step within one
- *   rise, not a level of its own.
+ *   with one of the next two back on it is noise, not a knee. A rise
+ *   that pauses (a cache level and the TLB's reach ending close together,
+ *   or an L3 that other guests share) gives a knee at each step; the
+ *   comparisons below pick among them.
  *
  * The knees are compared with sysfs's caches of the CPU the probe ran on:
  * the L1d and L2 each agree when a knee lies within a factor of two of
@@ -44,8 +45,6 @@
 #define PROBE_PLAUSIBLE_HI 1.25
 #define PROBE_KNEE_RISE 1.4
 #define PROBE_KNEE_FLAT 1.25
-/* A level needs this many sizes (a doubling) to stand on its own. */
-#define PROBE_KNEE_MIN_PLATEAU 3
 /* A knee agrees with a size from sysfs within this factor either way. */
 #define PROBE_KNEE_FACTOR 2.0
 

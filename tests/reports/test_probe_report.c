@@ -10,7 +10,8 @@
  * host shares with other guests), one with huge pages throughout whose
  * chase reached memory latency from 24 MiB, one on small pages from
  * 6 MiB, with a TLB step after it, one with sizes disturbed by a load of
- * 19, and one where the L3 left to it was too small to show; and shapes
+ * 19, one whose L3 was contested, and one where the L3 left to it was too
+ * small to show; and shapes
  * of bare-metal parts (a
  * 512 KiB L2 and 16 MiB L3; a 48 KiB L1d and 2 MiB L2), a noisy point, a
  * flat curve, and one too short to reach memory.
@@ -59,6 +60,14 @@ static const double vm_loaded[NSIZES] = {
 	1.08, 1.08, 1.14, 3.80, 3.81, 3.80, 3.80, 3.80, 3.80, 4.33, 4.71, 5.60,
 	7.85, 11.47, 12.83, 84.09, 14.85, 16.39, 135.61, 140.19, 131.42, 150.16,
 	149.93, 995.60, 472.89, 147.14, 157.44, 162.11, 166.12,
+};
+
+/* The VM under load, its L3 contested: no flat level between 1.5 and
+ * 4 MiB, memory latency from 6 MiB. */
+static const double vm_contested[NSIZES] = {
+	1.08, 1.08, 1.12, 3.80, 3.81, 3.80, 3.80, 3.80, 3.80, 4.53, 5.01, 6.46,
+	8.65, 11.47, 13.22, 22.75, 26.36, 66.61, 126.73, 138.80, 135.24, 143.18,
+	146.13, 149.06, 147.28, 148.85, 154.78, 156.31, 170.37,
 };
 
 /* The VM when the other guests left this one about 2 MiB of L3: the rise
@@ -190,17 +199,19 @@ static void test_probe_report__vm_small_pages_memory_from_6m(void **state)
 	caches(&p, K(32), M(1), M(32));
 	struct probe_verdict v;
 	probe_verdict(&p, &v);
-	/* L1d, L2 and memory. The L2's rise pauses at 768 KiB-1 MiB and
-	 * memory's at 6-8 MiB (page walks past the TLB's reach): steps of
-	 * one rise, not levels. */
-	assert_int_equal(v.nknees, 3);
+	/* The rise out of the L2 pauses at 768 KiB-1 MiB, and memory's at
+	 * 6-8 MiB (page walks past the TLB's reach): a knee at each step.
+	 * The L2 takes the one nearest its size. */
+	assert_int_equal(v.nknees, 5);
 	assert_int_equal(v.knees[0].bytes, K(32));
 	assert_ptr_equal(v.l1d, &v.knees[0]);
 	assert_int_equal(v.knees[1].bytes, K(512));
-	assert_ptr_equal(v.l2, &v.knees[1]);
-	assert_int_equal(v.knees[2].bytes, M(4));
+	assert_int_equal(v.knees[2].bytes, M(1));
+	assert_ptr_equal(v.l2, &v.knees[2]);
+	assert_int_equal(v.knees[3].bytes, M(4));
+	assert_int_equal(v.knees[4].bytes, M(8));
 	/* Memory latency from 6 MiB, not from the TLB's step at 12 MiB. */
-	assert_ptr_equal(v.last, &v.knees[2]);
+	assert_ptr_equal(v.last, &v.knees[3]);
 	assert_int_equal(v.last->next_bytes, M(6));
 	assert_int_equal(v.last_agrees, 0);
 	release(&p);
@@ -221,6 +232,25 @@ static void test_probe_report__vm_loaded_noise_is_no_knee(void **state)
 	assert_int_equal(v.knees[2].bytes, M(6));
 	assert_ptr_equal(v.last, &v.knees[2]);
 	assert_int_equal(v.last->next_bytes, M(8));
+	release(&p);
+}
+
+/* A contested L3 still shows as a level of its own before memory. */
+static void test_probe_report__vm_contested_l3(void **state)
+{
+	(void)state;
+	struct db_probe p = { .cpu = 1 };
+	curve(&p, vm_contested, NSIZES);
+	caches(&p, K(32), M(1), M(32));
+	struct probe_verdict v;
+	probe_verdict(&p, &v);
+	assert_int_equal(v.nknees, 4);
+	assert_int_equal(v.knees[1].bytes, K(768));
+	assert_ptr_equal(v.l2, &v.knees[1]);
+	assert_int_equal(v.knees[2].bytes, M(2));
+	assert_int_equal(v.knees[3].bytes, M(4));
+	assert_ptr_equal(v.last, &v.knees[3]);
+	assert_int_equal(v.last->next_bytes, M(6));
 	release(&p);
 }
 
@@ -470,6 +500,7 @@ int main(void)
 		cmocka_unit_test(test_probe_report__vm_huge_pages),
 		cmocka_unit_test(test_probe_report__vm_small_pages_memory_from_6m),
 		cmocka_unit_test(test_probe_report__vm_loaded_noise_is_no_knee),
+		cmocka_unit_test(test_probe_report__vm_contested_l3),
 		cmocka_unit_test(test_probe_report__vm_straight_to_memory),
 		cmocka_unit_test(test_probe_report__bare_metal_agrees),
 		cmocka_unit_test(test_probe_report__flat_short_and_empty),
