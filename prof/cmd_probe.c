@@ -180,6 +180,20 @@ static uint64_t default_max(uint64_t llc)
 	return max;
 }
 
+/* Whether cpu is online and in prof's affinity mask. */
+static bool may_run_on(int cpu)
+{
+	size_t n = CPUMASK_MAX;
+	cpu_set_t *set = CPU_ALLOC(n);
+	size_t size = CPU_ALLOC_SIZE(n);
+	if (!set)
+		return false;
+	bool ok = sched_getaffinity(0, size, set) == 0 &&
+		  CPU_ISSET_S((size_t)cpu, size, set);
+	CPU_FREE(set);
+	return ok;
+}
+
 static int pin_self(int cpu)
 {
 	cpu_set_t *set = CPU_ALLOC((size_t)cpu + 1);
@@ -210,12 +224,17 @@ static int cmd_probe(struct verb_ctx *vc)
 	int cpu = a->cpu >= 0 ? (int)a->cpu : sched_getcpu();
 	if (cpu < 0)
 		cpu = 0;
-	if (have_topo && !cpumask_has(&t.online, cpu)) {
-		topo_release(&t);
-		return usage_error(vc->name, "CPU %d is not online", cpu);
+	if (!may_run_on(cpu)) {
+		if (have_topo)
+			topo_release(&t);
+		return usage_error(vc->name, "CPU %d is not one prof may run on "
+				   "(offline, or outside its affinity)", cpu);
 	}
+	/* A tree from --sysfs describes another machine: its first CPU
+	 * stands in for one it does not list. */
 	if (have_topo)
-		sizes_of_cpu(&t, cpu, &p);
+		sizes_of_cpu(&t, cpumask_has(&t.online, cpu) ? cpu
+			     : cpumask_first(&t.online), &p);
 	p.cpu = cpu;
 	p.ms_per_size = (double)a->ms;
 	p.seed = a->seed >= 0 ? (uint64_t)a->seed : PROBE_SEED;
@@ -355,7 +374,8 @@ static const struct opt probe_opts[] = {
 		 "as for prof run: on a processor the mission map lacks,\n"
 		 "grade perf's generic cache events"),
 	OPT_STRING(0, "sysfs", struct probe_args, sysfs, "ROOT",
-		   "read the caches to compare with below ROOT, not /"),
+		   "read the caches to compare with below ROOT, not /\n"
+		   "(for tests: a tree of another machine)"),
 	OPT_BOOL(0, "no-store", struct probe_args, no_store, "do not store the run"),
 	OPT_INCLUDE(opt_output),
 	OPT_INCLUDE(opt_database),

@@ -219,7 +219,7 @@ static void test_probe_verb__bad_input_exits_2_before_measuring(void **state)
 		{ { "--min", "2M", "--max", "1M" }, "no size of the curve lies between" },
 		{ { "--max", "1X" }, "bad size '1X'" },
 		{ { "--max", "64" }, "bad size '64'" },
-		{ { "--cpu", "8191" }, "CPU 8191 is not online" },
+		{ { "--cpu", "8191" }, "CPU 8191 is not one prof may run on" },
 		{ { "--ms", "0" }, "--ms" },
 		{ { "extra" }, "extra" },
 	};
