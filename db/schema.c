@@ -355,6 +355,45 @@ static const char *const migrations[] = {
 	 * so a process tree can be rebuilt. NULL where unknown and for runs
 	 * stored before. */
 	"ALTER TABLE threads ADD COLUMN ppid INTEGER;",
+
+	/* v10: `prof probe` runs: the cache sizes sysfs gave for the CPU it
+	 * ran on, its latency curve, and the counted benchmarks. */
+	"CREATE TABLE probe_runs ("
+	"  run_id INTEGER PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE,"
+	"  cpu INTEGER,"
+	"  l1d_bytes INTEGER,"
+	"  l1i_bytes INTEGER,"
+	"  l2_bytes INTEGER,"
+	"  llc_bytes INTEGER,"
+	"  llc_level INTEGER,"
+	"  ms_per_size REAL NOT NULL,"
+	"  seed INTEGER NOT NULL,"
+	"  family TEXT"
+	");"
+	"CREATE TABLE probe_latency ("
+	"  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+	"  idx INTEGER NOT NULL,"
+	"  bytes INTEGER NOT NULL,"
+	"  ns REAL NOT NULL,"
+	"  steps INTEGER NOT NULL,"
+	"  huge_bytes INTEGER NOT NULL,"
+	"  PRIMARY KEY (run_id, idx)"
+	") WITHOUT ROWID;"
+	"CREATE TABLE probe_counters ("
+	"  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+	"  idx INTEGER NOT NULL,"
+	"  name TEXT NOT NULL,"
+	"  event TEXT,"
+	"  bench TEXT NOT NULL,"
+	"  ran INTEGER NOT NULL,"
+	"  expected REAL NOT NULL,"
+	"  value INTEGER,"
+	"  time_enabled INTEGER,"
+	"  time_running INTEGER,"
+	"  grade TEXT NOT NULL,"
+	"  reason TEXT,"
+	"  PRIMARY KEY (run_id, idx)"
+	") WITHOUT ROWID;",
 };
 
 size_t schema_migration_count(void)

@@ -25,10 +25,12 @@
 #include "prof/runutil.h"
 #include "prof/verb.h"
 #include "reports/ab.h"
+#include "reports/scaling.h"
 
 struct ab_args {
 	struct ab_plan plan;
 	bool show_output;
+	bool no_multiplex;
 };
 
 static void ab_args_init(void *args)
@@ -382,6 +384,30 @@ static int cmd_ab(struct verb_ctx *vc)
 				exit_code = EXIT_FAIL;
 				break;
 			}
+			char *mux = o->no_multiplex ? run_scaled_text(&run, SCALED_ANY)
+						    : NULL;
+			if (mux) {
+				/* An estimate in one run would be compared as a
+				 * count: the experiment stops before storing it. */
+				progress_line_clear(&line);
+				fprintf(stderr, "error: arm '%s': run refused "
+					"(--no-multiplex), not stored: not every event "
+					"was counted all of the time: %s\n"
+					"hint: count fewer hardware events at once "
+					"(-e), so that each group fits the PMU's "
+					"counters\n", p->arms[a].name, mux);
+				free(mux);
+				db_run_release(&run);
+				if (ofd >= 0)
+					close(ofd);
+				stop = true;
+				stop_status = "stopped";
+				if (asprintf(&stop_note, "arm %s was multiplexed "
+					     "(--no-multiplex)", p->arms[a].name) < 0)
+					stop_note = NULL;
+				exit_code = EXIT_FAIL;
+				break;
+			}
 			char *text = ofd >= 0 ? slurp_fd(ofd) : strdup("");
 			if (ofd >= 0)
 				close(ofd);
@@ -567,6 +593,10 @@ static const struct opt ab_opts[] = {
 	OPT_GROUP("Metrics (wall_s, cpu_s and cores always; then the counters):"),
 	OPT_STRING('e', "events", struct ab_args, plan.events, "LIST",
 		   "as for prof run (default: cache)"),
+	OPT_BOOL(0, "no-multiplex", struct ab_args, no_multiplex,
+		 "stop at a run whose events were not all counted\n"
+		 "all of the time (its values scaled estimates),\n"
+		 "without storing it"),
 	OPT_BOOL(0, "allow-generic", struct ab_args, plan.allow_generic, "as for prof run"),
 	OPT_CALLBACK(0, "score", struct ab_args, plan, "NAME=REGEX[:higher]",
 		     parse_score,

@@ -1,19 +1,22 @@
 /*
  * prof report: reprint a stored run per thread, per thread name, or total;
  * for a sampled run (prof record), where its samples fell by symbol,
- * module, thread or name, its hottest call paths, or folded stacks.
+ * module, thread or name, its hottest call paths, or folded stacks; a
+ * `prof sleep` or `prof probe` run as that verb printed it.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "db/probe.h"
 #include "db/runs.h"
 #include "db/samples.h"
 #include "db/sleep.h"
 #include "prof/cli.h"
 #include "prof/sections.h"
 #include "prof/verb.h"
+#include "reports/probe.h"
 #include "reports/profile.h"
 #include "reports/runs.h"
 #include "reports/sleep.h"
@@ -122,11 +125,17 @@ static int cmd_report(struct verb_ctx *vc)
 	struct db_run run;
 	struct db_sleep sleep;
 	memset(&sleep, 0, sizeof(sleep));
+	struct db_probe probe;
+	memset(&probe, 0, sizeof(probe));
 	char *cause = NULL;
 	int rc = db_run_load(db, id, &run, &cause);
-	/* A `prof sleep` run has its own report: its cells, not threads. */
+	/* `prof sleep` and `prof probe` runs have their own reports: their
+	 * cells or curve, not threads. */
 	bool is_sleep = !rc && run.kind && !strcmp(run.kind, "sleep");
+	bool is_probe = !rc && run.kind && !strcmp(run.kind, "probe");
 	if (is_sleep && (rc = db_sleep_load(db, run.id, &sleep, &cause)))
+		db_run_release(&run);
+	else if (is_probe && (rc = db_probe_load(db, run.id, &probe, &cause)))
 		db_run_release(&run);
 	if (rc)
 		return fail_cause(cause, exit_code_for(rc));
@@ -149,9 +158,12 @@ static int cmd_report(struct verb_ctx *vc)
 	FILE *fp = verb_out(vc);
 	if (fp && is_sleep)
 		report_sleep(&run, &sleep, ra->fmt, fp);
+	else if (fp && is_probe)
+		report_probe(&run, &probe, ra->fmt, fp);
 	else if (fp)
 		report_run_view(&run, by, &vc->view, ra->fmt, fp);
 	db_sleep_release(&sleep);
+	db_probe_release(&probe);
 	db_run_release(&run);
 	return fp ? EXIT_OK : EXIT_FAIL;
 }

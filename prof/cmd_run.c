@@ -21,6 +21,7 @@
 #include "prof/runutil.h"
 #include "prof/verb.h"
 #include "reports/runs.h"
+#include "reports/scaling.h"
 
 struct run_args {
 	const char *events;
@@ -29,6 +30,7 @@ struct run_args {
 	const char *sleep_mode;
 	bool working_set;
 	bool allow_incomplete;
+	bool no_multiplex;
 	const char *dump;
 };
 
@@ -152,10 +154,12 @@ static int cmd_run(struct verb_ctx *vc)
 	if (a->working_set)
 		db_run_set(&run, "working_set", "1");
 
+	/* --no-multiplex: a run holding any estimate is printed, not stored. */
+	char *mux = a->no_multiplex ? run_scaled_text(&run, SCALED_ANY) : NULL;
 	struct timespec s0, s1;
 	clock_gettime(CLOCK_MONOTONIC, &s0);
 	char *store_cause = NULL;
-	int store_rc = run_state_store(vc, &run, &store_cause);
+	int store_rc = mux ? 0 : run_state_store(vc, &run, &store_cause);
 	clock_gettime(CLOCK_MONOTONIC, &s1);
 	if (verbose) {
 		struct rusage self;
@@ -187,6 +191,15 @@ static int cmd_run(struct verb_ctx *vc)
 	if (launched && exit_code == EXIT_OK)
 		exit_code = run.exit_status;
 	exit_code = run_incomplete_exit(&run, a->allow_incomplete, exit_code);
+	if (mux) {
+		error_msg("run refused (--no-multiplex), not stored: not every "
+			  "event was counted all of the time: %s", mux);
+		fprintf(stderr, "hint: count fewer hardware events at once (-e), "
+			"so that each group fits the PMU's counters, or drop "
+			"--no-multiplex to keep the scaled estimates\n");
+		free(mux);
+		exit_code = EXIT_FAIL;
+	}
 	if (store_rc) {
 		run_state_not_stored(store_cause, in_file ? vc->out_path : NULL);
 		exit_code = EXIT_FAIL;
@@ -263,6 +276,12 @@ static const struct opt run_opts[] = {
 	OPT_BOOL(0, "allow-incomplete", struct run_args, allow_incomplete,
 		 "exit with COMMAND's status even when the run is\n"
 		 "incomplete (see below)"),
+	OPT_BOOL(0, "no-multiplex", struct run_args, no_multiplex,
+		 "refuse a run whose events were not all counted all\n"
+		 "of the time (a multiplexed group's value is scaled\n"
+		 "by time enabled / time running: an estimate): it is\n"
+		 "printed, with what was scaled, not stored, and prof\n"
+		 "exits 1"),
 	OPT_STRING(0, "record-dump", struct run_args, dump, "FILE",
 		   "save the raw ring-buffer records (for tests)"),
 	OPT_END(),

@@ -18,6 +18,7 @@ extern const struct verb verb_compare;
 extern const struct verb verb_explain;
 extern const struct verb verb_topo;
 extern const struct verb verb_sleep;
+extern const struct verb verb_probe;
 extern const struct verb verb_events;
 extern const struct verb verb_modules;
 extern const struct verb verb_help;
@@ -44,6 +45,8 @@ const struct cmd commands[] = {
 	{ "topo", &verb_topo, "show cache domains and what a pin would pick",
 	  TEXT, CMD_DB_NONE, CMD_OUT_STDOUT },
 	{ "sleep", &verb_sleep, "measure how well short sleeps keep time, per mode",
+	  TEXT, CMD_DB_WRITE, CMD_OUT_STDOUT },
+	{ "probe", &verb_probe, "can this machine's counters and caches be trusted?",
 	  TEXT, CMD_DB_WRITE, CMD_OUT_STDOUT },
 	{ "events", &verb_events, "list the events this machine can encode",
 	  TEXT, CMD_DB_NONE, CMD_OUT_STDOUT },

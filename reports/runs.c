@@ -12,6 +12,7 @@
 #include "reports/modules.h"
 #include "reports/rows.h"
 #include "reports/runs.h"
+#include "reports/scaling.h"
 #include "reports/sleep.h"
 
 int report_by_parse(const char *word, enum report_by *out)
@@ -313,6 +314,16 @@ static void write_footer(const struct db_run *run, enum out_format fmt, FILE *fp
 		fprintf(fp, "%s(N%%): multiplexed; the value is scaled by time "
 			"enabled / time running, and N%% is the share of time it ran\n",
 			lead);
+	/* Which values are estimates, in words. */
+	char *part = run_scaled_text(run, SCALED_PART);
+	char *never = run_scaled_text(run, SCALED_NEVER);
+	if (part)
+		fprintf(fp, "%sscaled, so estimates, not counts: %s\n", lead, part);
+	if (never)
+		fprintf(fp, "%snever counted (the group never got the PMU's counters): "
+			"%s\n", lead, never);
+	free(part);
+	free(never);
 	size_t alive = 0;
 	for (size_t t = 0; run->kind && !strcmp(run->kind, "attach") && t < run->nthreads; t++) {
 		bool counted = false;

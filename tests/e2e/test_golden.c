@@ -66,6 +66,7 @@ static const struct golden_case {
 	{ "help/explain", 0, "help explain", NULL },
 	{ "help/topo", 0, "help topo", NULL },
 	{ "help/sleep", 0, "help sleep", NULL },
+	{ "help/probe", 0, "help probe", NULL },
 	{ "help/events", 0, "help events", NULL },
 	{ "help/modules", 0, "help modules", NULL },
 	{ "help/help", 0, "help help", NULL },

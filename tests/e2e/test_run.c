@@ -782,6 +782,38 @@ static void test_run__unstored_run_is_not_run_0(void **state)
 	free(ew);
 }
 
+/*
+ * --no-multiplex keeps a run whose events were all counted all of the
+ * time: software events always are. (The refusal itself is tested on
+ * recorded multiplexed values in tests/reports/test_scaling.c: no PMU
+ * here multiplexes.)
+ */
+static void test_run__no_multiplex_keeps_a_whole_run(void **state)
+{
+	struct tu_db *f = *state;
+	need_perf(f);
+	char *ew = helper("exit_with");
+	char *a[] = { PROF_BIN, f->dbarg, "run", "--no-multiplex", "-e",
+		      "task-clock,page-faults", "--format", "json", "--", ew, "0",
+		      NULL };
+	struct tu_proc p = tu_run(a, NULL);
+	if (p.status != 0)
+		fail_msg("exit %d:\n%s", p.status, p.err);
+	/* Stored: run 2, after need_perf's own run. */
+	if (!strstr(p.err, "\"run_id\": 2,"))
+		fail_msg("stderr:\n%s", p.err);
+	assert_non_null(strstr(p.err, "\"running_pct\": {\n    \"task-clock\": 100,\n"
+				      "    \"page-faults\": 100\n"));
+	assert_null(strstr(p.err, "refused"));
+	tu_proc_release(&p);
+	char *r[] = { PROF_BIN, f->dbarg, "report", "last", NULL };
+	p = tu_run(r, NULL);
+	assert_int_equal(p.status, 0);
+	assert_null(strstr(p.out, "estimates"));
+	tu_proc_release(&p);
+	free(ew);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -802,6 +834,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_run__missing_option_value_is_named, setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_run__database_that_is_no_file_is_refused, setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_run__unstored_run_is_not_run_0, setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_run__no_multiplex_keeps_a_whole_run, setup, tu_db_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

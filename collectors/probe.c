@@ -1,0 +1,429 @@
+/*
+ * probe: the latency curve and the counted benchmarks of `prof probe`
+ * (see probe.h). The walks themselves are walk.c's; this file sizes them,
+ * times them, and counts around them.
+ */
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "collectors/counters.h"
+#include "collectors/probe.h"
+#include "collectors/walk.h"
+
+/* Steps per timed batch: 16 us of L1d hits, 2.5 ms of memory misses. */
+#define BATCH_STEPS 16384
+/* At least this many batches per size, however short the time asked. */
+#define MIN_BATCHES 3
+/* A size this much slower than both its neighbours is measured again. */
+#define SPIKE 1.4
+
+static double now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static char *xstrdup(const char *s)
+{
+	char *d = strdup(s);
+	if (!d)
+		abort();
+	return d;
+}
+
+/* ---- the latency curve ------------------------------------------------------ */
+
+size_t probe_curve_sizes(uint64_t min, uint64_t max, uint64_t *out, size_t cap)
+{
+	size_t n = 0;
+	for (uint64_t p = 2 * WALK_LINE; p && p <= max; p *= 2) {
+		const uint64_t both[2] = { p, p + p / 2 };
+		for (int k = 0; k < 2; k++) {
+			if (both[k] < min || both[k] > max)
+				continue;
+			if (n < cap)
+				out[n] = both[k];
+			n++;
+		}
+		if (p > UINT64_MAX / 4)
+			break;
+	}
+	return n;
+}
+
+/* One size: build, warm, time. 0 or -ENOMEM. */
+static int measure(uint64_t bytes, double ms, uint64_t seed, struct probe_point *p)
+{
+	struct walk *w = walk_new((size_t)bytes, seed);
+	if (!w)
+		return -errno;
+	/* Warm: a whole pass puts every line that fits where it will stay;
+	 * a chase too slow for that in the time allowed is far beyond any
+	 * cache, where warming changes nothing. */
+	size_t lines = walk_lines(w);
+	double t0 = now_ms(), budget = 2 * ms + 10;
+	for (size_t done = 0; done < lines && now_ms() - t0 < budget; done += BATCH_STEPS)
+		walk_run(w, BATCH_STEPS);
+
+	double best = 0;
+	uint64_t steps = 0;
+	int batches = 0;
+	t0 = now_ms();
+	while (batches < MIN_BATCHES || now_ms() - t0 < ms) {
+		double ns = walk_run(w, BATCH_STEPS);
+		if (!batches || ns < best)
+			best = ns;
+		steps += BATCH_STEPS;
+		batches++;
+	}
+	p->bytes = walk_bytes(w);
+	p->ns = best;
+	p->steps = steps;
+	p->huge_bytes = walk_huge_bytes(w);
+	walk_free(w);
+	return 0;
+}
+
+int probe_curve(const struct probe_curve_opts *o, struct probe_point **out,
+		size_t *n, char **cause)
+{
+	uint64_t min = o->min_bytes ? o->min_bytes : PROBE_MIN_BYTES;
+	uint64_t max = o->max_bytes ? o->max_bytes : PROBE_MAX_BYTES;
+	*out = NULL;
+	*n = 0;
+	size_t total = probe_curve_sizes(min, max, NULL, 0);
+	uint64_t *sizes = calloc(total + 1, sizeof(*sizes));
+	struct probe_point *pts = calloc(total + 1, sizeof(*pts));
+	if (!sizes || !pts) {
+		free(sizes);
+		free(pts);
+		return -ENOMEM;
+	}
+	probe_curve_sizes(min, max, sizes, total);
+	int rc = 0;
+	size_t done = 0;
+	for (; done < total; done++) {
+		rc = measure(sizes[done], o->ms_per_size, o->seed, &pts[done]);
+		if (rc) {
+			char sz[32];
+			snprintf(sz, sizeof(sz), "%llu KiB",
+				 (unsigned long long)(sizes[done] >> 10));
+			if (cause && asprintf(cause, "cannot map a %s chase: %s", sz,
+					      strerror(-rc)) < 0)
+				*cause = NULL;
+			break;
+		}
+		if (o->progress && o->progress(o->arg, done + 1, total, &pts[done])) {
+			done++;
+			rc = done < total ? -ECANCELED : 0;
+			break;
+		}
+	}
+	/* Latency does not fall as a chase grows: a size slower than both
+	 * neighbours by far was disturbed (on the loaded VM, one size of a
+	 * curve once read 995 ns between two of 150). Measure it again, up
+	 * to twice, the second pass for a pair of such sizes. */
+	for (int pass = 0; pass < 2 && !rc; pass++)
+		for (size_t i = 1; i + 1 < done; i++) {
+			double nb = pts[i - 1].ns > pts[i + 1].ns ? pts[i - 1].ns
+								  : pts[i + 1].ns;
+			if (pts[i].ns > SPIKE * nb)
+				measure(pts[i].bytes, o->ms_per_size, o->seed, &pts[i]);
+		}
+	free(sizes);
+	*out = pts;
+	*n = done;
+	return rc;
+}
+
+/* ---- counting ------------------------------------------------------------------ */
+
+static int sys_perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu,
+			       int group_fd, unsigned long flags)
+{
+	return (int)syscall(SYS_perf_event_open, attr, pid, cpu, group_fd, flags);
+}
+
+void probe_count_release(struct probe_count *c)
+{
+	free(c->event);
+	free(c->reason);
+	memset(c, 0, sizeof(*c));
+}
+
+/* Open ev on this thread, disabled, user space only: an fd or -errno. */
+static int open_self(const struct event_desc *ev)
+{
+	struct perf_event_attr a = ev->attr;
+	a.size = sizeof(a);
+	a.disabled = 1;
+	a.inherit = 0;
+	/* The benchmarks run in user space, and paranoid 2 allows counting
+	 * one's own user space. */
+	a.exclude_kernel = 1;
+	a.exclude_hv = 1;
+	a.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
+	int fd = sys_perf_event_open(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
+void probe_count_fn(const char *name, enum event_flags flags,
+		    void (*fn)(void *arg), void *arg, struct probe_count *c)
+{
+	memset(c, 0, sizeof(*c));
+	struct event_desc ev;
+	char *cause = NULL;
+	int rc = event_resolve(name, flags, &ev, &cause);
+	if (rc) {
+		c->reason = cause ? cause : xstrdup("the event does not resolve here");
+		fn(arg);
+		return;
+	}
+	if (ev.mission && ev.mission->perf_name)
+		c->event = xstrdup(ev.mission->perf_name);
+	else
+		c->event = xstrdup(ev.canonical ? ev.canonical : name);
+	int fd = open_self(&ev);
+	if (fd < 0) {
+		char *h = counters_open_hints(-fd, ev.hardware);
+		if (asprintf(&c->reason, "the kernel refused it: %s%s%s",
+			     strerror(-fd), h ? "\n" : "", h ? h : "") < 0)
+			c->reason = NULL;
+		free(h);
+		event_desc_release(&ev);
+		fn(arg);
+		return;
+	}
+	event_desc_release(&ev);
+	ioctl(fd, PERF_EVENT_IOC_RESET, 0);
+	ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+	fn(arg);
+	ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+	uint64_t v[3];
+	ssize_t got = read(fd, v, sizeof(v));
+	int err = errno;
+	close(fd);
+	if (got != (ssize_t)sizeof(v)) {
+		if (asprintf(&c->reason, "cannot read the counter: %s",
+			     got < 0 ? strerror(err) : "short read") < 0)
+			c->reason = NULL;
+		return;
+	}
+	c->opened = true;
+	c->value = v[0];
+	c->enabled = v[1];
+	c->running = v[2];
+}
+
+/* ---- the benchmarks -------------------------------------------------------------- */
+
+/* The LLC chase: steps counted, after a short warm-up. */
+#define LLC_STEPS ((uint64_t)1 << 20)
+#define LLC_WARM_STEPS ((uint64_t)1 << 16)
+#define ITLB_PASSES 64
+/* Jumps an L1i walk takes, and bytes a branch walk reads in a pass. */
+#define L1I_JUMPS ((uint64_t)1 << 20)
+#define BRANCH_BYTES ((size_t)1 << 20)
+#define BRANCH_PASSES 2
+
+uint64_t probe_llc_chase_bytes(uint64_t llc_bytes)
+{
+	if (!llc_bytes)
+		return PROBE_MAX_BYTES;
+	/* 8x, not just over it: a cache that keeps part of a cyclic set
+	 * (adaptive replacement) can hit on at most 1/8 of the steps. */
+	uint64_t b = llc_bytes * 8;
+	if (b < ((uint64_t)64 << 20))
+		b = (uint64_t)64 << 20;
+	if (b > ((uint64_t)1 << 30))
+		b = (uint64_t)1 << 30;
+	return b;
+}
+
+uint64_t probe_l1i_walk_bytes(uint64_t l1i_bytes)
+{
+	return 4 * (l1i_bytes ? l1i_bytes : (uint64_t)32 << 10);
+}
+
+struct data_run {
+	struct walk *w;
+	uint64_t steps;
+};
+
+static void run_data(void *arg)
+{
+	struct data_run *r = arg;
+	walk_run(r->w, r->steps);
+}
+
+struct code_run {
+	struct code_walk *cw;
+	uint64_t passes;
+};
+
+static void run_code(void *arg)
+{
+	struct code_run *r = arg;
+	code_walk_run(r->cw, r->passes);
+}
+
+struct branch_run {
+	struct branch_walk *bw;
+	uint64_t passes;
+};
+
+static void run_branch(void *arg)
+{
+	struct branch_run *r = arg;
+	branch_walk_run(r->bw, r->passes);
+}
+
+static void set_text(char **dst, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void set_text(char **dst, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	if (vasprintf(dst, fmt, ap) < 0)
+		*dst = NULL;
+	va_end(ap);
+}
+
+static void nothing(void *arg)
+{
+	(void)arg;
+}
+
+/*
+ * The benchmark cannot be built: say why, and still open the counter
+ * around nothing, so that a counter this machine lacks reads as not
+ * supported rather than as not run.
+ */
+static void not_run(const struct probe_bench_opts *o, struct probe_result *r,
+		    const char *what, int err)
+{
+	set_text(&r->error, "cannot build the %s: %s", what,
+		 err == ENOTSUP ? "prof generates code for x86-64 only"
+				: strerror(err));
+	probe_count_fn(r->name, o->flags, nothing, NULL, &r->count);
+}
+
+/* "32 MiB", "128 KiB", for the benchmarks' descriptions. */
+static void fmt_size(char *buf, size_t len, uint64_t b)
+{
+	if (b >= ((uint64_t)1 << 20) && !(b & (((uint64_t)1 << 20) - 1)))
+		snprintf(buf, len, "%llu MiB", (unsigned long long)(b >> 20));
+	else
+		snprintf(buf, len, "%llu KiB", (unsigned long long)(b >> 10));
+}
+
+static void bench_llc(const struct probe_bench_opts *o, struct probe_result *r)
+{
+	uint64_t bytes = probe_llc_chase_bytes(o->llc_bytes);
+	char sz[32], llc[32];
+	fmt_size(sz, sizeof(sz), bytes);
+	fmt_size(llc, sizeof(llc), o->llc_bytes);
+	if (o->llc_bytes)
+		set_text(&r->bench, "chase over %s, 8x the %s last level: a miss "
+			 "a step", sz, llc);
+	else
+		set_text(&r->bench, "chase over %s (last level unknown): a miss a "
+			 "step", sz);
+	struct data_run d = { walk_new((size_t)bytes, o->seed), LLC_STEPS };
+	if (!d.w) {
+		not_run(o, r, "chase", errno);
+		return;
+	}
+	walk_run(d.w, LLC_WARM_STEPS);
+	probe_count_fn(r->name, o->flags, run_data, &d, &r->count);
+	r->ran = true;
+	r->expected = (double)LLC_STEPS;
+	walk_free(d.w);
+}
+
+static void bench_itlb(const struct probe_bench_opts *o, struct probe_result *r)
+{
+	set_text(&r->bench, "jumps across %d 4 KiB code pages: a miss a page",
+		 PROBE_ITLB_PAGES);
+	struct code_run c = { code_walk_new(PROBE_ITLB_PAGES, WALK_PAGE, o->seed),
+			      ITLB_PASSES };
+	if (!c.cw) {
+		not_run(o, r, "page walk", errno);
+		return;
+	}
+	code_walk_run(c.cw, 1);
+	probe_count_fn(r->name, o->flags, run_code, &c, &r->count);
+	r->ran = true;
+	r->expected = (double)PROBE_ITLB_PAGES * ITLB_PASSES;
+	code_walk_free(c.cw);
+}
+
+static void bench_l1i(const struct probe_bench_opts *o, struct probe_result *r)
+{
+	uint64_t bytes = probe_l1i_walk_bytes(o->l1i_bytes);
+	size_t lines = (size_t)(bytes / WALK_LINE);
+	uint64_t passes = L1I_JUMPS / lines ? L1I_JUMPS / lines : 1;
+	char sz[32];
+	fmt_size(sz, sizeof(sz), bytes);
+	set_text(&r->bench, "jumps across %s of code, %s: a miss a 64-byte line",
+		 sz, o->l1i_bytes ? "4x the L1i" : "4x 32 KiB (L1i unknown)");
+	struct code_run c = { code_walk_new(lines, WALK_LINE, o->seed), passes };
+	if (!c.cw) {
+		not_run(o, r, "line walk", errno);
+		return;
+	}
+	code_walk_run(c.cw, 1);
+	probe_count_fn(r->name, o->flags, run_code, &c, &r->count);
+	r->ran = true;
+	r->expected = (double)lines * (double)passes;
+	code_walk_free(c.cw);
+}
+
+static void bench_branch(const struct probe_bench_opts *o, struct probe_result *r)
+{
+	set_text(&r->bench, "a branch on random bits: half mispredicted");
+	struct branch_run b = { branch_walk_new(BRANCH_BYTES, o->seed), BRANCH_PASSES };
+	if (!b.bw) {
+		not_run(o, r, "branch loop", errno);
+		return;
+	}
+	branch_walk_run(b.bw, 1);
+	probe_count_fn(r->name, o->flags, run_branch, &b, &r->count);
+	r->ran = true;
+	r->expected = (double)BRANCH_BYTES * BRANCH_PASSES / 2;
+	branch_walk_free(b.bw);
+}
+
+void probe_benches(const struct probe_bench_opts *o,
+		   struct probe_result out[PROBE_NBENCH])
+{
+	static void (*const run[PROBE_NBENCH])(const struct probe_bench_opts *,
+					       struct probe_result *) = {
+		[PROBE_LLC] = bench_llc,
+		[PROBE_ITLB] = bench_itlb,
+		[PROBE_L1I] = bench_l1i,
+		[PROBE_BRANCH] = bench_branch,
+	};
+	for (int i = 0; i < PROBE_NBENCH; i++) {
+		memset(&out[i], 0, sizeof(out[i]));
+		out[i].name = mission_names[i];
+		run[i](o, &out[i]);
+	}
+}
+
+void probe_result_release(struct probe_result *r)
+{
+	free(r->bench);
+	free(r->error);
+	probe_count_release(&r->count);
+	memset(r, 0, sizeof(*r));
+}

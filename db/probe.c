@@ -1,0 +1,340 @@
+/*
+ * probe (db): store and load a `prof probe` run: its runs row, the facts
+ * of probe_runs, the curve of probe_latency and the rows of probe_counters.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "db/internal.h"
+#include "db/probe.h"
+
+/* A byte count that fits: sizes stay far below 2^63. */
+static void bind_u64(sqlite3_stmt *st, int idx, uint64_t v)
+{
+	sqlite3_bind_int64(st, idx, (sqlite3_int64)v);
+}
+
+/* A size, NULL when unknown (0). */
+static void bind_size(sqlite3_stmt *st, int idx, uint64_t v)
+{
+	if (v)
+		bind_u64(st, idx, v);
+	else
+		sqlite3_bind_null(st, idx);
+}
+
+static int store_facts(struct db *db, int64_t run_id, const struct db_probe *p,
+		       char **cause)
+{
+	sqlite3_stmt *st;
+	int rc = db_prepare(db, &st,
+		"INSERT INTO probe_runs (run_id, cpu, l1d_bytes, l1i_bytes, l2_bytes,"
+		" llc_bytes, llc_level, ms_per_size, seed, family)"
+		" VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10)", cause);
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(st, 1, run_id);
+	if (p->cpu >= 0)
+		sqlite3_bind_int(st, 2, p->cpu);
+	else
+		sqlite3_bind_null(st, 2);
+	bind_size(st, 3, p->l1d_bytes);
+	bind_size(st, 4, p->l1i_bytes);
+	bind_size(st, 5, p->l2_bytes);
+	bind_size(st, 6, p->llc_bytes);
+	if (p->llc_level > 0)
+		sqlite3_bind_int(st, 7, p->llc_level);
+	else
+		sqlite3_bind_null(st, 7);
+	sqlite3_bind_double(st, 8, p->ms_per_size);
+	bind_u64(st, 9, p->seed);
+	db_bind_text(st, 10, p->family);
+	int step = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (step != SQLITE_DONE)
+		return db_fail(db, step, "cannot store the probe in", cause);
+	return 0;
+}
+
+static int store_points(struct db *db, int64_t run_id, const struct db_probe *p,
+			char **cause)
+{
+	sqlite3_stmt *st;
+	int rc = db_prepare(db, &st,
+		"INSERT INTO probe_latency (run_id, idx, bytes, ns, steps, huge_bytes)"
+		" VALUES (?1,?2,?3,?4,?5,?6)", cause);
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < p->npoints && !rc; i++) {
+		const struct db_probe_point *q = &p->points[i];
+		sqlite3_bind_int64(st, 1, run_id);
+		sqlite3_bind_int64(st, 2, (sqlite3_int64)i);
+		bind_u64(st, 3, q->bytes);
+		sqlite3_bind_double(st, 4, q->ns);
+		bind_u64(st, 5, q->steps);
+		bind_u64(st, 6, q->huge_bytes);
+		int step = sqlite3_step(st);
+		sqlite3_reset(st);
+		if (step != SQLITE_DONE)
+			rc = db_fail(db, step, "cannot store the latency curve in", cause);
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+static int store_counters(struct db *db, int64_t run_id, const struct db_probe *p,
+			  char **cause)
+{
+	sqlite3_stmt *st;
+	int rc = db_prepare(db, &st,
+		"INSERT INTO probe_counters (run_id, idx, name, event, bench, ran,"
+		" expected, value, time_enabled, time_running, grade, reason)"
+		" VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12)", cause);
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < p->ncounters && !rc; i++) {
+		const struct db_probe_counter *c = &p->counters[i];
+		sqlite3_bind_int64(st, 1, run_id);
+		sqlite3_bind_int64(st, 2, (sqlite3_int64)i);
+		db_bind_text(st, 3, c->name);
+		db_bind_text(st, 4, c->event);
+		db_bind_text(st, 5, c->bench ? c->bench : "");
+		sqlite3_bind_int(st, 6, c->ran);
+		sqlite3_bind_double(st, 7, c->expected);
+		for (int k = 0; k < 3; k++) {
+			const uint64_t v[3] = { c->value, c->enabled, c->running };
+			if (c->opened)
+				bind_u64(st, 8 + k, v[k]);
+			else
+				sqlite3_bind_null(st, 8 + k);
+		}
+		db_bind_text(st, 11, c->grade);
+		db_bind_text(st, 12, c->reason);
+		int step = sqlite3_step(st);
+		sqlite3_reset(st);
+		if (step != SQLITE_DONE)
+			rc = db_fail(db, step, "cannot store the probe's counters in",
+				     cause);
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int db_probe_store(struct db *db, struct db_run *run, const struct db_probe *p,
+		   char **cause)
+{
+	int rc = db_begin(db, cause);
+	if (rc)
+		return rc;
+	rc = db_run_store_body(db, run, cause);
+	if (!rc)
+		rc = store_facts(db, run->id, p, cause);
+	if (!rc)
+		rc = store_points(db, run->id, p, cause);
+	if (!rc)
+		rc = store_counters(db, run->id, p, cause);
+	if (rc) {
+		db_rollback(db);
+		run->id = 0;
+		return rc;
+	}
+	rc = db_commit(db, cause);
+	if (rc)
+		run->id = 0;
+	return rc;
+}
+
+/* ---- loading ---- */
+
+/* Sizes prof writes stay below 1 TiB; a ns per step below an hour. */
+#define SIZE_MAX_STORED ((int64_t)1 << 40)
+#define NS_MAX_STORED 3.6e12
+
+#define FACT_COLS(X) \
+	X(FC_CPU, "cpu") \
+	X(FC_L1D, "l1d_bytes") \
+	X(FC_L1I, "l1i_bytes") \
+	X(FC_L2, "l2_bytes") \
+	X(FC_LLC, "llc_bytes") \
+	X(FC_LLC_LEVEL, "llc_level") \
+	X(FC_MS, "ms_per_size") \
+	X(FC_SEED, "seed") \
+	X(FC_FAMILY, "family")
+enum { FACT_COLS(DB_COL_ENUM) FC_N };
+static const char *const fact_cols[] = { FACT_COLS(DB_COL_SQL) };
+
+static int load_facts(struct db *db, int64_t run_id, struct db_probe *out,
+		      char **cause)
+{
+	sqlite3_stmt *st;
+	int rc = db_prepare_select(db, &st, fact_cols, FC_N,
+				   "FROM probe_runs WHERE run_id = ?1", cause);
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(st, 1, run_id);
+	int step = sqlite3_step(st);
+	if (step != SQLITE_ROW) {
+		sqlite3_finalize(st);
+		if (step == SQLITE_DONE) {
+			if (cause && asprintf(cause, "run %lld in '%s' holds no probe",
+					      (long long)run_id, db_path(db)) < 0)
+				*cause = NULL;
+			return -ENOENT;
+		}
+		return db_fail(db, step, "cannot read", cause);
+	}
+	struct db_row r;
+	db_row_init(&r, db, st, "probe_runs");
+	db_row_key(&r, "%lld", (long long)run_id);
+	out->cpu = (int)db_row_int(&r, FC_CPU, 0, DB_CPUS_MAX, -1, DB_NULL_OK);
+	out->l1d_bytes = (uint64_t)db_row_int(&r, FC_L1D, 1, SIZE_MAX_STORED, 0, DB_NULL_OK);
+	out->l1i_bytes = (uint64_t)db_row_int(&r, FC_L1I, 1, SIZE_MAX_STORED, 0, DB_NULL_OK);
+	out->l2_bytes = (uint64_t)db_row_int(&r, FC_L2, 1, SIZE_MAX_STORED, 0, DB_NULL_OK);
+	out->llc_bytes = (uint64_t)db_row_int(&r, FC_LLC, 1, SIZE_MAX_STORED, 0, DB_NULL_OK);
+	out->llc_level = (int)db_row_int(&r, FC_LLC_LEVEL, 1, 7, 0, DB_NULL_OK);
+	out->ms_per_size = db_row_real(&r, FC_MS, 0, 1e9, 0, 0);
+	out->seed = db_row_u64(&r, FC_SEED, 0);
+	out->family = db_row_text(&r, FC_FAMILY, DB_NULL_OK);
+	sqlite3_finalize(st);
+	return r.rc ? db_row_fail(&r, cause) : 0;
+}
+
+#define POINT_COLS(X) \
+	X(PC_BYTES, "bytes") \
+	X(PC_NS, "ns") \
+	X(PC_STEPS, "steps") \
+	X(PC_HUGE, "huge_bytes") \
+	X(PC_IDX, "idx")
+enum { POINT_COLS(DB_COL_ENUM) PC_N };
+static const char *const point_cols[] = { POINT_COLS(DB_COL_SQL) };
+
+static int load_points(struct db *db, int64_t run_id, struct db_probe *out,
+		       char **cause)
+{
+	sqlite3_stmt *st;
+	int rc = db_prepare_select(db, &st, point_cols, PC_N,
+		"FROM probe_latency WHERE run_id = ?1 ORDER BY idx", cause);
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(st, 1, run_id);
+	struct db_row r;
+	db_row_init(&r, db, st, "probe_latency");
+	int step;
+	while (!r.rc && (step = sqlite3_step(st)) == SQLITE_ROW) {
+		struct db_probe_point *v = realloc(out->points,
+						   (out->npoints + 1) * sizeof(*v));
+		if (!v)
+			abort();
+		out->points = v;
+		struct db_probe_point *q = &v[out->npoints++];
+		db_row_key(&r, "(run %lld, idx %lld)", (long long)run_id,
+			   (long long)sqlite3_column_int64(st, PC_IDX));
+		q->bytes = (uint64_t)db_row_int(&r, PC_BYTES, 1, SIZE_MAX_STORED, 1, 0);
+		q->ns = db_row_real(&r, PC_NS, 0, NS_MAX_STORED, 0, 0);
+		q->steps = db_row_u64(&r, PC_STEPS, 0);
+		q->huge_bytes = (uint64_t)db_row_int(&r, PC_HUGE, 0, SIZE_MAX_STORED, 0, 0);
+		/* The knee finder walks the curve in size order. */
+		if (!r.rc && out->npoints > 1 && q->bytes <= v[out->npoints - 2].bytes)
+			db_row_bad(&r, PC_BYTES, "%llu is not above the size before it",
+				   (unsigned long long)q->bytes);
+	}
+	sqlite3_finalize(st);
+	if (r.rc)
+		return db_row_fail(&r, cause);
+	if (step != SQLITE_DONE)
+		return db_fail(db, step, "cannot read the latency curve in", cause);
+	return 0;
+}
+
+#define COUNTER_COLS(X) \
+	X(CC_NAME, "name") \
+	X(CC_EVENT, "event") \
+	X(CC_BENCH, "bench") \
+	X(CC_RAN, "ran") \
+	X(CC_EXPECTED, "expected") \
+	X(CC_VALUE, "value") \
+	X(CC_ENABLED, "time_enabled") \
+	X(CC_RUNNING, "time_running") \
+	X(CC_GRADE, "grade") \
+	X(CC_REASON, "reason") \
+	X(CC_IDX, "idx")
+enum { COUNTER_COLS(DB_COL_ENUM) CC_N };
+static const char *const counter_cols[] = { COUNTER_COLS(DB_COL_SQL) };
+
+static int load_counters(struct db *db, int64_t run_id, struct db_probe *out,
+			 char **cause)
+{
+	sqlite3_stmt *st;
+	int rc = db_prepare_select(db, &st, counter_cols, CC_N,
+		"FROM probe_counters WHERE run_id = ?1 ORDER BY idx", cause);
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(st, 1, run_id);
+	struct db_row r;
+	db_row_init(&r, db, st, "probe_counters");
+	int step;
+	while (!r.rc && (step = sqlite3_step(st)) == SQLITE_ROW) {
+		struct db_probe_counter *v = realloc(out->counters,
+						     (out->ncounters + 1) * sizeof(*v));
+		if (!v)
+			abort();
+		out->counters = v;
+		struct db_probe_counter *c = &v[out->ncounters++];
+		memset(c, 0, sizeof(*c));
+		db_row_key(&r, "(run %lld, idx %lld)", (long long)run_id,
+			   (long long)sqlite3_column_int64(st, CC_IDX));
+		c->name = db_row_text(&r, CC_NAME, 0);
+		c->event = db_row_text(&r, CC_EVENT, DB_NULL_OK);
+		c->bench = db_row_text(&r, CC_BENCH, DB_LONG);
+		c->ran = db_row_bool(&r, CC_RAN, 0);
+		c->expected = db_row_real(&r, CC_EXPECTED, 0, 1e300, 0, 0);
+		c->opened = !db_row_null(&r, CC_VALUE);
+		c->value = db_row_u64(&r, CC_VALUE, DB_NULL_OK);
+		c->enabled = db_row_u64(&r, CC_ENABLED, DB_NULL_OK);
+		c->running = db_row_u64(&r, CC_RUNNING, DB_NULL_OK);
+		c->grade = db_row_text(&r, CC_GRADE, 0);
+		c->reason = db_row_text(&r, CC_REASON, DB_NULL_OK | DB_LONG);
+	}
+	sqlite3_finalize(st);
+	if (r.rc)
+		return db_row_fail(&r, cause);
+	if (step != SQLITE_DONE)
+		return db_fail(db, step, "cannot read the probe's counters in", cause);
+	return 0;
+}
+
+int db_probe_load(struct db *db, int64_t run_id, struct db_probe *out,
+		  char **cause)
+{
+	memset(out, 0, sizeof(*out));
+	out->cpu = -1;
+	int rc = load_facts(db, run_id, out, cause);
+	if (!rc)
+		rc = load_points(db, run_id, out, cause);
+	if (!rc)
+		rc = load_counters(db, run_id, out, cause);
+	if (rc)
+		db_probe_release(out);
+	return rc;
+}
+
+void db_probe_release(struct db_probe *p)
+{
+	if (!p)
+		return;
+	free(p->family);
+	free(p->points);
+	for (size_t i = 0; i < p->ncounters; i++) {
+		struct db_probe_counter *c = &p->counters[i];
+		free(c->name);
+		free(c->event);
+		free(c->bench);
+		free(c->grade);
+		free(c->reason);
+	}
+	free(p->counters);
+	memset(p, 0, sizeof(*p));
+	p->cpu = -1;
+}

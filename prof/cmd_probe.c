@@ -1,0 +1,428 @@
+/*
+ * prof probe: a short calibration of this machine. It pins prof to one
+ * CPU, times a random pointer chase from 16 KiB up (collectors/probe: the
+ * latency curve, which needs no counters), runs one benchmark per mission
+ * counter whose count is known by construction with that counter open,
+ * and compares the curve's knees with the caches sysfs lists for the CPU
+ * (reports/probe). The run is stored (kind "probe") and printed.
+ */
+#include <errno.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "collectors/host.h"
+#include "collectors/probe.h"
+#include "collectors/topology.h"
+#include "db/probe.h"
+#include "prof/pin.h"
+#include "prof/runutil.h"
+#include "prof/verb.h"
+#include "reports/probe.h"
+
+/* The default seed: any fixed number, so two probes walk the same orders. */
+#define PROBE_SEED 0x70726f6265ull
+
+struct probe_args {
+	long cpu;		/* -1: the CPU prof starts on */
+	uint64_t min, max;	/* 0: the defaults */
+	long ms;
+	long seed;
+	const char *sysfs;
+	bool no_counters;
+	bool allow_generic;
+	bool no_store;
+};
+
+static void probe_init(void *args)
+{
+	struct probe_args *a = args;
+	a->cpu = -1;
+	a->ms = 30;
+	a->seed = -1;
+}
+
+static int parse_size(struct verb_ctx *vc, const char *arg, void *field)
+{
+	uint64_t b;
+	char *cause = NULL;
+	char buf[64];
+	if (cache_size_parse(arg, &b, &cause) || b < 2 * 64 || b > ((uint64_t)16 << 30)) {
+		free(cause);
+		return usage_error(vc->name, "bad size '%s': expected 128 to 16G, "
+				   "as 16K, 1M or 1G", cli_echo(arg, buf, sizeof(buf)));
+	}
+	*(uint64_t *)field = b;
+	return 0;
+}
+
+/* ---- sysfs: the caches of one CPU ---- */
+
+static void sizes_of_cpu(const struct topo *t, int cpu, struct db_probe *p)
+{
+	for (size_t i = 0; i < t->n_caches; i++) {
+		const struct cache_domain *d = &t->caches[i];
+		if (!cpumask_has(&d->cpus, cpu))
+			continue;
+		if (d->level == 1 && d->type == CACHE_TYPE_DATA)
+			p->l1d_bytes = d->size_bytes;
+		else if (d->level == 1 && d->type == CACHE_TYPE_INSTRUCTION)
+			p->l1i_bytes = d->size_bytes;
+		else if (d->level == 2 && d->type != CACHE_TYPE_INSTRUCTION)
+			p->l2_bytes = d->size_bytes;
+	}
+	for (size_t i = 0; i < t->n_llc; i++)
+		if (cpumask_has(&t->llc[i].cpus, cpu)) {
+			p->llc_bytes = t->llc[i].size_bytes;
+			p->llc_level = t->llc_level;
+		}
+}
+
+/* ---- progress ---- */
+
+struct progress {
+	bool tty;
+	bool drew;
+};
+
+static int on_size(void *arg, size_t done, size_t total, const struct probe_point *q)
+{
+	struct progress *pr = arg;
+	if (!pr->tty)
+		return 0;
+	char b[32];
+	fmt_bytes(b, sizeof(b), (double)q->bytes);
+	fprintf(stderr, "\r\033[Kprof: size %zu of %zu: %s, %.2f ns a step", done,
+		total, b, q->ns);
+	fflush(stderr);
+	pr->drew = true;
+	return 0;
+}
+
+/* ---- the stored shape ---- */
+
+static double tv_s(struct timeval tv)
+{
+	return (double)tv.tv_sec + (double)tv.tv_usec / 1e6;
+}
+
+/* The runs row: host, command as typed, the CPU it was pinned to. */
+static void fill_run(struct db_run *run, const struct verb_ctx *vc, int cpu,
+		     const char *started)
+{
+	memset(run, 0, sizeof(*run));
+	run->kind = strdup("probe");
+	run->started = strdup(started);
+	int argc = vc->full_argc;
+	char **full = calloc((size_t)argc + 2, sizeof(char *));
+	if (full) {
+		full[0] = "prof";
+		for (int i = 0; i < argc; i++)
+			full[i + 1] = vc->full_argv[i];
+		run->command = run_state_command_line(full, argc + 1);
+		run->argv = calloc((size_t)argc + 2, sizeof(char *));
+		for (int i = 0; run->argv && i < argc + 1; i++)
+			run->argv[i] = strdup(full[i]);
+		run->argc = run->argv ? argc + 1 : 0;
+		free(full);
+	}
+	char cwd[4096];
+	if (getcwd(cwd, sizeof(cwd)))
+		run->cwd = strdup(cwd);
+	run->pid = (int32_t)getpid();
+	struct host_facts hf;
+	host_facts_read(&hf);
+	run->host.hostname = hf.hostname;
+	run->host.kernel = hf.kernel;
+	run->host.cpu_model = hf.cpu_model;
+	run->host.online_cpus = hf.online_cpus;
+	run->paranoid = hf.paranoid;
+	run->prof_version = strdup(PROF_VERSION);
+	char cpus[32];
+	snprintf(cpus, sizeof(cpus), "%d", cpu);
+	if (asprintf(&run->pin.mode, "cpus:%d", cpu) < 0)
+		run->pin.mode = NULL;
+	run->pin.status = strdup("applied");
+	run->pin.cpus = strdup(cpus);
+}
+
+static void to_db_counter(const struct probe_result *r, struct db_probe_counter *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->name = strdup(r->name);
+	c->event = r->count.event ? strdup(r->count.event) : NULL;
+	c->bench = r->bench ? strdup(r->bench) : NULL;
+	c->ran = r->ran;
+	c->expected = r->expected;
+	c->opened = r->count.opened;
+	c->value = r->count.value;
+	c->enabled = r->count.enabled;
+	c->running = r->count.running;
+	c->grade = strdup(probe_grade_name(probe_grade_of(c)));
+	/* The counter's refusal says the most; else why the bench did not run. */
+	const char *why = r->count.reason ? r->count.reason : r->error;
+	c->reason = why ? strdup(why) : NULL;
+}
+
+/* ---- the verb ---- */
+
+/* The curve's top: 256 MiB, or 4x a larger last level (up to 1 GiB), so
+ * that its end is memory latency on any machine. */
+static uint64_t default_max(uint64_t llc)
+{
+	uint64_t max = PROBE_MAX_BYTES;
+	while (max < 4 * llc && max < ((uint64_t)1 << 30))
+		max *= 2;
+	return max;
+}
+
+/* Whether cpu is online and in prof's affinity mask. */
+static bool may_run_on(int cpu)
+{
+	size_t n = CPUMASK_MAX;
+	cpu_set_t *set = CPU_ALLOC(n);
+	size_t size = CPU_ALLOC_SIZE(n);
+	if (!set)
+		return false;
+	bool ok = sched_getaffinity(0, size, set) == 0 &&
+		  CPU_ISSET_S((size_t)cpu, size, set);
+	CPU_FREE(set);
+	return ok;
+}
+
+static int pin_self(int cpu)
+{
+	cpu_set_t *set = CPU_ALLOC((size_t)cpu + 1);
+	size_t size = CPU_ALLOC_SIZE((size_t)cpu + 1);
+	if (!set)
+		return -ENOMEM;
+	CPU_ZERO_S(size, set);
+	CPU_SET_S((size_t)cpu, size, set);
+	int rc = sched_setaffinity(0, size, set) ? -errno : 0;
+	CPU_FREE(set);
+	return rc;
+}
+
+static int cmd_probe(struct verb_ctx *vc)
+{
+	const struct probe_args *a = vc->args;
+	struct topo t;
+	char *cause = NULL;
+	struct db_probe p;
+	memset(&p, 0, sizeof(p));
+	bool have_topo = topo_read(&t, a->sysfs ? a->sysfs : "/", &cause) == 0;
+	if (!have_topo) {
+		warning_msg("cannot read the cache topology: %s; the curve is "
+			    "shown without sysfs's sizes to compare", cause);
+		free(cause);
+		cause = NULL;
+	}
+	int cpu = a->cpu >= 0 ? (int)a->cpu : sched_getcpu();
+	if (cpu < 0)
+		cpu = 0;
+	if (!may_run_on(cpu)) {
+		if (have_topo)
+			topo_release(&t);
+		return usage_error(vc->name, "CPU %d is not one prof may run on "
+				   "(offline, or outside its affinity)", cpu);
+	}
+	/* A tree from --sysfs describes another machine: its first CPU
+	 * stands in for one it does not list. */
+	if (have_topo)
+		sizes_of_cpu(&t, cpumask_has(&t.online, cpu) ? cpu
+			     : cpumask_first(&t.online), &p);
+	p.cpu = cpu;
+	p.ms_per_size = (double)a->ms;
+	p.seed = a->seed >= 0 ? (uint64_t)a->seed : PROBE_SEED;
+	uint64_t min = a->min ? a->min : PROBE_MIN_BYTES;
+	uint64_t max = a->max ? a->max : default_max(p.llc_bytes);
+	size_t nsizes = probe_curve_sizes(min, max, NULL, 0);
+	if (!nsizes) {
+		if (have_topo)
+			topo_release(&t);
+		return usage_error(vc->name, "no size of the curve lies between --min "
+				   "and --max (sizes are powers of two and 1.5x them)");
+	}
+
+	int exit_code = EXIT_OK;
+	struct db *db = NULL;
+	struct probe_point *pts = NULL;
+	size_t npts = 0;
+	struct probe_result res[PROBE_NBENCH];
+	memset(res, 0, sizeof(res));
+	/* Open the database before measuring, not after. */
+	if (!a->no_store && !(db = verb_db(vc))) {
+		fprintf(stderr, "hint: --no-store runs the probe without storing it\n");
+		exit_code = EXIT_FAIL;
+		goto out;
+	}
+	int rc = pin_self(cpu);
+	if (rc) {
+		exit_code = error_msg("cannot pin prof to CPU %d: %s", cpu, strerror(-rc));
+		goto out;
+	}
+	if (events_init(NULL) == 0) {
+		const struct mission_family *f = events_mission_family(NULL, NULL);
+		p.family = f ? strdup(f->label) : NULL;
+	}
+
+	char started[32];
+	run_state_now_iso(started, sizeof(started));
+	struct timespec t0, t1;
+	struct rusage ru0, ru1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	getrusage(RUSAGE_SELF, &ru0);
+	fprintf(stderr, "prof: probing CPU %d: %zu sizes, %ld ms each%s\n", cpu,
+		nsizes, a->ms, a->no_counters ? "" : ", then the counted benchmarks");
+	struct progress pr = { .tty = isatty(STDERR_FILENO) };
+	struct probe_curve_opts co = {
+		.min_bytes = min, .max_bytes = max, .ms_per_size = (double)a->ms,
+		.seed = p.seed, .progress = on_size, .arg = &pr,
+	};
+	rc = probe_curve(&co, &pts, &npts, &cause);
+	if (pr.drew)
+		fputs("\r\033[K", stderr);
+	if (rc) {
+		print_cause("error: ", cause);
+		free(cause);
+		exit_code = EXIT_FAIL;
+		goto out;
+	}
+	if (!a->no_counters) {
+		struct probe_bench_opts bo = {
+			.llc_bytes = p.llc_bytes, .l1i_bytes = p.l1i_bytes,
+			.flags = a->allow_generic ? EVENT_ALLOW_GENERIC : 0,
+			.seed = p.seed,
+		};
+		probe_benches(&bo, res);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	getrusage(RUSAGE_SELF, &ru1);
+
+	p.points = calloc(npts + 1, sizeof(*p.points));
+	p.counters = calloc(PROBE_NBENCH, sizeof(*p.counters));
+	if (!p.points || !p.counters) {
+		exit_code = error_msg("out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < npts; i++)
+		p.points[i] = (struct db_probe_point){ pts[i].bytes, pts[i].ns,
+						       pts[i].steps, pts[i].huge_bytes };
+	p.npoints = npts;
+	for (int i = 0; !a->no_counters && i < PROBE_NBENCH; i++)
+		to_db_counter(&res[i], &p.counters[p.ncounters++]);
+
+	struct db_run run;
+	fill_run(&run, vc, cpu, started);
+	run.wall_s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+	run.user_s = tv_s(ru1.ru_utime) - tv_s(ru0.ru_utime);
+	run.sys_s = tv_s(ru1.ru_stime) - tv_s(ru0.ru_stime);
+	if (have_topo)
+		run.topology = topo_to_db(&t);
+	if (db) {
+		if (db_probe_store(db, &run, &p, &cause)) {
+			print_cause("error: ", cause);
+			fprintf(stderr, "hint: the report below is all that is left of "
+				"this probe; save it with -o FILE next time\n");
+			free(cause);
+			exit_code = EXIT_FAIL;
+		} else {
+			fprintf(stderr, "prof: stored as run %lld; 'prof report %lld' "
+				"prints it again\n", (long long)run.id, (long long)run.id);
+		}
+	}
+	FILE *fp = verb_out(vc);
+	if (fp) {
+		report_probe(&run, &p, vc->fmt, fp);
+		if (verb_out_close(vc))
+			exit_code = EXIT_FAIL;
+	} else {
+		exit_code = EXIT_FAIL;
+	}
+	db_run_release(&run);
+out:
+	for (int i = 0; i < PROBE_NBENCH; i++)
+		probe_result_release(&res[i]);
+	free(pts);
+	db_probe_release(&p);
+	if (have_topo)
+		topo_release(&t);
+	return exit_code;
+}
+
+static const struct opt probe_opts[] = {
+	OPT_LONG(0, "cpu", struct probe_args, cpu, "N", 0, CPUMASK_MAX - 1, NULL,
+		 "probe CPU N (default: the one prof starts on); its\n"
+		 "caches are the ones the curve is compared with"),
+	OPT_CALLBACK(0, "min", struct probe_args, min, "SIZE", parse_size,
+		     "the curve's smallest size (default 16K)"),
+	OPT_CALLBACK(0, "max", struct probe_args, max, "SIZE", parse_size,
+		     "its largest (default 256M, or 4x a larger last\n"
+		     "level, up to 1G): at least twice the last level, so\n"
+		     "that its end is memory latency"),
+	OPT_LONG(0, "ms", struct probe_args, ms, "MS", 1, 10000, NULL,
+		 "time each size at least this long (default 30)"),
+	OPT_LONG(0, "seed", struct probe_args, seed, "N", 0, 0x7fffffffL, NULL,
+		 "the walks' random order (default: a fixed one)"),
+	OPT_BOOL(0, "no-counters", struct probe_args, no_counters,
+		 "the latency curve only"),
+	OPT_BOOL(0, "allow-generic", struct probe_args, allow_generic,
+		 "as for prof run: on a processor the mission map lacks,\n"
+		 "grade perf's generic cache events"),
+	OPT_STRING(0, "sysfs", struct probe_args, sysfs, "ROOT",
+		   "read the caches to compare with below ROOT, not /\n"
+		   "(for tests: a tree of another machine)"),
+	OPT_BOOL(0, "no-store", struct probe_args, no_store, "do not store the run"),
+	OPT_INCLUDE(opt_output),
+	OPT_INCLUDE(opt_database),
+	OPT_END(),
+};
+
+const struct verb verb_probe = {
+	.fn = cmd_probe,
+	.opts = probe_opts,
+	.args_size = sizeof(struct probe_args),
+	.init = probe_init,
+	.max_operands = 0,
+	.help =
+"usage: prof probe [--cpu N] [--min SIZE] [--max SIZE] [--ms MS]\n"
+"                  [--no-counters] [--format table|json|csv|markdown]\n"
+"                  [-o FILE] [--db PATH] [--no-store]\n"
+"\n"
+"Say whether this machine's counters can be trusted, and where its caches\n"
+"really end, before reading any cache conclusion from it.\n"
+"\n"
+"The latency curve: prof pins itself to one CPU and times a random pointer\n"
+"chase (one 64-byte line a step, an order no prefetcher can guess) at sizes\n"
+"from 16 KiB to 256 MiB, two per doubling. ns per step climbs where the\n"
+"chase outgrows a cache level: those knees are compared with the L1d, L2\n"
+"and last level that sysfs lists for the CPU ('prof topo'). It needs no\n"
+"counters, so it works on a VM. There, the host's last-level cache is\n"
+"shared with other guests: a chase may reach memory latency long before\n"
+"the size sysfs reports, and prof says so.\n"
+"\n"
+"The counters: one benchmark per mission counter, whose count is known by\n"
+"construction, runs with that counter open (user space, on its own):\n"
+"  llc-misses     a chase over 8x the last level: one miss a step\n"
+"  itlb-misses    jumps across 8,192 code pages: one miss a page\n"
+"  l1i-misses     jumps across 4x the L1i, one per line: one miss a line\n"
+"  branch-misses  a branch on random bits: half of them mispredicted\n"
+"Each is graded: plausible (measured / expected within 0.8-1.25),\n"
+"implausible (the event counts something else here), multiplexed (it was\n"
+"not counted all of the time, so its value is an estimate), not\n"
+"supported, or not run (prof generates the code walks on x86-64 only).\n"
+"The probe takes a few seconds; it is stored (kind probe) and\n"
+"'prof report RUN' prints it again. CSV holds the latency curve; JSON\n"
+"holds everything: latency ({bytes, ns}), knees, last_level and counters\n"
+"({name, expected, measured, grade}).\n"
+"\n",
+	.help_tail =
+"Examples:\n"
+"  prof probe\n"
+"  prof probe --cpu 8 --format json | jq '.counters[] | {name, grade}'\n"
+"  prof probe --no-counters --max 64M --ms 10\n",
+};

@@ -1,0 +1,642 @@
+/* probe (reports): grades, knees, and a probe run in every format. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "reports/probe.h"
+#include "reports/rows.h"
+
+/* ---- grades --------------------------------------------------------------- */
+
+const char *probe_grade_name(enum probe_grade g)
+{
+	switch (g) {
+	case PROBE_GRADE_PLAUSIBLE:
+		return "plausible";
+	case PROBE_GRADE_IMPLAUSIBLE:
+		return "implausible";
+	case PROBE_GRADE_NOT_SUPPORTED:
+		return "not supported";
+	case PROBE_GRADE_MULTIPLEXED:
+		return "multiplexed";
+	case PROBE_GRADE_NOT_RUN:
+		return "not run";
+	}
+	return "?";
+}
+
+double probe_measured(const struct db_probe_counter *c)
+{
+	if (!c->opened || !c->running)
+		return NAN;
+	if (c->running < c->enabled)
+		return (double)c->value * (double)c->enabled / (double)c->running;
+	return (double)c->value;
+}
+
+enum probe_grade probe_grade_of(const struct db_probe_counter *c)
+{
+	if (!c->opened)
+		return PROBE_GRADE_NOT_SUPPORTED;
+	if (!c->ran || c->expected <= 0)
+		return PROBE_GRADE_NOT_RUN;
+	/* Scaled or never counted: an estimate, which cannot grade the
+	 * counter either way. */
+	if (!c->running || c->running < c->enabled)
+		return PROBE_GRADE_MULTIPLEXED;
+	double ratio = (double)c->value / c->expected;
+	return ratio >= PROBE_PLAUSIBLE_LO && ratio <= PROBE_PLAUSIBLE_HI
+	       ? PROBE_GRADE_PLAUSIBLE : PROBE_GRADE_IMPLAUSIBLE;
+}
+
+/* ---- knees ---------------------------------------------------------------- */
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* The median ns of pts[from..to). */
+static double median_ns(const struct db_probe_point *pts, size_t from, size_t to)
+{
+	size_t n = to - from;
+	double *v = malloc(n * sizeof(*v));
+	if (!v)
+		abort();
+	for (size_t i = 0; i < n; i++)
+		v[i] = pts[from + i].ns;
+	qsort(v, n, sizeof(*v), cmp_double);
+	double m = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+	free(v);
+	return m;
+}
+
+size_t probe_knees(const struct db_probe_point *pts, size_t n,
+		   struct probe_knee *out, size_t cap)
+{
+	size_t k = 0, start = 0, i = 1;
+	while (i < n && k < cap) {
+		double base = median_ns(pts, start, i);
+		double lim = base * PROBE_KNEE_RISE;
+		/* On the plateau, or off it with one of the next two sizes
+		 * back on it: latency does not fall as a chase grows, so that
+		 * was a size disturbed from outside, not a level. */
+		if (pts[i].ns <= lim || (i + 1 < n && pts[i + 1].ns <= lim) ||
+		    (i + 2 < n && pts[i + 2].ns <= lim)) {
+			i++;
+			continue;
+		}
+		/* Follow the rise until it flattens. */
+		size_t j = i;
+		while (j + 1 < n && pts[j + 1].ns > PROBE_KNEE_FLAT * pts[j].ns)
+			j++;
+		double above = pts[j].ns;
+		double mid = sqrt(base * above);
+		size_t at = i - 1;
+		for (size_t m = i; m < j && pts[m].ns <= mid; m++)
+			at = m;
+		out[k++] = (struct probe_knee){
+			.bytes = pts[at].bytes, .next_bytes = pts[at + 1].bytes,
+			.ns_below = base, .ns_above = above,
+		};
+		start = j;
+		i = j + 1;
+	}
+	return k;
+}
+
+/* a within PROBE_KNEE_FACTOR of b, either way. */
+static bool near(uint64_t a, uint64_t b)
+{
+	return a && b && (double)a <= PROBE_KNEE_FACTOR * (double)b &&
+	       (double)b <= PROBE_KNEE_FACTOR * (double)a;
+}
+
+/* The knee closest to size (in log terms) within the factor, or NULL. */
+static const struct probe_knee *knee_near(const struct probe_verdict *v,
+					  uint64_t size)
+{
+	const struct probe_knee *best = NULL;
+	double best_d = 0;
+	for (size_t i = 0; i < v->nknees; i++) {
+		if (!near(v->knees[i].bytes, size))
+			continue;
+		double d = fabs(log((double)v->knees[i].bytes / (double)size));
+		if (!best || d < best_d) {
+			best = &v->knees[i];
+			best_d = d;
+		}
+	}
+	return best;
+}
+
+void probe_verdict(const struct db_probe *p, struct probe_verdict *v)
+{
+	memset(v, 0, sizeof(*v));
+	v->last_agrees = -1;
+	v->memory_ns = NAN;
+	v->nknees = probe_knees(p->points, p->npoints, v->knees, PROBE_MAX_KNEES);
+	v->l1d = knee_near(v, p->l1d_bytes);
+	v->l2 = knee_near(v, p->l2_bytes);
+	if (!p->npoints)
+		return;
+	uint64_t top = p->points[p->npoints - 1].bytes;
+	v->reaches_memory = !p->llc_bytes || top >= 2 * p->llc_bytes;
+	if (!v->reaches_memory)
+		return;
+	v->memory_ns = p->points[p->npoints - 1].ns;
+	/* Memory is several times slower than any cache level, while a TLB
+	 * that runs out past the last level adds less than that: the knee
+	 * into memory is the first one that lands within 2x of it. */
+	for (size_t i = 0; i < v->nknees && !v->last; i++)
+		if (v->knees[i].ns_above * 2 >= v->memory_ns)
+			v->last = &v->knees[i];
+	/* Strictly above half: on a grid of two sizes a doubling, a knee a
+	 * whole doubling short means half of the last level is not there. */
+	if (v->last && p->llc_bytes)
+		v->last_agrees = near(v->last->bytes, p->llc_bytes) &&
+				 2 * v->last->bytes > p->llc_bytes;
+}
+
+/* ---- rows ----------------------------------------------------------------- */
+
+static const char *level_name(int level)
+{
+	static const char *const names[] = { "L?", "L1", "L2", "L3", "L4", "L5",
+					     "L6", "L7" };
+	return level >= 1 && level <= 7 ? names[level] : "last level";
+}
+
+/* What a knee is, against sysfs: "L1d", "L2", "memory", or NULL. */
+static const char *knee_role(const struct probe_verdict *v,
+			     const struct probe_knee *k)
+{
+	if (k == v->l1d)
+		return "L1d";
+	if (k == v->l2)
+		return "L2";
+	if (k == v->last)
+		return "memory";
+	return NULL;
+}
+
+enum { L_BYTES, L_NS, L_STEPS, L_HUGE, L_BAR, L_N };
+
+static const struct col latency_cols[L_N] = {
+	[L_BYTES] = { .key = "bytes", .title = "size", .kind = COL_BYTES },
+	[L_NS] = { .key = "ns", .title = "ns/step", .kind = COL_REAL, .decimals = 2 },
+	[L_STEPS] = { .key = "steps", .kind = COL_INT, .flags = COL_MACHINES },
+	[L_HUGE] = { .key = "huge_bytes", .kind = COL_INT, .flags = COL_MACHINES },
+	[L_BAR] = { .key = "bar", .title = "", .align = COL_LEFT,
+		    .flags = COL_PEOPLE },
+};
+
+/* A bar for people: one '#' per quarter octave above the fastest size. */
+static void bar(char *buf, size_t len, double ns, double fastest)
+{
+	size_t n = 1;
+	if (fastest > 0 && ns > fastest)
+		n += (size_t)lround(4 * log2(ns / fastest));
+	if (n > 48)
+		n = 48;
+	if (n >= len)
+		n = len - 1;
+	memset(buf, '#', n);
+	buf[n] = '\0';
+}
+
+static struct rows *latency_rows(const struct db_probe *p)
+{
+	struct rows *r = rows_new("latency", latency_cols, L_N, ROWS_FLAT);
+	double fastest = 0;
+	for (size_t i = 0; i < p->npoints; i++)
+		if (!fastest || p->points[i].ns < fastest)
+			fastest = p->points[i].ns;
+	for (size_t i = 0; i < p->npoints; i++) {
+		const struct db_probe_point *q = &p->points[i];
+		size_t row = rows_add(r);
+		rows_uint(r, row, L_BYTES, q->bytes);
+		rows_num(r, row, L_NS, q->ns);
+		rows_uint(r, row, L_STEPS, q->steps);
+		rows_uint(r, row, L_HUGE, q->huge_bytes);
+		char b[64];
+		bar(b, sizeof(b), q->ns, fastest);
+		rows_str(r, row, L_BAR, b);
+	}
+	return r;
+}
+
+enum {
+	C_NAME, C_EXPECTED, C_MEASURED, C_RATIO, C_GRADE, C_EVENT, C_VALUE,
+	C_ENABLED, C_RUNNING, C_RUNNING_PCT, C_BENCH, C_REASON, C_N
+};
+
+static const struct col counter_cols[C_N] = {
+	[C_NAME] = { .key = "name", .title = "counter" },
+	[C_EXPECTED] = { .key = "expected", .kind = COL_COUNT },
+	[C_MEASURED] = { .key = "measured", .kind = COL_COUNT, .none = "-" },
+	[C_RATIO] = { .key = "ratio", .kind = COL_REAL, .decimals = 2, .none = "-" },
+	[C_GRADE] = { .key = "grade" },
+	[C_EVENT] = { .key = "event", .flags = COL_MACHINES },
+	[C_VALUE] = { .key = "value", .kind = COL_INT, .flags = COL_MACHINES },
+	[C_ENABLED] = { .key = "time_enabled", .kind = COL_INT, .flags = COL_MACHINES },
+	[C_RUNNING] = { .key = "time_running", .kind = COL_INT, .flags = COL_MACHINES },
+	/* 100 unless multiplexed: then measured is the scaled value. */
+	[C_RUNNING_PCT] = { .key = "running_pct", .kind = COL_PCT, .decimals = 1,
+			    .flags = COL_MACHINES },
+	[C_BENCH] = { .key = "bench", .title = "benchmark" },
+	[C_REASON] = { .key = "reason", .flags = COL_MACHINES },
+};
+
+static struct rows *counter_rows(const struct db_probe *p)
+{
+	struct rows *r = rows_new("counters", counter_cols, C_N, 0);
+	for (size_t i = 0; i < p->ncounters; i++) {
+		const struct db_probe_counter *c = &p->counters[i];
+		size_t row = rows_add(r);
+		rows_str(r, row, C_NAME, c->name);
+		if (c->ran)
+			rows_num(r, row, C_EXPECTED, c->expected);
+		else
+			rows_null(r, row, C_EXPECTED);
+		double m = probe_measured(c);
+		rows_num(r, row, C_MEASURED, m);
+		rows_num(r, row, C_RATIO, c->ran && c->expected > 0 ? m / c->expected
+								     : NAN);
+		rows_str(r, row, C_GRADE, c->grade);
+		rows_str(r, row, C_EVENT, c->event);
+		if (c->opened) {
+			rows_uint(r, row, C_VALUE, c->value);
+			rows_uint(r, row, C_ENABLED, c->enabled);
+			rows_uint(r, row, C_RUNNING, c->running);
+			rows_num(r, row, C_RUNNING_PCT, c->enabled
+				 ? round(1000.0 * (double)c->running /
+					 (double)c->enabled) / 10.0 : NAN);
+		} else {
+			rows_null(r, row, C_RUNNING_PCT);
+			rows_null(r, row, C_VALUE);
+			rows_null(r, row, C_ENABLED);
+			rows_null(r, row, C_RUNNING);
+		}
+		rows_str(r, row, C_BENCH, c->bench);
+		rows_str(r, row, C_REASON, c->reason);
+	}
+	return r;
+}
+
+enum { K_BYTES, K_NEXT, K_BELOW, K_ABOVE, K_ROLE, K_N };
+
+static const struct col knee_cols[K_N] = {
+	[K_BYTES] = { .key = "bytes", .kind = COL_BYTES },
+	[K_NEXT] = { .key = "next_bytes", .kind = COL_BYTES },
+	[K_BELOW] = { .key = "ns_below", .kind = COL_REAL, .decimals = 2 },
+	[K_ABOVE] = { .key = "ns_above", .kind = COL_REAL, .decimals = 2 },
+	[K_ROLE] = { .key = "matches" },
+};
+
+static struct rows *knee_rows(const struct probe_verdict *v)
+{
+	struct rows *r = rows_new("knees", knee_cols, K_N, ROWS_FLAT);
+	for (size_t i = 0; i < v->nknees; i++) {
+		const struct probe_knee *k = &v->knees[i];
+		size_t row = rows_add(r);
+		rows_uint(r, row, K_BYTES, k->bytes);
+		rows_uint(r, row, K_NEXT, k->next_bytes);
+		rows_num(r, row, K_BELOW, k->ns_below);
+		rows_num(r, row, K_ABOVE, k->ns_above);
+		rows_str(r, row, K_ROLE, knee_role(v, k));
+	}
+	return r;
+}
+
+enum { S_L1D, S_L1I, S_L2, S_LLC, S_LLC_LEVEL, S_N };
+
+static const struct col sysfs_cols[S_N] = {
+	[S_L1D] = { .key = "l1d_bytes", .kind = COL_INT },
+	[S_L1I] = { .key = "l1i_bytes", .kind = COL_INT },
+	[S_L2] = { .key = "l2_bytes", .kind = COL_INT },
+	[S_LLC] = { .key = "llc_bytes", .kind = COL_INT },
+	[S_LLC_LEVEL] = { .key = "llc_level", .kind = COL_INT },
+};
+
+static void size_or_null(struct rows *r, size_t row, size_t col, uint64_t v)
+{
+	if (v)
+		rows_uint(r, row, col, v);
+	else
+		rows_null(r, row, col);
+}
+
+enum { M_KNEE, M_FROM, M_NS, M_SYSFS, M_AGREES, M_N };
+
+static const struct col last_cols[M_N] = {
+	[M_KNEE] = { .key = "knee_bytes", .kind = COL_INT },
+	[M_FROM] = { .key = "memory_from_bytes", .kind = COL_INT },
+	[M_NS] = { .key = "memory_ns", .kind = COL_REAL },
+	[M_SYSFS] = { .key = "sysfs_bytes", .kind = COL_INT },
+	[M_AGREES] = { .key = "agrees", .kind = COL_BOOL },
+};
+
+static struct rows *last_rows(const struct db_probe *p, const struct probe_verdict *v)
+{
+	struct rows *r = rows_new(NULL, last_cols, M_N, ROWS_OBJECT);
+	if (!v->reaches_memory)
+		return r;
+	size_t row = rows_add(r);
+	if (v->last) {
+		rows_uint(r, row, M_KNEE, v->last->bytes);
+		rows_uint(r, row, M_FROM, v->last->next_bytes);
+	} else {
+		rows_null(r, row, M_KNEE);
+		rows_null(r, row, M_FROM);
+	}
+	rows_num(r, row, M_NS, v->memory_ns);
+	size_or_null(r, row, M_SYSFS, p->llc_bytes);
+	if (v->last_agrees >= 0)
+		rows_bool(r, row, M_AGREES, v->last_agrees);
+	else
+		rows_null(r, row, M_AGREES);
+	return r;
+}
+
+enum {
+	P_RUN_ID, P_KIND, P_STARTED, P_WALL, P_HOSTNAME, P_CPU, P_FAMILY, P_MS,
+	P_SEED, P_SYSFS, P_LATENCY, P_KNEES, P_LAST, P_COUNTERS, P_N
+};
+
+static const struct col probe_cols[P_N] = {
+	[P_RUN_ID] = { .key = "run_id", .kind = COL_INT },
+	[P_KIND] = { .key = "kind" },
+	[P_STARTED] = { .key = "started" },
+	[P_WALL] = { .key = "wall_s", .kind = COL_REAL },
+	[P_HOSTNAME] = { .key = "hostname" },
+	[P_CPU] = { .key = "cpu", .kind = COL_INT },
+	[P_FAMILY] = { .key = "family" },
+	[P_MS] = { .key = "ms_per_size", .kind = COL_REAL },
+	[P_SEED] = { .key = "seed", .kind = COL_INT },
+	[P_SYSFS] = { .key = "sysfs", .kind = COL_NEST },
+	[P_LATENCY] = { .key = "latency", .kind = COL_NEST },
+	[P_KNEES] = { .key = "knees", .kind = COL_NEST },
+	[P_LAST] = { .key = "last_level", .kind = COL_NEST },
+	[P_COUNTERS] = { .key = "counters", .kind = COL_NEST },
+};
+
+static struct rows *probe_record(const struct db_run *run, const struct db_probe *p,
+				 const struct probe_verdict *v)
+{
+	struct rows *r = rows_new(NULL, probe_cols, P_N, 0);
+	size_t row = rows_add(r);
+	if (run->id > 0)
+		rows_int(r, row, P_RUN_ID, run->id);
+	else
+		rows_null(r, row, P_RUN_ID);	/* not stored */
+	rows_str(r, row, P_KIND, "probe");
+	rows_str(r, row, P_STARTED, run->started);
+	rows_num(r, row, P_WALL, run->wall_s);
+	rows_str(r, row, P_HOSTNAME, run->host.hostname);
+	if (p->cpu >= 0)
+		rows_int(r, row, P_CPU, p->cpu);
+	else
+		rows_null(r, row, P_CPU);
+	rows_str(r, row, P_FAMILY, p->family);
+	rows_num(r, row, P_MS, p->ms_per_size);
+	rows_uint(r, row, P_SEED, p->seed);
+
+	struct rows *s = rows_new(NULL, sysfs_cols, S_N, ROWS_OBJECT);
+	size_t srow = rows_add(s);
+	size_or_null(s, srow, S_L1D, p->l1d_bytes);
+	size_or_null(s, srow, S_L1I, p->l1i_bytes);
+	size_or_null(s, srow, S_L2, p->l2_bytes);
+	size_or_null(s, srow, S_LLC, p->llc_bytes);
+	if (p->llc_level > 0)
+		rows_int(s, srow, S_LLC_LEVEL, p->llc_level);
+	else
+		rows_null(s, srow, S_LLC_LEVEL);
+	rows_nest(r, row, P_SYSFS, s);
+	rows_nest(r, row, P_LATENCY, latency_rows(p));
+	rows_nest(r, row, P_KNEES, knee_rows(v));
+	rows_nest(r, row, P_LAST, last_rows(p, v));
+	rows_nest(r, row, P_COUNTERS, counter_rows(p));
+	return r;
+}
+
+/* ---- people ---------------------------------------------------------------- */
+
+static void size_text(char *buf, size_t len, uint64_t b)
+{
+	fmt_bytes(buf, len, (double)b);
+}
+
+static void write_header(const struct db_run *run, const struct db_probe *p,
+			 const char *lead, bool md, FILE *fp)
+{
+	char lo[32] = "", hi[32] = "";
+	if (p->npoints) {
+		size_text(lo, sizeof(lo), p->points[0].bytes);
+		size_text(hi, sizeof(hi), p->points[p->npoints - 1].bytes);
+	}
+	fprintf(fp, "%sprof probe", md ? "**" : lead);
+	if (run->id > 0)
+		fprintf(fp, " (run %lld)", (long long)run->id);
+	fprintf(fp, ":%s ", md ? "**" : "");
+	if (p->cpu >= 0)
+		fprintf(fp, "CPU %d, ", p->cpu);
+	fprintf(fp, "%zu size%s from %s to %s, %.0f ms each; %.1f s\n\n",
+		p->npoints, p->npoints == 1 ? "" : "s", lo, hi, p->ms_per_size,
+		run->wall_s);
+	uint64_t huge = 0, all = 0;
+	for (size_t i = 0; i < p->npoints; i++) {
+		huge += p->points[i].huge_bytes;
+		all += p->points[i].bytes;
+	}
+	fprintf(fp, "%slatency of a random pointer chase, one 64-byte line a step "
+		"(the fastest batch of each size)", lead);
+	if (all && huge < all)
+		fprintf(fp, ";\n%s%.0f%% of it on huge pages: beyond the TLB's reach "
+			"small pages add a page walk to each step", lead,
+			100.0 * (double)huge / (double)all);
+	fprintf(fp, ":\n%s", md ? "\n" : "");
+}
+
+/* "L1d 32 KiB (sysfs): agrees, knee at 32 KiB" and the like. */
+static void write_level(const char *lead, const char *what, uint64_t sysfs,
+			const struct probe_knee *k, FILE *fp)
+{
+	char s[32], kb[32];
+	if (!sysfs) {
+		fprintf(fp, "%s  %s: sysfs gives no size\n", lead, what);
+		return;
+	}
+	size_text(s, sizeof(s), sysfs);
+	if (k) {
+		size_text(kb, sizeof(kb), k->bytes);
+		fprintf(fp, "%s  %s %s (sysfs): knee at %s (%.1f -> %.1f ns), agrees\n",
+			lead, what, s, kb, k->ns_below, k->ns_above);
+	} else {
+		fprintf(fp, "%s  %s %s (sysfs): no knee within a factor of two\n",
+			lead, what, s);
+	}
+}
+
+static void write_last(const struct db_probe *p, const struct probe_verdict *v,
+		       const char *lead, FILE *fp)
+{
+	char llc[32] = "", kb[32], from[32], top[32];
+	const char *lvl = level_name(p->llc_level);
+	if (p->llc_bytes)
+		size_text(llc, sizeof(llc), p->llc_bytes);
+	if (!p->npoints)
+		return;
+	size_text(top, sizeof(top), p->points[p->npoints - 1].bytes);
+	if (!v->reaches_memory) {
+		fprintf(fp, "%s  last level: the curve stops at %s, short of twice the "
+			"%s %s sysfs reports: it cannot tell where memory latency "
+			"starts (--max %lluM)\n", lead, top, llc, lvl,
+			(unsigned long long)(4 * p->llc_bytes >> 20));
+		return;
+	}
+	if (!v->last) {
+		fprintf(fp, "%s  last level: no knee into memory latency (%.0f ns at "
+			"%s)\n", lead, v->memory_ns, top);
+		return;
+	}
+	size_text(kb, sizeof(kb), v->last->bytes);
+	size_text(from, sizeof(from), v->last->next_bytes);
+	fprintf(fp, "%s  last level: memory latency (%.0f ns at %s) from %s; "
+		"the last knee is at %s", lead, v->memory_ns, top, from, kb);
+	if (!p->llc_bytes) {
+		fputs(" (sysfs gives no last level)\n", fp);
+		return;
+	}
+	fprintf(fp, "; sysfs: %s %s, %s\n", lvl, llc,
+		v->last_agrees ? "agrees" : "DIFFERS");
+	if (v->last_agrees)
+		return;
+	if (v->last->bytes < p->llc_bytes)
+		fprintf(fp, "\n%sa chase on this CPU gets about %s of the %s %s that "
+			"sysfs reports: the rest\n%sis not there for it (on a VM or a "
+			"shared host, other guests and tenants use\n%sit). Read cache "
+			"conclusions, and size working sets, against %s, not %s.\n",
+			lead, kb, llc, lvl, lead, lead, kb, llc);
+	else
+		fprintf(fp, "\n%sthe chase stays off memory latency up to %s, past "
+			"the %s %s that sysfs reports\n%s(a cache level sysfs does "
+			"not list, or one shared with other cores).\n",
+			lead, kb, llc, lvl, lead);
+}
+
+static void write_knees(const struct db_probe *p, const struct probe_verdict *v,
+			const char *lead, bool md, FILE *fp)
+{
+	fprintf(fp, "%sknees (where ns/step rises %.1fx over its plateau):", lead,
+		PROBE_KNEE_RISE);
+	if (!v->nknees)
+		fputs(" none", fp);
+	for (size_t i = 0; i < v->nknees; i++) {
+		char b[32];
+		size_text(b, sizeof(b), v->knees[i].bytes);
+		fprintf(fp, "%s %s", i ? "," : "", b);
+	}
+	fprintf(fp, "\n%s", md ? "\n" : "");
+	write_level(lead, "L1d", p->l1d_bytes, v->l1d, fp);
+	if (v->l2 && v->l2 == v->last && p->llc_level > 2) {
+		/* One rise from L2 latency to memory's: the level between is
+		 * too short to show. */
+		char s2[32], kb[32];
+		size_text(s2, sizeof(s2), p->l2_bytes);
+		size_text(kb, sizeof(kb), v->l2->bytes);
+		fprintf(fp, "%s  L2 %s (sysfs): knee at %s, but it rises straight to "
+			"memory latency (%.1f -> %.1f ns)\n", lead, s2, kb,
+			v->l2->ns_below, v->l2->ns_above);
+	} else {
+		write_level(lead, "L2", p->l2_bytes, v->l2, fp);
+	}
+	write_last(p, v, lead, fp);
+}
+
+static void write_counters(const struct db_probe *p, enum out_format fmt,
+			   const char *lead, bool md, FILE *fp)
+{
+	if (!p->ncounters) {
+		fprintf(fp, "\n%sno counters were graded (the latency curve only)\n",
+			lead);
+		return;
+	}
+	fprintf(fp, "\n%scounters%s%s, each counted alone around a benchmark whose "
+		"count is known by\n%sconstruction (plausible: measured / expected "
+		"within %.2g-%.3g):\n%s", lead, p->family ? " on " : "",
+		p->family ? p->family : "", lead, PROBE_PLAUSIBLE_LO,
+		PROBE_PLAUSIBLE_HI, md ? "\n" : "");
+	struct rows *c = counter_rows(p);
+	rows_write(c, fmt, fp, 1);
+	rows_free(c);
+	/* A scaled value says so in words, not only in its grade. */
+	for (size_t i = 0; i < p->ncounters; i++) {
+		const struct db_probe_counter *k = &p->counters[i];
+		if (!k->opened || k->running >= k->enabled)
+			continue;
+		if (!k->running)
+			fprintf(fp, "\n%s%s: never counted (the PMU's counters were "
+				"all taken), so nothing to grade\n", lead, k->name);
+		else
+			fprintf(fp, "\n%s%s: counted %.0f%% of the time (multiplexed): "
+				"the value shown is scaled by\n%stime enabled / time "
+				"running, an estimate that grades nothing\n", lead, k->name,
+				100.0 * (double)k->running / (double)k->enabled, lead);
+	}
+	/* Each reason once, after the names it stands for (on a machine
+	 * without a PMU, one reason stands for all four). */
+	bool any = false;
+	for (size_t i = 0; i < p->ncounters; i++) {
+		const char *why = p->counters[i].reason;
+		bool seen = false;
+		for (size_t j = 0; j < i && why && !seen; j++)
+			seen = p->counters[j].reason && !strcmp(p->counters[j].reason, why);
+		if (!why || seen)
+			continue;
+		if (!any)
+			fprintf(fp, "\n%snot supported or not run:\n%s", lead,
+				md ? "\n" : "");
+		any = true;
+		fprintf(fp, "%s  %s", lead, p->counters[i].name);
+		for (size_t j = i + 1; j < p->ncounters; j++)
+			if (p->counters[j].reason && !strcmp(p->counters[j].reason, why))
+				fprintf(fp, ", %s", p->counters[j].name);
+		fputs(": ", fp);
+		/* The reason's own hint lines keep their place under it. */
+		for (const char *ch = why; *ch; ch++) {
+			fputc(*ch, fp);
+			if (*ch == '\n' && ch[1])
+				fprintf(fp, "%s  ", lead);
+		}
+		fputc('\n', fp);
+	}
+}
+
+void report_probe(const struct db_run *run, const struct db_probe *p,
+		  enum out_format fmt, FILE *fp)
+{
+	struct probe_verdict v;
+	probe_verdict(p, &v);
+	if (fmt == OUT_JSON) {
+		struct rows *rec = probe_record(run, p, &v);
+		rows_json_doc(rec, fp);
+		rows_free(rec);
+		return;
+	}
+	struct rows *lat = latency_rows(p);
+	if (fmt == OUT_CSV) {
+		rows_write(lat, fmt, fp, 0);
+		rows_free(lat);
+		return;
+	}
+	bool md = fmt == OUT_MARKDOWN;
+	const char *lead = md ? "" : " ";
+	write_header(run, p, lead, md, fp);
+	rows_write(lat, fmt, fp, 1);
+	rows_free(lat);
+	fputc('\n', fp);
+	write_knees(p, &v, lead, md, fp);
+	write_counters(p, fmt, lead, md, fp);
+}

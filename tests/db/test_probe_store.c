@@ -1,0 +1,320 @@
+/*
+ * Tests for db/probe: a `prof probe` run stores as a runs row of kind
+ * "probe" with its facts, curve and counters, loads back field for field
+ * (NULL where a size or a count is unknown), is stored whole or not at all
+ * (a locked file, failing allocations), a run without a probe is a clear
+ * -ENOENT, and a curve edited out of size order is refused on load.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <errno.h>
+#include <string.h>
+
+#include "db/db.h"
+#include "db/probe.h"
+#include "db/runs.h"
+#include "test_util.h"
+
+struct fx {
+	char *dir;
+	char *path;
+};
+
+static int setup(void **state)
+{
+	struct fx *f = calloc(1, sizeof(*f));
+	f->dir = tu_tmpdir();
+	if (asprintf(&f->path, "%s/t.db", f->dir) < 0)
+		return -1;
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fx *f = *state;
+	tu_rmrf(f->dir);
+	free(f->dir);
+	free(f->path);
+	free(f);
+	return 0;
+}
+
+static void make_run(struct db_run *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->kind = strdup("probe");
+	r->started = strdup("2026-12-01T08:00:00Z");
+	r->command = strdup("prof probe --max 1M");
+	r->argv = calloc(1, sizeof(char *));
+	r->wall_s = 2.5;
+	r->host.hostname = strdup("vm");
+	r->host.kernel = strdup("6.18");
+	r->host.cpu_model = strdup("AMD EPYC");
+	r->host.online_cpus = 2;
+	r->pin.mode = strdup("cpus:1");
+	r->pin.status = strdup("applied");
+	r->pin.cpus = strdup("1");
+}
+
+/* n points, sizes doubling from 16 KiB; one counted and one refused
+ * counter. */
+static void make_probe(struct db_probe *p, size_t n)
+{
+	memset(p, 0, sizeof(*p));
+	p->cpu = 1;
+	p->l1d_bytes = 32768;
+	p->l1i_bytes = 0;	/* unknown: stored as NULL */
+	p->l2_bytes = 1 << 20;
+	p->llc_bytes = 32 << 20;
+	p->llc_level = 3;
+	p->ms_per_size = 12.5;
+	p->seed = 0xfedcba9876543210ull;	/* above INT64_MAX */
+	p->family = strdup("AMD Zen 4");
+	p->npoints = n;
+	p->points = calloc(n, sizeof(*p->points));
+	for (size_t i = 0; i < n; i++)
+		p->points[i] = (struct db_probe_point){ (uint64_t)16384 << i,
+							1.25 + (double)i, 1000 + i,
+							i % 2 ? (uint64_t)16384 << i : 0 };
+	p->ncounters = 2;
+	p->counters = calloc(2, sizeof(*p->counters));
+	struct db_probe_counter *c = &p->counters[0];
+	c->name = strdup("llc-misses");
+	c->event = strdup("LONGEST_LAT_CACHE.MISS");
+	c->bench = strdup("chase over 256 MiB");
+	c->ran = true;
+	c->expected = 1048576;
+	c->opened = true;
+	c->value = 1000001;
+	c->enabled = 200;
+	c->running = 100;
+	c->grade = strdup("multiplexed");
+	c = &p->counters[1];
+	c->name = strdup("branch-misses");
+	c->bench = strdup("a branch on random bits");
+	c->ran = true;
+	c->expected = 1048576;
+	c->grade = strdup("not supported");
+	c->reason = strdup("the kernel refused it: No such file or directory\nhint: x");
+}
+
+static void test_probe_store__round_trip(void **state)
+{
+	struct fx *f = *state;
+	struct db *db;
+	char *cause = NULL;
+	assert_int_equal(db_open(&db, f->path, &cause), 0);
+	struct db_run r;
+	struct db_probe p;
+	make_run(&r);
+	make_probe(&p, 5);
+	assert_int_equal(db_probe_store(db, &r, &p, &cause), 0);
+	assert_true(r.id > 0);
+
+	struct db_run back;
+	assert_int_equal(db_run_load(db, r.id, &back, &cause), 0);
+	assert_string_equal(back.kind, "probe");
+	assert_int_equal(back.nthreads, 0);
+	db_run_release(&back);
+
+	struct db_probe got;
+	assert_int_equal(db_probe_load(db, r.id, &got, &cause), 0);
+	assert_int_equal(got.cpu, 1);
+	assert_int_equal(got.l1d_bytes, 32768);
+	assert_int_equal(got.l1i_bytes, 0);
+	assert_int_equal(got.l2_bytes, 1 << 20);
+	assert_int_equal(got.llc_bytes, 32 << 20);
+	assert_int_equal(got.llc_level, 3);
+	assert_true(got.ms_per_size == 12.5);
+	assert_true(got.seed == 0xfedcba9876543210ull);
+	assert_string_equal(got.family, "AMD Zen 4");
+	assert_int_equal(got.npoints, 5);
+	for (size_t i = 0; i < 5; i++) {
+		assert_int_equal(got.points[i].bytes, p.points[i].bytes);
+		assert_true(got.points[i].ns == p.points[i].ns);
+		assert_int_equal(got.points[i].steps, p.points[i].steps);
+		assert_int_equal(got.points[i].huge_bytes, p.points[i].huge_bytes);
+	}
+	assert_int_equal(got.ncounters, 2);
+	const struct db_probe_counter *a = &got.counters[0], *b = &got.counters[1];
+	assert_string_equal(a->name, "llc-misses");
+	assert_string_equal(a->event, "LONGEST_LAT_CACHE.MISS");
+	assert_string_equal(a->bench, "chase over 256 MiB");
+	assert_true(a->ran && a->opened);
+	assert_true(a->expected == 1048576);
+	assert_int_equal(a->value, 1000001);
+	assert_int_equal(a->enabled, 200);
+	assert_int_equal(a->running, 100);
+	assert_string_equal(a->grade, "multiplexed");
+	assert_null(a->reason);
+	assert_string_equal(b->name, "branch-misses");
+	assert_null(b->event);
+	assert_false(b->opened);
+	assert_string_equal(b->grade, "not supported");
+	assert_string_equal(b->reason, p.counters[1].reason);
+	char *v = NULL;
+	assert_int_equal(db_query_text(db, "SELECT quote(l1i_bytes) || ',' ||"
+				       " (SELECT quote(value) FROM probe_counters"
+				       "  WHERE idx = 1) FROM probe_runs", &v, NULL), 0);
+	assert_string_equal(v, "NULL,NULL");
+	free(v);
+	db_probe_release(&got);
+	db_probe_release(&p);
+	db_run_release(&r);
+	db_close(db);
+}
+
+static void test_probe_store__plain_run_has_no_probe(void **state)
+{
+	struct fx *f = *state;
+	struct db *db;
+	char *cause = NULL;
+	assert_int_equal(db_open(&db, f->path, NULL), 0);
+	struct db_run r;
+	make_run(&r);
+	free(r.kind);
+	r.kind = strdup("run");
+	assert_int_equal(db_run_store(db, &r, NULL), 0);
+	struct db_probe got;
+	assert_int_equal(db_probe_load(db, r.id, &got, &cause), -ENOENT);
+	assert_non_null(strstr(cause, "holds no probe"));
+	assert_int_equal(got.npoints, 0);
+	free(cause);
+	db_probe_release(&got);
+	db_run_release(&r);
+	db_close(db);
+}
+
+static void test_probe_store__curve_out_of_order_is_refused(void **state)
+{
+	struct fx *f = *state;
+	struct db *db;
+	char *cause = NULL;
+	assert_int_equal(db_open(&db, f->path, NULL), 0);
+	struct db_run r;
+	struct db_probe p;
+	make_run(&r);
+	make_probe(&p, 4);
+	assert_int_equal(db_probe_store(db, &r, &p, NULL), 0);
+	assert_int_equal(db_exec(db, "UPDATE probe_latency SET bytes = 16384"
+				 " WHERE idx = 2", NULL), 0);
+	struct db_probe got;
+	assert_int_equal(db_probe_load(db, r.id, &got, &cause), -EIO);
+	assert_non_null(strstr(cause, "probe_latency row (run 1, idx 2): bytes 16384 "
+			       "is not above the size before it"));
+	free(cause);
+	cause = NULL;
+	db_probe_release(&got);
+	assert_int_equal(db_exec(db, "UPDATE probe_latency SET bytes = 2 * 16384 *"
+				 " (1 << idx); UPDATE probe_counters SET grade = NULL",
+				 NULL), -EIO);
+	assert_int_equal(db_exec(db, "UPDATE probe_counters SET expected = -1", NULL), 0);
+	assert_int_equal(db_probe_load(db, r.id, &got, &cause), -EIO);
+	assert_non_null(strstr(cause, "probe_counters row (run 1, idx 0): expected"));
+	free(cause);
+	db_probe_release(&got);
+	db_probe_release(&p);
+	db_run_release(&r);
+	db_close(db);
+}
+
+static void test_probe_store__locked_file_stores_nothing(void **state)
+{
+	struct fx *f = *state;
+	struct db *a, *b;
+	char *cause = NULL;
+	assert_int_equal(db_open(&a, f->path, NULL), 0);
+	assert_int_equal(db_open(&b, f->path, NULL), 0);
+	db_set_busy_timeout(a, 50);
+	assert_int_equal(db_exec(b, "BEGIN IMMEDIATE", NULL), 0);
+	struct db_run r;
+	struct db_probe p;
+	make_run(&r);
+	make_probe(&p, 4);
+	assert_int_equal(db_probe_store(a, &r, &p, &cause), -EBUSY);
+	assert_non_null(strstr(cause, "locked by another writer"));
+	free(cause);
+	assert_int_equal(r.id, 0);
+	assert_int_equal(db_exec(b, "ROLLBACK", NULL), 0);
+	char *v = NULL;
+	assert_int_equal(db_query_text(a, "SELECT (SELECT count(*) FROM runs) || ','"
+				       " || (SELECT count(*) FROM probe_latency)",
+				       &v, NULL), 0);
+	assert_string_equal(v, "0,0");
+	free(v);
+	db_probe_release(&p);
+	db_run_release(&r);
+	db_close(a);
+	db_close(b);
+}
+
+/* Fail the Nth allocation over a range: a probe is stored whole or not. */
+static void test_probe_store__failing_allocations(void **state)
+{
+	struct fx *f = *state;
+	int stored = 0, failed = 0;
+	for (long after = 0; after < 6000; after += 37) {
+		struct db *db = NULL;
+		char *cause = NULL;
+		db_fault_alloc_after(after);
+		int rc = db_open(&db, f->path, &cause);
+		if (rc == 0) {
+			struct db_run r;
+			struct db_probe p;
+			make_run(&r);
+			make_probe(&p, 12);
+			rc = db_probe_store(db, &r, &p, &cause);
+			db_probe_release(&p);
+			db_run_release(&r);
+		}
+		db_fault_alloc_after(-1);
+		if (rc == 0)
+			stored++;
+		else
+			failed++;
+		free(cause);
+		db_close(db);
+	}
+	db_fault_alloc_after(-1);
+	assert_true(failed > 0);
+	assert_true(stored > 0);
+	struct db *db;
+	assert_int_equal(db_open(&db, f->path, NULL), 0);
+	char *v = NULL;
+	assert_int_equal(db_query_text(db, "SELECT count(*) FROM runs", &v, NULL), 0);
+	assert_int_equal(atoi(v), stored);
+	free(v);
+	/* Every stored run has its facts, all 12 points and both counters. */
+	assert_int_equal(db_query_text(db,
+		"SELECT count(*) FROM runs r WHERE (SELECT count(*) FROM probe_latency"
+		" l WHERE l.run_id = r.id) != 12 OR (SELECT count(*) FROM"
+		" probe_counters c WHERE c.run_id = r.id) != 2 OR NOT EXISTS"
+		" (SELECT 1 FROM probe_runs s WHERE s.run_id = r.id)", &v, NULL), 0);
+	assert_string_equal(v, "0");
+	free(v);
+	/* Deleting the runs deletes what they measured. */
+	assert_int_equal(db_exec(db, "DELETE FROM runs", NULL), 0);
+	assert_int_equal(db_query_text(db, "SELECT (SELECT count(*) FROM probe_runs)"
+				       " + (SELECT count(*) FROM probe_latency)"
+				       " + (SELECT count(*) FROM probe_counters)",
+				       &v, NULL), 0);
+	assert_string_equal(v, "0");
+	free(v);
+	db_close(db);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_probe_store__round_trip, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_probe_store__plain_run_has_no_probe, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_probe_store__curve_out_of_order_is_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_probe_store__locked_file_stores_nothing, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_probe_store__failing_allocations, setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
