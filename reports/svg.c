@@ -235,7 +235,7 @@ double svg_py(const struct svg_plot *p, double y)
 
 static void axis_title(char *buf, size_t n, const struct svg_axis *ax)
 {
-	if (ax->unit && *ax->unit)
+	if (ax->unit && *ax->unit && !(ax->label && !strcmp(ax->label, ax->unit)))
 		snprintf(buf, n, "%s (%s)", ax->label ? ax->label : "", ax->unit);
 	else
 		snprintf(buf, n, "%s", ax->label ? ax->label : "");
@@ -441,7 +441,10 @@ void svg_vmark(struct svg_plot *p, double x, const char *label)
 	double px = svg_px(p, x);
 	fprintf(p->s->fp, "<line class=\"mark\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
 		"y2=\"%.1f\"/>\n", px, p->y, px, p->y + p->h);
-	if (label)
+	/* the label beside the line, on the side with room */
+	if (label && px > p->x + p->w * 0.6)
+		svg_text(p->s, px - 3, p->y + 12, SVG_END, "small", "%s", label);
+	else if (label)
 		svg_text(p->s, px + 3, p->y + 12, SVG_START, "small", "%s", label);
 }
 
