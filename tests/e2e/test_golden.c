@@ -31,10 +31,10 @@
 #define GOLDEN_DIR FIXTURES_DIR "/golden"
 
 /* The --format words, each with the extension of its golden file. */
-enum { F_TABLE = 1, F_JSON = 2, F_CSV = 4, F_MD = 8, F_FOLDED = 16 };
+enum { F_TABLE = 1, F_JSON = 2, F_CSV = 4, F_MD = 8, F_FOLDED = 16, F_SVG = 32 };
 static const struct { const char *word, *ext; } formats[] = {
 	{ "table", "txt" }, { "json", "json" }, { "csv", "csv" },
-	{ "markdown", "md" }, { "folded", "folded" },
+	{ "markdown", "md" }, { "folded", "folded" }, { "svg", "svg" },
 };
 #define NFORMATS (sizeof(formats) / sizeof(formats[0]))
 /* The four formats shared/DESIGN.md promises for every verb. */
@@ -113,12 +113,12 @@ static const struct golden_case {
 	{ "modules/none-recorded", F_TEXT, "modules 1", NULL },
 	{ "modules/experiment-run", F_TABLE, "modules 15", NULL },
 
-	{ "compare/list", F_TEXT, "compare", NULL },
-	{ "compare/aa", F_TEXT, "compare 1", NULL },
-	{ "compare/ab", F_TEXT, "compare 2", NULL },
-	{ "compare/ab-gate", F_TABLE | F_JSON, "compare 2 --gate 5", NULL },
-	{ "compare/three-arms", F_TEXT, "compare 3", NULL },
-	{ "compare/two-runs", F_TEXT, "compare 1 4", NULL },
+	{ "compare/list", F_TEXT | F_SVG, "compare", NULL },
+	{ "compare/aa", F_TEXT | F_SVG, "compare 1", NULL },
+	{ "compare/ab", F_TEXT | F_SVG, "compare 2", NULL },
+	{ "compare/ab-gate", F_TABLE | F_JSON | F_SVG, "compare 2 --gate 5", NULL },
+	{ "compare/three-arms", F_TEXT | F_SVG, "compare 3", NULL },
+	{ "compare/two-runs", F_TEXT | F_SVG, "compare 1 4", NULL },
 	{ "compare/no-such-experiment", F_TABLE, "compare 9", NULL },
 
 	{ "explain/ab", F_TEXT, "explain 2", NULL },
