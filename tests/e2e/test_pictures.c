@@ -115,6 +115,73 @@ static void test_pictures__svg_needs_one_experiment(void **state)
 	free(out);
 }
 
+/* Run 6: three modes at two durations; a CDF per duration on a log axis
+ * with a series per mode and p50/p99 marked, CPU per call beside it. */
+static void test_pictures__sleep_has_a_cdf_per_duration(void **state)
+{
+	(void)state;
+	char *svg = prof_out(0, "report", "6", "--format", "svg", NULL);
+	lint(svg);
+	assert_int_equal(xc_count(svg, "<g class=\"plot\""), 4);
+	assert_int_equal(xc_count(svg, "<g class=\"axis x\" data-scale=\"log\">"), 2);
+	assert_non_null(strstr(svg, ">20 us sleeps: overshoot CDF</text>"));
+	assert_non_null(strstr(svg, ">50 us sleeps: overshoot CDF</text>"));
+	/* each mode twice per duration: its CDF and its CPU bar */
+	assert_int_equal(series_named(svg, "timerfd"), 4);
+	assert_int_equal(series_named(svg, "hybrid:12.3"), 4);
+	assert_int_equal(series_named(svg, "spin"), 4);
+	assert_non_null(strstr(svg, ">overshoot beyond the target (us)</text>"));
+	assert_non_null(strstr(svg, ">CPU per call (us)</text>"));
+	assert_non_null(strstr(svg, ">p99 61</text>"));	/* timerfd's p99, 61 us */
+	assert_non_null(strstr(svg, ">p50 0.9</text>"));	/* hybrid's p50 at 20 us */
+	assert_int_equal(xc_count(svg, ">p99</text>"), 2);
+	free(svg);
+}
+
+/* Run 5: a flame graph of its first event, an icicle on request, and
+ * the samples of the folded output, frame for frame. */
+static void test_pictures__flame_graph_of_a_sampled_run(void **state)
+{
+	(void)state;
+	char *svg = prof_out(0, "report", "5", "--format", "svg", NULL);
+	char *folded = prof_out(0, "report", "5", "--format", "folded", NULL);
+	lint(svg);
+	unsigned long long total = 0;
+	for (char *l = folded; l && *l;) {
+		char *nl = strchr(l, '\n');
+		if (nl)
+			*nl = '\0';
+		char *sp = strrchr(l, ' ');
+		assert_non_null(sp);
+		total += strtoull(sp + 1, NULL, 10);
+		l = nl ? nl + 1 : NULL;
+	}
+	char needle[64];
+	snprintf(needle, sizeof(needle), "data-total=\"%llu\"", total);
+	assert_true(total > 0);
+	assert_non_null(strstr(svg, needle));
+	assert_non_null(strstr(svg, "Flame graph of run 5: cpu-clock"));
+	assert_non_null(strstr(svg, "<g class=\"flame\""));
+	assert_true(xc_count(svg, "<g class=\"f\"") >= 5);
+	assert_non_null(strstr(svg, "<script type=\"text/ecmascript\">"));
+	/* nothing fetched: the one URL is the SVG namespace */
+	assert_int_equal(xc_count(svg, "http"), 1);
+	free(svg);
+	svg = prof_out(0, "report", "5", "--format", "svg", "--icicle", NULL);
+	assert_non_null(strstr(svg, "<g class=\"flame icicle\""));
+	free(svg);
+	free(folded);
+}
+
+/* A counting run has nothing to draw: a clear refusal, nothing written. */
+static void test_pictures__counting_run_has_no_picture(void **state)
+{
+	(void)state;
+	char *out = prof_out(2, "report", "1", "--format", "svg", NULL);
+	assert_string_equal(out, "");
+	free(out);
+}
+
 /* Every golden picture is well-formed. */
 static void test_pictures__golden_svgs_are_well_formed(void **state)
 {
@@ -162,6 +229,9 @@ int main(void)
 		cmocka_unit_test(test_pictures__ab_has_one_series_per_arm),
 		cmocka_unit_test(test_pictures__three_arms),
 		cmocka_unit_test(test_pictures__svg_needs_one_experiment),
+		cmocka_unit_test(test_pictures__sleep_has_a_cdf_per_duration),
+		cmocka_unit_test(test_pictures__flame_graph_of_a_sampled_run),
+		cmocka_unit_test(test_pictures__counting_run_has_no_picture),
 		cmocka_unit_test(test_pictures__golden_svgs_are_well_formed),
 	};
 	return cmocka_run_group_tests(tests, setup_group, teardown_group);
