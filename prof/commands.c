@@ -20,6 +20,7 @@ extern const struct verb verb_topo;
 extern const struct verb verb_sleep;
 extern const struct verb verb_events;
 extern const struct verb verb_modules;
+extern const struct verb verb_html;
 extern const struct verb verb_help;
 
 /* The --format words a verb writes. */
@@ -49,6 +50,8 @@ const struct cmd commands[] = {
 	  TEXT, CMD_DB_NONE, CMD_OUT_STDOUT },
 	{ "modules", &verb_modules, "list a run's code modules, largest first",
 	  TEXT, CMD_DB_READ, CMD_OUT_STDOUT },
+	{ "html", &verb_html, "one self-contained page of a run or an experiment",
+	  0, CMD_DB_READ, CMD_OUT_STDOUT },
 	{ "help", &verb_help, "print help for a verb", 0, CMD_DB_NONE, CMD_OUT_STDOUT },
 	{ NULL, NULL, NULL, 0, CMD_DB_NONE, CMD_OUT_STDOUT },
 };

@@ -69,6 +69,7 @@ static const struct golden_case {
 	{ "help/events", 0, "help events", NULL },
 	{ "help/modules", 0, "help modules", NULL },
 	{ "help/help", 0, "help help", NULL },
+	{ "help/html", 0, "help html", NULL },
 	{ "help/report-dash-help", 0, "report --help", NULL },
 	{ "help/unknown-verb", 0, "frobnicate", NULL },
 	{ "help/ambiguous-verb", 0, "r", NULL },
@@ -122,6 +123,13 @@ static const struct golden_case {
 	{ "compare/three-arms", F_TEXT | F_SVG, "compare 3", NULL },
 	{ "compare/two-runs", F_TEXT | F_SVG, "compare 1 4", NULL },
 	{ "compare/no-such-experiment", F_TABLE, "compare 9", NULL },
+
+	{ "html/counted", 0, "html 1", NULL },
+	{ "html/sleep", 0, "html 6", NULL },
+	{ "html/experiment", 0, "html --experiment 2", NULL },
+	{ "html/run-and-experiment", 0, "html 1 --experiment 2", NULL },
+	{ "html/no-such-run", 0, "html 99", NULL },
+	{ "html/no-such-experiment", 0, "html --experiment 9", NULL },
 
 	{ "explain/ab", F_TEXT, "explain 2", NULL },
 	{ "explain/three-arms", F_TABLE | F_JSON,
