@@ -195,6 +195,60 @@ static void test_browser__experiment(void **state)
 	check_in_browser("exp2.html", 0);
 }
 
+/*
+ * The flame graph's script, driven in the browser: a click on `render`
+ * widens it to the full 1180 px and hides the frames beside it; Search
+ * (its prompt answered "memcpy") reports memcpy's share, 20 of run 5's
+ * 47 cpu-clock samples; Reset zoom puts the frame back.
+ */
+static void test_browser__flame_graph_zooms_and_searches(void **state)
+{
+	(void)state;
+	char *t = page("run5.html", "5", NULL);
+	free(t);
+	if (!chromium)
+		skip();	/* apt-get install chromium (scripts/install-deps) */
+	char path[700];
+	snprintf(path, sizeof(path), "%s/run5.html", workdir);
+	char *html = tu_slurp(path);
+	char *end = strstr(html, "</body>");
+	assert_non_null(end);
+	*end = '\0';
+	snprintf(path, sizeof(path), "%s/drive.html", workdir);
+	FILE *fp = fopen(path, "w");
+	assert_non_null(fp);
+	fprintf(fp, "%s<script>\n"
+		"var svg=document.querySelector('svg.prof-picture'),tgt=null;\n"
+		"var gs=svg.querySelectorAll('g.f');\n"
+		"gs.forEach(function(g){if(!tgt&&g.querySelector('title').textContent"
+		".indexOf('render (')==0)tgt=g;});\n"
+		"function w(){return tgt.querySelector('rect').getAttribute('width');}\n"
+		"var before=w();\n"
+		"tgt.dispatchEvent(new MouseEvent('click',{bubbles:true}));\n"
+		"var mid=w();\n"
+		"var hidden=0;gs.forEach(function(g){if(g.style.display=='none')hidden++;});\n"
+		"window.prompt=function(){return 'memcpy';};\n"
+		"svg.querySelector('.search').dispatchEvent(new MouseEvent('click'));\n"
+		"var found=svg.querySelector('.matched').textContent;\n"
+		"svg.querySelector('.reset').dispatchEvent(new MouseEvent('click'));\n"
+		"document.body.setAttribute('data-result',"
+		"'zoom '+before+' '+mid+' '+(hidden>0)+' '+w()+'|'+found);\n"
+		"</script></body></html>\n", html);
+	fclose(fp);
+	free(html);
+	char url[720], *err;
+	snprintf(url, sizeof(url), "file://%s", path);
+	char *dom = browse("--dump-dom", url, &err);
+	if (strstr(err, ":CONSOLE"))
+		fail_msg("the driven page logged to the console:\n%s", err);
+	/* 828.5 px before, full width while zoomed, 828.5 again after reset */
+	if (!strstr(dom, "data-result=\"zoom 828.5 1180.0 true 828.5|matched: 42.6% of samples\""))
+		fail_msg("the flame graph did not zoom and search as expected:\n%s",
+			 strstr(dom, "data-result") ? strstr(dom, "data-result") : dom);
+	free(dom);
+	free(err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -202,6 +256,7 @@ int main(void)
 		cmocka_unit_test(test_browser__sampled_run),
 		cmocka_unit_test(test_browser__sleep_run),
 		cmocka_unit_test(test_browser__experiment),
+		cmocka_unit_test(test_browser__flame_graph_zooms_and_searches),
 	};
 	return cmocka_run_group_tests(tests, setup_group, teardown_group);
 }
