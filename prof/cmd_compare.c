@@ -89,6 +89,9 @@ static int cmd_compare(struct verb_ctx *vc)
 {
 	if (vc->argc > 2)
 		return usage_error(vc->name, "give an experiment, or two runs");
+	if (vc->fmt == OUT_SVG && vc->argc != 1)
+		return usage_error(vc->name, "--format svg draws one experiment: "
+				   "give its id");
 	long ids[2] = { 0, 0 };
 	for (int i = 0; i < vc->argc; i++)
 		if (cli_parse_run_id(vc->name, vc->argv[i], &ids[i]))
@@ -128,9 +131,14 @@ const struct verb verb_compare = {
 "against another gate). With two run ids, compare two single runs side by\n"
 "side with their differences in percent: one run each gives no noise\n"
 "estimate, so no verdict.\n"
+"\n"
+"--format svg draws an experiment: per metric, every round's value per arm\n"
+"(the paired rounds joined by a line) with the medians, and each arm's\n"
+"effect with its 95% CI against the noise gate.\n"
 "\n",
 	.help_tail =
 "Examples:\n"
 "  prof compare last --format markdown\n"
+"  prof compare last --format svg -o ab.svg\n"
 "  prof compare 12 14\n",
 };

@@ -23,6 +23,7 @@
 #include "prof/runner.h"
 #include "prof/runutil.h"
 #include "prof/verb.h"
+#include "reports/flame.h"
 #include "reports/profile.h"
 #include "reports/runs.h"
 
@@ -33,6 +34,7 @@ struct record_args {
 	long stack_bytes;
 	long limit;
 	bool mangled;
+	bool icicle;
 	bool allow_incomplete;
 	bool allow_generic;
 	const char *dump;
@@ -429,8 +431,8 @@ static int cmd_record(struct verb_ctx *vc)
 			/* The samples are lost with the database, but the run's
 			 * counts are in hand: print them, then say why. */
 			run.id = 0;
-			report_run(&run, BY_THREAD, vc->fmt == OUT_FOLDED ? OUT_TABLE : vc->fmt,
-				   stderr);
+			report_run(&run, BY_THREAD, vc->fmt == OUT_FOLDED ||
+				   vc->fmt == OUT_SVG ? OUT_TABLE : vc->fmt, stderr);
 			run_state_not_stored(cause, NULL);
 			fprintf(stderr, "hint: its samples are lost\n");
 			free(cause);
@@ -447,7 +449,10 @@ static int cmd_record(struct verb_ctx *vc)
 					.limit = (size_t)a->limit, .fmt = vc->fmt,
 					.mangled = a->mangled,
 				};
-				report_profile(&run, &prof, &po, fp);
+				if (vc->fmt == OUT_SVG)
+					report_flame(&run, &prof, &po, a->icicle, fp);
+				else
+					report_profile(&run, &prof, &po, fp);
 			}
 			if (!fp || verb_out_close(vc))
 				exit_code = EXIT_FAIL;
@@ -505,6 +510,8 @@ static const struct opt record_opts[] = {
 		 "a number of rows (0: all)", "rows in the printed report (default 10)"),
 	OPT_BOOL(0, "no-demangle", struct record_args, mangled,
 		 "print C++ and Rust symbols as the binary names them"),
+	OPT_BOOL(0, "icicle", struct record_args, icicle,
+		 "with --format svg: callers on top"),
 	OPT_INCLUDE(opt_output),
 	OPT_INCLUDE(opt_database),
 	OPT_BOOL(0, "allow-incomplete", struct record_args, allow_incomplete,
@@ -533,6 +540,8 @@ const struct verb verb_record = {
 "database, and print the hottest symbols on stderr (COMMAND's own output\n"
 "is left alone). prof exits with COMMAND's status. Stacks are unwound\n"
 "and symbolized while the command runs; no raw stack bytes are kept.\n"
+"--format svg writes a flame graph instead (--icicle: callers on top),\n"
+"which a browser opens with a click to zoom and a search.\n"
 "\n",
 	.help_tail =
 "Every sampled event is counted too, with task-clock, so 'prof report\n"
@@ -547,5 +556,6 @@ const struct verb verb_record = {
 "  prof record -- ./build/bin/prof-demo\n"
 "  prof record -e cpu-clock -F 4000 --call-graph dwarf -- ./server --bench\n"
 "  prof report last --by module\n"
-"  prof report last --format folded > out.folded   # for flamegraph.pl\n",
+"  prof report last --format folded > out.folded   # for flamegraph.pl\n"
+"  prof record --format svg -o flame.svg -- ./server --bench\n",
 };

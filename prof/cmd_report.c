@@ -16,6 +16,7 @@
 #include "prof/cli.h"
 #include "prof/sections.h"
 #include "prof/verb.h"
+#include "reports/flame.h"
 #include "reports/probe.h"
 #include "reports/profile.h"
 #include "reports/runs.h"
@@ -29,6 +30,7 @@ struct report_args {
 	enum out_format fmt;
 	bool mangled;
 	enum profile_unknown unknown;
+	bool icicle;
 };
 
 /* A sampled run's report; -1 when it is not one (the caller goes on). */
@@ -49,7 +51,8 @@ static int report_sampled(struct verb_ctx *vc, struct db *db, const struct db_ru
 	}
 	if (rc)
 		return fail_cause(cause, exit_code_for(rc));
-	if (ra->by && !strcmp(ra->by, "total") && !ra->stacks && ra->fmt != OUT_FOLDED) {
+	if (ra->by && !strcmp(ra->by, "total") && !ra->stacks && ra->fmt != OUT_FOLDED &&
+	    ra->fmt != OUT_SVG) {
 		db_profile_release(&prof);
 		return -1;	/* the run's counts */
 	}
@@ -96,7 +99,9 @@ static int report_sampled(struct verb_ctx *vc, struct db *db, const struct db_ru
 				    (long long)run->id, secs.changed == 1 ? "its" : "their");
 	}
 	FILE *fp = verb_out(vc);
-	if (fp)
+	if (fp && ra->fmt == OUT_SVG)
+		report_flame(run, &prof, &po, ra->icicle, fp);
+	else if (fp)
 		report_profile(run, &prof, &po, fp);
 	run_sections_release(&secs);
 	db_profile_release(&prof);
@@ -139,7 +144,19 @@ static int cmd_report(struct verb_ctx *vc)
 		db_run_release(&run);
 	if (rc)
 		return fail_cause(cause, exit_code_for(rc));
-	rc = report_sampled(vc, db, &run, ra);
+	/* A picture needs samples or a sleep benchmark: a counting run has
+	 * none to draw (before report_sampled, whose refusal would name
+	 * samples alone). */
+	if (ra->fmt == OUT_SVG && !is_sleep) {
+		rc = report_sampled(vc, db, &run, ra);
+		if (rc < 0)
+			rc = usage_error(vc->name, "--format svg draws a sampled run "
+					 "(prof record) or a sleep benchmark; run %lld "
+					 "is neither", (long long)run.id);
+		db_run_release(&run);
+		return rc;
+	}
+	rc = ra->fmt == OUT_SVG ? -1 : report_sampled(vc, db, &run, ra);
 	if (rc >= 0) {
 		db_run_release(&run);
 		return rc;
@@ -208,6 +225,8 @@ static const struct opt report_opts[] = {
 		     "module's file if it is still the one recorded;\n"
 		     "--unknown address (the default): by address"),
 	OPT_INCLUDE(opt_rows),
+	OPT_BOOL(0, "icicle", struct report_args, icicle,
+		 "with --format svg: the flame graph with callers on top"),
 	OPT_INCLUDE(opt_output),
 	OPT_INCLUDE(opt_database),
 	OPT_END(),
@@ -221,8 +240,8 @@ const struct verb verb_report = {
 	.help =
 "usage: prof report [RUN|last] [--by thread|name|total|symbol|module]\n"
 "                   [--stacks] [--event NAME] [--sort KEY] [--limit N]\n"
-"                   [--no-demangle] [--unknown address|section]\n"
-"                   [--format table|json|csv|markdown|folded] [-o FILE]\n"
+"                   [--no-demangle] [--unknown address|section] [--icicle]\n"
+"                   [--format table|json|csv|markdown|folded|svg] [-o FILE]\n"
 "                   [--db PATH]\n"
 "\n"
 "Reprint a stored run from the database (default: the newest), exactly as\n"
@@ -245,6 +264,10 @@ const struct verb verb_report = {
 "chains end at a caller in no known mapping, which a frame-pointer walk\n"
 "finds in code built without frame pointers; the report says how many\n"
 "did.\n"
+"\n"
+"--format svg draws a sampled run as a flame graph (--icicle: callers on\n"
+"top; a browser zooms on a click and searches), and a 'prof sleep' run as\n"
+"its overshoot distributions and CPU per call.\n"
 "\n",
 	.help_tail =
 "Examples:\n"
@@ -253,5 +276,6 @@ const struct verb verb_report = {
 "  prof report 12 --format csv -o run12.csv\n"
 "  prof report last --by module\n"
 "  prof report last --stacks --limit 10\n"
-"  prof report last --format folded | flamegraph.pl > hot.svg\n",
+"  prof report last --format folded | flamegraph.pl > hot.svg\n"
+"  prof report last --format svg -o flame.svg\n",
 };

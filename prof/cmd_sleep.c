@@ -568,5 +568,6 @@ const struct verb verb_sleep = {
 "Examples:\n"
 "  prof sleep\n"
 "  prof sleep --modes timerfd,hybrid:5,spin --durations 20,50 --threads 4\n"
-"  prof sleep --modes clock-abs --pattern periodic --durations 100 --format json\n",
+"  prof sleep --modes clock-abs --pattern periodic --durations 100 --format json\n"
+"  prof sleep --format svg -o sleep.svg   # overshoot CDFs and CPU per call\n",
 };

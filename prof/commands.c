@@ -21,6 +21,7 @@ extern const struct verb verb_sleep;
 extern const struct verb verb_probe;
 extern const struct verb verb_events;
 extern const struct verb verb_modules;
+extern const struct verb verb_html;
 extern const struct verb verb_help;
 
 /* The --format words a verb writes. */
@@ -31,27 +32,29 @@ const struct cmd commands[] = {
 	{ "run", &verb_run, "count events per thread for a command or a process",
 	  TEXT, CMD_DB_TRY, CMD_OUT_STDERR },
 	{ "record", &verb_record, "sample a command with call stacks",
-	  TEXT | F(FOLDED), CMD_DB_WRITE, CMD_OUT_STDERR },
+	  TEXT | F(FOLDED) | F(SVG), CMD_DB_WRITE, CMD_OUT_STDERR },
 	{ "runs", &verb_runs, "list the stored runs",
 	  TEXT, CMD_DB_READ, CMD_OUT_STDOUT },
 	{ "report", &verb_report, "reprint a stored run per thread, name or total",
-	  TEXT | F(FOLDED), CMD_DB_READ, CMD_OUT_STDOUT },
+	  TEXT | F(FOLDED) | F(SVG), CMD_DB_READ, CMD_OUT_STDOUT },
 	{ "ab", &verb_ab, "interleaved A/B runs with paired statistics",
-	  TEXT, CMD_DB_WRITE, CMD_OUT_STDERR },
+	  TEXT | F(SVG), CMD_DB_WRITE, CMD_OUT_STDERR },
 	{ "compare", &verb_compare, "reprint an experiment, or compare two runs",
-	  TEXT, CMD_DB_READ, CMD_OUT_STDOUT },
+	  TEXT | F(SVG), CMD_DB_READ, CMD_OUT_STDOUT },
 	{ "explain", &verb_explain, "footprint, codegen or cache-domain effect?",
 	  TEXT, CMD_DB_READ, CMD_OUT_STDOUT },
 	{ "topo", &verb_topo, "show cache domains and what a pin would pick",
 	  TEXT, CMD_DB_NONE, CMD_OUT_STDOUT },
 	{ "sleep", &verb_sleep, "measure how well short sleeps keep time, per mode",
-	  TEXT, CMD_DB_WRITE, CMD_OUT_STDOUT },
+	  TEXT | F(SVG), CMD_DB_WRITE, CMD_OUT_STDOUT },
 	{ "probe", &verb_probe, "can this machine's counters and caches be trusted?",
 	  TEXT, CMD_DB_WRITE, CMD_OUT_STDOUT },
 	{ "events", &verb_events, "list the events this machine can encode",
 	  TEXT, CMD_DB_NONE, CMD_OUT_STDOUT },
 	{ "modules", &verb_modules, "list a run's code modules, largest first",
 	  TEXT, CMD_DB_READ, CMD_OUT_STDOUT },
+	{ "html", &verb_html, "one self-contained page of a run or an experiment",
+	  0, CMD_DB_READ, CMD_OUT_STDOUT },
 	{ "help", &verb_help, "print help for a verb", 0, CMD_DB_NONE, CMD_OUT_STDOUT },
 	{ NULL, NULL, NULL, 0, CMD_DB_NONE, CMD_OUT_STDOUT },
 };

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "reports/ab.h"
+#include "reports/abplot.h"
 #include "reports/rows.h"
 
 /* ---- rendering ---- */
@@ -564,6 +565,9 @@ void ab_render(const struct ab_analysis *a, enum out_format fmt, FILE *fp)
 	}
 	case OUT_MARKDOWN:
 		write_markdown(a, fp);
+		break;
+	case OUT_SVG:
+		ab_render_svg(a, fp);
 		break;
 	default:
 		write_terminal(a, fp);

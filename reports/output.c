@@ -10,7 +10,7 @@
 #include "reports/output.h"
 
 static const char *const format_names[OUT_FORMAT_COUNT] = {
-	"table", "json", "csv", "markdown", "folded",
+	"table", "json", "csv", "markdown", "folded", "svg",
 };
 
 int output_format_parse(const char *word, enum out_format *out)

@@ -23,13 +23,15 @@ enum out_format {
 	OUT_CSV,
 	OUT_MARKDOWN,
 	OUT_FOLDED,
+	OUT_SVG,	/* a picture: reports/svg.h */
 	OUT_FORMAT_COUNT
 };
 
 #define OUT_ALL_TEXT ((1u << OUT_TABLE) | (1u << OUT_JSON) | (1u << OUT_CSV) | \
 		      (1u << OUT_MARKDOWN))
 
-/* "table", "json", "csv", "markdown" (also "md"), "folded". 0 or -EINVAL. */
+/* "table", "json", "csv", "markdown" (also "md"), "folded", "svg".
+ * 0 or -EINVAL. */
 int output_format_parse(const char *word, enum out_format *out);
 const char *output_format_name(enum out_format f);
 

@@ -6,6 +6,7 @@
 
 #include "reports/rows.h"
 #include "reports/sleep.h"
+#include "reports/sleepplot.h"
 
 static double us(int64_t ns)
 {
@@ -366,6 +367,10 @@ static void write_cheapest(const struct db_sleep *s, const char *lead, FILE *fp)
 void report_sleep(const struct db_run *run, const struct db_sleep *s,
 		  enum out_format fmt, FILE *fp)
 {
+	if (fmt == OUT_SVG) {
+		report_sleep_svg(run, s, fp);
+		return;
+	}
 	if (fmt == OUT_JSON) {
 		struct rows *rec = sleep_record(run, s);
 		rows_json_doc(rec, fp);

@@ -31,10 +31,10 @@
 #define GOLDEN_DIR FIXTURES_DIR "/golden"
 
 /* The --format words, each with the extension of its golden file. */
-enum { F_TABLE = 1, F_JSON = 2, F_CSV = 4, F_MD = 8, F_FOLDED = 16 };
+enum { F_TABLE = 1, F_JSON = 2, F_CSV = 4, F_MD = 8, F_FOLDED = 16, F_SVG = 32 };
 static const struct { const char *word, *ext; } formats[] = {
 	{ "table", "txt" }, { "json", "json" }, { "csv", "csv" },
-	{ "markdown", "md" }, { "folded", "folded" },
+	{ "markdown", "md" }, { "folded", "folded" }, { "svg", "svg" },
 };
 #define NFORMATS (sizeof(formats) / sizeof(formats[0]))
 /* The four formats shared/DESIGN.md promises for every verb. */
@@ -70,6 +70,7 @@ static const struct golden_case {
 	{ "help/events", 0, "help events", NULL },
 	{ "help/modules", 0, "help modules", NULL },
 	{ "help/help", 0, "help help", NULL },
+	{ "help/html", 0, "help html", NULL },
 	{ "help/report-dash-help", 0, "report --help", NULL },
 	{ "help/unknown-verb", 0, "frobnicate", NULL },
 	{ "help/ambiguous-verb", 0, "r", NULL },
@@ -89,7 +90,7 @@ static const struct golden_case {
 	{ "runs/arm", F_TABLE, "runs --tag sim --sort wall_s", NULL },
 	{ "runs/bad-kind", F_TABLE, "runs --kind rn", NULL },
 
-	{ "report/counted-by-thread", F_TEXT | F_FOLDED, "report 1", NULL },
+	{ "report/counted-by-thread", F_TEXT | F_FOLDED | F_SVG, "report 1", NULL },
 	{ "report/counted-by-name", F_TEXT, "report 1 --by name", NULL },
 	{ "report/counted-by-total", F_TEXT, "report 1 --by total", NULL },
 	{ "report/counted-sort-limit", F_TEXT, "report 1 --sort task-clock --limit 2",
@@ -100,7 +101,8 @@ static const struct golden_case {
 	{ "report/incomplete", F_TEXT, "report 2", NULL },
 	{ "report/attach", F_TEXT, "report 3", NULL },
 	{ "report/working-set", F_TEXT, "report 4", NULL },
-	{ "report/record-by-symbol", F_TEXT | F_FOLDED, "report 5", NULL },
+	{ "report/record-by-symbol", F_TEXT | F_FOLDED | F_SVG, "report 5", NULL },
+	{ "report/record-icicle", F_SVG, "report 5 --icicle", NULL },
 	{ "report/record-by-module", F_TEXT | F_FOLDED, "report 5 --by module", NULL },
 	{ "report/record-by-thread", F_TEXT | F_FOLDED, "report 5 --by thread", NULL },
 	{ "report/record-by-name", F_TEXT, "report 5 --by name", NULL },
@@ -109,12 +111,13 @@ static const struct golden_case {
 	{ "report/record-stacks-limit", F_TEXT, "report 5 --stacks --limit 2", NULL },
 	{ "report/record-no-demangle", F_TABLE | F_JSON | F_FOLDED, "report 5 --no-demangle",
 	  NULL },
-	{ "report/record-page-faults", F_TEXT | F_FOLDED, "report 5 --event page-faults",
+	{ "report/record-page-faults", F_TEXT | F_FOLDED | F_SVG,
+	  "report 5 --event page-faults",
 	  NULL },
 	{ "report/record-module-limit", F_TEXT,
 	  "report 5 --by module --event cpu-clock --limit 2", NULL },
 	{ "report/record-no-such-event", F_TABLE, "report 5 --event cycles", NULL },
-	{ "report/sleep", F_TEXT, "report 6", NULL },
+	{ "report/sleep", F_TEXT | F_SVG, "report 6", NULL },
 	{ "report/last", F_TABLE, "report last", NULL },
 	{ "report/no-such-run", F_TABLE, "report 99", NULL },
 	{ "report/v1-migrated", F_TEXT, "report 1 --db v1.db", NULL },
@@ -125,13 +128,20 @@ static const struct golden_case {
 	{ "modules/sort-limit", F_TABLE | F_JSON, "modules 4 --sort text_bytes:asc --limit 2",
 	  NULL },
 
-	{ "compare/list", F_TEXT, "compare", NULL },
-	{ "compare/aa", F_TEXT, "compare 1", NULL },
-	{ "compare/ab", F_TEXT, "compare 2", NULL },
-	{ "compare/ab-gate", F_TABLE | F_JSON, "compare 2 --gate 5", NULL },
-	{ "compare/three-arms", F_TEXT, "compare 3", NULL },
-	{ "compare/two-runs", F_TEXT, "compare 1 4", NULL },
+	{ "compare/list", F_TEXT | F_SVG, "compare", NULL },
+	{ "compare/aa", F_TEXT | F_SVG, "compare 1", NULL },
+	{ "compare/ab", F_TEXT | F_SVG, "compare 2", NULL },
+	{ "compare/ab-gate", F_TABLE | F_JSON | F_SVG, "compare 2 --gate 5", NULL },
+	{ "compare/three-arms", F_TEXT | F_SVG, "compare 3", NULL },
+	{ "compare/two-runs", F_TEXT | F_SVG, "compare 1 4", NULL },
 	{ "compare/no-such-experiment", F_TABLE, "compare 9", NULL },
+
+	{ "html/counted", 0, "html 1", NULL },
+	{ "html/sleep", 0, "html 6", NULL },
+	{ "html/experiment", 0, "html --experiment 2", NULL },
+	{ "html/run-and-experiment", 0, "html 1 --experiment 2", NULL },
+	{ "html/no-such-run", 0, "html 99", NULL },
+	{ "html/no-such-experiment", 0, "html --experiment 9", NULL },
 
 	{ "explain/ab", F_TEXT, "explain 2", NULL },
 	{ "explain/three-arms", F_TABLE | F_JSON,

@@ -1,0 +1,238 @@
+/*
+ * End-to-end tests of the pictures (--format svg): the built prof draws
+ * from the fixture database (tests/fixture_db.h), and each picture must
+ * be well-formed XML (xmllint) with the structure its verb promises:
+ * axes, one series per arm, the marks. Every golden .svg file is linted
+ * too, so a picture cannot be updated into something a browser refuses.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <dirent.h>
+#include <string.h>
+
+#include "fixture_db.h"
+#include "test_util.h"
+#include "xml_check.h"
+
+static char *workdir, *dbpath;
+
+static int setup_group(void **state)
+{
+	(void)state;
+	workdir = tu_tmpdir();
+	if (asprintf(&dbpath, "%s/fixture.db", workdir) < 0)
+		return -1;
+	fixture_db_build(dbpath);
+	return 0;
+}
+
+static int teardown_group(void **state)
+{
+	(void)state;
+	tu_rmrf(workdir);
+	free(workdir);
+	free(dbpath);
+	return 0;
+}
+
+/* prof --db fixture.db ARGS... (NULL-terminated); its stdout. */
+static char *prof_out(int want_status, ...)
+{
+	char *argv[24];
+	size_t n = 0;
+	argv[n++] = PROF_BIN;
+	argv[n++] = "--db";
+	argv[n++] = dbpath;
+	va_list ap;
+	va_start(ap, want_status);
+	for (char *a; (a = va_arg(ap, char *)) && n < 23;)
+		argv[n++] = a;
+	va_end(ap);
+	argv[n] = NULL;
+	struct tu_proc p = tu_run(argv, NULL);
+	if (p.status != want_status)
+		fail_msg("prof exited %d, not %d: %s", p.status, want_status, p.err);
+	free(p.err);
+	return p.out;
+}
+
+static void lint(const char *svg)
+{
+	if (!xc_have_xmllint())
+		return;	/* the structure is still checked */
+	assert_int_equal(xc_lint(svg, false), 0);
+}
+
+static size_t series_named(const char *svg, const char *name)
+{
+	char needle[128];
+	snprintf(needle, sizeof(needle), "<g class=\"series\" data-name=\"%s\"", name);
+	return xc_count(svg, needle);
+}
+
+/* Experiment 2, base against sim: per metric drawn, a rounds panel with
+ * both arms and an effect panel with sim alone. */
+static void test_pictures__ab_has_one_series_per_arm(void **state)
+{
+	(void)state;
+	char *svg = prof_out(0, "compare", "2", "--format", "svg", NULL);
+	lint(svg);
+	size_t metrics = xc_count(svg, " is better)</text>");
+	assert_true(metrics >= 3);
+	assert_int_equal(xc_count(svg, "<g class=\"plot\""), 2 * metrics);
+	assert_int_equal(xc_count(svg, "<g class=\"axis x\""), 2 * metrics);
+	assert_int_equal(xc_count(svg, "<g class=\"axis y\""), 2 * metrics);
+	assert_int_equal(series_named(svg, "base"), metrics);
+	assert_int_equal(series_named(svg, "sim"), 2 * metrics);
+	assert_int_equal(xc_count(svg, "<g class=\"gate\">"), metrics);
+	/* units on the axes; a refused counter is named, not drawn */
+	assert_non_null(strstr(svg, ">wall_s (s)</text>"));
+	assert_non_null(strstr(svg, ">delta vs baseline (%)</text>"));
+	assert_non_null(strstr(svg, "not drawn (not counted on this machine"));
+	assert_non_null(strstr(svg, "L1-icache-load-misses"));
+	free(svg);
+}
+
+static void test_pictures__three_arms(void **state)
+{
+	(void)state;
+	char *svg = prof_out(0, "compare", "3", "--format", "svg", NULL);
+	lint(svg);
+	size_t metrics = xc_count(svg, " is better)</text>");
+	assert_true(metrics >= 3);
+	assert_int_equal(xc_count(svg, "<g class=\"series\""), 3 * metrics + 2 * metrics);
+	free(svg);
+}
+
+static void test_pictures__svg_needs_one_experiment(void **state)
+{
+	(void)state;
+	char *out = prof_out(2, "compare", "1", "4", "--format", "svg", NULL);
+	assert_string_equal(out, "");
+	free(out);
+}
+
+/* Run 6: three modes at two durations; a CDF per duration on a log axis
+ * with a series per mode and p50/p99 marked, CPU per call beside it. */
+static void test_pictures__sleep_has_a_cdf_per_duration(void **state)
+{
+	(void)state;
+	char *svg = prof_out(0, "report", "6", "--format", "svg", NULL);
+	lint(svg);
+	assert_int_equal(xc_count(svg, "<g class=\"plot\""), 4);
+	assert_int_equal(xc_count(svg, "<g class=\"axis x\" data-scale=\"log\">"), 2);
+	assert_non_null(strstr(svg, ">20 us sleeps: overshoot CDF</text>"));
+	assert_non_null(strstr(svg, ">50 us sleeps: overshoot CDF</text>"));
+	/* each mode twice per duration: its CDF and its CPU bar */
+	assert_int_equal(series_named(svg, "timerfd"), 4);
+	assert_int_equal(series_named(svg, "hybrid:12.3"), 4);
+	assert_int_equal(series_named(svg, "spin"), 4);
+	assert_non_null(strstr(svg, ">overshoot beyond the target (us)</text>"));
+	assert_non_null(strstr(svg, ">CPU per call (us)</text>"));
+	assert_non_null(strstr(svg, ">p99 61</text>"));	/* timerfd's p99, 61 us */
+	assert_non_null(strstr(svg, ">p50 0.9</text>"));	/* hybrid's p50 at 20 us */
+	assert_int_equal(xc_count(svg, ">p99</text>"), 2);
+	free(svg);
+}
+
+/* Run 5: a flame graph of its first event, an icicle on request, and
+ * the samples of the folded output, frame for frame. */
+static void test_pictures__flame_graph_of_a_sampled_run(void **state)
+{
+	(void)state;
+	char *svg = prof_out(0, "report", "5", "--format", "svg", NULL);
+	char *folded = prof_out(0, "report", "5", "--format", "folded", NULL);
+	lint(svg);
+	unsigned long long total = 0;
+	for (char *l = folded; l && *l;) {
+		char *nl = strchr(l, '\n');
+		if (nl)
+			*nl = '\0';
+		char *sp = strrchr(l, ' ');
+		assert_non_null(sp);
+		total += strtoull(sp + 1, NULL, 10);
+		l = nl ? nl + 1 : NULL;
+	}
+	char needle[64];
+	snprintf(needle, sizeof(needle), "data-total=\"%llu\"", total);
+	assert_true(total > 0);
+	assert_non_null(strstr(svg, needle));
+	assert_non_null(strstr(svg, "Flame graph of run 5: cpu-clock"));
+	assert_non_null(strstr(svg, "<g class=\"flame\""));
+	assert_true(xc_count(svg, "<g class=\"f\"") >= 5);
+	assert_non_null(strstr(svg, "<script type=\"text/ecmascript\">"));
+	/* nothing fetched: the one URL is the SVG namespace */
+	assert_int_equal(xc_count(svg, "http"), 1);
+	free(svg);
+	svg = prof_out(0, "report", "5", "--format", "svg", "--icicle", NULL);
+	assert_non_null(strstr(svg, "<g class=\"flame icicle\""));
+	free(svg);
+	free(folded);
+}
+
+/* A counting run has nothing to draw: a clear refusal, nothing written. */
+static void test_pictures__counting_run_has_no_picture(void **state)
+{
+	(void)state;
+	char *out = prof_out(2, "report", "1", "--format", "svg", NULL);
+	assert_string_equal(out, "");
+	free(out);
+}
+
+/* Every golden picture is well-formed. */
+static void test_pictures__golden_svgs_are_well_formed(void **state)
+{
+	(void)state;
+	if (!xc_have_xmllint())
+		skip();	/* scripts/install-deps installs libxml2-utils */
+	const char *root = FIXTURES_DIR "/golden";
+	DIR *top = opendir(root);
+	assert_non_null(top);
+	size_t n = 0;
+	struct dirent *d;
+	while ((d = readdir(top))) {
+		if (d->d_name[0] == '.')
+			continue;
+		char sub[512];
+		snprintf(sub, sizeof(sub), "%s/%s", root, d->d_name);
+		DIR *dir = opendir(sub);
+		if (!dir)
+			continue;
+		struct dirent *f;
+		while ((f = readdir(dir))) {
+			size_t len = strlen(f->d_name);
+			if (len < 5 || strcmp(f->d_name + len - 4, ".svg"))
+				continue;
+			char path[1024];
+			snprintf(path, sizeof(path), "%s/%s", sub, f->d_name);
+			char *text = tu_slurp(path);
+			assert_non_null(text);
+			if (strstr(text, "<svg ")) {
+				if (xc_lint(text, false))
+					fail_msg("%s is not well-formed XML", path);
+				n++;
+			}
+			free(text);
+		}
+		closedir(dir);
+	}
+	closedir(top);
+	assert_true(n >= 4);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_pictures__ab_has_one_series_per_arm),
+		cmocka_unit_test(test_pictures__three_arms),
+		cmocka_unit_test(test_pictures__svg_needs_one_experiment),
+		cmocka_unit_test(test_pictures__sleep_has_a_cdf_per_duration),
+		cmocka_unit_test(test_pictures__flame_graph_of_a_sampled_run),
+		cmocka_unit_test(test_pictures__counting_run_has_no_picture),
+		cmocka_unit_test(test_pictures__golden_svgs_are_well_formed),
+	};
+	return cmocka_run_group_tests(tests, setup_group, teardown_group);
+}
