@@ -33,6 +33,7 @@ struct target {
 	int *fds;		/* per event; -1 when not opened */
 	int *leaders;		/* per hardware group: leader fd on this task */
 	int *sfds;		/* per sampler; -1 when not opened */
+	int *rfds;		/* the read_counters siblings, per event */
 	struct ring_reader rr;	/* where this buffer is read up to */
 };
 
@@ -42,8 +43,16 @@ struct sample_layout {
 	struct perf_rec_layout lay;
 };
 
+/* A sibling of a read_counters sampler: which event its values are. */
+struct read_id {
+	uint64_t id;
+	int event_idx;		/* -1: the sampler itself */
+};
+
 struct counters {
 	struct counters_opts o;
+	struct read_id *rids;
+	size_t nrids;
 	struct counter_status *st;
 	struct counter_status *sst;	/* per sampler */
 	struct sample_layout *slays;
@@ -169,8 +178,13 @@ static void target_close(struct target *t, size_t nevents, size_t nsamplers)
 	for (size_t i = 0; t->sfds && i < nsamplers; i++)
 		if (t->sfds[i] >= 0)
 			close(t->sfds[i]);
+	for (size_t i = 0; t->rfds && i < nevents; i++)
+		if (t->rfds[i] >= 0)
+			close(t->rfds[i]);
 	free(t->sfds);
+	free(t->rfds);
 	t->sfds = NULL;
+	t->rfds = NULL;
 	if (t->base)
 		munmap(t->base, t->map_len);
 	if (t->dummy_fd >= 0)
@@ -195,6 +209,7 @@ void counters_free(struct counters *c)
 		free(c->sst[i].reason);
 	free(c->sst);
 	free(c->slays);
+	free(c->rids);
 	free(c->targets);
 	free(c->st);
 	free(c->totals);
@@ -471,6 +486,70 @@ static int open_again(struct counters *c, struct target *t, char **cause)
 	return 0;
 }
 
+static int add_read_id(struct counters *c, uint64_t id, int event_idx)
+{
+	struct read_id *p = realloc(c->rids, (c->nrids + 1) * sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	c->rids = p;
+	p[c->nrids].id = id;
+	p[c->nrids].event_idx = event_idx;
+	c->nrids++;
+	return 0;
+}
+
+/*
+ * The run's software events again, as siblings of a read_counters
+ * sampler (leader): inherited like it, enabled with it. Hardware events
+ * stay out (they would move the group onto the PMU, where a software
+ * timer cannot lead it); an event the kernel refuses here is left out
+ * of the samples, and the others go on.
+ */
+static int open_siblings(struct counters *c, struct target *t, int leader,
+			 uint64_t leader_id, char **cause)
+{
+	(void)cause;
+	if (!t->rfds) {
+		t->rfds = malloc((c->o.nevents ? c->o.nevents : 1) * sizeof(int));
+		if (!t->rfds)
+			return -ENOMEM;
+		for (size_t i = 0; i < c->o.nevents; i++)
+			t->rfds[i] = -1;
+	}
+	int rc = add_read_id(c, leader_id, -1);
+	for (size_t i = 0; i < c->o.nevents && !rc; i++) {
+		if (!c->st[i].supported || c->o.events[i].hardware)
+			continue;
+		struct perf_event_attr a = c->o.events[i].attr;
+		fill_common(c, &a);
+		a.inherit = 1;
+		a.read_format = PERF_FORMAT_GROUP | PERF_FORMAT_ID;
+		if (c->st[i].user_only) {
+			a.exclude_kernel = 1;
+			a.exclude_hv = 1;
+		}
+		int fd = sys_perf_event_open(&a, t->tid, -1, leader, PERF_FLAG_FD_CLOEXEC);
+		if (fd < 0)
+			continue;
+		uint64_t id = 0;
+		if (ioctl(fd, PERF_EVENT_IOC_ID, &id) != 0) {
+			close(fd);
+			continue;
+		}
+		t->rfds[i] = fd;
+		rc = add_read_id(c, id, (int)i);
+	}
+	return rc;
+}
+
+int counters_read_index(const struct counters *c, uint64_t id)
+{
+	for (size_t i = 0; i < c->nrids; i++)
+		if (c->rids[i].id == id)
+			return c->rids[i].event_idx;
+	return -2;
+}
+
 /*
  * Open every sampler on target t. The first target decides support (a
  * refusal marks the sampler not supported); later targets open the
@@ -494,6 +573,10 @@ static int open_samplers(struct counters *c, struct target *t, bool first,
 		fill_common(c, &a);
 		a.sample_type = SAMPLE_ID_TYPE | extra;
 		a.inherit = 1;
+		if (c->o.samplers[i].read_counters) {
+			a.sample_type |= PERF_SAMPLE_READ;
+			a.read_format = PERF_FORMAT_GROUP | PERF_FORMAT_ID;
+		}
 		if (c->o.flags & COUNTERS_ENABLE_ON_EXEC) {
 			a.disabled = 1;
 			a.enable_on_exec = 1;
@@ -536,6 +619,11 @@ static int open_samplers(struct counters *c, struct target *t, bool first,
 					      c->o.samplers[i].name, ERR_TEXT(err)) < 0)
 				*cause = NULL;
 			return -err;
+		}
+		if (c->o.samplers[i].read_counters) {
+			int rc = open_siblings(c, t, fd, id, cause);
+			if (rc)
+				return rc;
 		}
 		struct sample_layout *p = realloc(c->slays, (c->nslays + 1) * sizeof(*p));
 		if (!p)

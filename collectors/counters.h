@@ -58,6 +58,14 @@ struct sampler_desc {
 	const char *name;
 	struct perf_event_attr attr;
 	bool hardware;
+	/* Also read the run's counting events at each sample: each
+	 * supported software event opens again as a sibling of this sampler
+	 * (inherited like it), and every sample carries the group's values
+	 * (PERF_SAMPLE_READ, PERF_FORMAT_GROUP | ID). Since Linux 6.12 these
+	 * are the sampled thread's own values (docs/intervals.md); an older
+	 * kernel refuses inherit with PERF_SAMPLE_READ, and the sampler is
+	 * then not supported. Map a value's id with counters_read_index. */
+	bool read_counters;
 };
 
 struct counters_opts {
@@ -115,6 +123,12 @@ uint64_t counters_sampler_id(const struct counters *c, size_t target, size_t i);
 /* The layout sampler i's samples follow, or NULL when it is not opened. */
 const struct perf_rec_layout *counters_sampler_layout(const struct counters *c,
 						      size_t i);
+
+/*
+ * The event index of a value a read_counters sampler's sample carries,
+ * by its kernel id: -1 for the sampler itself, -2 for an unknown id.
+ */
+int counters_read_index(const struct counters *c, uint64_t id);
 
 /* The file descriptors to poll for POLLIN (one per target). */
 size_t counters_pollfds(const struct counters *c, struct pollfd *out, size_t max);

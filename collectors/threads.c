@@ -180,14 +180,24 @@ static int decode_sample(struct cursor *c, const struct perf_rec_layout *lay,
 				     ((rf & PERF_FORMAT_TOTAL_TIME_RUNNING) ? 8 : 0);
 			if (nr > PERF_REC_MAX_READ)
 				return -EINVAL;
-			take_bytes(c, hdr + nr * per);
+			take_bytes(c, hdr);
+			out->u.sample.read_nr = nr;
+			out->u.sample.read_stride = (unsigned)(per / 8);
+			out->u.sample.read_has_id = (rf & PERF_FORMAT_ID) != 0;
+			out->u.sample.read_vals = (const uint64_t *)take_bytes(c, nr * per);
 		} else {
+			/* value, then the times, then the id: no stride fits
+			 * it, so only the value is kept. */
 			size_t n = 8 + ((rf & PERF_FORMAT_TOTAL_TIME_ENABLED) ? 8 : 0) +
 				   ((rf & PERF_FORMAT_TOTAL_TIME_RUNNING) ? 8 : 0) +
 				   ((rf & PERF_FORMAT_ID) ? 8 : 0) +
 				   ((rf & PERF_FORMAT_LOST) ? 8 : 0);
-			take_bytes(c, n);
+			out->u.sample.read_nr = 1;
+			out->u.sample.read_stride = 1;
+			out->u.sample.read_vals = (const uint64_t *)take_bytes(c, n);
 		}
+		if (!out->u.sample.read_vals)
+			out->u.sample.read_nr = 0;
 	}
 	if (st & PERF_SAMPLE_CALLCHAIN) {
 		uint64_t nr = take_u64(c);

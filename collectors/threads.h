@@ -80,6 +80,13 @@ struct perf_rec {
 			const uint64_t *regs;	/* popcount(regs_user_mask) words */
 			uint64_t stack_size, stack_dyn_size;
 			const uint8_t *stack;
+			/* PERF_SAMPLE_READ: read_nr values, each at
+			 * read_vals[i * read_stride] with its id (when
+			 * PERF_FORMAT_ID) in the word after it. */
+			uint64_t read_nr;
+			const uint64_t *read_vals;
+			unsigned read_stride;
+			bool read_has_id;
 		} sample;
 	} u;
 };

@@ -79,6 +79,12 @@ int db_sleep_usage_store(struct db *db, int64_t run_id,
 int db_sleep_usage_load(struct db *db, int64_t run_id,
 			struct db_sleep_usage **out, char **cause);
 
+/* A run's intervals (prof run -I), in the run's transaction; loading
+ * them needs run->id and run->nevents; release frees them. */
+int db_intervals_store(struct db *db, const struct db_run *run, char **cause);
+int db_intervals_load(struct db *db, struct db_run *run, char **cause);
+void db_intervals_release(struct db_run *run);
+
 /* argv as one blob of NUL-terminated strings, and back. */
 void db_bind_argv(sqlite3_stmt *st, int idx, char **argv, int argc);
 int db_col_argv(sqlite3_stmt *st, int col, char ***argv, int *argc);

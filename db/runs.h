@@ -104,6 +104,15 @@ struct db_ws {
 	uint64_t touched_bytes, faulted_bytes, faults;
 };
 
+/* prof run -I: one thread's counter deltas over one interval of wall
+ * time (its start t_ms after the workload started). */
+struct db_interval {
+	int64_t t_ms;
+	int32_t tid;
+	char *name;
+	int64_t *values;	/* one per event of the run; -1: not read */
+};
+
 struct db_kv {
 	char *key, *value;
 };
@@ -145,6 +154,9 @@ struct db_run {
 	struct db_module *modules;
 	size_t nws;		/* 0: not a working-set run */
 	struct db_ws *ws;
+	/* prof run -I: by thread, then time (setting "interval_ms"). */
+	size_t nintervals;
+	struct db_interval *intervals;
 };
 
 struct db_run_summary {

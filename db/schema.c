@@ -394,6 +394,19 @@ static const char *const migrations[] = {
 	"  reason TEXT,"
 	"  PRIMARY KEY (run_id, idx)"
 	") WITHOUT ROWID;",
+
+	/* v11: prof run -I: each thread's counter deltas per interval of
+	 * wall time, one row per (interval, thread, event read). */
+	"CREATE TABLE intervals ("
+	"  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+	"  seq INTEGER NOT NULL,"
+	"  t_ms INTEGER NOT NULL,"
+	"  tid INTEGER NOT NULL,"
+	"  name TEXT,"
+	"  event_idx INTEGER NOT NULL,"
+	"  value INTEGER NOT NULL,"
+	"  PRIMARY KEY (run_id, seq, event_idx)"
+	") WITHOUT ROWID;",
 };
 
 size_t schema_migration_count(void)

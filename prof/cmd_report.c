@@ -21,6 +21,7 @@
 #include "reports/profile.h"
 #include "reports/runs.h"
 #include "reports/sleep.h"
+#include "reports/timeline.h"
 
 /* Which report a run gets, from --by, --stacks and --format. */
 struct report_args {
@@ -31,6 +32,7 @@ struct report_args {
 	bool mangled;
 	enum profile_unknown unknown;
 	bool icicle;
+	bool intervals;		/* --intervals */
 };
 
 /* A sampled run's report; -1 when it is not one (the caller goes on). */
@@ -108,6 +110,30 @@ static int report_sampled(struct verb_ctx *vc, struct db *db, const struct db_ru
 	return fp ? EXIT_OK : EXIT_FAIL;
 }
 
+/* --intervals: the run's intervals (prof run -I), or why there are none. */
+static int report_timeline_of(struct verb_ctx *vc, struct db_run *run,
+			      struct db_sleep *sleep)
+{
+	struct report_args *ra = vc->args;
+	int rc = EXIT_OK;
+	if (!run->nintervals) {
+		rc = error_msg("run %lld has no intervals: it was not run with "
+			       "-I MS", (long long)run->id);
+	} else if (ra->fmt == OUT_FOLDED) {
+		rc = usage_error(vc->name, "--intervals goes with --format "
+				 "table, json, csv or markdown");
+	} else {
+		FILE *fp = verb_out(vc);
+		if (fp)
+			report_intervals(run, ra->fmt, fp);
+		else
+			rc = EXIT_FAIL;
+	}
+	db_sleep_release(sleep);
+	db_run_release(run);
+	return rc;
+}
+
 static int cmd_report(struct verb_ctx *vc)
 {
 	struct report_args *ra = vc->args;
@@ -144,6 +170,10 @@ static int cmd_report(struct verb_ctx *vc)
 		db_run_release(&run);
 	if (rc)
 		return fail_cause(cause, exit_code_for(rc));
+	if (ra->intervals) {
+		db_probe_release(&probe);
+		return report_timeline_of(vc, &run, &sleep);
+	}
 	/* A picture needs samples or a sleep benchmark: a counting run has
 	 * none to draw (before report_sampled, whose refusal would name
 	 * samples alone). */
@@ -153,6 +183,7 @@ static int cmd_report(struct verb_ctx *vc)
 			rc = usage_error(vc->name, "--format svg draws a sampled run "
 					 "(prof record) or a sleep benchmark; run %lld "
 					 "is neither", (long long)run.id);
+		db_probe_release(&probe);
 		db_run_release(&run);
 		return rc;
 	}
@@ -211,6 +242,9 @@ static const struct opt report_opts[] = {
 	OPT_CALLBACK(0, "by", struct report_args, by, "MODE", parse_by,
 		     "thread, name or total; for a sampled run also\n"
 		     "symbol (its default) or module"),
+	OPT_BOOL(0, "intervals", struct report_args, intervals,
+		 "every thread's counter deltas per interval of a run\n"
+		 "made with -I MS"),
 	OPT_BOOL(0, "stacks", struct report_args, stacks,
 		 "the hottest call paths of a sampled run"),
 	OPT_STRING(0, "event", struct report_args, event, "NAME",

@@ -22,6 +22,7 @@
 #include "prof/verb.h"
 #include "reports/runs.h"
 #include "reports/scaling.h"
+#include "reports/timeline.h"
 
 struct run_args {
 	const char *events;
@@ -32,6 +33,7 @@ struct run_args {
 	bool allow_incomplete;
 	bool no_multiplex;
 	const char *dump;
+	int interval_ms;	/* -I; 0: off */
 };
 
 static void run_init(void *args)
@@ -133,6 +135,7 @@ static int cmd_run(struct verb_ctx *vc)
 		.working_set = a->working_set,
 		.record_dump = dump,
 		.sleep = a->sleep_mode ? &sleep : NULL,
+		.interval_ms = (unsigned)a->interval_ms,
 	};
 	/* A signal while the run is stored or printed must not lose it: it
 	 * stops a wait on a locked database, and prof exits 128+N after. */
@@ -179,6 +182,7 @@ static int cmd_run(struct verb_ctx *vc)
 		bool ok = false;
 		if (fp) {
 			report_run(&run, a->by, vc->fmt, fp);
+			report_timeline(&run, vc->fmt, fp);
 			ok = verb_out_close(vc) == 0;
 		}
 		if (!ok)
@@ -190,6 +194,10 @@ static int cmd_run(struct verb_ctx *vc)
 	/* A launched run exits as its workload did; an attach exits 0. */
 	if (launched && exit_code == EXIT_OK)
 		exit_code = run.exit_status;
+	if (a->interval_ms && run.wall_s * 1000.0 < a->interval_ms)
+		fprintf(stderr, "note: -I %d is longer than the run (%.0f ms): "
+			"one interval holds it all\n", a->interval_ms,
+			run.wall_s * 1000.0);
 	exit_code = run_incomplete_exit(&run, a->allow_incomplete, exit_code);
 	if (mux) {
 		error_msg("run refused (--no-multiplex), not stored: not every "
@@ -282,6 +290,13 @@ static const struct opt run_opts[] = {
 		 "by time enabled / time running: an estimate): it is\n"
 		 "printed, with what was scaled, not stored, and prof\n"
 		 "exits 1"),
+	OPT_INT('I', "interval", struct run_args, interval_ms, "MS", 10, 3600000,
+		"a number of milliseconds, 10 or more",
+		"also store every thread's counter deltas per\n"
+		"interval of MS milliseconds (10 or more), and print a\n"
+		"compact timeline per thread name at the end; 'prof\n"
+		"report --intervals' lists them. Software events only;\n"
+		"needs Linux 6.12 or later (docs/intervals.md)"),
 	OPT_STRING(0, "record-dump", struct run_args, dump, "FILE",
 		   "save the raw ring-buffer records (for tests)"),
 	OPT_END(),

@@ -93,5 +93,6 @@ void collect_add_env(struct collect_ctx *cx, char *const *kv);
 extern const struct collector_ops collect_procs;	/* pid, ppid */
 extern const struct collector_ops collect_modules;	/* code, working set */
 extern const struct collector_ops collect_sleep;	/* --sleep-mode */
+extern const struct collector_ops collect_intervals;	/* -I MS */
 
 #endif

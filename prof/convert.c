@@ -116,6 +116,92 @@ void convert_procs(struct db_run *run, const struct procs *procs)
 	}
 }
 
+/* ---- intervals (-I) ---- */
+
+/* Event e is read at each tick: a supported software event. */
+static bool ticked(const struct db_run *run, size_t e)
+{
+	return run->events[e].supported && run->events[e].group == 0;
+}
+
+static void one_thread_intervals(struct db_run *run, const struct db_thread *t,
+				 const struct intervals_thread *it,
+				 const struct intervals *iv, unsigned interval_ms,
+				 uint64_t last_bin)
+{
+	size_t ne = run->nevents;
+	uint64_t first = it ? it->first_bin : UINT64_MAX;
+	uint64_t end = it && it->nbins ? it->first_bin + it->nbins - 1 : 0;
+	/* What came after the last tick lands where the thread ended. */
+	uint64_t tail_bin = t->end_ns > 0 ? intervals_bin(iv, (uint64_t)t->end_ns)
+			    : last_bin;
+	if (tail_bin < first && it)
+		tail_bin = first;
+	bool tail = false;
+	uint64_t *rest = calloc(ne ? ne : 1, sizeof(*rest));
+	if (!rest)
+		return;
+	for (size_t e = 0; e < ne; e++) {
+		uint64_t last = it ? it->last[e] : 0;
+		if (ticked(run, e) && t->counts[e].present && t->counts[e].value > last) {
+			rest[e] = t->counts[e].value - last;
+			tail = true;
+		}
+	}
+	if (tail) {
+		if (first == UINT64_MAX)
+			first = tail_bin;
+		if (!it || !it->nbins || tail_bin > end)
+			end = tail_bin;
+	}
+	if (first == UINT64_MAX) {
+		free(rest);
+		return;
+	}
+	for (uint64_t b = first; b <= end; b++) {
+		struct db_interval *p = realloc(run->intervals,
+						(run->nintervals + 1) * sizeof(*p));
+		int64_t *vals = malloc((ne ? ne : 1) * sizeof(*vals));
+		if (!p || !vals)
+			abort();	/* as the other conversions: out of memory */
+		run->intervals = p;
+		struct db_interval *d = &p[run->nintervals++];
+		d->t_ms = (int64_t)(b * interval_ms);
+		d->tid = t->tid;
+		d->name = t->name ? strdup(t->name) : NULL;
+		d->values = vals;
+		size_t k = it && b >= it->first_bin ? (size_t)(b - it->first_bin) : SIZE_MAX;
+		for (size_t e = 0; e < ne; e++) {
+			if (!ticked(run, e)) {
+				vals[e] = -1;
+				continue;
+			}
+			uint64_t v = it && k < it->nbins ? it->vals[k * ne + e] : 0;
+			if (b == tail_bin)
+				v += rest[e];
+			vals[e] = (int64_t)v;
+		}
+	}
+	free(rest);
+}
+
+void convert_intervals(struct db_run *run, const struct intervals *iv,
+		       const struct counters *cs, unsigned interval_ms)
+{
+	(void)cs;
+	if (intervals_nevents(iv) != run->nevents)
+		return;
+	uint64_t last_bin = (uint64_t)(run->wall_s * 1000.0) / interval_ms;
+	for (size_t i = 0; i < run->nthreads; i++) {
+		const struct db_thread *t = &run->threads[i];
+		one_thread_intervals(run, t, intervals_find(iv, t->tid), iv,
+				     interval_ms, last_bin);
+	}
+	char buf[32];
+	snprintf(buf, sizeof(buf), "%u", interval_ms);
+	db_run_set(run, "interval_ms", buf);
+}
+
 /* ---- code modules and the working set ---- */
 
 static char *xstrdup_or_null(const char *s)

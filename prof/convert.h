@@ -17,6 +17,7 @@
 
 #include "collectors/counters.h"
 #include "collectors/events.h"
+#include "collectors/intervals.h"
 #include "collectors/modules.h"
 #include "collectors/procs.h"
 #include "collectors/recorder.h"
@@ -40,6 +41,16 @@ void convert_counters(struct db_run *run, const struct counters *cs,
  * convert_counters: the parent at the birth of the thread's process.
  */
 void convert_procs(struct db_run *run, const struct procs *procs);
+
+/*
+ * Each thread's intervals (prof run -I), after convert_counters: every
+ * thread of the run gets its intervals from its first to its last, each
+ * closed with its final counts (what came after its last tick lands in
+ * the interval it ended in, or the run's last), and the setting
+ * "interval_ms".
+ */
+void convert_intervals(struct db_run *run, const struct intervals *iv,
+		       const struct counters *cs, unsigned interval_ms);
 
 /*
  * The code modules of a finished struct modules and, for a working-set

@@ -357,6 +357,7 @@ static const struct collector_ops *const builtin[] = {
 	&collect_procs,
 	&collect_modules,
 	&collect_sleep,
+	&collect_intervals,
 };
 #define NBUILTIN (sizeof(builtin) / sizeof(builtin[0]))
 

@@ -53,6 +53,7 @@ struct runner_opts {
 	bool working_set;		/* sample page faults with their address */
 	struct sleep_plan *sleep;	/* --sleep-mode (launch only), or NULL */
 	FILE *record_dump;		/* save the raw records (tests replay them) */
+	unsigned interval_ms;		/* -I: counters per interval; 0: off */
 
 	/* The verb's own collector, driven after the built-in ones
 	 * (prof/collector.h) with collector_arg as its state; or NULL. */

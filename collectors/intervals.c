@@ -1,0 +1,160 @@
+/*
+ * intervals: per-thread deltas binned by wall time; see intervals.h.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collectors/intervals.h"
+
+struct intervals {
+	size_t nevents;
+	uint64_t interval_ns, t0_ns;
+	struct intervals_thread *th;
+	size_t n, cap;
+	uint64_t ticks;
+};
+
+struct intervals *intervals_new(size_t nevents, uint64_t interval_ns,
+				uint64_t t0_ns)
+{
+	if (!interval_ns) {
+		errno = EINVAL;
+		return NULL;
+	}
+	struct intervals *iv = calloc(1, sizeof(*iv));
+	if (!iv)
+		return NULL;
+	iv->nevents = nevents;
+	iv->interval_ns = interval_ns;
+	iv->t0_ns = t0_ns;
+	return iv;
+}
+
+void intervals_free(struct intervals *iv)
+{
+	if (!iv)
+		return;
+	for (size_t i = 0; i < iv->n; i++) {
+		free(iv->th[i].vals);
+		free(iv->th[i].last);
+		free(iv->th[i].seen);
+	}
+	free(iv->th);
+	free(iv);
+}
+
+uint64_t intervals_bin(const struct intervals *iv, uint64_t time_ns)
+{
+	return time_ns <= iv->t0_ns ? 0 : (time_ns - iv->t0_ns) / iv->interval_ns;
+}
+
+static struct intervals_thread *find(struct intervals *iv, int32_t tid)
+{
+	/* The newest first: a thread is fed many times in a row. */
+	for (size_t i = iv->n; i-- > 0;)
+		if (iv->th[i].tid == tid)
+			return &iv->th[i];
+	return NULL;
+}
+
+static struct intervals_thread *add(struct intervals *iv, int32_t tid,
+				    uint64_t bin)
+{
+	if (iv->n == iv->cap) {
+		size_t cap = iv->cap ? iv->cap * 2 : 16;
+		struct intervals_thread *p = realloc(iv->th, cap * sizeof(*p));
+		if (!p)
+			return NULL;
+		iv->th = p;
+		iv->cap = cap;
+	}
+	struct intervals_thread *t = &iv->th[iv->n];
+	memset(t, 0, sizeof(*t));
+	t->tid = tid;
+	t->first_bin = bin;
+	size_t ne = iv->nevents ? iv->nevents : 1;
+	t->last = calloc(ne, sizeof(*t->last));
+	t->seen = calloc(ne, sizeof(*t->seen));
+	if (!t->last || !t->seen) {
+		free(t->last);
+		free(t->seen);
+		return NULL;
+	}
+	iv->n++;
+	return t;
+}
+
+/* Make room for bin in t (bins only grow forward from first_bin). */
+static int reach(struct intervals *iv, struct intervals_thread *t, uint64_t bin)
+{
+	if (bin < t->first_bin)
+		bin = t->first_bin;	/* a late record of an early time */
+	size_t need = (size_t)(bin - t->first_bin) + 1;
+	if (need <= t->nbins)
+		return 0;
+	uint64_t *p = realloc(t->vals, need * iv->nevents * sizeof(*p) + 1);
+	if (!p)
+		return -ENOMEM;
+	memset(p + t->nbins * iv->nevents, 0,
+	       (need - t->nbins) * iv->nevents * sizeof(*p));
+	t->vals = p;
+	t->nbins = need;
+	return 0;
+}
+
+int intervals_feed(struct intervals *iv, int32_t tid, uint64_t time_ns,
+		   const uint64_t *values, const bool *have)
+{
+	uint64_t bin = intervals_bin(iv, time_ns);
+	struct intervals_thread *t = find(iv, tid);
+	if (!t && !(t = add(iv, tid, bin)))
+		return -ENOMEM;
+	if (reach(iv, t, bin))
+		return -ENOMEM;
+	if (bin < t->first_bin)
+		bin = t->first_bin;
+	uint64_t *row = t->vals + (size_t)(bin - t->first_bin) * iv->nevents;
+	for (size_t e = 0; e < iv->nevents; e++) {
+		if (!have[e])
+			continue;
+		uint64_t v = values[e];
+		uint64_t d = v >= t->last[e] ? v - t->last[e] : v;
+		row[e] += d;
+		t->last[e] = v;
+		t->seen[e] = true;
+	}
+	iv->ticks++;
+	return 0;
+}
+
+size_t intervals_count(const struct intervals *iv)
+{
+	return iv->n;
+}
+
+const struct intervals_thread *intervals_get(const struct intervals *iv, size_t i)
+{
+	return i < iv->n ? &iv->th[i] : NULL;
+}
+
+const struct intervals_thread *intervals_find(const struct intervals *iv,
+					      int32_t tid)
+{
+	return find((struct intervals *)iv, tid);
+}
+
+size_t intervals_nevents(const struct intervals *iv)
+{
+	return iv->nevents;
+}
+
+uint64_t intervals_ns(const struct intervals *iv)
+{
+	return iv->interval_ns;
+}
+
+uint64_t intervals_ticks(const struct intervals *iv)
+{
+	return iv->ticks;
+}

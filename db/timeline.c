@@ -1,0 +1,124 @@
+/*
+ * timeline: a run's counters over time (prof run -I), stored with the
+ * run: one row per (interval, thread, event read); see docs/schema.md.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "db/internal.h"
+
+#define IV_INS(X) \
+	X(II_RUN_ID, "run_id") \
+	X(II_SEQ, "seq") \
+	X(II_T_MS, "t_ms") \
+	X(II_TID, "tid") \
+	X(II_NAME, "name") \
+	X(II_EVENT, "event_idx") \
+	X(II_VALUE, "value")
+enum { IV_INS(DB_COL_ENUM) II_N };
+static const char *const iv_ins[] = { IV_INS(DB_COL_SQL) };
+
+int db_intervals_store(struct db *db, const struct db_run *run, char **cause)
+{
+	sqlite3_stmt *st;
+	int rc = db_prepare_insert(db, &st, "intervals", iv_ins, II_N, cause);
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < run->nintervals && !rc; i++) {
+		const struct db_interval *iv = &run->intervals[i];
+		for (size_t e = 0; e < run->nevents && !rc; e++) {
+			if (iv->values[e] < 0)
+				continue;
+			sqlite3_bind_int64(st, DB_PARAM(II_RUN_ID), run->id);
+			sqlite3_bind_int64(st, DB_PARAM(II_SEQ), (sqlite3_int64)i);
+			sqlite3_bind_int64(st, DB_PARAM(II_T_MS), iv->t_ms);
+			sqlite3_bind_int(st, DB_PARAM(II_TID), iv->tid);
+			db_bind_text(st, DB_PARAM(II_NAME), iv->name);
+			sqlite3_bind_int64(st, DB_PARAM(II_EVENT), (sqlite3_int64)e);
+			sqlite3_bind_int64(st, DB_PARAM(II_VALUE), iv->values[e]);
+			int s = sqlite3_step(st);
+			sqlite3_reset(st);
+			if (s != SQLITE_DONE)
+				rc = db_fail(db, s, "cannot store the intervals in", cause);
+		}
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+#define IV_COLS(X) \
+	X(IC_SEQ, "seq") \
+	X(IC_T_MS, "t_ms") \
+	X(IC_TID, "tid") \
+	X(IC_NAME, "name") \
+	X(IC_EVENT, "event_idx") \
+	X(IC_VALUE, "value")
+enum { IV_COLS(DB_COL_ENUM) IC_N };
+static const char *const iv_cols[] = { IV_COLS(DB_COL_SQL) };
+
+static struct db_interval *add_interval(struct db_run *run)
+{
+	struct db_interval *p = realloc(run->intervals,
+					(run->nintervals + 1) * sizeof(*p));
+	if (!p)
+		abort();
+	run->intervals = p;
+	struct db_interval *iv = &p[run->nintervals++];
+	memset(iv, 0, sizeof(*iv));
+	iv->values = malloc((run->nevents ? run->nevents : 1) * sizeof(int64_t));
+	if (!iv->values)
+		abort();
+	for (size_t e = 0; e < run->nevents; e++)
+		iv->values[e] = -1;
+	return iv;
+}
+
+int db_intervals_load(struct db *db, struct db_run *run, char **cause)
+{
+	sqlite3_stmt *st;
+	int rc = db_prepare_select(db, &st, iv_cols, IC_N,
+				   "FROM intervals WHERE run_id = ?1 "
+				   "ORDER BY seq, event_idx", cause);
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(st, 1, run->id);
+	struct db_row r;
+	db_row_init(&r, db, st, "intervals");
+	int64_t seq = -1;
+	struct db_interval *iv = NULL;
+	int s;
+	while (!r.rc && (s = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t q = sqlite3_column_int64(st, IC_SEQ);
+		db_row_key(&r, "(run %lld, seq %lld)", (long long)run->id, (long long)q);
+		if (!iv || q != seq) {
+			iv = add_interval(run);
+			seq = q;
+			iv->t_ms = db_row_int(&r, IC_T_MS, 0, INT64_MAX, 0, 0);
+			iv->tid = (int32_t)db_row_int(&r, IC_TID, INT32_MIN, INT32_MAX, 0, 0);
+			iv->name = db_row_text(&r, IC_NAME, DB_NULL_OK);
+		}
+		int64_t e = db_row_int(&r, IC_EVENT, 0,
+				       run->nevents ? (int64_t)run->nevents - 1 : 0, 0, 0);
+		int64_t v = db_row_int(&r, IC_VALUE, 0, INT64_MAX, 0, 0);
+		if (!r.rc && (size_t)e < run->nevents)
+			iv->values[e] = v;
+	}
+	sqlite3_finalize(st);
+	if (r.rc)
+		return db_row_fail(&r, cause);
+	if (s != SQLITE_DONE)
+		return db_fail(db, s, "cannot read the intervals from", cause);
+	return 0;
+}
+
+void db_intervals_release(struct db_run *run)
+{
+	for (size_t i = 0; i < run->nintervals; i++) {
+		free(run->intervals[i].name);
+		free(run->intervals[i].values);
+	}
+	free(run->intervals);
+	run->intervals = NULL;
+	run->nintervals = 0;
+}

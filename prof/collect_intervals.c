@@ -1,0 +1,140 @@
+/*
+ * collect_intervals: prof run -I MS, every thread's counter deltas per
+ * interval of wall time. A collector (prof/collector.h): prepare adds a
+ * task-clock sampler that reads the run's software events at each tick
+ * (collectors/counters.h's read_counters: inherited, so threads created
+ * later are ticked too, and on Linux 6.12+ each sample carries the
+ * ticked thread's own values; docs/intervals.md says what was verified);
+ * drain bins the ticks (collectors/intervals); prof/convert.c closes each
+ * thread with its final counts and stores the rows.
+ *
+ * The sampler ticks every tenth of the interval of a thread's own CPU
+ * time (at least 1 ms), so a thread that runs part of the time is still
+ * ticked within most intervals it runs in; no periodic step is needed,
+ * and a thread that sleeps costs nothing.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "collectors/intervals.h"
+#include "common/errtext.h"
+#include "prof/cli.h"
+#include "prof/collector.h"
+#include "prof/convert.h"
+#include "prof/runner.h"
+
+struct intervals_state {
+	size_t sampler;		/* index among the counters' samplers */
+	const struct counters *cs;
+	struct intervals *iv;
+	uint64_t *vals;		/* scratch: one per event */
+	bool *have;
+	size_t nev;
+	bool off;		/* the sampler is not supported: say so once */
+	bool full;
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static int iv_prepare(void *self, struct collect_ctx *cx, char **cause)
+{
+	struct intervals_state *st = self;
+	(void)cause;
+	if (!cx->o->interval_ms)
+		return COLLECT_SKIP;
+	uint64_t period = (uint64_t)cx->o->interval_ms * 100000ull;	/* a tenth */
+	if (period < 1000000ull)
+		period = 1000000ull;
+	struct sampler_desc sd = { .name = "interval-tick", .read_counters = true };
+	sd.attr.type = PERF_TYPE_SOFTWARE;
+	sd.attr.config = PERF_COUNT_SW_TASK_CLOCK;
+	sd.attr.sample_period = period;
+	st->sampler = collect_add_sampler(cx, &sd);
+	st->nev = cx->o->nev;
+	st->vals = calloc(st->nev ? st->nev : 1, sizeof(*st->vals));
+	st->have = calloc(st->nev ? st->nev : 1, sizeof(*st->have));
+	if (!st->vals || !st->have)
+		abort();
+	return 0;
+}
+
+static void iv_opened(void *self, struct collect_ctx *cx)
+{
+	struct intervals_state *st = self;
+	st->cs = cx->cs;
+	const struct counter_status *s = counters_sampler_status(cx->cs, st->sampler);
+	if (!s || !s->supported) {
+		warning_msg("-I: no intervals: the kernel refused a sampler that "
+			    "reads each thread's counters (inherit with "
+			    "PERF_SAMPLE_READ needs Linux 6.12 or later)%s%s",
+			    s && s->reason ? ": " : "", s && s->reason ? s->reason : "");
+		st->off = true;
+		return;
+	}
+	st->iv = intervals_new(st->nev, (uint64_t)cx->o->interval_ms * 1000000ull,
+			       now_ns());
+	if (!st->iv) {
+		warning_msg("-I: no intervals: %s", ERR_TEXT(errno));
+		st->off = true;
+	}
+}
+
+static void iv_drain(void *self, const struct perf_rec *rec, int origin)
+{
+	struct intervals_state *st = self;
+	if (st->off || st->full || rec->type != PERF_RECORD_SAMPLE ||
+	    !rec->u.sample.read_nr || !rec->u.sample.read_has_id)
+		return;
+	(void)origin;
+	/* Ours when its values are the read_counters group's. */
+	const uint64_t *v = rec->u.sample.read_vals;
+	unsigned stride = rec->u.sample.read_stride;
+	if (counters_read_index(st->cs, v[1]) != -1)
+		return;
+	memset(st->have, 0, st->nev * sizeof(*st->have));
+	for (uint64_t i = 1; i < rec->u.sample.read_nr; i++) {
+		int e = counters_read_index(st->cs, v[i * stride + 1]);
+		if (e >= 0 && (size_t)e < st->nev) {
+			st->vals[e] = v[i * stride];
+			st->have[e] = true;
+		}
+	}
+	if (intervals_feed(st->iv, (int32_t)rec->u.sample.tid, rec->u.sample.time,
+			   st->vals, st->have)) {
+		warning_msg("-I: out of memory: the intervals stop here");
+		st->full = true;
+	}
+}
+
+static void iv_fill(void *self, struct collect_ctx *cx, struct db_run *run)
+{
+	struct intervals_state *st = self;
+	if (!st->iv)
+		return;
+	convert_intervals(run, st->iv, cx->cs, cx->o->interval_ms);
+}
+
+static void iv_release(void *self)
+{
+	struct intervals_state *st = self;
+	intervals_free(st->iv);
+	free(st->vals);
+	free(st->have);
+}
+
+const struct collector_ops collect_intervals = {
+	.name = "intervals",
+	.size = sizeof(struct intervals_state),
+	.prepare = iv_prepare,
+	.opened = iv_opened,
+	.drain = iv_drain,
+	.fill = iv_fill,
+	.release = iv_release,
+};

@@ -1,0 +1,215 @@
+/*
+ * timeline: intervals as rows, and the compact timeline; see timeline.h.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "reports/rows.h"
+#include "reports/timeline.h"
+
+/* Events whose values are nanoseconds of time, shown to people in ms. */
+static bool is_time(const struct db_event *e)
+{
+	return strstr(e->name, "clock") != NULL;
+}
+
+/* An event some interval row carries a value for. */
+static bool read_event(const struct db_run *run, size_t e)
+{
+	for (size_t i = 0; i < run->nintervals; i++)
+		if (run->intervals[i].values[e] >= 0)
+			return true;
+	return false;
+}
+
+enum { IC_T_MS, IC_TID, IC_NAME, IC_FIRST_EVENT };
+
+static struct rows *interval_rows(const struct db_run *run)
+{
+	size_t ncols = IC_FIRST_EVENT + run->nevents;
+	struct col *cols = calloc(ncols, sizeof(*cols));
+	if (!cols)
+		abort();
+	cols[IC_T_MS] = (struct col){ .key = "t_ms", .kind = COL_INT };
+	cols[IC_TID] = (struct col){ .key = "tid", .kind = COL_INT };
+	cols[IC_NAME] = (struct col){ .key = "name" };
+	for (size_t e = 0; e < run->nevents; e++) {
+		const struct db_event *ev = &run->events[e];
+		cols[IC_FIRST_EVENT + e] = (struct col){
+			.key = ev->name, .kind = is_time(ev) ? COL_NS : COL_COUNT,
+			.unit = is_time(ev) ? "ms" : NULL, .decimals = 2,
+			.group = "values", .flags = COL_FLAT_GROUP,
+		};
+		if (!read_event(run, e))
+			cols[IC_FIRST_EVENT + e].flags |= COL_NO_PEOPLE | COL_NO_CSV;
+	}
+	struct rows *r = rows_new("intervals", cols, ncols, ROWS_FLAT);
+	free(cols);
+	for (size_t i = 0; i < run->nintervals; i++) {
+		const struct db_interval *iv = &run->intervals[i];
+		size_t row = rows_add(r);
+		rows_int(r, row, IC_T_MS, iv->t_ms);
+		rows_int(r, row, IC_TID, iv->tid);
+		rows_str(r, row, IC_NAME, iv->name);
+		for (size_t e = 0; e < run->nevents; e++)
+			if (iv->values[e] >= 0)
+				rows_int(r, row, IC_FIRST_EVENT + e, iv->values[e]);
+	}
+	return r;
+}
+
+enum { D_RUN_ID, D_INTERVAL_MS, D_INTERVALS, D_N };
+static const struct col doc_cols[D_N] = {
+	[D_RUN_ID] = { .key = "run_id", .kind = COL_INT },
+	[D_INTERVAL_MS] = { .key = "interval_ms", .kind = COL_INT },
+	[D_INTERVALS] = { .key = "intervals", .kind = COL_NEST },
+};
+
+void report_intervals(const struct db_run *run, enum out_format fmt, FILE *fp)
+{
+	struct rows *r = interval_rows(run);
+	if (fmt == OUT_JSON) {
+		struct rows *doc = rows_new(NULL, doc_cols, D_N, 0);
+		size_t row = rows_add(doc);
+		rows_int(doc, row, D_RUN_ID, run->id);
+		const char *ms = db_run_get(run, "interval_ms");
+		if (ms)
+			rows_int(doc, row, D_INTERVAL_MS, atoll(ms));
+		else
+			rows_null(doc, row, D_INTERVAL_MS);
+		rows_nest(doc, row, D_INTERVALS, r);
+		rows_json_doc(doc, fp);
+		rows_free(doc);
+		return;
+	}
+	rows_write(r, fmt, fp, 0);
+	rows_free(r);
+}
+
+/* ---- the compact timeline ---- */
+
+#define TL_WIDTH 60
+static const char levels[] = " .:-=+*#%@";
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* The distinct names of the interval rows, in order of first sight. */
+static size_t names_of(const struct db_run *run, const char ***out)
+{
+	const char **names = calloc(run->nintervals ? run->nintervals : 1, sizeof(*names));
+	if (!names)
+		abort();
+	size_t n = 0;
+	for (size_t i = 0; i < run->nintervals; i++) {
+		const char *nm = run->intervals[i].name ? run->intervals[i].name : "?";
+		size_t k = 0;
+		while (k < n && strcmp(names[k], nm))
+			k++;
+		if (k == n)
+			names[n++] = nm;
+	}
+	*out = names;
+	return n;
+}
+
+enum { TL_NAME, TL_EVENT, TL_N_IV, TL_MIN, TL_MEDIAN, TL_MAX, TL_LINE, TL_N };
+
+/* One line: name's threads summed per interval, for event e. */
+static void timeline_row(const struct db_run *run, struct rows *r, const char *name,
+			 size_t e, int64_t step_ms, int64_t nbins)
+{
+	int64_t *sum = calloc((size_t)nbins, sizeof(*sum));
+	bool *has = calloc((size_t)nbins, sizeof(*has));
+	if (!sum || !has)
+		abort();
+	int64_t lo = nbins, hi = -1;
+	for (size_t i = 0; i < run->nintervals; i++) {
+		const struct db_interval *iv = &run->intervals[i];
+		const char *nm = iv->name ? iv->name : "?";
+		if (strcmp(nm, name) || iv->values[e] < 0)
+			continue;
+		int64_t b = iv->t_ms / step_ms;
+		if (b < 0 || b >= nbins)
+			continue;
+		sum[b] += iv->values[e];
+		has[b] = true;
+		lo = b < lo ? b : lo;
+		hi = b > hi ? b : hi;
+	}
+	if (hi < 0)
+		goto out;
+	size_t n = (size_t)(hi - lo + 1);
+	int64_t *sorted = malloc(n * sizeof(*sorted));
+	if (!sorted)
+		abort();
+	memcpy(sorted, sum + lo, n * sizeof(*sorted));
+	qsort(sorted, n, sizeof(*sorted), cmp_i64);
+	int64_t max = sorted[n - 1];
+	/* One character per interval, or per run of them when there are
+	 * more than TL_WIDTH (their largest). */
+	char line[TL_WIDTH + 1];
+	size_t width = n < TL_WIDTH ? n : TL_WIDTH;
+	for (size_t c = 0; c < width; c++) {
+		size_t a = c * n / width, z = (c + 1) * n / width;
+		int64_t v = 0;
+		for (size_t k = a; k < z; k++)
+			v = sum[lo + (int64_t)k] > v ? sum[lo + (int64_t)k] : v;
+		size_t lvl = max > 0 ? (size_t)((double)v / (double)max * 9.0 + 0.5) : 0;
+		if (v > 0 && lvl == 0)
+			lvl = 1;
+		line[c] = levels[lvl];
+	}
+	line[width] = '\0';
+	size_t row = rows_add(r);
+	rows_str(r, row, TL_NAME, name);
+	rows_str(r, row, TL_EVENT, run->events[e].name);
+	rows_uint(r, row, TL_N_IV, n);
+	double div = is_time(&run->events[e]) ? 1e6 : 1.0;
+	rows_num(r, row, TL_MIN, (double)sorted[0] / div);
+	rows_num(r, row, TL_MEDIAN, (double)sorted[n / 2] / div);
+	rows_num(r, row, TL_MAX, (double)max / div);
+	rows_text(r, row, TL_LINE, "|%s|", line);
+	free(sorted);
+out:
+	free(sum);
+	free(has);
+}
+
+void report_timeline(const struct db_run *run, enum out_format fmt, FILE *fp)
+{
+	const char *ms = db_run_get(run, "interval_ms");
+	if (!run->nintervals || !ms || atoll(ms) <= 0 ||
+	    (fmt != OUT_TABLE && fmt != OUT_MARKDOWN))
+		return;
+	int64_t step = atoll(ms);
+	int64_t nbins = 0;
+	for (size_t i = 0; i < run->nintervals; i++)
+		if (run->intervals[i].t_ms / step + 1 > nbins)
+			nbins = run->intervals[i].t_ms / step + 1;
+	static const struct col cols[TL_N] = {
+		[TL_NAME] = { .key = "name" },
+		[TL_EVENT] = { .key = "event" },
+		[TL_N_IV] = { .key = "intervals", .kind = COL_COUNT },
+		[TL_MIN] = { .key = "min", .kind = COL_REAL, .decimals = 2 },
+		[TL_MEDIAN] = { .key = "median", .kind = COL_REAL, .decimals = 2 },
+		[TL_MAX] = { .key = "max", .kind = COL_REAL, .decimals = 2 },
+		[TL_LINE] = { .key = "timeline", .align = COL_LEFT },
+	};
+	struct rows *r = rows_new("timeline", cols, TL_N, 0);
+	const char **names;
+	size_t nn = names_of(run, &names);
+	for (size_t k = 0; k < nn; k++)
+		for (size_t e = 0; e < run->nevents; e++)
+			timeline_row(run, r, names[k], e, step, nbins);
+	fprintf(fp, "\n%s, every %lld ms (per thread name, threads "
+		"summed; clock events in ms):\n",
+		fmt == OUT_MARKDOWN ? "### Timeline" : "Timeline",
+		(long long)step);
+	rows_write(r, fmt, fp, 2);
+	free(names);
+	rows_free(r);
+}
