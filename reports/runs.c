@@ -457,7 +457,8 @@ static struct rows *count_rows(const struct db_run *run, const struct rrow *rows
 		if (total && by == BY_TOTAL)
 			break;
 		struct rrow tot;
-		const struct rrow *x = &rows[i];
+		/* rows is NULL for a run with no threads: no &rows[nrows] then. */
+		const struct rrow *x = total ? NULL : &rows[i];
 		size_t row;
 		if (total) {
 			rrow_init(&tot, run->nevents);
