@@ -626,9 +626,11 @@ const struct verb verb_ab = {
 "d = ln(arm / baseline), the effect 100*(exp(mean d) - 1) with its 95% CI\n"
 "from Student's t (the t multiplier is printed: 4.30 at 3 rounds), the\n"
 "exact sign-flip p-value and the smallest p the design can reach, and a\n"
-"verdict against a noise gate: better / worse when the CI excludes 0 and\n"
-"the effect clears the gate, equivalent when the 90% CI lies inside the\n"
-"gate, otherwise inconclusive with the rounds that would likely settle it.\n"
+"verdict against a noise gate: better / worse when the CI excludes 0, the\n"
+"effect clears the gate and p is below 0.05 (which takes 6 rounds or more:\n"
+"fewer never say better or worse), equivalent when the 90% CI lies inside\n"
+"the gate, otherwise inconclusive with the rounds that would likely settle\n"
+"it, estimated from the effect and spread seen so far.\n"
 "\n",
 	.help_tail =
 "Runs that exit non-zero are stored with their status and left out of the\n"

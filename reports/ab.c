@@ -62,8 +62,18 @@ static void verdict_text(const struct ab_comparison *c, char *buf, size_t n)
 		return;
 	}
 	const char *v = stats_verdict_name(c->j.verdict);
+	char why[96] = "";
+	/* The CI and the gate would have called it: say what held it. */
+	if (c->j.held_by_p && !c->j.p_reachable)
+		snprintf(why, sizeof(why), "%zu round%s cannot reach p < %g", c->p.n,
+			 c->p.n == 1 ? "" : "s", c->j.alpha);
+	else if (c->j.held_by_p)
+		snprintf(why, sizeof(why), "p not below %g", c->j.alpha);
 	if (c->j.verdict == VERDICT_INCONCLUSIVE && c->j.rounds_needed > 0)
-		snprintf(buf, n, "%s (~%ld rounds)", v, c->j.rounds_needed);
+		snprintf(buf, n, "%s (%s%s~%ld rounds)", v, why, *why ? "; " : "",
+			 c->j.rounds_needed);
+	else if (*why)
+		snprintf(buf, n, "%s (%s)", v, why);
 	else
 		snprintf(buf, n, "%s", v);
 }

@@ -693,44 +693,79 @@ const char *stats_verdict_name(enum stats_verdict v)
 	return NULL;
 }
 
-/* Would m rounds settle it, if mean and sd held? The same rules as
- * stats_judge, at the half-widths m rounds would give. */
-static bool settles_at(long m, double mean, double sd, double gate)
+size_t stats_rounds_for_alpha(double alpha)
 {
-	double df = (double)(m - 1), se = sd / sqrt((double)m);
-	double h95 = stats_t_quantile(0.975, df) * se;
-	double h90 = stats_t_quantile(0.95, df) * se;
+	size_t n = 1;
 
-	if (gate > 0 && !(h95 <= log1p(gate / 100)))
-		return false;
-	bool excludes_zero = pct_of_log(mean - h95) > 0 ||
-			     pct_of_log(mean + h95) < 0;
-	bool clears = fabs(pct_of_log(mean)) > gate;
-	bool within = pct_of_log(mean - h90) >= -gate &&
-		      pct_of_log(mean + h90) <= gate;
-	return (excludes_zero && clears) || within;
+	while (n < 64 && !(stats_signflip_p_min(n) < alpha))
+		n++;
+	return n;
 }
 
-/* Both conditions of settles_at only get easier as m grows, so the
- * smallest m is found by bisection. */
-static long rounds_to_settle(size_t n, double mean, double sd, double gate)
+/* t(0.975 or 0.95, m-1) + t(POWER, m-1): how many standard errors the
+ * effect (or the margin) must span at m rounds. */
+static double power_mult(long m, double level)
 {
-	long lo = (long)n, hi = (long)n + 1;
+	double df = (double)(m - 1);
 
-	while (!settles_at(hi, mean, sd, gate)) {
-		lo = hi;
+	return stats_t_quantile(level, df) + stats_t_quantile(STATS_POWER, df);
+}
+
+/* Does m rounds give signal / (sd / sqrt m) >= power_mult? Easier as m
+ * grows: sqrt(m) grows and both t quantiles shrink. */
+static bool enough_at(long m, double signal, double sd, double level)
+{
+	return sqrt((double)m) * signal / sd >= power_mult(m, level);
+}
+
+/* The smallest m >= lo with enough_at, by doubling then bisection; -1
+ * beyond STATS_ROUNDS_MAX. */
+static long smallest_enough(long lo, double signal, double sd, double level)
+{
+	if (enough_at(lo, signal, sd, level))
+		return lo;
+	long bad = lo, hi = lo;
+
+	do {
+		bad = hi;
 		if (hi >= STATS_ROUNDS_MAX)
 			return -1;
 		hi = hi * 2 > STATS_ROUNDS_MAX ? STATS_ROUNDS_MAX : hi * 2;
-	}
-	while (hi - lo > 1) {	/* settles at hi, not at lo */
-		long mid = lo + (hi - lo) / 2;
-		if (settles_at(mid, mean, sd, gate))
+	} while (!enough_at(hi, signal, sd, level));
+	while (hi - bad > 1) {	/* enough at hi, not at bad */
+		long mid = bad + (hi - bad) / 2;
+		if (enough_at(mid, signal, sd, level))
 			hi = mid;
 		else
-			lo = mid;
+			bad = mid;
 	}
 	return hi;
+}
+
+/* See stats.h: the rounds an inconclusive comparison would likely need. */
+static long rounds_to_settle(const struct stats_paired *p, double gate,
+			     size_t n_alpha)
+{
+	long lo = (long)p->n + 1;
+	double mean = p->mean_d, sd = p->sd_d;
+
+	if (fabs(pct_of_log(mean)) > gate) {
+		/* Detect it: the p-value rule needs n_alpha rounds at least. */
+		if (lo < (long)n_alpha)
+			lo = (long)n_alpha;
+		if (!(sd > 0))
+			return lo;
+		if (mean == 0)
+			return -1;
+		return smallest_enough(lo, fabs(mean), sd, 0.975);
+	}
+	/* Show it inside the gate: the margin to the nearer end. */
+	double up = log1p(gate / 100);
+	double down = gate < 100 ? log1p(-gate / 100) : -INFINITY;
+	double margin = fmin(up - mean, mean - down);
+	if (!(margin > 0) || !(sd > 0))
+		return -1;
+	return smallest_enough(lo, margin, sd, 0.95);
 }
 
 int stats_judge(const struct stats_paired *p,
@@ -757,6 +792,10 @@ int stats_judge(const struct stats_paired *p,
 			   fabs(trend->pct_span) > big &&
 			   fabs(trend->pct_span) > gate_pct;
 
+	size_t n_alpha = stats_rounds_for_alpha(STATS_ALPHA);
+	out->alpha = STATS_ALPHA;
+	out->p_reachable = p->p_min < STATS_ALPHA;
+	out->p_below_alpha = p->p_value < STATS_ALPHA;
 	if (!p->ci_computable) {
 		out->verdict = VERDICT_INCONCLUSIVE;
 		out->rounds_needed = -1;
@@ -765,7 +804,8 @@ int stats_judge(const struct stats_paired *p,
 	out->ci95_excludes_zero = p->ci95_lo_pct > 0 || p->ci95_hi_pct < 0;
 	out->ci90_within_gate = p->ci90_lo_pct >= -gate_pct &&
 				p->ci90_hi_pct <= gate_pct;
-	if (out->ci95_excludes_zero && out->clears_gate) {
+	bool decisive = out->ci95_excludes_zero && out->clears_gate;
+	if (decisive && out->p_below_alpha) {
 		bool up = p->delta_pct > 0;
 		out->verdict = up == higher_is_better ? VERDICT_BETTER
 						      : VERDICT_WORSE;
@@ -773,8 +813,8 @@ int stats_judge(const struct stats_paired *p,
 		out->verdict = VERDICT_EQUIVALENT;
 	} else {
 		out->verdict = VERDICT_INCONCLUSIVE;
-		out->rounds_needed = rounds_to_settle(p->n, p->mean_d, p->sd_d,
-						      gate_pct);
+		out->held_by_p = decisive;
+		out->rounds_needed = rounds_to_settle(p, gate_pct, n_alpha);
 	}
 	return 0;
 }

@@ -98,6 +98,35 @@ static void test_ab__same_command_twice_is_not_better_or_worse(void **state)
 	tu_proc_release(&p);
 }
 
+/*
+ * Issue 15: with 2 rounds prof ab called "better" while printing
+ * p = 0.500. Arms 20 times apart are still inconclusive at 2 rounds, and
+ * the table says why and how many rounds would do.
+ */
+static void test_ab__two_rounds_never_call_better_or_worse(void **state)
+{
+	struct tu_db *f = *state;
+	char *argv[] = { PROF_BIN, f->dbarg, "ab", "--arm", "fast=sleep 0.01",
+			 "--arm", "slow=sleep 0.2", "--rounds", "2", "--warmup", "0",
+			 "-e", "task-clock", "--format", "json", NULL };
+	struct tu_proc p = tu_run(argv, NULL);
+	perf_or_skip(&p);
+	assert_int_equal(p.status, 0);
+	assert_null(strstr(p.err, "\"verdict\": \"worse\""));
+	assert_null(strstr(p.err, "\"verdict\": \"better\""));
+	const char *c = comparison(p.err, "wall_s");
+	assert_non_null(c);
+	expect(c, "\"p_value\": 0.5,");
+	expect(c, "\"verdict\": \"inconclusive\"");
+	expect(c, "\"rounds_needed\": 6");
+	tu_proc_release(&p);
+	char *t[] = { PROF_BIN, f->dbarg, "compare", "last", NULL };
+	p = tu_run(t, NULL);
+	assert_int_equal(p.status, 0);
+	expect(p.out, "inconclusive (2 rounds cannot reach p < 0.05; ~6 rounds)");
+	tu_proc_release(&p);
+}
+
 static void test_ab__abba_order_is_stored(void **state)
 {
 	struct tu_db *f = *state;
@@ -135,7 +164,8 @@ static void test_ab__scores_and_compare_reprint_the_same_numbers(void **state)
 			 "--arm", "fast=sh -c 'echo rendered 60.0 fps'",
 			 "--arm", "slow=sh -c 'echo rendered 30.0 fps'",
 			 "--score", "fps=([0-9.]+) fps:higher", "--per", "fps",
-			 "--rounds", "4", "-e", "task-clock", "--format", "json", "-o", out,
+			 "--rounds", "6", "--warmup", "0", "-e", "task-clock", "--format",
+			 "json", "-o", out,
 			 NULL };
 	struct tu_proc p = tu_run(argv, NULL);
 	perf_or_skip(&p);
@@ -157,8 +187,8 @@ static void test_ab__scores_and_compare_reprint_the_same_numbers(void **state)
 	char *md[] = { PROF_BIN, f->dbarg, "compare", "last", "--format", "markdown", NULL };
 	p = tu_run(md, NULL);
 	expect(p.out, "| metric | arm | n | median |");
-	expect(p.out, "*paired log-ratio t (95% CI, t = 3.18 at n = 4), ABBA, 4 rounds");
-	expect(p.out, "smallest attainable sign-flip p 0.125");
+	expect(p.out, "*paired log-ratio t (95% CI, t = 2.57 at n = 6), ABBA, 6 rounds");
+	expect(p.out, "smallest attainable sign-flip p 0.031");
 	tu_proc_release(&p);
 	free(json);
 	free(out);
@@ -355,6 +385,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_ab__slower_arm_is_worse_with_a_ci_excluding_zero, setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_ab__same_command_twice_is_not_better_or_worse, setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_ab__two_rounds_never_call_better_or_worse, setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_ab__abba_order_is_stored, setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_ab__scores_and_compare_reprint_the_same_numbers, setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_ab__missing_score_and_failed_runs_are_left_out, setup, tu_db_teardown),

@@ -52,7 +52,11 @@ static void test_abstat__known_sample_gives_known_ci_and_verdict(void **state)
 	near(c.p.ci95_hi_pct, 24.452337, 1e-5);
 	near(c.p.p_value, 0.125, 1e-12);
 	near(c.p.p_min, 0.125, 1e-12);
-	assert_int_equal(c.j.verdict, VERDICT_WORSE);
+	/* The CI says worse, but 4 rounds cannot bring p under 0.05: no
+	 * verdict, and the 6 rounds that could are named. */
+	assert_int_equal(c.j.verdict, VERDICT_INCONCLUSIVE);
+	assert_true(c.j.held_by_p);
+	assert_int_equal(c.j.rounds_needed, 6);
 	assert_int_equal(c.j.n_favour_base, 4);
 	/* No slots given: no position effect. The control's drift is 0. */
 	assert_false(c.pos.computable);
@@ -60,10 +64,19 @@ static void test_abstat__known_sample_gives_known_ci_and_verdict(void **state)
 	near(c.trend.pct_span, 0, 1e-12);
 	ab_comparison_release(&c);
 
-	/* The same rounds as a score (higher is better): better. */
-	ab_compare(control, step, 4, NULL, NULL, NULL, 1.0, true, &c);
+	/* Six such rounds: the same mean d, sd |ln 1.2 - ln 1.1| / 2 *
+	 * sqrt(6/5), and p = 2/64 = 0.03125 < 0.05: worse as a time, and
+	 * better as a score (higher is better). */
+	const double control6[] = { 10, 10, 10, 10, 10, 10 };
+	const double step6[] = { 11, 12, 11, 12, 11, 12 };
+	ab_compare(control6, step6, 6, NULL, NULL, NULL, 1.0, false, &c);
+	near(c.p.p_value, 0.03125, 1e-12);
+	near(c.p.sd_d, (log(1.2) - log(1.1)) / 2 * sqrt(1.2), 1e-12);
+	assert_int_equal(c.j.verdict, VERDICT_WORSE);
+	assert_int_equal(c.j.rounds_needed, 0);
+	ab_compare(control6, step6, 6, NULL, NULL, NULL, 1.0, true, &c);
 	assert_int_equal(c.j.verdict, VERDICT_BETTER);
-	assert_int_equal(c.j.n_favour_arm, 4);
+	assert_int_equal(c.j.n_favour_arm, 6);
 	/* The 90% CI (t(0.95, 3) = 2.353363) is [+8.2967%, +21.8874%]: a
 	 * gate of 30% holds all of it, so equivalent; at 20% the effect is
 	 * inside the gate but its CI is not, so inconclusive. */
@@ -244,7 +257,9 @@ static void test_abstat__experiment_pairs_counted_rounds(void **state)
 		near(cp->p.delta_pct, 14.891253, 1e-5);
 		near(cp->p.ci95_lo_pct, 6.064702, 1e-5);
 		near(cp->p.ci95_hi_pct, 24.452337, 1e-5);
-		assert_int_equal(cp->j.verdict, VERDICT_WORSE);
+		/* 4 paired rounds cannot reach p < 0.05 */
+		assert_int_equal(cp->j.verdict, VERDICT_INCONCLUSIVE);
+		assert_true(cp->j.held_by_p);
 		/* The slots alternate: the step read 11 second and 12 first,
 		 * so a later slot reads (11/12)^(1/2) of an earlier one. */
 		assert_true(cp->pos.computable);
@@ -257,7 +272,9 @@ static void test_abstat__experiment_pairs_counted_rounds(void **state)
 	/* fps doubled, and higher is better. */
 	const struct ab_comparison *fps = ab_comparison_of(&a, 1, 3);
 	near(fps->p.delta_pct, 100, 1e-9);
-	assert_int_equal(fps->j.verdict, VERDICT_BETTER);
+	assert_int_equal(fps->j.verdict, VERDICT_INCONCLUSIVE);
+	assert_true(fps->j.held_by_p);
+	assert_int_equal(fps->j.rounds_needed, 6);
 	for (size_t m = 0; m < a.nmetrics; m++) {
 		assert_true(a.metrics[m].gate_pct == 1.0);
 		assert_string_equal(a.metrics[m].gate_source, "default");
@@ -296,8 +313,10 @@ static void test_abstat__gate_given_then_aa_then_default(void **state)
 	near(a.metrics[0].gate_pct, 2.0, 1e-9);
 	assert_string_equal(a.metrics[0].gate_source, "A/A experiment 7");
 	near(a.metrics[3].gate_pct, 0.0, 1e-12);
-	/* A 14.9% slowdown is still worse past a 2% gate. */
-	assert_int_equal(ab_comparison_of(&a, 1, 0)->j.verdict, VERDICT_WORSE);
+	/* A 14.9% slowdown still clears a 2% gate (only the 4 rounds hold
+	 * the verdict back). */
+	assert_true(ab_comparison_of(&a, 1, 0)->j.clears_gate);
+	assert_true(ab_comparison_of(&a, 1, 0)->j.held_by_p);
 	ab_analysis_release(&a);
 }
 
