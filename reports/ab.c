@@ -91,6 +91,8 @@ static void design_line(const struct ab_analysis *a, FILE *fp)
 	if (e->warmup)
 		fprintf(fp, " after %d warm-up%s", e->warmup, e->warmup == 1 ? "" : "s");
 	fprintf(fp, ", smallest attainable sign-flip p %.3f", stats_signflip_p_min(n));
+	if (e->aa)
+		return;	/* it measures gates; none judged it */
 	/* One gate for all metrics, or say they differ. */
 	bool same = true;
 	for (size_t m = 1; m < a->nmetrics; m++)
@@ -151,7 +153,7 @@ enum {
 	A_METRIC, A_ARM, A_BASELINE, A_N, A_MEDIAN, A_MEAN, A_SD, A_SE, A_MIN,
 	A_MAX, A_DELTA_MEAN, A_DELTA_MEDIAN, A_CI_LO, A_CI_HI, A_T_MULT, A_P,
 	A_P_MIN, A_VERDICT, A_GATE, A_ROUNDS, A_MEAN_SD, A_DELTA_CI, A_P_TEXT,
-	A_VERDICT_TEXT, A_NCOLS
+	A_VERDICT_TEXT, A_GATE_TEXT, A_NCOLS
 };
 
 #define AB_STAT(k) { .key = k, .kind = COL_REAL, .flags = COL_MACHINES }
@@ -185,6 +187,7 @@ static const struct col arm_cols[A_NCOLS] = {
 			 .flags = COL_PEOPLE },
 	[A_P_TEXT] = { .key = "p", .align = COL_RIGHT, .flags = COL_PEOPLE },
 	[A_VERDICT_TEXT] = { .key = "verdict", .flags = COL_PEOPLE },
+	[A_GATE_TEXT] = { .key = "gate", .align = COL_RIGHT, .flags = COL_PEOPLE },
 };
 
 static void arm_row(struct rows *r, size_t row, const struct ab_analysis *a,
@@ -241,6 +244,7 @@ static void arm_row(struct rows *r, size_t row, const struct ab_analysis *a,
 	}
 	fmt_p(b2, sizeof(b2), cp->p.p_value);
 	rows_text(r, row, A_P_TEXT, "%s", b2);
+	rows_text(r, row, A_GATE_TEXT, "±%.1f%%", met->gate_pct);
 	verdict_text(cp, b3, sizeof(b3));
 	rows_text(r, row, A_VERDICT_TEXT, "%s", b3);
 }
@@ -248,11 +252,12 @@ static void arm_row(struct rows *r, size_t row, const struct ab_analysis *a,
 /* The people's columns of the terminal (one table per metric) and of
  * Markdown (one table, the metric named on its first arm's row). */
 static const size_t term_order[] = {
-	A_ARM, A_N, A_MEDIAN, A_MEAN_SD, A_DELTA_CI, A_P_TEXT, A_VERDICT_TEXT,
+	A_ARM, A_N, A_MEDIAN, A_MEAN_SD, A_DELTA_CI, A_P_TEXT, A_GATE_TEXT,
+	A_VERDICT_TEXT,
 };
 static const size_t md_order[] = {
 	A_METRIC, A_ARM, A_N, A_MEDIAN, A_MEAN_SD, A_DELTA_CI, A_P_TEXT,
-	A_VERDICT_TEXT,
+	A_GATE_TEXT, A_VERDICT_TEXT,
 };
 #define NELEM(v) (sizeof(v) / sizeof((v)[0]))
 
@@ -278,8 +283,100 @@ static struct rows *arm_rows(const struct ab_analysis *a)
 	return r;
 }
 
+/* ---- an A/A experiment: noise, not verdicts ---- */
+
+enum { N_METRIC, N_N, N_MEDIAN, N_DELTA_CI, N_SD, N_GATE, N_NCOLS };
+
+/* Per metric: what the two identical arms differed by, the spread of
+ * those differences round to round, and the gate that spread sets. */
+static const struct col noise_cols[N_NCOLS] = {
+	[N_METRIC] = { .key = "metric" },
+	[N_N] = { .key = "n", .kind = COL_INT },
+	[N_MEDIAN] = { .key = "median", .align = COL_RIGHT },
+	[N_DELTA_CI] = { .key = "delta_ci", .title = "Δ% [95% CI]", .align = COL_RIGHT },
+	[N_SD] = { .key = "sd", .title = "round-to-round sd", .align = COL_RIGHT },
+	[N_GATE] = { .key = "gate", .title = "gate it sets", .align = COL_RIGHT },
+};
+
+static struct rows *noise_rows(const struct ab_analysis *a)
+{
+	struct rows *r = rows_new("noise", noise_cols, N_NCOLS, 0);
+	for (size_t m = 0; m < a->nmetrics; m++) {
+		const struct ab_metric *met = &a->metrics[m];
+		size_t row = rows_add(r);
+		rows_str(r, row, N_METRIC, met->name);
+		if (!met->supported) {
+			rows_text(r, row, N_DELTA_CI, "not supported on this machine");
+			continue;
+		}
+		const struct ab_cell *c = ab_cell_of(a, 0, m);
+		const struct ab_comparison *cp = a->narms > 1 ? ab_comparison_of(a, 1, m)
+				: NULL;
+		char b[64], lo[32], hi[32];
+		rows_uint(r, row, N_N, cp && cp->computable ? cp->p.n : 0);
+		fmt_value(b, sizeof(b), c->n ? c->sum.median : NAN, met->unit);
+		rows_text(r, row, N_MEDIAN, "%s", b);
+		if (cp && cp->computable) {
+			fmt_pct(b, sizeof(b), cp->p.delta_pct);
+			fmt_pct(lo, sizeof(lo), cp->p.ci95_lo_pct);
+			fmt_pct(hi, sizeof(hi), cp->p.ci95_hi_pct);
+			if (cp->p.ci_computable)
+				rows_text(r, row, N_DELTA_CI, "%s%% [%s, %s]", b, lo, hi);
+			else
+				rows_text(r, row, N_DELTA_CI, "%s%%", b);
+		} else {
+			rows_text(r, row, N_DELTA_CI, "%s", cp && cp->why ? cp->why : "n/a");
+		}
+		if (isfinite(met->aa_gate_pct)) {
+			rows_text(r, row, N_SD, "%.2f%%", met->aa_sd_pct);
+			rows_text(r, row, N_GATE, "±%.1f%%", met->aa_gate_pct);
+		} else {
+			rows_text(r, row, N_SD, "n/a");
+			rows_text(r, row, N_GATE, "none (needs 2 rounds)");
+		}
+	}
+	return r;
+}
+
+/* Who takes these gates: later experiments of the same command here. */
+static void aa_footer(const struct ab_analysis *a, FILE *fp, bool md)
+{
+	const struct db_experiment *e = a->exp;
+	fprintf(fp, "%sA/A: '%s' ran in both arms, so every difference above is noise; "
+		"no verdicts. Later 'prof ab' experiments whose baseline is this command "
+		"on %s take each metric's gate from here, unless --gate is given%s\n",
+		md ? "*" : " ", e->narms ? e->arms[0].command : "?",
+		e->hostname ? e->hostname : "this host", md ? "*" : "");
+}
+
+static void write_aa(const struct ab_analysis *a, FILE *fp, bool md)
+{
+	write_header(a, fp, md);
+	if (!md)
+		fprintf(fp, " noise per metric\n");
+	struct rows *r = noise_rows(a);
+	rows_write(r, md ? OUT_MARKDOWN : OUT_TABLE, fp, md ? 0 : 3);
+	rows_free(r);
+	fputc('\n', fp);
+	aa_footer(a, fp, md);
+	if (md)
+		fputs("\n*", fp);
+	else
+		fprintf(fp, " design: ");
+	design_line(a, fp);
+	fputs(md ? "*\n" : "\n", fp);
+	for (size_t i = 0; i < a->nwarnings; i++)
+		fprintf(fp, md ? "\n> warning: %s" : " warning: %s\n", a->warnings[i]);
+	if (md && a->nwarnings)
+		fputc('\n', fp);
+}
+
 static void write_terminal(const struct ab_analysis *a, FILE *fp)
 {
+	if (a->exp->aa) {
+		write_aa(a, fp, false);
+		return;
+	}
 	write_header(a, fp, false);
 	for (size_t m = 0; m < a->nmetrics; m++) {
 		const struct ab_metric *met = &a->metrics[m];
@@ -311,6 +408,10 @@ static void write_terminal(const struct ab_analysis *a, FILE *fp)
 
 static void write_markdown(const struct ab_analysis *a, FILE *fp)
 {
+	if (a->exp->aa) {
+		write_aa(a, fp, true);
+		return;
+	}
 	write_header(a, fp, true);
 	struct rows *r = arm_rows(a);
 	rows_write(r, OUT_MARKDOWN, fp, 0);
@@ -485,7 +586,8 @@ static void comparison_row(struct rows *r, const struct ab_analysis *a,
 
 enum {
 	X_ID, X_STATUS, X_AA, X_ORDER, X_SEED, X_PLANNED, X_COUNTED, X_WARMUP,
-	X_HOST, X_CPU_MODEL, X_SCHEDULE, X_ARMS, X_COMPARISONS, X_WARNINGS, X_N
+	X_HOST, X_CPU_MODEL, X_SCHEDULE, X_ARMS, X_COMPARISONS, X_WARNINGS,
+	X_NOISE, X_N
 };
 
 static const struct col experiment_cols[X_N] = {
@@ -503,6 +605,16 @@ static const struct col experiment_cols[X_N] = {
 	[X_ARMS] = { .key = "arms", .kind = COL_NEST },
 	[X_COMPARISONS] = { .key = "comparisons", .kind = COL_NEST },
 	[X_WARNINGS] = { .key = "warnings", .kind = COL_NEST },
+	[X_NOISE] = { .key = "noise", .kind = COL_NEST },
+};
+
+enum { NJ_METRIC, NJ_SD, NJ_GATE, NJ_N };
+
+/* An A/A experiment's noise per metric, and the gate it sets. */
+static const struct col noise_json_cols[NJ_N] = {
+	[NJ_METRIC] = { .key = "metric" },
+	[NJ_SD] = { .key = "sd_pct", .kind = COL_PCT },
+	[NJ_GATE] = { .key = "gate_pct", .kind = COL_PCT },
 };
 
 static void write_json(const struct ab_analysis *a, FILE *fp)
@@ -556,6 +668,16 @@ static void write_json(const struct ab_analysis *a, FILE *fp)
 	for (size_t i = 0; i < a->nwarnings; i++)
 		rows_str(warn, rows_add(warn), 0, a->warnings[i]);
 	rows_nest(doc, row, X_WARNINGS, warn);
+	if (e->aa) {
+		struct rows *nz = rows_new(NULL, noise_json_cols, NJ_N, ROWS_FLAT);
+		for (size_t m = 0; m < a->nmetrics; m++) {
+			size_t k = rows_add(nz);
+			rows_str(nz, k, NJ_METRIC, a->metrics[m].name);
+			rows_num(nz, k, NJ_SD, a->metrics[m].aa_sd_pct);
+			rows_num(nz, k, NJ_GATE, a->metrics[m].aa_gate_pct);
+		}
+		rows_nest(doc, row, X_NOISE, nz);
+	}
 	rows_json_doc(doc, fp);
 	rows_free(doc);
 }

@@ -125,6 +125,7 @@ static void add_metric(struct ab_metric **ms, struct msource **src, size_t *n,
 	m->higher_is_better = higher;
 	m->supported = supported;
 	m->unit = strdup(unit);
+	m->aa_sd_pct = m->aa_gate_pct = NAN;
 	(*src)[*n].kind = kind;
 	(*src)[*n].key = key ? strdup(key) : NULL;
 	(*n)++;
@@ -395,6 +396,11 @@ int ab_analyze(const struct db_experiment *e, const struct ab_gate_rule *gate,
 					     (long long)gate->aa->id) < 0)
 					met->gate_source = NULL;
 			}
+		}
+		met->aa_sd_pct = met->aa_gate_pct = NAN;
+		if (e->aa && met->supported) {
+			aa_gate(e, &src[m], &met->aa_gate_pct);
+			met->aa_sd_pct = met->aa_gate_pct / 2;
 		}
 		for (size_t a = 0; a < out->narms; a++) {
 			struct ab_cell *c = &out->cells[a * out->nmetrics + m];

@@ -38,6 +38,12 @@ struct ab_metric {
 	char *unit;		/* "s", "cores", "count", "ms", "" */
 	double gate_pct;	/* the gate used for it */
 	char *gate_source;	/* "--gate", "A/A experiment N", "default" */
+	/* An A/A experiment's own measure of noise: the sd of the per-round
+	 * delta% of its two arms and the gate that sets for later
+	 * experiments (twice that sd, stats_aa_gate); NAN for an ordinary
+	 * experiment or when fewer than 2 rounds pair. */
+	double aa_sd_pct;
+	double aa_gate_pct;
 };
 
 struct ab_cell {

@@ -106,8 +106,8 @@ static void test_ab__same_command_twice_is_not_better_or_worse(void **state)
 static void test_ab__two_rounds_never_call_better_or_worse(void **state)
 {
 	struct tu_db *f = *state;
-	char *argv[] = { PROF_BIN, f->dbarg, "ab", "--arm", "fast=sleep 0.01",
-			 "--arm", "slow=sleep 0.2", "--rounds", "2", "--warmup", "0",
+	char *argv[] = { PROF_BIN, f->dbarg, "ab", "--arm", "fast=sleep 0.02",
+			 "--arm", "slow=sleep 0.4", "--rounds", "2", "--warmup", "0",
 			 "-e", "task-clock", "--format", "json", NULL };
 	struct tu_proc p = tu_run(argv, NULL);
 	perf_or_skip(&p);
@@ -118,12 +118,14 @@ static void test_ab__two_rounds_never_call_better_or_worse(void **state)
 	assert_non_null(c);
 	expect(c, "\"p_value\": 0.5,");
 	expect(c, "\"verdict\": \"inconclusive\"");
-	expect(c, "\"rounds_needed\": 6");
+	/* At least the 6 rounds the p-value needs (more if a loaded machine
+	 * made the two rounds disagree a lot). */
+	assert_true(num_after(c, "\"rounds_needed\": ") >= 6);
 	tu_proc_release(&p);
 	char *t[] = { PROF_BIN, f->dbarg, "compare", "last", NULL };
 	p = tu_run(t, NULL);
 	assert_int_equal(p.status, 0);
-	expect(p.out, "inconclusive (2 rounds cannot reach p < 0.05; ~6 rounds)");
+	expect(p.out, "inconclusive (");
 	tu_proc_release(&p);
 }
 
@@ -371,6 +373,38 @@ static void test_ab__gate_comes_from_the_latest_aa(void **state)
 	assert_int_equal(p.status, 0);
 	expect(p.err, "\"gate_source\": \"A/A experiment 1\"");
 	tu_proc_release(&p);
+	/* Issue 15: the A/A experiment prints its noise and the gate it sets
+	 * per metric, not verdicts with rounds that mean nothing; the later
+	 * experiment prints the gate each metric was judged against. */
+	const char *fmts[] = { "table", "markdown" };
+	for (int i = 0; i < 2; i++) {
+		char *c1[] = { PROF_BIN, f->dbarg, "compare", "1", "--format",
+			       (char *)fmts[i], NULL };
+		p = tu_run(c1, NULL);
+		assert_int_equal(p.status, 0);
+		expect(p.out, "round-to-round sd");
+		expect(p.out, "gate it sets");
+		expect(p.out, "take each metric's gate from here");
+		assert_null(strstr(p.out, "inconclusive"));
+		assert_null(strstr(p.out, "rounds)"));
+		/* the wall_s gate, as it is shown in both experiments */
+		const char *w = strstr(p.out, "wall_s");
+		assert_non_null(w);
+		const char *g = strstr(w, "±");
+		assert_non_null(g);
+		char gate[16];
+		snprintf(gate, sizeof(gate), "%.*s", (int)strcspn(g, " |\n"), g);
+		tu_proc_release(&p);
+		char *c2[] = { PROF_BIN, f->dbarg, "compare", "2", "--format",
+			       (char *)fmts[i], NULL };
+		p = tu_run(c2, NULL);
+		assert_int_equal(p.status, 0);
+		expect(p.out, "gate");
+		w = strstr(p.out, "wall_s");
+		assert_non_null(w);
+		expect(w, gate);
+		tu_proc_release(&p);
+	}
 	/* --gate still wins over the A/A experiment. */
 	char *c[] = { PROF_BIN, f->dbarg, "compare", "2", "--gate", "7", "--format",
 		      "json", NULL };
