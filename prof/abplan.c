@@ -648,6 +648,8 @@ static int plan_global(struct ab_plan *p, const char *k, const char *v,
 		return ab_plan_add_per(p, v, cause);
 	} else if (!strcmp(k, "working-set")) {
 		p->working_set = !strcmp(v, "1") || !strcmp(v, "true") || !strcmp(v, "yes");
+	} else if (!strcmp(k, "no-shell")) {
+		p->no_shell = !strcmp(v, "1") || !strcmp(v, "true") || !strcmp(v, "yes");
 	} else if (!strcmp(k, "keep-going")) {
 		p->keep_going = !strcmp(v, "1") || !strcmp(v, "true") || !strcmp(v, "yes");
 	} else if (!strcmp(k, "allow-generic")) {
@@ -801,6 +803,21 @@ int ab_plan_check(struct ab_plan *p, char **cause)
 					 p->per[i], p->per[i]);
 	}
 	return 0;
+}
+
+char **ab_plan_exec_argv(const struct ab_plan *p, size_t a, int *argc)
+{
+	struct ab_arm *arm = &p->arms[a];
+	if (p->no_shell) {
+		*argc = arm->argc;
+		return arm->argv;
+	}
+	arm->shell_argv[0] = (char *)"/bin/sh";
+	arm->shell_argv[1] = (char *)"-c";
+	arm->shell_argv[2] = arm->command;
+	arm->shell_argv[3] = NULL;
+	*argc = 3;
+	return arm->shell_argv;
 }
 
 const char *ab_plan_get(const struct ab_plan *p, size_t a, const char *key)

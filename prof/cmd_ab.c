@@ -114,29 +114,74 @@ static void make_aa(struct ab_plan *p)
 	}
 }
 
-/* The last lines of a captured output, for a run that failed. */
-static void print_tail(const char *text, int lines)
+/* The length of the UTF-8 sequence at s (up to end), or 0 when it is
+ * not one: a terminal shows those as text, anything else as garbage. */
+static size_t utf8_len(const unsigned char *s, const unsigned char *end)
 {
-	size_t len = strlen(text);
-	const char *p = text + len;
+	size_t n = s[0] >= 0xf0 && s[0] <= 0xf4 ? 4 : s[0] >= 0xe0 ? 3
+		 : s[0] >= 0xc2 && s[0] < 0xe0 ? 2 : 0;
+	if (!n || (size_t)(end - s) < n)
+		return 0;
+	for (size_t i = 1; i < n; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	return n;
+}
+
+/*
+ * The last lines of a failed run's stderr, as text: printable bytes and
+ * UTF-8 as they are, any other byte as \xNN, so a workload that wrote
+ * binary (compressed data, say) cannot garble the terminal. Mostly binary
+ * output is only measured, not shown.
+ */
+static void print_tail(const char *text, size_t len, int lines)
+{
+	const unsigned char *s = (const unsigned char *)text, *end = s + len;
+	size_t odd = 0;
+	for (const unsigned char *q = s; q < end; q++) {
+		size_t u = *q >= 0x80 ? utf8_len(q, end) : 0;
+		if (u)
+			q += u - 1;
+		else if ((*q < 0x20 && *q != '\n' && *q != '\t') || *q >= 0x7f)
+			odd++;
+	}
+	if (!len) {
+		fprintf(stderr, "  | (nothing on stderr)\n");
+		return;
+	}
+	if (odd * 10 > len) {
+		fprintf(stderr, "  | (%zu bytes on stderr, mostly binary: not shown)\n", len);
+		return;
+	}
+	const unsigned char *p = end;
 	int seen = 0;
-	while (p > text && seen <= lines) {
+	while (p > s && seen <= lines) {
 		p--;
-		if (*p == '\n' && p != text + len - 1)
+		if (*p == '\n' && p != end - 1)
 			seen++;
 	}
 	if (*p == '\n')
 		p++;
-	for (const char *q = p; *q;) {
-		size_t l = strcspn(q, "\n");
-		fprintf(stderr, "  | %.*s\n", (int)l, q);
-		q += l;
-		if (*q)
-			q++;
+	while (p < end) {
+		fputs("  | ", stderr);
+		for (; p < end && *p != '\n'; p++) {
+			size_t u = *p >= 0x80 ? utf8_len(p, end) : 0;
+			if (u) {
+				fwrite(p, 1, u, stderr);
+				p += u - 1;
+			} else if (*p == '\t' || (*p >= 0x20 && *p < 0x7f)) {
+				fputc(*p, stderr);
+			} else {
+				fprintf(stderr, "\\x%02x", *p);
+			}
+		}
+		fputc('\n', stderr);
+		if (p < end)
+			p++;
 	}
 }
 
-static char *slurp_fd(int fd)
+static char *slurp_fd(int fd, size_t *got_len)
 {
 	off_t end = lseek(fd, 0, SEEK_END);
 	if (end < 0)
@@ -150,6 +195,7 @@ static char *slurp_fd(int fd)
 		abort();
 	ssize_t got = pread(fd, buf, n, start);
 	buf[got > 0 ? got : 0] = '\0';
+	*got_len = got > 0 ? (size_t)got : 0;
 	/* A NUL in the output would hide what follows from the regex. */
 	for (ssize_t i = 0; i < got; i++)
 		if (buf[i] == '\0')
@@ -198,7 +244,10 @@ static int cmd_ab(struct verb_ctx *vc)
 	}
 	/* Everything an arm needs is checked before the first run. */
 	for (size_t a = 0; a < p->narms; a++) {
-		char *path = launch_resolve(p->arms[a].argv[0], &cause);
+		/* With the shell, sh says what it cannot find (127, and its
+		 * message in the failed run's stderr tail). */
+		char *path = launch_resolve(p->no_shell ? p->arms[a].argv[0] : "/bin/sh",
+					    &cause);
 		if (!path) {
 			fprintf(stderr, "error: arm '%s': ", p->arms[a].name);
 			print_cause("", cause);
@@ -289,10 +338,10 @@ static int cmd_ab(struct verb_ctx *vc)
 		struct db_arm *d = &exp.arms[a];
 		d->name = strdup(p->arms[a].name);
 		d->command = strdup(p->arms[a].command);
-		d->argc = p->arms[a].argc;
+		char **xargv = ab_plan_exec_argv(p, a, &d->argc);
 		d->argv = calloc((size_t)d->argc + 1, sizeof(char *));
 		for (int i = 0; i < d->argc; i++)
-			d->argv[i] = strdup(p->arms[a].argv[i]);
+			d->argv[i] = strdup(xargv[i]);
 		for (size_t i = 0; i < p->nall + p->arms[a].nsettings; i++) {
 			const struct ab_setting *s = i < p->nall ? &p->all[i]
 						     : &p->arms[a].settings[i - p->nall];
@@ -327,6 +376,7 @@ static int cmd_ab(struct verb_ctx *vc)
 		kv[nkv++] = (struct db_kv){ "per", p->per[i] };
 	if (p->working_set)
 		kv[nkv++] = (struct db_kv){ "working-set", "1" };
+	kv[nkv++] = (struct db_kv){ "shell", p->no_shell ? "none" : "/bin/sh -c" };
 	exp.settings = kv;
 	exp.nsettings = nkv;
 	struct host_facts hf;
@@ -371,14 +421,22 @@ static int cmd_ab(struct verb_ctx *vc)
 					   warm ? "warm-up" : "round", rr + 1,
 					   warm ? p->warmup : p->rounds, p->arms[a].name,
 					   done + 1, total, el, eta);
+			/* stdout and stderr apart: scores come from either, a
+			 * failure shows stderr's tail. */
 			char tmpl[] = "/tmp/prof-ab-out-XXXXXX";
-			int ofd = mkstemp(tmpl);
+			char etmpl[] = "/tmp/prof-ab-err-XXXXXX";
+			int ofd = mkstemp(tmpl), efd = mkstemp(etmpl);
 			if (ofd >= 0)
 				unlink(tmpl);
+			if (efd >= 0)
+				unlink(etmpl);
+			int xargc;
+			char **xargv = ab_plan_exec_argv(p, a, &xargc);
 			struct runner_opts ro = {
-				.argv = p->arms[a].argv, .argc = p->arms[a].argc,
+				.argv = xargv, .argc = xargc,
 				.evs = evs, .nev = nev, .plan = &ae[a].plan,
 				.env_set = ae[a].env, .cwd = ae[a].cwd, .out_fd = ofd,
+				.stderr_fd = ofd >= 0 && efd > 0 ? efd : 0,
 				.quiet = done > 0, .kind = "ab", .sleep = ae[a].sleep,
 				.working_set = p->working_set,
 			};
@@ -392,6 +450,8 @@ static int cmd_ab(struct verb_ctx *vc)
 				free(rcause);
 				if (ofd >= 0)
 					close(ofd);
+				if (efd >= 0)
+					close(efd);
 				stop = true;
 				stop_status = "stopped";
 				if (asprintf(&stop_note, "arm %s could not be run", p->arms[a].name) < 0)
@@ -399,12 +459,17 @@ static int cmd_ab(struct verb_ctx *vc)
 				exit_code = EXIT_FAIL;
 				break;
 			}
-			char *text = ofd >= 0 ? slurp_fd(ofd) : strdup("");
+			size_t tlen = 0, elen = 0;
+			char *text = ofd >= 0 ? slurp_fd(ofd, &tlen) : strdup("");
+			char *etext = efd >= 0 ? slurp_fd(efd, &elen) : strdup("");
 			if (ofd >= 0)
 				close(ofd);
-			if (o->show_output && *text) {
+			if (efd >= 0)
+				close(efd);
+			if (o->show_output && (tlen || elen)) {
 				progress_line_clear(&line);
-				fputs(text, stderr);
+				fwrite(text, 1, tlen, stderr);
+				fwrite(etext, 1, elen, stderr);
 			}
 			struct db_score sc[64];
 			int sc_rc[64];
@@ -412,6 +477,9 @@ static int cmd_ab(struct verb_ctx *vc)
 			for (size_t i = 0; i < p->nscores && i < 64; i++) {
 				sc[nsc].name = p->scores[i].name;
 				sc_rc[nsc] = ab_score_find(&p->scores[i], text, &sc[nsc].value);
+				if (sc_rc[nsc] == -ENOENT && elen)
+					sc_rc[nsc] = ab_score_find(&p->scores[i], etext,
+								   &sc[nsc].value);
 				sc[nsc].found = sc_rc[nsc] == 0;
 				nsc++;
 			}
@@ -433,7 +501,7 @@ static int cmd_ab(struct verb_ctx *vc)
 					"status %d; stored, left out of the statistics\n",
 					(long long)run.id, p->arms[a].name, warm ? "warm-up" : "round",
 					rr + 1, run.exit_status);
-				print_tail(text, 5);
+				print_tail(etext, elen, 5);
 				round_failed = true;
 				failed++;
 			}
@@ -466,6 +534,7 @@ static int cmd_ab(struct verb_ctx *vc)
 				}
 			}
 			free(text);
+			free(etext);
 			db_run_release(&run);
 			done++;
 			if (runner_interrupted()) {
@@ -550,8 +619,11 @@ out:
 static const struct opt ab_opts[] = {
 	OPT_GROUP("Arms and settings:"),
 	OPT_CALLBACK(0, "arm", struct ab_args, plan, "NAME=COMMAND", parse_arm,
-		     "an arm; COMMAND is split as a shell splits words,\n"
-		     "and no shell runs unless it is sh -c '...'"),
+		     "an arm; COMMAND runs as /bin/sh -c 'COMMAND', so\n"
+		     "redirections, pipes and variables work"),
+	OPT_BOOL('N', "no-shell", struct ab_args, plan.no_shell,
+		 "run each COMMAND without a shell: split into words\n"
+		 "as a shell would, and exec'd directly"),
 	OPT_CALLBACK(0, "set", struct ab_args, plan, "[ARM.]KEY=VAL", parse_set,
 		     "pin=MODE, cwd=DIR, env.VAR=VALUE, sleep=MODE (as\n"
 		     "prof run --sleep-mode), for one arm or (without\n"
@@ -634,9 +706,10 @@ const struct verb verb_ab = {
 "\n",
 	.help_tail =
 "Runs that exit non-zero are stored with their status and left out of the\n"
-"statistics; a score missing from a run's output leaves that run out of\n"
-"that metric, with a warning, never as zero. Ctrl-C stops after the\n"
-"current run; the finished rounds are stored and reported.\n"
+"statistics (the last lines of their stderr are shown, as text); a score,\n"
+"looked for in a run's stdout and then its stderr, missing from both leaves\n"
+"that run out of that metric, with a warning, never as zero. Ctrl-C stops\n"
+"after the current run; the finished rounds are stored and reported.\n"
 "\n"
 "Examples:\n"
 "  prof ab --arm c='./emu --backend c' --arm llvm='./emu --backend llvm' \\\n"

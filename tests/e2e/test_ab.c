@@ -9,7 +9,9 @@
 #include <cmocka.h>
 #include <math.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <string.h>
+#include <unistd.h>
 #include <time.h>
 
 #include "test_util.h"
@@ -126,6 +128,100 @@ static void test_ab__two_rounds_never_call_better_or_worse(void **state)
 	p = tu_run(t, NULL);
 	assert_int_equal(p.status, 0);
 	expect(p.out, "inconclusive (");
+	tu_proc_release(&p);
+}
+
+/* Valid UTF-8 with no control byte but newline and tab. */
+static bool is_clean_text(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	while (*p) {
+		size_t n = *p < 0x80 ? 1 : *p >= 0xf0 ? 4 : *p >= 0xe0 ? 3 : *p >= 0xc2 ? 2 : 0;
+		if (!n || (n == 1 && *p < 0x20 && *p != '\n' && *p != '\t') || *p == 0x7f)
+			return false;
+		for (size_t i = 1; i < n; i++)
+			if ((p[i] & 0xc0) != 0x80)
+				return false;
+		p += n;
+	}
+	return true;
+}
+
+/*
+ * Issue 15: --arm a='xz -1 f > /dev/null' passed '>' to xz. Arms run
+ * through /bin/sh -c by default, as hyperfine does; -N execs the words.
+ */
+static void test_ab__arms_run_through_a_shell_unless_no_shell(void **state)
+{
+	struct tu_db *f = *state;
+	char *arm_a, *arm_b, *out_a, *out_b;
+	assert_true(asprintf(&out_a, "%s/a.txt", f->dir) > 0);
+	assert_true(asprintf(&out_b, "%s/b.txt", f->dir) > 0);
+	assert_true(asprintf(&arm_a, "a=echo 1 > %s", out_a) > 0);
+	assert_true(asprintf(&arm_b, "b=echo 2 | tr 2 3 > %s", out_b) > 0);
+	char *argv[] = { PROF_BIN, f->dbarg, "ab", "--arm", arm_a, "--arm", arm_b,
+			 "--rounds", "1", "--warmup", "0", "-e", "task-clock",
+			 "--format", "json", NULL };
+	struct tu_proc p = tu_run(argv, NULL);
+	perf_or_skip(&p);
+	assert_int_equal(p.status, 0);
+	tu_proc_release(&p);
+	char *a = tu_slurp(out_a), *b = tu_slurp(out_b);
+	assert_string_equal(a, "1\n");
+	assert_string_equal(b, "3\n");
+	free(a);
+	free(b);
+	unlink(out_a);
+	unlink(out_b);
+
+	/* -N: echo gets '>' and the path as words; no file is made, and the
+	 * words reach the workload's output (a score sees them). */
+	char *n[] = { PROF_BIN, f->dbarg, "ab", "-N", "--arm", arm_a, "--arm", arm_b,
+		      "--score", "seen=^([0-9]+) [>|] ", "--rounds", "1", "--warmup", "0",
+		      "-e", "task-clock", "--format", "json", NULL };
+	p = tu_run(n, NULL);
+	assert_int_equal(p.status, 0);
+	assert_int_not_equal(access(out_a, F_OK), 0);
+	assert_int_not_equal(access(out_b, F_OK), 0);
+	assert_null(strstr(p.err, "printed no 'seen'"));
+	tu_proc_release(&p);
+	/* With the shell, an arm whose program does not exist fails its
+	 * runs, and sh's own message is the tail shown. */
+	char *bad[] = { PROF_BIN, f->dbarg, "ab", "--arm", "a=true", "--arm",
+			"b=no-such-program-x1 --flag", "--rounds", "1", "--warmup", "0",
+			"-e", "task-clock", NULL };
+	p = tu_run(bad, NULL);
+	assert_int_equal(p.status, 1);
+	expect(p.err, "exited with status 127");
+	expect(p.err, "  | ");
+	expect(p.err, "no-such-program-x1");
+	tu_proc_release(&p);
+	free(arm_a);
+	free(arm_b);
+	free(out_a);
+	free(out_b);
+}
+
+/* A failing arm's stderr tail is text: escapes, not raw bytes; binary is
+ * measured, not shown; stdout is not the tail. */
+static void test_ab__failed_arm_tail_is_text(void **state)
+{
+	struct tu_db *f = *state;
+	char *argv[] = { PROF_BIN, f->dbarg, "ab", "--arm", "ok=true", "--arm",
+			 "esc=printf 'to %s\\n' std-out; printf 'bad \\033[31mred\\n' >&2; exit 3",
+			 "--arm", "bin=head -c 4000 /dev/urandom >&2; exit 4",
+			 "--rounds", "1", "--warmup", "0", "--keep-going", "-e", "task-clock",
+			 NULL };
+	struct tu_proc p = tu_run(argv, NULL);
+	perf_or_skip(&p);
+	assert_int_equal(p.status, 0);
+	expect(p.err, "exited with status 3");
+	expect(p.err, "  | bad \\x1b[31mred\n");
+	assert_null(strstr(p.err, "to std-out"));
+	expect(p.err, "exited with status 4");
+	expect(p.err, "bytes on stderr, mostly binary: not shown");
+	if (!is_clean_text(p.err))
+		fail_msg("raw bytes reached stderr:\n%s", p.err);
 	tu_proc_release(&p);
 }
 
@@ -420,6 +516,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_ab__slower_arm_is_worse_with_a_ci_excluding_zero, setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_ab__same_command_twice_is_not_better_or_worse, setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_ab__two_rounds_never_call_better_or_worse, setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_ab__arms_run_through_a_shell_unless_no_shell, setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_ab__failed_arm_tail_is_text, setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_ab__abba_order_is_stored, setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_ab__scores_and_compare_reprint_the_same_numbers, setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_ab__missing_score_and_failed_runs_are_left_out, setup, tu_db_teardown),
