@@ -40,6 +40,7 @@ struct ab_score {
 	char *name;
 	char *pattern;
 	bool higher_is_better;
+	bool rate, count;		/* declared :rate or :count */
 	regex_t re;
 	bool compiled;
 };
@@ -81,7 +82,9 @@ int ab_plan_set(struct ab_plan *p, const char *spec, char **cause);
 /* --score NAME=REGEX[:higher]. -EINVAL for a regex that does not compile
  * or that the bounds below refuse, with the reason in *cause. */
 int ab_plan_add_score(struct ab_plan *p, const char *spec, char **cause);
-/* --per NAME: the name must be a score. Checked in ab_plan_check. */
+/* --per COUNT or --per UNIT=RATE: COUNT a score that counts units (CPU
+ * ms per unit = CPU ms / COUNT); RATE a score per second (units = RATE x
+ * wall time). Checked in ab_plan_check, which refuses a bare rate. */
 int ab_plan_add_per(struct ab_plan *p, const char *name, char **cause);
 /* --order abba|alternate|random */
 int ab_plan_set_order(struct ab_plan *p, const char *word, char **cause);

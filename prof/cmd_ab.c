@@ -366,9 +366,11 @@ static int cmd_ab(struct verb_ctx *vc)
 	char *specs[32];
 	size_t nspecs = 0;
 	for (size_t i = 0; i < p->nscores && nkv < 48; i++) {
-		if (asprintf(&specs[nspecs], "%s=%s%s", p->scores[i].name,
+		if (asprintf(&specs[nspecs], "%s=%s%s%s", p->scores[i].name,
 			     p->scores[i].pattern,
-			     p->scores[i].higher_is_better ? ":higher" : "") < 0)
+			     p->scores[i].higher_is_better ? ":higher" : "",
+			     p->scores[i].rate ? ":rate" : p->scores[i].count ? ":count"
+			     : "") < 0)
 			continue;
 		kv[nkv++] = (struct db_kv){ "score", specs[nspecs++] };
 	}
@@ -657,17 +659,21 @@ static const struct opt ab_opts[] = {
 	OPT_STRING('e', "events", struct ab_args, plan.events, "LIST",
 		   "as for prof run (default: cache)"),
 	OPT_BOOL(0, "allow-generic", struct ab_args, plan.allow_generic, "as for prof run"),
-	OPT_CALLBACK(0, "score", struct ab_args, plan, "NAME=REGEX[:higher]",
+	OPT_CALLBACK(0, "score", struct ab_args, plan, "NAME=REGEX[:higher][:rate]",
 		     parse_score,
 		     "a number parsed from the workload's output\n"
 		     "(the first capture group of the last match); lower\n"
-		     "is better unless :higher. A POSIX extended regex,\n"
+		     "is better unless :higher; :rate says it is per\n"
+		     "second, :count that it is not. A POSIX extended regex,\n"
 		     "matched line by line in the last 1 MiB of output;\n"
 		     "one that can match empty text, repeats a\n"
 		     "repetition ('a++', '(a+)*') or back-references is\n"
 		     "refused"),
-	OPT_CALLBACK(0, "per", struct ab_args, plan, "NAME", parse_per,
-		     "CPU ms per unit of score NAME (e.g. per frame)"),
+	OPT_CALLBACK(0, "per", struct ab_args, plan, "COUNT|UNIT=RATE", parse_per,
+		     "CPU ms per unit: COUNT a score that counts them\n"
+		     "(frames); UNIT=RATE counts them as a rate score\n"
+		     "times the run's wall time (frame=fps). A bare rate\n"
+		     "is refused: CPU ms per fps is no cost per frame"),
 	OPT_BOOL(0, "working-set", struct ab_args, plan.working_set,
 		 "measure each run's touched code and data, as prof\n"
 		 "run --working-set does (for prof explain)"),
@@ -713,7 +719,7 @@ const struct verb verb_ab = {
 "\n"
 "Examples:\n"
 "  prof ab --arm c='./emu --backend c' --arm llvm='./emu --backend llvm' \\\n"
-"          --score fps='([0-9.]+) fps:higher' --per fps --format markdown\n"
+"          --score fps='([0-9.]+) fps:higher' --per frame=fps --format markdown\n"
 "  prof ab --aa --arm emu='./emu --scene 3' --rounds 8\n"
 "  prof compare          # list stored experiments; prof compare N reprints\n",
 };

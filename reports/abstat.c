@@ -15,7 +15,7 @@
 #include "reports/abstat.h"
 
 enum msrc { M_WALL, M_CPU, M_CORES, M_EVENT, M_PKI, M_PER_CPU_MS, M_IPC, M_SCORE,
-	    M_PER };
+	    M_PER, M_PER_RATE };
 
 /* Where a metric's value comes from in a run. */
 struct msource {
@@ -77,8 +77,52 @@ static double value_of(const struct db_exp_run *r, const struct msource *m)
 		double s = score_of(r, m->key);
 		return s > 0 ? 1000.0 * cpu / s : NAN;
 	}
+	case M_PER_RATE: {
+		/* units done = rate x the run's wall time */
+		double s = score_of(r, m->key) * r->wall_s;
+		return s > 0 ? 1000.0 * cpu / s : NAN;
+	}
 	}
 	return NAN;
+}
+
+static bool ends_with(const char *s, size_t n, const char *tail)
+{
+	size_t k = strlen(tail);
+	return n >= k && !strncasecmp(s + n - k, tail, k);
+}
+
+void ab_score_flags_of(const char *spec, size_t *end, struct ab_score_flags *f)
+{
+	static const char *const words[] = { ":higher", ":lower", ":rate", ":count" };
+	size_t n = strlen(spec);
+	memset(f, 0, sizeof(*f));
+	for (bool more = true; more;) {
+		more = false;
+		for (size_t i = 0; i < 4; i++) {
+			size_t k = strlen(words[i]);
+			/* a flag needs something before it */
+			if (n > k + 1 && !strncmp(spec + n - k, words[i], k)) {
+				n -= k;
+				f->higher_is_better |= i == 0;
+				f->rate |= i == 2;
+				f->count |= i == 3;
+				more = true;
+			}
+		}
+	}
+	if (end)
+		*end = n;
+}
+
+bool ab_score_is_rate(const char *name, const struct ab_score_flags *f)
+{
+	if (f && (f->rate || f->count))
+		return f->rate;
+	size_t n = strlen(name);
+	return ends_with(name, n, "ps") || ends_with(name, n, "per_s") ||
+	       ends_with(name, n, "per_sec") || ends_with(name, n, "per_second") ||
+	       ends_with(name, n, "_hz") || !strcasecmp(name, "hz");
 }
 
 bool ab_run_counts(const struct db_exp_run *r)
@@ -131,8 +175,59 @@ static void add_metric(struct ab_metric **ms, struct msource **src, size_t *n,
 	(*n)++;
 }
 
+/* The flags of score `name` as the experiment stored it; false if none. */
+static bool score_flags(const struct db_experiment *e, const char *name,
+			struct ab_score_flags *f)
+{
+	size_t len = strlen(name);
+	for (size_t i = 0; i < e->nsettings; i++) {
+		const char *v = e->settings[i].value;
+		if (strcmp(e->settings[i].key, "score") || !v)
+			continue;
+		if (!strncmp(v, name, len) && v[len] == '=') {
+			ab_score_flags_of(v, NULL, f);
+			return true;
+		}
+	}
+	memset(f, 0, sizeof(*f));
+	return false;
+}
+
+/*
+ * CPU ms per unit: "per" is COUNT (a score that counts units) or
+ * UNIT=RATE (units = rate x wall time). A bare rate is refused: CPU ms
+ * divided by frames per second is not CPU per frame. Refusals go to
+ * *refused (a line each) for the caller to warn about.
+ */
+static void add_per(const struct db_experiment *e, const char *per,
+		    struct ab_metric **ms, struct msource **src, size_t *n,
+		    char **refused)
+{
+	const char *eq = strchr(per, '=');
+	const char *score = eq ? eq + 1 : per;
+	struct ab_score_flags f;
+	bool known = score_flags(e, score, &f);
+	bool rate = ab_score_is_rate(score, known ? &f : NULL);
+	char name[160];
+	if (!eq && rate) {
+		char *s = NULL;
+		if (asprintf(&s, "%s%s'--per %s' left out: %s is a rate (per second), and "
+			     "CPU time divided by a rate is no cost per unit; --per "
+			     "UNIT=%s counts units as %s x the run's wall time",
+			     *refused ? *refused : "", *refused ? "\n" : "", per, per,
+			     per, per) >= 0) {
+			free(*refused);
+			*refused = s;
+		}
+		return;
+	}
+	snprintf(name, sizeof(name), "cpu_ms_per_%.*s", eq ? (int)(eq - per) : 120, per);
+	add_metric(ms, src, n, name, eq && rate ? M_PER_RATE : M_PER, score, false,
+		   true, "ms");
+}
+
 static size_t build_metrics(const struct db_experiment *e, struct ab_metric **ms,
-			    struct msource **src)
+			    struct msource **src, char **refused)
 {
 	size_t n = 0;
 	*ms = NULL;
@@ -186,17 +281,15 @@ static size_t build_metrics(const struct db_experiment *e, struct ab_metric **ms
 		if (!eq)
 			continue;
 		char *name = strndup(v, (size_t)(eq - v));
-		size_t len = strlen(v);
-		bool higher = len > 7 && !strcmp(v + len - 7, ":higher");
-		add_metric(ms, src, &n, name, M_SCORE, name, higher, true, "");
+		struct ab_score_flags f;
+		ab_score_flags_of(v, NULL, &f);
+		add_metric(ms, src, &n, name, M_SCORE, name, f.higher_is_better, true, "");
 		free(name);
 	}
 	for (size_t i = 0; i < e->nsettings; i++) {
 		if (strcmp(e->settings[i].key, "per") || !e->settings[i].value)
 			continue;
-		char name[128];
-		snprintf(name, sizeof(name), "cpu_ms_per_%s", e->settings[i].value);
-		add_metric(ms, src, &n, name, M_PER, e->settings[i].value, false, true, "ms");
+		add_per(e, e->settings[i].value, ms, src, &n, refused);
 	}
 	return n;
 }
@@ -340,7 +433,15 @@ int ab_analyze(const struct db_experiment *e, const struct ab_gate_rule *gate,
 		return -EINVAL;
 	}
 	struct msource *src;
-	out->nmetrics = build_metrics(e, &out->metrics, &src);
+	char *refused = NULL;
+	out->nmetrics = build_metrics(e, &out->metrics, &src, &refused);
+	for (char *line = refused, *nl; line && *line; line = nl ? nl + 1 : NULL) {
+		nl = strchr(line, '\n');
+		if (nl)
+			*nl = '\0';
+		warn(out, "%s", line);
+	}
+	free(refused);
 	out->cells = calloc(out->narms * out->nmetrics, sizeof(*out->cells));
 	out->cmp = calloc((out->narms > 1 ? out->narms - 1 : 1) * out->nmetrics,
 			  sizeof(*out->cmp));
@@ -488,8 +589,10 @@ int ab_pair_of_runs(const struct db_run *ra, const struct db_run *rb,
 	e.runs = x;
 	e.nruns = 2;
 	struct msource *src;
+	char *refused = NULL;
 	memset(out, 0, sizeof(*out));
-	out->n = build_metrics(&e, &out->metrics, &src);
+	out->n = build_metrics(&e, &out->metrics, &src, &refused);
+	free(refused);
 	out->a = calloc(out->n + 1, sizeof(double));
 	out->b = calloc(out->n + 1, sizeof(double));
 	for (size_t m = 0; m < out->n; m++) {

@@ -106,6 +106,25 @@ ab_comparison_of(const struct ab_analysis *a, size_t arm, size_t m)
 	return arm ? &a->cmp[(arm - 1) * a->nmetrics + m] : NULL;
 }
 
+/*
+ * A score's flags, from the end of its stored spec "NAME=REGEX[:higher|
+ * :lower][:rate|:count]" (any order): *end is where the regex ends.
+ */
+struct ab_score_flags {
+	bool higher_is_better;
+	bool rate;		/* declared :rate (per second) */
+	bool count;		/* declared :count */
+};
+void ab_score_flags_of(const char *spec, size_t *end, struct ab_score_flags *f);
+
+/*
+ * Whether a score is a rate (units per second): declared :rate, or not
+ * declared :count and named like one (fps, qps, iops, ops_per_s,
+ * frames_per_sec, ..._hz). CPU time divided by a rate is no cost per
+ * unit, so `--per` refuses one unless told the unit (see --per UNIT=RATE).
+ */
+bool ab_score_is_rate(const char *name, const struct ab_score_flags *f);
+
 /* Whether a run counts in the statistics (see above). */
 bool ab_run_counts(const struct db_exp_run *r);
 

@@ -261,7 +261,7 @@ static void test_ab__scores_and_compare_reprint_the_same_numbers(void **state)
 	char *argv[] = { PROF_BIN, f->dbarg, "ab",
 			 "--arm", "fast=sh -c 'echo rendered 60.0 fps'",
 			 "--arm", "slow=sh -c 'echo rendered 30.0 fps'",
-			 "--score", "fps=([0-9.]+) fps:higher", "--per", "fps",
+			 "--score", "fps=([0-9.]+) fps:higher", "--per", "frame=fps",
 			 "--rounds", "6", "--warmup", "0", "-e", "task-clock", "--format",
 			 "json", "-o", out,
 			 NULL };
@@ -275,7 +275,8 @@ static void test_ab__scores_and_compare_reprint_the_same_numbers(void **state)
 	expect(c, "\"higher_is_better\": true");
 	expect(c, "\"delta_pct_mean\": -50");
 	expect(c, "\"verdict\": \"worse\"");
-	assert_non_null(comparison(json, "cpu_ms_per_fps"));
+	assert_non_null(comparison(json, "cpu_ms_per_frame"));
+	assert_null(comparison(json, "cpu_ms_per_fps"));
 	/* prof compare prints exactly what prof ab printed. */
 	char *c2[] = { PROF_BIN, f->dbarg, "compare", "last", "--format", "json", NULL };
 	p = tu_run(c2, NULL);
@@ -353,7 +354,7 @@ static void test_ab__bad_input_exits_2(void **state)
 {
 	struct tu_db *f = *state;
 	struct {
-		char *args[8];
+		char *args[12];
 		const char *msg;
 	} cases[] = {
 		{ { "--arm", "a=", NULL }, "has no command" },
@@ -373,6 +374,13 @@ static void test_ab__bad_input_exits_2(void **state)
 		  "bad --rounds" },
 		{ { "--arm", "a=true", "--arm", "b=true", "--set", "pin=warp", NULL },
 		  "unknown pin mode" },
+		/* Issue 15: CPU ms divided by fps is no CPU per frame. */
+		{ { "--arm", "a=true", "--arm", "b=true", "--score", "fps=([0-9]+) fps",
+		    "--per", "fps", NULL }, "'fps' is a rate (per second)" },
+		{ { "--arm", "a=true", "--arm", "b=true", "--score", "speed=([0-9]+):rate",
+		    "--per", "speed", NULL }, "--per UNIT=speed" },
+		{ { "--arm", "a=true", "--arm", "b=true", "--score", "n=([0-9]+)",
+		    "--per", "=n", NULL }, "bad --per" },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		char *argv[16] = { PROF_BIN, f->dbarg, "ab" };

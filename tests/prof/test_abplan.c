@@ -415,7 +415,7 @@ static void test_abplan__plan_files(void **state)
 	assert_true(asprintf(&path, "%s/plan", dir) > 0);
 	FILE *fp = fopen(path, "w");
 	fputs("# backends\nrounds = 4\nwarmup = 0\norder = alternate\ngate = 2.5\n"
-	      "score = fps=([0-9.]+) fps:higher\nper = fps\nenv.SCENE = 3\n\n"
+	      "score = fps=([0-9.]+) fps:higher\nper = frame=fps\nenv.SCENE = 3\n\n"
 	      "[arm c]\ncommand = ./emu --backend c\npin = cpus:0\n"
 	      "[arm llvm]\ncommand = ./emu --backend llvm\nenv.SCENE = 4\n", fp);
 	fclose(fp);

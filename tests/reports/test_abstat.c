@@ -320,6 +320,55 @@ static void test_abstat__gate_given_then_aa_then_default(void **state)
 	ab_analysis_release(&a);
 }
 
+/*
+ * Issue 15: --per fps divided CPU ms by fps, which is no CPU per frame.
+ * A rate turns into a count with the run's wall time: frames = fps x
+ * wall_s, so cpu_ms_per_frame = 1000 cpu_s / (fps wall_s); a bare rate
+ * (stored by an older prof) is left out with a warning; a count divides.
+ * build(): the control runs 10 s walls (CPU 5 s) at 30 fps, so 300
+ * frames and 5000 / 300 = 16.667 ms a frame.
+ */
+static void test_abstat__per_takes_a_count(void **state)
+{
+	(void)state;
+	struct fake f;
+	build(&f);
+	struct db_kv kv[4] = {
+		{ "score", "fps=FPS ([0-9]+):higher" },
+		{ "per", "frame=fps" },
+		{ "per", "fps" },
+		{ "per", "fps_count" },
+	};
+	f.e.settings = kv;
+	f.e.nsettings = 4;
+	struct ab_gate_rule gate = { NAN, NULL, 1.0 };
+	struct ab_analysis a;
+	assert_int_equal(ab_analyze(&f.e, &gate, &a, NULL), 0);
+	/* wall_s, cpu_s, cores, fps, then one per metric: the bare rate is
+	 * refused, and fps_count names no stored score but reads as a count */
+	assert_int_equal(a.nmetrics, 6);
+	assert_string_equal(a.metrics[4].name, "cpu_ms_per_frame");
+	assert_string_equal(a.metrics[5].name, "cpu_ms_per_fps_count");
+	const struct ab_cell *c = ab_cell_of(&a, 0, 4);
+	assert_int_equal(c->n, 4);
+	near(c->sum.mean, 1000.0 * 5 / (30 * 10), 1e-9);
+	bool warned = false;
+	for (size_t i = 0; i < a.nwarnings; i++)
+		warned = warned || strstr(a.warnings[i], "'--per fps' left out: fps is a rate");
+	assert_true(warned);
+	ab_analysis_release(&a);
+
+	struct ab_score_flags fl;
+	size_t end;
+	ab_score_flags_of("speed=([0-9]+) ops:count:higher", &end, &fl);
+	assert_true(fl.higher_is_better && fl.count && !fl.rate);
+	assert_int_equal(end, strlen("speed=([0-9]+) ops"));
+	assert_false(ab_score_is_rate("speed", &fl));
+	assert_true(ab_score_is_rate("fps", NULL));
+	assert_true(ab_score_is_rate("frames_per_sec", NULL));
+	assert_false(ab_score_is_rate("frames", NULL));
+}
+
 static void test_abstat__no_arms_is_refused(void **state)
 {
 	(void)state;
@@ -342,6 +391,7 @@ int main(void)
 		cmocka_unit_test(test_abstat__what_cannot_be_compared_says_why),
 		cmocka_unit_test(test_abstat__experiment_pairs_counted_rounds),
 		cmocka_unit_test(test_abstat__gate_given_then_aa_then_default),
+		cmocka_unit_test(test_abstat__per_takes_a_count),
 		cmocka_unit_test(test_abstat__no_arms_is_refused),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
