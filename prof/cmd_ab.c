@@ -206,9 +206,46 @@ static char *slurp_fd(int fd, size_t *got_len)
 struct arm_env {
 	char **env;
 	struct pin_plan plan;
+	const char *pin_chosen;		/* the mode, when no --set gave one */
 	const char *cwd;
 	struct sleep_plan *sleep;	/* --set ARM.sleep=MODE, or NULL */
 };
+
+/* The arm's own pin (--set ARM.pin=...), not every arm's. */
+static const char *own_pin(const struct ab_plan *p, size_t a)
+{
+	for (size_t i = 0; i < p->arms[a].nsettings; i++)
+		if (!strcmp(p->arms[a].settings[i].key, "pin"))
+			return p->arms[a].settings[i].value;
+	return NULL;
+}
+
+/*
+ * The pin mode of arm a: its own --set ARM.pin wins (so a harness can
+ * keep the control arm unpinned); else --set pin=, --cache-affinity /
+ * --no-cache-affinity and PROF_CACHE_AFFINITY, as for prof run. NULL
+ * after printing a usage error.
+ */
+static const char *arm_pin_mode(struct verb_ctx *vc, const struct ab_plan *p,
+				size_t a, bool *warned)
+{
+	const char *own = own_pin(p, a);
+	if (own)
+		return own;
+	char *warn = NULL, *cause = NULL;
+	const char *mode = pin_choose_mode(ab_plan_get(p, a, "pin"), vc->launch.affinity,
+					   getenv("PROF_CACHE_AFFINITY"), &warn, &cause);
+	if (!mode) {
+		verb_usage_cause(vc, cause);
+		free(warn);
+		return NULL;
+	}
+	if (warn && !*warned)
+		warning_msg("%s", warn);
+	*warned = *warned || warn;
+	free(warn);
+	return mode;
+}
 
 static int cmd_ab(struct verb_ctx *vc)
 {
@@ -243,6 +280,7 @@ static int cmd_ab(struct verb_ctx *vc)
 		goto out;
 	}
 	/* Everything an arm needs is checked before the first run. */
+	bool env_warned = false;
 	for (size_t a = 0; a < p->narms; a++) {
 		/* With the shell, sh says what it cannot find (127, and its
 		 * message in the failed run's stderr tail). */
@@ -282,9 +320,15 @@ static int cmd_ab(struct verb_ctx *vc)
 			}
 			sleep_plan_check(ae[a].sleep, p->arms[a].argv[0]);
 		}
-		const char *mode = ab_plan_get(p, a, "pin");
+		const char *mode = arm_pin_mode(vc, p, a, &env_warned);
+		if (!mode) {
+			exit_code = EXIT_USAGE;
+			goto out;
+		}
+		if (!ab_plan_get(p, a, "pin") && strcmp(mode, "none"))
+			ae[a].pin_chosen = mode;
 		char *warn = NULL;
-		rc = pin_plan_make(&ae[a].plan, mode ? mode : "none", NULL, &warn, &cause);
+		rc = pin_plan_make(&ae[a].plan, mode, NULL, &warn, &cause);
 		if (rc) {
 			fprintf(stderr, "error: arm '%s': ", p->arms[a].name);
 			print_cause("", cause);
@@ -358,6 +402,14 @@ static int cmd_ab(struct verb_ctx *vc)
 					break;
 				}
 			}
+		}
+		/* A pin from --cache-affinity or the environment is the arm's
+		 * setting too, so the report shows it. */
+		if (ae[a].pin_chosen) {
+			d->settings = realloc(d->settings, (d->nsettings + 1) * sizeof(*d->settings));
+			d->settings[d->nsettings].key = strdup("pin");
+			d->settings[d->nsettings].value = strdup(ae[a].pin_chosen);
+			d->nsettings++;
 		}
 	}
 	struct db_kv kv[64];
@@ -633,6 +685,7 @@ static const struct opt ab_opts[] = {
 	OPT_CALLBACK(0, "plan", struct ab_args, plan, "FILE", parse_plan,
 		     "read the same from a file: 'key = value' lines,\n"
 		     "[arm NAME] sections with 'command = ...'"),
+	OPT_INCLUDE(opt_cache_affinity),
 	OPT_BOOL(0, "aa", struct ab_args, plan.aa,
 		 "run one arm's command against itself: the A/A\n"
 		 "experiment whose spread sets later gates"),

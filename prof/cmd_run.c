@@ -85,6 +85,8 @@ static int cmd_run(struct verb_ctx *vc)
 		event_list_free(evs, nev);
 		return EXIT_USAGE;
 	}
+	if (!launched)
+		pin_note_attach(l->pid, l->affinity);
 
 	/* The sleep interposer: words checked (exit 2), library found (exit
 	 * 1), both before the workload starts. */

@@ -380,6 +380,20 @@ int pin_plan_for_launch(struct pin_plan *plan, const char *pin_opt,
 	return 0;
 }
 
+void pin_note_attach(long pid, int affinity)
+{
+	const char *env = getenv("PROF_CACHE_AFFINITY");
+	char *warn = NULL;
+	const char *mode = pin_choose_mode(NULL, affinity, env, &warn, NULL);
+	free(warn);
+	if (!mode || !strcmp(mode, "none"))
+		return;
+	fprintf(stderr, "note: not pinning process %ld: PROF_CACHE_AFFINITY=%.20s asks "
+		"for %s, but prof pins only a command it launches, before exec, so "
+		"that every thread inherits the pin; an attached process keeps the "
+		"affinity it has (taskset -a -p changes it)\n", pid, env, mode);
+}
+
 struct ab_gate_rule ab_gate_for(struct db *db, const struct db_experiment *e,
 				double given_pct, struct db_experiment *aa,
 				bool *have_aa)

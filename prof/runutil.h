@@ -75,6 +75,13 @@ int pin_plan_for_launch(struct pin_plan *plan, const char *pin_opt,
 			int affinity, const char *sysfs);
 
 /*
+ * For an attach (-p PID): when PROF_CACHE_AFFINITY asks for a pin, say on
+ * stderr that none is made and why (the flags and --pin are refused with
+ * -p before this; see launch_check).
+ */
+void pin_note_attach(long pid, int affinity);
+
+/*
  * The noise gate for experiment e: given_pct (not NAN) or e's own --gate
  * wins; else the newest complete A/A experiment of e's baseline command on
  * e's host from before e, loaded into *aa (release it when *have_aa);
