@@ -67,8 +67,15 @@ static void test_topo__fixtures_give_the_right_domains_and_choice(void **state)
 	assert_null(strstr(p.out, "\"level\": 3,\n      \"type\""));
 	tu_proc_release(&p);
 
+	/* Issue 15: the stale L3 and node0 lists still name offline CPU 3;
+	 * prof topo leaves it out of both, and says so. */
 	p = topo_json("offline-cpu");
 	expect(p.out, "\"online\": [0, 1, 2]");
+	expect(p.out, "\"largest_llc\": {\n    \"level\": 3,\n    \"size_bytes\": 8388608,\n"
+	       "    \"cpus\": [0, 1, 2],");
+	expect(p.out, "\"node\": 0,\n      \"cpus\": [0, 1, 2]\n");
+	assert_null(strstr(p.out, "2, 3]"));
+	expect(p.out, "offline CPU 3 left out");
 	tu_proc_release(&p);
 
 	p = topo_json("no-such-tree");
