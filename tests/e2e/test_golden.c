@@ -134,6 +134,7 @@ static const struct golden_case {
 	{ "topo/two-socket", F_TABLE | F_JSON, "topo --sysfs sysfs/two-socket", NULL },
 	{ "topo/malformed", F_TEXT, "topo --sysfs sysfs/malformed", NULL },
 	{ "topo/offline-cpu", F_TABLE | F_JSON, "topo --sysfs sysfs/offline-cpu", NULL },
+	{ "topo/no-l2", F_TABLE | F_JSON, "topo --sysfs sysfs/no-l2", NULL },
 
 	{ "events/zen4-miss", F_TEXT, "events miss", ZEN4 },
 	{ "events/zen4-no-match", F_TABLE, "events nosuchevent", ZEN4 },
