@@ -332,7 +332,7 @@ static struct rows *noise_rows(const struct ab_analysis *a)
 			rows_text(r, row, N_GATE, "±%.1f%%", met->aa_gate_pct);
 		} else {
 			rows_text(r, row, N_SD, "n/a");
-			rows_text(r, row, N_GATE, "none (needs 2 rounds)");
+			rows_text(r, row, N_GATE, "none");
 		}
 	}
 	return r;

@@ -1,7 +1,8 @@
 /*
  * abstat (reports): the analysis of an A/B experiment, computed from what
  * the database holds, so `prof ab` and `prof compare` print the same
- * numbers. For each metric (wall_s, cpu_s, cores, every counter, misses
+ * numbers. For each metric (wall_s, cpu_s, cores, user_s and sys_s from
+ * wait4, every counter, misses
  * per thousand instructions when instructions were counted, every score,
  * and per-unit costs), each arm's summary, and against the baseline the
  * paired log-ratio statistics of reports/stats with a verdict against a

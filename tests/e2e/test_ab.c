@@ -288,6 +288,24 @@ static void test_ab__scores_and_compare_reprint_the_same_numbers(void **state)
 	expect(p.out, "| metric | arm | n | median |");
 	expect(p.out, "*paired log-ratio t (95% CI, t = 2.57 at n = 6), ABBA, 6 rounds");
 	expect(p.out, "smallest attainable sign-flip p 0.031");
+	/* Issue 15: user and system time from wait4 are metrics of every
+	 * experiment, in every format. */
+	expect(p.out, "| user_s ↓ | fast |");
+	expect(p.out, "| sys_s ↓ | fast |");
+	tu_proc_release(&p);
+	expect(json, "\"user_s\": {");
+	expect(json, "\"sys_s\": {");
+	assert_non_null(comparison(json, "user_s"));
+	assert_non_null(comparison(json, "sys_s"));
+	char *tb[] = { PROF_BIN, f->dbarg, "compare", "last", NULL };
+	p = tu_run(tb, NULL);
+	expect(p.out, " user_s (s; lower is better)\n");
+	expect(p.out, " sys_s (s; lower is better)\n");
+	tu_proc_release(&p);
+	char *csv[] = { PROF_BIN, f->dbarg, "compare", "last", "--format", "csv", NULL };
+	p = tu_run(csv, NULL);
+	expect(p.out, "\nuser_s,fast,");
+	expect(p.out, "\nsys_s,slow,");
 	tu_proc_release(&p);
 	free(json);
 	free(out);

@@ -170,7 +170,8 @@ static void add(struct fake *f, int arm, int round, int pos, bool warm,
 	x->warmup = warm;
 	x->exit_status = exit_status;
 	x->wall_s = wall;
-	x->user_s = wall / 2;
+	x->user_s = wall * 0.4;	/* CPU half the wall, a fifth of it system */
+	x->sys_s = wall * 0.1;
 	f->scores[i] = (struct db_score){ "fps", fps, true };
 	x->scores = &f->scores[i];
 	x->nscores = 1;
@@ -225,11 +226,13 @@ static void test_abstat__experiment_pairs_counted_rounds(void **state)
 	struct ab_gate_rule gate = { NAN, NULL, 1.0 };
 	struct ab_analysis a;
 	assert_int_equal(ab_analyze(&f.e, &gate, &a, NULL), 0);
-	/* wall_s, cpu_s, cores (no events), then the score. */
-	assert_int_equal(a.nmetrics, 4);
+	/* wall_s, cpu_s, cores, user_s, sys_s (no events), then the score. */
+	assert_int_equal(a.nmetrics, 6);
 	assert_string_equal(a.metrics[0].name, "wall_s");
-	assert_string_equal(a.metrics[3].name, "fps");
-	assert_true(a.metrics[3].higher_is_better);
+	assert_string_equal(a.metrics[3].name, "user_s");
+	assert_string_equal(a.metrics[4].name, "sys_s");
+	assert_string_equal(a.metrics[5].name, "fps");
+	assert_true(a.metrics[5].higher_is_better);
 	assert_false(a.metrics[0].higher_is_better);
 	assert_int_equal(a.counted_rounds, 4);
 	assert_int_equal(a.warmup_runs, 2);
@@ -247,8 +250,11 @@ static void test_abstat__experiment_pairs_counted_rounds(void **state)
 	assert_int_equal(c1->run_ids[4], 12);
 	assert_null(ab_comparison_of(&a, 0, 0));
 
-	/* wall_s and cpu_s (half of it) are the hand-worked sample. */
-	for (size_t m = 0; m < 2; m++) {
+	/* wall_s, cpu_s (half of it), user_s and sys_s (0.4 and 0.1 of it)
+	 * are the hand-worked sample. */
+	for (size_t m = 0; m < 5; m++) {
+		if (m == 2)
+			continue;	/* cores */
 		const struct ab_comparison *cp = ab_comparison_of(&a, 1, m);
 		assert_int_equal(cp->arm, 1);
 		assert_int_equal(cp->metric, m);
@@ -270,7 +276,8 @@ static void test_abstat__experiment_pairs_counted_rounds(void **state)
 	near(cores->p.delta_pct, 0, 1e-12);
 	assert_int_equal(cores->j.verdict, VERDICT_EQUIVALENT);
 	/* fps doubled, and higher is better. */
-	const struct ab_comparison *fps = ab_comparison_of(&a, 1, 3);
+	const struct ab_comparison *fps = ab_comparison_of(&a, 1, 5);
+	near(ab_cell_of(&a, 0, 4)->sum.mean, 1.0, 1e-12);	/* sys_s: 0.1 x 10 s */
 	near(fps->p.delta_pct, 100, 1e-9);
 	assert_int_equal(fps->j.verdict, VERDICT_INCONCLUSIVE);
 	assert_true(fps->j.held_by_p);
@@ -312,7 +319,7 @@ static void test_abstat__gate_given_then_aa_then_default(void **state)
 	assert_int_equal(ab_analyze(&f.e, &measured, &a, NULL), 0);
 	near(a.metrics[0].gate_pct, 2.0, 1e-9);
 	assert_string_equal(a.metrics[0].gate_source, "A/A experiment 7");
-	near(a.metrics[3].gate_pct, 0.0, 1e-12);
+	near(a.metrics[5].gate_pct, 0.0, 1e-12);
 	/* A 14.9% slowdown still clears a 2% gate (only the 4 rounds hold
 	 * the verdict back). */
 	assert_true(ab_comparison_of(&a, 1, 0)->j.clears_gate);
@@ -344,12 +351,12 @@ static void test_abstat__per_takes_a_count(void **state)
 	struct ab_gate_rule gate = { NAN, NULL, 1.0 };
 	struct ab_analysis a;
 	assert_int_equal(ab_analyze(&f.e, &gate, &a, NULL), 0);
-	/* wall_s, cpu_s, cores, fps, then one per metric: the bare rate is
+	/* wall_s, cpu_s, cores, user_s, sys_s, fps, then one per metric: the bare rate is
 	 * refused, and fps_count names no stored score but reads as a count */
-	assert_int_equal(a.nmetrics, 6);
-	assert_string_equal(a.metrics[4].name, "cpu_ms_per_frame");
-	assert_string_equal(a.metrics[5].name, "cpu_ms_per_fps_count");
-	const struct ab_cell *c = ab_cell_of(&a, 0, 4);
+	assert_int_equal(a.nmetrics, 8);
+	assert_string_equal(a.metrics[6].name, "cpu_ms_per_frame");
+	assert_string_equal(a.metrics[7].name, "cpu_ms_per_fps_count");
+	const struct ab_cell *c = ab_cell_of(&a, 0, 6);
 	assert_int_equal(c->n, 4);
 	near(c->sum.mean, 1000.0 * 5 / (30 * 10), 1e-9);
 	bool warned = false;
