@@ -153,7 +153,7 @@ enum {
 	A_METRIC, A_ARM, A_BASELINE, A_N, A_MEDIAN, A_MEAN, A_SD, A_SE, A_MIN,
 	A_MAX, A_DELTA_MEAN, A_DELTA_MEDIAN, A_CI_LO, A_CI_HI, A_T_MULT, A_P,
 	A_P_MIN, A_VERDICT, A_GATE, A_ROUNDS, A_MEAN_SD, A_DELTA_CI, A_P_TEXT,
-	A_VERDICT_TEXT, A_GATE_TEXT, A_NCOLS
+	A_VERDICT_TEXT, A_GATE_TEXT, A_DMEDIAN_TEXT, A_NCOLS
 };
 
 #define AB_STAT(k) { .key = k, .kind = COL_REAL, .flags = COL_MACHINES }
@@ -183,11 +183,13 @@ static const struct col arm_cols[A_NCOLS] = {
 	[A_ROUNDS] = { .key = "rounds_needed", .kind = COL_INT, .flags = COL_MACHINES },
 	[A_MEAN_SD] = { .key = "mean_sd", .title = "mean ± sd", .align = COL_RIGHT,
 			.flags = COL_PEOPLE },
-	[A_DELTA_CI] = { .key = "delta_ci", .title = "Δ% [95% CI]", .align = COL_RIGHT,
+	[A_DELTA_CI] = { .key = "delta_ci", .title = "Δ% mean [95% CI]", .align = COL_RIGHT,
 			 .flags = COL_PEOPLE },
 	[A_P_TEXT] = { .key = "p", .align = COL_RIGHT, .flags = COL_PEOPLE },
 	[A_VERDICT_TEXT] = { .key = "verdict", .flags = COL_PEOPLE },
 	[A_GATE_TEXT] = { .key = "gate", .align = COL_RIGHT, .flags = COL_PEOPLE },
+	[A_DMEDIAN_TEXT] = { .key = "delta_median", .title = "Δ% median", .align = COL_RIGHT,
+			     .flags = COL_PEOPLE },
 };
 
 static void arm_row(struct rows *r, size_t row, const struct ab_analysis *a,
@@ -242,6 +244,9 @@ static void arm_row(struct rows *r, size_t row, const struct ab_analysis *a,
 	} else {
 		rows_text(r, row, A_DELTA_CI, "%s%% (no CI at n = 1)", b1);
 	}
+	fmt_pct(b2, sizeof(b2), cp->p.delta_pct_median);
+	/* '!': mean and median disagree in sign (a warning says more) */
+	rows_text(r, row, A_DMEDIAN_TEXT, "%s%%%s", b2, cp->p.signs_agree ? "" : " !");
 	fmt_p(b2, sizeof(b2), cp->p.p_value);
 	rows_text(r, row, A_P_TEXT, "%s", b2);
 	rows_text(r, row, A_GATE_TEXT, "±%.1f%%", met->gate_pct);
@@ -252,12 +257,12 @@ static void arm_row(struct rows *r, size_t row, const struct ab_analysis *a,
 /* The people's columns of the terminal (one table per metric) and of
  * Markdown (one table, the metric named on its first arm's row). */
 static const size_t term_order[] = {
-	A_ARM, A_N, A_MEDIAN, A_MEAN_SD, A_DELTA_CI, A_P_TEXT, A_GATE_TEXT,
-	A_VERDICT_TEXT,
+	A_ARM, A_N, A_MEDIAN, A_MEAN_SD, A_DELTA_CI, A_DMEDIAN_TEXT, A_P_TEXT,
+	A_GATE_TEXT, A_VERDICT_TEXT,
 };
 static const size_t md_order[] = {
-	A_METRIC, A_ARM, A_N, A_MEDIAN, A_MEAN_SD, A_DELTA_CI, A_P_TEXT,
-	A_GATE_TEXT, A_VERDICT_TEXT,
+	A_METRIC, A_ARM, A_N, A_MEDIAN, A_MEAN_SD, A_DELTA_CI, A_DMEDIAN_TEXT,
+	A_P_TEXT, A_GATE_TEXT, A_VERDICT_TEXT,
 };
 #define NELEM(v) (sizeof(v) / sizeof((v)[0]))
 

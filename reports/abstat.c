@@ -417,6 +417,11 @@ static void compare_arm(struct ab_analysis *out, const struct msource *src,
 		warn(out, "%s, %s: the slot in the round moves it by %+.1f%%, "
 		     "large next to the effect (%+.1f%%): order matters here",
 		     met->name, e->arms[a].name, cp->pos.pct, cp->p.delta_pct);
+	if (cp->computable && !cp->p.signs_agree)
+		warn(out, "%s, %s: the mean says %+.2f%% and the median %+.2f%%: they "
+		     "disagree in sign, so a few rounds carry the mean; read the "
+		     "effect with care", met->name, e->arms[a].name, cp->p.delta_pct,
+		     cp->p.delta_pct_median);
 	if (cp->computable && cp->j.trend_large)
 		warn(out, "%s: the baseline drifted %+.1f%% from the first "
 		     "round to the last, large next to the effect (%+.1f%%)",
