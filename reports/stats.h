@@ -299,4 +299,55 @@ int stats_judge(const struct stats_paired *p,
 		const struct stats_trend *trend, double gate_pct,
 		bool higher_is_better, struct stats_judgement *out);
 
+/* ---- Unpaired comparison: two sets of runs collected separately ---- */
+
+/* Up to this many ways to split the pooled values the permutation test
+ * enumerates them all; beyond, STATS_PERM_DRAWS seeded random splits. */
+#define STATS_PERM_EXACT_MAX 200000
+#define STATS_PERM_DRAWS 100000
+
+/*
+ * Set A (a[0..na-1]) against set B (b[0..nb-1]), values > 0 and finite,
+ * with no pairing: runs collected at different times (before and after a
+ * reboot, a BIOS setting, a kernel). On the logs x = ln a, y = ln b:
+ *   effect    delta% = 100 (exp(mean y - mean x) - 1), the ratio of the
+ *             geometric means; delta_pct_median from the medians;
+ *   CI        Welch's t: se = sqrt(sx^2/na + sy^2/nb), Welch-Satterthwaite
+ *             df, mean y - mean x +- t se (95% and 90%); needs na, nb >= 2;
+ *   p-value   the two-sided permutation test of |mean y - mean x| over the
+ *             splits of the pooled logs into groups of na and nb (exact up
+ *             to STATS_PERM_EXACT_MAX splits, seeded Monte Carlo beyond),
+ *             with the smallest p the design can reach (2 / C(na+nb, na)
+ *             when na == nb, else 1 / C: 0.1 for 3 and 3, 0.029 for 4 and
+ *             4).
+ * -EINVAL with a cause for an empty set or a value that is zero,
+ * negative or not finite; -ENOMEM.
+ */
+struct stats_unpaired {
+	size_t na, nb;
+	double mean_a, mean_b;		/* of the logs */
+	double sd_a, sd_b;		/* of the logs; NaN when n < 2 */
+	double delta_pct, delta_pct_median;
+	bool signs_agree;		/* mean and median differences */
+	bool ci_computable;		/* na >= 2 and nb >= 2 */
+	double se, df;
+	double ci95_lo_pct, ci95_hi_pct, ci90_lo_pct, ci90_hi_pct;
+	double t_mult95;
+	double p_value, p_min;
+	bool p_exact;
+};
+
+int stats_unpaired_log(const double *a, size_t na, const double *b, size_t nb,
+		       struct stats_unpaired *out, char **cause);
+
+/*
+ * The verdict of an unpaired comparison, by stats_judge's rules (the
+ * 95% CI excludes 0, the effect clears the gate and p < STATS_ALPHA;
+ * the 90% CI inside the gate). rounds_needed is the runs per set that
+ * would likely settle it (at least the 4 each that let p reach below
+ * alpha), from the observed effect and the pooled spread.
+ */
+int stats_judge_unpaired(const struct stats_unpaired *u, double gate_pct,
+			 bool higher_is_better, struct stats_judgement *out);
+
 #endif

@@ -230,6 +230,31 @@ def main():
         print("  n=%d mean=%.17g sd=%.17g gate=%g: needed %d"
               % (n, mean, sd, gate, rounds_needed(n, mean, sd, gate)))
 
+    section("unpaired (Welch on logs, permutation p)")
+    for x, y in (([0, 0.1, 0.2], [0.3, 0.5]),
+                 ([math.log(v) for v in (10, 10.1, 9.9, 10.05)],
+                  [math.log(v) for v in (11, 11.1, 10.9, 11.05)])):
+        na, nb = len(x), len(y)
+        va = statistics.stdev(x) ** 2 / na
+        vb = statistics.stdev(y) ** 2 / nb
+        se = math.sqrt(va + vb)
+        df = (va + vb) ** 2 / (va ** 2 / (na - 1) + vb ** 2 / (nb - 1))
+        m = statistics.fmean(y) - statistics.fmean(x)
+        t = float(t_quantile_mp(0.975, df))
+        v = x + y
+        obs = abs(m)
+        cnt = tot = 0
+        for comb in itertools.combinations(range(na + nb), na):
+            sa = sum(v[i] for i in comb)
+            st = abs((sum(v) - sa) / nb - sa / na)
+            tot += 1
+            cnt += st >= obs - 1e-9
+        print("  x=%r y=%r: delta%%=%.17g se=%.17g df=%.17g t=%.17g "
+              "ci95=(%.17g, %.17g) p=%d/%d"
+              % (x, y, 100 * math.expm1(m), se, df, t,
+                 100 * math.expm1(m - t * se), 100 * math.expm1(m + t * se),
+                 cnt, tot))
+
     section("a/a gate")
     a1, a2 = [100, 101, 99, 100], [101, 100, 100, 98]
     dp = [100 * (y / x - 1) for x, y in zip(a1, a2)]

@@ -711,6 +711,75 @@ static void test_stats__no_verdict_without_a_reachable_p(void **state)
 	assert_int_equal(stats_rounds_for_alpha(0.01), 8);
 }
 
+/* ---- unpaired ---- */
+
+/* ref: unpaired, the first case: logs 0, 0.1, 0.2 against 0.3, 0.5. */
+static void test_stats__unpaired_welch_and_permutation(void **state)
+{
+	(void)state;
+	const double a[] = { exp(0.0), exp(0.1), exp(0.2) }, b[] = { exp(0.3), exp(0.5) };
+	struct stats_unpaired u;
+	struct stats_judgement j;
+
+	assert_int_equal(stats_unpaired_log(a, 3, b, 2, &u, NULL), 0);
+	assert_rel(u.delta_pct, 34.985880757600306, 1e-12);
+	assert_rel(u.se, 0.11547005383792516, 1e-12);
+	assert_rel(u.df, 1.6842105263157896, 1e-12);
+	assert_rel(u.t_mult95, 5.1762316285465166, VIA_T);
+	assert_rel(u.ci95_lo_pct, -25.747574697042001, 1e-8);
+	assert_rel(u.ci95_hi_pct, 145.3951898481518, 1e-8);
+	/* 1 of the 10 splits is as far apart as the observed one */
+	assert_true(u.p_exact);
+	assert_rel(u.p_value, 0.1, 1e-12);
+	assert_rel(u.p_min, 0.1, 1e-12);
+	assert_int_equal(stats_judge_unpaired(&u, 1.0, false, &j), 0);
+	assert_int_equal(j.verdict, VERDICT_INCONCLUSIVE);
+	assert_true(j.rounds_needed >= 4);
+
+	/* ref: unpaired, the second case: 4 runs each, every B above every
+	 * A: p = 2/70, below 0.05, and the CI clears a 1% gate: worse. */
+	const double a4[] = { 10, 10.1, 9.9, 10.05 }, b4[] = { 11, 11.1, 10.9, 11.05 };
+	assert_int_equal(stats_unpaired_log(a4, 4, b4, 4, &u, NULL), 0);
+	assert_rel(u.delta_pct, 9.9880373423368454, 1e-12);
+	assert_rel(u.df, 5.9462660933175613, 1e-9);
+	assert_rel(u.ci95_lo_pct, 8.4420871416466756, 1e-8);
+	assert_rel(u.ci95_hi_pct, 11.556026606328077, 1e-8);
+	assert_rel(u.p_value, 2.0 / 70, 1e-12);
+	assert_rel(u.p_min, 2.0 / 70, 1e-12);
+	assert_int_equal(stats_judge_unpaired(&u, 1.0, false, &j), 0);
+	assert_int_equal(j.verdict, VERDICT_WORSE);
+	assert_int_equal(stats_judge_unpaired(&u, 1.0, true, &j), 0);
+	assert_int_equal(j.verdict, VERDICT_BETTER);
+	/* 3 and 3 can never reach p < 0.05 (2/20): inconclusive, 4 a set */
+	assert_int_equal(stats_unpaired_log(a4, 3, b4, 3, &u, NULL), 0);
+	assert_rel(u.p_min, 0.1, 1e-12);
+	assert_int_equal(stats_judge_unpaired(&u, 1.0, false, &j), 0);
+	assert_int_equal(j.verdict, VERDICT_INCONCLUSIVE);
+	assert_true(j.held_by_p);
+	assert_int_equal(j.rounds_needed, 4);
+
+	/* Large sets go to Monte Carlo, seeded: the same p every time. */
+	double big_a[30], big_b[30];
+	for (int i = 0; i < 30; i++) {
+		big_a[i] = 100 + (i % 7);
+		big_b[i] = 101 + (i % 5);
+	}
+	assert_int_equal(stats_unpaired_log(big_a, 30, big_b, 30, &u, NULL), 0);
+	assert_false(u.p_exact);
+	double p1 = u.p_value;
+	assert_int_equal(stats_unpaired_log(big_a, 30, big_b, 30, &u, NULL), 0);
+	assert_rel(u.p_value, p1, 0);
+
+	char *cause = NULL;
+	const double zero[] = { 1, 0 };
+	assert_int_equal(stats_unpaired_log(a, 3, zero, 2, &u, &cause), -EINVAL);
+	assert_string_equal(cause, "cannot compare run 2 of set B: its value is 0, "
+			    "and a log needs a value above 0");
+	free(cause);
+	assert_int_equal(stats_unpaired_log(a, 0, b, 2, &u, &cause), -EINVAL);
+	free(cause);
+}
+
 static void test_stats__judge_rejects_bad_gate(void **state)
 {
 	(void)state;
@@ -931,6 +1000,7 @@ int main(void)
 		cmocka_unit_test(test_stats__judge_inconclusive_and_rounds_needed),
 		cmocka_unit_test(test_stats__rounds_needed_follows_the_effect_not_the_gate),
 		cmocka_unit_test(test_stats__no_verdict_without_a_reachable_p),
+		cmocka_unit_test(test_stats__unpaired_welch_and_permutation),
 		cmocka_unit_test(test_stats__judge_rejects_bad_gate),
 		cmocka_unit_test(test_stats__verdict_names),
 		cmocka_unit_test(test_stats__position_effect_separates_slot_from_arm),
