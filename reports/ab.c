@@ -790,6 +790,307 @@ void ab_render_runs(const struct db_run *ra, const struct db_run *rb,
 	ab_pair_release(&pr);
 }
 
+/* ---- two sets of runs, unpaired ---- */
+
+static const char sets_note[] =
+	"the runs were not interleaved: each set ran at its own time, so "
+	"whatever changed between them (a reboot, drift, temperature, other "
+	"load) is part of the difference; 'prof ab' interleaves arms that can "
+	"run in one session";
+
+static void sets_verdict_text(const struct ab_set_cmp *c, char *buf, size_t n)
+{
+	const char *v = stats_verdict_name(c->j.verdict);
+	char why[96] = "";
+	if (c->j.held_by_p && !c->j.p_reachable)
+		snprintf(why, sizeof(why), "%zu and %zu runs cannot reach p < %g",
+			 c->u.na, c->u.nb, c->j.alpha);
+	else if (c->j.held_by_p)
+		snprintf(why, sizeof(why), "p not below %g", c->j.alpha);
+	if (c->j.verdict == VERDICT_INCONCLUSIVE && c->j.rounds_needed > 0)
+		snprintf(buf, n, "%s (%s%s~%ld runs a set)", v, why, *why ? "; " : "",
+			 c->j.rounds_needed);
+	else if (*why)
+		snprintf(buf, n, "%s (%s)", v, why);
+	else
+		snprintf(buf, n, "%s", v);
+}
+
+/* One set of one metric, in the columns of an experiment's arms. */
+static void sets_row(struct rows *r, size_t row, const struct ab_sets *s, int k,
+		     size_t m)
+{
+	const struct ab_metric *met = &s->metrics[m];
+	const struct ab_cell *c = &s->cells[(size_t)k * s->nmetrics + m];
+	char b1[64], b2[64], b3[200];
+	rows_str(r, row, A_METRIC, met->name);
+	rows_str(r, row, A_ARM, s->set[k].name);
+	rows_str(r, row, A_BASELINE, s->set[0].name);
+	rows_uint(r, row, A_N, c->n);
+	const double sv[6] = { c->sum.median, c->sum.mean, c->sum.sd, c->sum.se,
+			       c->sum.min, c->sum.max };
+	for (size_t i = 0; i < 6; i++)
+		rows_num(r, row, A_MEDIAN + i, c->n ? sv[i] : NAN);
+	if (c->n) {
+		fmt_value(b1, sizeof(b1), c->sum.median, met->unit);
+		rows_text(r, row, A_MEDIAN, "%s", b1);
+		fmt_value(b1, sizeof(b1), c->sum.mean, met->unit);
+		fmt_value(b2, sizeof(b2), c->sum.sd, met->unit);
+		if (c->n >= 2)
+			rows_text(r, row, A_MEAN_SD, "%s ± %s", b1, b2);
+		else
+			rows_text(r, row, A_MEAN_SD, "%s", b1);
+	} else {
+		rows_text(r, row, A_MEDIAN, "-");
+		rows_text(r, row, A_MEAN_SD, "-");
+	}
+	rows_num(r, row, A_GATE, met->gate_pct);
+	const struct ab_set_cmp *cp = k ? &s->cmp[m] : NULL;
+	if (!cp || !cp->computable) {
+		rows_str(r, row, A_VERDICT, cp ? "n/a" : "baseline");
+		rows_text(r, row, A_DELTA_CI, "%s", cp ? (cp->why ? cp->why : "n/a")
+			  : "baseline");
+		return;
+	}
+	const double cv[7] = { cp->u.delta_pct, cp->u.delta_pct_median,
+			       cp->u.ci95_lo_pct, cp->u.ci95_hi_pct, cp->u.t_mult95,
+			       cp->u.p_value, cp->u.p_min };
+	for (size_t i = 0; i < 7; i++)
+		rows_num(r, row, A_DELTA_MEAN + i, cv[i]);
+	rows_str(r, row, A_VERDICT, stats_verdict_name(cp->j.verdict));
+	rows_int(r, row, A_ROUNDS, cp->j.rounds_needed);
+	fmt_pct(b1, sizeof(b1), cp->u.delta_pct);
+	if (cp->u.ci_computable) {
+		char lo[32], hi[32];
+		fmt_pct(lo, sizeof(lo), cp->u.ci95_lo_pct);
+		fmt_pct(hi, sizeof(hi), cp->u.ci95_hi_pct);
+		rows_text(r, row, A_DELTA_CI, "%s%% [%s, %s]", b1, lo, hi);
+	} else {
+		rows_text(r, row, A_DELTA_CI, "%s%% (no CI with 1 run)", b1);
+	}
+	fmt_pct(b2, sizeof(b2), cp->u.delta_pct_median);
+	rows_text(r, row, A_DMEDIAN_TEXT, "%s%%%s", b2, cp->u.signs_agree ? "" : " !");
+	fmt_p(b2, sizeof(b2), cp->u.p_value);
+	rows_text(r, row, A_P_TEXT, "%s", b2);
+	rows_text(r, row, A_GATE_TEXT, "±%.1f%%", met->gate_pct);
+	sets_verdict_text(cp, b3, sizeof(b3));
+	rows_text(r, row, A_VERDICT_TEXT, "%s", b3);
+}
+
+static void sets_design(const struct ab_sets *s, FILE *fp)
+{
+	double pmin = NAN;
+	for (size_t m = 0; m < s->nmetrics && isnan(pmin); m++)
+		if (s->cmp[m].computable)
+			pmin = s->cmp[m].u.p_min;
+	fprintf(fp, "unpaired: Welch's t on log values (95%% CI), permutation p");
+	if (isfinite(pmin))
+		fprintf(fp, " (smallest attainable %.3f with %zu and %zu runs)", pmin,
+			s->counted[0], s->counted[1]);
+	if (s->nmetrics)
+		fprintf(fp, ", gate ±%.1f%% (%s)", s->metrics[0].gate_pct,
+			s->metrics[0].gate_source);
+}
+
+static void sets_header(const struct ab_sets *s, FILE *fp, bool md)
+{
+	if (md)
+		fprintf(fp, "**prof compare: two sets of runs, collected apart (not "
+			"interleaved)**\n\n");
+	else
+		fprintf(fp, " prof compare: two sets of runs, collected apart (not "
+			"interleaved)\n");
+	for (int k = 0; k < 2; k++) {
+		const struct ab_set *t = &s->set[k];
+		fprintf(fp, md ? "- `%s`%s: %s, %zu run%s" : "   %s%s: %s, %zu run%s",
+			t->name, k ? "" : " (baseline)", t->spec, t->nruns,
+			t->nruns == 1 ? "" : "s");
+		if (t->nruns && t->runs[0].command)
+			fprintf(fp, md ? " of `%s`" : " of %s", t->runs[0].command);
+		fputc('\n', fp);
+	}
+	fputc('\n', fp);
+}
+
+/* The arms' columns, the arm named a set. */
+static struct rows *sets_rows_new(void)
+{
+	struct col cols[A_NCOLS];
+	memcpy(cols, arm_cols, sizeof(cols));
+	cols[A_ARM].key = "set";
+	return rows_new("sets", cols, A_NCOLS, 0);
+}
+
+static struct rows *sets_rows(const struct ab_sets *s)
+{
+	struct rows *r = sets_rows_new();
+	rows_people_order(r, md_order, NELEM(md_order));
+	for (size_t m = 0; m < s->nmetrics; m++) {
+		const struct ab_metric *met = &s->metrics[m];
+		if (!met->supported) {
+			size_t row = rows_add_people(r);
+			rows_text(r, row, A_METRIC, "%s", met->name);
+			rows_text(r, row, A_ARM, "not supported on this machine");
+		}
+		for (int k = 0; k < 2; k++) {
+			size_t row = met->supported ? rows_add(r) : rows_add_machines(r);
+			sets_row(r, row, s, k, m);
+			rows_text(r, row, A_METRIC, "%s%s", k ? "" : met->name,
+				  k ? "" : (met->higher_is_better ? " ↑" : " ↓"));
+		}
+	}
+	return r;
+}
+
+enum { SJ_NAME, SJ_SPEC, SJ_RUNS, SJ_METRICS, SJ_N };
+enum { SD_INTERLEAVED, SD_NOTE, SD_SETS, SD_CMP, SD_WARN, SD_N };
+
+static void sets_json(const struct ab_sets *s, FILE *fp)
+{
+	static const struct col doc_cols[SD_N] = {
+		[SD_INTERLEAVED] = { .key = "interleaved", .kind = COL_BOOL },
+		[SD_NOTE] = { .key = "note" },
+		[SD_SETS] = { .key = "sets", .kind = COL_NEST },
+		[SD_CMP] = { .key = "comparisons", .kind = COL_NEST },
+		[SD_WARN] = { .key = "warnings", .kind = COL_NEST },
+	};
+	static const struct col set_cols[SJ_N] = {
+		[SJ_NAME] = { .key = "name" },
+		[SJ_SPEC] = { .key = "spec" },
+		[SJ_RUNS] = { .key = "runs", .kind = COL_NEST },
+		[SJ_METRICS] = { .key = "metrics", .kind = COL_NEST },
+	};
+	struct rows *doc = rows_new(NULL, doc_cols, SD_N, 0);
+	size_t row = rows_add(doc);
+	rows_bool(doc, row, SD_INTERLEAVED, false);
+	rows_str(doc, row, SD_NOTE, sets_note);
+	struct rows *sets = rows_new(NULL, set_cols, SJ_N, 0);
+	for (int k = 0; k < 2; k++) {
+		size_t q = rows_add(sets);
+		rows_str(sets, q, SJ_NAME, s->set[k].name);
+		rows_str(sets, q, SJ_SPEC, s->set[k].spec);
+		const struct ab_cell *c0 = &s->cells[(size_t)k * s->nmetrics];
+		rows_nest(sets, q, SJ_RUNS, number_list(NULL, c0->run_ids, c0->n));
+		struct col *cols = calloc(s->nmetrics + 1, sizeof(*cols));
+		if (!cols)
+			abort();
+		for (size_t m = 0; m < s->nmetrics; m++)
+			cols[m] = (struct col){ .key = s->metrics[m].name, .kind = COL_NEST };
+		struct rows *mr = rows_new(NULL, cols, s->nmetrics, ROWS_OBJECT);
+		free(cols);
+		size_t mrow = rows_add(mr);
+		for (size_t m = 0; m < s->nmetrics; m++) {
+			const struct ab_cell *c = &s->cells[(size_t)k * s->nmetrics + m];
+			if (!s->metrics[m].supported) {
+				rows_null(mr, mrow, m);
+				continue;
+			}
+			struct rows *sm = rows_new(NULL, summary_cols, ST_NCOLS, ROWS_OBJECT);
+			size_t z = rows_add(sm);
+			rows_uint(sm, z, ST_N, c->n);
+			const double sv[6] = { c->sum.mean, c->sum.median, c->sum.sd,
+					       c->sum.se, c->sum.min, c->sum.max };
+			for (size_t i = 0; i < 6; i++)
+				rows_num(sm, z, ST_MEAN + i, c->n ? sv[i] : NAN);
+			rows_nest(sm, z, ST_VALUES, number_list(c->values, NULL, c->n));
+			rows_nest(mr, mrow, m, sm);
+		}
+		rows_nest(sets, q, SJ_METRICS, mr);
+	}
+	rows_nest(doc, row, SD_SETS, sets);
+	struct rows *cmps = rows_new(NULL, comparison_cols, CO_NCOLS, 0);
+	for (size_t m = 0; m < s->nmetrics; m++) {
+		const struct ab_set_cmp *cp = &s->cmp[m];
+		bool ok = cp->computable;
+		size_t q = rows_add(cmps);
+		rows_str(cmps, q, CO_ARM, s->set[1].name);
+		rows_str(cmps, q, CO_BASELINE, s->set[0].name);
+		rows_str(cmps, q, CO_METRIC, s->metrics[m].name);
+		rows_bool(cmps, q, CO_HIGHER, s->metrics[m].higher_is_better);
+		rows_uint(cmps, q, CO_N, ok ? cp->u.na + cp->u.nb : 0);
+		rows_num(cmps, q, CO_DELTA_MEAN, ok ? cp->u.delta_pct : NAN);
+		rows_num(cmps, q, CO_DELTA_MEDIAN, ok ? cp->u.delta_pct_median : NAN);
+		if (ok && cp->u.ci_computable) {
+			const double ci[2] = { cp->u.ci95_lo_pct, cp->u.ci95_hi_pct };
+			rows_nest(cmps, q, CO_CI, number_list(ci, NULL, 2));
+		} else {
+			rows_null(cmps, q, CO_CI);
+		}
+		rows_num(cmps, q, CO_T_MULT, ok ? cp->u.t_mult95 : NAN);
+		rows_num(cmps, q, CO_P, ok ? cp->u.p_value : NAN);
+		rows_num(cmps, q, CO_P_MIN, ok ? cp->u.p_min : NAN);
+		if (ok)
+			rows_bool(cmps, q, CO_SIGNS, cp->u.signs_agree);
+		else
+			rows_null(cmps, q, CO_SIGNS);
+		rows_num(cmps, q, CO_GATE, s->metrics[m].gate_pct);
+		rows_str(cmps, q, CO_GATE_SOURCE, s->metrics[m].gate_source);
+		rows_str(cmps, q, CO_VERDICT, ok ? stats_verdict_name(cp->j.verdict)
+			 : "inconclusive");
+		if (ok && cp->j.rounds_needed > 0)
+			rows_int(cmps, q, CO_ROUNDS, cp->j.rounds_needed);
+		else
+			rows_null(cmps, q, CO_ROUNDS);
+		if (!ok)
+			rows_str(cmps, q, CO_WHY, cp->why);
+	}
+	rows_nest(doc, row, SD_CMP, cmps);
+	static const struct col warning_col = { .key = "warning" };
+	struct rows *warn = rows_new(NULL, &warning_col, 1, ROWS_VALUES);
+	for (size_t i = 0; i < s->nwarnings; i++)
+		rows_str(warn, rows_add(warn), 0, s->warnings[i]);
+	rows_nest(doc, row, SD_WARN, warn);
+	rows_json_doc(doc, fp);
+	rows_free(doc);
+}
+
+void ab_render_sets(const struct ab_sets *s, enum out_format fmt, FILE *fp)
+{
+	if (fmt == OUT_JSON) {
+		sets_json(s, fp);
+		return;
+	}
+	if (fmt == OUT_CSV) {
+		struct rows *r = sets_rows(s);
+		rows_write(r, OUT_CSV, fp, 0);
+		rows_free(r);
+		return;
+	}
+	bool md = fmt == OUT_MARKDOWN;
+	sets_header(s, fp, md);
+	if (md) {
+		struct rows *r = sets_rows(s);
+		rows_write(r, OUT_MARKDOWN, fp, 0);
+		rows_free(r);
+		fputc('\n', fp);
+	} else {
+		for (size_t m = 0; m < s->nmetrics; m++) {
+			const struct ab_metric *met = &s->metrics[m];
+			if (!met->supported) {
+				fprintf(fp, " %s: not supported on this machine (not counted, "
+					"not zero)\n\n", met->name);
+				continue;
+			}
+			fprintf(fp, " %s (%s%s%s is better)\n", met->name, met->unit,
+				*met->unit ? "; " : "", met->higher_is_better ? "higher"
+				: "lower");
+			struct rows *r = sets_rows_new();
+			rows_people_order(r, term_order, NELEM(term_order));
+			for (int k = 0; k < 2; k++)
+				sets_row(r, rows_add(r), s, k, m);
+			rows_write(r, OUT_TABLE, fp, 3);
+			rows_free(r);
+			fputc('\n', fp);
+		}
+	}
+	fputs(md ? "*" : " design: ", fp);
+	sets_design(s, fp);
+	fputs(md ? "*\n\n" : "\n", fp);
+	fprintf(fp, md ? "> note: %s\n" : " note: %s\n", sets_note);
+	for (size_t i = 0; i < s->nwarnings; i++)
+		fprintf(fp, md ? "> warning: %s\n" : " warning: %s\n", s->warnings[i]);
+}
+
 enum { EX_ID, EX_STARTED, EX_STATUS, EX_AA, EX_ROUNDS, EX_RUNS, EX_ARMS, EX_N };
 
 /* A stored experiment; people read "(A/A)" after its status. */

@@ -633,3 +633,166 @@ void ab_pair_release(struct ab_pair *p)
 	free(p->b);
 	memset(p, 0, sizeof(*p));
 }
+
+/* ---- two sets of runs, collected apart ---- */
+
+static void sets_warn(struct ab_sets *s, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void sets_warn(struct ab_sets *s, const char *fmt, ...)
+{
+	va_list ap;
+	char *m;
+	va_start(ap, fmt);
+	if (vasprintf(&m, fmt, ap) < 0)
+		m = NULL;
+	va_end(ap);
+	if (!m)
+		return;
+	char **v = realloc(s->warnings, (s->nwarnings + 1) * sizeof(char *));
+	if (!v)
+		abort();
+	s->warnings = v;
+	v[s->nwarnings++] = m;
+}
+
+static void release_exp_run(struct db_exp_run *x)
+{
+	free(x->ev_names);
+	free(x->ev_supported);
+	free(x->ev_values);
+}
+
+int ab_sets_analyze(const struct ab_set *a, const struct ab_set *b,
+		    double gate_pct, struct ab_sets *out, char **cause)
+{
+	memset(out, 0, sizeof(*out));
+	const struct ab_set *in[2] = { a, b };
+	for (int k = 0; k < 2; k++) {
+		if (!in[k]->nruns) {
+			if (cause && asprintf(cause, "set %s (%s) has no runs", in[k]->name,
+					      in[k]->spec) < 0)
+				*cause = NULL;
+			return -EINVAL;
+		}
+		out->set[k].name = strdup(in[k]->name);
+		out->set[k].spec = strdup(in[k]->spec);
+		out->set[k].runs = in[k]->runs;
+		out->set[k].nruns = in[k]->nruns;
+	}
+	/* Every run as an experiment run (arm = its set), so the metric
+	 * code of an experiment reads it. */
+	size_t nall = a->nruns + b->nruns;
+	struct db_exp_run *x = calloc(nall, sizeof(*x));
+	if (!x)
+		abort();
+	for (size_t i = 0; i < nall; i++) {
+		bool inb = i >= a->nruns;
+		as_exp_run(inb ? &b->runs[i - a->nruns] : &a->runs[i], &x[i]);
+		x[i].arm = inb;
+	}
+	struct db_experiment e;
+	memset(&e, 0, sizeof(e));
+	e.runs = x;
+	e.nruns = nall;
+	struct msource *src;
+	char *refused = NULL;
+	out->nmetrics = build_metrics(&e, &out->metrics, &src, &refused);
+	free(refused);
+	out->cells = calloc(2 * out->nmetrics + 1, sizeof(*out->cells));
+	out->cmp = calloc(out->nmetrics + 1, sizeof(*out->cmp));
+	if (!out->cells || !out->cmp)
+		abort();
+	for (size_t i = 0; i < nall; i++) {
+		if (ab_run_counts(&x[i])) {
+			out->counted[x[i].arm]++;
+			continue;
+		}
+		sets_warn(out, "run %lld (set %s) %s; left out", (long long)x[i].run_id,
+			  in[x[i].arm]->name, x[i].interrupted ? "was interrupted"
+			  : "exited non-zero");
+	}
+	const char *cpu0 = a->runs[0].host.cpu_model;
+	for (size_t i = 0; i < b->nruns; i++) {
+		const char *c = b->runs[i].host.cpu_model;
+		if (cpu0 && c && strcmp(cpu0, c)) {
+			sets_warn(out, "the sets ran on different processors (%s, %s): the "
+				  "difference is the machine's as much as the change's",
+				  cpu0, c);
+			break;
+		}
+	}
+	for (size_t m = 0; m < out->nmetrics; m++) {
+		struct ab_metric *met = &out->metrics[m];
+		met->gate_pct = gate_pct;
+		met->gate_source = strdup(isnan(gate_pct) ? "default" : "--gate");
+		if (isnan(gate_pct))
+			met->gate_pct = 1.0;
+		for (int k = 0; k < 2; k++) {
+			struct ab_cell *c = &out->cells[(size_t)k * out->nmetrics + m];
+			c->values = calloc(nall + 1, sizeof(double));
+			c->run_ids = calloc(nall + 1, sizeof(int64_t));
+			for (size_t i = 0; i < nall; i++) {
+				if (x[i].arm != k || !ab_run_counts(&x[i]))
+					continue;
+				double v = value_of(&x[i], &src[m]);
+				if (!isfinite(v))
+					continue;
+				c->values[c->n] = v;
+				c->run_ids[c->n++] = x[i].run_id;
+			}
+			if (c->n)
+				stats_summarize(c->values, c->n, &c->sum);
+		}
+		struct ab_set_cmp *cp = &out->cmp[m];
+		const struct ab_cell *ca = &out->cells[m], *cb = &out->cells[out->nmetrics + m];
+		char *why = NULL;
+		if (!met->supported) {
+			cp->why = strdup("not supported on this machine");
+		} else if (stats_unpaired_log(ca->values, ca->n, cb->values, cb->n, &cp->u,
+					      &why) == 0) {
+			cp->computable = true;
+			stats_judge_unpaired(&cp->u, met->gate_pct, met->higher_is_better,
+					     &cp->j);
+			if (!cp->u.signs_agree)
+				sets_warn(out, "%s: the mean says %+.2f%% and the median "
+					  "%+.2f%%: they disagree in sign, so a few runs "
+					  "carry the mean; read the effect with care",
+					  met->name, cp->u.delta_pct, cp->u.delta_pct_median);
+		} else {
+			cp->why = why ? why : strdup("cannot compare");
+		}
+	}
+	free_sources(src, out->nmetrics);
+	for (size_t i = 0; i < nall; i++)
+		release_exp_run(&x[i]);
+	free(x);
+	return 0;
+}
+
+void ab_sets_release(struct ab_sets *s)
+{
+	if (!s)
+		return;
+	for (int k = 0; k < 2; k++) {
+		free(s->set[k].name);
+		free(s->set[k].spec);
+	}
+	for (size_t m = 0; m < s->nmetrics; m++) {
+		free(s->metrics[m].name);
+		free(s->metrics[m].unit);
+		free(s->metrics[m].gate_source);
+		free(s->cmp[m].why);
+	}
+	for (size_t i = 0; s->cells && i < 2 * s->nmetrics; i++) {
+		free(s->cells[i].values);
+		free(s->cells[i].run_ids);
+	}
+	free(s->metrics);
+	free(s->cells);
+	free(s->cmp);
+	for (size_t i = 0; i < s->nwarnings; i++)
+		free(s->warnings[i]);
+	free(s->warnings);
+	memset(s, 0, sizeof(*s));
+}

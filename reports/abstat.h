@@ -157,4 +157,45 @@ int ab_pair_of_runs(const struct db_run *a, const struct db_run *b,
 		    struct ab_pair *out);
 void ab_pair_release(struct ab_pair *p);
 
+/*
+ * Two sets of runs collected apart (`prof compare --set A=... --set
+ * B=...`): results that need a reboot between arms (a kernel, a BIOS
+ * setting) cannot be interleaved. Per metric, each set's summary and set
+ * B against set A by the unpaired statistics of stats_unpaired_log
+ * (Welch's t on log values, a permutation p) and stats_judge_unpaired.
+ * Runs that failed or were interrupted are left out, with a warning.
+ */
+struct ab_set {
+	char *name;		/* as given: "A", "before" */
+	char *spec;		/* "tag 'x'" or "runs 3-6" */
+	const struct db_run *runs;	/* borrowed */
+	size_t nruns;
+};
+
+struct ab_set_cmp {
+	bool computable;
+	char *why;		/* when not computable; owned */
+	struct stats_unpaired u;
+	struct stats_judgement j;
+};
+
+struct ab_sets {
+	struct ab_set set[2];		/* [0] the baseline */
+	size_t nmetrics;
+	struct ab_metric *metrics;
+	struct ab_cell *cells;		/* 2 * nmetrics: set s, metric m at
+					   s * nmetrics + m */
+	struct ab_set_cmp *cmp;		/* nmetrics: set 1 against set 0 */
+	size_t counted[2];		/* runs of each set that count */
+	char **warnings;
+	size_t nwarnings;
+};
+
+/* Analyse; the sets' names, specs and runs are copied or borrowed as
+ * ab_set says (the runs must outlive out). 0, or -EINVAL with *cause
+ * for an empty set. Release with ab_sets_release(). */
+int ab_sets_analyze(const struct ab_set *a, const struct ab_set *b,
+		    double gate_pct, struct ab_sets *out, char **cause);
+void ab_sets_release(struct ab_sets *s);
+
 #endif

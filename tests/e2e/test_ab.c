@@ -536,6 +536,76 @@ static void test_ab__gate_comes_from_the_latest_aa(void **state)
 	tu_proc_release(&p);
 }
 
+/*
+ * Issue 15: sets of runs collected apart (a reboot between them) are
+ * tagged by prof run and compared unpaired by prof compare --set, which
+ * says the runs were not interleaved.
+ */
+static void test_ab__compare_sets_of_tagged_runs(void **state)
+{
+	struct tu_db *f = *state;
+	for (int i = 0; i < 8; i++) {
+		char *argv[] = { PROF_BIN, f->dbarg, "run", "-q", "-e", "task-clock",
+				 "--tag", i % 2 ? "slow" : "quick", "--", "sleep",
+				 i % 2 ? "0.15" : "0.03", NULL };
+		struct tu_proc p = tu_run(argv, NULL);
+		perf_or_skip(&p);
+		assert_int_equal(p.status, 0);
+		tu_proc_release(&p);
+	}
+	char *js[] = { PROF_BIN, f->dbarg, "compare", "--set", "before=quick", "--set",
+		       "after=slow", "--format", "json", NULL };
+	struct tu_proc p = tu_run(js, NULL);
+	assert_int_equal(p.status, 0);
+	expect(p.out, "\"interleaved\": false");
+	expect(p.out, "\"note\": \"the runs were not interleaved");
+	expect(p.out, "\"spec\": \"tag 'quick'\"");
+	expect(p.out, "\"runs\": [1, 3, 5, 7]");
+	expect(p.out, "\"runs\": [2, 4, 6, 8]");
+	/* 5 times longer in each of 4 runs against 4: the permutation p is
+	 * its floor, 2 of the 70 splits, and the verdict is worse. */
+	const char *c = comparison(p.out, "wall_s");
+	assert_non_null(c);
+	expect(c, "\"arm\": \"after\"");
+	expect(c, "\"p_value\": 0.0285714286");
+	expect(c, "\"verdict\": \"worse\"");
+	double d = num_after(c, "\"delta_pct_mean\": ");
+	assert_true(d > 100 && d < 500);
+	tu_proc_release(&p);
+	/* Run lists work too, and people read that the runs were apart. */
+	const char *fmts[] = { "table", "markdown" };
+	for (int i = 0; i < 2; i++) {
+		char *t[] = { PROF_BIN, f->dbarg, "compare", "--set", "A=1,3,5,7", "--set",
+			      "B=runs:2-2,4,6,8", "--format", (char *)fmts[i], NULL };
+		p = tu_run(t, NULL);
+		assert_int_equal(p.status, 0);
+		expect(p.out, "two sets of runs, collected apart (not interleaved)");
+		expect(p.out, "the runs were not interleaved");
+		expect(p.out, "Welch's t on log values");
+		expect(p.out, "runs 1,3,5,7");
+		expect(p.out, "worse");
+		tu_proc_release(&p);
+	}
+	/* Bad input: a usage error, or a tag nobody used. */
+	char *one[] = { PROF_BIN, f->dbarg, "compare", "--set", "A=quick", NULL };
+	p = tu_run(one, NULL);
+	assert_int_equal(p.status, 2);
+	expect(p.err, "--set goes twice");
+	tu_proc_release(&p);
+	char *none[] = { PROF_BIN, f->dbarg, "compare", "--set", "A=quick", "--set",
+			 "B=nobody", NULL };
+	p = tu_run(none, NULL);
+	assert_int_equal(p.status, 1);
+	expect(p.err, "no run is tagged 'nobody'");
+	expect(p.err, "prof run --tag nobody");
+	tu_proc_release(&p);
+	char *badtag[] = { PROF_BIN, f->dbarg, "run", "--tag", "12", "--", "true", NULL };
+	p = tu_run(badtag, NULL);
+	assert_int_equal(p.status, 2);
+	expect(p.err, "bad --tag '12'");
+	tu_proc_release(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -552,6 +622,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_ab__plan_that_is_no_file_is_refused, setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_ab__ctrl_c_keeps_the_finished_rounds, setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_ab__gate_comes_from_the_latest_aa, setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_ab__compare_sets_of_tagged_runs, setup, tu_db_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
