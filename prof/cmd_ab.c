@@ -28,6 +28,7 @@
 struct ab_args {
 	struct ab_plan plan;
 	bool show_output;
+	bool by_name;		/* --by name */
 };
 
 static void ab_args_init(void *args)
@@ -633,7 +634,14 @@ static int cmd_ab(struct verb_ctx *vc)
 	}
 	struct ab_gate_rule gate = ab_gate_for(db, &stored, NAN, &aa, &have_aa);
 	struct ab_analysis an;
-	if (ab_analyze(&stored, &gate, &an, &cause) == 0) {
+	if (o->by_name) {
+		FILE *fp = verb_out(vc);
+		if (fp && vc->fmt == OUT_TABLE)
+			fputc('\n', fp);
+		if (!fp || ab_report_by_name(db, &stored, &gate, vc->fmt, fp) ||
+		    verb_out_close(vc))
+			exit_code = EXIT_FAIL;
+	} else if (ab_analyze(&stored, &gate, &an, &cause) == 0) {
 		FILE *fp = verb_out(vc);
 		if (fp) {
 			if (vc->fmt == OUT_TABLE)
@@ -731,6 +739,10 @@ static const struct opt ab_opts[] = {
 		 "measure each run's touched code and data, as prof\n"
 		 "run --working-set does (for prof explain)"),
 	OPT_GROUP("Output:"),
+	OPT_CALLBACK(0, "by", struct ab_args, by_name, "arm|name", ab_parse_by,
+		     "arm (default), or name: each counter per thread\n"
+		     "name, summed over the threads of that name, with\n"
+		     "its own CI and verdict"),
 	OPT_INCLUDE(opt_output),
 	OPT_BOOL(0, "show-output", struct ab_args, show_output,
 		 "echo each run's own output (it is captured to\n"

@@ -16,6 +16,7 @@ struct compare_args {
 	double gate;		/* --gate, NAN when not given */
 	const char *set[3];	/* --set NAME=SPEC, as given; a third is refused */
 	size_t nset;
+	bool by_name;		/* --by name */
 };
 
 static int parse_set(struct verb_ctx *vc, const char *arg, void *field)
@@ -218,7 +219,10 @@ static int compare_experiment(struct verb_ctx *vc, struct db *db, long id)
 		return fail_cause(cause, exit_code_for(rc));
 	struct ab_gate_rule gate = ab_gate_for(db, &e, args->gate, &aa, &have_aa);
 	struct ab_analysis an;
-	if (ab_analyze(&e, &gate, &an, &cause)) {
+	if (args->by_name) {
+		FILE *fp = verb_out(vc);
+		rc = fp ? ab_report_by_name(db, &e, &gate, vc->fmt, fp) : EXIT_FAIL;
+	} else if (ab_analyze(&e, &gate, &an, &cause)) {
 		rc = fail_cause(cause, EXIT_FAIL);
 	} else {
 		FILE *fp = verb_out(vc);
@@ -263,6 +267,9 @@ static const struct opt compare_opts[] = {
 	OPT_DOUBLE(0, "gate", struct compare_args, gate, "PCT", 0, 1000,
 		   "a percentage", "judge the experiment against this noise gate, in\n"
 		   "percent (default: as 'prof ab' judged it)"),
+	OPT_CALLBACK(0, "by", struct compare_args, by_name, "arm|name", ab_parse_by,
+		     "for an experiment: arm (default), or name: each\n"
+		     "counter per thread name, with its own verdict"),
 	OPT_CALLBACK(0, "set", struct compare_args, set, "NAME=TAG|RUNS", parse_set,
 		     "a set of runs taken apart, given twice (the first\n"
 		     "is the baseline): the runs 'prof run --tag TAG'\n"

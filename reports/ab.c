@@ -153,7 +153,7 @@ enum {
 	A_METRIC, A_ARM, A_BASELINE, A_N, A_MEDIAN, A_MEAN, A_SD, A_SE, A_MIN,
 	A_MAX, A_DELTA_MEAN, A_DELTA_MEDIAN, A_CI_LO, A_CI_HI, A_T_MULT, A_P,
 	A_P_MIN, A_VERDICT, A_GATE, A_ROUNDS, A_MEAN_SD, A_DELTA_CI, A_P_TEXT,
-	A_VERDICT_TEXT, A_GATE_TEXT, A_DMEDIAN_TEXT, A_NCOLS
+	A_VERDICT_TEXT, A_GATE_TEXT, A_DMEDIAN_TEXT, A_GROUP, A_NCOLS
 };
 
 #define AB_STAT(k) { .key = k, .kind = COL_REAL, .flags = COL_MACHINES }
@@ -190,6 +190,8 @@ static const struct col arm_cols[A_NCOLS] = {
 	[A_GATE_TEXT] = { .key = "gate", .align = COL_RIGHT, .flags = COL_PEOPLE },
 	[A_DMEDIAN_TEXT] = { .key = "delta_median", .title = "Δ% median", .align = COL_RIGHT,
 			     .flags = COL_PEOPLE },
+	/* --by name only (ab_render_by_name turns it on) */
+	[A_GROUP] = { .key = "thread", .flags = COL_NO_PEOPLE | COL_NO_CSV | COL_NO_JSON },
 };
 
 static void arm_row(struct rows *r, size_t row, const struct ab_analysis *a,
@@ -788,6 +790,171 @@ void ab_render_runs(const struct db_run *ra, const struct db_run *rb,
 		rows_free(r);
 	}
 	ab_pair_release(&pr);
+}
+
+/* ---- thread groups (--by name) ---- */
+
+static struct rows *group_rows_new(void)
+{
+	struct col cols[A_NCOLS];
+	memcpy(cols, arm_cols, sizeof(cols));
+	cols[A_GROUP].flags = 0;
+	return rows_new("threads", cols, A_NCOLS, 0);
+}
+
+/* Every per-thread metric's (name, arm) rows; the metric and thread
+ * named on the first row of each. */
+static void group_fill(struct rows *r, const struct ab_by_name *g, size_t m,
+		       bool name_metric)
+{
+	for (size_t k = 0; k < g->ngroups; k++) {
+		const struct ab_analysis *a = &g->an[k];
+		for (size_t arm = 0; arm < a->narms; arm++) {
+			size_t row = rows_add(r);
+			arm_row(r, row, a, arm, m);
+			rows_str(r, row, A_GROUP, g->names[k]);
+			if (arm)
+				rows_text(r, row, A_GROUP, "%s", "");
+			if (name_metric)
+				rows_text(r, row, A_METRIC, "%s%s", k || arm ? ""
+					  : a->metrics[m].name, k || arm ? ""
+					  : (a->metrics[m].higher_is_better ? " ↑" : " ↓"));
+		}
+	}
+}
+
+static const size_t group_term_order[] = {
+	A_GROUP, A_ARM, A_N, A_MEDIAN, A_DELTA_CI, A_DMEDIAN_TEXT, A_P_TEXT,
+	A_GATE_TEXT, A_VERDICT_TEXT,
+};
+static const size_t group_md_order[] = {
+	A_METRIC, A_GROUP, A_ARM, A_N, A_MEDIAN, A_DELTA_CI, A_DMEDIAN_TEXT,
+	A_P_TEXT, A_GATE_TEXT, A_VERDICT_TEXT,
+};
+static const size_t group_csv_order[] = {
+	A_METRIC, A_GROUP, A_ARM, A_BASELINE, A_N, A_MEDIAN, A_MEAN, A_SD, A_SE,
+	A_MIN, A_MAX, A_DELTA_MEAN, A_DELTA_MEDIAN, A_CI_LO, A_CI_HI, A_T_MULT,
+	A_P, A_P_MIN, A_VERDICT, A_GATE, A_ROUNDS,
+};
+
+enum { GJ_THREAD, GJ_PER_RUN, GJ_CMP, GJ_N };
+enum { GD_ID, GD_BY, GD_GROUPS, GD_LEFT, GD_N };
+
+static void group_json(const struct ab_by_name *g, FILE *fp)
+{
+	static const struct col doc_cols[GD_N] = {
+		[GD_ID] = { .key = "experiment_id", .kind = COL_INT },
+		[GD_BY] = { .key = "by" },
+		[GD_GROUPS] = { .key = "threads", .kind = COL_NEST },
+		[GD_LEFT] = { .key = "names_left_out", .kind = COL_INT },
+	};
+	static const struct col gcols[GJ_N] = {
+		[GJ_THREAD] = { .key = "name" },
+		[GJ_PER_RUN] = { .key = "threads_per_run", .kind = COL_REAL },
+		[GJ_CMP] = { .key = "comparisons", .kind = COL_NEST },
+	};
+	struct rows *doc = rows_new(NULL, doc_cols, GD_N, 0);
+	size_t row = rows_add(doc);
+	rows_int(doc, row, GD_ID, g->exp->id);
+	rows_str(doc, row, GD_BY, "name");
+	struct rows *gs = rows_new(NULL, gcols, GJ_N, 0);
+	for (size_t k = 0; k < g->ngroups; k++) {
+		const struct ab_analysis *a = &g->an[k];
+		size_t q = rows_add(gs);
+		rows_str(gs, q, GJ_THREAD, g->names[k]);
+		rows_num(gs, q, GJ_PER_RUN, g->threads_per_run[k]);
+		struct rows *cmps = rows_new(NULL, comparison_cols, CO_NCOLS, 0);
+		for (size_t arm = 1; arm < a->narms; arm++)
+			for (size_t m = 0; m < a->nmetrics; m++)
+				if (ab_metric_per_thread(&a->metrics[m]))
+					comparison_row(cmps, a, arm, m);
+		rows_nest(gs, q, GJ_CMP, cmps);
+	}
+	rows_nest(doc, row, GD_GROUPS, gs);
+	rows_uint(doc, row, GD_LEFT, g->left_out);
+	rows_json_doc(doc, fp);
+	rows_free(doc);
+}
+
+void ab_render_by_name(const struct ab_by_name *g, enum out_format fmt, FILE *fp)
+{
+	if (fmt == OUT_JSON) {
+		group_json(g, fp);
+		return;
+	}
+	const struct ab_analysis *a0 = &g->an[0];
+	if (fmt == OUT_CSV) {
+		struct rows *r = group_rows_new();
+		rows_csv_order(r, group_csv_order, NELEM(group_csv_order));
+		for (size_t m = 0; m < a0->nmetrics; m++)
+			if (ab_metric_per_thread(&a0->metrics[m]) && a0->metrics[m].supported)
+				group_fill(r, g, m, false);
+		rows_write(r, OUT_CSV, fp, 0);
+		rows_free(r);
+		return;
+	}
+	bool md = fmt == OUT_MARKDOWN;
+	write_header(a0, fp, md);
+	fprintf(fp, md ? "Per thread name: each event summed over the threads of that "
+		"name in a run, and compared round by round.\n\n"
+		: " per thread name: each event summed over the threads of that name in "
+		"a run, and compared round by round\n\n");
+	struct rows *mdr = NULL;
+	if (md) {
+		mdr = group_rows_new();
+		rows_people_order(mdr, group_md_order, NELEM(group_md_order));
+	}
+	for (size_t m = 0; m < a0->nmetrics; m++) {
+		const struct ab_metric *met = &a0->metrics[m];
+		if (!ab_metric_per_thread(met) || !met->supported)
+			continue;
+		if (md) {
+			group_fill(mdr, g, m, true);
+			continue;
+		}
+		fprintf(fp, " %s (%s%s%s is better)\n", met->name, met->unit,
+			*met->unit ? "; " : "", met->higher_is_better ? "higher" : "lower");
+		struct rows *r = group_rows_new();
+		rows_people_order(r, group_term_order, NELEM(group_term_order));
+		group_fill(r, g, m, false);
+		rows_write(r, OUT_TABLE, fp, 3);
+		rows_free(r);
+		fputc('\n', fp);
+	}
+	if (md) {
+		rows_write(mdr, OUT_MARKDOWN, fp, 0);
+		rows_free(mdr);
+		fputc('\n', fp);
+	}
+	fputs(md ? "*threads per run: " : " threads per run: ", fp);
+	for (size_t k = 0; k < g->ngroups; k++)
+		fprintf(fp, "%s%s %.3g", k ? ", " : "", g->names[k], g->threads_per_run[k]);
+	if (g->left_out)
+		fprintf(fp, "; %zu more name%s left out", g->left_out,
+			g->left_out == 1 ? "" : "s");
+	fputs(md ? "*\n\n*" : "\n design: ", fp);
+	design_line(a0, fp);
+	fputs(md ? "*\n" : "\n", fp);
+	/* Design warnings per name, of the metrics shown; run failures are
+	 * the experiment's and show in its own report. */
+	for (size_t k = 0; k < g->ngroups; k++) {
+		const struct ab_analysis *a = &g->an[k];
+		for (size_t i = 0; i < a->nwarnings; i++) {
+			const char *w = a->warnings[i];
+			bool shown = false;
+			for (size_t m = 0; m < a->nmetrics && !shown; m++) {
+				size_t l = strlen(a->metrics[m].name);
+				shown = ab_metric_per_thread(&a->metrics[m]) &&
+					!strncmp(w, a->metrics[m].name, l) &&
+					(w[l] == ':' || w[l] == ',');
+			}
+			if (shown)
+				fprintf(fp, md ? "\n> warning: %s: %s" : " warning: %s: %s\n",
+					g->names[k], w);
+		}
+	}
+	if (md)
+		fputc('\n', fp);
 }
 
 /* ---- two sets of runs, unpaired ---- */

@@ -796,3 +796,173 @@ void ab_sets_release(struct ab_sets *s)
 	free(s->warnings);
 	memset(s, 0, sizeof(*s));
 }
+
+/* ---- thread groups ---- */
+
+bool ab_metric_per_thread(const struct ab_metric *m)
+{
+	static const char *const whole[] = { "wall_s", "cpu_s", "cores", "user_s",
+					     "sys_s" };
+	for (size_t i = 0; i < sizeof(whole) / sizeof(whole[0]); i++)
+		if (!strcmp(m->name, whole[i]))
+			return false;
+	return true;
+}
+
+/* Sum of event k over run r's threads named `name`; NAN when none is. */
+static double name_sum(const struct db_run *r, size_t k, const char *name)
+{
+	double sum = 0;
+	bool any = false;
+	for (size_t t = 0; t < r->nthreads; t++) {
+		const struct db_thread *th = &r->threads[t];
+		if (!th->name || strcmp(th->name, name) || !th->counts)
+			continue;
+		double v;
+		enum db_count_state st = db_count_scaled(&th->counts[k], &v);
+		if (st == COUNT_OK || st == COUNT_SCALED) {
+			sum += v;
+			any = true;
+		}
+	}
+	return any ? sum : NAN;
+}
+
+static size_t threads_named(const struct db_run *r, const char *name)
+{
+	size_t n = 0;
+	for (size_t t = 0; t < r->nthreads; t++)
+		n += r->threads[t].name && !strcmp(r->threads[t].name, name);
+	return n;
+}
+
+struct name_weight {
+	char *name;
+	double weight;
+};
+
+static int by_weight(const void *a, const void *b)
+{
+	const struct name_weight *x = a, *y = b;
+	if (x->weight != y->weight)
+		return x->weight < y->weight ? 1 : -1;
+	return strcmp(x->name, y->name);
+}
+
+int ab_by_name_analyze(const struct db_experiment *e, const struct db_run *runs,
+		       const struct ab_gate_rule *gate, struct ab_by_name *out,
+		       char **cause)
+{
+	memset(out, 0, sizeof(*out));
+	out->exp = e;
+	/* The names, weighed by the baseline's first event (task-clock in
+	 * the default list's software events, else what was counted). */
+	struct name_weight *w = NULL;
+	size_t nw = 0;
+	for (size_t i = 0; i < e->nruns; i++) {
+		const struct db_run *r = &runs[i];
+		if (!ab_run_counts(&e->runs[i]))
+			continue;
+		for (size_t t = 0; t < r->nthreads; t++) {
+			const char *nm = r->threads[t].name;
+			if (!nm)
+				continue;
+			size_t k = 0;
+			while (k < nw && strcmp(w[k].name, nm))
+				k++;
+			if (k == nw) {
+				w = realloc(w, (nw + 1) * sizeof(*w));
+				if (!w)
+					abort();
+				w[nw++] = (struct name_weight){ strdup(nm), 0 };
+			}
+			for (size_t ev = 0; ev < r->nevents && e->runs[i].arm == 0; ev++) {
+				double v;
+				enum db_count_state st = r->threads[t].counts
+					? db_count_scaled(&r->threads[t].counts[ev], &v)
+					: COUNT_ABSENT;
+				if (r->events[ev].supported && (st == COUNT_OK || st == COUNT_SCALED)) {
+					w[k].weight += v;
+					break;
+				}
+			}
+		}
+	}
+	if (!nw) {
+		if (cause && asprintf(cause, "experiment %lld has no thread names to "
+				      "group by", (long long)e->id) < 0)
+			*cause = NULL;
+		return -EINVAL;
+	}
+	qsort(w, nw, sizeof(*w), by_weight);
+	out->ngroups = nw > AB_BY_NAME_MAX ? AB_BY_NAME_MAX : nw;
+	out->left_out = nw - out->ngroups;
+	out->names = calloc(out->ngroups, sizeof(char *));
+	out->threads_per_run = calloc(out->ngroups, sizeof(double));
+	out->exps = calloc(out->ngroups, sizeof(*out->exps));
+	out->an = calloc(out->ngroups, sizeof(*out->an));
+	if (!out->names || !out->threads_per_run || !out->exps || !out->an)
+		abort();
+	/* An A/A experiment measured the whole run's noise, not one thread
+	 * name's: only a given gate (or the default) applies here. */
+	struct ab_gate_rule g = { gate ? gate->given_pct : NAN, NULL,
+				  gate ? gate->default_pct : 1.0 };
+	for (size_t k = 0; k < nw; k++) {
+		if (k >= out->ngroups) {
+			free(w[k].name);
+			continue;
+		}
+		out->names[k] = w[k].name;
+		struct db_experiment *x = &out->exps[k];
+		*x = *e;
+		x->settings = NULL;	/* no scores: they are whole-run */
+		x->nsettings = 0;
+		x->runs = calloc(e->nruns + 1, sizeof(*x->runs));
+		if (!x->runs)
+			abort();
+		size_t counted = 0, nthreads = 0;
+		for (size_t i = 0; i < e->nruns; i++) {
+			struct db_exp_run *xr = &x->runs[i];
+			*xr = e->runs[i];
+			xr->nscores = 0;
+			xr->scores = NULL;
+			xr->ev_values = calloc(xr->nevents + 1, sizeof(double));
+			if (!xr->ev_values)
+				abort();
+			const struct db_run *r = &runs[i];
+			for (size_t ev = 0; ev < xr->nevents; ev++) {
+				xr->ev_values[ev] = NAN;
+				for (size_t q = 0; q < r->nevents; q++)
+					if (!strcmp(r->events[q].name, xr->ev_names[ev]))
+						xr->ev_values[ev] = name_sum(r, q, w[k].name);
+			}
+			if (ab_run_counts(xr)) {
+				counted++;
+				nthreads += threads_named(r, w[k].name);
+			}
+		}
+		out->threads_per_run[k] = counted ? (double)nthreads / (double)counted : 0;
+		ab_analyze(x, &g, &out->an[k], NULL);
+	}
+	free(w);
+	return 0;
+}
+
+void ab_by_name_release(struct ab_by_name *g)
+{
+	if (!g)
+		return;
+	for (size_t k = 0; k < g->ngroups; k++) {
+		ab_analysis_release(&g->an[k]);
+		for (size_t i = 0; g->exps && i < g->exps[k].nruns; i++)
+			free(g->exps[k].runs[i].ev_values);
+		if (g->exps)
+			free(g->exps[k].runs);
+		free(g->names[k]);
+	}
+	free(g->names);
+	free(g->threads_per_run);
+	free(g->exps);
+	free(g->an);
+	memset(g, 0, sizeof(*g));
+}

@@ -158,6 +158,41 @@ int ab_pair_of_runs(const struct db_run *a, const struct db_run *b,
 void ab_pair_release(struct ab_pair *p);
 
 /*
+ * Thread groups (`--by name`): the experiment seen once per thread name,
+ * each run's value of an event being the sum over its threads of that
+ * name, so each name gets its own paired comparison and verdict per
+ * event ("the render thread got faster, the audio thread did not"). A
+ * run with no thread of a name has no value for it (that round pairs
+ * nothing). Only the counters and what derives from them are per
+ * thread: wall, CPU and user/system times stay whole-run metrics, left
+ * out here (ab_metric_per_thread says which are kept).
+ */
+struct ab_by_name {
+	const struct db_experiment *exp;	/* borrowed */
+	size_t ngroups;
+	char **names;			/* by the baseline's first event, largest first */
+	double *threads_per_run;	/* mean threads of that name in a counted run */
+	struct db_experiment *exps;	/* owned: the experiment per name */
+	struct ab_analysis *an;		/* one per name */
+	size_t left_out;		/* names beyond AB_BY_NAME_MAX */
+};
+
+#define AB_BY_NAME_MAX 16
+
+/*
+ * runs[i] is exp->runs[i] as db_run_load gives it (its threads); gate as
+ * for ab_analyze. 0, or -EINVAL with *cause (no thread names at all).
+ */
+int ab_by_name_analyze(const struct db_experiment *exp, const struct db_run *runs,
+		       const struct ab_gate_rule *gate, struct ab_by_name *out,
+		       char **cause);
+void ab_by_name_release(struct ab_by_name *g);
+
+/* Whether metric m of a by-name analysis is one per thread (a counter or
+ * a ratio of counters), not a whole-run time. */
+bool ab_metric_per_thread(const struct ab_metric *m);
+
+/*
  * Two sets of runs collected apart (`prof compare --set A=... --set
  * B=...`): results that need a reboot between arms (a kernel, a BIOS
  * setting) cannot be interleaved. Per metric, each set's summary and set

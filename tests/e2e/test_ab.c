@@ -606,6 +606,63 @@ static void test_ab__compare_sets_of_tagged_runs(void **state)
 	tu_proc_release(&p);
 }
 
+/*
+ * Issue 15: --by name gives each counter per thread name per arm, with
+ * its own CI and verdict: here dd does twice the work in arm b, while
+ * the sleep beside it does the same.
+ */
+static void test_ab__by_name_gives_each_thread_name_its_verdict(void **state)
+{
+	struct tu_db *f = *state;
+	char *argv[] = { PROF_BIN, f->dbarg, "ab",
+			 "--arm", "a=dd if=/dev/zero of=/dev/null bs=1k count=20000 & sleep 0.05; wait",
+			 "--arm", "b=dd if=/dev/zero of=/dev/null bs=1k count=60000 & sleep 0.05; wait",
+			 "--rounds", "6", "--warmup", "0", "-e", "task-clock", "--by", "name",
+			 "--format", "json", NULL };
+	struct tu_proc p = tu_run(argv, NULL);
+	perf_or_skip(&p);
+	assert_int_equal(p.status, 0);
+	expect(p.err, "\"by\": \"name\"");
+	const char *dd = strstr(p.err, "\"name\": \"dd\"");
+	const char *sl = strstr(p.err, "\"name\": \"sleep\"");
+	assert_non_null(dd);
+	assert_non_null(sl);
+	const char *c = comparison(dd, "task-clock");
+	assert_non_null(c);
+	expect(c, "\"verdict\": \"worse\"");
+	assert_true(num_after(c, "\"delta_pct_mean\": ") > 100);
+	/* the whole-run times are not per thread: not in this view */
+	assert_null(comparison(p.err, "wall_s"));
+	char *json = strdup(strstr(p.err, "{"));
+	tu_proc_release(&p);
+	/* compare reprints it from the database */
+	char *cj[] = { PROF_BIN, f->dbarg, "compare", "last", "--by", "name", "--format",
+		       "json", NULL };
+	p = tu_run(cj, NULL);
+	assert_int_equal(p.status, 0);
+	assert_string_equal(p.out, json);
+	tu_proc_release(&p);
+	free(json);
+	const char *fmts[] = { "table", "markdown" };
+	for (int i = 0; i < 2; i++) {
+		char *t[] = { PROF_BIN, f->dbarg, "compare", "last", "--by", "name",
+			      "--format", (char *)fmts[i], NULL };
+		p = tu_run(t, NULL);
+		assert_int_equal(p.status, 0);
+		expect(p.out, "er thread name: each event summed");
+		expect(p.out, "dd");
+		expect(p.out, "sleep");
+		expect(p.out, "worse");
+		expect(p.out, "threads per run: dd 1");
+		tu_proc_release(&p);
+	}
+	char *bad[] = { PROF_BIN, f->dbarg, "compare", "last", "--by", "thread", NULL };
+	p = tu_run(bad, NULL);
+	assert_int_equal(p.status, 2);
+	expect(p.err, "bad --by 'thread'");
+	tu_proc_release(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -623,6 +680,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_ab__ctrl_c_keeps_the_finished_rounds, setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_ab__gate_comes_from_the_latest_aa, setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_ab__compare_sets_of_tagged_runs, setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_ab__by_name_gives_each_thread_name_its_verdict, setup, tu_db_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

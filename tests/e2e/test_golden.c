@@ -118,6 +118,7 @@ static const struct golden_case {
 	{ "compare/ab", F_TEXT, "compare 2", NULL },
 	{ "compare/ab-gate", F_TABLE | F_JSON, "compare 2 --gate 5", NULL },
 	{ "compare/three-arms", F_TEXT, "compare 3", NULL },
+	{ "compare/by-name", F_TEXT, "compare 2 --by name", NULL },
 	{ "compare/two-runs", F_TEXT, "compare 1 4", NULL },
 	{ "compare/no-such-experiment", F_TABLE, "compare 9", NULL },
 
