@@ -1052,3 +1052,21 @@ int stats_judge_unpaired(const struct stats_unpaired *u, double gate_pct,
 	}
 	return 0;
 }
+
+/* ---- sign test ---- */
+
+double stats_sign_test(size_t n_up, size_t n_down, double *p_min)
+{
+	size_t n = n_up + n_down, k = n_up < n_down ? n_up : n_down;
+	double tail = 0;
+
+	if (p_min)
+		*p_min = n <= 1 ? 1 : fmin(1, ldexp(2, -(int)(n < 1074 ? n : 1074)));
+	if (n == 0)
+		return 1;
+	/* P(X <= k) = sum C(n, i) / 2^n, in logs so large n cannot overflow */
+	for (size_t i = 0; i <= k; i++)
+		tail += exp(lgamma((double)n + 1) - lgamma((double)i + 1) -
+			    lgamma((double)(n - i) + 1) - (double)n * M_LN2);
+	return fmin(1, 2 * tail);
+}

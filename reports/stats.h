@@ -299,6 +299,16 @@ int stats_judge(const struct stats_paired *p,
 		const struct stats_trend *trend, double gate_pct,
 		bool higher_is_better, struct stats_judgement *out);
 
+/* ---- Sign test ---- */
+
+/*
+ * Two-sided sign test: of n_up + n_down non-tied units, n_up went one way.
+ * p = min(1, 2 P(X <= min(n_up, n_down))) for X ~ Binomial(n, 1/2),
+ * exact; 1 when n = 0. *p_min (may be NULL) gets the smallest p n units
+ * can give, 2 / 2^n (1 for n = 0 and 1).
+ */
+double stats_sign_test(size_t n_up, size_t n_down, double *p_min);
+
 /* ---- Unpaired comparison: two sets of runs collected separately ---- */
 
 /* Up to this many ways to split the pooled values the permutation test

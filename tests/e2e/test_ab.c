@@ -663,6 +663,77 @@ static void test_ab__by_name_gives_each_thread_name_its_verdict(void **state)
 	tu_proc_release(&p);
 }
 
+/*
+ * Issue 15: prof summary reads experiments that share arms, one per
+ * scene: per scene the effect and verdict, across them the count, the
+ * geometric mean effect with scenes as the unit and a sign test. Six
+ * scenes where the new arm sleeps 40 ms longer: every scene worse, and
+ * six of six is the fewest a sign test can call (p = 2/64).
+ */
+static void test_ab__summary_across_scenes(void **state)
+{
+	struct tu_db *f = *state;
+	for (int s = 0; s < 6; s++) {
+		char *base, *next;
+		if (asprintf(&base, "base=sleep 0.0%d", s + 1) < 0 ||
+		    asprintf(&next, "new=sleep 0.0%d; sleep 0.04", s + 1) < 0)
+			abort();
+		char *argv[] = { PROF_BIN, f->dbarg, "ab", "--arm", base, "--arm", next,
+				 "--rounds", "6", "--warmup", "0", "-e", "task-clock",
+				 "--format", "json", "-o", "/dev/null", NULL };
+		struct tu_proc p = tu_run(argv, NULL);
+		perf_or_skip(&p);
+		assert_int_equal(p.status, 0);
+		tu_proc_release(&p);
+		free(base);
+		free(next);
+	}
+	char *md[] = { PROF_BIN, f->dbarg, "summary", "1-6", "--format", "markdown", NULL };
+	struct tu_proc p = tu_run(md, NULL);
+	assert_int_equal(p.status, 0);
+	expect(p.out, "**prof summary**: `new` against `base` over 6 scenes");
+	expect(p.out, "- **wall_s**: 6 of 6 scenes worse;");
+	expect(p.out, "| wall_s | 6 | 6 of 6 scenes worse | +");
+	expect(p.out, "| 0.031 | worse |");
+	expect(p.out, "| 1 | sleep 0.01 | +");
+	expect(p.out, "two-sided sign test");
+	tu_proc_release(&p);
+	char *js[] = { PROF_BIN, f->dbarg, "summary", "1", "2", "3-6", "--format", "json",
+		       NULL };
+	p = tu_run(js, NULL);
+	assert_int_equal(p.status, 0);
+	expect(p.out, "\"experiments\": [1, 2, 3, 4, 5, 6]");
+	const char *w = strstr(p.out, "\"metric\": \"wall_s\"");
+	assert_non_null(w);
+	expect(w, "\"worse\": 6,");
+	expect(w, "\"sign_p\": 0.03125,");
+	expect(w, "\"verdict\": \"worse\"");
+	double lo = num_after(w, "\"ci95_lo_pct\": ");
+	assert_true(lo > 0);
+	tu_proc_release(&p);
+	/* Three scenes cannot reach p < 0.05 by a sign test (2/8). */
+	char *three[] = { PROF_BIN, f->dbarg, "summary", "1-3", NULL };
+	p = tu_run(three, NULL);
+	assert_int_equal(p.status, 0);
+	expect(p.out, "3 of 3 scenes worse");
+	expect(p.out, "inconclusive (3 scenes cannot reach sign-test p < 0.05)");
+	tu_proc_release(&p);
+	char *badarm[] = { PROF_BIN, f->dbarg, "summary", "1-6", "--arm", "other", NULL };
+	p = tu_run(badarm, NULL);
+	assert_int_equal(p.status, 2);
+	expect(p.err, "experiment 1 has no arm 'other'");
+	tu_proc_release(&p);
+	char *badm[] = { PROF_BIN, f->dbarg, "summary", "1-6", "--metric", "nope", NULL };
+	p = tu_run(badm, NULL);
+	assert_int_equal(p.status, 2);
+	expect(p.err, "--metric 'nope' is not a metric of every experiment");
+	tu_proc_release(&p);
+	char *none[] = { PROF_BIN, f->dbarg, "summary", "7", NULL };
+	p = tu_run(none, NULL);
+	assert_int_not_equal(p.status, 0);
+	tu_proc_release(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -681,6 +752,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_ab__gate_comes_from_the_latest_aa, setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_ab__compare_sets_of_tagged_runs, setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_ab__by_name_gives_each_thread_name_its_verdict, setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_ab__summary_across_scenes, setup, tu_db_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

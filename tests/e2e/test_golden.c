@@ -63,6 +63,7 @@ static const struct golden_case {
 	{ "help/report", 0, "help report", NULL },
 	{ "help/ab", 0, "help ab", NULL },
 	{ "help/compare", 0, "help compare", NULL },
+	{ "help/summary", 0, "help summary", NULL },
 	{ "help/explain", 0, "help explain", NULL },
 	{ "help/topo", 0, "help topo", NULL },
 	{ "help/sleep", 0, "help sleep", NULL },

@@ -780,6 +780,26 @@ static void test_stats__unpaired_welch_and_permutation(void **state)
 	free(cause);
 }
 
+/* Sign test: by hand, P(X <= k) for Binomial(n, 1/2), doubled. */
+static void test_stats__sign_test(void **state)
+{
+	(void)state;
+	double pmin;
+	assert_rel(stats_sign_test(6, 0, &pmin), 2.0 / 64, 1e-12);
+	assert_rel(pmin, 2.0 / 64, 1e-12);
+	assert_rel(stats_sign_test(0, 6, NULL), 2.0 / 64, 1e-12);
+	/* (1 + 6) / 64, doubled */
+	assert_rel(stats_sign_test(5, 1, NULL), 14.0 / 64, 1e-12);
+	assert_rel(stats_sign_test(3, 3, NULL), 1, 0);
+	assert_rel(stats_sign_test(0, 0, &pmin), 1, 0);
+	assert_rel(pmin, 1, 0);
+	/* 12 of 12: 2 / 4096 */
+	assert_rel(stats_sign_test(12, 0, NULL), 2.0 / 4096, 1e-12);
+	/* large n stays finite: 600 against 400 is far below 1e-9 */
+	double p = stats_sign_test(600, 400, NULL);
+	assert_true(p > 0 && p < 1e-9);
+}
+
 static void test_stats__judge_rejects_bad_gate(void **state)
 {
 	(void)state;
@@ -1001,6 +1021,7 @@ int main(void)
 		cmocka_unit_test(test_stats__rounds_needed_follows_the_effect_not_the_gate),
 		cmocka_unit_test(test_stats__no_verdict_without_a_reachable_p),
 		cmocka_unit_test(test_stats__unpaired_welch_and_permutation),
+		cmocka_unit_test(test_stats__sign_test),
 		cmocka_unit_test(test_stats__judge_rejects_bad_gate),
 		cmocka_unit_test(test_stats__verdict_names),
 		cmocka_unit_test(test_stats__position_effect_separates_slot_from_arm),
