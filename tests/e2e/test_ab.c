@@ -545,9 +545,12 @@ static void test_ab__compare_sets_of_tagged_runs(void **state)
 {
 	struct tu_db *f = *state;
 	for (int i = 0; i < 8; i++) {
+		/* CPU work, not sleeps: a loaded machine delays wake-ups far
+		 * more than it changes the CPU time of a fixed job */
 		char *argv[] = { PROF_BIN, f->dbarg, "run", "-q", "-e", "task-clock",
-				 "--tag", i % 2 ? "slow" : "quick", "--", "sleep",
-				 i % 2 ? "0.15" : "0.03", NULL };
+				 "--tag", i % 2 ? "slow" : "quick", "--", "dd",
+				 "if=/dev/zero", "of=/dev/null", "bs=1k",
+				 i % 2 ? "count=100000" : "count=20000", NULL };
 		struct tu_proc p = tu_run(argv, NULL);
 		perf_or_skip(&p);
 		assert_int_equal(p.status, 0);
@@ -562,11 +565,11 @@ static void test_ab__compare_sets_of_tagged_runs(void **state)
 	expect(p.out, "\"spec\": \"tag 'quick'\"");
 	expect(p.out, "\"runs\": [1, 3, 5, 7]");
 	expect(p.out, "\"runs\": [2, 4, 6, 8]");
-	/* 5 times longer in each of 4 runs against 4: the permutation p is
+	/* 5 times the work in each of 4 runs against 4: the permutation p is
 	 * its floor, 2 of the 70 splits, and the verdict is worse. */
-	const char *c = comparison(p.out, "wall_s");
+	const char *c = comparison(p.out, "task-clock");
 	assert_non_null(c);
-	expect(c, "\"arm\": \"after\"");
+	expect(p.out, "\"arm\": \"after\",\n      \"baseline\": \"before\"");
 	expect(c, "\"p_value\": 0.0285714286");
 	expect(c, "\"verdict\": \"worse\"");
 	double d = num_after(c, "\"delta_pct_mean\": ");
@@ -667,20 +670,22 @@ static void test_ab__by_name_gives_each_thread_name_its_verdict(void **state)
  * Issue 15: prof summary reads experiments that share arms, one per
  * scene: per scene the effect and verdict, across them the count, the
  * geometric mean effect with scenes as the unit and a sign test. Six
- * scenes where the new arm sleeps 40 ms longer: every scene worse, and
- * six of six is the fewest a sign test can call (p = 2/64).
+ * scenes whose new arm prints a higher cost (a score, so no timing noise
+ * decides the test): every scene worse, and six of six is the fewest a
+ * sign test can call (p = 2/64).
  */
 static void test_ab__summary_across_scenes(void **state)
 {
 	struct tu_db *f = *state;
 	for (int s = 0; s < 6; s++) {
 		char *base, *next;
-		if (asprintf(&base, "base=sleep 0.0%d", s + 1) < 0 ||
-		    asprintf(&next, "new=sleep 0.0%d; sleep 0.04", s + 1) < 0)
+		if (asprintf(&base, "base=echo cost %d", 100 + s) < 0 ||
+		    asprintf(&next, "new=echo cost %d", 150 + 2 * s) < 0)
 			abort();
 		char *argv[] = { PROF_BIN, f->dbarg, "ab", "--arm", base, "--arm", next,
-				 "--rounds", "6", "--warmup", "0", "-e", "task-clock",
-				 "--format", "json", "-o", "/dev/null", NULL };
+				 "--score", "cost=cost ([0-9]+)", "--rounds", "6", "--warmup",
+				 "0", "-e", "task-clock", "--format", "json", "-o", "/dev/null",
+				 NULL };
 		struct tu_proc p = tu_run(argv, NULL);
 		perf_or_skip(&p);
 		assert_int_equal(p.status, 0);
@@ -692,10 +697,12 @@ static void test_ab__summary_across_scenes(void **state)
 	struct tu_proc p = tu_run(md, NULL);
 	assert_int_equal(p.status, 0);
 	expect(p.out, "**prof summary**: `new` against `base` over 6 scenes");
-	expect(p.out, "- **wall_s**: 6 of 6 scenes worse;");
-	expect(p.out, "| wall_s | 6 | 6 of 6 scenes worse | +");
+	expect(p.out, "- **cost**: 6 of 6 scenes worse; +");
+	expect(p.out, "- **wall_s**: ");
+	expect(p.out, "| cost | 6 | 6 of 6 scenes worse | +");
 	expect(p.out, "| 0.031 | worse |");
-	expect(p.out, "| 1 | sleep 0.01 | +");
+	expect(p.out, "cost per scene (lower is better):");
+	expect(p.out, "| 1 | echo cost 100 | +50.0% [+50.0, +50.0] | 0.031 | worse |");
 	expect(p.out, "two-sided sign test");
 	tu_proc_release(&p);
 	char *js[] = { PROF_BIN, f->dbarg, "summary", "1", "2", "3-6", "--format", "json",
@@ -703,7 +710,7 @@ static void test_ab__summary_across_scenes(void **state)
 	p = tu_run(js, NULL);
 	assert_int_equal(p.status, 0);
 	expect(p.out, "\"experiments\": [1, 2, 3, 4, 5, 6]");
-	const char *w = strstr(p.out, "\"metric\": \"wall_s\"");
+	const char *w = strstr(p.out, "\"metric\": \"cost\"");
 	assert_non_null(w);
 	expect(w, "\"worse\": 6,");
 	expect(w, "\"sign_p\": 0.03125,");
@@ -715,7 +722,7 @@ static void test_ab__summary_across_scenes(void **state)
 	char *three[] = { PROF_BIN, f->dbarg, "summary", "1-3", NULL };
 	p = tu_run(three, NULL);
 	assert_int_equal(p.status, 0);
-	expect(p.out, "3 of 3 scenes worse");
+	expect(p.out, "cost: 3 of 3 scenes worse");
 	expect(p.out, "inconclusive (3 scenes cannot reach sign-test p < 0.05)");
 	tu_proc_release(&p);
 	char *badarm[] = { PROF_BIN, f->dbarg, "summary", "1-6", "--arm", "other", NULL };
