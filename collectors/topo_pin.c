@@ -122,6 +122,35 @@ static int pin_domain(const struct topo *t, const struct cache_domain *d,
 	return pin->desc ? 0 : -ENOMEM;
 }
 
+static int index_range_error(const char *mode, const char *kind, size_t n,
+			     const char *what, char **cause);
+
+/*
+ * l2:N on a machine that reports no L2 at all (some hypervisors give
+ * their guests L1 and L3 only): the Nth last-level domain stands in, and
+ * the description says so, rather than refusing a pin the user can only
+ * get by knowing the machine's gap.
+ */
+static int pin_l2_as_llc(const struct topo *t, size_t idx, const char *mode,
+			 struct topo_pin *pin, char **cause)
+{
+	if (idx >= t->n_llc)
+		return index_range_error(mode, "l2", t->n_llc, "last-level cache "
+					 "domains standing in for the missing L2", cause);
+	int rc = pin_domain(t, &t->llc[idx], mode, false, pin, cause);
+	if (rc < 0)
+		return rc;
+	char ln[16];
+	topo_level_name(t->llc[idx].level, t->llc[idx].type, ln, sizeof(ln));
+	char *s = topo_msg("%s; the machine reports no L2 cache, so its %s domain "
+			   "stands in", pin->desc, ln);
+	if (!s)
+		return -ENOMEM;
+	free(pin->desc);
+	pin->desc = s;
+	return 0;
+}
+
 /* "llc:0 to llc:1" for the cause of an index out of range. */
 static int index_range_error(const char *mode, const char *kind, size_t n,
 			     const char *what, char **cause)
@@ -229,6 +258,8 @@ int topo_pin_resolve(const struct topo *t, const char *mode,
 			topo_cause_give(cause, topo_msg("the L2 cache is unusable: %s",
 						  t->cache_cause ? t->cache_cause : t->level_cause[2]));
 			rc = -ENODATA;
+		} else if (n == 0 && t->n_llc && !t->llc_cause && t->llc_level > 2) {
+			rc = pin_l2_as_llc(t, idx, mode, pin, cause);
 		} else if (idx >= n) {
 			rc = index_range_error(mode, "l2", n, "L2 cache domains", cause);
 		} else {

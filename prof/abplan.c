@@ -16,6 +16,7 @@
 #include "common/errtext.h"
 #include "db/experiments.h"
 #include "prof/abplan.h"
+#include "reports/abstat.h"
 #include "prof/cause.h"
 #include "prof/words.h"
 
@@ -506,13 +507,12 @@ int ab_plan_add_score(struct ab_plan *p, const char *spec, char **cause)
 	memset(s, 0, sizeof(*s));
 	s->name = strndup(spec, (size_t)(eq - spec));
 	const char *re = eq + 1;
-	size_t len = strlen(re);
-	if (len > 7 && !strcmp(re + len - 7, ":higher")) {
-		s->higher_is_better = true;
-		len -= 7;
-	} else if (len > 6 && !strcmp(re + len - 6, ":lower")) {
-		len -= 6;
-	}
+	size_t len;
+	struct ab_score_flags f;
+	ab_score_flags_of(re, &len, &f);
+	s->higher_is_better = f.higher_is_better;
+	s->rate = f.rate;
+	s->count = f.count;
 	s->pattern = strndup(re, len);
 	for (size_t i = 0; i < p->nscores; i++) {
 		if (!strcmp(p->scores[i].name, s->name)) {
@@ -554,7 +554,10 @@ int ab_plan_add_score(struct ab_plan *p, const char *spec, char **cause)
 
 int ab_plan_add_per(struct ab_plan *p, const char *name, char **cause)
 {
-	(void)cause;
+	const char *eq = strchr(name, '=');
+	if (eq && (!good_name(name, (size_t)(eq - name)) || !eq[1]))
+		return cause_set(cause, EINVAL, "bad --per '%.40s': expected COUNT or "
+				 "UNIT=RATE (e.g. frame=fps)", name);
 	char **v = realloc(p->per, (p->nper + 1) * sizeof(*v));
 	if (!v)
 		abort();
@@ -649,6 +652,8 @@ static int plan_global(struct ab_plan *p, const char *k, const char *v,
 		return ab_plan_add_per(p, v, cause);
 	} else if (!strcmp(k, "working-set")) {
 		p->working_set = !strcmp(v, "1") || !strcmp(v, "true") || !strcmp(v, "yes");
+	} else if (!strcmp(k, "no-shell")) {
+		p->no_shell = !strcmp(v, "1") || !strcmp(v, "true") || !strcmp(v, "yes");
 	} else if (!strcmp(k, "keep-going")) {
 		p->keep_going = !strcmp(v, "1") || !strcmp(v, "true") || !strcmp(v, "yes");
 	} else if (!strcmp(k, "allow-generic")) {
@@ -793,15 +798,43 @@ int ab_plan_check(struct ab_plan *p, char **cause)
 			return cause_set(cause, EINVAL,
 					 "arm '%s' has no command", p->arms[i].name);
 	for (size_t i = 0; i < p->nper; i++) {
-		bool found = false;
+		const char *eq = strchr(p->per[i], '=');
+		const char *name = eq ? eq + 1 : p->per[i];
+		const struct ab_score *sc = NULL;
 		for (size_t k = 0; k < p->nscores; k++)
-			found = found || !strcmp(p->scores[k].name, p->per[i]);
-		if (!found)
+			if (!strcmp(p->scores[k].name, name))
+				sc = &p->scores[k];
+		if (!sc)
 			return cause_set(cause, EINVAL,
 					 "--per %s names no score: add --score %s=REGEX",
-					 p->per[i], p->per[i]);
+					 p->per[i], name);
+		struct ab_score_flags f = { sc->higher_is_better, sc->rate, sc->count };
+		if (!eq && ab_score_is_rate(sc->name, &f))
+			return cause_set(cause, EINVAL,
+					 "--per %s: '%s' is a rate (per second), and CPU "
+					 "time divided by a rate is no cost per unit\n"
+					 "hint: --per UNIT=%s (e.g. frame=%s) counts units as "
+					 "%s x the run's wall time; or score a count "
+					 "(--score frames=REGEX) and give --per frames; a "
+					 "score that only looks like a rate can say :count",
+					 p->per[i], name, name, name, name);
 	}
 	return 0;
+}
+
+char **ab_plan_exec_argv(const struct ab_plan *p, size_t a, int *argc)
+{
+	struct ab_arm *arm = &p->arms[a];
+	if (p->no_shell) {
+		*argc = arm->argc;
+		return arm->argv;
+	}
+	arm->shell_argv[0] = (char *)"/bin/sh";
+	arm->shell_argv[1] = (char *)"-c";
+	arm->shell_argv[2] = arm->command;
+	arm->shell_argv[3] = NULL;
+	*argc = 3;
+	return arm->shell_argv;
 }
 
 const char *ab_plan_get(const struct ab_plan *p, size_t a, const char *key)

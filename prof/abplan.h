@@ -9,7 +9,7 @@
  * sections whose keys (command, pin, cwd, sleep, env.VAR) apply to that
  * arm; keys before any section are the experiment's (rounds, warmup,
  * order, seed, settle, gate, events, score, per, keep-going,
- * allow-generic, and pin, cwd,
+ * allow-generic, no-shell, and pin, cwd,
  * sleep, env.VAR for every arm). Caller-owned; not thread-safe.
  */
 #ifndef PROF_ABPLAN_H
@@ -29,8 +29,9 @@ struct ab_setting {
 struct ab_arm {
 	char *name;
 	char *command;
-	char **argv;
+	char **argv;			/* command split into words */
 	int argc;
+	char *shell_argv[4];		/* sh -c command (ab_plan_exec_argv) */
 	struct ab_setting *settings;
 	size_t nsettings;
 };
@@ -39,6 +40,7 @@ struct ab_score {
 	char *name;
 	char *pattern;
 	bool higher_is_better;
+	bool rate, count;		/* declared :rate or :count */
 	regex_t re;
 	bool compiled;
 };
@@ -67,6 +69,7 @@ struct ab_plan {
 	bool allow_generic;		/* --allow-generic for the events */
 	bool aa;
 	bool working_set;		/* --working-set on every run */
+	bool no_shell;			/* -N: exec the split words; else sh -c */
 };
 
 void ab_plan_init(struct ab_plan *p);
@@ -79,7 +82,9 @@ int ab_plan_set(struct ab_plan *p, const char *spec, char **cause);
 /* --score NAME=REGEX[:higher]. -EINVAL for a regex that does not compile
  * or that the bounds below refuse, with the reason in *cause. */
 int ab_plan_add_score(struct ab_plan *p, const char *spec, char **cause);
-/* --per NAME: the name must be a score. Checked in ab_plan_check. */
+/* --per COUNT or --per UNIT=RATE: COUNT a score that counts units (CPU
+ * ms per unit = CPU ms / COUNT); RATE a score per second (units = RATE x
+ * wall time). Checked in ab_plan_check, which refuses a bare rate. */
 int ab_plan_add_per(struct ab_plan *p, const char *name, char **cause);
 /* --order abba|alternate|random */
 int ab_plan_set_order(struct ab_plan *p, const char *word, char **cause);
@@ -99,6 +104,13 @@ int ab_plan_read_file(struct ab_plan *p, FILE *fp, const char *path, char **caus
 /* After everything is read: at least two arms (one with --aa), every arm
  * has a command, every --per names a score. */
 int ab_plan_check(struct ab_plan *p, char **cause);
+
+/*
+ * What arm a runs: "/bin/sh", "-c", COMMAND (the default, as hyperfine
+ * does, so redirections and pipes in COMMAND work), or with no_shell its
+ * words as split. NULL-terminated; *argc set. Borrowed from the plan.
+ */
+char **ab_plan_exec_argv(const struct ab_plan *p, size_t a, int *argc);
 
 /* The setting of arm a for key: the arm's own, else every arm's, else NULL. */
 const char *ab_plan_get(const struct ab_plan *p, size_t a, const char *key);

@@ -31,6 +31,7 @@ struct ab_args {
 	struct ab_plan plan;
 	bool show_output;
 	bool no_multiplex;
+	bool by_name;		/* --by name */
 };
 
 static void ab_args_init(void *args)
@@ -99,29 +100,74 @@ static void make_aa(struct ab_plan *p)
 	}
 }
 
-/* The last lines of a captured output, for a run that failed. */
-static void print_tail(const char *text, int lines)
+/* The length of the UTF-8 sequence at s (up to end), or 0 when it is
+ * not one: a terminal shows those as text, anything else as garbage. */
+static size_t utf8_len(const unsigned char *s, const unsigned char *end)
 {
-	size_t len = strlen(text);
-	const char *p = text + len;
+	size_t n = s[0] >= 0xf0 && s[0] <= 0xf4 ? 4 : s[0] >= 0xe0 ? 3
+		 : s[0] >= 0xc2 && s[0] < 0xe0 ? 2 : 0;
+	if (!n || (size_t)(end - s) < n)
+		return 0;
+	for (size_t i = 1; i < n; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	return n;
+}
+
+/*
+ * The last lines of a failed run's stderr, as text: printable bytes and
+ * UTF-8 as they are, any other byte as \xNN, so a workload that wrote
+ * binary (compressed data, say) cannot garble the terminal. Mostly binary
+ * output is only measured, not shown.
+ */
+static void print_tail(const char *text, size_t len, int lines)
+{
+	const unsigned char *s = (const unsigned char *)text, *end = s + len;
+	size_t odd = 0;
+	for (const unsigned char *q = s; q < end; q++) {
+		size_t u = *q >= 0x80 ? utf8_len(q, end) : 0;
+		if (u)
+			q += u - 1;
+		else if ((*q < 0x20 && *q != '\n' && *q != '\t') || *q >= 0x7f)
+			odd++;
+	}
+	if (!len) {
+		fprintf(stderr, "  | (nothing on stderr)\n");
+		return;
+	}
+	if (odd * 10 > len) {
+		fprintf(stderr, "  | (%zu bytes on stderr, mostly binary: not shown)\n", len);
+		return;
+	}
+	const unsigned char *p = end;
 	int seen = 0;
-	while (p > text && seen <= lines) {
+	while (p > s && seen <= lines) {
 		p--;
-		if (*p == '\n' && p != text + len - 1)
+		if (*p == '\n' && p != end - 1)
 			seen++;
 	}
 	if (*p == '\n')
 		p++;
-	for (const char *q = p; *q;) {
-		size_t l = strcspn(q, "\n");
-		fprintf(stderr, "  | %.*s\n", (int)l, q);
-		q += l;
-		if (*q)
-			q++;
+	while (p < end) {
+		fputs("  | ", stderr);
+		for (; p < end && *p != '\n'; p++) {
+			size_t u = *p >= 0x80 ? utf8_len(p, end) : 0;
+			if (u) {
+				fwrite(p, 1, u, stderr);
+				p += u - 1;
+			} else if (*p == '\t' || (*p >= 0x20 && *p < 0x7f)) {
+				fputc(*p, stderr);
+			} else {
+				fprintf(stderr, "\\x%02x", *p);
+			}
+		}
+		fputc('\n', stderr);
+		if (p < end)
+			p++;
 	}
 }
 
-static char *slurp_fd(int fd)
+static char *slurp_fd(int fd, size_t *got_len)
 {
 	off_t end = lseek(fd, 0, SEEK_END);
 	if (end < 0)
@@ -135,6 +181,7 @@ static char *slurp_fd(int fd)
 		abort();
 	ssize_t got = pread(fd, buf, n, start);
 	buf[got > 0 ? got : 0] = '\0';
+	*got_len = got > 0 ? (size_t)got : 0;
 	/* A NUL in the output would hide what follows from the regex. */
 	for (ssize_t i = 0; i < got; i++)
 		if (buf[i] == '\0')
@@ -145,9 +192,46 @@ static char *slurp_fd(int fd)
 struct arm_env {
 	char **env;
 	struct pin_plan plan;
+	const char *pin_chosen;		/* the mode, when no --set gave one */
 	const char *cwd;
 	struct sleep_plan *sleep;	/* --set ARM.sleep=MODE, or NULL */
 };
+
+/* The arm's own pin (--set ARM.pin=...), not every arm's. */
+static const char *own_pin(const struct ab_plan *p, size_t a)
+{
+	for (size_t i = 0; i < p->arms[a].nsettings; i++)
+		if (!strcmp(p->arms[a].settings[i].key, "pin"))
+			return p->arms[a].settings[i].value;
+	return NULL;
+}
+
+/*
+ * The pin mode of arm a: its own --set ARM.pin wins (so a harness can
+ * keep the control arm unpinned); else --set pin=, --cache-affinity /
+ * --no-cache-affinity and PROF_CACHE_AFFINITY, as for prof run. NULL
+ * after printing a usage error.
+ */
+static const char *arm_pin_mode(struct verb_ctx *vc, const struct ab_plan *p,
+				size_t a, bool *warned)
+{
+	const char *own = own_pin(p, a);
+	if (own)
+		return own;
+	char *warn = NULL, *cause = NULL;
+	const char *mode = pin_choose_mode(ab_plan_get(p, a, "pin"), vc->launch.affinity,
+					   getenv("PROF_CACHE_AFFINITY"), &warn, &cause);
+	if (!mode) {
+		verb_usage_cause(vc, cause);
+		free(warn);
+		return NULL;
+	}
+	if (warn && !*warned)
+		warning_msg("%s", warn);
+	*warned = *warned || warn;
+	free(warn);
+	return mode;
+}
 
 static int cmd_ab(struct verb_ctx *vc)
 {
@@ -182,8 +266,12 @@ static int cmd_ab(struct verb_ctx *vc)
 		goto out;
 	}
 	/* Everything an arm needs is checked before the first run. */
+	bool env_warned = false;
 	for (size_t a = 0; a < p->narms; a++) {
-		char *path = launch_resolve(p->arms[a].argv[0], &cause);
+		/* With the shell, sh says what it cannot find (127, and its
+		 * message in the failed run's stderr tail). */
+		char *path = launch_resolve(p->no_shell ? p->arms[a].argv[0] : "/bin/sh",
+					    &cause);
 		if (!path) {
 			fprintf(stderr, "error: arm '%s': ", p->arms[a].name);
 			print_cause("", cause);
@@ -218,9 +306,15 @@ static int cmd_ab(struct verb_ctx *vc)
 			}
 			sleep_plan_check(ae[a].sleep, p->arms[a].argv[0]);
 		}
-		const char *mode = ab_plan_get(p, a, "pin");
+		const char *mode = arm_pin_mode(vc, p, a, &env_warned);
+		if (!mode) {
+			exit_code = EXIT_USAGE;
+			goto out;
+		}
+		if (!ab_plan_get(p, a, "pin") && strcmp(mode, "none"))
+			ae[a].pin_chosen = mode;
 		char *warn = NULL;
-		rc = pin_plan_make(&ae[a].plan, mode ? mode : "none", NULL, &warn, &cause);
+		rc = pin_plan_make(&ae[a].plan, mode, NULL, &warn, &cause);
 		if (rc) {
 			fprintf(stderr, "error: arm '%s': ", p->arms[a].name);
 			print_cause("", cause);
@@ -274,10 +368,10 @@ static int cmd_ab(struct verb_ctx *vc)
 		struct db_arm *d = &exp.arms[a];
 		d->name = strdup(p->arms[a].name);
 		d->command = strdup(p->arms[a].command);
-		d->argc = p->arms[a].argc;
+		char **xargv = ab_plan_exec_argv(p, a, &d->argc);
 		d->argv = calloc((size_t)d->argc + 1, sizeof(char *));
 		for (int i = 0; i < d->argc; i++)
-			d->argv[i] = strdup(p->arms[a].argv[i]);
+			d->argv[i] = strdup(xargv[i]);
 		for (size_t i = 0; i < p->nall + p->arms[a].nsettings; i++) {
 			const struct ab_setting *s = i < p->nall ? &p->all[i]
 						     : &p->arms[a].settings[i - p->nall];
@@ -295,6 +389,14 @@ static int cmd_ab(struct verb_ctx *vc)
 				}
 			}
 		}
+		/* A pin from --cache-affinity or the environment is the arm's
+		 * setting too, so the report shows it. */
+		if (ae[a].pin_chosen) {
+			d->settings = realloc(d->settings, (d->nsettings + 1) * sizeof(*d->settings));
+			d->settings[d->nsettings].key = strdup("pin");
+			d->settings[d->nsettings].value = strdup(ae[a].pin_chosen);
+			d->nsettings++;
+		}
 	}
 	struct db_kv kv[64];
 	size_t nkv = 0;
@@ -302,9 +404,11 @@ static int cmd_ab(struct verb_ctx *vc)
 	char *specs[32];
 	size_t nspecs = 0;
 	for (size_t i = 0; i < p->nscores && nkv < 48; i++) {
-		if (asprintf(&specs[nspecs], "%s=%s%s", p->scores[i].name,
+		if (asprintf(&specs[nspecs], "%s=%s%s%s", p->scores[i].name,
 			     p->scores[i].pattern,
-			     p->scores[i].higher_is_better ? ":higher" : "") < 0)
+			     p->scores[i].higher_is_better ? ":higher" : "",
+			     p->scores[i].rate ? ":rate" : p->scores[i].count ? ":count"
+			     : "") < 0)
 			continue;
 		kv[nkv++] = (struct db_kv){ "score", specs[nspecs++] };
 	}
@@ -312,6 +416,7 @@ static int cmd_ab(struct verb_ctx *vc)
 		kv[nkv++] = (struct db_kv){ "per", p->per[i] };
 	if (p->working_set)
 		kv[nkv++] = (struct db_kv){ "working-set", "1" };
+	kv[nkv++] = (struct db_kv){ "shell", p->no_shell ? "none" : "/bin/sh -c" };
 	exp.settings = kv;
 	exp.nsettings = nkv;
 	struct host_facts hf;
@@ -356,14 +461,22 @@ static int cmd_ab(struct verb_ctx *vc)
 					   warm ? "warm-up" : "round", rr + 1,
 					   warm ? p->warmup : p->rounds, p->arms[a].name,
 					   done + 1, total, el, eta);
+			/* stdout and stderr apart: scores come from either, a
+			 * failure shows stderr's tail. */
 			char tmpl[] = "/tmp/prof-ab-out-XXXXXX";
-			int ofd = mkstemp(tmpl);
+			char etmpl[] = "/tmp/prof-ab-err-XXXXXX";
+			int ofd = mkstemp(tmpl), efd = mkstemp(etmpl);
 			if (ofd >= 0)
 				unlink(tmpl);
+			if (efd >= 0)
+				unlink(etmpl);
+			int xargc;
+			char **xargv = ab_plan_exec_argv(p, a, &xargc);
 			struct runner_opts ro = {
-				.argv = p->arms[a].argv, .argc = p->arms[a].argc,
+				.argv = xargv, .argc = xargc,
 				.evs = evs, .nev = nev, .plan = &ae[a].plan,
 				.env_set = ae[a].env, .cwd = ae[a].cwd, .out_fd = ofd,
+				.stderr_fd = ofd >= 0 && efd > 0 ? efd : 0,
 				.quiet = done > 0, .kind = "ab", .sleep = ae[a].sleep,
 				.working_set = p->working_set,
 			};
@@ -377,6 +490,8 @@ static int cmd_ab(struct verb_ctx *vc)
 				free(rcause);
 				if (ofd >= 0)
 					close(ofd);
+				if (efd >= 0)
+					close(efd);
 				stop = true;
 				stop_status = "stopped";
 				if (asprintf(&stop_note, "arm %s could not be run", p->arms[a].name) < 0)
@@ -400,6 +515,8 @@ static int cmd_ab(struct verb_ctx *vc)
 				db_run_release(&run);
 				if (ofd >= 0)
 					close(ofd);
+				if (efd >= 0)
+					close(efd);
 				stop = true;
 				stop_status = "stopped";
 				if (asprintf(&stop_note, "arm %s was multiplexed "
@@ -408,12 +525,17 @@ static int cmd_ab(struct verb_ctx *vc)
 				exit_code = EXIT_FAIL;
 				break;
 			}
-			char *text = ofd >= 0 ? slurp_fd(ofd) : strdup("");
+			size_t tlen = 0, elen = 0;
+			char *text = ofd >= 0 ? slurp_fd(ofd, &tlen) : strdup("");
+			char *etext = efd >= 0 ? slurp_fd(efd, &elen) : strdup("");
 			if (ofd >= 0)
 				close(ofd);
-			if (o->show_output && *text) {
+			if (efd >= 0)
+				close(efd);
+			if (o->show_output && (tlen || elen)) {
 				progress_line_clear(&line);
-				fputs(text, stderr);
+				fwrite(text, 1, tlen, stderr);
+				fwrite(etext, 1, elen, stderr);
 			}
 			struct db_score sc[64];
 			int sc_rc[64];
@@ -421,6 +543,9 @@ static int cmd_ab(struct verb_ctx *vc)
 			for (size_t i = 0; i < p->nscores && i < 64; i++) {
 				sc[nsc].name = p->scores[i].name;
 				sc_rc[nsc] = ab_score_find(&p->scores[i], text, &sc[nsc].value);
+				if (sc_rc[nsc] == -ENOENT && elen)
+					sc_rc[nsc] = ab_score_find(&p->scores[i], etext,
+								   &sc[nsc].value);
 				sc[nsc].found = sc_rc[nsc] == 0;
 				nsc++;
 			}
@@ -442,7 +567,7 @@ static int cmd_ab(struct verb_ctx *vc)
 					"status %d; stored, left out of the statistics\n",
 					(long long)run.id, p->arms[a].name, warm ? "warm-up" : "round",
 					rr + 1, run.exit_status);
-				print_tail(text, 5);
+				print_tail(etext, elen, 5);
 				round_failed = true;
 				failed++;
 			}
@@ -475,6 +600,7 @@ static int cmd_ab(struct verb_ctx *vc)
 				}
 			}
 			free(text);
+			free(etext);
 			db_run_release(&run);
 			done++;
 			if (runner_interrupted()) {
@@ -519,7 +645,14 @@ static int cmd_ab(struct verb_ctx *vc)
 	}
 	struct ab_gate_rule gate = ab_gate_for(db, &stored, NAN, &aa, &have_aa);
 	struct ab_analysis an;
-	if (ab_analyze(&stored, &gate, &an, &cause) == 0) {
+	if (o->by_name) {
+		FILE *fp = verb_out(vc);
+		if (fp && vc->fmt == OUT_TABLE)
+			fputc('\n', fp);
+		if (!fp || ab_report_by_name(db, &stored, &gate, vc->fmt, fp) ||
+		    verb_out_close(vc))
+			exit_code = EXIT_FAIL;
+	} else if (ab_analyze(&stored, &gate, &an, &cause) == 0) {
 		FILE *fp = verb_out(vc);
 		if (fp) {
 			if (vc->fmt == OUT_TABLE)
@@ -559,8 +692,11 @@ out:
 static const struct opt ab_opts[] = {
 	OPT_GROUP("Arms and settings:"),
 	OPT_CALLBACK(0, "arm", struct ab_args, plan, "NAME=COMMAND", parse_arm,
-		     "an arm; COMMAND is split as a shell splits words,\n"
-		     "and no shell runs unless it is sh -c '...'"),
+		     "an arm; COMMAND runs as /bin/sh -c 'COMMAND', so\n"
+		     "redirections, pipes and variables work"),
+	OPT_BOOL('N', "no-shell", struct ab_args, plan.no_shell,
+		 "run each COMMAND without a shell: split into words\n"
+		 "as a shell would, and exec'd directly"),
 	OPT_CALLBACK(0, "set", struct ab_args, plan, "[ARM.]KEY=VAL", parse_set,
 		     "pin=MODE, cwd=DIR, env.VAR=VALUE, sleep=MODE (as\n"
 		     "prof run --sleep-mode), for one arm or (without\n"
@@ -568,6 +704,7 @@ static const struct opt ab_opts[] = {
 	OPT_CALLBACK(0, "plan", struct ab_args, plan, "FILE", parse_plan,
 		     "read the same from a file: 'key = value' lines,\n"
 		     "[arm NAME] sections with 'command = ...'"),
+	OPT_INCLUDE(opt_cache_affinity),
 	OPT_BOOL(0, "aa", struct ab_args, plan.aa,
 		 "run one arm's command against itself: the A/A\n"
 		 "experiment whose spread sets later gates"),
@@ -598,21 +735,29 @@ static const struct opt ab_opts[] = {
 		 "all of the time (its values scaled estimates),\n"
 		 "without storing it"),
 	OPT_BOOL(0, "allow-generic", struct ab_args, plan.allow_generic, "as for prof run"),
-	OPT_CALLBACK(0, "score", struct ab_args, plan, "NAME=REGEX[:higher]",
+	OPT_CALLBACK(0, "score", struct ab_args, plan, "NAME=REGEX[:higher][:rate]",
 		     parse_score,
 		     "a number parsed from the workload's output\n"
 		     "(the first capture group of the last match); lower\n"
-		     "is better unless :higher. A POSIX extended regex,\n"
+		     "is better unless :higher; :rate says it is per\n"
+		     "second, :count that it is not. A POSIX extended regex,\n"
 		     "matched line by line in the last 1 MiB of output;\n"
 		     "one that can match empty text, repeats a\n"
 		     "repetition ('a++', '(a+)*') or back-references is\n"
 		     "refused"),
-	OPT_CALLBACK(0, "per", struct ab_args, plan, "NAME", parse_per,
-		     "CPU ms per unit of score NAME (e.g. per frame)"),
+	OPT_CALLBACK(0, "per", struct ab_args, plan, "COUNT|UNIT=RATE", parse_per,
+		     "CPU ms per unit: COUNT a score that counts them\n"
+		     "(frames); UNIT=RATE counts them as a rate score\n"
+		     "times the run's wall time (frame=fps). A bare rate\n"
+		     "is refused: CPU ms per fps is no cost per frame"),
 	OPT_BOOL(0, "working-set", struct ab_args, plan.working_set,
 		 "measure each run's touched code and data, as prof\n"
 		 "run --working-set does (for prof explain)"),
 	OPT_GROUP("Output:"),
+	OPT_CALLBACK(0, "by", struct ab_args, by_name, "arm|name", ab_parse_by,
+		     "arm (default), or name: each counter per thread\n"
+		     "name, summed over the threads of that name, with\n"
+		     "its own CI and verdict"),
 	OPT_INCLUDE(opt_output),
 	OPT_BOOL(0, "show-output", struct ab_args, show_output,
 		 "echo each run's own output (it is captured to\n"
@@ -639,19 +784,22 @@ const struct verb verb_ab = {
 "d = ln(arm / baseline), the effect 100*(exp(mean d) - 1) with its 95% CI\n"
 "from Student's t (the t multiplier is printed: 4.30 at 3 rounds), the\n"
 "exact sign-flip p-value and the smallest p the design can reach, and a\n"
-"verdict against a noise gate: better / worse when the CI excludes 0 and\n"
-"the effect clears the gate, equivalent when the 90% CI lies inside the\n"
-"gate, otherwise inconclusive with the rounds that would likely settle it.\n"
+"verdict against a noise gate: better / worse when the CI excludes 0, the\n"
+"effect clears the gate and p is below 0.05 (which takes 6 rounds or more:\n"
+"fewer never say better or worse), equivalent when the 90% CI lies inside\n"
+"the gate, otherwise inconclusive with the rounds that would likely settle\n"
+"it, estimated from the effect and spread seen so far.\n"
 "\n",
 	.help_tail =
 "Runs that exit non-zero are stored with their status and left out of the\n"
-"statistics; a score missing from a run's output leaves that run out of\n"
-"that metric, with a warning, never as zero. Ctrl-C stops after the\n"
-"current run; the finished rounds are stored and reported.\n"
+"statistics (the last lines of their stderr are shown, as text); a score,\n"
+"looked for in a run's stdout and then its stderr, missing from both leaves\n"
+"that run out of that metric, with a warning, never as zero. Ctrl-C stops\n"
+"after the current run; the finished rounds are stored and reported.\n"
 "\n"
 "Examples:\n"
 "  prof ab --arm c='./emu --backend c' --arm llvm='./emu --backend llvm' \\\n"
-"          --score fps='([0-9.]+) fps:higher' --per fps --format markdown\n"
+"          --score fps='([0-9.]+) fps:higher' --per frame=fps --format markdown\n"
 "  prof ab --aa --arm emu='./emu --scene 3' --rounds 8\n"
 "  prof compare          # list stored experiments; prof compare N reprints\n",
 };

@@ -316,6 +316,8 @@ static int cmd_record(struct verb_ctx *vc)
 	 * only): a bad one is a usage error. */
 	struct pin_plan pin;
 	memset(&pin, 0, sizeof(pin));
+	if (l->pid)
+		pin_note_attach(l->pid, l->affinity);
 	if (!l->pid && (exit_code = pin_plan_for_launch(&pin, l->pin, l->affinity,
 							 l->sysfs)))
 		goto out_pin;

@@ -2,6 +2,7 @@
  * prof run: count events per thread for a launched command (or an attached
  * process), store the run, and print the per-thread table on stderr.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <signal.h>
@@ -15,6 +16,7 @@
 #include "collectors/events.h"
 #include "common/errtext.h"
 #include "db/runs.h"
+#include "db/tags.h"
 #include "prof/launch.h"
 #include "prof/pin.h"
 #include "prof/runner.h"
@@ -34,7 +36,25 @@ struct run_args {
 	bool no_multiplex;
 	const char *dump;
 	int interval_ms;	/* -I; 0: off */
+	const char *tag;	/* --tag NAME, or NULL */
 };
+
+/* A tag: a name that cannot be read as a list of run ids, so that
+ * 'prof compare --set A=SPEC' knows which it was given. */
+static int parse_tag(struct verb_ctx *vc, const char *arg, void *field)
+{
+	char buf[64];
+	size_t n = strlen(arg), digits = strspn(arg, "0123456789,-");
+	bool ok = n > 0 && n <= 64 && digits < n;
+	for (size_t i = 0; ok && i < n; i++)
+		ok = isalnum((unsigned char)arg[i]) || strchr("-_.+:", arg[i]);
+	if (!ok)
+		return usage_error(vc->name, "bad --tag '%s': use up to 64 letters, "
+				   "digits, '-', '_', '.', '+' or ':', not only digits",
+				   cli_echo(arg, buf, sizeof(buf)));
+	*(const char **)field = arg;
+	return 0;
+}
 
 static void run_init(void *args)
 {
@@ -90,6 +110,8 @@ static int cmd_run(struct verb_ctx *vc)
 		event_list_free(evs, nev);
 		return rc;
 	}
+	if (!launched)
+		pin_note_attach(l->pid, l->affinity);
 
 	/* The sleep interposer: words checked (exit 2), library found (exit
 	 * 1), both before the workload starts. */
@@ -154,6 +176,8 @@ static int cmd_run(struct verb_ctx *vc)
 		plan.topology = NULL;
 	}
 	db_run_set(&run, "events", a->events);
+	if (a->tag)
+		db_run_set(&run, DB_RUN_TAG_KEY, a->tag);
 	if (a->working_set)
 		db_run_set(&run, "working_set", "1");
 
@@ -297,6 +321,10 @@ static const struct opt run_opts[] = {
 		"compact timeline per thread name at the end; 'prof\n"
 		"report --intervals' lists them. Software events only;\n"
 		"needs Linux 6.12 or later (docs/intervals.md)"),
+	OPT_CALLBACK(0, "tag", struct run_args, tag, "NAME", parse_tag,
+		     "store the run with this tag: 'prof compare --set\n"
+		     "A=NAME --set B=OTHER' compares sets of runs taken\n"
+		     "apart (before and after a reboot, a BIOS setting)"),
 	OPT_STRING(0, "record-dump", struct run_args, dump, "FILE",
 		   "save the raw ring-buffer records (for tests)"),
 	OPT_END(),

@@ -372,18 +372,11 @@ static int cmd_sleep(struct verb_ctx *vc)
 	memset(&bench, 0, sizeof(bench));
 	char *pin_cpus = NULL;
 
-	/* The pin is settled first: a bad one is a usage error. */
-	char *warn = NULL;
-	rc = pin_plan_make(&plan, a->pin ? a->pin : "none", a->sysfs, &warn, &cause);
-	if (rc) {
-		print_cause("error: ", cause);
-		free(cause);
-		exit_code = exit_code_for(rc);
+	/* The pin is settled first: a bad one is a usage error. --pin,
+	 * the affinity flags and PROF_CACHE_AFFINITY as for prof run. */
+	if ((exit_code = pin_plan_for_launch(&plan, a->pin, vc->launch.affinity,
+					     a->sysfs))) {
 		goto out;
-	}
-	if (warn) {
-		warning_msg("%s", warn);
-		free(warn);
 	}
 	/* Open the database before two minutes of measuring, not after. */
 	if (!a->no_store && !(db = verb_db(vc))) {
@@ -517,6 +510,7 @@ static const struct opt sleep_opts[] = {
 	OPT_STRING(0, "pin", struct sleep_args, pin, "MODE",
 		   "pin prof (and so every benchmark thread) first: none,\n"
 		   "largest-llc, llc:N, l2:N, node:N, cpus:LIST"),
+	OPT_INCLUDE(opt_cache_affinity),
 	OPT_STRING(0, "sysfs", struct sleep_args, sysfs, "ROOT",
 		   "read the topology for --pin below ROOT instead of /"),
 	OPT_BOOL(0, "no-store", struct sleep_args, no_store, "do not store the run"),
@@ -534,7 +528,8 @@ const struct verb verb_sleep = {
 	.help =
 "usage: prof sleep [--modes LIST] [--durations LIST] [--calls N]\n"
 "                  [--threads N] [--pattern oneshot|periodic] [--load N]\n"
-"                  [--pin MODE] [--format table|json|csv|markdown] [-o FILE]\n"
+"                  [--pin MODE | --cache-affinity | --no-cache-affinity]\n"
+"                  [--format table|json|csv|markdown] [-o FILE]\n"
 "                  [--db PATH] [--no-store]\n"
 "\n"
 "Measure how far past their target short sleeps wake, per mode and\n"

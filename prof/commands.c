@@ -15,6 +15,7 @@ extern const struct verb verb_runs;
 extern const struct verb verb_report;
 extern const struct verb verb_ab;
 extern const struct verb verb_compare;
+extern const struct verb verb_summary;
 extern const struct verb verb_explain;
 extern const struct verb verb_topo;
 extern const struct verb verb_sleep;
@@ -41,6 +42,8 @@ const struct cmd commands[] = {
 	  TEXT | F(SVG), CMD_DB_WRITE, CMD_OUT_STDERR },
 	{ "compare", &verb_compare, "reprint an experiment, or compare two runs",
 	  TEXT | F(SVG), CMD_DB_READ, CMD_OUT_STDOUT },
+	{ "summary", &verb_summary, "read experiments that share arms across scenes",
+	  TEXT, CMD_DB_READ, CMD_OUT_STDOUT },
 	{ "explain", &verb_explain, "footprint, codegen or cache-domain effect?",
 	  TEXT, CMD_DB_READ, CMD_OUT_STDOUT },
 	{ "topo", &verb_topo, "show cache domains and what a pin would pick",

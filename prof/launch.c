@@ -106,7 +106,7 @@ static void child_main(const struct launch_opts *o, const char *path,
 
 	if (o->out_fd >= 0) {
 		dup2(o->out_fd, 1);
-		dup2(o->out_fd, 2);
+		dup2(o->stderr_fd > 0 ? o->stderr_fd : o->out_fd, 2);
 	}
 	if (o->cwd && chdir(o->cwd) != 0)
 		child_fail(err_wr, STAGE_CHDIR);

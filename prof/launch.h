@@ -28,6 +28,8 @@ struct launch_opts {
 	size_t pin_size;	/* CPU_ALLOC_SIZE of pin */
 	int out_fd;		/* >= 0: the workload's stdout and stderr go
 				   here; -1: they stay prof's own */
+	int stderr_fd;		/* > 0 (with out_fd >= 0): its stderr goes
+				   here instead; 0: with its stdout */
 };
 
 struct launch {

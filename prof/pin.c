@@ -94,8 +94,47 @@ static struct db_cpuset *sets_of(const struct cpumask *m, size_t n)
 	return v;
 }
 
+/*
+ * The online CPUs of m, as text; the offline ones it names go into
+ * *gone. A stale shared_cpu_list or node cpulist can still name an
+ * offline CPU (the kernel removes only that CPU's own directories), and
+ * 'prof topo' must not show it in the largest LLC or its node.
+ */
+static char *online_part(const struct topo *t, const struct cpumask *m,
+			 struct cpumask *gone)
+{
+	struct cpumask on, off;
+	cpumask_and(&on, m, &t->online);
+	cpumask_andnot(&off, m, &t->online);
+	for (int c = cpumask_first(&off); c >= 0; c = cpumask_next(&off, c))
+		cpumask_set(gone, c);
+	return cpumask_format(&on);
+}
+
+/* "offline CPU 3 left out of the domains and nodes that list it" */
+static char *offline_note(const struct cpumask *gone, char *notes)
+{
+	if (cpumask_empty(gone))
+		return notes;
+	char *list = cpumask_format(gone);
+	char *s = NULL;
+	if (list && asprintf(&s, "%s%soffline CPU%s %s left out of the cache domains "
+			     "and nodes that still list %s", notes ? notes : "",
+			     notes && *notes && notes[strlen(notes) - 1] != '\n' ? "\n" : "",
+			     cpumask_count(gone) > 1 ? "s" : "", list,
+			     cpumask_count(gone) > 1 ? "them" : "it") < 0)
+		s = NULL;
+	free(list);
+	if (!s)
+		return notes;
+	free(notes);
+	return s;
+}
+
 struct db_topology *topo_to_db(const struct topo *t)
 {
+	struct cpumask gone;
+	cpumask_clear(&gone);
 	struct db_topology *d = calloc(1, sizeof(*d));
 	if (!d)
 		return NULL;
@@ -109,7 +148,7 @@ struct db_topology *topo_to_db(const struct topo *t)
 		d->caches[i].level = c->level;
 		d->caches[i].type = sdup(cache_type_name(c->type));
 		d->caches[i].size_bytes = c->size_bytes;
-		d->caches[i].cpus = cpumask_format(&c->cpus);
+		d->caches[i].cpus = online_part(t, &c->cpus, &gone);
 		d->caches[i].index = c->index;
 		d->caches[i].id = c->id;
 		if (t->largest_llc == c)
@@ -131,8 +170,9 @@ struct db_topology *topo_to_db(const struct topo *t)
 	d->nodes = calloc(t->n_nodes ? t->n_nodes : 1, sizeof(*d->nodes));
 	for (size_t i = 0; d->nodes && i < t->n_nodes; i++) {
 		d->nodes[i].number = t->nodes[i].node;
-		d->nodes[i].cpus = cpumask_format(&t->nodes[i].cpus);
+		d->nodes[i].cpus = online_part(t, &t->nodes[i].cpus, &gone);
 	}
+	d->notes = offline_note(&gone, d->notes);
 	return d;
 }
 

@@ -571,7 +571,7 @@ int runner_run(const struct runner_opts *o, struct db_run *run, char **cause)
 			.argv = o->argv, .cwd = o->cwd, .env_set = env,
 			.pin = o->plan && o->plan->apply ? o->plan->set : NULL,
 			.pin_size = o->plan ? o->plan->setsize : 0,
-			.out_fd = o->out_fd,
+			.out_fd = o->out_fd, .stderr_fd = o->stderr_fd,
 		};
 		rc = launch_prepare(&l, &lo, cause);
 		if (rc)

@@ -43,6 +43,7 @@ struct runner_opts {
 	char **env_set;			/* "K=V", NULL-terminated, or NULL */
 	const char *cwd;		/* or NULL */
 	int out_fd;			/* -1: the workload keeps prof's stdout/stderr */
+	int stderr_fd;			/* > 0 with out_fd: its stderr apart */
 	size_t mmap_pages;		/* 0: default */
 	bool quiet;			/* do not print the pin sentence or the
 					   unsupported-event warning */

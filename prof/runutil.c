@@ -288,6 +288,62 @@ int pin_plan_for_launch(struct pin_plan *plan, const char *pin_opt,
 	return 0;
 }
 
+void pin_note_attach(long pid, int affinity)
+{
+	const char *env = getenv("PROF_CACHE_AFFINITY");
+	char *warn = NULL;
+	const char *mode = pin_choose_mode(NULL, affinity, env, &warn, NULL);
+	free(warn);
+	if (!mode || !strcmp(mode, "none"))
+		return;
+	fprintf(stderr, "note: not pinning process %ld: PROF_CACHE_AFFINITY=%.20s asks "
+		"for %s, but prof pins only a command it launches, before exec, so "
+		"that every thread inherits the pin; an attached process keeps the "
+		"affinity it has (taskset -a -p changes it)\n", pid, env, mode);
+}
+
+int ab_report_by_name(struct db *db, const struct db_experiment *e,
+		      const struct ab_gate_rule *gate, enum out_format fmt, FILE *fp)
+{
+	struct db_run *runs = calloc(e->nruns + 1, sizeof(*runs));
+	char *cause = NULL;
+	int rc = EXIT_OK;
+	size_t loaded = 0;
+	if (!runs)
+		return error_msg("out of memory");
+	for (; loaded < e->nruns; loaded++) {
+		if (db_run_load(db, e->runs[loaded].run_id, &runs[loaded], &cause)) {
+			rc = fail_cause(cause, EXIT_FAIL);
+			goto out;
+		}
+	}
+	struct ab_by_name g;
+	if (ab_by_name_analyze(e, runs, gate, &g, &cause)) {
+		rc = fail_cause(cause, EXIT_FAIL);
+		goto out;
+	}
+	ab_render_by_name(&g, fmt, fp);
+	ab_by_name_release(&g);
+out:
+	for (size_t i = 0; i < loaded; i++)
+		db_run_release(&runs[i]);
+	free(runs);
+	return rc;
+}
+
+int ab_parse_by(struct verb_ctx *vc, const char *arg, void *field)
+{
+	char buf[64];
+	if (!strcmp(arg, "arm"))
+		*(bool *)field = false;
+	else if (!strcmp(arg, "name"))
+		*(bool *)field = true;
+	else
+		return usage_error(vc->name, "bad --by '%s': expected arm (the default) "
+				   "or name (per thread name)", cli_echo(arg, buf, sizeof(buf)));
+	return 0;
+}
+
 struct ab_gate_rule ab_gate_for(struct db *db, const struct db_experiment *e,
 				double given_pct, struct db_experiment *aa,
 				bool *have_aa)

@@ -73,6 +73,24 @@ int pin_plan_for_launch(struct pin_plan *plan, const char *pin_opt,
 			int affinity, const char *sysfs);
 
 /*
+ * For an attach (-p PID): when PROF_CACHE_AFFINITY asks for a pin, say on
+ * stderr that none is made and why (the flags and --pin are refused with
+ * -p before this; see launch_check).
+ */
+void pin_note_attach(long pid, int affinity);
+
+/*
+ * An experiment's report per thread name (--by name): its runs loaded
+ * with their threads, analysed by ab_by_name_analyze and written to fp.
+ * EXIT_OK, or EXIT_FAIL after printing why.
+ */
+int ab_report_by_name(struct db *db, const struct db_experiment *e,
+		      const struct ab_gate_rule *gate, enum out_format fmt, FILE *fp);
+
+/* --by arm|name for prof ab and prof compare: true for name. */
+int ab_parse_by(struct verb_ctx *vc, const char *arg, void *field);
+
+/*
  * The noise gate for experiment e: given_pct (not NAN) or e's own --gate
  * wins; else the newest complete A/A experiment of e's baseline command on
  * e's host from before e, loaded into *aa (release it when *have_aa);

@@ -161,12 +161,28 @@ static int launch_check(struct verb_ctx *vc)
 				   "command runs until it exits");
 	if (l->pid && (l->pin || l->affinity == AFFINITY_ON ||
 		       l->affinity == AFFINITY_BOTH))
-		return usage_error(vc->name, "--pin applies to a launched command; an "
+		return usage_error(vc->name, "--pin and --cache-affinity apply to a "
+				   "launched command: prof pins it before exec; an "
 				   "attached process keeps its own affinity");
 	return 0;
 }
 
 #define LAUNCH(m) .base = OPT_IN_CTX, .off = offsetof(struct verb_ctx, launch.m)
+
+/* Also for verbs that launch without the rest of the group (ab, sleep). */
+static const struct opt cache_affinity_opts[] = {
+	{ .kind = OPT_CALLBACK, .long_name = "cache-affinity", LAUNCH(affinity),
+	  .fn = cache_affinity_on, .help = "same as --pin largest-llc" },
+	{ .kind = OPT_CALLBACK, .long_name = "no-cache-affinity", LAUNCH(affinity),
+	  .fn = cache_affinity_off,
+	  .help = "same as --pin none; both flags win over\n"
+		  "PROF_CACHE_AFFINITY=1|0 in the environment; with\n"
+		  "--pin, or with each other, they must agree" },
+	OPT_END(),
+};
+
+const struct opt_group opt_cache_affinity = { "cache-affinity", cache_affinity_opts,
+					      NULL, false };
 
 static const struct opt launch_opts[] = {
 	{ .kind = OPT_LONG, .short_name = 'p', .long_name = "pid", .argh = "PID",
@@ -186,13 +202,7 @@ static const struct opt launch_opts[] = {
 		  "shared last-level cache), llc:N, l2:N (the Nth\n"
 		  "domain in CPU order, as 'prof topo' numbers them),\n"
 		  "node:N, cpus:LIST (e.g. cpus:0-5,12-17)" },
-	{ .kind = OPT_CALLBACK, .long_name = "cache-affinity", LAUNCH(affinity),
-	  .fn = cache_affinity_on, .help = "same as --pin largest-llc" },
-	{ .kind = OPT_CALLBACK, .long_name = "no-cache-affinity", LAUNCH(affinity),
-	  .fn = cache_affinity_off,
-	  .help = "same as --pin none; both flags win over\n"
-		  "PROF_CACHE_AFFINITY=1|0 in the environment; with\n"
-		  "--pin, or with each other, they must agree" },
+	OPT_INCLUDE(opt_cache_affinity),
 	{ .kind = OPT_STRING, .long_name = "sysfs", .argh = "ROOT", LAUNCH(sysfs),
 	  .help = "read the topology below ROOT instead of /" },
 	{ .kind = OPT_CALLBACK, .long_name = "mmap-pages", .argh = "N",

@@ -140,6 +140,12 @@ extern const struct opt_group opt_rows;
  * --duration only with -p; no pin for an attached process.
  */
 extern const struct opt_group opt_launch;
+/*
+ * --cache-affinity and --no-cache-affinity alone (into launch.affinity),
+ * for verbs that launch work but take no command: ab, sleep. opt_launch
+ * includes it.
+ */
+extern const struct opt_group opt_cache_affinity;
 
 struct launch_args {
 	long pid;		/* -p, 0: launch the command */

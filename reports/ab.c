@@ -63,8 +63,18 @@ static void verdict_text(const struct ab_comparison *c, char *buf, size_t n)
 		return;
 	}
 	const char *v = stats_verdict_name(c->j.verdict);
+	char why[96] = "";
+	/* The CI and the gate would have called it: say what held it. */
+	if (c->j.held_by_p && !c->j.p_reachable)
+		snprintf(why, sizeof(why), "%zu round%s cannot reach p < %g", c->p.n,
+			 c->p.n == 1 ? "" : "s", c->j.alpha);
+	else if (c->j.held_by_p)
+		snprintf(why, sizeof(why), "p not below %g", c->j.alpha);
 	if (c->j.verdict == VERDICT_INCONCLUSIVE && c->j.rounds_needed > 0)
-		snprintf(buf, n, "%s (~%ld rounds)", v, c->j.rounds_needed);
+		snprintf(buf, n, "%s (%s%s~%ld rounds)", v, why, *why ? "; " : "",
+			 c->j.rounds_needed);
+	else if (*why)
+		snprintf(buf, n, "%s (%s)", v, why);
 	else
 		snprintf(buf, n, "%s", v);
 }
@@ -82,6 +92,8 @@ static void design_line(const struct ab_analysis *a, FILE *fp)
 	if (e->warmup)
 		fprintf(fp, " after %d warm-up%s", e->warmup, e->warmup == 1 ? "" : "s");
 	fprintf(fp, ", smallest attainable sign-flip p %.3f", stats_signflip_p_min(n));
+	if (e->aa)
+		return;	/* it measures gates; none judged it */
 	/* One gate for all metrics, or say they differ. */
 	bool same = true;
 	for (size_t m = 1; m < a->nmetrics; m++)
@@ -142,7 +154,7 @@ enum {
 	A_METRIC, A_ARM, A_BASELINE, A_N, A_MEDIAN, A_MEAN, A_SD, A_SE, A_MIN,
 	A_MAX, A_DELTA_MEAN, A_DELTA_MEDIAN, A_CI_LO, A_CI_HI, A_T_MULT, A_P,
 	A_P_MIN, A_VERDICT, A_GATE, A_ROUNDS, A_MEAN_SD, A_DELTA_CI, A_P_TEXT,
-	A_VERDICT_TEXT, A_NCOLS
+	A_VERDICT_TEXT, A_GATE_TEXT, A_DMEDIAN_TEXT, A_GROUP, A_NCOLS
 };
 
 #define AB_STAT(k) { .key = k, .kind = COL_REAL, .flags = COL_MACHINES }
@@ -172,10 +184,15 @@ static const struct col arm_cols[A_NCOLS] = {
 	[A_ROUNDS] = { .key = "rounds_needed", .kind = COL_INT, .flags = COL_MACHINES },
 	[A_MEAN_SD] = { .key = "mean_sd", .title = "mean ± sd", .align = COL_RIGHT,
 			.flags = COL_PEOPLE },
-	[A_DELTA_CI] = { .key = "delta_ci", .title = "Δ% [95% CI]", .align = COL_RIGHT,
+	[A_DELTA_CI] = { .key = "delta_ci", .title = "Δ% mean [95% CI]", .align = COL_RIGHT,
 			 .flags = COL_PEOPLE },
 	[A_P_TEXT] = { .key = "p", .align = COL_RIGHT, .flags = COL_PEOPLE },
 	[A_VERDICT_TEXT] = { .key = "verdict", .flags = COL_PEOPLE },
+	[A_GATE_TEXT] = { .key = "gate", .align = COL_RIGHT, .flags = COL_PEOPLE },
+	[A_DMEDIAN_TEXT] = { .key = "delta_median", .title = "Δ% median", .align = COL_RIGHT,
+			     .flags = COL_PEOPLE },
+	/* --by name only (ab_render_by_name turns it on) */
+	[A_GROUP] = { .key = "thread", .flags = COL_NO_PEOPLE | COL_NO_CSV | COL_NO_JSON },
 };
 
 static void arm_row(struct rows *r, size_t row, const struct ab_analysis *a,
@@ -230,8 +247,12 @@ static void arm_row(struct rows *r, size_t row, const struct ab_analysis *a,
 	} else {
 		rows_text(r, row, A_DELTA_CI, "%s%% (no CI at n = 1)", b1);
 	}
+	fmt_pct(b2, sizeof(b2), cp->p.delta_pct_median);
+	/* '!': mean and median disagree in sign (a warning says more) */
+	rows_text(r, row, A_DMEDIAN_TEXT, "%s%%%s", b2, cp->p.signs_agree ? "" : " !");
 	fmt_p(b2, sizeof(b2), cp->p.p_value);
 	rows_text(r, row, A_P_TEXT, "%s", b2);
+	rows_text(r, row, A_GATE_TEXT, "±%.1f%%", met->gate_pct);
 	verdict_text(cp, b3, sizeof(b3));
 	rows_text(r, row, A_VERDICT_TEXT, "%s", b3);
 }
@@ -239,11 +260,12 @@ static void arm_row(struct rows *r, size_t row, const struct ab_analysis *a,
 /* The people's columns of the terminal (one table per metric) and of
  * Markdown (one table, the metric named on its first arm's row). */
 static const size_t term_order[] = {
-	A_ARM, A_N, A_MEDIAN, A_MEAN_SD, A_DELTA_CI, A_P_TEXT, A_VERDICT_TEXT,
+	A_ARM, A_N, A_MEDIAN, A_MEAN_SD, A_DELTA_CI, A_DMEDIAN_TEXT, A_P_TEXT,
+	A_GATE_TEXT, A_VERDICT_TEXT,
 };
 static const size_t md_order[] = {
-	A_METRIC, A_ARM, A_N, A_MEDIAN, A_MEAN_SD, A_DELTA_CI, A_P_TEXT,
-	A_VERDICT_TEXT,
+	A_METRIC, A_ARM, A_N, A_MEDIAN, A_MEAN_SD, A_DELTA_CI, A_DMEDIAN_TEXT,
+	A_P_TEXT, A_GATE_TEXT, A_VERDICT_TEXT,
 };
 #define NELEM(v) (sizeof(v) / sizeof((v)[0]))
 
@@ -269,8 +291,100 @@ static struct rows *arm_rows(const struct ab_analysis *a)
 	return r;
 }
 
+/* ---- an A/A experiment: noise, not verdicts ---- */
+
+enum { N_METRIC, N_N, N_MEDIAN, N_DELTA_CI, N_SD, N_GATE, N_NCOLS };
+
+/* Per metric: what the two identical arms differed by, the spread of
+ * those differences round to round, and the gate that spread sets. */
+static const struct col noise_cols[N_NCOLS] = {
+	[N_METRIC] = { .key = "metric" },
+	[N_N] = { .key = "n", .kind = COL_INT },
+	[N_MEDIAN] = { .key = "median", .align = COL_RIGHT },
+	[N_DELTA_CI] = { .key = "delta_ci", .title = "Δ% [95% CI]", .align = COL_RIGHT },
+	[N_SD] = { .key = "sd", .title = "round-to-round sd", .align = COL_RIGHT },
+	[N_GATE] = { .key = "gate", .title = "gate it sets", .align = COL_RIGHT },
+};
+
+static struct rows *noise_rows(const struct ab_analysis *a)
+{
+	struct rows *r = rows_new("noise", noise_cols, N_NCOLS, 0);
+	for (size_t m = 0; m < a->nmetrics; m++) {
+		const struct ab_metric *met = &a->metrics[m];
+		size_t row = rows_add(r);
+		rows_str(r, row, N_METRIC, met->name);
+		if (!met->supported) {
+			rows_text(r, row, N_DELTA_CI, "not supported on this machine");
+			continue;
+		}
+		const struct ab_cell *c = ab_cell_of(a, 0, m);
+		const struct ab_comparison *cp = a->narms > 1 ? ab_comparison_of(a, 1, m)
+				: NULL;
+		char b[64], lo[32], hi[32];
+		rows_uint(r, row, N_N, cp && cp->computable ? cp->p.n : 0);
+		fmt_value(b, sizeof(b), c->n ? c->sum.median : NAN, met->unit);
+		rows_text(r, row, N_MEDIAN, "%s", b);
+		if (cp && cp->computable) {
+			fmt_pct(b, sizeof(b), cp->p.delta_pct);
+			fmt_pct(lo, sizeof(lo), cp->p.ci95_lo_pct);
+			fmt_pct(hi, sizeof(hi), cp->p.ci95_hi_pct);
+			if (cp->p.ci_computable)
+				rows_text(r, row, N_DELTA_CI, "%s%% [%s, %s]", b, lo, hi);
+			else
+				rows_text(r, row, N_DELTA_CI, "%s%%", b);
+		} else {
+			rows_text(r, row, N_DELTA_CI, "%s", cp && cp->why ? cp->why : "n/a");
+		}
+		if (isfinite(met->aa_gate_pct)) {
+			rows_text(r, row, N_SD, "%.2f%%", met->aa_sd_pct);
+			rows_text(r, row, N_GATE, "±%.1f%%", met->aa_gate_pct);
+		} else {
+			rows_text(r, row, N_SD, "n/a");
+			rows_text(r, row, N_GATE, "none");
+		}
+	}
+	return r;
+}
+
+/* Who takes these gates: later experiments of the same command here. */
+static void aa_footer(const struct ab_analysis *a, FILE *fp, bool md)
+{
+	const struct db_experiment *e = a->exp;
+	fprintf(fp, "%sA/A: '%s' ran in both arms, so every difference above is noise; "
+		"no verdicts. Later 'prof ab' experiments whose baseline is this command "
+		"on %s take each metric's gate from here, unless --gate is given%s\n",
+		md ? "*" : " ", e->narms ? e->arms[0].command : "?",
+		e->hostname ? e->hostname : "this host", md ? "*" : "");
+}
+
+static void write_aa(const struct ab_analysis *a, FILE *fp, bool md)
+{
+	write_header(a, fp, md);
+	if (!md)
+		fprintf(fp, " noise per metric\n");
+	struct rows *r = noise_rows(a);
+	rows_write(r, md ? OUT_MARKDOWN : OUT_TABLE, fp, md ? 0 : 3);
+	rows_free(r);
+	fputc('\n', fp);
+	aa_footer(a, fp, md);
+	if (md)
+		fputs("\n*", fp);
+	else
+		fprintf(fp, " design: ");
+	design_line(a, fp);
+	fputs(md ? "*\n" : "\n", fp);
+	for (size_t i = 0; i < a->nwarnings; i++)
+		fprintf(fp, md ? "\n> warning: %s" : " warning: %s\n", a->warnings[i]);
+	if (md && a->nwarnings)
+		fputc('\n', fp);
+}
+
 static void write_terminal(const struct ab_analysis *a, FILE *fp)
 {
+	if (a->exp->aa) {
+		write_aa(a, fp, false);
+		return;
+	}
 	write_header(a, fp, false);
 	for (size_t m = 0; m < a->nmetrics; m++) {
 		const struct ab_metric *met = &a->metrics[m];
@@ -302,6 +416,10 @@ static void write_terminal(const struct ab_analysis *a, FILE *fp)
 
 static void write_markdown(const struct ab_analysis *a, FILE *fp)
 {
+	if (a->exp->aa) {
+		write_aa(a, fp, true);
+		return;
+	}
 	write_header(a, fp, true);
 	struct rows *r = arm_rows(a);
 	rows_write(r, OUT_MARKDOWN, fp, 0);
@@ -476,7 +594,8 @@ static void comparison_row(struct rows *r, const struct ab_analysis *a,
 
 enum {
 	X_ID, X_STATUS, X_AA, X_ORDER, X_SEED, X_PLANNED, X_COUNTED, X_WARMUP,
-	X_HOST, X_CPU_MODEL, X_SCHEDULE, X_ARMS, X_COMPARISONS, X_WARNINGS, X_N
+	X_HOST, X_CPU_MODEL, X_SCHEDULE, X_ARMS, X_COMPARISONS, X_WARNINGS,
+	X_NOISE, X_N
 };
 
 static const struct col experiment_cols[X_N] = {
@@ -494,6 +613,16 @@ static const struct col experiment_cols[X_N] = {
 	[X_ARMS] = { .key = "arms", .kind = COL_NEST },
 	[X_COMPARISONS] = { .key = "comparisons", .kind = COL_NEST },
 	[X_WARNINGS] = { .key = "warnings", .kind = COL_NEST },
+	[X_NOISE] = { .key = "noise", .kind = COL_NEST },
+};
+
+enum { NJ_METRIC, NJ_SD, NJ_GATE, NJ_N };
+
+/* An A/A experiment's noise per metric, and the gate it sets. */
+static const struct col noise_json_cols[NJ_N] = {
+	[NJ_METRIC] = { .key = "metric" },
+	[NJ_SD] = { .key = "sd_pct", .kind = COL_PCT },
+	[NJ_GATE] = { .key = "gate_pct", .kind = COL_PCT },
 };
 
 static void write_json(const struct ab_analysis *a, FILE *fp)
@@ -547,6 +676,16 @@ static void write_json(const struct ab_analysis *a, FILE *fp)
 	for (size_t i = 0; i < a->nwarnings; i++)
 		rows_str(warn, rows_add(warn), 0, a->warnings[i]);
 	rows_nest(doc, row, X_WARNINGS, warn);
+	if (e->aa) {
+		struct rows *nz = rows_new(NULL, noise_json_cols, NJ_N, ROWS_FLAT);
+		for (size_t m = 0; m < a->nmetrics; m++) {
+			size_t k = rows_add(nz);
+			rows_str(nz, k, NJ_METRIC, a->metrics[m].name);
+			rows_num(nz, k, NJ_SD, a->metrics[m].aa_sd_pct);
+			rows_num(nz, k, NJ_GATE, a->metrics[m].aa_gate_pct);
+		}
+		rows_nest(doc, row, X_NOISE, nz);
+	}
 	rows_json_doc(doc, fp);
 	rows_free(doc);
 }
@@ -655,6 +794,472 @@ void ab_render_runs(const struct db_run *ra, const struct db_run *rb,
 		rows_free(r);
 	}
 	ab_pair_release(&pr);
+}
+
+/* ---- thread groups (--by name) ---- */
+
+static struct rows *group_rows_new(void)
+{
+	struct col cols[A_NCOLS];
+	memcpy(cols, arm_cols, sizeof(cols));
+	cols[A_GROUP].flags = 0;
+	return rows_new("threads", cols, A_NCOLS, 0);
+}
+
+/* Every per-thread metric's (name, arm) rows; the metric and thread
+ * named on the first row of each. */
+static void group_fill(struct rows *r, const struct ab_by_name *g, size_t m,
+		       bool name_metric)
+{
+	for (size_t k = 0; k < g->ngroups; k++) {
+		const struct ab_analysis *a = &g->an[k];
+		for (size_t arm = 0; arm < a->narms; arm++) {
+			size_t row = rows_add(r);
+			arm_row(r, row, a, arm, m);
+			rows_str(r, row, A_GROUP, g->names[k]);
+			if (arm)
+				rows_text(r, row, A_GROUP, "%s", "");
+			if (name_metric)
+				rows_text(r, row, A_METRIC, "%s%s", k || arm ? ""
+					  : a->metrics[m].name, k || arm ? ""
+					  : (a->metrics[m].higher_is_better ? " ↑" : " ↓"));
+		}
+	}
+}
+
+static const size_t group_term_order[] = {
+	A_GROUP, A_ARM, A_N, A_MEDIAN, A_DELTA_CI, A_DMEDIAN_TEXT, A_P_TEXT,
+	A_GATE_TEXT, A_VERDICT_TEXT,
+};
+static const size_t group_md_order[] = {
+	A_METRIC, A_GROUP, A_ARM, A_N, A_MEDIAN, A_DELTA_CI, A_DMEDIAN_TEXT,
+	A_P_TEXT, A_GATE_TEXT, A_VERDICT_TEXT,
+};
+static const size_t group_csv_order[] = {
+	A_METRIC, A_GROUP, A_ARM, A_BASELINE, A_N, A_MEDIAN, A_MEAN, A_SD, A_SE,
+	A_MIN, A_MAX, A_DELTA_MEAN, A_DELTA_MEDIAN, A_CI_LO, A_CI_HI, A_T_MULT,
+	A_P, A_P_MIN, A_VERDICT, A_GATE, A_ROUNDS,
+};
+
+enum { GJ_THREAD, GJ_PER_RUN, GJ_CMP, GJ_N };
+enum { GD_ID, GD_BY, GD_GROUPS, GD_LEFT, GD_N };
+
+static void group_json(const struct ab_by_name *g, FILE *fp)
+{
+	static const struct col doc_cols[GD_N] = {
+		[GD_ID] = { .key = "experiment_id", .kind = COL_INT },
+		[GD_BY] = { .key = "by" },
+		[GD_GROUPS] = { .key = "threads", .kind = COL_NEST },
+		[GD_LEFT] = { .key = "names_left_out", .kind = COL_INT },
+	};
+	static const struct col gcols[GJ_N] = {
+		[GJ_THREAD] = { .key = "name" },
+		[GJ_PER_RUN] = { .key = "threads_per_run", .kind = COL_REAL },
+		[GJ_CMP] = { .key = "comparisons", .kind = COL_NEST },
+	};
+	struct rows *doc = rows_new(NULL, doc_cols, GD_N, 0);
+	size_t row = rows_add(doc);
+	rows_int(doc, row, GD_ID, g->exp->id);
+	rows_str(doc, row, GD_BY, "name");
+	struct rows *gs = rows_new(NULL, gcols, GJ_N, 0);
+	for (size_t k = 0; k < g->ngroups; k++) {
+		const struct ab_analysis *a = &g->an[k];
+		size_t q = rows_add(gs);
+		rows_str(gs, q, GJ_THREAD, g->names[k]);
+		rows_num(gs, q, GJ_PER_RUN, g->threads_per_run[k]);
+		struct rows *cmps = rows_new(NULL, comparison_cols, CO_NCOLS, 0);
+		for (size_t arm = 1; arm < a->narms; arm++)
+			for (size_t m = 0; m < a->nmetrics; m++)
+				if (ab_metric_per_thread(&a->metrics[m]))
+					comparison_row(cmps, a, arm, m);
+		rows_nest(gs, q, GJ_CMP, cmps);
+	}
+	rows_nest(doc, row, GD_GROUPS, gs);
+	rows_uint(doc, row, GD_LEFT, g->left_out);
+	rows_json_doc(doc, fp);
+	rows_free(doc);
+}
+
+void ab_render_by_name(const struct ab_by_name *g, enum out_format fmt, FILE *fp)
+{
+	if (fmt == OUT_JSON) {
+		group_json(g, fp);
+		return;
+	}
+	const struct ab_analysis *a0 = &g->an[0];
+	if (fmt == OUT_CSV) {
+		struct rows *r = group_rows_new();
+		rows_csv_order(r, group_csv_order, NELEM(group_csv_order));
+		for (size_t m = 0; m < a0->nmetrics; m++)
+			if (ab_metric_per_thread(&a0->metrics[m]) && a0->metrics[m].supported)
+				group_fill(r, g, m, false);
+		rows_write(r, OUT_CSV, fp, 0);
+		rows_free(r);
+		return;
+	}
+	bool md = fmt == OUT_MARKDOWN;
+	write_header(a0, fp, md);
+	fprintf(fp, md ? "Per thread name: each event summed over the threads of that "
+		"name in a run, and compared round by round.\n\n"
+		: " per thread name: each event summed over the threads of that name in "
+		"a run, and compared round by round\n\n");
+	struct rows *mdr = NULL;
+	if (md) {
+		mdr = group_rows_new();
+		rows_people_order(mdr, group_md_order, NELEM(group_md_order));
+	}
+	for (size_t m = 0; m < a0->nmetrics; m++) {
+		const struct ab_metric *met = &a0->metrics[m];
+		if (!ab_metric_per_thread(met) || !met->supported)
+			continue;
+		if (md) {
+			group_fill(mdr, g, m, true);
+			continue;
+		}
+		fprintf(fp, " %s (%s%s%s is better)\n", met->name, met->unit,
+			*met->unit ? "; " : "", met->higher_is_better ? "higher" : "lower");
+		struct rows *r = group_rows_new();
+		rows_people_order(r, group_term_order, NELEM(group_term_order));
+		group_fill(r, g, m, false);
+		rows_write(r, OUT_TABLE, fp, 3);
+		rows_free(r);
+		fputc('\n', fp);
+	}
+	if (md) {
+		rows_write(mdr, OUT_MARKDOWN, fp, 0);
+		rows_free(mdr);
+		fputc('\n', fp);
+	}
+	fputs(md ? "*threads per run: " : " threads per run: ", fp);
+	for (size_t k = 0; k < g->ngroups; k++)
+		fprintf(fp, "%s%s %.3g", k ? ", " : "", g->names[k], g->threads_per_run[k]);
+	if (g->left_out)
+		fprintf(fp, "; %zu more name%s left out", g->left_out,
+			g->left_out == 1 ? "" : "s");
+	fputs(md ? "*\n\n*" : "\n design: ", fp);
+	design_line(a0, fp);
+	fputs(md ? "*\n" : "\n", fp);
+	/* Design warnings per name, of the metrics shown; run failures are
+	 * the experiment's and show in its own report. */
+	for (size_t k = 0; k < g->ngroups; k++) {
+		const struct ab_analysis *a = &g->an[k];
+		for (size_t i = 0; i < a->nwarnings; i++) {
+			const char *w = a->warnings[i];
+			bool shown = false;
+			for (size_t m = 0; m < a->nmetrics && !shown; m++) {
+				size_t l = strlen(a->metrics[m].name);
+				shown = ab_metric_per_thread(&a->metrics[m]) &&
+					!strncmp(w, a->metrics[m].name, l) &&
+					(w[l] == ':' || w[l] == ',');
+			}
+			if (shown)
+				fprintf(fp, md ? "\n> warning: %s: %s" : " warning: %s: %s\n",
+					g->names[k], w);
+		}
+	}
+	if (md)
+		fputc('\n', fp);
+}
+
+/* ---- two sets of runs, unpaired ---- */
+
+static const char sets_note[] =
+	"the runs were not interleaved: each set ran at its own time, so "
+	"whatever changed between them (a reboot, drift, temperature, other "
+	"load) is part of the difference; 'prof ab' interleaves arms that can "
+	"run in one session";
+
+static void sets_verdict_text(const struct ab_set_cmp *c, char *buf, size_t n)
+{
+	const char *v = stats_verdict_name(c->j.verdict);
+	char why[96] = "";
+	if (c->j.held_by_p && !c->j.p_reachable)
+		snprintf(why, sizeof(why), "%zu and %zu runs cannot reach p < %g",
+			 c->u.na, c->u.nb, c->j.alpha);
+	else if (c->j.held_by_p)
+		snprintf(why, sizeof(why), "p not below %g", c->j.alpha);
+	if (c->j.verdict == VERDICT_INCONCLUSIVE && c->j.rounds_needed > 0)
+		snprintf(buf, n, "%s (%s%s~%ld runs a set)", v, why, *why ? "; " : "",
+			 c->j.rounds_needed);
+	else if (*why)
+		snprintf(buf, n, "%s (%s)", v, why);
+	else
+		snprintf(buf, n, "%s", v);
+}
+
+/* One set of one metric, in the columns of an experiment's arms. */
+static void sets_row(struct rows *r, size_t row, const struct ab_sets *s, int k,
+		     size_t m)
+{
+	const struct ab_metric *met = &s->metrics[m];
+	const struct ab_cell *c = &s->cells[(size_t)k * s->nmetrics + m];
+	char b1[64], b2[64], b3[200];
+	rows_str(r, row, A_METRIC, met->name);
+	rows_str(r, row, A_ARM, s->set[k].name);
+	rows_str(r, row, A_BASELINE, s->set[0].name);
+	rows_uint(r, row, A_N, c->n);
+	const double sv[6] = { c->sum.median, c->sum.mean, c->sum.sd, c->sum.se,
+			       c->sum.min, c->sum.max };
+	for (size_t i = 0; i < 6; i++)
+		rows_num(r, row, A_MEDIAN + i, c->n ? sv[i] : NAN);
+	if (c->n) {
+		fmt_value(b1, sizeof(b1), c->sum.median, met->unit);
+		rows_text(r, row, A_MEDIAN, "%s", b1);
+		fmt_value(b1, sizeof(b1), c->sum.mean, met->unit);
+		fmt_value(b2, sizeof(b2), c->sum.sd, met->unit);
+		if (c->n >= 2)
+			rows_text(r, row, A_MEAN_SD, "%s ± %s", b1, b2);
+		else
+			rows_text(r, row, A_MEAN_SD, "%s", b1);
+	} else {
+		rows_text(r, row, A_MEDIAN, "-");
+		rows_text(r, row, A_MEAN_SD, "-");
+	}
+	rows_num(r, row, A_GATE, met->gate_pct);
+	const struct ab_set_cmp *cp = k ? &s->cmp[m] : NULL;
+	if (!cp || !cp->computable) {
+		rows_str(r, row, A_VERDICT, cp ? "n/a" : "baseline");
+		rows_text(r, row, A_DELTA_CI, "%s", cp ? (cp->why ? cp->why : "n/a")
+			  : "baseline");
+		return;
+	}
+	const double cv[7] = { cp->u.delta_pct, cp->u.delta_pct_median,
+			       cp->u.ci95_lo_pct, cp->u.ci95_hi_pct, cp->u.t_mult95,
+			       cp->u.p_value, cp->u.p_min };
+	for (size_t i = 0; i < 7; i++)
+		rows_num(r, row, A_DELTA_MEAN + i, cv[i]);
+	rows_str(r, row, A_VERDICT, stats_verdict_name(cp->j.verdict));
+	rows_int(r, row, A_ROUNDS, cp->j.rounds_needed);
+	fmt_pct(b1, sizeof(b1), cp->u.delta_pct);
+	if (cp->u.ci_computable) {
+		char lo[32], hi[32];
+		fmt_pct(lo, sizeof(lo), cp->u.ci95_lo_pct);
+		fmt_pct(hi, sizeof(hi), cp->u.ci95_hi_pct);
+		rows_text(r, row, A_DELTA_CI, "%s%% [%s, %s]", b1, lo, hi);
+	} else {
+		rows_text(r, row, A_DELTA_CI, "%s%% (no CI with 1 run)", b1);
+	}
+	fmt_pct(b2, sizeof(b2), cp->u.delta_pct_median);
+	rows_text(r, row, A_DMEDIAN_TEXT, "%s%%%s", b2, cp->u.signs_agree ? "" : " !");
+	fmt_p(b2, sizeof(b2), cp->u.p_value);
+	rows_text(r, row, A_P_TEXT, "%s", b2);
+	rows_text(r, row, A_GATE_TEXT, "±%.1f%%", met->gate_pct);
+	sets_verdict_text(cp, b3, sizeof(b3));
+	rows_text(r, row, A_VERDICT_TEXT, "%s", b3);
+}
+
+static void sets_design(const struct ab_sets *s, FILE *fp)
+{
+	double pmin = NAN;
+	for (size_t m = 0; m < s->nmetrics && isnan(pmin); m++)
+		if (s->cmp[m].computable)
+			pmin = s->cmp[m].u.p_min;
+	fprintf(fp, "unpaired: Welch's t on log values (95%% CI), permutation p");
+	if (isfinite(pmin))
+		fprintf(fp, " (smallest attainable %.3f with %zu and %zu runs)", pmin,
+			s->counted[0], s->counted[1]);
+	if (s->nmetrics)
+		fprintf(fp, ", gate ±%.1f%% (%s)", s->metrics[0].gate_pct,
+			s->metrics[0].gate_source);
+}
+
+static void sets_header(const struct ab_sets *s, FILE *fp, bool md)
+{
+	if (md)
+		fprintf(fp, "**prof compare: two sets of runs, collected apart (not "
+			"interleaved)**\n\n");
+	else
+		fprintf(fp, " prof compare: two sets of runs, collected apart (not "
+			"interleaved)\n");
+	for (int k = 0; k < 2; k++) {
+		const struct ab_set *t = &s->set[k];
+		fprintf(fp, md ? "- `%s`%s: %s, %zu run%s" : "   %s%s: %s, %zu run%s",
+			t->name, k ? "" : " (baseline)", t->spec, t->nruns,
+			t->nruns == 1 ? "" : "s");
+		if (t->nruns && t->runs[0].command)
+			fprintf(fp, md ? " of `%s`" : " of %s", t->runs[0].command);
+		fputc('\n', fp);
+	}
+	fputc('\n', fp);
+}
+
+/* The arms' columns, the arm named a set. */
+static struct rows *sets_rows_new(void)
+{
+	struct col cols[A_NCOLS];
+	memcpy(cols, arm_cols, sizeof(cols));
+	cols[A_ARM].key = "set";
+	return rows_new("sets", cols, A_NCOLS, 0);
+}
+
+static struct rows *sets_rows(const struct ab_sets *s)
+{
+	struct rows *r = sets_rows_new();
+	rows_people_order(r, md_order, NELEM(md_order));
+	for (size_t m = 0; m < s->nmetrics; m++) {
+		const struct ab_metric *met = &s->metrics[m];
+		if (!met->supported) {
+			size_t row = rows_add_people(r);
+			rows_text(r, row, A_METRIC, "%s", met->name);
+			rows_text(r, row, A_ARM, "not supported on this machine");
+		}
+		for (int k = 0; k < 2; k++) {
+			size_t row = met->supported ? rows_add(r) : rows_add_machines(r);
+			sets_row(r, row, s, k, m);
+			rows_text(r, row, A_METRIC, "%s%s", k ? "" : met->name,
+				  k ? "" : (met->higher_is_better ? " ↑" : " ↓"));
+		}
+	}
+	return r;
+}
+
+enum { SJ_NAME, SJ_SPEC, SJ_RUNS, SJ_METRICS, SJ_N };
+enum { SD_INTERLEAVED, SD_NOTE, SD_SETS, SD_CMP, SD_WARN, SD_N };
+
+static void sets_json(const struct ab_sets *s, FILE *fp)
+{
+	static const struct col doc_cols[SD_N] = {
+		[SD_INTERLEAVED] = { .key = "interleaved", .kind = COL_BOOL },
+		[SD_NOTE] = { .key = "note" },
+		[SD_SETS] = { .key = "sets", .kind = COL_NEST },
+		[SD_CMP] = { .key = "comparisons", .kind = COL_NEST },
+		[SD_WARN] = { .key = "warnings", .kind = COL_NEST },
+	};
+	static const struct col set_cols[SJ_N] = {
+		[SJ_NAME] = { .key = "name" },
+		[SJ_SPEC] = { .key = "spec" },
+		[SJ_RUNS] = { .key = "runs", .kind = COL_NEST },
+		[SJ_METRICS] = { .key = "metrics", .kind = COL_NEST },
+	};
+	struct rows *doc = rows_new(NULL, doc_cols, SD_N, 0);
+	size_t row = rows_add(doc);
+	rows_bool(doc, row, SD_INTERLEAVED, false);
+	rows_str(doc, row, SD_NOTE, sets_note);
+	struct rows *sets = rows_new(NULL, set_cols, SJ_N, 0);
+	for (int k = 0; k < 2; k++) {
+		size_t q = rows_add(sets);
+		rows_str(sets, q, SJ_NAME, s->set[k].name);
+		rows_str(sets, q, SJ_SPEC, s->set[k].spec);
+		const struct ab_cell *c0 = &s->cells[(size_t)k * s->nmetrics];
+		rows_nest(sets, q, SJ_RUNS, number_list(NULL, c0->run_ids, c0->n));
+		struct col *cols = calloc(s->nmetrics + 1, sizeof(*cols));
+		if (!cols)
+			abort();
+		for (size_t m = 0; m < s->nmetrics; m++)
+			cols[m] = (struct col){ .key = s->metrics[m].name, .kind = COL_NEST };
+		struct rows *mr = rows_new(NULL, cols, s->nmetrics, ROWS_OBJECT);
+		free(cols);
+		size_t mrow = rows_add(mr);
+		for (size_t m = 0; m < s->nmetrics; m++) {
+			const struct ab_cell *c = &s->cells[(size_t)k * s->nmetrics + m];
+			if (!s->metrics[m].supported) {
+				rows_null(mr, mrow, m);
+				continue;
+			}
+			struct rows *sm = rows_new(NULL, summary_cols, ST_NCOLS, ROWS_OBJECT);
+			size_t z = rows_add(sm);
+			rows_uint(sm, z, ST_N, c->n);
+			const double sv[6] = { c->sum.mean, c->sum.median, c->sum.sd,
+					       c->sum.se, c->sum.min, c->sum.max };
+			for (size_t i = 0; i < 6; i++)
+				rows_num(sm, z, ST_MEAN + i, c->n ? sv[i] : NAN);
+			rows_nest(sm, z, ST_VALUES, number_list(c->values, NULL, c->n));
+			rows_nest(mr, mrow, m, sm);
+		}
+		rows_nest(sets, q, SJ_METRICS, mr);
+	}
+	rows_nest(doc, row, SD_SETS, sets);
+	struct rows *cmps = rows_new(NULL, comparison_cols, CO_NCOLS, 0);
+	for (size_t m = 0; m < s->nmetrics; m++) {
+		const struct ab_set_cmp *cp = &s->cmp[m];
+		bool ok = cp->computable;
+		size_t q = rows_add(cmps);
+		rows_str(cmps, q, CO_ARM, s->set[1].name);
+		rows_str(cmps, q, CO_BASELINE, s->set[0].name);
+		rows_str(cmps, q, CO_METRIC, s->metrics[m].name);
+		rows_bool(cmps, q, CO_HIGHER, s->metrics[m].higher_is_better);
+		rows_uint(cmps, q, CO_N, ok ? cp->u.na + cp->u.nb : 0);
+		rows_num(cmps, q, CO_DELTA_MEAN, ok ? cp->u.delta_pct : NAN);
+		rows_num(cmps, q, CO_DELTA_MEDIAN, ok ? cp->u.delta_pct_median : NAN);
+		if (ok && cp->u.ci_computable) {
+			const double ci[2] = { cp->u.ci95_lo_pct, cp->u.ci95_hi_pct };
+			rows_nest(cmps, q, CO_CI, number_list(ci, NULL, 2));
+		} else {
+			rows_null(cmps, q, CO_CI);
+		}
+		rows_num(cmps, q, CO_T_MULT, ok ? cp->u.t_mult95 : NAN);
+		rows_num(cmps, q, CO_P, ok ? cp->u.p_value : NAN);
+		rows_num(cmps, q, CO_P_MIN, ok ? cp->u.p_min : NAN);
+		if (ok)
+			rows_bool(cmps, q, CO_SIGNS, cp->u.signs_agree);
+		else
+			rows_null(cmps, q, CO_SIGNS);
+		rows_num(cmps, q, CO_GATE, s->metrics[m].gate_pct);
+		rows_str(cmps, q, CO_GATE_SOURCE, s->metrics[m].gate_source);
+		rows_str(cmps, q, CO_VERDICT, ok ? stats_verdict_name(cp->j.verdict)
+			 : "inconclusive");
+		if (ok && cp->j.rounds_needed > 0)
+			rows_int(cmps, q, CO_ROUNDS, cp->j.rounds_needed);
+		else
+			rows_null(cmps, q, CO_ROUNDS);
+		if (!ok)
+			rows_str(cmps, q, CO_WHY, cp->why);
+	}
+	rows_nest(doc, row, SD_CMP, cmps);
+	static const struct col warning_col = { .key = "warning" };
+	struct rows *warn = rows_new(NULL, &warning_col, 1, ROWS_VALUES);
+	for (size_t i = 0; i < s->nwarnings; i++)
+		rows_str(warn, rows_add(warn), 0, s->warnings[i]);
+	rows_nest(doc, row, SD_WARN, warn);
+	rows_json_doc(doc, fp);
+	rows_free(doc);
+}
+
+void ab_render_sets(const struct ab_sets *s, enum out_format fmt, FILE *fp)
+{
+	if (fmt == OUT_JSON) {
+		sets_json(s, fp);
+		return;
+	}
+	if (fmt == OUT_CSV) {
+		struct rows *r = sets_rows(s);
+		rows_write(r, OUT_CSV, fp, 0);
+		rows_free(r);
+		return;
+	}
+	bool md = fmt == OUT_MARKDOWN;
+	sets_header(s, fp, md);
+	if (md) {
+		struct rows *r = sets_rows(s);
+		rows_write(r, OUT_MARKDOWN, fp, 0);
+		rows_free(r);
+		fputc('\n', fp);
+	} else {
+		for (size_t m = 0; m < s->nmetrics; m++) {
+			const struct ab_metric *met = &s->metrics[m];
+			if (!met->supported) {
+				fprintf(fp, " %s: not supported on this machine (not counted, "
+					"not zero)\n\n", met->name);
+				continue;
+			}
+			fprintf(fp, " %s (%s%s%s is better)\n", met->name, met->unit,
+				*met->unit ? "; " : "", met->higher_is_better ? "higher"
+				: "lower");
+			struct rows *r = sets_rows_new();
+			rows_people_order(r, term_order, NELEM(term_order));
+			for (int k = 0; k < 2; k++)
+				sets_row(r, rows_add(r), s, k, m);
+			rows_write(r, OUT_TABLE, fp, 3);
+			rows_free(r);
+			fputc('\n', fp);
+		}
+	}
+	fputs(md ? "*" : " design: ", fp);
+	sets_design(s, fp);
+	fputs(md ? "*\n\n" : "\n", fp);
+	fprintf(fp, md ? "> note: %s\n" : " note: %s\n", sets_note);
+	for (size_t i = 0; i < s->nwarnings; i++)
+		fprintf(fp, md ? "> warning: %s\n" : " warning: %s\n", s->warnings[i]);
 }
 
 enum { EX_ID, EX_STARTED, EX_STATUS, EX_AA, EX_ROUNDS, EX_RUNS, EX_ARMS, EX_N };

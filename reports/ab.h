@@ -23,6 +23,13 @@ void ab_render(const struct ab_analysis *a, enum out_format fmt, FILE *fp);
 void ab_render_runs(const struct db_run *a, const struct db_run *b,
 		    enum out_format fmt, FILE *fp);
 
+/* The experiment per thread name (--by name): per counter, each name's
+ * arms with their own CI and verdict. */
+void ab_render_by_name(const struct ab_by_name *g, enum out_format fmt, FILE *fp);
+
+/* Two sets of runs collected apart, unpaired (prof compare --set). */
+void ab_render_sets(const struct ab_sets *s, enum out_format fmt, FILE *fp);
+
 /* The experiments stored, for `prof compare` with no argument. */
 void ab_render_list(const struct db_experiment_summary *v, size_t n,
 		    enum out_format fmt, FILE *fp);

@@ -14,8 +14,8 @@
 
 #include "reports/abstat.h"
 
-enum msrc { M_WALL, M_CPU, M_CORES, M_EVENT, M_PKI, M_PER_CPU_MS, M_IPC, M_SCORE,
-	    M_PER };
+enum msrc { M_WALL, M_CPU, M_CORES, M_USER, M_SYS, M_EVENT, M_PKI, M_PER_CPU_MS, M_IPC, M_SCORE,
+	    M_PER, M_PER_RATE };
 
 /* Where a metric's value comes from in a run. */
 struct msource {
@@ -55,6 +55,10 @@ static double value_of(const struct db_exp_run *r, const struct msource *m)
 		return cpu;
 	case M_CORES:
 		return r->wall_s > 0 ? cpu / r->wall_s : NAN;
+	case M_USER:
+		return r->user_s;
+	case M_SYS:
+		return r->sys_s;
 	case M_EVENT:
 		return event_of(r, m->key, NULL);
 	case M_PKI: {
@@ -77,8 +81,52 @@ static double value_of(const struct db_exp_run *r, const struct msource *m)
 		double s = score_of(r, m->key);
 		return s > 0 ? 1000.0 * cpu / s : NAN;
 	}
+	case M_PER_RATE: {
+		/* units done = rate x the run's wall time */
+		double s = score_of(r, m->key) * r->wall_s;
+		return s > 0 ? 1000.0 * cpu / s : NAN;
+	}
 	}
 	return NAN;
+}
+
+static bool ends_with(const char *s, size_t n, const char *tail)
+{
+	size_t k = strlen(tail);
+	return n >= k && !strncasecmp(s + n - k, tail, k);
+}
+
+void ab_score_flags_of(const char *spec, size_t *end, struct ab_score_flags *f)
+{
+	static const char *const words[] = { ":higher", ":lower", ":rate", ":count" };
+	size_t n = strlen(spec);
+	memset(f, 0, sizeof(*f));
+	for (bool more = true; more;) {
+		more = false;
+		for (size_t i = 0; i < 4; i++) {
+			size_t k = strlen(words[i]);
+			/* a flag needs something before it */
+			if (n > k + 1 && !strncmp(spec + n - k, words[i], k)) {
+				n -= k;
+				f->higher_is_better |= i == 0;
+				f->rate |= i == 2;
+				f->count |= i == 3;
+				more = true;
+			}
+		}
+	}
+	if (end)
+		*end = n;
+}
+
+bool ab_score_is_rate(const char *name, const struct ab_score_flags *f)
+{
+	if (f && (f->rate || f->count))
+		return f->rate;
+	size_t n = strlen(name);
+	return ends_with(name, n, "ps") || ends_with(name, n, "per_s") ||
+	       ends_with(name, n, "per_sec") || ends_with(name, n, "per_second") ||
+	       ends_with(name, n, "_hz") || !strcasecmp(name, "hz");
 }
 
 bool ab_run_counts(const struct db_exp_run *r)
@@ -125,13 +173,65 @@ static void add_metric(struct ab_metric **ms, struct msource **src, size_t *n,
 	m->higher_is_better = higher;
 	m->supported = supported;
 	m->unit = strdup(unit);
+	m->aa_sd_pct = m->aa_gate_pct = NAN;
 	(*src)[*n].kind = kind;
 	(*src)[*n].key = key ? strdup(key) : NULL;
 	(*n)++;
 }
 
+/* The flags of score `name` as the experiment stored it; false if none. */
+static bool score_flags(const struct db_experiment *e, const char *name,
+			struct ab_score_flags *f)
+{
+	size_t len = strlen(name);
+	for (size_t i = 0; i < e->nsettings; i++) {
+		const char *v = e->settings[i].value;
+		if (strcmp(e->settings[i].key, "score") || !v)
+			continue;
+		if (!strncmp(v, name, len) && v[len] == '=') {
+			ab_score_flags_of(v, NULL, f);
+			return true;
+		}
+	}
+	memset(f, 0, sizeof(*f));
+	return false;
+}
+
+/*
+ * CPU ms per unit: "per" is COUNT (a score that counts units) or
+ * UNIT=RATE (units = rate x wall time). A bare rate is refused: CPU ms
+ * divided by frames per second is not CPU per frame. Refusals go to
+ * *refused (a line each) for the caller to warn about.
+ */
+static void add_per(const struct db_experiment *e, const char *per,
+		    struct ab_metric **ms, struct msource **src, size_t *n,
+		    char **refused)
+{
+	const char *eq = strchr(per, '=');
+	const char *score = eq ? eq + 1 : per;
+	struct ab_score_flags f;
+	bool known = score_flags(e, score, &f);
+	bool rate = ab_score_is_rate(score, known ? &f : NULL);
+	char name[160];
+	if (!eq && rate) {
+		char *s = NULL;
+		if (asprintf(&s, "%s%s'--per %s' left out: %s is a rate (per second), and "
+			     "CPU time divided by a rate is no cost per unit; --per "
+			     "UNIT=%s counts units as %s x the run's wall time",
+			     *refused ? *refused : "", *refused ? "\n" : "", per, per,
+			     per, per) >= 0) {
+			free(*refused);
+			*refused = s;
+		}
+		return;
+	}
+	snprintf(name, sizeof(name), "cpu_ms_per_%.*s", eq ? (int)(eq - per) : 120, per);
+	add_metric(ms, src, n, name, eq && rate ? M_PER_RATE : M_PER, score, false,
+		   true, "ms");
+}
+
 static size_t build_metrics(const struct db_experiment *e, struct ab_metric **ms,
-			    struct msource **src)
+			    struct msource **src, char **refused)
 {
 	size_t n = 0;
 	*ms = NULL;
@@ -139,6 +239,10 @@ static size_t build_metrics(const struct db_experiment *e, struct ab_metric **ms
 	add_metric(ms, src, &n, "wall_s", M_WALL, NULL, false, true, "s");
 	add_metric(ms, src, &n, "cpu_s", M_CPU, NULL, false, true, "s");
 	add_metric(ms, src, &n, "cores", M_CORES, NULL, false, true, "cores");
+	/* From wait4, as cpu_s is their sum: a change in system time alone
+	 * (the FreeBSD icache note's 0.75%) hides inside cpu_s. */
+	add_metric(ms, src, &n, "user_s", M_USER, NULL, false, true, "s");
+	add_metric(ms, src, &n, "sys_s", M_SYS, NULL, false, true, "s");
 	/* Events, in the order of the first run that has them. */
 	const struct db_exp_run *first = NULL;
 	for (size_t i = 0; i < e->nruns && !first; i++)
@@ -185,17 +289,15 @@ static size_t build_metrics(const struct db_experiment *e, struct ab_metric **ms
 		if (!eq)
 			continue;
 		char *name = strndup(v, (size_t)(eq - v));
-		size_t len = strlen(v);
-		bool higher = len > 7 && !strcmp(v + len - 7, ":higher");
-		add_metric(ms, src, &n, name, M_SCORE, name, higher, true, "");
+		struct ab_score_flags f;
+		ab_score_flags_of(v, NULL, &f);
+		add_metric(ms, src, &n, name, M_SCORE, name, f.higher_is_better, true, "");
 		free(name);
 	}
 	for (size_t i = 0; i < e->nsettings; i++) {
 		if (strcmp(e->settings[i].key, "per") || !e->settings[i].value)
 			continue;
-		char name[128];
-		snprintf(name, sizeof(name), "cpu_ms_per_%s", e->settings[i].value);
-		add_metric(ms, src, &n, name, M_PER, e->settings[i].value, false, true, "ms");
+		add_per(e, e->settings[i].value, ms, src, &n, refused);
 	}
 	return n;
 }
@@ -315,6 +417,11 @@ static void compare_arm(struct ab_analysis *out, const struct msource *src,
 		warn(out, "%s, %s: the slot in the round moves it by %+.1f%%, "
 		     "large next to the effect (%+.1f%%): order matters here",
 		     met->name, e->arms[a].name, cp->pos.pct, cp->p.delta_pct);
+	if (cp->computable && !cp->p.signs_agree)
+		warn(out, "%s, %s: the mean says %+.2f%% and the median %+.2f%%: they "
+		     "disagree in sign, so a few rounds carry the mean; read the "
+		     "effect with care", met->name, e->arms[a].name, cp->p.delta_pct,
+		     cp->p.delta_pct_median);
 	if (cp->computable && cp->j.trend_large)
 		warn(out, "%s: the baseline drifted %+.1f%% from the first "
 		     "round to the last, large next to the effect (%+.1f%%)",
@@ -339,7 +446,15 @@ int ab_analyze(const struct db_experiment *e, const struct ab_gate_rule *gate,
 		return -EINVAL;
 	}
 	struct msource *src;
-	out->nmetrics = build_metrics(e, &out->metrics, &src);
+	char *refused = NULL;
+	out->nmetrics = build_metrics(e, &out->metrics, &src, &refused);
+	for (char *line = refused, *nl; line && *line; line = nl ? nl + 1 : NULL) {
+		nl = strchr(line, '\n');
+		if (nl)
+			*nl = '\0';
+		warn(out, "%s", line);
+	}
+	free(refused);
 	out->cells = calloc(out->narms * out->nmetrics, sizeof(*out->cells));
 	out->cmp = calloc((out->narms > 1 ? out->narms - 1 : 1) * out->nmetrics,
 			  sizeof(*out->cmp));
@@ -395,6 +510,11 @@ int ab_analyze(const struct db_experiment *e, const struct ab_gate_rule *gate,
 					     (long long)gate->aa->id) < 0)
 					met->gate_source = NULL;
 			}
+		}
+		met->aa_sd_pct = met->aa_gate_pct = NAN;
+		if (e->aa && met->supported) {
+			aa_gate(e, &src[m], &met->aa_gate_pct);
+			met->aa_sd_pct = met->aa_gate_pct / 2;
 		}
 		for (size_t a = 0; a < out->narms; a++) {
 			struct ab_cell *c = &out->cells[a * out->nmetrics + m];
@@ -482,8 +602,10 @@ int ab_pair_of_runs(const struct db_run *ra, const struct db_run *rb,
 	e.runs = x;
 	e.nruns = 2;
 	struct msource *src;
+	char *refused = NULL;
 	memset(out, 0, sizeof(*out));
-	out->n = build_metrics(&e, &out->metrics, &src);
+	out->n = build_metrics(&e, &out->metrics, &src, &refused);
+	free(refused);
 	out->a = calloc(out->n + 1, sizeof(double));
 	out->b = calloc(out->n + 1, sizeof(double));
 	for (size_t m = 0; m < out->n; m++) {
@@ -510,4 +632,337 @@ void ab_pair_release(struct ab_pair *p)
 	free(p->a);
 	free(p->b);
 	memset(p, 0, sizeof(*p));
+}
+
+/* ---- two sets of runs, collected apart ---- */
+
+static void sets_warn(struct ab_sets *s, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void sets_warn(struct ab_sets *s, const char *fmt, ...)
+{
+	va_list ap;
+	char *m;
+	va_start(ap, fmt);
+	if (vasprintf(&m, fmt, ap) < 0)
+		m = NULL;
+	va_end(ap);
+	if (!m)
+		return;
+	char **v = realloc(s->warnings, (s->nwarnings + 1) * sizeof(char *));
+	if (!v)
+		abort();
+	s->warnings = v;
+	v[s->nwarnings++] = m;
+}
+
+static void release_exp_run(struct db_exp_run *x)
+{
+	free(x->ev_names);
+	free(x->ev_supported);
+	free(x->ev_values);
+}
+
+int ab_sets_analyze(const struct ab_set *a, const struct ab_set *b,
+		    double gate_pct, struct ab_sets *out, char **cause)
+{
+	memset(out, 0, sizeof(*out));
+	const struct ab_set *in[2] = { a, b };
+	for (int k = 0; k < 2; k++) {
+		if (!in[k]->nruns) {
+			if (cause && asprintf(cause, "set %s (%s) has no runs", in[k]->name,
+					      in[k]->spec) < 0)
+				*cause = NULL;
+			return -EINVAL;
+		}
+		out->set[k].name = strdup(in[k]->name);
+		out->set[k].spec = strdup(in[k]->spec);
+		out->set[k].runs = in[k]->runs;
+		out->set[k].nruns = in[k]->nruns;
+	}
+	/* Every run as an experiment run (arm = its set), so the metric
+	 * code of an experiment reads it. */
+	size_t nall = a->nruns + b->nruns;
+	struct db_exp_run *x = calloc(nall, sizeof(*x));
+	if (!x)
+		abort();
+	for (size_t i = 0; i < nall; i++) {
+		bool inb = i >= a->nruns;
+		as_exp_run(inb ? &b->runs[i - a->nruns] : &a->runs[i], &x[i]);
+		x[i].arm = inb;
+	}
+	struct db_experiment e;
+	memset(&e, 0, sizeof(e));
+	e.runs = x;
+	e.nruns = nall;
+	struct msource *src;
+	char *refused = NULL;
+	out->nmetrics = build_metrics(&e, &out->metrics, &src, &refused);
+	free(refused);
+	out->cells = calloc(2 * out->nmetrics + 1, sizeof(*out->cells));
+	out->cmp = calloc(out->nmetrics + 1, sizeof(*out->cmp));
+	if (!out->cells || !out->cmp)
+		abort();
+	for (size_t i = 0; i < nall; i++) {
+		if (ab_run_counts(&x[i])) {
+			out->counted[x[i].arm]++;
+			continue;
+		}
+		sets_warn(out, "run %lld (set %s) %s; left out", (long long)x[i].run_id,
+			  in[x[i].arm]->name, x[i].interrupted ? "was interrupted"
+			  : "exited non-zero");
+	}
+	const char *cpu0 = a->runs[0].host.cpu_model;
+	for (size_t i = 0; i < b->nruns; i++) {
+		const char *c = b->runs[i].host.cpu_model;
+		if (cpu0 && c && strcmp(cpu0, c)) {
+			sets_warn(out, "the sets ran on different processors (%s, %s): the "
+				  "difference is the machine's as much as the change's",
+				  cpu0, c);
+			break;
+		}
+	}
+	for (size_t m = 0; m < out->nmetrics; m++) {
+		struct ab_metric *met = &out->metrics[m];
+		met->gate_pct = gate_pct;
+		met->gate_source = strdup(isnan(gate_pct) ? "default" : "--gate");
+		if (isnan(gate_pct))
+			met->gate_pct = 1.0;
+		for (int k = 0; k < 2; k++) {
+			struct ab_cell *c = &out->cells[(size_t)k * out->nmetrics + m];
+			c->values = calloc(nall + 1, sizeof(double));
+			c->run_ids = calloc(nall + 1, sizeof(int64_t));
+			for (size_t i = 0; i < nall; i++) {
+				if (x[i].arm != k || !ab_run_counts(&x[i]))
+					continue;
+				double v = value_of(&x[i], &src[m]);
+				if (!isfinite(v))
+					continue;
+				c->values[c->n] = v;
+				c->run_ids[c->n++] = x[i].run_id;
+			}
+			if (c->n)
+				stats_summarize(c->values, c->n, &c->sum);
+		}
+		struct ab_set_cmp *cp = &out->cmp[m];
+		const struct ab_cell *ca = &out->cells[m], *cb = &out->cells[out->nmetrics + m];
+		char *why = NULL;
+		if (!met->supported) {
+			cp->why = strdup("not supported on this machine");
+		} else if (stats_unpaired_log(ca->values, ca->n, cb->values, cb->n, &cp->u,
+					      &why) == 0) {
+			cp->computable = true;
+			stats_judge_unpaired(&cp->u, met->gate_pct, met->higher_is_better,
+					     &cp->j);
+			if (!cp->u.signs_agree)
+				sets_warn(out, "%s: the mean says %+.2f%% and the median "
+					  "%+.2f%%: they disagree in sign, so a few runs "
+					  "carry the mean; read the effect with care",
+					  met->name, cp->u.delta_pct, cp->u.delta_pct_median);
+		} else {
+			cp->why = why ? why : strdup("cannot compare");
+		}
+	}
+	free_sources(src, out->nmetrics);
+	for (size_t i = 0; i < nall; i++)
+		release_exp_run(&x[i]);
+	free(x);
+	return 0;
+}
+
+void ab_sets_release(struct ab_sets *s)
+{
+	if (!s)
+		return;
+	for (int k = 0; k < 2; k++) {
+		free(s->set[k].name);
+		free(s->set[k].spec);
+	}
+	for (size_t m = 0; m < s->nmetrics; m++) {
+		free(s->metrics[m].name);
+		free(s->metrics[m].unit);
+		free(s->metrics[m].gate_source);
+		free(s->cmp[m].why);
+	}
+	for (size_t i = 0; s->cells && i < 2 * s->nmetrics; i++) {
+		free(s->cells[i].values);
+		free(s->cells[i].run_ids);
+	}
+	free(s->metrics);
+	free(s->cells);
+	free(s->cmp);
+	for (size_t i = 0; i < s->nwarnings; i++)
+		free(s->warnings[i]);
+	free(s->warnings);
+	memset(s, 0, sizeof(*s));
+}
+
+/* ---- thread groups ---- */
+
+bool ab_metric_per_thread(const struct ab_metric *m)
+{
+	static const char *const whole[] = { "wall_s", "cpu_s", "cores", "user_s",
+					     "sys_s" };
+	for (size_t i = 0; i < sizeof(whole) / sizeof(whole[0]); i++)
+		if (!strcmp(m->name, whole[i]))
+			return false;
+	return true;
+}
+
+/* Sum of event k over run r's threads named `name`; NAN when none is. */
+static double name_sum(const struct db_run *r, size_t k, const char *name)
+{
+	double sum = 0;
+	bool any = false;
+	for (size_t t = 0; t < r->nthreads; t++) {
+		const struct db_thread *th = &r->threads[t];
+		if (!th->name || strcmp(th->name, name) || !th->counts)
+			continue;
+		double v;
+		enum db_count_state st = db_count_scaled(&th->counts[k], &v);
+		if (st == COUNT_OK || st == COUNT_SCALED) {
+			sum += v;
+			any = true;
+		}
+	}
+	return any ? sum : NAN;
+}
+
+static size_t threads_named(const struct db_run *r, const char *name)
+{
+	size_t n = 0;
+	for (size_t t = 0; t < r->nthreads; t++)
+		n += r->threads[t].name && !strcmp(r->threads[t].name, name);
+	return n;
+}
+
+struct name_weight {
+	char *name;
+	double weight;
+};
+
+static int by_weight(const void *a, const void *b)
+{
+	const struct name_weight *x = a, *y = b;
+	if (x->weight != y->weight)
+		return x->weight < y->weight ? 1 : -1;
+	return strcmp(x->name, y->name);
+}
+
+int ab_by_name_analyze(const struct db_experiment *e, const struct db_run *runs,
+		       const struct ab_gate_rule *gate, struct ab_by_name *out,
+		       char **cause)
+{
+	memset(out, 0, sizeof(*out));
+	out->exp = e;
+	/* The names, weighed by the baseline's first event (task-clock in
+	 * the default list's software events, else what was counted). */
+	struct name_weight *w = NULL;
+	size_t nw = 0;
+	for (size_t i = 0; i < e->nruns; i++) {
+		const struct db_run *r = &runs[i];
+		if (!ab_run_counts(&e->runs[i]))
+			continue;
+		for (size_t t = 0; t < r->nthreads; t++) {
+			const char *nm = r->threads[t].name;
+			if (!nm)
+				continue;
+			size_t k = 0;
+			while (k < nw && strcmp(w[k].name, nm))
+				k++;
+			if (k == nw) {
+				w = realloc(w, (nw + 1) * sizeof(*w));
+				if (!w)
+					abort();
+				w[nw++] = (struct name_weight){ strdup(nm), 0 };
+			}
+			for (size_t ev = 0; ev < r->nevents && e->runs[i].arm == 0; ev++) {
+				double v;
+				enum db_count_state st = r->threads[t].counts
+					? db_count_scaled(&r->threads[t].counts[ev], &v)
+					: COUNT_ABSENT;
+				if (r->events[ev].supported && (st == COUNT_OK || st == COUNT_SCALED)) {
+					w[k].weight += v;
+					break;
+				}
+			}
+		}
+	}
+	if (!nw) {
+		if (cause && asprintf(cause, "experiment %lld has no thread names to "
+				      "group by", (long long)e->id) < 0)
+			*cause = NULL;
+		return -EINVAL;
+	}
+	qsort(w, nw, sizeof(*w), by_weight);
+	out->ngroups = nw > AB_BY_NAME_MAX ? AB_BY_NAME_MAX : nw;
+	out->left_out = nw - out->ngroups;
+	out->names = calloc(out->ngroups, sizeof(char *));
+	out->threads_per_run = calloc(out->ngroups, sizeof(double));
+	out->exps = calloc(out->ngroups, sizeof(*out->exps));
+	out->an = calloc(out->ngroups, sizeof(*out->an));
+	if (!out->names || !out->threads_per_run || !out->exps || !out->an)
+		abort();
+	/* An A/A experiment measured the whole run's noise, not one thread
+	 * name's: only a given gate (or the default) applies here. */
+	struct ab_gate_rule g = { gate ? gate->given_pct : NAN, NULL,
+				  gate ? gate->default_pct : 1.0 };
+	for (size_t k = 0; k < nw; k++) {
+		if (k >= out->ngroups) {
+			free(w[k].name);
+			continue;
+		}
+		out->names[k] = w[k].name;
+		struct db_experiment *x = &out->exps[k];
+		*x = *e;
+		x->settings = NULL;	/* no scores: they are whole-run */
+		x->nsettings = 0;
+		x->runs = calloc(e->nruns + 1, sizeof(*x->runs));
+		if (!x->runs)
+			abort();
+		size_t counted = 0, nthreads = 0;
+		for (size_t i = 0; i < e->nruns; i++) {
+			struct db_exp_run *xr = &x->runs[i];
+			*xr = e->runs[i];
+			xr->nscores = 0;
+			xr->scores = NULL;
+			xr->ev_values = calloc(xr->nevents + 1, sizeof(double));
+			if (!xr->ev_values)
+				abort();
+			const struct db_run *r = &runs[i];
+			for (size_t ev = 0; ev < xr->nevents; ev++) {
+				xr->ev_values[ev] = NAN;
+				for (size_t q = 0; q < r->nevents; q++)
+					if (!strcmp(r->events[q].name, xr->ev_names[ev]))
+						xr->ev_values[ev] = name_sum(r, q, w[k].name);
+			}
+			if (ab_run_counts(xr)) {
+				counted++;
+				nthreads += threads_named(r, w[k].name);
+			}
+		}
+		out->threads_per_run[k] = counted ? (double)nthreads / (double)counted : 0;
+		ab_analyze(x, &g, &out->an[k], NULL);
+	}
+	free(w);
+	return 0;
+}
+
+void ab_by_name_release(struct ab_by_name *g)
+{
+	if (!g)
+		return;
+	for (size_t k = 0; k < g->ngroups; k++) {
+		ab_analysis_release(&g->an[k]);
+		for (size_t i = 0; g->exps && i < g->exps[k].nruns; i++)
+			free(g->exps[k].runs[i].ev_values);
+		if (g->exps)
+			free(g->exps[k].runs);
+		free(g->names[k]);
+	}
+	free(g->names);
+	free(g->threads_per_run);
+	free(g->exps);
+	free(g->an);
+	memset(g, 0, sizeof(*g));
 }

@@ -1,7 +1,8 @@
 /*
  * abstat (reports): the analysis of an A/B experiment, computed from what
  * the database holds, so `prof ab` and `prof compare` print the same
- * numbers. For each metric (wall_s, cpu_s, cores, every counter, misses
+ * numbers. For each metric (wall_s, cpu_s, cores, user_s and sys_s from
+ * wait4, every counter, misses
  * per thousand instructions when instructions were counted, every score,
  * and per-unit costs), each arm's summary, and against the baseline the
  * paired log-ratio statistics of reports/stats with a verdict against a
@@ -38,6 +39,12 @@ struct ab_metric {
 	char *unit;		/* "s", "cores", "count", "ms", "" */
 	double gate_pct;	/* the gate used for it */
 	char *gate_source;	/* "--gate", "A/A experiment N", "default" */
+	/* An A/A experiment's own measure of noise: the sd of the per-round
+	 * delta% of its two arms and the gate that sets for later
+	 * experiments (twice that sd, stats_aa_gate); NAN for an ordinary
+	 * experiment or when fewer than 2 rounds pair. */
+	double aa_sd_pct;
+	double aa_gate_pct;
 };
 
 struct ab_cell {
@@ -100,6 +107,25 @@ ab_comparison_of(const struct ab_analysis *a, size_t arm, size_t m)
 	return arm ? &a->cmp[(arm - 1) * a->nmetrics + m] : NULL;
 }
 
+/*
+ * A score's flags, from the end of its stored spec "NAME=REGEX[:higher|
+ * :lower][:rate|:count]" (any order): *end is where the regex ends.
+ */
+struct ab_score_flags {
+	bool higher_is_better;
+	bool rate;		/* declared :rate (per second) */
+	bool count;		/* declared :count */
+};
+void ab_score_flags_of(const char *spec, size_t *end, struct ab_score_flags *f);
+
+/*
+ * Whether a score is a rate (units per second): declared :rate, or not
+ * declared :count and named like one (fps, qps, iops, ops_per_s,
+ * frames_per_sec, ..._hz). CPU time divided by a rate is no cost per
+ * unit, so `--per` refuses one unless told the unit (see --per UNIT=RATE).
+ */
+bool ab_score_is_rate(const char *name, const struct ab_score_flags *f);
+
 /* Whether a run counts in the statistics (see above). */
 bool ab_run_counts(const struct db_exp_run *r);
 
@@ -130,5 +156,81 @@ struct ab_pair {
 int ab_pair_of_runs(const struct db_run *a, const struct db_run *b,
 		    struct ab_pair *out);
 void ab_pair_release(struct ab_pair *p);
+
+/*
+ * Thread groups (`--by name`): the experiment seen once per thread name,
+ * each run's value of an event being the sum over its threads of that
+ * name, so each name gets its own paired comparison and verdict per
+ * event ("the render thread got faster, the audio thread did not"). A
+ * run with no thread of a name has no value for it (that round pairs
+ * nothing). Only the counters and what derives from them are per
+ * thread: wall, CPU and user/system times stay whole-run metrics, left
+ * out here (ab_metric_per_thread says which are kept).
+ */
+struct ab_by_name {
+	const struct db_experiment *exp;	/* borrowed */
+	size_t ngroups;
+	char **names;			/* by the baseline's first event, largest first */
+	double *threads_per_run;	/* mean threads of that name in a counted run */
+	struct db_experiment *exps;	/* owned: the experiment per name */
+	struct ab_analysis *an;		/* one per name */
+	size_t left_out;		/* names beyond AB_BY_NAME_MAX */
+};
+
+#define AB_BY_NAME_MAX 16
+
+/*
+ * runs[i] is exp->runs[i] as db_run_load gives it (its threads); gate as
+ * for ab_analyze. 0, or -EINVAL with *cause (no thread names at all).
+ */
+int ab_by_name_analyze(const struct db_experiment *exp, const struct db_run *runs,
+		       const struct ab_gate_rule *gate, struct ab_by_name *out,
+		       char **cause);
+void ab_by_name_release(struct ab_by_name *g);
+
+/* Whether metric m of a by-name analysis is one per thread (a counter or
+ * a ratio of counters), not a whole-run time. */
+bool ab_metric_per_thread(const struct ab_metric *m);
+
+/*
+ * Two sets of runs collected apart (`prof compare --set A=... --set
+ * B=...`): results that need a reboot between arms (a kernel, a BIOS
+ * setting) cannot be interleaved. Per metric, each set's summary and set
+ * B against set A by the unpaired statistics of stats_unpaired_log
+ * (Welch's t on log values, a permutation p) and stats_judge_unpaired.
+ * Runs that failed or were interrupted are left out, with a warning.
+ */
+struct ab_set {
+	char *name;		/* as given: "A", "before" */
+	char *spec;		/* "tag 'x'" or "runs 3-6" */
+	const struct db_run *runs;	/* borrowed */
+	size_t nruns;
+};
+
+struct ab_set_cmp {
+	bool computable;
+	char *why;		/* when not computable; owned */
+	struct stats_unpaired u;
+	struct stats_judgement j;
+};
+
+struct ab_sets {
+	struct ab_set set[2];		/* [0] the baseline */
+	size_t nmetrics;
+	struct ab_metric *metrics;
+	struct ab_cell *cells;		/* 2 * nmetrics: set s, metric m at
+					   s * nmetrics + m */
+	struct ab_set_cmp *cmp;		/* nmetrics: set 1 against set 0 */
+	size_t counted[2];		/* runs of each set that count */
+	char **warnings;
+	size_t nwarnings;
+};
+
+/* Analyse; the sets' names, specs and runs are copied or borrowed as
+ * ab_set says (the runs must outlive out). 0, or -EINVAL with *cause
+ * for an empty set. Release with ab_sets_release(). */
+int ab_sets_analyze(const struct ab_set *a, const struct ab_set *b,
+		    double gate_pct, struct ab_sets *out, char **cause);
+void ab_sets_release(struct ab_sets *s);
 
 #endif

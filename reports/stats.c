@@ -693,44 +693,79 @@ const char *stats_verdict_name(enum stats_verdict v)
 	return NULL;
 }
 
-/* Would m rounds settle it, if mean and sd held? The same rules as
- * stats_judge, at the half-widths m rounds would give. */
-static bool settles_at(long m, double mean, double sd, double gate)
+size_t stats_rounds_for_alpha(double alpha)
 {
-	double df = (double)(m - 1), se = sd / sqrt((double)m);
-	double h95 = stats_t_quantile(0.975, df) * se;
-	double h90 = stats_t_quantile(0.95, df) * se;
+	size_t n = 1;
 
-	if (gate > 0 && !(h95 <= log1p(gate / 100)))
-		return false;
-	bool excludes_zero = pct_of_log(mean - h95) > 0 ||
-			     pct_of_log(mean + h95) < 0;
-	bool clears = fabs(pct_of_log(mean)) > gate;
-	bool within = pct_of_log(mean - h90) >= -gate &&
-		      pct_of_log(mean + h90) <= gate;
-	return (excludes_zero && clears) || within;
+	while (n < 64 && !(stats_signflip_p_min(n) < alpha))
+		n++;
+	return n;
 }
 
-/* Both conditions of settles_at only get easier as m grows, so the
- * smallest m is found by bisection. */
-static long rounds_to_settle(size_t n, double mean, double sd, double gate)
+/* t(0.975 or 0.95, m-1) + t(POWER, m-1): how many standard errors the
+ * effect (or the margin) must span at m rounds. */
+static double power_mult(long m, double level)
 {
-	long lo = (long)n, hi = (long)n + 1;
+	double df = (double)(m - 1);
 
-	while (!settles_at(hi, mean, sd, gate)) {
-		lo = hi;
+	return stats_t_quantile(level, df) + stats_t_quantile(STATS_POWER, df);
+}
+
+/* Does m rounds give signal / (sd / sqrt m) >= power_mult? Easier as m
+ * grows: sqrt(m) grows and both t quantiles shrink. */
+static bool enough_at(long m, double signal, double sd, double level)
+{
+	return sqrt((double)m) * signal / sd >= power_mult(m, level);
+}
+
+/* The smallest m >= lo with enough_at, by doubling then bisection; -1
+ * beyond STATS_ROUNDS_MAX. */
+static long smallest_enough(long lo, double signal, double sd, double level)
+{
+	if (enough_at(lo, signal, sd, level))
+		return lo;
+	long bad = lo, hi = lo;
+
+	do {
+		bad = hi;
 		if (hi >= STATS_ROUNDS_MAX)
 			return -1;
 		hi = hi * 2 > STATS_ROUNDS_MAX ? STATS_ROUNDS_MAX : hi * 2;
-	}
-	while (hi - lo > 1) {	/* settles at hi, not at lo */
-		long mid = lo + (hi - lo) / 2;
-		if (settles_at(mid, mean, sd, gate))
+	} while (!enough_at(hi, signal, sd, level));
+	while (hi - bad > 1) {	/* enough at hi, not at bad */
+		long mid = bad + (hi - bad) / 2;
+		if (enough_at(mid, signal, sd, level))
 			hi = mid;
 		else
-			lo = mid;
+			bad = mid;
 	}
 	return hi;
+}
+
+/* See stats.h: the rounds an inconclusive comparison would likely need. */
+static long rounds_to_settle(const struct stats_paired *p, double gate,
+			     size_t n_alpha)
+{
+	long lo = (long)p->n + 1;
+	double mean = p->mean_d, sd = p->sd_d;
+
+	if (fabs(pct_of_log(mean)) > gate) {
+		/* Detect it: the p-value rule needs n_alpha rounds at least. */
+		if (lo < (long)n_alpha)
+			lo = (long)n_alpha;
+		if (!(sd > 0))
+			return lo;
+		if (mean == 0)
+			return -1;
+		return smallest_enough(lo, fabs(mean), sd, 0.975);
+	}
+	/* Show it inside the gate: the margin to the nearer end. */
+	double up = log1p(gate / 100);
+	double down = gate < 100 ? log1p(-gate / 100) : -INFINITY;
+	double margin = fmin(up - mean, mean - down);
+	if (!(margin > 0) || !(sd > 0))
+		return -1;
+	return smallest_enough(lo, margin, sd, 0.95);
 }
 
 int stats_judge(const struct stats_paired *p,
@@ -757,6 +792,10 @@ int stats_judge(const struct stats_paired *p,
 			   fabs(trend->pct_span) > big &&
 			   fabs(trend->pct_span) > gate_pct;
 
+	size_t n_alpha = stats_rounds_for_alpha(STATS_ALPHA);
+	out->alpha = STATS_ALPHA;
+	out->p_reachable = p->p_min < STATS_ALPHA;
+	out->p_below_alpha = p->p_value < STATS_ALPHA;
 	if (!p->ci_computable) {
 		out->verdict = VERDICT_INCONCLUSIVE;
 		out->rounds_needed = -1;
@@ -765,7 +804,8 @@ int stats_judge(const struct stats_paired *p,
 	out->ci95_excludes_zero = p->ci95_lo_pct > 0 || p->ci95_hi_pct < 0;
 	out->ci90_within_gate = p->ci90_lo_pct >= -gate_pct &&
 				p->ci90_hi_pct <= gate_pct;
-	if (out->ci95_excludes_zero && out->clears_gate) {
+	bool decisive = out->ci95_excludes_zero && out->clears_gate;
+	if (decisive && out->p_below_alpha) {
 		bool up = p->delta_pct > 0;
 		out->verdict = up == higher_is_better ? VERDICT_BETTER
 						      : VERDICT_WORSE;
@@ -773,8 +813,260 @@ int stats_judge(const struct stats_paired *p,
 		out->verdict = VERDICT_EQUIVALENT;
 	} else {
 		out->verdict = VERDICT_INCONCLUSIVE;
-		out->rounds_needed = rounds_to_settle(p->n, p->mean_d, p->sd_d,
-						      gate_pct);
+		out->held_by_p = decisive;
+		out->rounds_needed = rounds_to_settle(p, gate_pct, n_alpha);
 	}
 	return 0;
+}
+
+/* ---- unpaired comparison ---- */
+
+/* C(n, k), or a value above cap once it passes cap. */
+static double choose_capped(size_t n, size_t k, double cap)
+{
+	double c = 1;
+
+	if (k > n - k)
+		k = n - k;
+	for (size_t i = 1; i <= k; i++) {
+		c = c * (double)(n - k + i) / (double)i;
+		if (c > cap)
+			return c;
+	}
+	return c;
+}
+
+/* |mean of the rest - mean of group A| for group A's sum. */
+static double split_stat(double sum_a, double total, size_t na, size_t nb)
+{
+	return fabs((total - sum_a) / (double)nb - sum_a / (double)na);
+}
+
+/* The permutation p of the pooled logs v[0..n-1] (the first na are A). */
+static double perm_p(const double *v, size_t na, size_t nb, bool *exact)
+{
+	size_t n = na + nb;
+	double total = 0, sum_a = 0, scale = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		total += v[i];
+		scale += fabs(v[i]);
+		if (i < na)
+			sum_a += v[i];
+	}
+	double obs = split_stat(sum_a, total, na, nb);
+	/* Ties within rounding count as at least as extreme. */
+	double thr = obs - 1e-9 * (scale / (double)na + scale / (double)nb);
+	double splits = choose_capped(n, na, STATS_PERM_EXACT_MAX);
+	uint64_t hits = 0, all = 0;
+
+	*exact = splits <= STATS_PERM_EXACT_MAX;
+	if (*exact) {
+		size_t idx[64];
+		if (na > 64)
+			*exact = false;
+		for (size_t i = 0; *exact && i < na; i++)
+			idx[i] = i;
+		while (*exact) {
+			double s = 0;
+			for (size_t i = 0; i < na; i++)
+				s += v[idx[i]];
+			hits += split_stat(s, total, na, nb) >= thr;
+			all++;
+			/* the next combination in lexicographic order */
+			size_t i = na;
+			while (i > 0 && idx[i - 1] == n - na + i - 1)
+				i--;
+			if (i == 0)
+				break;
+			idx[i - 1]++;
+			for (size_t j = i; j < na; j++)
+				idx[j] = idx[j - 1] + 1;
+		}
+		if (*exact)
+			return (double)hits / (double)all;
+	}
+	size_t *perm = malloc(n * sizeof(*perm));
+	if (!perm)
+		return NAN;
+	uint64_t state = SIGNFLIP_SEED;
+	for (long d = 0; d < STATS_PERM_DRAWS; d++) {
+		for (size_t i = 0; i < n; i++)
+			perm[i] = i;
+		double s = 0;
+		for (size_t i = 0; i < na; i++) {
+			size_t j = i + (size_t)(splitmix64(&state) % (n - i));
+			size_t t = perm[i];
+			perm[i] = perm[j];
+			perm[j] = t;
+			s += v[perm[i]];
+		}
+		hits += split_stat(s, total, na, nb) >= thr;
+	}
+	free(perm);
+	return (double)(hits + 1) / (double)(STATS_PERM_DRAWS + 1);
+}
+
+int stats_unpaired_log(const double *a, size_t na, const double *b, size_t nb,
+		       struct stats_unpaired *out, char **cause)
+{
+	if (cause)
+		*cause = NULL;
+	if (!na || !nb) {
+		set_cause(cause, "cannot compare: set %s has no value", na ? "B" : "A");
+		return -EINVAL;
+	}
+	double *v = malloc((na + nb) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	int err = 0;
+	for (size_t i = 0; i < na + nb && !err; i++) {
+		double x = i < na ? a[i] : b[i - na];
+		if (!isfinite(x) || x <= 0) {
+			set_cause(cause, "cannot compare run %zu of set %s: its value is "
+				  "%.9g, and a log needs a value above 0",
+				  i < na ? i + 1 : i - na + 1, i < na ? "A" : "B", x);
+			err = -EINVAL;
+		}
+		v[i] = log(x);
+	}
+	if (err)
+		goto out_free;
+	memset(out, 0, sizeof(*out));
+	out->na = na;
+	out->nb = nb;
+	mean_sd(v, na, &out->mean_a, &out->sd_a);
+	mean_sd(v + na, nb, &out->mean_b, &out->sd_b);
+	double med_a, med_b, m = out->mean_b - out->mean_a;
+	if ((err = median_of(v, na, &med_a)) || (err = median_of(v + na, nb, &med_b)))
+		goto out_free;
+	out->delta_pct = pct_of_log(m);
+	out->delta_pct_median = pct_of_log(med_b - med_a);
+	out->signs_agree = sign_of(m) == sign_of(med_b - med_a);
+	out->ci_computable = na >= 2 && nb >= 2;
+	if (out->ci_computable) {
+		double va = out->sd_a * out->sd_a / (double)na;
+		double vb = out->sd_b * out->sd_b / (double)nb;
+		out->se = sqrt(va + vb);
+		/* Welch-Satterthwaite; with no spread at all the CI is the
+		 * point and df does not matter. */
+		out->df = out->se > 0 ? (va + vb) * (va + vb) /
+			  (va * va / (double)(na - 1) + vb * vb / (double)(nb - 1))
+			  : (double)(na + nb - 2);
+		out->t_mult95 = stats_t_quantile(0.975, out->df);
+		double t90 = stats_t_quantile(0.95, out->df);
+		out->ci95_lo_pct = pct_of_log(m - out->t_mult95 * out->se);
+		out->ci95_hi_pct = pct_of_log(m + out->t_mult95 * out->se);
+		out->ci90_lo_pct = pct_of_log(m - t90 * out->se);
+		out->ci90_hi_pct = pct_of_log(m + t90 * out->se);
+	} else {
+		out->se = out->df = out->t_mult95 = NAN;
+		out->ci95_lo_pct = out->ci95_hi_pct = NAN;
+		out->ci90_lo_pct = out->ci90_hi_pct = NAN;
+	}
+	out->p_value = perm_p(v, na, nb, &out->p_exact);
+	double c = choose_capped(na + nb, na, 1e300);
+	out->p_min = out->p_exact ? (na == nb ? 2 : 1) / c
+		     : 1.0 / (STATS_PERM_DRAWS + 1);
+	if (out->p_min > 1)
+		out->p_min = 1;
+out_free:
+	free(v);
+	return err;
+}
+
+/* Runs per set whose Welch test would detect the effect (or fit the 90%
+ * CI inside the gate) 4 times in 5, if the effect and pooled sd held. */
+static bool enough_unpaired(long m, double signal, double sd, double level)
+{
+	double df = 2.0 * (double)m - 2;
+
+	return sqrt((double)m / 2) * signal / sd >=
+	       stats_t_quantile(level, df) + stats_t_quantile(STATS_POWER, df);
+}
+
+static long runs_to_settle(const struct stats_unpaired *u, double gate)
+{
+	double sd = sqrt((u->sd_a * u->sd_a + u->sd_b * u->sd_b) / 2);
+	double mean = u->mean_b - u->mean_a, signal, level;
+	long lo = (long)(u->na > u->nb ? u->na : u->nb) + 1;
+
+	if (fabs(pct_of_log(mean)) > gate) {
+		/* 2 / C(2m, m) < alpha from 4 runs a set at 0.05 */
+		long m_alpha = 2;
+		while (2 / choose_capped(2 * (size_t)m_alpha, (size_t)m_alpha, 1e300) >=
+		       STATS_ALPHA)
+			m_alpha++;
+		if (lo < m_alpha)
+			lo = m_alpha;
+		if (!(sd > 0))
+			return lo;
+		if (mean == 0)
+			return -1;
+		signal = fabs(mean);
+		level = 0.975;
+	} else {
+		double up = log1p(gate / 100);
+		double down = gate < 100 ? log1p(-gate / 100) : -INFINITY;
+		signal = fmin(up - mean, mean - down);
+		if (!(signal > 0) || !(sd > 0))
+			return -1;
+		level = 0.95;
+	}
+	for (long m = lo; m <= STATS_ROUNDS_MAX; m = m < 64 ? m + 1 : m + m / 16)
+		if (enough_unpaired(m, signal, sd, level))
+			return m;
+	return -1;
+}
+
+int stats_judge_unpaired(const struct stats_unpaired *u, double gate_pct,
+			 bool higher_is_better, struct stats_judgement *out)
+{
+	if (!(gate_pct >= 0) || isinf(gate_pct))
+		return -EINVAL;
+	memset(out, 0, sizeof(*out));
+	out->gate_pct = gate_pct;
+	out->higher_is_better = higher_is_better;
+	out->clears_gate = fabs(u->delta_pct) > gate_pct;
+	out->alpha = STATS_ALPHA;
+	out->p_reachable = u->p_min < STATS_ALPHA;
+	out->p_below_alpha = u->p_value < STATS_ALPHA;
+	if (!u->ci_computable) {
+		out->verdict = VERDICT_INCONCLUSIVE;
+		out->rounds_needed = -1;
+		return 0;
+	}
+	out->ci95_excludes_zero = u->ci95_lo_pct > 0 || u->ci95_hi_pct < 0;
+	out->ci90_within_gate = u->ci90_lo_pct >= -gate_pct &&
+				u->ci90_hi_pct <= gate_pct;
+	bool decisive = out->ci95_excludes_zero && out->clears_gate;
+	if (decisive && out->p_below_alpha) {
+		bool up = u->delta_pct > 0;
+		out->verdict = up == higher_is_better ? VERDICT_BETTER : VERDICT_WORSE;
+	} else if (out->ci90_within_gate) {
+		out->verdict = VERDICT_EQUIVALENT;
+	} else {
+		out->verdict = VERDICT_INCONCLUSIVE;
+		out->held_by_p = decisive;
+		out->rounds_needed = runs_to_settle(u, gate_pct);
+	}
+	return 0;
+}
+
+/* ---- sign test ---- */
+
+double stats_sign_test(size_t n_up, size_t n_down, double *p_min)
+{
+	size_t n = n_up + n_down, k = n_up < n_down ? n_up : n_down;
+	double tail = 0;
+
+	if (p_min)
+		*p_min = n <= 1 ? 1 : fmin(1, ldexp(2, -(int)(n < 1074 ? n : 1074)));
+	if (n == 0)
+		return 1;
+	/* P(X <= k) = sum C(n, i) / 2^n, in logs so large n cannot overflow */
+	for (size_t i = 0; i <= k; i++)
+		tail += exp(lgamma((double)n + 1) - lgamma((double)i + 1) -
+			    lgamma((double)(n - i) + 1) - (double)n * M_LN2);
+	return fmin(1, 2 * tail);
 }

@@ -218,6 +218,15 @@ const char *stats_verdict_name(enum stats_verdict v);
 /* stats_judgement.rounds_needed is "cannot say" beyond this many rounds. */
 #define STATS_ROUNDS_MAX 1000000L
 
+/* The significance level a better or worse verdict needs (p < alpha), and
+ * the power the rounds estimate aims for. */
+#define STATS_ALPHA 0.05
+#define STATS_POWER 0.80
+
+/* The fewest rounds whose sign-flip test can reach p < alpha (2 / 2^n <
+ * alpha: 6 at alpha 0.05). */
+size_t stats_rounds_for_alpha(double alpha);
+
 struct stats_judgement {
 	enum stats_verdict verdict;
 	double gate_pct;
@@ -230,35 +239,54 @@ struct stats_judgement {
 	size_t n_favour_arm, n_favour_base, n_ties;
 	/* Total rounds (not extra rounds) that would likely settle an
 	 * inconclusive verdict; 0 when the verdict is not inconclusive; -1
-	 * when it cannot be said (n < 2, or more than STATS_ROUNDS_MAX). */
+	 * when it cannot be said (n < 2, an effect sitting on the gate, or
+	 * more than STATS_ROUNDS_MAX). */
 	long rounds_needed;
 	bool position_large;	/* see stats_judge */
 	bool trend_large;
+	/* The p-value rule: alpha used, whether this design can reach
+	 * p < alpha at all (p_min < alpha), and whether p is below it. */
+	double alpha;
+	bool p_reachable;
+	bool p_below_alpha;
+	/* The CI and the gate would call it better or worse, but p is not
+	 * below alpha (often because n is too small for the sign-flip test
+	 * to get there: p_reachable false). The verdict is inconclusive. */
+	bool held_by_p;
 };
 
 /*
  * Judge a comparison against the gate +-gate_pct (gate_pct >= 0, finite;
  * else -EINVAL). Lower is better unless higher_is_better (scores).
- *   better / worse  the 95% CI excludes 0 and |delta_pct| > gate_pct; the
- *                   sign of delta and the direction say which;
+ *   better / worse  the 95% CI excludes 0, |delta_pct| > gate_pct, and the
+ *                   sign-flip p is below STATS_ALPHA; the sign of delta
+ *                   and the direction say which. A design that cannot
+ *                   reach p < alpha (5 rounds or fewer: p_min = 2 / 2^n
+ *                   >= 0.0625) never calls better or worse;
  *   equivalent      the 90% CI lies inside [-gate_pct, +gate_pct], ends
  *                   included;
  *   inconclusive    otherwise, and always when the CI is not computable
  *                   (n < 2).
  * The two decisive rules cannot both hold, since delta lies inside its own
- * 90% CI. With sd_d = 0 the CIs are the point delta, so the verdict is
- * never inconclusive for n >= 2.
+ * 90% CI.
  *
- * rounds_needed, for inconclusive: the smallest m > n at which, if mean_d
- * and sd_d stayed as observed, (a) the 95% half-width t(0.975, m-1) *
- * sd_d / sqrt(m) would be at most the gate in log space, ln(1 + gate/100)
- * (the narrower side of the gate in log space; skipped when the gate is
- * 0), and (b) the rules above would give a decisive verdict. (a) alone is
- * the usual n * (h / gate)^2 with the t multiplier taken at m rounds
- * instead of n (at n = 3, t = 4.30 against about 2 later, which would
- * overstate the need four-fold); (b) keeps an effect sitting near the gate,
- * whose CI is already narrow, from being promised a settlement one round
- * later. It assumes the spread stays what it was, so it is a guide.
+ * rounds_needed, for inconclusive, comes from the observed effect and
+ * spread (mean_d, sd_d), by the usual power calculation with t in place
+ * of z: the smallest m > n at which a study of m rounds would settle it
+ * with probability STATS_POWER if mean_d and sd_d held.
+ *   - The effect clears the gate: the rounds at which a two-sided t test
+ *     at STATS_ALPHA detects it, sqrt(m) |mean_d| / sd_d >= t(0.975, m-1)
+ *     + t(POWER, m-1), and at least stats_rounds_for_alpha() so that the
+ *     sign-flip p can get below alpha.
+ *   - The effect is inside the gate: the rounds at which the 90% CI fits
+ *     inside it, sqrt(m) margin / sd_d >= t(0.95, m-1) + t(POWER, m-1),
+ *     margin being the distance in log space from mean_d to the nearer
+ *     end of the gate; -1 when there is no margin (gate 0, or the effect
+ *     on the gate's end).
+ * With sd_d = 0 the first case needs only the rounds for alpha. The old
+ * rule (the 95% CI narrower than the gate) asked a large, noisy effect to
+ * be measured to the gate's precision: context switches at -41.7%
+ * [-66.2, +0.6] were promised ~10509 rounds, and 12 settled them.
  *
  * position and trend may be NULL. position_large: |pos->pct| > |delta|/2
  * and > gate_pct. trend_large: |trend->pct_span| (the drift over the whole
@@ -270,5 +298,66 @@ int stats_judge(const struct stats_paired *p,
 		const struct stats_position *position,
 		const struct stats_trend *trend, double gate_pct,
 		bool higher_is_better, struct stats_judgement *out);
+
+/* ---- Sign test ---- */
+
+/*
+ * Two-sided sign test: of n_up + n_down non-tied units, n_up went one way.
+ * p = min(1, 2 P(X <= min(n_up, n_down))) for X ~ Binomial(n, 1/2),
+ * exact; 1 when n = 0. *p_min (may be NULL) gets the smallest p n units
+ * can give, 2 / 2^n (1 for n = 0 and 1).
+ */
+double stats_sign_test(size_t n_up, size_t n_down, double *p_min);
+
+/* ---- Unpaired comparison: two sets of runs collected separately ---- */
+
+/* Up to this many ways to split the pooled values the permutation test
+ * enumerates them all; beyond, STATS_PERM_DRAWS seeded random splits. */
+#define STATS_PERM_EXACT_MAX 200000
+#define STATS_PERM_DRAWS 100000
+
+/*
+ * Set A (a[0..na-1]) against set B (b[0..nb-1]), values > 0 and finite,
+ * with no pairing: runs collected at different times (before and after a
+ * reboot, a BIOS setting, a kernel). On the logs x = ln a, y = ln b:
+ *   effect    delta% = 100 (exp(mean y - mean x) - 1), the ratio of the
+ *             geometric means; delta_pct_median from the medians;
+ *   CI        Welch's t: se = sqrt(sx^2/na + sy^2/nb), Welch-Satterthwaite
+ *             df, mean y - mean x +- t se (95% and 90%); needs na, nb >= 2;
+ *   p-value   the two-sided permutation test of |mean y - mean x| over the
+ *             splits of the pooled logs into groups of na and nb (exact up
+ *             to STATS_PERM_EXACT_MAX splits, seeded Monte Carlo beyond),
+ *             with the smallest p the design can reach (2 / C(na+nb, na)
+ *             when na == nb, else 1 / C: 0.1 for 3 and 3, 0.029 for 4 and
+ *             4).
+ * -EINVAL with a cause for an empty set or a value that is zero,
+ * negative or not finite; -ENOMEM.
+ */
+struct stats_unpaired {
+	size_t na, nb;
+	double mean_a, mean_b;		/* of the logs */
+	double sd_a, sd_b;		/* of the logs; NaN when n < 2 */
+	double delta_pct, delta_pct_median;
+	bool signs_agree;		/* mean and median differences */
+	bool ci_computable;		/* na >= 2 and nb >= 2 */
+	double se, df;
+	double ci95_lo_pct, ci95_hi_pct, ci90_lo_pct, ci90_hi_pct;
+	double t_mult95;
+	double p_value, p_min;
+	bool p_exact;
+};
+
+int stats_unpaired_log(const double *a, size_t na, const double *b, size_t nb,
+		       struct stats_unpaired *out, char **cause);
+
+/*
+ * The verdict of an unpaired comparison, by stats_judge's rules (the
+ * 95% CI excludes 0, the effect clears the gate and p < STATS_ALPHA;
+ * the 90% CI inside the gate). rounds_needed is the runs per set that
+ * would likely settle it (at least the 4 each that let p reach below
+ * alpha), from the observed effect and the pooled spread.
+ */
+int stats_judge_unpaired(const struct stats_unpaired *u, double gate_pct,
+			 bool higher_is_better, struct stats_judgement *out);
 
 #endif

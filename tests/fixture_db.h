@@ -781,7 +781,7 @@ static inline void fx_store_ab(struct db *db, int *tick)
 	struct db_kv kv[] = {
 		{ (char *)"events", (char *)"cache" },
 		{ (char *)"score", (char *)"fps=([0-9.]+) fps:higher" },
-		{ (char *)"per", (char *)"fps" },
+		{ (char *)"per", (char *)"frame=fps" },
 	};
 	e.settings = kv;
 	e.nsettings = 3;

@@ -679,6 +679,31 @@ static void test_topology__unreadable_level_drops_every_cache(void **state)
 	topo_release(&t);
 }
 
+/*
+ * Issue 15: a guest whose hypervisor reports no L2 (only L1 and an L3)
+ * refused every l2:N. The last-level domain stands in, and the pin says
+ * so; an index past the last-level domains is still out of range. On a
+ * machine whose L2 is the last level (no-l3) nothing changes.
+ */
+static void test_topology__l2_pin_falls_back_to_the_llc(void **state)
+{
+	(void)state;
+	struct topo t;
+	load(&t, "no-l2");
+	size_t n;
+	assert_null(topo_domains(&t, 2, CACHE_TYPE_UNIFIED, &n));
+	assert_int_equal(n, 0);
+	assert_int_equal(t.n_llc, 1);
+	check_pin(&t, "l2:0", 0, "0-3",
+		  "pinned to the 4 CPUs sharing L3 domain 0 (16 MiB; l2:0); the machine "
+		  "reports no L2 cache, so its L3 domain stands in");
+	check_pin(&t, "l2:1", -ERANGE, NULL, "l2:1");
+	topo_release(&t);
+	load(&t, "no-l3");
+	check_pin(&t, "l2:3", 0, "3", "pinned to CPU 3 of L2 domain 3 (1 MiB; l2:3)");
+	topo_release(&t);
+}
+
 static void test_topology__offline_cpu_is_left_out(void **state)
 {
 	(void)state;
@@ -1105,6 +1130,7 @@ int main(void)
 		cmocka_unit_test(test_topology__each_l3_fault_alone_drops_l3),
 		cmocka_unit_test(test_topology__unreadable_level_drops_every_cache),
 		cmocka_unit_test(test_topology__offline_cpu_is_left_out),
+		cmocka_unit_test(test_topology__l2_pin_falls_back_to_the_llc),
 		cmocka_unit_test(test_topology__groups_and_nodes_faults),
 		cmocka_unit_test(test_topology__no_caches_at_all),
 		cmocka_unit_test(test_topology__missing_or_bad_tree_is_an_error),

@@ -9,7 +9,9 @@
 #include <cmocka.h>
 #include <math.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <string.h>
+#include <unistd.h>
 #include <time.h>
 
 #include "test_util.h"
@@ -98,6 +100,131 @@ static void test_ab__same_command_twice_is_not_better_or_worse(void **state)
 	tu_proc_release(&p);
 }
 
+/*
+ * Issue 15: with 2 rounds prof ab called "better" while printing
+ * p = 0.500. Arms 20 times apart are still inconclusive at 2 rounds, and
+ * the table says why and how many rounds would do.
+ */
+static void test_ab__two_rounds_never_call_better_or_worse(void **state)
+{
+	struct tu_db *f = *state;
+	char *argv[] = { PROF_BIN, f->dbarg, "ab", "--arm", "fast=sleep 0.02",
+			 "--arm", "slow=sleep 0.4", "--rounds", "2", "--warmup", "0",
+			 "-e", "task-clock", "--format", "json", NULL };
+	struct tu_proc p = tu_run(argv, NULL);
+	perf_or_skip(&p);
+	assert_int_equal(p.status, 0);
+	assert_null(strstr(p.err, "\"verdict\": \"worse\""));
+	assert_null(strstr(p.err, "\"verdict\": \"better\""));
+	const char *c = comparison(p.err, "wall_s");
+	assert_non_null(c);
+	expect(c, "\"p_value\": 0.5,");
+	expect(c, "\"verdict\": \"inconclusive\"");
+	/* At least the 6 rounds the p-value needs (more if a loaded machine
+	 * made the two rounds disagree a lot). */
+	assert_true(num_after(c, "\"rounds_needed\": ") >= 6);
+	tu_proc_release(&p);
+	char *t[] = { PROF_BIN, f->dbarg, "compare", "last", NULL };
+	p = tu_run(t, NULL);
+	assert_int_equal(p.status, 0);
+	expect(p.out, "inconclusive (");
+	tu_proc_release(&p);
+}
+
+/* Valid UTF-8 with no control byte but newline and tab. */
+static bool is_clean_text(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	while (*p) {
+		size_t n = *p < 0x80 ? 1 : *p >= 0xf0 ? 4 : *p >= 0xe0 ? 3 : *p >= 0xc2 ? 2 : 0;
+		if (!n || (n == 1 && *p < 0x20 && *p != '\n' && *p != '\t') || *p == 0x7f)
+			return false;
+		for (size_t i = 1; i < n; i++)
+			if ((p[i] & 0xc0) != 0x80)
+				return false;
+		p += n;
+	}
+	return true;
+}
+
+/*
+ * Issue 15: --arm a='xz -1 f > /dev/null' passed '>' to xz. Arms run
+ * through /bin/sh -c by default, as hyperfine does; -N execs the words.
+ */
+static void test_ab__arms_run_through_a_shell_unless_no_shell(void **state)
+{
+	struct tu_db *f = *state;
+	char *arm_a, *arm_b, *out_a, *out_b;
+	assert_true(asprintf(&out_a, "%s/a.txt", f->dir) > 0);
+	assert_true(asprintf(&out_b, "%s/b.txt", f->dir) > 0);
+	assert_true(asprintf(&arm_a, "a=echo 1 > %s", out_a) > 0);
+	assert_true(asprintf(&arm_b, "b=echo 2 | tr 2 3 > %s", out_b) > 0);
+	char *argv[] = { PROF_BIN, f->dbarg, "ab", "--arm", arm_a, "--arm", arm_b,
+			 "--rounds", "1", "--warmup", "0", "-e", "task-clock",
+			 "--format", "json", NULL };
+	struct tu_proc p = tu_run(argv, NULL);
+	perf_or_skip(&p);
+	assert_int_equal(p.status, 0);
+	tu_proc_release(&p);
+	char *a = tu_slurp(out_a), *b = tu_slurp(out_b);
+	assert_string_equal(a, "1\n");
+	assert_string_equal(b, "3\n");
+	free(a);
+	free(b);
+	unlink(out_a);
+	unlink(out_b);
+
+	/* -N: echo gets '>' and the path as words; no file is made, and the
+	 * words reach the workload's output (a score sees them). */
+	char *n[] = { PROF_BIN, f->dbarg, "ab", "-N", "--arm", arm_a, "--arm", arm_b,
+		      "--score", "seen=^([0-9]+) [>|] ", "--rounds", "1", "--warmup", "0",
+		      "-e", "task-clock", "--format", "json", NULL };
+	p = tu_run(n, NULL);
+	assert_int_equal(p.status, 0);
+	assert_int_not_equal(access(out_a, F_OK), 0);
+	assert_int_not_equal(access(out_b, F_OK), 0);
+	assert_null(strstr(p.err, "printed no 'seen'"));
+	tu_proc_release(&p);
+	/* With the shell, an arm whose program does not exist fails its
+	 * runs, and sh's own message is the tail shown. */
+	char *bad[] = { PROF_BIN, f->dbarg, "ab", "--arm", "a=true", "--arm",
+			"b=no-such-program-x1 --flag", "--rounds", "1", "--warmup", "0",
+			"-e", "task-clock", NULL };
+	p = tu_run(bad, NULL);
+	assert_int_equal(p.status, 1);
+	expect(p.err, "exited with status 127");
+	expect(p.err, "  | ");
+	expect(p.err, "no-such-program-x1");
+	tu_proc_release(&p);
+	free(arm_a);
+	free(arm_b);
+	free(out_a);
+	free(out_b);
+}
+
+/* A failing arm's stderr tail is text: escapes, not raw bytes; binary is
+ * measured, not shown; stdout is not the tail. */
+static void test_ab__failed_arm_tail_is_text(void **state)
+{
+	struct tu_db *f = *state;
+	char *argv[] = { PROF_BIN, f->dbarg, "ab", "--arm", "ok=true", "--arm",
+			 "esc=printf 'to %s\\n' std-out; printf 'bad \\033[31mred\\n' >&2; exit 3",
+			 "--arm", "bin=head -c 4000 /dev/urandom >&2; exit 4",
+			 "--rounds", "1", "--warmup", "0", "--keep-going", "-e", "task-clock",
+			 NULL };
+	struct tu_proc p = tu_run(argv, NULL);
+	perf_or_skip(&p);
+	assert_int_equal(p.status, 0);
+	expect(p.err, "exited with status 3");
+	expect(p.err, "  | bad \\x1b[31mred\n");
+	assert_null(strstr(p.err, "to std-out"));
+	expect(p.err, "exited with status 4");
+	expect(p.err, "bytes on stderr, mostly binary: not shown");
+	if (!is_clean_text(p.err))
+		fail_msg("raw bytes reached stderr:\n%s", p.err);
+	tu_proc_release(&p);
+}
+
 static void test_ab__abba_order_is_stored(void **state)
 {
 	struct tu_db *f = *state;
@@ -134,8 +261,9 @@ static void test_ab__scores_and_compare_reprint_the_same_numbers(void **state)
 	char *argv[] = { PROF_BIN, f->dbarg, "ab",
 			 "--arm", "fast=sh -c 'echo rendered 60.0 fps'",
 			 "--arm", "slow=sh -c 'echo rendered 30.0 fps'",
-			 "--score", "fps=([0-9.]+) fps:higher", "--per", "fps",
-			 "--rounds", "4", "-e", "task-clock", "--format", "json", "-o", out,
+			 "--score", "fps=([0-9.]+) fps:higher", "--per", "frame=fps",
+			 "--rounds", "6", "--warmup", "0", "-e", "task-clock", "--format",
+			 "json", "-o", out,
 			 NULL };
 	struct tu_proc p = tu_run(argv, NULL);
 	perf_or_skip(&p);
@@ -147,7 +275,8 @@ static void test_ab__scores_and_compare_reprint_the_same_numbers(void **state)
 	expect(c, "\"higher_is_better\": true");
 	expect(c, "\"delta_pct_mean\": -50");
 	expect(c, "\"verdict\": \"worse\"");
-	assert_non_null(comparison(json, "cpu_ms_per_fps"));
+	assert_non_null(comparison(json, "cpu_ms_per_frame"));
+	assert_null(comparison(json, "cpu_ms_per_fps"));
 	/* prof compare prints exactly what prof ab printed. */
 	char *c2[] = { PROF_BIN, f->dbarg, "compare", "last", "--format", "json", NULL };
 	p = tu_run(c2, NULL);
@@ -157,8 +286,26 @@ static void test_ab__scores_and_compare_reprint_the_same_numbers(void **state)
 	char *md[] = { PROF_BIN, f->dbarg, "compare", "last", "--format", "markdown", NULL };
 	p = tu_run(md, NULL);
 	expect(p.out, "| metric | arm | n | median |");
-	expect(p.out, "*paired log-ratio t (95% CI, t = 3.18 at n = 4), ABBA, 4 rounds");
-	expect(p.out, "smallest attainable sign-flip p 0.125");
+	expect(p.out, "*paired log-ratio t (95% CI, t = 2.57 at n = 6), ABBA, 6 rounds");
+	expect(p.out, "smallest attainable sign-flip p 0.031");
+	/* Issue 15: user and system time from wait4 are metrics of every
+	 * experiment, in every format. */
+	expect(p.out, "| user_s ↓ | fast |");
+	expect(p.out, "| sys_s ↓ | fast |");
+	tu_proc_release(&p);
+	expect(json, "\"user_s\": {");
+	expect(json, "\"sys_s\": {");
+	assert_non_null(comparison(json, "user_s"));
+	assert_non_null(comparison(json, "sys_s"));
+	char *tb[] = { PROF_BIN, f->dbarg, "compare", "last", NULL };
+	p = tu_run(tb, NULL);
+	expect(p.out, " user_s (s; lower is better)\n");
+	expect(p.out, " sys_s (s; lower is better)\n");
+	tu_proc_release(&p);
+	char *csv[] = { PROF_BIN, f->dbarg, "compare", "last", "--format", "csv", NULL };
+	p = tu_run(csv, NULL);
+	expect(p.out, "\nuser_s,fast,");
+	expect(p.out, "\nsys_s,slow,");
 	tu_proc_release(&p);
 	free(json);
 	free(out);
@@ -225,7 +372,7 @@ static void test_ab__bad_input_exits_2(void **state)
 {
 	struct tu_db *f = *state;
 	struct {
-		char *args[8];
+		char *args[12];
 		const char *msg;
 	} cases[] = {
 		{ { "--arm", "a=", NULL }, "has no command" },
@@ -245,6 +392,13 @@ static void test_ab__bad_input_exits_2(void **state)
 		  "bad --rounds" },
 		{ { "--arm", "a=true", "--arm", "b=true", "--set", "pin=warp", NULL },
 		  "unknown pin mode" },
+		/* Issue 15: CPU ms divided by fps is no CPU per frame. */
+		{ { "--arm", "a=true", "--arm", "b=true", "--score", "fps=([0-9]+) fps",
+		    "--per", "fps", NULL }, "'fps' is a rate (per second)" },
+		{ { "--arm", "a=true", "--arm", "b=true", "--score", "speed=([0-9]+):rate",
+		    "--per", "speed", NULL }, "--per UNIT=speed" },
+		{ { "--arm", "a=true", "--arm", "b=true", "--score", "n=([0-9]+)",
+		    "--per", "=n", NULL }, "bad --per" },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		char *argv[16] = { PROF_BIN, f->dbarg, "ab" };
@@ -341,6 +495,38 @@ static void test_ab__gate_comes_from_the_latest_aa(void **state)
 	assert_int_equal(p.status, 0);
 	expect(p.err, "\"gate_source\": \"A/A experiment 1\"");
 	tu_proc_release(&p);
+	/* Issue 15: the A/A experiment prints its noise and the gate it sets
+	 * per metric, not verdicts with rounds that mean nothing; the later
+	 * experiment prints the gate each metric was judged against. */
+	const char *fmts[] = { "table", "markdown" };
+	for (int i = 0; i < 2; i++) {
+		char *c1[] = { PROF_BIN, f->dbarg, "compare", "1", "--format",
+			       (char *)fmts[i], NULL };
+		p = tu_run(c1, NULL);
+		assert_int_equal(p.status, 0);
+		expect(p.out, "round-to-round sd");
+		expect(p.out, "gate it sets");
+		expect(p.out, "take each metric's gate from here");
+		assert_null(strstr(p.out, "inconclusive"));
+		assert_null(strstr(p.out, "rounds)"));
+		/* the wall_s gate, as it is shown in both experiments */
+		const char *w = strstr(p.out, "wall_s");
+		assert_non_null(w);
+		const char *g = strstr(w, "±");
+		assert_non_null(g);
+		char gate[16];
+		snprintf(gate, sizeof(gate), "%.*s", (int)strcspn(g, " |\n"), g);
+		tu_proc_release(&p);
+		char *c2[] = { PROF_BIN, f->dbarg, "compare", "2", "--format",
+			       (char *)fmts[i], NULL };
+		p = tu_run(c2, NULL);
+		assert_int_equal(p.status, 0);
+		expect(p.out, "gate");
+		w = strstr(p.out, "wall_s");
+		assert_non_null(w);
+		expect(w, gate);
+		tu_proc_release(&p);
+	}
 	/* --gate still wins over the A/A experiment. */
 	char *c[] = { PROF_BIN, f->dbarg, "compare", "2", "--gate", "7", "--format",
 		      "json", NULL };
@@ -350,11 +536,219 @@ static void test_ab__gate_comes_from_the_latest_aa(void **state)
 	tu_proc_release(&p);
 }
 
+/*
+ * Issue 15: sets of runs collected apart (a reboot between them) are
+ * tagged by prof run and compared unpaired by prof compare --set, which
+ * says the runs were not interleaved.
+ */
+static void test_ab__compare_sets_of_tagged_runs(void **state)
+{
+	struct tu_db *f = *state;
+	for (int i = 0; i < 8; i++) {
+		/* CPU work, not sleeps: a loaded machine delays wake-ups far
+		 * more than it changes the CPU time of a fixed job */
+		char *argv[] = { PROF_BIN, f->dbarg, "run", "-q", "-e", "task-clock",
+				 "--tag", i % 2 ? "slow" : "quick", "--", "dd",
+				 "if=/dev/zero", "of=/dev/null", "bs=1k",
+				 i % 2 ? "count=100000" : "count=20000", NULL };
+		struct tu_proc p = tu_run(argv, NULL);
+		perf_or_skip(&p);
+		assert_int_equal(p.status, 0);
+		tu_proc_release(&p);
+	}
+	char *js[] = { PROF_BIN, f->dbarg, "compare", "--set", "before=quick", "--set",
+		       "after=slow", "--format", "json", NULL };
+	struct tu_proc p = tu_run(js, NULL);
+	assert_int_equal(p.status, 0);
+	expect(p.out, "\"interleaved\": false");
+	expect(p.out, "\"note\": \"the runs were not interleaved");
+	expect(p.out, "\"spec\": \"tag 'quick'\"");
+	expect(p.out, "\"runs\": [1, 3, 5, 7]");
+	expect(p.out, "\"runs\": [2, 4, 6, 8]");
+	/* 5 times the work in each of 4 runs against 4: the permutation p is
+	 * its floor, 2 of the 70 splits, and the verdict is worse. */
+	const char *c = comparison(p.out, "task-clock");
+	assert_non_null(c);
+	expect(p.out, "\"arm\": \"after\",\n      \"baseline\": \"before\"");
+	expect(c, "\"p_value\": 0.0285714286");
+	expect(c, "\"verdict\": \"worse\"");
+	double d = num_after(c, "\"delta_pct_mean\": ");
+	assert_true(d > 100 && d < 500);
+	tu_proc_release(&p);
+	/* Run lists work too, and people read that the runs were apart. */
+	const char *fmts[] = { "table", "markdown" };
+	for (int i = 0; i < 2; i++) {
+		char *t[] = { PROF_BIN, f->dbarg, "compare", "--set", "A=1,3,5,7", "--set",
+			      "B=runs:2-2,4,6,8", "--format", (char *)fmts[i], NULL };
+		p = tu_run(t, NULL);
+		assert_int_equal(p.status, 0);
+		expect(p.out, "two sets of runs, collected apart (not interleaved)");
+		expect(p.out, "the runs were not interleaved");
+		expect(p.out, "Welch's t on log values");
+		expect(p.out, "runs 1,3,5,7");
+		expect(p.out, "worse");
+		tu_proc_release(&p);
+	}
+	/* Bad input: a usage error, or a tag nobody used. */
+	char *one[] = { PROF_BIN, f->dbarg, "compare", "--set", "A=quick", NULL };
+	p = tu_run(one, NULL);
+	assert_int_equal(p.status, 2);
+	expect(p.err, "--set goes twice");
+	tu_proc_release(&p);
+	char *none[] = { PROF_BIN, f->dbarg, "compare", "--set", "A=quick", "--set",
+			 "B=nobody", NULL };
+	p = tu_run(none, NULL);
+	assert_int_equal(p.status, 1);
+	expect(p.err, "no run is tagged 'nobody'");
+	expect(p.err, "prof run --tag nobody");
+	tu_proc_release(&p);
+	char *badtag[] = { PROF_BIN, f->dbarg, "run", "--tag", "12", "--", "true", NULL };
+	p = tu_run(badtag, NULL);
+	assert_int_equal(p.status, 2);
+	expect(p.err, "bad --tag '12'");
+	tu_proc_release(&p);
+}
+
+/*
+ * Issue 15: --by name gives each counter per thread name per arm, with
+ * its own CI and verdict: here dd does twice the work in arm b, while
+ * the sleep beside it does the same.
+ */
+static void test_ab__by_name_gives_each_thread_name_its_verdict(void **state)
+{
+	struct tu_db *f = *state;
+	char *argv[] = { PROF_BIN, f->dbarg, "ab",
+			 "--arm", "a=dd if=/dev/zero of=/dev/null bs=1k count=20000 & sleep 0.05; wait",
+			 "--arm", "b=dd if=/dev/zero of=/dev/null bs=1k count=60000 & sleep 0.05; wait",
+			 "--rounds", "6", "--warmup", "0", "-e", "task-clock", "--by", "name",
+			 "--format", "json", NULL };
+	struct tu_proc p = tu_run(argv, NULL);
+	perf_or_skip(&p);
+	assert_int_equal(p.status, 0);
+	expect(p.err, "\"by\": \"name\"");
+	const char *dd = strstr(p.err, "\"name\": \"dd\"");
+	const char *sl = strstr(p.err, "\"name\": \"sleep\"");
+	assert_non_null(dd);
+	assert_non_null(sl);
+	const char *c = comparison(dd, "task-clock");
+	assert_non_null(c);
+	expect(c, "\"verdict\": \"worse\"");
+	assert_true(num_after(c, "\"delta_pct_mean\": ") > 100);
+	/* the whole-run times are not per thread: not in this view */
+	assert_null(comparison(p.err, "wall_s"));
+	char *json = strdup(strstr(p.err, "{"));
+	tu_proc_release(&p);
+	/* compare reprints it from the database */
+	char *cj[] = { PROF_BIN, f->dbarg, "compare", "last", "--by", "name", "--format",
+		       "json", NULL };
+	p = tu_run(cj, NULL);
+	assert_int_equal(p.status, 0);
+	assert_string_equal(p.out, json);
+	tu_proc_release(&p);
+	free(json);
+	const char *fmts[] = { "table", "markdown" };
+	for (int i = 0; i < 2; i++) {
+		char *t[] = { PROF_BIN, f->dbarg, "compare", "last", "--by", "name",
+			      "--format", (char *)fmts[i], NULL };
+		p = tu_run(t, NULL);
+		assert_int_equal(p.status, 0);
+		expect(p.out, "er thread name: each event summed");
+		expect(p.out, "dd");
+		expect(p.out, "sleep");
+		expect(p.out, "worse");
+		expect(p.out, "threads per run: dd 1");
+		tu_proc_release(&p);
+	}
+	char *bad[] = { PROF_BIN, f->dbarg, "compare", "last", "--by", "thread", NULL };
+	p = tu_run(bad, NULL);
+	assert_int_equal(p.status, 2);
+	expect(p.err, "bad --by 'thread'");
+	tu_proc_release(&p);
+}
+
+/*
+ * Issue 15: prof summary reads experiments that share arms, one per
+ * scene: per scene the effect and verdict, across them the count, the
+ * geometric mean effect with scenes as the unit and a sign test. Six
+ * scenes whose new arm prints a higher cost (a score, so no timing noise
+ * decides the test): every scene worse, and six of six is the fewest a
+ * sign test can call (p = 2/64).
+ */
+static void test_ab__summary_across_scenes(void **state)
+{
+	struct tu_db *f = *state;
+	for (int s = 0; s < 6; s++) {
+		char *base, *next;
+		if (asprintf(&base, "base=echo cost %d", 100 + s) < 0 ||
+		    asprintf(&next, "new=echo cost %d", 150 + 2 * s) < 0)
+			abort();
+		char *argv[] = { PROF_BIN, f->dbarg, "ab", "--arm", base, "--arm", next,
+				 "--score", "cost=cost ([0-9]+)", "--rounds", "6", "--warmup",
+				 "0", "-e", "task-clock", "--format", "json", "-o", "/dev/null",
+				 NULL };
+		struct tu_proc p = tu_run(argv, NULL);
+		perf_or_skip(&p);
+		assert_int_equal(p.status, 0);
+		tu_proc_release(&p);
+		free(base);
+		free(next);
+	}
+	char *md[] = { PROF_BIN, f->dbarg, "summary", "1-6", "--format", "markdown", NULL };
+	struct tu_proc p = tu_run(md, NULL);
+	assert_int_equal(p.status, 0);
+	expect(p.out, "**prof summary**: `new` against `base` over 6 scenes");
+	expect(p.out, "- **cost**: 6 of 6 scenes worse; +");
+	expect(p.out, "- **wall_s**: ");
+	expect(p.out, "| cost | 6 | 6 of 6 scenes worse | +");
+	expect(p.out, "| 0.031 | worse |");
+	expect(p.out, "cost per scene (lower is better):");
+	expect(p.out, "| 1 | echo cost 100 | +50.0% [+50.0, +50.0] | 0.031 | worse |");
+	expect(p.out, "two-sided sign test");
+	tu_proc_release(&p);
+	char *js[] = { PROF_BIN, f->dbarg, "summary", "1", "2", "3-6", "--format", "json",
+		       NULL };
+	p = tu_run(js, NULL);
+	assert_int_equal(p.status, 0);
+	expect(p.out, "\"experiments\": [1, 2, 3, 4, 5, 6]");
+	const char *w = strstr(p.out, "\"metric\": \"cost\"");
+	assert_non_null(w);
+	expect(w, "\"worse\": 6,");
+	expect(w, "\"sign_p\": 0.03125,");
+	expect(w, "\"verdict\": \"worse\"");
+	double lo = num_after(w, "\"ci95_lo_pct\": ");
+	assert_true(lo > 0);
+	tu_proc_release(&p);
+	/* Three scenes cannot reach p < 0.05 by a sign test (2/8). */
+	char *three[] = { PROF_BIN, f->dbarg, "summary", "1-3", NULL };
+	p = tu_run(three, NULL);
+	assert_int_equal(p.status, 0);
+	expect(p.out, "cost: 3 of 3 scenes worse");
+	expect(p.out, "inconclusive (3 scenes cannot reach sign-test p < 0.05)");
+	tu_proc_release(&p);
+	char *badarm[] = { PROF_BIN, f->dbarg, "summary", "1-6", "--arm", "other", NULL };
+	p = tu_run(badarm, NULL);
+	assert_int_equal(p.status, 2);
+	expect(p.err, "experiment 1 has no arm 'other'");
+	tu_proc_release(&p);
+	char *badm[] = { PROF_BIN, f->dbarg, "summary", "1-6", "--metric", "nope", NULL };
+	p = tu_run(badm, NULL);
+	assert_int_equal(p.status, 2);
+	expect(p.err, "--metric 'nope' is not a metric of every experiment");
+	tu_proc_release(&p);
+	char *none[] = { PROF_BIN, f->dbarg, "summary", "7", NULL };
+	p = tu_run(none, NULL);
+	assert_int_not_equal(p.status, 0);
+	tu_proc_release(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_ab__slower_arm_is_worse_with_a_ci_excluding_zero, setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_ab__same_command_twice_is_not_better_or_worse, setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_ab__two_rounds_never_call_better_or_worse, setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_ab__arms_run_through_a_shell_unless_no_shell, setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_ab__failed_arm_tail_is_text, setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_ab__abba_order_is_stored, setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_ab__scores_and_compare_reprint_the_same_numbers, setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_ab__missing_score_and_failed_runs_are_left_out, setup, tu_db_teardown),
@@ -363,6 +757,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_ab__plan_that_is_no_file_is_refused, setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_ab__ctrl_c_keeps_the_finished_rounds, setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_ab__gate_comes_from_the_latest_aa, setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_ab__compare_sets_of_tagged_runs, setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_ab__by_name_gives_each_thread_name_its_verdict, setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_ab__summary_across_scenes, setup, tu_db_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

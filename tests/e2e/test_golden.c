@@ -63,6 +63,7 @@ static const struct golden_case {
 	{ "help/report", 0, "help report", NULL },
 	{ "help/ab", 0, "help ab", NULL },
 	{ "help/compare", 0, "help compare", NULL },
+	{ "help/summary", 0, "help summary", NULL },
 	{ "help/explain", 0, "help explain", NULL },
 	{ "help/topo", 0, "help topo", NULL },
 	{ "help/sleep", 0, "help sleep", NULL },
@@ -133,6 +134,7 @@ static const struct golden_case {
 	{ "compare/ab", F_TEXT | F_SVG, "compare 2", NULL },
 	{ "compare/ab-gate", F_TABLE | F_JSON | F_SVG, "compare 2 --gate 5", NULL },
 	{ "compare/three-arms", F_TEXT | F_SVG, "compare 3", NULL },
+	{ "compare/by-name", F_TEXT, "compare 2 --by name", NULL },
 	{ "compare/two-runs", F_TEXT | F_SVG, "compare 1 4", NULL },
 	{ "compare/no-such-experiment", F_TABLE, "compare 9", NULL },
 
@@ -156,6 +158,7 @@ static const struct golden_case {
 	{ "topo/two-socket", F_TABLE | F_JSON, "topo --sysfs sysfs/two-socket", NULL },
 	{ "topo/malformed", F_TEXT, "topo --sysfs sysfs/malformed", NULL },
 	{ "topo/offline-cpu", F_TABLE | F_JSON, "topo --sysfs sysfs/offline-cpu", NULL },
+	{ "topo/no-l2", F_TABLE | F_JSON, "topo --sysfs sysfs/no-l2", NULL },
 
 	{ "events/zen4-miss", F_TEXT, "events miss", ZEN4 },
 	{ "events/zen4-no-match", F_TABLE, "events nosuchevent", ZEN4 },

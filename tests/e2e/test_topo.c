@@ -67,8 +67,15 @@ static void test_topo__fixtures_give_the_right_domains_and_choice(void **state)
 	assert_null(strstr(p.out, "\"level\": 3,\n      \"type\""));
 	tu_proc_release(&p);
 
+	/* Issue 15: the stale L3 and node0 lists still name offline CPU 3;
+	 * prof topo leaves it out of both, and says so. */
 	p = topo_json("offline-cpu");
 	expect(p.out, "\"online\": [0, 1, 2]");
+	expect(p.out, "\"largest_llc\": {\n    \"level\": 3,\n    \"size_bytes\": 8388608,\n"
+	       "    \"cpus\": [0, 1, 2],");
+	expect(p.out, "\"node\": 0,\n      \"cpus\": [0, 1, 2]\n");
+	assert_null(strstr(p.out, "2, 3]"));
+	expect(p.out, "offline CPU 3 left out");
 	tu_proc_release(&p);
 
 	p = topo_json("no-such-tree");
@@ -302,6 +309,130 @@ static void test_topo__pin_and_affinity_flags_must_agree(void **state)
 	tu_proc_release(&p);
 }
 
+/* The pin mode of stored run `id`, from its JSON. */
+static char *pin_mode_of(struct fx *f, const char *id)
+{
+	char *r[] = { PROF_BIN, f->dbarg, "report", (char *)id, "--format", "json", NULL };
+	struct tu_proc p = tu_run(r, NULL);
+	const char *m = strstr(p.out, "\"mode\": \"");
+	char *mode = m ? strndup(m + 9, strcspn(m + 9, "\"")) : strdup("?");
+	tu_proc_release(&p);
+	return mode;
+}
+
+/*
+ * Issue 15: prof ab and prof sleep refused --cache-affinity and
+ * --no-cache-affinity and ignored PROF_CACHE_AFFINITY. They take both
+ * now, with the same rule as prof run (the flags win over the
+ * environment); in ab an arm's own --set ARM.pin wins over both, so a
+ * harness can keep its control arm unpinned.
+ */
+static void test_topo__ab_and_sleep_honour_cache_affinity(void **state)
+{
+	struct fx *f = *state;
+	char *on[] = { "PROF_CACHE_AFFINITY=1", NULL };
+	char *ab[] = { PROF_BIN, f->dbarg, "ab", "--arm", "a=true", "--arm", "b=true",
+		       "--set", "a.pin=none", "--rounds", "1", "--warmup", "0", "-e",
+		       "task-clock", "--format", "json", NULL };
+	struct tu_proc p = tu_run(ab, on);
+	if (p.status != 0 && strstr(p.err, "cannot open perf events")) {
+		tu_proc_release(&p);
+		skip();
+	}
+	assert_int_equal(p.status, 0);
+	tu_proc_release(&p);
+	/* round 1 runs a, then b */
+	char *m1 = pin_mode_of(f, "1"), *m2 = pin_mode_of(f, "2");
+	assert_string_equal(m1, "none");
+	assert_string_equal(m2, "largest-llc");
+	free(m1);
+	free(m2);
+
+	char *ab2[] = { PROF_BIN, f->dbarg, "ab", "--arm", "a=true", "--arm", "b=true",
+			"--no-cache-affinity", "--rounds", "1", "--warmup", "0", "-e",
+			"task-clock", NULL };
+	p = tu_run(ab2, on);
+	assert_int_equal(p.status, 0);
+	tu_proc_release(&p);
+	m1 = pin_mode_of(f, "3");
+	m2 = pin_mode_of(f, "4");
+	assert_string_equal(m1, "none");
+	assert_string_equal(m2, "none");
+	free(m1);
+	free(m2);
+	char *off[] = { "PROF_CACHE_AFFINITY=0", NULL };
+	char *ab3[] = { PROF_BIN, f->dbarg, "ab", "--arm", "a=true", "--arm", "b=true",
+			"--cache-affinity", "--rounds", "1", "--warmup", "0", "-e",
+			"task-clock", NULL };
+	p = tu_run(ab3, off);
+	assert_int_equal(p.status, 0);
+	expect(p.err, "pin = largest-llc");
+	tu_proc_release(&p);
+	m1 = pin_mode_of(f, "5");
+	assert_string_equal(m1, "largest-llc");
+	free(m1);
+	/* --set pin= for every arm and a flag that says otherwise: refused. */
+	char *bad[] = { PROF_BIN, f->dbarg, "ab", "--arm", "a=true", "--arm", "b=true",
+			"--set", "pin=none", "--cache-affinity", NULL };
+	p = tu_run(bad, NULL);
+	assert_int_equal(p.status, 2);
+	expect(p.err, "--pin none and --cache-affinity ask for different pins");
+	tu_proc_release(&p);
+
+	/* prof sleep: the environment, and the flag over it. */
+	char *sl[] = { PROF_BIN, f->dbarg, "sleep", "--modes", "nanosleep", "--durations",
+		       "50", "--calls", "10", NULL };
+	p = tu_run(sl, on);
+	assert_int_equal(p.status, 0);
+	expect(p.out, "pin largest-llc");
+	tu_proc_release(&p);
+	char *sl2[] = { PROF_BIN, f->dbarg, "sleep", "--modes", "nanosleep",
+			"--durations", "50", "--calls", "10", "--no-cache-affinity", NULL };
+	p = tu_run(sl2, on);
+	assert_int_equal(p.status, 0);
+	expect(p.out, "not pinned");
+	assert_null(strstr(p.err, "largest-llc"));
+	assert_null(strstr(p.out, "largest-llc"));
+	tu_proc_release(&p);
+	char *sl3[] = { PROF_BIN, f->dbarg, "sleep", "--modes", "nanosleep",
+			"--durations", "50", "--calls", "10", "--cache-affinity", NULL };
+	p = tu_run(sl3, off);
+	assert_int_equal(p.status, 0);
+	expect(p.out, "pin largest-llc");
+	tu_proc_release(&p);
+}
+
+/* -p with PROF_CACHE_AFFINITY=1 says why nothing is pinned. */
+static void test_topo__attach_says_why_it_does_not_pin(void **state)
+{
+	struct fx *f = *state;
+	pid_t kid = fork();
+	if (kid == 0) {
+		execl("/bin/sleep", "sleep", "5", (char *)NULL);
+		_exit(127);
+	}
+	char pid[32];
+	snprintf(pid, sizeof(pid), "%d", (int)kid);
+	char *on[] = { "PROF_CACHE_AFFINITY=1", NULL };
+	char *a[] = { PROF_BIN, f->dbarg, "run", "-q", "-e", "task-clock", "-p", pid,
+		      "--duration", "0.2", NULL };
+	struct tu_proc p = tu_run(a, on);
+	kill(kid, SIGKILL);
+	waitpid(kid, NULL, 0);
+	if (p.status != 0 && strstr(p.err, "cannot open perf events")) {
+		tu_proc_release(&p);
+		skip();
+	}
+	expect(p.err, "note: not pinning process");
+	expect(p.err, "prof pins only a command it launches, before exec");
+	tu_proc_release(&p);
+	char *b[] = { PROF_BIN, f->dbarg, "run", "-p", pid, "--cache-affinity", NULL };
+	p = tu_run(b, NULL);
+	assert_int_equal(p.status, 2);
+	expect(p.err, "prof pins it before exec");
+	tu_proc_release(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -311,6 +442,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_topo__bad_pins_stop_before_running, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_topo__fifo_in_the_tree_is_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_topo__pin_and_affinity_flags_must_agree, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_topo__ab_and_sleep_honour_cache_affinity, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_topo__attach_says_why_it_does_not_pin, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

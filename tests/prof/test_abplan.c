@@ -54,6 +54,20 @@ static void test_abplan__arms_and_settings(void **state)
 	assert_string_equal(ab_plan_get(&p, 1, "env.MODE"), "fast");
 	assert_null(ab_plan_get(&p, 1, "cwd"));
 	assert_int_equal(ab_plan_check(&p, NULL), 0);
+	/* What runs: sh -c COMMAND, or with -N the words themselves. */
+	int argc;
+	char **argv = ab_plan_exec_argv(&p, 0, &argc);
+	assert_int_equal(argc, 3);
+	assert_string_equal(argv[0], "/bin/sh");
+	assert_string_equal(argv[1], "-c");
+	assert_string_equal(argv[2], "./emu --backend c");
+	assert_null(argv[3]);
+	p.no_shell = true;
+	argv = ab_plan_exec_argv(&p, 0, &argc);
+	assert_int_equal(argc, 3);
+	assert_string_equal(argv[0], "./emu");
+	assert_string_equal(argv[2], "c");
+	assert_null(argv[3]);
 	ab_plan_release(&p);
 }
 
@@ -415,7 +429,7 @@ static void test_abplan__plan_files(void **state)
 	assert_true(asprintf(&path, "%s/plan", dir) > 0);
 	FILE *fp = fopen(path, "w");
 	fputs("# backends\nrounds = 4\nwarmup = 0\norder = alternate\ngate = 2.5\n"
-	      "score = fps=([0-9.]+) fps:higher\nper = fps\nenv.SCENE = 3\n\n"
+	      "score = fps=([0-9.]+) fps:higher\nper = frame=fps\nenv.SCENE = 3\n\n"
 	      "[arm c]\ncommand = ./emu --backend c\npin = cpus:0\n"
 	      "[arm llvm]\ncommand = ./emu --backend llvm\nenv.SCENE = 4\n", fp);
 	fclose(fp);

@@ -249,8 +249,8 @@ static void test_verb__launch_group_is_checked_once(void **state)
 		{ "launcher", "no command to launcher: 'prof launcher -- COMMAND' or "
 			      "'prof launcher -p PID'" },
 		{ "launcher --duration 3 true", "--duration goes with -p PID" },
-		{ "launcher -p 12 --pin none", "--pin applies to a launched command" },
-		{ "launcher -p 12 --cache-affinity", "--pin applies to a launched command" },
+		{ "launcher -p 12 --pin none", "--pin and --cache-affinity apply to a launched command" },
+		{ "launcher -p 12 --cache-affinity", "--pin and --cache-affinity apply to a launched command" },
 		{ "launcher -p 0", "bad --pid '0': expected a process id" },
 		{ "launcher --duration 0 -p 1", "bad --duration '0': expected seconds" },
 		{ "launcher --mmap-pages 3 true", "bad --mmap-pages '3': expected a power of 2" },

@@ -135,21 +135,36 @@ def show(name, base, arm):
     return r
 
 
-def settles(m, mean, sd, gate):
-    se = sd / math.sqrt(m)
-    h95, h90 = tq(0.975, m - 1) * se, tq(0.95, m - 1) * se
-    if gate > 0 and not h95 <= math.log1p(gate / 100):
-        return False
+def rounds_for_alpha(alpha=0.05):
+    """Fewest rounds whose exact sign-flip test can give p < alpha."""
+    n = 1
+    while Fraction(2, 2 ** n) >= Fraction(alpha).limit_denominator(1000):
+        n += 1
+    return n
+
+
+def enough(m, signal, sd, level, power=0.80):
+    """sqrt(m) * signal / sd >= t(level, m-1) + t(power, m-1)."""
+    return (math.sqrt(m) * signal / sd
+            >= tq(level, m - 1) + tq(power, m - 1))
+
+
+def rounds_needed(n, mean, sd, gate, alpha=0.05):
+    """Power calculation from the observed effect and spread; linear scan."""
     pct = lambda x: 100 * math.expm1(x)
-    excl = pct(mean - h95) > 0 or pct(mean + h95) < 0
-    clears = abs(pct(mean)) > gate
-    within = pct(mean - h90) >= -gate and pct(mean + h90) <= gate
-    return (excl and clears) or within
-
-
-def rounds_needed(n, mean, sd, gate):
+    if abs(pct(mean)) > gate:
+        m = max(n + 1, rounds_for_alpha(alpha))
+        if sd == 0:
+            return m
+        while not enough(m, abs(mean), sd, 0.975):
+            m += 1
+        return m
+    margin = min(math.log1p(gate / 100) - mean,
+                 mean - (math.log1p(-gate / 100) if gate < 100 else -math.inf))
+    if margin <= 0 or sd == 0:
+        return -1
     m = n + 1
-    while not settles(m, mean, sd, gate):   # linear scan: no cleverness
+    while not enough(m, margin, sd, 0.95):
         m += 1
     return m
 
@@ -202,17 +217,43 @@ def main():
           % math.sqrt(p * (1 - p) / 1e5))
 
     section("rounds needed")
+    print("  rounds for alpha 0.05: %d" % rounds_for_alpha())
+    # The context-switch case of issue 15: -41.7% [-66.2, +0.6] at n = 4.
+    cs_mean = (math.log(1.006) + math.log(0.338)) / 2
+    cs_sd = (math.log(1.006) - math.log(0.338)) / 2 / tq(0.975, 3) * 2
     for n, mean, sd, gate in ((3, 0.004, 0.02, 1.0), (4, 0.0, 0.05, 1.0),
                               (5, 0.0095, 0.001, 1.0),
                               (3, -0.0407248054570582, 0.017419525694926805,
                                1.0), (3, -0.0407248054570582,
-                                      0.017419525694926805, 0.0)):
-        t95 = tq(0.975, n - 1)
-        h = t95 * sd / math.sqrt(n)
-        dl = math.log1p(gate / 100)
-        print("  n=%d mean=%g sd=%g gate=%g: needed %d (simple n*(h/d)^2 "
-              "= %.1f)" % (n, mean, sd, gate, rounds_needed(n, mean, sd, gate),
-                           n * (h / dl) ** 2))
+                                      0.017419525694926805, 0.0),
+                              (4, cs_mean, cs_sd, 1.0)):
+        print("  n=%d mean=%.17g sd=%.17g gate=%g: needed %d"
+              % (n, mean, sd, gate, rounds_needed(n, mean, sd, gate)))
+
+    section("unpaired (Welch on logs, permutation p)")
+    for x, y in (([0, 0.1, 0.2], [0.3, 0.5]),
+                 ([math.log(v) for v in (10, 10.1, 9.9, 10.05)],
+                  [math.log(v) for v in (11, 11.1, 10.9, 11.05)])):
+        na, nb = len(x), len(y)
+        va = statistics.stdev(x) ** 2 / na
+        vb = statistics.stdev(y) ** 2 / nb
+        se = math.sqrt(va + vb)
+        df = (va + vb) ** 2 / (va ** 2 / (na - 1) + vb ** 2 / (nb - 1))
+        m = statistics.fmean(y) - statistics.fmean(x)
+        t = float(t_quantile_mp(0.975, df))
+        v = x + y
+        obs = abs(m)
+        cnt = tot = 0
+        for comb in itertools.combinations(range(na + nb), na):
+            sa = sum(v[i] for i in comb)
+            st = abs((sum(v) - sa) / nb - sa / na)
+            tot += 1
+            cnt += st >= obs - 1e-9
+        print("  x=%r y=%r: delta%%=%.17g se=%.17g df=%.17g t=%.17g "
+              "ci95=(%.17g, %.17g) p=%d/%d"
+              % (x, y, 100 * math.expm1(m), se, df, t,
+                 100 * math.expm1(m - t * se), 100 * math.expm1(m + t * se),
+                 cnt, tot))
 
     section("a/a gate")
     a1, a2 = [100, 101, 99, 100], [101, 100, 100, 98]

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <math.h>
 #include <string.h>
 
 #include "fixture_db.h"
@@ -64,10 +65,61 @@ static void test_ab_report__two_runs_print_counts_whole(void **state)
 	db_run_release(&b);
 }
 
+/*
+ * An experiment of 6 rounds whose wall_s ratios are 0.99 five times and
+ * 1.3 once: the mean log-ratio is positive (+3.60%), the median negative
+ * (-1.0%). Issue 15: mean and median are shown together, and their
+ * disagreement in sign is flagged in the table and in Markdown.
+ */
+static void test_ab_report__mean_and_median_disagreeing_is_flagged(void **state)
+{
+	(void)state;
+	struct db_arm arms[2] = {
+		{ .name = "a", .command = "./a" }, { .name = "b", .command = "./b" },
+	};
+	struct db_exp_run runs[12];
+	const double ratio[6] = { 0.99, 0.99, 1.3, 0.99, 0.99, 0.99 };
+	memset(runs, 0, sizeof(runs));
+	for (int r = 0; r < 6; r++) {
+		for (int a = 0; a < 2; a++) {
+			struct db_exp_run *x = &runs[2 * r + a];
+			x->run_id = 2 * r + a + 1;
+			x->arm = a;
+			x->round = r;
+			x->position = (a + r) % 2;
+			x->wall_s = a ? 10 * ratio[r] : 10;
+			x->user_s = x->wall_s / 2;
+			x->sys_s = x->wall_s / 4;
+		}
+	}
+	struct db_experiment e = {
+		.id = 3, .order = "abba", .rounds = 6, .gate_pct = NAN, .arms = arms,
+		.narms = 2, .runs = runs, .nruns = 12, .status = "complete",
+	};
+	struct ab_gate_rule gate = { NAN, NULL, 1.0 };
+	struct ab_analysis an;
+	assert_int_equal(ab_analyze(&e, &gate, &an, NULL), 0);
+	const struct ab_comparison *c = ab_comparison_of(&an, 1, 0);
+	assert_false(c->p.signs_agree);
+	assert_true(c->p.delta_pct > 0 && c->p.delta_pct_median < 0);
+	for (int f = 0; f < 2; f++) {
+		struct tu_buf buf;
+		ab_render(&an, f ? OUT_MARKDOWN : OUT_TABLE, tu_buf_open(&buf));
+		tu_buf_close(&buf);
+		assert_non_null(strstr(buf.data, "Δ% median"));
+		assert_non_null(strstr(buf.data, "-1.0% !"));
+		assert_non_null(strstr(buf.data, "wall_s, b: the mean says +3.60% and the "
+					    "median -1.00%: they disagree in sign"));
+		free(buf.data);
+	}
+	ab_analysis_release(&an);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ab_report__two_runs_print_counts_whole),
+		cmocka_unit_test(test_ab_report__mean_and_median_disagreeing_is_flagged),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -52,7 +52,11 @@ static void test_abstat__known_sample_gives_known_ci_and_verdict(void **state)
 	near(c.p.ci95_hi_pct, 24.452337, 1e-5);
 	near(c.p.p_value, 0.125, 1e-12);
 	near(c.p.p_min, 0.125, 1e-12);
-	assert_int_equal(c.j.verdict, VERDICT_WORSE);
+	/* The CI says worse, but 4 rounds cannot bring p under 0.05: no
+	 * verdict, and the 6 rounds that could are named. */
+	assert_int_equal(c.j.verdict, VERDICT_INCONCLUSIVE);
+	assert_true(c.j.held_by_p);
+	assert_int_equal(c.j.rounds_needed, 6);
 	assert_int_equal(c.j.n_favour_base, 4);
 	/* No slots given: no position effect. The control's drift is 0. */
 	assert_false(c.pos.computable);
@@ -60,10 +64,19 @@ static void test_abstat__known_sample_gives_known_ci_and_verdict(void **state)
 	near(c.trend.pct_span, 0, 1e-12);
 	ab_comparison_release(&c);
 
-	/* The same rounds as a score (higher is better): better. */
-	ab_compare(control, step, 4, NULL, NULL, NULL, 1.0, true, &c);
+	/* Six such rounds: the same mean d, sd |ln 1.2 - ln 1.1| / 2 *
+	 * sqrt(6/5), and p = 2/64 = 0.03125 < 0.05: worse as a time, and
+	 * better as a score (higher is better). */
+	const double control6[] = { 10, 10, 10, 10, 10, 10 };
+	const double step6[] = { 11, 12, 11, 12, 11, 12 };
+	ab_compare(control6, step6, 6, NULL, NULL, NULL, 1.0, false, &c);
+	near(c.p.p_value, 0.03125, 1e-12);
+	near(c.p.sd_d, (log(1.2) - log(1.1)) / 2 * sqrt(1.2), 1e-12);
+	assert_int_equal(c.j.verdict, VERDICT_WORSE);
+	assert_int_equal(c.j.rounds_needed, 0);
+	ab_compare(control6, step6, 6, NULL, NULL, NULL, 1.0, true, &c);
 	assert_int_equal(c.j.verdict, VERDICT_BETTER);
-	assert_int_equal(c.j.n_favour_arm, 4);
+	assert_int_equal(c.j.n_favour_arm, 6);
 	/* The 90% CI (t(0.95, 3) = 2.353363) is [+8.2967%, +21.8874%]: a
 	 * gate of 30% holds all of it, so equivalent; at 20% the effect is
 	 * inside the gate but its CI is not, so inconclusive. */
@@ -157,7 +170,8 @@ static void add(struct fake *f, int arm, int round, int pos, bool warm,
 	x->warmup = warm;
 	x->exit_status = exit_status;
 	x->wall_s = wall;
-	x->user_s = wall / 2;
+	x->user_s = wall * 0.4;	/* CPU half the wall, a fifth of it system */
+	x->sys_s = wall * 0.1;
 	f->scores[i] = (struct db_score){ "fps", fps, true };
 	x->scores = &f->scores[i];
 	x->nscores = 1;
@@ -212,11 +226,13 @@ static void test_abstat__experiment_pairs_counted_rounds(void **state)
 	struct ab_gate_rule gate = { NAN, NULL, 1.0 };
 	struct ab_analysis a;
 	assert_int_equal(ab_analyze(&f.e, &gate, &a, NULL), 0);
-	/* wall_s, cpu_s, cores (no events), then the score. */
-	assert_int_equal(a.nmetrics, 4);
+	/* wall_s, cpu_s, cores, user_s, sys_s (no events), then the score. */
+	assert_int_equal(a.nmetrics, 6);
 	assert_string_equal(a.metrics[0].name, "wall_s");
-	assert_string_equal(a.metrics[3].name, "fps");
-	assert_true(a.metrics[3].higher_is_better);
+	assert_string_equal(a.metrics[3].name, "user_s");
+	assert_string_equal(a.metrics[4].name, "sys_s");
+	assert_string_equal(a.metrics[5].name, "fps");
+	assert_true(a.metrics[5].higher_is_better);
 	assert_false(a.metrics[0].higher_is_better);
 	assert_int_equal(a.counted_rounds, 4);
 	assert_int_equal(a.warmup_runs, 2);
@@ -234,8 +250,11 @@ static void test_abstat__experiment_pairs_counted_rounds(void **state)
 	assert_int_equal(c1->run_ids[4], 12);
 	assert_null(ab_comparison_of(&a, 0, 0));
 
-	/* wall_s and cpu_s (half of it) are the hand-worked sample. */
-	for (size_t m = 0; m < 2; m++) {
+	/* wall_s, cpu_s (half of it), user_s and sys_s (0.4 and 0.1 of it)
+	 * are the hand-worked sample. */
+	for (size_t m = 0; m < 5; m++) {
+		if (m == 2)
+			continue;	/* cores */
 		const struct ab_comparison *cp = ab_comparison_of(&a, 1, m);
 		assert_int_equal(cp->arm, 1);
 		assert_int_equal(cp->metric, m);
@@ -244,7 +263,9 @@ static void test_abstat__experiment_pairs_counted_rounds(void **state)
 		near(cp->p.delta_pct, 14.891253, 1e-5);
 		near(cp->p.ci95_lo_pct, 6.064702, 1e-5);
 		near(cp->p.ci95_hi_pct, 24.452337, 1e-5);
-		assert_int_equal(cp->j.verdict, VERDICT_WORSE);
+		/* 4 paired rounds cannot reach p < 0.05 */
+		assert_int_equal(cp->j.verdict, VERDICT_INCONCLUSIVE);
+		assert_true(cp->j.held_by_p);
 		/* The slots alternate: the step read 11 second and 12 first,
 		 * so a later slot reads (11/12)^(1/2) of an earlier one. */
 		assert_true(cp->pos.computable);
@@ -255,9 +276,12 @@ static void test_abstat__experiment_pairs_counted_rounds(void **state)
 	near(cores->p.delta_pct, 0, 1e-12);
 	assert_int_equal(cores->j.verdict, VERDICT_EQUIVALENT);
 	/* fps doubled, and higher is better. */
-	const struct ab_comparison *fps = ab_comparison_of(&a, 1, 3);
+	const struct ab_comparison *fps = ab_comparison_of(&a, 1, 5);
+	near(ab_cell_of(&a, 0, 4)->sum.mean, 1.0, 1e-12);	/* sys_s: 0.1 x 10 s */
 	near(fps->p.delta_pct, 100, 1e-9);
-	assert_int_equal(fps->j.verdict, VERDICT_BETTER);
+	assert_int_equal(fps->j.verdict, VERDICT_INCONCLUSIVE);
+	assert_true(fps->j.held_by_p);
+	assert_int_equal(fps->j.rounds_needed, 6);
 	for (size_t m = 0; m < a.nmetrics; m++) {
 		assert_true(a.metrics[m].gate_pct == 1.0);
 		assert_string_equal(a.metrics[m].gate_source, "default");
@@ -295,10 +319,61 @@ static void test_abstat__gate_given_then_aa_then_default(void **state)
 	assert_int_equal(ab_analyze(&f.e, &measured, &a, NULL), 0);
 	near(a.metrics[0].gate_pct, 2.0, 1e-9);
 	assert_string_equal(a.metrics[0].gate_source, "A/A experiment 7");
-	near(a.metrics[3].gate_pct, 0.0, 1e-12);
-	/* A 14.9% slowdown is still worse past a 2% gate. */
-	assert_int_equal(ab_comparison_of(&a, 1, 0)->j.verdict, VERDICT_WORSE);
+	near(a.metrics[5].gate_pct, 0.0, 1e-12);
+	/* A 14.9% slowdown still clears a 2% gate (only the 4 rounds hold
+	 * the verdict back). */
+	assert_true(ab_comparison_of(&a, 1, 0)->j.clears_gate);
+	assert_true(ab_comparison_of(&a, 1, 0)->j.held_by_p);
 	ab_analysis_release(&a);
+}
+
+/*
+ * Issue 15: --per fps divided CPU ms by fps, which is no CPU per frame.
+ * A rate turns into a count with the run's wall time: frames = fps x
+ * wall_s, so cpu_ms_per_frame = 1000 cpu_s / (fps wall_s); a bare rate
+ * (stored by an older prof) is left out with a warning; a count divides.
+ * build(): the control runs 10 s walls (CPU 5 s) at 30 fps, so 300
+ * frames and 5000 / 300 = 16.667 ms a frame.
+ */
+static void test_abstat__per_takes_a_count(void **state)
+{
+	(void)state;
+	struct fake f;
+	build(&f);
+	struct db_kv kv[4] = {
+		{ "score", "fps=FPS ([0-9]+):higher" },
+		{ "per", "frame=fps" },
+		{ "per", "fps" },
+		{ "per", "fps_count" },
+	};
+	f.e.settings = kv;
+	f.e.nsettings = 4;
+	struct ab_gate_rule gate = { NAN, NULL, 1.0 };
+	struct ab_analysis a;
+	assert_int_equal(ab_analyze(&f.e, &gate, &a, NULL), 0);
+	/* wall_s, cpu_s, cores, user_s, sys_s, fps, then one per metric: the bare rate is
+	 * refused, and fps_count names no stored score but reads as a count */
+	assert_int_equal(a.nmetrics, 8);
+	assert_string_equal(a.metrics[6].name, "cpu_ms_per_frame");
+	assert_string_equal(a.metrics[7].name, "cpu_ms_per_fps_count");
+	const struct ab_cell *c = ab_cell_of(&a, 0, 6);
+	assert_int_equal(c->n, 4);
+	near(c->sum.mean, 1000.0 * 5 / (30 * 10), 1e-9);
+	bool warned = false;
+	for (size_t i = 0; i < a.nwarnings; i++)
+		warned = warned || strstr(a.warnings[i], "'--per fps' left out: fps is a rate");
+	assert_true(warned);
+	ab_analysis_release(&a);
+
+	struct ab_score_flags fl;
+	size_t end;
+	ab_score_flags_of("speed=([0-9]+) ops:count:higher", &end, &fl);
+	assert_true(fl.higher_is_better && fl.count && !fl.rate);
+	assert_int_equal(end, strlen("speed=([0-9]+) ops"));
+	assert_false(ab_score_is_rate("speed", &fl));
+	assert_true(ab_score_is_rate("fps", NULL));
+	assert_true(ab_score_is_rate("frames_per_sec", NULL));
+	assert_false(ab_score_is_rate("frames", NULL));
 }
 
 static void test_abstat__no_arms_is_refused(void **state)
@@ -323,6 +398,7 @@ int main(void)
 		cmocka_unit_test(test_abstat__what_cannot_be_compared_says_why),
 		cmocka_unit_test(test_abstat__experiment_pairs_counted_rounds),
 		cmocka_unit_test(test_abstat__gate_given_then_aa_then_default),
+		cmocka_unit_test(test_abstat__per_takes_a_count),
 		cmocka_unit_test(test_abstat__no_arms_is_refused),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

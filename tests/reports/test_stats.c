@@ -421,11 +421,16 @@ static void test_stats__paired_zero_variance(void **state)
 	assert_rel(p.delta_pct, 25, EXACTISH);
 	assert_true(p.ci95_lo_pct == p.delta_pct && p.ci95_hi_pct == p.delta_pct);
 	assert_true(p.ci90_lo_pct == p.delta_pct && p.ci90_hi_pct == p.delta_pct);
-	/* Only +++ and --- reach |3 ln 1.25|: p is its floor, 2/8. */
+	/* Only +++ and --- reach |3 ln 1.25|: p is its floor, 2/8. The CI
+	 * alone would call it worse, but 3 rounds cannot reach p < 0.05:
+	 * inconclusive, and with no spread the 6 rounds the p-value needs
+	 * would settle it. */
 	assert_rel(p.p_value, 0.25, 0);
 	assert_int_equal(stats_judge(&p, NULL, NULL, 1.0, false, &j), 0);
-	assert_int_equal(j.verdict, VERDICT_WORSE);
-	assert_int_equal(j.rounds_needed, 0);
+	assert_int_equal(j.verdict, VERDICT_INCONCLUSIVE);
+	assert_true(j.held_by_p);
+	assert_false(j.p_reachable);
+	assert_int_equal(j.rounds_needed, 6);
 
 	/* Identical arms: d = 0 everywhere, p = 1, equivalent. */
 	assert_int_equal(stats_paired_logratio(base, base, 3, &p, NULL), 0);
@@ -577,42 +582,41 @@ static void test_stats__judge_inconclusive_and_rounds_needed(void **state)
 	double base[5], arm[5];
 
 	/* The n3 data: 95% CI [-8.06%, +0.26%] spans 0; the 90% CI is not
-	 * inside +-1%. ref: rounds needed: 15 rounds bring the 95%
-	 * half-width under ln 1.01 (t = 2.145 at df 14). The simple
-	 * n * (h / gate)^2 = 3 * (0.04327 / 0.00995)^2 would say 57. */
+	 * inside +-1%. The effect (-4.0%) clears the gate, so the estimate is
+	 * the rounds that would detect it 4 times in 5, and at least the 6
+	 * the sign-flip p needs to get under 0.05. ref: rounds needed: 6 with
+	 * a 1% gate and with none. (The old rule, a 95% CI narrower than the
+	 * gate, said 15.) */
 	assert_int_equal(stats_paired_logratio(n3_base, n3_arm, 3, &p, NULL), 0);
 	assert_int_equal(stats_judge(&p, NULL, NULL, 1.0, false, &j), 0);
 	assert_int_equal(j.verdict, VERDICT_INCONCLUSIVE);
 	assert_false(j.ci95_excludes_zero);
-	assert_int_equal(j.rounds_needed, 15);
-	/* With no gate, the CI has only to leave 0: 4 rounds would do
-	 * (t(0.975, 3) * 0.01742 / 2 = 0.0277 < 0.0407). ref: rounds
-	 * needed. */
+	assert_false(j.held_by_p);
+	assert_int_equal(j.rounds_needed, 6);
 	assert_int_equal(stats_judge(&p, NULL, NULL, 0.0, false, &j), 0);
 	assert_int_equal(j.verdict, VERDICT_INCONCLUSIVE);
-	assert_int_equal(j.rounds_needed, 4);
+	assert_int_equal(j.rounds_needed, 6);
 
-	/* ref: rounds needed, n=3 mean=0.004 sd=0.02: 33. */
+	/* Inside the gate (+0.4% against 1%): the rounds that would fit the
+	 * 90% CI inside it. ref: rounds needed, n=3 mean=0.004 sd=0.02: 72. */
 	make_arm(arm, base, 3, 0.004, 0.02);
 	assert_int_equal(stats_paired_logratio(base, arm, 3, &p, NULL), 0);
 	assert_int_equal(stats_judge(&p, NULL, NULL, 1.0, false, &j), 0);
 	assert_int_equal(j.verdict, VERDICT_INCONCLUSIVE);
-	assert_int_equal(j.rounds_needed, 33);
+	assert_int_equal(j.rounds_needed, 72);
 
-	/* ref: rounds needed, n=4 mean=0 sd=0.05: 100. By hand: the half-
-	 * width 1.96 * 0.05 / sqrt(m) reaches 0.00995 at m = 97 with z;
-	 * t(0.975, 99) = 1.984 pushes it to 100. */
+	/* ref: rounds needed, n=4 mean=0 sd=0.05: 158. By hand with z:
+	 * ((1.645 + 0.842) * 0.05 / ln 1.01)^2 = 156; t adds 2. */
 	make_arm(arm, base, 4, 0.0, 0.05);
 	assert_int_equal(stats_paired_logratio(base, arm, 4, &p, NULL), 0);
 	assert_int_equal(stats_judge(&p, NULL, NULL, 1.0, false, &j), 0);
 	assert_int_equal(j.verdict, VERDICT_INCONCLUSIVE);
-	assert_int_equal(j.rounds_needed, 100);
+	assert_int_equal(j.rounds_needed, 158);
 
 	/* An effect just under the gate: 95% CI excludes 0 but +0.95% does
-	 * not clear 1%, and the 90% CI reaches past +1%. Its half-width is
-	 * already under the gate (n * (h / gate)^2 = 0.1), yet the 90% CI
-	 * must shrink to ln 1.01 - 0.0095 = 0.00045: ref: rounds needed,
-	 * n=5 mean=0.0095 sd=0.001: 16. */
+	 * not clear 1%, and the 90% CI reaches past +1%. The margin to the
+	 * gate is ln 1.01 - 0.0095 = 0.00045: ref: rounds needed, n=5
+	 * mean=0.0095 sd=0.001: 33. */
 	make_arm(arm, base, 5, 0.0095, 0.001);
 	assert_int_equal(stats_paired_logratio(base, arm, 5, &p, NULL), 0);
 	assert_int_equal(stats_judge(&p, NULL, NULL, 1.0, false, &j), 0);
@@ -620,7 +624,14 @@ static void test_stats__judge_inconclusive_and_rounds_needed(void **state)
 	assert_true(j.ci95_excludes_zero);
 	assert_false(j.clears_gate);
 	assert_false(j.ci90_within_gate);
-	assert_int_equal(j.rounds_needed, 16);
+	assert_int_equal(j.rounds_needed, 33);
+
+	/* An effect on the gate's end has no margin: cannot say. */
+	make_arm(arm, base, 5, log1p(0.01), 0.001);
+	assert_int_equal(stats_paired_logratio(base, arm, 5, &p, NULL), 0);
+	assert_int_equal(stats_judge(&p, NULL, NULL, 1.0, false, &j), 0);
+	assert_int_equal(j.verdict, VERDICT_INCONCLUSIVE);
+	assert_int_equal(j.rounds_needed, -1);
 
 	/* Beyond STATS_ROUNDS_MAX: cannot say. */
 	make_arm(arm, base, 3, 0.0, 0.5);
@@ -628,6 +639,165 @@ static void test_stats__judge_inconclusive_and_rounds_needed(void **state)
 	assert_int_equal(stats_judge(&p, NULL, NULL, 0.001, false, &j), 0);
 	assert_int_equal(j.verdict, VERDICT_INCONCLUSIVE);
 	assert_int_equal(j.rounds_needed, -1);
+}
+
+/*
+ * Issue 15: context switches at -41.7% [-66.2, +0.6] over 4 rounds were
+ * labelled "inconclusive (~10509 rounds)", and 12 rounds settled them.
+ * The mean and sd below give that CI (ref: rounds needed, the n=4 case);
+ * from them the estimate is 6 rounds, not thousands.
+ */
+static void test_stats__rounds_needed_follows_the_effect_not_the_gate(void **state)
+{
+	(void)state;
+	double base[4], arm[4];
+	struct stats_paired p;
+	struct stats_judgement j;
+	double mean = (log(1.006) + log(0.338)) / 2;
+	double sd = (log(1.006) - log(0.338)) / stats_t_quantile(0.975, 3);
+
+	make_arm(arm, base, 4, mean, sd);
+	assert_int_equal(stats_paired_logratio(base, arm, 4, &p, NULL), 0);
+	assert_abs(p.delta_pct, -41.7, 0.05);
+	assert_abs(p.ci95_lo_pct, -66.2, 0.05);
+	assert_abs(p.ci95_hi_pct, 0.6, 0.05);
+	for (double gate = 0.5; gate <= 5; gate *= 2) {
+		assert_int_equal(stats_judge(&p, NULL, NULL, gate, false, &j), 0);
+		assert_int_equal(j.verdict, VERDICT_INCONCLUSIVE);
+		assert_int_equal(j.rounds_needed, 6);
+	}
+	/* Twice the spread needs about four times the rounds. */
+	make_arm(arm, base, 4, mean, 2 * sd);
+	assert_int_equal(stats_paired_logratio(base, arm, 4, &p, NULL), 0);
+	assert_int_equal(stats_judge(&p, NULL, NULL, 1.0, false, &j), 0);
+	assert_true(j.rounds_needed >= 14 && j.rounds_needed <= 24);
+}
+
+/*
+ * Issue 15: with 2 rounds `prof ab` called "better" while printing
+ * p = 0.500. Two rounds whose CI excludes 0 and clears the gate are still
+ * inconclusive: the sign-flip p cannot go below 0.5 with 2 rounds.
+ */
+static void test_stats__no_verdict_without_a_reachable_p(void **state)
+{
+	(void)state;
+	const double base[] = { 10, 10 }, arm[] = { 12, 12.01 };
+	struct stats_paired p;
+	struct stats_judgement j;
+
+	assert_int_equal(stats_paired_logratio(base, arm, 2, &p, NULL), 0);
+	assert_true(p.ci95_lo_pct > 0);
+	assert_rel(p.p_value, 0.5, 0);
+	assert_int_equal(stats_judge(&p, NULL, NULL, 1.0, false, &j), 0);
+	assert_int_equal(j.verdict, VERDICT_INCONCLUSIVE);
+	assert_true(j.held_by_p);
+	assert_false(j.p_reachable);
+	assert_false(j.p_below_alpha);
+	assert_rel(j.alpha, 0.05, 0);
+	assert_int_equal(j.rounds_needed, 6);
+
+	/* Every n up to 5: never better or worse, however clear the data. */
+	for (size_t n = 1; n <= 5; n++) {
+		double b[5], a[5];
+		for (size_t i = 0; i < n; i++) {
+			b[i] = 10;
+			a[i] = 20 + 0.001 * (double)i;
+		}
+		assert_int_equal(stats_paired_logratio(b, a, n, &p, NULL), 0);
+		assert_int_equal(stats_judge(&p, NULL, NULL, 1.0, false, &j), 0);
+		assert_int_equal(j.verdict, VERDICT_INCONCLUSIVE);
+	}
+	assert_int_equal(stats_rounds_for_alpha(0.05), 6);
+	assert_int_equal(stats_rounds_for_alpha(0.01), 8);
+}
+
+/* ---- unpaired ---- */
+
+/* ref: unpaired, the first case: logs 0, 0.1, 0.2 against 0.3, 0.5. */
+static void test_stats__unpaired_welch_and_permutation(void **state)
+{
+	(void)state;
+	const double a[] = { exp(0.0), exp(0.1), exp(0.2) }, b[] = { exp(0.3), exp(0.5) };
+	struct stats_unpaired u;
+	struct stats_judgement j;
+
+	assert_int_equal(stats_unpaired_log(a, 3, b, 2, &u, NULL), 0);
+	assert_rel(u.delta_pct, 34.985880757600306, 1e-12);
+	assert_rel(u.se, 0.11547005383792516, 1e-12);
+	assert_rel(u.df, 1.6842105263157896, 1e-12);
+	assert_rel(u.t_mult95, 5.1762316285465166, VIA_T);
+	assert_rel(u.ci95_lo_pct, -25.747574697042001, 1e-8);
+	assert_rel(u.ci95_hi_pct, 145.3951898481518, 1e-8);
+	/* 1 of the 10 splits is as far apart as the observed one */
+	assert_true(u.p_exact);
+	assert_rel(u.p_value, 0.1, 1e-12);
+	assert_rel(u.p_min, 0.1, 1e-12);
+	assert_int_equal(stats_judge_unpaired(&u, 1.0, false, &j), 0);
+	assert_int_equal(j.verdict, VERDICT_INCONCLUSIVE);
+	assert_true(j.rounds_needed >= 4);
+
+	/* ref: unpaired, the second case: 4 runs each, every B above every
+	 * A: p = 2/70, below 0.05, and the CI clears a 1% gate: worse. */
+	const double a4[] = { 10, 10.1, 9.9, 10.05 }, b4[] = { 11, 11.1, 10.9, 11.05 };
+	assert_int_equal(stats_unpaired_log(a4, 4, b4, 4, &u, NULL), 0);
+	assert_rel(u.delta_pct, 9.9880373423368454, 1e-12);
+	assert_rel(u.df, 5.9462660933175613, 1e-9);
+	assert_rel(u.ci95_lo_pct, 8.4420871416466756, 1e-8);
+	assert_rel(u.ci95_hi_pct, 11.556026606328077, 1e-8);
+	assert_rel(u.p_value, 2.0 / 70, 1e-12);
+	assert_rel(u.p_min, 2.0 / 70, 1e-12);
+	assert_int_equal(stats_judge_unpaired(&u, 1.0, false, &j), 0);
+	assert_int_equal(j.verdict, VERDICT_WORSE);
+	assert_int_equal(stats_judge_unpaired(&u, 1.0, true, &j), 0);
+	assert_int_equal(j.verdict, VERDICT_BETTER);
+	/* 3 and 3 can never reach p < 0.05 (2/20): inconclusive, 4 a set */
+	assert_int_equal(stats_unpaired_log(a4, 3, b4, 3, &u, NULL), 0);
+	assert_rel(u.p_min, 0.1, 1e-12);
+	assert_int_equal(stats_judge_unpaired(&u, 1.0, false, &j), 0);
+	assert_int_equal(j.verdict, VERDICT_INCONCLUSIVE);
+	assert_true(j.held_by_p);
+	assert_int_equal(j.rounds_needed, 4);
+
+	/* Large sets go to Monte Carlo, seeded: the same p every time. */
+	double big_a[30], big_b[30];
+	for (int i = 0; i < 30; i++) {
+		big_a[i] = 100 + (i % 7);
+		big_b[i] = 101 + (i % 5);
+	}
+	assert_int_equal(stats_unpaired_log(big_a, 30, big_b, 30, &u, NULL), 0);
+	assert_false(u.p_exact);
+	double p1 = u.p_value;
+	assert_int_equal(stats_unpaired_log(big_a, 30, big_b, 30, &u, NULL), 0);
+	assert_rel(u.p_value, p1, 0);
+
+	char *cause = NULL;
+	const double zero[] = { 1, 0 };
+	assert_int_equal(stats_unpaired_log(a, 3, zero, 2, &u, &cause), -EINVAL);
+	assert_string_equal(cause, "cannot compare run 2 of set B: its value is 0, "
+			    "and a log needs a value above 0");
+	free(cause);
+	assert_int_equal(stats_unpaired_log(a, 0, b, 2, &u, &cause), -EINVAL);
+	free(cause);
+}
+
+/* Sign test: by hand, P(X <= k) for Binomial(n, 1/2), doubled. */
+static void test_stats__sign_test(void **state)
+{
+	(void)state;
+	double pmin;
+	assert_rel(stats_sign_test(6, 0, &pmin), 2.0 / 64, 1e-12);
+	assert_rel(pmin, 2.0 / 64, 1e-12);
+	assert_rel(stats_sign_test(0, 6, NULL), 2.0 / 64, 1e-12);
+	/* (1 + 6) / 64, doubled */
+	assert_rel(stats_sign_test(5, 1, NULL), 14.0 / 64, 1e-12);
+	assert_rel(stats_sign_test(3, 3, NULL), 1, 0);
+	assert_rel(stats_sign_test(0, 0, &pmin), 1, 0);
+	assert_rel(pmin, 1, 0);
+	/* 12 of 12: 2 / 4096 */
+	assert_rel(stats_sign_test(12, 0, NULL), 2.0 / 4096, 1e-12);
+	/* large n stays finite: 600 against 400 is far below 1e-9 */
+	double p = stats_sign_test(600, 400, NULL);
+	assert_true(p > 0 && p < 1e-9);
 }
 
 static void test_stats__judge_rejects_bad_gate(void **state)
@@ -848,6 +1018,10 @@ int main(void)
 		cmocka_unit_test(test_stats__judge_better_and_worse_by_direction),
 		cmocka_unit_test(test_stats__judge_equivalent),
 		cmocka_unit_test(test_stats__judge_inconclusive_and_rounds_needed),
+		cmocka_unit_test(test_stats__rounds_needed_follows_the_effect_not_the_gate),
+		cmocka_unit_test(test_stats__no_verdict_without_a_reachable_p),
+		cmocka_unit_test(test_stats__unpaired_welch_and_permutation),
+		cmocka_unit_test(test_stats__sign_test),
 		cmocka_unit_test(test_stats__judge_rejects_bad_gate),
 		cmocka_unit_test(test_stats__verdict_names),
 		cmocka_unit_test(test_stats__position_effect_separates_slot_from_arm),
