@@ -122,6 +122,7 @@ static int cmd_run(struct verb_ctx *vc)
 		.argc = launched ? vc->argc : 0,
 		.attach_pid = (pid_t)l->pid,
 		.duration_s = l->duration,
+		.timeout_s = l->timeout,
 		.evs = evs, .nev = nev,
 		.quiet = l->quiet,
 		.report_follows = !vc->out_path,
@@ -297,7 +298,10 @@ const struct verb verb_run = {
 "process of the workload; what was counted up to then is stored, marked\n"
 "interrupted, and what the workload leaves running is ended. A second\n"
 "Ctrl-C or SIGTERM kills the workload (SIGKILL). If prof itself is\n"
-"killed, the kernel kills the workload's first process.\n"
+"killed, the kernel kills the workload's first process. --timeout ends\n"
+"the workload the same way when it runs too long: the run is stored and\n"
+"marked timed out (\"timed_out\": true in JSON), and prof exits with the\n"
+"workload's status (143 after SIGTERM, 137 after SIGKILL).\n"
 "\n"
 "If the database cannot be written (a missing or read-only directory, a\n"
 "full disk, another writer holding the lock for longer than\n"

@@ -1,0 +1,137 @@
+/*
+ * End-to-end tests of controlled runs: --timeout ends a launched command
+ * and marks the stored run. The built prof against a temporary database, on this machine's
+ * real perf_event_open path (software events only).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "test_util.h"
+
+static int setup(void **state)
+{
+	*state = tu_db_new("control.db");
+	return 0;
+}
+
+static void need_perf(struct tu_db *f)
+{
+	if (!tu_perf_allowed(f->dbarg))
+		skip();
+}
+
+/* The number after "key": in a JSON text, or NAN. */
+static double json_num(const char *text, const char *key)
+{
+	char pat[128];
+	snprintf(pat, sizeof(pat), "\"%s\": ", key);
+	const char *p = strstr(text, pat);
+	return p ? strtod(p + strlen(pat), NULL) : NAN;
+}
+
+static struct tu_proc prof(struct tu_db *f, char *const *args)
+{
+	char *argv[32] = { PROF_BIN, f->dbarg };
+	size_t n = 2;
+	for (size_t i = 0; args[i] && n < 31; i++)
+		argv[n++] = args[i];
+	argv[n] = NULL;
+	struct tu_run_opts o = { .timeout_s = 120 };
+	return tu_run_ex(argv, NULL, &o);
+}
+
+/* A command past its timeout gets SIGTERM; the run is stored, marked. */
+static void test_control__timeout_terminates(void **state)
+{
+	struct tu_db *f = *state;
+	need_perf(f);
+	char *run[] = { "run", "-e", "task-clock", "--timeout", "0.3", "--format",
+			"json", "--", "sleep", "60", NULL };
+	struct tu_proc p = prof(f, run);
+	assert_int_equal(p.status, 128 + 15);
+	assert_non_null(strstr(p.err, "\"timed_out\": true"));
+	/* Ended well before its 60 s: the limit took it, not its own end. */
+	assert_true(json_num(p.err, "wall_s") < 30.0);
+	tu_proc_release(&p);
+
+	/* Run 1 is need_perf's probe. */
+	char *rep[] = { "report", "2", "--format", "json", NULL };
+	p = prof(f, rep);
+	assert_int_equal(p.status, 0);
+	assert_non_null(strstr(p.out, "\"timed_out\": true"));
+	tu_proc_release(&p);
+	char *table[] = { "report", "2", NULL };
+	p = prof(f, table);
+	assert_non_null(strstr(p.out, "timed out after 0.3 s"));
+	tu_proc_release(&p);
+}
+
+/* One that ignores SIGTERM is killed after the grace period. */
+static void test_control__timeout_kills_after_grace(void **state)
+{
+	struct tu_db *f = *state;
+	need_perf(f);
+	char *run[] = { "run", "-e", "task-clock", "--timeout", "0.2", "--format",
+			"json", "--", "sh", "-c", "trap '' TERM; sleep 60", NULL };
+	struct tu_proc p = prof(f, run);
+	assert_int_equal(p.status, 128 + 9);
+	assert_non_null(strstr(p.err, "\"timed_out\": true"));
+	double wall = json_num(p.err, "wall_s");
+	assert_true(wall >= 2.0 && wall < 30.0);	/* the grace is 2 s */
+	tu_proc_release(&p);
+}
+
+/* A command that ends in time is not marked. */
+static void test_control__timeout_not_reached(void **state)
+{
+	struct tu_db *f = *state;
+	need_perf(f);
+	char *run[] = { "run", "-e", "task-clock", "--timeout", "60", "--format",
+			"json", "--", "true", NULL };
+	struct tu_proc p = prof(f, run);
+	assert_int_equal(p.status, 0);
+	assert_non_null(strstr(p.err, "\"timed_out\": false"));
+	tu_proc_release(&p);
+}
+
+static void test_control__timeout_usage(void **state)
+{
+	struct tu_db *f = *state;
+	char *attach[] = { "run", "-p", "1", "--timeout", "1", NULL };
+	struct tu_proc p = prof(f, attach);
+	assert_int_equal(p.status, 2);
+	assert_non_null(strstr(p.err, "--timeout applies to a launched command"));
+	tu_proc_release(&p);
+	char *bad[] = { "run", "--timeout", "soon", "--", "true", NULL };
+	p = prof(f, bad);
+	assert_int_equal(p.status, 2);
+	assert_non_null(strstr(p.err, "--timeout"));
+	tu_proc_release(&p);
+	/* Nothing was stored by either. */
+	char *runs[] = { "runs", "--format", "json", NULL };
+	p = prof(f, runs);
+	assert_null(strstr(p.out, "\"run_id\""));
+	tu_proc_release(&p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_control__timeout_terminates,
+						setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_control__timeout_kills_after_grace,
+						setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_control__timeout_not_reached,
+						setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_control__timeout_usage,
+						setup, tu_db_teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
