@@ -1,6 +1,7 @@
 /*
  * End-to-end tests of controlled runs: --timeout ends a launched command
- * and marks the stored run. The built prof against a temporary database, on this machine's
+ * and marks the stored run, -r N stores N runs and summarises their
+ * spread. The built prof against a temporary database, on this machine's
  * real perf_event_open path (software events only).
  */
 #include <setjmp.h>
@@ -121,6 +122,73 @@ static void test_control__timeout_usage(void **state)
 	tu_proc_release(&p);
 }
 
+/* -r 3: three stored runs, and the spread of each metric over them. */
+static void test_control__repeat(void **state)
+{
+	struct tu_db *f = *state;
+	need_perf(f);
+	char *run[] = { "run", "-r", "3", "-e", "task-clock,page-faults",
+			"--format", "json", "--", "true", NULL };
+	struct tu_proc p = prof(f, run);
+	assert_int_equal(p.status, 0);
+	assert_non_null(strstr(p.err, "\"runs\": [2, 3, 4]"));	/* 1: the probe */
+	assert_int_equal((int)json_num(p.err, "ran"), 3);
+	const char *pf = strstr(p.err, "\"page-faults\": {");
+	assert_non_null(pf);
+	assert_int_equal((int)json_num(pf, "n"), 3);
+	double mn = json_num(pf, "min"), mean = json_num(pf, "mean"),
+	       mx = json_num(pf, "max");
+	assert_true(mn > 0 && mn <= mean && mean <= mx);
+	assert_non_null(strstr(p.err, "\"task-clock\": {"));
+	tu_proc_release(&p);
+
+	char *runs[] = { "runs", "--format", "json", NULL };
+	p = prof(f, runs);
+	assert_non_null(strstr(p.out, "\"run_id\": 4"));
+	assert_null(strstr(p.out, "\"run_id\": 5"));
+	tu_proc_release(&p);
+
+	/* People's table: one line per metric, with its spread. */
+	char *table[] = { "run", "-r", "2", "-e", "page-faults", "--", "true", NULL };
+	p = prof(f, table);
+	assert_int_equal(p.status, 0);
+	assert_non_null(strstr(p.err, "prof run -r 2: 'true': 2 runs (5 6)"));
+	assert_non_null(strstr(p.err, "page-faults"));
+	assert_non_null(strstr(p.err, "+- sd"));
+	tu_proc_release(&p);
+}
+
+/* A failing workload: every run stored, prof exits with its status. */
+static void test_control__repeat_failing(void **state)
+{
+	struct tu_db *f = *state;
+	need_perf(f);
+	char *run[] = { "run", "-r", "2", "-q", "-e", "task-clock", "--",
+			"sh", "-c", "exit 3", NULL };
+	struct tu_proc p = prof(f, run);
+	assert_int_equal(p.status, 3);
+	tu_proc_release(&p);
+	char *runs[] = { "runs", "--format", "json", NULL };
+	p = prof(f, runs);
+	assert_non_null(strstr(p.out, "\"run_id\": 3"));
+	tu_proc_release(&p);
+}
+
+static void test_control__repeat_usage(void **state)
+{
+	struct tu_db *f = *state;
+	char *zero[] = { "run", "-r", "0", "--", "true", NULL };
+	struct tu_proc p = prof(f, zero);
+	assert_int_equal(p.status, 2);
+	assert_non_null(strstr(p.err, "-r"));
+	tu_proc_release(&p);
+	char *attach[] = { "run", "-r", "2", "-p", "1", NULL };
+	p = prof(f, attach);
+	assert_int_equal(p.status, 2);
+	assert_non_null(strstr(p.err, "-r applies to a launched command"));
+	tu_proc_release(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -131,6 +199,12 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_control__timeout_not_reached,
 						setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_control__timeout_usage,
+						setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_control__repeat,
+						setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_control__repeat_failing,
+						setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_control__repeat_usage,
 						setup, tu_db_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
