@@ -17,6 +17,7 @@
 #include "reports/profile.h"
 #include "reports/runs.h"
 #include "reports/sleep.h"
+#include "reports/sysenv.h"
 
 /* Which report a run gets, from --by, --stacks and --format. */
 struct report_args {
@@ -26,6 +27,8 @@ struct report_args {
 	enum out_format fmt;
 	bool mangled;
 	enum profile_unknown unknown;
+	bool system;		/* --system: the machine's deltas */
+	bool env;		/* --env: the machine's settings */
 };
 
 /* A sampled run's report; -1 when it is not one (the caller goes on). */
@@ -110,6 +113,16 @@ static int cmd_report(struct verb_ctx *vc)
 		report_by_parse(ra->by, &by);	/* else symbol or module */
 	if (vc->argc && cli_parse_run_id(vc->name, vc->argv[0], &id))
 		return EXIT_USAGE;
+	if (ra->system || ra->env) {
+		const char *other = ra->system && ra->env ? "--env" : ra->by ? "--by"
+				    : ra->stacks ? "--stacks" : ra->event ? "--event"
+				    : vc->view.sort ? "--sort" : vc->view.limit ? "--limit"
+				    : ra->fmt == OUT_FOLDED ? "--format folded" : NULL;
+		if (other)
+			return usage_error(vc->name, "--%s is a report of its own: "
+					   "it does not go with %s",
+					   ra->system ? "system" : "env", other);
+	}
 	/* Folded stacks feed a flame graph: every path, in no order. */
 	if (ra->fmt == OUT_FOLDED && (vc->view.sort || vc->view.limit))
 		return usage_error(vc->name, "--%s goes with a list of rows; "
@@ -130,7 +143,7 @@ static int cmd_report(struct verb_ctx *vc)
 		db_run_release(&run);
 	if (rc)
 		return fail_cause(cause, exit_code_for(rc));
-	rc = report_sampled(vc, db, &run, ra);
+	rc = ra->system || ra->env ? -1 : report_sampled(vc, db, &run, ra);
 	if (rc >= 0) {
 		db_run_release(&run);
 		return rc;
@@ -147,7 +160,11 @@ static int cmd_report(struct verb_ctx *vc)
 		return rc;
 	}
 	FILE *fp = verb_out(vc);
-	if (fp && is_sleep)
+	if (fp && ra->system)
+		report_system(&run, ra->fmt, fp);
+	else if (fp && ra->env)
+		report_env(&run, ra->fmt, fp);
+	else if (fp && is_sleep)
 		report_sleep(&run, &sleep, ra->fmt, fp);
 	else if (fp)
 		report_run_view(&run, by, &vc->view, ra->fmt, fp);
@@ -195,6 +212,15 @@ static const struct opt report_opts[] = {
 		     "that holds it ('libfoo.so:.text'), read from the\n"
 		     "module's file if it is still the one recorded;\n"
 		     "--unknown address (the default): by address"),
+	OPT_BOOL(0, "system", struct report_args, system,
+		 "what the whole machine did during the run: page\n"
+		 "faults, migrations, context switches, CPU time,\n"
+		 "steal, interrupts on the workload's CPUs (the\n"
+		 "deltas of /proc/vmstat, stat, interrupts, schedstat)"),
+	OPT_BOOL(0, "env", struct report_args, env,
+		 "the machine's settings at the run's start: kernel,\n"
+		 "governor, boost, SMT, THP, paranoid, isolation,\n"
+		 "load, NUMA balancing, mitigations"),
 	OPT_INCLUDE(opt_rows),
 	OPT_INCLUDE(opt_output),
 	OPT_INCLUDE(opt_database),
@@ -212,6 +238,7 @@ const struct verb verb_report = {
 "                   [--no-demangle] [--unknown address|section]\n"
 "                   [--format table|json|csv|markdown|folded] [-o FILE]\n"
 "                   [--db PATH]\n"
+"       prof report [RUN|last] --system|--env [--format FMT] [-o FILE]\n"
 "\n"
 "Reprint a stored run from the database (default: the newest), exactly as\n"
 "'prof run' printed it, or grouped differently: --by name sums the threads\n"
@@ -233,6 +260,12 @@ const struct verb verb_report = {
 "chains end at a caller in no known mapping, which a frame-pointer walk\n"
 "finds in code built without frame pointers; the report says how many\n"
 "did.\n"
+"\n"
+"--system shows what the whole machine did while the run ran (its own\n"
+"counters' changes: the workload's page faults among the machine's,\n"
+"steal time from a VM's host, interrupts on the workload's CPUs);\n"
+"--env how the machine was set up at its start. 'prof compare' and\n"
+"'prof explain' warn when two runs' setups differ.\n"
 "\n",
 	.help_tail =
 "Examples:\n"
@@ -241,5 +274,7 @@ const struct verb verb_report = {
 "  prof report 12 --format csv -o run12.csv\n"
 "  prof report last --by module\n"
 "  prof report last --stacks --limit 10\n"
-"  prof report last --format folded | flamegraph.pl > hot.svg\n",
+"  prof report last --format folded | flamegraph.pl > hot.svg\n"
+"  prof report last --system\n"
+"  prof report last --env --format json\n",
 };

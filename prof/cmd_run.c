@@ -254,6 +254,7 @@ static int cmd_run(struct verb_ctx *vc)
 		.attach_pid = (pid_t)l->pid,
 		.duration_s = l->duration,
 		.timeout_s = l->timeout,
+		.sysfs_root = l->sysfs,
 		.evs = evs, .nev = nev,
 		.quiet = l->quiet,
 		.report_follows = !vc->out_path,

@@ -93,5 +93,7 @@ void collect_add_env(struct collect_ctx *cx, char *const *kv);
 extern const struct collector_ops collect_procs;	/* pid, ppid */
 extern const struct collector_ops collect_modules;	/* code, working set */
 extern const struct collector_ops collect_sleep;	/* --sleep-mode */
+extern const struct collector_ops collect_system;	/* the machine's deltas */
+extern const struct collector_ops collect_env;	/* the machine's settings */
 
 #endif

@@ -357,6 +357,8 @@ static const struct collector_ops *const builtin[] = {
 	&collect_procs,
 	&collect_modules,
 	&collect_sleep,
+	&collect_system,
+	&collect_env,
 };
 #define NBUILTIN (sizeof(builtin) / sizeof(builtin[0]))
 

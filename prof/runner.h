@@ -49,6 +49,8 @@ struct runner_opts {
 	const char *cwd;		/* or NULL */
 	int out_fd;			/* -1: the workload keeps prof's stdout/stderr */
 	size_t mmap_pages;		/* 0: default */
+	const char *sysfs_root;		/* --sysfs: sys/ of the machine's
+					   settings below it; NULL: / */
 	bool quiet;			/* do not print the pin sentence or the
 					   unsupported-event warning */
 	bool report_follows;		/* the verb prints a report on stderr

@@ -12,6 +12,7 @@
 #include "reports/modules.h"
 #include "reports/rows.h"
 #include "reports/runs.h"
+#include "reports/sysenv.h"
 #include "reports/sleep.h"
 
 int report_by_parse(const char *word, enum report_by *out)
@@ -562,7 +563,7 @@ enum {
 	R_RUN_ID, R_KIND, R_STARTED, R_COMMAND, R_EXIT, R_SIGNAL, R_INTERRUPTED,
 	R_TIMED_OUT, R_WALL, R_USER, R_SYS, R_LOST, R_COMPLETE, R_REASONS, R_HOST, R_PIN,
 	R_EVENTS, R_THREADS, R_NAMES, R_TOTALS, R_RUNNING, R_WS, R_SLEEP,
-	R_SETTINGS, R_N
+	R_SETTINGS, R_SYSTEM, R_ENV, R_N
 };
 
 /* The run as one record: the JSON document of shared/DESIGN.md. */
@@ -591,6 +592,8 @@ static const struct col run_cols[R_N] = {
 	[R_WS] = { .key = "working_set", .kind = COL_NEST },
 	[R_SLEEP] = { .key = "sleep", .kind = COL_NEST },
 	[R_SETTINGS] = { .key = "settings", .kind = COL_NEST },
+	[R_SYSTEM] = { .key = "system", .kind = COL_NEST },
+	[R_ENV] = { .key = "env", .kind = COL_NEST },
 };
 
 static void write_json(const struct db_run *run, const struct rrow *rows,
@@ -702,6 +705,11 @@ static void write_json(const struct db_run *run, const struct rrow *rows,
 			rows_str(set, k, i, run->settings[i].value);
 		rows_nest(r, row, R_SETTINGS, set);
 	}
+	/* Only runs that have them: older runs' documents stay as they were. */
+	if (run->nsystem)
+		rows_nest(r, row, R_SYSTEM, report_system_map(run));
+	if (run->nenv)
+		rows_nest(r, row, R_ENV, report_env_map(run));
 	rows_json_doc(r, fp);
 	rows_free(r);
 }

@@ -1,7 +1,9 @@
 /*
  * End-to-end tests of controlled runs: --timeout ends a launched command
  * and marks the stored run, -r N stores N runs and summarises their
- * spread. The built prof against a temporary database, on this machine's
+ * spread, every run keeps the machine's deltas (`system`) and settings
+ * (`env`), and compare/explain warn when two runs' settings differ. The
+ * built prof against a temporary database, on this machine's
  * real perf_event_open path (software events only).
  */
 #include <setjmp.h>
@@ -189,6 +191,99 @@ static void test_control__repeat_usage(void **state)
 	tu_proc_release(&p);
 }
 
+/* The workload's own page faults are among the machine's: vmstat's
+ * pgfault over the run is at least the page-faults event's total. */
+static void test_control__system_deltas_hold_the_workloads_faults(void **state)
+{
+	struct tu_db *f = *state;
+	need_perf(f);
+	char mib[] = "32";
+	char *ws = NULL;
+	if (asprintf(&ws, "%s/ws_touch", HELPERS_DIR) < 0)
+		abort();
+	char *run[] = { "run", "-e", "page-faults,context-switches", "--format",
+			"json", "--", ws, "--mib", mib, NULL };
+	struct tu_proc p = prof(f, run);
+	assert_int_equal(p.status, 0);
+	const char *totals = strstr(p.err, "\"totals\": {");
+	const char *sys = strstr(p.err, "\"system\": {");
+	assert_non_null(totals);
+	assert_non_null(sys);
+	double own = json_num(totals, "page-faults");
+	double machine = json_num(sys, "vmstat.pgfault");
+	fprintf(stderr, "workload page-faults %.0f, machine vmstat.pgfault %.0f\n",
+		own, machine);
+	assert_true(own >= 32 * 256);	/* one per 4 KiB page written */
+	assert_true(machine >= own);
+	tu_proc_release(&p);
+
+	char *rep[] = { "report", "2", "--system", NULL };
+	p = prof(f, rep);
+	assert_int_equal(p.status, 0);
+	assert_non_null(strstr(p.out, "what the whole machine did meanwhile"));
+	assert_non_null(strstr(p.out, "vmstat.pgfault"));
+	assert_non_null(strstr(p.out, "stat.cpu.steal_ms"));
+	tu_proc_release(&p);
+	char *js[] = { "report", "2", "--system", "--format", "json", NULL };
+	p = prof(f, js);
+	const char *pf = strstr(p.out, "\"source\": \"vmstat.pgfault\"");
+	assert_non_null(pf);
+	assert_true(json_num(pf, "workload") == own);
+	assert_true(json_num(pf, "delta") == machine);
+	tu_proc_release(&p);
+	free(ws);
+}
+
+static void test_control__system_usage(void **state)
+{
+	struct tu_db *f = *state;
+	char *both[] = { "report", "--system", "--by", "name", NULL };
+	struct tu_proc p = prof(f, both);
+	assert_int_equal(p.status, 2);
+	assert_non_null(strstr(p.err, "--system is a report of its own"));
+	tu_proc_release(&p);
+}
+
+/* Two runs on machines set up differently (here: THP, through fake
+ * sysfs roots) are flagged by compare and explain; two alike are not. */
+static void test_control__env_differs_flagged(void **state)
+{
+	struct tu_db *f = *state;
+	need_perf(f);
+	const char *roots[] = { FIXTURES_DIR "/env/thp-always",
+				FIXTURES_DIR "/env/thp-never",
+				FIXTURES_DIR "/env/thp-never" };
+	for (int i = 0; i < 3; i++) {
+		char *run[] = { "run", "-q", "--sysfs", (char *)roots[i], "-e",
+				"task-clock", "--", "true", NULL };
+		struct tu_proc p = prof(f, run);
+		assert_int_equal(p.status, 0);
+		tu_proc_release(&p);
+	}
+	char *env[] = { "report", "2", "--env", "--format", "json", NULL };
+	struct tu_proc p = prof(f, env);
+	assert_non_null(strstr(p.out, "\"thp\": \"always\""));
+	tu_proc_release(&p);
+
+	char *cmp[] = { "compare", "2", "3", NULL };
+	p = prof(f, cmp);
+	assert_int_equal(p.status, 0);
+	assert_non_null(strstr(p.err, "warning: runs 2 and 3 ran on a machine set up "
+			       "differently"));
+	assert_non_null(strstr(p.err, "thp: 'always' in run 2, 'never' in run 3"));
+	tu_proc_release(&p);
+	char *expl[] = { "explain", "2", "3", NULL };
+	p = prof(f, expl);
+	assert_int_equal(p.status, 0);
+	assert_non_null(strstr(p.err, "thp: 'always' in run 2, 'never' in run 3"));
+	tu_proc_release(&p);
+	char *same[] = { "compare", "3", "4", NULL };
+	p = prof(f, same);
+	assert_int_equal(p.status, 0);
+	assert_null(strstr(p.err, "set up differently"));
+	tu_proc_release(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -205,6 +300,12 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_control__repeat_failing,
 						setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_control__repeat_usage,
+						setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_control__system_deltas_hold_the_workloads_faults,
+						setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_control__system_usage,
+						setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_control__env_differs_flagged,
 						setup, tu_db_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
