@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "test_util.h"
 
@@ -284,6 +285,42 @@ static void test_control__env_differs_flagged(void **state)
 	tu_proc_release(&p);
 }
 
+/* A tracepoint counted per thread agrees with the software event it
+ * mirrors: sched:sched_switch and context-switches over 1,000 sleeps. */
+static void test_control__tracepoint_counts_like_context_switches(void **state)
+{
+	struct tu_db *f = *state;
+	need_perf(f);
+	struct stat sb;
+	if (stat("/sys/kernel/tracing/events/sched/sched_switch/id", &sb) &&
+	    stat("/sys/kernel/debug/tracing/events/sched/sched_switch/id", &sb)) {
+		fprintf(stderr, "skipping: tracefs is not mounted (as root: mount -t "
+			"tracefs nodev /sys/kernel/tracing)\n");
+		skip();
+	}
+	char *sw = NULL;
+	if (asprintf(&sw, "%s/sleep_workload", HELPERS_DIR) < 0)
+		abort();
+	char n[] = "1000", us[] = "200";
+	char *run[] = { "run", "-e", "sched:sched_switch,context-switches",
+			"--format", "json", "--", sw, "loop", n, us, NULL };
+	struct tu_proc p = prof(f, run);
+	assert_int_equal(p.status, 0);
+	const char *totals = strstr(p.err, "\"totals\": {");
+	assert_non_null(totals);
+	double tp = json_num(totals, "sched:sched_switch");
+	double cs = json_num(totals, "context-switches");
+	fprintf(stderr, "1000 sleeps: sched:sched_switch %.0f, context-switches %.0f\n",
+		tp, cs);
+	assert_true(tp >= 1000);	/* each sleep switches out at least once */
+	/* Both are counted where the scheduler switches a task out. */
+	assert_true(fabs(tp - cs) <= 0.01 * cs);
+	assert_non_null(strstr(p.err, "\"name\": \"sched:sched_switch\",\n      "
+			       "\"supported\": true"));
+	tu_proc_release(&p);
+	free(sw);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -306,6 +343,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_control__system_usage,
 						setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_control__env_differs_flagged,
+						setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_control__tracepoint_counts_like_context_switches,
 						setup, tu_db_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
