@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "collectors/events.h"
 
@@ -350,6 +351,68 @@ static int resolve_mission(const char *name, int idx, const char *mods,
 	return 0;
 }
 
+/* SYS:NAME, both words of [A-Za-z0-9_]. */
+static bool tracepoint_form(const char *name, size_t *syslen)
+{
+	static const char word[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				   "0123456789_";
+	size_t a = strspn(name, word);
+	if (!a || name[a] != ':')
+		return false;
+	size_t b = strspn(name + a + 1, word);
+	*syslen = a;
+	return b && !name[a + 1 + b];
+}
+
+static long read_id(const char *root, const char *name, size_t syslen)
+{
+	char path[4400], dir[4096], sys[64], buf[32];
+	snprintf(dir, sizeof(dir), "%.3000s/events", root);
+	struct stat sb;
+	if (stat(dir, &sb) != 0)
+		return -ENODEV;
+	if (syslen >= sizeof(sys) || strlen(name + syslen + 1) >= 128)
+		return -ENOENT;
+	memcpy(sys, name, syslen);
+	sys[syslen] = '\0';
+	snprintf(path, sizeof(path), "%s/%s/%.127s/id", dir, sys, name + syslen + 1);
+	FILE *fp = fopen(path, "re");
+	if (!fp)
+		return -ENOENT;
+	long id = fgets(buf, sizeof(buf), fp) ? strtol(buf, NULL, 10) : -1;
+	fclose(fp);
+	return id > 0 ? id : -ENOENT;
+}
+
+long event_tracepoint_id(const char *root, const char *name)
+{
+	size_t syslen;
+	if (!tracepoint_form(name, &syslen))
+		return -EINVAL;
+	if (root)
+		return read_id(root, name, syslen);
+	long id = read_id("/sys/kernel/tracing", name, syslen);
+	if (id == -ENODEV)
+		id = read_id("/sys/kernel/debug/tracing", name, syslen);
+	return id;
+}
+
+/* A tracepoint as a counting event: PERF_TYPE_TRACEPOINT, config = id. */
+static void tracepoint_desc(const char *name, long id, struct event_desc *out)
+{
+	struct perf_event_attr attr;
+	memset(&attr, 0, sizeof(attr));
+	attr.type = PERF_TYPE_TRACEPOINT;
+	attr.size = sizeof(attr);
+	attr.config = (uint64_t)id;
+	out->name = xstrdup(name);
+	char canon[128];
+	snprintf(canon, sizeof(canon), "tracepoint:%s", name);
+	out->canonical = xstrdup(canon);
+	out->attr = attr;
+	out->hardware = false;
+}
+
 int event_resolve(const char *name, enum event_flags flags,
 		  struct event_desc *out, char **cause)
 {
@@ -369,11 +432,27 @@ int event_resolve(const char *name, enum event_flags flags,
 					       cause);
 	}
 
+	/* SYS:NAME is a tracepoint when tracefs has one by that name (an
+	 * EVENT:UMASK of libpfm4 has none); else libpfm4 has a go at it. */
+	long tp = event_tracepoint_id(NULL, name);
+	if (tp > 0) {
+		tracepoint_desc(name, tp, out);
+		return 0;
+	}
 	char *fstr = NULL;
 	struct perf_event_attr attr;
 	int prc = encode(name, &attr, &fstr);
 	if (prc != PFM_SUCCESS) {
 		free(fstr);
+		if (prc == PFM_ERR_NOTFOUND && tp == -ENODEV) {
+			if (cause && asprintf(cause, "unknown event '%.40s', and no "
+					      "tracefs is mounted to look for a "
+					      "tracepoint of that name\nhint: as root, "
+					      "'mount -t tracefs nodev /sys/kernel/tracing'",
+					      name) < 0)
+				*cause = NULL;
+			return -ENOENT;
+		}
 		char shown[64];
 		snprintf(shown, sizeof(shown), "%.40s%s", name,
 			 strlen(name) > 40 ? "..." : "");

@@ -83,7 +83,18 @@ const struct mission_family *events_mission_family(const char **pmu,
 						   const char **desc);
 
 /*
- * Resolve one name. 0 on success. -ENOENT for an unknown name, with
+ * A tracepoint "SYS:NAME" (sched:sched_switch): its id from tracefs below
+ * root (NULL: /sys/kernel/tracing, then /sys/kernel/debug/tracing), the
+ * file events/SYS/NAME/id. > 0, or -ENOENT when there is no such
+ * tracepoint, -ENODEV when no tracefs is mounted there, -EINVAL when
+ * name is not of that form. A tracepoint needs no PMU: the kernel counts
+ * its hits per thread like a software event.
+ */
+long event_tracepoint_id(const char *root, const char *name);
+
+/*
+ * Resolve one name: a mission counter, a tracepoint (SYS:NAME, when
+ * tracefs has it), or anything libpfm4 encodes. 0 on success. -ENOENT for an unknown name, with
  * *cause = "unknown event 'NAME'" followed by up to three "hint:" lines
  * naming close names; -EINVAL for a bad modifier; -EOPNOTSUPP for a
  * mission cache counter on a family the map lacks, without

@@ -85,6 +85,13 @@ int db_intervals_store(struct db *db, const struct db_run *run, char **cause);
 int db_intervals_load(struct db *db, struct db_run *run, char **cause);
 void db_intervals_release(struct db_run *run);
 
+/* A run's machine deltas and settings (sysenv.c), in the run's
+ * transaction; loading adds them to out. */
+int db_sysenv_store(struct db *db, const struct db_run *run, char **cause);
+int db_sysenv_load(struct db *db, int64_t run_id, struct db_run *out,
+		   char **cause);
+void db_sysenv_release(struct db_run *run);
+
 /* argv as one blob of NUL-terminated strings, and back. */
 void db_bind_argv(sqlite3_stmt *st, int idx, char **argv, int argc);
 int db_col_argv(sqlite3_stmt *st, int col, char ***argv, int *argc);

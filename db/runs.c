@@ -385,6 +385,8 @@ int db_run_store_body(struct db *db, struct db_run *run, char **cause)
 		rc = db_sleep_usage_store(db, run->id, run->sleep_usage, cause);
 	if (!rc && run->nintervals)
 		rc = db_intervals_store(db, run, cause);
+	if (!rc)
+		rc = db_sysenv_store(db, run, cause);
 	return rc;
 }
 
@@ -993,6 +995,8 @@ int db_run_load(struct db *db, int64_t id, struct db_run *out, char **cause)
 		rc = db_sleep_usage_load(db, id, &out->sleep_usage, cause);
 	if (!rc)
 		rc = db_intervals_load(db, out, cause);
+	if (!rc)
+		rc = db_sysenv_load(db, id, out, cause);
 	if (rc)
 		goto fail;
 	return 0;
@@ -1056,6 +1060,7 @@ void db_run_release(struct db_run *run)
 	for (size_t i = 0; i < run->nws; i++)
 		free(run->ws[i].kind);
 	free(run->ws);
+	db_sysenv_release(run);
 	memset(run, 0, sizeof(*run));
 }
 

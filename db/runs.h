@@ -5,7 +5,8 @@
  * (thread, event). These plain structs are what reports/ reads.
  *
  * A run also lists its code modules and, when it measured one, its
- * touched working set by kind of memory.
+ * touched working set by kind of memory; the changes of the machine's
+ * own counters over it, and the machine's settings at its start.
  *
  * db_run_store writes a run in one transaction, so a prof killed halfway
  * leaves no half run. Loading fills a caller-owned struct db_run that
@@ -117,6 +118,12 @@ struct db_kv {
 	char *key, *value;
 };
 
+/* A change of one of the machine's own counters over a run. */
+struct db_sysval {
+	char *name;		/* "vmstat.pgfault", "stat.cpu1.steal_ms", ... */
+	int64_t delta;
+};
+
 struct db_sleep_usage;	/* db/sleep.h: what the sleep interposer saw */
 
 struct db_run {
@@ -157,6 +164,14 @@ struct db_run {
 	/* prof run -I: by thread, then time (setting "interval_ms"). */
 	size_t nintervals;
 	struct db_interval *intervals;
+	/* What the whole machine did meanwhile: the counters that moved
+	 * (collectors/sysdelta.h names them); 0 for runs stored before. */
+	size_t nsystem;
+	struct db_sysval *system;
+	/* The machine's settings at the start (collectors/runenv.h's keys,
+	 * in its order); 0 for runs stored before. */
+	size_t nenv;
+	struct db_kv *env;
 };
 
 struct db_run_summary {

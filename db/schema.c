@@ -407,6 +407,28 @@ static const char *const migrations[] = {
 	"  value INTEGER NOT NULL,"
 	"  PRIMARY KEY (run_id, seq, event_idx)"
 	") WITHOUT ROWID;",
+
+	/* v12: what the whole machine did during a run: the change of each
+	 * of its own counters (/proc/vmstat, /proc/stat, /proc/interrupts,
+	 * /proc/schedstat) that moved, by source-qualified name. */
+	"CREATE TABLE run_system ("
+	"  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+	"  idx INTEGER NOT NULL,"
+	"  name TEXT NOT NULL,"
+	"  delta INTEGER NOT NULL,"
+	"  PRIMARY KEY (run_id, idx),"
+	"  UNIQUE (run_id, name)"
+	") WITHOUT ROWID;",
+
+	/* v13: the machine's settings at the start of a run (governor, THP,
+	 * SMT, mitigations, ...), so two runs can be told apart by them. */
+	"CREATE TABLE run_env ("
+	"  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+	"  idx INTEGER NOT NULL,"
+	"  key TEXT NOT NULL,"
+	"  value TEXT NOT NULL,"
+	"  PRIMARY KEY (run_id, idx)"
+	") WITHOUT ROWID;",
 };
 
 size_t schema_migration_count(void)

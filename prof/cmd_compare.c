@@ -199,6 +199,7 @@ static int compare_runs(struct verb_ctx *vc, struct db *db, const long ids[2])
 	    strcmp(a.host.cpu_model, b.host.cpu_model))
 		warning_msg("runs from different machines: %s and %s",
 			    a.host.cpu_model, b.host.cpu_model);
+	run_env_warn(&a, &b);
 	FILE *fp = verb_out(vc);
 	if (fp)
 		ab_render_runs(&a, &b, vc->fmt, fp);

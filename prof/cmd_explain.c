@@ -195,6 +195,8 @@ static int cmd_explain(struct verb_ctx *vc)
 	    strcmp(in.side[0].cpu_model, in.side[1].cpu_model))
 		warning_msg("comparing runs from different machines: %s and %s",
 			    in.side[0].cpu_model, in.side[1].cpu_model);
+	if (nruns[0] && nruns[1])
+		run_env_warn(runs[0], runs[1]);
 
 	struct explain_finding *f;
 	size_t nf = explain_findings(&in, &f);

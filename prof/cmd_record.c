@@ -360,6 +360,8 @@ static int cmd_record(struct verb_ctx *vc)
 	struct runner_opts opts = {
 		.argv = l->pid ? NULL : vc->argv, .argc = l->pid ? 0 : vc->argc,
 		.attach_pid = (pid_t)l->pid, .duration_s = l->duration,
+		.timeout_s = l->timeout,
+		.sysfs_root = l->sysfs,
 		.evs = cev, .nev = ncev, .plan = l->pid ? NULL : &pin, .out_fd = -1,
 		.mmap_pages = (size_t)mmap_pages, .kind = "record",
 		.record_dump = dump,

@@ -22,6 +22,7 @@
 #include "reports/runs.h"
 #include "reports/sleep.h"
 #include "reports/timeline.h"
+#include "reports/sysenv.h"
 
 /* Which report a run gets, from --by, --stacks and --format. */
 struct report_args {
@@ -33,6 +34,8 @@ struct report_args {
 	enum profile_unknown unknown;
 	bool icicle;
 	bool intervals;		/* --intervals */
+	bool system;		/* --system: the machine's deltas */
+	bool env;		/* --env: the machine's settings */
 };
 
 /* A sampled run's report; -1 when it is not one (the caller goes on). */
@@ -144,6 +147,16 @@ static int cmd_report(struct verb_ctx *vc)
 		report_by_parse(ra->by, &by);	/* else symbol or module */
 	if (vc->argc && cli_parse_run_id(vc->name, vc->argv[0], &id))
 		return EXIT_USAGE;
+	if (ra->system || ra->env) {
+		const char *other = ra->system && ra->env ? "--env" : ra->by ? "--by"
+				    : ra->stacks ? "--stacks" : ra->event ? "--event"
+				    : vc->view.sort ? "--sort" : vc->view.limit ? "--limit"
+				    : ra->fmt == OUT_FOLDED ? "--format folded" : NULL;
+		if (other)
+			return usage_error(vc->name, "--%s is a report of its own: "
+					   "it does not go with %s",
+					   ra->system ? "system" : "env", other);
+	}
 	/* Folded stacks feed a flame graph: every path, in no order. */
 	if (ra->fmt == OUT_FOLDED && (vc->view.sort || vc->view.limit))
 		return usage_error(vc->name, "--%s goes with a list of rows; "
@@ -187,7 +200,8 @@ static int cmd_report(struct verb_ctx *vc)
 		db_run_release(&run);
 		return rc;
 	}
-	rc = ra->fmt == OUT_SVG ? -1 : report_sampled(vc, db, &run, ra);
+	rc = ra->fmt == OUT_SVG || ra->system || ra->env ? -1 :
+	     report_sampled(vc, db, &run, ra);
 	if (rc >= 0) {
 		db_run_release(&run);
 		return rc;
@@ -204,7 +218,11 @@ static int cmd_report(struct verb_ctx *vc)
 		return rc;
 	}
 	FILE *fp = verb_out(vc);
-	if (fp && is_sleep)
+	if (fp && ra->system)
+		report_system(&run, ra->fmt, fp);
+	else if (fp && ra->env)
+		report_env(&run, ra->fmt, fp);
+	else if (fp && is_sleep)
 		report_sleep(&run, &sleep, ra->fmt, fp);
 	else if (fp && is_probe)
 		report_probe(&run, &probe, ra->fmt, fp);
@@ -258,6 +276,15 @@ static const struct opt report_opts[] = {
 		     "that holds it ('libfoo.so:.text'), read from the\n"
 		     "module's file if it is still the one recorded;\n"
 		     "--unknown address (the default): by address"),
+	OPT_BOOL(0, "system", struct report_args, system,
+		 "what the whole machine did during the run: page\n"
+		 "faults, migrations, context switches, CPU time,\n"
+		 "steal, interrupts on the workload's CPUs (the\n"
+		 "deltas of /proc/vmstat, stat, interrupts, schedstat)"),
+	OPT_BOOL(0, "env", struct report_args, env,
+		 "the machine's settings at the run's start: kernel,\n"
+		 "governor, boost, SMT, THP, paranoid, isolation,\n"
+		 "load, NUMA balancing, mitigations"),
 	OPT_INCLUDE(opt_rows),
 	OPT_BOOL(0, "icicle", struct report_args, icicle,
 		 "with --format svg: the flame graph with callers on top"),
@@ -277,6 +304,7 @@ const struct verb verb_report = {
 "                   [--no-demangle] [--unknown address|section] [--icicle]\n"
 "                   [--format table|json|csv|markdown|folded|svg] [-o FILE]\n"
 "                   [--db PATH]\n"
+"       prof report [RUN|last] --system|--env [--format FMT] [-o FILE]\n"
 "\n"
 "Reprint a stored run from the database (default: the newest), exactly as\n"
 "'prof run' printed it, or grouped differently: --by name sums the threads\n"
@@ -302,6 +330,12 @@ const struct verb verb_report = {
 "--format svg draws a sampled run as a flame graph (--icicle: callers on\n"
 "top; a browser zooms on a click and searches), and a 'prof sleep' run as\n"
 "its overshoot distributions and CPU per call.\n"
+"\n"
+"--system shows what the whole machine did while the run ran (its own\n"
+"counters' changes: the workload's page faults among the machine's,\n"
+"steal time from a VM's host, interrupts on the workload's CPUs);\n"
+"--env how the machine was set up at its start. 'prof compare' and\n"
+"'prof explain' warn when two runs' setups differ.\n"
 "\n",
 	.help_tail =
 "Examples:\n"
@@ -311,5 +345,7 @@ const struct verb verb_report = {
 "  prof report last --by module\n"
 "  prof report last --stacks --limit 10\n"
 "  prof report last --format folded | flamegraph.pl > hot.svg\n"
-"  prof report last --format svg -o flame.svg\n",
+"  prof report last --format svg -o flame.svg\n"
+"  prof report last --system\n"
+"  prof report last --env --format json\n",
 };

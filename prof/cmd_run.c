@@ -22,6 +22,7 @@
 #include "prof/runner.h"
 #include "prof/runutil.h"
 #include "prof/verb.h"
+#include "reports/repeat.h"
 #include "reports/runs.h"
 #include "reports/scaling.h"
 #include "reports/timeline.h"
@@ -37,6 +38,7 @@ struct run_args {
 	const char *dump;
 	int interval_ms;	/* -I; 0: off */
 	const char *tag;	/* --tag NAME, or NULL */
+	int repeat;		/* -r N; 1: one run */
 };
 
 /* A tag: a name that cannot be read as a list of run ids, so that
@@ -61,12 +63,159 @@ static void run_init(void *args)
 	struct run_args *a = args;
 	a->events = "cache";
 	a->by = BY_THREAD;
+	a->repeat = 1;
+}
+
+/*
+ * One run: launch, store, report. rep: a -r N series, which takes the
+ * run's values and prints its own summary at the end (then a run's own
+ * report is printed only when it could not be stored). Returns the exit
+ * code.
+ */
+static int run_once(struct verb_ctx *vc, const struct runner_opts *ro,
+		    struct pin_plan *plan, struct repeat_set *rep)
+{
+	const struct run_args *a = vc->args;
+	const struct launch_args *l = &vc->launch;
+	bool launched = l->pid == 0;
+	int exit_code = EXIT_OK, rc;
+	char *cause = NULL;
+	struct db_run run;
+	rc = runner_run(ro, &run, &cause);
+	if (rc) {
+		print_cause("error: ", cause);
+		exit_code = launched ? exit_code_for_launch(rc) : EXIT_FAIL;
+		free(cause);
+		return exit_code;
+	}
+	if (launched) {
+		run.topology = plan->topology;
+		plan->topology = NULL;
+	}
+	db_run_set(&run, "events", a->events);
+	if (a->tag)
+		db_run_set(&run, DB_RUN_TAG_KEY, a->tag);
+	if (a->working_set)
+		db_run_set(&run, "working_set", "1");
+	if (rep) {
+		char nth[48];
+		snprintf(nth, sizeof(nth), "%zu/%zu", rep->nruns + 1, rep->asked);
+		db_run_set(&run, "repeat", nth);
+	}
+
+	/* --no-multiplex: a run holding any estimate is printed, not stored. */
+	char *mux = a->no_multiplex ? run_scaled_text(&run, SCALED_ANY) : NULL;
+	struct timespec s0, s1;
+	clock_gettime(CLOCK_MONOTONIC, &s0);
+	char *store_cause = NULL;
+	int store_rc = mux ? 0 : run_state_store(vc, &run, &store_cause);
+	clock_gettime(CLOCK_MONOTONIC, &s1);
+	if (verbose) {
+		struct rusage self;
+		getrusage(RUSAGE_SELF, &self);
+		fprintf(stderr, "prof: workload %.3f s; stored %zu threads in %.3f s; "
+			"prof itself used %.3f s user, %.3f s sys\n",
+			run.wall_s, run.nthreads,
+			(double)(s1.tv_sec - s0.tv_sec) + (double)(s1.tv_nsec - s0.tv_nsec) / 1e9,
+			(double)self.ru_utime.tv_sec + (double)self.ru_utime.tv_usec / 1e6,
+			(double)self.ru_stime.tv_sec + (double)self.ru_stime.tv_usec / 1e6);
+	}
+	/* Counts that could not be stored are printed even under -q, and on
+	 * stderr when -o FILE failed too (a full disk takes both). In a
+	 * series, only a run that was not stored prints its own report. */
+	bool in_file = false;
+	if (rep && store_rc) {
+		report_run(&run, a->by, vc->fmt, stderr);
+	} else if (!rep && (!l->quiet || vc->out_path || store_rc)) {
+		FILE *fp = verb_out(vc);
+		bool ok = false;
+		if (fp) {
+			report_run(&run, a->by, vc->fmt, fp);
+			report_timeline(&run, vc->fmt, fp);
+			ok = verb_out_close(vc) == 0;
+		}
+		if (!ok)
+			exit_code = EXIT_FAIL;
+		in_file = ok && vc->out_path;
+		if (!ok && vc->out_path && store_rc)
+			report_run(&run, a->by, vc->fmt, stderr);
+	}
+	/* A launched run exits as its workload did; an attach exits 0. */
+	if (launched && exit_code == EXIT_OK)
+		exit_code = run.exit_status;
+	if (a->interval_ms && run.wall_s * 1000.0 < a->interval_ms)
+		fprintf(stderr, "note: -I %d is longer than the run (%.0f ms): "
+			"one interval holds it all\n", a->interval_ms,
+			run.wall_s * 1000.0);
+	exit_code = run_incomplete_exit(&run, a->allow_incomplete, exit_code);
+	if (mux) {
+		error_msg("run refused (--no-multiplex), not stored: not every "
+			  "event was counted all of the time: %s", mux);
+		fprintf(stderr, "hint: count fewer hardware events at once (-e), "
+			"so that each group fits the PMU's counters, or drop "
+			"--no-multiplex to keep the scaled estimates\n");
+		free(mux);
+		exit_code = EXIT_FAIL;
+	}
+	if (store_rc) {
+		run_state_not_stored(store_cause, in_file ? vc->out_path : NULL);
+		exit_code = EXIT_FAIL;
+	}
+	if (rep)
+		repeat_set_add(rep, &run);
+	free(store_cause);
+	db_run_release(&run);
+	return exit_code;
+}
+
+/*
+ * -r N: N stored runs, one after another, then the summary of their
+ * spread. A run that cannot start, or a Ctrl-C, ends the series; the
+ * summary covers the runs that ran. Exits with the first run's failure
+ * (its workload's status, an incomplete run, a store that failed), else 0.
+ */
+static int run_repeated(struct verb_ctx *vc, struct runner_opts *ro,
+			struct pin_plan *plan)
+{
+	const struct run_args *a = vc->args;
+	struct repeat_set rep;
+	char *cmd = run_state_command_line(vc->argv, vc->argc);
+	repeat_set_init(&rep, cmd, (size_t)a->repeat);
+	free(cmd);
+	int exit_code = EXIT_OK;
+	/* No run's report follows: the first one says which events the
+	 * machine refused, and the pin, and the others keep quiet. */
+	ro->report_follows = false;
+	for (int i = 0; i < a->repeat; i++) {
+		size_t ran = rep.nruns;
+		int rc = run_once(vc, ro, plan, &rep);
+		ro->quiet = true;
+		if (exit_code == EXIT_OK)
+			exit_code = rc;
+		if (rep.nruns == ran || runner_interrupted())
+			break;	/* it did not start, or the user said stop */
+	}
+	if (!vc->launch.quiet || vc->out_path) {
+		FILE *fp = verb_out(vc);
+		if (fp)
+			report_repeat(&rep, vc->fmt, fp);
+		if (!fp || verb_out_close(vc))
+			exit_code = EXIT_FAIL;
+	}
+	repeat_set_release(&rep);
+	return exit_code;
 }
 
 static int cmd_run(struct verb_ctx *vc)
 {
 	const struct run_args *a = vc->args;
 	const struct launch_args *l = &vc->launch;
+	if (l->pid && a->repeat > 1)
+		return usage_error(vc->name, "-r applies to a launched command: an "
+				   "attached process runs once");
+	if (a->dump && a->repeat > 1)
+		return usage_error(vc->name, "--record-dump saves one run's records: "
+				   "leave out -r");
 	if (l->pid && a->sleep_mode)
 		return usage_error(vc->name, "--sleep-mode applies to a launched "
 				   "command: it preloads an interposer at exec");
@@ -148,6 +297,8 @@ static int cmd_run(struct verb_ctx *vc)
 		.argc = launched ? vc->argc : 0,
 		.attach_pid = (pid_t)l->pid,
 		.duration_s = l->duration,
+		.timeout_s = l->timeout,
+		.sysfs_root = l->sysfs,
 		.evs = evs, .nev = nev,
 		.quiet = l->quiet,
 		.report_follows = !vc->out_path,
@@ -164,80 +315,11 @@ static int cmd_run(struct verb_ctx *vc)
 	runner_hold_signals();
 	if (db)
 		db_set_busy_stop(db, runner_late_signal, NULL);
-	struct db_run run;
-	rc = runner_run(&ro, &run, &cause);
-	if (rc) {
-		print_cause("error: ", cause);
-		exit_code = launched ? exit_code_for_launch(rc) : EXIT_FAIL;
+	if (a->repeat > 1) {
+		exit_code = run_repeated(vc, &ro, &plan);
 		goto out;
 	}
-	if (launched) {
-		run.topology = plan.topology;
-		plan.topology = NULL;
-	}
-	db_run_set(&run, "events", a->events);
-	if (a->tag)
-		db_run_set(&run, DB_RUN_TAG_KEY, a->tag);
-	if (a->working_set)
-		db_run_set(&run, "working_set", "1");
-
-	/* --no-multiplex: a run holding any estimate is printed, not stored. */
-	char *mux = a->no_multiplex ? run_scaled_text(&run, SCALED_ANY) : NULL;
-	struct timespec s0, s1;
-	clock_gettime(CLOCK_MONOTONIC, &s0);
-	char *store_cause = NULL;
-	int store_rc = mux ? 0 : run_state_store(vc, &run, &store_cause);
-	clock_gettime(CLOCK_MONOTONIC, &s1);
-	if (verbose) {
-		struct rusage self;
-		getrusage(RUSAGE_SELF, &self);
-		fprintf(stderr, "prof: workload %.3f s; stored %zu threads in %.3f s; "
-			"prof itself used %.3f s user, %.3f s sys\n",
-			run.wall_s, run.nthreads,
-			(double)(s1.tv_sec - s0.tv_sec) + (double)(s1.tv_nsec - s0.tv_nsec) / 1e9,
-			(double)self.ru_utime.tv_sec + (double)self.ru_utime.tv_usec / 1e6,
-			(double)self.ru_stime.tv_sec + (double)self.ru_stime.tv_usec / 1e6);
-	}
-	/* Counts that could not be stored are printed even under -q, and on
-	 * stderr when -o FILE failed too (a full disk takes both). */
-	bool in_file = false;
-	if (!l->quiet || vc->out_path || store_rc) {
-		FILE *fp = verb_out(vc);
-		bool ok = false;
-		if (fp) {
-			report_run(&run, a->by, vc->fmt, fp);
-			report_timeline(&run, vc->fmt, fp);
-			ok = verb_out_close(vc) == 0;
-		}
-		if (!ok)
-			exit_code = EXIT_FAIL;
-		in_file = ok && vc->out_path;
-		if (!ok && vc->out_path && store_rc)
-			report_run(&run, a->by, vc->fmt, stderr);
-	}
-	/* A launched run exits as its workload did; an attach exits 0. */
-	if (launched && exit_code == EXIT_OK)
-		exit_code = run.exit_status;
-	if (a->interval_ms && run.wall_s * 1000.0 < a->interval_ms)
-		fprintf(stderr, "note: -I %d is longer than the run (%.0f ms): "
-			"one interval holds it all\n", a->interval_ms,
-			run.wall_s * 1000.0);
-	exit_code = run_incomplete_exit(&run, a->allow_incomplete, exit_code);
-	if (mux) {
-		error_msg("run refused (--no-multiplex), not stored: not every "
-			  "event was counted all of the time: %s", mux);
-		fprintf(stderr, "hint: count fewer hardware events at once (-e), "
-			"so that each group fits the PMU's counters, or drop "
-			"--no-multiplex to keep the scaled estimates\n");
-		free(mux);
-		exit_code = EXIT_FAIL;
-	}
-	if (store_rc) {
-		run_state_not_stored(store_cause, in_file ? vc->out_path : NULL);
-		exit_code = EXIT_FAIL;
-	}
-	free(store_cause);
-	db_run_release(&run);
+	exit_code = run_once(vc, &ro, &plan, NULL);
 out:
 	late = runner_release_signals();
 	if (late)
@@ -286,6 +368,10 @@ static const struct opt run_opts[] = {
 		     "name), or total"),
 	OPT_INCLUDE(opt_output),
 	OPT_INCLUDE(opt_database),
+	OPT_INT('r', "repeat", struct run_args, repeat, "N", 1, 100000, "a count of runs",
+		"run COMMAND N times, storing each run, and print\n"
+		"the spread of each metric over them (mean, sd,\n"
+		"min, max) instead of each run's table"),
 	OPT_STRING(0, "sleep-mode", struct run_args, sleep_mode,
 		   "MODE[,threshold=US][,max-spinners=K]",
 		   "serve the workload's short sleeps (nanosleep,\n"
@@ -354,12 +440,26 @@ const struct verb verb_run = {
 "the reasons (\"complete\": false and \"reasons\" in JSON), and prof exits 1\n"
 "when COMMAND succeeded, unless --allow-incomplete. The totals stay whole.\n"
 "\n"
+"A tracepoint is an event too: -e sched:sched_switch,syscalls:sys_enter_futex\n"
+"counts its hits per thread by its tracefs id (/sys/kernel/tracing, which\n"
+"must be mounted; no PMU needed).\n"
+"\n"
 "Events the machine cannot count are reported as not supported, never as\n"
 "zero, and the run goes on with the rest. Ctrl-C and SIGTERM reach every\n"
 "process of the workload; what was counted up to then is stored, marked\n"
 "interrupted, and what the workload leaves running is ended. A second\n"
 "Ctrl-C or SIGTERM kills the workload (SIGKILL). If prof itself is\n"
-"killed, the kernel kills the workload's first process.\n"
+"killed, the kernel kills the workload's first process. --timeout ends\n"
+"the workload the same way when it runs too long: the run is stored and\n"
+"marked timed out (\"timed_out\": true in JSON), and prof exits with the\n"
+"workload's status (143 after SIGTERM, 137 after SIGKILL).\n"
+"\n"
+"With -r N the runs are stored one by one (each with the setting repeat,\n"
+"\"2/5\"), and the report is the spread of each metric over them, as\n"
+"perf stat -r gives it; JSON has command, repeat, ran, timed_out,\n"
+"interrupted, runs (the run ids) and metrics (name to {n, mean, sd,\n"
+"sd_pct, min, max}; time events in nanoseconds). A Ctrl-C ends the series.\n"
+"prof exits with the first failing run's status, else 0.\n"
 "\n"
 "If the database cannot be written (a missing or read-only directory, a\n"
 "full disk, another writer holding the lock for longer than\n"
@@ -371,6 +471,7 @@ const struct verb verb_run = {
 "  prof run -e task-clock,page-faults --by name --format json -- make -j8\n"
 "  prof run --pin largest-llc -- ./emulator --scene 3\n"
 "  prof run -p 1234 --duration 10\n"
+"  prof run -r 10 --timeout 60 -e task-clock -- ./bench\n"
 "\n"
 "The pin is applied before the command starts, so every thread it spawns\n"
 "inherits it; the run records the mode, whether it was applied, the CPUs\n"

@@ -94,5 +94,7 @@ extern const struct collector_ops collect_procs;	/* pid, ppid */
 extern const struct collector_ops collect_modules;	/* code, working set */
 extern const struct collector_ops collect_sleep;	/* --sleep-mode */
 extern const struct collector_ops collect_intervals;	/* -I MS */
+extern const struct collector_ops collect_system;	/* the machine's deltas */
+extern const struct collector_ops collect_env;	/* the machine's settings */
 
 #endif

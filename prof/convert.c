@@ -202,6 +202,43 @@ void convert_intervals(struct db_run *run, const struct intervals *iv,
 	db_run_set(run, "interval_ms", buf);
 }
 
+/* ---- the machine: its deltas and its settings ---- */
+
+int convert_system(struct db_run *run, const struct sys_snap *before,
+		   const struct sys_snap *after)
+{
+	struct sys_val *d;
+	size_t n;
+	if (sys_snap_delta(before, after, &d, &n))
+		return -ENOMEM;
+	run->system = calloc(n ? n : 1, sizeof(*run->system));
+	if (!run->system) {
+		sys_deltas_free(d, n);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++) {
+		run->system[i].name = d[i].name;	/* taken over */
+		run->system[i].delta = d[i].v;
+	}
+	run->nsystem = n;
+	free(d);
+	return 0;
+}
+
+void convert_env(struct db_run *run, const struct runenv *env)
+{
+	run->env = calloc(env->n ? env->n : 1, sizeof(*run->env));
+	if (!run->env)
+		abort();
+	for (size_t i = 0; i < env->n; i++) {
+		run->env[i].key = strdup(env->kv[i].key);
+		run->env[i].value = strdup(env->kv[i].value);
+		if (!run->env[i].key || !run->env[i].value)
+			abort();
+	}
+	run->nenv = env->n;
+}
+
 /* ---- code modules and the working set ---- */
 
 static char *xstrdup_or_null(const char *s)

@@ -21,6 +21,8 @@
 #include "collectors/modules.h"
 #include "collectors/procs.h"
 #include "collectors/recorder.h"
+#include "collectors/runenv.h"
+#include "collectors/sysdelta.h"
 #include "collectors/sleep.h"
 #include "db/runs.h"
 #include "db/samples.h"
@@ -51,6 +53,16 @@ void convert_procs(struct db_run *run, const struct procs *procs);
  */
 void convert_intervals(struct db_run *run, const struct intervals *iv,
 		       const struct counters *cs, unsigned interval_ms);
+
+/*
+ * The machine's counters that moved between before and after
+ * (collectors/sysdelta.h), as run->system. 0 or -ENOMEM.
+ */
+int convert_system(struct db_run *run, const struct sys_snap *before,
+		   const struct sys_snap *after);
+
+/* The machine's settings at the start, as run->env. */
+void convert_env(struct db_run *run, const struct runenv *env);
 
 /*
  * The code modules of a finished struct modules and, for a working-set

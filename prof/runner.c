@@ -358,6 +358,8 @@ static const struct collector_ops *const builtin[] = {
 	&collect_modules,
 	&collect_sleep,
 	&collect_intervals,
+	&collect_system,
+	&collect_env,
 };
 #define NBUILTIN (sizeof(builtin) / sizeof(builtin[0]))
 
@@ -447,12 +449,45 @@ static void crew_release(struct crew *w)
 
 /* ---- the run ---- */
 
+/* When a launched workload's time is up, and what was done about it. */
+struct deadline {
+	double term_at;		/* SIGTERM then; 0: no timeout */
+	double kill_at;		/* SIGKILL then, once terminated */
+	bool fired;
+};
+
+/* The next moment watch must wake for, or 0. */
+static double next_wake(double deadline, const struct deadline *t)
+{
+	double at = deadline;
+	double d = !t || !t->term_at ? 0 : t->fired ? t->kill_at : t->term_at;
+	if (d > 0 && (at <= 0 || d < at))
+		at = d;
+	return at;
+}
+
+/* Past the timeout: SIGTERM the whole workload, SIGKILL after the grace. */
+static void enforce_timeout(struct launch *l, struct deadline *t)
+{
+	if (!l || !t || !t->term_at)
+		return;
+	double now = now_s();
+	if (!t->fired && now >= t->term_at) {
+		launch_signal_tree(l, SIGTERM, 0);
+		t->fired = true;
+		t->kill_at = now + RUNNER_TIMEOUT_GRACE_S;
+	} else if (t->fired && t->kill_at > 0 && now >= t->kill_at) {
+		launch_kill_all();
+		t->kill_at = 0;
+	}
+}
+
 /*
  * Drain until the end: the workload's exit, the duration, or a signal.
  * Returns true when a signal ended or reached it.
  */
 static bool watch(struct counters *cs, struct launch *l, pid_t attach_pid,
-		  int endfd, double deadline)
+		  int endfd, double deadline, struct deadline *tmo)
 {
 	struct pollfd pfd[1025];
 	bool interrupted = false;
@@ -465,15 +500,19 @@ static bool watch(struct counters *cs, struct launch *l, pid_t attach_pid,
 			n++;
 		}
 		int timeout = 100;
-		if (deadline > 0) {
-			double left = deadline - now_s();
-			if (left <= 0)
+		double wake = next_wake(deadline, tmo);
+		if (wake > 0) {
+			double left = wake - now_s();
+			if (left <= 0 && deadline > 0 && wake == deadline)
 				break;
+			if (left < 0)
+				left = 0;
 			if (left * 1000 < timeout)
 				timeout = (int)(left * 1000) + 1;
 		}
 		poll(pfd, n, timeout);
 		counters_drain(cs);
+		enforce_timeout(l, tmo);
 		if (got_signal) {
 			int sig = got_signal;
 			got_signal = 0;
@@ -545,7 +584,7 @@ int runner_run(const struct runner_opts *o, struct db_run *run, char **cause)
 	l.go_fd = l.err_fd = l.pidfd = -1;
 	double t0, t1, u0 = 0, s0 = 0, u1 = 0, s1 = 0;
 	char *cpus_in_force = NULL;
-	bool interrupted;
+	bool interrupted, timed_out = false;
 	int status = 0, signo = 0;
 	struct rusage ru;
 	memset(&ru, 0, sizeof(ru));
@@ -620,15 +659,17 @@ int runner_run(const struct runner_opts *o, struct db_run *run, char **cause)
 			goto out_signals;
 		}
 		cpus_in_force = pin_read_back(l.pid);
-		interrupted = watch(cs, &l, 0, l.pidfd, 0);
+		struct deadline tmo = { .term_at = o->timeout_s > 0 ? t0 + o->timeout_s : 0 };
+		interrupted = watch(cs, &l, 0, l.pidfd, 0, &tmo);
 		t1 = now_s();
+		timed_out = tmo.fired;
 		cx->root_own_ns = task_own_ns(l.pid);	/* a zombie until reaped */
 		run->pid = l.pid;
 		launch_reap(&l, &status, &signo, &ru);
 		launch_release_fds(&l);
 		/* Told to stop: what the workload left running goes too (and
 		 * its counts arrive before the counters close). */
-		if (launch_end_strays(interrupted, 2.0))
+		if (launch_end_strays(interrupted || timed_out, 2.0))
 			warning_msg("some of the workload's processes could not be ended");
 		workload_over = holding;
 	} else {
@@ -641,7 +682,7 @@ int runner_run(const struct runner_opts *o, struct db_run *run, char **cause)
 			s0 = s1;
 		}
 		interrupted = watch(cs, NULL, o->attach_pid, pidfd,
-				    o->duration_s > 0 ? t0 + o->duration_s : 0);
+				    o->duration_s > 0 ? t0 + o->duration_s : 0, NULL);
 		t1 = now_s();
 		workload_over = holding;
 		if (!proc_times(o->attach_pid, &u1, &s1)) {
@@ -698,6 +739,13 @@ int runner_run(const struct runner_opts *o, struct db_run *run, char **cause)
 	}
 	CREW_EACH(&crew, m, fill)
 		m->ops->fill(m->self, cx, run);
+	if (launched && o->timeout_s > 0) {
+		char secs[32];
+		snprintf(secs, sizeof(secs), "%g", o->timeout_s);
+		db_run_set(run, "timeout_s", secs);
+		if (timed_out)
+			db_run_set(run, "timed_out", "1");
+	}
 	if (o->mmap_pages) {
 		char pages[32];
 		snprintf(pages, sizeof(pages), "%zu", o->mmap_pages);

@@ -15,7 +15,9 @@
  * terminal's Ctrl-C already did; a kill(1) of prof is forwarded) and mark
  * the run interrupted; a second one kills them (SIGKILL), and whatever
  * the workload leaves running once its first process is gone is ended
- * too. An attach just stops counting. Not thread-safe (signal handlers).
+ * too. A launch with a timeout is ended the same way when it runs past
+ * it: SIGTERM to every process, SIGKILL after a grace period. An attach
+ * just stops counting. Not thread-safe (signal handlers).
  */
 #ifndef PROF_RUNNER_H
 #define PROF_RUNNER_H
@@ -37,6 +39,9 @@ struct runner_opts {
 	int argc;
 	pid_t attach_pid;		/* > 0: attach instead of launching */
 	double duration_s;		/* attach: stop after this; 0: no limit */
+	double timeout_s;		/* launch: SIGTERM the workload after
+					   this, SIGKILL RUNNER_TIMEOUT_GRACE_S
+					   later; 0: no limit */
 	const struct event_desc *evs;
 	size_t nev;
 	const struct pin_plan *plan;	/* may be NULL: unpinned */
@@ -45,6 +50,8 @@ struct runner_opts {
 	int out_fd;			/* -1: the workload keeps prof's stdout/stderr */
 	int stderr_fd;			/* > 0 with out_fd: its stderr apart */
 	size_t mmap_pages;		/* 0: default */
+	const char *sysfs_root;		/* --sysfs: sys/ of the machine's
+					   settings below it; NULL: / */
 	bool quiet;			/* do not print the pin sentence or the
 					   unsupported-event warning */
 	bool report_follows;		/* the verb prints a report on stderr
@@ -62,9 +69,13 @@ struct runner_opts {
 	void *collector_arg;
 };
 
+/* How long a timed-out workload has between SIGTERM and SIGKILL. */
+#define RUNNER_TIMEOUT_GRACE_S 2.0
+
 /*
  * Run it. 0 when the workload ran (its status is in run->exit_status,
- * run->interrupted says whether a signal ended it); -ENOENT or -EACCES
+ * run->interrupted says whether a signal ended it, and the settings
+ * "timeout_s" and "timed_out" whether o->timeout_s was given and ended it); -ENOENT or -EACCES
  * with *cause when a command could not be started (a shell's 127);
  * -ESRCH when the process to attach to does not exist; other -errno with
  * *cause for operational failures. On 0 run is filled (host, events,

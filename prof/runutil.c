@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "prof/runutil.h"
+#include "reports/sysenv.h"
 
 int run_state_store(struct verb_ctx *vc, struct db_run *run, char **cause)
 {
@@ -368,3 +369,18 @@ struct ab_gate_rule ab_gate_for(struct db *db, const struct db_experiment *e,
 	return g;
 }
 
+size_t run_env_warn(const struct db_run *a, const struct db_run *b)
+{
+	char **lines;
+	size_t n = report_env_diff(a, b, &lines);
+	if (n)
+		warning_msg("runs %lld and %lld ran on a machine set up differently; "
+			    "their difference may come from it:", (long long)a->id,
+			    (long long)b->id);
+	for (size_t i = 0; i < n; i++) {
+		fprintf(stderr, "  %s\n", lines[i]);
+		free(lines[i]);
+	}
+	free(lines);
+	return n;
+}

@@ -52,6 +52,13 @@ bool run_state_audit(struct db_run *run, const struct counters *cs,
  */
 int run_incomplete_exit(const struct db_run *run, bool allow, int exit_code);
 
+/*
+ * Warn, once per setting, where the machine was set up differently for
+ * runs a and b (reports/sysenv.h: governor, THP, SMT, ...). Returns how
+ * many settings differ.
+ */
+size_t run_env_warn(const struct db_run *a, const struct db_run *b);
+
 /* Now as ISO 8601 UTC, "2026-11-30T05:37:51Z". */
 void run_state_now_iso(char *buf, size_t n);
 

@@ -159,6 +159,9 @@ static int launch_check(struct verb_ctx *vc)
 	if (l->duration > 0 && !l->pid)
 		return usage_error(vc->name, "--duration goes with -p PID; a launched "
 				   "command runs until it exits");
+	if (l->timeout > 0 && l->pid)
+		return usage_error(vc->name, "--timeout applies to a launched command; "
+				   "an attached process is left running: use --duration");
 	if (l->pid && (l->pin || l->affinity == AFFINITY_ON ||
 		       l->affinity == AFFINITY_BOTH))
 		return usage_error(vc->name, "--pin and --cache-affinity apply to a "
@@ -195,6 +198,12 @@ static const struct opt launch_opts[] = {
 	  .expect = "seconds, e.g. 10 or 0.5",
 	  .help = "with -p: stop after SECS (default: until it exits\n"
 		  "or Ctrl-C)" },
+	{ .kind = OPT_DOUBLE, .long_name = "timeout", .argh = "SECS",
+	  LAUNCH(timeout), .dmin = 0.001, .dmax = 31536000,
+	  .expect = "seconds, e.g. 10 or 0.5",
+	  .help = "end a launched command that runs longer than SECS:\n"
+		  "SIGTERM to every process of it, SIGKILL 2 s later;\n"
+		  "the run is stored and marked timed out" },
 	{ .kind = OPT_BOOL, .short_name = 'q', .long_name = "quiet", LAUNCH(quiet),
 	  .help = "store the run but print no report (unless -o)" },
 	{ .kind = OPT_STRING, .long_name = "pin", .argh = "MODE", LAUNCH(pin),

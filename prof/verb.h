@@ -135,9 +135,10 @@ extern const struct opt_group opt_database;
 extern const struct opt_group opt_rows;
 /*
  * What a verb that launches a workload (or attaches to a process) takes:
- * -p PID, --duration, -q, --pin, --cache-affinity, --no-cache-affinity,
- * --sysfs, --mmap-pages. Its check: a command or -p PID, not both;
- * --duration only with -p; no pin for an attached process.
+ * -p PID, --duration, --timeout, -q, --pin, --cache-affinity,
+ * --no-cache-affinity, --sysfs, --mmap-pages. Its check: a command or -p
+ * PID, not both; --duration only with -p, --timeout only without; no pin
+ * for an attached process.
  */
 extern const struct opt_group opt_launch;
 /*
@@ -150,6 +151,7 @@ extern const struct opt_group opt_cache_affinity;
 struct launch_args {
 	long pid;		/* -p, 0: launch the command */
 	double duration;	/* --duration with -p, 0: until it exits */
+	double timeout;		/* --timeout for a launch, 0: none */
 	bool quiet;		/* -q */
 	const char *pin;	/* --pin, or NULL */
 	int affinity;		/* enum affinity_flag */

@@ -13,6 +13,7 @@
 #include "reports/rows.h"
 #include "reports/runs.h"
 #include "reports/scaling.h"
+#include "reports/sysenv.h"
 #include "reports/sleep.h"
 
 int report_by_parse(const char *word, enum report_by *out)
@@ -206,8 +207,12 @@ static void write_header(const struct db_run *run, size_t nrows,
 	else
 		fprintf(fp, "%sprof run %s: '", lead, id);
 	md_field(fp, run->command);
-	fprintf(fp, "%s %s%s\n\n", fmt == OUT_MARKDOWN ? "`" : "'", status,
+	const char *tmo = db_run_get(run, "timed_out") ? db_run_get(run, "timeout_s") : NULL;
+	fprintf(fp, "%s %s%s", fmt == OUT_MARKDOWN ? "`" : "'", status,
 		run->interrupted ? ", interrupted" : "");
+	if (tmo)
+		fprintf(fp, ", timed out after %s s", tmo);
+	fprintf(fp, "\n\n");
 	fprintf(fp, "%swall %.3f s, user %.3f s, sys %.3f s; %zu thread%s",
 		lead, run->wall_s, run->user_s, run->sys_s, run->nthreads,
 		run->nthreads == 1 ? "" : "s");
@@ -568,9 +573,9 @@ static void sleep_json(struct jw *w, const void *arg)
 
 enum {
 	R_RUN_ID, R_KIND, R_STARTED, R_COMMAND, R_EXIT, R_SIGNAL, R_INTERRUPTED,
-	R_WALL, R_USER, R_SYS, R_LOST, R_COMPLETE, R_REASONS, R_HOST, R_PIN,
+	R_TIMED_OUT, R_WALL, R_USER, R_SYS, R_LOST, R_COMPLETE, R_REASONS, R_HOST, R_PIN,
 	R_EVENTS, R_THREADS, R_NAMES, R_TOTALS, R_RUNNING, R_WS, R_SLEEP,
-	R_SETTINGS, R_N
+	R_SETTINGS, R_SYSTEM, R_ENV, R_N
 };
 
 /* The run as one record: the JSON document of shared/DESIGN.md. */
@@ -582,6 +587,7 @@ static const struct col run_cols[R_N] = {
 	[R_EXIT] = { .key = "exit_status", .kind = COL_INT },
 	[R_SIGNAL] = { .key = "signal", .kind = COL_INT },
 	[R_INTERRUPTED] = { .key = "interrupted", .kind = COL_BOOL },
+	[R_TIMED_OUT] = { .key = "timed_out", .kind = COL_BOOL },
 	[R_WALL] = { .key = "wall_s", .kind = COL_REAL },
 	[R_USER] = { .key = "user_s", .kind = COL_REAL },
 	[R_SYS] = { .key = "sys_s", .kind = COL_REAL },
@@ -598,6 +604,8 @@ static const struct col run_cols[R_N] = {
 	[R_WS] = { .key = "working_set", .kind = COL_NEST },
 	[R_SLEEP] = { .key = "sleep", .kind = COL_NEST },
 	[R_SETTINGS] = { .key = "settings", .kind = COL_NEST },
+	[R_SYSTEM] = { .key = "system", .kind = COL_NEST },
+	[R_ENV] = { .key = "env", .kind = COL_NEST },
 };
 
 static void write_json(const struct db_run *run, const struct rrow *rows,
@@ -615,6 +623,9 @@ static void write_json(const struct db_run *run, const struct rrow *rows,
 	rows_int(r, row, R_EXIT, run->exit_status);
 	rows_int(r, row, R_SIGNAL, run->term_signal);
 	rows_bool(r, row, R_INTERRUPTED, run->interrupted);
+	/* Only a run launched with --timeout has the key. */
+	if (db_run_get(run, "timeout_s"))
+		rows_bool(r, row, R_TIMED_OUT, db_run_get(run, "timed_out") != NULL);
 	rows_num(r, row, R_WALL, run->wall_s);
 	rows_num(r, row, R_USER, run->user_s);
 	rows_num(r, row, R_SYS, run->sys_s);
@@ -706,6 +717,11 @@ static void write_json(const struct db_run *run, const struct rrow *rows,
 			rows_str(set, k, i, run->settings[i].value);
 		rows_nest(r, row, R_SETTINGS, set);
 	}
+	/* Only runs that have them: older runs' documents stay as they were. */
+	if (run->nsystem)
+		rows_nest(r, row, R_SYSTEM, report_system_map(run));
+	if (run->nenv)
+		rows_nest(r, row, R_ENV, report_env_map(run));
 	rows_json_doc(r, fp);
 	rows_free(r);
 }

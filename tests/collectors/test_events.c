@@ -399,10 +399,54 @@ static void test_events__mission_names_leave_perf_names(void **state)
 	free(cause);
 }
 
+/* SYS:NAME through a tracefs root: its id, or why not. */
+static void test_events__tracepoint_ids(void **state)
+{
+	(void)state;
+	const char *root = FIXTURES_DIR "/tracefs";
+	assert_int_equal(event_tracepoint_id(root, "sched:sched_switch"), 372);
+	assert_int_equal(event_tracepoint_id(root, "syscalls:sys_enter_futex"), 522);
+	assert_int_equal(event_tracepoint_id(root, "sched:sched_nothing"), -ENOENT);
+	assert_int_equal(event_tracepoint_id("/nonexistent", "sched:sched_switch"),
+			 -ENODEV);
+	/* Not of the form: a plain name, a modifier's path, a third part. */
+	assert_int_equal(event_tracepoint_id(root, "cycles"), -EINVAL);
+	assert_int_equal(event_tracepoint_id(root, "../sched:sched_switch"), -EINVAL);
+	assert_int_equal(event_tracepoint_id(root, "sched:sched_switch:u"), -EINVAL);
+	assert_int_equal(event_tracepoint_id(root, "sched:"), -EINVAL);
+}
+
+/* A resolved tracepoint is what reaches the kernel: type TRACEPOINT,
+ * config its id, no PMU needed. Skipped without tracefs. */
+static void test_events__tracepoint_resolves(void **state)
+{
+	(void)state;
+	long id = event_tracepoint_id(NULL, "sched:sched_switch");
+	if (id == -ENODEV) {
+		fprintf(stderr, "skipping: no tracefs mounted at /sys/kernel/tracing "
+			"or /sys/kernel/debug/tracing\n");
+		skip();
+	}
+	assert_true(id > 0);
+	struct event_desc ev;
+	char *cause = NULL;
+	assert_int_equal(event_resolve("sched:sched_switch", 0, &ev, &cause), 0);
+	assert_int_equal(ev.attr.type, PERF_TYPE_TRACEPOINT);
+	assert_int_equal(ev.attr.config, (uint64_t)id);
+	assert_false(ev.hardware);
+	assert_string_equal(ev.name, "sched:sched_switch");
+	event_desc_release(&ev);
+	assert_int_equal(event_resolve("sched:no_such_tracepoint", 0, &ev, &cause),
+			 -ENOENT);
+	free(cause);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_events__attr_matches_fixtures),
+		cmocka_unit_test(test_events__tracepoint_ids),
+		cmocka_unit_test(test_events__tracepoint_resolves),
 		cmocka_unit_test(test_events__hardware_flag),
 		cmocka_unit_test(test_events__pmu_names_resolve),
 		cmocka_unit_test(test_events__pmu_umask_required_says_which),

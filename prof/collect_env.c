@@ -1,0 +1,52 @@
+/*
+ * collect_env: the machine's settings at the start of the run (governor,
+ * turbo, SMT, THP, paranoid, isolation, load, mitigations: see
+ * collectors/runenv.h), read when the counters are open and before the
+ * workload starts, so that `prof compare` and `prof explain` can say
+ * when two runs ran on a differently set machine. sys/ is read below
+ * --sysfs ROOT when given (runner_opts.sysfs_root), so tests can fake
+ * it. A collector (prof/collector.h); prof/convert.c copies the list.
+ */
+#include <errno.h>
+
+#include "collectors/runenv.h"
+#include "common/errtext.h"
+#include "prof/cli.h"
+#include "prof/collector.h"
+#include "prof/convert.h"
+#include "prof/runner.h"
+
+struct env_state {
+	struct runenv env;
+	bool have;
+};
+
+static void env_opened(void *self, struct collect_ctx *cx)
+{
+	struct env_state *st = self;
+	st->have = runenv_read(&st->env, cx->o->sysfs_root, "/") == 0;
+	if (!st->have)
+		warning_msg("cannot read the machine's settings: %s", ERR_TEXT(ENOMEM));
+}
+
+static void env_fill(void *self, struct collect_ctx *cx, struct db_run *run)
+{
+	struct env_state *st = self;
+	(void)cx;
+	if (st->have)
+		convert_env(run, &st->env);
+}
+
+static void env_release(void *self)
+{
+	struct env_state *st = self;
+	runenv_release(&st->env);
+}
+
+const struct collector_ops collect_env = {
+	.name = "env",
+	.size = sizeof(struct env_state),
+	.opened = env_opened,
+	.fill = env_fill,
+	.release = env_release,
+};

@@ -1,0 +1,59 @@
+/*
+ * collect_system: what the whole machine did while the run ran, from
+ * two snapshots of its own counters (collectors/sysdelta): one when the
+ * counters are open and the workload waits before its exec (or the
+ * attach begins), one when it has ended. Neighbours show up here: steal
+ * time from a VM's host, page faults and migrations of other processes,
+ * interrupts on the workload's CPUs. A collector (prof/collector.h);
+ * prof/convert.c keeps the counters that moved.
+ */
+#include <errno.h>
+
+#include "collectors/sysdelta.h"
+#include "common/errtext.h"
+#include "prof/cli.h"
+#include "prof/collector.h"
+#include "prof/convert.h"
+
+struct system_state {
+	struct sys_snap before, after;
+	bool have_before, have_after;
+};
+
+static void system_opened(void *self, struct collect_ctx *cx)
+{
+	struct system_state *st = self;
+	(void)cx;
+	st->have_before = sys_snap_read(&st->before, "/proc") == 0;
+}
+
+static void system_finish(void *self, struct collect_ctx *cx)
+{
+	struct system_state *st = self;
+	(void)cx;
+	st->have_after = st->have_before && sys_snap_read(&st->after, "/proc") == 0;
+}
+
+static void system_fill(void *self, struct collect_ctx *cx, struct db_run *run)
+{
+	struct system_state *st = self;
+	(void)cx;
+	if (st->have_after && convert_system(run, &st->before, &st->after))
+		warning_msg("cannot keep the machine's deltas: %s", ERR_TEXT(ENOMEM));
+}
+
+static void system_release(void *self)
+{
+	struct system_state *st = self;
+	sys_snap_release(&st->before);
+	sys_snap_release(&st->after);
+}
+
+const struct collector_ops collect_system = {
+	.name = "system",
+	.size = sizeof(struct system_state),
+	.opened = system_opened,
+	.finish = system_finish,
+	.fill = system_fill,
+	.release = system_release,
+};
