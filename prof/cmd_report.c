@@ -144,15 +144,15 @@ static int cmd_report(struct verb_ctx *vc)
 		db_run_release(&run);
 	if (rc)
 		return fail_cause(cause, exit_code_for(rc));
-	/* A picture needs samples or a sleep benchmark: a counting run has
-	 * none to draw (before report_sampled, whose refusal would name
-	 * samples alone). */
-	if (ra->fmt == OUT_SVG && !is_sleep) {
+	/* A picture needs samples, a sleep benchmark or a probe's curve: a
+	 * counting run has none to draw (before report_sampled, whose
+	 * refusal would name samples alone). */
+	if (ra->fmt == OUT_SVG && !is_sleep && !is_probe) {
 		rc = report_sampled(vc, db, &run, ra);
 		if (rc < 0)
 			rc = usage_error(vc->name, "--format svg draws a sampled run "
-					 "(prof record) or a sleep benchmark; run %lld "
-					 "is neither", (long long)run.id);
+					 "(prof record), a sleep benchmark or a probe; "
+					 "run %lld is none of them", (long long)run.id);
 		db_run_release(&run);
 		return rc;
 	}
@@ -266,8 +266,9 @@ const struct verb verb_report = {
 "did.\n"
 "\n"
 "--format svg draws a sampled run as a flame graph (--icicle: callers on\n"
-"top; a browser zooms on a click and searches), and a 'prof sleep' run as\n"
-"its overshoot distributions and CPU per call.\n"
+"top; a browser zooms on a click and searches), a 'prof sleep' run as\n"
+"its overshoot distributions and CPU per call, and a 'prof probe' run as\n"
+"its latency curve against the caches sysfs lists.\n"
 "\n",
 	.help_tail =
 "Examples:\n"

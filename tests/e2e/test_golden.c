@@ -48,7 +48,7 @@ static const struct { const char *word, *ext; } formats[] = {
  * into NAME.txt), prof's arguments after `--db fixture.db` (split on
  * spaces), and an environment entry. Runs 1-6 of fixture.db are counted,
  * incomplete, attach, working set, record, sleep; experiments 1-3 are
- * the A/A, the A/B and the three-arm one.
+ * the A/A, the A/B and the three-arm one; run 35 is a probe.
  */
 static const struct golden_case {
 	const char *name;
@@ -118,6 +118,7 @@ static const struct golden_case {
 	  "report 5 --by module --event cpu-clock --limit 2", NULL },
 	{ "report/record-no-such-event", F_TABLE, "report 5 --event cycles", NULL },
 	{ "report/sleep", F_TEXT | F_SVG, "report 6", NULL },
+	{ "report/probe", F_TEXT | F_SVG, "report 35", NULL },
 	{ "report/last", F_TABLE, "report last", NULL },
 	{ "report/no-such-run", F_TABLE, "report 99", NULL },
 	{ "report/v1-migrated", F_TEXT, "report 1 --db v1.db", NULL },
@@ -138,6 +139,7 @@ static const struct golden_case {
 
 	{ "html/counted", 0, "html 1", NULL },
 	{ "html/sleep", 0, "html 6", NULL },
+	{ "html/probe", 0, "html 35", NULL },
 	{ "html/experiment", 0, "html --experiment 2", NULL },
 	{ "html/run-and-experiment", 0, "html 1 --experiment 2", NULL },
 	{ "html/no-such-run", 0, "html 99", NULL },
