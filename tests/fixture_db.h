@@ -646,6 +646,44 @@ static inline int64_t fx_store_probe(struct db *db)
 	return id;
 }
 
+/*
+ * A counted build: make (whose parent, prof, is outside the run) with a
+ * shell that ran cc1, another cc1, and a two-threaded ld; the process
+ * tree of `prof report --by process` and `--tree`. Stored last.
+ */
+static inline int64_t fx_store_build(struct db *db)
+{
+	struct db_run r;
+	char *cause = NULL;
+	fx_run_init(&r, "run", "2026-12-01T12:10:00Z", "make -j3", 1.25, 1.5, 0.25);
+	r.pid = 900;
+	fx_events(&r, 2);
+	fx_add_event(&r, 0, "task-clock", true, 0, 1, 1);
+	fx_add_event(&r, 1, "page-faults", true, 0, 1, 2);
+	static const struct { int32_t tid, pid, ppid; const char *name;
+			      uint64_t ms, faults; } th[] = {
+		{ 900, 900, 899, "make", 25, 800 },
+		{ 901, 901, 900, "sh", 5, 300 },
+		{ 902, 902, 901, "cc1", 700, 24000 },
+		{ 903, 903, 900, "ld", 350, 9000 },
+		{ 904, 903, 900, "ld:worker", 150, 1000 },
+		{ 905, 905, 900, "cc1", 500, 16000 },
+	};
+	fx_threads(&r, 6);
+	for (size_t t = 0; t < 6; t++) {
+		fx_thread(&r, t, th[t].tid, th[t].pid, th[t].name);
+		r.threads[t].ppid = th[t].ppid;
+		fx_count(&r, t, 0, th[t].ms * 1000000);
+		fx_count(&r, t, 1, th[t].faults);
+	}
+	db_run_set(&r, "events", "task-clock,page-faults");
+	db_run_set(&r, "complete", "yes");
+	fx_check(db_run_store(db, &r, &cause), cause, "build run");
+	int64_t id = r.id;
+	db_run_release(&r);
+	return id;
+}
+
 /* ---- experiments ---- */
 
 /* What one arm of an experiment measures, before the per-round jitter. */
@@ -897,7 +935,7 @@ static inline void fx_store_three_arms(struct db *db, int *tick)
  * Write the fixture database at path (which must not exist yet). Runs
  * 1-6 are: counted, incomplete, attach, working set, record, sleep;
  * experiments 1-3 (A/A, A/B, three arms) follow with their runs (7-34);
- * then run 35, a probe.
+ * then run 35, a probe, and run 36, a build's process tree.
  */
 static inline void fixture_db_build(const char *path)
 {
@@ -917,6 +955,7 @@ static inline void fixture_db_build(const char *path)
 	tick = 11 * 3600;
 	fx_store_three_arms(db, &tick);
 	fx_store_probe(db);
+	fx_store_build(db);
 	db_close(db);
 }
 
