@@ -3,8 +3,8 @@
  * the tables its verbs print and its pictures, fit to attach to a pull
  * request or a bug. A counting run gets its threads by thread and by
  * name; a sampled run its hottest symbols, call paths and flame graph; a
- * sleep benchmark its table and picture; an experiment its tables and
- * picture, analysed as 'prof compare' does.
+ * sleep benchmark or a probe its table and picture; an experiment its
+ * tables and picture, analysed as 'prof compare' does.
  */
 #include <errno.h>
 #include <math.h>
@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "db/experiments.h"
+#include "db/probe.h"
 #include "db/runs.h"
 #include "db/samples.h"
 #include "db/sleep.h"
@@ -21,6 +22,7 @@
 #include "reports/ab.h"
 #include "reports/flame.h"
 #include "reports/html.h"
+#include "reports/probe.h"
 #include "reports/profile.h"
 #include "reports/runs.h"
 #include "reports/sleep.h"
@@ -110,6 +112,17 @@ static void page_sleep(FILE *fp, const struct db_run *run, const struct db_sleep
 	cap_put(&c, fp, false);
 }
 
+static void page_probe(FILE *fp, const struct db_run *run, const struct db_probe *p)
+{
+	struct capture c;
+	html_section(fp, "latency against working-set size");
+	report_probe(run, p, OUT_SVG, cap_open(&c));
+	cap_put(&c, fp, true);
+	html_section(fp, "results");
+	report_probe(run, p, OUT_TABLE, cap_open(&c));
+	cap_put(&c, fp, false);
+}
+
 static int html_run(struct verb_ctx *vc, struct db *db, long id)
 {
 	const struct html_args *a = vc->args;
@@ -119,12 +132,17 @@ static int html_run(struct verb_ctx *vc, struct db *db, long id)
 	if (rc)
 		return fail_cause(cause, exit_code_for(rc));
 	struct db_sleep sleep;
+	struct db_probe probe;
 	struct db_profile prof;
 	memset(&sleep, 0, sizeof(sleep));
+	memset(&probe, 0, sizeof(probe));
 	bool is_sleep = run.kind && !strcmp(run.kind, "sleep");
+	bool is_probe = run.kind && !strcmp(run.kind, "probe");
 	bool sampled = false;
 	if (is_sleep) {
 		rc = db_sleep_load(db, run.id, &sleep, &cause);
+	} else if (is_probe) {
+		rc = db_probe_load(db, run.id, &probe, &cause);
 	} else {
 		rc = db_profile_load(db, run.id, &prof, &cause);
 		sampled = rc == 0;
@@ -136,6 +154,7 @@ static int html_run(struct verb_ctx *vc, struct db *db, long id)
 	}
 	if (rc) {
 		db_sleep_release(&sleep);
+		db_probe_release(&probe);
 		db_run_release(&run);
 		return fail_cause(cause, exit_code_for(rc));
 	}
@@ -143,10 +162,13 @@ static int html_run(struct verb_ctx *vc, struct db *db, long id)
 	if (fp) {
 		char title[64];
 		snprintf(title, sizeof(title), "prof: run %lld (%s)", (long long)run.id,
-			 is_sleep ? "sleep benchmark" : sampled ? "sampled" : "counted");
+			 is_sleep ? "sleep benchmark" : is_probe ? "probe"
+			 : sampled ? "sampled" : "counted");
 		html_begin(fp, title, run.command);
 		if (is_sleep)
 			page_sleep(fp, &run, &sleep);
+		else if (is_probe)
+			page_probe(fp, &run, &probe);
 		else if (sampled)
 			page_sampled(fp, &run, &prof, a->icicle);
 		else
@@ -156,6 +178,7 @@ static int html_run(struct verb_ctx *vc, struct db *db, long id)
 	if (sampled)
 		db_profile_release(&prof);
 	db_sleep_release(&sleep);
+	db_probe_release(&probe);
 	db_run_release(&run);
 	return fp ? EXIT_OK : EXIT_FAIL;
 }
@@ -239,10 +262,11 @@ const struct verb verb_html = {
 "run: its threads, by thread and by name. A sampled run: a flame graph\n"
 "per event (click to zoom, search by name), the hottest symbols and call\n"
 "paths, its counts. A sleep benchmark: its overshoot distributions and\n"
-"table. An experiment: every round per arm, the effects against the\n"
-"gate, and its statistics as 'prof compare' prints them. The page fetches\n"
-"nothing (no script, style sheet or font from the network), so it can be\n"
-"attached to a pull request or a bug as it is.\n"
+"table. A probe: its latency curve against sysfs's caches, and table. An\n"
+"experiment: every round per arm, the effects against the gate, and its\n"
+"statistics as 'prof compare' prints them. The page fetches nothing (no\n"
+"script, style sheet or font from the network), so it can be attached to\n"
+"a pull request or a bug as it is.\n"
 "\n",
 	.help_tail =
 "Examples:\n"

@@ -390,7 +390,7 @@ const struct verb verb_probe = {
 	.max_operands = 0,
 	.help =
 "usage: prof probe [--cpu N] [--min SIZE] [--max SIZE] [--ms MS]\n"
-"                  [--no-counters] [--format table|json|csv|markdown]\n"
+"                  [--no-counters] [--format table|json|csv|markdown|svg]\n"
 "                  [-o FILE] [--db PATH] [--no-store]\n"
 "\n"
 "Say whether this machine's counters can be trusted, and where its caches\n"
@@ -418,11 +418,13 @@ const struct verb verb_probe = {
 "The probe takes a few seconds; it is stored (kind probe) and\n"
 "'prof report RUN' prints it again. CSV holds the latency curve; JSON\n"
 "holds everything: latency ({bytes, ns}), knees, last_level and counters\n"
-"({name, expected, measured, grade}).\n"
+"({name, expected, measured, grade}). SVG draws the curve on log axes,\n"
+"with sysfs's L1d, L2 and last level as dashed lines and the knees marked.\n"
 "\n",
 	.help_tail =
 "Examples:\n"
 "  prof probe\n"
 "  prof probe --cpu 8 --format json | jq '.counters[] | {name, grade}'\n"
-"  prof probe --no-counters --max 64M --ms 10\n",
+"  prof probe --no-counters --max 64M --ms 10\n"
+"  prof probe --no-counters --format svg -o latency.svg\n",
 };

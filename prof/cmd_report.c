@@ -36,6 +36,7 @@ struct report_args {
 	bool intervals;		/* --intervals */
 	bool system;		/* --system: the machine's deltas */
 	bool env;		/* --env: the machine's settings */
+	bool tree;		/* --tree: the processes under their parents */
 };
 
 /* A sampled run's report; -1 when it is not one (the caller goes on). */
@@ -56,8 +57,9 @@ static int report_sampled(struct verb_ctx *vc, struct db *db, const struct db_ru
 	}
 	if (rc)
 		return fail_cause(cause, exit_code_for(rc));
-	if (ra->by && !strcmp(ra->by, "total") && !ra->stacks && ra->fmt != OUT_FOLDED &&
-	    ra->fmt != OUT_SVG) {
+	bool counts = ra->tree || (ra->by && (!strcmp(ra->by, "total") ||
+					      !strcmp(ra->by, "process")));
+	if (counts && !ra->stacks && ra->fmt != OUT_FOLDED && ra->fmt != OUT_SVG) {
 		db_profile_release(&prof);
 		return -1;	/* the run's counts */
 	}
@@ -142,6 +144,7 @@ static int cmd_report(struct verb_ctx *vc)
 	struct report_args *ra = vc->args;
 	enum report_by by = BY_THREAD;
 	long id = 0;
+	char buf[64];
 	ra->fmt = vc->fmt;
 	if (ra->by)
 		report_by_parse(ra->by, &by);	/* else symbol or module */
@@ -157,6 +160,19 @@ static int cmd_report(struct verb_ctx *vc)
 					   "it does not go with %s",
 					   ra->system ? "system" : "env", other);
 	}
+	/* A tree is of processes, whole, in a text format. */
+	if (ra->tree && ra->by && by != BY_PROCESS)
+		return usage_error(vc->name, "--tree draws processes: it goes with "
+				   "--by process or alone, not --by %s",
+				   cli_echo(ra->by, buf, sizeof(buf)));
+	if (ra->tree && (vc->view.limit || ra->stacks))
+		return usage_error(vc->name, "--tree shows every process; it does "
+				   "not go with --%s", ra->stacks ? "stacks" : "limit");
+	if (ra->tree && (ra->fmt == OUT_FOLDED || ra->fmt == OUT_SVG))
+		return usage_error(vc->name, "--tree writes table, json, csv or "
+				   "markdown, not --format %s", output_format_name(ra->fmt));
+	if (ra->tree)
+		by = BY_TREE;
 	/* Folded stacks feed a flame graph: every path, in no order. */
 	if (ra->fmt == OUT_FOLDED && (vc->view.sort || vc->view.limit))
 		return usage_error(vc->name, "--%s goes with a list of rows; "
@@ -187,15 +203,15 @@ static int cmd_report(struct verb_ctx *vc)
 		db_probe_release(&probe);
 		return report_timeline_of(vc, &run, &sleep);
 	}
-	/* A picture needs samples or a sleep benchmark: a counting run has
-	 * none to draw (before report_sampled, whose refusal would name
-	 * samples alone). */
-	if (ra->fmt == OUT_SVG && !is_sleep) {
+	/* A picture needs samples, a sleep benchmark or a probe's curve: a
+	 * counting run has none to draw (before report_sampled, whose
+	 * refusal would name samples alone). */
+	if (ra->fmt == OUT_SVG && !is_sleep && !is_probe) {
 		rc = report_sampled(vc, db, &run, ra);
 		if (rc < 0)
 			rc = usage_error(vc->name, "--format svg draws a sampled run "
-					 "(prof record) or a sleep benchmark; run %lld "
-					 "is neither", (long long)run.id);
+					 "(prof record), a sleep benchmark or a probe; "
+					 "run %lld is none of them", (long long)run.id);
 		db_probe_release(&probe);
 		db_run_release(&run);
 		return rc;
@@ -241,7 +257,7 @@ static int parse_by(struct verb_ctx *vc, const char *arg, void *field)
 	char buf[64];
 	if (report_by_parse(arg, &by) && profile_by_parse(arg, &pby))
 		return usage_error(vc->name, "bad --by '%s': expected thread, name, "
-				   "total, symbol or module",
+				   "process, total, symbol or module",
 				   cli_echo(arg, buf, sizeof(buf)));
 	*(const char **)field = arg;
 	return 0;
@@ -258,8 +274,11 @@ static int parse_unknown(struct verb_ctx *vc, const char *arg, void *field)
 
 static const struct opt report_opts[] = {
 	OPT_CALLBACK(0, "by", struct report_args, by, "MODE", parse_by,
-		     "thread, name or total; for a sampled run also\n"
-		     "symbol (its default) or module"),
+		     "thread, name, process or total; for a sampled run\n"
+		     "also symbol (its default) or module"),
+	OPT_BOOL(0, "tree", struct report_args, tree,
+		 "the processes under their parents (with --by\n"
+		 "process, or alone)"),
 	OPT_BOOL(0, "intervals", struct report_args, intervals,
 		 "every thread's counter deltas per interval of a run\n"
 		 "made with -I MS"),
@@ -299,8 +318,8 @@ const struct verb verb_report = {
 	.args_size = sizeof(struct report_args),
 	.max_operands = 1,
 	.help =
-"usage: prof report [RUN|last] [--by thread|name|total|symbol|module]\n"
-"                   [--stacks] [--event NAME] [--sort KEY] [--limit N]\n"
+"usage: prof report [RUN|last] [--by thread|name|process|total|symbol|module]\n"
+"                   [--tree] [--stacks] [--event NAME] [--sort KEY] [--limit N]\n"
 "                   [--no-demangle] [--unknown address|section] [--icicle]\n"
 "                   [--format table|json|csv|markdown|folded|svg] [-o FILE]\n"
 "                   [--db PATH]\n"
@@ -309,9 +328,13 @@ const struct verb verb_report = {
 "Reprint a stored run from the database (default: the newest), exactly as\n"
 "'prof run' printed it, or grouped differently: --by name sums the threads\n"
 "that share a name (five workers called the same become one row with a\n"
-"thread count); --by total keeps only the totals. --sort orders the\n"
-"threads by a column (an event's name, tid, name; threads with --by\n"
-"name) and --limit keeps the first N; the totals still count them all.\n"
+"thread count); --by process sums each process's threads (pid, ppid, its\n"
+"main thread's name, threads); --tree draws the processes under their\n"
+"parents (JSON nests `children`, CSV adds `depth`); --by total keeps only\n"
+"the totals. --sort orders the threads by a column (an event's name, tid,\n"
+"name; threads with --by name or process; pid, ppid) and --limit keeps\n"
+"the first N; the totals still count them all. A tree is sorted among\n"
+"siblings and never cut.\n"
 "\n"
 "For a sampled run ('prof record'), the default is where the samples fell:\n"
 "--by symbol (the default) or module, with self and total shares of each\n"
@@ -328,8 +351,9 @@ const struct verb verb_report = {
 "did.\n"
 "\n"
 "--format svg draws a sampled run as a flame graph (--icicle: callers on\n"
-"top; a browser zooms on a click and searches), and a 'prof sleep' run as\n"
-"its overshoot distributions and CPU per call.\n"
+"top; a browser zooms on a click and searches), a 'prof sleep' run as\n"
+"its overshoot distributions and CPU per call, and a 'prof probe' run as\n"
+"its latency curve against the caches sysfs lists.\n"
 "\n"
 "--system shows what the whole machine did while the run ran (its own\n"
 "counters' changes: the workload's page faults among the machine's,\n"

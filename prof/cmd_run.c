@@ -338,8 +338,8 @@ static int parse_by(struct verb_ctx *vc, const char *arg, void *field)
 {
 	char buf[64];
 	if (report_by_parse(arg, field))
-		return usage_error(vc->name, "bad --by '%s': expected thread, name or "
-				   "total", cli_echo(arg, buf, sizeof(buf)));
+		return usage_error(vc->name, "bad --by '%s': expected thread, name, "
+				   "process or total", cli_echo(arg, buf, sizeof(buf)));
 	return 0;
 }
 
@@ -365,7 +365,8 @@ static const struct opt run_opts[] = {
 	OPT_INCLUDE(opt_launch),
 	OPT_CALLBACK(0, "by", struct run_args, by, "MODE", parse_by,
 		     "thread (default), name (sum threads sharing a\n"
-		     "name), or total"),
+		     "name), process (sum each process's threads), or\n"
+		     "total"),
 	OPT_INCLUDE(opt_output),
 	OPT_INCLUDE(opt_database),
 	OPT_INT('r', "repeat", struct run_args, repeat, "N", 1, 100000, "a count of runs",

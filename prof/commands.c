@@ -51,7 +51,7 @@ const struct cmd commands[] = {
 	{ "sleep", &verb_sleep, "measure how well short sleeps keep time, per mode",
 	  TEXT | F(SVG), CMD_DB_WRITE, CMD_OUT_STDOUT },
 	{ "probe", &verb_probe, "can this machine's counters and caches be trusted?",
-	  TEXT, CMD_DB_WRITE, CMD_OUT_STDOUT },
+	  TEXT | F(SVG), CMD_DB_WRITE, CMD_OUT_STDOUT },
 	{ "events", &verb_events, "list the events this machine can encode",
 	  TEXT, CMD_DB_NONE, CMD_OUT_STDOUT },
 	{ "modules", &verb_modules, "list a run's code modules, largest first",

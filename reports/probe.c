@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "reports/probe.h"
+#include "reports/probeplot.h"
 #include "reports/rows.h"
 
 /* ---- grades --------------------------------------------------------------- */
@@ -168,9 +169,8 @@ static const char *level_name(int level)
 	return level >= 1 && level <= 7 ? names[level] : "last level";
 }
 
-/* What a knee is, against sysfs: "L1d", "L2", "memory", or NULL. */
-static const char *knee_role(const struct probe_verdict *v,
-			     const struct probe_knee *k)
+const char *probe_knee_role(const struct probe_verdict *v,
+			    const struct probe_knee *k)
 {
 	if (k == v->l1d)
 		return "L1d";
@@ -305,7 +305,7 @@ static struct rows *knee_rows(const struct probe_verdict *v)
 		rows_uint(r, row, K_NEXT, k->next_bytes);
 		rows_num(r, row, K_BELOW, k->ns_below);
 		rows_num(r, row, K_ABOVE, k->ns_above);
-		rows_str(r, row, K_ROLE, knee_role(v, k));
+		rows_str(r, row, K_ROLE, probe_knee_role(v, k));
 	}
 	return r;
 }
@@ -617,6 +617,10 @@ static void write_counters(const struct db_probe *p, enum out_format fmt,
 void report_probe(const struct db_run *run, const struct db_probe *p,
 		  enum out_format fmt, FILE *fp)
 {
+	if (fmt == OUT_SVG) {
+		report_probe_svg(run, p, fp);
+		return;
+	}
 	struct probe_verdict v;
 	probe_verdict(p, &v);
 	if (fmt == OUT_JSON) {

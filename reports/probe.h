@@ -27,7 +27,8 @@
  * The report renders a stored probe (db/probe.h) in every format: JSON
  * carries `latency` ({bytes, ns}) and `counters` ({name, expected,
  * measured, grade}) as shared/DESIGN.md fixes them, and more; CSV is the
- * latency curve. Writes to a caller-owned FILE; no state.
+ * latency curve; SVG is its picture (reports/probeplot.h). Writes to a
+ * caller-owned FILE; no state.
  */
 #ifndef REPORTS_PROBE_H
 #define REPORTS_PROBE_H
@@ -96,6 +97,10 @@ struct probe_verdict {
 };
 
 void probe_verdict(const struct db_probe *p, struct probe_verdict *v);
+
+/* What knee k of v agrees with: "L1d", "L2", "memory", or NULL. */
+const char *probe_knee_role(const struct probe_verdict *v,
+			    const struct probe_knee *k);
 
 void report_probe(const struct db_run *run, const struct db_probe *p,
 		  enum out_format fmt, FILE *fp);

@@ -26,6 +26,8 @@ int report_by_parse(const char *word, enum report_by *out)
 		*out = BY_NAME;
 	else if (!strcmp(word, "total"))
 		*out = BY_TOTAL;
+	else if (!strcmp(word, "process"))
+		*out = BY_PROCESS;
 	else
 		return -EINVAL;
 	return 0;
@@ -38,7 +40,14 @@ bool event_is_time(const struct db_event *e)
 		e->attr_config == PERF_COUNT_SW_CPU_CLOCK);
 }
 
-/* A row of the report: one thread, or the sum of threads sharing a name. */
+/* Whether rows are processes (a list or a tree). */
+static bool by_process(enum report_by by)
+{
+	return by == BY_PROCESS || by == BY_TREE;
+}
+
+/* A row of the report: one thread, or the sum of threads sharing a name
+ * or a process. */
 struct rrow {
 	const char *name;
 	int32_t tid;		/* 0 for a group */
@@ -127,6 +136,16 @@ static size_t build_rows(const struct db_run *run, enum report_by by,
 				if (!strcmp(rows[i].name, name))
 					r = &rows[i];
 		}
+		/* A thread of no known process is a process of its own. */
+		for (size_t i = 0; by_process(by) && th->pid > 0 && i < n; i++)
+			if (rows[i].pid == th->pid)
+				r = &rows[i];
+		if (r && by_process(by) && (th->is_main || th->tid == th->pid)) {
+			r->name = name;	/* the process is named for its main thread */
+			r->is_main = true;
+		}
+		if (r && by_process(by) && !r->ppid)
+			r->ppid = th->ppid;
 		if (!r) {
 			r = &rows[n++];
 			rrow_init(r, nev);
@@ -218,6 +237,8 @@ static void write_header(const struct db_run *run, size_t nrows,
 		run->nthreads == 1 ? "" : "s");
 	if (by == BY_NAME)
 		fprintf(fp, " under %zu name%s", nrows, nrows == 1 ? "" : "s");
+	if (by_process(by))
+		fprintf(fp, " in %zu process%s", nrows, nrows == 1 ? "" : "es");
 	fprintf(fp, "; %s, %d CPUs\n", run->host.hostname ? run->host.hostname : "?",
 		run->host.online_cpus);
 	if (run->pin.mode && strcmp(run->pin.mode, "none")) {
@@ -390,7 +411,10 @@ static struct rows *counts_of(const struct db_run *run, const struct rrow *row)
 	return r;
 }
 
-enum { C_TID, C_NAME, C_THREADS, C_PID, C_PPID, C_MAIN, C_COUNTS, C_EVENTS };
+enum {
+	C_TID, C_NAME, C_THREADS, C_PID, C_PPID, C_MAIN, C_COUNTS, C_CHILDREN,
+	C_EVENTS
+};
 
 /* A process id, or null where it is not known. */
 static void rows_pid(struct rows *r, size_t row, size_t col, int32_t pid)
@@ -401,15 +425,47 @@ static void rows_pid(struct rows *r, size_t row, size_t col, int32_t pid)
 		rows_null(r, row, col);
 }
 
+/* A process for people: "1234 make (3 threads)", after its tree lead. */
+static void process_text(struct rows *r, size_t row, const struct rrow *x,
+			 const char *lead)
+{
+	char pid[16] = "?";
+	if (x->pid > 0)
+		snprintf(pid, sizeof(pid), "%d", (int)x->pid);
+	rows_text(r, row, C_NAME, "%s%s %s (%zu thread%s)", lead ? lead : "", pid,
+		  x->name, x->nthreads, x->nthreads == 1 ? "" : "s");
+}
+
+/* People read a process list as pid, ppid, name, threads, then counts. */
+static void process_order(struct rows *r, const struct col *cols, size_t ncols)
+{
+	size_t *order = malloc(ncols * sizeof(*order));
+	if (!order)
+		abort();
+	size_t n = 0;
+	static const size_t lead[] = { C_PID, C_PPID, C_NAME, C_THREADS };
+	for (size_t i = 0; i < 4; i++)
+		if (!(cols[lead[i]].flags & COL_NO_PEOPLE))
+			order[n++] = lead[i];
+	for (size_t c = C_EVENTS; c < ncols; c++)
+		if (!(cols[c].flags & COL_NO_PEOPLE))
+			order[n++] = c;
+	rows_people_order(r, order, n);
+	free(order);
+}
+
 /*
  * The counts table: a thread (tid, name, main), a thread name (name,
- * threads) or the run's total. JSON nests the counts in an object keyed
- * by event; people read one column per supported event instead, with
- * the scaling and the not-counted in the cell.
+ * threads), a process (pid, ppid, name, threads) or the run's total.
+ * JSON nests the counts in an object keyed by event; people read one
+ * column per supported event instead, with the scaling and the
+ * not-counted in the cell. lead: each row's tree lead, for a tree
+ * (NULL otherwise), where people read the process in one column.
  */
 static struct rows *count_rows(const struct db_run *run, const struct rrow *rows,
-			       size_t nrows, enum report_by by)
+			       size_t nrows, enum report_by by, char *const *lead)
 {
+	bool proc = by_process(by);
 	size_t ncols = C_EVENTS + run->nevents;
 	struct col *cols = calloc(ncols, sizeof(*cols));
 	char **titles = calloc(run->nevents + 1, sizeof(*titles));
@@ -423,20 +479,32 @@ static struct rows *count_rows(const struct db_run *run, const struct rrow *rows
 	cols[C_MAIN] = (struct col){ .key = "main", .kind = COL_BOOL,
 				     .flags = COL_MACHINES };
 	cols[C_COUNTS] = (struct col){ .key = "counts", .kind = COL_NEST };
+	cols[C_CHILDREN] = (struct col){ .key = "children", .kind = COL_NEST };
 	if (by == BY_TOTAL)
 		cols[C_NAME].title = "";
+	if (by == BY_TREE)
+		cols[C_NAME].title = "process";
 	const bool show[] = {
-		[C_TID] = by == BY_THREAD, [C_NAME] = true, [C_THREADS] = by == BY_NAME,
+		[C_TID] = by == BY_THREAD, [C_NAME] = true,
+		[C_THREADS] = by == BY_NAME || proc,
 	};
 	/* Hidden everywhere, so that --sort does not offer them either. */
 	for (size_t c = C_TID; c <= C_THREADS; c++)
 		if (!show[c])
 			cols[c].flags = COL_NO_PEOPLE | COL_NO_JSON | COL_NO_CSV;
-	if (by != BY_THREAD) {
+	if (by != BY_THREAD)
 		cols[C_MAIN].flags |= COL_NO_JSON | COL_NO_CSV;
+	if (by != BY_THREAD && !proc) {
 		cols[C_PID].flags |= COL_NO_JSON | COL_NO_CSV;
 		cols[C_PPID].flags |= COL_NO_JSON | COL_NO_CSV;
 	}
+	/* A process list shows its ids; a tree says them in its one column. */
+	if (by == BY_PROCESS) {
+		cols[C_PID].flags = 0;
+		cols[C_PPID].flags = 0;
+	}
+	if (by == BY_TREE)
+		cols[C_THREADS].flags = COL_MACHINES;
 	for (size_t e = 0; e < run->nevents; e++) {
 		char tbuf[160];
 		column_title(&run->events[e], tbuf, sizeof(tbuf));
@@ -449,7 +517,10 @@ static struct rows *count_rows(const struct db_run *run, const struct rrow *rows
 				 : COL_PEOPLE | COL_NO_PEOPLE,
 		};
 	}
-	struct rows *r = rows_new(by == BY_NAME ? "names" : "threads", cols, ncols, 0);
+	struct rows *r = rows_new(by == BY_NAME ? "names" : proc ? "processes"
+				  : "threads", cols, ncols, 0);
+	if (proc)
+		process_order(r, cols, ncols);
 	for (size_t e = 0; e < run->nevents; e++)
 		free(titles[e]);
 	free(titles);
@@ -472,7 +543,7 @@ static struct rows *count_rows(const struct db_run *run, const struct rrow *rows
 			x = &tot;
 			row = rows_add_total(r);
 			rows_text(r, row, C_NAME, "total");
-			if (by == BY_NAME)
+			if (by == BY_NAME || proc)
 				rows_text(r, row, C_THREADS, "%zu", run->nthreads);
 		} else {
 			row = rows_add(r);
@@ -482,6 +553,8 @@ static struct rows *count_rows(const struct db_run *run, const struct rrow *rows
 				rows_text(r, row, C_NAME, "%s (main)", x->name);
 			if (by == BY_TOTAL)
 				rows_text(r, row, C_NAME, "total");
+			if (by == BY_TREE)
+				process_text(r, row, x, lead ? lead[i] : NULL);
 			rows_uint(r, row, C_THREADS, x->nthreads);
 			rows_pid(r, row, C_PID, x->pid);
 			rows_pid(r, row, C_PPID, x->ppid);
@@ -499,6 +572,124 @@ static struct rows *count_rows(const struct db_run *run, const struct rrow *rows
 		if (total)
 			rrow_release(&tot);
 	}
+	return r;
+}
+
+/* ---- process trees ---- */
+
+/*
+ * Processes depth first, each under its parent: the parent is the row
+ * whose pid is the process's ppid; a process whose parent is not in the
+ * run is a root. Siblings keep the order they were given in (--sort's).
+ */
+struct ptree {
+	size_t n;
+	size_t *row;		/* per position: the process's row */
+	size_t *up;		/* per position: its parent's position, or NONE */
+	int *depth;
+	char **lead;		/* per position: what people read before it */
+};
+
+#define NONE ((size_t)-1)
+
+static size_t parent_row(const struct rrow *rows, size_t n, size_t i)
+{
+	for (size_t j = 0; rows[i].ppid > 0 && j < n; j++)
+		if (j != i && rows[j].pid == rows[i].ppid)
+			return j;
+	return NONE;
+}
+
+struct tree_walk {
+	struct ptree *t;
+	const size_t *sorted, *parent;	/* rows in sibling order; per row */
+	size_t n;
+	bool *seen;
+};
+
+static void tree_visit(struct tree_walk *w, size_t row, size_t up, int depth,
+		       const char *prefix, bool last)
+{
+	struct ptree *t = w->t;
+	size_t at = t->n++;
+	t->row[at] = row;
+	t->up[at] = up;
+	t->depth[at] = depth;
+	char *child_prefix;
+	if (asprintf(&t->lead[at], "%s%s", prefix, !depth ? "" : last ? "└─ " : "├─ ") < 0 ||
+	    asprintf(&child_prefix, "%s%s", prefix, !depth ? "" : last ? "   " : "│  ") < 0)
+		abort();
+	w->seen[row] = true;
+	size_t *kids = malloc((w->n + 1) * sizeof(*kids)), nk = 0;
+	if (!kids)
+		abort();
+	for (size_t i = 0; i < w->n; i++)
+		if (w->parent[w->sorted[i]] == row && !w->seen[w->sorted[i]])
+			kids[nk++] = w->sorted[i];
+	for (size_t k = 0; k < nk; k++)
+		tree_visit(w, kids[k], at, depth + 1, child_prefix, k + 1 == nk);
+	free(kids);
+	free(child_prefix);
+}
+
+/* The tree of rows[0..n), siblings in the order sorted gives. */
+static void tree_build(struct ptree *t, const struct rrow *rows, size_t n,
+		       const size_t *sorted)
+{
+	memset(t, 0, sizeof(*t));
+	size_t m = n ? n : 1;
+	t->row = malloc(m * sizeof(*t->row));
+	t->up = malloc(m * sizeof(*t->up));
+	t->depth = malloc(m * sizeof(*t->depth));
+	t->lead = calloc(m, sizeof(*t->lead));
+	size_t *parent = malloc(m * sizeof(*parent));
+	bool *seen = calloc(m, sizeof(*seen));
+	if (!t->row || !t->up || !t->depth || !t->lead || !parent || !seen)
+		abort();
+	for (size_t i = 0; i < n; i++)
+		parent[i] = parent_row(rows, n, i);
+	struct tree_walk w = { t, sorted, parent, n, seen };
+	for (size_t i = 0; i < n; i++)
+		if (parent[sorted[i]] == NONE)
+			tree_visit(&w, sorted[i], NONE, 0, "", true);
+	/* Parents in a loop (a reused pid): the first one met is a root. */
+	for (size_t i = 0; i < n; i++)
+		if (!seen[sorted[i]])
+			tree_visit(&w, sorted[i], NONE, 0, "", true);
+	free(parent);
+	free(seen);
+}
+
+static void tree_release(struct ptree *t)
+{
+	for (size_t i = 0; i < t->n; i++)
+		free(t->lead[i]);
+	free(t->lead);
+	free(t->row);
+	free(t->up);
+	free(t->depth);
+}
+
+/* JSON: the processes under position up (NONE: the roots), each with
+ * its `children`. rows are in tree order (position = index). */
+static struct rows *tree_level(const struct db_run *run, const struct rrow *rows,
+			       const struct ptree *t, size_t up)
+{
+	struct rrow *level = calloc(t->n + 1, sizeof(*level));
+	size_t *pos = malloc((t->n + 1) * sizeof(*pos)), k = 0;
+	if (!level || !pos)
+		abort();
+	for (size_t i = 0; i < t->n; i++) {
+		if (t->up[i] != up)
+			continue;
+		pos[k] = i;
+		level[k++] = rows[i];
+	}
+	struct rows *r = count_rows(run, level, k, BY_TREE, NULL);
+	for (size_t i = 0; i < k; i++)
+		rows_nest(r, i, C_CHILDREN, tree_level(run, rows, t, pos[i]));
+	free(level);
+	free(pos);
 	return r;
 }
 
@@ -574,7 +765,7 @@ static void sleep_json(struct jw *w, const void *arg)
 enum {
 	R_RUN_ID, R_KIND, R_STARTED, R_COMMAND, R_EXIT, R_SIGNAL, R_INTERRUPTED,
 	R_TIMED_OUT, R_WALL, R_USER, R_SYS, R_LOST, R_COMPLETE, R_REASONS, R_HOST, R_PIN,
-	R_EVENTS, R_THREADS, R_NAMES, R_TOTALS, R_RUNNING, R_WS, R_SLEEP,
+	R_EVENTS, R_THREADS, R_NAMES, R_PROCESSES, R_TOTALS, R_RUNNING, R_WS, R_SLEEP,
 	R_SETTINGS, R_SYSTEM, R_ENV, R_N
 };
 
@@ -599,6 +790,7 @@ static const struct col run_cols[R_N] = {
 	[R_EVENTS] = { .key = "events", .kind = COL_NEST },
 	[R_THREADS] = { .key = "threads", .kind = COL_NEST },
 	[R_NAMES] = { .key = "names", .kind = COL_NEST },
+	[R_PROCESSES] = { .key = "processes", .kind = COL_NEST },
 	[R_TOTALS] = { .key = "totals", .kind = COL_NEST },
 	[R_RUNNING] = { .key = "running_pct", .kind = COL_NEST },
 	[R_WS] = { .key = "working_set", .kind = COL_NEST },
@@ -609,7 +801,8 @@ static const struct col run_cols[R_N] = {
 };
 
 static void write_json(const struct db_run *run, const struct rrow *rows,
-		       size_t nrows, enum report_by by, FILE *fp)
+		       size_t nrows, enum report_by by, const struct ptree *tree,
+		       FILE *fp)
 {
 	struct rows *r = rows_new(NULL, run_cols, R_N, 0);
 	size_t row = rows_add(r);
@@ -675,11 +868,16 @@ static void write_json(const struct db_run *run, const struct rrow *rows,
 	struct rrow *trows = NULL;
 	size_t nt = by == BY_THREAD ? nrows : build_rows(run, BY_THREAD, &trows);
 	rows_nest(r, row, R_THREADS, count_rows(run, by == BY_THREAD ? rows : trows,
-						nt, BY_THREAD));
+						nt, BY_THREAD, NULL));
 	if (trows)
 		free_rows(trows, nt);
 	if (by == BY_NAME)
-		rows_nest(r, row, R_NAMES, count_rows(run, rows, nrows, BY_NAME));
+		rows_nest(r, row, R_NAMES, count_rows(run, rows, nrows, BY_NAME, NULL));
+	if (by == BY_PROCESS)
+		rows_nest(r, row, R_PROCESSES, count_rows(run, rows, nrows, BY_PROCESS,
+							  NULL));
+	if (by == BY_TREE)
+		rows_nest(r, row, R_PROCESSES, tree_level(run, rows, tree, NONE));
 
 	struct rows *totals = event_map(run), *running = event_map(run);
 	for (size_t e = 0; e < run->nevents; e++) {
@@ -729,7 +927,7 @@ static void write_json(const struct db_run *run, const struct rrow *rows,
 /* pid and ppid came later: last, so that older readers' columns stay. */
 enum {
 	V_RUN_ID, V_TID, V_NAME, V_EVENT, V_VALUE, V_STATUS, V_RUNNING, V_PID,
-	V_PPID, V_N
+	V_PPID, V_DEPTH, V_N
 };
 
 /*
@@ -738,20 +936,24 @@ enum {
  * where nothing was counted).
  */
 static void write_csv_long(const struct db_run *run, const struct rrow *rows,
-			   size_t nrows, enum report_by by, FILE *fp)
+			   size_t nrows, enum report_by by, const struct ptree *tree,
+			   FILE *fp)
 {
+	bool proc = by_process(by), ids = by == BY_THREAD || proc;
 	const struct col cols[V_N] = {
 		[V_RUN_ID] = { .key = "run_id", .kind = COL_INT },
-		[V_TID] = { .key = by == BY_NAME ? "threads" : "tid", .kind = COL_INT },
+		[V_TID] = { .key = by == BY_NAME || proc ? "threads" : "tid",
+			    .kind = COL_INT },
 		[V_NAME] = { .key = "name" },
 		[V_EVENT] = { .key = "event" },
 		[V_VALUE] = { .key = "value", .kind = COL_COUNT },
 		[V_STATUS] = { .key = "status" },
 		[V_RUNNING] = { .key = "running_pct", .kind = COL_PCT, .decimals = 1 },
-		[V_PID] = { .key = "pid", .kind = COL_INT,
-			    .flags = by == BY_THREAD ? 0 : COL_NO_CSV },
-		[V_PPID] = { .key = "ppid", .kind = COL_INT,
-			     .flags = by == BY_THREAD ? 0 : COL_NO_CSV },
+		[V_PID] = { .key = "pid", .kind = COL_INT, .flags = ids ? 0 : COL_NO_CSV },
+		[V_PPID] = { .key = "ppid", .kind = COL_INT, .flags = ids ? 0 : COL_NO_CSV },
+		/* a tree's rows, depth first: 0 for a root */
+		[V_DEPTH] = { .key = "depth", .kind = COL_INT,
+			      .flags = by == BY_TREE ? 0 : COL_NO_CSV },
 	};
 	struct rows *r = rows_new(NULL, cols, V_N, 0);
 	for (size_t i = 0; i < nrows; i++) {
@@ -770,14 +972,16 @@ static void write_csv_long(const struct db_run *run, const struct rrow *rows,
 			size_t row = rows_add(r);
 			if (run->id > 0)
 				rows_int(r, row, V_RUN_ID, run->id);
-			if (by == BY_NAME)
+			if (by == BY_NAME || proc)
 				rows_uint(r, row, V_TID, rows[i].nthreads);
 			else if (by == BY_THREAD)
 				rows_int(r, row, V_TID, rows[i].tid);
-			if (by == BY_THREAD) {
+			if (ids) {
 				rows_pid(r, row, V_PID, rows[i].pid);
 				rows_pid(r, row, V_PPID, rows[i].ppid);
 			}
+			if (tree)
+				rows_int(r, row, V_DEPTH, tree->depth[i]);
 			rows_str(r, row, V_NAME, rows[i].name);
 			rows_str(r, row, V_EVENT, ev->name);
 			bool counted = ev->supported && !isnan(rows[i].value[e]);
@@ -796,7 +1000,7 @@ static void write_csv_long(const struct db_run *run, const struct rrow *rows,
 int report_run_sort_check(const struct db_run *run, enum report_by by,
 			  const char *sort, char **cause)
 {
-	struct rows *t = count_rows(run, NULL, 0, by);
+	struct rows *t = count_rows(run, NULL, 0, by, NULL);
 	int rc = rows_sort_check(t, sort, cause);
 	rows_free(t);
 	return rc;
@@ -808,16 +1012,39 @@ void report_run(const struct db_run *run, enum report_by by,
 	report_run_view(run, by, NULL, fmt, fp);
 }
 
+/* The rows of a tree in its order, and people's table of them. */
+static struct rows *tree_rows(const struct db_run *run, struct rrow *shown,
+			      size_t *nshown, struct ptree *tree)
+{
+	size_t *sorted = malloc((*nshown + 1) * sizeof(*sorted));
+	struct rrow *copy = malloc((*nshown + 1) * sizeof(*copy));
+	if (!sorted || !copy)
+		abort();
+	for (size_t i = 0; i < *nshown; i++)
+		sorted[i] = i;
+	memcpy(copy, shown, *nshown * sizeof(*copy));
+	tree_build(tree, copy, *nshown, sorted);
+	for (size_t i = 0; i < tree->n; i++)
+		shown[i] = copy[tree->row[i]];
+	*nshown = tree->n;
+	free(copy);
+	free(sorted);
+	return count_rows(run, shown, *nshown, BY_TREE, tree->lead);
+}
+
 void report_run_view(const struct db_run *run, enum report_by by,
 		     const struct rows_view *view, enum out_format fmt, FILE *fp)
 {
 	struct rrow *rows = NULL;
 	size_t nrows = build_rows(run, by, &rows);
 	/* The rows as the view orders and cuts them, the same in every
-	 * format: people's table, and the order JSON and CSV list. */
-	struct rows *t = count_rows(run, rows, nrows, by);
-	rows_view_apply(t, 0, view, by == BY_NAME ? "name" : "thread",
-			by == BY_NAME ? "names" : "threads");
+	 * format: people's table, and the order JSON and CSV list. A tree
+	 * takes the sort alone, for the order of each one's children. */
+	struct rows_view sort_only = { view ? view->sort : NULL, 0 };
+	struct rows *t = count_rows(run, rows, nrows, by, NULL);
+	rows_view_apply(t, 0, by == BY_TREE ? &sort_only : view,
+			by == BY_NAME ? "name" : by_process(by) ? "process" : "thread",
+			by == BY_NAME ? "names" : by_process(by) ? "processes" : "threads");
 	struct rrow *shown = malloc((nrows ? nrows : 1) * sizeof(*shown));
 	if (!shown)
 		abort();
@@ -827,18 +1054,27 @@ void report_run_view(const struct db_run *run, enum report_by by,
 		if (o < nrows)	/* not the total */
 			shown[nshown++] = rows[o];
 	}
+	struct ptree tree;
+	if (by == BY_TREE) {
+		rows_free(t);
+		t = tree_rows(run, shown, &nshown, &tree);
+	}
 
 	if (fmt == OUT_JSON || fmt == OUT_CSV) {
 		if (fmt == OUT_JSON)
-			write_json(run, shown, nshown, by, fp);
+			write_json(run, shown, nshown, by, by == BY_TREE ? &tree : NULL, fp);
 		else
-			write_csv_long(run, shown, nshown, by, fp);
-		free(shown);
+			write_csv_long(run, shown, nshown, by, by == BY_TREE ? &tree : NULL,
+				       fp);
+	}
+	if (by == BY_TREE)
+		tree_release(&tree);
+	free(shown);
+	if (fmt == OUT_JSON || fmt == OUT_CSV) {
 		rows_free(t);
 		free_rows(rows, nrows);
 		return;
 	}
-	free(shown);
 
 	/* Table and Markdown: one column per supported event. */
 	size_t nsup = 0;

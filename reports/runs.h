@@ -16,9 +16,17 @@
 #include "reports/output.h"
 #include "reports/rows.h"
 
-enum report_by { BY_THREAD, BY_NAME, BY_TOTAL };
+/*
+ * How a run's threads are grouped: one row each, one per thread name, the
+ * run's totals, one per process (its threads summed), or the processes
+ * as a tree under their parents (a process whose parent is outside the
+ * run is a root). Threads whose process is unknown (pid 0, from before
+ * prof stored it) are a process each.
+ */
+enum report_by { BY_THREAD, BY_NAME, BY_TOTAL, BY_PROCESS, BY_TREE };
 
-/* "thread", "name", "total": 0 or -EINVAL. */
+/* "thread", "name", "total", "process": 0 or -EINVAL (BY_TREE is
+ * --tree's, not a --by word). */
 int report_by_parse(const char *word, enum report_by *out);
 
 /*
@@ -28,15 +36,23 @@ int report_by_parse(const char *word, enum report_by *out);
  * follows the contract of shared/DESIGN.md; CSV is long form, one line
  * per (thread, event). A run with id 0 was not stored: the header says
  * "(not stored)", JSON's run_id is null and CSV's run_id empty.
+ *
+ * By process: pid, ppid, the main thread's name and the thread count, and
+ * each event summed over the threads; JSON's `processes` list. As a tree:
+ * people read each process indented under its parent ("├─ 1234 make (3
+ * threads)"), JSON's `processes` holds the roots, each with a nested
+ * `children` list, and CSV lists them depth first with a `depth` column.
  */
 void report_run(const struct db_run *run, enum report_by by,
 		enum out_format fmt, FILE *fp);
 
 /*
- * The same, its threads (or names) ordered and cut as view says (NULL:
- * all, as built): table and Markdown keep the run's totals and say how
- * many rows were left out; JSON's threads (names with BY_NAME) and CSV's
- * lines hold the rows kept.
+ * The same, its threads (or names, processes) ordered and cut as view
+ * says (NULL: all, as built): table and Markdown keep the run's totals
+ * and say how many rows were left out; JSON's threads (names with
+ * BY_NAME, processes with BY_PROCESS) and CSV's lines hold the rows
+ * kept. A tree orders each process's children by view's sort and is
+ * never cut (its limit is not read).
  */
 void report_run_view(const struct db_run *run, enum report_by by,
 		     const struct rows_view *view, enum out_format fmt, FILE *fp);

@@ -516,25 +516,24 @@ static void fit_curves(struct svg_axis *ax, const struct svg_curve *c, size_t nc
 	free(v);
 }
 
-void svg_curve(struct svg *s, double x, double y, double w, double h,
-	       const struct svg_axis *ax, const struct svg_axis *ay,
-	       const char *title, const struct svg_curve *c, size_t ncurves,
-	       const double *marks, const char *const *mark_labels,
-	       size_t nmarks)
+void svg_curve_open(struct svg *s, struct svg_plot *p, double x, double y,
+		    double w, double h, const struct svg_axis *ax,
+		    const struct svg_axis *ay, const char *title,
+		    const struct svg_curve *c, size_t ncurves, const double *marks,
+		    const char *const *mark_labels, size_t nmarks)
 {
 	struct svg_axis fx = *ax, fy = *ay;
 	fit_curves(&fx, c, ncurves, 0, marks, nmarks);
 	fit_curves(&fy, c, ncurves, 1, NULL, 0);
-	struct svg_plot p;
-	svg_plot_begin(s, &p, x, y, w, h, &fx, &fy, title);
+	svg_plot_begin(s, p, x, y, w, h, &fx, &fy, title);
 	for (size_t i = 0; i < nmarks; i++)
-		svg_vmark(&p, marks[i], mark_labels ? mark_labels[i] : NULL);
+		svg_vmark(p, marks[i], mark_labels ? mark_labels[i] : NULL);
 	for (size_t i = 0; i < ncurves; i++) {
-		svg_series_begin(&p, c[i].name, i);
-		svg_line(&p, c[i].x, c[i].y, c[i].n, svg_colour(i), 1.5, false);
+		svg_series_begin(p, c[i].name, i);
+		svg_line(p, c[i].x, c[i].y, c[i].n, svg_colour(i), 1.5, false);
 		for (size_t j = 0; c[i].lo && c[i].hi && j < c[i].n; j++)
-			svg_vbar(&p, c[i].x[j], c[i].lo[j], c[i].hi[j], i);
-		svg_points(&p, c[i].x, c[i].y, c[i].n, i, (enum svg_marker)(i % 4));
+			svg_vbar(p, c[i].x[j], c[i].lo[j], c[i].hi[j], i);
+		svg_points(p, c[i].x, c[i].y, c[i].n, i, (enum svg_marker)(i % 4));
 	}
 	if (ncurves > 1) {
 		const char **names = malloc(ncurves * sizeof(*names));
@@ -542,10 +541,21 @@ void svg_curve(struct svg *s, double x, double y, double w, double h,
 			abort();
 		for (size_t i = 0; i < ncurves; i++)
 			names[i] = c[i].name;
-		if (p.in_series)
-			svg_series_end(&p);
-		svg_legend(&p, names, ncurves);
+		if (p->in_series)
+			svg_series_end(p);
+		svg_legend(p, names, ncurves);
 		free(names);
 	}
+}
+
+void svg_curve(struct svg *s, double x, double y, double w, double h,
+	       const struct svg_axis *ax, const struct svg_axis *ay,
+	       const char *title, const struct svg_curve *c, size_t ncurves,
+	       const double *marks, const char *const *mark_labels,
+	       size_t nmarks)
+{
+	struct svg_plot p;
+	svg_curve_open(s, &p, x, y, w, h, ax, ay, title, c, ncurves, marks,
+		       mark_labels, nmarks);
 	svg_plot_end(&p);
 }

@@ -162,4 +162,15 @@ void svg_curve(struct svg *s, double x, double y, double w, double h,
 	       const double *marks, const char *const *mark_labels,
 	       size_t nmarks);
 
+/*
+ * svg_curve with the panel left open in *p, so that the caller can add
+ * notes or points in data coordinates (a probe's knees); it then calls
+ * svg_plot_end(p).
+ */
+void svg_curve_open(struct svg *s, struct svg_plot *p, double x, double y,
+		    double w, double h, const struct svg_axis *ax,
+		    const struct svg_axis *ay, const char *title,
+		    const struct svg_curve *c, size_t ncurves, const double *marks,
+		    const char *const *mark_labels, size_t nmarks);
+
 #endif

@@ -23,6 +23,7 @@
 
 #include "db/db.h"
 #include "db/experiments.h"
+#include "db/probe.h"
 #include "db/runs.h"
 #include "db/samples.h"
 #include "db/sleep.h"
@@ -584,6 +585,105 @@ static inline int64_t fx_store_sleep(struct db *db)
 	return id;
 }
 
+/*
+ * A `prof probe` run on CPU 2 of a machine with 32 KiB L1d, 512 KiB L2
+ * and a 32 MiB L3: a latency curve with a knee at each (the last where
+ * memory latency starts, at 24 MiB) and two graded counters, one of them
+ * refused. Stored after the experiments, so that their runs keep their
+ * ids.
+ */
+static inline int64_t fx_store_probe(struct db *db)
+{
+	struct db_run r;
+	char *cause = NULL;
+	fx_run_init(&r, "probe", "2026-12-01T12:00:00Z", "prof probe --cpu 2",
+		    4.5, 4.25, 0.125);
+	free(r.pin.mode);
+	free(r.pin.status);
+	r.pin.mode = fx_s("cpus:2");
+	r.pin.status = fx_s("applied");
+	r.pin.cpus = fx_s("2");
+	struct db_probe p;
+	memset(&p, 0, sizeof(p));
+	p.cpu = 2;
+	p.l1d_bytes = p.l1i_bytes = 32 << 10;
+	p.l2_bytes = 512 << 10;
+	p.llc_bytes = 32 << 20;
+	p.llc_level = 3;
+	p.ms_per_size = 30;
+	p.seed = 1;
+	p.family = fx_s("AMD Zen 3");
+	/* 16 KiB to 128 MiB, two sizes per doubling */
+	static const double ns[] = {
+		1.125, 1.125, 1.25, 3.75, 3.875, 3.875, 4.0, 4.0, 4.125, 4.25, 4.5,
+		9.5, 10.0, 10.0, 10.5, 10.5, 11.0, 11.0, 11.5, 12.0, 12.5, 30.0,
+		70.0, 95.0, 100.0, 102.0, 104.0,
+	};
+	p.npoints = sizeof(ns) / sizeof(ns[0]);
+	p.points = calloc(p.npoints, sizeof(*p.points));
+	for (size_t i = 0; i < p.npoints; i++) {
+		uint64_t b = (uint64_t)(i % 2 ? 24 : 16) << (10 + i / 2);
+		p.points[i] = (struct db_probe_point){ b, ns[i], 1000000 + 1000 * i,
+						       b >= (2 << 20) ? b : 0 };
+	}
+	p.ncounters = 2;
+	p.counters = calloc(2, sizeof(*p.counters));
+	p.counters[0] = (struct db_probe_counter){
+		.name = fx_s("llc-misses"), .bench = fx_s("a chase over 8x the last level"),
+		.ran = true, .expected = 4194304, .grade = fx_s("not supported"),
+		.reason = fx_s("the kernel refused it: No such file or directory"),
+	};
+	p.counters[1] = (struct db_probe_counter){
+		.name = fx_s("branch-misses"), .event = fx_s("ex_ret_brn_misp"),
+		.bench = fx_s("a branch on random bits"), .ran = true,
+		.expected = 500000, .opened = true, .value = 512345, .enabled = 2000000,
+		.running = 2000000, .grade = fx_s("plausible"),
+	};
+	fx_check(db_probe_store(db, &r, &p, &cause), cause, "probe run");
+	int64_t id = r.id;
+	db_probe_release(&p);
+	db_run_release(&r);
+	return id;
+}
+
+/*
+ * A counted build: make (whose parent, prof, is outside the run) with a
+ * shell that ran cc1, another cc1, and a two-threaded ld; the process
+ * tree of `prof report --by process` and `--tree`. Stored last.
+ */
+static inline int64_t fx_store_build(struct db *db)
+{
+	struct db_run r;
+	char *cause = NULL;
+	fx_run_init(&r, "run", "2026-12-01T12:10:00Z", "make -j3", 1.25, 1.5, 0.25);
+	r.pid = 900;
+	fx_events(&r, 2);
+	fx_add_event(&r, 0, "task-clock", true, 0, 1, 1);
+	fx_add_event(&r, 1, "page-faults", true, 0, 1, 2);
+	static const struct { int32_t tid, pid, ppid; const char *name;
+			      uint64_t ms, faults; } th[] = {
+		{ 900, 900, 899, "make", 25, 800 },
+		{ 901, 901, 900, "sh", 5, 300 },
+		{ 902, 902, 901, "cc1", 700, 24000 },
+		{ 903, 903, 900, "ld", 350, 9000 },
+		{ 904, 903, 900, "ld:worker", 150, 1000 },
+		{ 905, 905, 900, "cc1", 500, 16000 },
+	};
+	fx_threads(&r, 6);
+	for (size_t t = 0; t < 6; t++) {
+		fx_thread(&r, t, th[t].tid, th[t].pid, th[t].name);
+		r.threads[t].ppid = th[t].ppid;
+		fx_count(&r, t, 0, th[t].ms * 1000000);
+		fx_count(&r, t, 1, th[t].faults);
+	}
+	db_run_set(&r, "events", "task-clock,page-faults");
+	db_run_set(&r, "complete", "yes");
+	fx_check(db_run_store(db, &r, &cause), cause, "build run");
+	int64_t id = r.id;
+	db_run_release(&r);
+	return id;
+}
+
 /* ---- experiments ---- */
 
 /* What one arm of an experiment measures, before the per-round jitter. */
@@ -834,7 +934,8 @@ static inline void fx_store_three_arms(struct db *db, int *tick)
 /*
  * Write the fixture database at path (which must not exist yet). Runs
  * 1-6 are: counted, incomplete, attach, working set, record, sleep;
- * experiments 1-3 (A/A, A/B, three arms) follow with their runs.
+ * experiments 1-3 (A/A, A/B, three arms) follow with their runs (7-34);
+ * then run 35, a probe, and run 36, a build's process tree.
  */
 static inline void fixture_db_build(const char *path)
 {
@@ -853,6 +954,8 @@ static inline void fixture_db_build(const char *path)
 	fx_store_ab(db, &tick);
 	tick = 11 * 3600;
 	fx_store_three_arms(db, &tick);
+	fx_store_probe(db);
+	fx_store_build(db);
 	db_close(db);
 }
 

@@ -185,6 +185,15 @@ static void test_browser__sleep_run(void **state)
 	check_in_browser("run6.html", 0);
 }
 
+static void test_browser__probe_run(void **state)
+{
+	(void)state;
+	char *t = page("run35.html", "35", NULL);
+	assert_int_equal(xc_count(t, "<svg "), 1);
+	free(t);
+	check_in_browser("run35.html", 0);
+}
+
 static void test_browser__experiment(void **state)
 {
 	(void)state;
@@ -255,6 +264,7 @@ int main(void)
 		cmocka_unit_test(test_browser__counting_run),
 		cmocka_unit_test(test_browser__sampled_run),
 		cmocka_unit_test(test_browser__sleep_run),
+		cmocka_unit_test(test_browser__probe_run),
 		cmocka_unit_test(test_browser__experiment),
 		cmocka_unit_test(test_browser__flame_graph_zooms_and_searches),
 	};

@@ -48,7 +48,8 @@ static const struct { const char *word, *ext; } formats[] = {
  * into NAME.txt), prof's arguments after `--db fixture.db` (split on
  * spaces), and an environment entry. Runs 1-6 of fixture.db are counted,
  * incomplete, attach, working set, record, sleep; experiments 1-3 are
- * the A/A, the A/B and the three-arm one.
+ * the A/A, the A/B and the three-arm one; run 35 is a probe, run 36 a
+ * build's process tree.
  */
 static const struct golden_case {
 	const char *name;
@@ -119,6 +120,16 @@ static const struct golden_case {
 	  "report 5 --by module --event cpu-clock --limit 2", NULL },
 	{ "report/record-no-such-event", F_TABLE, "report 5 --event cycles", NULL },
 	{ "report/sleep", F_TEXT | F_SVG, "report 6", NULL },
+	{ "report/probe", F_TEXT | F_SVG, "report 35", NULL },
+	{ "report/process", F_TEXT, "report 36 --by process", NULL },
+	{ "report/process-sort-limit", F_TABLE | F_JSON,
+	  "report 36 --by process --sort threads --limit 2", NULL },
+	{ "report/tree", F_TEXT, "report 36 --tree", NULL },
+	{ "report/tree-sort", F_TABLE | F_CSV, "report 36 --tree --sort page-faults",
+	  NULL },
+	{ "report/tree-limit", F_TABLE, "report 36 --tree --limit 2", NULL },
+	{ "report/tree-by-name", F_TABLE, "report 36 --tree --by name", NULL },
+	{ "report/counted-by-process", F_TABLE | F_JSON, "report 1 --by process", NULL },
 	{ "report/last", F_TABLE, "report last", NULL },
 	{ "report/no-such-run", F_TABLE, "report 99", NULL },
 	{ "report/v1-migrated", F_TEXT, "report 1 --db v1.db", NULL },
@@ -140,6 +151,7 @@ static const struct golden_case {
 
 	{ "html/counted", 0, "html 1", NULL },
 	{ "html/sleep", 0, "html 6", NULL },
+	{ "html/probe", 0, "html 35", NULL },
 	{ "html/experiment", 0, "html --experiment 2", NULL },
 	{ "html/run-and-experiment", 0, "html 1 --experiment 2", NULL },
 	{ "html/no-such-run", 0, "html 99", NULL },

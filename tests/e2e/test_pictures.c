@@ -138,6 +138,35 @@ static void test_pictures__sleep_has_a_cdf_per_duration(void **state)
 	free(svg);
 }
 
+/* Run 35, a probe: latency against size on two log axes, sysfs's three
+ * caches as labelled dashed lines, and the three knees marked. */
+static void test_pictures__probe_marks_caches_and_knees(void **state)
+{
+	(void)state;
+	char *svg = prof_out(0, "report", "35", "--format", "svg", NULL);
+	lint(svg);
+	assert_int_equal(xc_count(svg, "<g class=\"plot\""), 1);
+	assert_int_equal(xc_count(svg, "<g class=\"axis x\" data-scale=\"log\">"), 1);
+	assert_int_equal(xc_count(svg, "<g class=\"axis y\" data-scale=\"log\">"), 1);
+	assert_non_null(strstr(svg, ">working-set size (bytes)</text>"));
+	assert_non_null(strstr(svg, ">latency (ns per access)</text>"));
+	assert_int_equal(xc_count(svg, "<line class=\"mark\""), 3);
+	assert_non_null(strstr(svg, ">L1d 32 KiB</text>"));
+	assert_non_null(strstr(svg, ">L2 512 KiB</text>"));
+	assert_non_null(strstr(svg, ">LLC 32 MiB</text>"));
+	assert_int_equal(series_named(svg, "ns per step"), 1);
+	assert_int_equal(series_named(svg, "knees"), 1);
+	assert_non_null(strstr(svg, ">knee 32 KiB (L1d)</text>"));
+	assert_non_null(strstr(svg, ">knee 512 KiB (L2)</text>"));
+	assert_non_null(strstr(svg, ">knee 24 MiB (memory)</text>"));
+	free(svg);
+	/* the page of the run holds the same picture */
+	char *page = prof_out(0, "html", "35", NULL);
+	assert_non_null(strstr(page, ">LLC 32 MiB</text>"));
+	assert_non_null(strstr(page, "knees (where ns/step rises"));
+	free(page);
+}
+
 /* Run 5: a flame graph of its first event, an icicle on request, and
  * the samples of the folded output, frame for frame. */
 static void test_pictures__flame_graph_of_a_sampled_run(void **state)
@@ -230,6 +259,7 @@ int main(void)
 		cmocka_unit_test(test_pictures__three_arms),
 		cmocka_unit_test(test_pictures__svg_needs_one_experiment),
 		cmocka_unit_test(test_pictures__sleep_has_a_cdf_per_duration),
+		cmocka_unit_test(test_pictures__probe_marks_caches_and_knees),
 		cmocka_unit_test(test_pictures__flame_graph_of_a_sampled_run),
 		cmocka_unit_test(test_pictures__counting_run_has_no_picture),
 		cmocka_unit_test(test_pictures__golden_svgs_are_well_formed),
