@@ -249,7 +249,8 @@ struct recorder *recorder_new(const struct recorder_opts *opts)
 		r->max_frames = MAX_FRAMES_CAP;
 	pthread_mutex_init(&r->lock, NULL);
 	pthread_cond_init(&r->cond, NULL);
-	struct symbolizer_opts so = { opts->perf_map_dir, opts->kallsyms };
+	struct symbolizer_opts so = { opts->perf_map_dir, opts->kallsyms,
+				      opts->debug_dir, opts->debuginfod };
 	r->sym = symbolizer_new(&so);
 	r->unw = r->sym ? unwinder_new(r->sym) : NULL;
 	r->maps = proc_maps_new();
@@ -854,4 +855,9 @@ void recorder_stats(const struct recorder *r, struct recorder_stats *out)
 	out->frames = r->nframes;
 	out->stacks = r->nstacks;
 	out->unwind = *unwinder_stats(r->unw);
+}
+
+struct symbolizer *recorder_symbolizer(struct recorder *r)
+{
+	return r->sym;
 }

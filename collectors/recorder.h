@@ -113,6 +113,8 @@ struct recorder_opts {
 	size_t max_frames;		/* 0: 127, as perf's default */
 	const char *perf_map_dir;	/* NULL: /tmp */
 	const char *kallsyms;		/* NULL: /proc/kallsyms; "": none */
+	const char *debug_dir;		/* debug root before /usr/lib/debug, or NULL */
+	bool debuginfod;		/* may ask DEBUGINFOD_URLS' servers */
 	bool synchronous;		/* no worker: process in on_record
 					 * (tests, replays) */
 };
@@ -162,5 +164,12 @@ int recorder_finish(struct recorder *r, char **cause);
 /* Counts so far (complete after recorder_finish). Arrays are owned by
  * the recorder. */
 void recorder_stats(const struct recorder *r, struct recorder_stats *out);
+
+/*
+ * The worker's symbolizer, for what it learnt of the modules (debug files
+ * found and missing): only after recorder_finish(), when the worker no
+ * longer uses it.
+ */
+struct symbolizer *recorder_symbolizer(struct recorder *r);
 
 #endif

@@ -18,8 +18,11 @@ struct sym_module {
 	struct elf_file *ef;		/* NULL: unreadable, see error */
 	struct elf_symtab *st;		/* NULL until loaded, or unreadable */
 	bool symtab_tried;
+	bool has_symtab;
+	struct debuginfo_result debug;	/* searched when there is no .symtab */
 	char *error;
 	char build_id[ELF_BUILD_ID_HEX_SIZE];
+	uint64_t lookups, unknown;
 };
 
 /* A process's JIT map. */
@@ -43,6 +46,7 @@ struct symbolizer {
 	char *kallsyms_path;
 	struct strtab strings;		/* interned text -> itself */
 	struct strtab modules;		/* path -> struct sym_module */
+	struct debuginfo *debug;
 	struct perf_map *maps;
 	size_t nmaps;
 	struct ksym *ksyms;
@@ -120,7 +124,9 @@ struct symbolizer *symbolizer_new(const struct symbolizer_opts *opts)
 		s->o = *opts;
 	s->perf_map_dir = strdup(s->o.perf_map_dir ? s->o.perf_map_dir : "/tmp");
 	s->kallsyms_path = strdup(s->o.kallsyms ? s->o.kallsyms : "/proc/kallsyms");
-	if (!s->perf_map_dir || !s->kallsyms_path) {
+	struct debuginfo_opts dopts = { s->o.debug_dir, s->o.debuginfod };
+	s->debug = debuginfo_new(&dopts);
+	if (!s->perf_map_dir || !s->kallsyms_path || !s->debug) {
 		symbolizer_free(s);
 		errno = ENOMEM;
 		return NULL;
@@ -133,6 +139,7 @@ static void module_free(struct sym_module *m)
 	if (!m)
 		return;
 	elf_symtab_free(m->st);
+	debuginfo_result_release(&m->debug);
 	elf_file_close(m->ef);
 	free(m->error);
 	free(m->path);
@@ -162,6 +169,7 @@ void symbolizer_free(struct symbolizer *s)
 	free(s->knames);
 	free(s->perf_map_dir);
 	free(s->kallsyms_path);
+	debuginfo_free(s->debug);
 	free(s);
 }
 
@@ -227,12 +235,23 @@ const char *symbolizer_build_id(struct symbolizer *s, const char *path)
 	return m && m->build_id[0] ? m->build_id : NULL;
 }
 
-static const struct elf_symtab *module_symtab(struct sym_module *m)
+/*
+ * The module's symbols, loaded at its first look-up: its own tables, and
+ * where it has no .symtab those of its debug file too (a stripped
+ * library's .dynsym names only what it exports; perf names
+ * __memmove_avx512_unaligned_erms in libc from libc6-dbg's .symtab).
+ */
+static const struct elf_symtab *module_symtab(struct symbolizer *s,
+					      struct sym_module *m)
 {
 	if (!m->symtab_tried && m->ef) {
 		m->symtab_tried = true;
+		m->has_symtab = elf_file_has_symtab(m->ef);
+		if (!m->has_symtab)
+			debuginfo_find(s->debug, m->ef, m->build_id[0] ? m->build_id : NULL,
+				       &m->debug);
 		char *cause = NULL;
-		if (elf_symtab_load(m->ef, &m->st, &cause) != 0) {
+		if (elf_symtab_load_with_debug(m->ef, m->debug.ef, &m->st, &cause) != 0) {
 			m->st = NULL;
 			if (!m->error)
 				m->error = cause;
@@ -434,10 +453,41 @@ void symbolizer_lookup(struct symbolizer *s, uint32_t pid, const struct code_map
 		out->offset = addr - m->start + m->pgoff;
 		return;
 	}
-	const struct elf_symtab *st = module_symtab(mod);
+	const struct elf_symtab *st = module_symtab(s, mod);
 	const struct elf_sym *y = st ? elf_symtab_lookup(st, vaddr, &out->offset) : NULL;
-	if (y)
+	mod->lookups++;
+	if (y) {
 		out->symbol = y->name;
-	else
+	} else {
 		out->offset = vaddr;
+		mod->unknown++;
+	}
+}
+
+int symbolizer_for_each_module(struct symbolizer *s,
+			       int (*fn)(void *arg, const struct sym_module_info *),
+			       void *arg)
+{
+	for (size_t i = 0; i < s->modules.cap; i++) {
+		const struct sym_module *m = s->modules.vals[i];
+		if (!m)
+			continue;
+		struct sym_module_info mi = {
+			.path = m->path,
+			.build_id = m->build_id[0] ? m->build_id : NULL,
+			.error = m->error, .has_symtab = m->has_symtab,
+			.via = m->debug.via, .debug_path = m->debug.path,
+			.debug_note = m->debug.note,
+			.lookups = m->lookups, .unknown = m->unknown,
+		};
+		int rc = fn(arg, &mi);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+const struct debuginfo_stats *symbolizer_debuginfo_stats(const struct symbolizer *s)
+{
+	return debuginfo_stats(s->debug);
 }

@@ -6,7 +6,9 @@
  * code_map, from the process's address space as the ring buffer's MMAP2
  * records rebuilt it):
  *   - a file mapping: the ELF file's .symtab and .dynsym (collectors/elf),
- *     at the address's ELF virtual address;
+ *     at the address's ELF virtual address; a file without .symtab (a
+ *     stripped one) gets its separate debug file's symbols too, found by
+ *     build id, debug link or debuginfod (collectors/debuginfo), once;
  *   - anonymous executable memory, or an address in no known mapping: the
  *     process's JIT map, /tmp/perf-PID.map (re-read when it has grown
  *     since a miss), whose module is the map's own path;
@@ -34,6 +36,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "collectors/debuginfo.h"
 #include "collectors/elf.h"
 
 /* One executable mapping of a process, as a sample's address needs it. */
@@ -57,6 +60,8 @@ struct sym_frame {
 struct symbolizer_opts {
 	const char *perf_map_dir;	/* where perf-PID.map files are; NULL: /tmp */
 	const char *kallsyms;		/* NULL: /proc/kallsyms; "": none */
+	const char *debug_dir;		/* debug root before /usr/lib/debug, or NULL */
+	bool debuginfod;		/* may ask DEBUGINFOD_URLS' servers */
 };
 
 struct symbolizer;
@@ -89,6 +94,26 @@ const struct elf_file *symbolizer_elf(struct symbolizer *s, const char *path,
 
 /* The build id of the file at path as lowercase hex, or NULL. Borrowed. */
 const char *symbolizer_build_id(struct symbolizer *s, const char *path);
+
+/* What the symbolizer knows of one ELF file it read. */
+struct sym_module_info {
+	const char *path;
+	const char *build_id;		/* NULL when none */
+	const char *error;		/* why it could not be read, or NULL */
+	bool has_symtab;		/* its own .symtab: no debug file needed */
+	enum debuginfo_via via;		/* where the debug file came from */
+	const char *debug_path;		/* it, or NULL */
+	const char *debug_note;		/* why none was found, or NULL */
+	uint64_t lookups, unknown;	/* addresses asked, and left unnamed */
+};
+
+/* Call fn for every ELF file read so far, in no set order; stops at the
+ * first non-zero return and returns it. */
+int symbolizer_for_each_module(struct symbolizer *s,
+			       int (*fn)(void *arg, const struct sym_module_info *),
+			       void *arg);
+
+const struct debuginfo_stats *symbolizer_debuginfo_stats(const struct symbolizer *s);
 
 /* An interned copy of str: the same pointer for the same text. NULL on
  * ENOMEM. */
