@@ -33,6 +33,8 @@ struct record_args {
 	bool allow_incomplete;
 	bool allow_generic;
 	const char *dump;
+	const char *debug_dir;
+	bool debuginfod;
 };
 
 static void record_init(void *args)
@@ -303,6 +305,69 @@ static void on_record(const struct perf_rec *rec, int origin, void *arg)
 	recorder_on_record(rec, origin, oc->rec);
 }
 
+/* ---- debug files ----------------------------------------------------------- */
+
+#define DEBUG_NOTES_MAX 5
+
+struct debug_notes {
+	size_t found, missing;
+	bool debuginfod_skipped;
+};
+
+/* -v: where each debug file came from. */
+static int note_found(void *arg, const struct sym_module_info *mi)
+{
+	struct debug_notes *dn = arg;
+	if (!mi->debug_path || !mi->lookups)
+		return 0;
+	dn->found++;
+	if (verbose)
+		fprintf(stderr, "prof: symbols of '%s' from its debug file '%s' (%s)\n",
+			mi->path, mi->debug_path, debuginfo_via_name(mi->via));
+	return 0;
+}
+
+/* A stripped module with unnamed addresses and no debug file: say what
+ * was looked for, so the user can put the file there. */
+static int note_missing(void *arg, const struct sym_module_info *mi)
+{
+	struct debug_notes *dn = arg;
+	if (mi->has_symtab || mi->debug_path || !mi->unknown || !mi->debug_note)
+		return 0;
+	if (dn->missing++ == 0)
+		fprintf(stderr, "prof: stripped modules with unnamed code, and no debug file:\n");
+	if (dn->missing <= DEBUG_NOTES_MAX)
+		fprintf(stderr, "  '%s' (%llu of %llu addresses unnamed): %s\n", mi->path,
+			(unsigned long long)mi->unknown,
+			(unsigned long long)mi->lookups, mi->debug_note);
+	if (strstr(mi->debug_note, "debuginfod not asked"))
+		dn->debuginfod_skipped = true;
+	return 0;
+}
+
+/*
+ * After the run: name the modules whose code stayed unnamed for want of
+ * a debug file, and how to supply one; lookups skipped (debuginfod
+ * without DEBUGINFOD_URLS or --debuginfod) are said, never silent.
+ */
+static void print_debug_notes(struct recorder *rec, const struct record_args *a)
+{
+	struct symbolizer *sym = recorder_symbolizer(rec);
+	struct debug_notes dn = { 0 };
+	symbolizer_for_each_module(sym, note_found, &dn);
+	symbolizer_for_each_module(sym, note_missing, &dn);
+	if (dn.missing > DEBUG_NOTES_MAX)
+		fprintf(stderr, "  and %zu more\n", dn.missing - DEBUG_NOTES_MAX);
+	if (!dn.missing)
+		return;
+	hint_msg("install their debug packages (libc6-dbg, *-dbgsym), or point "
+		 "--debug-dir at a tree holding .build-id/xx/rest.debug%s",
+		 dn.debuginfod_skipped
+		 ? (a->debuginfod ? "; set DEBUGINFOD_URLS for --debuginfod"
+				  : "; with DEBUGINFOD_URLS set, --debuginfod asks its servers")
+		 : "");
+}
+
 /* ---- the verb ------------------------------------------------------------ */
 
 static int cmd_record(struct verb_ctx *vc)
@@ -372,6 +437,7 @@ static int cmd_record(struct verb_ctx *vc)
 		.call_graph = a->cg, .nevents = nsev,
 		.sink = { sink_module, sink_symbol, sink_frame, sink_stack, sink_sample,
 			  sink_idle, &sk },
+		.debug_dir = a->debug_dir, .debuginfod = a->debuginfod,
 	};
 	struct recorder *rec = recorder_new(&ro);
 	if (!rec) {
@@ -432,6 +498,8 @@ static int cmd_record(struct verb_ctx *vc)
 	}
 	struct recorder_stats st;
 	recorder_stats(rec, &st);
+	if (!l->quiet)
+		print_debug_notes(rec, a);
 
 	struct db_sample_event *evs = calloc(nsev, sizeof(*evs));
 	for (size_t i = 0; i < nsev; i++) {
@@ -558,6 +626,15 @@ static const struct opt record_opts[] = {
 		 "a number of rows (0: all)", "rows in the printed report (default 10)"),
 	OPT_BOOL(0, "no-demangle", struct record_args, mangled,
 		 "print C++ and Rust symbols as the binary names them"),
+	OPT_STRING(0, "debug-dir", struct record_args, debug_dir, "DIR",
+		   "a tree of separate debug files, searched before\n"
+		   "/usr/lib/debug: DIR/.build-id/xx/rest.debug, and\n"
+		   "DIR/PATH/NAME for a file PATH/FILE whose debug link\n"
+		   "names NAME (for stripped files)"),
+	OPT_BOOL(0, "debuginfod", struct record_args, debuginfod,
+		 "fetch missing debug files from the servers of\n"
+		 "DEBUGINFOD_URLS (elfutils' client and cache; off\n"
+		 "by default: prof asks no server unless told)"),
 	OPT_INCLUDE(opt_output),
 	OPT_INCLUDE(opt_database),
 	OPT_BOOL(0, "allow-incomplete", struct record_args, allow_incomplete,

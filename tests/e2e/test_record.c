@@ -508,6 +508,80 @@ static void test_record__stripped_library_by_address(void **state)
 	tu_proc_release(&p);
 }
 
+/*
+ * The stripped library again, with its debug file where a distribution
+ * puts one: beside it through a debug link (where perf finds it too, and
+ * the shares must agree within 5 points), and under a debug root by
+ * build id (--debug-dir). lib_spin is then named, not an address; with
+ * neither, prof says which file lacked a debug file and where it looked.
+ */
+static void test_record__stripped_library_named_from_debug_file(void **state)
+{
+	(void)state;
+	need_build();
+	need_perf_events();
+	char linked[700], root[700];
+	snprintf(linked, sizeof(linked), "%s/dl/libhot.so", F.dir);
+	snprintf(root, sizeof(root), "%s/debugroot", F.dir);
+	char bid[ELF_BUILD_ID_HEX_SIZE];
+	struct elf_file *ef;
+	assert_int_equal(elf_file_open(F.lib, &ef, NULL), 0);
+	assert_int_equal(elf_file_build_id(ef, bid, sizeof(bid), NULL), 0);
+	elf_file_close(ef);
+	assert_int_equal(sh("cd '%s' && mkdir -p dl '%s/.build-id/%.2s' && "
+			    "objcopy --only-keep-debug libhot.so dl/libhot.so.debug && "
+			    "cp dl/libhot.so.debug '%s/.build-id/%.2s/%s.debug' && "
+			    "cd dl && strip --strip-all -o libhot.so ../libhot.so && "
+			    "objcopy --add-gnu-debuglink=libhot.so.debug libhot.so",
+			    F.dir, root, bid, root, bid, bid + 2), 0);
+
+	/* By debug link. */
+	char *json = record_and_report("dwarf", linked, "symbol", false, "60");
+	double spin = json_pct(json, "/dl/libhot.so", "lib_spin");
+	free(json);
+	fprintf(stderr, "  lib_spin through the debug link: %.2f%%\n", spin);
+	assert_true(spin > 50);
+	if (perf_record(linked)) {
+		char *text = perf_report("dso,sym");
+		assert_non_null(text);
+		assert_true(close_to(spin, perf_pct(text, "libhot.so", "lib_spin"), 5,
+				     "lib_spin (debug link)"));
+		free(text);
+	}
+
+	/* By build id under --debug-dir, and without: the note. */
+	for (int with = 1; with >= 0; with--) {
+		char *rec[] = { "record", "-e", "cpu-clock", "-F", FREQ, "--call-graph",
+				"dwarf", "--debug-dir", with ? root : F.dir, "--", F.hot,
+				F.lib_stripped, "60", NULL };
+		struct tu_proc p = prof(rec);
+		assert_int_equal(p.status, 0);
+		char want[900];
+		snprintf(want, sizeof(want), "'%s' (", F.lib_stripped);
+		if (with) {
+			assert_non_null(strstr(p.err, "lib_spin"));
+			assert_null(strstr(p.err, want));
+		} else {
+			assert_null(strstr(p.err, "lib_spin"));
+			const char *line = strstr(p.err, want);
+			assert_non_null(line);
+			snprintf(want, sizeof(want), "no %s/.build-id/%.2s/%s.debug", F.dir,
+				 bid, bid + 2);
+			assert_non_null(strstr(line, want));
+			assert_non_null(strstr(p.err, "hint: "));
+			assert_non_null(strstr(p.err, "--debug-dir"));
+		}
+		tu_proc_release(&p);
+		if (with) {
+			json = report("symbol", false);
+			spin = json_pct(json, "/libhot_stripped.so", "lib_spin");
+			fprintf(stderr, "  lib_spin by build id: %.2f%%\n", spin);
+			assert_true(spin > 50);
+			free(json);
+		}
+	}
+}
+
 /* perf report --sort sym --stdio: "  39.58%  [.] name" lines, each
  * name's share summed (perf shows overloads under one name). */
 static double perf_sym_pct(const char *text, const char *sym)
@@ -868,6 +942,7 @@ int main(void)
 		cmocka_unit_test(test_record__dwarf_split_matches_perf),
 		cmocka_unit_test(test_record__fp_and_folded),
 		cmocka_unit_test(test_record__stripped_library_by_address),
+		cmocka_unit_test(test_record__stripped_library_named_from_debug_file),
 		cmocka_unit_test(test_record__broken_unwind_tables_stop_cleanly),
 		cmocka_unit_test(test_record__cxx_names_demangled),
 		cmocka_unit_test(test_record__bad_input),
