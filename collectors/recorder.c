@@ -50,10 +50,15 @@ void recorder_sampler_desc(const struct event_desc *ev, const struct sample_plan
 	switch (plan->call_graph) {
 	case CALL_GRAPH_FP:
 		a->sample_type |= PERF_SAMPLE_CALLCHAIN;
-		/* User frames only: a kernel leaf is the sample's own ip. */
-		a->exclude_callchain_kernel = 1;
+		a->exclude_callchain_kernel = plan->no_kernel;
 		break;
 	case CALL_GRAPH_DWARF:
+		/* The kernel's part of the chain from the kernel (as perf
+		 * does), the user's from the registers and stack copy. */
+		if (!plan->no_kernel) {
+			a->sample_type |= PERF_SAMPLE_CALLCHAIN;
+			a->exclude_callchain_user = 1;
+		}
 		a->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
 		a->sample_regs_user = UNWIND_X86_64_REGS_MASK;
 		a->sample_stack_user = plan->stack_bytes ? plan->stack_bytes
@@ -471,6 +476,33 @@ static bool is_kernel_sample(const struct qrec *q)
 	       (mode == PERF_RECORD_MISC_CPUMODE_UNKNOWN && (int64_t)q->u.s.ip < 0);
 }
 
+/*
+ * The kernel's part of a sample's call chain into r->ips, leaf first:
+ * the entries after PERF_CONTEXT_KERNEL, up to the next context marker
+ * (perf's layout: kernel frames, then PERF_CONTEXT_USER and the user's).
+ * Returns how many.
+ */
+static size_t kernel_frames(struct recorder *r, const struct qrec *q,
+			    const uint64_t *chain)
+{
+	size_t n = 0;
+	bool in_kernel = false;
+	for (uint32_t i = 0; i < q->u.s.nchain && n < r->max_frames; i++) {
+		uint64_t v = chain[i];
+		if (v >= (uint64_t)PERF_CONTEXT_MAX) {
+			if (in_kernel)
+				break;
+			in_kernel = v == (uint64_t)PERF_CONTEXT_KERNEL;
+			continue;
+		}
+		if (!in_kernel)
+			continue;
+		r->ips[n] = v;
+		r->kernel[n++] = true;
+	}
+	return n;
+}
+
 static void process_sample(struct recorder *r, const struct qrec *q)
 {
 	uint32_t event = 0;
@@ -478,16 +510,20 @@ static void process_sample(struct recorder *r, const struct qrec *q)
 		r->st.unknown_id++;
 		return;
 	}
-	size_t n = 0, max = r->max_frames;
+	size_t max = r->max_frames;
 	bool kip = is_kernel_sample(q);
-	if (kip) {
-		r->ips[n] = q->u.s.ip;
-		r->kernel[n++] = true;
-	}
-	size_t first_user = n;
 	const uint64_t *chain = q->data;
 	const uint64_t *regs = q->data + q->u.s.nchain;
 	const uint8_t *stack = (const uint8_t *)(regs + q->u.s.nregs);
+	size_t n = r->o.no_kernel ? 0 : kernel_frames(r, q, chain);
+	if (kip && !n && !r->o.no_kernel) {
+		/* No kernel chain (none asked, or the kernel gave none): its
+		 * leaf is the sample's own ip. */
+		r->ips[n] = q->u.s.ip;
+		r->kernel[n++] = true;
+	}
+	r->st.kernel_frames += n;
+	size_t first_user = n;
 	if (r->o.call_graph == CALL_GRAPH_FP && q->u.s.nchain) {
 		bool user = false;
 		for (uint32_t i = 0; i < q->u.s.nchain && n < max; i++) {
@@ -522,11 +558,17 @@ static void process_sample(struct recorder *r, const struct qrec *q)
 		r->ips[n] = q->u.s.ip;
 		r->kernel[n++] = false;
 	}
+	if (!n) {
+		/* --no-kernel, and a kernel sample with no user frame (a
+		 * kernel thread): it still counts, at the kernel. */
+		r->ips[n] = q->u.s.ip;
+		r->kernel[n++] = true;
+	}
 	/* Callers are return addresses: look them up at the call, one
 	 * byte back, so a call that ends a function names that function. */
 	for (size_t i = 0; i < n; i++) {
 		uint64_t a = r->ips[i];
-		if (!r->kernel[i] && i > first_user && a)
+		if (a && (r->kernel[i] ? i > 0 : i > first_user))
 			a--;
 		r->fids[i] = frame_of(r, q->pid, a, r->kernel[i]);
 		if (!r->fids[i])
@@ -607,7 +649,7 @@ static struct qrec *copy_record(struct recorder *r, const struct perf_rec *rec)
 		const __typeof__(rec->u.sample) *s = &rec->u.sample;
 		uint32_t nregs = s->abi && s->regs && r->o.call_graph == CALL_GRAPH_DWARF
 				 ? (uint32_t)__builtin_popcountll(UNWIND_X86_64_REGS_MASK) : 0;
-		uint32_t nchain = r->o.call_graph == CALL_GRAPH_FP && s->callchain
+		uint32_t nchain = r->o.call_graph != CALL_GRAPH_NONE && s->callchain
 				  ? (uint32_t)s->nr_callchain : 0;
 		uint64_t stack = nregs && s->stack ? s->stack_dyn_size : 0;
 		extra = (nchain + nregs) * 8 + ((stack + 7) & ~7ull);

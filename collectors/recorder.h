@@ -55,13 +55,16 @@ struct sample_plan {
 	uint64_t freq;		/* Hz */
 	enum call_graph call_graph;
 	uint32_t stack_bytes;	/* DWARF: the user stack copy per sample */
+	bool no_kernel;		/* no kernel call chains */
 };
 
 /*
  * The sampling event for ev under plan: the event's attr with the period
  * or frequency, PERF_SAMPLE_IP | PERIOD, and the call-graph bits (the
- * user callchain for fp; user registers with UNWIND_X86_64_REGS_MASK and
- * the stack copy for dwarf). name is borrowed from ev.
+ * kernel's callchain, kernel and user parts, for fp; user registers with
+ * UNWIND_X86_64_REGS_MASK and the stack copy for dwarf, with the kernel
+ * part of the callchain alone). no_kernel leaves the kernel part out.
+ * name is borrowed from ev.
  */
 void recorder_sampler_desc(const struct event_desc *ev, const struct sample_plan *plan,
 			   struct sampler_desc *out);
@@ -114,6 +117,10 @@ struct recorder_opts {
 	const char *perf_map_dir;	/* NULL: /tmp */
 	const char *kallsyms;		/* NULL: /proc/kallsyms; "": none */
 	const char *debug_dir;		/* debug root before /usr/lib/debug, or NULL */
+	/* Drop the kernel frames of every chain: a sample taken in the
+	 * kernel lands on the user frame that entered it (on the kernel
+	 * only when it has no user frame: a kernel thread). */
+	bool no_kernel;
 	bool debuginfod;		/* may ask DEBUGINFOD_URLS' servers */
 	bool synchronous;		/* no worker: process in on_record
 					 * (tests, replays) */
@@ -127,6 +134,7 @@ struct recorder_stats {
 	uint64_t lost;		/* PERF_RECORD_LOST: samples the kernel lost */
 	uint64_t max_queue_bytes;	/* the queue's high-water mark */
 	uint64_t distinct_addrs;	/* symbolized (the cache's size) */
+	uint64_t kernel_frames;		/* kernel frames in samples' stacks */
 	uint32_t modules, symbols, frames, stacks;
 	struct unwind_stats unwind;
 	/* Per event: samples kept, dropped (queue) and lost (kernel). */

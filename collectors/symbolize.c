@@ -53,6 +53,7 @@ struct symbolizer {
 	size_t nksyms;
 	char *knames;
 	bool kallsyms_tried;
+	enum sym_kernel_state kstate;
 };
 
 static uint64_t str_hash(const char *s)
@@ -339,18 +340,26 @@ static int ksym_cmp(const void *pa, const void *pb)
 static void kallsyms_load(struct symbolizer *s)
 {
 	s->kallsyms_tried = true;
-	if (!s->kallsyms_path[0])
+	if (!s->kallsyms_path[0]) {
+		s->kstate = SYM_KERNEL_UNREADABLE;
 		return;
+	}
 	FILE *in = fopen(s->kallsyms_path, "r");
-	if (!in)
+	if (!in) {
+		s->kstate = SYM_KERNEL_UNREADABLE;
 		return;
-	size_t cap = 0, names_cap = 0, names_len = 0;
+	}
+	size_t cap = 0, names_cap = 0, names_len = 0, hidden = 0;
 	char line[512];
 	while (fgets(line, sizeof(line), in)) {
 		char *end;
 		unsigned long long a = strtoull(line, &end, 16);
-		if (end == line || a == 0 || end[0] != ' ' || !end[1] || end[2] != ' ')
+		if (end == line || end[0] != ' ' || !end[1] || end[2] != ' ')
 			continue;
+		if (a == 0) {
+			hidden++;
+			continue;
+		}
 		char type = (char)tolower((unsigned char)end[1]);
 		if (type != 't' && type != 'w')
 			continue;
@@ -384,6 +393,25 @@ static void kallsyms_load(struct symbolizer *s)
 	fclose(in);
 	if (s->nksyms)
 		qsort(s->ksyms, s->nksyms, sizeof(*s->ksyms), ksym_cmp);
+	s->kstate = s->nksyms ? SYM_KERNEL_NAMED
+		  : hidden ? SYM_KERNEL_HIDDEN : SYM_KERNEL_UNREADABLE;
+}
+
+enum sym_kernel_state symbolizer_kernel_state(const struct symbolizer *s)
+{
+	return s->kstate;
+}
+
+int sym_kptr_restrict(void)
+{
+	int v = -1;
+	FILE *fp = fopen("/proc/sys/kernel/kptr_restrict", "r");
+	if (fp) {
+		if (fscanf(fp, "%d", &v) != 1)
+			v = -1;
+		fclose(fp);
+	}
+	return v;
 }
 
 void symbolizer_load_kernel(struct symbolizer *s)

@@ -85,6 +85,17 @@ void symbolizer_lookup(struct symbolizer *s, uint32_t pid, const struct code_map
  * the kernel tens of milliseconds to print). */
 void symbolizer_load_kernel(struct symbolizer *s);
 
+/* What kallsyms gave, once read. */
+enum sym_kernel_state {
+	SYM_KERNEL_NOT_READ,	/* no kernel address asked yet, nor loaded */
+	SYM_KERNEL_NAMED,	/* addresses shown: kernel frames get names */
+	SYM_KERNEL_HIDDEN,	/* every address 0: kptr_restrict hides them */
+	SYM_KERNEL_UNREADABLE,	/* no file, or no symbol in it ("" is none) */
+};
+enum sym_kernel_state symbolizer_kernel_state(const struct symbolizer *s);
+/* /proc/sys/kernel/kptr_restrict, or -1 when unreadable. */
+int sym_kptr_restrict(void);
+
 /*
  * The ELF file at path, opened once and kept, or NULL when it cannot be
  * read (then *error, if not NULL, says why; borrowed).
