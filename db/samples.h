@@ -96,6 +96,9 @@ int db_sample_store_run(struct db_sample_writer *w, struct db_run *run,
 /* The module path of addresses that lay in no mapping prof knew of when
  * it recorded them (collectors/symbolize names it so). */
 #define DB_MODULE_UNMAPPED "[unknown]"
+/* The module path of kernel addresses (collectors/symbolize names it so,
+ * as perf does). */
+#define DB_MODULE_KERNEL "[kernel.kallsyms]"
 
 struct db_symbol {
 	uint32_t module;	/* id */

@@ -420,14 +420,26 @@ static const char *key_module(const struct grouping *g, size_t k)
 
 /* ---- call paths -------------------------------------------------------- */
 
-/* A frame's label in a path, onto fp: its row's text by symbol. The
- * folded format splits on ';', so none is written. */
-static void frame_label(const struct view *v, uint32_t node, FILE *fp)
+/* Kernel code: the module prof record names the kernel's frames by, or
+ * a vmlinux (stackcollapse-perf --kernel marks the same). */
+static bool module_is_kernel(const char *path)
+{
+	size_t n = strlen(path);
+	return !strcmp(path, DB_MODULE_KERNEL) ||
+	       (n >= 7 && !strcmp(path + n - 7, "vmlinux"));
+}
+
+/* A frame's label in a path, onto fp: its row's text by symbol, and with
+ * kmark a kernel frame's "_[k]" (the folded format of flame-graph
+ * tools). The folded format splits on ';', so none is written. */
+static void frame_label(const struct view *v, uint32_t node, bool kmark, FILE *fp)
 {
 	char buf[600];
 	size_t k = v->frame_key[v->p->stacks[node - 1].frame - 1];
 	for (const char *c = key_text(v, k, buf, sizeof(buf)); *c; c++)
 		fputc(*c == ';' ? ':' : *c, fp);
+	if (kmark && module_is_kernel(v->p->modules[node_module(v->p, node) - 1]))
+		fputs("_[k]", fp);
 }
 
 struct path {
@@ -435,9 +447,11 @@ struct path {
 	uint64_t weight, samples;
 };
 
-/* The path of a stack node, outermost first, joined by sep. */
+/* The path of a stack node, outermost first, joined by sep; folded
+ * (sep ";") marks kernel frames. */
 static char *path_text(const struct view *v, uint32_t node, const char *sep)
 {
+	bool kmark = !strcmp(sep, ";");
 	size_t depth = 0;
 	for (uint32_t n = node; n; n = v->up[n - 1])
 		depth++;
@@ -451,7 +465,7 @@ static char *path_text(const struct view *v, uint32_t node, const char *sep)
 	for (i = 0; i < depth; i++) {
 		if (i)
 			fputs(sep, fp);
-		frame_label(v, chain[i], fp);
+		frame_label(v, chain[i], kmark, fp);
 	}
 	fclose(fp);
 	free(chain);

@@ -202,6 +202,50 @@ static void test_profile__folded_and_stacks(void **state)
 	free(j);
 }
 
+/*
+ * Kernel frames in folded stacks carry "_[k]", as stackcollapse-perf.pl
+ * --kernel writes them (flame-graph tools colour them apart); user
+ * frames and the " -> " paths of tables do not. Stacks: main -> write ->
+ * do_syscall_64 -> vfs_write (x3), -> a kernel address of no symbol
+ * (x1), and main -> write (x2).
+ */
+static void test_profile__folded_marks_kernel_frames(void **state)
+{
+	(void)state;
+	static char *kmods[] = { "/bin/w", "[kernel.kallsyms]" };
+	static char *kbids[] = { NULL, NULL };
+	static struct db_symbol ksyms[] = { { 1, "main" }, { 1, "write" },
+					    { 2, "do_syscall_64" }, { 2, "vfs_write" },
+					    { 2, NULL } };
+	static struct db_frame kframes[] = { { 1, 0 }, { 2, 4 }, { 3, 0x20 }, { 4, 0 },
+					     { 5, 0xffffffff81234567ull } };
+	static struct db_stack_node kstacks[] = { { 0, 1 }, { 1, 2 }, { 2, 3 }, { 3, 4 },
+						  { 3, 5 } };
+	static struct db_stack_count kcounts[] = { { 0, 0, 4, 3, 3000 }, { 0, 0, 5, 1, 1000 },
+						   { 0, 0, 2, 2, 2000 } };
+	struct db_profile kp = {
+		.run_id = 9, .nevents = 1, .events = events,
+		.nmodules = 2, .modules = kmods, .build_ids = kbids,
+		.nsymbols = 5, .symbols = ksyms, .nframes = 5, .frames = kframes,
+		.nstacks = 5, .stacks = kstacks, .ncounts = 3, .counts = kcounts,
+	};
+	struct profile_opts o = { .by = PROFILE_BY_SYMBOL, .event = -1, .fmt = OUT_FOLDED };
+	struct tu_buf b;
+	report_profile(&run, &kp, &o, tu_buf_open(&b));
+	char *f = (char *)tu_buf_close(&b);
+	assert_string_equal(f, "main;write 2\n"
+			       "main;write;do_syscall_64_[k];[kernel.kallsyms]+0xffffffff81234567_[k] 1\n"
+			       "main;write;do_syscall_64_[k];vfs_write_[k] 3\n");
+	free(f);
+	o = (struct profile_opts){ .by = PROFILE_BY_SYMBOL, .stacks = true, .event = -1,
+				   .fmt = OUT_TABLE };
+	report_profile(&run, &kp, &o, tu_buf_open(&b));
+	char *t = (char *)tu_buf_close(&b);
+	assert_non_null(strstr(t, "main -> write -> do_syscall_64 -> vfs_write"));
+	assert_null(strstr(t, "_[k]"));
+	free(t);
+}
+
 /* Symbols are demangled in rows, paths and folded stacks, and shown as
  * stored with mangled set. */
 static void test_profile__demangled_unless_asked(void **state)
@@ -370,6 +414,7 @@ int main(void)
 		cmocka_unit_test(test_profile__by_module_thread_and_name),
 		cmocka_unit_test(test_profile__json_contract),
 		cmocka_unit_test(test_profile__folded_and_stacks),
+		cmocka_unit_test(test_profile__folded_marks_kernel_frames),
 		cmocka_unit_test(test_profile__demangled_unless_asked),
 		cmocka_unit_test(test_profile__unknown_code_by_address),
 		cmocka_unit_test(test_profile__unknown_code_by_section),
