@@ -35,6 +35,7 @@ struct record_args {
 	const char *dump;
 	const char *debug_dir;
 	bool debuginfod;
+	bool no_kernel;
 };
 
 static void record_init(void *args)
@@ -262,6 +263,7 @@ struct opened_ctx {
 	pid_t attach_pid;
 	int err;		/* why the samples cannot be taken, or 0 */
 	char *cause;
+	bool user_only;		/* a sampler may not see the kernel */
 };
 
 /*
@@ -283,6 +285,7 @@ static void on_opened(const struct counters *cs, size_t first, void *arg)
 				  st && st->reason ? st->reason : "refused");
 			return;
 		}
+		oc->user_only |= st->user_only;
 		uint64_t id;
 		for (size_t t = 0; (id = counters_sampler_id(cs, t, first + i)); t++)
 			if ((oc->err = -recorder_map_id(oc->rec, id, (uint32_t)i)))
@@ -368,6 +371,34 @@ static void print_debug_notes(struct recorder *rec, const struct record_args *a)
 		 : "");
 }
 
+/*
+ * Say when kernel frames are missing or unnamed for a reason the user
+ * may not know: the kernel refused kernel samples (perf_event_paranoid),
+ * or kallsyms hides its addresses (kptr_restrict).
+ */
+static void print_kernel_notes(struct recorder *rec, const struct recorder_stats *st,
+			       const struct record_args *a, bool user_only)
+{
+	if (user_only && !a->no_kernel) {
+		fprintf(stderr, "prof: kernel frames were not recorded: at "
+			"perf_event_paranoid %d this user may sample user code only\n",
+			counters_paranoid());
+		hint_msg("as root: sysctl -w kernel.perf_event_paranoid=1, or run prof "
+			 "with CAP_PERFMON; --no-kernel says you want none");
+	}
+	if (st->kernel_frames &&
+	    symbolizer_kernel_state(recorder_symbolizer(rec)) != SYM_KERNEL_NAMED) {
+		int kr = sym_kptr_restrict();
+		fprintf(stderr, "prof: %llu kernel frames are not named: /proc/kallsyms "
+			"shows no addresses to this user", (unsigned long long)st->kernel_frames);
+		if (kr > 0)
+			fprintf(stderr, " (kernel.kptr_restrict is %d)", kr);
+		fputc('\n', stderr);
+		hint_msg("as root: sysctl -w kernel.kptr_restrict=0, or run prof as root; "
+			 "--no-kernel drops kernel frames");
+	}
+}
+
 /* ---- the verb ------------------------------------------------------------ */
 
 static int cmd_record(struct verb_ctx *vc)
@@ -391,6 +422,7 @@ static int cmd_record(struct verb_ctx *vc)
 	struct sample_plan plan = {
 		.period = (uint64_t)a->period, .freq = (uint64_t)a->freq,
 		.call_graph = a->cg, .stack_bytes = (uint32_t)a->stack_bytes,
+		.no_kernel = a->no_kernel,
 	};
 	struct event_desc *sev = NULL, *cev = NULL;
 	size_t nsev = 0, ncev = 0;
@@ -438,6 +470,7 @@ static int cmd_record(struct verb_ctx *vc)
 		.sink = { sink_module, sink_symbol, sink_frame, sink_stack, sink_sample,
 			  sink_idle, &sk },
 		.debug_dir = a->debug_dir, .debuginfod = a->debuginfod,
+		.no_kernel = a->no_kernel,
 	};
 	struct recorder *rec = recorder_new(&ro);
 	if (!rec) {
@@ -454,7 +487,7 @@ static int cmd_record(struct verb_ctx *vc)
 		recorder_free(rec);
 		goto out_sink;
 	}
-	struct opened_ctx oc = { rec, sev, nsev, (pid_t)l->pid, 0, NULL };
+	struct opened_ctx oc = { rec, sev, nsev, (pid_t)l->pid, 0, NULL, false };
 	struct runner_opts opts = {
 		.argv = l->pid ? NULL : vc->argv, .argc = l->pid ? 0 : vc->argc,
 		.attach_pid = (pid_t)l->pid, .duration_s = l->duration,
@@ -498,8 +531,10 @@ static int cmd_record(struct verb_ctx *vc)
 	}
 	struct recorder_stats st;
 	recorder_stats(rec, &st);
-	if (!l->quiet)
+	if (!l->quiet) {
+		print_kernel_notes(rec, &st, a, oc.user_only);
 		print_debug_notes(rec, a);
+	}
 
 	struct db_sample_event *evs = calloc(nsev, sizeof(*evs));
 	for (size_t i = 0; i < nsev; i++) {
@@ -626,6 +661,10 @@ static const struct opt record_opts[] = {
 		 "a number of rows (0: all)", "rows in the printed report (default 10)"),
 	OPT_BOOL(0, "no-demangle", struct record_args, mangled,
 		 "print C++ and Rust symbols as the binary names them"),
+	OPT_BOOL(0, "no-kernel", struct record_args, no_kernel,
+		 "leave the kernel's frames out of call stacks (a\n"
+		 "sample taken in the kernel lands on the user frame\n"
+		 "that entered it)"),
 	OPT_STRING(0, "debug-dir", struct record_args, debug_dir, "DIR",
 		   "a tree of separate debug files, searched before\n"
 		   "/usr/lib/debug: DIR/.build-id/xx/rest.debug, and\n"

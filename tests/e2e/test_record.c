@@ -582,6 +582,106 @@ static void test_record__stripped_library_named_from_debug_file(void **state)
 	}
 }
 
+/* Kernel frames of each folded line, weighted by its count: the mean,
+ * and the samples with more than one. */
+static double folded_kernel_depth(const char *folded, double *several)
+{
+	double n = 0, sum = 0;
+	*several = 0;
+	const char *line = folded;
+	while (line && *line) {
+		const char *end = strchr(line, '\n');
+		size_t len = end ? (size_t)(end - line) : strlen(line);
+		const char *sp = memrchr(line, ' ', len);
+		double c = sp ? strtod(sp + 1, NULL) : 0;
+		int k = 0;
+		for (const char *q = line; (q = strstr(q, "_[k]")) && q < line + len; q += 4)
+			k++;
+		n += c;
+		sum += c * k;
+		if (k > 1)
+			*several += c;
+		line = end ? end + 1 : NULL;
+	}
+	return n ? sum / n : -1;
+}
+
+/*
+ * A kernel-heavy workload (tests/helpers/kwrites: small writes): its
+ * chains go on into the kernel, several frames deep, kernel frames
+ * marked _[k] in folded stacks, leaf side; about as deep as perf's
+ * (within one frame on average, where perf can record here); none with
+ * --no-kernel. Skipped where this user may not sample the kernel.
+ */
+static void test_record__kernel_chains_whole(void **state)
+{
+	(void)state;
+	need_perf_events();
+	char kw[600];
+	snprintf(kw, sizeof(kw), "%s/tests/helpers/kwrites", BUILD_DIR);
+	for (int nk = 0; nk < 2; nk++) {
+		char *rec[] = { "record", "-e", "cpu-clock", "-F", FREQ, "--", kw, "300000",
+				NULL, NULL };
+		if (nk) {
+			rec[1] = "--no-kernel";
+			rec[2] = "-e";
+			rec[3] = "cpu-clock";
+			rec[4] = "--";
+			rec[5] = kw;
+			rec[6] = "300000";
+			rec[7] = NULL;
+		}
+		struct tu_proc p = prof(rec);
+		assert_int_equal(p.status, 0);
+		if (strstr(p.err, "kernel frames were not recorded")) {
+			fprintf(stderr, "skip: this user may not sample the kernel here\n");
+			tu_proc_release(&p);
+			skip();
+		}
+		assert_null(strstr(p.err, "kernel frames"));
+		tu_proc_release(&p);
+		char *rep[] = { "report", "last", "--format", "folded", NULL };
+		p = prof(rep);
+		assert_int_equal(p.status, 0);
+		double several;
+		double depth = folded_kernel_depth(p.out, &several);
+		fprintf(stderr, "  %s: mean kernel depth %.2f, %.0f samples with several "
+			"kernel frames\n", nk ? "--no-kernel" : "kernel chains", depth, several);
+		if (nk) {
+			assert_null(strstr(p.out, "_[k]"));
+			tu_proc_release(&p);
+			continue;
+		}
+		assert_true(depth > 2);
+		assert_true(several > 10);
+		/* Outermost first: no user frame under a kernel one. */
+		for (const char *k = strstr(p.out, "_[k];"); k; k = strstr(k + 1, "_[k];")) {
+			const char *next = k + 5;
+			size_t len = strcspn(next, "; \n");
+			assert_true(len >= 4 && !strncmp(next + len - 4, "_[k]", 4));
+		}
+		assert_non_null(strstr(p.out, "entry_SYSCALL_64"));
+		tu_proc_release(&p);
+		/* perf's chains of the same workload. */
+		char awk[] = "awk 'NF==0 { if (any) { n++; s+=k } k=0; any=0; next } "
+			     "{any=1} /kernel.kallsyms/ {k++} END { if (any) { n++; s+=k } "
+			     "if (n) printf \"%.3f\\n\", s/n }'";
+		if (sh("command -v perf >/dev/null && perf record -q -e cpu-clock -F " FREQ
+		       " -g -o '%s/kperf.data' -- '%s' 300000 >/dev/null 2>&1 && "
+		       "perf script -i '%s/kperf.data' -F ip,dso 2>/dev/null | %s > '%s/kdepth'",
+		       F.dir, kw, F.dir, awk, F.dir) == 0) {
+			char path[700];
+			snprintf(path, sizeof(path), "%s/kdepth", F.dir);
+			char *text = tu_slurp(path);
+			double perf_depth = text && *text ? strtod(text, NULL) : -1;
+			free(text);
+			fprintf(stderr, "  mean kernel depth: prof %.2f, perf %.2f frames\n",
+				depth, perf_depth);
+			assert_true(perf_depth > 0 && fabs(depth - perf_depth) <= 1.0);
+		}
+	}
+}
+
 /* perf report --sort sym --stdio: "  39.58%  [.] name" lines, each
  * name's share summed (perf shows overloads under one name). */
 static double perf_sym_pct(const char *text, const char *sym)
@@ -943,6 +1043,7 @@ int main(void)
 		cmocka_unit_test(test_record__fp_and_folded),
 		cmocka_unit_test(test_record__stripped_library_by_address),
 		cmocka_unit_test(test_record__stripped_library_named_from_debug_file),
+		cmocka_unit_test(test_record__kernel_chains_whole),
 		cmocka_unit_test(test_record__broken_unwind_tables_stop_cleanly),
 		cmocka_unit_test(test_record__cxx_names_demangled),
 		cmocka_unit_test(test_record__bad_input),
