@@ -11,6 +11,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "collectors/jitdump.h"
 #include "collectors/procmaps.h"
 #include "collectors/recorder.h"
 #include "collectors/symbolize.h"
@@ -398,7 +399,8 @@ static uint32_t symbol_id(struct recorder *r, uint32_t module, const char *name)
 }
 
 /* The frame of addr in process pid, symbolized once per distinct place. */
-static uint32_t frame_of(struct recorder *r, uint32_t pid, uint64_t addr, bool kernel)
+static uint32_t frame_of(struct recorder *r, uint32_t pid, uint64_t addr, bool kernel,
+			 uint64_t time)
 {
 	struct code_map cm;
 	const struct code_map *m = kernel ? NULL : code_map_of(r->maps, pid, addr, &cm);
@@ -415,11 +417,14 @@ static uint32_t frame_of(struct recorder *r, uint32_t pid, uint64_t addr, bool k
 		where = ((uint64_t)pid << 2) | 2;
 		key = addr;
 	}
-	uint32_t id = pairmap_get(&r->addr_frame, where, key);
+	/* A JIT that writes a jitdump reuses addresses for other code: its
+	 * frames are looked up at the sample's time, never from the cache. */
+	bool timed = where & 2 && symbolizer_has_jitdump(r->sym, pid);
+	uint32_t id = timed ? 0 : pairmap_get(&r->addr_frame, where, key);
 	if (id)
 		return id;
 	struct sym_frame f;
-	symbolizer_lookup(r->sym, pid, m, addr, kernel, &f);
+	symbolizer_lookup_at(r->sym, pid, m, addr, kernel, time, &f);
 	uint32_t mod = module_id(r, f.module);
 	const char *name = f.symbol ? symbolizer_intern(r->sym, f.symbol) : NULL;
 	uint32_t sym = mod ? symbol_id(r, mod, name) : 0;
@@ -435,6 +440,8 @@ static uint32_t frame_of(struct recorder *r, uint32_t pid, uint64_t addr, bool k
 		if (rc)
 			return fail(r, rc, "frames"), 0;
 	}
+	if (timed)
+		return id;
 	if (pairmap_put(&r->addr_frame, where, key, id))
 		return fail(r, -ENOMEM, "frames"), 0;
 	r->st.distinct_addrs++;
@@ -570,7 +577,7 @@ static void process_sample(struct recorder *r, const struct qrec *q)
 		uint64_t a = r->ips[i];
 		if (a && (r->kernel[i] ? i > 0 : i > first_user))
 			a--;
-		r->fids[i] = frame_of(r, q->pid, a, r->kernel[i]);
+		r->fids[i] = frame_of(r, q->pid, a, r->kernel[i], q->time);
 		if (!r->fids[i])
 			return;
 	}
@@ -632,6 +639,12 @@ static void process(struct recorder *r, const struct qrec *q)
 		}
 		if (proc_maps_feed(r->maps, &rec))
 			fail(r, -ENOMEM, "address spaces");
+		/* A JIT maps its jitdump (executable, so that it is seen):
+		 * from now on its code is named from there. */
+		if ((q->type == PERF_RECORD_MMAP || q->type == PERF_RECORD_MMAP2) &&
+		    jitdump_path_is_dump(rec.u.mmap.filename, NULL) &&
+		    symbolizer_add_jitdump(r->sym, q->pid, rec.u.mmap.filename))
+			fail(r, -ENOMEM, "jitdumps");
 		break;
 	}
 	default:

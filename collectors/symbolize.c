@@ -9,7 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
+#include "collectors/jitdump.h"
 #include "collectors/symbolize.h"
 
 /* An ELF file, opened on first use. */
@@ -33,6 +35,15 @@ struct perf_map {
 	off_t size;			/* the file's size when read; -1 absent */
 };
 
+/* A process's jitdump, as its JIT mapped it. */
+struct jit_proc {
+	uint32_t pid;
+	struct jitdump *jd;
+	const char *module;		/* the dump's path, interned */
+	off_t size;			/* the file's size when last read */
+	uint64_t read_at;		/* CLOCK_MONOTONIC ns of that read */
+};
+
 /* Open addressing over interned strings (and modules by path). */
 struct strtab {
 	char **keys;
@@ -49,6 +60,8 @@ struct symbolizer {
 	struct debuginfo *debug;
 	struct perf_map *maps;
 	size_t nmaps;
+	struct jit_proc *jits;
+	size_t njits;
 	struct ksym *ksyms;
 	size_t nksyms;
 	char *knames;
@@ -166,6 +179,9 @@ void symbolizer_free(struct symbolizer *s)
 		elf_symtab_free(s->maps[i].st);
 	}
 	free(s->maps);
+	for (size_t i = 0; i < s->njits; i++)
+		jitdump_free(s->jits[i].jd);
+	free(s->jits);
 	free(s->ksyms);
 	free(s->knames);
 	free(s->perf_map_dir);
@@ -317,6 +333,106 @@ static bool perf_map_lookup(struct symbolizer *s, uint32_t pid, uint64_t addr,
 	return true;
 }
 
+/* ---- jitdumps -------------------------------------------------------- */
+
+static struct jit_proc *jit_proc_of(const struct symbolizer *s, uint32_t pid)
+{
+	for (size_t i = s->njits; i-- > 0;)
+		if (s->jits[i].pid == pid)
+			return &s->jits[i];
+	return NULL;
+}
+
+int symbolizer_add_jitdump(struct symbolizer *s, uint32_t pid, const char *path)
+{
+	struct jit_proc *jp = jit_proc_of(s, pid);
+	if (jp && !strcmp(jitdump_path(jp->jd), path))
+		return 0;
+	const char *module = symbolizer_intern(s, path);
+	struct jitdump *jd = module ? jitdump_new(path) : NULL;
+	if (!jd)
+		return -ENOMEM;
+	if (jp) {
+		/* The process started another dump (an exec'd JIT): the new
+		 * one speaks for it from now on. */
+		jitdump_free(jp->jd);
+		*jp = (struct jit_proc){ pid, jd, module, -1, 0 };
+		return 0;
+	}
+	struct jit_proc *v = realloc(s->jits, (s->njits + 1) * sizeof(*v));
+	if (!v) {
+		jitdump_free(jd);
+		return -ENOMEM;
+	}
+	s->jits = v;
+	s->jits[s->njits++] = (struct jit_proc){ pid, jd, module, -1, 0 };
+	return 0;
+}
+
+bool symbolizer_has_jitdump(const struct symbolizer *s, uint32_t pid)
+{
+	return jit_proc_of(s, pid) != NULL;
+}
+
+static uint64_t monotonic_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * A JIT writes a code load before the code runs, so a read of the file
+ * that began after a sample's time holds every load that can name it:
+ * the file is read again (when it grew) only for samples taken after the
+ * last read began. A code that is found could yet have been replaced
+ * since, so a hit does not spare the read.
+ */
+static void jit_catch_up(struct jit_proc *jp, uint64_t time)
+{
+	if (time != UINT64_MAX && time < jp->read_at)
+		return;
+	uint64_t now = monotonic_ns();
+	struct stat sb;
+	if (stat(jitdump_path(jp->jd), &sb) != 0)
+		return;
+	jp->read_at = now;
+	if (sb.st_size == jp->size)
+		return;
+	jp->size = sb.st_size;
+	jitdump_refresh(jp->jd, NULL);
+}
+
+static bool jit_lookup(struct symbolizer *s, uint32_t pid, uint64_t addr, uint64_t time,
+		       struct sym_frame *out)
+{
+	struct jit_proc *jp = jit_proc_of(s, pid);
+	if (!jp)
+		return false;
+	jit_catch_up(jp, time);
+	const struct jit_code *c = jitdump_lookup(jp->jd, addr, time, &out->offset);
+	if (!c)
+		return false;
+	out->module = jp->module;
+	out->symbol = c->name;
+	out->jit_generation = c->generation;
+	return true;
+}
+
+int symbolizer_for_each_jitdump(struct symbolizer *s,
+				int (*fn)(void *arg, uint32_t pid, const char *path,
+					  const struct jitdump_stats *st),
+				void *arg)
+{
+	for (size_t i = 0; i < s->njits; i++) {
+		int rc = fn(arg, s->jits[i].pid, s->jits[i].module,
+			    jitdump_stats(s->jits[i].jd));
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
 /* ---- kallsyms ------------------------------------------------------- */
 
 /* Kernel text symbols, sorted; each reaches up to the next. */
@@ -439,8 +555,15 @@ static const struct ksym *ksym_lookup(const struct symbolizer *s, uint64_t addr)
 void symbolizer_lookup(struct symbolizer *s, uint32_t pid, const struct code_map *m,
 		       uint64_t addr, bool kernel, struct sym_frame *out)
 {
+	symbolizer_lookup_at(s, pid, m, addr, kernel, UINT64_MAX, out);
+}
+
+void symbolizer_lookup_at(struct symbolizer *s, uint32_t pid, const struct code_map *m,
+			  uint64_t addr, bool kernel, uint64_t time, struct sym_frame *out)
+{
 	out->symbol = NULL;
 	out->offset = 0;
+	out->jit_generation = 0;
 	if (kernel) {
 		out->module = SYM_MODULE_KERNEL;
 		if (!s->kallsyms_tried)
@@ -455,7 +578,7 @@ void symbolizer_lookup(struct symbolizer *s, uint32_t pid, const struct code_map
 		return;
 	}
 	if (!m || sym_path_is_anon(m->path)) {
-		if (perf_map_lookup(s, pid, addr, out))
+		if (jit_lookup(s, pid, addr, time, out) || perf_map_lookup(s, pid, addr, out))
 			return;
 		if (!m) {
 			out->module = SYM_MODULE_UNKNOWN;

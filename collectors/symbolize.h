@@ -10,8 +10,12 @@
  *     stripped one) gets its separate debug file's symbols too, found by
  *     build id, debug link or debuginfod (collectors/debuginfo), once;
  *   - anonymous executable memory, or an address in no known mapping: the
- *     process's JIT map, /tmp/perf-PID.map (re-read when it has grown
- *     since a miss), whose module is the map's own path;
+ *     process's jitdump (collectors/jitdump: jit-PID.dump, registered when
+ *     the JIT maps it), where code loads carry times, so the code that was
+ *     at the address when the sample was taken names it; else its JIT
+ *     map, /tmp/perf-PID.map, without times (the last name written at an
+ *     address wins); each re-read when it has grown since a miss, and
+ *     the module is the file's own path;
  *   - kernel addresses: /proc/kallsyms where it shows addresses (root, or
  *     kptr_restrict 0), as module "[kernel.kallsyms]";
  * and where nothing matches, the symbol is NULL (reports print
@@ -55,6 +59,8 @@ struct sym_frame {
 	const char *module;	/* owned by the symbolizer; never NULL */
 	const char *symbol;	/* owned by the symbolizer; NULL: unknown */
 	uint64_t offset;	/* into the symbol, else see above */
+	uint32_t jit_generation;	/* from a jitdump: which code at that
+					 * address (1, 2, ...); else 0 */
 };
 
 struct symbolizer_opts {
@@ -80,6 +86,26 @@ bool sym_path_is_anon(const char *path);
  */
 void symbolizer_lookup(struct symbolizer *s, uint32_t pid, const struct code_map *m,
 		       uint64_t addr, bool kernel, struct sym_frame *out);
+/* The same for a sample taken at time (CLOCK_MONOTONIC ns), which a
+ * jitdump needs; symbolizer_lookup() asks for the code there now. */
+void symbolizer_lookup_at(struct symbolizer *s, uint32_t pid, const struct code_map *m,
+			  uint64_t addr, bool kernel, uint64_t time, struct sym_frame *out);
+
+/*
+ * Process pid mapped the jitdump at path (a file named jit-PID.dump): its
+ * anonymous code is named from it from now on. Read at the first look-up
+ * and again when it grows. 0 or -ENOMEM.
+ */
+int symbolizer_add_jitdump(struct symbolizer *s, uint32_t pid, const char *path);
+/* True when pid has a jitdump: its anonymous code's names change over
+ * time, so no cache may keep them by address alone. */
+bool symbolizer_has_jitdump(const struct symbolizer *s, uint32_t pid);
+/* Call fn for every jitdump registered; stops at a non-zero return. */
+struct jitdump_stats;
+int symbolizer_for_each_jitdump(struct symbolizer *s,
+				int (*fn)(void *arg, uint32_t pid, const char *path,
+					  const struct jitdump_stats *st),
+				void *arg);
 
 /* Read kallsyms now rather than at the first kernel address (it takes
  * the kernel tens of milliseconds to print). */

@@ -12,6 +12,7 @@
 
 #include "collectors/counters.h"
 #include "collectors/events.h"
+#include "collectors/jitdump.h"
 #include "collectors/recorder.h"
 #include "db/samples.h"
 #include "prof/cause.h"
@@ -399,6 +400,30 @@ static void print_kernel_notes(struct recorder *rec, const struct recorder_stats
 	}
 }
 
+/* -v: what each jitdump held (a JIT's rate of emitting code); always,
+ * when its times could not be set against the samples'. */
+static int note_jitdump(void *arg, uint32_t pid, const char *path,
+			const struct jitdump_stats *st)
+{
+	(void)arg;
+	if (verbose) {
+		double span = st->last_time > st->first_time
+			      ? (double)(st->last_time - st->first_time) / 1e9 : 0;
+		fprintf(stderr, "prof: jitdump '%s' of pid %u: %llu code loads, %llu moves, "
+			"%llu bytes of code", path, pid, (unsigned long long)st->loads,
+			(unsigned long long)st->moves, (unsigned long long)st->code_bytes);
+		if (span > 0 && !st->arch_time)
+			fprintf(stderr, " in %.3f s (%.0f bytes/s)", span,
+				(double)st->code_bytes / span);
+		fputc('\n', stderr);
+	}
+	if (st->arch_time)
+		fprintf(stderr, "prof: jitdump '%s' counts time in TSC ticks: its code is "
+			"named by the last load at each address, whatever the sample's "
+			"time\n", path);
+	return 0;
+}
+
 /* ---- the verb ------------------------------------------------------------ */
 
 static int cmd_record(struct verb_ctx *vc)
@@ -534,6 +559,7 @@ static int cmd_record(struct verb_ctx *vc)
 	if (!l->quiet) {
 		print_kernel_notes(rec, &st, a, oc.user_only);
 		print_debug_notes(rec, a);
+		symbolizer_for_each_jitdump(recorder_symbolizer(rec), note_jitdump, NULL);
 	}
 
 	struct db_sample_event *evs = calloc(nsev, sizeof(*evs));

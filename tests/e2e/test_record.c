@@ -682,6 +682,78 @@ static void test_record__kernel_chains_whole(void **state)
 	}
 }
 
+/* The summed count of folded lines that contain needle. */
+static double folded_count(const char *folded, const char *needle)
+{
+	double sum = 0;
+	for (const char *p = strstr(folded, needle); p; p = strstr(p + 1, needle)) {
+		const char *end = strchr(p, '\n');
+		const char *sp = end ? memrchr(p, ' ', (size_t)(end - p)) : strrchr(p, ' ');
+		if (sp)
+			sum += strtod(sp + 1, NULL);
+	}
+	return sum;
+}
+
+/*
+ * A JIT that writes two functions into one buffer in turn
+ * (tests/helpers/jitgen): announced in a jitdump, each sample is named by
+ * the code that was there when it was taken, jit_alpha under phase_one
+ * and jit_beta under phase_two, in at least 99% of them (perf record -k
+ * mono plus perf inject --jit agrees: 49.23% and 48.54% here); announced
+ * in a perf map alone, the one function is named from the map.
+ */
+static void test_record__jit_code_named_by_generation(void **state)
+{
+	(void)state;
+	need_perf_events();
+	char jitgen[600];
+	snprintf(jitgen, sizeof(jitgen), "%s/tests/helpers/jitgen", BUILD_DIR);
+	char *rec[] = { "record", "-q", "-e", "cpu-clock", "-F", FREQ, "--", jitgen,
+			F.dir, "dump", "0.3", NULL };
+	struct tu_proc p = prof(rec);
+	if (p.status == 77) {
+		fprintf(stderr, "skip: jitgen writes x86-64 code only\n");
+		tu_proc_release(&p);
+		skip();
+	}
+	assert_int_equal(p.status, 0);
+	tu_proc_release(&p);
+	char *rep[] = { "report", "last", "--format", "folded", NULL };
+	p = prof(rep);
+	assert_int_equal(p.status, 0);
+	double right = folded_count(p.out, "phase_one;jit_alpha") +
+		       folded_count(p.out, "phase_two;jit_beta");
+	double wrong = folded_count(p.out, "phase_one;jit_beta") +
+		       folded_count(p.out, "phase_two;jit_alpha");
+	double unnamed = folded_count(p.out, "phase_one;[anon") +
+			 folded_count(p.out, "phase_two;[anon") +
+			 folded_count(p.out, "phase_one;0x") + folded_count(p.out, "phase_two;0x");
+	fprintf(stderr, "  JIT samples: %.0f on the right generation, %.0f on the wrong "
+		"one, %.0f unnamed\n", right, wrong, unnamed);
+	assert_true(folded_count(p.out, "phase_one;jit_alpha") > 20);
+	assert_true(folded_count(p.out, "phase_two;jit_beta") > 20);
+	assert_true(right >= 0.99 * (right + wrong + unnamed));
+	tu_proc_release(&p);
+
+	/* A perf map in /tmp, where perf and prof look for it. */
+	char *map[] = { "record", "-q", "-e", "cpu-clock", "-F", FREQ, "--", jitgen,
+			"/tmp", "map", "0.2", NULL };
+	p = prof(map);
+	assert_int_equal(p.status, 0);
+	char mpath[64];
+	snprintf(mpath, sizeof(mpath), "/tmp/perf-%d.map", atoi(p.out));
+	tu_proc_release(&p);
+	char *json = report("symbol", false);
+	unlink(mpath);
+	char mod[64];
+	snprintf(mod, sizeof(mod), "/perf-%d.map", atoi(mpath + 10));
+	double alpha = json_pct(json, mod, "jit_alpha");
+	fprintf(stderr, "  jit_alpha from %s: %.2f%%\n", mpath, alpha);
+	assert_true(alpha > 50);
+	free(json);
+}
+
 /* perf report --sort sym --stdio: "  39.58%  [.] name" lines, each
  * name's share summed (perf shows overloads under one name). */
 static double perf_sym_pct(const char *text, const char *sym)
@@ -1044,6 +1116,7 @@ int main(void)
 		cmocka_unit_test(test_record__stripped_library_by_address),
 		cmocka_unit_test(test_record__stripped_library_named_from_debug_file),
 		cmocka_unit_test(test_record__kernel_chains_whole),
+		cmocka_unit_test(test_record__jit_code_named_by_generation),
 		cmocka_unit_test(test_record__broken_unwind_tables_stop_cleanly),
 		cmocka_unit_test(test_record__cxx_names_demangled),
 		cmocka_unit_test(test_record__bad_input),
