@@ -273,8 +273,10 @@ static int parse(struct jitdump *jd, char **cause)
 			break;
 		at += size;
 	}
-	memmove(jd->buf, jd->buf + at, jd->len - at);
-	jd->len -= at;
+	if (at) {
+		memmove(jd->buf, jd->buf + at, jd->len - at);
+		jd->len -= at;
+	}
 	return err;
 }
 
@@ -290,6 +292,8 @@ static int stop(struct jitdump *jd, int err, char **cause)
 
 static int take(struct jitdump *jd, const void *bytes, size_t len)
 {
+	if (!len)
+		return 0;
 	if (jd->cap - jd->len < len) {
 		size_t cap = jd->cap ? jd->cap : 65536;
 		while (cap - jd->len < len)

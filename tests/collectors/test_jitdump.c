@@ -311,6 +311,50 @@ static void test_jitdump__malformed(void **state)
 	jitdump_free(jd);
 }
 
+/* Fuzz regressions: inputs that once broke jitdump_feed. */
+static void test_jitdump__fuzz_regressions(void **state)
+{
+	(void)state;
+	/* empty: no bytes at all, fed to a fresh jitdump (a memmove of a
+	 * NULL buffer: undefined behaviour). */
+	struct jitdump *jd = jitdump_new("empty");
+	assert_int_equal(jitdump_feed(jd, "", 0, NULL), 0);
+	assert_int_equal(jitdump_count(jd), 0);
+	jitdump_free(jd);
+	char path[600];
+	snprintf(path, sizeof(path), "%s/jitdump/empty", REGRESSIONS_DIR);
+	FILE *f = fopen(path, "rb");
+	assert_non_null(f);
+	assert_int_equal(fgetc(f), EOF);
+	fclose(f);
+
+	/* overlap-tsc: TSC times, and loads that overlap at other starts:
+	 * the latest load covering an address names it, even where an
+	 * earlier one starts there (the fuzz check asked too much). */
+	snprintf(path, sizeof(path), "%s/jitdump/overlap-tsc", REGRESSIONS_DIR);
+	char *bytes = NULL;
+	size_t len = 0;
+	f = fopen(path, "rb");
+	assert_non_null(f);
+	FILE *m = open_memstream(&bytes, &len);
+	int c;
+	while ((c = fgetc(f)) != EOF)
+		fputc(c, m);
+	fclose(m);
+	fclose(f);
+	jd = jitdump_new("overlap-tsc");
+	jitdump_feed(jd, bytes, len, NULL);
+	assert_true(jitdump_stats(jd)->arch_time);
+	for (size_t i = 0; i < jitdump_count(jd); i++) {
+		const struct jit_code *code = jitdump_at(jd, i);
+		const struct jit_code *hit = jitdump_lookup(jd, code->addr, code->time, NULL);
+		assert_non_null(hit);
+		assert_true(code->addr - hit->addr < hit->size);
+	}
+	jitdump_free(jd);
+	free(bytes);
+}
+
 static void test_jitdump__dump_names(void **state)
 {
 	(void)state;
@@ -333,6 +377,7 @@ int main(void)
 		cmocka_unit_test(test_jitdump__moves_skips_and_generations),
 		cmocka_unit_test(test_jitdump__arch_timestamps_ignore_time),
 		cmocka_unit_test(test_jitdump__malformed),
+		cmocka_unit_test(test_jitdump__fuzz_regressions),
 		cmocka_unit_test(test_jitdump__dump_names),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

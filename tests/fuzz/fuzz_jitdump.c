@@ -2,7 +2,8 @@
  * fuzz_jitdump: a JIT's jit-PID.dump, which any process may write (prof
  * record reads it for the code of the process that mapped it). The input
  * is the file's bytes, fed whole and then again split in two; both must
- * agree, every load must be found again at its own address and time, and
+ * agree, every load's address at its time must be named (by it, or by
+ * code that replaced it no earlier), and
  * a refusal must come with a cause.
  */
 #include <errno.h>
@@ -45,9 +46,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (size_t i = 0; i < n; i++) {
 		const struct jit_code *c = jitdump_at(a, i);
 		FZ_CHECK(c->size > 0 && c->name && c->addr + (c->size - 1) >= c->addr);
+		/* Found again, or code that covers it and won over it: loaded
+		 * at the same time or later in the file, or, with TSC times,
+		 * at any time. */
 		uint64_t off = 1;
 		const struct jit_code *hit = jitdump_lookup(a, c->addr, c->time, &off);
-		FZ_CHECK(hit && off == 0 && hit->generation >= 1);
+		FZ_CHECK(hit && hit->generation >= 1);
+		FZ_CHECK(off == c->addr - hit->addr && off < hit->size);
+		FZ_CHECK(hit == c || jitdump_stats(a)->arch_time || hit->time >= c->time);
+		FZ_CHECK(jitdump_stats(a)->arch_time || hit->time <= c->time);
 		jitdump_lookup(a, c->addr + c->size - 1, UINT64_MAX, NULL);
 		jitdump_lookup(a, c->addr - 1, 0, NULL);
 	}
