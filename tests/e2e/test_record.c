@@ -536,7 +536,7 @@ static void test_record__stripped_library_named_from_debug_file(void **state)
 			    F.dir, root, bid, root, bid, bid + 2), 0);
 
 	/* By debug link. */
-	char *json = record_and_report("dwarf", linked, "symbol", false, "60");
+	char *json = record_and_report("dwarf", linked, "symbol", false, STEPS);
 	double spin = json_pct(json, "/dl/libhot.so", "lib_spin");
 	free(json);
 	fprintf(stderr, "  lib_spin through the debug link: %.2f%%\n", spin);
