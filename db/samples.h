@@ -68,6 +68,10 @@ int db_sample_put_module(struct db_sample_writer *w, uint32_t id, const char *pa
 /* name NULL: the module's unknown symbol. */
 int db_sample_put_symbol(struct db_sample_writer *w, uint32_t id, uint32_t module,
 			 const char *name, char **cause);
+/* Where frame id (already put) is in the source; file and function may
+ * be NULL, line 0. */
+int db_sample_put_frame_src(struct db_sample_writer *w, uint32_t id, const char *file,
+			    uint32_t line, const char *function, char **cause);
 int db_sample_put_frame(struct db_sample_writer *w, uint32_t id, uint32_t symbol,
 			uint64_t offset, char **cause);
 /* parent 0: an outermost frame. */
@@ -108,6 +112,9 @@ struct db_symbol {
 struct db_frame {
 	uint32_t symbol;	/* id */
 	uint64_t offset;	/* into the symbol; else into the module */
+	char *src_file;		/* NULL: not known */
+	uint32_t src_line;	/* 0: not known */
+	char *src_function;	/* innermost, maybe inlined; NULL: not known */
 };
 
 struct db_stack_node {

@@ -32,13 +32,16 @@
  *   libhot.so self 70 total 70; /bin/hot self 30 total 100.
  *   thread 0 (tid 100 "hot"): 90; thread 1 (tid 101 "worker"): 10.
  */
+/* A frame by its symbol and offset (its source line unknown). */
+#define FR(sym, off) { .symbol = (sym), .offset = (off) }
+
 static char *names[] = { "main", "work", "hot", NULL, "helper" };
 static char *mods[] = { "/bin/hot", "/lib/libhot.so" };
 static char *bids[] = { NULL, NULL };
 static struct db_symbol syms[] = { { 1, NULL }, { 2, NULL }, { 2, NULL },
 				   { 2, NULL }, { 1, NULL } };
-static struct db_frame frames[] = { { 1, 0 }, { 2, 0x10 }, { 3, 4 }, { 4, 0x999 },
-				    { 5, 8 } };
+static struct db_frame frames[] = { FR(1, 0), FR(2, 0x10), FR(3, 4), FR(4, 0x999),
+				    FR(5, 8) };
 static struct db_stack_node stacks[] = { { 0, 1 }, { 1, 2 }, { 2, 3 }, { 1, 4 },
 					 { 1, 5 }, { 5, 1 } };
 static struct db_stack_count counts[] = {
@@ -217,8 +220,8 @@ static void test_profile__folded_marks_kernel_frames(void **state)
 	static struct db_symbol ksyms[] = { { 1, "main" }, { 1, "write" },
 					    { 2, "do_syscall_64" }, { 2, "vfs_write" },
 					    { 2, NULL } };
-	static struct db_frame kframes[] = { { 1, 0 }, { 2, 4 }, { 3, 0x20 }, { 4, 0 },
-					     { 5, 0xffffffff81234567ull } };
+	static struct db_frame kframes[] = { FR(1, 0), FR(2, 4), FR(3, 0x20), FR(4, 0),
+					     FR(5, 0xffffffff81234567ull) };
 	static struct db_stack_node kstacks[] = { { 0, 1 }, { 1, 2 }, { 2, 3 }, { 3, 4 },
 						  { 3, 5 } };
 	static struct db_stack_count kcounts[] = { { 0, 0, 4, 3, 3000 }, { 0, 0, 5, 1, 1000 },
@@ -296,8 +299,8 @@ static char *z_mods[] = { "/bin/app", "/lib/libz.so", "[unknown]" };
 static char *z_bids[] = { NULL, NULL, NULL };
 static struct db_symbol z_syms[] = { { 1, "main" }, { 2, NULL }, { 3, NULL },
 				     { 2, "deflate" } };
-static struct db_frame z_frames[] = { { 1, 0x10 }, { 2, 0x1130 }, { 2, 0x1134 },
-				      { 2, 0x2200 }, { 3, 0x7ffd1234 }, { 4, 0x5 } };
+static struct db_frame z_frames[] = { FR(1, 0x10), FR(2, 0x1130), FR(2, 0x1134),
+				      FR(2, 0x2200), FR(3, 0x7ffd1234), FR(4, 0x5) };
 static struct db_stack_node z_stacks[] = { { 0, 1 }, { 1, 6 }, { 2, 2 }, { 2, 3 },
 					   { 0, 5 }, { 5, 4 }, { 5, 2 } };
 static struct db_stack_count z_counts[] = {
