@@ -256,7 +256,7 @@ struct recorder *recorder_new(const struct recorder_opts *opts)
 	pthread_mutex_init(&r->lock, NULL);
 	pthread_cond_init(&r->cond, NULL);
 	struct symbolizer_opts so = { opts->perf_map_dir, opts->kallsyms,
-				      opts->debug_dir, opts->debuginfod };
+				      opts->debug_dir, opts->debuginfod, opts->lines };
 	r->sym = symbolizer_new(&so);
 	r->unw = r->sym ? unwinder_new(r->sym) : NULL;
 	r->maps = proc_maps_new();
@@ -437,6 +437,9 @@ static uint32_t frame_of(struct recorder *r, uint32_t pid, uint64_t addr, bool k
 			return fail(r, -ENOMEM, "frames"), 0;
 		int rc = r->o.sink.frame ? r->o.sink.frame(r->o.sink.arg, id, sym, f.offset)
 					 : 0;
+		if (!rc && r->o.sink.frame_src && (f.src_file || f.src_function))
+			rc = r->o.sink.frame_src(r->o.sink.arg, id, f.src_file, f.src_line,
+						 f.src_function);
 		if (rc)
 			return fail(r, rc, "frames"), 0;
 	}

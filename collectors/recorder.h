@@ -106,6 +106,11 @@ struct recorder_sink {
 	/* The queue ran empty: a good moment to commit a batch (may be NULL). */
 	int (*idle)(void *arg);
 	void *arg;
+	/* With lines: where frame id is in the source, right after it was
+	 * announced, when the debug info says (may be NULL). file and
+	 * function may each be NULL; line 0 is unknown. */
+	int (*frame_src)(void *arg, uint32_t id, const char *file, uint32_t line,
+			 const char *function);
 };
 
 struct recorder_opts {
@@ -122,6 +127,7 @@ struct recorder_opts {
 	 * only when it has no user frame: a kernel thread). */
 	bool no_kernel;
 	bool debuginfod;		/* may ask DEBUGINFOD_URLS' servers */
+	bool lines;			/* source lines of frames (frame_src) */
 	bool synchronous;		/* no worker: process in on_record
 					 * (tests, replays) */
 };

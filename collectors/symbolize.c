@@ -4,6 +4,7 @@
  * symbolize.h.
  */
 #include <ctype.h>
+#include <elf.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 #include <time.h>
 
 #include "collectors/jitdump.h"
+#include "collectors/srcline.h"
 #include "collectors/symbolize.h"
 
 /* An ELF file, opened on first use. */
@@ -21,7 +23,11 @@ struct sym_module {
 	struct elf_symtab *st;		/* NULL until loaded, or unreadable */
 	bool symtab_tried;
 	bool has_symtab;
-	struct debuginfo_result debug;	/* searched when there is no .symtab */
+	struct debuginfo_result debug;	/* searched when there is no .symtab,
+					 * or no DWARF for lines */
+	bool debug_searched;
+	struct srcline *src;		/* NULL until opened, or none */
+	bool src_tried;
 	char *error;
 	char build_id[ELF_BUILD_ID_HEX_SIZE];
 	uint64_t lookups, unknown;
@@ -153,6 +159,7 @@ static void module_free(struct sym_module *m)
 	if (!m)
 		return;
 	elf_symtab_free(m->st);
+	srcline_free(m->src);
 	debuginfo_result_release(&m->debug);
 	elf_file_close(m->ef);
 	free(m->error);
@@ -258,6 +265,37 @@ const char *symbolizer_build_id(struct symbolizer *s, const char *path)
  * library's .dynsym names only what it exports; perf names
  * __memmove_avx512_unaligned_erms in libc from libc6-dbg's .symtab).
  */
+static void module_find_debug(struct symbolizer *s, struct sym_module *m)
+{
+	if (m->debug_searched)
+		return;
+	m->debug_searched = true;
+	debuginfo_find(s->debug, m->ef, m->build_id[0] ? m->build_id : NULL, &m->debug);
+}
+
+static bool has_dwarf(const struct elf_file *ef)
+{
+	const struct elf_section *d = ef ? elf_file_section_by_name(ef, ".debug_info") : NULL;
+	return d && d->type != SHT_NOBITS && d->size;
+}
+
+/* The module's DWARF, opened at its first line look-up: the file's own,
+ * else its debug file's (searched now if the symbols did not need it). */
+static struct srcline *module_srcline(struct symbolizer *s, struct sym_module *m)
+{
+	if (m->src_tried || !m->ef)
+		return m->src;
+	m->src_tried = true;
+	if (has_dwarf(m->ef)) {
+		m->src = srcline_open(m->path);
+	} else {
+		module_find_debug(s, m);
+		if (has_dwarf(m->debug.ef))
+			m->src = srcline_open(m->debug.path);
+	}
+	return m->src;
+}
+
 static const struct elf_symtab *module_symtab(struct symbolizer *s,
 					      struct sym_module *m)
 {
@@ -265,8 +303,7 @@ static const struct elf_symtab *module_symtab(struct symbolizer *s,
 		m->symtab_tried = true;
 		m->has_symtab = elf_file_has_symtab(m->ef);
 		if (!m->has_symtab)
-			debuginfo_find(s->debug, m->ef, m->build_id[0] ? m->build_id : NULL,
-				       &m->debug);
+			module_find_debug(s, m);
 		char *cause = NULL;
 		if (elf_symtab_load_with_debug(m->ef, m->debug.ef, &m->st, &cause) != 0) {
 			m->st = NULL;
@@ -564,6 +601,8 @@ void symbolizer_lookup_at(struct symbolizer *s, uint32_t pid, const struct code_
 	out->symbol = NULL;
 	out->offset = 0;
 	out->jit_generation = 0;
+	out->src_file = out->src_function = NULL;
+	out->src_line = 0;
 	if (kernel) {
 		out->module = SYM_MODULE_KERNEL;
 		if (!s->kallsyms_tried)
@@ -612,6 +651,13 @@ void symbolizer_lookup_at(struct symbolizer *s, uint32_t pid, const struct code_
 	} else {
 		out->offset = vaddr;
 		mod->unknown++;
+	}
+	struct src_loc loc;
+	struct srcline *src = s->o.lines ? module_srcline(s, mod) : NULL;
+	if (src && srcline_lookup(src, vaddr, &loc) == 0) {
+		out->src_file = loc.file ? symbolizer_intern(s, loc.file) : NULL;
+		out->src_line = out->src_file ? loc.line : 0;
+		out->src_function = loc.function ? symbolizer_intern(s, loc.function) : NULL;
 	}
 }
 

@@ -9,6 +9,8 @@
  *     at the address's ELF virtual address; a file without .symtab (a
  *     stripped one) gets its separate debug file's symbols too, found by
  *     build id, debug link or debuginfod (collectors/debuginfo), once;
+ *     and with lines, the source line and innermost (inlined) function
+ *     from the DWARF of the file or of its debug file (collectors/srcline);
  *   - anonymous executable memory, or an address in no known mapping: the
  *     process's jitdump (collectors/jitdump: jit-PID.dump, registered when
  *     the JIT maps it), where code loads carry times, so the code that was
@@ -61,6 +63,13 @@ struct sym_frame {
 	uint64_t offset;	/* into the symbol, else see above */
 	uint32_t jit_generation;	/* from a jitdump: which code at that
 					 * address (1, 2, ...); else 0 */
+	/* From the file's DWARF (its own, or its debug file's), when the
+	 * symbolizer was asked for lines: the source line, and the
+	 * innermost function there, an inlined one where the compiler
+	 * inlined it. Owned by the symbolizer; NULL or 0 where unknown. */
+	const char *src_file;
+	uint32_t src_line;
+	const char *src_function;
 };
 
 struct symbolizer_opts {
@@ -68,6 +77,7 @@ struct symbolizer_opts {
 	const char *kallsyms;		/* NULL: /proc/kallsyms; "": none */
 	const char *debug_dir;		/* debug root before /usr/lib/debug, or NULL */
 	bool debuginfod;		/* may ask DEBUGINFOD_URLS' servers */
+	bool lines;			/* source lines from DWARF (srcline) */
 };
 
 struct symbolizer;

@@ -227,6 +227,15 @@ static int sink_frame(void *arg, uint32_t id, uint32_t symbol, uint64_t offset)
 	return keep(s, db_sample_put_frame(s->w, id, symbol, offset, &cause), cause);
 }
 
+static int sink_frame_src(void *arg, uint32_t id, const char *file, uint32_t line,
+			  const char *function)
+{
+	struct sink *s = arg;
+	char *cause = NULL;
+	return keep(s, db_sample_put_frame_src(s->w, id, file, line, function, &cause),
+		    cause);
+}
+
 static int sink_stack(void *arg, uint32_t id, uint32_t parent, uint32_t frame)
 {
 	struct sink *s = arg;
@@ -493,7 +502,8 @@ static int cmd_record(struct verb_ctx *vc)
 	struct recorder_opts ro = {
 		.call_graph = a->cg, .nevents = nsev,
 		.sink = { sink_module, sink_symbol, sink_frame, sink_stack, sink_sample,
-			  sink_idle, &sk },
+			  sink_idle, &sk, sink_frame_src },
+		.lines = true,
 		.debug_dir = a->debug_dir, .debuginfod = a->debuginfod,
 		.no_kernel = a->no_kernel,
 	};

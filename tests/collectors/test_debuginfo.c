@@ -416,7 +416,8 @@ static void test_debuginfo__symbolizer_uses_debug_file(void **state)
 	uint64_t hot = nm_addr("hot");
 	struct code_map m = { 0x7f0000001000, 0x1000, 0x1000, path };
 	for (int with = 0; with < 2; with++) {
-		struct symbolizer_opts o = { .kallsyms = "", .debug_dir = with ? root : dir };
+		struct symbolizer_opts o = { .kallsyms = "", .debug_dir = with ? root : dir,
+					     .lines = true };
 		struct symbolizer *s = symbolizer_new(&o);
 		struct sym_frame f;
 		symbolizer_lookup(s, 7, &m, 0x7f0000000000 + hot + 1, false, &f);
@@ -431,9 +432,16 @@ static void test_debuginfo__symbolizer_uses_debug_file(void **state)
 			assert_int_equal(sn.mi.via, DEBUGINFO_BUILD_ID);
 			assert_non_null(strstr(sn.mi.debug_path, root));
 			assert_int_equal(sn.mi.unknown, 0);
+			/* Its line from the debug file's DWARF: hot() is
+			 * line 1 of p.c. */
+			assert_non_null(f.src_file);
+			assert_non_null(strstr(f.src_file, "p.c"));
+			assert_int_equal(f.src_line, 1);
+			assert_string_equal(f.src_function, "hot");
 		} else {
 			assert_null(f.symbol);
 			assert_int_equal(f.offset, hot + 1);
+			assert_null(f.src_file);
 			assert_int_equal(sn.mi.via, DEBUGINFO_NONE);
 			assert_non_null(sn.mi.debug_note);
 			assert_int_equal(sn.mi.unknown, 1);
