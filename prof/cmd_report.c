@@ -39,7 +39,8 @@ static int report_sampled(struct verb_ctx *vc, struct db *db, const struct db_ru
 	char buf[64];
 	bool wants_samples = ra->stacks || ra->fmt == OUT_FOLDED ||
 			     (ra->by && (!strcmp(ra->by, "symbol") ||
-					 !strcmp(ra->by, "module")));
+					 !strcmp(ra->by, "module") ||
+					 !strcmp(ra->by, "line")));
 	int rc = db_profile_load(db, run->id, &prof, &cause);
 	if (rc == -ENODATA && !wants_samples) {
 		free(cause);
@@ -143,7 +144,7 @@ static int parse_by(struct verb_ctx *vc, const char *arg, void *field)
 	char buf[64];
 	if (report_by_parse(arg, &by) && profile_by_parse(arg, &pby))
 		return usage_error(vc->name, "bad --by '%s': expected thread, name, "
-				   "total, symbol or module",
+				   "total, symbol, module or line",
 				   cli_echo(arg, buf, sizeof(buf)));
 	*(const char **)field = arg;
 	return 0;
@@ -161,7 +162,8 @@ static int parse_unknown(struct verb_ctx *vc, const char *arg, void *field)
 static const struct opt report_opts[] = {
 	OPT_CALLBACK(0, "by", struct report_args, by, "MODE", parse_by,
 		     "thread, name or total; for a sampled run also\n"
-		     "symbol (its default) or module"),
+		     "symbol (its default), module, or line (source\n"
+		     "file and line from the debug info)"),
 	OPT_BOOL(0, "stacks", struct report_args, stacks,
 		 "the hottest call paths of a sampled run"),
 	OPT_STRING(0, "event", struct report_args, event, "NAME",
@@ -189,7 +191,7 @@ const struct verb verb_report = {
 	.args_size = sizeof(struct report_args),
 	.max_operands = 1,
 	.help =
-"usage: prof report [RUN|last] [--by thread|name|total|symbol|module]\n"
+"usage: prof report [RUN|last] [--by thread|name|total|symbol|module|line]\n"
 "                   [--stacks] [--event NAME] [--limit N] [--no-demangle]\n"
 "                   [--unknown address|section]\n"
 "                   [--format table|json|csv|markdown|folded] [-o FILE]\n"
@@ -203,20 +205,24 @@ const struct verb verb_report = {
 "For a sampled run ('prof record'), the default is where the samples fell:\n"
 "--by symbol (the default) or module, with self and total shares of each\n"
 "event; --by thread or name, each thread's share; --by total, the run's\n"
-"counts. --stacks lists the hottest call paths; --format folded writes\n"
-"one 'main;work;hot 123' line per call path (samples of the first event,\n"
-"or --event), for flame-graph tools. --by symbol and module need a\n"
-"sampled run. Code that no symbol covers (a stripped library's static\n"
-"functions) is shown by address, as 'libfoo.so+0x1a2b' (the address nm,\n"
-"objdump and addr2line use), one row per address. Call chains end at a\n"
-"caller in no known mapping, which a frame-pointer walk finds in code\n"
-"built without frame pointers; the report says how many did.\n"
+"counts; --by line, by source file and line where the debug info (the\n"
+"binary's, or its debug file's) says, naming the innermost function there,\n"
+"an inlined one where the compiler inlined it. --stacks lists the hottest\n"
+"call paths; --format folded writes one 'main;work;hot 123' line per call\n"
+"path (samples of the first event, or --event), for flame-graph tools.\n"
+"--by symbol, module and line need a sampled run. Code that no symbol\n"
+"covers (a stripped library's static functions) is shown by address, as\n"
+"'libfoo.so+0x1a2b' (the address nm, objdump and addr2line use), one row\n"
+"per address. Call chains end at a caller in no known mapping, which a\n"
+"frame-pointer walk finds in code built without frame pointers; the\n"
+"report says how many did.\n"
 "\n",
 	.help_tail =
 "Examples:\n"
 "  prof report last --by name\n"
 "  prof report 12 --format csv -o run12.csv\n"
 "  prof report last --by module\n"
+"  prof report last --by line --limit 20\n"
 "  prof report last --stacks --limit 10\n"
 "  prof report last --format folded | flamegraph.pl > hot.svg\n",
 };

@@ -754,6 +754,52 @@ static void test_record__jit_code_named_by_generation(void **state)
 	free(json);
 }
 
+/*
+ * --by line: hot_main's hottest source line, from the DWARF of the
+ * binaries (built with -g), is the one perf report --sort srcline puts
+ * first, with the same share within 5 points; the JSON row names its
+ * file in full and the function.
+ */
+static void test_record__by_line_matches_perf_srcline(void **state)
+{
+	(void)state;
+	need_build();
+	need_perf_events();
+	char *json = record_and_report("dwarf", F.lib, "line", false, STEPS);
+	const char *row = strstr(json, "\"rows\": [");
+	assert_non_null(row);
+	const char *file = strstr(row, "\"file\": \"");
+	const char *line = strstr(row, "\"line\": ");
+	const char *pct = strstr(row, "\"self_pct\": ");
+	assert_true(file && line && pct);
+	file += strlen("\"file\": \"");
+	const char *end = strchr(file, '"');
+	const char *base = memrchr(file, '/', (size_t)(end - file));
+	base = base ? base + 1 : file;
+	char where[300];
+	snprintf(where, sizeof(where), "%.*s:%ld", (int)(end - base), base,
+		 strtol(line + strlen("\"line\": "), NULL, 10));
+	double share = strtod(pct + strlen("\"self_pct\": "), NULL);
+	fprintf(stderr, "  hottest line: %s, %.2f%%\n", where, share);
+	assert_string_equal(where, "hot_lib.c:11");
+	assert_non_null(strstr(row, "\"symbol\": \"lib_spin\""));
+	assert_true(share > 50);
+	free(json);
+	if (!perf_record(F.lib))
+		return;
+	char *text = perf_report("srcline");
+	assert_non_null(text);
+	double perf_share = -1;
+	for (char *l = strtok(text, "\n"); l; l = strtok(NULL, "\n")) {
+		double v;
+		char w[300];
+		if (l[0] != '#' && sscanf(l, " %lf%% %299s", &v, w) == 2 && !strcmp(w, where))
+			perf_share = v;
+	}
+	free(text);
+	assert_true(close_to(share, perf_share, 5, where));
+}
+
 /* perf report --sort sym --stdio: "  39.58%  [.] name" lines, each
  * name's share summed (perf shows overloads under one name). */
 static double perf_sym_pct(const char *text, const char *sym)
@@ -1117,6 +1163,7 @@ int main(void)
 		cmocka_unit_test(test_record__stripped_library_named_from_debug_file),
 		cmocka_unit_test(test_record__kernel_chains_whole),
 		cmocka_unit_test(test_record__jit_code_named_by_generation),
+		cmocka_unit_test(test_record__by_line_matches_perf_srcline),
 		cmocka_unit_test(test_record__broken_unwind_tables_stop_cleanly),
 		cmocka_unit_test(test_record__cxx_names_demangled),
 		cmocka_unit_test(test_record__bad_input),

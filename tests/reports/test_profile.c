@@ -249,6 +249,72 @@ static void test_profile__folded_marks_kernel_frames(void **state)
 	free(t);
 }
 
+/*
+ * By line: the shared profile with source lines on some frames. hot at
+ * /src/lib.c:12 inside the inlined ns::hot() (stored mangled), work at
+ * /src/lib.c:5, main at /src/main.c:3; helper and the unknown code have
+ * none and keep their rows by symbol. Self and total as by symbol, as
+ * each of these frames is alone on its line.
+ */
+static void test_profile__by_line(void **state)
+{
+	(void)state;
+	struct db_frame lframes[5];
+	memcpy(lframes, frames, sizeof(lframes));
+	lframes[2].src_file = "/src/lib.c";
+	lframes[2].src_line = 12;
+	lframes[2].src_function = "_ZN2ns3hotEv";
+	lframes[1].src_file = "/src/lib.c";
+	lframes[1].src_line = 5;
+	lframes[0].src_file = "/src/main.c";
+	lframes[0].src_line = 3;
+	lframes[0].src_function = "main";
+	struct db_profile lp = prof;
+	lp.frames = lframes;
+	struct profile_opts o = { .by = PROFILE_BY_LINE, .event = 0, .fmt = OUT_TABLE };
+	struct tu_buf b;
+	report_profile(&run, &lp, &o, tu_buf_open(&b));
+	char *t = (char *)tu_buf_close(&b);
+	expect_line(t, "lib.c:12", (const char *const[]){ "60.00%", "ns::hot()",
+							  "libhot.so", NULL });
+	expect_line(t, "main.c:3", (const char *const[]){ "10.00%", "100.00%", "main",
+							  NULL });
+	/* No function stored: the frame's symbol names the line. */
+	expect_line(t, "lib.c:5", (const char *const[]){ "0.00%", "60.00%", "work", NULL });
+	expect_line(t, "helper", (const char *const[]){ "20.00%", "30.00%", "?", NULL });
+	expect_line(t, "libhot.so+0x999", (const char *const[]){ "10.00%", "?", NULL });
+	free(t);
+	o.fmt = OUT_JSON;
+	report_profile(&run, &lp, &o, tu_buf_open(&b));
+	char *j = (char *)tu_buf_close(&b);
+	assert_non_null(strstr(j, "\"by\": \"line\""));
+	assert_non_null(strstr(j, "{\"module\": \"/lib/libhot.so\", \"symbol\": "
+			       "\"ns::hot()\", \"samples\": 60, \"self_pct\": 60, "
+			       "\"total_samples\": 60, \"total_pct\": 60, \"file\": "
+			       "\"/src/lib.c\", \"line\": 12}"));
+	assert_non_null(strstr(j, "\"symbol\": \"helper\", \"samples\": 20, "
+			       "\"self_pct\": 20, \"total_samples\": 30, "
+			       "\"total_pct\": 30, \"file\": null, \"line\": null}"));
+	free(j);
+	/* --no-demangle: the function as stored. */
+	o = (struct profile_opts){ .by = PROFILE_BY_LINE, .event = 0, .fmt = OUT_TABLE,
+				   .mangled = true };
+	report_profile(&run, &lp, &o, tu_buf_open(&b));
+	t = (char *)tu_buf_close(&b);
+	expect_line(t, "lib.c:12", (const char *const[]){ "_ZN2ns3hotEv", NULL });
+	free(t);
+	/* A run recorded without lines: every row by symbol. */
+	o.mangled = false;
+	report_profile(&run, &prof, &o, tu_buf_open(&b));
+	t = (char *)tu_buf_close(&b);
+	expect_line(t, " hot ", (const char *const[]){ "60.00%", "?", NULL });
+	free(t);
+	enum profile_by by;
+	assert_int_equal(profile_by_parse("line", &by), 0);
+	assert_int_equal(by, PROFILE_BY_LINE);
+	assert_string_equal(profile_by_name(PROFILE_BY_LINE), "line");
+}
+
 /* Symbols are demangled in rows, paths and folded stacks, and shown as
  * stored with mangled set. */
 static void test_profile__demangled_unless_asked(void **state)
@@ -418,6 +484,7 @@ int main(void)
 		cmocka_unit_test(test_profile__json_contract),
 		cmocka_unit_test(test_profile__folded_and_stacks),
 		cmocka_unit_test(test_profile__folded_marks_kernel_frames),
+		cmocka_unit_test(test_profile__by_line),
 		cmocka_unit_test(test_profile__demangled_unless_asked),
 		cmocka_unit_test(test_profile__unknown_code_by_address),
 		cmocka_unit_test(test_profile__unknown_code_by_section),
