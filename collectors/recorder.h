@@ -127,7 +127,7 @@ struct recorder_opts {
 	 * only when it has no user frame: a kernel thread). */
 	bool no_kernel;
 	bool debuginfod;		/* may ask DEBUGINFOD_URLS' servers */
-	bool lines;			/* source lines of frames (frame_src) */
+	enum sym_lines lines;		/* source lines of frames (frame_src) */
 	bool synchronous;		/* no worker: process in on_record
 					 * (tests, replays) */
 };

@@ -280,7 +280,8 @@ static bool has_dwarf(const struct elf_file *ef)
 }
 
 /* The module's DWARF, opened at its first line look-up: the file's own,
- * else its debug file's (searched now if the symbols did not need it). */
+ * else its debug file's (searched now if the symbols did not need it),
+ * where the options allow (enum sym_lines). */
 static struct srcline *module_srcline(struct symbolizer *s, struct sym_module *m)
 {
 	if (m->src_tried || !m->ef)
@@ -288,11 +289,16 @@ static struct srcline *module_srcline(struct symbolizer *s, struct sym_module *m
 	m->src_tried = true;
 	if (has_dwarf(m->ef)) {
 		m->src = srcline_open(m->path);
-	} else {
-		module_find_debug(s, m);
-		if (has_dwarf(m->debug.ef))
-			m->src = srcline_open(m->debug.path);
+		return m->src;
 	}
+	module_find_debug(s, m);
+	if (!has_dwarf(m->debug.ef))
+		return NULL;
+	bool system = m->debug.via == DEBUGINFO_DEBUGINFOD ||
+		      !strncmp(m->debug.path, DEBUGINFO_ROOT_DEFAULT "/",
+			       strlen(DEBUGINFO_ROOT_DEFAULT) + 1);
+	if (s->o.lines == SYM_LINES_ALL || !system)
+		m->src = srcline_open(m->debug.path);
 	return m->src;
 }
 
@@ -653,7 +659,7 @@ void symbolizer_lookup_at(struct symbolizer *s, uint32_t pid, const struct code_
 		mod->unknown++;
 	}
 	struct src_loc loc;
-	struct srcline *src = s->o.lines ? module_srcline(s, mod) : NULL;
+	struct srcline *src = s->o.lines != SYM_LINES_NONE ? module_srcline(s, mod) : NULL;
 	if (src && srcline_lookup(src, vaddr, &loc) == 0) {
 		out->src_file = loc.file ? symbolizer_intern(s, loc.file) : NULL;
 		out->src_line = out->src_file ? loc.line : 0;

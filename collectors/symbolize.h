@@ -72,12 +72,25 @@ struct sym_frame {
 	const char *src_function;
 };
 
+/*
+ * Which modules' source lines to look up. Opening a distribution's debug
+ * file is costly (libc6-dbg's compressed DWARF: 130-150 ms here, once
+ * per run, for libc alone), so by default only DWARF that is the user's
+ * own is read: in the module itself, or in a debug file found beside it
+ * or under the caller's debug root.
+ */
+enum sym_lines {
+	SYM_LINES_NONE,
+	SYM_LINES_OWN,		/* not from /usr/lib/debug nor debuginfod */
+	SYM_LINES_ALL,
+};
+
 struct symbolizer_opts {
 	const char *perf_map_dir;	/* where perf-PID.map files are; NULL: /tmp */
 	const char *kallsyms;		/* NULL: /proc/kallsyms; "": none */
 	const char *debug_dir;		/* debug root before /usr/lib/debug, or NULL */
 	bool debuginfod;		/* may ask DEBUGINFOD_URLS' servers */
-	bool lines;			/* source lines from DWARF (srcline) */
+	enum sym_lines lines;		/* source lines from DWARF (srcline) */
 };
 
 struct symbolizer;

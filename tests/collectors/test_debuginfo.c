@@ -25,6 +25,7 @@ static bool built;
 static char bid[ELF_BUILD_ID_HEX_SIZE];
 
 static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static uint64_t nm_addr(const char *name);
 
 static int sh(const char *fmt, ...)
 {
@@ -366,6 +367,28 @@ static void test_debuginfo__debuginfod_only_when_allowed(void **state)
 	assert_non_null(r.ef);
 	debuginfo_result_release(&r);
 	debuginfo_free(d);
+
+	/* Through the symbolizer: the symbols from that file, and its lines
+	 * only when asked for all (a distribution's debug file is costly to
+	 * open for lines). */
+	char path[600];
+	snprintf(path, sizeof(path), "%s/prog.stripped", dir);
+	uint64_t hot = nm_addr("hot");
+	struct code_map m = { 0x7f0000001000, 0x1000, 0x1000, path };
+	for (int all = 0; all < 2; all++) {
+		struct symbolizer_opts so = { .kallsyms = "", .debug_dir = empty,
+					      .debuginfod = true,
+					      .lines = all ? SYM_LINES_ALL : SYM_LINES_OWN };
+		struct symbolizer *s = symbolizer_new(&so);
+		struct sym_frame f;
+		symbolizer_lookup(s, 7, &m, 0x7f0000000000 + hot, false, &f);
+		assert_string_equal(f.symbol, "hot");
+		if (all)
+			assert_int_equal(f.src_line, 1);
+		else
+			assert_null(f.src_file);
+		symbolizer_free(s);
+	}
 	unsetenv("DEBUGINFOD_URLS");
 	unsetenv("DEBUGINFOD_CACHE_PATH");
 	elf_file_close(ef);
@@ -417,7 +440,7 @@ static void test_debuginfo__symbolizer_uses_debug_file(void **state)
 	struct code_map m = { 0x7f0000001000, 0x1000, 0x1000, path };
 	for (int with = 0; with < 2; with++) {
 		struct symbolizer_opts o = { .kallsyms = "", .debug_dir = with ? root : dir,
-					     .lines = true };
+					     .lines = SYM_LINES_OWN };
 		struct symbolizer *s = symbolizer_new(&o);
 		struct sym_frame f;
 		symbolizer_lookup(s, 7, &m, 0x7f0000000000 + hot + 1, false, &f);

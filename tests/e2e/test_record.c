@@ -785,6 +785,16 @@ static void test_record__by_line_matches_perf_srcline(void **state)
 	assert_non_null(strstr(row, "\"symbol\": \"lib_spin\""));
 	assert_true(share > 50);
 	free(json);
+	/* --lines none: no line stored; rows stay by symbol. */
+	char *rec[] = { "record", "-q", "--lines", "none", "-e", "cpu-clock", "--",
+			F.hot, F.lib, "20", NULL };
+	struct tu_proc p = prof(rec);
+	assert_int_equal(p.status, 0);
+	tu_proc_release(&p);
+	json = report("line", false);
+	assert_non_null(strstr(json, "\"symbol\": \"lib_spin\""));
+	assert_null(strstr(json, "hot_lib.c"));
+	free(json);
 	if (!perf_record(F.lib))
 		return;
 	char *text = perf_report("srcline");
