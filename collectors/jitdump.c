@@ -380,13 +380,23 @@ static int reindex(struct jitdump *jd)
 	for (size_t i = 0; i < jd->n; i++)
 		idx[i] = i;
 	qsort_r(idx, jd->n, sizeof(*idx), by_addr_cmp, jd);
+	jd->st.rewrites = 0;
+	jd->st.max_generation = 0;
 	for (size_t i = 0; i < jd->n; i++) {
 		struct jit_code *c = &jd->codes[idx[i]];
 		c->generation = i && jd->codes[idx[i - 1]].addr == c->addr
 				? jd->codes[idx[i - 1]].generation + 1 : 1;
+		jd->st.rewrites += c->generation > 1;
+		if (c->generation > jd->st.max_generation)
+			jd->st.max_generation = c->generation;
 	}
 	jd->sorted_n = jd->n;
 	return 0;
+}
+
+int jitdump_index(struct jitdump *jd)
+{
+	return jd->sorted_n == jd->n && jd->by_addr ? 0 : reindex(jd);
 }
 
 const struct jit_code *jitdump_lookup(struct jitdump *jd, uint64_t addr,

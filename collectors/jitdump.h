@@ -58,6 +58,10 @@ struct jitdump_stats {
 	uint64_t first_time, last_time;	/* of the loads */
 	bool closed;			/* JIT_CODE_CLOSE seen */
 	bool arch_time;			/* TSC timestamps */
+	/* After jitdump_index(): codes placed where earlier code was (the
+	 * same start address), and the most generations at one address. */
+	uint64_t rewrites;
+	uint32_t max_generation;
 };
 
 struct jitdump;
@@ -91,6 +95,10 @@ int jitdump_feed(struct jitdump *jd, const void *buf, size_t len, char **cause);
  */
 const struct jit_code *jitdump_lookup(struct jitdump *jd, uint64_t addr,
 				      uint64_t time, uint64_t *offset);
+
+/* Number the generations at each address and count the rewrites (a
+ * look-up does it too). 0 or -ENOMEM. */
+int jitdump_index(struct jitdump *jd);
 
 size_t jitdump_count(const struct jitdump *jd);
 /* The i-th load or move, in the file's order. */

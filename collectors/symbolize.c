@@ -468,6 +468,7 @@ int symbolizer_for_each_jitdump(struct symbolizer *s,
 				void *arg)
 {
 	for (size_t i = 0; i < s->njits; i++) {
+		jitdump_index(s->jits[i].jd);
 		int rc = fn(arg, s->jits[i].pid, s->jits[i].module,
 			    jitdump_stats(s->jits[i].jd));
 		if (rc)

@@ -429,23 +429,25 @@ static void print_kernel_notes(struct recorder *rec, const struct recorder_stats
 	}
 }
 
-/* -v: what each jitdump held (a JIT's rate of emitting code); always,
- * when its times could not be set against the samples'. */
+/* What each jitdump held: how much code, how often a region was
+ * rewritten (each time a new generation of code at one address), how
+ * fast the JIT emitted; and when its times could not be set against the
+ * samples'. */
 static int note_jitdump(void *arg, uint32_t pid, const char *path,
 			const struct jitdump_stats *st)
 {
 	(void)arg;
-	if (verbose) {
-		double span = st->last_time > st->first_time
-			      ? (double)(st->last_time - st->first_time) / 1e9 : 0;
-		fprintf(stderr, "prof: jitdump '%s' of pid %u: %llu code loads, %llu moves, "
-			"%llu bytes of code", path, pid, (unsigned long long)st->loads,
-			(unsigned long long)st->moves, (unsigned long long)st->code_bytes);
-		if (span > 0 && !st->arch_time)
-			fprintf(stderr, " in %.3f s (%.0f bytes/s)", span,
-				(double)st->code_bytes / span);
-		fputc('\n', stderr);
-	}
+	double span = st->last_time > st->first_time
+		      ? (double)(st->last_time - st->first_time) / 1e9 : 0;
+	fprintf(stderr, "prof: jitdump '%s' of pid %u: %llu code loads, %llu moves, "
+		"%llu rewrites (up to generation %u), %llu bytes of code", path, pid,
+		(unsigned long long)st->loads, (unsigned long long)st->moves,
+		(unsigned long long)st->rewrites, st->max_generation,
+		(unsigned long long)st->code_bytes);
+	if (span > 0 && !st->arch_time)
+		fprintf(stderr, " in %.3f s (%.0f bytes/s)", span,
+			(double)st->code_bytes / span);
+	fputc('\n', stderr);
 	if (st->arch_time)
 		fprintf(stderr, "prof: jitdump '%s' counts time in TSC ticks: its code is "
 			"named by the last load at each address, whatever the sample's "

@@ -131,6 +131,10 @@ static void test_jitdump__jitgen_file_named_by_time(void **state)
 	assert_int_equal(jitdump_lookup(jd, ADDR, T_ALPHA, NULL)->generation, 1);
 	assert_null(name_at(jd, ADDR + 16, UINT64_MAX));
 	assert_null(name_at(jd, ADDR - 1, UINT64_MAX));
+	/* One region, written twice. */
+	assert_int_equal(jitdump_index(jd), 0);
+	assert_int_equal(st->rewrites, 1);
+	assert_int_equal(st->max_generation, 2);
 	/* Nothing more to read: still 0, still two. */
 	assert_int_equal(jitdump_refresh(jd, NULL), 0);
 	assert_int_equal(jitdump_count(jd), 2);

@@ -709,7 +709,7 @@ static void test_record__jit_code_named_by_generation(void **state)
 	need_perf_events();
 	char jitgen[600];
 	snprintf(jitgen, sizeof(jitgen), "%s/tests/helpers/jitgen", BUILD_DIR);
-	char *rec[] = { "record", "-q", "-e", "cpu-clock", "-F", FREQ, "--", jitgen,
+	char *rec[] = { "record", "-e", "cpu-clock", "-F", FREQ, "--", jitgen,
 			F.dir, "dump", "0.3", NULL };
 	struct tu_proc p = prof(rec);
 	if (p.status == 77) {
@@ -718,6 +718,9 @@ static void test_record__jit_code_named_by_generation(void **state)
 		skip();
 	}
 	assert_int_equal(p.status, 0);
+	/* The dump's summary: one region rewritten once. */
+	assert_non_null(strstr(p.err, "2 code loads, 0 moves, 1 rewrites (up to "
+			       "generation 2), 31 bytes of code in "));
 	tu_proc_release(&p);
 	char *rep[] = { "report", "last", "--format", "folded", NULL };
 	p = prof(rep);
