@@ -439,7 +439,7 @@ static uint32_t frame_of(struct recorder *r, uint32_t pid, uint64_t addr, bool k
 					 : 0;
 		if (!rc && r->o.sink.frame_src && (f.src_file || f.src_function))
 			rc = r->o.sink.frame_src(r->o.sink.arg, id, f.src_file, f.src_line,
-						 f.src_function);
+						 f.src_function, f.src_inlines);
 		if (rc)
 			return fail(r, rc, "frames"), 0;
 	}

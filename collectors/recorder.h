@@ -107,10 +107,11 @@ struct recorder_sink {
 	int (*idle)(void *arg);
 	void *arg;
 	/* With lines: where frame id is in the source, right after it was
-	 * announced, when the debug info says (may be NULL). file and
-	 * function may each be NULL; line 0 is unknown. */
+	 * announced, when the debug info says (may be NULL). file, function
+	 * and inlines (the inlined functions there, outermost first, one a
+	 * line) may each be NULL; line 0 is unknown. */
 	int (*frame_src)(void *arg, uint32_t id, const char *file, uint32_t line,
-			 const char *function);
+			 const char *function, const char *inlines);
 };
 
 struct recorder_opts {

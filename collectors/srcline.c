@@ -99,7 +99,13 @@ static bool find_scope(Dwarf_Die *parent, Dwarf_Addr pc, struct src_loc *out, in
 			const char *name = scope_name(&child);
 			if (name)
 				out->function = name;
-			out->inlined = tag == DW_TAG_inlined_subroutine ? out->inlined + 1 : 0;
+			if (tag == DW_TAG_inlined_subroutine) {
+				if (out->inlined < SRC_INLINE_MAX)
+					out->inlines[out->inlined] = name ? name : "?";
+				out->inlined++;
+			} else {
+				out->inlined = 0;
+			}
 		}
 		find_scope(&child, pc, out, depth + 1);
 		return true;

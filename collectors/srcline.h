@@ -19,6 +19,8 @@
 
 #include <stdint.h>
 
+#define SRC_INLINE_MAX 16
+
 struct src_loc {
 	const char *file;	/* as the line table names it; NULL: none */
 	uint32_t line;		/* 0: none */
@@ -27,6 +29,9 @@ struct src_loc {
 				 * name (linkage name where it has one);
 				 * NULL: no scope found */
 	uint32_t inlined;	/* how many inlined calls deep that is */
+	/* The inlined functions themselves, outermost first (the caller's
+	 * own function is not one); the first SRC_INLINE_MAX of them. */
+	const char *inlines[SRC_INLINE_MAX];
 };
 
 struct srcline;

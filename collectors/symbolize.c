@@ -596,6 +596,28 @@ static const struct ksym *ksym_lookup(const struct symbolizer *s, uint64_t addr)
 
 /* ---- lookups -------------------------------------------------------- */
 
+/* The inline chain of loc as one interned string, a name a line. */
+static const char *join_inlines(struct symbolizer *s, const struct src_loc *loc)
+{
+	size_t n = loc->inlined < SRC_INLINE_MAX ? loc->inlined : SRC_INLINE_MAX;
+	if (!n)
+		return NULL;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *fp = open_memstream(&text, &len);
+	if (!fp)
+		return NULL;
+	for (size_t i = 0; i < n; i++)
+		fprintf(fp, "%s%s", i ? "\n" : "", loc->inlines[i]);
+	if (fclose(fp) != 0) {
+		free(text);
+		return NULL;
+	}
+	const char *joined = symbolizer_intern(s, text);
+	free(text);
+	return joined;
+}
+
 void symbolizer_lookup(struct symbolizer *s, uint32_t pid, const struct code_map *m,
 		       uint64_t addr, bool kernel, struct sym_frame *out)
 {
@@ -608,7 +630,7 @@ void symbolizer_lookup_at(struct symbolizer *s, uint32_t pid, const struct code_
 	out->symbol = NULL;
 	out->offset = 0;
 	out->jit_generation = 0;
-	out->src_file = out->src_function = NULL;
+	out->src_file = out->src_function = out->src_inlines = NULL;
 	out->src_line = 0;
 	if (kernel) {
 		out->module = SYM_MODULE_KERNEL;
@@ -665,6 +687,7 @@ void symbolizer_lookup_at(struct symbolizer *s, uint32_t pid, const struct code_
 		out->src_file = loc.file ? symbolizer_intern(s, loc.file) : NULL;
 		out->src_line = out->src_file ? loc.line : 0;
 		out->src_function = loc.function ? symbolizer_intern(s, loc.function) : NULL;
+		out->src_inlines = join_inlines(s, &loc);
 	}
 }
 

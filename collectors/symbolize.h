@@ -70,6 +70,9 @@ struct sym_frame {
 	const char *src_file;
 	uint32_t src_line;
 	const char *src_function;
+	/* The inlined functions at the address, outermost first, one a
+	 * line ("mid\nleaf"); NULL where none. */
+	const char *src_inlines;
 };
 
 /*

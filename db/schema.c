@@ -352,12 +352,13 @@ static const char *const migrations[] = {
 	"ALTER TABLE events ADD COLUMN mission_note TEXT;",
 
 	/* v9: where a sampled frame is in the source, from the module's
-	 * DWARF when prof record found some: the file and line, and the
-	 * innermost function there (an inlined one where the compiler
-	 * inlined it). NULL where unknown, and for runs stored before. */
+	 * DWARF when prof record found some: the file and line, and one a
+	 * line the innermost function there (an inlined one where the
+	 * compiler inlined it), then the inlined functions, outermost
+	 * first. NULL where unknown, and for runs stored before. */
 	"ALTER TABLE sample_frames ADD COLUMN src_file TEXT;"
 	"ALTER TABLE sample_frames ADD COLUMN src_line INTEGER;"
-	"ALTER TABLE sample_frames ADD COLUMN src_function TEXT;",
+	"ALTER TABLE sample_frames ADD COLUMN src_functions TEXT;",
 };
 
 size_t schema_migration_count(void)

@@ -248,12 +248,12 @@ static int sink_frame(void *arg, uint32_t id, uint32_t symbol, uint64_t offset)
 }
 
 static int sink_frame_src(void *arg, uint32_t id, const char *file, uint32_t line,
-			  const char *function)
+			  const char *function, const char *inlines)
 {
 	struct sink *s = arg;
 	char *cause = NULL;
-	return keep(s, db_sample_put_frame_src(s->w, id, file, line, function, &cause),
-		    cause);
+	struct db_frame_src src = { file, line, function, inlines };
+	return keep(s, db_sample_put_frame_src(s->w, id, &src, &cause), cause);
 }
 
 static int sink_stack(void *arg, uint32_t id, uint32_t parent, uint32_t frame)

@@ -120,8 +120,11 @@ static void check_outer(struct srcline *sl, const char *path)
 		if (loc.inlined) {
 			inlined++;
 			/* leaf inside mid inside outer: two deep. */
+			/* The chain outermost first: mid, then leaf. */
+			assert_string_equal(loc.inlines[0], "mid");
 			if (!strcmp(loc.function, "leaf")) {
 				assert_int_equal(loc.inlined, 2);
+				assert_string_equal(loc.inlines[1], "leaf");
 				assert_int_equal(loc.line, 3);
 				in_leaf++;
 			} else {
