@@ -28,6 +28,7 @@ struct report_args {
 	enum out_format fmt;
 	bool mangled;
 	enum profile_unknown unknown;
+	bool no_inline;
 };
 
 /* A sampled run's report; -1 when it is not one (the caller goes on). */
@@ -54,7 +55,8 @@ static int report_sampled(struct verb_ctx *vc, struct db *db, const struct db_ru
 	}
 	struct profile_opts po = { .by = PROFILE_BY_SYMBOL, .stacks = ra->stacks,
 				   .event = -1, .limit = (size_t)ra->limit, .fmt = ra->fmt,
-				   .mangled = ra->mangled, .unknown = ra->unknown };
+				   .mangled = ra->mangled, .unknown = ra->unknown,
+				   .no_inline = ra->no_inline };
 	if (ra->by && profile_by_parse(ra->by, &po.by)) {
 		db_profile_release(&prof);
 		return usage_error("report", "--by %s does not go with --stacks or "
@@ -175,6 +177,9 @@ static const struct opt report_opts[] = {
 		 "C++ and Rust symbols as the binary names them\n"
 		 "(_ZN6detail4sprpEyy), not demangled (detail::sprp(\n"
 		 "unsigned long long, unsigned long long))"),
+	OPT_BOOL(0, "no-inline", struct report_args, no_inline,
+		 "call paths and folded stacks without the inlined\n"
+		 "functions the debug info names at a frame"),
 	OPT_CALLBACK(0, "unknown", struct report_args, unknown, "section", parse_unknown,
 		     "group code without a symbol by the ELF section\n"
 		     "that holds it ('libfoo.so:.text'), read from the\n"
@@ -193,7 +198,7 @@ const struct verb verb_report = {
 	.help =
 "usage: prof report [RUN|last] [--by thread|name|total|symbol|module|line]\n"
 "                   [--stacks] [--event NAME] [--limit N] [--no-demangle]\n"
-"                   [--unknown address|section]\n"
+"                   [--unknown address|section] [--no-inline]\n"
 "                   [--format table|json|csv|markdown|folded] [-o FILE]\n"
 "                   [--db PATH]\n"
 "\n"

@@ -89,6 +89,8 @@ struct view {
 	uint32_t *line_frame;		/* line key -> a frame id with it */
 	size_t *line_key;		/* frame id - 1 -> its key by line */
 	char **line_func;		/* line key -> function as shown, or NULL */
+	bool inlines;			/* paths show inlined functions */
+	bool mangled;			/* names as stored */
 };
 
 static uint32_t frame_symbol(const struct db_profile *p, uint32_t frame)
@@ -289,6 +291,8 @@ static int view_init(struct view *v, const struct db_profile *p,
 	memset(v, 0, sizeof(*v));
 	v->p = p;
 	v->raw = raw;
+	v->inlines = !o->no_inline;
+	v->mangled = o->mangled;
 	v->frame_key = malloc((p->nframes ? p->nframes : 1) * sizeof(*v->frame_key));
 	v->up = malloc((p->nstacks ? p->nstacks : 1) * sizeof(*v->up));
 	v->cut = malloc((p->nstacks ? p->nstacks : 1) * sizeof(*v->cut));
@@ -528,6 +532,29 @@ static void frame_label(const struct view *v, uint32_t node, bool kmark, FILE *f
 		fputs("_[k]", fp);
 }
 
+/* The inlined functions at a node's frame, after it, outermost first:
+ * "; step" in folded stacks, " -> step (inlined)" in paths. */
+static void inline_labels(const struct view *v, uint32_t node, const char *sep,
+			  bool folded, FILE *fp)
+{
+	const char *in = v->p->frames[v->p->stacks[node - 1].frame - 1].src_inlines;
+	if (!v->inlines || !in)
+		return;
+	while (*in) {
+		size_t len = strcspn(in, "\n");
+		char *name = strndup(in, len);
+		char *d = name && !v->mangled ? demangle_name(name) : NULL;
+		fputs(sep, fp);
+		for (const char *c = d ? d : name ? name : "?"; *c; c++)
+			fputc(folded && *c == ';' ? ':' : *c, fp);
+		if (!folded)
+			fputs(" (inlined)", fp);
+		free(d);
+		free(name);
+		in += len + (in[len] == '\n');
+	}
+}
+
 struct path {
 	char *text;
 	uint64_t weight, samples;
@@ -552,6 +579,7 @@ static char *path_text(const struct view *v, uint32_t node, const char *sep)
 		if (i)
 			fputs(sep, fp);
 		frame_label(v, chain[i], kmark, fp);
+		inline_labels(v, chain[i], sep, kmark, fp);
 	}
 	fclose(fp);
 	free(chain);

@@ -80,6 +80,8 @@ struct profile_opts {
 	bool mangled;		/* symbols as stored; else C++ and Rust
 				 * names demangled (reports/demangle) */
 	enum profile_unknown unknown;	/* how code without a symbol groups */
+	bool no_inline;		/* paths without the inlined functions the
+				 * debug info names at a frame */
 	const struct profile_sections *sections; /* per module (index: its id
 				 * - 1), for PROFILE_UNKNOWN_SECTION; NULL:
 				 * none known */
@@ -95,7 +97,10 @@ struct profile_opts {
  * gave none, and `symbol` is the innermost function there: an inlined
  * one where the compiler inlined it),
  * each with `chains_cut`. Folded: one line per distinct call path,
- * outermost frame first, "main;work;hot 123" (sample counts).
+ * outermost frame first, "main;work;hot 123" (sample counts). In paths
+ * and folded stacks, a frame where the compiler inlined functions is
+ * followed by them, outermost first ("work -> step (inlined)"; folded
+ * "work;step"), unless no_inline.
  */
 void report_profile(const struct db_run *run, const struct db_profile *p,
 		    const struct profile_opts *o, FILE *fp);

@@ -315,6 +315,57 @@ static void test_profile__by_line(void **state)
 	assert_string_equal(profile_by_name(PROFILE_BY_LINE), "line");
 }
 
+/*
+ * Inlined functions in paths: hot's frame holds ns::step() and leaf()
+ * (stored mangled, outermost first), which follow it in call paths
+ * marked "(inlined)", and in folded stacks as frames of their own;
+ * --no-inline leaves them out; --no-demangle shows them as stored.
+ */
+static void test_profile__inlined_functions_in_paths(void **state)
+{
+	(void)state;
+	struct db_frame iframes[5];
+	memcpy(iframes, frames, sizeof(iframes));
+	iframes[2].src_file = "/src/lib.c";
+	iframes[2].src_line = 12;
+	iframes[2].src_function = "leaf";
+	iframes[2].src_inlines = "_ZN2ns4stepEv\nleaf";
+	struct db_profile ip = prof;
+	ip.frames = iframes;
+	struct profile_opts o = { .by = PROFILE_BY_SYMBOL, .stacks = true, .event = 0,
+				  .limit = 1, .fmt = OUT_TABLE };
+	struct tu_buf b;
+	report_profile(&run, &ip, &o, tu_buf_open(&b));
+	char *t = (char *)tu_buf_close(&b);
+	expect_line(t, "main -> work -> hot -> ns::step() (inlined) -> leaf (inlined)\n",
+		    (const char *const[]){ "60.00%", NULL });
+	free(t);
+	o = (struct profile_opts){ .by = PROFILE_BY_SYMBOL, .event = 0, .fmt = OUT_FOLDED };
+	report_profile(&run, &ip, &o, tu_buf_open(&b));
+	char *f = (char *)tu_buf_close(&b);
+	assert_non_null(strstr(f, "\nmain;work;hot;ns::step();leaf 60\n"));
+	free(f);
+	o.mangled = true;
+	report_profile(&run, &ip, &o, tu_buf_open(&b));
+	f = (char *)tu_buf_close(&b);
+	assert_non_null(strstr(f, "\nmain;work;hot;_ZN2ns4stepEv;leaf 60\n"));
+	free(f);
+	o.mangled = false;
+	o.no_inline = true;
+	report_profile(&run, &ip, &o, tu_buf_open(&b));
+	f = (char *)tu_buf_close(&b);
+	assert_non_null(strstr(f, "\nmain;work;hot 60\n"));
+	assert_null(strstr(f, "leaf"));
+	free(f);
+	/* Rows by symbol are not moved: self stays with hot. */
+	o = (struct profile_opts){ .by = PROFILE_BY_SYMBOL, .event = 0, .fmt = OUT_TABLE };
+	report_profile(&run, &ip, &o, tu_buf_open(&b));
+	t = (char *)tu_buf_close(&b);
+	expect_line(t, " hot", (const char *const[]){ "60.00%", NULL });
+	assert_null(strstr(t, "leaf"));
+	free(t);
+}
+
 /* Symbols are demangled in rows, paths and folded stacks, and shown as
  * stored with mangled set. */
 static void test_profile__demangled_unless_asked(void **state)
@@ -485,6 +536,7 @@ int main(void)
 		cmocka_unit_test(test_profile__folded_and_stacks),
 		cmocka_unit_test(test_profile__folded_marks_kernel_frames),
 		cmocka_unit_test(test_profile__by_line),
+		cmocka_unit_test(test_profile__inlined_functions_in_paths),
 		cmocka_unit_test(test_profile__demangled_unless_asked),
 		cmocka_unit_test(test_profile__unknown_code_by_address),
 		cmocka_unit_test(test_profile__unknown_code_by_section),
