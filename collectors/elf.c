@@ -607,6 +607,40 @@ int elf_file_build_id(const struct elf_file *ef, char *hex, size_t size,
 	return 0;
 }
 
+/* ---- separate debug files ------------------------------------------------ */
+
+int elf_file_debuglink(const struct elf_file *ef, const char **name,
+		       uint32_t *crc, char **cause)
+{
+	const struct elf_section *s = elf_file_section_by_name(ef, ".gnu_debuglink");
+
+	if (cause)
+		*cause = NULL;
+	if (!s || s->type == SHT_NOBITS)
+		return -ENOENT;
+	/* Opening checked the extent: name, NUL, padding to 4, CRC-32. */
+	const char *p = (const char *)ef->map + s->offset;
+	const char *nul = memchr(p, '\0', s->size);
+	uint64_t crc_at = nul ? ((uint64_t)(nul - p) + 4) & ~(uint64_t)3 : 0;
+	if (!nul || nul == p || crc_at > s->size || s->size - crc_at < 4)
+		return set_cause(cause, -EINVAL,
+				 "cannot read the debug link of '%.*s': its section holds no name and CRC",
+				 MSG_CAP, ef->path);
+	uint32_t c;
+	memcpy(&c, p + crc_at, sizeof(c));
+	*name = p;
+	*crc = c;
+	return 0;
+}
+
+bool elf_file_has_symtab(const struct elf_file *ef)
+{
+	for (size_t i = 0; i < ef->nsections; i++)
+		if (ef->sections[i].type == SHT_SYMTAB && ef->sections[i].size)
+			return true;
+	return false;
+}
+
 /* ---- addresses ------------------------------------------------------- */
 
 int elf_file_offset_to_vaddr(const struct elf_file *ef, uint64_t offset,
@@ -685,6 +719,11 @@ static int cand_cmp(const void *pa, const void *pb)
 		return a->addr < b->addr ? -1 : 1;
 	if (a->rank != b->rank)
 		return a->rank < b->rank ? -1 : 1;
+	/* perf's last tie-break: the longest name (__memmove_avx512_... over
+	 * __memcpy_avx512_..., which share their code in libc). */
+	size_t la = strlen(a->name), lb = strlen(b->name);
+	if (la != lb)
+		return la > lb ? -1 : 1;
 	return strcmp(a->name, b->name);
 }
 
@@ -784,7 +823,9 @@ static void read_sym(const struct elf_file *ef, uint64_t off, struct esym *s)
 	}
 }
 
-/* The rank of an ELF symbol among others at its address: see the header. */
+/* The rank of an ELF symbol among others at its address: see the header;
+ * the order is perf's (choose_best_symbol), so both name shared code
+ * alike. */
 static uint64_t sym_rank(const struct esym *y, const char *name)
 {
 	unsigned type = ELF64_ST_TYPE(y->info), bind = ELF64_ST_BIND(y->info);
@@ -793,7 +834,7 @@ static uint64_t sym_rank(const struct esym *y, const char *name)
 		unders++;
 	return (uint64_t)(y->size == 0) << 12 |
 	       (uint64_t)(type != STT_FUNC) << 11 |
-	       (uint64_t)(bind == STB_GLOBAL ? 0 : bind == STB_WEAK ? 1 : 2) << 8 |
+	       (uint64_t)(bind == STB_GLOBAL ? 0 : bind == STB_WEAK ? 2 : 1) << 8 |
 	       unders;
 }
 
@@ -867,20 +908,38 @@ static int add_symbols(const struct elf_file *ef, const struct elf_section *sec,
 	return 0;
 }
 
+static int add_file_symbols(const struct elf_file *ef, struct cand_vec *cv,
+			    char **cause)
+{
+	int err = 0;
+
+	for (size_t i = 0; i < ef->nsections && !err; i++)
+		if (ef->sections[i].type == SHT_SYMTAB ||
+		    ef->sections[i].type == SHT_DYNSYM)
+			err = add_symbols(ef, &ef->sections[i], cv, cause);
+	return err;
+}
+
 int elf_symtab_load(const struct elf_file *ef, struct elf_symtab **out,
 		    char **cause)
 {
+	return elf_symtab_load_with_debug(ef, NULL, out, cause);
+}
+
+int elf_symtab_load_with_debug(const struct elf_file *ef,
+			       const struct elf_file *debug,
+			       struct elf_symtab **out, char **cause)
+{
 	struct cand_vec cv = { 0 };
 	char eb[128];
-	int err = 0;
+	int err;
 
 	*out = NULL;
 	if (cause)
 		*cause = NULL;
-	for (size_t i = 0; i < ef->nsections && !err; i++)
-		if (ef->sections[i].type == SHT_SYMTAB ||
-		    ef->sections[i].type == SHT_DYNSYM)
-			err = add_symbols(ef, &ef->sections[i], &cv, cause);
+	err = add_file_symbols(ef, &cv, cause);
+	if (!err && debug)
+		err = add_file_symbols(debug, &cv, cause);
 	if (!err) {
 		err = symtab_build(&cv, out);
 		if (err)

@@ -141,6 +141,20 @@ int elf_file_build_id(const struct elf_file *ef, char *hex, size_t size,
 		      char **cause);
 
 /*
+ * The .gnu_debuglink of the file: the name of its separate debug file
+ * (borrowed from the mapping) and the CRC-32 of that file's bytes, as
+ * objcopy --add-gnu-debuglink writes them. 0; -ENOENT when the file has
+ * none; -EINVAL with *cause when the section holds no NUL-terminated
+ * name followed by its CRC.
+ */
+int elf_file_debuglink(const struct elf_file *ef, const char **name,
+		       uint32_t *crc, char **cause);
+
+/* True when the file has a full symbol table (.symtab), not only the
+ * dynamic one that stripping leaves. */
+bool elf_file_has_symtab(const struct elf_file *ef);
+
+/*
  * File offset to vaddr through the PT_LOAD segment whose file bytes hold
  * it: vaddr = offset - p_offset + p_vaddr. 0, or -ENOENT when no loadable
  * segment holds that offset (for instance the page-rounded head of a
@@ -176,8 +190,9 @@ struct elf_symtab;
  * either alone otherwise), de-duplicated by address. STT_FUNC and
  * STT_GNU_IFUNC symbols that are defined and named are kept. Where several
  * share an address, one is kept, preferring a sized one, then STT_FUNC
- * over an ifunc, then global over weak over local, then the fewest leading
- * underscores (malloc over __libc_malloc), then the name's byte order.
+ * over an ifunc, then global over local over weak, then the fewest leading
+ * underscores (malloc over __libc_malloc), then the longest name, then
+ * the name's byte order: perf's choice, so both name aliases alike.
  * A symbol of size 0 covers up to the next symbol, but not beyond the end
  * of its section; with neither bound it covers its own address alone.
  * A file with no symbols gives an empty table. 0, or a negative errno
@@ -185,6 +200,16 @@ struct elf_symtab;
  */
 int elf_symtab_load(const struct elf_file *ef, struct elf_symtab **out,
 		    char **cause);
+
+/*
+ * The same over two files: a runtime file and its separate debug file
+ * (objcopy --only-keep-debug keeps the addresses, so both tables speak
+ * the runtime file's vaddrs). Symbols of both are merged as one table,
+ * ranked as above; debug may be NULL.
+ */
+int elf_symtab_load_with_debug(const struct elf_file *ef,
+			       const struct elf_file *debug,
+			       struct elf_symtab **out, char **cause);
 
 /*
  * Parse a JIT symbol map as perf documents for /tmp/perf-PID.map: one

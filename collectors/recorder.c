@@ -11,6 +11,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "collectors/jitdump.h"
 #include "collectors/procmaps.h"
 #include "collectors/recorder.h"
 #include "collectors/symbolize.h"
@@ -51,10 +52,15 @@ void recorder_sampler_desc(const struct event_desc *ev, const struct sample_plan
 	switch (plan->call_graph) {
 	case CALL_GRAPH_FP:
 		a->sample_type |= PERF_SAMPLE_CALLCHAIN;
-		/* User frames only: a kernel leaf is the sample's own ip. */
-		a->exclude_callchain_kernel = 1;
+		a->exclude_callchain_kernel = plan->no_kernel;
 		break;
 	case CALL_GRAPH_DWARF:
+		/* The kernel's part of the chain from the kernel (as perf
+		 * does), the user's from the registers and stack copy. */
+		if (!plan->no_kernel) {
+			a->sample_type |= PERF_SAMPLE_CALLCHAIN;
+			a->exclude_callchain_user = 1;
+		}
 		a->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
 		a->sample_regs_user = UNWIND_X86_64_REGS_MASK;
 		a->sample_stack_user = plan->stack_bytes ? plan->stack_bytes
@@ -250,7 +256,8 @@ struct recorder *recorder_new(const struct recorder_opts *opts)
 		r->max_frames = MAX_FRAMES_CAP;
 	pthread_mutex_init(&r->lock, NULL);
 	pthread_cond_init(&r->cond, NULL);
-	struct symbolizer_opts so = { opts->perf_map_dir, opts->kallsyms };
+	struct symbolizer_opts so = { opts->perf_map_dir, opts->kallsyms,
+				      opts->debug_dir, opts->debuginfod, opts->lines };
 	r->sym = symbolizer_new(&so);
 	r->unw = r->sym ? unwinder_new(r->sym) : NULL;
 	r->maps = proc_maps_new();
@@ -393,7 +400,8 @@ static uint32_t symbol_id(struct recorder *r, uint32_t module, const char *name)
 }
 
 /* The frame of addr in process pid, symbolized once per distinct place. */
-static uint32_t frame_of(struct recorder *r, uint32_t pid, uint64_t addr, bool kernel)
+static uint32_t frame_of(struct recorder *r, uint32_t pid, uint64_t addr, bool kernel,
+			 uint64_t time)
 {
 	struct code_map cm;
 	const struct code_map *m = kernel ? NULL : code_map_of(r->maps, pid, addr, &cm);
@@ -410,11 +418,14 @@ static uint32_t frame_of(struct recorder *r, uint32_t pid, uint64_t addr, bool k
 		where = ((uint64_t)pid << 2) | 2;
 		key = addr;
 	}
-	uint32_t id = pairmap_get(&r->addr_frame, where, key);
+	/* A JIT that writes a jitdump reuses addresses for other code: its
+	 * frames are looked up at the sample's time, never from the cache. */
+	bool timed = where & 2 && symbolizer_has_jitdump(r->sym, pid);
+	uint32_t id = timed ? 0 : pairmap_get(&r->addr_frame, where, key);
 	if (id)
 		return id;
 	struct sym_frame f;
-	symbolizer_lookup(r->sym, pid, m, addr, kernel, &f);
+	symbolizer_lookup_at(r->sym, pid, m, addr, kernel, time, &f);
 	uint32_t mod = module_id(r, f.module);
 	const char *name = f.symbol ? symbolizer_intern(r->sym, f.symbol) : NULL;
 	uint32_t sym = mod ? symbol_id(r, mod, name) : 0;
@@ -427,9 +438,14 @@ static uint32_t frame_of(struct recorder *r, uint32_t pid, uint64_t addr, bool k
 			return fail(r, -ENOMEM, "frames"), 0;
 		int rc = r->o.sink.frame ? r->o.sink.frame(r->o.sink.arg, id, sym, f.offset)
 					 : 0;
+		if (!rc && r->o.sink.frame_src && (f.src_file || f.src_function))
+			rc = r->o.sink.frame_src(r->o.sink.arg, id, f.src_file, f.src_line,
+						 f.src_function, f.src_inlines);
 		if (rc)
 			return fail(r, rc, "frames"), 0;
 	}
+	if (timed)
+		return id;
 	if (pairmap_put(&r->addr_frame, where, key, id))
 		return fail(r, -ENOMEM, "frames"), 0;
 	r->st.distinct_addrs++;
@@ -471,6 +487,33 @@ static bool is_kernel_sample(const struct qrec *q)
 	       (mode == PERF_RECORD_MISC_CPUMODE_UNKNOWN && (int64_t)q->u.s.ip < 0);
 }
 
+/*
+ * The kernel's part of a sample's call chain into r->ips, leaf first:
+ * the entries after PERF_CONTEXT_KERNEL, up to the next context marker
+ * (perf's layout: kernel frames, then PERF_CONTEXT_USER and the user's).
+ * Returns how many.
+ */
+static size_t kernel_frames(struct recorder *r, const struct qrec *q,
+			    const uint64_t *chain)
+{
+	size_t n = 0;
+	bool in_kernel = false;
+	for (uint32_t i = 0; i < q->u.s.nchain && n < r->max_frames; i++) {
+		uint64_t v = chain[i];
+		if (v >= (uint64_t)PERF_CONTEXT_MAX) {
+			if (in_kernel)
+				break;
+			in_kernel = v == (uint64_t)PERF_CONTEXT_KERNEL;
+			continue;
+		}
+		if (!in_kernel)
+			continue;
+		r->ips[n] = v;
+		r->kernel[n++] = true;
+	}
+	return n;
+}
+
 static void process_sample(struct recorder *r, const struct qrec *q)
 {
 	uint32_t event = 0;
@@ -478,16 +521,20 @@ static void process_sample(struct recorder *r, const struct qrec *q)
 		r->st.unknown_id++;
 		return;
 	}
-	size_t n = 0, max = r->max_frames;
+	size_t max = r->max_frames;
 	bool kip = is_kernel_sample(q);
-	if (kip) {
-		r->ips[n] = q->u.s.ip;
-		r->kernel[n++] = true;
-	}
-	size_t first_user = n;
 	const uint64_t *chain = q->data;
 	const uint64_t *regs = q->data + q->u.s.nchain;
 	const uint8_t *stack = (const uint8_t *)(regs + q->u.s.nregs);
+	size_t n = r->o.no_kernel ? 0 : kernel_frames(r, q, chain);
+	if (kip && !n && !r->o.no_kernel) {
+		/* No kernel chain (none asked, or the kernel gave none): its
+		 * leaf is the sample's own ip. */
+		r->ips[n] = q->u.s.ip;
+		r->kernel[n++] = true;
+	}
+	r->st.kernel_frames += n;
+	size_t first_user = n;
 	if (r->o.call_graph == CALL_GRAPH_FP && q->u.s.nchain) {
 		bool user = false;
 		for (uint32_t i = 0; i < q->u.s.nchain && n < max; i++) {
@@ -522,13 +569,19 @@ static void process_sample(struct recorder *r, const struct qrec *q)
 		r->ips[n] = q->u.s.ip;
 		r->kernel[n++] = false;
 	}
+	if (!n) {
+		/* --no-kernel, and a kernel sample with no user frame (a
+		 * kernel thread): it still counts, at the kernel. */
+		r->ips[n] = q->u.s.ip;
+		r->kernel[n++] = true;
+	}
 	/* Callers are return addresses: look them up at the call, one
 	 * byte back, so a call that ends a function names that function. */
 	for (size_t i = 0; i < n; i++) {
 		uint64_t a = r->ips[i];
-		if (!r->kernel[i] && i > first_user && a)
+		if (a && (r->kernel[i] ? i > 0 : i > first_user))
 			a--;
-		r->fids[i] = frame_of(r, q->pid, a, r->kernel[i]);
+		r->fids[i] = frame_of(r, q->pid, a, r->kernel[i], q->time);
 		if (!r->fids[i])
 			return;
 	}
@@ -590,6 +643,12 @@ static void process(struct recorder *r, const struct qrec *q)
 		}
 		if (proc_maps_feed(r->maps, &rec))
 			fail(r, -ENOMEM, "address spaces");
+		/* A JIT maps its jitdump (executable, so that it is seen):
+		 * from now on its code is named from there. */
+		if ((q->type == PERF_RECORD_MMAP || q->type == PERF_RECORD_MMAP2) &&
+		    jitdump_path_is_dump(rec.u.mmap.filename, NULL) &&
+		    symbolizer_add_jitdump(r->sym, q->pid, rec.u.mmap.filename))
+			fail(r, -ENOMEM, "jitdumps");
 		break;
 	}
 	default:
@@ -607,7 +666,7 @@ static struct qrec *copy_record(struct recorder *r, const struct perf_rec *rec)
 		const __typeof__(rec->u.sample) *s = &rec->u.sample;
 		uint32_t nregs = s->abi && s->regs && r->o.call_graph == CALL_GRAPH_DWARF
 				 ? (uint32_t)__builtin_popcountll(UNWIND_X86_64_REGS_MASK) : 0;
-		uint32_t nchain = r->o.call_graph == CALL_GRAPH_FP && s->callchain
+		uint32_t nchain = r->o.call_graph != CALL_GRAPH_NONE && s->callchain
 				  ? (uint32_t)s->nr_callchain : 0;
 		uint64_t stack = nregs && s->stack ? s->stack_dyn_size : 0;
 		extra = (nchain + nregs) * 8 + ((stack + 7) & ~7ull);
@@ -855,4 +914,9 @@ void recorder_stats(const struct recorder *r, struct recorder_stats *out)
 	out->frames = r->nframes;
 	out->stacks = r->nstacks;
 	out->unwind = *unwinder_stats(r->unw);
+}
+
+struct symbolizer *recorder_symbolizer(struct recorder *r)
+{
+	return r->sym;
 }

@@ -55,13 +55,16 @@ struct sample_plan {
 	uint64_t freq;		/* Hz */
 	enum call_graph call_graph;
 	uint32_t stack_bytes;	/* DWARF: the user stack copy per sample */
+	bool no_kernel;		/* no kernel call chains */
 };
 
 /*
  * The sampling event for ev under plan: the event's attr with the period
  * or frequency, PERF_SAMPLE_IP | PERIOD, and the call-graph bits (the
- * user callchain for fp; user registers with UNWIND_X86_64_REGS_MASK and
- * the stack copy for dwarf). name is borrowed from ev.
+ * kernel's callchain, kernel and user parts, for fp; user registers with
+ * UNWIND_X86_64_REGS_MASK and the stack copy for dwarf, with the kernel
+ * part of the callchain alone). no_kernel leaves the kernel part out.
+ * name is borrowed from ev.
  */
 void recorder_sampler_desc(const struct event_desc *ev, const struct sample_plan *plan,
 			   struct sampler_desc *out);
@@ -103,6 +106,12 @@ struct recorder_sink {
 	/* The queue ran empty: a good moment to commit a batch (may be NULL). */
 	int (*idle)(void *arg);
 	void *arg;
+	/* With lines: where frame id is in the source, right after it was
+	 * announced, when the debug info says (may be NULL). file, function
+	 * and inlines (the inlined functions there, outermost first, one a
+	 * line) may each be NULL; line 0 is unknown. */
+	int (*frame_src)(void *arg, uint32_t id, const char *file, uint32_t line,
+			 const char *function, const char *inlines);
 };
 
 struct recorder_opts {
@@ -113,6 +122,13 @@ struct recorder_opts {
 	size_t max_frames;		/* 0: 127, as perf's default */
 	const char *perf_map_dir;	/* NULL: /tmp */
 	const char *kallsyms;		/* NULL: /proc/kallsyms; "": none */
+	const char *debug_dir;		/* debug root before /usr/lib/debug, or NULL */
+	/* Drop the kernel frames of every chain: a sample taken in the
+	 * kernel lands on the user frame that entered it (on the kernel
+	 * only when it has no user frame: a kernel thread). */
+	bool no_kernel;
+	bool debuginfod;		/* may ask DEBUGINFOD_URLS' servers */
+	enum sym_lines lines;		/* source lines of frames (frame_src) */
 	bool synchronous;		/* no worker: process in on_record
 					 * (tests, replays) */
 };
@@ -125,6 +141,7 @@ struct recorder_stats {
 	uint64_t lost;		/* PERF_RECORD_LOST: samples the kernel lost */
 	uint64_t max_queue_bytes;	/* the queue's high-water mark */
 	uint64_t distinct_addrs;	/* symbolized (the cache's size) */
+	uint64_t kernel_frames;		/* kernel frames in samples' stacks */
 	uint32_t modules, symbols, frames, stacks;
 	struct unwind_stats unwind;
 	/* Per event: samples kept, dropped (queue) and lost (kernel). */
@@ -162,5 +179,12 @@ int recorder_finish(struct recorder *r, char **cause);
 /* Counts so far (complete after recorder_finish). Arrays are owned by
  * the recorder. */
 void recorder_stats(const struct recorder *r, struct recorder_stats *out);
+
+/*
+ * The worker's symbolizer, for what it learnt of the modules (debug files
+ * found and missing): only after recorder_finish(), when the worker no
+ * longer uses it.
+ */
+struct symbolizer *recorder_symbolizer(struct recorder *r);
 
 #endif

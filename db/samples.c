@@ -14,7 +14,7 @@
 /* Rows per batched transaction while recording. */
 #define BATCH_ROWS 4096
 
-enum { INS_MODULE, INS_SYMBOL, INS_FRAME, INS_STACK, INS_SAMPLE, NINS };
+enum { INS_MODULE, INS_SYMBOL, INS_FRAME, INS_STACK, INS_SAMPLE, INS_FRAME_SRC, NINS };
 
 static const char *const temp_schema =
 	"CREATE TEMP TABLE IF NOT EXISTS rec_modules ("
@@ -22,7 +22,8 @@ static const char *const temp_schema =
 	"CREATE TEMP TABLE IF NOT EXISTS rec_symbols ("
 	"  id INTEGER PRIMARY KEY, module_id INTEGER NOT NULL, name TEXT);"
 	"CREATE TEMP TABLE IF NOT EXISTS rec_frames ("
-	"  id INTEGER PRIMARY KEY, symbol_id INTEGER NOT NULL, offset INTEGER NOT NULL);"
+	"  id INTEGER PRIMARY KEY, symbol_id INTEGER NOT NULL, offset INTEGER NOT NULL,"
+	"  src_file TEXT, src_line INTEGER, src_functions TEXT);"
 	"CREATE TEMP TABLE IF NOT EXISTS rec_stacks ("
 	"  id INTEGER PRIMARY KEY, parent_id INTEGER NOT NULL, frame_id INTEGER NOT NULL);"
 	"CREATE TEMP TABLE IF NOT EXISTS rec_samples ("
@@ -45,6 +46,8 @@ static const char *const insert_sql[NINS] = {
 	"INSERT INTO temp.rec_stacks (id, parent_id, frame_id) VALUES (?1, ?2, ?3)",
 	("INSERT INTO temp.rec_samples (tid, time, cpu, event_idx, weight, stack_id)"
 	 " VALUES (?1, ?2, ?3, ?4, ?5, ?6)"),
+	("UPDATE temp.rec_frames SET src_file = ?2, src_line = ?3, src_functions = ?4"
+	 " WHERE id = ?1"),
 };
 
 struct db_sample_writer {
@@ -160,6 +163,29 @@ int db_sample_put_frame(struct db_sample_writer *w, uint32_t id, uint32_t symbol
 	sqlite3_bind_int64(st, 2, symbol);
 	sqlite3_bind_int64(st, 3, (sqlite3_int64)offset);
 	return put(w, st, "cannot write a frame to", cause);
+}
+
+int db_sample_put_frame_src(struct db_sample_writer *w, uint32_t id,
+			    const struct db_frame_src *src, char **cause)
+{
+	sqlite3_stmt *st = w->ins[INS_FRAME_SRC];
+	sqlite3_bind_int64(st, 1, id);
+	db_bind_text(st, 2, src->file);
+	if (src->line)
+		sqlite3_bind_int64(st, 3, src->line);
+	/* One column: the innermost function, then the inlined ones. */
+	char *fns = NULL;
+	if ((src->function || src->inlines) &&
+	    asprintf(&fns, "%s%s%s", src->function ? src->function : "",
+		     src->inlines ? "\n" : "", src->inlines ? src->inlines : "") < 0) {
+		sqlite3_clear_bindings(st);
+		return db_fail(w->db, SQLITE_NOMEM, "cannot write a frame's source line to",
+			       cause);
+	}
+	db_bind_text(st, 4, fns);
+	int rc = put(w, st, "cannot write a frame's source line to", cause);
+	free(fns);
+	return rc;
 }
 
 int db_sample_put_stack(struct db_sample_writer *w, uint32_t id, uint32_t parent,
@@ -294,8 +320,10 @@ int db_sample_store_run(struct db_sample_writer *w, struct db_run *run,
 			      " SELECT ?1, id, module_id, name FROM temp.rec_symbols",
 			      run->id, "cannot store the symbols in", cause);
 	if (!rc)
-		rc = exec_run(db, "INSERT INTO sample_frames (run_id, id, symbol_id, offset)"
-			      " SELECT ?1, id, symbol_id, offset FROM temp.rec_frames",
+		rc = exec_run(db, "INSERT INTO sample_frames (run_id, id, symbol_id, offset,"
+			      " src_file, src_line, src_functions)"
+			      " SELECT ?1, id, symbol_id, offset, src_file, src_line,"
+			      " src_functions FROM temp.rec_frames",
 			      run->id, "cannot store the frames in", cause);
 	if (!rc)
 		rc = exec_run(db, "INSERT INTO sample_stacks (run_id, id, parent_id, frame_id)"
@@ -357,10 +385,30 @@ void db_profile_release(struct db_profile *p)
 	for (size_t i = 0; i < p->nsymbols; i++)
 		free(p->symbols[i].name);
 	free(p->symbols);
+	for (size_t i = 0; i < p->nframes; i++) {
+		free(p->frames[i].src_file);
+		free(p->frames[i].src_function);
+		free(p->frames[i].src_inlines);
+	}
 	free(p->frames);
 	free(p->stacks);
 	free(p->counts);
 	memset(p, 0, sizeof(*p));
+}
+
+/* src_functions as stored: the innermost function, then the inlined
+ * ones one a line; into src_function and src_inlines. */
+static void split_functions(struct db_frame *f)
+{
+	char *nl = f->src_function ? strchr(f->src_function, '\n') : NULL;
+	if (nl) {
+		f->src_inlines = nl[1] ? strdup(nl + 1) : NULL;
+		*nl = '\0';
+	}
+	if (f->src_function && !f->src_function[0]) {
+		free(f->src_function);
+		f->src_function = NULL;
+	}
 }
 
 /* Grow *arr (of elem bytes) to hold n + 1 entries. */
@@ -555,8 +603,10 @@ int db_profile_load(struct db *db, int64_t run_id, struct db_profile *out,
 		goto fail;
 
 	cap = 0;
-	rc = prep_run(db, &st, "SELECT id, symbol_id, offset FROM sample_frames"
-		      " WHERE run_id = ?1 ORDER BY id", run_id, cause);
+	rc = prep_run(db, &st, "SELECT id, symbol_id, offset, src_file, src_line,"
+		      " src_functions FROM sample_frames WHERE run_id = ?1"
+		      " ORDER BY id",
+		      run_id, cause);
 	if (rc)
 		goto fail;
 	db_row_init(&r, db, st, "sample_frames");
@@ -571,6 +621,10 @@ int db_profile_load(struct db *db, int64_t run_id, struct db_profile *out,
 		struct db_frame *f = &out->frames[out->nframes++];
 		f->symbol = (uint32_t)db_row_int(&r, 1, 1, (int64_t)out->nsymbols, 1, 0);
 		f->offset = db_row_u64(&r, 2, 0);
+		f->src_file = db_row_text(&r, 3, DB_NULL_OK | DB_LONG);
+		f->src_line = (uint32_t)db_row_int(&r, 4, 0, UINT32_MAX, 0, DB_NULL_OK);
+		f->src_function = db_row_text(&r, 5, DB_NULL_OK | DB_LONG);
+		split_functions(f);
 	}
 	sqlite3_finalize(st);
 	if (!rc && r.rc)

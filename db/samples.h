@@ -68,6 +68,18 @@ int db_sample_put_module(struct db_sample_writer *w, uint32_t id, const char *pa
 /* name NULL: the module's unknown symbol. */
 int db_sample_put_symbol(struct db_sample_writer *w, uint32_t id, uint32_t module,
 			 const char *name, char **cause);
+/* Where a frame is in the source (fields as in struct db_frame; NULL or
+ * 0 where unknown). */
+struct db_frame_src {
+	const char *file;
+	uint32_t line;
+	const char *function;
+	const char *inlines;
+};
+
+/* Where frame id (already put) is in the source. */
+int db_sample_put_frame_src(struct db_sample_writer *w, uint32_t id,
+			    const struct db_frame_src *src, char **cause);
 int db_sample_put_frame(struct db_sample_writer *w, uint32_t id, uint32_t symbol,
 			uint64_t offset, char **cause);
 /* parent 0: an outermost frame. */
@@ -96,6 +108,9 @@ int db_sample_store_run(struct db_sample_writer *w, struct db_run *run,
 /* The module path of addresses that lay in no mapping prof knew of when
  * it recorded them (collectors/symbolize names it so). */
 #define DB_MODULE_UNMAPPED "[unknown]"
+/* The module path of kernel addresses (collectors/symbolize names it so,
+ * as perf does). */
+#define DB_MODULE_KERNEL "[kernel.kallsyms]"
 
 struct db_symbol {
 	uint32_t module;	/* id */
@@ -105,6 +120,11 @@ struct db_symbol {
 struct db_frame {
 	uint32_t symbol;	/* id */
 	uint64_t offset;	/* into the symbol; else into the module */
+	char *src_file;		/* NULL: not known */
+	uint32_t src_line;	/* 0: not known */
+	char *src_function;	/* innermost, maybe inlined; NULL: not known */
+	char *src_inlines;	/* inlined functions there, outermost first,
+				 * one a line; NULL: none */
 };
 
 struct db_stack_node {

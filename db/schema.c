@@ -429,6 +429,15 @@ static const char *const migrations[] = {
 	"  value TEXT NOT NULL,"
 	"  PRIMARY KEY (run_id, idx)"
 	") WITHOUT ROWID;",
+
+	/* v14: where a sampled frame is in the source, from the module's
+	 * DWARF when prof record found some: the file and line, and one a
+	 * line the innermost function there (an inlined one where the
+	 * compiler inlined it), then the inlined functions, outermost
+	 * first. NULL where unknown, and for runs stored before. */
+	"ALTER TABLE sample_frames ADD COLUMN src_file TEXT;"
+	"ALTER TABLE sample_frames ADD COLUMN src_line INTEGER;"
+	"ALTER TABLE sample_frames ADD COLUMN src_functions TEXT;",
 };
 
 size_t schema_migration_count(void)

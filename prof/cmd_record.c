@@ -12,6 +12,7 @@
 
 #include "collectors/counters.h"
 #include "collectors/events.h"
+#include "collectors/jitdump.h"
 #include "collectors/recorder.h"
 #include "common/errtext.h"
 #include "db/samples.h"
@@ -38,6 +39,10 @@ struct record_args {
 	bool allow_incomplete;
 	bool allow_generic;
 	const char *dump;
+	const char *debug_dir;
+	bool debuginfod;
+	bool no_kernel;
+	enum sym_lines lines;
 };
 
 static void record_init(void *args)
@@ -46,6 +51,25 @@ static void record_init(void *args)
 	a->cg = CALL_GRAPH_FP;
 	a->stack_bytes = UNWIND_STACK_DEFAULT;
 	a->limit = 10;
+	a->lines = SYM_LINES_OWN;
+}
+
+/* --lines none|own|all. */
+static int parse_lines(struct verb_ctx *vc, const char *word, void *field)
+{
+	struct record_args *a = vc->args;
+	char buf[64];
+	(void)field;
+	if (!strcmp(word, "none"))
+		a->lines = SYM_LINES_NONE;
+	else if (!strcmp(word, "own"))
+		a->lines = SYM_LINES_OWN;
+	else if (!strcmp(word, "all"))
+		a->lines = SYM_LINES_ALL;
+	else
+		return usage_error(vc->name, "bad --lines '%s': expected none, own or all",
+				   cli_echo(word, buf, sizeof(buf)));
+	return 0;
 }
 
 /* "none", "fp", "dwarf" or "dwarf,BYTES". */
@@ -201,6 +225,7 @@ struct record_coll {
 	char *cause;
 	int finish_rc;		/* what recorder_finish said */
 	char *finish_cause;
+	bool user_only;		/* a sampler may not see the kernel */
 };
 
 static int record_prepare(void *self, struct collect_ctx *cx, char **cause)
@@ -235,6 +260,7 @@ static void record_opened(void *self, struct collect_ctx *cx)
 				  st && st->reason ? st->reason : "refused");
 			return;
 		}
+		oc->user_only |= st->user_only;
 		uint64_t id;
 		for (size_t t = 0; (id = counters_sampler_id(cs, t, oc->first + i)); t++)
 			if ((oc->err = -recorder_map_id(oc->rec, id, (uint32_t)i)))
@@ -274,6 +300,123 @@ static const struct collector_ops record_collector = {
 	.finish = record_finish,
 };
 
+/* ---- debug files ----------------------------------------------------------- */
+
+#define DEBUG_NOTES_MAX 5
+
+struct debug_notes {
+	size_t found, missing;
+	bool debuginfod_skipped;
+};
+
+/* -v: where each debug file came from. */
+static int note_found(void *arg, const struct sym_module_info *mi)
+{
+	struct debug_notes *dn = arg;
+	if (!mi->debug_path || !mi->lookups)
+		return 0;
+	dn->found++;
+	if (verbose)
+		fprintf(stderr, "prof: symbols of '%s' from its debug file '%s' (%s)\n",
+			mi->path, mi->debug_path, debuginfo_via_name(mi->via));
+	return 0;
+}
+
+/* A stripped module with unnamed addresses and no debug file: say what
+ * was looked for, so the user can put the file there. */
+static int note_missing(void *arg, const struct sym_module_info *mi)
+{
+	struct debug_notes *dn = arg;
+	if (mi->has_symtab || mi->debug_path || !mi->unknown || !mi->debug_note)
+		return 0;
+	if (dn->missing++ == 0)
+		fprintf(stderr, "prof: stripped modules with unnamed code, and no debug file:\n");
+	if (dn->missing <= DEBUG_NOTES_MAX)
+		fprintf(stderr, "  '%s' (%llu of %llu addresses unnamed): %s\n", mi->path,
+			(unsigned long long)mi->unknown,
+			(unsigned long long)mi->lookups, mi->debug_note);
+	if (strstr(mi->debug_note, "debuginfod not asked"))
+		dn->debuginfod_skipped = true;
+	return 0;
+}
+
+/*
+ * After the run: name the modules whose code stayed unnamed for want of
+ * a debug file, and how to supply one; lookups skipped (debuginfod
+ * without DEBUGINFOD_URLS or --debuginfod) are said, never silent.
+ */
+static void print_debug_notes(struct recorder *rec, const struct record_args *a)
+{
+	struct symbolizer *sym = recorder_symbolizer(rec);
+	struct debug_notes dn = { 0 };
+	symbolizer_for_each_module(sym, note_found, &dn);
+	symbolizer_for_each_module(sym, note_missing, &dn);
+	if (dn.missing > DEBUG_NOTES_MAX)
+		fprintf(stderr, "  and %zu more\n", dn.missing - DEBUG_NOTES_MAX);
+	if (!dn.missing)
+		return;
+	hint_msg("install their debug packages (libc6-dbg, *-dbgsym), or point "
+		 "--debug-dir at a tree holding .build-id/xx/rest.debug%s",
+		 dn.debuginfod_skipped
+		 ? (a->debuginfod ? "; set DEBUGINFOD_URLS for --debuginfod"
+				  : "; with DEBUGINFOD_URLS set, --debuginfod asks its servers")
+		 : "");
+}
+
+/*
+ * Say when kernel frames are missing or unnamed for a reason the user
+ * may not know: the kernel refused kernel samples (perf_event_paranoid),
+ * or kallsyms hides its addresses (kptr_restrict).
+ */
+static void print_kernel_notes(struct recorder *rec, const struct recorder_stats *st,
+			       const struct record_args *a, bool user_only)
+{
+	if (user_only && !a->no_kernel) {
+		fprintf(stderr, "prof: kernel frames were not recorded: at "
+			"perf_event_paranoid %d this user may sample user code only\n",
+			counters_paranoid());
+		hint_msg("as root: sysctl -w kernel.perf_event_paranoid=1, or run prof "
+			 "with CAP_PERFMON; --no-kernel says you want none");
+	}
+	if (st->kernel_frames &&
+	    symbolizer_kernel_state(recorder_symbolizer(rec)) != SYM_KERNEL_NAMED) {
+		int kr = sym_kptr_restrict();
+		fprintf(stderr, "prof: %llu kernel frames are not named: /proc/kallsyms "
+			"shows no addresses to this user", (unsigned long long)st->kernel_frames);
+		if (kr > 0)
+			fprintf(stderr, " (kernel.kptr_restrict is %d)", kr);
+		fputc('\n', stderr);
+		hint_msg("as root: sysctl -w kernel.kptr_restrict=0, or run prof as root; "
+			 "--no-kernel drops kernel frames");
+	}
+}
+
+/* What each jitdump held: how much code, how often a region was
+ * rewritten (each time a new generation of code at one address), how
+ * fast the JIT emitted; and when its times could not be set against the
+ * samples'. */
+static int note_jitdump(void *arg, uint32_t pid, const char *path,
+			const struct jitdump_stats *st)
+{
+	(void)arg;
+	double span = st->last_time > st->first_time
+		      ? (double)(st->last_time - st->first_time) / 1e9 : 0;
+	fprintf(stderr, "prof: jitdump '%s' of pid %u: %llu code loads, %llu moves, "
+		"%llu rewrites (up to generation %u), %llu bytes of code", path, pid,
+		(unsigned long long)st->loads, (unsigned long long)st->moves,
+		(unsigned long long)st->rewrites, st->max_generation,
+		(unsigned long long)st->code_bytes);
+	if (span > 0 && !st->arch_time)
+		fprintf(stderr, " in %.3f s (%.0f bytes/s)", span,
+			(double)st->code_bytes / span);
+	fputc('\n', stderr);
+	if (st->arch_time)
+		fprintf(stderr, "prof: jitdump '%s' counts time in TSC ticks: its code is "
+			"named by the last load at each address, whatever the sample's "
+			"time\n", path);
+	return 0;
+}
+
 /* ---- the verb ------------------------------------------------------------ */
 
 static int cmd_record(struct verb_ctx *vc)
@@ -297,6 +440,7 @@ static int cmd_record(struct verb_ctx *vc)
 	struct sample_plan plan = {
 		.period = (uint64_t)a->period, .freq = (uint64_t)a->freq,
 		.call_graph = a->cg, .stack_bytes = (uint32_t)a->stack_bytes,
+		.no_kernel = a->no_kernel,
 	};
 	struct event_desc *sev = NULL, *cev = NULL;
 	size_t nsev = 0, ncev = 0;
@@ -340,6 +484,9 @@ static int cmd_record(struct verb_ctx *vc)
 	}
 	struct recorder_opts ro = {
 		.call_graph = a->cg, .nevents = nsev, .sink = sample_sink_ops(&sk),
+		.lines = a->lines,
+		.debug_dir = a->debug_dir, .debuginfod = a->debuginfod,
+		.no_kernel = a->no_kernel,
 	};
 	struct recorder *rec = recorder_new(&ro);
 	if (!rec) {
@@ -401,6 +548,12 @@ static int cmd_record(struct verb_ctx *vc)
 	free(oc.finish_cause);
 	struct recorder_stats st;
 	recorder_stats(rec, &st);
+	if (!l->quiet) {
+		print_kernel_notes(rec, &st, a, oc.user_only);
+		print_debug_notes(rec, a);
+		symbolizer_for_each_jitdump(recorder_symbolizer(rec), note_jitdump, NULL);
+	}
+
 	struct db_sample_event *evs = convert_sample_events(sev, sds, nsev, &plan,
 							    &sk, &st);
 	const char *sampled = a->events ? a->events : sev[0].name;
@@ -516,6 +669,26 @@ static const struct opt record_opts[] = {
 		 "print C++ and Rust symbols as the binary names them"),
 	OPT_BOOL(0, "icicle", struct record_args, icicle,
 		 "with --format svg: callers on top"),
+	OPT_BOOL(0, "no-kernel", struct record_args, no_kernel,
+		 "leave the kernel's frames out of call stacks (a\n"
+		 "sample taken in the kernel lands on the user frame\n"
+		 "that entered it)"),
+	OPT_CALLBACK(0, "lines", struct record_args, lines, "WHICH", parse_lines,
+		     "source lines for 'prof report --by line' from\n"
+		     "the debug info of: own (the default: DWARF in a\n"
+		     "module, or in a debug file beside it or under\n"
+		     "--debug-dir), all (also /usr/lib/debug's and\n"
+		     "debuginfod's: libc6-dbg's costs some 140 ms a\n"
+		     "run), none"),
+	OPT_STRING(0, "debug-dir", struct record_args, debug_dir, "DIR",
+		   "a tree of separate debug files, searched before\n"
+		   "/usr/lib/debug: DIR/.build-id/xx/rest.debug, and\n"
+		   "DIR/PATH/NAME for a file PATH/FILE whose debug link\n"
+		   "names NAME (for stripped files)"),
+	OPT_BOOL(0, "debuginfod", struct record_args, debuginfod,
+		 "fetch missing debug files from the servers of\n"
+		 "DEBUGINFOD_URLS (elfutils' client and cache; off\n"
+		 "by default: prof asks no server unless told)"),
 	OPT_INCLUDE(opt_output),
 	OPT_INCLUDE(opt_database),
 	OPT_BOOL(0, "allow-incomplete", struct record_args, allow_incomplete,

@@ -37,6 +37,7 @@ struct report_args {
 	bool system;		/* --system: the machine's deltas */
 	bool env;		/* --env: the machine's settings */
 	bool tree;		/* --tree: the processes under their parents */
+	bool no_inline;
 };
 
 /* A sampled run's report; -1 when it is not one (the caller goes on). */
@@ -49,7 +50,8 @@ static int report_sampled(struct verb_ctx *vc, struct db *db, const struct db_ru
 	char buf[64];
 	bool wants_samples = ra->stacks || ra->fmt == OUT_FOLDED ||
 			     (ra->by && (!strcmp(ra->by, "symbol") ||
-					 !strcmp(ra->by, "module")));
+					 !strcmp(ra->by, "module") ||
+					 !strcmp(ra->by, "line")));
 	int rc = db_profile_load(db, run->id, &prof, &cause);
 	if (rc == -ENODATA && !wants_samples) {
 		free(cause);
@@ -66,7 +68,8 @@ static int report_sampled(struct verb_ctx *vc, struct db *db, const struct db_ru
 	struct profile_opts po = { .by = PROFILE_BY_SYMBOL, .stacks = ra->stacks,
 				   .event = -1, .limit = view->limit, .sort = view->sort,
 				   .fmt = ra->fmt,
-				   .mangled = ra->mangled, .unknown = ra->unknown };
+				   .mangled = ra->mangled, .unknown = ra->unknown,
+				   .no_inline = ra->no_inline };
 	if (ra->by && profile_by_parse(ra->by, &po.by)) {
 		db_profile_release(&prof);
 		return usage_error("report", "--by %s does not go with --stacks or "
@@ -257,7 +260,7 @@ static int parse_by(struct verb_ctx *vc, const char *arg, void *field)
 	char buf[64];
 	if (report_by_parse(arg, &by) && profile_by_parse(arg, &pby))
 		return usage_error(vc->name, "bad --by '%s': expected thread, name, "
-				   "process, total, symbol or module",
+				   "process, total, symbol, module or line",
 				   cli_echo(arg, buf, sizeof(buf)));
 	*(const char **)field = arg;
 	return 0;
@@ -275,7 +278,8 @@ static int parse_unknown(struct verb_ctx *vc, const char *arg, void *field)
 static const struct opt report_opts[] = {
 	OPT_CALLBACK(0, "by", struct report_args, by, "MODE", parse_by,
 		     "thread, name, process or total; for a sampled run\n"
-		     "also symbol (its default) or module"),
+		     "also symbol (its default), module, or line (source\n"
+		     "file and line from the debug info)"),
 	OPT_BOOL(0, "tree", struct report_args, tree,
 		 "the processes under their parents (with --by\n"
 		 "process, or alone)"),
@@ -290,6 +294,9 @@ static const struct opt report_opts[] = {
 		 "C++ and Rust symbols as the binary names them\n"
 		 "(_ZN6detail4sprpEyy), not demangled (detail::sprp(\n"
 		 "unsigned long long, unsigned long long))"),
+	OPT_BOOL(0, "no-inline", struct report_args, no_inline,
+		 "call paths and folded stacks without the inlined\n"
+		 "functions the debug info names at a frame"),
 	OPT_CALLBACK(0, "unknown", struct report_args, unknown, "section", parse_unknown,
 		     "group code without a symbol by the ELF section\n"
 		     "that holds it ('libfoo.so:.text'), read from the\n"
@@ -318,10 +325,12 @@ const struct verb verb_report = {
 	.args_size = sizeof(struct report_args),
 	.max_operands = 1,
 	.help =
-"usage: prof report [RUN|last] [--by thread|name|process|total|symbol|module]\n"
+"usage: prof report [RUN|last]\n"
+"                   [--by thread|name|process|total|symbol|module|line]\n"
 "                   [--tree] [--stacks] [--event NAME] [--sort KEY] [--limit N]\n"
-"                   [--no-demangle] [--unknown address|section] [--icicle]\n"
-"                   [--format table|json|csv|markdown|folded|svg] [-o FILE]\n"
+"                   [--no-demangle] [--no-inline] [--unknown address|section]\n"
+"                   [--icicle] [--format table|json|csv|markdown|folded|svg]\n"
+"                   [-o FILE]\n"
 "                   [--db PATH]\n"
 "       prof report [RUN|last] --system|--env [--format FMT] [-o FILE]\n"
 "\n"
@@ -339,16 +348,18 @@ const struct verb verb_report = {
 "For a sampled run ('prof record'), the default is where the samples fell:\n"
 "--by symbol (the default) or module, with self and total shares of each\n"
 "event; --by thread or name, each thread's share; --by total, the run's\n"
-"counts. --stacks lists the hottest call paths; --format folded writes\n"
-"one 'main;work;hot 123' line per call path (samples of the first event,\n"
-"or --event), for flame-graph tools. --sort and --limit order and cut\n"
-"each event's rows (its call paths with --stacks). --by symbol and\n"
-"module need a sampled run. Code that no symbol covers (a stripped\n"
-"library's static functions) is shown by address, as 'libfoo.so+0x1a2b'\n"
-"(the address nm, objdump and addr2line use), one row per address. Call\n"
-"chains end at a caller in no known mapping, which a frame-pointer walk\n"
-"finds in code built without frame pointers; the report says how many\n"
-"did.\n"
+"counts; --by line, by source file and line where the debug info (the\n"
+"binary's, or its debug file's) says, naming the innermost function there,\n"
+"an inlined one where the compiler inlined it. --stacks lists the hottest\n"
+"call paths; --format folded writes one 'main;work;hot 123' line per call\n"
+"path (samples of the first event, or --event), for flame-graph tools.\n"
+"--sort and --limit order and cut each event's rows (its call paths with\n"
+"--stacks). --by symbol, module and line need a sampled run. Code that no\n"
+"symbol covers (a stripped library's static functions) is shown by\n"
+"address, as 'libfoo.so+0x1a2b' (the address nm, objdump and addr2line\n"
+"use), one row per address. Call chains end at a caller in no known\n"
+"mapping, which a frame-pointer walk finds in code built without frame\n"
+"pointers; the report says how many did.\n"
 "\n"
 "--format svg draws a sampled run as a flame graph (--icicle: callers on\n"
 "top; a browser zooms on a click and searches), a 'prof sleep' run as\n"
@@ -367,6 +378,7 @@ const struct verb verb_report = {
 "  prof report last --sort task-clock --limit 20\n"
 "  prof report 12 --format csv -o run12.csv\n"
 "  prof report last --by module\n"
+"  prof report last --by line --limit 20\n"
 "  prof report last --stacks --limit 10\n"
 "  prof report last --format folded | flamegraph.pl > hot.svg\n"
 "  prof report last --format svg -o flame.svg\n"

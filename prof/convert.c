@@ -387,6 +387,15 @@ static int sink_frame(void *arg, uint32_t id, uint32_t symbol, uint64_t offset)
 	return keep(s, db_sample_put_frame(s->w, id, symbol, offset, &cause), cause);
 }
 
+static int sink_frame_src(void *arg, uint32_t id, const char *file, uint32_t line,
+			  const char *function, const char *inlines)
+{
+	struct sample_sink *s = arg;
+	char *cause = NULL;
+	struct db_frame_src src = { file, line, function, inlines };
+	return keep(s, db_sample_put_frame_src(s->w, id, &src, &cause), cause);
+}
+
 static int sink_stack(void *arg, uint32_t id, uint32_t parent, uint32_t frame)
 {
 	struct sample_sink *s = arg;
@@ -432,7 +441,8 @@ int sample_sink_init(struct sample_sink *s, struct db *db, size_t nev,
 struct recorder_sink sample_sink_ops(struct sample_sink *s)
 {
 	return (struct recorder_sink){ sink_module, sink_symbol, sink_frame,
-				       sink_stack, sink_sample, sink_idle, s };
+				       sink_stack, sink_sample, sink_idle, s,
+				       sink_frame_src };
 }
 
 void sample_sink_release(struct sample_sink *s)

@@ -26,8 +26,9 @@ int profile_unknown_parse(const char *word, enum profile_unknown *out)
 
 int profile_by_parse(const char *word, enum profile_by *out)
 {
-	static const char *const names[] = { "symbol", "module", "thread", "name" };
-	for (int i = 0; i < 4; i++) {
+	static const char *const names[] = { "symbol", "module", "thread", "name",
+					     "line" };
+	for (int i = 0; i < 5; i++) {
 		if (!strcmp(word, names[i])) {
 			*out = (enum profile_by)i;
 			return 0;
@@ -42,6 +43,7 @@ const char *profile_by_name(enum profile_by by)
 	case PROFILE_BY_MODULE: return "module";
 	case PROFILE_BY_THREAD: return "thread";
 	case PROFILE_BY_NAME: return "name";
+	case PROFILE_BY_LINE: return "line";
 	default: return "symbol";
 	}
 }
@@ -80,6 +82,15 @@ struct view {
 					 * 0 at the outermost frame and where
 					 * the chain was cut */
 	bool *cut;			/* node id - 1 -> a caller was cut */
+	/* By line: the distinct (module, file, line) places of frames, each
+	 * by one frame that has it; frames without one keep their key by
+	 * symbol, after these. */
+	size_t nlines;
+	uint32_t *line_frame;		/* line key -> a frame id with it */
+	size_t *line_key;		/* frame id - 1 -> its key by line */
+	char **line_func;		/* line key -> function as shown, or NULL */
+	bool inlines;			/* paths show inlined functions */
+	bool mangled;			/* names as stored */
 };
 
 static uint32_t frame_symbol(const struct db_profile *p, uint32_t frame)
@@ -198,8 +209,75 @@ static void view_chains(struct view *v)
 	}
 }
 
+static uint32_t frame_module(const struct db_profile *p, uint32_t frame)
+{
+	return p->symbols[frame_symbol(p, frame) - 1].module;
+}
+
+static int frame_line_cmp(const void *pa, const void *pb, void *arg)
+{
+	const struct db_profile *p = arg;
+	uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
+	const struct db_frame *x = &p->frames[a - 1], *y = &p->frames[b - 1];
+	uint32_t ma = frame_module(p, a), mb = frame_module(p, b);
+	if (ma != mb)
+		return ma < mb ? -1 : 1;
+	int c = strcmp(x->src_file, y->src_file);
+	if (c)
+		return c;
+	if (x->src_line != y->src_line)
+		return x->src_line < y->src_line ? -1 : 1;
+	return a < b ? -1 : a > b;
+}
+
+/* Group the frames by source line (by line reports only). */
+static int view_lines(struct view *v, const struct profile_opts *o)
+{
+	const struct db_profile *p = v->p;
+	size_t nf = p->nframes ? p->nframes : 1;
+	uint32_t *with = malloc(nf * sizeof(*with));
+	v->line_frame = malloc(nf * sizeof(*v->line_frame));
+	v->line_key = malloc(nf * sizeof(*v->line_key));
+	v->line_func = calloc(nf, sizeof(*v->line_func));
+	if (!with || !v->line_frame || !v->line_key || !v->line_func) {
+		free(with);
+		return -ENOMEM;
+	}
+	size_t n = 0;
+	for (uint32_t f = 1; f <= p->nframes; f++)
+		if (p->frames[f - 1].src_file && p->frames[f - 1].src_line)
+			with[n++] = f;
+	qsort_r(with, n, sizeof(*with), frame_line_cmp, (void *)p);
+	/* Frames without a line: their symbol's key, after the lines. */
+	for (size_t f = 0; f < p->nframes; f++)
+		v->line_key[f] = SIZE_MAX;
+	for (size_t i = 0; i < n; i++) {
+		const struct db_frame *a = &p->frames[with[i] - 1];
+		const struct db_frame *b = i ? &p->frames[with[i - 1] - 1] : NULL;
+		if (!b || frame_module(p, with[i]) != frame_module(p, with[i - 1]) ||
+		    strcmp(a->src_file, b->src_file) || a->src_line != b->src_line) {
+			v->line_frame[v->nlines] = with[i];
+			const char *fn = a->src_function;
+			char *d = fn && !o->mangled ? demangle_name(fn) : NULL;
+			v->line_func[v->nlines] = d ? d : fn ? strdup(fn) : NULL;
+			v->nlines++;
+		}
+		v->line_key[with[i] - 1] = v->nlines - 1;
+	}
+	for (size_t f = 0; f < p->nframes; f++)
+		if (v->line_key[f] == SIZE_MAX)
+			v->line_key[f] = v->nlines + v->frame_key[f];
+	free(with);
+	return 0;
+}
+
 static void view_release(struct view *v)
 {
+	for (size_t i = 0; v->line_func && i < v->nlines; i++)
+		free(v->line_func[i]);
+	free(v->line_func);
+	free(v->line_frame);
+	free(v->line_key);
 	free(v->places);
 	free(v->frame_key);
 	free(v->up);
@@ -213,10 +291,13 @@ static int view_init(struct view *v, const struct db_profile *p,
 	memset(v, 0, sizeof(*v));
 	v->p = p;
 	v->raw = raw;
+	v->inlines = !o->no_inline;
+	v->mangled = o->mangled;
 	v->frame_key = malloc((p->nframes ? p->nframes : 1) * sizeof(*v->frame_key));
 	v->up = malloc((p->nstacks ? p->nstacks : 1) * sizeof(*v->up));
 	v->cut = malloc((p->nstacks ? p->nstacks : 1) * sizeof(*v->cut));
-	if (!v->frame_key || !v->up || !v->cut || view_places(v, o)) {
+	if (!v->frame_key || !v->up || !v->cut || view_places(v, o) ||
+	    (o->by == PROFILE_BY_LINE && view_lines(v, o))) {
 		view_release(v);
 		return -ENOMEM;
 	}
@@ -278,6 +359,8 @@ static size_t frame_key(const struct grouping *g, uint32_t node)
 {
 	if (g->by == PROFILE_BY_MODULE)
 		return node_module(g->p, node) - 1;
+	if (g->by == PROFILE_BY_LINE)
+		return g->v->line_key[g->p->stacks[node - 1].frame - 1];
 	return g->v->frame_key[g->p->stacks[node - 1].frame - 1];
 }
 
@@ -307,6 +390,9 @@ static void grouping_init(struct grouping *g, const struct db_run *run,
 		break;
 	case PROFILE_BY_MODULE:
 		g->nkeys = p->nmodules;
+		break;
+	case PROFILE_BY_LINE:
+		g->nkeys = v->nlines + p->nsymbols + v->nplaces;
 		break;
 	case PROFILE_BY_THREAD:
 		g->nkeys = run->nthreads + 1;	/* + unknown */
@@ -413,19 +499,58 @@ static const char *key_module(const struct grouping *g, size_t k)
 {
 	if (g->by == PROFILE_BY_MODULE)
 		return g->p->modules[k];
+	if (g->by == PROFILE_BY_LINE && k < g->v->nlines)
+		return g->p->modules[frame_module(g->p, g->v->line_frame[k]) - 1];
+	if (g->by == PROFILE_BY_LINE)
+		k -= g->v->nlines;
 	return g->p->modules[g->p->symbols[key_symbol(g->v, k) - 1].module - 1];
 }
 
 /* ---- call paths -------------------------------------------------------- */
 
-/* A frame's label in a path, onto fp: its row's text by symbol. The
- * folded format splits on ';', so none is written. */
-static void frame_label(const struct view *v, uint32_t node, FILE *fp)
+/* Kernel code: the module prof record names the kernel's frames by, or
+ * a vmlinux (stackcollapse-perf --kernel marks the same). */
+static bool module_is_kernel(const char *path)
+{
+	size_t n = strlen(path);
+	return !strcmp(path, DB_MODULE_KERNEL) ||
+	       (n >= 7 && !strcmp(path + n - 7, "vmlinux"));
+}
+
+/* A frame's label in a path, onto fp: its row's text by symbol, and with
+ * kmark a kernel frame's "_[k]" (the folded format of flame-graph
+ * tools). The folded format splits on ';', so none is written. */
+static void frame_label(const struct view *v, uint32_t node, bool kmark, FILE *fp)
 {
 	char buf[600];
 	size_t k = v->frame_key[v->p->stacks[node - 1].frame - 1];
 	for (const char *c = key_text(v, k, buf, sizeof(buf)); *c; c++)
 		fputc(*c == ';' ? ':' : *c, fp);
+	if (kmark && module_is_kernel(v->p->modules[node_module(v->p, node) - 1]))
+		fputs("_[k]", fp);
+}
+
+/* The inlined functions at a node's frame, after it, outermost first:
+ * "; step" in folded stacks, " -> step (inlined)" in paths. */
+static void inline_labels(const struct view *v, uint32_t node, const char *sep,
+			  bool folded, FILE *fp)
+{
+	const char *in = v->p->frames[v->p->stacks[node - 1].frame - 1].src_inlines;
+	if (!v->inlines || !in)
+		return;
+	while (*in) {
+		size_t len = strcspn(in, "\n");
+		char *name = strndup(in, len);
+		char *d = name && !v->mangled ? demangle_name(name) : NULL;
+		fputs(sep, fp);
+		for (const char *c = d ? d : name ? name : "?"; *c; c++)
+			fputc(folded && *c == ';' ? ':' : *c, fp);
+		if (!folded)
+			fputs(" (inlined)", fp);
+		free(d);
+		free(name);
+		in += len + (in[len] == '\n');
+	}
 }
 
 struct path {
@@ -433,9 +558,11 @@ struct path {
 	uint64_t weight, samples;
 };
 
-/* The path of a stack node, outermost first, joined by sep. */
+/* The path of a stack node, outermost first, joined by sep; folded
+ * (sep ";") marks kernel frames. */
 static char *path_text(const struct view *v, uint32_t node, const char *sep)
 {
+	bool kmark = !strcmp(sep, ";");
 	size_t depth = 0;
 	for (uint32_t n = node; n; n = v->up[n - 1])
 		depth++;
@@ -449,7 +576,8 @@ static char *path_text(const struct view *v, uint32_t node, const char *sep)
 	for (i = 0; i < depth; i++) {
 		if (i)
 			fputs(sep, fp);
-		frame_label(v, chain[i], fp);
+		frame_label(v, chain[i], kmark, fp);
+		inline_labels(v, chain[i], sep, kmark, fp);
 	}
 	fclose(fp);
 	free(chain);
@@ -572,7 +700,7 @@ static void write_header(const struct db_run *run, const struct db_profile *p,
 
 enum {
 	P_EVENT, P_MODULE, P_SYMBOL, P_TID, P_THREAD, P_THREADS, P_SAMPLES, P_SELF,
-	P_TOTAL_SAMPLES, P_TOTAL, P_MANGLED, P_SECTION, P_OFFSET, P_N
+	P_TOTAL_SAMPLES, P_TOTAL, P_MANGLED, P_SECTION, P_OFFSET, P_FILE, P_LINE, P_N
 };
 
 /*
@@ -596,6 +724,9 @@ static const struct col profile_cols[P_N] = {
 	[P_MANGLED] = { .key = "mangled", .flags = COL_MACHINES },
 	[P_SECTION] = { .key = "section", .flags = COL_MACHINES },
 	[P_OFFSET] = { .key = "offset", .flags = COL_MACHINES },
+	/* By line: the file in full for machines, "file.c:42" for people. */
+	[P_FILE] = { .key = "file", .title = "line" },
+	[P_LINE] = { .key = "line", .kind = COL_INT, .flags = COL_MACHINES },
 };
 
 static void set_pct(struct rows *r, size_t row, size_t col, uint64_t part,
@@ -612,6 +743,8 @@ static struct rows *profile_rows(enum profile_by by)
 	static const size_t mod[] = { P_SELF, P_TOTAL, P_SAMPLES, P_MODULE };
 	static const size_t thr[] = { P_SELF, P_SAMPLES, P_TID, P_THREAD };
 	static const size_t name[] = { P_SELF, P_SAMPLES, P_THREADS, P_THREAD };
+	static const size_t line[] = { P_SELF, P_TOTAL, P_SAMPLES, P_MODULE, P_SYMBOL,
+				       P_FILE };
 	struct col cols[P_N];
 	memcpy(cols, profile_cols, sizeof(cols));
 	if (by == PROFILE_BY_NAME)
@@ -630,6 +763,10 @@ static struct rows *profile_rows(enum profile_by by)
 	static const size_t name_csv[] = {
 		P_EVENT, P_THREAD, P_THREADS, P_SAMPLES, P_SELF, P_TOTAL_SAMPLES, P_TOTAL,
 	};
+	static const size_t line_csv[] = {
+		P_EVENT, P_MODULE, P_SYMBOL, P_FILE, P_LINE, P_SAMPLES, P_SELF,
+		P_TOTAL_SAMPLES, P_TOTAL,
+	};
 #define ORDER(r, f, v) f(r, v, sizeof(v) / sizeof((v)[0]))
 	struct rows *r = rows_new("rows", cols, P_N, ROWS_FLAT);
 	switch (by) {
@@ -645,6 +782,10 @@ static struct rows *profile_rows(enum profile_by by)
 		ORDER(r, rows_people_order, thr);
 		ORDER(r, rows_csv_order, thr_csv);
 		break;
+	case PROFILE_BY_LINE:
+		ORDER(r, rows_people_order, line);
+		ORDER(r, rows_csv_order, line_csv);
+		break;
 	default:
 		ORDER(r, rows_people_order, name);
 		ORDER(r, rows_csv_order, name_csv);
@@ -652,6 +793,33 @@ static struct rows *profile_rows(enum profile_by by)
 	}
 #undef ORDER
 	return r;
+}
+
+/* What a row by line names: its module, function, file and line; a
+ * frame without a line by its symbol (file and line null). */
+static void add_line_key(struct rows *r, size_t row, const struct grouping *g, size_t k)
+{
+	const struct view *v = g->v;
+	const char *mod = key_module(g, k);
+	rows_str(r, row, P_MODULE, mod);
+	rows_text(r, row, P_MODULE, "%s", profile_module_short(mod));
+	char buf[600];
+	if (k >= v->nlines) {
+		rows_str(r, row, P_SYMBOL, key_text(v, k - v->nlines, buf, sizeof(buf)));
+		rows_null(r, row, P_FILE);
+		rows_text(r, row, P_FILE, "%s", "?");
+		rows_null(r, row, P_LINE);
+		return;
+	}
+	const struct db_frame *f = &g->p->frames[v->line_frame[k] - 1];
+	const char *fn = v->line_func[k];
+	if (!fn)
+		fn = key_text(v, v->frame_key[v->line_frame[k] - 1], buf, sizeof(buf));
+	rows_str(r, row, P_SYMBOL, fn);
+	rows_str(r, row, P_FILE, f->src_file);
+	const char *base = strrchr(f->src_file, '/');
+	rows_text(r, row, P_FILE, "%s:%u", base ? base + 1 : f->src_file, f->src_line);
+	rows_uint(r, row, P_LINE, f->src_line);
 }
 
 /* Append the rows of one event's grouping, hottest first. */
@@ -664,7 +832,9 @@ static void add_profile_rows(struct rows *r, const struct grouping *g,
 		const struct agg *a = &g->agg[k];
 		size_t row = rows_add(r);
 		rows_str(r, row, P_EVENT, event);
-		if (g->by == PROFILE_BY_SYMBOL || g->by == PROFILE_BY_MODULE) {
+		if (g->by == PROFILE_BY_LINE) {
+			add_line_key(r, row, g, k);
+		} else if (g->by == PROFILE_BY_SYMBOL || g->by == PROFILE_BY_MODULE) {
 			const char *mod = key_module(g, k);
 			rows_str(r, row, P_MODULE, mod);
 			rows_text(r, row, P_MODULE, "%s", profile_module_short(mod));
@@ -1003,7 +1173,8 @@ static void report_view(const struct db_run *run, const struct view *v,
 		rows_write(t, o->fmt, fp, o->fmt == OUT_MARKDOWN ? 0 : 1);
 		rows_free(t);
 		fputc('\n', fp);
-		if (o->stacks || o->by == PROFILE_BY_SYMBOL || o->by == PROFILE_BY_MODULE)
+		if (o->stacks || o->by == PROFILE_BY_SYMBOL || o->by == PROFILE_BY_MODULE ||
+		    o->by == PROFILE_BY_LINE)
 			write_cut_note(&g, &p->events[e], o->fmt, fp);
 	}
 	grouping_release(&g);

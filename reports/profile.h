@@ -41,9 +41,11 @@ enum profile_by {
 	PROFILE_BY_MODULE,
 	PROFILE_BY_THREAD,
 	PROFILE_BY_NAME,
+	PROFILE_BY_LINE,	/* source file and line, where the debug info
+				 * gave one; else by symbol */
 };
 
-/* "symbol", "module", "thread", "name": 0 or -EINVAL. */
+/* "symbol", "module", "thread", "name", "line": 0 or -EINVAL. */
 int profile_by_parse(const char *word, enum profile_by *out);
 const char *profile_by_name(enum profile_by by);
 
@@ -82,6 +84,8 @@ struct profile_opts {
 	bool mangled;		/* symbols as stored; else C++ and Rust
 				 * names demangled (reports/demangle) */
 	enum profile_unknown unknown;	/* how code without a symbol groups */
+	bool no_inline;		/* paths without the inlined functions the
+				 * debug info names at a frame */
 	const struct profile_sections *sections; /* per module (index: its id
 				 * - 1), for PROFILE_UNKNOWN_SECTION; NULL:
 				 * none known */
@@ -93,8 +97,14 @@ struct profile_opts {
  * total_pct, hottest first; `mangled` where the symbol was demangled,
  * `offset` ("0x1a2b") or `section` on rows of code without a symbol) for
  * the first event shown, and `events`, the same for every event shown,
+ * (by line, rows also carry `file` and `line`, null where the debug info
+ * gave none, and `symbol` is the innermost function there: an inlined
+ * one where the compiler inlined it),
  * each with `chains_cut`. Folded: one line per distinct call path,
- * outermost frame first, "main;work;hot 123" (sample counts).
+ * outermost frame first, "main;work;hot 123" (sample counts). In paths
+ * and folded stacks, a frame where the compiler inlined functions is
+ * followed by them, outermost first ("work -> step (inlined)"; folded
+ * "work;step"), unless no_inline.
  */
 void report_profile(const struct db_run *run, const struct db_profile *p,
 		    const struct profile_opts *o, FILE *fp);

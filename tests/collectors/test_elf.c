@@ -648,6 +648,42 @@ static void test_elf__zero_size_symbol_reaches_the_next(void **state)
 }
 
 /*
+ * Among aliases of one address, the name perf reports (its
+ * choose_best_symbol): a local over a weak one, then the longest name
+ * (libc's __memmove_avx512_unaligned_erms over __memcpy_..., which share
+ * their code), the byte order last.
+ */
+static void test_elf__aliases_named_as_perf_names_them(void **state)
+{
+	struct fix *f = *state;
+	NEED_TOOLS(f);
+	static const char src[] =
+		"__asm__(\".pushsection .text\\n\"\n"
+		"        \".globl aaa\\n.globl bbbb\\n.type aaa,@function\\n\"\n"
+		"        \".type bbbb,@function\\naaa:\\nbbbb:\\n nop\\n ret\\n\"\n"
+		"        \".size aaa,.-aaa\\n.size bbbb,.-bbbb\\n\"\n"
+		"        \".weak a_weak_long\\n.type a_weak_long,@function\\n\"\n"
+		"        \".type b_loc,@function\\na_weak_long:\\nb_loc:\\n ret\\n\"\n"
+		"        \".size a_weak_long,.-a_weak_long\\n.size b_loc,.-b_loc\\n\"\n"
+		"        \".popsection\\n\");\n"
+		"int main(void) { return 0; }\n";
+	char path[700];
+	snprintf(path, sizeof(path), "%s/aliases.c", f->dir);
+	write_text(path, src);
+	assert_int_equal(sh("cd '%s' && cc -O0 -o aliases aliases.c", f->dir), 0);
+	snprintf(path, sizeof(path), "%s/aliases", f->dir);
+	uint64_t a, b, size, off;
+	assert_true(nm_lookup(path, false, "aaa", &a, &size));
+	assert_true(nm_lookup(path, false, "b_loc", &b, &size));
+	struct elf_file *ef = open_ok(path);
+	struct elf_symtab *st = load_ok(ef);
+	assert_string_equal(elf_symtab_lookup(st, a, &off)->name, "bbbb");
+	assert_string_equal(elf_symtab_lookup(st, b, &off)->name, "b_loc");
+	elf_symtab_free(st);
+	elf_file_close(ef);
+}
+
+/*
  * Every defined FUNC or IFUNC symbol readelf lists in libc's .dynsym is
  * found at its own address (as itself or an alias at that address).
  */
@@ -1397,6 +1433,7 @@ int main(void)
 		cmocka_unit_test(test_elf__stripped_files_fall_back_to_dynsym),
 		cmocka_unit_test(test_elf__ifunc_and_its_resolver),
 		cmocka_unit_test(test_elf__zero_size_symbol_reaches_the_next),
+		cmocka_unit_test(test_elf__aliases_named_as_perf_names_them),
 		cmocka_unit_test(test_elf__every_libc_function_resolves),
 		cmocka_unit_test(test_elf__offsets_map_through_program_headers),
 		cmocka_unit_test(test_elf__symbolizes_live_addresses),

@@ -132,13 +132,14 @@ static void stack_text(const struct got *g, uint32_t node, char *buf, size_t n)
 	}
 }
 
-static struct recorder *mk(struct got *g, enum call_graph cg, bool sync,
-			   size_t queue_bytes)
+static struct recorder *mk_with(struct got *g, enum call_graph cg, bool sync,
+				size_t queue_bytes, const char *kallsyms, bool no_kernel)
 {
 	memset(g, 0, sizeof(*g));
 	struct recorder_opts o = {
 		.call_graph = cg, .nevents = 2, .queue_bytes = queue_bytes,
-		.kallsyms = "", .perf_map_dir = "/nonexistent", .synchronous = sync,
+		.kallsyms = kallsyms, .perf_map_dir = "/nonexistent",
+		.synchronous = sync, .no_kernel = no_kernel,
 		.sink = { on_module, on_symbol, on_frame, on_stack, on_sample,
 			  on_idle, g },
 	};
@@ -147,6 +148,12 @@ static struct recorder *mk(struct got *g, enum call_graph cg, bool sync,
 	assert_int_equal(recorder_map_id(r, 100, 0), 0);
 	assert_int_equal(recorder_map_id(r, 200, 1), 0);
 	return r;
+}
+
+static struct recorder *mk(struct got *g, enum call_graph cg, bool sync,
+			   size_t queue_bytes)
+{
+	return mk_with(g, cg, sync, queue_bytes, "", false);
 }
 
 /* ---- records ------------------------------------------------------------ */
@@ -308,6 +315,74 @@ static void test_recorder__fp_chains_become_stacks(void **state)
 	assert_int_equal(g.idles, 1);
 	recorder_free(r);
 	got_release(&g);
+}
+
+/*
+ * A whole chain as the kernel writes it without exclude_callchain_kernel:
+ * PERF_CONTEXT_KERNEL, the kernel frames (the sampled ip first), then
+ * PERF_CONTEXT_USER and the user frames. Every kernel frame is kept,
+ * named from kallsyms (kernel callers one byte back, as user ones);
+ * --no-kernel drops them, and the sample lands on its user frames.
+ */
+static void test_recorder__kernel_chains_kept_whole(void **state)
+{
+	(void)state;
+	if (!have_cc)
+		skip();
+	char ks[600];
+	snprintf(ks, sizeof(ks), "%s/kallsyms", dir);
+	FILE *f = fopen(ks, "w");
+	fputs("ffffffff81000000 T entry_SYSCALL_64\n"
+	      "ffffffff81000100 T do_syscall_64\n"
+	      "ffffffff81000200 t ksys_write\n"
+	      "ffffffff81000300 T vfs_write\n"
+	      "ffffffff81000400 D some_data\n", f);
+	fclose(f);
+	const uint64_t K = (uint64_t)PERF_CONTEXT_KERNEL, U = (uint64_t)PERF_CONTEXT_USER;
+	/* vfs_write's first byte sampled; callers' return addresses one past
+	 * a call that ends its function (ksys_write's call at its end: one
+	 * byte back stays in it). */
+	uint64_t chain[] = { K, 0xffffffff81000300ull, 0xffffffff81000300ull,
+			     0xffffffff81000150ull, 0xffffffff81000010ull,
+			     U, RT(va_b) + 4, RT(va_main) + 1 };
+	for (int nk = 0; nk < 2; nk++) {
+		struct got g;
+		struct recorder *r = mk_with(&g, CALL_GRAPH_FP, true, 0, ks, nk);
+		feed_mmap(r, 10, BASE + 0x1000, 0x1000, 0x1000, prog,
+			  PROT_READ | PROT_EXEC);
+		feed_fp(r, 10, 100, PERF_RECORD_MISC_KERNEL, 0xffffffff81000300ull, chain,
+			8, 1000);
+		/* A kernel thread: kernel frames alone. */
+		uint64_t kthread[] = { K, 0xffffffff81000110ull, 0xffffffff81000010ull };
+		feed_fp(r, 10, 100, PERF_RECORD_MISC_KERNEL, 0xffffffff81000110ull, kthread,
+			3, 1000);
+		assert_int_equal(recorder_finish(r, NULL), 0);
+		assert_int_equal(g.nsamples, 2);
+		char buf[256];
+		stack_text(&g, g.samples[0].stack, buf, sizeof(buf));
+		struct recorder_stats st;
+		recorder_stats(r, &st);
+		if (!nk) {
+			assert_string_equal(buf, "vfs_write<ksys_write<do_syscall_64<"
+					    "entry_SYSCALL_64<fb<main");
+			uint32_t leaf = g.stack_frame[g.samples[0].stack - 1];
+			assert_string_equal(frame_module(&g, leaf), "[kernel.kallsyms]");
+			assert_int_equal(g.frame_offset[leaf - 1], 0);
+			stack_text(&g, g.samples[1].stack, buf, sizeof(buf));
+			assert_string_equal(buf, "do_syscall_64<entry_SYSCALL_64");
+			assert_int_equal(st.kernel_frames, 6);
+		} else {
+			assert_string_equal(buf, "fb<main");
+			/* Nothing but the kernel to land on: its leaf. */
+			stack_text(&g, g.samples[1].stack, buf, sizeof(buf));
+			assert_string_equal(buf, "do_syscall_64");
+			assert_int_equal(st.kernel_frames, 0);
+		}
+		assert_int_equal(symbolizer_kernel_state(recorder_symbolizer(r)),
+				 SYM_KERNEL_NAMED);
+		recorder_free(r);
+		got_release(&g);
+	}
 }
 
 static void test_recorder__fork_copies_and_exec_clears_the_space(void **state)
@@ -519,15 +594,27 @@ static void test_recorder__sampler_desc_and_rate(void **state)
 	recorder_sampler_desc(&ev, &p, &d);
 	assert_true(d.attr.freq);
 	assert_int_equal(d.attr.sample_freq, 999);
+	/* The kernel's part of the chain from the kernel, as perf asks. */
 	assert_int_equal(d.attr.sample_type, PERF_SAMPLE_IP | PERF_SAMPLE_PERIOD |
-			 PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER);
+			 PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER |
+			 PERF_SAMPLE_STACK_USER);
+	assert_true(d.attr.exclude_callchain_user);
+	assert_false(d.attr.exclude_callchain_kernel);
 	assert_int_equal(d.attr.sample_regs_user, 0xff0fffULL);
 	assert_int_equal(d.attr.sample_stack_user, 8192);
-	p = (struct sample_plan){ .period = 12345, .call_graph = CALL_GRAPH_FP };
+	p.no_kernel = true;
+	recorder_sampler_desc(&ev, &p, &d);
+	assert_int_equal(d.attr.sample_type, PERF_SAMPLE_IP | PERF_SAMPLE_PERIOD |
+			 PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER);
+	p = (struct sample_plan){ .period = 12345, .call_graph = CALL_GRAPH_FP,
+				  .no_kernel = true };
+	recorder_sampler_desc(&ev, &p, &d);
+	assert_true(d.attr.exclude_callchain_kernel);
+	p.no_kernel = false;
 	recorder_sampler_desc(&ev, &p, &d);
 	assert_false(d.attr.freq);
 	assert_int_equal(d.attr.sample_period, 12345);
-	assert_true(d.attr.exclude_callchain_kernel);
+	assert_false(d.attr.exclude_callchain_kernel);
 	assert_int_equal(d.attr.sample_type, PERF_SAMPLE_IP | PERF_SAMPLE_PERIOD |
 			 PERF_SAMPLE_CALLCHAIN);
 	/* The software clock can always be sampled (no PMU needed). */
@@ -605,12 +692,14 @@ static int dump_sampler(const struct dump *d, uint64_t id)
  * graph must hold) and feed them to a synchronous recorder. counts[i]:
  * samples of sampler i.
  */
-static void replay(struct dump *d, enum call_graph cg, struct got *g,
-		   struct recorder_stats *st, uint64_t *counts, uint64_t *kept)
+static void replay_with(struct dump *d, enum call_graph cg, const char *kallsyms,
+			bool no_kernel, struct got *g, struct recorder_stats *st,
+			uint64_t *counts, uint64_t *kept)
 {
 	struct recorder_opts o = {
-		.call_graph = cg, .nevents = d->h.nsamplers, .kallsyms = "",
+		.call_graph = cg, .nevents = d->h.nsamplers, .kallsyms = kallsyms,
 		.perf_map_dir = "/nonexistent", .synchronous = true,
+		.no_kernel = no_kernel,
 		.sink = { on_module, on_symbol, on_frame, on_stack, on_sample, on_idle, g },
 	};
 	memset(g, 0, sizeof(*g));
@@ -632,10 +721,17 @@ static void replay(struct dump *d, enum call_graph cg, struct got *g,
 			counts[si]++;
 			bool user = (rec.misc & PERF_RECORD_MISC_CPUMODE_MASK) ==
 				    PERF_RECORD_MISC_USER;
-			if (cg == CALL_GRAPH_FP) {
-				/* exclude_callchain_kernel: the user context
-				 * marker, then the user frames, the first of
-				 * them the sampled ip itself. */
+			if (cg == CALL_GRAPH_FP && rec.u.sample.nr_callchain >= 2 &&
+			    rec.u.sample.callchain[0] == (uint64_t)PERF_CONTEXT_KERNEL) {
+				/* A kernel chain: the sampled ip first. */
+				assert_false(user);
+				assert_int_equal(rec.u.sample.callchain[1],
+						 rec.u.sample.ip);
+			} else if (cg == CALL_GRAPH_FP) {
+				/* exclude_callchain_kernel, or a user sample:
+				 * the user context marker, then the user
+				 * frames, the first of them the sampled ip
+				 * itself. */
 				assert_true(rec.u.sample.nr_callchain >= 1);
 				assert_int_equal(rec.u.sample.callchain[0],
 						 (uint64_t)PERF_CONTEXT_USER);
@@ -666,6 +762,12 @@ static void replay(struct dump *d, enum call_graph cg, struct got *g,
 		kept[i] = st->event_samples[i];
 	st->event_samples = st->event_dropped = st->event_lost = NULL;
 	recorder_free(r);
+}
+
+static void replay(struct dump *d, enum call_graph cg, struct got *g,
+		   struct recorder_stats *st, uint64_t *counts, uint64_t *kept)
+{
+	replay_with(d, cg, "", false, g, st, counts, kept);
 }
 
 static void test_recorder__replays_recorded_fp_bytes(void **state)
@@ -725,10 +827,88 @@ static void test_recorder__replays_recorded_dwarf_bytes(void **state)
 	free(d.bytes);
 }
 
+/* Kernel frames of a stack: how many, and whether they all sit at the
+ * leaf side (no kernel frame called by user code). */
+static uint32_t kernel_depth(const struct got *g, uint32_t node, bool *leaf_side)
+{
+	uint32_t k = 0;
+	bool seen_user = false;
+	*leaf_side = true;
+	for (; node; node = g->stack_parent[node - 1]) {
+		bool kern = !strcmp(frame_module(g, g->stack_frame[node - 1]),
+				    "[kernel.kallsyms]");
+		if (kern && seen_user)
+			*leaf_side = false;
+		seen_user |= !kern;
+		k += kern;
+	}
+	return k;
+}
+
+/*
+ * Recorded bytes of a kernel-heavy run (record-kernel.json: 100,000
+ * small writes, chains with the kernel's part): every sample keeps its
+ * whole kernel chain, leaf side, named from the kallsyms lines of that
+ * boot; with no_kernel none is kept and every sample is still counted.
+ */
+static void test_recorder__replays_recorded_kernel_chains(void **state)
+{
+	(void)state;
+	struct dump d;
+	dump_load("record-kernel.bin", &d);
+	assert_true(d.lay[0].sample_type & PERF_SAMPLE_CALLCHAIN);
+	const char *ks = FIXTURES_DIR "/ring/record-kernel.kallsyms";
+	for (int nk = 0; nk < 2; nk++) {
+		struct got g;
+		struct recorder_stats st;
+		uint64_t counts[4] = { 0 }, kept[4] = { 0 };
+		replay_with(&d, CALL_GRAPH_FP, ks, nk, &g, &st, counts, kept);
+		assert_int_equal(counts[0], 153);
+		assert_int_equal(st.samples, 153);
+		uint32_t several = 0, max = 0, syscall_rooted = 0;
+		for (uint32_t i = 0; i < g.nsamples; i++) {
+			bool leaf_side;
+			uint32_t k = kernel_depth(&g, g.samples[i].stack, &leaf_side);
+			assert_true(leaf_side);
+			several += k > 1;
+			if (k > max)
+				max = k;
+			/* The outermost kernel frame of a write: the syscall
+			 * entry. */
+			uint32_t n = g.samples[i].stack, outer = 0;
+			for (; n; n = g.stack_parent[n - 1])
+				if (!strcmp(frame_module(&g, g.stack_frame[n - 1]),
+					    "[kernel.kallsyms]"))
+					outer = g.stack_frame[n - 1];
+			if (outer && !strcmp(frame_name(&g, outer),
+					     "entry_SYSCALL_64_after_hwframe"))
+				syscall_rooted++;
+		}
+		for (uint32_t i = 0; i < g.nsymbols; i++)
+			if (!strcmp(g.modules[g.sym_module[i] - 1], "[kernel.kallsyms]"))
+				assert_non_null(g.sym_name[i]);
+		fprintf(stderr, "  no_kernel %d: %u of %u samples with several kernel "
+			"frames (deepest %u), %u rooted at the syscall entry\n", nk,
+			several, g.nsamples, max, syscall_rooted);
+		if (!nk) {
+			assert_int_equal(several, 149);
+			assert_true(max >= 8);
+			assert_true(syscall_rooted >= 140);
+			assert_true(st.kernel_frames > 149 * 2);
+		} else {
+			assert_int_equal(several, 0);
+			assert_int_equal(st.kernel_frames, 0);
+		}
+		got_release(&g);
+	}
+	free(d.bytes);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_recorder__fp_chains_become_stacks),
+		cmocka_unit_test(test_recorder__kernel_chains_kept_whole),
 		cmocka_unit_test(test_recorder__fork_copies_and_exec_clears_the_space),
 		cmocka_unit_test(test_recorder__lost_and_sink_errors),
 		cmocka_unit_test(test_recorder__threaded_queue_drops_what_does_not_fit),
@@ -736,6 +916,7 @@ int main(void)
 		cmocka_unit_test(test_recorder__sampler_desc_and_rate),
 		cmocka_unit_test(test_recorder__replays_recorded_fp_bytes),
 		cmocka_unit_test(test_recorder__replays_recorded_dwarf_bytes),
+		cmocka_unit_test(test_recorder__replays_recorded_kernel_chains),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -181,14 +181,23 @@ static void test_symbolize__kallsyms(void **state)
 	assert_string_equal(f.symbol, "do_one");
 	symbolizer_lookup(s, 1, NULL, 0xffffffff81000200ull, true, &f);
 	assert_string_equal(f.symbol, "do_two");
+	assert_int_equal(symbolizer_kernel_state(s), SYM_KERNEL_NAMED);
 	symbolizer_free(s);
 
 	/* kptr_restrict shows zeros: nothing to name. */
 	write_text(path, "0000000000000000 T _stext\n0000000000000000 t do_one\n");
 	s = symbolizer_new(&o);
+	assert_int_equal(symbolizer_kernel_state(s), SYM_KERNEL_NOT_READ);
 	symbolizer_lookup(s, 1, NULL, 0xffffffff81000105ull, true, &f);
 	assert_null(f.symbol);
 	assert_int_equal(f.offset, 0xffffffff81000105ull);
+	/* Said apart from a file that is not there (prof says why). */
+	assert_int_equal(symbolizer_kernel_state(s), SYM_KERNEL_HIDDEN);
+	symbolizer_free(s);
+	o.kallsyms = "/nonexistent/kallsyms";
+	s = symbolizer_new(&o);
+	symbolizer_load_kernel(s);
+	assert_int_equal(symbolizer_kernel_state(s), SYM_KERNEL_UNREADABLE);
 	symbolizer_free(s);
 }
 

@@ -257,7 +257,7 @@ static void test_probe_store__failing_allocations(void **state)
 {
 	struct fx *f = *state;
 	int stored = 0, failed = 0;
-	for (long after = 0; after < 6000; after += 37) {
+	for (long after = 0; after < 60000 && stored < 8; after += 37) {
 		struct db *db = NULL;
 		char *cause = NULL;
 		db_fault_alloc_after(after);

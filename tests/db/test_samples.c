@@ -64,6 +64,12 @@ static void put_tree(struct db_sample_writer *w)
 	assert_int_equal(db_sample_put_frame(w, 2, 2, 0x20, NULL), 0);
 	assert_int_equal(db_sample_put_frame(w, 3, 3, 0x4, NULL), 0);
 	assert_int_equal(db_sample_put_frame(w, 4, 4, 0x1234, NULL), 0);
+	/* Source lines where the debug info gave them: all three fields,
+	 * a function alone (no line table), none for the unknown code. */
+	struct db_frame_src hot = { "/src/hot.c", 42, "hot_inner", "hot_mid\nhot_inner" };
+	struct db_frame_src work = { NULL, 0, "work", NULL };
+	assert_int_equal(db_sample_put_frame_src(w, 3, &hot, NULL), 0);
+	assert_int_equal(db_sample_put_frame_src(w, 2, &work, NULL), 0);
 	assert_int_equal(db_sample_put_stack(w, 1, 0, 1, NULL), 0);
 	assert_int_equal(db_sample_put_stack(w, 2, 1, 2, NULL), 0);
 	assert_int_equal(db_sample_put_stack(w, 3, 2, 3, NULL), 0);
@@ -148,6 +154,17 @@ static void test_samples__store_and_load_round_trip(void **state)
 	assert_int_equal(p.symbols[2].module, 2);
 	assert_int_equal(p.nframes, 4);
 	assert_int_equal(p.frames[3].offset, 0x1234);
+	assert_string_equal(p.frames[2].src_file, "/src/hot.c");
+	assert_int_equal(p.frames[2].src_line, 42);
+	assert_string_equal(p.frames[2].src_function, "hot_inner");
+	assert_string_equal(p.frames[2].src_inlines, "hot_mid\nhot_inner");
+	assert_null(p.frames[1].src_inlines);
+	assert_null(p.frames[1].src_file);
+	assert_int_equal(p.frames[1].src_line, 0);
+	assert_string_equal(p.frames[1].src_function, "work");
+	assert_null(p.frames[3].src_file);
+	assert_null(p.frames[3].src_function);
+	assert_null(p.frames[0].src_file);
 	assert_int_equal(p.nstacks, 4);
 	assert_int_equal(p.stacks[2].parent, 2);
 	assert_int_equal(p.stacks[2].frame, 3);

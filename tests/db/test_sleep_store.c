@@ -235,7 +235,7 @@ static void test_sleep_store__failing_allocations(void **state)
 {
 	struct tu_db *f = *state;
 	int stored = 0, failed = 0;
-	for (long after = 0; after < 6000; after += 37) {
+	for (long after = 0; after < 60000 && stored < 8; after += 37) {
 		struct db *db = NULL;
 		char *cause = NULL;
 		db_fault_alloc_after(after);

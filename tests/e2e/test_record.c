@@ -508,6 +508,311 @@ static void test_record__stripped_library_by_address(void **state)
 	tu_proc_release(&p);
 }
 
+/*
+ * The stripped library again, with its debug file where a distribution
+ * puts one: beside it through a debug link (where perf finds it too, and
+ * the shares must agree within 5 points), and under a debug root by
+ * build id (--debug-dir). lib_spin is then named, not an address; with
+ * neither, prof says which file lacked a debug file and where it looked.
+ */
+static void test_record__stripped_library_named_from_debug_file(void **state)
+{
+	(void)state;
+	need_build();
+	need_perf_events();
+	char linked[700], root[700];
+	snprintf(linked, sizeof(linked), "%s/dl/libhot.so", F.dir);
+	snprintf(root, sizeof(root), "%s/debugroot", F.dir);
+	char bid[ELF_BUILD_ID_HEX_SIZE];
+	struct elf_file *ef;
+	assert_int_equal(elf_file_open(F.lib, &ef, NULL), 0);
+	assert_int_equal(elf_file_build_id(ef, bid, sizeof(bid), NULL), 0);
+	elf_file_close(ef);
+	assert_int_equal(sh("cd '%s' && mkdir -p dl '%s/.build-id/%.2s' && "
+			    "objcopy --only-keep-debug libhot.so dl/libhot.so.debug && "
+			    "cp dl/libhot.so.debug '%s/.build-id/%.2s/%s.debug' && "
+			    "cd dl && strip --strip-all -o libhot.so ../libhot.so && "
+			    "objcopy --add-gnu-debuglink=libhot.so.debug libhot.so",
+			    F.dir, root, bid, root, bid, bid + 2), 0);
+
+	/* By debug link. */
+	char *json = record_and_report("dwarf", linked, "symbol", false, STEPS);
+	double spin = json_pct(json, "/dl/libhot.so", "lib_spin");
+	free(json);
+	fprintf(stderr, "  lib_spin through the debug link: %.2f%%\n", spin);
+	assert_true(spin > 50);
+	if (perf_record(linked)) {
+		char *text = perf_report("dso,sym");
+		assert_non_null(text);
+		assert_true(close_to(spin, perf_pct(text, "libhot.so", "lib_spin"), 5,
+				     "lib_spin (debug link)"));
+		free(text);
+	}
+
+	/* By build id under --debug-dir, and without: the note. */
+	for (int with = 1; with >= 0; with--) {
+		char *rec[] = { "record", "-e", "cpu-clock", "-F", FREQ, "--call-graph",
+				"dwarf", "--debug-dir", with ? root : F.dir, "--", F.hot,
+				F.lib_stripped, "60", NULL };
+		struct tu_proc p = prof(rec);
+		assert_int_equal(p.status, 0);
+		char want[900];
+		snprintf(want, sizeof(want), "'%s' (", F.lib_stripped);
+		if (with) {
+			assert_non_null(strstr(p.err, "lib_spin"));
+			assert_null(strstr(p.err, want));
+		} else {
+			assert_null(strstr(p.err, "lib_spin"));
+			const char *line = strstr(p.err, want);
+			assert_non_null(line);
+			snprintf(want, sizeof(want), "no %s/.build-id/%.2s/%s.debug", F.dir,
+				 bid, bid + 2);
+			assert_non_null(strstr(line, want));
+			assert_non_null(strstr(p.err, "hint: "));
+			assert_non_null(strstr(p.err, "--debug-dir"));
+		}
+		tu_proc_release(&p);
+		if (with) {
+			json = report("symbol", false);
+			spin = json_pct(json, "/libhot_stripped.so", "lib_spin");
+			fprintf(stderr, "  lib_spin by build id: %.2f%%\n", spin);
+			assert_true(spin > 50);
+			free(json);
+		}
+	}
+}
+
+/* Kernel frames of each folded line, weighted by its count: the mean,
+ * and the samples with more than one. */
+static double folded_kernel_depth(const char *folded, double *several)
+{
+	double n = 0, sum = 0;
+	*several = 0;
+	const char *line = folded;
+	while (line && *line) {
+		const char *end = strchr(line, '\n');
+		size_t len = end ? (size_t)(end - line) : strlen(line);
+		const char *sp = memrchr(line, ' ', len);
+		double c = sp ? strtod(sp + 1, NULL) : 0;
+		int k = 0;
+		for (const char *q = line; (q = strstr(q, "_[k]")) && q < line + len; q += 4)
+			k++;
+		n += c;
+		sum += c * k;
+		if (k > 1)
+			*several += c;
+		line = end ? end + 1 : NULL;
+	}
+	return n ? sum / n : -1;
+}
+
+/*
+ * A kernel-heavy workload (tests/helpers/kwrites: small writes): its
+ * chains go on into the kernel, several frames deep, kernel frames
+ * marked _[k] in folded stacks, leaf side; about as deep as perf's
+ * (within one frame on average, where perf can record here); none with
+ * --no-kernel. Skipped where this user may not sample the kernel.
+ */
+static void test_record__kernel_chains_whole(void **state)
+{
+	(void)state;
+	need_perf_events();
+	char kw[600];
+	snprintf(kw, sizeof(kw), "%s/tests/helpers/kwrites", BUILD_DIR);
+	for (int nk = 0; nk < 2; nk++) {
+		char *rec[] = { "record", "-e", "cpu-clock", "-F", FREQ, "--", kw, "300000",
+				NULL, NULL };
+		if (nk) {
+			rec[1] = "--no-kernel";
+			rec[2] = "-e";
+			rec[3] = "cpu-clock";
+			rec[4] = "--";
+			rec[5] = kw;
+			rec[6] = "300000";
+			rec[7] = NULL;
+		}
+		struct tu_proc p = prof(rec);
+		assert_int_equal(p.status, 0);
+		if (strstr(p.err, "kernel frames were not recorded")) {
+			fprintf(stderr, "skip: this user may not sample the kernel here\n");
+			tu_proc_release(&p);
+			skip();
+		}
+		assert_null(strstr(p.err, "kernel frames"));
+		tu_proc_release(&p);
+		char *rep[] = { "report", "last", "--format", "folded", NULL };
+		p = prof(rep);
+		assert_int_equal(p.status, 0);
+		double several;
+		double depth = folded_kernel_depth(p.out, &several);
+		fprintf(stderr, "  %s: mean kernel depth %.2f, %.0f samples with several "
+			"kernel frames\n", nk ? "--no-kernel" : "kernel chains", depth, several);
+		if (nk) {
+			assert_null(strstr(p.out, "_[k]"));
+			tu_proc_release(&p);
+			continue;
+		}
+		assert_true(depth > 2);
+		assert_true(several > 10);
+		/* Outermost first: no user frame under a kernel one. */
+		for (const char *k = strstr(p.out, "_[k];"); k; k = strstr(k + 1, "_[k];")) {
+			const char *next = k + 5;
+			size_t len = strcspn(next, "; \n");
+			assert_true(len >= 4 && !strncmp(next + len - 4, "_[k]", 4));
+		}
+		assert_non_null(strstr(p.out, "entry_SYSCALL_64"));
+		tu_proc_release(&p);
+		/* perf's chains of the same workload. */
+		char awk[] = "awk 'NF==0 { if (any) { n++; s+=k } k=0; any=0; next } "
+			     "{any=1} /kernel.kallsyms/ {k++} END { if (any) { n++; s+=k } "
+			     "if (n) printf \"%.3f\\n\", s/n }'";
+		if (sh("command -v perf >/dev/null && perf record -q -e cpu-clock -F " FREQ
+		       " -g -o '%s/kperf.data' -- '%s' 300000 >/dev/null 2>&1 && "
+		       "perf script -i '%s/kperf.data' -F ip,dso 2>/dev/null | %s > '%s/kdepth'",
+		       F.dir, kw, F.dir, awk, F.dir) == 0) {
+			char path[700];
+			snprintf(path, sizeof(path), "%s/kdepth", F.dir);
+			char *text = tu_slurp(path);
+			double perf_depth = text && *text ? strtod(text, NULL) : -1;
+			free(text);
+			fprintf(stderr, "  mean kernel depth: prof %.2f, perf %.2f frames\n",
+				depth, perf_depth);
+			assert_true(perf_depth > 0 && fabs(depth - perf_depth) <= 1.0);
+		}
+	}
+}
+
+/* The summed count of folded lines that contain needle. */
+static double folded_count(const char *folded, const char *needle)
+{
+	double sum = 0;
+	for (const char *p = strstr(folded, needle); p; p = strstr(p + 1, needle)) {
+		const char *end = strchr(p, '\n');
+		const char *sp = end ? memrchr(p, ' ', (size_t)(end - p)) : strrchr(p, ' ');
+		if (sp)
+			sum += strtod(sp + 1, NULL);
+	}
+	return sum;
+}
+
+/*
+ * A JIT that writes two functions into one buffer in turn
+ * (tests/helpers/jitgen): announced in a jitdump, each sample is named by
+ * the code that was there when it was taken, jit_alpha under phase_one
+ * and jit_beta under phase_two, in at least 99% of them (perf record -k
+ * mono plus perf inject --jit agrees: 49.23% and 48.54% here); announced
+ * in a perf map alone, the one function is named from the map.
+ */
+static void test_record__jit_code_named_by_generation(void **state)
+{
+	(void)state;
+	need_perf_events();
+	char jitgen[600];
+	snprintf(jitgen, sizeof(jitgen), "%s/tests/helpers/jitgen", BUILD_DIR);
+	char *rec[] = { "record", "-e", "cpu-clock", "-F", FREQ, "--", jitgen,
+			F.dir, "dump", "0.3", NULL };
+	struct tu_proc p = prof(rec);
+	if (p.status == 77) {
+		fprintf(stderr, "skip: jitgen writes x86-64 code only\n");
+		tu_proc_release(&p);
+		skip();
+	}
+	assert_int_equal(p.status, 0);
+	/* The dump's summary: one region rewritten once. */
+	assert_non_null(strstr(p.err, "2 code loads, 0 moves, 1 rewrites (up to "
+			       "generation 2), 31 bytes of code in "));
+	tu_proc_release(&p);
+	char *rep[] = { "report", "last", "--format", "folded", NULL };
+	p = prof(rep);
+	assert_int_equal(p.status, 0);
+	double right = folded_count(p.out, "phase_one;jit_alpha") +
+		       folded_count(p.out, "phase_two;jit_beta");
+	double wrong = folded_count(p.out, "phase_one;jit_beta") +
+		       folded_count(p.out, "phase_two;jit_alpha");
+	double unnamed = folded_count(p.out, "phase_one;[anon") +
+			 folded_count(p.out, "phase_two;[anon") +
+			 folded_count(p.out, "phase_one;0x") + folded_count(p.out, "phase_two;0x");
+	fprintf(stderr, "  JIT samples: %.0f on the right generation, %.0f on the wrong "
+		"one, %.0f unnamed\n", right, wrong, unnamed);
+	assert_true(folded_count(p.out, "phase_one;jit_alpha") > 20);
+	assert_true(folded_count(p.out, "phase_two;jit_beta") > 20);
+	assert_true(right >= 0.99 * (right + wrong + unnamed));
+	tu_proc_release(&p);
+
+	/* A perf map in /tmp, where perf and prof look for it. */
+	char *map[] = { "record", "-q", "-e", "cpu-clock", "-F", FREQ, "--", jitgen,
+			"/tmp", "map", "0.2", NULL };
+	p = prof(map);
+	assert_int_equal(p.status, 0);
+	char mpath[64];
+	snprintf(mpath, sizeof(mpath), "/tmp/perf-%d.map", atoi(p.out));
+	tu_proc_release(&p);
+	char *json = report("symbol", false);
+	unlink(mpath);
+	char mod[64];
+	snprintf(mod, sizeof(mod), "/perf-%d.map", atoi(mpath + 10));
+	double alpha = json_pct(json, mod, "jit_alpha");
+	fprintf(stderr, "  jit_alpha from %s: %.2f%%\n", mpath, alpha);
+	assert_true(alpha > 50);
+	free(json);
+}
+
+/*
+ * --by line: hot_main's hottest source line, from the DWARF of the
+ * binaries (built with -g), is the one perf report --sort srcline puts
+ * first, with the same share within 5 points; the JSON row names its
+ * file in full and the function.
+ */
+static void test_record__by_line_matches_perf_srcline(void **state)
+{
+	(void)state;
+	need_build();
+	need_perf_events();
+	char *json = record_and_report("dwarf", F.lib, "line", false, STEPS);
+	const char *row = strstr(json, "\"rows\": [");
+	assert_non_null(row);
+	const char *file = strstr(row, "\"file\": \"");
+	const char *line = strstr(row, "\"line\": ");
+	const char *pct = strstr(row, "\"self_pct\": ");
+	assert_true(file && line && pct);
+	file += strlen("\"file\": \"");
+	const char *end = strchr(file, '"');
+	const char *base = memrchr(file, '/', (size_t)(end - file));
+	base = base ? base + 1 : file;
+	char where[300];
+	snprintf(where, sizeof(where), "%.*s:%ld", (int)(end - base), base,
+		 strtol(line + strlen("\"line\": "), NULL, 10));
+	double share = strtod(pct + strlen("\"self_pct\": "), NULL);
+	fprintf(stderr, "  hottest line: %s, %.2f%%\n", where, share);
+	assert_string_equal(where, "hot_lib.c:11");
+	assert_non_null(strstr(row, "\"symbol\": \"lib_spin\""));
+	assert_true(share > 50);
+	free(json);
+	/* --lines none: no line stored; rows stay by symbol. */
+	char *rec[] = { "record", "-q", "--lines", "none", "-e", "cpu-clock", "--",
+			F.hot, F.lib, "20", NULL };
+	struct tu_proc p = prof(rec);
+	assert_int_equal(p.status, 0);
+	tu_proc_release(&p);
+	json = report("line", false);
+	assert_non_null(strstr(json, "\"symbol\": \"lib_spin\""));
+	assert_null(strstr(json, "hot_lib.c"));
+	free(json);
+	if (!perf_record(F.lib))
+		return;
+	char *text = perf_report("srcline");
+	assert_non_null(text);
+	double perf_share = -1;
+	for (char *l = strtok(text, "\n"); l; l = strtok(NULL, "\n")) {
+		double v;
+		char w[300];
+		if (l[0] != '#' && sscanf(l, " %lf%% %299s", &v, w) == 2 && !strcmp(w, where))
+			perf_share = v;
+	}
+	free(text);
+	assert_true(close_to(share, perf_share, 5, where));
+}
+
 /* perf report --sort sym --stdio: "  39.58%  [.] name" lines, each
  * name's share summed (perf shows overloads under one name). */
 static double perf_sym_pct(const char *text, const char *sym)
@@ -868,6 +1173,10 @@ int main(void)
 		cmocka_unit_test(test_record__dwarf_split_matches_perf),
 		cmocka_unit_test(test_record__fp_and_folded),
 		cmocka_unit_test(test_record__stripped_library_by_address),
+		cmocka_unit_test(test_record__stripped_library_named_from_debug_file),
+		cmocka_unit_test(test_record__kernel_chains_whole),
+		cmocka_unit_test(test_record__jit_code_named_by_generation),
+		cmocka_unit_test(test_record__by_line_matches_perf_srcline),
 		cmocka_unit_test(test_record__broken_unwind_tables_stop_cleanly),
 		cmocka_unit_test(test_record__cxx_names_demangled),
 		cmocka_unit_test(test_record__bad_input),

@@ -197,11 +197,43 @@ static void test_unprivileged__setuid_exec_is_incomplete(void **state)
 	free(suid);
 }
 
+/*
+ * prof record as a user limited to user space: its kernel frames cannot
+ * be recorded, and prof says so rather than show chains without them
+ * as if whole; --no-kernel (none wanted) silences it.
+ */
+static void test_unprivileged__record_says_kernel_frames_excluded(void **state)
+{
+	struct fx *f = *state;
+	need_user_only(f);
+	char *argv[] = { PROF_BIN, f->dbarg, "record", "-e", "cpu-clock", "--",
+			 BUILD_DIR "/tests/helpers/kwrites", "20000", NULL };
+	struct tu_proc p = run_unprivileged(argv);
+	if (p.status != 0)
+		fail_msg("prof record exited %d: %s", p.status, p.err);
+	assert_non_null(strstr(p.err, "prof: kernel frames were not recorded: at "
+			       "perf_event_paranoid 2"));
+	assert_non_null(strstr(p.err, "hint: as root: sysctl -w kernel.perf_event_paranoid=1"));
+	tu_proc_release(&p);
+	char *fold[] = { PROF_BIN, f->dbarg, "report", "last", "--format", "folded", NULL };
+	p = run_unprivileged(fold);
+	assert_int_equal(p.status, 0);
+	assert_null(strstr(p.out, "_[k]"));
+	tu_proc_release(&p);
+	char *nk[] = { PROF_BIN, f->dbarg, "record", "--no-kernel", "-e", "cpu-clock", "--",
+		       BUILD_DIR "/tests/helpers/kwrites", "20000", NULL };
+	p = run_unprivileged(nk);
+	assert_int_equal(p.status, 0);
+	assert_null(strstr(p.err, "kernel frames"));
+	tu_proc_release(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_unprivileged__scheduler_events_are_not_countable),
 		cmocka_unit_test(test_unprivileged__setuid_exec_is_incomplete),
+		cmocka_unit_test(test_unprivileged__record_says_kernel_frames_excluded),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -73,6 +73,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	free(cause);
 	cause = NULL;
 
+	const char *link;
+	uint32_t crc;
+	err = elf_file_debuglink(ef, &link, &crc, &cause);
+	FZ_CHECK(err == 0 || err == -ENOENT || err == -EINVAL);
+	FZ_CHECK(err != -EINVAL || cause);
+	if (err == 0)
+		FZ_CHECK(link[0] && elf_file_bytes(ef, 0, 1));
+	free(cause);
+	cause = NULL;
+	(void)elf_file_has_symtab(ef);
+
 	const struct elf_segment *segs;
 	size_t ns = elf_file_segments(ef, &segs);
 	for (size_t i = 0; i < ns; i++) {

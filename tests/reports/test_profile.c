@@ -32,13 +32,16 @@
  *   libhot.so self 70 total 70; /bin/hot self 30 total 100.
  *   thread 0 (tid 100 "hot"): 90; thread 1 (tid 101 "worker"): 10.
  */
+/* A frame by its symbol and offset (its source line unknown). */
+#define FR(sym, off) { .symbol = (sym), .offset = (off) }
+
 static char *names[] = { "main", "work", "hot", NULL, "helper" };
 static char *mods[] = { "/bin/hot", "/lib/libhot.so" };
 static char *bids[] = { NULL, NULL };
 static struct db_symbol syms[] = { { 1, NULL }, { 2, NULL }, { 2, NULL },
 				   { 2, NULL }, { 1, NULL } };
-static struct db_frame frames[] = { { 1, 0 }, { 2, 0x10 }, { 3, 4 }, { 4, 0x999 },
-				    { 5, 8 } };
+static struct db_frame frames[] = { FR(1, 0), FR(2, 0x10), FR(3, 4), FR(4, 0x999),
+				    FR(5, 8) };
 static struct db_stack_node stacks[] = { { 0, 1 }, { 1, 2 }, { 2, 3 }, { 1, 4 },
 					 { 1, 5 }, { 5, 1 } };
 static struct db_stack_count counts[] = {
@@ -202,6 +205,167 @@ static void test_profile__folded_and_stacks(void **state)
 	free(j);
 }
 
+/*
+ * Kernel frames in folded stacks carry "_[k]", as stackcollapse-perf.pl
+ * --kernel writes them (flame-graph tools colour them apart); user
+ * frames and the " -> " paths of tables do not. Stacks: main -> write ->
+ * do_syscall_64 -> vfs_write (x3), -> a kernel address of no symbol
+ * (x1), and main -> write (x2).
+ */
+static void test_profile__folded_marks_kernel_frames(void **state)
+{
+	(void)state;
+	static char *kmods[] = { "/bin/w", "[kernel.kallsyms]" };
+	static char *kbids[] = { NULL, NULL };
+	static struct db_symbol ksyms[] = { { 1, "main" }, { 1, "write" },
+					    { 2, "do_syscall_64" }, { 2, "vfs_write" },
+					    { 2, NULL } };
+	static struct db_frame kframes[] = { FR(1, 0), FR(2, 4), FR(3, 0x20), FR(4, 0),
+					     FR(5, 0xffffffff81234567ull) };
+	static struct db_stack_node kstacks[] = { { 0, 1 }, { 1, 2 }, { 2, 3 }, { 3, 4 },
+						  { 3, 5 } };
+	static struct db_stack_count kcounts[] = { { 0, 0, 4, 3, 3000 }, { 0, 0, 5, 1, 1000 },
+						   { 0, 0, 2, 2, 2000 } };
+	struct db_profile kp = {
+		.run_id = 9, .nevents = 1, .events = events,
+		.nmodules = 2, .modules = kmods, .build_ids = kbids,
+		.nsymbols = 5, .symbols = ksyms, .nframes = 5, .frames = kframes,
+		.nstacks = 5, .stacks = kstacks, .ncounts = 3, .counts = kcounts,
+	};
+	struct profile_opts o = { .by = PROFILE_BY_SYMBOL, .event = -1, .fmt = OUT_FOLDED };
+	struct tu_buf b;
+	report_profile(&run, &kp, &o, tu_buf_open(&b));
+	char *f = (char *)tu_buf_close(&b);
+	assert_string_equal(f, "main;write 2\n"
+			       "main;write;do_syscall_64_[k];[kernel.kallsyms]+0xffffffff81234567_[k] 1\n"
+			       "main;write;do_syscall_64_[k];vfs_write_[k] 3\n");
+	free(f);
+	o = (struct profile_opts){ .by = PROFILE_BY_SYMBOL, .stacks = true, .event = -1,
+				   .fmt = OUT_TABLE };
+	report_profile(&run, &kp, &o, tu_buf_open(&b));
+	char *t = (char *)tu_buf_close(&b);
+	assert_non_null(strstr(t, "main -> write -> do_syscall_64 -> vfs_write"));
+	assert_null(strstr(t, "_[k]"));
+	free(t);
+}
+
+/*
+ * By line: the shared profile with source lines on some frames. hot at
+ * /src/lib.c:12 inside the inlined ns::hot() (stored mangled), work at
+ * /src/lib.c:5, main at /src/main.c:3; helper and the unknown code have
+ * none and keep their rows by symbol. Self and total as by symbol, as
+ * each of these frames is alone on its line.
+ */
+static void test_profile__by_line(void **state)
+{
+	(void)state;
+	struct db_frame lframes[5];
+	memcpy(lframes, frames, sizeof(lframes));
+	lframes[2].src_file = "/src/lib.c";
+	lframes[2].src_line = 12;
+	lframes[2].src_function = "_ZN2ns3hotEv";
+	lframes[1].src_file = "/src/lib.c";
+	lframes[1].src_line = 5;
+	lframes[0].src_file = "/src/main.c";
+	lframes[0].src_line = 3;
+	lframes[0].src_function = "main";
+	struct db_profile lp = prof;
+	lp.frames = lframes;
+	struct profile_opts o = { .by = PROFILE_BY_LINE, .event = 0, .fmt = OUT_TABLE };
+	struct tu_buf b;
+	report_profile(&run, &lp, &o, tu_buf_open(&b));
+	char *t = (char *)tu_buf_close(&b);
+	expect_line(t, "lib.c:12", (const char *const[]){ "60.00%", "ns::hot()",
+							  "libhot.so", NULL });
+	expect_line(t, "main.c:3", (const char *const[]){ "10.00%", "100.00%", "main",
+							  NULL });
+	/* No function stored: the frame's symbol names the line. */
+	expect_line(t, "lib.c:5", (const char *const[]){ "0.00%", "60.00%", "work", NULL });
+	expect_line(t, "helper", (const char *const[]){ "20.00%", "30.00%", "?", NULL });
+	expect_line(t, "libhot.so+0x999", (const char *const[]){ "10.00%", "?", NULL });
+	free(t);
+	o.fmt = OUT_JSON;
+	report_profile(&run, &lp, &o, tu_buf_open(&b));
+	char *j = (char *)tu_buf_close(&b);
+	assert_non_null(strstr(j, "\"by\": \"line\""));
+	assert_non_null(strstr(j, "{\"module\": \"/lib/libhot.so\", \"symbol\": "
+			       "\"ns::hot()\", \"samples\": 60, \"self_pct\": 60, "
+			       "\"total_samples\": 60, \"total_pct\": 60, \"file\": "
+			       "\"/src/lib.c\", \"line\": 12}"));
+	assert_non_null(strstr(j, "\"symbol\": \"helper\", \"samples\": 20, "
+			       "\"self_pct\": 20, \"total_samples\": 30, "
+			       "\"total_pct\": 30, \"file\": null, \"line\": null}"));
+	free(j);
+	/* --no-demangle: the function as stored. */
+	o = (struct profile_opts){ .by = PROFILE_BY_LINE, .event = 0, .fmt = OUT_TABLE,
+				   .mangled = true };
+	report_profile(&run, &lp, &o, tu_buf_open(&b));
+	t = (char *)tu_buf_close(&b);
+	expect_line(t, "lib.c:12", (const char *const[]){ "_ZN2ns3hotEv", NULL });
+	free(t);
+	/* A run recorded without lines: every row by symbol. */
+	o.mangled = false;
+	report_profile(&run, &prof, &o, tu_buf_open(&b));
+	t = (char *)tu_buf_close(&b);
+	expect_line(t, " hot ", (const char *const[]){ "60.00%", "?", NULL });
+	free(t);
+	enum profile_by by;
+	assert_int_equal(profile_by_parse("line", &by), 0);
+	assert_int_equal(by, PROFILE_BY_LINE);
+	assert_string_equal(profile_by_name(PROFILE_BY_LINE), "line");
+}
+
+/*
+ * Inlined functions in paths: hot's frame holds ns::step() and leaf()
+ * (stored mangled, outermost first), which follow it in call paths
+ * marked "(inlined)", and in folded stacks as frames of their own;
+ * --no-inline leaves them out; --no-demangle shows them as stored.
+ */
+static void test_profile__inlined_functions_in_paths(void **state)
+{
+	(void)state;
+	struct db_frame iframes[5];
+	memcpy(iframes, frames, sizeof(iframes));
+	iframes[2].src_file = "/src/lib.c";
+	iframes[2].src_line = 12;
+	iframes[2].src_function = "leaf";
+	iframes[2].src_inlines = "_ZN2ns4stepEv\nleaf";
+	struct db_profile ip = prof;
+	ip.frames = iframes;
+	struct profile_opts o = { .by = PROFILE_BY_SYMBOL, .stacks = true, .event = 0,
+				  .limit = 1, .fmt = OUT_TABLE };
+	struct tu_buf b;
+	report_profile(&run, &ip, &o, tu_buf_open(&b));
+	char *t = (char *)tu_buf_close(&b);
+	expect_line(t, "main -> work -> hot -> ns::step() (inlined) -> leaf (inlined)\n",
+		    (const char *const[]){ "60.00%", NULL });
+	free(t);
+	o = (struct profile_opts){ .by = PROFILE_BY_SYMBOL, .event = 0, .fmt = OUT_FOLDED };
+	report_profile(&run, &ip, &o, tu_buf_open(&b));
+	char *f = (char *)tu_buf_close(&b);
+	assert_non_null(strstr(f, "\nmain;work;hot;ns::step();leaf 60\n"));
+	free(f);
+	o.mangled = true;
+	report_profile(&run, &ip, &o, tu_buf_open(&b));
+	f = (char *)tu_buf_close(&b);
+	assert_non_null(strstr(f, "\nmain;work;hot;_ZN2ns4stepEv;leaf 60\n"));
+	free(f);
+	o.mangled = false;
+	o.no_inline = true;
+	report_profile(&run, &ip, &o, tu_buf_open(&b));
+	f = (char *)tu_buf_close(&b);
+	assert_non_null(strstr(f, "\nmain;work;hot 60\n"));
+	assert_null(strstr(f, "leaf"));
+	free(f);
+	/* Rows by symbol are not moved: self stays with hot. */
+	o = (struct profile_opts){ .by = PROFILE_BY_SYMBOL, .event = 0, .fmt = OUT_TABLE };
+	report_profile(&run, &ip, &o, tu_buf_open(&b));
+	t = (char *)tu_buf_close(&b);
+	expect_line(t, " hot", (const char *const[]){ "60.00%", NULL });
+	assert_null(strstr(t, "leaf"));
+	free(t);
+}
+
 /* Symbols are demangled in rows, paths and folded stacks, and shown as
  * stored with mangled set. */
 static void test_profile__demangled_unless_asked(void **state)
@@ -252,8 +416,8 @@ static char *z_mods[] = { "/bin/app", "/lib/libz.so", "[unknown]" };
 static char *z_bids[] = { NULL, NULL, NULL };
 static struct db_symbol z_syms[] = { { 1, "main" }, { 2, NULL }, { 3, NULL },
 				     { 2, "deflate" } };
-static struct db_frame z_frames[] = { { 1, 0x10 }, { 2, 0x1130 }, { 2, 0x1134 },
-				      { 2, 0x2200 }, { 3, 0x7ffd1234 }, { 4, 0x5 } };
+static struct db_frame z_frames[] = { FR(1, 0x10), FR(2, 0x1130), FR(2, 0x1134),
+				      FR(2, 0x2200), FR(3, 0x7ffd1234), FR(4, 0x5) };
 static struct db_stack_node z_stacks[] = { { 0, 1 }, { 1, 6 }, { 2, 2 }, { 2, 3 },
 					   { 0, 5 }, { 5, 4 }, { 5, 2 } };
 static struct db_stack_count z_counts[] = {
@@ -370,6 +534,9 @@ int main(void)
 		cmocka_unit_test(test_profile__by_module_thread_and_name),
 		cmocka_unit_test(test_profile__json_contract),
 		cmocka_unit_test(test_profile__folded_and_stacks),
+		cmocka_unit_test(test_profile__folded_marks_kernel_frames),
+		cmocka_unit_test(test_profile__by_line),
+		cmocka_unit_test(test_profile__inlined_functions_in_paths),
 		cmocka_unit_test(test_profile__demangled_unless_asked),
 		cmocka_unit_test(test_profile__unknown_code_by_address),
 		cmocka_unit_test(test_profile__unknown_code_by_section),
