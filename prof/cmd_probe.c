@@ -15,7 +15,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "collectors/host.h"
 #include "collectors/probe.h"
 #include "collectors/topology.h"
 #include "db/probe.h"
@@ -114,34 +113,7 @@ static double tv_s(struct timeval tv)
 static void fill_run(struct db_run *run, const struct verb_ctx *vc, int cpu,
 		     const char *started)
 {
-	memset(run, 0, sizeof(*run));
-	run->kind = strdup("probe");
-	run->started = strdup(started);
-	int argc = vc->full_argc;
-	char **full = calloc((size_t)argc + 2, sizeof(char *));
-	if (full) {
-		full[0] = "prof";
-		for (int i = 0; i < argc; i++)
-			full[i + 1] = vc->full_argv[i];
-		run->command = run_state_command_line(full, argc + 1);
-		run->argv = calloc((size_t)argc + 2, sizeof(char *));
-		for (int i = 0; run->argv && i < argc + 1; i++)
-			run->argv[i] = strdup(full[i]);
-		run->argc = run->argv ? argc + 1 : 0;
-		free(full);
-	}
-	char cwd[4096];
-	if (getcwd(cwd, sizeof(cwd)))
-		run->cwd = strdup(cwd);
-	run->pid = (int32_t)getpid();
-	struct host_facts hf;
-	host_facts_read(&hf);
-	run->host.hostname = hf.hostname;
-	run->host.kernel = hf.kernel;
-	run->host.cpu_model = hf.cpu_model;
-	run->host.online_cpus = hf.online_cpus;
-	run->paranoid = hf.paranoid;
-	run->prof_version = strdup(PROF_VERSION);
+	run_state_self(run, "probe", vc->full_argc, vc->full_argv, started);
 	char cpus[32];
 	snprintf(cpus, sizeof(cpus), "%d", cpu);
 	if (asprintf(&run->pin.mode, "cpus:%d", cpu) < 0)

@@ -16,7 +16,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "collectors/host.h"
 #include "collectors/sleep.h"
 #include "common/errtext.h"
 #include "db/sleep.h"
@@ -273,35 +272,7 @@ static double tv_s(struct timeval tv)
 static void fill_run(struct db_run *run, int argc, char **argv,
 		     struct pin_plan *plan, char *pin_cpus, const char *started)
 {
-	memset(run, 0, sizeof(*run));
-	run->kind = strdup("sleep");
-	run->started = strdup(started);
-	char **full = calloc((size_t)argc + 2, sizeof(char *));
-	if (full) {
-		full[0] = "prof";
-		full[1] = "sleep";
-		for (int i = 1; i < argc; i++)
-			full[i + 1] = argv[i];
-		run->command = run_state_command_line(full, argc + 1);
-		/* Store argv as typed too (copies: the run frees them). */
-		run->argv = calloc((size_t)argc + 2, sizeof(char *));
-		for (int i = 0; run->argv && i < argc + 1; i++)
-			run->argv[i] = strdup(full[i]);
-		run->argc = run->argv ? argc + 1 : 0;
-		free(full);
-	}
-	char cwd[4096];
-	if (getcwd(cwd, sizeof(cwd)))
-		run->cwd = strdup(cwd);
-	run->pid = (int32_t)getpid();
-	struct host_facts hf;
-	host_facts_read(&hf);
-	run->host.hostname = hf.hostname;
-	run->host.kernel = hf.kernel;
-	run->host.cpu_model = hf.cpu_model;
-	run->host.online_cpus = hf.online_cpus;
-	run->paranoid = hf.paranoid;
-	run->prof_version = strdup(PROF_VERSION);
+	run_state_self(run, "sleep", argc, argv, started);
 	run->pin.mode = plan->mode;
 	plan->mode = NULL;
 	run->pin.status = plan->apply ? strdup("applied") : plan->status;

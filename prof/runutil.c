@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "collectors/host.h"
 #include "prof/runutil.h"
 #include "reports/sysenv.h"
 
@@ -383,4 +384,37 @@ size_t run_env_warn(const struct db_run *a, const struct db_run *b)
 	}
 	free(lines);
 	return n;
+}
+
+void run_state_self(struct db_run *run, const char *kind, int argc,
+		    char *const *argv, const char *started)
+{
+	memset(run, 0, sizeof(*run));
+	run->kind = strdup(kind);
+	run->started = strdup(started);
+	char **full = calloc((size_t)argc + 2, sizeof(char *));
+	if (full) {
+		full[0] = "prof";
+		for (int i = 0; i < argc; i++)
+			full[i + 1] = argv[i];
+		run->command = run_state_command_line(full, argc + 1);
+		/* argv as typed too (copies: the run frees them). */
+		run->argv = calloc((size_t)argc + 2, sizeof(char *));
+		for (int i = 0; run->argv && i < argc + 1; i++)
+			run->argv[i] = strdup(full[i]);
+		run->argc = run->argv ? argc + 1 : 0;
+		free(full);
+	}
+	char cwd[4096];
+	if (getcwd(cwd, sizeof(cwd)))
+		run->cwd = strdup(cwd);
+	run->pid = (int32_t)getpid();
+	struct host_facts hf;
+	host_facts_read(&hf);
+	run->host.hostname = hf.hostname;
+	run->host.kernel = hf.kernel;
+	run->host.cpu_model = hf.cpu_model;
+	run->host.online_cpus = hf.online_cpus;
+	run->paranoid = hf.paranoid;
+	run->prof_version = strdup(PROF_VERSION);
 }

@@ -65,6 +65,16 @@ void run_state_now_iso(char *buf, size_t n);
 /* argv quoted as a shell would need it, for display (malloc'd). */
 char *run_state_command_line(char *const *argv, int argc);
 
+/*
+ * The runs row of a verb that measures in prof itself (prof sleep, prof
+ * probe): kind and start, the command "prof VERB ARGS..." (argv[0] is the
+ * verb, as struct verb_ctx's full_argv) and its argv, the working
+ * directory, prof's pid, the host's facts and prof's version. run is
+ * zeroed first.
+ */
+void run_state_self(struct db_run *run, const char *kind, int argc,
+		    char *const *argv, const char *started);
+
 /* Say once, on stderr, which events the kernel refused and why. */
 void report_unsupported(const struct counters *cs, const struct event_desc *evs,
 			size_t nev);
