@@ -385,6 +385,8 @@ int db_run_store_body(struct db *db, struct db_run *run, char **cause)
 		rc = db_sleep_usage_store(db, run->id, run->sleep_usage, cause);
 	if (!rc && run->nintervals)
 		rc = db_intervals_store(db, run, cause);
+	if (!rc && run->nframes)
+		rc = db_frames_store(db, run, cause);
 	return rc;
 }
 
@@ -993,6 +995,8 @@ int db_run_load(struct db *db, int64_t id, struct db_run *out, char **cause)
 		rc = db_sleep_usage_load(db, id, &out->sleep_usage, cause);
 	if (!rc)
 		rc = db_intervals_load(db, out, cause);
+	if (!rc)
+		rc = db_frames_load(db, out, cause);
 	if (rc)
 		goto fail;
 	return 0;
@@ -1046,6 +1050,7 @@ void db_run_release(struct db_run *run)
 	}
 	db_sleep_usage_free(run->sleep_usage);
 	db_intervals_release(run);
+	db_frames_release(run);
 	for (size_t i = 0; i < run->nmodules; i++) {
 		free(run->modules[i].path);
 		free(run->modules[i].kind);
