@@ -28,6 +28,10 @@ struct launch_opts {
 	size_t pin_size;	/* CPU_ALLOC_SIZE of pin */
 	int out_fd;		/* >= 0: the workload's stdout and stderr go
 				   here; -1: they stay prof's own */
+	int stdout_fd;		/* > 0: the workload's stdout goes here
+				   instead (after out_fd); 0: unchanged */
+	int keep_fd;		/* > 0: left open across exec (a pipe prof
+				   names in the environment); 0: none */
 };
 
 struct launch {

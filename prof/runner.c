@@ -358,6 +358,7 @@ static const struct collector_ops *const builtin[] = {
 	&collect_modules,
 	&collect_sleep,
 	&collect_intervals,
+	&collect_frames,
 };
 #define NBUILTIN (sizeof(builtin) / sizeof(builtin[0]))
 
@@ -572,6 +573,8 @@ int runner_run(const struct runner_opts *o, struct db_run *run, char **cause)
 			.pin = o->plan && o->plan->apply ? o->plan->set : NULL,
 			.pin_size = o->plan ? o->plan->setsize : 0,
 			.out_fd = o->out_fd,
+			.stdout_fd = cx->stdout_fd,
+			.keep_fd = cx->keep_fd,
 		};
 		rc = launch_prepare(&l, &lo, cause);
 		if (rc)
