@@ -84,6 +84,11 @@ int db_sleep_usage_load(struct db *db, int64_t run_id,
 int db_intervals_store(struct db *db, const struct db_run *run, char **cause);
 int db_intervals_load(struct db *db, struct db_run *run, char **cause);
 void db_intervals_release(struct db_run *run);
+/* A run's frames and their counts (prof run --frame-regex, markers),
+ * likewise. */
+int db_frames_store(struct db *db, const struct db_run *run, char **cause);
+int db_frames_load(struct db *db, struct db_run *run, char **cause);
+void db_frames_release(struct db_run *run);
 
 /* A run's machine deltas and settings (sysenv.c), in the run's
  * transaction; loading adds them to out. */

@@ -387,6 +387,8 @@ int db_run_store_body(struct db *db, struct db_run *run, char **cause)
 		rc = db_intervals_store(db, run, cause);
 	if (!rc)
 		rc = db_sysenv_store(db, run, cause);
+	if (!rc && run->nframes)
+		rc = db_frames_store(db, run, cause);
 	return rc;
 }
 
@@ -997,6 +999,8 @@ int db_run_load(struct db *db, int64_t id, struct db_run *out, char **cause)
 		rc = db_intervals_load(db, out, cause);
 	if (!rc)
 		rc = db_sysenv_load(db, id, out, cause);
+	if (!rc)
+		rc = db_frames_load(db, out, cause);
 	if (rc)
 		goto fail;
 	return 0;
@@ -1050,6 +1054,7 @@ void db_run_release(struct db_run *run)
 	}
 	db_sleep_usage_free(run->sleep_usage);
 	db_intervals_release(run);
+	db_frames_release(run);
 	for (size_t i = 0; i < run->nmodules; i++) {
 		free(run->modules[i].path);
 		free(run->modules[i].kind);

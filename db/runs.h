@@ -114,6 +114,21 @@ struct db_interval {
 	int64_t *values;	/* one per event of the run; -1: not read */
 };
 
+/* prof run --frame-regex, prof_frame(): one frame, its start after the
+ * workload started and its length (setting "frame_source"). */
+struct db_frame_span {
+	int64_t t_ns, dur_ns;
+};
+
+/* A thread name's counter delta over one frame (the sum over the
+ * threads of that name). */
+struct db_frame_count {
+	uint32_t frame;		/* index into frames */
+	char *name;
+	uint32_t event;		/* index into events */
+	int64_t value;
+};
+
 struct db_kv {
 	char *key, *value;
 };
@@ -172,6 +187,11 @@ struct db_run {
 	 * in its order); 0 for runs stored before. */
 	size_t nenv;
 	struct db_kv *env;
+	/* Frames, in order, and their counts by frame, name and event. */
+	size_t nframes;
+	struct db_frame_span *frames;
+	size_t nframe_counts;
+	struct db_frame_count *frame_counts;
 };
 
 struct db_run_summary {

@@ -438,6 +438,24 @@ static const char *const migrations[] = {
 	"ALTER TABLE sample_frames ADD COLUMN src_file TEXT;"
 	"ALTER TABLE sample_frames ADD COLUMN src_line INTEGER;"
 	"ALTER TABLE sample_frames ADD COLUMN src_functions TEXT;",
+
+	/* v15: frames (prof run --frame-regex, prof_frame() markers) and
+	 * each thread name's counter deltas per frame. */
+	"CREATE TABLE frames ("
+	"  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+	"  idx INTEGER NOT NULL,"
+	"  t_ns INTEGER NOT NULL,"
+	"  dur_ns INTEGER NOT NULL,"
+	"  PRIMARY KEY (run_id, idx)"
+	") WITHOUT ROWID;"
+	"CREATE TABLE frame_counts ("
+	"  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+	"  frame_idx INTEGER NOT NULL,"
+	"  name TEXT NOT NULL,"
+	"  event_idx INTEGER NOT NULL,"
+	"  value INTEGER NOT NULL,"
+	"  PRIMARY KEY (run_id, frame_idx, name, event_idx)"
+	") WITHOUT ROWID;",
 };
 
 size_t schema_migration_count(void)

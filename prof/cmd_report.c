@@ -21,6 +21,7 @@
 #include "reports/profile.h"
 #include "reports/runs.h"
 #include "reports/sleep.h"
+#include "reports/frames.h"
 #include "reports/timeline.h"
 #include "reports/sysenv.h"
 
@@ -38,6 +39,7 @@ struct report_args {
 	bool env;		/* --env: the machine's settings */
 	bool tree;		/* --tree: the processes under their parents */
 	bool no_inline;
+	bool frames;		/* --frames */
 };
 
 /* A sampled run's report; -1 when it is not one (the caller goes on). */
@@ -116,6 +118,38 @@ static int report_sampled(struct verb_ctx *vc, struct db *db, const struct db_ru
 	run_sections_release(&secs);
 	db_profile_release(&prof);
 	return fp ? EXIT_OK : EXIT_FAIL;
+}
+
+/* --frames: the run's frames (prof run --frames), or why there are none. */
+static int report_frames_of(struct verb_ctx *vc, struct db_run *run,
+			    struct db_sleep *sleep)
+{
+	struct report_args *ra = vc->args;
+	int rc = EXIT_OK;
+	if (!run->nframes) {
+		const char *re = db_run_get(run, "frame_regex");
+		char buf[64];
+		if (re)
+			rc = error_msg("run %lld has no frames: --frame-regex '%s' "
+				       "matched no line of its output", (long long)run->id,
+				       cli_echo(re, buf, sizeof(buf)));
+		else
+			rc = error_msg("run %lld has no frames: it was not run with "
+				       "--frames or --frame-regex, or marked none",
+				       (long long)run->id);
+	} else if (ra->fmt == OUT_FOLDED || ra->fmt == OUT_SVG) {
+		rc = usage_error(vc->name, "--frames goes with --format "
+				 "table, json, csv or markdown");
+	} else {
+		FILE *fp = verb_out(vc);
+		if (fp)
+			report_frames(run, ra->fmt, fp);
+		else
+			rc = EXIT_FAIL;
+	}
+	db_sleep_release(sleep);
+	db_run_release(run);
+	return rc;
 }
 
 /* --intervals: the run's intervals (prof run -I), or why there are none. */
@@ -202,6 +236,10 @@ static int cmd_report(struct verb_ctx *vc)
 		db_run_release(&run);
 	if (rc)
 		return fail_cause(cause, exit_code_for(rc));
+	if (ra->frames) {
+		db_probe_release(&probe);
+		return report_frames_of(vc, &run, &sleep);
+	}
 	if (ra->intervals) {
 		db_probe_release(&probe);
 		return report_timeline_of(vc, &run, &sleep);
@@ -286,6 +324,9 @@ static const struct opt report_opts[] = {
 	OPT_BOOL(0, "intervals", struct report_args, intervals,
 		 "every thread's counter deltas per interval of a run\n"
 		 "made with -I MS"),
+	OPT_BOOL(0, "frames", struct report_args, frames,
+		 "frame times and counters per frame of a run made\n"
+		 "with --frames or --frame-regex"),
 	OPT_BOOL(0, "stacks", struct report_args, stacks,
 		 "the hottest call paths of a sampled run"),
 	OPT_STRING(0, "event", struct report_args, event, "NAME",

@@ -5,6 +5,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
+#include <regex.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +24,7 @@
 #include "prof/runutil.h"
 #include "prof/verb.h"
 #include "reports/repeat.h"
+#include "reports/frames.h"
 #include "reports/runs.h"
 #include "reports/scaling.h"
 #include "reports/timeline.h"
@@ -39,6 +41,9 @@ struct run_args {
 	int interval_ms;	/* -I; 0: off */
 	const char *tag;	/* --tag NAME, or NULL */
 	int repeat;		/* -r N; 1: one run */
+	bool frames;		/* --frames */
+	const char *frame_regex;
+	double budget_ms;	/* --budget */
 };
 
 /* A tag: a name that cannot be read as a list of run ids, so that
@@ -63,6 +68,7 @@ static void run_init(void *args)
 	struct run_args *a = args;
 	a->events = "cache";
 	a->by = BY_THREAD;
+	a->budget_ms = 16.7;
 	a->repeat = 1;
 }
 
@@ -132,6 +138,7 @@ static int run_once(struct verb_ctx *vc, const struct runner_opts *ro,
 		if (fp) {
 			report_run(&run, a->by, vc->fmt, fp);
 			report_timeline(&run, vc->fmt, fp);
+			report_frames_summary(&run, vc->fmt, fp);
 			ok = verb_out_close(vc) == 0;
 		}
 		if (!ok)
@@ -147,6 +154,16 @@ static int run_once(struct verb_ctx *vc, const struct runner_opts *ro,
 		fprintf(stderr, "note: -I %d is longer than the run (%.0f ms): "
 			"one interval holds it all\n", a->interval_ms,
 			run.wall_s * 1000.0);
+	if (a->frame_regex && !run.nframes) {
+		char buf[64];
+		fprintf(stderr, "warning: --frame-regex '%s' matched no line of the "
+			"workload's output: no frames stored\n",
+			cli_echo(a->frame_regex, buf, sizeof(buf)));
+	} else if (a->frames && !a->frame_regex && !run.nframes) {
+		fprintf(stderr, "warning: --frames: the workload marked no frame "
+			"(prof_frame() from include/prof_marker.h, or use "
+			"--frame-regex): no frames stored\n");
+	}
 	exit_code = run_incomplete_exit(&run, a->allow_incomplete, exit_code);
 	if (mux) {
 		error_msg("run refused (--no-multiplex), not stored: not every "
@@ -219,6 +236,20 @@ static int cmd_run(struct verb_ctx *vc)
 	if (l->pid && a->sleep_mode)
 		return usage_error(vc->name, "--sleep-mode applies to a launched "
 				   "command: it preloads an interposer at exec");
+
+	if (l->pid && (a->frames || a->frame_regex))
+		return usage_error(vc->name, "--frames and --frame-regex apply to a "
+				   "launched command: they read its output and "
+				   "markers from its start");
+	if (a->frame_regex) {
+		regex_t re;
+		char buf[64];
+		if (regcomp(&re, a->frame_regex, REG_EXTENDED | REG_NOSUB))
+			return usage_error(vc->name, "bad --frame-regex '%s': not an "
+					   "extended regular expression",
+					   cli_echo(a->frame_regex, buf, sizeof(buf)));
+		regfree(&re);
+	}
 
 	char *cause = NULL;
 	struct event_desc *evs = NULL;
@@ -309,6 +340,9 @@ static int cmd_run(struct verb_ctx *vc)
 		.record_dump = dump,
 		.sleep = a->sleep_mode ? &sleep : NULL,
 		.interval_ms = (unsigned)a->interval_ms,
+		.frames = a->frames || a->frame_regex,
+		.frame_regex = a->frame_regex,
+		.frame_budget_ms = a->budget_ms,
 	};
 	/* A signal while the run is stored or printed must not lose it: it
 	 * stops a wait on a locked database, and prof exits 128+N after. */
@@ -412,6 +446,22 @@ static const struct opt run_opts[] = {
 		     "store the run with this tag: 'prof compare --set\n"
 		     "A=NAME --set B=OTHER' compares sets of runs taken\n"
 		     "apart (before and after a reboot, a BIOS setting)"),
+	OPT_BOOL(0, "frames", struct run_args, frames,
+		 "store frames the workload marks with prof_frame()\n"
+		 "(include/prof_marker.h; prof names a pipe in\n"
+		 "$PROF_MARKER_FD) and every thread's counters per\n"
+		 "frame; print frame times and the slow frames against\n"
+		 "the rest; 'prof report --frames' reprints them\n"
+		 "(docs/frames.md). Software events per frame only"),
+	OPT_STRING(0, "frame-regex", struct run_args, frame_regex, "RE",
+		   "as --frames, a frame for each line of the workload's\n"
+		   "stdout that matches the extended regular expression\n"
+		   "RE, timestamped when prof reads it (its stdout then\n"
+		   "passes through prof, unchanged)"),
+	OPT_DOUBLE(0, "budget", struct run_args, budget_ms, "MS", 0.001, 1e6,
+		   "a number of milliseconds",
+		   "with --frames: a frame longer than MS is long\n"
+		   "(default 16.7)"),
 	OPT_STRING(0, "record-dump", struct run_args, dump, "FILE",
 		   "save the raw ring-buffer records (for tests)"),
 	OPT_END(),

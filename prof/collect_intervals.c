@@ -34,6 +34,8 @@ struct intervals_state {
 	size_t nev;
 	bool off;		/* the sampler is not supported: say so once */
 	bool full;
+	int id_origin;		/* the target whose sampler id is cached */
+	uint64_t id;
 };
 
 static uint64_t now_ns(void)
@@ -69,6 +71,7 @@ static void iv_opened(void *self, struct collect_ctx *cx)
 {
 	struct intervals_state *st = self;
 	st->cs = cx->cs;
+	st->id_origin = -1;
 	const struct counter_status *s = counters_sampler_status(cx->cs, st->sampler);
 	if (!s || !s->supported) {
 		warning_msg("-I: no intervals: the kernel refused a sampler that "
@@ -92,11 +95,17 @@ static void iv_drain(void *self, const struct perf_rec *rec, int origin)
 	if (st->off || st->full || rec->type != PERF_RECORD_SAMPLE ||
 	    !rec->u.sample.read_nr || !rec->u.sample.read_has_id)
 		return;
-	(void)origin;
 	/* Ours when its values are the read_counters group's. */
 	const uint64_t *v = rec->u.sample.read_vals;
 	unsigned stride = rec->u.sample.read_stride;
 	if (counters_read_index(st->cs, v[1]) != -1)
+		return;
+	/* Not another read_counters sampler's (the frames collector's). */
+	if (origin != st->id_origin) {
+		st->id = counters_sampler_id(st->cs, (size_t)origin, st->sampler);
+		st->id_origin = origin;
+	}
+	if (rec->u.sample.identifier != st->id)
 		return;
 	memset(st->have, 0, st->nev * sizeof(*st->have));
 	for (uint64_t i = 1; i < rec->u.sample.read_nr; i++) {

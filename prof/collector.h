@@ -61,6 +61,12 @@ struct collect_ctx {
 	size_t nsamplers;
 	char **env;			/* NULL-terminated once the launch comes */
 	size_t nenv;
+
+	/* prepare, launch only: > 0 sends the workload's stdout into this
+	 * descriptor (the frames collector's pipe); keep_fd stays open in
+	 * the workload across exec. 0: neither. */
+	int stdout_fd;
+	int keep_fd;
 };
 
 #define COLLECT_SKIP 1
@@ -96,5 +102,6 @@ extern const struct collector_ops collect_sleep;	/* --sleep-mode */
 extern const struct collector_ops collect_intervals;	/* -I MS */
 extern const struct collector_ops collect_system;	/* the machine's deltas */
 extern const struct collector_ops collect_env;	/* the machine's settings */
+extern const struct collector_ops collect_frames;	/* frames */
 
 #endif

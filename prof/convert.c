@@ -480,3 +480,110 @@ struct db_sample_event *convert_sample_events(const struct event_desc *sev,
 	}
 	return evs;
 }
+
+/* ---- frames ---- */
+
+static const char *const frame_source_name[FRAME_NSOURCES] = {
+	[FRAME_MARKER] = "marker", [FRAME_REGEX] = "regex",
+};
+
+/* The run's thread of that tid's name, or NULL. */
+static const char *thread_name(const struct db_run *run, int32_t tid)
+{
+	for (size_t i = 0; i < run->nthreads; i++)
+		if (run->threads[i].tid == tid)
+			return run->threads[i].name;
+	return NULL;
+}
+
+/* Index of name in names (added when new). */
+static size_t name_index(const char ***names, size_t *n, const char *name)
+{
+	for (size_t i = 0; i < *n; i++)
+		if (!strcmp((*names)[i], name))
+			return i;
+	const char **p = realloc(*names, (*n + 1) * sizeof(*p));
+	if (!p)
+		abort();
+	p[*n] = name;
+	*names = p;
+	return (*n)++;
+}
+
+static void frame_counts(struct db_run *run, struct frames *f,
+			 enum frame_source src, size_t n)
+{
+	size_t nth = frames_nthreads(f), nnames = 0, nev = run->nevents;
+	const char **names = NULL;
+	size_t *of = calloc(nth ? nth : 1, sizeof(*of));
+	if (!of)
+		abort();
+	for (size_t t = 0; t < nth; t++) {
+		const char *nm = thread_name(run, frames_thread_tid(f, t));
+		of[t] = name_index(&names, &nnames, nm ? nm : "");
+	}
+	int64_t *sum = malloc((nnames ? nnames : 1) * (nev ? nev : 1) * sizeof(*sum));
+	run->frame_counts = calloc(n * (nnames ? nnames : 1) * (nev ? nev : 1),
+				   sizeof(*run->frame_counts));
+	if (!sum || !run->frame_counts)
+		abort();
+	for (size_t i = 0; i < n; i++) {
+		for (size_t k = 0; k < nnames * nev; k++)
+			sum[k] = -1;
+		for (size_t t = 0; t < nth; t++)
+			for (size_t e = 0; e < nev; e++) {
+				uint64_t d;
+				if (!frames_delta(f, src, i, t, e, &d))
+					continue;
+				int64_t *s = &sum[of[t] * nev + e];
+				*s = (*s < 0 ? 0 : *s) + (int64_t)d;
+			}
+		for (size_t k = 0; k < nnames * nev; k++)
+			if (sum[k] >= 0)
+				run->frame_counts[run->nframe_counts++] =
+					(struct db_frame_count){
+						.frame = (uint32_t)i,
+						.name = strdup(names[k / nev]),
+						.event = (uint32_t)(k % nev),
+						.value = sum[k],
+					};
+	}
+	free(sum);
+	free(names);
+	free(of);
+}
+
+void convert_frames(struct db_run *run, struct frames *f, enum frame_source src,
+		    const char *regex, double budget_ms)
+{
+	char buf[64];
+	for (int s = 0; s < FRAME_NSOURCES; s++) {
+		snprintf(buf, sizeof(buf), "frames_%s", frame_source_name[s]);
+		char cnt[32];
+		snprintf(cnt, sizeof(cnt), "%zu", frames_count(f, (enum frame_source)s));
+		db_run_set(run, buf, cnt);
+	}
+	db_run_set(run, "frame_source", frame_source_name[src]);
+	if (regex)
+		db_run_set(run, "frame_regex", regex);
+	snprintf(buf, sizeof(buf), "%g", budget_ms);
+	db_run_set(run, "frame_budget_ms", buf);
+	size_t n = frames_count(f, src);
+	if (!n)
+		return;
+	run->frames = calloc(n, sizeof(*run->frames));
+	if (!run->frames)
+		abort();
+	uint64_t t0 = 0;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t a, d;
+		frames_span(f, src, i, &a, &d);
+		if (!i)
+			t0 = a;
+		run->frames[i] = (struct db_frame_span){
+			.t_ns = (int64_t)(a - t0), .dur_ns = (int64_t)d,
+		};
+	}
+	run->nframes = n;
+	frame_counts(run, f, src, n);
+}

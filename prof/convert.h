@@ -17,6 +17,7 @@
 
 #include "collectors/counters.h"
 #include "collectors/events.h"
+#include "collectors/frames.h"
 #include "collectors/intervals.h"
 #include "collectors/modules.h"
 #include "collectors/procs.h"
@@ -113,5 +114,15 @@ struct db_sample_event *convert_sample_events(const struct event_desc *sev,
 					      const struct sample_plan *plan,
 					      const struct sample_sink *sink,
 					      const struct recorder_stats *st);
+
+/*
+ * The frames of src (prof run --frames, --frame-regex), after
+ * convert_counters: each frame's start (after the first frame's) and
+ * length, each thread name's counter deltas per frame, and the settings
+ * "frame_source", "frame_budget_ms", "frame_regex" and "frames_<source>"
+ * (how many frames each source saw). No frame rows when src saw none.
+ */
+void convert_frames(struct db_run *run, struct frames *f, enum frame_source src,
+		    const char *regex, double budget_ms);
 
 #endif

@@ -108,6 +108,10 @@ static void child_main(const struct launch_opts *o, const char *path,
 		dup2(o->out_fd, 1);
 		dup2(o->stderr_fd > 0 ? o->stderr_fd : o->out_fd, 2);
 	}
+	if (o->stdout_fd > 0)
+		dup2(o->stdout_fd, 1);
+	if (o->keep_fd > 0)
+		fcntl(o->keep_fd, F_SETFD, 0);
 	if (o->cwd && chdir(o->cwd) != 0)
 		child_fail(err_wr, STAGE_CHDIR);
 	for (size_t i = 0; o->env_set && o->env_set[i]; i++)

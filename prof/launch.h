@@ -30,6 +30,10 @@ struct launch_opts {
 				   here; -1: they stay prof's own */
 	int stderr_fd;		/* > 0 (with out_fd >= 0): its stderr goes
 				   here instead; 0: with its stdout */
+	int stdout_fd;		/* > 0: the workload's stdout goes here
+				   instead (after out_fd); 0: unchanged */
+	int keep_fd;		/* > 0: left open across exec (a pipe prof
+				   names in the environment); 0: none */
 };
 
 struct launch {

@@ -360,6 +360,7 @@ static const struct collector_ops *const builtin[] = {
 	&collect_intervals,
 	&collect_system,
 	&collect_env,
+	&collect_frames,
 };
 #define NBUILTIN (sizeof(builtin) / sizeof(builtin[0]))
 
@@ -611,6 +612,8 @@ int runner_run(const struct runner_opts *o, struct db_run *run, char **cause)
 			.pin = o->plan && o->plan->apply ? o->plan->set : NULL,
 			.pin_size = o->plan ? o->plan->setsize : 0,
 			.out_fd = o->out_fd, .stderr_fd = o->stderr_fd,
+			.stdout_fd = cx->stdout_fd,
+			.keep_fd = cx->keep_fd,
 		};
 		rc = launch_prepare(&l, &lo, cause);
 		if (rc)

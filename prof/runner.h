@@ -62,6 +62,10 @@ struct runner_opts {
 	struct sleep_plan *sleep;	/* --sleep-mode (launch only), or NULL */
 	FILE *record_dump;		/* save the raw records (tests replay them) */
 	unsigned interval_ms;		/* -I: counters per interval; 0: off */
+	bool frames;			/* --frames: frame markers, counters per frame */
+	const char *frame_regex;	/* --frame-regex: a frame per matching
+					   line of the workload's stdout */
+	double frame_budget_ms;		/* --budget: a longer frame is long */
 
 	/* The verb's own collector, driven after the built-in ones
 	 * (prof/collector.h) with collector_arg as its state; or NULL. */

@@ -1,0 +1,223 @@
+/*
+ * frames: boundaries and per-thread values at them; see frames.h.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collectors/frames.h"
+
+struct series {
+	uint64_t *t;
+	size_t n, cap;
+	bool sorted;
+};
+
+struct fthread {
+	int32_t tid;
+	struct series s;
+	uint64_t *vals;		/* s.cap * nev, cumulative */
+	bool *seen;		/* per event: some sample carried it */
+};
+
+struct frames {
+	size_t nev;
+	uint64_t t0;
+	struct series marks[FRAME_NSOURCES];
+	struct fthread *th;
+	size_t nth;
+};
+
+struct frames *frames_new(size_t nevents, uint64_t t0_ns)
+{
+	struct frames *f = calloc(1, sizeof(*f));
+	if (!f)
+		return NULL;
+	f->nev = nevents;
+	f->t0 = t0_ns;
+	return f;
+}
+
+void frames_free(struct frames *f)
+{
+	if (!f)
+		return;
+	for (int s = 0; s < FRAME_NSOURCES; s++)
+		free(f->marks[s].t);
+	for (size_t i = 0; i < f->nth; i++) {
+		free(f->th[i].s.t);
+		free(f->th[i].vals);
+		free(f->th[i].seen);
+	}
+	free(f->th);
+	free(f);
+}
+
+/* Room for one more time; 0 or -ENOMEM. */
+static int series_grow(struct series *s)
+{
+	if (s->n < s->cap)
+		return 0;
+	size_t cap = s->cap ? s->cap * 2 : 64;
+	uint64_t *p = realloc(s->t, cap * sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	s->t = p;
+	s->cap = cap;
+	return 0;
+}
+
+int frames_mark(struct frames *f, enum frame_source src, uint64_t t_ns)
+{
+	struct series *s = &f->marks[src];
+	if (series_grow(s))
+		return -ENOMEM;
+	if (s->n && s->t[s->n - 1] > t_ns)
+		s->sorted = false;
+	else if (!s->n)
+		s->sorted = true;
+	s->t[s->n++] = t_ns;
+	return 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static struct fthread *find_thread(struct frames *f, int32_t tid)
+{
+	for (size_t i = f->nth; i-- > 0;)
+		if (f->th[i].tid == tid)
+			return &f->th[i];
+	struct fthread *p = realloc(f->th, (f->nth + 1) * sizeof(*p));
+	if (!p)
+		return NULL;
+	f->th = p;
+	struct fthread *t = &p[f->nth];
+	memset(t, 0, sizeof(*t));
+	t->tid = tid;
+	t->seen = calloc(f->nev ? f->nev : 1, sizeof(*t->seen));
+	if (!t->seen)
+		return NULL;
+	t->s.sorted = true;
+	f->nth++;
+	return t;
+}
+
+int frames_tick(struct frames *f, int32_t tid, uint64_t t_ns,
+		const uint64_t *vals, const bool *have)
+{
+	struct fthread *t = find_thread(f, tid);
+	if (!t)
+		return -ENOMEM;
+	size_t cap = t->s.cap;
+	if (series_grow(&t->s))
+		return -ENOMEM;
+	if (t->s.cap != cap) {
+		uint64_t *v = realloc(t->vals, t->s.cap * (f->nev ? f->nev : 1) *
+				      sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		t->vals = v;
+	}
+	size_t n = t->s.n;
+	uint64_t *row = t->vals + n * f->nev;
+	for (size_t e = 0; e < f->nev; e++) {
+		/* An event a sample lacks keeps its last value. */
+		row[e] = have[e] ? vals[e] : n ? t->vals[(n - 1) * f->nev + e] : 0;
+		t->seen[e] |= have[e];
+	}
+	if (n && t->s.t[n - 1] > t_ns)
+		t->s.sorted = false;
+	t->s.t[t->s.n++] = t_ns;
+	return 0;
+}
+
+size_t frames_count(const struct frames *f, enum frame_source src)
+{
+	return f->marks[src].n ? f->marks[src].n - 1 : 0;
+}
+
+static void sort_marks(struct series *s)
+{
+	if (!s->sorted) {
+		qsort(s->t, s->n, sizeof(*s->t), cmp_u64);
+		s->sorted = true;
+	}
+}
+
+void frames_span(struct frames *f, enum frame_source src, size_t i,
+		 uint64_t *start_ns, uint64_t *dur_ns)
+{
+	struct series *s = &f->marks[src];
+	sort_marks(s);
+	*start_ns = s->t[i];
+	*dur_ns = s->t[i + 1] - s->t[i];
+}
+
+size_t frames_nthreads(const struct frames *f)
+{
+	return f->nth;
+}
+
+int32_t frames_thread_tid(const struct frames *f, size_t t)
+{
+	return f->th[t].tid;
+}
+
+/* Samples of one thread out of order (rare): sort them with their rows. */
+static void sort_thread(struct fthread *t, size_t nev)
+{
+	if (t->s.sorted)
+		return;
+	/* Insertion sort: the series is nearly in order. */
+	uint64_t *row = malloc((nev ? nev : 1) * sizeof(*row));
+	if (!row)
+		return;
+	for (size_t i = 1; i < t->s.n; i++) {
+		uint64_t key = t->s.t[i];
+		memcpy(row, t->vals + i * nev, nev * sizeof(*row));
+		size_t j = i;
+		while (j > 0 && t->s.t[j - 1] > key) {
+			t->s.t[j] = t->s.t[j - 1];
+			memcpy(t->vals + j * nev, t->vals + (j - 1) * nev,
+			       nev * sizeof(*row));
+			j--;
+		}
+		t->s.t[j] = key;
+		memcpy(t->vals + j * nev, row, nev * sizeof(*row));
+	}
+	free(row);
+	t->s.sorted = true;
+}
+
+/* The thread's value of event e at time t: its last sample at or before. */
+static uint64_t value_at(const struct fthread *th, size_t nev, size_t e,
+			 uint64_t t)
+{
+	size_t lo = 0, hi = th->s.n;	/* first sample after t */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (th->s.t[mid] <= t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo ? th->vals[(lo - 1) * nev + e] : 0;
+}
+
+bool frames_delta(struct frames *f, enum frame_source src, size_t i,
+		  size_t t, size_t e, uint64_t *out)
+{
+	struct fthread *th = &f->th[t];
+	if (!th->seen[e])
+		return false;
+	sort_thread(th, f->nev);
+	uint64_t a, d;
+	frames_span(f, src, i, &a, &d);
+	uint64_t va = value_at(th, f->nev, e, a), vb = value_at(th, f->nev, e, a + d);
+	*out = vb > va ? vb - va : 0;
+	return true;
+}

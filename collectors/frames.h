@@ -1,0 +1,63 @@
+/*
+ * frames: frame boundaries and each thread's counters at them (prof run
+ * --frame-regex, prof_marker.h's prof_frame()). Fed with boundary times
+ * (CLOCK_MONOTONIC ns, one series per source) and with the cumulative
+ * values a read_counters sampler carries for a thread at a time (each
+ * thread's own, docs/intervals.md); answers, for each frame of a source,
+ * its start and length and a thread's counter deltas over it.
+ *
+ * A thread's value at a time is its value at its last sample at or
+ * before that time (0 before its first): what it did after that sample
+ * lands in the frame of its next sample. The samplers prof uses tick at
+ * every context switch and every millisecond of CPU time, so a thread
+ * that sleeps between frames is sampled as it goes to sleep, and a busy
+ * one at least every millisecond of its work.
+ *
+ * Frame i of a source runs from boundary i to boundary i+1, so n
+ * boundaries make n-1 frames: the time before the first boundary is the
+ * program's start, not a frame. Boundaries are sorted before use (lines
+ * from several threads may arrive out of order).
+ *
+ * Caller-owned (frames_new/frames_free). Not thread-safe.
+ */
+#ifndef COLLECTORS_FRAMES_H
+#define COLLECTORS_FRAMES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum frame_source {
+	FRAME_MARKER,		/* prof_frame() lines on $PROF_MARKER_FD */
+	FRAME_REGEX,		/* --frame-regex on the workload's stdout */
+	FRAME_NSOURCES,
+};
+
+struct frames;
+
+/* NULL with errno on failure. t0_ns: when the workload started. */
+struct frames *frames_new(size_t nevents, uint64_t t0_ns);
+void frames_free(struct frames *f);	/* NULL is fine */
+
+/* 0, or -ENOMEM. */
+int frames_mark(struct frames *f, enum frame_source src, uint64_t t_ns);
+/* One sample of thread tid: vals[e] valid where have[e]. 0 or -ENOMEM. */
+int frames_tick(struct frames *f, int32_t tid, uint64_t t_ns,
+		const uint64_t *vals, const bool *have);
+
+size_t frames_count(const struct frames *f, enum frame_source src);
+/* Frame i of src: its start and length in ns. */
+void frames_span(struct frames *f, enum frame_source src, size_t i,
+		 uint64_t *start_ns, uint64_t *dur_ns);
+
+/* The threads sampled, in order of their first sample. */
+size_t frames_nthreads(const struct frames *f);
+int32_t frames_thread_tid(const struct frames *f, size_t t);
+/*
+ * Thread t's delta of event e over frame i of src; false when the
+ * thread was never sampled with that event.
+ */
+bool frames_delta(struct frames *f, enum frame_source src, size_t i,
+		  size_t t, size_t e, uint64_t *out);
+
+#endif

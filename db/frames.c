@@ -1,0 +1,182 @@
+/*
+ * frames: a run's frames and each thread name's counter deltas per
+ * frame (prof run --frame-regex, prof_frame() markers), stored with the
+ * run; see docs/schema.md.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "db/internal.h"
+
+#define FR_INS(X) \
+	X(FI_RUN_ID, "run_id") \
+	X(FI_IDX, "idx") \
+	X(FI_T_NS, "t_ns") \
+	X(FI_DUR_NS, "dur_ns")
+enum { FR_INS(DB_COL_ENUM) FI_N };
+static const char *const fr_ins[] = { FR_INS(DB_COL_SQL) };
+
+#define FC_INS(X) \
+	X(CI_RUN_ID, "run_id") \
+	X(CI_FRAME, "frame_idx") \
+	X(CI_NAME, "name") \
+	X(CI_EVENT, "event_idx") \
+	X(CI_VALUE, "value")
+enum { FC_INS(DB_COL_ENUM) CI_N };
+static const char *const fc_ins[] = { FC_INS(DB_COL_SQL) };
+
+static int store_frames(struct db *db, const struct db_run *run, char **cause)
+{
+	sqlite3_stmt *st;
+	int rc = db_prepare_insert(db, &st, "frames", fr_ins, FI_N, cause);
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < run->nframes && !rc; i++) {
+		sqlite3_bind_int64(st, DB_PARAM(FI_RUN_ID), run->id);
+		sqlite3_bind_int64(st, DB_PARAM(FI_IDX), (sqlite3_int64)i);
+		sqlite3_bind_int64(st, DB_PARAM(FI_T_NS), run->frames[i].t_ns);
+		sqlite3_bind_int64(st, DB_PARAM(FI_DUR_NS), run->frames[i].dur_ns);
+		int s = sqlite3_step(st);
+		sqlite3_reset(st);
+		if (s != SQLITE_DONE)
+			rc = db_fail(db, s, "cannot store the frames in", cause);
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+static int store_counts(struct db *db, const struct db_run *run, char **cause)
+{
+	sqlite3_stmt *st;
+	int rc = db_prepare_insert(db, &st, "frame_counts", fc_ins, CI_N, cause);
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < run->nframe_counts && !rc; i++) {
+		const struct db_frame_count *c = &run->frame_counts[i];
+		sqlite3_bind_int64(st, DB_PARAM(CI_RUN_ID), run->id);
+		sqlite3_bind_int64(st, DB_PARAM(CI_FRAME), c->frame);
+		db_bind_text(st, DB_PARAM(CI_NAME), c->name ? c->name : "");
+		sqlite3_bind_int64(st, DB_PARAM(CI_EVENT), c->event);
+		sqlite3_bind_int64(st, DB_PARAM(CI_VALUE), c->value);
+		int s = sqlite3_step(st);
+		sqlite3_reset(st);
+		if (s != SQLITE_DONE)
+			rc = db_fail(db, s, "cannot store the frame counts in", cause);
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int db_frames_store(struct db *db, const struct db_run *run, char **cause)
+{
+	int rc = store_frames(db, run, cause);
+	return rc ? rc : store_counts(db, run, cause);
+}
+
+#define FR_COLS(X) \
+	X(FC_T_NS, "t_ns") \
+	X(FC_DUR_NS, "dur_ns")
+enum { FR_COLS(DB_COL_ENUM) FC_N };
+static const char *const fr_cols[] = { FR_COLS(DB_COL_SQL) };
+
+#define CN_COLS(X) \
+	X(CC_FRAME, "frame_idx") \
+	X(CC_NAME, "name") \
+	X(CC_EVENT, "event_idx") \
+	X(CC_VALUE, "value")
+enum { CN_COLS(DB_COL_ENUM) CC_N };
+static const char *const cn_cols[] = { CN_COLS(DB_COL_SQL) };
+
+static int load_frames(struct db *db, struct db_run *run, char **cause)
+{
+	sqlite3_stmt *st;
+	int rc = db_prepare_select(db, &st, fr_cols, FC_N,
+				   "FROM frames WHERE run_id = ?1 ORDER BY idx",
+				   cause);
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(st, 1, run->id);
+	struct db_row r;
+	db_row_init(&r, db, st, "frames");
+	int s;
+	while (!r.rc && (s = sqlite3_step(st)) == SQLITE_ROW) {
+		db_row_key(&r, "(run %lld, frame %zu)", (long long)run->id,
+			   run->nframes);
+		struct db_frame_span *p = realloc(run->frames,
+					     (run->nframes + 1) * sizeof(*p));
+		if (!p)
+			abort();
+		run->frames = p;
+		struct db_frame_span *fr = &p[run->nframes++];
+		fr->t_ns = db_row_int(&r, FC_T_NS, 0, INT64_MAX, 0, 0);
+		fr->dur_ns = db_row_int(&r, FC_DUR_NS, 0, INT64_MAX, 0, 0);
+	}
+	sqlite3_finalize(st);
+	if (r.rc)
+		return db_row_fail(&r, cause);
+	if (s != SQLITE_DONE)
+		return db_fail(db, s, "cannot read the frames from", cause);
+	return 0;
+}
+
+static int load_counts(struct db *db, struct db_run *run, char **cause)
+{
+	sqlite3_stmt *st;
+	int rc = db_prepare_select(db, &st, cn_cols, CC_N,
+				   "FROM frame_counts WHERE run_id = ?1 "
+				   "ORDER BY frame_idx, name, event_idx", cause);
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(st, 1, run->id);
+	struct db_row r;
+	db_row_init(&r, db, st, "frame_counts");
+	int s;
+	while (!r.rc && (s = sqlite3_step(st)) == SQLITE_ROW) {
+		db_row_key(&r, "(run %lld, row %zu)", (long long)run->id,
+			   run->nframe_counts);
+		int64_t f = db_row_int(&r, CC_FRAME, 0,
+				       run->nframes ? (int64_t)run->nframes - 1 : 0, 0, 0);
+		int64_t e = db_row_int(&r, CC_EVENT, 0,
+				       run->nevents ? (int64_t)run->nevents - 1 : 0, 0, 0);
+		int64_t v = db_row_int(&r, CC_VALUE, 0, INT64_MAX, 0, 0);
+		char *name = db_row_text(&r, CC_NAME, 0);
+		if (r.rc || (size_t)f >= run->nframes || (size_t)e >= run->nevents) {
+			free(name);
+			continue;
+		}
+		struct db_frame_count *p = realloc(run->frame_counts,
+						   (run->nframe_counts + 1) * sizeof(*p));
+		if (!p)
+			abort();
+		run->frame_counts = p;
+		p[run->nframe_counts++] = (struct db_frame_count){
+			.frame = (uint32_t)f, .name = name, .event = (uint32_t)e,
+			.value = v,
+		};
+	}
+	sqlite3_finalize(st);
+	if (r.rc)
+		return db_row_fail(&r, cause);
+	if (s != SQLITE_DONE)
+		return db_fail(db, s, "cannot read the frame counts from", cause);
+	return 0;
+}
+
+int db_frames_load(struct db *db, struct db_run *run, char **cause)
+{
+	int rc = load_frames(db, run, cause);
+	return rc ? rc : load_counts(db, run, cause);
+}
+
+void db_frames_release(struct db_run *run)
+{
+	for (size_t i = 0; i < run->nframe_counts; i++)
+		free(run->frame_counts[i].name);
+	free(run->frame_counts);
+	run->frame_counts = NULL;
+	run->nframe_counts = 0;
+	free(run->frames);
+	run->frames = NULL;
+	run->nframes = 0;
+}

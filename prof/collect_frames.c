@@ -1,0 +1,370 @@
+/*
+ * collect_frames: prof run --frames / --frame-regex RE, frame boundaries
+ * and every thread's counters at them (prof/collector.h). Two sources of
+ * boundaries: the lines prof_marker.h's prof_frame() writes to the pipe
+ * prof names in $PROF_MARKER_FD (timestamped by the workload), and the
+ * workload's stdout lines that match --frame-regex (timestamped when
+ * prof reads them; the workload's stdout then goes through a pipe and
+ * prof copies every byte on to where it would have gone). A reader
+ * thread of this collector's own polls both pipes, so a line is stamped
+ * when it arrives, not when the runner next drains its ring buffers; it
+ * touches nothing but its own lists until finish joins it.
+ *
+ * Counters per frame come from two read_counters samplers
+ * (collectors/counters.h: each thread's own values, docs/intervals.md):
+ * one on every context switch, one every millisecond of a thread's CPU
+ * time; collectors/frames takes each thread's value at each boundary.
+ * docs/frames.md says why and what was measured.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "collectors/frames.h"
+#include "common/errtext.h"
+#include "prof/cli.h"
+#include "prof/collector.h"
+#include "prof/convert.h"
+#include "prof/runner.h"
+
+#define LINE_MAX_KEPT 4096
+
+struct marks {
+	uint64_t *t;
+	size_t n, cap;
+};
+
+struct frames_state {
+	size_t samplers[2];
+	uint64_t ids[2];	/* their kernel ids (the launched target's) */
+	const struct counters *cs;
+	struct frames *f;
+	uint64_t *vals;
+	bool *have;
+	size_t nev;
+	bool regex_on;
+	regex_t re;
+	int marker[2], out[2], stop[2];	/* pipes; -1 when closed */
+	int pass_fd;			/* where the workload's stdout goes */
+	pthread_t reader;
+	bool reader_on;
+	bool oom;
+	char env[40];		/* PROF_MARKER_FD=N, borrowed by the launch */
+	/* The reader's own until joined. */
+	bool mk_oom;
+	struct marks mk[FRAME_NSOURCES];
+	char mline[256], oline[LINE_MAX_KEPT];
+	size_t mlen, olen;
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void close_fd(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+static void add_mark(struct frames_state *st, enum frame_source src, uint64_t t)
+{
+	struct marks *m = &st->mk[src];
+	if (m->n == m->cap) {
+		size_t cap = m->cap ? m->cap * 2 : 256;
+		uint64_t *p = realloc(m->t, cap * sizeof(*p));
+		if (!p) {
+			st->mk_oom = true;
+			return;
+		}
+		m->t = p;
+		m->cap = cap;
+	}
+	m->t[m->n++] = t;
+}
+
+/* "F <ns>" is a frame; zones ("B", "E") are not used yet. */
+static void marker_line(struct frames_state *st, const char *line)
+{
+	if (line[0] == 'F' && line[1] == ' ') {
+		char *end;
+		unsigned long long ns = strtoull(line + 2, &end, 10);
+		if (end != line + 2)
+			add_mark(st, FRAME_MARKER, ns);
+	}
+}
+
+/* Split what was read into lines; a line longer than the buffer is cut. */
+static void feed_lines(struct frames_state *st, const char *buf, size_t n,
+		       char *line, size_t cap, size_t *len, bool marker,
+		       uint64_t t)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (buf[i] != '\n') {
+			if (*len < cap - 1)
+				line[(*len)++] = buf[i];
+			continue;
+		}
+		line[*len] = '\0';
+		if (marker)
+			marker_line(st, line);
+		else if (regexec(&st->re, line, 0, NULL, 0) == 0)
+			add_mark(st, FRAME_REGEX, t);
+		*len = 0;
+	}
+}
+
+static void write_all(int fd, const char *p, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, p, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return;	/* our stdout is gone: the workload's output too */
+		p += w;
+		n -= (size_t)w;
+	}
+}
+
+/* Read what one pipe holds; false at its end. */
+static bool read_pipe(struct frames_state *st, int *fd, bool marker)
+{
+	char buf[65536];
+	ssize_t n = read(*fd, buf, sizeof(buf));
+	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+		return true;
+	if (n <= 0) {
+		close_fd(fd);
+		return false;
+	}
+	uint64_t t = now_ns();	/* the regex source's timestamp */
+	if (marker) {
+		feed_lines(st, buf, (size_t)n, st->mline, sizeof(st->mline),
+			   &st->mlen, true, t);
+	} else {
+		write_all(st->pass_fd, buf, (size_t)n);
+		feed_lines(st, buf, (size_t)n, st->oline, sizeof(st->oline),
+			   &st->olen, false, t);
+	}
+	return true;
+}
+
+static void *reader_main(void *arg)
+{
+	struct frames_state *st = arg;
+	bool stopping = false;
+	while (st->marker[0] >= 0 || st->out[0] >= 0) {
+		struct pollfd p[3] = {
+			{ .fd = st->marker[0], .events = POLLIN },
+			{ .fd = st->out[0], .events = POLLIN },
+			{ .fd = stopping ? -1 : st->stop[0], .events = POLLIN },
+		};
+		/* Told to stop: take what the pipes hold, then go. */
+		int rc = poll(p, 3, stopping ? 0 : -1);
+		if (rc < 0 && errno == EINTR)
+			continue;
+		if (rc <= 0)
+			break;
+		if (p[2].revents)
+			stopping = true;
+		if (p[0].revents)
+			read_pipe(st, &st->marker[0], true);
+		if (p[1].revents)
+			read_pipe(st, &st->out[0], false);
+	}
+	return NULL;
+}
+
+static int open_pipe(int fds[2], char **cause, const char *what)
+{
+	if (pipe2(fds, O_CLOEXEC) == 0) {
+		fcntl(fds[0], F_SETFL, O_NONBLOCK);
+		return 0;
+	}
+	int err = errno;
+	fds[0] = fds[1] = -1;
+	*cause = NULL;
+	if (asprintf(cause, "cannot make the %s pipe: %s", what, ERR_TEXT(err)) < 0)
+		*cause = NULL;
+	return -err;
+}
+
+static void add_sampler(struct frames_state *st, struct collect_ctx *cx,
+			int i, const char *name, uint64_t config, uint64_t period)
+{
+	struct sampler_desc sd = { .name = name, .read_counters = true };
+	sd.attr.type = PERF_TYPE_SOFTWARE;
+	sd.attr.config = config;
+	sd.attr.sample_period = period;
+	st->samplers[i] = collect_add_sampler(cx, &sd);
+}
+
+static int fr_prepare(void *self, struct collect_ctx *cx, char **cause)
+{
+	struct frames_state *st = self;
+	st->marker[0] = st->marker[1] = st->out[0] = st->out[1] = -1;
+	st->stop[0] = st->stop[1] = -1;
+	if (!cx->o->frames || !cx->launched)
+		return COLLECT_SKIP;
+	if (cx->o->frame_regex) {
+		if (regcomp(&st->re, cx->o->frame_regex, REG_EXTENDED | REG_NOSUB)) {
+			if (asprintf(cause, "bad --frame-regex '%s'", cx->o->frame_regex) < 0)
+				*cause = NULL;
+			return -EINVAL;
+		}
+		st->regex_on = true;
+	}
+	int rc = open_pipe(st->marker, cause, "frame marker");
+	if (!rc)
+		rc = open_pipe(st->stop, cause, "frame reader's stop");
+	if (!rc && st->regex_on)
+		rc = open_pipe(st->out, cause, "workload's output");
+	if (rc)
+		return rc;
+	snprintf(st->env, sizeof(st->env), "PROF_MARKER_FD=%d", st->marker[1]);
+	char *kv[] = { st->env, NULL };
+	collect_add_env(cx, kv);
+	cx->keep_fd = st->marker[1];
+	if (st->regex_on) {
+		cx->stdout_fd = st->out[1];
+		st->pass_fd = cx->o->out_fd >= 0 ? cx->o->out_fd : 1;
+	}
+	add_sampler(st, cx, 0, "frame-switch", PERF_COUNT_SW_CONTEXT_SWITCHES, 1);
+	add_sampler(st, cx, 1, "frame-tick", PERF_COUNT_SW_TASK_CLOCK, 1000000);
+	st->nev = cx->o->nev;
+	st->vals = calloc(st->nev ? st->nev : 1, sizeof(*st->vals));
+	st->have = calloc(st->nev ? st->nev : 1, sizeof(*st->have));
+	if (!st->vals || !st->have)
+		abort();
+	return 0;
+}
+
+static void fr_opened(void *self, struct collect_ctx *cx)
+{
+	struct frames_state *st = self;
+	st->cs = cx->cs;
+	/* The workload holds the write ends now: their end is its end. */
+	close_fd(&st->marker[1]);
+	close_fd(&st->out[1]);
+	for (int i = 0; i < 2; i++) {
+		st->ids[i] = counters_sampler_id(cx->cs, 0, st->samplers[i]);
+		const struct counter_status *s = counters_sampler_status(cx->cs,
+									 st->samplers[i]);
+		if (!s || !s->supported)
+			warning_msg("frames: no counters per frame: the kernel refused "
+				    "a sampler that reads each thread's counters "
+				    "(inherit with PERF_SAMPLE_READ needs Linux 6.12 "
+				    "or later)%s%s", s && s->reason ? ": " : "",
+				    s && s->reason ? s->reason : "");
+	}
+	st->f = frames_new(st->nev, now_ns());
+	if (!st->f)
+		abort();
+	if (pthread_create(&st->reader, NULL, reader_main, st) == 0)
+		st->reader_on = true;
+	else
+		warning_msg("frames: cannot start the frame reader: no frames");
+}
+
+static bool ours(const struct frames_state *st, uint64_t id)
+{
+	return id && (id == st->ids[0] || id == st->ids[1]);
+}
+
+static void fr_drain(void *self, const struct perf_rec *rec, int origin)
+{
+	struct frames_state *st = self;
+	(void)origin;
+	if (!st->f || st->oom || rec->type != PERF_RECORD_SAMPLE ||
+	    !rec->u.sample.read_nr || !rec->u.sample.read_has_id ||
+	    !ours(st, rec->u.sample.identifier))
+		return;
+	const uint64_t *v = rec->u.sample.read_vals;
+	unsigned stride = rec->u.sample.read_stride;
+	memset(st->have, 0, st->nev * sizeof(*st->have));
+	for (uint64_t i = 1; i < rec->u.sample.read_nr; i++) {
+		int e = counters_read_index(st->cs, v[i * stride + 1]);
+		if (e >= 0 && (size_t)e < st->nev) {
+			st->vals[e] = v[i * stride];
+			st->have[e] = true;
+		}
+	}
+	if (frames_tick(st->f, (int32_t)rec->u.sample.tid, rec->u.sample.time,
+			st->vals, st->have)) {
+		warning_msg("frames: out of memory: counters per frame stop here");
+		st->oom = true;
+	}
+}
+
+static void fr_finish(void *self, struct collect_ctx *cx)
+{
+	struct frames_state *st = self;
+	(void)cx;
+	if (!st->reader_on)
+		return;
+	if (write(st->stop[1], "x", 1) != 1)
+		warning_msg("frames: cannot stop the frame reader");
+	pthread_join(st->reader, NULL);
+	st->reader_on = false;
+	st->oom |= st->mk_oom;
+	for (int s = 0; s < FRAME_NSOURCES; s++)
+		for (size_t i = 0; i < st->mk[s].n; i++)
+			if (frames_mark(st->f, (enum frame_source)s, st->mk[s].t[i]))
+				st->oom = true;
+	if (st->oom)
+		warning_msg("frames: out of memory: some frames are missing");
+}
+
+static void fr_fill(void *self, struct collect_ctx *cx, struct db_run *run)
+{
+	struct frames_state *st = self;
+	if (!st->f)
+		return;
+	convert_frames(run, st->f, st->regex_on ? FRAME_REGEX : FRAME_MARKER,
+		       cx->o->frame_regex, cx->o->frame_budget_ms);
+}
+
+static void fr_release(void *self)
+{
+	struct frames_state *st = self;
+	if (st->reader_on) {
+		ssize_t w = write(st->stop[1], "x", 1);
+		(void)w;
+		pthread_join(st->reader, NULL);
+	}
+	for (int i = 0; i < 2; i++) {
+		close_fd(&st->marker[i]);
+		close_fd(&st->out[i]);
+		close_fd(&st->stop[i]);
+	}
+	if (st->regex_on)
+		regfree(&st->re);
+	for (int s = 0; s < FRAME_NSOURCES; s++)
+		free(st->mk[s].t);
+	frames_free(st->f);
+	free(st->vals);
+	free(st->have);
+}
+
+const struct collector_ops collect_frames = {
+	.name = "frames",
+	.size = sizeof(struct frames_state),
+	.prepare = fr_prepare,
+	.opened = fr_opened,
+	.drain = fr_drain,
+	.finish = fr_finish,
+	.fill = fr_fill,
+	.release = fr_release,
+};

@@ -1,0 +1,197 @@
+/*
+ * End-to-end tests of `prof run --frames` / `--frame-regex` and `prof
+ * report --frames`: the built prof against a temporary database, on the
+ * real perf_event_open path (software events). The workload is
+ * tests/helpers/frames: render presents a frame every 5 ms (prof_frame()
+ * and a "frame N took X ms" line) and faults 8 MiB every 10th frame.
+ * Timing is left loose: the machine is shared (bench/frames is strict).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "test_util.h"
+
+struct fx {
+	char *dir;
+	char *dbarg;
+	char *helper;
+};
+
+static int setup(void **state)
+{
+	struct fx *f = calloc(1, sizeof(*f));
+	f->dir = tu_tmpdir();
+	if (asprintf(&f->dbarg, "--db=%s/e2e.db", f->dir) < 0 ||
+	    asprintf(&f->helper, "%s/frames", HELPERS_DIR) < 0)
+		return -1;
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fx *f = *state;
+	tu_rmrf(f->dir);
+	free(f->dir);
+	free(f->dbarg);
+	free(f->helper);
+	free(f);
+	return 0;
+}
+
+/* The number after key in s, or -1. */
+static double json_num(const char *s, const char *key)
+{
+	const char *p = strstr(s, key);
+	return p ? atof(p + strlen(key)) : -1;
+}
+
+static void frames_json(struct fx *f, const char *run_id, struct tu_proc *p)
+{
+	char *rep[] = { PROF_BIN, f->dbarg, "report", (char *)run_id, "--frames",
+			"--format", "json", NULL };
+	*p = tu_run(rep, NULL);
+	if (p->status)
+		fprintf(stderr, "%s", p->err);
+	assert_int_equal(p->status, 0);
+}
+
+static void test_frame_run__regex_and_markers_agree(void **state)
+{
+	struct fx *f = *state;
+	if (!tu_perf_allowed(f->dbarg))
+		skip();
+	char *run[] = { PROF_BIN, f->dbarg, "run", "-q", "-e",
+			"task-clock,page-faults", "--frame-regex",
+			"^frame [0-9]+ took", "--", f->helper, "100", NULL };
+	struct tu_proc p = tu_run(run, NULL);
+	assert_int_equal(p.status, 0);
+	/* The workload's output passes through whole and unchanged. */
+	assert_non_null(strstr(p.out, "frame 1 took "));
+	assert_non_null(strstr(p.out, "\nframe 100 took "));
+	tu_proc_release(&p);
+
+	/* 100 presents make 99 frames, whichever way they are seen. */
+	frames_json(f, "last", &p);
+	assert_non_null(strstr(p.out, "\"source\": \"regex\""));
+	assert_true(json_num(p.out, "\"frames\": ") == 99);
+	double p50 = json_num(p.out, "\"p50\": ");
+	assert_true(p50 > 2.0 && p50 < 50.0);	/* 5 ms, loosely */
+	assert_non_null(strstr(p.out, "\"long_frames\": "));
+	assert_non_null(strstr(p.out, "{\"name\": \"render\", \"cpu_ms_per_frame\": "));
+	tu_proc_release(&p);
+
+	char *mk[] = { PROF_BIN, f->dbarg, "run", "-q", "-e",
+		       "task-clock,page-faults", "--frames", "--", f->helper,
+		       "100", NULL };
+	p = tu_run(mk, NULL);
+	assert_int_equal(p.status, 0);
+	tu_proc_release(&p);
+	frames_json(f, "last", &p);
+	assert_non_null(strstr(p.out, "\"source\": \"marker\""));
+	assert_true(json_num(p.out, "\"frames\": ") == 99);
+	tu_proc_release(&p);
+
+	/* Every format. */
+	const char *fmts[] = { "table", "csv", "markdown" };
+	for (size_t i = 0; i < 3; i++) {
+		char *rep[] = { PROF_BIN, f->dbarg, "report", "last", "--frames",
+				"--format", (char *)fmts[i], NULL };
+		p = tu_run(rep, NULL);
+		assert_int_equal(p.status, 0);
+		assert_non_null(strstr(p.out, "render"));
+		tu_proc_release(&p);
+	}
+}
+
+/* render's faults per frame: the slowest frames carry them (every 10th
+ * frame faults 2,048 pages; the others a few). */
+static void test_frame_run__faults_land_in_their_frames(void **state)
+{
+	struct fx *f = *state;
+	if (!tu_perf_allowed(f->dbarg))
+		skip();
+	char *run[] = { PROF_BIN, f->dbarg, "run", "-q", "-e",
+			"task-clock,page-faults", "--frames", "--", f->helper,
+			"100", NULL };
+	struct tu_proc p = tu_run(run, NULL);
+	assert_int_equal(p.status, 0);
+	tu_proc_release(&p);
+	/* Sum render's faults per frame: about 10 frames hold >= 2,000 each
+	 * (frames 10, 20, ...), the rest almost none. */
+	char *csv[] = { PROF_BIN, f->dbarg, "report", "last", "--frames", "--format",
+			"json", NULL };
+	p = tu_run(csv, NULL);
+	assert_int_equal(p.status, 0);
+	/* by_name: render's page faults per frame about 2048 * 10 / 99. */
+	const char *r = strstr(p.out, "{\"name\": \"render\"");
+	assert_non_null(r);
+	double pf = json_num(r, "\"page-faults\": ");
+	assert_true(pf > 150 && pf < 260);
+	const char *w = strstr(p.out, "{\"name\": \"worker\"");
+	assert_non_null(w);
+	assert_true(json_num(w, "\"page-faults\": ") < 5);
+	tu_proc_release(&p);
+}
+
+static void test_frame_run__a_regex_that_never_matches(void **state)
+{
+	struct fx *f = *state;
+	if (!tu_perf_allowed(f->dbarg))
+		skip();
+	char *run[] = { PROF_BIN, f->dbarg, "run", "-q", "-e", "task-clock",
+			"--frame-regex", "^no such line", "--", f->helper, "10", NULL };
+	struct tu_proc p = tu_run(run, NULL);
+	assert_int_equal(p.status, 0);	/* the workload's status */
+	assert_non_null(strstr(p.err, "warning: --frame-regex '^no such line' "
+			       "matched no line of the workload's output: no "
+			       "frames stored"));
+	assert_non_null(strstr(p.out, "frame 10 took"));	/* still passed on */
+	tu_proc_release(&p);
+	char *rep[] = { PROF_BIN, f->dbarg, "report", "last", "--frames", NULL };
+	p = tu_run(rep, NULL);
+	assert_int_equal(p.status, 1);
+	assert_non_null(strstr(p.err, "has no frames: --frame-regex '^no such "
+			       "line' matched no line of its output"));
+	tu_proc_release(&p);
+	/* The run itself is kept. */
+	char *plain[] = { PROF_BIN, f->dbarg, "report", "last", NULL };
+	p = tu_run(plain, NULL);
+	assert_int_equal(p.status, 0);
+	tu_proc_release(&p);
+}
+
+static void test_frame_run__bad_regex_is_a_usage_error(void **state)
+{
+	struct fx *f = *state;
+	char *run[] = { PROF_BIN, f->dbarg, "run", "--frame-regex", "([",
+			"--", f->helper, "10", NULL };
+	struct tu_proc p = tu_run(run, NULL);
+	assert_int_equal(p.status, 2);
+	assert_non_null(strstr(p.err, "bad --frame-regex '(['"));
+	assert_null(strstr(p.out, "frame 1 took"));	/* nothing ran */
+	tu_proc_release(&p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_frame_run__regex_and_markers_agree,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_frame_run__faults_land_in_their_frames,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_frame_run__a_regex_that_never_matches,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_frame_run__bad_regex_is_a_usage_error,
+						setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
