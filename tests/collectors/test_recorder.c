@@ -141,7 +141,7 @@ static struct recorder *mk_with(struct got *g, enum call_graph cg, bool sync,
 		.kallsyms = kallsyms, .perf_map_dir = "/nonexistent",
 		.synchronous = sync, .no_kernel = no_kernel,
 		.sink = { on_module, on_symbol, on_frame, on_stack, on_sample,
-			  on_idle, g },
+			  on_idle, g, NULL },
 	};
 	struct recorder *r = recorder_new(&o);
 	assert_non_null(r);
@@ -700,7 +700,8 @@ static void replay_with(struct dump *d, enum call_graph cg, const char *kallsyms
 		.call_graph = cg, .nevents = d->h.nsamplers, .kallsyms = kallsyms,
 		.perf_map_dir = "/nonexistent", .synchronous = true,
 		.no_kernel = no_kernel,
-		.sink = { on_module, on_symbol, on_frame, on_stack, on_sample, on_idle, g },
+		.sink = { on_module, on_symbol, on_frame, on_stack, on_sample, on_idle, g,
+			  NULL },
 	};
 	memset(g, 0, sizeof(*g));
 	struct recorder *r = recorder_new(&o);

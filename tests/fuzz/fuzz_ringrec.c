@@ -136,7 +136,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct recorder_opts ro = {
 		.call_graph = cg, .nevents = d.h.nsamplers,
 		.sink = { on_module, on_symbol, on_frame, on_stack, on_sample,
-			  NULL, &seen },
+			  NULL, &seen, NULL },
 		.perf_map_dir = "/nonexistent", .kallsyms = "", .synchronous = true,
 	};
 	struct recorder *rec = recorder_new(&ro);
