@@ -56,7 +56,6 @@ static char *xstrdup(const char *s)
 	return d;
 }
 
-static int edit_distance(const char *a, const char *b);
 
 /* Whether libpfm4 has a PMU named exactly the first len bytes of name
  * active: LIBPFM_FORCE_PMU activates the one it names, whatever the CPU. */
@@ -90,7 +89,7 @@ static char *forced_pmu_cause(const char *forced, size_t len)
 		if (pfm_get_pmu_info(pmu, &pinfo) != PFM_SUCCESS ||
 		    pinfo.type != PFM_PMU_TYPE_CORE)
 			continue;
-		int d = edit_distance(want, pinfo.name);
+		int d = event_edit_distance(want, pinfo.name);
 		if (d > 12)
 			continue;
 		for (int i = 0; i < 3; i++) {
@@ -601,7 +600,7 @@ int event_list_parse(const char *spec, enum event_flags flags,
  * substituting 2, deleting one they typed extra 3. A dropped word
  * ("LLC-mises" for "LLC-load-misses") then stays close.
  */
-static int edit_distance(const char *a, const char *b)
+int event_edit_distance(const char *a, const char *b)
 {
 	size_t la = strlen(a), lb = strlen(b);
 	if (la > 64)
@@ -643,7 +642,7 @@ static int suggest_one(const struct event_info *info, void *arg)
 	struct suggest_state *s = arg;
 	/* A PMU event matches on its short name, which also resolves. */
 	const char *cand = info->short_name ? info->short_name : info->name;
-	int d = edit_distance(s->want, cand);
+	int d = event_edit_distance(s->want, cand);
 	if (d > s->limit)
 		return 0;
 	for (size_t i = 0; i < s->n; i++)

@@ -120,6 +120,13 @@ void event_list_free(struct event_desc *evs, size_t n);
  */
 size_t event_suggest(const char *name, char **out, size_t max);
 
+/*
+ * The weighted edit distance event_suggest ranks names by (inserting a
+ * character costs 1, substituting 2, deleting 3; case-insensitive; the
+ * first 64 characters of each), for other "did you mean" lists.
+ */
+int event_edit_distance(const char *a, const char *b);
+
 struct event_info {
 	const char *name;	/* the name to type, PMU-qualified */
 	const char *short_name;	/* without the "pmu::" prefix */

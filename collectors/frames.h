@@ -1,7 +1,7 @@
 /*
  * frames: frame boundaries and each thread's counters at them (prof run
- * --frame-regex, prof_marker.h's prof_frame()). Fed with boundary times
- * (CLOCK_MONOTONIC ns, one series per source) and with the cumulative
+ * --frame-regex, --frame-symbol, prof_marker.h's prof_frame()). Fed with
+ * boundary times (CLOCK_MONOTONIC ns, one series per source) and with the cumulative
  * values a read_counters sampler carries for a thread at a time (each
  * thread's own, docs/intervals.md); answers, for each frame of a source,
  * its start and length and a thread's counter deltas over it.
@@ -30,6 +30,7 @@
 enum frame_source {
 	FRAME_MARKER,		/* prof_frame() lines on $PROF_MARKER_FD */
 	FRAME_REGEX,		/* --frame-regex on the workload's stdout */
+	FRAME_SYMBOL,		/* --frame-symbol: a uprobe's samples */
 	FRAME_NSOURCES,
 };
 

@@ -43,6 +43,7 @@ struct run_args {
 	int repeat;		/* -r N; 1: one run */
 	bool frames;		/* --frames */
 	const char *frame_regex;
+	const char *frame_symbol;	/* --frame-symbol MODULE:SYMBOL */
 	double budget_ms;	/* --budget */
 };
 
@@ -154,7 +155,12 @@ static int run_once(struct verb_ctx *vc, const struct runner_opts *ro,
 		fprintf(stderr, "note: -I %d is longer than the run (%.0f ms): "
 			"one interval holds it all\n", a->interval_ms,
 			run.wall_s * 1000.0);
-	if (a->frame_regex && !run.nframes) {
+	if (a->frame_symbol && !run.nframes) {
+		char buf[64];
+		fprintf(stderr, "warning: --frame-symbol '%s': the function was "
+			"called fewer than twice: no frames stored\n",
+			cli_echo(a->frame_symbol, buf, sizeof(buf)));
+	} else if (a->frame_regex && !run.nframes) {
 		char buf[64];
 		fprintf(stderr, "warning: --frame-regex '%s' matched no line of the "
 			"workload's output: no frames stored\n",
@@ -237,10 +243,10 @@ static int cmd_run(struct verb_ctx *vc)
 		return usage_error(vc->name, "--sleep-mode applies to a launched "
 				   "command: it preloads an interposer at exec");
 
-	if (l->pid && (a->frames || a->frame_regex))
-		return usage_error(vc->name, "--frames and --frame-regex apply to a "
-				   "launched command: they read its output and "
-				   "markers from its start");
+	if (l->pid && (a->frames || a->frame_regex || a->frame_symbol))
+		return usage_error(vc->name, "--frames, --frame-regex and "
+				   "--frame-symbol apply to a launched command: "
+				   "they read its output and markers from its start");
 	if (a->frame_regex) {
 		regex_t re;
 		char buf[64];
@@ -340,8 +346,9 @@ static int cmd_run(struct verb_ctx *vc)
 		.record_dump = dump,
 		.sleep = a->sleep_mode ? &sleep : NULL,
 		.interval_ms = (unsigned)a->interval_ms,
-		.frames = a->frames || a->frame_regex,
+		.frames = a->frames || a->frame_regex || a->frame_symbol,
 		.frame_regex = a->frame_regex,
+		.frame_symbol = a->frame_symbol,
 		.frame_budget_ms = a->budget_ms,
 	};
 	/* A signal while the run is stored or printed must not lose it: it
@@ -458,6 +465,11 @@ static const struct opt run_opts[] = {
 		   "stdout that matches the extended regular expression\n"
 		   "RE, timestamped when prof reads it (its stdout then\n"
 		   "passes through prof, unchanged)"),
+	OPT_STRING(0, "frame-symbol", struct run_args, frame_symbol, "MODULE:SYMBOL",
+		   "as --frames, a frame for each call of the function\n"
+		   "SYMBOL in MODULE (a path, or a command in PATH),\n"
+		   "through a uprobe: an unmodified program can be\n"
+		   "measured (docs/frames.md)"),
 	OPT_DOUBLE(0, "budget", struct run_args, budget_ms, "MS", 0.001, 1e6,
 		   "a number of milliseconds",
 		   "with --frames: a frame longer than MS is long\n"

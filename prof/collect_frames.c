@@ -1,11 +1,14 @@
 /*
- * collect_frames: prof run --frames / --frame-regex RE, frame boundaries
- * and every thread's counters at them (prof/collector.h). Two sources of
- * boundaries: the lines prof_marker.h's prof_frame() writes to the pipe
- * prof names in $PROF_MARKER_FD (timestamped by the workload), and the
- * workload's stdout lines that match --frame-regex (timestamped when
- * prof reads them; the workload's stdout then goes through a pipe and
- * prof copies every byte on to where it would have gone). A reader
+ * collect_frames: prof run --frames / --frame-regex RE / --frame-symbol
+ * MODULE:SYMBOL, frame boundaries and every thread's counters at them
+ * (prof/collector.h). Three sources of boundaries: the lines
+ * prof_marker.h's prof_frame() writes to the pipe prof names in
+ * $PROF_MARKER_FD (timestamped by the workload), the workload's stdout
+ * lines that match --frame-regex (timestamped when prof reads them; the
+ * workload's stdout then goes through a pipe and prof copies every byte
+ * on to where it would have gone), and the samples of a uprobe on
+ * SYMBOL (period 1, one per CPU as a uprobe cannot be inherited, stamped
+ * by the kernel with CLOCK_MONOTONIC like the markers: collectors/uprobe.h). A reader
  * thread of this collector's own polls both pipes, so a line is stamped
  * when it arrives, not when the runner next drains its ring buffers; it
  * touches nothing but its own lists until finish joins it.
@@ -28,10 +31,12 @@
 #include <unistd.h>
 
 #include "collectors/frames.h"
+#include "collectors/uprobe.h"
 #include "common/errtext.h"
 #include "prof/cli.h"
 #include "prof/collector.h"
 #include "prof/convert.h"
+#include "prof/launch.h"
 #include "prof/runner.h"
 
 #define LINE_MAX_KEPT 4096
@@ -51,6 +56,9 @@ struct frames_state {
 	size_t nev;
 	bool regex_on;
 	regex_t re;
+	char *probe_path;	/* --frame-symbol's module */
+	struct uprobe_rings *probe;	/* its uprobe; NULL: none */
+	int32_t pid;		/* the workload's, from opened on */
 	int marker[2], out[2], stop[2];	/* pipes; -1 when closed */
 	int pass_fd;			/* where the workload's stdout goes */
 	pthread_t reader;
@@ -161,19 +169,30 @@ static bool read_pipe(struct frames_state *st, int *fd, bool marker)
 	return true;
 }
 
+static void probe_hit(uint64_t t_ns, void *arg)
+{
+	add_mark(arg, FRAME_SYMBOL, t_ns);
+}
+
 static void *reader_main(void *arg)
 {
 	struct frames_state *st = arg;
 	bool stopping = false;
-	while (st->marker[0] >= 0 || st->out[0] >= 0) {
+	/* The uprobe's buffers wake us a quarter full; a 20 ms timeout
+	 * drains them sooner, so a buffer is never near full. */
+	int wait = st->probe ? 20 : -1;
+	while (st->marker[0] >= 0 || st->out[0] >= 0 || (st->probe && !stopping)) {
 		struct pollfd p[3] = {
 			{ .fd = st->marker[0], .events = POLLIN },
 			{ .fd = st->out[0], .events = POLLIN },
 			{ .fd = stopping ? -1 : st->stop[0], .events = POLLIN },
 		};
 		/* Told to stop: take what the pipes hold, then go. */
-		int rc = poll(p, 3, stopping ? 0 : -1);
+		int rc = poll(p, 3, stopping ? 0 : wait);
 		if (rc < 0 && errno == EINTR)
+			continue;
+		uprobe_rings_drain(st->probe, st->pid, probe_hit, st);
+		if (rc == 0 && !stopping)
 			continue;
 		if (rc <= 0)
 			break;
@@ -211,6 +230,50 @@ static void add_sampler(struct frames_state *st, struct collect_ctx *cx,
 	st->samplers[i] = collect_add_sampler(cx, &sd);
 }
 
+/*
+ * --frame-symbol MODULE:SYMBOL: a uprobe on SYMBOL's entry, a sample (and
+ * a frame boundary) per call. MODULE is a path, or a command found in
+ * PATH; SYMBOL is checked here, before the workload starts.
+ */
+static int add_probe(struct frames_state *st, struct collect_ctx *cx,
+		     char **cause)
+{
+	const char *spec = cx->o->frame_symbol;
+	const char *colon = strrchr(spec, ':');
+	if (!colon || colon == spec || !colon[1]) {
+		if (asprintf(cause, "bad --frame-symbol '%s': want MODULE:SYMBOL",
+			     spec) < 0)
+			*cause = NULL;
+		return -EINVAL;
+	}
+	char *mod = strndup(spec, (size_t)(colon - spec));
+	if (!mod)
+		abort();
+	char *found = strchr(mod, '/') ? NULL : launch_resolve(mod, NULL);
+	st->probe_path = realpath(found ? found : mod, NULL);
+	free(found);
+	if (!st->probe_path) {
+		int err = errno;
+		if (asprintf(cause, "--frame-symbol: cannot find module '%s': %s",
+			     mod, ERR_TEXT(err)) < 0)
+			*cause = NULL;
+		free(mod);
+		return -err;
+	}
+	free(mod);
+	uint64_t off;
+	int rc = uprobe_symbol_offset(st->probe_path, colon + 1, &off, cause);
+	if (rc)
+		return rc == -ENOENT ? -EINVAL : rc;	/* not "command not found" */
+	int type = uprobe_pmu_type(NULL, cause);
+	if (type < 0)
+		return type;
+	struct perf_event_attr a;
+	uprobe_attr(&a, type, st->probe_path, off);
+	return uprobe_rings_open(&a, 64, &st->probe, cause);
+}
+
+
 static int fr_prepare(void *self, struct collect_ctx *cx, char **cause)
 {
 	struct frames_state *st = self;
@@ -226,7 +289,9 @@ static int fr_prepare(void *self, struct collect_ctx *cx, char **cause)
 		}
 		st->regex_on = true;
 	}
-	int rc = open_pipe(st->marker, cause, "frame marker");
+	int rc = cx->o->frame_symbol ? add_probe(st, cx, cause) : 0;
+	if (!rc)
+		rc = open_pipe(st->marker, cause, "frame marker");
 	if (!rc)
 		rc = open_pipe(st->stop, cause, "frame reader's stop");
 	if (!rc && st->regex_on)
@@ -269,6 +334,7 @@ static void fr_opened(void *self, struct collect_ctx *cx)
 				    "or later)%s%s", s && s->reason ? ": " : "",
 				    s && s->reason ? s->reason : "");
 	}
+	st->pid = (int32_t)cx->pid;
 	st->f = frames_new(st->nev, now_ns());
 	if (!st->f)
 		abort();
@@ -311,7 +377,6 @@ static void fr_drain(void *self, const struct perf_rec *rec, int origin)
 static void fr_finish(void *self, struct collect_ctx *cx)
 {
 	struct frames_state *st = self;
-	(void)cx;
 	if (!st->reader_on)
 		return;
 	if (write(st->stop[1], "x", 1) != 1)
@@ -325,6 +390,11 @@ static void fr_finish(void *self, struct collect_ctx *cx)
 				st->oom = true;
 	if (st->oom)
 		warning_msg("frames: out of memory: some frames are missing");
+	if (uprobe_rings_lost(st->probe))
+		warning_msg("frames: %llu calls of '%s' were lost (a uprobe buffer "
+			    "was full): frames from it are missing",
+			    (unsigned long long)uprobe_rings_lost(st->probe),
+			    cx->o->frame_symbol);
 }
 
 static void fr_fill(void *self, struct collect_ctx *cx, struct db_run *run)
@@ -332,8 +402,10 @@ static void fr_fill(void *self, struct collect_ctx *cx, struct db_run *run)
 	struct frames_state *st = self;
 	if (!st->f)
 		return;
-	convert_frames(run, st->f, st->regex_on ? FRAME_REGEX : FRAME_MARKER,
-		       cx->o->frame_regex, cx->o->frame_budget_ms);
+	enum frame_source src = cx->o->frame_symbol ? FRAME_SYMBOL :
+				st->regex_on ? FRAME_REGEX : FRAME_MARKER;
+	convert_frames(run, st->f, src, cx->o->frame_regex, cx->o->frame_symbol,
+		       cx->o->frame_budget_ms);
 }
 
 static void fr_release(void *self)
@@ -354,6 +426,8 @@ static void fr_release(void *self)
 	for (int s = 0; s < FRAME_NSOURCES; s++)
 		free(st->mk[s].t);
 	frames_free(st->f);
+	uprobe_rings_close(st->probe);
+	free(st->probe_path);
 	free(st->vals);
 	free(st->have);
 }

@@ -485,6 +485,7 @@ struct db_sample_event *convert_sample_events(const struct event_desc *sev,
 
 static const char *const frame_source_name[FRAME_NSOURCES] = {
 	[FRAME_MARKER] = "marker", [FRAME_REGEX] = "regex",
+	[FRAME_SYMBOL] = "symbol",
 };
 
 /* The run's thread of that tid's name, or NULL. */
@@ -554,7 +555,7 @@ static void frame_counts(struct db_run *run, struct frames *f,
 }
 
 void convert_frames(struct db_run *run, struct frames *f, enum frame_source src,
-		    const char *regex, double budget_ms)
+		    const char *regex, const char *symbol, double budget_ms)
 {
 	char buf[64];
 	for (int s = 0; s < FRAME_NSOURCES; s++) {
@@ -566,6 +567,8 @@ void convert_frames(struct db_run *run, struct frames *f, enum frame_source src,
 	db_run_set(run, "frame_source", frame_source_name[src]);
 	if (regex)
 		db_run_set(run, "frame_regex", regex);
+	if (symbol)
+		db_run_set(run, "frame_symbol", symbol);
 	snprintf(buf, sizeof(buf), "%g", budget_ms);
 	db_run_set(run, "frame_budget_ms", buf);
 	size_t n = frames_count(f, src);

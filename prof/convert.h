@@ -116,13 +116,14 @@ struct db_sample_event *convert_sample_events(const struct event_desc *sev,
 					      const struct recorder_stats *st);
 
 /*
- * The frames of src (prof run --frames, --frame-regex), after
- * convert_counters: each frame's start (after the first frame's) and
- * length, each thread name's counter deltas per frame, and the settings
- * "frame_source", "frame_budget_ms", "frame_regex" and "frames_<source>"
- * (how many frames each source saw). No frame rows when src saw none.
+ * The frames of src (prof run --frames, --frame-regex, --frame-symbol),
+ * after convert_counters: each frame's start (after the first frame's)
+ * and length, each thread name's counter deltas per frame, and the
+ * settings "frame_source", "frame_budget_ms", "frame_regex",
+ * "frame_symbol" and "frames_<source>" (how many frames each source
+ * saw). No frame rows when src saw none. regex and symbol may be NULL.
  */
 void convert_frames(struct db_run *run, struct frames *f, enum frame_source src,
-		    const char *regex, double budget_ms);
+		    const char *regex, const char *symbol, double budget_ms);
 
 #endif

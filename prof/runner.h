@@ -65,6 +65,8 @@ struct runner_opts {
 	bool frames;			/* --frames: frame markers, counters per frame */
 	const char *frame_regex;	/* --frame-regex: a frame per matching
 					   line of the workload's stdout */
+	const char *frame_symbol;	/* --frame-symbol MODULE:SYMBOL: a
+					   frame per call, through a uprobe */
 	double frame_budget_ms;		/* --budget: a longer frame is long */
 
 	/* The verb's own collector, driven after the built-in ones

@@ -1,9 +1,10 @@
 /*
- * End-to-end tests of `prof run --frames` / `--frame-regex` and `prof
- * report --frames`: the built prof against a temporary database, on the
- * real perf_event_open path (software events). The workload is
- * tests/helpers/frames: render presents a frame every 5 ms (prof_frame()
- * and a "frame N took X ms" line) and faults 8 MiB every 10th frame.
+ * End-to-end tests of `prof run --frames` / `--frame-regex` /
+ * `--frame-symbol` and `prof report --frames`: the built prof against a
+ * temporary database, on the real perf_event_open path (software
+ * events). The workload is tests/helpers/frames: render presents a frame
+ * every 5 ms (prof_frame() and a "frame N took X ms" line) and faults
+ * 8 MiB every 10th frame.
  * Timing is left loose: the machine is shared (bench/frames is strict).
  */
 #include <setjmp.h>
@@ -181,6 +182,54 @@ static void test_frame_run__bad_regex_is_a_usage_error(void **state)
 	tu_proc_release(&p);
 }
 
+/* A uprobe on present_frame() sees every present, as the markers and
+ * the printed lines do (all three sources in one run). */
+static void test_frame_run__symbol_agrees(void **state)
+{
+	struct fx *f = *state;
+	if (!tu_perf_allowed(f->dbarg))
+		skip();
+	char *sym;
+	assert_true(asprintf(&sym, "%s:present_frame", f->helper) > 0);
+	char *run[] = { PROF_BIN, f->dbarg, "run", "-q", "-e",
+			"task-clock,page-faults", "--frame-regex",
+			"^frame [0-9]+ took", "--frame-symbol", sym, "--",
+			f->helper, "100", NULL };
+	struct tu_proc p = tu_run(run, NULL);
+	if (p.status)
+		fprintf(stderr, "%s", p.err);
+	assert_int_equal(p.status, 0);
+	assert_non_null(strstr(p.out, "\nframe 100 took "));
+	tu_proc_release(&p);
+	frames_json(f, "last", &p);
+	assert_non_null(strstr(p.out, "\"source\": \"symbol\""));
+	assert_true(json_num(p.out, "\"frames\": ") == 99);
+	tu_proc_release(&p);
+	free(sym);
+}
+
+static void test_frame_run__unknown_symbol_lists_the_closest(void **state)
+{
+	struct fx *f = *state;
+	char *sym;
+	assert_true(asprintf(&sym, "%s:present_fram", f->helper) > 0);
+	char *run[] = { PROF_BIN, f->dbarg, "run", "-q", "--frame-symbol", sym,
+			"--", f->helper, "10", NULL };
+	struct tu_proc p = tu_run(run, NULL);
+	assert_int_not_equal(p.status, 0);
+	assert_non_null(strstr(p.err, "error: no function 'present_fram' in '"));
+	assert_non_null(strstr(p.err, "hint: the closest names there: present_frame"));
+	assert_null(strstr(p.out, "frame 1 took"));	/* nothing ran */
+	tu_proc_release(&p);
+	free(sym);
+	char *bad[] = { PROF_BIN, f->dbarg, "run", "-q", "--frame-symbol",
+			"no-colon", "--", f->helper, "10", NULL };
+	p = tu_run(bad, NULL);
+	assert_int_not_equal(p.status, 0);
+	assert_non_null(strstr(p.err, "bad --frame-symbol 'no-colon'"));
+	tu_proc_release(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -191,6 +240,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_frame_run__a_regex_that_never_matches,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_frame_run__bad_regex_is_a_usage_error,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_frame_run__symbol_agrees,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_frame_run__unknown_symbol_lists_the_closest,
 						setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -5,6 +5,8 @@
  * "frame N took X ms" for each, and every 10th frame touches a fresh
  * 8 MiB buffer (page faults), which makes that frame slow; worker
  * computes meanwhile. Usage: frames [NFRAMES] (default 200).
+ * `frames spin N` calls spin_present() (no marker) N times in a loop and
+ * prints the nanoseconds per call: what a uprobe on it costs a call.
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -33,6 +35,21 @@ __attribute__((noinline, used)) void present_frame(int n)
 {
 	prof_frame();
 	__asm__ volatile("" : : "r"(n) : "memory");
+}
+
+/* Presents nothing: the target of bench/frames' uprobe cost. */
+__attribute__((noinline, used)) void spin_present(int n)
+{
+	__asm__ volatile("" : : "r"(n) : "memory");
+}
+
+static int spin(int n)
+{
+	double t0 = now_ms();
+	for (int i = 0; i < n; i++)
+		spin_present(i);
+	printf("spin %d calls, %.1f ns per call\n", n, (now_ms() - t0) * 1e6 / n);
+	return 0;
 }
 
 static void touch_big(void)
@@ -93,6 +110,8 @@ static void *worker(void *arg)
 
 int main(int argc, char **argv)
 {
+	if (argc > 2 && !strcmp(argv[1], "spin"))
+		return spin(atoi(argv[2]));
 	int nframes = argc > 1 ? atoi(argv[1]) : 200;
 	pthread_t r, w;
 	pthread_create(&w, NULL, worker, NULL);
