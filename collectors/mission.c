@@ -19,9 +19,12 @@
  * entry must encode to, and the tests check them under LIBPFM_FORCE_PMU.
  *
  * Families libpfm4 4.13 (Debian 12) does not know are left out, since their
- * names could not be encoded or checked here: Alder Lake's two core types,
- * Zen 5, the Arm Neoverse cores. Zen 1 is left out because libpfm4's Zen 1
- * table lacks PMCx043, the only per-thread view of L3 misses there.
+ * names could not be encoded or checked here: Alder Lake's two core types
+ * (adl_glc, adl_grt), Zen 5 (amd64_fam1ah_zen5), the Arm Neoverse cores
+ * (arm_n1, arm_v1: built into libpfm4 on Arm only). Zen 1 is left out
+ * because libpfm4's Zen 1 table lacks PMCx043, the only per-thread view of
+ * L3 misses there. docs/mission.md lists both, and test_mission checks it
+ * against this map.
  */
 #include <string.h>
 

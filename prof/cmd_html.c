@@ -2,8 +2,9 @@
  * prof html: one self-contained page of a stored run or experiment, with
  * the tables its verbs print and its pictures, fit to attach to a pull
  * request or a bug. A counting run gets its threads by thread and by
- * name; a sampled run its hottest symbols, call paths and flame graph; a
- * sleep benchmark or a probe its table and picture; an experiment its
+ * name; a sampled run its hottest symbols, call paths and flame graph;
+ * either, when it has them, its frames and intervals as pictures and
+ * tables; a sleep benchmark or a probe its table and picture; an experiment its
  * tables and picture, analysed as 'prof compare' does.
  */
 #include <errno.h>
@@ -21,11 +22,15 @@
 #include "prof/verb.h"
 #include "reports/ab.h"
 #include "reports/flame.h"
+#include "reports/frames.h"
+#include "reports/framesplot.h"
 #include "reports/html.h"
 #include "reports/probe.h"
 #include "reports/profile.h"
 #include "reports/runs.h"
 #include "reports/sleep.h"
+#include "reports/timeline.h"
+#include "reports/timelineplot.h"
 
 struct html_args {
 	const char *experiment;	/* --experiment, or NULL */
@@ -71,6 +76,28 @@ static void page_counted(FILE *fp, const struct db_run *run)
 	html_section(fp, "per thread name");
 	report_run(run, BY_NAME, OUT_TABLE, cap_open(&c));
 	cap_put(&c, fp, false);
+}
+
+/* A run's frames (--frames) and intervals (-I), where it has them. */
+static void page_frames_intervals(FILE *fp, const struct db_run *run)
+{
+	struct capture c;
+	if (run->nframes) {
+		html_section(fp, "frame times and counters per frame");
+		report_frames_svg(run, cap_open(&c));
+		cap_put(&c, fp, true);
+		html_section(fp, "frames");
+		report_frames(run, OUT_TABLE, cap_open(&c));
+		cap_put(&c, fp, false);
+	}
+	if (run->nintervals) {
+		html_section(fp, "counters over time");
+		report_intervals_svg(run, cap_open(&c));
+		cap_put(&c, fp, true);
+		html_section(fp, "timeline");
+		report_timeline(run, OUT_TABLE, cap_open(&c));
+		cap_put(&c, fp, false);
+	}
 }
 
 static void page_sampled(FILE *fp, const struct db_run *run,
@@ -173,6 +200,8 @@ static int html_run(struct verb_ctx *vc, struct db *db, long id)
 			page_sampled(fp, &run, &prof, a->icicle);
 		else
 			page_counted(fp, &run);
+		if (!is_sleep && !is_probe)
+			page_frames_intervals(fp, &run);
 		html_end(fp);
 	}
 	if (sampled)
@@ -261,12 +290,14 @@ const struct verb verb_html = {
 "or experiment: the tables its verbs print and its pictures. A counting\n"
 "run: its threads, by thread and by name. A sampled run: a flame graph\n"
 "per event (click to zoom, search by name), the hottest symbols and call\n"
-"paths, its counts. A sleep benchmark: its overshoot distributions and\n"
-"table. A probe: its latency curve against sysfs's caches, and table. An\n"
-"experiment: every round per arm, the effects against the gate, and its\n"
-"statistics as 'prof compare' prints them. The page fetches nothing (no\n"
-"script, style sheet or font from the network), so it can be attached to\n"
-"a pull request or a bug as it is.\n"
+"paths, its counts. Either, when it has them: its frames (each frame's\n"
+"time against the budget, counters per frame) and its intervals (each\n"
+"thread name's counters over time). A sleep benchmark: its overshoot\n"
+"distributions and table. A probe: its latency curve against sysfs's\n"
+"caches, and table. An experiment: every round per arm, the effects\n"
+"against the gate, and its statistics as 'prof compare' prints them. The\n"
+"page fetches nothing (no script, style sheet or font from the network),\n"
+"so it can be attached to a pull request or a bug as it is.\n"
 "\n",
 	.help_tail =
 "Examples:\n"

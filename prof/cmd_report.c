@@ -22,7 +22,9 @@
 #include "reports/runs.h"
 #include "reports/sleep.h"
 #include "reports/frames.h"
+#include "reports/framesplot.h"
 #include "reports/timeline.h"
+#include "reports/timelineplot.h"
 #include "reports/sysenv.h"
 
 /* Which report a run gets, from --by, --stacks and --format. */
@@ -137,12 +139,14 @@ static int report_frames_of(struct verb_ctx *vc, struct db_run *run,
 			rc = error_msg("run %lld has no frames: it was not run with "
 				       "--frames or --frame-regex, or marked none",
 				       (long long)run->id);
-	} else if (ra->fmt == OUT_FOLDED || ra->fmt == OUT_SVG) {
+	} else if (ra->fmt == OUT_FOLDED) {
 		rc = usage_error(vc->name, "--frames goes with --format "
-				 "table, json, csv or markdown");
+				 "table, json, csv, markdown or svg");
 	} else {
 		FILE *fp = verb_out(vc);
-		if (fp)
+		if (fp && ra->fmt == OUT_SVG)
+			report_frames_svg(run, fp);
+		else if (fp)
 			report_frames(run, ra->fmt, fp);
 		else
 			rc = EXIT_FAIL;
@@ -163,10 +167,12 @@ static int report_timeline_of(struct verb_ctx *vc, struct db_run *run,
 			       "-I MS", (long long)run->id);
 	} else if (ra->fmt == OUT_FOLDED) {
 		rc = usage_error(vc->name, "--intervals goes with --format "
-				 "table, json, csv or markdown");
+				 "table, json, csv, markdown or svg");
 	} else {
 		FILE *fp = verb_out(vc);
-		if (fp)
+		if (fp && ra->fmt == OUT_SVG)
+			report_intervals_svg(run, fp);
+		else if (fp)
 			report_intervals(run, ra->fmt, fp);
 		else
 			rc = EXIT_FAIL;
@@ -405,7 +411,9 @@ const struct verb verb_report = {
 "--format svg draws a sampled run as a flame graph (--icicle: callers on\n"
 "top; a browser zooms on a click and searches), a 'prof sleep' run as\n"
 "its overshoot distributions and CPU per call, and a 'prof probe' run as\n"
-"its latency curve against the caches sysfs lists.\n"
+"its latency curve against the caches sysfs lists. With --frames it draws\n"
+"each frame's time against the budget and the counters per frame per\n"
+"thread name; with --intervals each thread name's counters over time.\n"
 "\n"
 "--system shows what the whole machine did while the run ran (its own\n"
 "counters' changes: the workload's page faults among the machine's,\n"
@@ -423,6 +431,7 @@ const struct verb verb_report = {
 "  prof report last --stacks --limit 10\n"
 "  prof report last --format folded | flamegraph.pl > hot.svg\n"
 "  prof report last --format svg -o flame.svg\n"
+"  prof report last --frames --format svg -o frames.svg\n"
 "  prof report last --system\n"
 "  prof report last --env --format json\n",
 };

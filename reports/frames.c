@@ -8,7 +8,7 @@
 #include "reports/frames.h"
 #include "reports/rows.h"
 
-static bool is_time(const struct db_event *e)
+bool frames_is_time(const struct db_event *e)
 {
 	return strstr(e->name, "clock") != NULL;
 }
@@ -44,7 +44,7 @@ double frames_pct_ms(const struct db_run *run, double p)
 	return v;
 }
 
-static double budget_ms(const struct db_run *run)
+double frames_budget_ms(const struct db_run *run)
 {
 	const char *b = db_run_get(run, "frame_budget_ms");
 	return b ? atof(b) : 16.7;
@@ -52,15 +52,14 @@ static double budget_ms(const struct db_run *run)
 
 static size_t long_frames(const struct db_run *run)
 {
-	double b = budget_ms(run);
+	double b = frames_budget_ms(run);
 	size_t n = 0;
 	for (size_t i = 0; i < run->nframes; i++)
 		n += (double)run->frames[i].dur_ns / 1e6 > b;
 	return n;
 }
 
-/* The distinct names of the frame counts, in order of first sight. */
-static size_t names_of(const struct db_run *run, const char ***out)
+size_t frames_names(const struct db_run *run, const char ***out)
 {
 	const char **names = calloc(run->nframe_counts ? run->nframe_counts : 1,
 				    sizeof(*names));
@@ -79,8 +78,7 @@ static size_t names_of(const struct db_run *run, const char ***out)
 	return n;
 }
 
-/* Per frame, name's value of event e (0 where no row); false: no row at all. */
-static bool per_frame(const struct db_run *run, const char *name, size_t e,
+bool frames_per_frame(const struct db_run *run, const char *name, size_t e,
 		      double *v)
 {
 	bool any = false;
@@ -102,7 +100,7 @@ static double mean_per_frame(const struct db_run *run, const char *name, size_t 
 	double *v = malloc((run->nframes ? run->nframes : 1) * sizeof(*v));
 	if (!v)
 		abort();
-	*any = per_frame(run, name, e, v);
+	*any = frames_per_frame(run, name, e, v);
 	double s = 0;
 	for (size_t i = 0; i < run->nframes; i++)
 		s += v[i];
@@ -137,11 +135,12 @@ void frames_slowest(const struct db_run *run, struct frames_slow *out)
 		abort();
 	out->nslow = mark_slow(run, slow, &out->min_ms);
 	const char **names;
-	size_t nn = names_of(run, &names);
+	size_t nn = frames_names(run, &names);
 	double best = -1;
 	for (size_t k = 0; k < nn; k++)
 		for (size_t e = 0; e < run->nevents; e++) {
-			if (is_time(&run->events[e]) || !per_frame(run, names[k], e, v))
+			if (frames_is_time(&run->events[e]) ||
+			    !frames_per_frame(run, names[k], e, v))
 				continue;
 			double s = 0, r = 0;
 			for (size_t i = 0; i < run->nframes; i++)
@@ -202,20 +201,21 @@ static struct rows *by_name_rows(const struct db_run *run)
 	cols[BN_CPU] = (struct col){ .key = "cpu_ms_per_frame", .title = "cpu ms/frame",
 				     .kind = COL_REAL, .decimals = 3, .none = "-" };
 	const char **names;
-	size_t nn = names_of(run, &names);
+	size_t nn = frames_names(run, &names);
 	bool *shown = calloc(run->nevents ? run->nevents : 1, sizeof(*shown));
 	if (!shown)
 		abort();
 	for (size_t e = 0; e < run->nevents; e++) {
 		const struct db_event *ev = &run->events[e];
+		bool tm = frames_is_time(ev);
 		cols[BN_FIRST_EVENT + e] = (struct col){
-			.key = ev->name, .kind = is_time(ev) ? COL_NS : COL_REAL,
-			.unit = is_time(ev) ? "ms" : NULL, .decimals = is_time(ev) ? 3 : 1,
+			.key = ev->name, .kind = tm ? COL_NS : COL_REAL,
+			.unit = tm ? "ms" : NULL, .decimals = tm ? 3 : 1,
 			.group = "counters", .flags = COL_FLAT_GROUP,
 		};
 		for (size_t k = 0; k < nn && !shown[e]; k++)
 			mean_per_frame(run, names[k], e, &shown[e]);
-		if (!shown[e] || is_time(ev))
+		if (!shown[e] || tm)
 			cols[BN_FIRST_EVENT + e].flags |= COL_NO_PEOPLE;
 		if (!shown[e])
 			cols[BN_FIRST_EVENT + e].flags |= COL_NO_CSV | COL_NO_JSON;
@@ -285,7 +285,7 @@ static void json_doc(const struct db_run *run, FILE *fp)
 	rows_num(doc, row, D_P90, frames_pct_ms(run, 90));
 	rows_num(doc, row, D_P99, frames_pct_ms(run, 99));
 	rows_num(doc, row, D_MAX, frames_pct_ms(run, 100));
-	rows_num(doc, row, D_BUDGET, budget_ms(run));
+	rows_num(doc, row, D_BUDGET, frames_budget_ms(run));
 	rows_int(doc, row, D_LONG, (int64_t)long_frames(run));
 	rows_nest(doc, row, D_BY_NAME, by_name_rows(run));
 	struct frames_slow s;
@@ -316,7 +316,7 @@ static void people_lines(const struct db_run *run, enum out_format fmt, FILE *fp
 		"p99 %.2f ms, max %.2f ms; %zu longer than %g ms\n", li,
 		run->nframes, src ? src : "?", frames_pct_ms(run, 50),
 		frames_pct_ms(run, 90), frames_pct_ms(run, 99),
-		frames_pct_ms(run, 100), long_frames(run), budget_ms(run));
+		frames_pct_ms(run, 100), long_frames(run), frames_budget_ms(run));
 	struct frames_slow s;
 	frames_slowest(run, &s);
 	char *text = slow_sentence(run, &s);

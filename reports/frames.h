@@ -24,6 +24,18 @@ struct frames_slow {
 	double slow_mean, rest_mean;	/* per frame */
 };
 
+/* Events whose values are nanoseconds of time (shown in ms). */
+bool frames_is_time(const struct db_event *e);
+/* The run's budget per frame in ms (16.7 when it stored none). */
+double frames_budget_ms(const struct db_run *run);
+/* The distinct thread names of the frame counts, in order of first
+ * sight, into *out (the caller frees the array, not the names). */
+size_t frames_names(const struct db_run *run, const char ***out);
+/* Per frame, name's value of event e into v[0..nframes) (0 where no
+ * row); false: name has no row of e at all. */
+bool frames_per_frame(const struct db_run *run, const char *name, size_t e,
+		      double *v);
+
 /* Nearest-rank percentile p (0-100) of the frame lengths, in ms. */
 double frames_pct_ms(const struct db_run *run, double p);
 void frames_slowest(const struct db_run *run, struct frames_slow *out);

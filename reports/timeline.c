@@ -7,8 +7,7 @@
 #include "reports/rows.h"
 #include "reports/timeline.h"
 
-/* Events whose values are nanoseconds of time, shown to people in ms. */
-static bool is_time(const struct db_event *e)
+bool timeline_is_time(const struct db_event *e)
 {
 	return strstr(e->name, "clock") != NULL;
 }
@@ -36,8 +35,8 @@ static struct rows *interval_rows(const struct db_run *run)
 	for (size_t e = 0; e < run->nevents; e++) {
 		const struct db_event *ev = &run->events[e];
 		cols[IC_FIRST_EVENT + e] = (struct col){
-			.key = ev->name, .kind = is_time(ev) ? COL_NS : COL_COUNT,
-			.unit = is_time(ev) ? "ms" : NULL, .decimals = 2,
+			.key = ev->name, .kind = timeline_is_time(ev) ? COL_NS : COL_COUNT,
+			.unit = timeline_is_time(ev) ? "ms" : NULL, .decimals = 2,
 			.group = "values", .flags = COL_FLAT_GROUP,
 		};
 		if (!read_event(run, e))
@@ -168,7 +167,7 @@ static void timeline_row(const struct db_run *run, struct rows *r, const char *n
 	rows_str(r, row, TL_NAME, name);
 	rows_str(r, row, TL_EVENT, run->events[e].name);
 	rows_uint(r, row, TL_N_IV, n);
-	double div = is_time(&run->events[e]) ? 1e6 : 1.0;
+	double div = timeline_is_time(&run->events[e]) ? 1e6 : 1.0;
 	rows_num(r, row, TL_MIN, (double)sorted[0] / div);
 	rows_num(r, row, TL_MEDIAN, (double)sorted[n / 2] / div);
 	rows_num(r, row, TL_MAX, (double)max / div);

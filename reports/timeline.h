@@ -14,6 +14,9 @@
 #include "db/runs.h"
 #include "reports/output.h"
 
+/* Events whose values are nanoseconds of time, shown to people in ms. */
+bool timeline_is_time(const struct db_event *e);
+
 /* JSON: {"run_id", "interval_ms", "intervals": [{"t_ms", "tid", "name",
  * "values": {event: value}}]}; table, Markdown and CSV: one row per
  * interval and thread, one column per event read. */

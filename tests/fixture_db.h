@@ -684,6 +684,94 @@ static inline int64_t fx_store_build(struct db *db)
 	return id;
 }
 
+/*
+ * A counted game run with intervals (-I 100) and frames (prof_frame()
+ * markers): threads game and render, task-clock and page-faults, ten
+ * 100 ms intervals each, and 24 frames of about 16 ms of which four run
+ * past the 16.7 ms budget, three far past it (the render thread faulting
+ * in new textures).
+ * The pictures of `prof report --frames/--intervals --format svg`.
+ */
+static inline int64_t fx_store_frames(struct db *db)
+{
+	struct db_run r;
+	char *cause = NULL;
+	fx_run_init(&r, "run", "2026-12-01T12:20:00Z", "./game --level 2 --frames 24",
+		    1.0, 0.75, 0.0625);
+	r.pid = 1000;
+	fx_events(&r, 2);
+	fx_add_event(&r, 0, "task-clock", true, 0, 1, 1);
+	fx_add_event(&r, 1, "page-faults", true, 0, 1, 2);
+	fx_threads(&r, 2);
+	fx_thread(&r, 0, 1000, 1000, "game");
+	fx_thread(&r, 1, 1001, 1000, "render");
+	/* per 100 ms interval: ms of CPU and faults, game then render */
+	static const int64_t ms[2][10] = {
+		{ 40, 35, 30, 30, 32, 30, 45, 30, 30, 28 },
+		{ 20, 45, 50, 48, 52, 50, 85, 50, 49, 51 },
+	};
+	static const int64_t pf[2][10] = {
+		{ 900, 40, 12, 10, 14, 10, 60, 10, 12, 8 },
+		{ 300, 120, 30, 28, 35, 30, 640, 32, 30, 26 },
+	};
+	r.nintervals = 20;
+	r.intervals = calloc(20, sizeof(*r.intervals));
+	for (size_t t = 0; t < 2; t++) {
+		int64_t sum_ms = 0, sum_pf = 0;
+		for (size_t i = 0; i < 10; i++) {
+			struct db_interval *iv = &r.intervals[t * 10 + i];
+			iv->t_ms = (int64_t)i * 100;
+			iv->tid = r.threads[t].tid;
+			iv->name = fx_s(r.threads[t].name);
+			iv->values = calloc(2, sizeof(*iv->values));
+			iv->values[0] = ms[t][i] * 1000000;
+			iv->values[1] = pf[t][i];
+			sum_ms += ms[t][i];
+			sum_pf += pf[t][i];
+		}
+		fx_count(&r, t, 0, (uint64_t)sum_ms * 1000000);
+		fx_count(&r, t, 1, (uint64_t)sum_pf);
+	}
+	/* 24 frames from 100 ms on; frames 6, 14 and 15 run long, 2 barely */
+	static const double dur_ms[24] = {
+		16.5, 16.25, 16.75, 16.5, 16.0, 16.5, 31.0, 16.25, 16.5, 16.5, 16.0,
+		16.25, 16.5, 16.5, 24.5, 19.0, 16.5, 16.25, 16.0, 16.5, 16.5, 16.25,
+		16.5, 16.0,
+	};
+	r.nframes = 24;
+	r.frames = calloc(24, sizeof(*r.frames));
+	r.nframe_counts = 24 * 2 * 2;
+	r.frame_counts = calloc(r.nframe_counts, sizeof(*r.frame_counts));
+	int64_t t_ns = 100000000;
+	size_t k = 0;
+	for (uint32_t f = 0; f < 24; f++) {
+		int64_t d = (int64_t)(dur_ms[f] * 1e6);
+		r.frames[f] = (struct db_frame_span){ t_ns, d };
+		t_ns += d;
+		bool slow = dur_ms[f] > 16.75;
+		for (size_t t = 0; t < 2; t++) {
+			const char *nm = r.threads[t].name;
+			int64_t cpu = (t ? 9000000 : 5000000) + (int64_t)(f % 3) * 250000;
+			int64_t faults = (t ? 3 : 1) + (slow && t ? 60 + f : 0);
+			r.frame_counts[k++] = (struct db_frame_count){ f, fx_s(nm), 0,
+					slow ? cpu * 2 : cpu };
+			r.frame_counts[k++] = (struct db_frame_count){ f, fx_s(nm), 1,
+					faults };
+		}
+	}
+	db_run_set(&r, "events", "task-clock,page-faults");
+	db_run_set(&r, "interval_ms", "100");
+	db_run_set(&r, "frames_marker", "24");
+	db_run_set(&r, "frames_regex", "0");
+	db_run_set(&r, "frame_source", "marker");
+	db_run_set(&r, "frame_budget_ms", "16.7");
+	db_run_set(&r, "complete", "yes");
+	fx_check(db_run_store(db, &r, &cause), cause, "frames run");
+	int64_t id = r.id;
+	db_run_release(&r);
+	return id;
+}
+
 /* ---- experiments ---- */
 
 /* What one arm of an experiment measures, before the per-round jitter. */
@@ -935,7 +1023,8 @@ static inline void fx_store_three_arms(struct db *db, int *tick)
  * Write the fixture database at path (which must not exist yet). Runs
  * 1-6 are: counted, incomplete, attach, working set, record, sleep;
  * experiments 1-3 (A/A, A/B, three arms) follow with their runs (7-34);
- * then run 35, a probe, and run 36, a build's process tree.
+ * then run 35, a probe, run 36, a build's process tree, and run 37, a
+ * game with intervals and frames.
  */
 static inline void fixture_db_build(const char *path)
 {
@@ -956,6 +1045,7 @@ static inline void fixture_db_build(const char *path)
 	fx_store_three_arms(db, &tick);
 	fx_store_probe(db);
 	fx_store_build(db);
+	fx_store_frames(db);
 	db_close(db);
 }
 

@@ -3,7 +3,8 @@
  * six counters, each with its event, meaning and source), unambiguous (no
  * PMU in two families), and the fixture of perf's encodings covers exactly
  * the PMUs it names. What each entry encodes to is test_events' job, under
- * LIBPFM_FORCE_PMU; nothing here needs libpfm4.
+ * LIBPFM_FORCE_PMU; nothing here needs libpfm4. docs/mission.md lists
+ * the families mapped and those skipped, and must agree with the map.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -14,6 +15,7 @@
 
 #include "collectors/mission.h"
 #include "mission_fixture.h"
+#include "test_util.h"
 
 static void test_mission__names_and_index(void **state)
 {
@@ -114,6 +116,37 @@ static void test_mission__fixture_covers_the_map(void **state)
 	assert_int_equal(fx.n, pmus);
 }
 
+/* docs/mission.md names every family of the map with all its PMUs, and
+ * none of the PMUs it lists as skipped is in the map. */
+static void test_mission__docs_agree_with_the_map(void **state)
+{
+	(void)state;
+	char *doc = tu_slurp(FIXTURES_DIR "/../../docs/mission.md");
+	assert_non_null(doc);
+	char *skipped = strstr(doc, "## Not mapped");
+	assert_non_null(skipped);
+	*skipped++ = '\0';
+	for (size_t i = 0; mission_family_at(i); i++) {
+		const struct mission_family *f = mission_family_at(i);
+		char row[256];
+		int n = snprintf(row, sizeof(row), "| %s | ", f->label);
+		for (const char *const *p = f->pmus; *p; p++)
+			n += snprintf(row + n, sizeof(row) - (size_t)n, "%s%s", *p,
+				      p[1] ? ", " : " |");
+		if (!strstr(doc, row))
+			fail_msg("docs/mission.md has no row '%s'", row);
+	}
+	static const char *const absent[] = { "adl_glc", "adl_grt",
+		"amd64_fam1ah_zen5", "arm_n1", "arm_v1", "amd64_fam17h_zen1" };
+	for (size_t i = 0; i < sizeof(absent) / sizeof(absent[0]); i++) {
+		char cell[64];
+		snprintf(cell, sizeof(cell), "| %s |", absent[i]);
+		assert_non_null(strstr(skipped, cell));
+		assert_null(mission_family_for_pmu(absent[i]));
+	}
+	free(doc);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -121,6 +154,7 @@ int main(void)
 		cmocka_unit_test(test_mission__every_family_complete),
 		cmocka_unit_test(test_mission__generic_needs_consent_for_caches),
 		cmocka_unit_test(test_mission__fixture_covers_the_map),
+		cmocka_unit_test(test_mission__docs_agree_with_the_map),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

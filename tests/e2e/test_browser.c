@@ -194,6 +194,15 @@ static void test_browser__probe_run(void **state)
 	check_in_browser("run35.html", 0);
 }
 
+static void test_browser__frames_intervals_run(void **state)
+{
+	(void)state;
+	char *t = page("run37.html", "37", NULL);
+	assert_int_equal(xc_count(t, "<svg "), 2);
+	free(t);
+	check_in_browser("run37.html", 0);
+}
+
 static void test_browser__experiment(void **state)
 {
 	(void)state;
@@ -265,6 +274,7 @@ int main(void)
 		cmocka_unit_test(test_browser__sampled_run),
 		cmocka_unit_test(test_browser__sleep_run),
 		cmocka_unit_test(test_browser__probe_run),
+		cmocka_unit_test(test_browser__frames_intervals_run),
 		cmocka_unit_test(test_browser__experiment),
 		cmocka_unit_test(test_browser__flame_graph_zooms_and_searches),
 	};

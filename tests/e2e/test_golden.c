@@ -49,7 +49,7 @@ static const struct { const char *word, *ext; } formats[] = {
  * spaces), and an environment entry. Runs 1-6 of fixture.db are counted,
  * incomplete, attach, working set, record, sleep; experiments 1-3 are
  * the A/A, the A/B and the three-arm one; run 35 is a probe, run 36 a
- * build's process tree.
+ * build's process tree, run 37 a game with intervals and frames.
  */
 static const struct golden_case {
 	const char *name;
@@ -130,6 +130,8 @@ static const struct golden_case {
 	{ "report/tree-limit", F_TABLE, "report 36 --tree --limit 2", NULL },
 	{ "report/tree-by-name", F_TABLE, "report 36 --tree --by name", NULL },
 	{ "report/counted-by-process", F_TABLE | F_JSON, "report 1 --by process", NULL },
+	{ "report/frames", F_TEXT | F_SVG, "report 37 --frames", NULL },
+	{ "report/intervals", F_TABLE | F_JSON | F_SVG, "report 37 --intervals", NULL },
 	{ "report/last", F_TABLE, "report last", NULL },
 	{ "report/no-such-run", F_TABLE, "report 99", NULL },
 	{ "report/v1-migrated", F_TEXT, "report 1 --db v1.db", NULL },
@@ -152,6 +154,7 @@ static const struct golden_case {
 	{ "html/counted", 0, "html 1", NULL },
 	{ "html/sleep", 0, "html 6", NULL },
 	{ "html/probe", 0, "html 35", NULL },
+	{ "html/frames-intervals", 0, "html 37", NULL },
 	{ "html/experiment", 0, "html --experiment 2", NULL },
 	{ "html/run-and-experiment", 0, "html 1 --experiment 2", NULL },
 	{ "html/no-such-run", 0, "html 99", NULL },

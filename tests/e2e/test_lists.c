@@ -147,7 +147,7 @@ static void test_lists__limit_applies_wherever_it_is_offered(void **state)
 		const char *args, *more;
 		char *env;
 	} cases[] = {
-		{ "runs --all --limit 3", "… 33 more runs (--limit 0 shows all)", NULL },
+		{ "runs --all --limit 3", "… 34 more runs (--limit 0 shows all)", NULL },
 		{ "modules 4 --limit 2", "… 3 more modules (--limit 0 shows all)", NULL },
 		{ "report 5 --limit 1", "… 4 more rows (--limit 0 shows all)", NULL },
 		{ "report 5 --by thread --limit 1", "… 3 more rows (--limit 0 shows all)",
@@ -254,11 +254,11 @@ static void expect_ids(const char *args, const char *want)
 }
 
 /* Runs 7-34 ran in ab experiments: hidden by default, and counted; runs
- * 35 and 36 (a probe, a build) are not. */
+ * 35-37 (a probe, a build, a game with frames) are not. */
 static void test_lists__runs_hide_the_runs_of_experiments(void **state)
 {
 	(void)state;
-	expect_ids("runs", "1 2 3 4 5 6 35 36");
+	expect_ids("runs", "1 2 3 4 5 6 35 36 37");
 	struct tu_proc p = prof("runs", NULL);
 	expect(p.out, "\n28 runs of ab experiments hidden (--all shows them, or "
 	       "--kind ab)\n");
@@ -278,7 +278,7 @@ static void test_lists__runs_hide_the_runs_of_experiments(void **state)
 	expect(p.out, " 2  sim    ./emu --scene 3 --backend sim\n");
 	tu_proc_release(&p);
 	char *all = ids("runs --all");
-	assert_int_equal(count(all, " ") + 1, 36);
+	assert_int_equal(count(all, " ") + 1, 37);
 	free(all);
 	p = prof("runs --all --format json", NULL);
 	expect(p.out, "\"experiment_id\": 2,\n      \"arm\": \"sim\"");
@@ -291,14 +291,14 @@ static void test_lists__runs_filter_by_kind_time_and_arm(void **state)
 	(void)state;
 	expect_ids("runs --kind record,attach", "3 5");
 	expect_ids("runs --kind ab --since 2026-12-01T11:00", "29 30 31 32 33 34");
-	expect_ids("runs --since 2026-11-30T06:30", "4 5 6 35 36");
-	expect_ids("runs --since 2026-11-30 --kind run", "1 2 4 36");
+	expect_ids("runs --since 2026-11-30T06:30", "4 5 6 35 36 37");
+	expect_ids("runs --since 2026-11-30 --kind run", "1 2 4 36 37");
 	expect_ids("runs --tag sim", "15 18 19 22 23 26 27");
 	expect_ids("runs --tag sim --sort wall_s:asc --limit 2", "19 22");
 	expect_ids("runs --tag nosuch", "");
 	struct tu_proc p = prof("runs --kind sleep --since 2026-12-01", NULL);
 	assert_int_equal(p.status, 0);
-	expect(p.out, "no stored run matches (36 stored)\n");
+	expect(p.out, "no stored run matches (37 stored)\n");
 	tu_proc_release(&p);
 
 	static const char *const bad[] = {

@@ -202,6 +202,58 @@ static void test_pictures__flame_graph_of_a_sampled_run(void **state)
 	free(folded);
 }
 
+/* Run 37's frames: frame time per frame against the budget, its four
+ * long frames marked; then one panel per counter, a series per name. */
+static void test_pictures__frames(void **state)
+{
+	(void)state;
+	char *svg = prof_out(0, "report", "37", "--frames", "--format", "svg", NULL);
+	lint(svg);
+	assert_int_equal(xc_count(svg, "<g class=\"plot\""), 3);
+	assert_int_equal(xc_count(svg, "<g class=\"axis x\""), 3);
+	assert_non_null(strstr(svg, ">frame time (ms)</text>"));
+	assert_non_null(strstr(svg, ">frame (index)</text>"));
+	assert_non_null(strstr(svg, ">budget 16.7 ms</text>"));
+	assert_int_equal(xc_count(svg, "<line class=\"mark\""), 1);
+	assert_int_equal(series_named(svg, "frame time"), 1);
+	assert_int_equal(series_named(svg, "over budget (4)"), 1);
+	assert_non_null(strstr(svg, ">task-clock (ms per frame)</text>"));
+	assert_non_null(strstr(svg, ">page-faults (per frame)</text>"));
+	assert_int_equal(series_named(svg, "game"), 2);
+	assert_int_equal(series_named(svg, "render"), 2);
+	free(svg);
+}
+
+/* Run 37's intervals: one panel per event read, a series per name. */
+static void test_pictures__intervals(void **state)
+{
+	(void)state;
+	char *svg = prof_out(0, "report", "37", "--intervals", "--format", "svg",
+			     NULL);
+	lint(svg);
+	assert_int_equal(xc_count(svg, "<g class=\"plot\""), 2);
+	assert_non_null(strstr(svg, ">time since start (ms)</text>"));
+	assert_non_null(strstr(svg, ">task-clock (ms per interval)</text>"));
+	assert_non_null(strstr(svg, ">page-faults (per interval)</text>"));
+	assert_int_equal(series_named(svg, "game"), 2);
+	assert_int_equal(series_named(svg, "render"), 2);
+	free(svg);
+	/* the run's page holds both pictures and both tables */
+	char *page = prof_out(0, "html", "37", NULL);
+	lint(page);
+	assert_int_equal(xc_count(page, "<svg "), 2);
+	assert_non_null(strstr(page, "<h2>frames</h2>"));
+	assert_non_null(strstr(page, "<h2>timeline</h2>"));
+	free(page);
+	/* a run without frames or intervals says so, draws nothing */
+	char *out = prof_out(1, "report", "1", "--frames", "--format", "svg", NULL);
+	assert_string_equal(out, "");
+	free(out);
+	out = prof_out(1, "report", "1", "--intervals", "--format", "svg", NULL);
+	assert_string_equal(out, "");
+	free(out);
+}
+
 /* A counting run has nothing to draw: a clear refusal, nothing written. */
 static void test_pictures__counting_run_has_no_picture(void **state)
 {
@@ -261,6 +313,8 @@ int main(void)
 		cmocka_unit_test(test_pictures__sleep_has_a_cdf_per_duration),
 		cmocka_unit_test(test_pictures__probe_marks_caches_and_knees),
 		cmocka_unit_test(test_pictures__flame_graph_of_a_sampled_run),
+		cmocka_unit_test(test_pictures__frames),
+		cmocka_unit_test(test_pictures__intervals),
 		cmocka_unit_test(test_pictures__counting_run_has_no_picture),
 		cmocka_unit_test(test_pictures__golden_svgs_are_well_formed),
 	};
