@@ -195,15 +195,29 @@ static const struct col arm_cols[A_NCOLS] = {
 	[A_GROUP] = { .key = "thread", .flags = COL_NO_PEOPLE | COL_NO_CSV | COL_NO_JSON },
 };
 
-static void arm_row(struct rows *r, size_t row, const struct ab_analysis *a,
-		    size_t arm, size_t m)
+/* One comparison's numbers, paired (stats_paired) or not (stats_unpaired):
+ * the two structs name these fields alike, so ARM_DELTA_OF reads either. */
+struct arm_delta {
+	double delta_pct, delta_pct_median, ci95_lo_pct, ci95_hi_pct;
+	double t_mult95, p_value, p_min;
+	bool ci_computable, signs_agree;
+};
+
+#define ARM_DELTA_OF(s) { \
+	.delta_pct = (s).delta_pct, .delta_pct_median = (s).delta_pct_median, \
+	.ci95_lo_pct = (s).ci95_lo_pct, .ci95_hi_pct = (s).ci95_hi_pct, \
+	.t_mult95 = (s).t_mult95, .p_value = (s).p_value, .p_min = (s).p_min, \
+	.ci_computable = (s).ci_computable, .signs_agree = (s).signs_agree }
+
+/* The columns of one arm (or set) of one metric that its own runs fill:
+ * names, n and the summary; the comparison is arm_delta_cols'. */
+static void arm_cell_cols(struct rows *r, size_t row, const struct ab_metric *met,
+			  const struct ab_cell *c, const char *arm, const char *base)
 {
-	const struct ab_metric *met = &a->metrics[m];
-	const struct ab_cell *c = ab_cell_of(a, arm, m);
-	char b1[64], b2[64], b3[200];
+	char b1[64], b2[64];
 	rows_str(r, row, A_METRIC, met->name);
-	rows_str(r, row, A_ARM, a->exp->arms[arm].name);
-	rows_str(r, row, A_BASELINE, a->exp->arms[0].name);
+	rows_str(r, row, A_ARM, arm);
+	rows_str(r, row, A_BASELINE, base);
 	rows_uint(r, row, A_N, c->n);
 	const double sv[6] = { c->sum.median, c->sum.mean, c->sum.sd, c->sum.se,
 			       c->sum.min, c->sum.max };
@@ -224,37 +238,60 @@ static void arm_row(struct rows *r, size_t row, const struct ab_analysis *a,
 		rows_text(r, row, A_MEAN_SD, "-");
 	}
 	rows_num(r, row, A_GATE, met->gate_pct);
-	const struct ab_comparison *cp = ab_comparison_of(a, arm, m);
-	if (!cp || !cp->computable) {
-		rows_str(r, row, A_VERDICT, cp ? "n/a" : "baseline");
-		rows_text(r, row, A_DELTA_CI, "%s", cp ? (cp->why ? cp->why : "n/a")
-			  : "baseline");
-		return;
-	}
-	const double cv[7] = { cp->p.delta_pct, cp->p.delta_pct_median,
-			       cp->p.ci95_lo_pct, cp->p.ci95_hi_pct,
-			       cp->p.t_mult95, cp->p.p_value, cp->p.p_min };
+}
+
+/* The baseline's row (cmp false) or a comparison that could not be made. */
+static void arm_no_delta_cols(struct rows *r, size_t row, bool cmp, const char *why)
+{
+	rows_str(r, row, A_VERDICT, cmp ? "n/a" : "baseline");
+	rows_text(r, row, A_DELTA_CI, "%s", cmp ? (why ? why : "n/a") : "baseline");
+}
+
+/* The comparison's columns: no_ci stands after the delta when n is too
+ * small for a CI, verdict is the verdict said in words. */
+static void arm_delta_cols(struct rows *r, size_t row, const struct ab_metric *met,
+			   const struct arm_delta *d, const struct stats_judgement *j,
+			   const char *no_ci, const char *verdict)
+{
+	char b1[64], b2[64];
+	const double cv[7] = { d->delta_pct, d->delta_pct_median, d->ci95_lo_pct,
+			       d->ci95_hi_pct, d->t_mult95, d->p_value, d->p_min };
 	for (size_t k = 0; k < 7; k++)
 		rows_num(r, row, A_DELTA_MEAN + k, cv[k]);
-	rows_str(r, row, A_VERDICT, stats_verdict_name(cp->j.verdict));
-	rows_int(r, row, A_ROUNDS, cp->j.rounds_needed);
-	fmt_pct(b1, sizeof(b1), cp->p.delta_pct);
-	if (cp->p.ci_computable) {
+	rows_str(r, row, A_VERDICT, stats_verdict_name(j->verdict));
+	rows_int(r, row, A_ROUNDS, j->rounds_needed);
+	fmt_pct(b1, sizeof(b1), d->delta_pct);
+	if (d->ci_computable) {
 		char lo[32], hi[32];
-		fmt_pct(lo, sizeof(lo), cp->p.ci95_lo_pct);
-		fmt_pct(hi, sizeof(hi), cp->p.ci95_hi_pct);
+		fmt_pct(lo, sizeof(lo), d->ci95_lo_pct);
+		fmt_pct(hi, sizeof(hi), d->ci95_hi_pct);
 		rows_text(r, row, A_DELTA_CI, "%s%% [%s, %s]", b1, lo, hi);
 	} else {
-		rows_text(r, row, A_DELTA_CI, "%s%% (no CI at n = 1)", b1);
+		rows_text(r, row, A_DELTA_CI, "%s%% (%s)", b1, no_ci);
 	}
-	fmt_pct(b2, sizeof(b2), cp->p.delta_pct_median);
+	fmt_pct(b2, sizeof(b2), d->delta_pct_median);
 	/* '!': mean and median disagree in sign (a warning says more) */
-	rows_text(r, row, A_DMEDIAN_TEXT, "%s%%%s", b2, cp->p.signs_agree ? "" : " !");
-	fmt_p(b2, sizeof(b2), cp->p.p_value);
+	rows_text(r, row, A_DMEDIAN_TEXT, "%s%%%s", b2, d->signs_agree ? "" : " !");
+	fmt_p(b2, sizeof(b2), d->p_value);
 	rows_text(r, row, A_P_TEXT, "%s", b2);
 	rows_text(r, row, A_GATE_TEXT, "±%.1f%%", met->gate_pct);
-	verdict_text(cp, b3, sizeof(b3));
-	rows_text(r, row, A_VERDICT_TEXT, "%s", b3);
+	rows_text(r, row, A_VERDICT_TEXT, "%s", verdict);
+}
+
+static void arm_row(struct rows *r, size_t row, const struct ab_analysis *a,
+		    size_t arm, size_t m)
+{
+	const struct ab_comparison *cp = ab_comparison_of(a, arm, m);
+	char vt[200];
+	arm_cell_cols(r, row, &a->metrics[m], ab_cell_of(a, arm, m),
+		      a->exp->arms[arm].name, a->exp->arms[0].name);
+	if (!cp || !cp->computable) {
+		arm_no_delta_cols(r, row, cp != NULL, cp ? cp->why : NULL);
+		return;
+	}
+	const struct arm_delta d = ARM_DELTA_OF(cp->p);
+	verdict_text(cp, vt, sizeof(vt));
+	arm_delta_cols(r, row, &a->metrics[m], &d, &cp->j, "no CI at n = 1", vt);
 }
 
 /* The people's columns of the terminal (one table per metric) and of
@@ -475,20 +512,22 @@ static struct rows *number_list(const double *v, const int64_t *ids, size_t n)
 	return r;
 }
 
-/* Each metric of an arm: its summary, or null where not supported. */
-static struct rows *arm_metrics(const struct ab_analysis *a, size_t arm)
+/* Each metric of an arm (or set): its summary, or null where not
+ * supported; cells[m] is the arm's cell of metrics[m]. */
+static struct rows *arm_metrics(const struct ab_metric *metrics, size_t nmetrics,
+				const struct ab_cell *cells)
 {
-	struct col *cols = calloc(a->nmetrics + 1, sizeof(*cols));
+	struct col *cols = calloc(nmetrics + 1, sizeof(*cols));
 	if (!cols)
 		abort();
-	for (size_t m = 0; m < a->nmetrics; m++)
-		cols[m] = (struct col){ .key = a->metrics[m].name, .kind = COL_NEST };
-	struct rows *r = rows_new(NULL, cols, a->nmetrics, ROWS_OBJECT);
+	for (size_t m = 0; m < nmetrics; m++)
+		cols[m] = (struct col){ .key = metrics[m].name, .kind = COL_NEST };
+	struct rows *r = rows_new(NULL, cols, nmetrics, ROWS_OBJECT);
 	free(cols);
 	size_t row = rows_add(r);
-	for (size_t m = 0; m < a->nmetrics; m++) {
-		const struct ab_cell *c = ab_cell_of(a, arm, m);
-		if (!a->metrics[m].supported) {
+	for (size_t m = 0; m < nmetrics; m++) {
+		const struct ab_cell *c = &cells[m];
+		if (!metrics[m].supported) {
 			rows_null(r, row, m);
 			continue;
 		}
@@ -548,45 +587,57 @@ static const struct col comparison_cols[CO_NCOLS] = {
 	[CO_DRIFT] = { .key = "baseline_drift_pct", .kind = COL_PCT },
 };
 
-static void comparison_row(struct rows *r, const struct ab_analysis *a,
-			   size_t arm, size_t m)
+/* The comparison keys that paired and unpaired comparisons share; d and
+ * j are read only when ok, why only when not. */
+static void comparison_cols_fill(struct rows *r, size_t row, const struct ab_metric *met,
+				 const char *arm, const char *base, bool ok, size_t n,
+				 const struct arm_delta *d,
+				 const struct stats_judgement *j, const char *why)
 {
-	const struct ab_comparison *cp = ab_comparison_of(a, arm, m);
-	bool ok = cp->computable;
-	size_t row = rows_add(r);
-	rows_str(r, row, CO_ARM, a->exp->arms[arm].name);
-	rows_str(r, row, CO_BASELINE, a->exp->arms[0].name);
-	rows_str(r, row, CO_METRIC, a->metrics[m].name);
-	rows_bool(r, row, CO_HIGHER, a->metrics[m].higher_is_better);
-	rows_uint(r, row, CO_N, ok ? cp->p.n : 0);
-	rows_num(r, row, CO_DELTA_MEAN, ok ? cp->p.delta_pct : NAN);
-	rows_num(r, row, CO_DELTA_MEDIAN, ok ? cp->p.delta_pct_median : NAN);
-	if (ok && cp->p.ci_computable) {
-		const double ci[2] = { cp->p.ci95_lo_pct, cp->p.ci95_hi_pct };
+	rows_str(r, row, CO_ARM, arm);
+	rows_str(r, row, CO_BASELINE, base);
+	rows_str(r, row, CO_METRIC, met->name);
+	rows_bool(r, row, CO_HIGHER, met->higher_is_better);
+	rows_uint(r, row, CO_N, ok ? n : 0);
+	rows_num(r, row, CO_DELTA_MEAN, ok ? d->delta_pct : NAN);
+	rows_num(r, row, CO_DELTA_MEDIAN, ok ? d->delta_pct_median : NAN);
+	if (ok && d->ci_computable) {
+		const double ci[2] = { d->ci95_lo_pct, d->ci95_hi_pct };
 		rows_nest(r, row, CO_CI, number_list(ci, NULL, 2));
 	} else {
 		rows_null(r, row, CO_CI);
 	}
-	rows_num(r, row, CO_T_MULT, ok ? cp->p.t_mult95 : NAN);
-	rows_num(r, row, CO_P, ok ? cp->p.p_value : NAN);
-	rows_num(r, row, CO_P_MIN, ok ? cp->p.p_min : NAN);
+	rows_num(r, row, CO_T_MULT, ok ? d->t_mult95 : NAN);
+	rows_num(r, row, CO_P, ok ? d->p_value : NAN);
+	rows_num(r, row, CO_P_MIN, ok ? d->p_min : NAN);
 	if (ok)
-		rows_bool(r, row, CO_SIGNS, cp->p.signs_agree);
+		rows_bool(r, row, CO_SIGNS, d->signs_agree);
 	else
 		rows_null(r, row, CO_SIGNS);
-	rows_uint(r, row, CO_FAV_ARM, ok ? cp->j.n_favour_arm : 0);
-	rows_uint(r, row, CO_FAV_BASE, ok ? cp->j.n_favour_base : 0);
-	rows_num(r, row, CO_GATE, a->metrics[m].gate_pct);
-	rows_str(r, row, CO_GATE_SOURCE, a->metrics[m].gate_source);
-	rows_str(r, row, CO_VERDICT, ok ? stats_verdict_name(cp->j.verdict)
+	rows_num(r, row, CO_GATE, met->gate_pct);
+	rows_str(r, row, CO_GATE_SOURCE, met->gate_source);
+	rows_str(r, row, CO_VERDICT, ok ? stats_verdict_name(j->verdict)
 		 : "inconclusive");
-	if (ok && cp->j.rounds_needed > 0)
-		rows_int(r, row, CO_ROUNDS, cp->j.rounds_needed);
+	if (ok && j->rounds_needed > 0)
+		rows_int(r, row, CO_ROUNDS, j->rounds_needed);
 	else
 		rows_null(r, row, CO_ROUNDS);
-	if (!ok) {
-		rows_str(r, row, CO_WHY, cp->why);
-	} else {
+	if (!ok)
+		rows_str(r, row, CO_WHY, why);
+}
+
+static void comparison_row(struct rows *r, const struct ab_analysis *a,
+			   size_t arm, size_t m)
+{
+	const struct ab_comparison *cp = ab_comparison_of(a, arm, m);
+	const struct arm_delta d = ARM_DELTA_OF(cp->p);
+	bool ok = cp->computable;
+	size_t row = rows_add(r);
+	comparison_cols_fill(r, row, &a->metrics[m], a->exp->arms[arm].name,
+			     a->exp->arms[0].name, ok, cp->p.n, &d, &cp->j, cp->why);
+	rows_uint(r, row, CO_FAV_ARM, ok ? cp->j.n_favour_arm : 0);
+	rows_uint(r, row, CO_FAV_BASE, ok ? cp->j.n_favour_base : 0);
+	if (ok) {
 		rows_num(r, row, CO_POSITION, cp->pos.computable ? cp->pos.pct : NAN);
 		rows_num(r, row, CO_DRIFT, cp->trend.computable ? cp->trend.pct_span : NAN);
 	}
@@ -663,7 +714,7 @@ static void write_json(const struct ab_analysis *a, FILE *fp)
 		/* The counted run ids, in order (wall_s counts every good run). */
 		const struct ab_cell *c0 = ab_cell_of(a, arm, 0);
 		rows_nest(arms, k, AR_RUNS, number_list(NULL, c0->run_ids, c0->n));
-		rows_nest(arms, k, AR_METRICS, arm_metrics(a, arm));
+		rows_nest(arms, k, AR_METRICS, arm_metrics(a->metrics, a->nmetrics, c0));
 	}
 	rows_nest(doc, row, X_ARMS, arms);
 	struct rows *cmps = rows_new(NULL, comparison_cols, CO_NCOLS, 0);
@@ -991,61 +1042,17 @@ static void sets_verdict_text(const struct ab_set_cmp *c, char *buf, size_t n)
 static void sets_row(struct rows *r, size_t row, const struct ab_sets *s, int k,
 		     size_t m)
 {
-	const struct ab_metric *met = &s->metrics[m];
-	const struct ab_cell *c = &s->cells[(size_t)k * s->nmetrics + m];
-	char b1[64], b2[64], b3[200];
-	rows_str(r, row, A_METRIC, met->name);
-	rows_str(r, row, A_ARM, s->set[k].name);
-	rows_str(r, row, A_BASELINE, s->set[0].name);
-	rows_uint(r, row, A_N, c->n);
-	const double sv[6] = { c->sum.median, c->sum.mean, c->sum.sd, c->sum.se,
-			       c->sum.min, c->sum.max };
-	for (size_t i = 0; i < 6; i++)
-		rows_num(r, row, A_MEDIAN + i, c->n ? sv[i] : NAN);
-	if (c->n) {
-		fmt_value(b1, sizeof(b1), c->sum.median, met->unit);
-		rows_text(r, row, A_MEDIAN, "%s", b1);
-		fmt_value(b1, sizeof(b1), c->sum.mean, met->unit);
-		fmt_value(b2, sizeof(b2), c->sum.sd, met->unit);
-		if (c->n >= 2)
-			rows_text(r, row, A_MEAN_SD, "%s ± %s", b1, b2);
-		else
-			rows_text(r, row, A_MEAN_SD, "%s", b1);
-	} else {
-		rows_text(r, row, A_MEDIAN, "-");
-		rows_text(r, row, A_MEAN_SD, "-");
-	}
-	rows_num(r, row, A_GATE, met->gate_pct);
 	const struct ab_set_cmp *cp = k ? &s->cmp[m] : NULL;
+	char vt[200];
+	arm_cell_cols(r, row, &s->metrics[m], &s->cells[(size_t)k * s->nmetrics + m],
+		      s->set[k].name, s->set[0].name);
 	if (!cp || !cp->computable) {
-		rows_str(r, row, A_VERDICT, cp ? "n/a" : "baseline");
-		rows_text(r, row, A_DELTA_CI, "%s", cp ? (cp->why ? cp->why : "n/a")
-			  : "baseline");
+		arm_no_delta_cols(r, row, cp != NULL, cp ? cp->why : NULL);
 		return;
 	}
-	const double cv[7] = { cp->u.delta_pct, cp->u.delta_pct_median,
-			       cp->u.ci95_lo_pct, cp->u.ci95_hi_pct, cp->u.t_mult95,
-			       cp->u.p_value, cp->u.p_min };
-	for (size_t i = 0; i < 7; i++)
-		rows_num(r, row, A_DELTA_MEAN + i, cv[i]);
-	rows_str(r, row, A_VERDICT, stats_verdict_name(cp->j.verdict));
-	rows_int(r, row, A_ROUNDS, cp->j.rounds_needed);
-	fmt_pct(b1, sizeof(b1), cp->u.delta_pct);
-	if (cp->u.ci_computable) {
-		char lo[32], hi[32];
-		fmt_pct(lo, sizeof(lo), cp->u.ci95_lo_pct);
-		fmt_pct(hi, sizeof(hi), cp->u.ci95_hi_pct);
-		rows_text(r, row, A_DELTA_CI, "%s%% [%s, %s]", b1, lo, hi);
-	} else {
-		rows_text(r, row, A_DELTA_CI, "%s%% (no CI with 1 run)", b1);
-	}
-	fmt_pct(b2, sizeof(b2), cp->u.delta_pct_median);
-	rows_text(r, row, A_DMEDIAN_TEXT, "%s%%%s", b2, cp->u.signs_agree ? "" : " !");
-	fmt_p(b2, sizeof(b2), cp->u.p_value);
-	rows_text(r, row, A_P_TEXT, "%s", b2);
-	rows_text(r, row, A_GATE_TEXT, "±%.1f%%", met->gate_pct);
-	sets_verdict_text(cp, b3, sizeof(b3));
-	rows_text(r, row, A_VERDICT_TEXT, "%s", b3);
+	const struct arm_delta d = ARM_DELTA_OF(cp->u);
+	sets_verdict_text(cp, vt, sizeof(vt));
+	arm_delta_cols(r, row, &s->metrics[m], &d, &cp->j, "no CI with 1 run", vt);
 }
 
 static void sets_design(const struct ab_sets *s, FILE *fp)
@@ -1142,68 +1149,16 @@ static void sets_json(const struct ab_sets *s, FILE *fp)
 		rows_str(sets, q, SJ_SPEC, s->set[k].spec);
 		const struct ab_cell *c0 = &s->cells[(size_t)k * s->nmetrics];
 		rows_nest(sets, q, SJ_RUNS, number_list(NULL, c0->run_ids, c0->n));
-		struct col *cols = calloc(s->nmetrics + 1, sizeof(*cols));
-		if (!cols)
-			abort();
-		for (size_t m = 0; m < s->nmetrics; m++)
-			cols[m] = (struct col){ .key = s->metrics[m].name, .kind = COL_NEST };
-		struct rows *mr = rows_new(NULL, cols, s->nmetrics, ROWS_OBJECT);
-		free(cols);
-		size_t mrow = rows_add(mr);
-		for (size_t m = 0; m < s->nmetrics; m++) {
-			const struct ab_cell *c = &s->cells[(size_t)k * s->nmetrics + m];
-			if (!s->metrics[m].supported) {
-				rows_null(mr, mrow, m);
-				continue;
-			}
-			struct rows *sm = rows_new(NULL, summary_cols, ST_NCOLS, ROWS_OBJECT);
-			size_t z = rows_add(sm);
-			rows_uint(sm, z, ST_N, c->n);
-			const double sv[6] = { c->sum.mean, c->sum.median, c->sum.sd,
-					       c->sum.se, c->sum.min, c->sum.max };
-			for (size_t i = 0; i < 6; i++)
-				rows_num(sm, z, ST_MEAN + i, c->n ? sv[i] : NAN);
-			rows_nest(sm, z, ST_VALUES, number_list(c->values, NULL, c->n));
-			rows_nest(mr, mrow, m, sm);
-		}
-		rows_nest(sets, q, SJ_METRICS, mr);
+		rows_nest(sets, q, SJ_METRICS, arm_metrics(s->metrics, s->nmetrics, c0));
 	}
 	rows_nest(doc, row, SD_SETS, sets);
 	struct rows *cmps = rows_new(NULL, comparison_cols, CO_NCOLS, 0);
 	for (size_t m = 0; m < s->nmetrics; m++) {
 		const struct ab_set_cmp *cp = &s->cmp[m];
-		bool ok = cp->computable;
-		size_t q = rows_add(cmps);
-		rows_str(cmps, q, CO_ARM, s->set[1].name);
-		rows_str(cmps, q, CO_BASELINE, s->set[0].name);
-		rows_str(cmps, q, CO_METRIC, s->metrics[m].name);
-		rows_bool(cmps, q, CO_HIGHER, s->metrics[m].higher_is_better);
-		rows_uint(cmps, q, CO_N, ok ? cp->u.na + cp->u.nb : 0);
-		rows_num(cmps, q, CO_DELTA_MEAN, ok ? cp->u.delta_pct : NAN);
-		rows_num(cmps, q, CO_DELTA_MEDIAN, ok ? cp->u.delta_pct_median : NAN);
-		if (ok && cp->u.ci_computable) {
-			const double ci[2] = { cp->u.ci95_lo_pct, cp->u.ci95_hi_pct };
-			rows_nest(cmps, q, CO_CI, number_list(ci, NULL, 2));
-		} else {
-			rows_null(cmps, q, CO_CI);
-		}
-		rows_num(cmps, q, CO_T_MULT, ok ? cp->u.t_mult95 : NAN);
-		rows_num(cmps, q, CO_P, ok ? cp->u.p_value : NAN);
-		rows_num(cmps, q, CO_P_MIN, ok ? cp->u.p_min : NAN);
-		if (ok)
-			rows_bool(cmps, q, CO_SIGNS, cp->u.signs_agree);
-		else
-			rows_null(cmps, q, CO_SIGNS);
-		rows_num(cmps, q, CO_GATE, s->metrics[m].gate_pct);
-		rows_str(cmps, q, CO_GATE_SOURCE, s->metrics[m].gate_source);
-		rows_str(cmps, q, CO_VERDICT, ok ? stats_verdict_name(cp->j.verdict)
-			 : "inconclusive");
-		if (ok && cp->j.rounds_needed > 0)
-			rows_int(cmps, q, CO_ROUNDS, cp->j.rounds_needed);
-		else
-			rows_null(cmps, q, CO_ROUNDS);
-		if (!ok)
-			rows_str(cmps, q, CO_WHY, cp->why);
+		const struct arm_delta d = ARM_DELTA_OF(cp->u);
+		comparison_cols_fill(cmps, rows_add(cmps), &s->metrics[m], s->set[1].name,
+				     s->set[0].name, cp->computable, cp->u.na + cp->u.nb,
+				     &d, &cp->j, cp->why);
 	}
 	rows_nest(doc, row, SD_CMP, cmps);
 	static const struct col warning_col = { .key = "warning" };

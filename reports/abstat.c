@@ -133,24 +133,33 @@ bool ab_run_counts(const struct db_exp_run *r)
 {
 	return !r->warmup && r->exit_status == 0 && !r->interrupted;
 }
+
+/* Append a formatted warning to a list that an analysis owns; one that
+ * cannot be formatted is dropped, as a warning is not worth failing for. */
+static void warnings_addv(char ***list, size_t *n, const char *fmt, va_list ap)
+	__attribute__((format(printf, 3, 0)));
+
+static void warnings_addv(char ***list, size_t *n, const char *fmt, va_list ap)
+{
+	char *s;
+	if (vasprintf(&s, fmt, ap) < 0)
+		return;
+	char **v = realloc(*list, (*n + 1) * sizeof(char *));
+	if (!v)
+		abort();
+	*list = v;
+	v[(*n)++] = s;
+}
+
 static void warn(struct ab_analysis *a, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
 static void warn(struct ab_analysis *a, const char *fmt, ...)
 {
 	va_list ap;
-	char *s;
 	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) < 0)
-		s = NULL;
+	warnings_addv(&a->warnings, &a->nwarnings, fmt, ap);
 	va_end(ap);
-	if (!s)
-		return;
-	char **v = realloc(a->warnings, (a->nwarnings + 1) * sizeof(char *));
-	if (!v)
-		abort();
-	a->warnings = v;
-	v[a->nwarnings++] = s;
 }
 
 static bool is_miss_event(const char *name)
@@ -642,18 +651,9 @@ static void sets_warn(struct ab_sets *s, const char *fmt, ...)
 static void sets_warn(struct ab_sets *s, const char *fmt, ...)
 {
 	va_list ap;
-	char *m;
 	va_start(ap, fmt);
-	if (vasprintf(&m, fmt, ap) < 0)
-		m = NULL;
+	warnings_addv(&s->warnings, &s->nwarnings, fmt, ap);
 	va_end(ap);
-	if (!m)
-		return;
-	char **v = realloc(s->warnings, (s->nwarnings + 1) * sizeof(char *));
-	if (!v)
-		abort();
-	s->warnings = v;
-	v[s->nwarnings++] = m;
 }
 
 static void release_exp_run(struct db_exp_run *x)

@@ -902,19 +902,9 @@ static void write_json(const struct db_run *run, const struct rrow *rows,
 		rows_hook(r, row, R_SLEEP, sleep_json, run->sleep_usage);
 	else
 		rows_null(r, row, R_SLEEP);
-	if (run->nsettings) {
-		struct col *sc = calloc(run->nsettings, sizeof(*sc));
-		if (!sc)
-			abort();
-		for (size_t i = 0; i < run->nsettings; i++)
-			sc[i] = (struct col){ .key = run->settings[i].key };
-		struct rows *set = rows_new(NULL, sc, run->nsettings, ROWS_OBJECT);
-		free(sc);
-		size_t k = rows_add(set);
-		for (size_t i = 0; i < run->nsettings; i++)
-			rows_str(set, k, i, run->settings[i].value);
-		rows_nest(r, row, R_SETTINGS, set);
-	}
+	if (run->nsettings)
+		rows_nest(r, row, R_SETTINGS,
+			  report_kv_map(run->settings, run->nsettings));
 	/* Only runs that have them: older runs' documents stay as they were. */
 	if (run->nsystem)
 		rows_nest(r, row, R_SYSTEM, report_system_map(run));

@@ -768,6 +768,56 @@ static long rounds_to_settle(const struct stats_paired *p, double gate,
 	return smallest_enough(lo, margin, sd, 0.95);
 }
 
+/* What the verdict rule reads of a comparison, paired or unpaired: the
+ * two structs name these fields alike, so JUDGE_IN_OF reads either. */
+struct judge_in {
+	double delta_pct, ci95_lo_pct, ci95_hi_pct, ci90_lo_pct, ci90_hi_pct;
+	double p_value, p_min;
+	bool ci_computable;
+};
+
+#define JUDGE_IN_OF(s) { \
+	.delta_pct = (s)->delta_pct, .ci95_lo_pct = (s)->ci95_lo_pct, \
+	.ci95_hi_pct = (s)->ci95_hi_pct, .ci90_lo_pct = (s)->ci90_lo_pct, \
+	.ci90_hi_pct = (s)->ci90_hi_pct, .p_value = (s)->p_value, \
+	.p_min = (s)->p_min, .ci_computable = (s)->ci_computable }
+
+/* The verdict rule both kinds of comparison share (stats.h). Fills out
+ * from zero; true when the comparison had a CI and is inconclusive, so
+ * the caller estimates rounds_needed by its own design. */
+static bool judge_ci(const struct judge_in *in, double gate_pct,
+		     bool higher_is_better, struct stats_judgement *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->gate_pct = gate_pct;
+	out->higher_is_better = higher_is_better;
+	out->clears_gate = fabs(in->delta_pct) > gate_pct;
+	out->alpha = STATS_ALPHA;
+	out->p_reachable = in->p_min < STATS_ALPHA;
+	out->p_below_alpha = in->p_value < STATS_ALPHA;
+	if (!in->ci_computable) {
+		out->verdict = VERDICT_INCONCLUSIVE;
+		out->rounds_needed = -1;
+		return false;
+	}
+	out->ci95_excludes_zero = in->ci95_lo_pct > 0 || in->ci95_hi_pct < 0;
+	out->ci90_within_gate = in->ci90_lo_pct >= -gate_pct &&
+				in->ci90_hi_pct <= gate_pct;
+	bool decisive = out->ci95_excludes_zero && out->clears_gate;
+	if (decisive && out->p_below_alpha) {
+		bool up = in->delta_pct > 0;
+		out->verdict = up == higher_is_better ? VERDICT_BETTER : VERDICT_WORSE;
+		return false;
+	}
+	if (out->ci90_within_gate) {
+		out->verdict = VERDICT_EQUIVALENT;
+		return false;
+	}
+	out->verdict = VERDICT_INCONCLUSIVE;
+	out->held_by_p = decisive;
+	return true;
+}
+
 int stats_judge(const struct stats_paired *p,
 		const struct stats_position *position,
 		const struct stats_trend *trend, double gate_pct,
@@ -776,13 +826,11 @@ int stats_judge(const struct stats_paired *p,
 	if (!(gate_pct >= 0) || isinf(gate_pct))
 		return -EINVAL;
 
-	memset(out, 0, sizeof(*out));
-	out->gate_pct = gate_pct;
-	out->higher_is_better = higher_is_better;
+	const struct judge_in in = JUDGE_IN_OF(p);
+	bool unsettled = judge_ci(&in, gate_pct, higher_is_better, out);
 	out->n_favour_arm = higher_is_better ? p->n_arm_higher : p->n_arm_lower;
 	out->n_favour_base = higher_is_better ? p->n_arm_lower : p->n_arm_higher;
 	out->n_ties = p->n_equal;
-	out->clears_gate = fabs(p->delta_pct) > gate_pct;
 
 	double big = fabs(p->delta_pct) / 2;
 	out->position_large = position && position->computable &&
@@ -791,31 +839,9 @@ int stats_judge(const struct stats_paired *p,
 	out->trend_large = trend && trend->computable &&
 			   fabs(trend->pct_span) > big &&
 			   fabs(trend->pct_span) > gate_pct;
-
 	size_t n_alpha = stats_rounds_for_alpha(STATS_ALPHA);
-	out->alpha = STATS_ALPHA;
-	out->p_reachable = p->p_min < STATS_ALPHA;
-	out->p_below_alpha = p->p_value < STATS_ALPHA;
-	if (!p->ci_computable) {
-		out->verdict = VERDICT_INCONCLUSIVE;
-		out->rounds_needed = -1;
-		return 0;
-	}
-	out->ci95_excludes_zero = p->ci95_lo_pct > 0 || p->ci95_hi_pct < 0;
-	out->ci90_within_gate = p->ci90_lo_pct >= -gate_pct &&
-				p->ci90_hi_pct <= gate_pct;
-	bool decisive = out->ci95_excludes_zero && out->clears_gate;
-	if (decisive && out->p_below_alpha) {
-		bool up = p->delta_pct > 0;
-		out->verdict = up == higher_is_better ? VERDICT_BETTER
-						      : VERDICT_WORSE;
-	} else if (out->ci90_within_gate) {
-		out->verdict = VERDICT_EQUIVALENT;
-	} else {
-		out->verdict = VERDICT_INCONCLUSIVE;
-		out->held_by_p = decisive;
+	if (unsettled)
 		out->rounds_needed = rounds_to_settle(p, gate_pct, n_alpha);
-	}
 	return 0;
 }
 
@@ -1024,32 +1050,9 @@ int stats_judge_unpaired(const struct stats_unpaired *u, double gate_pct,
 {
 	if (!(gate_pct >= 0) || isinf(gate_pct))
 		return -EINVAL;
-	memset(out, 0, sizeof(*out));
-	out->gate_pct = gate_pct;
-	out->higher_is_better = higher_is_better;
-	out->clears_gate = fabs(u->delta_pct) > gate_pct;
-	out->alpha = STATS_ALPHA;
-	out->p_reachable = u->p_min < STATS_ALPHA;
-	out->p_below_alpha = u->p_value < STATS_ALPHA;
-	if (!u->ci_computable) {
-		out->verdict = VERDICT_INCONCLUSIVE;
-		out->rounds_needed = -1;
-		return 0;
-	}
-	out->ci95_excludes_zero = u->ci95_lo_pct > 0 || u->ci95_hi_pct < 0;
-	out->ci90_within_gate = u->ci90_lo_pct >= -gate_pct &&
-				u->ci90_hi_pct <= gate_pct;
-	bool decisive = out->ci95_excludes_zero && out->clears_gate;
-	if (decisive && out->p_below_alpha) {
-		bool up = u->delta_pct > 0;
-		out->verdict = up == higher_is_better ? VERDICT_BETTER : VERDICT_WORSE;
-	} else if (out->ci90_within_gate) {
-		out->verdict = VERDICT_EQUIVALENT;
-	} else {
-		out->verdict = VERDICT_INCONCLUSIVE;
-		out->held_by_p = decisive;
+	const struct judge_in in = JUDGE_IN_OF(u);
+	if (judge_ci(&in, gate_pct, higher_is_better, out))
 		out->rounds_needed = runs_to_settle(u, gate_pct);
-	}
 	return 0;
 }
 

@@ -25,21 +25,26 @@ struct rows *report_system_map(const struct db_run *run)
 	return r;
 }
 
-struct rows *report_env_map(const struct db_run *run)
+struct rows *report_kv_map(const struct db_kv *kv, size_t n)
 {
-	if (!run->nenv)
+	if (!n)
 		return NULL;
-	struct col *c = calloc(run->nenv, sizeof(*c));
+	struct col *c = calloc(n, sizeof(*c));
 	if (!c)
 		abort();
-	for (size_t i = 0; i < run->nenv; i++)
-		c[i] = (struct col){ .key = run->env[i].key };
-	struct rows *r = rows_new(NULL, c, run->nenv, ROWS_OBJECT);
+	for (size_t i = 0; i < n; i++)
+		c[i] = (struct col){ .key = kv[i].key };
+	struct rows *r = rows_new(NULL, c, n, ROWS_OBJECT);
 	free(c);
 	size_t row = rows_add(r);
-	for (size_t i = 0; i < run->nenv; i++)
-		rows_str(r, row, i, run->env[i].value);
+	for (size_t i = 0; i < n; i++)
+		rows_str(r, row, i, kv[i].value);
 	return r;
+}
+
+struct rows *report_env_map(const struct db_run *run)
+{
+	return report_kv_map(run->env, run->nenv);
 }
 
 static bool sys_get(const struct db_run *run, const char *name, int64_t *v)

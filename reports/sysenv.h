@@ -23,6 +23,10 @@
 struct rows *report_system_map(const struct db_run *run);
 struct rows *report_env_map(const struct db_run *run);
 
+/* n key-value pairs as one JSON object, keys in their order; NULL when
+ * n is 0. */
+struct rows *report_kv_map(const struct db_kv *kv, size_t n);
+
 /*
  * --system: the deltas people look at first, next to the workload's own
  * share where it has one: page faults (the machine's and, with a
