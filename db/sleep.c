@@ -366,7 +366,9 @@ void db_sleep_usage_free(struct db_sleep_usage *u)
 	X(SUI_MAX_SPINNERS, "max_spinners") \
 	X(SUI_STATUS, "status") \
 	X(SUI_PROCESSES, "processes") \
-	X(SUI_ERROR, "error")
+	X(SUI_ERROR, "error") \
+	X(SUI_SPINNERS_DEFAULT, "spinners_default") \
+	X(SUI_NCPUS, "ncpus")
 enum { USAGE_INS(DB_COL_ENUM) SUI_N };
 static const char *const usage_ins[] = { USAGE_INS(DB_COL_SQL) };
 
@@ -387,7 +389,11 @@ static const char *const usage_ins[] = { USAGE_INS(DB_COL_SQL) };
 	X(STI_P999_NS, "p999_ns") \
 	X(STI_MAX_NS, "max_ns") \
 	X(STI_MEAN_NS, "mean_ns") \
-	X(STI_REQ_HIST, "req_hist")
+	X(STI_REQ_HIST, "req_hist") \
+	X(STI_FALLBACK, "fallback") \
+	X(STI_FALLBACK_ERRNO, "fallback_errno") \
+	X(STI_FALLBACK_MAX, "fallback_max_ns") \
+	X(STI_FALLBACK_MEAN, "fallback_mean_ns")
 enum { SLEEP_THREAD_INS(DB_COL_ENUM) STI_N };
 static const char *const sleep_thread_ins[] = { SLEEP_THREAD_INS(DB_COL_SQL) };
 
@@ -406,6 +412,11 @@ int db_sleep_usage_store(struct db *db, int64_t run_id,
 	db_bind_text(st, DB_PARAM(SUI_STATUS), u->status ? u->status : "?");
 	sqlite3_bind_int64(st, DB_PARAM(SUI_PROCESSES), u->processes);
 	db_bind_text(st, DB_PARAM(SUI_ERROR), u->error);
+	sqlite3_bind_int(st, DB_PARAM(SUI_SPINNERS_DEFAULT), u->spinners_default);
+	if (u->ncpus)
+		sqlite3_bind_int64(st, DB_PARAM(SUI_NCPUS), u->ncpus);
+	else
+		sqlite3_bind_null(st, DB_PARAM(SUI_NCPUS));
 	int s = sqlite3_step(st);
 	sqlite3_finalize(st);
 	if (s != SQLITE_DONE)
@@ -434,6 +445,18 @@ int db_sleep_usage_store(struct db *db, int64_t run_id,
 		sqlite3_bind_int64(st, DB_PARAM(STI_MAX_NS), (sqlite3_int64)t->max_ns);
 		sqlite3_bind_double(st, DB_PARAM(STI_MEAN_NS), t->mean_ns);
 		db_bind_text(st, DB_PARAM(STI_REQ_HIST), t->req_hist);
+		sqlite3_bind_int64(st, DB_PARAM(STI_FALLBACK), (sqlite3_int64)t->fallback);
+		if (t->fallback) {
+			sqlite3_bind_int(st, DB_PARAM(STI_FALLBACK_ERRNO), t->fallback_errno);
+			sqlite3_bind_int64(st, DB_PARAM(STI_FALLBACK_MAX),
+					   (sqlite3_int64)t->fallback_max_ns);
+			sqlite3_bind_double(st, DB_PARAM(STI_FALLBACK_MEAN),
+					    t->fallback_mean_ns);
+		} else {
+			sqlite3_bind_null(st, DB_PARAM(STI_FALLBACK_ERRNO));
+			sqlite3_bind_null(st, DB_PARAM(STI_FALLBACK_MAX));
+			sqlite3_bind_null(st, DB_PARAM(STI_FALLBACK_MEAN));
+		}
 		s = sqlite3_step(st);
 		sqlite3_reset(st);
 		if (s != SQLITE_DONE)
@@ -449,7 +472,9 @@ int db_sleep_usage_store(struct db *db, int64_t run_id,
 	X(UC_SPINNERS, "max_spinners") \
 	X(UC_STATUS, "status") \
 	X(UC_PROCESSES, "processes") \
-	X(UC_ERROR, "error")
+	X(UC_ERROR, "error") \
+	X(UC_SPINNERS_DEFAULT, "spinners_default") \
+	X(UC_NCPUS, "ncpus")
 enum { USAGE_COLS(DB_COL_ENUM) UC_N };
 static const char *const usage_cols[] = { USAGE_COLS(DB_COL_SQL) };
 
@@ -469,7 +494,11 @@ static const char *const usage_cols[] = { USAGE_COLS(DB_COL_SQL) };
 	X(TC_MAX, "max_ns") \
 	X(TC_MEAN, "mean_ns") \
 	X(TC_REQ_HIST, "req_hist") \
-	X(TC_SEQ, "seq")
+	X(TC_SEQ, "seq") \
+	X(TC_FALLBACK, "fallback") \
+	X(TC_FALLBACK_ERRNO, "fallback_errno") \
+	X(TC_FALLBACK_MAX, "fallback_max_ns") \
+	X(TC_FALLBACK_MEAN, "fallback_mean_ns")
 enum { THREAD_COLS(DB_COL_ENUM) TC_N };
 static const char *const thread_cols[] = { THREAD_COLS(DB_COL_SQL) };
 
@@ -502,6 +531,8 @@ int db_sleep_usage_load(struct db *db, int64_t run_id,
 	u->status = db_row_text(&r, UC_STATUS, DB_LONG);
 	u->processes = (uint32_t)db_row_int(&r, UC_PROCESSES, 0, UINT32_MAX, 0, 0);
 	u->error = db_row_text(&r, UC_ERROR, DB_NULL_OK | DB_LONG);
+	u->spinners_default = db_row_bool(&r, UC_SPINNERS_DEFAULT, 0);
+	u->ncpus = (uint32_t)db_row_int(&r, UC_NCPUS, 0, UINT32_MAX, 0, DB_NULL_OK);
 	sqlite3_finalize(st);
 	if (r.rc) {
 		db_sleep_usage_free(u);
@@ -539,6 +570,12 @@ int db_sleep_usage_load(struct db *db, int64_t run_id,
 		t->max_ns = db_row_u64(&r, TC_MAX, DB_NULL_OK);
 		t->mean_ns = db_row_real(&r, TC_MEAN, -1e300, 1e300, 0, DB_NULL_OK);
 		t->req_hist = db_row_text(&r, TC_REQ_HIST, DB_NULL_OK | DB_LONG);
+		t->fallback = db_row_u64(&r, TC_FALLBACK, 0);
+		t->fallback_errno = (int)db_row_int(&r, TC_FALLBACK_ERRNO, 0, 4095, 0,
+						    DB_NULL_OK);
+		t->fallback_max_ns = db_row_u64(&r, TC_FALLBACK_MAX, DB_NULL_OK);
+		t->fallback_mean_ns = db_row_real(&r, TC_FALLBACK_MEAN, 0, 1e300, 0,
+						  DB_NULL_OK);
 	}
 	sqlite3_finalize(st);
 	if (r.rc || s != SQLITE_DONE) {
