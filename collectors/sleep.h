@@ -211,6 +211,9 @@ struct sleep_cell {
 	double cpu_s;		/* user+sys of the sleeping threads, summed */
 	double cpu_pct;		/* cpu_s / wall_s * 100 (N threads: up to N*100) */
 	double cpu_us_per_call;
+	/* the same split into user and system time (getrusage's utime and
+	 * stime), as vmstat's us and sy columns split it */
+	double user_us_per_call, sys_us_per_call;
 	double vcsw_per_call;	/* voluntary context switches per call */
 	double ivcsw_per_call;	/* involuntary ones */
 };

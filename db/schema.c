@@ -467,7 +467,10 @@ static const char *const migrations[] = {
 	"ALTER TABLE sleep_threads ADD COLUMN fallback_max_ns INTEGER;"
 	"ALTER TABLE sleep_threads ADD COLUMN fallback_mean_ns REAL;"
 	"ALTER TABLE sleep_usage ADD COLUMN spinners_default INTEGER NOT NULL DEFAULT 0;"
-	"ALTER TABLE sleep_usage ADD COLUMN ncpus INTEGER;",
+	"ALTER TABLE sleep_usage ADD COLUMN ncpus INTEGER;"
+	/* and prof sleep's CPU per call split into user and system time */
+	"ALTER TABLE sleep_cells ADD COLUMN user_us_per_call REAL;"
+	"ALTER TABLE sleep_cells ADD COLUMN sys_us_per_call REAL;",
 };
 
 size_t schema_migration_count(void)

@@ -3,12 +3,22 @@
  * of sleep_runs, and the cells of sleep_cells.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "db/internal.h"
 #include "db/sleep.h"
+
+/* A real, or NULL where it is not a number (not measured). */
+static void db_bind_real_or_null(sqlite3_stmt *st, int idx, double v)
+{
+	if (isfinite(v))
+		sqlite3_bind_double(st, idx, v);
+	else
+		sqlite3_bind_null(st, idx);
+}
 
 /* Required text into a fixed buffer, which it must fit. */
 static void row_copy(struct db_row *r, int col, char *buf, size_t len)
@@ -73,7 +83,9 @@ static const char *const sleep_run_ins[] = { SLEEP_RUN_INS(DB_COL_SQL) };
 	X(SCI_CPU_US_PER_CALL, "cpu_us_per_call") \
 	X(SCI_VCSW_PER_CALL, "vcsw_per_call") \
 	X(SCI_IVCSW_PER_CALL, "ivcsw_per_call") \
-	X(SCI_CHEAPEST, "cheapest")
+	X(SCI_CHEAPEST, "cheapest") \
+	X(SCI_USER_US, "user_us_per_call") \
+	X(SCI_SYS_US, "sys_us_per_call")
 enum { SLEEP_CELL_INS(DB_COL_ENUM) SCI_N };
 static const char *const sleep_cell_ins[] = { SLEEP_CELL_INS(DB_COL_SQL) };
 _Static_assert(SCI_GE50 - SCI_LT3 + 1 == DB_SLEEP_NBUCKETS,
@@ -143,6 +155,8 @@ static int store_body(struct db *db, struct db_run *run,
 		sqlite3_bind_double(st, DB_PARAM(SCI_CPU_PCT), c->cpu_pct);
 		sqlite3_bind_double(st, DB_PARAM(SCI_CPU_US_PER_CALL),
 				    c->cpu_us_per_call);
+		db_bind_real_or_null(st, DB_PARAM(SCI_USER_US), c->user_us_per_call);
+		db_bind_real_or_null(st, DB_PARAM(SCI_SYS_US), c->sys_us_per_call);
 		sqlite3_bind_double(st, DB_PARAM(SCI_VCSW_PER_CALL), c->vcsw_per_call);
 		sqlite3_bind_double(st, DB_PARAM(SCI_IVCSW_PER_CALL),
 				    c->ivcsw_per_call);
@@ -204,7 +218,9 @@ int db_sleep_store(struct db *db, struct db_run *run, const struct db_sleep *s,
 	X(CC_VCSW, "vcsw_per_call") \
 	X(CC_IVCSW, "ivcsw_per_call") \
 	X(CC_CHEAPEST, "cheapest") \
-	X(CC_IDX, "idx")
+	X(CC_IDX, "idx") \
+	X(CC_USER_US, "user_us_per_call") \
+	X(CC_SYS_US, "sys_us_per_call")
 enum { CELL_COLS(DB_COL_ENUM) CC_N };
 static const char *const cell_cols[] = { CELL_COLS(DB_COL_SQL) };
 
@@ -255,6 +271,10 @@ static int load_cells(struct db *db, int64_t run_id, struct db_sleep *out,
 		c->cpu_s = db_row_real(&r, CC_CPU_S, 0, DB_SECONDS_MAX, 0, 0);
 		c->cpu_pct = db_row_real(&r, CC_CPU_PCT, 0, 1e300, 0, 0);
 		c->cpu_us_per_call = db_row_real(&r, CC_CPU_US, 0, 1e300, 0, 0);
+		c->user_us_per_call = db_row_real(&r, CC_USER_US, 0, 1e300, NAN,
+						  DB_NULL_OK);
+		c->sys_us_per_call = db_row_real(&r, CC_SYS_US, 0, 1e300, NAN,
+						 DB_NULL_OK);
 		c->vcsw_per_call = db_row_real(&r, CC_VCSW, 0, 1e300, 0, 0);
 		c->ivcsw_per_call = db_row_real(&r, CC_IVCSW, 0, 1e300, 0, 0);
 		c->cheapest = db_row_bool(&r, CC_CHEAPEST, 0);

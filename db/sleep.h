@@ -48,6 +48,9 @@ struct db_sleep_cell {
 	double wall_s, cpu_s;
 	double cpu_pct;		/* of wall time; N threads: up to N*100 */
 	double cpu_us_per_call;
+	/* cpu_us_per_call split into user and system time; NaN for runs
+	 * stored before v16 */
+	double user_us_per_call, sys_us_per_call;
 	double vcsw_per_call, ivcsw_per_call;	/* context switches per call */
 	bool cheapest;		/* the least CPU per call of its duration
 				 * among cells with p99 under cheap_p99_us */

@@ -77,7 +77,7 @@ static const struct db_sleep_cell *cheapest_of(const struct db_sleep *s,
 enum {
 	R_MODE, R_MARGIN, R_TARGET, R_CALLS, R_P50, R_P90, R_P99, R_P999, R_MAX,
 	R_MIN, R_MEAN, R_EARLY, R_LT3, R_LT10, R_LT25, R_LT50, R_GE50, R_CPU_PCT,
-	R_CPU_US, R_VCSW, R_IVCSW, R_MISSED, R_WALL, R_CHEAPEST, R_N
+	R_CPU_US, R_USER_US, R_SYS_US, R_VCSW, R_IVCSW, R_MISSED, R_WALL, R_CHEAPEST, R_N
 };
 
 #define OVERSHOOT(k, t) { .key = k, .title = t, .kind = COL_REAL, .decimals = 1, \
@@ -108,6 +108,10 @@ static const struct col result_cols[R_N] = {
 	[R_CPU_PCT] = { .key = "cpu_pct", .title = "cpu%", .kind = COL_PCT,
 			.decimals = 1 },
 	[R_CPU_US] = { .key = "cpu_us_per_call", .title = "cpu us", .kind = COL_REAL,
+		       .decimals = 2 },
+	[R_USER_US] = { .key = "user_us_per_call", .title = "usr us", .kind = COL_REAL,
+			.decimals = 2 },
+	[R_SYS_US] = { .key = "sys_us_per_call", .title = "sys us", .kind = COL_REAL,
 		       .decimals = 2 },
 	[R_VCSW] = { .key = "vcsw_per_call", .title = "vcsw", .kind = COL_REAL,
 		     .decimals = 2 },
@@ -149,6 +153,8 @@ static struct rows *result_rows(const struct db_sleep *s)
 			rows_uint(r, row, R_LT3 + (size_t)b, c->buckets[b]);
 		rows_num(r, row, R_CPU_PCT, c->cpu_pct);
 		rows_num(r, row, R_CPU_US, c->cpu_us_per_call);
+		rows_num(r, row, R_USER_US, c->user_us_per_call);
+		rows_num(r, row, R_SYS_US, c->sys_us_per_call);
 		rows_num(r, row, R_VCSW, c->vcsw_per_call);
 		rows_num(r, row, R_IVCSW, c->ivcsw_per_call);
 		rows_uint(r, row, R_MISSED, c->missed);
@@ -338,8 +344,9 @@ static void write_header(const struct db_run *run, const struct db_sleep *s,
 	}
 	fprintf(fp, "%starget and overshoot beyond it in us; lt3 .. ge50 count "
 		"calls by overshoot:\n%sunder 3, 10, 25, 50 us, and 50 us or more; "
-		"cpu%% of wall time; cpu us, vcsw and ivcsw\n%s(voluntary and "
-		"involuntary context switches) per call\n\n", lead, lead, lead);
+		"cpu%% of wall time; cpu us (usr us + sys us, its user and\n%s"
+		"system time), vcsw and ivcsw (voluntary and involuntary context\n%s"
+		"switches) per call\n\n", lead, lead, lead, lead);
 }
 
 static void write_cheapest(const struct db_sleep *s, const char *lead, FILE *fp)

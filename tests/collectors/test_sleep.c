@@ -545,6 +545,15 @@ static void test_sleep__bench_every_mode_short(void **state)
 	}
 	/* spinning costs CPU; 200 x 100 us of it cannot round to nothing */
 	assert_true(b.cells[SLEEP_MODE_SPIN].cpu_s > 0);
+	/* CPU per call splits into user and system time, which add up */
+	for (size_t i = 0; i < b.ncells; i++) {
+		const struct sleep_cell *c = &b.cells[i];
+		assert_true(c->user_us_per_call >= 0 && c->sys_us_per_call >= 0);
+		assert_float_equal(c->user_us_per_call + c->sys_us_per_call,
+				   c->cpu_us_per_call, 1e-6);
+	}
+	/* a spin reads the clock in the vDSO: its cost is user time */
+	assert_true(b.cells[SLEEP_MODE_SPIN].user_us_per_call > 0);
 	/* hybrid without a margin calibrated one and used it */
 	assert_true(b.header.hybrid_calibrated);
 	assert_true(b.header.hybrid_margin_ns >= SLEEP_HYBRID_GUARD_NS);
