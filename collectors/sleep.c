@@ -343,10 +343,15 @@ struct worker {
 	struct cell_ctx *cc;
 	int64_t *over;		/* cc->calls slots */
 	uint64_t missed;
-	int64_t cpu_ns, t_begin, t_end;
+	int64_t cpu_ns, user_ns, sys_ns, t_begin, t_end;
 	long nvcsw, nivcsw;
 	int err;
 };
+
+static int64_t tv_ns(struct timeval tv)
+{
+	return (int64_t)tv.tv_sec * NS_PER_S + (int64_t)tv.tv_usec * 1000;
+}
 
 static int64_t rusage_cpu_ns(const struct rusage *ru)
 {
@@ -401,6 +406,8 @@ static void *worker_main(void *arg)
 	getrusage(RUSAGE_THREAD, &r1);
 	wk->t_end = now_ns();
 	wk->cpu_ns = rusage_cpu_ns(&r1) - rusage_cpu_ns(&r0);
+	wk->user_ns = tv_ns(r1.ru_utime) - tv_ns(r0.ru_utime);
+	wk->sys_ns = tv_ns(r1.ru_stime) - tv_ns(r0.ru_stime);
 	wk->nvcsw = r1.ru_nvcsw - r0.ru_nvcsw;
 	wk->nivcsw = r1.ru_nivcsw - r0.ru_nivcsw;
 	waiter_release(&w);
@@ -455,7 +462,8 @@ static int run_cell(const struct sleep_mode_spec *mode, uint32_t target_us,
 	memset(cell, 0, sizeof(*cell));
 	cell->mode = *mode;
 	cell->target_us = target_us;
-	int64_t cpu_ns = 0, t_start = INT64_MAX, t_end = 0;
+	int64_t cpu_ns = 0, user_ns = 0, sys_ns = 0;
+	int64_t t_start = INT64_MAX, t_end = 0;
 	long nv = 0, niv = 0;
 	for (uint32_t i = 0; i < o->threads; i++) {
 		if (wk[i].err && !err) {
@@ -468,6 +476,8 @@ static int run_cell(const struct sleep_mode_spec *mode, uint32_t target_us,
 		if (wk[i].t_end > t_end)
 			t_end = wk[i].t_end;
 		cpu_ns += wk[i].cpu_ns;
+		user_ns += wk[i].user_ns;
+		sys_ns += wk[i].sys_ns;
 		nv += wk[i].nvcsw;
 		niv += wk[i].nivcsw;
 		cell->missed += wk[i].missed;
@@ -483,6 +493,8 @@ static int run_cell(const struct sleep_mode_spec *mode, uint32_t target_us,
 	cell->cpu_pct = cell->wall_s > 0 ? cell->cpu_s / cell->wall_s * 100.0
 					 : 0.0;
 	cell->cpu_us_per_call = (double)cpu_ns / 1e3 / (double)n;
+	cell->user_us_per_call = (double)user_ns / 1e3 / (double)n;
+	cell->sys_us_per_call = (double)sys_ns / 1e3 / (double)n;
 	cell->vcsw_per_call = (double)nv / (double)n;
 	cell->ivcsw_per_call = (double)niv / (double)n;
 	return 0;

@@ -30,8 +30,10 @@
  *   PROF_SLEEP_THRESHOLD_US=N   sleeps shorter than N us are served
  *       (default 1000, 1..1000000); longer ones go to the real function.
  *   PROF_SLEEP_MAX_SPINNERS=K   at most K threads of the process spin or
- *       yield at a time (1..4096; default no limit); a thread that finds no
- *       free slot waits on its timerfd to the deadline instead.
+ *       yield at a time (0..4096, 0 for no cap; unset: a quarter of the
+ *       CPUs in the process's affinity mask at load, at least 1); a thread
+ *       that finds no free slot waits on its timerfd to the deadline
+ *       instead.
  *   PROF_SLEEP_SHM_FD=FD        the memfd from sleep_shm_create; without it
  *       the interposer still serves sleeps but reports nothing.
  *
@@ -209,6 +211,9 @@ struct sleep_cell {
 	double cpu_s;		/* user+sys of the sleeping threads, summed */
 	double cpu_pct;		/* cpu_s / wall_s * 100 (N threads: up to N*100) */
 	double cpu_us_per_call;
+	/* the same split into user and system time (getrusage's utime and
+	 * stime), as vmstat's us and sy columns split it */
+	double user_us_per_call, sys_us_per_call;
 	double vcsw_per_call;	/* voluntary context switches per call */
 	double ivcsw_per_call;	/* involuntary ones */
 };
@@ -297,11 +302,22 @@ struct sleep_preload_config {
 	struct sleep_mode_spec mode;	/* an interposer mode */
 	uint64_t threshold_ns;
 	uint32_t max_spinners;		/* 0: no limit */
+	/* max-spinners was not given: the interposer applies the default
+	 * cap, sleep_default_spinners() of its own affinity mask */
+	bool spinners_default;
 };
+
+/* The default spinner cap for a process allowed on ncpus CPUs: a quarter
+ * of them, at least 1 (the Hookshot rule). */
+static inline uint32_t sleep_default_spinners(unsigned ncpus)
+{
+	return ncpus / 4 ? ncpus / 4 : 1;
+}
 
 /*
  * Parse the interposer's settings as the environment spells them; a NULL
- * word takes the default (timerfd, 1000 us, no limit). prof calls this to
+ * word takes the default (timerfd, 1000 us, the default spinner cap:
+ * max_spinners 0 and spinners_default set; "0" is no cap). prof calls this to
  * check --sleep-mode before launching; the interposer calls it on its
  * environment. 0 or -EINVAL with *cause.
  */
@@ -353,7 +369,7 @@ static inline unsigned sleep_hist_bucket(uint64_t ns)
 void sleep_hist_bounds(unsigned b, uint64_t *lo, uint64_t *hi);
 
 #define SLEEP_SHM_MAGIC		0x3150534c454f5250ull	/* "PROFSLP1" */
-#define SLEEP_SHM_VERSION	1u
+#define SLEEP_SHM_VERSION	2u
 #define SLEEP_SHM_SLOTS		512u
 #define SLEEP_NAME_LEN		16
 
@@ -372,7 +388,19 @@ struct sleep_shm_slot {
 	uint64_t passed;	/* handed to the real function untouched */
 	uint64_t eintr;		/* served calls interrupted by a handler */
 	uint64_t early;		/* served waits that woke before deadline */
-	uint64_t throttled;	/* spin/yield refused by max-spinners */
+	/*
+	 * How each served call was served, disjoint: by the mode itself
+	 * (served - throttled - fallback), by a timerfd because max-spinners
+	 * refused spin/yield (throttled), or by clock_nanosleep because no
+	 * timerfd could be made or armed (fallback: descriptors exhausted,
+	 * say). A fallback's overshoot is kept apart from the mode's
+	 * histogram, so the mode's percentiles are its own.
+	 */
+	uint64_t throttled;
+	uint64_t fallback;
+	uint64_t fallback_errno;	/* the last timerfd failure's errno */
+	uint64_t fallback_over_sum_ns;
+	uint64_t fallback_over_max_ns;
 	uint64_t over_sum_ns;	/* sum of recorded overshoots */
 	uint64_t over_max_ns;	/* largest recorded overshoot */
 	uint64_t req_hist[SLEEP_REQ_BUCKETS];	/* served and passed */
@@ -398,8 +426,10 @@ struct sleep_shm {
 	int32_t config_claim;		/* atomic: a process is writing it */
 	int64_t margin_ns;		/* hybrid margin in use */
 	uint64_t threshold_ns;
-	uint32_t max_spinners;
+	uint32_t max_spinners;		/* the cap applied; 0: none */
 	uint32_t hybrid_calibrated;	/* 1: margin came from calibration */
+	uint32_t spinners_default;	/* 1: max_spinners is the default cap */
+	uint32_t ncpus;			/* CPUs in the first process's mask */
 	char error[160];		/* a config error, "" if none */
 	struct sleep_shm_slot others;	/* threads past the table */
 	struct sleep_shm_slot slots[SLEEP_SHM_SLOTS];
@@ -436,6 +466,8 @@ struct sleep_thread_report {
 	uint32_t pid;
 	char name[SLEEP_NAME_LEN];	/* "others" for the shared row */
 	uint64_t served, passed, eintr, early, throttled;
+	uint64_t fallback, fallback_errno;
+	uint64_t fallback_over_sum_ns, fallback_over_max_ns;
 	uint64_t req_hist[SLEEP_REQ_BUCKETS];
 	uint64_t over_hist[SLEEP_OVER_BUCKETS];
 	uint64_t over_sum_ns, over_max_ns;
@@ -446,6 +478,7 @@ struct sleep_report {
 	uint32_t processes;		/* processes that loaded the interposer */
 	bool config_set;		/* false: nothing attached */
 	struct sleep_preload_config config;	/* as applied */
+	uint32_t ncpus;			/* CPUs the workload's mask allowed */
 	bool hybrid_calibrated;
 	char error[160];
 	struct sleep_thread_report *threads;	/* by tid; "others" last */

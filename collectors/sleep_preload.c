@@ -77,6 +77,14 @@ static TLS int tfd_real = -1;
 static TLS struct sleep_shm_slot *my_slot;
 static TLS int slack_set;
 static TLS uint32_t name_countdown;
+/* How the current call was served (enum call_flags), for the report. */
+static TLS unsigned call_flags;
+static TLS int call_errno;
+
+enum call_flags {
+	CF_THROTTLED = 1 << 0,	/* max-spinners refused spin/yield */
+	CF_FALLBACK = 1 << 1,	/* clock_nanosleep waited, not a timerfd */
+};
 
 /* ------------------------------------------------------------ real */
 
@@ -183,6 +191,29 @@ static void record_req(struct sleep_shm_slot *s, int64_t req_ns, int served)
 		add(&s->req_hist[sleep_req_bucket((uint64_t)req_ns)], 1);
 }
 
+static void add_max(uint64_t *p, uint64_t v)
+{
+	uint64_t m = __atomic_load_n(p, __ATOMIC_RELAXED);
+	while (v > m && !__atomic_compare_exchange_n(p, &m, v, 1,
+						     __ATOMIC_RELAXED,
+						     __ATOMIC_RELAXED))
+		;
+}
+
+/* Count how the call was served (call_flags), once per served call. */
+static void record_how(struct sleep_shm_slot *s)
+{
+	if (!s)
+		return;
+	if (call_flags & CF_FALLBACK) {
+		add(&s->fallback, 1);
+		__atomic_store_n(&s->fallback_errno, (uint64_t)call_errno,
+				 __ATOMIC_RELAXED);
+	} else if (call_flags & CF_THROTTLED) {
+		add(&s->throttled, 1);
+	}
+}
+
 static void record_over(struct sleep_shm_slot *s, int64_t over_ns)
 {
 	if (!s)
@@ -192,13 +223,15 @@ static void record_over(struct sleep_shm_slot *s, int64_t over_ns)
 		over_ns = 0;
 	}
 	uint64_t v = (uint64_t)over_ns;
+	if (call_flags & CF_FALLBACK) {
+		/* clock_nanosleep's overshoot is not the mode's */
+		add(&s->fallback_over_sum_ns, v);
+		add_max(&s->fallback_over_max_ns, v);
+		return;
+	}
 	add(&s->over_hist[sleep_hist_bucket(v)], 1);
 	add(&s->over_sum_ns, v);
-	uint64_t m = __atomic_load_n(&s->over_max_ns, __ATOMIC_RELAXED);
-	while (v > m && !__atomic_compare_exchange_n(&s->over_max_ns, &m, v,
-						     1, __ATOMIC_RELAXED,
-						     __ATOMIC_RELAXED))
-		;
+	add_max(&s->over_max_ns, v);
 	if (--name_countdown == 0) {
 		name_countdown = NAME_REFRESH_EVERY;
 		name_refresh(s);
@@ -227,6 +260,19 @@ static int timerfd_get(clockid_t clk)
 }
 
 /*
+ * The timerfd failed (err: its errno): the real call still keeps the
+ * deadline, and the call is marked as not served by a timerfd, so the
+ * report never credits the mode with it.
+ */
+static int fall_back(clockid_t clk, int64_t deadline, int err)
+{
+	struct timespec ts = to_ts(deadline);
+	call_flags |= CF_FALLBACK;
+	call_errno = err;
+	return call_clock_nanosleep(clk, TIMER_ABSTIME, &ts, NULL);
+}
+
+/*
  * Block until clk reaches deadline. 0, or EINTR when a signal handler ran.
  * poll rather than read: poll is never restarted after a handler, as
  * nanosleep is not, whatever SA_RESTART says.
@@ -235,25 +281,17 @@ static int block_until(clockid_t clk, int64_t deadline,
 		       struct sleep_shm_slot *s)
 {
 	int fd = timerfd_get(clk);
-	if (fd < 0) {
-		/* out of fds: the real call still keeps the deadline */
-		struct timespec ts = to_ts(deadline);
-		return call_clock_nanosleep(clk, TIMER_ABSTIME, &ts, NULL);
-	}
+	if (fd < 0)
+		return fall_back(clk, deadline, errno);
 	for (;;) {
 		struct itimerspec its = { .it_value = to_ts(deadline) };
 		struct pollfd pfd = { .fd = fd, .events = POLLIN };
-		if (timerfd_settime(fd, TFD_TIMER_ABSTIME, &its, NULL) < 0) {
-			struct timespec ts = to_ts(deadline);
-			return call_clock_nanosleep(clk, TIMER_ABSTIME, &ts,
-						    NULL);
-		}
+		if (timerfd_settime(fd, TFD_TIMER_ABSTIME, &its, NULL) < 0)
+			return fall_back(clk, deadline, errno);
 		if (poll(&pfd, 1, -1) < 0) {
 			if (errno == EINTR)
 				return EINTR;
-			struct timespec ts = to_ts(deadline);
-			return call_clock_nanosleep(clk, TIMER_ABSTIME, &ts,
-						    NULL);
+			return fall_back(clk, deadline, errno);
 		}
 		if (clock_ns(clk) >= deadline)
 			return 0;
@@ -292,8 +330,7 @@ static int busy_until(clockid_t clk, int64_t deadline, int yield,
 	if (clock_ns(clk) >= deadline)
 		return 0;
 	if (!spinner_take()) {
-		if (s)
-			add(&s->throttled, 1);
+		call_flags |= CF_THROTTLED;
 		return block_until(clk, deadline, s);
 	}
 	while (clock_ns(clk) < deadline) {
@@ -384,6 +421,7 @@ static int serve(const struct call *c, clockid_t clk, int64_t deadline,
 	int ret;
 
 	record_req(s, req_ns, 1);
+	call_flags = 0;
 	if (cfg.mode.mode == SLEEP_MODE_PASSTHROUGH ||
 	    cfg.mode.mode == SLEEP_MODE_SLACK1) {
 		if (cfg.mode.mode == SLEEP_MODE_SLACK1 && !slack_set) {
@@ -404,6 +442,7 @@ static int serve(const struct call *c, clockid_t clk, int64_t deadline,
 
 	int r = wait_until(clk, deadline, s);
 	int64_t now = clock_ns(clk);
+	record_how(s);
 	if (r == EINTR) {
 		if (s)
 			add(&s->eintr, 1);
@@ -565,7 +604,7 @@ static void attach(void)
 }
 
 static void publish(const struct sleep_preload_config *c, int calibrated,
-		    const char *error)
+		    unsigned ncpus, const char *error)
 {
 	if (!shm)
 		return;
@@ -580,6 +619,8 @@ static void publish(const struct sleep_preload_config *c, int calibrated,
 	shm->threshold_ns = c->threshold_ns;
 	shm->max_spinners = c->max_spinners;
 	shm->hybrid_calibrated = (uint32_t)calibrated;
+	shm->spinners_default = c->spinners_default;
+	shm->ncpus = ncpus;
 	if (error) {
 		size_t n = strlen(error);
 		if (n > sizeof(shm->error) - 1)
@@ -628,8 +669,16 @@ __attribute__((constructor)) static void preload_init(void)
 			c.mode.margin_ns = calibrate();
 		calibrated = 1;
 	}
+	/* the default cap: a quarter of the CPUs this process may use, so
+	 * spinners never take every CPU from the threads they wait for */
+	cpu_set_t mask;
+	unsigned ncpus = 0;
+	if (sched_getaffinity(0, sizeof(mask), &mask) == 0)
+		ncpus = (unsigned)CPU_COUNT(&mask);
+	if (c.spinners_default)
+		c.max_spinners = sleep_default_spinners(ncpus);
 	cfg = c;
-	publish(&c, calibrated, cause);
+	publish(&c, calibrated, ncpus, cause);
 	free(cause);
 	errno = saved;
 }

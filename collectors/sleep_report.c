@@ -153,6 +153,10 @@ static void row_from_slot(struct sleep_thread_report *r,
 	r->eintr = s->eintr;
 	r->early = s->early;
 	r->throttled = s->throttled;
+	r->fallback = s->fallback;
+	r->fallback_errno = s->fallback_errno;
+	r->fallback_over_sum_ns = s->fallback_over_sum_ns;
+	r->fallback_over_max_ns = s->fallback_over_max_ns;
 	r->over_sum_ns = s->over_sum_ns;
 	r->over_max_ns = s->over_max_ns;
 	memcpy(r->req_hist, s->req_hist, sizeof(r->req_hist));
@@ -167,6 +171,12 @@ static void row_merge(struct sleep_thread_report *into,
 	into->eintr += r->eintr;
 	into->early += r->early;
 	into->throttled += r->throttled;
+	into->fallback += r->fallback;
+	if (r->fallback_errno)
+		into->fallback_errno = r->fallback_errno;
+	into->fallback_over_sum_ns += r->fallback_over_sum_ns;
+	if (r->fallback_over_max_ns > into->fallback_over_max_ns)
+		into->fallback_over_max_ns = r->fallback_over_max_ns;
 	into->over_sum_ns += r->over_sum_ns;
 	if (r->over_max_ns > into->over_max_ns)
 		into->over_max_ns = r->over_max_ns;
@@ -226,6 +236,8 @@ int sleep_report_read(int fd, struct sleep_report *out, char **cause)
 		out->config.mode.margin_ns = shm->margin_ns;
 		out->config.threshold_ns = shm->threshold_ns;
 		out->config.max_spinners = shm->max_spinners;
+		out->config.spinners_default = shm->spinners_default != 0;
+		out->ncpus = shm->ncpus;
 		out->hybrid_calibrated = shm->hybrid_calibrated != 0;
 	}
 	memcpy(out->error, shm->error, sizeof(out->error));

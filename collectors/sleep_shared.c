@@ -301,6 +301,7 @@ int sleep_preload_config_parse(const char *mode, const char *threshold_us,
 		.mode = { SLEEP_MODE_TIMERFD, -1 },
 		.threshold_ns = (uint64_t)SLEEP_THRESHOLD_DEFAULT_US * 1000,
 		.max_spinners = 0,
+		.spinners_default = true,
 	};
 	int err;
 
@@ -343,15 +344,17 @@ int sleep_preload_config_parse(const char *mode, const char *threshold_us,
 		uint64_t k = 0;
 		err = parse_uint(max_spinners, strlen(max_spinners),
 				 SLEEP_MAX_SPINNERS_MAX, &k);
-		if (err || k == 0) {
+		if (err) {
 			set_cause(cause, "bad max-spinners '%.40s': %s\n"
-				  "hint: give 1 to %u threads; leave it unset "
-				  "for no limit", max_spinners,
+				  "hint: give 1 to %u threads, 0 for no cap, or "
+				  "leave it unset for a quarter of the CPUs",
+				  max_spinners,
 				  err == -EINVAL ? "not a whole number" :
 				  "out of range", SLEEP_MAX_SPINNERS_MAX);
 			return -EINVAL;
 		}
 		c.max_spinners = (uint32_t)k;
+		c.spinners_default = false;
 	}
 	*out = c;
 	return 0;

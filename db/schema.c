@@ -456,6 +456,21 @@ static const char *const migrations[] = {
 	"  value INTEGER NOT NULL,"
 	"  PRIMARY KEY (run_id, frame_idx, name, event_idx)"
 	") WITHOUT ROWID;",
+
+	/* v16: the sleep interposer's fallbacks (calls a timerfd could not
+	 * serve, waited by clock_nanosleep instead: how many, the last
+	 * errno, their own overshoot), and whether max_spinners was the
+	 * default cap and of how many CPUs. Runs stored before read 0 and
+	 * NULL: their interposer did not count fallbacks. */
+	"ALTER TABLE sleep_threads ADD COLUMN fallback INTEGER NOT NULL DEFAULT 0;"
+	"ALTER TABLE sleep_threads ADD COLUMN fallback_errno INTEGER;"
+	"ALTER TABLE sleep_threads ADD COLUMN fallback_max_ns INTEGER;"
+	"ALTER TABLE sleep_threads ADD COLUMN fallback_mean_ns REAL;"
+	"ALTER TABLE sleep_usage ADD COLUMN spinners_default INTEGER NOT NULL DEFAULT 0;"
+	"ALTER TABLE sleep_usage ADD COLUMN ncpus INTEGER;"
+	/* and prof sleep's CPU per call split into user and system time */
+	"ALTER TABLE sleep_cells ADD COLUMN user_us_per_call REAL;"
+	"ALTER TABLE sleep_cells ADD COLUMN sys_us_per_call REAL;",
 };
 
 size_t schema_migration_count(void)

@@ -3,12 +3,22 @@
  * of sleep_runs, and the cells of sleep_cells.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "db/internal.h"
 #include "db/sleep.h"
+
+/* A real, or NULL where it is not a number (not measured). */
+static void db_bind_real_or_null(sqlite3_stmt *st, int idx, double v)
+{
+	if (isfinite(v))
+		sqlite3_bind_double(st, idx, v);
+	else
+		sqlite3_bind_null(st, idx);
+}
 
 /* Required text into a fixed buffer, which it must fit. */
 static void row_copy(struct db_row *r, int col, char *buf, size_t len)
@@ -73,7 +83,9 @@ static const char *const sleep_run_ins[] = { SLEEP_RUN_INS(DB_COL_SQL) };
 	X(SCI_CPU_US_PER_CALL, "cpu_us_per_call") \
 	X(SCI_VCSW_PER_CALL, "vcsw_per_call") \
 	X(SCI_IVCSW_PER_CALL, "ivcsw_per_call") \
-	X(SCI_CHEAPEST, "cheapest")
+	X(SCI_CHEAPEST, "cheapest") \
+	X(SCI_USER_US, "user_us_per_call") \
+	X(SCI_SYS_US, "sys_us_per_call")
 enum { SLEEP_CELL_INS(DB_COL_ENUM) SCI_N };
 static const char *const sleep_cell_ins[] = { SLEEP_CELL_INS(DB_COL_SQL) };
 _Static_assert(SCI_GE50 - SCI_LT3 + 1 == DB_SLEEP_NBUCKETS,
@@ -143,6 +155,8 @@ static int store_body(struct db *db, struct db_run *run,
 		sqlite3_bind_double(st, DB_PARAM(SCI_CPU_PCT), c->cpu_pct);
 		sqlite3_bind_double(st, DB_PARAM(SCI_CPU_US_PER_CALL),
 				    c->cpu_us_per_call);
+		db_bind_real_or_null(st, DB_PARAM(SCI_USER_US), c->user_us_per_call);
+		db_bind_real_or_null(st, DB_PARAM(SCI_SYS_US), c->sys_us_per_call);
 		sqlite3_bind_double(st, DB_PARAM(SCI_VCSW_PER_CALL), c->vcsw_per_call);
 		sqlite3_bind_double(st, DB_PARAM(SCI_IVCSW_PER_CALL),
 				    c->ivcsw_per_call);
@@ -204,7 +218,9 @@ int db_sleep_store(struct db *db, struct db_run *run, const struct db_sleep *s,
 	X(CC_VCSW, "vcsw_per_call") \
 	X(CC_IVCSW, "ivcsw_per_call") \
 	X(CC_CHEAPEST, "cheapest") \
-	X(CC_IDX, "idx")
+	X(CC_IDX, "idx") \
+	X(CC_USER_US, "user_us_per_call") \
+	X(CC_SYS_US, "sys_us_per_call")
 enum { CELL_COLS(DB_COL_ENUM) CC_N };
 static const char *const cell_cols[] = { CELL_COLS(DB_COL_SQL) };
 
@@ -255,6 +271,10 @@ static int load_cells(struct db *db, int64_t run_id, struct db_sleep *out,
 		c->cpu_s = db_row_real(&r, CC_CPU_S, 0, DB_SECONDS_MAX, 0, 0);
 		c->cpu_pct = db_row_real(&r, CC_CPU_PCT, 0, 1e300, 0, 0);
 		c->cpu_us_per_call = db_row_real(&r, CC_CPU_US, 0, 1e300, 0, 0);
+		c->user_us_per_call = db_row_real(&r, CC_USER_US, 0, 1e300, NAN,
+						  DB_NULL_OK);
+		c->sys_us_per_call = db_row_real(&r, CC_SYS_US, 0, 1e300, NAN,
+						 DB_NULL_OK);
 		c->vcsw_per_call = db_row_real(&r, CC_VCSW, 0, 1e300, 0, 0);
 		c->ivcsw_per_call = db_row_real(&r, CC_IVCSW, 0, 1e300, 0, 0);
 		c->cheapest = db_row_bool(&r, CC_CHEAPEST, 0);
@@ -366,7 +386,9 @@ void db_sleep_usage_free(struct db_sleep_usage *u)
 	X(SUI_MAX_SPINNERS, "max_spinners") \
 	X(SUI_STATUS, "status") \
 	X(SUI_PROCESSES, "processes") \
-	X(SUI_ERROR, "error")
+	X(SUI_ERROR, "error") \
+	X(SUI_SPINNERS_DEFAULT, "spinners_default") \
+	X(SUI_NCPUS, "ncpus")
 enum { USAGE_INS(DB_COL_ENUM) SUI_N };
 static const char *const usage_ins[] = { USAGE_INS(DB_COL_SQL) };
 
@@ -387,7 +409,11 @@ static const char *const usage_ins[] = { USAGE_INS(DB_COL_SQL) };
 	X(STI_P999_NS, "p999_ns") \
 	X(STI_MAX_NS, "max_ns") \
 	X(STI_MEAN_NS, "mean_ns") \
-	X(STI_REQ_HIST, "req_hist")
+	X(STI_REQ_HIST, "req_hist") \
+	X(STI_FALLBACK, "fallback") \
+	X(STI_FALLBACK_ERRNO, "fallback_errno") \
+	X(STI_FALLBACK_MAX, "fallback_max_ns") \
+	X(STI_FALLBACK_MEAN, "fallback_mean_ns")
 enum { SLEEP_THREAD_INS(DB_COL_ENUM) STI_N };
 static const char *const sleep_thread_ins[] = { SLEEP_THREAD_INS(DB_COL_SQL) };
 
@@ -406,6 +432,11 @@ int db_sleep_usage_store(struct db *db, int64_t run_id,
 	db_bind_text(st, DB_PARAM(SUI_STATUS), u->status ? u->status : "?");
 	sqlite3_bind_int64(st, DB_PARAM(SUI_PROCESSES), u->processes);
 	db_bind_text(st, DB_PARAM(SUI_ERROR), u->error);
+	sqlite3_bind_int(st, DB_PARAM(SUI_SPINNERS_DEFAULT), u->spinners_default);
+	if (u->ncpus)
+		sqlite3_bind_int64(st, DB_PARAM(SUI_NCPUS), u->ncpus);
+	else
+		sqlite3_bind_null(st, DB_PARAM(SUI_NCPUS));
 	int s = sqlite3_step(st);
 	sqlite3_finalize(st);
 	if (s != SQLITE_DONE)
@@ -434,6 +465,18 @@ int db_sleep_usage_store(struct db *db, int64_t run_id,
 		sqlite3_bind_int64(st, DB_PARAM(STI_MAX_NS), (sqlite3_int64)t->max_ns);
 		sqlite3_bind_double(st, DB_PARAM(STI_MEAN_NS), t->mean_ns);
 		db_bind_text(st, DB_PARAM(STI_REQ_HIST), t->req_hist);
+		sqlite3_bind_int64(st, DB_PARAM(STI_FALLBACK), (sqlite3_int64)t->fallback);
+		if (t->fallback) {
+			sqlite3_bind_int(st, DB_PARAM(STI_FALLBACK_ERRNO), t->fallback_errno);
+			sqlite3_bind_int64(st, DB_PARAM(STI_FALLBACK_MAX),
+					   (sqlite3_int64)t->fallback_max_ns);
+			sqlite3_bind_double(st, DB_PARAM(STI_FALLBACK_MEAN),
+					    t->fallback_mean_ns);
+		} else {
+			sqlite3_bind_null(st, DB_PARAM(STI_FALLBACK_ERRNO));
+			sqlite3_bind_null(st, DB_PARAM(STI_FALLBACK_MAX));
+			sqlite3_bind_null(st, DB_PARAM(STI_FALLBACK_MEAN));
+		}
 		s = sqlite3_step(st);
 		sqlite3_reset(st);
 		if (s != SQLITE_DONE)
@@ -449,7 +492,9 @@ int db_sleep_usage_store(struct db *db, int64_t run_id,
 	X(UC_SPINNERS, "max_spinners") \
 	X(UC_STATUS, "status") \
 	X(UC_PROCESSES, "processes") \
-	X(UC_ERROR, "error")
+	X(UC_ERROR, "error") \
+	X(UC_SPINNERS_DEFAULT, "spinners_default") \
+	X(UC_NCPUS, "ncpus")
 enum { USAGE_COLS(DB_COL_ENUM) UC_N };
 static const char *const usage_cols[] = { USAGE_COLS(DB_COL_SQL) };
 
@@ -469,7 +514,11 @@ static const char *const usage_cols[] = { USAGE_COLS(DB_COL_SQL) };
 	X(TC_MAX, "max_ns") \
 	X(TC_MEAN, "mean_ns") \
 	X(TC_REQ_HIST, "req_hist") \
-	X(TC_SEQ, "seq")
+	X(TC_SEQ, "seq") \
+	X(TC_FALLBACK, "fallback") \
+	X(TC_FALLBACK_ERRNO, "fallback_errno") \
+	X(TC_FALLBACK_MAX, "fallback_max_ns") \
+	X(TC_FALLBACK_MEAN, "fallback_mean_ns")
 enum { THREAD_COLS(DB_COL_ENUM) TC_N };
 static const char *const thread_cols[] = { THREAD_COLS(DB_COL_SQL) };
 
@@ -502,6 +551,8 @@ int db_sleep_usage_load(struct db *db, int64_t run_id,
 	u->status = db_row_text(&r, UC_STATUS, DB_LONG);
 	u->processes = (uint32_t)db_row_int(&r, UC_PROCESSES, 0, UINT32_MAX, 0, 0);
 	u->error = db_row_text(&r, UC_ERROR, DB_NULL_OK | DB_LONG);
+	u->spinners_default = db_row_bool(&r, UC_SPINNERS_DEFAULT, 0);
+	u->ncpus = (uint32_t)db_row_int(&r, UC_NCPUS, 0, UINT32_MAX, 0, DB_NULL_OK);
 	sqlite3_finalize(st);
 	if (r.rc) {
 		db_sleep_usage_free(u);
@@ -539,6 +590,12 @@ int db_sleep_usage_load(struct db *db, int64_t run_id,
 		t->max_ns = db_row_u64(&r, TC_MAX, DB_NULL_OK);
 		t->mean_ns = db_row_real(&r, TC_MEAN, -1e300, 1e300, 0, DB_NULL_OK);
 		t->req_hist = db_row_text(&r, TC_REQ_HIST, DB_NULL_OK | DB_LONG);
+		t->fallback = db_row_u64(&r, TC_FALLBACK, 0);
+		t->fallback_errno = (int)db_row_int(&r, TC_FALLBACK_ERRNO, 0, 4095, 0,
+						    DB_NULL_OK);
+		t->fallback_max_ns = db_row_u64(&r, TC_FALLBACK_MAX, DB_NULL_OK);
+		t->fallback_mean_ns = db_row_real(&r, TC_FALLBACK_MEAN, 0, 1e300, 0,
+						  DB_NULL_OK);
 	}
 	sqlite3_finalize(st);
 	if (r.rc || s != SQLITE_DONE) {

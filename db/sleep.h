@@ -48,6 +48,9 @@ struct db_sleep_cell {
 	double wall_s, cpu_s;
 	double cpu_pct;		/* of wall time; N threads: up to N*100 */
 	double cpu_us_per_call;
+	/* cpu_us_per_call split into user and system time; NaN for runs
+	 * stored before v16 */
+	double user_us_per_call, sys_us_per_call;
 	double vcsw_per_call, ivcsw_per_call;	/* context switches per call */
 	bool cheapest;		/* the least CPU per call of its duration
 				 * among cells with p99 under cheap_p99_us */
@@ -98,6 +101,11 @@ struct db_sleep_thread {
 	uint32_t pid;
 	char *name;
 	uint64_t served, passed, eintr, early, throttled;
+	uint64_t fallback;	/* served by clock_nanosleep, not a timerfd */
+	int fallback_errno;	/* why the timerfd failed (last one) */
+	uint64_t fallback_max_ns;
+	double fallback_mean_ns;
+	/* the mode's own overshoot: fallback calls excluded */
 	uint64_t p50_ns, p90_ns, p99_ns, p999_ns, max_ns;
 	double mean_ns;
 	char *req_hist;		/* "1:12 5:2000" = bucket:count, bucket k
@@ -108,6 +116,8 @@ struct db_sleep_usage {
 	char *mode;		/* as applied: "timerfd", "hybrid:20", ... */
 	uint64_t threshold_us;
 	uint32_t max_spinners;	/* 0: no limit */
+	bool spinners_default;	/* the default cap: a quarter of ncpus */
+	uint32_t ncpus;		/* CPUs the workload may use; 0 unknown */
 	char *status;		/* "applied", or "not applied: why" */
 	uint32_t processes;	/* that loaded the interposer */
 	char *error;		/* a configuration error it reported */

@@ -421,7 +421,8 @@ static const struct opt run_opts[] = {
 		   "another way, through a preloaded interposer:\n"
 		   "passthrough (measure only), slack1, timerfd, yield,\n"
 		   "spin, hybrid[:MARGIN_US]; max-spinners=K lets at\n"
-		   "most K threads spin or yield at once. The report\n"
+		   "most K threads spin or yield at once (0: no cap;\n"
+		   "unset: a quarter of the CPUs, at least 1). The report\n"
 		   "shows, per thread, the sleeps served and passed\n"
 		   "through, and the overshoot achieved"),
 	OPT_BOOL(0, "working-set", struct run_args, working_set,

@@ -256,6 +256,8 @@ static void bench_to_db(const struct sleep_bench *b, struct db_sleep *s)
 		d->cpu_s = c->cpu_s;
 		d->cpu_pct = c->cpu_pct;
 		d->cpu_us_per_call = c->cpu_us_per_call;
+		d->user_us_per_call = c->user_us_per_call;
+		d->sys_us_per_call = c->sys_us_per_call;
 		d->vcsw_per_call = c->vcsw_per_call;
 		d->ivcsw_per_call = c->ivcsw_per_call;
 		d->cheapest = sleep_bench_cheapest(b, c->target_us,

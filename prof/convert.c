@@ -326,9 +326,11 @@ struct db_sleep_usage *convert_sleep(const struct sleep_report *rep,
 	u->mode = strdup(mode);
 	u->threshold_us = cfg->threshold_ns / 1000;
 	u->max_spinners = cfg->max_spinners;
+	u->spinners_default = cfg->spinners_default;
 	u->status = status;
 	if (!rep)
 		return u;
+	u->ncpus = rep->ncpus;
 	u->processes = rep->processes;
 	if (rep->error[0])
 		u->error = strdup(rep->error);
@@ -344,6 +346,11 @@ struct db_sleep_usage *convert_sleep(const struct sleep_report *rep,
 		d->eintr = t->eintr;
 		d->early = t->early;
 		d->throttled = t->throttled;
+		d->fallback = t->fallback;
+		d->fallback_errno = (int)t->fallback_errno;
+		d->fallback_max_ns = t->fallback_over_max_ns;
+		d->fallback_mean_ns = t->fallback ? (double)t->fallback_over_sum_ns /
+				      (double)t->fallback : 0;
 		d->p50_ns = t->over.p50_ns;
 		d->p90_ns = t->over.p90_ns;
 		d->p99_ns = t->over.p99_ns;

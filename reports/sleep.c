@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/errtext.h"
 #include "reports/rows.h"
 #include "reports/sleep.h"
 #include "reports/sleepplot.h"
@@ -76,7 +77,7 @@ static const struct db_sleep_cell *cheapest_of(const struct db_sleep *s,
 enum {
 	R_MODE, R_MARGIN, R_TARGET, R_CALLS, R_P50, R_P90, R_P99, R_P999, R_MAX,
 	R_MIN, R_MEAN, R_EARLY, R_LT3, R_LT10, R_LT25, R_LT50, R_GE50, R_CPU_PCT,
-	R_CPU_US, R_VCSW, R_IVCSW, R_MISSED, R_WALL, R_CHEAPEST, R_N
+	R_CPU_US, R_USER_US, R_SYS_US, R_VCSW, R_IVCSW, R_MISSED, R_WALL, R_CHEAPEST, R_N
 };
 
 #define OVERSHOOT(k, t) { .key = k, .title = t, .kind = COL_REAL, .decimals = 1, \
@@ -107,6 +108,10 @@ static const struct col result_cols[R_N] = {
 	[R_CPU_PCT] = { .key = "cpu_pct", .title = "cpu%", .kind = COL_PCT,
 			.decimals = 1 },
 	[R_CPU_US] = { .key = "cpu_us_per_call", .title = "cpu us", .kind = COL_REAL,
+		       .decimals = 2 },
+	[R_USER_US] = { .key = "user_us_per_call", .title = "usr us", .kind = COL_REAL,
+			.decimals = 2 },
+	[R_SYS_US] = { .key = "sys_us_per_call", .title = "sys us", .kind = COL_REAL,
 		       .decimals = 2 },
 	[R_VCSW] = { .key = "vcsw_per_call", .title = "vcsw", .kind = COL_REAL,
 		     .decimals = 2 },
@@ -148,6 +153,8 @@ static struct rows *result_rows(const struct db_sleep *s)
 			rows_uint(r, row, R_LT3 + (size_t)b, c->buckets[b]);
 		rows_num(r, row, R_CPU_PCT, c->cpu_pct);
 		rows_num(r, row, R_CPU_US, c->cpu_us_per_call);
+		rows_num(r, row, R_USER_US, c->user_us_per_call);
+		rows_num(r, row, R_SYS_US, c->sys_us_per_call);
 		rows_num(r, row, R_VCSW, c->vcsw_per_call);
 		rows_num(r, row, R_IVCSW, c->ivcsw_per_call);
 		rows_uint(r, row, R_MISSED, c->missed);
@@ -337,8 +344,9 @@ static void write_header(const struct db_run *run, const struct db_sleep *s,
 	}
 	fprintf(fp, "%starget and overshoot beyond it in us; lt3 .. ge50 count "
 		"calls by overshoot:\n%sunder 3, 10, 25, 50 us, and 50 us or more; "
-		"cpu%% of wall time; cpu us, vcsw and ivcsw\n%s(voluntary and "
-		"involuntary context switches) per call\n\n", lead, lead, lead);
+		"cpu%% of wall time; cpu us (usr us + sys us, its user and\n%s"
+		"system time), vcsw and ivcsw (voluntary and involuntary context\n%s"
+		"switches) per call\n\n", lead, lead, lead, lead);
 }
 
 static void write_cheapest(const struct db_sleep *s, const char *lead, FILE *fp)
@@ -395,8 +403,9 @@ void report_sleep(const struct db_run *run, const struct db_sleep *s,
 /* ---- the interposer's report of a --sleep-mode run ---- */
 
 enum {
-	T_TID, T_NAME, T_SERVED, T_PASSED, T_EINTR, T_EARLY, T_THROTTLED, T_P50,
-	T_P90, T_P99, T_P999, T_MAX, T_MEAN, T_REQ, T_N
+	T_TID, T_NAME, T_SERVED, T_PASSED, T_EINTR, T_EARLY, T_THROTTLED,
+	T_FALLBACK, T_P50, T_P90, T_P99, T_P999, T_MAX, T_MEAN, T_REQ,
+	T_FB_ERRNO, T_FB_MAX, T_FB_MEAN, T_N
 };
 
 #define ACHIEVED(k, t, f) { .key = k, .title = t, .kind = COL_REAL, .decimals = 1, \
@@ -410,6 +419,7 @@ static const struct col thread_cols[T_N] = {
 	[T_EINTR] = { .key = "eintr", .kind = COL_INT },
 	[T_EARLY] = { .key = "early", .kind = COL_INT, .flags = COL_MACHINES },
 	[T_THROTTLED] = { .key = "throttled", .kind = COL_INT, .flags = COL_MACHINES },
+	[T_FALLBACK] = { .key = "fallback", .kind = COL_INT },
 	[T_P50] = ACHIEVED("p50", "p50 us", COL_FLAT_GROUP),
 	[T_P90] = ACHIEVED("p90", "p90 us", COL_MACHINES),
 	[T_P99] = ACHIEVED("p99", "p99 us", 0),
@@ -417,6 +427,11 @@ static const struct col thread_cols[T_N] = {
 	[T_MAX] = ACHIEVED("max", "max us", 0),
 	[T_MEAN] = ACHIEVED("mean", "mean us", COL_MACHINES),
 	[T_REQ] = { .key = "requested_us_log2", .flags = COL_MACHINES },
+	[T_FB_ERRNO] = { .key = "fallback_errno", .kind = COL_INT, .flags = COL_MACHINES },
+	[T_FB_MAX] = { .key = "fallback_max_us", .kind = COL_REAL, .decimals = 1,
+		       .flags = COL_MACHINES },
+	[T_FB_MEAN] = { .key = "fallback_mean_us", .kind = COL_REAL, .decimals = 1,
+			.flags = COL_MACHINES },
 };
 
 /* Per thread: sleeps served and passed through, and the overshoot the
@@ -436,21 +451,36 @@ static struct rows *usage_threads(const struct db_sleep_usage *u)
 		rows_uint(r, row, T_EINTR, x->eintr);
 		rows_uint(r, row, T_EARLY, x->early);
 		rows_uint(r, row, T_THROTTLED, x->throttled);
+		rows_uint(r, row, T_FALLBACK, x->fallback);
+		if (x->fallback) {
+			rows_int(r, row, T_FB_ERRNO, x->fallback_errno);
+			rows_num(r, row, T_FB_MAX, (double)x->fallback_max_ns / 1000.0);
+			rows_num(r, row, T_FB_MEAN, x->fallback_mean_ns / 1000.0);
+		} else {
+			rows_null(r, row, T_FB_ERRNO);
+			rows_null(r, row, T_FB_MAX);
+			rows_null(r, row, T_FB_MEAN);
+		}
+		/* the mode's own overshoot: none when it served nothing */
+		bool none = x->served <= x->fallback;
 		const uint64_t v[] = { x->p50_ns, x->p90_ns, x->p99_ns, x->p999_ns,
 				       x->max_ns };
 		for (size_t k = 0; k < sizeof(v) / sizeof(v[0]); k++) {
 			rows_num(r, row, T_P50 + k, (double)v[k] / 1000.0);
-			if (!x->served)
+			if (none)
 				rows_text(r, row, T_P50 + k, "-");
 		}
 		rows_num(r, row, T_MEAN, x->mean_ns / 1000.0);
+		if (none)
+			rows_text(r, row, T_MEAN, "-");
 		rows_str(r, row, T_REQ, x->req_hist);
 	}
 	return r;
 }
 
 enum { U_MODE, U_THRESHOLD, U_MAX_SPINNERS, U_STATUS, U_PROCESSES, U_ERROR,
-       U_THREADS, U_N };
+       U_THREADS, U_SPINNERS_DEFAULT, U_NCPUS, U_SERVED_BY_MODE, U_THROTTLED,
+       U_FALLBACK, U_N };
 
 static const struct col usage_cols[U_N] = {
 	[U_MODE] = { .key = "mode" },
@@ -460,30 +490,116 @@ static const struct col usage_cols[U_N] = {
 	[U_PROCESSES] = { .key = "processes", .kind = COL_INT },
 	[U_ERROR] = { .key = "error" },
 	[U_THREADS] = { .key = "threads", .kind = COL_NEST },
+	[U_SPINNERS_DEFAULT] = { .key = "max_spinners_default", .kind = COL_BOOL },
+	[U_NCPUS] = { .key = "ncpus", .kind = COL_INT },
+	[U_SERVED_BY_MODE] = { .key = "served_by_mode", .kind = COL_INT },
+	[U_THROTTLED] = { .key = "served_by_timerfd_throttled", .kind = COL_INT },
+	[U_FALLBACK] = { .key = "served_by_clock_nanosleep", .kind = COL_INT },
 };
+
+/* How the served calls were served, all threads together. */
+struct usage_sum {
+	uint64_t served, throttled, fallback;
+	int fallback_errno;
+};
+
+static struct usage_sum usage_sum(const struct db_sleep_usage *u)
+{
+	struct usage_sum t = { 0 };
+	for (size_t i = 0; i < u->nthreads; i++) {
+		t.served += u->threads[i].served;
+		t.throttled += u->threads[i].throttled;
+		t.fallback += u->threads[i].fallback;
+		if (u->threads[i].fallback_errno)
+			t.fallback_errno = u->threads[i].fallback_errno;
+	}
+	return t;
+}
+
+static uint64_t by_mode(const struct usage_sum *t)
+{
+	uint64_t other = t->throttled + t->fallback;
+	return t->served > other ? t->served - other : 0;
+}
+
+/* Only these modes spin, so only they have a spinner cap to state. */
+static bool mode_spins(const char *mode)
+{
+	return mode && (!strncmp(mode, "spin", 4) || !strncmp(mode, "yield", 5) ||
+			!strncmp(mode, "hybrid", 6));
+}
+
+/*
+ * The cap, and where it came from. The Hookshot design exempts threads
+ * in a serial chain from it; the interposer cannot see which peers wait
+ * on a sleeper (see docs/sleep.md), so no thread is exempt.
+ */
+static void write_spinners(const struct db_sleep_usage *u, FILE *fp)
+{
+	if (!mode_spins(u->mode))
+		return;
+	if (!u->max_spinners) {
+		fputs(", no cap on spinning threads", fp);
+		return;
+	}
+	fprintf(fp, ", at most %u spinning at once", u->max_spinners);
+	if (u->spinners_default && u->ncpus)
+		fprintf(fp, " (default: a quarter of the workload's %u CPUs, at "
+			"least 1; no serial-chain exemption)", u->ncpus);
+	else if (u->spinners_default)
+		fputs(" (default: a quarter of the workload's CPUs, at least 1; "
+		      "no serial-chain exemption)", fp);
+}
+
+/* Never credit the mode with calls it did not serve. */
+static void write_served_by(const struct db_sleep_usage *u, const char *lead,
+			    FILE *fp)
+{
+	struct usage_sum t = usage_sum(u);
+	if (!t.throttled && !t.fallback)
+		return;
+	fprintf(fp, "%sserved %llu: %llu by %s", lead,
+		(unsigned long long)t.served, (unsigned long long)by_mode(&t),
+		u->mode ? u->mode : "?");
+	if (t.throttled)
+		fprintf(fp, ", %llu by timerfd (max-spinners refused a spin)",
+			(unsigned long long)t.throttled);
+	if (t.fallback)
+		fprintf(fp, ", %llu by clock_nanosleep (no timerfd: %s)",
+			(unsigned long long)t.fallback,
+			t.fallback_errno ? ERR_TEXT(t.fallback_errno) : "?");
+	fputs("\n", fp);
+	if (t.fallback)
+		fprintf(fp, "%shint: fallbacks are not in the overshoot "
+			"percentiles; descriptors exhausted? see ulimit -n\n", lead);
+}
 
 void report_sleep_usage(const struct db_sleep_usage *u, enum out_format fmt,
 			FILE *fp)
 {
 	bool md = fmt == OUT_MARKDOWN;
 	const char *lead = md ? "" : " ";
+	struct usage_sum t = usage_sum(u);
 	fprintf(fp, "\n%ssleeps under %llu us served as %s", lead,
 		(unsigned long long)u->threshold_us, u->mode ? u->mode : "?");
-	if (u->max_spinners)
-		fprintf(fp, ", at most %u spinning at once", u->max_spinners);
+	if (t.throttled || t.fallback)
+		fprintf(fp, " for %llu of %llu calls", (unsigned long long)by_mode(&t),
+			(unsigned long long)t.served);
+	write_spinners(u, fp);
 	fprintf(fp, ": %s", u->status ? u->status : "?");
 	if (u->processes)
 		fprintf(fp, " (%u process%s)", u->processes, u->processes == 1 ? "" : "es");
 	fputs("\n", fp);
 	if (u->error)
 		fprintf(fp, "%sinterposer: %s\n", lead, u->error);
+	write_served_by(u, lead, fp);
 	if (!u->nthreads) {
 		fprintf(fp, "%sno thread slept under the threshold\n", lead);
 		return;
 	}
-	struct rows *t = usage_threads(u);
-	rows_write(t, md ? OUT_MARKDOWN : OUT_TABLE, fp, 1);
-	rows_free(t);
+	struct rows *rows = usage_threads(u);
+	rows_write(rows, md ? OUT_MARKDOWN : OUT_TABLE, fp, 1);
+	rows_free(rows);
 }
 
 void report_sleep_usage_json(const struct db_sleep_usage *u, struct jw *w)
@@ -499,6 +615,15 @@ void report_sleep_usage_json(const struct db_sleep_usage *u, struct jw *w)
 	rows_str(r, row, U_STATUS, u->status);
 	rows_uint(r, row, U_PROCESSES, u->processes);
 	rows_str(r, row, U_ERROR, u->error);
+	rows_bool(r, row, U_SPINNERS_DEFAULT, u->spinners_default);
+	if (u->ncpus)
+		rows_uint(r, row, U_NCPUS, u->ncpus);
+	else
+		rows_null(r, row, U_NCPUS);
+	struct usage_sum t = usage_sum(u);
+	rows_uint(r, row, U_SERVED_BY_MODE, by_mode(&t));
+	rows_uint(r, row, U_THROTTLED, t.throttled);
+	rows_uint(r, row, U_FALLBACK, t.fallback);
 	rows_nest(r, row, U_THREADS, usage_threads(u));
 	rows_json_row(r, 0, w);
 	rows_free(r);

@@ -574,6 +574,8 @@ static inline int64_t fx_store_sleep(struct db *db)
 		c->cpu_pct = cpu[m];
 		c->cpu_s = c->wall_s * cpu[m] / 100.0;
 		c->cpu_us_per_call = c->cpu_s * 1e6 / 1000.0;
+		c->user_us_per_call = c->cpu_us_per_call / 4;
+		c->sys_us_per_call = c->cpu_us_per_call - c->user_us_per_call;
 		c->vcsw_per_call = m == 2 ? 0.0 : 1.0;
 		c->ivcsw_per_call = m == 2 ? 0.015625 : 0.0;
 		c->cheapest = m == 1;

@@ -18,6 +18,7 @@
 #include <elf.h>
 #include <errno.h>
 #include <limits.h>
+#include <sched.h>
 #include <sys/mman.h>
 
 #include "collectors/sleep.h"
@@ -315,18 +316,21 @@ static void test_sleep__preload_config_parse(void **state)
 	struct sleep_preload_config c;
 	char *cause = NULL;
 
-	/* defaults: timerfd, 1000 us, no spinner limit */
+	/* defaults: timerfd, 1000 us, the default spinner cap (the
+	 * interposer sizes it from its own CPUs) */
 	assert_int_equal(sleep_preload_config_parse(NULL, NULL, NULL, &c, NULL),
 			 0);
 	assert_int_equal(c.mode.mode, SLEEP_MODE_TIMERFD);
 	assert_int_equal(c.threshold_ns, 1000000);
 	assert_int_equal(c.max_spinners, 0);
+	assert_true(c.spinners_default);
 	assert_int_equal(sleep_preload_config_parse("hybrid:7", "250", "3", &c,
 						    NULL), 0);
 	assert_int_equal(c.mode.mode, SLEEP_MODE_HYBRID);
 	assert_int_equal(c.mode.margin_ns, 7000);
 	assert_int_equal(c.threshold_ns, 250000);
 	assert_int_equal(c.max_spinners, 3);
+	assert_false(c.spinners_default);
 	assert_int_equal(sleep_preload_config_parse(NULL, "1000000", NULL, &c,
 						    NULL), 0);
 	assert_int_equal(c.threshold_ns, 1000000000ull);
@@ -345,11 +349,16 @@ static void test_sleep__preload_config_parse(void **state)
 						    &cause), -EINVAL);
 	assert_non_null(strstr(cause, "not a whole number"));
 	free(cause);
+	/* 0 is no cap, not an error (it was refused as out of range) */
 	assert_int_equal(sleep_preload_config_parse(NULL, NULL, "0", &c,
+						    &cause), 0);
+	assert_int_equal(c.max_spinners, 0);
+	assert_false(c.spinners_default);
+	assert_int_equal(sleep_preload_config_parse(NULL, NULL, "4097", &c,
 						    &cause), -EINVAL);
-	assert_string_equal(cause, "bad max-spinners '0': out of range\n"
-			    "hint: give 1 to 4096 threads; leave it unset for "
-			    "no limit");
+	assert_string_equal(cause, "bad max-spinners '4097': out of range\n"
+			    "hint: give 1 to 4096 threads, 0 for no cap, or "
+			    "leave it unset for a quarter of the CPUs");
 	free(cause);
 	assert_int_equal(sleep_preload_config_parse(NULL, NULL, "lots", &c,
 						    &cause), -EINVAL);
@@ -536,6 +545,15 @@ static void test_sleep__bench_every_mode_short(void **state)
 	}
 	/* spinning costs CPU; 200 x 100 us of it cannot round to nothing */
 	assert_true(b.cells[SLEEP_MODE_SPIN].cpu_s > 0);
+	/* CPU per call splits into user and system time, which add up */
+	for (size_t i = 0; i < b.ncells; i++) {
+		const struct sleep_cell *c = &b.cells[i];
+		assert_true(c->user_us_per_call >= 0 && c->sys_us_per_call >= 0);
+		assert_float_equal(c->user_us_per_call + c->sys_us_per_call,
+				   c->cpu_us_per_call, 1e-6);
+	}
+	/* a spin reads the clock in the vDSO: its cost is user time */
+	assert_true(b.cells[SLEEP_MODE_SPIN].user_us_per_call > 0);
 	/* hybrid without a margin calibrated one and used it */
 	assert_true(b.header.hybrid_calibrated);
 	assert_true(b.header.hybrid_margin_ns >= SLEEP_HYBRID_GUARD_NS);
@@ -1070,6 +1088,76 @@ static void test_sleep__preload_max_spinners(void **state)
 	tu_proc_release(&p);
 }
 
+static void test_sleep__default_spinners(void **state)
+{
+	(void)state;
+	/* a quarter of the CPUs, at least 1 */
+	assert_int_equal(sleep_default_spinners(0), 1);
+	assert_int_equal(sleep_default_spinners(2), 1);
+	assert_int_equal(sleep_default_spinners(7), 1);
+	assert_int_equal(sleep_default_spinners(8), 2);
+	assert_int_equal(sleep_default_spinners(64), 16);
+}
+
+static void test_sleep__preload_default_spinner_cap(void **state)
+{
+	(void)state;
+	/* no max-spinners: the interposer caps spinners at a quarter of the
+	 * CPUs it may use and says so; "0" lifts the cap */
+	cpu_set_t mask;
+	assert_int_equal(sched_getaffinity(0, sizeof(mask), &mask), 0);
+	unsigned ncpus = (unsigned)CPU_COUNT(&mask);
+	struct preload_env pe = { .mode = "spin" };
+	struct sleep_report r;
+	char *argv[] = { WORKLOAD, "threads", "2", "20", "100", NULL };
+	struct tu_proc p = run_preloaded(&pe, argv, &r);
+	assert_ok(&p);
+	assert_true(r.config.spinners_default);
+	assert_int_equal(r.ncpus, ncpus);
+	assert_int_equal(r.config.max_spinners, sleep_default_spinners(ncpus));
+	sleep_report_release(&r);
+	tu_proc_release(&p);
+	pe.max_spinners = "0";
+	p = run_preloaded(&pe, argv, &r);
+	assert_ok(&p);
+	assert_false(r.config.spinners_default);
+	assert_int_equal(r.config.max_spinners, 0);
+	assert_int_equal(r.total.throttled, 0);
+	assert_int_equal(r.total.served, 40);
+	sleep_report_release(&r);
+	tu_proc_release(&p);
+}
+
+static void test_sleep__preload_fallback_counted(void **state)
+{
+	(void)state;
+	/* a workload holding every descriptor: no timerfd can be made, so
+	 * clock_nanosleep serves its sleeps, and the report must say so
+	 * rather than credit timerfd with them */
+	struct preload_env pe = { .mode = "timerfd" };
+	struct sleep_report r;
+	char *argv[] = { WORKLOAD, "nofds", "50", "40", NULL };
+	struct tu_proc p = run_preloaded(&pe, argv, &r);
+	assert_ok(&p);
+	assert_non_null(strstr(p.out, "exhausted=1"));
+	assert_int_equal(r.total.served, 50);
+	assert_int_equal(r.total.fallback, 50);
+	assert_int_equal(r.total.fallback_errno, EMFILE);
+	/* the mode's own histogram holds none of them */
+	assert_int_equal(r.total.over.n, 0);
+	assert_true(r.total.fallback_over_sum_ns > 0);
+	sleep_report_release(&r);
+	tu_proc_release(&p);
+	/* a workload with descriptors to spare falls back never */
+	char *argv2[] = { WORKLOAD, "loop", "50", "40", NULL };
+	p = run_preloaded(&pe, argv2, &r);
+	assert_ok(&p);
+	assert_int_equal(r.total.fallback, 0);
+	assert_int_equal(r.total.over.n, 50);
+	sleep_report_release(&r);
+	tu_proc_release(&p);
+}
+
 static void test_sleep__preload_without_report_or_with_bad_env(void **state)
 {
 	(void)state;
@@ -1106,7 +1194,7 @@ static void test_sleep__report_rejects_foreign_memfd(void **state)
 	free(cause);
 	assert_int_equal(ftruncate(fd, sizeof(struct sleep_shm)), 0);
 	assert_int_equal(sleep_report_read(fd, &r, &cause), -EINVAL);
-	assert_non_null(strstr(cause, "does not hold a version 1 report"));
+	assert_non_null(strstr(cause, "does not hold a version 2 report"));
 	free(cause);
 	close(fd);
 
@@ -1147,6 +1235,9 @@ int main(void)
 		cmocka_unit_test(test_sleep__preload_usleep_and_errno),
 		cmocka_unit_test(test_sleep__preload_fork_exec_and_thread_churn),
 		cmocka_unit_test(test_sleep__preload_max_spinners),
+		cmocka_unit_test(test_sleep__default_spinners),
+		cmocka_unit_test(test_sleep__preload_default_spinner_cap),
+		cmocka_unit_test(test_sleep__preload_fallback_counted),
 		cmocka_unit_test(test_sleep__preload_without_report_or_with_bad_env),
 		cmocka_unit_test(test_sleep__report_rejects_foreign_memfd),
 	};

@@ -92,6 +92,61 @@ static void test_sleepmode__long_sleeps_pass_through(void **state)
 	tu_proc_release(&p);
 }
 
+static void test_sleepmode__fallback_never_credited_to_the_mode(void **state)
+{
+	struct fx *f = *state;
+	if (!tu_perf_allowed(f->dbarg))
+		skip();
+	/* The workload holds every descriptor, so no timerfd can be made:
+	 * clock_nanosleep serves its 40 sleeps, and the run must say so. */
+	char *argv[] = { PROF_BIN, f->dbarg, "run", "-e", "task-clock",
+			 "--sleep-mode", "timerfd", "--",
+			 HELPERS_DIR "/sleep_workload", "nofds", "40", "40", NULL };
+	struct tu_proc p = tu_run(argv, NULL);
+	assert_int_equal(p.status, 0);
+	expect(p.out, "exhausted=1");
+	expect(p.err, "sleeps under 1000 us served as timerfd for 0 of 40 calls");
+	expect(p.err, "served 40: 0 by timerfd, 40 by clock_nanosleep (no "
+	       "timerfd: too many open files)");
+	tu_proc_release(&p);
+	char *r[] = { PROF_BIN, f->dbarg, "report", "last", "--format", "json", NULL };
+	p = tu_run(r, NULL);
+	assert_int_equal(p.status, 0);
+	expect(p.out, "\"fallback\": 40,");
+	expect(p.out, "\"served_by_mode\": 0,");
+	expect(p.out, "\"served_by_clock_nanosleep\": 40");
+	tu_proc_release(&p);
+}
+
+static void test_sleepmode__spinner_cap_default_and_none(void **state)
+{
+	struct fx *f = *state;
+	if (!tu_perf_allowed(f->dbarg))
+		skip();
+	/* Unset: the default cap is stated with the CPUs it came from. */
+	char *a1[] = { PROF_BIN, f->dbarg, "run", "-e", "task-clock",
+		       "--sleep-mode", "spin", "--", HELPERS_DIR "/sleep_workload",
+		       "loop", "5", "50", NULL };
+	struct tu_proc p = tu_run(a1, NULL);
+	assert_int_equal(p.status, 0);
+	expect(p.err, "spinning at once (default: a quarter of the workload's ");
+	expect(p.err, "at least 1; no serial-chain exemption)");
+	tu_proc_release(&p);
+	/* 0: no cap (it was refused as out of range). */
+	char *a2[] = { PROF_BIN, f->dbarg, "run", "-e", "task-clock",
+		       "--sleep-mode", "spin,max-spinners=0", "--",
+		       HELPERS_DIR "/sleep_workload", "loop", "5", "50", NULL };
+	p = tu_run(a2, NULL);
+	assert_int_equal(p.status, 0);
+	expect(p.err, "served as spin, no cap on spinning threads: applied");
+	tu_proc_release(&p);
+	char *r[] = { PROF_BIN, f->dbarg, "report", "last", "--format", "json", NULL };
+	p = tu_run(r, NULL);
+	expect(p.out, "\"max_spinners\": null,");
+	expect(p.out, "\"max_spinners_default\": false,");
+	tu_proc_release(&p);
+}
+
 static void test_sleepmode__bad_input_stops_before_running(void **state)
 {
 	struct fx *f = *state;
@@ -102,7 +157,7 @@ static void test_sleepmode__bad_input_stops_before_running(void **state)
 		{ "warp", "warp" },
 		{ "timerfd,threshold=-5", "-5" },
 		{ "timerfd,threshold=2000000", "2000000" },
-		{ "spin,max-spinners=0", "max-spinners" },
+		{ "spin,max-spinners=4097", "max-spinners" },
 		{ "timerfd,colour=red", "colour=red" },
 		{ "condvar", "condvar" },
 	};
@@ -242,6 +297,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_sleepmode__serves_and_reports_each_thread, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sleepmode__long_sleeps_pass_through, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sleepmode__fallback_never_credited_to_the_mode, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sleepmode__spinner_cap_default_and_none, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sleepmode__bad_input_stops_before_running, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sleepmode__static_workload_is_not_preloaded, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sleepmode__install_path_with_space_or_colon, setup, teardown),

@@ -22,6 +22,9 @@
  *                          it again as "loop N US"
  *   churn T N US           T threads one after another, N sleeps each;
  *                          prints fds_before= and fds_after= (open fds)
+ *   nofds N US             takes every descriptor its (lowered) limit
+ *                          allows, then nanosleep(US) N times; prints
+ *                          exhausted=1 when the last dup failed EMFILE
  *   bench N US             nanosleep(US) N times; prints wall_s=
  *   overhead N             prints ns per call of a rejected nanosleep
  *                          (EINVAL) and of a past absolute deadline
@@ -34,6 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -96,6 +100,21 @@ static int count_fds(void)
 			n++;
 	closedir(d);
 	return n - 1;	/* the directory's own fd */
+}
+
+/* No descriptor left, as a workload that leaks them would have. */
+static int cmd_nofds(long n, long us)
+{
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur > 256) {
+		rl.rlim_cur = 256;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+	while (dup(2) >= 0)
+		;
+	printf("exhausted=%d\n", errno == EMFILE);
+	fflush(stdout);
+	return sleep_n(n, us);
 }
 
 static int cmd_abs(long n, long us)
@@ -221,6 +240,8 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(cmd, "abs") == 0 && argc == 4)
 		return cmd_abs(a, b);
+	if (strcmp(cmd, "nofds") == 0 && argc == 4)
+		return cmd_nofds(a, b);
 	if (strcmp(cmd, "eintr") == 0 && argc == 6)
 		return cmd_eintr(a, b, argv[4], argv[5]);
 	if (strcmp(cmd, "errno") == 0 && argc == 3)

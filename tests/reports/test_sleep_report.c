@@ -41,6 +41,8 @@ static void set_cell(struct db_sleep_cell *c, const char *mode, int64_t margin_n
 	c->buckets[DB_SLEEP_LT50] = 30;
 	c->buckets[DB_SLEEP_GE50] = 10;
 	c->cpu_us_per_call = cpu_us;
+	c->user_us_per_call = cpu_us / 2;
+	c->sys_us_per_call = cpu_us / 2;
 	/* cpu % = cpu per call / (target + p50) per call, near enough */
 	c->cpu_pct = cpu_us / ((double)target_us + (double)p50 / 1e3) * 100.0;
 	c->vcsw_per_call = 1.0;
@@ -195,7 +197,8 @@ static void test_sleep_report__json_keys_follow_the_contract(void **state)
 	       "      \"early\": 0,\n      \"buckets\": {\n        \"lt3\": 600,\n"
 	       "        \"lt10\": 300,\n        \"lt25\": 60,\n        \"lt50\": 30,\n"
 	       "        \"ge50\": 10\n      },\n      \"cpu_pct\": ");
-	expect(out, "\"cpu_us_per_call\": 1.5,\n      \"vcsw_per_call\": 1,\n"
+	expect(out, "\"cpu_us_per_call\": 1.5,\n      \"user_us_per_call\": 0.75,\n"
+	       "      \"sys_us_per_call\": 0.75,\n      \"vcsw_per_call\": 1,\n"
 	       "      \"ivcsw_per_call\": 0.004,\n      \"missed\": 0,\n");
 	/* hybrid: its own name, the margin apart, an early median. */
 	expect(out, "\"mode\": \"hybrid\",\n      \"margin_us\": 12.3,\n"
