@@ -280,6 +280,32 @@ static int load_run_events(struct db *db, sqlite3_stmt *ev, struct db_exp_run *x
 	return 0;
 }
 
+/* The run's machine deltas: a name that did not move has no row. */
+static int load_run_system(struct db *db, sqlite3_stmt *sy, struct db_exp_run *x,
+			   char **cause)
+{
+	struct db_row r;
+	db_row_init(&r, db, sy, "run_system");
+	sqlite3_bind_int64(sy, 1, x->run_id);
+	int s;
+	while (!r.rc && (s = sqlite3_step(sy)) == SQLITE_ROW) {
+		db_row_key(&r, "(run %lld, row %zu)", (long long)x->run_id,
+			   x->nsystem + 1);
+		size_t k = x->nsystem++;
+		x->system = realloc(x->system, x->nsystem * sizeof(*x->system));
+		if (!x->system)
+			abort();
+		x->system[k].name = db_row_text(&r, 0, 0);
+		x->system[k].delta = db_row_int(&r, 1, INT64_MIN, INT64_MAX, 0, 0);
+	}
+	sqlite3_reset(sy);
+	if (r.rc)
+		return db_row_fail(&r, cause);
+	if (s != SQLITE_DONE)
+		return db_fail(db, s, "cannot read the machine's deltas from", cause);
+	return 0;
+}
+
 static int load_run_scores(struct db *db, sqlite3_stmt *sc, struct db_exp_run *x,
 			   char **cause)
 {
@@ -394,7 +420,7 @@ static int load_runs(struct db *db, struct db_experiment *e, char **cause)
 	if (s != SQLITE_DONE)
 		return db_fail(db, s, "cannot read", cause);
 
-	sqlite3_stmt *ev, *sc;
+	sqlite3_stmt *ev, *sc, *sy;
 	rc = db_prepare_select(db, &ev, run_event_cols, VC_N,
 			       "FROM events WHERE run_id = ?1 ORDER BY idx", cause);
 	if (rc)
@@ -405,13 +431,23 @@ static int load_runs(struct db *db, struct db_experiment *e, char **cause)
 		sqlite3_finalize(ev);
 		return rc;
 	}
+	rc = db_prepare(db, &sy, "SELECT name, delta FROM run_system"
+			" WHERE run_id = ?1 ORDER BY idx", cause);
+	if (rc) {
+		sqlite3_finalize(ev);
+		sqlite3_finalize(sc);
+		return rc;
+	}
 	for (size_t i = 0; i < e->nruns && !rc; i++) {
 		rc = load_run_events(db, ev, &e->runs[i], cause);
 		if (!rc)
 			rc = load_run_scores(db, sc, &e->runs[i], cause);
+		if (!rc)
+			rc = load_run_system(db, sy, &e->runs[i], cause);
 	}
 	sqlite3_finalize(ev);
 	sqlite3_finalize(sc);
+	sqlite3_finalize(sy);
 	return rc;
 }
 
@@ -626,6 +662,9 @@ void db_experiment_release(struct db_experiment *e)
 		free(r->pin_mode);
 		free(r->pin_status);
 		free(r->pin_cpus);
+		for (size_t k = 0; k < r->nsystem; k++)
+			free(r->system[k].name);
+		free(r->system);
 	}
 	free(e->runs);
 	memset(e, 0, sizeof(*e));

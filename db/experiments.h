@@ -58,6 +58,10 @@ struct db_exp_run {
 	char *pin_mode, *pin_status, *pin_cpus;
 	int pin_level;
 	uint64_t pin_size_bytes;
+	/* The machine's counters that moved during the run (run_system, as
+	 * db_run's system); 0 for runs stored before prof kept them. */
+	size_t nsystem;
+	struct db_sysval *system;
 };
 
 struct db_experiment {

@@ -15,7 +15,7 @@
 #include "reports/abstat.h"
 
 enum msrc { M_WALL, M_CPU, M_CORES, M_USER, M_SYS, M_EVENT, M_PKI, M_PER_CPU_MS, M_IPC, M_SCORE,
-	    M_PER, M_PER_RATE };
+	    M_PER, M_PER_RATE, M_MACHINE, M_MACHINE_SUM };
 
 /* Where a metric's value comes from in a run. */
 struct msource {
@@ -43,6 +43,34 @@ static double score_of(const struct db_exp_run *r, const char *name)
 		if (!strcmp(r->scores[i].name, name))
 			return r->scores[i].found ? r->scores[i].value : NAN;
 	return NAN;
+}
+
+/*
+ * A machine delta of the run: NAN when the run has none stored (it
+ * predates them), 0 when the counter did not move (only moved ones are
+ * stored). With sum, the total over names "PREFIX*SUFFIX" (key holds
+ * "PREFIX|SUFFIX").
+ */
+static double machine_of(const struct db_exp_run *r, const char *key, bool sum)
+{
+	if (!r->nsystem)
+		return NAN;
+	const char *bar = sum ? strchr(key, '|') : NULL;
+	size_t plen = bar ? (size_t)(bar - key) : 0;
+	double v = 0;
+	for (size_t i = 0; i < r->nsystem; i++) {
+		const char *n = r->system[i].name;
+		if (!bar) {
+			if (!strcmp(n, key))
+				return (double)r->system[i].delta;
+			continue;
+		}
+		size_t len = strlen(n), slen = strlen(bar + 1);
+		if (len > plen + slen && !strncmp(n, key, plen) &&
+		    !strcmp(n + len - slen, bar + 1))
+			v += (double)r->system[i].delta;
+	}
+	return v;
 }
 
 static double value_of(const struct db_exp_run *r, const struct msource *m)
@@ -86,6 +114,10 @@ static double value_of(const struct db_exp_run *r, const struct msource *m)
 		double s = score_of(r, m->key) * r->wall_s;
 		return s > 0 ? 1000.0 * cpu / s : NAN;
 	}
+	case M_MACHINE:
+		return machine_of(r, m->key, false);
+	case M_MACHINE_SUM:
+		return machine_of(r, m->key, true);
 	}
 	return NAN;
 }
@@ -239,6 +271,50 @@ static void add_per(const struct db_experiment *e, const char *per,
 		   true, "ms");
 }
 
+/*
+ * The machine's deltas worth comparing between arms: those `prof report
+ * --system` shows first (reports/sysenv.c), each "system.NAME", lower
+ * is better (a change that makes the machine fault, switch or wait more
+ * is a cost even when the workload's own time hides it). A name joins
+ * the list when it moved in some run; runs without deltas stored give
+ * no value, so old experiments show none of these.
+ */
+static void add_machine(const struct db_experiment *e, struct ab_metric **ms,
+			struct msource **src, size_t *n)
+{
+	static const struct { const char *key, *unit; bool sum; } wanted[] = {
+		{ "vmstat.pgfault", "count", false },
+		{ "vmstat.pgmajfault", "count", false },
+		{ "vmstat.numa_pages_migrated", "count", false },
+		{ "vmstat.pgmigrate_success", "count", false },
+		{ "stat.ctxt", "count", false },
+		{ "stat.processes", "count", false },
+		{ "stat.cpu.user_ms", "ms", false },
+		{ "stat.cpu.system_ms", "ms", false },
+		{ "stat.cpu.irq_ms", "ms", false },
+		{ "stat.cpu.softirq_ms", "ms", false },
+		{ "stat.cpu.steal_ms", "ms", false },
+		{ "interrupts.total", "count", false },
+		{ "schedstat.|.wait_ns", "ns", true },
+	};
+	for (size_t w = 0; w < sizeof(wanted) / sizeof(wanted[0]); w++) {
+		bool moved = false;
+		for (size_t i = 0; i < e->nruns && !moved; i++) {
+			double v = machine_of(&e->runs[i], wanted[w].key, wanted[w].sum);
+			moved = isfinite(v) && v != 0;
+		}
+		if (!moved)
+			continue;
+		char name[96];
+		if (wanted[w].sum)
+			snprintf(name, sizeof(name), "system.schedstat.wait_ns");
+		else
+			snprintf(name, sizeof(name), "system.%s", wanted[w].key);
+		add_metric(ms, src, n, name, wanted[w].sum ? M_MACHINE_SUM : M_MACHINE,
+			   wanted[w].key, false, true, wanted[w].unit);
+	}
+}
+
 static size_t build_metrics(const struct db_experiment *e, struct ab_metric **ms,
 			    struct msource **src, char **refused)
 {
@@ -308,6 +384,7 @@ static size_t build_metrics(const struct db_experiment *e, struct ab_metric **ms
 			continue;
 		add_per(e, e->settings[i].value, ms, src, &n, refused);
 	}
+	add_machine(e, ms, src, &n);
 	return n;
 }
 
@@ -803,6 +880,8 @@ bool ab_metric_per_thread(const struct ab_metric *m)
 {
 	static const char *const whole[] = { "wall_s", "cpu_s", "cores", "user_s",
 					     "sys_s" };
+	if (!strncmp(m->name, "system.", 7))
+		return false;	/* the whole machine's */
 	for (size_t i = 0; i < sizeof(whole) / sizeof(whole[0]); i++)
 		if (!strcmp(m->name, whole[i]))
 			return false;

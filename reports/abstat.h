@@ -4,7 +4,10 @@
  * numbers. For each metric (wall_s, cpu_s, cores, user_s and sys_s from
  * wait4, every counter, misses
  * per thousand instructions when instructions were counted, every score,
- * and per-unit costs), each arm's summary, and against the baseline the
+ * per-unit costs, and the whole machine's deltas that `prof report
+ * --system` shows first, as "system.vmstat.pgfault" and the like, lower
+ * is better, where the runs have them stored and they moved), each arm's
+ * summary, and against the baseline the
  * paired log-ratio statistics of reports/stats with a verdict against a
  * noise gate. Nothing here prints: reports/ab.h lays the result out.
  *
@@ -189,7 +192,7 @@ int ab_by_name_analyze(const struct db_experiment *exp, const struct db_run *run
 void ab_by_name_release(struct ab_by_name *g);
 
 /* Whether metric m of a by-name analysis is one per thread (a counter or
- * a ratio of counters), not a whole-run time. */
+ * a ratio of counters), not a whole-run time or the machine's delta. */
 bool ab_metric_per_thread(const struct ab_metric *m);
 
 /*

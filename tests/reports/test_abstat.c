@@ -376,6 +376,77 @@ static void test_abstat__per_takes_a_count(void **state)
 	assert_false(ab_score_is_rate("frames", NULL));
 }
 
+/*
+ * The machine's deltas: six rounds (no warm-up) in which the step made
+ * the whole machine fault 1100 and 1200 times against the control's
+ * 1000 (the hand-worked sample above at six rounds: +14.89%, p =
+ * 0.03125, worse, as a fault is a cost), switch context 500 times in
+ * both arms (no change: equivalent), and wait for a CPU on two CPUs
+ * (summed). Steal never moved, so it is no metric; a run stored before
+ * prof kept deltas gives no value, so its round pairs nothing.
+ */
+static void test_abstat__machine_deltas_compare_like_any_metric(void **state)
+{
+	(void)state;
+	struct fake f;
+	fake_init(&f, 3, false, 7);
+	f.e.warmup = 0;
+	struct db_sysval sys[MAXRUNS][4];
+	for (int r = 0; r < 7; r++) {
+		for (int arm = 0; arm < 2; arm++) {
+			add(&f, arm, r, arm, false, 0, 10, 30);
+			struct db_exp_run *x = &f.runs[f.e.nruns - 1];
+			if (r == 6)
+				continue;	/* stored before deltas were kept */
+			struct db_sysval *v = sys[f.e.nruns - 1];
+			v[0] = (struct db_sysval){ "vmstat.pgfault",
+						   arm ? (r % 2 ? 1200 : 1100) : 1000 };
+			v[1] = (struct db_sysval){ "stat.ctxt", 500 };
+			v[2] = (struct db_sysval){ "schedstat.cpu0.wait_ns", 300 };
+			v[3] = (struct db_sysval){ "schedstat.cpu1.wait_ns", 200 };
+			x->system = v;
+			x->nsystem = 4;
+		}
+	}
+	struct ab_gate_rule gate = { NAN, NULL, 1.0 };
+	struct ab_analysis a;
+	assert_int_equal(ab_analyze(&f.e, &gate, &a, NULL), 0);
+	/* wall_s .. sys_s, fps, then the machine's, in --system's order */
+	assert_int_equal(a.nmetrics, 9);
+	assert_string_equal(a.metrics[6].name, "system.vmstat.pgfault");
+	assert_string_equal(a.metrics[7].name, "system.stat.ctxt");
+	assert_string_equal(a.metrics[8].name, "system.schedstat.wait_ns");
+	for (size_t m = 6; m < 9; m++) {
+		assert_false(a.metrics[m].higher_is_better);
+		assert_true(a.metrics[m].supported);
+		assert_false(ab_metric_per_thread(&a.metrics[m]));
+		assert_int_equal(ab_cell_of(&a, 0, m)->n, 6);
+	}
+	assert_string_equal(a.metrics[6].unit, "count");
+	assert_string_equal(a.metrics[8].unit, "ns");
+	near(ab_cell_of(&a, 0, 6)->sum.mean, 1000, 1e-9);
+	near(ab_cell_of(&a, 1, 6)->sum.mean, 1150, 1e-9);
+	near(ab_cell_of(&a, 0, 8)->sum.mean, 500, 1e-9);
+
+	const struct ab_comparison *pf = ab_comparison_of(&a, 1, 6);
+	assert_true(pf->computable);
+	assert_int_equal(pf->p.n, 6);
+	near(pf->p.delta_pct, 14.891253, 1e-5);
+	near(pf->p.p_value, 0.03125, 1e-12);
+	assert_int_equal(pf->j.verdict, VERDICT_WORSE);
+	const struct ab_comparison *cs = ab_comparison_of(&a, 1, 7);
+	near(cs->p.delta_pct, 0, 1e-12);
+	assert_int_equal(cs->j.verdict, VERDICT_EQUIVALENT);
+	ab_analysis_release(&a);
+
+	/* The same experiment with no deltas stored at all: no such rows. */
+	for (size_t i = 0; i < f.e.nruns; i++)
+		f.runs[i].nsystem = 0;
+	assert_int_equal(ab_analyze(&f.e, &gate, &a, NULL), 0);
+	assert_int_equal(a.nmetrics, 6);
+	ab_analysis_release(&a);
+}
+
 static void test_abstat__no_arms_is_refused(void **state)
 {
 	(void)state;
@@ -399,6 +470,7 @@ int main(void)
 		cmocka_unit_test(test_abstat__experiment_pairs_counted_rounds),
 		cmocka_unit_test(test_abstat__gate_given_then_aa_then_default),
 		cmocka_unit_test(test_abstat__per_takes_a_count),
+		cmocka_unit_test(test_abstat__machine_deltas_compare_like_any_metric),
 		cmocka_unit_test(test_abstat__no_arms_is_refused),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
