@@ -644,6 +644,7 @@ static int cmd_ab(struct verb_ctx *vc)
 		goto out;
 	}
 	struct ab_gate_rule gate = ab_gate_for(db, &stored, NAN, &aa, &have_aa);
+	run_exp_env_warn(db, &stored);
 	struct ab_analysis an;
 	if (o->by_name) {
 		FILE *fp = verb_out(vc);

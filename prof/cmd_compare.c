@@ -219,6 +219,7 @@ static int compare_experiment(struct verb_ctx *vc, struct db *db, long id)
 	if (rc)
 		return fail_cause(cause, exit_code_for(rc));
 	struct ab_gate_rule gate = ab_gate_for(db, &e, args->gate, &aa, &have_aa);
+	run_exp_env_warn(db, &e);
 	struct ab_analysis an;
 	if (args->by_name) {
 		FILE *fp = verb_out(vc);

@@ -386,6 +386,41 @@ size_t run_env_warn(const struct db_run *a, const struct db_run *b)
 	return n;
 }
 
+/* The first run of arm a, a warm-up only when the arm has nothing else. */
+static const struct db_exp_run *first_of_arm(const struct db_experiment *e, int a)
+{
+	const struct db_exp_run *warm = NULL;
+	for (size_t i = 0; i < e->nruns; i++) {
+		const struct db_exp_run *r = &e->runs[i];
+		if (r->arm != a)
+			continue;
+		if (!r->warmup)
+			return r;
+		if (!warm)
+			warm = r;
+	}
+	return warm;
+}
+
+size_t run_exp_env_warn(struct db *db, const struct db_experiment *e)
+{
+	const struct db_exp_run *x = first_of_arm(e, 0);
+	struct db_run base;
+	size_t n = 0;
+	if (!x || db_run_load(db, x->run_id, &base, NULL))
+		return 0;
+	for (size_t a = 1; a < e->narms; a++) {
+		const struct db_exp_run *y = first_of_arm(e, (int)a);
+		struct db_run other;
+		if (!y || db_run_load(db, y->run_id, &other, NULL))
+			continue;
+		n += run_env_warn(&base, &other);
+		db_run_release(&other);
+	}
+	db_run_release(&base);
+	return n;
+}
+
 void run_state_self(struct db_run *run, const char *kind, int argc,
 		    char *const *argv, const char *started)
 {

@@ -59,6 +59,15 @@ int run_incomplete_exit(const struct db_run *run, bool allow, int exit_code);
  */
 size_t run_env_warn(const struct db_run *a, const struct db_run *b);
 
+/*
+ * The same for an experiment: the first run of each arm (not a warm-up,
+ * where it has one) against the baseline's, so `prof ab` and `prof
+ * compare EXP` say when an arm ran on a machine set up differently.
+ * Returns how many settings differ, all arms together; a run that cannot
+ * be loaded is passed over (the report itself reads none of this).
+ */
+size_t run_exp_env_warn(struct db *db, const struct db_experiment *e);
+
 /* Now as ISO 8601 UTC, "2026-11-30T05:37:51Z". */
 void run_state_now_iso(char *buf, size_t n);
 

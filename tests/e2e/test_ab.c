@@ -14,6 +14,8 @@
 #include <unistd.h>
 #include <time.h>
 
+#include <sqlite3.h>
+
 #include "test_util.h"
 
 static int setup(void **state)
@@ -743,6 +745,51 @@ static void test_ab__summary_across_scenes(void **state)
 	tu_proc_release(&p);
 }
 
+/*
+ * Issue 17: the machine's deltas are metrics of an experiment (page
+ * faults by the whole machine move in every run, so the comparison is
+ * always there), and an arm whose runs' stored settings differ from the
+ * baseline's is flagged by `prof compare EXP`, once per setting. The
+ * setting is changed in the database, as no test can change this
+ * machine's THP mode between arms.
+ */
+static void test_ab__machine_deltas_and_settings_between_arms(void **state)
+{
+	struct tu_db *f = *state;
+	char *argv[] = { PROF_BIN, f->dbarg, "ab", "--arm", "A=true", "--arm",
+			 "B=true", "--rounds", "2", "--warmup", "0", "-e", "task-clock",
+			 "--format", "json", NULL };
+	struct tu_proc p = tu_run(argv, NULL);
+	perf_or_skip(&p);
+	assert_int_equal(p.status, 0);
+	const char *c = comparison(p.err, "system.vmstat.pgfault");
+	if (!c)
+		fail_msg("no system.vmstat.pgfault comparison in:\n%s", p.err);
+	expect(p.err, "\"system.vmstat.pgfault\": {");
+	assert_null(strstr(p.err, "set up differently"));
+	tu_proc_release(&p);
+
+	/* ABBA over 2 rounds: runs 1 and 4 are A's, 2 and 3 B's. */
+	sqlite3 *db;
+	assert_int_equal(sqlite3_open(f->path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "UPDATE run_env SET value = 'fake-mode' "
+				      "WHERE key = 'thp' AND run_id IN (2, 3)",
+				      NULL, NULL, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_changes(db), 2);
+	sqlite3_close(db);
+	char *cmp[] = { PROF_BIN, f->dbarg, "compare", "last", NULL };
+	p = tu_run(cmp, NULL);
+	assert_int_equal(p.status, 0);
+	expect(p.err, "warning: runs 1 and 2 ran on a machine set up differently");
+	expect(p.err, "'fake-mode' in run 2");
+	/* once: the setting, not every pair of runs */
+	const char *first = strstr(p.err, "thp: ");
+	assert_non_null(first);
+	assert_null(strstr(first + 1, "thp: "));
+	expect(p.out, "system.vmstat.pgfault");
+	tu_proc_release(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -762,6 +809,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_ab__compare_sets_of_tagged_runs, setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_ab__by_name_gives_each_thread_name_its_verdict, setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_ab__summary_across_scenes, setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_ab__machine_deltas_and_settings_between_arms, setup, tu_db_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
