@@ -350,6 +350,11 @@ static const char *const migrations[] = {
 	"ALTER TABLE events ADD COLUMN mission_family TEXT;"
 	"ALTER TABLE events ADD COLUMN mission_event TEXT;"
 	"ALTER TABLE events ADD COLUMN mission_note TEXT;",
+
+	/* v9: an experiment's kind: `ab` (prof ab), or `pressure` (prof
+	 * pressure: its arms are the steps and controls of a cache-pressure
+	 * curve, and each run's co-runner is in its run_settings). */
+	"ALTER TABLE experiments ADD COLUMN kind TEXT NOT NULL DEFAULT 'ab';",
 };
 
 size_t schema_migration_count(void)
