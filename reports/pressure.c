@@ -348,6 +348,12 @@ void press_curve_judge(struct press_curve *c, const char *metric_label,
 				      dom, s->cmp.p.delta_pct, s->cmp.p.ci95_lo_pct,
 				      s->cmp.p.ci95_hi_pct, metric_label, most,
 				      last->cmp.p.delta_pct);
+	} else if (all_quiet && c->gate_pct > PRESS_GATE_QUIET_MAX_PCT) {
+		c->verdict = PRESS_INCONCLUSIVE;
+		rc = asprintf(&c->summary, "inconclusive: two identical controls (the "
+			      "A/A step) differ by up to ±%.1f%% %s here, so a capacity "
+			      "effect smaller than that cannot be ruled out; run it when "
+			      "the machine is quieter", c->gate_pct, metric_label);
 	} else if (all_quiet) {
 		char left[32];
 		double l = (double)domain_bytes - (double)last->taken_bytes;
@@ -491,6 +497,12 @@ int press_analyze(const struct db_experiment *e, double gate_pct,
 			s->corunner_ns = arm_median(e, s->arm, NULL, "corunner.ns_per_line");
 			s->held_bytes = s->aa ? 0 : arm_median(e, s->arm, NULL,
 							       "corunner.held_bytes");
+			s->duty = arm_median(e, s->arm, NULL, "corunner.duty");
+			if (!s->aa && s->duty < PRESS_DUTY_MIN)
+				warn(out, "%s, step %s: the co-runner ran %.0f%% of the "
+				     "time (median): other work took its CPU, so it took "
+				     "less cache than asked", c->workload,
+				     e->arms[s->arm].name, 100 * s->duty);
 			if (s->cmp.computable && s->cmp.j.position_large)
 				warn(out, "%s, step %s: the slot in the round moves %s by "
 				     "%+.1f%%, large next to the effect (%+.1f%%)",
@@ -531,7 +543,7 @@ void press_analysis_release(struct press_analysis *a)
 
 enum {
 	S_TAKEN, S_HELD, S_LEFT, S_DELTA, S_CI, S_CI_LO, S_CI_HI, S_VERDICT,
-	S_CI_VERDICT, S_P, S_N, S_MEDIAN, S_CORUNNER_NS, S_AA, S_ARM, S_N_COLS
+	S_CI_VERDICT, S_P, S_N, S_MEDIAN, S_CORUNNER_NS, S_DUTY, S_AA, S_ARM, S_N_COLS
 };
 
 static const struct col step_cols[S_N_COLS] = {
@@ -556,6 +568,8 @@ static const struct col step_cols[S_N_COLS] = {
 		       .decimals = 4, .none = "n/a" },
 	[S_CORUNNER_NS] = { .key = "corunner_ns_per_line", .title = "co-runner ns/line",
 			    .kind = COL_REAL, .decimals = 1, .none = "n/a" },
+	[S_DUTY] = { .key = "corunner_duty", .title = "duty", .kind = COL_REAL,
+		     .decimals = 2, .none = "n/a" },
 	[S_AA] = { .key = "aa", .kind = COL_BOOL, .flags = COL_MACHINES },
 	[S_ARM] = { .key = "arm", .flags = COL_MACHINES },
 };
@@ -597,6 +611,7 @@ static void step_row(struct rows *r, const struct press_analysis *a,
 	rows_int(r, row, S_N, (int64_t)(c->computable ? c->p.n : 0));
 	rows_num(r, row, S_MEDIAN, s->median);
 	rows_num(r, row, S_CORUNNER_NS, s->corunner_ns);
+	rows_num(r, row, S_DUTY, s->duty);
 	rows_bool(r, row, S_AA, s->aa);
 	rows_str(r, row, S_ARM, a->exp->arms[s->arm].name);
 }
@@ -777,7 +792,7 @@ static void header(const struct press_analysis *a, FILE *fp, bool md)
 
 static const size_t people_cols[] = {
 	S_TAKEN, S_HELD, S_LEFT, S_DELTA, S_CI_VERDICT, S_P, S_N, S_MEDIAN,
-	S_CORUNNER_NS,
+	S_CORUNNER_NS, S_DUTY,
 };
 
 void press_render(const struct press_analysis *a, enum out_format fmt, FILE *fp)
@@ -812,8 +827,10 @@ void press_render(const struct press_analysis *a, enum out_format fmt, FILE *fp)
 	fprintf(fp, md ? "\n_held: what the co-runner kept of what it walked, from "
 		"its time per line between a hit and a miss; left: the domain less "
 		"what was taken; Δ%%: the metric against the control co-runner of "
-		"the same round_\n" : "\n held: what the co-runner kept of what it "
+		"the same round; duty: the co-runner's share of the run's time on "
+		"its CPU_\n" : "\n held: what the co-runner kept of what it "
 		"walked (from its time per line between a hit and a miss); left: the "
 		"domain less what was taken;\n Δ%%: the metric against the control "
-		"co-runner of the same round (paired log-ratio, 95%% CI)\n");
+		"co-runner of the same round (paired log-ratio, 95%% CI); duty: the "
+		"co-runner's share of the run's time on its CPU\n");
 }

@@ -188,9 +188,9 @@ static void test_pressure__a_chase_in_l2_is_not(void **state)
 	for (size_t i = 0; i < NSTEPS; i++)
 		assert_int_equal(c->steps[i].cmp.j.verdict, VERDICT_EQUIVALENT);
 	assert_int_equal(c->verdict, PRESS_NOT_SENSITIVE);
-	assert_true(c->gate_pct >= 1.0 && c->gate_pct < 2.0);
-	assert_non_null(strstr(c->summary, "not cache-sensitive within ±1."));
-	assert_non_null(strstr(c->summary, "% CPU time down to 8 MiB left of 32 MiB"));
+	assert_string_equal(c->gate_source, "floor");	/* A/A spread below 2% */
+	assert_non_null(strstr(c->summary, "not cache-sensitive within ±2.0% CPU time "
+			       "down to 8 MiB left of 32 MiB"));
 	press_analysis_release(&a);
 	/* Judged against a gate far below the noise it cannot say. */
 	analyze(&e, 0.01, &a);
@@ -204,7 +204,8 @@ static void test_pressure__noise_is_inconclusive_with_rounds(void **state)
 {
 	(void)state;
 	/* Runs moved ±15% with the load on the machine: the A/A step's
-	 * spread sets a wide gate, and within it nothing moved. */
+	 * spread sets a gate so wide that within it nothing can be ruled
+	 * out, though no step moved beyond it. */
 	static const double noisy[4][NARMS] = {
 		{ 0.30, 0.34, 0.33, 0.27, 0.34, 0.33 },
 		{ 0.35, 0.30, 0.31, 0.39, 0.31, 0.32 },
@@ -217,8 +218,11 @@ static void test_pressure__noise_is_inconclusive_with_rounds(void **state)
 	analyze(&e, NAN, &a);
 	const struct press_curve *c = &a.curves[0];
 	assert_string_equal(c->gate_source, "A/A step");
-	assert_true(c->gate_pct > 10);
-	assert_int_equal(c->verdict, PRESS_NOT_SENSITIVE);
+	assert_true(c->gate_pct > PRESS_GATE_QUIET_MAX_PCT);
+	for (size_t i = 0; i < NSTEPS; i++)
+		assert_int_equal(c->steps[i].cmp.j.verdict, VERDICT_EQUIVALENT);
+	assert_int_equal(c->verdict, PRESS_INCONCLUSIVE);
+	assert_non_null(strstr(c->summary, "cannot be ruled out"));
 	press_analysis_release(&a);
 	/* Against a 2% gate the same runs settle nothing. */
 	analyze(&e, 2.0, &a);
@@ -335,6 +339,21 @@ static void test_pressure__the_rules_of_the_curve(void **state)
 #undef W
 #undef E
 #undef I
+	/* Quiet steps within a gate wider than a machine allows: unsaid. */
+	{
+		static const enum stats_verdict q[5] = {
+			VERDICT_EQUIVALENT, VERDICT_EQUIVALENT, VERDICT_EQUIVALENT,
+			VERDICT_EQUIVALENT, VERDICT_EQUIVALENT,
+		};
+		struct press_curve c;
+		struct press_step s[5];
+		judged(&c, s, q, 5);
+		c.gate_pct = PRESS_GATE_QUIET_MAX_PCT + 5;
+		press_curve_judge(&c, "CPU time", 32 * MiB);
+		assert_int_equal(c.verdict, PRESS_INCONCLUSIVE);
+		assert_non_null(strstr(c.summary, "±25.0%"));
+		free(c.summary);
+	}
 	/* No step but 0: nothing was taken away. */
 	struct press_curve c;
 	struct press_step s[1];
