@@ -7,7 +7,9 @@
  * under memory latency here) is cache-sensitive, one over 64 KiB and a
  * compute loop are not. The verdicts come from prof's JSON; `prof
  * compare` reprints the same, `prof explain` gives a capacity finding.
- * A machine without two CPUs in one domain skips the second half.
+ * A machine without two CPUs in one domain skips those. --method cat
+ * runs against a copy of a fixture resctrl tree: its group is made with
+ * the ways of each step and removed at the end, also after Ctrl-C.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -19,7 +21,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "collectors/topology.h"
 #include "db/db.h"
@@ -110,6 +116,136 @@ static void test_pressure_verb__cat_needs_l3_allocation(void **state)
 	refused(d, ARGS("--method", "cat", "--sysfs", TREE("sym-2ccd"), "--resctrl",
 			FIXTURES_DIR "/resctrl/absent", "--", "/bin/true"), 1,
 		"no resctrl file system");
+}
+
+/* A copy of a fixture resctrl tree to write into. */
+static char *resctrl_copy(const struct tu_db *d)
+{
+	char *dir, *cmd;
+	if (asprintf(&dir, "%s/resctrl", d->dir) < 0 ||
+	    asprintf(&cmd, "mkdir '%s' && cp -r '%s/resctrl/amd-l3/.' '%s'", dir,
+		     FIXTURES_DIR, dir) < 0)
+		abort();
+	assert_int_equal(system(cmd), 0);
+	free(cmd);
+	return dir;
+}
+
+/* The prof-pressure-* group in dir, or NULL. */
+static char *group_in(const char *dir)
+{
+	char *cmd, *out = NULL;
+	if (asprintf(&cmd, "ls -d '%s'/prof-pressure-* 2>/dev/null", dir) < 0)
+		abort();
+	FILE *fp = popen(cmd, "r");
+	char line[1024];
+	if (fp && fgets(line, sizeof(line), fp)) {
+		line[strcspn(line, "\n")] = '\0';
+		out = strdup(line);
+	}
+	if (fp)
+		pclose(fp);
+	free(cmd);
+	return out;
+}
+
+/* --method cat on the fixture: the steps as ways, the group gone after. */
+static void test_pressure_verb__cat_sets_ways_and_removes_its_group(void **state)
+{
+	const struct tu_db *d = *state;
+	if (!tu_perf_allowed(d->dbarg)) {
+		skip();
+		return;
+	}
+	char *dir = resctrl_copy(d);
+	char *before;
+	if (asprintf(&before, "%s/schemata", dir) < 0)
+		abort();
+	char *schemata = tu_slurp(before);
+	/* CPU 0 of the 5900X tree is this machine's CPU 0 too. */
+	struct tu_proc p = press(d, ARGS("--method", "cat", "--sysfs", TREE("sym-2ccd"),
+					 "--resctrl", dir, "--rounds", "2", "--steps",
+					 "0,1/2,3/4", "-e", "task-clock", "--format", "json",
+					 "--", "/bin/true"));
+	if (p.status != 0)
+		fail_msg("status %d:\n%s", p.status, p.err);
+	assert_non_null(strstr(p.err, "\"method\": \"cat\""));
+	/* 16 ways: half of them taken leaves 8, three quarters 4. */
+	assert_non_null(strstr(p.err, "\"taken_bytes\": 16777216, \"held_bytes\": "
+			       "16777216"));
+	assert_non_null(strstr(p.err, "\"taken_bytes\": 25165824"));
+	char *g = group_in(dir);
+	if (g)
+		fail_msg("the group %s was left behind", g);
+	/* The default group's schemata was never written. */
+	char *after = tu_slurp(before);
+	assert_string_equal(after, schemata);
+	free(after);
+	free(schemata);
+	free(before);
+	tu_proc_release(&p);
+	free(dir);
+}
+
+static void nap(double s)
+{
+	struct timespec ts = { (time_t)s, (long)((s - (double)(time_t)s) * 1e9) };
+	nanosleep(&ts, NULL);
+}
+
+/* Ctrl-C during a run: the run ends, the group goes, the rounds stay. */
+static void test_pressure_verb__ctrl_c_removes_the_group(void **state)
+{
+	const struct tu_db *d = *state;
+	if (!tu_perf_allowed(d->dbarg)) {
+		skip();
+		return;
+	}
+	char *dir = resctrl_copy(d);
+	char errp[512];
+	snprintf(errp, sizeof(errp), "%s/err", d->dir);
+	pid_t pid = fork();
+	if (pid == 0) {
+		int fd = open(errp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		dup2(fd, 2);
+		execl(PROF_BIN, PROF_BIN, d->dbarg, "pressure", "--method", "cat", "--sysfs",
+		      TREE("sym-2ccd"), "--resctrl", dir, "--rounds", "20", "--steps",
+		      "0,1/2", "-e", "task-clock", "--format", "json", "--", "sleep", "0.3",
+		      (char *)NULL);
+		_exit(99);
+	}
+	/* Wait for the group, with the ways of a step in it. */
+	char *g = NULL, *sch = NULL;
+	for (int i = 0; i < 200 && !sch; i++) {
+		nap(0.05);
+		if (!g)
+			g = group_in(dir);
+		if (g) {
+			char *path;
+			if (asprintf(&path, "%s/schemata", g) < 0)
+				abort();
+			sch = tu_slurp(path);
+			free(path);
+		}
+	}
+	if (!sch)
+		fail_msg("no group with a schemata appeared in %s", dir);
+	assert_true(!strncmp(sch, "L3:0=", 5));
+	nap(1.0);
+	kill(pid, SIGINT);
+	int st;
+	waitpid(pid, &st, 0);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 130);
+	char *err = tu_slurp(errp);
+	assert_non_null(strstr(err, "\"status\": \"interrupted\""));
+	struct stat sb;
+	if (stat(g, &sb) == 0)
+		fail_msg("the group %s outlived Ctrl-C:\n%s", g, err);
+	free(err);
+	free(sch);
+	free(g);
+	free(dir);
 }
 
 /* The live machine's domain and CPUs, as prof pressure would pick them;
@@ -327,6 +463,11 @@ int main(void)
 			test_pressure_verb__refuses_a_domain_without_a_second_cpu,
 			tu_db_setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_pressure_verb__cat_needs_l3_allocation,
+						tu_db_setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(
+			test_pressure_verb__cat_sets_ways_and_removes_its_group,
+			tu_db_setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_pressure_verb__ctrl_c_removes_the_group,
 						tu_db_setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(
 			test_pressure_verb__a_compute_loop_is_not_sensitive,
