@@ -773,9 +773,9 @@ static void header(const struct press_analysis *a, FILE *fp, bool md)
 	const char *pre = md ? "" : " ";
 	fprintf(fp, md ? "**prof pressure**: experiment %lld" : " prof pressure: "
 		"experiment %lld", (long long)e->id);
-	fprintf(fp, ", L%d %s (CPUs %s), %s, %zu round%s\n", a->domain_level, dom,
+	fprintf(fp, ", L%d %s (CPUs %s), %s, %zu round%s\n%s", a->domain_level, dom,
 		a->domain_cpus ? a->domain_cpus : "?", press_metric_label(a->metric),
-		a->counted_rounds, a->counted_rounds == 1 ? "" : "s");
+		a->counted_rounds, a->counted_rounds == 1 ? "" : "s", md ? "\n" : "");
 	if (!strcmp(a->method, "cat"))
 		fprintf(fp, "%sworkload on CPU %d; cache taken by resctrl allocation "
 			"(fewer L3 ways)\n", pre, a->workload_cpu);
