@@ -131,6 +131,7 @@ struct press {
 	bool affinity_moved;
 	struct db *db;
 	int64_t exp_id;
+	struct progress_line line;	/* cleared before anything else is said */
 };
 
 /* A name for the command after the options: its file name, cleaned. */
@@ -576,6 +577,7 @@ static int run_slot(struct press *ps, size_t s, int round, size_t pos, bool warm
 	char *cause = NULL;
 	int rc = arm_slot(ps, sl, &cause);
 	if (rc) {
+		progress_line_clear(&ps->line);
 		error_msg("%s", cause ? cause : strerror(-rc));
 		free(cause);
 		return EXIT_FAIL;
@@ -599,6 +601,8 @@ static int run_slot(struct press *ps, size_t s, int round, size_t pos, bool warm
 		pirate_window_read(&ps->pirate, &st);
 		pirate_pause(&ps->pirate);
 	}
+	if (rc || run.interrupted || run.exit_status || o->show_output)
+		progress_line_clear(&ps->line);
 	if (rc) {
 		fprintf(stderr, "error: workload '%s': ", w->name);
 		print_cause("", cause);
@@ -627,13 +631,17 @@ static int run_slot(struct press *ps, size_t s, int round, size_t pos, bool warm
 			warm ? "warm-up" : "round", round + 1, run.exit_status);
 		*failed = true;
 	}
-	for (size_t i = 0; i < nsc && run.exit_status == 0 && !run.interrupted; i++)
-		if (!sc[i].found)
-			fprintf(stderr, "warning: run %lld (%s) printed no '%s'; left out "
+	for (size_t i = 0; i < nsc && run.exit_status == 0 && !run.interrupted; i++) {
+		if (sc[i].found)
+			continue;
+		progress_line_clear(&ps->line);
+		fprintf(stderr, "warning: run %lld (%s) printed no '%s'; left out "
 				"of that metric\n", (long long)run.id, sl->name, sc[i].name);
+	}
 	free(text);
 	db_run_release(&run);
 	if (rc) {
+		progress_line_clear(&ps->line);
 		print_cause("error: ", cause);
 		free(cause);
 		return EXIT_FAIL;
@@ -650,8 +658,8 @@ static int run_rounds(struct press *ps, const char **status, char **note)
 	size_t *order = calloc(ps->nslots, sizeof(size_t));
 	if (!order)
 		abort();
-	struct progress_line line;
-	progress_line_init(&line, stderr);
+	struct progress_line *line = &ps->line;
+	progress_line_init(line, stderr);
 	size_t total = (size_t)(o->warmup + o->rounds) * ps->nslots, done = 0;
 	double t0 = mono_now_s();
 	int code = 0;
@@ -671,7 +679,7 @@ static int run_rounds(struct press *ps, const char **status, char **note)
 			if (done)
 				snprintf(eta, sizeof(eta), ", ~%.0fs left",
 					 el / (double)done * (double)(total - done));
-			progress_line_show(&line, "prof pressure: %s %d of %d, %s (run %zu of "
+			progress_line_show(line, "prof pressure: %s %d of %d, %s (run %zu of "
 					   "%zu), %.0fs elapsed%s", warm ? "warm-up" : "round",
 					   rr + 1, warm ? o->warmup : o->rounds,
 					   ps->slots[s].name, done + 1, total, el, eta);
@@ -689,7 +697,7 @@ static int run_rounds(struct press *ps, const char **status, char **note)
 			code = EXIT_FAIL;
 		}
 	}
-	progress_line_clear(&line);
+	progress_line_clear(line);
 	free(order);
 	if (code == 130) {
 		*status = "interrupted";
