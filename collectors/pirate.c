@@ -84,12 +84,13 @@ static uint64_t splitmix64(uint64_t *x)
 	return z ^ (z >> 31);
 }
 
-int chase_link(struct chase *c, size_t bytes, char **cause)
+int chase_link(struct chase *c, size_t bytes, unsigned chains, char **cause)
 {
 	size_t n = bytes / CHASE_LINE;
-	if (bytes > c->cap || n < 2) {
-		set_cause(cause, "a chase of %zu bytes does not fit %zu (two lines at "
-			  "least)", bytes, c->cap);
+	if (chains < 1 || chains > CHASE_CHAINS_MAX || bytes > c->cap ||
+	    n < 2 * (size_t)chains) {
+		set_cause(cause, "a chase of %zu bytes in %u chains does not fit %zu "
+			  "(two lines a chain at least)", bytes, chains, c->cap);
 		return -EINVAL;
 	}
 	uint32_t *order = malloc(n * sizeof(*order));
@@ -99,8 +100,8 @@ int chase_link(struct chase *c, size_t bytes, char **cause)
 	}
 	for (size_t i = 0; i < n; i++)
 		order[i] = (uint32_t)i;
-	/* Fisher-Yates, then each line points at the next in that order and
-	 * the last at the first: one cycle through every line. */
+	/* Fisher-Yates, then the order cut in `chains` runs: in each, a line
+	 * points at the next and the last at the first, one cycle a run. */
 	uint64_t s = c->seed ^ (uint64_t)bytes;
 	for (size_t i = n - 1; i > 0; i--) {
 		size_t j = (size_t)(splitmix64(&s) % (i + 1));
@@ -108,12 +109,18 @@ int chase_link(struct chase *c, size_t bytes, char **cause)
 		order[i] = order[j];
 		order[j] = t;
 	}
-	for (size_t i = 0; i < n; i++) {
-		char *line = c->buf + (size_t)order[i] * CHASE_LINE;
-		char *next = c->buf + (size_t)order[(i + 1) % n] * CHASE_LINE;
-		*(void **)line = next;
+	memset(c->heads, 0, sizeof(c->heads));
+	for (unsigned k = 0; k < chains; k++) {
+		size_t lo = n * k / chains, hi = n * (k + 1) / chains;
+		for (size_t i = lo; i < hi; i++) {
+			char *line = c->buf + (size_t)order[i] * CHASE_LINE;
+			size_t j = i + 1 < hi ? i + 1 : lo;
+			*(void **)line = c->buf + (size_t)order[j] * CHASE_LINE;
+		}
+		c->heads[k] = c->buf + (size_t)order[lo] * CHASE_LINE;
 	}
-	c->head = c->buf + (size_t)order[0] * CHASE_LINE;
+	c->chains = chains;
+	c->head = c->heads[0];
 	c->bytes = n * CHASE_LINE;
 	free(order);
 	return 0;
@@ -153,6 +160,36 @@ void *chase_walk_flush(void *pos, size_t lines)
 	return p;
 }
 
+static inline void *flush_line(void **p)
+{
+	void *next = *p;
+#if defined(__x86_64__) || defined(__i386__)
+	_mm_clflush(p);
+#elif defined(__aarch64__)
+	__asm__ volatile("dc civac, %0" : : "r"(p) : "memory");
+#endif
+	return next;
+}
+
+void chase_walk_chains(void **pos, unsigned chains, size_t steps, bool flush)
+{
+	if (chains == 8 && !flush) {
+		/* Eight chains by hand: eight independent loads in flight. */
+		void **a = pos[0], **b = pos[1], **c = pos[2], **d = pos[3];
+		void **e = pos[4], **f = pos[5], **g = pos[6], **h = pos[7];
+		for (size_t i = 0; i < steps; i++) {
+			a = *a; b = *b; c = *c; d = *d;
+			e = *e; f = *f; g = *g; h = *h;
+		}
+		pos[0] = a; pos[1] = b; pos[2] = c; pos[3] = d;
+		pos[4] = e; pos[5] = f; pos[6] = g; pos[7] = h;
+		return;
+	}
+	for (size_t i = 0; i < steps; i++)
+		for (unsigned k = 0; k < chains; k++)
+			pos[k] = flush ? flush_line(pos[k]) : *(void **)pos[k];
+}
+
 static uint64_t thread_ns(void)
 {
 	struct timespec ts;
@@ -167,12 +204,16 @@ double chase_ns_per_line(struct chase *c, size_t lines, bool flush)
 {
 	if (!c->head || !lines || (flush && !chase_can_flush()))
 		return NAN;
-	void *p = chase_walk(c->head, c->bytes / CHASE_LINE);
+	void *pos[CHASE_CHAINS_MAX];
+	memcpy(pos, c->heads, sizeof(pos));
+	size_t pass = c->bytes / CHASE_LINE / c->chains;
+	size_t steps = (lines + c->chains - 1) / c->chains;
+	chase_walk_chains(pos, c->chains, pass, false);
 	uint64_t t0 = thread_ns();
-	p = flush ? chase_walk_flush(p, lines) : chase_walk(p, lines);
+	chase_walk_chains(pos, c->chains, steps, flush);
 	uint64_t t1 = thread_ns();
-	chase_sink = p;
-	return (double)(t1 - t0) / (double)lines;
+	chase_sink = pos[0];
+	return (double)(t1 - t0) / (double)(steps * c->chains);
 }
 
 size_t chase_next_index(const struct chase *c, size_t i)
@@ -197,21 +238,23 @@ static void walk_loop(struct pirate *p, uint64_t gen)
 {
 	struct chase *c = &p->chase;
 	size_t n = c->bytes / CHASE_LINE, in_pass = 0;
-	void *pos = c->head;
+	size_t steps = PIRATE_CHUNK / c->chains, lines = steps * c->chains;
+	void *pos[CHASE_CHAINS_MAX];
+	memcpy(pos, c->heads, sizeof(pos));
 	uint64_t t0 = thread_ns();
 	while (atomic_load_explicit(&p->generation, memory_order_acquire) == gen) {
-		pos = chase_walk(pos, PIRATE_CHUNK);
+		chase_walk_chains(pos, c->chains, steps, false);
 		uint64_t t1 = thread_ns();
-		in_pass += PIRATE_CHUNK;
+		in_pass += lines;
 		uint64_t passes = in_pass / n;
 		in_pass %= n;
-		atomic_fetch_add_explicit(&p->lines, PIRATE_CHUNK, memory_order_relaxed);
+		atomic_fetch_add_explicit(&p->lines, lines, memory_order_relaxed);
 		atomic_fetch_add_explicit(&p->ns, t1 - t0, memory_order_relaxed);
 		if (passes)
 			atomic_fetch_add_explicit(&p->passes, passes, memory_order_release);
 		t0 = t1;
 	}
-	chase_sink = pos;
+	chase_sink = pos[0];
 }
 
 static void ack(struct pirate *p, uint64_t gen, int err)
@@ -242,14 +285,14 @@ static void *pirate_main(void *arg)
 			ack(p, gen, 0);
 			break;
 		case PIRATE_WALK: {
-			int err = chase_link(&p->chase, bytes, NULL);
+			int err = chase_link(&p->chase, bytes, PIRATE_CHAINS, NULL);
 			ack(p, gen, err);
 			if (!err)
 				walk_loop(p, gen);
 			break;
 		}
 		case PIRATE_CALIBRATE: {
-			int err = chase_link(&p->chase, bytes, NULL);
+			int err = chase_link(&p->chase, bytes, PIRATE_CHAINS, NULL);
 			double alone = NAN, mem = NAN;
 			if (!err) {
 				alone = chase_ns_per_line(&p->chase, lines, false);

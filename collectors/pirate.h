@@ -3,9 +3,15 @@
  * a workload (the "cache pirating" method of Eklov et al., ICPP 2011), for
  * `prof pressure`. Two halves:
  *
- * 1. The chase: one buffer whose cache lines form a single random cycle
- *    (Sattolo's shuffle), walked by dependent loads, so every step is one
- *    cache line that no prefetcher can guess. chase_ns_per_line() times a
+ * 1. The chase: one buffer whose cache lines form random cycles (one
+ *    shuffle, cut into `chains` cycles that together visit every line
+ *    once), each walked by dependent loads, so every step is one cache
+ *    line that no prefetcher can guess. The co-runner walks
+ *    PIRATE_CHAINS of them at once: a single chase at memory latency
+ *    touches a line every ~140 ns, so slowly that the rest of the
+ *    machine's work evicts its lines between visits (measured here: one
+ *    chain over 8 MiB ran at 110-140 ns a line, eight at 2.3 ns, holding
+ *    its buffer), and a co-runner must be hot to take the cache. chase_ns_per_line() times a
  *    walk in the calling thread's own CPU time (CLOCK_THREAD_CPUTIME_ID),
  *    so time the thread spent descheduled on a busy machine is not counted.
  *    A flushing walk evicts every line after reading it, so each step is a
@@ -45,11 +51,17 @@
 
 /* ---- the chase ---- */
 
+/* The most cycles one chase is cut into, and how many the co-runner walks. */
+#define CHASE_CHAINS_MAX 8
+#define PIRATE_CHAINS 8
+
 struct chase {
 	char *buf;		/* mmap'd, cap bytes */
 	size_t cap;		/* bytes allocated */
-	size_t bytes;		/* bytes linked into the current cycle */
-	void *head;		/* where a walk starts (and ends, a pass later) */
+	size_t bytes;		/* bytes linked into the current cycles */
+	unsigned chains;	/* cycles linked */
+	void *heads[CHASE_CHAINS_MAX];	/* where each starts (and ends a pass) */
+	void *head;		/* heads[0] */
 	uint64_t seed;
 };
 
@@ -62,11 +74,12 @@ int chase_init(struct chase *c, size_t cap, uint64_t seed, char **cause);
 void chase_release(struct chase *c);
 
 /*
- * Link the first `bytes` (rounded down to a line, at least two lines, at
- * most cap) into one random cycle. Touches every line of it. -EINVAL when
- * bytes is above cap or below two lines.
+ * Link the first `bytes` (rounded down to a line, at most cap) into
+ * `chains` random cycles (1 to CHASE_CHAINS_MAX) that together visit
+ * every line once, each of two lines at least. Touches every line.
+ * -EINVAL when bytes is above cap or too small for the chains.
  */
-int chase_link(struct chase *c, size_t bytes, char **cause);
+int chase_link(struct chase *c, size_t bytes, unsigned chains, char **cause);
 
 /* Walk `lines` steps from *pos, returning where it ended (pass it back in
  * to go on). The loads are dependent; nothing else is done per step. */
@@ -78,9 +91,16 @@ void *chase_walk_flush(void *pos, size_t lines);
 bool chase_can_flush(void);
 
 /*
- * Time `lines` steps (after a warm pass over the cycle) in the thread's
- * own CPU time: ns per step. flush: the flushing walk (NaN where it is
- * not available).
+ * Walk every chain of pos[0..chains-1] `steps` steps at once (chains *
+ * steps lines), the loads of different chains in flight together;
+ * flushing each line after reading it when flush. pos is updated.
+ */
+void chase_walk_chains(void **pos, unsigned chains, size_t steps, bool flush);
+
+/*
+ * Time about `lines` lines over all the chains (after a warm pass) in the
+ * thread's own CPU time: ns per line. flush: the flushing walk (NaN
+ * where it is not available).
  */
 double chase_ns_per_line(struct chase *c, size_t lines, bool flush);
 

@@ -1,6 +1,6 @@
 /*
- * Tests for collectors/pirate: the chase is one cycle through every line
- * of the size asked for, within its buffer; the co-runner walks, counts,
+ * Tests for collectors/pirate: the chase's cycles visit every line of the
+ * size asked for once, within its buffer; the co-runner walks, counts,
  * pauses (and then touches nothing) and refuses to walk more than its
  * bound; the held-bytes model clamps and refuses what it cannot tell.
  */
@@ -36,39 +36,58 @@ static int some_cpu(void)
 	return 0;
 }
 
-static void check_cycle(const struct chase *c)
+/* The chains are cycles that together visit every line exactly once. */
+static void check_cycles(const struct chase *c)
 {
-	size_t n = c->bytes / CHASE_LINE;
+	size_t n = c->bytes / CHASE_LINE, total = 0;
 	unsigned char *seen = calloc(n, 1);
-	size_t start = (size_t)((char *)c->head - c->buf) / CHASE_LINE, i = start;
-	for (size_t k = 0; k < n; k++) {
-		assert_true(i < n);
-		assert_int_equal(seen[i], 0);
-		seen[i] = 1;
-		i = chase_next_index(c, i);
+	for (unsigned k = 0; k < c->chains; k++) {
+		size_t start = (size_t)((char *)c->heads[k] - c->buf) / CHASE_LINE;
+		size_t i = start, len = 0;
+		do {
+			assert_true(i < n);
+			assert_int_equal(seen[i], 0);
+			seen[i] = 1;
+			i = chase_next_index(c, i);
+			len++;
+		} while (i != start && len <= n);
+		/* Back at its start: a cycle, of its share of the lines. */
+		assert_int_equal(i, start);
+		assert_true(len >= n / c->chains && len <= n / c->chains + 1);
+		total += len;
 	}
-	/* Back at the start after exactly n steps: one cycle, every line. */
-	assert_int_equal(i, start);
+	assert_int_equal(total, n);
 	free(seen);
 }
 
-static void test_pirate__chase_is_one_cycle_of_every_line(void **state)
+static void test_pirate__chase_cycles_cover_every_line(void **state)
 {
 	(void)state;
 	struct chase c;
 	assert_int_equal(chase_init(&c, 1 << 20, 7, NULL), 0);
 	assert_true(c.cap >= 1 << 20);
-	assert_int_equal(chase_link(&c, 64 * 1000, NULL), 0);
+	assert_int_equal(chase_link(&c, 64 * 1000, 1, NULL), 0);
 	assert_int_equal(c.bytes, 64 * 1000);
-	check_cycle(&c);
+	check_cycles(&c);
 	/* Relinked smaller: a new cycle over the prefix only. */
-	assert_int_equal(chase_link(&c, 64 * 3 + 17, NULL), 0);
+	assert_int_equal(chase_link(&c, 64 * 3 + 17, 1, NULL), 0);
 	assert_int_equal(c.bytes, 64 * 3);
-	check_cycle(&c);
+	check_cycles(&c);
+	/* Eight chains over 1001 lines: cycles of 125 or 126, every line once. */
+	assert_int_equal(chase_link(&c, 64 * 1001, 8, NULL), 0);
+	assert_int_equal(c.chains, 8);
+	check_cycles(&c);
 	/* The whole buffer, and a walk of n steps comes back where it began. */
-	assert_int_equal(chase_link(&c, c.cap, NULL), 0);
-	check_cycle(&c);
+	assert_int_equal(chase_link(&c, c.cap, 1, NULL), 0);
+	check_cycles(&c);
 	assert_ptr_equal(chase_walk(c.head, c.cap / CHASE_LINE), c.head);
+	/* Eight at once, a pass each: every chain back at its start. */
+	assert_int_equal(chase_link(&c, c.cap, 8, NULL), 0);
+	void *pos[CHASE_CHAINS_MAX];
+	memcpy(pos, c.heads, sizeof(pos));
+	chase_walk_chains(pos, 8, c.cap / CHASE_LINE / 8, false);
+	for (int k = 0; k < 8; k++)
+		assert_ptr_equal(pos[k], c.heads[k]);
 	chase_release(&c);
 }
 
@@ -78,10 +97,13 @@ static void test_pirate__chase_refuses_what_does_not_fit(void **state)
 	struct chase c;
 	char *cause = NULL;
 	assert_int_equal(chase_init(&c, 4096, 1, NULL), 0);
-	assert_int_equal(chase_link(&c, 8192, &cause), -EINVAL);
+	assert_int_equal(chase_link(&c, 8192, 1, &cause), -EINVAL);
 	assert_non_null(strstr(cause, "does not fit"));
 	free(cause);
-	assert_int_equal(chase_link(&c, 64, NULL), -EINVAL);	/* one line */
+	assert_int_equal(chase_link(&c, 64, 1, NULL), -EINVAL);	/* one line */
+	assert_int_equal(chase_link(&c, 64 * 15, 8, NULL), -EINVAL);	/* < 2 a chain */
+	assert_int_equal(chase_link(&c, 4096, 0, NULL), -EINVAL);
+	assert_int_equal(chase_link(&c, 4096, CHASE_CHAINS_MAX + 1, NULL), -EINVAL);
 	chase_release(&c);
 }
 
@@ -90,7 +112,7 @@ static void test_pirate__timed_walks(void **state)
 	(void)state;
 	struct chase c;
 	assert_int_equal(chase_init(&c, 64 << 10, 3, NULL), 0);
-	assert_int_equal(chase_link(&c, 16 << 10, NULL), 0);
+	assert_int_equal(chase_link(&c, 16 << 10, 8, NULL), 0);
 	double ns = chase_ns_per_line(&c, 100000, false);
 	assert_true(isfinite(ns) && ns > 0);
 	double fl = chase_ns_per_line(&c, 10000, true);
@@ -167,7 +189,7 @@ static void test_pirate__held_bytes(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_pirate__chase_is_one_cycle_of_every_line),
+		cmocka_unit_test(test_pirate__chase_cycles_cover_every_line),
 		cmocka_unit_test(test_pirate__chase_refuses_what_does_not_fit),
 		cmocka_unit_test(test_pirate__timed_walks),
 		cmocka_unit_test(test_pirate__walks_counts_pauses_and_stops),
