@@ -73,6 +73,9 @@ static int parse_step(const char *w, uint64_t domain, uint64_t *out, char **caus
 				 w, d);
 	}
 	*out = (uint64_t)bytes / CHASE_LINE * CHASE_LINE;
+	if (bytes > 0 && *out == 0)
+		return cause_set(cause, EINVAL, "step '%.40s' is less than a cache line "
+				 "(%d bytes): a whole domain is 1/1 or 100%%", w, CHASE_LINE);
 	return 0;
 bad:
 	return cause_set(cause, EINVAL, "bad step '%.40s': expected a fraction of the "

@@ -49,6 +49,13 @@ static void test_pressplan__bad_steps(void **state)
 	free(cause);
 	cause = NULL;
 	assert_int_equal(press_steps_parse("9/8", 32 * MiB, &s, NULL), -ERANGE);
+	/* "1" is a byte, not the whole domain: refused, saying so. */
+	assert_int_equal(press_steps_parse("0,1/2,1", 32 * MiB, &s, &cause), -EINVAL);
+	assert_non_null(strstr(cause, "less than a cache line"));
+	free(cause);
+	cause = NULL;
+	assert_int_equal(press_steps_parse("1/1", 32 * MiB, &s, NULL), 0);
+	assert_int_equal(s.bytes[0], 32 * MiB);
 	assert_int_equal(press_steps_parse("0", 32 * MiB, &s, &cause), -ERANGE);
 	assert_non_null(strstr(cause, "takes nothing away"));
 	free(cause);
