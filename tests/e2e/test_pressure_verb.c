@@ -289,15 +289,19 @@ static char *verdict_of(const char *json, long *id)
 }
 
 /*
- * Run one workload through prof pressure (a short design: 0, 1/4 and 3/4
- * of the domain, 6 rounds after a warm-up); its verdict and experiment.
+ * Run one workload through prof pressure, 6 rounds after a warm-up, with
+ * steps of 0, 1/2 and all of the domain: a workload keeps its hot lines
+ * against a co-runner as long as both fit (a 3 MiB chase beside 24 MiB
+ * of co-runner kept its 15-20 ns a step here, in a 32 MiB L3), so only
+ * the whole domain shows a working set of a few MiB. Its verdict and
+ * experiment.
  */
 static char *judge(const struct tu_db *d, const char *kib, const char *msteps,
 		   long *id, char **json_out)
 {
 	char out[512];
 	snprintf(out, sizeof(out), "%s/pressure-%s.json", d->dir, kib);
-	struct tu_proc p = press(d, ARGS("--rounds", "6", "--steps", "0,1/4,3/4", "-e",
+	struct tu_proc p = press(d, ARGS("--rounds", "6", "--steps", "0,1/2,1/1", "-e",
 					 "task-clock", "--metric", "cpu_s", "--score",
 					 "ns=ns_per_step ([0-9.]+)", "--format", "json",
 					 "-o", out, "--", CHASE, kib, msteps));
@@ -316,13 +320,18 @@ static char *judge(const struct tu_db *d, const char *kib, const char *msteps,
 }
 
 /*
- * Whether the chase lived in the cache beside the control: its CPU time
- * per step, median over the control runs, against the co-runner's own
- * times alone (hit) and missing (mem). Other work on the machine can take
- * the shared cache away before prof does; then nothing is left to take.
+ * A pointer chase that hits in a last-level cache takes 10-50 ns a step
+ * on the parts we know (15 ns here, 20-30 ns on Intel's meshes), one that
+ * misses 90 ns and more (140 ns here).
  */
-static bool chase_was_cached(const struct tu_db *d, long id, double *ns, double *hit,
-			     double *mem)
+#define CACHED_NS_MAX 50.0
+
+/*
+ * Whether the chase lived in the cache beside the control: its CPU time
+ * per step, median over the control runs. Other work on the machine
+ * shares the cache: when it holds it, prof has nothing left to take.
+ */
+static bool chase_was_cached(const struct tu_db *d, long id, double *ns)
 {
 	struct db *db;
 	struct db_experiment e;
@@ -330,13 +339,6 @@ static bool chase_was_cached(const struct tu_db *d, long id, double *ns, double 
 	assert_int_equal(db_experiment_load(db, id, &e, NULL), 0);
 	double v[64];
 	size_t n = 0;
-	*hit = *mem = NAN;
-	for (size_t i = 0; i < e.nsettings; i++)
-		if (!strcmp(e.settings[i].key, "hit_ns"))
-			*hit = atof(e.settings[i].value);
-	for (size_t k = 0; k < e.arms[e.narms - 1].nsettings; k++)
-		if (!strcmp(e.arms[e.narms - 1].settings[k].key, "pressure.mem_ns"))
-			*mem = atof(e.arms[e.narms - 1].settings[k].value);
 	for (size_t i = 0; i < e.nruns && n < 64; i++)
 		if (e.runs[i].arm == 0 && !e.runs[i].warmup && e.runs[i].nscores &&
 		    e.runs[i].scores[0].found)
@@ -353,8 +355,7 @@ static bool chase_was_cached(const struct tu_db *d, long id, double *ns, double 
 			}
 	if (n)
 		*ns = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-	/* Nearer the hit time than the miss time: mostly in the cache. */
-	return *ns < *hit + (*mem - *hit) / 3;
+	return *ns < CACHED_NS_MAX;
 }
 
 /* Whether this machine can run the live cases; says why not. */
@@ -416,10 +417,10 @@ static void test_pressure_verb__a_chase_in_the_llc_is_sensitive(void **state)
 	long id;
 	char *json;
 	char *v = judge(d, "3072", "10", &id, &json);
-	double ns, hit, mem;
+	double ns;
 	const char *g = strstr(json, "\"gate_pct\": ");
 	double gate = g ? atof(g + strlen("\"gate_pct\": ")) : NAN;
-	bool cached = chase_was_cached(d, id, &ns, &hit, &mem);
+	bool cached = chase_was_cached(d, id, &ns);
 	if (!cached || !(gate <= PRESS_GATE_QUIET_MAX_PCT)) {
 		/* Other work on the machine shares the cache too: when it took
 		 * the cache before prof did, or moved the chase more between two
@@ -428,8 +429,8 @@ static void test_pressure_verb__a_chase_in_the_llc_is_sensitive(void **state)
 		fprintf(stderr, "skipping (verdict %s): ", v);
 		if (!cached)
 			fprintf(stderr, "beside the control the chase ran %.1f ns a step, "
-				"nearer the %.1f ns of a miss than the %.1f ns of a hit: "
-				"other work held the shared cache\n", ns, mem, hit);
+				"more than a hit in the cache takes (%.0f ns): other work "
+				"held the shared cache\n", ns, CACHED_NS_MAX);
 		else
 			fprintf(stderr, "two identical controls differed by ±%.1f%%: "
 				"the machine is too busy to judge it\n", gate);
