@@ -283,6 +283,31 @@ static void fmt_size(char *buf, size_t n, double bytes)
 		fmt_bytes(buf, n, bytes);
 }
 
+/* What a step really took: what the co-runner held where it is known
+ * (a co-runner that misses on every line holds nothing it walks), else
+ * what it walked. */
+static double really_taken(const struct press_step *s)
+{
+	return isfinite(s->held_bytes) ? s->held_bytes : (double)s->taken_bytes;
+}
+
+static double left_of(uint64_t domain_bytes, const struct press_step *s)
+{
+	double l = (double)domain_bytes - really_taken(s);
+	return l > 0 ? l : 0;
+}
+
+/* ", the co-runner held 3.1 MiB" when it held clearly less than it walked. */
+static void held_note(const struct press_step *s, const char *pre, char *buf, size_t n)
+{
+	char h[32];
+	buf[0] = '\0';
+	if (!isfinite(s->held_bytes) || s->held_bytes >= 0.9 * (double)s->taken_bytes)
+		return;
+	fmt_size(h, sizeof(h), s->held_bytes);
+	snprintf(buf, n, "%sthe co-runner held %s of it", pre, h);
+}
+
 static bool is_worse(const struct press_step *s)
 {
 	return s->cmp.computable && s->cmp.j.verdict == VERDICT_WORSE;
@@ -333,21 +358,22 @@ void press_curve_judge(struct press_curve *c, const char *metric_label,
 			      aa->cmp.p.ci95_hi_pct, c->gate_pct, metric_label);
 	} else if (last && is_worse(last)) {
 		const struct press_step *s = &c->steps[first_worse];
-		char take[32], most[32];
+		char take[32], most[32], held[64];
 		fmt_size(take, sizeof(take), (double)s->taken_bytes);
 		fmt_size(most, sizeof(most), (double)last->taken_bytes);
+		held_note(s, " (", held, sizeof(held));
 		c->verdict = PRESS_SENSITIVE;
 		if (s == last)
-			rc = asprintf(&c->summary, "cache-sensitive: losing %s of %s costs "
-				      "%+.1f%% [%+.1f, %+.1f] %s", take, dom,
-				      s->cmp.p.delta_pct, s->cmp.p.ci95_lo_pct,
-				      s->cmp.p.ci95_hi_pct, metric_label);
+			rc = asprintf(&c->summary, "cache-sensitive: losing %s of %s%s%s costs "
+				      "%+.1f%% [%+.1f, %+.1f] %s", take, dom, held,
+				      *held ? ")" : "", s->cmp.p.delta_pct,
+				      s->cmp.p.ci95_lo_pct, s->cmp.p.ci95_hi_pct, metric_label);
 		else
-			rc = asprintf(&c->summary, "cache-sensitive: losing %s of %s costs "
+			rc = asprintf(&c->summary, "cache-sensitive: losing %s of %s%s%s costs "
 				      "%+.1f%% [%+.1f, %+.1f] %s, losing %s %+.1f%%", take,
-				      dom, s->cmp.p.delta_pct, s->cmp.p.ci95_lo_pct,
-				      s->cmp.p.ci95_hi_pct, metric_label, most,
-				      last->cmp.p.delta_pct);
+				      dom, held, *held ? ")" : "", s->cmp.p.delta_pct,
+				      s->cmp.p.ci95_lo_pct, s->cmp.p.ci95_hi_pct, metric_label,
+				      most, last->cmp.p.delta_pct);
 	} else if (all_quiet && c->gate_pct > PRESS_GATE_QUIET_MAX_PCT) {
 		c->verdict = PRESS_INCONCLUSIVE;
 		rc = asprintf(&c->summary, "inconclusive: two identical controls (the "
@@ -355,12 +381,25 @@ void press_curve_judge(struct press_curve *c, const char *metric_label,
 			      "effect smaller than that cannot be ruled out; run it when "
 			      "the machine is quieter", c->gate_pct, metric_label);
 	} else if (all_quiet) {
-		char left[32];
-		double l = (double)domain_bytes - (double)last->taken_bytes;
-		fmt_size(left, sizeof(left), l > 0 ? l : 0);
+		/* Down to what the step that took the most really left. */
+		const struct press_step *m = last;
+		for (size_t i = 0; i < c->nsteps; i++)
+			if (!c->steps[i].aa && really_taken(&c->steps[i]) > really_taken(m))
+				m = &c->steps[i];
+		char left[32], walked[32], held[32];
+		fmt_size(left, sizeof(left), left_of(domain_bytes, m));
+		fmt_size(walked, sizeof(walked), (double)m->taken_bytes);
+		fmt_size(held, sizeof(held), m->held_bytes);
 		c->verdict = PRESS_NOT_SENSITIVE;
-		rc = asprintf(&c->summary, "not cache-sensitive within ±%.1f%% %s down "
-			      "to %s left of %s", c->gate_pct, metric_label, left, dom);
+		if (isfinite(m->held_bytes) && m->held_bytes < 0.9 * (double)m->taken_bytes)
+			rc = asprintf(&c->summary, "not cache-sensitive within ±%.1f%% %s "
+				      "down to %s left of %s (the co-runner walked %s but "
+				      "held %s: it could take no more)", c->gate_pct,
+				      metric_label, left, dom, walked, held);
+		else
+			rc = asprintf(&c->summary, "not cache-sensitive within ±%.1f%% %s "
+				      "down to %s left of %s", c->gate_pct, metric_label, left,
+				      dom);
 	} else {
 		/* The step whose settling decides: the largest undecided one. */
 		const struct press_step *u = NULL;
@@ -582,8 +621,7 @@ static void step_row(struct rows *r, const struct press_analysis *a,
 	if (s->aa)
 		rows_text(r, row, S_TAKEN, "0 (A/A)");
 	rows_num(r, row, S_HELD, s->held_bytes);
-	double left = (double)a->domain_bytes - (double)s->taken_bytes;
-	rows_num(r, row, S_LEFT, left > 0 ? left : 0);
+	rows_num(r, row, S_LEFT, left_of(a->domain_bytes, s));
 	const struct ab_comparison *c = &s->cmp;
 	rows_num(r, row, S_DELTA, c->computable ? c->p.delta_pct : NAN);
 	if (c->computable)
@@ -826,7 +864,7 @@ void press_render(const struct press_analysis *a, enum out_format fmt, FILE *fp)
 		fprintf(fp, md ? "> warning: %s\n" : " warning: %s\n", a->warnings[i]);
 	fprintf(fp, md ? "\n_held: what the co-runner kept of what it walked, from "
 		"its time per line between a hit and a miss; left: the domain less "
-		"what was taken; Δ%%: the metric against the control co-runner of "
+		"what it held; Δ%%: the metric against the control co-runner of "
 		"the same round; duty: the co-runner's share of the run's time on "
 		"its CPU_\n" : "\n held: what the co-runner kept of what it "
 		"walked (from its time per line between a hit and a miss); left: the "

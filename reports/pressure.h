@@ -31,6 +31,12 @@
  * stats_aa_gate), but never below PRESS_GATE_FLOOR_PCT (2%); else (no step
  * 0) PRESS_GATE_FLOOR_PCT.
  *
+ * What a step took is what its co-runner held where that is known (a
+ * co-runner whose every line misses holds nothing of what it walks, and
+ * takes nothing a hot workload keeps), else what it walked: the table's
+ * `left` is the domain less that, and a curve is "not cache-sensitive"
+ * only down to the least a step really left.
+ *
  * The curve's verdict:
  *   cache-sensitive      the largest step is worse beyond the gate (95% CI
  *                        excludes 0 and the change clears the gate); the

@@ -136,7 +136,8 @@ static const double flat[6][NARMS] = {
 	{ 0.393, 0.395, 0.393, 0.393, 0.392, 0.391 },
 	{ 0.392, 0.393, 0.391, 0.396, 0.395, 0.394 },
 };
-static const double flat_ns[NARMS] = { 4.0, 4.0, 73.3, 128.8, 144.7, 150.2 };
+/* A co-runner that held what it walked (its hit time at every size). */
+static const double flat_ns[NARMS] = { 4.0, 4.0, 14.4, 14.4, 14.4, 14.4 };
 
 static void analyze(const struct db_experiment *e, double gate, struct press_analysis *a)
 {
@@ -165,8 +166,9 @@ static void test_pressure__a_chase_in_the_llc_is_sensitive(void **state)
 		assert_int_equal(c->steps[i].cmp.j.verdict, VERDICT_WORSE);
 	}
 	assert_int_equal(c->verdict, PRESS_SENSITIVE);
+	/* Its co-runner held 2.5 of the 4 MiB it walked, and says so. */
 	assert_non_null(strstr(c->summary, "cache-sensitive: losing 4 MiB of 32 MiB "
-			       "costs +4"));
+			       "(the co-runner held 2.5 MiB of it) costs +4"));
 	assert_non_null(strstr(c->summary, "CPU time, losing 24 MiB +5"));
 	/* From 8 MiB the co-runner ran near its miss time: it held little. */
 	assert_true(c->steps[2].held_bytes < 1 * MiB);
@@ -191,6 +193,18 @@ static void test_pressure__a_chase_in_l2_is_not(void **state)
 	assert_string_equal(c->gate_source, "floor");	/* A/A spread below 2% */
 	assert_non_null(strstr(c->summary, "not cache-sensitive within ±2.0% CPU time "
 			       "down to 8 MiB left of 32 MiB"));
+	assert_null(strstr(c->summary, "held"));
+	press_analysis_release(&a);
+	db_experiment_release(&e);
+	/* The same runs beside a co-runner that missed on every line from
+	 * 16 MiB on: nothing is claimed below what it really left. */
+	build(&e, 6, flat, sensitive_ns, false);
+	analyze(&e, NAN, &a);
+	c = &a.curves[0];
+	assert_int_equal(c->verdict, PRESS_NOT_SENSITIVE);
+	assert_non_null(strstr(c->summary, "down to 29.5 MiB left of 32 MiB (the "
+			       "co-runner walked 4 MiB but held 2.5 MiB: it could take "
+			       "no more)"));
 	press_analysis_release(&a);
 	/* Judged against a gate far below the noise it cannot say. */
 	analyze(&e, 0.01, &a);
@@ -288,6 +302,7 @@ static void judged(struct press_curve *c, struct press_step *s,
 	for (size_t i = 0; i < n; i++) {
 		memset(&s[i], 0, sizeof(s[i]));
 		s[i].taken_bytes = i * 4 * MiB;
+		s[i].held_bytes = NAN;
 		s[i].aa = i == 0;
 		s[i].cmp.computable = true;
 		s[i].cmp.j.verdict = v[i];
