@@ -52,9 +52,9 @@ static int create_body(struct db *db, struct db_experiment *e,
 	sqlite3_stmt *st;
 	int rc = db_prepare(db, &st,
 		"INSERT INTO experiments (host_id, started, status, order_scheme, seed,"
-		" rounds, warmup, settle_s, gate_pct, aa, keep_going) VALUES"
+		" rounds, warmup, settle_s, gate_pct, aa, keep_going, kind) VALUES"
 		" (?1, strftime('%Y-%m-%dT%H:%M:%SZ','now'), 'running', ?2, ?3, ?4, ?5,"
-		" ?6, ?7, ?8, ?9)", cause);
+		" ?6, ?7, ?8, ?9, ?10)", cause);
 	if (rc)
 		return rc;
 	sqlite3_bind_int64(st, 1, hid);
@@ -69,6 +69,7 @@ static int create_body(struct db *db, struct db_experiment *e,
 		sqlite3_bind_double(st, 7, e->gate_pct);
 	sqlite3_bind_int(st, 8, e->aa);
 	sqlite3_bind_int(st, 9, e->keep_going);
+	db_bind_text(st, 10, e->kind ? e->kind : DB_EXP_KIND_AB);
 	rc = step_done(db, st, "cannot store the experiment in", cause);
 	sqlite3_finalize(st);
 	if (rc)
@@ -306,6 +307,35 @@ static int load_run_system(struct db *db, sqlite3_stmt *sy, struct db_exp_run *x
 	return 0;
 }
 
+
+static int load_run_settings(struct db *db, sqlite3_stmt *st, struct db_exp_run *x,
+			     char **cause)
+{
+	struct db_row r;
+	db_row_init(&r, db, st, "run_settings");
+	sqlite3_bind_int64(st, 1, x->run_id);
+	int s;
+	while (!r.rc && (s = sqlite3_step(st)) == SQLITE_ROW) {
+		db_row_key(&r, "(run %lld, row %zu)", (long long)x->run_id,
+			   x->nsettings + 1);
+		kv_push(&x->settings, &x->nsettings, &r, 0, 1);
+	}
+	sqlite3_reset(st);
+	if (r.rc)
+		return db_row_fail(&r, cause);
+	if (s != SQLITE_DONE)
+		return db_fail(db, s, "cannot read the run settings from", cause);
+	return 0;
+}
+
+const char *db_exp_run_setting(const struct db_exp_run *r, const char *key)
+{
+	for (size_t i = 0; i < r->nsettings; i++)
+		if (!strcmp(r->settings[i].key, key))
+			return r->settings[i].value;
+	return NULL;
+}
+
 static int load_run_scores(struct db *db, sqlite3_stmt *sc, struct db_exp_run *x,
 			   char **cause)
 {
@@ -420,7 +450,7 @@ static int load_runs(struct db *db, struct db_experiment *e, char **cause)
 	if (s != SQLITE_DONE)
 		return db_fail(db, s, "cannot read", cause);
 
-	sqlite3_stmt *ev, *sc, *sy;
+	sqlite3_stmt *ev, *sc, *sy, *rs;
 	rc = db_prepare_select(db, &ev, run_event_cols, VC_N,
 			       "FROM events WHERE run_id = ?1 ORDER BY idx", cause);
 	if (rc)
@@ -438,16 +468,27 @@ static int load_runs(struct db *db, struct db_experiment *e, char **cause)
 		sqlite3_finalize(sc);
 		return rc;
 	}
+	rc = db_prepare(db, &rs, "SELECT key, value FROM run_settings"
+			" WHERE run_id = ?1 ORDER BY key", cause);
+	if (rc) {
+		sqlite3_finalize(ev);
+		sqlite3_finalize(sc);
+		sqlite3_finalize(sy);
+		return rc;
+	}
 	for (size_t i = 0; i < e->nruns && !rc; i++) {
 		rc = load_run_events(db, ev, &e->runs[i], cause);
 		if (!rc)
 			rc = load_run_scores(db, sc, &e->runs[i], cause);
 		if (!rc)
 			rc = load_run_system(db, sy, &e->runs[i], cause);
+		if (!rc)
+			rc = load_run_settings(db, rs, &e->runs[i], cause);
 	}
 	sqlite3_finalize(ev);
 	sqlite3_finalize(sc);
 	sqlite3_finalize(sy);
+	sqlite3_finalize(rs);
 	return rc;
 }
 
@@ -467,7 +508,8 @@ static int load_runs(struct db *db, struct db_experiment *e, char **cause)
 	X(EC_SETTLE, "e.settle_s") \
 	X(EC_GATE, "e.gate_pct") \
 	X(EC_AA, "e.aa") \
-	X(EC_KEEP_GOING, "e.keep_going")
+	X(EC_KEEP_GOING, "e.keep_going") \
+	X(EC_KIND, "e.kind")
 enum { EXP_COLS(DB_COL_ENUM) EC_N };
 static const char *const exp_cols[] = { EXP_COLS(DB_COL_SQL) };
 
@@ -531,6 +573,11 @@ int db_experiment_load(struct db *db, int64_t id, struct db_experiment *out,
 	out->gate_pct = db_row_real(&r, EC_GATE, 0, 1000, NAN, DB_NULL_OK);
 	out->aa = db_row_bool(&r, EC_AA, 0);
 	out->keep_going = db_row_bool(&r, EC_KEEP_GOING, 0);
+	out->kind = db_row_text(&r, EC_KIND, 0);
+	if (!r.rc && strcmp(out->kind, DB_EXP_KIND_AB) &&
+	    strcmp(out->kind, DB_EXP_KIND_PRESSURE))
+		db_row_bad(&r, EC_KIND, "'%.40s' is not a kind prof knows (ab, "
+			   "pressure)", out->kind);
 	sqlite3_finalize(st);
 	if (r.rc) {
 		rc = db_row_fail(&r, cause);
@@ -632,6 +679,7 @@ void db_experiment_release(struct db_experiment *e)
 {
 	if (!e)
 		return;
+	free(e->kind);
 	free(e->hostname);
 	free(e->cpu_model);
 	free(e->started);
@@ -665,6 +713,7 @@ void db_experiment_release(struct db_experiment *e)
 		for (size_t k = 0; k < r->nsystem; k++)
 			free(r->system[k].name);
 		free(r->system);
+		kv_free(r->settings, r->nsettings);
 	}
 	free(e->runs);
 	memset(e, 0, sizeof(*e));
@@ -690,8 +739,30 @@ int64_t db_experiment_latest_aa(struct db *db, int64_t host_id,
 	return id;
 }
 
+int64_t db_experiment_latest_of(struct db *db, int64_t host_id, const char *kind,
+				const char *command, char **cause)
+{
+	sqlite3_stmt *st;
+	int rc = db_prepare(db, &st, "SELECT max(e.id) FROM experiments e"
+			    " WHERE e.kind = ?2 AND e.status = 'complete'"
+			    " AND e.host_id = ?1 AND EXISTS (SELECT 1 FROM arms a"
+			    " WHERE a.experiment_id = e.id AND a.command = ?3)", cause);
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(st, 1, host_id);
+	db_bind_text(st, 2, kind);
+	db_bind_text(st, 3, command);
+	int s = sqlite3_step(st);
+	int64_t id = s == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+	sqlite3_finalize(st);
+	if (s != SQLITE_ROW)
+		return db_fail(db, s, "cannot read", cause);
+	return id;
+}
+
 #define EXP_LIST_COLS(X) \
 	X(LS_ID, "e.id") \
+	X(LS_KIND, "e.kind") \
 	X(LS_STARTED, "e.started") \
 	X(LS_STATUS, "e.status") \
 	X(LS_AA, "e.aa") \
@@ -725,6 +796,7 @@ int db_experiments_list(struct db *db, struct db_experiment_summary **out,
 		struct db_experiment_summary *x = &p[(*n)++];
 		x->id = sqlite3_column_int64(st, LS_ID);
 		db_row_key(&r, "%lld", (long long)x->id);
+		x->kind = db_row_text(&r, LS_KIND, 0);
 		x->started = db_row_text(&r, LS_STARTED, 0);
 		x->status = db_row_text(&r, LS_STATUS, 0);
 		x->aa = db_row_bool(&r, LS_AA, 0);
@@ -748,6 +820,7 @@ int db_experiments_list(struct db *db, struct db_experiment_summary **out,
 void db_experiments_list_free(struct db_experiment_summary *v, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
+		free(v[i].kind);
 		free(v[i].started);
 		free(v[i].status);
 		free(v[i].arms);

@@ -5,6 +5,11 @@
  * parsed from its output. Each run is an ordinary stored run too, so any
  * table `prof ab` prints can be recomputed from the database alone.
  *
+ * An experiment has a kind: "ab" (prof ab) or "pressure" (prof pressure,
+ * whose arms are the steps of a cache-pressure curve; see
+ * reports/pressure.h for the settings it keeps). Loading a run of an
+ * experiment brings its run settings along (a pressure run's co-runner).
+ *
  * A run is added in one transaction together with its link and scores,
  * so an interrupted experiment keeps every finished run whole.
  * Caller-owned structs; not thread-safe.
@@ -62,10 +67,17 @@ struct db_exp_run {
 	 * db_run's system); 0 for runs stored before prof kept them. */
 	size_t nsystem;
 	struct db_sysval *system;
+	struct db_kv *settings;	/* the run's settings, by key */
+	size_t nsettings;
 };
+
+/* The kinds of experiment. */
+#define DB_EXP_KIND_AB "ab"
+#define DB_EXP_KIND_PRESSURE "pressure"
 
 struct db_experiment {
 	int64_t id;
+	char *kind;		/* DB_EXP_KIND_*; NULL when creating: "ab" */
 	int64_t host_id;
 	char *hostname, *cpu_model;
 	char *started, *finished;
@@ -115,8 +127,19 @@ void db_experiment_release(struct db_experiment *exp);
 int64_t db_experiment_latest_aa(struct db *db, int64_t host_id,
 				const char *command, char **cause);
 
+/*
+ * The newest complete experiment of `kind` on host_id with an arm whose
+ * command is `command`: its id, 0 when there is none, or a negative errno.
+ */
+int64_t db_experiment_latest_of(struct db *db, int64_t host_id, const char *kind,
+				const char *command, char **cause);
+
+/* A run setting of an experiment run, or NULL. */
+const char *db_exp_run_setting(const struct db_exp_run *r, const char *key);
+
 struct db_experiment_summary {
 	int64_t id;
+	char *kind;
 	char *started, *status;
 	bool aa;
 	int rounds;

@@ -471,6 +471,11 @@ static const char *const migrations[] = {
 	/* and prof sleep's CPU per call split into user and system time */
 	"ALTER TABLE sleep_cells ADD COLUMN user_us_per_call REAL;"
 	"ALTER TABLE sleep_cells ADD COLUMN sys_us_per_call REAL;",
+
+	/* v17: an experiment's kind: `ab` (prof ab), or `pressure` (prof
+	 * pressure: its arms are the steps and controls of a cache-pressure
+	 * curve, and each run's co-runner is in its run_settings). */
+	"ALTER TABLE experiments ADD COLUMN kind TEXT NOT NULL DEFAULT 'ab';",
 };
 
 size_t schema_migration_count(void)

@@ -11,6 +11,7 @@
 #include "prof/runutil.h"
 #include "prof/verb.h"
 #include "reports/ab.h"
+#include "reports/pressure.h"
 
 struct compare_args {
 	double gate;		/* --gate, NAN when not given */
@@ -208,6 +209,21 @@ static int compare_runs(struct verb_ctx *vc, struct db *db, const long ids[2])
 	return fp ? EXIT_OK : EXIT_FAIL;
 }
 
+/* A pressure experiment: its curves, as prof pressure printed them. */
+static int compare_pressure(struct verb_ctx *vc, const struct db_experiment *e)
+{
+	const struct compare_args *args = vc->args;
+	struct press_analysis an;
+	char *cause = NULL;
+	if (press_analyze(e, args->gate, &an, &cause))
+		return fail_cause(cause, EXIT_FAIL);
+	FILE *fp = verb_out(vc);
+	if (fp)
+		press_render(&an, vc->fmt, fp);
+	press_analysis_release(&an);
+	return fp ? EXIT_OK : EXIT_FAIL;
+}
+
 /* One experiment, analysed again from the database alone. */
 static int compare_experiment(struct verb_ctx *vc, struct db *db, long id)
 {
@@ -218,6 +234,11 @@ static int compare_experiment(struct verb_ctx *vc, struct db *db, long id)
 	int rc = db_experiment_load(db, id, &e, &cause);
 	if (rc)
 		return fail_cause(cause, exit_code_for(rc));
+	if (!strcmp(e.kind, DB_EXP_KIND_PRESSURE)) {
+		rc = compare_pressure(vc, &e);
+		db_experiment_release(&e);
+		return rc;
+	}
 	struct ab_gate_rule gate = ab_gate_for(db, &e, args->gate, &aa, &have_aa);
 	run_exp_env_warn(db, &e);
 	struct ab_analysis an;
@@ -297,11 +318,11 @@ const struct verb verb_compare = {
 "       prof compare --set A=TAG|RUNS --set B=TAG|RUNS [--gate PCT]\n"
 "       prof compare            (lists the stored experiments)\n"
 "\n"
-"Re-render a stored 'prof ab' experiment from the database alone: the same\n"
-"statistics, verdicts and tables 'prof ab' printed (with --gate, judged\n"
-"against another gate). With two run ids, compare two single runs side by\n"
-"side with their differences in percent: one run each gives no noise\n"
-"estimate, so no verdict.\n"
+"Re-render a stored 'prof ab' or 'prof pressure' experiment from the\n"
+"database alone: the same statistics, verdicts and tables the verb printed\n"
+"(with --gate, judged against another gate). With two run ids, compare\n"
+"two single runs side by side with their differences in percent: one run\n"
+"each gives no noise estimate, so no verdict.\n"
 "\n"
 "--format svg draws an experiment: per metric, every round's value per arm\n"
 "(the paired rounds joined by a line) with the medians, and each arm's\n"

@@ -17,6 +17,7 @@
 #include "prof/verb.h"
 #include "reports/ab.h"
 #include "reports/explain.h"
+#include "reports/pressure.h"
 
 #define MAXMODS 8
 
@@ -51,6 +52,59 @@ static long arm_index(const struct db_experiment *e, const char *name)
 		if (!strcmp(e->arms[a].name, name))
 			return (long)a;
 	return -1;
+}
+
+/* The curve of a pressure analysis whose workload runs `command`. */
+static long curve_of_command(const struct press_analysis *pa, const char *command)
+{
+	const struct db_experiment *e = pa->exp;
+	for (size_t c = 0; c < pa->ncurves; c++)
+		if (!strcmp(e->arms[pa->curves[c].control_arm].command, command))
+			return (long)c;
+	return -1;
+}
+
+/*
+ * Capacity evidence for a command: the newest complete pressure
+ * experiment of it on this host, analysed into *pa (release it when
+ * *have). Quiet when there is none; an error loading one is a warning,
+ * since the other rules still stand.
+ */
+static void capacity_of_command(struct db *db, int64_t host_id, const char *command,
+				double gate, struct db_experiment *pe,
+				struct press_analysis *pa, bool *have,
+				struct explain_capacity *cap)
+{
+	char *cause = NULL;
+	int64_t id = db_experiment_latest_of(db, host_id, DB_EXP_KIND_PRESSURE,
+					     command, &cause);
+	if (id <= 0) {
+		if (id < 0)
+			warning_msg("cannot look for a pressure experiment: %s",
+				    cause ? cause : "?");
+		free(cause);
+		return;
+	}
+	if (db_experiment_load(db, id, pe, &cause)) {
+		warning_msg("cannot load pressure experiment %lld: %s", (long long)id,
+			    cause ? cause : "?");
+		free(cause);
+		return;
+	}
+	if (press_analyze(pe, gate, pa, &cause)) {
+		warning_msg("%s", cause ? cause : "?");
+		free(cause);
+		db_experiment_release(pe);
+		return;
+	}
+	long c = curve_of_command(pa, command);
+	if (c < 0) {
+		press_analysis_release(pa);
+		db_experiment_release(pe);
+		return;
+	}
+	*have = true;
+	explain_capacity_from(pa, (size_t)c, false, cap);
 }
 
 struct explain_args {
@@ -93,6 +147,12 @@ static int cmd_explain(struct verb_ctx *vc)
 	struct ab_analysis an;
 	bool have_an = false;
 	char labels[2][64];
+	/* Capacity evidence: this experiment's own curves when it is a
+	 * pressure experiment, else the newest one of the same command. */
+	struct db_experiment pe;
+	struct press_analysis pa;
+	bool have_pa = false, have_pe = false;
+	struct explain_capacity cap;
 
 	if (nargs == 2) {
 		for (int s = 0; s < 2; s++) {
@@ -108,6 +168,10 @@ static int cmd_explain(struct verb_ctx *vc)
 				 (long long)runs[s]->id);
 		}
 		explain_input_from_runs(runs[0], runs[1], &in);
+		for (int s = 1; s >= 0 && !have_pa; s--)
+			capacity_of_command(db, runs[s]->host.id, runs[s]->command, a->gate,
+					    &pe, &pa, &have_pe, &cap);
+		have_pa = have_pe;
 	} else {
 		int lrc = db_experiment_load(db, ids[0], &e, &cause);
 		if (lrc) {
@@ -117,6 +181,29 @@ static int cmd_explain(struct verb_ctx *vc)
 		}
 		have_exp = true;
 		long arm = e.narms > 1 ? 1 : -1, base = 0;
+		if (!strcmp(e.kind, DB_EXP_KIND_PRESSURE)) {
+			if (press_analyze(&e, a->gate, &pa, &cause)) {
+				rc = fail_cause(cause, EXIT_FAIL);
+				cause = NULL;
+				goto out;
+			}
+			have_pa = true;
+			/* By default the first workload's largest step against
+			 * its control; its curve is the capacity evidence. */
+			const struct press_curve *c = &pa.curves[0];
+			base = (long)c->control_arm;
+			arm = c->nsteps ? (long)c->steps[c->nsteps - 1].arm : -1;
+			size_t ci = 0;
+			long named = arm_name ? arm_index(&e, arm_name) : -1;
+			for (size_t k = 0; named >= 0 && k < pa.ncurves; k++)
+				for (size_t i = 0; i < pa.curves[k].nsteps; i++)
+					if ((long)pa.curves[k].steps[i].arm == named ||
+					    (long)pa.curves[k].control_arm == named) {
+						ci = k;
+						base = (long)pa.curves[k].control_arm;
+					}
+			explain_capacity_from(&pa, ci, true, &cap);
+		}
 		if (arm_name && (arm = arm_index(&e, arm_name)) < 0) {
 			rc = usage_error(vc->name, "experiment %lld has no arm '%s'",
 					 (long long)e.id, cli_echo(arm_name, buf, sizeof(buf)));
@@ -155,6 +242,10 @@ static int cmd_explain(struct verb_ctx *vc)
 		}
 		have_an = true;
 		explain_input_from_ab(&an, (size_t)arm, &in);
+		for (int s = 0; s < 2 && !have_pa; s++)
+			capacity_of_command(db, e.host_id, e.arms[s ? 0 : arm].command,
+					    a->gate, &pe, &pa, &have_pe, &cap);
+		have_pa = have_pa || have_pe;
 		size_t arms[2] = { 0, (size_t)arm };
 		for (int s = 0; s < 2; s++) {
 			if (load_arm(db, &e, arms[s], &runs[s], &nruns[s], &cause)) {
@@ -168,6 +259,8 @@ static int cmd_explain(struct verb_ctx *vc)
 	for (int s = 0; s < 2; s++)
 		explain_side_from_runs(runs[s], nruns[s], labels[s], &in.side[s],
 				       mods[s], MAXMODS);
+	if (have_pa)
+		in.capacity = &cap;
 	/* Where a side was sampled (prof record), where its samples fall. */
 	struct db_profile prof[2];
 	bool have_prof[2] = { false, false };
@@ -213,6 +306,10 @@ out:
 	explain_input_release(&in);
 	if (have_an)
 		ab_analysis_release(&an);
+	if (have_pa)
+		press_analysis_release(&pa);
+	if (have_pe)
+		db_experiment_release(&pe);
 	if (have_aa)
 		db_experiment_release(&aa);
 	if (have_exp)
@@ -249,7 +346,8 @@ const struct verb verb_explain = {
 "\n"
 "Put two sides next to each other (two stored runs, or two arms of a\n"
 "stored 'prof ab' experiment: by default its second arm against the\n"
-"baseline) and say what the numbers show: misses per thousand\n"
+"baseline; of a 'prof pressure' experiment, its largest step against its\n"
+"control) and say what the numbers show: misses per thousand\n"
 "instructions (or per CPU ms where instructions were not counted), IPC,\n"
 "the code footprint and touched code (run with --working-set to measure\n"
 "it), the largest modules, and the cache domain each side ran in. Then\n"
@@ -263,7 +361,10 @@ const struct verb verb_explain = {
 "                LLC misses moved beyond noise in favour of the larger\n"
 "  no-domain-effect  the same-size null, stated exactly\n"
 "  cannot-tell   a counter a rule needs is not supported here: named, with\n"
-"                what the supported evidence does show\n"
+"                what the supported evidence does show\n""  capacity      a 'prof pressure' experiment of the workload (this one,\n"
+"                or the newest of the same command on this host) found it\n"
+"                cache-sensitive; no-capacity-effect when it found no cost;\n"
+"                this needs no counter, so a VM gets an answer too\n"
 "'Beyond noise' is a better/worse verdict of 'prof ab' (95% CI excludes 0\n"
 "and the effect clears the gate). Two single runs have no noise estimate:\n"
 "nothing is claimed from them.\n"

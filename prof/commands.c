@@ -14,6 +14,7 @@ extern const struct verb verb_record;
 extern const struct verb verb_runs;
 extern const struct verb verb_report;
 extern const struct verb verb_ab;
+extern const struct verb verb_pressure;
 extern const struct verb verb_compare;
 extern const struct verb verb_summary;
 extern const struct verb verb_explain;
@@ -40,11 +41,13 @@ const struct cmd commands[] = {
 	  TEXT | F(FOLDED) | F(SVG), CMD_DB_READ, CMD_OUT_STDOUT },
 	{ "ab", &verb_ab, "interleaved A/B runs with paired statistics",
 	  TEXT | F(SVG), CMD_DB_WRITE, CMD_OUT_STDERR },
+	{ "pressure", &verb_pressure, "is it cache-bound? take cache away and measure",
+	  TEXT, CMD_DB_WRITE, CMD_OUT_STDERR },
 	{ "compare", &verb_compare, "reprint an experiment, or compare two runs",
 	  TEXT | F(SVG), CMD_DB_READ, CMD_OUT_STDOUT },
 	{ "summary", &verb_summary, "read experiments that share arms across scenes",
 	  TEXT, CMD_DB_READ, CMD_OUT_STDOUT },
-	{ "explain", &verb_explain, "footprint, codegen or cache-domain effect?",
+	{ "explain", &verb_explain, "footprint, codegen, cache-domain or capacity?",
 	  TEXT, CMD_DB_READ, CMD_OUT_STDOUT },
 	{ "topo", &verb_topo, "show cache domains and what a pin would pick",
 	  TEXT, CMD_DB_NONE, CMD_OUT_STDOUT },

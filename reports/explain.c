@@ -13,11 +13,13 @@
 
 static const char *const kind_names[] = {
 	"footprint", "codegen", "cache-domain", "no-domain-effect", "cannot-tell",
+	"capacity", "no-capacity-effect",
 };
 
 const char *explain_kind_name(enum explain_kind k)
 {
-	return (unsigned)k < 5 ? kind_names[k] : "?";
+	return (unsigned)k < sizeof(kind_names) / sizeof(kind_names[0])
+	       ? kind_names[k] : "?";
 }
 
 /* ---- inputs ---- */
@@ -537,6 +539,45 @@ static void rule_domain(const struct explain_input *in, struct out *o)
 	}
 }
 
+void explain_capacity_from(const struct press_analysis *a, size_t curve, bool own,
+			   struct explain_capacity *out)
+{
+	const struct press_curve *c = &a->curves[curve];
+	out->experiment_id = (long)a->exp->id;
+	out->workload = c->workload;
+	out->verdict = c->verdict;
+	out->summary = c->summary;
+	out->own = own;
+}
+
+/* Capacity: what taking shared cache away did, from a pressure experiment. */
+static void rule_capacity(const struct explain_input *in, struct out *o)
+{
+	const struct explain_capacity *c = in->capacity;
+	if (!c)
+		return;
+	char from[96];
+	snprintf(from, sizeof(from), "%s %ld, workload %s", c->own ? "this pressure "
+		 "experiment" : "pressure experiment", c->experiment_id,
+		 c->workload ? c->workload : "?");
+	const char *s = c->summary ? c->summary : press_verdict_name(c->verdict);
+	switch (c->verdict) {
+	case PRESS_SENSITIVE:
+		add(o, FINDING_CAPACITY, "capacity", "capacity effect (%s): %s; the "
+		    "workload loses time when shared cache is taken from it, measured "
+		    "without counters", from, s);
+		break;
+	case PRESS_NOT_SENSITIVE:
+		add(o, FINDING_NO_CAPACITY_EFFECT, "capacity", "no capacity effect "
+		    "(%s): %s", from, s);
+		break;
+	default:
+		add(o, FINDING_CANNOT_TELL, "capacity", "cannot tell whether capacity "
+		    "matters (%s): %s", from, s);
+		break;
+	}
+}
+
 size_t explain_findings(const struct explain_input *in,
 			struct explain_finding **out)
 {
@@ -548,6 +589,7 @@ size_t explain_findings(const struct explain_input *in,
 	rule_footprint(in, &o);
 	rule_codegen(in, &o);
 	rule_domain(in, &o);
+	rule_capacity(in, &o);
 	*out = o.v;
 	return o.n;
 }

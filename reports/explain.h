@@ -16,7 +16,13 @@
  *    (no-domain-effect), since domain choice cannot matter there and that
  *    says nothing about capacity;
  *  - cannot-tell: a counter a rule needs is not supported on this machine:
- *    it is named, with what the supported evidence does show.
+ *    it is named, with what the supported evidence does show;
+ *  - capacity: a `prof pressure` experiment of the workload (the one
+ *    explained, or the newest complete one of the same command on the same
+ *    host) found it cache-sensitive: taking shared cache away cost time
+ *    beyond noise; no-capacity-effect when it found no cost within its
+ *    gate; cannot-tell when it was inconclusive. This needs no counter, so
+ *    a machine without a PMU still gets an answer about capacity.
  * "Beyond noise" is a better/worse verdict of reports/stats (95% CI
  * excludes zero and the effect clears the gate); "within noise" is its
  * absence. One run per side has no noise estimate: no effect is claimed.
@@ -31,6 +37,7 @@
 
 #include "db/samples.h"
 #include "reports/ab.h"
+#include "reports/pressure.h"
 #include "reports/output.h"
 
 struct explain_module {
@@ -76,6 +83,15 @@ struct explain_metric {
 	enum stats_verdict verdict;	/* when have_stats */
 };
 
+/* What a pressure experiment said about one workload. */
+struct explain_capacity {
+	long experiment_id;
+	const char *workload;
+	enum press_verdict verdict;
+	const char *summary;		/* the curve's sentence */
+	bool own;			/* the experiment explained is this one */
+};
+
 struct explain_input {
 	struct explain_side side[2];	/* [0] baseline (A), [1] B */
 	struct explain_metric *metrics;
@@ -83,6 +99,7 @@ struct explain_input {
 	bool single_runs;		/* one run each: no noise estimate */
 	size_t rounds;
 	long experiment_id;		/* 0 for two runs */
+	const struct explain_capacity *capacity;	/* NULL: none known */
 };
 
 enum explain_kind {
@@ -91,6 +108,8 @@ enum explain_kind {
 	FINDING_CACHE_DOMAIN,
 	FINDING_NO_DOMAIN_EFFECT,
 	FINDING_CANNOT_TELL,
+	FINDING_CAPACITY,
+	FINDING_NO_CAPACITY_EFFECT,
 };
 
 const char *explain_kind_name(enum explain_kind k);
@@ -132,6 +151,11 @@ void explain_side_from_runs(const struct db_run *runs, size_t n, const char *lab
 void explain_side_add_profile(struct explain_side *side, const struct db_run *run,
 			      const struct db_profile *p, struct explain_share *shares,
 			      size_t max);
+
+/* The capacity evidence of curve `curve` of a pressure analysis (borrowed
+ * pointers into a). own: a is the experiment being explained. */
+void explain_capacity_from(const struct press_analysis *a, size_t curve, bool own,
+			   struct explain_capacity *out);
 
 /* Apply every rule. *out is malloc'd (free with explain_findings_free). */
 size_t explain_findings(const struct explain_input *in,

@@ -2,7 +2,9 @@
  * Tests for db/experiments: an experiment stored run by run and loaded
  * back is what went in (arms, settings, the place of every run, its
  * counts and scores); the newest is found, an absent one is refused; the
- * list and the A/A lookup see what `prof ab` and `prof compare` need.
+ * list and the A/A lookup see what `prof ab` and `prof compare` need; a
+ * pressure experiment keeps its kind and each run's co-runner settings,
+ * and is found by its command for `prof explain`.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -254,6 +256,79 @@ static void test_experiments__list_and_latest_aa(void **state)
 	db_close(db);
 }
 
+/* A pressure experiment of command cmd: one arm, one run with the
+ * co-runner's settings. */
+static int64_t store_pressure(struct db *db, const char *cmd, int64_t *run_id)
+{
+	struct db_experiment e;
+	memset(&e, 0, sizeof(e));
+	e.kind = DB_EXP_KIND_PRESSURE;
+	e.order = "abba";
+	e.rounds = 1;
+	e.gate_pct = NAN;
+	char *argv[] = { (char *)cmd, NULL };
+	struct db_kv as[] = { { "pressure.role", "control" },
+			      { "pressure.workload", "emu" } };
+	struct db_arm arm = { "emu@control", (char *)cmd, argv, 1, as, 2 };
+	e.arms = &arm;
+	e.narms = 1;
+	char *cause = NULL;
+	if (db_experiment_create(db, &e, &host, &cause))
+		fail_msg("create: %s", cause);
+	struct db_run r;
+	tu_run_init(&r, "pressure", "2026-12-01T08:00:00Z", cmd, "vm", "AMD EPYC", 2);
+	db_run_set(&r, "corunner.ns_per_line", "4.25");
+	db_run_set(&r, "corunner.held_bytes", "1048576");
+	if (db_experiment_add_run(db, e.id, &r, 0, 0, 0, false, NULL, 0, &cause))
+		fail_msg("run: %s", cause);
+	*run_id = r.id;
+	db_run_release(&r);
+	return e.id;
+}
+
+static void test_experiments__pressure_kind_and_run_settings(void **state)
+{
+	struct tu_db *f = *state;
+	struct db *db;
+	int64_t ids[NPLAN], run_id;
+	assert_int_equal(db_open(&db, f->path, NULL), 0);
+	int64_t ab = store(db, false, NAN, ids);
+	int64_t p = store_pressure(db, "./emu", &run_id);
+	struct db_experiment e;
+	assert_int_equal(db_experiment_load(db, ab, &e, NULL), 0);
+	assert_string_equal(e.kind, "ab");	/* what prof ab leaves unset */
+	int64_t host_id = e.host_id;
+	db_experiment_release(&e);
+	assert_int_equal(db_experiment_load(db, p, &e, NULL), 0);
+	assert_string_equal(e.kind, "pressure");
+	assert_int_equal(e.nruns, 1);
+	assert_int_equal(e.runs[0].run_id, run_id);
+	assert_string_equal(db_exp_run_setting(&e.runs[0], "corunner.ns_per_line"), "4.25");
+	assert_string_equal(db_exp_run_setting(&e.runs[0], "corunner.held_bytes"),
+			    "1048576");
+	assert_null(db_exp_run_setting(&e.runs[0], "corunner.passes"));
+	db_experiment_release(&e);
+
+	/* Found by command and kind once complete; an ab experiment of the
+	 * same command is not a pressure one. */
+	assert_int_equal(db_experiment_latest_of(db, host_id, "pressure", "./emu", NULL), 0);
+	assert_int_equal(db_experiment_finish(db, p, "complete", NULL, NULL), 0);
+	assert_int_equal(db_experiment_finish(db, ab, "complete", NULL, NULL), 0);
+	assert_int_equal(db_experiment_latest_of(db, host_id, "pressure", "./emu", NULL), p);
+	assert_int_equal(db_experiment_latest_of(db, host_id, "pressure", "./other",
+						 NULL), 0);
+	assert_int_equal(db_experiment_latest_of(db, host_id, "ab", "./emu --fast", NULL),
+			 ab);
+	struct db_experiment_summary *v;
+	size_t n;
+	assert_int_equal(db_experiments_list(db, &v, &n, NULL), 0);
+	assert_int_equal(n, 2);
+	assert_string_equal(v[0].kind, "ab");
+	assert_string_equal(v[1].kind, "pressure");
+	db_experiments_list_free(v, n);
+	db_close(db);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -262,6 +337,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_experiments__newest_absent_and_no_gate,
 						tu_db_setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_experiments__list_and_latest_aa,
+						tu_db_setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_experiments__pressure_kind_and_run_settings,
 						tu_db_setup, tu_db_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

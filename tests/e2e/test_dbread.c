@@ -103,6 +103,8 @@ static const struct damage cases[] = {
 	{ NULL, "UPDATE experiments SET rounds = -5",
 	  { "compare", "last", "--format", "json" },
 	  "experiments row 1: rounds -5 is out of range 1..100000" },
+	{ NULL, "UPDATE experiments SET kind = 'weird'", { "compare", "1" },
+	  "experiments row 1: kind 'weird' is not a kind prof knows (ab, pressure)" },
 	{ NULL, "UPDATE experiments SET rounds = -5", { "compare" },
 	  "experiments row 1: rounds -5 is out of range 1..100000" },
 	{ NULL, "UPDATE experiments SET rounds = -5", { "explain", "1" },

@@ -63,6 +63,7 @@ static const struct golden_case {
 	{ "help/runs", 0, "help runs", NULL },
 	{ "help/report", 0, "help report", NULL },
 	{ "help/ab", 0, "help ab", NULL },
+	{ "help/pressure", 0, "help pressure", NULL },
 	{ "help/compare", 0, "help compare", NULL },
 	{ "help/summary", 0, "help summary", NULL },
 	{ "help/explain", 0, "help explain", NULL },

@@ -2,7 +2,8 @@
  * Tests for reports/explain: each rule on its own, from inputs shaped like
  * the cases our users measured (three recompiler backends; pinning on a
  * symmetric and an asymmetric part), and the refusals: missing counters
- * and single runs claim nothing.
+ * and single runs claim nothing; a pressure experiment's curve is
+ * capacity evidence where the counters cannot tell.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -307,6 +308,69 @@ static void test_explain__csv_is_the_side_by_side_table(void **state)
 	free(b.data);
 }
 
+/* A VM without a PMU: the domain rule cannot tell, the pressure curve can. */
+static void test_explain__capacity_from_a_pressure_curve(void **state)
+{
+	(void)state;
+	struct explain_metric ms[] = {
+		M("wall_s", 0.30, 2.10, VERDICT_WORSE),
+		UNSUP("llc-misses.per_cpu_ms"),
+		UNSUP("branch-misses.per_cpu_ms"),
+	};
+	struct explain_input in;
+	base_input(&in, ms, 3);
+	for (int s = 0; s < 2; s++) {
+		in.side[s].domain_level = 3;
+		in.side[s].domain_cpus = "0-1";
+	}
+	in.side[0].domain_bytes = 32 * MiB;
+	in.side[1].domain_bytes = 16 * MiB;
+	static const struct {
+		enum press_verdict v;
+		enum explain_kind kind;
+		const char *says;
+	} cases[] = {
+		{ PRESS_SENSITIVE, FINDING_CAPACITY, "capacity effect (pressure experiment "
+		  "9, workload emu): cache-sensitive: losing 4 MiB" },
+		{ PRESS_NOT_SENSITIVE, FINDING_NO_CAPACITY_EFFECT, "no capacity effect" },
+		{ PRESS_INCONCLUSIVE, FINDING_CANNOT_TELL, "cannot tell whether capacity "
+		  "matters" },
+	};
+	struct explain_finding *f;
+	size_t n = explain_findings(&in, &f);
+	size_t base_cannot = count_kind(f, n, FINDING_CANNOT_TELL);
+	assert_true(base_cannot >= 1);
+	for (size_t i = 0; i < n; i++)
+		assert_string_not_equal(f[i].rule, "capacity");
+	explain_findings_free(f, n);
+	for (size_t k = 0; k < 3; k++) {
+		struct explain_capacity cap = { 9, "emu", cases[k].v,
+			"cache-sensitive: losing 4 MiB of 32 MiB costs +40.0% [+35.0, +45.0] "
+			"CPU time", false };
+		in.capacity = &cap;
+		n = explain_findings(&in, &f);
+		/* The counters still cannot tell what they could not. */
+		assert_int_equal(count_kind(f, n, FINDING_CANNOT_TELL),
+				 base_cannot + (cases[k].kind == FINDING_CANNOT_TELL));
+		bool found = false;
+		for (size_t i = 0; i < n; i++)
+			found = found || (f[i].kind == cases[k].kind &&
+					  !strcmp(f[i].rule, "capacity") &&
+					  strstr(f[i].text, cases[k].says));
+		if (!found)
+			fail_msg("case %zu: no %s finding", k, explain_kind_name(cases[k].kind));
+		struct tu_buf b;
+		explain_render(&in, f, n, OUT_JSON, tu_buf_open(&b));
+		const char *j = tu_buf_close(&b);
+		char want[64];
+		snprintf(want, sizeof(want), "\"kind\": \"%s\"",
+			 explain_kind_name(cases[k].kind));
+		assert_non_null(strstr(j, want));
+		free(b.data);
+		explain_findings_free(f, n);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -317,6 +381,7 @@ int main(void)
 		cmocka_unit_test(test_explain__missing_counters_cannot_tell),
 		cmocka_unit_test(test_explain__single_runs_claim_nothing),
 		cmocka_unit_test(test_explain__csv_is_the_side_by_side_table),
+		cmocka_unit_test(test_explain__capacity_from_a_pressure_curve),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,1004 @@
+/*
+ * prof pressure: is this workload cache-bound? Take cache away and see.
+ * The workload runs pinned to one CPU of a cache domain while a co-runner
+ * thread of prof, pinned to another CPU of the domain, walks a buffer of
+ * k bytes of it (collectors/pirate.h), for each step k; each step's runs
+ * are paired, round by round, with runs beside a control co-runner that
+ * walks a buffer inside its own L2 (the same walk, costing the workload
+ * the same CPU and memory interference, but no shared cache). With
+ * --method cat, resctrl gives the workload fewer L3 ways instead
+ * (collectors/resctrl.h). Every run is stored as it ends, in an
+ * experiment of kind "pressure"; the report is computed from the database
+ * (reports/pressure.h), so `prof compare` reprints it.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "collectors/host.h"
+#include "collectors/pirate.h"
+#include "collectors/resctrl.h"
+#include "db/experiments.h"
+#include "prof/abplan.h"
+#include "prof/launch.h"
+#include "prof/pin.h"
+#include "prof/pressplan.h"
+#include "prof/progress.h"
+#include "prof/runner.h"
+#include "prof/runutil.h"
+#include "prof/verb.h"
+#include "prof/words.h"
+#include "reports/pressure.h"
+
+struct press_args {
+	struct ab_plan plan;		/* --arm, --score, -e, --order, --seed */
+	int rounds, warmup;
+	double gate;			/* NAN: chosen by the analysis */
+	const char *steps, *domain, *cpus, *method, *metric;
+	const char *sysfs, *resctrl;
+	bool show_output;
+};
+
+static void press_args_init(void *args)
+{
+	struct press_args *a = args;
+	ab_plan_init(&a->plan);
+	a->rounds = 8;
+	a->warmup = 1;
+	a->gate = NAN;
+	a->method = "pirate";
+}
+
+static void press_args_release(void *args)
+{
+	ab_plan_release(&((struct press_args *)args)->plan);
+}
+
+static int parse_arm(struct verb_ctx *vc, const char *arg, void *plan)
+{
+	char *cause = NULL;
+	int rc = ab_plan_add_arm(plan, arg, &cause);
+	return rc ? verb_usage_cause(vc, cause) : 0;
+}
+
+static int parse_score(struct verb_ctx *vc, const char *arg, void *plan)
+{
+	char *cause = NULL;
+	int rc = ab_plan_add_score(plan, arg, &cause);
+	return rc ? verb_usage_cause(vc, cause) : 0;
+}
+
+static int parse_order(struct verb_ctx *vc, const char *arg, void *plan)
+{
+	char *cause = NULL;
+	int rc = ab_plan_set_order(plan, arg, &cause);
+	return rc ? verb_usage_cause(vc, cause) : 0;
+}
+
+/* One workload: an --arm, or the command after the options. */
+struct workload {
+	const char *name;
+	const char *command;
+	char **argv;
+	int argc;
+};
+
+/* One run slot of a round: a workload beside a control or a step. */
+struct slot {
+	size_t workload;
+	bool control;
+	uint64_t taken;			/* bytes taken (0: control, A/A) */
+	uint64_t corunner_bytes;	/* what the co-runner walks */
+	unsigned ways;			/* cat: the workload's ways */
+	double alone_ns, mem_ns;	/* the co-runner alone at that size */
+	char name[96];			/* the experiment's arm name */
+};
+
+/* Everything one `prof pressure` holds while it runs. */
+struct press {
+	struct verb_ctx *vc;
+	struct press_args *o;
+	bool cat;
+	struct workload *w;
+	size_t nw;
+	char *cmd_name;			/* a name for the operand command */
+	char *cmd_line;
+	struct topo topo;
+	bool have_topo;
+	struct press_cpus cpus;
+	struct press_steps steps;
+	uint64_t control_bytes, hit_bytes;
+	double hit_ns;
+	struct slot *slots;
+	size_t nslots;
+	struct event_desc *evs;
+	size_t nev;
+	struct pin_plan pin;
+	bool have_pin;
+	struct pirate pirate;
+	struct resctrl rc;
+	bool have_rc;
+	struct resctrl_group group;
+	bool in_group;
+	cpu_set_t old_affinity;
+	bool affinity_moved;
+	struct db *db;
+	int64_t exp_id;
+	struct progress_line line;	/* cleared before anything else is said */
+};
+
+/* A name for the command after the options: its file name, cleaned. */
+static char *name_of_command(const char *argv0)
+{
+	const char *b = strrchr(argv0, '/');
+	b = b ? b + 1 : argv0;
+	char buf[41];
+	size_t n = 0;
+	for (; *b && n < sizeof(buf) - 1; b++)
+		buf[n++] = isalnum((unsigned char)*b) || strchr("_-+", *b) ? *b : '_';
+	buf[n] = '\0';
+	return strdup(n ? buf : "workload");
+}
+
+static int check_args(struct press *ps)
+{
+	struct verb_ctx *vc = ps->vc;
+	struct press_args *o = ps->o;
+	struct ab_plan *p = &o->plan;
+	if (vc->argc && p->narms)
+		return usage_error(vc->name, "give the command after the options, or "
+				   "--arm NAME=COMMAND, not both");
+	if (!vc->argc && !p->narms)
+		return usage_error(vc->name, "no command: 'prof pressure [OPTIONS] -- "
+				   "COMMAND' or --arm NAME=COMMAND");
+	if (strcmp(o->method, "pirate") && strcmp(o->method, "cat")) {
+		char buf[64];
+		return usage_error(vc->name, "unknown --method '%s': expected pirate "
+				   "(a co-runner takes the cache) or cat (resctrl gives "
+				   "the workload fewer ways)",
+				   cli_echo(o->method, buf, sizeof(buf)));
+	}
+	ps->cat = !strcmp(o->method, "cat");
+	if (ps->cat && o->cpus && strchr(o->cpus, ','))
+		return usage_error(vc->name, "--method cat runs no co-runner: --cpus "
+				   "takes the workload's CPU alone");
+	if (!o->metric && p->nscores)
+		o->metric = p->scores[0].name;
+	if (!o->metric)
+		o->metric = "cpu_s";
+	if (vc->argc) {
+		ps->nw = 1;
+		ps->w = calloc(1, sizeof(*ps->w));
+		ps->cmd_name = name_of_command(vc->argv[0]);
+		ps->cmd_line = run_state_command_line(vc->argv, vc->argc);
+		ps->w[0] = (struct workload){ ps->cmd_name, ps->cmd_line, vc->argv, vc->argc };
+	} else {
+		ps->nw = p->narms;
+		ps->w = calloc(p->narms, sizeof(*ps->w));
+		for (size_t a = 0; a < p->narms; a++)
+			ps->w[a] = (struct workload){ p->arms[a].name, p->arms[a].command,
+						      p->arms[a].argv, p->arms[a].argc };
+	}
+	if (!ps->w)
+		abort();
+	return 0;
+}
+
+/* The metric must be one the runs will have. */
+static int check_metric(struct press *ps)
+{
+	const char *m = ps->o->metric;
+	if (!strcmp(m, "cpu_s") || !strcmp(m, "wall_s"))
+		return 0;
+	for (size_t i = 0; i < ps->o->plan.nscores; i++)
+		if (!strcmp(ps->o->plan.scores[i].name, m))
+			return 0;
+	for (size_t i = 0; i < ps->nev; i++)
+		if (!strcmp(ps->evs[i].name, m))
+			return 0;
+	char buf[64];
+	return usage_error(ps->vc->name, "unknown --metric '%s': expected cpu_s, wall_s, "
+			   "a --score name or an event of -e",
+			   cli_echo(m, buf, sizeof(buf)));
+}
+
+/* The CPUs prof may run on, so a cpuset or taskset is respected. */
+static bool allowed_cpus(struct cpumask *out)
+{
+	cpu_set_t set;
+	if (sched_getaffinity(0, sizeof(set), &set))
+		return false;
+	cpumask_clear(out);
+	for (int c = 0; c < CPU_SETSIZE && c < CPUMASK_MAX; c++)
+		if (CPU_ISSET(c, &set))
+			cpumask_set(out, c);
+	return true;
+}
+
+/* Topology, CPUs and steps: every refusal before anything runs. */
+static int plan_machine(struct press *ps)
+{
+	struct press_args *o = ps->o;
+	char *cause = NULL;
+	int rc = topo_read(&ps->topo, o->sysfs, &cause);
+	if (rc) {
+		error_msg("cannot read the topology: %s", cause ? cause : strerror(-rc));
+		free(cause);
+		return EXIT_FAIL;
+	}
+	ps->have_topo = true;
+	struct cpumask allowed;
+	bool have_allowed = !o->sysfs && allowed_cpus(&allowed);
+	rc = press_pick(&ps->topo, o->domain, o->cpus, have_allowed ? &allowed : NULL,
+			!ps->cat, &ps->cpus, &cause);
+	if (rc) {
+		int code = rc == -ENODEV || rc == -ENODATA ? EXIT_FAIL : EXIT_USAGE;
+		if (code == EXIT_USAGE)
+			return verb_usage_cause(ps->vc, cause);
+		error_msg("cannot take cache away here: %s", cause);
+		free(cause);
+		hint_msg("'prof topo' shows the cache domains and their CPUs");
+		return code;
+	}
+	uint64_t dom = ps->cpus.domain->size_bytes;
+	if (o->steps) {
+		if ((rc = press_steps_parse(o->steps, dom, &ps->steps, &cause)))
+			return verb_usage_cause(ps->vc, cause);
+	} else {
+		press_steps_default(dom, &ps->steps);
+	}
+	ps->control_bytes = press_control_bytes(ps->cpus.corunner_l2_bytes);
+	ps->hit_bytes = press_hit_bytes(ps->cpus.corunner_l2_bytes, dom);
+	if (!ps->cat && ps->cpus.l2_shared)
+		warning_msg("CPUs %d and %d share an L2: the control co-runner takes L2 "
+			    "from the workload too", ps->cpus.workload_cpu,
+			    ps->cpus.corunner_cpu);
+	if (!ps->cat && ps->cpus.smt_unknown)
+		warning_msg("the topology names no SMT siblings: CPU %d is taken not to "
+			    "share a core with CPU %d", ps->cpus.corunner_cpu,
+			    ps->cpus.workload_cpu);
+	return 0;
+}
+
+/* --method cat: the resctrl tree, our group, and the ways of each step. */
+static int plan_cat(struct press *ps)
+{
+	char *cause = NULL;
+	const char *root = ps->o->resctrl ? ps->o->resctrl : RESCTRL_ROOT;
+	int rc = resctrl_read(&ps->rc, root, &cause);
+	if (rc) {
+		error_msg("--method cat: %s", cause ? cause : strerror(-rc));
+		free(cause);
+		hint_msg("without cache allocation, the default --method pirate takes "
+			 "the cache with a co-runner");
+		return EXIT_FAIL;
+	}
+	ps->have_rc = true;
+	long id = ps->cpus.domain->id;
+	if (id < 0 || !resctrl_domain(&ps->rc, id)) {
+		error_msg("--method cat: the L%d of CPU %d has %s in resctrl's schemata",
+			  ps->cpus.domain->level, ps->cpus.workload_cpu,
+			  id < 0 ? "no cache id in sysfs, so no line" : "no line");
+		return EXIT_FAIL;
+	}
+	return 0;
+}
+
+/* Ways left to the workload when `taken` bytes of the domain go. */
+static unsigned ways_for(const struct press *ps, uint64_t taken)
+{
+	double per = (double)ps->cpus.domain->size_bytes / ps->rc.ways;
+	unsigned take = (unsigned)llround((double)taken / per);
+	unsigned left = take >= ps->rc.ways ? 0 : ps->rc.ways - take;
+	return left < ps->rc.min_bits ? ps->rc.min_bits : left;
+}
+
+static void add_slot(struct press *ps, size_t w, bool control, uint64_t taken)
+{
+	struct slot *s = &ps->slots[ps->nslots++];
+	memset(s, 0, sizeof(*s));
+	s->workload = w;
+	s->control = control;
+	s->taken = taken;
+	s->corunner_bytes = control || taken == 0 ? ps->control_bytes : taken;
+	s->alone_ns = s->mem_ns = NAN;
+	if (ps->cat) {
+		s->ways = ways_for(ps, taken);
+		s->corunner_bytes = 0;
+		s->taken = (uint64_t)((double)ps->cpus.domain->size_bytes *
+				      (ps->rc.ways - s->ways) / ps->rc.ways);
+	}
+	char label[32];
+	press_step_label(taken, label, sizeof(label));
+	snprintf(s->name, sizeof(s->name), "%s@%s", ps->w[w].name,
+		 control ? "control" : label);
+}
+
+static void plan_slots(struct press *ps)
+{
+	ps->slots = calloc(ps->nw * (ps->steps.n + 1), sizeof(*ps->slots));
+	if (!ps->slots)
+		abort();
+	for (size_t w = 0; w < ps->nw; w++) {
+		add_slot(ps, w, true, 0);
+		for (size_t i = 0; i < ps->steps.n; i++)
+			add_slot(ps, w, false, ps->steps.bytes[i]);
+	}
+}
+
+/* The co-runner alone at each size it will walk: hit and miss times. */
+static int calibrate(struct press *ps)
+{
+	char *cause = NULL;
+	size_t most = ps->hit_bytes > ps->control_bytes ? ps->hit_bytes : ps->control_bytes;
+	for (size_t i = 0; i < ps->steps.n; i++)
+		if (ps->steps.bytes[i] > most)
+			most = ps->steps.bytes[i];
+	int rc = pirate_start(&ps->pirate, ps->cpus.corunner_cpu, most, &cause);
+	if (rc) {
+		error_msg("%s", cause ? cause : strerror(-rc));
+		free(cause);
+		return EXIT_FAIL;
+	}
+	double mem;
+	size_t lines = 1u << 18;
+	rc = pirate_calibrate(&ps->pirate, ps->hit_bytes, lines, &ps->hit_ns, &mem, &cause);
+	for (size_t s = 0; s < ps->nslots && !rc; s++) {
+		struct slot *sl = &ps->slots[s];
+		/* The same size measured once serves every workload. */
+		for (size_t k = 0; k < s; k++) {
+			if (ps->slots[k].corunner_bytes == sl->corunner_bytes) {
+				sl->alone_ns = ps->slots[k].alone_ns;
+				sl->mem_ns = ps->slots[k].mem_ns;
+				break;
+			}
+		}
+		if (!isnan(sl->alone_ns))
+			continue;
+		size_t n = sl->corunner_bytes / CHASE_LINE;
+		rc = pirate_calibrate(&ps->pirate, sl->corunner_bytes, n > lines ? n : lines,
+				      &sl->alone_ns, &sl->mem_ns, &cause);
+	}
+	if (rc) {
+		error_msg("%s", cause ? cause : strerror(-rc));
+		free(cause);
+		return EXIT_FAIL;
+	}
+	return 0;
+}
+
+/* prof's own thread sits on the co-runner's CPU, off the workload's. */
+static void move_off_workload(struct press *ps)
+{
+	if (ps->cat || sched_getaffinity(0, sizeof(ps->old_affinity), &ps->old_affinity))
+		return;
+	cpu_set_t set;
+	CPU_ZERO(&set);
+	CPU_SET(ps->cpus.corunner_cpu, &set);
+	ps->affinity_moved = !sched_setaffinity(0, sizeof(set), &set);
+}
+
+static char *fmt_num(double v)
+{
+	char *s;
+	if (asprintf(&s, "%.17g", v) < 0)
+		abort();
+	return s;
+}
+
+static void kv_add(struct db_kv **v, size_t *n, const char *key, char *value)
+{
+	struct db_kv *p = realloc(*v, (*n + 1) * sizeof(*p));
+	if (!p)
+		abort();
+	*v = p;
+	p[*n].key = strdup(key);
+	p[*n].value = value;
+	(*n)++;
+}
+
+static char *fmt_u64(uint64_t v)
+{
+	char *s;
+	if (asprintf(&s, "%llu", (unsigned long long)v) < 0)
+		abort();
+	return s;
+}
+
+/* The experiment's row, arms and settings (see reports/pressure.h). */
+static int create_experiment(struct press *ps, struct host_facts *hf)
+{
+	struct press_args *o = ps->o;
+	struct db_experiment exp;
+	memset(&exp, 0, sizeof(exp));
+	exp.kind = strdup(DB_EXP_KIND_PRESSURE);
+	exp.order = strdup(o->plan.order == ORDER_ABBA ? "abba" : o->plan.order ==
+			   ORDER_ALTERNATE ? "alternate" : "random");
+	exp.seed = o->plan.seed;
+	exp.rounds = o->rounds;
+	exp.warmup = o->warmup;
+	exp.gate_pct = o->gate;
+	exp.narms = ps->nslots;
+	exp.arms = calloc(ps->nslots, sizeof(*exp.arms));
+	if (!exp.arms)
+		abort();
+	for (size_t s = 0; s < ps->nslots; s++) {
+		const struct slot *sl = &ps->slots[s];
+		const struct workload *w = &ps->w[sl->workload];
+		struct db_arm *d = &exp.arms[s];
+		d->name = strdup(sl->name);
+		d->command = strdup(w->command);
+		d->argc = w->argc;
+		d->argv = calloc((size_t)w->argc + 1, sizeof(char *));
+		for (int i = 0; i < w->argc; i++)
+			d->argv[i] = strdup(w->argv[i]);
+		char pin[32];
+		snprintf(pin, sizeof(pin), "cpus:%d", ps->cpus.workload_cpu);
+		kv_add(&d->settings, &d->nsettings, "pin", strdup(pin));
+		kv_add(&d->settings, &d->nsettings, "pressure.workload", strdup(w->name));
+		kv_add(&d->settings, &d->nsettings, "pressure.role",
+		       strdup(sl->control ? "control" : "step"));
+		kv_add(&d->settings, &d->nsettings, "pressure.taken_bytes", fmt_u64(sl->taken));
+		if (ps->cat) {
+			kv_add(&d->settings, &d->nsettings, "pressure.ways", fmt_u64(sl->ways));
+			kv_add(&d->settings, &d->nsettings, "pressure.ways_total",
+			       fmt_u64(ps->rc.ways));
+		} else {
+			kv_add(&d->settings, &d->nsettings, "pressure.corunner_bytes",
+			       fmt_u64(sl->corunner_bytes));
+			kv_add(&d->settings, &d->nsettings, "pressure.alone_ns",
+			       fmt_num(sl->alone_ns));
+			kv_add(&d->settings, &d->nsettings, "pressure.mem_ns",
+			       fmt_num(sl->mem_ns));
+		}
+	}
+	const struct cache_domain *d = ps->cpus.domain;
+	kv_add(&exp.settings, &exp.nsettings, "method", strdup(o->method));
+	kv_add(&exp.settings, &exp.nsettings, "metric", strdup(o->metric));
+	kv_add(&exp.settings, &exp.nsettings, "events", strdup(o->plan.events));
+	for (size_t i = 0; i < o->plan.nscores; i++) {
+		char *spec;
+		if (asprintf(&spec, "%s=%s%s", o->plan.scores[i].name, o->plan.scores[i].pattern,
+			     o->plan.scores[i].higher_is_better ? ":higher" : "") < 0)
+			abort();
+		kv_add(&exp.settings, &exp.nsettings, "score", spec);
+	}
+	kv_add(&exp.settings, &exp.nsettings, "domain.level", fmt_u64((uint64_t)d->level));
+	kv_add(&exp.settings, &exp.nsettings, "domain.bytes", fmt_u64(d->size_bytes));
+	char *cpus = cpumask_format(&d->cpus);
+	kv_add(&exp.settings, &exp.nsettings, "domain.cpus", cpus ? cpus : strdup(""));
+	kv_add(&exp.settings, &exp.nsettings, "workload_cpu",
+	       fmt_u64((uint64_t)ps->cpus.workload_cpu));
+	if (!ps->cat) {
+		kv_add(&exp.settings, &exp.nsettings, "corunner_cpu",
+		       fmt_u64((uint64_t)ps->cpus.corunner_cpu));
+		kv_add(&exp.settings, &exp.nsettings, "control_bytes",
+		       fmt_u64(ps->control_bytes));
+		kv_add(&exp.settings, &exp.nsettings, "hit_ns", fmt_num(ps->hit_ns));
+	}
+	struct db_host host = { 0, hf->hostname, hf->kernel, hf->cpu_model, hf->online_cpus };
+	char *cause = NULL;
+	int rc = db_experiment_create(ps->db, &exp, &host, &cause);
+	ps->exp_id = exp.id;
+	db_experiment_release(&exp);
+	if (rc) {
+		print_cause("error: ", cause);
+		free(cause);
+		return EXIT_FAIL;
+	}
+	return 0;
+}
+
+/* Set the slot's co-runner (or ways) going, before its run. */
+static int arm_slot(struct press *ps, const struct slot *sl, char **cause)
+{
+	if (ps->cat) {
+		uint64_t mask;
+		int rc = resctrl_mask(&ps->rc, sl->ways, &mask, cause);
+		return rc ? rc : resctrl_group_set(&ps->rc, &ps->group,
+						   ps->cpus.domain->id, mask, cause);
+	}
+	/* Two passes: the co-runner then holds what it can of its buffer. */
+	return pirate_walk(&ps->pirate, sl->corunner_bytes, 2, 1.0, cause);
+}
+
+/* What the co-runner did during the run, as run settings. */
+static void note_corunner(struct press *ps, const struct slot *sl,
+			  const struct pirate_stats *st, struct db_run *run)
+{
+	char buf[64];
+	if (ps->cat) {
+		snprintf(buf, sizeof(buf), "%llu", (unsigned long long)sl->taken);
+		db_run_set(run, "corunner.held_bytes", buf);
+		return;
+	}
+	snprintf(buf, sizeof(buf), "%d", ps->cpus.corunner_cpu);
+	db_run_set(run, "corunner.cpu", buf);
+	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)st->bytes);
+	db_run_set(run, "corunner.bytes", buf);
+	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)st->lines);
+	db_run_set(run, "corunner.lines", buf);
+	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)st->passes);
+	db_run_set(run, "corunner.passes", buf);
+	if (isfinite(st->ns_per_line)) {
+		snprintf(buf, sizeof(buf), "%.4f", st->ns_per_line);
+		db_run_set(run, "corunner.ns_per_line", buf);
+	}
+	if (run->wall_s > 0) {
+		snprintf(buf, sizeof(buf), "%.4f", (double)st->ns / 1e9 / run->wall_s);
+		db_run_set(run, "corunner.duty", buf);
+	}
+	double held = sl->control || sl->taken == 0 ? NAN
+		      : pirate_held_bytes((double)sl->taken, st->ns_per_line, ps->hit_ns,
+					  sl->mem_ns);
+	if (isfinite(held)) {
+		snprintf(buf, sizeof(buf), "%.0f", held);
+		db_run_set(run, "corunner.held_bytes", buf);
+	}
+}
+
+/* The last AB_SCORE_TEXT_MAX bytes of a captured output, NULs as spaces
+ * (a NUL would hide what follows from a score's regex). */
+static char *slurp_tail(int fd)
+{
+	off_t end = lseek(fd, 0, SEEK_END);
+	off_t start = end > (off_t)AB_SCORE_TEXT_MAX ? end - (off_t)AB_SCORE_TEXT_MAX : 0;
+	size_t n = end > start ? (size_t)(end - start) : 0;
+	char *buf = malloc(n + 1);
+	if (!buf)
+		abort();
+	ssize_t got = n ? pread(fd, buf, n, start) : 0;
+	buf[got > 0 ? got : 0] = '\0';
+	for (ssize_t i = 0; i < got; i++)
+		if (!buf[i])
+			buf[i] = ' ';
+	return buf;
+}
+
+static bool stop_asked(void)
+{
+	return runner_interrupted() || runner_late_signal(NULL);
+}
+
+/* One run of one slot: co-runner up, run, co-runner paused, stored. */
+static int run_slot(struct press *ps, size_t s, int round, size_t pos, bool warm,
+		    bool quiet, bool *failed)
+{
+	struct press_args *o = ps->o;
+	const struct slot *sl = &ps->slots[s];
+	const struct workload *w = &ps->w[sl->workload];
+	char *cause = NULL;
+	int rc = arm_slot(ps, sl, &cause);
+	if (rc) {
+		progress_line_clear(&ps->line);
+		error_msg("%s", cause ? cause : strerror(-rc));
+		free(cause);
+		return EXIT_FAIL;
+	}
+	/* The workload's output is kept aside, for scores and --show-output. */
+	char tmpl[] = "/tmp/prof-pressure-out-XXXXXX";
+	int ofd = mkstemp(tmpl);
+	if (ofd >= 0)
+		unlink(tmpl);
+	struct runner_opts ro = {
+		.argv = w->argv, .argc = w->argc, .evs = ps->evs, .nev = ps->nev,
+		.plan = &ps->pin, .out_fd = ofd, .quiet = quiet, .kind = "pressure",
+	};
+	struct db_run run;
+	if (!ps->cat)
+		pirate_window_open(&ps->pirate);
+	rc = runner_run(&ro, &run, &cause);
+	struct pirate_stats st;
+	memset(&st, 0, sizeof(st));
+	if (!ps->cat) {
+		pirate_window_read(&ps->pirate, &st);
+		pirate_pause(&ps->pirate);
+	}
+	if (rc || run.interrupted || run.exit_status || o->show_output)
+		progress_line_clear(&ps->line);
+	if (rc) {
+		fprintf(stderr, "error: workload '%s': ", w->name);
+		print_cause("", cause);
+		free(cause);
+		if (ofd >= 0)
+			close(ofd);
+		return EXIT_FAIL;
+	}
+	char *text = ofd >= 0 ? slurp_tail(ofd) : strdup("");
+	if (ofd >= 0)
+		close(ofd);
+	if (o->show_output && *text)
+		fputs(text, stderr);
+	struct db_score sc[64];
+	size_t nsc = 0;
+	for (size_t i = 0; i < o->plan.nscores && i < 64; i++, nsc++) {
+		sc[nsc].name = o->plan.scores[i].name;
+		sc[nsc].found = !ab_score_find(&o->plan.scores[i], text, &sc[nsc].value);
+	}
+	note_corunner(ps, sl, &st, &run);
+	rc = db_experiment_add_run(ps->db, ps->exp_id, &run, (int)s, round, (int)pos,
+				   warm, sc, nsc, &cause);
+	if (!run.interrupted && run.exit_status != 0) {
+		fprintf(stderr, "warning: run %lld (%s, %s %d) exited with status %d; "
+			"stored, left out of the statistics\n", (long long)run.id, sl->name,
+			warm ? "warm-up" : "round", round + 1, run.exit_status);
+		*failed = true;
+	}
+	for (size_t i = 0; i < nsc && run.exit_status == 0 && !run.interrupted; i++) {
+		if (sc[i].found)
+			continue;
+		progress_line_clear(&ps->line);
+		fprintf(stderr, "warning: run %lld (%s) printed no '%s'; left out "
+				"of that metric\n", (long long)run.id, sl->name, sc[i].name);
+	}
+	free(text);
+	db_run_release(&run);
+	if (rc) {
+		progress_line_clear(&ps->line);
+		print_cause("error: ", cause);
+		free(cause);
+		return EXIT_FAIL;
+	}
+	return 0;
+}
+
+/* The rounds: every slot once a round, in the order of --order. */
+static int run_rounds(struct press *ps, const char **status, char **note)
+{
+	struct press_args *o = ps->o;
+	struct ab_plan order_plan = o->plan;	/* ab_plan_order reads narms, order, seed */
+	order_plan.narms = ps->nslots;
+	size_t *order = calloc(ps->nslots, sizeof(size_t));
+	if (!order)
+		abort();
+	struct progress_line *line = &ps->line;
+	progress_line_init(line, stderr);
+	size_t total = (size_t)(o->warmup + o->rounds) * ps->nslots, done = 0;
+	double t0 = mono_now_s();
+	int code = 0;
+	for (int r = -o->warmup; r < o->rounds && !code; r++) {
+		bool warm = r < 0;
+		int rr = warm ? r + o->warmup : r;
+		ab_plan_order(&order_plan, warm ? rr : r, order);
+		bool failed = false;
+		for (size_t pos = 0; pos < ps->nslots && !code; pos++) {
+			if (stop_asked()) {
+				code = 130;
+				break;
+			}
+			size_t s = order[pos];
+			double el = mono_now_s() - t0;
+			char eta[48] = "";
+			if (done)
+				snprintf(eta, sizeof(eta), ", ~%.0fs left",
+					 el / (double)done * (double)(total - done));
+			progress_line_show(line, "prof pressure: %s %d of %d, %s (run %zu of "
+					   "%zu), %.0fs elapsed%s", warm ? "warm-up" : "round",
+					   rr + 1, warm ? o->warmup : o->rounds,
+					   ps->slots[s].name, done + 1, total, el, eta);
+			code = run_slot(ps, s, rr, pos, warm, done > 0, &failed);
+			done++;
+		}
+		if (!code && stop_asked())
+			code = 130;
+		if (!code && failed && !o->plan.keep_going) {
+			if (asprintf(note, "stopped after %s %d: a run failed (use "
+				     "--keep-going to run on)", warm ? "warm-up" : "round",
+				     rr + 1) < 0)
+				*note = NULL;
+			*status = "stopped";
+			code = EXIT_FAIL;
+		}
+	}
+	progress_line_clear(line);
+	free(order);
+	if (code == 130) {
+		*status = "interrupted";
+		*note = strdup("interrupted (Ctrl-C or SIGTERM); the finished rounds "
+			       "are kept");
+	} else if (code && !*note) {
+		*status = "stopped";
+		*note = strdup("a run could not be made or stored");
+	}
+	return code;
+}
+
+/* Undo what was set up: the co-runner, the group, prof's own affinity. */
+static void tear_down(struct press *ps)
+{
+	pirate_stop(&ps->pirate);
+	if (ps->in_group) {
+		char *cause = NULL;
+		if (resctrl_group_leave(&ps->rc, (pid_t)gettid(), &cause)) {
+			warning_msg("%s", cause);
+			free(cause);
+			cause = NULL;
+		}
+		ps->in_group = false;
+	}
+	if (ps->group.made) {
+		char *cause = NULL;
+		if (resctrl_group_remove(&ps->group, &cause)) {
+			warning_msg("%s", cause);
+			free(cause);
+		}
+	}
+	if (ps->affinity_moved) {
+		sched_setaffinity(0, sizeof(ps->old_affinity), &ps->old_affinity);
+		ps->affinity_moved = false;
+	}
+}
+
+/* The report, from the database alone. */
+static int report(struct press *ps)
+{
+	struct db_experiment e;
+	char *cause = NULL;
+	if (db_experiment_load(ps->db, ps->exp_id, &e, &cause)) {
+		print_cause("error: ", cause);
+		free(cause);
+		return EXIT_FAIL;
+	}
+	struct press_analysis an;
+	int code = 0;
+	if (press_analyze(&e, ps->o->gate, &an, &cause)) {
+		print_cause("error: ", cause);
+		free(cause);
+		code = EXIT_FAIL;
+	} else {
+		FILE *fp = verb_out(ps->vc);
+		if (fp) {
+			if (ps->vc->fmt == OUT_TABLE)
+				fputc('\n', fp);
+			press_render(&an, ps->vc->fmt, fp);
+		}
+		if (!fp || verb_out_close(ps->vc))
+			code = EXIT_FAIL;
+		press_analysis_release(&an);
+	}
+	db_experiment_release(&e);
+	return code;
+}
+
+/* Set up what the runs need once the plan stands; 0 or an exit code. */
+static int prepare(struct press *ps)
+{
+	char *cause = NULL, *warn = NULL;
+	char mode[32];
+	snprintf(mode, sizeof(mode), "cpus:%d", ps->cpus.workload_cpu);
+	int rc = pin_plan_make(&ps->pin, mode, ps->o->sysfs, &warn, &cause);
+	if (rc) {
+		error_msg("cannot pin the workload: %s", cause ? cause : strerror(-rc));
+		free(cause);
+		return EXIT_FAIL;
+	}
+	ps->have_pin = true;
+	if (warn) {
+		warning_msg("%s", warn);
+		free(warn);
+	}
+	for (size_t w = 0; w < ps->nw; w++) {
+		char *path = launch_resolve(ps->w[w].argv[0], &cause);
+		if (!path) {
+			fprintf(stderr, "error: workload '%s': ", ps->w[w].name);
+			print_cause("", cause);
+			free(cause);
+			return 127;
+		}
+		free(path);
+	}
+	if (!(ps->db = verb_db(ps->vc))) {
+		fprintf(stderr, "hint: prof pressure stores every run; nothing was run\n");
+		return EXIT_FAIL;
+	}
+	return 0;
+}
+
+static int start_cat(struct press *ps)
+{
+	char *cause = NULL;
+	int rc = resctrl_group_make(&ps->rc, getpid(), &ps->group, &cause);
+	if (!rc)
+		rc = resctrl_group_add(&ps->group, (pid_t)gettid(), &cause);
+	if (rc) {
+		error_msg("--method cat: %s", cause ? cause : strerror(-rc));
+		free(cause);
+		return EXIT_FAIL;
+	}
+	ps->in_group = true;
+	return 0;
+}
+
+static int cmd_pressure(struct verb_ctx *vc)
+{
+	struct press ps;
+	memset(&ps, 0, sizeof(ps));
+	ps.vc = vc;
+	ps.o = vc->args;
+	char *cause = NULL;
+	int code = check_args(&ps);
+	if (code)
+		goto out;
+	int rc = event_list_parse(ps.o->plan.events, ps.o->plan.allow_generic
+				  ? EVENT_ALLOW_GENERIC : 0, &ps.evs, &ps.nev, &cause);
+	if (rc) {
+		print_cause("error: ", cause);
+		free(cause);
+		code = exit_code_for(rc);
+		goto out;
+	}
+	if ((code = check_metric(&ps)) || (code = plan_machine(&ps)))
+		goto out;
+	if (ps.cat && (code = plan_cat(&ps)))
+		goto out;
+	plan_slots(&ps);
+	if ((code = prepare(&ps)))
+		goto out;
+
+	/* From here on a Ctrl-C stops after the current run, and what was
+	 * set up is undone before prof exits. */
+	runner_hold_signals();
+	db_set_busy_stop(ps.db, runner_late_signal, NULL);
+	if (ps.cat)
+		code = start_cat(&ps);
+	else
+		code = calibrate(&ps);
+	struct host_facts hf;
+	host_facts_read(&hf);
+	if (!code && !stop_asked())
+		code = create_experiment(&ps, &hf);
+	host_facts_release(&hf);
+	const char *status = "complete";
+	char *note = NULL;
+	if (!code && ps.exp_id) {
+		move_off_workload(&ps);
+		code = run_rounds(&ps, &status, &note);
+	}
+	tear_down(&ps);
+	if (ps.exp_id) {
+		if (note)
+			fprintf(stderr, "prof pressure: %s\n", note);
+		db_experiment_finish(ps.db, ps.exp_id, status, note, NULL);
+		free(note);
+		int rcode = report(&ps);
+		code = code ? code : rcode;
+	} else if (!code && stop_asked()) {
+		code = 130;
+	}
+	int late = runner_release_signals();
+	if (!code && late)
+		code = 128 + late;
+out:
+	tear_down(&ps);
+	if (ps.have_pin)
+		pin_plan_release(&ps.pin);
+	if (ps.have_rc)
+		resctrl_release(&ps.rc);
+	if (ps.have_topo)
+		topo_release(&ps.topo);
+	event_list_free(ps.evs, ps.nev);
+	free(ps.slots);
+	free(ps.w);
+	free(ps.cmd_name);
+	free(ps.cmd_line);
+	return code;
+}
+
+/* The options that shape the curve; with a command, options stop at it. */
+static const struct opt press_design_opts[] = {
+	OPT_STRING(0, "steps", struct press_args, steps, "LIST",
+		   "the cache to take away, each a fraction of the\n"
+		   "domain (1/8), a percentage (25%) or a size (4M);\n"
+		   "default 0,1/8,1/4,1/2,3/4 (0: a second control,\n"
+		   "the experiment's own A/A)"),
+	OPT_STRING(0, "method", struct press_args, method, "METHOD",
+		   "pirate (default: a co-runner walks the cache it\n"
+		   "takes) or cat (resctrl gives the workload fewer\n"
+		   "L3 ways; needs /sys/fs/resctrl with L3 allocation)"),
+	OPT_STRING(0, "domain", struct press_args, domain, "DOMAIN",
+		   "largest-llc (default) or llc:N, as 'prof topo'\n"
+		   "numbers them"),
+	OPT_STRING(0, "cpus", struct press_args, cpus, "W,P",
+		   "the workload's CPU and the co-runner's (default:\n"
+		   "the first CPU of the domain, and one that is no\n"
+		   "SMT sibling of it, with an L2 of its own if any)"),
+	OPT_STRING(0, "metric", struct press_args, metric, "NAME",
+		   "cpu_s (default: the workload's CPU time, which a\n"
+		   "busy machine moves less than wall time), wall_s, a\n"
+		   "--score (the first one is the default when given)\n"
+		   "or an event of -e"),
+	OPT_INT(0, "rounds", struct press_args, rounds, "N", 1, DB_EXP_ROUNDS_MAX,
+		"a count of 1 or more", "counted rounds (default 8)"),
+	OPT_INT(0, "warmup", struct press_args, warmup, "N", 0, DB_EXP_WARMUP_MAX, NULL,
+		"warm-up rounds, stored, not counted (default 1)"),
+	OPT_CALLBACK(0, "order", struct press_args, plan, "ORDER", parse_order,
+		     "abba (default: each round reverses the last),\n"
+		     "alternate, random (from --seed)"),
+	OPT_DOUBLE(0, "gate", struct press_args, gate, "PCT", 0, 1000, "a percentage",
+		   "the noise gate in percent (default: twice the sd\n"
+		   "of step 0 against the control, at least 2%)"),
+	OPT_BOOL(0, "keep-going", struct press_args, plan.keep_going,
+		 "go on after a run fails"),
+	OPT_STRING(0, "sysfs", struct press_args, sysfs, "ROOT",
+		   "read the topology below ROOT instead of /"),
+	OPT_STRING(0, "resctrl", struct press_args, resctrl, "ROOT",
+		   "the resctrl mount for --method cat (default\n"
+		   "/sys/fs/resctrl)"),
+	OPT_END(),
+};
+
+static const struct opt_group press_design = {
+	"design", press_design_opts, NULL, true,
+};
+
+static const struct opt pressure_opts[] = {
+	OPT_GROUP("Workloads:"),
+	OPT_CALLBACK(0, "arm", struct press_args, plan, "NAME=COMMAND", parse_arm,
+		     "a workload, instead of the command after the\n"
+		     "options; each gets its own curve"),
+	OPT_GROUP("Design:"),
+	OPT_INCLUDE(press_design),
+	OPT_GROUP("Metrics:"),
+	OPT_STRING('e', "events", struct press_args, plan.events, "LIST",
+		   "as for prof run (default: cache)"),
+	OPT_BOOL(0, "allow-generic", struct press_args, plan.allow_generic,
+		 "as for prof run"),
+	OPT_CALLBACK(0, "score", struct press_args, plan, "NAME=REGEX[:higher]",
+		     parse_score, "a number parsed from the workload's output, as\n"
+		     "for prof ab"),
+	OPT_GROUP("Output:"),
+	OPT_INCLUDE(opt_output),
+	OPT_BOOL(0, "show-output", struct press_args, show_output,
+		 "echo each run's own output"),
+	OPT_INCLUDE(opt_database),
+	OPT_END(),
+};
+
+const struct verb verb_pressure = {
+	.fn = cmd_pressure,
+	.opts = pressure_opts,
+	.args_size = sizeof(struct press_args),
+	.init = press_args_init,
+	.release = press_args_release,
+	.max_operands = VERB_ANY_OPERANDS,
+	.help =
+"usage: prof pressure [OPTIONS] [--] COMMAND [ARGS...]\n"
+"       prof pressure --arm NAME=COMMAND [--arm NAME=COMMAND ...] [OPTIONS]\n"
+"\n"
+"Is this workload cache-bound? Take cache away and measure. The workload\n"
+"runs pinned to one CPU of a cache domain; a co-runner thread on another\n"
+"CPU of the same domain (never an SMT sibling) walks a random cycle over k\n"
+"bytes, taking about k bytes of the shared cache, for each step k. Each\n"
+"step's runs are paired, round by round, with runs beside a control\n"
+"co-runner that walks half of its own L2: the same CPU and memory traffic\n"
+"beside the workload, but no shared cache taken. So the change against the\n"
+"control is what the lost capacity costs, on any machine, counters or not.\n"
+"Rounds interleave every step with the control, after warm-up rounds; step\n"
+"0 is a second control whose spread sets the noise gate; each step gets\n"
+"the paired statistics and verdict of 'prof ab', and the curve a verdict:\n"
+"cache-sensitive (the largest step costs beyond the gate),\n"
+"not-cache-sensitive (no step costs beyond it) or inconclusive (with the\n"
+"rounds that would likely settle it). The co-runner times its own walk:\n"
+"when its time per line reaches the time of a miss it no longer holds its\n"
+"buffer, and the table says how much of it it held.\n"
+"\n",
+	.help_tail =
+"prof itself sleeps while a run runs, on the co-runner's CPU. The\n"
+"co-runner's memory is its largest step, at most the domain's size; it\n"
+"stops when each run ends. Every run is stored; 'prof compare' reprints\n"
+"the experiment and 'prof explain' reads it as capacity evidence. Ctrl-C\n"
+"stops after the current run and keeps the finished rounds.\n"
+"\n"
+"Examples:\n"
+"  prof pressure -- ./emu --scene 3 --frames 600\n"
+"  prof pressure --steps 2M,4M,8M --rounds 12 --format json -- ./emu\n"
+"  prof pressure --arm c='./emu --backend c' --arm llvm='./emu --backend llvm' \\\n"
+"                --score fps='([0-9.]+) fps:higher'\n",
+};

@@ -1,0 +1,512 @@
+/*
+ * End-to-end tests for `prof pressure`: usage errors and refusals run
+ * nothing and leave no database (a domain without a second CPU that is
+ * not a sibling, one CPU, resctrl without L3 allocation); and on this
+ * machine, where two CPUs share a cache domain, three workloads the tests
+ * build are judged: a pointer chase over 3 MiB (larger than L2, well
+ * under memory latency here) is cache-sensitive, one over 64 KiB and a
+ * compute loop are not. The verdicts come from prof's JSON; `prof
+ * compare` reprints the same, `prof explain` gives a capacity finding.
+ * The 3 MiB case is judged only where the machine lets the premise hold:
+ * the chase ran from the cache beside the control, two identical
+ * controls agreed within 20%, and the co-runner really held (not only
+ * walked) all but half of the chase's bytes of the domain; else it is
+ * skipped, saying which.
+ * A machine without two CPUs in one domain skips those. --method cat
+ * runs against a copy of a fixture resctrl tree: its group is made with
+ * the ways of each step and removed at the end, also after Ctrl-C.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <math.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "collectors/topology.h"
+#include "db/db.h"
+#include "db/experiments.h"
+#include "prof/pressplan.h"
+#include "reports/pressure.h"
+#include "test_util.h"
+
+#define CHASE HELPERS_DIR "/chase"
+
+/* prof --db=DB pressure ARGS... */
+static struct tu_proc press(const struct tu_db *d, const char *const *args)
+{
+	char *argv[64];
+	size_t n = 0;
+	argv[n++] = PROF_BIN;
+	argv[n++] = d->dbarg;
+	argv[n++] = "pressure";
+	for (size_t i = 0; args[i] && n < 63; i++)
+		argv[n++] = (char *)args[i];
+	argv[n] = NULL;
+	struct tu_run_opts o = { .timeout_s = 900 };
+	return tu_run_ex(argv, NULL, &o);
+}
+
+static bool exists(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0;
+}
+
+/* Exit `code`, saying `says`, and no database made. */
+static void refused(const struct tu_db *d, const char *const *args, int code,
+		    const char *says)
+{
+	struct tu_proc p = press(d, args);
+	if (p.status != code || !strstr(p.err, says))
+		fail_msg("prof pressure %s ...: status %d, wanted %d saying '%s':\n%s",
+			 args[0] ? args[0] : "", p.status, code, says, p.err);
+	assert_false(exists(d->path));
+	tu_proc_release(&p);
+}
+
+#define ARGS(...) ((const char *const[]){ __VA_ARGS__, NULL })
+#define TREE(name) FIXTURES_DIR "/sysfs/" name
+
+static void test_pressure_verb__usage_errors_run_nothing(void **state)
+{
+	const struct tu_db *d = *state;
+	refused(d, ARGS("--rounds", "2"), 2, "no command");
+	refused(d, ARGS("--arm", "a=/bin/true", "--", "/bin/true"), 2, "not both");
+	refused(d, ARGS("--method", "magic", "--", "/bin/true"), 2,
+		"unknown --method 'magic'");
+	refused(d, ARGS("--sysfs", TREE("sym-2ccd"), "--steps", "1/2,64M", "--",
+			"/bin/true"), 2, "step '64M' is more than the 32 MiB cache domain");
+	refused(d, ARGS("--sysfs", TREE("sym-2ccd"), "--steps", "4M,,8M", "--",
+			"/bin/true"), 2, "bad step ''");
+	refused(d, ARGS("--metric", "fps", "--", "/bin/true"), 2,
+		"unknown --metric 'fps'");
+	refused(d, ARGS("--method", "cat", "--cpus", "0,1", "--", "/bin/true"), 2,
+		"--method cat runs no co-runner");
+	refused(d, ARGS("--sysfs", TREE("sym-2ccd"), "--cpus", "0,12", "--",
+			"/bin/true"), 1, "CPU 12 is an SMT sibling of CPU 0");
+	refused(d, ARGS("--sysfs", TREE("sym-2ccd"), "--domain", "llc:5", "--",
+			"/bin/true"), 2, "llc:0 to llc:1");
+}
+
+static void test_pressure_verb__refuses_a_domain_without_a_second_cpu(void **state)
+{
+	const struct tu_db *d = *state;
+	refused(d, ARGS("--sysfs", TREE("smt-pair"), "--", "/bin/true"), 1,
+		"the 16 MiB L3 (CPUs 0-1) has no second CPU that is not an SMT "
+		"sibling of CPU 0");
+	refused(d, ARGS("--sysfs", TREE("one-cpu"), "--", "/bin/true"), 1,
+		"no cache domain to take capacity from");
+	refused(d, ARGS("--sysfs", TREE("one-cpu"), "--domain", "llc:0", "--",
+			"/bin/true"), 1, "has no second usable CPU for the co-runner");
+	refused(d, ARGS("--sysfs", TREE("no-l3"), "--", "/bin/true"), 1,
+		"no cache domain");
+}
+
+static void test_pressure_verb__cat_needs_l3_allocation(void **state)
+{
+	const struct tu_db *d = *state;
+	refused(d, ARGS("--method", "cat", "--sysfs", TREE("sym-2ccd"), "--resctrl",
+			FIXTURES_DIR "/resctrl/mb-only", "--", "/bin/true"), 1,
+		"offers no L3 allocation");
+	refused(d, ARGS("--method", "cat", "--sysfs", TREE("sym-2ccd"), "--resctrl",
+			FIXTURES_DIR "/resctrl/absent", "--", "/bin/true"), 1,
+		"no resctrl file system");
+}
+
+/* A copy of a fixture resctrl tree to write into. */
+static char *resctrl_copy(const struct tu_db *d)
+{
+	char *dir, *cmd;
+	if (asprintf(&dir, "%s/resctrl", d->dir) < 0 ||
+	    asprintf(&cmd, "mkdir '%s' && cp -r '%s/resctrl/amd-l3/.' '%s'", dir,
+		     FIXTURES_DIR, dir) < 0)
+		abort();
+	assert_int_equal(system(cmd), 0);
+	free(cmd);
+	return dir;
+}
+
+/* The prof-pressure-* group in dir, or NULL. */
+static char *group_in(const char *dir)
+{
+	char *cmd, *out = NULL;
+	if (asprintf(&cmd, "ls -d '%s'/prof-pressure-* 2>/dev/null", dir) < 0)
+		abort();
+	FILE *fp = popen(cmd, "r");
+	char line[1024];
+	if (fp && fgets(line, sizeof(line), fp)) {
+		line[strcspn(line, "\n")] = '\0';
+		out = strdup(line);
+	}
+	if (fp)
+		pclose(fp);
+	free(cmd);
+	return out;
+}
+
+/* --method cat on the fixture: the steps as ways, the group gone after. */
+static void test_pressure_verb__cat_sets_ways_and_removes_its_group(void **state)
+{
+	const struct tu_db *d = *state;
+	if (!tu_perf_allowed(d->dbarg)) {
+		skip();
+		return;
+	}
+	char *dir = resctrl_copy(d);
+	char *before;
+	if (asprintf(&before, "%s/schemata", dir) < 0)
+		abort();
+	char *schemata = tu_slurp(before);
+	/* CPU 0 of the 5900X tree is this machine's CPU 0 too. */
+	struct tu_proc p = press(d, ARGS("--method", "cat", "--sysfs", TREE("sym-2ccd"),
+					 "--resctrl", dir, "--rounds", "2", "--steps",
+					 "0,1/2,3/4", "-e", "task-clock", "--format", "json",
+					 "--", "/bin/true"));
+	if (p.status != 0)
+		fail_msg("status %d:\n%s", p.status, p.err);
+	assert_non_null(strstr(p.err, "\"method\": \"cat\""));
+	/* 16 ways: half of them taken leaves 8, three quarters 4. */
+	assert_non_null(strstr(p.err, "\"taken_bytes\": 16777216, \"held_bytes\": "
+			       "16777216"));
+	assert_non_null(strstr(p.err, "\"taken_bytes\": 25165824"));
+	char *g = group_in(dir);
+	if (g)
+		fail_msg("the group %s was left behind", g);
+	/* The default group's schemata was never written. */
+	char *after = tu_slurp(before);
+	assert_string_equal(after, schemata);
+	free(after);
+	free(schemata);
+	free(before);
+	tu_proc_release(&p);
+	free(dir);
+}
+
+static void nap(double s)
+{
+	struct timespec ts = { (time_t)s, (long)((s - (double)(time_t)s) * 1e9) };
+	nanosleep(&ts, NULL);
+}
+
+/* Ctrl-C during a run: the run ends, the group goes, the rounds stay. */
+static void test_pressure_verb__ctrl_c_removes_the_group(void **state)
+{
+	const struct tu_db *d = *state;
+	if (!tu_perf_allowed(d->dbarg)) {
+		skip();
+		return;
+	}
+	char *dir = resctrl_copy(d);
+	char errp[512];
+	snprintf(errp, sizeof(errp), "%s/err", d->dir);
+	pid_t pid = fork();
+	if (pid == 0) {
+		int fd = open(errp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		dup2(fd, 2);
+		execl(PROF_BIN, PROF_BIN, d->dbarg, "pressure", "--method", "cat", "--sysfs",
+		      TREE("sym-2ccd"), "--resctrl", dir, "--rounds", "20", "--steps",
+		      "0,1/2", "-e", "task-clock", "--format", "json", "--", "sleep", "0.3",
+		      (char *)NULL);
+		_exit(99);
+	}
+	/* Wait for the group, with the ways of a step in it. */
+	char *g = NULL, *sch = NULL;
+	for (int i = 0; i < 200 && !sch; i++) {
+		nap(0.05);
+		if (!g)
+			g = group_in(dir);
+		if (g) {
+			char *path;
+			if (asprintf(&path, "%s/schemata", g) < 0)
+				abort();
+			sch = tu_slurp(path);
+			free(path);
+		}
+	}
+	if (!sch)
+		fail_msg("no group with a schemata appeared in %s", dir);
+	assert_true(!strncmp(sch, "L3:0=", 5));
+	nap(1.0);
+	kill(pid, SIGINT);
+	int st;
+	waitpid(pid, &st, 0);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 130);
+	char *err = tu_slurp(errp);
+	assert_non_null(strstr(err, "\"status\": \"interrupted\""));
+	struct stat sb;
+	if (stat(g, &sb) == 0)
+		fail_msg("the group %s outlived Ctrl-C:\n%s", g, err);
+	free(err);
+	free(sch);
+	free(g);
+	free(dir);
+}
+
+/* The live machine's domain and CPUs, as prof pressure would pick them;
+ * false (saying why) when it has none. */
+static bool live_domain(struct press_cpus *pc, double *domain_bytes)
+{
+	struct topo t;
+	char *cause = NULL;
+	if (topo_read_live(&t, &cause)) {
+		fprintf(stderr, "skipping: cannot read the topology: %s\n", cause);
+		free(cause);
+		return false;
+	}
+	cpu_set_t set;
+	struct cpumask allowed;
+	cpumask_clear(&allowed);
+	if (!sched_getaffinity(0, sizeof(set), &set))
+		for (int c = 0; c < CPU_SETSIZE; c++)
+			if (CPU_ISSET(c, &set))
+				cpumask_set(&allowed, c);
+	int rc = press_pick(&t, NULL, NULL, &allowed, true, pc, &cause);
+	if (rc)
+		fprintf(stderr, "skipping: this machine has no two CPUs sharing a cache "
+			"domain for prof pressure: %s\n", cause);
+	else
+		*domain_bytes = (double)pc->domain->size_bytes;
+	free(cause);
+	topo_release(&t);
+	return rc == 0;
+}
+
+static char *verdict_of(const char *json, long *id)
+{
+	const char *v = strstr(json, "\"verdict\": \"");
+	const char *e = strstr(json, "\"experiment_id\": ");
+	if (!v || !e)
+		return NULL;
+	*id = atol(e + strlen("\"experiment_id\": "));
+	v += strlen("\"verdict\": \"");
+	return strndup(v, strcspn(v, "\""));
+}
+
+/*
+ * Run one workload through prof pressure, 6 rounds after a warm-up, with
+ * steps of 0, 1/2 and all of the domain: a workload keeps its hot lines
+ * against a co-runner as long as both fit (a 3 MiB chase beside 24 MiB
+ * of co-runner kept its 15-20 ns a step here, in a 32 MiB L3), so only
+ * the whole domain shows a working set of a few MiB. Its verdict and
+ * experiment.
+ */
+static char *judge(const struct tu_db *d, const char *kib, const char *msteps,
+		   long *id, char **json_out)
+{
+	char out[512];
+	snprintf(out, sizeof(out), "%s/pressure-%s.json", d->dir, kib);
+	struct tu_proc p = press(d, ARGS("--rounds", "6", "--steps", "0,1/2,1/1", "-e",
+					 "task-clock", "--metric", "cpu_s", "--score",
+					 "ns=ns_per_step ([0-9.]+)", "--format", "json",
+					 "-o", out, "--", CHASE, kib, msteps));
+	if (p.status != 0)
+		fail_msg("prof pressure -- chase %s %s: status %d\n%s", kib, msteps,
+			 p.status, p.err);
+	tu_proc_release(&p);
+	char *json = tu_slurp(out);
+	assert_non_null(json);
+	char *v = verdict_of(json, id);
+	if (!v)
+		fail_msg("no verdict in:\n%s", json);
+	fprintf(stderr, "chase %s KiB: %s (experiment %ld)\n", kib, v, *id);
+	*json_out = json;
+	return v;
+}
+
+/*
+ * A pointer chase that hits in a last-level cache takes 10-50 ns a step
+ * on the parts we know (15 ns here, 20-30 ns on Intel's meshes), one that
+ * misses 90 ns and more (140 ns here).
+ */
+#define CACHED_NS_MAX 50.0
+
+/*
+ * Whether the chase lived in the cache beside the control: its CPU time
+ * per step, median over the control runs. Other work on the machine
+ * shares the cache: when it holds it, prof has nothing left to take.
+ */
+static bool chase_was_cached(const struct tu_db *d, long id, double *ns)
+{
+	struct db *db;
+	struct db_experiment e;
+	assert_int_equal(db_open(&db, d->path, NULL), 0);
+	assert_int_equal(db_experiment_load(db, id, &e, NULL), 0);
+	double v[64];
+	size_t n = 0;
+	for (size_t i = 0; i < e.nruns && n < 64; i++)
+		if (e.runs[i].arm == 0 && !e.runs[i].warmup && e.runs[i].nscores &&
+		    e.runs[i].scores[0].found)
+			v[n++] = e.runs[i].scores[0].value;
+	db_experiment_release(&e);
+	db_close(db);
+	*ns = NAN;
+	for (size_t i = 0; i < n; i++)	/* the median, by selection */
+		for (size_t j = i + 1; j < n; j++)
+			if (v[j] < v[i]) {
+				double t = v[i];
+				v[i] = v[j];
+				v[j] = t;
+			}
+	if (n)
+		*ns = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+	return *ns < CACHED_NS_MAX;
+}
+
+#define CHASE_BYTES (3.0 * 1048576.0)
+
+/* The least cache any step left the workload (the domain less what its
+ * co-runner held), from prof's JSON. */
+static double least_left(const char *json)
+{
+	double least = INFINITY;
+	for (const char *p = strstr(json, "\"left_bytes\": "); p;
+	     p = strstr(p + 1, "\"left_bytes\": ")) {
+		double v = atof(p + strlen("\"left_bytes\": "));
+		if (v < least)
+			least = v;
+	}
+	return least;
+}
+
+/* Whether this machine can run the live cases; says why not. */
+static bool can_run_live(const struct tu_db *d)
+{
+	struct press_cpus pc;
+	double dom;
+	return live_domain(&pc, &dom) && tu_perf_allowed(d->dbarg);
+}
+
+/* A compute loop: no memory traffic at all. */
+static void test_pressure_verb__a_compute_loop_is_not_sensitive(void **state)
+{
+	const struct tu_db *d = *state;
+	if (!can_run_live(d)) {
+		skip();
+		return;
+	}
+	long id;
+	char *json;
+	char *v = judge(d, "0", "200", &id, &json);
+	assert_string_equal(v, "not-cache-sensitive");
+	free(v);
+	free(json);
+}
+
+/* 64 KiB: it never leaves the core's own caches. */
+static void test_pressure_verb__a_chase_in_l2_is_not_sensitive(void **state)
+{
+	const struct tu_db *d = *state;
+	if (!can_run_live(d)) {
+		skip();
+		return;
+	}
+	long id;
+	char *json;
+	char *v = judge(d, "64", "60", &id, &json);
+	assert_string_equal(v, "not-cache-sensitive");
+	free(v);
+	/* compare reprints it from the database: the very same JSON. */
+	char ids[32];
+	snprintf(ids, sizeof(ids), "%ld", id);
+	char *cargv[] = { PROF_BIN, d->dbarg, "compare", ids, "--format", "json", NULL };
+	struct tu_proc p = tu_run(cargv, NULL);
+	assert_int_equal(p.status, 0);
+	assert_string_equal(p.out, json);
+	tu_proc_release(&p);
+	free(json);
+}
+
+/* 3 MiB: more than L2, well under memory latency here. */
+static void test_pressure_verb__a_chase_in_the_llc_is_sensitive(void **state)
+{
+	const struct tu_db *d = *state;
+	if (!can_run_live(d)) {
+		skip();
+		return;
+	}
+	long id;
+	char *json;
+	char *v = judge(d, "3072", "10", &id, &json);
+	double ns;
+	const char *g = strstr(json, "\"gate_pct\": ");
+	double gate = g ? atof(g + strlen("\"gate_pct\": ")) : NAN;
+	bool cached = chase_was_cached(d, id, &ns);
+	double left = least_left(json);
+	if (!cached || !(gate <= PRESS_GATE_QUIET_MAX_PCT) || !(left < CHASE_BYTES / 2)) {
+		/* Other work on the machine shares the cache too: when it took
+		 * the cache before prof did, moved the chase more between two
+		 * identical controls than any step can show, or kept the
+		 * co-runner from holding what it walked, there is nothing to
+		 * judge. Said, not passed. */
+		fprintf(stderr, "skipping (verdict %s): ", v);
+		if (!cached)
+			fprintf(stderr, "beside the control the chase ran %.1f ns a step, "
+				"more than a hit in the cache takes (%.0f ns): other work "
+				"held the shared cache\n", ns, CACHED_NS_MAX);
+		else if (!(gate <= PRESS_GATE_QUIET_MAX_PCT))
+			fprintf(stderr, "two identical controls differed by ±%.1f%%: "
+				"the machine is too busy to judge it\n", gate);
+		else
+			fprintf(stderr, "the co-runner left at least %.1f MiB of the "
+				"domain (it could not hold what it walked), enough for "
+				"much of the %.0f MiB chase\n", left / 1048576.0,
+				CHASE_BYTES / 1048576.0);
+		free(v);
+		free(json);
+		skip();
+		return;
+	}
+	if (strcmp(v, "cache-sensitive"))
+		fail_msg("the 3 MiB chase (%.1f ns a step beside the control) was "
+			 "judged %s:\n%s", ns, v, json);
+	free(v);
+	free(json);
+	/* explain reads it as capacity evidence, with no counter. */
+	char ids[32];
+	snprintf(ids, sizeof(ids), "%ld", id);
+	char *eargv[] = { PROF_BIN, d->dbarg, "explain", ids, NULL };
+	struct tu_proc p = tu_run(eargv, NULL);
+	assert_int_equal(p.status, 0);
+	if (!strstr(p.out, "[capacity] capacity effect (this pressure experiment"))
+		fail_msg("no capacity finding:\n%s", p.out);
+	tu_proc_release(&p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_pressure_verb__usage_errors_run_nothing,
+						tu_db_setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(
+			test_pressure_verb__refuses_a_domain_without_a_second_cpu,
+			tu_db_setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_pressure_verb__cat_needs_l3_allocation,
+						tu_db_setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(
+			test_pressure_verb__cat_sets_ways_and_removes_its_group,
+			tu_db_setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_pressure_verb__ctrl_c_removes_the_group,
+						tu_db_setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(
+			test_pressure_verb__a_compute_loop_is_not_sensitive,
+			tu_db_setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(
+			test_pressure_verb__a_chase_in_l2_is_not_sensitive,
+			tu_db_setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(
+			test_pressure_verb__a_chase_in_the_llc_is_sensitive,
+			tu_db_setup, tu_db_teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
