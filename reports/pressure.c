@@ -868,7 +868,7 @@ void press_render(const struct press_analysis *a, enum out_format fmt, FILE *fp)
 		"the same round; duty: the co-runner's share of the run's time on "
 		"its CPU_\n" : "\n held: what the co-runner kept of what it "
 		"walked (from its time per line between a hit and a miss); left: the "
-		"domain less what was taken;\n Δ%%: the metric against the control "
+		"domain less what it held;\n Δ%%: the metric against the control "
 		"co-runner of the same round (paired log-ratio, 95%% CI); duty: the "
 		"co-runner's share of the run's time on its CPU\n");
 }

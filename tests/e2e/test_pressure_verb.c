@@ -379,6 +379,24 @@ static double least_left(const char *json)
 	return least;
 }
 
+/*
+ * judge(), once more when the first says inconclusive: with the gate at
+ * its 2% floor, one curve in ten of a workload that no step moves came
+ * out inconclusive here under load (bench/pressure), never the wrong
+ * way. A wrong verdict is never retried.
+ */
+static char *judge_settled(const struct tu_db *d, const char *kib, const char *msteps,
+			   long *id, char **json)
+{
+	char *v = judge(d, kib, msteps, id, json);
+	if (strcmp(v, "inconclusive"))
+		return v;
+	fprintf(stderr, "chase %s KiB: inconclusive, once more\n", kib);
+	free(v);
+	free(*json);
+	return judge(d, kib, msteps, id, json);
+}
+
 /* Whether this machine can run the live cases; says why not. */
 static bool can_run_live(const struct tu_db *d)
 {
@@ -397,7 +415,7 @@ static void test_pressure_verb__a_compute_loop_is_not_sensitive(void **state)
 	}
 	long id;
 	char *json;
-	char *v = judge(d, "0", "200", &id, &json);
+	char *v = judge_settled(d, "0", "200", &id, &json);
 	assert_string_equal(v, "not-cache-sensitive");
 	free(v);
 	free(json);
@@ -413,7 +431,7 @@ static void test_pressure_verb__a_chase_in_l2_is_not_sensitive(void **state)
 	}
 	long id;
 	char *json;
-	char *v = judge(d, "64", "60", &id, &json);
+	char *v = judge_settled(d, "64", "60", &id, &json);
 	assert_string_equal(v, "not-cache-sensitive");
 	free(v);
 	/* compare reprints it from the database: the very same JSON. */
