@@ -719,6 +719,18 @@ void db_experiment_release(struct db_experiment *e)
 	memset(e, 0, sizeof(*e));
 }
 
+/* Steps st, a prepared "SELECT max(e.id) ...", and finalizes it: the id,
+ * 0 when none matched, or -errno with *cause. */
+static int64_t newest_id(struct db *db, sqlite3_stmt *st, char **cause)
+{
+	int s = sqlite3_step(st);
+	int64_t id = s == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+	sqlite3_finalize(st);
+	if (s != SQLITE_ROW)
+		return db_fail(db, s, "cannot read", cause);
+	return id;
+}
+
 int64_t db_experiment_latest_aa(struct db *db, int64_t host_id,
 				const char *command, char **cause)
 {
@@ -731,12 +743,7 @@ int64_t db_experiment_latest_aa(struct db *db, int64_t host_id,
 		return rc;
 	sqlite3_bind_int64(st, 1, host_id);
 	db_bind_text(st, 2, command);
-	int s = sqlite3_step(st);
-	int64_t id = s == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
-	sqlite3_finalize(st);
-	if (s != SQLITE_ROW)
-		return db_fail(db, s, "cannot read", cause);
-	return id;
+	return newest_id(db, st, cause);
 }
 
 int64_t db_experiment_latest_of(struct db *db, int64_t host_id, const char *kind,
@@ -752,12 +759,7 @@ int64_t db_experiment_latest_of(struct db *db, int64_t host_id, const char *kind
 	sqlite3_bind_int64(st, 1, host_id);
 	db_bind_text(st, 2, kind);
 	db_bind_text(st, 3, command);
-	int s = sqlite3_step(st);
-	int64_t id = s == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
-	sqlite3_finalize(st);
-	if (s != SQLITE_ROW)
-		return db_fail(db, s, "cannot read", cause);
-	return id;
+	return newest_id(db, st, cause);
 }
 
 #define EXP_LIST_COLS(X) \
