@@ -306,13 +306,7 @@ static const struct opt compare_opts[] = {
 	OPT_END(),
 };
 
-const struct verb verb_compare = {
-	.fn = cmd_compare,
-	.opts = compare_opts,
-	.args_size = sizeof(struct compare_args),
-	.init = compare_init,
-	.max_operands = VERB_ANY_OPERANDS,
-	.help =
+static const char compare_help[] =
 "usage: prof compare [EXPERIMENT|last] [--gate PCT] [--format FMT] [-o FILE]\n"
 "       prof compare RUN RUN [--format FMT]\n"
 "       prof compare --set A=TAG|RUNS --set B=TAG|RUNS [--gate PCT]\n"
@@ -327,17 +321,18 @@ const struct verb verb_compare = {
 "--format svg draws an experiment: per metric, every round's value per arm\n"
 "(the paired rounds joined by a line) with the medians, and each arm's\n"
 "effect with its 95% CI against the noise gate.\n"
-
 "With --set twice, compare two sets of runs collected apart, for changes\n"
 "that need a reboot between them (a kernel, a BIOS setting): per metric\n"
 "Welch's t on log values for the CI, a permutation test for p, and the\n"
 "verdict rules of 'prof ab'. The runs were not interleaved, so drift\n"
 "between the sessions is part of the difference; the report says so.\n"
-"\n",
-	.help_tail =
+"\n";
+
+static const char compare_tail[] =
 "Examples:\n"
 "  prof compare last --format markdown\n"
 "  prof compare last --format svg -o ab.svg\n"
 "  prof compare 12 14\n"
-"  prof compare --set before=bios-a --set after=bios-b --format markdown\n",
-};
+"  prof compare --set before=bios-a --set after=bios-b --format markdown\n";
+
+VERB(compare, compare_args, .init = compare_init, .max_operands = VERB_ANY_OPERANDS);

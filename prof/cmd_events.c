@@ -163,12 +163,7 @@ static const struct opt events_opts[] = {
 	OPT_END(),
 };
 
-const struct verb verb_events = {
-	.fn = cmd_events,
-	.opts = events_opts,
-	.args_size = sizeof(struct events_args),
-	.max_operands = 1,
-	.help =
+static const char events_help[] =
 "usage: prof events [PATTERN] [--sort KEY] [--limit N]\n"
 "                   [--format table|json|csv|markdown] [-o FILE]\n"
 "       prof events --attr NAME [--allow-generic] [-o FILE]\n"
@@ -197,11 +192,13 @@ const struct verb verb_events = {
 "\n"
 "LIBPFM_FORCE_PMU=PMU (e.g. skl, amd64_fam19h_zen4) makes libpfm4 act as\n"
 "if this were that processor, to see another family's encodings.\n"
-"\n",
-	.help_tail =
+"\n";
+
+static const char events_tail[] =
 "Examples:\n"
 "  prof events miss\n"
 "  prof events --mission\n"
 "  prof events --attr llc-misses\n"
-"  LIBPFM_FORCE_PMU=skl prof events --attr l1i-misses\n",
-};
+"  LIBPFM_FORCE_PMU=skl prof events --attr l1i-misses\n";
+
+VERB(events, events_args, .max_operands = 1);

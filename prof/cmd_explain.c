@@ -334,13 +334,7 @@ static const struct opt explain_opts[] = {
 	OPT_END(),
 };
 
-const struct verb verb_explain = {
-	.fn = cmd_explain,
-	.opts = explain_opts,
-	.args_size = sizeof(struct explain_args),
-	.init = explain_init,
-	.max_operands = VERB_ANY_OPERANDS,
-	.help =
+static const char explain_help[] =
 "usage: prof explain RUN RUN [--format table|json|csv|markdown] [-o FILE]\n"
 "       prof explain EXPERIMENT [--arm B --baseline A] [--gate PCT] ...\n"
 "\n"
@@ -368,10 +362,12 @@ const struct verb verb_explain = {
 "'Beyond noise' is a better/worse verdict of 'prof ab' (95% CI excludes 0\n"
 "and the effect clears the gate). Two single runs have no noise estimate:\n"
 "nothing is claimed from them.\n"
-"\n",
-	.help_tail =
+"\n";
+
+static const char explain_tail[] =
 "Examples:\n"
 "  prof ab --arm llvm='./emu --backend llvm' --arm sim='./emu --backend sim' \\\n"
 "          -e cache --set pin=largest-llc && prof explain last --format markdown\n"
-"  prof explain 12 14\n",
-};
+"  prof explain 12 14\n";
+
+VERB(explain, explain_args, .init = explain_init, .max_operands = VERB_ANY_OPERANDS);

@@ -277,12 +277,7 @@ static const struct opt html_opts[] = {
 	OPT_END(),
 };
 
-const struct verb verb_html = {
-	.fn = cmd_html,
-	.opts = html_opts,
-	.args_size = sizeof(struct html_args),
-	.max_operands = 1,
-	.help =
+static const char html_help[] =
 "usage: prof html [RUN|last] [--icicle] [-o FILE] [--db PATH]\n"
 "       prof html --experiment EXP|last [-o FILE] [--db PATH]\n"
 "\n"
@@ -298,9 +293,11 @@ const struct verb verb_html = {
 "against the gate, and its statistics as 'prof compare' prints them. The\n"
 "page fetches nothing (no script, style sheet or font from the network),\n"
 "so it can be attached to a pull request or a bug as it is.\n"
-"\n",
-	.help_tail =
+"\n";
+
+static const char html_tail[] =
 "Examples:\n"
 "  prof html last -o run.html\n"
-"  prof html --experiment last -o ab.html\n",
-};
+"  prof html --experiment last -o ab.html\n";
+
+VERB(html, html_args, .max_operands = 1);

@@ -354,13 +354,7 @@ static const struct opt probe_opts[] = {
 	OPT_END(),
 };
 
-const struct verb verb_probe = {
-	.fn = cmd_probe,
-	.opts = probe_opts,
-	.args_size = sizeof(struct probe_args),
-	.init = probe_init,
-	.max_operands = 0,
-	.help =
+static const char probe_help[] =
 "usage: prof probe [--cpu N] [--min SIZE] [--max SIZE] [--ms MS]\n"
 "                  [--no-counters] [--format table|json|csv|markdown|svg]\n"
 "                  [-o FILE] [--db PATH] [--no-store]\n"
@@ -392,11 +386,13 @@ const struct verb verb_probe = {
 "holds everything: latency ({bytes, ns}), knees, last_level and counters\n"
 "({name, expected, measured, grade}). SVG draws the curve on log axes,\n"
 "with sysfs's L1d, L2 and last level as dashed lines and the knees marked.\n"
-"\n",
-	.help_tail =
+"\n";
+
+static const char probe_tail[] =
 "Examples:\n"
 "  prof probe\n"
 "  prof probe --cpu 8 --format json | jq '.counters[] | {name, grade}'\n"
 "  prof probe --no-counters --max 64M --ms 10\n"
-"  prof probe --no-counters --format svg -o latency.svg\n",
-};
+"  prof probe --no-counters --format svg -o latency.svg\n";
+
+VERB(probe, probe_args, .init = probe_init, .max_operands = 0);

@@ -480,14 +480,7 @@ static const struct opt run_opts[] = {
 	OPT_END(),
 };
 
-const struct verb verb_run = {
-	.fn = cmd_run,
-	.opts = run_opts,
-	.args_size = sizeof(struct run_args),
-	.init = run_init,
-	.max_operands = VERB_ANY_OPERANDS,
-	.help =
-
+static const char run_help[] =
 "usage: prof run [options] [--] COMMAND [ARGS...]\n"
 "       prof run [options] -p PID [--duration SECONDS]\n"
 "\n"
@@ -495,8 +488,9 @@ const struct verb verb_run = {
 "later and short-lived ones, store the run in the database, and print a\n"
 "per-thread table on stderr (COMMAND's own output is left alone). prof\n"
 "exits with COMMAND's status (128+N when killed by signal N).\n"
-"\n",
-	.help_tail =
+"\n";
+
+static const char run_tail[] =
 "Every run checks that it is complete: each task that started has its\n"
 "start record and its own counts, no ring-buffer record was lost or torn,\n"
 "and the main task's task-clock agrees with the scheduler's own account of\n"
@@ -539,5 +533,6 @@ const struct verb verb_run = {
 "\n"
 "The pin is applied before the command starts, so every thread it spawns\n"
 "inherits it; the run records the mode, whether it was applied, the CPUs\n"
-"in force (read back from the workload) and the cache domain's size.\n",
-};
+"in force (read back from the workload) and the cache domain's size.\n";
+
+VERB(run, run_args, .init = run_init, .max_operands = VERB_ANY_OPERANDS);

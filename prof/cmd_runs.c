@@ -82,11 +82,7 @@ static const struct opt runs_opts[] = {
 	OPT_END(),
 };
 
-const struct verb verb_runs = {
-	.fn = cmd_runs,
-	.opts = runs_opts,
-	.args_size = sizeof(struct runs_args),
-	.help =
+static const char runs_help[] =
 "usage: prof runs [--kind KIND] [--since WHEN] [--tag ARM] [--all]\n"
 "                 [--sort KEY] [--limit N]\n"
 "                 [--format table|json|csv|markdown] [-o FILE] [--db PATH]\n"
@@ -99,13 +95,14 @@ const struct verb verb_runs = {
 "experiments. --all, --kind ab or --tag ARM lists them, with the\n"
 "experiment and the arm each ran in. Runs carry no tags of their own;\n"
 "--tag matches the name of the ab arm a run belongs to.\n"
-"\n",
-	.help_tail =
+"\n";
+
+static const char runs_tail[] =
 "Examples:\n"
 "  prof runs --format json\n"
 "  prof runs --kind record --since 3d\n"
 "  prof runs --tag base                   # the runs of ab arms named base\n"
 "  prof runs --sort run_id --limit 10     # the ten newest\n"
-"  prof runs --sort wall_s                # the longest first\n",
-	.max_operands = 0,
-};
+"  prof runs --sort wall_s                # the longest first\n";
+
+VERB(runs, runs_args, .max_operands = 0);

@@ -169,13 +169,7 @@ static const struct opt summary_opts[] = {
 	OPT_END(),
 };
 
-const struct verb verb_summary = {
-	.fn = cmd_summary,
-	.opts = summary_opts,
-	.args_size = sizeof(struct summary_args),
-	.init = summary_init,
-	.max_operands = VERB_ANY_OPERANDS,
-	.help =
+static const char summary_help[] =
 "usage: prof summary EXPERIMENT... [--arm NAME] [--metric NAME]... [--gate PCT]\n"
 "                    [--format FMT] [-o FILE]\n"
 "\n"
@@ -189,9 +183,11 @@ const struct verb verb_summary = {
 "better or worse across scenes needs that CI to exclude 0, the effect to\n"
 "clear the gate and the sign test's p below 0.05, so 6 scenes at least.\n"
 "--format markdown writes it for a pull request.\n"
-"\n",
-	.help_tail =
+"\n";
+
+static const char summary_tail[] =
 "Examples:\n"
 "  prof summary 3-14 --format markdown\n"
-"  prof summary 3 5 8 --arm llvm --metric fps\n",
-};
+"  prof summary 3 5 8 --arm llvm --metric fps\n";
+
+VERB(summary, summary_args, .init = summary_init, .max_operands = VERB_ANY_OPERANDS);

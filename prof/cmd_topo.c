@@ -37,11 +37,7 @@ static const struct opt topo_opts[] = {
 	OPT_END(),
 };
 
-const struct verb verb_topo = {
-	.fn = cmd_topo,
-	.opts = topo_opts,
-	.args_size = sizeof(struct topo_args),
-	.help =
+static const char topo_help[] =
 "usage: prof topo [--sysfs ROOT] [--format table|json|csv|markdown] [-o FILE]\n"
 "\n"
 "Show the CPU and cache topology as sysfs describes it: every distinct\n"
@@ -52,10 +48,11 @@ const struct verb verb_topo = {
 "on a symmetric part it cannot); L2 clusters, SMT siblings, packages and\n"
 "NUMA nodes. A part of the tree that is malformed is left out, with a\n"
 "note: pinning to a wrong domain is worse than not pinning.\n"
-"\n",
-	.help_tail =
+"\n";
+
+static const char topo_tail[] =
 "Examples:\n"
 "  prof topo\n"
-"  prof topo --format json | jq .largest_llc\n",
-	.max_operands = 0,
-};
+"  prof topo --format json | jq .largest_llc\n";
+
+VERB(topo, topo_args, .max_operands = 0);

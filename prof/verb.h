@@ -176,6 +176,19 @@ struct verb {
 	int max_operands;
 };
 
+/*
+ * A verb's declaration, the same parts under the same names in every
+ * cmd_NAME.c: cmd_NAME() runs it, NAME_opts[] are its options and fill a
+ * struct ARGS, NAME_help[] and NAME_tail[] are the text above and below
+ * them; what else it has (.init, .release, .max_operands) follows.
+ */
+#define VERB(name, args, ...)						\
+	const struct verb verb_##name = {				\
+		.fn = cmd_##name, .opts = name##_opts,			\
+		.help = name##_help, .help_tail = name##_tail,		\
+		.args_size = sizeof(struct args), __VA_ARGS__		\
+	}
+
 /* What a verb does with the database. */
 enum cmd_db {
 	CMD_DB_NONE,		/* takes no --db */
