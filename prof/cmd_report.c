@@ -122,11 +122,46 @@ static int report_sampled(struct verb_ctx *vc, struct db *db, const struct db_ru
 	return fp ? EXIT_OK : EXIT_FAIL;
 }
 
+/* A run over time: its frames or its intervals, in text or as a picture. */
+struct series_view {
+	const char *flag;
+	void (*text)(const struct db_run *run, enum out_format fmt, FILE *fp);
+	void (*svg)(const struct db_run *run, FILE *fp);
+};
+
+static const struct series_view frames_view = {
+	"--frames", report_frames, report_frames_svg,
+};
+static const struct series_view intervals_view = {
+	"--intervals", report_intervals, report_intervals_svg,
+};
+
+/* Print the view unless rc already says why not; frees the run. */
+static int report_series(struct verb_ctx *vc, struct db_run *run, struct db_sleep *sleep,
+			 int rc, const struct series_view *v)
+{
+	struct report_args *ra = vc->args;
+	if (rc == EXIT_OK && ra->fmt == OUT_FOLDED) {
+		rc = usage_error(vc->name, "%s goes with --format table, json, csv, "
+				 "markdown or svg", v->flag);
+	} else if (rc == EXIT_OK) {
+		FILE *fp = verb_out(vc);
+		if (fp && ra->fmt == OUT_SVG)
+			v->svg(run, fp);
+		else if (fp)
+			v->text(run, ra->fmt, fp);
+		else
+			rc = EXIT_FAIL;
+	}
+	db_sleep_release(sleep);
+	db_run_release(run);
+	return rc;
+}
+
 /* --frames: the run's frames (prof run --frames), or why there are none. */
 static int report_frames_of(struct verb_ctx *vc, struct db_run *run,
 			    struct db_sleep *sleep)
 {
-	struct report_args *ra = vc->args;
 	int rc = EXIT_OK;
 	if (!run->nframes) {
 		const char *re = db_run_get(run, "frame_regex");
@@ -139,47 +174,19 @@ static int report_frames_of(struct verb_ctx *vc, struct db_run *run,
 			rc = error_msg("run %lld has no frames: it was not run with "
 				       "--frames or --frame-regex, or marked none",
 				       (long long)run->id);
-	} else if (ra->fmt == OUT_FOLDED) {
-		rc = usage_error(vc->name, "--frames goes with --format "
-				 "table, json, csv, markdown or svg");
-	} else {
-		FILE *fp = verb_out(vc);
-		if (fp && ra->fmt == OUT_SVG)
-			report_frames_svg(run, fp);
-		else if (fp)
-			report_frames(run, ra->fmt, fp);
-		else
-			rc = EXIT_FAIL;
 	}
-	db_sleep_release(sleep);
-	db_run_release(run);
-	return rc;
+	return report_series(vc, run, sleep, rc, &frames_view);
 }
 
 /* --intervals: the run's intervals (prof run -I), or why there are none. */
 static int report_timeline_of(struct verb_ctx *vc, struct db_run *run,
 			      struct db_sleep *sleep)
 {
-	struct report_args *ra = vc->args;
 	int rc = EXIT_OK;
-	if (!run->nintervals) {
+	if (!run->nintervals)
 		rc = error_msg("run %lld has no intervals: it was not run with "
 			       "-I MS", (long long)run->id);
-	} else if (ra->fmt == OUT_FOLDED) {
-		rc = usage_error(vc->name, "--intervals goes with --format "
-				 "table, json, csv, markdown or svg");
-	} else {
-		FILE *fp = verb_out(vc);
-		if (fp && ra->fmt == OUT_SVG)
-			report_intervals_svg(run, fp);
-		else if (fp)
-			report_intervals(run, ra->fmt, fp);
-		else
-			rc = EXIT_FAIL;
-	}
-	db_sleep_release(sleep);
-	db_run_release(run);
-	return rc;
+	return report_series(vc, run, sleep, rc, &intervals_view);
 }
 
 static int cmd_report(struct verb_ctx *vc)
@@ -366,12 +373,7 @@ static const struct opt report_opts[] = {
 	OPT_END(),
 };
 
-const struct verb verb_report = {
-	.fn = cmd_report,
-	.opts = report_opts,
-	.args_size = sizeof(struct report_args),
-	.max_operands = 1,
-	.help =
+static const char report_help[] =
 "usage: prof report [RUN|last]\n"
 "                   [--by thread|name|process|total|symbol|module|line]\n"
 "                   [--tree] [--stacks] [--event NAME] [--sort KEY] [--limit N]\n"
@@ -420,8 +422,9 @@ const struct verb verb_report = {
 "steal time from a VM's host, interrupts on the workload's CPUs);\n"
 "--env how the machine was set up at its start. 'prof compare' and\n"
 "'prof explain' warn when two runs' setups differ.\n"
-"\n",
-	.help_tail =
+"\n";
+
+static const char report_tail[] =
 "Examples:\n"
 "  prof report last --by name\n"
 "  prof report last --sort task-clock --limit 20\n"
@@ -433,5 +436,6 @@ const struct verb verb_report = {
 "  prof report last --format svg -o flame.svg\n"
 "  prof report last --frames --format svg -o frames.svg\n"
 "  prof report last --system\n"
-"  prof report last --env --format json\n",
-};
+"  prof report last --env --format json\n";
+
+VERB(report, report_args, .max_operands = 1);
