@@ -550,6 +550,22 @@ int counters_read_index(const struct counters *c, uint64_t id)
 	return -2;
 }
 
+void counters_read_values(const struct counters *c, const struct perf_rec *rec,
+			  uint64_t *vals, bool *have, size_t nev)
+{
+	const uint64_t *v = rec->u.sample.read_vals;
+	unsigned stride = rec->u.sample.read_stride;
+
+	memset(have, 0, nev * sizeof(*have));
+	for (uint64_t i = 1; i < rec->u.sample.read_nr; i++) {
+		int e = counters_read_index(c, v[i * stride + 1]);
+		if (e >= 0 && (size_t)e < nev) {
+			vals[e] = v[i * stride];
+			have[e] = true;
+		}
+	}
+}
+
 /*
  * Open every sampler on target t. The first target decides support (a
  * refusal marks the sampler not supported); later targets open the

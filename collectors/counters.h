@@ -130,6 +130,14 @@ const struct perf_rec_layout *counters_sampler_layout(const struct counters *c,
  */
 int counters_read_index(const struct counters *c, uint64_t id);
 
+/*
+ * Spread a read_counters sample's values over vals[] by event index
+ * (nev of them), marking have[] for those it carried; the rest are left
+ * unmarked (clears have[] first).
+ */
+void counters_read_values(const struct counters *c, const struct perf_rec *rec,
+			  uint64_t *vals, bool *have, size_t nev);
+
 /* The file descriptors to poll for POLLIN (one per target). */
 size_t counters_pollfds(const struct counters *c, struct pollfd *out, size_t max);
 

@@ -274,6 +274,30 @@ static int add_probe(struct frames_state *st, struct collect_ctx *cx,
 }
 
 
+static void fr_release(void *self)
+{
+	struct frames_state *st = self;
+	if (st->reader_on) {
+		ssize_t w = write(st->stop[1], "x", 1);
+		(void)w;
+		pthread_join(st->reader, NULL);
+	}
+	for (int i = 0; i < 2; i++) {
+		close_fd(&st->marker[i]);
+		close_fd(&st->out[i]);
+		close_fd(&st->stop[i]);
+	}
+	if (st->regex_on)
+		regfree(&st->re);
+	for (int s = 0; s < FRAME_NSOURCES; s++)
+		free(st->mk[s].t);
+	frames_free(st->f);
+	uprobe_rings_close(st->probe);
+	free(st->probe_path);
+	free(st->vals);
+	free(st->have);
+}
+
 static int fr_prepare(void *self, struct collect_ctx *cx, char **cause)
 {
 	struct frames_state *st = self;
@@ -357,16 +381,7 @@ static void fr_drain(void *self, const struct perf_rec *rec, int origin)
 	    !rec->u.sample.read_nr || !rec->u.sample.read_has_id ||
 	    !ours(st, rec->u.sample.identifier))
 		return;
-	const uint64_t *v = rec->u.sample.read_vals;
-	unsigned stride = rec->u.sample.read_stride;
-	memset(st->have, 0, st->nev * sizeof(*st->have));
-	for (uint64_t i = 1; i < rec->u.sample.read_nr; i++) {
-		int e = counters_read_index(st->cs, v[i * stride + 1]);
-		if (e >= 0 && (size_t)e < st->nev) {
-			st->vals[e] = v[i * stride];
-			st->have[e] = true;
-		}
-	}
+	counters_read_values(st->cs, rec, st->vals, st->have, st->nev);
 	if (frames_tick(st->f, (int32_t)rec->u.sample.tid, rec->u.sample.time,
 			st->vals, st->have)) {
 		warning_msg("frames: out of memory: counters per frame stop here");
@@ -406,30 +421,6 @@ static void fr_fill(void *self, struct collect_ctx *cx, struct db_run *run)
 				st->regex_on ? FRAME_REGEX : FRAME_MARKER;
 	convert_frames(run, st->f, src, cx->o->frame_regex, cx->o->frame_symbol,
 		       cx->o->frame_budget_ms);
-}
-
-static void fr_release(void *self)
-{
-	struct frames_state *st = self;
-	if (st->reader_on) {
-		ssize_t w = write(st->stop[1], "x", 1);
-		(void)w;
-		pthread_join(st->reader, NULL);
-	}
-	for (int i = 0; i < 2; i++) {
-		close_fd(&st->marker[i]);
-		close_fd(&st->out[i]);
-		close_fd(&st->stop[i]);
-	}
-	if (st->regex_on)
-		regfree(&st->re);
-	for (int s = 0; s < FRAME_NSOURCES; s++)
-		free(st->mk[s].t);
-	frames_free(st->f);
-	uprobe_rings_close(st->probe);
-	free(st->probe_path);
-	free(st->vals);
-	free(st->have);
 }
 
 const struct collector_ops collect_frames = {

@@ -45,6 +45,14 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+static void iv_release(void *self)
+{
+	struct intervals_state *st = self;
+	intervals_free(st->iv);
+	free(st->vals);
+	free(st->have);
+}
+
 static int iv_prepare(void *self, struct collect_ctx *cx, char **cause)
 {
 	struct intervals_state *st = self;
@@ -96,9 +104,7 @@ static void iv_drain(void *self, const struct perf_rec *rec, int origin)
 	    !rec->u.sample.read_nr || !rec->u.sample.read_has_id)
 		return;
 	/* Ours when its values are the read_counters group's. */
-	const uint64_t *v = rec->u.sample.read_vals;
-	unsigned stride = rec->u.sample.read_stride;
-	if (counters_read_index(st->cs, v[1]) != -1)
+	if (counters_read_index(st->cs, rec->u.sample.read_vals[1]) != -1)
 		return;
 	/* Not another read_counters sampler's (the frames collector's). */
 	if (origin != st->id_origin) {
@@ -107,14 +113,7 @@ static void iv_drain(void *self, const struct perf_rec *rec, int origin)
 	}
 	if (rec->u.sample.identifier != st->id)
 		return;
-	memset(st->have, 0, st->nev * sizeof(*st->have));
-	for (uint64_t i = 1; i < rec->u.sample.read_nr; i++) {
-		int e = counters_read_index(st->cs, v[i * stride + 1]);
-		if (e >= 0 && (size_t)e < st->nev) {
-			st->vals[e] = v[i * stride];
-			st->have[e] = true;
-		}
-	}
+	counters_read_values(st->cs, rec, st->vals, st->have, st->nev);
 	if (intervals_feed(st->iv, (int32_t)rec->u.sample.tid, rec->u.sample.time,
 			   st->vals, st->have)) {
 		warning_msg("-I: out of memory: the intervals stop here");
@@ -128,14 +127,6 @@ static void iv_fill(void *self, struct collect_ctx *cx, struct db_run *run)
 	if (!st->iv)
 		return;
 	convert_intervals(run, st->iv, cx->cs, cx->o->interval_ms);
-}
-
-static void iv_release(void *self)
-{
-	struct intervals_state *st = self;
-	intervals_free(st->iv);
-	free(st->vals);
-	free(st->have);
 }
 
 const struct collector_ops collect_intervals = {

@@ -23,6 +23,13 @@ struct mods_state {
 	struct modules *mods;
 };
 
+static void mods_release(void *self)
+{
+	struct mods_state *st = self;
+	modules_free(st->mods);
+	st->mods = NULL;
+}
+
 /* A failure to set up is a warning: the run goes on without modules. */
 static int mods_prepare(void *self, struct collect_ctx *cx, char **cause)
 {
@@ -106,13 +113,6 @@ static void mods_fill(void *self, struct collect_ctx *cx, struct db_run *run)
 	struct mods_state *st = self;
 	(void)cx;
 	convert_modules(run, st->mods, st->working_set);
-}
-
-static void mods_release(void *self)
-{
-	struct mods_state *st = self;
-	modules_free(st->mods);
-	st->mods = NULL;
 }
 
 const struct collector_ops collect_modules = {

@@ -22,6 +22,13 @@ struct procs_state {
 	bool full;		/* out of memory: stop adding, say so once */
 };
 
+static void procs_release(void *self)
+{
+	struct procs_state *st = self;
+	procs_free(st->procs);
+	st->procs = NULL;
+}
+
 static int procs_prepare(void *self, struct collect_ctx *cx, char **cause)
 {
 	struct procs_state *st = self;
@@ -61,13 +68,6 @@ static void procs_fill(void *self, struct collect_ctx *cx, struct db_run *run)
 	struct procs_state *st = self;
 	(void)cx;
 	convert_procs(run, st->procs);
-}
-
-static void procs_release(void *self)
-{
-	struct procs_state *st = self;
-	procs_free(st->procs);
-	st->procs = NULL;
 }
 
 const struct collector_ops collect_procs = {
