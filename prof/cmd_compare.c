@@ -326,8 +326,9 @@ const struct verb verb_compare = {
 "\n"
 "--format svg draws an experiment: per metric, every round's value per arm\n"
 "(the paired rounds joined by a line) with the medians, and each arm's\n"
-"effect with its 95% CI against the noise gate.\n"
-
+"effect with its 95% CI against the noise gate; a pressure experiment:\n"
+"each workload's curve, as 'prof pressure --format svg' draws it.\n"
+"\n"
 "With --set twice, compare two sets of runs collected apart, for changes\n"
 "that need a reboot between them (a kernel, a BIOS setting): per metric\n"
 "Welch's t on log values for the CI, a permutation test for p, and the\n"

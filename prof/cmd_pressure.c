@@ -988,6 +988,10 @@ const struct verb verb_pressure = {
 "rounds that would likely settle it). The co-runner times its own walk:\n"
 "when its time per line reaches the time of a miss it no longer holds its\n"
 "buffer, and the table says how much of it it held.\n"
+"\n"
+"--format svg draws each workload's curve: the change against the control\n"
+"with its 95% CI at each step, against the cache taken (in KiB or MiB), the\n"
+"domain's size and the gate marked, the verdict in the title.\n"
 "\n",
 	.help_tail =
 "prof itself sleeps while a run runs, on the co-runner's CPU. The\n"
@@ -999,6 +1003,7 @@ const struct verb verb_pressure = {
 "Examples:\n"
 "  prof pressure -- ./emu --scene 3 --frames 600\n"
 "  prof pressure --steps 2M,4M,8M --rounds 12 --format json -- ./emu\n"
+"  prof pressure --format svg -o curve.svg -- ./emu\n"
 "  prof pressure --arm c='./emu --backend c' --arm llvm='./emu --backend llvm' \\\n"
 "                --score fps='([0-9.]+) fps:higher'\n",
 };
