@@ -161,6 +161,7 @@ static const struct golden_case {
 	{ "html/frames-intervals", 0, "html 37", NULL },
 	{ "html/experiment", 0, "html --experiment 2", NULL },
 	{ "html/run-and-experiment", 0, "html 1 --experiment 2", NULL },
+	{ "html/pressure", 0, "html --experiment 1 --db pressure.db", NULL },
 	{ "html/no-such-run", 0, "html 99", NULL },
 	{ "html/no-such-experiment", 0, "html --experiment 9", NULL },
 

@@ -310,6 +310,21 @@ static void test_pictures__pressure_curve_per_workload(void **state)
 	free(svg);
 }
 
+/* Its page: the curves, then the steps as prof pressure printed them. */
+static void test_pictures__pressure_page(void **state)
+{
+	(void)state;
+	char *page = prof_out(0, "html", "--experiment", "1", "--db", pressdb, NULL);
+	lint(page);
+	assert_int_equal(xc_count(page, "<svg "), 1);
+	assert_non_null(strstr(page, "<h2>cache pressure curves</h2>"));
+	assert_non_null(strstr(page, ">big: cache-sensitive (gate ±2.0%, floor)</text>"));
+	assert_non_null(strstr(page, "<h2>steps</h2>"));
+	assert_non_null(strstr(page, " 0 (A/A) "));
+	assert_null(strstr(page, "every round"));	/* not read as an A/B */
+	free(page);
+}
+
 /* A counting run has nothing to draw: a clear refusal, nothing written. */
 static void test_pictures__counting_run_has_no_picture(void **state)
 {
@@ -372,6 +387,7 @@ int main(void)
 		cmocka_unit_test(test_pictures__frames),
 		cmocka_unit_test(test_pictures__intervals),
 		cmocka_unit_test(test_pictures__pressure_curve_per_workload),
+		cmocka_unit_test(test_pictures__pressure_page),
 		cmocka_unit_test(test_pictures__counting_run_has_no_picture),
 		cmocka_unit_test(test_pictures__golden_svgs_are_well_formed),
 	};
