@@ -5,7 +5,8 @@
  * name; a sampled run its hottest symbols, call paths and flame graph;
  * either, when it has them, its frames and intervals as pictures and
  * tables; a sleep benchmark or a probe its table and picture; an experiment its
- * tables and picture, analysed as 'prof compare' does.
+ * tables and picture, analysed as 'prof compare' does (a pressure
+ * experiment as prof pressure: its curves and steps).
  */
 #include <errno.h>
 #include <math.h>
@@ -25,6 +26,7 @@
 #include "reports/frames.h"
 #include "reports/framesplot.h"
 #include "reports/html.h"
+#include "reports/pressure.h"
 #include "reports/probe.h"
 #include "reports/profile.h"
 #include "reports/runs.h"
@@ -212,6 +214,33 @@ static int html_run(struct verb_ctx *vc, struct db *db, long id)
 	return fp ? EXIT_OK : EXIT_FAIL;
 }
 
+/* A pressure experiment: its curves, then its tables, as prof pressure
+ * printed them. */
+static int html_pressure(struct verb_ctx *vc, const struct db_experiment *e)
+{
+	struct press_analysis an;
+	char *cause = NULL;
+	if (press_analyze(e, NAN, &an, &cause))
+		return fail_cause(cause, EXIT_FAIL);
+	FILE *fp = verb_out(vc);
+	if (fp) {
+		char title[64];
+		struct capture c;
+		snprintf(title, sizeof(title), "prof: experiment %lld (pressure)",
+			 (long long)e->id);
+		html_begin(fp, title, e->note);
+		html_section(fp, "cache pressure curves");
+		press_render(&an, OUT_SVG, cap_open(&c));
+		cap_put(&c, fp, true);
+		html_section(fp, "steps");
+		press_render(&an, OUT_TABLE, cap_open(&c));
+		cap_put(&c, fp, false);
+		html_end(fp);
+	}
+	press_analysis_release(&an);
+	return fp ? EXIT_OK : EXIT_FAIL;
+}
+
 static int html_experiment(struct verb_ctx *vc, struct db *db, long id)
 {
 	struct db_experiment e, aa;
@@ -220,6 +249,11 @@ static int html_experiment(struct verb_ctx *vc, struct db *db, long id)
 	int rc = db_experiment_load(db, id, &e, &cause);
 	if (rc)
 		return fail_cause(cause, exit_code_for(rc));
+	if (!strcmp(e.kind, DB_EXP_KIND_PRESSURE)) {
+		rc = html_pressure(vc, &e);
+		db_experiment_release(&e);
+		return rc;
+	}
 	struct ab_gate_rule gate = ab_gate_for(db, &e, NAN, &aa, &have_aa);
 	struct ab_analysis an;
 	if (ab_analyze(&e, &gate, &an, &cause)) {
@@ -290,9 +324,10 @@ static const char html_help[] =
 "thread name's counters over time). A sleep benchmark: its overshoot\n"
 "distributions and table. A probe: its latency curve against sysfs's\n"
 "caches, and table. An experiment: every round per arm, the effects\n"
-"against the gate, and its statistics as 'prof compare' prints them. The\n"
-"page fetches nothing (no script, style sheet or font from the network),\n"
-"so it can be attached to a pull request or a bug as it is.\n"
+"against the gate, and its statistics as 'prof compare' prints them; a\n"
+"pressure experiment: each workload's curve against the cache taken, and\n"
+"its steps. The page fetches nothing (no script, style sheet or font from\n"
+"the network), so it can be attached to a pull request or a bug as it is.\n"
 "\n";
 
 static const char html_tail[] =

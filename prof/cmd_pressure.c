@@ -938,6 +938,46 @@ static const struct opt_group press_design = {
 	"design", press_design_opts, NULL, true,
 };
 
+static const char pressure_help[] =
+"usage: prof pressure [OPTIONS] [--] COMMAND [ARGS...]\n"
+"       prof pressure --arm NAME=COMMAND [--arm NAME=COMMAND ...] [OPTIONS]\n"
+"\n"
+"Is this workload cache-bound? Take cache away and measure. The workload\n"
+"runs pinned to one CPU of a cache domain; a co-runner thread on another\n"
+"CPU of the same domain (never an SMT sibling) walks a random cycle over k\n"
+"bytes, taking about k bytes of the shared cache, for each step k. Each\n"
+"step's runs are paired, round by round, with runs beside a control\n"
+"co-runner that walks half of its own L2: the same CPU and memory traffic\n"
+"beside the workload, but no shared cache taken. So the change against the\n"
+"control is what the lost capacity costs, on any machine, counters or not.\n"
+"Rounds interleave every step with the control, after warm-up rounds; step\n"
+"0 is a second control whose spread sets the noise gate; each step gets\n"
+"the paired statistics and verdict of 'prof ab', and the curve a verdict:\n"
+"cache-sensitive (the largest step costs beyond the gate),\n"
+"not-cache-sensitive (no step costs beyond it) or inconclusive (with the\n"
+"rounds that would likely settle it). The co-runner times its own walk:\n"
+"when its time per line reaches the time of a miss it no longer holds its\n"
+"buffer, and the table says how much of it it held.\n"
+"\n"
+"--format svg draws each workload's curve: the change against the control\n"
+"with its 95% CI at each step, against the cache taken (in KiB or MiB), the\n"
+"domain's size and the gate marked, the verdict in the title.\n"
+"\n";
+
+static const char pressure_tail[] =
+"prof itself sleeps while a run runs, on the co-runner's CPU. The\n"
+"co-runner's memory is its largest step, at most the domain's size; it\n"
+"stops when each run ends. Every run is stored; 'prof compare' reprints\n"
+"the experiment and 'prof explain' reads it as capacity evidence. Ctrl-C\n"
+"stops after the current run and keeps the finished rounds.\n"
+"\n"
+"Examples:\n"
+"  prof pressure -- ./emu --scene 3 --frames 600\n"
+"  prof pressure --steps 2M,4M,8M --rounds 12 --format json -- ./emu\n"
+"  prof pressure --format svg -o curve.svg -- ./emu\n"
+"  prof pressure --arm c='./emu --backend c' --arm llvm='./emu --backend llvm' \\\n"
+"                --score fps='([0-9.]+) fps:higher'\n";
+
 static const struct opt pressure_opts[] = {
 	OPT_GROUP("Workloads:"),
 	OPT_CALLBACK(0, "arm", struct press_args, plan, "NAME=COMMAND", parse_arm,
@@ -961,44 +1001,7 @@ static const struct opt pressure_opts[] = {
 	OPT_END(),
 };
 
-const struct verb verb_pressure = {
-	.fn = cmd_pressure,
-	.opts = pressure_opts,
-	.args_size = sizeof(struct press_args),
-	.init = press_args_init,
-	.release = press_args_release,
-	.max_operands = VERB_ANY_OPERANDS,
-	.help =
-"usage: prof pressure [OPTIONS] [--] COMMAND [ARGS...]\n"
-"       prof pressure --arm NAME=COMMAND [--arm NAME=COMMAND ...] [OPTIONS]\n"
-"\n"
-"Is this workload cache-bound? Take cache away and measure. The workload\n"
-"runs pinned to one CPU of a cache domain; a co-runner thread on another\n"
-"CPU of the same domain (never an SMT sibling) walks a random cycle over k\n"
-"bytes, taking about k bytes of the shared cache, for each step k. Each\n"
-"step's runs are paired, round by round, with runs beside a control\n"
-"co-runner that walks half of its own L2: the same CPU and memory traffic\n"
-"beside the workload, but no shared cache taken. So the change against the\n"
-"control is what the lost capacity costs, on any machine, counters or not.\n"
-"Rounds interleave every step with the control, after warm-up rounds; step\n"
-"0 is a second control whose spread sets the noise gate; each step gets\n"
-"the paired statistics and verdict of 'prof ab', and the curve a verdict:\n"
-"cache-sensitive (the largest step costs beyond the gate),\n"
-"not-cache-sensitive (no step costs beyond it) or inconclusive (with the\n"
-"rounds that would likely settle it). The co-runner times its own walk:\n"
-"when its time per line reaches the time of a miss it no longer holds its\n"
-"buffer, and the table says how much of it it held.\n"
-"\n",
-	.help_tail =
-"prof itself sleeps while a run runs, on the co-runner's CPU. The\n"
-"co-runner's memory is its largest step, at most the domain's size; it\n"
-"stops when each run ends. Every run is stored; 'prof compare' reprints\n"
-"the experiment and 'prof explain' reads it as capacity evidence. Ctrl-C\n"
-"stops after the current run and keeps the finished rounds.\n"
-"\n"
-"Examples:\n"
-"  prof pressure -- ./emu --scene 3 --frames 600\n"
-"  prof pressure --steps 2M,4M,8M --rounds 12 --format json -- ./emu\n"
-"  prof pressure --arm c='./emu --backend c' --arm llvm='./emu --backend llvm' \\\n"
-"                --score fps='([0-9.]+) fps:higher'\n",
-};
+VERB(pressure, press_args,
+     .init = press_args_init,
+     .release = press_args_release,
+     .max_operands = VERB_ANY_OPERANDS);

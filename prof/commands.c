@@ -42,7 +42,7 @@ const struct cmd commands[] = {
 	{ "ab", &verb_ab, "interleaved A/B runs with paired statistics",
 	  TEXT | F(SVG), CMD_DB_WRITE, CMD_OUT_STDERR },
 	{ "pressure", &verb_pressure, "is it cache-bound? take cache away and measure",
-	  TEXT, CMD_DB_WRITE, CMD_OUT_STDERR },
+	  TEXT | F(SVG), CMD_DB_WRITE, CMD_OUT_STDERR },
 	{ "compare", &verb_compare, "reprint an experiment, or compare two runs",
 	  TEXT | F(SVG), CMD_DB_READ, CMD_OUT_STDOUT },
 	{ "summary", &verb_summary, "read experiments that share arms across scenes",

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "reports/pressplot.h"
 #include "reports/pressure.h"
 #include "reports/rows.h"
 
@@ -841,6 +842,10 @@ void press_render(const struct press_analysis *a, enum out_format fmt, FILE *fp)
 	}
 	if (fmt == OUT_CSV) {
 		write_csv(a, fp);
+		return;
+	}
+	if (fmt == OUT_SVG) {
+		press_render_svg(a, fp);
 		return;
 	}
 	bool md = fmt == OUT_MARKDOWN;

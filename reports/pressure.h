@@ -161,7 +161,8 @@ void press_curve_judge(struct press_curve *c, const char *metric_label,
 /* What people read for a metric: "CPU time", "wall time", or its name. */
 const char *press_metric_label(const char *metric);
 
-/* Table (terminal), Markdown, CSV (one row per step) and JSON. */
+/* Table (terminal), Markdown, CSV (one row per step), JSON and SVG
+ * (reports/pressplot.h). */
 void press_render(const struct press_analysis *a, enum out_format fmt, FILE *fp);
 
 #endif

@@ -4,8 +4,10 @@
  * is the same on every machine and at every time. fixture_counted_run()
  * is one run in memory (reports/ tests render it directly);
  * fixture_db_build() writes a whole database of one run of each kind
- * prof stores (tests/e2e/test_golden.c runs the built prof on it). What
- * it holds is listed in tests/fixtures/golden/README.md.
+ * prof stores (tests/e2e/test_golden.c runs the built prof on it);
+ * fixture_pressure_db_build() one of a pressure experiment whose values
+ * are made up, to draw it. What they hold is listed in
+ * tests/fixtures/golden/README.md.
  *
  * Header-only, like test_util.h, so each test stays one executable. The
  * builders abort on a failure of db/: a fixture that cannot be written
@@ -1019,6 +1021,176 @@ static inline void fx_store_three_arms(struct db *db, int *tick)
 	fx_set_times(db, e.id, "2026-12-01T11:00:00Z", "2026-12-01T11:00:45Z");
 	for (size_t a = 0; a < 3; a++)
 		free(arms[a].argv);
+}
+
+/* ---- a pressure experiment (its own database) ---- */
+
+/*
+ * MADE-UP VALUES, FOR RENDERING ONLY: no machine measured these numbers.
+ * They have the shape `prof pressure` gives (see tests/reports/
+ * test_pressure.c for curves measured on the 2-CPU VM), on the fixture's
+ * Ryzen 9 5900X: an L3 of 32 MiB over CPUs 0-5,12-17, the default steps
+ * (0, 1/8, 1/4, 1/2 and 3/4 of it), six ABBA rounds. Two workloads:
+ *  - "big", a 12 MiB pointer chase: CPU time climbs from 8 MiB taken,
+ *    and its co-runner holds ever less of what it walks (its time per
+ *    line nears a miss), so held is drawn apart from taken;
+ *  - "small", a 64 KiB chase: flat, its co-runner holds all it walks.
+ * Per round, each value is the arm's base times fx_jitter (±1.6%).
+ */
+#define FX_PRESS_STEPS 5
+#define FX_PRESS_ARMS (FX_PRESS_STEPS + 1)	/* the control, then the steps */
+#define FX_PRESS_HIT_NS 11.0	/* the co-runner's time per line on a hit */
+#define FX_PRESS_MEM_NS 90.0	/* ... and on a miss */
+
+struct fx_press_workload {
+	const char *name, *command;
+	double cpu_s[FX_PRESS_ARMS];	/* control, 0, 4, 8, 16, 24 MiB */
+	double ns[FX_PRESS_ARMS];	/* the co-runner's ns per line */
+	double spread;			/* of fx_jitter's: 1 all of it */
+};
+
+static const uint64_t fx_press_taken[FX_PRESS_ARMS] = {
+	0, 0, 4u << 20, 8u << 20, 16u << 20, 24u << 20,
+};
+
+static inline void fx_press_kv(struct db_kv **v, size_t *n, const char *k,
+			       const char *val)
+{
+	*v = realloc(*v, (*n + 1) * sizeof(**v));
+	if (!*v)
+		abort();
+	(*v)[*n].key = fx_s(k);
+	(*v)[*n].value = fx_s(val);
+	(*n)++;
+}
+
+static inline void fx_press_arm(struct db_arm *d, const struct fx_press_workload *w,
+				size_t step)
+{
+	static const char *const label[FX_PRESS_ARMS] = {
+		"control", "0", "4MiB", "8MiB", "16MiB", "24MiB",
+	};
+	char name[64], b[32];
+	memset(d, 0, sizeof(*d));
+	snprintf(name, sizeof(name), "%s@%s", w->name, label[step]);
+	d->name = fx_s(name);
+	d->command = fx_s(w->command);
+	d->argv = calloc(2, sizeof(char *));
+	d->argv[0] = fx_s(w->command);
+	d->argc = 1;
+	fx_press_kv(&d->settings, &d->nsettings, "pin", "cpus:2");
+	fx_press_kv(&d->settings, &d->nsettings, "pressure.workload", w->name);
+	fx_press_kv(&d->settings, &d->nsettings, "pressure.role",
+		    step ? "step" : "control");
+	snprintf(b, sizeof(b), "%llu", (unsigned long long)fx_press_taken[step]);
+	fx_press_kv(&d->settings, &d->nsettings, "pressure.taken_bytes", b);
+	snprintf(b, sizeof(b), "%llu", (unsigned long long)(step > 1 ?
+		 fx_press_taken[step] : 262144));
+	fx_press_kv(&d->settings, &d->nsettings, "pressure.corunner_bytes", b);
+	fx_press_kv(&d->settings, &d->nsettings, "pressure.alone_ns", "11");
+	fx_press_kv(&d->settings, &d->nsettings, "pressure.mem_ns", "90");
+}
+
+/* One run of arm (w, step) in round r; its co-runner as run settings. */
+static inline void fx_press_run(struct db_run *r, const struct fx_press_workload *w,
+				size_t step, int arm, int round, const char *started)
+{
+	double cpu_s = w->cpu_s[step] * (1 + (fx_jitter(round, arm, 1) - 1) * w->spread);
+	fx_run_init(r, "pressure", started, w->command, cpu_s * 1.03125,
+		    cpu_s * 0.96875, cpu_s * 0.03125);
+	free(r->pin.mode);
+	free(r->pin.status);
+	r->pin.mode = fx_s("cpus:2");
+	r->pin.status = fx_s("applied");
+	r->pin.cpus = fx_s("2");
+	fx_events(r, 1);
+	fx_threads(r, 1);
+	fx_thread(r, 0, 2000 + round * 20 + arm, 2000 + round * 20 + arm, "chase");
+	fx_add_event(r, 0, "task-clock", true, 0, 1, 1);
+	fx_count(r, 0, 0, (uint64_t)(cpu_s * 1e9));
+	char b[32];
+	double ns = w->ns[step] * fx_jitter(round, arm, 3);
+	snprintf(b, sizeof(b), "%.4f", ns);
+	db_run_set(r, "corunner.ns_per_line", b);
+	db_run_set(r, "corunner.duty", "0.9800");
+	if (step > 1) {
+		/* pirate_held_bytes: what it walked, scaled by how far its
+		 * time per line sits from a miss towards a hit */
+		double f = (FX_PRESS_MEM_NS - ns) / (FX_PRESS_MEM_NS - FX_PRESS_HIT_NS);
+		f = f > 1 ? 1 : f < 0 ? 0 : f;
+		snprintf(b, sizeof(b), "%.0f", (double)fx_press_taken[step] * f);
+		db_run_set(r, "corunner.held_bytes", b);
+	}
+	db_run_set(r, "complete", "yes");
+}
+
+static inline void fx_store_pressure(struct db *db)
+{
+	static const struct fx_press_workload wl[2] = {
+		{ "big", "./chase 12288 20",
+		  { 0.920, 0.920, 0.951, 1.262, 2.046, 2.391 },
+		  { 11.2, 11.1, 12.0, 20.5, 38.0, 61.0 }, 1 },
+		{ "small", "./chase 64 100",
+		  { 0.392, 0.393, 0.391, 0.394, 0.392, 0.393 },
+		  { 11.2, 11.1, 11.0, 11.0, 11.1, 11.0 }, 0.5 },
+	};
+	char *cause = NULL;
+	struct db_experiment e;
+	memset(&e, 0, sizeof(e));
+	e.kind = (char *)DB_EXP_KIND_PRESSURE;
+	e.order = (char *)"abba";
+	e.rounds = 6;
+	e.gate_pct = NAN;
+	e.narms = 2 * FX_PRESS_ARMS;
+	e.arms = calloc(e.narms, sizeof(*e.arms));
+	for (size_t a = 0; a < e.narms; a++)
+		fx_press_arm(&e.arms[a], &wl[a / FX_PRESS_ARMS], a % FX_PRESS_ARMS);
+	static const char *const kv[][2] = {
+		{ "method", "pirate" }, { "metric", "cpu_s" }, { "events", "cache" },
+		{ "domain.level", "3" }, { "domain.bytes", "33554432" },
+		{ "domain.cpus", "0-5,12-17" }, { "workload_cpu", "2" },
+		{ "corunner_cpu", "3" }, { "control_bytes", "262144" },
+		{ "hit_ns", "11" },
+	};
+	for (size_t i = 0; i < sizeof(kv) / sizeof(kv[0]); i++)
+		fx_press_kv(&e.settings, &e.nsettings, kv[i][0], kv[i][1]);
+	struct db_host host = fx_exp_host();
+	fx_check(db_experiment_create(db, &e, &host, &cause), cause, "pressure experiment");
+	int tick = 13 * 3600;
+	for (int round = 0; round < e.rounds; round++) {
+		for (size_t pos = 0; pos < e.narms; pos++) {
+			size_t arm = round & 1 ? e.narms - 1 - pos : pos;
+			char started[32];
+			snprintf(started, sizeof(started), "2026-12-01T%02d:%02d:%02dZ",
+				 tick / 3600, tick / 60 % 60, tick % 60);
+			tick += 3;
+			struct db_run r;
+			fx_press_run(&r, &wl[arm / FX_PRESS_ARMS], arm % FX_PRESS_ARMS,
+				     (int)arm, round, started);
+			fx_check(db_experiment_add_run(db, e.id, &r, (int)arm, round,
+						       (int)pos, false, NULL, 0, &cause),
+				 cause, "pressure run");
+			db_run_release(&r);
+		}
+	}
+	fx_check(db_experiment_finish(db, e.id, "complete", NULL, &cause), cause, "finish");
+	fx_set_times(db, e.id, "2026-12-01T13:00:00Z", "2026-12-01T13:03:36Z");
+	e.kind = NULL;
+	e.order = NULL;
+	db_experiment_release(&e);
+}
+
+/*
+ * Write a database at path (which must not exist yet) holding only the
+ * made-up pressure experiment above: experiment 1, runs 1-72.
+ */
+static inline void fixture_pressure_db_build(const char *path)
+{
+	struct db *db;
+	char *cause = NULL;
+	fx_check(db_open(&db, path, &cause), cause, path);
+	fx_store_pressure(db);
+	db_close(db);
 }
 
 /*

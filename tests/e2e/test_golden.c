@@ -10,8 +10,9 @@
  * stderr or exited non-zero (a refused format, a usage error), a trailer
  * follows with both (see tests/fixtures/golden/README.md). Every case
  * runs with its working directory in a temporary folder holding the
- * database (fixture.db), a copy of tests/fixtures/db/v1.db, and a link
- * to the sysfs trees, so no machine-specific path reaches the output.
+ * database (fixture.db), pressure.db (a pressure experiment, also from
+ * tests/fixture_db.h), a copy of tests/fixtures/db/v1.db, and a link to
+ * the sysfs trees, so no machine-specific path reaches the output.
  *
  * PROF_UPDATE_GOLDEN=1 rewrites the files (and removes those no case
  * writes any more): read the diff before committing.
@@ -50,6 +51,7 @@ static const struct { const char *word, *ext; } formats[] = {
  * incomplete, attach, working set, record, sleep; experiments 1-3 are
  * the A/A, the A/B and the three-arm one; run 35 is a probe, run 36 a
  * build's process tree, run 37 a game with intervals and frames.
+ * pressure.db holds one pressure experiment of made-up values.
  */
 static const struct golden_case {
 	const char *name;
@@ -151,6 +153,7 @@ static const struct golden_case {
 	{ "compare/by-name", F_TEXT, "compare 2 --by name", NULL },
 	{ "compare/two-runs", F_TEXT | F_SVG, "compare 1 4", NULL },
 	{ "compare/no-such-experiment", F_TABLE, "compare 9", NULL },
+	{ "compare/pressure", F_TEXT | F_SVG, "compare 1 --db pressure.db", NULL },
 
 	{ "html/counted", 0, "html 1", NULL },
 	{ "html/sleep", 0, "html 6", NULL },
@@ -158,6 +161,7 @@ static const struct golden_case {
 	{ "html/frames-intervals", 0, "html 37", NULL },
 	{ "html/experiment", 0, "html --experiment 2", NULL },
 	{ "html/run-and-experiment", 0, "html 1 --experiment 2", NULL },
+	{ "html/pressure", 0, "html --experiment 1 --db pressure.db", NULL },
 	{ "html/no-such-run", 0, "html 99", NULL },
 	{ "html/no-such-experiment", 0, "html --experiment 9", NULL },
 
@@ -213,6 +217,10 @@ static int setup_group(void **state)
 	if (asprintf(&db, "%s/fixture.db", workdir) < 0)
 		return -1;
 	fixture_db_build(db);
+	free(db);
+	if (asprintf(&db, "%s/pressure.db", workdir) < 0)
+		return -1;
+	fixture_pressure_db_build(db);
 	free(db);
 	if (asprintf(&cmd, "cp '%s/db/v1.db' '%s/v1.db' && ln -s '%s/sysfs' '%s/sysfs'",
 		     FIXTURES_DIR, workdir, FIXTURES_DIR, workdir) < 0)

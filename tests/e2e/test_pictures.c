@@ -2,8 +2,10 @@
  * End-to-end tests of the pictures (--format svg): the built prof draws
  * from the fixture database (tests/fixture_db.h), and each picture must
  * be well-formed XML (xmllint) with the structure its verb promises:
- * axes, one series per arm, the marks. Every golden .svg file is linted
- * too, so a picture cannot be updated into something a browser refuses.
+ * axes, one series per arm, the marks. A pressure experiment's curves
+ * are drawn from pressure.db (made-up values, tests/fixture_db.h). Every
+ * golden .svg file is linted too, so a picture cannot be updated into
+ * something a browser refuses.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -17,7 +19,7 @@
 #include "test_util.h"
 #include "xml_check.h"
 
-static char *workdir, *dbpath;
+static char *workdir, *dbpath, *pressdb;
 
 static int setup_group(void **state)
 {
@@ -26,6 +28,9 @@ static int setup_group(void **state)
 	if (asprintf(&dbpath, "%s/fixture.db", workdir) < 0)
 		return -1;
 	fixture_db_build(dbpath);
+	if (asprintf(&pressdb, "%s/pressure.db", workdir) < 0)
+		return -1;
+	fixture_pressure_db_build(pressdb);
 	return 0;
 }
 
@@ -35,6 +40,7 @@ static int teardown_group(void **state)
 	tu_rmrf(workdir);
 	free(workdir);
 	free(dbpath);
+	free(pressdb);
 	return 0;
 }
 
@@ -254,6 +260,71 @@ static void test_pictures__intervals(void **state)
 	free(out);
 }
 
+/*
+ * The pressure experiment: a panel per workload with its verdict in the
+ * title, delta% and a CI bar at each of the five steps, the gate as a
+ * band, the 32 MiB L3 marked, the x axis in MiB; what big's co-runner
+ * held apart from what it walked (small's held it all). The same bytes
+ * each time, and the same numbers as the table.
+ */
+static void test_pictures__pressure_curve_per_workload(void **state)
+{
+	(void)state;
+	char *svg = prof_out(0, "compare", "1", "--db", pressdb, "--format", "svg", NULL);
+	lint(svg);
+	assert_int_equal(xc_count(svg, "<g class=\"plot\""), 2);
+	assert_non_null(strstr(svg, ">prof pressure, experiment 1: big: cache-sensitive; "
+			       "small: not-cache-sensitive</text>"));
+	assert_non_null(strstr(svg, ">big: cache-sensitive (gate ±2.0%, floor)</text>"));
+	assert_non_null(strstr(svg, ">small: not-cache-sensitive (gate ±2.0%, floor)"
+			       "</text>"));
+	assert_int_equal(xc_count(svg, ">cache taken (the co-runner&#39;s buffer) (MiB)"
+				  "</text>"), 2);
+	assert_int_equal(xc_count(svg, ">CPU time vs the control (%)</text>"), 2);
+	assert_int_equal(xc_count(svg, "<g class=\"gate\">"), 2);
+	assert_int_equal(xc_count(svg, ">gate ±2.0%</text>"), 2);
+	assert_int_equal(xc_count(svg, ">L3 32 MiB</text>"), 2);
+	assert_int_equal(series_named(svg, "delta vs control"), 2);
+	assert_int_equal(series_named(svg, "held by the co-runner"), 1);
+	assert_int_equal(xc_count(svg, "<g class=\"ci\">"), 10);
+	assert_non_null(strstr(svg, ">30</text>"));	/* a tick, in MiB */
+	/* the table's numbers and sentences */
+	char *table = prof_out(0, "compare", "1", "--db", pressdb, NULL);
+	static const char *const steps[] = { "+36.1", "+122.1", "+162.0" };
+	for (size_t i = 0; i < 3; i++) {
+		char want[64];
+		snprintf(want, sizeof(want), ">%s%% worse</text>", steps[i]);
+		assert_non_null(strstr(svg, want));
+		snprintf(want, sizeof(want), "  %s  [", steps[i]);
+		assert_non_null(strstr(table, want));
+	}
+	assert_non_null(strstr(svg, ">not cache-sensitive within ±2.0% CPU time down "
+			       "to 8.0 MiB left of 32 MiB</text>"));
+	assert_non_null(strstr(table, "not cache-sensitive within ±2.0% CPU time down "
+			       "to 8.0 MiB left of 32 MiB"));
+	char *again = prof_out(0, "compare", "1", "--db", pressdb, "--format", "svg",
+			       NULL);
+	assert_string_equal(svg, again);
+	free(again);
+	free(table);
+	free(svg);
+}
+
+/* Its page: the curves, then the steps as prof pressure printed them. */
+static void test_pictures__pressure_page(void **state)
+{
+	(void)state;
+	char *page = prof_out(0, "html", "--experiment", "1", "--db", pressdb, NULL);
+	lint(page);
+	assert_int_equal(xc_count(page, "<svg "), 1);
+	assert_non_null(strstr(page, "<h2>cache pressure curves</h2>"));
+	assert_non_null(strstr(page, ">big: cache-sensitive (gate ±2.0%, floor)</text>"));
+	assert_non_null(strstr(page, "<h2>steps</h2>"));
+	assert_non_null(strstr(page, " 0 (A/A) "));
+	assert_null(strstr(page, "every round"));	/* not read as an A/B */
+	free(page);
+}
+
 /* A counting run has nothing to draw: a clear refusal, nothing written. */
 static void test_pictures__counting_run_has_no_picture(void **state)
 {
@@ -315,6 +386,8 @@ int main(void)
 		cmocka_unit_test(test_pictures__flame_graph_of_a_sampled_run),
 		cmocka_unit_test(test_pictures__frames),
 		cmocka_unit_test(test_pictures__intervals),
+		cmocka_unit_test(test_pictures__pressure_curve_per_workload),
+		cmocka_unit_test(test_pictures__pressure_page),
 		cmocka_unit_test(test_pictures__counting_run_has_no_picture),
 		cmocka_unit_test(test_pictures__golden_svgs_are_well_formed),
 	};

@@ -14,7 +14,8 @@
  * skipped, saying which.
  * A machine without two CPUs in one domain skips those. --method cat
  * runs against a copy of a fixture resctrl tree: its group is made with
- * the ways of each step and removed at the end, also after Ctrl-C.
+ * the ways of each step and removed at the end, also after Ctrl-C; with
+ * --format svg -o it draws the curve into the file.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -38,6 +39,7 @@
 #include "prof/pressplan.h"
 #include "reports/pressure.h"
 #include "test_util.h"
+#include "xml_check.h"
 
 #define CHASE HELPERS_DIR "/chase"
 
@@ -196,6 +198,43 @@ static void nap(double s)
 {
 	struct timespec ts = { (time_t)s, (long)((s - (double)(time_t)s) * 1e9) };
 	nanosleep(&ts, NULL);
+}
+
+/* --format svg -o FILE: the curve just measured, drawn from the database
+ * (--method cat, so no co-runner needs calibrating). */
+static void test_pressure_verb__draws_its_curve(void **state)
+{
+	const struct tu_db *d = *state;
+	if (!tu_perf_allowed(d->dbarg)) {
+		skip();
+		return;
+	}
+	char *dir = resctrl_copy(d), *out;
+	if (asprintf(&out, "%s/curve.svg", d->dir) < 0)
+		abort();
+	struct tu_proc p = press(d, ARGS("--method", "cat", "--sysfs", TREE("sym-2ccd"),
+					 "--resctrl", dir, "--rounds", "2", "--steps",
+					 "0,1/2,3/4", "-e", "task-clock", "--format", "svg",
+					 "-o", out, "--", "/bin/true"));
+	if (p.status != 0)
+		fail_msg("status %d:\n%s", p.status, p.err);
+	assert_null(strstr(p.err, "<svg"));
+	char *svg = tu_slurp(out);
+	assert_non_null(svg);
+	assert_true(!strncmp(svg, "<svg ", 5));
+	if (xc_have_xmllint())
+		assert_int_equal(xc_lint(svg, false), 0);
+	assert_int_equal(xc_count(svg, "<g class=\"plot\""), 1);
+	assert_non_null(strstr(svg, ">prof pressure, experiment 1: "));
+	assert_non_null(strstr(svg, ">cache taken (L3 ways withheld) (MiB)</text>"));
+	assert_non_null(strstr(svg, ">L3 32 MiB</text>"));
+	assert_non_null(strstr(svg, "<g class=\"gate\">"));
+	assert_int_equal(xc_count(svg, "<g class=\"series\" data-name=\"delta vs "
+				  "control\""), 1);
+	free(svg);
+	free(out);
+	tu_proc_release(&p);
+	free(dir);
 }
 
 /* Ctrl-C during a run: the run ends, the group goes, the rounds stay. */
@@ -567,6 +606,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(
 			test_pressure_verb__cat_sets_ways_and_removes_its_group,
 			tu_db_setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_pressure_verb__draws_its_curve,
+						tu_db_setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_pressure_verb__ctrl_c_removes_the_group,
 						tu_db_setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(

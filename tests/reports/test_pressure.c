@@ -4,7 +4,7 @@
  * EPYC VM (CPU seconds, control and steps per round, see each case), the rules
  * of the curve's verdict one by one on judged steps, and the JSON keys
  * that are the contract (verdict; steps of taken_bytes, held_bytes,
- * delta_pct, ci, verdict).
+ * delta_pct, ci, verdict); the picture's axis in KiB for a small domain.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -19,6 +19,7 @@
 
 #include "reports/pressure.h"
 #include "test_util.h"
+#include "xml_check.h"
 
 #define MiB (1ull << 20)
 #define NSTEPS 5	/* 0 (A/A), 4, 8, 16, 24 MiB */
@@ -418,6 +419,60 @@ static void test_pressure__json_contract_and_tables(void **state)
 	db_experiment_release(&e);
 }
 
+static void set_kv(struct db_kv *v, size_t n, const char *key, const char *val)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (strcmp(v[i].key, key))
+			continue;
+		free(v[i].value);
+		v[i].value = strdup(val);
+		return;
+	}
+	fail_msg("no setting %s", key);
+}
+
+/*
+ * The picture of a --method cat curve on a 512 KiB domain: its x axis in
+ * KiB and named for the ways withheld, the domain marked, one workload's
+ * verdict alone in the title, and a step whose runs all failed named
+ * "n/a" with no CI bar.
+ */
+static void test_pressure__svg_in_kib_for_a_small_domain(void **state)
+{
+	(void)state;
+	struct db_experiment e;
+	build(&e, 6, flat, flat_ns, false);
+	set_kv(e.settings, e.nsettings, "method", "cat");
+	set_kv(e.settings, e.nsettings, "domain.bytes", "524288");
+	static const char *const kib[NARMS] = { "0", "0", "65536", "131072", "262144",
+						"393216" };
+	for (size_t a = 0; a < NARMS; a++)
+		set_kv(e.arms[a].settings, e.arms[a].nsettings, "pressure.taken_bytes",
+		       kib[a]);
+	for (size_t i = 0; i < e.nruns; i++)
+		if (e.runs[i].arm == NARMS - 1)
+			e.runs[i].exit_status = 1;
+	struct press_analysis a;
+	analyze(&e, NAN, &a);
+	struct tu_buf b;
+	press_render(&a, OUT_SVG, tu_buf_open(&b));
+	const char *svg = tu_buf_close(&b);
+	if (xc_have_xmllint())
+		assert_int_equal(xc_lint(svg, false), 0);
+	assert_true(!strncmp(svg, "<svg ", 5));
+	assert_int_equal(xc_count(svg, "<g class=\"plot\""), 1);
+	assert_non_null(strstr(svg, ">prof pressure, experiment 7: inconclusive</text>"));
+	assert_non_null(strstr(svg, ">cache taken (L3 ways withheld) (KiB)</text>"));
+	assert_null(strstr(svg, "MiB)</text>"));
+	assert_non_null(strstr(svg, ">L3 512 KiB</text>"));
+	assert_non_null(strstr(svg, ">n/a ("));
+	assert_int_equal(xc_count(svg, "<g class=\"ci\">"), NSTEPS - 1);
+	assert_non_null(strstr(svg, "resctrl allocation (fewer L3 ways)"));
+	free(b.data);
+	press_analysis_release(&a);
+	db_experiment_release(&e);
+}
+
 static void test_pressure__refuses_other_experiments(void **state)
 {
 	(void)state;
@@ -452,6 +507,7 @@ int main(void)
 		cmocka_unit_test(test_pressure__a_score_higher_is_better),
 		cmocka_unit_test(test_pressure__the_rules_of_the_curve),
 		cmocka_unit_test(test_pressure__json_contract_and_tables),
+		cmocka_unit_test(test_pressure__svg_in_kib_for_a_small_domain),
 		cmocka_unit_test(test_pressure__refuses_other_experiments),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
