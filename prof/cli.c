@@ -12,6 +12,7 @@
 
 #include "common/errtext.h"
 #include "db/db.h"
+#include "db/experiments.h"
 #include "prof/cli.h"
 #include "reports/runs.h"
 
@@ -317,4 +318,11 @@ const char *cli_echo(const char *s, char *buf, size_t bufsz)
 	size_t keep = bufsz > 44 ? 40 : bufsz - 4;
 	snprintf(buf, bufsz, "%.*s...", (int)keep, s);
 	return buf;
+}
+
+int cli_load_experiment(struct db *db, long id, struct db_experiment *e)
+{
+	char *cause = NULL;
+	int rc = db_experiment_load(db, id, e, &cause);
+	return rc ? fail_cause(cause, exit_code_for(rc)) : 0;
 }

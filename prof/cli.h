@@ -63,6 +63,12 @@ int fail_cause(char *cause, int code);
  */
 int exit_code_for(int err);
 
+struct db;
+struct db_experiment;
+/* Load experiment id into *e; a failure is printed and its exit code
+ * returned, 0 when *e is loaded (release it). */
+int cli_load_experiment(struct db *db, long id, struct db_experiment *e);
+
 /*
  * The same for the failure to start a command prof was to launch:
  * EXIT_NOT_RUN when it cannot be found or run (ENOENT, EACCES, ENOEXEC),

@@ -230,10 +230,9 @@ static int compare_experiment(struct verb_ctx *vc, struct db *db, long id)
 	const struct compare_args *args = vc->args;
 	struct db_experiment e, aa;
 	bool have_aa = false;
-	char *cause = NULL;
-	int rc = db_experiment_load(db, id, &e, &cause);
+	int rc = cli_load_experiment(db, id, &e);
 	if (rc)
-		return fail_cause(cause, exit_code_for(rc));
+		return rc;
 	if (!strcmp(e.kind, DB_EXP_KIND_PRESSURE)) {
 		rc = compare_pressure(vc, &e);
 		db_experiment_release(&e);
@@ -242,6 +241,7 @@ static int compare_experiment(struct verb_ctx *vc, struct db *db, long id)
 	struct ab_gate_rule gate = ab_gate_for(db, &e, args->gate, &aa, &have_aa);
 	run_exp_env_warn(db, &e);
 	struct ab_analysis an;
+	char *cause = NULL;
 	if (args->by_name) {
 		FILE *fp = verb_out(vc);
 		rc = fp ? ab_report_by_name(db, &e, &gate, vc->fmt, fp) : EXIT_FAIL;

@@ -245,10 +245,9 @@ static int html_experiment(struct verb_ctx *vc, struct db *db, long id)
 {
 	struct db_experiment e, aa;
 	bool have_aa = false;
-	char *cause = NULL;
-	int rc = db_experiment_load(db, id, &e, &cause);
+	int rc = cli_load_experiment(db, id, &e);
 	if (rc)
-		return fail_cause(cause, exit_code_for(rc));
+		return rc;
 	if (!strcmp(e.kind, DB_EXP_KIND_PRESSURE)) {
 		rc = html_pressure(vc, &e);
 		db_experiment_release(&e);
@@ -256,6 +255,7 @@ static int html_experiment(struct verb_ctx *vc, struct db *db, long id)
 	}
 	struct ab_gate_rule gate = ab_gate_for(db, &e, NAN, &aa, &have_aa);
 	struct ab_analysis an;
+	char *cause = NULL;
 	if (ab_analyze(&e, &gate, &an, &cause)) {
 		rc = fail_cause(cause, EXIT_FAIL);
 	} else {
