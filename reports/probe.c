@@ -623,18 +623,12 @@ void report_probe(const struct db_run *run, const struct db_probe *p,
 	}
 	struct probe_verdict v;
 	probe_verdict(p, &v);
-	if (fmt == OUT_JSON) {
-		struct rows *rec = probe_record(run, p, &v);
-		rows_json_doc(rec, fp);
-		rows_free(rec);
+	if (fmt == OUT_JSON || fmt == OUT_CSV) {
+		rows_write_data(fmt == OUT_JSON ? probe_record(run, p, &v) : latency_rows(p),
+				fmt, fp);
 		return;
 	}
 	struct rows *lat = latency_rows(p);
-	if (fmt == OUT_CSV) {
-		rows_write(lat, fmt, fp, 0);
-		rows_free(lat);
-		return;
-	}
 	bool md = fmt == OUT_MARKDOWN;
 	const char *lead = md ? "" : " ";
 	write_header(run, p, lead, md, fp);

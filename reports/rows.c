@@ -848,3 +848,12 @@ void rows_json_doc(const struct rows *r, FILE *fp)
 		jw_null(&w);
 	jw_end(&w);
 }
+
+void rows_write_data(struct rows *r, enum out_format f, FILE *fp)
+{
+	if (f == OUT_JSON)
+		rows_json_doc(r, fp);
+	else
+		rows_write(r, f, fp, 0);
+	rows_free(r);
+}

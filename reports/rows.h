@@ -187,5 +187,11 @@ void rows_json_row(const struct rows *r, size_t row, struct jw *w);
 void rows_json_members(const struct rows *r, size_t row, struct jw *w);
 /* A document: row 0 as the top-level object, indented by 2, newline. */
 void rows_json_doc(const struct rows *r, FILE *fp);
+/*
+ * For a report whose JSON is one record and whose CSV is one table, the
+ * formats that are its data alone: r is the record (OUT_JSON, written as
+ * a document) or the table (OUT_CSV, no indent). Frees r.
+ */
+void rows_write_data(struct rows *r, enum out_format f, FILE *fp);
 
 #endif

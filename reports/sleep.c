@@ -379,18 +379,11 @@ void report_sleep(const struct db_run *run, const struct db_sleep *s,
 		report_sleep_svg(run, s, fp);
 		return;
 	}
-	if (fmt == OUT_JSON) {
-		struct rows *rec = sleep_record(run, s);
-		rows_json_doc(rec, fp);
-		rows_free(rec);
+	if (fmt == OUT_JSON || fmt == OUT_CSV) {
+		rows_write_data(fmt == OUT_JSON ? sleep_record(run, s) : result_rows(s), fmt, fp);
 		return;
 	}
 	struct rows *results = result_rows(s);
-	if (fmt == OUT_CSV) {
-		rows_write(results, fmt, fp, 0);
-		rows_free(results);
-		return;
-	}
 	bool md = fmt == OUT_MARKDOWN;
 	const char *lead = md ? "" : " ";
 	write_header(run, s, lead, md, fp);

@@ -287,16 +287,8 @@ static void write_largest(const struct db_topology *t, bool md, FILE *fp)
 void report_topo(const struct db_topology *t, enum out_format fmt, FILE *fp)
 {
 	bool md = fmt == OUT_MARKDOWN;
-	if (fmt == OUT_JSON) {
-		struct rows *rec = topo_record(t);
-		rows_json_doc(rec, fp);
-		rows_free(rec);
-		return;
-	}
-	if (fmt == OUT_CSV) {
-		struct rows *caches = caches_rows(t);
-		rows_write(caches, OUT_CSV, fp, 0);
-		rows_free(caches);
+	if (fmt == OUT_JSON || fmt == OUT_CSV) {
+		rows_write_data(fmt == OUT_JSON ? topo_record(t) : caches_rows(t), fmt, fp);
 		return;
 	}
 	fprintf(fp, md ? "**prof topo**: online CPUs %s (%zu)\n\n"
