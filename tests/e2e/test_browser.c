@@ -1,7 +1,8 @@
 /*
  * A real browser opens every page `prof html` writes: headless Chromium
  * (Debian's `chromium`) loads the page of a counting run, a sampled run,
- * a sleep benchmark and an experiment from the fixture database. Each
+ * a sleep benchmark, a probe, an experiment and a pressure experiment
+ * from the fixture databases. Each
  * page must be well-formed, log no console message (a script error is
  * one), run its flame graphs' scripts to the end (each marks its <svg>
  * data-ready), and give a screenshot that is not blank: its PNG must be
@@ -99,12 +100,12 @@ static int teardown_group(void **state)
 	return 0;
 }
 
-/* prof html ... -o NAME in the test's folder; the page's text. */
-static char *page(const char *name, const char *a1, const char *a2)
+/* prof --db DB html ... -o NAME in the test's folder; the page's text. */
+static char *page_of(const char *db, const char *name, const char *a1, const char *a2)
 {
 	char out[600];
 	snprintf(out, sizeof(out), "%s/%s", workdir, name);
-	char *argv[] = { PROF_BIN, "--db", dbpath, "html", (char *)a1, (char *)a2,
+	char *argv[] = { PROF_BIN, "--db", (char *)db, "html", (char *)a1, (char *)a2,
 			 "-o", out, NULL };
 	if (!a2) {
 		argv[5] = "-o";
@@ -123,6 +124,11 @@ static char *page(const char *name, const char *a1, const char *a2)
 	assert_int_equal(xc_count(text, "http"),
 			 1 + xc_count(text, "http://www.w3.org/2000/svg"));
 	return text;
+}
+
+static char *page(const char *name, const char *a1, const char *a2)
+{
+	return page_of(dbpath, name, a1, a2);
 }
 
 /* Load the page, check the console and the scripts, take its picture. */
@@ -213,6 +219,20 @@ static void test_browser__experiment(void **state)
 	check_in_browser("exp2.html", 0);
 }
 
+/* A pressure experiment's page (made-up values, tests/fixture_db.h). */
+static void test_browser__pressure_experiment(void **state)
+{
+	(void)state;
+	char db[600];
+	snprintf(db, sizeof(db), "%s/pressure.db", workdir);
+	fixture_pressure_db_build(db);
+	char *t = page_of(db, "pressure.html", "--experiment", "1");
+	assert_int_equal(xc_count(t, "<svg "), 1);
+	assert_non_null(strstr(t, "<h2>cache pressure curves</h2>"));
+	free(t);
+	check_in_browser("pressure.html", 0);
+}
+
 /*
  * The flame graph's script, driven in the browser: a click on `render`
  * widens it to the full 1180 px and hides the frames beside it; Search
@@ -276,6 +296,7 @@ int main(void)
 		cmocka_unit_test(test_browser__probe_run),
 		cmocka_unit_test(test_browser__frames_intervals_run),
 		cmocka_unit_test(test_browser__experiment),
+		cmocka_unit_test(test_browser__pressure_experiment),
 		cmocka_unit_test(test_browser__flame_graph_zooms_and_searches),
 	};
 	return cmocka_run_group_tests(tests, setup_group, teardown_group);
