@@ -35,7 +35,9 @@
  * The sleep path never allocates nor takes a lock: per-thread state is
  * initial-exec TLS (the timerfds are created lazily), the report slot is
  * claimed with an atomic increment in a shared mapping made in the
- * constructor, and counters are atomic adds. Global state is unavoidable
+ * constructor, and counters are atomic adds (the condvar path too, but
+ * for a wait that comes before the constructor has run, which looks up
+ * the real function with dlvsym first). Global state is unavoidable
  * here (a preloaded library has no caller to hand it a context): the real
  * functions, the configuration and the mapping, all written once in the
  * constructor, and the spinner count.
