@@ -15,7 +15,10 @@
  * 2. The sleep interposer behind `prof run --sleep-mode`. libprof-sleep.so
  *    (collectors/sleep_preload.c) is loaded into a workload with
  *    LD_PRELOAD and serves nanosleep, clock_nanosleep and usleep calls
- *    shorter than a threshold with the chosen mode. It reports per thread
+ *    shorter than a threshold with the chosen mode, and short condition-
+ *    variable timed waits (pthread_cond_timedwait, pthread_cond_clockwait)
+ *    with the closest strategy that loses no wakeup (sleep_cv_strategy),
+ *    counted apart from the sleeps. It reports per thread
  *    through a memfd that prof creates (sleep_shm_create) and reads back
  *    after the workload exits (sleep_report_read). The layout of that memfd
  *    is struct sleep_shm below; both sides compile against it.
@@ -29,6 +32,8 @@
  *       it. Pass an explicit margin to skip that.
  *   PROF_SLEEP_THRESHOLD_US=N   sleeps shorter than N us are served
  *       (default 1000, 1..1000000); longer ones go to the real function.
+ *       A condvar timed wait counts as short when its deadline is less
+ *       than N us away at the call.
  *   PROF_SLEEP_MAX_SPINNERS=K   at most K threads of the process spin or
  *       yield at a time (0..4096, 0 for no cap; unset: a quarter of the
  *       CPUs in the process's affinity mask at load, at least 1); a thread
@@ -94,6 +99,18 @@ int sleep_mode_parse(const char *word, struct sleep_mode_spec *out,
 bool sleep_mode_is_bench(enum sleep_mode mode);
 /* timerfd, passthrough, slack1, yield, spin, hybrid. */
 bool sleep_mode_is_preload(enum sleep_mode mode);
+
+/*
+ * How the interposer serves a short condvar timed wait under an
+ * interposer mode: "the real function" (passthrough), or "timer slack
+ * 1 ns" (every other mode). A condvar waiter is woken only while it
+ * waits inside the real function, so no mode can swap that wait for a
+ * timerfd, a spin or a yield without losing a signal sent meanwhile;
+ * what every mode can do is make the kernel's futex timeout fire on
+ * time, by setting the thread's timer slack to 1 ns for the wait. See
+ * docs/sleep.md.
+ */
+const char *sleep_cv_strategy(enum sleep_mode mode);
 
 /* The pause instruction of a spin loop (nothing where none is known). */
 static inline void sleep_cpu_relax(void)
@@ -369,7 +386,7 @@ static inline unsigned sleep_hist_bucket(uint64_t ns)
 void sleep_hist_bounds(unsigned b, uint64_t *lo, uint64_t *hi);
 
 #define SLEEP_SHM_MAGIC		0x3150534c454f5250ull	/* "PROFSLP1" */
-#define SLEEP_SHM_VERSION	2u
+#define SLEEP_SHM_VERSION	3u
 #define SLEEP_SHM_SLOTS		512u
 #define SLEEP_NAME_LEN		16
 
@@ -405,6 +422,18 @@ struct sleep_shm_slot {
 	uint64_t over_max_ns;	/* largest recorded overshoot */
 	uint64_t req_hist[SLEEP_REQ_BUCKETS];	/* served and passed */
 	uint64_t over_hist[SLEEP_OVER_BUCKETS];	/* completed served calls */
+	/*
+	 * Condvar timed waits (pthread_cond_timedwait, pthread_cond_clockwait),
+	 * apart from the sleeps above, which they never touch: served (under
+	 * the threshold, with sleep_cv_strategy) or passed; of the served,
+	 * woken (returned 0: signalled, or a spurious wake) and timed out
+	 * (ETIMEDOUT). Only timed-out waits have an overshoot; an early one
+	 * (ETIMEDOUT before the deadline, never expected) counts in cv_early
+	 * and as 0 in the histogram.
+	 */
+	uint64_t cv_served, cv_passed, cv_woken, cv_timedout, cv_early;
+	uint64_t cv_over_sum_ns, cv_over_max_ns;
+	uint64_t cv_over_hist[SLEEP_OVER_BUCKETS];
 } __attribute__((aligned(64)));
 
 /*
@@ -472,6 +501,11 @@ struct sleep_thread_report {
 	uint64_t over_hist[SLEEP_OVER_BUCKETS];
 	uint64_t over_sum_ns, over_max_ns;
 	struct sleep_hist_stats over;	/* computed from over_hist */
+	/* condvar timed waits, as struct sleep_shm_slot counts them */
+	uint64_t cv_served, cv_passed, cv_woken, cv_timedout, cv_early;
+	uint64_t cv_over_sum_ns, cv_over_max_ns;
+	uint64_t cv_over_hist[SLEEP_OVER_BUCKETS];
+	struct sleep_hist_stats cv_over;	/* computed from cv_over_hist */
 };
 
 struct sleep_report {

@@ -19,10 +19,25 @@
  * deadline instead of returning EINTR, which delays an interrupt by at most
  * the threshold; and spinning is not a cancellation point.
  *
+ * Condvar timed waits (pthread_cond_timedwait, pthread_cond_clockwait)
+ * whose deadline is under the threshold away, on CLOCK_MONOTONIC or
+ * CLOCK_REALTIME, are served too, and counted apart from the sleeps. A
+ * waiter is woken only while it waits inside the real function, so every
+ * served wait is one call of the real function with the caller's own
+ * arguments: signals, the mutex held on return and every return value
+ * stay the real function's. What the modes change is when the kernel's
+ * futex timeout fires: the thread's timer slack is 1 ns for the wait
+ * (slack1 sets it for good, as for sleeps; the other modes only around
+ * the wait, restoring it after, also when the wait is cancelled);
+ * passthrough measures. A timerfd, a spin or a yield in its place would
+ * lose a signal sent while the thread is not in the real wait.
+ *
  * The sleep path never allocates nor takes a lock: per-thread state is
  * initial-exec TLS (the timerfds are created lazily), the report slot is
  * claimed with an atomic increment in a shared mapping made in the
- * constructor, and counters are atomic adds. Global state is unavoidable
+ * constructor, and counters are atomic adds (the condvar path too, but
+ * for a wait that comes before the constructor has run, which looks up
+ * the real function with dlvsym first). Global state is unavoidable
  * here (a preloaded library has no caller to hand it a context): the real
  * functions, the configuration and the mapping, all written once in the
  * constructor, and the spinner count.
@@ -56,10 +71,17 @@ typedef int (*nanosleep_fn)(const struct timespec *, struct timespec *);
 typedef int (*clock_nanosleep_fn)(clockid_t, int, const struct timespec *,
 				  struct timespec *);
 typedef int (*usleep_fn)(useconds_t);
+typedef int (*cond_timedwait_fn)(pthread_cond_t *, pthread_mutex_t *,
+				 const struct timespec *);
+typedef int (*cond_clockwait_fn)(pthread_cond_t *, pthread_mutex_t *,
+				 clockid_t, const struct timespec *);
 
 static nanosleep_fn real_nanosleep;
 static clock_nanosleep_fn real_clock_nanosleep;
 static usleep_fn real_usleep;
+/* atomic: found in the constructor, or at the first wait before it */
+static cond_timedwait_fn real_cond_timedwait;
+static cond_clockwait_fn real_cond_clockwait;
 
 /* Until the constructor runs, every call passes through (threshold 0). */
 static struct sleep_preload_config cfg = {
@@ -520,6 +542,218 @@ EXPORT int usleep(useconds_t us)
 		     saved);
 }
 
+/* ------------------------------------------------------------ condvars */
+
+/*
+ * The real functions, by the versions a program linked today calls:
+ * pthread_cond_timedwait@GLIBC_2.3.2 (GLIBC_2.2.5 is the old condvar,
+ * which this library does not take over: see sleep_preload.map), and
+ * pthread_cond_clockwait@GLIBC_2.34, the same function as @GLIBC_2.30.
+ */
+static cond_timedwait_fn cond_timedwait_real(void)
+{
+	cond_timedwait_fn f = __atomic_load_n(&real_cond_timedwait,
+					      __ATOMIC_ACQUIRE);
+	if (f)
+		return f;
+	f = (cond_timedwait_fn)dlvsym(RTLD_NEXT, "pthread_cond_timedwait",
+				      "GLIBC_2.3.2");
+	if (!f)
+		f = (cond_timedwait_fn)dlsym(RTLD_NEXT,
+					     "pthread_cond_timedwait");
+	__atomic_store_n(&real_cond_timedwait, f, __ATOMIC_RELEASE);
+	return f;
+}
+
+static cond_clockwait_fn cond_clockwait_real(void)
+{
+	cond_clockwait_fn f = __atomic_load_n(&real_cond_clockwait,
+					      __ATOMIC_ACQUIRE);
+	if (f)
+		return f;
+	f = (cond_clockwait_fn)dlvsym(RTLD_NEXT, "pthread_cond_clockwait",
+				      "GLIBC_2.34");
+	if (!f)
+		f = (cond_clockwait_fn)dlvsym(RTLD_NEXT,
+					      "pthread_cond_clockwait",
+					      "GLIBC_2.30");
+	if (!f)
+		f = (cond_clockwait_fn)dlsym(RTLD_NEXT,
+					     "pthread_cond_clockwait");
+	__atomic_store_n(&real_cond_clockwait, f, __ATOMIC_RELEASE);
+	return f;
+}
+
+/*
+ * The clock pthread_cond_timedwait measures cv's deadline on, set by
+ * pthread_condattr_setclock: glibc keeps it in bit 1 of __wrefs since
+ * its condvar of 2.25 (CLOCK_REALTIME when clear). -1 where unknown, and
+ * the wait passes through.
+ */
+static clockid_t cond_clock(pthread_cond_t *cv)
+{
+#if defined(__GLIBC__) && __GLIBC_PREREQ(2, 25)
+	unsigned w = __atomic_load_n(&cv->__data.__wrefs, __ATOMIC_RELAXED);
+	return w & 2 ? CLOCK_MONOTONIC : CLOCK_REALTIME;
+#else
+	(void)cv;
+	return -1;
+#endif
+}
+
+struct cv_call {
+	pthread_cond_t *cv;
+	pthread_mutex_t *mu;
+	clockid_t clk;
+	const struct timespec *abstime;
+	int clockwait;		/* pthread_cond_clockwait, with clk */
+};
+
+/* The real function with the caller's own arguments. */
+static int cv_real(const struct cv_call *c)
+{
+	if (c->clockwait) {
+		cond_clockwait_fn f = cond_clockwait_real();
+		return f ? f(c->cv, c->mu, c->clk, c->abstime) : ENOSYS;
+	}
+	cond_timedwait_fn f = cond_timedwait_real();
+	return f ? f(c->cv, c->mu, c->abstime) : ENOSYS;
+}
+
+static void slack_restore(void *old)
+{
+	prctl(PR_SET_TIMERSLACK, *(unsigned long *)old, 0, 0, 0);
+}
+
+/*
+ * The real wait with the thread's timer slack at 1 ns, put back after
+ * (by the cleanup handler if the thread is cancelled in the wait). *now
+ * is the clock when the wait returned, read before the slack goes back.
+ */
+static int cv_wait_slack1(const struct cv_call *c, int64_t *now)
+{
+	int old = prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
+	int ret;
+	if (old <= 1) {
+		/* already as fine as it goes (a realtime thread has 0) */
+		ret = cv_real(c);
+		*now = clock_ns(c->clk);
+		return ret;
+	}
+	unsigned long keep = (unsigned long)old;
+	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
+	pthread_cleanup_push(slack_restore, &keep);
+	ret = cv_real(c);
+	*now = clock_ns(c->clk);
+	pthread_cleanup_pop(1);
+	return ret;
+}
+
+static void cv_record(struct sleep_shm_slot *s, int ret, int64_t over_ns)
+{
+	if (!s)
+		return;
+	if (ret == 0) {
+		add(&s->cv_woken, 1);
+		return;
+	}
+	if (ret != ETIMEDOUT)
+		return;
+	add(&s->cv_timedout, 1);
+	if (over_ns < 0) {
+		add(&s->cv_early, 1);
+		over_ns = 0;
+	}
+	uint64_t v = (uint64_t)over_ns;
+	add(&s->cv_over_hist[sleep_hist_bucket(v)], 1);
+	add(&s->cv_over_sum_ns, v);
+	add_max(&s->cv_over_max_ns, v);
+}
+
+/* A short wait: the real one, with sleep_cv_strategy() of the mode. */
+static int cv_serve(const struct cv_call *c, int64_t deadline, int saved)
+{
+	struct sleep_shm_slot *s = slot_get();
+	int64_t now;
+	int ret;
+
+	if (s)
+		add(&s->cv_served, 1);
+	if (cfg.mode.mode == SLEEP_MODE_SLACK1 && !slack_set) {
+		prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
+		slack_set = 1;
+	}
+	errno = saved;
+	if (cfg.mode.mode == SLEEP_MODE_PASSTHROUGH ||
+	    cfg.mode.mode == SLEEP_MODE_SLACK1) {
+		ret = cv_real(c);
+		now = clock_ns(c->clk);
+	} else {
+		ret = cv_wait_slack1(c, &now);
+	}
+	int e = errno;
+	cv_record(s, ret, now - deadline);
+	errno = e;
+	return ret;
+}
+
+static int cv_wait(const struct cv_call *c)
+{
+	int saved = errno;
+	if ((c->clk != CLOCK_MONOTONIC && c->clk != CLOCK_REALTIME) ||
+	    !ts_valid(c->abstime))
+		goto pass;
+	int64_t deadline = ts_ns(c->abstime);
+	int64_t left = deadline - clock_ns(c->clk);
+	/* a deadline already past returns at once either way */
+	if (left <= 0 || (uint64_t)left >= cfg.threshold_ns)
+		goto pass;
+	return cv_serve(c, deadline, saved);
+pass:;
+	struct sleep_shm_slot *s = slot_get();
+	if (s)
+		add(&s->cv_passed, 1);
+	errno = saved;
+	return cv_real(c);
+}
+
+/* Versioned GLIBC_2.3.2 by sleep_preload.map. */
+EXPORT int pthread_cond_timedwait(pthread_cond_t *restrict cv,
+				  pthread_mutex_t *restrict mu,
+				  const struct timespec *restrict abstime)
+{
+	struct cv_call c = { cv, mu, cond_clock(cv), abstime, 0 };
+	return cv_wait(&c);
+}
+
+/*
+ * pthread_cond_clockwait under both its versions; the map keeps these
+ * two names local, so only the versioned aliases are exported.
+ */
+static int cv_clockwait(pthread_cond_t *cv, pthread_mutex_t *mu,
+			clockid_t clk, const struct timespec *abstime)
+{
+	struct cv_call c = { cv, mu, clk, abstime, 1 };
+	return cv_wait(&c);
+}
+
+EXPORT int prof_sleep_clockwait_2_34(pthread_cond_t *cv, pthread_mutex_t *mu,
+				     clockid_t clk,
+				     const struct timespec *abstime)
+{
+	return cv_clockwait(cv, mu, clk, abstime);
+}
+
+EXPORT int prof_sleep_clockwait_2_30(pthread_cond_t *cv, pthread_mutex_t *mu,
+				     clockid_t clk,
+				     const struct timespec *abstime)
+{
+	return cv_clockwait(cv, mu, clk, abstime);
+}
+
+__asm__(".symver prof_sleep_clockwait_2_34, pthread_cond_clockwait@@GLIBC_2.34");
+__asm__(".symver prof_sleep_clockwait_2_30, pthread_cond_clockwait@GLIBC_2.30");
+
 /* ------------------------------------------------------------ life */
 
 static void thread_exit(void *unused)
@@ -642,6 +876,8 @@ __attribute__((constructor)) static void preload_init(void)
 	real_clock_nanosleep =
 		(clock_nanosleep_fn)dlsym(RTLD_NEXT, "clock_nanosleep");
 	real_usleep = (usleep_fn)dlsym(RTLD_NEXT, "usleep");
+	cond_timedwait_real();
+	cond_clockwait_real();
 
 	attach();
 	if (pthread_key_create(&exit_key, thread_exit) == 0)

@@ -161,6 +161,14 @@ static void row_from_slot(struct sleep_thread_report *r,
 	r->over_max_ns = s->over_max_ns;
 	memcpy(r->req_hist, s->req_hist, sizeof(r->req_hist));
 	memcpy(r->over_hist, s->over_hist, sizeof(r->over_hist));
+	r->cv_served = s->cv_served;
+	r->cv_passed = s->cv_passed;
+	r->cv_woken = s->cv_woken;
+	r->cv_timedout = s->cv_timedout;
+	r->cv_early = s->cv_early;
+	r->cv_over_sum_ns = s->cv_over_sum_ns;
+	r->cv_over_max_ns = s->cv_over_max_ns;
+	memcpy(r->cv_over_hist, s->cv_over_hist, sizeof(r->cv_over_hist));
 }
 
 static void row_merge(struct sleep_thread_report *into,
@@ -184,6 +192,24 @@ static void row_merge(struct sleep_thread_report *into,
 		into->req_hist[b] += r->req_hist[b];
 	for (unsigned b = 0; b < SLEEP_OVER_BUCKETS; b++)
 		into->over_hist[b] += r->over_hist[b];
+	into->cv_served += r->cv_served;
+	into->cv_passed += r->cv_passed;
+	into->cv_woken += r->cv_woken;
+	into->cv_timedout += r->cv_timedout;
+	into->cv_early += r->cv_early;
+	into->cv_over_sum_ns += r->cv_over_sum_ns;
+	if (r->cv_over_max_ns > into->cv_over_max_ns)
+		into->cv_over_max_ns = r->cv_over_max_ns;
+	for (unsigned b = 0; b < SLEEP_OVER_BUCKETS; b++)
+		into->cv_over_hist[b] += r->cv_over_hist[b];
+}
+
+static void row_percentiles(struct sleep_thread_report *r)
+{
+	sleep_hist_percentiles(r->over_hist, r->over_max_ns, r->over_sum_ns,
+			       &r->over);
+	sleep_hist_percentiles(r->cv_over_hist, r->cv_over_max_ns,
+			       r->cv_over_sum_ns, &r->cv_over);
 }
 
 static int cmp_tid(const void *a, const void *b)
@@ -276,7 +302,7 @@ int sleep_report_read(int fd, struct sleep_report *out, char **cause)
 	}
 	out->nthreads = w;
 	const struct sleep_shm_slot *o = &shm->others;
-	if (o->served || o->passed) {
+	if (o->served || o->passed || o->cv_served || o->cv_passed) {
 		struct sleep_thread_report *r = &out->threads[out->nthreads++];
 		row_from_slot(r, o);
 		r->tid = 0;
@@ -285,12 +311,10 @@ int sleep_report_read(int fd, struct sleep_report *out, char **cause)
 	snprintf(out->total.name, sizeof(out->total.name), "total");
 	for (size_t i = 0; i < out->nthreads; i++) {
 		struct sleep_thread_report *r = &out->threads[i];
-		sleep_hist_percentiles(r->over_hist, r->over_max_ns,
-				       r->over_sum_ns, &r->over);
+		row_percentiles(r);
 		row_merge(&out->total, r);
 	}
-	sleep_hist_percentiles(out->total.over_hist, out->total.over_max_ns,
-			       out->total.over_sum_ns, &out->total.over);
+	row_percentiles(&out->total);
 out_unmap:
 	munmap((void *)shm, sizeof(*shm));
 	if (err)

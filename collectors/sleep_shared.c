@@ -84,6 +84,12 @@ bool sleep_mode_is_preload(enum sleep_mode mode)
 	}
 }
 
+const char *sleep_cv_strategy(enum sleep_mode mode)
+{
+	return mode == SLEEP_MODE_PASSTHROUGH ? "the real function"
+	       : "timer slack 1 ns";
+}
+
 /*
  * An unsigned decimal integer with nothing around it: no sign, no blanks,
  * no suffix. 0, -EINVAL (not a number) or -ERANGE (past max).

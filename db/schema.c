@@ -476,6 +476,25 @@ static const char *const migrations[] = {
 	 * pressure: its arms are the steps and controls of a cache-pressure
 	 * curve, and each run's co-runner is in its run_settings). */
 	"ALTER TABLE experiments ADD COLUMN kind TEXT NOT NULL DEFAULT 'ab';",
+
+	/* v18: the condvar timed waits the sleep interposer saw
+	 * (pthread_cond_timedwait, pthread_cond_clockwait), counted apart
+	 * from the sleeps: how short ones were served, and per thread the
+	 * served and passed waits, how the served ones returned, and the
+	 * overshoot of those that timed out. Runs stored before read NULL
+	 * and 0: their interposer left condvar waits alone. */
+	"ALTER TABLE sleep_usage ADD COLUMN cv_served_by TEXT;"
+	"ALTER TABLE sleep_threads ADD COLUMN cv_served INTEGER NOT NULL DEFAULT 0;"
+	"ALTER TABLE sleep_threads ADD COLUMN cv_passed INTEGER NOT NULL DEFAULT 0;"
+	"ALTER TABLE sleep_threads ADD COLUMN cv_woken INTEGER NOT NULL DEFAULT 0;"
+	"ALTER TABLE sleep_threads ADD COLUMN cv_timedout INTEGER NOT NULL DEFAULT 0;"
+	"ALTER TABLE sleep_threads ADD COLUMN cv_early INTEGER NOT NULL DEFAULT 0;"
+	"ALTER TABLE sleep_threads ADD COLUMN cv_p50_ns INTEGER;"
+	"ALTER TABLE sleep_threads ADD COLUMN cv_p90_ns INTEGER;"
+	"ALTER TABLE sleep_threads ADD COLUMN cv_p99_ns INTEGER;"
+	"ALTER TABLE sleep_threads ADD COLUMN cv_p999_ns INTEGER;"
+	"ALTER TABLE sleep_threads ADD COLUMN cv_max_ns INTEGER;"
+	"ALTER TABLE sleep_threads ADD COLUMN cv_mean_ns REAL;",
 };
 
 size_t schema_migration_count(void)

@@ -371,6 +371,7 @@ void db_sleep_usage_free(struct db_sleep_usage *u)
 	free(u->mode);
 	free(u->status);
 	free(u->error);
+	free(u->cv_served_by);
 	for (size_t i = 0; i < u->nthreads; i++) {
 		free(u->threads[i].name);
 		free(u->threads[i].req_hist);
@@ -388,7 +389,8 @@ void db_sleep_usage_free(struct db_sleep_usage *u)
 	X(SUI_PROCESSES, "processes") \
 	X(SUI_ERROR, "error") \
 	X(SUI_SPINNERS_DEFAULT, "spinners_default") \
-	X(SUI_NCPUS, "ncpus")
+	X(SUI_NCPUS, "ncpus") \
+	X(SUI_CV_SERVED_BY, "cv_served_by")
 enum { USAGE_INS(DB_COL_ENUM) SUI_N };
 static const char *const usage_ins[] = { USAGE_INS(DB_COL_SQL) };
 
@@ -413,9 +415,40 @@ static const char *const usage_ins[] = { USAGE_INS(DB_COL_SQL) };
 	X(STI_FALLBACK, "fallback") \
 	X(STI_FALLBACK_ERRNO, "fallback_errno") \
 	X(STI_FALLBACK_MAX, "fallback_max_ns") \
-	X(STI_FALLBACK_MEAN, "fallback_mean_ns")
+	X(STI_FALLBACK_MEAN, "fallback_mean_ns") \
+	X(STI_CV_SERVED, "cv_served") \
+	X(STI_CV_PASSED, "cv_passed") \
+	X(STI_CV_WOKEN, "cv_woken") \
+	X(STI_CV_TIMEDOUT, "cv_timedout") \
+	X(STI_CV_EARLY, "cv_early") \
+	X(STI_CV_P50, "cv_p50_ns") \
+	X(STI_CV_P90, "cv_p90_ns") \
+	X(STI_CV_P99, "cv_p99_ns") \
+	X(STI_CV_P999, "cv_p999_ns") \
+	X(STI_CV_MAX, "cv_max_ns") \
+	X(STI_CV_MEAN, "cv_mean_ns")
 enum { SLEEP_THREAD_INS(DB_COL_ENUM) STI_N };
 static const char *const sleep_thread_ins[] = { SLEEP_THREAD_INS(DB_COL_SQL) };
+
+static void bind_cv(sqlite3_stmt *st, const struct db_sleep_thread *t)
+{
+	const uint64_t v[] = {
+		[STI_CV_SERVED - STI_CV_SERVED] = t->cv_served,
+		[STI_CV_PASSED - STI_CV_SERVED] = t->cv_passed,
+		[STI_CV_WOKEN - STI_CV_SERVED] = t->cv_woken,
+		[STI_CV_TIMEDOUT - STI_CV_SERVED] = t->cv_timedout,
+		[STI_CV_EARLY - STI_CV_SERVED] = t->cv_early,
+		[STI_CV_P50 - STI_CV_SERVED] = t->cv_p50_ns,
+		[STI_CV_P90 - STI_CV_SERVED] = t->cv_p90_ns,
+		[STI_CV_P99 - STI_CV_SERVED] = t->cv_p99_ns,
+		[STI_CV_P999 - STI_CV_SERVED] = t->cv_p999_ns,
+		[STI_CV_MAX - STI_CV_SERVED] = t->cv_max_ns,
+	};
+	for (int k = STI_CV_SERVED; k <= STI_CV_MAX; k++)
+		sqlite3_bind_int64(st, DB_PARAM(k),
+				   (sqlite3_int64)v[k - STI_CV_SERVED]);
+	sqlite3_bind_double(st, DB_PARAM(STI_CV_MEAN), t->cv_mean_ns);
+}
 
 int db_sleep_usage_store(struct db *db, int64_t run_id,
 			 const struct db_sleep_usage *u, char **cause)
@@ -437,6 +470,7 @@ int db_sleep_usage_store(struct db *db, int64_t run_id,
 		sqlite3_bind_int64(st, DB_PARAM(SUI_NCPUS), u->ncpus);
 	else
 		sqlite3_bind_null(st, DB_PARAM(SUI_NCPUS));
+	db_bind_text(st, DB_PARAM(SUI_CV_SERVED_BY), u->cv_served_by);
 	int s = sqlite3_step(st);
 	sqlite3_finalize(st);
 	if (s != SQLITE_DONE)
@@ -477,6 +511,7 @@ int db_sleep_usage_store(struct db *db, int64_t run_id,
 			sqlite3_bind_null(st, DB_PARAM(STI_FALLBACK_MAX));
 			sqlite3_bind_null(st, DB_PARAM(STI_FALLBACK_MEAN));
 		}
+		bind_cv(st, t);
 		s = sqlite3_step(st);
 		sqlite3_reset(st);
 		if (s != SQLITE_DONE)
@@ -494,7 +529,8 @@ int db_sleep_usage_store(struct db *db, int64_t run_id,
 	X(UC_PROCESSES, "processes") \
 	X(UC_ERROR, "error") \
 	X(UC_SPINNERS_DEFAULT, "spinners_default") \
-	X(UC_NCPUS, "ncpus")
+	X(UC_NCPUS, "ncpus") \
+	X(UC_CV_SERVED_BY, "cv_served_by")
 enum { USAGE_COLS(DB_COL_ENUM) UC_N };
 static const char *const usage_cols[] = { USAGE_COLS(DB_COL_SQL) };
 
@@ -518,9 +554,36 @@ static const char *const usage_cols[] = { USAGE_COLS(DB_COL_SQL) };
 	X(TC_FALLBACK, "fallback") \
 	X(TC_FALLBACK_ERRNO, "fallback_errno") \
 	X(TC_FALLBACK_MAX, "fallback_max_ns") \
-	X(TC_FALLBACK_MEAN, "fallback_mean_ns")
+	X(TC_FALLBACK_MEAN, "fallback_mean_ns") \
+	X(TC_CV_SERVED, "cv_served") \
+	X(TC_CV_PASSED, "cv_passed") \
+	X(TC_CV_WOKEN, "cv_woken") \
+	X(TC_CV_TIMEDOUT, "cv_timedout") \
+	X(TC_CV_EARLY, "cv_early") \
+	X(TC_CV_P50, "cv_p50_ns") \
+	X(TC_CV_P90, "cv_p90_ns") \
+	X(TC_CV_P99, "cv_p99_ns") \
+	X(TC_CV_P999, "cv_p999_ns") \
+	X(TC_CV_MAX, "cv_max_ns") \
+	X(TC_CV_MEAN, "cv_mean_ns")
 enum { THREAD_COLS(DB_COL_ENUM) TC_N };
 static const char *const thread_cols[] = { THREAD_COLS(DB_COL_SQL) };
+
+/* Columns before v18 read 0 (counts) and NULL (the rest). */
+static void load_cv(struct db_row *r, struct db_sleep_thread *t)
+{
+	t->cv_served = db_row_u64(r, TC_CV_SERVED, 0);
+	t->cv_passed = db_row_u64(r, TC_CV_PASSED, 0);
+	t->cv_woken = db_row_u64(r, TC_CV_WOKEN, 0);
+	t->cv_timedout = db_row_u64(r, TC_CV_TIMEDOUT, 0);
+	t->cv_early = db_row_u64(r, TC_CV_EARLY, 0);
+	t->cv_p50_ns = db_row_u64(r, TC_CV_P50, DB_NULL_OK);
+	t->cv_p90_ns = db_row_u64(r, TC_CV_P90, DB_NULL_OK);
+	t->cv_p99_ns = db_row_u64(r, TC_CV_P99, DB_NULL_OK);
+	t->cv_p999_ns = db_row_u64(r, TC_CV_P999, DB_NULL_OK);
+	t->cv_max_ns = db_row_u64(r, TC_CV_MAX, DB_NULL_OK);
+	t->cv_mean_ns = db_row_real(r, TC_CV_MEAN, 0, 1e300, 0, DB_NULL_OK);
+}
 
 int db_sleep_usage_load(struct db *db, int64_t run_id,
 			struct db_sleep_usage **out, char **cause)
@@ -553,6 +616,7 @@ int db_sleep_usage_load(struct db *db, int64_t run_id,
 	u->error = db_row_text(&r, UC_ERROR, DB_NULL_OK | DB_LONG);
 	u->spinners_default = db_row_bool(&r, UC_SPINNERS_DEFAULT, 0);
 	u->ncpus = (uint32_t)db_row_int(&r, UC_NCPUS, 0, UINT32_MAX, 0, DB_NULL_OK);
+	u->cv_served_by = db_row_text(&r, UC_CV_SERVED_BY, DB_NULL_OK);
 	sqlite3_finalize(st);
 	if (r.rc) {
 		db_sleep_usage_free(u);
@@ -596,6 +660,7 @@ int db_sleep_usage_load(struct db *db, int64_t run_id,
 		t->fallback_max_ns = db_row_u64(&r, TC_FALLBACK_MAX, DB_NULL_OK);
 		t->fallback_mean_ns = db_row_real(&r, TC_FALLBACK_MEAN, 0, 1e300, 0,
 						  DB_NULL_OK);
+		load_cv(&r, t);
 	}
 	sqlite3_finalize(st);
 	if (r.rc || s != SQLITE_DONE) {

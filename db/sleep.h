@@ -110,6 +110,15 @@ struct db_sleep_thread {
 	double mean_ns;
 	char *req_hist;		/* "1:12 5:2000" = bucket:count, bucket k
 				   holding [2^(k-1), 2^k) us */
+	/*
+	 * Condvar timed waits, apart from the sleeps above (v18; 0 for runs
+	 * stored before): served and passed as for sleeps; of the served,
+	 * woken (returned 0) and timed out (ETIMEDOUT), early the timed out
+	 * before their deadline; the overshoot of the timed-out ones.
+	 */
+	uint64_t cv_served, cv_passed, cv_woken, cv_timedout, cv_early;
+	uint64_t cv_p50_ns, cv_p90_ns, cv_p99_ns, cv_p999_ns, cv_max_ns;
+	double cv_mean_ns;
 };
 
 struct db_sleep_usage {
@@ -121,6 +130,10 @@ struct db_sleep_usage {
 	char *status;		/* "applied", or "not applied: why" */
 	uint32_t processes;	/* that loaded the interposer */
 	char *error;		/* a configuration error it reported */
+	/* how short condvar waits were served ("timer slack 1 ns", "the
+	 * real function"); NULL for runs stored before v18, whose
+	 * interposer left condvar waits alone */
+	char *cv_served_by;
 	struct db_sleep_thread *threads;
 	size_t nthreads;
 };

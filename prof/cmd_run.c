@@ -422,8 +422,11 @@ static const struct opt run_opts[] = {
 		   "passthrough (measure only), slack1, timerfd, yield,\n"
 		   "spin, hybrid[:MARGIN_US]; max-spinners=K lets at\n"
 		   "most K threads spin or yield at once (0: no cap;\n"
-		   "unset: a quarter of the CPUs, at least 1). The report\n"
-		   "shows, per thread, the sleeps served and passed\n"
+		   "unset: a quarter of the CPUs, at least 1). Short\n"
+		   "condvar timed waits are served too, by timer slack\n"
+		   "1 ns in every mode but passthrough (no other way\n"
+		   "keeps their wakeups). The report shows, per thread,\n"
+		   "the sleeps and the condvar waits served and passed\n"
 		   "through, and the overshoot achieved"),
 	OPT_BOOL(0, "working-set", struct run_args, working_set,
 		 "also measure the memory the workload touched: every\n"

@@ -522,7 +522,7 @@ const struct verb verb_sleep = {
 "  slack1      nanosleep after PR_SET_TIMERSLACK of 1 ns\n"
 "  clock-abs   clock_nanosleep on an absolute CLOCK_MONOTONIC deadline\n"
 "  timerfd     a timerfd per thread, re-armed for each call\n"
-"  condvar     pthread_cond_timedwait on CLOCK_MONOTONIC\n"
+"  condvar     pthread_cond_timedwait on CLOCK_MONOTONIC, never signalled\n"
 "  yield       sched_yield until the deadline\n"
 "  spin        busy-wait until the deadline\n"
 "  hybrid[:US] timerfd to US before the deadline, then spin; without US\n"
@@ -537,5 +537,8 @@ const struct verb verb_sleep = {
 "  prof sleep\n"
 "  prof sleep --modes timerfd,hybrid:5,spin --durations 20,50 --threads 4\n"
 "  prof sleep --modes clock-abs --pattern periodic --durations 100 --format json\n"
-"  prof sleep --format svg -o sleep.svg   # overshoot CDFs and CPU per call\n",
+"  prof sleep --format svg -o sleep.svg   # overshoot CDFs and CPU per call\n"
+"  # condvar waits of 1 ms as the sleep interposer serves them:\n"
+"  prof run --sleep-mode slack1,threshold=2000 -- \\\n"
+"      prof sleep --no-store --modes condvar --durations 1000\n",
 };

@@ -328,6 +328,7 @@ struct db_sleep_usage *convert_sleep(const struct sleep_report *rep,
 	u->max_spinners = cfg->max_spinners;
 	u->spinners_default = cfg->spinners_default;
 	u->status = status;
+	u->cv_served_by = strdup(sleep_cv_strategy(cfg->mode.mode));
 	if (!rep)
 		return u;
 	u->ncpus = rep->ncpus;
@@ -358,6 +359,17 @@ struct db_sleep_usage *convert_sleep(const struct sleep_report *rep,
 		d->max_ns = t->over.max_ns;
 		d->mean_ns = t->over.mean_ns;
 		d->req_hist = req_hist_text(t->req_hist);
+		d->cv_served = t->cv_served;
+		d->cv_passed = t->cv_passed;
+		d->cv_woken = t->cv_woken;
+		d->cv_timedout = t->cv_timedout;
+		d->cv_early = t->cv_early;
+		d->cv_p50_ns = t->cv_over.p50_ns;
+		d->cv_p90_ns = t->cv_over.p90_ns;
+		d->cv_p99_ns = t->cv_over.p99_ns;
+		d->cv_p999_ns = t->cv_over.p999_ns;
+		d->cv_max_ns = t->cv_over.max_ns;
+		d->cv_mean_ns = t->cv_over.mean_ns;
 	}
 	return u;
 }

@@ -398,7 +398,7 @@ void report_sleep(const struct db_run *run, const struct db_sleep *s,
 enum {
 	T_TID, T_NAME, T_SERVED, T_PASSED, T_EINTR, T_EARLY, T_THROTTLED,
 	T_FALLBACK, T_P50, T_P90, T_P99, T_P999, T_MAX, T_MEAN, T_REQ,
-	T_FB_ERRNO, T_FB_MAX, T_FB_MEAN, T_N
+	T_FB_ERRNO, T_FB_MAX, T_FB_MEAN, T_CV, T_N
 };
 
 #define ACHIEVED(k, t, f) { .key = k, .title = t, .kind = COL_REAL, .decimals = 1, \
@@ -425,7 +425,70 @@ static const struct col thread_cols[T_N] = {
 		       .flags = COL_MACHINES },
 	[T_FB_MEAN] = { .key = "fallback_mean_us", .kind = COL_REAL, .decimals = 1,
 			.flags = COL_MACHINES },
+	[T_CV] = { .key = "condvar", .kind = COL_NEST },
 };
+
+/* A thread's condvar timed waits: its own table for people, an object
+ * under "condvar" in each thread's JSON. */
+enum {
+	C_TID, C_NAME, C_SERVED, C_PASSED, C_WOKEN, C_TIMEDOUT, C_EARLY,
+	C_P50, C_P90, C_P99, C_P999, C_MAX, C_MEAN, C_N
+};
+
+static const struct col cv_cols[C_N] = {
+	[C_TID] = { .key = "tid", .kind = COL_INT, .flags = COL_PEOPLE },
+	[C_NAME] = { .key = "name", .flags = COL_PEOPLE },
+	[C_SERVED] = { .key = "served", .kind = COL_INT },
+	[C_PASSED] = { .key = "passed", .kind = COL_INT },
+	[C_WOKEN] = { .key = "woken", .kind = COL_INT },
+	[C_TIMEDOUT] = { .key = "timed_out", .title = "timed out", .kind = COL_INT },
+	[C_EARLY] = { .key = "early", .kind = COL_INT, .flags = COL_MACHINES },
+	[C_P50] = ACHIEVED("p50", "p50 us", COL_FLAT_GROUP),
+	[C_P90] = ACHIEVED("p90", "p90 us", COL_MACHINES),
+	[C_P99] = ACHIEVED("p99", "p99 us", 0),
+	[C_P999] = ACHIEVED("p999", "p99.9 us", 0),
+	[C_MAX] = ACHIEVED("max", "max us", 0),
+	[C_MEAN] = ACHIEVED("mean", "mean us", COL_MACHINES),
+};
+
+/* Fill one row of a cv_cols set; the overshoot is of the timed-out
+ * waits, so people see "-" where none timed out. */
+static void cv_row(struct rows *r, size_t row, const struct db_sleep_thread *x)
+{
+	rows_int(r, row, C_TID, x->tid);
+	if (!x->tid)
+		rows_text(r, row, C_TID, "%s", "");
+	rows_str(r, row, C_NAME, x->name);
+	rows_uint(r, row, C_SERVED, x->cv_served);
+	rows_uint(r, row, C_PASSED, x->cv_passed);
+	rows_uint(r, row, C_WOKEN, x->cv_woken);
+	rows_uint(r, row, C_TIMEDOUT, x->cv_timedout);
+	rows_uint(r, row, C_EARLY, x->cv_early);
+	const uint64_t v[] = { x->cv_p50_ns, x->cv_p90_ns, x->cv_p99_ns,
+			       x->cv_p999_ns, x->cv_max_ns };
+	for (size_t k = 0; k < sizeof(v) / sizeof(v[0]); k++) {
+		rows_num(r, row, C_P50 + k, (double)v[k] / 1000.0);
+		if (!x->cv_timedout)
+			rows_text(r, row, C_P50 + k, "-");
+	}
+	rows_num(r, row, C_MEAN, x->cv_mean_ns / 1000.0);
+	if (!x->cv_timedout)
+		rows_text(r, row, C_MEAN, "-");
+}
+
+/* The thread's "condvar" object; null for a run stored before the
+ * interposer took condvar waits (v18). */
+static void cv_nest(struct rows *r, size_t row, const struct db_sleep_usage *u,
+		    const struct db_sleep_thread *x)
+{
+	if (!u->cv_served_by) {
+		rows_null(r, row, T_CV);
+		return;
+	}
+	struct rows *c = rows_new(NULL, cv_cols, C_N, ROWS_OBJECT);
+	cv_row(c, rows_add(c), x);
+	rows_nest(r, row, T_CV, c);
+}
 
 /* Per thread: sleeps served and passed through, and the overshoot the
  * interposer achieved (people see "-" where it served none). */
@@ -467,13 +530,14 @@ static struct rows *usage_threads(const struct db_sleep_usage *u)
 		if (none)
 			rows_text(r, row, T_MEAN, "-");
 		rows_str(r, row, T_REQ, x->req_hist);
+		cv_nest(r, row, u, x);
 	}
 	return r;
 }
 
 enum { U_MODE, U_THRESHOLD, U_MAX_SPINNERS, U_STATUS, U_PROCESSES, U_ERROR,
        U_THREADS, U_SPINNERS_DEFAULT, U_NCPUS, U_SERVED_BY_MODE, U_THROTTLED,
-       U_FALLBACK, U_N };
+       U_FALLBACK, U_CV_SERVED_BY, U_N };
 
 static const struct col usage_cols[U_N] = {
 	[U_MODE] = { .key = "mode" },
@@ -488,6 +552,7 @@ static const struct col usage_cols[U_N] = {
 	[U_SERVED_BY_MODE] = { .key = "served_by_mode", .kind = COL_INT },
 	[U_THROTTLED] = { .key = "served_by_timerfd_throttled", .kind = COL_INT },
 	[U_FALLBACK] = { .key = "served_by_clock_nanosleep", .kind = COL_INT },
+	[U_CV_SERVED_BY] = { .key = "condvar_served_by" },
 };
 
 /* How the served calls were served, all threads together. */
@@ -567,6 +632,41 @@ static void write_served_by(const struct db_sleep_usage *u, const char *lead,
 			"percentiles; descriptors exhausted? see ulimit -n\n", lead);
 }
 
+/*
+ * Condvar timed waits, apart from the sleeps: how the short ones were
+ * served and per thread how they returned. Nothing when the workload
+ * made none (or the run predates them).
+ */
+static void write_condvar(const struct db_sleep_usage *u, const char *lead,
+			  bool md, FILE *fp)
+{
+	uint64_t served = 0, passed = 0;
+	for (size_t i = 0; i < u->nthreads; i++) {
+		served += u->threads[i].cv_served;
+		passed += u->threads[i].cv_passed;
+	}
+	if (!u->cv_served_by || (!served && !passed))
+		return;
+	const char *mode = u->mode ? u->mode : "?";
+	fprintf(fp, "\n%scondvar waits under %llu us: %llu served by %s under "
+		"mode %s, %llu passed through\n", lead,
+		(unsigned long long)u->threshold_us, (unsigned long long)served,
+		u->cv_served_by, mode, (unsigned long long)passed);
+	/* the modes that cannot serve a condvar wait as they serve a sleep */
+	if (strcmp(mode, "slack1") && strcmp(mode, "passthrough"))
+		fprintf(fp, "%s(a condvar waiter wakes only inside the real wait: "
+			"%s in its place would lose signals; see docs/sleep.md)\n",
+			lead, mode);
+	struct rows *r = rows_new("condvar", cv_cols, C_N, 0);
+	for (size_t i = 0; i < u->nthreads; i++) {
+		const struct db_sleep_thread *x = &u->threads[i];
+		if (x->cv_served || x->cv_passed)
+			cv_row(r, rows_add(r), x);
+	}
+	rows_write(r, md ? OUT_MARKDOWN : OUT_TABLE, fp, 1);
+	rows_free(r);
+}
+
 void report_sleep_usage(const struct db_sleep_usage *u, enum out_format fmt,
 			FILE *fp)
 {
@@ -593,6 +693,7 @@ void report_sleep_usage(const struct db_sleep_usage *u, enum out_format fmt,
 	struct rows *rows = usage_threads(u);
 	rows_write(rows, md ? OUT_MARKDOWN : OUT_TABLE, fp, 1);
 	rows_free(rows);
+	write_condvar(u, lead, md, fp);
 }
 
 void report_sleep_usage_json(const struct db_sleep_usage *u, struct jw *w)
@@ -617,6 +718,7 @@ void report_sleep_usage_json(const struct db_sleep_usage *u, struct jw *w)
 	rows_uint(r, row, U_SERVED_BY_MODE, by_mode(&t));
 	rows_uint(r, row, U_THROTTLED, t.throttled);
 	rows_uint(r, row, U_FALLBACK, t.fallback);
+	rows_str(r, row, U_CV_SERVED_BY, u->cv_served_by);
 	rows_nest(r, row, U_THREADS, usage_threads(u));
 	rows_json_row(r, 0, w);
 	rows_free(r);

@@ -34,7 +34,10 @@ void report_sleep_mode(const struct db_sleep_cell *c, char *buf, size_t len);
  * The sleep interposer's part of a --sleep-mode run: its settings and
  * status, then per thread the sleeps served and passed through, EINTRs,
  * and the overshoot percentiles it achieved (table or Markdown), or the
- * "sleep" object of the run's JSON.
+ * "sleep" object of the run's JSON. Condvar timed waits follow apart:
+ * how the short ones were served, and per thread how many were served
+ * and passed, woken and timed out, with the timed-out ones' overshoot
+ * (a table of their own, or each thread's "condvar" object).
  */
 void report_sleep_usage(const struct db_sleep_usage *u, enum out_format fmt,
 			FILE *fp);

@@ -1193,6 +1193,220 @@ static void test_sleep__preload_without_report_or_with_bad_env(void **state)
 	tu_proc_release(&p);
 }
 
+/* ------------------------------------------------------------ condvars */
+
+static const char *const cv_modes[] = { "timerfd", "passthrough", "slack1",
+					"yield", "spin", "hybrid:20" };
+static const char *const cv_kinds[] = { "timed", "timed-mono", "clock-mono",
+					"clock-real" };
+#define N_CV_MODES (sizeof(cv_modes) / sizeof(cv_modes[0]))
+#define N_CV_KINDS (sizeof(cv_kinds) / sizeof(cv_kinds[0]))
+
+static double key_d(const char *out, const char *key)
+{
+	const char *s = strstr(out, key);
+	if (!s)
+		fail_msg("no '%s' in '%s'", key, out);
+	return atof(s + strlen(key));
+}
+
+/*
+ * A waiter with a 50 ms timeout, signalled by another thread 5 ms in,
+ * returns 0 with its mutex when signalled, well before the timeout,
+ * under every mode and every way of waiting: the interposer serves the
+ * wait (it is under the 100 ms threshold) and loses no wakeup.
+ */
+static void check_cv_signal(const char *mode, const char *kind)
+{
+	struct preload_env pe = { .mode = mode, .threshold = "100000" };
+	char *argv[] = { WORKLOAD, "cvsignal", (char *)kind, "50000", "5000",
+			 NULL };
+	struct sleep_report r;
+	struct tu_proc p;
+	/* A loaded machine may hold the signaller off past the timeout, or
+	 * the woken waiter off the CPU for tens of ms (80 ms seen under
+	 * ASan): such an attempt says nothing and runs again, five times
+	 * at most. A timeout after a signal in time is a lost wakeup. */
+	for (int attempt = 0;; attempt++) {
+		p = run_preloaded(&pe, argv, &r);
+		assert_ok(&p);
+		bool in_time = key_d(p.out, "signal_ms=") < 40;
+		if (in_time && !strstr(p.out, "ret=0\nflag=1\nheld=1\n"))
+			fail_msg("%s %s: a signal in time was lost:\n%s", mode,
+				 kind, p.out);
+		if ((in_time && key_d(p.out, "woke_ms=") < 45) || attempt == 4)
+			break;
+		sleep_report_release(&r);
+		tu_proc_release(&p);
+	}
+	if (!strstr(p.out, "ret=0\nflag=1\nheld=1\n") ||
+	    key_d(p.out, "woke_ms=") >= 45)
+		fail_msg("%s %s: not woken well before the timeout in five "
+			 "tries:\n%s", mode, kind, p.out);
+	/* served, and every served wait returned 0 */
+	if (r.total.cv_served < 1 || r.total.cv_woken != r.total.cv_served ||
+	    r.total.cv_timedout || r.total.cv_passed)
+		fail_msg("%s %s: served %llu, woken %llu, timed out %llu, "
+			 "passed %llu", mode, kind,
+			 (unsigned long long)r.total.cv_served,
+			 (unsigned long long)r.total.cv_woken,
+			 (unsigned long long)r.total.cv_timedout,
+			 (unsigned long long)r.total.cv_passed);
+	assert_int_equal(r.total.cv_over.n, 0);
+	sleep_report_release(&r);
+	tu_proc_release(&p);
+}
+
+static void test_sleep__preload_condvar_signal_wakes(void **state)
+{
+	(void)state;
+	for (size_t m = 0; m < N_CV_MODES; m++)
+		for (size_t k = 0; k < N_CV_KINDS; k++)
+			check_cv_signal(cv_modes[m], cv_kinds[k]);
+}
+
+/*
+ * Short waits on a condvar nobody signals: ETIMEDOUT, never before the
+ * deadline, with the (error-checking) mutex held, under every mode and
+ * every way of waiting; the thread's timer slack is as it was after
+ * (slack1 sets it for good, as it does for sleeps).
+ */
+static void test_sleep__preload_condvar_timeout_keeps_mutex(void **state)
+{
+	(void)state;
+	for (size_t m = 0; m < N_CV_MODES; m++) {
+		for (size_t k = 0; k < N_CV_KINDS; k++) {
+			struct preload_env pe = { .mode = cv_modes[m] };
+			char *argv[] = { WORKLOAD, "cvwait", (char *)cv_kinds[k],
+					 "20", "200", NULL };
+			struct sleep_report r;
+			struct tu_proc p = run_preloaded(&pe, argv, &r);
+			assert_ok(&p);
+			if (!strstr(p.out, "timedout=20\nwoken=0\nearly=0\nheld=20\n"))
+				fail_msg("%s %s:\n%s", cv_modes[m], cv_kinds[k], p.out);
+			long long before = key_ll(p.out, "slack_before=");
+			long long after = key_ll(p.out, "slack_after=");
+			if (strcmp(cv_modes[m], "slack1") == 0)
+				assert_int_equal(after, 1);
+			else
+				assert_int_equal(after, before);
+			/* served unless the workload was preempted past its
+			 * own deadline before the call (then it passes) */
+			assert_int_equal(r.total.cv_served + r.total.cv_passed, 20);
+			assert_true(r.total.cv_served >= 10);
+			assert_int_equal(r.total.cv_timedout, r.total.cv_served);
+			assert_int_equal(r.total.cv_woken, 0);
+			assert_int_equal(r.total.cv_early, 0);
+			assert_int_equal(r.total.cv_over.n, r.total.cv_served);
+			assert_true(r.total.cv_over.p50_ns <= r.total.cv_over.max_ns);
+			/* no sleep was made, and none is counted */
+			assert_int_equal(r.total.served + r.total.passed, 0);
+			assert_int_equal(r.total.over.n, 0);
+			sleep_report_release(&r);
+			tu_proc_release(&p);
+		}
+	}
+}
+
+/* Sleeps and condvar waits of one thread are counted apart. */
+static void test_sleep__preload_condvar_counted_apart(void **state)
+{
+	(void)state;
+	struct preload_env pe = { .mode = "timerfd" };
+	struct sleep_report r;
+	char *argv[] = { WORKLOAD, "cvmix", "30", "100", NULL };
+	struct tu_proc p = run_preloaded(&pe, argv, &r);
+	assert_ok(&p);
+	assert_int_equal(r.nthreads, 1);
+	const struct sleep_thread_report *t = &r.threads[0];
+	assert_int_equal(t->served, 30);
+	assert_int_equal(t->passed, 0);
+	assert_int_equal(t->over.n, 30);	/* the sleeps' own histogram */
+	assert_int_equal(t->req_hist[7], 30);	/* 100 us: [64, 128) */
+	assert_int_equal(t->cv_served + t->cv_passed, 30);
+	assert_int_equal(t->cv_over.n, t->cv_timedout);
+	assert_int_equal(t->cv_timedout, t->cv_served);
+	assert_int_equal(r.total.cv_served, t->cv_served);
+	sleep_report_release(&r);
+	tu_proc_release(&p);
+}
+
+/*
+ * What the interposer leaves alone: waits at or over the threshold, a
+ * clock it does not serve and malformed deadlines (the real function's
+ * EINVAL, as without the interposer), and the old condvar's
+ * pthread_cond_timedwait@GLIBC_2.2.5.
+ */
+static void test_sleep__preload_condvar_passes_long_and_bad(void **state)
+{
+	(void)state;
+	struct preload_env pe = { .mode = "spin" };
+	struct sleep_report r;
+	/* 2000 us is over the default 1000 us threshold */
+	char *argv[] = { WORKLOAD, "cvwait", "timed-mono", "5", "2000", NULL };
+	struct tu_proc p = run_preloaded(&pe, argv, &r);
+	assert_ok(&p);
+	if (!strstr(p.out, "timedout=5\nwoken=0\nearly=0\nheld=5\n"))
+		fail_msg("%s", p.out);
+	assert_int_equal(key_ll(p.out, "slack_after="),
+			 key_ll(p.out, "slack_before="));
+	assert_int_equal(r.total.cv_passed, 5);
+	assert_int_equal(r.total.cv_served, 0);
+	assert_int_equal(r.total.cv_over.n, 0);
+	sleep_report_release(&r);
+	tu_proc_release(&p);
+
+	char *bad[] = { WORKLOAD, "cvbad", NULL };
+	char *env[] = { NULL };
+	struct tu_proc real = tu_run(bad, env);
+	assert_ok(&real);
+	assert_string_equal(real.out, "boottime=EINVAL\nnsec_1e9=EINVAL\n"
+			    "nsec_neg=EINVAL\nheld=1\n");
+	p = run_preloaded(&pe, bad, &r);
+	assert_ok(&p);
+	assert_string_equal(p.out, real.out);
+	assert_int_equal(r.total.cv_passed, 3);
+	assert_int_equal(r.total.cv_served, 0);
+	sleep_report_release(&r);
+	tu_proc_release(&p);
+	tu_proc_release(&real);
+
+	char *old[] = { WORKLOAD, "cvold", "5", "100", NULL };
+	p = run_preloaded(&pe, old, &r);
+	assert_ok(&p);
+	if (strcmp(p.out, "skipped=1\n") != 0) {
+		assert_string_equal(p.out, "timedout=5\n");
+		/* not taken over at all: no thread ever reached the
+		 * interposer */
+		assert_int_equal(r.nthreads, 0);
+	}
+	sleep_report_release(&r);
+	tu_proc_release(&p);
+}
+
+/* A thread cancelled in a served wait gets its timer slack back before
+ * its own cleanup handlers run. */
+static void test_sleep__preload_condvar_cancel_restores_slack(void **state)
+{
+	(void)state;
+	static const char *const modes[] = { "timerfd", "hybrid:20", "slack1" };
+	for (size_t m = 0; m < 3; m++) {
+		struct preload_env pe = { .mode = modes[m], .threshold = "100000" };
+		struct sleep_report r;
+		char *argv[] = { WORKLOAD, "cvcancel", "50000", NULL };
+		struct tu_proc p = run_preloaded(&pe, argv, &r);
+		assert_ok(&p);
+		assert_int_equal(key_ll(p.out, "canceled="), 1);
+		long long want = strcmp(modes[m], "slack1") == 0 ? 1 :
+				 key_ll(p.out, "slack_before=");
+		if (key_ll(p.out, "slack_in_cleanup=") != want)
+			fail_msg("%s: %s", modes[m], p.out);
+		assert_true(r.total.cv_served >= 1);
+		sleep_report_release(&r);
+		tu_proc_release(&p);
+	}
+}
+
 static void test_sleep__report_rejects_foreign_memfd(void **state)
 {
 	(void)state;
@@ -1205,7 +1419,7 @@ static void test_sleep__report_rejects_foreign_memfd(void **state)
 	free(cause);
 	assert_int_equal(ftruncate(fd, sizeof(struct sleep_shm)), 0);
 	assert_int_equal(sleep_report_read(fd, &r, &cause), -EINVAL);
-	assert_non_null(strstr(cause, "does not hold a version 2 report"));
+	assert_non_null(strstr(cause, "does not hold a version 3 report"));
 	free(cause);
 	close(fd);
 
@@ -1250,6 +1464,11 @@ int main(void)
 		cmocka_unit_test(test_sleep__preload_default_spinner_cap),
 		cmocka_unit_test(test_sleep__preload_fallback_counted),
 		cmocka_unit_test(test_sleep__preload_without_report_or_with_bad_env),
+		cmocka_unit_test(test_sleep__preload_condvar_signal_wakes),
+		cmocka_unit_test(test_sleep__preload_condvar_timeout_keeps_mutex),
+		cmocka_unit_test(test_sleep__preload_condvar_counted_apart),
+		cmocka_unit_test(test_sleep__preload_condvar_passes_long_and_bad),
+		cmocka_unit_test(test_sleep__preload_condvar_cancel_restores_slack),
 		cmocka_unit_test(test_sleep__report_rejects_foreign_memfd),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -298,6 +298,77 @@ static void test_sleep_store__deleting_the_run_deletes_its_cells(void **state)
 	db_close(db);
 }
 
+/*
+ * A --sleep-mode run's interposer report keeps its condvar timed waits
+ * (v18) apart from its sleeps, field for field; a report without them
+ * (a run of a prof before v18) reads back NULL and 0.
+ */
+static void test_sleep_store__usage_condvar_round_trip(void **state)
+{
+	struct tu_db *f = *state;
+	struct db *db;
+	char *cause = NULL;
+	assert_int_equal(db_open(&db, f->path, &cause), 0);
+	struct db_run r, back;
+	make_run(&r);
+	free(r.kind);
+	r.kind = strdup("run");
+	struct db_sleep_usage *u = calloc(1, sizeof(*u));
+	u->mode = strdup("hybrid:20");
+	u->threshold_us = 2000;
+	u->status = strdup("applied");
+	u->processes = 1;
+	u->cv_served_by = strdup("timer slack 1 ns");
+	u->nthreads = 2;
+	u->threads = calloc(2, sizeof(*u->threads));
+	u->threads[0] = (struct db_sleep_thread){
+		.tid = 10, .pid = 10, .name = strdup("main"), .served = 7,
+		.cv_served = 31, .cv_passed = 3, .cv_woken = 5, .cv_timedout = 26,
+		.cv_early = 1, .cv_p50_ns = 21001, .cv_p90_ns = 22002,
+		.cv_p99_ns = 23003, .cv_p999_ns = 24004, .cv_max_ns = 25005,
+		.cv_mean_ns = 21500.5,
+	};
+	u->threads[1] = (struct db_sleep_thread){
+		.tid = 11, .pid = 10, .name = strdup("io"), .passed = 2,
+	};
+	r.sleep_usage = u;
+	assert_int_equal(db_run_store(db, &r, &cause), 0);
+	assert_int_equal(db_run_load(db, r.id, &back, &cause), 0);
+	const struct db_sleep_usage *g = back.sleep_usage;
+	assert_non_null(g);
+	assert_string_equal(g->cv_served_by, "timer slack 1 ns");
+	assert_int_equal(g->nthreads, 2);
+	const struct db_sleep_thread *a = &u->threads[0], *b = &g->threads[0];
+	assert_int_equal(b->served, 7);
+	assert_int_equal(b->cv_served, a->cv_served);
+	assert_int_equal(b->cv_passed, a->cv_passed);
+	assert_int_equal(b->cv_woken, a->cv_woken);
+	assert_int_equal(b->cv_timedout, a->cv_timedout);
+	assert_int_equal(b->cv_early, a->cv_early);
+	assert_int_equal(b->cv_p50_ns, a->cv_p50_ns);
+	assert_int_equal(b->cv_p90_ns, a->cv_p90_ns);
+	assert_int_equal(b->cv_p99_ns, a->cv_p99_ns);
+	assert_int_equal(b->cv_p999_ns, a->cv_p999_ns);
+	assert_int_equal(b->cv_max_ns, a->cv_max_ns);
+	assert_true(b->cv_mean_ns == a->cv_mean_ns);
+	assert_int_equal(g->threads[1].cv_served, 0);
+	assert_int_equal(g->threads[1].passed, 2);
+	int64_t id = r.id;
+	db_run_release(&back);
+	db_run_release(&r);
+
+	/* a report from before v18: the columns as an older prof left them */
+	assert_int_equal(db_exec(db, "UPDATE sleep_usage SET cv_served_by = NULL;"
+				 "UPDATE sleep_threads SET cv_served = 0, cv_p50_ns = NULL,"
+				 " cv_mean_ns = NULL", &cause), 0);
+	assert_int_equal(db_run_load(db, id, &back, &cause), 0);
+	assert_null(back.sleep_usage->cv_served_by);
+	assert_int_equal(back.sleep_usage->threads[0].cv_served, 0);
+	assert_int_equal(back.sleep_usage->threads[0].cv_p50_ns, 0);
+	db_run_release(&back);
+	db_close(db);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -307,6 +378,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_sleep_store__locked_file_stores_nothing, tu_db_setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_sleep_store__failing_allocations, tu_db_setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_sleep_store__deleting_the_run_deletes_its_cells, tu_db_setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_sleep_store__usage_condvar_round_trip, tu_db_setup, tu_db_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

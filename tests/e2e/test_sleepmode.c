@@ -147,6 +147,45 @@ static void test_sleepmode__spinner_cap_default_and_none(void **state)
 	tu_proc_release(&p);
 }
 
+/* Condvar timed waits are served, stored and shown apart from the
+ * sleeps, saying what served them. */
+static void test_sleepmode__condvar_waits_reported_apart(void **state)
+{
+	struct fx *f = *state;
+	if (!tu_perf_allowed(f->dbarg))
+		skip();
+	char *argv[] = { PROF_BIN, f->dbarg, "run", "-e", "task-clock",
+			 "--sleep-mode", "hybrid:20,threshold=2000", "--",
+			 HELPERS_DIR "/sleep_workload", "cvmix", "40", "200", NULL };
+	struct tu_proc p = tu_run(argv, NULL);
+	assert_int_equal(p.status, 0);
+	expect(p.out, "timedout=40\n");
+	/* the sleeps' line and table count the 40 sleeps alone */
+	expect(p.err, "sleeps under 2000 us served as hybrid:20");
+	expect(p.err, " 40       0      0         0 ");
+	expect(p.err, "\n condvar waits under 2000 us: ");
+	expect(p.err, " served by timer slack 1 ns under mode hybrid:20, ");
+	expect(p.err, "hybrid:20 in its place would lose signals");
+	expect(p.err, "woken  timed out");
+	tu_proc_release(&p);
+	char *r[] = { PROF_BIN, f->dbarg, "report", "last", "--format", "json", NULL };
+	p = tu_run(r, NULL);
+	assert_int_equal(p.status, 0);
+	expect(p.out, "\"condvar_served_by\": \"timer slack 1 ns\"");
+	expect(p.out, "\"served_by_mode\": 40,");
+	expect(p.out, "\"condvar\": {\n");
+	expect(p.out, "\"woken\": 0,\n");
+	/* every served wait timed out: served equals timed_out, and the
+	 * served and passed make 40 */
+	const char *c = strstr(p.out, "\"condvar\": {");
+	long long served = atoll(strstr(c, "\"served\": ") + 10);
+	long long passed = atoll(strstr(c, "\"passed\": ") + 10);
+	long long timed_out = atoll(strstr(c, "\"timed_out\": ") + 13);
+	assert_int_equal(served + passed, 40);
+	assert_int_equal(timed_out, served);
+	tu_proc_release(&p);
+}
+
 static void test_sleepmode__bad_input_stops_before_running(void **state)
 {
 	struct fx *f = *state;
@@ -299,6 +338,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_sleepmode__long_sleeps_pass_through, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sleepmode__fallback_never_credited_to_the_mode, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sleepmode__spinner_cap_default_and_none, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sleepmode__condvar_waits_reported_apart, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sleepmode__bad_input_stops_before_running, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sleepmode__static_workload_is_not_preloaded, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sleepmode__install_path_with_space_or_colon, setup, teardown),

@@ -28,6 +28,29 @@
  *   bench N US             nanosleep(US) N times; prints wall_s=
  *   overhead N             prints ns per call of a rejected nanosleep
  *                          (EINVAL) and of a past absolute deadline
+ *
+ * Condvar timed waits; KIND is how the wait is made: timed (the default
+ * condvar, CLOCK_REALTIME), timed-mono (pthread_condattr_setclock
+ * MONOTONIC), clock-mono and clock-real (pthread_cond_clockwait):
+ *   cvwait KIND N US       N waits of US on a condvar nobody signals,
+ *                          holding an error-checking mutex; prints
+ *                          timedout=, woken=, early= (ETIMEDOUT before
+ *                          the deadline), held= (the mutex still ours
+ *                          after the wait), slack_before=, slack_after=
+ *   cvsignal KIND TIMEOUT_US SIGNAL_US
+ *                          waits up to TIMEOUT_US for a flag that another
+ *                          thread sets and signals SIGNAL_US in; prints
+ *                          ret=, flag=, held=, signal_ms=, woke_ms=
+ *   cvmix N US             N nanosleeps of US, then N cvwait timed-mono
+ *   cvbad                  waits the real functions refuse: clockwait on
+ *                          CLOCK_BOOTTIME, tv_nsec of 1e9 and of -1;
+ *                          prints each return
+ *   cvold N US             N waits through pthread_cond_timedwait@
+ *                          GLIBC_2.2.5, the old condvar (x86_64 only;
+ *                          prints skipped=1 elsewhere)
+ *   cvcancel US            a thread waiting US on a condvar is cancelled
+ *                          5 ms in; prints canceled=1 and the timer
+ *                          slack its own cleanup handler saw
  */
 #include <dirent.h>
 #include <errno.h>
@@ -199,6 +222,213 @@ static int cmd_overhead(long n)
 	return 0;
 }
 
+/* ------------------------------------------------------------ condvars */
+
+struct cvx {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	int clockwait;
+	clockid_t clk;		/* of the deadline */
+	int flag;
+	long long signal_at;	/* CLOCK_MONOTONIC ns */
+	long signal_us;
+};
+
+static int cvx_init(struct cvx *x, const char *kind)
+{
+	pthread_mutexattr_t ma;
+	pthread_condattr_t ca;
+	memset(x, 0, sizeof(*x));
+	pthread_mutexattr_init(&ma);
+	pthread_mutexattr_settype(&ma, PTHREAD_MUTEX_ERRORCHECK);
+	pthread_mutex_init(&x->mu, &ma);
+	pthread_mutexattr_destroy(&ma);
+	pthread_condattr_init(&ca);
+	x->clk = CLOCK_REALTIME;
+	if (strcmp(kind, "timed-mono") == 0) {
+		pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+		x->clk = CLOCK_MONOTONIC;
+	} else if (strcmp(kind, "clock-mono") == 0) {
+		x->clockwait = 1;
+		x->clk = CLOCK_MONOTONIC;
+	} else if (strcmp(kind, "clock-real") == 0) {
+		x->clockwait = 1;
+	} else if (strcmp(kind, "timed") != 0) {
+		return -1;
+	}
+	pthread_cond_init(&x->cv, &ca);
+	pthread_condattr_destroy(&ca);
+	return 0;
+}
+
+static int cvx_wait(struct cvx *x, long long deadline)
+{
+	struct timespec ts = ts_of(deadline);
+	if (x->clockwait)
+		return pthread_cond_clockwait(&x->cv, &x->mu, x->clk, &ts);
+	return pthread_cond_timedwait(&x->cv, &x->mu, &ts);
+}
+
+static const char *err_name(int e)
+{
+	return e ? strerrorname_np(e) : "0";
+}
+
+/* The error-checking mutex is ours when locking it again says so. */
+static int cvx_held(struct cvx *x)
+{
+	return pthread_mutex_lock(&x->mu) == EDEADLK;
+}
+
+static int cmd_cvwait(const char *kind, long n, long us)
+{
+	struct cvx x;
+	long timedout = 0, woken = 0, early = 0, held = 0;
+	if (cvx_init(&x, kind))
+		return 2;
+	int before = prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
+	pthread_mutex_lock(&x.mu);
+	for (long i = 0; i < n; i++) {
+		long long deadline = now_ns(x.clk) + us * 1000;
+		int r = cvx_wait(&x, deadline);
+		if (r == ETIMEDOUT) {
+			timedout++;
+			if (now_ns(x.clk) < deadline)
+				early++;
+		} else if (r == 0) {
+			woken++;
+		}
+		held += cvx_held(&x);
+	}
+	held = held == n && pthread_mutex_unlock(&x.mu) == 0 ? held : -1;
+	printf("timedout=%ld\nwoken=%ld\nearly=%ld\nheld=%ld\n"
+	       "slack_before=%d\nslack_after=%d\n", timedout, woken, early,
+	       held, before, prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0));
+	return 0;
+}
+
+static void *cv_signaller(void *p)
+{
+	struct cvx *x = p;
+	struct timespec ts = ts_of(x->signal_us * 1000);
+	nanosleep(&ts, NULL);
+	pthread_mutex_lock(&x->mu);
+	x->flag = 1;
+	x->signal_at = now_ns(CLOCK_MONOTONIC);
+	pthread_cond_signal(&x->cv);
+	pthread_mutex_unlock(&x->mu);
+	return NULL;
+}
+
+static int cmd_cvsignal(const char *kind, long timeout_us, long signal_us)
+{
+	struct cvx x;
+	pthread_t th;
+	int r = 0;
+	if (cvx_init(&x, kind))
+		return 2;
+	x.signal_us = signal_us;
+	pthread_mutex_lock(&x.mu);
+	long long t0 = now_ns(CLOCK_MONOTONIC);
+	long long deadline = now_ns(x.clk) + timeout_us * 1000;
+	pthread_create(&th, NULL, cv_signaller, &x);
+	/* a wake with the flag still clear is spurious: wait again */
+	while (!x.flag && (r = cvx_wait(&x, deadline)) == 0)
+		;
+	long long woke = now_ns(CLOCK_MONOTONIC);
+	int flag = x.flag, held = cvx_held(&x);
+	pthread_mutex_unlock(&x.mu);
+	pthread_join(th, NULL);
+	printf("ret=%s\nflag=%d\nheld=%d\nsignal_ms=%.3f\nwoke_ms=%.3f\n",
+	       err_name(r), flag, held, (double)(x.signal_at - t0) / 1e6,
+	       (double)(woke - t0) / 1e6);
+	return 0;
+}
+
+static int cmd_cvbad(void)
+{
+	struct cvx x;
+	cvx_init(&x, "timed");
+	pthread_mutex_lock(&x.mu);
+	struct timespec ts = ts_of(now_ns(CLOCK_BOOTTIME) + 30000);
+	int boot = pthread_cond_clockwait(&x.cv, &x.mu, CLOCK_BOOTTIME, &ts);
+	ts = ts_of(now_ns(CLOCK_REALTIME) + 30000);
+	ts.tv_nsec = 1000000000;
+	int big = pthread_cond_timedwait(&x.cv, &x.mu, &ts);
+	ts.tv_nsec = -1;
+	int neg = pthread_cond_clockwait(&x.cv, &x.mu, CLOCK_REALTIME, &ts);
+	printf("boottime=%s\nnsec_1e9=%s\nnsec_neg=%s\nheld=%d\n",
+	       err_name(boot), err_name(big), err_name(neg), cvx_held(&x));
+	pthread_mutex_unlock(&x.mu);
+	return 0;
+}
+
+#if defined(__x86_64__)
+/* The old condvar's entry point, which programs linked before glibc
+ * 2.3.2 call: not the interposer's to take. */
+extern int old_cond_timedwait(pthread_cond_t *, pthread_mutex_t *,
+			      const struct timespec *);
+__asm__(".symver old_cond_timedwait, pthread_cond_timedwait@GLIBC_2.2.5");
+#endif
+
+static int cmd_cvold(long n, long us)
+{
+#if defined(__x86_64__)
+	pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
+	pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+	long timedout = 0;
+	pthread_mutex_lock(&mu);
+	for (long i = 0; i < n; i++) {
+		struct timespec ts = ts_of(now_ns(CLOCK_REALTIME) + us * 1000);
+		timedout += old_cond_timedwait(&cv, &mu, &ts) == ETIMEDOUT;
+	}
+	pthread_mutex_unlock(&mu);
+	printf("timedout=%ld\n", timedout);
+#else
+	(void)n;
+	(void)us;
+	printf("skipped=1\n");
+#endif
+	return 0;
+}
+
+static struct cvx cancel_x;
+static volatile int cancel_slack = -1;
+
+static void cancel_cleanup(void *p)
+{
+	(void)p;
+	cancel_slack = prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
+	pthread_mutex_unlock(&cancel_x.mu);
+}
+
+static void *cancel_main(void *p)
+{
+	long us = *(long *)p;
+	pthread_mutex_lock(&cancel_x.mu);
+	pthread_cleanup_push(cancel_cleanup, NULL);
+	for (;;)
+		cvx_wait(&cancel_x, now_ns(CLOCK_MONOTONIC) + us * 1000);
+	pthread_cleanup_pop(1);
+	return NULL;
+}
+
+static int cmd_cvcancel(long us)
+{
+	pthread_t th;
+	void *res = NULL;
+	cvx_init(&cancel_x, "timed-mono");
+	int before = prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
+	pthread_create(&th, NULL, cancel_main, &us);
+	struct timespec ts = ts_of(5000000);
+	nanosleep(&ts, NULL);
+	pthread_cancel(th);
+	pthread_join(th, &res);
+	printf("canceled=%d\nslack_before=%d\nslack_in_cleanup=%d\n",
+	       res == PTHREAD_CANCELED, before, cancel_slack);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2)
@@ -280,8 +510,21 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(cmd, "overhead") == 0 && argc == 3)
 		return cmd_overhead(a);
+	if (strcmp(cmd, "cvwait") == 0 && argc == 5)
+		return cmd_cvwait(argv[2], b, c);
+	if (strcmp(cmd, "cvsignal") == 0 && argc == 5)
+		return cmd_cvsignal(argv[2], b, c);
+	if (strcmp(cmd, "cvmix") == 0 && argc == 4)
+		return sleep_n(a, b) || cmd_cvwait("timed-mono", a, b);
+	if (strcmp(cmd, "cvbad") == 0 && argc == 2)
+		return cmd_cvbad();
+	if (strcmp(cmd, "cvold") == 0 && argc == 4)
+		return cmd_cvold(a, b);
+	if (strcmp(cmd, "cvcancel") == 0 && argc == 3)
+		return cmd_cvcancel(a);
 usage:
 	fprintf(stderr, "usage: sleep_workload loop|usleep|threads|abs|eintr|"
-		"errno|other|fork|exec|churn|bench|overhead ARGS\n");
+		"errno|other|fork|exec|churn|bench|overhead|cvwait|cvsignal|"
+		"cvmix|cvbad|cvold|cvcancel ARGS\n");
 	return 2;
 }

@@ -1,7 +1,9 @@
 /*
  * Tests for reports/sleep: the table, JSON, Markdown and CSV of a
  * constructed benchmark (three modes x two durations, values set by hand
- * below), the JSON keys of shared/DESIGN.md, and the cheapest line.
+ * below), the JSON keys of shared/DESIGN.md, and the cheapest line; and
+ * the sleep interposer's report of a --sleep-mode run, whose condvar
+ * timed waits are shown apart from its sleeps.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -300,6 +302,123 @@ static void test_sleep_report__markdown_and_csv(void **state)
 	free(out);
 }
 
+/* ---- the interposer's report ---- */
+
+/* One thread that slept and waited on condvars, one that only slept. */
+static struct db_sleep_usage *make_usage(const char *mode, bool with_cv)
+{
+	struct db_sleep_usage *u = calloc(1, sizeof(*u));
+	u->mode = strdup(mode);
+	u->threshold_us = 2000;
+	u->status = strdup("applied");
+	u->processes = 1;
+	u->max_spinners = 1;
+	u->spinners_default = true;
+	u->ncpus = 2;
+	if (with_cv)
+		u->cv_served_by = strdup(!strcmp(mode, "passthrough") ?
+					 "the real function" : "timer slack 1 ns");
+	u->nthreads = 2;
+	u->threads = calloc(2, sizeof(*u->threads));
+	u->threads[0] = (struct db_sleep_thread){
+		.tid = 700, .pid = 700, .name = strdup("main"), .served = 40,
+		.p50_ns = 3100, .p90_ns = 4000, .p99_ns = 5200, .p999_ns = 6100,
+		.max_ns = 7000, .mean_ns = 3300, .req_hist = strdup("8:40"),
+		.cv_served = 30, .cv_passed = 2, .cv_woken = 5, .cv_timedout = 25,
+		.cv_p50_ns = 21500, .cv_p90_ns = 24000, .cv_p99_ns = 31000,
+		.cv_p999_ns = 33000, .cv_max_ns = 35500, .cv_mean_ns = 22250,
+	};
+	u->threads[1] = (struct db_sleep_thread){
+		.tid = 701, .pid = 700, .name = strdup("io"), .served = 10,
+		.req_hist = strdup("6:10"),
+	};
+	return u;
+}
+
+static char *render_usage(const struct db_sleep_usage *u, enum out_format fmt)
+{
+	struct tu_buf b;
+	FILE *fp = tu_buf_open(&b);
+	if (fmt == OUT_JSON) {
+		struct jw w;
+		jw_init(&w, fp, 2);
+		report_sleep_usage_json(u, &w);
+		jw_end(&w);
+	} else {
+		report_sleep_usage(u, fmt, fp);
+	}
+	return (char *)tu_buf_close(&b);
+}
+
+static void test_sleep_report__usage_condvar_waits_apart(void **state)
+{
+	(void)state;
+	struct db_sleep_usage *u = make_usage("hybrid:20", true);
+	char *out = render_usage(u, OUT_TABLE);
+	/* the sleeps' table is the sleeps' alone ... */
+	expect(out, " sleeps under 2000 us served as hybrid:20, at most 1 spinning");
+	expect(out, "\n 700  main      40       0      0         0     3.1");
+	/* ... and the condvar waits follow, with how they were served */
+	expect(out, "\n condvar waits under 2000 us: 30 served by timer slack 1 ns "
+	       "under mode hybrid:20, 2 passed through\n"
+	       " (a condvar waiter wakes only inside the real wait: hybrid:20 in "
+	       "its place would lose signals; see docs/sleep.md)\n");
+	expect(out, "tid  name  served  passed  woken  timed out  p50 us  p99 us  "
+	       "p99.9 us  max us\n");
+	expect(out, " 700  main      30       2      5         25    21.5    31.0  "
+	       "    33.0    35.5\n");
+	/* the thread that made no condvar wait has no row there */
+	const char *cv = strstr(out, "condvar waits");
+	assert_null(strstr(cv, " io "));
+	free(out);
+
+	out = render_usage(u, OUT_JSON);
+	expect(out, "\"condvar_served_by\": \"timer slack 1 ns\"");
+	expect(out, "\"condvar\": {\n");
+	expect(out, "\"served\": 30,\n");
+	expect(out, "\"timed_out\": 25,\n");
+	expect(out, "\"overshoot_us\": {\"p50\": 21.5, \"p90\": 24, \"p99\": 31, "
+	       "\"p999\": 33, \"max\": 35.5, \"mean\": 22.25}");
+	/* the sleeps' own counts are untouched by the waits */
+	expect(out, "\"served_by_mode\": 50,");
+	free(out);
+	db_sleep_usage_free(u);
+
+	/* slack1 serves them as it serves sleeps: no note */
+	u = make_usage("slack1", true);
+	out = render_usage(u, OUT_MARKDOWN);
+	expect(out, "condvar waits under 2000 us: 30 served by timer slack 1 ns "
+	       "under mode slack1, 2 passed through\n");
+	assert_null(strstr(out, "would lose signals"));
+	expect(out, "| tid | name | served | passed | woken | timed out |");
+	free(out);
+	db_sleep_usage_free(u);
+}
+
+static void test_sleep_report__usage_before_condvars(void **state)
+{
+	(void)state;
+	/* a run stored before the interposer took condvar waits: no
+	 * section, and null where machines look */
+	struct db_sleep_usage *u = make_usage("timerfd", false);
+	char *out = render_usage(u, OUT_TABLE);
+	assert_null(strstr(out, "condvar"));
+	free(out);
+	out = render_usage(u, OUT_JSON);
+	expect(out, "\"condvar\": null");
+	expect(out, "\"condvar_served_by\": null");
+	free(out);
+	db_sleep_usage_free(u);
+	/* a run whose workload made none: no section either */
+	u = make_usage("timerfd", true);
+	for (size_t i = 0; i < u->nthreads; i++)
+		u->threads[i].cv_served = u->threads[i].cv_passed = 0;
+	out = render_usage(u, OUT_TABLE);
+	assert_null(strstr(out, "condvar"));
+	free(out);
+	db_sleep_usage_free(u);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -309,6 +428,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_sleep_report__json_parses, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sleep_report__not_stored_and_unpinned, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sleep_report__markdown_and_csv, setup, teardown),
+		cmocka_unit_test(test_sleep_report__usage_condvar_waits_apart),
+		cmocka_unit_test(test_sleep_report__usage_before_condvars),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
