@@ -465,40 +465,7 @@ out:
 	return exit_code;
 }
 
-static const struct opt sleep_opts[] = {
-	OPT_STRING(0, "modes", struct sleep_args, modes, "LIST",
-		   "comma-separated modes (default: all eight)"),
-	OPT_STRING(0, "durations", struct sleep_args, durations, "LIST",
-		   "targets in us, 1..100000 (default 10,20,30,40,50,60,70)"),
-	OPT_LONG(0, "calls", struct sleep_args, calls, "N", 1, SLEEP_CALLS_MAX, NULL,
-		 "calls per thread per cell (default 20000)"),
-	OPT_LONG(0, "threads", struct sleep_args, threads, "N", 1, SLEEP_THREADS_MAX,
-		 NULL, "threads sleeping at once (default 1)"),
-	OPT_CALLBACK(0, "pattern", struct sleep_args, pattern, "P", parse_pattern,
-		     "oneshot: each call sleeps the duration from now\n"
-		     "(default); periodic: absolute deadlines a duration\n"
-		     "apart, as a frame loop sleeps"),
-	OPT_LONG(0, "load", struct sleep_args, load, "N", 0, SLEEP_LOAD_MAX, NULL,
-		 "busy threads spinning in the background (default 0)"),
-	OPT_STRING(0, "pin", struct sleep_args, pin, "MODE",
-		   "pin prof (and so every benchmark thread) first: none,\n"
-		   "largest-llc, llc:N, l2:N, node:N, cpus:LIST"),
-	OPT_INCLUDE(opt_cache_affinity),
-	OPT_STRING(0, "sysfs", struct sleep_args, sysfs, "ROOT",
-		   "read the topology for --pin below ROOT instead of /"),
-	OPT_BOOL(0, "no-store", struct sleep_args, no_store, "do not store the run"),
-	OPT_INCLUDE(opt_output),
-	OPT_INCLUDE(opt_database),
-	OPT_END(),
-};
-
-const struct verb verb_sleep = {
-	.fn = cmd_sleep,
-	.opts = sleep_opts,
-	.args_size = sizeof(struct sleep_args),
-	.init = sleep_init,
-	.max_operands = 0,
-	.help =
+static const char sleep_help[] =
 "usage: prof sleep [--modes LIST] [--durations LIST] [--calls N]\n"
 "                  [--threads N] [--pattern oneshot|periodic] [--load N]\n"
 "                  [--pin MODE | --cache-affinity | --no-cache-affinity]\n"
@@ -528,8 +495,9 @@ const struct verb verb_sleep = {
 "  hybrid[:US] timerfd to US before the deadline, then spin; without US\n"
 "              the margin is calibrated first (timerfd p99.9 + 2 us, at\n"
 "              most 100 us) and printed\n"
-"\n",
-	.help_tail =
+"\n";
+
+static const char sleep_tail[] =
 "The defaults (8 modes x 7 durations x 20,000 calls) take about two\n"
 "minutes.\n"
 "\n"
@@ -540,5 +508,33 @@ const struct verb verb_sleep = {
 "  prof sleep --format svg -o sleep.svg   # overshoot CDFs and CPU per call\n"
 "  # condvar waits of 1 ms as the sleep interposer serves them:\n"
 "  prof run --sleep-mode slack1,threshold=2000 -- \\\n"
-"      prof sleep --no-store --modes condvar --durations 1000\n",
+"      prof sleep --no-store --modes condvar --durations 1000\n";
+
+static const struct opt sleep_opts[] = {
+	OPT_STRING(0, "modes", struct sleep_args, modes, "LIST",
+		   "comma-separated modes (default: all eight)"),
+	OPT_STRING(0, "durations", struct sleep_args, durations, "LIST",
+		   "targets in us, 1..100000 (default 10,20,30,40,50,60,70)"),
+	OPT_LONG(0, "calls", struct sleep_args, calls, "N", 1, SLEEP_CALLS_MAX, NULL,
+		 "calls per thread per cell (default 20000)"),
+	OPT_LONG(0, "threads", struct sleep_args, threads, "N", 1, SLEEP_THREADS_MAX,
+		 NULL, "threads sleeping at once (default 1)"),
+	OPT_CALLBACK(0, "pattern", struct sleep_args, pattern, "P", parse_pattern,
+		     "oneshot: each call sleeps the duration from now\n"
+		     "(default); periodic: absolute deadlines a duration\n"
+		     "apart, as a frame loop sleeps"),
+	OPT_LONG(0, "load", struct sleep_args, load, "N", 0, SLEEP_LOAD_MAX, NULL,
+		 "busy threads spinning in the background (default 0)"),
+	OPT_STRING(0, "pin", struct sleep_args, pin, "MODE",
+		   "pin prof (and so every benchmark thread) first: none,\n"
+		   "largest-llc, llc:N, l2:N, node:N, cpus:LIST"),
+	OPT_INCLUDE(opt_cache_affinity),
+	OPT_STRING(0, "sysfs", struct sleep_args, sysfs, "ROOT",
+		   "read the topology for --pin below ROOT instead of /"),
+	OPT_BOOL(0, "no-store", struct sleep_args, no_store, "do not store the run"),
+	OPT_INCLUDE(opt_output),
+	OPT_INCLUDE(opt_database),
+	OPT_END(),
 };
+
+VERB(sleep, sleep_args, .init = sleep_init, .max_operands = 0);
