@@ -808,7 +808,8 @@ int ab_plan_check(struct ab_plan *p, char **cause)
 			return cause_set(cause, EINVAL,
 					 "--per %s names no score: add --score %s=REGEX",
 					 p->per[i], name);
-		struct ab_score_flags f = { sc->higher_is_better, sc->rate, sc->count };
+		struct ab_score_flags f = { sc->higher_is_better, sc->rate, sc->count,
+					    AB_AGG_LAST, 0 };
 		if (!eq && ab_score_is_rate(sc->name, &f))
 			return cause_set(cause, EINVAL,
 					 "--per %s: '%s' is a rate (per second), and CPU "
