@@ -775,6 +775,14 @@ void recorder_on_record(const struct perf_rec *rec, int origin, void *arg)
 	if (!wanted(r, rec))
 		return;
 	bool sample = rec->type == PERF_RECORD_SAMPLE;
+	/* Another collector's sampler shares the ring buffer (prof record
+	 * -I, --frames): its samples are neither queued nor dropped. */
+	uint32_t ev;
+	if (sample && !event_of(r, rec->u.sample.identifier ? rec->u.sample.identifier
+				: rec->u.sample.id, &ev)) {
+		r->st.unknown_id++;
+		return;
+	}
 	if (sample && !r->o.synchronous) {
 		/* Cheap check before copying: is there room? */
 		size_t need = rec->u.sample.stack_dyn_size + rec->u.sample.nr_callchain * 8 + 512;

@@ -154,7 +154,12 @@ struct recorder;
 struct recorder *recorder_new(const struct recorder_opts *opts);
 void recorder_free(struct recorder *r);
 
-/* Samples carrying this kernel id (counters_sampler_id) belong to event. */
+/*
+ * Samples carrying this kernel id (counters_sampler_id) belong to event.
+ * Every id is mapped before the first record: a sample of an id not
+ * mapped is another sampler's on the same ring buffer (prof record -I
+ * or --frames), counted in unknown_id and neither queued nor dropped.
+ */
 int recorder_map_id(struct recorder *r, uint64_t id, uint32_t event);
 
 /*

@@ -19,6 +19,7 @@
 #include "reports/abstat.h"
 #include "prof/cause.h"
 #include "prof/words.h"
+#include "reports/frames.h"
 
 void ab_plan_init(struct ab_plan *p)
 {
@@ -29,6 +30,7 @@ void ab_plan_init(struct ab_plan *p)
 	p->gate_pct = NAN;
 	p->events = "cache";
 	p->seed = 0x5eed;
+	p->budget_ms = AB_FRAME_BUDGET_MS;
 }
 
 static void settings_free(struct ab_setting *v, size_t n)
@@ -61,6 +63,8 @@ void ab_plan_release(struct ab_plan *p)
 		free(p->per[i]);
 	free(p->per);
 	free(p->events_owned);
+	free(p->frame_regex);
+	free(p->frame_symbol);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -490,38 +494,86 @@ out:
 	return rc;
 }
 
-int ab_plan_add_score(struct ab_plan *p, const char *spec, char **cause)
+/* The frame scores: what --score says, the metric's name, its kind. */
+static const struct {
+	const char *word, *name;
+	enum ab_score_kind kind;
+} frame_scores[] = {
+	{ "p99", "frame_p99_ms", AB_SCORE_FRAME_P99 },
+	{ "p50", "frame_p50_ms", AB_SCORE_FRAME_P50 },
+	{ "long", "long_frames", AB_SCORE_FRAME_LONG },
+};
+#define NFRAME_SCORES (sizeof(frame_scores) / sizeof(frame_scores[0]))
+
+static struct ab_score *new_score(struct ab_plan *p)
 {
-	const char *eq = strchr(spec, '=');
-	if (!eq || eq == spec)
-		return cause_set(cause, EINVAL,
-				 "bad --score '%.40s': expected NAME=REGEX[:higher]",
-				 spec);
-	if (!good_name(spec, (size_t)(eq - spec)))
-		return cause_set(cause, EINVAL, "bad score name in '%.40s'", spec);
 	struct ab_score *v = realloc(p->scores, (p->nscores + 1) * sizeof(*v));
 	if (!v)
 		abort();
 	p->scores = v;
-	struct ab_score *s = &v[p->nscores];
-	memset(s, 0, sizeof(*s));
-	s->name = strndup(spec, (size_t)(eq - spec));
+	memset(&v[p->nscores], 0, sizeof(*v));
+	return &v[p->nscores];
+}
+
+static bool score_taken(const struct ab_plan *p, const char *name)
+{
+	for (size_t i = 0; i < p->nscores; i++)
+		if (!strcmp(p->scores[i].name, name))
+			return true;
+	return false;
+}
+
+/* frame:WORD. The frames themselves come from the run (ab_score_measure). */
+static int add_frame_score(struct ab_plan *p, const char *spec, char **cause)
+{
+	const char *word = spec + strlen("frame:");
+	size_t k = 0;
+	while (k < NFRAME_SCORES && strcmp(frame_scores[k].word, word))
+		k++;
+	if (k == NFRAME_SCORES)
+		return cause_set(cause, EINVAL, "unknown frame score '%.40s': expected "
+				 "frame:p99, frame:p50 or frame:long", spec);
+	if (score_taken(p, frame_scores[k].name))
+		return cause_set(cause, EINVAL, "score '%s' is given twice", spec);
+	struct ab_score *s = new_score(p);
+	s->name = strdup(frame_scores[k].name);
+	s->pattern = strdup(spec);
+	s->kind = frame_scores[k].kind;
+	p->nscores++;
+	return 0;
+}
+
+int ab_plan_add_score(struct ab_plan *p, const char *spec, char **cause)
+{
+	const char *eq = strchr(spec, '=');
+	if (!eq && !strncmp(spec, "frame:", 6))
+		return add_frame_score(p, spec, cause);
+	if (!eq || eq == spec)
+		return cause_set(cause, EINVAL,
+				 "bad --score '%.40s': expected NAME=REGEX[:AGG][:higher] "
+				 "or frame:p99, frame:p50, frame:long", spec);
+	if (!good_name(spec, (size_t)(eq - spec)))
+		return cause_set(cause, EINVAL, "bad score name in '%.40s'", spec);
 	const char *re = eq + 1;
 	size_t len;
 	struct ab_score_flags f;
 	ab_score_flags_of(re, &len, &f);
+	char name[64];
+	snprintf(name, sizeof(name), "%.*s%s", (int)(eq - spec), spec,
+		 ab_score_agg_word(f.agg));
+	if (f.naggs > 1)
+		return cause_set(cause, EINVAL, "score '%.*s' has %u aggregators: give "
+				 "one of :p99, :p50, :mean, :max, :matches", (int)(eq - spec),
+				 spec, f.naggs);
+	if (score_taken(p, name))
+		return cause_set(cause, EINVAL, "score '%s' is given twice", name);
+	struct ab_score *s = new_score(p);
+	s->name = strdup(name);
+	s->agg = f.agg;
 	s->higher_is_better = f.higher_is_better;
 	s->rate = f.rate;
 	s->count = f.count;
 	s->pattern = strndup(re, len);
-	for (size_t i = 0; i < p->nscores; i++) {
-		if (!strcmp(p->scores[i].name, s->name)) {
-			int r = cause_set(cause, EINVAL, "score '%s' is given twice", s->name);
-			free(s->name);
-			free(s->pattern);
-			return r;
-		}
-	}
 	char *why = NULL;
 	int rc = rx_check_pattern(s->pattern, &why);
 	if (rc) {
@@ -550,6 +602,21 @@ int ab_plan_add_score(struct ab_plan *p, const char *spec, char **cause)
 	s->compiled = true;
 	p->nscores++;
 	return 0;
+}
+
+char *ab_score_spec(const struct ab_score *s)
+{
+	char *spec;
+	if (s->kind != AB_SCORE_REGEX) {
+		if (asprintf(&spec, "%s=%s", s->name, s->pattern) < 0)
+			abort();
+		return spec;
+	}
+	if (asprintf(&spec, "%s=%s%s%s%s", s->name, s->pattern, ab_score_agg_word(s->agg),
+		     s->higher_is_better ? ":higher" : "",
+		     s->rate ? ":rate" : s->count ? ":count" : "") < 0)
+		abort();
+	return spec;
 }
 
 int ab_plan_add_per(struct ab_plan *p, const char *name, char **cause)
@@ -613,6 +680,64 @@ static bool parse_num(const char *v, double lo, double hi, double *out)
 	return true;
 }
 
+static bool parse_bool(const char *v, bool *out)
+{
+	if (!strcmp(v, "1") || !strcmp(v, "true") || !strcmp(v, "yes"))
+		*out = true;
+	else if (!strcmp(v, "0") || !strcmp(v, "false") || !strcmp(v, "no"))
+		*out = false;
+	else
+		return false;
+	return true;
+}
+
+int ab_plan_set_frames(struct ab_plan *p, const char *key, const char *value,
+		       char **cause)
+{
+	if (!strcmp(key, "frames")) {
+		if (!parse_bool(value, &p->frames))
+			return cause_set(cause, EINVAL, "bad frames '%.40s': expected "
+					 "yes or no", value);
+	} else if (!strcmp(key, "frame-regex")) {
+		regex_t re;
+		if (!*value || regcomp(&re, value, REG_EXTENDED | REG_NOSUB))
+			return cause_set(cause, EINVAL, "bad --frame-regex '%.40s': not "
+					 "an extended regular expression", value);
+		regfree(&re);
+		free(p->frame_regex);
+		p->frame_regex = strdup(value);
+	} else if (!strcmp(key, "frame-symbol")) {
+		const char *colon = strrchr(value, ':');
+		if (!colon || colon == value || !colon[1])
+			return cause_set(cause, EINVAL, "bad --frame-symbol '%.40s': "
+					 "expected MODULE:SYMBOL", value);
+		free(p->frame_symbol);
+		p->frame_symbol = strdup(value);
+	} else if (!strcmp(key, "budget")) {
+		if (!parse_num(value, 0.001, 1e6, &p->budget_ms))
+			return cause_set(cause, EINVAL, "bad --budget '%.40s': expected "
+					 "milliseconds, e.g. 16.7", value);
+	} else {
+		return cause_set(cause, EINVAL, "unknown frame setting '%.40s'", key);
+	}
+	return 0;
+}
+
+bool ab_plan_has_frames(const struct ab_plan *p)
+{
+	return p->frames || p->frame_regex || p->frame_symbol;
+}
+
+int ab_plan_check_scores(const struct ab_plan *p, char **cause)
+{
+	for (size_t i = 0; i < p->nscores; i++)
+		if (p->scores[i].kind != AB_SCORE_REGEX && !ab_plan_has_frames(p))
+			return cause_set(cause, EINVAL, "--score %s needs --frame-regex, "
+					 "--frame-symbol or --frames: they say where "
+					 "each run's frames begin", p->scores[i].pattern);
+	return 0;
+}
+
 /* A plan key before any [arm] section. */
 static int plan_global(struct ab_plan *p, const char *k, const char *v,
 		       char **cause)
@@ -650,6 +775,9 @@ static int plan_global(struct ab_plan *p, const char *k, const char *v,
 		return ab_plan_add_score(p, v, cause);
 	} else if (!strcmp(k, "per")) {
 		return ab_plan_add_per(p, v, cause);
+	} else if (!strcmp(k, "frames") || !strcmp(k, "frame-regex") ||
+		   !strcmp(k, "frame-symbol") || !strcmp(k, "budget")) {
+		return ab_plan_set_frames(p, k, v, cause);
 	} else if (!strcmp(k, "working-set")) {
 		p->working_set = !strcmp(v, "1") || !strcmp(v, "true") || !strcmp(v, "yes");
 	} else if (!strcmp(k, "no-shell")) {
@@ -808,7 +936,8 @@ int ab_plan_check(struct ab_plan *p, char **cause)
 			return cause_set(cause, EINVAL,
 					 "--per %s names no score: add --score %s=REGEX",
 					 p->per[i], name);
-		struct ab_score_flags f = { sc->higher_is_better, sc->rate, sc->count };
+		struct ab_score_flags f = { sc->higher_is_better, sc->rate, sc->count,
+					    sc->agg, sc->agg != AB_AGG_LAST };
 		if (!eq && ab_score_is_rate(sc->name, &f))
 			return cause_set(cause, EINVAL,
 					 "--per %s: '%s' is a rate (per second), and CPU "
@@ -819,7 +948,7 @@ int ab_plan_check(struct ab_plan *p, char **cause)
 					 "score that only looks like a rate can say :count",
 					 p->per[i], name, name, name, name);
 	}
-	return 0;
+	return ab_plan_check_scores(p, cause);
 }
 
 char **ab_plan_exec_argv(const struct ab_plan *p, size_t a, int *argc)
@@ -877,12 +1006,42 @@ void ab_plan_order(const struct ab_plan *p, int r, size_t *out)
 	}
 }
 
-/* The last match of s that reads as a number in the line [ls, e) of
- * text (e just past its '\n', if it has one). */
-static int search_line(const struct ab_score *s, const char *text, size_t ls,
-		       size_t e, double *value)
+/* What a search gathers: the last number, or every number and match. */
+struct score_acc {
+	bool all;		/* every line, not only the last that has one */
+	bool keep;		/* keep every number (for an aggregate) */
+	double last;
+	bool have_last;		/* a number was read */
+	double *v;
+	size_t n, cap;
+	size_t matches;
+	bool oom;
+};
+
+static void acc_add(struct score_acc *a, double v)
 {
-	bool found = false;
+	a->last = v;
+	a->have_last = true;
+	if (!a->keep)
+		return;
+	if (a->n == a->cap) {
+		size_t cap = a->cap ? a->cap * 2 : 256;
+		double *p = realloc(a->v, cap * sizeof(*p));
+		if (!p) {
+			a->oom = true;
+			return;
+		}
+		a->v = p;
+		a->cap = cap;
+	}
+	a->v[a->n++] = v;
+}
+
+/* Every match of s in the line [ls, e) of text (e just past its '\n',
+ * if it has one) into acc; those that read as a number with their value. */
+static int search_line(const struct ab_score *s, const char *text, size_t ls,
+		       size_t e, struct score_acc *acc)
+{
 	for (size_t p = ls; p < e; ) {
 		regmatch_t m[2];
 		m[0].rm_so = (regoff_t)p;
@@ -894,6 +1053,7 @@ static int search_line(const struct ab_score *s, const char *text, size_t ls,
 			return -ENOMEM;
 		if (r)
 			break;
+		acc->matches++;
 		regmatch_t g = m[1].rm_so >= 0 ? m[1] : m[0];
 		char buf[64];
 		size_t len = (size_t)(g.rm_eo - g.rm_so);
@@ -902,19 +1062,51 @@ static int search_line(const struct ab_score *s, const char *text, size_t ls,
 			buf[len] = '\0';
 			char *end;
 			double v = strtod(buf, &end);
-			if (end != buf && isfinite(v)) {
-				*value = v;
-				found = true;
-			}
+			if (end != buf && isfinite(v))
+				acc_add(acc, v);
 		}
 		/* An empty match (the checks refuse such patterns, but a
 		 * zero-width assertion may slip through): step on. */
 		p = m[0].rm_eo > m[0].rm_so ? (size_t)m[0].rm_eo : (size_t)m[0].rm_so + 1;
 	}
-	return found ? 0 : -ENOENT;
+	return acc->oom ? -ENOMEM : 0;
 }
 
-/* The search itself: lines from the last one back, within the budget. */
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+double ab_score_aggregate(enum ab_score_agg agg, double *v, size_t n)
+{
+	double pct = agg == AB_AGG_P99 ? 99 : 50, sum = 0, max = v[0];
+	switch (agg) {
+	case AB_AGG_P99:
+	case AB_AGG_P50: {
+		qsort(v, n, sizeof(*v), cmp_double);
+		size_t k = (size_t)ceil(pct / 100.0 * (double)n);
+		return v[(k ? k : 1) - 1];
+	}
+	case AB_AGG_MEAN:
+		for (size_t i = 0; i < n; i++)
+			sum += v[i];
+		return sum / (double)n;
+	case AB_AGG_MAX:
+		for (size_t i = 1; i < n; i++)
+			max = v[i] > max ? v[i] : max;
+		return max;
+	case AB_AGG_MATCHES:
+		return (double)n;
+	default:
+		return v[n - 1];
+	}
+}
+
+/*
+ * The search itself, within the budget: for the last match, lines from
+ * the last one back until one has a number; for an aggregate, every line.
+ */
 static int search_text(const struct ab_score *s, const char *text, double *value)
 {
 	size_t len = strlen(text);
@@ -924,17 +1116,31 @@ static int search_text(const struct ab_score *s, const char *text, double *value
 		const char *nl = memchr(text + start, '\n', len - start);
 		start = nl ? (size_t)(nl - text) + 1 : len;
 	}
-	for (size_t e = len; e > start; ) {
+	struct score_acc acc = {
+		.all = s->agg != AB_AGG_LAST,
+		.keep = s->agg != AB_AGG_LAST && s->agg != AB_AGG_MATCHES,
+	};
+	int rc = 0;
+	for (size_t e = len; e > start && !rc; ) {
 		size_t body = text[e - 1] == '\n' ? e - 1 : e;
 		const char *nl = body > start ? memrchr(text + start, '\n', body - start)
 			       : NULL;
 		size_t ls = nl ? (size_t)(nl - text) + 1 : start;
-		int rc = search_line(s, text, ls, e, value);
-		if (rc != -ENOENT)
-			return rc;
+		rc = search_line(s, text, ls, e, &acc);
+		if (!rc && !acc.all && acc.have_last)
+			break;
 		e = ls;
 	}
-	return -ENOENT;
+	if (!rc && s->agg == AB_AGG_MATCHES)
+		*value = (double)acc.matches;
+	else if (!rc && s->agg == AB_AGG_LAST && acc.have_last)
+		*value = acc.last;
+	else if (!rc && acc.n)
+		*value = ab_score_aggregate(s->agg, acc.v, acc.n);
+	if (!rc && !(s->agg == AB_AGG_MATCHES ? acc.matches : acc.have_last))
+		rc = -ENOENT;
+	free(acc.v);
+	return rc;
 }
 
 struct score_reply {
@@ -967,6 +1173,8 @@ static void limit_child(void)
 
 int ab_score_find(const struct ab_score *s, const char *text, double *value)
 {
+	if (!s->compiled)
+		return -EINVAL;	/* a frame score: ab_score_measure reads it */
 	int fds[2];
 	if (pipe2(fds, O_CLOEXEC))
 		return -errno;
@@ -1008,4 +1216,32 @@ int ab_score_find(const struct ab_score *s, const char *text, double *value)
 	if (WIFSIGNALED(st) && (WTERMSIG(st) == SIGXCPU || WTERMSIG(st) == SIGKILL))
 		return -ETIME;
 	return -ENOMEM;
+}
+
+int ab_score_measure(const struct ab_score *s, const char *out, const char *err,
+		     const struct db_run *run, double *value)
+{
+	switch (s->kind) {
+	case AB_SCORE_FRAME_P99:
+	case AB_SCORE_FRAME_P50:
+		if (!run->nframes)
+			return -ENOENT;
+		*value = frames_pct_ms(run, s->kind == AB_SCORE_FRAME_P99 ? 99 : 50);
+		return 0;
+	case AB_SCORE_FRAME_LONG:
+		if (!run->nframes)
+			return -ENOENT;
+		*value = (double)frames_long(run);
+		return 0;
+	default:
+		break;
+	}
+	int rc = ab_score_find(s, out, value);
+	if (rc == -ENOENT && err && *err)
+		rc = ab_score_find(s, err, value);
+	if (rc == -ENOENT && s->agg == AB_AGG_MATCHES) {
+		*value = 0;	/* no match is a count too */
+		rc = 0;
+	}
+	return rc;
 }

@@ -9,8 +9,16 @@
  * sections whose keys (command, pin, cwd, sleep, env.VAR) apply to that
  * arm; keys before any section are the experiment's (rounds, warmup,
  * order, seed, settle, gate, events, score, per, keep-going,
- * allow-generic, no-shell, and pin, cwd,
- * sleep, env.VAR for every arm). Caller-owned; not thread-safe.
+ * allow-generic, no-shell, frames, frame-regex, frame-symbol, budget,
+ * and pin, cwd, sleep, env.VAR for every arm). Caller-owned; not
+ * thread-safe.
+ *
+ * A score is NAME=REGEX, a number read from each run's output (the last
+ * match, or with a trailing :p99, :p50, :mean, :max or :matches an
+ * aggregate over every match, named NAME:p99 and so on), or frame:p99,
+ * frame:p50 or frame:long, read from the frames each run stored
+ * (named frame_p99_ms, frame_p50_ms, long_frames), which need a frame
+ * method (frames, frame-regex or frame-symbol).
  */
 #ifndef PROF_ABPLAN_H
 #define PROF_ABPLAN_H
@@ -20,6 +28,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+
+#include "db/runs.h"
+#include "reports/abstat.h"
 
 struct ab_setting {
 	char *key;		/* pin, cwd, sleep, env.VAR */
@@ -36,14 +47,25 @@ struct ab_arm {
 	size_t nsettings;
 };
 
+enum ab_score_kind {
+	AB_SCORE_REGEX,		/* NAME=REGEX[:AGG]: from the run's output */
+	AB_SCORE_FRAME_P99,	/* frame:p99: from the run's frames, in ms */
+	AB_SCORE_FRAME_P50,	/* frame:p50 */
+	AB_SCORE_FRAME_LONG,	/* frame:long: frames over the budget */
+};
+
 struct ab_score {
-	char *name;
-	char *pattern;
+	char *name;			/* NAME, NAME:p99, frame_p99_ms, ... */
+	char *pattern;			/* the regex; "frame:p99" for a frame score */
+	enum ab_score_kind kind;
+	enum ab_score_agg agg;		/* a regex's aggregate over its matches */
 	bool higher_is_better;
 	bool rate, count;		/* declared :rate or :count */
 	regex_t re;
 	bool compiled;
 };
+
+#define AB_FRAME_BUDGET_MS 16.7
 
 enum ab_order { ORDER_ABBA, ORDER_ALTERNATE, ORDER_RANDOM };
 
@@ -70,6 +92,11 @@ struct ab_plan {
 	bool aa;
 	bool working_set;		/* --working-set on every run */
 	bool no_shell;			/* -N: exec the split words; else sh -c */
+	/* Frame boundaries for every run, as prof run finds them. */
+	bool frames;			/* prof_frame() markers */
+	char *frame_regex;		/* a frame per matching stdout line */
+	char *frame_symbol;		/* MODULE:SYMBOL, a frame per call */
+	double budget_ms;		/* a longer frame is long (16.7) */
 };
 
 void ab_plan_init(struct ab_plan *p);
@@ -79,9 +106,34 @@ void ab_plan_release(struct ab_plan *p);
 int ab_plan_add_arm(struct ab_plan *p, const char *spec, char **cause);
 /* --set [ARM.]KEY=VALUE. -EINVAL for an unknown arm or key. */
 int ab_plan_set(struct ab_plan *p, const char *spec, char **cause);
-/* --score NAME=REGEX[:higher]. -EINVAL for a regex that does not compile
- * or that the bounds below refuse, with the reason in *cause. */
+/*
+ * --score NAME=REGEX[:AGG][:higher][:rate|:count], or frame:p99|p50|long.
+ * Only trailing words from those lists are read as such, so a regex may
+ * hold ':' anywhere else ('lat=time: ([0-9]+)'); one that must end in
+ * ":max" itself can write "[:]max". -EINVAL with the reason in *cause
+ * for a regex that does not compile or that the bounds below refuse, two
+ * aggregators, an unknown frame score, or a name given twice.
+ */
 int ab_plan_add_score(struct ab_plan *p, const char *spec, char **cause);
+/*
+ * A frame setting, from an option or a plan file: key "frames" (value
+ * 1/true/yes or 0/false/no), "frame-regex" (an extended regex),
+ * "frame-symbol" (MODULE:SYMBOL) or "budget" (milliseconds). -EINVAL
+ * with *cause for a bad value or key.
+ */
+int ab_plan_set_frames(struct ab_plan *p, const char *key, const char *value,
+		       char **cause);
+/* Whether runs are to find frames (any of the frame settings). */
+bool ab_plan_has_frames(const struct ab_plan *p);
+/* Every frame score has a frame method to read from: 0, or -EINVAL
+ * with *cause naming the score and the options. */
+int ab_plan_check_scores(const struct ab_plan *p, char **cause);
+/*
+ * The score as an experiment stores it: "NAME=REGEX[:AGG][:higher]
+ * [:rate|:count]" (NAME with its aggregator: "ns:p99=([0-9]+) ns:p99"),
+ * or "frame_p99_ms=frame:p99". malloc'd.
+ */
+char *ab_score_spec(const struct ab_score *s);
 /* --per COUNT or --per UNIT=RATE: COUNT a score that counts units (CPU
  * ms per unit = CPU ms / COUNT); RATE a score per second (units = RATE x
  * wall time). Checked in ab_plan_check, which refuses a bare rate. */
@@ -102,7 +154,8 @@ int ab_plan_read(struct ab_plan *p, const char *path, char **cause);
 /* The same from fp, read to its end and left open; path names it in causes. */
 int ab_plan_read_file(struct ab_plan *p, FILE *fp, const char *path, char **cause);
 /* After everything is read: at least two arms (one with --aa), every arm
- * has a command, every --per names a score. */
+ * has a command, every --per names a score, every frame score has a
+ * frame method (ab_plan_check_scores). */
 int ab_plan_check(struct ab_plan *p, char **cause);
 
 /*
@@ -147,11 +200,29 @@ void ab_plan_order(const struct ab_plan *p, int r, size_t *out);
 #define AB_SCORE_MEM_MB 256
 
 /*
- * The last match of score s in text that reads as a number (its first
- * capture group, else the whole match): 0 with *value; -ENOENT when there
- * is none; -ETIME or -ENOMEM when the search ran out of its CPU time or
- * memory; another negative errno when it could not start.
+ * Score s of a regex in text: the last match that reads as a number (its
+ * first capture group, else the whole match), or s->agg over every such
+ * match in the searched text (:matches counts every match, number or
+ * not): 0 with *value; -ENOENT when there is none; -ETIME or -ENOMEM when
+ * the search ran out of its CPU time or memory; another negative errno
+ * when it could not start.
  */
 int ab_score_find(const struct ab_score *s, const char *text, double *value);
+
+/*
+ * agg of v[0..n), n > 0 (v is sorted in place): the nearest-rank
+ * percentile (the ceil(p/100 * n)-th smallest, as prof report --frames
+ * takes p99), the mean, the largest, or n for :matches; the last value
+ * for AB_AGG_LAST.
+ */
+double ab_score_aggregate(enum ab_score_agg agg, double *v, size_t n);
+
+/*
+ * Score s of one run: a frame score from the run's stored frames (-ENOENT
+ * when it has none); a regex's from out, then err when out has no match
+ * (ab_score_find). A :matches score that matches neither is 0.
+ */
+int ab_score_measure(const struct ab_score *s, const char *out, const char *err,
+		     const struct db_run *run, double *value);
 
 #endif

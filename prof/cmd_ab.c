@@ -69,6 +69,19 @@ PLAN_OPTION(parse_order, ab_plan_set_order)
 PLAN_OPTION(parse_score, ab_plan_add_score)
 PLAN_OPTION(parse_per, ab_plan_add_per)
 
+static int set_frame_regex(struct ab_plan *p, const char *arg, char **cause)
+{
+	return ab_plan_set_frames(p, "frame-regex", arg, cause);
+}
+
+static int set_frame_symbol(struct ab_plan *p, const char *arg, char **cause)
+{
+	return ab_plan_set_frames(p, "frame-symbol", arg, cause);
+}
+
+PLAN_OPTION(parse_frame_regex, set_frame_regex)
+PLAN_OPTION(parse_frame_symbol, set_frame_symbol)
+
 static int parse_seed(struct verb_ctx *vc, const char *arg, void *plan)
 {
 	struct ab_plan *p = plan;
@@ -247,6 +260,10 @@ static int cmd_ab(struct verb_ctx *vc)
 	if ((rc = ab_plan_check(&o->plan, &cause)))
 		return verb_usage_cause(vc, cause);
 	struct ab_plan *p = &o->plan;
+	/* A symbol the module lacks stops here, not at the first run. */
+	if (p->frame_symbol && (rc = collect_frames_check_symbol(p->frame_symbol, &cause)))
+		return rc == -EINVAL ? verb_usage_cause(vc, cause)
+				     : fail_cause(cause, EXIT_FAIL);
 	if (p->aa)
 		make_aa(p);
 
@@ -401,18 +418,23 @@ static int cmd_ab(struct verb_ctx *vc)
 	struct db_kv kv[64];
 	size_t nkv = 0;
 	kv[nkv++] = (struct db_kv){ "events", (char *)p->events };
-	char *specs[32];
+	char *specs[40];	/* kv's room: 1 + 40 + 4 frame keys + per + 2 */
 	size_t nspecs = 0;
-	for (size_t i = 0; i < p->nscores && nkv < 48; i++) {
-		if (asprintf(&specs[nspecs], "%s=%s%s%s", p->scores[i].name,
-			     p->scores[i].pattern,
-			     p->scores[i].higher_is_better ? ":higher" : "",
-			     p->scores[i].rate ? ":rate" : p->scores[i].count ? ":count"
-			     : "") < 0)
-			continue;
+	for (size_t i = 0; i < p->nscores && nspecs < 40; i++) {
+		specs[nspecs] = ab_score_spec(&p->scores[i]);
 		kv[nkv++] = (struct db_kv){ "score", specs[nspecs++] };
 	}
-	for (size_t i = 0; i < p->nper && nkv < 63; i++)
+	char budget[32];
+	snprintf(budget, sizeof(budget), "%g", p->budget_ms);
+	if (p->frames)
+		kv[nkv++] = (struct db_kv){ "frames", "markers" };
+	if (p->frame_regex)
+		kv[nkv++] = (struct db_kv){ "frame-regex", p->frame_regex };
+	if (p->frame_symbol)
+		kv[nkv++] = (struct db_kv){ "frame-symbol", p->frame_symbol };
+	if (ab_plan_has_frames(p))
+		kv[nkv++] = (struct db_kv){ "budget_ms", budget };
+	for (size_t i = 0; i < p->nper && nkv < 62; i++)
 		kv[nkv++] = (struct db_kv){ "per", p->per[i] };
 	if (p->working_set)
 		kv[nkv++] = (struct db_kv){ "working-set", "1" };
@@ -479,6 +501,8 @@ static int cmd_ab(struct verb_ctx *vc)
 				.stderr_fd = ofd >= 0 && efd > 0 ? efd : 0,
 				.quiet = done > 0, .kind = "ab", .sleep = ae[a].sleep,
 				.working_set = p->working_set,
+				.frames = ab_plan_has_frames(p), .frame_regex = p->frame_regex,
+				.frame_symbol = p->frame_symbol, .frame_budget_ms = p->budget_ms,
 			};
 			struct db_run run;
 			char *rcause = NULL;
@@ -542,10 +566,8 @@ static int cmd_ab(struct verb_ctx *vc)
 			size_t nsc = 0;
 			for (size_t i = 0; i < p->nscores && i < 64; i++) {
 				sc[nsc].name = p->scores[i].name;
-				sc_rc[nsc] = ab_score_find(&p->scores[i], text, &sc[nsc].value);
-				if (sc_rc[nsc] == -ENOENT && elen)
-					sc_rc[nsc] = ab_score_find(&p->scores[i], etext,
-								   &sc[nsc].value);
+				sc_rc[nsc] = ab_score_measure(&p->scores[i], text, etext,
+							      &run, &sc[nsc].value);
 				sc[nsc].found = sc_rc[nsc] == 0;
 				nsc++;
 			}
@@ -575,7 +597,15 @@ static int cmd_ab(struct verb_ctx *vc)
 				if (sc[i].found)
 					continue;
 				progress_line_clear(&line);
-				if (sc_rc[i] == -ENOENT) {
+				if (sc_rc[i] == -ENOENT && p->scores[i].kind != AB_SCORE_REGEX) {
+					fprintf(stderr, "warning: run %lld (arm %s) has no frames "
+						"for '%s' (%s); left out of that metric\n",
+						(long long)run.id, p->arms[a].name, sc[i].name,
+						p->frame_symbol ? "--frame-symbol: fewer than two "
+						"calls" : p->frame_regex ? "--frame-regex matched "
+						"fewer than two lines" : "--frames: fewer than two "
+						"prof_frame() marks");
+				} else if (sc_rc[i] == -ENOENT) {
 					fprintf(stderr, "warning: run %lld (arm %s) printed no '%s' "
 						"(regex %s); left out of that metric\n",
 						(long long)run.id, p->arms[a].name, sc[i].name,
@@ -690,6 +720,41 @@ out:
 	return exit_code;
 }
 
+static const char ab_help[] =
+"usage: prof ab --arm NAME=COMMAND --arm NAME=COMMAND [...] [options]\n"
+"       prof ab --aa --arm NAME=COMMAND [options]\n"
+"       prof ab --plan FILE [options]\n"
+"\n"
+"Run two or more commands (arms; the first is the baseline) in interleaved\n"
+"rounds, count each run like 'prof run', and compare every metric against\n"
+"the baseline with paired statistics: the per-round log-ratio\n"
+"d = ln(arm / baseline), the effect 100*(exp(mean d) - 1) with its 95% CI\n"
+"from Student's t (the t multiplier is printed: 4.30 at 3 rounds), the\n"
+"exact sign-flip p-value and the smallest p the design can reach, and a\n"
+"verdict against a noise gate: better / worse when the CI excludes 0, the\n"
+"effect clears the gate and p is below 0.05 (which takes 6 rounds or more:\n"
+"fewer never say better or worse), equivalent when the 90% CI lies inside\n"
+"the gate, otherwise inconclusive with the rounds that would likely settle\n"
+"it, estimated from the effect and spread seen so far.\n"
+"\n";
+
+static const char ab_tail[] =
+"Runs that exit non-zero are stored with their status and left out of the\n"
+"statistics (the last lines of their stderr are shown, as text); a score,\n"
+"looked for in a run's stdout and then its stderr, missing from both leaves\n"
+"that run out of that metric, with a warning, never as zero (a :matches\n"
+"score that matches nowhere is 0). A frame score comes from the frames each\n"
+"run stored, which 'prof report RUN --frames' shows. Ctrl-C stops\n"
+"after the current run; the finished rounds are stored and reported.\n"
+"\n"
+"Examples:\n"
+"  prof ab --arm c='./emu --backend c' --arm llvm='./emu --backend llvm' \\\n"
+"          --score fps='([0-9.]+) fps:higher' --per frame=fps --format markdown\n"
+"  prof ab --aa --arm emu='./emu --scene 3' --rounds 8\n"
+"  prof ab --arm a='./game' --arm b='./game --vsync' --score frame:p99 \\\n"
+"          --frame-regex '^frame [0-9]+ took' --score 'ms=took ([0-9.]+) ms:p99'\n"
+"  prof compare          # list stored experiments; prof compare N reprints\n";
+
 static const struct opt ab_opts[] = {
 	OPT_GROUP("Arms and settings:"),
 	OPT_CALLBACK(0, "arm", struct ab_args, plan, "NAME=COMMAND", parse_arm,
@@ -736,7 +801,7 @@ static const struct opt ab_opts[] = {
 		 "all of the time (its values scaled estimates),\n"
 		 "without storing it"),
 	OPT_BOOL(0, "allow-generic", struct ab_args, plan.allow_generic, "as for prof run"),
-	OPT_CALLBACK(0, "score", struct ab_args, plan, "NAME=REGEX[:higher][:rate]",
+	OPT_CALLBACK(0, "score", struct ab_args, plan, "NAME=REGEX[:AGG]|frame:WHAT",
 		     parse_score,
 		     "a number parsed from the workload's output\n"
 		     "(the first capture group of the last match); lower\n"
@@ -745,12 +810,32 @@ static const struct opt ab_opts[] = {
 		     "matched line by line in the last 1 MiB of output;\n"
 		     "one that can match empty text, repeats a\n"
 		     "repetition ('a++', '(a+)*') or back-references is\n"
-		     "refused"),
+		     "refused. AGG takes every match instead: :p99 or :p50\n"
+		     "(nearest rank), :mean, :max, or :matches (how many\n"
+		     "matched), and names the score NAME:p99 and so on.\n"
+		     "Only these words at the very end are read so; a ':'\n"
+		     "elsewhere is the regex's ('[:]max' ends one in :max).\n"
+		     "frame:p99, frame:p50 (ms) and frame:long (frames\n"
+		     "over --budget) read each run's frames instead, as\n"
+		     "frame_p99_ms, frame_p50_ms and long_frames"),
 	OPT_CALLBACK(0, "per", struct ab_args, plan, "COUNT|UNIT=RATE", parse_per,
 		     "CPU ms per unit: COUNT a score that counts them\n"
 		     "(frames); UNIT=RATE counts them as a rate score\n"
 		     "times the run's wall time (frame=fps). A bare rate\n"
 		     "is refused: CPU ms per fps is no cost per frame"),
+	OPT_BOOL(0, "frames", struct ab_args, plan.frames,
+		 "find each run's frames as prof run --frames does:\n"
+		 "the workload's prof_frame() marks"),
+	OPT_CALLBACK(0, "frame-regex", struct ab_args, plan, "RE", parse_frame_regex,
+		     "the same from each line of the workload's stdout\n"
+		     "that matches RE (prof run --frame-regex)"),
+	OPT_CALLBACK(0, "frame-symbol", struct ab_args, plan, "MODULE:SYMBOL",
+		     parse_frame_symbol,
+		     "the same from each call of SYMBOL (prof run\n"
+		     "--frame-symbol)"),
+	OPT_DOUBLE(0, "budget", struct ab_args, plan.budget_ms, "MS", 0.001, 1e6,
+		   "a number of milliseconds",
+		   "a frame longer than MS is long (default 16.7)"),
 	OPT_BOOL(0, "working-set", struct ab_args, plan.working_set,
 		 "measure each run's touched code and data, as prof\n"
 		 "run --working-set does (for prof explain)"),
@@ -767,40 +852,7 @@ static const struct opt ab_opts[] = {
 	OPT_END(),
 };
 
-const struct verb verb_ab = {
-	.fn = cmd_ab,
-	.opts = ab_opts,
-	.args_size = sizeof(struct ab_args),
-	.init = ab_args_init,
-	.release = ab_args_release,
-	.max_operands = VERB_ANY_OPERANDS,
-	.help =
-"usage: prof ab --arm NAME=COMMAND --arm NAME=COMMAND [...] [options]\n"
-"       prof ab --aa --arm NAME=COMMAND [options]\n"
-"       prof ab --plan FILE [options]\n"
-"\n"
-"Run two or more commands (arms; the first is the baseline) in interleaved\n"
-"rounds, count each run like 'prof run', and compare every metric against\n"
-"the baseline with paired statistics: the per-round log-ratio\n"
-"d = ln(arm / baseline), the effect 100*(exp(mean d) - 1) with its 95% CI\n"
-"from Student's t (the t multiplier is printed: 4.30 at 3 rounds), the\n"
-"exact sign-flip p-value and the smallest p the design can reach, and a\n"
-"verdict against a noise gate: better / worse when the CI excludes 0, the\n"
-"effect clears the gate and p is below 0.05 (which takes 6 rounds or more:\n"
-"fewer never say better or worse), equivalent when the 90% CI lies inside\n"
-"the gate, otherwise inconclusive with the rounds that would likely settle\n"
-"it, estimated from the effect and spread seen so far.\n"
-"\n",
-	.help_tail =
-"Runs that exit non-zero are stored with their status and left out of the\n"
-"statistics (the last lines of their stderr are shown, as text); a score,\n"
-"looked for in a run's stdout and then its stderr, missing from both leaves\n"
-"that run out of that metric, with a warning, never as zero. Ctrl-C stops\n"
-"after the current run; the finished rounds are stored and reported.\n"
-"\n"
-"Examples:\n"
-"  prof ab --arm c='./emu --backend c' --arm llvm='./emu --backend llvm' \\\n"
-"          --score fps='([0-9.]+) fps:higher' --per frame=fps --format markdown\n"
-"  prof ab --aa --arm emu='./emu --scene 3' --rounds 8\n"
-"  prof compare          # list stored experiments; prof compare N reprints\n",
-};
+VERB(ab, ab_args,
+     .init = ab_args_init,
+     .release = ab_args_release,
+     .max_operands = VERB_ANY_OPERANDS);

@@ -75,6 +75,20 @@ static int parse_score(struct verb_ctx *vc, const char *arg, void *plan)
 	return rc ? verb_usage_cause(vc, cause) : 0;
 }
 
+static int parse_frame_regex(struct verb_ctx *vc, const char *arg, void *plan)
+{
+	char *cause = NULL;
+	int rc = ab_plan_set_frames(plan, "frame-regex", arg, &cause);
+	return rc ? verb_usage_cause(vc, cause) : 0;
+}
+
+static int parse_frame_symbol(struct verb_ctx *vc, const char *arg, void *plan)
+{
+	char *cause = NULL;
+	int rc = ab_plan_set_frames(plan, "frame-symbol", arg, &cause);
+	return rc ? verb_usage_cause(vc, cause) : 0;
+}
+
 static int parse_order(struct verb_ctx *vc, const char *arg, void *plan)
 {
 	char *cause = NULL;
@@ -169,6 +183,14 @@ static int check_args(struct press *ps)
 	if (ps->cat && o->cpus && strchr(o->cpus, ','))
 		return usage_error(vc->name, "--method cat runs no co-runner: --cpus "
 				   "takes the workload's CPU alone");
+	char *cause = NULL;
+	if (ab_plan_check_scores(p, &cause))
+		return verb_usage_cause(vc, cause);
+	/* A symbol the module lacks stops here, not at the first run. */
+	int rc = p->frame_symbol ? collect_frames_check_symbol(p->frame_symbol, &cause) : 0;
+	if (rc)
+		return rc == -EINVAL ? verb_usage_cause(vc, cause)
+				     : fail_cause(cause, EXIT_FAIL);
 	if (!o->metric && p->nscores)
 		o->metric = p->scores[0].name;
 	if (!o->metric)
@@ -463,13 +485,19 @@ static int create_experiment(struct press *ps, struct host_facts *hf)
 	kv_add(&exp.settings, &exp.nsettings, "method", strdup(o->method));
 	kv_add(&exp.settings, &exp.nsettings, "metric", strdup(o->metric));
 	kv_add(&exp.settings, &exp.nsettings, "events", strdup(o->plan.events));
-	for (size_t i = 0; i < o->plan.nscores; i++) {
-		char *spec;
-		if (asprintf(&spec, "%s=%s%s", o->plan.scores[i].name, o->plan.scores[i].pattern,
-			     o->plan.scores[i].higher_is_better ? ":higher" : "") < 0)
-			abort();
-		kv_add(&exp.settings, &exp.nsettings, "score", spec);
-	}
+	for (size_t i = 0; i < o->plan.nscores; i++)
+		kv_add(&exp.settings, &exp.nsettings, "score",
+		       ab_score_spec(&o->plan.scores[i]));
+	if (o->plan.frames)
+		kv_add(&exp.settings, &exp.nsettings, "frames", strdup("markers"));
+	if (o->plan.frame_regex)
+		kv_add(&exp.settings, &exp.nsettings, "frame-regex",
+		       strdup(o->plan.frame_regex));
+	if (o->plan.frame_symbol)
+		kv_add(&exp.settings, &exp.nsettings, "frame-symbol",
+		       strdup(o->plan.frame_symbol));
+	if (ab_plan_has_frames(&o->plan))
+		kv_add(&exp.settings, &exp.nsettings, "budget_ms", fmt_num(o->plan.budget_ms));
 	kv_add(&exp.settings, &exp.nsettings, "domain.level", fmt_u64((uint64_t)d->level));
 	kv_add(&exp.settings, &exp.nsettings, "domain.bytes", fmt_u64(d->size_bytes));
 	char *cpus = cpumask_format(&d->cpus);
@@ -590,6 +618,8 @@ static int run_slot(struct press *ps, size_t s, int round, size_t pos, bool warm
 	struct runner_opts ro = {
 		.argv = w->argv, .argc = w->argc, .evs = ps->evs, .nev = ps->nev,
 		.plan = &ps->pin, .out_fd = ofd, .quiet = quiet, .kind = "pressure",
+		.frames = ab_plan_has_frames(&o->plan), .frame_regex = o->plan.frame_regex,
+		.frame_symbol = o->plan.frame_symbol, .frame_budget_ms = o->plan.budget_ms,
 	};
 	struct db_run run;
 	if (!ps->cat)
@@ -620,7 +650,8 @@ static int run_slot(struct press *ps, size_t s, int round, size_t pos, bool warm
 	size_t nsc = 0;
 	for (size_t i = 0; i < o->plan.nscores && i < 64; i++, nsc++) {
 		sc[nsc].name = o->plan.scores[i].name;
-		sc[nsc].found = !ab_score_find(&o->plan.scores[i], text, &sc[nsc].value);
+		sc[nsc].found = !ab_score_measure(&o->plan.scores[i], text, NULL, &run,
+						  &sc[nsc].value);
 	}
 	note_corunner(ps, sl, &st, &run);
 	rc = db_experiment_add_run(ps->db, ps->exp_id, &run, (int)s, round, (int)pos,
@@ -635,8 +666,10 @@ static int run_slot(struct press *ps, size_t s, int round, size_t pos, bool warm
 		if (sc[i].found)
 			continue;
 		progress_line_clear(&ps->line);
-		fprintf(stderr, "warning: run %lld (%s) printed no '%s'; left out "
-				"of that metric\n", (long long)run.id, sl->name, sc[i].name);
+		fprintf(stderr, "warning: run %lld (%s) %s '%s'; left out of that "
+			"metric\n", (long long)run.id, sl->name,
+			o->plan.scores[i].kind == AB_SCORE_REGEX ? "printed no"
+			: "has too few frames for", sc[i].name);
 	}
 	free(text);
 	db_run_release(&run);
@@ -990,9 +1023,20 @@ static const struct opt pressure_opts[] = {
 		   "as for prof run (default: cache)"),
 	OPT_BOOL(0, "allow-generic", struct press_args, plan.allow_generic,
 		 "as for prof run"),
-	OPT_CALLBACK(0, "score", struct press_args, plan, "NAME=REGEX[:higher]",
-		     parse_score, "a number parsed from the workload's output, as\n"
-		     "for prof ab"),
+	OPT_CALLBACK(0, "score", struct press_args, plan, "NAME=REGEX[:AGG]|frame:WHAT",
+		     parse_score, "a number parsed from the workload's output, or\n"
+		     "frame:p99, frame:p50 or frame:long from its frames,\n"
+		     "as for prof ab"),
+	OPT_BOOL(0, "frames", struct press_args, plan.frames,
+		 "find each run's frames from prof_frame() marks"),
+	OPT_CALLBACK(0, "frame-regex", struct press_args, plan, "RE", parse_frame_regex,
+		     "the same from the workload's stdout lines that\n"
+		     "match RE"),
+	OPT_CALLBACK(0, "frame-symbol", struct press_args, plan, "MODULE:SYMBOL",
+		     parse_frame_symbol, "the same from the calls of SYMBOL"),
+	OPT_DOUBLE(0, "budget", struct press_args, plan.budget_ms, "MS", 0.001, 1e6,
+		   "a number of milliseconds",
+		   "a frame longer than MS is long (default 16.7)"),
 	OPT_GROUP("Output:"),
 	OPT_INCLUDE(opt_output),
 	OPT_BOOL(0, "show-output", struct press_args, show_output,

@@ -43,6 +43,11 @@ struct record_args {
 	bool debuginfod;
 	bool no_kernel;
 	enum sym_lines lines;
+	int interval_ms;	/* -I; 0: off */
+	bool frames;		/* --frames */
+	const char *frame_regex;
+	const char *frame_symbol;
+	double budget_ms;	/* --budget */
 };
 
 static void record_init(void *args)
@@ -52,6 +57,7 @@ static void record_init(void *args)
 	a->stack_bytes = UNWIND_STACK_DEFAULT;
 	a->limit = 10;
 	a->lines = SYM_LINES_OWN;
+	a->budget_ms = 16.7;
 }
 
 /* --lines none|own|all. */
@@ -424,6 +430,8 @@ static int cmd_record(struct verb_ctx *vc)
 	struct record_args *a = vc->args;
 	const struct launch_args *l = &vc->launch;
 	int rc = record_check(vc, a);
+	if (!rc)
+		rc = run_frames_check(vc, a->frames, a->frame_regex, a->frame_symbol);
 	if (rc)
 		return rc;
 	long mmap_pages = l->mmap_pages ? l->mmap_pages
@@ -512,6 +520,11 @@ static int cmd_record(struct verb_ctx *vc)
 		.evs = cev, .nev = ncev, .plan = l->pid ? NULL : &pin, .out_fd = -1,
 		.mmap_pages = (size_t)mmap_pages, .kind = "record",
 		.record_dump = dump,
+		.interval_ms = (unsigned)a->interval_ms,
+		.frames = a->frames || a->frame_regex || a->frame_symbol,
+		.frame_regex = a->frame_regex,
+		.frame_symbol = a->frame_symbol,
+		.frame_budget_ms = a->budget_ms,
 		.collector = &record_collector, .collector_arg = &oc,
 	};
 	/* As for prof run: a signal while storing stops a wait on a lock,
@@ -622,6 +635,7 @@ static int cmd_record(struct verb_ctx *vc)
 	}
 	if (exit_code == EXIT_OK)
 		exit_code = run.exit_status;
+	run_frames_warn(&run, a->frames, a->frame_regex, a->frame_symbol);
 	exit_code = run_incomplete_exit(&run, a->allow_incomplete, exit_code);
 	if (frc || store_rc)
 		exit_code = EXIT_FAIL;
@@ -642,6 +656,35 @@ out_events:
 	free(counted_spec);
 	return exit_code;
 }
+
+static const char record_help[] =
+"usage: prof record [options] [--] COMMAND [ARGS...]\n"
+"       prof record [options] -p PID [--duration SECONDS]\n"
+"\n"
+"Sample COMMAND and every thread and process it starts, with call\n"
+"stacks, store the samples (and the run's per-thread counts) in the\n"
+"database, and print the hottest symbols on stderr (COMMAND's own output\n"
+"is left alone). prof exits with COMMAND's status. Stacks are unwound\n"
+"and symbolized while the command runs; no raw stack bytes are kept.\n"
+"--format svg writes a flame graph instead (--icicle: callers on top),\n"
+"which a browser opens with a click to zoom and a search.\n"
+"\n";
+
+static const char record_tail[] =
+"Every sampled event is counted too, with task-clock, so 'prof report\n"
+"RUN --by total' shows the run's counts. Samples the kernel lost (a full\n"
+"ring buffer) and samples prof could not unwind in time are counted and\n"
+"reported, never hidden. A prof killed before the end stores nothing.\n"
+"Ctrl-C and SIGTERM end the workload as for 'prof run'. If the database\n"
+"cannot take the run at the end (locked, full disk), its counts are\n"
+"printed, the samples are lost, and prof exits 1.\n"
+"\n"
+"Examples:\n"
+"  prof record -- ./build/bin/prof-demo\n"
+"  prof record -e cpu-clock -F 4000 --call-graph dwarf -- ./server --bench\n"
+"  prof report last --by module\n"
+"  prof report last --format folded > out.folded   # for flamegraph.pl\n"
+"  prof record --format svg -o flame.svg -- ./server --bench\n";
 
 static const struct opt record_opts[] = {
 	OPT_INCLUDE(opt_launch),
@@ -697,42 +740,26 @@ static const struct opt record_opts[] = {
 		 "run' says how prof checks)"),
 	OPT_BOOL(0, "allow-generic", struct record_args, allow_generic,
 		 "as for 'prof run'"),
+	OPT_INT('I', "interval", struct record_args, interval_ms, "MS", 10, 3600000,
+		"a number of milliseconds, 10 or more",
+		"also store every thread's counter deltas per\n"
+		"interval of MS milliseconds, as prof run -I does;\n"
+		"'prof report --intervals' lists them"),
+	OPT_BOOL(0, "frames", struct record_args, frames,
+		 "also store the frames the workload marks with\n"
+		 "prof_frame(), as prof run --frames does; 'prof\n"
+		 "report --frames' shows them"),
+	OPT_STRING(0, "frame-regex", struct record_args, frame_regex, "RE",
+		   "the same, a frame per matching stdout line"),
+	OPT_STRING(0, "frame-symbol", struct record_args, frame_symbol, "MODULE:SYMBOL",
+		   "the same, a frame per call of SYMBOL"),
+	OPT_DOUBLE(0, "budget", struct record_args, budget_ms, "MS", 0.001, 1e6,
+		   "a number of milliseconds",
+		   "with --frames: a frame longer than MS is long\n"
+		   "(default 16.7)"),
 	OPT_STRING(0, "record-dump", struct record_args, dump, "FILE",
 		   "save the raw ring-buffer records (for tests)"),
 	OPT_END(),
 };
 
-const struct verb verb_record = {
-	.fn = cmd_record,
-	.opts = record_opts,
-	.args_size = sizeof(struct record_args),
-	.init = record_init,
-	.max_operands = VERB_ANY_OPERANDS,
-	.help =
-"usage: prof record [options] [--] COMMAND [ARGS...]\n"
-"       prof record [options] -p PID [--duration SECONDS]\n"
-"\n"
-"Sample COMMAND and every thread and process it starts, with call\n"
-"stacks, store the samples (and the run's per-thread counts) in the\n"
-"database, and print the hottest symbols on stderr (COMMAND's own output\n"
-"is left alone). prof exits with COMMAND's status. Stacks are unwound\n"
-"and symbolized while the command runs; no raw stack bytes are kept.\n"
-"--format svg writes a flame graph instead (--icicle: callers on top),\n"
-"which a browser opens with a click to zoom and a search.\n"
-"\n",
-	.help_tail =
-"Every sampled event is counted too, with task-clock, so 'prof report\n"
-"RUN --by total' shows the run's counts. Samples the kernel lost (a full\n"
-"ring buffer) and samples prof could not unwind in time are counted and\n"
-"reported, never hidden. A prof killed before the end stores nothing.\n"
-"Ctrl-C and SIGTERM end the workload as for 'prof run'. If the database\n"
-"cannot take the run at the end (locked, full disk), its counts are\n"
-"printed, the samples are lost, and prof exits 1.\n"
-"\n"
-"Examples:\n"
-"  prof record -- ./build/bin/prof-demo\n"
-"  prof record -e cpu-clock -F 4000 --call-graph dwarf -- ./server --bench\n"
-"  prof report last --by module\n"
-"  prof report last --format folded > out.folded   # for flamegraph.pl\n"
-"  prof record --format svg -o flame.svg -- ./server --bench\n",
-};
+VERB(record, record_args, .init = record_init, .max_operands = VERB_ANY_OPERANDS);

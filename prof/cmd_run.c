@@ -5,7 +5,6 @@
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
-#include <regex.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -155,21 +154,7 @@ static int run_once(struct verb_ctx *vc, const struct runner_opts *ro,
 		fprintf(stderr, "note: -I %d is longer than the run (%.0f ms): "
 			"one interval holds it all\n", a->interval_ms,
 			run.wall_s * 1000.0);
-	if (a->frame_symbol && !run.nframes) {
-		char buf[64];
-		fprintf(stderr, "warning: --frame-symbol '%s': the function was "
-			"called fewer than twice: no frames stored\n",
-			cli_echo(a->frame_symbol, buf, sizeof(buf)));
-	} else if (a->frame_regex && !run.nframes) {
-		char buf[64];
-		fprintf(stderr, "warning: --frame-regex '%s' matched no line of the "
-			"workload's output: no frames stored\n",
-			cli_echo(a->frame_regex, buf, sizeof(buf)));
-	} else if (a->frames && !a->frame_regex && !run.nframes) {
-		fprintf(stderr, "warning: --frames: the workload marked no frame "
-			"(prof_frame() from include/prof_marker.h, or use "
-			"--frame-regex): no frames stored\n");
-	}
+	run_frames_warn(&run, a->frames, a->frame_regex, a->frame_symbol);
 	exit_code = run_incomplete_exit(&run, a->allow_incomplete, exit_code);
 	if (mux) {
 		error_msg("run refused (--no-multiplex), not stored: not every "
@@ -243,19 +228,9 @@ static int cmd_run(struct verb_ctx *vc)
 		return usage_error(vc->name, "--sleep-mode applies to a launched "
 				   "command: it preloads an interposer at exec");
 
-	if (l->pid && (a->frames || a->frame_regex || a->frame_symbol))
-		return usage_error(vc->name, "--frames, --frame-regex and "
-				   "--frame-symbol apply to a launched command: "
-				   "they read its output and markers from its start");
-	if (a->frame_regex) {
-		regex_t re;
-		char buf[64];
-		if (regcomp(&re, a->frame_regex, REG_EXTENDED | REG_NOSUB))
-			return usage_error(vc->name, "bad --frame-regex '%s': not an "
-					   "extended regular expression",
-					   cli_echo(a->frame_regex, buf, sizeof(buf)));
-		regfree(&re);
-	}
+	int frc = run_frames_check(vc, a->frames, a->frame_regex, a->frame_symbol);
+	if (frc)
+		return frc;
 
 	char *cause = NULL;
 	struct event_desc *evs = NULL;

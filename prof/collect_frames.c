@@ -231,15 +231,15 @@ static void add_sampler(struct frames_state *st, struct collect_ctx *cx,
 }
 
 /*
- * --frame-symbol MODULE:SYMBOL: a uprobe on SYMBOL's entry, a sample (and
- * a frame boundary) per call. MODULE is a path, or a command found in
- * PATH; SYMBOL is checked here, before the workload starts.
+ * --frame-symbol MODULE:SYMBOL: MODULE's real path into *path (a path,
+ * or a command found in PATH) and SYMBOL's file offset there, found
+ * before the workload starts.
  */
-static int add_probe(struct frames_state *st, struct collect_ctx *cx,
-		     char **cause)
+static int resolve_symbol(const char *spec, char **path, uint64_t *off,
+			  char **cause)
 {
-	const char *spec = cx->o->frame_symbol;
 	const char *colon = strrchr(spec, ':');
+	*path = NULL;
 	if (!colon || colon == spec || !colon[1]) {
 		if (asprintf(cause, "bad --frame-symbol '%s': want MODULE:SYMBOL",
 			     spec) < 0)
@@ -250,9 +250,9 @@ static int add_probe(struct frames_state *st, struct collect_ctx *cx,
 	if (!mod)
 		abort();
 	char *found = strchr(mod, '/') ? NULL : launch_resolve(mod, NULL);
-	st->probe_path = realpath(found ? found : mod, NULL);
+	*path = realpath(found ? found : mod, NULL);
 	free(found);
-	if (!st->probe_path) {
+	if (!*path) {
 		int err = errno;
 		if (asprintf(cause, "--frame-symbol: cannot find module '%s': %s",
 			     mod, ERR_TEXT(err)) < 0)
@@ -261,10 +261,27 @@ static int add_probe(struct frames_state *st, struct collect_ctx *cx,
 		return -err;
 	}
 	free(mod);
+	int rc = uprobe_symbol_offset(*path, colon + 1, off, cause);
+	return rc == -ENOENT ? -EINVAL : rc;	/* not "command not found" */
+}
+
+int collect_frames_check_symbol(const char *spec, char **cause)
+{
+	char *path;
 	uint64_t off;
-	int rc = uprobe_symbol_offset(st->probe_path, colon + 1, &off, cause);
+	int rc = resolve_symbol(spec, &path, &off, cause);
+	free(path);
+	return rc;
+}
+
+/* A uprobe on SYMBOL's entry, a sample (and a frame boundary) per call. */
+static int add_probe(struct frames_state *st, struct collect_ctx *cx,
+		     char **cause)
+{
+	uint64_t off;
+	int rc = resolve_symbol(cx->o->frame_symbol, &st->probe_path, &off, cause);
 	if (rc)
-		return rc == -ENOENT ? -EINVAL : rc;	/* not "command not found" */
+		return rc;
 	int type = uprobe_pmu_type(NULL, cause);
 	if (type < 0)
 		return type;

@@ -104,4 +104,12 @@ extern const struct collector_ops collect_system;	/* the machine's deltas */
 extern const struct collector_ops collect_env;	/* the machine's settings */
 extern const struct collector_ops collect_frames;	/* frames */
 
+/*
+ * --frame-symbol MODULE:SYMBOL, checked as the frames collector's prepare
+ * checks it (MODULE found, SYMBOL in it), for a verb that runs many
+ * times (ab, pressure) to refuse before its first run: 0, or -errno with
+ * *cause (malloc'd).
+ */
+int collect_frames_check_symbol(const char *spec, char **cause);
+
 #endif

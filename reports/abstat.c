@@ -128,24 +128,50 @@ static bool ends_with(const char *s, size_t n, const char *tail)
 	return n >= k && !strncasecmp(s + n - k, tail, k);
 }
 
+static const char *const agg_words[AB_AGG_N] = {
+	[AB_AGG_LAST] = "", [AB_AGG_P99] = ":p99", [AB_AGG_P50] = ":p50",
+	[AB_AGG_MEAN] = ":mean", [AB_AGG_MAX] = ":max", [AB_AGG_MATCHES] = ":matches",
+};
+
+const char *ab_score_agg_word(enum ab_score_agg agg)
+{
+	return agg < AB_AGG_N ? agg_words[agg] : "";
+}
+
+/* The word of words[] that spec[0..n) ends with, after something: its
+ * index, or -1. */
+static int tail_word(const char *spec, size_t n, const char *const *words,
+		     size_t nwords)
+{
+	for (size_t i = 0; i < nwords; i++) {
+		size_t k = strlen(words[i]);
+		if (k && n > k + 1 && !strncmp(spec + n - k, words[i], k))
+			return (int)i;
+	}
+	return -1;
+}
+
 void ab_score_flags_of(const char *spec, size_t *end, struct ab_score_flags *f)
 {
 	static const char *const words[] = { ":higher", ":lower", ":rate", ":count" };
 	size_t n = strlen(spec);
 	memset(f, 0, sizeof(*f));
-	for (bool more = true; more;) {
-		more = false;
-		for (size_t i = 0; i < 4; i++) {
-			size_t k = strlen(words[i]);
-			/* a flag needs something before it */
-			if (n > k + 1 && !strncmp(spec + n - k, words[i], k)) {
-				n -= k;
-				f->higher_is_better |= i == 0;
-				f->rate |= i == 2;
-				f->count |= i == 3;
-				more = true;
-			}
+	for (;;) {
+		int w = tail_word(spec, n, words, 4);
+		if (w >= 0) {
+			n -= strlen(words[w]);
+			f->higher_is_better |= w == 0;
+			f->rate |= w == 2;
+			f->count |= w == 3;
+			continue;
 		}
+		w = tail_word(spec, n, agg_words, AB_AGG_N);
+		if (w < 0)
+			break;
+		n -= strlen(agg_words[w]);
+		/* read from the end: the first word written is the one kept */
+		f->agg = (enum ab_score_agg)w;
+		f->naggs++;
 	}
 	if (end)
 		*end = n;
@@ -153,12 +179,18 @@ void ab_score_flags_of(const char *spec, size_t *end, struct ab_score_flags *f)
 
 bool ab_score_is_rate(const char *name, const struct ab_score_flags *f)
 {
+	if (f && f->agg == AB_AGG_MATCHES)
+		return false;
 	if (f && (f->rate || f->count))
 		return f->rate;
 	size_t n = strlen(name);
+	/* "fps:mean" is a rate as "fps" is */
+	int w = tail_word(name, n, agg_words, AB_AGG_N);
+	if (w >= 0)
+		n -= strlen(agg_words[w]);
 	return ends_with(name, n, "ps") || ends_with(name, n, "per_s") ||
 	       ends_with(name, n, "per_sec") || ends_with(name, n, "per_second") ||
-	       ends_with(name, n, "_hz") || !strcasecmp(name, "hz");
+	       ends_with(name, n, "_hz") || (n == 2 && !strncasecmp(name, "hz", 2));
 }
 
 bool ab_run_counts(const struct db_exp_run *r)
@@ -376,7 +408,11 @@ static size_t build_metrics(const struct db_experiment *e, struct ab_metric **ms
 		char *name = strndup(v, (size_t)(eq - v));
 		struct ab_score_flags f;
 		ab_score_flags_of(v, NULL, &f);
-		add_metric(ms, src, &n, name, M_SCORE, name, f.higher_is_better, true, "");
+		/* frame scores are stored as NAME=frame:WHAT (prof/abplan.c) */
+		const char *unit = !strcmp(eq + 1, "frame:long") ? "frames"
+				   : !strncmp(eq + 1, "frame:", 6) ? "ms"
+				   : f.agg == AB_AGG_MATCHES ? "matches" : "";
+		add_metric(ms, src, &n, name, M_SCORE, name, f.higher_is_better, true, unit);
 		free(name);
 	}
 	for (size_t i = 0; i < e->nsettings; i++) {

@@ -111,21 +111,46 @@ ab_comparison_of(const struct ab_analysis *a, size_t arm, size_t m)
 }
 
 /*
- * A score's flags, from the end of its stored spec "NAME=REGEX[:higher|
- * :lower][:rate|:count]" (any order): *end is where the regex ends.
+ * How a score's regex turns a run's output into one value: the last
+ * match that reads as a number (the default), or an aggregate over every
+ * such match: the nearest-rank 99th or 50th percentile, the mean, the
+ * largest, or the number of matches (numbers or not).
+ */
+enum ab_score_agg {
+	AB_AGG_LAST,
+	AB_AGG_P99,
+	AB_AGG_P50,
+	AB_AGG_MEAN,
+	AB_AGG_MAX,
+	AB_AGG_MATCHES,
+	AB_AGG_N,
+};
+
+/* ":p99", ":p50", ":mean", ":max", ":matches"; "" for AB_AGG_LAST. */
+const char *ab_score_agg_word(enum ab_score_agg agg);
+
+/*
+ * A score's flags, from the end of its stored spec "NAME=REGEX[:AGG]
+ * [:higher|:lower][:rate|:count]" (any order): *end is where the regex
+ * ends. Only these words, at the very end, are read as flags: a ':'
+ * anywhere else belongs to the regex.
  */
 struct ab_score_flags {
 	bool higher_is_better;
 	bool rate;		/* declared :rate (per second) */
 	bool count;		/* declared :count */
+	enum ab_score_agg agg;	/* the last aggregator word, if any */
+	unsigned naggs;		/* how many aggregator words there were */
 };
 void ab_score_flags_of(const char *spec, size_t *end, struct ab_score_flags *f);
 
 /*
  * Whether a score is a rate (units per second): declared :rate, or not
  * declared :count and named like one (fps, qps, iops, ops_per_s,
- * frames_per_sec, ..._hz). CPU time divided by a rate is no cost per
- * unit, so `--per` refuses one unless told the unit (see --per UNIT=RATE).
+ * frames_per_sec, ..._hz). An aggregate keeps its regex's kind (the name
+ * is read without its ":p99", ":mean", ...), except :matches, which is a
+ * count. CPU time divided by a rate is no cost per unit, so `--per`
+ * refuses one unless told the unit (see --per UNIT=RATE).
  */
 bool ab_score_is_rate(const char *name, const struct ab_score_flags *f);
 

@@ -50,7 +50,7 @@ double frames_budget_ms(const struct db_run *run)
 	return b ? atof(b) : 16.7;
 }
 
-static size_t long_frames(const struct db_run *run)
+size_t frames_long(const struct db_run *run)
 {
 	double b = frames_budget_ms(run);
 	size_t n = 0;
@@ -286,7 +286,7 @@ static void json_doc(const struct db_run *run, FILE *fp)
 	rows_num(doc, row, D_P99, frames_pct_ms(run, 99));
 	rows_num(doc, row, D_MAX, frames_pct_ms(run, 100));
 	rows_num(doc, row, D_BUDGET, frames_budget_ms(run));
-	rows_int(doc, row, D_LONG, (int64_t)long_frames(run));
+	rows_int(doc, row, D_LONG, (int64_t)frames_long(run));
 	rows_nest(doc, row, D_BY_NAME, by_name_rows(run));
 	struct frames_slow s;
 	frames_slowest(run, &s);
@@ -316,7 +316,7 @@ static void people_lines(const struct db_run *run, enum out_format fmt, FILE *fp
 		"p99 %.2f ms, max %.2f ms; %zu longer than %g ms\n", li,
 		run->nframes, src ? src : "?", frames_pct_ms(run, 50),
 		frames_pct_ms(run, 90), frames_pct_ms(run, 99),
-		frames_pct_ms(run, 100), long_frames(run), frames_budget_ms(run));
+		frames_pct_ms(run, 100), frames_long(run), frames_budget_ms(run));
 	struct frames_slow s;
 	frames_slowest(run, &s);
 	char *text = slow_sentence(run, &s);

@@ -36,8 +36,11 @@ size_t frames_names(const struct db_run *run, const char ***out);
 bool frames_per_frame(const struct db_run *run, const char *name, size_t e,
 		      double *v);
 
-/* Nearest-rank percentile p (0-100) of the frame lengths, in ms. */
+/* Nearest-rank percentile p (0-100) of the frame lengths, in ms; NAN
+ * for a run without frames. */
 double frames_pct_ms(const struct db_run *run, double p);
+/* The frames longer than the run's budget (frames_budget_ms). */
+size_t frames_long(const struct db_run *run);
 void frames_slowest(const struct db_run *run, struct frames_slow *out);
 
 /* JSON: {"run_id", "source", "frames", "frame_ms": {p50, p90, p99, max},

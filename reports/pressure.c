@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "reports/abstat.h"
 #include "reports/pressplot.h"
 #include "reports/pressure.h"
 #include "reports/rows.h"
@@ -61,7 +62,7 @@ static const char *arm_get(const struct db_experiment *e, size_t a, const char *
 	return kv_get(e->arms[a].settings, e->arms[a].nsettings, key);
 }
 
-/* A score named `metric` with ":higher" in the experiment's settings. */
+/* A score named `metric` declared :higher in the experiment's settings. */
 static bool metric_higher(const struct db_experiment *e, const char *metric)
 {
 	size_t ml = strlen(metric);
@@ -69,9 +70,11 @@ static bool metric_higher(const struct db_experiment *e, const char *metric)
 		const char *v = e->settings[i].value;
 		if (strcmp(e->settings[i].key, "score") || !v)
 			continue;
-		size_t len = strlen(v);
-		if (!strncmp(v, metric, ml) && v[ml] == '=')
-			return len > 7 && !strcmp(v + len - 7, ":higher");
+		if (!strncmp(v, metric, ml) && v[ml] == '=') {
+			struct ab_score_flags f;
+			ab_score_flags_of(v, NULL, &f);
+			return f.higher_is_better;
+		}
 	}
 	return false;
 }

@@ -486,6 +486,21 @@ static void test_recorder__threaded_queue_drops_what_does_not_fit(void **state)
 	recorder_free(r);
 	got_release(&g);
 
+	/* Samples of another sampler on the same buffer (prof record -I,
+	 * --frames) take no room in the queue and are not "dropped". */
+	r = mk(&g, CALL_GRAPH_NONE, false, 4096);
+	for (int i = 0; i < 200; i++)
+		feed_fp(r, 10, 999, PERF_RECORD_MISC_USER, 0x1000, NULL, 0, 1);
+	feed_fp(r, 10, 100, PERF_RECORD_MISC_USER, 0x1000, NULL, 0, 1);
+	assert_int_equal(recorder_start(r, NULL), 0);
+	assert_int_equal(recorder_finish(r, NULL), 0);
+	recorder_stats(r, &st);
+	assert_int_equal(st.unknown_id, 200);
+	assert_int_equal(st.dropped, 0);
+	assert_int_equal(st.samples, 1);
+	recorder_free(r);
+	got_release(&g);
+
 	/* A started worker keeps up with a steady feed. */
 	r = mk(&g, CALL_GRAPH_NONE, false, 0);
 	assert_int_equal(recorder_start(r, NULL), 0);

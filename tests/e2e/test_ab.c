@@ -378,6 +378,89 @@ static void test_ab__a_slow_score_search_is_cut_short(void **state)
 	tu_proc_release(&p);
 }
 
+/* The JSON object of metric in arm's "metrics" (NULL when absent). */
+static char *arm_metric(const char *json, const char *arm, const char *metric)
+{
+	char key[128];
+	snprintf(key, sizeof(key), "\"name\": \"%s\",", arm);
+	const char *a = strstr(json, key);
+	if (!a)
+		return NULL;
+	const char *end = strstr(a + 1, "\"name\": ");
+	snprintf(key, sizeof(key), "\"%s\": {", metric);
+	const char *m = strstr(a, key);
+	if (!m || (end && m > end))
+		return NULL;
+	return strndup(m, (size_t)(strchr(m, '}') - m));
+}
+
+/*
+ * Scores from each run's frames (issue 14): tests/helpers/frames prints
+ * "frame N took X ms" every 5 ms; 60 lines make 59 frames per run, none
+ * longer than a 1000 s budget, and every arm gets its frame p99 and the
+ * p99 of the times it printed itself. The stored runs keep their frames
+ * and the budget.
+ */
+static void test_ab__frame_scores_per_arm(void **state)
+{
+	struct tu_db *f = *state;
+	char *a, *b;
+	if (asprintf(&a, "a=%s/frames 60", HELPERS_DIR) < 0 ||
+	    asprintf(&b, "b=%s/frames 60", HELPERS_DIR) < 0)
+		abort();
+	char *argv[] = { PROF_BIN, f->dbarg, "ab", "--arm", a, "--arm", b,
+			 "--rounds", "2", "--warmup", "0", "-e", "task-clock",
+			 "--score", "frame:p99", "--score", "frame:long",
+			 "--frame-regex", "^frame [0-9]+ took", "--budget", "1000000",
+			 "--score", "took=took ([0-9.]+) ms:p99",
+			 "--score", "lines=^frame [0-9]+ took:matches",
+			 "--format", "json", NULL };
+	struct tu_proc p = tu_run(argv, NULL);
+	perf_or_skip(&p);
+	if (p.status)
+		fail_msg("prof ab exited %d:\n%s", p.status, p.err);
+	assert_null(strstr(p.err, "has no frames"));
+	const char *arms[] = { "a", "b" };
+	for (int i = 0; i < 2; i++) {
+		char *m = arm_metric(p.err, arms[i], "frame_p99_ms");
+		if (!m)
+			fail_msg("arm %s has no frame_p99_ms:\n%s", arms[i], p.err);
+		expect(m, "\"n\": 2,");
+		/* a 5 ms frame, loosely: the machine is shared */
+		double v = num_after(m, "\"min\": ");
+		assert_true(v > 2 && v < 1000);
+		fprintf(stderr, "  arm %s: frame_p99_ms mean %.3f", arms[i],
+			num_after(m, "\"mean\": "));
+		free(m);
+		m = arm_metric(p.err, arms[i], "took:p99");
+		assert_non_null(m);
+		expect(m, "\"n\": 2,");
+		fprintf(stderr, ", printed p99 (took:p99) mean %.3f\n",
+			num_after(m, "\"mean\": "));
+		free(m);
+		m = arm_metric(p.err, arms[i], "long_frames");
+		assert_non_null(m);
+		expect(m, "\"values\": [0, 0]");
+		free(m);
+		m = arm_metric(p.err, arms[i], "lines:matches");
+		assert_non_null(m);
+		expect(m, "\"values\": [60, 60]");
+		free(m);
+	}
+	assert_non_null(comparison(p.err, "frame_p99_ms"));
+	tu_proc_release(&p);
+	char *rep[] = { PROF_BIN, f->dbarg, "report", "last", "--frames", "--format",
+			"json", NULL };
+	p = tu_run(rep, NULL);
+	assert_int_equal(p.status, 0);
+	expect(p.out, "\"source\": \"regex\"");
+	expect(p.out, "\"frames\": 59,");
+	expect(p.out, "\"budget_ms\": 1000000");
+	tu_proc_release(&p);
+	free(a);
+	free(b);
+}
+
 static void test_ab__bad_input_exits_2(void **state)
 {
 	struct tu_db *f = *state;
@@ -409,6 +492,21 @@ static void test_ab__bad_input_exits_2(void **state)
 		    "--per", "speed", NULL }, "--per UNIT=speed" },
 		{ { "--arm", "a=true", "--arm", "b=true", "--score", "n=([0-9]+)",
 		    "--per", "=n", NULL }, "bad --per" },
+		/* Scores from frames, and aggregates. */
+		{ { "--arm", "a=true", "--arm", "b=true", "--score", "frame:p42",
+		    "--frame-regex", "^frame", NULL },
+		  "unknown frame score 'frame:p42': expected frame:p99, frame:p50 or "
+		  "frame:long" },
+		{ { "--arm", "a=true", "--arm", "b=true", "--score", "frame:p99", NULL },
+		  "--score frame:p99 needs --frame-regex, --frame-symbol or --frames" },
+		{ { "--arm", "a=true", "--arm", "b=true", "--score", "x=([0-9]+):p99:max",
+		    NULL }, "has 2 aggregators" },
+		{ { "--arm", "a=true", "--arm", "b=true", "--frame-regex", "(", NULL },
+		  "bad --frame-regex '('" },
+		{ { "--arm", "a=true", "--arm", "b=true", "--frame-symbol", "present",
+		    NULL }, "expected MODULE:SYMBOL" },
+		{ { "--arm", "a=true", "--arm", "b=true", "--frame-symbol",
+		    HELPERS_DIR "/frames:no_such_function", NULL }, "no_such_function" },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		char *argv[16] = { PROF_BIN, f->dbarg, "ab" };
@@ -808,6 +906,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_ab__scores_and_compare_reprint_the_same_numbers, setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_ab__missing_score_and_failed_runs_are_left_out, setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_ab__a_slow_score_search_is_cut_short, setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_ab__frame_scores_per_arm, setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_ab__bad_input_exits_2, setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_ab__plan_that_is_no_file_is_refused, setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_ab__ctrl_c_keeps_the_finished_rounds, setup, tu_db_teardown),

@@ -98,6 +98,13 @@ static void test_pressure_verb__usage_errors_run_nothing(void **state)
 			"/bin/true"), 1, "CPU 12 is an SMT sibling of CPU 0");
 	refused(d, ARGS("--sysfs", TREE("sym-2ccd"), "--domain", "llc:5", "--",
 			"/bin/true"), 2, "llc:0 to llc:1");
+	/* Frame scores: as for prof ab. */
+	refused(d, ARGS("--score", "frame:p99", "--", "/bin/true"), 2,
+		"--score frame:p99 needs --frame-regex, --frame-symbol or --frames");
+	refused(d, ARGS("--score", "frame:p42", "--frames", "--", "/bin/true"), 2,
+		"unknown frame score 'frame:p42'");
+	refused(d, ARGS("--frame-regex", "(", "--", "/bin/true"), 2,
+		"bad --frame-regex");
 }
 
 static void test_pressure_verb__refuses_a_domain_without_a_second_cpu(void **state)

@@ -1167,6 +1167,94 @@ static void test_record__attach_to_a_running_process(void **state)
 		       2, (const char *const[]){ "not both", NULL });
 }
 
+/*
+ * Issue 14: prof record -I and --frame-regex store intervals and frames
+ * for the recorded run as prof run does. tests/helpers/frames: threads
+ * render and worker and a waiting main thread, 60 lines "frame N took X
+ * ms" 5 ms apart. Every thread has interval rows, and each thread's rows
+ * sum to its own task-clock count; 60 lines make 59 frames. The interval
+ * and frame samplers share the ring buffer with the profile's: none of
+ * their samples may count as dropped.
+ */
+static void test_record__intervals_and_frames(void **state)
+{
+	(void)state;
+	need_perf_events();
+	char *helper;
+	if (asprintf(&helper, "%s/frames", HELPERS_DIR) < 0)
+		abort();
+	struct tu_proc p = prof((char *[]){ "record", "-q", "-e", "cpu-clock", "-I", "20",
+					    "--frame-regex", "^frame [0-9]+ took", "--",
+					    helper, "60", NULL });
+	if (p.status)
+		fail_msg("prof record exited %d: %s", p.status, p.err);
+	/* the workload's output passes through unchanged */
+	assert_non_null(strstr(p.out, "\nframe 60 took "));
+	assert_null(strstr(p.err, "dropped"));
+	tu_proc_release(&p);
+
+	p = prof((char *[]){ "report", "last", "--by", "total", "--format", "json", NULL });
+	assert_int_equal(p.status, 0);
+	char *counts = strdup(p.out);
+	tu_proc_release(&p);
+	p = prof((char *[]){ "report", "last", "--intervals", "--format", "csv", NULL });
+	assert_int_equal(p.status, 0);
+	if (!strstr(p.out, "t_ms,tid,name,values.cpu-clock,values.task-clock\n"))
+		fail_msg("intervals: %s", p.out);
+	struct { long tid; char name[32]; unsigned long long sum; int rows; } t[8];
+	int n = 0;
+	for (char *line = strtok(p.out, "\n"); line; line = strtok(NULL, "\n")) {
+		long tms, tid;
+		char name[32];
+		unsigned long long cpu, clk;
+		if (sscanf(line, "%ld,%ld,%31[^,],%llu,%llu", &tms, &tid, name, &cpu,
+			   &clk) != 5)
+			continue;
+		int k = 0;
+		while (k < n && t[k].tid != tid)
+			k++;
+		assert_true(k < 8);
+		if (k == n) {
+			memset(&t[n], 0, sizeof(t[n]));
+			t[n].tid = tid;
+			snprintf(t[n].name, sizeof(t[n].name), "%s", name);
+			n++;
+		}
+		t[k].sum += clk;
+		t[k].rows++;
+	}
+	tu_proc_release(&p);
+	bool render = false, worker = false;
+	for (int k = 0; k < n; k++) {
+		char key[48];
+		snprintf(key, sizeof(key), "\"tid\": %ld,", t[k].tid);
+		const char *th = strstr(counts, key);
+		assert_non_null(th);
+		const char *tc = strstr(th, "\"task-clock\": ");
+		assert_non_null(tc);
+		unsigned long long own = strtoull(tc + strlen("\"task-clock\": "), NULL, 10);
+		if (t[k].sum != own)
+			fail_msg("thread %ld (%s): intervals sum to %llu, its count is %llu",
+				 t[k].tid, t[k].name, t[k].sum, own);
+		render |= !strcmp(t[k].name, "render");
+		worker |= !strcmp(t[k].name, "worker");
+	}
+	assert_true(render && worker);
+	free(counts);
+
+	p = prof((char *[]){ "report", "last", "--frames", "--format", "json", NULL });
+	assert_int_equal(p.status, 0);
+	assert_non_null(strstr(p.out, "\"source\": \"regex\""));
+	assert_non_null(strstr(p.out, "\"frames\": 59,"));
+	tu_proc_release(&p);
+	/* They read a launched command's output from its start. */
+	expect_refusal((char *[]){ "record", "--frame-regex", "x", "-p", "1", NULL }, 2,
+		       (const char *const[]){ "apply to a launched command", NULL });
+	expect_refusal((char *[]){ "record", "--frame-regex", "(", "--", "/bin/true",
+				   NULL }, 2, (const char *const[]){ "bad --frame-regex", NULL });
+	free(helper);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1182,6 +1270,7 @@ int main(void)
 		cmocka_unit_test(test_record__bad_input),
 		cmocka_unit_test(test_record__default_event_and_threads),
 		cmocka_unit_test(test_record__attach_to_a_running_process),
+		cmocka_unit_test(test_record__intervals_and_frames),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

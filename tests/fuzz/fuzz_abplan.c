@@ -5,7 +5,8 @@
  * (or "--aa" alone) are given as that option, in order, and every other
  * line goes into a plan file read through ab_plan_read_file(). A plan that
  * passes ab_plan_check() then yields its round orders (each a permutation
- * of the arms), its settings, and each score's value found in the input.
+ * of the arms), its settings, and each score's value found in the input
+ * (a frame score's in a run without frames: none).
  */
 #include <errno.h>
 
@@ -92,9 +93,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FZ_CHECK(cause);
 	}
 	free(cause);
+	struct db_run none;	/* a run without frames */
+	memset(&none, 0, sizeof(none));
 	for (size_t i = 0; i < p.nscores; i++) {
 		double v;
-		if (ab_score_find(&p.scores[i], text, &v) == 0)
+		if (ab_score_measure(&p.scores[i], text, NULL, &none, &v) == 0)
 			FZ_CHECK(v == v);	/* a number, not NaN */
 	}
 

@@ -172,6 +172,204 @@ static void test_abplan__scores_take_the_last_match(void **state)
 }
 
 /*
+ * NAME=REGEX:AGG: every match of the searched output, hand-computed. The
+ * values 4, 1, 9, 16 and a match that is no number ("fast"): nearest
+ * rank p50 is the ceil(0.5 * 4) = 2nd smallest, 4; p99 the ceil(3.96) =
+ * 4th, 16; the mean 30 / 4 = 7.5; the largest 16; five lines matched.
+ * Without a suffix the last number, as before.
+ */
+static void test_abplan__score_aggregates_over_every_match(void **state)
+{
+	(void)state;
+	static const char out[] = "start\ntook 4 ms\ntook 1 ms\nnoise 99\n"
+				  "took fast ms\ntook 9 ms\ntook 16 ms\ndone\n";
+	static const struct {
+		const char *spec, *name;
+		enum ab_score_agg agg;
+		double want;
+	} cases[] = {
+		{ "t=took ([^ ]+) ms", "t", AB_AGG_LAST, 16 },
+		{ "t=took ([^ ]+) ms:p99", "t:p99", AB_AGG_P99, 16 },
+		{ "t=took ([^ ]+) ms:p50", "t:p50", AB_AGG_P50, 4 },
+		{ "t=took ([^ ]+) ms:mean", "t:mean", AB_AGG_MEAN, 7.5 },
+		{ "t=took ([^ ]+) ms:max", "t:max", AB_AGG_MAX, 16 },
+		{ "t=took ([^ ]+) ms:matches", "t:matches", AB_AGG_MATCHES, 5 },
+	};
+	struct ab_plan p;
+	ab_plan_init(&p);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *cause = NULL;
+		if (ab_plan_add_score(&p, cases[i].spec, &cause))
+			fail_msg("%s: %s", cases[i].spec, cause);
+		const struct ab_score *sc = &p.scores[i];
+		assert_string_equal(sc->name, cases[i].name);
+		assert_string_equal(sc->pattern, "took ([^ ]+) ms");
+		assert_int_equal(sc->agg, cases[i].agg);
+		double v = -1;
+		assert_int_equal(ab_score_find(sc, out, &v), 0);
+		if (v != cases[i].want)
+			fail_msg("%s: %g, not %g", cases[i].spec, v, cases[i].want);
+		/* The stored spec reads back with its aggregator. */
+		char *spec = ab_score_spec(sc);
+		struct ab_score_flags f;
+		ab_score_flags_of(spec, NULL, &f);
+		assert_int_equal(f.agg, cases[i].agg);
+		assert_int_equal(strncmp(spec, cases[i].name, strlen(cases[i].name)), 0);
+		free(spec);
+	}
+	/* 1..200 in a shuffled order (i * 7 mod 200): p99 is the 198th. */
+	char *big = NULL;
+	size_t len = 0;
+	FILE *fp = open_memstream(&big, &len);
+	for (int i = 0; i < 200; i++)
+		fprintf(fp, "took %d ms\n", i * 7 % 200 + 1);
+	fclose(fp);
+	double v;
+	assert_int_equal(ab_score_find(&p.scores[1], big, &v), 0);
+	assert_float_equal(v, 198, 0);
+	assert_int_equal(ab_score_find(&p.scores[2], big, &v), 0);
+	assert_float_equal(v, 100, 0);
+	assert_int_equal(ab_score_find(&p.scores[3], big, &v), 0);
+	assert_float_equal(v, 100.5, 1e-12);
+	assert_int_equal(ab_score_find(&p.scores[0], big, &v), 0);
+	assert_float_equal(v, 194, 0);	/* the last line: 199 * 7 % 200 + 1 */
+	free(big);
+	/* No match: -ENOENT, but as a run's score a count of none is 0;
+	 * stderr is read when stdout has nothing. */
+	assert_int_equal(ab_score_find(&p.scores[5], "nothing\n", &v), -ENOENT);
+	struct db_run run;
+	memset(&run, 0, sizeof(run));
+	assert_int_equal(ab_score_measure(&p.scores[5], "nothing\n", "", &run, &v), 0);
+	assert_float_equal(v, 0, 0);
+	assert_int_equal(ab_score_measure(&p.scores[3], "", "took 2 ms\ntook 3 ms\n",
+					  &run, &v), 0);
+	assert_float_equal(v, 2.5, 1e-12);
+	assert_int_equal(ab_score_measure(&p.scores[3], "", "", &run, &v), -ENOENT);
+	double vals[] = { 3, 1, 2 };
+	assert_float_equal(ab_score_aggregate(AB_AGG_P50, vals, 3), 2, 0);
+	REFUSED(ab_plan_add_score(&p, "t=took ([^ ]+) ms:p99", &cause),
+		"score 't:p99' is given twice");
+	ab_plan_release(&p);
+}
+
+/* Only a trailing aggregator word is one: a ':' elsewhere is the
+ * regex's, and "[:]max" keeps a regex that ends in ":max". */
+static void test_abplan__score_regex_may_hold_colons(void **state)
+{
+	(void)state;
+	struct ab_plan p;
+	ab_plan_init(&p);
+	assert_int_equal(ab_plan_add_score(&p, "lat=latency: ([0-9]+) us", NULL), 0);
+	assert_int_equal(ab_plan_add_score(&p, "lat=latency: ([0-9]+):max", NULL), 0);
+	assert_int_equal(ab_plan_add_score(&p, "m=a:p99 ([0-9]+)[:]max", NULL), 0);
+	assert_int_equal(ab_plan_add_score(&p, "h=x ([0-9]+):higher:p99", NULL), 0);
+	assert_int_equal(ab_plan_add_score(&p, "fps=([0-9]+) fps:mean", NULL), 0);
+	assert_string_equal(p.scores[0].name, "lat");
+	assert_string_equal(p.scores[0].pattern, "latency: ([0-9]+) us");
+	assert_int_equal(p.scores[0].agg, AB_AGG_LAST);
+	assert_string_equal(p.scores[1].name, "lat:max");
+	assert_string_equal(p.scores[1].pattern, "latency: ([0-9]+)");
+	assert_string_equal(p.scores[2].name, "m");
+	assert_string_equal(p.scores[2].pattern, "a:p99 ([0-9]+)[:]max");
+	assert_string_equal(p.scores[3].name, "h:p99");
+	assert_true(p.scores[3].higher_is_better);
+	double v;
+	assert_int_equal(ab_score_find(&p.scores[1], "latency: 7\nlatency: 3\n", &v), 0);
+	assert_float_equal(v, 7, 0);
+	assert_int_equal(ab_score_find(&p.scores[2], "a:p99 12:max\n", &v), 0);
+	assert_float_equal(v, 12, 0);
+	/* An average of a rate is still a rate: --per refuses it bare. */
+	struct ab_score_flags f = { .agg = AB_AGG_MEAN, .naggs = 1 };
+	assert_true(ab_score_is_rate("fps:mean", &f));
+	f.agg = AB_AGG_MATCHES;
+	assert_false(ab_score_is_rate("fps:matches", &f));
+	assert_int_equal(ab_plan_add_per(&p, "fps:mean", NULL), 0);
+	assert_int_equal(ab_plan_add_arm(&p, "a=true", NULL), 0);
+	assert_int_equal(ab_plan_add_arm(&p, "b=true", NULL), 0);
+	REFUSED(ab_plan_check(&p, &cause), "'fps:mean' is a rate");
+	REFUSED(ab_plan_add_score(&p, "z=a([0-9]+):p99:max", &cause), "2 aggregators");
+	ab_plan_release(&p);
+}
+
+/* frame:p99, frame:p50, frame:long: read from a run's frames (here 1 to
+ * 100 ms: p99 99 ms, p50 50 ms, 50 frames over a 50 ms budget), and
+ * refused without a frame method to find them. */
+static void test_abplan__frame_scores(void **state)
+{
+	(void)state;
+	struct ab_plan p;
+	ab_plan_init(&p);
+	assert_int_equal(ab_plan_add_score(&p, "frame:p99", NULL), 0);
+	assert_int_equal(ab_plan_add_score(&p, "frame:p50", NULL), 0);
+	assert_int_equal(ab_plan_add_score(&p, "frame:long", NULL), 0);
+	assert_string_equal(p.scores[0].name, "frame_p99_ms");
+	assert_string_equal(p.scores[1].name, "frame_p50_ms");
+	assert_string_equal(p.scores[2].name, "long_frames");
+	assert_int_equal(p.scores[2].kind, AB_SCORE_FRAME_LONG);
+	REFUSED(ab_plan_add_score(&p, "frame:p42", &cause),
+		"unknown frame score 'frame:p42': expected frame:p99, frame:p50 or "
+		"frame:long");
+	REFUSED(ab_plan_add_score(&p, "frame:", &cause), "unknown frame score");
+	REFUSED(ab_plan_add_score(&p, "frame:p99", &cause), "given twice");
+	REFUSED(ab_plan_add_score(&p, "frame", &cause), "or frame:p99");
+	assert_int_equal(p.nscores, 3);
+	char *spec = ab_score_spec(&p.scores[0]);
+	assert_string_equal(spec, "frame_p99_ms=frame:p99");
+	free(spec);
+
+	assert_int_equal(ab_plan_add_arm(&p, "a=true", NULL), 0);
+	assert_int_equal(ab_plan_add_arm(&p, "b=true", NULL), 0);
+	REFUSED(ab_plan_check(&p, &cause), "--score frame:p99 needs --frame-regex, "
+		"--frame-symbol or --frames");
+	REFUSED(ab_plan_set_frames(&p, "frame-regex", "(", &cause), "bad --frame-regex");
+	REFUSED(ab_plan_set_frames(&p, "frame-symbol", "present", &cause),
+		"expected MODULE:SYMBOL");
+	REFUSED(ab_plan_set_frames(&p, "budget", "0", &cause), "bad --budget");
+	REFUSED(ab_plan_set_frames(&p, "frames", "maybe", &cause), "bad frames");
+	assert_false(ab_plan_has_frames(&p));
+	assert_int_equal(ab_plan_set_frames(&p, "frame-regex", "^frame [0-9]+", NULL), 0);
+	assert_int_equal(ab_plan_check(&p, NULL), 0);
+
+	struct db_run run;
+	memset(&run, 0, sizeof(run));
+	double v;
+	assert_int_equal(ab_score_measure(&p.scores[0], "", "", &run, &v), -ENOENT);
+	struct db_frame_span fr[100];
+	for (int i = 0; i < 100; i++)
+		fr[i] = (struct db_frame_span){ (int64_t)i * 1000000000, (i * 37 % 100 + 1)
+						* 1000000 };
+	run.frames = fr;
+	run.nframes = 100;
+	db_run_set(&run, "frame_budget_ms", "50");
+	assert_int_equal(ab_score_measure(&p.scores[0], "", "", &run, &v), 0);
+	assert_float_equal(v, 99, 1e-9);
+	assert_int_equal(ab_score_measure(&p.scores[1], "", "", &run, &v), 0);
+	assert_float_equal(v, 50, 1e-9);
+	assert_int_equal(ab_score_measure(&p.scores[2], "", "", &run, &v), 0);
+	assert_float_equal(v, 50, 0);
+	run.frames = NULL;
+	run.nframes = 0;
+	db_run_release(&run);
+	ab_plan_release(&p);
+
+	/* The same from a plan file. */
+	static const char text[] = "score = frame:long\nframes = yes\nbudget = 8\n"
+				   "frame-regex = ^frame\n[arm a]\ncommand = true\n"
+				   "[arm b]\ncommand = true\n";
+	FILE *fp = fmemopen((void *)text, sizeof(text) - 1, "r");
+	ab_plan_init(&p);
+	char *cause = NULL;
+	if (ab_plan_read_file(&p, fp, "<plan>", &cause))
+		fail_msg("%s", cause);
+	fclose(fp);
+	assert_true(p.frames);
+	assert_float_equal(p.budget_ms, 8, 0);
+	assert_string_equal(p.frame_regex, "^frame");
+	assert_int_equal(ab_plan_check(&p, NULL), 0);
+	ab_plan_release(&p);
+}
+
+/*
  * Run fn in a child held to limit_mb more memory and cpu_s seconds of CPU,
  * so that a pattern that still blew up (as `b` and 24 `+` did: 12.5 GB)
  * fails this test instead of taking the machine down. fn returns the
@@ -603,6 +801,9 @@ int main(void)
 		cmocka_unit_test(test_abplan__bad_arms_and_settings_are_refused),
 		cmocka_unit_test(test_abplan__orders),
 		cmocka_unit_test(test_abplan__scores_take_the_last_match),
+		cmocka_unit_test(test_abplan__score_aggregates_over_every_match),
+		cmocka_unit_test(test_abplan__score_regex_may_hold_colons),
+		cmocka_unit_test(test_abplan__frame_scores),
 		cmocka_unit_test(test_abplan__score_regexes_that_blow_up_are_refused),
 		cmocka_unit_test(test_abplan__score_regexes_within_bounds_are_kept),
 		cmocka_unit_test(test_abplan__score_search_is_bounded),

@@ -377,6 +377,48 @@ static void test_abstat__per_takes_a_count(void **state)
 }
 
 /*
+ * Aggregated and frame scores (issue 14): the stored spec names the
+ * metric and its unit, and its flags read past the aggregator word.
+ */
+static void test_abstat__aggregate_and_frame_scores(void **state)
+{
+	(void)state;
+	struct fake f;
+	build(&f);
+	struct db_kv kv[4] = {
+		{ "score", "fps=FPS ([0-9]+):higher" },
+		{ "score", "frame_p99_ms=frame:p99" },
+		{ "score", "long_frames=frame:long" },
+		{ "score", "ok:matches=^ok:matches" },
+	};
+	f.e.settings = kv;
+	f.e.nsettings = 4;
+	struct ab_gate_rule gate = { NAN, NULL, 1.0 };
+	struct ab_analysis a;
+	assert_int_equal(ab_analyze(&f.e, &gate, &a, NULL), 0);
+	assert_int_equal(a.nmetrics, 9);
+	assert_string_equal(a.metrics[6].name, "frame_p99_ms");
+	assert_string_equal(a.metrics[6].unit, "ms");
+	assert_false(a.metrics[6].higher_is_better);
+	assert_string_equal(a.metrics[7].name, "long_frames");
+	assert_string_equal(a.metrics[7].unit, "frames");
+	assert_string_equal(a.metrics[8].name, "ok:matches");
+	assert_string_equal(a.metrics[8].unit, "matches");
+	ab_analysis_release(&a);
+
+	struct ab_score_flags fl;
+	size_t end;
+	ab_score_flags_of("lat:p99=took: ([0-9]+):p99:higher", &end, &fl);
+	assert_int_equal(fl.agg, AB_AGG_P99);
+	assert_int_equal(fl.naggs, 1);
+	assert_true(fl.higher_is_better);
+	assert_int_equal(end, strlen("lat:p99=took: ([0-9]+)"));
+	ab_score_flags_of("x=a:p99:max", &end, &fl);
+	assert_int_equal(fl.naggs, 2);
+	assert_string_equal(ab_score_agg_word(AB_AGG_MEAN), ":mean");
+}
+
+/*
  * The machine's deltas: six rounds (no warm-up) in which the step made
  * the whole machine fault 1100 and 1200 times against the control's
  * 1000 (the hand-worked sample above at six rounds: +14.89%, p =
@@ -470,6 +512,7 @@ int main(void)
 		cmocka_unit_test(test_abstat__experiment_pairs_counted_rounds),
 		cmocka_unit_test(test_abstat__gate_given_then_aa_then_default),
 		cmocka_unit_test(test_abstat__per_takes_a_count),
+		cmocka_unit_test(test_abstat__aggregate_and_frame_scores),
 		cmocka_unit_test(test_abstat__machine_deltas_compare_like_any_metric),
 		cmocka_unit_test(test_abstat__no_arms_is_refused),
 	};

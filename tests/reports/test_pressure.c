@@ -54,7 +54,8 @@ static void build(struct db_experiment *e, size_t rounds, const double (*vals)[N
 	kv(&e->settings, &e->nsettings, "method", "pirate");
 	kv(&e->settings, &e->nsettings, "metric", fps ? "fps" : "cpu_s");
 	if (fps)
-		kv(&e->settings, &e->nsettings, "score", "fps=([0-9.]+) fps:higher");
+		/* as prof pressure stores a score declared :higher:rate */
+		kv(&e->settings, &e->nsettings, "score", "fps=([0-9.]+) fps:higher:rate");
 	kv(&e->settings, &e->nsettings, "domain.level", "3");
 	kv(&e->settings, &e->nsettings, "domain.bytes", "33554432");
 	kv(&e->settings, &e->nsettings, "domain.cpus", "0-1");
