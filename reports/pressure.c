@@ -164,6 +164,63 @@ static double arm_median(const struct db_experiment *e, size_t arm,
 	return m;
 }
 
+/* A run's delta of one /proc/stat time of one CPU, in seconds. */
+static double stat_s(const struct db_exp_run *r, int cpu, const char *what)
+{
+	char name[64];
+	snprintf(name, sizeof(name), "stat.cpu%d.%s", cpu, what);
+	for (size_t i = 0; i < r->nsystem; i++)
+		if (!strcmp(r->system[i].name, name))
+			return (double)r->system[i].delta / 1000.0;
+	return 0;	/* kept only where it moved */
+}
+
+/*
+ * The share of the wall time other work ran on the workload's CPU, the
+ * median over the runs that count (see PRESS_OTHERS_MAX); NaN when the
+ * runs carry no /proc/stat deltas or the CPU is unknown.
+ */
+static double others_share(const struct db_experiment *e, int cpu)
+{
+	static const char *const times[] = { "user_ms", "system_ms", "irq_ms",
+					     "softirq_ms", "steal_ms" };
+	double *v = calloc(e->nruns + 1, sizeof(double));
+	if (!v)
+		abort();
+	size_t n = 0;
+	for (size_t i = 0; cpu >= 0 && i < e->nruns; i++) {
+		const struct db_exp_run *r = &e->runs[i];
+		if (!ab_run_counts(r) || !r->nsystem || !(r->wall_s > 0))
+			continue;
+		double busy = 0;
+		for (size_t t = 0; t < sizeof(times) / sizeof(times[0]); t++)
+			busy += stat_s(r, cpu, times[t]);
+		double other = busy - (r->user_s + r->sys_s);
+		v[n++] = other > 0 ? other / r->wall_s : 0;
+	}
+	double m = n ? median(v, n) : NAN;
+	free(v);
+	return m;
+}
+
+/*
+ * No verdict where other work crowded the workload's CPU; the sentence
+ * keeps what the numbers alone would have said.
+ */
+static void judge_crowded(struct press_curve *c, double others)
+{
+	if (!(others > PRESS_OTHERS_MAX) || c->verdict == PRESS_INCONCLUSIVE)
+		return;
+	char *was = c->summary;
+	c->verdict = PRESS_INCONCLUSIVE;
+	if (asprintf(&c->summary, "inconclusive: other work ran on the workload's CPU "
+		     "%.0f%% of the time (median), sharing its caches; run it when the "
+		     "machine is quieter (the numbers alone said: %s)", 100 * others,
+		     was ? was : "?") < 0)
+		c->summary = NULL;
+	free(was);
+}
+
 /* The paired rounds of arm against base, on the metric. */
 struct pairs {
 	double *base, *arm, *rx;
@@ -516,6 +573,11 @@ int press_analyze(const struct db_experiment *e, double gate_pct,
 			warn(out, "run %lld (arm %s, round %d) exited with status %d; left "
 			     "out", (long long)r->run_id, arm, r->round + 1, r->exit_status);
 	}
+	out->others = others_share(e, out->workload_cpu);
+	if (out->others > PRESS_OTHERS_MAX)
+		warn(out, "other work ran on the workload's CPU %.0f%% of the time "
+		     "(median over the runs, from /proc/stat): it shares the "
+		     "workload's caches, so no verdict is given", 100 * out->others);
 	int rc = 0;
 	const char *label = press_metric_label(out->metric);
 	for (size_t w = 0; w < nw && !rc; w++) {
@@ -553,6 +615,7 @@ int press_analyze(const struct db_experiment *e, double gate_pct,
 				     s->cmp.p.delta_pct);
 		}
 		press_curve_judge(c, label, out->domain_bytes);
+		judge_crowded(c, out->others);
 	}
 	free(names);
 	if (rc) {

@@ -48,7 +48,8 @@
  *   inconclusive         otherwise, with the rounds that would likely
  *                        settle it; also when the A/A step itself moved
  *                        beyond the gate (then the design, not the cache,
- *                        moves the metric).
+ *                        moves the metric), or when other work took more
+ *                        than PRESS_OTHERS_MAX of the workload's CPU.
  * Pure: reads the structs, writes to a FILE. Caller-owned; not thread-safe.
  */
 #ifndef REPORTS_PRESSURE_H
@@ -87,6 +88,17 @@
  * have been crowded off its CPU (and so to have taken less than asked).
  */
 #define PRESS_DUTY_MIN 0.5
+
+/*
+ * The share of a run's wall time other work may take on the workload's
+ * own CPU (that CPU's user, system, interrupt and steal time in
+ * /proc/stat, less the workload's CPU time; the median over the
+ * experiment's runs) above which no verdict is given: it shares the
+ * workload's L1 and L2 and evicts its lines between slices, moving the
+ * metric in either direction. Measured here: at load 7 on 2 CPUs a
+ * compute loop was once called cache-sensitive.
+ */
+#define PRESS_OTHERS_MAX 0.2
 
 enum press_verdict {
 	PRESS_SENSITIVE,
@@ -137,6 +149,7 @@ struct press_analysis {
 	struct press_curve *curves;	/* one per workload, in arm order */
 	size_t ncurves;
 	size_t counted_rounds;
+	double others;			/* PRESS_OTHERS_MAX's share; NaN: unknown */
 	char **warnings;
 	size_t nwarnings;
 };

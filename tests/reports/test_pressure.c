@@ -181,6 +181,64 @@ static void test_pressure__a_chase_in_the_llc_is_sensitive(void **state)
 	db_experiment_release(&e);
 }
 
+/* Give every run CPU 0's /proc/stat deltas: its own time plus share of
+ * the wall time for other work, split over user and steal time. */
+static void crowd(struct db_experiment *e, double share)
+{
+	for (size_t i = 0; i < e->nruns; i++) {
+		struct db_exp_run *x = &e->runs[i];
+		double other_ms = share * x->wall_s * 1000;
+		x->nsystem = 2;
+		x->system = calloc(2, sizeof(*x->system));
+		x->system[0].name = strdup("stat.cpu0.user_ms");
+		x->system[0].delta = (int64_t)(x->user_s * 1000 + other_ms / 2);
+		x->system[1].name = strdup("stat.cpu0.steal_ms");
+		x->system[1].delta = (int64_t)(other_ms / 2);
+	}
+}
+
+/*
+ * The same curve, with other work on the workload's CPU: at 5% of the
+ * wall time the verdict stands; at 40% none is given, and the sentence
+ * keeps what the numbers said.
+ */
+static void test_pressure__other_work_on_the_cpu_withholds_the_verdict(void **state)
+{
+	(void)state;
+	struct db_experiment e;
+	struct press_analysis a;
+	build(&e, 6, sensitive, sensitive_ns, false);
+	crowd(&e, 0.05);
+	analyze(&e, NAN, &a);
+	assert_true(fabs(a.others - 0.05) < 0.01);
+	assert_int_equal(a.curves[0].verdict, PRESS_SENSITIVE);
+	assert_int_equal(a.nwarnings, 0);
+	press_analysis_release(&a);
+	db_experiment_release(&e);
+
+	build(&e, 6, sensitive, sensitive_ns, false);
+	crowd(&e, 0.4);
+	analyze(&e, NAN, &a);
+	assert_true(fabs(a.others - 0.4) < 0.01);
+	assert_int_equal(a.curves[0].verdict, PRESS_INCONCLUSIVE);
+	assert_non_null(strstr(a.curves[0].summary, "inconclusive: other work ran on the "
+			       "workload's CPU 40% of the time"));
+	assert_non_null(strstr(a.curves[0].summary, "(the numbers alone said: "
+			       "cache-sensitive: losing 4 MiB"));
+	assert_int_equal(a.nwarnings, 1);
+	assert_non_null(strstr(a.warnings[0], "other work ran on the workload's CPU 40%"));
+	press_analysis_release(&a);
+	db_experiment_release(&e);
+
+	/* Runs without the machine's deltas: unknown, the verdict stands. */
+	build(&e, 6, sensitive, sensitive_ns, false);
+	analyze(&e, NAN, &a);
+	assert_true(isnan(a.others));
+	assert_int_equal(a.curves[0].verdict, PRESS_SENSITIVE);
+	press_analysis_release(&a);
+	db_experiment_release(&e);
+}
+
 static void test_pressure__a_chase_in_l2_is_not(void **state)
 {
 	(void)state;
@@ -502,6 +560,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pressure__a_chase_in_the_llc_is_sensitive),
+		cmocka_unit_test(test_pressure__other_work_on_the_cpu_withholds_the_verdict),
 		cmocka_unit_test(test_pressure__a_chase_in_l2_is_not),
 		cmocka_unit_test(test_pressure__noise_is_inconclusive_with_rounds),
 		cmocka_unit_test(test_pressure__an_aa_step_that_moves_spoils_it),
