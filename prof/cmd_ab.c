@@ -444,6 +444,9 @@ static int cmd_ab(struct verb_ctx *vc)
 	struct host_facts hf;
 	host_facts_read(&hf);
 	struct db_host host = { 0, hf.hostname, hf.kernel, hf.cpu_model, hf.online_cpus };
+	/* From here on a Ctrl-C, also one between two runs, stops after the
+	 * current run and keeps the finished rounds. */
+	runner_hold_signals();
 	rc = db_experiment_create(db, &exp, &host, &cause);
 	exp.settings = NULL;
 	exp.nsettings = 0;
@@ -633,7 +636,7 @@ static int cmd_ab(struct verb_ctx *vc)
 			free(etext);
 			db_run_release(&run);
 			done++;
-			if (runner_interrupted()) {
+			if (runner_interrupted() || runner_late_signal(NULL)) {
 				stop = true;
 				stop_status = "interrupted";
 				stop_note = strdup("interrupted (Ctrl-C or SIGTERM); the finished "
@@ -702,7 +705,10 @@ static int cmd_ab(struct verb_ctx *vc)
 	db_experiment_release(&stored);
 	host_facts_release(&hf);
 	(void)failed;
-out:
+out:;
+	int late = runner_release_signals();
+	if (late && exit_code == EXIT_OK)
+		exit_code = 128 + late;
 	for (size_t a = 0; ae && a < p->narms; a++) {
 		pin_plan_release(&ae[a].plan);
 		if (ae[a].sleep) {

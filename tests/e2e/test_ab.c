@@ -583,6 +583,45 @@ static void test_ab__ctrl_c_keeps_the_finished_rounds(void **state)
 	free(err);
 }
 
+/*
+ * A Ctrl-C between two runs (here in --settle's pause, where prof spends
+ * nearly all its time) stops the experiment the same way: prof used to
+ * die of it, leaving the experiment "running" and printing nothing.
+ */
+static void test_ab__ctrl_c_between_runs_keeps_the_rounds(void **state)
+{
+	struct tu_db *f = *state;
+	char outp[] = "/tmp/prof-ab-e2e-XXXXXX";
+	int ofd = mkstemp(outp);
+	pid_t pid = fork();
+	if (pid == 0) {
+		dup2(ofd, 2);
+		execl(PROF_BIN, PROF_BIN, f->dbarg, "ab", "--arm", "a=true", "--arm",
+		      "b=true", "--rounds", "20", "--warmup", "0", "--settle", "1",
+		      "-e", "task-clock", "--format", "json", (char *)NULL);
+		_exit(99);
+	}
+	struct timespec ts = { 2, 500000000 };
+	nanosleep(&ts, NULL);
+	kill(pid, SIGINT);
+	int st;
+	waitpid(pid, &st, 0);
+	char *err = tu_slurp(outp);
+	close(ofd);
+	unlink(outp);
+	if (strstr(err, "cannot open perf events")) {
+		free(err);
+		skip();
+	}
+	if (!WIFEXITED(st))
+		fail_msg("prof ab died of signal %d; stderr:\n%s", WTERMSIG(st), err);
+	assert_int_equal(WEXITSTATUS(st), 130);
+	expect(err, "\"status\": \"interrupted\"");
+	double counted = num_after(err, "\"rounds_counted\": ");
+	assert_true(counted >= 1 && counted < 20);
+	free(err);
+}
+
 /* An A/A experiment of the baseline command sets the gate of later ones. */
 static void test_ab__gate_comes_from_the_latest_aa(void **state)
 {
@@ -909,6 +948,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_ab__frame_scores_per_arm, setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_ab__bad_input_exits_2, setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_ab__plan_that_is_no_file_is_refused, setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_ab__ctrl_c_between_runs_keeps_the_rounds,
+						setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_ab__ctrl_c_keeps_the_finished_rounds, setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_ab__gate_comes_from_the_latest_aa, setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_ab__compare_sets_of_tagged_runs, setup, tu_db_teardown),
