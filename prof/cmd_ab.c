@@ -20,6 +20,7 @@
 #include "prof/abplan.h"
 #include "prof/launch.h"
 #include "prof/pin.h"
+#include "prof/planopts.h"
 #include "prof/progress.h"
 #include "prof/runner.h"
 #include "prof/runutil.h"
@@ -43,44 +44,6 @@ static void ab_args_release(void *args)
 {
 	ab_plan_release(&((struct ab_args *)args)->plan);
 }
-
-/* The plan's own parsers say what is wrong in a cause: an option's value
- * goes to one of them, and a refusal is a usage error. */
-typedef int plan_parser(struct ab_plan *p, const char *arg, char **cause);
-
-static int plan_option(struct verb_ctx *vc, plan_parser *fn, const char *arg,
-		       void *plan)
-{
-	char *cause = NULL;
-	int rc = fn(plan, arg, &cause);
-	return rc ? verb_usage_cause(vc, cause) : 0;
-}
-
-#define PLAN_OPTION(name, fn)                                               \
-	static int name(struct verb_ctx *vc, const char *arg, void *plan)   \
-	{                                                                   \
-		return plan_option(vc, fn, arg, plan);                      \
-	}
-
-PLAN_OPTION(parse_arm, ab_plan_add_arm)
-PLAN_OPTION(parse_set, ab_plan_set)
-PLAN_OPTION(parse_plan, ab_plan_read)
-PLAN_OPTION(parse_order, ab_plan_set_order)
-PLAN_OPTION(parse_score, ab_plan_add_score)
-PLAN_OPTION(parse_per, ab_plan_add_per)
-
-static int set_frame_regex(struct ab_plan *p, const char *arg, char **cause)
-{
-	return ab_plan_set_frames(p, "frame-regex", arg, cause);
-}
-
-static int set_frame_symbol(struct ab_plan *p, const char *arg, char **cause)
-{
-	return ab_plan_set_frames(p, "frame-symbol", arg, cause);
-}
-
-PLAN_OPTION(parse_frame_regex, set_frame_regex)
-PLAN_OPTION(parse_frame_symbol, set_frame_symbol)
 
 static int parse_seed(struct verb_ctx *vc, const char *arg, void *plan)
 {
@@ -763,17 +726,17 @@ static const char ab_tail[] =
 
 static const struct opt ab_opts[] = {
 	OPT_GROUP("Arms and settings:"),
-	OPT_CALLBACK(0, "arm", struct ab_args, plan, "NAME=COMMAND", parse_arm,
+	OPT_CALLBACK(0, "arm", struct ab_args, plan, "NAME=COMMAND", plan_opt_arm,
 		     "an arm; COMMAND runs as /bin/sh -c 'COMMAND', so\n"
 		     "redirections, pipes and variables work"),
 	OPT_BOOL('N', "no-shell", struct ab_args, plan.no_shell,
 		 "run each COMMAND without a shell: split into words\n"
 		 "as a shell would, and exec'd directly"),
-	OPT_CALLBACK(0, "set", struct ab_args, plan, "[ARM.]KEY=VAL", parse_set,
+	OPT_CALLBACK(0, "set", struct ab_args, plan, "[ARM.]KEY=VAL", plan_opt_set,
 		     "pin=MODE, cwd=DIR, env.VAR=VALUE, sleep=MODE (as\n"
 		     "prof run --sleep-mode), for one arm or (without\n"
 		     "ARM.) for all"),
-	OPT_CALLBACK(0, "plan", struct ab_args, plan, "FILE", parse_plan,
+	OPT_CALLBACK(0, "plan", struct ab_args, plan, "FILE", plan_opt_plan,
 		     "read the same from a file: 'key = value' lines,\n"
 		     "[arm NAME] sections with 'command = ...'"),
 	OPT_INCLUDE(opt_cache_affinity),
@@ -785,7 +748,7 @@ static const struct opt ab_opts[] = {
 		"a count of 1 or more", "counted rounds (default 6)"),
 	OPT_INT(0, "warmup", struct ab_args, plan.warmup, "N", 0, DB_EXP_WARMUP_MAX, NULL,
 		"warm-up runs of each arm, stored, not counted (1)"),
-	OPT_CALLBACK(0, "order", struct ab_args, plan, "ORDER", parse_order,
+	OPT_CALLBACK(0, "order", struct ab_args, plan, "ORDER", plan_opt_order,
 		     "abba (default: AB BA AB ..., ABC CBA with three),\n"
 		     "alternate (AB AB ...), random (from --seed)"),
 	OPT_CALLBACK(0, "seed", struct ab_args, plan, "N", parse_seed,
@@ -808,7 +771,7 @@ static const struct opt ab_opts[] = {
 		 "without storing it"),
 	OPT_BOOL(0, "allow-generic", struct ab_args, plan.allow_generic, "as for prof run"),
 	OPT_CALLBACK(0, "score", struct ab_args, plan, "NAME=REGEX[:AGG]|frame:WHAT",
-		     parse_score,
+		     plan_opt_score,
 		     "a number parsed from the workload's output\n"
 		     "(the first capture group of the last match); lower\n"
 		     "is better unless :higher; :rate says it is per\n"
@@ -824,7 +787,7 @@ static const struct opt ab_opts[] = {
 		     "frame:p99, frame:p50 (ms) and frame:long (frames\n"
 		     "over --budget) read each run's frames instead, as\n"
 		     "frame_p99_ms, frame_p50_ms and long_frames"),
-	OPT_CALLBACK(0, "per", struct ab_args, plan, "COUNT|UNIT=RATE", parse_per,
+	OPT_CALLBACK(0, "per", struct ab_args, plan, "COUNT|UNIT=RATE", plan_opt_per,
 		     "CPU ms per unit: COUNT a score that counts them\n"
 		     "(frames); UNIT=RATE counts them as a rate score\n"
 		     "times the run's wall time (frame=fps). A bare rate\n"
@@ -832,11 +795,11 @@ static const struct opt ab_opts[] = {
 	OPT_BOOL(0, "frames", struct ab_args, plan.frames,
 		 "find each run's frames as prof run --frames does:\n"
 		 "the workload's prof_frame() marks"),
-	OPT_CALLBACK(0, "frame-regex", struct ab_args, plan, "RE", parse_frame_regex,
+	OPT_CALLBACK(0, "frame-regex", struct ab_args, plan, "RE", plan_opt_frame_regex,
 		     "the same from each line of the workload's stdout\n"
 		     "that matches RE (prof run --frame-regex)"),
 	OPT_CALLBACK(0, "frame-symbol", struct ab_args, plan, "MODULE:SYMBOL",
-		     parse_frame_symbol,
+		     plan_opt_frame_symbol,
 		     "the same from each call of SYMBOL (prof run\n"
 		     "--frame-symbol)"),
 	OPT_DOUBLE(0, "budget", struct ab_args, plan.budget_ms, "MS", 0.001, 1e6,

@@ -29,6 +29,7 @@
 #include "prof/abplan.h"
 #include "prof/launch.h"
 #include "prof/pin.h"
+#include "prof/planopts.h"
 #include "prof/pressplan.h"
 #include "prof/progress.h"
 #include "prof/runner.h"
@@ -59,41 +60,6 @@ static void press_args_init(void *args)
 static void press_args_release(void *args)
 {
 	ab_plan_release(&((struct press_args *)args)->plan);
-}
-
-static int parse_arm(struct verb_ctx *vc, const char *arg, void *plan)
-{
-	char *cause = NULL;
-	int rc = ab_plan_add_arm(plan, arg, &cause);
-	return rc ? verb_usage_cause(vc, cause) : 0;
-}
-
-static int parse_score(struct verb_ctx *vc, const char *arg, void *plan)
-{
-	char *cause = NULL;
-	int rc = ab_plan_add_score(plan, arg, &cause);
-	return rc ? verb_usage_cause(vc, cause) : 0;
-}
-
-static int parse_frame_regex(struct verb_ctx *vc, const char *arg, void *plan)
-{
-	char *cause = NULL;
-	int rc = ab_plan_set_frames(plan, "frame-regex", arg, &cause);
-	return rc ? verb_usage_cause(vc, cause) : 0;
-}
-
-static int parse_frame_symbol(struct verb_ctx *vc, const char *arg, void *plan)
-{
-	char *cause = NULL;
-	int rc = ab_plan_set_frames(plan, "frame-symbol", arg, &cause);
-	return rc ? verb_usage_cause(vc, cause) : 0;
-}
-
-static int parse_order(struct verb_ctx *vc, const char *arg, void *plan)
-{
-	char *cause = NULL;
-	int rc = ab_plan_set_order(plan, arg, &cause);
-	return rc ? verb_usage_cause(vc, cause) : 0;
 }
 
 /* One workload: an --arm, or the command after the options. */
@@ -951,7 +917,7 @@ static const struct opt press_design_opts[] = {
 		"a count of 1 or more", "counted rounds (default 8)"),
 	OPT_INT(0, "warmup", struct press_args, warmup, "N", 0, DB_EXP_WARMUP_MAX, NULL,
 		"warm-up rounds, stored, not counted (default 1)"),
-	OPT_CALLBACK(0, "order", struct press_args, plan, "ORDER", parse_order,
+	OPT_CALLBACK(0, "order", struct press_args, plan, "ORDER", plan_opt_order,
 		     "abba (default: each round reverses the last),\n"
 		     "alternate, random (from --seed)"),
 	OPT_DOUBLE(0, "gate", struct press_args, gate, "PCT", 0, 1000, "a percentage",
@@ -1013,7 +979,7 @@ static const char pressure_tail[] =
 
 static const struct opt pressure_opts[] = {
 	OPT_GROUP("Workloads:"),
-	OPT_CALLBACK(0, "arm", struct press_args, plan, "NAME=COMMAND", parse_arm,
+	OPT_CALLBACK(0, "arm", struct press_args, plan, "NAME=COMMAND", plan_opt_arm,
 		     "a workload, instead of the command after the\n"
 		     "options; each gets its own curve"),
 	OPT_GROUP("Design:"),
@@ -1024,16 +990,16 @@ static const struct opt pressure_opts[] = {
 	OPT_BOOL(0, "allow-generic", struct press_args, plan.allow_generic,
 		 "as for prof run"),
 	OPT_CALLBACK(0, "score", struct press_args, plan, "NAME=REGEX[:AGG]|frame:WHAT",
-		     parse_score, "a number parsed from the workload's output, or\n"
+		     plan_opt_score, "a number parsed from the workload's output, or\n"
 		     "frame:p99, frame:p50 or frame:long from its frames,\n"
 		     "as for prof ab"),
 	OPT_BOOL(0, "frames", struct press_args, plan.frames,
 		 "find each run's frames from prof_frame() marks"),
-	OPT_CALLBACK(0, "frame-regex", struct press_args, plan, "RE", parse_frame_regex,
+	OPT_CALLBACK(0, "frame-regex", struct press_args, plan, "RE", plan_opt_frame_regex,
 		     "the same from the workload's stdout lines that\n"
 		     "match RE"),
 	OPT_CALLBACK(0, "frame-symbol", struct press_args, plan, "MODULE:SYMBOL",
-		     parse_frame_symbol, "the same from the calls of SYMBOL"),
+		     plan_opt_frame_symbol, "the same from the calls of SYMBOL"),
 	OPT_DOUBLE(0, "budget", struct press_args, plan.budget_ms, "MS", 0.001, 1e6,
 		   "a number of milliseconds",
 		   "a frame longer than MS is long (default 16.7)"),

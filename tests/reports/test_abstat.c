@@ -218,6 +218,18 @@ static void build(struct fake *f)
 	add(f, 1, 4, 1, false, 0, 13, 60);
 }
 
+/* build()'s experiment with the stored settings kv (its scores and
+ * --per units), analyzed under the default gate. */
+static void analyze_with(struct fake *f, struct db_kv *kv, size_t nkv,
+			 struct ab_analysis *a)
+{
+	build(f);
+	f->e.settings = kv;
+	f->e.nsettings = nkv;
+	struct ab_gate_rule gate = { NAN, NULL, 1.0 };
+	assert_int_equal(ab_analyze(&f->e, &gate, a, NULL), 0);
+}
+
 static void test_abstat__experiment_pairs_counted_rounds(void **state)
 {
 	(void)state;
@@ -339,18 +351,14 @@ static void test_abstat__per_takes_a_count(void **state)
 {
 	(void)state;
 	struct fake f;
-	build(&f);
 	struct db_kv kv[4] = {
 		{ "score", "fps=FPS ([0-9]+):higher" },
 		{ "per", "frame=fps" },
 		{ "per", "fps" },
 		{ "per", "fps_count" },
 	};
-	f.e.settings = kv;
-	f.e.nsettings = 4;
-	struct ab_gate_rule gate = { NAN, NULL, 1.0 };
 	struct ab_analysis a;
-	assert_int_equal(ab_analyze(&f.e, &gate, &a, NULL), 0);
+	analyze_with(&f, kv, 4, &a);
 	/* wall_s, cpu_s, cores, user_s, sys_s, fps, then one per metric: the bare rate is
 	 * refused, and fps_count names no stored score but reads as a count */
 	assert_int_equal(a.nmetrics, 8);
@@ -384,18 +392,14 @@ static void test_abstat__aggregate_and_frame_scores(void **state)
 {
 	(void)state;
 	struct fake f;
-	build(&f);
 	struct db_kv kv[4] = {
 		{ "score", "fps=FPS ([0-9]+):higher" },
 		{ "score", "frame_p99_ms=frame:p99" },
 		{ "score", "long_frames=frame:long" },
 		{ "score", "ok:matches=^ok:matches" },
 	};
-	f.e.settings = kv;
-	f.e.nsettings = 4;
-	struct ab_gate_rule gate = { NAN, NULL, 1.0 };
 	struct ab_analysis a;
-	assert_int_equal(ab_analyze(&f.e, &gate, &a, NULL), 0);
+	analyze_with(&f, kv, 4, &a);
 	assert_int_equal(a.nmetrics, 9);
 	assert_string_equal(a.metrics[6].name, "frame_p99_ms");
 	assert_string_equal(a.metrics[6].unit, "ms");
