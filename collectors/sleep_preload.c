@@ -79,9 +79,10 @@ typedef int (*cond_clockwait_fn)(pthread_cond_t *, pthread_mutex_t *,
 static nanosleep_fn real_nanosleep;
 static clock_nanosleep_fn real_clock_nanosleep;
 static usleep_fn real_usleep;
-/* atomic: found in the constructor, or at the first wait before it */
-static cond_timedwait_fn real_cond_timedwait;
-static cond_clockwait_fn real_cond_clockwait;
+/* atomic: found in the constructor, or at the first wait before it;
+ * kept as data pointers, the type dlsym gives */
+static void *real_cond_timedwait;
+static void *real_cond_clockwait;
 
 /* Until the constructor runs, every call passes through (threshold 0). */
 static struct sleep_preload_config cfg = {
@@ -549,39 +550,38 @@ EXPORT int usleep(useconds_t us)
  * pthread_cond_timedwait@GLIBC_2.3.2 (GLIBC_2.2.5 is the old condvar,
  * which this library does not take over: see sleep_preload.map), and
  * pthread_cond_clockwait@GLIBC_2.34, the same function as @GLIBC_2.30.
+ * real_symbol() tries each version in turn, then the default one, and
+ * keeps what it found in *cache.
  */
-static cond_timedwait_fn cond_timedwait_real(void)
+static void *real_symbol(void **cache, const char *name,
+			 const char *const *versions)
 {
-	cond_timedwait_fn f = __atomic_load_n(&real_cond_timedwait,
-					      __ATOMIC_ACQUIRE);
+	void *f = __atomic_load_n(cache, __ATOMIC_ACQUIRE);
 	if (f)
 		return f;
-	f = (cond_timedwait_fn)dlvsym(RTLD_NEXT, "pthread_cond_timedwait",
-				      "GLIBC_2.3.2");
+	for (; *versions && !f; versions++)
+		f = dlvsym(RTLD_NEXT, name, *versions);
 	if (!f)
-		f = (cond_timedwait_fn)dlsym(RTLD_NEXT,
-					     "pthread_cond_timedwait");
-	__atomic_store_n(&real_cond_timedwait, f, __ATOMIC_RELEASE);
+		f = dlsym(RTLD_NEXT, name);
+	__atomic_store_n(cache, f, __ATOMIC_RELEASE);
 	return f;
+}
+
+static cond_timedwait_fn cond_timedwait_real(void)
+{
+	static const char *const versions[] = { "GLIBC_2.3.2", NULL };
+	return (cond_timedwait_fn)real_symbol(&real_cond_timedwait,
+					      "pthread_cond_timedwait",
+					      versions);
 }
 
 static cond_clockwait_fn cond_clockwait_real(void)
 {
-	cond_clockwait_fn f = __atomic_load_n(&real_cond_clockwait,
-					      __ATOMIC_ACQUIRE);
-	if (f)
-		return f;
-	f = (cond_clockwait_fn)dlvsym(RTLD_NEXT, "pthread_cond_clockwait",
-				      "GLIBC_2.34");
-	if (!f)
-		f = (cond_clockwait_fn)dlvsym(RTLD_NEXT,
+	static const char *const versions[] = { "GLIBC_2.34", "GLIBC_2.30",
+						NULL };
+	return (cond_clockwait_fn)real_symbol(&real_cond_clockwait,
 					      "pthread_cond_clockwait",
-					      "GLIBC_2.30");
-	if (!f)
-		f = (cond_clockwait_fn)dlsym(RTLD_NEXT,
-					     "pthread_cond_clockwait");
-	__atomic_store_n(&real_cond_clockwait, f, __ATOMIC_RELEASE);
-	return f;
+					      versions);
 }
 
 /*

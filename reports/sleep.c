@@ -451,29 +451,50 @@ static const struct col cv_cols[C_N] = {
 	[C_MEAN] = ACHIEVED("mean", "mean us", COL_MACHINES),
 };
 
+/* A thread's tid (blank where it is 0) and name. */
+static void who_cells(struct rows *r, size_t row, size_t tid_col,
+		      size_t name_col, const struct db_sleep_thread *x)
+{
+	rows_int(r, row, tid_col, x->tid);
+	if (!x->tid)
+		rows_text(r, row, tid_col, "%s", "");
+	rows_str(r, row, name_col, x->name);
+}
+
+/* The achieved overshoot p50, p90, p99, p99.9 and max, in columns from
+ * p50_col on, then the mean, all in us; people see "-" in each where
+ * none is achieved. */
+enum { ACHIEVED_N = 5 };
+
+static void achieved_cells(struct rows *r, size_t row, size_t p50_col,
+			   size_t mean_col, const uint64_t v[ACHIEVED_N],
+			   double mean_ns, bool none)
+{
+	for (size_t k = 0; k < ACHIEVED_N; k++) {
+		rows_num(r, row, p50_col + k, (double)v[k] / 1000.0);
+		if (none)
+			rows_text(r, row, p50_col + k, "-");
+	}
+	rows_num(r, row, mean_col, mean_ns / 1000.0);
+	if (none)
+		rows_text(r, row, mean_col, "-");
+}
+
 /* Fill one row of a cv_cols set; the overshoot is of the timed-out
  * waits, so people see "-" where none timed out. */
 static void cv_row(struct rows *r, size_t row, const struct db_sleep_thread *x)
 {
-	rows_int(r, row, C_TID, x->tid);
-	if (!x->tid)
-		rows_text(r, row, C_TID, "%s", "");
-	rows_str(r, row, C_NAME, x->name);
+	who_cells(r, row, C_TID, C_NAME, x);
 	rows_uint(r, row, C_SERVED, x->cv_served);
 	rows_uint(r, row, C_PASSED, x->cv_passed);
 	rows_uint(r, row, C_WOKEN, x->cv_woken);
 	rows_uint(r, row, C_TIMEDOUT, x->cv_timedout);
 	rows_uint(r, row, C_EARLY, x->cv_early);
-	const uint64_t v[] = { x->cv_p50_ns, x->cv_p90_ns, x->cv_p99_ns,
-			       x->cv_p999_ns, x->cv_max_ns };
-	for (size_t k = 0; k < sizeof(v) / sizeof(v[0]); k++) {
-		rows_num(r, row, C_P50 + k, (double)v[k] / 1000.0);
-		if (!x->cv_timedout)
-			rows_text(r, row, C_P50 + k, "-");
-	}
-	rows_num(r, row, C_MEAN, x->cv_mean_ns / 1000.0);
-	if (!x->cv_timedout)
-		rows_text(r, row, C_MEAN, "-");
+	const uint64_t v[ACHIEVED_N] = { x->cv_p50_ns, x->cv_p90_ns,
+					 x->cv_p99_ns, x->cv_p999_ns,
+					 x->cv_max_ns };
+	achieved_cells(r, row, C_P50, C_MEAN, v, x->cv_mean_ns,
+		       !x->cv_timedout);
 }
 
 /* The thread's "condvar" object; null for a run stored before the
@@ -498,10 +519,7 @@ static struct rows *usage_threads(const struct db_sleep_usage *u)
 	for (size_t i = 0; i < u->nthreads; i++) {
 		const struct db_sleep_thread *x = &u->threads[i];
 		size_t row = rows_add(r);
-		rows_int(r, row, T_TID, x->tid);
-		if (!x->tid)
-			rows_text(r, row, T_TID, "%s", "");
-		rows_str(r, row, T_NAME, x->name);
+		who_cells(r, row, T_TID, T_NAME, x);
 		rows_uint(r, row, T_SERVED, x->served);
 		rows_uint(r, row, T_PASSED, x->passed);
 		rows_uint(r, row, T_EINTR, x->eintr);
@@ -518,17 +536,11 @@ static struct rows *usage_threads(const struct db_sleep_usage *u)
 			rows_null(r, row, T_FB_MEAN);
 		}
 		/* the mode's own overshoot: none when it served nothing */
-		bool none = x->served <= x->fallback;
-		const uint64_t v[] = { x->p50_ns, x->p90_ns, x->p99_ns, x->p999_ns,
-				       x->max_ns };
-		for (size_t k = 0; k < sizeof(v) / sizeof(v[0]); k++) {
-			rows_num(r, row, T_P50 + k, (double)v[k] / 1000.0);
-			if (none)
-				rows_text(r, row, T_P50 + k, "-");
-		}
-		rows_num(r, row, T_MEAN, x->mean_ns / 1000.0);
-		if (none)
-			rows_text(r, row, T_MEAN, "-");
+		const uint64_t v[ACHIEVED_N] = { x->p50_ns, x->p90_ns,
+						 x->p99_ns, x->p999_ns,
+						 x->max_ns };
+		achieved_cells(r, row, T_P50, T_MEAN, v, x->mean_ns,
+			       x->served <= x->fallback);
 		rows_str(r, row, T_REQ, x->req_hist);
 		cv_nest(r, row, u, x);
 	}

@@ -880,12 +880,23 @@ static void test_sleep__preload_absolute_deadlines_not_early(void **state)
 	}
 }
 
-static long long key_ll(const char *out, const char *key)
+/* The text just after key in out, which must hold it. */
+static const char *key_at(const char *out, const char *key)
 {
 	const char *s = strstr(out, key);
 	if (!s)
 		fail_msg("no '%s' in '%s'", key, out);
-	return atoll(s + strlen(key));
+	return s + strlen(key);
+}
+
+static long long key_ll(const char *out, const char *key)
+{
+	return atoll(key_at(out, key));
+}
+
+static double key_d(const char *out, const char *key)
+{
+	return atof(key_at(out, key));
 }
 
 static void check_eintr(const char *mode, const char *restart,
@@ -1201,14 +1212,6 @@ static const char *const cv_kinds[] = { "timed", "timed-mono", "clock-mono",
 					"clock-real" };
 #define N_CV_MODES (sizeof(cv_modes) / sizeof(cv_modes[0]))
 #define N_CV_KINDS (sizeof(cv_kinds) / sizeof(cv_kinds[0]))
-
-static double key_d(const char *out, const char *key)
-{
-	const char *s = strstr(out, key);
-	if (!s)
-		fail_msg("no '%s' in '%s'", key, out);
-	return atof(s + strlen(key));
-}
 
 /*
  * A waiter with a 50 ms timeout, signalled by another thread 5 ms in,

@@ -42,6 +42,29 @@ static void expect(const char *out, const char *needle)
 		fail_msg("expected %s in:\n%s", needle, out);
 }
 
+/* The last run as prof report shows it in JSON, read from the store. */
+static struct tu_proc last_run_json(const struct fx *f)
+{
+	char *argv[] = { PROF_BIN, f->dbarg, "report", "last", "--format",
+			 "json", NULL };
+	struct tu_proc p = tu_run(argv, NULL);
+	assert_int_equal(p.status, 0);
+	return p;
+}
+
+/* The integer after "key": in the JSON at s. */
+static long long json_ll(const char *s, const char *key)
+{
+	char *k;
+	assert_true(asprintf(&k, "\"%s\": ", key) > 0);
+	const char *at = strstr(s, k);
+	if (!at)
+		fail_msg("no %s in:\n%s", k, s);
+	long long v = atoll(at + strlen(k));
+	free(k);
+	return v;
+}
+
 static void test_sleepmode__serves_and_reports_each_thread(void **state)
 {
 	struct fx *f = *state;
@@ -56,9 +79,7 @@ static void test_sleepmode__serves_and_reports_each_thread(void **state)
 	expect(p.err, ": applied (1 process)");
 	tu_proc_release(&p);
 	/* Stored: prof report shows it again, per thread, in JSON. */
-	char *r[] = { PROF_BIN, f->dbarg, "report", "last", "--format", "json", NULL };
-	p = tu_run(r, NULL);
-	assert_int_equal(p.status, 0);
+	p = last_run_json(f);
 	const char *s = strstr(p.out, "\"sleep\": {");
 	assert_non_null(s);
 	expect(s, "\"mode\": \"timerfd\"");
@@ -85,8 +106,7 @@ static void test_sleepmode__long_sleeps_pass_through(void **state)
 	struct tu_proc p = tu_run(argv, NULL);
 	assert_int_equal(p.status, 0);
 	tu_proc_release(&p);
-	char *r[] = { PROF_BIN, f->dbarg, "report", "last", "--format", "json", NULL };
-	p = tu_run(r, NULL);
+	p = last_run_json(f);
 	expect(p.out, "\"served\": 0,");
 	expect(p.out, "\"passed\": 20,");
 	tu_proc_release(&p);
@@ -109,9 +129,7 @@ static void test_sleepmode__fallback_never_credited_to_the_mode(void **state)
 	expect(p.err, "served 40: 0 by timerfd, 40 by clock_nanosleep (no "
 	       "timerfd: too many open files)");
 	tu_proc_release(&p);
-	char *r[] = { PROF_BIN, f->dbarg, "report", "last", "--format", "json", NULL };
-	p = tu_run(r, NULL);
-	assert_int_equal(p.status, 0);
+	p = last_run_json(f);
 	expect(p.out, "\"fallback\": 40,");
 	expect(p.out, "\"served_by_mode\": 0,");
 	expect(p.out, "\"served_by_clock_nanosleep\": 40");
@@ -140,8 +158,7 @@ static void test_sleepmode__spinner_cap_default_and_none(void **state)
 	assert_int_equal(p.status, 0);
 	expect(p.err, "served as spin, no cap on spinning threads: applied");
 	tu_proc_release(&p);
-	char *r[] = { PROF_BIN, f->dbarg, "report", "last", "--format", "json", NULL };
-	p = tu_run(r, NULL);
+	p = last_run_json(f);
 	expect(p.out, "\"max_spinners\": null,");
 	expect(p.out, "\"max_spinners_default\": false,");
 	tu_proc_release(&p);
@@ -168,9 +185,7 @@ static void test_sleepmode__condvar_waits_reported_apart(void **state)
 	expect(p.err, "hybrid:20 in its place would lose signals");
 	expect(p.err, "woken  timed out");
 	tu_proc_release(&p);
-	char *r[] = { PROF_BIN, f->dbarg, "report", "last", "--format", "json", NULL };
-	p = tu_run(r, NULL);
-	assert_int_equal(p.status, 0);
+	p = last_run_json(f);
 	expect(p.out, "\"condvar_served_by\": \"timer slack 1 ns\"");
 	expect(p.out, "\"served_by_mode\": 40,");
 	expect(p.out, "\"condvar\": {\n");
@@ -178,11 +193,9 @@ static void test_sleepmode__condvar_waits_reported_apart(void **state)
 	/* every served wait timed out: served equals timed_out, and the
 	 * served and passed make 40 */
 	const char *c = strstr(p.out, "\"condvar\": {");
-	long long served = atoll(strstr(c, "\"served\": ") + 10);
-	long long passed = atoll(strstr(c, "\"passed\": ") + 10);
-	long long timed_out = atoll(strstr(c, "\"timed_out\": ") + 13);
-	assert_int_equal(served + passed, 40);
-	assert_int_equal(timed_out, served);
+	long long served = json_ll(c, "served");
+	assert_int_equal(served + json_ll(c, "passed"), 40);
+	assert_int_equal(json_ll(c, "timed_out"), served);
 	tu_proc_release(&p);
 }
 
