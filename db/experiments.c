@@ -243,88 +243,52 @@ static void kv_push(struct db_kv **v, size_t *n, struct db_row *r, int kcol, int
 enum { RUN_EVENT_COLS(DB_COL_ENUM) VC_N };
 static const char *const run_event_cols[] = { RUN_EVENT_COLS(DB_COL_SQL) };
 
-static int load_run_events(struct db *db, sqlite3_stmt *ev, struct db_exp_run *x,
-			   char **cause)
+static int run_event_row(struct db_row *r, struct db_load *l)
 {
-	struct db_row r;
-	db_row_init(&r, db, ev, "events");
-	sqlite3_bind_int64(ev, 1, x->run_id);
-	int s;
-	while (!r.rc && (s = sqlite3_step(ev)) == SQLITE_ROW) {
-		db_row_key(&r, "(run %lld, idx %lld)", (long long)x->run_id,
-			   (long long)sqlite3_column_int64(ev, VC_IDX));
-		size_t k = x->nevents++;
-		x->ev_names = realloc(x->ev_names, x->nevents * sizeof(char *));
-		x->ev_supported = realloc(x->ev_supported, x->nevents * sizeof(bool));
-		x->ev_values = realloc(x->ev_values, x->nevents * sizeof(double));
-		if (!x->ev_names || !x->ev_supported || !x->ev_values)
-			abort();
-		x->ev_names[k] = db_row_text(&r, VC_NAME, 0);
-		x->ev_supported[k] = db_row_bool(&r, VC_SUPPORTED, 0);
-		struct db_count c = { 0, 0, 0, false };
-		if (!db_row_null(&r, VC_VALUE)) {
-			c.present = true;
-			c.value = db_row_u64(&r, VC_VALUE, 0);
-			c.enabled = db_row_u64(&r, VC_ENABLED, 0);
-			c.running = db_row_u64(&r, VC_RUNNING, 0);
-		}
-		double v;
-		enum db_count_state cs = db_count_scaled(&c, &v);
-		x->ev_values[k] = x->ev_supported[k] &&
-				  (cs == COUNT_OK || cs == COUNT_SCALED) ? v : NAN;
+	struct db_exp_run *x = l->out;
+	db_row_key(r, "(run %lld, idx %lld)", (long long)x->run_id,
+		   (long long)sqlite3_column_int64(r->st, VC_IDX));
+	size_t k = x->nevents++;
+	x->ev_names = realloc(x->ev_names, x->nevents * sizeof(char *));
+	x->ev_supported = realloc(x->ev_supported, x->nevents * sizeof(bool));
+	x->ev_values = realloc(x->ev_values, x->nevents * sizeof(double));
+	if (!x->ev_names || !x->ev_supported || !x->ev_values)
+		abort();
+	x->ev_names[k] = db_row_text(r, VC_NAME, 0);
+	x->ev_supported[k] = db_row_bool(r, VC_SUPPORTED, 0);
+	struct db_count c = { 0, 0, 0, false };
+	if (!db_row_null(r, VC_VALUE)) {
+		c.present = true;
+		c.value = db_row_u64(r, VC_VALUE, 0);
+		c.enabled = db_row_u64(r, VC_ENABLED, 0);
+		c.running = db_row_u64(r, VC_RUNNING, 0);
 	}
-	sqlite3_reset(ev);
-	if (r.rc)
-		return db_row_fail(&r, cause);
-	if (s != SQLITE_DONE)
-		return db_fail(db, s, "cannot read the events from", cause);
+	double v;
+	enum db_count_state cs = db_count_scaled(&c, &v);
+	x->ev_values[k] = x->ev_supported[k] &&
+			  (cs == COUNT_OK || cs == COUNT_SCALED) ? v : NAN;
 	return 0;
 }
 
 /* The run's machine deltas: a name that did not move has no row. */
-static int load_run_system(struct db *db, sqlite3_stmt *sy, struct db_exp_run *x,
-			   char **cause)
+static int run_system_row(struct db_row *r, struct db_load *l)
 {
-	struct db_row r;
-	db_row_init(&r, db, sy, "run_system");
-	sqlite3_bind_int64(sy, 1, x->run_id);
-	int s;
-	while (!r.rc && (s = sqlite3_step(sy)) == SQLITE_ROW) {
-		db_row_key(&r, "(run %lld, row %zu)", (long long)x->run_id,
-			   x->nsystem + 1);
-		size_t k = x->nsystem++;
-		x->system = realloc(x->system, x->nsystem * sizeof(*x->system));
-		if (!x->system)
-			abort();
-		x->system[k].name = db_row_text(&r, 0, 0);
-		x->system[k].delta = db_row_int(&r, 1, INT64_MIN, INT64_MAX, 0, 0);
-	}
-	sqlite3_reset(sy);
-	if (r.rc)
-		return db_row_fail(&r, cause);
-	if (s != SQLITE_DONE)
-		return db_fail(db, s, "cannot read the machine's deltas from", cause);
+	struct db_exp_run *x = l->out;
+	db_row_key(r, "(run %lld, row %zu)", (long long)x->run_id, x->nsystem + 1);
+	size_t k = x->nsystem++;
+	x->system = realloc(x->system, x->nsystem * sizeof(*x->system));
+	if (!x->system)
+		abort();
+	x->system[k].name = db_row_text(r, 0, 0);
+	x->system[k].delta = db_row_int(r, 1, INT64_MIN, INT64_MAX, 0, 0);
 	return 0;
 }
 
-
-static int load_run_settings(struct db *db, sqlite3_stmt *st, struct db_exp_run *x,
-			     char **cause)
+static int run_setting_row(struct db_row *r, struct db_load *l)
 {
-	struct db_row r;
-	db_row_init(&r, db, st, "run_settings");
-	sqlite3_bind_int64(st, 1, x->run_id);
-	int s;
-	while (!r.rc && (s = sqlite3_step(st)) == SQLITE_ROW) {
-		db_row_key(&r, "(run %lld, row %zu)", (long long)x->run_id,
-			   x->nsettings + 1);
-		kv_push(&x->settings, &x->nsettings, &r, 0, 1);
-	}
-	sqlite3_reset(st);
-	if (r.rc)
-		return db_row_fail(&r, cause);
-	if (s != SQLITE_DONE)
-		return db_fail(db, s, "cannot read the run settings from", cause);
+	struct db_exp_run *x = l->out;
+	db_row_key(r, "(run %lld, row %zu)", (long long)x->run_id, x->nsettings + 1);
+	kv_push(&x->settings, &x->nsettings, r, 0, 1);
 	return 0;
 }
 
@@ -336,30 +300,18 @@ const char *db_exp_run_setting(const struct db_exp_run *r, const char *key)
 	return NULL;
 }
 
-static int load_run_scores(struct db *db, sqlite3_stmt *sc, struct db_exp_run *x,
-			   char **cause)
+static int run_score_row(struct db_row *r, struct db_load *l)
 {
-	struct db_row r;
-	db_row_init(&r, db, sc, "run_scores");
-	sqlite3_bind_int64(sc, 1, x->run_id);
-	int s;
-	while (!r.rc && (s = sqlite3_step(sc)) == SQLITE_ROW) {
-		db_row_key(&r, "(run %lld, row %zu)", (long long)x->run_id,
-			   x->nscores + 1);
-		size_t k = x->nscores++;
-		x->scores = realloc(x->scores, x->nscores * sizeof(*x->scores));
-		if (!x->scores)
-			abort();
-		x->scores[k].name = db_row_text(&r, 0, 0);
-		x->scores[k].found = db_row_bool(&r, 2, 0);
-		x->scores[k].value = x->scores[k].found
-				     ? db_row_real(&r, 1, -HUGE_VAL, HUGE_VAL, NAN, 0) : NAN;
-	}
-	sqlite3_reset(sc);
-	if (r.rc)
-		return db_row_fail(&r, cause);
-	if (s != SQLITE_DONE)
-		return db_fail(db, s, "cannot read the scores from", cause);
+	struct db_exp_run *x = l->out;
+	db_row_key(r, "(run %lld, row %zu)", (long long)x->run_id, x->nscores + 1);
+	size_t k = x->nscores++;
+	x->scores = realloc(x->scores, x->nscores * sizeof(*x->scores));
+	if (!x->scores)
+		abort();
+	x->scores[k].name = db_row_text(r, 0, 0);
+	x->scores[k].found = db_row_bool(r, 2, 0);
+	x->scores[k].value = x->scores[k].found
+			     ? db_row_real(r, 1, -HUGE_VAL, HUGE_VAL, NAN, 0) : NAN;
 	return 0;
 }
 
@@ -477,13 +429,21 @@ static int load_runs(struct db *db, struct db_experiment *e, char **cause)
 		return rc;
 	}
 	for (size_t i = 0; i < e->nruns && !rc; i++) {
-		rc = load_run_events(db, ev, &e->runs[i], cause);
+		struct db_load l = { .run_id = e->runs[i].run_id, .out = &e->runs[i] };
+		rc = db_select_each(db, ev, "events", "cannot read the events from",
+				    &l, run_event_row, cause);
 		if (!rc)
-			rc = load_run_scores(db, sc, &e->runs[i], cause);
+			rc = db_select_each(db, sc, "run_scores",
+					    "cannot read the scores from", &l,
+					    run_score_row, cause);
 		if (!rc)
-			rc = load_run_system(db, sy, &e->runs[i], cause);
+			rc = db_select_each(db, sy, "run_system",
+					    "cannot read the machine's deltas from", &l,
+					    run_system_row, cause);
 		if (!rc)
-			rc = load_run_settings(db, rs, &e->runs[i], cause);
+			rc = db_select_each(db, rs, "run_settings",
+					    "cannot read the run settings from", &l,
+					    run_setting_row, cause);
 	}
 	sqlite3_finalize(ev);
 	sqlite3_finalize(sc);

@@ -88,85 +88,61 @@ static const char *const fr_cols[] = { FR_COLS(DB_COL_SQL) };
 enum { CN_COLS(DB_COL_ENUM) CC_N };
 static const char *const cn_cols[] = { CN_COLS(DB_COL_SQL) };
 
-static int load_frames(struct db *db, struct db_run *run, char **cause)
+static int frame_row(struct db_row *r, struct db_load *l)
 {
-	sqlite3_stmt *st;
-	int rc = db_prepare_select(db, &st, fr_cols, FC_N,
-				   "FROM frames WHERE run_id = ?1 ORDER BY idx",
-				   cause);
-	if (rc)
-		return rc;
-	sqlite3_bind_int64(st, 1, run->id);
-	struct db_row r;
-	db_row_init(&r, db, st, "frames");
-	int s;
-	while (!r.rc && (s = sqlite3_step(st)) == SQLITE_ROW) {
-		db_row_key(&r, "(run %lld, frame %zu)", (long long)run->id,
-			   run->nframes);
-		struct db_frame_span *p = realloc(run->frames,
-					     (run->nframes + 1) * sizeof(*p));
-		if (!p)
-			abort();
-		run->frames = p;
-		struct db_frame_span *fr = &p[run->nframes++];
-		fr->t_ns = db_row_int(&r, FC_T_NS, 0, INT64_MAX, 0, 0);
-		fr->dur_ns = db_row_int(&r, FC_DUR_NS, 0, INT64_MAX, 0, 0);
-	}
-	sqlite3_finalize(st);
-	if (r.rc)
-		return db_row_fail(&r, cause);
-	if (s != SQLITE_DONE)
-		return db_fail(db, s, "cannot read the frames from", cause);
+	struct db_run *run = l->out;
+	db_row_key(r, "(run %lld, frame %zu)", (long long)run->id, run->nframes);
+	if (db_grow((void **)&run->frames, &l->cap, run->nframes, sizeof(*run->frames)))
+		abort();
+	struct db_frame_span *fr = &run->frames[run->nframes++];
+	fr->t_ns = db_row_int(r, FC_T_NS, 0, INT64_MAX, 0, 0);
+	fr->dur_ns = db_row_int(r, FC_DUR_NS, 0, INT64_MAX, 0, 0);
 	return 0;
 }
 
-static int load_counts(struct db *db, struct db_run *run, char **cause)
+static const struct db_select frame_sel = {
+	"frames", fr_cols, FC_N,
+	"FROM frames WHERE run_id = ?1 ORDER BY idx",
+	"cannot read the frames from",
+};
+
+static int count_row(struct db_row *r, struct db_load *l)
 {
-	sqlite3_stmt *st;
-	int rc = db_prepare_select(db, &st, cn_cols, CC_N,
-				   "FROM frame_counts WHERE run_id = ?1 "
-				   "ORDER BY frame_idx, name, event_idx", cause);
-	if (rc)
-		return rc;
-	sqlite3_bind_int64(st, 1, run->id);
-	struct db_row r;
-	db_row_init(&r, db, st, "frame_counts");
-	int s;
-	while (!r.rc && (s = sqlite3_step(st)) == SQLITE_ROW) {
-		db_row_key(&r, "(run %lld, row %zu)", (long long)run->id,
-			   run->nframe_counts);
-		int64_t f = db_row_int(&r, CC_FRAME, 0,
-				       run->nframes ? (int64_t)run->nframes - 1 : 0, 0, 0);
-		int64_t e = db_row_int(&r, CC_EVENT, 0,
-				       run->nevents ? (int64_t)run->nevents - 1 : 0, 0, 0);
-		int64_t v = db_row_int(&r, CC_VALUE, 0, INT64_MAX, 0, 0);
-		char *name = db_row_text(&r, CC_NAME, 0);
-		if (r.rc || (size_t)f >= run->nframes || (size_t)e >= run->nevents) {
-			free(name);
-			continue;
-		}
-		struct db_frame_count *p = realloc(run->frame_counts,
-						   (run->nframe_counts + 1) * sizeof(*p));
-		if (!p)
-			abort();
-		run->frame_counts = p;
-		p[run->nframe_counts++] = (struct db_frame_count){
-			.frame = (uint32_t)f, .name = name, .event = (uint32_t)e,
-			.value = v,
-		};
+	struct db_run *run = l->out;
+	db_row_key(r, "(run %lld, row %zu)", (long long)run->id, run->nframe_counts);
+	int64_t f = db_row_int(r, CC_FRAME, 0,
+			       run->nframes ? (int64_t)run->nframes - 1 : 0, 0, 0);
+	int64_t e = db_row_int(r, CC_EVENT, 0,
+			       run->nevents ? (int64_t)run->nevents - 1 : 0, 0, 0);
+	int64_t v = db_row_int(r, CC_VALUE, 0, INT64_MAX, 0, 0);
+	char *name = db_row_text(r, CC_NAME, 0);
+	if (r->rc || (size_t)f >= run->nframes || (size_t)e >= run->nevents) {
+		free(name);
+		return 0;
 	}
-	sqlite3_finalize(st);
-	if (r.rc)
-		return db_row_fail(&r, cause);
-	if (s != SQLITE_DONE)
-		return db_fail(db, s, "cannot read the frame counts from", cause);
+	if (db_grow((void **)&run->frame_counts, &l->cap, run->nframe_counts,
+		    sizeof(*run->frame_counts)))
+		abort();
+	run->frame_counts[run->nframe_counts++] = (struct db_frame_count){
+		.frame = (uint32_t)f, .name = name, .event = (uint32_t)e,
+		.value = v,
+	};
 	return 0;
 }
+
+static const struct db_select count_sel = {
+	"frame_counts", cn_cols, CC_N,
+	"FROM frame_counts WHERE run_id = ?1 ORDER BY frame_idx, name, event_idx",
+	"cannot read the frame counts from",
+};
 
 int db_frames_load(struct db *db, struct db_run *run, char **cause)
 {
-	int rc = load_frames(db, run, cause);
-	return rc ? rc : load_counts(db, run, cause);
+	struct db_load l = { .run_id = run->id, .out = run };
+	int rc = db_select_run(db, &frame_sel, &l, frame_row, cause);
+	if (rc)
+		return rc;
+	return db_select_run(db, &count_sel, &l, count_row, cause);
 }
 
 void db_frames_release(struct db_run *run)

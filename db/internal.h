@@ -153,6 +153,52 @@ bool db_row_null(struct db_row *r, int col);
 /* A blob of NUL-terminated strings, at most DB_TEXT_MAX bytes. */
 int db_row_argv(struct db_row *r, int col, char ***argv, int *argc);
 
+/*
+ * The loops of db/rows.c. A per-run loader describes its query once:
+ *
+ *   static const struct db_select event_sel = {
+ *	"events", event_cols, EC_N,
+ *	"FROM events WHERE run_id = ?1 ORDER BY idx",
+ *	"cannot read the events from",
+ *   };
+ *
+ * db_select_run binds l->run_id to ?1, sets l->cap to 0 and hands each
+ * row to fn, which reads it through r (naming it with db_row_key first),
+ * files it in l->out (growing an array with db_grow and l->cap) and
+ * returns 0, or a negative errno that stops the loop and is returned
+ * (-ENOMEM). A row found bad stops it too: db_row_fail's -EIO and cause.
+ * A failed step is db_fail(what).
+ */
+struct db_select {
+	const char *table;		/* as errors name it */
+	const char *const *cols;
+	size_t ncols;
+	const char *rest;		/* "FROM ... WHERE run_id = ?1 ..." */
+	const char *what;		/* "cannot read the events from" */
+};
+struct db_load {
+	int64_t run_id;
+	void *out;			/* what the rows fill: a struct db_run ... */
+	size_t cap;			/* room in the array being filled */
+};
+typedef int (*db_row_fn)(struct db_row *r, struct db_load *l);
+int db_select_run(struct db *db, const struct db_select *q, struct db_load *l,
+		  db_row_fn fn, char **cause);
+/* The same loop on a statement the caller prepared once and runs for
+ * many runs ("... WHERE run_id = ?1"): it is reset, not finalized. */
+int db_select_each(struct db *db, sqlite3_stmt *st, const char *table,
+		   const char *what, struct db_load *l, db_row_fn fn, char **cause);
+
+/* Grow *arr (of elem bytes each, *cap of them) to hold n + 1, zeroing
+ * what it adds: 0 or -ENOMEM, *arr untouched then. */
+int db_grow(void **arr, size_t *cap, size_t n, size_t elem);
+
+/* Step an INSERT whose parameters are bound, and reset it for the next
+ * row. On failure it finalizes st (the caller's loop ends there) and
+ * returns db_fail(what). */
+int db_insert_step(struct db *db, sqlite3_stmt *st, const char *what,
+		   char **cause);
+
 /* 0 when s is a CPU list of at most DB_CPUS_MAX CPUs below DB_CPUS_MAX. */
 int db_cpu_list_check(const char *s);
 

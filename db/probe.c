@@ -210,43 +210,31 @@ static int load_facts(struct db *db, int64_t run_id, struct db_probe *out,
 enum { POINT_COLS(DB_COL_ENUM) PC_N };
 static const char *const point_cols[] = { POINT_COLS(DB_COL_SQL) };
 
-static int load_points(struct db *db, int64_t run_id, struct db_probe *out,
-		       char **cause)
+static int point_row(struct db_row *r, struct db_load *l)
 {
-	sqlite3_stmt *st;
-	int rc = db_prepare_select(db, &st, point_cols, PC_N,
-		"FROM probe_latency WHERE run_id = ?1 ORDER BY idx", cause);
-	if (rc)
-		return rc;
-	sqlite3_bind_int64(st, 1, run_id);
-	struct db_row r;
-	db_row_init(&r, db, st, "probe_latency");
-	int step;
-	while (!r.rc && (step = sqlite3_step(st)) == SQLITE_ROW) {
-		struct db_probe_point *v = realloc(out->points,
-						   (out->npoints + 1) * sizeof(*v));
-		if (!v)
-			abort();
-		out->points = v;
-		struct db_probe_point *q = &v[out->npoints++];
-		db_row_key(&r, "(run %lld, idx %lld)", (long long)run_id,
-			   (long long)sqlite3_column_int64(st, PC_IDX));
-		q->bytes = (uint64_t)db_row_int(&r, PC_BYTES, 1, SIZE_MAX_STORED, 1, 0);
-		q->ns = db_row_real(&r, PC_NS, 0, NS_MAX_STORED, 0, 0);
-		q->steps = db_row_u64(&r, PC_STEPS, 0);
-		q->huge_bytes = (uint64_t)db_row_int(&r, PC_HUGE, 0, SIZE_MAX_STORED, 0, 0);
-		/* The knee finder walks the curve in size order. */
-		if (!r.rc && out->npoints > 1 && q->bytes <= v[out->npoints - 2].bytes)
-			db_row_bad(&r, PC_BYTES, "%llu is not above the size before it",
-				   (unsigned long long)q->bytes);
-	}
-	sqlite3_finalize(st);
-	if (r.rc)
-		return db_row_fail(&r, cause);
-	if (step != SQLITE_DONE)
-		return db_fail(db, step, "cannot read the latency curve in", cause);
+	struct db_probe *out = l->out;
+	if (db_grow((void **)&out->points, &l->cap, out->npoints, sizeof(*out->points)))
+		abort();
+	struct db_probe_point *v = out->points;
+	struct db_probe_point *q = &v[out->npoints++];
+	db_row_key(r, "(run %lld, idx %lld)", (long long)l->run_id,
+		   (long long)sqlite3_column_int64(r->st, PC_IDX));
+	q->bytes = (uint64_t)db_row_int(r, PC_BYTES, 1, SIZE_MAX_STORED, 1, 0);
+	q->ns = db_row_real(r, PC_NS, 0, NS_MAX_STORED, 0, 0);
+	q->steps = db_row_u64(r, PC_STEPS, 0);
+	q->huge_bytes = (uint64_t)db_row_int(r, PC_HUGE, 0, SIZE_MAX_STORED, 0, 0);
+	/* The knee finder walks the curve in size order. */
+	if (!r->rc && out->npoints > 1 && q->bytes <= v[out->npoints - 2].bytes)
+		db_row_bad(r, PC_BYTES, "%llu is not above the size before it",
+			   (unsigned long long)q->bytes);
 	return 0;
 }
+
+static const struct db_select point_sel = {
+	"probe_latency", point_cols, PC_N,
+	"FROM probe_latency WHERE run_id = ?1 ORDER BY idx",
+	"cannot read the latency curve in",
+};
 
 #define COUNTER_COLS(X) \
 	X(CC_NAME, "name") \
@@ -263,47 +251,34 @@ static int load_points(struct db *db, int64_t run_id, struct db_probe *out,
 enum { COUNTER_COLS(DB_COL_ENUM) CC_N };
 static const char *const counter_cols[] = { COUNTER_COLS(DB_COL_SQL) };
 
-static int load_counters(struct db *db, int64_t run_id, struct db_probe *out,
-			 char **cause)
+static int counter_row(struct db_row *r, struct db_load *l)
 {
-	sqlite3_stmt *st;
-	int rc = db_prepare_select(db, &st, counter_cols, CC_N,
-		"FROM probe_counters WHERE run_id = ?1 ORDER BY idx", cause);
-	if (rc)
-		return rc;
-	sqlite3_bind_int64(st, 1, run_id);
-	struct db_row r;
-	db_row_init(&r, db, st, "probe_counters");
-	int step;
-	while (!r.rc && (step = sqlite3_step(st)) == SQLITE_ROW) {
-		struct db_probe_counter *v = realloc(out->counters,
-						     (out->ncounters + 1) * sizeof(*v));
-		if (!v)
-			abort();
-		out->counters = v;
-		struct db_probe_counter *c = &v[out->ncounters++];
-		memset(c, 0, sizeof(*c));
-		db_row_key(&r, "(run %lld, idx %lld)", (long long)run_id,
-			   (long long)sqlite3_column_int64(st, CC_IDX));
-		c->name = db_row_text(&r, CC_NAME, 0);
-		c->event = db_row_text(&r, CC_EVENT, DB_NULL_OK);
-		c->bench = db_row_text(&r, CC_BENCH, DB_LONG);
-		c->ran = db_row_bool(&r, CC_RAN, 0);
-		c->expected = db_row_real(&r, CC_EXPECTED, 0, 1e300, 0, 0);
-		c->opened = !db_row_null(&r, CC_VALUE);
-		c->value = db_row_u64(&r, CC_VALUE, DB_NULL_OK);
-		c->enabled = db_row_u64(&r, CC_ENABLED, DB_NULL_OK);
-		c->running = db_row_u64(&r, CC_RUNNING, DB_NULL_OK);
-		c->grade = db_row_text(&r, CC_GRADE, 0);
-		c->reason = db_row_text(&r, CC_REASON, DB_NULL_OK | DB_LONG);
-	}
-	sqlite3_finalize(st);
-	if (r.rc)
-		return db_row_fail(&r, cause);
-	if (step != SQLITE_DONE)
-		return db_fail(db, step, "cannot read the probe's counters in", cause);
+	struct db_probe *out = l->out;
+	if (db_grow((void **)&out->counters, &l->cap, out->ncounters,
+		    sizeof(*out->counters)))
+		abort();
+	struct db_probe_counter *c = &out->counters[out->ncounters++];
+	db_row_key(r, "(run %lld, idx %lld)", (long long)l->run_id,
+		   (long long)sqlite3_column_int64(r->st, CC_IDX));
+	c->name = db_row_text(r, CC_NAME, 0);
+	c->event = db_row_text(r, CC_EVENT, DB_NULL_OK);
+	c->bench = db_row_text(r, CC_BENCH, DB_LONG);
+	c->ran = db_row_bool(r, CC_RAN, 0);
+	c->expected = db_row_real(r, CC_EXPECTED, 0, 1e300, 0, 0);
+	c->opened = !db_row_null(r, CC_VALUE);
+	c->value = db_row_u64(r, CC_VALUE, DB_NULL_OK);
+	c->enabled = db_row_u64(r, CC_ENABLED, DB_NULL_OK);
+	c->running = db_row_u64(r, CC_RUNNING, DB_NULL_OK);
+	c->grade = db_row_text(r, CC_GRADE, 0);
+	c->reason = db_row_text(r, CC_REASON, DB_NULL_OK | DB_LONG);
 	return 0;
 }
+
+static const struct db_select counter_sel = {
+	"probe_counters", counter_cols, CC_N,
+	"FROM probe_counters WHERE run_id = ?1 ORDER BY idx",
+	"cannot read the probe's counters in",
+};
 
 int db_probe_load(struct db *db, int64_t run_id, struct db_probe *out,
 		  char **cause)
@@ -311,10 +286,11 @@ int db_probe_load(struct db *db, int64_t run_id, struct db_probe *out,
 	memset(out, 0, sizeof(*out));
 	out->cpu = -1;
 	int rc = load_facts(db, run_id, out, cause);
+	struct db_load l = { .run_id = run_id, .out = out };
 	if (!rc)
-		rc = load_points(db, run_id, out, cause);
+		rc = db_select_run(db, &point_sel, &l, point_row, cause);
 	if (!rc)
-		rc = load_counters(db, run_id, out, cause);
+		rc = db_select_run(db, &counter_sel, &l, counter_row, cause);
 	if (rc)
 		db_probe_release(out);
 	return rc;

@@ -275,12 +275,9 @@ int db_run_store_body(struct db *db, struct db_run *run, char **cause)
 		sqlite3_bind_int64(st, DB_PARAM(SI_RUN), run->id);
 		db_bind_text(st, DB_PARAM(SI_KEY), run->settings[i].key);
 		db_bind_text(st, DB_PARAM(SI_VALUE), run->settings[i].value);
-		s = sqlite3_step(st);
-		sqlite3_reset(st);
-		if (s != SQLITE_DONE) {
-			sqlite3_finalize(st);
-			return db_fail(db, s, "cannot store the settings in", cause);
-		}
+		rc = db_insert_step(db, st, "cannot store the settings in", cause);
+		if (rc)
+			return rc;
 	}
 	sqlite3_finalize(st);
 
@@ -319,12 +316,9 @@ int db_run_store_body(struct db *db, struct db_run *run, char **cause)
 			sqlite3_bind_null(st, DB_PARAM(EI_ENABLED));
 			sqlite3_bind_null(st, DB_PARAM(EI_RUNNING));
 		}
-		s = sqlite3_step(st);
-		sqlite3_reset(st);
-		if (s != SQLITE_DONE) {
-			sqlite3_finalize(st);
-			return db_fail(db, s, "cannot store the events in", cause);
-		}
+		rc = db_insert_step(db, st, "cannot store the events in", cause);
+		if (rc)
+			return rc;
 	}
 	sqlite3_finalize(st);
 
@@ -403,7 +397,7 @@ static void bind_opt(sqlite3_stmt *st, int idx, bool has, uint64_t v)
 static int store_modules(struct db *db, const struct db_run *run, char **cause)
 {
 	sqlite3_stmt *st;
-	int s, rc;
+	int rc;
 	if (run->nmodules) {
 		rc = db_prepare_insert(db, &st, "modules", module_ins, MI_N, cause);
 		if (rc)
@@ -428,12 +422,9 @@ static int store_modules(struct db *db, const struct db_run *run, char **cause)
 			db_bind_text(st, DB_PARAM(MI_ERROR), m->error);
 			bind_opt(st, DB_PARAM(MI_REPLAYED),
 				 m->has_touched, m->touched_replayed);
-			s = sqlite3_step(st);
-			sqlite3_reset(st);
-			if (s != SQLITE_DONE) {
-				sqlite3_finalize(st);
-				return db_fail(db, s, "cannot store the modules in", cause);
-			}
+			rc = db_insert_step(db, st, "cannot store the modules in", cause);
+			if (rc)
+				return rc;
 		}
 		sqlite3_finalize(st);
 	}
@@ -449,12 +440,9 @@ static int store_modules(struct db *db, const struct db_run *run, char **cause)
 		sqlite3_bind_int64(st, DB_PARAM(WI_TOUCHED), (sqlite3_int64)w->touched_bytes);
 		sqlite3_bind_int64(st, DB_PARAM(WI_FAULTED), (sqlite3_int64)w->faulted_bytes);
 		sqlite3_bind_int64(st, DB_PARAM(WI_FAULTS), (sqlite3_int64)w->faults);
-		s = sqlite3_step(st);
-		sqlite3_reset(st);
-		if (s != SQLITE_DONE) {
-			sqlite3_finalize(st);
-			return db_fail(db, s, "cannot store the working set in", cause);
-		}
+		rc = db_insert_step(db, st, "cannot store the working set in", cause);
+		if (rc)
+			return rc;
 	}
 	sqlite3_finalize(st);
 	return 0;
@@ -526,86 +514,69 @@ static const char *const module_cols[] = { MODULE_COLS(DB_COL_SQL) };
 enum { WS_COLS(DB_COL_ENUM) WC_N };
 static const char *const ws_cols[] = { WS_COLS(DB_COL_SQL) };
 
+static int module_row(struct db_row *r, struct db_load *l)
+{
+	struct db_run *out = l->out;
+	db_row_key(r, "(run %lld, idx %lld)", (long long)l->run_id,
+		   (long long)sqlite3_column_int64(r->st, MC_IDX));
+	if (db_grow((void **)&out->modules, &l->cap, out->nmodules,
+		    sizeof(*out->modules)))
+		return -ENOMEM;
+	struct db_module *m = &out->modules[out->nmodules++];
+	m->path = db_row_text(r, MC_PATH, DB_LONG);
+	m->kind = db_row_text(r, MC_KIND, 0);
+	if (!r->rc && strcmp(m->kind, "file") && strcmp(m->kind, "anon"))
+		db_row_bad(r, MC_KIND, "is '%.40s', not 'file' or 'anon'", m->kind);
+	m->build_id = db_row_text(r, MC_BUILD_ID, DB_NULL_OK);
+	m->exec_bytes = db_row_u64(r, MC_EXEC, 0);
+	m->has_text = row_opt(r, MC_TEXT, &m->text_bytes);
+	m->has_exec_sections = row_opt(r, MC_SECTIONS, &m->exec_section_bytes);
+	m->has_touched = row_opt(r, MC_TOUCHED, &m->touched_bytes);
+	row_opt(r, MC_FAULTED, &m->faulted_bytes);
+	row_opt(r, MC_FAULTS, &m->faults);
+	m->nprocs = (uint32_t)db_row_int(r, MC_NPROCS, 0, UINT32_MAX, 0, 0);
+	m->error = db_row_text(r, MC_ERROR, DB_NULL_OK | DB_LONG);
+	m->touched_replayed = db_row_bool(r, MC_REPLAYED, DB_NULL_OK);
+	return 0;
+}
+
+static const struct db_select module_sel = {
+	"modules", module_cols, MC_N,
+	"FROM modules WHERE run_id = ?1 ORDER BY idx",
+	"cannot read the modules from",
+};
+
+static int ws_row(struct db_row *r, struct db_load *l)
+{
+	struct db_run *out = l->out;
+	db_row_key(r, "(run %lld, row %zu)", (long long)l->run_id, out->nws + 1);
+	if (db_grow((void **)&out->ws, &l->cap, out->nws, sizeof(*out->ws)))
+		return -ENOMEM;
+	struct db_ws *w = &out->ws[out->nws++];
+	w->kind = db_row_text(r, WC_KIND, 0);
+	w->touched_bytes = db_row_u64(r, WC_TOUCHED, 0);
+	w->faulted_bytes = db_row_u64(r, WC_FAULTED, 0);
+	w->faults = db_row_u64(r, WC_FAULTS, 0);
+	return 0;
+}
+
+/* In the order collectors/modules.h lists the kinds. */
+static const struct db_select ws_sel = {
+	"working_set", ws_cols, WC_N,
+	"FROM working_set WHERE run_id = ?1 ORDER BY CASE kind"
+	" WHEN 'code' THEN 0 WHEN 'heap' THEN 1 WHEN 'stack' THEN 2"
+	" WHEN 'anon' THEN 3 WHEN 'file' THEN 4 WHEN 'other' THEN 5"
+	" ELSE 6 END, kind",
+	"cannot read the working set from",
+};
+
 static int load_modules(struct db *db, int64_t id, struct db_run *out, char **cause)
 {
-	sqlite3_stmt *st;
-	struct db_row r;
-	int s;
-	int rc = db_prepare_select(db, &st, module_cols, MC_N,
-		"FROM modules WHERE run_id = ?1 ORDER BY idx", cause);
+	struct db_load l = { .run_id = id, .out = out };
+	int rc = db_select_run(db, &module_sel, &l, module_row, cause);
 	if (rc)
 		return rc;
-	sqlite3_bind_int64(st, 1, id);
-	db_row_init(&r, db, st, "modules");
-	size_t cap = 0;
-	while (!r.rc && (s = sqlite3_step(st)) == SQLITE_ROW) {
-		db_row_key(&r, "(run %lld, idx %lld)", (long long)id,
-			   (long long)sqlite3_column_int64(st, MC_IDX));
-		if (out->nmodules == cap) {
-			cap = cap ? cap * 2 : 16;
-			struct db_module *p = realloc(out->modules, cap * sizeof(*p));
-			if (!p) {
-				sqlite3_finalize(st);
-				return -ENOMEM;
-			}
-			out->modules = p;
-		}
-		struct db_module *m = &out->modules[out->nmodules++];
-		memset(m, 0, sizeof(*m));
-		m->path = db_row_text(&r, MC_PATH, DB_LONG);
-		m->kind = db_row_text(&r, MC_KIND, 0);
-		if (!r.rc && strcmp(m->kind, "file") && strcmp(m->kind, "anon"))
-			db_row_bad(&r, MC_KIND, "is '%.40s', not 'file' or 'anon'", m->kind);
-		m->build_id = db_row_text(&r, MC_BUILD_ID, DB_NULL_OK);
-		m->exec_bytes = db_row_u64(&r, MC_EXEC, 0);
-		m->has_text = row_opt(&r, MC_TEXT, &m->text_bytes);
-		m->has_exec_sections = row_opt(&r, MC_SECTIONS, &m->exec_section_bytes);
-		m->has_touched = row_opt(&r, MC_TOUCHED, &m->touched_bytes);
-		row_opt(&r, MC_FAULTED, &m->faulted_bytes);
-		row_opt(&r, MC_FAULTS, &m->faults);
-		m->nprocs = (uint32_t)db_row_int(&r, MC_NPROCS, 0, UINT32_MAX, 0, 0);
-		m->error = db_row_text(&r, MC_ERROR, DB_NULL_OK | DB_LONG);
-		m->touched_replayed = db_row_bool(&r, MC_REPLAYED, DB_NULL_OK);
-	}
-	sqlite3_finalize(st);
-	if (r.rc)
-		return db_row_fail(&r, cause);
-	if (s != SQLITE_DONE)
-		return db_fail(db, s, "cannot read the modules from", cause);
-
-	/* In the order collectors/modules.h lists the kinds. */
-	rc = db_prepare_select(db, &st, ws_cols, WC_N, "FROM working_set"
-		" WHERE run_id = ?1 ORDER BY CASE kind WHEN 'code' THEN 0"
-		" WHEN 'heap' THEN 1 WHEN 'stack' THEN 2 WHEN 'anon' THEN 3"
-		" WHEN 'file' THEN 4 WHEN 'other' THEN 5 ELSE 6 END, kind", cause);
-	if (rc)
-		return rc;
-	sqlite3_bind_int64(st, 1, id);
-	db_row_init(&r, db, st, "working_set");
-	cap = 0;
-	while (!r.rc && (s = sqlite3_step(st)) == SQLITE_ROW) {
-		db_row_key(&r, "(run %lld, row %zu)", (long long)id, out->nws + 1);
-		if (out->nws == cap) {
-			cap = cap ? cap * 2 : 8;
-			struct db_ws *p = realloc(out->ws, cap * sizeof(*p));
-			if (!p) {
-				sqlite3_finalize(st);
-				return -ENOMEM;
-			}
-			out->ws = p;
-		}
-		struct db_ws *w = &out->ws[out->nws++];
-		w->kind = db_row_text(&r, WC_KIND, 0);
-		w->touched_bytes = db_row_u64(&r, WC_TOUCHED, 0);
-		w->faulted_bytes = db_row_u64(&r, WC_FAULTED, 0);
-		w->faults = db_row_u64(&r, WC_FAULTS, 0);
-	}
-	sqlite3_finalize(st);
-	if (r.rc)
-		return db_row_fail(&r, cause);
-	if (s != SQLITE_DONE)
-		return db_fail(db, s, "cannot read the working set from", cause);
-	return 0;
+	return db_select_run(db, &ws_sel, &l, ws_row, cause);
 }
 
 int db_col_argv(sqlite3_stmt *st, int col, char ***argvp, int *argcp)
@@ -662,70 +633,59 @@ int db_col_argv(sqlite3_stmt *st, int col, char ***argvp, int *argcp)
 enum { EVENT_COLS(DB_COL_ENUM) EC_N };
 static const char *const event_cols[] = { EVENT_COLS(DB_COL_SQL) };
 
+static int event_row(struct db_row *r, struct db_load *l)
+{
+	struct db_run *out = l->out;
+	db_row_key(r, "(run %lld, idx %lld)", (long long)l->run_id,
+		   (long long)sqlite3_column_int64(r->st, EC_IDX));
+	/* Counts name their event by idx: it must count 0, 1, 2 ... */
+	db_row_int(r, EC_IDX, (int64_t)out->nevents, (int64_t)out->nevents, 0, 0);
+	if (out->nevents == RUN_EVENTS_MAX)
+		db_row_bad(r, -1, "is one more than the %d events prof loads "
+			   "for a run", RUN_EVENTS_MAX);
+	if (r->rc)
+		return 0;
+	if (db_grow((void **)&out->events, &l->cap, out->nevents,
+		    sizeof(*out->events)))
+		return -ENOMEM;
+	struct db_event *e = &out->events[out->nevents++];
+	e->name = db_row_text(r, EC_NAME, 0);
+	e->canonical = db_row_text(r, EC_CANONICAL, DB_NULL_OK);
+	e->supported = db_row_bool(r, EC_SUPPORTED, 0);
+	e->reason = db_row_text(r, EC_REASON, DB_NULL_OK | DB_LONG);
+	/* Groups are numbered from 1, at most one per event. */
+	e->group = (int)db_row_int(r, EC_GROUP, 0, RUN_EVENTS_MAX, 0, 0);
+	e->user_only = db_row_bool(r, EC_USER_ONLY, 0);
+	e->attr_type = (uint32_t)db_row_int(r, EC_TYPE, 0, UINT32_MAX, 0,
+					    DB_NULL_OK);
+	e->attr_config = db_row_u64(r, EC_CONFIG, DB_NULL_OK);
+	e->attr_config1 = db_row_u64(r, EC_CONFIG1, DB_NULL_OK);
+	e->attr_config2 = db_row_u64(r, EC_CONFIG2, DB_NULL_OK);
+	e->exclude_user = db_row_bool(r, EC_EXCL_USER, DB_NULL_OK);
+	e->exclude_kernel = db_row_bool(r, EC_EXCL_KERNEL, DB_NULL_OK);
+	e->exclude_hv = db_row_bool(r, EC_EXCL_HV, DB_NULL_OK);
+	e->mission_family = db_row_text(r, EC_MISSION_FAMILY, DB_NULL_OK);
+	e->mission_event = db_row_text(r, EC_MISSION_EVENT, DB_NULL_OK);
+	e->mission_note = db_row_text(r, EC_MISSION_NOTE, DB_NULL_OK | DB_LONG);
+	if (!db_row_null(r, EC_VALUE)) {
+		e->total.present = true;
+		e->total.value = db_row_u64(r, EC_VALUE, 0);
+		e->total.enabled = db_row_u64(r, EC_ENABLED, 0);
+		e->total.running = db_row_u64(r, EC_RUNNING, 0);
+	}
+	return 0;
+}
+
+static const struct db_select event_sel = {
+	"events", event_cols, EC_N,
+	"FROM events WHERE run_id = ?1 ORDER BY idx",
+	"cannot read the events from",
+};
+
 static int load_events(struct db *db, int64_t id, struct db_run *out, char **cause)
 {
-	sqlite3_stmt *st;
-	int rc = db_prepare_select(db, &st, event_cols, EC_N,
-		"FROM events WHERE run_id = ?1 ORDER BY idx", cause);
-	if (rc)
-		return rc;
-	sqlite3_bind_int64(st, 1, id);
-	struct db_row r;
-	db_row_init(&r, db, st, "events");
-	size_t cap = 0;
-	int s;
-	while (!r.rc && (s = sqlite3_step(st)) == SQLITE_ROW) {
-		db_row_key(&r, "(run %lld, idx %lld)", (long long)id,
-			   (long long)sqlite3_column_int64(st, EC_IDX));
-		/* Counts name their event by idx: it must count 0, 1, 2 ... */
-		db_row_int(&r, EC_IDX, (int64_t)out->nevents, (int64_t)out->nevents, 0, 0);
-		if (out->nevents == RUN_EVENTS_MAX)
-			db_row_bad(&r, -1, "is one more than the %d events prof loads "
-				   "for a run", RUN_EVENTS_MAX);
-		if (r.rc)
-			break;
-		if (out->nevents == cap) {
-			cap = cap ? cap * 2 : 16;
-			struct db_event *p = realloc(out->events, cap * sizeof(*p));
-			if (!p) {
-				sqlite3_finalize(st);
-				return -ENOMEM;
-			}
-			out->events = p;
-		}
-		struct db_event *e = &out->events[out->nevents++];
-		memset(e, 0, sizeof(*e));
-		e->name = db_row_text(&r, EC_NAME, 0);
-		e->canonical = db_row_text(&r, EC_CANONICAL, DB_NULL_OK);
-		e->supported = db_row_bool(&r, EC_SUPPORTED, 0);
-		e->reason = db_row_text(&r, EC_REASON, DB_NULL_OK | DB_LONG);
-		/* Groups are numbered from 1, at most one per event. */
-		e->group = (int)db_row_int(&r, EC_GROUP, 0, RUN_EVENTS_MAX, 0, 0);
-		e->user_only = db_row_bool(&r, EC_USER_ONLY, 0);
-		e->attr_type = (uint32_t)db_row_int(&r, EC_TYPE, 0, UINT32_MAX, 0,
-						    DB_NULL_OK);
-		e->attr_config = db_row_u64(&r, EC_CONFIG, DB_NULL_OK);
-		e->attr_config1 = db_row_u64(&r, EC_CONFIG1, DB_NULL_OK);
-		e->attr_config2 = db_row_u64(&r, EC_CONFIG2, DB_NULL_OK);
-		e->exclude_user = db_row_bool(&r, EC_EXCL_USER, DB_NULL_OK);
-		e->exclude_kernel = db_row_bool(&r, EC_EXCL_KERNEL, DB_NULL_OK);
-		e->exclude_hv = db_row_bool(&r, EC_EXCL_HV, DB_NULL_OK);
-		e->mission_family = db_row_text(&r, EC_MISSION_FAMILY, DB_NULL_OK);
-		e->mission_event = db_row_text(&r, EC_MISSION_EVENT, DB_NULL_OK);
-		e->mission_note = db_row_text(&r, EC_MISSION_NOTE, DB_NULL_OK | DB_LONG);
-		if (!db_row_null(&r, EC_VALUE)) {
-			e->total.present = true;
-			e->total.value = db_row_u64(&r, EC_VALUE, 0);
-			e->total.enabled = db_row_u64(&r, EC_ENABLED, 0);
-			e->total.running = db_row_u64(&r, EC_RUNNING, 0);
-		}
-	}
-	sqlite3_finalize(st);
-	if (r.rc)
-		return db_row_fail(&r, cause);
-	if (s != SQLITE_DONE)
-		return db_fail(db, s, "cannot read the events from", cause);
-	return 0;
+	struct db_load l = { .run_id = id, .out = out };
+	return db_select_run(db, &event_sel, &l, event_row, cause);
 }
 
 #define THREAD_COLS(X) \

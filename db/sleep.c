@@ -224,67 +224,54 @@ int db_sleep_store(struct db *db, struct db_run *run, const struct db_sleep *s,
 enum { CELL_COLS(DB_COL_ENUM) CC_N };
 static const char *const cell_cols[] = { CELL_COLS(DB_COL_SQL) };
 
+static int cell_row(struct db_row *r, struct db_load *l)
+{
+	struct db_sleep *out = l->out;
+	if (db_grow((void **)&out->cells, &l->cap, out->ncells, sizeof(*out->cells)))
+		return -ENOMEM;
+	db_row_key(r, "(run %lld, idx %lld)", (long long)l->run_id,
+		   (long long)sqlite3_column_int64(r->st, CC_IDX));
+	struct db_sleep_cell *c = &out->cells[out->ncells++];
+	row_copy(r, CC_MODE, c->mode, sizeof(c->mode));
+	c->margin_ns = db_row_int(r, CC_MARGIN, 0, INT64_MAX, -1, DB_NULL_OK);
+	c->target_us = (uint32_t)db_row_int(r, CC_TARGET, 0, UINT32_MAX, 0, 0);
+	c->calls = db_row_u64(r, CC_CALLS, 0);
+	c->p50_ns = db_row_int(r, CC_P50, INT64_MIN, INT64_MAX, 0, 0);
+	c->p90_ns = db_row_int(r, CC_P90, INT64_MIN, INT64_MAX, 0, 0);
+	c->p99_ns = db_row_int(r, CC_P99, INT64_MIN, INT64_MAX, 0, 0);
+	c->p999_ns = db_row_int(r, CC_P999, INT64_MIN, INT64_MAX, 0, 0);
+	c->max_ns = db_row_int(r, CC_MAX, INT64_MIN, INT64_MAX, 0, 0);
+	c->min_ns = db_row_int(r, CC_MIN, INT64_MIN, INT64_MAX, 0, 0);
+	c->mean_ns = db_row_real(r, CC_MEAN, -1e300, 1e300, 0, 0);
+	c->early = db_row_u64(r, CC_EARLY, 0);
+	for (int b = 0; b < DB_SLEEP_NBUCKETS; b++)
+		c->buckets[b] = db_row_u64(r, CC_LT3 + b, 0);
+	c->missed = db_row_u64(r, CC_MISSED, 0);
+	c->wall_s = db_row_real(r, CC_WALL, 0, DB_SECONDS_MAX, 0, 0);
+	c->cpu_s = db_row_real(r, CC_CPU_S, 0, DB_SECONDS_MAX, 0, 0);
+	c->cpu_pct = db_row_real(r, CC_CPU_PCT, 0, 1e300, 0, 0);
+	c->cpu_us_per_call = db_row_real(r, CC_CPU_US, 0, 1e300, 0, 0);
+	c->user_us_per_call = db_row_real(r, CC_USER_US, 0, 1e300, NAN,
+					  DB_NULL_OK);
+	c->sys_us_per_call = db_row_real(r, CC_SYS_US, 0, 1e300, NAN,
+					 DB_NULL_OK);
+	c->vcsw_per_call = db_row_real(r, CC_VCSW, 0, 1e300, 0, 0);
+	c->ivcsw_per_call = db_row_real(r, CC_IVCSW, 0, 1e300, 0, 0);
+	c->cheapest = db_row_bool(r, CC_CHEAPEST, 0);
+	return 0;
+}
+
+static const struct db_select cell_sel = {
+	"sleep_cells", cell_cols, CC_N,
+	"FROM sleep_cells WHERE run_id = ?1 ORDER BY idx",
+	"cannot read the sleep cells in",
+};
+
 static int load_cells(struct db *db, int64_t run_id, struct db_sleep *out,
 		      char **cause)
 {
-	sqlite3_stmt *st;
-	int rc = db_prepare_select(db, &st, cell_cols, CC_N,
-		"FROM sleep_cells WHERE run_id = ?1 ORDER BY idx", cause);
-	if (rc)
-		return rc;
-	sqlite3_bind_int64(st, 1, run_id);
-	size_t cap = 0;
-	int step;
-	struct db_row r;
-	db_row_init(&r, db, st, "sleep_cells");
-	while (!r.rc && (step = sqlite3_step(st)) == SQLITE_ROW) {
-		if (out->ncells == cap) {
-			cap = cap ? cap * 2 : 64;
-			struct db_sleep_cell *p = realloc(out->cells,
-							  cap * sizeof(*p));
-			if (!p) {
-				sqlite3_finalize(st);
-				return -ENOMEM;
-			}
-			out->cells = p;
-		}
-		db_row_key(&r, "(run %lld, idx %lld)", (long long)run_id,
-			   (long long)sqlite3_column_int64(st, CC_IDX));
-		struct db_sleep_cell *c = &out->cells[out->ncells++];
-		memset(c, 0, sizeof(*c));
-		row_copy(&r, CC_MODE, c->mode, sizeof(c->mode));
-		c->margin_ns = db_row_int(&r, CC_MARGIN, 0, INT64_MAX, -1, DB_NULL_OK);
-		c->target_us = (uint32_t)db_row_int(&r, CC_TARGET, 0, UINT32_MAX, 0, 0);
-		c->calls = db_row_u64(&r, CC_CALLS, 0);
-		c->p50_ns = db_row_int(&r, CC_P50, INT64_MIN, INT64_MAX, 0, 0);
-		c->p90_ns = db_row_int(&r, CC_P90, INT64_MIN, INT64_MAX, 0, 0);
-		c->p99_ns = db_row_int(&r, CC_P99, INT64_MIN, INT64_MAX, 0, 0);
-		c->p999_ns = db_row_int(&r, CC_P999, INT64_MIN, INT64_MAX, 0, 0);
-		c->max_ns = db_row_int(&r, CC_MAX, INT64_MIN, INT64_MAX, 0, 0);
-		c->min_ns = db_row_int(&r, CC_MIN, INT64_MIN, INT64_MAX, 0, 0);
-		c->mean_ns = db_row_real(&r, CC_MEAN, -1e300, 1e300, 0, 0);
-		c->early = db_row_u64(&r, CC_EARLY, 0);
-		for (int b = 0; b < DB_SLEEP_NBUCKETS; b++)
-			c->buckets[b] = db_row_u64(&r, CC_LT3 + b, 0);
-		c->missed = db_row_u64(&r, CC_MISSED, 0);
-		c->wall_s = db_row_real(&r, CC_WALL, 0, DB_SECONDS_MAX, 0, 0);
-		c->cpu_s = db_row_real(&r, CC_CPU_S, 0, DB_SECONDS_MAX, 0, 0);
-		c->cpu_pct = db_row_real(&r, CC_CPU_PCT, 0, 1e300, 0, 0);
-		c->cpu_us_per_call = db_row_real(&r, CC_CPU_US, 0, 1e300, 0, 0);
-		c->user_us_per_call = db_row_real(&r, CC_USER_US, 0, 1e300, NAN,
-						  DB_NULL_OK);
-		c->sys_us_per_call = db_row_real(&r, CC_SYS_US, 0, 1e300, NAN,
-						 DB_NULL_OK);
-		c->vcsw_per_call = db_row_real(&r, CC_VCSW, 0, 1e300, 0, 0);
-		c->ivcsw_per_call = db_row_real(&r, CC_IVCSW, 0, 1e300, 0, 0);
-		c->cheapest = db_row_bool(&r, CC_CHEAPEST, 0);
-	}
-	sqlite3_finalize(st);
-	if (r.rc)
-		return db_row_fail(&r, cause);
-	if (step != SQLITE_DONE)
-		return db_fail(db, step, "cannot read the sleep cells in", cause);
-	return 0;
+	struct db_load l = { .run_id = run_id, .out = out };
+	return db_select_run(db, &cell_sel, &l, cell_row, cause);
 }
 
 #define BENCH_COLS(X) \

@@ -28,7 +28,7 @@ static const char *const env_ins[] = { ENV_INS(DB_COL_SQL) };
 int db_sysenv_store(struct db *db, const struct db_run *run, char **cause)
 {
 	sqlite3_stmt *st;
-	int s, rc;
+	int rc;
 	if (run->nsystem) {
 		rc = db_prepare_insert(db, &st, "run_system", sys_ins, YI_N, cause);
 		if (rc)
@@ -38,13 +38,10 @@ int db_sysenv_store(struct db *db, const struct db_run *run, char **cause)
 			sqlite3_bind_int(st, DB_PARAM(YI_IDX), (int)i);
 			db_bind_text(st, DB_PARAM(YI_NAME), run->system[i].name);
 			sqlite3_bind_int64(st, DB_PARAM(YI_DELTA), run->system[i].delta);
-			s = sqlite3_step(st);
-			sqlite3_reset(st);
-			if (s != SQLITE_DONE) {
-				sqlite3_finalize(st);
-				return db_fail(db, s, "cannot store the machine's deltas in",
-					       cause);
-			}
+			rc = db_insert_step(db, st, "cannot store the machine's deltas in",
+					    cause);
+			if (rc)
+				return rc;
 		}
 		sqlite3_finalize(st);
 	}
@@ -58,12 +55,10 @@ int db_sysenv_store(struct db *db, const struct db_run *run, char **cause)
 		sqlite3_bind_int(st, DB_PARAM(NI_IDX), (int)i);
 		db_bind_text(st, DB_PARAM(NI_KEY), run->env[i].key);
 		db_bind_text(st, DB_PARAM(NI_VALUE), run->env[i].value);
-		s = sqlite3_step(st);
-		sqlite3_reset(st);
-		if (s != SQLITE_DONE) {
-			sqlite3_finalize(st);
-			return db_fail(db, s, "cannot store the machine's settings in", cause);
-		}
+		rc = db_insert_step(db, st, "cannot store the machine's settings in",
+				    cause);
+		if (rc)
+			return rc;
 	}
 	sqlite3_finalize(st);
 	return 0;
@@ -81,84 +76,49 @@ static const char *const sys_cols[] = { SYS_COLS(DB_COL_SQL) };
 enum { ENV_COLS(DB_COL_ENUM) NC_N };
 static const char *const env_cols[] = { ENV_COLS(DB_COL_SQL) };
 
-/* Grow *p (of *cap elements of size sz) to hold n + 1. */
-static int grow(void **p, size_t *cap, size_t n, size_t sz)
+static int system_row(struct db_row *r, struct db_load *l)
 {
-	if (n < *cap)
-		return 0;
-	size_t c = *cap ? *cap * 2 : 64;
-	void *q = realloc(*p, c * sz);
-	if (!q)
+	struct db_run *out = l->out;
+	db_row_key(r, "(run %lld, row %zu)", (long long)l->run_id, out->nsystem + 1);
+	if (db_grow((void **)&out->system, &l->cap, out->nsystem, sizeof(*out->system)))
 		return -ENOMEM;
-	*p = q;
-	*cap = c;
+	struct db_sysval *v = &out->system[out->nsystem++];
+	v->name = db_row_text(r, YC_NAME, 0);
+	v->delta = db_row_int(r, YC_DELTA, INT64_MIN, INT64_MAX, 0, 0);
 	return 0;
 }
 
-static int load_system(struct db *db, int64_t id, struct db_run *out, char **cause)
+static const struct db_select system_sel = {
+	"run_system", sys_cols, YC_N,
+	"FROM run_system WHERE run_id = ?1 ORDER BY idx",
+	"cannot read the machine's deltas from",
+};
+
+static int env_row(struct db_row *r, struct db_load *l)
 {
-	sqlite3_stmt *st;
-	struct db_row r;
-	int s;
-	int rc = db_prepare_select(db, &st, sys_cols, YC_N,
-		"FROM run_system WHERE run_id = ?1 ORDER BY idx", cause);
-	if (rc)
-		return rc;
-	sqlite3_bind_int64(st, 1, id);
-	db_row_init(&r, db, st, "run_system");
-	size_t cap = 0;
-	while (!r.rc && (s = sqlite3_step(st)) == SQLITE_ROW) {
-		db_row_key(&r, "(run %lld, row %zu)", (long long)id, out->nsystem + 1);
-		if (grow((void **)&out->system, &cap, out->nsystem, sizeof(*out->system))) {
-			sqlite3_finalize(st);
-			return -ENOMEM;
-		}
-		struct db_sysval *v = &out->system[out->nsystem++];
-		v->name = db_row_text(&r, YC_NAME, 0);
-		v->delta = db_row_int(&r, YC_DELTA, INT64_MIN, INT64_MAX, 0, 0);
-	}
-	sqlite3_finalize(st);
-	if (r.rc)
-		return db_row_fail(&r, cause);
-	if (s != SQLITE_DONE)
-		return db_fail(db, s, "cannot read the machine's deltas from", cause);
+	struct db_run *out = l->out;
+	db_row_key(r, "(run %lld, row %zu)", (long long)l->run_id, out->nenv + 1);
+	if (db_grow((void **)&out->env, &l->cap, out->nenv, sizeof(*out->env)))
+		return -ENOMEM;
+	struct db_kv *kv = &out->env[out->nenv++];
+	kv->key = db_row_text(r, NC_KEY, 0);
+	kv->value = db_row_text(r, NC_VALUE, DB_LONG);
 	return 0;
 }
 
-static int load_env(struct db *db, int64_t id, struct db_run *out, char **cause)
-{
-	sqlite3_stmt *st;
-	struct db_row r;
-	int s;
-	int rc = db_prepare_select(db, &st, env_cols, NC_N,
-		"FROM run_env WHERE run_id = ?1 ORDER BY idx", cause);
-	if (rc)
-		return rc;
-	sqlite3_bind_int64(st, 1, id);
-	db_row_init(&r, db, st, "run_env");
-	size_t cap = 0;
-	while (!r.rc && (s = sqlite3_step(st)) == SQLITE_ROW) {
-		db_row_key(&r, "(run %lld, row %zu)", (long long)id, out->nenv + 1);
-		if (grow((void **)&out->env, &cap, out->nenv, sizeof(*out->env))) {
-			sqlite3_finalize(st);
-			return -ENOMEM;
-		}
-		struct db_kv *kv = &out->env[out->nenv++];
-		kv->key = db_row_text(&r, NC_KEY, 0);
-		kv->value = db_row_text(&r, NC_VALUE, DB_LONG);
-	}
-	sqlite3_finalize(st);
-	if (r.rc)
-		return db_row_fail(&r, cause);
-	if (s != SQLITE_DONE)
-		return db_fail(db, s, "cannot read the machine's settings from", cause);
-	return 0;
-}
+static const struct db_select env_sel = {
+	"run_env", env_cols, NC_N,
+	"FROM run_env WHERE run_id = ?1 ORDER BY idx",
+	"cannot read the machine's settings from",
+};
 
 int db_sysenv_load(struct db *db, int64_t run_id, struct db_run *out, char **cause)
 {
-	int rc = load_system(db, run_id, out, cause);
-	return rc ? rc : load_env(db, run_id, out, cause);
+	struct db_load l = { .run_id = run_id, .out = out };
+	int rc = db_select_run(db, &system_sel, &l, system_row, cause);
+	if (rc)
+		return rc;
+	return db_select_run(db, &env_sel, &l, env_row, cause);
 }
 
 void db_sysenv_release(struct db_run *run)

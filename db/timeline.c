@@ -74,42 +74,45 @@ static struct db_interval *add_interval(struct db_run *run)
 	return iv;
 }
 
+/* The interval the rows are filling, and its seq. */
+struct interval_load {
+	struct db_run *run;
+	struct db_interval *iv;
+	int64_t seq;
+};
+
+static int interval_row(struct db_row *r, struct db_load *load)
+{
+	struct interval_load *l = load->out;
+	struct db_run *run = l->run;
+	int64_t q = sqlite3_column_int64(r->st, IC_SEQ);
+	db_row_key(r, "(run %lld, seq %lld)", (long long)run->id, (long long)q);
+	if (!l->iv || q != l->seq) {
+		l->iv = add_interval(run);
+		l->seq = q;
+		l->iv->t_ms = db_row_int(r, IC_T_MS, 0, INT64_MAX, 0, 0);
+		l->iv->tid = (int32_t)db_row_int(r, IC_TID, INT32_MIN, INT32_MAX, 0, 0);
+		l->iv->name = db_row_text(r, IC_NAME, DB_NULL_OK);
+	}
+	int64_t e = db_row_int(r, IC_EVENT, 0,
+			       run->nevents ? (int64_t)run->nevents - 1 : 0, 0, 0);
+	int64_t v = db_row_int(r, IC_VALUE, 0, INT64_MAX, 0, 0);
+	if (!r->rc && (size_t)e < run->nevents)
+		l->iv->values[e] = v;
+	return 0;
+}
+
+static const struct db_select interval_sel = {
+	"intervals", iv_cols, IC_N,
+	"FROM intervals WHERE run_id = ?1 ORDER BY seq, event_idx",
+	"cannot read the intervals from",
+};
+
 int db_intervals_load(struct db *db, struct db_run *run, char **cause)
 {
-	sqlite3_stmt *st;
-	int rc = db_prepare_select(db, &st, iv_cols, IC_N,
-				   "FROM intervals WHERE run_id = ?1 "
-				   "ORDER BY seq, event_idx", cause);
-	if (rc)
-		return rc;
-	sqlite3_bind_int64(st, 1, run->id);
-	struct db_row r;
-	db_row_init(&r, db, st, "intervals");
-	int64_t seq = -1;
-	struct db_interval *iv = NULL;
-	int s;
-	while (!r.rc && (s = sqlite3_step(st)) == SQLITE_ROW) {
-		int64_t q = sqlite3_column_int64(st, IC_SEQ);
-		db_row_key(&r, "(run %lld, seq %lld)", (long long)run->id, (long long)q);
-		if (!iv || q != seq) {
-			iv = add_interval(run);
-			seq = q;
-			iv->t_ms = db_row_int(&r, IC_T_MS, 0, INT64_MAX, 0, 0);
-			iv->tid = (int32_t)db_row_int(&r, IC_TID, INT32_MIN, INT32_MAX, 0, 0);
-			iv->name = db_row_text(&r, IC_NAME, DB_NULL_OK);
-		}
-		int64_t e = db_row_int(&r, IC_EVENT, 0,
-				       run->nevents ? (int64_t)run->nevents - 1 : 0, 0, 0);
-		int64_t v = db_row_int(&r, IC_VALUE, 0, INT64_MAX, 0, 0);
-		if (!r.rc && (size_t)e < run->nevents)
-			iv->values[e] = v;
-	}
-	sqlite3_finalize(st);
-	if (r.rc)
-		return db_row_fail(&r, cause);
-	if (s != SQLITE_DONE)
-		return db_fail(db, s, "cannot read the intervals from", cause);
-	return 0;
+	struct interval_load il = { .run = run, .seq = -1 };
+	struct db_load l = { .run_id = run->id, .out = &il };
+	return db_select_run(db, &interval_sel, &l, interval_row, cause);
 }
 
 void db_intervals_release(struct db_run *run)

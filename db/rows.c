@@ -1,0 +1,93 @@
+/*
+ * rows: the two loops every per-run table repeats. A loader selects a
+ * run's child rows, checks each through a struct db_row and grows an
+ * array as it goes; a writer inserts each child row with one prepared
+ * statement. Both fail the same way everywhere: the first bad row is
+ * reported by db_row_fail, a failed step by db_fail naming what was read
+ * or stored. Keeping the loops here keeps those messages one text.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "db/internal.h"
+
+int db_grow(void **arr, size_t *cap, size_t n, size_t elem)
+{
+	if (n < *cap)
+		return 0;
+	size_t ncap = *cap ? *cap * 2 : 16;
+	if (ncap <= n)
+		ncap = n + 1;	/* the array came filled, *cap unknown */
+	void *p = realloc(*arr, ncap * elem);
+	if (!p)
+		return -ENOMEM;
+	memset((char *)p + n * elem, 0, (ncap - n) * elem);
+	*arr = p;
+	*cap = ncap;
+	return 0;
+}
+
+/* Bind l's run, then hand fn each row until one is bad, fn fails, or
+ * the rows end: fn's error, or 0 with the last step in *step. */
+static int each_row(struct db_row *r, struct db_load *l, db_row_fn fn, int *step)
+{
+	sqlite3_bind_int64(r->st, 1, l->run_id);
+	l->cap = 0;
+	while (!r->rc && (*step = sqlite3_step(r->st)) == SQLITE_ROW) {
+		int rc = fn(r, l);
+		if (rc) {
+			db_row_release(r);
+			return rc;
+		}
+	}
+	return 0;
+}
+
+/* After the loop, with st finalized or reset: the bad row, the failed
+ * step, or 0. */
+static int rows_end(struct db_row *r, int step, const char *what, char **cause)
+{
+	if (r->rc)
+		return db_row_fail(r, cause);
+	if (step != SQLITE_DONE)
+		return db_fail(r->db, step, what, cause);
+	return 0;
+}
+
+int db_select_run(struct db *db, const struct db_select *q, struct db_load *l,
+		  db_row_fn fn, char **cause)
+{
+	sqlite3_stmt *st;
+	int rc = db_prepare_select(db, &st, q->cols, q->ncols, q->rest, cause);
+	if (rc)
+		return rc;
+	struct db_row r;
+	db_row_init(&r, db, st, q->table);
+	int step = SQLITE_DONE;
+	rc = each_row(&r, l, fn, &step);
+	sqlite3_finalize(st);
+	return rc ? rc : rows_end(&r, step, q->what, cause);
+}
+
+int db_select_each(struct db *db, sqlite3_stmt *st, const char *table,
+		   const char *what, struct db_load *l, db_row_fn fn, char **cause)
+{
+	struct db_row r;
+	db_row_init(&r, db, st, table);
+	int step = SQLITE_DONE;
+	int rc = each_row(&r, l, fn, &step);
+	sqlite3_reset(st);
+	return rc ? rc : rows_end(&r, step, what, cause);
+}
+
+int db_insert_step(struct db *db, sqlite3_stmt *st, const char *what,
+		   char **cause)
+{
+	int s = sqlite3_step(st);
+	sqlite3_reset(st);
+	if (s == SQLITE_DONE)
+		return 0;
+	sqlite3_finalize(st);
+	return db_fail(db, s, what, cause);
+}
