@@ -411,21 +411,6 @@ static void split_functions(struct db_frame *f)
 	}
 }
 
-/* Grow *arr (of elem bytes) to hold n + 1 entries. */
-static int grow(void **arr, size_t *cap, size_t n, size_t elem)
-{
-	if (n < *cap)
-		return 0;
-	size_t ncap = *cap ? *cap * 2 : 64;
-	void *p = realloc(*arr, ncap * elem);
-	if (!p)
-		return -ENOMEM;
-	memset((char *)p + *cap * elem, 0, (ncap - *cap) * elem);
-	*arr = p;
-	*cap = ncap;
-	return 0;
-}
-
 static int prep_run(struct db *db, sqlite3_stmt **st, const char *sql, int64_t run_id,
 		    char **cause)
 {
@@ -520,8 +505,8 @@ int db_profile_load(struct db *db, int64_t run_id, struct db_profile *out,
 			   (long long)sqlite3_column_int64(st, SE_IDX));
 		/* Samples name their event by idx: 0, 1, 2 ... */
 		db_row_int(&r, SE_IDX, (int64_t)out->nevents, (int64_t)out->nevents, 0, 0);
-		if (r.rc || (rc = grow((void **)&out->events, &cap, out->nevents,
-				       sizeof(*out->events))))
+		if (r.rc || (rc = db_grow((void **)&out->events, &cap, out->nevents,
+				          sizeof(*out->events))))
 			break;
 		struct db_sample_event *e = &out->events[out->nevents++];
 		e->name = db_row_text(&r, SE_NAME, 0);
@@ -559,9 +544,11 @@ int db_profile_load(struct db *db, int64_t run_id, struct db_profile *out,
 		db_row_int(&r, 0, (int64_t)out->nmodules + 1, (int64_t)out->nmodules + 1,
 			   0, 0);
 		if (!r.rc)
-			rc = grow((void **)&out->modules, &mcap, out->nmodules, sizeof(char *));
+			rc = db_grow((void **)&out->modules, &mcap, out->nmodules,
+				     sizeof(char *));
 		if (!r.rc && !rc)
-			rc = grow((void **)&out->build_ids, &bcap, out->nmodules, sizeof(char *));
+			rc = db_grow((void **)&out->build_ids, &bcap, out->nmodules,
+				     sizeof(char *));
 		if (r.rc || rc)
 			break;
 		out->modules[out->nmodules] = db_row_text(&r, 1, DB_LONG);
@@ -587,8 +574,8 @@ int db_profile_load(struct db *db, int64_t run_id, struct db_profile *out,
 			   (long long)sqlite3_column_int64(st, 0));
 		db_row_int(&r, 0, (int64_t)out->nsymbols + 1, (int64_t)out->nsymbols + 1,
 			   0, 0);
-		if (r.rc || (rc = grow((void **)&out->symbols, &cap, out->nsymbols,
-				       sizeof(*out->symbols))))
+		if (r.rc || (rc = db_grow((void **)&out->symbols, &cap, out->nsymbols,
+				          sizeof(*out->symbols))))
 			break;
 		struct db_symbol *y = &out->symbols[out->nsymbols++];
 		y->module = (uint32_t)db_row_int(&r, 1, 1, (int64_t)out->nmodules, 1, 0);
@@ -615,8 +602,8 @@ int db_profile_load(struct db *db, int64_t run_id, struct db_profile *out,
 			   (long long)sqlite3_column_int64(st, 0));
 		db_row_int(&r, 0, (int64_t)out->nframes + 1, (int64_t)out->nframes + 1,
 			   0, 0);
-		if (r.rc || (rc = grow((void **)&out->frames, &cap, out->nframes,
-				       sizeof(*out->frames))))
+		if (r.rc || (rc = db_grow((void **)&out->frames, &cap, out->nframes,
+				          sizeof(*out->frames))))
 			break;
 		struct db_frame *f = &out->frames[out->nframes++];
 		f->symbol = (uint32_t)db_row_int(&r, 1, 1, (int64_t)out->nsymbols, 1, 0);
@@ -645,8 +632,8 @@ int db_profile_load(struct db *db, int64_t run_id, struct db_profile *out,
 			   (long long)sqlite3_column_int64(st, 0));
 		db_row_int(&r, 0, (int64_t)out->nstacks + 1, (int64_t)out->nstacks + 1,
 			   0, 0);
-		if (r.rc || (rc = grow((void **)&out->stacks, &cap, out->nstacks,
-				       sizeof(*out->stacks))))
+		if (r.rc || (rc = db_grow((void **)&out->stacks, &cap, out->nstacks,
+				          sizeof(*out->stacks))))
 			break;
 		struct db_stack_node *n = &out->stacks[out->nstacks++];
 		/* A parent comes before its children: walks always end. */
@@ -673,7 +660,8 @@ int db_profile_load(struct db *db, int64_t run_id, struct db_profile *out,
 			   (long long)run_id, (long long)sqlite3_column_int64(st, SC_EVENT),
 			   (long long)sqlite3_column_int64(st, SC_THREAD_ID),
 			   (long long)sqlite3_column_int64(st, SC_STACK));
-		if ((rc = grow((void **)&out->counts, &cap, out->ncounts, sizeof(*out->counts))))
+		if ((rc = db_grow((void **)&out->counts, &cap, out->ncounts,
+				   sizeof(*out->counts))))
 			break;
 		struct db_stack_count *c = &out->counts[out->ncounts++];
 		c->event = (uint32_t)db_row_int(&r, SC_EVENT, 0, (int64_t)out->nevents - 1,
