@@ -493,27 +493,25 @@ int db_experiment_load(struct db *db, int64_t id, struct db_experiment *out,
 			return -ENOENT;
 		}
 	}
-	sqlite3_stmt *st;
-	int rc = db_prepare_select(db, &st, exp_cols, EC_N, "FROM experiments e"
-		" LEFT JOIN hosts h ON h.id = e.host_id WHERE e.id = ?1", cause);
+	static const struct db_select q = {
+		"experiments", exp_cols, EC_N,
+		"FROM experiments e"
+		" LEFT JOIN hosts h ON h.id = e.host_id WHERE e.id = ?1",
+		"cannot read",
+	};
+	struct db_row r;
+	int rc = db_select_one(db, &q, id, &r, cause);
+	if (rc == 1) {
+		if (cause && asprintf(cause, "no experiment %lld in '%s'\n"
+				      "hint: 'prof compare' lists the stored "
+				      "experiments", (long long)id, db->path) < 0)
+			*cause = NULL;
+		return -ENOENT;
+	}
 	if (rc)
 		return rc;
-	sqlite3_bind_int64(st, 1, id);
-	int s = sqlite3_step(st);
-	if (s != SQLITE_ROW) {
-		sqlite3_finalize(st);
-		if (s == SQLITE_DONE) {
-			if (cause && asprintf(cause, "no experiment %lld in '%s'\n"
-					      "hint: 'prof compare' lists the stored "
-					      "experiments", (long long)id, db->path) < 0)
-				*cause = NULL;
-			return -ENOENT;
-		}
-		return db_fail(db, s, "cannot read", cause);
-	}
-	struct db_row r;
-	db_row_init(&r, db, st, "experiments");
-	db_row_key(&r, "%lld", (long long)id);
+	sqlite3_stmt *st = r.st;
+	int s;
 	out->id = sqlite3_column_int64(st, EC_ID);
 	out->host_id = sqlite3_column_int64(st, EC_HOST_ID);
 	/* No host row (or none named) leaves these NULL. */

@@ -189,6 +189,15 @@ int db_select_run(struct db *db, const struct db_select *q, struct db_load *l,
 int db_select_each(struct db *db, sqlite3_stmt *st, const char *table,
 		   const char *what, struct db_load *l, db_row_fn fn, char **cause);
 
+/*
+ * The one row of q whose ?1 is id: 0 with r on it (db_row_key set to the
+ * id; finalize r->st when read), 1 when there is none (nothing left open,
+ * no cause: the caller says what is missing), else db_fail(q->what) or
+ * the failure to prepare.
+ */
+int db_select_one(struct db *db, const struct db_select *q, int64_t id,
+		  struct db_row *r, char **cause);
+
 /* Grow *arr (of elem bytes each, *cap of them) to hold n + 1, zeroing
  * what it adds: 0 or -ENOMEM, *arr untouched then. */
 int db_grow(void **arr, size_t *cap, size_t n, size_t elem);

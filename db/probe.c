@@ -168,26 +168,22 @@ static const char *const fact_cols[] = { FACT_COLS(DB_COL_SQL) };
 static int load_facts(struct db *db, int64_t run_id, struct db_probe *out,
 		      char **cause)
 {
-	sqlite3_stmt *st;
-	int rc = db_prepare_select(db, &st, fact_cols, FC_N,
-				   "FROM probe_runs WHERE run_id = ?1", cause);
+	static const struct db_select q = {
+		"probe_runs", fact_cols, FC_N,
+		"FROM probe_runs WHERE run_id = ?1",
+		"cannot read",
+	};
+	struct db_row r;
+	int rc = db_select_one(db, &q, run_id, &r, cause);
+	if (rc == 1) {
+		if (cause && asprintf(cause, "run %lld in '%s' holds no probe",
+				      (long long)run_id, db_path(db)) < 0)
+			*cause = NULL;
+		return -ENOENT;
+	}
 	if (rc)
 		return rc;
-	sqlite3_bind_int64(st, 1, run_id);
-	int step = sqlite3_step(st);
-	if (step != SQLITE_ROW) {
-		sqlite3_finalize(st);
-		if (step == SQLITE_DONE) {
-			if (cause && asprintf(cause, "run %lld in '%s' holds no probe",
-					      (long long)run_id, db_path(db)) < 0)
-				*cause = NULL;
-			return -ENOENT;
-		}
-		return db_fail(db, step, "cannot read", cause);
-	}
-	struct db_row r;
-	db_row_init(&r, db, st, "probe_runs");
-	db_row_key(&r, "%lld", (long long)run_id);
+	sqlite3_stmt *st = r.st;
 	out->cpu = (int)db_row_int(&r, FC_CPU, 0, DB_CPUS_MAX, -1, DB_NULL_OK);
 	out->l1d_bytes = (uint64_t)db_row_int(&r, FC_L1D, 1, SIZE_MAX_STORED, 0, DB_NULL_OK);
 	out->l1i_bytes = (uint64_t)db_row_int(&r, FC_L1I, 1, SIZE_MAX_STORED, 0, DB_NULL_OK);

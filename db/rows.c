@@ -81,6 +81,24 @@ int db_select_each(struct db *db, sqlite3_stmt *st, const char *table,
 	return rc ? rc : rows_end(&r, step, what, cause);
 }
 
+int db_select_one(struct db *db, const struct db_select *q, int64_t id,
+		  struct db_row *r, char **cause)
+{
+	sqlite3_stmt *st;
+	int rc = db_prepare_select(db, &st, q->cols, q->ncols, q->rest, cause);
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(st, 1, id);
+	int step = sqlite3_step(st);
+	if (step != SQLITE_ROW) {
+		sqlite3_finalize(st);
+		return step == SQLITE_DONE ? 1 : db_fail(db, step, q->what, cause);
+	}
+	db_row_init(r, db, st, q->table);
+	db_row_key(r, "%lld", (long long)id);
+	return 0;
+}
+
 int db_insert_step(struct db *db, sqlite3_stmt *st, const char *what,
 		   char **cause)
 {

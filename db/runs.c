@@ -861,27 +861,24 @@ int db_run_load(struct db *db, int64_t id, struct db_run *out, char **cause)
 			return -ENOENT;
 		}
 	}
-	sqlite3_stmt *st;
-	int rc = db_prepare_select(db, &st, run_cols, RC_N,
-		"FROM runs r JOIN hosts h ON h.id = r.host_id WHERE r.id = ?1", cause);
+	static const struct db_select q = {
+		"runs", run_cols, RC_N,
+		"FROM runs r JOIN hosts h ON h.id = r.host_id WHERE r.id = ?1",
+		"cannot read",
+	};
+	struct db_row r;
+	int rc = db_select_one(db, &q, id, &r, cause);
+	if (rc == 1) {
+		if (cause && asprintf(cause, "no run %lld in '%s'\n"
+				      "hint: 'prof runs' lists the stored runs",
+				      (long long)id, db->path) < 0)
+			*cause = NULL;
+		return -ENOENT;
+	}
 	if (rc)
 		return rc;
-	sqlite3_bind_int64(st, 1, id);
-	int s = sqlite3_step(st);
-	if (s != SQLITE_ROW) {
-		sqlite3_finalize(st);
-		if (s == SQLITE_DONE) {
-			if (cause && asprintf(cause, "no run %lld in '%s'\n"
-					      "hint: 'prof runs' lists the stored runs",
-					      (long long)id, db->path) < 0)
-				*cause = NULL;
-			return -ENOENT;
-		}
-		return db_fail(db, s, "cannot read", cause);
-	}
-	struct db_row r;
-	db_row_init(&r, db, st, "runs");
-	db_row_key(&r, "%lld", (long long)id);
+	sqlite3_stmt *st = r.st;
+	int s;
 	out->id = sqlite3_column_int64(st, RC_ID);
 	out->kind = db_row_text(&r, RC_KIND, 0);
 	out->started = db_row_text(&r, RC_STARTED, 0);

@@ -295,27 +295,23 @@ int db_sleep_load(struct db *db, int64_t run_id, struct db_sleep *out,
 {
 	memset(out, 0, sizeof(*out));
 	out->hybrid_margin_ns = -1;
-	sqlite3_stmt *st;
-	int rc = db_prepare_select(db, &st, bench_cols, BC_N,
-		"FROM sleep_runs WHERE run_id = ?1", cause);
+	static const struct db_select q = {
+		"sleep_runs", bench_cols, BC_N,
+		"FROM sleep_runs WHERE run_id = ?1",
+		"cannot read",
+	};
+	struct db_row r;
+	int rc = db_select_one(db, &q, run_id, &r, cause);
+	if (rc == 1) {
+		if (cause && asprintf(cause, "run %lld in '%s' holds no "
+				      "sleep benchmark", (long long)run_id,
+				      db_path(db)) < 0)
+			*cause = NULL;
+		return -ENOENT;
+	}
 	if (rc)
 		return rc;
-	sqlite3_bind_int64(st, 1, run_id);
-	int step = sqlite3_step(st);
-	if (step != SQLITE_ROW) {
-		sqlite3_finalize(st);
-		if (step == SQLITE_DONE) {
-			if (cause && asprintf(cause, "run %lld in '%s' holds no "
-					      "sleep benchmark", (long long)run_id,
-					      db_path(db)) < 0)
-				*cause = NULL;
-			return -ENOENT;
-		}
-		return db_fail(db, step, "cannot read", cause);
-	}
-	struct db_row r;
-	db_row_init(&r, db, st, "sleep_runs");
-	db_row_key(&r, "%lld", (long long)run_id);
+	sqlite3_stmt *st = r.st;
 	out->timer_slack_ns = db_row_u64(&r, BC_SLACK, 0);
 	row_copy(&r, BC_POLICY, out->sched_policy, sizeof(out->sched_policy));
 	row_copy(&r, BC_CLOCKSOURCE, out->clocksource, sizeof(out->clocksource));
