@@ -500,39 +500,43 @@ static bool can_run_live(const struct tu_db *d)
 	return live_domain(&pc, &dom) && tu_perf_allowed(d->dbarg) && !machine_busy();
 }
 
+/*
+ * A workload no step can move, judged (once more when inconclusive): it
+ * must never be called cache-sensitive. Its JSON, or NULL when this
+ * machine cannot run the live cases now (skipped, saying why).
+ */
+static char *never_sensitive(const struct tu_db *d, const char *kib, const char *msteps,
+			     long *id)
+{
+	if (!can_run_live(d)) {
+		skip();
+		return NULL;
+	}
+	char *json;
+	char *v = judge_settled(d, kib, msteps, id, &json);
+	bool wrong = !strcmp(v, "cache-sensitive");
+	free(v);
+	if (wrong)
+		free(json);
+	assert_false(wrong);
+	return json;
+}
+
 /* A compute loop: no memory traffic at all. */
 static void test_pressure_verb__a_compute_loop_is_not_sensitive(void **state)
 {
-	const struct tu_db *d = *state;
-	if (!can_run_live(d)) {
-		skip();
-		return;
-	}
 	long id;
-	char *json;
-	char *v = judge_settled(d, "0", "200", &id, &json);
-	bool wrong = !strcmp(v, "cache-sensitive");
-	free(v);
-	free(json);
-	assert_false(wrong);
+	free(never_sensitive(*state, "0", "200", &id));
 }
 
 /* 64 KiB: it never leaves the core's own caches. */
 static void test_pressure_verb__a_chase_in_l2_is_not_sensitive(void **state)
 {
 	const struct tu_db *d = *state;
-	if (!can_run_live(d)) {
-		skip();
-		return;
-	}
 	long id;
-	char *json;
-	char *v = judge_settled(d, "64", "60", &id, &json);
-	bool wrong = !strcmp(v, "cache-sensitive");
-	free(v);
-	if (wrong)
-		free(json);
-	assert_false(wrong);
+	char *json = never_sensitive(d, "64", "60", &id);
+	if (!json)
+		return;
 	/* compare reprints it from the database: the very same JSON. */
 	char ids[32];
 	snprintf(ids, sizeof(ids), "%ld", id);
