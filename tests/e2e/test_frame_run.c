@@ -20,33 +20,8 @@
 
 #include "test_util.h"
 
-struct fx {
-	char *dir;
-	char *dbarg;
-	char *helper;
-};
-
-static int setup(void **state)
-{
-	struct fx *f = calloc(1, sizeof(*f));
-	f->dir = tu_tmpdir();
-	if (asprintf(&f->dbarg, "--db=%s/e2e.db", f->dir) < 0 ||
-	    asprintf(&f->helper, "%s/frames", HELPERS_DIR) < 0)
-		return -1;
-	*state = f;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	struct fx *f = *state;
-	tu_rmrf(f->dir);
-	free(f->dir);
-	free(f->dbarg);
-	free(f->helper);
-	free(f);
-	return 0;
-}
+/* The helper program these tests run. */
+#define HELPER HELPERS_DIR "/frames"
 
 /* The number after key in s, or -1. */
 static double json_num(const char *s, const char *key)
@@ -55,7 +30,7 @@ static double json_num(const char *s, const char *key)
 	return p ? atof(p + strlen(key)) : -1;
 }
 
-static void frames_json(struct fx *f, const char *run_id, struct tu_proc *p)
+static void frames_json(struct tu_db *f, const char *run_id, struct tu_proc *p)
 {
 	char *rep[] = { PROF_BIN, f->dbarg, "report", (char *)run_id, "--frames",
 			"--format", "json", NULL };
@@ -67,12 +42,12 @@ static void frames_json(struct fx *f, const char *run_id, struct tu_proc *p)
 
 static void test_frame_run__regex_and_markers_agree(void **state)
 {
-	struct fx *f = *state;
+	struct tu_db *f = *state;
 	if (!tu_perf_allowed(f->dbarg))
 		skip();
 	char *run[] = { PROF_BIN, f->dbarg, "run", "-q", "-e",
 			"task-clock,page-faults", "--frame-regex",
-			"^frame [0-9]+ took", "--", f->helper, "100", NULL };
+			"^frame [0-9]+ took", "--", HELPER, "100", NULL };
 	struct tu_proc p = tu_run(run, NULL);
 	assert_int_equal(p.status, 0);
 	/* The workload's output passes through whole and unchanged. */
@@ -91,7 +66,7 @@ static void test_frame_run__regex_and_markers_agree(void **state)
 	tu_proc_release(&p);
 
 	char *mk[] = { PROF_BIN, f->dbarg, "run", "-q", "-e",
-		       "task-clock,page-faults", "--frames", "--", f->helper,
+		       "task-clock,page-faults", "--frames", "--", HELPER,
 		       "100", NULL };
 	p = tu_run(mk, NULL);
 	assert_int_equal(p.status, 0);
@@ -117,11 +92,11 @@ static void test_frame_run__regex_and_markers_agree(void **state)
  * frame faults 2,048 pages; the others a few). */
 static void test_frame_run__faults_land_in_their_frames(void **state)
 {
-	struct fx *f = *state;
+	struct tu_db *f = *state;
 	if (!tu_perf_allowed(f->dbarg))
 		skip();
 	char *run[] = { PROF_BIN, f->dbarg, "run", "-q", "-e",
-			"task-clock,page-faults", "--frames", "--", f->helper,
+			"task-clock,page-faults", "--frames", "--", HELPER,
 			"100", NULL };
 	struct tu_proc p = tu_run(run, NULL);
 	assert_int_equal(p.status, 0);
@@ -145,11 +120,11 @@ static void test_frame_run__faults_land_in_their_frames(void **state)
 
 static void test_frame_run__a_regex_that_never_matches(void **state)
 {
-	struct fx *f = *state;
+	struct tu_db *f = *state;
 	if (!tu_perf_allowed(f->dbarg))
 		skip();
 	char *run[] = { PROF_BIN, f->dbarg, "run", "-q", "-e", "task-clock",
-			"--frame-regex", "^no such line", "--", f->helper, "10", NULL };
+			"--frame-regex", "^no such line", "--", HELPER, "10", NULL };
 	struct tu_proc p = tu_run(run, NULL);
 	assert_int_equal(p.status, 0);	/* the workload's status */
 	assert_non_null(strstr(p.err, "warning: --frame-regex '^no such line' "
@@ -172,9 +147,9 @@ static void test_frame_run__a_regex_that_never_matches(void **state)
 
 static void test_frame_run__bad_regex_is_a_usage_error(void **state)
 {
-	struct fx *f = *state;
+	struct tu_db *f = *state;
 	char *run[] = { PROF_BIN, f->dbarg, "run", "--frame-regex", "([",
-			"--", f->helper, "10", NULL };
+			"--", HELPER, "10", NULL };
 	struct tu_proc p = tu_run(run, NULL);
 	assert_int_equal(p.status, 2);
 	assert_non_null(strstr(p.err, "bad --frame-regex '(['"));
@@ -186,15 +161,15 @@ static void test_frame_run__bad_regex_is_a_usage_error(void **state)
  * the printed lines do (all three sources in one run). */
 static void test_frame_run__symbol_agrees(void **state)
 {
-	struct fx *f = *state;
+	struct tu_db *f = *state;
 	if (!tu_perf_allowed(f->dbarg))
 		skip();
 	char *sym;
-	assert_true(asprintf(&sym, "%s:present_frame", f->helper) > 0);
+	assert_true(asprintf(&sym, "%s:present_frame", HELPER) > 0);
 	char *run[] = { PROF_BIN, f->dbarg, "run", "-q", "-e",
 			"task-clock,page-faults", "--frame-regex",
 			"^frame [0-9]+ took", "--frame-symbol", sym, "--",
-			f->helper, "100", NULL };
+			HELPER, "100", NULL };
 	struct tu_proc p = tu_run(run, NULL);
 	if (p.status)
 		fprintf(stderr, "%s", p.err);
@@ -210,11 +185,11 @@ static void test_frame_run__symbol_agrees(void **state)
 
 static void test_frame_run__unknown_symbol_lists_the_closest(void **state)
 {
-	struct fx *f = *state;
+	struct tu_db *f = *state;
 	char *sym;
-	assert_true(asprintf(&sym, "%s:present_fram", f->helper) > 0);
+	assert_true(asprintf(&sym, "%s:present_fram", HELPER) > 0);
 	char *run[] = { PROF_BIN, f->dbarg, "run", "-q", "--frame-symbol", sym,
-			"--", f->helper, "10", NULL };
+			"--", HELPER, "10", NULL };
 	struct tu_proc p = tu_run(run, NULL);
 	assert_int_not_equal(p.status, 0);
 	assert_non_null(strstr(p.err, "error: no function 'present_fram' in '"));
@@ -223,7 +198,7 @@ static void test_frame_run__unknown_symbol_lists_the_closest(void **state)
 	tu_proc_release(&p);
 	free(sym);
 	char *bad[] = { PROF_BIN, f->dbarg, "run", "-q", "--frame-symbol",
-			"no-colon", "--", f->helper, "10", NULL };
+			"no-colon", "--", HELPER, "10", NULL };
 	p = tu_run(bad, NULL);
 	assert_int_not_equal(p.status, 0);
 	assert_non_null(strstr(p.err, "bad --frame-symbol 'no-colon'"));
@@ -234,17 +209,17 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_frame_run__regex_and_markers_agree,
-						setup, teardown),
+						tu_db_setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_frame_run__faults_land_in_their_frames,
-						setup, teardown),
+						tu_db_setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_frame_run__a_regex_that_never_matches,
-						setup, teardown),
+						tu_db_setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_frame_run__bad_regex_is_a_usage_error,
-						setup, teardown),
+						tu_db_setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_frame_run__symbol_agrees,
-						setup, teardown),
+						tu_db_setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_frame_run__unknown_symbol_lists_the_closest,
-						setup, teardown),
+						tu_db_setup, tu_db_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

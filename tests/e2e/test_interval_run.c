@@ -17,33 +17,8 @@
 
 #include "test_util.h"
 
-struct fx {
-	char *dir;
-	char *dbarg;
-	char *helper;
-};
-
-static int setup(void **state)
-{
-	struct fx *f = calloc(1, sizeof(*f));
-	f->dir = tu_tmpdir();
-	if (asprintf(&f->dbarg, "--db=%s/e2e.db", f->dir) < 0 ||
-	    asprintf(&f->helper, "%s/frames", HELPERS_DIR) < 0)
-		return -1;
-	*state = f;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	struct fx *f = *state;
-	tu_rmrf(f->dir);
-	free(f->dir);
-	free(f->dbarg);
-	free(f->helper);
-	free(f);
-	return 0;
-}
+/* The helper program these tests run. */
+#define HELPER HELPERS_DIR "/frames"
 
 #define MAXT 16
 
@@ -70,11 +45,11 @@ static struct tsum *find(struct tsum *t, int *n, long tid)
 
 static void test_interval_run__every_thread_sums_to_its_own_counts(void **state)
 {
-	struct fx *f = *state;
+	struct tu_db *f = *state;
 	if (!tu_perf_allowed(f->dbarg))
 		skip();
 	char *run[] = { PROF_BIN, f->dbarg, "run", "-e", "task-clock,page-faults",
-			"-I", "20", "--", f->helper, "60", NULL };
+			"-I", "20", "--", HELPER, "60", NULL };
 	struct tu_proc p = tu_run(run, NULL);
 	assert_int_equal(p.status, 0);
 	/* The compact timeline, per thread name. */
@@ -150,11 +125,11 @@ static void test_interval_run__every_thread_sums_to_its_own_counts(void **state)
 
 static void test_interval_run__json_keys(void **state)
 {
-	struct fx *f = *state;
+	struct tu_db *f = *state;
 	if (!tu_perf_allowed(f->dbarg))
 		skip();
 	char *run[] = { PROF_BIN, f->dbarg, "run", "-q", "-e", "task-clock",
-			"--interval", "50", "--", f->helper, "20", NULL };
+			"--interval", "50", "--", HELPER, "20", NULL };
 	struct tu_proc p = tu_run(run, NULL);
 	assert_int_equal(p.status, 0);
 	tu_proc_release(&p);
@@ -178,7 +153,7 @@ static void test_interval_run__json_keys(void **state)
 
 static void test_interval_run__bad_input(void **state)
 {
-	struct fx *f = *state;
+	struct tu_db *f = *state;
 	/* Below 10 ms: a usage error, nothing run or stored. */
 	char *low[] = { PROF_BIN, f->dbarg, "run", "-I", "5", "--", "/bin/true", NULL };
 	struct tu_proc p = tu_run(low, NULL);
@@ -218,5 +193,5 @@ int main(void)
 		cmocka_unit_test(test_interval_run__json_keys),
 		cmocka_unit_test(test_interval_run__bad_input),
 	};
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, tu_db_setup, tu_db_teardown);
 }

@@ -19,35 +19,10 @@
 #include "db/db.h"
 #include "test_util.h"
 
-struct fx {
-	char *dir;
-	char *dbarg;
-	char *helper;
-};
+/* The helper program these tests run. */
+#define HELPER HELPERS_DIR "/ws_touch"
 
-static int setup(void **state)
-{
-	struct fx *f = calloc(1, sizeof(*f));
-	f->dir = tu_tmpdir();
-	if (asprintf(&f->dbarg, "--db=%s/e2e.db", f->dir) < 0 ||
-	    asprintf(&f->helper, "%s/ws_touch", HELPERS_DIR) < 0)
-		return -1;
-	*state = f;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	struct fx *f = *state;
-	tu_rmrf(f->dir);
-	free(f->dir);
-	free(f->dbarg);
-	free(f->helper);
-	free(f);
-	return 0;
-}
-
-static void need_perf(struct fx *f)
+static void need_perf(struct tu_db *f)
 {
 	if (!tu_perf_allowed(f->dbarg))
 		skip();
@@ -76,7 +51,7 @@ static const char *module_entry(const char *json, const char *path)
 	return strstr(json, k);
 }
 
-static struct tu_proc modules_json(struct fx *f)
+static struct tu_proc modules_json(struct tu_db *f)
 {
 	char *argv[] = { PROF_BIN, f->dbarg, "modules", "last", "--format", "json", NULL };
 	return tu_run(argv, NULL);
@@ -98,10 +73,10 @@ static bool size_text(const char *path, uint64_t *text)
 }
 
 /* touched_data_bytes of a --working-set run of ws_touch --code --mib N. */
-static int64_t touched_data(struct fx *f, char *mib)
+static int64_t touched_data(struct tu_db *f, char *mib)
 {
 	char *argv[] = { PROF_BIN, f->dbarg, "run", "--working-set", "-e", "task-clock",
-			 "--format", "json", "--", f->helper, "--code", "--mib", mib, NULL };
+			 "--format", "json", "--", HELPER, "--code", "--mib", mib, NULL };
 	struct tu_proc p = tu_run(argv, NULL);
 	assert_int_equal(p.status, 0);
 	int64_t v = json_num(strstr(p.err, "\"working_set\": {"), "touched_data_bytes");
@@ -122,12 +97,12 @@ static int64_t touched_data(struct fx *f, char *mib)
  */
 static void test_workingset__known_code_and_data(void **state)
 {
-	struct fx *f = *state;
+	struct tu_db *f = *state;
 	need_perf(f);
 	int64_t base = touched_data(f, "0");
 	char *argv[] = { PROF_BIN, f->dbarg, "run", "--working-set", "-e",
 			 "task-clock,page-faults", "--format", "json", "--",
-			 f->helper, "--code", "--mib", "32", NULL };
+			 HELPER, "--code", "--mib", "32", NULL };
 	struct tu_proc p = tu_run(argv, NULL);
 	assert_int_equal(p.status, 0);
 	assert_non_null(strstr(p.out, "ws_touch: done"));
@@ -164,7 +139,7 @@ static void test_workingset__known_code_and_data(void **state)
 
 	struct tu_proc q = modules_json(f);
 	assert_int_equal(q.status, 0);
-	const char *h = module_entry(q.out, f->helper);
+	const char *h = module_entry(q.out, HELPER);
 	assert_non_null(h);
 	int64_t exec = json_num(h, "exec_bytes");
 	int64_t touched = json_num(h, "touched_bytes");
@@ -175,7 +150,7 @@ static void test_workingset__known_code_and_data(void **state)
 	assert_true(json_num(h, "faulted_bytes") > 0);
 	assert_true(json_num(h, "faulted_bytes") <= touched);
 	uint64_t want;
-	if (size_text(f->helper, &want))
+	if (size_text(HELPER, &want))
 		assert_int_equal(json_num(h, "text_bytes"), (int64_t)want);
 	else
 		fprintf(stderr, "note: size (binutils) is missing; .text not compared\n");
@@ -209,7 +184,7 @@ static void test_workingset__known_code_and_data(void **state)
  */
 static void test_workingset__plain_run_lists_modules(void **state)
 {
-	struct fx *f = *state;
+	struct tu_db *f = *state;
 	need_perf(f);
 	char *argv[] = { PROF_BIN, f->dbarg, "run", "-e", "task-clock", "--", "/bin/true", NULL };
 	struct tu_proc p = tu_run(argv, NULL);
@@ -246,11 +221,11 @@ static void test_workingset__plain_run_lists_modules(void **state)
  */
 static void test_workingset__deleted_module_keeps_record_sizes(void **state)
 {
-	struct fx *f = *state;
+	struct tu_db *f = *state;
 	need_perf(f);
 	char *script;
 	assert_true(asprintf(&script, "cp '%s' '%s/gone' && '%s/gone' --code && rm '%s/gone'",
-			     f->helper, f->dir, f->dir, f->dir) > 0);
+			     HELPER, f->dir, f->dir, f->dir) > 0);
 	char *argv[] = { PROF_BIN, f->dbarg, "run", "-q", "-e", "task-clock", "--",
 			 "/bin/sh", "-c", script, NULL };
 	struct tu_proc p = tu_run(argv, NULL);
@@ -287,10 +262,10 @@ static void test_workingset__deleted_module_keeps_record_sizes(void **state)
  */
 static void test_workingset__jit_code_and_perf_map(void **state)
 {
-	struct fx *f = *state;
+	struct tu_db *f = *state;
 	need_perf(f);
 	char *a1[] = { PROF_BIN, f->dbarg, "run", "-q", "--working-set", "-e", "task-clock",
-		       "--", f->helper, "--jit", NULL };
+		       "--", HELPER, "--jit", NULL };
 	struct tu_proc p = tu_run(a1, NULL);
 	assert_int_equal(p.status, 0);
 	tu_proc_release(&p);
@@ -303,7 +278,7 @@ static void test_workingset__jit_code_and_perf_map(void **state)
 	tu_proc_release(&q);
 
 	char *a2[] = { PROF_BIN, f->dbarg, "run", "-q", "--working-set", "-e", "task-clock",
-		       "--", f->helper, "--jit", "--perf-map", NULL };
+		       "--", HELPER, "--jit", "--perf-map", NULL };
 	p = tu_run(a2, NULL);
 	assert_int_equal(p.status, 0);
 	tu_proc_release(&p);
@@ -328,7 +303,7 @@ static void test_workingset__jit_code_and_perf_map(void **state)
  */
 static void test_workingset__attach_reads_existing_mappings(void **state)
 {
-	struct fx *f = *state;
+	struct tu_db *f = *state;
 	need_perf(f);
 	char *sp;
 	assert_true(asprintf(&sp, "%s/spinner", HELPERS_DIR) > 0);
@@ -368,7 +343,7 @@ static void test_workingset__attach_reads_existing_mappings(void **state)
 
 static void test_workingset__bad_runs_are_usage_errors(void **state)
 {
-	struct fx *f = *state;
+	struct tu_db *f = *state;
 	struct db *db;	/* an empty database: no run 999 in it */
 	assert_int_equal(db_open(&db, f->dbarg + strlen("--db="), NULL), 0);
 	db_close(db);
@@ -406,14 +381,14 @@ static void test_workingset__bad_runs_are_usage_errors(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_workingset__known_code_and_data, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_workingset__plain_run_lists_modules, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_workingset__known_code_and_data, tu_db_setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_workingset__plain_run_lists_modules, tu_db_setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_workingset__deleted_module_keeps_record_sizes,
-						setup, teardown),
-		cmocka_unit_test_setup_teardown(test_workingset__jit_code_and_perf_map, setup, teardown),
+						tu_db_setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_workingset__jit_code_and_perf_map, tu_db_setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_workingset__attach_reads_existing_mappings,
-						setup, teardown),
-		cmocka_unit_test_setup_teardown(test_workingset__bad_runs_are_usage_errors, setup, teardown),
+						tu_db_setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_workingset__bad_runs_are_usage_errors, tu_db_setup, tu_db_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
