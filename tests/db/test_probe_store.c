@@ -16,6 +16,7 @@
 #include "db/db.h"
 #include "db/probe.h"
 #include "db/runs.h"
+#include "storecheck.h"
 #include "test_util.h"
 
 struct fx {
@@ -222,89 +223,44 @@ static void test_probe_store__curve_out_of_order_is_refused(void **state)
 	db_close(db);
 }
 
-static void test_probe_store__locked_file_stores_nothing(void **state)
+/* Build a run with n child rows, store it, release it (storecheck.h). */
+static int store_one(struct db *db, size_t n, int64_t *id, char **cause)
 {
-	struct fx *f = *state;
-	struct db *a, *b;
-	char *cause = NULL;
-	assert_int_equal(db_open(&a, f->path, NULL), 0);
-	assert_int_equal(db_open(&b, f->path, NULL), 0);
-	db_set_busy_timeout(a, 50);
-	assert_int_equal(db_exec(b, "BEGIN IMMEDIATE", NULL), 0);
 	struct db_run r;
-	struct db_probe p;
+	struct db_probe x;
 	make_run(&r);
-	make_probe(&p, 4);
-	assert_int_equal(db_probe_store(a, &r, &p, &cause), -EBUSY);
-	assert_non_null(strstr(cause, "locked by another writer"));
-	free(cause);
-	assert_int_equal(r.id, 0);
-	assert_int_equal(db_exec(b, "ROLLBACK", NULL), 0);
-	char *v = NULL;
-	assert_int_equal(db_query_text(a, "SELECT (SELECT count(*) FROM runs) || ','"
-				       " || (SELECT count(*) FROM probe_latency)",
-				       &v, NULL), 0);
-	assert_string_equal(v, "0,0");
-	free(v);
-	db_probe_release(&p);
+	make_probe(&x, n);
+	int rc = db_probe_store(db, &r, &x, cause);
+	*id = r.id;
+	db_probe_release(&x);
 	db_run_release(&r);
-	db_close(a);
-	db_close(b);
+	return rc;
 }
 
-/* Fail the Nth allocation over a range: a probe is stored whole or not. */
+static void test_probe_store__locked_file_stores_nothing(void **state)
+{
+	const struct fx *f = *state;
+	sc_locked_stores_nothing(f->path, store_one,
+				 "SELECT (SELECT count(*) FROM runs) || ','"
+				 " || (SELECT count(*) FROM probe_latency)");
+}
+
+/*
+ * Fail the Nth allocation over a range: a probe is stored whole or not
+ * (its facts, all 12 points and both counters), and deleting the runs
+ * deletes what they measured.
+ */
 static void test_probe_store__failing_allocations(void **state)
 {
-	struct fx *f = *state;
-	int stored = 0, failed = 0;
-	for (long after = 0; after < 60000 && stored < 8; after += 37) {
-		struct db *db = NULL;
-		char *cause = NULL;
-		db_fault_alloc_after(after);
-		int rc = db_open(&db, f->path, &cause);
-		if (rc == 0) {
-			struct db_run r;
-			struct db_probe p;
-			make_run(&r);
-			make_probe(&p, 12);
-			rc = db_probe_store(db, &r, &p, &cause);
-			db_probe_release(&p);
-			db_run_release(&r);
-		}
-		db_fault_alloc_after(-1);
-		if (rc == 0)
-			stored++;
-		else
-			failed++;
-		free(cause);
-		db_close(db);
-	}
-	db_fault_alloc_after(-1);
-	assert_true(failed > 0);
-	assert_true(stored > 0);
-	struct db *db;
-	assert_int_equal(db_open(&db, f->path, NULL), 0);
-	char *v = NULL;
-	assert_int_equal(db_query_text(db, "SELECT count(*) FROM runs", &v, NULL), 0);
-	assert_int_equal(atoi(v), stored);
-	free(v);
-	/* Every stored run has its facts, all 12 points and both counters. */
-	assert_int_equal(db_query_text(db,
+	const struct fx *f = *state;
+	sc_failing_allocations(f->path, store_one, 12,
 		"SELECT count(*) FROM runs r WHERE (SELECT count(*) FROM probe_latency"
 		" l WHERE l.run_id = r.id) != 12 OR (SELECT count(*) FROM"
 		" probe_counters c WHERE c.run_id = r.id) != 2 OR NOT EXISTS"
-		" (SELECT 1 FROM probe_runs s WHERE s.run_id = r.id)", &v, NULL), 0);
-	assert_string_equal(v, "0");
-	free(v);
-	/* Deleting the runs deletes what they measured. */
-	assert_int_equal(db_exec(db, "DELETE FROM runs", NULL), 0);
-	assert_int_equal(db_query_text(db, "SELECT (SELECT count(*) FROM probe_runs)"
-				       " + (SELECT count(*) FROM probe_latency)"
-				       " + (SELECT count(*) FROM probe_counters)",
-				       &v, NULL), 0);
-	assert_string_equal(v, "0");
-	free(v);
-	db_close(db);
+		" (SELECT 1 FROM probe_runs s WHERE s.run_id = r.id)",
+		"SELECT (SELECT count(*) FROM probe_runs)"
+		" + (SELECT count(*) FROM probe_latency)"
+		" + (SELECT count(*) FROM probe_counters)");
 }
 
 int main(void)

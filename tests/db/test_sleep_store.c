@@ -15,6 +15,7 @@
 #include "db/db.h"
 #include "db/runs.h"
 #include "db/sleep.h"
+#include "storecheck.h"
 #include "test_util.h"
 
 static void make_run(struct db_run *r)
@@ -200,80 +201,39 @@ static void test_sleep_store__plain_run_has_no_benchmark(void **state)
 	db_close(db);
 }
 
-static void test_sleep_store__locked_file_stores_nothing(void **state)
+/* Build a run with n child rows, store it, release it (storecheck.h). */
+static int store_one(struct db *db, size_t n, int64_t *id, char **cause)
 {
-	struct tu_db *f = *state;
-	struct db *a, *b;
-	char *cause = NULL;
-	assert_int_equal(db_open(&a, f->path, NULL), 0);
-	assert_int_equal(db_open(&b, f->path, NULL), 0);
-	db_set_busy_timeout(a, 50);
-	assert_int_equal(db_exec(b, "BEGIN IMMEDIATE", NULL), 0);
 	struct db_run r;
-	struct db_sleep s;
+	struct db_sleep x;
 	make_run(&r);
-	make_sleep(&s, 4);
-	assert_int_equal(db_sleep_store(a, &r, &s, &cause), -EBUSY);
-	assert_non_null(strstr(cause, "locked by another writer"));
-	free(cause);
-	assert_int_equal(r.id, 0);
-	assert_int_equal(db_exec(b, "ROLLBACK", NULL), 0);
-	char *v = NULL;
-	assert_int_equal(db_query_text(a, "SELECT (SELECT count(*) FROM runs) ||"
-				       " ',' || (SELECT count(*) FROM sleep_cells)",
-				       &v, NULL), 0);
-	assert_string_equal(v, "0,0");
-	free(v);
-	db_sleep_release(&s);
+	make_sleep(&x, n);
+	int rc = db_sleep_store(db, &r, &x, cause);
+	*id = r.id;
+	db_sleep_release(&x);
 	db_run_release(&r);
-	db_close(a);
-	db_close(b);
+	return rc;
 }
 
-/* Fail the Nth allocation over a range: a run is stored whole or not. */
+static void test_sleep_store__locked_file_stores_nothing(void **state)
+{
+	const struct tu_db *f = *state;
+	sc_locked_stores_nothing(f->path, store_one,
+				 "SELECT (SELECT count(*) FROM runs) || ','"
+				 " || (SELECT count(*) FROM sleep_cells)");
+}
+
+/*
+ * Fail the Nth allocation over a range: a run is stored whole or not
+ * (its facts row and all 16 cells).
+ */
 static void test_sleep_store__failing_allocations(void **state)
 {
-	struct tu_db *f = *state;
-	int stored = 0, failed = 0;
-	for (long after = 0; after < 60000 && stored < 8; after += 37) {
-		struct db *db = NULL;
-		char *cause = NULL;
-		db_fault_alloc_after(after);
-		int rc = db_open(&db, f->path, &cause);
-		if (rc == 0) {
-			struct db_run r;
-			struct db_sleep s;
-			make_run(&r);
-			make_sleep(&s, 16);
-			rc = db_sleep_store(db, &r, &s, &cause);
-			db_sleep_release(&s);
-			db_run_release(&r);
-		}
-		db_fault_alloc_after(-1);
-		if (rc == 0)
-			stored++;
-		else
-			failed++;
-		free(cause);
-		db_close(db);
-	}
-	db_fault_alloc_after(-1);
-	assert_true(failed > 0);
-	assert_true(stored > 0);
-	struct db *db;
-	assert_int_equal(db_open(&db, f->path, NULL), 0);
-	char *v = NULL;
-	assert_int_equal(db_query_text(db, "SELECT count(*) FROM runs", &v, NULL), 0);
-	assert_int_equal(atoi(v), stored);
-	free(v);
-	/* Every stored run has its facts row and all 16 cells. */
-	assert_int_equal(db_query_text(db,
+	const struct tu_db *f = *state;
+	sc_failing_allocations(f->path, store_one, 16,
 		"SELECT count(*) FROM runs r WHERE (SELECT count(*) FROM sleep_cells"
 		" c WHERE c.run_id = r.id) != 16 OR NOT EXISTS (SELECT 1 FROM"
-		" sleep_runs s WHERE s.run_id = r.id)", &v, NULL), 0);
-	assert_string_equal(v, "0");
-	free(v);
-	db_close(db);
+		" sleep_runs s WHERE s.run_id = r.id)", NULL);
 }
 
 static void test_sleep_store__deleting_the_run_deletes_its_cells(void **state)
