@@ -472,30 +472,19 @@ static void write_markdown(const struct ab_analysis *a, FILE *fp)
 
 /* ---- the experiment's JSON ---- */
 
-enum { SC_RUN_ID, SC_ARM, SC_ROUND, SC_POSITION, SC_WARMUP, SC_EXIT, SC_COUNTED, SC_N };
+#define SCHEDULE_COLS(K) \
+	K(SC_RUN_ID, "run_id", INT) K(SC_ARM, "arm", TEXT) K(SC_ROUND, "round", INT) \
+	K(SC_POSITION, "position", INT) \
+	K(SC_WARMUP, "warmup", BOOL) K(SC_EXIT, "exit_status", INT) \
+	K(SC_COUNTED, "counted", BOOL)
+ROWS_KEYS(schedule_cols, SC_N, SCHEDULE_COLS);
 
-static const struct col schedule_cols[SC_N] = {
-	[SC_RUN_ID] = { .key = "run_id", .kind = COL_INT },
-	[SC_ARM] = { .key = "arm" },
-	[SC_ROUND] = { .key = "round", .kind = COL_INT },
-	[SC_POSITION] = { .key = "position", .kind = COL_INT },
-	[SC_WARMUP] = { .key = "warmup", .kind = COL_BOOL },
-	[SC_EXIT] = { .key = "exit_status", .kind = COL_INT },
-	[SC_COUNTED] = { .key = "counted", .kind = COL_BOOL },
-};
-
-enum { ST_N, ST_MEAN, ST_MEDIAN, ST_SD, ST_SE, ST_MIN, ST_MAX, ST_VALUES, ST_NCOLS };
-
-static const struct col summary_cols[ST_NCOLS] = {
-	[ST_N] = { .key = "n", .kind = COL_INT },
-	[ST_MEAN] = { .key = "mean", .kind = COL_REAL },
-	[ST_MEDIAN] = { .key = "median", .kind = COL_REAL },
-	[ST_SD] = { .key = "sd", .kind = COL_REAL },
-	[ST_SE] = { .key = "se", .kind = COL_REAL },
-	[ST_MIN] = { .key = "min", .kind = COL_REAL },
-	[ST_MAX] = { .key = "max", .kind = COL_REAL },
-	[ST_VALUES] = { .key = "values", .kind = COL_NEST },
-};
+#define SUMMARY_COLS(K) \
+	K(ST_N, "n", INT) K(ST_MEAN, "mean", REAL) K(ST_MEDIAN, "median", REAL) \
+	K(ST_SD, "sd", REAL) K(ST_SE, "se", REAL) K(ST_MIN, "min", REAL) \
+	K(ST_MAX, "max", REAL) \
+	K(ST_VALUES, "values", NEST)
+ROWS_KEYS(summary_cols, ST_NCOLS, SUMMARY_COLS);
 
 /* A flat list of numbers (run ids, values). */
 static struct rows *number_list(const double *v, const int64_t *ids, size_t n)
@@ -544,48 +533,30 @@ static struct rows *arm_metrics(const struct ab_metric *metrics, size_t nmetrics
 	return r;
 }
 
-enum { AR_NAME, AR_COMMAND, AR_RUNS, AR_METRICS, AR_N };
-
-static const struct col arm_doc_cols[AR_N] = {
-	[AR_NAME] = { .key = "name" },
-	[AR_COMMAND] = { .key = "command" },
-	[AR_RUNS] = { .key = "runs", .kind = COL_NEST },
-	[AR_METRICS] = { .key = "metrics", .kind = COL_NEST },
-};
-
-enum {
-	CO_ARM, CO_BASELINE, CO_METRIC, CO_HIGHER, CO_N, CO_DELTA_MEAN,
-	CO_DELTA_MEDIAN, CO_CI, CO_T_MULT, CO_P, CO_P_MIN, CO_SIGNS, CO_FAV_ARM,
-	CO_FAV_BASE, CO_GATE, CO_GATE_SOURCE, CO_VERDICT, CO_ROUNDS, CO_WHY,
-	CO_POSITION, CO_DRIFT, CO_NCOLS
-};
+#define ARM_DOC_COLS(K) \
+	K(AR_NAME, "name", TEXT) K(AR_COMMAND, "command", TEXT) \
+	K(AR_RUNS, "runs", NEST) K(AR_METRICS, "metrics", NEST)
+ROWS_KEYS(arm_doc_cols, AR_N, ARM_DOC_COLS);
 
 /* An arm against the baseline on one metric: the keys of shared/DESIGN.md
  * and more; why where it could not be computed, the position effect and
  * the baseline's drift where it could. */
-static const struct col comparison_cols[CO_NCOLS] = {
-	[CO_ARM] = { .key = "arm" },
-	[CO_BASELINE] = { .key = "baseline" },
-	[CO_METRIC] = { .key = "metric" },
-	[CO_HIGHER] = { .key = "higher_is_better", .kind = COL_BOOL },
-	[CO_N] = { .key = "n", .kind = COL_INT },
-	[CO_DELTA_MEAN] = { .key = "delta_pct_mean", .kind = COL_PCT },
-	[CO_DELTA_MEDIAN] = { .key = "delta_pct_median", .kind = COL_PCT },
-	[CO_CI] = { .key = "ci95_pct", .kind = COL_NEST },
-	[CO_T_MULT] = { .key = "t_mult95", .kind = COL_REAL },
-	[CO_P] = { .key = "p_value", .kind = COL_REAL },
-	[CO_P_MIN] = { .key = "p_min", .kind = COL_REAL },
-	[CO_SIGNS] = { .key = "signs_agree", .kind = COL_BOOL },
-	[CO_FAV_ARM] = { .key = "rounds_favouring_arm", .kind = COL_INT },
-	[CO_FAV_BASE] = { .key = "rounds_favouring_baseline", .kind = COL_INT },
-	[CO_GATE] = { .key = "gate_pct", .kind = COL_PCT },
-	[CO_GATE_SOURCE] = { .key = "gate_source" },
-	[CO_VERDICT] = { .key = "verdict" },
-	[CO_ROUNDS] = { .key = "rounds_needed", .kind = COL_INT },
-	[CO_WHY] = { .key = "why" },
-	[CO_POSITION] = { .key = "position_effect_pct", .kind = COL_PCT },
-	[CO_DRIFT] = { .key = "baseline_drift_pct", .kind = COL_PCT },
-};
+#define COMPARISON_COLS(K) \
+	K(CO_ARM, "arm", TEXT) K(CO_BASELINE, "baseline", TEXT) \
+	K(CO_METRIC, "metric", TEXT) K(CO_HIGHER, "higher_is_better", BOOL) \
+	K(CO_N, "n", INT) K(CO_DELTA_MEAN, "delta_pct_mean", PCT) \
+	K(CO_DELTA_MEDIAN, "delta_pct_median", PCT) K(CO_CI, "ci95_pct", NEST) \
+	K(CO_T_MULT, "t_mult95", REAL) \
+	K(CO_P, "p_value", REAL) K(CO_P_MIN, "p_min", REAL) \
+	K(CO_SIGNS, "signs_agree", BOOL) \
+	K(CO_FAV_ARM, "rounds_favouring_arm", INT) \
+	K(CO_FAV_BASE, "rounds_favouring_baseline", INT) \
+	K(CO_GATE, "gate_pct", PCT) K(CO_GATE_SOURCE, "gate_source", TEXT) \
+	K(CO_VERDICT, "verdict", TEXT) K(CO_ROUNDS, "rounds_needed", INT) \
+	K(CO_WHY, "why", TEXT) \
+	K(CO_POSITION, "position_effect_pct", PCT) \
+	K(CO_DRIFT, "baseline_drift_pct", PCT)
+ROWS_KEYS(comparison_cols, CO_NCOLS, COMPARISON_COLS);
 
 /* The comparison keys that paired and unpaired comparisons share; d and
  * j are read only when ok, why only when not. */
@@ -643,38 +614,22 @@ static void comparison_row(struct rows *r, const struct ab_analysis *a,
 	}
 }
 
-enum {
-	X_ID, X_STATUS, X_AA, X_ORDER, X_SEED, X_PLANNED, X_COUNTED, X_WARMUP,
-	X_HOST, X_CPU_MODEL, X_SCHEDULE, X_ARMS, X_COMPARISONS, X_WARNINGS,
-	X_NOISE, X_N
-};
-
-static const struct col experiment_cols[X_N] = {
-	[X_ID] = { .key = "experiment_id", .kind = COL_INT },
-	[X_STATUS] = { .key = "status" },
-	[X_AA] = { .key = "aa", .kind = COL_BOOL },
-	[X_ORDER] = { .key = "order" },
-	[X_SEED] = { .key = "seed", .kind = COL_INT },
-	[X_PLANNED] = { .key = "rounds_planned", .kind = COL_INT },
-	[X_COUNTED] = { .key = "rounds_counted", .kind = COL_INT },
-	[X_WARMUP] = { .key = "warmup", .kind = COL_INT },
-	[X_HOST] = { .key = "host" },
-	[X_CPU_MODEL] = { .key = "cpu_model" },
-	[X_SCHEDULE] = { .key = "schedule", .kind = COL_NEST },
-	[X_ARMS] = { .key = "arms", .kind = COL_NEST },
-	[X_COMPARISONS] = { .key = "comparisons", .kind = COL_NEST },
-	[X_WARNINGS] = { .key = "warnings", .kind = COL_NEST },
-	[X_NOISE] = { .key = "noise", .kind = COL_NEST },
-};
-
-enum { NJ_METRIC, NJ_SD, NJ_GATE, NJ_N };
+#define EXPERIMENT_COLS(K) \
+	K(X_ID, "experiment_id", INT) K(X_STATUS, "status", TEXT) K(X_AA, "aa", BOOL) \
+	K(X_ORDER, "order", TEXT) K(X_SEED, "seed", INT) \
+	K(X_PLANNED, "rounds_planned", INT) K(X_COUNTED, "rounds_counted", INT) \
+	K(X_WARMUP, "warmup", INT) \
+	K(X_HOST, "host", TEXT) K(X_CPU_MODEL, "cpu_model", TEXT) \
+	K(X_SCHEDULE, "schedule", NEST) K(X_ARMS, "arms", NEST) \
+	K(X_COMPARISONS, "comparisons", NEST) K(X_WARNINGS, "warnings", NEST) \
+	K(X_NOISE, "noise", NEST)
+ROWS_KEYS(experiment_cols, X_N, EXPERIMENT_COLS);
 
 /* An A/A experiment's noise per metric, and the gate it sets. */
-static const struct col noise_json_cols[NJ_N] = {
-	[NJ_METRIC] = { .key = "metric" },
-	[NJ_SD] = { .key = "sd_pct", .kind = COL_PCT },
-	[NJ_GATE] = { .key = "gate_pct", .kind = COL_PCT },
-};
+#define NOISE_JSON_COLS(K) \
+	K(NJ_METRIC, "metric", TEXT) K(NJ_SD, "sd_pct", PCT) \
+	K(NJ_GATE, "gate_pct", PCT)
+ROWS_KEYS(noise_json_cols, NJ_N, NOISE_JSON_COLS);
 
 static void write_json(const struct ab_analysis *a, FILE *fp)
 {
@@ -892,22 +847,17 @@ static const size_t group_csv_order[] = {
 	A_P, A_P_MIN, A_VERDICT, A_GATE, A_ROUNDS,
 };
 
-enum { GJ_THREAD, GJ_PER_RUN, GJ_CMP, GJ_N };
-enum { GD_ID, GD_BY, GD_GROUPS, GD_LEFT, GD_N };
+#define GROUP_DOC_COLS(K) \
+	K(GD_ID, "experiment_id", INT) K(GD_BY, "by", TEXT) \
+	K(GD_GROUPS, "threads", NEST) K(GD_LEFT, "names_left_out", INT)
+#define GROUP_COLS(K) \
+	K(GJ_THREAD, "name", TEXT) K(GJ_PER_RUN, "threads_per_run", REAL) \
+	K(GJ_CMP, "comparisons", NEST)
 
 static void group_json(const struct ab_by_name *g, FILE *fp)
 {
-	static const struct col doc_cols[GD_N] = {
-		[GD_ID] = { .key = "experiment_id", .kind = COL_INT },
-		[GD_BY] = { .key = "by" },
-		[GD_GROUPS] = { .key = "threads", .kind = COL_NEST },
-		[GD_LEFT] = { .key = "names_left_out", .kind = COL_INT },
-	};
-	static const struct col gcols[GJ_N] = {
-		[GJ_THREAD] = { .key = "name" },
-		[GJ_PER_RUN] = { .key = "threads_per_run", .kind = COL_REAL },
-		[GJ_CMP] = { .key = "comparisons", .kind = COL_NEST },
-	};
+	ROWS_KEYS(doc_cols, GD_N, GROUP_DOC_COLS);
+	ROWS_KEYS(gcols, GJ_N, GROUP_COLS);
 	struct rows *doc = rows_new(NULL, doc_cols, GD_N, 0);
 	size_t row = rows_add(doc);
 	rows_int(doc, row, GD_ID, g->exp->id);
@@ -1120,24 +1070,18 @@ static struct rows *sets_rows(const struct ab_sets *s)
 	return r;
 }
 
-enum { SJ_NAME, SJ_SPEC, SJ_RUNS, SJ_METRICS, SJ_N };
-enum { SD_INTERLEAVED, SD_NOTE, SD_SETS, SD_CMP, SD_WARN, SD_N };
+#define SETS_DOC_COLS(K) \
+	K(SD_INTERLEAVED, "interleaved", BOOL) K(SD_NOTE, "note", TEXT) \
+	K(SD_SETS, "sets", NEST) K(SD_CMP, "comparisons", NEST) \
+	K(SD_WARN, "warnings", NEST)
+#define SET_COLS(K) \
+	K(SJ_NAME, "name", TEXT) K(SJ_SPEC, "spec", TEXT) \
+	K(SJ_RUNS, "runs", NEST) K(SJ_METRICS, "metrics", NEST)
 
 static void sets_json(const struct ab_sets *s, FILE *fp)
 {
-	static const struct col doc_cols[SD_N] = {
-		[SD_INTERLEAVED] = { .key = "interleaved", .kind = COL_BOOL },
-		[SD_NOTE] = { .key = "note" },
-		[SD_SETS] = { .key = "sets", .kind = COL_NEST },
-		[SD_CMP] = { .key = "comparisons", .kind = COL_NEST },
-		[SD_WARN] = { .key = "warnings", .kind = COL_NEST },
-	};
-	static const struct col set_cols[SJ_N] = {
-		[SJ_NAME] = { .key = "name" },
-		[SJ_SPEC] = { .key = "spec" },
-		[SJ_RUNS] = { .key = "runs", .kind = COL_NEST },
-		[SJ_METRICS] = { .key = "metrics", .kind = COL_NEST },
-	};
+	ROWS_KEYS(doc_cols, SD_N, SETS_DOC_COLS);
+	ROWS_KEYS(set_cols, SJ_N, SET_COLS);
 	struct rows *doc = rows_new(NULL, doc_cols, SD_N, 0);
 	size_t row = rows_add(doc);
 	rows_bool(doc, row, SD_INTERLEAVED, false);

@@ -262,14 +262,10 @@ static void write_counter(const struct report_mission *m,
 	write_wrapped(fp, c->source, 12);
 }
 
-enum { F_FAMILY, F_PMU, F_PMU_DESC, F_COUNTERS, F_N };
-
-static const struct col mission_cols[F_N] = {
-	[F_FAMILY] = { .key = "family" },
-	[F_PMU] = { .key = "pmu" },
-	[F_PMU_DESC] = { .key = "pmu_description" },
-	[F_COUNTERS] = { .key = "counters", .kind = COL_NEST },
-};
+#define MISSION_COLS(K) \
+	K(F_FAMILY, "family", TEXT) K(F_PMU, "pmu", TEXT) \
+	K(F_PMU_DESC, "pmu_description", TEXT) K(F_COUNTERS, "counters", NEST)
+ROWS_KEYS(mission_cols, F_N, MISSION_COLS);
 
 void report_mission(const struct report_mission *m, enum out_format fmt,
 		    FILE *fp)

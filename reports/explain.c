@@ -754,40 +754,25 @@ static const struct col share_cols[SH_N] = {
 	[SH_BYTES] = { .key = "exec_bytes", .kind = COL_BYTES },
 };
 
-enum { MO_PATH, MO_EXEC, MO_TEXT, MO_TOUCHED, MO_N };
+#define SIDE_MODULE_COLS(K) \
+	K(MO_PATH, "path", TEXT) K(MO_EXEC, "exec_bytes", BYTES) \
+	K(MO_TEXT, "text_bytes", BYTES) K(MO_TOUCHED, "touched_bytes", BYTES)
+ROWS_KEYS(side_module_cols, MO_N, SIDE_MODULE_COLS);
 
-static const struct col side_module_cols[MO_N] = {
-	[MO_PATH] = { .key = "path" },
-	[MO_EXEC] = { .key = "exec_bytes", .kind = COL_BYTES },
-	[MO_TEXT] = { .key = "text_bytes", .kind = COL_BYTES },
-	[MO_TOUCHED] = { .key = "touched_bytes", .kind = COL_BYTES },
-};
+#define DOMAIN_COLS(K) \
+	K(DO_LEVEL, "level", INT) K(DO_SIZE, "size_bytes", BYTES) \
+	K(DO_CPUS, "cpus", TEXT)
+ROWS_KEYS(domain_cols, DO_N, DOMAIN_COLS);
 
-enum { DO_LEVEL, DO_SIZE, DO_CPUS, DO_N };
-
-static const struct col domain_cols[DO_N] = {
-	[DO_LEVEL] = { .key = "level", .kind = COL_INT },
-	[DO_SIZE] = { .key = "size_bytes", .kind = COL_BYTES },
-	[DO_CPUS] = { .key = "cpus" },
-};
-
-enum {
-	SI_LABEL, SI_CPU_MODEL, SI_FOOTPRINT, SI_TOUCHED_CODE, SI_TOUCHED_DATA,
-	SI_PIN, SI_DOMAIN, SI_EVENT, SI_SHARES, SI_MODULES, SI_N
-};
-
-static const struct col side_cols[SI_N] = {
-	[SI_LABEL] = { .key = "label" },
-	[SI_CPU_MODEL] = { .key = "cpu_model" },
-	[SI_FOOTPRINT] = { .key = "code_footprint_bytes", .kind = COL_BYTES },
-	[SI_TOUCHED_CODE] = { .key = "touched_code_bytes", .kind = COL_BYTES },
-	[SI_TOUCHED_DATA] = { .key = "touched_data_bytes", .kind = COL_BYTES },
-	[SI_PIN] = { .key = "pin" },
-	[SI_DOMAIN] = { .key = "domain", .kind = COL_NEST },
-	[SI_EVENT] = { .key = "sampled_event" },
-	[SI_SHARES] = { .key = "sample_shares", .kind = COL_NEST },
-	[SI_MODULES] = { .key = "modules", .kind = COL_NEST },
-};
+#define SIDE_COLS(K) \
+	K(SI_LABEL, "label", TEXT) K(SI_CPU_MODEL, "cpu_model", TEXT) \
+	K(SI_FOOTPRINT, "code_footprint_bytes", BYTES) \
+	K(SI_TOUCHED_CODE, "touched_code_bytes", BYTES) \
+	K(SI_TOUCHED_DATA, "touched_data_bytes", BYTES) \
+	K(SI_PIN, "pin", TEXT) K(SI_DOMAIN, "domain", NEST) \
+	K(SI_EVENT, "sampled_event", TEXT) K(SI_SHARES, "sample_shares", NEST) \
+	K(SI_MODULES, "modules", NEST)
+ROWS_KEYS(side_cols, SI_N, SIDE_COLS);
 
 static void side_row(struct rows *r, const struct explain_side *x)
 {
@@ -826,23 +811,16 @@ static void side_row(struct rows *r, const struct explain_side *x)
 	rows_nest(r, row, SI_MODULES, mo);
 }
 
-enum { F_KIND, F_RULE, F_TEXT, F_N };
+#define FINDING_COLS(K) \
+	K(F_KIND, "kind", TEXT) K(F_RULE, "rule", TEXT) \
+	K(F_TEXT, "text", TEXT)
+ROWS_KEYS(finding_cols, F_N, FINDING_COLS);
 
-static const struct col finding_cols[F_N] = {
-	[F_KIND] = { .key = "kind" },
-	[F_RULE] = { .key = "rule" },
-	[F_TEXT] = { .key = "text" },
-};
-
-enum { X_EXPERIMENT, X_SINGLE, X_SIDES, X_METRICS, X_FINDINGS, X_N };
-
-static const struct col explain_cols[X_N] = {
-	[X_EXPERIMENT] = { .key = "experiment_id", .kind = COL_INT },
-	[X_SINGLE] = { .key = "single_runs", .kind = COL_BOOL },
-	[X_SIDES] = { .key = "sides", .kind = COL_NEST },
-	[X_METRICS] = { .key = "metrics", .kind = COL_NEST },
-	[X_FINDINGS] = { .key = "findings", .kind = COL_NEST },
-};
+#define EXPLAIN_COLS(K) \
+	K(X_EXPERIMENT, "experiment_id", INT) K(X_SINGLE, "single_runs", BOOL) \
+	K(X_SIDES, "sides", NEST) K(X_METRICS, "metrics", NEST) \
+	K(X_FINDINGS, "findings", NEST)
+ROWS_KEYS(explain_cols, X_N, EXPLAIN_COLS);
 
 static void write_json(const struct explain_input *in,
 		       const struct explain_finding *f, size_t n, FILE *fp)

@@ -64,23 +64,17 @@ static const struct db_module **sorted(const struct db_run *run)
 	return v;
 }
 
-enum { W_BYTES, W_FAULTED, W_FAULTS, W_N };
+#define WS_KIND_COLS(K) \
+	K(W_BYTES, "touched_bytes", BYTES) \
+	K(W_FAULTED, "faulted_bytes", BYTES) K(W_FAULTS, "faults", COUNT)
+ROWS_KEYS(ws_kind_cols, W_N, WS_KIND_COLS);
 
-static const struct col ws_kind_cols[W_N] = {
-	[W_BYTES] = { .key = "touched_bytes", .kind = COL_BYTES },
-	[W_FAULTED] = { .key = "faulted_bytes", .kind = COL_BYTES },
-	[W_FAULTS] = { .key = "faults", .kind = COL_COUNT },
-};
-
-enum { WS_FOOTPRINT, WS_CODE, WS_DATA, WS_WINDOW, WS_KINDS, WS_N };
-
-static const struct col ws_cols[WS_N] = {
-	[WS_FOOTPRINT] = { .key = "code_footprint_bytes", .kind = COL_BYTES },
-	[WS_CODE] = { .key = "touched_code_bytes", .kind = COL_BYTES },
-	[WS_DATA] = { .key = "touched_data_bytes", .kind = COL_BYTES },
-	[WS_WINDOW] = { .key = "window_bytes", .kind = COL_BYTES },
-	[WS_KINDS] = { .key = "kinds", .kind = COL_NEST },
-};
+#define WS_COLS(K) \
+	K(WS_FOOTPRINT, "code_footprint_bytes", BYTES) \
+	K(WS_CODE, "touched_code_bytes", BYTES) \
+	K(WS_DATA, "touched_data_bytes", BYTES) K(WS_WINDOW, "window_bytes", BYTES) \
+	K(WS_KINDS, "kinds", NEST)
+ROWS_KEYS(ws_cols, WS_N, WS_COLS);
 
 /* The working set as one object (no rows without one: JSON null); its
  * kinds map each kind of memory to what was touched of it. */
@@ -258,15 +252,11 @@ static struct rows *module_rows(const struct db_run *run,
 	return r;
 }
 
-enum { D_RUN_ID, D_COMMAND, D_FOOTPRINT, D_WS, D_MODULES, D_N };
-
-static const struct col modules_doc_cols[D_N] = {
-	[D_RUN_ID] = { .key = "run_id", .kind = COL_INT },
-	[D_COMMAND] = { .key = "command" },
-	[D_FOOTPRINT] = { .key = "code_footprint_bytes", .kind = COL_BYTES },
-	[D_WS] = { .key = "working_set", .kind = COL_NEST },
-	[D_MODULES] = { .key = "modules", .kind = COL_NEST },
-};
+#define MODULES_DOC_COLS(K) \
+	K(D_RUN_ID, "run_id", INT) K(D_COMMAND, "command", TEXT) \
+	K(D_FOOTPRINT, "code_footprint_bytes", BYTES) \
+	K(D_WS, "working_set", NEST) K(D_MODULES, "modules", NEST)
+ROWS_KEYS(modules_doc_cols, D_N, MODULES_DOC_COLS);
 
 int report_modules_sort_check(const struct db_run *run, const char *sort,
 			      char **cause)

@@ -791,13 +791,10 @@ static const struct col doc_cols[D_N] = {
 	[D_WARNINGS] = { .key = "warnings", .kind = COL_NEST },
 };
 
-enum { DO_LEVEL, DO_SIZE, DO_CPUS, DO_N };
-
-static const struct col domain_cols[DO_N] = {
-	[DO_LEVEL] = { .key = "level", .kind = COL_INT },
-	[DO_SIZE] = { .key = "size_bytes", .kind = COL_BYTES },
-	[DO_CPUS] = { .key = "cpus", .kind = COL_CPUS },
-};
+#define DOMAIN_COLS(K) \
+	K(DO_LEVEL, "level", INT) K(DO_SIZE, "size_bytes", BYTES) \
+	K(DO_CPUS, "cpus", CPUS)
+ROWS_KEYS(domain_cols, DO_N, DOMAIN_COLS);
 
 static void write_json(const struct press_analysis *a, FILE *fp)
 {

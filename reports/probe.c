@@ -310,15 +310,11 @@ static struct rows *knee_rows(const struct probe_verdict *v)
 	return r;
 }
 
-enum { S_L1D, S_L1I, S_L2, S_LLC, S_LLC_LEVEL, S_N };
-
-static const struct col sysfs_cols[S_N] = {
-	[S_L1D] = { .key = "l1d_bytes", .kind = COL_INT },
-	[S_L1I] = { .key = "l1i_bytes", .kind = COL_INT },
-	[S_L2] = { .key = "l2_bytes", .kind = COL_INT },
-	[S_LLC] = { .key = "llc_bytes", .kind = COL_INT },
-	[S_LLC_LEVEL] = { .key = "llc_level", .kind = COL_INT },
-};
+#define SYSFS_COLS(K) \
+	K(S_L1D, "l1d_bytes", INT) K(S_L1I, "l1i_bytes", INT) \
+	K(S_L2, "l2_bytes", INT) K(S_LLC, "llc_bytes", INT) \
+	K(S_LLC_LEVEL, "llc_level", INT)
+ROWS_KEYS(sysfs_cols, S_N, SYSFS_COLS);
 
 static void size_or_null(struct rows *r, size_t row, size_t col, uint64_t v)
 {
@@ -328,15 +324,11 @@ static void size_or_null(struct rows *r, size_t row, size_t col, uint64_t v)
 		rows_null(r, row, col);
 }
 
-enum { M_KNEE, M_FROM, M_NS, M_SYSFS, M_AGREES, M_N };
-
-static const struct col last_cols[M_N] = {
-	[M_KNEE] = { .key = "knee_bytes", .kind = COL_INT },
-	[M_FROM] = { .key = "memory_from_bytes", .kind = COL_INT },
-	[M_NS] = { .key = "memory_ns", .kind = COL_REAL },
-	[M_SYSFS] = { .key = "sysfs_bytes", .kind = COL_INT },
-	[M_AGREES] = { .key = "agrees", .kind = COL_BOOL },
-};
+#define LAST_COLS(K) \
+	K(M_KNEE, "knee_bytes", INT) K(M_FROM, "memory_from_bytes", INT) \
+	K(M_NS, "memory_ns", REAL) K(M_SYSFS, "sysfs_bytes", INT) \
+	K(M_AGREES, "agrees", BOOL)
+ROWS_KEYS(last_cols, M_N, LAST_COLS);
 
 static struct rows *last_rows(const struct db_probe *p, const struct probe_verdict *v)
 {
@@ -360,27 +352,16 @@ static struct rows *last_rows(const struct db_probe *p, const struct probe_verdi
 	return r;
 }
 
-enum {
-	P_RUN_ID, P_KIND, P_STARTED, P_WALL, P_HOSTNAME, P_CPU, P_FAMILY, P_MS,
-	P_SEED, P_SYSFS, P_LATENCY, P_KNEES, P_LAST, P_COUNTERS, P_N
-};
-
-static const struct col probe_cols[P_N] = {
-	[P_RUN_ID] = { .key = "run_id", .kind = COL_INT },
-	[P_KIND] = { .key = "kind" },
-	[P_STARTED] = { .key = "started" },
-	[P_WALL] = { .key = "wall_s", .kind = COL_REAL },
-	[P_HOSTNAME] = { .key = "hostname" },
-	[P_CPU] = { .key = "cpu", .kind = COL_INT },
-	[P_FAMILY] = { .key = "family" },
-	[P_MS] = { .key = "ms_per_size", .kind = COL_REAL },
-	[P_SEED] = { .key = "seed", .kind = COL_INT },
-	[P_SYSFS] = { .key = "sysfs", .kind = COL_NEST },
-	[P_LATENCY] = { .key = "latency", .kind = COL_NEST },
-	[P_KNEES] = { .key = "knees", .kind = COL_NEST },
-	[P_LAST] = { .key = "last_level", .kind = COL_NEST },
-	[P_COUNTERS] = { .key = "counters", .kind = COL_NEST },
-};
+#define PROBE_COLS(K) \
+	K(P_RUN_ID, "run_id", INT) K(P_KIND, "kind", TEXT) \
+	K(P_STARTED, "started", TEXT) K(P_WALL, "wall_s", REAL) \
+	K(P_HOSTNAME, "hostname", TEXT) K(P_CPU, "cpu", INT) \
+	K(P_FAMILY, "family", TEXT) \
+	K(P_MS, "ms_per_size", REAL) K(P_SEED, "seed", INT) \
+	K(P_SYSFS, "sysfs", NEST) K(P_LATENCY, "latency", NEST) \
+	K(P_KNEES, "knees", NEST) K(P_LAST, "last_level", NEST) \
+	K(P_COUNTERS, "counters", NEST)
+ROWS_KEYS(probe_cols, P_N, PROBE_COLS);
 
 static struct rows *probe_record(const struct db_run *run, const struct db_probe *p,
 				 const struct probe_verdict *v)

@@ -986,24 +986,15 @@ int profile_sort_check(enum profile_by by, bool stacks, const char *sort,
 	return rc;
 }
 
-enum {
-	E_EVENT, E_SAMPLES, E_WEIGHT, E_PERIOD, E_FREQ, E_CALL_GRAPH, E_LOST,
-	E_DROPPED, E_CUT, E_ROWS, E_STACKS, E_N
-};
-
-static const struct col event_cols[E_N] = {
-	[E_EVENT] = { .key = "event" },
-	[E_SAMPLES] = { .key = "samples", .kind = COL_COUNT },
-	[E_WEIGHT] = { .key = "weight", .kind = COL_COUNT },
-	[E_PERIOD] = { .key = "period", .kind = COL_COUNT },
-	[E_FREQ] = { .key = "freq", .kind = COL_COUNT },
-	[E_CALL_GRAPH] = { .key = "call_graph" },
-	[E_LOST] = { .key = "lost", .kind = COL_COUNT },
-	[E_DROPPED] = { .key = "dropped", .kind = COL_COUNT },
-	[E_CUT] = { .key = "chains_cut", .kind = COL_COUNT },
-	[E_ROWS] = { .key = "rows", .kind = COL_NEST },
-	[E_STACKS] = { .key = "stacks", .kind = COL_NEST },
-};
+#define EVENT_COLS(K) \
+	K(E_EVENT, "event", TEXT) \
+	K(E_SAMPLES, "samples", COUNT) K(E_WEIGHT, "weight", COUNT) \
+	K(E_PERIOD, "period", COUNT) K(E_FREQ, "freq", COUNT) \
+	K(E_CALL_GRAPH, "call_graph", TEXT) \
+	K(E_LOST, "lost", COUNT) K(E_DROPPED, "dropped", COUNT) \
+	K(E_CUT, "chains_cut", COUNT) \
+	K(E_ROWS, "rows", NEST) K(E_STACKS, "stacks", NEST)
+ROWS_KEYS(event_cols, E_N, EVENT_COLS);
 
 static void add_event(struct rows *r, const struct grouping *g, uint32_t e,
 		      const struct profile_opts *o)
@@ -1030,20 +1021,13 @@ static void add_event(struct rows *r, const struct grouping *g, uint32_t e,
 		rows_nest(r, row, E_STACKS, event_paths(g, e, o));
 }
 
-enum { D_RUN_ID, D_KIND, D_COMMAND, D_EXIT, D_WALL, D_BY, D_EVENT, D_ROWS,
-       D_EVENTS, D_N };
-
-static const struct col profile_doc_cols[D_N] = {
-	[D_RUN_ID] = { .key = "run_id", .kind = COL_INT },
-	[D_KIND] = { .key = "kind" },
-	[D_COMMAND] = { .key = "command" },
-	[D_EXIT] = { .key = "exit_status", .kind = COL_INT },
-	[D_WALL] = { .key = "wall_s", .kind = COL_REAL },
-	[D_BY] = { .key = "by" },
-	[D_EVENT] = { .key = "event" },
-	[D_ROWS] = { .key = "rows", .kind = COL_NEST },
-	[D_EVENTS] = { .key = "events", .kind = COL_NEST },
-};
+#define PROFILE_DOC_COLS(K) \
+	K(D_RUN_ID, "run_id", INT) K(D_KIND, "kind", TEXT) \
+	K(D_COMMAND, "command", TEXT) K(D_EXIT, "exit_status", INT) \
+	K(D_WALL, "wall_s", REAL) \
+	K(D_BY, "by", TEXT) K(D_EVENT, "event", TEXT) K(D_ROWS, "rows", NEST) \
+	K(D_EVENTS, "events", NEST)
+ROWS_KEYS(profile_doc_cols, D_N, PROFILE_DOC_COLS);
 
 static void write_json(const struct db_run *run, const struct view *v,
 		       const struct profile_opts *o, FILE *fp)

@@ -137,19 +137,15 @@ static struct rows *metric_rows(const struct repeat_set *s, bool people)
 	return r;
 }
 
+#define REPEAT_DOC_COLS(K) \
+	K(J_COMMAND, "command", TEXT) K(J_REPEAT, "repeat", INT) \
+	K(J_RAN, "ran", INT) K(J_TIMED_OUT, "timed_out", INT) \
+	K(J_INTERRUPTED, "interrupted", INT) \
+	K(J_RUNS, "runs", NEST) K(J_METRICS, "metrics", NEST)
+
 static void write_json(const struct repeat_set *s, FILE *fp)
 {
-	enum { J_COMMAND, J_REPEAT, J_RAN, J_TIMED_OUT, J_INTERRUPTED, J_RUNS,
-	       J_METRICS, J_N };
-	static const struct col doc_cols[J_N] = {
-		[J_COMMAND] = { .key = "command" },
-		[J_REPEAT] = { .key = "repeat", .kind = COL_INT },
-		[J_RAN] = { .key = "ran", .kind = COL_INT },
-		[J_TIMED_OUT] = { .key = "timed_out", .kind = COL_INT },
-		[J_INTERRUPTED] = { .key = "interrupted", .kind = COL_INT },
-		[J_RUNS] = { .key = "runs", .kind = COL_NEST },
-		[J_METRICS] = { .key = "metrics", .kind = COL_NEST },
-	};
+	ROWS_KEYS(doc_cols, J_N, REPEAT_DOC_COLS);
 	static const struct col id_col = { .key = "run_id", .kind = COL_INT };
 	struct rows *doc = rows_new(NULL, doc_cols, J_N, 0);
 	size_t row = rows_add(doc);

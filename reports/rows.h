@@ -74,6 +74,22 @@ struct col {
 	unsigned flags;		/* enum col_flags */
 };
 
+/*
+ * The keys of a JSON document or record, declared once. LIST(K) lists
+ * the columns as K(ID, "key", KIND), KIND a col_kind without its COL_
+ * (TEXT, INT, NEST...), several to a line where they belong together.
+ * ROWS_KEYS(cols, N, LIST) then makes the enum of the IDs in that order,
+ * ending with their count N, and the table cols[N] for rows_new(), so an
+ * ID is not written once in an enum and again in a table to keep in step
+ * by hand. Columns that people read need titles, units or decimals: they
+ * keep designated initialisers.
+ */
+#define ROWS_KEY_ID(id, k, kd) id,
+#define ROWS_KEY_COL(id, k, kd) [id] = { .key = (k), .kind = COL_##kd },
+#define ROWS_KEYS(cols, n, LIST) \
+	enum { LIST(ROWS_KEY_ID) n }; \
+	static const struct col cols[n] = { LIST(ROWS_KEY_COL) }
+
 enum rows_flags {
 	ROWS_FLAT = 1 << 0,	/* JSON: each row on one line (with ROWS_VALUES,
 				 * the whole list) */

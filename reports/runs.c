@@ -693,26 +693,18 @@ static struct rows *tree_level(const struct db_run *run, const struct rrow *rows
 	return r;
 }
 
-enum { M_FAMILY, M_EVENT, M_NOTE, M_N };
-
-static const struct col mission_cols[M_N] = {
-	[M_FAMILY] = { .key = "family" },
-	[M_EVENT] = { .key = "event" },
-	[M_NOTE] = { .key = "note" },
-};
-
-enum { E_NAME, E_SUPPORTED, E_GROUP, E_REASON, E_MISSION, E_UNIT, E_N };
+#define MISSION_COLS(K) \
+	K(M_FAMILY, "family", TEXT) K(M_EVENT, "event", TEXT) \
+	K(M_NOTE, "note", TEXT)
+ROWS_KEYS(mission_cols, M_N, MISSION_COLS);
 
 /* An event as the run opened it; reason only where it was refused or
  * counted user space only, mission only for a mission counter. */
-static const struct col event_cols[E_N] = {
-	[E_NAME] = { .key = "name" },
-	[E_SUPPORTED] = { .key = "supported", .kind = COL_BOOL },
-	[E_GROUP] = { .key = "group", .kind = COL_INT },
-	[E_REASON] = { .key = "reason" },
-	[E_MISSION] = { .key = "mission", .kind = COL_NEST },
-	[E_UNIT] = { .key = "unit" },
-};
+#define EVENT_COLS(K) \
+	K(E_NAME, "name", TEXT) K(E_SUPPORTED, "supported", BOOL) \
+	K(E_GROUP, "group", INT) K(E_REASON, "reason", TEXT) \
+	K(E_MISSION, "mission", NEST) K(E_UNIT, "unit", TEXT)
+ROWS_KEYS(event_cols, E_N, EVENT_COLS);
 
 static struct rows *event_rows(const struct db_run *run)
 {
@@ -738,67 +730,39 @@ static struct rows *event_rows(const struct db_run *run)
 	return r;
 }
 
-enum { H_HOSTNAME, H_CPU_MODEL, H_KERNEL, H_CPUS, H_N };
+#define HOST_COLS(K) \
+	K(H_HOSTNAME, "hostname", TEXT) K(H_CPU_MODEL, "cpu_model", TEXT) \
+	K(H_KERNEL, "kernel", TEXT) K(H_CPUS, "online_cpus", INT)
+ROWS_KEYS(host_cols, H_N, HOST_COLS);
 
-static const struct col host_cols[H_N] = {
-	[H_HOSTNAME] = { .key = "hostname" },
-	[H_CPU_MODEL] = { .key = "cpu_model" },
-	[H_KERNEL] = { .key = "kernel" },
-	[H_CPUS] = { .key = "online_cpus", .kind = COL_INT },
-};
-
-enum { P_MODE, P_STATUS, P_CPUS, P_LEVEL, P_SIZE, P_N };
-
-static const struct col pin_cols[P_N] = {
-	[P_MODE] = { .key = "mode" },
-	[P_STATUS] = { .key = "status" },
-	[P_CPUS] = { .key = "cpus", .kind = COL_CPUS },
-	[P_LEVEL] = { .key = "level", .kind = COL_INT },
-	[P_SIZE] = { .key = "size_bytes", .kind = COL_BYTES },
-};
+#define PIN_COLS(K) \
+	K(P_MODE, "mode", TEXT) K(P_STATUS, "status", TEXT) \
+	K(P_CPUS, "cpus", CPUS) K(P_LEVEL, "level", INT) \
+	K(P_SIZE, "size_bytes", BYTES)
+ROWS_KEYS(pin_cols, P_N, PIN_COLS);
 
 static void sleep_json(struct jw *w, const void *arg)
 {
 	report_sleep_usage_json(arg, w);
 }
 
-enum {
-	R_RUN_ID, R_KIND, R_STARTED, R_COMMAND, R_EXIT, R_SIGNAL, R_INTERRUPTED,
-	R_TIMED_OUT, R_WALL, R_USER, R_SYS, R_LOST, R_COMPLETE, R_REASONS, R_HOST, R_PIN,
-	R_EVENTS, R_THREADS, R_NAMES, R_PROCESSES, R_TOTALS, R_RUNNING, R_WS, R_SLEEP,
-	R_SETTINGS, R_SYSTEM, R_ENV, R_N
-};
-
 /* The run as one record: the JSON document of shared/DESIGN.md. */
-static const struct col run_cols[R_N] = {
-	[R_RUN_ID] = { .key = "run_id", .kind = COL_INT },
-	[R_KIND] = { .key = "kind" },
-	[R_STARTED] = { .key = "started" },
-	[R_COMMAND] = { .key = "command" },
-	[R_EXIT] = { .key = "exit_status", .kind = COL_INT },
-	[R_SIGNAL] = { .key = "signal", .kind = COL_INT },
-	[R_INTERRUPTED] = { .key = "interrupted", .kind = COL_BOOL },
-	[R_TIMED_OUT] = { .key = "timed_out", .kind = COL_BOOL },
-	[R_WALL] = { .key = "wall_s", .kind = COL_REAL },
-	[R_USER] = { .key = "user_s", .kind = COL_REAL },
-	[R_SYS] = { .key = "sys_s", .kind = COL_REAL },
-	[R_LOST] = { .key = "lost_records", .kind = COL_COUNT },
-	[R_COMPLETE] = { .key = "complete", .kind = COL_BOOL },
-	[R_REASONS] = { .key = "reasons", .kind = COL_NEST },
-	[R_HOST] = { .key = "host", .kind = COL_NEST },
-	[R_PIN] = { .key = "pin", .kind = COL_NEST },
-	[R_EVENTS] = { .key = "events", .kind = COL_NEST },
-	[R_THREADS] = { .key = "threads", .kind = COL_NEST },
-	[R_NAMES] = { .key = "names", .kind = COL_NEST },
-	[R_PROCESSES] = { .key = "processes", .kind = COL_NEST },
-	[R_TOTALS] = { .key = "totals", .kind = COL_NEST },
-	[R_RUNNING] = { .key = "running_pct", .kind = COL_NEST },
-	[R_WS] = { .key = "working_set", .kind = COL_NEST },
-	[R_SLEEP] = { .key = "sleep", .kind = COL_NEST },
-	[R_SETTINGS] = { .key = "settings", .kind = COL_NEST },
-	[R_SYSTEM] = { .key = "system", .kind = COL_NEST },
-	[R_ENV] = { .key = "env", .kind = COL_NEST },
-};
+#define RUN_COLS(K) \
+	K(R_RUN_ID, "run_id", INT) K(R_KIND, "kind", TEXT) \
+	K(R_STARTED, "started", TEXT) K(R_COMMAND, "command", TEXT) \
+	K(R_EXIT, "exit_status", INT) K(R_SIGNAL, "signal", INT) \
+	K(R_INTERRUPTED, "interrupted", BOOL) K(R_TIMED_OUT, "timed_out", BOOL) \
+	K(R_WALL, "wall_s", REAL) K(R_USER, "user_s", REAL) K(R_SYS, "sys_s", REAL) \
+	K(R_LOST, "lost_records", COUNT) K(R_COMPLETE, "complete", BOOL) \
+	K(R_REASONS, "reasons", NEST) \
+	K(R_HOST, "host", NEST) K(R_PIN, "pin", NEST) K(R_EVENTS, "events", NEST) \
+	K(R_THREADS, "threads", NEST) K(R_NAMES, "names", NEST) \
+	K(R_PROCESSES, "processes", NEST) K(R_TOTALS, "totals", NEST) \
+	K(R_RUNNING, "running_pct", NEST) \
+	K(R_WS, "working_set", NEST) K(R_SLEEP, "sleep", NEST) \
+	K(R_SETTINGS, "settings", NEST) K(R_SYSTEM, "system", NEST) \
+	K(R_ENV, "env", NEST)
+ROWS_KEYS(run_cols, R_N, RUN_COLS);
 
 static void write_json(const struct db_run *run, const struct rrow *rows,
 		       size_t nrows, enum report_by by, const struct ptree *tree,
@@ -1244,12 +1208,9 @@ static bool shown(const struct db_run_summary *s, const struct runs_filter *f,
 	return true;
 }
 
-enum { LD_RUNS, LD_HIDDEN, LD_N };
-
-static const struct col list_doc_cols[LD_N] = {
-	[LD_RUNS] = { .key = "runs", .kind = COL_NEST },
-	[LD_HIDDEN] = { .key = "hidden_ab_runs", .kind = COL_COUNT },
-};
+#define LIST_DOC_COLS(K) \
+	K(LD_RUNS, "runs", NEST) K(LD_HIDDEN, "hidden_ab_runs", COUNT)
+ROWS_KEYS(list_doc_cols, LD_N, LIST_DOC_COLS);
 
 void report_runs_list(const struct db_run_summary *runs, size_t n,
 		      const struct runs_filter *filter, const struct rows_view *view,

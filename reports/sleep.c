@@ -164,16 +164,12 @@ static struct rows *result_rows(const struct db_sleep *s)
 	return r;
 }
 
-enum { X_TARGET, X_MODE, X_MARGIN, X_P99, X_CPU_US, X_N };
-
 /* The cheapest mode for each duration, in the order the durations ran. */
-static const struct col cheapest_cols[X_N] = {
-	[X_TARGET] = { .key = "target_us", .kind = COL_INT },
-	[X_MODE] = { .key = "mode" },
-	[X_MARGIN] = { .key = "margin_us", .kind = COL_REAL },
-	[X_P99] = { .key = "p99_us", .kind = COL_REAL },
-	[X_CPU_US] = { .key = "cpu_us_per_call", .kind = COL_REAL },
-};
+#define CHEAPEST_COLS(K) \
+	K(X_TARGET, "target_us", INT) K(X_MODE, "mode", TEXT) \
+	K(X_MARGIN, "margin_us", REAL) K(X_P99, "p99_us", REAL) \
+	K(X_CPU_US, "cpu_us_per_call", REAL)
+ROWS_KEYS(cheapest_cols, X_N, CHEAPEST_COLS);
 
 static struct rows *cheapest_rows(const struct db_sleep *s)
 {
@@ -192,49 +188,28 @@ static struct rows *cheapest_rows(const struct db_sleep *s)
 	return r;
 }
 
-enum { P_MODE, P_STATUS, P_CPUS, P_N };
+#define PIN_COLS(K) \
+	K(P_MODE, "mode", TEXT) K(P_STATUS, "status", TEXT) \
+	K(P_CPUS, "cpus", CPUS)
+ROWS_KEYS(pin_cols, P_N, PIN_COLS);
 
-static const struct col pin_cols[P_N] = {
-	[P_MODE] = { .key = "mode" },
-	[P_STATUS] = { .key = "status" },
-	[P_CPUS] = { .key = "cpus", .kind = COL_CPUS },
-};
+#define HYBRID_COLS(K) \
+	K(H_MARGIN, "margin_us", REAL) K(H_CALIBRATED, "calibrated", BOOL) \
+	K(H_P999, "calibration_p999_us", REAL) K(H_GUARD, "guard_us", REAL)
+ROWS_KEYS(hybrid_cols, H_N, HYBRID_COLS);
 
-enum { H_MARGIN, H_CALIBRATED, H_P999, H_GUARD, H_N };
-
-static const struct col hybrid_cols[H_N] = {
-	[H_MARGIN] = { .key = "margin_us", .kind = COL_REAL },
-	[H_CALIBRATED] = { .key = "calibrated", .kind = COL_BOOL },
-	[H_P999] = { .key = "calibration_p999_us", .kind = COL_REAL },
-	[H_GUARD] = { .key = "guard_us", .kind = COL_REAL },
-};
-
-enum {
-	S_RUN_ID, S_KIND, S_STARTED, S_INTERRUPTED, S_WALL, S_HOSTNAME, S_SLACK,
-	S_POLICY, S_CLOCKSOURCE, S_PATTERN, S_CALLS, S_THREADS, S_LOAD, S_PIN,
-	S_HYBRID, S_RESULTS, S_CHEAP_P99, S_CHEAPEST, S_N
-};
-
-static const struct col sleep_cols[S_N] = {
-	[S_RUN_ID] = { .key = "run_id", .kind = COL_INT },
-	[S_KIND] = { .key = "kind" },
-	[S_STARTED] = { .key = "started" },
-	[S_INTERRUPTED] = { .key = "interrupted", .kind = COL_BOOL },
-	[S_WALL] = { .key = "wall_s", .kind = COL_REAL },
-	[S_HOSTNAME] = { .key = "hostname" },
-	[S_SLACK] = { .key = "timer_slack_ns", .kind = COL_NS },
-	[S_POLICY] = { .key = "sched_policy" },
-	[S_CLOCKSOURCE] = { .key = "clocksource" },
-	[S_PATTERN] = { .key = "pattern" },
-	[S_CALLS] = { .key = "calls", .kind = COL_COUNT },
-	[S_THREADS] = { .key = "threads", .kind = COL_COUNT },
-	[S_LOAD] = { .key = "load", .kind = COL_COUNT },
-	[S_PIN] = { .key = "pin", .kind = COL_NEST },
-	[S_HYBRID] = { .key = "hybrid", .kind = COL_NEST },
-	[S_RESULTS] = { .key = "results", .kind = COL_NEST },
-	[S_CHEAP_P99] = { .key = "cheapest_p99_us", .kind = COL_REAL },
-	[S_CHEAPEST] = { .key = "cheapest", .kind = COL_NEST },
-};
+#define SLEEP_COLS(K) \
+	K(S_RUN_ID, "run_id", INT) K(S_KIND, "kind", TEXT) \
+	K(S_STARTED, "started", TEXT) K(S_INTERRUPTED, "interrupted", BOOL) \
+	K(S_WALL, "wall_s", REAL) \
+	K(S_HOSTNAME, "hostname", TEXT) K(S_SLACK, "timer_slack_ns", NS) \
+	K(S_POLICY, "sched_policy", TEXT) K(S_CLOCKSOURCE, "clocksource", TEXT) \
+	K(S_PATTERN, "pattern", TEXT) K(S_CALLS, "calls", COUNT) \
+	K(S_THREADS, "threads", COUNT) K(S_LOAD, "load", COUNT) \
+	K(S_PIN, "pin", NEST) K(S_HYBRID, "hybrid", NEST) \
+	K(S_RESULTS, "results", NEST) K(S_CHEAP_P99, "cheapest_p99_us", REAL) \
+	K(S_CHEAPEST, "cheapest", NEST)
+ROWS_KEYS(sleep_cols, S_N, SLEEP_COLS);
 
 /* The benchmark as one record: the JSON document. */
 static struct rows *sleep_record(const struct db_run *run, const struct db_sleep *s)
@@ -547,25 +522,17 @@ static struct rows *usage_threads(const struct db_sleep_usage *u)
 	return r;
 }
 
-enum { U_MODE, U_THRESHOLD, U_MAX_SPINNERS, U_STATUS, U_PROCESSES, U_ERROR,
-       U_THREADS, U_SPINNERS_DEFAULT, U_NCPUS, U_SERVED_BY_MODE, U_THROTTLED,
-       U_FALLBACK, U_CV_SERVED_BY, U_N };
-
-static const struct col usage_cols[U_N] = {
-	[U_MODE] = { .key = "mode" },
-	[U_THRESHOLD] = { .key = "threshold_us", .kind = COL_INT },
-	[U_MAX_SPINNERS] = { .key = "max_spinners", .kind = COL_INT },
-	[U_STATUS] = { .key = "status" },
-	[U_PROCESSES] = { .key = "processes", .kind = COL_INT },
-	[U_ERROR] = { .key = "error" },
-	[U_THREADS] = { .key = "threads", .kind = COL_NEST },
-	[U_SPINNERS_DEFAULT] = { .key = "max_spinners_default", .kind = COL_BOOL },
-	[U_NCPUS] = { .key = "ncpus", .kind = COL_INT },
-	[U_SERVED_BY_MODE] = { .key = "served_by_mode", .kind = COL_INT },
-	[U_THROTTLED] = { .key = "served_by_timerfd_throttled", .kind = COL_INT },
-	[U_FALLBACK] = { .key = "served_by_clock_nanosleep", .kind = COL_INT },
-	[U_CV_SERVED_BY] = { .key = "condvar_served_by" },
-};
+#define USAGE_COLS(K) \
+	K(U_MODE, "mode", TEXT) K(U_THRESHOLD, "threshold_us", INT) \
+	K(U_MAX_SPINNERS, "max_spinners", INT) \
+	K(U_STATUS, "status", TEXT) K(U_PROCESSES, "processes", INT) \
+	K(U_ERROR, "error", TEXT) K(U_THREADS, "threads", NEST) \
+	K(U_SPINNERS_DEFAULT, "max_spinners_default", BOOL) K(U_NCPUS, "ncpus", INT) \
+	K(U_SERVED_BY_MODE, "served_by_mode", INT) \
+	K(U_THROTTLED, "served_by_timerfd_throttled", INT) \
+	K(U_FALLBACK, "served_by_clock_nanosleep", INT) \
+	K(U_CV_SERVED_BY, "condvar_served_by", TEXT)
+ROWS_KEYS(usage_cols, U_N, USAGE_COLS);
 
 /* How the served calls were served, all threads together. */
 struct usage_sum {

@@ -382,17 +382,13 @@ static bool wanted(const struct summary_metric *sm, const char *const *detail,
 	return false;
 }
 
-enum { D_ARM, D_BASELINE, D_EXPS, D_METRICS, D_N };
-enum { M_ACROSS, M_SCENES, M_N };
+#define SUMMARY_DOC_COLS(K) \
+	K(D_ARM, "arm", TEXT) K(D_BASELINE, "baseline", TEXT) \
+	K(D_EXPS, "experiments", NEST) K(D_METRICS, "metrics", NEST)
 
 static void write_json(const struct summary *s, FILE *fp)
 {
-	static const struct col doc_cols[D_N] = {
-		[D_ARM] = { .key = "arm" },
-		[D_BASELINE] = { .key = "baseline" },
-		[D_EXPS] = { .key = "experiments", .kind = COL_NEST },
-		[D_METRICS] = { .key = "metrics", .kind = COL_NEST },
-	};
+	ROWS_KEYS(doc_cols, D_N, SUMMARY_DOC_COLS);
 	struct rows *doc = rows_new(NULL, doc_cols, D_N, 0);
 	size_t row = rows_add(doc);
 	rows_str(doc, row, D_ARM, s->arm_name);

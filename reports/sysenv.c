@@ -181,16 +181,14 @@ static struct rows *highlights(const struct db_run *run)
 	return r;
 }
 
+#define SYSTEM_DOC_COLS(K) \
+	K(J_RUN, "run_id", INT) K(J_HIGH, "highlights", NEST) K(J_SYS, "system", NEST)
+
 void report_system(const struct db_run *run, enum out_format fmt, FILE *fp)
 {
 	struct rows *h = highlights(run);
 	if (fmt == OUT_JSON) {
-		enum { J_RUN, J_HIGH, J_SYS, J_N };
-		static const struct col cols[J_N] = {
-			[J_RUN] = { .key = "run_id", .kind = COL_INT },
-			[J_HIGH] = { .key = "highlights", .kind = COL_NEST },
-			[J_SYS] = { .key = "system", .kind = COL_NEST },
-		};
+		ROWS_KEYS(cols, J_N, SYSTEM_DOC_COLS);
 		struct rows *doc = rows_new(NULL, cols, J_N, 0);
 		size_t row = rows_add(doc);
 		rows_int(doc, row, J_RUN, run->id);
@@ -221,19 +219,14 @@ void report_system(const struct db_run *run, enum out_format fmt, FILE *fp)
 	rows_free(h);
 }
 
+#define ENV_COLS(K) K(E_KEY, "setting", TEXT) K(E_VALUE, "value", TEXT)
+#define ENV_DOC_COLS(K) K(J_RUN, "run_id", INT) K(J_ENV, "env", NEST)
+
 void report_env(const struct db_run *run, enum out_format fmt, FILE *fp)
 {
-	enum { E_KEY, E_VALUE, E_N };
-	static const struct col cols[E_N] = {
-		[E_KEY] = { .key = "setting" },
-		[E_VALUE] = { .key = "value" },
-	};
+	ROWS_KEYS(cols, E_N, ENV_COLS);
 	if (fmt == OUT_JSON) {
-		enum { J_RUN, J_ENV, J_N };
-		static const struct col dcols[J_N] = {
-			[J_RUN] = { .key = "run_id", .kind = COL_INT },
-			[J_ENV] = { .key = "env", .kind = COL_NEST },
-		};
+		ROWS_KEYS(dcols, J_N, ENV_DOC_COLS);
 		struct rows *doc = rows_new(NULL, dcols, J_N, 0);
 		size_t row = rows_add(doc);
 		rows_int(doc, row, J_RUN, run->id);

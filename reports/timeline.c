@@ -57,12 +57,10 @@ static struct rows *interval_rows(const struct db_run *run)
 	return r;
 }
 
-enum { D_RUN_ID, D_INTERVAL_MS, D_INTERVALS, D_N };
-static const struct col doc_cols[D_N] = {
-	[D_RUN_ID] = { .key = "run_id", .kind = COL_INT },
-	[D_INTERVAL_MS] = { .key = "interval_ms", .kind = COL_INT },
-	[D_INTERVALS] = { .key = "intervals", .kind = COL_NEST },
-};
+#define DOC_COLS(K) \
+	K(D_RUN_ID, "run_id", INT) K(D_INTERVAL_MS, "interval_ms", INT) \
+	K(D_INTERVALS, "intervals", NEST)
+ROWS_KEYS(doc_cols, D_N, DOC_COLS);
 
 void report_intervals(const struct db_run *run, enum out_format fmt, FILE *fp)
 {

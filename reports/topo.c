@@ -127,31 +127,19 @@ static struct rows *value_rows(enum col_kind kind, const struct db_cpuset *v,
 	return r;
 }
 
-enum { T_ROOT, T_ONLINE, T_CACHES, T_LLC_LEVEL, T_LARGEST, T_REASON,
-       T_ASYM, T_CLUSTERS, T_SMT, T_PACKAGES, T_CLUSTER_SOURCE, T_NODES,
-       T_NOTES, T_N };
+#define TOPO_COLS(K) \
+	K(T_ROOT, "root", TEXT) K(T_ONLINE, "online", CPUS) \
+	K(T_CACHES, "caches", NEST) K(T_LLC_LEVEL, "llc_level", INT) \
+	K(T_LARGEST, "largest_llc", NEST) K(T_REASON, "largest_llc_reason", TEXT) \
+	K(T_ASYM, "llc_asymmetric", BOOL) \
+	K(T_CLUSTERS, "clusters", NEST) K(T_SMT, "smt", NEST) \
+	K(T_PACKAGES, "packages", NEST) K(T_CLUSTER_SOURCE, "cluster_source", TEXT) \
+	K(T_NODES, "nodes", NEST) K(T_NOTES, "notes", NEST)
+ROWS_KEYS(topo_cols, T_N, TOPO_COLS);
 
-static const struct col topo_cols[T_N] = {
-	[T_ROOT] = { .key = "root" },
-	[T_ONLINE] = { .key = "online", .kind = COL_CPUS },
-	[T_CACHES] = { .key = "caches", .kind = COL_NEST },
-	[T_LLC_LEVEL] = { .key = "llc_level", .kind = COL_INT },
-	[T_LARGEST] = { .key = "largest_llc", .kind = COL_NEST },
-	[T_REASON] = { .key = "largest_llc_reason" },
-	[T_ASYM] = { .key = "llc_asymmetric", .kind = COL_BOOL },
-	[T_CLUSTERS] = { .key = "clusters", .kind = COL_NEST },
-	[T_SMT] = { .key = "smt", .kind = COL_NEST },
-	[T_PACKAGES] = { .key = "packages", .kind = COL_NEST },
-	[T_CLUSTER_SOURCE] = { .key = "cluster_source" },
-	[T_NODES] = { .key = "nodes", .kind = COL_NEST },
-	[T_NOTES] = { .key = "notes", .kind = COL_NEST },
-};
-
-enum { N_NODE, N_CPUS, N_N };
-static const struct col node_cols[N_N] = {
-	[N_NODE] = { .key = "node", .kind = COL_INT },
-	[N_CPUS] = { .key = "cpus", .kind = COL_CPUS },
-};
+#define NODE_COLS(K) \
+	K(N_NODE, "node", INT) K(N_CPUS, "cpus", CPUS)
+ROWS_KEYS(node_cols, N_N, NODE_COLS);
 
 /* The whole topology as one record: the JSON document of `prof topo`. */
 static struct rows *topo_record(const struct db_topology *t)

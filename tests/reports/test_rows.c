@@ -422,6 +422,44 @@ static void test_rows__view_from_a_row_on(void **state)
 	rows_free(r);
 }
 
+#define DOC_KEYS(K) \
+	K(D_ID, "run_id", INT) K(D_NAME, "name", TEXT) \
+	K(D_WALL, "wall_s", REAL) K(D_OK, "complete", BOOL)
+
+/* ROWS_KEYS numbers the IDs in the order listed and gives each its key
+ * and kind: the JSON follows that order and writes each value as its
+ * kind says. */
+static void test_rows__keys_declared_once(void **state)
+{
+	(void)state;
+	ROWS_KEYS(doc, D_N, DOC_KEYS);
+	assert_int_equal(D_ID, 0);
+	assert_int_equal(D_OK, 3);
+	assert_int_equal(D_N, 4);
+	assert_int_equal(sizeof(doc) / sizeof(doc[0]), 4);
+	assert_string_equal(doc[D_WALL].key, "wall_s");
+	assert_int_equal(doc[D_WALL].kind, COL_REAL);
+	assert_int_equal(doc[D_NAME].kind, COL_TEXT);
+	struct rows *r = rows_new(NULL, doc, D_N, ROWS_OBJECT);
+	size_t i = rows_add(r);
+	rows_bool(r, i, D_OK, true);
+	rows_num(r, i, D_WALL, 1.5);
+	rows_str(r, i, D_NAME, "a");
+	rows_int(r, i, D_ID, 7);
+	char *s = render(r, OUT_JSON, 0);
+	const char *id = strstr(s, "\"run_id\": 7");
+	const char *name = strstr(s, "\"name\": \"a\"");
+	const char *wall = strstr(s, "\"wall_s\": 1.5");
+	const char *ok = strstr(s, "\"complete\": true");
+	assert_non_null(id);
+	assert_non_null(name);
+	assert_non_null(wall);
+	assert_non_null(ok);
+	assert_true(id < name && name < wall && wall < ok);
+	free(s);
+	rows_free(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -436,6 +474,7 @@ int main(void)
 		cmocka_unit_test(test_rows__view_says_what_the_limit_left_out),
 		cmocka_unit_test(test_rows__view_refuses_an_unknown_key),
 		cmocka_unit_test(test_rows__view_from_a_row_on),
+		cmocka_unit_test(test_rows__keys_declared_once),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
