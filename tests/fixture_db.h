@@ -6,7 +6,8 @@
  * fixture_db_build() writes a whole database of one run of each kind
  * prof stores (tests/e2e/test_golden.c runs the built prof on it);
  * fixture_pressure_db_build() one of a pressure experiment whose values
- * are made up, to draw it. What they hold is listed in
+ * are made up, to draw it, and fixture_scenes_db_build() one of six
+ * made-up experiments of the same arms, for `prof summary`. What they hold is listed in
  * tests/fixtures/golden/README.md.
  *
  * Header-only, like test_util.h, so each test stays one executable. The
@@ -1023,6 +1024,57 @@ static inline void fx_store_three_arms(struct db *db, int *tick)
 		free(arms[a].argv);
 }
 
+/* ---- six scenes of one A/B (their own database) ---- */
+
+/*
+ * MADE-UP VALUES, FOR RENDERING ONLY, like the pressure experiment below:
+ * experiments 1-6 run `base` against `new` on scenes 1-6, six rounds in
+ * alternate order. `new` has a third less code; it misses the LLC less
+ * and runs faster in scenes 1-5, and scene 6 (little code) does not move.
+ */
+static inline void fx_store_scene(struct db *db, int scene, int *tick)
+{
+	char *cause = NULL;
+	char base_cmd[64], new_cmd[64];
+	snprintf(base_cmd, sizeof(base_cmd), "./emu --scene %d", scene);
+	snprintf(new_cmd, sizeof(new_cmd), "./emu --scene %d --backend new", scene);
+	double gain = scene == 6 ? 1.0 : 1.0 - 0.015 * scene;	/* new's wall */
+	double llc = scene == 6 ? 1.0 : 0.6;
+	const struct fx_side sides[2] = {
+		{ base_cmd, 2.0 + 0.1 * scene, 3.5, 4e8, 1.5e8, 3e8, 9e10, 300 << 20,
+		  NULL, 60 },
+		{ new_cmd, (2.0 + 0.1 * scene) * gain, 3.5 * (1.0 - 0.01 * scene),
+		  4e8 * llc, 0.75e8 * (1.0 + 0.04 * scene), 3e8 * (1.0 - 0.005 * scene),
+		  9e10 - 2e8 * scene, 200 << 20, NULL, 60 / gain },
+	};
+	struct db_experiment e;
+	memset(&e, 0, sizeof(e));
+	struct db_arm arms[2];
+	fx_arm(&arms[0], "base", base_cmd);
+	fx_arm(&arms[1], "new", new_cmd);
+	e.order = (char *)"alternate";
+	e.rounds = 6;
+	e.gate_pct = NAN;
+	e.narms = 2;
+	e.arms = arms;
+	struct db_kv kv[] = {
+		{ (char *)"events", (char *)"cache" },
+		{ (char *)"score", (char *)"fps=([0-9.]+) fps:higher" },
+	};
+	e.settings = kv;
+	e.nsettings = 2;
+	struct db_host host = fx_exp_host();
+	fx_check(db_experiment_create(db, &e, &host, &cause), cause, "scene experiment");
+	fx_exp_rounds(db, e.id, sides, 2, 6, 0, false, -1, -1, -1, tick);
+	fx_check(db_experiment_finish(db, e.id, "complete", NULL, &cause), cause, "finish");
+	char from[32], to[32];
+	snprintf(from, sizeof(from), "2026-12-02T%02d:00:00Z", 8 + scene);
+	snprintf(to, sizeof(to), "2026-12-02T%02d:02:00Z", 8 + scene);
+	fx_set_times(db, e.id, from, to);
+	for (size_t a = 0; a < 2; a++)
+		free(arms[a].argv);
+}
+
 /* ---- a pressure experiment (its own database) ---- */
 
 /*
@@ -1190,6 +1242,21 @@ static inline void fixture_pressure_db_build(const char *path)
 	char *cause = NULL;
 	fx_check(db_open(&db, path, &cause), cause, path);
 	fx_store_pressure(db);
+	db_close(db);
+}
+
+/*
+ * Write a database at path (which must not exist yet) holding only the
+ * six made-up scene experiments above: experiments 1-6, runs 1-72.
+ */
+static inline void fixture_scenes_db_build(const char *path)
+{
+	struct db *db;
+	char *cause = NULL;
+	fx_check(db_open(&db, path, &cause), cause, path);
+	int tick = 0;
+	for (int scene = 1; scene <= 6; scene++)
+		fx_store_scene(db, scene, &tick);
 	db_close(db);
 }
 

@@ -10,8 +10,9 @@
  * stderr or exited non-zero (a refused format, a usage error), a trailer
  * follows with both (see tests/fixtures/golden/README.md). Every case
  * runs with its working directory in a temporary folder holding the
- * database (fixture.db), pressure.db (a pressure experiment, also from
- * tests/fixture_db.h), a copy of tests/fixtures/db/v1.db, and a link to
+ * database (fixture.db), pressure.db (a pressure experiment) and
+ * scenes.db (six experiments of the same arms), both also from
+ * tests/fixture_db.h, a copy of tests/fixtures/db/v1.db, and a link to
  * the sysfs trees, so no machine-specific path reaches the output.
  *
  * PROF_UPDATE_GOLDEN=1 rewrites the files (and removes those no case
@@ -51,7 +52,8 @@ static const struct { const char *word, *ext; } formats[] = {
  * incomplete, attach, working set, record, sleep; experiments 1-3 are
  * the A/A, the A/B and the three-arm one; run 35 is a probe, run 36 a
  * build's process tree, run 37 a game with intervals and frames.
- * pressure.db holds one pressure experiment of made-up values.
+ * pressure.db holds one pressure experiment of made-up values, scenes.db
+ * six experiments of `base` against `new` (made up too).
  */
 static const struct golden_case {
 	const char *name;
@@ -155,6 +157,12 @@ static const struct golden_case {
 	{ "compare/no-such-experiment", F_TABLE, "compare 9", NULL },
 	{ "compare/pressure", F_TEXT | F_SVG, "compare 1 --db pressure.db", NULL },
 
+	{ "summary/scenes", F_TEXT, "summary 1-6 --db scenes.db", NULL },
+	{ "summary/metric-arm", F_TABLE | F_JSON,
+	  "summary 1 2 3 --arm new --metric fps --metric LLC-load-misses --db scenes.db",
+	  NULL },
+	{ "summary/arms-differ", F_TABLE, "summary 1 2", NULL },
+
 	{ "html/counted", 0, "html 1", NULL },
 	{ "html/sleep", 0, "html 6", NULL },
 	{ "html/probe", 0, "html 35", NULL },
@@ -221,6 +229,10 @@ static int setup_group(void **state)
 	if (asprintf(&db, "%s/pressure.db", workdir) < 0)
 		return -1;
 	fixture_pressure_db_build(db);
+	free(db);
+	if (asprintf(&db, "%s/scenes.db", workdir) < 0)
+		return -1;
+	fixture_scenes_db_build(db);
 	free(db);
 	if (asprintf(&cmd, "cp '%s/db/v1.db' '%s/v1.db' && ln -s '%s/sysfs' '%s/sysfs'",
 		     FIXTURES_DIR, workdir, FIXTURES_DIR, workdir) < 0)
