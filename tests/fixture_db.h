@@ -874,6 +874,26 @@ static inline void fx_arm(struct db_arm *a, const char *name, const char *comman
 	a->argc = 1;
 }
 
+/* Create experiment e on the fixture host (what: for a failure). */
+static inline void fx_exp_create(struct db *db, struct db_experiment *e, const char *what)
+{
+	char *cause = NULL;
+	struct db_host host = fx_exp_host();
+	fx_check(db_experiment_create(db, e, &host, &cause), cause, what);
+}
+
+/* End experiment e with status (and why), fix its times so that goldens
+ * stay byte-stable, and free the argv fx_arm gave each of its arms. */
+static inline void fx_exp_end(struct db *db, struct db_experiment *e, const char *status,
+			      const char *why, const char *started, const char *finished)
+{
+	char *cause = NULL;
+	fx_check(db_experiment_finish(db, e->id, status, why, &cause), cause, "finish");
+	fx_set_times(db, e->id, started, finished);
+	for (size_t a = 0; a < e->narms; a++)
+		free(e->arms[a].argv);
+}
+
 /* Store the rounds of an experiment; arm_of(round, pos) as the order
  * gave it. fail_round/fail_arm: one run that exited 1 (-1: none);
  * nofps_round: the baseline's run that printed no fps (-1: none). */
@@ -910,7 +930,6 @@ static inline void fx_exp_rounds(struct db *db, int64_t exp_id,
  * sets experiment 2's gates). */
 static inline void fx_store_aa(struct db *db, int *tick)
 {
-	char *cause = NULL;
 	static const struct fx_side emu = {
 		"./emu --scene 3", 2.5, 4.375, 4e8, 1.5e8, 3e8, 9e10, 300 << 20, NULL, 60,
 	};
@@ -929,13 +948,9 @@ static inline void fx_store_aa(struct db *db, int *tick)
 	struct db_kv kv[] = { { (char *)"events", (char *)"cache" } };
 	e.settings = kv;
 	e.nsettings = 1;
-	struct db_host host = fx_exp_host();
-	fx_check(db_experiment_create(db, &e, &host, &cause), cause, "A/A experiment");
+	fx_exp_create(db, &e, "A/A experiment");
 	fx_exp_rounds(db, e.id, sides, 2, 4, 0, false, -1, -1, -1, tick);
-	fx_check(db_experiment_finish(db, e.id, "complete", NULL, &cause), cause, "finish");
-	fx_set_times(db, e.id, "2026-12-01T09:00:00Z", "2026-12-01T09:01:30Z");
-	for (size_t a = 0; a < 2; a++)
-		free(arms[a].argv);
+	fx_exp_end(db, &e, "complete", NULL, "2026-12-01T09:00:00Z", "2026-12-01T09:01:30Z");
 }
 
 /*
@@ -946,7 +961,6 @@ static inline void fx_store_aa(struct db *db, int *tick)
  */
 static inline void fx_store_ab(struct db *db, int *tick)
 {
-	char *cause = NULL;
 	static const struct fx_side sides[2] = {
 		{ "./emu --scene 3", 2.5, 4.375, 4e8, 1.5e8, 3e8, 9e10, 300 << 20, NULL, 60 },
 		{ "./emu --scene 3 --backend sim", 2.0, 3.5, 2.5e8, 0.8e8, 2.8e8, 8.5e10,
@@ -978,20 +992,15 @@ static inline void fx_store_ab(struct db *db, int *tick)
 	};
 	e.settings = kv;
 	e.nsettings = 3;
-	struct db_host host = fx_exp_host();
-	fx_check(db_experiment_create(db, &e, &host, &cause), cause, "A/B experiment");
+	fx_exp_create(db, &e, "A/B experiment");
 	fx_exp_rounds(db, e.id, sides, 2, 6, 1, true, 3, 1, 4, tick);
-	fx_check(db_experiment_finish(db, e.id, "complete", NULL, &cause), cause, "finish");
-	fx_set_times(db, e.id, "2026-12-01T10:00:00Z", "2026-12-01T10:03:30Z");
-	for (size_t a = 0; a < 2; a++)
-		free(arms[a].argv);
+	fx_exp_end(db, &e, "complete", NULL, "2026-12-01T10:00:00Z", "2026-12-01T10:03:30Z");
 }
 
 /* Experiment 3: three arms in alternate order, interrupted after two of
  * three rounds, with a gate given. */
 static inline void fx_store_three_arms(struct db *db, int *tick)
 {
-	char *cause = NULL;
 	static const struct fx_side sides[3] = {
 		{ "./emu-gcc --scene 3", 2.5, 4.375, 4e8, 1.5e8, 3e8, 9e10, 300 << 20, NULL, 60 },
 		{ "./emu-clang --scene 3", 2.375, 4.125, 3.9e8, 1.4e8, 2.9e8, 8.8e10,
@@ -1013,15 +1022,11 @@ static inline void fx_store_three_arms(struct db *db, int *tick)
 	struct db_kv kv[] = { { (char *)"events", (char *)"cache" } };
 	e.settings = kv;
 	e.nsettings = 1;
-	struct db_host host = fx_exp_host();
-	fx_check(db_experiment_create(db, &e, &host, &cause), cause, "three-arm experiment");
+	fx_exp_create(db, &e, "three-arm experiment");
 	fx_exp_rounds(db, e.id, sides, 3, 2, 0, false, -1, -1, -1, tick);
-	fx_check(db_experiment_finish(db, e.id, "interrupted", "interrupted (Ctrl-C or "
-				      "SIGTERM); the finished rounds are kept", &cause),
-		 cause, "finish");
-	fx_set_times(db, e.id, "2026-12-01T11:00:00Z", "2026-12-01T11:00:45Z");
-	for (size_t a = 0; a < 3; a++)
-		free(arms[a].argv);
+	fx_exp_end(db, &e, "interrupted",
+		   "interrupted (Ctrl-C or SIGTERM); the finished rounds are kept",
+		   "2026-12-01T11:00:00Z", "2026-12-01T11:00:45Z");
 }
 
 /* ---- six scenes of one A/B (their own database) ---- */
@@ -1034,7 +1039,6 @@ static inline void fx_store_three_arms(struct db *db, int *tick)
  */
 static inline void fx_store_scene(struct db *db, int scene, int *tick)
 {
-	char *cause = NULL;
 	char base_cmd[64], new_cmd[64];
 	snprintf(base_cmd, sizeof(base_cmd), "./emu --scene %d", scene);
 	snprintf(new_cmd, sizeof(new_cmd), "./emu --scene %d --backend new", scene);
@@ -1063,16 +1067,12 @@ static inline void fx_store_scene(struct db *db, int scene, int *tick)
 	};
 	e.settings = kv;
 	e.nsettings = 2;
-	struct db_host host = fx_exp_host();
-	fx_check(db_experiment_create(db, &e, &host, &cause), cause, "scene experiment");
+	fx_exp_create(db, &e, "scene experiment");
 	fx_exp_rounds(db, e.id, sides, 2, 6, 0, false, -1, -1, -1, tick);
-	fx_check(db_experiment_finish(db, e.id, "complete", NULL, &cause), cause, "finish");
 	char from[32], to[32];
 	snprintf(from, sizeof(from), "2026-12-02T%02d:00:00Z", 8 + scene);
 	snprintf(to, sizeof(to), "2026-12-02T%02d:02:00Z", 8 + scene);
-	fx_set_times(db, e.id, from, to);
-	for (size_t a = 0; a < 2; a++)
-		free(arms[a].argv);
+	fx_exp_end(db, &e, "complete", NULL, from, to);
 }
 
 /* ---- a pressure experiment (its own database) ---- */
@@ -1206,8 +1206,7 @@ static inline void fx_store_pressure(struct db *db)
 	};
 	for (size_t i = 0; i < sizeof(kv) / sizeof(kv[0]); i++)
 		fx_press_kv(&e.settings, &e.nsettings, kv[i][0], kv[i][1]);
-	struct db_host host = fx_exp_host();
-	fx_check(db_experiment_create(db, &e, &host, &cause), cause, "pressure experiment");
+	fx_exp_create(db, &e, "pressure experiment");
 	int tick = 13 * 3600;
 	for (int round = 0; round < e.rounds; round++) {
 		for (size_t pos = 0; pos < e.narms; pos++) {
