@@ -19,31 +19,6 @@
 #include "storecheck.h"
 #include "test_util.h"
 
-struct fx {
-	char *dir;
-	char *path;
-};
-
-static int setup(void **state)
-{
-	struct fx *f = calloc(1, sizeof(*f));
-	f->dir = tu_tmpdir();
-	if (asprintf(&f->path, "%s/t.db", f->dir) < 0)
-		return -1;
-	*state = f;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	struct fx *f = *state;
-	tu_rmrf(f->dir);
-	free(f->dir);
-	free(f->path);
-	free(f);
-	return 0;
-}
-
 static void make_run(struct db_run *r)
 {
 	memset(r, 0, sizeof(*r));
@@ -105,7 +80,7 @@ static void make_probe(struct db_probe *p, size_t n)
 
 static void test_probe_store__round_trip(void **state)
 {
-	struct fx *f = *state;
+	struct tu_db *f = *state;
 	struct db *db;
 	char *cause = NULL;
 	assert_int_equal(db_open(&db, f->path, &cause), 0);
@@ -171,7 +146,7 @@ static void test_probe_store__round_trip(void **state)
 
 static void test_probe_store__plain_run_has_no_probe(void **state)
 {
-	struct fx *f = *state;
+	struct tu_db *f = *state;
 	struct db *db;
 	char *cause = NULL;
 	assert_int_equal(db_open(&db, f->path, NULL), 0);
@@ -192,7 +167,7 @@ static void test_probe_store__plain_run_has_no_probe(void **state)
 
 static void test_probe_store__curve_out_of_order_is_refused(void **state)
 {
-	struct fx *f = *state;
+	struct tu_db *f = *state;
 	struct db *db;
 	char *cause = NULL;
 	assert_int_equal(db_open(&db, f->path, NULL), 0);
@@ -239,7 +214,7 @@ static int store_one(struct db *db, size_t n, int64_t *id, char **cause)
 
 static void test_probe_store__locked_file_stores_nothing(void **state)
 {
-	const struct fx *f = *state;
+	const struct tu_db *f = *state;
 	sc_locked_stores_nothing(f->path, store_one,
 				 "SELECT (SELECT count(*) FROM runs) || ','"
 				 " || (SELECT count(*) FROM probe_latency)");
@@ -252,7 +227,7 @@ static void test_probe_store__locked_file_stores_nothing(void **state)
  */
 static void test_probe_store__failing_allocations(void **state)
 {
-	const struct fx *f = *state;
+	const struct tu_db *f = *state;
 	sc_failing_allocations(f->path, store_one, 12,
 		"SELECT count(*) FROM runs r WHERE (SELECT count(*) FROM probe_latency"
 		" l WHERE l.run_id = r.id) != 12 OR (SELECT count(*) FROM"
@@ -266,11 +241,11 @@ static void test_probe_store__failing_allocations(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_probe_store__round_trip, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_probe_store__plain_run_has_no_probe, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_probe_store__curve_out_of_order_is_refused, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_probe_store__locked_file_stores_nothing, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_probe_store__failing_allocations, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_probe_store__round_trip, tu_db_setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_probe_store__plain_run_has_no_probe, tu_db_setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_probe_store__curve_out_of_order_is_refused, tu_db_setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_probe_store__locked_file_stores_nothing, tu_db_setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_probe_store__failing_allocations, tu_db_setup, tu_db_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
