@@ -24,31 +24,6 @@
  * 64 MiB, whatever the machine running the tests has. */
 #define SMALL_SYSFS FIXTURES_DIR "/sysfs/no-l3"
 
-struct fx {
-	char *dir, *dbarg, *dbpath;
-};
-
-static int setup(void **state)
-{
-	struct fx *f = calloc(1, sizeof(*f));
-	f->dir = tu_tmpdir();
-	if (asprintf(&f->dbpath, "%s/t.db", f->dir) < 0 ||
-	    asprintf(&f->dbarg, "--db=%s", f->dbpath) < 0)
-		return -1;
-	*state = f;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	struct fx *f = *state;
-	tu_rmrf(f->dir);
-	free(f->dir);
-	free(f->dbarg);
-	free(f->dbpath);
-	free(f);
-	return 0;
-}
 
 static void expect(const char *out, const char *needle)
 {
@@ -89,7 +64,7 @@ static char *list_of(const char *json, const char *key)
 
 static void test_probe_verb__json_stored_and_reported(void **state)
 {
-	struct fx *f = *state;
+	struct tu_db *f = *state;
 	char *argv[] = { PROF_BIN, f->dbarg, "probe", "--max", "1M", "--ms", "2",
 			 "--sysfs", SMALL_SYSFS, "--format", "json", NULL };
 	struct tu_proc p = tu_run(argv, NULL);
@@ -173,7 +148,7 @@ static void test_probe_verb__json_stored_and_reported(void **state)
 
 static void test_probe_verb__table_csv_and_no_store(void **state)
 {
-	struct fx *f = *state;
+	struct tu_db *f = *state;
 	char *argv[] = { PROF_BIN, f->dbarg, "probe", "--max", "256K", "--ms", "1",
 			 "--no-counters", NULL };
 	struct tu_proc p = tu_run(argv, NULL);
@@ -211,7 +186,7 @@ static void test_probe_verb__table_csv_and_no_store(void **state)
 
 static void test_probe_verb__bad_input_exits_2_before_measuring(void **state)
 {
-	struct fx *f = *state;
+	struct tu_db *f = *state;
 	struct {
 		const char *args[4];
 		const char *err;
@@ -235,7 +210,7 @@ static void test_probe_verb__bad_input_exits_2_before_measuring(void **state)
 		assert_null(strstr(p.err, "prof: probing"));
 		tu_proc_release(&p);
 	}
-	assert_int_not_equal(access(f->dbpath, F_OK), 0);
+	assert_int_not_equal(access(f->path, F_OK), 0);
 
 	/* A database that cannot be opened stops the probe before it runs. */
 	char *bad;
@@ -252,9 +227,9 @@ static void test_probe_verb__bad_input_exits_2_before_measuring(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_probe_verb__json_stored_and_reported, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_probe_verb__table_csv_and_no_store, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_probe_verb__bad_input_exits_2_before_measuring, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_probe_verb__json_stored_and_reported, tu_db_setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_probe_verb__table_csv_and_no_store, tu_db_setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_probe_verb__bad_input_exits_2_before_measuring, tu_db_setup, tu_db_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -12,29 +12,6 @@
 
 #include "test_util.h"
 
-struct fx {
-	char *dir, *dbarg;
-};
-
-static int setup(void **state)
-{
-	struct fx *f = calloc(1, sizeof(*f));
-	f->dir = tu_tmpdir();
-	if (asprintf(&f->dbarg, "--db=%s/s.db", f->dir) < 0)
-		return -1;
-	*state = f;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	struct fx *f = *state;
-	tu_rmrf(f->dir);
-	free(f->dir);
-	free(f->dbarg);
-	free(f);
-	return 0;
-}
 
 static void expect(const char *out, const char *needle)
 {
@@ -43,7 +20,7 @@ static void expect(const char *out, const char *needle)
 }
 
 /* The last run as prof report shows it in JSON, read from the store. */
-static struct tu_proc last_run_json(const struct fx *f)
+static struct tu_proc last_run_json(const struct tu_db *f)
 {
 	char *argv[] = { PROF_BIN, f->dbarg, "report", "last", "--format",
 			 "json", NULL };
@@ -67,7 +44,7 @@ static long long json_ll(const char *s, const char *key)
 
 static void test_sleepmode__serves_and_reports_each_thread(void **state)
 {
-	struct fx *f = *state;
+	struct tu_db *f = *state;
 	if (!tu_perf_allowed(f->dbarg))
 		skip();
 	char *argv[] = { PROF_BIN, f->dbarg, "run", "-e", "task-clock",
@@ -96,7 +73,7 @@ static void test_sleepmode__serves_and_reports_each_thread(void **state)
 
 static void test_sleepmode__long_sleeps_pass_through(void **state)
 {
-	struct fx *f = *state;
+	struct tu_db *f = *state;
 	if (!tu_perf_allowed(f->dbarg))
 		skip();
 	/* 2 ms sleeps over a 1 ms threshold: passed through, not served. */
@@ -114,7 +91,7 @@ static void test_sleepmode__long_sleeps_pass_through(void **state)
 
 static void test_sleepmode__fallback_never_credited_to_the_mode(void **state)
 {
-	struct fx *f = *state;
+	struct tu_db *f = *state;
 	if (!tu_perf_allowed(f->dbarg))
 		skip();
 	/* The workload holds every descriptor, so no timerfd can be made:
@@ -138,7 +115,7 @@ static void test_sleepmode__fallback_never_credited_to_the_mode(void **state)
 
 static void test_sleepmode__spinner_cap_default_and_none(void **state)
 {
-	struct fx *f = *state;
+	struct tu_db *f = *state;
 	if (!tu_perf_allowed(f->dbarg))
 		skip();
 	/* Unset: the default cap is stated with the CPUs it came from. */
@@ -168,7 +145,7 @@ static void test_sleepmode__spinner_cap_default_and_none(void **state)
  * sleeps, saying what served them. */
 static void test_sleepmode__condvar_waits_reported_apart(void **state)
 {
-	struct fx *f = *state;
+	struct tu_db *f = *state;
 	if (!tu_perf_allowed(f->dbarg))
 		skip();
 	char *argv[] = { PROF_BIN, f->dbarg, "run", "-e", "task-clock",
@@ -201,7 +178,7 @@ static void test_sleepmode__condvar_waits_reported_apart(void **state)
 
 static void test_sleepmode__bad_input_stops_before_running(void **state)
 {
-	struct fx *f = *state;
+	struct tu_db *f = *state;
 	struct {
 		const char *mode;
 		const char *msg;
@@ -261,7 +238,7 @@ static void test_sleepmode__bad_input_stops_before_running(void **state)
 
 static void test_sleepmode__static_workload_is_not_preloaded(void **state)
 {
-	struct fx *f = *state;
+	struct tu_db *f = *state;
 	if (!tu_perf_allowed(f->dbarg))
 		skip();
 	char *src, *bin, *cmd;
@@ -297,7 +274,7 @@ static void test_sleepmode__static_workload_is_not_preloaded(void **state)
  * leaves nothing behind in $TMPDIR. */
 static void test_sleepmode__install_path_with_space_or_colon(void **state)
 {
-	struct fx *f = *state;
+	struct tu_db *f = *state;
 	if (!tu_perf_allowed(f->dbarg))
 		skip();
 	static const char *const names[] = { "with space", "co:lon" };
@@ -347,14 +324,14 @@ static void test_sleepmode__install_path_with_space_or_colon(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_sleepmode__serves_and_reports_each_thread, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_sleepmode__long_sleeps_pass_through, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_sleepmode__fallback_never_credited_to_the_mode, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_sleepmode__spinner_cap_default_and_none, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_sleepmode__condvar_waits_reported_apart, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_sleepmode__bad_input_stops_before_running, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_sleepmode__static_workload_is_not_preloaded, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_sleepmode__install_path_with_space_or_colon, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sleepmode__serves_and_reports_each_thread, tu_db_setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_sleepmode__long_sleeps_pass_through, tu_db_setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_sleepmode__fallback_never_credited_to_the_mode, tu_db_setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_sleepmode__spinner_cap_default_and_none, tu_db_setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_sleepmode__condvar_waits_reported_apart, tu_db_setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_sleepmode__bad_input_stops_before_running, tu_db_setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_sleepmode__static_workload_is_not_preloaded, tu_db_setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_sleepmode__install_path_with_space_or_colon, tu_db_setup, tu_db_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
