@@ -6,9 +6,11 @@
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
 
 #include "common/errtext.h"
 #include "db/db.h"
@@ -18,11 +20,40 @@
 
 int verbose;
 
+/* The last message was an error: a hint after it goes with it. */
+static bool after_error;
+
+static ssize_t drop_write(void *cookie, const char *buf, size_t size)
+{
+	(void)cookie;
+	(void)buf;
+	return (ssize_t)size;
+}
+
+FILE *cli_talk(void)
+{
+	static FILE *hushed;
+	after_error = false;	/* a hint after this belongs to the remark */
+	if (verbose >= 0)
+		return stderr;
+	if (!hushed) {
+		cookie_io_functions_t io = { .write = drop_write };
+		hushed = fopencookie(NULL, "w", io);
+	}
+	return hushed ? hushed : stderr;
+}
+
+static void vmsg_to(FILE *fp, const char *prefix, const char *fmt, va_list ap)
+{
+	fputs(prefix, fp);
+	vfprintf(fp, fmt, ap);
+	fputc('\n', fp);
+}
+
 static void vmsg(const char *prefix, const char *fmt, va_list ap)
 {
-	fputs(prefix, stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	after_error = true;
+	vmsg_to(stderr, prefix, fmt, ap);
 }
 
 int usage_error(const char *verb, const char *fmt, ...)
@@ -51,7 +82,17 @@ void warning_msg(const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	vmsg("warning: ", fmt, ap);
+	after_error = false;
+	vmsg_to(cli_talk(), "warning: ", fmt, ap);
+	va_end(ap);
+}
+
+void note_msg(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	after_error = false;
+	vmsg_to(cli_talk(), "note: ", fmt, ap);
 	va_end(ap);
 }
 
@@ -59,26 +100,29 @@ void hint_msg(const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	vmsg("hint: ", fmt, ap);
+	vmsg_to(after_error ? stderr : cli_talk(), "hint: ", fmt, ap);
 	va_end(ap);
 }
 
 void print_cause(const char *prefix, const char *cause)
 {
+	/* A warning's cause is a remark; anything else completes an error. */
+	after_error = strncmp(prefix, "warning", 7) != 0;
+	FILE *fp = after_error ? stderr : cli_talk();
 	if (!cause || !*cause) {
-		fprintf(stderr, "%sunknown failure\n", prefix);
+		fprintf(fp, "%sunknown failure\n", prefix);
 		return;
 	}
 	/* The first line takes the prefix; later lines carry their own. */
 	const char *nl = strchr(cause, '\n');
 	if (!nl) {
-		fprintf(stderr, "%s%s\n", prefix, cause);
+		fprintf(fp, "%s%s\n", prefix, cause);
 		return;
 	}
-	fprintf(stderr, "%s%.*s\n", prefix, (int)(nl - cause), cause);
-	fprintf(stderr, "%s", nl + 1);
+	fprintf(fp, "%s%.*s\n", prefix, (int)(nl - cause), cause);
+	fprintf(fp, "%s", nl + 1);
 	if (nl[1] && cause[strlen(cause) - 1] != '\n')
-		fputc('\n', stderr);
+		fputc('\n', fp);
 }
 
 int fail_cause(char *cause, int code)

@@ -32,7 +32,17 @@ struct prof_ctx {
 	const char *argv0;	/* how prof was invoked, to find its helpers */
 };
 
+/* The verbosity level: -v adds one; -1 hushes prof's remarks (cli_talk). */
 extern int verbose;
+
+/*
+ * Where prof's remarks go: warnings, notes, progress, and the hints that
+ * follow a warning. stderr, or nowhere once verbose is below 0: under -q,
+ * and while a document (JSON, CSV, Markdown, folded stacks, SVG) is bound
+ * for stderr, which then holds that document and errors alone. Errors,
+ * and the hints that follow them, always go to stderr.
+ */
+FILE *cli_talk(void);
 
 /*
  * Print "error: <msg>" then "hint: run 'prof VERB --help'" and return
@@ -44,7 +54,10 @@ int usage_error(const char *verb, const char *fmt, ...)
 /* "error: <msg>" on stderr; returns EXIT_FAIL. */
 int error_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void warning_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* "hint: <msg>": on stderr after an error, else where cli_talk() says. */
 void hint_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* "note: <msg>" where cli_talk() says. */
+void note_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Print a cause string (possibly several lines, "hint:" lines included). */
 void print_cause(const char *prefix, const char *cause);

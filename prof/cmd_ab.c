@@ -108,11 +108,11 @@ static void print_tail(const char *text, size_t len, int lines)
 			odd++;
 	}
 	if (!len) {
-		fprintf(stderr, "  | (nothing on stderr)\n");
+		fprintf(cli_talk(), "  | (nothing on cli_talk())\n");
 		return;
 	}
 	if (odd * 10 > len) {
-		fprintf(stderr, "  | (%zu bytes on stderr, mostly binary: not shown)\n", len);
+		fprintf(cli_talk(), "  | (%zu bytes on stderr, mostly binary: not shown)\n", len);
 		return;
 	}
 	const unsigned char *p = end;
@@ -125,19 +125,19 @@ static void print_tail(const char *text, size_t len, int lines)
 	if (*p == '\n')
 		p++;
 	while (p < end) {
-		fputs("  | ", stderr);
+		fputs("  | ", cli_talk());
 		for (; p < end && *p != '\n'; p++) {
 			size_t u = *p >= 0x80 ? utf8_len(p, end) : 0;
 			if (u) {
-				fwrite(p, 1, u, stderr);
+				fwrite(p, 1, u, cli_talk());
 				p += u - 1;
 			} else if (*p == '\t' || (*p >= 0x20 && *p < 0x7f)) {
-				fputc(*p, stderr);
+				fputc(*p, cli_talk());
 			} else {
-				fprintf(stderr, "\\x%02x", *p);
+				fprintf(cli_talk(), "\\x%02x", *p);
 			}
 		}
-		fputc('\n', stderr);
+		fputc('\n', cli_talk());
 		if (p < end)
 			p++;
 	}
@@ -302,7 +302,7 @@ static int cmd_ab(struct verb_ctx *vc)
 			goto out;
 		}
 		if (warn) {
-			fprintf(stderr, "warning: arm '%s': %s\n", p->arms[a].name, warn);
+			fprintf(cli_talk(), "warning: arm '%s': %s\n", p->arms[a].name, warn);
 			free(warn);
 		}
 		size_t ne = 0;
@@ -424,7 +424,7 @@ static int cmd_ab(struct verb_ctx *vc)
 	int64_t exp_id = exp.id;
 
 	struct progress_line line;
-	progress_line_init(&line, stderr);
+	progress_line_init(&line, cli_talk());
 	size_t total = (size_t)(p->warmup + p->rounds) * p->narms, done = 0;
 	double t_start = mono_now_s();
 	size_t *order = calloc(p->narms, sizeof(size_t));
@@ -551,7 +551,7 @@ static int cmd_ab(struct verb_ctx *vc)
 			}
 			if (!run.interrupted && run.exit_status != 0) {
 				progress_line_clear(&line);
-				fprintf(stderr, "warning: run %lld (arm %s, %s %d) exited with "
+				fprintf(cli_talk(), "warning: run %lld (arm %s, %s %d) exited with "
 					"status %d; stored, left out of the statistics\n",
 					(long long)run.id, p->arms[a].name, warm ? "warm-up" : "round",
 					rr + 1, run.exit_status);
@@ -564,7 +564,7 @@ static int cmd_ab(struct verb_ctx *vc)
 					continue;
 				progress_line_clear(&line);
 				if (sc_rc[i] == -ENOENT && p->scores[i].kind != AB_SCORE_REGEX) {
-					fprintf(stderr, "warning: run %lld (arm %s) has no frames "
+					fprintf(cli_talk(), "warning: run %lld (arm %s) has no frames "
 						"for '%s' (%s); left out of that metric\n",
 						(long long)run.id, p->arms[a].name, sc[i].name,
 						p->frame_symbol ? "--frame-symbol: fewer than two "
@@ -572,7 +572,7 @@ static int cmd_ab(struct verb_ctx *vc)
 						"fewer than two lines" : "--frames: fewer than two "
 						"prof_frame() marks");
 				} else if (sc_rc[i] == -ENOENT) {
-					fprintf(stderr, "warning: run %lld (arm %s) printed no '%s' "
+					fprintf(cli_talk(), "warning: run %lld (arm %s) printed no '%s' "
 						"(regex %s); left out of that metric\n",
 						(long long)run.id, p->arms[a].name, sc[i].name,
 						p->scores[i].pattern);
@@ -587,7 +587,7 @@ static int cmd_ab(struct verb_ctx *vc)
 					else
 						snprintf(how, sizeof(how), "failed: %s",
 							 ERR_TEXT(-sc_rc[i]));
-					fprintf(stderr, "warning: run %lld (arm %s): searching its "
+					fprintf(cli_talk(), "warning: run %lld (arm %s): searching its "
 						"output for '%s' (regex %s) %s; left out of that "
 						"metric\nhint: a regex without '.*' that names the "
 						"words around the number is quick to match\n",
@@ -625,7 +625,7 @@ static int cmd_ab(struct verb_ctx *vc)
 	progress_line_clear(&line);
 	free(order);
 	if (stop_note)
-		fprintf(stderr, "prof ab: %s\n", stop_note);
+		fprintf(cli_talk(), "prof ab: %s\n", stop_note);
 	db_experiment_finish(db, exp_id, stop_status, stop_note, NULL);
 	free(stop_note);
 

@@ -611,7 +611,7 @@ static int run_slot(struct press *ps, size_t s, int round, size_t pos, bool warm
 	if (ofd >= 0)
 		close(ofd);
 	if (o->show_output && *text)
-		fputs(text, stderr);
+		fputs(text, cli_talk());
 	struct db_score sc[64];
 	size_t nsc = 0;
 	for (size_t i = 0; i < o->plan.nscores && i < 64; i++, nsc++) {
@@ -623,7 +623,7 @@ static int run_slot(struct press *ps, size_t s, int round, size_t pos, bool warm
 	rc = db_experiment_add_run(ps->db, ps->exp_id, &run, (int)s, round, (int)pos,
 				   warm, sc, nsc, &cause);
 	if (!run.interrupted && run.exit_status != 0) {
-		fprintf(stderr, "warning: run %lld (%s, %s %d) exited with status %d; "
+		fprintf(cli_talk(), "warning: run %lld (%s, %s %d) exited with status %d; "
 			"stored, left out of the statistics\n", (long long)run.id, sl->name,
 			warm ? "warm-up" : "round", round + 1, run.exit_status);
 		*failed = true;
@@ -632,7 +632,7 @@ static int run_slot(struct press *ps, size_t s, int round, size_t pos, bool warm
 		if (sc[i].found)
 			continue;
 		progress_line_clear(&ps->line);
-		fprintf(stderr, "warning: run %lld (%s) %s '%s'; left out of that "
+		fprintf(cli_talk(), "warning: run %lld (%s) %s '%s'; left out of that "
 			"metric\n", (long long)run.id, sl->name,
 			o->plan.scores[i].kind == AB_SCORE_REGEX ? "printed no"
 			: "has too few frames for", sc[i].name);
@@ -658,7 +658,7 @@ static int run_rounds(struct press *ps, const char **status, char **note)
 	if (!order)
 		abort();
 	struct progress_line *line = &ps->line;
-	progress_line_init(line, stderr);
+	progress_line_init(line, cli_talk());
 	size_t total = (size_t)(o->warmup + o->rounds) * ps->nslots, done = 0;
 	double t0 = mono_now_s();
 	int code = 0;
@@ -863,7 +863,7 @@ static int cmd_pressure(struct verb_ctx *vc)
 	tear_down(&ps);
 	if (ps.exp_id) {
 		if (note)
-			fprintf(stderr, "prof pressure: %s\n", note);
+			fprintf(cli_talk(), "prof pressure: %s\n", note);
 		db_experiment_finish(ps.db, ps.exp_id, status, note, NULL);
 		free(note);
 		int rcode = report(&ps);

@@ -95,9 +95,9 @@ static int on_size(void *arg, size_t done, size_t total, const struct probe_poin
 		return 0;
 	char b[32];
 	fmt_bytes(b, sizeof(b), (double)q->bytes);
-	fprintf(stderr, "\r\033[Kprof: size %zu of %zu: %s, %.2f ns a step", done,
+	fprintf(cli_talk(), "\r\033[Kprof: size %zu of %zu: %s, %.2f ns a step", done,
 		total, b, q->ns);
-	fflush(stderr);
+	fflush(cli_talk());
 	pr->drew = true;
 	return 0;
 }
@@ -248,7 +248,7 @@ static int cmd_probe(struct verb_ctx *vc)
 	struct rusage ru0, ru1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	getrusage(RUSAGE_SELF, &ru0);
-	fprintf(stderr, "prof: probing CPU %d: %zu sizes, %ld ms each%s\n", cpu,
+	fprintf(cli_talk(), "prof: probing CPU %d: %zu sizes, %ld ms each%s\n", cpu,
 		nsizes, a->ms, a->no_counters ? "" : ", then the counted benchmarks");
 	struct progress pr = { .tty = isatty(STDERR_FILENO) };
 	struct probe_curve_opts co = {
@@ -257,7 +257,7 @@ static int cmd_probe(struct verb_ctx *vc)
 	};
 	rc = probe_curve(&co, &pts, &npts, &cause);
 	if (pr.drew)
-		fputs("\r\033[K", stderr);
+		fputs("\r\033[K", cli_talk());
 	if (rc) {
 		print_cause("error: ", cause);
 		free(cause);
@@ -303,7 +303,7 @@ static int cmd_probe(struct verb_ctx *vc)
 			free(cause);
 			exit_code = EXIT_FAIL;
 		} else {
-			fprintf(stderr, "prof: stored as run %lld; 'prof report %lld' "
+			fprintf(cli_talk(), "prof: stored as run %lld; 'prof report %lld' "
 				"prints it again\n", (long long)run.id, (long long)run.id);
 		}
 	}

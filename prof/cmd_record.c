@@ -175,7 +175,7 @@ static int choose_samplers(const struct record_args *a, const struct sample_plan
 		}
 		*sds = calloc(*nev, sizeof(**sds));
 		recorder_sampler_desc(&(*evs)[0], plan, &(*sds)[0]);
-		fprintf(stderr, "prof: sampling cpu-clock (%s)\n",
+		fprintf(cli_talk(), "prof: sampling cpu-clock (%s)\n",
 			why ? why : "cycles cannot be sampled here");
 		free(why);
 		rc = recorder_probe("cpu-clock", &(*sds)[0].attr, false, &cause);
@@ -187,7 +187,7 @@ static int choose_samplers(const struct record_args *a, const struct sample_plan
 		return 0;
 	}
 	if (!a->events)
-		fprintf(stderr, "prof: sampling cycles\n");
+		fprintf(cli_talk(), "prof: sampling cycles\n");
 	return 0;
 }
 
@@ -322,8 +322,8 @@ static int note_found(void *arg, const struct sym_module_info *mi)
 	if (!mi->debug_path || !mi->lookups)
 		return 0;
 	dn->found++;
-	if (verbose)
-		fprintf(stderr, "prof: symbols of '%s' from its debug file '%s' (%s)\n",
+	if (verbose > 0)
+		fprintf(cli_talk(), "prof: symbols of '%s' from its debug file '%s' (%s)\n",
 			mi->path, mi->debug_path, debuginfo_via_name(mi->via));
 	return 0;
 }
@@ -336,9 +336,9 @@ static int note_missing(void *arg, const struct sym_module_info *mi)
 	if (mi->has_symtab || mi->debug_path || !mi->unknown || !mi->debug_note)
 		return 0;
 	if (dn->missing++ == 0)
-		fprintf(stderr, "prof: stripped modules with unnamed code, and no debug file:\n");
+		fprintf(cli_talk(), "prof: stripped modules with unnamed code, and no debug file:\n");
 	if (dn->missing <= DEBUG_NOTES_MAX)
-		fprintf(stderr, "  '%s' (%llu of %llu addresses unnamed): %s\n", mi->path,
+		fprintf(cli_talk(), "  '%s' (%llu of %llu addresses unnamed): %s\n", mi->path,
 			(unsigned long long)mi->unknown,
 			(unsigned long long)mi->lookups, mi->debug_note);
 	if (strstr(mi->debug_note, "debuginfod not asked"))
@@ -358,7 +358,7 @@ static void print_debug_notes(struct recorder *rec, const struct record_args *a)
 	symbolizer_for_each_module(sym, note_found, &dn);
 	symbolizer_for_each_module(sym, note_missing, &dn);
 	if (dn.missing > DEBUG_NOTES_MAX)
-		fprintf(stderr, "  and %zu more\n", dn.missing - DEBUG_NOTES_MAX);
+		fprintf(cli_talk(), "  and %zu more\n", dn.missing - DEBUG_NOTES_MAX);
 	if (!dn.missing)
 		return;
 	hint_msg("install their debug packages (libc6-dbg, *-dbgsym), or point "
@@ -378,7 +378,7 @@ static void print_kernel_notes(struct recorder *rec, const struct recorder_stats
 			       const struct record_args *a, bool user_only)
 {
 	if (user_only && !a->no_kernel) {
-		fprintf(stderr, "prof: kernel frames were not recorded: at "
+		fprintf(cli_talk(), "prof: kernel frames were not recorded: at "
 			"perf_event_paranoid %d this user may sample user code only\n",
 			counters_paranoid());
 		hint_msg("as root: sysctl -w kernel.perf_event_paranoid=1, or run prof "
@@ -387,11 +387,11 @@ static void print_kernel_notes(struct recorder *rec, const struct recorder_stats
 	if (st->kernel_frames &&
 	    symbolizer_kernel_state(recorder_symbolizer(rec)) != SYM_KERNEL_NAMED) {
 		int kr = sym_kptr_restrict();
-		fprintf(stderr, "prof: %llu kernel frames are not named: /proc/kallsyms "
+		fprintf(cli_talk(), "prof: %llu kernel frames are not named: /proc/kallsyms "
 			"shows no addresses to this user", (unsigned long long)st->kernel_frames);
 		if (kr > 0)
-			fprintf(stderr, " (kernel.kptr_restrict is %d)", kr);
-		fputc('\n', stderr);
+			fprintf(cli_talk(), " (kernel.kptr_restrict is %d)", kr);
+		fputc('\n', cli_talk());
 		hint_msg("as root: sysctl -w kernel.kptr_restrict=0, or run prof as root; "
 			 "--no-kernel drops kernel frames");
 	}
@@ -407,17 +407,17 @@ static int note_jitdump(void *arg, uint32_t pid, const char *path,
 	(void)arg;
 	double span = st->last_time > st->first_time
 		      ? (double)(st->last_time - st->first_time) / 1e9 : 0;
-	fprintf(stderr, "prof: jitdump '%s' of pid %u: %llu code loads, %llu moves, "
+	fprintf(cli_talk(), "prof: jitdump '%s' of pid %u: %llu code loads, %llu moves, "
 		"%llu rewrites (up to generation %u), %llu bytes of code", path, pid,
 		(unsigned long long)st->loads, (unsigned long long)st->moves,
 		(unsigned long long)st->rewrites, st->max_generation,
 		(unsigned long long)st->code_bytes);
 	if (span > 0 && !st->arch_time)
-		fprintf(stderr, " in %.3f s (%.0f bytes/s)", span,
+		fprintf(cli_talk(), " in %.3f s (%.0f bytes/s)", span,
 			(double)st->code_bytes / span);
-	fputc('\n', stderr);
+	fputc('\n', cli_talk());
 	if (st->arch_time)
-		fprintf(stderr, "prof: jitdump '%s' counts time in TSC ticks: its code is "
+		fprintf(cli_talk(), "prof: jitdump '%s' counts time in TSC ticks: its code is "
 			"named by the last load at each address, whatever the sample's "
 			"time\n", path);
 	return 0;

@@ -116,10 +116,10 @@ static int run_once(struct verb_ctx *vc, const struct runner_opts *ro,
 	char *store_cause = NULL;
 	int store_rc = mux ? 0 : run_state_store(vc, &run, &store_cause);
 	clock_gettime(CLOCK_MONOTONIC, &s1);
-	if (verbose) {
+	if (verbose > 0) {
 		struct rusage self;
 		getrusage(RUSAGE_SELF, &self);
-		fprintf(stderr, "prof: workload %.3f s; stored %zu threads in %.3f s; "
+		fprintf(cli_talk(), "prof: workload %.3f s; stored %zu threads in %.3f s; "
 			"prof itself used %.3f s user, %.3f s sys\n",
 			run.wall_s, run.nthreads,
 			(double)(s1.tv_sec - s0.tv_sec) + (double)(s1.tv_nsec - s0.tv_nsec) / 1e9,
@@ -151,7 +151,7 @@ static int run_once(struct verb_ctx *vc, const struct runner_opts *ro,
 	if (launched && exit_code == EXIT_OK)
 		exit_code = run.exit_status;
 	if (a->interval_ms && run.wall_s * 1000.0 < a->interval_ms)
-		fprintf(stderr, "note: -I %d is longer than the run (%.0f ms): "
+		fprintf(cli_talk(), "note: -I %d is longer than the run (%.0f ms): "
 			"one interval holds it all\n", a->interval_ms,
 			run.wall_s * 1000.0);
 	run_frames_warn(&run, a->frames, a->frame_regex, a->frame_symbol);

@@ -75,7 +75,7 @@ static void *sig_main(void *arg)
 		int none = 0;
 		if (__atomic_compare_exchange_n(&sw->signo, &none, sig, false,
 						__ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
-			fprintf(stderr, "\nprof: stopping after this cell; "
+			fprintf(cli_talk(), "\nprof: stopping after this cell; "
 				"interrupt again to quit at once\n");
 			continue;
 		}
@@ -371,7 +371,7 @@ static int cmd_sleep(struct verb_ctx *vc)
 			exit_code = EXIT_FAIL;
 			goto out;
 		}
-		fprintf(stderr, "prof: %s\n", plan.desc);
+		fprintf(cli_talk(), "prof: %s\n", plan.desc);
 	}
 	pin_cpus = pin_read_back(getpid());
 
@@ -383,14 +383,14 @@ static int cmd_sleep(struct verb_ctx *vc)
 		.total = (o.nmodes ? o.nmodes : SLEEP_BENCH_NMODES) * o.ndurations,
 		.sig = &sig,
 	};
-	progress_line_init(&pr.line, stderr);
+	progress_line_init(&pr.line, cli_talk());
 	o.progress = on_cell;
 	o.progress_arg = &pr;
 	char started[32], left[32];
 	run_state_now_iso(started, sizeof(started));
 	pr.t0 = mono_now_s();
 	fmt_time(left, sizeof(left), time_left(&pr, 0));
-	fprintf(stderr, "prof: %zu cells of %u call%s on %u thread%s, about %s\n",
+	fprintf(cli_talk(), "prof: %zu cells of %u call%s on %u thread%s, about %s\n",
 		pr.total, o.calls, o.calls == 1 ? "" : "s", o.threads,
 		o.threads == 1 ? "" : "s", left);
 	struct rusage ru0, ru1;
@@ -405,7 +405,7 @@ static int cmd_sleep(struct verb_ctx *vc)
 	if (rc == 0 && signo && bench.ncells == pr.total)
 		signo = 0;	/* it came during the last cell: nothing lost */
 	if (rc == -ECANCELED || (rc == 0 && signo)) {
-		fprintf(stderr, "prof: interrupted after %zu of %zu cells (%.1f s)\n",
+		fprintf(cli_talk(), "prof: interrupted after %zu of %zu cells (%.1f s)\n",
 			bench.ncells, pr.total, wall);
 		free(cause);
 		cause = NULL;
@@ -416,7 +416,7 @@ static int cmd_sleep(struct verb_ctx *vc)
 		exit_code = exit_code_for(rc);
 		goto out;
 	} else {
-		fprintf(stderr, "prof: %zu cells in %.1f s\n", bench.ncells, wall);
+		fprintf(cli_talk(), "prof: %zu cells in %.1f s\n", bench.ncells, wall);
 	}
 	if (signo)
 		exit_code = EXIT_SIGNAL + signo;
@@ -444,7 +444,7 @@ static int cmd_sleep(struct verb_ctx *vc)
 			if (exit_code == EXIT_OK)
 				exit_code = EXIT_FAIL;
 		} else {
-			fprintf(stderr, "prof: stored as run %lld; 'prof report "
+			fprintf(cli_talk(), "prof: stored as run %lld; 'prof report "
 				"%lld' prints it again\n", (long long)run.id,
 				(long long)run.id);
 		}

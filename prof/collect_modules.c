@@ -84,7 +84,7 @@ static void mods_opened(void *self, struct collect_ctx *cx)
 		char *cause = NULL;
 		if (modules_seed_proc(st->mods, (uint32_t)cx->pid, &cause)) {
 			print_cause("warning: ", cause);
-			fprintf(stderr, "hint: code modules mapped before the attach "
+			fprintf(cli_talk(), "hint: code modules mapped before the attach "
 				"will be missing\n");
 		}
 		free(cause);

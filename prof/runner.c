@@ -627,7 +627,7 @@ int runner_run(const struct runner_opts *o, struct db_run *run, char **cause)
 		if (exec_gains_privileges(l.path)) {
 			counters_mark_privileged(cs, l.pid);
 			if (!o->quiet)
-				fprintf(stderr, "warning: %s is a set-user-ID or "
+				fprintf(cli_talk(), "warning: %s is a set-user-ID or "
 					"set-group-ID program: the kernel does not count "
 					"a task whose privileges change at exec, so its "
 					"counts will be near zero\n", l.path);
@@ -651,7 +651,7 @@ int runner_run(const struct runner_opts *o, struct db_run *run, char **cause)
 		if (!o->report_follows)
 			report_unsupported(cs, o->evs, o->nev);
 		if (o->plan && o->plan->apply)
-			fprintf(stderr, "prof: %s\n", o->plan->desc);
+			fprintf(cli_talk(), "prof: %s\n", o->plan->desc);
 	}
 
 	t0 = now_s();
@@ -699,7 +699,7 @@ int runner_run(const struct runner_opts *o, struct db_run *run, char **cause)
 
 	char *fcause = NULL;
 	if (counters_finish(cs, &fcause) && fcause)
-		fprintf(stderr, "warning: %s\n", fcause);
+		fprintf(cli_talk(), "warning: %s\n", fcause);
 	free(fcause);
 	CREW_EACH(&crew, m, finish)
 		m->ops->finish(m->self, cx);

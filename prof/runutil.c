@@ -221,7 +221,7 @@ int run_incomplete_exit(const struct db_run *run, bool allow, int exit_code)
 	char which[48] = "this run";
 	if (run->id > 0)
 		snprintf(which, sizeof(which), "run %lld", (long long)run->id);
-	fprintf(stderr, "%s: %s is incomplete: %.*s%s\n",
+	fprintf(allow ? cli_talk() : stderr, "%s: %s is incomplete: %.*s%s\n",
 		allow ? "warning" : "error", which, (int)n, why,
 		!why[n] ? "" : run->id > 0 ? " (and more: 'prof report' lists every reason)"
 		: " (and more)");
@@ -242,7 +242,7 @@ void report_unsupported(const struct counters *cs, const struct event_desc *evs,
 			continue;
 		const char *ri = si->reason ? si->reason : "refused";
 		size_t li = strcspn(ri, "\n");
-		fprintf(stderr, "warning: not supported here, reported as missing: %s",
+		fprintf(cli_talk(), "warning: not supported here, reported as missing: %s",
 			evs[i].name);
 		done[i] = true;
 		for (size_t j = i + 1; j < nev; j++) {
@@ -251,13 +251,13 @@ void report_unsupported(const struct counters *cs, const struct event_desc *evs,
 				continue;
 			const char *rj = sj->reason ? sj->reason : "refused";
 			if (strcspn(rj, "\n") == li && !strncmp(ri, rj, li)) {
-				fprintf(stderr, ", %s", evs[j].name);
+				fprintf(cli_talk(), ", %s", evs[j].name);
 				done[j] = true;
 			}
 		}
-		fprintf(stderr, " (%.*s)\n", (int)li, ri);
+		fprintf(cli_talk(), " (%.*s)\n", (int)li, ri);
 		if (ri[li] == '\n')
-			fprintf(stderr, "%s\n", ri + li + 1);
+			fprintf(cli_talk(), "%s\n", ri + li + 1);
 	}
 	free(done);
 }
@@ -299,7 +299,7 @@ void pin_note_attach(long pid, int affinity)
 	free(warn);
 	if (!mode || !strcmp(mode, "none"))
 		return;
-	fprintf(stderr, "note: not pinning process %ld: PROF_CACHE_AFFINITY=%.20s asks "
+	fprintf(cli_talk(), "note: not pinning process %ld: PROF_CACHE_AFFINITY=%.20s asks "
 		"for %s, but prof pins only a command it launches, before exec, so "
 		"that every thread inherits the pin; an attached process keeps the "
 		"affinity it has (taskset -a -p changes it)\n", pid, env, mode);
@@ -380,7 +380,7 @@ size_t run_env_warn(const struct db_run *a, const struct db_run *b)
 			    "their difference may come from it:", (long long)a->id,
 			    (long long)b->id);
 	for (size_t i = 0; i < n; i++) {
-		fprintf(stderr, "  %s\n", lines[i]);
+		fprintf(cli_talk(), "  %s\n", lines[i]);
 		free(lines[i]);
 	}
 	free(lines);
@@ -481,15 +481,15 @@ void run_frames_warn(const struct db_run *run, bool frames, const char *regex,
 	if (run->nframes)
 		return;
 	if (symbol)
-		fprintf(stderr, "warning: --frame-symbol '%s': the function was "
+		fprintf(cli_talk(), "warning: --frame-symbol '%s': the function was "
 			"called fewer than twice: no frames stored\n",
 			cli_echo(symbol, buf, sizeof(buf)));
 	else if (regex)
-		fprintf(stderr, "warning: --frame-regex '%s' matched no line of the "
+		fprintf(cli_talk(), "warning: --frame-regex '%s' matched no line of the "
 			"workload's output: no frames stored\n",
 			cli_echo(regex, buf, sizeof(buf)));
 	else if (frames)
-		fprintf(stderr, "warning: --frames: the workload marked no frame "
+		fprintf(cli_talk(), "warning: --frames: the workload marked no frame "
 			"(prof_frame() from include/prof_marker.h, or use "
 			"--frame-regex): no frames stored\n");
 }

@@ -205,7 +205,8 @@ static const struct opt launch_opts[] = {
 		  "SIGTERM to every process of it, SIGKILL 2 s later;\n"
 		  "the run is stored and marked timed out" },
 	{ .kind = OPT_BOOL, .short_name = 'q', .long_name = "quiet", LAUNCH(quiet),
-	  .help = "store the run but print no report (unless -o)" },
+	  .help = "store the run; print nothing but errors (the\n"
+		  "report too, unless -o)" },
 	{ .kind = OPT_STRING, .long_name = "pin", .argh = "MODE", LAUNCH(pin),
 	  .help = "run on chosen CPUs: none, largest-llc (the biggest\n"
 		  "shared last-level cache), llc:N, l2:N (the Nth\n"
@@ -285,6 +286,11 @@ int verb_main(const struct cmd *c, int argc, char **argv,
 	if (v->init)
 		v->init(vc.args);
 	int rc = opts_parse(&vc, argc, argv);
+	/* -q, or a document bound for stderr: prof's remarks would end up
+	 * in what a script reads, so they go nowhere (cli_talk). */
+	if (rc == 0 && (vc.launch.quiet || (c->out == CMD_OUT_STDERR && !vc.out_path &&
+					    vc.fmt != OUT_TABLE)))
+		verbose = -1;
 	if (rc == 0) {
 		rc = v->fn(&vc);
 		int crc = verb_out_close(&vc);

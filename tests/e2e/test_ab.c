@@ -97,6 +97,12 @@ static void test_ab__same_command_twice_is_not_better_or_worse(void **state)
 	struct tu_proc p = tu_run(argv, NULL);
 	perf_or_skip(&p);
 	assert_int_equal(p.status, 0);
+	/* The document alone on stderr (issue 13): no progress line, no
+	 * warning before or after it. */
+	assert_true(p.err[0] == '{');
+	assert_string_equal(p.err + strlen(p.err) - 2, "}\n");
+	assert_null(strstr(p.err, "\nprof"));
+	assert_null(strstr(p.err, "\nwarning:"));
 	const char *c = comparison(p.err, "wall_s");
 	assert_non_null(c);
 	/* wall_s's own object only: the machine's deltas that follow

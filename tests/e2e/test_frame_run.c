@@ -123,7 +123,7 @@ static void test_frame_run__a_regex_that_never_matches(void **state)
 	struct tu_db *f = *state;
 	if (!tu_perf_allowed(f->dbarg))
 		skip();
-	char *run[] = { PROF_BIN, f->dbarg, "run", "-q", "-e", "task-clock",
+	char *run[] = { PROF_BIN, f->dbarg, "run", "-o", "/dev/null", "-e", "task-clock",
 			"--frame-regex", "^no such line", "--", HELPER, "10", NULL };
 	struct tu_proc p = tu_run(run, NULL);
 	assert_int_equal(p.status, 0);	/* the workload's status */
@@ -131,6 +131,13 @@ static void test_frame_run__a_regex_that_never_matches(void **state)
 			       "matched no line of the workload's output: no "
 			       "frames stored"));
 	assert_non_null(strstr(p.out, "frame 10 took"));	/* still passed on */
+	tu_proc_release(&p);
+	/* -q prints nothing but errors: not this warning either. */
+	char *quiet[] = { PROF_BIN, f->dbarg, "run", "-q", "-e", "task-clock",
+			  "--frame-regex", "^no such line", "--", HELPER, "10", NULL };
+	p = tu_run(quiet, NULL);
+	assert_int_equal(p.status, 0);
+	assert_string_equal(p.err, "");
 	tu_proc_release(&p);
 	char *rep[] = { PROF_BIN, f->dbarg, "report", "last", "--frames", NULL };
 	p = tu_run(rep, NULL);

@@ -167,11 +167,27 @@ static void test_interval_run__bad_input(void **state)
 	if (!tu_perf_allowed(f->dbarg))
 		skip();
 	/* Longer than the run: a note, and the one interval holds it all. */
-	char *lng[] = { PROF_BIN, f->dbarg, "run", "-q", "-e", "task-clock",
+	char *lng[] = { PROF_BIN, f->dbarg, "run", "-e", "task-clock",
 			"-I", "60000", "--", "/bin/true", NULL };
 	p = tu_run(lng, NULL);
 	assert_int_equal(p.status, 0);
 	assert_non_null(strstr(p.err, "note: -I 60000 is longer than the run"));
+	tu_proc_release(&p);
+	/* Not under -q, which leaves errors alone, nor in a JSON document
+	 * on stderr, where a script reads nothing else. */
+	char *lngq[] = { PROF_BIN, f->dbarg, "run", "-q", "-e", "task-clock",
+			 "-I", "60000", "--", "/bin/true", NULL };
+	p = tu_run(lngq, NULL);
+	assert_int_equal(p.status, 0);
+	assert_string_equal(p.err, "");
+	tu_proc_release(&p);
+	char *lngj[] = { PROF_BIN, f->dbarg, "run", "--format", "json", "-e", "task-clock",
+			 "-I", "60000", "--", "/bin/true", NULL };
+	p = tu_run(lngj, NULL);
+	assert_int_equal(p.status, 0);
+	assert_null(strstr(p.err, "note:"));
+	assert_true(p.err[0] == '{');
+	assert_string_equal(p.err + strlen(p.err) - 2, "}\n");
 	tu_proc_release(&p);
 	/* A run without -I has no intervals to report. */
 	char *plain[] = { PROF_BIN, f->dbarg, "run", "-q", "-e", "task-clock",

@@ -743,6 +743,57 @@ static void test_run__database_that_is_no_file_is_refused(void **state)
 
 /* A run that could not be stored has no number: its report says so
  * rather than calling it run 0, in every format. */
+/* No line of stderr but the document's: no remark (warning:, note:,
+ * hint:, prof:) and nothing after it. */
+static void expect_document_alone(const char *what, const char *err, char first,
+				  const char *last)
+{
+	size_t n = strlen(err), m = strlen(last);
+	bool remark = false;
+	for (const char *l = err; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL)
+		remark |= !strncmp(l, "warning:", 8) || !strncmp(l, "note:", 5) ||
+			  !strncmp(l, "hint:", 5) || !strncmp(l, "prof", 4);
+	if (remark || !n || err[0] != first || n < m || strcmp(err + n - m, last))
+		fail_msg("%s: stderr is not the document alone:\n%s", what, err);
+}
+
+/*
+ * Issue 13: warnings must never share a stream with machine-readable
+ * output. With the report on stderr as JSON or CSV, the PMU warning, the
+ * -I note and a repeated run's remarks used to come before or after it,
+ * and `2> file` did not parse. Where no hardware PMU is visible (these
+ * VMs) every default run has a warning to hold back.
+ */
+static void test_run__documents_on_stderr_hold_nothing_else(void **state)
+{
+	struct tu_db *f = *state;
+	need_perf(f);
+	char *js[] = { PROF_BIN, f->dbarg, "run", "--format", "json", "-I", "60000",
+		       "--", "/bin/true", NULL };
+	struct tu_proc p = tu_run(js, NULL);
+	assert_int_equal(p.status, 0);
+	expect_document_alone("json -I", p.err, '{', "}\n");
+	tu_proc_release(&p);
+	char *rep[] = { PROF_BIN, f->dbarg, "run", "-r", "2", "--format", "json", "--",
+			"/bin/true", NULL };
+	p = tu_run(rep, NULL);
+	assert_int_equal(p.status, 0);
+	expect_document_alone("json -r 2", p.err, '{', "}\n");
+	tu_proc_release(&p);
+	char *csv[] = { PROF_BIN, f->dbarg, "run", "--format", "csv", "--", "/bin/true",
+			NULL };
+	p = tu_run(csv, NULL);
+	assert_int_equal(p.status, 0);
+	expect_document_alone("csv", p.err, 'r', "\n");
+	tu_proc_release(&p);
+	/* A table is for people: its remarks stay. */
+	char *tab[] = { PROF_BIN, f->dbarg, "run", "-I", "60000", "--", "/bin/true", NULL };
+	p = tu_run(tab, NULL);
+	assert_int_equal(p.status, 0);
+	assert_non_null(strstr(p.err, "note: -I 60000 is longer than the run"));
+	tu_proc_release(&p);
+}
+
 static void test_run__unstored_run_is_not_run_0(void **state)
 {
 	struct tu_db *f = *state;
@@ -835,6 +886,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_run__database_that_is_no_file_is_refused, setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_run__unstored_run_is_not_run_0, setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_run__no_multiplex_keeps_a_whole_run, setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_run__documents_on_stderr_hold_nothing_else, setup, tu_db_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -84,33 +84,10 @@ static void test_topo__fixtures_give_the_right_domains_and_choice(void **state)
 	tu_proc_release(&p);
 }
 
-struct fx {
-	char *dir, *dbarg;
-};
-
-static int setup(void **state)
-{
-	struct fx *f = calloc(1, sizeof(*f));
-	f->dir = tu_tmpdir();
-	if (asprintf(&f->dbarg, "--db=%s/t.db", f->dir) < 0)
-		return -1;
-	*state = f;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	struct fx *f = *state;
-	tu_rmrf(f->dir);
-	free(f->dir);
-	free(f->dbarg);
-	free(f);
-	return 0;
-}
 
 static void test_topo__pinned_run_runs_there_and_is_recorded(void **state)
 {
-	struct fx *f = *state;
+	struct tu_db *f = *state;
 	char *argv[] = { PROF_BIN, f->dbarg, "run", "-e", "task-clock", "--pin",
 			 "cpus:0", "--", "/bin/grep", "Cpus_allowed_list",
 			 "/proc/self/status", NULL };
@@ -134,7 +111,7 @@ static void test_topo__pinned_run_runs_there_and_is_recorded(void **state)
 
 static void test_topo__flag_beats_environment_in_both_directions(void **state)
 {
-	struct fx *f = *state;
+	struct tu_db *f = *state;
 	/* Environment asks, flag refuses: not pinned. */
 	char *a1[] = { PROF_BIN, f->dbarg, "run", "-q", "-e", "task-clock",
 		       "--no-cache-affinity", "--", "/bin/true", NULL };
@@ -167,7 +144,7 @@ static void test_topo__flag_beats_environment_in_both_directions(void **state)
 
 static void test_topo__bad_pins_stop_before_running(void **state)
 {
-	struct fx *f = *state;
+	struct tu_db *f = *state;
 	char *root;
 	assert_true(asprintf(&root, "%s/sysfs/malformed", FIXTURES_DIR) > 0);
 	/* A malformed topology is a failure (1), not a usage error: the
@@ -190,8 +167,9 @@ static void test_topo__bad_pins_stop_before_running(void **state)
 	expect(p.err, "out of range");
 	tu_proc_release(&p);
 	/* largest-llc on the same tree: a warning, and the run goes on. */
-	char *a2[] = { PROF_BIN, f->dbarg, "run", "-q", "-e", "task-clock", "--pin",
-		       "largest-llc", "--sysfs", root, "--", "/bin/true", NULL };
+	char *a2[] = { PROF_BIN, f->dbarg, "run", "--format", "csv", "-o", "/dev/null",
+		       "-e", "task-clock", "--pin", "largest-llc", "--sysfs", root, "--",
+		       "/bin/true", NULL };
 	p = tu_run(a2, NULL);
 	if (strstr(p.err, "cannot open perf events")) {
 		tu_proc_release(&p);
@@ -221,7 +199,7 @@ static void test_topo__bad_pins_stop_before_running(void **state)
  * pinned run used to wait on it forever. */
 static void test_topo__fifo_in_the_tree_is_refused(void **state)
 {
-	struct fx *f = *state;
+	struct tu_db *f = *state;
 	char *root, *cmd, *online;
 	if (asprintf(&root, "%s/tree", f->dir) < 0 ||
 	    asprintf(&cmd, "cp -rs '%s/sysfs/no-l3/sys' '%s/'", FIXTURES_DIR, root) < 0 ||
@@ -256,7 +234,7 @@ static void test_topo__fifo_in_the_tree_is_refused(void **state)
  * the pin asked for was dropped). Flags that agree are accepted. */
 static void test_topo__pin_and_affinity_flags_must_agree(void **state)
 {
-	struct fx *f = *state;
+	struct tu_db *f = *state;
 	static const struct {
 		const char *verb, *a, *b, *msg;
 	} bad[] = {
@@ -310,7 +288,7 @@ static void test_topo__pin_and_affinity_flags_must_agree(void **state)
 }
 
 /* The pin mode of stored run `id`, from its JSON. */
-static char *pin_mode_of(struct fx *f, const char *id)
+static char *pin_mode_of(struct tu_db *f, const char *id)
 {
 	char *r[] = { PROF_BIN, f->dbarg, "report", (char *)id, "--format", "json", NULL };
 	struct tu_proc p = tu_run(r, NULL);
@@ -329,7 +307,7 @@ static char *pin_mode_of(struct fx *f, const char *id)
  */
 static void test_topo__ab_and_sleep_honour_cache_affinity(void **state)
 {
-	struct fx *f = *state;
+	struct tu_db *f = *state;
 	char *on[] = { "PROF_CACHE_AFFINITY=1", NULL };
 	char *ab[] = { PROF_BIN, f->dbarg, "ab", "--arm", "a=true", "--arm", "b=true",
 		       "--set", "a.pin=none", "--rounds", "1", "--warmup", "0", "-e",
@@ -405,7 +383,7 @@ static void test_topo__ab_and_sleep_honour_cache_affinity(void **state)
 /* -p with PROF_CACHE_AFFINITY=1 says why nothing is pinned. */
 static void test_topo__attach_says_why_it_does_not_pin(void **state)
 {
-	struct fx *f = *state;
+	struct tu_db *f = *state;
 	pid_t kid = fork();
 	if (kid == 0) {
 		execl("/bin/sleep", "sleep", "5", (char *)NULL);
@@ -414,8 +392,8 @@ static void test_topo__attach_says_why_it_does_not_pin(void **state)
 	char pid[32];
 	snprintf(pid, sizeof(pid), "%d", (int)kid);
 	char *on[] = { "PROF_CACHE_AFFINITY=1", NULL };
-	char *a[] = { PROF_BIN, f->dbarg, "run", "-q", "-e", "task-clock", "-p", pid,
-		      "--duration", "0.2", NULL };
+	char *a[] = { PROF_BIN, f->dbarg, "run", "-o", "/dev/null", "-e", "task-clock",
+		      "-p", pid, "--duration", "0.2", NULL };
 	struct tu_proc p = tu_run(a, on);
 	kill(kid, SIGKILL);
 	waitpid(kid, NULL, 0);
@@ -437,13 +415,13 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_topo__fixtures_give_the_right_domains_and_choice),
-		cmocka_unit_test_setup_teardown(test_topo__pinned_run_runs_there_and_is_recorded, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_topo__flag_beats_environment_in_both_directions, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_topo__bad_pins_stop_before_running, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_topo__fifo_in_the_tree_is_refused, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_topo__pin_and_affinity_flags_must_agree, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_topo__ab_and_sleep_honour_cache_affinity, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_topo__attach_says_why_it_does_not_pin, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_topo__pinned_run_runs_there_and_is_recorded, tu_db_setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_topo__flag_beats_environment_in_both_directions, tu_db_setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_topo__bad_pins_stop_before_running, tu_db_setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_topo__fifo_in_the_tree_is_refused, tu_db_setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_topo__pin_and_affinity_flags_must_agree, tu_db_setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_topo__ab_and_sleep_honour_cache_affinity, tu_db_setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_topo__attach_says_why_it_does_not_pin, tu_db_setup, tu_db_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
