@@ -8,6 +8,7 @@
  * ones users already know.
  */
 #include "collectors/debuginfo.h"
+#include "common/errtext.h"
 
 #include <elfutils/debuginfod.h>
 #include <errno.h>
@@ -116,17 +117,6 @@ bool debuginfo_debuginfod_allowed(const struct debuginfo *d, const char **why)
 	}
 	*why = NULL;
 	return true;
-}
-
-/* strerror() in lowercase, as messages are. */
-static const char *errstr(int err, char *buf, size_t n)
-{
-	const char *s = strerror_r(err, buf, n);
-	if (s != buf)
-		snprintf(buf, n, "%s", s);
-	if (buf[0] >= 'A' && buf[0] <= 'Z')
-		buf[0] = (char)(buf[0] - 'A' + 'a');
-	return buf;
 }
 
 /* Two paths that name one file (a debug link naming the file itself). */
@@ -317,7 +307,7 @@ void debuginfo_find(struct debuginfo *d, const struct elf_file *ef,
 		fprintf(fp, "; debuginfod: not found");
 	else if (err) {
 		char eb[128];
-		fprintf(fp, "; debuginfod: %s", errstr(err, eb, sizeof(eb)));
+		fprintf(fp, "; debuginfod: %s", err_text(err, eb, sizeof(eb)));
 	}
 	fclose(fp);
 }

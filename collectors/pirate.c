@@ -18,6 +18,7 @@
 #endif
 
 #include "collectors/pirate.h"
+#include "common/errtext.h"
 
 static void set_cause(char **cause, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -50,7 +51,7 @@ int chase_init(struct chase *c, size_t cap, uint64_t seed, char **cause)
 		       -1, 0);
 	if (m == MAP_FAILED) {
 		set_cause(cause, "cannot map %zu bytes for the co-runner's buffer: %s",
-			  cap, strerror(errno));
+			  cap, ERR_TEXT(errno));
 		return -ENOMEM;
 	}
 	char *b = (char *)(((uintptr_t)m + HUGE_ALIGN - 1) & ~(uintptr_t)(HUGE_ALIGN - 1));
@@ -351,7 +352,7 @@ int pirate_start(struct pirate *p, int cpu, size_t bound, char **cause)
 	pthread_attr_destroy(&attr);
 	if (rc) {
 		set_cause(cause, "cannot start the co-runner on cpu %d: %s", cpu,
-			  strerror(rc));
+			  ERR_TEXT(rc));
 		pthread_mutex_destroy(&p->lock);
 		pthread_cond_destroy(&p->cond);
 		chase_release(&p->chase);
@@ -387,7 +388,7 @@ int pirate_walk(struct pirate *p, size_t bytes, unsigned warm_passes,
 	int err = command(p, PIRATE_WALK, bytes, 0);
 	if (err) {
 		set_cause(cause, "the co-runner cannot walk %zu bytes: %s", bytes,
-			  strerror(-err));
+			  ERR_TEXT(-err));
 		return err;
 	}
 	p->walk_bytes = bytes;
@@ -431,7 +432,7 @@ int pirate_calibrate(struct pirate *p, size_t bytes, size_t lines,
 	int err = command(p, PIRATE_CALIBRATE, bytes, lines);
 	if (err) {
 		set_cause(cause, "the co-runner cannot walk %zu bytes: %s", bytes,
-			  strerror(-err));
+			  ERR_TEXT(-err));
 		return err;
 	}
 	pthread_mutex_lock(&p->lock);

@@ -17,6 +17,7 @@
 #include "collectors/counters.h"
 #include "collectors/probe.h"
 #include "collectors/walk.h"
+#include "common/errtext.h"
 
 /* Steps per timed batch: 16 us of L1d hits, 2.5 ms of memory misses. */
 #define BATCH_STEPS 16384
@@ -118,7 +119,7 @@ int probe_curve(const struct probe_curve_opts *o, struct probe_point **out,
 			snprintf(sz, sizeof(sz), "%llu KiB",
 				 (unsigned long long)(sizes[done] >> 10));
 			if (cause && asprintf(cause, "cannot map a %s chase: %s", sz,
-					      strerror(-rc)) < 0)
+					      ERR_TEXT(-rc)) < 0)
 				*cause = NULL;
 			break;
 		}
@@ -196,7 +197,7 @@ void probe_count_fn(const char *name, enum event_flags flags,
 	if (fd < 0) {
 		char *h = counters_open_hints(-fd, ev.hardware);
 		if (asprintf(&c->reason, "the kernel refused it: %s%s%s",
-			     strerror(-fd), h ? "\n" : "", h ? h : "") < 0)
+			     ERR_TEXT(-fd), h ? "\n" : "", h ? h : "") < 0)
 			c->reason = NULL;
 		free(h);
 		event_desc_release(&ev);
@@ -214,7 +215,7 @@ void probe_count_fn(const char *name, enum event_flags flags,
 	close(fd);
 	if (got != (ssize_t)sizeof(v)) {
 		if (asprintf(&c->reason, "cannot read the counter: %s",
-			     got < 0 ? strerror(err) : "short read") < 0)
+			     got < 0 ? ERR_TEXT(err) : "short read") < 0)
 			c->reason = NULL;
 		return;
 	}
@@ -313,7 +314,7 @@ static void not_run(const struct probe_bench_opts *o, struct probe_result *r,
 {
 	set_text(&r->error, "cannot build the %s: %s", what,
 		 err == ENOTSUP ? "prof generates code for x86-64 only"
-				: strerror(err));
+				: ERR_TEXT(err));
 	probe_count_fn(r->name, o->flags, nothing, NULL, &r->count);
 }
 

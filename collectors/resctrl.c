@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "collectors/resctrl.h"
+#include "common/errtext.h"
 
 static int set_cause(char **cause, int err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -95,7 +96,7 @@ static int read_field(const char *root, const char *rel, bool hex, uint64_t *hv,
 	if (!text) {
 		if (!(optional && errno == ENOENT))
 			rc = set_cause(cause, errno, "cannot read '%s': %s", path,
-				       strerror(errno));
+				       ERR_TEXT(errno));
 	} else if (hex ? !parse_hex(text, hv) : !parse_uint(text, 4096, uv)) {
 		rc = set_cause(cause, EINVAL, "'%s' reads '%.40s', not %s", path, text,
 			       hex ? "a hex mask" : "a number");
@@ -166,7 +167,7 @@ static int read_schemata(struct resctrl *r, char **cause)
 	char *text = read_small(path);
 	int rc = 0;
 	if (!text) {
-		rc = set_cause(cause, errno, "cannot read '%s': %s", path, strerror(errno));
+		rc = set_cause(cause, errno, "cannot read '%s': %s", path, ERR_TEXT(errno));
 		goto out;
 	}
 	const char *want = r->cdp ? "L3CODE" : "L3";
@@ -290,7 +291,7 @@ static int write_text(const char *path, const char *text, char **cause)
 	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return set_cause(cause, errno, "cannot open '%s': %s", path,
-				 strerror(errno));
+				 ERR_TEXT(errno));
 	size_t len = strlen(text);
 	ssize_t w = write(fd, text, len);
 	int e = w < 0 ? errno : (size_t)w != len ? EIO : 0;
@@ -300,7 +301,7 @@ static int write_text(const char *path, const char *text, char **cause)
 		/* The kernel says why in info/last_cmd_status; the errno
 		 * (EINVAL for a mask it refuses) is what we have here. */
 		return set_cause(cause, e, "cannot write '%.60s' to '%s': %s", text, path,
-				 strerror(e));
+				 ERR_TEXT(e));
 	return 0;
 }
 
@@ -321,7 +322,7 @@ static int remove_dir(const char *path, char **cause)
 			return 0;
 	}
 	return set_cause(cause, errno, "cannot remove the resctrl group '%s': %s", path,
-			 strerror(errno));
+			 ERR_TEXT(errno));
 }
 
 int resctrl_sweep_stale(const char *root)
@@ -364,7 +365,7 @@ int resctrl_group_make(const struct resctrl *r, pid_t pid, struct resctrl_group 
 				  r->num_closids);
 		else
 			set_cause(cause, e, "cannot make resctrl group '%s': %s", g->path,
-				  strerror(e));
+				  ERR_TEXT(e));
 		free(g->path);
 		g->path = NULL;
 		return -e;

@@ -25,6 +25,7 @@
 #include "collectors/host.h"
 #include "collectors/pirate.h"
 #include "collectors/resctrl.h"
+#include "common/errtext.h"
 #include "db/experiments.h"
 #include "prof/abplan.h"
 #include "prof/launch.h"
@@ -217,7 +218,7 @@ static int plan_machine(struct press *ps)
 	char *cause = NULL;
 	int rc = topo_read(&ps->topo, o->sysfs, &cause);
 	if (rc) {
-		error_msg("cannot read the topology: %s", cause ? cause : strerror(-rc));
+		error_msg("cannot read the topology: %s", cause ? cause : ERR_TEXT(-rc));
 		free(cause);
 		return EXIT_FAIL;
 	}
@@ -262,7 +263,7 @@ static int plan_cat(struct press *ps)
 	const char *root = ps->o->resctrl ? ps->o->resctrl : RESCTRL_ROOT;
 	int rc = resctrl_read(&ps->rc, root, &cause);
 	if (rc) {
-		error_msg("--method cat: %s", cause ? cause : strerror(-rc));
+		error_msg("--method cat: %s", cause ? cause : ERR_TEXT(-rc));
 		free(cause);
 		hint_msg("without cache allocation, the default --method pirate takes "
 			 "the cache with a co-runner");
@@ -331,7 +332,7 @@ static int calibrate(struct press *ps)
 			most = ps->steps.bytes[i];
 	int rc = pirate_start(&ps->pirate, ps->cpus.corunner_cpu, most, &cause);
 	if (rc) {
-		error_msg("%s", cause ? cause : strerror(-rc));
+		error_msg("%s", cause ? cause : ERR_TEXT(-rc));
 		free(cause);
 		return EXIT_FAIL;
 	}
@@ -355,7 +356,7 @@ static int calibrate(struct press *ps)
 				      &sl->alone_ns, &sl->mem_ns, &cause);
 	}
 	if (rc) {
-		error_msg("%s", cause ? cause : strerror(-rc));
+		error_msg("%s", cause ? cause : ERR_TEXT(-rc));
 		free(cause);
 		return EXIT_FAIL;
 	}
@@ -572,7 +573,7 @@ static int run_slot(struct press *ps, size_t s, int round, size_t pos, bool warm
 	int rc = arm_slot(ps, sl, &cause);
 	if (rc) {
 		progress_line_clear(&ps->line);
-		error_msg("%s", cause ? cause : strerror(-rc));
+		error_msg("%s", cause ? cause : ERR_TEXT(-rc));
 		free(cause);
 		return EXIT_FAIL;
 	}
@@ -774,7 +775,7 @@ static int prepare(struct press *ps)
 	snprintf(mode, sizeof(mode), "cpus:%d", ps->cpus.workload_cpu);
 	int rc = pin_plan_make(&ps->pin, mode, ps->o->sysfs, &warn, &cause);
 	if (rc) {
-		error_msg("cannot pin the workload: %s", cause ? cause : strerror(-rc));
+		error_msg("cannot pin the workload: %s", cause ? cause : ERR_TEXT(-rc));
 		free(cause);
 		return EXIT_FAIL;
 	}
@@ -789,7 +790,7 @@ static int prepare(struct press *ps)
 			fprintf(stderr, "error: workload '%s': ", ps->w[w].name);
 			print_cause("", cause);
 			free(cause);
-			return 127;
+			return EXIT_NOT_RUN;
 		}
 		free(path);
 	}
@@ -807,7 +808,7 @@ static int start_cat(struct press *ps)
 	if (!rc)
 		rc = resctrl_group_add(&ps->group, (pid_t)gettid(), &cause);
 	if (rc) {
-		error_msg("--method cat: %s", cause ? cause : strerror(-rc));
+		error_msg("--method cat: %s", cause ? cause : ERR_TEXT(-rc));
 		free(cause);
 		return EXIT_FAIL;
 	}

@@ -17,6 +17,7 @@
 
 #include "collectors/probe.h"
 #include "collectors/topology.h"
+#include "common/errtext.h"
 #include "db/probe.h"
 #include "prof/pin.h"
 #include "prof/runutil.h"
@@ -234,7 +235,7 @@ static int cmd_probe(struct verb_ctx *vc)
 	}
 	int rc = pin_self(cpu);
 	if (rc) {
-		exit_code = error_msg("cannot pin prof to CPU %d: %s", cpu, strerror(-rc));
+		exit_code = error_msg("cannot pin prof to CPU %d: %s", cpu, ERR_TEXT(-rc));
 		goto out;
 	}
 	if (events_init(NULL) == 0) {

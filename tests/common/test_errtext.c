@@ -35,11 +35,35 @@ static void test_errtext__keeps_errno_and_fits_the_buffer(void **state)
 	assert_string_equal(both, "operation not permitted / input/output error");
 }
 
+/*
+ * Every errno text a message prints is err_text's, lowercase: a bare
+ * strerror() call anywhere in the sources would print "No such file or
+ * directory" mid-sentence (issue 13 found 25 of them). strerror_r and
+ * libpfm4's pfm_strerror are other functions and pass.
+ */
+static void test_errtext__no_bare_strerror_in_the_sources(void **state)
+{
+	(void)state;
+	char cmd[512];
+	snprintf(cmd, sizeof(cmd),
+		 "cd '%s' && grep -n '[^A-Za-z0-9_]strerror(' prof/*.c collectors/*.c "
+		 "reports/*.c db/*.c common/*.c | grep -v '^common/errtext.c:'", SOURCE_DIR);
+	FILE *p = popen(cmd, "r");
+	assert_non_null(p);
+	char found[4096];
+	size_t n = fread(found, 1, sizeof(found) - 1, p);
+	found[n] = '\0';
+	pclose(p);
+	if (n)
+		fail_msg("strerror() where ERR_TEXT() belongs:\n%s", found);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_errtext__lowercase_whichever_sign),
 		cmocka_unit_test(test_errtext__keeps_errno_and_fits_the_buffer),
+		cmocka_unit_test(test_errtext__no_bare_strerror_in_the_sources),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

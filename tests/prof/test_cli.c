@@ -8,7 +8,10 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <ctype.h>
 #include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -82,6 +85,73 @@ static void test_cli__one_table_of_exit_codes(void **state)
 	assert_int_equal(EXIT_SIGNAL + 2, 130);
 }
 
+/* The words of README.md's "Exit status" section, read whole. */
+static char *readme_exit_status(void)
+{
+	FILE *fp = fopen(SOURCE_DIR "/README.md", "r");
+	assert_non_null(fp);
+	static char text[1 << 20];
+	size_t n = fread(text, 1, sizeof(text) - 1, fp);
+	fclose(fp);
+	text[n] = '\0';
+	char *s = strstr(text, "\n## Exit status\n");
+	assert_non_null(s);
+	char *end = strstr(s + 1, "\n## ");
+	if (end)
+		*end = '\0';
+	return s;
+}
+
+/* Whether errno `name` stands, as a whole word, between the words
+ * from and to of text. */
+static bool named_between(const char *text, const char *from, const char *to,
+			  const char *name)
+{
+	const char *a = strstr(text, from);
+	assert_non_null(a);
+	const char *b = strstr(a, to);
+	assert_non_null(b);
+	size_t len = strlen(name);
+	for (const char *p = a; p + len <= b; p++)
+		if (!strncmp(p, name, len) && !isalnum((unsigned char)p[len]) &&
+		    !isalnum((unsigned char)p[-1]))
+			return true;
+	return false;
+}
+
+/* README.md says which errnos are usage errors and which stop a launch
+ * with 127: every errno the C library names is checked against both, so
+ * the table in prof/cli.c and the README cannot drift apart. */
+static void test_cli__readme_names_the_exit_codes(void **state)
+{
+	(void)state;
+	const char *doc = readme_exit_status();
+	assert_non_null(strstr(doc, "| 0 | success |"));
+	assert_non_null(strstr(doc, "| 1 | an operational failure"));
+	assert_non_null(strstr(doc, "| 2 | a usage error"));
+	assert_non_null(strstr(doc, "| 127 | the command to launch"));
+	size_t usage = 0, launch = 0;
+	for (int e = 1; e < 134; e++) {
+		const char *name = strerrorname_np(e);
+		if (!name)
+			continue;
+		bool said_usage = named_between(doc, "picks the status:",
+						"are usage errors (2)", name);
+		bool said_launch = named_between(doc, "starting a command,", "give 127",
+						 name);
+		if (said_usage != (exit_code_for(e) == EXIT_USAGE))
+			fail_msg("%s: exit_code_for gives %d, README %s it a usage error", name,
+				 exit_code_for(e), said_usage ? "calls" : "does not call");
+		if (said_launch != (exit_code_for_launch(-e) == EXIT_NOT_RUN))
+			fail_msg("%s: exit_code_for_launch gives %d, README %s it 127", name,
+				 exit_code_for_launch(-e), said_launch ? "says" : "does not say");
+		usage += said_usage;
+		launch += said_launch;
+	}
+	assert_int_equal(usage, 6);
+	assert_int_equal(launch, 3);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -89,6 +159,7 @@ int main(void)
 		cmocka_unit_test(test_cli__when_is_a_utc_time),
 		cmocka_unit_test(test_cli__when_refuses_junk),
 		cmocka_unit_test(test_cli__one_table_of_exit_codes),
+		cmocka_unit_test(test_cli__readme_names_the_exit_codes),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
