@@ -942,9 +942,13 @@ static void write_csv_long(const struct db_run *run, const struct rrow *rows,
 			if (counted)
 				rows_num(r, row, V_VALUE, round(rows[i].value[e]));
 			rows_str(r, row, V_STATUS, status);
+			/* Not counted: enabled, never on the PMU, so it ran 0% of
+			 * the time, as the JSON's running_pct says. */
 			if (counted)
 				rows_num(r, row, V_RUNNING,
 					 round(10.0 * rows[i].running_pct[e]) / 10.0);
+			else if (ev->supported && st == COUNT_NOT_COUNTED)
+				rows_num(r, row, V_RUNNING, 0);
 		}
 	}
 	rows_write(r, OUT_CSV, fp, 0);

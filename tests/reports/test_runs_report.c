@@ -111,10 +111,11 @@ static void test_runs_report__by_name_sums_threads(void **state)
 	/* render: 3.5e9 + 0.25e9 ns of task-clock in 2 threads. */
 	assert_non_null(strstr(s, "7,2,render,task-clock,3750000000,counted,"));
 	/* The share of time it ran is the JSON's: 100 where not multiplexed,
-	 * empty where nothing was counted. */
+	 * 0 where it was enabled but never ran (before, CSV left that empty
+	 * where JSON said 0). */
 	assert_non_null(strstr(s, "7,2,render,task-clock,3750000000,counted,100\n"));
 	assert_non_null(strstr(s, "7,2,render,cycles,10000000,scaled,50\n"));
-	assert_non_null(strstr(s, "7,2,render,branch-misses,,not counted,\n"));
+	assert_non_null(strstr(s, "7,2,render,branch-misses,,not counted,0\n"));
 	free(b.data);
 	db_run_release(&r);
 }
