@@ -743,6 +743,40 @@ static void test_run__database_that_is_no_file_is_refused(void **state)
 
 /* A run that could not be stored has no number: its report says so
  * rather than calling it run 0, in every format. */
+static size_t occurrences(const char *s, const char *what)
+{
+	size_t n = 0;
+	for (const char *p = strstr(s, what); p; p = strstr(p + 1, what))
+		n++;
+	return n;
+}
+
+/*
+ * Issue 13: the two PMU warning lines printed twice per run and survived
+ * -q. With the default events on a machine that shows no PMU (these
+ * VMs), the refusal and its hint are said once; under -q not at all.
+ * Where a PMU is visible there is no such hint to count.
+ */
+static void test_run__pmu_warning_said_once_and_not_under_q(void **state)
+{
+	struct tu_db *f = *state;
+	need_perf(f);
+	bool pmu = access("/sys/bus/event_source/devices/cpu", F_OK) == 0 ||
+		   access("/sys/bus/event_source/devices/cpu_core", F_OK) == 0;
+	char *tab[] = { PROF_BIN, f->dbarg, "run", "--", "/bin/true", NULL };
+	struct tu_proc p = tu_run(tab, NULL);
+	assert_int_equal(p.status, 0);
+	assert_int_equal(occurrences(p.err, "no hardware PMU is visible"), pmu ? 0 : 1);
+	assert_true(occurrences(p.err, "not supported on this machine") <= 1);
+	assert_int_equal(occurrences(p.err, "warning: not supported here"), 0);
+	tu_proc_release(&p);
+	char *q[] = { PROF_BIN, f->dbarg, "run", "-q", "--", "/bin/true", NULL };
+	p = tu_run(q, NULL);
+	assert_int_equal(p.status, 0);
+	assert_string_equal(p.err, "");
+	tu_proc_release(&p);
+}
+
 /* No line of stderr but the document's: no remark (warning:, note:,
  * hint:, prof:) and nothing after it. */
 static void expect_document_alone(const char *what, const char *err, char first,
@@ -887,6 +921,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_run__unstored_run_is_not_run_0, setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_run__no_multiplex_keeps_a_whole_run, setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_run__documents_on_stderr_hold_nothing_else, setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_run__pmu_warning_said_once_and_not_under_q, setup, tu_db_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
