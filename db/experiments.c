@@ -8,15 +8,6 @@
 #include "db/experiments.h"
 #include "db/internal.h"
 
-static int step_done(struct db *db, sqlite3_stmt *st, const char *what, char **cause)
-{
-	int s = sqlite3_step(st);
-	sqlite3_reset(st);
-	if (s != SQLITE_DONE)
-		return db_fail(db, s, what, cause);
-	return 0;
-}
-
 #define EXP_SETTING_INS(X) \
 	X(ESI_EXPERIMENT_ID, "experiment_id") \
 	X(ESI_SEQ, "seq") \
@@ -70,7 +61,7 @@ static int create_body(struct db *db, struct db_experiment *e,
 	sqlite3_bind_int(st, 8, e->aa);
 	sqlite3_bind_int(st, 9, e->keep_going);
 	db_bind_text(st, 10, e->kind ? e->kind : DB_EXP_KIND_AB);
-	rc = step_done(db, st, "cannot store the experiment in", cause);
+	rc = db_step_done(db, st, "cannot store the experiment in", cause);
 	sqlite3_finalize(st);
 	if (rc)
 		return rc;
@@ -84,7 +75,7 @@ static int create_body(struct db *db, struct db_experiment *e,
 		sqlite3_bind_int(st, DB_PARAM(ESI_SEQ), (int)i);
 		db_bind_text(st, DB_PARAM(ESI_KEY), e->settings[i].key);
 		db_bind_text(st, DB_PARAM(ESI_VALUE), e->settings[i].value);
-		rc = step_done(db, st, "cannot store the settings in", cause);
+		rc = db_step_done(db, st, "cannot store the settings in", cause);
 	}
 	sqlite3_finalize(st);
 	if (rc)
@@ -106,13 +97,13 @@ static int create_body(struct db *db, struct db_experiment *e,
 		db_bind_text(st, DB_PARAM(AI_NAME), arm->name);
 		db_bind_text(st, DB_PARAM(AI_COMMAND), arm->command);
 		db_bind_argv(st, DB_PARAM(AI_ARGV), arm->argv, arm->argc);
-		rc = step_done(db, st, "cannot store the arms in", cause);
+		rc = db_step_done(db, st, "cannot store the arms in", cause);
 		for (size_t k = 0; k < arm->nsettings && !rc; k++) {
 			sqlite3_bind_int64(as, DB_PARAM(ASI_EXPERIMENT_ID), e->id);
 			sqlite3_bind_int(as, DB_PARAM(ASI_ARM_IDX), (int)a);
 			db_bind_text(as, DB_PARAM(ASI_KEY), arm->settings[k].key);
 			db_bind_text(as, DB_PARAM(ASI_VALUE), arm->settings[k].value);
-			rc = step_done(db, as, "cannot store the arm settings in", cause);
+			rc = db_step_done(db, as, "cannot store the arm settings in", cause);
 		}
 	}
 	sqlite3_finalize(st);
@@ -172,7 +163,7 @@ int db_experiment_add_run(struct db *db, int64_t exp_id, struct db_run *run,
 		sqlite3_bind_int(st, DB_PARAM(ERI_ROUND), round);
 		sqlite3_bind_int(st, DB_PARAM(ERI_POSITION), position);
 		sqlite3_bind_int(st, DB_PARAM(ERI_WARMUP), warmup);
-		rc = step_done(db, st, "cannot link the run in", cause);
+		rc = db_step_done(db, st, "cannot link the run in", cause);
 		sqlite3_finalize(st);
 		st = NULL;
 	}
@@ -186,7 +177,7 @@ int db_experiment_add_run(struct db *db, int64_t exp_id, struct db_run *run,
 		else
 			sqlite3_bind_null(st, DB_PARAM(RSI_VALUE));
 		sqlite3_bind_int(st, DB_PARAM(RSI_FOUND), scores[i].found);
-		rc = step_done(db, st, "cannot store the scores in", cause);
+		rc = db_step_done(db, st, "cannot store the scores in", cause);
 	}
 	sqlite3_finalize(st);
 	if (rc) {
@@ -212,7 +203,7 @@ int db_experiment_finish(struct db *db, int64_t exp_id, const char *status,
 	sqlite3_bind_int64(st, 1, exp_id);
 	db_bind_text(st, 2, status);
 	db_bind_text(st, 3, note);
-	rc = step_done(db, st, "cannot finish the experiment in", cause);
+	rc = db_step_done(db, st, "cannot finish the experiment in", cause);
 	sqlite3_finalize(st);
 	return rc;
 }

@@ -37,10 +37,7 @@ static int store_frames(struct db *db, const struct db_run *run, char **cause)
 		sqlite3_bind_int64(st, DB_PARAM(FI_IDX), (sqlite3_int64)i);
 		sqlite3_bind_int64(st, DB_PARAM(FI_T_NS), run->frames[i].t_ns);
 		sqlite3_bind_int64(st, DB_PARAM(FI_DUR_NS), run->frames[i].dur_ns);
-		int s = sqlite3_step(st);
-		sqlite3_reset(st);
-		if (s != SQLITE_DONE)
-			rc = db_fail(db, s, "cannot store the frames in", cause);
+		rc = db_step_done(db, st, "cannot store the frames in", cause);
 	}
 	sqlite3_finalize(st);
 	return rc;
@@ -59,10 +56,7 @@ static int store_counts(struct db *db, const struct db_run *run, char **cause)
 		db_bind_text(st, DB_PARAM(CI_NAME), c->name ? c->name : "");
 		sqlite3_bind_int64(st, DB_PARAM(CI_EVENT), c->event);
 		sqlite3_bind_int64(st, DB_PARAM(CI_VALUE), c->value);
-		int s = sqlite3_step(st);
-		sqlite3_reset(st);
-		if (s != SQLITE_DONE)
-			rc = db_fail(db, s, "cannot store the frame counts in", cause);
+		rc = db_step_done(db, st, "cannot store the frame counts in", cause);
 	}
 	sqlite3_finalize(st);
 	return rc;

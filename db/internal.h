@@ -202,9 +202,12 @@ int db_select_one(struct db *db, const struct db_select *q, int64_t id,
  * what it adds: 0 or -ENOMEM, *arr untouched then. */
 int db_grow(void **arr, size_t *cap, size_t n, size_t elem);
 
-/* Step an INSERT whose parameters are bound, and reset it for the next
- * row. On failure it finalizes st (the caller's loop ends there) and
- * returns db_fail(what). */
+/* Step an INSERT or UPDATE whose parameters are bound, and reset it for
+ * the next row: 0, or db_fail(what). st stays the caller's to finalize. */
+int db_step_done(struct db *db, sqlite3_stmt *st, const char *what, char **cause);
+
+/* db_step_done(), and on failure finalize st too (the caller's loop ends
+ * there). */
 int db_insert_step(struct db *db, sqlite3_stmt *st, const char *what,
 		   char **cause);
 

@@ -99,13 +99,18 @@ int db_select_one(struct db *db, const struct db_select *q, int64_t id,
 	return 0;
 }
 
-int db_insert_step(struct db *db, sqlite3_stmt *st, const char *what,
-		   char **cause)
+int db_step_done(struct db *db, sqlite3_stmt *st, const char *what, char **cause)
 {
 	int s = sqlite3_step(st);
 	sqlite3_reset(st);
-	if (s == SQLITE_DONE)
-		return 0;
-	sqlite3_finalize(st);
-	return db_fail(db, s, what, cause);
+	return s == SQLITE_DONE ? 0 : db_fail(db, s, what, cause);
+}
+
+int db_insert_step(struct db *db, sqlite3_stmt *st, const char *what,
+		   char **cause)
+{
+	int rc = db_step_done(db, st, what, cause);
+	if (rc)
+		sqlite3_finalize(st);
+	return rc;
 }

@@ -284,10 +284,7 @@ static int store_events(struct db *db, int64_t run_id, const struct db_sample_ev
 		sqlite3_bind_int64(st, DB_PARAM(SEI_LOST), (sqlite3_int64)e->lost);
 		sqlite3_bind_int64(st, DB_PARAM(SEI_DROPPED),
 				   (sqlite3_int64)e->dropped);
-		int s = sqlite3_step(st);
-		sqlite3_reset(st);
-		if (s != SQLITE_DONE)
-			rc = db_fail(db, s, "cannot store the sampled events in", cause);
+		rc = db_step_done(db, st, "cannot store the sampled events in", cause);
 	}
 	sqlite3_finalize(st);
 	return rc;

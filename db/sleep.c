@@ -495,10 +495,7 @@ int db_sleep_usage_store(struct db *db, int64_t run_id,
 			sqlite3_bind_null(st, DB_PARAM(STI_FALLBACK_MEAN));
 		}
 		bind_cv(st, t);
-		s = sqlite3_step(st);
-		sqlite3_reset(st);
-		if (s != SQLITE_DONE)
-			rc = db_fail(db, s, "cannot store the sleep report in", cause);
+		rc = db_step_done(db, st, "cannot store the sleep report in", cause);
 	}
 	sqlite3_finalize(st);
 	return rc;

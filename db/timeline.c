@@ -37,10 +37,7 @@ int db_intervals_store(struct db *db, const struct db_run *run, char **cause)
 			db_bind_text(st, DB_PARAM(II_NAME), iv->name);
 			sqlite3_bind_int64(st, DB_PARAM(II_EVENT), (sqlite3_int64)e);
 			sqlite3_bind_int64(st, DB_PARAM(II_VALUE), iv->values[e]);
-			int s = sqlite3_step(st);
-			sqlite3_reset(st);
-			if (s != SQLITE_DONE)
-				rc = db_fail(db, s, "cannot store the intervals in", cause);
+			rc = db_step_done(db, st, "cannot store the intervals in", cause);
 		}
 	}
 	sqlite3_finalize(st);

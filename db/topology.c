@@ -60,11 +60,7 @@ static int put(struct db *db, sqlite3_stmt *st, int64_t host, const char *kind,
 	db_bind_text(st, DB_PARAM(HT_CPUS), cpus);
 	sqlite3_bind_int(st, DB_PARAM(HT_NUMBER), number);
 	db_bind_text(st, DB_PARAM(HT_TEXT), text);
-	int s = sqlite3_step(st);
-	sqlite3_reset(st);
-	if (s != SQLITE_DONE)
-		return db_fail(db, s, "cannot store the topology in", cause);
-	return 0;
+	return db_step_done(db, st, "cannot store the topology in", cause);
 }
 
 int db_topology_store(struct db *db, int64_t host_id,
