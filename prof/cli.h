@@ -39,8 +39,9 @@ extern int verbose;
  * Where prof's remarks go: warnings, notes, progress, and the hints that
  * follow a warning. stderr, or nowhere once verbose is below 0: under -q,
  * and while a document (JSON, CSV, Markdown, folded stacks, SVG) is bound
- * for stderr, which then holds that document and errors alone. Errors,
- * and the hints that follow them, always go to stderr.
+ * for a stderr that is no terminal, which then holds that document and
+ * errors alone. Errors, and the hints that follow them, always go to
+ * stderr.
  */
 FILE *cli_talk(void);
 

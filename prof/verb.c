@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "db/db.h"
 #include "prof/cause.h"
@@ -286,10 +287,12 @@ int verb_main(const struct cmd *c, int argc, char **argv,
 	if (v->init)
 		v->init(vc.args);
 	int rc = opts_parse(&vc, argc, argv);
-	/* -q, or a document bound for stderr: prof's remarks would end up
-	 * in what a script reads, so they go nowhere (cli_talk). */
+	/* -q, or a document bound for a stderr that is a file or a pipe:
+	 * prof's remarks would end up in what a script reads, so they go
+	 * nowhere (cli_talk). On a terminal a person reads both, and a long
+	 * ab or pressure keeps its progress line. */
 	if (rc == 0 && (vc.launch.quiet || (c->out == CMD_OUT_STDERR && !vc.out_path &&
-					    vc.fmt != OUT_TABLE)))
+					    vc.fmt != OUT_TABLE && !isatty(STDERR_FILENO))))
 		verbose = -1;
 	if (rc == 0) {
 		rc = v->fn(&vc);
