@@ -300,9 +300,12 @@ static inline int64_t fx_store_attach(struct db *db)
 	struct db_run r;
 	char *cause = NULL;
 	fx_run_init(&r, "attach", "2026-11-30T06:20:00Z", "./emu --scene 3", 10.5, 3.25, 0.5);
-	free(r.argv[0]);
-	free(r.argv[1]);
-	r.argv[0] = r.argv[1] = NULL;
+	/* An attach launches nothing: its command is /proc/PID/cmdline's,
+	 * and it has no argv. */
+	for (int i = 0; i < r.argc; i++) {
+		free(r.argv[i]);
+		r.argv[i] = NULL;
+	}
 	r.argc = 0;
 	r.pid = 4242;
 	r.interrupted = true;
