@@ -302,7 +302,7 @@ static int cmd_ab(struct verb_ctx *vc)
 			goto out;
 		}
 		if (warn) {
-			fprintf(cli_talk(), "warning: arm '%s': %s\n", p->arms[a].name, warn);
+			warning_msg("arm '%s': %s", p->arms[a].name, warn);
 			free(warn);
 		}
 		size_t ne = 0;
@@ -551,8 +551,8 @@ static int cmd_ab(struct verb_ctx *vc)
 			}
 			if (!run.interrupted && run.exit_status != 0) {
 				progress_line_clear(&line);
-				fprintf(cli_talk(), "warning: run %lld (arm %s, %s %d) exited with "
-					"status %d; stored, left out of the statistics\n",
+				warning_msg("run %lld (arm %s, %s %d) exited with "
+					"status %d; stored, left out of the statistics",
 					(long long)run.id, p->arms[a].name, warm ? "warm-up" : "round",
 					rr + 1, run.exit_status);
 				print_tail(etext, elen, 5);
@@ -564,16 +564,16 @@ static int cmd_ab(struct verb_ctx *vc)
 					continue;
 				progress_line_clear(&line);
 				if (sc_rc[i] == -ENOENT && p->scores[i].kind != AB_SCORE_REGEX) {
-					fprintf(cli_talk(), "warning: run %lld (arm %s) has no frames "
-						"for '%s' (%s); left out of that metric\n",
+					warning_msg("run %lld (arm %s) has no frames "
+						"for '%s' (%s); left out of that metric",
 						(long long)run.id, p->arms[a].name, sc[i].name,
 						p->frame_symbol ? "--frame-symbol: fewer than two "
 						"calls" : p->frame_regex ? "--frame-regex matched "
 						"fewer than two lines" : "--frames: fewer than two "
 						"prof_frame() marks");
 				} else if (sc_rc[i] == -ENOENT) {
-					fprintf(cli_talk(), "warning: run %lld (arm %s) printed no '%s' "
-						"(regex %s); left out of that metric\n",
+					warning_msg("run %lld (arm %s) printed no '%s' "
+						"(regex %s); left out of that metric",
 						(long long)run.id, p->arms[a].name, sc[i].name,
 						p->scores[i].pattern);
 				} else {
@@ -587,10 +587,10 @@ static int cmd_ab(struct verb_ctx *vc)
 					else
 						snprintf(how, sizeof(how), "failed: %s",
 							 ERR_TEXT(-sc_rc[i]));
-					fprintf(cli_talk(), "warning: run %lld (arm %s): searching its "
+					warning_msg("run %lld (arm %s): searching its "
 						"output for '%s' (regex %s) %s; left out of that "
 						"metric\nhint: a regex without '.*' that names the "
-						"words around the number is quick to match\n",
+						"words around the number is quick to match",
 						(long long)run.id, p->arms[a].name, sc[i].name,
 						p->scores[i].pattern, how);
 				}

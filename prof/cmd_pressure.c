@@ -624,8 +624,8 @@ static int run_slot(struct press *ps, size_t s, int round, size_t pos, bool warm
 	rc = db_experiment_add_run(ps->db, ps->exp_id, &run, (int)s, round, (int)pos,
 				   warm, sc, nsc, &cause);
 	if (!run.interrupted && run.exit_status != 0) {
-		fprintf(cli_talk(), "warning: run %lld (%s, %s %d) exited with status %d; "
-			"stored, left out of the statistics\n", (long long)run.id, sl->name,
+		warning_msg("run %lld (%s, %s %d) exited with status %d; "
+			"stored, left out of the statistics", (long long)run.id, sl->name,
 			warm ? "warm-up" : "round", round + 1, run.exit_status);
 		*failed = true;
 	}
@@ -633,8 +633,8 @@ static int run_slot(struct press *ps, size_t s, int round, size_t pos, bool warm
 		if (sc[i].found)
 			continue;
 		progress_line_clear(&ps->line);
-		fprintf(cli_talk(), "warning: run %lld (%s) %s '%s'; left out of that "
-			"metric\n", (long long)run.id, sl->name,
+		warning_msg("run %lld (%s) %s '%s'; left out of that "
+			"metric", (long long)run.id, sl->name,
 			o->plan.scores[i].kind == AB_SCORE_REGEX ? "printed no"
 			: "has too few frames for", sc[i].name);
 	}

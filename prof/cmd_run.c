@@ -151,8 +151,8 @@ static int run_once(struct verb_ctx *vc, const struct runner_opts *ro,
 	if (launched && exit_code == EXIT_OK)
 		exit_code = run.exit_status;
 	if (a->interval_ms && run.wall_s * 1000.0 < a->interval_ms)
-		fprintf(cli_talk(), "note: -I %d is longer than the run (%.0f ms): "
-			"one interval holds it all\n", a->interval_ms,
+		note_msg("-I %d is longer than the run (%.0f ms): "
+			"one interval holds it all", a->interval_ms,
 			run.wall_s * 1000.0);
 	run_frames_warn(&run, a->frames, a->frame_regex, a->frame_symbol);
 	exit_code = run_incomplete_exit(&run, a->allow_incomplete, exit_code);

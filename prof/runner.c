@@ -627,10 +627,10 @@ int runner_run(const struct runner_opts *o, struct db_run *run, char **cause)
 		if (exec_gains_privileges(l.path)) {
 			counters_mark_privileged(cs, l.pid);
 			if (!o->quiet)
-				fprintf(cli_talk(), "warning: %s is a set-user-ID or "
+				warning_msg("%s is a set-user-ID or "
 					"set-group-ID program: the kernel does not count "
 					"a task whose privileges change at exec, so its "
-					"counts will be near zero\n", l.path);
+					"counts will be near zero", l.path);
 		}
 	} else {
 		proc_times(o->attach_pid, &u0, &s0);
@@ -699,7 +699,7 @@ int runner_run(const struct runner_opts *o, struct db_run *run, char **cause)
 
 	char *fcause = NULL;
 	if (counters_finish(cs, &fcause) && fcause)
-		fprintf(cli_talk(), "warning: %s\n", fcause);
+		warning_msg("%s", fcause);
 	free(fcause);
 	CREW_EACH(&crew, m, finish)
 		m->ops->finish(m->self, cx);

@@ -236,13 +236,14 @@ void report_unsupported(const struct counters *cs, const struct event_desc *evs,
 {
 	/* One line per distinct reason, listing the events it refused. */
 	bool *done = calloc(nev ? nev : 1, sizeof(bool));
+	FILE *fp = cli_talk();
 	for (size_t i = 0; i < nev; i++) {
 		const struct counter_status *si = counters_status(cs, i);
 		if (si->supported || done[i])
 			continue;
 		const char *ri = si->reason ? si->reason : "refused";
 		size_t li = strcspn(ri, "\n");
-		fprintf(cli_talk(), "warning: not supported here, reported as missing: %s",
+		fprintf(fp, "warning: not supported here, reported as missing: %s",
 			evs[i].name);
 		done[i] = true;
 		for (size_t j = i + 1; j < nev; j++) {
@@ -251,13 +252,13 @@ void report_unsupported(const struct counters *cs, const struct event_desc *evs,
 				continue;
 			const char *rj = sj->reason ? sj->reason : "refused";
 			if (strcspn(rj, "\n") == li && !strncmp(ri, rj, li)) {
-				fprintf(cli_talk(), ", %s", evs[j].name);
+				fprintf(fp, ", %s", evs[j].name);
 				done[j] = true;
 			}
 		}
-		fprintf(cli_talk(), " (%.*s)\n", (int)li, ri);
+		fprintf(fp, " (%.*s)\n", (int)li, ri);
 		if (ri[li] == '\n')
-			fprintf(cli_talk(), "%s\n", ri + li + 1);
+			fprintf(fp, "%s\n", ri + li + 1);
 	}
 	free(done);
 }
@@ -299,10 +300,10 @@ void pin_note_attach(long pid, int affinity)
 	free(warn);
 	if (!mode || !strcmp(mode, "none"))
 		return;
-	fprintf(cli_talk(), "note: not pinning process %ld: PROF_CACHE_AFFINITY=%.20s asks "
+	note_msg("not pinning process %ld: PROF_CACHE_AFFINITY=%.20s asks "
 		"for %s, but prof pins only a command it launches, before exec, so "
 		"that every thread inherits the pin; an attached process keeps the "
-		"affinity it has (taskset -a -p changes it)\n", pid, env, mode);
+		"affinity it has (taskset -a -p changes it)", pid, env, mode);
 }
 
 int ab_report_by_name(struct db *db, const struct db_experiment *e,
@@ -481,15 +482,15 @@ void run_frames_warn(const struct db_run *run, bool frames, const char *regex,
 	if (run->nframes)
 		return;
 	if (symbol)
-		fprintf(cli_talk(), "warning: --frame-symbol '%s': the function was "
-			"called fewer than twice: no frames stored\n",
+		warning_msg("--frame-symbol '%s': the function was "
+			"called fewer than twice: no frames stored",
 			cli_echo(symbol, buf, sizeof(buf)));
 	else if (regex)
-		fprintf(cli_talk(), "warning: --frame-regex '%s' matched no line of the "
-			"workload's output: no frames stored\n",
+		warning_msg("--frame-regex '%s' matched no line of the "
+			"workload's output: no frames stored",
 			cli_echo(regex, buf, sizeof(buf)));
 	else if (frames)
-		fprintf(cli_talk(), "warning: --frames: the workload marked no frame "
+		warning_msg("--frames: the workload marked no frame "
 			"(prof_frame() from include/prof_marker.h, or use "
-			"--frame-regex): no frames stored\n");
+			"--frame-regex): no frames stored");
 }
