@@ -38,8 +38,8 @@ static void test_errtext__keeps_errno_and_fits_the_buffer(void **state)
 /*
  * Every errno text a message prints is err_text's, lowercase: a bare
  * strerror() call anywhere in the sources would print "No such file or
- * directory" mid-sentence (issue 13 found 25 of them). strerror_r and
- * libpfm4's pfm_strerror are other functions and pass.
+ * directory" mid-sentence (22 were left when issue 13 was closed).
+ * strerror_r and libpfm4's pfm_strerror are other functions and pass.
  */
 static void test_errtext__no_bare_strerror_in_the_sources(void **state)
 {
