@@ -100,6 +100,7 @@ static void print_tail(const char *text, size_t len, int lines)
 {
 	const unsigned char *s = (const unsigned char *)text, *end = s + len;
 	size_t odd = 0;
+	FILE *fp = cli_talk();
 	for (const unsigned char *q = s; q < end; q++) {
 		size_t u = *q >= 0x80 ? utf8_len(q, end) : 0;
 		if (u)
@@ -108,11 +109,11 @@ static void print_tail(const char *text, size_t len, int lines)
 			odd++;
 	}
 	if (!len) {
-		fprintf(cli_talk(), "  | (nothing on cli_talk())\n");
+		fprintf(fp, "  | (nothing on stderr)\n");
 		return;
 	}
 	if (odd * 10 > len) {
-		fprintf(cli_talk(), "  | (%zu bytes on stderr, mostly binary: not shown)\n", len);
+		fprintf(fp, "  | (%zu bytes on stderr, mostly binary: not shown)\n", len);
 		return;
 	}
 	const unsigned char *p = end;
@@ -125,19 +126,19 @@ static void print_tail(const char *text, size_t len, int lines)
 	if (*p == '\n')
 		p++;
 	while (p < end) {
-		fputs("  | ", cli_talk());
+		fputs("  | ", fp);
 		for (; p < end && *p != '\n'; p++) {
 			size_t u = *p >= 0x80 ? utf8_len(p, end) : 0;
 			if (u) {
-				fwrite(p, 1, u, cli_talk());
+				fwrite(p, 1, u, fp);
 				p += u - 1;
 			} else if (*p == '\t' || (*p >= 0x20 && *p < 0x7f)) {
-				fputc(*p, cli_talk());
+				fputc(*p, fp);
 			} else {
-				fprintf(cli_talk(), "\\x%02x", *p);
+				fprintf(fp, "\\x%02x", *p);
 			}
 		}
-		fputc('\n', cli_talk());
+		fputc('\n', fp);
 		if (p < end)
 			p++;
 	}

@@ -219,13 +219,14 @@ static void test_ab__arms_run_through_a_shell_unless_no_shell(void **state)
 }
 
 /* A failing arm's stderr tail is text: escapes, not raw bytes; binary is
- * measured, not shown; stdout is not the tail. */
+ * measured, not shown; stdout is not the tail; an empty one says so. */
 static void test_ab__failed_arm_tail_is_text(void **state)
 {
 	struct tu_db *f = *state;
 	char *argv[] = { PROF_BIN, f->dbarg, "ab", "--arm", "ok=true", "--arm",
 			 "esc=printf 'to %s\\n' std-out; printf 'bad \\033[31mred\\n' >&2; exit 3",
 			 "--arm", "bin=head -c 4000 /dev/urandom >&2; exit 4",
+			 "--arm", "mute=exit 5",
 			 "--rounds", "1", "--warmup", "0", "--keep-going", "-e", "task-clock",
 			 NULL };
 	struct tu_proc p = tu_run(argv, NULL);
@@ -236,6 +237,8 @@ static void test_ab__failed_arm_tail_is_text(void **state)
 	assert_null(strstr(p.err, "to std-out"));
 	expect(p.err, "exited with status 4");
 	expect(p.err, "bytes on stderr, mostly binary: not shown");
+	expect(p.err, "exited with status 5");
+	expect(p.err, "  | (nothing on stderr)\n");
 	if (!is_clean_text(p.err))
 		fail_msg("raw bytes reached stderr:\n%s", p.err);
 	tu_proc_release(&p);
