@@ -7,11 +7,7 @@
 
 #include "reports/frames.h"
 #include "reports/rows.h"
-
-bool frames_is_time(const struct db_event *e)
-{
-	return strstr(e->name, "clock") != NULL;
-}
+#include "reports/timeline.h"
 
 static int cmp_i64(const void *a, const void *b)
 {
@@ -139,7 +135,7 @@ void frames_slowest(const struct db_run *run, struct frames_slow *out)
 	double best = -1;
 	for (size_t k = 0; k < nn; k++)
 		for (size_t e = 0; e < run->nevents; e++) {
-			if (frames_is_time(&run->events[e]) ||
+			if (timeline_is_time(&run->events[e]) ||
 			    !frames_per_frame(run, names[k], e, v))
 				continue;
 			double s = 0, r = 0;
@@ -207,7 +203,7 @@ static struct rows *by_name_rows(const struct db_run *run)
 		abort();
 	for (size_t e = 0; e < run->nevents; e++) {
 		const struct db_event *ev = &run->events[e];
-		bool tm = frames_is_time(ev);
+		bool tm = timeline_is_time(ev);
 		cols[BN_FIRST_EVENT + e] = (struct col){
 			.key = ev->name, .kind = tm ? COL_NS : COL_REAL,
 			.unit = tm ? "ms" : NULL, .decimals = tm ? 3 : 1,

@@ -24,8 +24,6 @@ struct frames_slow {
 	double slow_mean, rest_mean;	/* per frame */
 };
 
-/* Events whose values are nanoseconds of time (shown in ms). */
-bool frames_is_time(const struct db_event *e);
 /* The run's budget per frame in ms (16.7 when it stored none). */
 double frames_budget_ms(const struct db_run *run);
 /* The distinct thread names of the frame counts, in order of first

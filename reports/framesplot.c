@@ -9,6 +9,7 @@
 #include "reports/frames.h"
 #include "reports/framesplot.h"
 #include "reports/svg.h"
+#include "reports/timeline.h"
 
 #define WIDTH 900.0
 #define PANEL_H 250.0
@@ -90,7 +91,7 @@ static void counter_panel(struct svg *s, const struct db_run *run, size_t e,
 			  const char **names, size_t nn, double y)
 {
 	const struct db_event *ev = &run->events[e];
-	bool tm = frames_is_time(ev);
+	bool tm = timeline_is_time(ev);
 	double *x = xalloc(run->nframes);
 	for (size_t i = 0; i < run->nframes; i++)
 		x[i] = (double)i;

@@ -12,8 +12,7 @@ bool timeline_is_time(const struct db_event *e)
 	return strstr(e->name, "clock") != NULL;
 }
 
-/* An event some interval row carries a value for. */
-static bool read_event(const struct db_run *run, size_t e)
+bool timeline_read_event(const struct db_run *run, size_t e)
 {
 	for (size_t i = 0; i < run->nintervals; i++)
 		if (run->intervals[i].values[e] >= 0)
@@ -39,7 +38,7 @@ static struct rows *interval_rows(const struct db_run *run)
 			.unit = timeline_is_time(ev) ? "ms" : NULL, .decimals = 2,
 			.group = "values", .flags = COL_FLAT_GROUP,
 		};
-		if (!read_event(run, e))
+		if (!timeline_read_event(run, e))
 			cols[IC_FIRST_EVENT + e].flags |= COL_NO_PEOPLE | COL_NO_CSV;
 	}
 	struct rows *r = rows_new("intervals", cols, ncols, ROWS_FLAT);
@@ -94,15 +93,19 @@ static int cmp_i64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* The distinct names of the interval rows, in order of first sight. */
-static size_t names_of(const struct db_run *run, const char ***out)
+const char *timeline_name(const struct db_interval *iv)
+{
+	return iv->name ? iv->name : "?";
+}
+
+size_t timeline_names(const struct db_run *run, const char ***out)
 {
 	const char **names = calloc(run->nintervals ? run->nintervals : 1, sizeof(*names));
 	if (!names)
 		abort();
 	size_t n = 0;
 	for (size_t i = 0; i < run->nintervals; i++) {
-		const char *nm = run->intervals[i].name ? run->intervals[i].name : "?";
+		const char *nm = timeline_name(&run->intervals[i]);
 		size_t k = 0;
 		while (k < n && strcmp(names[k], nm))
 			k++;
@@ -120,20 +123,17 @@ static void timeline_row(const struct db_run *run, struct rows *r, const char *n
 			 size_t e, int64_t step_ms, int64_t nbins)
 {
 	int64_t *sum = calloc((size_t)nbins, sizeof(*sum));
-	bool *has = calloc((size_t)nbins, sizeof(*has));
-	if (!sum || !has)
+	if (!sum)
 		abort();
 	int64_t lo = nbins, hi = -1;
 	for (size_t i = 0; i < run->nintervals; i++) {
 		const struct db_interval *iv = &run->intervals[i];
-		const char *nm = iv->name ? iv->name : "?";
-		if (strcmp(nm, name) || iv->values[e] < 0)
+		if (strcmp(timeline_name(iv), name) || iv->values[e] < 0)
 			continue;
 		int64_t b = iv->t_ms / step_ms;
 		if (b < 0 || b >= nbins)
 			continue;
 		sum[b] += iv->values[e];
-		has[b] = true;
 		lo = b < lo ? b : lo;
 		hi = b > hi ? b : hi;
 	}
@@ -173,7 +173,6 @@ static void timeline_row(const struct db_run *run, struct rows *r, const char *n
 	free(sorted);
 out:
 	free(sum);
-	free(has);
 }
 
 void report_timeline(const struct db_run *run, enum out_format fmt, FILE *fp)
@@ -198,7 +197,7 @@ void report_timeline(const struct db_run *run, enum out_format fmt, FILE *fp)
 	};
 	struct rows *r = rows_new("timeline", cols, TL_N, 0);
 	const char **names;
-	size_t nn = names_of(run, &names);
+	size_t nn = timeline_names(run, &names);
 	for (size_t k = 0; k < nn; k++)
 		for (size_t e = 0; e < run->nevents; e++)
 			timeline_row(run, r, names[k], e, step, nbins);

@@ -17,6 +17,16 @@
 /* Events whose values are nanoseconds of time, shown to people in ms. */
 bool timeline_is_time(const struct db_event *e);
 
+/* Whether some interval row carries a value of event e. */
+bool timeline_read_event(const struct db_run *run, size_t e);
+
+/* An interval row's thread name, "?" where none was stored. */
+const char *timeline_name(const struct db_interval *iv);
+
+/* The distinct thread names of the interval rows, in order of first
+ * sight, in *out (malloc'd; the names are the run's or "?"); their count. */
+size_t timeline_names(const struct db_run *run, const char ***out);
+
 /* JSON: {"run_id", "interval_ms", "intervals": [{"t_ms", "tid", "name",
  * "values": {event: value}}]}; table, Markdown and CSV: one row per
  * interval and thread, one column per event read. */

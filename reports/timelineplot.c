@@ -32,21 +32,13 @@ static int cmp_i64(const void *a, const void *b)
 
 static void grid_of(const struct db_run *run, struct grid *g)
 {
-	size_t n = run->nintervals ? run->nintervals : 1;
-	g->t = calloc(n, sizeof(*g->t));
-	g->names = calloc(n, sizeof(*g->names));
-	if (!g->t || !g->names)
+	g->t = calloc(run->nintervals ? run->nintervals : 1, sizeof(*g->t));
+	if (!g->t)
 		abort();
-	g->nt = g->nn = 0;
-	for (size_t i = 0; i < run->nintervals; i++) {
-		const struct db_interval *iv = &run->intervals[i];
-		size_t k = 0;
-		while (k < g->nn && strcmp(g->names[k], iv->name))
-			k++;
-		if (k == g->nn)
-			g->names[g->nn++] = iv->name;
-		g->t[g->nt++] = iv->t_ms;
-	}
+	g->nn = timeline_names(run, &g->names);
+	g->nt = 0;
+	for (size_t i = 0; i < run->nintervals; i++)
+		g->t[g->nt++] = run->intervals[i].t_ms;
 	qsort(g->t, g->nt, sizeof(*g->t), cmp_i64);
 	size_t u = 0;
 	for (size_t i = 0; i < g->nt; i++)
@@ -69,20 +61,11 @@ static void series_of(const struct db_run *run, const struct grid *g,
 		y[i] = NAN;
 	for (size_t i = 0; i < run->nintervals; i++) {
 		const struct db_interval *iv = &run->intervals[i];
-		if (iv->values[e] < 0 || strcmp(iv->name, name))
+		if (iv->values[e] < 0 || strcmp(timeline_name(iv), name))
 			continue;
 		size_t k = time_index(g, iv->t_ms);
 		y[k] = (isnan(y[k]) ? 0 : y[k]) + (double)iv->values[e];
 	}
-}
-
-/* An event some interval carries a value for. */
-static bool read_event(const struct db_run *run, size_t e)
-{
-	for (size_t i = 0; i < run->nintervals; i++)
-		if (run->intervals[i].values[e] >= 0)
-			return true;
-	return false;
 }
 
 static void event_panel(struct svg *s, const struct db_run *run,
@@ -132,7 +115,7 @@ void report_intervals_svg(const struct db_run *run, FILE *fp)
 		abort();
 	size_t ne = 0;
 	for (size_t e = 0; e < run->nevents; e++)
-		if (read_event(run, e))
+		if (timeline_read_event(run, e))
 			ev[ne++] = e;
 	struct svg s;
 	svg_begin(&s, fp, WIDTH, TOP + PANEL_H * (double)(ne ? ne : 1),

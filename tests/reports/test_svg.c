@@ -7,6 +7,8 @@
 #include <math.h>
 
 #include "reports/svg.h"
+#include "reports/timeline.h"
+#include "reports/timelineplot.h"
 #include "test_util.h"
 #include "xml_check.h"
 
@@ -129,6 +131,33 @@ static void test_svg__document_has_its_structure(void **state)
 	free(svg);
 }
 
+/*
+ * An interval row stored without a thread name (the column takes NULL)
+ * is drawn as "?", as the compact timeline prints it; the picture used
+ * to pass the NULL to strcmp.
+ */
+static void test_svg__interval_without_a_name(void **state)
+{
+	(void)state;
+	char ev_name[] = "task-clock", main_name[] = "main";
+	struct db_event ev = { .name = ev_name, .supported = true };
+	int64_t v[4] = { 1000000, 2000000, 1500000, 500000 };
+	struct db_interval iv[4] = {
+		{ 0, 1, main_name, &v[0] }, { 0, 2, NULL, &v[1] },
+		{ 100, 1, main_name, &v[2] }, { 100, 2, NULL, &v[3] },
+	};
+	struct db_run run = { .id = 1, .nevents = 1, .events = &ev,
+			      .nintervals = 4, .intervals = iv };
+	assert_true(timeline_read_event(&run, 0));
+	assert_string_equal(timeline_name(&iv[1]), "?");
+	struct tu_buf b;
+	report_intervals_svg(&run, tu_buf_open(&b));
+	const char *svg = tu_buf_close(&b);
+	assert_non_null(strstr(svg, "data-name=\"?\""));
+	assert_non_null(strstr(svg, "data-name=\"main\""));
+	free(b.data);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -138,6 +167,7 @@ int main(void)
 		cmocka_unit_test(test_svg__palette_is_okabe_ito),
 		cmocka_unit_test(test_svg__document_is_well_formed),
 		cmocka_unit_test(test_svg__document_has_its_structure),
+		cmocka_unit_test(test_svg__interval_without_a_name),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
