@@ -22,19 +22,17 @@ struct fthread {
 
 struct frames {
 	size_t nev;
-	uint64_t t0;
 	struct series marks[FRAME_NSOURCES];
 	struct fthread *th;
 	size_t nth;
 };
 
-struct frames *frames_new(size_t nevents, uint64_t t0_ns)
+struct frames *frames_new(size_t nevents)
 {
 	struct frames *f = calloc(1, sizeof(*f));
 	if (!f)
 		return NULL;
 	f->nev = nevents;
-	f->t0 = t0_ns;
 	return f;
 }
 

@@ -36,8 +36,8 @@ enum frame_source {
 
 struct frames;
 
-/* NULL with errno on failure. t0_ns: when the workload started. */
-struct frames *frames_new(size_t nevents, uint64_t t0_ns);
+/* NULL with errno on failure. */
+struct frames *frames_new(size_t nevents);
 void frames_free(struct frames *f);	/* NULL is fine */
 
 /* 0, or -ENOMEM. */

@@ -133,11 +133,6 @@ size_t intervals_count(const struct intervals *iv)
 	return iv->n;
 }
 
-const struct intervals_thread *intervals_get(const struct intervals *iv, size_t i)
-{
-	return i < iv->n ? &iv->th[i] : NULL;
-}
-
 const struct intervals_thread *intervals_find(const struct intervals *iv,
 					      int32_t tid)
 {
@@ -147,11 +142,6 @@ const struct intervals_thread *intervals_find(const struct intervals *iv,
 size_t intervals_nevents(const struct intervals *iv)
 {
 	return iv->nevents;
-}
-
-uint64_t intervals_ns(const struct intervals *iv)
-{
-	return iv->interval_ns;
 }
 
 uint64_t intervals_ticks(const struct intervals *iv)

@@ -50,12 +50,10 @@ int intervals_feed(struct intervals *iv, int32_t tid, uint64_t time_ns,
 uint64_t intervals_bin(const struct intervals *iv, uint64_t time_ns);
 
 size_t intervals_count(const struct intervals *iv);
-const struct intervals_thread *intervals_get(const struct intervals *iv, size_t i);
 /* The thread's entry, or NULL. */
 const struct intervals_thread *intervals_find(const struct intervals *iv,
 					      int32_t tid);
 size_t intervals_nevents(const struct intervals *iv);
-uint64_t intervals_ns(const struct intervals *iv);
 /* Ticks taken (samples fed). */
 uint64_t intervals_ticks(const struct intervals *iv);
 

@@ -195,14 +195,6 @@ int uprobe_rings_open(const struct perf_event_attr *attr, size_t pages,
 	return 0;
 }
 
-size_t uprobe_rings_fds(const struct uprobe_rings *r, int *fds, size_t max)
-{
-	size_t n = 0;
-	for (; r && n < r->n && n < max; n++)
-		fds[n] = r->r[n].fd;
-	return n;
-}
-
 /* One CPU's buffer has one writer: head and tail suffice. */
 static void drain_one(struct uprobe_rings *u, struct ring *r, int32_t pid,
 		      void (*fn)(uint64_t t_ns, void *arg), void *arg)

@@ -60,8 +60,6 @@ struct uprobe_rings;
  */
 int uprobe_rings_open(const struct perf_event_attr *a, size_t pages,
 		      struct uprobe_rings **out, char **cause);
-/* The buffers' descriptors, for poll(): up to max into fds; the count. */
-size_t uprobe_rings_fds(const struct uprobe_rings *r, int *fds, size_t max);
 /* Call fn for every sample of process pid that the buffers hold now. */
 void uprobe_rings_drain(struct uprobe_rings *r, int32_t pid,
 			void (*fn)(uint64_t t_ns, void *arg), void *arg);

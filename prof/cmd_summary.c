@@ -40,7 +40,7 @@ static int parse_metric(struct verb_ctx *vc, const char *arg, void *field)
 }
 
 /* "3", "3-14" or "last" into ids; false when it is none of these. */
-static bool add_ids(struct verb_ctx *vc, const char *arg, long **ids, size_t *n)
+static bool add_ids(const char *arg, long **ids, size_t *n)
 {
 	long lo, hi;
 	char *end;
@@ -60,7 +60,6 @@ static bool add_ids(struct verb_ctx *vc, const char *arg, long **ids, size_t *n)
 		if (*end)
 			return false;
 	}
-	(void)vc;
 	for (long id = lo; id <= hi; id++) {
 		long *v = realloc(*ids, (*n + 1) * sizeof(*v));
 		if (!v)
@@ -81,7 +80,7 @@ static int cmd_summary(struct verb_ctx *vc)
 		return usage_error(vc->name, "give the experiments: prof summary 3 4 5, "
 				   "or a range 3-14");
 	for (int i = 0; i < vc->argc; i++) {
-		if (!add_ids(vc, vc->argv[i], &ids, &n)) {
+		if (!add_ids(vc->argv[i], &ids, &n)) {
 			free(ids);
 			return usage_error(vc->name, "bad experiment '%s': expected an id, "
 					   "a range such as 3-14, or last",

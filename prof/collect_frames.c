@@ -376,7 +376,7 @@ static void fr_opened(void *self, struct collect_ctx *cx)
 				    s && s->reason ? s->reason : "");
 	}
 	st->pid = (int32_t)cx->pid;
-	st->f = frames_new(st->nev, now_ns());
+	st->f = frames_new(st->nev);
 	if (!st->f)
 		abort();
 	if (pthread_create(&st->reader, NULL, reader_main, st) == 0)

@@ -126,7 +126,7 @@ static void iv_fill(void *self, struct collect_ctx *cx, struct db_run *run)
 	struct intervals_state *st = self;
 	if (!st->iv)
 		return;
-	convert_intervals(run, st->iv, cx->cs, cx->o->interval_ms);
+	convert_intervals(run, st->iv, cx->o->interval_ms);
 }
 
 const struct collector_ops collect_intervals = {

@@ -186,9 +186,8 @@ static void one_thread_intervals(struct db_run *run, const struct db_thread *t,
 }
 
 void convert_intervals(struct db_run *run, const struct intervals *iv,
-		       const struct counters *cs, unsigned interval_ms)
+		       unsigned interval_ms)
 {
-	(void)cs;
 	if (intervals_nevents(iv) != run->nevents)
 		return;
 	uint64_t last_bin = (uint64_t)(run->wall_s * 1000.0) / interval_ms;

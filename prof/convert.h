@@ -53,7 +53,7 @@ void convert_procs(struct db_run *run, const struct procs *procs);
  * "interval_ms".
  */
 void convert_intervals(struct db_run *run, const struct intervals *iv,
-		       const struct counters *cs, unsigned interval_ms);
+		       unsigned interval_ms);
 
 /*
  * The machine's counters that moved between before and after

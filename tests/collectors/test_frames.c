@@ -13,7 +13,7 @@
 static void test_frames__deltas_between_boundaries(void **state)
 {
 	(void)state;
-	struct frames *f = frames_new(1, 0);
+	struct frames *f = frames_new(1);
 	assert_non_null(f);
 	/* Out of order on purpose: they are sorted. */
 	assert_int_equal(frames_mark(f, FRAME_MARKER, 200), 0);
@@ -45,7 +45,7 @@ static void test_frames__deltas_between_boundaries(void **state)
 static void test_frames__an_event_never_read_has_no_delta(void **state)
 {
 	(void)state;
-	struct frames *f = frames_new(2, 0);
+	struct frames *f = frames_new(2);
 	frames_mark(f, FRAME_REGEX, 10);
 	frames_mark(f, FRAME_REGEX, 20);
 	uint64_t v[2] = { 3, 0 };
