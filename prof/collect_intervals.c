@@ -103,10 +103,8 @@ static void iv_drain(void *self, const struct perf_rec *rec, int origin)
 	if (st->off || st->full || rec->type != PERF_RECORD_SAMPLE ||
 	    !rec->u.sample.read_nr || !rec->u.sample.read_has_id)
 		return;
-	/* Ours when its values are the read_counters group's. */
-	if (counters_read_index(st->cs, rec->u.sample.read_vals[1]) != -1)
-		return;
-	/* Not another read_counters sampler's (the frames collector's). */
+	/* Ours when it comes from our sampler: not another read_counters
+	 * sampler's (the frames collector's), nor any other sampler's. */
 	if (origin != st->id_origin) {
 		st->id = counters_sampler_id(st->cs, (size_t)origin, st->sampler);
 		st->id_origin = origin;
