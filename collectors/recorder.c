@@ -187,7 +187,8 @@ struct qrec {
 	uint64_t time;
 	union {
 		struct {
-			uint64_t id, ip, period, abi;
+			uint64_t ip, period, abi;
+			uint32_t event;		/* the sampler's index, known on arrival */
 			uint32_t nchain, nregs, stack_size;
 		} s;
 		struct { uint64_t start, len, pgoff; uint32_t prot; } m;
@@ -516,11 +517,7 @@ static size_t kernel_frames(struct recorder *r, const struct qrec *q,
 
 static void process_sample(struct recorder *r, const struct qrec *q)
 {
-	uint32_t event = 0;
-	if (!event_of(r, q->u.s.id, &event)) {
-		r->st.unknown_id++;
-		return;
-	}
+	uint32_t event = q->u.s.event;
 	size_t max = r->max_frames;
 	bool kip = is_kernel_sample(q);
 	const uint64_t *chain = q->data;
@@ -674,7 +671,6 @@ static struct qrec *copy_record(struct recorder *r, const struct perf_rec *rec)
 		if (!q)
 			return NULL;
 		memset(q, 0, sizeof(*q));
-		q->u.s.id = s->identifier ? s->identifier : s->id;
 		q->u.s.ip = s->ip;
 		q->u.s.period = s->period;
 		q->u.s.abi = s->abi;
@@ -777,7 +773,7 @@ void recorder_on_record(const struct perf_rec *rec, int origin, void *arg)
 	bool sample = rec->type == PERF_RECORD_SAMPLE;
 	/* Another collector's sampler shares the ring buffer (prof record
 	 * -I, --frames): its samples are neither queued nor dropped. */
-	uint32_t ev;
+	uint32_t ev = 0;
 	if (sample && !event_of(r, rec->u.sample.identifier ? rec->u.sample.identifier
 				: rec->u.sample.id, &ev)) {
 		r->st.unknown_id++;
@@ -790,11 +786,9 @@ void recorder_on_record(const struct perf_rec *rec, int origin, void *arg)
 		bool room = r->queued_bytes + need <= r->o.queue_bytes;
 		pthread_mutex_unlock(&r->lock);
 		if (!room) {
-			uint32_t event;
 			r->st.dropped++;
-			if (event_of(r, rec->u.sample.identifier, &event) &&
-			    event < r->o.nevents)
-				r->st.event_dropped[event]++;
+			if (ev < r->o.nevents)
+				r->st.event_dropped[ev]++;
 			return;
 		}
 	}
@@ -807,6 +801,8 @@ void recorder_on_record(const struct perf_rec *rec, int origin, void *arg)
 	q->type = rec->type;
 	q->misc = rec->misc;
 	q->next = NULL;
+	if (sample)
+		q->u.s.event = ev;
 	if (r->o.synchronous) {
 		process(r, q);
 		free(q);
