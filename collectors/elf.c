@@ -11,13 +11,13 @@
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/cause.h"
 #include "common/errtext.h"
 
 /* How much of a path or name goes into a message. */
@@ -47,21 +47,6 @@ struct elf_symtab {
 };
 
 #define NO_COVER UINT32_MAX
-
-static int set_cause(char **cause, int err, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int set_cause(char **cause, int err, const char *fmt, ...)
-{
-	if (cause) {
-		va_list ap;
-		va_start(ap, fmt);
-		if (vasprintf(cause, fmt, ap) < 0)
-			*cause = NULL;
-		va_end(ap);
-	}
-	return err;
-}
 
 static bool range_ok(uint64_t fsize, uint64_t off, uint64_t len)
 {
@@ -146,7 +131,7 @@ static int load_sections(struct elf_file *ef, const struct ehdr *h,
 	if (h->shoff == 0)
 		return 0;	/* no section headers (stripped of them) */
 	if (h->shentsize < shdr_size)
-		return set_cause(cause, -EINVAL,
+		return cause_set(cause, -EINVAL,
 				 "cannot read ELF file '%.*s': section header size %u is smaller than %zu",
 				 MSG_CAP, path, h->shentsize, shdr_size);
 
@@ -157,7 +142,7 @@ static int load_sections(struct elf_file *ef, const struct ehdr *h,
 	if (h->shnum == 0 || h->shstrndx == SHN_XINDEX) {
 		struct elf_section s0;
 		if (!range_ok(fsize, h->shoff, shdr_size))
-			return set_cause(cause, -EINVAL,
+			return cause_set(cause, -EINVAL,
 					 "cannot read ELF file '%.*s': section header table at offset %llu is beyond the end of the file (%llu bytes)",
 					 MSG_CAP, path, (unsigned long long)h->shoff,
 					 (unsigned long long)fsize);
@@ -170,7 +155,7 @@ static int load_sections(struct elf_file *ef, const struct ehdr *h,
 	if (shnum == 0)
 		return 0;
 	if (h->shoff > fsize || shnum > (fsize - h->shoff) / h->shentsize)
-		return set_cause(cause, -EINVAL,
+		return cause_set(cause, -EINVAL,
 				 "cannot read ELF file '%.*s': section header table (offset %llu, %llu entries of %u bytes) extends beyond the end of the file (%llu bytes)",
 				 MSG_CAP, path, (unsigned long long)h->shoff,
 				 (unsigned long long)shnum, h->shentsize,
@@ -178,7 +163,7 @@ static int load_sections(struct elf_file *ef, const struct ehdr *h,
 
 	ef->sections = calloc(shnum, sizeof(*ef->sections));
 	if (!ef->sections)
-		return set_cause(cause, -ENOMEM, "cannot read ELF file '%.*s': out of memory",
+		return cause_set(cause, -ENOMEM, "cannot read ELF file '%.*s': out of memory",
 				 MSG_CAP, path);
 	ef->nsections = shnum;
 	for (uint64_t i = 0; i < shnum; i++)
@@ -188,13 +173,13 @@ static int load_sections(struct elf_file *ef, const struct ehdr *h,
 	uint64_t strsize = 0;
 	if (shstrndx != SHN_UNDEF) {
 		if (shstrndx >= shnum)
-			return set_cause(cause, -EINVAL,
+			return cause_set(cause, -EINVAL,
 					 "cannot read ELF file '%.*s': section name table index %llu is out of range (%llu sections)",
 					 MSG_CAP, path, (unsigned long long)shstrndx,
 					 (unsigned long long)shnum);
 		const struct elf_section *ss = &ef->sections[shstrndx];
 		if (ss->type == SHT_NOBITS || !range_ok(fsize, ss->offset, ss->size))
-			return set_cause(cause, -EINVAL,
+			return cause_set(cause, -EINVAL,
 					 "cannot read ELF file '%.*s': section name table (offset %llu, %llu bytes) extends beyond the end of the file (%llu bytes)",
 					 MSG_CAP, path, (unsigned long long)ss->offset,
 					 (unsigned long long)ss->size,
@@ -204,7 +189,7 @@ static int load_sections(struct elf_file *ef, const struct ehdr *h,
 		/* The gABI ends every string table with a NUL, so each name
 		 * that starts inside it is terminated inside it. */
 		if (strsize > 0 && strtab[strsize - 1] != '\0')
-			return set_cause(cause, -EINVAL,
+			return cause_set(cause, -EINVAL,
 					 "cannot read ELF file '%.*s': the section name table does not end with a NUL",
 					 MSG_CAP, path);
 	}
@@ -216,7 +201,7 @@ static int load_sections(struct elf_file *ef, const struct ehdr *h,
 		s->index = (uint32_t)i;
 		if (strtab && !(name == 0 && strsize == 0)) {
 			if (name >= strsize)
-				return set_cause(cause, -EINVAL,
+				return cause_set(cause, -EINVAL,
 						 "cannot read ELF file '%.*s': section %llu has name offset %u beyond the section name table (%llu bytes)",
 						 MSG_CAP, path, (unsigned long long)i,
 						 name, (unsigned long long)strsize);
@@ -224,7 +209,7 @@ static int load_sections(struct elf_file *ef, const struct ehdr *h,
 		}
 		if (s->type != SHT_NULL && s->type != SHT_NOBITS &&
 		    !range_ok(fsize, s->offset, s->size))
-			return set_cause(cause, -EINVAL,
+			return cause_set(cause, -EINVAL,
 					 "cannot read ELF file '%.*s': section '%.*s' (offset %llu, %llu bytes) extends beyond the end of the file (%llu bytes)",
 					 MSG_CAP, path, MSG_CAP, s->name,
 					 (unsigned long long)s->offset,
@@ -238,7 +223,7 @@ static int load_sections(struct elf_file *ef, const struct ehdr *h,
 	if (nexec) {
 		ef->exec = calloc(nexec, sizeof(*ef->exec));
 		if (!ef->exec)
-			return set_cause(cause, -ENOMEM, "cannot read ELF file '%.*s': out of memory",
+			return cause_set(cause, -ENOMEM, "cannot read ELF file '%.*s': out of memory",
 					 MSG_CAP, path);
 		for (size_t i = 0; i < ef->nsections; i++)
 			if ((ef->sections[i].flags & (SHF_ALLOC | SHF_EXECINSTR)) ==
@@ -262,18 +247,18 @@ static int load_segments(struct elf_file *ef, const struct ehdr *h,
 	if (phnum == PN_XNUM && ef->nsections > 0)
 		phnum = ef->sections[0].info;
 	if (h->phentsize < phdr_size)
-		return set_cause(cause, -EINVAL,
+		return cause_set(cause, -EINVAL,
 				 "cannot read ELF file '%.*s': program header size %u is smaller than %zu",
 				 MSG_CAP, path, h->phentsize, phdr_size);
 	if (h->phoff > fsize || phnum > (fsize - h->phoff) / h->phentsize)
-		return set_cause(cause, -EINVAL,
+		return cause_set(cause, -EINVAL,
 				 "cannot read ELF file '%.*s': program header table (offset %llu, %llu entries of %u bytes) extends beyond the end of the file (%llu bytes)",
 				 MSG_CAP, path, (unsigned long long)h->phoff,
 				 (unsigned long long)phnum, h->phentsize,
 				 (unsigned long long)fsize);
 	ef->segments = calloc(phnum, sizeof(*ef->segments));
 	if (!ef->segments)
-		return set_cause(cause, -ENOMEM, "cannot read ELF file '%.*s': out of memory",
+		return cause_set(cause, -ENOMEM, "cannot read ELF file '%.*s': out of memory",
 				 MSG_CAP, path);
 	ef->nsegments = phnum;
 	for (uint64_t i = 0; i < phnum; i++) {
@@ -281,7 +266,7 @@ static int load_segments(struct elf_file *ef, const struct ehdr *h,
 		read_phdr(ef, h->phoff + i * h->phentsize, p);
 		if ((p->type == PT_LOAD || p->type == PT_NOTE) &&
 		    !range_ok(fsize, p->offset, p->filesz))
-			return set_cause(cause, -EINVAL,
+			return cause_set(cause, -EINVAL,
 					 "cannot read ELF file '%.*s': %s segment %llu (offset %llu, %llu bytes) extends beyond the end of the file (%llu bytes)",
 					 MSG_CAP, path,
 					 p->type == PT_LOAD ? "loadable" : "note",
@@ -299,11 +284,11 @@ static int check_ident(struct elf_file *ef, const char *path, char **cause)
 	const unsigned char *id = ef->map;
 
 	if (ef->size < SELFMAG || memcmp(id, ELFMAG, SELFMAG) != 0)
-		return set_cause(cause, -ENOEXEC,
+		return cause_set(cause, -ENOEXEC,
 				 "cannot read ELF file '%.*s': not an ELF file",
 				 MSG_CAP, path);
 	if (ef->size < EI_NIDENT)
-		return set_cause(cause, -EINVAL,
+		return cause_set(cause, -EINVAL,
 				 "cannot read ELF file '%.*s': truncated inside the ELF header (%zu bytes)",
 				 MSG_CAP, path, ef->size);
 	if (id[EI_CLASS] == ELFCLASS64)
@@ -311,22 +296,22 @@ static int check_ident(struct elf_file *ef, const char *path, char **cause)
 	else if (id[EI_CLASS] == ELFCLASS32)
 		ef->info.bits = 32;
 	else
-		return set_cause(cause, -ENOTSUP,
+		return cause_set(cause, -ENOTSUP,
 				 "cannot read ELF file '%.*s': unsupported ELF class %u",
 				 MSG_CAP, path, id[EI_CLASS]);
 #if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
-	return set_cause(cause, -ENOTSUP,
+	return cause_set(cause, -ENOTSUP,
 			 "cannot read ELF file '%.*s': prof reads ELF files on little-endian hosts only",
 			 MSG_CAP, path);
 #endif
 	if (id[EI_DATA] != ELFDATA2LSB)
-		return set_cause(cause, -ENOTSUP,
+		return cause_set(cause, -ENOTSUP,
 				 "cannot read ELF file '%.*s': %s ELF files are not supported",
 				 MSG_CAP, path,
 				 id[EI_DATA] == ELFDATA2MSB ? "big-endian" : "unknown byte order");
 	size_t need = ef->info.bits == 64 ? sizeof(Elf64_Ehdr) : sizeof(Elf32_Ehdr);
 	if (ef->size < need)
-		return set_cause(cause, -EINVAL,
+		return cause_set(cause, -EINVAL,
 				 "cannot read ELF file '%.*s': truncated inside the ELF header (%zu of %zu bytes)",
 				 MSG_CAP, path, ef->size, need);
 	return 0;
@@ -362,36 +347,36 @@ int elf_file_open(const char *path, struct elf_file **out, char **cause)
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		err = -errno;
-		return set_cause(cause, err, "cannot open '%.*s': %s", MSG_CAP,
+		return cause_set(cause, err, "cannot open '%.*s': %s", MSG_CAP,
 				 path, err_text(-err, eb, sizeof(eb)));
 	}
 	if (fstat(fd, &st) < 0) {
 		err = -errno;
 		close(fd);
-		return set_cause(cause, err, "cannot stat '%.*s': %s", MSG_CAP,
+		return cause_set(cause, err, "cannot stat '%.*s': %s", MSG_CAP,
 				 path, err_text(-err, eb, sizeof(eb)));
 	}
 	if (S_ISDIR(st.st_mode)) {
 		close(fd);
-		return set_cause(cause, -EISDIR,
+		return cause_set(cause, -EISDIR,
 				 "cannot read ELF file '%.*s': is a directory",
 				 MSG_CAP, path);
 	}
 	if (!S_ISREG(st.st_mode)) {
 		close(fd);
-		return set_cause(cause, -EINVAL,
+		return cause_set(cause, -EINVAL,
 				 "cannot read ELF file '%.*s': not a regular file",
 				 MSG_CAP, path);
 	}
 	if (st.st_size == 0) {
 		close(fd);
-		return set_cause(cause, -ENOEXEC,
+		return cause_set(cause, -ENOEXEC,
 				 "cannot read ELF file '%.*s': empty file",
 				 MSG_CAP, path);
 	}
 	if ((uint64_t)st.st_size > SIZE_MAX) {
 		close(fd);
-		return set_cause(cause, -EFBIG,
+		return cause_set(cause, -EFBIG,
 				 "cannot read ELF file '%.*s': too large to map",
 				 MSG_CAP, path);
 	}
@@ -400,7 +385,7 @@ int elf_file_open(const char *path, struct elf_file **out, char **cause)
 	if (!ef || !(ef->path = strdup(path))) {
 		free(ef);
 		close(fd);
-		return set_cause(cause, -ENOMEM, "cannot read ELF file '%.*s': out of memory",
+		return cause_set(cause, -ENOMEM, "cannot read ELF file '%.*s': out of memory",
 				 MSG_CAP, path);
 	}
 	ef->size = (size_t)st.st_size;
@@ -411,7 +396,7 @@ int elf_file_open(const char *path, struct elf_file **out, char **cause)
 	if (map == MAP_FAILED) {
 		free(ef->path);
 		free(ef);
-		return set_cause(cause, err, "cannot map '%.*s': %s", MSG_CAP,
+		return cause_set(cause, err, "cannot map '%.*s': %s", MSG_CAP,
 				 path, err_text(-err, eb, sizeof(eb)));
 	}
 	ef->map = map;
@@ -435,13 +420,13 @@ int elf_file_open_mem(const void *buf, size_t len, const char *name,
 	if (cause)
 		*cause = NULL;
 	if (len == 0)
-		return set_cause(cause, -ENOEXEC,
+		return cause_set(cause, -ENOEXEC,
 				 "cannot read ELF file '%.*s': empty file",
 				 MSG_CAP, name);
 	ef = calloc(1, sizeof(*ef));
 	if (!ef || !(ef->path = strdup(name))) {
 		free(ef);
-		return set_cause(cause, -ENOMEM, "cannot read ELF file '%.*s': out of memory",
+		return cause_set(cause, -ENOMEM, "cannot read ELF file '%.*s': out of memory",
 				 MSG_CAP, name);
 	}
 	ef->map = buf;
@@ -587,13 +572,13 @@ int elf_file_build_id(const struct elf_file *ef, char *hex, size_t size,
 					      &desc, &dlen);
 	}
 	if (found < 0)
-		return set_cause(cause, -EINVAL,
+		return cause_set(cause, -EINVAL,
 				 "cannot read the build id of '%.*s': a note runs past the end of its segment or section",
 				 MSG_CAP, ef->path);
 	if (!found)
 		return -ENOENT;
 	if (dlen == 0 || dlen > ELF_BUILD_ID_MAX)
-		return set_cause(cause, -EINVAL,
+		return cause_set(cause, -EINVAL,
 				 "cannot read the build id of '%.*s': its length %u is not between 1 and %d bytes",
 				 MSG_CAP, ef->path, dlen, ELF_BUILD_ID_MAX);
 	if (size < 2 * (size_t)dlen + 1)
@@ -623,7 +608,7 @@ int elf_file_debuglink(const struct elf_file *ef, const char **name,
 	const char *nul = memchr(p, '\0', s->size);
 	uint64_t crc_at = nul ? ((uint64_t)(nul - p) + 4) & ~(uint64_t)3 : 0;
 	if (!nul || nul == p || crc_at > s->size || s->size - crc_at < 4)
-		return set_cause(cause, -EINVAL,
+		return cause_set(cause, -EINVAL,
 				 "cannot read the debug link of '%.*s': its section holds no name and CRC",
 				 MSG_CAP, ef->path);
 	uint32_t c;
@@ -846,7 +831,7 @@ static int add_symbols(const struct elf_file *ef, const struct elf_section *sec,
 	if (sec->size == 0)
 		return 0;
 	if (sec->entsize != entsize)
-		return set_cause(cause, -EINVAL,
+		return cause_set(cause, -EINVAL,
 				 "cannot read symbols of '%.*s': '%.*s' has entries of %llu bytes, not %zu",
 				 MSG_CAP, ef->path, MSG_CAP, sec->name,
 				 (unsigned long long)sec->entsize, entsize);
@@ -857,7 +842,7 @@ static int add_symbols(const struct elf_file *ef, const struct elf_section *sec,
 	    ef->sections[sec->link].type == SHT_NULL ||
 	    !range_ok(ef->size, ef->sections[sec->link].offset,
 		      ef->sections[sec->link].size))
-		return set_cause(cause, -EINVAL,
+		return cause_set(cause, -EINVAL,
 				 "cannot read symbols of '%.*s': '%.*s' links to string table %u, which is not in the file",
 				 MSG_CAP, ef->path, MSG_CAP, sec->name, sec->link);
 	const struct elf_section *strsec = &ef->sections[sec->link];
@@ -867,7 +852,7 @@ static int add_symbols(const struct elf_file *ef, const struct elf_section *sec,
 
 	/* A NUL at the end makes every name that starts inside terminated. */
 	if (strsize == 0 || strtab[strsize - 1] != '\0')
-		return set_cause(cause, -EINVAL,
+		return cause_set(cause, -EINVAL,
 				 "cannot read symbols of '%.*s': string table '%.*s' does not end with a NUL",
 				 MSG_CAP, ef->path, MSG_CAP, strsec->name);
 
@@ -880,7 +865,7 @@ static int add_symbols(const struct elf_file *ef, const struct elf_section *sec,
 		if (y.shndx == SHN_UNDEF || y.name == 0)
 			continue;
 		if (y.name >= strsize)
-			return set_cause(cause, -EINVAL,
+			return cause_set(cause, -EINVAL,
 					 "cannot read symbols of '%.*s': symbol %llu in '%.*s' has a name outside its string table",
 					 MSG_CAP, ef->path, (unsigned long long)i,
 					 MSG_CAP, sec->name);
@@ -901,7 +886,7 @@ static int add_symbols(const struct elf_file *ef, const struct elf_section *sec,
 		}
 		c.rank = sym_rank(&y, name);
 		if (cand_push(cv, &c) < 0)
-			return set_cause(cause, -ENOMEM,
+			return cause_set(cause, -ENOMEM,
 					 "cannot read symbols of '%.*s': out of memory",
 					 MSG_CAP, ef->path);
 	}
@@ -943,7 +928,7 @@ int elf_symtab_load_with_debug(const struct elf_file *ef,
 	if (!err) {
 		err = symtab_build(&cv, out);
 		if (err)
-			set_cause(cause, err, "cannot read symbols of '%.*s': %s",
+			cause_set(cause, err, "cannot read symbols of '%.*s': %s",
 				  MSG_CAP, ef->path, err_text(-err, eb, sizeof(eb)));
 	}
 	free(cv.v);
@@ -1033,7 +1018,7 @@ int elf_symtab_load_perf_map_file(FILE *fp, struct elf_symtab **out,
 			size_t ncap = cap ? cap * 2 : 65536;
 			char *nb = realloc(buf, ncap);
 			if (!nb) {
-				err = set_cause(cause, -ENOMEM,
+				err = cause_set(cause, -ENOMEM,
 						"cannot read perf map: out of memory");
 				goto out_free;
 			}
@@ -1046,7 +1031,7 @@ int elf_symtab_load_perf_map_file(FILE *fp, struct elf_symtab **out,
 			break;
 	}
 	if (ferror(fp)) {
-		err = set_cause(cause, -EIO, "cannot read perf map: read error");
+		err = cause_set(cause, -EIO, "cannot read perf map: read error");
 		goto out_free;
 	}
 	buf[len] = '\0';
@@ -1060,7 +1045,7 @@ int elf_symtab_load_perf_map_file(FILE *fp, struct elf_symtab **out,
 			/* Later lines win at one address. */
 			c.rank = UINT64_MAX - seq++;
 			if (cand_push(&cv, &c) < 0) {
-				err = set_cause(cause, -ENOMEM,
+				err = cause_set(cause, -ENOMEM,
 						"cannot read perf map: out of memory");
 				goto out_free;
 			}
@@ -1071,7 +1056,7 @@ int elf_symtab_load_perf_map_file(FILE *fp, struct elf_symtab **out,
 	}
 	err = symtab_build(&cv, out);
 	if (err)
-		set_cause(cause, err, "cannot read perf map: %s",
+		cause_set(cause, err, "cannot read perf map: %s",
 			  err_text(-err, eb, sizeof(eb)));
 	if (junk)
 		*junk = bad;
@@ -1093,13 +1078,13 @@ int elf_symtab_load_perf_map(const char *path, struct elf_symtab **out,
 		*cause = NULL;
 	if (!fp) {
 		err = -errno;
-		return set_cause(cause, err, "cannot open '%.*s': %s", MSG_CAP,
+		return cause_set(cause, err, "cannot open '%.*s': %s", MSG_CAP,
 				 path, err_text(-err, eb, sizeof(eb)));
 	}
 	err = elf_symtab_load_perf_map_file(fp, out, junk, NULL);
 	fclose(fp);
 	if (err)
-		return set_cause(cause, err, "cannot read perf map '%.*s': %s",
+		return cause_set(cause, err, "cannot read perf map '%.*s': %s",
 				 MSG_CAP, path, err_text(-err, eb, sizeof(eb)));
 	return 0;
 }

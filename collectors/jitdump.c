@@ -5,10 +5,10 @@
  * and every size checked against the bytes in hand before use.
  */
 #include "collectors/jitdump.h"
+#include "common/cause.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,21 +38,6 @@ struct jitdump {
 	uint64_t max_size;	/* the largest code, to bound look-ups */
 	struct jitdump_stats st;
 };
-
-static int set_cause(char **cause, int err, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int set_cause(char **cause, int err, const char *fmt, ...)
-{
-	if (cause) {
-		va_list ap;
-		va_start(ap, fmt);
-		if (vasprintf(cause, fmt, ap) < 0)
-			*cause = NULL;
-		va_end(ap);
-	}
-	return err;
-}
 
 struct jitdump *jitdump_new(const char *path)
 {
@@ -159,15 +144,15 @@ static int parse_header(struct jitdump *jd, char **cause)
 		return 0;
 	uint32_t magic = rd32(jd->buf);
 	if (magic == __builtin_bswap32(JITDUMP_MAGIC))
-		return set_cause(cause, -ENOTSUP,
+		return cause_set(cause, -ENOTSUP,
 				 "cannot read jitdump '%s': written with the other byte order",
 				 jd->path);
 	if (magic != JITDUMP_MAGIC)
-		return set_cause(cause, -EINVAL, "cannot read jitdump '%s': not a jitdump file",
+		return cause_set(cause, -EINVAL, "cannot read jitdump '%s': not a jitdump file",
 				 jd->path);
 	uint32_t version = rd32(jd->buf + 4), total = rd32(jd->buf + 8);
 	if (version < 1 || total < HEADER_SIZE || total > HEADER_MAX)
-		return set_cause(cause, -EINVAL,
+		return cause_set(cause, -EINVAL,
 				 "cannot read jitdump '%s': header of version %u and %u bytes",
 				 jd->path, version, total);
 	if (jd->len < total)
@@ -195,14 +180,14 @@ static int parse_record(struct jitdump *jd, const unsigned char *p, uint32_t siz
 	switch (id) {
 	case JIT_CODE_LOAD: {
 		if (size <= LOAD_FIXED)
-			return set_cause(cause, -EINVAL,
+			return cause_set(cause, -EINVAL,
 					 "cannot read jitdump '%s': a code load of %u bytes",
 					 jd->path, size);
 		uint64_t addr = rd64(p + 32), len = rd64(p + 40), index = rd64(p + 48);
 		const char *name = (const char *)p + LOAD_FIXED;
 		const char *nul = memchr(name, '\0', size - LOAD_FIXED);
 		if (!nul)
-			return set_cause(cause, -EINVAL,
+			return cause_set(cause, -EINVAL,
 					 "cannot read jitdump '%s': a code load's name has no end",
 					 jd->path);
 		if (!len || len - 1 > UINT64_MAX - addr) {
@@ -219,7 +204,7 @@ static int parse_record(struct jitdump *jd, const unsigned char *p, uint32_t siz
 	}
 	case JIT_CODE_MOVE: {
 		if (size < MOVE_SIZE)
-			return set_cause(cause, -EINVAL,
+			return cause_set(cause, -EINVAL,
 					 "cannot read jitdump '%s': a code move of %u bytes",
 					 jd->path, size);
 		uint64_t to = rd64(p + 40), len = rd64(p + 48), index = rd64(p + 56);
@@ -260,7 +245,7 @@ static int parse(struct jitdump *jd, char **cause)
 		const unsigned char *p = jd->buf + at;
 		uint32_t size = rd32(p + 4);
 		if (size < PREFIX_SIZE || size > RECORD_MAX) {
-			err = set_cause(cause, -EINVAL,
+			err = cause_set(cause, -EINVAL,
 					"cannot read jitdump '%s': a record of %u bytes at offset %llu",
 					jd->path, size,
 					(unsigned long long)(jd->file_off - jd->len + at));

@@ -6,7 +6,6 @@
 #include <math.h>
 #include <pthread.h>
 #include <sched.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,21 +17,8 @@
 #endif
 
 #include "collectors/pirate.h"
+#include "common/cause.h"
 #include "common/errtext.h"
-
-static void set_cause(char **cause, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void set_cause(char **cause, const char *fmt, ...)
-{
-	if (!cause)
-		return;
-	va_list ap;
-	va_start(ap, fmt);
-	if (vasprintf(cause, fmt, ap) < 0)
-		*cause = NULL;
-	va_end(ap);
-}
 
 /* ---- the chase ---- */
 
@@ -50,7 +36,7 @@ int chase_init(struct chase *c, size_t cap, uint64_t seed, char **cause)
 	char *m = mmap(NULL, map, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
 		       -1, 0);
 	if (m == MAP_FAILED) {
-		set_cause(cause, "cannot map %zu bytes for the co-runner's buffer: %s",
+		cause_set(cause, 0, "cannot map %zu bytes for the co-runner's buffer: %s",
 			  cap, ERR_TEXT(errno));
 		return -ENOMEM;
 	}
@@ -90,13 +76,13 @@ int chase_link(struct chase *c, size_t bytes, unsigned chains, char **cause)
 	size_t n = bytes / CHASE_LINE;
 	if (chains < 1 || chains > CHASE_CHAINS_MAX || bytes > c->cap ||
 	    n < 2 * (size_t)chains) {
-		set_cause(cause, "a chase of %zu bytes in %u chains does not fit %zu "
+		cause_set(cause, 0, "a chase of %zu bytes in %u chains does not fit %zu "
 			  "(two lines a chain at least)", bytes, chains, c->cap);
 		return -EINVAL;
 	}
 	uint32_t *order = malloc(n * sizeof(*order));
 	if (!order) {
-		set_cause(cause, "cannot link a chase of %zu lines: out of memory", n);
+		cause_set(cause, 0, "cannot link a chase of %zu lines: out of memory", n);
 		return -ENOMEM;
 	}
 	for (size_t i = 0; i < n; i++)
@@ -332,7 +318,7 @@ int pirate_start(struct pirate *p, int cpu, size_t bound, char **cause)
 	p->cpu = cpu;
 	p->bound = bound;
 	if (cpu < 0 || cpu >= CPU_SETSIZE) {
-		set_cause(cause, "cannot pin the co-runner to cpu %d", cpu);
+		cause_set(cause, 0, "cannot pin the co-runner to cpu %d", cpu);
 		return -EINVAL;
 	}
 	int rc = chase_init(&p->chase, bound, 0, cause);
@@ -351,7 +337,7 @@ int pirate_start(struct pirate *p, int cpu, size_t bound, char **cause)
 		rc = pthread_create(&p->thread, &attr, pirate_main, p);
 	pthread_attr_destroy(&attr);
 	if (rc) {
-		set_cause(cause, "cannot start the co-runner on cpu %d: %s", cpu,
+		cause_set(cause, 0, "cannot start the co-runner on cpu %d: %s", cpu,
 			  ERR_TEXT(rc));
 		pthread_mutex_destroy(&p->lock);
 		pthread_cond_destroy(&p->cond);
@@ -380,14 +366,14 @@ int pirate_walk(struct pirate *p, size_t bytes, unsigned warm_passes,
 		double warm_max_s, char **cause)
 {
 	if (!p->started || bytes > p->bound) {
-		set_cause(cause, "the co-runner may walk at most %zu bytes, not %zu",
+		cause_set(cause, 0, "the co-runner may walk at most %zu bytes, not %zu",
 			  p->bound, bytes);
 		return -EINVAL;
 	}
 	uint64_t base = atomic_load(&p->passes);
 	int err = command(p, PIRATE_WALK, bytes, 0);
 	if (err) {
-		set_cause(cause, "the co-runner cannot walk %zu bytes: %s", bytes,
+		cause_set(cause, 0, "the co-runner cannot walk %zu bytes: %s", bytes,
 			  ERR_TEXT(-err));
 		return err;
 	}
@@ -425,13 +411,13 @@ int pirate_calibrate(struct pirate *p, size_t bytes, size_t lines,
 		     double *alone_ns, double *mem_ns, char **cause)
 {
 	if (!p->started || bytes > p->bound) {
-		set_cause(cause, "the co-runner may walk at most %zu bytes, not %zu",
+		cause_set(cause, 0, "the co-runner may walk at most %zu bytes, not %zu",
 			  p->bound, bytes);
 		return -EINVAL;
 	}
 	int err = command(p, PIRATE_CALIBRATE, bytes, lines);
 	if (err) {
-		set_cause(cause, "the co-runner cannot walk %zu bytes: %s", bytes,
+		cause_set(cause, 0, "the co-runner cannot walk %zu bytes: %s", bytes,
 			  ERR_TEXT(-err));
 		return err;
 	}

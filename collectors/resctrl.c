@@ -7,7 +7,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,22 +14,8 @@
 #include <unistd.h>
 
 #include "collectors/resctrl.h"
+#include "common/cause.h"
 #include "common/errtext.h"
-
-static int set_cause(char **cause, int err, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int set_cause(char **cause, int err, const char *fmt, ...)
-{
-	if (cause) {
-		va_list ap;
-		va_start(ap, fmt);
-		if (vasprintf(cause, fmt, ap) < 0)
-			*cause = NULL;
-		va_end(ap);
-	}
-	return -err;
-}
 
 /* A small file's text, trailing whitespace cut; NULL with errno. */
 static char *read_small(const char *path)
@@ -95,10 +80,10 @@ static int read_field(const char *root, const char *rel, bool hex, uint64_t *hv,
 	int rc = 0;
 	if (!text) {
 		if (!(optional && errno == ENOENT))
-			rc = set_cause(cause, errno, "cannot read '%s': %s", path,
+			rc = cause_set(cause, errno, "cannot read '%s': %s", path,
 				       ERR_TEXT(errno));
 	} else if (hex ? !parse_hex(text, hv) : !parse_uint(text, 4096, uv)) {
-		rc = set_cause(cause, EINVAL, "'%s' reads '%.40s', not %s", path, text,
+		rc = cause_set(cause, EINVAL, "'%s' reads '%.40s', not %s", path, text,
 			       hex ? "a hex mask" : "a number");
 	}
 	free(text);
@@ -115,7 +100,7 @@ int resctrl_parse_line(const char *line, char *name, size_t namelen,
 		line++;
 	const char *colon = strchr(line, ':');
 	if (!colon || colon == line || (size_t)(colon - line) >= namelen)
-		return set_cause(cause, EINVAL, "schemata line '%.60s' has no resource "
+		return cause_set(cause, EINVAL, "schemata line '%.60s' has no resource "
 				 "name", line);
 	snprintf(name, namelen, "%.*s", (int)(colon - line), line);
 	struct resctrl_domain *v = NULL;
@@ -156,7 +141,7 @@ int resctrl_parse_line(const char *line, char *name, size_t namelen,
 	return 0;
 bad:
 	free(v);
-	return set_cause(cause, EINVAL, "schemata line '%.60s' is not "
+	return cause_set(cause, EINVAL, "schemata line '%.60s' is not "
 			 "NAME:ID=MASK;ID=MASK...", line);
 }
 
@@ -167,7 +152,7 @@ static int read_schemata(struct resctrl *r, char **cause)
 	char *text = read_small(path);
 	int rc = 0;
 	if (!text) {
-		rc = set_cause(cause, errno, "cannot read '%s': %s", path, ERR_TEXT(errno));
+		rc = cause_set(cause, errno, "cannot read '%s': %s", path, ERR_TEXT(errno));
 		goto out;
 	}
 	const char *want = r->cdp ? "L3CODE" : "L3";
@@ -184,7 +169,7 @@ static int read_schemata(struct resctrl *r, char **cause)
 			while (isspace((unsigned char)*s))
 				s++;
 			if (!strncmp(s, want, strlen(want)) && s[strlen(want)] == ':')
-				rc = set_cause(cause, EINVAL, "'%s': %s", path, lc);
+				rc = cause_set(cause, EINVAL, "'%s': %s", path, lc);
 			free(lc);
 			continue;
 		}
@@ -197,7 +182,7 @@ static int read_schemata(struct resctrl *r, char **cause)
 		found = true;
 	}
 	if (!rc && !found)
-		rc = set_cause(cause, EOPNOTSUPP, "'%s' has no %s line", path, want);
+		rc = cause_set(cause, EOPNOTSUPP, "'%s' has no %s line", path, want);
 out:
 	free(text);
 	free(path);
@@ -212,7 +197,7 @@ int resctrl_read(struct resctrl *r, const char *root, char **cause)
 	char *sch = path_of(r->root, "schemata");
 	int rc = 0;
 	if (stat(sch, &st)) {
-		rc = set_cause(cause, ENOENT, "no resctrl file system at '%s' (no "
+		rc = cause_set(cause, ENOENT, "no resctrl file system at '%s' (no "
 			       "schemata): the kernel or the CPU has no cache allocation, "
 			       "or it is not mounted", r->root);
 		free(sch);
@@ -224,7 +209,7 @@ int resctrl_read(struct resctrl *r, const char *root, char **cause)
 	free(l3);
 	free(code);
 	if (!have_l3 && !have_code) {
-		rc = set_cause(cause, EOPNOTSUPP, "resctrl at '%s' offers no L3 "
+		rc = cause_set(cause, EOPNOTSUPP, "resctrl at '%s' offers no L3 "
 			       "allocation (no info/L3)", r->root);
 		goto fail;
 	}
@@ -246,7 +231,7 @@ int resctrl_read(struct resctrl *r, const char *root, char **cause)
 	r->ways = (unsigned)__builtin_popcountll(r->cbm_mask);
 	/* The kernel's masks are contiguous from bit 0. */
 	if (!r->ways || r->cbm_mask != (r->ways == 64 ? ~0ull : (1ull << r->ways) - 1)) {
-		rc = set_cause(cause, EINVAL, "'%s/%s/cbm_mask' is %llx, not a run of ways "
+		rc = cause_set(cause, EINVAL, "'%s/%s/cbm_mask' is %llx, not a run of ways "
 			       "from bit 0", r->root, dir, (unsigned long long)r->cbm_mask);
 		goto fail;
 	}
@@ -270,7 +255,7 @@ void resctrl_release(struct resctrl *r)
 int resctrl_mask(const struct resctrl *r, unsigned ways, uint64_t *mask, char **cause)
 {
 	if (ways < r->min_bits || ways > r->ways)
-		return set_cause(cause, ERANGE, "%u ways is outside what the L3 allows "
+		return cause_set(cause, ERANGE, "%u ways is outside what the L3 allows "
 				 "(%u to %u)", ways, r->min_bits, r->ways);
 	*mask = ways == 64 ? ~0ull : (1ull << ways) - 1;
 	return 0;
@@ -290,7 +275,7 @@ static int write_text(const char *path, const char *text, char **cause)
 {
 	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0)
-		return set_cause(cause, errno, "cannot open '%s': %s", path,
+		return cause_set(cause, errno, "cannot open '%s': %s", path,
 				 ERR_TEXT(errno));
 	size_t len = strlen(text);
 	ssize_t w = write(fd, text, len);
@@ -300,7 +285,7 @@ static int write_text(const char *path, const char *text, char **cause)
 	if (e)
 		/* The kernel says why in info/last_cmd_status; the errno
 		 * (EINVAL for a mask it refuses) is what we have here. */
-		return set_cause(cause, e, "cannot write '%.60s' to '%s': %s", text, path,
+		return cause_set(cause, e, "cannot write '%.60s' to '%s': %s", text, path,
 				 ERR_TEXT(e));
 	return 0;
 }
@@ -321,7 +306,7 @@ static int remove_dir(const char *path, char **cause)
 		if (!rmdir(path))
 			return 0;
 	}
-	return set_cause(cause, errno, "cannot remove the resctrl group '%s': %s", path,
+	return cause_set(cause, errno, "cannot remove the resctrl group '%s': %s", path,
 			 ERR_TEXT(errno));
 }
 
@@ -360,11 +345,11 @@ int resctrl_group_make(const struct resctrl *r, pid_t pid, struct resctrl_group 
 	if (mkdir(g->path, 0755) && errno != EEXIST) {
 		int e = errno;
 		if (e == ENOSPC)
-			set_cause(cause, ENOSPC, "cannot make resctrl group '%s': every one "
+			cause_set(cause, ENOSPC, "cannot make resctrl group '%s': every one "
 				  "of the %u groups the hardware has is in use", g->path,
 				  r->num_closids);
 		else
-			set_cause(cause, e, "cannot make resctrl group '%s': %s", g->path,
+			cause_set(cause, e, "cannot make resctrl group '%s': %s", g->path,
 				  ERR_TEXT(e));
 		free(g->path);
 		g->path = NULL;

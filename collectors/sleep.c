@@ -11,7 +11,6 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +21,7 @@
 #include <unistd.h>
 
 #include "collectors/sleep.h"
+#include "common/cause.h"
 #include "common/errtext.h"
 
 #define NS_PER_S 1000000000ll
@@ -41,20 +41,6 @@ static const char *const bucket_names[SLEEP_NBUCKETS] = {
 static const int64_t bucket_limits_ns[SLEEP_NBUCKETS - 1] = {
 	3000, 10000, 25000, 50000
 };
-
-static void set_cause(char **cause, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void set_cause(char **cause, const char *fmt, ...)
-{
-	va_list ap;
-	if (!cause)
-		return;
-	va_start(ap, fmt);
-	if (vasprintf(cause, fmt, ap) < 0)
-		*cause = NULL;
-	va_end(ap);
-}
 
 static inline int64_t now_ns(void)
 {
@@ -434,7 +420,7 @@ static int run_cell(const struct sleep_mode_spec *mode, uint32_t target_us,
 
 	sleep_mode_format(mode, name, sizeof(name));
 	if (!wk) {
-		set_cause(cause, "cannot allocate %u sleeping threads: out of "
+		cause_set(cause, 0, "cannot allocate %u sleeping threads: out of "
 			  "memory", o->threads);
 		return -ENOMEM;
 	}
@@ -447,7 +433,7 @@ static int run_cell(const struct sleep_mode_spec *mode, uint32_t target_us,
 			break;
 	}
 	if (err) {
-		set_cause(cause, "cannot start sleeping thread %u of %u: %s",
+		cause_set(cause, 0, "cannot start sleeping thread %u of %u: %s",
 			  started + 1, o->threads, ERR_TEXT(err));
 		gate_open(&cc, started, -1);
 		for (uint32_t i = 0; i < started; i++)
@@ -468,7 +454,7 @@ static int run_cell(const struct sleep_mode_spec *mode, uint32_t target_us,
 	for (uint32_t i = 0; i < o->threads; i++) {
 		if (wk[i].err && !err) {
 			err = wk[i].err;
-			set_cause(cause, "cannot set up mode '%s' on a sleeping "
+			cause_set(cause, 0, "cannot set up mode '%s' on a sleeping "
 				  "thread: %s", name, ERR_TEXT(-err));
 		}
 		if (wk[i].t_begin < t_start)
@@ -533,14 +519,14 @@ static int load_start(struct load *l, uint32_t n, char **cause)
 		return 0;
 	l->th = calloc(n, sizeof(*l->th));
 	if (!l->th) {
-		set_cause(cause, "cannot allocate %u load threads: out of "
+		cause_set(cause, 0, "cannot allocate %u load threads: out of "
 			  "memory", n);
 		return -ENOMEM;
 	}
 	for (; l->n < n; l->n++) {
 		int err = pthread_create(&l->th[l->n], NULL, load_main, l);
 		if (err) {
-			set_cause(cause, "cannot start load thread %u of %u: "
+			cause_set(cause, 0, "cannot start load thread %u of %u: "
 				  "%s", l->n + 1, n, ERR_TEXT(err));
 			load_stop(l);
 			return -err;
@@ -571,14 +557,14 @@ int sleep_hybrid_calibrate(uint32_t calls, int64_t *margin_ns,
 		calls = DEFAULT_CALIBRATION_CALLS;
 	int64_t *over = malloc((size_t)calls * sizeof(*over));
 	if (!over) {
-		set_cause(cause, "cannot allocate %u calibration samples: out "
+		cause_set(cause, 0, "cannot allocate %u calibration samples: out "
 			  "of memory", calls);
 		return -ENOMEM;
 	}
 	memset(over, 0xff, (size_t)calls * sizeof(*over));
 	err = waiter_init(&w, &mode);
 	if (err) {
-		set_cause(cause, "cannot create a timerfd to calibrate the "
+		cause_set(cause, 0, "cannot create a timerfd to calibrate the "
 			  "hybrid margin: %s", ERR_TEXT(-err));
 		free(over);
 		return err;
@@ -600,41 +586,41 @@ int sleep_hybrid_calibrate(uint32_t calls, int64_t *margin_ns,
 static int check_opts(const struct sleep_bench_opts *o, char **cause)
 {
 	if (o->calls == 0 || o->calls > SLEEP_CALLS_MAX) {
-		set_cause(cause, "calls per cell %u out of range\n"
+		cause_set(cause, 0, "calls per cell %u out of range\n"
 			  "hint: give 1 to %u", o->calls, SLEEP_CALLS_MAX);
 		return -EINVAL;
 	}
 	if (o->threads == 0 || o->threads > SLEEP_THREADS_MAX) {
-		set_cause(cause, "sleeping threads %u out of range\n"
+		cause_set(cause, 0, "sleeping threads %u out of range\n"
 			  "hint: give 1 to %u", o->threads, SLEEP_THREADS_MAX);
 		return -EINVAL;
 	}
 	if (o->load > SLEEP_LOAD_MAX) {
-		set_cause(cause, "load threads %u out of range\n"
+		cause_set(cause, 0, "load threads %u out of range\n"
 			  "hint: give 0 to %u", o->load, SLEEP_LOAD_MAX);
 		return -EINVAL;
 	}
 	if ((uint64_t)o->calls * o->threads > MAX_SAMPLES) {
-		set_cause(cause, "%u calls on %u threads is too many samples "
+		cause_set(cause, 0, "%u calls on %u threads is too many samples "
 			  "for one cell\nhint: keep calls x threads under "
 			  "%llu", o->calls, o->threads,
 			  (unsigned long long)MAX_SAMPLES);
 		return -EINVAL;
 	}
 	if (o->pattern != SLEEP_ONESHOT && o->pattern != SLEEP_PERIODIC) {
-		set_cause(cause, "unknown sleep pattern %d", (int)o->pattern);
+		cause_set(cause, 0, "unknown sleep pattern %d", (int)o->pattern);
 		return -EINVAL;
 	}
 	for (size_t i = 0; i < o->nmodes; i++) {
 		const struct sleep_mode_spec *m = &o->modes[i];
 		if (!sleep_mode_is_bench(m->mode)) {
-			set_cause(cause, "mode '%s' cannot be benchmarked",
+			cause_set(cause, 0, "mode '%s' cannot be benchmarked",
 				  sleep_mode_name(m->mode));
 			return -EINVAL;
 		}
 		if (m->mode == SLEEP_MODE_HYBRID &&
 		    m->margin_ns > (int64_t)SLEEP_MARGIN_MAX_US * 1000) {
-			set_cause(cause, "hybrid margin %lld ns out of range",
+			cause_set(cause, 0, "hybrid margin %lld ns out of range",
 				  (long long)m->margin_ns);
 			return -EINVAL;
 		}
@@ -642,7 +628,7 @@ static int check_opts(const struct sleep_bench_opts *o, char **cause)
 	for (size_t i = 0; i < o->ndurations; i++) {
 		uint32_t d = o->durations_us[i];
 		if (d == 0 || d > SLEEP_DURATION_MAX_US) {
-			set_cause(cause, "duration %u us out of range\n"
+			cause_set(cause, 0, "duration %u us out of range\n"
 				  "hint: give 1 to %u us", d,
 				  SLEEP_DURATION_MAX_US);
 			return -EINVAL;
@@ -692,7 +678,7 @@ int sleep_bench_run(const struct sleep_bench_opts *opts,
 	out->cells = calloc(total, sizeof(*out->cells));
 	samples = malloc(nsamples * sizeof(*samples));
 	if (!out->cells || !samples) {
-		set_cause(cause, "cannot allocate %zu overshoot samples: out "
+		cause_set(cause, 0, "cannot allocate %zu overshoot samples: out "
 			  "of memory", nsamples);
 		free(samples);
 		return -ENOMEM;
@@ -744,7 +730,7 @@ int sleep_bench_run(const struct sleep_bench_opts *opts,
 			out->ncells++;
 			if (o.progress && o.progress(o.progress_arg,
 						     out->ncells, total, cell)) {
-				set_cause(cause, "sleep benchmark stopped "
+				cause_set(cause, 0, "sleep benchmark stopped "
 					  "after %zu of %zu cells",
 					  out->ncells, total);
 				err = -ECANCELED;

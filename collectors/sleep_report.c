@@ -8,7 +8,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,21 +16,8 @@
 #include <unistd.h>
 
 #include "collectors/sleep.h"
+#include "common/cause.h"
 #include "common/errtext.h"
-
-static void set_cause(char **cause, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void set_cause(char **cause, const char *fmt, ...)
-{
-	va_list ap;
-	if (!cause)
-		return;
-	va_start(ap, fmt);
-	if (vasprintf(cause, fmt, ap) < 0)
-		*cause = NULL;
-	va_end(ap);
-}
 
 /* ------------------------------------------------------------ memfd */
 
@@ -41,13 +27,13 @@ int sleep_shm_create(char **cause)
 	int err;
 	if (fd < 0) {
 		err = -errno;
-		set_cause(cause, "cannot create the sleep report memfd: %s",
+		cause_set(cause, 0, "cannot create the sleep report memfd: %s",
 			  ERR_TEXT(errno));
 		return err;
 	}
 	if (ftruncate(fd, sizeof(struct sleep_shm)) < 0) {
 		err = -errno;
-		set_cause(cause, "cannot size the sleep report memfd to %zu "
+		cause_set(cause, 0, "cannot size the sleep report memfd to %zu "
 			  "bytes: %s", sizeof(struct sleep_shm),
 			  ERR_TEXT(errno));
 		goto out_close;
@@ -56,7 +42,7 @@ int sleep_shm_create(char **cause)
 	if (fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL)
 	    < 0) {
 		err = -errno;
-		set_cause(cause, "cannot seal the sleep report memfd: %s",
+		cause_set(cause, 0, "cannot seal the sleep report memfd: %s",
 			  ERR_TEXT(errno));
 		goto out_close;
 	}
@@ -64,7 +50,7 @@ int sleep_shm_create(char **cause)
 				     MAP_SHARED, fd, 0);
 	if (shm == MAP_FAILED) {
 		err = -errno;
-		set_cause(cause, "cannot map the sleep report memfd: %s",
+		cause_set(cause, 0, "cannot map the sleep report memfd: %s",
 			  ERR_TEXT(errno));
 		goto out_close;
 	}
@@ -227,12 +213,12 @@ int sleep_report_read(int fd, struct sleep_report *out, char **cause)
 	memset(out, 0, sizeof(*out));
 	if (fstat(fd, &st) < 0) {
 		err = -errno;
-		set_cause(cause, "cannot read the sleep report (fd %d): %s",
+		cause_set(cause, 0, "cannot read the sleep report (fd %d): %s",
 			  fd, ERR_TEXT(errno));
 		return err;
 	}
 	if ((size_t)st.st_size < sizeof(struct sleep_shm)) {
-		set_cause(cause, "the sleep report is %lld bytes, not the %zu "
+		cause_set(cause, 0, "the sleep report is %lld bytes, not the %zu "
 			  "expected", (long long)st.st_size,
 			  sizeof(struct sleep_shm));
 		return -EINVAL;
@@ -240,14 +226,14 @@ int sleep_report_read(int fd, struct sleep_report *out, char **cause)
 	shm = mmap(NULL, sizeof(*shm), PROT_READ, MAP_SHARED, fd, 0);
 	if (shm == MAP_FAILED) {
 		err = -errno;
-		set_cause(cause, "cannot map the sleep report: %s",
+		cause_set(cause, 0, "cannot map the sleep report: %s",
 			  ERR_TEXT(errno));
 		return err;
 	}
 	if (shm->magic != SLEEP_SHM_MAGIC || shm->version != SLEEP_SHM_VERSION
 	    || shm->size != sizeof(struct sleep_shm)
 	    || shm->nslots != SLEEP_SHM_SLOTS) {
-		set_cause(cause, "the sleep report memfd does not hold a "
+		cause_set(cause, 0, "the sleep report memfd does not hold a "
 			  "version %u report (magic %#llx, version %u)",
 			  SLEEP_SHM_VERSION, (unsigned long long)shm->magic,
 			  shm->version);
@@ -274,7 +260,7 @@ int sleep_report_read(int fd, struct sleep_report *out, char **cause)
 		used = SLEEP_SHM_SLOTS;
 	out->threads = calloc((size_t)used + 1, sizeof(*out->threads));
 	if (!out->threads) {
-		set_cause(cause, "cannot allocate %u sleep report rows: out "
+		cause_set(cause, 0, "cannot allocate %u sleep report rows: out "
 			  "of memory", used + 1);
 		err = -ENOMEM;
 		goto out_unmap;
@@ -366,13 +352,13 @@ static int elf_kind(int fd, const char *path, enum sleep_exe_kind *kind,
 
 	if (pread(fd, ident, sizeof(ident), 0) != (ssize_t)sizeof(ident) ||
 	    memcmp(ident, ELFMAG, SELFMAG) != 0) {
-		set_cause(cause, "'%s' is not an ELF executable", path);
+		cause_set(cause, 0, "'%s' is not an ELF executable", path);
 		return -ENOEXEC;
 	}
 	bool is64 = ident[EI_CLASS] == ELFCLASS64;
 	if ((!is64 && ident[EI_CLASS] != ELFCLASS32) ||
 	    ident[EI_DATA] != ELFDATA2LSB) {
-		set_cause(cause, "'%s' is an ELF file of a class or byte order "
+		cause_set(cause, 0, "'%s' is an ELF file of a class or byte order "
 			  "this prof cannot read", path);
 		return -ENOEXEC;
 	}
@@ -410,7 +396,7 @@ static int elf_kind(int fd, const char *path, enum sleep_exe_kind *kind,
 		dynamic ? SLEEP_EXE_STATIC_PIE : SLEEP_EXE_STATIC;
 	return 0;
 truncated:
-	set_cause(cause, "'%s' is a truncated or malformed ELF file", path);
+	cause_set(cause, 0, "'%s' is a truncated or malformed ELF file", path);
 	return -ENOEXEC;
 }
 
@@ -422,7 +408,7 @@ static int exe_kind_at(const char *path, enum sleep_exe_kind *kind,
 	int err;
 	if (fd < 0) {
 		err = -errno;
-		set_cause(cause, "cannot open '%s': %s", path, ERR_TEXT(errno));
+		cause_set(cause, 0, "cannot open '%s': %s", path, ERR_TEXT(errno));
 		return err;
 	}
 	char head[256];
@@ -435,7 +421,7 @@ static int exe_kind_at(const char *path, enum sleep_exe_kind *kind,
 		if (depth > 0) {
 			/* the kernel runs one level of #! only as a script's
 			 * interpreter: a script cannot interpret a script */
-			set_cause(cause, "'%s' is a script used as an "
+			cause_set(cause, 0, "'%s' is a script used as an "
 				  "interpreter", path);
 			return -ENOEXEC;
 		}
@@ -448,7 +434,7 @@ static int exe_kind_at(const char *path, enum sleep_exe_kind *kind,
 			end++;
 		*end = '\0';
 		if (!*p) {
-			set_cause(cause, "'%s' names no interpreter after #!",
+			cause_set(cause, 0, "'%s' names no interpreter after #!",
 				  path);
 			return -ENOEXEC;
 		}
@@ -470,13 +456,13 @@ int sleep_exe_kind(const char *path, enum sleep_exe_kind *kind,
 	char *found = NULL;
 	int err;
 	if (!path || !*path) {
-		set_cause(cause, "no executable given");
+		cause_set(cause, 0, "no executable given");
 		return -EINVAL;
 	}
 	if (!strchr(path, '/')) {
 		found = path_lookup(path);
 		if (!found) {
-			set_cause(cause, "cannot find '%.100s' on $PATH", path);
+			cause_set(cause, 0, "cannot find '%.100s' on $PATH", path);
 			return -ENOENT;
 		}
 		path = found;

@@ -13,15 +13,8 @@
 #include "collectors/elf.h"
 #include "collectors/events.h"
 #include "collectors/uprobe.h"
+#include "common/cause.h"
 #include "common/errtext.h"
-
-static int set_cause(char **cause, int err, const char *fmt, const char *a,
-		     const char *b)
-{
-	if (cause && asprintf(cause, fmt, a, b) < 0)
-		*cause = NULL;
-	return -err;
-}
 
 int uprobe_pmu_type(const char *sysfs_root, char **cause)
 {
@@ -31,15 +24,15 @@ int uprobe_pmu_type(const char *sysfs_root, char **cause)
 	FILE *fp = fopen(path, "re");
 	if (!fp) {
 		int err = errno;
-		return set_cause(cause, err, "no uprobe PMU: cannot read '%s': %s",
+		return cause_set(cause, err, "no uprobe PMU: cannot read '%s': %s",
 				 path, ERR_TEXT(err));
 	}
 	int type = -1;
 	int n = fscanf(fp, "%d", &type);
 	fclose(fp);
 	if (n != 1 || type <= 0)
-		return set_cause(cause, EINVAL, "no uprobe PMU: '%s' holds no type%s",
-				 path, "");
+		return cause_set(cause, EINVAL, "no uprobe PMU: '%s' holds no type",
+				 path);
 	return type;
 }
 
@@ -110,7 +103,7 @@ int uprobe_symbol_offset(const char *path, const char *sym, uint64_t *offset,
 		goto out_free;
 	}
 	if (elf_file_vaddr_to_offset(ef, hit->addr, offset)) {
-		rc = set_cause(cause, EINVAL, "function '%s' in '%s' is not in a "
+		rc = cause_set(cause, EINVAL, "function '%s' in '%s' is not in a "
 			       "loadable segment", sym, path);
 		goto out_free;
 	}
@@ -157,7 +150,7 @@ int uprobe_rings_open(const struct perf_event_attr *attr, size_t pages,
 	struct uprobe_rings *u = calloc(1, sizeof(*u));
 	if (!u || ncpu < 1 || !(u->r = calloc((size_t)ncpu, sizeof(*u->r)))) {
 		free(u);
-		return set_cause(cause, ENOMEM, "out of memory%s%s", "", "");
+		return cause_set(cause, ENOMEM, "out of memory");
 	}
 	u->data_size = pages * (size_t)page;
 	u->map_size = u->data_size + (size_t)page;
@@ -186,7 +179,7 @@ int uprobe_rings_open(const struct perf_event_attr *attr, size_t pages,
 		err = ENODEV;
 	if (err) {
 		uprobe_rings_close(u);
-		return set_cause(cause, err, "cannot open the uprobe on every CPU: "
+		return cause_set(cause, err, "cannot open the uprobe on every CPU: "
 				 "%s%s", ERR_TEXT(err), err == EACCES || err == EPERM ?
 				 "\nhint: a uprobe on every CPU needs root or "
 				 "CAP_PERFMON" : "");

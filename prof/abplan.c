@@ -17,7 +17,7 @@
 #include "db/experiments.h"
 #include "prof/abplan.h"
 #include "reports/abstat.h"
-#include "prof/cause.h"
+#include "common/cause.h"
 #include "prof/words.h"
 #include "reports/frames.h"
 

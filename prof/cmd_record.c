@@ -16,7 +16,7 @@
 #include "collectors/recorder.h"
 #include "common/errtext.h"
 #include "db/samples.h"
-#include "prof/cause.h"
+#include "common/cause.h"
 #include "prof/collector.h"
 #include "prof/convert.h"
 #include "prof/launch.h"

@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "common/errtext.h"
-#include "prof/cause.h"
+#include "common/cause.h"
 #include "prof/launch.h"
 
 enum { STAGE_CHDIR = 1, STAGE_PIN = 2, STAGE_EXEC = 3 };

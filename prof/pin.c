@@ -8,7 +8,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "prof/cause.h"
+#include "common/cause.h"
 #include "prof/pin.h"
 
 int affinity_flag_add(int have, int flag)

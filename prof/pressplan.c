@@ -8,7 +8,7 @@
 #include <strings.h>
 
 #include "collectors/pirate.h"
-#include "prof/cause.h"
+#include "common/cause.h"
 #include "prof/pressplan.h"
 
 /* A decimal number "12" or "1.5" at s (no sign, no exponent): its end,

@@ -19,7 +19,7 @@
 
 #include "collectors/counters.h"
 #include "common/errtext.h"
-#include "prof/cause.h"
+#include "common/cause.h"
 #include "prof/cli.h"
 #include "prof/collector.h"
 #include "prof/convert.h"

@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "common/errtext.h"
-#include "prof/cause.h"
+#include "common/cause.h"
 #include "prof/cli.h"
 #include "prof/collector.h"
 #include "prof/convert.h"

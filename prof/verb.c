@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "db/db.h"
-#include "prof/cause.h"
+#include "common/cause.h"
 #include "prof/pin.h"
 #include "prof/verb.h"
 

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "prof/cause.h"
+#include "common/cause.h"
 #include "prof/words.h"
 
 void words_free(char **argv)

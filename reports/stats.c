@@ -3,32 +3,17 @@
  * `prof ab`. See stats.h for the definitions; this file says how they are
  * computed where that is not obvious.
  */
+#include "common/cause.h"
 #include "reports/stats.h"
 
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* ---- small helpers ---- */
-
-static void set_cause(char **cause, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void set_cause(char **cause, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!cause)
-		return;
-	va_start(ap, fmt);
-	if (vasprintf(cause, fmt, ap) < 0)
-		*cause = NULL;
-	va_end(ap);
-}
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -425,12 +410,12 @@ double stats_signflip_p_min(size_t n)
 static int check_positive(double v, size_t r, const char *who, char **cause)
 {
 	if (!isfinite(v)) {
-		set_cause(cause, "cannot compare round %zu: the %s value is "
+		cause_set(cause, 0, "cannot compare round %zu: the %s value is "
 			  "not a finite number (%g)", r + 1, who, v);
 		return -EINVAL;
 	}
 	if (v <= 0) {
-		set_cause(cause, "cannot compare round %zu: the %s value is "
+		cause_set(cause, 0, "cannot compare round %zu: the %s value is "
 			  "%.9g, and a log-ratio needs values above 0",
 			  r + 1, who, v);
 		return -EINVAL;
@@ -470,7 +455,7 @@ int stats_paired_logratio(const double *base, const double *arm, size_t n,
 	if (cause)
 		*cause = NULL;
 	if (n == 0) {
-		set_cause(cause, "cannot compare: no paired rounds");
+		cause_set(cause, 0, "cannot compare: no paired rounds");
 		return -EINVAL;
 	}
 	d = malloc(n * sizeof(*d));
@@ -560,13 +545,13 @@ int stats_position_effect(const double *base, const double *arm,
 	if (cause)
 		*cause = NULL;
 	if (n == 0) {
-		set_cause(cause, "cannot estimate the position effect: no "
+		cause_set(cause, 0, "cannot estimate the position effect: no "
 			  "paired rounds");
 		return -EINVAL;
 	}
 	for (size_t r = 0; r < n; r++) {
 		if (base_slot[r] == arm_slot[r]) {
-			set_cause(cause, "cannot estimate the position effect: "
+			cause_set(cause, 0, "cannot estimate the position effect: "
 				  "in round %zu both runs are in slot %u",
 				  r + 1, base_slot[r]);
 			return -EINVAL;
@@ -609,7 +594,7 @@ int stats_baseline_trend(const double *base, const double *round_x,
 	if (cause)
 		*cause = NULL;
 	if (n == 0) {
-		set_cause(cause, "cannot estimate the baseline trend: no rounds");
+		cause_set(cause, 0, "cannot estimate the baseline trend: no rounds");
 		return -EINVAL;
 	}
 	y = malloc(2 * n * sizeof(*y));
@@ -622,7 +607,7 @@ int stats_baseline_trend(const double *base, const double *round_x,
 			goto out_free;
 		x[r] = round_x ? round_x[r] : (double)r;
 		if (!isfinite(x[r])) {
-			set_cause(cause, "cannot estimate the baseline trend: "
+			cause_set(cause, 0, "cannot estimate the baseline trend: "
 				  "round %zu has no finite round number", r + 1);
 			err = -EINVAL;
 			goto out_free;
@@ -659,7 +644,7 @@ int stats_aa_gate(const double *a1, const double *a2, size_t n,
 	if (cause)
 		*cause = NULL;
 	if (n < 2) {
-		set_cause(cause, "cannot derive a gate from an a/a experiment "
+		cause_set(cause, 0, "cannot derive a gate from an a/a experiment "
 			  "of %zu round%s: it needs at least 2", n,
 			  n == 1 ? "" : "s");
 		return -EINVAL;
@@ -939,7 +924,7 @@ int stats_unpaired_log(const double *a, size_t na, const double *b, size_t nb,
 	if (cause)
 		*cause = NULL;
 	if (!na || !nb) {
-		set_cause(cause, "cannot compare: set %s has no value", na ? "B" : "A");
+		cause_set(cause, 0, "cannot compare: set %s has no value", na ? "B" : "A");
 		return -EINVAL;
 	}
 	double *v = malloc((na + nb) * sizeof(*v));
@@ -949,7 +934,7 @@ int stats_unpaired_log(const double *a, size_t na, const double *b, size_t nb,
 	for (size_t i = 0; i < na + nb && !err; i++) {
 		double x = i < na ? a[i] : b[i - na];
 		if (!isfinite(x) || x <= 0) {
-			set_cause(cause, "cannot compare run %zu of set %s: its value is "
+			cause_set(cause, 0, "cannot compare run %zu of set %s: its value is "
 				  "%.9g, and a log needs a value above 0",
 				  i < na ? i + 1 : i - na + 1, i < na ? "A" : "B", x);
 			err = -EINVAL;

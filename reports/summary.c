@@ -4,27 +4,13 @@
  */
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/cause.h"
 #include "reports/rows.h"
 #include "reports/summary.h"
-
-static void set_cause(char **cause, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void set_cause(char **cause, const char *fmt, ...)
-{
-	va_list ap;
-	if (!cause)
-		return;
-	va_start(ap, fmt);
-	if (vasprintf(cause, fmt, ap) < 0)
-		*cause = NULL;
-	va_end(ap);
-}
 
 static long find_arm(const struct db_experiment *e, const char *name)
 {
@@ -96,12 +82,12 @@ int summary_build(const struct ab_analysis *an, size_t n, const char *arm,
 	if (cause)
 		*cause = NULL;
 	if (!n) {
-		set_cause(cause, "no experiments");
+		cause_set(cause, 0, "no experiments");
 		return -EINVAL;
 	}
 	const struct db_experiment *e0 = an[0].exp;
 	if (!arm && e0->narms < 2) {
-		set_cause(cause, "experiment %lld has one arm: nothing to compare",
+		cause_set(cause, 0, "experiment %lld has one arm: nothing to compare",
 			  (long long)e0->id);
 		return -EINVAL;
 	}
@@ -119,18 +105,18 @@ int summary_build(const struct ab_analysis *an, size_t n, const char *arm,
 		long a = find_arm(e, out->arm_name);
 		if (a < 1) {
 			if (a == 0)
-				set_cause(cause, "arm '%s' is the baseline of experiment %lld; "
+				cause_set(cause, 0, "arm '%s' is the baseline of experiment %lld; "
 					  "name another with --arm", out->arm_name,
 					  (long long)e->id);
 			else
-				set_cause(cause, "experiment %lld has no arm '%s': the "
+				cause_set(cause, 0, "experiment %lld has no arm '%s': the "
 					  "experiments must share their arms",
 					  (long long)e->id, out->arm_name);
 			summary_release(out);
 			return -EINVAL;
 		}
 		if (strcmp(e->arms[0].name, out->baseline_name)) {
-			set_cause(cause, "experiment %lld's baseline is '%s', not '%s': "
+			cause_set(cause, 0, "experiment %lld's baseline is '%s', not '%s': "
 				  "the experiments must share their arms", (long long)e->id,
 				  e->arms[0].name, out->baseline_name);
 			summary_release(out);

@@ -1,8 +1,8 @@
-/* cause: filling a char **cause (prof/cause.h). */
+/* cause: filling a char **cause (common/cause.h). */
 #include <stdarg.h>
 #include <stdio.h>
 
-#include "prof/cause.h"
+#include "common/cause.h"
 
 int cause_set(char **cause, int err, const char *fmt, ...)
 {

@@ -1,12 +1,13 @@
 /*
- * cause: how prof/ says why something failed. A function that knows what
+ * cause: how prof says why something failed. A function that knows what
  * the user needs to hear fills a `char **cause` (as tmux does) and the
  * verb prints it (print_cause, fail_cause in prof/cli.h); the caller owns
- * and frees the string. cause_set() is the one way prof/ fills one.
+ * and frees the string. cause_set() is the one way every folder fills
+ * one (sleep_shared.c, built into the preload library, keeps to libc).
  * Thread-safe.
  */
-#ifndef PROF_CAUSE_H
-#define PROF_CAUSE_H
+#ifndef COMMON_CAUSE_H
+#define COMMON_CAUSE_H
 
 /*
  * When cause is not NULL, set *cause to the message fmt formats (NULL if
