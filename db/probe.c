@@ -75,10 +75,7 @@ static int store_points(struct db *db, int64_t run_id, const struct db_probe *p,
 		sqlite3_bind_double(st, 4, q->ns);
 		bind_u64(st, 5, q->steps);
 		bind_u64(st, 6, q->huge_bytes);
-		int step = sqlite3_step(st);
-		sqlite3_reset(st);
-		if (step != SQLITE_DONE)
-			rc = db_fail(db, step, "cannot store the latency curve in", cause);
+		rc = db_step_done(db, st, "cannot store the latency curve in", cause);
 	}
 	sqlite3_finalize(st);
 	return rc;
@@ -112,11 +109,7 @@ static int store_counters(struct db *db, int64_t run_id, const struct db_probe *
 		}
 		db_bind_text(st, 11, c->grade);
 		db_bind_text(st, 12, c->reason);
-		int step = sqlite3_step(st);
-		sqlite3_reset(st);
-		if (step != SQLITE_DONE)
-			rc = db_fail(db, step, "cannot store the probe's counters in",
-				     cause);
+		rc = db_step_done(db, st, "cannot store the probe's counters in", cause);
 	}
 	sqlite3_finalize(st);
 	return rc;

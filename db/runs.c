@@ -345,12 +345,9 @@ int db_run_store_body(struct db *db, struct db_run *run, char **cause)
 			sqlite3_bind_int(tst, DB_PARAM(TI_PPID), th->ppid);
 		else
 			sqlite3_bind_null(tst, DB_PARAM(TI_PPID));
-		s = sqlite3_step(tst);
-		sqlite3_reset(tst);
-		if (s != SQLITE_DONE) {
-			rc = db_fail(db, s, "cannot store the threads in", cause);
+		rc = db_step_done(db, tst, "cannot store the threads in", cause);
+		if (rc)
 			break;
-		}
 		int64_t thid = sqlite3_last_insert_rowid(db->h);
 		for (size_t e = 0; e < run->nevents && th->counts; e++) {
 			const struct db_count *c = &th->counts[e];
@@ -363,12 +360,9 @@ int db_run_store_body(struct db *db, struct db_run *run, char **cause)
 					   (sqlite3_int64)c->enabled);
 			sqlite3_bind_int64(cst, DB_PARAM(CI_RUNNING),
 					   (sqlite3_int64)c->running);
-			s = sqlite3_step(cst);
-			sqlite3_reset(cst);
-			if (s != SQLITE_DONE) {
-				rc = db_fail(db, s, "cannot store the counts in", cause);
+			rc = db_step_done(db, cst, "cannot store the counts in", cause);
+			if (rc)
 				break;
-			}
 		}
 	}
 	sqlite3_finalize(tst);

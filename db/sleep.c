@@ -161,13 +161,9 @@ static int store_body(struct db *db, struct db_run *run,
 		sqlite3_bind_double(st, DB_PARAM(SCI_IVCSW_PER_CALL),
 				    c->ivcsw_per_call);
 		sqlite3_bind_int(st, DB_PARAM(SCI_CHEAPEST), c->cheapest);
-		step = sqlite3_step(st);
-		sqlite3_reset(st);
-		if (step != SQLITE_DONE) {
-			sqlite3_finalize(st);
-			return db_fail(db, step, "cannot store the sleep cells in",
-				       cause);
-		}
+		rc = db_insert_step(db, st, "cannot store the sleep cells in", cause);
+		if (rc)
+			return rc;
 	}
 	sqlite3_finalize(st);
 	return 0;
