@@ -29,24 +29,6 @@ static void fmt_sig(char *buf, size_t n, double v)
 	fmt_count(buf, n, v, dec);
 }
 
-static void fmt_pct(char *buf, size_t n, double v)
-{
-	if (!isfinite(v))
-		snprintf(buf, n, "n/a");
-	else
-		snprintf(buf, n, "%+.1f", v);
-}
-
-static void fmt_p(char *buf, size_t n, double p)
-{
-	if (!isfinite(p))
-		snprintf(buf, n, "n/a");
-	else if (p < 0.001)
-		snprintf(buf, n, "<0.001");
-	else
-		snprintf(buf, n, "%.3f", p);
-}
-
 static const char *order_name(const char *o)
 {
 	if (!o)

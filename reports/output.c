@@ -378,6 +378,24 @@ void fmt_count(char *buf, size_t n, double v, int decimals)
 		memmove(buf, buf + 1, strlen(buf));
 }
 
+void fmt_pct(char *buf, size_t n, double v)
+{
+	if (!isfinite(v))
+		snprintf(buf, n, "n/a");
+	else
+		snprintf(buf, n, "%+.1f", v);
+}
+
+void fmt_p(char *buf, size_t n, double p)
+{
+	if (!isfinite(p))
+		snprintf(buf, n, "n/a");
+	else if (p < 0.001)
+		snprintf(buf, n, "<0.001");
+	else
+		snprintf(buf, n, "%.3f", p);
+}
+
 void fmt_raw(char *buf, size_t n, double v)
 {
 	if (!isfinite(v))

@@ -78,6 +78,10 @@ void fmt_count(char *buf, size_t n, double v, int decimals);
 void fmt_raw(char *buf, size_t n, double v);
 /* Bytes as "32 MiB", "1.5 GiB", "512 KiB", "100 B". */
 void fmt_bytes(char *buf, size_t n, double bytes);
+/* A change in percent as "+1.2" or "-40.6"; "n/a" when not finite. */
+void fmt_pct(char *buf, size_t n, double v);
+/* A p value as "0.031" or "<0.001"; "n/a" when not finite. */
+void fmt_p(char *buf, size_t n, double p);
 
 /* ---- JSON ---- */
 #define JW_MAX_DEPTH 32

@@ -173,24 +173,6 @@ void summary_release(struct summary *s)
 
 /* ---- rendering ---- */
 
-static void pct(char *buf, size_t n, double v)
-{
-	if (isfinite(v))
-		snprintf(buf, n, "%+.1f", v);
-	else
-		snprintf(buf, n, "n/a");
-}
-
-static void pval(char *buf, size_t n, double p)
-{
-	if (!isfinite(p))
-		snprintf(buf, n, "n/a");
-	else if (p < 0.001)
-		snprintf(buf, n, "<0.001");
-	else
-		snprintf(buf, n, "%.3f", p);
-}
-
 /* "12 of 12 scenes better", the largest count first. */
 static void count_text(const struct summary *s, const struct summary_metric *sm,
 		       char *buf, size_t n)
@@ -303,14 +285,14 @@ static struct rows *scene_rows(const struct summary *s, const struct summary_met
 		rows_num(r, row, P_CI_LO, cp->p.ci_computable ? cp->p.ci95_lo_pct : NAN);
 		rows_num(r, row, P_CI_HI, cp->p.ci_computable ? cp->p.ci95_hi_pct : NAN);
 		rows_num(r, row, P_P, cp->p.p_value);
-		pct(b, sizeof(b), cp->p.delta_pct);
-		pct(lo, sizeof(lo), cp->p.ci95_lo_pct);
-		pct(hi, sizeof(hi), cp->p.ci95_hi_pct);
+		fmt_pct(b, sizeof(b), cp->p.delta_pct);
+		fmt_pct(lo, sizeof(lo), cp->p.ci95_lo_pct);
+		fmt_pct(hi, sizeof(hi), cp->p.ci95_hi_pct);
 		if (cp->p.ci_computable)
 			rows_text(r, row, P_DELTA_CI, "%s%% [%s, %s]", b, lo, hi);
 		else
 			rows_text(r, row, P_DELTA_CI, "%s%%", b);
-		pval(b, sizeof(b), cp->p.p_value);
+		fmt_p(b, sizeof(b), cp->p.p_value);
 		rows_text(r, row, P_P_TEXT, "%s", b);
 		rows_str(r, row, P_VERDICT, stats_verdict_name(cp->j.verdict));
 	}
@@ -343,14 +325,14 @@ static void across_row(struct rows *r, const struct summary *s,
 	rows_num(r, row, S_CI_HI, p->ci_computable ? p->ci95_hi_pct : NAN);
 	rows_num(r, row, S_SIGN_P, sm->sign_p);
 	rows_num(r, row, S_SIGN_P_MIN, sm->sign_p_min);
-	pct(b, sizeof(b), p->delta_pct);
-	pct(lo, sizeof(lo), p->ci95_lo_pct);
-	pct(hi, sizeof(hi), p->ci95_hi_pct);
+	fmt_pct(b, sizeof(b), p->delta_pct);
+	fmt_pct(lo, sizeof(lo), p->ci95_lo_pct);
+	fmt_pct(hi, sizeof(hi), p->ci95_hi_pct);
 	if (p->ci_computable)
 		rows_text(r, row, S_DELTA_CI, "%s%% [%s, %s]", b, lo, hi);
 	else
 		rows_text(r, row, S_DELTA_CI, "%s%% (one scene: no CI)", b);
-	pval(b, sizeof(b), sm->sign_p);
+	fmt_p(b, sizeof(b), sm->sign_p);
 	rows_text(r, row, S_SIGN_TEXT, "%s", b);
 	rows_str(r, row, S_VERDICT, stats_verdict_name(sm->j.verdict));
 	verdict_across(sm, b, sizeof(b));
@@ -430,7 +412,7 @@ void summary_render(const struct summary *s, const char *const *detail,
 			continue;
 		char b[160], d[32];
 		count_text(s, sm, b, sizeof(b));
-		pct(d, sizeof(d), sm->computable ? sm->across.delta_pct : NAN);
+		fmt_pct(d, sizeof(d), sm->computable ? sm->across.delta_pct : NAN);
 		fprintf(fp, md ? "- **%s**: %s; %s%% geometric mean\n"
 			: " %s: %s; %s%% geometric mean\n", sm->name, b, d);
 	}
