@@ -17,13 +17,11 @@
 #endif
 
 #include "collectors/pirate.h"
+#include "collectors/walk.h"
 #include "common/cause.h"
 #include "common/errtext.h"
 
 /* ---- the chase ---- */
-
-/* Huge pages are 2 MiB on x86-64 and arm64 (4K granule). */
-#define HUGE_ALIGN (2u << 20)
 
 int chase_init(struct chase *c, size_t cap, uint64_t seed, char **cause)
 {
@@ -32,7 +30,7 @@ int chase_init(struct chase *c, size_t cap, uint64_t seed, char **cause)
 	if (cap < 2 * CHASE_LINE)
 		cap = 2 * CHASE_LINE;
 	/* Aligned to a huge page, so a buffer of a few MiB is a few pages. */
-	size_t map = cap + HUGE_ALIGN;
+	size_t map = cap + WALK_HUGE_ALIGN;
 	char *m = mmap(NULL, map, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
 		       -1, 0);
 	if (m == MAP_FAILED) {
@@ -40,7 +38,7 @@ int chase_init(struct chase *c, size_t cap, uint64_t seed, char **cause)
 			  cap, ERR_TEXT(errno));
 		return -ENOMEM;
 	}
-	char *b = (char *)(((uintptr_t)m + HUGE_ALIGN - 1) & ~(uintptr_t)(HUGE_ALIGN - 1));
+	char *b = (char *)(((uintptr_t)m + WALK_HUGE_ALIGN - 1) & ~(uintptr_t)(WALK_HUGE_ALIGN - 1));
 	if (b > m)
 		munmap(m, (size_t)(b - m));
 	size_t tail = map - (size_t)(b - m) - cap;
@@ -63,14 +61,6 @@ void chase_release(struct chase *c)
 	memset(c, 0, sizeof(*c));
 }
 
-static uint64_t splitmix64(uint64_t *x)
-{
-	uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
 int chase_link(struct chase *c, size_t bytes, unsigned chains, char **cause)
 {
 	size_t n = bytes / CHASE_LINE;
@@ -91,7 +81,7 @@ int chase_link(struct chase *c, size_t bytes, unsigned chains, char **cause)
 	 * points at the next and the last at the first, one cycle a run. */
 	uint64_t s = c->seed ^ (uint64_t)bytes;
 	for (size_t i = n - 1; i > 0; i--) {
-		size_t j = (size_t)(splitmix64(&s) % (i + 1));
+		size_t j = (size_t)(walk_rand(&s) % (i + 1));
 		uint32_t t = order[i];
 		order[i] = order[j];
 		order[j] = t;

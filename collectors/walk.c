@@ -13,10 +13,6 @@
 
 #include "collectors/walk.h"
 
-/* The size of a transparent huge page on x86-64 and most arm64 kernels:
- * the alignment that lets the kernel back the chase with them. */
-#define HUGE_ALIGN ((size_t)2 << 20)
-
 uint64_t walk_rand(uint64_t *state)
 {
 	uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
@@ -59,7 +55,7 @@ static uint32_t *random_cycle(size_t n, uint64_t seed)
 struct walk {
 	void *map;		/* the whole mapping, for munmap */
 	size_t map_len;
-	char *base;		/* HUGE_ALIGN-aligned start of the lines */
+	char *base;		/* WALK_HUGE_ALIGN-aligned start of the lines */
 	size_t lines;
 	void **pos;		/* where the next walk starts */
 	size_t huge;
@@ -107,8 +103,8 @@ struct walk *walk_new(size_t bytes, uint64_t seed)
 	/* Whole huge pages, and room to align the start to one: a chase of
 	 * any size, 16 KiB included, can then sit in huge pages, and a small
 	 * one measures the caches, not the first-level TLB's reach. */
-	size_t span = (len + HUGE_ALIGN - 1) & ~(HUGE_ALIGN - 1);
-	w->map_len = span + HUGE_ALIGN;
+	size_t span = (len + WALK_HUGE_ALIGN - 1) & ~(WALK_HUGE_ALIGN - 1);
+	w->map_len = span + WALK_HUGE_ALIGN;
 	w->map = mmap(NULL, w->map_len, PROT_READ | PROT_WRITE,
 		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (w->map == MAP_FAILED) {
@@ -116,7 +112,7 @@ struct walk *walk_new(size_t bytes, uint64_t seed)
 		errno = ENOMEM;
 		return NULL;
 	}
-	w->base = (char *)(((uintptr_t)w->map + HUGE_ALIGN - 1) & ~(HUGE_ALIGN - 1));
+	w->base = (char *)(((uintptr_t)w->map + WALK_HUGE_ALIGN - 1) & ~(WALK_HUGE_ALIGN - 1));
 #ifdef MADV_HUGEPAGE
 	/* Advice only: where huge pages are off or scarce, the chase still
 	 * works on small ones, and then also measures the TLB. */

@@ -96,7 +96,12 @@ uint64_t branch_walk_taken(const struct branch_walk *bw);
 
 /* ---- shared ------------------------------------------------------------- */
 
-/* The generator behind every order: splitmix64, a step of state. */
+/* The generator behind every order (and the co-runner's, pirate.c):
+ * splitmix64, a step of state. */
 uint64_t walk_rand(uint64_t *state);
+
+/* The size of a transparent huge page on x86-64 and most arm64 kernels
+ * (4K granule): the alignment that lets the kernel back a chase with them. */
+#define WALK_HUGE_ALIGN ((size_t)2 << 20)
 
 #endif
