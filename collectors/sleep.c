@@ -329,7 +329,7 @@ struct worker {
 	struct cell_ctx *cc;
 	int64_t *over;		/* cc->calls slots */
 	uint64_t missed;
-	int64_t cpu_ns, user_ns, sys_ns, t_begin, t_end;
+	int64_t user_ns, sys_ns, t_begin, t_end;
 	long nvcsw, nivcsw;
 	int err;
 };
@@ -337,12 +337,6 @@ struct worker {
 static int64_t tv_ns(struct timeval tv)
 {
 	return (int64_t)tv.tv_sec * NS_PER_S + (int64_t)tv.tv_usec * 1000;
-}
-
-static int64_t rusage_cpu_ns(const struct rusage *ru)
-{
-	return ((int64_t)ru->ru_utime.tv_sec + ru->ru_stime.tv_sec) * NS_PER_S
-	       + ((int64_t)ru->ru_utime.tv_usec + ru->ru_stime.tv_usec) * 1000;
 }
 
 static void run_loop(struct worker *wk, struct waiter *w)
@@ -391,7 +385,6 @@ static void *worker_main(void *arg)
 	run_loop(wk, &w);
 	getrusage(RUSAGE_THREAD, &r1);
 	wk->t_end = now_ns();
-	wk->cpu_ns = rusage_cpu_ns(&r1) - rusage_cpu_ns(&r0);
 	wk->user_ns = tv_ns(r1.ru_utime) - tv_ns(r0.ru_utime);
 	wk->sys_ns = tv_ns(r1.ru_stime) - tv_ns(r0.ru_stime);
 	wk->nvcsw = r1.ru_nvcsw - r0.ru_nvcsw;
@@ -448,7 +441,7 @@ static int run_cell(const struct sleep_mode_spec *mode, uint32_t target_us,
 	memset(cell, 0, sizeof(*cell));
 	cell->mode = *mode;
 	cell->target_us = target_us;
-	int64_t cpu_ns = 0, user_ns = 0, sys_ns = 0;
+	int64_t user_ns = 0, sys_ns = 0;
 	int64_t t_start = INT64_MAX, t_end = 0;
 	long nv = 0, niv = 0;
 	for (uint32_t i = 0; i < o->threads; i++) {
@@ -461,13 +454,13 @@ static int run_cell(const struct sleep_mode_spec *mode, uint32_t target_us,
 			t_start = wk[i].t_begin;
 		if (wk[i].t_end > t_end)
 			t_end = wk[i].t_end;
-		cpu_ns += wk[i].cpu_ns;
 		user_ns += wk[i].user_ns;
 		sys_ns += wk[i].sys_ns;
 		nv += wk[i].nvcsw;
 		niv += wk[i].nivcsw;
 		cell->missed += wk[i].missed;
 	}
+	int64_t cpu_ns = user_ns + sys_ns;
 	free(wk);
 	if (err)
 		return err;
