@@ -674,8 +674,7 @@ static void write_json(const struct ab_analysis *a, FILE *fp)
 		}
 		rows_nest(doc, row, X_NOISE, nz);
 	}
-	rows_json_doc(doc, fp);
-	rows_free(doc);
+	rows_write_data(doc, OUT_JSON, fp);
 }
 
 void ab_render(const struct ab_analysis *a, enum out_format fmt, FILE *fp)
@@ -686,8 +685,7 @@ void ab_render(const struct ab_analysis *a, enum out_format fmt, FILE *fp)
 		break;
 	case OUT_CSV: {
 		struct rows *r = arm_rows(a);
-		rows_write(r, OUT_CSV, fp, 0);
-		rows_free(r);
+		rows_write_data(r, OUT_CSV, fp);
 		break;
 	}
 	case OUT_MARKDOWN:
@@ -766,8 +764,7 @@ void ab_render_runs(const struct db_run *ra, const struct db_run *rb,
 		rows_nest(doc, row, 0, number_list(NULL, ids, 2));
 		rows_str(doc, row, 1, "one run each: no noise estimate");
 		rows_nest(doc, row, 2, r);
-		rows_json_doc(doc, fp);
-		rows_free(doc);
+		rows_write_data(doc, OUT_JSON, fp);
 	} else {
 		if (fmt != OUT_CSV)
 			fprintf(fp, "%srun %lld: %s\n%srun %lld: %s\n\n",
@@ -859,8 +856,7 @@ static void group_json(const struct ab_by_name *g, FILE *fp)
 	}
 	rows_nest(doc, row, GD_GROUPS, gs);
 	rows_uint(doc, row, GD_LEFT, g->left_out);
-	rows_json_doc(doc, fp);
-	rows_free(doc);
+	rows_write_data(doc, OUT_JSON, fp);
 }
 
 void ab_render_by_name(const struct ab_by_name *g, enum out_format fmt, FILE *fp)
@@ -876,8 +872,7 @@ void ab_render_by_name(const struct ab_by_name *g, enum out_format fmt, FILE *fp
 		for (size_t m = 0; m < a0->nmetrics; m++)
 			if (ab_metric_per_thread(&a0->metrics[m]) && a0->metrics[m].supported)
 				group_fill(r, g, m, false);
-		rows_write(r, OUT_CSV, fp, 0);
-		rows_free(r);
+		rows_write_data(r, OUT_CSV, fp);
 		return;
 	}
 	bool md = fmt == OUT_MARKDOWN;
@@ -1092,8 +1087,7 @@ static void sets_json(const struct ab_sets *s, FILE *fp)
 	for (size_t i = 0; i < s->nwarnings; i++)
 		rows_str(warn, rows_add(warn), 0, s->warnings[i]);
 	rows_nest(doc, row, SD_WARN, warn);
-	rows_json_doc(doc, fp);
-	rows_free(doc);
+	rows_write_data(doc, OUT_JSON, fp);
 }
 
 void ab_render_sets(const struct ab_sets *s, enum out_format fmt, FILE *fp)
@@ -1104,8 +1098,7 @@ void ab_render_sets(const struct ab_sets *s, enum out_format fmt, FILE *fp)
 	}
 	if (fmt == OUT_CSV) {
 		struct rows *r = sets_rows(s);
-		rows_write(r, OUT_CSV, fp, 0);
-		rows_free(r);
+		rows_write_data(r, OUT_CSV, fp);
 		return;
 	}
 	bool md = fmt == OUT_MARKDOWN;

@@ -278,13 +278,11 @@ void report_mission(const struct report_mission *m, enum out_format fmt,
 		rows_str(doc, row, F_PMU, m->pmu);
 		rows_str(doc, row, F_PMU_DESC, m->pmu_desc);
 		rows_nest(doc, row, F_COUNTERS, counters);
-		rows_json_doc(doc, fp);
-		rows_free(doc);
+		rows_write_data(doc, OUT_JSON, fp);
 		return;
 	}
 	if (fmt == OUT_CSV) {
-		rows_write(counters, OUT_CSV, fp, 0);
-		rows_free(counters);
+		rows_write_data(counters, OUT_CSV, fp);
 		return;
 	}
 	bool md = fmt == OUT_MARKDOWN;

@@ -846,8 +846,7 @@ static void write_json(const struct explain_input *in,
 		rows_str(findings, k, F_TEXT, f[i].text);
 	}
 	rows_nest(doc, row, X_FINDINGS, findings);
-	rows_json_doc(doc, fp);
-	rows_free(doc);
+	rows_write_data(doc, OUT_JSON, fp);
 }
 
 void explain_render(const struct explain_input *in,
@@ -861,8 +860,7 @@ void explain_render(const struct explain_input *in,
 	}
 	struct rows *t = side_by_side(in);
 	if (fmt == OUT_CSV) {
-		rows_write(t, OUT_CSV, fp, 0);
-		rows_free(t);
+		rows_write_data(t, OUT_CSV, fp);
 		return;
 	}
 	bool md = fmt == OUT_MARKDOWN;

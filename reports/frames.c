@@ -300,8 +300,7 @@ static void json_doc(const struct db_run *run, FILE *fp)
 	}
 	rows_str(doc, row, D_SLOW_TEXT, text);
 	free(text);
-	rows_json_doc(doc, fp);
-	rows_free(doc);
+	rows_write_data(doc, OUT_JSON, fp);
 }
 
 static void people_lines(const struct db_run *run, enum out_format fmt, FILE *fp)

@@ -287,8 +287,7 @@ void report_modules_view(const struct db_run *run, const struct rows_view *view,
 		rows_uint(doc, row, D_FOOTPRINT, report_code_footprint(run));
 		rows_nest(doc, row, D_WS, report_working_set_rows(run));
 		rows_nest(doc, row, D_MODULES, mods);
-		rows_json_doc(doc, fp);
-		rows_free(doc);
+		rows_write_data(doc, OUT_JSON, fp);
 		free(v);
 		return;
 	}

@@ -834,8 +834,7 @@ static void write_json(const struct press_analysis *a, FILE *fp)
 	for (size_t i = 0; i < a->nwarnings; i++)
 		rows_str(w, rows_add(w), 0, a->warnings[i]);
 	rows_nest(doc, row, D_WARNINGS, w);
-	rows_json_doc(doc, fp);
-	rows_free(doc);
+	rows_write_data(doc, OUT_JSON, fp);
 }
 
 /* CSV: one row per step of every curve, the curve's columns first. */
@@ -862,8 +861,7 @@ static void write_csv(const struct press_analysis *a, FILE *fp)
 			rows_str(r, row, S_N_COLS + 1, press_verdict_name(c->verdict));
 		}
 	}
-	rows_write(r, OUT_CSV, fp, 0);
-	rows_free(r);
+	rows_write_data(r, OUT_CSV, fp);
 }
 
 static void header(const struct press_analysis *a, FILE *fp, bool md)

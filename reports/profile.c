@@ -1060,8 +1060,7 @@ static void write_json(const struct db_run *run, const struct view *v,
 		add_event(events, &g, e, o);
 	}
 	rows_nest(doc, row, D_EVENTS, events);
-	rows_json_doc(doc, fp);
-	rows_free(doc);
+	rows_write_data(doc, OUT_JSON, fp);
 	grouping_release(&g);
 }
 
@@ -1094,8 +1093,7 @@ static void write_csv(const struct db_run *run, const struct view *vw,
 		else
 			add_event_rows(r, &g, e, o);
 	}
-	rows_write(r, OUT_CSV, fp, 0);
-	rows_free(r);
+	rows_write_data(r, OUT_CSV, fp);
 	grouping_release(&g);
 }
 

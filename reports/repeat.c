@@ -195,8 +195,7 @@ static void write_json(const struct repeat_set *s, FILE *fp)
 		rows_nest(map, mrow, j++, obj);
 	}
 	rows_nest(doc, row, J_METRICS, map);
-	rows_json_doc(doc, fp);
-	rows_free(doc);
+	rows_write_data(doc, OUT_JSON, fp);
 }
 
 void report_repeat(const struct repeat_set *s, enum out_format fmt, FILE *fp)

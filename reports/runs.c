@@ -874,8 +874,7 @@ static void write_json(const struct db_run *run, const struct rrow *rows,
 		rows_nest(r, row, R_SYSTEM, report_system_map(run));
 	if (run->nenv)
 		rows_nest(r, row, R_ENV, report_env_map(run));
-	rows_json_doc(r, fp);
-	rows_free(r);
+	rows_write_data(r, OUT_JSON, fp);
 }
 
 /* pid and ppid came later: last, so that older readers' columns stay. */
@@ -951,8 +950,7 @@ static void write_csv_long(const struct db_run *run, const struct rrow *rows,
 				rows_num(r, row, V_RUNNING, 0);
 		}
 	}
-	rows_write(r, OUT_CSV, fp, 0);
-	rows_free(r);
+	rows_write_data(r, OUT_CSV, fp);
 }
 
 int report_run_sort_check(const struct db_run *run, enum report_by by,
@@ -1265,8 +1263,7 @@ void report_runs_list(const struct db_run_summary *runs, size_t n,
 		size_t row = rows_add(doc);
 		rows_nest(doc, row, LD_RUNS, r);
 		rows_uint(doc, row, LD_HIDDEN, hidden);
-		rows_json_doc(doc, fp);
-		rows_free(doc);
+		rows_write_data(doc, OUT_JSON, fp);
 		return;
 	}
 	if (fmt == OUT_CSV) {

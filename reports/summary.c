@@ -376,8 +376,7 @@ static void write_json(const struct summary *s, FILE *fp)
 		rows_nest(ms, m, S_N, scene_rows(s, &s->metrics[m]));
 	}
 	rows_nest(doc, row, D_METRICS, ms);
-	rows_json_doc(doc, fp);
-	rows_free(doc);
+	rows_write_data(doc, OUT_JSON, fp);
 }
 
 void summary_render(const struct summary *s, const char *const *detail,
@@ -391,8 +390,7 @@ void summary_render(const struct summary *s, const char *const *detail,
 	for (size_t m = 0; m < s->nmetrics; m++)
 		across_row(r, s, &s->metrics[m]);
 	if (fmt == OUT_CSV) {
-		rows_write(r, OUT_CSV, fp, 0);
-		rows_free(r);
+		rows_write_data(r, OUT_CSV, fp);
 		return;
 	}
 	bool md = fmt == OUT_MARKDOWN;

@@ -194,8 +194,7 @@ void report_system(const struct db_run *run, enum out_format fmt, FILE *fp)
 		rows_int(doc, row, J_RUN, run->id);
 		rows_nest(doc, row, J_HIGH, h);
 		rows_nest(doc, row, J_SYS, report_system_map(run));
-		rows_json_doc(doc, fp);
-		rows_free(doc);
+		rows_write_data(doc, OUT_JSON, fp);
 		return;
 	}
 	if (fmt == OUT_CSV) {
@@ -231,8 +230,7 @@ void report_env(const struct db_run *run, enum out_format fmt, FILE *fp)
 		size_t row = rows_add(doc);
 		rows_int(doc, row, J_RUN, run->id);
 		rows_nest(doc, row, J_ENV, report_env_map(run));
-		rows_json_doc(doc, fp);
-		rows_free(doc);
+		rows_write_data(doc, OUT_JSON, fp);
 		return;
 	}
 	struct rows *r = rows_new("env", cols, E_N, 0);

@@ -74,8 +74,7 @@ void report_intervals(const struct db_run *run, enum out_format fmt, FILE *fp)
 		else
 			rows_null(doc, row, D_INTERVAL_MS);
 		rows_nest(doc, row, D_INTERVALS, r);
-		rows_json_doc(doc, fp);
-		rows_free(doc);
+		rows_write_data(doc, OUT_JSON, fp);
 		return;
 	}
 	rows_write(r, fmt, fp, 0);
