@@ -198,9 +198,19 @@ static struct rows *by_name_rows(const struct db_run *run)
 				     .kind = COL_REAL, .decimals = 3, .none = "-" };
 	const char **names;
 	size_t nn = frames_names(run, &names);
-	bool *shown = calloc(run->nevents ? run->nevents : 1, sizeof(*shown));
-	if (!shown)
+	/* Each name's mean per frame of each event, once: an event is shown
+	 * where some name has it. */
+	size_t nev = run->nevents, cells = (nn ? nn : 1) * (nev ? nev : 1);
+	bool *shown = calloc(nev ? nev : 1, sizeof(*shown));
+	bool *any = calloc(cells, sizeof(*any));
+	double *mean = calloc(cells, sizeof(*mean));
+	if (!shown || !any || !mean)
 		abort();
+	for (size_t k = 0; k < nn; k++)
+		for (size_t e = 0; e < nev; e++) {
+			mean[k * nev + e] = mean_per_frame(run, names[k], e, &any[k * nev + e]);
+			shown[e] |= any[k * nev + e];
+		}
 	for (size_t e = 0; e < run->nevents; e++) {
 		const struct db_event *ev = &run->events[e];
 		bool tm = timeline_is_time(ev);
@@ -209,8 +219,6 @@ static struct rows *by_name_rows(const struct db_run *run)
 			.unit = tm ? "ms" : NULL, .decimals = tm ? 3 : 1,
 			.group = "counters", .flags = COL_FLAT_GROUP,
 		};
-		for (size_t k = 0; k < nn && !shown[e]; k++)
-			mean_per_frame(run, names[k], e, &shown[e]);
 		if (!shown[e] || tm)
 			cols[BN_FIRST_EVENT + e].flags |= COL_NO_PEOPLE;
 		if (!shown[e])
@@ -223,11 +231,10 @@ static struct rows *by_name_rows(const struct db_run *run)
 		rows_str(r, row, BN_NAME, names[k]);
 		rows_null(r, row, BN_CPU);
 		for (size_t e = 0; e < run->nevents; e++) {
-			bool any;
-			double m = mean_per_frame(run, names[k], e, &any);
+			double m = mean[k * nev + e];
 			if (!shown[e])
 				continue;
-			if (!any) {
+			if (!any[k * nev + e]) {
 				rows_null(r, row, BN_FIRST_EVENT + e);
 				continue;
 			}
@@ -237,6 +244,8 @@ static struct rows *by_name_rows(const struct db_run *run)
 		}
 	}
 	free(shown);
+	free(any);
+	free(mean);
 	free(names);
 	return r;
 }
