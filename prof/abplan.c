@@ -13,12 +13,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "common/cause.h"
 #include "common/errtext.h"
 #include "db/experiments.h"
 #include "prof/abplan.h"
-#include "reports/abstat.h"
-#include "common/cause.h"
 #include "prof/words.h"
+#include "reports/abstat.h"
 #include "reports/frames.h"
 
 void ab_plan_init(struct ab_plan *p)

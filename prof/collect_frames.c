@@ -32,11 +32,13 @@
 
 #include "collectors/frames.h"
 #include "collectors/uprobe.h"
+#include "common/cause.h"
 #include "common/errtext.h"
 #include "prof/cli.h"
 #include "prof/collector.h"
 #include "prof/convert.h"
 #include "prof/launch.h"
+#include "prof/progress.h"
 #include "prof/runner.h"
 
 #define LINE_MAX_KEPT 4096
@@ -71,13 +73,6 @@ struct frames_state {
 	char mline[256], oline[LINE_MAX_KEPT];
 	size_t mlen, olen;
 };
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 static void close_fd(int *fd)
 {
@@ -157,7 +152,7 @@ static bool read_pipe(struct frames_state *st, int *fd, bool marker)
 		close_fd(fd);
 		return false;
 	}
-	uint64_t t = now_ns();	/* the regex source's timestamp */
+	uint64_t t = mono_now_ns();	/* the regex source's timestamp */
 	if (marker) {
 		feed_lines(st, buf, (size_t)n, st->mline, sizeof(st->mline),
 			   &st->mlen, true, t);
@@ -214,10 +209,7 @@ static int open_pipe(int fds[2], char **cause, const char *what)
 	}
 	int err = errno;
 	fds[0] = fds[1] = -1;
-	*cause = NULL;
-	if (asprintf(cause, "cannot make the %s pipe: %s", what, ERR_TEXT(err)) < 0)
-		*cause = NULL;
-	return -err;
+	return cause_set(cause, err, "cannot make the %s pipe: %s", what, ERR_TEXT(err));
 }
 
 static void add_sampler(struct frames_state *st, struct collect_ctx *cx,
@@ -241,10 +233,8 @@ static int resolve_symbol(const char *spec, char **path, uint64_t *off,
 	const char *colon = strrchr(spec, ':');
 	*path = NULL;
 	if (!colon || colon == spec || !colon[1]) {
-		if (asprintf(cause, "bad --frame-symbol '%s': want MODULE:SYMBOL",
-			     spec) < 0)
-			*cause = NULL;
-		return -EINVAL;
+		return cause_set(cause, EINVAL, "bad --frame-symbol '%s': want MODULE:SYMBOL",
+				 spec);
 	}
 	char *mod = strndup(spec, (size_t)(colon - spec));
 	if (!mod)
@@ -254,9 +244,8 @@ static int resolve_symbol(const char *spec, char **path, uint64_t *off,
 	free(found);
 	if (!*path) {
 		int err = errno;
-		if (asprintf(cause, "--frame-symbol: cannot find module '%s': %s",
-			     mod, ERR_TEXT(err)) < 0)
-			*cause = NULL;
+		cause_set(cause, err, "--frame-symbol: cannot find module '%s': %s", mod,
+			  ERR_TEXT(err));
 		free(mod);
 		return -err;
 	}
@@ -324,9 +313,8 @@ static int fr_prepare(void *self, struct collect_ctx *cx, char **cause)
 		return COLLECT_SKIP;
 	if (cx->o->frame_regex) {
 		if (regcomp(&st->re, cx->o->frame_regex, REG_EXTENDED | REG_NOSUB)) {
-			if (asprintf(cause, "bad --frame-regex '%s'", cx->o->frame_regex) < 0)
-				*cause = NULL;
-			return -EINVAL;
+			return cause_set(cause, EINVAL, "bad --frame-regex '%s'",
+					 cx->o->frame_regex);
 		}
 		st->regex_on = true;
 	}

@@ -23,6 +23,7 @@
 #include "prof/cli.h"
 #include "prof/collector.h"
 #include "prof/convert.h"
+#include "prof/progress.h"
 #include "prof/runner.h"
 
 struct intervals_state {
@@ -37,13 +38,6 @@ struct intervals_state {
 	int id_origin;		/* the target whose sampler id is cached */
 	uint64_t id;
 };
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 static void iv_release(void *self)
 {
@@ -90,7 +84,7 @@ static void iv_opened(void *self, struct collect_ctx *cx)
 		return;
 	}
 	st->iv = intervals_new(st->nev, (uint64_t)cx->o->interval_ms * 1000000ull,
-			       now_ns());
+			       mono_now_ns());
 	if (!st->iv) {
 		warning_msg("-I: no intervals: %s", ERR_TEXT(errno));
 		st->off = true;

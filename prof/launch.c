@@ -15,8 +15,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "common/errtext.h"
 #include "common/cause.h"
+#include "common/errtext.h"
 #include "prof/launch.h"
 
 enum { STAGE_CHDIR = 1, STAGE_PIN = 2, STAGE_EXEC = 3 };

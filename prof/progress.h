@@ -9,6 +9,7 @@
 #define PROF_PROGRESS_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 struct progress_line {
@@ -29,5 +30,7 @@ void progress_line_clear(struct progress_line *p);
 
 /* Seconds on CLOCK_MONOTONIC: subtract two for an elapsed time. */
 double mono_now_s(void);
+/* The same clock in nanoseconds, the unit of perf's sample times. */
+uint64_t mono_now_ns(void);
 
 #endif

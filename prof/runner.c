@@ -18,12 +18,13 @@
 #include <unistd.h>
 
 #include "collectors/counters.h"
-#include "common/errtext.h"
 #include "common/cause.h"
+#include "common/errtext.h"
 #include "prof/cli.h"
 #include "prof/collector.h"
 #include "prof/convert.h"
 #include "prof/launch.h"
+#include "prof/progress.h"
 #include "prof/runner.h"
 #include "prof/runutil.h"
 
@@ -94,13 +95,6 @@ bool runner_late_signal(void *unused)
 bool runner_interrupted(void)
 {
 	return ever_interrupted != 0;
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 /* ---- the record dump (tests replay it) ---- */
@@ -472,7 +466,7 @@ static void enforce_timeout(struct launch *l, struct deadline *t)
 {
 	if (!l || !t || !t->term_at)
 		return;
-	double now = now_s();
+	double now = mono_now_s();
 	if (!t->fired && now >= t->term_at) {
 		launch_signal_tree(l, SIGTERM, 0);
 		t->fired = true;
@@ -503,7 +497,7 @@ static bool watch(struct counters *cs, struct launch *l, pid_t attach_pid,
 		int timeout = 100;
 		double wake = next_wake(deadline, tmo);
 		if (wake > 0) {
-			double left = wake - now_s();
+			double left = wake - mono_now_s();
 			if (left <= 0 && deadline > 0 && wake == deadline)
 				break;
 			if (left < 0)
@@ -654,7 +648,7 @@ int runner_run(const struct runner_opts *o, struct db_run *run, char **cause)
 			fprintf(cli_talk(), "prof: %s\n", o->plan->desc);
 	}
 
-	t0 = now_s();
+	t0 = mono_now_s();
 	if (launched) {
 		rc = launch_release(&l, cause);
 		if (rc) {
@@ -664,7 +658,7 @@ int runner_run(const struct runner_opts *o, struct db_run *run, char **cause)
 		cpus_in_force = pin_read_back(l.pid);
 		struct deadline tmo = { .term_at = o->timeout_s > 0 ? t0 + o->timeout_s : 0 };
 		interrupted = watch(cs, &l, 0, l.pidfd, 0, &tmo);
-		t1 = now_s();
+		t1 = mono_now_s();
 		timed_out = tmo.fired;
 		cx->root_own_ns = task_own_ns(l.pid);	/* a zombie until reaped */
 		run->pid = l.pid;
@@ -686,7 +680,7 @@ int runner_run(const struct runner_opts *o, struct db_run *run, char **cause)
 		}
 		interrupted = watch(cs, NULL, o->attach_pid, pidfd,
 				    o->duration_s > 0 ? t0 + o->duration_s : 0, NULL);
-		t1 = now_s();
+		t1 = mono_now_s();
 		workload_over = holding;
 		if (!proc_times(o->attach_pid, &u1, &s1)) {
 			u1 = u0;	/* it exited: its last times are gone */

@@ -7,8 +7,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "common/errtext.h"
 #include "common/cause.h"
+#include "common/errtext.h"
 #include "prof/cli.h"
 #include "prof/collector.h"
 #include "prof/convert.h"

@@ -9,8 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "db/db.h"
 #include "common/cause.h"
+#include "db/db.h"
 #include "prof/pin.h"
 #include "prof/verb.h"
 
