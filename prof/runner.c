@@ -551,6 +551,9 @@ int runner_run(const struct runner_opts *o, struct db_run *run, char **cause)
 	} };
 	struct collect_ctx *cx = &crew.cx;
 	struct counters *cs = NULL;
+	/* The verb's environment first; the collectors add theirs after it. */
+	if (launched && o->env_set)
+		collect_add_env(cx, o->env_set);
 	int rc = crew_prepare(&crew, cause);
 	if (rc)
 		goto out_release;
@@ -585,24 +588,9 @@ int runner_run(const struct runner_opts *o, struct db_run *run, char **cause)
 	memset(&ru, 0, sizeof(ru));
 	char *attached_cmdline = NULL;	/* the attached process's command */
 
-	/* The verb's environment, then what the collectors add. */
-	char **env = o->env_set;
-	char **merged = NULL;
-	if (launched && cx->nenv) {
-		size_t n = 0;
-		while (o->env_set && o->env_set[n])
-			n++;
-		merged = calloc(n + cx->nenv + 1, sizeof(char *));
-		if (!merged)
-			abort();
-		if (n)
-			memcpy(merged, o->env_set, n * sizeof(char *));
-		memcpy(merged + n, cx->env, cx->nenv * sizeof(char *));
-		env = merged;
-	}
 	if (launched) {
 		struct launch_opts lo = {
-			.argv = o->argv, .cwd = o->cwd, .env_set = env,
+			.argv = o->argv, .cwd = o->cwd, .env_set = cx->env,
 			.pin = o->plan && o->plan->apply ? o->plan->set : NULL,
 			.pin_size = o->plan ? o->plan->setsize : 0,
 			.out_fd = o->out_fd, .stderr_fd = o->stderr_fd,
@@ -751,7 +739,6 @@ int runner_run(const struct runner_opts *o, struct db_run *run, char **cause)
 	rc = 0;
 out_signals:
 	free(attached_cmdline);
-	free(merged);
 	for (size_t i = 0; i < NCAUGHT; i++)
 		sigaction(caught[i], &old[i], NULL);
 	counters_free(cs);
