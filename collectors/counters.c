@@ -865,6 +865,27 @@ static int drain_target(struct counters *c, struct target *t, int origin)
 	return rc;
 }
 
+/* How long after its FORK a task that has sent no COMM record has its
+ * name read from /proc at each drain: threads name themselves as they
+ * start. */
+#define NAME_WINDOW_NS 1000000000ull
+
+/* A task's name now, from /proc; false when it is gone. */
+static bool proc_comm(int32_t pid, int32_t tid, char name[16], void *arg)
+{
+	(void)arg;
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", (int)pid, (int)tid);
+	FILE *fp = fopen(path, "re");
+	if (!fp)
+		return false;
+	bool ok = fgets(name, 16, fp) != NULL;
+	fclose(fp);
+	if (ok)
+		name[strcspn(name, "\n")] = '\0';
+	return ok;
+}
+
 int counters_drain(struct counters *c)
 {
 	int rc = 0;
@@ -873,6 +894,7 @@ int counters_drain(struct counters *c)
 		if (r && !rc)
 			rc = r;
 	}
+	thread_table_check_names(c->tt, monotonic_ns(), NAME_WINDOW_NS, proc_comm, NULL);
 	return rc;
 }
 
@@ -948,6 +970,7 @@ void counters_health(const struct counters *c, struct counters_health *h)
 	memset(h, 0, sizeof(*h));
 	h->records = c->records;
 	h->undecodable = c->undecodable;
+	h->names_from_proc = thread_table_names_from_proc(c->tt);
 	for (size_t i = 0; i < c->ntargets; i++) {
 		h->past_head += c->targets[i].rr.past_head;
 		h->torn_bytes += c->targets[i].rr.torn_bytes;

@@ -163,6 +163,9 @@ struct counters_health {
 	uint64_t past_head;	/* taken past a head the kernel left behind */
 	uint64_t torn_bytes;	/* skipped as unreadable (torn) */
 	uint64_t torn_runs;
+	/* threads named from /proc: their COMM record never arrived
+	 * (thread_table_check_names) */
+	uint64_t names_from_proc;
 };
 void counters_health(const struct counters *c, struct counters_health *h);
 

@@ -335,6 +335,7 @@ struct thread_table {
 	size_t nids;
 	uint64_t lost;
 	uint64_t anomalies;
+	size_t name_scan;	/* rows before it: past check_names' window */
 };
 
 struct thread_table *thread_table_new(size_t nevents)
@@ -515,6 +516,8 @@ int thread_table_feed(struct thread_table *tt, const struct perf_rec *rec,
 				return -ENOMEM;
 		}
 		snprintf(r->name, sizeof(r->name), "%s", rec->u.comm.comm);
+		r->named = true;
+		r->name_from_proc = false;
 		break;
 	}
 	case PERF_RECORD_EXIT:
@@ -624,6 +627,38 @@ int thread_table_mark_privileged(struct thread_table *tt, int32_t tid)
 		return -ENOENT;
 	r->privileged = true;
 	return 0;
+}
+
+void thread_table_check_names(struct thread_table *tt, uint64_t now_ns,
+			      uint64_t window_ns, thread_comm_fn read_comm, void *arg)
+{
+	bool front = true;	/* every row before i is past the window */
+	for (size_t i = tt->name_scan; i < tt->nrows; i++) {
+		struct thread_row *r = &tt->rows[i];
+		bool done = r->is_target || !r->forked || r->named ||
+			    r->name_from_proc || r->exited || r->end_ns ||
+			    (now_ns > r->start_ns && now_ns - r->start_ns > window_ns);
+		char name[16];
+		if (!done && read_comm(r->pid, r->tid, name, arg) &&
+		    strncmp(name, r->name, sizeof(name))) {
+			memcpy(r->name, name, sizeof(r->name));
+			r->name[sizeof(r->name) - 1] = '\0';
+			r->name_from_proc = true;
+			done = true;
+		}
+		if (front && done)
+			tt->name_scan = i + 1;
+		else
+			front = false;
+	}
+}
+
+size_t thread_table_names_from_proc(const struct thread_table *tt)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < tt->nrows; i++)
+		n += tt->rows[i].name_from_proc;
+	return n;
 }
 
 size_t thread_table_count(const struct thread_table *tt)

@@ -118,6 +118,9 @@ struct thread_row {
 	bool exited;
 	bool is_target;		/* a task the events were opened on */
 	bool forked;		/* its FORK record arrived */
+	bool named;		/* a COMM record arrived */
+	bool name_from_proc;	/* named by thread_table_check_names, and no
+				 * COMM record has confirmed it (yet) */
 	bool privileged;	/* its privileges changed at exec: the kernel
 				 * stopped counting it there */
 	int origin;		/* index of the target whose buffer fed it */
@@ -179,6 +182,23 @@ struct thread_audit {
 };
 void thread_table_audit(const struct thread_table *tt, const bool *supported,
 			struct thread_audit *out);
+
+/*
+ * Two CPUs that reserve the same bytes of the ring leave one record where
+ * two were written, without a trace when both are the same size: two new
+ * threads that name themselves at once (two 6-letter names, say) lose one
+ * COMM record, and that thread keeps its creator's name. So, for each
+ * task that a FORK started within the last window_ns before now_ns, that
+ * has had no COMM record and still runs, ask read_comm for its name as
+ * it is now (/proc); one that differs is taken and marked name_from_proc.
+ * Call after each drain; rows are scanned from the oldest still in the
+ * window. read_comm returns false when the task is gone.
+ */
+typedef bool (*thread_comm_fn)(int32_t pid, int32_t tid, char name[16], void *arg);
+void thread_table_check_names(struct thread_table *tt, uint64_t now_ns,
+			      uint64_t window_ns, thread_comm_fn read_comm, void *arg);
+/* Rows named by thread_table_check_names whose COMM record never came. */
+size_t thread_table_names_from_proc(const struct thread_table *tt);
 
 size_t thread_table_count(const struct thread_table *tt);
 const struct thread_row *thread_table_row(const struct thread_table *tt, size_t i);

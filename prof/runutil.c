@@ -205,6 +205,16 @@ bool run_state_audit(struct db_run *run, const struct counters *cs,
 	db_run_set(run, "ring_past_head", num);
 	snprintf(num, sizeof(num), "%llu", (unsigned long long)h.torn_bytes);
 	db_run_set(run, "ring_torn_bytes", num);
+	snprintf(num, sizeof(num), "%llu", (unsigned long long)h.names_from_proc);
+	db_run_set(run, "ring_names_from_proc", num);
+	/* The names are right; what it says is that the ring lost records
+	 * without a trace, which the checks above look for otherwise. */
+	if (h.names_from_proc)
+		note_msg("%llu %s named from /proc: %s COMM record never arrived "
+			 "(another CPU's record took its place in the ring buffer)",
+			 (unsigned long long)h.names_from_proc,
+			 plural(h.names_from_proc, "thread was", "threads were"),
+			 plural(h.names_from_proc, "its", "their"));
 	db_run_set(run, "complete", n ? "no" : "yes");
 	if (n)
 		db_run_set(run, "incomplete", text);

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "collectors/threads.h"
@@ -289,6 +290,83 @@ static void test_threads__reused_tid_opens_a_new_row(void **state)
 	thread_table_free(tt);
 }
 
+/* What /proc says of each task, for thread_table_check_names. */
+struct fake_proc {
+	int32_t tid[8];
+	const char *name[8];	/* NULL: gone */
+	int calls;
+};
+
+static bool fake_comm(int32_t pid, int32_t tid, char name[16], void *arg)
+{
+	(void)pid;
+	struct fake_proc *fp = arg;
+	fp->calls++;
+	for (int i = 0; i < 8; i++)
+		if (fp->tid[i] == tid && fp->name[i]) {
+			snprintf(name, 16, "%s", fp->name[i]);
+			return true;
+		}
+	return false;
+}
+
+static void test_threads__a_lost_comm_is_read_from_proc(void **state)
+{
+	(void)state;
+	struct thread_table *tt = thread_table_new(1);
+	thread_table_map_id(tt, 42, 0);
+	thread_table_add_target(tt, 10, 10, "game", 0);
+	struct fake_proc fp = {
+		.tid = { 10, 11, 12, 13, 14, 15 },
+		.name = { "game", "worker", "render", "game", "gone", "late" },
+	};
+	struct rb r;
+	mk_fork(&r, 10, 10, 11, 10, 100);	/* its COMM "worker" was lost */
+	feed(tt, &r, 0);
+	mk_fork(&r, 10, 10, 12, 10, 110);
+	feed(tt, &r, 0);
+	mk_comm(&r, 10, 12, "render");		/* arrived: not asked */
+	feed(tt, &r, 0);
+	mk_fork(&r, 10, 10, 13, 10, 120);	/* has not named itself yet */
+	feed(tt, &r, 0);
+	mk_fork(&r, 10, 10, 14, 10, 130);
+	feed(tt, &r, 0);
+	mk_read(&r, 10, 14, 5, 1, 1, 42);	/* exited: not asked */
+	feed(tt, &r, 0);
+
+	thread_table_check_names(tt, 200, 1000, fake_comm, &fp);
+	assert_int_equal(fp.calls, 2);		/* 11 and 13 */
+	assert_string_equal(thread_table_row(tt, 1)->name, "worker");
+	assert_true(thread_table_row(tt, 1)->name_from_proc);
+	assert_string_equal(thread_table_row(tt, 2)->name, "render");
+	assert_false(thread_table_row(tt, 2)->name_from_proc);
+	assert_string_equal(thread_table_row(tt, 3)->name, "game");
+	assert_false(thread_table_row(tt, 3)->name_from_proc);
+	assert_string_equal(thread_table_row(tt, 4)->name, "game");
+	assert_int_equal(thread_table_names_from_proc(tt), 1);
+
+	/* 13 names itself later, and that COMM is lost too: the next drain
+	 * within the window asks 13 alone. */
+	fp.name[3] = "late-name";
+	thread_table_check_names(tt, 500, 1000, fake_comm, &fp);
+	assert_int_equal(fp.calls, 3);
+	assert_string_equal(thread_table_row(tt, 3)->name, "late-name");
+	assert_int_equal(thread_table_names_from_proc(tt), 2);
+
+	/* 11's COMM turns up after all: it was late, not lost. */
+	mk_comm(&r, 10, 11, "worker");
+	feed(tt, &r, 0);
+	assert_int_equal(thread_table_names_from_proc(tt), 1);
+
+	/* Past the window a task is not asked any more. */
+	mk_fork(&r, 10, 10, 15, 10, 700);
+	feed(tt, &r, 0);
+	thread_table_check_names(tt, 700 + 2000, 1000, fake_comm, &fp);
+	assert_int_equal(fp.calls, 3);
+	assert_string_equal(thread_table_row(tt, 5)->name, "game");
+	thread_table_free(tt);
+}
+
 static void test_threads__lost_records_are_summed(void **state)
 {
 	(void)state;
@@ -395,6 +473,7 @@ int main(void)
 		cmocka_unit_test(test_threads__truncated_records_are_refused),
 		cmocka_unit_test(test_threads__rows_follow_fork_comm_read),
 		cmocka_unit_test(test_threads__reused_tid_opens_a_new_row),
+		cmocka_unit_test(test_threads__a_lost_comm_is_read_from_proc),
 		cmocka_unit_test(test_threads__lost_records_are_summed),
 		cmocka_unit_test(test_threads__replays_recorded_ring_bytes),
 	};
