@@ -34,6 +34,25 @@ enum frame_source {
 	FRAME_NSOURCES,
 };
 
+/*
+ * How a run finds its frames: prof run's and prof record's options
+ * (opt_frames), or an experiment plan's frame settings.
+ */
+struct frame_args {
+	bool marker;		/* --frames: prof_frame() markers */
+	const char *regex;	/* --frame-regex: a frame per matching line
+				   of the workload's stdout; or NULL */
+	const char *symbol;	/* --frame-symbol MODULE:SYMBOL: a frame per
+				   call, through a uprobe; or NULL */
+	double budget_ms;	/* --budget: a longer frame is long */
+};
+
+/* Some frame method was asked for. */
+static inline bool frame_args_any(const struct frame_args *a)
+{
+	return a->marker || a->regex || a->symbol;
+}
+
 struct frames;
 
 /* NULL with errno on failure. */

@@ -723,9 +723,18 @@ int ab_plan_set_frames(struct ab_plan *p, const char *key, const char *value,
 	return 0;
 }
 
+struct frame_args ab_plan_frames(const struct ab_plan *p)
+{
+	return (struct frame_args){
+		.marker = p->frames, .regex = p->frame_regex,
+		.symbol = p->frame_symbol, .budget_ms = p->budget_ms,
+	};
+}
+
 bool ab_plan_has_frames(const struct ab_plan *p)
 {
-	return p->frames || p->frame_regex || p->frame_symbol;
+	struct frame_args f = ab_plan_frames(p);
+	return frame_args_any(&f);
 }
 
 int ab_plan_check_scores(const struct ab_plan *p, char **cause)

@@ -29,6 +29,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "collectors/frames.h"
 #include "db/runs.h"
 #include "reports/abstat.h"
 
@@ -125,6 +126,8 @@ int ab_plan_set_frames(struct ab_plan *p, const char *key, const char *value,
 		       char **cause);
 /* Whether runs are to find frames (any of the frame settings). */
 bool ab_plan_has_frames(const struct ab_plan *p);
+/* The plan's frame settings as the runner takes them (borrowed). */
+struct frame_args ab_plan_frames(const struct ab_plan *p);
 /* Every frame score has a frame method to read from: 0, or -EINVAL
  * with *cause naming the score and the options. */
 int ab_plan_check_scores(const struct ab_plan *p, char **cause);

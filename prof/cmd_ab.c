@@ -468,8 +468,7 @@ static int cmd_ab(struct verb_ctx *vc)
 				.stderr_fd = ofd >= 0 && efd > 0 ? efd : 0,
 				.quiet = done > 0, .kind = "ab", .sleep = ae[a].sleep,
 				.working_set = p->working_set,
-				.frames = ab_plan_has_frames(p), .frame_regex = p->frame_regex,
-				.frame_symbol = p->frame_symbol, .frame_budget_ms = p->budget_ms,
+				.frame = ab_plan_frames(p),
 			};
 			struct db_run run;
 			char *rcause = NULL;

@@ -585,8 +585,7 @@ static int run_slot(struct press *ps, size_t s, int round, size_t pos, bool warm
 	struct runner_opts ro = {
 		.argv = w->argv, .argc = w->argc, .evs = ps->evs, .nev = ps->nev,
 		.plan = &ps->pin, .out_fd = ofd, .quiet = quiet, .kind = "pressure",
-		.frames = ab_plan_has_frames(&o->plan), .frame_regex = o->plan.frame_regex,
-		.frame_symbol = o->plan.frame_symbol, .frame_budget_ms = o->plan.budget_ms,
+		.frame = ab_plan_frames(&o->plan),
 	};
 	struct db_run run;
 	if (!ps->cat)

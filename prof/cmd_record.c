@@ -44,10 +44,6 @@ struct record_args {
 	bool no_kernel;
 	enum sym_lines lines;
 	int interval_ms;	/* -I; 0: off */
-	bool frames;		/* --frames */
-	const char *frame_regex;
-	const char *frame_symbol;
-	double budget_ms;	/* --budget */
 };
 
 static void record_init(void *args)
@@ -57,7 +53,6 @@ static void record_init(void *args)
 	a->stack_bytes = UNWIND_STACK_DEFAULT;
 	a->limit = 10;
 	a->lines = SYM_LINES_OWN;
-	a->budget_ms = 16.7;
 }
 
 /* --lines none|own|all. */
@@ -430,8 +425,6 @@ static int cmd_record(struct verb_ctx *vc)
 	struct record_args *a = vc->args;
 	const struct launch_args *l = &vc->launch;
 	int rc = record_check(vc, a);
-	if (!rc)
-		rc = run_frames_check(vc, a->frames, a->frame_regex, a->frame_symbol);
 	if (rc)
 		return rc;
 	long mmap_pages = l->mmap_pages ? l->mmap_pages
@@ -521,10 +514,7 @@ static int cmd_record(struct verb_ctx *vc)
 		.mmap_pages = (size_t)mmap_pages, .kind = "record",
 		.record_dump = dump,
 		.interval_ms = (unsigned)a->interval_ms,
-		.frames = a->frames || a->frame_regex || a->frame_symbol,
-		.frame_regex = a->frame_regex,
-		.frame_symbol = a->frame_symbol,
-		.frame_budget_ms = a->budget_ms,
+		.frame = vc->frame,
 		.collector = &record_collector, .collector_arg = &oc,
 	};
 	/* As for prof run: a signal while storing stops a wait on a lock,
@@ -635,7 +625,7 @@ static int cmd_record(struct verb_ctx *vc)
 	}
 	if (exit_code == EXIT_OK)
 		exit_code = run.exit_status;
-	run_frames_warn(&run, a->frames, a->frame_regex, a->frame_symbol);
+	run_frames_warn(&run, &vc->frame);
 	exit_code = run_incomplete_exit(&run, a->allow_incomplete, exit_code);
 	if (frc || store_rc)
 		exit_code = EXIT_FAIL;
@@ -745,18 +735,7 @@ static const struct opt record_opts[] = {
 		"also store every thread's counter deltas per\n"
 		"interval of MS milliseconds, as prof run -I does;\n"
 		"'prof report --intervals' lists them"),
-	OPT_BOOL(0, "frames", struct record_args, frames,
-		 "also store the frames the workload marks with\n"
-		 "prof_frame(), as prof run --frames does; 'prof\n"
-		 "report --frames' shows them"),
-	OPT_STRING(0, "frame-regex", struct record_args, frame_regex, "RE",
-		   "the same, a frame per matching stdout line"),
-	OPT_STRING(0, "frame-symbol", struct record_args, frame_symbol, "MODULE:SYMBOL",
-		   "the same, a frame per call of SYMBOL"),
-	OPT_DOUBLE(0, "budget", struct record_args, budget_ms, "MS", 0.001, 1e6,
-		   "a number of milliseconds",
-		   "with --frames: a frame longer than MS is long\n"
-		   "(default 16.7)"),
+	OPT_INCLUDE(opt_frames),
 	OPT_STRING(0, "record-dump", struct record_args, dump, "FILE",
 		   "save the raw ring-buffer records (for tests)"),
 	OPT_END(),

@@ -40,10 +40,6 @@ struct run_args {
 	int interval_ms;	/* -I; 0: off */
 	const char *tag;	/* --tag NAME, or NULL */
 	int repeat;		/* -r N; 1: one run */
-	bool frames;		/* --frames */
-	const char *frame_regex;
-	const char *frame_symbol;	/* --frame-symbol MODULE:SYMBOL */
-	double budget_ms;	/* --budget */
 };
 
 /* A tag: a name that cannot be read as a list of run ids, so that
@@ -68,7 +64,6 @@ static void run_init(void *args)
 	struct run_args *a = args;
 	a->events = "cache";
 	a->by = BY_THREAD;
-	a->budget_ms = 16.7;
 	a->repeat = 1;
 }
 
@@ -154,7 +149,7 @@ static int run_once(struct verb_ctx *vc, const struct runner_opts *ro,
 		note_msg("-I %d is longer than the run (%.0f ms): "
 			"one interval holds it all", a->interval_ms,
 			run.wall_s * 1000.0);
-	run_frames_warn(&run, a->frames, a->frame_regex, a->frame_symbol);
+	run_frames_warn(&run, &vc->frame);
 	exit_code = run_incomplete_exit(&run, a->allow_incomplete, exit_code);
 	if (mux) {
 		error_msg("run refused (--no-multiplex), not stored: not every "
@@ -227,10 +222,6 @@ static int cmd_run(struct verb_ctx *vc)
 	if (l->pid && a->sleep_mode)
 		return usage_error(vc->name, "--sleep-mode applies to a launched "
 				   "command: it preloads an interposer at exec");
-
-	int frc = run_frames_check(vc, a->frames, a->frame_regex, a->frame_symbol);
-	if (frc)
-		return frc;
 
 	char *cause = NULL;
 	struct event_desc *evs = NULL;
@@ -321,10 +312,7 @@ static int cmd_run(struct verb_ctx *vc)
 		.record_dump = dump,
 		.sleep = a->sleep_mode ? &sleep : NULL,
 		.interval_ms = (unsigned)a->interval_ms,
-		.frames = a->frames || a->frame_regex || a->frame_symbol,
-		.frame_regex = a->frame_regex,
-		.frame_symbol = a->frame_symbol,
-		.frame_budget_ms = a->budget_ms,
+		.frame = vc->frame,
 	};
 	/* A signal while the run is stored or printed must not lose it: it
 	 * stops a wait on a locked database, and prof exits 128+N after. */
@@ -432,27 +420,7 @@ static const struct opt run_opts[] = {
 		     "store the run with this tag: 'prof compare --set\n"
 		     "A=NAME --set B=OTHER' compares sets of runs taken\n"
 		     "apart (before and after a reboot, a BIOS setting)"),
-	OPT_BOOL(0, "frames", struct run_args, frames,
-		 "store frames the workload marks with prof_frame()\n"
-		 "(include/prof_marker.h; prof names a pipe in\n"
-		 "$PROF_MARKER_FD) and every thread's counters per\n"
-		 "frame; print frame times and the slow frames against\n"
-		 "the rest; 'prof report --frames' reprints them\n"
-		 "(docs/frames.md). Software events per frame only"),
-	OPT_STRING(0, "frame-regex", struct run_args, frame_regex, "RE",
-		   "as --frames, a frame for each line of the workload's\n"
-		   "stdout that matches the extended regular expression\n"
-		   "RE, timestamped when prof reads it (its stdout then\n"
-		   "passes through prof, unchanged)"),
-	OPT_STRING(0, "frame-symbol", struct run_args, frame_symbol, "MODULE:SYMBOL",
-		   "as --frames, a frame for each call of the function\n"
-		   "SYMBOL in MODULE (a path, or a command in PATH),\n"
-		   "through a uprobe: an unmodified program can be\n"
-		   "measured (docs/frames.md)"),
-	OPT_DOUBLE(0, "budget", struct run_args, budget_ms, "MS", 0.001, 1e6,
-		   "a number of milliseconds",
-		   "with --frames: a frame longer than MS is long\n"
-		   "(default 16.7)"),
+	OPT_INCLUDE(opt_frames),
 	OPT_STRING(0, "record-dump", struct run_args, dump, "FILE",
 		   "save the raw ring-buffer records (for tests)"),
 	OPT_END(),

@@ -268,7 +268,7 @@ static int add_probe(struct frames_state *st, struct collect_ctx *cx,
 		     char **cause)
 {
 	uint64_t off;
-	int rc = resolve_symbol(cx->o->frame_symbol, &st->probe_path, &off, cause);
+	int rc = resolve_symbol(cx->o->frame.symbol, &st->probe_path, &off, cause);
 	if (rc)
 		return rc;
 	int type = uprobe_pmu_type(NULL, cause);
@@ -309,16 +309,16 @@ static int fr_prepare(void *self, struct collect_ctx *cx, char **cause)
 	struct frames_state *st = self;
 	st->marker[0] = st->marker[1] = st->out[0] = st->out[1] = -1;
 	st->stop[0] = st->stop[1] = -1;
-	if (!cx->o->frames || !cx->launched)
+	if (!frame_args_any(&cx->o->frame) || !cx->launched)
 		return COLLECT_SKIP;
-	if (cx->o->frame_regex) {
-		if (regcomp(&st->re, cx->o->frame_regex, REG_EXTENDED | REG_NOSUB)) {
+	if (cx->o->frame.regex) {
+		if (regcomp(&st->re, cx->o->frame.regex, REG_EXTENDED | REG_NOSUB)) {
 			return cause_set(cause, EINVAL, "bad --frame-regex '%s'",
-					 cx->o->frame_regex);
+					 cx->o->frame.regex);
 		}
 		st->regex_on = true;
 	}
-	int rc = cx->o->frame_symbol ? add_probe(st, cx, cause) : 0;
+	int rc = cx->o->frame.symbol ? add_probe(st, cx, cause) : 0;
 	if (!rc)
 		rc = open_pipe(st->marker, cause, "frame marker");
 	if (!rc)
@@ -414,7 +414,7 @@ static void fr_finish(void *self, struct collect_ctx *cx)
 		warning_msg("frames: %llu calls of '%s' were lost (a uprobe buffer "
 			    "was full): frames from it are missing",
 			    (unsigned long long)uprobe_rings_lost(st->probe),
-			    cx->o->frame_symbol);
+			    cx->o->frame.symbol);
 }
 
 static void fr_fill(void *self, struct collect_ctx *cx, struct db_run *run)
@@ -422,10 +422,9 @@ static void fr_fill(void *self, struct collect_ctx *cx, struct db_run *run)
 	struct frames_state *st = self;
 	if (!st->f)
 		return;
-	enum frame_source src = cx->o->frame_symbol ? FRAME_SYMBOL :
+	enum frame_source src = cx->o->frame.symbol ? FRAME_SYMBOL :
 				st->regex_on ? FRAME_REGEX : FRAME_MARKER;
-	convert_frames(run, st->f, src, cx->o->frame_regex, cx->o->frame_symbol,
-		       cx->o->frame_budget_ms);
+	convert_frames(run, st->f, src, &cx->o->frame);
 }
 
 const struct collector_ops collect_frames = {

@@ -573,7 +573,7 @@ static void frame_counts(struct db_run *run, struct frames *f,
 }
 
 void convert_frames(struct db_run *run, struct frames *f, enum frame_source src,
-		    const char *regex, const char *symbol, double budget_ms)
+		    const struct frame_args *how)
 {
 	char buf[64];
 	for (int s = 0; s < FRAME_NSOURCES; s++) {
@@ -583,11 +583,11 @@ void convert_frames(struct db_run *run, struct frames *f, enum frame_source src,
 		db_run_set(run, buf, cnt);
 	}
 	db_run_set(run, "frame_source", frame_source_name[src]);
-	if (regex)
-		db_run_set(run, "frame_regex", regex);
-	if (symbol)
-		db_run_set(run, "frame_symbol", symbol);
-	snprintf(buf, sizeof(buf), "%g", budget_ms);
+	if (how->regex)
+		db_run_set(run, "frame_regex", how->regex);
+	if (how->symbol)
+		db_run_set(run, "frame_symbol", how->symbol);
+	snprintf(buf, sizeof(buf), "%g", how->budget_ms);
 	db_run_set(run, "frame_budget_ms", buf);
 	size_t n = frames_count(f, src);
 	if (!n)

@@ -121,9 +121,10 @@ struct db_sample_event *convert_sample_events(const struct event_desc *sev,
  * and length, each thread name's counter deltas per frame, and the
  * settings "frame_source", "frame_budget_ms", "frame_regex",
  * "frame_symbol" and "frames_<source>" (how many frames each source
- * saw). No frame rows when src saw none. regex and symbol may be NULL.
+ * saw), from how the run was asked to find them. No frame rows when
+ * src saw none.
  */
 void convert_frames(struct db_run *run, struct frames *f, enum frame_source src,
-		    const char *regex, const char *symbol, double budget_ms);
+		    const struct frame_args *how);
 
 #endif

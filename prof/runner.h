@@ -28,6 +28,7 @@
 #include <sys/types.h>
 
 #include "collectors/counters.h"
+#include "collectors/frames.h"
 #include "collectors/events.h"
 #include "db/runs.h"
 #include "prof/collector.h"
@@ -62,12 +63,7 @@ struct runner_opts {
 	struct sleep_plan *sleep;	/* --sleep-mode (launch only), or NULL */
 	FILE *record_dump;		/* save the raw records (tests replay them) */
 	unsigned interval_ms;		/* -I: counters per interval; 0: off */
-	bool frames;			/* --frames: frame markers, counters per frame */
-	const char *frame_regex;	/* --frame-regex: a frame per matching
-					   line of the workload's stdout */
-	const char *frame_symbol;	/* --frame-symbol MODULE:SYMBOL: a
-					   frame per call, through a uprobe */
-	double frame_budget_ms;		/* --budget: a longer frame is long */
+	struct frame_args frame;	/* frames and counters per frame */
 
 	/* The verb's own collector, driven after the built-in ones
 	 * (prof/collector.h) with collector_arg as its state; or NULL. */

@@ -4,7 +4,6 @@
  */
 #include <errno.h>
 #include <math.h>
-#include <regex.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -466,28 +465,9 @@ void run_state_self(struct db_run *run, const char *kind, int argc,
 	run->prof_version = strdup(PROF_VERSION);
 }
 
-int run_frames_check(struct verb_ctx *vc, bool frames, const char *regex,
-		     const char *symbol)
+void run_frames_warn(const struct db_run *run, const struct frame_args *f)
 {
-	if (vc->launch.pid && (frames || regex || symbol))
-		return usage_error(vc->name, "--frames, --frame-regex and "
-				   "--frame-symbol apply to a launched command: "
-				   "they read its output and markers from its start");
-	if (regex) {
-		regex_t re;
-		char buf[64];
-		if (regcomp(&re, regex, REG_EXTENDED | REG_NOSUB))
-			return usage_error(vc->name, "bad --frame-regex '%s': not an "
-					   "extended regular expression",
-					   cli_echo(regex, buf, sizeof(buf)));
-		regfree(&re);
-	}
-	return 0;
-}
-
-void run_frames_warn(const struct db_run *run, bool frames, const char *regex,
-		     const char *symbol)
-{
+	const char *symbol = f->symbol, *regex = f->regex;
 	char buf[64];
 	if (run->nframes)
 		return;
@@ -499,7 +479,7 @@ void run_frames_warn(const struct db_run *run, bool frames, const char *regex,
 		warning_msg("--frame-regex '%s' matched no line of the "
 			"workload's output: no frames stored",
 			cli_echo(regex, buf, sizeof(buf)));
-	else if (frames)
+	else if (f->marker)
 		warning_msg("--frames: the workload marked no frame "
 			"(prof_frame() from include/prof_marker.h, or use "
 			"--frame-regex): no frames stored");

@@ -68,19 +68,8 @@ size_t run_env_warn(const struct db_run *a, const struct db_run *b);
  */
 size_t run_exp_env_warn(struct db *db, const struct db_experiment *e);
 
-/*
- * The frame options of a verb that runs one workload (run, record):
- * --frames, --frame-regex RE, --frame-symbol MODULE:SYMBOL. They read a
- * launched command's output and markers from its start, so -p PID is
- * refused, as is a regex that does not compile. 0, or EXIT_USAGE after
- * printing the usage error.
- */
-int run_frames_check(struct verb_ctx *vc, bool frames, const char *regex,
-		     const char *symbol);
-
 /* After the run: say when the asked frame method found no frames. */
-void run_frames_warn(const struct db_run *run, bool frames, const char *regex,
-		     const char *symbol);
+void run_frames_warn(const struct db_run *run, const struct frame_args *f);
 
 /* Now as ISO 8601 UTC, "2026-11-30T05:37:51Z". */
 void run_state_now_iso(char *buf, size_t n);

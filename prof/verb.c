@@ -4,6 +4,7 @@
  * a verb by unique prefix (as tmux does).
  */
 #include <limits.h>
+#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -223,6 +224,58 @@ static const struct opt launch_opts[] = {
 };
 
 const struct opt_group opt_launch = { "launch", launch_opts, launch_check, true };
+
+#define FRAME(m) .base = OPT_IN_CTX, .off = offsetof(struct verb_ctx, frame.m)
+
+static int frames_check(struct verb_ctx *vc)
+{
+	struct frame_args *f = &vc->frame;
+	if (vc->launch.pid && frame_args_any(f))
+		return usage_error(vc->name, "--frames, --frame-regex and "
+				   "--frame-symbol apply to a launched command: "
+				   "they read its output and markers from its start");
+	if (f->regex) {
+		regex_t re;
+		char buf[64];
+		if (regcomp(&re, f->regex, REG_EXTENDED | REG_NOSUB))
+			return usage_error(vc->name, "bad --frame-regex '%s': not an "
+					   "extended regular expression",
+					   cli_echo(f->regex, buf, sizeof(buf)));
+		regfree(&re);
+	}
+	if (!f->budget_ms)
+		f->budget_ms = 16.7;
+	return 0;
+}
+
+static const struct opt frames_opts[] = {
+	{ .kind = OPT_BOOL, .long_name = "frames", FRAME(marker),
+	  .help = "store frames the workload marks with prof_frame()\n"
+		  "(include/prof_marker.h; prof names a pipe in\n"
+		  "$PROF_MARKER_FD) and every thread's counters per\n"
+		  "frame; 'prof report --frames' shows frame times and\n"
+		  "the slow frames against the rest ('prof run' prints\n"
+		  "them too; docs/frames.md). Software events per\n"
+		  "frame only" },
+	{ .kind = OPT_STRING, .long_name = "frame-regex", .argh = "RE", FRAME(regex),
+	  .help = "as --frames, a frame for each line of the workload's\n"
+		  "stdout that matches the extended regular expression\n"
+		  "RE, timestamped when prof reads it (its stdout then\n"
+		  "passes through prof, unchanged)" },
+	{ .kind = OPT_STRING, .long_name = "frame-symbol", .argh = "MODULE:SYMBOL",
+	  FRAME(symbol),
+	  .help = "as --frames, a frame for each call of the function\n"
+		  "SYMBOL in MODULE (a path, or a command in PATH),\n"
+		  "through a uprobe: an unmodified program can be\n"
+		  "measured (docs/frames.md)" },
+	{ .kind = OPT_DOUBLE, .long_name = "budget", .argh = "MS", FRAME(budget_ms),
+	  .dmin = 0.001, .dmax = 1e6, .expect = "a number of milliseconds",
+	  .help = "with --frames: a frame longer than MS is long\n"
+		  "(default 16.7)" },
+	OPT_END(),
+};
+
+const struct opt_group opt_frames = { "frames", frames_opts, frames_check, false };
 
 /* ---- running a verb ------------------------------------------------------------- */
 

@@ -25,6 +25,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "collectors/frames.h"
 #include "prof/cli.h"
 #include "reports/output.h"
 #include "reports/rows.h"
@@ -147,6 +148,14 @@ extern const struct opt_group opt_launch;
  * includes it.
  */
 extern const struct opt_group opt_cache_affinity;
+/*
+ * How a verb that runs one workload finds its frames (run, record):
+ * --frames, --frame-regex RE, --frame-symbol MODULE:SYMBOL, --budget MS,
+ * into vc->frame. They read a launched command's output and markers
+ * from its start: its check refuses them with -p PID, and a regex that
+ * does not compile; the budget defaults to 16.7 ms (a 60 Hz frame).
+ */
+extern const struct opt_group opt_frames;
 
 struct launch_args {
 	long pid;		/* -p, 0: launch the command */
@@ -236,6 +245,7 @@ struct verb_ctx {
 	const char *db_opt;		/* --db after the verb, or NULL */
 	const char *db_path;		/* the database, resolved */
 	struct launch_args launch;
+	struct frame_args frame;	/* opt_frames */
 	struct rows_view view;		/* --sort, --limit (opt_rows) */
 	/* Owned by the frame; reach them with verb_out() and verb_db(). */
 	const struct prof_ctx *global;

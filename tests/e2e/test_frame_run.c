@@ -162,6 +162,27 @@ static void test_frame_run__bad_regex_is_a_usage_error(void **state)
 	assert_non_null(strstr(p.err, "bad --frame-regex '(['"));
 	assert_null(strstr(p.out, "frame 1 took"));	/* nothing ran */
 	tu_proc_release(&p);
+	/* prof record takes the same options, checked the same way. */
+	char *rec[] = { PROF_BIN, f->dbarg, "record", "--frame-regex", "([",
+			"--", HELPER, "10", NULL };
+	p = tu_run(rec, NULL);
+	assert_int_equal(p.status, 2);
+	assert_non_null(strstr(p.err, "error: bad --frame-regex '(['"));
+	assert_non_null(strstr(p.err, "hint: run 'prof record --help'"));
+	assert_null(strstr(p.out, "frame 1 took"));
+	tu_proc_release(&p);
+	/* An attached process's output was never prof's to read. */
+	char *att[] = { PROF_BIN, f->dbarg, "record", "--frames", "-p", "1", NULL };
+	p = tu_run(att, NULL);
+	assert_int_equal(p.status, 2);
+	assert_non_null(strstr(p.err, "--frames, --frame-regex and --frame-symbol "
+			       "apply to a launched command"));
+	tu_proc_release(&p);
+	/* Nothing was stored by any of them. */
+	char *runs[] = { PROF_BIN, f->dbarg, "runs", NULL };
+	p = tu_run(runs, NULL);
+	assert_null(strstr(p.out, "record"));
+	tu_proc_release(&p);
 }
 
 /* A uprobe on present_frame() sees every present, as the markers and
