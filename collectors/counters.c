@@ -62,6 +62,7 @@ struct counters {
 	struct target *targets;
 	size_t ntargets;
 	struct thread_table *tt;
+	size_t names_pending;	/* young tasks whose name is still asked */
 	struct thread_count *totals;
 	struct perf_rec_layout lay;
 	size_t page_size, data_size;
@@ -894,8 +895,14 @@ int counters_drain(struct counters *c)
 		if (r && !rc)
 			rc = r;
 	}
-	thread_table_check_names(c->tt, monotonic_ns(), NAME_WINDOW_NS, proc_comm, NULL);
+	c->names_pending = thread_table_check_names(c->tt, monotonic_ns(),
+						    NAME_WINDOW_NS, proc_comm, NULL);
 	return rc;
+}
+
+bool counters_names_pending(const struct counters *c)
+{
+	return c->names_pending > 0;
 }
 
 int counters_finish(struct counters *c, char **cause)

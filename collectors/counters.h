@@ -141,8 +141,15 @@ void counters_read_values(const struct counters *c, const struct perf_rec *rec,
 /* The file descriptors to poll for POLLIN (one per target). */
 size_t counters_pollfds(const struct counters *c, struct pollfd *out, size_t max);
 
-/* Drain every buffer into the thread table. 0 or -errno. */
+/*
+ * Drain every buffer into the thread table. 0 or -errno. Then each young
+ * task with no COMM record yet has its name read from /proc
+ * (thread_table_check_names).
+ */
 int counters_drain(struct counters *c);
+/* Some young task has not named itself yet: drain again soon (10 ms),
+ * not at the usual pace, to see its name while it still runs. */
+bool counters_names_pending(const struct counters *c);
 
 /*
  * Final drain, read each event's total on every target, and derive each

@@ -629,10 +629,11 @@ int thread_table_mark_privileged(struct thread_table *tt, int32_t tid)
 	return 0;
 }
 
-void thread_table_check_names(struct thread_table *tt, uint64_t now_ns,
-			      uint64_t window_ns, thread_comm_fn read_comm, void *arg)
+size_t thread_table_check_names(struct thread_table *tt, uint64_t now_ns,
+				uint64_t window_ns, thread_comm_fn read_comm, void *arg)
 {
 	bool front = true;	/* every row before i is past the window */
+	size_t pending = 0;
 	for (size_t i = tt->name_scan; i < tt->nrows; i++) {
 		struct thread_row *r = &tt->rows[i];
 		bool done = r->is_target || !r->forked || r->named ||
@@ -650,7 +651,9 @@ void thread_table_check_names(struct thread_table *tt, uint64_t now_ns,
 			tt->name_scan = i + 1;
 		else
 			front = false;
+		pending += !done;
 	}
+	return pending;
 }
 
 size_t thread_table_names_from_proc(const struct thread_table *tt)

@@ -192,11 +192,13 @@ void thread_table_audit(const struct thread_table *tt, const bool *supported,
  * has had no COMM record and still runs, ask read_comm for its name as
  * it is now (/proc); one that differs is taken and marked name_from_proc.
  * Call after each drain; rows are scanned from the oldest still in the
- * window. read_comm returns false when the task is gone.
+ * window. read_comm returns false when the task is gone. Returns how many
+ * tasks are still to be asked at the next call: a caller that drains
+ * again soon catches the name of a task that lives only briefly.
  */
 typedef bool (*thread_comm_fn)(int32_t pid, int32_t tid, char name[16], void *arg);
-void thread_table_check_names(struct thread_table *tt, uint64_t now_ns,
-			      uint64_t window_ns, thread_comm_fn read_comm, void *arg);
+size_t thread_table_check_names(struct thread_table *tt, uint64_t now_ns,
+				uint64_t window_ns, thread_comm_fn read_comm, void *arg);
 /* Rows named by thread_table_check_names whose COMM record never came. */
 size_t thread_table_names_from_proc(const struct thread_table *tt);
 

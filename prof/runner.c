@@ -494,7 +494,7 @@ static bool watch(struct counters *cs, struct launch *l, pid_t attach_pid,
 			pfd[n].revents = 0;
 			n++;
 		}
-		int timeout = 100;
+		int timeout = counters_names_pending(cs) ? 10 : 100;
 		double wake = next_wake(deadline, tmo);
 		if (wake > 0) {
 			double left = wake - mono_now_s();
