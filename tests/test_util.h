@@ -201,6 +201,14 @@ static inline struct tu_proc tu_run_ex(char *const argv[], char *const env[],
 	if (pid == 0) {
 		dup2(ofd, 1);
 		dup2(efd, 2);
+		/* What the caller's shell may have set must not change what a
+		 * test expects; a test that wants one gives it in env. */
+		static const char *const prof_env[] = {
+			"PROF_DB", "PROF_DB_TIMEOUT", "PROF_CACHE_AFFINITY",
+			"PROF_SLEEP_LIB", "LIBPFM_FORCE_PMU",
+		};
+		for (size_t i = 0; i < sizeof(prof_env) / sizeof(prof_env[0]); i++)
+			unsetenv(prof_env[i]);
 		for (int i = 0; env && env[i]; i++)
 			putenv(env[i]);
 		if (o && o->timeout_s)

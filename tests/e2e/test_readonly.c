@@ -148,6 +148,14 @@ static void test_readonly__read_only_database_is_read(void **state)
 	assert_int_equal(chmod(f->dir, 0555), 0);
 	for (size_t i = 0; i < NVERBS; i++) {
 		struct tu_proc p = run_verb(f, i, &as);
+		/* A checkout nobody may enter (under /root, say): prof
+		 * cannot start as that user, which is no finding. */
+		if (as.as_uid && (p.status == 126 || p.status == 127)) {
+			fprintf(stderr, "skipping: prof cannot run as 'nobody' "
+				"here (%d)\n", p.status);
+			tu_proc_release(&p);
+			skip();
+		}
 		if (verbs[i].says && (p.status != 0 || !strstr(p.out, verbs[i].says)))
 			fail_msg("%s: status %d, stdout:\n%s\nstderr:\n%s", verbs[i].args[0],
 				 p.status, p.out, p.err);

@@ -1,6 +1,7 @@
 /*
  * spinner: a process with named threads that keep working for SECONDS, for
- * attaching to with -p. Prints "ready" once every thread runs.
+ * attaching to with -p. Prints "ready" once every thread runs under its
+ * own name (spin-0, spin-1, ...).
  * usage: spinner SECONDS [NTHREADS]
  */
 #include <pthread.h>
@@ -9,6 +10,7 @@
 #include <time.h>
 
 static double seconds;
+static pthread_barrier_t named;	/* every thread has its name */
 
 static double now(void)
 {
@@ -22,6 +24,7 @@ static void *body(void *arg)
 	char name[16];
 	snprintf(name, sizeof(name), "spin-%ld", (long)(size_t)arg);
 	pthread_setname_np(pthread_self(), name);
+	pthread_barrier_wait(&named);
 	double end = now() + seconds;
 	volatile double x = 0;
 	while (now() < end) {
@@ -40,8 +43,10 @@ int main(int argc, char **argv)
 	pthread_t th[64];
 	if (n > 64)
 		n = 64;
+	pthread_barrier_init(&named, NULL, (unsigned)n + 1);
 	for (long i = 0; i < n; i++)
 		pthread_create(&th[i], NULL, body, (void *)(size_t)i);
+	pthread_barrier_wait(&named);
 	printf("ready\n");
 	fflush(stdout);
 	for (long i = 0; i < n; i++)
