@@ -117,6 +117,15 @@ void report_working_set_json(const struct db_run *run, struct jw *w)
 	rows_free(r);
 }
 
+/* A setting of the machine at the run's start (runenv's keys), or NULL. */
+static const char *run_env(const struct db_run *run, const char *key)
+{
+	for (size_t i = 0; i < run->nenv; i++)
+		if (!strcmp(run->env[i].key, key))
+			return run->env[i].value;
+	return NULL;
+}
+
 void report_working_set_footer(const struct db_run *run, enum out_format fmt,
 			       FILE *fp)
 {
@@ -146,6 +155,16 @@ void report_working_set_footer(const struct db_run *run, enum out_format fmt,
 		"the faults mapped (an upper bound at that grain), touched file "
 		"data counts %s windows; the faulting pages alone, a lower bound: "
 		"code %s, file %s\n", lead, a, a, b, c);
+	/* Anonymous memory counts one page a fault; a transparent huge
+	 * page maps 2 MiB (512 pages) in one fault. Under "madvise" only
+	 * what a program marked is so backed: not said, as nearly every
+	 * machine has it and few programs mark memory. */
+	const char *thp = run_env(run, "thp");
+	if (thp && !strcmp(thp, "always"))
+		fprintf(fp, "%snote: transparent huge pages were 'always': one fault "
+			"can map 2 MiB of anonymous memory, so touched heap, stack "
+			"and anon are a lower bound "
+			"(/sys/kernel/mm/transparent_hugepage/enabled)\n", lead);
 	if (run->lost_records)
 		fprintf(fp, "%snote: records were lost, so touched memory is "
 			"undercounted (raise --mmap-pages)\n", lead);

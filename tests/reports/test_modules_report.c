@@ -171,6 +171,7 @@ static void test_modules_report__run_report_footer(void **state)
 			       "(heap 2 MiB, stack 12 KiB, anon 64 MiB, file 420 KiB, other 4 KiB)"));
 	assert_non_null(strstr(s, "a file-backed fault maps a 64 KiB window (fault-around)"));
 	assert_non_null(strstr(s, "lower bound: code 116 KiB, file 88 KiB"));
+	assert_null(strstr(s, "transparent huge pages"));	/* not known */
 	free(b.data);
 	report_run(&r, BY_THREAD, OUT_JSON, tu_buf_open(&b));
 	s = tu_buf_close(&b);
@@ -178,6 +179,27 @@ static void test_modules_report__run_report_footer(void **state)
 	assert_non_null(strstr(s, "\"window_bytes\": 65536"));
 	free(b.data);
 	db_run_release(&r);
+
+	/* Where huge pages back anonymous memory, its figures are a floor,
+	 * and the footer says so; not where only marked memory is. */
+	static const char *const modes[] = { "always", "madvise", "never" };
+	for (size_t m = 0; m < 3; m++) {
+		make_run(&r, true);
+		r.nenv = 1;
+		r.env = calloc(1, sizeof(*r.env));
+		r.env[0] = (struct db_kv){ strdup("thp"), strdup(modes[m]) };
+		report_run(&r, BY_THREAD, OUT_TABLE, tu_buf_open(&b));
+		s = tu_buf_close(&b);
+		char want[96];
+		snprintf(want, sizeof(want), "note: transparent huge pages were '%s'",
+			 modes[m]);
+		if (m == 0)
+			assert_non_null(strstr(s, want));
+		else
+			assert_null(strstr(s, "transparent huge pages"));
+		free(b.data);
+		db_run_release(&r);
+	}
 
 	make_run(&r, false);
 	report_run(&r, BY_THREAD, OUT_TABLE, tu_buf_open(&b));
