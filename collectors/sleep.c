@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "collectors/sleep.h"
+#include "common/order.h"
 #include "common/cause.h"
 #include "common/errtext.h"
 
@@ -62,18 +63,12 @@ const char *sleep_bucket_name(enum sleep_bucket b)
 	return (unsigned)b < SLEEP_NBUCKETS ? bucket_names[b] : "unknown";
 }
 
-static int cmp_i64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-	return (x > y) - (x < y);
-}
-
 void sleep_stats_compute(int64_t *ns, size_t n, struct sleep_stats *out)
 {
 	memset(out, 0, sizeof(*out));
 	if (n == 0)
 		return;
-	qsort(ns, n, sizeof(*ns), cmp_i64);
+	qsort(ns, n, sizeof(*ns), order_i64);
 	out->n = n;
 	out->p50_ns = sleep_percentile(ns, n, 500);
 	out->p90_ns = sleep_percentile(ns, n, 900);

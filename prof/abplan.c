@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "common/cause.h"
+#include "common/order.h"
 #include "common/errtext.h"
 #include "db/experiments.h"
 #include "prof/abplan.h"
@@ -1081,19 +1082,13 @@ static int search_line(const struct ab_score *s, const char *text, size_t ls,
 	return acc->oom ? -ENOMEM : 0;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
 double ab_score_aggregate(enum ab_score_agg agg, double *v, size_t n)
 {
 	double pct = agg == AB_AGG_P99 ? 99 : 50, sum = 0, max = v[0];
 	switch (agg) {
 	case AB_AGG_P99:
 	case AB_AGG_P50: {
-		qsort(v, n, sizeof(*v), cmp_double);
+		qsort(v, n, sizeof(*v), order_double);
 		size_t k = (size_t)ceil(pct / 100.0 * (double)n);
 		return v[(k ? k : 1) - 1];
 	}

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "common/order.h"
 #include "reports/explain.h"
 #include "reports/rows.h"
 
@@ -93,20 +94,6 @@ void explain_input_release(struct explain_input *in)
 	memset(in, 0, sizeof(*in));
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
-static double median_of(double *v, size_t n)
-{
-	if (!n)
-		return NAN;
-	qsort(v, n, sizeof(double), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 void explain_side_from_runs(const struct db_run *runs, size_t n, const char *label,
 			    struct explain_side *side, struct explain_module *mods,
 			    size_t maxmods)
@@ -141,9 +128,9 @@ void explain_side_from_runs(const struct db_run *runs, size_t n, const char *lab
 			nws++;
 		}
 	}
-	side->footprint_bytes = median_of(fp, nfp);
-	side->touched_code_bytes = median_of(tc, nws);
-	side->touched_data_bytes = median_of(td, nws);
+	side->footprint_bytes = median_sort(fp, nfp);
+	side->touched_code_bytes = median_sort(tc, nws);
+	side->touched_data_bytes = median_sort(td, nws);
 	free(fp);
 	free(tc);
 	free(td);

@@ -5,15 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/order.h"
 #include "reports/frames.h"
 #include "reports/rows.h"
 #include "reports/timeline.h"
-
-static int cmp_i64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-	return (x > y) - (x < y);
-}
 
 static int64_t *sorted_durs(const struct db_run *run)
 {
@@ -22,7 +17,7 @@ static int64_t *sorted_durs(const struct db_run *run)
 		abort();
 	for (size_t i = 0; i < run->nframes; i++)
 		d[i] = run->frames[i].dur_ns;
-	qsort(d, run->nframes, sizeof(*d), cmp_i64);
+	qsort(d, run->nframes, sizeof(*d), order_i64);
 	return d;
 }
 

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/order.h"
 #include "reports/abstat.h"
 #include "reports/pressplot.h"
 #include "reports/pressure.h"
@@ -125,12 +126,6 @@ static void warn(struct press_analysis *a, const char *fmt, ...)
 	v[a->nwarnings++] = s;
 }
 
-static int cmp_double(const void *x, const void *y)
-{
-	double a = *(const double *)x, b = *(const double *)y;
-	return a < b ? -1 : a > b;
-}
-
 /* The median of the finite values among v[0..n-1] (sorted in place). */
 static double median(double *v, size_t n)
 {
@@ -138,10 +133,7 @@ static double median(double *v, size_t n)
 	for (size_t i = 0; i < n; i++)
 		if (isfinite(v[i]))
 			v[k++] = v[i];
-	if (!k)
-		return NAN;
-	qsort(v, k, sizeof(double), cmp_double);
-	return k % 2 ? v[k / 2] : (v[k / 2 - 1] + v[k / 2]) / 2;
+	return median_sort(v, k);
 }
 
 /* The median over an arm's counted runs of a metric, or of a run setting. */

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/order.h"
 #include "reports/probe.h"
 #include "reports/probeplot.h"
 #include "reports/rows.h"
@@ -52,12 +53,6 @@ enum probe_grade probe_grade_of(const struct db_probe_counter *c)
 
 /* ---- knees ---------------------------------------------------------------- */
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
 /* The median ns of pts[from..to). */
 static double median_ns(const struct db_probe_point *pts, size_t from, size_t to)
 {
@@ -67,8 +62,7 @@ static double median_ns(const struct db_probe_point *pts, size_t from, size_t to
 		abort();
 	for (size_t i = 0; i < n; i++)
 		v[i] = pts[from + i].ns;
-	qsort(v, n, sizeof(*v), cmp_double);
-	double m = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+	double m = median_sort(v, n);
 	free(v);
 	return m;
 }

@@ -4,6 +4,7 @@
  * computed where that is not obvious.
  */
 #include "common/cause.h"
+#include "common/order.h"
 #include "reports/stats.h"
 
 #include <errno.h>
@@ -15,13 +16,6 @@
 
 /* ---- small helpers ---- */
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 /* Median of v[0..n-1], n >= 1; -ENOMEM. */
 static int median_of(const double *v, size_t n, double *out)
 {
@@ -30,8 +24,7 @@ static int median_of(const double *v, size_t n, double *out)
 	if (!s)
 		return -ENOMEM;
 	memcpy(s, v, n * sizeof(*s));
-	qsort(s, n, sizeof(*s), cmp_double);
-	*out = n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+	*out = median_sort(s, n);
 	free(s);
 	return 0;
 }
@@ -363,7 +356,7 @@ double stats_signflip_p(const double *d, size_t n)
 
 		all_sums(d, k, left);
 		all_sums(d + k, n - k, right);
-		qsort(right, nr, sizeof(*right), cmp_double);
+		qsort(right, nr, sizeof(*right), order_double);
 		for (size_t i = 0; i < nl; i++) {
 			count += nr - lower_bound(right, nr, thr - left[i]);
 			count += upper_bound(right, nr, -thr - left[i]);

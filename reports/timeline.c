@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/order.h"
 #include "reports/rows.h"
 #include "reports/timeline.h"
 
@@ -86,12 +87,6 @@ void report_intervals(const struct db_run *run, enum out_format fmt, FILE *fp)
 #define TL_WIDTH 60
 static const char levels[] = " .:-=+*#%@";
 
-static int cmp_i64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-	return (x > y) - (x < y);
-}
-
 const char *timeline_name(const struct db_interval *iv)
 {
 	return iv->name ? iv->name : "?";
@@ -143,7 +138,7 @@ static void timeline_row(const struct db_run *run, struct rows *r, const char *n
 	if (!sorted)
 		abort();
 	memcpy(sorted, sum + lo, n * sizeof(*sorted));
-	qsort(sorted, n, sizeof(*sorted), cmp_i64);
+	qsort(sorted, n, sizeof(*sorted), order_i64);
 	int64_t max = sorted[n - 1];
 	/* One character per interval, or per run of them when there are
 	 * more than TL_WIDTH (their largest). */

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/order.h"
 #include "reports/svg.h"
 #include "reports/timeline.h"
 #include "reports/timelineplot.h"
@@ -24,12 +25,6 @@ struct grid {
 	size_t nn;
 };
 
-static int cmp_i64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-	return (x > y) - (x < y);
-}
-
 static void grid_of(const struct db_run *run, struct grid *g)
 {
 	g->t = calloc(run->nintervals ? run->nintervals : 1, sizeof(*g->t));
@@ -39,7 +34,7 @@ static void grid_of(const struct db_run *run, struct grid *g)
 	g->nt = 0;
 	for (size_t i = 0; i < run->nintervals; i++)
 		g->t[g->nt++] = run->intervals[i].t_ms;
-	qsort(g->t, g->nt, sizeof(*g->t), cmp_i64);
+	qsort(g->t, g->nt, sizeof(*g->t), order_i64);
 	size_t u = 0;
 	for (size_t i = 0; i < g->nt; i++)
 		if (!u || g->t[u - 1] != g->t[i])
@@ -49,7 +44,7 @@ static void grid_of(const struct db_run *run, struct grid *g)
 
 static size_t time_index(const struct grid *g, int64_t t)
 {
-	const int64_t *p = bsearch(&t, g->t, g->nt, sizeof(*g->t), cmp_i64);
+	const int64_t *p = bsearch(&t, g->t, g->nt, sizeof(*g->t), order_i64);
 	return (size_t)(p - g->t);
 }
 
