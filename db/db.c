@@ -236,6 +236,22 @@ void db_bind_text(sqlite3_stmt *st, int idx, const char *s)
 		sqlite3_bind_null(st, idx);
 }
 
+void db_bind_int_or_null(sqlite3_stmt *st, int idx, bool has, int64_t v)
+{
+	if (has)
+		sqlite3_bind_int64(st, idx, v);
+	else
+		sqlite3_bind_null(st, idx);
+}
+
+void db_bind_real_or_null(sqlite3_stmt *st, int idx, bool has, double v)
+{
+	if (has)
+		sqlite3_bind_double(st, idx, v);
+	else
+		sqlite3_bind_null(st, idx);
+}
+
 int db_schema_version(void)
 {
 	return (int)schema_migration_count();

@@ -54,10 +54,7 @@ static int create_body(struct db *db, struct db_experiment *e,
 	sqlite3_bind_int(st, 4, e->rounds);
 	sqlite3_bind_int(st, 5, e->warmup);
 	sqlite3_bind_double(st, 6, e->settle_s);
-	if (isnan(e->gate_pct))
-		sqlite3_bind_null(st, 7);
-	else
-		sqlite3_bind_double(st, 7, e->gate_pct);
+	db_bind_real_or_null(st, 7, !isnan(e->gate_pct), e->gate_pct);
 	sqlite3_bind_int(st, 8, e->aa);
 	sqlite3_bind_int(st, 9, e->keep_going);
 	db_bind_text(st, 10, e->kind ? e->kind : DB_EXP_KIND_AB);
@@ -172,10 +169,8 @@ int db_experiment_add_run(struct db *db, int64_t exp_id, struct db_run *run,
 	for (size_t i = 0; !rc && i < nscores; i++) {
 		sqlite3_bind_int64(st, DB_PARAM(RSI_RUN_ID), run->id);
 		db_bind_text(st, DB_PARAM(RSI_NAME), scores[i].name);
-		if (scores[i].found)
-			sqlite3_bind_double(st, DB_PARAM(RSI_VALUE), scores[i].value);
-		else
-			sqlite3_bind_null(st, DB_PARAM(RSI_VALUE));
+		db_bind_real_or_null(st, DB_PARAM(RSI_VALUE), scores[i].found,
+				     scores[i].value);
 		sqlite3_bind_int(st, DB_PARAM(RSI_FOUND), scores[i].found);
 		rc = db_step_done(db, st, "cannot store the scores in", cause);
 	}

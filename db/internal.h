@@ -217,5 +217,8 @@ int db_cpu_list_check(const char *s);
 /* Column helpers: NULL-safe copies. */
 char *db_col_text(sqlite3_stmt *st, int col);	/* malloc'd, NULL for NULL */
 void db_bind_text(sqlite3_stmt *st, int idx, const char *s);	/* NULL binds NULL */
+/* v where has, else NULL (a value not known or not measured). */
+void db_bind_int_or_null(sqlite3_stmt *st, int idx, bool has, int64_t v);
+void db_bind_real_or_null(sqlite3_stmt *st, int idx, bool has, double v);
 
 #endif

@@ -19,10 +19,7 @@ static void bind_u64(sqlite3_stmt *st, int idx, uint64_t v)
 /* A size, NULL when unknown (0). */
 static void bind_size(sqlite3_stmt *st, int idx, uint64_t v)
 {
-	if (v)
-		bind_u64(st, idx, v);
-	else
-		sqlite3_bind_null(st, idx);
+	db_bind_int_or_null(st, idx, v > 0, (int64_t)v);
 }
 
 static int store_facts(struct db *db, int64_t run_id, const struct db_probe *p,
@@ -36,18 +33,12 @@ static int store_facts(struct db *db, int64_t run_id, const struct db_probe *p,
 	if (rc)
 		return rc;
 	sqlite3_bind_int64(st, 1, run_id);
-	if (p->cpu >= 0)
-		sqlite3_bind_int(st, 2, p->cpu);
-	else
-		sqlite3_bind_null(st, 2);
+	db_bind_int_or_null(st, 2, p->cpu >= 0, p->cpu);
 	bind_size(st, 3, p->l1d_bytes);
 	bind_size(st, 4, p->l1i_bytes);
 	bind_size(st, 5, p->l2_bytes);
 	bind_size(st, 6, p->llc_bytes);
-	if (p->llc_level > 0)
-		sqlite3_bind_int(st, 7, p->llc_level);
-	else
-		sqlite3_bind_null(st, 7);
+	db_bind_int_or_null(st, 7, p->llc_level > 0, p->llc_level);
 	sqlite3_bind_double(st, 8, p->ms_per_size);
 	bind_u64(st, 9, p->seed);
 	db_bind_text(st, 10, p->family);
@@ -102,10 +93,7 @@ static int store_counters(struct db *db, int64_t run_id, const struct db_probe *
 		sqlite3_bind_double(st, 7, c->expected);
 		for (int k = 0; k < 3; k++) {
 			const uint64_t v[3] = { c->value, c->enabled, c->running };
-			if (c->opened)
-				bind_u64(st, 8 + k, v[k]);
-			else
-				sqlite3_bind_null(st, 8 + k);
+			db_bind_int_or_null(st, 8 + k, c->opened, (int64_t)v[k]);
 		}
 		db_bind_text(st, 11, c->grade);
 		db_bind_text(st, 12, c->reason);

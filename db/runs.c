@@ -304,18 +304,10 @@ int db_run_store_body(struct db *db, struct db_run *run, char **cause)
 		db_bind_text(st, DB_PARAM(EI_MISSION_FAMILY), e->mission_family);
 		db_bind_text(st, DB_PARAM(EI_MISSION_EVENT), e->mission_event);
 		db_bind_text(st, DB_PARAM(EI_MISSION_NOTE), e->mission_note);
-		if (e->total.present) {
-			sqlite3_bind_int64(st, DB_PARAM(EI_VALUE),
-					   (sqlite3_int64)e->total.value);
-			sqlite3_bind_int64(st, DB_PARAM(EI_ENABLED),
-					   (sqlite3_int64)e->total.enabled);
-			sqlite3_bind_int64(st, DB_PARAM(EI_RUNNING),
-					   (sqlite3_int64)e->total.running);
-		} else {
-			sqlite3_bind_null(st, DB_PARAM(EI_VALUE));
-			sqlite3_bind_null(st, DB_PARAM(EI_ENABLED));
-			sqlite3_bind_null(st, DB_PARAM(EI_RUNNING));
-		}
+		bool tot = e->total.present;
+		db_bind_int_or_null(st, DB_PARAM(EI_VALUE), tot, (int64_t)e->total.value);
+		db_bind_int_or_null(st, DB_PARAM(EI_ENABLED), tot, (int64_t)e->total.enabled);
+		db_bind_int_or_null(st, DB_PARAM(EI_RUNNING), tot, (int64_t)e->total.running);
 		rc = db_insert_step(db, st, "cannot store the events in", cause);
 		if (rc)
 			return rc;
@@ -341,10 +333,7 @@ int db_run_store_body(struct db *db, struct db_run *run, char **cause)
 		sqlite3_bind_int(tst, DB_PARAM(TI_MAIN), th->is_main);
 		sqlite3_bind_int64(tst, DB_PARAM(TI_START), th->start_ns);
 		sqlite3_bind_int64(tst, DB_PARAM(TI_END), th->end_ns);
-		if (th->ppid)
-			sqlite3_bind_int(tst, DB_PARAM(TI_PPID), th->ppid);
-		else
-			sqlite3_bind_null(tst, DB_PARAM(TI_PPID));
+		db_bind_int_or_null(tst, DB_PARAM(TI_PPID), th->ppid != 0, th->ppid);
 		rc = db_step_done(db, tst, "cannot store the threads in", cause);
 		if (rc)
 			break;
@@ -380,14 +369,6 @@ int db_run_store_body(struct db *db, struct db_run *run, char **cause)
 	return rc;
 }
 
-static void bind_opt(sqlite3_stmt *st, int idx, bool has, uint64_t v)
-{
-	if (has)
-		sqlite3_bind_int64(st, idx, (sqlite3_int64)v);
-	else
-		sqlite3_bind_null(st, idx);
-}
-
 static int store_modules(struct db *db, const struct db_run *run, char **cause)
 {
 	sqlite3_stmt *st;
@@ -406,16 +387,16 @@ static int store_modules(struct db *db, const struct db_run *run, char **cause)
 			db_bind_text(st, DB_PARAM(MI_BUILD_ID), m->build_id);
 			sqlite3_bind_int64(st, DB_PARAM(MI_EXEC),
 					   (sqlite3_int64)m->exec_bytes);
-			bind_opt(st, DB_PARAM(MI_TEXT), m->has_text, m->text_bytes);
-			bind_opt(st, DB_PARAM(MI_SECTIONS),
-				 m->has_exec_sections, m->exec_section_bytes);
-			bind_opt(st, DB_PARAM(MI_TOUCHED), m->has_touched, m->touched_bytes);
-			bind_opt(st, DB_PARAM(MI_FAULTED), m->has_touched, m->faulted_bytes);
-			bind_opt(st, DB_PARAM(MI_FAULTS), m->has_touched, m->faults);
+			db_bind_int_or_null(st, DB_PARAM(MI_TEXT), m->has_text, m->text_bytes);
+			db_bind_int_or_null(st, DB_PARAM(MI_SECTIONS),
+					    m->has_exec_sections, m->exec_section_bytes);
+			db_bind_int_or_null(st, DB_PARAM(MI_TOUCHED), m->has_touched, m->touched_bytes);
+			db_bind_int_or_null(st, DB_PARAM(MI_FAULTED), m->has_touched, m->faulted_bytes);
+			db_bind_int_or_null(st, DB_PARAM(MI_FAULTS), m->has_touched, m->faults);
 			sqlite3_bind_int64(st, DB_PARAM(MI_NPROCS), m->nprocs);
 			db_bind_text(st, DB_PARAM(MI_ERROR), m->error);
-			bind_opt(st, DB_PARAM(MI_REPLAYED),
-				 m->has_touched, m->touched_replayed);
+			db_bind_int_or_null(st, DB_PARAM(MI_REPLAYED),
+					    m->has_touched, m->touched_replayed);
 			rc = db_insert_step(db, st, "cannot store the modules in", cause);
 			if (rc)
 				return rc;

@@ -261,23 +261,14 @@ static int store_events(struct db *db, int64_t run_id, const struct db_sample_ev
 		sqlite3_bind_int64(st, DB_PARAM(SEI_ATTR_TYPE), e->attr_type);
 		sqlite3_bind_int64(st, DB_PARAM(SEI_ATTR_CONFIG),
 				   (sqlite3_int64)e->attr_config);
-		if (e->period)
-			sqlite3_bind_int64(st, DB_PARAM(SEI_PERIOD),
-					   (sqlite3_int64)e->period);
-		else
-			sqlite3_bind_null(st, DB_PARAM(SEI_PERIOD));
-		if (e->freq)
-			sqlite3_bind_int64(st, DB_PARAM(SEI_FREQ),
-					   (sqlite3_int64)e->freq);
-		else
-			sqlite3_bind_null(st, DB_PARAM(SEI_FREQ));
+		db_bind_int_or_null(st, DB_PARAM(SEI_PERIOD), e->period != 0,
+				    (int64_t)e->period);
+		db_bind_int_or_null(st, DB_PARAM(SEI_FREQ), e->freq != 0,
+				    (int64_t)e->freq);
 		db_bind_text(st, DB_PARAM(SEI_CALL_GRAPH),
 			     e->call_graph ? e->call_graph : "none");
-		if (e->stack_bytes)
-			sqlite3_bind_int64(st, DB_PARAM(SEI_STACK_BYTES),
-					   e->stack_bytes);
-		else
-			sqlite3_bind_null(st, DB_PARAM(SEI_STACK_BYTES));
+		db_bind_int_or_null(st, DB_PARAM(SEI_STACK_BYTES), e->stack_bytes != 0,
+				    e->stack_bytes);
 		sqlite3_bind_int64(st, DB_PARAM(SEI_SAMPLES),
 				   (sqlite3_int64)e->samples);
 		sqlite3_bind_int64(st, DB_PARAM(SEI_WEIGHT), (sqlite3_int64)e->weight);

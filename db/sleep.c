@@ -11,15 +11,6 @@
 #include "db/internal.h"
 #include "db/sleep.h"
 
-/* A real, or NULL where it is not a number (not measured). */
-static void db_bind_real_or_null(sqlite3_stmt *st, int idx, double v)
-{
-	if (isfinite(v))
-		sqlite3_bind_double(st, idx, v);
-	else
-		sqlite3_bind_null(st, idx);
-}
-
 /* Required text into a fixed buffer, which it must fit. */
 static void row_copy(struct db_row *r, int col, char *buf, size_t len)
 {
@@ -29,14 +20,6 @@ static void row_copy(struct db_row *r, int col, char *buf, size_t len)
 			   s, len - 1);
 	snprintf(buf, len, "%s", s);
 	free(s);
-}
-
-static void bind_opt_i64(sqlite3_stmt *st, int idx, int64_t v, bool present)
-{
-	if (present)
-		sqlite3_bind_int64(st, idx, v);
-	else
-		sqlite3_bind_null(st, idx);
 }
 
 #define SLEEP_RUN_INS(X) \
@@ -111,13 +94,13 @@ static int store_body(struct db *db, struct db_run *run,
 	sqlite3_bind_int64(st, DB_PARAM(SRI_CALLS), s->calls);
 	sqlite3_bind_int64(st, DB_PARAM(SRI_THREADS), s->threads);
 	sqlite3_bind_int64(st, DB_PARAM(SRI_LOAD_THREADS), s->load);
-	bind_opt_i64(st, DB_PARAM(SRI_HYBRID_MARGIN_NS),
-		     s->hybrid_margin_ns, s->hybrid_margin_ns >= 0);
+	db_bind_int_or_null(st, DB_PARAM(SRI_HYBRID_MARGIN_NS),
+			    s->hybrid_margin_ns >= 0, s->hybrid_margin_ns);
 	sqlite3_bind_int(st, DB_PARAM(SRI_HYBRID_CALIBRATED), s->hybrid_calibrated);
-	bind_opt_i64(st, DB_PARAM(SRI_CALIBRATION_P999_NS),
-		     s->calibration_p999_ns, s->hybrid_calibrated);
-	bind_opt_i64(st, DB_PARAM(SRI_CALIBRATION_GUARD_NS),
-		     s->calibration_guard_ns, s->hybrid_calibrated);
+	db_bind_int_or_null(st, DB_PARAM(SRI_CALIBRATION_P999_NS),
+			    s->hybrid_calibrated, s->calibration_p999_ns);
+	db_bind_int_or_null(st, DB_PARAM(SRI_CALIBRATION_GUARD_NS),
+			    s->hybrid_calibrated, s->calibration_guard_ns);
 	sqlite3_bind_double(st, DB_PARAM(SRI_CHEAP_P99_US), s->cheap_p99_us);
 	int step = sqlite3_step(st);
 	sqlite3_finalize(st);
@@ -133,8 +116,8 @@ static int store_body(struct db *db, struct db_run *run,
 		sqlite3_bind_int64(st, DB_PARAM(SCI_RUN_ID), run->id);
 		sqlite3_bind_int64(st, DB_PARAM(SCI_IDX), (sqlite3_int64)i);
 		db_bind_text(st, DB_PARAM(SCI_MODE), c->mode);
-		bind_opt_i64(st, DB_PARAM(SCI_MARGIN_NS),
-			     c->margin_ns, c->margin_ns >= 0);
+		db_bind_int_or_null(st, DB_PARAM(SCI_MARGIN_NS), c->margin_ns >= 0,
+				    c->margin_ns);
 		sqlite3_bind_int64(st, DB_PARAM(SCI_TARGET_US), c->target_us);
 		sqlite3_bind_int64(st, DB_PARAM(SCI_CALLS), (sqlite3_int64)c->calls);
 		sqlite3_bind_int64(st, DB_PARAM(SCI_P50_NS), c->p50_ns);
@@ -155,8 +138,10 @@ static int store_body(struct db *db, struct db_run *run,
 		sqlite3_bind_double(st, DB_PARAM(SCI_CPU_PCT), c->cpu_pct);
 		sqlite3_bind_double(st, DB_PARAM(SCI_CPU_US_PER_CALL),
 				    c->cpu_us_per_call);
-		db_bind_real_or_null(st, DB_PARAM(SCI_USER_US), c->user_us_per_call);
-		db_bind_real_or_null(st, DB_PARAM(SCI_SYS_US), c->sys_us_per_call);
+		db_bind_real_or_null(st, DB_PARAM(SCI_USER_US), isfinite(c->user_us_per_call),
+				     c->user_us_per_call);
+		db_bind_real_or_null(st, DB_PARAM(SCI_SYS_US), isfinite(c->sys_us_per_call),
+				     c->sys_us_per_call);
 		sqlite3_bind_double(st, DB_PARAM(SCI_VCSW_PER_CALL), c->vcsw_per_call);
 		sqlite3_bind_double(st, DB_PARAM(SCI_IVCSW_PER_CALL),
 				    c->ivcsw_per_call);
@@ -445,10 +430,7 @@ int db_sleep_usage_store(struct db *db, int64_t run_id,
 	sqlite3_bind_int64(st, DB_PARAM(SUI_PROCESSES), u->processes);
 	db_bind_text(st, DB_PARAM(SUI_ERROR), u->error);
 	sqlite3_bind_int(st, DB_PARAM(SUI_SPINNERS_DEFAULT), u->spinners_default);
-	if (u->ncpus)
-		sqlite3_bind_int64(st, DB_PARAM(SUI_NCPUS), u->ncpus);
-	else
-		sqlite3_bind_null(st, DB_PARAM(SUI_NCPUS));
+	db_bind_int_or_null(st, DB_PARAM(SUI_NCPUS), u->ncpus != 0, u->ncpus);
 	db_bind_text(st, DB_PARAM(SUI_CV_SERVED_BY), u->cv_served_by);
 	int s = sqlite3_step(st);
 	sqlite3_finalize(st);
@@ -479,17 +461,12 @@ int db_sleep_usage_store(struct db *db, int64_t run_id,
 		sqlite3_bind_double(st, DB_PARAM(STI_MEAN_NS), t->mean_ns);
 		db_bind_text(st, DB_PARAM(STI_REQ_HIST), t->req_hist);
 		sqlite3_bind_int64(st, DB_PARAM(STI_FALLBACK), (sqlite3_int64)t->fallback);
-		if (t->fallback) {
-			sqlite3_bind_int(st, DB_PARAM(STI_FALLBACK_ERRNO), t->fallback_errno);
-			sqlite3_bind_int64(st, DB_PARAM(STI_FALLBACK_MAX),
-					   (sqlite3_int64)t->fallback_max_ns);
-			sqlite3_bind_double(st, DB_PARAM(STI_FALLBACK_MEAN),
-					    t->fallback_mean_ns);
-		} else {
-			sqlite3_bind_null(st, DB_PARAM(STI_FALLBACK_ERRNO));
-			sqlite3_bind_null(st, DB_PARAM(STI_FALLBACK_MAX));
-			sqlite3_bind_null(st, DB_PARAM(STI_FALLBACK_MEAN));
-		}
+		bool fb = t->fallback != 0;
+		db_bind_int_or_null(st, DB_PARAM(STI_FALLBACK_ERRNO), fb, t->fallback_errno);
+		db_bind_int_or_null(st, DB_PARAM(STI_FALLBACK_MAX), fb,
+				    (int64_t)t->fallback_max_ns);
+		db_bind_real_or_null(st, DB_PARAM(STI_FALLBACK_MEAN), fb,
+				     t->fallback_mean_ns);
 		bind_cv(st, t);
 		rc = db_step_done(db, st, "cannot store the sleep report in", cause);
 	}
