@@ -302,6 +302,42 @@ bool cli_parse_long(const char *s, long min, long max, long *out)
 	return true;
 }
 
+bool cli_parse_id_list(const char *s, int64_t **ids, size_t *n)
+{
+	size_t n0 = *n;
+	if (!*s || strspn(s, "0123456789,-") != strlen(s))
+		return false;
+	for (const char *p = s; *p;) {
+		char *end;
+		errno = 0;
+		long lo = strtol(p, &end, 10), hi = lo;
+		if (end == p || lo <= 0 || errno)
+			goto bad;
+		if (*end == '-') {
+			p = end + 1;
+			hi = strtol(p, &end, 10);
+			if (end == p || errno || hi < lo || hi - lo >= 100000)
+				goto bad;
+		}
+		for (long id = lo; id <= hi; id++) {
+			int64_t *v = realloc(*ids, (*n + 1) * sizeof(*v));
+			if (!v)
+				abort();
+			*ids = v;
+			v[(*n)++] = id;
+		}
+		if (*end == ',' && end[1])
+			end++;
+		else if (*end)
+			goto bad;
+		p = end;
+	}
+	return true;
+bad:
+	*n = n0;
+	return false;
+}
+
 bool cli_parse_double(const char *s, double min, double max, double *out)
 {
 	if (!s || !*s)

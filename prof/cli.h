@@ -13,6 +13,7 @@
 #define PROF_CLI_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <time.h>
 
@@ -127,6 +128,12 @@ int cli_close_output(FILE *fp, const char *path);
 /* Parse a non-negative integer or a decimal; return false on junk. */
 bool cli_parse_long(const char *s, long min, long max, long *out);
 bool cli_parse_double(const char *s, double min, double max, double *out);
+/*
+ * A list of positive ids, "3,5,7-9" (ranges inclusive, at most 100,000
+ * ids each), appended to *ids (malloc'd, grown; the caller frees it).
+ * False, with *n as it was, when s is not such a list.
+ */
+bool cli_parse_id_list(const char *s, int64_t **ids, size_t *n);
 
 /*
  * A point in time: "2h" (that long before now: s, m, h, d or w), or a

@@ -37,45 +37,6 @@ static int parse_set(struct verb_ctx *vc, const char *arg, void *field)
 	return 0;
 }
 
-/* "3,5,7-9" into ids; false when it is not such a list. */
-static bool parse_run_list(const char *s, int64_t **ids, size_t *n)
-{
-	*ids = NULL;
-	*n = 0;
-	if (!*s || strspn(s, "0123456789,-") != strlen(s))
-		return false;
-	for (const char *p = s; *p;) {
-		char *end;
-		long lo = strtol(p, &end, 10), hi = lo;
-		if (end == p || lo <= 0)
-			goto bad;
-		if (*end == '-') {
-			p = end + 1;
-			hi = strtol(p, &end, 10);
-			if (end == p || hi < lo || hi - lo > 100000)
-				goto bad;
-		}
-		for (long id = lo; id <= hi; id++) {
-			int64_t *v = realloc(*ids, (*n + 1) * sizeof(*v));
-			if (!v)
-				abort();
-			*ids = v;
-			v[(*n)++] = id;
-		}
-		if (*end == ',')
-			end++;
-		else if (*end)
-			goto bad;
-		p = end;
-	}
-	return *n > 0;
-bad:
-	free(*ids);
-	*ids = NULL;
-	*n = 0;
-	return false;
-}
-
 /* One --set: its runs loaded into *runs (caller releases each). */
 static int load_set(struct verb_ctx *vc, struct db *db, const char *arg,
 		    struct ab_set *set, struct db_run **runs)
@@ -90,12 +51,12 @@ static int load_set(struct verb_ctx *vc, struct db *db, const char *arg,
 	 * cannot: prof run --tag refuses those), else a tag */
 	const char *tag = NULL;
 	if (!strncmp(spec, "runs:", 5)) {
-		if (!parse_run_list(spec + 5, &ids, &n))
+		if (!cli_parse_id_list(spec + 5, &ids, &n))
 			return usage_error(vc->name, "bad --set '%s': runs: takes a list "
 					   "such as 3,5,7-9", cli_echo(arg, buf, sizeof(buf)));
 	} else if (!strncmp(spec, "tag:", 4)) {
 		tag = spec + 4;
-	} else if (!parse_run_list(spec, &ids, &n)) {
+	} else if (!cli_parse_id_list(spec, &ids, &n)) {
 		tag = spec;
 	}
 	if (tag) {

@@ -39,51 +39,26 @@ static int parse_metric(struct verb_ctx *vc, const char *arg, void *field)
 	return 0;
 }
 
-/* "3", "3-14" or "last" into ids; false when it is none of these. */
-static bool add_ids(const char *arg, long **ids, size_t *n)
-{
-	long lo, hi;
-	char *end;
-	if (!strcmp(arg, "last")) {
-		lo = hi = 0;
-	} else {
-		lo = strtol(arg, &end, 10);
-		hi = lo;
-		if (end == arg || lo <= 0)
-			return false;
-		if (*end == '-') {
-			const char *p = end + 1;
-			hi = strtol(p, &end, 10);
-			if (end == p || hi < lo || hi - lo > 10000)
-				return false;
-		}
-		if (*end)
-			return false;
-	}
-	for (long id = lo; id <= hi; id++) {
-		long *v = realloc(*ids, (*n + 1) * sizeof(*v));
-		if (!v)
-			abort();
-		*ids = v;
-		v[(*n)++] = id;
-	}
-	return true;
-}
-
 static int cmd_summary(struct verb_ctx *vc)
 {
 	const struct summary_args *a = vc->args;
-	long *ids = NULL;
+	int64_t *ids = NULL;
 	size_t n = 0;
 	char buf[64];
 	if (!vc->argc)
 		return usage_error(vc->name, "give the experiments: prof summary 3 4 5, "
 				   "or a range 3-14");
 	for (int i = 0; i < vc->argc; i++) {
-		if (!add_ids(vc->argv[i], &ids, &n)) {
+		if (!strcmp(vc->argv[i], "last")) {	/* 0: the last one */
+			int64_t *v = realloc(ids, (n + 1) * sizeof(*v));
+			if (!v)
+				abort();
+			ids = v;
+			ids[n++] = 0;
+		} else if (!cli_parse_id_list(vc->argv[i], &ids, &n)) {
 			free(ids);
 			return usage_error(vc->name, "bad experiment '%s': expected an id, "
-					   "a range such as 3-14, or last",
+					   "a list such as 3,5,7-14, or last",
 					   cli_echo(vc->argv[i], buf, sizeof(buf)));
 		}
 	}

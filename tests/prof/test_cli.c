@@ -65,6 +65,32 @@ static void test_cli__when_refuses_junk(void **state)
 }
 
 /* README.md's "Exit status" table, row by row. */
+static void test_cli__id_lists(void **state)
+{
+	(void)state;
+	int64_t *ids = NULL;
+	size_t n = 0;
+	assert_true(cli_parse_id_list("3,5,7-9", &ids, &n));
+	assert_int_equal(n, 5);
+	assert_true(ids[0] == 3 && ids[1] == 5 && ids[2] == 7 && ids[4] == 9);
+	assert_true(cli_parse_id_list("12", &ids, &n));	/* appended */
+	assert_int_equal(n, 6);
+	assert_true(ids[5] == 12);
+	/* Not a list: refused, and what was there is kept. */
+	static const char *const bad[] = {
+		"", "0", "-3", "3-", "9-7", "3,", ",3", "3,,5", "a", "3 5", "1-100001",
+		"99999999999999999999",
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		if (cli_parse_id_list(bad[i], &ids, &n))
+			fail_msg("'%s' read as a list", bad[i]);
+		assert_int_equal(n, 6);
+	}
+	assert_true(cli_parse_id_list("1-100000", &ids, &n));
+	assert_int_equal(n, 100006);
+	free(ids);
+}
+
 static void test_cli__one_table_of_exit_codes(void **state)
 {
 	(void)state;
@@ -158,6 +184,7 @@ int main(void)
 		cmocka_unit_test(test_cli__when_is_a_span_before_now),
 		cmocka_unit_test(test_cli__when_is_a_utc_time),
 		cmocka_unit_test(test_cli__when_refuses_junk),
+		cmocka_unit_test(test_cli__id_lists),
 		cmocka_unit_test(test_cli__one_table_of_exit_codes),
 		cmocka_unit_test(test_cli__readme_names_the_exit_codes),
 	};
