@@ -47,7 +47,7 @@ static int cmd_summary(struct verb_ctx *vc)
 	char buf[64];
 	if (!vc->argc)
 		return usage_error(vc->name, "give the experiments: prof summary 3 4 5, "
-				   "or a range 3-14");
+				   "a list 3,5,7-14, or last");
 	for (int i = 0; i < vc->argc; i++) {
 		if (!strcmp(vc->argv[i], "last")) {	/* 0: the last one */
 			int64_t *v = realloc(ids, (n + 1) * sizeof(*v));
@@ -156,12 +156,14 @@ static const char summary_help[] =
 "log-ratios), and a two-sided sign test on the directions of the effects;\n"
 "better or worse across scenes needs that CI to exclude 0, the effect to\n"
 "clear the gate and the sign test's p below 0.05, so 6 scenes at least.\n"
-"--format markdown writes it for a pull request.\n"
+"--format markdown writes it for a pull request. EXPERIMENT is an id, a\n"
+"list such as 3,5,7-14, or last.\n"
 "\n";
 
 static const char summary_tail[] =
 "Examples:\n"
 "  prof summary 3-14 --format markdown\n"
-"  prof summary 3 5 8 --arm llvm --metric fps\n";
+"  prof summary 3 5 8 --arm llvm --metric fps\n"
+"  prof summary 3,5,8 last\n";
 
 VERB(summary, summary_args, .init = summary_init, .max_operands = VERB_ANY_OPERANDS);

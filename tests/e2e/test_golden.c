@@ -162,6 +162,8 @@ static const struct golden_case {
 	  "summary 1 2 3 --arm new --metric fps --metric LLC-load-misses --db scenes.db",
 	  NULL },
 	{ "summary/arms-differ", F_TABLE, "summary 1 2", NULL },
+	{ "summary/list", F_TABLE, "summary 1,2-3 --arm new --db scenes.db", NULL },
+	{ "summary/bad-list", F_TABLE, "summary 1,,3 --db scenes.db", NULL },
 
 	{ "html/counted", 0, "html 1", NULL },
 	{ "html/sleep", 0, "html 6", NULL },
