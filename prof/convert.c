@@ -12,8 +12,7 @@
 
 /* ---- counters: host, events, threads ---- */
 
-void convert_counters(struct db_run *run, const struct counters *cs,
-		      const struct event_desc *evs, size_t nev)
+void convert_host(struct db_run *run)
 {
 	struct host_facts hf;
 	host_facts_read(&hf);
@@ -26,6 +25,12 @@ void convert_counters(struct db_run *run, const struct counters *cs,
 	if (!run->cwd && getcwd(cwd, sizeof(cwd)))
 		run->cwd = strdup(cwd);
 	run->prof_version = strdup(PROF_VERSION);
+}
+
+void convert_counters(struct db_run *run, const struct counters *cs,
+		      const struct event_desc *evs, size_t nev)
+{
+	convert_host(run);
 	if (!run->pin.mode) {
 		run->pin.mode = strdup("none");
 		run->pin.status = strdup("not requested");

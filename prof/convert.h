@@ -30,8 +30,14 @@
 #include "db/sleep.h"
 
 /*
- * The counters' results: host facts, cwd (unless set), prof's version,
- * the events with their totals, and one row per thread, the targets
+ * What every stored run says of where it ran: the host's facts
+ * (collectors/host.h), perf_event_paranoid, prof's version and the
+ * current directory (unless set).
+ */
+void convert_host(struct db_run *run);
+
+/*
+ * The counters' results: convert_host's, the events with their totals, and one row per thread, the targets
  * first; the main thread is a target's process's own (tid == pid). A
  * target whose name never arrived (an exec that kept the old name) is
  * named after run->argv[0], so the runner sets argv first.

@@ -11,7 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "collectors/host.h"
+#include "prof/convert.h"
 #include "prof/runutil.h"
 #include "reports/sysenv.h"
 
@@ -451,18 +451,8 @@ void run_state_self(struct db_run *run, const char *kind, int argc,
 		run->argc = run->argv ? argc + 1 : 0;
 		free(full);
 	}
-	char cwd[4096];
-	if (getcwd(cwd, sizeof(cwd)))
-		run->cwd = strdup(cwd);
 	run->pid = (int32_t)getpid();
-	struct host_facts hf;
-	host_facts_read(&hf);
-	run->host.hostname = hf.hostname;
-	run->host.kernel = hf.kernel;
-	run->host.cpu_model = hf.cpu_model;
-	run->host.online_cpus = hf.online_cpus;
-	run->paranoid = hf.paranoid;
-	run->prof_version = strdup(PROF_VERSION);
+	convert_host(run);
 }
 
 void run_frames_warn(const struct db_run *run, const struct frame_args *f)
