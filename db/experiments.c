@@ -280,10 +280,7 @@ static int run_setting_row(struct db_row *r, struct db_load *l)
 
 const char *db_exp_run_setting(const struct db_exp_run *r, const char *key)
 {
-	for (size_t i = 0; i < r->nsettings; i++)
-		if (!strcmp(r->settings[i].key, key))
-			return r->settings[i].value;
-	return NULL;
+	return db_kv_get(r->settings, r->nsettings, key);
 }
 
 static int run_score_row(struct db_row *r, struct db_load *l)

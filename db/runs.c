@@ -49,12 +49,29 @@ void db_run_set(struct db_run *run, const char *key, const char *value)
 	run->nsettings++;
 }
 
+const char *db_kv_get(const struct db_kv *kv, size_t n, const char *key)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(kv[i].key, key))
+			return kv[i].value;
+	return NULL;
+}
+
+bool db_sysval_get(const struct db_sysval *v, size_t n, const char *name,
+		   int64_t *delta)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(v[i].name, name)) {
+			*delta = v[i].delta;
+			return true;
+		}
+	*delta = 0;
+	return false;
+}
+
 const char *db_run_get(const struct db_run *run, const char *key)
 {
-	for (size_t i = 0; i < run->nsettings; i++)
-		if (!strcmp(run->settings[i].key, key))
-			return run->settings[i].value;
-	return NULL;
+	return db_kv_get(run->settings, run->nsettings, key);
 }
 
 int db_run_complete(const struct db_run *run, const char **reasons)

@@ -139,6 +139,13 @@ struct db_sysval {
 	int64_t delta;
 };
 
+/* The value of key among kv[0..n-1], or NULL. */
+const char *db_kv_get(const struct db_kv *kv, size_t n, const char *key);
+/* The delta of the counter name among v[0..n-1]: false (and *delta 0)
+ * when it is not there (prof keeps only the counters that moved). */
+bool db_sysval_get(const struct db_sysval *v, size_t n, const char *name,
+		   int64_t *delta);
+
 struct db_sleep_usage;	/* db/sleep.h: what the sleep interposer saw */
 
 struct db_run {

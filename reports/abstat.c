@@ -56,15 +56,15 @@ static double machine_of(const struct db_exp_run *r, const char *key, bool sum)
 	if (!r->nsystem)
 		return NAN;
 	const char *bar = sum ? strchr(key, '|') : NULL;
-	size_t plen = bar ? (size_t)(bar - key) : 0;
+	if (!bar) {
+		int64_t d;
+		db_sysval_get(r->system, r->nsystem, key, &d);
+		return (double)d;
+	}
+	size_t plen = (size_t)(bar - key);
 	double v = 0;
 	for (size_t i = 0; i < r->nsystem; i++) {
 		const char *n = r->system[i].name;
-		if (!bar) {
-			if (!strcmp(n, key))
-				return (double)r->system[i].delta;
-			continue;
-		}
 		size_t len = strlen(n), slen = strlen(bar + 1);
 		if (len > plen + slen && !strncmp(n, key, plen) &&
 		    !strcmp(n + len - slen, bar + 1))

@@ -117,15 +117,6 @@ void report_working_set_json(const struct db_run *run, struct jw *w)
 	rows_free(r);
 }
 
-/* A setting of the machine at the run's start (runenv's keys), or NULL. */
-static const char *run_env(const struct db_run *run, const char *key)
-{
-	for (size_t i = 0; i < run->nenv; i++)
-		if (!strcmp(run->env[i].key, key))
-			return run->env[i].value;
-	return NULL;
-}
-
 void report_working_set_footer(const struct db_run *run, enum out_format fmt,
 			       FILE *fp)
 {
@@ -159,7 +150,7 @@ void report_working_set_footer(const struct db_run *run, enum out_format fmt,
 	 * page maps 2 MiB (512 pages) in one fault. Under "madvise" only
 	 * what a program marked is so backed: not said, as nearly every
 	 * machine has it and few programs mark memory. */
-	const char *thp = run_env(run, "thp");
+	const char *thp = db_kv_get(run->env, run->nenv, "thp");
 	if (thp && !strcmp(thp, "always"))
 		fprintf(fp, "%snote: transparent huge pages were 'always': one fault "
 			"can map 2 MiB of anonymous memory, so touched heap, stack "

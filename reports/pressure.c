@@ -36,14 +36,6 @@ const char *press_metric_label(const char *metric)
 
 /* ---- reading the experiment ---- */
 
-static const char *kv_get(const struct db_kv *v, size_t n, const char *key)
-{
-	for (size_t i = 0; i < n; i++)
-		if (!strcmp(v[i].key, key))
-			return v[i].value;
-	return NULL;
-}
-
 static double num_of(const char *s)
 {
 	if (!s || !*s)
@@ -55,12 +47,12 @@ static double num_of(const char *s)
 
 static const char *exp_get(const struct db_experiment *e, const char *key)
 {
-	return kv_get(e->settings, e->nsettings, key);
+	return db_kv_get(e->settings, e->nsettings, key);
 }
 
 static const char *arm_get(const struct db_experiment *e, size_t a, const char *key)
 {
-	return kv_get(e->arms[a].settings, e->arms[a].nsettings, key);
+	return db_kv_get(e->arms[a].settings, e->arms[a].nsettings, key);
 }
 
 /* A score named `metric` declared :higher in the experiment's settings. */
@@ -161,10 +153,9 @@ static double stat_s(const struct db_exp_run *r, int cpu, const char *what)
 {
 	char name[64];
 	snprintf(name, sizeof(name), "stat.cpu%d.%s", cpu, what);
-	for (size_t i = 0; i < r->nsystem; i++)
-		if (!strcmp(r->system[i].name, name))
-			return (double)r->system[i].delta / 1000.0;
-	return 0;	/* kept only where it moved */
+	int64_t ms;
+	db_sysval_get(r->system, r->nsystem, name, &ms);	/* 0 where it did not move */
+	return (double)ms / 1000.0;
 }
 
 /*

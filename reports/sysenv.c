@@ -49,13 +49,7 @@ struct rows *report_env_map(const struct db_run *run)
 
 static bool sys_get(const struct db_run *run, const char *name, int64_t *v)
 {
-	for (size_t i = 0; i < run->nsystem; i++)
-		if (!strcmp(run->system[i].name, name)) {
-			*v = run->system[i].delta;
-			return true;
-		}
-	*v = 0;
-	return false;
+	return db_sysval_get(run->system, run->nsystem, name, v);
 }
 
 /* The total of an event the workload counted, or false. */
@@ -253,10 +247,7 @@ void report_env(const struct db_run *run, enum out_format fmt, FILE *fp)
 
 static const char *env_get(const struct db_run *run, const char *key)
 {
-	for (size_t i = 0; i < run->nenv; i++)
-		if (!strcmp(run->env[i].key, key))
-			return run->env[i].value;
-	return NULL;
+	return db_kv_get(run->env, run->nenv, key);
 }
 
 /* -1 idle (1-minute load under half the CPUs), 1 busy (a task per CPU or

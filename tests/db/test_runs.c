@@ -676,9 +676,26 @@ static void test_runs__read_only_open(void **state)
 	free(shm);
 }
 
+static void test_runs__lookups_by_name(void **state)
+{
+	(void)state;
+	struct db_kv kv[] = { { "thp", "always" }, { "governor", "performance" } };
+	assert_string_equal(db_kv_get(kv, 2, "governor"), "performance");
+	assert_null(db_kv_get(kv, 2, "smt"));
+	assert_null(db_kv_get(NULL, 0, "thp"));
+	struct db_sysval sv[] = { { "vmstat.pgfault", 12 }, { "stat.cpu1.steal_ms", -3 } };
+	int64_t d = 99;
+	assert_true(db_sysval_get(sv, 2, "stat.cpu1.steal_ms", &d));
+	assert_int_equal(d, -3);
+	/* Not stored: it did not move. */
+	assert_false(db_sysval_get(sv, 2, "vmstat.pswpin", &d));
+	assert_int_equal(d, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_runs__lookups_by_name),
 		cmocka_unit_test_setup_teardown(test_runs__store_and_load_round_trip, tu_db_setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_runs__v1_file_gains_modules, tu_db_setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_runs__v8_file_gains_parents, tu_db_setup, tu_db_teardown),
