@@ -155,25 +155,16 @@ static void page_probe(FILE *fp, const struct db_run *run, const struct db_probe
 static int html_run(struct verb_ctx *vc, struct db *db, long id)
 {
 	const struct html_args *a = vc->args;
-	struct db_run run;
+	struct stored_run sr;
 	char *cause = NULL;
-	int rc = db_run_load(db, id, &run, &cause);
+	int rc = stored_run_load(db, id, &sr, &cause);
 	if (rc)
 		return fail_cause(cause, exit_code_for(rc));
-	struct db_sleep sleep;
-	struct db_probe probe;
+	struct db_run *run = &sr.run;
 	struct db_profile prof;
-	memset(&sleep, 0, sizeof(sleep));
-	memset(&probe, 0, sizeof(probe));
-	bool is_sleep = run.kind && !strcmp(run.kind, "sleep");
-	bool is_probe = run.kind && !strcmp(run.kind, "probe");
 	bool sampled = false;
-	if (is_sleep) {
-		rc = db_sleep_load(db, run.id, &sleep, &cause);
-	} else if (is_probe) {
-		rc = db_probe_load(db, run.id, &probe, &cause);
-	} else {
-		rc = db_profile_load(db, run.id, &prof, &cause);
+	if (!sr.is_sleep && !sr.is_probe) {
+		rc = db_profile_load(db, run->id, &prof, &cause);
 		sampled = rc == 0;
 		if (rc == -ENODATA) {
 			free(cause);
@@ -182,35 +173,31 @@ static int html_run(struct verb_ctx *vc, struct db *db, long id)
 		}
 	}
 	if (rc) {
-		db_sleep_release(&sleep);
-		db_probe_release(&probe);
-		db_run_release(&run);
+		stored_run_release(&sr);
 		return fail_cause(cause, exit_code_for(rc));
 	}
 	FILE *fp = verb_out(vc);
 	if (fp) {
 		char title[64];
-		snprintf(title, sizeof(title), "prof: run %lld (%s)", (long long)run.id,
-			 is_sleep ? "sleep benchmark" : is_probe ? "probe"
+		snprintf(title, sizeof(title), "prof: run %lld (%s)", (long long)run->id,
+			 sr.is_sleep ? "sleep benchmark" : sr.is_probe ? "probe"
 			 : sampled ? "sampled" : "counted");
-		html_begin(fp, title, run.command);
-		if (is_sleep)
-			page_sleep(fp, &run, &sleep);
-		else if (is_probe)
-			page_probe(fp, &run, &probe);
+		html_begin(fp, title, run->command);
+		if (sr.is_sleep)
+			page_sleep(fp, run, &sr.sleep);
+		else if (sr.is_probe)
+			page_probe(fp, run, &sr.probe);
 		else if (sampled)
-			page_sampled(fp, &run, &prof, a->icicle);
+			page_sampled(fp, run, &prof, a->icicle);
 		else
-			page_counted(fp, &run);
-		if (!is_sleep && !is_probe)
-			page_frames_intervals(fp, &run);
+			page_counted(fp, run);
+		if (!sr.is_sleep && !sr.is_probe)
+			page_frames_intervals(fp, run);
 		html_end(fp);
 	}
 	if (sampled)
 		db_profile_release(&prof);
-	db_sleep_release(&sleep);
-	db_probe_release(&probe);
-	db_run_release(&run);
+	stored_run_release(&sr);
 	return fp ? EXIT_OK : EXIT_FAIL;
 }
 

@@ -14,6 +14,7 @@
 #include "db/samples.h"
 #include "db/sleep.h"
 #include "prof/cli.h"
+#include "prof/runutil.h"
 #include "prof/sections.h"
 #include "prof/verb.h"
 #include "reports/flame.h"
@@ -136,9 +137,9 @@ static const struct series_view intervals_view = {
 	"--intervals", report_intervals, report_intervals_svg,
 };
 
-/* Print the view unless rc already says why not; frees the run. */
-static int report_series(struct verb_ctx *vc, struct db_run *run, struct db_sleep *sleep,
-			 int rc, const struct series_view *v)
+/* Print the view unless rc already says why not. */
+static int report_series(struct verb_ctx *vc, const struct db_run *run, int rc,
+			 const struct series_view *v)
 {
 	struct report_args *ra = vc->args;
 	if (rc == EXIT_OK && ra->fmt == OUT_FOLDED) {
@@ -153,14 +154,11 @@ static int report_series(struct verb_ctx *vc, struct db_run *run, struct db_slee
 		else
 			rc = EXIT_FAIL;
 	}
-	db_sleep_release(sleep);
-	db_run_release(run);
 	return rc;
 }
 
 /* --frames: the run's frames (prof run --frames), or why there are none. */
-static int report_frames_of(struct verb_ctx *vc, struct db_run *run,
-			    struct db_sleep *sleep)
+static int report_frames_of(struct verb_ctx *vc, const struct db_run *run)
 {
 	int rc = EXIT_OK;
 	if (!run->nframes) {
@@ -175,18 +173,63 @@ static int report_frames_of(struct verb_ctx *vc, struct db_run *run,
 				       "--frames or --frame-regex, or marked none",
 				       (long long)run->id);
 	}
-	return report_series(vc, run, sleep, rc, &frames_view);
+	return report_series(vc, run, rc, &frames_view);
 }
 
 /* --intervals: the run's intervals (prof run -I), or why there are none. */
-static int report_timeline_of(struct verb_ctx *vc, struct db_run *run,
-			      struct db_sleep *sleep)
+static int report_timeline_of(struct verb_ctx *vc, const struct db_run *run)
 {
 	int rc = EXIT_OK;
 	if (!run->nintervals)
 		rc = error_msg("run %lld has no intervals: it was not run with "
 			       "-I MS", (long long)run->id);
-	return report_series(vc, run, sleep, rc, &intervals_view);
+	return report_series(vc, run, rc, &intervals_view);
+}
+
+/* The report of one stored run, as the options ask. */
+static int report_stored(struct verb_ctx *vc, struct db *db, struct stored_run *sr,
+			 enum report_by by)
+{
+	struct report_args *ra = vc->args;
+	struct db_run *run = &sr->run;
+	char *cause = NULL;
+	if (ra->frames)
+		return report_frames_of(vc, run);
+	if (ra->intervals)
+		return report_timeline_of(vc, run);
+	/* A picture needs samples, a sleep benchmark or a probe's curve: a
+	 * counting run has none to draw (before report_sampled, whose
+	 * refusal would name samples alone). */
+	if (ra->fmt == OUT_SVG && !sr->is_sleep && !sr->is_probe) {
+		int rc = report_sampled(vc, db, run, ra);
+		if (rc < 0)
+			rc = usage_error(vc->name, "--format svg draws a sampled run "
+					 "(prof record), a sleep benchmark or a probe; "
+					 "run %lld is none of them", (long long)run->id);
+		return rc;
+	}
+	int rc = ra->fmt == OUT_SVG || ra->system || ra->env ? -1 :
+		 report_sampled(vc, db, run, ra);
+	if (rc >= 0)
+		return rc;
+	if (sr->is_sleep && (vc->view.sort || vc->view.limit))
+		return usage_error(vc->name, "run %lld is a sleep benchmark: its "
+				   "report takes no --%s", (long long)run->id,
+				   vc->view.sort ? "sort" : "limit");
+	if (!sr->is_sleep && report_run_sort_check(run, by, vc->view.sort, &cause))
+		return verb_usage_cause(vc, cause);
+	FILE *fp = verb_out(vc);
+	if (fp && ra->system)
+		report_system(run, ra->fmt, fp);
+	else if (fp && ra->env)
+		report_env(run, ra->fmt, fp);
+	else if (fp && sr->is_sleep)
+		report_sleep(run, &sr->sleep, ra->fmt, fp);
+	else if (fp && sr->is_probe)
+		report_probe(run, &sr->probe, ra->fmt, fp);
+	else if (fp)
+		report_run_view(run, by, &vc->view, ra->fmt, fp);
+	return fp ? EXIT_OK : EXIT_FAIL;
 }
 
 static int cmd_report(struct verb_ctx *vc)
@@ -232,76 +275,14 @@ static int cmd_report(struct verb_ctx *vc)
 	struct db *db = verb_db(vc);
 	if (!db)
 		return EXIT_FAIL;
-	struct db_run run;
-	struct db_sleep sleep;
-	memset(&sleep, 0, sizeof(sleep));
-	struct db_probe probe;
-	memset(&probe, 0, sizeof(probe));
+	struct stored_run sr;
 	char *cause = NULL;
-	int rc = db_run_load(db, id, &run, &cause);
-	/* `prof sleep` and `prof probe` runs have their own reports: their
-	 * cells or curve, not threads. */
-	bool is_sleep = !rc && run.kind && !strcmp(run.kind, "sleep");
-	bool is_probe = !rc && run.kind && !strcmp(run.kind, "probe");
-	if (is_sleep && (rc = db_sleep_load(db, run.id, &sleep, &cause)))
-		db_run_release(&run);
-	else if (is_probe && (rc = db_probe_load(db, run.id, &probe, &cause)))
-		db_run_release(&run);
+	int rc = stored_run_load(db, id, &sr, &cause);
 	if (rc)
 		return fail_cause(cause, exit_code_for(rc));
-	if (ra->frames) {
-		db_probe_release(&probe);
-		return report_frames_of(vc, &run, &sleep);
-	}
-	if (ra->intervals) {
-		db_probe_release(&probe);
-		return report_timeline_of(vc, &run, &sleep);
-	}
-	/* A picture needs samples, a sleep benchmark or a probe's curve: a
-	 * counting run has none to draw (before report_sampled, whose
-	 * refusal would name samples alone). */
-	if (ra->fmt == OUT_SVG && !is_sleep && !is_probe) {
-		rc = report_sampled(vc, db, &run, ra);
-		if (rc < 0)
-			rc = usage_error(vc->name, "--format svg draws a sampled run "
-					 "(prof record), a sleep benchmark or a probe; "
-					 "run %lld is none of them", (long long)run.id);
-		db_probe_release(&probe);
-		db_run_release(&run);
-		return rc;
-	}
-	rc = ra->fmt == OUT_SVG || ra->system || ra->env ? -1 :
-	     report_sampled(vc, db, &run, ra);
-	if (rc >= 0) {
-		db_run_release(&run);
-		return rc;
-	}
-	if (is_sleep && (vc->view.sort || vc->view.limit))
-		rc = usage_error(vc->name, "run %lld is a sleep benchmark: its "
-				 "report takes no --%s", (long long)run.id,
-				 vc->view.sort ? "sort" : "limit");
-	else if (!is_sleep && report_run_sort_check(&run, by, vc->view.sort, &cause))
-		rc = verb_usage_cause(vc, cause);
-	if (rc >= 0) {
-		db_sleep_release(&sleep);
-		db_run_release(&run);
-		return rc;
-	}
-	FILE *fp = verb_out(vc);
-	if (fp && ra->system)
-		report_system(&run, ra->fmt, fp);
-	else if (fp && ra->env)
-		report_env(&run, ra->fmt, fp);
-	else if (fp && is_sleep)
-		report_sleep(&run, &sleep, ra->fmt, fp);
-	else if (fp && is_probe)
-		report_probe(&run, &probe, ra->fmt, fp);
-	else if (fp)
-		report_run_view(&run, by, &vc->view, ra->fmt, fp);
-	db_sleep_release(&sleep);
-	db_probe_release(&probe);
-	db_run_release(&run);
-	return fp ? EXIT_OK : EXIT_FAIL;
+	rc = report_stored(vc, db, &sr, by);
+	stored_run_release(&sr);
+	return rc;
 }
 
 static int parse_by(struct verb_ctx *vc, const char *arg, void *field)

@@ -455,6 +455,31 @@ void run_state_self(struct db_run *run, const char *kind, int argc,
 	convert_host(run);
 }
 
+int stored_run_load(struct db *db, int64_t id, struct stored_run *s, char **cause)
+{
+	memset(s, 0, sizeof(*s));
+	int rc = db_run_load(db, id, &s->run, cause);
+	if (rc)
+		return rc;
+	s->is_sleep = s->run.kind && !strcmp(s->run.kind, "sleep");
+	s->is_probe = s->run.kind && !strcmp(s->run.kind, "probe");
+	if (s->is_sleep)
+		rc = db_sleep_load(db, s->run.id, &s->sleep, cause);
+	else if (s->is_probe)
+		rc = db_probe_load(db, s->run.id, &s->probe, cause);
+	if (rc)
+		stored_run_release(s);
+	return rc;
+}
+
+void stored_run_release(struct stored_run *s)
+{
+	db_sleep_release(&s->sleep);
+	db_probe_release(&s->probe);
+	db_run_release(&s->run);
+	memset(s, 0, sizeof(*s));
+}
+
 void run_frames_warn(const struct db_run *run, const struct frame_args *f)
 {
 	const char *symbol = f->symbol, *regex = f->regex;

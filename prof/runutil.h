@@ -15,6 +15,8 @@
 #include "db/db.h"
 #include "db/runs.h"
 #include "db/experiments.h"
+#include "db/probe.h"
+#include "db/sleep.h"
 #include "prof/cli.h"
 #include "prof/pin.h"
 #include "prof/verb.h"
@@ -67,6 +69,21 @@ size_t run_env_warn(const struct db_run *a, const struct db_run *b);
  * be loaded is passed over (the report itself reads none of this).
  */
 size_t run_exp_env_warn(struct db *db, const struct db_experiment *e);
+
+/*
+ * A stored run with what its kind keeps besides the common tables: a
+ * sleep benchmark's cells (kind "sleep"), a probe's curve ("probe"), as
+ * `prof report` and `prof html` show them. 0, or -errno with *cause;
+ * nothing to release on failure.
+ */
+struct stored_run {
+	struct db_run run;
+	struct db_sleep sleep;	/* zeroed unless is_sleep */
+	struct db_probe probe;	/* zeroed unless is_probe */
+	bool is_sleep, is_probe;
+};
+int stored_run_load(struct db *db, int64_t id, struct stored_run *s, char **cause);
+void stored_run_release(struct stored_run *s);
 
 /* After the run: say when the asked frame method found no frames. */
 void run_frames_warn(const struct db_run *run, const struct frame_args *f);
