@@ -34,6 +34,9 @@ enum frame_source {
 	FRAME_NSOURCES,
 };
 
+/* A frame longer than this is long unless told otherwise: 60 Hz. */
+#define FRAME_BUDGET_MS 16.7
+
 /*
  * How a run finds its frames: prof run's and prof record's options
  * (opt_frames), or an experiment plan's frame settings.
@@ -44,7 +47,8 @@ struct frame_args {
 				   of the workload's stdout; or NULL */
 	const char *symbol;	/* --frame-symbol MODULE:SYMBOL: a frame per
 				   call, through a uprobe; or NULL */
-	double budget_ms;	/* --budget: a longer frame is long */
+	double budget_ms;	/* --budget: a longer frame is long
+				   (FRAME_BUDGET_MS) */
 };
 
 /* Some frame method was asked for. */

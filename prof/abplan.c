@@ -31,7 +31,7 @@ void ab_plan_init(struct ab_plan *p)
 	p->gate_pct = NAN;
 	p->events = "cache";
 	p->seed = 0x5eed;
-	p->budget_ms = AB_FRAME_BUDGET_MS;
+	p->budget_ms = FRAME_BUDGET_MS;
 }
 
 static void settings_free(struct ab_setting *v, size_t n)

@@ -66,8 +66,6 @@ struct ab_score {
 	bool compiled;
 };
 
-#define AB_FRAME_BUDGET_MS 16.7
-
 enum ab_order { ORDER_ABBA, ORDER_ALTERNATE, ORDER_RANDOM };
 
 struct ab_plan {
@@ -97,7 +95,7 @@ struct ab_plan {
 	bool frames;			/* prof_frame() markers */
 	char *frame_regex;		/* a frame per matching stdout line */
 	char *frame_symbol;		/* MODULE:SYMBOL, a frame per call */
-	double budget_ms;		/* a longer frame is long (16.7) */
+	double budget_ms;		/* a longer frame is long (FRAME_BUDGET_MS) */
 };
 
 void ab_plan_init(struct ab_plan *p);

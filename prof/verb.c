@@ -244,7 +244,7 @@ static int frames_check(struct verb_ctx *vc)
 		regfree(&re);
 	}
 	if (!f->budget_ms)
-		f->budget_ms = 16.7;
+		f->budget_ms = FRAME_BUDGET_MS;
 	return 0;
 }
 

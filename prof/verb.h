@@ -153,7 +153,7 @@ extern const struct opt_group opt_cache_affinity;
  * --frames, --frame-regex RE, --frame-symbol MODULE:SYMBOL, --budget MS,
  * into vc->frame. They read a launched command's output and markers
  * from its start: its check refuses them with -p PID, and a regex that
- * does not compile; the budget defaults to 16.7 ms (a 60 Hz frame).
+ * does not compile; the budget defaults to FRAME_BUDGET_MS.
  */
 extern const struct opt_group opt_frames;
 

@@ -38,7 +38,7 @@ double frames_pct_ms(const struct db_run *run, double p)
 double frames_budget_ms(const struct db_run *run)
 {
 	const char *b = db_run_get(run, "frame_budget_ms");
-	return b ? atof(b) : 16.7;
+	return b ? atof(b) : FRAME_BUDGET_MS;
 }
 
 size_t frames_long(const struct db_run *run)

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "collectors/frames.h"
 #include "db/runs.h"
 #include "reports/output.h"
 
@@ -24,7 +25,7 @@ struct frames_slow {
 	double slow_mean, rest_mean;	/* per frame */
 };
 
-/* The run's budget per frame in ms (16.7 when it stored none). */
+/* The run's budget per frame in ms (FRAME_BUDGET_MS when it stored none). */
 double frames_budget_ms(const struct db_run *run);
 /* The distinct thread names of the frame counts, in order of first
  * sight, into *out (the caller frees the array, not the names). */
