@@ -205,7 +205,10 @@ static void verdict_across(const struct summary_metric *sm, char *buf, size_t n)
 		return;
 	}
 	const char *v = stats_verdict_name(sm->j.verdict);
-	if (sm->j.held_by_p && !sm->j.p_reachable)
+	/* Too few scenes for the sign test: said wherever no verdict was
+	 * reached, whatever held it first (the CI, say). */
+	if (!sm->j.p_reachable && (sm->j.held_by_p ||
+				   sm->j.verdict == VERDICT_INCONCLUSIVE))
 		snprintf(buf, n, "%s (%zu scenes cannot reach sign-test p < %g)", v,
 			 sm->nscenes, sm->j.alpha);
 	else if (sm->j.held_by_p)
@@ -277,7 +280,9 @@ static struct rows *scene_rows(const struct summary *s, const struct summary_met
 		rows_int(r, row, P_ID, a->exp->id);
 		rows_str(r, row, P_SCENE, scene_of(a->exp));
 		if (!cp || !cp->computable) {
-			rows_str(r, row, P_VERDICT, "inconclusive");
+			/* Not counted among the scenes (the headline says "not
+			 * comparable"), so not called inconclusive either. */
+			rows_str(r, row, P_VERDICT, "not comparable");
 			rows_text(r, row, P_DELTA_CI, "%s", cp && cp->why ? cp->why : "n/a");
 			continue;
 		}
@@ -403,16 +408,29 @@ void summary_render(const struct summary *s, const char *const *detail,
 	for (size_t e = 0; e < s->nexp; e++)
 		fprintf(fp, "%s%lld", e ? ", " : " ", (long long)s->an[e].exp->id);
 	fputs(md ? ")\n\n" : ")\n\n", fp);
-	/* The headline: what every scene, or most, said. */
+	/* The headline: the verdict across scenes first, with its CI, then
+	 * what the scenes said one by one (a line pasted alone must not
+	 * read stronger than the table). */
 	for (size_t m = 0; m < s->nmetrics; m++) {
 		const struct summary_metric *sm = &s->metrics[m];
 		if (!wanted(sm, detail, ndetail))
 			continue;
-		char b[160], d[32];
+		char b[160], v[128], d[32], lo[32], hi[32];
 		count_text(s, sm, b, sizeof(b));
-		fmt_pct(d, sizeof(d), sm->computable ? sm->across.delta_pct : NAN);
-		fprintf(fp, md ? "- **%s**: %s; %s%% geometric mean\n"
-			: " %s: %s; %s%% geometric mean\n", sm->name, b, d);
+		verdict_across(sm, v, sizeof(v));
+		if (!sm->computable) {
+			fprintf(fp, md ? "- **%s** across scenes: n/a; %s\n"
+				: " %s across scenes: n/a; %s\n", sm->name, b);
+			continue;
+		}
+		fmt_pct(d, sizeof(d), sm->across.delta_pct);
+		fmt_pct(lo, sizeof(lo), sm->across.ci_computable ? sm->across.ci95_lo_pct : NAN);
+		fmt_pct(hi, sizeof(hi), sm->across.ci_computable ? sm->across.ci95_hi_pct : NAN);
+		fprintf(fp, md ? "- **%s** across scenes: %s, %s%% geometric mean "
+			"[95%% CI %s, %s], sign p %.3f; scene by scene: %s\n"
+			: " %s across scenes: %s, %s%% geometric mean [95%% CI %s, %s], "
+			"sign p %.3f; scene by scene: %s\n", sm->name, v, d, lo, hi,
+			sm->sign_p, b);
 	}
 	fputc('\n', fp);
 	if (!md)

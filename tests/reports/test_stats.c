@@ -795,6 +795,14 @@ static void test_stats__sign_test(void **state)
 	assert_rel(pmin, 1, 0);
 	/* 12 of 12: 2 / 4096 */
 	assert_rel(stats_sign_test(12, 0, NULL), 2.0 / 4096, 1e-12);
+	/* Exact where the sums are: 2 (1 + 4) / 16 = 0.625 to the bit, so a
+	 * p printed to 3 places rounds as the exact value does. */
+	assert_true(stats_sign_test(3, 1, NULL) == 0.625);
+	assert_true(stats_sign_test(6, 10, NULL) == 2.0 * 14893 / 65536);
+	/* Both ways of summing hold where they meet: n = 1,000 term by term,
+	 * 1,001 in logs (exact values from integer binomials). */
+	assert_rel(stats_sign_test(470, 530, NULL), 0.06202319509836318, 1e-9);
+	assert_rel(stats_sign_test(470, 531, NULL), 0.05785052237168669, 1e-9);
 	/* large n stays finite: 600 against 400 is far below 1e-9 */
 	double p = stats_sign_test(600, 400, NULL);
 	assert_true(p > 0 && p < 1e-9);
