@@ -273,9 +273,29 @@ static int user_version(struct db *db, int *out, char **cause)
 	return 0;
 }
 
+/* How many tables, indexes, views and triggers the file holds. */
+static int object_count(struct db *db, int *out, char **cause)
+{
+	sqlite3_stmt *st = NULL;
+	int s = sqlite3_prepare_v2(db->h, "SELECT count(*) FROM sqlite_master", -1,
+				   &st, NULL);
+	if (s == SQLITE_OK)
+		s = sqlite3_step(st);
+	if (s == SQLITE_ROW)
+		*out = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	if (s != SQLITE_ROW)
+		return db_fail(db, s == SQLITE_DONE ? SQLITE_ERROR : s,
+			       "cannot open database", cause);
+	return 0;
+}
+
 /*
  * The file's schema version, refused when no prof wrote it: newer than
- * this build, or negative. Read before anything is written to the file.
+ * this build, negative, or 0 (prof's first migration's "before") in a
+ * file that already holds tables: another program's database, which
+ * prof must not add its own tables to. Read before anything is written
+ * to the file.
  */
 static int check_version(struct db *db, int *have, char **cause)
 {
@@ -305,6 +325,19 @@ static int check_version(struct db *db, int *have, char **cause)
 				      "hint: the file was changed after prof wrote it; "
 				      "restore a copy, or give --db another file",
 				      db->path, *have) < 0)
+			*cause = NULL;
+		return -EPROTO;
+	}
+	int objects = 0;
+	int rc = *have == 0 ? object_count(db, &objects, cause) : 0;
+	if (rc)
+		return rc;
+	if (objects > 0) {
+		if (cause && asprintf(cause, "'%s' is an SQLite database that prof did "
+				      "not write: it holds tables of its own and no "
+				      "prof schema\nhint: give --db a new file or a "
+				      "database prof made; this prof left the file as "
+				      "it is", db->path) < 0)
 			*cause = NULL;
 		return -EPROTO;
 	}
@@ -602,6 +635,17 @@ int db_open_readonly(struct db **out, const char *path, char **cause)
 			return 0;
 		}
 		db_close(db);
+		/* An empty file (check_version refused one holding another
+		 * program's tables): nothing stored yet, and a reader leaves
+		 * it empty. */
+		if (have == 0) {
+			if (cause && asprintf(cause, "no prof database in '%s' (an empty "
+					      "SQLite file)\nhint: 'prof run -- COMMAND' "
+					      "stores a first run there; or give --db PATH "
+					      "of another database", path) < 0)
+				*cause = NULL;
+			return -ENOENT;
+		}
 		if (have > want || upgraded) {
 			if (cause && asprintf(cause, "database '%s' has schema version %d, "
 					      "%s (%d)\nhint: use a newer prof, or another "

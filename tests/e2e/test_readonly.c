@@ -125,6 +125,50 @@ static void test_readonly__reading_leaves_the_file_as_it_was(void **state)
 }
 
 /*
+ * Another program's SQLite file given as --db: every verb refuses it,
+ * readers and writers alike, and leaves it byte for byte as it was (prof
+ * used to take user_version 0 for its own first schema and add its 39
+ * tables beside the file's own). An empty file stays empty under a
+ * reader, which says nothing is stored there.
+ */
+static void test_readonly__a_database_prof_did_not_write_is_left_alone(void **state)
+{
+	struct tu_db *f = *state;
+	assert_int_equal(sh("sqlite3 '%s' 'CREATE TABLE mine (x); INSERT INTO mine "
+			    "VALUES (42);'%s", f->path, ""), 0);
+	assert_int_equal(sh("cp '%s' '%s.copy'", f->path, f->path), 0);
+	for (size_t i = 0; i < NVERBS; i++) {
+		struct tu_proc p = run_verb(f, i, NULL);
+		if (p.status != 1 || !strstr(p.err, "is an SQLite database that prof "
+					     "did not write"))
+			fail_msg("%s: status %d, stderr:\n%s", verbs[i].args[0], p.status,
+				 p.err);
+		tu_proc_release(&p);
+		db_untouched(f);
+	}
+	/* A verb that stores refuses too; the counts are printed, not lost. */
+	char *run[] = { PROF_BIN, f->dbarg, "run", "-e", "task-clock", "--",
+			"/bin/true", NULL };
+	struct tu_proc p = tu_run(run, NULL);
+	assert_int_not_equal(p.status, 0);
+	expect(p.err, "is an SQLite database that prof did not write");
+	expect(p.err, "not stored");
+	tu_proc_release(&p);
+	db_untouched(f);
+
+	assert_int_equal(sh(": > '%s'; rm -f '%s.copy'", f->path, f->path), 0);
+	assert_int_equal(sh("cp '%s' '%s.copy'", f->path, f->path), 0);
+	for (size_t i = 0; i < NVERBS; i++) {
+		p = run_verb(f, i, NULL);
+		if (p.status != 1 || !strstr(p.err, "no prof database in"))
+			fail_msg("%s on an empty file: status %d, stderr:\n%s",
+				 verbs[i].args[0], p.status, p.err);
+		tu_proc_release(&p);
+		db_untouched(f);
+	}
+}
+
+/*
  * A database its reader may not write: mode 0444 in a directory the
  * reader cannot write either, so SQLite can make no -wal or -shm. root
  * is not held back by file modes, so as root the verbs run as nobody;
@@ -186,6 +230,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_readonly__missing_database_is_not_created, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_readonly__reading_leaves_the_file_as_it_was, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_readonly__read_only_database_is_read, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_readonly__a_database_prof_did_not_write_is_left_alone,
+						setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
