@@ -10,7 +10,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/types.h>
+#include <unistd.h>
 
 #include "common/errtext.h"
 #include "db/db.h"
@@ -255,21 +257,69 @@ int cli_parse_format(const char *verb, const char *word, enum out_format *out,
 	return -1;
 }
 
+/*
+ * An -o file is written beside its name ("DIR/.NAME.XXXXXX") and renamed
+ * over it once every byte is written, so a full disk or a killed prof
+ * leaves the file that was there, never half a report. One at a time.
+ */
+static struct {
+	FILE *fp;
+	char *tmp;	/* NULL: fp is the named file itself */
+} out_file;
+
+/* "DIR/.NAME.XXXXXX" for path, or NULL when memory runs out. */
+static char *temp_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	int dlen = slash ? (int)(slash - path + 1) : 0;
+	char *t;
+	if (asprintf(&t, "%.*s.%s.XXXXXX", dlen, path, slash ? slash + 1 : path) < 0)
+		return NULL;
+	return t;
+}
+
 FILE *cli_open_output(const char *path, FILE *fallback)
 {
 	if (!path || !strcmp(path, "-"))
 		return fallback;
-	FILE *fp = fopen(path, "w");
+	char buf[64];
+	struct stat st;
+	/* A device, a pipe or a link is written as it is (renaming over
+	 * /dev/null would replace it); a file, or no file yet, through a
+	 * temporary one. */
+	bool plain = lstat(path, &st) != 0 ? errno == ENOENT : S_ISREG(st.st_mode);
+	char *tmp = plain ? temp_name(path) : NULL;
+	FILE *fp = NULL;
+	if (tmp) {
+		int fd = mkstemp(tmp);
+		if (fd >= 0) {
+			mode_t um = umask(0);
+			umask(um);
+			if (fchmod(fd, 0666 & ~um) != 0 || !(fp = fdopen(fd, "w"))) {
+				close(fd);
+				unlink(tmp);
+			}
+		}
+		if (!fp) {
+			free(tmp);
+			tmp = NULL;
+		}
+	}
+	if (!fp)
+		fp = fopen(path, "w");
 	if (!fp) {
-		char buf[64];
 		error_msg("cannot open '%s' for writing: %s",
 			  cli_echo(path, buf, sizeof(buf)), ERR_TEXT(errno));
+		return NULL;
 	}
+	out_file.fp = fp;
+	out_file.tmp = tmp;
 	return fp;
 }
 
 int cli_close_output(FILE *fp, const char *path)
 {
+	static bool stdout_said;	/* main closes stdout once more */
 	if (!fp)
 		return EXIT_OK;
 	int bad = fflush(fp) != 0 || ferror(fp);
@@ -280,11 +330,27 @@ int cli_close_output(FILE *fp, const char *path)
 			err = errno;
 		}
 	}
+	bool via_tmp = fp == out_file.fp && out_file.tmp;
+	if (via_tmp) {
+		if (!bad && rename(out_file.tmp, path) != 0) {
+			bad = 1;
+			err = errno;
+		}
+		if (bad)
+			unlink(out_file.tmp);
+		free(out_file.tmp);
+	}
+	if (fp == out_file.fp)
+		memset(&out_file, 0, sizeof(out_file));
+	if (bad && fp == stdout && stdout_said)
+		return EXIT_FAIL;
 	if (bad) {
 		char buf[64];
-		return error_msg("cannot write %s%s%s: %s", path ? "'" : "the output",
+		stdout_said = stdout_said || fp == stdout;
+		return error_msg("cannot write %s%s%s: %s%s", path ? "'" : "the output",
 				 path ? cli_echo(path, buf, sizeof(buf)) : "",
-				 path ? "'" : "", ERR_TEXT(err));
+				 path ? "'" : "", ERR_TEXT(err),
+				 via_tmp ? " (what was there is left as it was)" : "");
 	}
 	return EXIT_OK;
 }

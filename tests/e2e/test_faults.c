@@ -17,11 +17,14 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <dirent.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <string.h>
 #include <sched.h>
 #include <sys/mount.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "db/db.h"
@@ -620,6 +623,68 @@ static void test_faults__output_in_a_missing_directory(void **state)
 	free(out);
 }
 
+/* A file size limit of 512 bytes (the report is 1,261; what prof says on
+ * stderr, a file too, fits), and SIGXFSZ ignored so that a write past it
+ * fails with EFBIG instead of killing prof (both kept by exec). */
+static void small_file_limit(void)
+{
+	struct rlimit rl = { 512, 512 };
+	signal(SIGXFSZ, SIG_IGN);
+	setrlimit(RLIMIT_FSIZE, &rl);
+}
+
+/* How many entries f->dir holds besides . and .. */
+static int entries(const struct fx *f)
+{
+	DIR *d = opendir(f->dir);
+	int n = 0;
+	for (struct dirent *e; d && (e = readdir(d));)
+		n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+	if (d)
+		closedir(d);
+	return n;
+}
+
+/* A report cut short (the disk filled up) leaves the file -o named as it
+ * was, and no half-written one beside it; a whole one replaces it. */
+static void test_faults__output_cut_short_leaves_the_old_file(void **state)
+{
+	struct fx *f = *state;
+	char *out;
+	assert_true(asprintf(&out, "%s/topo.txt", f->dir) > 0);
+	FILE *fp = fopen(out, "w");
+	assert_non_null(fp);
+	fputs("the report of yesterday\n", fp);
+	fclose(fp);
+	char *a[] = { PROF_BIN, "topo", "--sysfs", FIXTURES_DIR "/sysfs/sym-2ccd",
+		      "-o", out, NULL };
+	struct tu_run_opts o = { .before_exec = small_file_limit };
+	struct tu_proc p = tu_run_ex(a, NULL, &o);
+	assert_int_equal(p.status, 1);
+	if (!strstr(p.err, "cannot write '") ||
+	    !strstr(p.err, "(what was there is left as it was)"))
+		fail_msg("stderr:\n%s", p.err);
+	tu_proc_release(&p);
+	char *text = tu_slurp(out);
+	assert_string_equal(text, "the report of yesterday\n");
+	free(text);
+	assert_int_equal(entries(f), 1);
+
+	p = tu_run(a, NULL);
+	assert_int_equal(p.status, 0);
+	tu_proc_release(&p);
+	text = tu_slurp(out);
+	assert_non_null(strstr(text, "CPU"));
+	free(text);
+	assert_int_equal(entries(f), 1);
+	struct stat st;
+	assert_int_equal(stat(out, &st), 0);
+	mode_t um = umask(0);
+	umask(um);
+	assert_int_equal(st.st_mode & 0777, 0666 & ~um);
+	free(out);
+}
+
 int main(void)
 {
 	/* As root, mounts made here stay here and end with this process. */
@@ -637,6 +702,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_faults__signal_while_waiting_on_a_lock, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_faults__file_size_limit, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_faults__full_disk, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_faults__output_cut_short_leaves_the_old_file,
+						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_faults__read_only_directory, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_faults__missing_directory, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_faults__output_in_a_missing_directory,
