@@ -10,6 +10,7 @@
 #include "db/internal.h"
 #include "db/runs.h"
 #include "db/sleep.h"
+#include "db/tags.h"
 
 enum db_count_state db_count_scaled(const struct db_count *c, double *out)
 {
@@ -1030,7 +1031,9 @@ void db_run_release(struct db_run *run)
 	X(LC_HOSTNAME, "h.hostname") \
 	X(LC_HOST_ID, "h.id") \
 	X(LC_EXPERIMENT, "x.experiment_id") \
-	X(LC_ARM, "a.name")
+	X(LC_ARM, "a.name") \
+	X(LC_TAG, "(SELECT value FROM run_settings s WHERE s.run_id = r.id" \
+		  " AND s.key = '" DB_RUN_TAG_KEY "')")
 enum { LIST_COLS(DB_COL_ENUM) LC_N };
 static const char *const list_cols[] = { LIST_COLS(DB_COL_SQL) };
 
@@ -1088,6 +1091,11 @@ int db_runs_list(struct db *db, struct db_run_summary **out, size_t *n,
 		x->experiment_id = db_row_int(&r, LC_EXPERIMENT, 1, INT64_MAX, 0,
 					      DB_NULL_OK);
 		x->arm = db_row_text(&r, LC_ARM, DB_NULL_OK);
+		if (!r.rc) {
+			r.table = "run_settings";
+			db_row_key(&r, "%lld", (long long)x->id);
+		}
+		x->tag = db_row_text(&r, LC_TAG, DB_NULL_OK);
 	}
 	sqlite3_finalize(st);
 	if (r.rc || s != SQLITE_DONE) {
@@ -1108,6 +1116,7 @@ void db_runs_list_free(struct db_run_summary *list, size_t n)
 		free(list[i].command);
 		free(list[i].hostname);
 		free(list[i].arm);
+		free(list[i].tag);
 	}
 	free(list);
 }

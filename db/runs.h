@@ -213,6 +213,7 @@ struct db_run_summary {
 	char *hostname;
 	int64_t experiment_id;	/* the `prof ab` experiment it ran in; 0: none */
 	char *arm;		/* and the name of its arm; NULL: none */
+	char *tag;		/* prof run --tag; NULL: none */
 };
 
 /* The id of the host with these facts, creating its row when new. */

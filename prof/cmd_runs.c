@@ -71,9 +71,9 @@ static const struct opt runs_opts[] = {
 		     "only runs started since WHEN: 2h, 3d (s, m, h, d,\n"
 		     "w before now), or a UTC date and time\n"
 		     "(2026-11-30, 2026-11-30T14:05)"),
-	OPT_STRING(0, "tag", struct runs_args, tag, "ARM",
-		   "only the runs of 'prof ab' arms named ARM (the arm\n"
-		   "is the one label a run carries)"),
+	OPT_STRING(0, "tag", struct runs_args, tag, "NAME",
+		   "only the runs tagged NAME ('prof run --tag NAME')\n"
+		   "and those of 'prof ab' arms named NAME"),
 	OPT_BOOL(0, "all", struct runs_args, all,
 		 "the runs of 'prof ab' experiments too"),
 	OPT_INCLUDE(opt_rows),
@@ -83,7 +83,7 @@ static const struct opt runs_opts[] = {
 };
 
 static const char runs_help[] =
-"usage: prof runs [--kind KIND] [--since WHEN] [--tag ARM] [--all]\n"
+"usage: prof runs [--kind KIND] [--since WHEN] [--tag NAME] [--all]\n"
 "                 [--sort KEY] [--limit N]\n"
 "                 [--format table|json|csv|markdown] [-o FILE] [--db PATH]\n"
 "\n"
@@ -92,16 +92,17 @@ static const char runs_help[] =
 "\n"
 "The runs 'prof ab' made for its experiments are left out (the table\n"
 "says how many; JSON's hidden_ab_runs): 'prof compare' shows them as\n"
-"experiments. --all, --kind ab or --tag ARM lists them, with the\n"
-"experiment and the arm each ran in. Runs carry no tags of their own;\n"
-"--tag matches the name of the ab arm a run belongs to.\n"
+"experiments. --all, --kind ab or --tag NAME lists them, with the\n"
+"experiment and the arm each ran in. --tag NAME matches the tag a run\n"
+"was stored with ('prof run --tag', shown in a tag column) or the name of\n"
+"the ab arm it ran in.\n"
 "\n";
 
 static const char runs_tail[] =
 "Examples:\n"
 "  prof runs --format json\n"
 "  prof runs --kind record --since 3d\n"
-"  prof runs --tag base                   # the runs of ab arms named base\n"
+"  prof runs --tag base                   # tagged base, or of ab arms named base\n"
 "  prof runs --sort run_id --limit 10     # the ten newest\n"
 "  prof runs --sort wall_s                # the longest first\n";
 

@@ -1053,7 +1053,7 @@ void report_run_view(const struct db_run *run, enum report_by by,
 
 enum {
 	L_RUN_ID, L_KIND, L_STARTED, L_COMMAND, L_EXIT, L_INTERRUPTED, L_WALL,
-	L_THREADS, L_HOST, L_EXPERIMENT, L_ARM, L_N
+	L_THREADS, L_HOST, L_EXPERIMENT, L_ARM, L_TAG, L_N
 };
 
 /* A stored run: the JSON keys of shared/DESIGN.md and more. People read
@@ -1072,37 +1072,40 @@ static const struct col list_cols[L_N] = {
 	[L_HOST] = { .key = "host" },
 	[L_EXPERIMENT] = { .key = "experiment_id", .title = "exp", .kind = COL_INT },
 	[L_ARM] = { .key = "arm" },
+	[L_TAG] = { .key = "tag" },
 };
 
 /* People see the experiment and arm columns only when an ab run is
- * listed. */
-static struct rows *list_rows(bool ab)
+ * listed, the tag only when a tagged one is. */
+static struct rows *list_rows(bool ab, bool tagged)
 {
 	/* The command last: it is the long one. */
-	static const size_t people[] = {
+	size_t people[12], n = 0;
+	static const size_t head[] = {
 		L_RUN_ID, L_KIND, L_STARTED, L_EXIT, L_WALL, L_THREADS, L_HOST,
-		L_COMMAND,
 	};
-	static const size_t people_ab[] = {
-		L_RUN_ID, L_KIND, L_STARTED, L_EXIT, L_WALL, L_THREADS, L_HOST,
-		L_EXPERIMENT, L_ARM, L_COMMAND,
-	};
+	for (size_t i = 0; i < sizeof(head) / sizeof(head[0]); i++)
+		people[n++] = head[i];
+	if (ab) {
+		people[n++] = L_EXPERIMENT;
+		people[n++] = L_ARM;
+	}
+	if (tagged)
+		people[n++] = L_TAG;
+	people[n++] = L_COMMAND;
 	static const size_t csv[] = {
 		L_RUN_ID, L_KIND, L_STARTED, L_EXIT, L_INTERRUPTED, L_WALL,
-		L_THREADS, L_HOST, L_COMMAND, L_EXPERIMENT, L_ARM,
+		L_THREADS, L_HOST, L_COMMAND, L_EXPERIMENT, L_ARM, L_TAG,
 	};
 	struct rows *r = rows_new("runs", list_cols, L_N, 0);
-	if (ab)
-		rows_people_order(r, people_ab, sizeof(people_ab) / sizeof(people_ab[0]));
-	else
-		rows_people_order(r, people, sizeof(people) / sizeof(people[0]));
+	rows_people_order(r, people, n);
 	rows_csv_order(r, csv, sizeof(csv) / sizeof(csv[0]));
 	return r;
 }
 
 int report_runs_list_sort_check(const char *sort, char **cause)
 {
-	struct rows *r = list_rows(true);
+	struct rows *r = list_rows(true, true);
 	int rc = rows_sort_check(r, sort, cause);
 	rows_free(r);
 	return rc;
@@ -1196,7 +1199,8 @@ static bool shown(const struct db_run_summary *s, const struct runs_filter *f,
 		return true;
 	if (f->kinds && !(s->kind && in_list(f->kinds, s->kind)))
 		return false;
-	if (f->tag && !(s->arm && !strcmp(s->arm, f->tag)))
+	if (f->tag && !(s->arm && !strcmp(s->arm, f->tag)) &&
+	    !(s->tag && !strcmp(s->tag, f->tag)))
 		return false;
 	time_t t;
 	if (f->since && (report_time_parse(s->started, &t) || t < f->since))
@@ -1219,7 +1223,7 @@ void report_runs_list(const struct db_run_summary *runs, size_t n,
 		      enum out_format fmt, FILE *fp)
 {
 	size_t hidden = 0, *of = malloc((n + 1) * sizeof(*of));
-	bool ab = false, *show = calloc(n + 1, sizeof(bool));
+	bool ab = false, tagged = false, *show = calloc(n + 1, sizeof(bool));
 	if (!show || !of)
 		abort();
 	for (size_t i = 0; i < n; i++) {
@@ -1227,8 +1231,9 @@ void report_runs_list(const struct db_run_summary *runs, size_t n,
 		show[i] = shown(&runs[i], filter, &h);
 		hidden += h;
 		ab = ab || (show[i] && runs[i].experiment_id > 0);
+		tagged = tagged || (show[i] && runs[i].tag);
 	}
-	struct rows *r = list_rows(ab);
+	struct rows *r = list_rows(ab, tagged);
 	for (size_t i = 0; i < n; i++) {
 		if (!show[i])
 			continue;
@@ -1250,6 +1255,7 @@ void report_runs_list(const struct db_run_summary *runs, size_t n,
 		else
 			rows_null(r, row, L_EXPERIMENT);
 		rows_str(r, row, L_ARM, runs[i].arm);
+		rows_str(r, row, L_TAG, runs[i].tag);
 	}
 	size_t listed = rows_count(r);
 	rows_view_apply(r, 0, view, "run", "runs");

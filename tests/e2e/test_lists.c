@@ -315,6 +315,49 @@ static void test_lists__runs_filter_by_kind_time_and_arm(void **state)
 	}
 }
 
+/* A run stored with 'prof run --tag NAME' is found by 'prof runs --tag
+ * NAME' (which used to match ab arms alone), and the list shows its tag. */
+static void test_lists__runs_tag_finds_tagged_runs(void **state)
+{
+	(void)state;
+	struct tu_db *d = tu_db_new("tags.db");
+	if (!tu_perf_allowed(d->dbarg)) {
+		tu_db_free(d);
+		skip();
+	}
+	const char *tags[] = { "before", NULL, "after" };
+	for (int i = 0; i < 3; i++) {
+		char *a[] = { PROF_BIN, d->dbarg, "run", "-q", "-e", "task-clock",
+			      "--tag", (char *)tags[i], "--", "/bin/true", NULL };
+		if (!tags[i])	/* untagged */
+			a[6] = "--", a[7] = "/bin/true", a[8] = NULL;
+		struct tu_proc p = tu_run(a, NULL);
+		assert_int_equal(p.status, 0);
+		tu_proc_release(&p);
+	}
+	char *csv[] = { PROF_BIN, d->dbarg, "runs", "--tag", "after", "--format",
+			"csv", NULL };
+	struct tu_proc p = tu_run(csv, NULL);
+	assert_int_equal(p.status, 0);
+	/* Run 1 is tu_perf_allowed's check: these are runs 2 to 4. */
+	expect(p.out, ",arm,tag\n4,run,");
+	expect(p.out, ",after\n");
+	refute(p.out, "\n2,");
+	tu_proc_release(&p);
+	char *table[] = { PROF_BIN, d->dbarg, "runs", NULL };
+	p = tu_run(table, NULL);
+	expect(p.out, "  tag     command\n");
+	expect(p.out, "  before  /bin/true\n");
+	tu_proc_release(&p);
+	char *json[] = { PROF_BIN, d->dbarg, "runs", "--tag", "before", "--format",
+			 "json", NULL };
+	p = tu_run(json, NULL);
+	expect(p.out, "\"tag\": \"before\"");
+	refute(p.out, "\"run_id\": 3,");
+	tu_proc_release(&p);
+	tu_db_free(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -325,6 +368,7 @@ int main(void)
 		cmocka_unit_test(test_lists__refused_where_no_list_is_printed),
 		cmocka_unit_test(test_lists__runs_hide_the_runs_of_experiments),
 		cmocka_unit_test(test_lists__runs_filter_by_kind_time_and_arm),
+		cmocka_unit_test(test_lists__runs_tag_finds_tagged_runs),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
