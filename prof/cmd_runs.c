@@ -102,7 +102,7 @@ static const char runs_tail[] =
 "Examples:\n"
 "  prof runs --format json\n"
 "  prof runs --kind record --since 3d\n"
-"  prof runs --tag base                   # tagged base, or of ab arms named base\n"
+"  prof runs --tag base                   # tagged base, or ab arms named base\n"
 "  prof runs --sort run_id --limit 10     # the ten newest\n"
 "  prof runs --sort wall_s                # the longest first\n";
 

@@ -209,8 +209,8 @@ static void verdict_across(const struct summary_metric *sm, char *buf, size_t n)
 	 * reached, whatever held it first (the CI, say). */
 	if (!sm->j.p_reachable && (sm->j.held_by_p ||
 				   sm->j.verdict == VERDICT_INCONCLUSIVE))
-		snprintf(buf, n, "%s (%zu scenes cannot reach sign-test p < %g)", v,
-			 sm->nscenes, sm->j.alpha);
+		snprintf(buf, n, "%s (%zu scene%s cannot reach sign-test p < %g)", v,
+			 sm->nscenes, sm->nscenes == 1 ? "" : "s", sm->j.alpha);
 	else if (sm->j.held_by_p)
 		snprintf(buf, n, "%s (sign test p not below %g)", v, sm->j.alpha);
 	else

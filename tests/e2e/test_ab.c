@@ -843,8 +843,10 @@ static void test_ab__summary_across_scenes(void **state)
 	struct tu_proc p = tu_run(md, NULL);
 	assert_int_equal(p.status, 0);
 	expect(p.out, "**prof summary**: `new` against `base` over 6 scenes");
-	expect(p.out, "- **cost**: 6 of 6 scenes worse; +");
-	expect(p.out, "- **wall_s**: ");
+	/* The headline leads with the verdict across scenes and its CI. */
+	expect(p.out, "- **cost** across scenes: worse, +");
+	expect(p.out, "sign p 0.031; scene by scene: 6 of 6 scenes worse\n");
+	expect(p.out, "- **wall_s** across scenes: ");
 	expect(p.out, "| cost | 6 | 6 of 6 scenes worse | +");
 	expect(p.out, "| 0.031 | worse |");
 	expect(p.out, "cost per scene (lower is better):");
@@ -868,8 +870,11 @@ static void test_ab__summary_across_scenes(void **state)
 	char *three[] = { PROF_BIN, f->dbarg, "summary", "1-3", NULL };
 	p = tu_run(three, NULL);
 	assert_int_equal(p.status, 0);
-	expect(p.out, "cost: 3 of 3 scenes worse");
-	expect(p.out, "inconclusive (3 scenes cannot reach sign-test p < 0.05)");
+	/* All three worse, yet no claim across scenes: the headline says
+	 * so before it counts them. */
+	expect(p.out, " cost across scenes: inconclusive (3 scenes cannot reach "
+	       "sign-test p < 0.05), +");
+	expect(p.out, "scene by scene: 3 of 3 scenes worse\n");
 	tu_proc_release(&p);
 	char *badarm[] = { PROF_BIN, f->dbarg, "summary", "1-6", "--arm", "other", NULL };
 	p = tu_run(badarm, NULL);
