@@ -65,8 +65,12 @@ void repeat_set_add(struct repeat_set *s, const struct db_run *run)
 		const struct db_event *ev = &run->events[e];
 		double v;
 		enum db_count_state st = db_count_scaled(&ev->total, &v);
+		/* A count that is not there is not a zero: the metric is
+		 * listed with no value (n 0), so a refused event shows as
+		 * refused rather than vanishing. */
+		metric(s, ev->name)->ns = event_is_time(ev);
 		if (!ev->supported || (st != COUNT_OK && st != COUNT_SCALED))
-			continue;	/* a count that is not there is not a zero */
+			continue;
 		add_value(s, ev->name, event_is_time(ev), v);
 	}
 }
@@ -115,6 +119,17 @@ static struct rows *metric_rows(const struct repeat_set *s, bool people)
 	for (size_t i = 0; i < s->nm; i++) {
 		const struct repeat_metric *m = &s->m[i];
 		struct stats_summary sum;
+		if (!m->n) {
+			/* Not counted in any run (refused, or never ran). */
+			size_t row = rows_add(r);
+			rows_str(r, row, M_NAME, m->name);
+			rows_int(r, row, M_N, 0);
+			for (size_t c = M_MEAN; c < M_NCOLS; c++)
+				rows_null(r, row, c);
+			if (people)
+				rows_text(r, row, M_MEAN, "not counted");
+			continue;
+		}
 		if (stats_summarize(m->values, m->n, &sum))
 			continue;
 		double k = people && m->ns ? 1e-6 : 1.0;
@@ -170,19 +185,24 @@ static void write_json(const struct repeat_set *s, FILE *fp)
 		abort();
 	size_t k = 0;
 	for (size_t i = 0; i < s->nm; i++)
-		if (s->m[i].n)
-			mc[k++] = (struct col){ .key = s->m[i].name, .kind = COL_NEST };
+		mc[k++] = (struct col){ .key = s->m[i].name, .kind = COL_NEST };
 	struct rows *map = rows_new(NULL, mc, k, ROWS_OBJECT);
 	free(mc);
 	size_t mrow = rows_add(map);
 	for (size_t i = 0, j = 0; i < s->nm; i++) {
 		struct stats_summary sum;
-		if (!s->m[i].n || stats_summarize(s->m[i].values, s->m[i].n, &sum))
-			continue;
 		/* The summary without its name: the key says it. */
 		struct rows *obj = rows_new(NULL, metric_cols + M_N, M_NCOLS - M_N,
 					    ROWS_OBJECT | ROWS_FLAT);
 		size_t o = rows_add(obj);
+		if (!s->m[i].n || stats_summarize(s->m[i].values, s->m[i].n, &sum)) {
+			/* Counted in no run: n 0 and no values. */
+			rows_int(obj, o, 0, 0);
+			for (size_t c = M_MEAN; c < M_NCOLS; c++)
+				rows_null(obj, o, c - M_N);
+			rows_nest(map, mrow, j++, obj);
+			continue;
+		}
 		rows_int(obj, o, M_N - M_N, (int64_t)sum.n);
 		rows_num(obj, o, M_MEAN - M_N, sum.mean);
 		rows_num(obj, o, M_SD - M_N, sum.sd);

@@ -819,6 +819,17 @@ static void test_run__documents_on_stderr_hold_nothing_else(void **state)
 	p = tu_run(rep, NULL);
 	assert_int_equal(p.status, 0);
 	expect_document_alone("json -r 2", p.err, '{', "}\n");
+	/* Every event asked for is a metric, counted or not ("n": 0 where
+	 * the kernel refused it, as on a VM): none drops out silently. */
+	static const char *const cache[] = { "llc-misses", "itlb-misses", "l1i-misses",
+					     "branch-misses", "instructions", "cycles",
+					     "task-clock", "page-faults" };
+	for (size_t i = 0; i < sizeof(cache) / sizeof(cache[0]); i++) {
+		char key[64];
+		snprintf(key, sizeof(key), "\"%s\": {\"n\": ", cache[i]);
+		if (!strstr(p.err, key))
+			fail_msg("json -r 2 has no metric %s:\n%s", cache[i], p.err);
+	}
 	tu_proc_release(&p);
 	char *csv[] = { PROF_BIN, f->dbarg, "run", "--format", "csv", "--", "/bin/true",
 			NULL };
