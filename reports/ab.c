@@ -569,8 +569,9 @@ static void comparison_cols_fill(struct rows *r, size_t row, const struct ab_met
 		rows_null(r, row, CO_SIGNS);
 	rows_num(r, row, CO_GATE, met->gate_pct);
 	rows_str(r, row, CO_GATE_SOURCE, met->gate_source);
-	rows_str(r, row, CO_VERDICT, ok ? stats_verdict_name(j->verdict)
-		 : "inconclusive");
+	/* Nothing was computed: no verdict, as the table and CSV say, not
+	 * an "inconclusive" one; why says what was missing. */
+	rows_str(r, row, CO_VERDICT, ok ? stats_verdict_name(j->verdict) : "n/a");
 	if (ok && j->rounds_needed > 0)
 		rows_int(r, row, CO_ROUNDS, j->rounds_needed);
 	else

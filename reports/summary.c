@@ -282,7 +282,7 @@ static struct rows *scene_rows(const struct summary *s, const struct summary_met
 		if (!cp || !cp->computable) {
 			/* Not counted among the scenes (the headline says "not
 			 * comparable"), so not called inconclusive either. */
-			rows_str(r, row, P_VERDICT, "not comparable");
+			rows_str(r, row, P_VERDICT, "n/a");
 			rows_text(r, row, P_DELTA_CI, "%s", cp && cp->why ? cp->why : "n/a");
 			continue;
 		}
@@ -320,7 +320,7 @@ static void across_row(struct rows *r, const struct summary *s,
 	rows_text(r, row, S_COUNT, "%s", b);
 	rows_num(r, row, S_GATE, s->gate_pct);
 	if (!sm->computable) {
-		rows_str(r, row, S_VERDICT, "inconclusive");
+		rows_str(r, row, S_VERDICT, "n/a");
 		rows_text(r, row, S_DELTA_CI, "n/a");
 		return;
 	}
