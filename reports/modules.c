@@ -6,6 +6,7 @@
 
 #include "reports/modules.h"
 #include "reports/rows.h"
+#include "reports/runs.h"
 
 uint64_t report_code_footprint(const struct db_run *run)
 {
@@ -312,9 +313,9 @@ void report_modules_view(const struct db_run *run, const struct rows_view *view,
 	char a[32];
 	fmt_bytes(a, sizeof(a), (double)report_code_footprint(run));
 	if (fmt == OUT_MARKDOWN)
-		fprintf(fp, "**prof run %lld**: `", (long long)run->id);
+		fprintf(fp, "**prof %s %lld**: `", report_run_verb(run), (long long)run->id);
 	else
-		fprintf(fp, " prof run %lld: '", (long long)run->id);
+		fprintf(fp, " prof %s %lld: '", report_run_verb(run), (long long)run->id);
 	md_field(fp, run->command ? run->command : "");
 	fprintf(fp, "%s: %zu code module%s, code footprint %s\n\n",
 		fmt == OUT_MARKDOWN ? "`" : "'", run->nmodules,

@@ -16,6 +16,20 @@
 #include "reports/sysenv.h"
 #include "reports/sleep.h"
 
+const char *report_run_verb(const struct db_run *run)
+{
+	/* An experiment's run says so: "prof ab 15" would read as an
+	 * experiment's number. */
+	static const char *const own[][2] = {
+		{ "record", "record" }, { "sleep", "sleep" }, { "probe", "probe" },
+		{ "ab", "ab run" }, { "pressure", "pressure run" },
+	};
+	for (size_t i = 0; run->kind && i < sizeof(own) / sizeof(own[0]); i++)
+		if (!strcmp(run->kind, own[i][0]))
+			return own[i][1];
+	return "run";
+}
+
 int report_by_parse(const char *word, enum report_by *out)
 {
 	if (!word)
@@ -222,9 +236,9 @@ static void write_header(const struct db_run *run, size_t nrows,
 	if (run->id > 0)
 		snprintf(id, sizeof(id), "%lld", (long long)run->id);
 	if (fmt == OUT_MARKDOWN)
-		fprintf(fp, "**prof run %s**: `", id);
+		fprintf(fp, "**prof %s %s**: `", report_run_verb(run), id);
 	else
-		fprintf(fp, "%sprof run %s: '", lead, id);
+		fprintf(fp, "%sprof %s %s: '", lead, report_run_verb(run), id);
 	md_field(fp, run->command);
 	const char *tmo = db_run_get(run, "timed_out") ? db_run_get(run, "timeout_s") : NULL;
 	fprintf(fp, "%s %s%s", fmt == OUT_MARKDOWN ? "`" : "'", status,

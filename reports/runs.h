@@ -30,6 +30,13 @@ enum report_by { BY_THREAD, BY_NAME, BY_TOTAL, BY_PROCESS, BY_TREE };
 int report_by_parse(const char *word, enum report_by *out);
 
 /*
+ * The verb that made run, for headers ("prof record 5: ..."): record,
+ * sleep or probe by its kind, "ab run" or "pressure run" for a run of an
+ * experiment, and run for run and attach.
+ */
+const char *report_run_verb(const struct db_run *run);
+
+/*
  * The per-thread report of a run. Table and Markdown carry a header line
  * (command, exit, times, pin), one column per supported event, totals,
  * and footers for unsupported events, hardware groups and scaling. JSON

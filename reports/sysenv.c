@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "reports/runs.h"
 #include "reports/sysenv.h"
 
 struct rows *report_system_map(const struct db_run *run)
@@ -197,8 +198,9 @@ void report_system(const struct db_run *run, enum out_format fmt, FILE *fp)
 		return;
 	}
 	const char *lead = fmt == OUT_MARKDOWN ? "" : " ";
-	fprintf(fp, "%sprof run %lld: what the whole machine did meanwhile "
-		"(wall %.3f s, %d CPUs)\n\n", lead, (long long)run->id, run->wall_s,
+	fprintf(fp, "%sprof %s %lld: what the whole machine did meanwhile "
+		"(wall %.3f s, %d CPUs)\n\n", lead, report_run_verb(run),
+		(long long)run->id, run->wall_s,
 		run->host.online_cpus);
 	if (!run->nsystem) {
 		fprintf(fp, "%sno deltas stored (the run predates them, or /proc "
@@ -235,8 +237,8 @@ void report_env(const struct db_run *run, enum out_format fmt, FILE *fp)
 	}
 	if (fmt != OUT_CSV) {
 		const char *lead = fmt == OUT_MARKDOWN ? "" : " ";
-		fprintf(fp, "%sprof run %lld: the machine's settings at its start\n\n",
-			lead, (long long)run->id);
+		fprintf(fp, "%sprof %s %lld: the machine's settings at its start\n\n",
+			lead, report_run_verb(run), (long long)run->id);
 		if (!run->nenv)
 			fprintf(fp, "%snone stored (the run predates them)\n", lead);
 	}
