@@ -21,29 +21,6 @@ static int add_one(const struct event_info *info, void *arg)
 	return 0;
 }
 
-static void print_attr(const struct event_desc *ev, FILE *fp)
-{
-	const struct perf_event_attr *a = &ev->attr;
-	fprintf(fp, "event          %s\n", ev->name);
-	fprintf(fp, "encoded as     %s\n", ev->canonical);
-	if (ev->mission)
-		fprintf(fp, "mission        %s on %s: %s\n", ev->mission->perf_name,
-			ev->family->label, ev->mission->summary);
-	fprintf(fp, "type           %u (%s)\n", a->type, event_type_name(a->type));
-	fprintf(fp, "size           %u\n", a->size);
-	fprintf(fp, "config         %#llx\n", (unsigned long long)a->config);
-	fprintf(fp, "config1        %#llx\n", (unsigned long long)a->config1);
-	fprintf(fp, "config2        %#llx\n", (unsigned long long)a->config2);
-	fprintf(fp, "exclude_user   %u\n", a->exclude_user);
-	fprintf(fp, "exclude_kernel %u\n", a->exclude_kernel);
-	fprintf(fp, "exclude_hv     %u\n", a->exclude_hv);
-	fprintf(fp, "exclude_guest  %u\n", a->exclude_guest);
-	fprintf(fp, "exclude_host   %u\n", a->exclude_host);
-	fprintf(fp, "precise_ip     %u\n", a->precise_ip);
-	fprintf(fp, "hardware       %s\n", ev->hardware ? "yes (needs a PMU counter)"
-							 : "no (software event)");
-}
-
 /*
  * --mission: the map's table for the family libpfm4 detects (or is forced
  * to), each counter with its event, encoding, meaning and source; on a
@@ -106,6 +83,9 @@ static int cmd_events(struct verb_ctx *vc)
 	if (a->mission && (a->attr || pattern))
 		return usage_error(vc->name, "--mission lists the map; it takes "
 				   "no %s", a->attr ? "--attr" : "pattern");
+	if (a->attr && pattern)
+		return usage_error(vc->name, "--attr shows the one event it names; "
+				   "it takes no pattern");
 	if ((a->mission || a->attr) && (vc->view.sort || vc->view.limit))
 		return usage_error(vc->name, "--%s goes with the list of events, "
 				   "not with %s", vc->view.sort ? "sort" : "limit",
@@ -140,7 +120,7 @@ static int cmd_events(struct verb_ctx *vc)
 				   &ev, &cause);
 		if (rc)
 			return fail_cause(cause, exit_code_for(rc));
-		print_attr(&ev, fp);
+		report_event_attr(&ev, event_type_name(ev.attr.type), vc->fmt, fp);
 		event_desc_release(&ev);
 		return EXIT_OK;
 	}

@@ -212,6 +212,13 @@ static int report_stored(struct verb_ctx *vc, struct db *db, struct stored_run *
 		 report_sampled(vc, db, run, ra);
 	if (rc >= 0)
 		return rc;
+	/* A report of counts from here on: what picks samples has nothing
+	 * to pick, and is refused rather than ignored. */
+	if (ra->event || ra->stacks)
+		return usage_error(vc->name, "%s picks samples, and this report of "
+				   "run %lld is of counts (a counted run, or --by "
+				   "total, process or --tree)", ra->event ? "--event"
+				   : "--stacks", (long long)run->id);
 	if (sr->is_sleep && (vc->view.sort || vc->view.limit))
 		return usage_error(vc->name, "run %lld is a sleep benchmark: its "
 				   "report takes no --%s", (long long)run->id,
@@ -243,15 +250,31 @@ static int cmd_report(struct verb_ctx *vc)
 		report_by_parse(ra->by, &by);	/* else symbol or module */
 	if (vc->argc && cli_parse_run_id(vc->name, vc->argv[0], &id))
 		return EXIT_USAGE;
-	if (ra->system || ra->env) {
-		const char *other = ra->system && ra->env ? "--env" : ra->by ? "--by"
+	/* --system, --env, --frames and --intervals each print a report of
+	 * their own, which no other choice of rows changes: one given with
+	 * another, or with --by, --tree, --stacks, --event, --sort or
+	 * --limit, is refused rather than ignored. */
+	const char *own[] = {
+		ra->system ? "--system" : NULL, ra->env ? "--env" : NULL,
+		ra->frames ? "--frames" : NULL, ra->intervals ? "--intervals" : NULL,
+	};
+	const char *first = NULL, *second = NULL;
+	for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); i++) {
+		if (own[i] && !first)
+			first = own[i];
+		else if (own[i] && !second)
+			second = own[i];
+	}
+	if (first) {
+		bool series = ra->frames || ra->intervals;
+		const char *other = second ? second : ra->by ? "--by" : ra->tree ? "--tree"
 				    : ra->stacks ? "--stacks" : ra->event ? "--event"
 				    : vc->view.sort ? "--sort" : vc->view.limit ? "--limit"
-				    : ra->fmt == OUT_FOLDED ? "--format folded" : NULL;
+				    : !series && ra->fmt == OUT_FOLDED ? "--format folded"
+				    : NULL;
 		if (other)
-			return usage_error(vc->name, "--%s is a report of its own: "
-					   "it does not go with %s",
-					   ra->system ? "system" : "env", other);
+			return usage_error(vc->name, "%s is a report of its own: "
+					   "it does not go with %s", first, other);
 	}
 	/* A tree is of processes, whole, in a text format. */
 	if (ra->tree && ra->by && by != BY_PROCESS)

@@ -1,4 +1,5 @@
 /* events (reports): the encodable events and the mission map. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -313,4 +314,104 @@ void report_mission(const struct report_mission *m, enum out_format fmt,
 		for (size_t i = 0; i < m->ncounters; i++)
 			write_counter(m, &m->counters[i], fp);
 	rows_free(counters);
+}
+
+enum {
+	EA_EVENT, EA_ENCODED, EA_MISSION, EA_TYPE, EA_TYPE_NAME, EA_SIZE, EA_CONFIG,
+	EA_CONFIG1, EA_CONFIG2, EA_EXCL_USER, EA_EXCL_KERNEL, EA_EXCL_HV,
+	EA_EXCL_GUEST, EA_EXCL_HOST, EA_PRECISE, EA_HARDWARE, EA_N
+};
+
+static const struct col attr_cols[EA_N] = {
+	[EA_EVENT] = { .key = "event" },
+	[EA_ENCODED] = { .key = "encoded_as", .title = "encoded as" },
+	[EA_MISSION] = { .key = "mission" },
+	[EA_TYPE] = { .key = "type", .kind = COL_INT },
+	[EA_TYPE_NAME] = { .key = "type_name", .title = "type name" },
+	[EA_SIZE] = { .key = "size", .kind = COL_INT },
+	[EA_CONFIG] = { .key = "config" },
+	[EA_CONFIG1] = { .key = "config1" },
+	[EA_CONFIG2] = { .key = "config2" },
+	[EA_EXCL_USER] = { .key = "exclude_user", .kind = COL_BOOL },
+	[EA_EXCL_KERNEL] = { .key = "exclude_kernel", .kind = COL_BOOL },
+	[EA_EXCL_HV] = { .key = "exclude_hv", .kind = COL_BOOL },
+	[EA_EXCL_GUEST] = { .key = "exclude_guest", .kind = COL_BOOL },
+	[EA_EXCL_HOST] = { .key = "exclude_host", .kind = COL_BOOL },
+	[EA_PRECISE] = { .key = "precise_ip", .kind = COL_INT },
+	[EA_HARDWARE] = { .key = "hardware", .kind = COL_BOOL },
+};
+
+void report_event_attr(const struct event_desc *ev, const char *type_name,
+		       enum out_format fmt, FILE *fp)
+{
+	const struct perf_event_attr *a = &ev->attr;
+	if (fmt != OUT_JSON && fmt != OUT_CSV) {
+		/* People: one field a line, its value beside it. */
+		static const struct col pair_cols[2] = {
+			{ .key = "field" }, { .key = "value", .align = COL_LEFT },
+		};
+		struct rows *p = rows_new("attr", pair_cols, 2, 0);
+		char v[EA_N][256];
+		snprintf(v[EA_EVENT], sizeof(v[0]), "%s", ev->name);
+		snprintf(v[EA_ENCODED], sizeof(v[0]), "%s", ev->canonical);
+		if (ev->mission)
+			snprintf(v[EA_MISSION], sizeof(v[0]), "%s on %s: %s",
+				 ev->mission->perf_name, ev->family->label,
+				 ev->mission->summary);
+		else
+			snprintf(v[EA_MISSION], sizeof(v[0]), "-");
+		snprintf(v[EA_TYPE], sizeof(v[0]), "%u", a->type);
+		snprintf(v[EA_TYPE_NAME], sizeof(v[0]), "%s", type_name);
+		snprintf(v[EA_SIZE], sizeof(v[0]), "%u", a->size);
+		snprintf(v[EA_CONFIG], sizeof(v[0]), "0x%llx", (unsigned long long)a->config);
+		snprintf(v[EA_CONFIG1], sizeof(v[0]), "0x%llx", (unsigned long long)a->config1);
+		snprintf(v[EA_CONFIG2], sizeof(v[0]), "0x%llx", (unsigned long long)a->config2);
+		const unsigned flags[] = { a->exclude_user, a->exclude_kernel, a->exclude_hv,
+					   a->exclude_guest, a->exclude_host };
+		for (size_t k = 0; k < 5; k++)
+			snprintf(v[EA_EXCL_USER + k], sizeof(v[0]), "%u", flags[k]);
+		snprintf(v[EA_PRECISE], sizeof(v[0]), "%u", a->precise_ip);
+		snprintf(v[EA_HARDWARE], sizeof(v[0]), "%s", ev->hardware ?
+			 "yes (needs a PMU counter)" : "no (software event)");
+		for (size_t c = 0; c < EA_N; c++) {
+			if (c == EA_TYPE_NAME)
+				continue;	/* beside the type */
+			size_t k = rows_add(p);
+			rows_str(p, k, 0, attr_cols[c].title ? attr_cols[c].title
+						      : attr_cols[c].key);
+			if (c == EA_TYPE)
+				rows_text(p, k, 1, "%s (%s)", v[c], v[EA_TYPE_NAME]);
+			else
+				rows_str(p, k, 1, v[c]);
+		}
+		rows_write(p, fmt, fp, 0);
+		rows_free(p);
+		return;
+	}
+	struct rows *r = rows_new("attr", attr_cols, EA_N, ROWS_OBJECT);
+	size_t row = rows_add(r);
+	rows_str(r, row, EA_EVENT, ev->name);
+	rows_str(r, row, EA_ENCODED, ev->canonical);
+	if (ev->mission)
+		rows_text(r, row, EA_MISSION, "%s on %s: %s", ev->mission->perf_name,
+			  ev->family->label, ev->mission->summary);
+	else
+		rows_null(r, row, EA_MISSION);
+	rows_int(r, row, EA_TYPE, a->type);
+	rows_str(r, row, EA_TYPE_NAME, type_name);
+	rows_int(r, row, EA_SIZE, a->size);
+	const unsigned long long cfg[3] = { a->config, a->config1, a->config2 };
+	for (size_t k = 0; k < 3; k++) {
+		char hex[24];
+		snprintf(hex, sizeof(hex), "0x%llx", cfg[k]);
+		rows_str(r, row, EA_CONFIG + k, hex);
+	}
+	rows_bool(r, row, EA_EXCL_USER, a->exclude_user);
+	rows_bool(r, row, EA_EXCL_KERNEL, a->exclude_kernel);
+	rows_bool(r, row, EA_EXCL_HV, a->exclude_hv);
+	rows_bool(r, row, EA_EXCL_GUEST, a->exclude_guest);
+	rows_bool(r, row, EA_EXCL_HOST, a->exclude_host);
+	rows_int(r, row, EA_PRECISE, a->precise_ip);
+	rows_bool(r, row, EA_HARDWARE, ev->hardware);
+	rows_write_data(r, fmt, fp);
 }

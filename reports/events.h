@@ -19,6 +19,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "collectors/events.h"
 #include "reports/output.h"
 
 struct report_event {
@@ -76,5 +77,15 @@ struct report_mission {
 
 void report_mission(const struct report_mission *m, enum out_format fmt,
 		    FILE *fp);
+
+/*
+ * prof events --attr: how one event is encoded, field by field, its type
+ * named type_name (event_type_name). People read it as lines of 'field
+ * value' (table) or a two-column table (markdown); JSON is one object,
+ * CSV one header and one line. Config words are hex strings (a 64-bit
+ * mask is no JSON number).
+ */
+void report_event_attr(const struct event_desc *ev, const char *type_name,
+		       enum out_format fmt, FILE *fp);
 
 #endif

@@ -324,7 +324,7 @@ static void test_verb__frame_opens_output_and_database_as_rows_say(void **state)
 	assert_int_equal(run_verb(line), EXIT_OK);
 	char *text = tu_slurp(out);
 	assert_non_null(text);
-	assert_non_null(strstr(text, "event          task-clock\n"));
+	assert_non_null(strstr(text, "event           task-clock\n"));
 	free(text);
 	free(line);
 
