@@ -67,7 +67,7 @@ static int load_set(struct verb_ctx *vc, struct db *db, const char *arg,
 				  cli_echo(tag, buf, sizeof(buf)));
 			fprintf(stderr, "hint: tag runs with 'prof run --tag %s -- COMMAND'\n",
 				cli_echo(tag, buf, sizeof(buf)));
-			return EXIT_FAIL;
+			return EXIT_USAGE;	/* a thing named that does not exist */
 		}
 		if (asprintf(&set->spec, "tag '%s'", tag) < 0)
 			abort();

@@ -164,14 +164,17 @@ static int report_frames_of(struct verb_ctx *vc, const struct db_run *run)
 	if (!run->nframes) {
 		const char *re = db_run_get(run, "frame_regex");
 		char buf[64];
+		/* Asked of a run that has none, as samples of a counted run:
+		 * a usage error (README's exit status). */
 		if (re)
-			rc = error_msg("run %lld has no frames: --frame-regex '%s' "
-				       "matched no line of its output", (long long)run->id,
-				       cli_echo(re, buf, sizeof(buf)));
+			error_msg("run %lld has no frames: --frame-regex '%s' "
+				  "matched no line of its output", (long long)run->id,
+				  cli_echo(re, buf, sizeof(buf)));
 		else
-			rc = error_msg("run %lld has no frames: it was not run with "
-				       "--frames or --frame-regex, or marked none",
-				       (long long)run->id);
+			error_msg("run %lld has no frames: it was not run with "
+				  "--frames or --frame-regex, or marked none",
+				  (long long)run->id);
+		rc = EXIT_USAGE;
 	}
 	return report_series(vc, run, rc, &frames_view);
 }
@@ -180,9 +183,11 @@ static int report_frames_of(struct verb_ctx *vc, const struct db_run *run)
 static int report_timeline_of(struct verb_ctx *vc, const struct db_run *run)
 {
 	int rc = EXIT_OK;
-	if (!run->nintervals)
-		rc = error_msg("run %lld has no intervals: it was not run with "
-			       "-I MS", (long long)run->id);
+	if (!run->nintervals) {
+		error_msg("run %lld has no intervals: it was not run with -I MS",
+			  (long long)run->id);
+		rc = EXIT_USAGE;
+	}
 	return report_series(vc, run, rc, &intervals_view);
 }
 

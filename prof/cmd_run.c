@@ -250,9 +250,10 @@ static int cmd_run(struct verb_ctx *vc)
 		}
 		free(path);
 	} else if (kill((pid_t)l->pid, 0) != 0 && errno == ESRCH) {
+		/* A thing named that does not exist: a usage error (README). */
 		error_msg("cannot attach to process %ld: no such process", l->pid);
 		event_list_free(evs, nev);
-		return EXIT_FAIL;
+		return EXIT_USAGE;
 	}
 
 	/* The pin is settled before anything starts: a bad one is a usage

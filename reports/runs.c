@@ -791,8 +791,15 @@ static void write_json(const struct db_run *run, const struct rrow *rows,
 	rows_str(r, row, R_KIND, run->kind);
 	rows_str(r, row, R_STARTED, run->started);
 	rows_str(r, row, R_COMMAND, run->command);
-	rows_int(r, row, R_EXIT, run->exit_status);
-	rows_int(r, row, R_SIGNAL, run->term_signal);
+	/* An attached process was not prof's to end: it has no exit status
+	 * here (the table says "attached to PID"), not a made-up 0. */
+	if (run->kind && !strcmp(run->kind, "attach")) {
+		rows_null(r, row, R_EXIT);
+		rows_null(r, row, R_SIGNAL);
+	} else {
+		rows_int(r, row, R_EXIT, run->exit_status);
+		rows_int(r, row, R_SIGNAL, run->term_signal);
+	}
 	rows_bool(r, row, R_INTERRUPTED, run->interrupted);
 	/* Only a run launched with --timeout has the key. */
 	if (db_run_get(run, "timeout_s"))
@@ -1077,7 +1084,8 @@ static const struct col list_cols[L_N] = {
 	[L_KIND] = { .key = "kind" },
 	[L_STARTED] = { .key = "started" },
 	[L_COMMAND] = { .key = "command" },
-	[L_EXIT] = { .key = "exit_status", .title = "exit", .kind = COL_INT },
+	[L_EXIT] = { .key = "exit_status", .title = "exit", .kind = COL_INT,
+		     .none = "-" },
 	[L_INTERRUPTED] = { .key = "interrupted", .kind = COL_BOOL,
 			    .flags = COL_MACHINES },
 	[L_WALL] = { .key = "wall_s", .title = "wall s", .kind = COL_REAL,
@@ -1257,8 +1265,14 @@ void report_runs_list(const struct db_run_summary *runs, size_t n,
 		rows_str(r, row, L_KIND, runs[i].kind);
 		rows_str(r, row, L_STARTED, runs[i].started);
 		rows_str(r, row, L_COMMAND, runs[i].command);
-		rows_int(r, row, L_EXIT, runs[i].exit_status);
-		if (runs[i].interrupted)
+		bool attached = runs[i].kind && !strcmp(runs[i].kind, "attach");
+		if (attached)
+			rows_null(r, row, L_EXIT);	/* not prof's to end */
+		else
+			rows_int(r, row, L_EXIT, runs[i].exit_status);
+		if (runs[i].interrupted && attached)
+			rows_text(r, row, L_EXIT, "-*");
+		else if (runs[i].interrupted)
 			rows_text(r, row, L_EXIT, "%d*", runs[i].exit_status);
 		rows_bool(r, row, L_INTERRUPTED, runs[i].interrupted);
 		rows_num(r, row, L_WALL, runs[i].wall_s);

@@ -872,6 +872,30 @@ static double prof_pct_containing(const char *json, const char *mod, const char 
 	return found ? sum : -1;
 }
 
+/* perf records hot_cxx and its hot names are held against prof's report
+ * shown (JSON by symbol): 1 when each is within 5 points, 0 when one is
+ * not, -1 when perf cannot record here. */
+static int cxx_agrees_with_perf(const char *shown)
+{
+	if (sh("command -v perf >/dev/null && perf record -q -e cpu-clock -F " FREQ
+	       " -o '%s/perf.data' -- '%s' 200 >/dev/null 2>&1", F.dir, F.cxx) != 0)
+		return -1;
+	char *ps = perf_report("sym");
+	assert_non_null(ps);
+	char names[8][256];
+	size_t n = perf_hot_syms(ps, 3, names, 8);
+	assert_true(n >= 4);
+	int ok = 1;
+	for (size_t i = 0; i < n; i++) {
+		double mine = prof_pct_containing(shown, "/hot_cxx", names[i]);
+		double theirs = perf_sym_pct(ps, names[i]);
+		if (!close_to(mine, theirs, 5, names[i]))
+			ok = 0;
+	}
+	free(ps);
+	return ok;
+}
+
 static void test_record__cxx_names_demangled(void **state)
 {
 	(void)state;
@@ -961,27 +985,31 @@ static void test_record__cxx_names_demangled(void **state)
 	tu_proc_release(&p);
 
 	/* perf's names (no parameters) for the same program: each of its
-	 * hot rows is prof's rows that hold that name, within 5 points. */
-	if (sh("command -v perf >/dev/null && perf record -q -e cpu-clock -F " FREQ
-	       " -o '%s/perf.data' -- '%s' 200 >/dev/null 2>&1", F.dir, F.cxx) != 0) {
-		fprintf(stderr, "skip: perf is missing or cannot record here\n");
+	 * hot rows is prof's rows that hold that name, within 5 points. Two
+	 * runs apart, their shares differ by about a point on a quiet
+	 * machine, but a busy one (a suite beside this one) can move a
+	 * share further: a pair that disagrees is measured once more, both
+	 * runs afresh, and the second pair decides. */
+	for (int attempt = 0;; attempt++) {
+		int agree = cxx_agrees_with_perf(shown);
+		if (agree < 0) {
+			fprintf(stderr, "skip: perf is missing or cannot record here\n");
+			break;
+		}
+		if (agree)
+			break;
+		if (attempt == 1)
+			fail_msg("prof's and perf's shares differ by more than 5 "
+				 "points twice in a row");
+		fprintf(stderr, "  shares apart: both measured once more\n");
 		free(shown);
-		return;
+		char *again[] = { "record", "-q", "-e", "cpu-clock", "-F", FREQ,
+				  "--call-graph", "dwarf", "--", F.cxx, "200", NULL };
+		p = prof(again);
+		assert_int_equal(p.status, 0);
+		tu_proc_release(&p);
+		shown = report("symbol", false);
 	}
-	char *ps = perf_report("sym");
-	assert_non_null(ps);
-	char names[8][256];
-	size_t n = perf_hot_syms(ps, 3, names, 8);
-	assert_true(n >= 4);
-	for (size_t i = 0; i < n; i++) {
-		double mine = prof_pct_containing(shown, "/hot_cxx", names[i]);
-		double theirs = perf_sym_pct(ps, names[i]);
-		/* Two runs apart: sampling noise, about a point here. */
-		if (!close_to(mine, theirs, 5, names[i]))
-			fail_msg("'%s' differs from perf's share by more than 5 points",
-				 names[i]);
-	}
-	free(ps);
 	free(shown);
 }
 

@@ -272,7 +272,7 @@ static void test_run__bad_input_is_refused_and_nothing_stored(void **state)
 
 	char *a4[] = { PROF_BIN, f->dbarg, "run", "-p", "999999999", NULL };
 	p = tu_run(a4, NULL);
-	assert_int_equal(p.status, 1);
+	assert_int_equal(p.status, 2);	/* a thing named that does not exist */
 	assert_non_null(strstr(p.err, "no such process"));
 	tu_proc_release(&p);
 
