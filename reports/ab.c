@@ -767,11 +767,16 @@ void ab_render_runs(const struct db_run *ra, const struct db_run *rb,
 		rows_nest(doc, row, 2, r);
 		rows_write_data(doc, OUT_JSON, fp);
 	} else {
-		if (fmt != OUT_CSV)
-			fprintf(fp, "%srun %lld: %s\n%srun %lld: %s\n\n",
-				fmt == OUT_MARKDOWN ? "- " : " ", (long long)ra->id,
-				ra->command, fmt == OUT_MARKDOWN ? "- " : " ",
-				(long long)rb->id, rb->command);
+		if (fmt != OUT_CSV) {
+			const struct db_run *two[2] = { ra, rb };
+			for (int i = 0; i < 2; i++) {
+				fprintf(fp, "%srun %lld: ", fmt == OUT_MARKDOWN ? "- " : " ",
+					(long long)two[i]->id);
+				command_field(fp, two[i]->command, fmt);
+				fputc('\n', fp);
+			}
+			fputc('\n', fp);
+		}
 		rows_write(r, fmt, fp, 1);
 		if (fmt != OUT_CSV)
 			fprintf(fp, "\n%sone run each: no noise estimate, so no verdict; "

@@ -313,12 +313,11 @@ void report_modules_view(const struct db_run *run, const struct rows_view *view,
 	char a[32];
 	fmt_bytes(a, sizeof(a), (double)report_code_footprint(run));
 	if (fmt == OUT_MARKDOWN)
-		fprintf(fp, "**prof %s %lld**: `", report_run_verb(run), (long long)run->id);
+		fprintf(fp, "**prof %s %lld**: ", report_run_verb(run), (long long)run->id);
 	else
-		fprintf(fp, " prof %s %lld: '", report_run_verb(run), (long long)run->id);
-	md_field(fp, run->command ? run->command : "");
-	fprintf(fp, "%s: %zu code module%s, code footprint %s\n\n",
-		fmt == OUT_MARKDOWN ? "`" : "'", run->nmodules,
+		fprintf(fp, " prof %s %lld: ", report_run_verb(run), (long long)run->id);
+	command_field(fp, run->command, fmt);
+	fprintf(fp, ": %zu code module%s, code footprint %s\n\n", run->nmodules,
 		run->nmodules == 1 ? "" : "s", a);
 	if (!run->nmodules) {
 		fprintf(fp, "%sno code modules were recorded for this run (runs "

@@ -269,6 +269,54 @@ void md_field(FILE *fp, const char *s)
 	}
 }
 
+void command_field(FILE *fp, const char *s, enum out_format fmt)
+{
+	if (!s)
+		s = "";
+	if (fmt != OUT_MARKDOWN) {
+		fputc('\'', fp);
+		for (const unsigned char *p = (const unsigned char *)s; *p;) {
+			size_t n = control_at(p);
+			if (*p == '\n')
+				fputc(' ', fp);
+			else if (n)
+				term_field_n(fp, p, n);
+			else
+				fputc(*p, fp);
+			p += n ? n : 1;
+		}
+		fputc('\'', fp);
+		return;
+	}
+	size_t run = 0, longest = 0;
+	for (const char *p = s; *p; p++) {
+		run = *p == '`' ? run + 1 : 0;
+		longest = run > longest ? run : longest;
+	}
+	/* A span that starts or ends with a backtick needs a space inside
+	 * its fence. */
+	size_t len = strlen(s);
+	bool pad = len && (s[0] == '`' || s[len - 1] == '`');
+	for (size_t i = 0; i <= longest; i++)
+		fputc('`', fp);
+	if (pad)
+		fputc(' ', fp);
+	for (const unsigned char *p = (const unsigned char *)s; *p;) {
+		size_t n = control_at(p);
+		if (*p == '\n')
+			fputc(' ', fp);
+		else if (n)
+			term_field_n(fp, p, n);
+		else
+			fputc(*p, fp);
+		p += n ? n : 1;
+	}
+	if (pad)
+		fputc(' ', fp);
+	for (size_t i = 0; i <= longest; i++)
+		fputc('`', fp);
+}
+
 static void write_markdown(const struct rtable *t, FILE *fp)
 {
 	fputc('|', fp);

@@ -130,4 +130,13 @@ void md_field(FILE *fp, const char *s);
  * \uNNNN escapes; markdown fields get the same. */
 void term_field(FILE *fp, const char *s);
 
+/*
+ * A command line in a line of prose, quoted: 'like this' for a terminal
+ * (control characters escaped, as term_field does), or as a Markdown
+ * code span, its fence longer than any run of backticks inside (no
+ * escaping there: a code span shows a '\|' as two characters). A new
+ * line reads as a space in both.
+ */
+void command_field(FILE *fp, const char *s, enum out_format fmt);
+
 #endif

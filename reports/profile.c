@@ -676,12 +676,11 @@ static void write_header(const struct db_run *run, const struct db_profile *p,
 	else
 		snprintf(status, sizeof(status), "exit %d", run->exit_status);
 	if (fmt == OUT_MARKDOWN)
-		fprintf(fp, "**prof record %lld**: `", (long long)run->id);
+		fprintf(fp, "**prof record %lld**: ", (long long)run->id);
 	else
-		fprintf(fp, "%sprof record %lld: '", lead, (long long)run->id);
-	md_field(fp, run->command ? run->command : "");
-	fprintf(fp, "%s %s%s\n\n", fmt == OUT_MARKDOWN ? "`" : "'", status,
-		run->interrupted ? ", interrupted" : "");
+		fprintf(fp, "%sprof record %lld: ", lead, (long long)run->id);
+	command_field(fp, run->command, fmt);
+	fprintf(fp, " %s%s\n\n", status, run->interrupted ? ", interrupted" : "");
 	fprintf(fp, "%swall %.3f s, user %.3f s, sys %.3f s; %zu thread%s\n", lead,
 		run->wall_s, run->user_s, run->sys_s, run->nthreads,
 		run->nthreads == 1 ? "" : "s");

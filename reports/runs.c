@@ -236,13 +236,12 @@ static void write_header(const struct db_run *run, size_t nrows,
 	if (run->id > 0)
 		snprintf(id, sizeof(id), "%lld", (long long)run->id);
 	if (fmt == OUT_MARKDOWN)
-		fprintf(fp, "**prof %s %s**: `", report_run_verb(run), id);
+		fprintf(fp, "**prof %s %s**: ", report_run_verb(run), id);
 	else
-		fprintf(fp, "%sprof %s %s: '", lead, report_run_verb(run), id);
-	md_field(fp, run->command);
+		fprintf(fp, "%sprof %s %s: ", lead, report_run_verb(run), id);
+	command_field(fp, run->command, fmt);
 	const char *tmo = db_run_get(run, "timed_out") ? db_run_get(run, "timeout_s") : NULL;
-	fprintf(fp, "%s %s%s", fmt == OUT_MARKDOWN ? "`" : "'", status,
-		run->interrupted ? ", interrupted" : "");
+	fprintf(fp, " %s%s", status, run->interrupted ? ", interrupted" : "");
 	if (tmo)
 		fprintf(fp, ", timed out after %s s", tmo);
 	fprintf(fp, "\n\n");

@@ -32,18 +32,27 @@ static struct rows *interval_rows(const struct db_run *run)
 	cols[IC_T_MS] = (struct col){ .key = "t_ms", .kind = COL_INT };
 	cols[IC_TID] = (struct col){ .key = "tid", .kind = COL_INT };
 	cols[IC_NAME] = (struct col){ .key = "name" };
+	/* People read a clock event in ms, and its title says so (machines
+	 * keep the kernel's ns under the event's name). */
+	char (*titles)[96] = calloc(run->nevents ? run->nevents : 1, sizeof(*titles));
+	if (!titles)
+		abort();
 	for (size_t e = 0; e < run->nevents; e++) {
 		const struct db_event *ev = &run->events[e];
+		bool ms = timeline_is_time(ev);
+		if (ms)
+			snprintf(titles[e], sizeof(titles[e]), "%s (ms)", ev->name);
 		cols[IC_FIRST_EVENT + e] = (struct col){
-			.key = ev->name, .kind = timeline_is_time(ev) ? COL_NS : COL_COUNT,
-			.unit = timeline_is_time(ev) ? "ms" : NULL, .decimals = 2,
-			.group = "values", .flags = COL_FLAT_GROUP,
+			.key = ev->name, .title = ms ? titles[e] : NULL,
+			.kind = ms ? COL_NS : COL_COUNT, .unit = ms ? "ms" : NULL,
+			.decimals = 2, .group = "values", .flags = COL_FLAT_GROUP,
 		};
 		if (!timeline_read_event(run, e))
 			cols[IC_FIRST_EVENT + e].flags |= COL_NO_PEOPLE | COL_NO_CSV;
 	}
 	struct rows *r = rows_new("intervals", cols, ncols, ROWS_FLAT);
 	free(cols);
+	free(titles);
 	for (size_t i = 0; i < run->nintervals; i++) {
 		const struct db_interval *iv = &run->intervals[i];
 		size_t row = rows_add(r);

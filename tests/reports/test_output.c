@@ -199,6 +199,31 @@ static void test_output__control_characters_are_escaped(void **state)
 	rtable_release(&t);
 }
 
+/* A command in a header: quoted, escaped for a terminal, a code span
+ * that no backtick inside can close for Markdown. */
+static void test_output__command_in_prose(void **state)
+{
+	(void)state;
+	static const struct { const char *cmd; enum out_format fmt; const char *want; } c[] = {
+		{ "sh -c 'true | cat'", OUT_TABLE, "'sh -c 'true | cat''" },
+		{ "sh -c 'true | cat'", OUT_MARKDOWN, "`sh -c 'true | cat'`" },
+		{ "echo `date`", OUT_MARKDOWN, "`` echo `date` ``" },
+		{ "`a`", OUT_MARKDOWN, "`` `a` ``" },
+		{ "a\nb", OUT_TABLE, "'a b'" },
+		{ "x\x1b[31mRED", OUT_TABLE, "'x\\x1b[31mRED'" },
+		{ "x\x1b[31mRED", OUT_MARKDOWN, "`x\\x1b[31mRED`" },
+		{ NULL, OUT_TABLE, "''" },
+	};
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		struct tu_buf b;
+		command_field(tu_buf_open(&b), c[i].cmd, c[i].fmt);
+		const char *s = tu_buf_close(&b);
+		if (strcmp(s, c[i].want))
+			fail_msg("command %zu: got %s, want %s", i, s, c[i].want);
+		free(b.data);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -210,6 +235,7 @@ int main(void)
 		cmocka_unit_test(test_output__number_formatting),
 		cmocka_unit_test(test_output__format_names_round_trip),
 		cmocka_unit_test(test_output__control_characters_are_escaped),
+		cmocka_unit_test(test_output__command_in_prose),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
