@@ -74,6 +74,23 @@ static void design_line(const struct ab_analysis *a, FILE *fp)
 	if (e->warmup)
 		fprintf(fp, " after %d warm-up%s", e->warmup, e->warmup == 1 ? "" : "s");
 	fprintf(fp, ", smallest attainable sign-flip p %.3f", stats_signflip_p_min(n));
+	/* A metric a round's run did not report (a score it did not print,
+	 * a count that did not arrive) is judged on fewer pairs: its t and
+	 * smallest p are not the ones above. */
+	size_t fewer = 0;
+	for (size_t arm = 1; arm < a->narms; arm++)
+		for (size_t m = 0; m < a->nmetrics; m++) {
+			const struct ab_comparison *c = ab_comparison_of(a, arm, m);
+			if (!c || !c->computable || c->p.n >= n)
+				continue;
+			fprintf(fp, "%s%s", fewer++ ? ", " : " (fewer pairs: ",
+				a->metrics[m].name);
+			if (a->narms > 2)
+				fprintf(fp, " of %s", a->exp->arms[arm].name);
+			fprintf(fp, " %zu", c->p.n);
+		}
+	if (fewer)
+		fputc(')', fp);
 	if (e->aa)
 		return;	/* it measures gates; none judged it */
 	/* One gate for all metrics, or say they differ. */
