@@ -273,12 +273,12 @@ static int user_version(struct db *db, int *out, char **cause)
 	return 0;
 }
 
-/* How many tables, indexes, views and triggers the file holds. */
-static int object_count(struct db *db, int *out, char **cause)
+/* The first column of the first row of sql, a query run as the file is
+ * opened: its first statements also tell a file that is no database. */
+static int opening_int(struct db *db, const char *sql, int *out, char **cause)
 {
 	sqlite3_stmt *st = NULL;
-	int s = sqlite3_prepare_v2(db->h, "SELECT count(*) FROM sqlite_master", -1,
-				   &st, NULL);
+	int s = sqlite3_prepare_v2(db->h, sql, -1, &st, NULL);
 	if (s == SQLITE_OK)
 		s = sqlite3_step(st);
 	if (s == SQLITE_ROW)
@@ -299,16 +299,9 @@ static int object_count(struct db *db, int *out, char **cause)
  */
 static int check_version(struct db *db, int *have, char **cause)
 {
-	sqlite3_stmt *st = NULL;
-	int s = sqlite3_prepare_v2(db->h, "PRAGMA user_version", -1, &st, NULL);
-	if (s == SQLITE_OK)
-		s = sqlite3_step(st);
-	if (s == SQLITE_ROW)
-		*have = sqlite3_column_int(st, 0);
-	sqlite3_finalize(st);
-	if (s != SQLITE_ROW)
-		return db_fail(db, s == SQLITE_DONE ? SQLITE_ERROR : s,
-			       "cannot open database", cause);
+	int rc = opening_int(db, "PRAGMA user_version", have, cause);
+	if (rc)
+		return rc;
 	int want = db_schema_version();
 	if (*have > want) {
 		if (cause && asprintf(cause, "database '%s' has schema version %d, "
@@ -329,8 +322,8 @@ static int check_version(struct db *db, int *have, char **cause)
 		return -EPROTO;
 	}
 	int objects = 0;
-	int rc = *have == 0 ? object_count(db, &objects, cause) : 0;
-	if (rc)
+	if (*have == 0 &&
+	    (rc = opening_int(db, "SELECT count(*) FROM sqlite_master", &objects, cause)))
 		return rc;
 	if (objects > 0) {
 		if (cause && asprintf(cause, "'%s' is an SQLite database that prof did "

@@ -253,11 +253,13 @@ static void write_terminal(const struct rtable *t, FILE *fp, int indent)
 	free(w);
 }
 
-void md_field(FILE *fp, const char *s)
+/* s on one line: a new line as a space, control characters escaped as
+ * term_field does, and '|' as '\\|' for a Markdown table cell. */
+static void one_line(FILE *fp, const char *s, bool cell)
 {
 	for (const unsigned char *p = (const unsigned char *)s; p && *p;) {
 		size_t n = control_at(p);
-		if (*p == '|')
+		if (*p == '|' && cell)
 			fputs("\\|", fp);
 		else if (*p == '\n')
 			fputc(' ', fp);
@@ -269,22 +271,18 @@ void md_field(FILE *fp, const char *s)
 	}
 }
 
+void md_field(FILE *fp, const char *s)
+{
+	one_line(fp, s, true);
+}
+
 void command_field(FILE *fp, const char *s, enum out_format fmt)
 {
 	if (!s)
 		s = "";
 	if (fmt != OUT_MARKDOWN) {
 		fputc('\'', fp);
-		for (const unsigned char *p = (const unsigned char *)s; *p;) {
-			size_t n = control_at(p);
-			if (*p == '\n')
-				fputc(' ', fp);
-			else if (n)
-				term_field_n(fp, p, n);
-			else
-				fputc(*p, fp);
-			p += n ? n : 1;
-		}
+		one_line(fp, s, false);
 		fputc('\'', fp);
 		return;
 	}
@@ -301,16 +299,7 @@ void command_field(FILE *fp, const char *s, enum out_format fmt)
 		fputc('`', fp);
 	if (pad)
 		fputc(' ', fp);
-	for (const unsigned char *p = (const unsigned char *)s; *p;) {
-		size_t n = control_at(p);
-		if (*p == '\n')
-			fputc(' ', fp);
-		else if (n)
-			term_field_n(fp, p, n);
-		else
-			fputc(*p, fp);
-		p += n ? n : 1;
-	}
+	one_line(fp, s, false);
 	if (pad)
 		fputc(' ', fp);
 	for (size_t i = 0; i <= longest; i++)
