@@ -189,11 +189,25 @@ static void count_text(const struct summary *s, const struct summary_metric *sm,
 	for (size_t i = 1; i < 4; i++)
 		if (c[i] > c[best])
 			best = i;
-	size_t len = (size_t)snprintf(buf, n, "%zu of %zu scenes %s", c[best], s->nexp,
-				      w[best]);
-	for (size_t i = 0; i < 4 && len < n; i++)
-		if (i != best && c[i])
-			len += (size_t)snprintf(buf + len, n - len, ", %zu %s", c[i], w[i]);
+	bool tie = false;
+	for (size_t i = 0; i < 4; i++)
+		tie = tie || (i != best && c[i] == c[best]);
+	size_t len;
+	if (tie) {
+		/* No verdict leads: none is put first. */
+		len = (size_t)snprintf(buf, n, "%zu scenes:", s->nexp);
+		for (size_t i = 0, k = 0; i < 4 && len < n; i++)
+			if (c[i])
+				len += (size_t)snprintf(buf + len, n - len, "%s %zu %s",
+							k++ ? "," : "", c[i], w[i]);
+	} else {
+		len = (size_t)snprintf(buf, n, "%zu of %zu scenes %s", c[best], s->nexp,
+				       w[best]);
+		for (size_t i = 0; i < 4 && len < n; i++)
+			if (i != best && c[i])
+				len += (size_t)snprintf(buf + len, n - len, ", %zu %s", c[i],
+							w[i]);
+	}
 	if (sm->nscenes < s->nexp && len < n)
 		snprintf(buf + len, n - len, ", %zu not comparable", s->nexp - sm->nscenes);
 }
