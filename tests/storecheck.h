@@ -22,8 +22,8 @@
 typedef int (*sc_store_fn)(struct db *db, size_t n, int64_t *id, char **cause);
 
 /* count_sql: "SELECT <runs> || ',' || <child rows>", "0,0" when empty. */
-static void sc_locked_stores_nothing(const char *path, sc_store_fn store,
-				     const char *count_sql)
+static inline void sc_locked_stores_nothing(const char *path, sc_store_fn store,
+					    const char *count_sql)
 {
 	struct db *a, *b;
 	char *cause = NULL;
@@ -51,8 +51,9 @@ static void sc_locked_stores_nothing(const char *path, sc_store_fn store,
  * runs that are not: "0"), and, unless orphans_sql is NULL, deleting the
  * runs must delete their rows (orphans_sql counts what is left: "0").
  */
-static void sc_failing_allocations(const char *path, sc_store_fn store, size_t n,
-				   const char *incomplete_sql, const char *orphans_sql)
+static inline void sc_failing_allocations(const char *path, sc_store_fn store,
+					  size_t n, const char *incomplete_sql,
+					  const char *orphans_sql)
 {
 	int stored = 0, failed = 0;
 	for (long after = 0; after < 60000 && stored < 8; after += 37) {

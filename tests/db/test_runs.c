@@ -15,6 +15,7 @@
 #include "db/db.h"
 #include "db/runs.h"
 #include "db/topology.h"
+#include "storecheck.h"
 #include "test_util.h"
 
 static char *xdup(const char *s)
@@ -555,6 +556,17 @@ static void test_runs__full_disk_leaves_no_half_run(void **state)
 	db_close(db);
 }
 
+/* A run of n threads, stored (storecheck's store function). */
+static int store_run(struct db *db, size_t n, int64_t *id, char **cause)
+{
+	struct db_run r;
+	make_run(&r, n);
+	int rc = db_run_store(db, &r, cause);
+	*id = rc ? 0 : r.id;
+	db_run_release(&r);
+	return rc;
+}
+
 /*
  * Fail the Nth allocation for N over a range: each attempt either stores
  * the run whole or reports an error, never a crash or a partial run.
@@ -562,44 +574,14 @@ static void test_runs__full_disk_leaves_no_half_run(void **state)
 static void test_runs__failing_allocations(void **state)
 {
 	struct tu_db *f = *state;
-	int stored = 0, failed = 0;
-	for (long after = 0; after < 60000 && stored < 8; after += 41) {
-		struct db *db = NULL;
-		char *cause = NULL;
-		db_fault_alloc_after(after);
-		int rc = db_open(&db, f->path, &cause);
-		if (rc == 0) {
-			struct db_run r;
-			make_run(&r, 20);
-			rc = db_run_store(db, &r, &cause);
-			db_run_release(&r);
-		}
-		db_fault_alloc_after(-1);
-		if (rc == 0)
-			stored++;
-		else
-			failed++;
-		free(cause);
-		db_close(db);
-	}
-	db_fault_alloc_after(-1);
-	assert_true(failed > 0);
-	assert_true(stored > 0);
 	/* Every run in the file is whole: 20 threads with one count each. */
-	struct db *db;
-	assert_int_equal(db_open(&db, f->path, NULL), 0);
-	assert_int_equal(count_runs(db), stored);
-	char *bad = NULL;
-	assert_int_equal(db_query_text(db,
+	sc_failing_allocations(f->path, store_run, 20,
 		"SELECT count(*) FROM runs r WHERE (SELECT count(*) FROM threads t"
 		" WHERE t.run_id = r.id) != 20 OR (SELECT count(*) FROM counts c JOIN"
 		" threads t ON t.id = c.thread_id WHERE t.run_id = r.id) != 20"
 		" OR (SELECT count(*) FROM modules m WHERE m.run_id = r.id) != 3"
 		" OR (SELECT count(*) FROM working_set w WHERE w.run_id = r.id) != 6",
-		&bad, NULL), 0);
-	assert_string_equal(bad, "0");
-	free(bad);
-	db_close(db);
+		NULL);
 }
 
 static void test_runs__two_writers_share_the_file(void **state)
