@@ -315,15 +315,16 @@ static int resolve_mission(const char *name, int idx, const char *mods,
 			if (cause && asprintf(cause,
 				"no mission map for '%s' on this processor: libpfm4 "
 				"detected %s%s%s%s\n"
-				"hint: --allow-generic counts perf's generic %s "
-				"instead, whose meaning the kernel's table for this "
-				"model decides\n"
+				"hint: --allow-generic counts perf's generic "
+				"stand-ins instead (LLC-load-misses and the like), "
+				"whose meaning the kernel's table for this model "
+				"decides\n"
 				"hint: 'prof events --mission' shows the map; -e "
 				"names any event 'prof events' lists",
 				shown_name(name, shown, sizeof(shown)),
 				strcmp(pmu, "none") ? pmu : "no core PMU",
 				pdesc ? " (" : "", pdesc ? pdesc : "",
-				pdesc ? ")" : "", me->perf_name) < 0)
+				pdesc ? ")" : "") < 0)
 				*cause = NULL;
 			return -EOPNOTSUPP;
 		}

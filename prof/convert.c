@@ -45,7 +45,8 @@ void convert_counters(struct db_run *run, const struct counters *cs,
 		const struct counter_status *st = counters_status(cs, i);
 		const struct thread_count *tot = counters_total(cs, i);
 		e->name = strdup(evs[i].name);
-		e->canonical = strdup(evs[i].canonical);
+		/* NULL where libpfm4 refused the name (no mission map). */
+		e->canonical = evs[i].canonical ? strdup(evs[i].canonical) : NULL;
 		if (evs[i].mission) {
 			e->mission_family = strdup(evs[i].family->label);
 			e->mission_event = strdup(evs[i].mission->perf_name);

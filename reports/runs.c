@@ -264,6 +264,26 @@ static void write_header(const struct db_run *run, size_t nrows,
 	fputc('\n', fp);
 }
 
+/*
+ * The first line of an event's refusal with "for 'NAME' " taken out where
+ * NAME is the event's own, so refusals that differ only by the name they
+ * quote print as one line; the caller frees it, NULL on no memory.
+ */
+static char *refusal_key(const struct db_event *ev)
+{
+	const char *r = ev->reason ? ev->reason : "refused";
+	size_t len = strcspn(r, "\n");
+	char *quoted = NULL;
+	if (asprintf(&quoted, "for '%s' ", ev->name) < 0)
+		return NULL;
+	char *key = strndup(r, len);
+	char *at = key ? strstr(key, quoted) : NULL;
+	if (at)
+		memmove(at, at + strlen(quoted), strlen(at + strlen(quoted)) + 1);
+	free(quoted);
+	return key;
+}
+
 static void write_footer(const struct db_run *run, enum out_format fmt, FILE *fp)
 {
 	const char *lead = fmt == OUT_MARKDOWN ? "" : " ";
@@ -282,32 +302,35 @@ static void write_footer(const struct db_run *run, enum out_format fmt, FILE *fp
 		fprintf(fp, "%s%s = %s (%s)\n", item, ev->name, ev->mission_event,
 			ev->mission_note ? ev->mission_note : "?");
 	}
-	/* One line per distinct refusal, naming every event it hit. */
-	bool *done = calloc(run->nevents + 1, sizeof(bool));
+	/* One line per distinct refusal, naming every event it hit; a
+	 * refusal that quotes its own event's name ("no mission map for
+	 * 'llc-misses'") is the same refusal for every event it names. */
+	char **keys = calloc(run->nevents + 1, sizeof(char *));
+	for (size_t e = 0; e < run->nevents; e++)
+		if (!run->events[e].supported)
+			keys[e] = refusal_key(&run->events[e]);
 	bool any = false;
 	for (size_t e = 0; e < run->nevents; e++) {
 		const struct db_event *ev = &run->events[e];
-		if (ev->supported || done[e])
+		if (ev->supported || !keys[e])
 			continue;
 		if (!any)
 			fprintf(fp, "\n%snot supported on this machine (not counted, not zero):\n",
 				lead);
 		any = true;
-		const char *r = ev->reason ? ev->reason : "refused";
-		size_t len = strcspn(r, "\n");
 		fprintf(fp, "%s%s", item, ev->name);
 		for (size_t k = e + 1; k < run->nevents; k++) {
-			const struct db_event *o = &run->events[k];
-			const char *ro = o->reason ? o->reason : "refused";
-			if (o->supported || done[k] || strcspn(ro, "\n") != len ||
-			    strncmp(r, ro, len))
+			if (!keys[k] || strcmp(keys[e], keys[k]))
 				continue;
-			done[k] = true;
-			fprintf(fp, ", %s", o->name);
+			free(keys[k]);
+			keys[k] = NULL;
+			fprintf(fp, ", %s", run->events[k].name);
 		}
-		fprintf(fp, ": %.*s\n", (int)len, r);
+		fprintf(fp, ": %s\n", keys[e]);
+		free(keys[e]);
+		keys[e] = NULL;
 	}
-	free(done);
+	free(keys);
 	/* Hints shared by the unsupported events, each printed once. */
 	const char *printed[8];
 	size_t np = 0;
@@ -325,7 +348,11 @@ static void write_footer(const struct db_run *run, enum out_format fmt, FILE *fp
 		if (seen)
 			continue;
 		printed[np++] = h;
-		fprintf(fp, "%s%s\n", lead, h);
+		for (const char *l = h; *l;) {	/* each hint line indented */
+			size_t n = strcspn(l, "\n");
+			fprintf(fp, "%s%.*s\n", lead, (int)n, l);
+			l += n + (l[n] == '\n');
+		}
 	}
 
 	int maxg = 0;

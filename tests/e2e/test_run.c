@@ -783,6 +783,42 @@ static void test_run__pmu_warning_said_once_and_not_under_q(void **state)
 	tu_proc_release(&p);
 }
 
+/*
+ * Issue 24: on a processor without a mission map (every Arm machine, Zen 5,
+ * Alder Lake; LIBPFM_FORCE_PMU=perf stands in for them) the default run
+ * died after the workload, strdup() of a refused event's NULL canonical
+ * name. It runs the default set, stores it, and says what was refused
+ * once: one line for the three mission cache counters, each hint once.
+ */
+static void test_run__cpu_without_a_mission_map_runs_the_default_set(void **state)
+{
+	struct tu_db *f = *state;
+	need_perf(f);
+	char *env[] = { "LIBPFM_FORCE_PMU=perf", NULL };
+	char *a[] = { PROF_BIN, f->dbarg, "run", "--", "/bin/true", NULL };
+	struct tu_proc p = tu_run(a, env);
+	assert_int_equal(p.status, 0);
+	assert_int_equal(occurrences(p.err, "no mission map"), 1);
+	assert_non_null(strstr(p.err, "llc-misses, itlb-misses, l1i-misses: no mission "
+			       "map on this processor"));
+	assert_int_equal(occurrences(p.err, "hint: --allow-generic"), 1);
+	assert_int_equal(occurrences(p.err, "hint: 'prof events --mission'"), 1);
+	assert_non_null(strstr(p.err, "task-clock"));
+	tu_proc_release(&p);
+	char *q[] = { PROF_BIN, f->dbarg, "run", "-q", "--", "/bin/true", NULL };
+	p = tu_run(q, env);
+	assert_int_equal(p.status, 0);
+	assert_string_equal(p.err, "");
+	tu_proc_release(&p);
+	/* both runs stored, the refused counters read back as refused */
+	char *r[] = { PROF_BIN, f->dbarg, "report", "last", "--format", "json", NULL };
+	p = tu_run(r, env);
+	assert_int_equal(p.status, 0);
+	assert_non_null(strstr(p.out, "\"command\": \"/bin/true\""));
+	assert_non_null(strstr(p.out, "\"name\": \"llc-misses\",\n      \"supported\": false"));
+	tu_proc_release(&p);
+}
+
 /* No line of stderr but the document's: no remark (warning:, note:,
  * hint:, prof:) and nothing after it. */
 static void expect_document_alone(const char *what, const char *err, char first,
@@ -940,6 +976,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_run__no_multiplex_keeps_a_whole_run, setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_run__documents_on_stderr_hold_nothing_else, setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_run__pmu_warning_said_once_and_not_under_q, setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_run__cpu_without_a_mission_map_runs_the_default_set,
+						setup, tu_db_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
