@@ -16,7 +16,9 @@
 #include <unistd.h>
 
 #include "collectors/counters.h"
+#include "collectors/percpu.h"
 #include "collectors/ringread.h"
+#include "common/cause.h"
 #include "common/errtext.h"
 
 /* Every event writing into a buffer shares this trailer layout. */
@@ -24,6 +26,10 @@
 			PERF_SAMPLE_IDENTIFIER)
 #define READ_FORMAT (PERF_FORMAT_TOTAL_TIME_ENABLED | \
 		     PERF_FORMAT_TOTAL_TIME_RUNNING | PERF_FORMAT_ID)
+
+/* An unpublished record must be this old before it is taken (records
+ * are written within microseconds; a VM's stolen time can stretch that). */
+#define SETTLE_NS 20000000ull
 
 struct target {
 	pid_t pid, tid;
@@ -70,6 +76,10 @@ struct counters {
 	uint64_t records;
 	uint64_t undecodable;
 	bool finished;
+	struct percpu *pc;	/* the per-CPU path, or NULL */
+	int sideband_fd;	/* its side-band event on the first target */
+	uint64_t sideband_id;
+	char *path_note;	/* why the per-CPU path was not taken */
 };
 
 static int sys_perf_event_open(struct perf_event_attr *attr, pid_t pid,
@@ -168,6 +178,7 @@ struct counters *counters_new(const struct counters_opts *opts)
 	}
 	c->lay.sample_type = SAMPLE_ID_TYPE;
 	c->lay.read_format = READ_FORMAT;
+	c->sideband_fd = -1;
 	return c;
 }
 
@@ -216,6 +227,10 @@ void counters_free(struct counters *c)
 	free(c->totals);
 	free(c->scratch);
 	thread_table_free(c->tt);
+	percpu_free(c->pc);
+	if (c->sideband_fd >= 0)
+		close(c->sideband_fd);
+	free(c->path_note);
 	free(c);
 }
 
@@ -664,6 +679,147 @@ static const struct perf_rec_layout *layout_for_id(uint64_t id, void *arg)
 	return NULL;
 }
 
+/*
+ * The per-CPU path's side-band on the first target: an inherited dummy
+ * event that carries COMM, FORK/EXIT and MMAP2 records into the task's
+ * buffer and counts nothing.
+ */
+static int open_sideband(struct counters *c, struct target *t, char **cause)
+{
+	struct perf_event_attr a;
+	memset(&a, 0, sizeof(a));
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_DUMMY;
+	fill_common(c, &a);
+	a.inherit = 1;
+	a.exclude_kernel = 1;
+	a.exclude_hv = 1;
+	a.comm = 1;
+	a.comm_exec = 1;
+	a.task = 1;
+	a.mmap = 1;
+	a.mmap2 = 1;
+	a.mmap_data = (c->o.flags & COUNTERS_MMAP_DATA) != 0;
+	a.build_id = (c->o.flags & COUNTERS_BUILD_ID) != 0;
+	if (c->o.flags & COUNTERS_ENABLE_ON_EXEC) {
+		a.disabled = 1;
+		a.enable_on_exec = 1;
+	}
+	int fd = sys_perf_event_open(&a, t->tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0 && errno == EINVAL && a.build_id) {
+		a.build_id = 0;
+		fd = sys_perf_event_open(&a, t->tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	}
+	if (fd < 0 || ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, t->dummy_fd) != 0 ||
+	    ioctl(fd, PERF_EVENT_IOC_ID, &c->sideband_id) != 0) {
+		int err = errno;
+		if (fd >= 0)
+			close(fd);
+		return cause_set(cause, err, "cannot follow task %d's threads: %s",
+				 (int)t->tid, ERR_TEXT(err));
+	}
+	c->sideband_fd = fd;
+	return 0;
+}
+
+/*
+ * Decide support and grouping per CPU (COUNTERS_PERCPU) on the first
+ * target: 1 when the path is taken, 0 when it is refused (path_note says
+ * why; the per-task recipe follows), -errno when the side-band fails.
+ */
+static int open_percpu(struct counters *c, struct target *t, char **cause)
+{
+	size_t n = c->o.nevents ? c->o.nevents : 1;
+	bool *skip = calloc(n, sizeof(*skip));
+	int *err = calloc(n, sizeof(*err)), *group = calloc(n, sizeof(*group));
+	if (!skip || !err || !group) {
+		free(skip);
+		free(err);
+		free(group);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < c->o.nevents; i++)
+		skip[i] = c->o.events[i].refused != NULL;
+	char *why = NULL;
+	c->pc = percpu_open(c->o.events, c->o.nevents, skip, c->o.cgroup_fd,
+			    c->data_size / c->page_size, err, group, &why);
+	int opened = 0;
+	for (size_t i = 0; c->pc && i < c->o.nevents; i++) {
+		struct counter_status *s = &c->st[i];
+		free(s->reason);
+		s->reason = NULL;
+		s->user_only = false;
+		s->group = group[i];
+		if (skip[i]) {
+			s->supported = false;
+			s->err = EOPNOTSUPP;
+			s->reason = strdup(c->o.events[i].refused);
+		} else if (err[i]) {
+			s->supported = false;
+			s->err = err[i];
+			set_reason(s, err[i], c->o.events[i].hardware);
+		} else {
+			s->supported = true;
+			s->err = 0;
+			opened++;
+		}
+		if (s->group > c->ngroups)
+			c->ngroups = s->group;
+	}
+	free(skip);
+	free(err);
+	free(group);
+	if (c->pc && !opened) {
+		percpu_free(c->pc);
+		c->pc = NULL;
+		why = strdup("no event could be counted per CPU");
+	}
+	if (!c->pc) {
+		c->ngroups = 0;
+		free(c->path_note);
+		c->path_note = why;
+		return 0;
+	}
+	int rc = open_sideband(c, t, cause);
+	if (rc) {
+		percpu_free(c->pc);
+		c->pc = NULL;
+		return rc;
+	}
+	c->decided = true;
+	return 1;
+}
+
+static void on_switch(int32_t pid, int32_t tid, uint64_t time,
+		      const struct thread_count *deltas, void *arg)
+{
+	struct counters *c = arg;
+	if (thread_table_add_counts(c->tt, pid, tid, time, deltas))
+		c->undecodable++;	/* no memory for its row: said as lost */
+}
+
+enum counters_path counters_path(const struct counters *c)
+{
+	return c->pc ? COUNTERS_PATH_PERCPU : COUNTERS_PATH_TASK;
+}
+
+const char *counters_path_name(enum counters_path path)
+{
+	return path == COUNTERS_PATH_PERCPU ? "percpu" : "task";
+}
+
+void counters_forgo_percpu(struct counters *c, const char *why)
+{
+	c->o.flags &= ~(unsigned)COUNTERS_PERCPU;
+	free(c->path_note);
+	c->path_note = why ? strdup(why) : NULL;
+}
+
+const char *counters_path_note(const struct counters *c)
+{
+	return c->path_note;
+}
+
 int counters_open_task(struct counters *c, pid_t pid, pid_t tid,
 		       const char *name, char **cause)
 {
@@ -688,6 +844,18 @@ int counters_open_task(struct counters *c, pid_t pid, pid_t tid,
 		return rc;
 	}
 	bool first = !c->decided;
+	if (!c->decided && (c->o.flags & COUNTERS_PERCPU)) {
+		rc = open_percpu(c, t, cause);
+		if (rc < 0) {
+			target_close(t, c->o.nevents, c->o.nsamplers);
+			return rc;
+		}
+	} else if (c->pc) {
+		/* One cgroup, one first task: nothing to attach later. */
+		target_close(t, c->o.nevents, c->o.nsamplers);
+		return cause_set(cause, EINVAL, "the per-CPU path counts one "
+				 "launched workload");
+	}
 	if (!c->decided) {
 		rc = open_first(c, t);
 		if (rc < 0) {
@@ -713,7 +881,7 @@ int counters_open_task(struct counters *c, pid_t pid, pid_t tid,
 			c->decided = false;
 			return -(err ? err : EINVAL);
 		}
-	} else {
+	} else if (!c->pc) {
 		rc = open_again(c, t, cause);
 		if (rc) {
 			target_close(t, c->o.nevents, c->o.nsamplers);
@@ -773,13 +941,16 @@ size_t counters_pollfds(const struct counters *c, struct pollfd *out, size_t max
 		out[n].revents = 0;
 		n++;
 	}
+	if (c->pc)
+		n += percpu_pollfds(c->pc, out + n, max - n);
 	return n;
 }
 
 static bool known_id(uint64_t id, void *arg)
 {
 	const struct counters *c = arg;
-	return thread_table_knows_id(c->tt, id) || layout_for_id(id, arg) != NULL;
+	return thread_table_knows_id(c->tt, id) || layout_for_id(id, arg) != NULL ||
+	       (c->sideband_id && id == c->sideband_id);
 }
 
 static uint64_t monotonic_ns(void)
@@ -820,10 +991,6 @@ void counters_mark_privileged(struct counters *c, pid_t tid)
 {
 	thread_table_mark_privileged(c->tt, (int32_t)tid);
 }
-
-/* An unpublished record must be this old before it is taken (records
- * are written within microseconds; a VM's stolen time can stretch that). */
-#define SETTLE_NS 20000000ull
 
 static int drain_target(struct counters *c, struct target *t, int origin)
 {
@@ -889,12 +1056,17 @@ static bool proc_comm(int32_t pid, int32_t tid, char name[16], void *arg)
 
 int counters_drain(struct counters *c)
 {
+	/* A switch is given to its thread's row once every side-band record
+	 * written before it has been taken (a FORK that reuses a tid). */
+	uint64_t until = monotonic_ns() - 2 * SETTLE_NS;
 	int rc = 0;
 	for (size_t i = 0; i < c->ntargets; i++) {
 		int r = drain_target(c, &c->targets[i], (int)i);
 		if (r && !rc)
 			rc = r;
 	}
+	if (c->pc)
+		percpu_drain(c->pc, until, on_switch, c);
 	c->names_pending = thread_table_check_names(c->tt, monotonic_ns(),
 						    NAME_WINDOW_NS, proc_comm, NULL);
 	return rc;
@@ -924,6 +1096,14 @@ int counters_finish(struct counters *c, char **cause)
 		int rc2 = counters_drain(c);
 		if (!rc)
 			rc = rc2;
+	}
+	if (c->pc) {
+		int prc = percpu_finish(c->pc, on_switch, c, c->totals);
+		if (prc && cause && !*cause)
+			cause_set(cause, -prc, "cannot read the per-CPU counters at "
+				  "the end: %s", ERR_TEXT(-prc));
+		c->finished = true;
+		return rc ? rc : prc;
 	}
 	struct thread_count *own = calloc(c->o.nevents ? c->o.nevents : 1, sizeof(*own));
 	if (!own)
@@ -978,6 +1158,14 @@ void counters_health(const struct counters *c, struct counters_health *h)
 	h->records = c->records;
 	h->undecodable = c->undecodable;
 	h->names_from_proc = thread_table_names_from_proc(c->tt);
+	if (c->pc) {
+		struct percpu_health ph;
+		percpu_health(c->pc, &ph);
+		h->unattributed = ph.unattributed;
+		h->unattributed_ns = ph.unattributed_ns;
+		h->percpu_lost = ph.lost;
+		h->undecodable += ph.undecodable;
+	}
 	for (size_t i = 0; i < c->ntargets; i++) {
 		h->past_head += c->targets[i].rr.past_head;
 		h->torn_bytes += c->targets[i].rr.torn_bytes;

@@ -43,6 +43,23 @@ enum counters_flags {
 	 * (attr.build_id, Linux 5.12+). A kernel that refuses the bit gets
 	 * the event again without it; the record then carries the inode. */
 	COUNTERS_BUILD_ID = 1 << 2,
+	/* Count per CPU in the cgroup open as cgroup_fd, each switch's
+	 * difference given to the thread that ran (percpu.h), with only the
+	 * side-band records (COMM, FORK/EXIT, MMAP2) and the samplers on the
+	 * task. Where the kernel refuses it (no right to count per CPU),
+	 * the run falls back to the per-task recipe and counters_path_note
+	 * says why. Launched workloads only: the first target must be the
+	 * cgroup's first task, not yet exec'd. */
+	COUNTERS_PERCPU = 1 << 3,
+};
+
+/* How a run's per-thread counts were collected. */
+enum counters_path {
+	/* Inherited per-task counters; each thread's own values arrive in a
+	 * PERF_RECORD_READ at its exit (inherit_stat). */
+	COUNTERS_PATH_TASK,
+	/* Per-CPU counters in the run's cgroup, attributed at switches. */
+	COUNTERS_PATH_PERCPU,
 };
 
 /*
@@ -85,6 +102,7 @@ struct counters_opts {
 	 * valid only during the call: copy what must outlive it. */
 	void (*on_record)(const struct perf_rec *rec, int origin, void *arg);
 	void *rec_arg;
+	int cgroup_fd;		/* with COUNTERS_PERCPU: the run's cgroup */
 };
 
 struct counter_status {
@@ -138,7 +156,18 @@ int counters_read_index(const struct counters *c, uint64_t id);
 void counters_read_values(const struct counters *c, const struct perf_rec *rec,
 			  uint64_t *vals, bool *have, size_t nev);
 
-/* The file descriptors to poll for POLLIN (one per target). */
+/* The path the counts took (decided by the first counters_open_task). */
+enum counters_path counters_path(const struct counters *c);
+/* "percpu" or "task", as stored with the run. */
+const char *counters_path_name(enum counters_path path);
+/* Before the first counters_open_task: count per task after all, since
+ * why (copied) kept the per-CPU path from being set up. */
+void counters_forgo_percpu(struct counters *c, const char *why);
+/* Why COUNTERS_PERCPU was asked for but not taken, or NULL. */
+const char *counters_path_note(const struct counters *c);
+
+/* The file descriptors to poll for POLLIN (one per target, and one per
+ * CPU on the per-CPU path). */
 size_t counters_pollfds(const struct counters *c, struct pollfd *out, size_t max);
 
 /*
@@ -173,6 +202,9 @@ struct counters_health {
 	/* threads named from /proc: their COMM record never arrived
 	 * (thread_table_check_names) */
 	uint64_t names_from_proc;
+	/* the per-CPU path: switches whose task could not be named, and the
+	 * task-clock (ns) they held; records its buffers lost */
+	uint64_t unattributed, unattributed_ns, percpu_lost;
 };
 void counters_health(const struct counters *c, struct counters_health *h);
 

@@ -176,11 +176,12 @@ static int decode_sample(struct cursor *c, const struct perf_rec_layout *lay,
 			uint64_t nr = take_u64(c);
 			size_t per = 8 + ((rf & PERF_FORMAT_ID) ? 8 : 0) +
 				     ((rf & PERF_FORMAT_LOST) ? 8 : 0);
-			size_t hdr = ((rf & PERF_FORMAT_TOTAL_TIME_ENABLED) ? 8 : 0) +
-				     ((rf & PERF_FORMAT_TOTAL_TIME_RUNNING) ? 8 : 0);
 			if (nr > PERF_REC_MAX_READ)
 				return -EINVAL;
-			take_bytes(c, hdr);
+			if (rf & PERF_FORMAT_TOTAL_TIME_ENABLED)
+				out->u.sample.read_enabled = take_u64(c);
+			if (rf & PERF_FORMAT_TOTAL_TIME_RUNNING)
+				out->u.sample.read_running = take_u64(c);
 			out->u.sample.read_nr = nr;
 			out->u.sample.read_stride = (unsigned)(per / 8);
 			out->u.sample.read_has_id = (rf & PERF_FORMAT_ID) != 0;
@@ -336,6 +337,7 @@ struct thread_table {
 	uint64_t lost;
 	uint64_t anomalies;
 	size_t name_scan;	/* rows before it: past check_names' window */
+	bool by_switch;		/* counts arrive per switch, not as READs */
 };
 
 struct thread_table *thread_table_new(size_t nevents)
@@ -555,6 +557,36 @@ int thread_table_feed(struct thread_table *tt, const struct perf_rec *rec,
 	return 0;
 }
 
+int thread_table_add_counts(struct thread_table *tt, int32_t pid, int32_t tid,
+			    uint64_t time, const struct thread_count *deltas)
+{
+	tt->by_switch = true;
+	struct thread_row *r = latest(tt, tid);
+	if (r && r->start_ns > time) {
+		/* An earlier thread of the same tid: its row is older. */
+		struct thread_row *older = NULL;
+		for (size_t i = (size_t)(r - tt->rows); i-- > 0 && !older;)
+			if (tt->rows[i].tid == tid && tt->rows[i].start_ns <= time)
+				older = &tt->rows[i];
+		r = older ? older : r;
+	}
+	if (!r) {
+		r = new_row(tt, pid, tid, 0);
+		if (!r)
+			return -ENOMEM;
+	}
+	for (size_t e = 0; e < tt->nevents; e++) {
+		if (!deltas[e].present)
+			continue;
+		struct thread_count *c = &r->counts[e];
+		c->value += deltas[e].value;
+		c->enabled += deltas[e].enabled;
+		c->running += deltas[e].running;
+		c->present = true;
+	}
+	return 0;
+}
+
 void thread_table_settle_target(struct thread_table *tt, int origin,
 				const struct thread_count *totals)
 {
@@ -609,7 +641,9 @@ void thread_table_audit(const struct thread_table *tt, const bool *supported,
 		if (!r->forked)
 			out->no_start++;
 
-		if (got == 0 && due > 0) {
+		if (tt->by_switch && got && !r->end_ns && !r->exited) {
+			out->live++;	/* counted, but it never exited */
+		} else if (got == 0 && due > 0) {
 			if (r->end_ns)
 				out->no_counts++;
 			else

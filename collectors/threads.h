@@ -87,6 +87,9 @@ struct perf_rec {
 			const uint64_t *read_vals;
 			unsigned read_stride;
 			bool read_has_id;
+			/* PERF_FORMAT_TOTAL_TIME_ENABLED / _RUNNING of a
+			 * group read (0 when not asked for) */
+			uint64_t read_enabled, read_running;
 		} sample;
 	} u;
 };
@@ -165,6 +168,18 @@ int thread_table_feed(struct thread_table *tt, const struct perf_rec *rec,
  */
 void thread_table_settle_target(struct thread_table *tt, int origin,
 				const struct thread_count *totals);
+
+/*
+ * Add what thread tid (of process pid) did up to time (CLOCK_MONOTONIC
+ * ns) to its row: deltas[e] for each event e that is present. The row is
+ * tid's latest one that had started by then (tids are reused); a tid with
+ * no row yet gets one, with no start record (the audit counts it). For
+ * counts that arrive per switch (percpu.h) rather than as READ records:
+ * from the first call on, the audit takes a row with counts but no EXIT
+ * for a task still running at the end. 0 or -ENOMEM.
+ */
+int thread_table_add_counts(struct thread_table *tt, int32_t pid, int32_t tid,
+			    uint64_t time, const struct thread_count *deltas);
 
 /*
  * What the records say of the tasks that are not targets, to tell a

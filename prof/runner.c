@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "collectors/cgroup.h"
 #include "collectors/counters.h"
 #include "common/cause.h"
 #include "common/errtext.h"
@@ -336,6 +337,9 @@ static void counters_fill(void *self, struct collect_ctx *cx, struct db_run *run
 {
 	(void)self;
 	convert_counters(run, cx->cs, cx->o->evs, cx->o->nev);
+	db_run_set(run, "count_path", counters_path_name(counters_path(cx->cs)));
+	if (counters_path_note(cx->cs))
+		db_run_set(run, "count_path_note", counters_path_note(cx->cs));
 	run_state_audit(run, cx->cs, cx->launched, cx->root_own_ns);
 }
 
@@ -551,6 +555,7 @@ int runner_run(const struct runner_opts *o, struct db_run *run, char **cause)
 	} };
 	struct collect_ctx *cx = &crew.cx;
 	struct counters *cs = NULL;
+	struct run_cgroup cg = { .fd = -1 };
 	/* The verb's environment first; the collectors add theirs after it. */
 	if (launched && o->env_set)
 		collect_add_env(cx, o->env_set);
@@ -559,6 +564,16 @@ int runner_run(const struct runner_opts *o, struct db_run *run, char **cause)
 		goto out_release;
 	co.samplers = cx->samplers;
 	co.nsamplers = cx->nsamplers;
+	/* Counted per CPU in a cgroup of the run's own; where that cannot
+	 * be had, per task, and the run says why. PROF_COUNT_PATH=task
+	 * asks for the per-task recipe. */
+	char *path_why = NULL;
+	const char *want = getenv("PROF_COUNT_PATH");
+	if (launched && !(want && !strcmp(want, "task")) &&
+	    run_cgroup_create(&cg, &path_why) == 0) {
+		co.flags |= COUNTERS_PERCPU;
+		co.cgroup_fd = cg.fd;
+	}
 	co.on_record = crew_drain;
 	co.rec_arg = &crew;
 
@@ -600,6 +615,11 @@ int runner_run(const struct runner_opts *o, struct db_run *run, char **cause)
 		rc = launch_prepare(&l, &lo, cause);
 		if (rc)
 			goto out_signals;
+		if ((co.flags & COUNTERS_PERCPU) &&
+		    run_cgroup_add(&cg, l.pid, &path_why) != 0)
+			co.flags &= ~(unsigned)COUNTERS_PERCPU;
+		if (path_why)
+			counters_forgo_percpu(cs, path_why);
 		rc = counters_open_task(cs, l.pid, l.pid, NULL, cause);
 		if (rc) {
 			launch_abort(&l);
@@ -743,6 +763,10 @@ out_signals:
 		sigaction(caught[i], &old[i], NULL);
 	counters_free(cs);
 out_release:
+	if (run_cgroup_remove(&cg))
+		warning_msg("cannot remove the run's cgroup: a task of the "
+			    "workload is still in it");
+	free(path_why);
 	crew_release(&crew);
 	return rc;
 }

@@ -160,6 +160,27 @@ bool run_state_audit(struct db_run *run, const struct counters *cs,
 	if (h.undecodable)
 		reason(fp, &n, "%llu ring-buffer records could not be decoded",
 		       (unsigned long long)h.undecodable);
+	if (h.percpu_lost)
+		reason(fp, &n, "the kernel lost %llu records of the per-CPU "
+		       "buffers (buffer full): some switches' counts went to the "
+		       "wrong thread; raise --mmap-pages",
+		       (unsigned long long)h.percpu_lost);
+	/* A task reaped before its last switch, whose switch-in was not
+	 * seen either: what it did then is in no row. Microseconds, as a
+	 * rule; more than a millisecond or 0.1% of the whole is a loss. */
+	if (h.unattributed) {
+		uint64_t total = 0;
+		for (size_t e = 0; e < run->nevents; e++)
+			if (run->events[e].supported &&
+			    run->events[e].attr_type == PERF_TYPE_SOFTWARE &&
+			    run->events[e].attr_config == PERF_COUNT_SW_TASK_CLOCK)
+				total = run->events[e].total.value;
+		if (h.unattributed_ns > 1000000 && h.unattributed_ns * 1000 > total)
+			reason(fp, &n, "%.1f ms of task-clock in %llu switches belong "
+			       "to tasks that were reaped before their last switch "
+			       "could be named", h.unattributed_ns / 1e6,
+			       (unsigned long long)h.unattributed);
+	}
 	/* An independent witness: the scheduler's own account of the root
 	 * task against the task-clock its row was left with. */
 	for (size_t e = 0; root_own_ns >= 0 && run->nthreads && e < run->nevents; e++) {
@@ -206,6 +227,10 @@ bool run_state_audit(struct db_run *run, const struct counters *cs,
 	db_run_set(run, "ring_torn_bytes", num);
 	snprintf(num, sizeof(num), "%llu", (unsigned long long)h.names_from_proc);
 	db_run_set(run, "ring_names_from_proc", num);
+	if (h.unattributed) {
+		snprintf(num, sizeof(num), "%llu", (unsigned long long)h.unattributed_ns);
+		db_run_set(run, "percpu_unattributed_ns", num);
+	}
 	/* The names are right; what it says is that the ring lost records
 	 * without a trace, which the checks above look for otherwise. */
 	if (h.names_from_proc)

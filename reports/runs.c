@@ -261,6 +261,17 @@ static void write_header(const struct db_run *run, size_t nrows,
 			fprintf(fp, ", CPUs %s", run->pin.cpus);
 		fputc('\n', fp);
 	}
+	/* How each thread's counts were had (runs since the per-CPU path). */
+	const char *path = db_run_get(run, "count_path");
+	const char *note = db_run_get(run, "count_path_note");
+	if (path && !strcmp(path, "percpu"))
+		fprintf(fp, "%sper thread: counted per CPU, given to each thread at "
+			"its switches\n", lead);
+	else if (path)
+		fprintf(fp, "%sper thread: counted per task, each thread's values "
+			"sent at its exit\n", lead);
+	if (path && note)
+		fprintf(fp, "%s(not per CPU: %.200s)\n", lead, note);
 	fputc('\n', fp);
 }
 

@@ -1,0 +1,577 @@
+/*
+ * percpu: per-CPU counters scoped to the run's cgroup, with each switch's
+ * difference given to the thread that ran; see percpu.h.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "collectors/cpumask.h"
+#include "collectors/percpu.h"
+#include "common/cause.h"
+#include "common/errtext.h"
+
+#define SAMPLE_TYPE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
+		     PERF_SAMPLE_CPU | PERF_SAMPLE_READ)
+#define READ_FORMAT (PERF_FORMAT_GROUP | PERF_FORMAT_ID | \
+		     PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING)
+
+/* One scheduling unit on one CPU: a switch sampler and its siblings. */
+struct unit {
+	int leader;
+	uint64_t leader_id;
+	int *fds;		/* per member of the group's layout */
+	uint64_t *ids;
+	uint64_t *last;		/* each member's value at the last switch */
+	uint64_t last_en, last_run;
+};
+
+struct cpu {
+	int cpu;		/* the kernel's CPU number */
+	struct unit *u;		/* ngroups of them */
+	void *base;
+	size_t map_len;
+	uint64_t tail;
+	int32_t cur_pid, cur_tid;	/* the last task switched in; tid <= 0:
+					   not known */
+};
+
+/* Which events each group holds, the same on every CPU. */
+struct layout {
+	size_t n;
+	size_t *ev;
+};
+
+struct percpu {
+	size_t nev;
+	struct layout *groups;	/* 0: the software events; 1..: hardware */
+	size_t ngroups;
+	struct cpu *cpus;
+	size_t ncpus;
+	struct perf_rec_layout lay;
+	size_t page_size, data_size;
+	uint8_t *scratch;
+	struct thread_count *deltas;
+	long task_clock;	/* event index of task-clock, or -1 */
+	struct percpu_health h;
+};
+
+static int sys_perf_event_open(struct perf_event_attr *attr, int pid, int cpu,
+			       int group_fd, unsigned long flags)
+{
+	return (int)syscall(SYS_perf_event_open, attr, pid, cpu, group_fd, flags);
+}
+
+static void unit_close(struct unit *u, size_t n)
+{
+	for (size_t i = 0; u->fds && i < n; i++)
+		if (u->fds[i] >= 0)
+			close(u->fds[i]);
+	if (u->leader >= 0)
+		close(u->leader);
+	free(u->fds);
+	free(u->ids);
+	free(u->last);
+	memset(u, 0, sizeof(*u));
+	u->leader = -1;
+}
+
+void percpu_free(struct percpu *p)
+{
+	if (!p)
+		return;
+	for (size_t c = 0; c < p->ncpus; c++) {
+		struct cpu *cp = &p->cpus[c];
+		for (size_t g = 0; cp->u && g <= p->nev; g++)
+			unit_close(&cp->u[g], g < p->ngroups ? p->groups[g].n : 0);
+		free(cp->u);
+		if (cp->base)
+			munmap(cp->base, cp->map_len);
+	}
+	for (size_t g = 0; g < p->ngroups; g++)
+		free(p->groups[g].ev);
+	free(p->groups);
+	free(p->cpus);
+	free(p->scratch);
+	free(p->deltas);
+	free(p);
+}
+
+static void fill_common(struct perf_event_attr *a)
+{
+	a->size = sizeof(*a);
+	a->read_format = READ_FORMAT;
+	a->sample_type = SAMPLE_TYPE;
+	a->sample_id_all = 1;
+	a->use_clockid = 1;
+	a->clockid = CLOCK_MONOTONIC;
+}
+
+/* A group's leader on one CPU: the context-switch sampler. The software
+ * group's leader also asks for the switch records. */
+static int open_leader(int cgroup_fd, int cpu, bool switches, size_t data_size)
+{
+	struct perf_event_attr a;
+	memset(&a, 0, sizeof(a));
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_CONTEXT_SWITCHES;
+	a.sample_period = 1;
+	fill_common(&a);
+	a.disabled = 1;
+	a.context_switch = switches;
+	if (switches) {
+		a.watermark = 1;
+		a.wakeup_watermark = (uint32_t)(data_size / 4);
+	}
+	int fd = sys_perf_event_open(&a, cgroup_fd, cpu, -1,
+				     PERF_FLAG_PID_CGROUP | PERF_FLAG_FD_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
+static int open_member(const struct event_desc *ev, int cgroup_fd, int cpu,
+		       int leader)
+{
+	struct perf_event_attr a = ev->attr;
+	fill_common(&a);
+	a.sample_type = 0;
+	a.sample_id_all = 0;
+	a.sample_period = 0;
+	a.freq = 0;
+	a.inherit = 0;
+	a.inherit_stat = 0;
+	a.disabled = 0;
+	a.enable_on_exec = 0;
+	int fd = sys_perf_event_open(&a, cgroup_fd, cpu, leader,
+				     PERF_FLAG_PID_CGROUP | PERF_FLAG_FD_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
+static int unit_add(struct unit *u, size_t n, int fd)
+{
+	int *f = realloc(u->fds, (n + 1) * sizeof(*f));
+	if (!f)
+		return -ENOMEM;
+	u->fds = f;
+	uint64_t *ids = realloc(u->ids, (n + 1) * sizeof(*ids));
+	if (!ids)
+		return -ENOMEM;
+	u->ids = ids;
+	uint64_t *l = realloc(u->last, (n + 1) * sizeof(*l));
+	if (!l)
+		return -ENOMEM;
+	u->last = l;
+	u->fds[n] = fd;
+	u->last[n] = 0;
+	u->ids[n] = 0;
+	return ioctl(fd, PERF_EVENT_IOC_ID, &u->ids[n]) ? -errno : 0;
+}
+
+static int layout_add(struct layout *l, size_t ev)
+{
+	size_t *p = realloc(l->ev, (l->n + 1) * sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	l->ev = p;
+	l->ev[l->n++] = ev;
+	return 0;
+}
+
+/* Open unit g's leader on one CPU (cp->u holds nev + 1 units). */
+static int open_unit(struct percpu *p, struct cpu *cp, size_t g, int cgroup_fd)
+{
+	struct unit *u = &cp->u[g];
+	int fd = open_leader(cgroup_fd, cp->cpu, g == 0, p->data_size);
+	if (fd < 0)
+		return fd;
+	u->leader = fd;
+	return ioctl(fd, PERF_EVENT_IOC_ID, &u->leader_id) ? -errno : 0;
+}
+
+/* A new group, on the first CPU. */
+static int add_group(struct percpu *p, struct cpu *cp, int cgroup_fd)
+{
+	struct layout *gl = realloc(p->groups, (p->ngroups + 1) * sizeof(*gl));
+	if (!gl)
+		return -ENOMEM;
+	p->groups = gl;
+	memset(&gl[p->ngroups], 0, sizeof(*gl));
+	p->ngroups++;
+	return open_unit(p, cp, p->ngroups - 1, cgroup_fd);
+}
+
+/*
+ * On the first CPU: decide what counts and how the hardware events are
+ * grouped, as the per-task path does (a hardware event that does not fit
+ * the current group leads a new one).
+ */
+static int decide(struct percpu *p, const struct event_desc *ev, const bool *skip,
+		  int cgroup_fd, int *err, int *group)
+{
+	struct cpu *cp = &p->cpus[0];
+	int rc = add_group(p, cp, cgroup_fd);
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < p->nev; i++) {
+		err[i] = EOPNOTSUPP;
+		group[i] = 0;
+		if (skip[i] || ev[i].hardware)
+			continue;
+		int fd = open_member(&ev[i], cgroup_fd, cp->cpu, cp->u[0].leader);
+		if (fd < 0) {
+			err[i] = -fd;
+			continue;
+		}
+		if ((rc = unit_add(&cp->u[0], p->groups[0].n, fd)) ||
+		    (rc = layout_add(&p->groups[0], i)))
+			return rc;
+		err[i] = 0;
+	}
+	for (size_t i = 0; i < p->nev; i++) {
+		if (skip[i] || !ev[i].hardware)
+			continue;
+		size_t g = p->ngroups - 1;
+		if (g == 0) {
+			if ((rc = add_group(p, cp, cgroup_fd)))
+				return rc;
+			g++;
+		}
+		int fd = open_member(&ev[i], cgroup_fd, cp->cpu, cp->u[g].leader);
+		if ((fd == -EINVAL || fd == -ENOSPC) && p->groups[g].n) {
+			if ((rc = add_group(p, cp, cgroup_fd)))
+				return rc;
+			g++;
+			fd = open_member(&ev[i], cgroup_fd, cp->cpu, cp->u[g].leader);
+		}
+		if (fd < 0) {
+			err[i] = -fd;
+			continue;
+		}
+		if ((rc = unit_add(&cp->u[g], p->groups[g].n, fd)) ||
+		    (rc = layout_add(&p->groups[g], i)))
+			return rc;
+		err[i] = 0;
+		group[i] = (int)g;
+	}
+	/* A hardware group whose every event was refused leads nothing. */
+	if (p->ngroups > 1 && p->groups[p->ngroups - 1].n == 0) {
+		unit_close(&cp->u[p->ngroups - 1], 0);
+		p->ngroups--;
+	}
+	return 0;
+}
+
+/* Every other CPU: the same groups, or the path fails. */
+static int replicate(struct percpu *p, const struct event_desc *ev,
+		     struct cpu *cp, int cgroup_fd)
+{
+	int rc = 0;
+	for (size_t g = 0; g < p->ngroups && !rc; g++) {
+		const struct layout *l = &p->groups[g];
+		rc = open_unit(p, cp, g, cgroup_fd);
+		for (size_t k = 0; k < l->n && !rc; k++) {
+			int fd = open_member(&ev[l->ev[k]], cgroup_fd, cp->cpu,
+					     cp->u[g].leader);
+			rc = fd < 0 ? fd : unit_add(&cp->u[g], k, fd);
+		}
+	}
+	return rc;
+}
+
+static int map_buffer(struct percpu *p, struct cpu *cp)
+{
+	cp->map_len = p->page_size + p->data_size;
+	cp->base = mmap(NULL, cp->map_len, PROT_READ | PROT_WRITE, MAP_SHARED,
+			cp->u[0].leader, 0);
+	if (cp->base == MAP_FAILED) {
+		cp->base = NULL;
+		return -errno;
+	}
+	for (size_t g = 1; g < p->ngroups; g++)
+		if (ioctl(cp->u[g].leader, PERF_EVENT_IOC_SET_OUTPUT, cp->u[0].leader))
+			return -errno;
+	return 0;
+}
+
+static int online_cpus(struct cpumask *m)
+{
+	FILE *fp = fopen("/sys/devices/system/cpu/online", "re");
+	if (!fp)
+		return -errno;
+	char buf[4096];
+	bool ok = fgets(buf, sizeof(buf), fp) != NULL;
+	fclose(fp);
+	buf[strcspn(buf, "\n")] = '\0';
+	return ok && cpumask_parse(m, buf, NULL) == 0 && !cpumask_empty(m) ? 0 : -EINVAL;
+}
+
+struct percpu *percpu_open(const struct event_desc *events, size_t nevents,
+			   const bool *skip, int cgroup_fd, size_t pages,
+			   int *err, int *group, char **cause)
+{
+	struct cpumask online;
+	int rc = online_cpus(&online);
+	if (rc) {
+		cause_set(cause, -rc, "cannot read the online CPUs: %s", ERR_TEXT(-rc));
+		errno = -rc;
+		return NULL;
+	}
+	struct percpu *p = calloc(1, sizeof(*p));
+	if (!p)
+		return NULL;
+	p->nev = nevents;
+	p->task_clock = -1;
+	for (size_t i = 0; i < nevents; i++)
+		if (p->task_clock < 0 && !skip[i] &&
+		    events[i].attr.type == PERF_TYPE_SOFTWARE &&
+		    events[i].attr.config == PERF_COUNT_SW_TASK_CLOCK)
+			p->task_clock = (long)i;
+	p->page_size = (size_t)sysconf(_SC_PAGESIZE);
+	p->data_size = (pages ? pages : 256) * p->page_size;
+	p->lay.sample_type = SAMPLE_TYPE;
+	p->lay.read_format = READ_FORMAT;
+	p->scratch = malloc(65536);
+	p->deltas = calloc(nevents ? nevents : 1, sizeof(*p->deltas));
+	p->cpus = calloc(cpumask_count(&online), sizeof(*p->cpus));
+	if (!p->scratch || !p->deltas || !p->cpus) {
+		rc = -ENOMEM;
+		goto fail;
+	}
+	for (int c = cpumask_first(&online); c >= 0; c = cpumask_next(&online, c)) {
+		struct cpu *cp = &p->cpus[p->ncpus++];
+		cp->cpu = c;
+		cp->u = calloc(nevents + 1, sizeof(*cp->u));
+		if (!cp->u) {
+			rc = -ENOMEM;
+			goto fail;
+		}
+		for (size_t g = 0; g <= nevents; g++)
+			cp->u[g].leader = -1;
+		rc = p->ncpus == 1 ? decide(p, events, skip, cgroup_fd, err, group)
+				   : replicate(p, events, cp, cgroup_fd);
+		if (!rc)
+			rc = map_buffer(p, cp);
+		if (rc) {
+			if (rc == -EACCES || rc == -EPERM)
+				cause_set(cause, -rc, "counting per CPU is not allowed "
+					  "here (perf_event_paranoid above 0 without "
+					  "CAP_PERFMON)");
+			else if (rc == -ENOMEM && !cp->base && p->ncpus)
+				cause_set(cause, -rc, "cannot map a %zu KiB buffer "
+					  "for CPU %d", p->data_size / 1024, c);
+			else
+				cause_set(cause, -rc, "cannot count on CPU %d in the "
+					  "run's cgroup: %s", c, ERR_TEXT(-rc));
+			goto fail;
+		}
+	}
+	for (size_t c = 0; c < p->ncpus; c++)
+		for (size_t g = 0; g < p->ngroups; g++)
+			if (ioctl(p->cpus[c].u[g].leader, PERF_EVENT_IOC_ENABLE, 0)) {
+				rc = -errno;
+				cause_set(cause, -rc, "cannot start counting on CPU %d: %s",
+					  p->cpus[c].cpu, ERR_TEXT(-rc));
+				goto fail;
+			}
+	p->h.cpus = p->ncpus;
+	return p;
+fail:
+	percpu_free(p);
+	errno = -rc;
+	return NULL;
+}
+
+/* Give what one unit counted since the last switch to (pid, tid). */
+static void settle(struct percpu *p, struct cpu *cp, size_t g, int32_t pid,
+		   int32_t tid, uint64_t time, const uint64_t *vals,
+		   const uint64_t *ids, size_t stride, size_t nr, uint64_t en,
+		   uint64_t run, percpu_fn fn, void *arg)
+{
+	struct unit *u = &cp->u[g];
+	const struct layout *l = &p->groups[g];
+	memset(p->deltas, 0, p->nev * sizeof(*p->deltas));
+	uint64_t den = en - u->last_en, drun = run - u->last_run;
+	u->last_en = en;
+	u->last_run = run;
+	bool any = false;
+	for (size_t k = 0; k < l->n; k++) {
+		for (size_t j = 0; j < nr; j++) {
+			if (ids[j * stride] != u->ids[k])
+				continue;
+			struct thread_count *d = &p->deltas[l->ev[k]];
+			d->value = vals[j * stride] - u->last[k];
+			d->enabled = den;
+			d->running = drun;
+			d->present = true;
+			u->last[k] = vals[j * stride];
+			any = true;
+			break;
+		}
+	}
+	if (!any)
+		return;
+	if (tid <= 0) {
+		pid = cp->cur_pid;
+		tid = cp->cur_tid;
+	}
+	if (tid <= 0) {
+		p->h.unattributed++;
+		if (p->task_clock >= 0 && p->deltas[p->task_clock].present)
+			p->h.unattributed_ns += p->deltas[p->task_clock].value;
+		return;
+	}
+	fn(pid, tid, time, p->deltas, arg);
+}
+
+static size_t unit_of(const struct percpu *p, const struct cpu *cp, uint64_t id)
+{
+	for (size_t g = 0; g < p->ngroups; g++)
+		if (cp->u[g].leader_id == id)
+			return g;
+	return p->ngroups;
+}
+
+static int drain_cpu(struct percpu *p, struct cpu *cp, uint64_t until,
+		     percpu_fn fn, void *arg)
+{
+	struct perf_event_mmap_page *mp = cp->base;
+	const uint8_t *data = (const uint8_t *)cp->base + p->page_size;
+	uint64_t head = __atomic_load_n(&mp->data_head, __ATOMIC_ACQUIRE);
+	uint64_t tail = cp->tail;
+	size_t mask = p->data_size - 1;
+	while (tail + sizeof(struct perf_event_header) <= head) {
+		struct perf_event_header h;
+		for (size_t i = 0; i < sizeof(h); i++)
+			((uint8_t *)&h)[i] = data[(tail + i) & mask];
+		if (h.size < sizeof(h) || tail + h.size > head) {
+			p->h.undecodable++;
+			tail = head;	/* one writer: this cannot happen */
+			break;
+		}
+		const uint8_t *rec = data + (tail & mask);
+		if ((tail & mask) + h.size > p->data_size) {
+			size_t first = p->data_size - (tail & mask);
+			memcpy(p->scratch, rec, first);
+			memcpy(p->scratch + first, data, h.size - first);
+			rec = p->scratch;
+		}
+		struct perf_rec r;
+		if (perf_rec_decode(rec, h.size, &p->lay, NULL, NULL, &r) != 0) {
+			p->h.undecodable++;
+			tail += h.size;
+			continue;
+		}
+		uint64_t t = r.type == PERF_RECORD_SAMPLE ? r.u.sample.time : r.sid.time;
+		if (t > until && r.type != PERF_RECORD_LOST)
+			break;
+		tail += h.size;
+		switch (r.type) {
+		case PERF_RECORD_LOST:
+			p->h.lost += r.u.lost.lost;
+			break;
+		case PERF_RECORD_SWITCH:
+		case PERF_RECORD_SWITCH_CPU_WIDE:
+			if (!(r.misc & PERF_RECORD_MISC_SWITCH_OUT)) {
+				cp->cur_pid = (int32_t)r.sid.pid;
+				cp->cur_tid = (int32_t)r.sid.tid;
+			}
+			break;
+		case PERF_RECORD_SAMPLE: {
+			/* Only this CPU's leaders write here, but the sample's
+			 * own id can be another event's: on 6.18 a task
+			 * sampler of the same software event (--frames)
+			 * fired in the same switch left its id in the
+			 * sample (the kernel fills a sample's id once for
+			 * every event of a software event's list). The read
+			 * values carry each member's own id: the leader's
+			 * comes first. */
+			if (!r.u.sample.read_vals || !r.u.sample.read_has_id ||
+			    !r.u.sample.read_nr) {
+				p->h.undecodable++;
+				break;
+			}
+			size_t g = unit_of(p, cp, r.u.sample.read_vals[1]);
+			if (g == p->ngroups) {
+				p->h.undecodable++;
+				break;
+			}
+			if (r.u.sample.identifier != cp->u[g].leader_id)
+				p->h.foreign++;
+			p->h.samples++;
+			size_t stride = r.u.sample.read_stride;
+			settle(p, cp, g, (int32_t)r.u.sample.pid, (int32_t)r.u.sample.tid,
+			       t, r.u.sample.read_vals, r.u.sample.read_vals + 1, stride,
+			       r.u.sample.read_nr, r.u.sample.read_enabled,
+			       r.u.sample.read_running, fn, arg);
+			break;
+		}
+		default:
+			break;
+		}
+	}
+	cp->tail = tail;
+	__atomic_store_n(&mp->data_tail, tail, __ATOMIC_RELEASE);
+	return 0;
+}
+
+int percpu_drain(struct percpu *p, uint64_t until_ns, percpu_fn fn, void *arg)
+{
+	for (size_t c = 0; c < p->ncpus; c++)
+		drain_cpu(p, &p->cpus[c], until_ns, fn, arg);
+	return 0;
+}
+
+int percpu_finish(struct percpu *p, percpu_fn fn, void *arg,
+		  struct thread_count *totals)
+{
+	percpu_drain(p, UINT64_MAX, fn, arg);
+	int rc = 0;
+	memset(totals, 0, p->nev * sizeof(*totals));
+	for (size_t c = 0; c < p->ncpus; c++) {
+		struct cpu *cp = &p->cpus[c];
+		for (size_t g = 0; g < p->ngroups; g++) {
+			struct unit *u = &cp->u[g];
+			size_t n = p->groups[g].n;
+			uint64_t buf[3 + 2 * (PERF_REC_MAX_READ + 1)];
+			ssize_t got = read(u->leader, buf, sizeof(buf));
+			if (got < (ssize_t)(3 * sizeof(uint64_t)) || buf[0] != n + 1 ||
+			    got < (ssize_t)((3 + 2 * (n + 1)) * sizeof(uint64_t))) {
+				rc = rc ? rc : -EIO;
+				continue;
+			}
+			/* values at buf[3 + 2k], ids after them; [0] the leader */
+			settle(p, cp, g, 0, 0, UINT64_MAX, buf + 5, buf + 6, 2, n,
+			       buf[1], buf[2], fn, arg);
+			for (size_t k = 0; k < n; k++) {
+				struct thread_count *t = &totals[p->groups[g].ev[k]];
+				t->value += u->last[k];
+				t->enabled += u->last_en;
+				t->running += u->last_run;
+				t->present = true;
+			}
+		}
+	}
+	return rc;
+}
+
+size_t percpu_pollfds(const struct percpu *p, struct pollfd *out, size_t max)
+{
+	size_t n = 0;
+	for (size_t c = 0; c < p->ncpus && n < max; c++) {
+		out[n].fd = p->cpus[c].u[0].leader;
+		out[n].events = POLLIN;
+		out[n].revents = 0;
+		n++;
+	}
+	return n;
+}
+
+void percpu_health(const struct percpu *p, struct percpu_health *h)
+{
+	*h = p->h;
+}

@@ -1,0 +1,95 @@
+/*
+ * percpu: per-thread counts from per-CPU counters, attributed at context
+ * switches. The collection path for kernels that send no
+ * PERF_RECORD_READ when an inherited counter's thread exits (Debian 12's
+ * 6.1 and 6.12, measured under QEMU: docs/kernels.md), and the default
+ * wherever prof may count per CPU, since it needs no inherit_stat and no
+ * ring buffer written from several CPUs.
+ *
+ * On every online CPU, one group per scheduling unit (the software
+ * events together, each hardware group apart), each led by a software
+ * context-switch sampler (period 1, PERF_SAMPLE_READ of the whole group)
+ * and scoped to the run's cgroup (PERF_FLAG_PID_CGROUP), so the counters
+ * count only while one of the workload's tasks runs there. Every switch
+ * away from such a task writes a sample with the group's values; the
+ * difference from the previous sample on that CPU is what the task that
+ * ran in between did. A task already reaped when it last switches out
+ * samples with tid -1: the CPU's last switch-in record (context_switch
+ * records) names it. Each CPU's buffer is written by that CPU alone.
+ *
+ * Needs the right to count per CPU (CAP_PERFMON, root, or
+ * perf_event_paranoid <= 0) and a cgroup; percpu_open says which is
+ * missing, and the caller falls back to another path.
+ *
+ * Owned by the caller (percpu_open/percpu_free). Not thread-safe.
+ */
+#ifndef COLLECTORS_PERCPU_H
+#define COLLECTORS_PERCPU_H
+
+#include <poll.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "collectors/events.h"
+#include "collectors/threads.h"
+
+struct percpu;
+
+/*
+ * Open events[] on every online CPU, scoped to the cgroup whose directory
+ * is open as cgroup_fd, with pages data pages (a power of two) per CPU's
+ * buffer; counting starts at once (the workload must not run yet).
+ * err[i] receives 0 for an event that counts, or the errno of its
+ * refusal on the first CPU (those are left out everywhere); skip[i] true
+ * leaves event i out without trying it. group[i] receives the hardware
+ * group (1..) or 0. Returns NULL with errno and *cause when the path
+ * cannot be used at all (no right to count per CPU, no event at all).
+ */
+struct percpu *percpu_open(const struct event_desc *events, size_t nevents,
+			   const bool *skip, int cgroup_fd, size_t pages,
+			   int *err, int *group, char **cause);
+void percpu_free(struct percpu *p);
+
+/*
+ * What one thread did between two switches: deltas[e] for the events of
+ * one group (present set), the others not present. pid/tid are the
+ * task's; time is the switch's (CLOCK_MONOTONIC ns).
+ */
+typedef void (*percpu_fn)(int32_t pid, int32_t tid, uint64_t time,
+			  const struct thread_count *deltas, void *arg);
+
+/*
+ * Take every record up to time until_ns (later ones stay for the next
+ * call, so the caller can first read the side-band records that precede
+ * them) and hand each switch's deltas to fn. 0 or -errno.
+ */
+int percpu_drain(struct percpu *p, uint64_t until_ns, percpu_fn fn, void *arg);
+
+/*
+ * After the workload is over: take every record left, read each CPU's
+ * groups once more (what ran after the last switch goes to the task that
+ * CPU last switched to) and sum the CPUs into totals[nevents]. 0 or
+ * -errno.
+ */
+int percpu_finish(struct percpu *p, percpu_fn fn, void *arg,
+		  struct thread_count *totals);
+
+/* The buffers' descriptors, to poll for POLLIN. */
+size_t percpu_pollfds(const struct percpu *p, struct pollfd *out, size_t max);
+
+struct percpu_health {
+	size_t cpus;		/* CPUs counted on */
+	uint64_t samples;	/* switch samples taken */
+	uint64_t lost;		/* records the kernel lost (buffer full) */
+	uint64_t undecodable;
+	uint64_t foreign;	/* samples that carried another event's id */
+	/* Switches whose task could not be named (reaped, and its
+	 * switch-in not seen): their deltas are in no thread's row. */
+	uint64_t unattributed;
+	/* ... and the task-clock (ns) they held, when it is counted */
+	uint64_t unattributed_ns;
+};
+void percpu_health(const struct percpu *p, struct percpu_health *h);
+
+#endif
