@@ -80,6 +80,8 @@ struct counters {
 	int sideband_fd;	/* its side-band event on the first target */
 	uint64_t sideband_id;
 	char *path_note;	/* why the per-CPU path was not taken */
+	uint64_t *vals;		/* on_counts' scratch, one per event */
+	bool *have;
 };
 
 static int sys_perf_event_open(struct perf_event_attr *attr, pid_t pid,
@@ -179,6 +181,15 @@ struct counters *counters_new(const struct counters_opts *opts)
 	c->lay.sample_type = SAMPLE_ID_TYPE;
 	c->lay.read_format = READ_FORMAT;
 	c->sideband_fd = -1;
+	if (opts->on_counts) {
+		c->vals = calloc(opts->nevents ? opts->nevents : 1, sizeof(*c->vals));
+		c->have = calloc(opts->nevents ? opts->nevents : 1, sizeof(*c->have));
+		if (!c->vals || !c->have) {
+			counters_free(c);
+			errno = ENOMEM;
+			return NULL;
+		}
+	}
 	return c;
 }
 
@@ -231,6 +242,8 @@ void counters_free(struct counters *c)
 	if (c->sideband_fd >= 0)
 		close(c->sideband_fd);
 	free(c->path_note);
+	free(c->vals);
+	free(c->have);
 	free(c);
 }
 
@@ -742,7 +755,8 @@ static int open_percpu(struct counters *c, struct target *t, char **cause)
 		skip[i] = c->o.events[i].refused != NULL;
 	char *why = NULL;
 	c->pc = percpu_open(c->o.events, c->o.nevents, skip, c->o.cgroup_fd,
-			    c->data_size / c->page_size, err, group, &why);
+			    c->data_size / c->page_size, c->o.percpu_tick_ns, err,
+			    group, &why);
 	int opened = 0;
 	for (size_t i = 0; c->pc && i < c->o.nevents; i++) {
 		struct counter_status *s = &c->st[i];
@@ -794,8 +808,18 @@ static void on_switch(int32_t pid, int32_t tid, uint64_t time,
 		      const struct thread_count *deltas, void *arg)
 {
 	struct counters *c = arg;
-	if (thread_table_add_counts(c->tt, pid, tid, time, deltas))
+	const struct thread_row *r = NULL;
+	if (thread_table_add_counts(c->tt, pid, tid, time, deltas, &r)) {
 		c->undecodable++;	/* no memory for its row: said as lost */
+		return;
+	}
+	if (!c->o.on_counts || !r || !c->vals)
+		return;
+	for (size_t e = 0; e < c->o.nevents; e++) {
+		c->vals[e] = r->counts[e].value;
+		c->have[e] = r->counts[e].present;
+	}
+	c->o.on_counts(tid, time, c->vals, c->have, c->o.counts_arg);
 }
 
 enum counters_path counters_path(const struct counters *c)

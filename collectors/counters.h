@@ -103,6 +103,14 @@ struct counters_opts {
 	void (*on_record)(const struct perf_rec *rec, int origin, void *arg);
 	void *rec_arg;
 	int cgroup_fd;		/* with COUNTERS_PERCPU: the run's cgroup */
+	/* The per-CPU path: also read every tick_ns of a task's time on a
+	 * CPU (0: at switches only), and hand each thread's running totals
+	 * at every switch and tick to on_counts (may be NULL): vals[e]
+	 * where have[e], time CLOCK_MONOTONIC ns. For -I and --frames. */
+	uint64_t percpu_tick_ns;
+	void (*on_counts)(int32_t tid, uint64_t time, const uint64_t *vals,
+			  const bool *have, void *arg);
+	void *counts_arg;
 };
 
 struct counter_status {

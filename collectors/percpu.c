@@ -25,6 +25,7 @@
 /* One scheduling unit on one CPU: a switch sampler and its siblings. */
 struct unit {
 	int leader;
+	int tick;		/* the software group's tick sampler, or -1 */
 	uint64_t leader_id;
 	int *fds;		/* per member of the group's layout */
 	uint64_t *ids;
@@ -49,6 +50,8 @@ struct layout {
 };
 
 struct percpu {
+	const char *step;	/* what was being opened when it failed */
+	uint64_t tick_ns;	/* the software group's tick, or 0 */
 	size_t nev;
 	struct layout *groups;	/* 0: the software events; 1..: hardware */
 	size_t ngroups;
@@ -75,11 +78,14 @@ static void unit_close(struct unit *u, size_t n)
 			close(u->fds[i]);
 	if (u->leader >= 0)
 		close(u->leader);
+	if (u->tick >= 0)
+		close(u->tick);
 	free(u->fds);
 	free(u->ids);
 	free(u->last);
 	memset(u, 0, sizeof(*u));
 	u->leader = -1;
+	u->tick = -1;
 }
 
 void percpu_free(struct percpu *p)
@@ -152,6 +158,25 @@ static int open_member(const struct event_desc *ev, int cgroup_fd, int cpu,
 	return fd < 0 ? -errno : fd;
 }
 
+/* The software group's tick: cpu-clock, sampling every tick_ns with the
+ * group's values (any member's sample reads the whole group). */
+static int open_tick(struct percpu *p, struct cpu *cp, int cgroup_fd)
+{
+	struct perf_event_attr a;
+	memset(&a, 0, sizeof(a));
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_CPU_CLOCK;
+	a.sample_period = p->tick_ns;
+	fill_common(&a);
+	p->step = "the tick sampler";
+	int fd = sys_perf_event_open(&a, cgroup_fd, cp->cpu, cp->u[0].leader,
+				     PERF_FLAG_PID_CGROUP | PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	cp->u[0].tick = fd;
+	return 0;
+}
+
 static int unit_add(struct unit *u, size_t n, int fd)
 {
 	int *f = realloc(u->fds, (n + 1) * sizeof(*f));
@@ -186,6 +211,7 @@ static int layout_add(struct layout *l, size_t ev)
 static int open_unit(struct percpu *p, struct cpu *cp, size_t g, int cgroup_fd)
 {
 	struct unit *u = &cp->u[g];
+	p->step = "the context-switch sampler";
 	int fd = open_leader(cgroup_fd, cp->cpu, g == 0, p->data_size);
 	if (fd < 0)
 		return fd;
@@ -232,6 +258,8 @@ static int decide(struct percpu *p, const struct event_desc *ev, const bool *ski
 			return rc;
 		err[i] = 0;
 	}
+	if (p->tick_ns && (rc = open_tick(p, cp, cgroup_fd)))
+		return rc;
 	for (size_t i = 0; i < p->nev; i++) {
 		if (skip[i] || !ev[i].hardware)
 			continue;
@@ -275,16 +303,20 @@ static int replicate(struct percpu *p, const struct event_desc *ev,
 		const struct layout *l = &p->groups[g];
 		rc = open_unit(p, cp, g, cgroup_fd);
 		for (size_t k = 0; k < l->n && !rc; k++) {
+			p->step = ev[l->ev[k]].name;
 			int fd = open_member(&ev[l->ev[k]], cgroup_fd, cp->cpu,
 					     cp->u[g].leader);
 			rc = fd < 0 ? fd : unit_add(&cp->u[g], k, fd);
 		}
+		if (!rc && g == 0 && p->tick_ns)
+			rc = open_tick(p, cp, cgroup_fd);
 	}
 	return rc;
 }
 
 static int map_buffer(struct percpu *p, struct cpu *cp)
 {
+	p->step = "the buffer";
 	cp->map_len = p->page_size + p->data_size;
 	cp->base = mmap(NULL, cp->map_len, PROT_READ | PROT_WRITE, MAP_SHARED,
 			cp->u[0].leader, 0);
@@ -312,7 +344,7 @@ static int online_cpus(struct cpumask *m)
 
 struct percpu *percpu_open(const struct event_desc *events, size_t nevents,
 			   const bool *skip, int cgroup_fd, size_t pages,
-			   int *err, int *group, char **cause)
+			   uint64_t tick_ns, int *err, int *group, char **cause)
 {
 	struct cpumask online;
 	int rc = online_cpus(&online);
@@ -325,6 +357,7 @@ struct percpu *percpu_open(const struct event_desc *events, size_t nevents,
 	if (!p)
 		return NULL;
 	p->nev = nevents;
+	p->tick_ns = tick_ns;
 	p->task_clock = -1;
 	for (size_t i = 0; i < nevents; i++)
 		if (p->task_clock < 0 && !skip[i] &&
@@ -351,7 +384,7 @@ struct percpu *percpu_open(const struct event_desc *events, size_t nevents,
 			goto fail;
 		}
 		for (size_t g = 0; g <= nevents; g++)
-			cp->u[g].leader = -1;
+			cp->u[g].leader = cp->u[g].tick = -1;
 		rc = p->ncpus == 1 ? decide(p, events, skip, cgroup_fd, err, group)
 				   : replicate(p, events, cp, cgroup_fd);
 		if (!rc)
@@ -361,12 +394,26 @@ struct percpu *percpu_open(const struct event_desc *events, size_t nevents,
 				cause_set(cause, -rc, "counting per CPU is not allowed "
 					  "here (perf_event_paranoid above 0 without "
 					  "CAP_PERFMON)");
+			else if (rc == -ENOENT && p->step && !strcmp(p->step,
+						"the context-switch sampler"))
+				/* Measured on Debian 12's 6.1 and 6.12 (not on
+				 * 6.18): a new cgroup gets its perf_event state
+				 * only once an ancestor's cgroup.subtree_control
+				 * has been written, as systemd does at boot. */
+				cause_set(cause, -rc, "the run's cgroup cannot count "
+					  "perf events: no cgroup above it has had "
+					  "cgroup.subtree_control written (this kernel "
+					  "then gives new cgroups no perf_event state)\n"
+					  "hint: as root, echo +pids > "
+					  "/sys/fs/cgroup/cgroup.subtree_control (systemd "
+					  "does so at boot)");
 			else if (rc == -ENOMEM && !cp->base && p->ncpus)
 				cause_set(cause, -rc, "cannot map a %zu KiB buffer "
 					  "for CPU %d", p->data_size / 1024, c);
 			else
-				cause_set(cause, -rc, "cannot count on CPU %d in the "
-					  "run's cgroup: %s", c, ERR_TEXT(-rc));
+				cause_set(cause, -rc, "cannot open %s on CPU %d in the "
+					  "run's cgroup: %s", p->step ? p->step : "the events",
+					  c, ERR_TEXT(-rc));
 			goto fail;
 		}
 	}

@@ -43,12 +43,15 @@ struct percpu;
  * err[i] receives 0 for an event that counts, or the errno of its
  * refusal on the first CPU (those are left out everywhere); skip[i] true
  * leaves event i out without trying it. group[i] receives the hardware
- * group (1..) or 0. Returns NULL with errno and *cause when the path
+ * group (1..) or 0. tick_ns > 0 also reads the software group every
+ * tick_ns of a workload task's time on a CPU (a cpu-clock sampler in the
+ * group), so a thread that runs long without a switch is still seen
+ * between (-I and --frames). Returns NULL with errno and *cause when the path
  * cannot be used at all (no right to count per CPU, no event at all).
  */
 struct percpu *percpu_open(const struct event_desc *events, size_t nevents,
 			   const bool *skip, int cgroup_fd, size_t pages,
-			   int *err, int *group, char **cause);
+			   uint64_t tick_ns, int *err, int *group, char **cause);
 void percpu_free(struct percpu *p);
 
 /*

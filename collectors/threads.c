@@ -558,7 +558,8 @@ int thread_table_feed(struct thread_table *tt, const struct perf_rec *rec,
 }
 
 int thread_table_add_counts(struct thread_table *tt, int32_t pid, int32_t tid,
-			    uint64_t time, const struct thread_count *deltas)
+			    uint64_t time, const struct thread_count *deltas,
+			    const struct thread_row **row)
 {
 	tt->by_switch = true;
 	struct thread_row *r = latest(tt, tid);
@@ -584,6 +585,8 @@ int thread_table_add_counts(struct thread_table *tt, int32_t pid, int32_t tid,
 		c->running += deltas[e].running;
 		c->present = true;
 	}
+	if (row)
+		*row = r;
 	return 0;
 }
 

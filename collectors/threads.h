@@ -176,10 +176,13 @@ void thread_table_settle_target(struct thread_table *tt, int origin,
  * no row yet gets one, with no start record (the audit counts it). For
  * counts that arrive per switch (percpu.h) rather than as READ records:
  * from the first call on, the audit takes a row with counts but no EXIT
- * for a task still running at the end. 0 or -ENOMEM.
+ * for a task still running at the end. *row (may be NULL) is the row the
+ * counts went to, its counts now the thread's running totals. 0 or
+ * -ENOMEM.
  */
 int thread_table_add_counts(struct thread_table *tt, int32_t pid, int32_t tid,
-			    uint64_t time, const struct thread_count *deltas);
+			    uint64_t time, const struct thread_count *deltas,
+			    const struct thread_row **row);
 
 /*
  * What the records say of the tasks that are not targets, to tell a

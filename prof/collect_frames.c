@@ -17,6 +17,8 @@
  * (collectors/counters.h: each thread's own values, docs/intervals.md):
  * one on every context switch, one every millisecond of a thread's CPU
  * time; collectors/frames takes each thread's value at each boundary.
+ * Counted per CPU (collectors/percpu.h), the per-CPU groups' switches and
+ * a 1 ms tick give the same (fr_counts), on every kernel.
  * docs/frames.md says why and what was measured.
  */
 #include <errno.h>
@@ -49,6 +51,7 @@ struct marks {
 };
 
 struct frames_state {
+	bool percpu;		/* fed by fr_counts, no samplers of its own */
 	size_t samplers[2];
 	uint64_t ids[2];	/* their kernel ids (the launched target's) */
 	const struct counters *cs;
@@ -335,8 +338,16 @@ static int fr_prepare(void *self, struct collect_ctx *cx, char **cause)
 		cx->stdout_fd = st->out[1];
 		st->pass_fd = cx->o->out_fd >= 0 ? cx->o->out_fd : 1;
 	}
-	add_sampler(st, cx, 0, "frame-switch", PERF_COUNT_SW_CONTEXT_SWITCHES, 1);
-	add_sampler(st, cx, 1, "frame-tick", PERF_COUNT_SW_TASK_CLOCK, 1000000);
+	if (cx->co->flags & COUNTERS_PERCPU) {
+		/* Counted per CPU: its switches and a 1 ms tick give each
+		 * thread's totals (fr_counts), on every kernel. */
+		st->percpu = true;
+		if (!cx->co->percpu_tick_ns || cx->co->percpu_tick_ns > 1000000)
+			cx->co->percpu_tick_ns = 1000000;
+	} else {
+		add_sampler(st, cx, 0, "frame-switch", PERF_COUNT_SW_CONTEXT_SWITCHES, 1);
+		add_sampler(st, cx, 1, "frame-tick", PERF_COUNT_SW_TASK_CLOCK, 1000000);
+	}
 	st->nev = cx->o->nev;
 	st->vals = calloc(st->nev ? st->nev : 1, sizeof(*st->vals));
 	st->have = calloc(st->nev ? st->nev : 1, sizeof(*st->have));
@@ -352,7 +363,11 @@ static void fr_opened(void *self, struct collect_ctx *cx)
 	/* The workload holds the write ends now: their end is its end. */
 	close_fd(&st->marker[1]);
 	close_fd(&st->out[1]);
-	for (int i = 0; i < 2; i++) {
+	if (st->percpu && counters_path(cx->cs) != COUNTERS_PATH_PERCPU)
+		warning_msg("frames: no counters per frame: counting per CPU was "
+			    "refused (%s), and they came from it",
+			    counters_path_note(cx->cs) ? counters_path_note(cx->cs) : "?");
+	for (int i = 0; i < 2 && !st->percpu; i++) {
 		st->ids[i] = counters_sampler_id(cx->cs, 0, st->samplers[i]);
 		const struct counter_status *s = counters_sampler_status(cx->cs,
 									 st->samplers[i]);
@@ -389,6 +404,18 @@ static void fr_drain(void *self, const struct perf_rec *rec, int origin)
 	counters_read_values(st->cs, rec, st->vals, st->have, st->nev);
 	if (frames_tick(st->f, (int32_t)rec->u.sample.tid, rec->u.sample.time,
 			st->vals, st->have)) {
+		warning_msg("frames: out of memory: counters per frame stop here");
+		st->oom = true;
+	}
+}
+
+static void fr_counts(void *self, int32_t tid, uint64_t time,
+		      const uint64_t *vals, const bool *have)
+{
+	struct frames_state *st = self;
+	if (!st->f || st->oom)
+		return;
+	if (frames_tick(st->f, tid, time, vals, have)) {
 		warning_msg("frames: out of memory: counters per frame stop here");
 		st->oom = true;
 	}
@@ -433,6 +460,7 @@ const struct collector_ops collect_frames = {
 	.prepare = fr_prepare,
 	.opened = fr_opened,
 	.drain = fr_drain,
+	.counts = fr_counts,
 	.finish = fr_finish,
 	.fill = fr_fill,
 	.release = fr_release,

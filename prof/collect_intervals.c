@@ -8,6 +8,10 @@
  * drain bins the ticks (collectors/intervals); prof/convert.c closes each
  * thread with its final counts and stores the rows.
  *
+ * Counted per CPU (collectors/percpu.h) there is no sampler: every switch
+ * and a tick of the same period give each thread's totals (iv_counts),
+ * on every kernel.
+ *
  * The sampler ticks every tenth of the interval of a thread's own CPU
  * time (at least 1 ms), so a thread that runs part of the time is still
  * ticked within most intervals it runs in; no periodic step is needed,
@@ -34,6 +38,7 @@ struct intervals_state {
 	bool *have;
 	size_t nev;
 	bool off;		/* the sampler is not supported: say so once */
+	bool percpu;		/* fed by iv_counts, no sampler of its own */
 	bool full;
 	int id_origin;		/* the target whose sampler id is cached */
 	uint64_t id;
@@ -56,16 +61,24 @@ static int iv_prepare(void *self, struct collect_ctx *cx, char **cause)
 	uint64_t period = (uint64_t)cx->o->interval_ms * 100000ull;	/* a tenth */
 	if (period < 1000000ull)
 		period = 1000000ull;
-	struct sampler_desc sd = { .name = "interval-tick", .read_counters = true };
-	sd.attr.type = PERF_TYPE_SOFTWARE;
-	sd.attr.config = PERF_COUNT_SW_TASK_CLOCK;
-	sd.attr.sample_period = period;
-	st->sampler = collect_add_sampler(cx, &sd);
 	st->nev = cx->o->nev;
 	st->vals = calloc(st->nev ? st->nev : 1, sizeof(*st->vals));
 	st->have = calloc(st->nev ? st->nev : 1, sizeof(*st->have));
 	if (!st->vals || !st->have)
 		abort();
+	if (cx->co->flags & COUNTERS_PERCPU) {
+		/* Counted per CPU: the switches and a tick of the same
+		 * period give each thread's totals (iv_counts). */
+		st->percpu = true;
+		if (!cx->co->percpu_tick_ns || period < cx->co->percpu_tick_ns)
+			cx->co->percpu_tick_ns = period;
+		return 0;
+	}
+	struct sampler_desc sd = { .name = "interval-tick", .read_counters = true };
+	sd.attr.type = PERF_TYPE_SOFTWARE;
+	sd.attr.config = PERF_COUNT_SW_TASK_CLOCK;
+	sd.attr.sample_period = period;
+	st->sampler = collect_add_sampler(cx, &sd);
 	return 0;
 }
 
@@ -74,8 +87,16 @@ static void iv_opened(void *self, struct collect_ctx *cx)
 	struct intervals_state *st = self;
 	st->cs = cx->cs;
 	st->id_origin = -1;
-	const struct counter_status *s = counters_sampler_status(cx->cs, st->sampler);
-	if (!s || !s->supported) {
+	if (st->percpu && counters_path(cx->cs) != COUNTERS_PATH_PERCPU) {
+		warning_msg("-I: no intervals: counting per CPU was refused "
+			    "(%s), and intervals came from it",
+			    counters_path_note(cx->cs) ? counters_path_note(cx->cs) : "?");
+		st->off = true;
+		return;
+	}
+	const struct counter_status *s = st->percpu ? NULL :
+		counters_sampler_status(cx->cs, st->sampler);
+	if (!st->percpu && (!s || !s->supported)) {
 		warning_msg("-I: no intervals: the kernel refused a sampler that "
 			    "reads each thread's counters (inherit with "
 			    "PERF_SAMPLE_READ needs Linux 6.12 or later)%s%s",
@@ -113,6 +134,18 @@ static void iv_drain(void *self, const struct perf_rec *rec, int origin)
 	}
 }
 
+static void iv_counts(void *self, int32_t tid, uint64_t time,
+		      const uint64_t *vals, const bool *have)
+{
+	struct intervals_state *st = self;
+	if (st->off || st->full || !st->iv)
+		return;
+	if (intervals_feed(st->iv, tid, time, vals, have)) {
+		warning_msg("-I: out of memory: the intervals stop here");
+		st->full = true;
+	}
+}
+
 static void iv_fill(void *self, struct collect_ctx *cx, struct db_run *run)
 {
 	struct intervals_state *st = self;
@@ -127,6 +160,7 @@ const struct collector_ops collect_intervals = {
 	.prepare = iv_prepare,
 	.opened = iv_opened,
 	.drain = iv_drain,
+	.counts = iv_counts,
 	.fill = iv_fill,
 	.release = iv_release,
 };

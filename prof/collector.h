@@ -17,6 +17,9 @@
  *            waits before its exec (an attached one runs on).
  *   drain    while it runs: each ring-buffer record, as it is drained
  *            (pointers inside the record live only for the call).
+ *   counts   while it runs, counted per CPU: each thread's running totals
+ *            at its switches and at ticks (for per-interval and per-frame
+ *            values; prepare asks for the tick in co->percpu_tick_ns).
  *   finish   the workload exited (or the attach ended) and the counters
  *            are settled: end what was started, read what is left.
  *   fill     put the results into the run to store: the conversion,
@@ -55,6 +58,8 @@ struct collect_ctx {
 	const struct counters *cs;	/* from opened on */
 	int64_t root_own_ns;		/* fill: the launched task's own CPU
 					   time as the scheduler counts it, or -1 */
+	int64_t uncounted_ns;		/* fill: what the launch ran before
+					   the counters counted it */
 
 	/* The runner's: through collect_add_sampler and collect_add_env. */
 	struct sampler_desc *samplers;
@@ -77,6 +82,11 @@ struct collector_ops {
 	int (*prepare)(void *self, struct collect_ctx *cx, char **cause);
 	void (*opened)(void *self, struct collect_ctx *cx);
 	void (*drain)(void *self, const struct perf_rec *rec, int origin);
+	/* counted per CPU (COUNTERS_PERCPU in prepare's cx->co->flags): a
+	 * thread's running totals at each switch and tick (counters.h's
+	 * on_counts), in place of a read_counters sampler's samples */
+	void (*counts)(void *self, int32_t tid, uint64_t time,
+		       const uint64_t *vals, const bool *have);
 	void (*finish)(void *self, struct collect_ctx *cx);
 	void (*fill)(void *self, struct collect_ctx *cx, struct db_run *run);
 	void (*release)(void *self);

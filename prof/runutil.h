@@ -42,10 +42,11 @@ void run_state_not_stored(const char *cause, const char *out);
  * ring-buffer evidence. launched: the run launched its command (tasks
  * still running at its end are then a gap, not a note). root_own_ns: the
  * launched task's own CPU time as the scheduler counts it (/proc), or -1.
+ * uncounted_ns: what the launch ran before the counters counted it.
  * Returns true when complete.
  */
 bool run_state_audit(struct db_run *run, const struct counters *cs,
-		     bool launched, int64_t root_own_ns);
+		     bool launched, int64_t root_own_ns, int64_t uncounted_ns);
 
 /*
  * The exit code for a run whose report was printed: an incomplete run
