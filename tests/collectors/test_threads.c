@@ -290,6 +290,51 @@ static void test_threads__reused_tid_opens_a_new_row(void **state)
 	thread_table_free(tt);
 }
 
+/*
+ * Counts per switch (the per-CPU path): each switch's deltas add up in
+ * the row of the thread that ran, the row its tid had at that time when
+ * the tid was reused, a tid no FORK announced gets a row of its own (the
+ * audit then says its start was not seen), and a thread counted but
+ * never exited is a live one.
+ */
+static void test_threads__counts_per_switch_go_to_the_row_of_their_time(void **state)
+{
+	(void)state;
+	struct thread_table *tt = thread_table_new(2);
+	thread_table_add_target(tt, 10, 10, "main", 0);
+	struct rb r;
+	mk_fork(&r, 10, 10, 11, 10, 100);
+	feed(tt, &r, 0);
+	struct thread_count d[2] = { { 5, 7, 7, true }, { 0, 0, 0, false } };
+	const struct thread_row *row = NULL;
+	assert_int_equal(thread_table_add_counts(tt, 10, 11, 150, d, &row), 0);
+	assert_int_equal(thread_table_add_counts(tt, 10, 11, 180, d, &row), 0);
+	assert_int_equal(row->counts[0].value, 10);	/* running totals */
+	assert_false(row->counts[1].present);
+	mk_fork(&r, 10, 10, 11, 10, 300);	/* tid 11 again, a new thread */
+	feed(tt, &r, 0);
+	d[0].value = 100;
+	assert_int_equal(thread_table_add_counts(tt, 10, 11, 350, d, NULL), 0);
+	/* a late switch of the first thread 11, drained after the FORK */
+	d[0].value = 1;
+	assert_int_equal(thread_table_add_counts(tt, 10, 11, 200, d, NULL), 0);
+	assert_int_equal(thread_table_add_counts(tt, 10, 10, 400, d, NULL), 0);
+	assert_int_equal(thread_table_add_counts(tt, 10, 12, 400, d, NULL), 0);
+
+	assert_int_equal(thread_table_count(tt), 4);
+	assert_int_equal(thread_table_row(tt, 0)->counts[0].value, 1);	/* main */
+	assert_int_equal(thread_table_row(tt, 1)->counts[0].value, 11);
+	assert_int_equal(thread_table_row(tt, 2)->counts[0].value, 100);
+	assert_int_equal(thread_table_row(tt, 3)->tid, 12);
+	bool supported[2] = { true, false };
+	struct thread_audit a;
+	thread_table_audit(tt, supported, &a);
+	assert_int_equal(a.tasks, 3);
+	assert_int_equal(a.no_start, 1);	/* tid 12 */
+	assert_int_equal(a.live, 3);		/* none of them exited */
+	thread_table_free(tt);
+}
+
 /* What /proc says of each task, for thread_table_check_names. */
 struct fake_proc {
 	int32_t tid[8];
@@ -475,6 +520,7 @@ int main(void)
 		cmocka_unit_test(test_threads__truncated_records_are_refused),
 		cmocka_unit_test(test_threads__rows_follow_fork_comm_read),
 		cmocka_unit_test(test_threads__reused_tid_opens_a_new_row),
+		cmocka_unit_test(test_threads__counts_per_switch_go_to_the_row_of_their_time),
 		cmocka_unit_test(test_threads__a_lost_comm_is_read_from_proc),
 		cmocka_unit_test(test_threads__lost_records_are_summed),
 		cmocka_unit_test(test_threads__replays_recorded_ring_bytes),
