@@ -41,6 +41,11 @@ struct cpu {
 	uint64_t tail;
 	int32_t cur_pid, cur_tid;	/* the last task switched in; tid <= 0:
 					   not known */
+	int32_t dying, dying_pid;	/* cur, sampled reaped at this switch */
+	uint64_t head;		/* data_head as this drain read it */
+	uint64_t next;		/* the time of the next record to take */
+	bool has_next;
+	uint8_t *scratch;	/* a record that wraps, copied whole */
 };
 
 /* Which events each group holds, the same on every CPU. */
@@ -63,7 +68,39 @@ struct percpu {
 	struct thread_count *deltas;
 	long task_clock;	/* event index of task-clock, or -1 */
 	struct percpu_health h;
+	/* Reaped tasks preempted before their last switch: the next
+	 * switch-in that names no task is one of them (only when it is
+	 * the one: with two, neither is guessed). */
+	struct { int32_t pid, tid; } *pending;
+	size_t npending, cap_pending;
 };
+
+static void dying_push(struct percpu *p, int32_t pid, int32_t tid)
+{
+	if (p->npending == p->cap_pending) {
+		size_t cap = p->cap_pending ? p->cap_pending * 2 : 8;
+		void *q = realloc(p->pending, cap * sizeof(*p->pending));
+		if (!q)
+			return;	/* its last switch goes unnamed */
+		p->pending = q;
+		p->cap_pending = cap;
+	}
+	p->pending[p->npending].pid = pid;
+	p->pending[p->npending].tid = tid;
+	p->npending++;
+}
+
+/* The one pending reaped task, taken; with none or several, tid 0 (and
+ * several are all forgotten: which one runs cannot be told). */
+static void dying_pop(struct percpu *p, int32_t *pid, int32_t *tid)
+{
+	*pid = *tid = 0;
+	if (p->npending == 1) {
+		*pid = p->pending[0].pid;
+		*tid = p->pending[0].tid;
+	}
+	p->npending = 0;
+}
 
 static int sys_perf_event_open(struct perf_event_attr *attr, int pid, int cpu,
 			       int group_fd, unsigned long flags)
@@ -97,6 +134,7 @@ void percpu_free(struct percpu *p)
 		for (size_t g = 0; cp->u && g <= p->nev; g++)
 			unit_close(&cp->u[g], g < p->ngroups ? p->groups[g].n : 0);
 		free(cp->u);
+		free(cp->scratch);
 		if (cp->base)
 			munmap(cp->base, cp->map_len);
 	}
@@ -105,6 +143,7 @@ void percpu_free(struct percpu *p)
 	free(p->groups);
 	free(p->cpus);
 	free(p->scratch);
+	free(p->pending);
 	free(p->deltas);
 	free(p);
 }
@@ -379,7 +418,8 @@ struct percpu *percpu_open(const struct event_desc *events, size_t nevents,
 		struct cpu *cp = &p->cpus[p->ncpus++];
 		cp->cpu = c;
 		cp->u = calloc(nevents + 1, sizeof(*cp->u));
-		if (!cp->u) {
+		cp->scratch = malloc(65536);
+		if (!cp->u || !cp->scratch) {
 			rc = -ENOMEM;
 			goto fail;
 		}
@@ -483,93 +523,147 @@ static size_t unit_of(const struct percpu *p, const struct cpu *cp, uint64_t id)
 	return p->ngroups;
 }
 
-static int drain_cpu(struct percpu *p, struct cpu *cp, uint64_t until,
-		     percpu_fn fn, void *arg)
+/*
+ * Decode the record at cp's read position (of its buffer's data up to
+ * cp->head) into r, its bytes in cp->scratch where they wrap. Returns its
+ * size, 0 when there is none, or -size for one that does not decode.
+ */
+static int peek(struct percpu *p, struct cpu *cp, struct perf_rec *r)
 {
-	struct perf_event_mmap_page *mp = cp->base;
 	const uint8_t *data = (const uint8_t *)cp->base + p->page_size;
-	uint64_t head = __atomic_load_n(&mp->data_head, __ATOMIC_ACQUIRE);
-	uint64_t tail = cp->tail;
 	size_t mask = p->data_size - 1;
-	while (tail + sizeof(struct perf_event_header) <= head) {
-		struct perf_event_header h;
-		for (size_t i = 0; i < sizeof(h); i++)
-			((uint8_t *)&h)[i] = data[(tail + i) & mask];
-		if (h.size < sizeof(h) || tail + h.size > head) {
-			p->h.undecodable++;
-			tail = head;	/* one writer: this cannot happen */
-			break;
-		}
-		const uint8_t *rec = data + (tail & mask);
-		if ((tail & mask) + h.size > p->data_size) {
-			size_t first = p->data_size - (tail & mask);
-			memcpy(p->scratch, rec, first);
-			memcpy(p->scratch + first, data, h.size - first);
-			rec = p->scratch;
-		}
-		struct perf_rec r;
-		if (perf_rec_decode(rec, h.size, &p->lay, NULL, NULL, &r) != 0) {
-			p->h.undecodable++;
-			tail += h.size;
-			continue;
-		}
-		uint64_t t = r.type == PERF_RECORD_SAMPLE ? r.u.sample.time : r.sid.time;
-		if (t > until && r.type != PERF_RECORD_LOST)
-			break;
-		tail += h.size;
-		switch (r.type) {
-		case PERF_RECORD_LOST:
-			p->h.lost += r.u.lost.lost;
-			break;
-		case PERF_RECORD_SWITCH:
-		case PERF_RECORD_SWITCH_CPU_WIDE:
-			if (!(r.misc & PERF_RECORD_MISC_SWITCH_OUT)) {
-				cp->cur_pid = (int32_t)r.sid.pid;
-				cp->cur_tid = (int32_t)r.sid.tid;
-			}
-			break;
-		case PERF_RECORD_SAMPLE: {
-			/* Only this CPU's leaders write here, but the sample's
-			 * own id can be another event's: on 6.18 a task
-			 * sampler of the same software event (--frames)
-			 * fired in the same switch left its id in the
-			 * sample (the kernel fills a sample's id once for
-			 * every event of a software event's list). The read
-			 * values carry each member's own id: the leader's
-			 * comes first. */
-			if (!r.u.sample.read_vals || !r.u.sample.read_has_id ||
-			    !r.u.sample.read_nr) {
-				p->h.undecodable++;
-				break;
-			}
-			size_t g = unit_of(p, cp, r.u.sample.read_vals[1]);
-			if (g == p->ngroups) {
-				p->h.undecodable++;
-				break;
-			}
-			if (r.u.sample.identifier != cp->u[g].leader_id)
-				p->h.foreign++;
-			p->h.samples++;
-			size_t stride = r.u.sample.read_stride;
-			settle(p, cp, g, (int32_t)r.u.sample.pid, (int32_t)r.u.sample.tid,
-			       t, r.u.sample.read_vals, r.u.sample.read_vals + 1, stride,
-			       r.u.sample.read_nr, r.u.sample.read_enabled,
-			       r.u.sample.read_running, fn, arg);
-			break;
-		}
-		default:
-			break;
-		}
+	uint64_t tail = cp->tail;
+	if (tail + sizeof(struct perf_event_header) > cp->head)
+		return 0;
+	struct perf_event_header h;
+	for (size_t i = 0; i < sizeof(h); i++)
+		((uint8_t *)&h)[i] = data[(tail + i) & mask];
+	if (h.size < sizeof(h) || tail + h.size > cp->head)
+		return 0;	/* one writer: not there yet */
+	const uint8_t *rec = data + (tail & mask);
+	if ((tail & mask) + h.size > p->data_size) {
+		size_t first = p->data_size - (tail & mask);
+		memcpy(cp->scratch, rec, first);
+		memcpy(cp->scratch + first, data, h.size - first);
+		rec = cp->scratch;
 	}
-	cp->tail = tail;
-	__atomic_store_n(&mp->data_tail, tail, __ATOMIC_RELEASE);
-	return 0;
+	if (perf_rec_decode(rec, h.size, &p->lay, NULL, NULL, r) != 0)
+		return -(int)h.size;
+	return (int)h.size;
 }
 
+static uint64_t rec_time(const struct perf_rec *r)
+{
+	return r->type == PERF_RECORD_SAMPLE ? r->u.sample.time : r->sid.time;
+}
+
+/* Take one decoded record of cp's. */
+static void take(struct percpu *p, struct cpu *cp, const struct perf_rec *r,
+		 percpu_fn fn, void *arg)
+{
+	switch (r->type) {
+	case PERF_RECORD_LOST:
+		p->h.lost += r->u.lost.lost;
+		break;
+	case PERF_RECORD_SWITCH:
+	case PERF_RECORD_SWITCH_CPU_WIDE:
+		if (r->misc & PERF_RECORD_MISC_SWITCH_OUT) {
+			/* A reaped task that was only preempted runs again
+			 * (on whichever CPU): its switch-in will name no tid. */
+			if (cp->dying > 0 && (r->misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT))
+				dying_push(p, cp->dying_pid, cp->dying);
+			cp->dying = 0;
+		} else {
+			cp->cur_pid = (int32_t)r->sid.pid;
+			cp->cur_tid = (int32_t)r->sid.tid;
+			if (cp->cur_tid <= 0)
+				dying_pop(p, &cp->cur_pid, &cp->cur_tid);
+		}
+		break;
+	case PERF_RECORD_SAMPLE: {
+		/* Only this CPU's leaders write here, but the sample's own
+		 * id can be another event's: on 6.18 a task sampler of the
+		 * same software event (--frames) fired in the same switch
+		 * left its id in the sample (the kernel fills a sample's id
+		 * once for every event of a software event's list). The read
+		 * values carry each member's own id: the leader's comes
+		 * first. */
+		if (!r->u.sample.read_vals || !r->u.sample.read_has_id ||
+		    !r->u.sample.read_nr) {
+			p->h.undecodable++;
+			break;
+		}
+		size_t g = unit_of(p, cp, r->u.sample.read_vals[1]);
+		if (g == p->ngroups) {
+			p->h.undecodable++;
+			break;
+		}
+		if (r->u.sample.identifier != cp->u[g].leader_id)
+			p->h.foreign++;
+		p->h.samples++;
+		int32_t tid = (int32_t)r->u.sample.tid;
+		if (tid <= 0 && cp->cur_tid > 0) {
+			cp->dying = cp->cur_tid;	/* reaped, still running */
+			cp->dying_pid = cp->cur_pid;
+		}
+		settle(p, cp, g, (int32_t)r->u.sample.pid, tid, r->u.sample.time,
+		       r->u.sample.read_vals, r->u.sample.read_vals + 1,
+		       r->u.sample.read_stride, r->u.sample.read_nr,
+		       r->u.sample.read_enabled, r->u.sample.read_running, fn, arg);
+		break;
+	}
+	default:
+		break;
+	}
+}
+
+/*
+ * Every CPU's records up to until, in time order across the CPUs: a
+ * reaped task's switch-out on one CPU comes before its switch-in on
+ * another.
+ */
 int percpu_drain(struct percpu *p, uint64_t until_ns, percpu_fn fn, void *arg)
 {
-	for (size_t c = 0; c < p->ncpus; c++)
-		drain_cpu(p, &p->cpus[c], until_ns, fn, arg);
+	struct perf_rec r;
+	for (size_t c = 0; c < p->ncpus; c++) {
+		struct cpu *cp = &p->cpus[c];
+		struct perf_event_mmap_page *mp = cp->base;
+		cp->head = __atomic_load_n(&mp->data_head, __ATOMIC_ACQUIRE);
+		int n = peek(p, cp, &r);
+		while (n < 0) {		/* not decodable: passed over */
+			p->h.undecodable++;
+			cp->tail += (uint64_t)-n;
+			n = peek(p, cp, &r);
+		}
+		cp->has_next = n > 0;
+		cp->next = n > 0 && r.type != PERF_RECORD_LOST ? rec_time(&r) : 0;
+	}
+	for (;;) {
+		struct cpu *best = NULL;
+		for (size_t c = 0; c < p->ncpus; c++)
+			if (p->cpus[c].has_next && p->cpus[c].next <= until_ns &&
+			    (!best || p->cpus[c].next < best->next))
+				best = &p->cpus[c];
+		if (!best)
+			break;
+		int n = peek(p, best, &r);
+		if (n > 0) {
+			best->tail += (uint64_t)n;
+			take(p, best, &r, fn, arg);
+		}
+		n = peek(p, best, &r);
+		while (n < 0) {
+			p->h.undecodable++;
+			best->tail += (uint64_t)-n;
+			n = peek(p, best, &r);
+		}
+		best->has_next = n > 0;
+		best->next = n > 0 && r.type != PERF_RECORD_LOST ? rec_time(&r) : 0;
+	}
+	for (size_t c = 0; c < p->ncpus; c++) {
+		struct perf_event_mmap_page *mp = p->cpus[c].base;
+		__atomic_store_n(&mp->data_tail, p->cpus[c].tail, __ATOMIC_RELEASE);
+	}
 	return 0;
 }
 
