@@ -257,6 +257,31 @@ static void fill_common(struct counters *c, struct perf_event_attr *a)
 	(void)c;
 }
 
+/* The event that carries the side-band records: COMM, FORK/EXIT, MMAP2
+ * (and data mappings, build ids where asked). */
+static void want_sideband(const struct counters *c, struct perf_event_attr *a)
+{
+	a->comm = 1;
+	a->comm_exec = 1;
+	a->task = 1;
+	a->mmap = 1;
+	a->mmap2 = 1;
+	a->mmap_data = (c->o.flags & COUNTERS_MMAP_DATA) != 0;
+	a->build_id = (c->o.flags & COUNTERS_BUILD_ID) != 0;
+}
+
+/* Open a on task tid (cpu -1); a kernel older than 5.12 does not know
+ * the build_id bit, so it is asked again without. fd or -1 with errno. */
+static int open_task_event(struct perf_event_attr *a, pid_t tid, int group_fd)
+{
+	int fd = sys_perf_event_open(a, tid, -1, group_fd, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0 && errno == EINVAL && a->build_id) {
+		a->build_id = 0;
+		fd = sys_perf_event_open(a, tid, -1, group_fd, PERF_FLAG_FD_CLOEXEC);
+	}
+	return fd;
+}
+
 static int open_dummy(struct counters *c, struct target *t, char **cause)
 {
 	struct perf_event_attr a;
@@ -318,25 +343,13 @@ static int open_event(struct counters *c, struct target *t, size_t i,
 		a.disabled = 1;
 		a.enable_on_exec = 1;
 	}
-	if (sideband) {
-		a.comm = 1;
-		a.comm_exec = 1;
-		a.task = 1;
-		a.mmap = 1;
-		a.mmap2 = 1;
-		a.mmap_data = (c->o.flags & COUNTERS_MMAP_DATA) != 0;
-		a.build_id = (c->o.flags & COUNTERS_BUILD_ID) != 0;
-	}
+	if (sideband)
+		want_sideband(c, &a);
 	if (*user_only) {
 		a.exclude_kernel = 1;
 		a.exclude_hv = 1;
 	}
-	int fd = sys_perf_event_open(&a, t->tid, -1, group_fd, PERF_FLAG_FD_CLOEXEC);
-	if (fd < 0 && errno == EINVAL && a.build_id) {
-		/* A kernel older than 5.12 does not know the bit. */
-		a.build_id = 0;
-		fd = sys_perf_event_open(&a, t->tid, -1, group_fd, PERF_FLAG_FD_CLOEXEC);
-	}
+	int fd = open_task_event(&a, t->tid, group_fd);
 	if (fd < 0 && is_permission(errno) && !a.exclude_kernel) {
 		a.exclude_kernel = 1;
 		a.exclude_hv = 1;
@@ -707,22 +720,12 @@ static int open_sideband(struct counters *c, struct target *t, char **cause)
 	a.inherit = 1;
 	a.exclude_kernel = 1;
 	a.exclude_hv = 1;
-	a.comm = 1;
-	a.comm_exec = 1;
-	a.task = 1;
-	a.mmap = 1;
-	a.mmap2 = 1;
-	a.mmap_data = (c->o.flags & COUNTERS_MMAP_DATA) != 0;
-	a.build_id = (c->o.flags & COUNTERS_BUILD_ID) != 0;
+	want_sideband(c, &a);
 	if (c->o.flags & COUNTERS_ENABLE_ON_EXEC) {
 		a.disabled = 1;
 		a.enable_on_exec = 1;
 	}
-	int fd = sys_perf_event_open(&a, t->tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
-	if (fd < 0 && errno == EINVAL && a.build_id) {
-		a.build_id = 0;
-		fd = sys_perf_event_open(&a, t->tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
-	}
+	int fd = open_task_event(&a, t->tid, -1);
 	if (fd < 0 || ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, t->dummy_fd) != 0 ||
 	    ioctl(fd, PERF_EVENT_IOC_ID, &c->sideband_id) != 0) {
 		int err = errno;
