@@ -188,13 +188,15 @@ static int move_pid(const char *dir, pid_t pid)
 	return rc;
 }
 
-int run_cgroup_add(const struct run_cgroup *cg, pid_t pid, char **cause)
+int run_cgroup_procs(const struct run_cgroup *cg, char **cause)
 {
-	int rc = move_pid(cg->path, pid);
-	if (rc)
-		cause_set(cause, -rc, "cannot move task %d into cgroup '%s': %s",
-			  (int)pid, cg->path, ERR_TEXT(-rc));
-	return rc;
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/cgroup.procs", cg->path);
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return cause_set(cause, errno, "cannot open '%s': %s", path,
+				 ERR_TEXT(errno));
+	return fd;
 }
 
 /* Move every process left in dir to parent; 0 when none is left. */

@@ -42,8 +42,11 @@ int run_cgroup_locate(const char *proc_root, char **dir, char **cause);
  */
 int run_cgroup_create(struct run_cgroup *cg, char **cause);
 
-/* Move task pid (with its threads) into the run's cgroup. 0 or -errno. */
-int run_cgroup_add(const struct run_cgroup *cg, pid_t pid, char **cause);
+/*
+ * The run's cgroup.procs, opened for writing (close-on-exec): a process
+ * that writes "0" into it moves itself in. fd, or -errno with *cause.
+ */
+int run_cgroup_procs(const struct run_cgroup *cg, char **cause);
 
 /*
  * Close and remove the run's cgroup, moving what still runs in it back to

@@ -19,7 +19,7 @@
 #include "common/errtext.h"
 #include "prof/launch.h"
 
-enum { STAGE_CHDIR = 1, STAGE_PIN = 2, STAGE_EXEC = 3 };
+enum { STAGE_CHDIR = 1, STAGE_PIN = 2, STAGE_EXEC = 3, STAGE_CGROUP = 4 };
 
 static bool is_exec_file(const char *path)
 {
@@ -128,6 +128,8 @@ static void child_main(const struct launch_opts *o, const char *path,
 	if (n != 1)
 		_exit(127);	/* prof gave up before releasing us */
 	close(go_rd);
+	if (o->cgroup_fd > 0 && write(o->cgroup_fd, "0\n", 2) != 2)
+		child_fail(err_wr, STAGE_CGROUP);
 	execv(path, o->argv);
 	child_fail(err_wr, STAGE_EXEC);
 }
@@ -203,6 +205,7 @@ int launch_release(struct launch *l, char **cause)
 	int e = n == (ssize_t)sizeof(msg) ? msg[1] : EIO;
 	const char *what = stage == STAGE_CHDIR ? "cannot change to the working directory"
 			 : stage == STAGE_PIN ? "cannot pin the workload"
+			 : stage == STAGE_CGROUP ? "cannot move into the run's cgroup"
 			 : "cannot run";
 	cause_set(cause, 0, "%s '%s': %s", what, l->path, ERR_TEXT(e));
 	int st;

