@@ -64,7 +64,6 @@ struct percpu {
 	size_t ncpus;
 	struct perf_rec_layout lay;
 	size_t page_size, data_size;
-	uint8_t *scratch;
 	struct thread_count *deltas;
 	long task_clock;	/* event index of task-clock, or -1 */
 	struct percpu_health h;
@@ -142,7 +141,6 @@ void percpu_free(struct percpu *p)
 		free(p->groups[g].ev);
 	free(p->groups);
 	free(p->cpus);
-	free(p->scratch);
 	free(p->pending);
 	free(p->deltas);
 	free(p);
@@ -407,10 +405,9 @@ struct percpu *percpu_open(const struct event_desc *events, size_t nevents,
 	p->data_size = (pages ? pages : 256) * p->page_size;
 	p->lay.sample_type = SAMPLE_TYPE;
 	p->lay.read_format = READ_FORMAT;
-	p->scratch = malloc(65536);
 	p->deltas = calloc(nevents ? nevents : 1, sizeof(*p->deltas));
 	p->cpus = calloc(cpumask_count(&online), sizeof(*p->cpus));
-	if (!p->scratch || !p->deltas || !p->cpus) {
+	if (!p->deltas || !p->cpus) {
 		rc = -ENOMEM;
 		goto fail;
 	}
