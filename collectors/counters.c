@@ -17,6 +17,7 @@
 
 #include "collectors/counters.h"
 #include "collectors/percpu.h"
+#include "collectors/pmus.h"
 #include "collectors/ringread.h"
 #include "common/cause.h"
 #include "common/errtext.h"
@@ -102,14 +103,6 @@ int counters_paranoid(void)
 	return v;
 }
 
-static bool pmu_visible(void)
-{
-	struct stat sb;
-	return stat("/sys/bus/event_source/devices/cpu", &sb) == 0 ||
-	       stat("/sys/bus/event_source/devices/cpu_core", &sb) == 0 ||
-	       stat("/sys/bus/event_source/devices/armv8_pmuv3_0", &sb) == 0;
-}
-
 char *counters_open_hints(int err, bool hardware)
 {
 	char *s = NULL;
@@ -135,13 +128,9 @@ char *counters_open_hints(int err, bool hardware)
 	case EOPNOTSUPP:
 	case ENODEV:
 	case EINVAL:
-		if (hardware && !pmu_visible()) {
-			if (asprintf(&s, "hint: no hardware PMU is visible "
-				     "(/sys/bus/event_source/devices has no cpu): "
-				     "this looks like a VM without counter "
-				     "passthrough; software events still work") < 0)
-				s = NULL;
-		}
+		/* Named for what sysfs has: none when a core PMU is there. */
+		if (hardware)
+			s = pmus_open_hint(NULL);
 		break;
 	case ESRCH:
 		if (asprintf(&s, "hint: the task exited before its counters "
