@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "collectors/cpumask.h"
+#include "collectors/pmus.h"
 #include "collectors/runenv.h"
 
 struct reader {
@@ -179,6 +180,21 @@ static void put_mitigations(struct reader *r)
 	}
 }
 
+/* The core PMUs, "none" where sysfs lists PMUs but none of them is
+ * one (a VM without a PMU); left out where it lists nothing. */
+static void put_pmus(struct reader *r)
+{
+	struct pmu_list l;
+	if (pmus_read(&l, r->sys, NULL))
+		return;
+	char *v = l.ncore ? pmus_describe(&l) : strdup("none");
+	if (!v)
+		r->rc = -ENOMEM;
+	put(r, "core_pmus", v);
+	free(v);
+	pmus_release(&l);
+}
+
 int runenv_read(struct runenv *e, const char *sysfs_root, const char *procfs_root)
 {
 	memset(e, 0, sizeof(*e));
@@ -197,6 +213,7 @@ int runenv_read(struct runenv *e, const char *sysfs_root, const char *procfs_roo
 	put_choice(&r, "thp", "sys/kernel/mm/transparent_hugepage/enabled");
 	put_choice(&r, "thp_defrag", "sys/kernel/mm/transparent_hugepage/defrag");
 	put_file(&r, "perf_event_paranoid", r.proc, "proc/sys/kernel/perf_event_paranoid");
+	put_pmus(&r);
 	if (read_line(r.sys, "sys/devices/system/cpu/isolated", buf, sizeof(buf)))
 		put(&r, "isolated", *buf ? buf : "none");
 	if (read_line(r.sys, "sys/devices/system/cpu/nohz_full", buf, sizeof(buf)))

@@ -13,9 +13,11 @@
  *
  * Keys, in this order: kernel, cmdline, cpu_model, microcode, governor,
  * min_khz, max_khz, boost, smt, thp, thp_defrag, perf_event_paranoid,
- * isolated, nohz_full, loadavg, numa_balancing, then mitigation.<name>
- * for each vulnerability. Per-CPU settings read as one value when every
- * CPU agrees, else "cpu0=a cpu1=b ...".
+ * core_pmus, isolated, nohz_full, loadavg, numa_balancing, then
+ * mitigation.<name> for each vulnerability. Per-CPU settings read as one
+ * value when every CPU agrees, else "cpu0=a cpu1=b ...". core_pmus names
+ * the PMUs that count the CPU's own events ("cpu_core (type 4, cpus
+ * 0-15), cpu_atom (type 10, cpus 16-23)", see pmus.h), or "none".
  *
  * The list is owned by its caller (runenv_release). Not thread-safe.
  */

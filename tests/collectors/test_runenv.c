@@ -67,11 +67,33 @@ static void test_runenv__nothing_there(void **state)
 	runenv_release(&e);
 }
 
+/* The core PMUs of /sys/bus/event_source/devices, "none" where it lists
+ * only software PMUs (tests/fixtures/sysfs-pmu). */
+static void test_runenv__core_pmus(void **state)
+{
+	(void)state;
+	struct runenv e;
+	assert_int_equal(runenv_read(&e, FIXTURES_DIR "/sysfs-pmu/intel-hybrid",
+				     "/nonexistent"), 0);
+	expect(&e, "core_pmus", "cpu_core (type 4, cpus 0-15), cpu_atom (type 10, "
+	       "cpus 16-23)");
+	runenv_release(&e);
+	assert_int_equal(runenv_read(&e, FIXTURES_DIR "/sysfs-pmu/no-pmu",
+				     "/nonexistent"), 0);
+	expect(&e, "core_pmus", "none");
+	runenv_release(&e);
+	/* The box's tree has no event_source at all: left out. */
+	assert_int_equal(runenv_read(&e, BOX, BOX), 0);
+	assert_null(runenv_get(&e, "core_pmus"));
+	runenv_release(&e);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_runenv__box),
 		cmocka_unit_test(test_runenv__nothing_there),
+		cmocka_unit_test(test_runenv__core_pmus),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
