@@ -6,6 +6,7 @@
 
 #include "collectors/events.h"
 #include "collectors/mission.h"
+#include "collectors/pmus.h"
 #include "prof/verb.h"
 #include "reports/events.h"
 
@@ -73,13 +74,65 @@ struct events_args {
 	const char *attr;	/* --attr NAME */
 	bool mission;
 	bool allow_generic;
+	bool pmus;
+	const char *sysfs;	/* --sysfs ROOT, for --pmus */
 };
+
+/* --pmus: the kernel's PMUs from sysfs (libpfm4 is not asked). */
+static int print_pmus(struct verb_ctx *vc, const char *root)
+{
+	struct pmu_list l;
+	char *cause = NULL;
+	int rc = pmus_read(&l, root, &cause);
+	if (rc)
+		return fail_cause(cause, exit_code_for(rc));
+	struct report_pmu *rp = calloc(l.n + 1, sizeof(*rp));
+	char **cpus = calloc(l.n + 1, sizeof(*cpus));
+	int ret = EXIT_FAIL;
+	if (!rp || !cpus) {
+		error_msg("out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < l.n; i++) {
+		const struct pmu *p = &l.pmus[i];
+		if (p->has_cpus && !(cpus[i] = cpumask_format(&p->cpus))) {
+			error_msg("out of memory");
+			goto out;
+		}
+		rp[i] = (struct report_pmu){
+			.name = p->name, .type = p->type, .core = p->core,
+			.cpus = cpus[i], .pmu_name = pmu_cap(p, "pmu_name"),
+		};
+	}
+	FILE *fp = verb_out(vc);
+	if (fp) {
+		report_pmus(rp, l.n, vc->fmt, fp);
+		ret = EXIT_OK;
+	}
+out:
+	for (size_t i = 0; cpus && i < l.n; i++)
+		free(cpus[i]);
+	free(cpus);
+	free(rp);
+	pmus_release(&l);
+	return ret;
+}
 
 static int cmd_events(struct verb_ctx *vc)
 {
 	const struct events_args *a = vc->args;
 	const char *pattern = vc->argc ? vc->argv[0] : NULL;
 	char buf[64];
+	if (a->sysfs && !a->pmus)
+		return usage_error(vc->name, "--sysfs goes with --pmus");
+	if (a->pmus && (a->mission || a->attr || pattern || vc->view.sort ||
+			vc->view.limit))
+		return usage_error(vc->name, "--pmus lists the kernel's PMUs; it "
+				   "takes no %s", a->mission ? "--mission" : a->attr
+				   ? "--attr" : pattern ? "pattern" : vc->view.sort
+				   ? "--sort" : "--limit");
+	if (a->pmus)
+		return print_pmus(vc, a->sysfs ? a->sysfs : "/");
 	if (a->mission && (a->attr || pattern))
 		return usage_error(vc->name, "--mission lists the map; it takes "
 				   "no %s", a->attr ? "--attr" : "pattern");
@@ -135,6 +188,10 @@ static const struct opt events_opts[] = {
 		   "print the perf_event_attr of NAME"),
 	OPT_BOOL(0, "mission", struct events_args, mission,
 		 "print the mission map of this processor"),
+	OPT_BOOL(0, "pmus", struct events_args, pmus,
+		 "list the kernel's PMUs and which count core events"),
+	OPT_STRING(0, "sysfs", struct events_args, sysfs, "ROOT",
+		   "with --pmus: read ROOT/sys instead of /sys"),
 	OPT_BOOL(0, "allow-generic", struct events_args, allow_generic,
 		 "with --attr: let perf's generic cache events stand\n"
 		 "in for a mission counter the map lacks"),
@@ -148,6 +205,7 @@ static const char events_help[] =
 "                   [--format table|json|csv|markdown] [-o FILE]\n"
 "       prof events --attr NAME [--allow-generic] [-o FILE]\n"
 "       prof events --mission [--format table|json|csv|markdown] [-o FILE]\n"
+"       prof events --pmus [--sysfs ROOT] [--format table|json|csv|markdown]\n"
 "\n"
 "List the events this machine can encode (names containing PATTERN, case\n"
 "insensitive): first prof's mission counters, then the perf-style generic\n"
@@ -170,6 +228,12 @@ static const char events_help[] =
 "config, config1, config2, exclude bits), in the key=value form of\n"
 "'perf stat -vv', to check an encoding against perf.\n"
 "\n"
+"--pmus lists the kernel's PMUs from /sys/bus/event_source/devices: each\n"
+"one's type (perf_event_attr.type), its CPUs and caps/pmu_name, and which\n"
+"are core PMUs, those that count the CPU's own events: cpu on x86,\n"
+"cpu_core and cpu_atom on Intel hybrid (one per kind of core, each on its\n"
+"own CPUs), armv8_* on arm64. None means a hardware event cannot count.\n"
+"\n"
 "LIBPFM_FORCE_PMU=PMU (e.g. skl, amd64_fam19h_zen4) makes libpfm4 act as\n"
 "if this were that processor, to see another family's encodings.\n"
 "\n";
@@ -179,6 +243,7 @@ static const char events_tail[] =
 "  prof events miss\n"
 "  prof events --mission\n"
 "  prof events --attr llc-misses\n"
+"  prof events --pmus\n"
 "  LIBPFM_FORCE_PMU=skl prof events --attr l1i-misses\n";
 
 VERB(events, events_args, .max_operands = 1);

@@ -316,6 +316,63 @@ void report_mission(const struct report_mission *m, enum out_format fmt,
 	rows_free(counters);
 }
 
+#define PMU_COLS(K) \
+	K(PM_NAME, "name", TEXT) K(PM_TYPE, "type", INT) K(PM_CORE, "core", BOOL) \
+	K(PM_CPUS, "cpus", CPUS) K(PM_PMU_NAME, "pmu_name", TEXT)
+ROWS_KEYS(pmu_cols, PM_N, PMU_COLS);
+
+#define PMUS_DOC(K) K(PD_NCORE, "core_pmus", INT) K(PD_PMUS, "pmus", NEST)
+ROWS_KEYS(pmus_doc, PD_N, PMUS_DOC);
+
+void report_pmus(const struct report_pmu *pmus, size_t n, enum out_format fmt,
+		 FILE *fp)
+{
+	struct rows *r = rows_new("pmus", pmu_cols, PM_N, 0);
+	size_t ncore = 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct report_pmu *p = &pmus[i];
+		size_t row = rows_add(r);
+		rows_str(r, row, PM_NAME, p->name);
+		rows_uint(r, row, PM_TYPE, p->type);
+		rows_bool(r, row, PM_CORE, p->core);
+		if (p->cpus)
+			rows_str(r, row, PM_CPUS, p->cpus);
+		else
+			rows_null(r, row, PM_CPUS);
+		/* A core PMU without a list serves every CPU (x86's cpu). */
+		rows_text(r, row, PM_CPUS, "%s", p->cpus ? p->cpus : p->core ? "all"
+			  : "-");
+		rows_str(r, row, PM_PMU_NAME, p->pmu_name);
+		ncore += p->core;
+	}
+	if (fmt == OUT_JSON) {
+		struct rows *doc = rows_new(NULL, pmus_doc, PD_N, 0);
+		size_t row = rows_add(doc);
+		rows_uint(doc, row, PD_NCORE, ncore);
+		rows_nest(doc, row, PD_PMUS, r);
+		rows_write_data(doc, OUT_JSON, fp);
+		return;
+	}
+	if (fmt == OUT_CSV) {
+		rows_write_data(r, OUT_CSV, fp);
+		return;
+	}
+	const char *lead = fmt == OUT_MARKDOWN ? "" : " ";
+	if (!ncore)
+		fprintf(fp, "%sno core PMU: hardware events cannot be counted here, "
+			"software events can\n\n", lead);
+	for (size_t i = 0; ncore == 1 && i < n; i++)
+		if (pmus[i].core)
+			fprintf(fp, "%sone core PMU: %s counts the hardware events\n\n",
+				lead, pmus[i].name);
+	if (ncore > 1)
+		fprintf(fp, "%s%zu core PMUs, one per kind of core: a hardware event "
+			"counts\n%son one kind only, so it is opened once per core "
+			"PMU\n\n", lead, ncore, lead);
+	rows_write(r, fmt, fp, 1);
+	rows_free(r);
+}
+
 enum {
 	EA_EVENT, EA_ENCODED, EA_MISSION, EA_TYPE, EA_TYPE_NAME, EA_SIZE, EA_CONFIG,
 	EA_CONFIG1, EA_CONFIG2, EA_EXCL_USER, EA_EXCL_KERNEL, EA_EXCL_HV,

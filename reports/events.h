@@ -79,6 +79,24 @@ void report_mission(const struct report_mission *m, enum out_format fmt,
 		    FILE *fp);
 
 /*
+ * prof events --pmus: the kernel's PMUs as sysfs lists them, core PMUs
+ * first. JSON: {"core_pmus": N, "pmus": [{name, type, core, cpus,
+ * pmu_name}]}, cpus a list of ints or null where the PMU serves every
+ * CPU; CSV the same keys, one line per PMU. People read a line that says
+ * what the core PMUs mean for counting, then the table.
+ */
+struct report_pmu {
+	const char *name;
+	uint32_t type;		/* perf_event_attr.type */
+	bool core;		/* counts the CPU's own events */
+	const char *cpus;	/* CPU list; NULL: every CPU */
+	const char *pmu_name;	/* caps/pmu_name, or NULL */
+};
+
+void report_pmus(const struct report_pmu *pmus, size_t n, enum out_format fmt,
+		 FILE *fp);
+
+/*
  * prof events --attr: how one event is encoded, field by field, its type
  * named type_name (event_type_name). People read it as lines of 'field
  * value' (table) or a two-column table (markdown); JSON is one object,

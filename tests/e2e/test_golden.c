@@ -210,6 +210,15 @@ static const struct golden_case {
 	{ "events/zen1-attr-llc", 0, "events --attr llc-misses",
 	  "LIBPFM_FORCE_PMU=amd64_fam17h_zen1" },
 	{ "events/unknown-pmu", 0, "events miss", "LIBPFM_FORCE_PMU=skylake" },
+	/* The kernel's PMUs, from the fake trees of tests/fixtures/sysfs-pmu. */
+	{ "events/pmus-hybrid", F_TEXT, "events --pmus --sysfs sysfs-pmu/intel-hybrid",
+	  NULL },
+	{ "events/pmus-big-little", F_TABLE | F_JSON,
+	  "events --pmus --sysfs sysfs-pmu/arm64-big-little", NULL },
+	{ "events/pmus-none", F_TABLE | F_JSON, "events --pmus --sysfs sysfs-pmu/no-pmu",
+	  NULL },
+	{ "events/pmus-bad-root", 0, "events --pmus --sysfs sysfs-pmu/no-such-case",
+	  NULL },
 };
 #define NCASES (sizeof(cases) / sizeof(cases[0]))
 
@@ -240,8 +249,10 @@ static int setup_group(void **state)
 		return -1;
 	fixture_scenes_db_build(db);
 	free(db);
-	if (asprintf(&cmd, "cp '%s/db/v1.db' '%s/v1.db' && ln -s '%s/sysfs' '%s/sysfs'",
-		     FIXTURES_DIR, workdir, FIXTURES_DIR, workdir) < 0)
+	if (asprintf(&cmd, "cp '%s/db/v1.db' '%s/v1.db' && ln -s '%s/sysfs' '%s/sysfs'"
+		     " && ln -s '%s/sysfs-pmu' '%s/sysfs-pmu'",
+		     FIXTURES_DIR, workdir, FIXTURES_DIR, workdir, FIXTURES_DIR,
+		     workdir) < 0)
 		return -1;
 	int rc = system(cmd);
 	free(cmd);
