@@ -15,6 +15,7 @@
 #include "reports/scaling.h"
 #include "reports/sysenv.h"
 #include "reports/sleep.h"
+#include "reports/zerocount.h"
 
 const char *report_run_verb(const struct db_run *run)
 {
@@ -184,9 +185,10 @@ static void free_rows(struct rrow *rows, size_t n)
 	free(rows);
 }
 
-/* Text for one cell, and its raw value for CSV. */
+/* Text for one cell, and its raw value for CSV; zero: the event counted 0
+ * while the run's instructions or cycles moved (zerocount.h). */
 static void cell_text(const struct db_event *ev, const struct rrow *r, size_t e,
-		      char *text, size_t tn, char *raw, size_t rn)
+		      bool zero, char *text, size_t tn, char *raw, size_t rn)
 {
 	raw[0] = '\0';
 	switch (r->state[e]) {
@@ -200,6 +202,11 @@ static void cell_text(const struct db_event *ev, const struct rrow *r, size_t e,
 		break;
 	}
 	double v = r->value[e];
+	if (zero && v == 0) {
+		snprintf(text, tn, "counted 0");
+		fmt_raw(raw, rn, 0);
+		return;
+	}
 	bool time = event_is_time(ev);
 	char num[64];
 	fmt_count(num, sizeof(num), time ? v / 1e6 : v, time ? 2 : 0);
@@ -342,6 +349,18 @@ static void write_footer(const struct db_run *run, enum out_format fmt, FILE *fp
 		keys[e] = NULL;
 	}
 	free(keys);
+	/* Hardware counters that read 0 beside a moving one: not a plain 0. */
+	struct counted_zero z;
+	run_counted_zero(run, &z);
+	char *names_at = NULL;
+	if (asprintf(&names_at, "\n%s", item) < 0)
+		abort();
+	char *zero = counted_zero_text(run, &z, names_at);
+	free(names_at);
+	if (zero)
+		fprintf(fp, "\n%s%s\n", lead, zero);
+	free(zero);
+	counted_zero_release(&z);
 	/* Hints shared by the unsupported events, each printed once. */
 	const char *printed[8];
 	size_t np = 0;
@@ -577,6 +596,8 @@ static struct rows *count_rows(const struct db_run *run, const struct rrow *rows
 	free(titles);
 	free(cols);
 
+	struct counted_zero z;
+	run_counted_zero(run, &z);
 	char text[96], raw[64];
 	for (size_t i = 0; i <= nrows; i++) {
 		/* The last row, for people, is the run's total. */
@@ -613,8 +634,8 @@ static struct rows *count_rows(const struct db_run *run, const struct rrow *rows
 			rows_nest(r, row, C_COUNTS, counts_of(run, x));
 		}
 		for (size_t e = 0; e < run->nevents; e++) {
-			cell_text(&run->events[e], x, e, text, sizeof(text), raw,
-				  sizeof(raw));
+			cell_text(&run->events[e], x, e, z.zero[e], text, sizeof(text),
+				  raw, sizeof(raw));
 			/* The value too, so that --sort can order by it. */
 			if (!total && run->events[e].supported && !isnan(x->value[e]))
 				rows_num(r, row, C_EVENTS + e, round(x->value[e]));
@@ -623,6 +644,7 @@ static struct rows *count_rows(const struct db_run *run, const struct rrow *rows
 		if (total)
 			rrow_release(&tot);
 	}
+	counted_zero_release(&z);
 	return r;
 }
 
@@ -754,12 +776,15 @@ ROWS_KEYS(mission_cols, M_N, MISSION_COLS);
 #define EVENT_COLS(K) \
 	K(E_NAME, "name", TEXT) K(E_SUPPORTED, "supported", BOOL) \
 	K(E_GROUP, "group", INT) K(E_REASON, "reason", TEXT) \
-	K(E_MISSION, "mission", NEST) K(E_UNIT, "unit", TEXT)
+	K(E_MISSION, "mission", NEST) K(E_UNIT, "unit", TEXT) \
+	K(E_IMPLEMENTED, "implemented", BOOL) K(E_NOTE, "note", TEXT)
 ROWS_KEYS(event_cols, E_N, EVENT_COLS);
 
 static struct rows *event_rows(const struct db_run *run)
 {
 	struct rows *r = rows_new("events", event_cols, E_N, 0);
+	struct counted_zero z;
+	run_counted_zero(run, &z);
 	for (size_t e = 0; e < run->nevents; e++) {
 		const struct db_event *ev = &run->events[e];
 		size_t row = rows_add(r);
@@ -777,7 +802,15 @@ static struct rows *event_rows(const struct db_run *run)
 			rows_nest(r, row, E_MISSION, m);
 		}
 		rows_str(r, row, E_UNIT, event_is_time(ev) ? "ns" : "count");
+		/* Only where it read 0 beside a moving counter: false. */
+		if (z.zero[e]) {
+			char *note = counted_zero_note(&z);
+			rows_bool(r, row, E_IMPLEMENTED, false);
+			rows_str(r, row, E_NOTE, note);
+			free(note);
+		}
 	}
+	counted_zero_release(&z);
 	return r;
 }
 
@@ -967,6 +1000,8 @@ static void write_csv_long(const struct db_run *run, const struct rrow *rows,
 			      .flags = by == BY_TREE ? 0 : COL_NO_CSV },
 	};
 	struct rows *r = rows_new(NULL, cols, V_N, 0);
+	struct counted_zero z;
+	run_counted_zero(run, &z);
 	for (size_t i = 0; i < nrows; i++) {
 		for (size_t e = 0; e < run->nevents; e++) {
 			const struct db_event *ev = &run->events[e];
@@ -980,6 +1015,8 @@ static void write_csv_long(const struct db_run *run, const struct rrow *rows,
 				status = "absent";
 			else if (st == COUNT_SCALED)
 				status = "scaled";
+			if (z.zero[e] && rows[i].value[e] == 0)
+				status = "counted 0: may not be implemented";
 			size_t row = rows_add(r);
 			if (run->id > 0)
 				rows_int(r, row, V_RUN_ID, run->id);
@@ -1008,6 +1045,7 @@ static void write_csv_long(const struct db_run *run, const struct rrow *rows,
 				rows_num(r, row, V_RUNNING, 0);
 		}
 	}
+	counted_zero_release(&z);
 	rows_write_data(r, OUT_CSV, fp);
 }
 

@@ -19,6 +19,7 @@
 #include "fixture_db.h"
 #include "reports/runs.h"
 #include "test_util.h"
+#include "zerorun_fixture.h"
 
 static char *xs(const char *s)
 {
@@ -148,6 +149,65 @@ static void test_runs_report__unstored_run_says_so(void **state)
 	db_run_release(&r);
 }
 
+/*
+ * A hardware counter that opened, ran and read 0 while instructions
+ * moved (QEMU's arm64 PMU) reads "counted 0", never a plain 0, in every
+ * format; a software event's 0 (major faults) stays a plain 0.
+ */
+static void test_runs_report__counted_zero_is_not_a_plain_zero(void **state)
+{
+	(void)state;
+	struct db_run r;
+	fixture_zero_run(&r);
+	render(&r, BY_THREAD, OUT_TABLE, "counted-zero", "by-thread.txt");
+	render(&r, BY_THREAD, OUT_MARKDOWN, "counted-zero", "by-thread.md");
+	render(&r, BY_THREAD, OUT_CSV, "counted-zero", "by-thread.csv");
+	render(&r, BY_THREAD, OUT_JSON, "counted-zero", "by-thread.json");
+	render(&r, BY_TOTAL, OUT_TABLE, "counted-zero", "total.txt");
+
+	struct tu_buf b;
+	report_run(&r, BY_TOTAL, OUT_TABLE, tu_buf_open(&b));
+	const char *s = tu_buf_close(&b);
+	assert_non_null(strstr(s, "\n counted 0 while instructions counted 40,000,032: "
+			       "this PMU may not implement them:\n   branch-misses, "
+			       "l1i-misses\n"));
+	/* The total row: major-faults 0, branch-misses and l1i-misses not. */
+	const char *total = strstr(s, " total ");
+	assert_non_null(total);
+	char line[512];
+	snprintf(line, sizeof(line), "%.*s", (int)strcspn(total, "\n"), total);
+	assert_non_null(strstr(line, " 0 "));
+	char *first = strstr(line, "counted 0");
+	assert_non_null(first);
+	assert_non_null(strstr(first + 1, "counted 0"));
+	assert_non_null(strstr(line, "not counted"));	/* llc-misses */
+	free(b.data);
+
+	report_run(&r, BY_THREAD, OUT_JSON, tu_buf_open(&b));
+	s = tu_buf_close(&b);
+	/* The events say so; the totals keep the count the kernel gave. */
+	const char *bm = strstr(s, "\"name\": \"branch-misses\"");
+	assert_non_null(bm);
+	const char *end = strchr(bm, '}');
+	const char *impl = strstr(bm, "\"implemented\": false");
+	assert_true(impl && impl < end);
+	const char *mf = strstr(s, "\"name\": \"major-faults\"");
+	end = strchr(mf, '}');
+	impl = strstr(mf, "\"implemented\"");
+	assert_true(!impl || impl > end);
+	assert_non_null(strstr(s, "\"branch-misses\": 0"));
+	free(b.data);
+
+	report_run(&r, BY_TOTAL, OUT_CSV, tu_buf_open(&b));
+	s = tu_buf_close(&b);
+	assert_non_null(strstr(s, "9,,total,branch-misses,0,counted 0: may not be "
+			       "implemented,100\n"));
+	assert_non_null(strstr(s, "9,,total,major-faults,0,counted,100\n"));
+	assert_non_null(strstr(s, "9,,total,llc-misses,,not counted,0\n"));
+	free(b.data);
+	db_run_release(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -155,6 +215,7 @@ int main(void)
 		cmocka_unit_test(test_runs_report__scaling_is_shown_and_right),
 		cmocka_unit_test(test_runs_report__by_name_sums_threads),
 		cmocka_unit_test(test_runs_report__unstored_run_says_so),
+		cmocka_unit_test(test_runs_report__counted_zero_is_not_a_plain_zero),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
