@@ -13,6 +13,7 @@
 
 #include "collectors/pmus.h"
 #include "common/cause.h"
+#include "common/errtext.h"
 
 #define DEVICES "sys/bus/event_source/devices"
 
@@ -206,12 +207,12 @@ int pmus_read(struct pmu_list *l, const char *root, char **cause)
 	if (snprintf(devices, sizeof(devices), "%s%s" DEVICES, root,
 		     root[rl - 1] == '/' ? "" : "/") >= (int)sizeof(devices))
 		return cause_set(cause, ENAMETOOLONG, "cannot read '%.200s': %s",
-				 root, strerror(ENAMETOOLONG));
+				 root, ERR_TEXT(ENAMETOOLONG));
 	DIR *d = opendir(devices);
 	if (!d) {
 		int err = errno;
 		return cause_set(cause, err, "cannot read '%.200s': %s", devices,
-				 strerror(err));
+				 ERR_TEXT(err));
 	}
 	int rc = 0;
 	struct dirent *de;
@@ -239,7 +240,7 @@ int pmus_read(struct pmu_list *l, const char *root, char **cause)
 	if (rc) {
 		pmus_release(l);
 		return cause_set(cause, -rc, "cannot read '%.200s': %s", devices,
-				 strerror(-rc));
+				 ERR_TEXT(rc));
 	}
 	if (l->n > 1)
 		qsort(l->pmus, l->n, sizeof(*l->pmus), pmu_cmp);
