@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "collectors/cpuid.h"
 #include "collectors/events.h"
 
 const char *const events_cache_set[] = {
@@ -178,6 +179,22 @@ const struct mission_family *events_mission_family(const char **pmu,
 				break;
 		}
 	}
+	/* No PMU of the map: the CPU's identity may name a family libpfm4
+	 * cannot (a raw family), unless LIBPFM_FORCE_PMU made libpfm4 act
+	 * as some other core PMU. Forced to "perf", it acts as none.
+	 * PROF_CPUID_ROOT reads the identity below another root, as perf's
+	 * PERF_CPUID pretends another CPU; the tests use it. */
+	const char *forced = getenv("LIBPFM_FORCE_PMU");
+	if (!fam && (!forced || !*forced || !first)) {
+		struct cpuid id;
+		if (cpuid_read(getenv("PROF_CPUID_ROOT"), &id) == 0)
+			fam = mission_family_for_cpu(&id, NULL);
+		if (fam) {
+			first = id.hybrid && fam->sysfs_pmu ? fam->sysfs_pmu
+							    : "cpu";
+			first_desc = NULL;
+		}
+	}
 	if (pmu)
 		*pmu = first ? first : "none";
 	if (desc)
@@ -292,6 +309,45 @@ static const char *shown_name(const char *name, char *buf, size_t size)
 }
 
 /*
+ * A raw family's entry: PERF_TYPE_RAW with the entry's config. The
+ * modifiers go through libpfm4 on perf::cycles, whose encoding this
+ * path always has, so that ":u" and the rest set what they set for every
+ * other name and a bad one is refused the same way.
+ */
+static int resolve_raw(const char *name, const char *pmu,
+		       const struct mission_family *fam,
+		       const struct mission_event *me, const char *mods,
+		       struct event_desc *out, char **cause)
+{
+	char probe[256], shown[64];
+	snprintf(probe, sizeof(probe), "perf::cycles%.200s", mods);
+	char *fstr = NULL;
+	struct perf_event_attr attr;
+	int prc = encode(probe, &attr, &fstr);
+	free(fstr);
+	if (prc != PFM_SUCCESS) {
+		if (cause && asprintf(cause, "cannot encode '%s' as %s%.40s: %s",
+				      shown_name(name, shown, sizeof(shown)),
+				      me->event, mods, pfm_strerror(prc)) < 0)
+			*cause = NULL;
+		return -EINVAL;
+	}
+	attr.type = PERF_TYPE_RAW;
+	attr.config = me->raw;
+	attr.config1 = 0;
+	attr.config2 = 0;
+	attr.size = sizeof(attr);
+	if (asprintf(&out->canonical, "%s::%s%.200s", pmu, me->event, mods) < 0)
+		abort();
+	out->name = xstrdup(name);
+	out->attr = attr;
+	out->hardware = true;
+	out->mission = me;
+	out->family = fam;
+	return 0;
+}
+
+/*
  * A mission name (base, before any ":modifier" in mods): the mission map's
  * event for this machine's family, or perf's generic stand-in where the
  * family has no table and that is allowed.
@@ -305,7 +361,10 @@ static int resolve_mission(const char *name, int idx, const char *mods,
 	const struct mission_family *fam = events_mission_family(&pmu, &pdesc);
 	const struct mission_event *me;
 	char full[512];
-	if (fam) {
+	if (fam && fam->raw) {
+		me = &fam->events[idx];
+		return resolve_raw(name, pmu, fam, me, mods, out, cause);
+	} else if (fam) {
 		me = &fam->events[idx];
 		snprintf(full, sizeof(full), "%s::%s%s", pmu, me->event, mods);
 	} else {

@@ -74,8 +74,12 @@ int events_init(char **cause);
 
 /*
  * The mission family of this machine: the first core PMU libpfm4 detects
- * (or was forced to) that the mission map covers, or NULL. *pmu and *desc,
- * when not NULL, get that PMU's name and libpfm4's description of it, or,
+ * (or was forced to) that the mission map covers; else, unless
+ * LIBPFM_FORCE_PMU names another core PMU, the raw family the CPU's
+ * identity names (mission_family_for_cpu, read below $PROF_CPUID_ROOT or
+ * "/"; *pmu is then its sysfs PMU, "cpu_core" on a hybrid part, else
+ * "cpu", and *desc NULL); or NULL. *pmu and *desc, when not NULL, get that
+ * PMU's name and libpfm4's description of it, or,
  * when no table covers it, those of the core PMU detected ("none" and NULL
  * when there is none). The strings are static.
  */

@@ -16,6 +16,15 @@
  * knows an event code. It needs no libpfm4; events.c looks the detected PMU
  * up in it (events_mission_family) and encodes the entry.
  *
+ * Families the installed libpfm4 cannot name (it is 4.13 on Debian 12:
+ * no Zen 5, no Alder Lake core types, no Arm cores on x86) are "raw"
+ * families: each entry carries its perf_event_attr.config for
+ * PERF_TYPE_RAW, and the family is found from the CPU's identity
+ * (collectors/cpuid.h, mission_family_for_cpu), not from a libpfm4 PMU.
+ * events.c takes that path only when libpfm4 detects no PMU of the map.
+ * A hybrid Intel part has two tables, one per core type; which one a
+ * counter needs depends on the sysfs PMU it is opened on (sysfs_pmu).
+ *
  * Everything returned is static and read-only: borrow it, never free it.
  * Thread-safe.
  */
@@ -24,6 +33,9 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
+
+#include "collectors/cpuid.h"
 
 /* How many mission counters there are; mission_names lists them. */
 #define MISSION_COUNT 6
@@ -36,7 +48,8 @@ struct mission_event {
 	const char *name;	/* prof's name: "llc-misses" */
 	/* The event as libpfm4 takes it, without the "pmu::" prefix (the
 	 * family's own PMU name goes in front); for the generic family a
-	 * fully qualified perf-style name ("perf::LLC-load-misses"). */
+	 * fully qualified perf-style name ("perf::LLC-load-misses"); for a
+	 * raw family perf's raw syntax for `raw` ("r412e"). */
 	const char *event;
 	const char *perf_name;	/* as perf's table names it */
 	const char *summary;	/* what it stands for, a few words */
@@ -45,14 +58,29 @@ struct mission_event {
 	/* Generic family only: perf's generic event is no honest stand-in
 	 * on every machine, so it is used only when asked (--allow-generic). */
 	bool needs_consent;
+	/* Raw families only: perf_event_attr.config with PERF_TYPE_RAW.
+	 * x86 Intel: UMask << 8 | EventCode; AMD: the same with
+	 * EventCode[11:8] in bits 35:32; arm64: the PMUv3 event number. */
+	uint64_t raw;
 };
 
 struct mission_family {
 	const char *label;		/* "AMD Zen 4" */
 	const char *const *pmus;	/* libpfm4 PMU names, NULL-terminated;
-					   NULL for the generic family */
+					   NULL for the generic family and
+					   for raw families */
 	const struct mission_event *events;	/* MISSION_COUNT entries,
 						   in mission_names order */
+	/* Raw families: the entries' `raw` configs are what gets opened,
+	 * libpfm4 does not take part. */
+	bool raw;
+	/* Raw families: a short name ("zen5", "adl-glc"), which
+	 * tests/fixtures/mission/perf-tables.txt calls [cpuid:NAME]. */
+	const char *name;
+	/* Raw families: the sysfs PMU (/sys/bus/event_source/devices/) the
+	 * configs are for on a hybrid part, "cpu_core" or "cpu_atom"; NULL
+	 * where the CPU has one core PMU, the one PERF_TYPE_RAW reaches. */
+	const char *sysfs_pmu;
 };
 
 /* The index of name in mission_names, or -1 when it is no mission name.
@@ -62,10 +90,26 @@ int mission_index(const char *name);
 /* The family whose table covers libpfm4 PMU `pmu`, or NULL. */
 const struct mission_family *mission_family_for_pmu(const char *pmu);
 
+/*
+ * The raw family of the CPU `id` describes, for counters opened on sysfs
+ * PMU `pmu`, or NULL when the map has none for it. pmu NULL means the
+ * PMU PERF_TYPE_RAW reaches: the only core PMU, or on a hybrid Intel part
+ * cpu_core (the P-cores); "cpu_core" and "cpu_atom" name a core type of a
+ * hybrid part and get NULL on a CPU that has no such PMU; "cpu" (x86) and
+ * "armv8_..." (arm64) name the one core PMU of a CPU that is not hybrid;
+ * any other PMU gets NULL. Matched as
+ * perf's mapfile.csv matches: x86 vendor, family and model; arm64 MIDR
+ * implementer and part. Families libpfm4 4.13 names are not matched here:
+ * they keep the libpfm4 path.
+ */
+const struct mission_family *mission_family_for_cpu(const struct cpuid *id,
+						    const char *pmu);
+
 /* perf's generic events, the stand-in on a family without a table. */
 const struct mission_family *mission_generic(void);
 
-/* The families with a table, in order; NULL past the last. */
+/* The families with a table, in order, those libpfm4 names first, then
+ * the raw ones; NULL past the last. */
 const struct mission_family *mission_family_at(size_t i);
 
 /* The family's entry for name, or NULL when name is no mission name. */

@@ -1,8 +1,9 @@
 /*
  * mission_fixture: reads tests/fixtures/mission/perf-tables.txt, the
  * EventCode and UMask perf's per-model tables give for each mission
- * counter of each libpfm4 PMU (the file says its format and sources), and
- * turns them into the perf_event_attr.config they must encode to.
+ * counter of each libpfm4 PMU and raw family (the file says its format and
+ * sources), and turns them into the perf_event_attr.config they must
+ * encode to.
  *
  * Header-only, like test_util.h. The reader aborts on a malformed line: a
  * broken fixture is a broken test, not a skip.
@@ -27,7 +28,8 @@ struct mf_entry {
 
 struct mf_section {
 	char pmu[64];
-	bool amd;		/* layout amd (else intel) */
+	bool amd;		/* layout amd */
+	bool arm;		/* layout arm (else intel) */
 	char table[64];
 	struct mf_entry entries[MISSION_COUNT];
 	size_t n;
@@ -43,6 +45,8 @@ struct mf_fixture {
 static inline uint64_t mf_config(const struct mf_section *s,
 				 const struct mf_entry *e)
 {
+	if (s->arm)
+		return e->code;		/* the PMUv3 event number */
 	uint64_t c = (uint64_t)(e->code & 0xff) | (uint64_t)e->umask << 8;
 	if (s->amd)
 		c |= (uint64_t)((e->code >> 8) & 0xf) << 32;
@@ -81,9 +85,11 @@ static inline void mf_read(struct mf_fixture *f, const char *path)
 			mf_fail(path, no, "line before any section");
 		char word[64];
 		if (sscanf(line, "layout %63s", word) == 1) {
-			if (strcmp(word, "amd") && strcmp(word, "intel"))
-				mf_fail(path, no, "layout is amd or intel");
+			if (strcmp(word, "amd") && strcmp(word, "intel") &&
+			    strcmp(word, "arm"))
+				mf_fail(path, no, "layout is amd, intel or arm");
 			cur->amd = !strcmp(word, "amd");
+			cur->arm = !strcmp(word, "arm");
 			continue;
 		}
 		if (sscanf(line, "table %63s", cur->table) == 1)
@@ -96,7 +102,8 @@ static inline void mf_read(struct mf_fixture *f, const char *path)
 			mf_fail(path, no, "expected NAME CODE UMASK FILE PERF-EVENT");
 		if (mission_index(e->name) < 0)
 			mf_fail(path, no, "no such mission counter");
-		if (e->umask > 0xff || e->code > (cur->amd ? 0xfffu : 0xffu))
+		unsigned max = cur->amd ? 0xfffu : cur->arm ? 0xffffu : 0xffu;
+		if (e->umask > 0xff || e->code > max || (cur->arm && e->umask))
 			mf_fail(path, no, "code or umask out of range");
 		cur->n++;
 	}
