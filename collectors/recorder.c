@@ -62,7 +62,7 @@ void recorder_sampler_desc(const struct event_desc *ev, const struct sample_plan
 			a->exclude_callchain_user = 1;
 		}
 		a->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
-		a->sample_regs_user = UNWIND_X86_64_REGS_MASK;
+		a->sample_regs_user = UNWIND_REGS_MASK;
 		a->sample_stack_user = plan->stack_bytes ? plan->stack_bytes
 							 : UNWIND_STACK_DEFAULT;
 		break;
@@ -553,7 +553,7 @@ static void process_sample(struct recorder *r, const struct qrec *q)
 		}
 		struct find_arg fa = { .pm = r->maps, .pid = q->pid };
 		struct unwind_sample us = {
-			.regs_mask = UNWIND_X86_64_REGS_MASK, .regs = regs,
+			.regs_mask = UNWIND_REGS_MASK, .regs = regs,
 			.stack = stack, .stack_size = q->u.s.stack_size,
 			.find_map = find_map_cb, .find_arg = &fa,
 		};
@@ -661,8 +661,11 @@ static struct qrec *copy_record(struct recorder *r, const struct perf_rec *rec)
 	switch (rec->type) {
 	case PERF_RECORD_SAMPLE: {
 		const __typeof__(rec->u.sample) *s = &rec->u.sample;
-		uint32_t nregs = s->abi && s->regs && r->o.call_graph == CALL_GRAPH_DWARF
-				 ? (uint32_t)__builtin_popcountll(UNWIND_X86_64_REGS_MASK) : 0;
+		/* Registers other than the unwinder's set (a recording
+		 * replayed on another architecture) are not unwound. */
+		uint32_t nregs = s->abi && s->regs && r->o.call_graph == CALL_GRAPH_DWARF &&
+				 s->nregs == __builtin_popcountll(UNWIND_REGS_MASK)
+				 ? s->nregs : 0;
 		uint32_t nchain = r->o.call_graph != CALL_GRAPH_NONE && s->callchain
 				  ? (uint32_t)s->nr_callchain : 0;
 		uint64_t stack = nregs && s->stack ? s->stack_dyn_size : 0;

@@ -62,7 +62,7 @@ struct sample_plan {
  * The sampling event for ev under plan: the event's attr with the period
  * or frequency, PERF_SAMPLE_IP | PERIOD, and the call-graph bits (the
  * kernel's callchain, kernel and user parts, for fp; user registers with
- * UNWIND_X86_64_REGS_MASK and the stack copy for dwarf, with the kernel
+ * UNWIND_REGS_MASK and the stack copy for dwarf, with the kernel
  * part of the callchain alone). no_kernel leaves the kernel part out.
  * name is borrowed from ev.
  */

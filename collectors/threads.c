@@ -212,6 +212,7 @@ static int decode_sample(struct cursor *c, const struct perf_rec_layout *lay,
 		if (out->u.sample.abi) {
 			uint64_t n = (uint64_t)__builtin_popcountll(lay->regs_user_mask);
 			out->u.sample.regs = (const uint64_t *)take_bytes(c, n * 8);
+			out->u.sample.nregs = (uint32_t)n;
 		}
 	}
 	if (st & PERF_SAMPLE_STACK_USER) {

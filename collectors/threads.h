@@ -77,7 +77,8 @@ struct perf_rec {
 			uint64_t nr_callchain;
 			const uint64_t *callchain;
 			uint64_t abi;
-			const uint64_t *regs;	/* popcount(regs_user_mask) words */
+			const uint64_t *regs;	/* nregs words */
+			uint32_t nregs;		/* popcount(regs_user_mask) */
 			uint64_t stack_size, stack_dyn_size;
 			const uint8_t *stack;
 			/* PERF_SAMPLE_READ: read_nr values, each at

@@ -12,8 +12,8 @@
 
 #include "collectors/unwind.h"
 
-/* Exported by libunwind-x86_64 but declared in no public header; perf
- * declares it the same way. */
+/* Exported by libunwind-x86_64 and libunwind-aarch64 but declared in no
+ * public header; perf declares it the same way. */
 extern int UNW_OBJ(dwarf_search_unwind_table)(unw_addr_space_t as, unw_word_t ip,
 					      unw_dyn_info_t *di, unw_proc_info_t *pi,
 					      int need_unwind_info, void *arg);
@@ -59,7 +59,12 @@ struct unwinder {
 	struct unwind_stats stats;
 };
 
-/* libunwind's x86-64 register numbers to perf's. */
+/*
+ * The register map, the one thing of the walk that differs by
+ * architecture: libunwind's register numbers to perf's (unwind.h has the
+ * mask and perf's numbers of the ip and sp).
+ */
+#if defined(__x86_64__)
 static int perf_reg_of(unw_regnum_t r)
 {
 	switch (r) {
@@ -78,6 +83,29 @@ static int perf_reg_of(unw_regnum_t r)
 		return -1;
 	}
 }
+
+/* A call pushes its return address: every caller's sp is above its
+ * callee's. */
+#define LEAF_MAY_KEEP_SP false
+#elif defined(__aarch64__)
+static int perf_reg_of(unw_regnum_t r)
+{
+	/* libunwind numbers X0..X30 (X30 the link register), SP and PC as
+	 * perf does, 0..32; its PSTATE and vector registers perf has not. */
+	if (r >= UNW_AARCH64_X0 && r <= UNW_AARCH64_X30)
+		return PERF_REG_ARM64_X0 + (r - UNW_AARCH64_X0);
+	if (r == UNW_AARCH64_SP)
+		return PERF_REG_ARM64_SP;
+	if (r == UNW_AARCH64_PC)
+		return PERF_REG_ARM64_PC;
+	return -1;
+}
+
+/* A call leaves its return address in the link register, and a leaf
+ * function need not touch the stack: the step out of the sampled frame
+ * may find the caller at the same sp. */
+#define LEAF_MAY_KEEP_SP true
+#endif
 
 /* The value of perf register reg in the sample, or false if absent. */
 static bool sample_reg(const struct unwind_sample *s, int reg, uint64_t *out)
@@ -396,8 +424,8 @@ size_t unwinder_unwind(struct unwinder *u, const struct unwind_sample *s,
 	w.s = s;
 	u->stats.samples++;
 	uint64_t ip;
-	if (max == 0 || !sample_reg(s, PERF_REG_X86_IP, &ip) ||
-	    !sample_reg(s, PERF_REG_X86_SP, &w.sp))
+	if (max == 0 || !sample_reg(s, UNWIND_REG_IP, &ip) ||
+	    !sample_reg(s, UNWIND_REG_SP, &w.sp))
 		goto out;
 	unw_cursor_t c;
 	if (unw_init_remote(&c, u->as, &w) < 0) {
@@ -412,9 +440,11 @@ size_t unwinder_unwind(struct unwinder *u, const struct unwind_sample *s,
 			break;
 		}
 		unw_get_reg(&c, UNW_REG_SP, &csp);
-		/* The stack grows down: a caller's sp is above its callee's.
-		 * Anything else is a loop in damaged unwind info. */
-		if (n && csp <= prev_sp) {
+		/* The stack grows down: a caller's sp is above its callee's
+		 * (or, on arm64, the sampled leaf's). Anything else is a
+		 * loop in damaged unwind info. */
+		if (n && (csp < prev_sp ||
+			  (csp == prev_sp && !(LEAF_MAY_KEEP_SP && n == 1)))) {
 			stop = UNWIND_STOP_ERROR;
 			break;
 		}

@@ -6,14 +6,15 @@
  *
  * libunwind asks for three things, answered here without touching the
  * sampled process (which may be gone):
- *   - registers: from the sample's copy (perf's x86-64 register order);
+ *   - registers: from the sample's copy (perf's register order for the
+ *     architecture, x86-64 or arm64);
  *   - memory: inside [sp, sp + stack size) from the stack copy; elsewhere
  *     from the ELF file mapped at that address (unwind tables, code), read
  *     through collectors/elf; anything else is refused, which ends the
  *     walk;
  *   - unwind info for an ip: the .eh_frame_hdr binary-search table of the
  *     module holding it, handed to libunwind's
- *     _Ux86_64_dwarf_search_unwind_table.
+ *     dwarf_search_unwind_table (_Ux86_64_, _Uaarch64_).
  * A module whose file is unreadable, has no .eh_frame_hdr, or whose table
  * is damaged gives no unwind info: the walk stops cleanly at that frame
  * (what was found so far is kept). Every read is bounds-checked, so no
@@ -26,17 +27,32 @@
 #ifndef COLLECTORS_UNWIND_H
 #define COLLECTORS_UNWIND_H
 
+#include <asm/perf_regs.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "collectors/symbolize.h"
 
 /*
- * The registers perf asks the kernel for when it unwinds with DWARF on
- * x86-64 (its PERF_REGS_MASK): AX..SS and R8..R15, without the segment
- * registers DS, ES, FS, GS.
+ * The user registers a sample carries for the unwinder (the
+ * sample_regs_user mask, as perf's PERF_REGS_MASK for --call-graph dwarf)
+ * and the perf register numbers of the ip and sp among them:
+ *   x86-64: AX..SS and R8..R15, without the segment registers DS, ES, FS,
+ *           GS (arch/x86/include/uapi/asm/perf_regs.h);
+ *   arm64:  X0..X28, X29 (fp), LR, SP and PC, perf numbers 0..32
+ *           (arch/arm64/include/uapi/asm/perf_regs.h).
  */
-#define UNWIND_X86_64_REGS_MASK 0xff0fffULL
+#if defined(__x86_64__)
+#define UNWIND_REGS_MASK 0xff0fffULL
+#define UNWIND_REG_IP PERF_REG_X86_IP
+#define UNWIND_REG_SP PERF_REG_X86_SP
+#elif defined(__aarch64__)
+#define UNWIND_REGS_MASK ((1ULL << PERF_REG_ARM64_MAX) - 1)
+#define UNWIND_REG_IP PERF_REG_ARM64_PC
+#define UNWIND_REG_SP PERF_REG_ARM64_SP
+#else
+#error "collectors/unwind: no perf register map for this architecture"
+#endif
 
 /* The default size of the user stack copy, as perf's (8 KiB), and the
  * largest the kernel accepts in one sample (a u16 record size, rounded

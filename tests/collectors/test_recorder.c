@@ -19,6 +19,8 @@
 
 #include "collectors/recorder.h"
 #include "test_util.h"
+#include "text_segment.h"
+#include "unwind_capture.h"
 
 /* ---- a sink that keeps everything ------------------------------------- */
 
@@ -196,6 +198,7 @@ static void feed_fp(struct recorder *r, uint32_t pid, uint64_t id, uint16_t misc
 static char *dir;
 static char prog[512];
 static uint64_t va_a, va_b, va_main;
+static uint64_t text_page, text_len;	/* its text (text_segment.h) */
 static bool have_cc;
 
 static uint64_t nm_addr(const char *name)
@@ -230,7 +233,8 @@ static int setup(void **state)
 		va_a = nm_addr("fa");
 		va_b = nm_addr("fb");
 		va_main = nm_addr("main");
-		have_cc = va_a && va_b && va_main;
+		have_cc = va_a && va_b && va_main &&
+			  ts_text_segment(prog, &text_page, &text_len);
 	}
 	return 0;
 }
@@ -243,8 +247,10 @@ static int teardown(void **state)
 	return 0;
 }
 
-/* Runtime = vaddr - 0x1000 + BASE + 0x1000 for the text mapped at BASE +
- * 0x1000 from file offset 0x1000 (gcc's PIE layout: vaddr == offset). */
+/* Runtime = vaddr + BASE for the text segment mapped at BASE + its vaddr
+ * from its file offset (gcc's PIE layout: vaddr == offset). x86-64's ld
+ * puts the text at 0x1000 on a page of its own, arm64's at 0 with the ELF
+ * header: the segment is read from the program. */
 #define BASE 0x555500000000ull
 #define RT(va) (BASE + (va))
 
@@ -255,7 +261,7 @@ static void test_recorder__fp_chains_become_stacks(void **state)
 		skip();
 	struct got g;
 	struct recorder *r = mk(&g, CALL_GRAPH_FP, true, 0);
-	feed_mmap(r, 10, BASE + 0x1000, 0x1000, 0x1000, prog, PROT_READ | PROT_EXEC);
+	feed_mmap(r, 10, BASE + text_page, text_len, text_page, prog, PROT_READ | PROT_EXEC);
 	/* A data mapping is not a code mapping: ignored. */
 	feed_mmap(r, 10, BASE + 0x4000, 0x1000, 0x3000, prog, PROT_READ | PROT_WRITE);
 	const uint64_t U = (uint64_t)PERF_CONTEXT_USER;
@@ -348,7 +354,7 @@ static void test_recorder__kernel_chains_kept_whole(void **state)
 	for (int nk = 0; nk < 2; nk++) {
 		struct got g;
 		struct recorder *r = mk_with(&g, CALL_GRAPH_FP, true, 0, ks, nk);
-		feed_mmap(r, 10, BASE + 0x1000, 0x1000, 0x1000, prog,
+		feed_mmap(r, 10, BASE + text_page, text_len, text_page, prog,
 			  PROT_READ | PROT_EXEC);
 		feed_fp(r, 10, 100, PERF_RECORD_MISC_KERNEL, 0xffffffff81000300ull, chain,
 			8, 1000);
@@ -392,7 +398,7 @@ static void test_recorder__fork_copies_and_exec_clears_the_space(void **state)
 		skip();
 	struct got g;
 	struct recorder *r = mk(&g, CALL_GRAPH_NONE, true, 0);
-	feed_mmap(r, 10, BASE + 0x1000, 0x1000, 0x1000, prog, PROT_READ | PROT_EXEC);
+	feed_mmap(r, 10, BASE + text_page, text_len, text_page, prog, PROT_READ | PROT_EXEC);
 	struct perf_rec rec;
 	memset(&rec, 0, sizeof(rec));
 	rec.type = PERF_RECORD_FORK;
@@ -518,15 +524,6 @@ static void test_recorder__threaded_queue_drops_what_does_not_fit(void **state)
 
 /* ---- a DWARF sample from a real capture ---------------------------------- */
 
-#define NREGS 20
-struct capture {
-	uint64_t mask;
-	uint64_t regs[NREGS];
-	uint64_t ret[3];
-	uint64_t fn[4];
-	uint64_t stack_size;
-};
-
 static void test_recorder__dwarf_sample_unwinds_on_the_worker(void **state)
 {
 	(void)state;
@@ -568,11 +565,12 @@ static void test_recorder__dwarf_sample_unwinds_on_the_worker(void **state)
 	rec.type = PERF_RECORD_SAMPLE;
 	rec.misc = PERF_RECORD_MISC_USER;
 	rec.u.sample.identifier = 100;
-	rec.u.sample.ip = cap.regs[8];
+	rec.u.sample.ip = cap.regs[CAPTURE_IP];
 	rec.u.sample.pid = rec.u.sample.tid = 33;
 	rec.u.sample.period = 250000;
 	rec.u.sample.abi = PERF_SAMPLE_REGS_ABI_64;
 	rec.u.sample.regs = cap.regs;
+	rec.u.sample.nregs = CAPTURE_NREGS;
 	rec.u.sample.stack = stack;
 	rec.u.sample.stack_size = 8192;
 	rec.u.sample.stack_dyn_size = cap.stack_size;
@@ -615,7 +613,7 @@ static void test_recorder__sampler_desc_and_rate(void **state)
 			 PERF_SAMPLE_STACK_USER);
 	assert_true(d.attr.exclude_callchain_user);
 	assert_false(d.attr.exclude_callchain_kernel);
-	assert_int_equal(d.attr.sample_regs_user, 0xff0fffULL);
+	assert_int_equal(d.attr.sample_regs_user, CAPTURE_REGS_MASK);
 	assert_int_equal(d.attr.sample_stack_user, 8192);
 	p.no_kernel = true;
 	recorder_sampler_desc(&ev, &p, &d);
@@ -632,9 +630,19 @@ static void test_recorder__sampler_desc_and_rate(void **state)
 	assert_false(d.attr.exclude_callchain_kernel);
 	assert_int_equal(d.attr.sample_type, PERF_SAMPLE_IP | PERF_SAMPLE_PERIOD |
 			 PERF_SAMPLE_CALLCHAIN);
-	/* The software clock can always be sampled (no PMU needed). */
+	assert_true(recorder_max_sample_rate() > 0);
+	assert_string_equal(call_graph_name(CALL_GRAPH_DWARF), "dwarf");
+	/* The software clock can always be sampled (no PMU needed), where
+	 * there is a perf_event_open at all. */
 	char *cause = NULL;
-	assert_int_equal(recorder_probe("cpu-clock", &d.attr, false, &cause), 0);
+	int rc = recorder_probe("cpu-clock", &d.attr, false, &cause);
+	if (rc == -ENOSYS) {
+		fprintf(stderr, "skip: perf_event_open is not implemented here "
+			"(qemu-user does not emulate it)\n");
+		free(cause);
+		skip();
+	}
+	assert_int_equal(rc, 0);
 	assert_null(cause);
 	/* A made-up software config is refused, named, with the hint. */
 	struct perf_event_attr bad = d.attr;
@@ -643,8 +651,6 @@ static void test_recorder__sampler_desc_and_rate(void **state)
 	assert_non_null(strstr(cause, "'bogus'"));
 	assert_non_null(strstr(cause, "-e cpu-clock"));
 	free(cause);
-	assert_true(recorder_max_sample_rate() > 0);
-	assert_string_equal(call_graph_name(CALL_GRAPH_DWARF), "dwarf");
 }
 
 /* ---- recorded ring-buffer bytes ------------------------------------------- */
@@ -757,10 +763,12 @@ static void replay_with(struct dump *d, enum call_graph cg, const char *kallsyms
 							 rec.u.sample.ip);
 				}
 			} else if (cg == CALL_GRAPH_DWARF) {
-				/* The user registers in perf's order (IP is the
-				 * 9th), then a 512-byte stack copy. */
+				/* The user registers in perf's x86-64 order (the
+				 * fixtures were recorded there: IP is the 9th),
+				 * then a 512-byte stack copy. */
 				assert_int_equal(rec.u.sample.abi, PERF_SAMPLE_REGS_ABI_64);
 				assert_int_equal(d->lay[si].regs_user_mask, 0xff0fffULL);
+				assert_int_equal(rec.u.sample.nregs, 20);
 				if (user)
 					assert_int_equal(rec.u.sample.regs[8], rec.u.sample.ip);
 				assert_int_equal(rec.u.sample.stack_size, 512);
@@ -835,7 +843,13 @@ static void test_recorder__replays_recorded_dwarf_bytes(void **state)
 	assert_int_equal(counts[1], 6);
 	assert_int_equal(kept[0], 39);
 	assert_int_equal(kept[1], 6);
+	/* x86-64 registers: elsewhere the recorder keeps each sample at
+	 * its ip and does not hand them to the unwinder. */
+#if defined(__x86_64__)
 	assert_int_equal(st.unwind.samples, 45);
+#else
+	assert_int_equal(st.unwind.samples, 0);
+#endif
 	assert_true(g.nstacks >= 1);
 	for (uint32_t i = 0; i < g.nsamples; i++)
 		assert_true(g.samples[i].stack >= 1);

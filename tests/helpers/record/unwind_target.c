@@ -3,7 +3,8 @@
  * built by tests/collectors/test_unwind.c with -fomit-frame-pointer. In
  * level3 it captures what a perf sample with PERF_SAMPLE_REGS_USER and
  * PERF_SAMPLE_STACK_USER would hold at that instant (ip, sp and the
- * callee-saved registers in perf's order, the top 8 KiB of its stack),
+ * callee-saved registers in perf's order for x86-64 or arm64, the top
+ * 8 KiB of its stack),
  * and what every level knows for certain of its own return address
  * (__builtin_return_address(0)), which is what an unwinder must find
  * frame by frame. It writes them to argv[1] and its own /proc/self/maps
@@ -17,19 +18,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define NREGS 20		/* popcount of perf's x86-64 mask 0xff0fff */
-#define STACK_BYTES 8192
-
-struct capture {
-	uint64_t mask;
-	uint64_t regs[NREGS];
-	uint64_t ret[3];	/* level3's, level2's, level1's return address */
-	uint64_t fn[4];		/* &level3, &level2, &level1, &main */
-	uint64_t stack_size;
-};
+#include "../../unwind_capture.h"
 
 static struct capture cap;
-static uint8_t stack_copy[STACK_BYTES];
+static uint8_t stack_copy[CAPTURE_STACK_BYTES];
 static const char *out_path, *maps_path;
 
 /* The end of the [stack] mapping, so the copy never reads past it. */
@@ -63,6 +55,7 @@ static void copy_file(const char *from, const char *to)
 
 __attribute__((noinline, noclone)) static int level3(int x)
 {
+#if defined(__x86_64__)
 	uint64_t ip, sp, bp, bx, r12, r13, r14, r15;
 	cap.ret[0] = (uint64_t)__builtin_return_address(0);
 	/* Memory operands, and the ip last into a register: no output can
@@ -79,7 +72,7 @@ __attribute__((noinline, noclone)) static int level3(int x)
 			   "=m"(r13), "=m"(r14), "=m"(r15));
 	/* perf's order for mask 0xff0fff: AX BX CX DX SI DI BP SP IP FLAGS
 	 * CS SS R8 R9 R10 R11 R12 R13 R14 R15. */
-	cap.mask = 0xff0fffULL;
+	cap.mask = CAPTURE_REGS_MASK;
 	cap.regs[1] = bx;
 	cap.regs[6] = bp;
 	cap.regs[7] = sp;
@@ -88,8 +81,34 @@ __attribute__((noinline, noclone)) static int level3(int x)
 	cap.regs[17] = r13;
 	cap.regs[18] = r14;
 	cap.regs[19] = r15;
+#elif defined(__aarch64__)
+	uint64_t ip, sp, saved[12];	/* x19..x28, x29, x30 */
+	cap.ret[0] = (uint64_t)__builtin_return_address(0);
+	/* The callee-saved registers stored before anything is written, sp
+	 * and then the ip last into registers the stores did not use. */
+	__asm__ volatile("stp x19, x20, [%2]\n\t"
+			 "stp x21, x22, [%2, #16]\n\t"
+			 "stp x23, x24, [%2, #32]\n\t"
+			 "stp x25, x26, [%2, #48]\n\t"
+			 "stp x27, x28, [%2, #64]\n\t"
+			 "stp x29, x30, [%2, #80]\n\t"
+			 "mov %1, sp\n\t"
+			 "adr %0, .\n\t"
+			 : "=&r"(ip), "=&r"(sp)
+			 : "r"(saved)
+			 : "memory");
+	/* perf's order for mask (1 << 33) - 1: X0..X28, X29, LR, SP, PC. */
+	cap.mask = CAPTURE_REGS_MASK;
+	for (int i = 0; i < 12; i++)
+		cap.regs[19 + i] = saved[i];
+	cap.regs[31] = sp;
+	cap.regs[32] = ip;
+#else
+#error "unwind_target: no register capture for this architecture"
+#endif
 	uint64_t top = stack_top();
-	uint64_t n = top > sp && top - sp < STACK_BYTES ? top - sp : STACK_BYTES;
+	uint64_t n = top > sp && top - sp < CAPTURE_STACK_BYTES ? top - sp
+						    : CAPTURE_STACK_BYTES;
 	memcpy(stack_copy, (const void *)(uintptr_t)sp, n);
 	cap.stack_size = n;
 	FILE *fp = fopen(out_path, "wb");
