@@ -19,6 +19,7 @@
 #include "collectors/debuginfo.h"
 #include "collectors/symbolize.h"
 #include "test_util.h"
+#include "text_segment.h"
 
 static char *dir;
 static bool built;
@@ -26,6 +27,15 @@ static char bid[ELF_BUILD_ID_HEX_SIZE];
 
 static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static uint64_t nm_addr(const char *name);
+
+/* path's text mapped at 0x7f0000000000 + its page (text_segment.h): a
+ * vaddr runs at 0x7f0000000000 + vaddr. */
+static struct code_map text_map(const char *path)
+{
+	uint64_t page = 0, len = 0;
+	assert_true(ts_text_segment(path, &page, &len));
+	return (struct code_map){ 0x7f0000000000 + page, len, page, path };
+}
 
 static int sh(const char *fmt, ...)
 {
@@ -374,7 +384,7 @@ static void test_debuginfo__debuginfod_only_when_allowed(void **state)
 	char path[600];
 	snprintf(path, sizeof(path), "%s/prog.stripped", dir);
 	uint64_t hot = nm_addr("hot");
-	struct code_map m = { 0x7f0000001000, 0x1000, 0x1000, path };
+	struct code_map m = text_map(path);
 	for (int all = 0; all < 2; all++) {
 		struct symbolizer_opts so = { .kallsyms = "", .debug_dir = empty,
 					      .debuginfod = true,
@@ -437,7 +447,7 @@ static void test_debuginfo__symbolizer_uses_debug_file(void **state)
 			    "'%s/.build-id/%.2s/%s.debug'", root, bid, dir, root, bid,
 			    bid + 2), 0);
 	uint64_t hot = nm_addr("hot");
-	struct code_map m = { 0x7f0000001000, 0x1000, 0x1000, path };
+	struct code_map m = text_map(path);
 	for (int with = 0; with < 2; with++) {
 		struct symbolizer_opts o = { .kallsyms = "", .debug_dir = with ? root : dir,
 					     .lines = SYM_LINES_OWN };

@@ -12,6 +12,7 @@
 
 #include "collectors/symbolize.h"
 #include "test_util.h"
+#include "text_segment.h"
 
 static char *dir;
 static char prog[512], stripped[512];
@@ -72,10 +73,12 @@ static void test_symbolize__elf_symbols_through_the_mapping(void **state)
 		skip();
 	struct symbolizer *s = symbolizer_new(NULL);
 	uint64_t hot = nm_addr("hot");
-	/* A PIE's text mapped at 0x7f0000001000 from file offset 0x1000:
-	 * runtime = vaddr - 0x1000 + 0x7f0000001000 (vaddr == offset for
-	 * gcc's default layout). */
-	struct code_map m = { 0x7f0000001000, 0x1000, 0x1000, prog };
+	/* A PIE's text mapped at 0x7f0000000000 + its page from that file
+	 * offset (0x1000 on x86-64, 0 on arm64): runtime = vaddr +
+	 * 0x7f0000000000 (vaddr == offset for gcc's default layout). */
+	uint64_t page = 0, len = 0;
+	assert_true(ts_text_segment(prog, &page, &len));
+	struct code_map m = { 0x7f0000000000 + page, len, page, prog };
 	struct sym_frame f;
 	symbolizer_lookup(s, 7, &m, 0x7f0000000000 + hot + 2, false, &f);
 	assert_string_equal(f.module, prog);
@@ -89,7 +92,7 @@ static void test_symbolize__elf_symbols_through_the_mapping(void **state)
 	assert_non_null(symbolizer_build_id(s, prog));
 
 	/* Stripped: unknown, at the ELF vaddr. */
-	struct code_map ms = { 0x7f0000001000, 0x1000, 0x1000, stripped };
+	struct code_map ms = { 0x7f0000000000 + page, len, page, stripped };
 	symbolizer_lookup(s, 7, &ms, 0x7f0000000000 + hot + 2, false, &f);
 	assert_string_equal(f.module, stripped);
 	assert_null(f.symbol);
