@@ -547,8 +547,9 @@ EXPORT int usleep(useconds_t us)
 
 /*
  * The real functions, by the versions a program linked today calls:
- * pthread_cond_timedwait@GLIBC_2.3.2 (GLIBC_2.2.5 is the old condvar,
- * which this library does not take over: see sleep_preload.map), and
+ * pthread_cond_timedwait@PROF_CONDVAR_VERSION (GLIBC_2.3.2 on x86-64,
+ * where GLIBC_2.2.5 is the old condvar, which this library does not take
+ * over: see sleep_preload.map.in; GLIBC_2.17 on arm64), and
  * pthread_cond_clockwait@GLIBC_2.34, the same function as @GLIBC_2.30.
  * real_symbol() tries each version in turn, then the default one, and
  * keeps what it found in *cache.
@@ -569,7 +570,7 @@ static void *real_symbol(void **cache, const char *name,
 
 static cond_timedwait_fn cond_timedwait_real(void)
 {
-	static const char *const versions[] = { "GLIBC_2.3.2", NULL };
+	static const char *const versions[] = { PROF_CONDVAR_VERSION, NULL };
 	return (cond_timedwait_fn)real_symbol(&real_cond_timedwait,
 					      "pthread_cond_timedwait",
 					      versions);
@@ -717,7 +718,7 @@ pass:;
 	return cv_real(c);
 }
 
-/* Versioned GLIBC_2.3.2 by sleep_preload.map. */
+/* Versioned PROF_CONDVAR_VERSION by sleep_preload.map.in. */
 EXPORT int pthread_cond_timedwait(pthread_cond_t *restrict cv,
 				  pthread_mutex_t *restrict mu,
 				  const struct timespec *restrict abstime)
