@@ -30,7 +30,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			/* A mission counter of the default set on a
 			 * family without a map is kept, refused. */
 			FZ_CHECK(evs[i].name && (evs[i].canonical || evs[i].refused));
-			FZ_CHECK(evs[i].attr.size == sizeof(evs[i].attr));
+			/* A refused one never reaches the kernel (and is
+			 * all a machine with no PMU libpfm4 knows gets:
+			 * an arm64 build under qemu-user). */
+			FZ_CHECK(evs[i].refused ||
+				 evs[i].attr.size == sizeof(evs[i].attr));
 			event_type_name(evs[i].attr.type);
 		}
 		event_list_free(evs, n);
