@@ -360,6 +360,15 @@ static void test_golden__case(void **state)
 		free(got);
 		fail_msg("no golden file %s (run with PROF_UPDATE_GOLDEN=1)", path);
 	}
+	/* Made under a forced PMU this libpfm4 does not have (an x86 one
+	 * in an arm64 build): nothing here to compare it with. */
+	static const char unknown_pmu[] = "a PMU this libpfm4 does not know";
+	if (g->c->env && strstr(got, unknown_pmu) && !strstr(want, unknown_pmu)) {
+		fprintf(stderr, "skip: %s: %s here\n", g->c->env, unknown_pmu);
+		free(want);
+		free(got);
+		skip();
+	}
 	if (strcmp(want, got)) {
 		show_diff(path, got);
 		free(want);

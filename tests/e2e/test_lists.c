@@ -159,6 +159,14 @@ static void test_lists__limit_applies_wherever_it_is_offered(void **state)
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct tu_proc p = prof(cases[i].args, cases[i].env);
+		/* A forced x86 PMU in a build whose libpfm4 lacks it (arm64). */
+		if (cases[i].env && p.status == 2 &&
+		    strstr(p.err, "a PMU this libpfm4 does not know")) {
+			fprintf(stderr, "skipping '%s': %s is not known here\n",
+				cases[i].args, cases[i].env);
+			tu_proc_release(&p);
+			continue;
+		}
 		if (p.status != 0)
 			fail_msg("%s: status %d\n%s", cases[i].args, p.status, p.err);
 		expect(p.out, cases[i].more);

@@ -240,9 +240,15 @@ static void test_run__bad_input_is_refused_and_nothing_stored(void **state)
 	char *zen1[] = { "LIBPFM_FORCE_PMU=amd64_fam17h_zen1", NULL };
 	p = tu_run(a0, zen1);
 	assert_int_equal(p.status, 2);
-	assert_non_null(strstr(p.err, "error: no mission map for 'llc-misses' on "
-			       "this processor: libpfm4 detected amd64_fam17h_zen1"));
-	assert_non_null(strstr(p.err, "hint: --allow-generic"));
+	if (strstr(p.err, "a PMU this libpfm4 does not know")) {
+		/* An x86 PMU, in a build whose libpfm4 lacks it (arm64). */
+		fprintf(stderr, "skipping the Zen 1 case: %s is not known here\n",
+			zen1[0]);
+	} else {
+		assert_non_null(strstr(p.err, "error: no mission map for 'llc-misses' on "
+				       "this processor: libpfm4 detected amd64_fam17h_zen1"));
+		assert_non_null(strstr(p.err, "hint: --allow-generic"));
+	}
 	tu_proc_release(&p);
 	/* A forced PMU libpfm4 does not know: said so, nothing run. */
 	char *bogus[] = { "LIBPFM_FORCE_PMU=no_such_pmu", NULL };
