@@ -81,6 +81,8 @@ struct counters {
 	int sideband_fd;	/* its side-band event on the first target */
 	uint64_t sideband_id;
 	char *path_note;	/* why the per-CPU path was not taken */
+	bool pc_side;		/* the side-band comes in pc's buffers */
+	int side_rc;		/* the first error feeding them */
 	uint64_t *vals;		/* on_counts' scratch, one per event */
 	bool *have;
 };
@@ -728,6 +730,28 @@ static int open_sideband(struct counters *c, struct target *t, char **cause)
 }
 
 /*
+ * Each CPU's buffer, unless --mmap-pages says: 16 MiB shared by the CPUs,
+ * 1 to 8 MiB each. One CPU's buffer takes every switch and side-band
+ * record of the tasks that run there, and a busy machine may leave prof
+ * no time to drain it: a 5,000-thread churn on 2 loaded CPUs lost 26,000
+ * records of 1 MiB buffers. A machine with more CPUs spreads the same
+ * records over more buffers.
+ */
+static size_t percpu_pages(const struct counters *c)
+{
+	if (c->o.mmap_pages)
+		return c->o.mmap_pages;
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	size_t per = (16u << 20) / (size_t)(n > 0 ? n : 1);
+	if (per > (8u << 20))
+		per = 8u << 20;
+	size_t pages = 256;	/* 1 MiB of 4 KiB pages: the floor */
+	while (pages * 2 * c->page_size <= per)
+		pages *= 2;
+	return pages;
+}
+
+/*
  * Decide support and grouping per CPU (COUNTERS_PERCPU) on the first
  * target: 1 when the path is taken, 0 when it is refused (path_note says
  * why; the per-task recipe follows), -errno when the side-band fails.
@@ -746,9 +770,18 @@ static int open_percpu(struct counters *c, struct target *t, char **cause)
 	for (size_t i = 0; i < c->o.nevents; i++)
 		skip[i] = c->o.events[i].refused != NULL;
 	char *why = NULL;
+	/* The side-band records come with the switches, each CPU's from
+	 * that CPU alone: a buffer written from several CPUs tears on big
+	 * trees (docs/completeness.md). Where samplers write into the task
+	 * buffer (record, the working set) the side-band stays there, in
+	 * order with the samples whose mappings it names. */
+	struct perf_event_attr side;
+	memset(&side, 0, sizeof(side));
+	want_sideband(c, &side);
+	bool own_side = !c->o.record_hook && !c->o.nsamplers;
 	c->pc = percpu_open(c->o.events, c->o.nevents, skip, c->o.cgroup_fd,
-			    c->data_size / c->page_size, c->o.percpu_tick_ns, err,
-			    group, &why);
+			    percpu_pages(c), c->o.percpu_tick_ns,
+			    own_side ? &side : NULL, err, group, &why);
 	int opened = 0;
 	for (size_t i = 0; c->pc && i < c->o.nevents; i++) {
 		struct counter_status *s = &c->st[i];
@@ -786,12 +819,13 @@ static int open_percpu(struct counters *c, struct target *t, char **cause)
 		c->path_note = why;
 		return 0;
 	}
-	int rc = open_sideband(c, t, cause);
+	int rc = own_side ? 0 : open_sideband(c, t, cause);
 	if (rc) {
 		percpu_free(c->pc);
 		c->pc = NULL;
 		return rc;
 	}
+	c->pc_side = own_side;
 	c->decided = true;
 	return 1;
 }
@@ -1008,6 +1042,30 @@ void counters_mark_privileged(struct counters *c, pid_t tid)
 	thread_table_mark_privileged(c->tt, (int32_t)tid);
 }
 
+/* One decoded side-band or sample record, from whichever buffer. */
+static int feed_record(struct counters *c, const struct perf_rec *r, int origin)
+{
+	int rc = thread_table_feed(c->tt, r, origin);
+	/* After an exec the task leads its process (other threads are
+	 * gone): a thread's own exit is not one. */
+	if (r->type == PERF_RECORD_EXIT && r->u.task.pid == r->u.task.tid &&
+	    task_gained_privileges((pid_t)r->u.task.pid, (pid_t)r->u.task.tid))
+		thread_table_mark_privileged(c->tt, (int32_t)r->u.task.tid);
+	if (c->o.on_record)
+		c->o.on_record(r, origin, c->o.rec_arg);
+	return rc;
+}
+
+/* A side-band record from a per-CPU buffer: the first target's. */
+static void on_side(const struct perf_rec *r, void *arg)
+{
+	struct counters *c = arg;
+	int rc = feed_record(c, r, 0);
+	if (rc && !c->side_rc)
+		c->side_rc = rc;
+	c->records++;
+}
+
 static int drain_target(struct counters *c, struct target *t, int origin)
 {
 	struct perf_event_mmap_page *mp = t->base;
@@ -1030,16 +1088,9 @@ static int drain_target(struct counters *c, struct target *t, int origin)
 			c->o.record_hook(rec, len, c->o.hook_arg);
 		struct perf_rec r;
 		if (perf_rec_decode(rec, len, &c->lay, layout_for_id, c, &r) == 0) {
-			int frc = thread_table_feed(c->tt, &r, origin);
-			/* After an exec the task leads its process (other
-			 * threads are gone): a thread's own exit is not one. */
-			if (r.type == PERF_RECORD_EXIT && r.u.task.pid == r.u.task.tid &&
-			    task_gained_privileges((pid_t)r.u.task.pid, (pid_t)r.u.task.tid))
-				thread_table_mark_privileged(c->tt, (int32_t)r.u.task.tid);
+			int frc = feed_record(c, &r, origin);
 			if (frc && !rc)
 				rc = frc;
-			if (c->o.on_record)
-				c->o.on_record(&r, origin, c->o.rec_arg);
 		} else {
 			c->undecodable++;
 		}
@@ -1082,7 +1133,10 @@ int counters_drain(struct counters *c)
 			rc = r;
 	}
 	if (c->pc)
-		percpu_drain(c->pc, until, on_switch, c);
+		percpu_drain(c->pc, until, on_switch, c->pc_side ? on_side : NULL, c);
+	if (c->side_rc && !rc)
+		rc = c->side_rc;
+	c->side_rc = 0;
 	c->names_pending = thread_table_check_names(c->tt, monotonic_ns(),
 						    NAME_WINDOW_NS, proc_comm, NULL);
 	return rc;
@@ -1114,7 +1168,8 @@ int counters_finish(struct counters *c, char **cause)
 			rc = rc2;
 	}
 	if (c->pc) {
-		int prc = percpu_finish(c->pc, on_switch, c, c->totals);
+		int prc = percpu_finish(c->pc, on_switch, c->pc_side ? on_side : NULL, c,
+					 c->totals);
 		if (prc && cause && !*cause)
 			cause_set(cause, -prc, "cannot read the per-CPU counters at "
 				  "the end: %s", ERR_TEXT(-prc));
@@ -1179,6 +1234,7 @@ void counters_health(const struct counters *c, struct counters_health *h)
 		percpu_health(c->pc, &ph);
 		h->unattributed = ph.unattributed;
 		h->unattributed_ns = ph.unattributed_ns;
+		h->reaped_by_sp = ph.reaped_by_sp;
 		h->percpu_lost = ph.lost;
 		h->undecodable += ph.undecodable;
 	}

@@ -213,6 +213,7 @@ struct counters_health {
 	/* the per-CPU path: switches whose task could not be named, and the
 	 * task-clock (ns) they held; records its buffers lost */
 	uint64_t unattributed, unattributed_ns, percpu_lost;
+	uint64_t reaped_by_sp;	/* reaped tasks' samples named by their stack pointer */
 };
 void counters_health(const struct counters *c, struct counters_health *h);
 

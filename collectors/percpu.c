@@ -18,7 +18,25 @@
 #include "common/errtext.h"
 
 #define SAMPLE_TYPE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
-		     PERF_SAMPLE_CPU | PERF_SAMPLE_READ)
+		     PERF_SAMPLE_CPU | PERF_SAMPLE_READ | PERF_SAMPLE_REGS_USER)
+
+/*
+ * A reaped task's samples name no task (the kernel has detached its pid),
+ * but its user stack pointer, saved at its exit syscall, stays the same
+ * until it is gone and differs between live threads: the one register
+ * each sample carries to tell reaped tasks apart (perf's register
+ * numbering, arch/<arch>/include/uapi/asm/perf_regs.h).
+ */
+#if defined(__x86_64__)
+#define USER_SP_REG 7		/* PERF_REG_X86_SP */
+#elif defined(__aarch64__)
+#define USER_SP_REG 31		/* PERF_REG_ARM64_SP */
+#endif
+#ifdef USER_SP_REG
+#define SAMPLE_REGS (1ULL << USER_SP_REG)
+#else
+#define SAMPLE_REGS 0ULL
+#endif
 #define READ_FORMAT (PERF_FORMAT_GROUP | PERF_FORMAT_ID | \
 		     PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING)
 
@@ -41,7 +59,9 @@ struct cpu {
 	uint64_t tail;
 	int32_t cur_pid, cur_tid;	/* the last task switched in; tid <= 0:
 					   not known */
+	bool cur_named;		/* cur came from a switch record's own tid */
 	int32_t dying, dying_pid;	/* cur, sampled reaped at this switch */
+	uint64_t dying_sp;	/* its user stack pointer, or 0 */
 	uint64_t head;		/* data_head as this drain read it */
 	uint64_t next;		/* the time of the next record to take */
 	bool has_next;
@@ -67,12 +87,58 @@ struct percpu {
 	struct thread_count *deltas;
 	long task_clock;	/* event index of task-clock, or -1 */
 	struct percpu_health h;
+	struct perf_event_attr side;	/* the side-band bits, if has_side */
+	bool has_side;
 	/* Reaped tasks preempted before their last switch: the next
 	 * switch-in that names no task is one of them (only when it is
 	 * the one: with two, neither is guessed). */
 	struct { int32_t pid, tid; } *pending;
 	size_t npending, cap_pending;
+	/* Reaped tasks by their user stack pointer, learnt on the CPU that
+	 * saw them reaped: what names their later slices on any CPU. */
+	struct { uint64_t sp; int32_t pid, tid; } *reaped;
+	size_t nreaped, cap_reaped;
 };
+
+static void reaped_learn(struct percpu *p, uint64_t sp, int32_t pid, int32_t tid)
+{
+	for (size_t i = 0; i < p->nreaped; i++)
+		if (p->reaped[i].sp == sp) {
+			/* Two dying tasks on one stack: glibc gives a thread's
+			 * stack to a new thread once the kernel has cleared its
+			 * tid, before the old one is gone. Neither is guessed. */
+			if (p->reaped[i].tid != tid)
+				p->reaped[i].tid = -1;
+			return;
+		}
+	if (p->nreaped == p->cap_reaped) {
+		size_t cap = p->cap_reaped ? p->cap_reaped * 2 : 16;
+		void *q = realloc(p->reaped, cap * sizeof(*p->reaped));
+		if (!q)
+			return;	/* its later slices go by the switch records */
+		p->reaped = q;
+		p->cap_reaped = cap;
+	}
+	p->reaped[p->nreaped].sp = sp;
+	p->reaped[p->nreaped].pid = pid;
+	p->reaped[p->nreaped].tid = tid;
+	p->nreaped++;
+}
+
+/* The reaped task whose stack pointer is sp, or tid 0. With forget, its
+ * entry goes: its last switch has come. */
+static int32_t reaped_find(struct percpu *p, uint64_t sp, int32_t *pid, bool forget)
+{
+	for (size_t i = 0; i < p->nreaped; i++)
+		if (p->reaped[i].sp == sp) {
+			int32_t tid = p->reaped[i].tid;
+			*pid = p->reaped[i].pid;
+			if (forget)
+				p->reaped[i] = p->reaped[--p->nreaped];
+			return tid;
+		}
+	return 0;
+}
 
 static void dying_push(struct percpu *p, int32_t pid, int32_t tid)
 {
@@ -142,6 +208,7 @@ void percpu_free(struct percpu *p)
 	free(p->groups);
 	free(p->cpus);
 	free(p->pending);
+	free(p->reaped);
 	free(p->deltas);
 	free(p);
 }
@@ -151,6 +218,7 @@ static void fill_common(struct perf_event_attr *a)
 	a->size = sizeof(*a);
 	a->read_format = READ_FORMAT;
 	a->sample_type = SAMPLE_TYPE;
+	a->sample_regs_user = SAMPLE_REGS;
 	a->sample_id_all = 1;
 	a->use_clockid = 1;
 	a->clockid = CLOCK_MONOTONIC;
@@ -158,7 +226,8 @@ static void fill_common(struct perf_event_attr *a)
 
 /* A group's leader on one CPU: the context-switch sampler. The software
  * group's leader also asks for the switch records. */
-static int open_leader(int cgroup_fd, int cpu, bool switches, size_t data_size)
+static int open_leader(int cgroup_fd, int cpu, bool switches, size_t data_size,
+		       const struct perf_event_attr *side)
 {
 	struct perf_event_attr a;
 	memset(&a, 0, sizeof(a));
@@ -172,8 +241,22 @@ static int open_leader(int cgroup_fd, int cpu, bool switches, size_t data_size)
 		a.watermark = 1;
 		a.wakeup_watermark = (uint32_t)(data_size / 4);
 	}
+	if (switches && side) {
+		a.comm = side->comm;
+		a.comm_exec = side->comm_exec;
+		a.task = side->task;
+		a.mmap = side->mmap;
+		a.mmap2 = side->mmap2;
+		a.mmap_data = side->mmap_data;
+		a.build_id = side->build_id;
+	}
 	int fd = sys_perf_event_open(&a, cgroup_fd, cpu, -1,
 				     PERF_FLAG_PID_CGROUP | PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0 && errno == EINVAL && a.build_id) {	/* before 5.12 */
+		a.build_id = 0;
+		fd = sys_perf_event_open(&a, cgroup_fd, cpu, -1,
+					 PERF_FLAG_PID_CGROUP | PERF_FLAG_FD_CLOEXEC);
+	}
 	return fd < 0 ? -errno : fd;
 }
 
@@ -183,6 +266,7 @@ static int open_member(const struct event_desc *ev, int cgroup_fd, int cpu,
 	struct perf_event_attr a = ev->attr;
 	fill_common(&a);
 	a.sample_type = 0;
+	a.sample_regs_user = 0;
 	a.sample_id_all = 0;
 	a.sample_period = 0;
 	a.freq = 0;
@@ -249,7 +333,8 @@ static int open_unit(struct percpu *p, struct cpu *cp, size_t g, int cgroup_fd)
 {
 	struct unit *u = &cp->u[g];
 	p->step = "the context-switch sampler";
-	int fd = open_leader(cgroup_fd, cp->cpu, g == 0, p->data_size);
+	int fd = open_leader(cgroup_fd, cp->cpu, g == 0, p->data_size,
+			     p->has_side ? &p->side : NULL);
 	if (fd < 0)
 		return fd;
 	u->leader = fd;
@@ -381,7 +466,8 @@ static int online_cpus(struct cpumask *m)
 
 struct percpu *percpu_open(const struct event_desc *events, size_t nevents,
 			   const bool *skip, int cgroup_fd, size_t pages,
-			   uint64_t tick_ns, int *err, int *group, char **cause)
+			   uint64_t tick_ns, const struct perf_event_attr *side,
+			   int *err, int *group, char **cause)
 {
 	struct cpumask online;
 	int rc = online_cpus(&online);
@@ -395,6 +481,10 @@ struct percpu *percpu_open(const struct event_desc *events, size_t nevents,
 		return NULL;
 	p->nev = nevents;
 	p->tick_ns = tick_ns;
+	if (side) {
+		p->side = *side;
+		p->has_side = true;
+	}
 	p->task_clock = -1;
 	for (size_t i = 0; i < nevents; i++)
 		if (p->task_clock < 0 && !skip[i] &&
@@ -404,6 +494,7 @@ struct percpu *percpu_open(const struct event_desc *events, size_t nevents,
 	p->page_size = (size_t)sysconf(_SC_PAGESIZE);
 	p->data_size = (pages ? pages : 256) * p->page_size;
 	p->lay.sample_type = SAMPLE_TYPE;
+	p->lay.regs_user_mask = SAMPLE_REGS;
 	p->lay.read_format = READ_FORMAT;
 	p->deltas = calloc(nevents ? nevents : 1, sizeof(*p->deltas));
 	p->cpus = calloc(cpumask_count(&online), sizeof(*p->cpus));
@@ -554,9 +645,40 @@ static uint64_t rec_time(const struct perf_rec *r)
 	return r->type == PERF_RECORD_SAMPLE ? r->u.sample.time : r->sid.time;
 }
 
+/*
+ * A sample that names no task: a reaped one, still running. The task the
+ * last switch record named here is it, and its stack pointer is learnt;
+ * where the switch-in named no task (it was reaped when it ran again),
+ * its stack pointer names it when another CPU has seen it reaped. Left
+ * at tid 0 when neither tells (settle then goes by the switch records, a
+ * guess among the preempted reaped tasks).
+ */
+static void name_reaped(struct percpu *p, struct cpu *cp, const struct perf_rec *r,
+			int32_t *pid, int32_t *tid)
+{
+	uint64_t sp = r->u.sample.abi && r->u.sample.regs && r->u.sample.nregs == 1 ?
+		      r->u.sample.regs[0] : 0;
+	int32_t fpid = 0, ftid;
+	if (cp->cur_tid > 0 && cp->cur_named) {
+		*pid = cp->cur_pid;
+		*tid = cp->cur_tid;
+		if (sp)
+			reaped_learn(p, sp, *pid, *tid);
+	} else if (sp && (ftid = reaped_find(p, sp, &fpid, false)) > 0) {
+		*pid = fpid;
+		*tid = ftid;
+		p->h.reaped_by_sp++;
+	} else {
+		return;
+	}
+	cp->dying = *tid;
+	cp->dying_pid = *pid;
+	cp->dying_sp = sp;
+}
+
 /* Take one decoded record of cp's. */
 static void take(struct percpu *p, struct cpu *cp, const struct perf_rec *r,
-		 percpu_fn fn, void *arg)
+		 percpu_fn fn, percpu_side_fn side, void *arg)
 {
 	switch (r->type) {
 	case PERF_RECORD_LOST:
@@ -567,12 +689,16 @@ static void take(struct percpu *p, struct cpu *cp, const struct perf_rec *r,
 		if (r->misc & PERF_RECORD_MISC_SWITCH_OUT) {
 			/* A reaped task that was only preempted runs again
 			 * (on whichever CPU): its switch-in will name no tid. */
+			int32_t ignored;
 			if (cp->dying > 0 && (r->misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT))
 				dying_push(p, cp->dying_pid, cp->dying);
+			else if (cp->dying > 0 && cp->dying_sp)
+				reaped_find(p, cp->dying_sp, &ignored, true);	/* its last */
 			cp->dying = 0;
 		} else {
 			cp->cur_pid = (int32_t)r->sid.pid;
 			cp->cur_tid = (int32_t)r->sid.tid;
+			cp->cur_named = cp->cur_tid > 0;
 			if (cp->cur_tid <= 0)
 				dying_pop(p, &cp->cur_pid, &cp->cur_tid);
 		}
@@ -598,18 +724,18 @@ static void take(struct percpu *p, struct cpu *cp, const struct perf_rec *r,
 		if (r->u.sample.identifier != cp->u[g].leader_id)
 			p->h.foreign++;
 		p->h.samples++;
-		int32_t tid = (int32_t)r->u.sample.tid;
-		if (tid <= 0 && cp->cur_tid > 0) {
-			cp->dying = cp->cur_tid;	/* reaped, still running */
-			cp->dying_pid = cp->cur_pid;
-		}
-		settle(p, cp, g, (int32_t)r->u.sample.pid, tid, r->u.sample.time,
+		int32_t pid = (int32_t)r->u.sample.pid, tid = (int32_t)r->u.sample.tid;
+		if (tid <= 0)
+			name_reaped(p, cp, r, &pid, &tid);
+		settle(p, cp, g, pid, tid, r->u.sample.time,
 		       r->u.sample.read_vals, r->u.sample.read_vals + 1,
 		       r->u.sample.read_stride, r->u.sample.read_nr,
 		       r->u.sample.read_enabled, r->u.sample.read_running, fn, arg);
 		break;
 	}
 	default:
+		if (side)
+			side(r, arg);
 		break;
 	}
 }
@@ -619,7 +745,8 @@ static void take(struct percpu *p, struct cpu *cp, const struct perf_rec *r,
  * reaped task's switch-out on one CPU comes before its switch-in on
  * another.
  */
-int percpu_drain(struct percpu *p, uint64_t until_ns, percpu_fn fn, void *arg)
+int percpu_drain(struct percpu *p, uint64_t until_ns, percpu_fn fn,
+		 percpu_side_fn side, void *arg)
 {
 	struct perf_rec r;
 	for (size_t c = 0; c < p->ncpus; c++) {
@@ -646,7 +773,7 @@ int percpu_drain(struct percpu *p, uint64_t until_ns, percpu_fn fn, void *arg)
 		int n = peek(p, best, &r);
 		if (n > 0) {
 			best->tail += (uint64_t)n;
-			take(p, best, &r, fn, arg);
+			take(p, best, &r, fn, side, arg);
 		}
 		n = peek(p, best, &r);
 		while (n < 0) {
@@ -664,10 +791,10 @@ int percpu_drain(struct percpu *p, uint64_t until_ns, percpu_fn fn, void *arg)
 	return 0;
 }
 
-int percpu_finish(struct percpu *p, percpu_fn fn, void *arg,
+int percpu_finish(struct percpu *p, percpu_fn fn, percpu_side_fn side, void *arg,
 		  struct thread_count *totals)
 {
-	percpu_drain(p, UINT64_MAX, fn, arg);
+	percpu_drain(p, UINT64_MAX, fn, side, arg);
 	int rc = 0;
 	memset(totals, 0, p->nev * sizeof(*totals));
 	for (size_t c = 0; c < p->ncpus; c++) {

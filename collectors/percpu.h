@@ -15,7 +15,11 @@
  * difference from the previous sample on that CPU is what the task that
  * ran in between did. A task already reaped when it last switches out
  * samples with tid -1: the CPU's last switch-in record (context_switch
- * records) names it. Each CPU's buffer is written by that CPU alone.
+ * records) names it, or its user stack pointer where another CPU has seen
+ * it reaped. Given side-band bits (comm, task, mmap), each CPU's
+ * software leader also carries the side-band records of the tasks that
+ * run there, so that FORK, COMM and EXIT come in time order with the
+ * switches. Each CPU's buffer is written by that CPU alone.
  *
  * Needs the right to count per CPU (CAP_PERFMON, root, or
  * perf_event_paranoid <= 0) and a cgroup; percpu_open says which is
@@ -46,12 +50,16 @@ struct percpu;
  * group (1..) or 0. tick_ns > 0 also reads the software group every
  * tick_ns of a workload task's time on a CPU (a cpu-clock sampler in the
  * group), so a thread that runs long without a switch is still seen
- * between (-I and --frames). Returns NULL with errno and *cause when the path
- * cannot be used at all (no right to count per CPU, no event at all).
+ * between (-I and --frames). side, when not NULL, holds the side-band
+ * bits to ask (comm, comm_exec, task, mmap, mmap2, mmap_data, build_id;
+ * a kernel that does not know build_id is asked again without). Returns
+ * NULL with errno and *cause when the path cannot be used at all (no
+ * right to count per CPU, no event at all).
  */
 struct percpu *percpu_open(const struct event_desc *events, size_t nevents,
 			   const bool *skip, int cgroup_fd, size_t pages,
-			   uint64_t tick_ns, int *err, int *group, char **cause);
+			   uint64_t tick_ns, const struct perf_event_attr *side,
+			   int *err, int *group, char **cause);
 void percpu_free(struct percpu *p);
 
 /*
@@ -62,12 +70,17 @@ void percpu_free(struct percpu *p);
 typedef void (*percpu_fn)(int32_t pid, int32_t tid, uint64_t time,
 			  const struct thread_count *deltas, void *arg);
 
+/* A side-band record (COMM, FORK, EXIT, MMAP...), in time order with the
+ * switches; NULL where percpu_open was given no side-band bits. */
+typedef void (*percpu_side_fn)(const struct perf_rec *r, void *arg);
+
 /*
  * Take every record up to time until_ns (later ones stay for the next
  * call, so the caller can first read the side-band records that precede
  * them) and hand each switch's deltas to fn. 0 or -errno.
  */
-int percpu_drain(struct percpu *p, uint64_t until_ns, percpu_fn fn, void *arg);
+int percpu_drain(struct percpu *p, uint64_t until_ns, percpu_fn fn,
+		 percpu_side_fn side, void *arg);
 
 /*
  * After the workload is over: take every record left, read each CPU's
@@ -75,7 +88,7 @@ int percpu_drain(struct percpu *p, uint64_t until_ns, percpu_fn fn, void *arg);
  * CPU last switched to) and sum the CPUs into totals[nevents]. 0 or
  * -errno.
  */
-int percpu_finish(struct percpu *p, percpu_fn fn, void *arg,
+int percpu_finish(struct percpu *p, percpu_fn fn, percpu_side_fn side, void *arg,
 		  struct thread_count *totals);
 
 /* The buffers' descriptors, to poll for POLLIN. */
@@ -92,6 +105,8 @@ struct percpu_health {
 	uint64_t unattributed;
 	/* ... and the task-clock (ns) they held, when it is counted */
 	uint64_t unattributed_ns;
+	/* Samples of reaped tasks named by their user stack pointer */
+	uint64_t reaped_by_sp;
 };
 void percpu_health(const struct percpu *p, struct percpu_health *h);
 

@@ -308,7 +308,7 @@ static int cmd_run(struct verb_ctx *vc)
 		.report_follows = !vc->out_path,
 		.plan = launched ? &plan : NULL,
 		.out_fd = -1,
-		.mmap_pages = l->mmap_pages ? (size_t)l->mmap_pages : 256,
+		.mmap_pages = (size_t)l->mmap_pages,	/* 0: the collectors size them */
 		.working_set = a->working_set,
 		.record_dump = dump,
 		.sleep = a->sleep_mode ? &sleep : NULL,
