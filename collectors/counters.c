@@ -84,6 +84,7 @@ struct counters {
 	bool pc_side;		/* the side-band comes in pc's buffers */
 	int side_rc;		/* the first error feeding them */
 	uint64_t *vals;		/* on_counts' scratch, one per event */
+	struct thread_count *none;	/* no deltas: a switch-in */
 	bool *have;
 };
 
@@ -175,7 +176,8 @@ struct counters *counters_new(const struct counters_opts *opts)
 	if (opts->on_counts) {
 		c->vals = calloc(opts->nevents ? opts->nevents : 1, sizeof(*c->vals));
 		c->have = calloc(opts->nevents ? opts->nevents : 1, sizeof(*c->have));
-		if (!c->vals || !c->have) {
+		c->none = calloc(opts->nevents ? opts->nevents : 1, sizeof(*c->none));
+		if (!c->vals || !c->have || !c->none) {
 			counters_free(c);
 			errno = ENOMEM;
 			return NULL;
@@ -235,6 +237,7 @@ void counters_free(struct counters *c)
 	free(c->path_note);
 	free(c->vals);
 	free(c->have);
+	free(c->none);
 	free(c);
 }
 
@@ -831,21 +834,30 @@ static int open_percpu(struct counters *c, struct target *t, char **cause)
 }
 
 static void on_switch(int32_t pid, int32_t tid, uint64_t time,
-		      const struct thread_count *deltas, void *arg)
+		      const struct thread_count *deltas, bool running, void *arg)
 {
 	struct counters *c = arg;
 	const struct thread_row *r = NULL;
+	if (!deltas) {		/* switched in: nothing counted, the row as it is */
+		if (!c->o.on_counts || !c->vals)
+			return;
+		memset(c->none, 0, c->o.nevents * sizeof(*c->none));
+		deltas = c->none;
+	}
 	if (thread_table_add_counts(c->tt, pid, tid, time, deltas, &r)) {
 		c->undecodable++;	/* no memory for its row: said as lost */
 		return;
 	}
 	if (!c->o.on_counts || !r || !c->vals)
 		return;
+	/* Each thread's totals; have: what this switch or tick read (its
+	 * group's events), the others carry their last value. */
 	for (size_t e = 0; e < c->o.nevents; e++) {
 		c->vals[e] = r->counts[e].value;
-		c->have[e] = r->counts[e].present;
+		c->have[e] = r->counts[e].present &&
+			     (deltas == c->none || deltas[e].present);
 	}
-	c->o.on_counts(tid, time, c->vals, c->have, c->o.counts_arg);
+	c->o.on_counts(tid, time, c->vals, c->have, running, c->o.counts_arg);
 }
 
 enum counters_path counters_path(const struct counters *c)

@@ -106,10 +106,11 @@ struct counters_opts {
 	/* The per-CPU path: also read every tick_ns of a task's time on a
 	 * CPU (0: at switches only), and hand each thread's running totals
 	 * at every switch and tick to on_counts (may be NULL): vals[e]
-	 * where have[e], time CLOCK_MONOTONIC ns. For -I and --frames. */
+	 * where have[e], time CLOCK_MONOTONIC ns; running: a tick, the
+	 * thread runs on until its next call. For -I and --frames. */
 	uint64_t percpu_tick_ns;
 	void (*on_counts)(int32_t tid, uint64_t time, const uint64_t *vals,
-			  const bool *have, void *arg);
+			  const bool *have, bool running, void *arg);
 	void *counts_arg;
 };
 

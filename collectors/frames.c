@@ -17,6 +17,8 @@ struct fthread {
 	int32_t tid;
 	struct series s;
 	uint64_t *vals;		/* s.cap * nev, cumulative */
+	bool *on;		/* s.cap: the thread ran on from that sample */
+	bool *fresh;		/* s.cap * nev: that sample read the event */
 	bool *seen;		/* per event: some sample carried it */
 };
 
@@ -45,6 +47,8 @@ void frames_free(struct frames *f)
 	for (size_t i = 0; i < f->nth; i++) {
 		free(f->th[i].s.t);
 		free(f->th[i].vals);
+		free(f->th[i].on);
+		free(f->th[i].fresh);
 		free(f->th[i].seen);
 	}
 	free(f->th);
@@ -105,7 +109,7 @@ static struct fthread *find_thread(struct frames *f, int32_t tid)
 }
 
 int frames_tick(struct frames *f, int32_t tid, uint64_t t_ns,
-		const uint64_t *vals, const bool *have)
+		const uint64_t *vals, const bool *have, bool running)
 {
 	struct fthread *t = find_thread(f, tid);
 	if (!t)
@@ -119,16 +123,27 @@ int frames_tick(struct frames *f, int32_t tid, uint64_t t_ns,
 		if (!v)
 			return -ENOMEM;
 		t->vals = v;
+		bool *on = realloc(t->on, t->s.cap * sizeof(*on));
+		if (!on)
+			return -ENOMEM;
+		t->on = on;
+		bool *fr = realloc(t->fresh, t->s.cap * (f->nev ? f->nev : 1) *
+				   sizeof(*fr));
+		if (!fr)
+			return -ENOMEM;
+		t->fresh = fr;
 	}
 	size_t n = t->s.n;
 	uint64_t *row = t->vals + n * f->nev;
 	for (size_t e = 0; e < f->nev; e++) {
 		/* An event a sample lacks keeps its last value. */
 		row[e] = have[e] ? vals[e] : n ? t->vals[(n - 1) * f->nev + e] : 0;
+		t->fresh[n * f->nev + e] = have[e];
 		t->seen[e] |= have[e];
 	}
 	if (n && t->s.t[n - 1] > t_ns)
 		t->s.sorted = false;
+	t->on[n] = running;
 	t->s.t[t->s.n++] = t_ns;
 	return 0;
 }
@@ -172,26 +187,45 @@ static void sort_thread(struct fthread *t, size_t nev)
 		return;
 	/* Insertion sort: the series is nearly in order. */
 	uint64_t *row = malloc((nev ? nev : 1) * sizeof(*row));
-	if (!row)
+	bool *frow = malloc((nev ? nev : 1) * sizeof(*frow));
+	if (!row || !frow) {
+		free(row);
+		free(frow);
 		return;
+	}
 	for (size_t i = 1; i < t->s.n; i++) {
 		uint64_t key = t->s.t[i];
+		bool on = t->on[i];
 		memcpy(row, t->vals + i * nev, nev * sizeof(*row));
+		memcpy(frow, t->fresh + i * nev, nev * sizeof(*frow));
 		size_t j = i;
 		while (j > 0 && t->s.t[j - 1] > key) {
 			t->s.t[j] = t->s.t[j - 1];
+			t->on[j] = t->on[j - 1];
 			memcpy(t->vals + j * nev, t->vals + (j - 1) * nev,
 			       nev * sizeof(*row));
+			memcpy(t->fresh + j * nev, t->fresh + (j - 1) * nev,
+			       nev * sizeof(*frow));
 			j--;
 		}
 		t->s.t[j] = key;
+		t->on[j] = on;
 		memcpy(t->vals + j * nev, row, nev * sizeof(*row));
+		memcpy(t->fresh + j * nev, frow, nev * sizeof(*frow));
 	}
 	free(row);
+	free(frow);
 	t->s.sorted = true;
 }
 
-/* The thread's value of event e at time t: its last sample at or before. */
+/*
+ * The thread's value of event e at time t: its last sample at or before;
+ * where the last sample that read e was a tick (the thread ran on from it
+ * to the next sample that read e, with no switch between: a switch reads
+ * every group), what it did in between is shared out by time, so a busy
+ * thread's frame edge is not up to a tick late. Samples of another group
+ * carry e's last value, not a fresh one: they are passed over.
+ */
 static uint64_t value_at(const struct fthread *th, size_t nev, size_t e,
 			 uint64_t t)
 {
@@ -203,7 +237,22 @@ static uint64_t value_at(const struct fthread *th, size_t nev, size_t e,
 		else
 			hi = mid;
 	}
-	return lo ? th->vals[(lo - 1) * nev + e] : 0;
+	if (!lo)
+		return 0;
+	uint64_t v = th->vals[(lo - 1) * nev + e];
+	size_t k0 = lo - 1, k1 = lo;
+	while (k0 > 0 && !th->fresh[k0 * nev + e])
+		k0--;
+	while (k1 < th->s.n && !th->fresh[k1 * nev + e])
+		k1++;
+	if (th->fresh[k0 * nev + e] && th->on[k0] && k1 < th->s.n) {
+		uint64_t t0 = th->s.t[k0], t1 = th->s.t[k1];
+		uint64_t v1 = th->vals[k1 * nev + e];
+		if (t1 > t0 && v1 > v)
+			v += (uint64_t)((double)(v1 - v) * (double)(t - t0) /
+					(double)(t1 - t0));
+	}
+	return v;
 }
 
 bool frames_delta(struct frames *f, enum frame_source src, size_t i,

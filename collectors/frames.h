@@ -65,9 +65,11 @@ void frames_free(struct frames *f);	/* NULL is fine */
 
 /* 0, or -ENOMEM. */
 int frames_mark(struct frames *f, enum frame_source src, uint64_t t_ns);
-/* One sample of thread tid: vals[e] valid where have[e]. 0 or -ENOMEM. */
+/* One sample of thread tid: vals[e] valid where have[e]; running: a
+ * tick, after which the thread ran on, unswitched, to its next sample
+ * (a frame edge between the two gets a share by time). 0 or -ENOMEM. */
 int frames_tick(struct frames *f, int32_t tid, uint64_t t_ns,
-		const uint64_t *vals, const bool *have);
+		const uint64_t *vals, const bool *have, bool running);
 
 size_t frames_count(const struct frames *f, enum frame_source src);
 /* Frame i of src: its start and length in ns. */

@@ -43,7 +43,8 @@
 /* One scheduling unit on one CPU: a switch sampler and its siblings. */
 struct unit {
 	int leader;
-	int tick;		/* the software group's tick sampler, or -1 */
+	int tick;		/* the group's tick sampler, or -1 */
+	uint64_t tick_id;
 	uint64_t leader_id;
 	int *fds;		/* per member of the group's layout */
 	uint64_t *ids;
@@ -279,9 +280,10 @@ static int open_member(const struct event_desc *ev, int cgroup_fd, int cpu,
 	return fd < 0 ? -errno : fd;
 }
 
-/* The software group's tick: cpu-clock, sampling every tick_ns with the
- * group's values (any member's sample reads the whole group). */
-static int open_tick(struct percpu *p, struct cpu *cp, int cgroup_fd)
+/* Group g's tick: cpu-clock, sampling every tick_ns with the group's
+ * values (any member's sample reads the whole group; in a hardware group
+ * it counts only while the group is on the PMU). */
+static int open_tick(struct percpu *p, struct cpu *cp, size_t g, int cgroup_fd)
 {
 	struct perf_event_attr a;
 	memset(&a, 0, sizeof(a));
@@ -290,12 +292,12 @@ static int open_tick(struct percpu *p, struct cpu *cp, int cgroup_fd)
 	a.sample_period = p->tick_ns;
 	fill_common(&a);
 	p->step = "the tick sampler";
-	int fd = sys_perf_event_open(&a, cgroup_fd, cp->cpu, cp->u[0].leader,
+	int fd = sys_perf_event_open(&a, cgroup_fd, cp->cpu, cp->u[g].leader,
 				     PERF_FLAG_PID_CGROUP | PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	cp->u[0].tick = fd;
-	return 0;
+	cp->u[g].tick = fd;
+	return ioctl(fd, PERF_EVENT_IOC_ID, &cp->u[g].tick_id) ? -errno : 0;
 }
 
 static int unit_add(struct unit *u, size_t n, int fd)
@@ -380,8 +382,6 @@ static int decide(struct percpu *p, const struct event_desc *ev, const bool *ski
 			return rc;
 		err[i] = 0;
 	}
-	if (p->tick_ns && (rc = open_tick(p, cp, cgroup_fd)))
-		return rc;
 	for (size_t i = 0; i < p->nev; i++) {
 		if (skip[i] || !ev[i].hardware)
 			continue;
@@ -413,6 +413,9 @@ static int decide(struct percpu *p, const struct event_desc *ev, const bool *ski
 		unit_close(&cp->u[p->ngroups - 1], 0);
 		p->ngroups--;
 	}
+	for (size_t g = 0; p->tick_ns && g < p->ngroups; g++)
+		if ((rc = open_tick(p, cp, g, cgroup_fd)))
+			return rc;
 	return 0;
 }
 
@@ -430,8 +433,8 @@ static int replicate(struct percpu *p, const struct event_desc *ev,
 					     cp->u[g].leader);
 			rc = fd < 0 ? fd : unit_add(&cp->u[g], k, fd);
 		}
-		if (!rc && g == 0 && p->tick_ns)
-			rc = open_tick(p, cp, cgroup_fd);
+		if (!rc && p->tick_ns)
+			rc = open_tick(p, cp, g, cgroup_fd);
 	}
 	return rc;
 }
@@ -565,7 +568,7 @@ fail:
 static void settle(struct percpu *p, struct cpu *cp, size_t g, int32_t pid,
 		   int32_t tid, uint64_t time, const uint64_t *vals,
 		   const uint64_t *ids, size_t stride, size_t nr, uint64_t en,
-		   uint64_t run, percpu_fn fn, void *arg)
+		   uint64_t run, bool running, percpu_fn fn, void *arg)
 {
 	struct unit *u = &cp->u[g];
 	const struct layout *l = &p->groups[g];
@@ -590,6 +593,7 @@ static void settle(struct percpu *p, struct cpu *cp, size_t g, int32_t pid,
 	}
 	if (!any)
 		return;
+
 	if (tid <= 0) {
 		pid = cp->cur_pid;
 		tid = cp->cur_tid;
@@ -600,7 +604,7 @@ static void settle(struct percpu *p, struct cpu *cp, size_t g, int32_t pid,
 			p->h.unattributed_ns += p->deltas[p->task_clock].value;
 		return;
 	}
-	fn(pid, tid, time, p->deltas, arg);
+	fn(pid, tid, time, p->deltas, running, arg);
 }
 
 static size_t unit_of(const struct percpu *p, const struct cpu *cp, uint64_t id)
@@ -701,6 +705,10 @@ static void take(struct percpu *p, struct cpu *cp, const struct perf_rec *r,
 			cp->cur_named = cp->cur_tid > 0;
 			if (cp->cur_tid <= 0)
 				dying_pop(p, &cp->cur_pid, &cp->cur_tid);
+			/* It runs from here: no deltas, its values as they
+			 * were, which frames take as where a run starts. */
+			if (cp->cur_tid > 0)
+				fn(cp->cur_pid, cp->cur_tid, r->sid.time, NULL, true, arg);
 		}
 		break;
 	case PERF_RECORD_SAMPLE: {
@@ -730,7 +738,8 @@ static void take(struct percpu *p, struct cpu *cp, const struct perf_rec *r,
 		settle(p, cp, g, pid, tid, r->u.sample.time,
 		       r->u.sample.read_vals, r->u.sample.read_vals + 1,
 		       r->u.sample.read_stride, r->u.sample.read_nr,
-		       r->u.sample.read_enabled, r->u.sample.read_running, fn, arg);
+		       r->u.sample.read_enabled, r->u.sample.read_running,
+		       r->u.sample.identifier == cp->u[g].tick_id, fn, arg);
 		break;
 	}
 	default:
@@ -795,6 +804,10 @@ int percpu_finish(struct percpu *p, percpu_fn fn, percpu_side_fn side, void *arg
 		  struct thread_count *totals)
 {
 	percpu_drain(p, UINT64_MAX, fn, side, arg);
+	/* what ran after each CPU's last switch ends now, for -I and frames */
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	uint64_t now = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 	int rc = 0;
 	memset(totals, 0, p->nev * sizeof(*totals));
 	for (size_t c = 0; c < p->ncpus; c++) {
@@ -802,16 +815,19 @@ int percpu_finish(struct percpu *p, percpu_fn fn, percpu_side_fn side, void *arg
 		for (size_t g = 0; g < p->ngroups; g++) {
 			struct unit *u = &cp->u[g];
 			size_t n = p->groups[g].n;
-			uint64_t buf[3 + 2 * (PERF_REC_MAX_READ + 1)];
+			/* the leader, the members, the tick (last, when there
+			 * is one): settle goes by the ids */
+			size_t nr = n + 1 + (u->tick >= 0);
+			uint64_t buf[3 + 2 * (PERF_REC_MAX_READ + 2)];
 			ssize_t got = read(u->leader, buf, sizeof(buf));
-			if (got < (ssize_t)(3 * sizeof(uint64_t)) || buf[0] != n + 1 ||
-			    got < (ssize_t)((3 + 2 * (n + 1)) * sizeof(uint64_t))) {
+			if (got < (ssize_t)(3 * sizeof(uint64_t)) || buf[0] != nr ||
+			    got < (ssize_t)((3 + 2 * nr) * sizeof(uint64_t))) {
 				rc = rc ? rc : -EIO;
 				continue;
 			}
 			/* values at buf[3 + 2k], ids after them; [0] the leader */
-			settle(p, cp, g, 0, 0, UINT64_MAX, buf + 5, buf + 6, 2, n,
-			       buf[1], buf[2], fn, arg);
+			settle(p, cp, g, 0, 0, now, buf + 5, buf + 6, 2, n,
+			       buf[1], buf[2], false, fn, arg);
 			for (size_t k = 0; k < n; k++) {
 				struct thread_count *t = &totals[p->groups[g].ev[k]];
 				t->value += u->last[k];

@@ -49,8 +49,8 @@ struct percpu;
  * leaves event i out without trying it. group[i] receives the hardware
  * group (1..) or 0. tick_ns > 0 also reads the software group every
  * tick_ns of a workload task's time on a CPU (a cpu-clock sampler in the
- * group), so a thread that runs long without a switch is still seen
- * between (-I and --frames). side, when not NULL, holds the side-band
+ * group, and in each hardware group), so a thread that runs long without
+ * a switch is still seen between (-I and --frames). side, when not NULL, holds the side-band
  * bits to ask (comm, comm_exec, task, mmap, mmap2, mmap_data, build_id;
  * a kernel that does not know build_id is asked again without). Returns
  * NULL with errno and *cause when the path cannot be used at all (no
@@ -65,10 +65,14 @@ void percpu_free(struct percpu *p);
 /*
  * What one thread did between two switches: deltas[e] for the events of
  * one group (present set), the others not present. pid/tid are the
- * task's; time is the switch's (CLOCK_MONOTONIC ns).
+ * task's; time is the switch's (CLOCK_MONOTONIC ns). running: this was a
+ * tick, and the thread runs on from it without a switch until its next
+ * deltas come (a switch, false, leaves the CPU). deltas NULL (running
+ * true): the thread was switched in, its values unchanged since.
  */
 typedef void (*percpu_fn)(int32_t pid, int32_t tid, uint64_t time,
-			  const struct thread_count *deltas, void *arg);
+			  const struct thread_count *deltas, bool running,
+			  void *arg);
 
 /* A side-band record (COMM, FORK, EXIT, MMAP...), in time order with the
  * switches; NULL where percpu_open was given no side-band bits. */

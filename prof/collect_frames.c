@@ -403,19 +403,19 @@ static void fr_drain(void *self, const struct perf_rec *rec, int origin)
 		return;
 	counters_read_values(st->cs, rec, st->vals, st->have, st->nev);
 	if (frames_tick(st->f, (int32_t)rec->u.sample.tid, rec->u.sample.time,
-			st->vals, st->have)) {
+			st->vals, st->have, rec->u.sample.identifier == st->ids[1])) {
 		warning_msg("frames: out of memory: counters per frame stop here");
 		st->oom = true;
 	}
 }
 
 static void fr_counts(void *self, int32_t tid, uint64_t time,
-		      const uint64_t *vals, const bool *have)
+		      const uint64_t *vals, const bool *have, bool running)
 {
 	struct frames_state *st = self;
 	if (!st->f || st->oom)
 		return;
-	if (frames_tick(st->f, tid, time, vals, have)) {
+	if (frames_tick(st->f, tid, time, vals, have, running)) {
 		warning_msg("frames: out of memory: counters per frame stop here");
 		st->oom = true;
 	}

@@ -135,8 +135,9 @@ static void iv_drain(void *self, const struct perf_rec *rec, int origin)
 }
 
 static void iv_counts(void *self, int32_t tid, uint64_t time,
-		      const uint64_t *vals, const bool *have)
+		      const uint64_t *vals, const bool *have, bool running)
 {
+	(void)running;	/* an interval takes each tick's values as they are */
 	struct intervals_state *st = self;
 	if (st->off || st->full || !st->iv)
 		return;
@@ -151,7 +152,9 @@ static void iv_fill(void *self, struct collect_ctx *cx, struct db_run *run)
 	struct intervals_state *st = self;
 	if (!st->iv)
 		return;
-	convert_intervals(run, st->iv, cx->o->interval_ms);
+	/* Counted per CPU, every group ticks, hardware ones too. */
+	convert_intervals(run, st->iv, cx->o->interval_ms,
+			  counters_path(cx->cs) == COUNTERS_PATH_PERCPU);
 }
 
 const struct collector_ops collect_intervals = {

@@ -86,7 +86,7 @@ struct collector_ops {
 	 * thread's running totals at each switch and tick (counters.h's
 	 * on_counts), in place of a read_counters sampler's samples */
 	void (*counts)(void *self, int32_t tid, uint64_t time,
-		       const uint64_t *vals, const bool *have);
+		       const uint64_t *vals, const bool *have, bool running);
 	void (*finish)(void *self, struct collect_ctx *cx);
 	void (*fill)(void *self, struct collect_ctx *cx, struct db_run *run);
 	void (*release)(void *self);

@@ -124,16 +124,17 @@ void convert_procs(struct db_run *run, const struct procs *procs)
 
 /* ---- intervals (-I) ---- */
 
-/* Event e is read at each tick: a supported software event. */
-static bool ticked(const struct db_run *run, size_t e)
+/* Event e is read at each tick: a supported software event, or any
+ * supported event where every group ticks (counted per CPU). */
+static bool ticked(const struct db_run *run, size_t e, bool all_groups)
 {
-	return run->events[e].supported && run->events[e].group == 0;
+	return run->events[e].supported && (all_groups || run->events[e].group == 0);
 }
 
 static void one_thread_intervals(struct db_run *run, const struct db_thread *t,
 				 const struct intervals_thread *it,
 				 const struct intervals *iv, unsigned interval_ms,
-				 uint64_t last_bin)
+				 uint64_t last_bin, bool all_groups)
 {
 	size_t ne = run->nevents;
 	uint64_t first = it ? it->first_bin : UINT64_MAX;
@@ -149,7 +150,8 @@ static void one_thread_intervals(struct db_run *run, const struct db_thread *t,
 		return;
 	for (size_t e = 0; e < ne; e++) {
 		uint64_t last = it ? it->last[e] : 0;
-		if (ticked(run, e) && t->counts[e].present && t->counts[e].value > last) {
+		if (ticked(run, e, all_groups) && t->counts[e].present &&
+		    t->counts[e].value > last) {
 			rest[e] = t->counts[e].value - last;
 			tail = true;
 		}
@@ -178,7 +180,7 @@ static void one_thread_intervals(struct db_run *run, const struct db_thread *t,
 		d->values = vals;
 		size_t k = it && b >= it->first_bin ? (size_t)(b - it->first_bin) : SIZE_MAX;
 		for (size_t e = 0; e < ne; e++) {
-			if (!ticked(run, e)) {
+			if (!ticked(run, e, all_groups)) {
 				vals[e] = -1;
 				continue;
 			}
@@ -192,7 +194,7 @@ static void one_thread_intervals(struct db_run *run, const struct db_thread *t,
 }
 
 void convert_intervals(struct db_run *run, const struct intervals *iv,
-		       unsigned interval_ms)
+		       unsigned interval_ms, bool all_groups)
 {
 	if (intervals_nevents(iv) != run->nevents)
 		return;
@@ -200,7 +202,7 @@ void convert_intervals(struct db_run *run, const struct intervals *iv,
 	for (size_t i = 0; i < run->nthreads; i++) {
 		const struct db_thread *t = &run->threads[i];
 		one_thread_intervals(run, t, intervals_find(iv, t->tid), iv,
-				     interval_ms, last_bin);
+				     interval_ms, last_bin, all_groups);
 	}
 	char buf[32];
 	snprintf(buf, sizeof(buf), "%u", interval_ms);

@@ -56,10 +56,11 @@ void convert_procs(struct db_run *run, const struct procs *procs);
  * thread of the run gets its intervals from its first to its last, each
  * closed with its final counts (what came after its last tick lands in
  * the interval it ended in, or the run's last), and the setting
- * "interval_ms".
+ * "interval_ms". Software events only, unless all_groups (counted per
+ * CPU, where the hardware groups tick too).
  */
 void convert_intervals(struct db_run *run, const struct intervals *iv,
-		       unsigned interval_ms);
+		       unsigned interval_ms, bool all_groups);
 
 /*
  * The machine's counters that moved between before and after

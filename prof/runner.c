@@ -449,11 +449,11 @@ static void crew_drain(const struct perf_rec *rec, int origin, void *arg)
 }
 
 static void crew_counts(int32_t tid, uint64_t time, const uint64_t *vals,
-			const bool *have, void *arg)
+			const bool *have, bool running, void *arg)
 {
 	struct crew *w = arg;
 	CREW_EACH(w, m, counts)
-		m->ops->counts(m->self, tid, time, vals, have);
+		m->ops->counts(m->self, tid, time, vals, have, running);
 }
 
 static void crew_release(struct crew *w)

@@ -24,11 +24,11 @@ static void test_frames__deltas_between_boundaries(void **state)
 	bool have = true;
 	uint64_t v;
 	v = 5;		/* before the first boundary: not a frame's */
-	frames_tick(f, 7, 50, &v, &have);
+	frames_tick(f, 7, 50, &v, &have, false);
 	v = 105;	/* 100 within frame 0 */
-	frames_tick(f, 7, 150, &v, &have);
+	frames_tick(f, 7, 150, &v, &have, false);
 	v = 106;	/* 1 within frame 1 */
-	frames_tick(f, 7, 250, &v, &have);
+	frames_tick(f, 7, 250, &v, &have, false);
 	uint64_t a, d, out;
 	frames_span(f, FRAME_MARKER, 1, &a, &d);
 	assert_int_equal(a, 200);
@@ -42,6 +42,34 @@ static void test_frames__deltas_between_boundaries(void **state)
 	frames_free(f);
 }
 
+/* A busy thread ticked at 0, 100 and 200 ns of a steady loop (10 counts a
+ * ns), frames at 50 and 150: from a tick the thread ran on, so the edges
+ * get their share by time; after a switch it did not, and the edge takes
+ * the switch's value. */
+static void test_frames__edges_between_ticks_shared_by_time(void **state)
+{
+	(void)state;
+	struct frames *f = frames_new(1);
+	assert_non_null(f);
+	frames_mark(f, FRAME_MARKER, 50);
+	frames_mark(f, FRAME_MARKER, 150);
+	frames_mark(f, FRAME_MARKER, 350);
+	bool have = true;
+	uint64_t v = 0, out;
+	frames_tick(f, 3, 0, &v, &have, true);
+	v = 1000;
+	frames_tick(f, 3, 100, &v, &have, true);
+	v = 2000;	/* switched out here: asleep until 300 */
+	frames_tick(f, 3, 200, &v, &have, false);
+	v = 2500;
+	frames_tick(f, 3, 400, &v, &have, false);
+	assert_true(frames_delta(f, FRAME_MARKER, 0, 0, 0, &out));
+	assert_int_equal(out, 1000);	/* 500 at 50, 1500 at 150 */
+	assert_true(frames_delta(f, FRAME_MARKER, 1, 0, 0, &out));
+	assert_int_equal(out, 500);	/* 2000 at 350: no share of 2500 */
+	frames_free(f);
+}
+
 static void test_frames__an_event_never_read_has_no_delta(void **state)
 {
 	(void)state;
@@ -50,7 +78,7 @@ static void test_frames__an_event_never_read_has_no_delta(void **state)
 	frames_mark(f, FRAME_REGEX, 20);
 	uint64_t v[2] = { 3, 0 };
 	bool have[2] = { true, false };
-	frames_tick(f, 1, 15, v, have);
+	frames_tick(f, 1, 15, v, have, false);
 	uint64_t out;
 	assert_true(frames_delta(f, FRAME_REGEX, 0, 0, 0, &out));
 	assert_int_equal(out, 3);
@@ -62,6 +90,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_frames__deltas_between_boundaries),
+		cmocka_unit_test(test_frames__edges_between_ticks_shared_by_time),
 		cmocka_unit_test(test_frames__an_event_never_read_has_no_delta),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
