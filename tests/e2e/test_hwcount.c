@@ -55,7 +55,8 @@ static bool counts_instructions(struct tu_db *f)
 /* Runs icount threads under prof run with extra options; checks each
  * worker's instructions:u against its loop and returns the JSON. */
 static char *threads_run(struct tu_db *f, const char *events, const char *opt,
-			 const char *optval, double rel, const char *what)
+			 const char *optval, const char *unit, double rel,
+			 const char *what)
 {
 	char *out;
 	if (asprintf(&out, "%s/icount.json", f->dir) < 0)
@@ -71,15 +72,22 @@ static char *threads_run(struct tu_db *f, const char *events, const char *opt,
 	argv[n++] = "--";
 	argv[n++] = HELPER;
 	argv[n++] = "threads";
+	if (unit)
+		argv[n++] = (char *)unit;
 	argv[n] = NULL;
 	struct tu_proc p = tu_run(argv, NULL);
-	if (p.status != 0)
+	if (p.status != 0 && !(rel < 0 && p.status == 1))
 		fail_msg("%s: prof run exited %d:\n%s", what, p.status, p.err);
 	char *json = tu_slurp(out);
 	assert_non_null(json);
-	if (!strstr(json, "\"complete\": true"))
+	/* rel < 0: multiplexed, per thread estimates, which the run says */
+	if (!strstr(json, "\"complete\": true") &&
+	    !(rel < 0 && strstr(json, "took turns on the PMU")))
 		fail_msg("%s: the run is incomplete:\n%.800s", what,
 			 strstr(json, "\"reasons\"") ? strstr(json, "\"reasons\"") : json);
+	if (rel < 0 && !strstr(json, "took turns on the PMU"))
+		fail_msg("%s: multiplexed per CPU, and the run does not say its "
+			 "per-thread values are estimates", what);
 	int workers = 0;
 	for (char *l = strtok(p.out, "\n"); l; l = strtok(NULL, "\n")) {
 		long tid;
@@ -95,7 +103,7 @@ static char *threads_run(struct tu_db *f, const char *events, const char *opt,
 		double off = got - want;
 		fprintf(stderr, "%s: thread %ld instructions:u %.0f, its loop %.0f "
 			"(%+.0f, %+.4f%%)\n", what, tid, got, want, off, off * 100 / want);
-		if (fabs(off) > rel * want + THREAD_SLACK)
+		if (rel >= 0 && fabs(off) > rel * want + THREAD_SLACK)
 			fail_msg("%s: thread %ld counted %.0f instructions against %.0f",
 				 what, tid, got, want);
 		workers++;
@@ -112,7 +120,7 @@ static void test_hwcount__threads_get_their_instructions(void **state)
 	struct tu_db *f = *state;
 	if (!counts_instructions(f))
 		skip();
-	free(threads_run(f, "instructions:u", NULL, NULL, 0.001, "per thread"));
+	free(threads_run(f, "instructions:u", NULL, NULL, NULL, 0.001, "per thread"));
 }
 
 /* -I: each thread's intervals sum to its own count. */
@@ -121,7 +129,7 @@ static void test_hwcount__intervals_sum_to_each_thread(void **state)
 	struct tu_db *f = *state;
 	if (!counts_instructions(f))
 		skip();
-	char *json = threads_run(f, "instructions:u,task-clock", "-I", "20", 0.001,
+	char *json = threads_run(f, "instructions:u,task-clock", "-I", "20", NULL, 0.001,
 				 "with -I 20");
 	char *argv[] = { PROF_BIN, f->dbarg, "report", "last", "--intervals",
 			 "--format", "csv", NULL };
@@ -208,38 +216,44 @@ static void test_hwcount__frames_carry_their_instructions(void **state)
 	tu_proc_release(&p);
 }
 
-/* More events than counters (an emulated Cortex-A57 has 7): the kernel
- * multiplexes them, and the scaled instructions still match the loops
- * within 1%. Names from libpfm4's Cortex-A57 table: elsewhere it skips.
- * Open (issue 24): counted per CPU, a multiplexed group takes no switch
- * samples while it is off the PMU, so a thread's enabled time for it is
- * wrong and its scaled count too (icount0 +19.5% in the 6.12 guest).
- * Run only when asked, until that is fixed: PROF_HWCOUNT_MULTIPLEX=1
- * (scripts/kernels --arch arm64 --env PROF_HWCOUNT_MULTIPLEX=1 ...). */
-static void test_hwcount__multiplexed_events_scale(void **state)
+/* Ten events where an emulated Cortex-A57 has 7 counters, from libpfm4's
+ * Cortex-A57 table (elsewhere: skipped); true when they can be tried. */
+static const char *const ten = "instructions:u,cycles:u,arm_ac57::INST_RETIRED:u,"
+	"arm_ac57::SW_INCR:u,arm_ac57::L1I_CACHE_REFILL:u,"
+	"arm_ac57::L1I_TLB_REFILL:u,arm_ac57::L1D_CACHE_REFILL:u,"
+	"arm_ac57::L1D_CACHE_ACCESS:u,arm_ac57::L1D_TLB_REFILL:u,"
+	"arm_ac57::L1D_CACHE_ACCESS:k";
+
+/* Long enough for the mux timer to turn the groups about 100 times: 480
+ * million instructions, half a second under -icount. */
+#define MUX_UNIT "80000000"
+
+static bool ten_here(struct tu_db *f)
 {
-	struct tu_db *f = *state;
-	if (!getenv("PROF_HWCOUNT_MULTIPLEX")) {
-		fprintf(stderr, "skip: per-thread scaling of multiplexed groups is "
-			"an open fault (issue 24); PROF_HWCOUNT_MULTIPLEX=1 runs it\n");
-		skip();
-	}
 	if (!counts_instructions(f))
-		skip();
-	const char *ten = "instructions:u,cycles:u,arm_ac57::INST_RETIRED:u,"
-			  "arm_ac57::SW_INCR:u,arm_ac57::L1I_CACHE_REFILL:u,"
-			  "arm_ac57::L1I_TLB_REFILL:u,arm_ac57::L1D_CACHE_REFILL:u,"
-			  "arm_ac57::L1D_CACHE_ACCESS:u,arm_ac57::L1D_TLB_REFILL:u,"
-			  "arm_ac57::L1D_CACHE_ACCESS:k";
+		return false;
 	char *probe[] = { PROF_BIN, "events", NULL };
 	struct tu_proc p = tu_run(probe, NULL);
 	bool a57 = strstr(p.out, "arm_ac57::L1D_TLB_REFILL") != NULL;
 	tu_proc_release(&p);
-	if (!a57) {
+	if (!a57)
 		fprintf(stderr, "skip: no Cortex-A57 event table here\n");
+	return a57;
+}
+
+/* More events than counters: the kernel multiplexes the groups, and the
+ * run's scaled instructions:u match the unmultiplexed count within 1%.
+ * Per thread they do not yet (below). */
+static void test_hwcount__multiplexed_totals_scale(void **state)
+{
+	struct tu_db *f = *state;
+	if (!ten_here(f))
 		skip();
-	}
-	char *json = threads_run(f, ten, NULL, NULL, 0.01, "10 events");
+	char *alone = threads_run(f, "instructions:u", NULL, NULL, MUX_UNIT, 0.001, "alone");
+	double want = json_num(strstr(alone, "\"totals\""), "\"instructions:u\": ");
+	free(alone);
+	char *json = threads_run(f, ten, NULL, NULL, MUX_UNIT, -1,
+				 "10 events (per thread: estimates)");
 	int opened = 0, groups = 0;
 	for (const char *q = json; (q = strstr(q, "\"supported\": true")); q++)
 		opened++;
@@ -248,11 +262,34 @@ static void test_hwcount__multiplexed_events_scale(void **state)
 		snprintf(key, sizeof(key), "\"group\": %d", g);
 		groups += strstr(json, key) != NULL;
 	}
-	fprintf(stderr, "10 events: %d opened, in %d hardware groups\n", opened, groups);
+	double got = json_num(strstr(json, "\"totals\""), "\"instructions:u\": ");
+	fprintf(stderr, "10 events: %d opened, in %d hardware groups; total "
+		"instructions:u %.0f against %.0f alone (%+.3f%%)\n", opened, groups,
+		got, want, (got - want) * 100 / want);
 	/* all ten, more than the counters: at least two groups take turns */
 	assert_int_equal(opened, 10);
 	assert_true(groups >= 2);
+	assert_true(want > 0 && fabs(got - want) <= 0.01 * want);
 	free(json);
+}
+
+/* ... and per thread. Open (issue 24): counted per CPU, a group the
+ * kernel has moved off the PMU takes no switch samples, and moves at the
+ * mux timer, not at switches, so a thread's share of a multiplexed
+ * group's counts and times is wrong (icount0 +19.5% in the 6.12 guest).
+ * Runs only when asked: PROF_HWCOUNT_MULTIPLEX=1
+ * (scripts/kernels --arch arm64 --env PROF_HWCOUNT_MULTIPLEX=1 ...). */
+static void test_hwcount__multiplexed_threads_scale(void **state)
+{
+	struct tu_db *f = *state;
+	if (!getenv("PROF_HWCOUNT_MULTIPLEX")) {
+		fprintf(stderr, "skip: per-thread scaling of multiplexed groups is "
+			"an open fault (issue 24); PROF_HWCOUNT_MULTIPLEX=1 runs it\n");
+		skip();
+	}
+	if (!ten_here(f))
+		skip();
+	free(threads_run(f, ten, NULL, NULL, MUX_UNIT, 0.01, "10 events"));
 }
 
 int main(void)
@@ -264,7 +301,9 @@ int main(void)
 						tu_db_setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_hwcount__frames_carry_their_instructions,
 						tu_db_setup, tu_db_teardown),
-		cmocka_unit_test_setup_teardown(test_hwcount__multiplexed_events_scale,
+		cmocka_unit_test_setup_teardown(test_hwcount__multiplexed_totals_scale,
+						tu_db_setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_hwcount__multiplexed_threads_scale,
 						tu_db_setup, tu_db_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
