@@ -216,6 +216,42 @@ static void test_hwcount__frames_carry_their_instructions(void **state)
 	tu_proc_release(&p);
 }
 
+/* prof record samples on instructions:u: the loops hold the samples. */
+static void test_hwcount__record_samples_the_loops(void **state)
+{
+	struct tu_db *f = *state;
+	if (!counts_instructions(f))
+		skip();
+	char *rec[] = { PROF_BIN, f->dbarg, "record", "-q", "-e", "instructions:u",
+			"-c", "10000000", "--", HELPER, "threads", "80000000", NULL };
+	struct tu_proc p = tu_run(rec, NULL);
+	if (p.status != 0)
+		fail_msg("prof record exited %d:\n%s", p.status, p.err);
+	tu_proc_release(&p);
+	char *rep[] = { PROF_BIN, f->dbarg, "report", "last", "--format", "csv", NULL };
+	p = tu_run(rep, NULL);
+	assert_int_equal(p.status, 0);
+	/* event,module,symbol,samples,self_pct,... */
+	const char *row = strstr(p.out, "instructions:u,");
+	double pct = -1;
+	long samples = 0;
+	for (char *l = strtok(p.out, "\n"); l; l = strtok(NULL, "\n")) {
+		char mod[512], sym[128];
+		long n;
+		double self;
+		if (sscanf(l, "instructions:u,%511[^,],%127[^,],%ld,%lf", mod, sym, &n,
+			   &self) == 4 && !strcmp(sym, "work") && strstr(mod, "/icount")) {
+			pct = self;
+			samples = n;
+		}
+	}
+	fprintf(stderr, "record: work() holds %ld samples, %.1f%% of instructions:u\n",
+		samples, pct);
+	if (!row || pct < 90)
+		fail_msg("record: the loops hold %.1f%% of the samples", pct);
+	tu_proc_release(&p);
+}
+
 /* Ten events where an emulated Cortex-A57 has 7 counters, from libpfm4's
  * Cortex-A57 table (elsewhere: skipped); true when they can be tried. */
 static const char *const ten = "instructions:u,cycles:u,arm_ac57::INST_RETIRED:u,"
@@ -300,6 +336,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_hwcount__intervals_sum_to_each_thread,
 						tu_db_setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_hwcount__frames_carry_their_instructions,
+						tu_db_setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_hwcount__record_samples_the_loops,
 						tu_db_setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_hwcount__multiplexed_totals_scale,
 						tu_db_setup, tu_db_teardown),
