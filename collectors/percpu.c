@@ -63,6 +63,7 @@ struct cpu {
 	bool cur_named;		/* cur came from a switch record's own tid */
 	int32_t dying, dying_pid;	/* cur, sampled reaped at this switch */
 	uint64_t dying_sp;	/* its user stack pointer, or 0 */
+	int32_t exiting;	/* the task whose EXIT record came last here */
 	uint64_t head;		/* data_head as this drain read it */
 	uint64_t next;		/* the time of the next record to take */
 	bool has_next;
@@ -139,6 +140,17 @@ static int32_t reaped_find(struct percpu *p, uint64_t sp, int32_t *pid, bool for
 			return tid;
 		}
 	return 0;
+}
+
+/* A task that left its CPU for good before it was reaped: its entry,
+ * learnt at its EXIT, is no longer anyone's. */
+static void reaped_forget_tid(struct percpu *p, int32_t tid)
+{
+	for (size_t i = 0; i < p->nreaped; i++)
+		if (p->reaped[i].tid == tid) {
+			p->reaped[i] = p->reaped[--p->nreaped];
+			return;
+		}
 }
 
 static void dying_push(struct percpu *p, int32_t pid, int32_t tid)
@@ -680,6 +692,23 @@ static void name_reaped(struct percpu *p, struct cpu *cp, const struct perf_rec 
 	cp->dying_sp = sp;
 }
 
+/*
+ * A sample of a task that has sent its EXIT but is not reaped yet: if it
+ * is preempted now and reaped before it runs again, its last slice comes
+ * with no tid and no switch record naming it; its stack pointer, learnt
+ * here, names it then.
+ */
+static void learn_exiting(struct percpu *p, struct cpu *cp, const struct perf_rec *r,
+			  int32_t pid, int32_t tid)
+{
+	uint64_t sp = r->u.sample.abi && r->u.sample.regs && r->u.sample.nregs == 1 ?
+		      r->u.sample.regs[0] : 0;
+	if (!sp)
+		return;
+	(void)cp;
+	reaped_learn(p, sp, pid, tid);	/* forgotten at its last switch-out */
+}
+
 /* Take one decoded record of cp's. */
 static void take(struct percpu *p, struct cpu *cp, const struct perf_rec *r,
 		 percpu_fn fn, percpu_side_fn side, void *arg)
@@ -688,16 +717,27 @@ static void take(struct percpu *p, struct cpu *cp, const struct perf_rec *r,
 	case PERF_RECORD_LOST:
 		p->h.lost += r->u.lost.lost;
 		break;
+	case PERF_RECORD_EXIT:
+		/* Written by the exiting task, on its CPU, before it can be
+		 * reaped: its next sample here still names it, and teaches
+		 * its stack pointer for the slices after it is reaped. */
+		cp->exiting = (int32_t)r->u.task.tid;
+		if (side)
+			side(r, arg);
+		break;
 	case PERF_RECORD_SWITCH:
 	case PERF_RECORD_SWITCH_CPU_WIDE:
 		if (r->misc & PERF_RECORD_MISC_SWITCH_OUT) {
 			/* A reaped task that was only preempted runs again
 			 * (on whichever CPU): its switch-in will name no tid. */
 			int32_t ignored;
-			if (cp->dying > 0 && (r->misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT))
+			bool preempt = r->misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT;
+			if (cp->dying > 0 && preempt)
 				dying_push(p, cp->dying_pid, cp->dying);
 			else if (cp->dying > 0 && cp->dying_sp)
 				reaped_find(p, cp->dying_sp, &ignored, true);	/* its last */
+			else if (!preempt && r->sid.tid > 0 && p->nreaped)
+				reaped_forget_tid(p, (int32_t)r->sid.tid);	/* gone unreaped */
 			cp->dying = 0;
 		} else {
 			cp->cur_pid = (int32_t)r->sid.pid;
@@ -735,6 +775,8 @@ static void take(struct percpu *p, struct cpu *cp, const struct perf_rec *r,
 		int32_t pid = (int32_t)r->u.sample.pid, tid = (int32_t)r->u.sample.tid;
 		if (tid <= 0)
 			name_reaped(p, cp, r, &pid, &tid);
+		else if (tid == cp->exiting)
+			learn_exiting(p, cp, r, pid, tid);
 		settle(p, cp, g, pid, tid, r->u.sample.time,
 		       r->u.sample.read_vals, r->u.sample.read_vals + 1,
 		       r->u.sample.read_stride, r->u.sample.read_nr,
