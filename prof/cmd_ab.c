@@ -379,12 +379,16 @@ static int cmd_ab(struct verb_ctx *vc)
 			d->nsettings++;
 		}
 	}
-	struct db_kv kv[64];
+	/* Room for events, every score, 4 frame keys, every --per,
+	 * working-set and shell: no option is dropped for want of it. */
+	struct db_kv *kv = calloc(8 + p->nscores + p->nper, sizeof(*kv));
+	char **specs = calloc(p->nscores + 1, sizeof(*specs));
+	if (!kv || !specs)
+		abort();
 	size_t nkv = 0;
 	kv[nkv++] = (struct db_kv){ "events", (char *)p->events };
-	char *specs[40];	/* kv's room: 1 + 40 + 4 frame keys + per + 2 */
 	size_t nspecs = 0;
-	for (size_t i = 0; i < p->nscores && nspecs < 40; i++) {
+	for (size_t i = 0; i < p->nscores; i++) {
 		specs[nspecs] = ab_score_spec(&p->scores[i]);
 		kv[nkv++] = (struct db_kv){ "score", specs[nspecs++] };
 	}
@@ -398,7 +402,7 @@ static int cmd_ab(struct verb_ctx *vc)
 		kv[nkv++] = (struct db_kv){ "frame-symbol", p->frame_symbol };
 	if (ab_plan_has_frames(p))
 		kv[nkv++] = (struct db_kv){ "budget_ms", budget };
-	for (size_t i = 0; i < p->nper && nkv < 62; i++)
+	for (size_t i = 0; i < p->nper; i++)
 		kv[nkv++] = (struct db_kv){ "per", p->per[i] };
 	if (p->working_set)
 		kv[nkv++] = (struct db_kv){ "working-set", "1" };
@@ -416,6 +420,8 @@ static int cmd_ab(struct verb_ctx *vc)
 	exp.nsettings = 0;
 	for (size_t i = 0; i < nspecs; i++)
 		free(specs[i]);
+	free(specs);
+	free(kv);
 	if (rc) {
 		host_facts_release(&hf);
 		print_cause("error: ", cause);
@@ -527,10 +533,12 @@ static int cmd_ab(struct verb_ctx *vc)
 				fwrite(text, 1, tlen, stderr);
 				fwrite(etext, 1, elen, stderr);
 			}
-			struct db_score sc[64];
-			int sc_rc[64];
+			struct db_score *sc = calloc(p->nscores + 1, sizeof(*sc));
+			int *sc_rc = calloc(p->nscores + 1, sizeof(*sc_rc));
+			if (!sc || !sc_rc)
+				abort();
 			size_t nsc = 0;
-			for (size_t i = 0; i < p->nscores && i < 64; i++) {
+			for (size_t i = 0; i < p->nscores; i++) {
 				sc[nsc].name = p->scores[i].name;
 				sc_rc[nsc] = ab_score_measure(&p->scores[i], text, etext,
 							      &run, &sc[nsc].value);
@@ -595,6 +603,8 @@ static int cmd_ab(struct verb_ctx *vc)
 						p->scores[i].pattern, how);
 				}
 			}
+			free(sc);
+			free(sc_rc);
 			free(text);
 			free(etext);
 			db_run_release(&run);
@@ -604,7 +614,7 @@ static int cmd_ab(struct verb_ctx *vc)
 				stop_status = "interrupted";
 				stop_note = strdup("interrupted (Ctrl-C or SIGTERM); the finished "
 						   "rounds are kept");
-				exit_code = 130;
+				exit_code = runner_stop_exit_code();
 			}
 			if (!stop && p->settle_s > 0) {
 				struct timespec ts = { (time_t)p->settle_s,
@@ -656,7 +666,7 @@ static int cmd_ab(struct verb_ctx *vc)
 				fputc('\n', fp);
 			ab_render(&an, vc->fmt, fp);
 		}
-		if (!fp || verb_out_close(vc))
+		if (!fp || verb_out_close(vc) || ab_errors_said(&an, vc->fmt))
 			exit_code = EXIT_FAIL;
 		ab_analysis_release(&an);
 	} else {

@@ -212,7 +212,7 @@ static int compare_experiment(struct verb_ctx *vc, struct db *db, long id)
 		FILE *fp = verb_out(vc);
 		if (fp)
 			ab_render(&an, vc->fmt, fp);
-		rc = fp ? EXIT_OK : EXIT_FAIL;
+		rc = fp && !ab_errors_said(&an, vc->fmt) ? EXIT_OK : EXIT_FAIL;
 		ab_analysis_release(&an);
 	}
 	if (have_aa)

@@ -612,9 +612,11 @@ static int run_slot(struct press *ps, size_t s, int round, size_t pos, bool warm
 		close(ofd);
 	if (o->show_output && *text)
 		fputs(text, cli_talk());
-	struct db_score sc[64];
+	struct db_score *sc = calloc(o->plan.nscores + 1, sizeof(*sc));
+	if (!sc)
+		abort();
 	size_t nsc = 0;
-	for (size_t i = 0; i < o->plan.nscores && i < 64; i++, nsc++) {
+	for (size_t i = 0; i < o->plan.nscores; i++, nsc++) {
 		sc[nsc].name = o->plan.scores[i].name;
 		sc[nsc].found = !ab_score_measure(&o->plan.scores[i], text, NULL, &run,
 						  &sc[nsc].value);
@@ -637,6 +639,7 @@ static int run_slot(struct press *ps, size_t s, int round, size_t pos, bool warm
 			o->plan.scores[i].kind == AB_SCORE_REGEX ? "printed no"
 			: "has too few frames for", sc[i].name);
 	}
+	free(sc);
 	free(text);
 	db_run_release(&run);
 	if (rc) {
@@ -874,6 +877,8 @@ static int cmd_pressure(struct verb_ctx *vc)
 	int late = runner_release_signals();
 	if (!code && late)
 		code = 128 + late;
+	if (code == 130)	/* the signal that stopped it, as a shell says */
+		code = runner_stop_exit_code();
 out:
 	tear_down(&ps);
 	if (ps.have_pin)

@@ -206,6 +206,10 @@ static int run_repeated(struct verb_ctx *vc, struct runner_opts *ro,
 			exit_code = EXIT_FAIL;
 	}
 	repeat_set_release(&rep);
+	/* Stopped before its N runs: not a success, whatever the runs that
+	 * finished said; the status names the signal, as a shell does. */
+	if (runner_interrupted() && exit_code == EXIT_OK)
+		exit_code = runner_stop_exit_code();
 	return exit_code;
 }
 

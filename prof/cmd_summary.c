@@ -81,12 +81,30 @@ static int cmd_summary(struct verb_ctx *vc)
 			rc = fail_cause(cause, exit_code_for(r));
 			goto out;
 		}
+		/* A scene is one piece of evidence: the same experiment twice
+		 * (3,3 or 3 and last) would count its verdict twice. */
+		for (size_t k = 0; k < loaded; k++)
+			if (e[k].id == e[loaded].id) {
+				loaded++;
+				rc = usage_error(vc->name, "experiment %lld is given more than "
+						 "once; each scene counts once, so give each "
+						 "experiment once", (long long)e[k].id);
+				goto out;
+			}
 	}
 	for (; analysed < n; analysed++) {
 		struct ab_gate_rule g = ab_gate_for(db, &e[analysed], NAN, &aa[analysed],
 						    &have_aa[analysed]);
 		if (ab_analyze(&e[analysed], &g, &an[analysed], &cause)) {
 			rc = fail_cause(cause, EXIT_FAIL);
+			goto out;
+		}
+		if (an[analysed].nerrors) {
+			for (size_t k = 0; k < an[analysed].nerrors; k++)
+				fprintf(stderr, "error: experiment %lld: %s\n",
+					(long long)e[analysed].id, an[analysed].errors[k]);
+			analysed++;
+			rc = EXIT_FAIL;
 			goto out;
 		}
 	}

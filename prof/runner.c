@@ -35,10 +35,13 @@ static volatile sig_atomic_t ever_interrupted;
 /* Set once the workload has ended: a signal after that is "late". */
 static volatile sig_atomic_t workload_over;
 static volatile sig_atomic_t late_signal;
+static volatile sig_atomic_t first_signal;
 
 static void on_signal(int sig, siginfo_t *si, void *uctx)
 {
 	(void)uctx;
+	if (!first_signal)
+		first_signal = sig;
 	if (workload_over) {
 		late_signal = sig;
 		return;
@@ -96,6 +99,11 @@ bool runner_late_signal(void *unused)
 bool runner_interrupted(void)
 {
 	return ever_interrupted != 0;
+}
+
+int runner_stop_exit_code(void)
+{
+	return 128 + (first_signal ? first_signal : SIGINT);
 }
 
 /* ---- the record dump (tests replay it) ---- */

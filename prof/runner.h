@@ -88,6 +88,11 @@ int runner_run(const struct runner_opts *o, struct db_run *run, char **cause);
 /* True once a Ctrl-C or SIGTERM arrived during any runner_run (sticky). */
 bool runner_interrupted(void);
 
+/* The exit status of a command stopped by a signal, as a shell reports
+ * one: 128 + the first signal prof caught (130 SIGINT, 143 SIGTERM, 129
+ * SIGHUP, 131 SIGQUIT); 130 when none was caught. */
+int runner_stop_exit_code(void);
+
 /*
  * Keep catching Ctrl-C, SIGTERM, SIGHUP and SIGQUIT from before
  * runner_run until runner_release_signals(), so that one arriving after

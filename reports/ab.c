@@ -52,9 +52,20 @@ static void verdict_text(const struct ab_comparison *c, char *buf, size_t n)
 			 c->p.n == 1 ? "" : "s", c->j.alpha);
 	else if (c->j.held_by_p)
 		snprintf(why, sizeof(why), "p not below %g", c->j.alpha);
+	/* Say which verdict the estimate aims at; an effect between the
+	 * equivalence bound and a wider noise gate can reach neither. */
+	const char *aim = c->j.aim == STATS_AIM_EQUIVALENCE ? "equivalent"
+			  : (c->p.delta_pct > 0) == c->j.higher_is_better ? "better"
+			  : "worse";
 	if (c->j.verdict == VERDICT_INCONCLUSIVE && c->j.rounds_needed > 0)
-		snprintf(buf, n, "%s (%s%s~%ld rounds)", v, why, *why ? "; " : "",
-			 c->j.rounds_needed);
+		snprintf(buf, n, "%s (%s%s~%ld rounds to show %s)", v, why,
+			 *why ? "; " : "", c->j.rounds_needed, aim);
+	else if (c->j.verdict == VERDICT_INCONCLUSIVE && c->j.equiv_pct < c->j.gate_pct &&
+		 fabs(c->p.delta_pct) >= c->j.equiv_pct &&
+		 fabs(c->p.delta_pct) <= c->j.gate_pct)
+		snprintf(buf, n, "%s (inside the ±%.1f%% noise gate, past ±%g%%: "
+			 "more rounds will not settle it)", v, c->j.gate_pct,
+			 c->j.equiv_pct);
 	else if (*why)
 		snprintf(buf, n, "%s (%s)", v, why);
 	else
@@ -104,6 +115,15 @@ static void design_line(const struct ab_analysis *a, FILE *fp)
 			: "default; 'prof ab --aa' measures one");
 	else if (a->nmetrics)
 		fprintf(fp, ", gates per metric (from %s)", a->metrics[0].gate_source);
+}
+
+/* The errors that fail the experiment, first thing under its header. */
+static void errors_text(const struct ab_analysis *a, FILE *fp, bool md)
+{
+	for (size_t i = 0; i < a->nerrors; i++)
+		fprintf(fp, md ? "> **error:** %s\n" : " error: %s\n", a->errors[i]);
+	if (a->nerrors)
+		fputc('\n', fp);
 }
 
 static void write_header(const struct ab_analysis *a, FILE *fp, bool md)
@@ -257,8 +277,14 @@ static void arm_delta_cols(struct rows *r, size_t row, const struct ab_metric *m
 			       d->ci95_hi_pct, d->t_mult95, d->p_value, d->p_min };
 	for (size_t k = 0; k < 7; k++)
 		rows_num(r, row, A_DELTA_MEAN + k, cv[k]);
-	rows_str(r, row, A_VERDICT, stats_verdict_name(j->verdict));
-	rows_int(r, row, A_ROUNDS, j->rounds_needed);
+	if (j) {
+		rows_str(r, row, A_VERDICT, stats_verdict_name(j->verdict));
+		rows_int(r, row, A_ROUNDS, j->rounds_needed);
+	} else {
+		/* an A/A experiment: noise measured, nothing judged */
+		rows_str(r, row, A_VERDICT, "none (A/A)");
+		rows_null(r, row, A_GATE);
+	}
 	fmt_pct(b1, sizeof(b1), d->delta_pct);
 	if (d->ci_computable) {
 		char lo[32], hi[32];
@@ -273,7 +299,8 @@ static void arm_delta_cols(struct rows *r, size_t row, const struct ab_metric *m
 	rows_text(r, row, A_DMEDIAN_TEXT, "%s%%%s", b2, d->signs_agree ? "" : " !");
 	fmt_p(b2, sizeof(b2), d->p_value);
 	rows_text(r, row, A_P_TEXT, "%s", b2);
-	rows_text(r, row, A_GATE_TEXT, "±%.1f%%", met->gate_pct);
+	rows_text(r, row, A_GATE_TEXT, "±%.1f%%%s", met->gate_pct,
+		  met->gate_pct > AB_GATE_WIDE_PCT ? " wide" : "");
 	rows_text(r, row, A_VERDICT_TEXT, "%s", verdict);
 }
 
@@ -289,8 +316,12 @@ static void arm_row(struct rows *r, size_t row, const struct ab_analysis *a,
 		return;
 	}
 	const struct arm_delta d = ARM_DELTA_OF(cp->p);
-	verdict_text(cp, vt, sizeof(vt));
-	arm_delta_cols(r, row, &a->metrics[m], &d, &cp->j, "no CI at n = 1", vt);
+	if (a->exp->aa)
+		snprintf(vt, sizeof(vt), "none (A/A)");
+	else
+		verdict_text(cp, vt, sizeof(vt));
+	arm_delta_cols(r, row, &a->metrics[m], &d, a->exp->aa ? NULL : &cp->j,
+		       "no CI at n = 1", vt);
 }
 
 /* The people's columns of the terminal (one table per metric) and of
@@ -396,6 +427,7 @@ static void aa_footer(const struct ab_analysis *a, FILE *fp, bool md)
 static void write_aa(const struct ab_analysis *a, FILE *fp, bool md)
 {
 	write_header(a, fp, md);
+	errors_text(a, fp, md);
 	if (!md)
 		fprintf(fp, " noise per metric\n");
 	struct rows *r = noise_rows(a);
@@ -422,6 +454,7 @@ static void write_terminal(const struct ab_analysis *a, FILE *fp)
 		return;
 	}
 	write_header(a, fp, false);
+	errors_text(a, fp, false);
 	for (size_t m = 0; m < a->nmetrics; m++) {
 		const struct ab_metric *met = &a->metrics[m];
 		if (!met->supported) {
@@ -457,6 +490,7 @@ static void write_markdown(const struct ab_analysis *a, FILE *fp)
 		return;
 	}
 	write_header(a, fp, true);
+	errors_text(a, fp, true);
 	struct rows *r = arm_rows(a);
 	rows_write(r, OUT_MARKDOWN, fp, 0);
 	rows_free(r);
@@ -552,6 +586,7 @@ ROWS_KEYS(arm_doc_cols, AR_N, ARM_DOC_COLS);
 	K(CO_FAV_BASE, "rounds_favouring_baseline", INT) \
 	K(CO_GATE, "gate_pct", PCT) K(CO_GATE_SOURCE, "gate_source", TEXT) \
 	K(CO_VERDICT, "verdict", TEXT) K(CO_ROUNDS, "rounds_needed", INT) \
+	K(CO_AIM, "rounds_needed_for", TEXT) K(CO_EQUIV, "equivalence_pct", PCT) \
 	K(CO_WHY, "why", TEXT) \
 	K(CO_POSITION, "position_effect_pct", PCT) \
 	K(CO_DRIFT, "baseline_drift_pct", PCT)
@@ -562,7 +597,8 @@ ROWS_KEYS(comparison_cols, CO_NCOLS, COMPARISON_COLS);
 static void comparison_cols_fill(struct rows *r, size_t row, const struct ab_metric *met,
 				 const char *arm, const char *base, bool ok, size_t n,
 				 const struct arm_delta *d,
-				 const struct stats_judgement *j, const char *why)
+				 const struct stats_judgement *j, const char *why,
+				 bool aa)
 {
 	rows_str(r, row, CO_ARM, arm);
 	rows_str(r, row, CO_BASELINE, base);
@@ -584,15 +620,31 @@ static void comparison_cols_fill(struct rows *r, size_t row, const struct ab_met
 		rows_bool(r, row, CO_SIGNS, d->signs_agree);
 	else
 		rows_null(r, row, CO_SIGNS);
+	if (aa) {
+		/* An A/A experiment measures noise: no gate judged it and it
+		 * has no verdict, in JSON as in the table ("no verdicts"). */
+		rows_null(r, row, CO_GATE);
+		rows_null(r, row, CO_GATE_SOURCE);
+		rows_null(r, row, CO_VERDICT);
+		rows_null(r, row, CO_ROUNDS);
+		rows_str(r, row, CO_WHY, ok ? "an A/A experiment measures noise and "
+			 "gives no verdict" : why);
+		return;
+	}
 	rows_num(r, row, CO_GATE, met->gate_pct);
 	rows_str(r, row, CO_GATE_SOURCE, met->gate_source);
 	/* Nothing was computed: no verdict, as the table and CSV say, not
 	 * an "inconclusive" one; why says what was missing. */
 	rows_str(r, row, CO_VERDICT, ok ? stats_verdict_name(j->verdict) : "n/a");
-	if (ok && j->rounds_needed > 0)
+	if (ok && j->rounds_needed > 0) {
 		rows_int(r, row, CO_ROUNDS, j->rounds_needed);
-	else
+		rows_str(r, row, CO_AIM, j->aim == STATS_AIM_EQUIVALENCE ? "equivalent"
+			 : (d->delta_pct > 0) == met->higher_is_better ? "better" : "worse");
+	} else {
 		rows_null(r, row, CO_ROUNDS);
+		rows_null(r, row, CO_AIM);
+	}
+	rows_num(r, row, CO_EQUIV, ok ? j->equiv_pct : met->equiv_pct);
 	if (!ok)
 		rows_str(r, row, CO_WHY, why);
 }
@@ -605,7 +657,8 @@ static void comparison_row(struct rows *r, const struct ab_analysis *a,
 	bool ok = cp->computable;
 	size_t row = rows_add(r);
 	comparison_cols_fill(r, row, &a->metrics[m], a->exp->arms[arm].name,
-			     a->exp->arms[0].name, ok, cp->p.n, &d, &cp->j, cp->why);
+			     a->exp->arms[0].name, ok, cp->p.n, &d, &cp->j, cp->why,
+			     a->exp->aa);
 	rows_uint(r, row, CO_FAV_ARM, ok ? cp->j.n_favour_arm : 0);
 	rows_uint(r, row, CO_FAV_BASE, ok ? cp->j.n_favour_base : 0);
 	if (ok) {
@@ -622,7 +675,7 @@ static void comparison_row(struct rows *r, const struct ab_analysis *a,
 	K(X_HOST, "host", TEXT) K(X_CPU_MODEL, "cpu_model", TEXT) \
 	K(X_SCHEDULE, "schedule", NEST) K(X_ARMS, "arms", NEST) \
 	K(X_COMPARISONS, "comparisons", NEST) K(X_WARNINGS, "warnings", NEST) \
-	K(X_NOISE, "noise", NEST)
+	K(X_ERRORS, "errors", NEST) K(X_NOISE, "noise", NEST)
 ROWS_KEYS(experiment_cols, X_N, EXPERIMENT_COLS);
 
 /* An A/A experiment's noise per metric, and the gate it sets. */
@@ -682,6 +735,11 @@ static void write_json(const struct ab_analysis *a, FILE *fp)
 	for (size_t i = 0; i < a->nwarnings; i++)
 		rows_str(warn, rows_add(warn), 0, a->warnings[i]);
 	rows_nest(doc, row, X_WARNINGS, warn);
+	static const struct col error_col = { .key = "error" };
+	struct rows *errs = rows_new(NULL, &error_col, 1, ROWS_VALUES);
+	for (size_t i = 0; i < a->nerrors; i++)
+		rows_str(errs, rows_add(errs), 0, a->errors[i]);
+	rows_nest(doc, row, X_ERRORS, errs);
 	if (e->aa) {
 		struct rows *nz = rows_new(NULL, noise_json_cols, NJ_N, ROWS_FLAT);
 		for (size_t m = 0; m < a->nmetrics; m++) {
@@ -716,6 +774,15 @@ void ab_render(const struct ab_analysis *a, enum out_format fmt, FILE *fp)
 		write_terminal(a, fp);
 		break;
 	}
+}
+
+bool ab_errors_said(const struct ab_analysis *a, enum out_format fmt)
+{
+	if (fmt == OUT_CSV || fmt == OUT_SVG)
+		for (size_t i = 0; i < a->nerrors; i++)
+			fprintf(stderr, "error: experiment %lld: %s\n",
+				(long long)a->exp->id, a->errors[i]);
+	return a->nerrors > 0;
 }
 
 enum { TR_METRIC, TR_A, TR_B, TR_DELTA, TR_RUN_A, TR_RUN_B, TR_N };
@@ -980,8 +1047,10 @@ static void sets_verdict_text(const struct ab_set_cmp *c, char *buf, size_t n)
 	else if (c->j.held_by_p)
 		snprintf(why, sizeof(why), "p not below %g", c->j.alpha);
 	if (c->j.verdict == VERDICT_INCONCLUSIVE && c->j.rounds_needed > 0)
-		snprintf(buf, n, "%s (%s%s~%ld runs a set)", v, why, *why ? "; " : "",
-			 c->j.rounds_needed);
+		snprintf(buf, n, "%s (%s%s~%ld runs a set to show %s)", v, why,
+			 *why ? "; " : "", c->j.rounds_needed,
+			 c->j.aim == STATS_AIM_EQUIVALENCE ? "equivalent"
+			 : (c->u.delta_pct > 0) == c->j.higher_is_better ? "better" : "worse");
 	else if (*why)
 		snprintf(buf, n, "%s (%s)", v, why);
 	else
@@ -1102,7 +1171,7 @@ static void sets_json(const struct ab_sets *s, FILE *fp)
 		const struct arm_delta d = ARM_DELTA_OF(cp->u);
 		comparison_cols_fill(cmps, rows_add(cmps), &s->metrics[m], s->set[1].name,
 				     s->set[0].name, cp->computable, cp->u.na + cp->u.nb,
-				     &d, &cp->j, cp->why);
+				     &d, &cp->j, cp->why, false);
 	}
 	rows_nest(doc, row, SD_CMP, cmps);
 	static const struct col warning_col = { .key = "warning" };

@@ -19,6 +19,11 @@
 /* Tables per metric (terminal), one table (Markdown), CSV, JSON. */
 void ab_render(const struct ab_analysis *a, enum out_format fmt, FILE *fp);
 
+/* True when the analysis holds errors (an arm with no counted run): the
+ * caller exits 1. Formats without room for them in their output (CSV,
+ * SVG) get them said on stderr here; the others carry them already. */
+bool ab_errors_said(const struct ab_analysis *a, enum out_format fmt);
+
 /* Two single runs side by side with delta%: no statistics. */
 void ab_render_runs(const struct db_run *a, const struct db_run *b,
 		    enum out_format fmt, FILE *fp);

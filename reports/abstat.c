@@ -488,6 +488,15 @@ void ab_compare(const double *base, const double *arm, size_t n,
 		const double *round_x, double gate_pct, bool higher_is_better,
 		struct ab_comparison *out)
 {
+	ab_compare_eq(base, arm, n, base_slot, arm_slot, round_x, gate_pct, gate_pct,
+		      higher_is_better, out);
+}
+
+void ab_compare_eq(const double *base, const double *arm, size_t n,
+		   const unsigned *base_slot, const unsigned *arm_slot,
+		   const double *round_x, double gate_pct, double equiv_pct,
+		   bool higher_is_better, struct ab_comparison *out)
+{
 	char *why = NULL;
 	memset(out, 0, sizeof(*out));
 	if (n == 0) {
@@ -502,8 +511,8 @@ void ab_compare(const double *base, const double *arm, size_t n,
 	if (base_slot && arm_slot)
 		stats_position_effect(base, arm, base_slot, arm_slot, n, &out->pos, NULL);
 	stats_baseline_trend(base, round_x, n, &out->trend, NULL);
-	stats_judge(&out->p, base_slot && arm_slot ? &out->pos : NULL, &out->trend,
-		    gate_pct, higher_is_better, &out->j);
+	stats_judge_eq(&out->p, base_slot && arm_slot ? &out->pos : NULL, &out->trend,
+		       gate_pct, fmin(equiv_pct, gate_pct), higher_is_better, &out->j);
 }
 
 void ab_comparison_release(struct ab_comparison *c)
@@ -532,7 +541,8 @@ static void compare_arm(struct ab_analysis *out, const struct msource *src,
 	double *rx = calloc(cap, sizeof(double));
 	unsigned *bs = calloc(cap, sizeof(unsigned)), *xs = calloc(cap, sizeof(unsigned));
 	size_t n = pairs(e, src, a, b, x, bs, xs, rx);
-	ab_compare(b, x, n, bs, xs, rx, met->gate_pct, met->higher_is_better, cp);
+	ab_compare_eq(b, x, n, bs, xs, rx, met->gate_pct, met->equiv_pct,
+		      met->higher_is_better, cp);
 	cp->arm = a;
 	cp->metric = m;
 	if (cp->computable && cp->j.position_large)
@@ -605,6 +615,32 @@ int ab_analyze(const struct db_experiment *e, const struct ab_gate_rule *gate,
 					     arm, r->round + 1, r->scores[k].name);
 		}
 	}
+	/* An arm none of whose runs counted cannot be compared: that is an
+	 * error of the experiment, whatever --keep-going let it finish. */
+	for (size_t a = 0; a < e->narms; a++) {
+		size_t ran = 0, counted = 0;
+		for (size_t i = 0; i < e->nruns; i++) {
+			const struct db_exp_run *r = &e->runs[i];
+			if ((size_t)r->arm != a || r->warmup)
+				continue;
+			ran++;
+			counted += ab_run_counts(r);
+		}
+		if (counted || (!ran && !e->nruns))
+			continue;
+		char *s;
+		if (asprintf(&s, "arm %s%s has no counted run (%s%zu run%s %s); nothing "
+			     "is compared %s it", e->arms[a].name, a ? "" : " (baseline)",
+			     ran > 1 ? "all " : "", ran, ran == 1 ? "" : "s",
+			     ran ? "failed or were interrupted" : "ran",
+			     a ? "for" : "against") < 0)
+			abort();
+		char **v = realloc(out->errors, (out->nerrors + 1) * sizeof(*v));
+		if (!v)
+			abort();
+		out->errors = v;
+		v[out->nerrors++] = s;
+	}
 	for (int r = 0; r < e->rounds; r++) {
 		bool all = true;
 		for (size_t a = 0; a < e->narms; a++) {
@@ -617,20 +653,34 @@ int ab_analyze(const struct db_experiment *e, const struct ab_gate_rule *gate,
 	for (size_t m = 0; m < out->nmetrics; m++) {
 		struct ab_metric *met = &out->metrics[m];
 		met->gate_pct = gate ? gate->default_pct : 1.0;
+		met->equiv_pct = met->gate_pct;
 		met->gate_source = strdup("default");
 		if (gate && !isnan(gate->given_pct)) {
-			met->gate_pct = gate->given_pct;
+			met->gate_pct = met->equiv_pct = gate->given_pct;
 			free(met->gate_source);
 			met->gate_source = strdup("--gate");
 		} else if (gate && gate->aa) {
 			double g = NAN;
 			aa_gate(gate->aa, &src[m], &g);
 			if (isfinite(g)) {
+				/* The A/A noise sets what can be called better or
+				 * worse; equivalence stays within the smallest
+				 * change that matters (the default gate). */
 				met->gate_pct = g;
+				met->equiv_pct = fmin(g, met->equiv_pct);
 				free(met->gate_source);
 				if (asprintf(&met->gate_source, "A/A experiment %lld",
 					     (long long)gate->aa->id) < 0)
 					met->gate_source = NULL;
+				if (met->supported && g > AB_GATE_WIDE_PCT)
+					warn(out, "%s: the noise gate from A/A experiment %lld "
+					     "is ±%.1f%%, wider than ±%g%%: a change smaller "
+					     "than ±%.1f%% cannot be called better or worse on "
+					     "this machine, and nothing is called equivalent "
+					     "beyond ±%g%%; quieten the machine (prof pressure, "
+					     "pinning) or measure with more rounds", met->name,
+					     (long long)gate->aa->id, g, AB_GATE_WIDE_PCT, g,
+					     met->equiv_pct);
 			}
 		}
 		met->aa_sd_pct = met->aa_gate_pct = NAN;
@@ -685,6 +735,9 @@ void ab_analysis_release(struct ab_analysis *a)
 	for (size_t i = 0; i < a->nwarnings; i++)
 		free(a->warnings[i]);
 	free(a->warnings);
+	for (size_t i = 0; i < a->nerrors; i++)
+		free(a->errors[i]);
+	free(a->errors);
 	memset(a, 0, sizeof(*a));
 }
 
@@ -841,6 +894,7 @@ int ab_sets_analyze(const struct ab_set *a, const struct ab_set *b,
 		met->gate_source = strdup(isnan(gate_pct) ? "default" : "--gate");
 		if (isnan(gate_pct))
 			met->gate_pct = 1.0;
+		met->equiv_pct = met->gate_pct;
 		for (int k = 0; k < 2; k++) {
 			struct ab_cell *c = &out->cells[(size_t)k * out->nmetrics + m];
 			c->values = calloc(nall + 1, sizeof(double));
@@ -1018,9 +1072,10 @@ int ab_by_name_analyze(const struct db_experiment *e, const struct db_run *runs,
 	out->an = calloc(out->ngroups, sizeof(*out->an));
 	if (!out->names || !out->threads_per_run || !out->exps || !out->an)
 		abort();
-	/* An A/A experiment measured the whole run's noise, not one thread
-	 * name's: only a given gate (or the default) applies here. */
-	struct ab_gate_rule g = { gate ? gate->given_pct : NAN, NULL,
+	/* One gate in every view: the A/A experiment's whole-run noise of
+	 * each event, as the experiment's own report uses it (a thread
+	 * name's share is no quieter than its run). */
+	struct ab_gate_rule g = { gate ? gate->given_pct : NAN, gate ? gate->aa : NULL,
 				  gate ? gate->default_pct : 1.0 };
 	for (size_t k = 0; k < nw; k++) {
 		if (k >= out->ngroups) {

@@ -41,6 +41,10 @@ struct ab_metric {
 	bool supported;		/* false: an event this machine cannot count */
 	char *unit;		/* "s", "cores", "count", "ms", "" */
 	double gate_pct;	/* the gate used for it */
+	/* The equivalence bound, <= gate_pct: the gate, or where an A/A
+	 * experiment's noise set a wider gate, the smallest change that
+	 * matters (the default gate): stats_judge_eq. */
+	double equiv_pct;
 	char *gate_source;	/* "--gate", "A/A experiment N", "default" */
 	/* An A/A experiment's own measure of noise: the sd of the per-round
 	 * delta% of its two arms and the gate that sets for later
@@ -78,12 +82,23 @@ struct ab_analysis {
 	size_t failed_runs, interrupted_runs, warmup_runs;
 	char **warnings;
 	size_t nwarnings;
+	/* What makes the experiment fail as a whole: an arm with no counted
+	 * run. Every view prints them; prof ab and compare exit 1. */
+	char **errors;
+	size_t nerrors;
 };
 
 /*
  * How the gate is chosen per metric: given (not NAN) wins; else the A/A
  * experiment aa (may be NULL) measures one per metric; else default_pct.
+ * An A/A gate wider than AB_GATE_WIDE_PCT is used, with a warning that
+ * says what it hides; equivalence is never claimed past default_pct.
+ * 5%: the changes the field notes report and act on run from 3% (a
+ * frame rate) to 50% (iTLB misses); a gate past 5% hides the smaller of
+ * them.
  */
+#define AB_GATE_WIDE_PCT 5.0
+
 struct ab_gate_rule {
 	double given_pct;
 	const struct db_experiment *aa;
@@ -173,6 +188,13 @@ void ab_compare(const double *base, const double *arm, size_t n,
 		const unsigned *base_slot, const unsigned *arm_slot,
 		const double *round_x, double gate_pct, bool higher_is_better,
 		struct ab_comparison *out);
+
+/* ab_compare with an equivalence bound apart from the gate
+ * (stats_judge_eq); ab_compare is this with equiv_pct = gate_pct. */
+void ab_compare_eq(const double *base, const double *arm, size_t n,
+		   const unsigned *base_slot, const unsigned *arm_slot,
+		   const double *round_x, double gate_pct, double equiv_pct,
+		   bool higher_is_better, struct ab_comparison *out);
 void ab_comparison_release(struct ab_comparison *c);
 
 /* The metrics of two single runs: a[m] and b[m] per metric (NAN absent). */

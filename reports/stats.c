@@ -722,12 +722,14 @@ static long smallest_enough(long lo, double signal, double sd, double level)
 
 /* See stats.h: the rounds an inconclusive comparison would likely need. */
 static long rounds_to_settle(const struct stats_paired *p, double gate,
-			     size_t n_alpha)
+			     double equiv, size_t n_alpha, enum stats_aim *aim)
 {
 	long lo = (long)p->n + 1;
 	double mean = p->mean_d, sd = p->sd_d;
 
+	*aim = STATS_AIM_NONE;
 	if (fabs(pct_of_log(mean)) > gate) {
+		*aim = STATS_AIM_DIFFERENCE;
 		/* Detect it: the p-value rule needs n_alpha rounds at least. */
 		if (lo < (long)n_alpha)
 			lo = (long)n_alpha;
@@ -737,12 +739,15 @@ static long rounds_to_settle(const struct stats_paired *p, double gate,
 			return -1;
 		return smallest_enough(lo, fabs(mean), sd, 0.975);
 	}
-	/* Show it inside the gate: the margin to the nearer end. */
-	double up = log1p(gate / 100);
-	double down = gate < 100 ? log1p(-gate / 100) : -INFINITY;
+	/* Show it inside the equivalence bound: the margin to its nearer
+	 * end. An effect between that bound and the noise gate can be
+	 * neither (more rounds do not move it): no estimate. */
+	double up = log1p(equiv / 100);
+	double down = equiv < 100 ? log1p(-equiv / 100) : -INFINITY;
 	double margin = fmin(up - mean, mean - down);
 	if (!(margin > 0) || !(sd > 0))
 		return -1;
+	*aim = STATS_AIM_EQUIVALENCE;
 	return smallest_enough(lo, margin, sd, 0.95);
 }
 
@@ -763,11 +768,12 @@ struct judge_in {
 /* The verdict rule both kinds of comparison share (stats.h). Fills out
  * from zero; true when the comparison had a CI and is inconclusive, so
  * the caller estimates rounds_needed by its own design. */
-static bool judge_ci(const struct judge_in *in, double gate_pct,
+static bool judge_ci(const struct judge_in *in, double gate_pct, double equiv_pct,
 		     bool higher_is_better, struct stats_judgement *out)
 {
 	memset(out, 0, sizeof(*out));
 	out->gate_pct = gate_pct;
+	out->equiv_pct = equiv_pct;
 	out->higher_is_better = higher_is_better;
 	out->clears_gate = fabs(in->delta_pct) > gate_pct;
 	out->alpha = STATS_ALPHA;
@@ -779,8 +785,8 @@ static bool judge_ci(const struct judge_in *in, double gate_pct,
 		return false;
 	}
 	out->ci95_excludes_zero = in->ci95_lo_pct > 0 || in->ci95_hi_pct < 0;
-	out->ci90_within_gate = in->ci90_lo_pct >= -gate_pct &&
-				in->ci90_hi_pct <= gate_pct;
+	out->ci90_within_gate = in->ci90_lo_pct >= -equiv_pct &&
+				in->ci90_hi_pct <= equiv_pct;
 	bool decisive = out->ci95_excludes_zero && out->clears_gate;
 	if (decisive && out->p_below_alpha) {
 		bool up = in->delta_pct > 0;
@@ -801,11 +807,22 @@ int stats_judge(const struct stats_paired *p,
 		const struct stats_trend *trend, double gate_pct,
 		bool higher_is_better, struct stats_judgement *out)
 {
-	if (!(gate_pct >= 0) || isinf(gate_pct))
+	return stats_judge_eq(p, position, trend, gate_pct, gate_pct,
+			      higher_is_better, out);
+}
+
+int stats_judge_eq(const struct stats_paired *p,
+		   const struct stats_position *position,
+		   const struct stats_trend *trend, double gate_pct,
+		   double equiv_pct, bool higher_is_better,
+		   struct stats_judgement *out)
+{
+	if (!(gate_pct >= 0) || isinf(gate_pct) || !(equiv_pct >= 0) ||
+	    equiv_pct > gate_pct)
 		return -EINVAL;
 
 	const struct judge_in in = JUDGE_IN_OF(p);
-	bool unsettled = judge_ci(&in, gate_pct, higher_is_better, out);
+	bool unsettled = judge_ci(&in, gate_pct, equiv_pct, higher_is_better, out);
 	out->n_favour_arm = higher_is_better ? p->n_arm_higher : p->n_arm_lower;
 	out->n_favour_base = higher_is_better ? p->n_arm_lower : p->n_arm_higher;
 	out->n_ties = p->n_equal;
@@ -819,7 +836,8 @@ int stats_judge(const struct stats_paired *p,
 			   fabs(trend->pct_span) > gate_pct;
 	size_t n_alpha = stats_rounds_for_alpha(STATS_ALPHA);
 	if (unsettled)
-		out->rounds_needed = rounds_to_settle(p, gate_pct, n_alpha);
+		out->rounds_needed = rounds_to_settle(p, gate_pct, equiv_pct, n_alpha,
+						      &out->aim);
 	return 0;
 }
 
@@ -1029,8 +1047,13 @@ int stats_judge_unpaired(const struct stats_unpaired *u, double gate_pct,
 	if (!(gate_pct >= 0) || isinf(gate_pct))
 		return -EINVAL;
 	const struct judge_in in = JUDGE_IN_OF(u);
-	if (judge_ci(&in, gate_pct, higher_is_better, out))
+	if (judge_ci(&in, gate_pct, gate_pct, higher_is_better, out)) {
 		out->rounds_needed = runs_to_settle(u, gate_pct);
+		out->aim = fabs(in.delta_pct) > gate_pct ? STATS_AIM_DIFFERENCE
+			   : STATS_AIM_EQUIVALENCE;
+		if (out->rounds_needed < 0)
+			out->aim = STATS_AIM_NONE;
+	}
 	return 0;
 }
 

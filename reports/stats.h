@@ -227,9 +227,18 @@ const char *stats_verdict_name(enum stats_verdict v);
  * alpha: 6 at alpha 0.05). */
 size_t stats_rounds_for_alpha(double alpha);
 
+/* Which verdict a rounds estimate aims at. */
+enum stats_aim {
+	STATS_AIM_NONE,		/* none: no estimate */
+	STATS_AIM_DIFFERENCE,	/* better or worse */
+	STATS_AIM_EQUIVALENCE,	/* equivalent */
+};
+
 struct stats_judgement {
 	enum stats_verdict verdict;
 	double gate_pct;
+	double equiv_pct;	/* the equivalence bound, <= gate_pct */
+	enum stats_aim aim;	/* what rounds_needed aims at */
 	bool higher_is_better;
 	bool ci95_excludes_zero;
 	bool clears_gate;	/* |delta_pct| > gate_pct */
@@ -298,6 +307,22 @@ int stats_judge(const struct stats_paired *p,
 		const struct stats_position *position,
 		const struct stats_trend *trend, double gate_pct,
 		bool higher_is_better, struct stats_judgement *out);
+
+/*
+ * stats_judge with an equivalence bound apart from the noise gate:
+ * better / worse need |delta_pct| > gate_pct as above, equivalent needs
+ * the 90% CI inside [-equiv_pct, +equiv_pct] (0 <= equiv_pct <= gate_pct,
+ * else -EINVAL). A noise gate wider than the smallest change that
+ * matters (equiv_pct) so never calls a change of that size equivalent:
+ * an effect between the two is inconclusive, and rounds_needed is -1
+ * with aim STATS_AIM_NONE, as more rounds cannot settle it. stats_judge
+ * is this with equiv_pct = gate_pct.
+ */
+int stats_judge_eq(const struct stats_paired *p,
+		   const struct stats_position *position,
+		   const struct stats_trend *trend, double gate_pct,
+		   double equiv_pct, bool higher_is_better,
+		   struct stats_judgement *out);
 
 /* ---- Sign test ---- */
 

@@ -231,7 +231,8 @@ static void test_ab__failed_arm_tail_is_text(void **state)
 			 NULL };
 	struct tu_proc p = tu_run(argv, NULL);
 	perf_or_skip(&p);
-	assert_int_equal(p.status, 0);
+	/* every arm but the baseline failed: an error (issue 25) */
+	assert_int_equal(p.status, 1);
 	expect(p.err, "exited with status 3");
 	expect(p.err, "  | bad \\x1b[31mred\n");
 	assert_null(strstr(p.err, "to std-out"));
@@ -359,10 +360,27 @@ static void test_ab__missing_score_and_failed_runs_are_left_out(void **state)
 		       "bad=false", "--rounds", "3", "--keep-going", "-e", "task-clock",
 		       "--format", "json", NULL };
 	p = tu_run(a3, NULL);
-	assert_int_equal(p.status, 0);
+	/* Issue 25: an arm none of whose runs counted is an error of the
+	 * experiment, in its JSON and its exit status, though it ran to
+	 * the end. */
+	assert_int_equal(p.status, 1);
 	expect(p.err, "\"status\": \"complete\"");
 	expect(p.err, "left out of the statistics");
+	const char *errs = strstr(p.err, "\"errors\": [");
+	assert_non_null(errs);
+	expect(errs, "\"arm bad has no counted run (all 3 runs failed or were "
+	       "interrupted); nothing is compared for it\"");
 	tu_proc_release(&p);
+	/* ...and in the table, Markdown and CSV of prof compare alike. */
+	const char *fmts[] = { "table", "markdown", "csv" };
+	for (int i = 0; i < 3; i++) {
+		char *cmp[] = { PROF_BIN, f->dbarg, "compare", "last", "--format",
+				(char *)fmts[i], NULL };
+		p = tu_run(cmp, NULL);
+		assert_int_equal(p.status, 1);
+		expect(i == 2 ? p.err : p.out, "arm bad has no counted run");
+		tu_proc_release(&p);
+	}
 }
 
 /* A regex the matcher handles badly costs a bounded time per run, and
@@ -564,7 +582,8 @@ static void test_ab__plan_that_is_no_file_is_refused(void **state)
  * delay_ms, and check it stopped as an interrupted experiment: exit 130,
  * the finished rounds kept, fewer than all 20.
  */
-static void interrupt_ab(const struct tu_db *f, const char *const *args, long delay_ms)
+static void interrupt_ab(const struct tu_db *f, const char *const *args, long delay_ms,
+			 int sig)
 {
 	char outp[] = "/tmp/prof-ab-e2e-XXXXXX";
 	int ofd = mkstemp(outp);
@@ -581,7 +600,7 @@ static void interrupt_ab(const struct tu_db *f, const char *const *args, long de
 	}
 	struct timespec ts = { delay_ms / 1000, (delay_ms % 1000) * 1000000L };
 	nanosleep(&ts, NULL);
-	kill(pid, SIGINT);
+	kill(pid, sig);
 	int st;
 	waitpid(pid, &st, 0);
 	char *err = tu_slurp(outp);
@@ -593,7 +612,9 @@ static void interrupt_ab(const struct tu_db *f, const char *const *args, long de
 	}
 	if (!WIFEXITED(st))
 		fail_msg("prof ab died of signal %d; stderr:\n%s", WTERMSIG(st), err);
-	assert_int_equal(WEXITSTATUS(st), 130);
+	/* 128 + the signal, as a shell reports it (issue 25: SIGTERM and
+	 * SIGHUP exited 130) */
+	assert_int_equal(WEXITSTATUS(st), 128 + sig);
 	expect(err, "\"status\": \"interrupted\"");
 	double counted = num_after(err, "\"rounds_counted\": ");
 	assert_true(counted >= 1 && counted < 20);
@@ -605,7 +626,16 @@ static void test_ab__ctrl_c_keeps_the_finished_rounds(void **state)
 	static const char *const args[] = { "--arm", "a=sleep 0.2", "--arm", "b=sleep 0.2",
 		"--rounds", "20", "--warmup", "0", "-e", "task-clock", "--format", "json",
 		NULL };
-	interrupt_ab(*state, args, 1500);
+	interrupt_ab(*state, args, 1500, SIGINT);
+}
+
+static void test_ab__sigterm_and_sighup_exit_143_and_129(void **state)
+{
+	static const char *const args[] = { "--arm", "a=sleep 0.2", "--arm", "b=sleep 0.2",
+		"--rounds", "20", "--warmup", "0", "-e", "task-clock", "--format", "json",
+		NULL };
+	interrupt_ab(*state, args, 1500, SIGTERM);
+	interrupt_ab(*state, args, 1500, SIGHUP);
 }
 
 /*
@@ -618,7 +648,7 @@ static void test_ab__ctrl_c_between_runs_keeps_the_rounds(void **state)
 	static const char *const args[] = { "--arm", "a=true", "--arm", "b=true",
 		"--rounds", "20", "--warmup", "0", "--settle", "1", "-e", "task-clock",
 		"--format", "json", NULL };
-	interrupt_ab(*state, args, 2500);
+	interrupt_ab(*state, args, 2500, SIGINT);
 }
 
 /* An A/A experiment of the baseline command sets the gate of later ones. */
@@ -679,6 +709,102 @@ static void test_ab__gate_comes_from_the_latest_aa(void **state)
 	p = tu_run(c, NULL);
 	expect(p.out, "\"gate_pct\": 7,");
 	expect(p.out, "\"gate_source\": \"--gate\"");
+	tu_proc_release(&p);
+}
+
+/*
+ * Issue 25: every --score is stored and judged (45 were accepted, 40
+ * kept); an A/A experiment's JSON carries no verdict ("no verdicts", the
+ * table says); an A/A noise gate wider than 5% is said to be, and
+ * nothing is called equivalent past the smallest change that matters.
+ */
+static void test_ab__every_score_counts(void **state)
+{
+	struct tu_db *f = *state;
+	char cmd[1024] = "x=sh -c 'for i in";
+	for (int i = 1; i <= 45; i++)
+		snprintf(cmd + strlen(cmd), sizeof(cmd) - strlen(cmd), " %d", i);
+	snprintf(cmd + strlen(cmd), sizeof(cmd) - strlen(cmd),
+		 "; do echo s$i $((i * 10)); done'");
+	char *argv[64 + 45 * 2] = { PROF_BIN, f->dbarg, "ab", "--arm", cmd, "--arm" };
+	size_t n = 6;
+	char *ycmd = strdup(cmd);
+	ycmd[0] = 'y';
+	argv[n++] = ycmd;
+	char names[45][48];
+	for (int i = 0; i < 45; i++) {
+		snprintf(names[i], sizeof(names[i]), "s%d=^s%d ([0-9]+)$", i + 1, i + 1);
+		argv[n++] = "--score";
+		argv[n++] = names[i];
+	}
+	const char *tail[] = { "--rounds", "2", "--warmup", "0", "-e", "task-clock",
+			       "--format", "json", NULL };
+	for (size_t k = 0; tail[k]; k++)
+		argv[n++] = (char *)tail[k];
+	argv[n] = NULL;
+	struct tu_proc p = tu_run(argv, NULL);
+	perf_or_skip(&p);
+	assert_int_equal(p.status, 0);
+	const char *c = comparison(p.err, "s45");
+	assert_non_null(c);
+	expect(c, "\"n\": 2");
+	assert_non_null(comparison(p.err, "s41"));
+	tu_proc_release(&p);
+	free(ycmd);
+}
+
+static void test_ab__aa_json_has_no_verdicts_and_a_wide_gate_is_said(void **state)
+{
+	struct tu_db *f = *state;
+	/* Sleeps of 0 to 0.99 s drawn per run: wall_s noise far past 5%. */
+	char *aa[] = { PROF_BIN, f->dbarg, "ab", "--aa", "--arm",
+		       "x=sleep 0.$(od -An -N1 -tu1 /dev/urandom | tr -dc 0-9 | cut -c1-2)",
+		       "--rounds", "5", "--warmup", "0", "-e", "task-clock", "--format",
+		       "json", NULL };
+	struct tu_proc p = tu_run(aa, NULL);
+	perf_or_skip(&p);
+	assert_int_equal(p.status, 0);
+	const char *c = comparison(p.err, "wall_s");
+	assert_non_null(c);
+	const char *end = strchr(c, '}');
+	char *one = strndup(c, (size_t)(end - c));
+	expect(one, "\"verdict\": null");
+	expect(one, "\"gate_pct\": null");
+	expect(one, "gives no verdict");
+	free(one);
+	assert_null(strstr(p.err, "\"verdict\": \"worse\""));
+	assert_null(strstr(p.err, "\"verdict\": \"better\""));
+	assert_null(strstr(p.err, "\"verdict\": \"equivalent\""));
+	tu_proc_release(&p);
+	char *csv[] = { PROF_BIN, f->dbarg, "compare", "last", "--format", "csv", NULL };
+	p = tu_run(csv, NULL);
+	assert_int_equal(p.status, 0);
+	expect(p.out, "none (A/A)");
+	assert_null(strstr(p.out, ",worse,"));
+	assert_null(strstr(p.out, ",better,"));
+	tu_proc_release(&p);
+	/* The next experiment of the same baseline takes that gate, and
+	 * says it is wide. */
+	char *ab[] = { PROF_BIN, f->dbarg, "ab", "--arm", aa[5], "--arm",
+		       "y=sleep 0.05", "--rounds", "3", "--warmup", "0", "-e", "task-clock",
+		       "--format", "json", NULL };
+	p = tu_run(ab, NULL);
+	assert_int_equal(p.status, 0);
+	c = comparison(p.err, "wall_s");
+	assert_non_null(c);
+	expect(c, "\"gate_source\": \"A/A experiment 1\"");
+	double g = num_after(c, "\"gate_pct\": ");
+	assert_true(g > 5);
+	expect(c, "\"equivalence_pct\": 1,");
+	expect(p.err, "wall_s: the noise gate from A/A experiment 1 is");
+	expect(p.err, "nothing is called equivalent beyond ±1%");
+	tu_proc_release(&p);
+	/* One gate in every view: --by name takes the A/A gate too. */
+	char *bn[] = { PROF_BIN, f->dbarg, "compare", "last", "--by", "name", "--format",
+		       "json", NULL };
+	p = tu_run(bn, NULL);
+	assert_int_equal(p.status, 0);
+	expect(p.out, "\"gate_source\": \"A/A experiment 1\"");
 	tu_proc_release(&p);
 }
 
@@ -876,6 +1002,18 @@ static void test_ab__summary_across_scenes(void **state)
 	       "sign-test p < 0.05), +");
 	expect(p.out, "scene by scene: 3 of 3 scenes worse\n");
 	tu_proc_release(&p);
+	/* Issue 25: a scene given twice is not two pieces of evidence. */
+	char *dup[] = { PROF_BIN, f->dbarg, "summary", "1,1,1,1,1,1,1,1", NULL };
+	p = tu_run(dup, NULL);
+	assert_int_equal(p.status, 2);
+	expect(p.err, "experiment 1 is given more than once");
+	assert_int_equal(strlen(p.out), 0);
+	tu_proc_release(&p);
+	char *dup2[] = { PROF_BIN, f->dbarg, "summary", "5", "6", "last", NULL };
+	p = tu_run(dup2, NULL);
+	assert_int_equal(p.status, 2);
+	expect(p.err, "experiment 6 is given more than once");
+	tu_proc_release(&p);
 	char *badarm[] = { PROF_BIN, f->dbarg, "summary", "1-6", "--arm", "other", NULL };
 	p = tu_run(badarm, NULL);
 	assert_int_equal(p.status, 2);
@@ -955,7 +1093,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_ab__ctrl_c_between_runs_keeps_the_rounds,
 						setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_ab__ctrl_c_keeps_the_finished_rounds, setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_ab__sigterm_and_sighup_exit_143_and_129, setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_ab__gate_comes_from_the_latest_aa, setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_ab__every_score_counts, setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_ab__aa_json_has_no_verdicts_and_a_wide_gate_is_said, setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_ab__compare_sets_of_tagged_runs, setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_ab__by_name_gives_each_thread_name_its_verdict, setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_ab__summary_across_scenes, setup, tu_db_teardown),

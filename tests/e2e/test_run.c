@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <math.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <string.h>
@@ -343,6 +344,36 @@ static void test_run__unusable_database_still_prints_counts(void **state)
 	assert_true(strncmp(text, "garbage", 7) == 0);
 	free(text);
 	free(ew);
+}
+
+/*
+ * Issue 25: -r N stopped by a signal exited 0 when the workload took the
+ * signal and exited 0 itself; the runs left undone make it a stop, and
+ * the status names the signal (143 for SIGTERM, 130 for SIGINT).
+ */
+static void test_run__repeat_stopped_by_a_signal_is_no_success(void **state)
+{
+	struct tu_db *f = *state;
+	need_perf(f);
+	const int sigs[] = { SIGTERM, SIGINT };
+	for (int k = 0; k < 2; k++) {
+		pid_t pid = fork();
+		if (pid == 0) {
+			int null = open("/dev/null", O_WRONLY);
+			dup2(null, 2);
+			execl(PROF_BIN, PROF_BIN, f->dbarg, "run", "-q", "-r", "5", "-e",
+			      "task-clock", "--", "sh", "-c",
+			      "trap 'exit 0' TERM INT; sleep 3 & wait", (char *)NULL);
+			_exit(99);
+		}
+		struct timespec ts = { 1, 200000000 };
+		nanosleep(&ts, NULL);
+		kill(pid, sigs[k]);
+		int st;
+		waitpid(pid, &st, 0);
+		assert_true(WIFEXITED(st));
+		assert_int_equal(WEXITSTATUS(st), 128 + sigs[k]);
+	}
 }
 
 static void test_run__sigterm_reaches_workload_and_run_is_kept(void **state)
@@ -969,6 +1000,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_run__exit_status_and_signals_pass_through, setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_run__bad_input_is_refused_and_nothing_stored, setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_run__unusable_database_still_prints_counts, setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_run__repeat_stopped_by_a_signal_is_no_success,
+						setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_run__sigterm_reaches_workload_and_run_is_kept, setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_run__attach_counts_existing_threads, setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_run__attach_to_thread_churn, setup,

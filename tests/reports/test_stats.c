@@ -525,6 +525,53 @@ static void test_stats__judge_better_and_worse_by_direction(void **state)
 	assert_int_equal(j.verdict, VERDICT_EQUIVALENT);
 }
 
+/*
+ * Issue 25: an A/A gate of +-27% once let a real +23% regression be called
+ * "equivalent", and its rounds estimate led there. With the equivalence
+ * bound apart from the noise gate, the same -3.5% [90% CI -4.21, -2.79]
+ * effect inside a +-5% gate is equivalent only when 5% is also the
+ * smallest change that matters; with a 1% bound it is inconclusive, and
+ * no rounds estimate is offered (more rounds cannot settle it).
+ */
+static void test_stats__equivalence_never_past_the_bound(void **state)
+{
+	(void)state;
+	struct stats_paired p;
+	struct stats_judgement j;
+	assert_int_equal(stats_paired_logratio(n6_base, n6_arm, 6, &p, NULL), 0);
+	assert_int_equal(stats_judge_eq(&p, NULL, NULL, 5.0, 5.0, false, &j), 0);
+	assert_int_equal(j.verdict, VERDICT_EQUIVALENT);
+	assert_int_equal(stats_judge_eq(&p, NULL, NULL, 5.0, 1.0, false, &j), 0);
+	assert_int_equal(j.verdict, VERDICT_INCONCLUSIVE);
+	assert_int_equal(j.rounds_needed, -1);
+	assert_int_equal(j.aim, STATS_AIM_NONE);
+	assert_true(j.equiv_pct == 1.0 && j.gate_pct == 5.0);
+	/* a gate the effect clears still calls it */
+	assert_int_equal(stats_judge_eq(&p, NULL, NULL, 2.0, 1.0, false, &j), 0);
+	assert_int_equal(j.verdict, VERDICT_BETTER);
+	/* the bound cannot pass the gate, nor be negative */
+	assert_int_equal(stats_judge_eq(&p, NULL, NULL, 2.0, 3.0, false, &j), -EINVAL);
+	assert_int_equal(stats_judge_eq(&p, NULL, NULL, 2.0, -1, false, &j), -EINVAL);
+	/* An estimate says what it aims at: 3 rounds of the effect, inside
+	 * a gate (= bound) it does not clear: rounds to show it equivalent. */
+	assert_int_equal(stats_paired_logratio(n6_base, n6_arm, 3, &p, NULL), 0);
+	size_t aimed = 0;
+	for (double g = 4.0; g <= 60; g += 0.5) {
+		assert_int_equal(stats_judge_eq(&p, NULL, NULL, g, g, false, &j), 0);
+		if (j.verdict != VERDICT_INCONCLUSIVE || fabs(p.delta_pct) >= g)
+			continue;
+		assert_true(j.rounds_needed > 0);
+		assert_int_equal(j.aim, STATS_AIM_EQUIVALENCE);
+		aimed++;
+	}
+	assert_true(aimed > 0);
+	/* ...and against a 1% gate, rounds to show it better */
+	assert_int_equal(stats_judge_eq(&p, NULL, NULL, 1.0, 1.0, false, &j), 0);
+	assert_int_equal(j.verdict, VERDICT_INCONCLUSIVE);
+	assert_true(j.rounds_needed > 0);
+	assert_int_equal(j.aim, STATS_AIM_DIFFERENCE);
+}
+
 /* Arm values for base 1 whose log-ratios are mean + sd * z_i, z chosen so
  * that its own mean is 0 and its sample sd is 1. */
 static void make_arm(double *arm, double *base, size_t n, double mean,
@@ -1025,6 +1072,7 @@ int main(void)
 		cmocka_unit_test(test_stats__paired_refuses_nonpositive_values),
 		cmocka_unit_test(test_stats__judge_better_and_worse_by_direction),
 		cmocka_unit_test(test_stats__judge_equivalent),
+		cmocka_unit_test(test_stats__equivalence_never_past_the_bound),
 		cmocka_unit_test(test_stats__judge_inconclusive_and_rounds_needed),
 		cmocka_unit_test(test_stats__rounds_needed_follows_the_effect_not_the_gate),
 		cmocka_unit_test(test_stats__no_verdict_without_a_reachable_p),
