@@ -440,6 +440,7 @@ static int load_runs(struct db *db, struct db_experiment *e, char **cause)
 	X(EC_HOST_ID, "e.host_id") \
 	X(EC_HOSTNAME, "h.hostname") \
 	X(EC_CPU_MODEL, "h.cpu_model") \
+	X(EC_ONLINE_CPUS, "h.online_cpus") \
 	X(EC_STARTED, "e.started") \
 	X(EC_FINISHED, "e.finished") \
 	X(EC_STATUS, "e.status") \
@@ -502,6 +503,8 @@ int db_experiment_load(struct db *db, int64_t id, struct db_experiment *out,
 			: db_row_text(&r, EC_HOSTNAME, 0);
 	out->cpu_model = db_row_null(&r, EC_CPU_MODEL) ? NULL
 			 : db_row_text(&r, EC_CPU_MODEL, 0);
+	out->online_cpus = (int)db_row_int(&r, EC_ONLINE_CPUS, 0, DB_CPUS_MAX, 0,
+					   DB_NULL_OK);
 	out->started = db_row_text(&r, EC_STARTED, 0);
 	out->finished = db_row_text(&r, EC_FINISHED, DB_NULL_OK);
 	out->status = db_row_text(&r, EC_STATUS, 0);

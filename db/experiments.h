@@ -80,6 +80,7 @@ struct db_experiment {
 	char *kind;		/* DB_EXP_KIND_*; NULL when creating: "ab" */
 	int64_t host_id;
 	char *hostname, *cpu_model;
+	int online_cpus;	/* the host's; 0 where unknown */
 	char *started, *finished;
 	char *status;		/* running, complete, interrupted, stopped */
 	char *note;		/* why it stopped, when it did */

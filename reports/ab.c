@@ -57,6 +57,12 @@ static void verdict_text(const struct ab_comparison *c, char *buf, size_t n)
 	const char *aim = c->j.aim == STATS_AIM_EQUIVALENCE ? "equivalent"
 			  : (c->p.delta_pct > 0) == c->j.higher_is_better ? "better"
 			  : "worse";
+	if (c->busy) {
+		snprintf(buf, n, "%s (machine busy%s%s)", v, c->withheld ? "; the numbers "
+			 "alone: " : "", c->withheld ? stats_verdict_name(c->was_verdict)
+			 : "");
+		return;
+	}
 	if (c->j.verdict == VERDICT_INCONCLUSIVE && c->j.rounds_needed > 0)
 		snprintf(buf, n, "%s (%s%s~%ld rounds to show %s)", v, why,
 			 *why ? "; " : "", c->j.rounds_needed, aim);
@@ -102,6 +108,8 @@ static void design_line(const struct ab_analysis *a, FILE *fp)
 		}
 	if (fewer)
 		fputc(')', fp);
+	if (isfinite(a->others_median))
+		fprintf(fp, ", other work %.0f%% of the CPUs (median)", 100 * a->others_median);
 	if (e->aa)
 		return;	/* it measures gates; none judged it */
 	/* One gate for all metrics, or say they differ. */
@@ -351,8 +359,9 @@ static struct rows *arm_rows(const struct ab_analysis *a)
 		for (size_t arm = 0; arm < a->narms; arm++) {
 			size_t row = met->supported ? rows_add(r) : rows_add_machines(r);
 			arm_row(r, row, a, arm, m);
-			rows_text(r, row, A_METRIC, "%s%s", arm ? "" : met->name,
-				  arm ? "" : (met->higher_is_better ? " ↑" : " ↓"));
+			rows_text(r, row, A_METRIC, "%s%s%s", arm ? "" : met->name,
+				  arm ? "" : (met->higher_is_better ? " ↑" : " ↓"),
+				  arm || !ab_metric_machine(met) ? "" : " (whole machine)");
 		}
 	}
 	return r;
@@ -455,8 +464,14 @@ static void write_terminal(const struct ab_analysis *a, FILE *fp)
 	}
 	write_header(a, fp, false);
 	errors_text(a, fp, false);
+	bool machine_said = false;
 	for (size_t m = 0; m < a->nmetrics; m++) {
 		const struct ab_metric *met = &a->metrics[m];
+		if (ab_metric_machine(met) && !machine_said) {
+			fprintf(fp, " whole machine (every process, other tenants too), "
+				"judged apart:\n\n");
+			machine_said = true;
+		}
 		if (!met->supported) {
 			fprintf(fp, " %s: not supported on this machine (not counted, not zero)\n\n",
 				met->name);
@@ -576,7 +591,8 @@ ROWS_KEYS(arm_doc_cols, AR_N, ARM_DOC_COLS);
  * the baseline's drift where it could. */
 #define COMPARISON_COLS(K) \
 	K(CO_ARM, "arm", TEXT) K(CO_BASELINE, "baseline", TEXT) \
-	K(CO_METRIC, "metric", TEXT) K(CO_HIGHER, "higher_is_better", BOOL) \
+	K(CO_METRIC, "metric", TEXT) K(CO_SCOPE, "scope", TEXT) \
+	K(CO_HIGHER, "higher_is_better", BOOL) \
 	K(CO_N, "n", INT) K(CO_DELTA_MEAN, "delta_pct_mean", PCT) \
 	K(CO_DELTA_MEDIAN, "delta_pct_median", PCT) K(CO_CI, "ci95_pct", NEST) \
 	K(CO_T_MULT, "t_mult95", REAL) \
@@ -587,7 +603,7 @@ ROWS_KEYS(arm_doc_cols, AR_N, ARM_DOC_COLS);
 	K(CO_GATE, "gate_pct", PCT) K(CO_GATE_SOURCE, "gate_source", TEXT) \
 	K(CO_VERDICT, "verdict", TEXT) K(CO_ROUNDS, "rounds_needed", INT) \
 	K(CO_AIM, "rounds_needed_for", TEXT) K(CO_EQUIV, "equivalence_pct", PCT) \
-	K(CO_WHY, "why", TEXT) \
+	K(CO_WHY, "why", TEXT) K(CO_BUSY, "machine_busy", BOOL) \
 	K(CO_POSITION, "position_effect_pct", PCT) \
 	K(CO_DRIFT, "baseline_drift_pct", PCT)
 ROWS_KEYS(comparison_cols, CO_NCOLS, COMPARISON_COLS);
@@ -603,6 +619,7 @@ static void comparison_cols_fill(struct rows *r, size_t row, const struct ab_met
 	rows_str(r, row, CO_ARM, arm);
 	rows_str(r, row, CO_BASELINE, base);
 	rows_str(r, row, CO_METRIC, met->name);
+	rows_str(r, row, CO_SCOPE, ab_metric_machine(met) ? "machine" : "workload");
 	rows_bool(r, row, CO_HIGHER, met->higher_is_better);
 	rows_uint(r, row, CO_N, ok ? n : 0);
 	rows_num(r, row, CO_DELTA_MEAN, ok ? d->delta_pct : NAN);
@@ -659,6 +676,17 @@ static void comparison_row(struct rows *r, const struct ab_analysis *a,
 	comparison_cols_fill(r, row, &a->metrics[m], a->exp->arms[arm].name,
 			     a->exp->arms[0].name, ok, cp->p.n, &d, &cp->j, cp->why,
 			     a->exp->aa);
+	rows_bool(r, row, CO_BUSY, cp->busy);
+	if (cp->busy && !cp->why) {
+		char *busy;
+		if (asprintf(&busy, "other work took %.0f%% of the machine's CPU time "
+			     "(median over the runs): no verdict%s%s", 100 * a->others_median,
+			     cp->withheld ? "; the numbers alone: " : "",
+			     cp->withheld ? stats_verdict_name(cp->was_verdict) : "") < 0)
+			abort();
+		rows_str(r, row, CO_WHY, busy);
+		free(busy);
+	}
 	rows_uint(r, row, CO_FAV_ARM, ok ? cp->j.n_favour_arm : 0);
 	rows_uint(r, row, CO_FAV_BASE, ok ? cp->j.n_favour_base : 0);
 	if (ok) {

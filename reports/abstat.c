@@ -523,6 +523,80 @@ void ab_comparison_release(struct ab_comparison *c)
 	c->why = NULL;
 }
 
+/*
+ * The share of the machine's CPU time that other work took during run r:
+ * the busy time /proc/stat counted on every CPU (user, system, irq,
+ * softirq, steal) less the run's own user and system time, over the
+ * wall time times the CPUs. NAN where the run has no /proc/stat deltas,
+ * the CPU count is unknown or the run is too short to tell. prof's own
+ * work around the run (a few ms) counts as other work.
+ */
+double ab_run_others_share(const struct db_exp_run *r, int online_cpus)
+{
+	static const char *const times[] = { "stat.cpu.user_ms", "stat.cpu.system_ms",
+		"stat.cpu.irq_ms", "stat.cpu.softirq_ms", "stat.cpu.steal_ms" };
+	/* /proc/stat counts in clock ticks (4 to 10 ms): a run shorter
+	 * than AB_OTHERS_MIN_WALL_S is too short to tell. */
+	if (!r->nsystem || online_cpus <= 0 || !(r->wall_s >= AB_OTHERS_MIN_WALL_S))
+		return NAN;
+	double busy = 0;
+	bool any = false;
+	for (size_t t = 0; t < sizeof(times) / sizeof(times[0]); t++) {
+		int64_t ms = 0;
+		any = db_sysval_get(r->system, r->nsystem, times[t], &ms) || any;
+		busy += (double)ms / 1000.0;
+	}
+	if (!any)
+		return NAN;
+	double other = busy - (r->user_s + r->sys_s);
+	return other > 0 ? other / (r->wall_s * online_cpus) : 0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* The busy check over the counted runs: the median share, and how many
+ * runs passed AB_OTHERS_MAX. */
+static void busy_check(struct ab_analysis *out)
+{
+	const struct db_experiment *e = out->exp;
+	double *v = calloc(e->nruns + 1, sizeof(double));
+	if (!v)
+		abort();
+	size_t n = 0;
+	for (size_t i = 0; i < e->nruns; i++) {
+		if (!ab_run_counts(&e->runs[i]))
+			continue;
+		double sh = ab_run_others_share(&e->runs[i], e->online_cpus);
+		if (!isfinite(sh))
+			continue;
+		v[n++] = sh;
+		out->busy_runs += sh > AB_OTHERS_MAX;
+	}
+	out->others_median = NAN;
+	if (n) {
+		qsort(v, n, sizeof(*v), cmp_double);
+		out->others_median = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+	}
+	out->busy_of = n;
+	free(v);
+	out->busy = out->others_median > AB_OTHERS_MAX;
+	if (out->busy)
+		warn(out, "other work took %.0f%% of the machine's CPU time (median "
+		     "over the runs, from /proc/stat; above %.0f%% in %zu of %zu runs): "
+		     "it competes for the CPUs and caches the arms use, so no verdict "
+		     "is given; run it when the machine is quieter", 100 * out->others_median,
+		     100 * AB_OTHERS_MAX, out->busy_runs, n);
+	else if (out->busy_runs)
+		warn(out, "other work took more than %.0f%% of the machine's CPU time in "
+		     "%zu of %zu runs (median %.0f%%, from /proc/stat): those rounds "
+		     "are noisier", 100 * AB_OTHERS_MAX, out->busy_runs, n,
+		     100 * out->others_median);
+}
+
 /* Arm a against the baseline on metric m, with the design warnings. */
 static void compare_arm(struct ab_analysis *out, const struct msource *src,
 			size_t a, size_t m)
@@ -545,6 +619,15 @@ static void compare_arm(struct ab_analysis *out, const struct msource *src,
 		      met->higher_is_better, cp);
 	cp->arm = a;
 	cp->metric = m;
+	/* A busy machine: the numbers stand, the verdict is withheld. */
+	if (cp->computable && out->busy && !e->aa) {
+		cp->was_verdict = cp->j.verdict;
+		cp->withheld = cp->j.verdict != VERDICT_INCONCLUSIVE;
+		cp->j.verdict = VERDICT_INCONCLUSIVE;
+		cp->j.rounds_needed = -1;
+		cp->j.aim = STATS_AIM_NONE;
+		cp->busy = true;
+	}
 	if (cp->computable && cp->j.position_large)
 		warn(out, "%s, %s: the slot in the round moves it by %+.1f%%, "
 		     "large next to the effect (%+.1f%%): order matters here",
@@ -641,6 +724,7 @@ int ab_analyze(const struct db_experiment *e, const struct ab_gate_rule *gate,
 		out->errors = v;
 		v[out->nerrors++] = s;
 	}
+	busy_check(out);
 	for (int r = 0; r < e->rounds; r++) {
 		bool all = true;
 		for (size_t a = 0; a < e->narms; a++) {

@@ -30,6 +30,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "db/experiments.h"
 #include "db/runs.h"
@@ -70,6 +71,11 @@ struct ab_comparison {
 	struct stats_position pos;	/* zero (not computable) without slots */
 	struct stats_trend trend;	/* the baseline's drift */
 	struct stats_judgement j;	/* j.verdict, j.rounds_needed */
+	/* The machine was busy (ab_analysis.busy): j.verdict is
+	 * inconclusive whatever the numbers say; withheld when they alone
+	 * would have given another verdict. */
+	bool busy, withheld;
+	enum stats_verdict was_verdict;	/* the numbers' own, when withheld */
 };
 
 struct ab_analysis {
@@ -86,7 +92,21 @@ struct ab_analysis {
 	 * run. Every view prints them; prof ab and compare exit 1. */
 	char **errors;
 	size_t nerrors;
+	/* Other work's share of the machine's CPU time, the median over
+	 * the counted runs (ab_run_others_share; NAN without /proc/stat
+	 * deltas); busy when it passes AB_OTHERS_MAX, and then no verdict
+	 * is given. busy_runs of busy_of runs passed it. */
+	double others_median;
+	bool busy;
+	size_t busy_runs, busy_of;
 };
+
+/* Other work's share above which prof gives no verdict, as prof pressure
+ * (PRESS_OTHERS_MAX): 20%. */
+#define AB_OTHERS_MAX 0.20
+#define AB_OTHERS_MIN_WALL_S 0.25
+
+double ab_run_others_share(const struct db_exp_run *r, int online_cpus);
 
 /*
  * How the gate is chosen per metric: given (not NAN) wins; else the A/A
@@ -110,6 +130,13 @@ struct ab_gate_rule {
 int ab_analyze(const struct db_experiment *exp, const struct ab_gate_rule *gate,
 	       struct ab_analysis *out, char **cause);
 void ab_analysis_release(struct ab_analysis *a);
+
+/* A whole machine's delta ("system.*"): every process's, not only the
+ * workload's; reports show and judge these apart. */
+static inline bool ab_metric_machine(const struct ab_metric *m)
+{
+	return m->name && !strncmp(m->name, "system.", 7);
+}
 
 /* Arm `arm`'s summary of metric m. */
 static inline const struct ab_cell *ab_cell_of(const struct ab_analysis *a,

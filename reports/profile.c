@@ -11,6 +11,7 @@
 
 #include "reports/demangle.h"
 #include "reports/profile.h"
+#include "reports/runs.h"
 #include "reports/rows.h"
 
 int profile_unknown_parse(const char *word, enum profile_unknown *out)
@@ -1023,7 +1024,8 @@ static void add_event(struct rows *r, const struct grouping *g, uint32_t e,
 #define PROFILE_DOC_COLS(K) \
 	K(D_RUN_ID, "run_id", INT) K(D_KIND, "kind", TEXT) \
 	K(D_COMMAND, "command", TEXT) K(D_EXIT, "exit_status", INT) \
-	K(D_WALL, "wall_s", REAL) \
+	K(D_WALL, "wall_s", REAL) K(D_TASKS, "tasks", INT) \
+	K(D_COMPLETE, "complete", BOOL) K(D_REASONS, "reasons", NEST) \
 	K(D_BY, "by", TEXT) K(D_EVENT, "event", TEXT) K(D_ROWS, "rows", NEST) \
 	K(D_EVENTS, "events", NEST)
 ROWS_KEYS(profile_doc_cols, D_N, PROFILE_DOC_COLS);
@@ -1039,6 +1041,9 @@ static void write_json(const struct db_run *run, const struct view *v,
 	rows_str(doc, row, D_COMMAND, run->command);
 	rows_int(doc, row, D_EXIT, run->exit_status);
 	rows_num(doc, row, D_WALL, run->wall_s);
+	/* Whether the run kept every task, as every collecting verb says. */
+	rows_uint(doc, row, D_TASKS, run->nthreads);
+	report_complete_cells(run, doc, row, D_COMPLETE, D_REASONS);
 	rows_str(doc, row, D_BY, profile_by_name(o->by));
 	struct grouping g;
 	grouping_init(&g, run, v, o->by);

@@ -830,6 +830,31 @@ static void sleep_json(struct jw *w, const void *arg)
 	report_sleep_usage_json(arg, w);
 }
 
+void report_complete_cells(const struct db_run *run, struct rows *r, size_t row,
+			   size_t complete_col, size_t reasons_col)
+{
+	const char *why = NULL;
+	int complete = db_run_complete(run, &why);
+	if (complete < 0)
+		rows_null(r, row, complete_col);
+	else
+		rows_bool(r, row, complete_col, complete == 1);
+	static const struct col line_col = { .key = "reason" };
+	struct rows *reasons = rows_new(NULL, &line_col, 1, ROWS_VALUES);
+	for (const char *p = why; p && *p;) {
+		size_t n = strcspn(p, "\n");
+		char *one = strndup(p, n);
+		if (!one)
+			abort();
+		rows_str(reasons, rows_add(reasons), 0, one);
+		free(one);
+		p += n;
+		if (*p)
+			p++;
+	}
+	rows_nest(r, row, reasons_col, reasons);
+}
+
 /* The run as one record: the JSON document of shared/DESIGN.md. */
 #define RUN_COLS(K) \
 	K(R_RUN_ID, "run_id", INT) K(R_KIND, "kind", TEXT) \
@@ -878,26 +903,7 @@ static void write_json(const struct db_run *run, const struct rrow *rows,
 	rows_num(r, row, R_USER, run->user_s);
 	rows_num(r, row, R_SYS, run->sys_s);
 	rows_uint(r, row, R_LOST, run->lost_records);
-	const char *why = NULL;
-	int complete = db_run_complete(run, &why);
-	if (complete < 0)
-		rows_null(r, row, R_COMPLETE);
-	else
-		rows_bool(r, row, R_COMPLETE, complete == 1);
-	static const struct col line_col = { .key = "reason" };
-	struct rows *reasons = rows_new(NULL, &line_col, 1, ROWS_VALUES);
-	for (const char *p = why; p && *p;) {
-		size_t n = strcspn(p, "\n");
-		char *one = strndup(p, n);
-		if (!one)
-			abort();
-		rows_str(reasons, rows_add(reasons), 0, one);
-		free(one);
-		p += n;
-		if (*p)
-			p++;
-	}
-	rows_nest(r, row, R_REASONS, reasons);
+	report_complete_cells(run, r, row, R_COMPLETE, R_REASONS);
 
 	struct rows *host = rows_new(NULL, host_cols, H_N, ROWS_OBJECT);
 	size_t h = rows_add(host);

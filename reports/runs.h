@@ -50,6 +50,12 @@ const char *report_run_verb(const struct db_run *run);
  * threads)"), JSON's `processes` holds the roots, each with a nested
  * `children` list, and CSV lists them depth first with a `depth` column.
  */
+/* A run's "complete" (true, false, or null where it cannot be said) and
+ * "reasons" (one line each) into row of r, at the two columns given: the
+ * keys every verb that collects puts in its JSON. */
+void report_complete_cells(const struct db_run *run, struct rows *r, size_t row,
+			   size_t complete_col, size_t reasons_col);
+
 void report_run(const struct db_run *run, enum report_by by,
 		enum out_format fmt, FILE *fp);
 

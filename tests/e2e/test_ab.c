@@ -809,6 +809,51 @@ static void test_ab__aa_json_has_no_verdicts_and_a_wide_gate_is_said(void **stat
 }
 
 /*
+ * Issue 25: at load 9.95 on 2 CPUs ab called cores "worse" without a word.
+ * With a busy loop on every CPU, the numbers are shown and the verdict
+ * is withheld, with the reason, in table and JSON.
+ */
+static void test_ab__busy_machine_gets_no_verdict(void **state)
+{
+	struct tu_db *f = *state;
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	pid_t hog[64];
+	long nh = ncpu < 64 ? ncpu : 64;
+	for (long i = 0; i < nh; i++) {
+		hog[i] = fork();
+		if (hog[i] == 0)
+			for (volatile unsigned long k = 0;; k++)
+				;
+	}
+	char *argv[] = { PROF_BIN, f->dbarg, "ab", "--arm", "fast=sleep 0.3", "--arm",
+			 "slow=sleep 0.6", "--rounds", "6", "--warmup", "0", "-e",
+			 "task-clock", "--format", "json", NULL };
+	struct tu_proc p = tu_run(argv, NULL);
+	for (long i = 0; i < nh; i++)
+		kill(hog[i], SIGKILL);
+	for (long i = 0; i < nh; i++)
+		waitpid(hog[i], NULL, 0);
+	perf_or_skip(&p);
+	assert_int_equal(p.status, 0);
+	const char *c = comparison(p.err, "wall_s");
+	assert_non_null(c);
+	expect(c, "\"verdict\": \"inconclusive\"");
+	expect(c, "\"machine_busy\": true");
+	expect(c, "the numbers alone: worse");
+	expect(p.err, "of the machine's CPU time (median over the runs, from /proc/stat");
+	assert_null(strstr(p.err, "\"verdict\": \"worse\""));
+	assert_null(strstr(p.err, "\"verdict\": \"better\""));
+	tu_proc_release(&p);
+	char *t[] = { PROF_BIN, f->dbarg, "compare", "last", NULL };
+	p = tu_run(t, NULL);
+	assert_int_equal(p.status, 0);
+	expect(p.out, "inconclusive (machine busy; the numbers alone: worse)");
+	/* the machine's own deltas stand apart from the workload's */
+	expect(p.out, " whole machine (every process, other tenants too), judged apart:");
+	tu_proc_release(&p);
+}
+
+/*
  * Issue 15: sets of runs collected apart (a reboot between them) are
  * tagged by prof run and compared unpaired by prof compare --set, which
  * says the runs were not interleaved.
@@ -1101,6 +1146,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_ab__by_name_gives_each_thread_name_its_verdict, setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_ab__summary_across_scenes, setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_ab__machine_deltas_and_settings_between_arms, setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_ab__busy_machine_gets_no_verdict, setup, tu_db_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1033,6 +1033,16 @@ static void test_record__broken_unwind_tables_stop_cleanly(void **state)
 	assert_int_equal(p.status, 0);
 	assert_non_null(strstr(p.out, "\"task-clock\""));
 	tu_proc_release(&p);
+	/* Issue 25: record's own JSON says whether its run is complete, with
+	 * the task count and the reasons, as report --by total does. */
+	char *rec[] = { "record", "-e", "cpu-clock", "--format", "json", "--", "/bin/true",
+			NULL };
+	p = prof(rec);
+	assert_int_equal(p.status, 0);
+	assert_non_null(strstr(p.err, "\"tasks\": 1,"));
+	assert_non_null(strstr(p.err, "\"complete\": true,"));
+	assert_non_null(strstr(p.err, "\"reasons\": []"));
+	tu_proc_release(&p);
 }
 
 static int count_runs(void)
