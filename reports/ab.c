@@ -330,6 +330,19 @@ static void arm_row(struct rows *r, size_t row, const struct ab_analysis *a,
 		verdict_text(cp, vt, sizeof(vt));
 	arm_delta_cols(r, row, &a->metrics[m], &d, a->exp->aa ? NULL : &cp->j,
 		       "no CI at n = 1", vt);
+	if (cp->p.by_difference) {
+		/* A count that is sometimes 0: differences, not log-ratios,
+		 * in percent of the baseline's mean (or of both arms'). */
+		char b1[32], lo[32], hi[32];
+		fmt_pct(b1, sizeof(b1), d.delta_pct);
+		fmt_pct(lo, sizeof(lo), d.ci95_lo_pct);
+		fmt_pct(hi, sizeof(hi), d.ci95_hi_pct);
+		if (d.ci_computable)
+			rows_text(r, row, A_DELTA_CI, "%s%% [%s, %s] diff%s", b1, lo, hi,
+				  cp->p.scale_pooled ? " of both" : "");
+		else
+			rows_text(r, row, A_DELTA_CI, "%s%% diff", b1);
+	}
 }
 
 /* The people's columns of the terminal (one table per metric) and of
@@ -604,6 +617,7 @@ ROWS_KEYS(arm_doc_cols, AR_N, ARM_DOC_COLS);
 	K(CO_VERDICT, "verdict", TEXT) K(CO_ROUNDS, "rounds_needed", INT) \
 	K(CO_AIM, "rounds_needed_for", TEXT) K(CO_EQUIV, "equivalence_pct", PCT) \
 	K(CO_WHY, "why", TEXT) K(CO_BUSY, "machine_busy", BOOL) \
+	K(CO_METHOD, "method", TEXT) \
 	K(CO_POSITION, "position_effect_pct", PCT) \
 	K(CO_DRIFT, "baseline_drift_pct", PCT)
 ROWS_KEYS(comparison_cols, CO_NCOLS, COMPARISON_COLS);
@@ -677,6 +691,10 @@ static void comparison_row(struct rows *r, const struct ab_analysis *a,
 			     a->exp->arms[0].name, ok, cp->p.n, &d, &cp->j, cp->why,
 			     a->exp->aa);
 	rows_bool(r, row, CO_BUSY, cp->busy);
+	if (ok)
+		rows_str(r, row, CO_METHOD, !cp->p.by_difference ? "log-ratio"
+			 : cp->p.scale_pooled ? "difference over both arms' mean"
+			 : "difference over the baseline's mean");
 	if (cp->busy && !cp->why) {
 		char *busy;
 		if (asprintf(&busy, "other work took %.0f%% of the machine's CPU time "

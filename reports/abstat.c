@@ -504,8 +504,14 @@ void ab_compare_eq(const double *base, const double *arm, size_t n,
 		return;
 	}
 	if (stats_paired_logratio(base, arm, n, &out->p, &why) != 0) {
-		out->why = why ? why : strdup("cannot compare");
-		return;
+		/* A value of 0 somewhere: compare the differences instead. */
+		char *why2 = NULL;
+		if (stats_paired_diff(base, arm, n, &out->p, &why2) != 0) {
+			free(why2);
+			out->why = why ? why : strdup("cannot compare");
+			return;
+		}
+		free(why);
 	}
 	out->computable = true;
 	if (base_slot && arm_slot)

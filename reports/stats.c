@@ -439,33 +439,25 @@ static double pct_of_log(double x)
 	return 100 * expm1(x);
 }
 
-int stats_paired_logratio(const double *base, const double *arm, size_t n,
-			  struct stats_paired *out, char **cause)
+/* 100 * x: a relative difference (stats_paired_diff) as a percentage. */
+static double pct_of_rel(double x)
 {
-	double *d;
-	int err;
+	return 100 * x;
+}
 
-	if (cause)
-		*cause = NULL;
-	if (n == 0) {
-		cause_set(cause, 0, "cannot compare: no paired rounds");
-		return -EINVAL;
-	}
-	d = malloc(n * sizeof(*d));
-	if (!d)
-		return -ENOMEM;
-	err = stats_log_ratios(base, arm, n, d, cause);
-	if (err)
-		goto out_free;
-
+/* The paired statistics of the per-round values d[0..n-1] (log-ratios, or
+ * relative differences), pct turning a d into a percentage. */
+static int fill_paired(const double *d, size_t n, double (*pct)(double),
+		       struct stats_paired *out)
+{
 	memset(out, 0, sizeof(*out));
 	out->n = n;
 	mean_sd(d, n, &out->mean_d, &out->sd_d);
-	err = median_of(d, n, &out->median_d);
+	int err = median_of(d, n, &out->median_d);
 	if (err)
-		goto out_free;
-	out->delta_pct = pct_of_log(out->mean_d);
-	out->delta_pct_median = pct_of_log(out->median_d);
+		return err;
+	out->delta_pct = pct(out->mean_d);
+	out->delta_pct_median = pct(out->median_d);
 	out->signs_agree = sign_of(out->mean_d) == sign_of(out->median_d);
 
 	for (size_t r = 0; r < n; r++) {
@@ -483,12 +475,12 @@ int stats_paired_logratio(const double *base, const double *arm, size_t n,
 		out->se_d = out->sd_d / sqrt((double)n);
 		out->t_mult95 = stats_t_quantile(0.975, df);
 		out->half_width95 = out->t_mult95 * out->se_d;
-		out->ci95_lo_pct = pct_of_log(m - out->half_width95);
-		out->ci95_hi_pct = pct_of_log(m + out->half_width95);
+		out->ci95_lo_pct = pct(m - out->half_width95);
+		out->ci95_hi_pct = pct(m + out->half_width95);
 		out->t_mult90 = stats_t_quantile(0.95, df);
 		out->half_width90 = out->t_mult90 * out->se_d;
-		out->ci90_lo_pct = pct_of_log(m - out->half_width90);
-		out->ci90_hi_pct = pct_of_log(m + out->half_width90);
+		out->ci90_lo_pct = pct(m - out->half_width90);
+		out->ci90_hi_pct = pct(m + out->half_width90);
 	} else {
 		out->se_d = NAN;
 		out->t_mult95 = out->half_width95 = NAN;
@@ -500,8 +492,65 @@ int stats_paired_logratio(const double *base, const double *arm, size_t n,
 	out->p_value = stats_signflip_p(d, n);
 	out->p_min = stats_signflip_p_min(n);
 	out->p_exact = n <= STATS_SIGNFLIP_EXACT_MAX;
-out_free:
+	return 0;
+}
+
+int stats_paired_logratio(const double *base, const double *arm, size_t n,
+			  struct stats_paired *out, char **cause)
+{
+	double *d;
+	int err;
+
+	if (cause)
+		*cause = NULL;
+	if (n == 0) {
+		cause_set(cause, 0, "cannot compare: no paired rounds");
+		return -EINVAL;
+	}
+	d = malloc(n * sizeof(*d));
+	if (!d)
+		return -ENOMEM;
+	err = stats_log_ratios(base, arm, n, d, cause);
+	if (!err)
+		err = fill_paired(d, n, pct_of_log, out);
 	free(d);
+	return err;
+}
+
+int stats_paired_diff(const double *base, const double *arm, size_t n,
+		      struct stats_paired *out, char **cause)
+{
+	if (cause)
+		*cause = NULL;
+	if (n == 0) {
+		cause_set(cause, 0, "cannot compare: no paired rounds");
+		return -EINVAL;
+	}
+	double mb = 0, ma = 0;
+	for (size_t r = 0; r < n; r++) {
+		if (!(base[r] >= 0) || !(arm[r] >= 0) || isinf(base[r]) || isinf(arm[r])) {
+			cause_set(cause, 0, "cannot compare round %zu: a value is negative "
+				  "or not finite", r + 1);
+			return -EINVAL;
+		}
+		mb += base[r] / (double)n;
+		ma += arm[r] / (double)n;
+	}
+	/* The scale: the baseline's mean; where that is 0, the mean of both
+	 * arms (so 0 against 42 reads +200%, the most a change can show). */
+	double scale = mb > 0 ? mb : (ma + mb) / 2;
+	double *d = malloc(n * sizeof(*d));
+	if (!d)
+		return -ENOMEM;
+	for (size_t r = 0; r < n; r++)
+		d[r] = scale > 0 ? (arm[r] - base[r]) / scale : 0;
+	int err = fill_paired(d, n, pct_of_rel, out);
+	free(d);
+	if (!err) {
+		out->by_difference = true;
+		out->scale = scale;
+		out->scale_pooled = !(mb > 0);
+	}
 	return err;
 }
 
@@ -645,10 +694,19 @@ int stats_aa_gate(const double *a1, const double *a2, size_t n,
 	d = malloc(n * sizeof(*d));
 	if (!d)
 		return -ENOMEM;
-	err = stats_log_ratios(a1, a2, n, d, cause);
+	err = stats_log_ratios(a1, a2, n, d, NULL);
 	if (!err) {
 		for (size_t r = 0; r < n; r++)
 			d[r] = pct_of_log(d[r]);
+	} else if (err == -EINVAL) {
+		/* Values that are sometimes 0: their noise as the per-round
+		 * difference relative to the scale stats_paired_diff uses. */
+		struct stats_paired p;
+		err = stats_paired_diff(a1, a2, n, &p, cause);
+		for (size_t r = 0; !err && r < n; r++)
+			d[r] = p.scale > 0 ? 100 * (a2[r] - a1[r]) / p.scale : 0;
+	}
+	if (!err) {
 		mean_sd(d, n, &mean, &sd);
 		*gate_pct = 2 * sd;
 	}

@@ -140,12 +140,28 @@ struct stats_paired {
 	/* Rounds by the sign of d_r, i.e. arm above, below or equal to the
 	 * baseline; stats_judge turns these into "favour" counts. */
 	size_t n_arm_higher, n_arm_lower, n_equal;
+
+	/* stats_paired_diff: d_r is the difference arm - base over scale
+	 * (the baseline's mean, or where that is 0 the mean of both arms:
+	 * scale_pooled), not a log-ratio; the percentages are 100 d. */
+	bool by_difference, scale_pooled;
+	double scale;
 };
 
 /* Compare arm[r] against base[r], r < n (n >= 1). -EINVAL with a cause for
  * n == 0 or a value that is zero, negative or not finite; -ENOMEM. */
 int stats_paired_logratio(const double *base, const double *arm, size_t n,
 			  struct stats_paired *out, char **cause);
+
+/*
+ * For counts that are sometimes 0 (long frames, migrations, major faults),
+ * where a log-ratio cannot be taken: compare the paired differences
+ * arm[r] - base[r] relative to the baseline's mean (the mean of both arms
+ * where the baseline's is 0), with the same t CI and sign-flip p. Values
+ * must be finite and >= 0 (-EINVAL with a cause). All zero: no change.
+ */
+int stats_paired_diff(const double *base, const double *arm, size_t n,
+		      struct stats_paired *out, char **cause);
 
 /* ---- Design checks ---- */
 

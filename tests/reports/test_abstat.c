@@ -133,9 +133,16 @@ static void test_abstat__what_cannot_be_compared_says_why(void **state)
 	assert_string_equal(c.why, "no round has both arms");
 	ab_comparison_release(&c);
 	assert_null(c.why);
-	/* A zero is no ratio: refused, naming the round. */
+	/* A zero is no ratio: compared by differences instead (issue 25). */
 	const double zero[] = { 10, 0, 10 };
 	ab_compare(control, zero, 3, NULL, NULL, NULL, 1.0, false, &c);
+	assert_true(c.computable);
+	assert_true(c.p.by_difference);
+	assert_null(c.why);
+	ab_comparison_release(&c);
+	/* A negative value is neither: refused, naming the round. */
+	const double neg[] = { 10, -1, 10 };
+	ab_compare(control, neg, 3, NULL, NULL, NULL, 1.0, false, &c);
 	assert_false(c.computable);
 	assert_non_null(c.why);
 	assert_non_null(strstr(c.why, "round 2"));

@@ -572,6 +572,61 @@ static void test_stats__equivalence_never_past_the_bound(void **state)
 	assert_int_equal(j.aim, STATS_AIM_DIFFERENCE);
 }
 
+/*
+ * Issue 25: counts that are sometimes 0 (long frames, migrations) could
+ * not be compared at all. Paired differences over the baseline's mean,
+ * computed by hand: base {0,2,0,2}, arm {1,3,1,3}: mean 1, d = 1 each
+ * round, +100% with a zero-width CI, sign-flip p 2/16. A baseline of
+ * zeros: over both arms' mean (2), d = {1,2,3}: +200%, sd 100 points.
+ */
+static void test_stats__counts_with_zeros_compare_by_difference(void **state)
+{
+	(void)state;
+	struct stats_paired p;
+	char *cause = NULL;
+	const double b1[] = { 0, 2, 0, 2 }, a1[] = { 1, 3, 1, 3 };
+	assert_int_equal(stats_paired_logratio(b1, a1, 4, &p, &cause), -EINVAL);
+	free(cause);
+	assert_int_equal(stats_paired_diff(b1, a1, 4, &p, NULL), 0);
+	assert_true(p.by_difference && !p.scale_pooled);
+	assert_float_equal(p.scale, 1, 1e-12);
+	assert_float_equal(p.delta_pct, 100, 1e-9);
+	assert_float_equal(p.ci95_lo_pct, 100, 1e-9);
+	assert_float_equal(p.ci95_hi_pct, 100, 1e-9);
+	assert_float_equal(p.p_value, 0.125, 1e-12);
+	assert_int_equal(p.n_arm_higher, 4);
+
+	const double b2[] = { 0, 0, 0 }, a2[] = { 2, 4, 6 };
+	assert_int_equal(stats_paired_diff(b2, a2, 3, &p, NULL), 0);
+	assert_true(p.scale_pooled);
+	assert_float_equal(p.scale, 2, 1e-12);
+	assert_float_equal(p.delta_pct, 200, 1e-9);
+	assert_float_equal(p.sd_d, 1, 1e-12);
+	/* t(0.975, 2) = 4.303: 200 -+ 4.303 * 100 / sqrt(3) */
+	assert_float_equal(p.ci95_lo_pct, 200 - 430.265 / sqrt(3), 0.01);
+
+	/* no change at all: equivalent, not "cannot compare" */
+	const double z[] = { 0, 0, 0, 0, 0, 0 };
+	struct stats_judgement j;
+	assert_int_equal(stats_paired_diff(z, z, 6, &p, NULL), 0);
+	assert_float_equal(p.delta_pct, 0, 0);
+	assert_int_equal(p.n_equal, 6);
+	assert_int_equal(stats_judge(&p, NULL, NULL, 1.0, false, &j), 0);
+	assert_int_equal(j.verdict, VERDICT_EQUIVALENT);
+
+	const double neg[] = { 1, -1 };
+	cause = NULL;
+	assert_int_equal(stats_paired_diff(neg, neg, 2, &p, &cause), -EINVAL);
+	assert_non_null(strstr(cause, "negative"));
+	free(cause);
+
+	/* an A/A gate for them: differences 1, -1, 1, -1 over mean 1 */
+	const double g1[] = { 0, 2, 0, 2 }, g2[] = { 1, 1, 1, 1 };
+	double gate;
+	assert_int_equal(stats_aa_gate(g1, g2, 4, &gate, NULL), 0);
+	assert_float_equal(gate, 2 * 100 * sqrt(4.0 / 3.0), 1e-9);
+}
+
 /* Arm values for base 1 whose log-ratios are mean + sd * z_i, z chosen so
  * that its own mean is 0 and its sample sd is 1. */
 static void make_arm(double *arm, double *base, size_t n, double mean,
@@ -1043,9 +1098,15 @@ static void test_stats__aa_gate(void **state)
 	assert_string_equal(cause, "cannot derive a gate from an a/a "
 			    "experiment of 1 round: it needs at least 2");
 	free(cause);
-	assert_int_equal(stats_aa_gate(a1, zero, 4, &gate, &cause), -EINVAL);
-	assert_string_equal(cause, "cannot compare round 2: the arm value is "
-			    "0, and a log-ratio needs values above 0");
+	/* Issue 25: a 0 no longer leaves the metric without a gate: by
+	 * differences over the baseline's mean 100, d = 0, -101, 0, 0 points,
+	 * sd 50.5, gate 101. A negative value is still refused. */
+	assert_int_equal(stats_aa_gate(a1, zero, 4, &gate, &cause), 0);
+	assert_null(cause);
+	assert_rel(gate, 101, EXACTISH);
+	const double neg[] = { 100, -1, 99, 100 };
+	assert_int_equal(stats_aa_gate(a1, neg, 4, &gate, &cause), -EINVAL);
+	assert_non_null(strstr(cause, "negative"));
 	free(cause);
 }
 
@@ -1073,6 +1134,7 @@ int main(void)
 		cmocka_unit_test(test_stats__judge_better_and_worse_by_direction),
 		cmocka_unit_test(test_stats__judge_equivalent),
 		cmocka_unit_test(test_stats__equivalence_never_past_the_bound),
+		cmocka_unit_test(test_stats__counts_with_zeros_compare_by_difference),
 		cmocka_unit_test(test_stats__judge_inconclusive_and_rounds_needed),
 		cmocka_unit_test(test_stats__rounds_needed_follows_the_effect_not_the_gate),
 		cmocka_unit_test(test_stats__no_verdict_without_a_reachable_p),
