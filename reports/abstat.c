@@ -558,12 +558,6 @@ double ab_run_others_share(const struct db_exp_run *r, int online_cpus)
 	return other > 0 ? other / (r->wall_s * online_cpus) : 0;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
 /* The busy check over the counted runs: the median share, and how many
  * runs passed AB_OTHERS_MAX. */
 static void busy_check(struct ab_analysis *out)
@@ -582,11 +576,8 @@ static void busy_check(struct ab_analysis *out)
 		v[n++] = sh;
 		out->busy_runs += sh > AB_OTHERS_MAX;
 	}
-	out->others_median = NAN;
-	if (n) {
-		qsort(v, n, sizeof(*v), cmp_double);
-		out->others_median = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-	}
+	struct stats_summary sum;
+	out->others_median = n && stats_summarize(v, n, &sum) == 0 ? sum.median : NAN;
 	out->busy_of = n;
 	free(v);
 	out->busy = out->others_median > AB_OTHERS_MAX;
