@@ -102,7 +102,7 @@ struct ab_analysis {
 };
 
 /* Other work's share above which prof gives no verdict, as prof pressure
- * (PRESS_OTHERS_MAX): 20%. */
+ * (PRESS_OTHERS_MAX is this one): 20%. */
 #define AB_OTHERS_MAX 0.20
 #define AB_OTHERS_MIN_WALL_S 0.25
 

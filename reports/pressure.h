@@ -98,7 +98,7 @@
  * metric in either direction. Measured here: at load 7 on 2 CPUs a
  * compute loop was once called cache-sensitive.
  */
-#define PRESS_OTHERS_MAX 0.2
+#define PRESS_OTHERS_MAX AB_OTHERS_MAX	/* one bound for pressure and ab */
 
 enum press_verdict {
 	PRESS_SENSITIVE,
