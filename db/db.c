@@ -3,6 +3,7 @@
  * other db/ modules share.
  */
 #include <ctype.h>
+#include <stdatomic.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 #include <unistd.h>
 
 #include "common/errtext.h"
+#include "common/utf8.h"
 #include "db/internal.h"
 #include "db/schema.h"
 
@@ -228,12 +230,47 @@ char *db_col_text(sqlite3_stmt *st, int col)
 	return d;
 }
 
+/* The texts cut since db_cuts_take last ran, in this process: a
+ * recording's symbols are bound on the thread that writes its samples,
+ * its run on the main one. */
+static _Atomic size_t cut_n, cut_longest;
+
+void db_cut_count(size_t len)
+{
+	atomic_fetch_add(&cut_n, 1);
+	size_t was = atomic_load(&cut_longest);
+	while (len > was && !atomic_compare_exchange_weak(&cut_longest, &was, len))
+		;
+}
+
+static void bind_cut(sqlite3_stmt *st, int idx, const char *s, size_t max)
+{
+	if (!s) {
+		sqlite3_bind_null(st, idx);
+		return;
+	}
+	size_t len = strlen(s);
+	if (len > max) {
+		db_cut_count(len);
+		len = utf8_cut(s, len, max);
+	}
+	sqlite3_bind_text(st, idx, s, (int)len, SQLITE_TRANSIENT);
+}
+
 void db_bind_text(sqlite3_stmt *st, int idx, const char *s)
 {
-	if (s)
-		sqlite3_bind_text(st, idx, s, -1, SQLITE_TRANSIENT);
-	else
-		sqlite3_bind_null(st, idx);
+	bind_cut(st, idx, s, DB_NAME_MAX);
+}
+
+void db_bind_long(sqlite3_stmt *st, int idx, const char *s)
+{
+	bind_cut(st, idx, s, DB_TEXT_MAX);
+}
+
+struct db_cuts db_cuts_take(void)
+{
+	struct db_cuts c = { atomic_exchange(&cut_n, 0), atomic_exchange(&cut_longest, 0) };
+	return c;
 }
 
 void db_bind_int_or_null(sqlite3_stmt *st, int idx, bool has, int64_t v)
@@ -337,10 +374,45 @@ static int check_version(struct db *db, int *have, char **cause)
 	return 0;
 }
 
+/* A new file gets every step in one transaction: a creation cut short
+ * (a full disk) leaves it empty, which readers name as such, never half
+ * made. An older file is brought up a step a transaction. */
+static int create_all(struct db *db, char **cause)
+{
+	int want = db_schema_version();
+	int rc = db_begin(db, cause);
+	if (rc)
+		return rc;
+	int now = 0;
+	rc = user_version(db, &now, cause);
+	if (!rc && now == 0) {
+		for (int v = 0; v < want && !rc; v++)
+			rc = db_exec(db, schema_migration(v), cause);
+		if (!rc) {
+			char sql[64];
+			snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", want);
+			rc = db_exec(db, sql, cause);
+		}
+	}
+	if (rc) {
+		db_rollback(db);
+		return rc;
+	}
+	return db_commit(db, cause);
+}
+
 static int migrate(struct db *db, int have, char **cause)
 {
 	int rc;
 	int want = db_schema_version();
+	if (have == 0) {
+		rc = create_all(db, cause);
+		if (rc)
+			return rc;
+		rc = user_version(db, &have, cause);
+		if (rc)
+			return rc;
+	}
 	for (int v = have; v < want; v++) {
 		rc = db_begin(db, cause);
 		if (rc)
@@ -532,6 +604,8 @@ int db_open_wait(struct db **out, const char *path, int busy_ms, char **cause)
 		db_close(db);
 		return rc;
 	}
+	/* An experiment whose prof was killed is marked, with its runs. */
+	db_experiments_reap(db);
 	*out = db;
 	return 0;
 }
@@ -627,6 +701,14 @@ int db_open_readonly(struct db **out, const char *path, char **cause)
 			*out = db;
 			return 0;
 		}
+		/* A file whose creation stopped part way (a full disk, under an
+		 * older prof that committed each step): it holds no runs. */
+		int has_runs = 0, nruns = 0;
+		if (have > 0 && have < want &&
+		    !opening_int(db, "SELECT count(*) FROM sqlite_master WHERE"
+				 " type = 'table' AND name = 'runs'", &has_runs, NULL) &&
+		    has_runs)
+			opening_int(db, "SELECT count(*) FROM runs LIMIT 1", &nruns, NULL);
 		db_close(db);
 		/* An empty file (check_version refused one holding another
 		 * program's tables): nothing stored yet, and a reader leaves
@@ -653,6 +735,18 @@ int db_open_readonly(struct db **out, const char *path, char **cause)
 		 * that may write it. */
 		char *why = NULL;
 		rc = db_open(&db, path, &why);
+		if (rc && !nruns) {
+			size_t n = why ? strcspn(why, "\n") : 0;
+			if (cause && asprintf(cause, "database '%s' is incomplete: its "
+					      "creation stopped at schema step %d of %d, and "
+					      "it holds no runs; finishing it failed: %.*s\n"
+					      "hint: remove the file, or free space and run any "
+					      "prof verb that writes to it", path, have, want,
+					      (int)n, why ? why : "") < 0)
+				*cause = NULL;
+			free(why);
+			return rc;
+		}
 		if (rc) {
 			size_t n = why ? strcspn(why, "\n") : 0;
 			if (cause && asprintf(cause, "database '%s' has schema version %d, "

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "db/experiments.h"
 #include "db/internal.h"
@@ -32,6 +33,197 @@ static const char *const arm_ins[] = { ARM_INS(DB_COL_SQL) };
 	X(ASI_VALUE, "value")
 enum { ARM_SETTING_INS(DB_COL_ENUM) ASI_N };
 static const char *const arm_setting_ins[] = { ARM_SETTING_INS(DB_COL_SQL) };
+
+/*
+ * Who runs an experiment: the prof that made it, stored as settings
+ * (owner.host, owner.boot, owner.pid, owner.start) so a later command
+ * can tell a running experiment from one whose prof was killed. The
+ * process start time (/proc/PID/stat, in clock ticks since boot) tells
+ * the owner from a later process of the same pid, the boot id a pid of
+ * an earlier boot; the host and the pid namespace keep another machine's
+ * or another container's prof from being judged by pids it cannot see.
+ * Where one is unreadable it is left out, and an experiment without all
+ * of them is never judged.
+ */
+struct exp_owner {
+	char host[256], boot[64], pidns[64], pid[24], start[24];
+};
+
+/* The start time of process pid (field 22 of its stat), or false. */
+static bool proc_start(const char *pid, char *out, size_t len)
+{
+	char path[64], buf[1024];
+	snprintf(path, sizeof(path), "/proc/%s/stat", pid);
+	FILE *fp = fopen(path, "r");
+	if (!fp)
+		return false;
+	size_t n = fread(buf, 1, sizeof(buf) - 1, fp);
+	fclose(fp);
+	buf[n] = 0;
+	/* The name in parentheses may hold anything: fields follow the last ')'. */
+	char *p = strrchr(buf, ')');
+	if (!p)
+		return false;
+	for (int field = 2; field < 22 && p; field++)
+		p = strchr(p + 1, ' ');
+	if (!p)
+		return false;
+	size_t k = strspn(p + 1, "0123456789");
+	if (!k || k >= len)
+		return false;
+	memcpy(out, p + 1, k);
+	out[k] = 0;
+	return true;
+}
+
+/* This boot's id, or false. */
+static bool boot_id(char *out, size_t len)
+{
+	FILE *fp = fopen("/proc/sys/kernel/random/boot_id", "r");
+	if (!fp)
+		return false;
+	bool ok = fgets(out, (int)len, fp) != NULL;
+	fclose(fp);
+	if (ok)
+		out[strcspn(out, "\n")] = 0;
+	return ok && *out;
+}
+
+static void owner_self(struct exp_owner *o)
+{
+	memset(o, 0, sizeof(*o));
+	if (gethostname(o->host, sizeof(o->host) - 1))
+		o->host[0] = 0;
+	if (!boot_id(o->boot, sizeof(o->boot)))
+		o->boot[0] = 0;
+	ssize_t k = readlink("/proc/self/ns/pid", o->pidns, sizeof(o->pidns) - 1);
+	o->pidns[k > 0 ? k : 0] = 0;
+	snprintf(o->pid, sizeof(o->pid), "%ld", (long)getpid());
+	if (!proc_start("self", o->start, sizeof(o->start)))
+		o->start[0] = 0;
+}
+
+/*
+ * Whether the prof that made an experiment with these settings has gone
+ * (killed, or its machine restarted): false where that cannot be told
+ * (no owner stored, another machine's experiment).
+ */
+static bool owner_gone(const struct db_kv *set, size_t n)
+{
+	const char *host = db_kv_get(set, n, "owner.host");
+	const char *boot = db_kv_get(set, n, "owner.boot");
+	const char *pidns = db_kv_get(set, n, "owner.pidns");
+	const char *pid = db_kv_get(set, n, "owner.pid");
+	const char *start = db_kv_get(set, n, "owner.start");
+	if (!host || !boot || !pidns || !pid || !start || !*pid ||
+	    strspn(pid, "0123456789") != strlen(pid) || strlen(pid) > 10)
+		return false;
+	struct exp_owner me;
+	owner_self(&me);
+	if (!*me.host || !*me.boot || strcmp(host, me.host))
+		return false;
+	if (strcmp(boot, me.boot))
+		return true;
+	if (!*me.pidns || strcmp(pidns, me.pidns))
+		return false;
+	char now[24];
+	return !proc_start(pid, now, sizeof(now)) || strcmp(now, start);
+}
+
+/* Store the calling process as the experiment's owner. */
+static int store_owner(struct db *db, sqlite3_stmt *st, int64_t id, size_t seq,
+		       char **cause)
+{
+	struct exp_owner o;
+	owner_self(&o);
+	const char *kv[][2] = {
+		{ "owner.host", o.host }, { "owner.boot", o.boot },
+		{ "owner.pidns", o.pidns }, { "owner.pid", o.pid },
+		{ "owner.start", o.start },
+	};
+	int rc = 0;
+	for (size_t k = 0; k < sizeof(kv) / sizeof(*kv) && !rc; k++) {
+		if (!*kv[k][1])
+			continue;
+		sqlite3_bind_int64(st, DB_PARAM(ESI_EXPERIMENT_ID), id);
+		sqlite3_bind_int(st, DB_PARAM(ESI_SEQ), (int)(seq + k));
+		db_bind_text(st, DB_PARAM(ESI_KEY), kv[k][0]);
+		db_bind_text(st, DB_PARAM(ESI_VALUE), kv[k][1]);
+		rc = db_step_done(db, st, "cannot store the settings in", cause);
+	}
+	return rc;
+}
+
+/* The note of an experiment whose prof has gone. */
+static char *gone_note(size_t nruns)
+{
+	char *s;
+	if (asprintf(&s, "prof ended without finishing it (killed, or its machine "
+		     "restarted): %zu run%s stored", nruns, nruns == 1 ? "" : "s") < 0)
+		abort();
+	return s;
+}
+
+/* Whether experiment id's prof has gone (its owner settings read). */
+static bool exp_gone(struct db *db, int64_t id)
+{
+	sqlite3_stmt *st;
+	if (db_prepare(db, &st, "SELECT key, value FROM experiment_settings WHERE"
+		       " experiment_id = ?1 AND key LIKE 'owner.%'", NULL))
+		return false;
+	sqlite3_bind_int64(st, 1, id);
+	struct db_kv kv[8];
+	size_t n = 0;
+	while (n < 8 && sqlite3_step(st) == SQLITE_ROW) {
+		const unsigned char *k = sqlite3_column_text(st, 0);
+		const unsigned char *v = sqlite3_column_text(st, 1);
+		kv[n].key = strdup(k ? (const char *)k : "");
+		kv[n].value = strdup(v ? (const char *)v : "");
+		if (!kv[n].key || !kv[n].value)
+			abort();
+		n++;
+	}
+	sqlite3_finalize(st);
+	bool gone = owner_gone(kv, n);
+	for (size_t i = 0; i < n; i++) {
+		free(kv[i].key);
+		free(kv[i].value);
+	}
+	return gone;
+}
+
+int db_experiments_reap(struct db *db)
+{
+	sqlite3_stmt *st;
+	if (db_prepare(db, &st, "SELECT e.id, (SELECT count(*) FROM experiment_runs x"
+		       " WHERE x.experiment_id = e.id) FROM experiments e"
+		       " WHERE e.status = 'running'", NULL))
+		return 0;
+	int64_t *ids = NULL;
+	size_t *runs = NULL, n = 0;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		int64_t id = sqlite3_column_int64(st, 0);
+		ids = realloc(ids, (n + 1) * sizeof(*ids));
+		runs = realloc(runs, (n + 1) * sizeof(*runs));
+		if (!ids || !runs)
+			abort();
+		ids[n] = id;
+		runs[n++] = (size_t)sqlite3_column_int64(st, 1);
+	}
+	sqlite3_finalize(st);
+	int marked = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (!exp_gone(db, ids[i]))
+			continue;
+		char *note = gone_note(runs[i]);
+		if (!db_experiment_finish(db, ids[i], "stopped", note, NULL))
+			marked++;
+		free(note);
+	}
+	free(ids);
+	free(runs);
+	return marked;
+}
 
 static int create_body(struct db *db, struct db_experiment *e,
 		       const struct db_host *host, char **cause)
@@ -71,9 +263,11 @@ static int create_body(struct db *db, struct db_experiment *e,
 		sqlite3_bind_int64(st, DB_PARAM(ESI_EXPERIMENT_ID), e->id);
 		sqlite3_bind_int(st, DB_PARAM(ESI_SEQ), (int)i);
 		db_bind_text(st, DB_PARAM(ESI_KEY), e->settings[i].key);
-		db_bind_text(st, DB_PARAM(ESI_VALUE), e->settings[i].value);
+		db_bind_long(st, DB_PARAM(ESI_VALUE), e->settings[i].value);
 		rc = db_step_done(db, st, "cannot store the settings in", cause);
 	}
+	if (!rc)
+		rc = store_owner(db, st, e->id, e->nsettings, cause);
 	sqlite3_finalize(st);
 	if (rc)
 		return rc;
@@ -92,14 +286,14 @@ static int create_body(struct db *db, struct db_experiment *e,
 		sqlite3_bind_int64(st, DB_PARAM(AI_EXPERIMENT_ID), e->id);
 		sqlite3_bind_int(st, DB_PARAM(AI_IDX), (int)a);
 		db_bind_text(st, DB_PARAM(AI_NAME), arm->name);
-		db_bind_text(st, DB_PARAM(AI_COMMAND), arm->command);
+		db_bind_long(st, DB_PARAM(AI_COMMAND), arm->command);
 		db_bind_argv(st, DB_PARAM(AI_ARGV), arm->argv, arm->argc);
 		rc = db_step_done(db, st, "cannot store the arms in", cause);
 		for (size_t k = 0; k < arm->nsettings && !rc; k++) {
 			sqlite3_bind_int64(as, DB_PARAM(ASI_EXPERIMENT_ID), e->id);
 			sqlite3_bind_int(as, DB_PARAM(ASI_ARM_IDX), (int)a);
 			db_bind_text(as, DB_PARAM(ASI_KEY), arm->settings[k].key);
-			db_bind_text(as, DB_PARAM(ASI_VALUE), arm->settings[k].value);
+			db_bind_long(as, DB_PARAM(ASI_VALUE), arm->settings[k].value);
 			rc = db_step_done(db, as, "cannot store the arm settings in", cause);
 		}
 	}
@@ -111,10 +305,33 @@ static int create_body(struct db *db, struct db_experiment *e,
 int db_experiment_create(struct db *db, struct db_experiment *exp,
 			 const struct db_host *host, char **cause)
 {
+	/* The loader reads no more: an experiment it refuses is not stored. */
+	if (exp->narms > DB_EXP_ARMS_MAX) {
+		if (cause && asprintf(cause, "cannot store an experiment of %zu arms: "
+				      "prof reads back at most %d", exp->narms,
+				      DB_EXP_ARMS_MAX) < 0)
+			*cause = NULL;
+		exp->id = 0;
+		return -E2BIG;
+	}
 	int rc = db_begin(db, cause);
 	if (rc)
 		return rc;
+	db_cuts_take();
 	rc = create_body(db, exp, host, cause);
+	/* An arm's command or a setting too long to store would run as
+	 * something else when read back: refused, nothing stored. */
+	struct db_cuts cut = db_cuts_take();
+	if (!rc && cut.n) {
+		if (cause && asprintf(cause, "cannot store the experiment: %zu of its "
+				      "names, commands or settings are longer than prof "
+				      "stores (the longest %zu bytes; at most %d for a "
+				      "name, %d for a command)\nhint: shorten them, or "
+				      "put the command in a script", cut.n, cut.longest,
+				      DB_NAME_MAX, DB_TEXT_MAX) < 0)
+			*cause = NULL;
+		rc = -E2BIG;
+	}
 	if (rc) {
 		db_rollback(db);
 		exp->id = 0;
@@ -197,7 +414,7 @@ int db_experiment_finish(struct db *db, int64_t exp_id, const char *status,
 		return rc;
 	sqlite3_bind_int64(st, 1, exp_id);
 	db_bind_text(st, 2, status);
-	db_bind_text(st, 3, note);
+	db_bind_long(st, 3, note);
 	rc = db_step_done(db, st, "cannot finish the experiment in", cause);
 	sqlite3_finalize(st);
 	return rc;
@@ -214,9 +431,6 @@ static void kv_push(struct db_kv **v, size_t *n, struct db_row *r, int kcol, int
 	p[*n].value = db_row_text(r, vcol, DB_NULL_OK | DB_LONG);
 	(*n)++;
 }
-
-/* Arms above which an experiment is not loaded: far above any run. */
-#define EXP_ARMS_MAX 4096
 
 /* A run's events, as the analysis reads them. */
 #define RUN_EVENT_COLS(X) \
@@ -557,9 +771,9 @@ int db_experiment_load(struct db *db, int64_t id, struct db_experiment *out,
 			   (long long)sqlite3_column_int64(st, 0));
 		/* Runs name their arm by idx: it must count 0, 1, 2 ... */
 		db_row_int(&r, 0, (int64_t)out->narms, (int64_t)out->narms, 0, 0);
-		if (out->narms == EXP_ARMS_MAX)
+		if (out->narms == DB_EXP_ARMS_MAX)
 			db_row_bad(&r, -1, "is one more than the %d arms prof loads",
-				   EXP_ARMS_MAX);
+				   DB_EXP_ARMS_MAX);
 		if (r.rc)
 			break;
 		struct db_arm *p = realloc(out->arms, (out->narms + 1) * sizeof(*p));
@@ -604,6 +818,16 @@ int db_experiment_load(struct db *db, int64_t id, struct db_experiment *out,
 	rc = load_runs(db, out, cause);
 	if (rc)
 		goto fail;
+	/* Read where it could not be marked (a read-only open), an experiment
+	 * whose prof has gone reads as stopped all the same. */
+	if (!strcmp(out->status, "running") && owner_gone(out->settings, out->nsettings)) {
+		free(out->status);
+		free(out->note);
+		out->status = strdup("stopped");
+		out->note = gone_note(out->nruns);
+		if (!out->status)
+			abort();
+	}
 	return 0;
 fail:
 	db_experiment_release(out);
@@ -686,7 +910,8 @@ int64_t db_experiment_latest_aa(struct db *db, int64_t host_id,
 	if (rc)
 		return rc;
 	sqlite3_bind_int64(st, 1, host_id);
-	db_bind_text(st, 2, command);
+	db_bind_long(st, 2, command);	/* cut as the stored one was */
+	db_cuts_take();
 	return newest_id(db, st, cause);
 }
 
@@ -702,7 +927,8 @@ int64_t db_experiment_latest_of(struct db *db, int64_t host_id, const char *kind
 		return rc;
 	sqlite3_bind_int64(st, 1, host_id);
 	db_bind_text(st, 2, kind);
-	db_bind_text(st, 3, command);
+	db_bind_long(st, 3, command);	/* cut as the stored one was */
+	db_cuts_take();
 	return newest_id(db, st, cause);
 }
 
@@ -751,6 +977,12 @@ int db_experiments_list(struct db *db, struct db_experiment_summary **out,
 		x->nruns = (size_t)sqlite3_column_int64(st, LS_RUNS);
 		/* Arm names joined: each at most a name, so DB_LONG. */
 		x->arms = db_row_text(&r, LS_NAMES, DB_NULL_OK | DB_LONG);
+		if (!r.rc && !strcmp(x->status, "running") && exp_gone(db, x->id)) {
+			free(x->status);
+			x->status = strdup("stopped");
+			if (!x->status)
+				abort();
+		}
 	}
 	sqlite3_finalize(st);
 	if (r.rc || s != SQLITE_DONE) {

@@ -4,6 +4,7 @@
  * run; see docs/schema.md.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -62,9 +63,41 @@ static int store_counts(struct db *db, const struct db_run *run, char **cause)
 	return rc;
 }
 
+/*
+ * What db_frames_load would refuse is refused here, before a row is
+ * written: a stored run always reads back (prof/ checks what it is fed;
+ * this holds whatever a caller hands in).
+ */
+static int check_frames(const struct db *db, const struct db_run *run,
+			char **cause)
+{
+	char what[96] = "";
+	for (size_t i = 0; i < run->nframes && !*what; i++)
+		if (run->frames[i].t_ns < 0 || run->frames[i].dur_ns < 0)
+			snprintf(what, sizeof(what), "frame %zu starts or lasts "
+				 "less than 0 ns", i);
+	for (size_t i = 0; i < run->nframe_counts && !*what; i++) {
+		const struct db_frame_count *c = &run->frame_counts[i];
+		if (c->frame >= run->nframes || c->event >= run->nevents)
+			snprintf(what, sizeof(what), "frame count %zu names no "
+				 "frame or event of the run", i);
+		else if (c->value < 0)
+			snprintf(what, sizeof(what), "frame count %zu is negative", i);
+	}
+	if (!*what)
+		return 0;
+	if (cause && !*cause &&
+	    asprintf(cause, "cannot store run %lld in '%s': %s, which could not "
+		     "be read back", (long long)run->id, db->path, what) < 0)
+		*cause = NULL;
+	return -EINVAL;
+}
+
 int db_frames_store(struct db *db, const struct db_run *run, char **cause)
 {
-	int rc = store_frames(db, run, cause);
+	int rc = check_frames(db, run, cause);
+	if (!rc)
+		rc = store_frames(db, run, cause);
 	return rc ? rc : store_counts(db, run, cause);
 }
 
@@ -100,9 +133,41 @@ static const struct db_select frame_sel = {
 	"cannot read the frames from",
 };
 
+/*
+ * name as one of the run's frame_names (taking it, or freeing it for an
+ * equal one kept before): the previous row's name, else one of the
+ * first NAMES_LOOKED kept. A file of more distinct names than that
+ * keeps each new one again, so that a row costs a bounded look.
+ */
+#define NAMES_LOOKED 256
+static const char *frame_name(struct db_run *run, char *name, size_t *cap)
+{
+	size_t n = run->nframe_names;
+	if (n && !strcmp(run->frame_names[n - 1], name)) {
+		free(name);
+		return run->frame_names[n - 1];
+	}
+	for (size_t i = 0; i < n && i < NAMES_LOOKED; i++)
+		if (!strcmp(run->frame_names[i], name)) {
+			free(name);
+			return run->frame_names[i];
+		}
+	if (db_grow((void **)&run->frame_names, cap, n, sizeof(*run->frame_names)))
+		abort();
+	run->frame_names[run->nframe_names++] = name;
+	return name;
+}
+
+/* The counts' loop: the frames loaded, and the names kept. */
+struct count_load {
+	struct db_run *run;
+	size_t names_cap;
+};
+
 static int count_row(struct db_row *r, struct db_load *l)
 {
-	struct db_run *run = l->out;
+	struct count_load *cl = l->out;
+	struct db_run *run = cl->run;
 	db_row_key(r, "(run %lld, row %zu)", (long long)run->id, run->nframe_counts);
 	int64_t f = db_row_int(r, CC_FRAME, 0,
 			       run->nframes ? (int64_t)run->nframes - 1 : 0, 0, 0);
@@ -118,8 +183,8 @@ static int count_row(struct db_row *r, struct db_load *l)
 		    sizeof(*run->frame_counts)))
 		abort();
 	run->frame_counts[run->nframe_counts++] = (struct db_frame_count){
-		.frame = (uint32_t)f, .name = name, .event = (uint32_t)e,
-		.value = v,
+		.frame = (uint32_t)f, .name = frame_name(run, name, &cl->names_cap),
+		.event = (uint32_t)e, .value = v,
 	};
 	return 0;
 }
@@ -136,13 +201,18 @@ int db_frames_load(struct db *db, struct db_run *run, char **cause)
 	int rc = db_select_run(db, &frame_sel, &l, frame_row, cause);
 	if (rc)
 		return rc;
+	struct count_load cl = { .run = run };
+	l.out = &cl;
 	return db_select_run(db, &count_sel, &l, count_row, cause);
 }
 
 void db_frames_release(struct db_run *run)
 {
-	for (size_t i = 0; i < run->nframe_counts; i++)
-		free(run->frame_counts[i].name);
+	for (size_t i = 0; i < run->nframe_names; i++)
+		free(run->frame_names[i]);
+	free(run->frame_names);
+	run->frame_names = NULL;
+	run->nframe_names = 0;
 	free(run->frame_counts);
 	run->frame_counts = NULL;
 	run->nframe_counts = 0;

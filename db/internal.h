@@ -92,6 +92,11 @@ void db_frames_release(struct db_run *run);
 
 /* A run's machine deltas and settings (sysenv.c), in the run's
  * transaction; loading adds them to out. */
+/* Mark stopped every experiment still "running" whose prof has gone
+ * (db/experiments.c); how many it marked. Errors are ignored: a
+ * writable open does it in passing. */
+int db_experiments_reap(struct db *db);
+
 int db_sysenv_store(struct db *db, const struct db_run *run, char **cause);
 int db_sysenv_load(struct db *db, int64_t run_id, struct db_run *out,
 		   char **cause);
@@ -216,7 +221,28 @@ int db_cpu_list_check(const char *s);
 
 /* Column helpers: NULL-safe copies. */
 char *db_col_text(sqlite3_stmt *st, int col);	/* malloc'd, NULL for NULL */
-void db_bind_text(sqlite3_stmt *st, int idx, const char *s);	/* NULL binds NULL */
+/*
+ * Text bound for a row: what the writer binds, the reader reads. A name
+ * (a column the loader reads without DB_LONG) is cut at DB_NAME_MAX
+ * bytes, a long text (DB_LONG: commands, paths, notes, values, symbols)
+ * at DB_TEXT_MAX, each on a character's boundary; NULL binds NULL. Each
+ * cut is counted, and db_cuts_take hands the count over (and clears it)
+ * for the run's note: a workload may name a thread, a symbol or an
+ * argument as it likes, and its run must still read back.
+ */
+void db_bind_text(sqlite3_stmt *st, int idx, const char *s);
+void db_bind_long(sqlite3_stmt *st, int idx, const char *s);
+struct db_cuts {
+	size_t n;		/* texts cut */
+	size_t longest;		/* bytes, the longest of them before its cut */
+};
+/* A cut made by the caller itself (an argument list cut to fit). */
+void db_cut_count(size_t len);
+struct db_cuts db_cuts_take(void);
+/* The cuts taken, as a line added to run_id's note: 0 when there were
+ * none. db_run_store_body calls it after its rows; a store that binds
+ * more rows of the run after that calls it again. */
+int db_run_note_cuts(struct db *db, int64_t run_id, char **cause);
 /* v where has, else NULL (a value not known or not measured). */
 void db_bind_int_or_null(sqlite3_stmt *st, int idx, bool has, int64_t v);
 void db_bind_real_or_null(sqlite3_stmt *st, int idx, bool has, double v);

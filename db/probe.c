@@ -88,7 +88,7 @@ static int store_counters(struct db *db, int64_t run_id, const struct db_probe *
 		sqlite3_bind_int64(st, 2, (sqlite3_int64)i);
 		db_bind_text(st, 3, c->name);
 		db_bind_text(st, 4, c->event);
-		db_bind_text(st, 5, c->bench ? c->bench : "");
+		db_bind_long(st, 5, c->bench ? c->bench : "");
 		sqlite3_bind_int(st, 6, c->ran);
 		sqlite3_bind_double(st, 7, c->expected);
 		for (int k = 0; k < 3; k++) {
@@ -96,7 +96,7 @@ static int store_counters(struct db *db, int64_t run_id, const struct db_probe *
 			db_bind_int_or_null(st, 8 + k, c->opened, (int64_t)v[k]);
 		}
 		db_bind_text(st, 11, c->grade);
-		db_bind_text(st, 12, c->reason);
+		db_bind_long(st, 12, c->reason);
 		rc = db_step_done(db, st, "cannot store the probe's counters in", cause);
 	}
 	sqlite3_finalize(st);
@@ -116,6 +116,8 @@ int db_probe_store(struct db *db, struct db_run *run, const struct db_probe *p,
 		rc = store_points(db, run->id, p, cause);
 	if (!rc)
 		rc = store_counters(db, run->id, p, cause);
+	if (!rc)
+		rc = db_run_note_cuts(db, run->id, cause);
 	if (rc) {
 		db_rollback(db);
 		run->id = 0;

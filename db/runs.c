@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/utf8.h"
 #include "db/internal.h"
 #include "db/runs.h"
 #include "db/sleep.h"
@@ -118,16 +119,29 @@ void db_bind_argv(sqlite3_stmt *st, int idx, char **argv, int argc)
 	size_t len = 0;
 	for (int i = 0; i < argc; i++)
 		len += strlen(argv[i]) + 1;
-	char *blob = malloc(len ? len : 1);
+	/* What the loader reads, DB_TEXT_MAX bytes: the arguments that fit
+	 * whole, then as much of the next as fits, cut on a character. */
+	size_t room = len < DB_TEXT_MAX ? len : DB_TEXT_MAX;
+	char *blob = malloc(room ? room : 1);
 	if (!blob)
 		abort();
 	size_t o = 0;
 	for (int i = 0; i < argc; i++) {
-		size_t l = strlen(argv[i]) + 1;
-		memcpy(blob + o, argv[i], l);
-		o += l;
+		size_t l = strlen(argv[i]);
+		if (o + l + 1 > room) {
+			if (room - o >= 2) {
+				l = utf8_cut(argv[i], l, room - o - 1);
+				memcpy(blob + o, argv[i], l);
+				blob[o + l] = '\0';
+				o += l + 1;
+			}
+			db_cut_count(len);
+			break;
+		}
+		memcpy(blob + o, argv[i], l + 1);
+		o += l + 1;
 	}
-	sqlite3_bind_blob(st, idx, blob, (int)len, free);
+	sqlite3_bind_blob(st, idx, blob, (int)o, free);
 }
 
 /* What db_run_store writes, a list per table (db/internal.h). */
@@ -241,7 +255,7 @@ static const char *const ws_ins[] = { WS_INS(DB_COL_SQL) };
 
 static int store_modules(struct db *db, const struct db_run *run, char **cause);
 
-int db_run_store_body(struct db *db, struct db_run *run, char **cause)
+static int store_body(struct db *db, struct db_run *run, char **cause)
 {
 	int64_t hid = db_host_id(db, &run->host, cause);
 	if (hid < 0)
@@ -260,9 +274,9 @@ int db_run_store_body(struct db *db, struct db_run *run, char **cause)
 	sqlite3_bind_int64(st, DB_PARAM(RI_HOST), hid);
 	db_bind_text(st, DB_PARAM(RI_KIND), run->kind ? run->kind : "run");
 	db_bind_text(st, DB_PARAM(RI_STARTED), run->started ? run->started : "");
-	db_bind_text(st, DB_PARAM(RI_COMMAND), run->command ? run->command : "");
+	db_bind_long(st, DB_PARAM(RI_COMMAND), run->command ? run->command : "");
 	db_bind_argv(st, DB_PARAM(RI_ARGV), run->argv, run->argc);
-	db_bind_text(st, DB_PARAM(RI_CWD), run->cwd);
+	db_bind_long(st, DB_PARAM(RI_CWD), run->cwd);
 	sqlite3_bind_int(st, DB_PARAM(RI_PID), run->pid);
 	sqlite3_bind_int(st, DB_PARAM(RI_EXIT), run->exit_status);
 	sqlite3_bind_int(st, DB_PARAM(RI_SIGNAL), run->term_signal);
@@ -274,12 +288,21 @@ int db_run_store_body(struct db *db, struct db_run *run, char **cause)
 	sqlite3_bind_int(st, DB_PARAM(RI_PARANOID), run->paranoid);
 	db_bind_text(st, DB_PARAM(RI_VERSION), run->prof_version);
 	db_bind_text(st, DB_PARAM(RI_PIN_MODE), run->pin.mode);
-	db_bind_text(st, DB_PARAM(RI_PIN_STATUS), run->pin.status);
+	db_bind_long(st, DB_PARAM(RI_PIN_STATUS), run->pin.status);
 	db_bind_text(st, DB_PARAM(RI_PIN_CPUS), run->pin.cpus);
 	sqlite3_bind_int(st, DB_PARAM(RI_PIN_LEVEL), run->pin.level);
 	db_bind_text(st, DB_PARAM(RI_PIN_TYPE), run->pin.cache_type);
 	sqlite3_bind_int64(st, DB_PARAM(RI_PIN_SIZE), (sqlite3_int64)run->pin.size_bytes);
-	db_bind_text(st, DB_PARAM(RI_NOTE), run->note);
+	/* Room kept for db_run_note_cuts' line. */
+	size_t nlen = run->note ? strlen(run->note) : 0;
+	if (nlen > DB_TEXT_MAX - 256) {
+		db_cut_count(nlen);
+		sqlite3_bind_text(st, DB_PARAM(RI_NOTE), run->note,
+				  (int)utf8_cut(run->note, nlen, DB_TEXT_MAX - 256),
+				  SQLITE_TRANSIENT);
+	} else {
+		db_bind_long(st, DB_PARAM(RI_NOTE), run->note);
+	}
 	int s = sqlite3_step(st);
 	sqlite3_finalize(st);
 	if (s != SQLITE_DONE)
@@ -292,7 +315,7 @@ int db_run_store_body(struct db *db, struct db_run *run, char **cause)
 	for (size_t i = 0; i < run->nsettings; i++) {
 		sqlite3_bind_int64(st, DB_PARAM(SI_RUN), run->id);
 		db_bind_text(st, DB_PARAM(SI_KEY), run->settings[i].key);
-		db_bind_text(st, DB_PARAM(SI_VALUE), run->settings[i].value);
+		db_bind_long(st, DB_PARAM(SI_VALUE), run->settings[i].value);
 		rc = db_insert_step(db, st, "cannot store the settings in", cause);
 		if (rc)
 			return rc;
@@ -309,7 +332,7 @@ int db_run_store_body(struct db *db, struct db_run *run, char **cause)
 		db_bind_text(st, DB_PARAM(EI_NAME), e->name);
 		db_bind_text(st, DB_PARAM(EI_CANONICAL), e->canonical);
 		sqlite3_bind_int(st, DB_PARAM(EI_SUPPORTED), e->supported);
-		db_bind_text(st, DB_PARAM(EI_REASON), e->reason);
+		db_bind_long(st, DB_PARAM(EI_REASON), e->reason);
 		sqlite3_bind_int(st, DB_PARAM(EI_GROUP), e->group);
 		sqlite3_bind_int(st, DB_PARAM(EI_USER_ONLY), e->user_only);
 		sqlite3_bind_int64(st, DB_PARAM(EI_TYPE), e->attr_type);
@@ -321,7 +344,7 @@ int db_run_store_body(struct db *db, struct db_run *run, char **cause)
 		sqlite3_bind_int(st, DB_PARAM(EI_EXCL_HV), e->exclude_hv);
 		db_bind_text(st, DB_PARAM(EI_MISSION_FAMILY), e->mission_family);
 		db_bind_text(st, DB_PARAM(EI_MISSION_EVENT), e->mission_event);
-		db_bind_text(st, DB_PARAM(EI_MISSION_NOTE), e->mission_note);
+		db_bind_long(st, DB_PARAM(EI_MISSION_NOTE), e->mission_note);
 		bool tot = e->total.present;
 		db_bind_int_or_null(st, DB_PARAM(EI_VALUE), tot, (int64_t)e->total.value);
 		db_bind_int_or_null(st, DB_PARAM(EI_ENABLED), tot, (int64_t)e->total.enabled);
@@ -399,7 +422,7 @@ static int store_modules(struct db *db, const struct db_run *run, char **cause)
 			const struct db_module *m = &run->modules[i];
 			sqlite3_bind_int64(st, DB_PARAM(MI_RUN), run->id);
 			sqlite3_bind_int(st, DB_PARAM(MI_IDX), (int)i);
-			db_bind_text(st, DB_PARAM(MI_PATH), m->path ? m->path : "?");
+			db_bind_long(st, DB_PARAM(MI_PATH), m->path ? m->path : "?");
 			db_bind_text(st, DB_PARAM(MI_KIND),
 				     m->kind && !strcmp(m->kind, "anon") ? "anon" : "file");
 			db_bind_text(st, DB_PARAM(MI_BUILD_ID), m->build_id);
@@ -412,7 +435,7 @@ static int store_modules(struct db *db, const struct db_run *run, char **cause)
 			db_bind_int_or_null(st, DB_PARAM(MI_FAULTED), m->has_touched, m->faulted_bytes);
 			db_bind_int_or_null(st, DB_PARAM(MI_FAULTS), m->has_touched, m->faults);
 			sqlite3_bind_int64(st, DB_PARAM(MI_NPROCS), m->nprocs);
-			db_bind_text(st, DB_PARAM(MI_ERROR), m->error);
+			db_bind_long(st, DB_PARAM(MI_ERROR), m->error);
 			db_bind_int_or_null(st, DB_PARAM(MI_REPLAYED),
 					    m->has_touched, m->touched_replayed);
 			rc = db_insert_step(db, st, "cannot store the modules in", cause);
@@ -439,6 +462,34 @@ static int store_modules(struct db *db, const struct db_run *run, char **cause)
 	}
 	sqlite3_finalize(st);
 	return 0;
+}
+
+int db_run_note_cuts(struct db *db, int64_t run_id, char **cause)
+{
+	struct db_cuts c = db_cuts_take();
+	if (!c.n)
+		return 0;
+	sqlite3_stmt *st;
+	int rc = db_prepare(db, &st, "UPDATE runs SET note = coalesce(note || char(10), '')"
+			    " || ?2 WHERE id = ?1", cause);
+	if (rc)
+		return rc;
+	char line[256];
+	snprintf(line, sizeof(line), "prof cut %zu text%s the workload gave (a name, "
+		 "command, path or symbol; the longest %zu bytes) to what it "
+		 "stores: %d bytes for a name, %d for the others", c.n,
+		 c.n == 1 ? "" : "s", c.longest, DB_NAME_MAX, DB_TEXT_MAX);
+	sqlite3_bind_int64(st, 1, run_id);
+	sqlite3_bind_text(st, 2, line, -1, SQLITE_TRANSIENT);
+	rc = db_step_done(db, st, "cannot note the cut texts in", cause);
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int db_run_store_body(struct db *db, struct db_run *run, char **cause)
+{
+	int rc = store_body(db, run, cause);
+	return rc ? rc : db_run_note_cuts(db, run->id, cause);
 }
 
 int db_run_store(struct db *db, struct db_run *run, char **cause)
@@ -1095,7 +1146,7 @@ int db_runs_list(struct db *db, struct db_run_summary **out, size_t *n,
 			r.table = "run_settings";
 			db_row_key(&r, "%lld", (long long)x->id);
 		}
-		x->tag = db_row_text(&r, LC_TAG, DB_NULL_OK);
+		x->tag = db_row_text(&r, LC_TAG, DB_NULL_OK | DB_LONG);	/* a setting's value */
 	}
 	sqlite3_finalize(st);
 	if (r.rc || s != SQLITE_DONE) {

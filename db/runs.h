@@ -121,12 +121,13 @@ struct db_frame_span {
 };
 
 /* A thread name's counter delta over one frame (the sum over the
- * threads of that name). */
+ * threads of that name). A run of a million frames has millions of
+ * these: 24 bytes each, the name borrowed from the run's frame_names. */
 struct db_frame_count {
-	uint32_t frame;		/* index into frames */
-	char *name;
-	uint32_t event;		/* index into events */
+	const char *name;	/* one of the run's frame_names */
 	int64_t value;
+	uint32_t frame;		/* index into frames */
+	uint32_t event;		/* index into events */
 };
 
 struct db_kv {
@@ -199,6 +200,10 @@ struct db_run {
 	struct db_frame_span *frames;
 	size_t nframe_counts;
 	struct db_frame_count *frame_counts;
+	/* The thread names the frame counts point to, owned (a name may
+	 * be here more than once). */
+	size_t nframe_names;
+	char **frame_names;
 };
 
 struct db_run_summary {

@@ -60,6 +60,7 @@ struct db_sample_writer {
 
 int db_sample_writer_new(struct db *db, struct db_sample_writer **out, char **cause)
 {
+	db_cuts_take();	/* the cuts db_sample_store_run notes are this run's */
 	*out = NULL;
 	struct db_sample_writer *w = calloc(1, sizeof(*w));
 	if (!w)
@@ -140,7 +141,7 @@ int db_sample_put_module(struct db_sample_writer *w, uint32_t id, const char *pa
 {
 	sqlite3_stmt *st = w->ins[INS_MODULE];
 	sqlite3_bind_int64(st, 1, id);
-	db_bind_text(st, 2, path ? path : "");
+	db_bind_long(st, 2, path ? path : "");
 	db_bind_text(st, 3, build_id);
 	return put(w, st, "cannot write a module to", cause);
 }
@@ -151,7 +152,7 @@ int db_sample_put_symbol(struct db_sample_writer *w, uint32_t id, uint32_t modul
 	sqlite3_stmt *st = w->ins[INS_SYMBOL];
 	sqlite3_bind_int64(st, 1, id);
 	sqlite3_bind_int64(st, 2, module);
-	db_bind_text(st, 3, name);
+	db_bind_long(st, 3, name);
 	return put(w, st, "cannot write a symbol to", cause);
 }
 
@@ -170,7 +171,7 @@ int db_sample_put_frame_src(struct db_sample_writer *w, uint32_t id,
 {
 	sqlite3_stmt *st = w->ins[INS_FRAME_SRC];
 	sqlite3_bind_int64(st, 1, id);
-	db_bind_text(st, 2, src->file);
+	db_bind_long(st, 2, src->file);
 	if (src->line)
 		sqlite3_bind_int64(st, 3, src->line);
 	/* One column: the innermost function, then the inlined ones. */
@@ -182,7 +183,7 @@ int db_sample_put_frame_src(struct db_sample_writer *w, uint32_t id,
 		return db_fail(w->db, SQLITE_NOMEM, "cannot write a frame's source line to",
 			       cause);
 	}
-	db_bind_text(st, 4, fns);
+	db_bind_long(st, 4, fns);
 	int rc = put(w, st, "cannot write a frame's source line to", cause);
 	free(fns);
 	return rc;

@@ -426,9 +426,9 @@ int db_sleep_usage_store(struct db *db, int64_t run_id,
 	sqlite3_bind_int64(st, DB_PARAM(SUI_THRESHOLD_US),
 			   (sqlite3_int64)u->threshold_us);
 	sqlite3_bind_int64(st, DB_PARAM(SUI_MAX_SPINNERS), u->max_spinners);
-	db_bind_text(st, DB_PARAM(SUI_STATUS), u->status ? u->status : "?");
+	db_bind_long(st, DB_PARAM(SUI_STATUS), u->status ? u->status : "?");
 	sqlite3_bind_int64(st, DB_PARAM(SUI_PROCESSES), u->processes);
-	db_bind_text(st, DB_PARAM(SUI_ERROR), u->error);
+	db_bind_long(st, DB_PARAM(SUI_ERROR), u->error);
 	sqlite3_bind_int(st, DB_PARAM(SUI_SPINNERS_DEFAULT), u->spinners_default);
 	db_bind_int_or_null(st, DB_PARAM(SUI_NCPUS), u->ncpus != 0, u->ncpus);
 	db_bind_text(st, DB_PARAM(SUI_CV_SERVED_BY), u->cv_served_by);
@@ -459,7 +459,7 @@ int db_sleep_usage_store(struct db *db, int64_t run_id,
 				   (sqlite3_int64)t->p999_ns);
 		sqlite3_bind_int64(st, DB_PARAM(STI_MAX_NS), (sqlite3_int64)t->max_ns);
 		sqlite3_bind_double(st, DB_PARAM(STI_MEAN_NS), t->mean_ns);
-		db_bind_text(st, DB_PARAM(STI_REQ_HIST), t->req_hist);
+		db_bind_long(st, DB_PARAM(STI_REQ_HIST), t->req_hist);
 		sqlite3_bind_int64(st, DB_PARAM(STI_FALLBACK), (sqlite3_int64)t->fallback);
 		bool fb = t->fallback != 0;
 		db_bind_int_or_null(st, DB_PARAM(STI_FALLBACK_ERRNO), fb, t->fallback_errno);

@@ -54,7 +54,7 @@ int db_sysenv_store(struct db *db, const struct db_run *run, char **cause)
 		sqlite3_bind_int64(st, DB_PARAM(NI_RUN), run->id);
 		sqlite3_bind_int(st, DB_PARAM(NI_IDX), (int)i);
 		db_bind_text(st, DB_PARAM(NI_KEY), run->env[i].key);
-		db_bind_text(st, DB_PARAM(NI_VALUE), run->env[i].value);
+		db_bind_long(st, DB_PARAM(NI_VALUE), run->env[i].value);
 		rc = db_insert_step(db, st, "cannot store the machine's settings in",
 				    cause);
 		if (rc)

@@ -3,6 +3,7 @@
  * run: one row per (interval, thread, event read); see docs/schema.md.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,6 +22,18 @@ static const char *const iv_ins[] = { IV_INS(DB_COL_SQL) };
 
 int db_intervals_store(struct db *db, const struct db_run *run, char **cause)
 {
+	/* What db_intervals_load would refuse is refused before a row is
+	 * written: a stored run always reads back. */
+	for (size_t i = 0; i < run->nintervals; i++)
+		if (run->intervals[i].t_ms < 0) {
+			if (cause && !*cause &&
+			    asprintf(cause, "cannot store run %lld in '%s': interval "
+				     "%zu starts before the workload, which could "
+				     "not be read back", (long long)run->id,
+				     db->path, i) < 0)
+				*cause = NULL;
+			return -EINVAL;
+		}
 	sqlite3_stmt *st;
 	int rc = db_prepare_insert(db, &st, "intervals", iv_ins, II_N, cause);
 	if (rc)

@@ -752,19 +752,24 @@ static inline int64_t fx_store_frames(struct db *db)
 	r.frame_counts = calloc(r.nframe_counts, sizeof(*r.frame_counts));
 	int64_t t_ns = 100000000;
 	size_t k = 0;
+	r.nframe_names = 2;
+	r.frame_names = calloc(2, sizeof(*r.frame_names));
+	for (size_t t = 0; t < 2; t++)
+		r.frame_names[t] = fx_s(r.threads[t].name);
 	for (uint32_t f = 0; f < 24; f++) {
 		int64_t d = (int64_t)(dur_ms[f] * 1e6);
 		r.frames[f] = (struct db_frame_span){ t_ns, d };
 		t_ns += d;
 		bool slow = dur_ms[f] > 16.75;
 		for (size_t t = 0; t < 2; t++) {
-			const char *nm = r.threads[t].name;
+			const char *nm = r.frame_names[t];
 			int64_t cpu = (t ? 9000000 : 5000000) + (int64_t)(f % 3) * 250000;
 			int64_t faults = (t ? 3 : 1) + (slow && t ? 60 + f : 0);
-			r.frame_counts[k++] = (struct db_frame_count){ f, fx_s(nm), 0,
-					slow ? cpu * 2 : cpu };
-			r.frame_counts[k++] = (struct db_frame_count){ f, fx_s(nm), 1,
-					faults };
+			r.frame_counts[k++] = (struct db_frame_count){
+				.frame = f, .name = nm, .event = 0,
+				.value = slow ? cpu * 2 : cpu };
+			r.frame_counts[k++] = (struct db_frame_count){
+				.frame = f, .name = nm, .event = 1, .value = faults };
 		}
 	}
 	db_run_set(&r, "events", "task-clock,page-faults");

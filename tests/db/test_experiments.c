@@ -13,8 +13,11 @@
 #include <cmocka.h>
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "db/db.h"
 #include "db/experiments.h"
@@ -132,11 +135,17 @@ static void test_experiments__stored_and_reloaded_equal(void **state)
 	assert_true(e.gate_pct == 2.5);
 	assert_false(e.aa);
 	assert_true(e.keep_going);
-	assert_int_equal(e.nsettings, 2);
+	/* The two given, then who made it (a live process: this one). */
+	assert_int_equal(e.nsettings, 2 + 5);
 	assert_string_equal(e.settings[0].key, "score");
 	assert_string_equal(e.settings[0].value, "fps=FPS ([0-9.]+):higher");
 	assert_string_equal(e.settings[1].key, "events");
 	assert_string_equal(e.settings[1].value, "task-clock,cycles");
+	char pid[24];
+	snprintf(pid, sizeof(pid), "%ld", (long)getpid());
+	assert_string_equal(db_kv_get(e.settings, e.nsettings, "owner.pid"), pid);
+	assert_non_null(db_kv_get(e.settings, e.nsettings, "owner.start"));
+	assert_non_null(db_kv_get(e.settings, e.nsettings, "owner.boot"));
 
 	assert_int_equal(e.narms, 2);
 	assert_string_equal(e.arms[0].name, "a");
@@ -329,6 +338,116 @@ static void test_experiments__pressure_kind_and_run_settings(void **state)
 	db_close(db);
 }
 
+/*
+ * What is stored reads back: DB_EXP_ARMS_MAX arms store and load; one
+ * more is refused when creating, and nothing is left behind. prof ab
+ * stored any number and the loader refused past 4,096 (issue 27).
+ */
+static void test_experiments__most_arms_store_and_read_back(void **state)
+{
+	struct tu_db *f = *state;
+	struct db *db;
+	assert_int_equal(db_open(&db, f->path, NULL), 0);
+	size_t n = DB_EXP_ARMS_MAX + 1;
+	struct db_arm *arms = calloc(n, sizeof(*arms));
+	char (*names)[16] = calloc(n, sizeof(*names));
+	assert_non_null(arms);
+	assert_non_null(names);
+	char *argv[] = { "true", NULL };
+	for (size_t a = 0; a < n; a++) {
+		snprintf(names[a], sizeof(names[a]), "a%zu", a);
+		arms[a] = (struct db_arm){ names[a], "true", argv, 1, NULL, 0 };
+	}
+	struct db_experiment e;
+	memset(&e, 0, sizeof(e));
+	e.order = "alternate";
+	e.rounds = 1;
+	e.gate_pct = NAN;
+	e.arms = arms;
+	e.narms = n;
+	char *cause = NULL;
+	assert_int_equal(db_experiment_create(db, &e, &host, &cause), -E2BIG);
+	assert_non_null(strstr(cause, "at most 4096"));
+	free(cause);
+	cause = NULL;
+	assert_int_equal(e.id, 0);
+	struct db_experiment back;
+	assert_int_equal(db_experiment_load(db, 0, &back, NULL), -ENOENT);
+
+	e.narms = DB_EXP_ARMS_MAX;
+	if (db_experiment_create(db, &e, &host, &cause))
+		fail_msg("create: %s", cause);
+	if (db_experiment_load(db, e.id, &back, &cause))
+		fail_msg("load: %s", cause);
+	assert_int_equal(back.narms, DB_EXP_ARMS_MAX);
+	assert_string_equal(back.arms[DB_EXP_ARMS_MAX - 1].name, "a4095");
+	db_experiment_release(&back);
+	free(names);
+	free(arms);
+	db_close(db);
+}
+
+/*
+ * Issue 25: an experiment whose prof was killed stayed "running" for
+ * ever. A child makes one and ends without finishing it: read back, it
+ * is stopped, with its runs counted, even from a read-only open; the
+ * next writable open marks it so in the file. One whose prof is alive
+ * (this process's) stays running.
+ */
+static void test_experiments__killed_owner_reads_stopped(void **state)
+{
+	struct tu_db *f = *state;
+	struct db *db;
+	char *cause = NULL;
+	int64_t ids[NPLAN];
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		if (db_open(&db, f->path, NULL))
+			_exit(1);
+		store(db, false, NAN, ids);
+		db_close(db);
+		_exit(0);
+	}
+	int st = 0;
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+
+	assert_int_equal(db_open_readonly(&db, f->path, &cause), 0);
+	struct db_experiment e;
+	assert_int_equal(db_experiment_load(db, 1, &e, &cause), 0);
+	assert_string_equal(e.status, "stopped");
+	assert_null(e.finished);	/* not written: a read-only open */
+	char want[128];
+	snprintf(want, sizeof(want), "prof ended without finishing it (killed, or "
+		 "its machine restarted): %zu runs stored", NPLAN);
+	assert_string_equal(e.note, want);
+	db_experiment_release(&e);
+	struct db_experiment_summary *ls;
+	size_t n;
+	assert_int_equal(db_experiments_list(db, &ls, &n, &cause), 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(ls[0].status, "stopped");
+	db_experiments_list_free(ls, n);
+	db_close(db);
+
+	/* A writable open marks it; this process's own stays running. */
+	assert_int_equal(db_open(&db, f->path, &cause), 0);
+	int64_t mine = store(db, false, NAN, ids);
+	db_close(db);
+	assert_int_equal(db_open(&db, f->path, &cause), 0);
+	assert_int_equal(db_experiment_load(db, 1, &e, &cause), 0);
+	assert_string_equal(e.status, "stopped");
+	assert_non_null(e.finished);
+	assert_string_equal(e.note, want);
+	db_experiment_release(&e);
+	assert_int_equal(db_experiment_load(db, mine, &e, &cause), 0);
+	assert_string_equal(e.status, "running");
+	assert_null(e.note);
+	db_experiment_release(&e);
+	db_close(db);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -339,6 +458,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_experiments__list_and_latest_aa,
 						tu_db_setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_experiments__pressure_kind_and_run_settings,
+						tu_db_setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_experiments__most_arms_store_and_read_back,
+						tu_db_setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_experiments__killed_owner_reads_stopped,
 						tu_db_setup, tu_db_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

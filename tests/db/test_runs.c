@@ -14,6 +14,7 @@
 
 #include "db/db.h"
 #include "db/runs.h"
+#include "db/tags.h"
 #include "db/topology.h"
 #include "storecheck.h"
 #include "test_util.h"
@@ -674,6 +675,82 @@ static void test_runs__lookups_by_name(void **state)
 	assert_int_equal(d, 0);
 }
 
+/*
+ * Whatever the writer takes, the reader reads: a thread named in 5,000
+ * bytes of euros, a command of 1.2 MB, a tag of 6,000 bytes are cut on a
+ * character's boundary to the loader's limits, and the run's note says
+ * so; before, `prof runs` failed for the whole database after such a run.
+ */
+static void test_runs__texts_past_the_limits_are_cut_and_noted(void **state)
+{
+	struct tu_db *f = *state;
+	struct db *db;
+	char *cause = NULL;
+	assert_int_equal(db_open(&db, f->path, &cause), 0);
+	struct db_run r;
+	make_run(&r, 1);
+	free(r.threads[0].name);
+	char *euros = malloc(5001);
+	for (size_t i = 0; i < 5000; i += 3)
+		memcpy(euros + i, "\xe2\x82\xac", 3);	/* 5001 bytes: cut below */
+	euros[5000] = '\0';
+	r.threads[0].name = euros;
+	free(r.command);
+	r.command = malloc(1200001);
+	memset(r.command, 'c', 1200000);
+	r.command[1200000] = '\0';
+	free(r.argv[1]);
+	r.argv[1] = xdup(r.command);
+	char *tag = malloc(6001);
+	memset(tag, 't', 6000);
+	tag[6000] = '\0';
+	db_run_set(&r, DB_RUN_TAG_KEY, tag);
+	free(tag);
+	if (db_run_store(db, &r, &cause))
+		fail_msg("%s", cause);
+
+	struct db_run back;
+	if (db_run_load(db, r.id, &back, &cause))
+		fail_msg("%s", cause);
+	assert_non_null(back.note);
+	assert_non_null(strstr(back.note, "prof cut 3 texts"));
+	assert_true(strlen(back.threads[0].name) <= 4096);
+	assert_true(strlen(back.threads[0].name) % 3 == 0);	/* whole euros */
+	assert_int_equal(strlen(back.command), 1 << 20);
+	db_run_release(&back);
+	struct db_run_summary *list;
+	size_t n;
+	if (db_runs_list(db, &list, &n, &cause))
+		fail_msg("%s", cause);
+	assert_int_equal(n, 1);
+	db_runs_list_free(list, n);
+	db_run_release(&r);
+	db_close(db);
+}
+
+/*
+ * A file an older prof left half made (it committed its schema a step
+ * at a time, and a full disk stopped it): a reader that cannot finish it
+ * says the file is incomplete and holds no runs, not just its version.
+ */
+static void test_runs__half_made_file_is_named_incomplete(void **state)
+{
+	struct tu_db *f = *state;
+	struct db *db;
+	char *cause = NULL;
+	assert_int_equal(db_open(&db, f->path, &cause), 0);
+	/* step 5's tables are there already: redoing it fails, as the
+	 * finishing of a half-made file on a full disk does */
+	assert_int_equal(db_exec(db, "PRAGMA user_version = 5", &cause), 0);
+	db_close(db);
+	assert_int_not_equal(db_open_readonly(&db, f->path, &cause), 0);
+	assert_non_null(cause);
+	assert_non_null(strstr(cause, "is incomplete: its creation stopped at schema "
+			       "step 5 of"));
+	assert_non_null(strstr(cause, "holds no runs"));
+	free(cause);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -691,6 +768,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_runs__lock_wait_is_bounded_and_can_stop, tu_db_setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_runs__full_disk_leaves_no_half_run, tu_db_setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_runs__failing_allocations, tu_db_setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_runs__texts_past_the_limits_are_cut_and_noted, tu_db_setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_runs__half_made_file_is_named_incomplete, tu_db_setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_runs__two_writers_share_the_file, tu_db_setup, tu_db_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
