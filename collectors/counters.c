@@ -1247,6 +1247,7 @@ void counters_health(const struct counters *c, struct counters_health *h)
 		h->unattributed = ph.unattributed;
 		h->unattributed_ns = ph.unattributed_ns;
 		h->reaped_by_sp = ph.reaped_by_sp;
+		h->switches = ph.switches;
 		h->percpu_lost = ph.lost;
 		h->undecodable += ph.undecodable;
 	}

@@ -215,6 +215,7 @@ struct counters_health {
 	 * task-clock (ns) they held; records its buffers lost */
 	uint64_t unattributed, unattributed_ns, percpu_lost;
 	uint64_t reaped_by_sp;	/* reaped tasks' samples named by their stack pointer */
+	uint64_t switches;	/* the workload's context switches it saw */
 };
 void counters_health(const struct counters *c, struct counters_health *h);
 

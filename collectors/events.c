@@ -221,11 +221,38 @@ const char *event_type_name(unsigned type)
 	}
 }
 
+/* Whether libpfm4 event idx takes an :h modifier (its PMU knows the
+ * hypervisor level). */
+static bool has_hv_modifier(int idx)
+{
+	pfm_event_info_t einfo;
+	memset(&einfo, 0, sizeof(einfo));
+	einfo.size = sizeof(einfo);
+	if (pfm_get_event_info(idx, PFM_OS_PERF_EVENT_EXT, &einfo) != PFM_SUCCESS)
+		return false;
+	for (int a = 0; a < einfo.nattrs; a++) {
+		pfm_event_attr_info_t ainfo;
+		memset(&ainfo, 0, sizeof(ainfo));
+		ainfo.size = sizeof(ainfo);
+		if (pfm_get_event_attr_info(idx, a, PFM_OS_PERF_EVENT_EXT, &ainfo) ==
+		    PFM_SUCCESS && ainfo.type == PFM_ATTR_MOD_BOOL && ainfo.name &&
+		    !strcmp(ainfo.name, "h"))
+			return true;
+	}
+	return false;
+}
+
 /*
  * Encode without the bookkeeping: 0 or a PFM_ERR_* code. The default
  * privilege levels include the hypervisor so that an unmodified name gets
  * the exclude bits perf gives it (perf stat -vv shows no exclude_hv for
  * LLC-load-misses; cycles:u gets exclude_kernel and exclude_hv).
+ *
+ * Where the PMU libpfm4 detected has no hypervisor level (its events take
+ * no :h: Intel's here, against AMD's), libpfm4 leaves exclude_hv clear
+ * whatever the modifiers, so cycles:u opened one attr on an Intel machine
+ * and another on an AMD one. As perf does, :u or :k excludes the
+ * hypervisor too, on every machine.
  */
 static int encode(const char *name, struct perf_event_attr *attr, char **fstr)
 {
@@ -235,8 +262,12 @@ static int encode(const char *name, struct perf_event_attr *attr, char **fstr)
 	arg.size = sizeof(arg);
 	arg.attr = attr;
 	arg.fstr = fstr;
-	return pfm_get_os_event_encoding(name, PFM_PLM0 | PFM_PLM3 | PFM_PLMH,
-					 PFM_OS_PERF_EVENT_EXT, &arg);
+	int rc = pfm_get_os_event_encoding(name, PFM_PLM0 | PFM_PLM3 | PFM_PLMH,
+					   PFM_OS_PERF_EVENT_EXT, &arg);
+	if (rc == PFM_SUCCESS && (attr->exclude_user || attr->exclude_kernel) &&
+	    !attr->exclude_hv && !has_hv_modifier(arg.idx))
+		attr->exclude_hv = 1;
+	return rc;
 }
 
 /* The unit masks of libpfm4 event idx, as event_info describes them. */

@@ -2,6 +2,7 @@
  * frames: boundaries and per-thread values at them; see frames.h.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,6 +29,108 @@ struct frames {
 	struct fthread *th;
 	size_t nth;
 };
+
+/* ---- the marker lines ---- */
+
+void frame_gate_init(struct frame_gate *g, uint64_t start_ns)
+{
+	memset(g, 0, sizeof(*g));
+	g->start_ns = start_ns;
+	g->last_ns = start_ns;
+}
+
+/* "F <digits>" to *t: 0, or the reason it is not one. */
+static int parse_frame(const char *line, uint64_t *t)
+{
+	const char *p = line + 2;
+	uint64_t v = 0;
+	bool big = false;
+	if (line[0] != 'F' || line[1] != ' ' || *p < '0' || *p > '9')
+		return FRAME_DROP_UNREADABLE;
+	for (; *p >= '0' && *p <= '9'; p++) {
+		unsigned d = (unsigned)(*p - '0');
+		if (v > ((uint64_t)INT64_MAX - d) / 10)
+			big = true;
+		else
+			v = v * 10 + d;
+	}
+	if (*p)
+		return FRAME_DROP_UNREADABLE;
+	if (big)
+		return FRAME_DROP_RANGE;
+	*t = v;
+	return -1;
+}
+
+bool frame_gate_line(struct frame_gate *g, const char *line, uint64_t now_ns,
+		     uint64_t *t_ns)
+{
+	uint64_t t = 0;
+	int why;
+	if ((line[0] == 'B' || line[0] == 'E') && line[1] == ' ')
+		return false;	/* a zone: not used yet */
+	if (line[0] == 'F' && line[1] == ' ' && line[2] == '-' &&
+	    line[3] >= '0' && line[3] <= '9')
+		why = FRAME_DROP_RANGE;	/* strtoull would have wrapped it */
+	else
+		why = parse_frame(line, &t);
+	if (why < 0)
+		why = t < g->start_ns ? FRAME_DROP_BEFORE :
+		      t > now_ns ? FRAME_DROP_FUTURE :
+		      t < g->last_ns ? FRAME_DROP_BACKWARDS : -1;
+	if (why >= 0) {
+		g->dropped[why]++;
+		return false;
+	}
+	g->last_ns = t;
+	g->kept++;
+	*t_ns = t;
+	return true;
+}
+
+uint64_t frame_gate_dropped(const struct frame_gate *g)
+{
+	uint64_t n = 0;
+	for (int i = 0; i < FRAME_NDROPS; i++)
+		n += g->dropped[i];
+	return n;
+}
+
+char *frame_gate_note(const struct frame_gate *g)
+{
+	static const char *const why[FRAME_NDROPS] = {
+		[FRAME_DROP_UNREADABLE] = "not 'F <ns>'",
+		[FRAME_DROP_RANGE] = "negative or past 2^63-1 ns",
+		[FRAME_DROP_BEFORE] = "before the run began",
+		[FRAME_DROP_FUTURE] = "later than their arrival",
+		[FRAME_DROP_BACKWARDS] = "earlier than the marker before",
+	};
+	uint64_t n = frame_gate_dropped(g);
+	if (!n)
+		return NULL;
+	char *s = NULL;
+	size_t len = 0;
+	FILE *fp = open_memstream(&s, &len);
+	if (!fp)
+		return NULL;
+	fprintf(fp, "%llu frame marker%s dropped of %llu:", (unsigned long long)n,
+		n == 1 ? "" : "s", (unsigned long long)(n + g->kept));
+	const char *sep = " ";
+	for (int i = 0; i < FRAME_NDROPS; i++)
+		if (g->dropped[i]) {
+			fprintf(fp, "%s%llu %s", sep, (unsigned long long)g->dropped[i],
+				why[i]);
+			sep = ", ";
+		}
+	if (fclose(fp)) {
+		free(s);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return s;
+}
+
+/* ---- frames and counters ---- */
 
 struct frames *frames_new(size_t nevents)
 {

@@ -57,6 +57,46 @@ static inline bool frame_args_any(const struct frame_args *a)
 	return a->marker || a->regex || a->symbol;
 }
 
+/*
+ * The marker lines on $PROF_MARKER_FD, checked as they arrive, so that
+ * what is stored is what the database reads back (docs/frames.md):
+ * "F <ns>" with <ns> decimal digits alone, at most INT64_MAX, not before
+ * the run began, not later than the moment the line arrived, and not
+ * before the marker kept last. Zone lines ("B <ns> <name>", "E ...") are
+ * not used and not counted. Every other line is dropped and counted by
+ * why; caller-owned (frame_gate_init), no allocation, not thread-safe.
+ */
+enum frame_drop {
+	FRAME_DROP_UNREADABLE,	/* not "F <digits>", or another kind of line */
+	FRAME_DROP_RANGE,	/* past INT64_MAX (or negative) */
+	FRAME_DROP_BEFORE,	/* before the run began */
+	FRAME_DROP_FUTURE,	/* later than its own arrival */
+	FRAME_DROP_BACKWARDS,	/* before the marker kept last */
+	FRAME_NDROPS,
+};
+
+struct frame_gate {
+	uint64_t start_ns;	/* the run's start, CLOCK_MONOTONIC */
+	uint64_t last_ns;	/* the marker kept last (start_ns: none yet) */
+	uint64_t kept;
+	uint64_t dropped[FRAME_NDROPS];
+};
+
+void frame_gate_init(struct frame_gate *g, uint64_t start_ns);
+/*
+ * One line (without its '\n'), arrived at now_ns: true with *t_ns when
+ * it is a marker to keep; false when it is a zone or dropped (counted).
+ */
+bool frame_gate_line(struct frame_gate *g, const char *line, uint64_t now_ns,
+		     uint64_t *t_ns);
+uint64_t frame_gate_dropped(const struct frame_gate *g);
+/*
+ * What was dropped, for the run's note: "3 frame markers dropped of 10:
+ * 1 not 'F <ns>', 2 before the run began" (malloc'd); NULL when none
+ * was, or with errno ENOMEM.
+ */
+char *frame_gate_note(const struct frame_gate *g);
+
 struct frames;
 
 /* NULL with errno on failure. */

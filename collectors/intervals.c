@@ -36,6 +36,7 @@ void intervals_free(struct intervals *iv)
 	if (!iv)
 		return;
 	for (size_t i = 0; i < iv->n; i++) {
+		free(iv->th[i].bins);
 		free(iv->th[i].vals);
 		free(iv->th[i].last);
 		free(iv->th[i].seen);
@@ -85,22 +86,52 @@ static struct intervals_thread *add(struct intervals *iv, int32_t tid,
 	return t;
 }
 
-/* Make room for bin in t (bins only grow forward from first_bin). */
-static int reach(struct intervals *iv, struct intervals_thread *t, uint64_t bin)
+/*
+ * Thread t's row of interval bin, made (zeroed) where there is none: at
+ * the end as ticks come in order, else in its place (a late record of an
+ * early time; before the first row it lands in the first). NULL when out
+ * of memory.
+ */
+static uint64_t *row_of(struct intervals *iv, struct intervals_thread *t,
+			uint64_t bin)
 {
-	if (bin < t->first_bin)
-		bin = t->first_bin;	/* a late record of an early time */
-	size_t need = (size_t)(bin - t->first_bin) + 1;
-	if (need <= t->nbins)
-		return 0;
-	uint64_t *p = realloc(t->vals, need * iv->nevents * sizeof(*p) + 1);
-	if (!p)
-		return -ENOMEM;
-	memset(p + t->nbins * iv->nevents, 0,
-	       (need - t->nbins) * iv->nevents * sizeof(*p));
-	t->vals = p;
-	t->nbins = need;
-	return 0;
+	size_t ne = iv->nevents;
+	if (t->nrows && bin < t->bins[0])
+		bin = t->bins[0];
+	size_t at = t->nrows;	/* where bin is, or goes */
+	if (t->nrows && bin <= t->bins[t->nrows - 1]) {
+		size_t lo = 0, hi = t->nrows;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (t->bins[mid] < bin)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		at = lo;
+		if (t->bins[at] == bin)
+			return t->vals + at * ne;
+	}
+	if (t->nrows == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 16;
+		uint64_t *b = realloc(t->bins, cap * sizeof(*b));
+		if (!b)
+			return NULL;
+		t->bins = b;
+		uint64_t *v = realloc(t->vals, cap * (ne ? ne : 1) * sizeof(*v));
+		if (!v)
+			return NULL;
+		t->vals = v;
+		t->cap = cap;
+	}
+	memmove(t->bins + at + 1, t->bins + at, (t->nrows - at) * sizeof(*t->bins));
+	memmove(t->vals + (at + 1) * ne, t->vals + at * ne,
+		(t->nrows - at) * ne * sizeof(*t->vals));
+	t->bins[at] = bin;
+	memset(t->vals + at * ne, 0, ne * sizeof(*t->vals));
+	t->nrows++;
+	t->first_bin = t->bins[0];
+	return t->vals + at * ne;
 }
 
 int intervals_feed(struct intervals *iv, int32_t tid, uint64_t time_ns,
@@ -110,11 +141,9 @@ int intervals_feed(struct intervals *iv, int32_t tid, uint64_t time_ns,
 	struct intervals_thread *t = find(iv, tid);
 	if (!t && !(t = add(iv, tid, bin)))
 		return -ENOMEM;
-	if (reach(iv, t, bin))
+	uint64_t *row = row_of(iv, t, bin);
+	if (!row)
 		return -ENOMEM;
-	if (bin < t->first_bin)
-		bin = t->first_bin;
-	uint64_t *row = t->vals + (size_t)(bin - t->first_bin) * iv->nevents;
 	for (size_t e = 0; e < iv->nevents; e++) {
 		if (!have[e])
 			continue;

@@ -11,7 +11,9 @@
  * starts at 0 in every new thread), so the first tick's values are its
  * first delta. Ticks come on the thread's own CPU time, so a thread
  * that sleeps is not ticked: what it did since its last tick lands in
- * the interval of the next one (or of its end).
+ * the interval of the next one (or of its end). A thread holds a row
+ * only for the intervals it was ticked in, so the memory goes with the
+ * ticks (its CPU time), not with how long it lived (issue 27).
  *
  * Caller-owned (intervals_new/intervals_free). Not thread-safe.
  */
@@ -24,9 +26,11 @@
 
 struct intervals_thread {
 	int32_t tid;
-	uint64_t first_bin;	/* interval index of vals[0] */
-	size_t nbins;
-	uint64_t *vals;		/* nbins * nevents deltas */
+	uint64_t first_bin;	/* its first tick's interval: bins[0] */
+	size_t nrows;		/* the intervals it was ticked in */
+	uint64_t *bins;		/* nrows interval indexes, ascending */
+	uint64_t *vals;		/* nrows * nevents deltas */
+	size_t cap;		/* rows room was made for */
 	uint64_t *last;		/* the last cumulative value per event */
 	bool *seen;		/* per event: some value arrived */
 };

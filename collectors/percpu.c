@@ -772,6 +772,8 @@ static void take(struct percpu *p, struct cpu *cp, const struct perf_rec *r,
 		if (r->u.sample.identifier != cp->u[g].leader_id)
 			p->h.foreign++;
 		p->h.samples++;
+		if (g == 0 && r->u.sample.identifier != cp->u[g].tick_id)
+			p->h.switches++;
 		int32_t pid = (int32_t)r->u.sample.pid, tid = (int32_t)r->u.sample.tid;
 		if (tid <= 0)
 			name_reaped(p, cp, r, &pid, &tid);

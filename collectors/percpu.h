@@ -101,6 +101,9 @@ size_t percpu_pollfds(const struct percpu *p, struct pollfd *out, size_t max);
 struct percpu_health {
 	size_t cpus;		/* CPUs counted on */
 	uint64_t samples;	/* switch samples taken */
+	/* the workload's context switches: the software group's samples at
+	 * switches (not its -I / --frames ticks) */
+	uint64_t switches;
 	uint64_t lost;		/* records the kernel lost (buffer full) */
 	uint64_t undecodable;
 	uint64_t foreign;	/* samples that carried another event's id */

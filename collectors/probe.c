@@ -61,9 +61,18 @@ size_t probe_curve_sizes(uint64_t min, uint64_t max, uint64_t *out, size_t cap)
 	return n;
 }
 
-/* One size: build, warm, time. 0 or -ENOMEM. */
-static int measure(uint64_t bytes, double ms, uint64_t seed, struct probe_point *p)
+static bool stopped(const struct probe_curve_opts *o)
 {
+	return o->stop && o->stop(o->arg);
+}
+
+/* One size: build, warm, time. 0, -ENOMEM, or -ECANCELED when o->stop
+ * said so (p is then unfilled). */
+static int measure(const struct probe_curve_opts *o, uint64_t bytes,
+		   struct probe_point *p)
+{
+	double ms = o->ms_per_size;
+	uint64_t seed = o->seed;
 	struct walk *w = walk_new((size_t)bytes, seed);
 	if (!w)
 		return -errno;
@@ -72,14 +81,19 @@ static int measure(uint64_t bytes, double ms, uint64_t seed, struct probe_point 
 	 * cache, where warming changes nothing. */
 	size_t lines = walk_lines(w);
 	double t0 = now_ms(), budget = 2 * ms + 10;
-	for (size_t done = 0; done < lines && now_ms() - t0 < budget; done += BATCH_STEPS)
+	for (size_t done = 0; done < lines && now_ms() - t0 < budget; done += BATCH_STEPS) {
+		if (stopped(o))
+			goto out_cancel;
 		walk_run(w, BATCH_STEPS);
+	}
 
 	double best = 0;
 	uint64_t steps = 0;
 	int batches = 0;
 	t0 = now_ms();
 	while (batches < MIN_BATCHES || now_ms() - t0 < ms) {
+		if (stopped(o))
+			goto out_cancel;
 		double ns = walk_run(w, BATCH_STEPS);
 		if (!batches || ns < best)
 			best = ns;
@@ -92,6 +106,9 @@ static int measure(uint64_t bytes, double ms, uint64_t seed, struct probe_point 
 	p->huge_bytes = walk_huge_bytes(w);
 	walk_free(w);
 	return 0;
+out_cancel:
+	walk_free(w);
+	return -ECANCELED;
 }
 
 int probe_curve(const struct probe_curve_opts *o, struct probe_point **out,
@@ -113,7 +130,11 @@ int probe_curve(const struct probe_curve_opts *o, struct probe_point **out,
 	int rc = 0;
 	size_t done = 0;
 	for (; done < total; done++) {
-		rc = measure(sizes[done], o->ms_per_size, o->seed, &pts[done]);
+		rc = stopped(o) ? -ECANCELED : measure(o, sizes[done], &pts[done]);
+		if (rc == -ECANCELED) {
+			memset(&pts[done], 0, sizeof(pts[done]));
+			break;
+		}
 		if (rc) {
 			char sz[32];
 			snprintf(sz, sizeof(sz), "%llu KiB",
@@ -137,8 +158,10 @@ int probe_curve(const struct probe_curve_opts *o, struct probe_point **out,
 		for (size_t i = 1; i + 1 < done; i++) {
 			double nb = pts[i - 1].ns > pts[i + 1].ns ? pts[i - 1].ns
 								  : pts[i + 1].ns;
-			if (pts[i].ns > SPIKE * nb)
-				measure(pts[i].bytes, o->ms_per_size, o->seed, &pts[i]);
+			struct probe_point again;
+			if (pts[i].ns > SPIKE * nb &&
+			    measure(o, pts[i].bytes, &again) == 0)
+				pts[i] = again;
 		}
 	free(sizes);
 	*out = pts;
@@ -417,7 +440,10 @@ void probe_benches(const struct probe_bench_opts *o,
 	for (int i = 0; i < PROBE_NBENCH; i++) {
 		memset(&out[i], 0, sizeof(out[i]));
 		out[i].name = mission_names[i];
-		run[i](o, &out[i]);
+		if (o->stop && o->stop(o->stop_arg))
+			out[i].error = strdup("stopped by a signal before it ran");
+		else
+			run[i](o, &out[i]);
 	}
 }
 

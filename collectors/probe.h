@@ -64,6 +64,10 @@ struct probe_curve_opts {
 	int (*progress)(void *arg, size_t done, size_t total,
 			const struct probe_point *p);
 	void *arg;
+	/* Asked between batches (may be NULL): true drops the size under
+	 * way and stops the curve (-ECANCELED) with the sizes before it.
+	 * A flag a signal handler sets; called with arg. */
+	bool (*stop)(void *arg);
 };
 
 /*
@@ -117,6 +121,10 @@ struct probe_bench_opts {
 	uint64_t l1i_bytes;	/* its L1i; 0: unknown */
 	enum event_flags flags;	/* EVENT_ALLOW_GENERIC, for the event names */
 	uint64_t seed;
+	/* Asked before each benchmark (may be NULL): true leaves the rest
+	 * not run, their error saying it was stopped. */
+	bool (*stop)(void *arg);
+	void *stop_arg;
 };
 
 /* The sizes the benchmarks use, for what a run will take. */

@@ -294,7 +294,14 @@ struct cell_ctx {
 	pthread_cond_t cv;
 	uint32_t ready;
 	int go;
+	bool (*stop)(void *arg);	/* or NULL */
+	void *stop_arg;
 };
+
+static bool cell_stopped(const struct cell_ctx *cc)
+{
+	return cc->stop && cc->stop(cc->stop_arg);
+}
 
 /* Returns the gate's verdict: 1 go, -1 abort. */
 static int gate_wait(struct cell_ctx *cc)
@@ -327,6 +334,7 @@ struct worker {
 	int64_t user_ns, sys_ns, t_begin, t_end;
 	long nvcsw, nivcsw;
 	int err;
+	bool stopped;		/* cc->stop ended it before its last call */
 };
 
 static int64_t tv_ns(struct timeval tv)
@@ -342,6 +350,10 @@ static void run_loop(struct worker *wk, struct waiter *w)
 
 	if (cc->pattern == SLEEP_ONESHOT) {
 		for (uint32_t i = 0; i < cc->calls; i++) {
+			if (cell_stopped(cc)) {
+				wk->stopped = true;
+				return;
+			}
 			int64_t t0 = now_ns();
 			int64_t deadline = t0 + d;
 			waiter_wait(w, deadline, d);
@@ -351,6 +363,10 @@ static void run_loop(struct worker *wk, struct waiter *w)
 	}
 	int64_t next = now_ns() + d;
 	for (uint32_t i = 0; i < cc->calls; i++) {
+		if (cell_stopped(cc)) {
+			wk->stopped = true;
+			return;
+		}
 		waiter_wait(w, next, next - now_ns());
 		int64_t t1 = now_ns();
 		over[i] = t1 - next;
@@ -400,6 +416,7 @@ static int run_cell(const struct sleep_mode_spec *mode, uint32_t target_us,
 		.pattern = o->pattern,
 		.mu = PTHREAD_MUTEX_INITIALIZER,
 		.cv = PTHREAD_COND_INITIALIZER,
+		.stop = o->stop, .stop_arg = o->stop_arg,
 	};
 	struct worker *wk = calloc(o->threads, sizeof(*wk));
 	uint32_t started = 0;
@@ -439,7 +456,9 @@ static int run_cell(const struct sleep_mode_spec *mode, uint32_t target_us,
 	int64_t user_ns = 0, sys_ns = 0;
 	int64_t t_start = INT64_MAX, t_end = 0;
 	long nv = 0, niv = 0;
+	bool stopped = false;
 	for (uint32_t i = 0; i < o->threads; i++) {
+		stopped = stopped || wk[i].stopped;
 		if (wk[i].err && !err) {
 			err = wk[i].err;
 			cause_set(cause, 0, "cannot set up mode '%s' on a sleeping "
@@ -459,6 +478,11 @@ static int run_cell(const struct sleep_mode_spec *mode, uint32_t target_us,
 	free(wk);
 	if (err)
 		return err;
+	if (stopped) {
+		cause_set(cause, 0, "sleep benchmark stopped during cell '%s' "
+			  "%u us", name, target_us);
+		return -ECANCELED;
+	}
 	size_t n = (size_t)o->threads * o->calls;
 	sleep_stats_compute(samples, n, &cell->over);
 	cell->calls = n;
@@ -711,6 +735,13 @@ int sleep_bench_run(const struct sleep_bench_opts *opts,
 			mode.margin_ns = out->header.hybrid_margin_ns;
 		for (size_t di = 0; di < o.ndurations; di++) {
 			struct sleep_cell *cell = &out->cells[out->ncells];
+			if (o.stop && o.stop(o.stop_arg)) {
+				cause_set(cause, 0, "sleep benchmark stopped "
+					  "after %zu of %zu cells",
+					  out->ncells, total);
+				err = -ECANCELED;
+				goto out_stop;
+			}
 			err = run_cell(&mode, o.durations_us[di], &o, samples,
 				       cell, cause);
 			if (err)

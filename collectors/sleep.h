@@ -34,11 +34,12 @@
  *       (default 1000, 1..1000000); longer ones go to the real function.
  *       A condvar timed wait counts as short when its deadline is less
  *       than N us away at the call.
- *   PROF_SLEEP_MAX_SPINNERS=K   at most K threads of the process spin or
- *       yield at a time (0..4096, 0 for no cap; unset: a quarter of the
- *       CPUs in the process's affinity mask at load, at least 1); a thread
- *       that finds no free slot waits on its timerfd to the deadline
- *       instead.
+ *   PROF_SLEEP_MAX_SPINNERS=K   at most K threads of the workload spin or
+ *       yield at a time, all its processes together (0..4096, 0 for no
+ *       cap; unset: a quarter of the CPUs in the first process's affinity
+ *       mask at load, at least 1); a thread that finds no free slot waits
+ *       on its timerfd to the deadline instead. Without PROF_SLEEP_SHM_FD
+ *       the cap holds per process.
  *   PROF_SLEEP_SHM_FD=FD        the memfd from sleep_shm_create; without it
  *       the interposer still serves sleeps but reports nothing.
  *
@@ -213,6 +214,12 @@ struct sleep_bench_opts {
 	uint32_t calibration_calls;	/* hybrid calibration; 0: 2000 */
 	sleep_progress_fn progress;	/* may be NULL */
 	void *progress_arg;
+	/* Asked before each call on every sleeping thread (may be NULL):
+	 * true ends the cell under way within one call, drops it (a cell
+	 * can run for hours) and stops the run (-ECANCELED). Must be
+	 * async-signal-safe to read and cheap: a flag a handler sets. */
+	bool (*stop)(void *arg);
+	void *stop_arg;
 };
 
 /* Fill opts with the defaults above (all modes, all durations). */
@@ -272,7 +279,8 @@ int64_t sleep_hybrid_margin(int64_t p999_ns);
 /*
  * Run the benchmark. Fills out (release with sleep_bench_release, also on
  * failure). Returns 0, -EINVAL for bad options, -ECANCELED when progress
- * asked to stop, or another negative errno, with *cause.
+ * or stop asked to stop (out holds the cells finished before), or another
+ * negative errno, with *cause.
  */
 int sleep_bench_run(const struct sleep_bench_opts *opts,
 		    struct sleep_bench *out, char **cause);
@@ -386,7 +394,7 @@ static inline unsigned sleep_hist_bucket(uint64_t ns)
 void sleep_hist_bounds(unsigned b, uint64_t *lo, uint64_t *hi);
 
 #define SLEEP_SHM_MAGIC		0x3150534c454f5250ull	/* "PROFSLP1" */
-#define SLEEP_SHM_VERSION	3u
+#define SLEEP_SHM_VERSION	4u
 #define SLEEP_SHM_SLOTS		512u
 #define SLEEP_NAME_LEN		16
 
@@ -460,6 +468,15 @@ struct sleep_shm {
 	uint32_t spinners_default;	/* 1: max_spinners is the default cap */
 	uint32_t ncpus;			/* CPUs in the first process's mask */
 	char error[160];		/* a config error, "" if none */
+	/*
+	 * The max-spinners cap, counted across every process of the
+	 * workload: a thread spins only while it holds one of the first
+	 * max_spinners words here (CAS 0 -> its pid << 32 | tid, back to
+	 * 0 after). A thread that died holding one (its process killed
+	 * mid-spin) is found by a thread refused a slot, and its slot
+	 * freed.
+	 */
+	uint64_t spin_slots[SLEEP_MAX_SPINNERS_MAX];
 	struct sleep_shm_slot others;	/* threads past the table */
 	struct sleep_shm_slot slots[SLEEP_SHM_SLOTS];
 };

@@ -40,7 +40,8 @@
  * the real function with dlvsym first). Global state is unavoidable
  * here (a preloaded library has no caller to hand it a context): the real
  * functions, the configuration and the mapping, all written once in the
- * constructor, and the spinner count.
+ * constructor, and the spinner count (in the mapping, so that the cap
+ * holds across the workload's processes; in the process without one).
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -325,12 +326,48 @@ static int block_until(clockid_t clk, int64_t deadline,
 	}
 }
 
+/*
+ * The workload-wide cap (sleep_shm.spin_slots): 0 when refused, else the
+ * slot's index + 1. A refused thread looks at one held slot, in turn,
+ * and frees it if the thread holding it is gone: one tgkill per refusal,
+ * so a process killed mid-spin costs the cap a slot only for a while.
+ */
+static TLS uint32_t spin_probe;
+static TLS uint64_t spin_me;	/* pid << 32 | tid; 0: not yet known */
+
+static int shared_take(void)
+{
+	uint64_t *sl = shm->spin_slots;
+	uint32_t cap = cfg.max_spinners;
+	if (!spin_me)
+		spin_me = (uint64_t)(uint32_t)getpid() << 32 |
+			  (uint32_t)syscall(SYS_gettid);
+	uint64_t me = spin_me;
+	for (uint32_t i = 0; i < cap; i++) {
+		uint64_t free_word = 0;
+		if (__atomic_load_n(&sl[i], __ATOMIC_RELAXED) == 0 &&
+		    __atomic_compare_exchange_n(&sl[i], &free_word, me, 0,
+						__ATOMIC_ACQUIRE,
+						__ATOMIC_RELAXED))
+			return (int)i + 1;
+	}
+	uint32_t i = spin_probe++ % cap;
+	uint64_t held = __atomic_load_n(&sl[i], __ATOMIC_RELAXED);
+	if (held && syscall(SYS_tgkill, (pid_t)(held >> 32),
+			    (pid_t)(uint32_t)held, 0) != 0 && errno == ESRCH)
+		__atomic_compare_exchange_n(&sl[i], &held, 0, 0,
+					    __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+	return 0;
+}
+
 static int spinner_take(void)
 {
 	if (!cfg.max_spinners) {
 		__atomic_fetch_add(&spinners, 1, __ATOMIC_RELAXED);
 		return 1;
 	}
+	if (shm)
+		return shared_take();
 	int n = __atomic_load_n(&spinners, __ATOMIC_RELAXED);
 	while (n < (int)cfg.max_spinners) {
 		if (__atomic_compare_exchange_n(&spinners, &n, n + 1, 1,
@@ -341,9 +378,12 @@ static int spinner_take(void)
 	return 0;
 }
 
-static void spinner_put(void)
+static void spinner_put(int taken)
 {
-	__atomic_fetch_sub(&spinners, 1, __ATOMIC_RELEASE);
+	if (cfg.max_spinners && shm)
+		__atomic_store_n(&shm->spin_slots[taken - 1], 0, __ATOMIC_RELEASE);
+	else
+		__atomic_fetch_sub(&spinners, 1, __ATOMIC_RELEASE);
 }
 
 /* Busy-wait to the deadline (spin or yield), or block if no slot is free. */
@@ -352,7 +392,8 @@ static int busy_until(clockid_t clk, int64_t deadline, int yield,
 {
 	if (clock_ns(clk) >= deadline)
 		return 0;
-	if (!spinner_take()) {
+	int taken = spinner_take();
+	if (!taken) {
 		call_flags |= CF_THROTTLED;
 		return block_until(clk, deadline, s);
 	}
@@ -362,7 +403,7 @@ static int busy_until(clockid_t clk, int64_t deadline, int yield,
 		else
 			sleep_cpu_relax();
 	}
-	spinner_put();
+	spinner_put(taken);
 	return 0;
 }
 
@@ -781,6 +822,7 @@ static void after_fork_child(void)
 		close(tfd_real);
 	tfd_mono = tfd_real = -1;
 	my_slot = NULL;
+	spin_me = 0;
 	__atomic_store_n(&spinners, 0, __ATOMIC_RELAXED);
 	if (shm)
 		__atomic_fetch_add(&shm->processes, 1, __ATOMIC_RELAXED);
@@ -914,8 +956,13 @@ __attribute__((constructor)) static void preload_init(void)
 		ncpus = (unsigned)CPU_COUNT(&mask);
 	if (c.spinners_default)
 		c.max_spinners = sleep_default_spinners(ncpus);
-	cfg = c;
 	publish(&c, calibrated, ncpus, cause);
+	/* one cap for the whole workload: the first process's (a process
+	 * the workload starts on fewer CPUs would count a smaller default) */
+	if (shm && __atomic_load_n(&shm->config_set, __ATOMIC_ACQUIRE) &&
+	    shm->max_spinners <= SLEEP_MAX_SPINNERS_MAX)
+		c.max_spinners = shm->max_spinners;
+	cfg = c;
 	free(cause);
 	errno = saved;
 }

@@ -70,8 +70,9 @@ int sys_parse_vmstat(FILE *fp, struct sys_snap *s)
 int sys_parse_stat(FILE *fp, long ticks_per_s, struct sys_snap *s)
 {
 	static const struct { int field; const char *name; } kept[] = {
-		{ 0, "user_ms" }, { 2, "system_ms" }, { 5, "irq_ms" },
-		{ 6, "softirq_ms" }, { 7, "steal_ms" },
+		{ 0, "user_ms" }, { 2, "system_ms" }, { 3, "idle_ms" },
+		{ 4, "iowait_ms" }, { 5, "irq_ms" }, { 6, "softirq_ms" },
+		{ 7, "steal_ms" },
 	};
 	char line[4096], key[64], name[160];
 	int rc = 0;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "collectors/threads.h"
+#include "common/utf8.h"
 
 /* ---- decoding ---- */
 
@@ -483,6 +484,16 @@ int thread_table_add_target(struct thread_table *tt, int32_t pid, int32_t tid,
 		snprintf(r->name, sizeof(r->name), "%s", name);
 	return 0;
 }
+/* A thread's name as the kernel gave it, less a character its 15-byte
+ * cut left in two. */
+static void set_name(char dst[16], const char *src)
+{
+	size_t len = strnlen(src, 15);
+	len = utf8_trim_cut(src, len);
+	memcpy(dst, src, len);
+	dst[len] = '\0';
+}
+
 
 int thread_table_feed(struct thread_table *tt, const struct perf_rec *rec,
 		      int origin)
@@ -518,7 +529,7 @@ int thread_table_feed(struct thread_table *tt, const struct perf_rec *rec,
 			if (!r)
 				return -ENOMEM;
 		}
-		snprintf(r->name, sizeof(r->name), "%s", rec->u.comm.comm);
+		set_name(r->name, rec->u.comm.comm);
 		r->named = true;
 		r->name_from_proc = false;
 		break;
@@ -680,8 +691,8 @@ size_t thread_table_check_names(struct thread_table *tt, uint64_t now_ns,
 		char name[16];
 		if (!done && read_comm(r->pid, r->tid, name, arg) &&
 		    strncmp(name, r->name, sizeof(name))) {
-			memcpy(r->name, name, sizeof(r->name));
-			r->name[sizeof(r->name) - 1] = '\0';
+			name[sizeof(name) - 1] = '\0';
+			set_name(r->name, name);
 			r->name_from_proc = true;
 			done = true;
 		}

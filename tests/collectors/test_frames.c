@@ -1,12 +1,14 @@
 /*
  * Unit tests of collectors/frames: frames between boundaries, and a
- * thread's deltas taken at its last sample before each boundary.
+ * thread's deltas taken at its last sample before each boundary; the
+ * marker lines' gate.
  */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <stdlib.h>
 
 #include "collectors/frames.h"
 
@@ -86,12 +88,66 @@ static void test_frames__an_event_never_read_has_no_delta(void **state)
 	frames_free(f);
 }
 
+/* The marker lines of a run that began at 1000 ns, read at 5000 ns. */
+static void test_frames__gate_keeps_what_the_database_reads(void **state)
+{
+	(void)state;
+	struct frame_gate g;
+	frame_gate_init(&g, 1000);
+	static const struct {
+		const char *line;
+		bool kept;
+	} in[] = {
+		{ "F 1", false },			/* before the run */
+		{ "F 2000", true },
+		{ "F -5", false },			/* strtoull: 2^64-5 */
+		{ "F 9223372036854775808", false },	/* past INT64_MAX */
+		{ "F 99999999999999999999999", false },
+		{ "F 1500", false },			/* earlier than 2000 */
+		{ "F 2000", true },			/* the same time: kept */
+		{ "F 6000", false },			/* later than its arrival */
+		{ "F 3000x", false },
+		{ "F ", false },
+		{ "F  3000", false },
+		{ "frame 3", false },
+		{ "", false },
+		{ "B 3000 physics", false },		/* a zone: not counted */
+		{ "E 3000 physics", false },
+		{ "F 5000", true },
+	};
+	for (size_t i = 0; i < sizeof(in) / sizeof(in[0]); i++) {
+		uint64_t t = 0;
+		assert_int_equal(frame_gate_line(&g, in[i].line, 5000, &t), in[i].kept);
+		if (in[i].kept)
+			assert_int_equal(t, strtoull(in[i].line + 2, NULL, 10));
+	}
+	assert_int_equal(g.kept, 3);
+	assert_int_equal(g.dropped[FRAME_DROP_BEFORE], 1);
+	assert_int_equal(g.dropped[FRAME_DROP_RANGE], 3);
+	assert_int_equal(g.dropped[FRAME_DROP_BACKWARDS], 1);
+	assert_int_equal(g.dropped[FRAME_DROP_FUTURE], 1);
+	assert_int_equal(g.dropped[FRAME_DROP_UNREADABLE], 5);
+	assert_int_equal(frame_gate_dropped(&g), 11);
+	char *note = frame_gate_note(&g);
+	assert_string_equal(note, "11 frame markers dropped of 14: 5 not 'F <ns>', "
+			    "3 negative or past 2^63-1 ns, 1 before the run began, "
+			    "1 later than their arrival, 1 earlier than the marker "
+			    "before");
+	free(note);
+	frame_gate_init(&g, 0);
+	assert_null(frame_gate_note(&g));	/* nothing dropped, no note */
+	uint64_t t;
+	assert_true(frame_gate_line(&g, "F 9223372036854775807", UINT64_MAX, &t));
+	assert_int_equal(t, INT64_MAX);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_frames__deltas_between_boundaries),
 		cmocka_unit_test(test_frames__edges_between_ticks_shared_by_time),
 		cmocka_unit_test(test_frames__an_event_never_read_has_no_delta),
+		cmocka_unit_test(test_frames__gate_keeps_what_the_database_reads),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

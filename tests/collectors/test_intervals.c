@@ -27,12 +27,14 @@ static void test_intervals__ticks_become_deltas(void **state)
 	const struct intervals_thread *t = intervals_find(iv, 42);
 	assert_non_null(t);
 	assert_int_equal(t->first_bin, 0);
-	assert_int_equal(t->nbins, 4);
+	/* Rows for intervals 0 and 3 only: 1 and 2 had no tick. */
+	assert_int_equal(t->nrows, 2);
+	assert_int_equal(t->bins[0], 0);
+	assert_int_equal(t->bins[1], 3);
 	assert_int_equal(t->vals[0], 7);	/* 5 + 2 */
 	assert_int_equal(t->vals[1], 150);
-	assert_int_equal(t->vals[2], 0);	/* interval 1: nothing */
-	assert_int_equal(t->vals[6], 13);	/* interval 3 */
-	assert_int_equal(t->vals[7], 0);
+	assert_int_equal(t->vals[2], 13);	/* interval 3 */
+	assert_int_equal(t->vals[3], 0);
 	assert_int_equal(t->last[0], 20);
 	assert_int_equal(intervals_ticks(iv), 3);
 	intervals_free(iv);
@@ -49,7 +51,7 @@ static void test_intervals__threads_apart_and_late_start(void **state)
 	assert_int_equal(intervals_count(iv), 2);
 	const struct intervals_thread *t = intervals_find(iv, 2);
 	assert_int_equal(t->first_bin, 5);	/* born late: starts there */
-	assert_int_equal(t->nbins, 1);
+	assert_int_equal(t->nrows, 1);
 	assert_int_equal(t->vals[0], 9);
 	assert_int_equal(t->vals[1], 0);	/* not read */
 	assert_false(t->seen[1]);
@@ -57,10 +59,39 @@ static void test_intervals__threads_apart_and_late_start(void **state)
 	uint64_t c[2] = { 3, 2 };
 	assert_int_equal(intervals_feed(iv, 2, 6100, c, both), 0);
 	assert_int_equal(t->vals[2], 3);
+	assert_int_equal(t->bins[1], 6);
 	assert_int_equal(intervals_bin(iv, 0), 0);
 	assert_null(intervals_find(iv, 3));
 	intervals_free(iv);
 	assert_null(intervals_new(1, 0, 0));
+}
+
+/* A thread ticked a few times over a long life holds a few rows (issue
+ * 27: the intervals from its first to its last were all held, zeros
+ * included), and a late record of an early time lands in its place. */
+static void test_intervals__rows_go_with_the_ticks(void **state)
+{
+	(void)state;
+	struct intervals *iv = intervals_new(1, 10, 0);
+	uint64_t v[1];
+	const bool one[1] = { true };
+	v[0] = 1;
+	assert_int_equal(intervals_feed(iv, 7, 5, v, one), 0);
+	v[0] = 3;
+	assert_int_equal(intervals_feed(iv, 7, 1000000005, v, one), 0);	/* bin 1e8 */
+	v[0] = 6;
+	assert_int_equal(intervals_feed(iv, 7, 505, v, one), 0);	/* late: bin 50 */
+	v[0] = 10;
+	assert_int_equal(intervals_feed(iv, 7, 1, v, one), 0);	/* before the first */
+	const struct intervals_thread *t = intervals_find(iv, 7);
+	assert_int_equal(t->nrows, 3);
+	assert_int_equal(t->bins[0], 0);
+	assert_int_equal(t->bins[1], 50);
+	assert_int_equal(t->bins[2], 100000000);
+	assert_int_equal(t->vals[0], 1 + 4);
+	assert_int_equal(t->vals[1], 3);
+	assert_int_equal(t->vals[2], 2);
+	intervals_free(iv);
 }
 
 int main(void)
@@ -68,6 +99,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_intervals__ticks_become_deltas),
 		cmocka_unit_test(test_intervals__threads_apart_and_late_start),
+		cmocka_unit_test(test_intervals__rows_go_with_the_ticks),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1110,6 +1110,33 @@ static void test_sleep__preload_max_spinners(void **state)
 	tu_proc_release(&p);
 }
 
+/*
+ * The cap holds across the workload's processes, as the report says ("at
+ * most 1 spinning at once"): a parent and its child, one thread each,
+ * spin on 200 us sleeps with one slot between them, so one of them waits
+ * on its timerfd whenever the other spins. Counted per process, neither
+ * was ever refused.
+ */
+static void test_sleep__preload_max_spinners_across_processes(void **state)
+{
+	(void)state;
+	struct preload_env pe = { .mode = "spin", .max_spinners = "1" };
+	struct sleep_report r;
+	char *argv[] = { WORKLOAD, "fork", "300", "200", NULL };
+	struct tu_proc p = run_preloaded(&pe, argv, &r);
+	assert_ok(&p);
+	assert_int_equal(r.processes, 2);
+	assert_int_equal(r.config.max_spinners, 1);
+	assert_int_equal(r.total.served, 600);
+	assert_int_equal(r.total.early, 0);
+	if (r.total.throttled == 0 || r.total.throttled >= 600)
+		fail_msg("%llu of 600 sleeps throttled: the cap of 1 is not "
+			 "shared by the two processes",
+			 (unsigned long long)r.total.throttled);
+	sleep_report_release(&r);
+	tu_proc_release(&p);
+}
+
 static void test_sleep__default_spinners(void **state)
 {
 	(void)state;
@@ -1422,7 +1449,7 @@ static void test_sleep__report_rejects_foreign_memfd(void **state)
 	free(cause);
 	assert_int_equal(ftruncate(fd, sizeof(struct sleep_shm)), 0);
 	assert_int_equal(sleep_report_read(fd, &r, &cause), -EINVAL);
-	assert_non_null(strstr(cause, "does not hold a version 3 report"));
+	assert_non_null(strstr(cause, "does not hold a version 4 report"));
 	free(cause);
 	close(fd);
 
@@ -1463,6 +1490,7 @@ int main(void)
 		cmocka_unit_test(test_sleep__preload_usleep_and_errno),
 		cmocka_unit_test(test_sleep__preload_fork_exec_and_thread_churn),
 		cmocka_unit_test(test_sleep__preload_max_spinners),
+		cmocka_unit_test(test_sleep__preload_max_spinners_across_processes),
 		cmocka_unit_test(test_sleep__default_spinners),
 		cmocka_unit_test(test_sleep__preload_default_spinner_cap),
 		cmocka_unit_test(test_sleep__preload_fallback_counted),

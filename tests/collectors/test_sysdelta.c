@@ -63,6 +63,9 @@ static void test_sysdelta__stat(void **state)
 	assert_int_equal(get(&s, "stat.cpu0.system_ms"), 3419230);
 	assert_int_equal(get(&s, "stat.cpu1.softirq_ms"), 21920);
 	assert_int_equal(get(&s, "stat.cpu0.irq_ms"), 0);
+	/* idle and iowait too (vmstat's id and wa, which the notes quote) */
+	assert_int_equal(get(&s, "stat.cpu.idle_ms"), 5843950);
+	assert_int_equal(get(&s, "stat.cpu1.iowait_ms"), 25530);
 	assert_int_equal(get(&s, "stat.ctxt"), 92710261);
 	assert_int_equal(get(&s, "stat.processes"), 28509315);
 	sys_snap_release(&s);
