@@ -469,6 +469,40 @@ static void write_aa(const struct ab_analysis *a, FILE *fp, bool md)
 		fputc('\n', fp);
 }
 
+/*
+ * The arms whose run-to-run spread differs from the baseline's, one line
+ * each ("pinning cuts run-to-run spread sharply", the field notes say);
+ * JSON's "spread" has every comparison's, can't tell included.
+ */
+static void spread_text(const struct ab_analysis *a, FILE *fp, bool md)
+{
+	size_t told = 0, tested = 0;
+	for (size_t arm = 1; arm < a->narms; arm++)
+		for (size_t m = 0; m < a->nmetrics; m++) {
+			const struct ab_comparison *cp = ab_comparison_of(a, arm, m);
+			if (!cp->computable || !cp->spread.computable)
+				continue;
+			tested++;
+			if (cp->spread.verdict == SPREAD_CANT_TELL)
+				continue;
+			if (!told++)
+				fprintf(fp, md ? "\nrun-to-run spread, sd over the baseline's "
+					"(paired rounds, 95%% CI):\n\n"
+					: " run-to-run spread, sd over the baseline's (paired "
+					"rounds, 95%% CI):\n");
+			const struct stats_spread *sp = &cp->spread;
+			fprintf(fp, "%s%s, %s: x%.3g [%.3g, %.3g], p %.3g: %s\n",
+				md ? "- " : "   ", a->metrics[m].name, a->exp->arms[arm].name,
+				sp->ratio, sp->ci95_lo, sp->ci95_hi, sp->p_value,
+				stats_spread_name(sp->verdict));
+		}
+	if (!told && tested)
+		fprintf(fp, "%srun-to-run spread: no arm is steadier or noisier than "
+			"the baseline (%zu compared)\n", md ? "\n" : " ", tested);
+	if ((told || tested) && !md)
+		fputc('\n', fp);
+}
+
 static void write_terminal(const struct ab_analysis *a, FILE *fp)
 {
 	if (a->exp->aa) {
@@ -500,6 +534,7 @@ static void write_terminal(const struct ab_analysis *a, FILE *fp)
 		rows_free(r);
 		fputc('\n', fp);
 	}
+	spread_text(a, fp, false);
 	fprintf(fp, " design: ");
 	design_line(a, fp);
 	fputc('\n', fp);
@@ -522,6 +557,7 @@ static void write_markdown(const struct ab_analysis *a, FILE *fp)
 	struct rows *r = arm_rows(a);
 	rows_write(r, OUT_MARKDOWN, fp, 0);
 	rows_free(r);
+	spread_text(a, fp, true);
 	fputs("\n*", fp);
 	design_line(a, fp);
 	fputs("; ↓ lower is better, ↑ higher is better*\n", fp);
@@ -619,8 +655,50 @@ ROWS_KEYS(arm_doc_cols, AR_N, ARM_DOC_COLS);
 	K(CO_WHY, "why", TEXT) K(CO_BUSY, "machine_busy", BOOL) \
 	K(CO_METHOD, "method", TEXT) \
 	K(CO_POSITION, "position_effect_pct", PCT) \
-	K(CO_DRIFT, "baseline_drift_pct", PCT)
+	K(CO_DRIFT, "baseline_drift_pct", PCT) \
+	K(CO_LOO, "leave_one_round_out", NEST) K(CO_SPREAD, "spread", NEST)
 ROWS_KEYS(comparison_cols, CO_NCOLS, COMPARISON_COLS);
+
+/* The arm's run-to-run spread over the baseline's (stats_spread_ratio). */
+#define SPREAD_COLS(K) \
+	K(SP_RATIO, "sd_ratio", REAL) K(SP_CI, "ci95", NEST) \
+	K(SP_P, "p_value", REAL) K(SP_VERDICT, "verdict", TEXT) \
+	K(SP_ON, "on", TEXT)
+ROWS_KEYS(spread_cols, SP_N, SPREAD_COLS);
+
+static struct rows *spread_record(const struct stats_spread *sp)
+{
+	struct rows *r = rows_new(NULL, spread_cols, SP_N, ROWS_OBJECT | ROWS_FLAT);
+	size_t row = rows_add(r);
+	rows_num(r, row, SP_RATIO, sp->ratio);
+	const double ci[2] = { sp->ci95_lo, sp->ci95_hi };
+	rows_nest(r, row, SP_CI, number_list(ci, NULL, 2));
+	rows_num(r, row, SP_P, sp->p_value);
+	rows_str(r, row, SP_VERDICT, stats_spread_name(sp->verdict));
+	rows_str(r, row, SP_ON, sp->on_logs ? "log values" : "values");
+	return r;
+}
+
+/* The verdict with each round left out in turn (ab_comparison.loo_*). */
+#define LOO_COLS(K) \
+	K(LO_CHANGES, "rounds_that_change_it", INT) \
+	K(LO_ROUND, "first_such_round", INT) K(LO_VERDICT, "verdict_without_it", TEXT)
+ROWS_KEYS(loo_cols, LO_N, LOO_COLS);
+
+static struct rows *loo_record(const struct ab_comparison *cp)
+{
+	struct rows *r = rows_new(NULL, loo_cols, LO_N, ROWS_OBJECT | ROWS_FLAT);
+	size_t row = rows_add(r);
+	rows_uint(r, row, LO_CHANGES, cp->loo_changed);
+	if (cp->loo_changed) {
+		rows_int(r, row, LO_ROUND, cp->loo_round + 1);
+		rows_str(r, row, LO_VERDICT, stats_verdict_name(cp->loo_verdict));
+	} else {
+		rows_null(r, row, LO_ROUND);
+		rows_null(r, row, LO_VERDICT);
+	}
+	return r;
+}
 
 /* The comparison keys that paired and unpaired comparisons share; d and
  * j are read only when ok, why only when not. */
@@ -711,6 +789,16 @@ static void comparison_row(struct rows *r, const struct ab_analysis *a,
 		rows_num(r, row, CO_POSITION, cp->pos.computable ? cp->pos.pct : NAN);
 		rows_num(r, row, CO_DRIFT, cp->trend.computable ? cp->trend.pct_span : NAN);
 	}
+	/* null: not checked (fewer than AB_LOO_MIN or more than AB_LOO_MAX
+	 * rounds, an A/A experiment, nothing computed) */
+	if (ok && cp->loo_checked && !a->exp->aa)
+		rows_nest(r, row, CO_LOO, loo_record(cp));
+	else
+		rows_null(r, row, CO_LOO);
+	if (ok && cp->spread.computable)
+		rows_nest(r, row, CO_SPREAD, spread_record(&cp->spread));
+	else
+		rows_null(r, row, CO_SPREAD);
 }
 
 #define EXPERIMENT_COLS(K) \
@@ -1254,7 +1342,8 @@ void ab_render_sets(const struct ab_sets *s, enum out_format fmt, FILE *fp)
 					"not zero)\n\n", met->name);
 				continue;
 			}
-			fprintf(fp, " %s (%s%s%s is better)\n", met->name, met->unit,
+			fprintf(fp, " %s (%s%s%s%s is better)\n", met->name,
+				ab_metric_machine(met) ? "whole machine; " : "", met->unit,
 				*met->unit ? "; " : "", met->higher_is_better ? "higher"
 				: "lower");
 			struct rows *r = sets_rows_new();

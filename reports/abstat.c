@@ -21,6 +21,7 @@ enum msrc { M_WALL, M_CPU, M_CORES, M_USER, M_SYS, M_EVENT, M_PKI, M_PER_CPU_MS,
 struct msource {
 	enum msrc kind;
 	char *key;		/* event or score name */
+	const struct ab_machine_key *machine;	/* M_MACHINE */
 };
 
 static double event_of(const struct db_exp_run *r, const char *name, bool *supported)
@@ -51,26 +52,44 @@ static double score_of(const struct db_exp_run *r, const char *name)
  * stored). With sum, the total over names "PREFIX*SUFFIX" (key holds
  * "PREFIX|SUFFIX").
  */
-static double machine_of(const struct db_exp_run *r, const char *key, bool sum)
+const struct ab_machine_key ab_machine_keys[] = {
+	{ "vmstat.pgfault", "system.vmstat.pgfault", "count", false },
+	{ "vmstat.pgmajfault", "system.vmstat.pgmajfault", "count", false },
+	{ "vmstat.numa_pages_migrated", "system.vmstat.numa_pages_migrated", "count",
+	  false },
+	{ "vmstat.pgmigrate_success", "system.vmstat.pgmigrate_success", "count", false },
+	{ "stat.ctxt", "system.stat.ctxt", "count", false },
+	{ "stat.processes", "system.stat.processes", "count", false },
+	{ "stat.cpu.user_ms", "system.stat.cpu.user_ms", "ms", false },
+	{ "stat.cpu.system_ms", "system.stat.cpu.system_ms", "ms", false },
+	{ "stat.cpu.irq_ms", "system.stat.cpu.irq_ms", "ms", false },
+	{ "stat.cpu.softirq_ms", "system.stat.cpu.softirq_ms", "ms", false },
+	{ "stat.cpu.steal_ms", "system.stat.cpu.steal_ms", "ms", false },
+	{ "interrupts.total", "system.interrupts.total", "count", false },
+	{ "schedstat.|.wait_ns", "system.schedstat.wait_ns", "ns", true },
+};
+const size_t ab_nmachine_keys = sizeof(ab_machine_keys) / sizeof(ab_machine_keys[0]);
+
+double ab_machine_value(const struct db_sysval *v, size_t n, const struct ab_machine_key *k)
 {
-	if (!r->nsystem)
+	if (!n)
 		return NAN;
-	const char *bar = sum ? strchr(key, '|') : NULL;
+	const char *bar = k->sum ? strchr(k->key, '|') : NULL;
 	if (!bar) {
 		int64_t d;
-		db_sysval_get(r->system, r->nsystem, key, &d);
+		db_sysval_get(v, n, k->key, &d);
 		return (double)d;
 	}
-	size_t plen = (size_t)(bar - key);
-	double v = 0;
-	for (size_t i = 0; i < r->nsystem; i++) {
-		const char *n = r->system[i].name;
-		size_t len = strlen(n), slen = strlen(bar + 1);
-		if (len > plen + slen && !strncmp(n, key, plen) &&
-		    !strcmp(n + len - slen, bar + 1))
-			v += (double)r->system[i].delta;
+	size_t plen = (size_t)(bar - k->key), slen = strlen(bar + 1);
+	double sum = 0;
+	for (size_t i = 0; i < n; i++) {
+		const char *name = v[i].name;
+		size_t len = strlen(name);
+		if (len > plen + slen && !strncmp(name, k->key, plen) &&
+		    !strcmp(name + len - slen, bar + 1))
+			sum += (double)v[i].delta;
 	}
-	return v;
+	return sum;
 }
 
 static double value_of(const struct db_exp_run *r, const struct msource *m)
@@ -115,9 +134,9 @@ static double value_of(const struct db_exp_run *r, const struct msource *m)
 		return s > 0 ? 1000.0 * cpu / s : NAN;
 	}
 	case M_MACHINE:
-		return machine_of(r, m->key, false);
+		return ab_machine_value(r->system, r->nsystem, m->machine);
 	case M_MACHINE_SUM:
-		return machine_of(r, m->key, true);
+		return ab_machine_value(r->system, r->nsystem, m->machine);
 	}
 	return NAN;
 }
@@ -249,6 +268,7 @@ static void add_metric(struct ab_metric **ms, struct msource **src, size_t *n,
 	m->aa_sd_pct = m->aa_gate_pct = NAN;
 	(*src)[*n].kind = kind;
 	(*src)[*n].key = key ? strdup(key) : NULL;
+	(*src)[*n].machine = NULL;
 	(*n)++;
 }
 
@@ -314,36 +334,18 @@ static void add_per(const struct db_experiment *e, const char *per,
 static void add_machine(const struct db_experiment *e, struct ab_metric **ms,
 			struct msource **src, size_t *n)
 {
-	static const struct { const char *key, *unit; bool sum; } wanted[] = {
-		{ "vmstat.pgfault", "count", false },
-		{ "vmstat.pgmajfault", "count", false },
-		{ "vmstat.numa_pages_migrated", "count", false },
-		{ "vmstat.pgmigrate_success", "count", false },
-		{ "stat.ctxt", "count", false },
-		{ "stat.processes", "count", false },
-		{ "stat.cpu.user_ms", "ms", false },
-		{ "stat.cpu.system_ms", "ms", false },
-		{ "stat.cpu.irq_ms", "ms", false },
-		{ "stat.cpu.softirq_ms", "ms", false },
-		{ "stat.cpu.steal_ms", "ms", false },
-		{ "interrupts.total", "count", false },
-		{ "schedstat.|.wait_ns", "ns", true },
-	};
-	for (size_t w = 0; w < sizeof(wanted) / sizeof(wanted[0]); w++) {
+	for (size_t w = 0; w < ab_nmachine_keys; w++) {
+		const struct ab_machine_key *k = &ab_machine_keys[w];
 		bool moved = false;
 		for (size_t i = 0; i < e->nruns && !moved; i++) {
-			double v = machine_of(&e->runs[i], wanted[w].key, wanted[w].sum);
+			double v = ab_machine_value(e->runs[i].system, e->runs[i].nsystem, k);
 			moved = isfinite(v) && v != 0;
 		}
 		if (!moved)
 			continue;
-		char name[96];
-		if (wanted[w].sum)
-			snprintf(name, sizeof(name), "system.schedstat.wait_ns");
-		else
-			snprintf(name, sizeof(name), "system.%s", wanted[w].key);
-		add_metric(ms, src, n, name, wanted[w].sum ? M_MACHINE_SUM : M_MACHINE,
-			   wanted[w].key, false, true, wanted[w].unit);
+		add_metric(ms, src, n, k->name, k->sum ? M_MACHINE_SUM : M_MACHINE,
+			   k->key, false, true, k->unit);
+		(*src)[*n - 1].machine = k;
 	}
 }
 
@@ -431,26 +433,118 @@ static void free_sources(struct msource *src, size_t n)
 	free(src);
 }
 
-/* The counted run of arm a in round r, or NULL. */
-static const struct db_exp_run *run_at(const struct db_experiment *e, size_t a, int r)
+/*
+ * The runs of an experiment by arm and round, so that the run of arm a
+ * in round r is found without a scan of every run: comparing each of N
+ * arms against the baseline scanned all N x rounds runs per look-up, and
+ * the analysis grew with the square of the arm count (issue 27).
+ */
+struct run_key {
+	size_t arm;
+	int round;
+	size_t i;		/* into e->runs */
+};
+
+struct run_index {
+	const struct db_experiment *e;
+	struct run_key *k;	/* the counted-round runs, by arm, round, i */
+	size_t *start;		/* per arm: its first key; narms + 1 */
+};
+
+static int run_key_cmp(const void *pa, const void *pb)
 {
+	const struct run_key *a = pa, *b = pb;
+	if (a->arm != b->arm)
+		return a->arm < b->arm ? -1 : 1;
+	if (a->round != b->round)
+		return a->round < b->round ? -1 : 1;
+	return (a->i > b->i) - (a->i < b->i);
+}
+
+static void run_index_init(struct run_index *ix, const struct db_experiment *e)
+{
+	ix->e = e;
+	ix->k = calloc(e->nruns + 1, sizeof(*ix->k));
+	ix->start = calloc(e->narms + 1, sizeof(*ix->start));
+	if (!ix->k || !ix->start)
+		abort();
+	size_t n = 0;
 	for (size_t i = 0; i < e->nruns; i++) {
 		const struct db_exp_run *x = &e->runs[i];
-		if ((size_t)x->arm == a && x->round == r && !x->warmup)
-			return x;
+		if (x->warmup || x->arm < 0 || (size_t)x->arm >= e->narms)
+			continue;
+		ix->k[n++] = (struct run_key){ (size_t)x->arm, x->round, i };
 	}
+	qsort(ix->k, n, sizeof(*ix->k), run_key_cmp);
+	for (size_t a = 0, j = 0; a <= e->narms; a++) {
+		while (j < n && ix->k[j].arm < a)
+			j++;
+		ix->start[a] = j;
+	}
+}
+
+static void run_index_release(struct run_index *ix)
+{
+	free(ix->k);
+	free(ix->start);
+}
+
+/* The run of arm a in round r (the first stored, as a scan finds it), or
+ * NULL. */
+static const struct db_exp_run *run_at(const struct run_index *ix, size_t a, int r)
+{
+	if (a >= ix->e->narms)
+		return NULL;
+	size_t lo = ix->start[a], hi = ix->start[a + 1];
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (ix->k[mid].round < r)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < ix->start[a + 1] && ix->k[lo].round == r)
+		return &ix->e->runs[ix->k[lo].i];
 	return NULL;
 }
 
-/* Paired values of arm a against the baseline for metric m. */
-static size_t pairs(const struct db_experiment *e, const struct msource *m,
+/* The next round of arm a's keys from key j on: the first run of that
+ * round (through *x and *r), and the key past it. */
+static size_t next_round(const struct run_index *ix, size_t a, size_t j,
+			 const struct db_exp_run **x, int *r)
+{
+	*x = &ix->e->runs[ix->k[j].i];
+	*r = ix->k[j].round;
+	while (j < ix->start[a + 1] && ix->k[j].round == *r)
+		j++;
+	return j;
+}
+
+/* Paired values of arm a against the baseline for metric m, round by
+ * round: a walk of the two arms' runs. */
+static size_t pairs(const struct run_index *ix, const struct msource *m,
 		    size_t a, double *base, double *arm, unsigned *bs,
 		    unsigned *as, double *rx)
 {
+	const struct db_experiment *e = ix->e;
 	size_t n = 0;
-	for (int r = 0; r < e->rounds; r++) {
-		const struct db_exp_run *x = run_at(e, 0, r), *y = run_at(e, a, r);
-		if (!x || !y || !ab_run_counts(x) || !ab_run_counts(y))
+	if (a >= e->narms)
+		return 0;
+	size_t i = ix->start[0], j = ix->start[a];
+	while (i < ix->start[1] && j < ix->start[a + 1]) {
+		const struct db_exp_run *x, *y;
+		int rb = ix->k[i].round, ra = ix->k[j].round;
+		if (rb < ra) {
+			i = next_round(ix, 0, i, &x, &rb);
+			continue;
+		}
+		if (ra < rb) {
+			j = next_round(ix, a, j, &y, &ra);
+			continue;
+		}
+		i = next_round(ix, 0, i, &x, &rb);
+		j = next_round(ix, a, j, &y, &ra);
+		if (rb < 0 || rb >= e->rounds || !ab_run_counts(x) || !ab_run_counts(y))
 			continue;
 		double vb = value_of(x, m), va = value_of(y, m);
 		if (!isfinite(vb) || !isfinite(va))
@@ -459,28 +553,51 @@ static size_t pairs(const struct db_experiment *e, const struct msource *m,
 		arm[n] = va;
 		bs[n] = (unsigned)x->position;
 		as[n] = (unsigned)y->position;
-		rx[n] = r;
+		rx[n] = rb;
 		n++;
 	}
 	return n;
 }
 
+/* The paired values pairs() fills, cap of each. */
+struct pair_buf {
+	double *b, *x, *rx;
+	unsigned *bs, *xs;
+};
+
+static void pair_buf_init(struct pair_buf *p, size_t cap)
+{
+	p->b = calloc(cap, sizeof(double));
+	p->x = calloc(cap, sizeof(double));
+	p->rx = calloc(cap, sizeof(double));
+	p->bs = calloc(cap, sizeof(unsigned));
+	p->xs = calloc(cap, sizeof(unsigned));
+	if (!p->b || !p->x || !p->rx || !p->bs || !p->xs)
+		abort();
+}
+
+static void pair_buf_release(struct pair_buf *p)
+{
+	free(p->b);
+	free(p->x);
+	free(p->rx);
+	free(p->bs);
+	free(p->xs);
+}
+
 static void aa_gate(const struct db_experiment *aa, const struct msource *m,
 		    double *gate)
 {
-	size_t cap = aa->nruns + 1;
-	double *b = calloc(cap, sizeof(double)), *x = calloc(cap, sizeof(double));
-	double *rx = calloc(cap, sizeof(double));
-	unsigned *bs = calloc(cap, sizeof(unsigned)), *xs = calloc(cap, sizeof(unsigned));
-	size_t n = aa->narms >= 2 ? pairs(aa, m, 1, b, x, bs, xs, rx) : 0;
+	struct run_index ix;
+	struct pair_buf p;
+	run_index_init(&ix, aa);
+	pair_buf_init(&p, aa->nruns + 1);
+	size_t n = aa->narms >= 2 ? pairs(&ix, m, 1, p.b, p.x, p.bs, p.xs, p.rx) : 0;
 	double g;
-	if (n >= 2 && stats_aa_gate(b, x, n, &g, NULL) == 0 && isfinite(g))
+	if (n >= 2 && stats_aa_gate(p.b, p.x, n, &g, NULL) == 0 && isfinite(g))
 		*gate = g;
-	free(b);
-	free(x);
-	free(rx);
-	free(bs);
-	free(xs);
+	pair_buf_release(&p);
+	run_index_release(&ix);
 }
 
 void ab_compare(const double *base, const double *arm, size_t n,
@@ -490,6 +607,72 @@ void ab_compare(const double *base, const double *arm, size_t n,
 {
 	ab_compare_eq(base, arm, n, base_slot, arm_slot, round_x, gate_pct, gate_pct,
 		      higher_is_better, out);
+}
+
+/* Position, trend and verdict of paired rounds whose out->p is made. */
+static void judge_pairs(const double *base, const double *arm, size_t n,
+			const unsigned *base_slot, const unsigned *arm_slot,
+			const double *round_x, double gate_pct, double equiv_pct,
+			bool higher_is_better, struct ab_comparison *out)
+{
+	if (base_slot && arm_slot)
+		stats_position_effect(base, arm, base_slot, arm_slot, n, &out->pos, NULL);
+	stats_baseline_trend(base, round_x, n, &out->trend, NULL);
+	stats_judge_eq(&out->p, base_slot && arm_slot ? &out->pos : NULL, &out->trend,
+		       gate_pct, fmin(equiv_pct, gate_pct), higher_is_better, &out->j);
+}
+
+/*
+ * The field notes' "without the third old run the arms are level": the
+ * verdict again with each paired round left out, the same way it was
+ * reached (log-ratios, or differences where a value is 0).
+ */
+static void leave_one_out(const double *base, const double *arm, size_t n,
+			  const unsigned *base_slot, const unsigned *arm_slot,
+			  const double *round_x, double gate_pct, double equiv_pct,
+			  bool higher_is_better, struct ab_comparison *out)
+{
+	out->loo_round = -1;
+	/* With one round fewer the test must still be able to reach its
+	 * verdict (the sign-flip p's floor below STATS_ALPHA): else every
+	 * removal "changes" it, which says how few rounds there are, not
+	 * that one carries it. */
+	size_t least = stats_rounds_for_alpha(STATS_ALPHA) + 1;
+	if (n < AB_LOO_MIN || n < least || n > AB_LOO_MAX)
+		return;
+	double b[AB_LOO_MAX], x[AB_LOO_MAX], rx[AB_LOO_MAX];
+	unsigned bs[AB_LOO_MAX], xs[AB_LOO_MAX];
+	bool slots = base_slot && arm_slot;
+	out->loo_checked = true;
+	for (size_t r = 0; r < n; r++) {
+		size_t k = 0;
+		for (size_t i = 0; i < n; i++) {
+			if (i == r)
+				continue;
+			b[k] = base[i];
+			x[k] = arm[i];
+			rx[k] = round_x ? round_x[i] : (double)i;
+			if (slots) {
+				bs[k] = base_slot[i];
+				xs[k] = arm_slot[i];
+			}
+			k++;
+		}
+		struct ab_comparison c;
+		memset(&c, 0, sizeof(c));
+		int rc = out->p.by_difference ? stats_paired_diff(b, x, k, &c.p, NULL)
+			 : stats_paired_logratio(b, x, k, &c.p, NULL);
+		if (rc)
+			continue;
+		judge_pairs(b, x, k, slots ? bs : NULL, slots ? xs : NULL, rx, gate_pct,
+			    equiv_pct, higher_is_better, &c);
+		if (c.j.verdict == out->j.verdict)
+			continue;
+		if (!out->loo_changed++) {
+			out->loo_round = (int)(round_x ? round_x[r] : (double)r);
+			out->loo_verdict = c.j.verdict;
+		}
+	}
 }
 
 void ab_compare_eq(const double *base, const double *arm, size_t n,
@@ -514,11 +697,11 @@ void ab_compare_eq(const double *base, const double *arm, size_t n,
 		free(why);
 	}
 	out->computable = true;
-	if (base_slot && arm_slot)
-		stats_position_effect(base, arm, base_slot, arm_slot, n, &out->pos, NULL);
-	stats_baseline_trend(base, round_x, n, &out->trend, NULL);
-	stats_judge_eq(&out->p, base_slot && arm_slot ? &out->pos : NULL, &out->trend,
-		       gate_pct, fmin(equiv_pct, gate_pct), higher_is_better, &out->j);
+	judge_pairs(base, arm, n, base_slot, arm_slot, round_x, gate_pct, equiv_pct,
+		    higher_is_better, out);
+	stats_spread_ratio(base, arm, n, &out->spread);
+	leave_one_out(base, arm, n, base_slot, arm_slot, round_x, gate_pct, equiv_pct,
+		      higher_is_better, out);
 }
 
 void ab_comparison_release(struct ab_comparison *c)
@@ -595,8 +778,8 @@ static void busy_check(struct ab_analysis *out)
 }
 
 /* Arm a against the baseline on metric m, with the design warnings. */
-static void compare_arm(struct ab_analysis *out, const struct msource *src,
-			size_t a, size_t m)
+static void compare_arm(struct ab_analysis *out, const struct run_index *ix,
+			const struct msource *src, size_t a, size_t m)
 {
 	const struct db_experiment *e = out->exp;
 	const struct ab_metric *met = &out->metrics[m];
@@ -607,12 +790,10 @@ static void compare_arm(struct ab_analysis *out, const struct msource *src,
 		cp->why = strdup("not supported on this machine");
 		return;
 	}
-	size_t cap = (size_t)e->rounds + 1;
-	double *b = calloc(cap, sizeof(double)), *x = calloc(cap, sizeof(double));
-	double *rx = calloc(cap, sizeof(double));
-	unsigned *bs = calloc(cap, sizeof(unsigned)), *xs = calloc(cap, sizeof(unsigned));
-	size_t n = pairs(e, src, a, b, x, bs, xs, rx);
-	ab_compare_eq(b, x, n, bs, xs, rx, met->gate_pct, met->equiv_pct,
+	struct pair_buf p;
+	pair_buf_init(&p, ix->start[a + 1] - ix->start[a] + 1);
+	size_t n = pairs(ix, src, a, p.b, p.x, p.bs, p.xs, p.rx);
+	ab_compare_eq(p.b, p.x, n, p.bs, p.xs, p.rx, met->gate_pct, met->equiv_pct,
 		      met->higher_is_better, cp);
 	cp->arm = a;
 	cp->metric = m;
@@ -625,6 +806,13 @@ static void compare_arm(struct ab_analysis *out, const struct msource *src,
 		cp->j.aim = STATS_AIM_NONE;
 		cp->busy = true;
 	}
+	if (cp->computable && cp->loo_changed && !cp->busy &&
+	    cp->j.verdict != VERDICT_INCONCLUSIVE)
+		warn(out, "%s, %s: without round %d the verdict would be %s, not %s "
+		     "(%zu of %zu rounds, each left out, change it): one round "
+		     "carries it", met->name, e->arms[a].name, cp->loo_round + 1,
+		     stats_verdict_name(cp->loo_verdict), stats_verdict_name(cp->j.verdict),
+		     cp->loo_changed, cp->p.n);
 	if (cp->computable && cp->j.position_large)
 		warn(out, "%s, %s: the slot in the round moves it by %+.1f%%, "
 		     "large next to the effect (%+.1f%%): order matters here",
@@ -638,11 +826,7 @@ static void compare_arm(struct ab_analysis *out, const struct msource *src,
 		warn(out, "%s: the baseline drifted %+.1f%% from the first "
 		     "round to the last, large next to the effect (%+.1f%%)",
 		     met->name, cp->trend.pct_span, cp->p.delta_pct);
-	free(b);
-	free(x);
-	free(rx);
-	free(bs);
-	free(xs);
+	pair_buf_release(&p);
 }
 
 int ab_analyze(const struct db_experiment *e, const struct ab_gate_rule *gate,
@@ -667,8 +851,8 @@ int ab_analyze(const struct db_experiment *e, const struct ab_gate_rule *gate,
 		warn(out, "%s", line);
 	}
 	free(refused);
-	out->cells = calloc(out->narms * out->nmetrics, sizeof(*out->cells));
-	out->cmp = calloc((out->narms > 1 ? out->narms - 1 : 1) * out->nmetrics,
+	out->cells = calloc(out->narms * out->nmetrics + 1, sizeof(*out->cells));
+	out->cmp = calloc((out->narms > 1 ? out->narms - 1 : 1) * out->nmetrics + 1,
 			  sizeof(*out->cmp));
 	if (!out->cells || !out->cmp)
 		abort();
@@ -695,24 +879,31 @@ int ab_analyze(const struct db_experiment *e, const struct ab_gate_rule *gate,
 					     arm, r->round + 1, r->scores[k].name);
 		}
 	}
+	/* Each arm's runs, counted once: what follows is linear in the runs
+	 * (it scanned every run for each arm). */
+	struct run_index ix;
+	run_index_init(&ix, e);
+	size_t *ran = calloc(e->narms + 1, sizeof(*ran));
+	size_t *counted = calloc(e->narms + 1, sizeof(*counted));
+	if (!ran || !counted)
+		abort();
+	for (size_t i = 0; i < e->nruns; i++) {
+		const struct db_exp_run *r = &e->runs[i];
+		if (r->arm < 0 || (size_t)r->arm >= e->narms || r->warmup)
+			continue;
+		ran[r->arm]++;
+		counted[r->arm] += ab_run_counts(r);
+	}
 	/* An arm none of whose runs counted cannot be compared: that is an
 	 * error of the experiment, whatever --keep-going let it finish. */
 	for (size_t a = 0; a < e->narms; a++) {
-		size_t ran = 0, counted = 0;
-		for (size_t i = 0; i < e->nruns; i++) {
-			const struct db_exp_run *r = &e->runs[i];
-			if ((size_t)r->arm != a || r->warmup)
-				continue;
-			ran++;
-			counted += ab_run_counts(r);
-		}
-		if (counted || (!ran && !e->nruns))
+		if (counted[a] || (!ran[a] && !e->nruns))
 			continue;
 		char *s;
 		if (asprintf(&s, "arm %s%s has no counted run (%s%zu run%s %s); nothing "
 			     "is compared %s it", e->arms[a].name, a ? "" : " (baseline)",
-			     ran > 1 ? "all " : "", ran, ran == 1 ? "" : "s",
-			     ran ? "failed or were interrupted" : "ran",
+			     ran[a] > 1 ? "all " : "", ran[a], ran[a] == 1 ? "" : "s",
+			     ran[a] ? "failed or were interrupted" : "ran",
 			     a ? "for" : "against") < 0)
 			abort();
 		char **v = realloc(out->errors, (out->nerrors + 1) * sizeof(*v));
@@ -722,11 +913,16 @@ int ab_analyze(const struct db_experiment *e, const struct ab_gate_rule *gate,
 		v[out->nerrors++] = s;
 	}
 	busy_check(out);
-	for (int r = 0; r < e->rounds; r++) {
-		bool all = true;
-		for (size_t a = 0; a < e->narms; a++) {
-			const struct db_exp_run *x = run_at(e, a, r);
-			all = all && x && ab_run_counts(x);
+	/* A round counts when every arm's run of it counted: the baseline's
+	 * rounds are the only candidates. */
+	for (size_t j = ix.start[0]; j < ix.start[1];) {
+		const struct db_exp_run *x;
+		int r;
+		j = next_round(&ix, 0, j, &x, &r);
+		bool all = r >= 0 && r < e->rounds && ab_run_counts(x);
+		for (size_t a = 1; all && a < e->narms; a++) {
+			const struct db_exp_run *y = run_at(&ix, a, r);
+			all = y && ab_run_counts(y);
 		}
 		out->counted_rounds += all;
 	}
@@ -769,27 +965,39 @@ int ab_analyze(const struct db_experiment *e, const struct ab_gate_rule *gate,
 			aa_gate(e, &src[m], &met->aa_gate_pct);
 			met->aa_sd_pct = met->aa_gate_pct / 2;
 		}
+		/* Each arm's cell holds its own counted runs: sized by what
+		 * the arm ran, not by every run of the experiment (which
+		 * made the cells grow with the square of the arm count). */
 		for (size_t a = 0; a < out->narms; a++) {
 			struct ab_cell *c = &out->cells[a * out->nmetrics + m];
-			c->values = calloc(e->nruns + 1, sizeof(double));
-			c->run_ids = calloc(e->nruns + 1, sizeof(int64_t));
-			for (size_t i = 0; i < e->nruns; i++) {
-				const struct db_exp_run *r = &e->runs[i];
-				if ((size_t)r->arm != a || !ab_run_counts(r))
-					continue;
-				double v = value_of(r, &src[m]);
-				if (!isfinite(v))
-					continue;
-				c->values[c->n] = v;
-				c->run_ids[c->n] = r->run_id;
-				c->n++;
-			}
+			c->values = calloc(counted[a] + 1, sizeof(double));
+			c->run_ids = calloc(counted[a] + 1, sizeof(int64_t));
+			if (!c->values || !c->run_ids)
+				abort();
+		}
+		for (size_t i = 0; i < e->nruns; i++) {
+			const struct db_exp_run *r = &e->runs[i];
+			if (r->arm < 0 || (size_t)r->arm >= e->narms || !ab_run_counts(r))
+				continue;
+			double v = value_of(r, &src[m]);
+			if (!isfinite(v))
+				continue;
+			struct ab_cell *c = &out->cells[(size_t)r->arm * out->nmetrics + m];
+			c->values[c->n] = v;
+			c->run_ids[c->n] = r->run_id;
+			c->n++;
+		}
+		for (size_t a = 0; a < out->narms; a++) {
+			struct ab_cell *c = &out->cells[a * out->nmetrics + m];
 			if (c->n)
 				stats_summarize(c->values, c->n, &c->sum);
 		}
 		for (size_t a = 1; a < out->narms; a++)
-			compare_arm(out, &src[m], a, m);
+			compare_arm(out, &ix, &src[m], a, m);
 	}
+	free(ran);
+	free(counted);
+	run_index_release(&ix);
 	free_sources(src, out->nmetrics);
 	return 0;
 }
@@ -833,6 +1041,9 @@ static void as_exp_run(const struct db_run *r, struct db_exp_run *x)
 	x->wall_s = r->wall_s;
 	x->user_s = r->user_s;
 	x->sys_s = r->sys_s;
+	/* The machine's deltas, borrowed: compared as an experiment's are. */
+	x->system = r->system;
+	x->nsystem = r->nsystem;
 	x->nevents = r->nevents;
 	x->ev_names = calloc(r->nevents + 1, sizeof(char *));
 	x->ev_supported = calloc(r->nevents + 1, sizeof(bool));
@@ -1091,6 +1302,11 @@ struct name_weight {
 	double weight;
 };
 
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
 static int by_weight(const void *a, const void *b)
 {
 	const struct name_weight *x = a, *y = b;
@@ -1107,8 +1323,38 @@ int ab_by_name_analyze(const struct db_experiment *e, const struct db_run *runs,
 	out->exp = e;
 	/* The names, weighed by the baseline's first event (task-clock in
 	 * the default list's software events, else what was counted). */
-	struct name_weight *w = NULL;
+	/* Every name once, sorted, so that a thread's is found by a binary
+	 * search: a scan of the names so far for each thread was quadratic
+	 * in the names. The order below is the weights', whatever this one. */
+	size_t nall = 0;
+	for (size_t i = 0; i < e->nruns; i++)
+		if (ab_run_counts(&e->runs[i]))
+			nall += runs[i].nthreads;
+	const char **all = malloc((nall + 1) * sizeof(*all));
+	if (!all)
+		abort();
 	size_t nw = 0;
+	for (size_t i = 0; i < e->nruns; i++) {
+		if (!ab_run_counts(&e->runs[i]))
+			continue;
+		for (size_t t = 0; t < runs[i].nthreads; t++)
+			if (runs[i].threads[t].name)
+				all[nw++] = runs[i].threads[t].name;
+	}
+	qsort(all, nw, sizeof(*all), name_cmp);
+	size_t nu = 0;
+	for (size_t k = 0; k < nw; k++)
+		if (!nu || strcmp(all[nu - 1], all[k]))
+			all[nu++] = all[k];
+	nw = nu;
+	struct name_weight *w = calloc(nw + 1, sizeof(*w));
+	if (!w)
+		abort();
+	for (size_t k = 0; k < nw; k++) {
+		w[k].name = strdup(all[k]);
+		if (!w[k].name)
+			abort();
+	}
 	for (size_t i = 0; i < e->nruns; i++) {
 		const struct db_run *r = &runs[i];
 		if (!ab_run_counts(&e->runs[i]))
@@ -1117,15 +1363,8 @@ int ab_by_name_analyze(const struct db_experiment *e, const struct db_run *runs,
 			const char *nm = r->threads[t].name;
 			if (!nm)
 				continue;
-			size_t k = 0;
-			while (k < nw && strcmp(w[k].name, nm))
-				k++;
-			if (k == nw) {
-				w = realloc(w, (nw + 1) * sizeof(*w));
-				if (!w)
-					abort();
-				w[nw++] = (struct name_weight){ strdup(nm), 0 };
-			}
+			const char **at = bsearch(&nm, all, nw, sizeof(*all), name_cmp);
+			size_t k = (size_t)(at - all);
 			for (size_t ev = 0; ev < r->nevents && e->runs[i].arm == 0; ev++) {
 				double v;
 				enum db_count_state st = r->threads[t].counts
@@ -1138,7 +1377,9 @@ int ab_by_name_analyze(const struct db_experiment *e, const struct db_run *runs,
 			}
 		}
 	}
+	free(all);
 	if (!nw) {
+		free(w);
 		if (cause && asprintf(cause, "experiment %lld has no thread names to "
 				      "group by", (long long)e->id) < 0)
 			*cause = NULL;

@@ -76,7 +76,25 @@ struct ab_comparison {
 	 * would have given another verdict. */
 	bool busy, withheld;
 	enum stats_verdict was_verdict;	/* the numbers' own, when withheld */
+	/* Leave one round out: with each paired round removed in turn, how
+	 * many removals change the verdict (loo_changed), the first such
+	 * round (0-based, as stored; -1: none) and the verdict without it.
+	 * Checked from AB_LOO_MIN to AB_LOO_MAX paired rounds, and only where
+	 * one round fewer can still reach p < STATS_ALPHA (loo_checked). */
+	/* Run-to-run spread against the baseline's (stats_spread_ratio);
+	 * spread.computable false where it cannot be told. */
+	struct stats_spread spread;
+	bool loo_checked;
+	size_t loo_changed;
+	int loo_round;
+	enum stats_verdict loo_verdict;
 };
+
+/* Rounds between which one left out is checked: fewer leave too little;
+ * more, and the sign-flip test's draws make n analyses slow (and one
+ * round of many rarely carries a verdict). */
+#define AB_LOO_MIN 4
+#define AB_LOO_MAX STATS_SIGNFLIP_EXACT_MAX
 
 struct ab_analysis {
 	const struct db_experiment *exp;	/* borrowed */
@@ -133,10 +151,33 @@ void ab_analysis_release(struct ab_analysis *a);
 
 /* A whole machine's delta ("system.*"): every process's, not only the
  * workload's; reports show and judge these apart. */
+static inline bool ab_name_machine(const char *name)
+{
+	return name && !strncmp(name, "system.", 7);
+}
+
 static inline bool ab_metric_machine(const struct ab_metric *m)
 {
-	return m->name && !strncmp(m->name, "system.", 7);
+	return ab_name_machine(m->name);
 }
+
+/*
+ * The machine's counters prof compares, of those a run keeps
+ * (run_system): key as stored ("vmstat.pgfault"; "schedstat.|.wait_ns"
+ * sums every name that starts and ends so), the metric's name
+ * ("system.vmstat.pgfault") and unit. ab, compare --set, summary and
+ * prof run -r show these.
+ */
+struct ab_machine_key {
+	const char *key, *name, *unit;
+	bool sum;
+};
+extern const struct ab_machine_key ab_machine_keys[];
+extern const size_t ab_nmachine_keys;
+/* Its delta among a run's v[0..n-1] (0 where it did not move); NAN for
+ * a run that kept none (stored before prof kept them). */
+double ab_machine_value(const struct db_sysval *v, size_t n,
+			const struct ab_machine_key *k);
 
 /* Arm `arm`'s summary of metric m. */
 static inline const struct ab_cell *ab_cell_of(const struct ab_analysis *a,

@@ -577,6 +577,20 @@ size_t explain_findings(const struct explain_input *in,
 	rule_codegen(in, &o);
 	rule_domain(in, &o);
 	rule_capacity(in, &o);
+	/* Silence is a finding only when the counters could have spoken. */
+	static const enum family hw[] = { F_LLC, F_ITLB, F_L1I, F_BRANCH };
+	bool any_hw = false;
+	for (size_t i = 0; i < 4; i++)
+		any_hw = any_hw || usable(find_family(in, hw[i]));
+	if (!o.n && !any_hw) {
+		char miss[256];
+		missing(in, hw, 4, miss, sizeof(miss));
+		add(&o, FINDING_CANNOT_TELL, "counters",
+		    "cannot tell: no cache or branch counter was counted (%s), and no "
+		    "footprint, code generation or cache domain change was large "
+		    "enough to judge without them; on a machine with a PMU, prof "
+		    "explain can say more", miss);
+	}
 	*out = o.v;
 	return o.n;
 }
@@ -724,6 +738,9 @@ static struct rows *side_by_side(const struct explain_input *in)
 			fmt_bytes(sz, sizeof(sz), x->domain_bytes);
 			rows_text(r, row, E_A + (size_t)s, "L%d %s, CPUs %s",
 				  x->domain_level, sz, x->domain_cpus ? x->domain_cpus : "?");
+		} else if (x->pin_mode && strcmp(x->pin_mode, "none")) {
+			/* pinned, but not to a cache domain (a CPU list) */
+			rows_text(r, row, E_A + (size_t)s, "none (pinned %s)", x->pin_mode);
 		} else {
 			rows_text(r, row, E_A + (size_t)s, "not pinned");
 		}

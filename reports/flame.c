@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/utf8.h"
 #include "reports/flame.h"
 #include "reports/svg.h"
 
@@ -164,18 +165,26 @@ static double frame_y(const struct draw *d, size_t depth)
 	return TOP + FRAME_H * (double)d->t->depth - FRAME_H * (double)depth;
 }
 
-/* The label that fits in w px, about 7 px a character. */
+/* The label that fits in w px, about 7 px a character, cut between
+ * characters. */
 static void write_label(FILE *fp, const char *name, double w)
 {
 	size_t fit = (size_t)((w - 6) / 7);
-	size_t len = strlen(name);
 	if (fit < 3)
 		return;
-	if (len <= fit) {
+	size_t chars = 0, cut = 0, o = 0;
+	const unsigned char *p = (const unsigned char *)name;
+	while (p[o]) {
+		uint32_t cp;
+		o += utf8_next_str(p + o, &cp);
+		if (++chars == fit - 2)
+			cut = o;
+	}
+	if (chars <= fit) {
 		svg_escape(fp, name);
 		return;
 	}
-	char *s = strndup(name, fit - 2);
+	char *s = strndup(name, cut);
 	if (!s)
 		return;
 	svg_escape(fp, s);

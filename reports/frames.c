@@ -247,7 +247,7 @@ static struct rows *by_name_rows(const struct db_run *run)
 
 enum { D_RUN_ID, D_SOURCE, D_FRAMES, D_P50, D_P90, D_P99, D_MAX, D_BUDGET,
        D_LONG, D_BY_NAME, D_SLOW_N, D_SLOW_MS, D_SLOW_NAME, D_SLOW_EVENT,
-       D_SLOW_MEAN, D_REST_MEAN, D_SLOW_TEXT, D_N };
+       D_SLOW_MEAN, D_REST_MEAN, D_SLOW_TEXT, D_DROPPED, D_NOTE, D_N };
 static const struct col doc_cols[D_N] = {
 	[D_RUN_ID] = { .key = "run_id", .kind = COL_INT },
 	[D_SOURCE] = { .key = "source" },
@@ -272,7 +272,30 @@ static const struct col doc_cols[D_N] = {
 	[D_REST_MEAN] = { .key = "rest_per_frame", .kind = COL_REAL, .decimals = 3,
 			  .group = "slow" },
 	[D_SLOW_TEXT] = { .key = "text", .group = "slow" },
+	[D_DROPPED] = { .key = "markers_dropped", .kind = COL_INT },
+	[D_NOTE] = { .key = "note" },
 };
+
+/* The markers prof dropped as they arrived (prof/collect_frames.c). */
+static int64_t markers_dropped(const struct db_run *run)
+{
+	const char *n = db_run_get(run, "frame_markers_dropped");
+	return n ? atoll(n) : 0;
+}
+
+/* What the run noted of its frames: the markers dropped, the regex's
+ * lines (malloc'd, or NULL). */
+static char *frames_note(const struct db_run *run)
+{
+	const char *a = db_run_get(run, "frame_note");
+	const char *b = db_run_get(run, "frame_regex_note");
+	char *s;
+	if (!a && !b)
+		return NULL;
+	if (asprintf(&s, "%s%s%s", a ? a : "", a && b ? "; " : "", b ? b : "") < 0)
+		abort();
+	return s;
+}
 
 static void json_doc(const struct db_run *run, FILE *fp)
 {
@@ -304,6 +327,10 @@ static void json_doc(const struct db_run *run, FILE *fp)
 	}
 	rows_str(doc, row, D_SLOW_TEXT, text);
 	free(text);
+	rows_int(doc, row, D_DROPPED, markers_dropped(run));
+	char *note = frames_note(run);
+	rows_str(doc, row, D_NOTE, note);
+	free(note);
 	rows_write_data(doc, OUT_JSON, fp);
 }
 
@@ -311,9 +338,12 @@ static void people_lines(const struct db_run *run, enum out_format fmt, FILE *fp
 {
 	const char *src = db_run_get(run, "frame_source");
 	const char *li = fmt == OUT_MARKDOWN ? "- " : "";
-	fprintf(fp, "%sframes: %zu (%s), frame time p50 %.2f ms, p90 %.2f ms, "
+	const char *from = db_run_get(run, "frame_time_from");
+	fprintf(fp, "%sframes: %zu (%s%s), frame time p50 %.2f ms, p90 %.2f ms, "
 		"p99 %.2f ms, max %.2f ms; %zu longer than %g ms\n", li,
-		run->nframes, src ? src : "?", frames_pct_ms(run, 50),
+		run->nframes, src ? src : "?",
+		from && !strcmp(from, "regex group") ? ", times from its group" : "",
+		frames_pct_ms(run, 50),
 		frames_pct_ms(run, 90), frames_pct_ms(run, 99),
 		frames_pct_ms(run, 100), frames_long(run), frames_budget_ms(run));
 	struct frames_slow s;
@@ -322,6 +352,10 @@ static void people_lines(const struct db_run *run, enum out_format fmt, FILE *fp
 	if (text)
 		fprintf(fp, "%s%s\n", li, text);
 	free(text);
+	char *note = frames_note(run);
+	if (note)
+		fprintf(fp, "%snote: %s\n", li, note);
+	free(note);
 	if (fmt == OUT_MARKDOWN)
 		fputc('\n', fp);
 }

@@ -44,7 +44,8 @@ void frames_slowest(const struct db_run *run, struct frames_slow *out);
 
 /* JSON: {"run_id", "source", "frames", "frame_ms": {p50, p90, p99, max},
  * "budget_ms", "long_frames", "by_name": [{"name", "cpu_ms_per_frame",
- * "counters": {event: per frame}}], "slow": {...}}; table and Markdown:
+ * "counters": {event: per frame}}], "slow": {...}, "markers_dropped",
+ * "note" (what was dropped and why, or null)}; table and Markdown:
  * the summary lines and the by-name table; CSV: the by-name rows. */
 void report_frames(const struct db_run *run, enum out_format fmt, FILE *fp);
 

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "reports/buckets.h"
 #include "reports/frames.h"
 #include "reports/framesplot.h"
 #include "reports/svg.h"
@@ -26,47 +27,77 @@ static double *xalloc(size_t n)
 	return v;
 }
 
-/* Frame time against frame index; the budget's line is inside the axis
- * even when every frame kept it. */
+/*
+ * Frame time against frame index; the budget's line is inside the axis
+ * even when every frame kept it. More frames than BUCKETS_MAX are drawn
+ * in that many spans of frames, each its frames' mean with a bar from the
+ * shortest to the longest, and a triangle at the longest where it is over
+ * the budget: the picture's size does not grow with the frames (issue 27:
+ * a million frames made a 329 MB SVG).
+ */
 static void times_panel(struct svg *s, const struct db_run *run, double y)
 {
 	size_t n = run->nframes;
 	double *x = xalloc(n + 1), *ms = xalloc(n + 1);
 	double budget = frames_budget_ms(run);
+	size_t nlong = 0;
 	for (size_t i = 0; i < n; i++) {
 		x[i] = (double)i;
 		ms[i] = (double)run->frames[i].dur_ns / 1e6;
+		nlong += ms[i] > budget;
 	}
+	struct buckets b = { 0 };
+	bool agg = n > BUCKETS_MAX;
+	if (agg) {
+		buckets_fill(&b, x, ms, n, BUCKETS_MAX);
+		free(x);
+		free(ms);
+		/* The spans' middles and means, then their ranges for the axis. */
+		x = xalloc(b.n + 1);
+		ms = xalloc(3 * b.n + 1);
+		for (size_t k = 0; k < b.n; k++) {
+			x[k] = b.x[k];
+			ms[k] = b.y[k];
+			ms[b.n + k] = b.lo[k];
+			ms[2 * b.n + k] = b.hi[k];
+		}
+	}
+	size_t np = agg ? b.n : n;	/* the points drawn */
 	struct svg_axis ax = { .label = "frame", .unit = "index" };
 	struct svg_axis ay = { .label = "frame time", .unit = "ms" };
-	svg_axis_fit(&ax, x, n, false);
-	ms[n] = budget;
-	svg_axis_fit(&ay, ms, n + 1, true);
+	svg_axis_fit(&ax, x, np, false);
+	size_t nv = agg ? 3 * b.n : n;
+	ms[nv] = budget;
+	svg_axis_fit(&ay, ms, nv + 1, true);
 	struct svg_plot p;
 	svg_plot_begin(s, &p, 90, y, 770, PANEL_H - 90, &ax, &ay,
-		       "frame time per frame");
+		       agg ? "frame time per frame (mean, shortest to longest, per span)"
+			   : "frame time per frame");
 	svg_series_begin(&p, "frame time", 0);
-	svg_line(&p, x, ms, n, svg_colour(0), 1.5, false);
-	svg_points(&p, x, ms, n, 0, SVG_DOT);
-	/* the long frames alone, NaN elsewhere */
-	size_t nlong = 0;
-	double *lx = xalloc(n), *ly = xalloc(n);
-	for (size_t i = 0; i < n; i++) {
-		bool over = ms[i] > budget;
+	svg_line(&p, x, ms, np, svg_colour(0), 1.5, false);
+	for (size_t k = 0; agg && k < b.n; k++)
+		svg_vbar(&p, b.x[k], b.lo[k], b.hi[k], 0);
+	svg_points(&p, x, ms, np, 0, SVG_DOT);
+	/* the long frames alone (in spans: the longest, where over), NaN
+	 * elsewhere */
+	double *lx = xalloc(np), *ly = xalloc(np);
+	for (size_t i = 0; i < np; i++) {
+		double v = agg ? b.hi[i] : ms[i];
+		bool over = v > budget;
 		lx[i] = over ? x[i] : NAN;
-		ly[i] = over ? ms[i] : NAN;
-		nlong += over;
+		ly[i] = over ? v : NAN;
 	}
 	char lab[64];
 	snprintf(lab, sizeof(lab), "over budget (%zu)", nlong);
 	svg_series_begin(&p, lab, LONG_COLOUR);
-	svg_points(&p, lx, ly, n, LONG_COLOUR, SVG_TRIANGLE);
+	svg_points(&p, lx, ly, np, LONG_COLOUR, SVG_TRIANGLE);
 	svg_series_end(&p);
 	snprintf(lab, sizeof(lab), "budget %g ms", budget);
 	svg_hmark(&p, budget, lab);
 	const char *names[2] = { "frame time", "over budget" };
 	svg_legend(&p, names, 2);
 	svg_plot_end(&p);
+	buckets_release(&b);
 	free(lx);
 	free(ly);
 	free(x);
@@ -86,40 +117,58 @@ static size_t counted_events(const struct db_run *run, size_t *ev)
 	return k;
 }
 
-/* Event e per frame, one curve per thread name. */
+/* Event e per frame, one curve per thread name (in spans of frames, as
+ * times_panel, when there are more than BUCKETS_MAX). */
 static void counter_panel(struct svg *s, const struct db_run *run, size_t e,
 			  const char **names, size_t nn, double y)
 {
 	const struct db_event *ev = &run->events[e];
 	bool tm = timeline_is_time(ev);
+	bool agg = run->nframes > BUCKETS_MAX;
 	double *x = xalloc(run->nframes);
 	for (size_t i = 0; i < run->nframes; i++)
 		x[i] = (double)i;
 	struct svg_curve *c = calloc(nn ? nn : 1, sizeof(*c));
 	double **v = calloc(nn ? nn : 1, sizeof(*v));
-	if (!c || !v)
+	struct buckets *b = calloc(nn ? nn : 1, sizeof(*b));
+	if (!c || !v || !b)
 		abort();
 	size_t nc = 0;
+	double *val = NULL;
 	for (size_t k = 0; k < nn; k++) {
-		double *val = xalloc(run->nframes);
-		if (!frames_per_frame(run, names[k], e, val)) {
-			free(val);
+		if (!val)
+			val = xalloc(run->nframes);
+		if (!frames_per_frame(run, names[k], e, val))
 			continue;
-		}
 		for (size_t i = 0; tm && i < run->nframes; i++)
 			val[i] /= 1e6;
+		if (agg) {
+			buckets_fill(&b[nc], x, val, run->nframes, BUCKETS_MAX);
+			c[nc] = (struct svg_curve){ .name = names[k], .x = b[nc].x,
+						    .y = b[nc].y, .lo = b[nc].lo,
+						    .hi = b[nc].hi, .n = b[nc].n };
+			nc++;
+			continue;	/* val is used again */
+		}
 		v[nc] = val;
-		c[nc++] = (struct svg_curve){ .name = names[k], .x = x, .y = val,
-					      .n = run->nframes };
+		val = NULL;
+		c[nc] = (struct svg_curve){ .name = names[k], .x = x, .y = v[nc],
+					    .n = run->nframes };
+		nc++;
 	}
+	free(val);
 	struct svg_axis ax = { .label = "frame", .unit = "index" };
 	struct svg_axis ay = { .label = ev->name, .unit = tm ? "ms per frame"
 								  : "per frame" };
 	char title[160];
-	snprintf(title, sizeof(title), "%s per frame, per thread name", ev->name);
+	snprintf(title, sizeof(title), "%s per frame, per thread name%s", ev->name,
+		 agg ? " (mean, least to largest, per span)" : "");
 	svg_curve(s, 90, y, 770, PANEL_H - 90, &ax, &ay, title, c, nc, NULL, NULL, 0);
-	for (size_t k = 0; k < nc; k++)
+	for (size_t k = 0; k < nc; k++) {
 		free(v[k]);
+		buckets_release(&b[k]);
+	}
+	free(b);
 	free(v);
 	free(c);
 	free(x);

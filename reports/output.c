@@ -2,11 +2,13 @@
  * output: aligned tables, Markdown, CSV and JSON writers shared by every
  * report. See output.h for the cell model.
  */
+#include <ctype.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/utf8.h"
 #include "reports/output.h"
 
 static const char *const format_names[OUT_FORMAT_COUNT] = {
@@ -167,35 +169,60 @@ static void term_field_n(FILE *fp, const unsigned char *p, size_t n)
 		fprintf(fp, "\\u%04x", p[1]);
 }
 
+/* The next piece of s as a terminal shows it: a control character as its
+ * escape, an invalid piece as U+FFFD, else the character.
+ * Its length in s; *width the columns it takes. */
+static size_t term_piece(FILE *fp, const unsigned char *p, size_t *width)
+{
+	size_t n = control_at(p);
+	if (n) {
+		if (fp)
+			term_field_n(fp, p, n);
+		*width = n == 1 ? 4 : 6;
+		return n;
+	}
+	uint32_t cp;
+	n = utf8_next_str(p, &cp);
+	if (fp) {
+		if (cp == UTF8_INVALID)
+			utf8_put_shown(fp, cp);
+		else
+			fwrite(p, 1, n, fp);
+	}
+	*width = 1;
+	return n;
+}
+
 void term_field(FILE *fp, const char *s)
 {
+	size_t w;
+	for (const unsigned char *p = (const unsigned char *)s; p && *p;)
+		p += term_piece(fp, p, &w);
+}
+
+void folded_field(FILE *fp, const char *s)
+{
+	size_t w;
 	for (const unsigned char *p = (const unsigned char *)s; p && *p;) {
-		size_t n = control_at(p);
-		if (n)
-			term_field_n(fp, p, n);
-		else
-			fputc(*p, fp);
-		p += n ? n : 1;
+		if (*p == ';') {
+			fputc(':', fp);
+			p++;
+		} else {
+			p += term_piece(fp, p, &w);
+		}
 	}
 }
 
-/* Display width of UTF-8 text as term_field writes it: code points, with
+/* Display width of UTF-8 text as term_field writes it: characters, with
  * control characters at the width of their escapes. */
 static size_t text_width(const char *s)
 {
-	size_t w = 0;
+	size_t total = 0, w;
 	for (const unsigned char *p = (const unsigned char *)s; p && *p;) {
-		size_t n = control_at(p);
-		if (n) {
-			w += n == 1 ? 4 : 6;
-			p += n;
-			continue;
-		}
-		if ((*p & 0xC0) != 0x80)
-			w++;
-		p++;
+		p += term_piece(NULL, p, &w);
+		total += w;
 	}
-	return w;
+	return total;
 }
 
 static void pad(FILE *fp, size_t n)
@@ -254,20 +281,27 @@ static void write_terminal(const struct rtable *t, FILE *fp, int indent)
 }
 
 /* s on one line: a new line as a space, control characters escaped as
- * term_field does, and '|' as '\\|' for a Markdown table cell. */
+ * term_field does; for a Markdown table cell also '|' as '\\|', and '<'
+ * and '&' where they could open an HTML tag or an entity, backslashed so
+ * a thread's name shows as text and never as markup. */
 static void one_line(FILE *fp, const char *s, bool cell)
 {
+	size_t w;
 	for (const unsigned char *p = (const unsigned char *)s; p && *p;) {
-		size_t n = control_at(p);
-		if (*p == '|' && cell)
+		if (*p == '|' && cell) {
 			fputs("\\|", fp);
-		else if (*p == '\n')
-			fputc(' ', fp);
-		else if (n)
-			term_field_n(fp, p, n);
-		else
+		} else if (cell && ((*p == '<' && (isalpha(p[1]) || p[1] == '/' ||
+						   p[1] == '!' || p[1] == '?')) ||
+				    (*p == '&' && (isalpha(p[1]) || p[1] == '#')))) {
+			fputc('\\', fp);
 			fputc(*p, fp);
-		p += n ? n : 1;
+		} else if (*p == '\n') {
+			fputc(' ', fp);
+		} else {
+			p += term_piece(fp, p, &w);
+			continue;
+		}
+		p++;
 	}
 }
 
@@ -336,21 +370,29 @@ static void write_markdown(const struct rtable *t, FILE *fp)
 	}
 }
 
+/* A CSV field, quoted when it holds a separator, a quote or a line break.
+ * Other control characters are escaped as term_field does (a CSV file is
+ * read on a terminal too, and an escape sequence in a thread's name would
+ * drive it), and bytes that start no character are U+FFFD. */
 void csv_field(FILE *fp, const char *s)
 {
 	if (!s)
 		return;
-	if (!strpbrk(s, ",\"\n\r")) {
-		fputs(s, fp);
-		return;
+	bool quote = strpbrk(s, ",\"\n\r") != NULL;
+	if (quote)
+		fputc('"', fp);
+	size_t w;
+	for (const unsigned char *p = (const unsigned char *)s; *p;) {
+		if (*p == '"' || *p == '\n' || *p == '\r' || *p == '\t') {
+			if (*p == '"')
+				fputc('"', fp);
+			fputc(*p++, fp);
+			continue;
+		}
+		p += term_piece(fp, p, &w);
 	}
-	fputc('"', fp);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', fp);
-		fputc(*s, fp);
-	}
-	fputc('"', fp);
+	if (quote)
+		fputc('"', fp);
 }
 
 static void write_csv(const struct rtable *t, FILE *fp)
@@ -524,10 +566,12 @@ void jw_arr_begin_flat(struct jw *w) { jw_open(w, '[', true); }
 void jw_obj_begin_flat(struct jw *w) { jw_open(w, '{', true); }
 void jw_arr_end(struct jw *w) { jw_close(w, ']'); }
 
+/* A JSON string: valid UTF-8 whatever s holds (an invalid piece is
+ * U+FFFD), control characters escaped. */
 static void jw_string(FILE *fp, const char *s)
 {
 	fputc('"', fp);
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+	for (const unsigned char *p = (const unsigned char *)s; *p;) {
 		switch (*p) {
 		case '"': fputs("\\\"", fp); break;
 		case '\\': fputs("\\\\", fp); break;
@@ -535,11 +579,22 @@ static void jw_string(FILE *fp, const char *s)
 		case '\r': fputs("\\r", fp); break;
 		case '\t': fputs("\\t", fp); break;
 		default:
-			if (*p < 0x20)
+			if (*p < 0x20 || *p == 0x7f) {
 				fprintf(fp, "\\u%04x", *p);
-			else
+			} else if (*p >= 0x80) {
+				uint32_t cp;
+				size_t n = utf8_next_str(p, &cp);
+				if (cp == UTF8_INVALID)
+					utf8_put_shown(fp, cp);
+				else
+					fwrite(p, 1, n, fp);
+				p += n;
+				continue;
+			} else {
 				fputc(*p, fp);
+			}
 		}
+		p++;
 	}
 	fputc('"', fp);
 }

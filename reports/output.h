@@ -122,13 +122,22 @@ void jw_end(struct jw *w);
 void jw_cpu_list(struct jw *w, const char *list);
 size_t cpu_list_count(const char *list);
 
-/* Write s as CSV: quoted when it holds a comma, quote or newline. */
+/*
+ * Every writer below emits valid UTF-8 whatever s holds: bytes that
+ * form no character (common/utf8.h) are written as U+FFFD.
+ */
+/* Write s as CSV: quoted when it holds a comma, quote or line break;
+ * other control characters escaped as term_field does. */
 void csv_field(FILE *fp, const char *s);
-/* Write s for a Markdown table cell: '|' escaped. */
+/* Write s for a Markdown table cell: '|' escaped, and '<' and '&' where
+ * they would open HTML markup or an entity. */
 void md_field(FILE *fp, const char *s);
 /* s for a terminal: control characters (C0, DEL, C1) written as \xNN or
  * \uNNNN escapes; markdown fields get the same. */
 void term_field(FILE *fp, const char *s);
+/* s as one frame of a folded stack: term_field's escapes (so no line
+ * breaks) and ';', the frames' separator, written as ':'. */
+void folded_field(FILE *fp, const char *s);
 
 /*
  * A command line in a line of prose, quoted: 'like this' for a terminal

@@ -192,10 +192,16 @@ static double others_share(const struct db_experiment *e, int cpu)
  */
 static void judge_crowded(struct press_curve *c, double others)
 {
-	if (!(others > PRESS_OTHERS_MAX) || c->verdict == PRESS_INCONCLUSIVE)
+	if (!(others > PRESS_OTHERS_MAX))
 		return;
 	char *was = c->summary;
 	c->verdict = PRESS_INCONCLUSIVE;
+	/* More rounds on a crowded machine settle nothing: no estimate, and
+	 * none in what the numbers alone said. */
+	c->rounds_needed = -1;
+	char *need = was ? strstr(was, "; about ") : NULL;
+	if (need)
+		*need = '\0';
 	if (asprintf(&c->summary, "inconclusive: other work ran on the workload's CPU "
 		     "%.0f%% of the time (median), sharing its caches; run it when the "
 		     "machine is quieter (the numbers alone said: %s)", 100 * others,
@@ -457,16 +463,18 @@ void press_curve_judge(struct press_curve *c, const char *metric_label,
 		}
 		if (!u)
 			u = last;
-		char take[32], need[64] = "";
+		char take[32], need[64] = "", held[64];
 		fmt_size(take, sizeof(take), (double)u->taken_bytes);
+		held_note(u, " (", held, sizeof(held));
 		if (c->rounds_needed > 0)
 			snprintf(need, sizeof(need), "; about %ld rounds would likely "
 				 "settle it", c->rounds_needed);
 		c->verdict = PRESS_INCONCLUSIVE;
 		if (u->cmp.computable)
-			rc = asprintf(&c->summary, "inconclusive: losing %s of %s changes "
+			rc = asprintf(&c->summary, "inconclusive: losing %s of %s%s%s changes "
 				      "%s %+.1f%% [%+.1f, %+.1f] against a ±%.1f%% gate%s",
-				      take, dom, metric_label, u->cmp.p.delta_pct,
+				      take, dom, held, *held ? ")" : "", metric_label,
+				      u->cmp.p.delta_pct,
 				      u->cmp.p.ci95_lo_pct, u->cmp.p.ci95_hi_pct,
 				      c->gate_pct, need);
 		else
@@ -868,6 +876,11 @@ static void header(const struct press_analysis *a, FILE *fp, bool md)
 			pre, a->workload_cpu, a->corunner_cpu, ctl,
 			isfinite(a->hit_ns) ? "; the co-runner takes " : "",
 			isfinite(a->hit_ns) ? a->hit_ns : 0);
+	const char *prep = exp_get(e, "prepare"), *clean = exp_get(e, "cleanup");
+	if (prep)
+		fprintf(fp, "%sprepare: '%s'\n", pre, prep);
+	if (clean)
+		fprintf(fp, "%scleanup: '%s'\n", pre, clean);
 	if (e->status && strcmp(e->status, "complete"))
 		fprintf(fp, "%sstatus: %s%s%s\n", pre, e->status, e->note ? ": " : "",
 			e->note ? e->note : "");

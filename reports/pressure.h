@@ -13,7 +13,9 @@
  *                        domain.level, domain.bytes, domain.cpus,
  *                        workload_cpu, corunner_cpu, control_bytes,
  *                        hit_ns (the co-runner's time per line when it
- *                        hits: its chase over press_hit_bytes alone)
+ *                        hits: its chase over press_hit_bytes alone),
+ *                        prepare and cleanup (--prepare, --cleanup: the
+ *                        header names them)
  *   arm settings         pressure.workload (the workload's name),
  *                        pressure.role (control|step),
  *                        pressure.taken_bytes, pressure.corunner_bytes,

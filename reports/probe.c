@@ -417,9 +417,9 @@ static void write_header(const struct db_run *run, const struct db_probe *p,
 	fprintf(fp, ":%s ", md ? "**" : "");
 	if (p->cpu >= 0)
 		fprintf(fp, "CPU %d, ", p->cpu);
-	fprintf(fp, "%zu size%s from %s to %s, %.0f ms each; %.1f s\n\n",
+	fprintf(fp, "%zu size%s from %s to %s, %.0f ms each; %.1f s%s\n\n",
 		p->npoints, p->npoints == 1 ? "" : "s", lo, hi, p->ms_per_size,
-		run->wall_s);
+		run->wall_s, run->interrupted ? ", interrupted before the end" : "");
 	uint64_t huge = 0, all = 0;
 	for (size_t i = 0; i < p->npoints; i++) {
 		huge += p->points[i].huge_bytes;

@@ -321,7 +321,8 @@ static const char *key_text(const struct view *v, size_t k, char *buf, size_t n)
 {
 	const struct db_profile *p = v->p;
 	if (k < p->nsymbols)
-		return p->symbols[k].name ? p->symbols[k].name : "[unknown]";
+		return p->symbols[k].name && *p->symbols[k].name ? p->symbols[k].name
+								 : "[unknown]";
 	const struct place *pl = &v->places[k - p->nsymbols];
 	uint32_t mod = p->symbols[pl->symbol - 1].module;
 	const char *m = profile_module_short(p->modules[mod - 1]);
@@ -520,19 +521,20 @@ static bool module_is_kernel(const char *path)
 
 /* A frame's label in a path, onto fp: its row's text by symbol, and with
  * kmark a kernel frame's "_[k]" (the folded format of flame-graph
- * tools). The folded format splits on ';', so none is written. */
+ * tools). The folded format splits on ';' and on lines: folded_field
+ * writes neither. */
 static void frame_label(const struct view *v, uint32_t node, bool kmark, FILE *fp)
 {
 	char buf[600];
 	size_t k = v->frame_key[v->p->stacks[node - 1].frame - 1];
-	for (const char *c = key_text(v, k, buf, sizeof(buf)); *c; c++)
-		fputc(*c == ';' ? ':' : *c, fp);
+	folded_field(fp, key_text(v, k, buf, sizeof(buf)));
 	if (kmark && module_is_kernel(v->p->modules[node_module(v->p, node) - 1]))
 		fputs("_[k]", fp);
 }
 
 /* The inlined functions at a node's frame, after it, outermost first:
- * "; step" in folded stacks, " -> step (inlined)" in paths. */
+ * "; step" in folded stacks, " -> step (inlined)" in paths; each name on
+ * one line, as folded_field writes it. */
 static void inline_labels(const struct view *v, uint32_t node, const char *sep,
 			  bool folded, FILE *fp)
 {
@@ -544,8 +546,7 @@ static void inline_labels(const struct view *v, uint32_t node, const char *sep,
 		char *name = strndup(in, len);
 		char *d = name && !v->mangled ? demangle_name(name) : NULL;
 		fputs(sep, fp);
-		for (const char *c = d ? d : name ? name : "?"; *c; c++)
-			fputc(folded && *c == ';' ? ':' : *c, fp);
+		folded_field(fp, d && *d ? d : name && *name ? name : "?");
 		if (!folded)
 			fputs(" (inlined)", fp);
 		free(d);
@@ -695,6 +696,7 @@ static void write_header(const struct db_run *run, const struct db_profile *p,
 		}
 		event_line(&p->events[e], n, w, fp, lead);
 	}
+	report_run_notes(run, lead, fp);
 	fputc('\n', fp);
 }
 

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "reports/abstat.h"
 #include "reports/repeat.h"
 #include "reports/rows.h"
 #include "reports/runs.h"
@@ -36,14 +37,29 @@ static struct repeat_metric *metric(struct repeat_set *s, const char *name)
 	return p;
 }
 
+/* Pad every metric to the runs so far: NAN where a run had none. */
+static void pad_values(struct repeat_set *s)
+{
+	for (size_t i = 0; i < s->nm; i++) {
+		struct repeat_metric *m = &s->m[i];
+		if (m->len >= s->nruns)
+			continue;
+		double *p = realloc(m->values, s->nruns * sizeof(*p));
+		if (!p)
+			abort();
+		m->values = p;
+		while (m->len < s->nruns)
+			m->values[m->len++] = NAN;
+	}
+}
+
+/* Run s->nruns's value of metric name. */
 static void add_value(struct repeat_set *s, const char *name, bool ns, double v)
 {
 	struct repeat_metric *m = metric(s, name);
-	double *p = realloc(m->values, (m->n + 1) * sizeof(*p));
-	if (!p)
-		abort();
-	m->values = p;
-	m->values[m->n++] = v;
+	pad_values(s);
+	m->values[s->nruns - 1] = v;
+	m->n++;
 	m->ns = ns;
 }
 
@@ -54,6 +70,11 @@ void repeat_set_add(struct repeat_set *s, const struct db_run *run)
 		abort();
 	s->run_ids = ids;
 	s->run_ids[s->nruns++] = run->id;
+	const char *prep = db_run_get(run, "prepare"), *clean = db_run_get(run, "cleanup");
+	if (prep && !s->prepare && !(s->prepare = strdup(prep)))
+		abort();
+	if (clean && !s->cleanup && !(s->cleanup = strdup(clean)))
+		abort();
 	if (db_run_get(run, "timed_out"))
 		s->ntimed_out++;
 	if (run->interrupted)
@@ -73,6 +94,42 @@ void repeat_set_add(struct repeat_set *s, const struct db_run *run)
 			continue;
 		add_value(s, ev->name, event_is_time(ev), v);
 	}
+	for (size_t k = 0; k < ab_nmachine_keys; k++) {
+		double v = ab_machine_value(run->system, run->nsystem, &ab_machine_keys[k]);
+		if (!isfinite(v))
+			continue;
+		add_value(s, ab_machine_keys[k].name, false, v);
+		metric(s, ab_machine_keys[k].name)->machine = true;
+	}
+	pad_values(s);
+}
+
+/* A machine's delta that moved in no run says nothing: left out. */
+static bool shown(const struct repeat_metric *m)
+{
+	if (!m->machine)
+		return true;
+	for (size_t i = 0; i < m->len; i++)
+		if (isfinite(m->values[i]) && m->values[i] != 0)
+			return true;
+	return false;
+}
+
+/* The summary of the runs that had m: false when none had. */
+static bool summarize(const struct repeat_metric *m, struct stats_summary *sum)
+{
+	if (!m->n)
+		return false;
+	double *v = malloc(m->n * sizeof(*v));
+	if (!v)
+		abort();
+	size_t k = 0;
+	for (size_t i = 0; i < m->len; i++)
+		if (isfinite(m->values[i]))
+			v[k++] = m->values[i];
+	bool ok = k && !stats_summarize(v, k, sum);
+	free(v);
+	return ok;
 }
 
 void repeat_set_release(struct repeat_set *s)
@@ -84,6 +141,8 @@ void repeat_set_release(struct repeat_set *s)
 	free(s->m);
 	free(s->run_ids);
 	free(s->command);
+	free(s->prepare);
+	free(s->cleanup);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -102,58 +161,90 @@ static const struct col metric_cols[M_NCOLS] = {
 };
 
 /* A count reads as one: no decimals. */
-static void count_text(struct rows *r, size_t row, const struct stats_summary *sum)
+static void count_cell(struct rows *r, size_t row, size_t col, double v)
 {
-	rows_text(r, row, M_MEAN, "%.0f", sum->mean);
-	if (isfinite(sum->sd))
-		rows_text(r, row, M_SD, "%.0f", sum->sd);
-	rows_text(r, row, M_MIN, "%.0f", sum->min);
-	rows_text(r, row, M_MAX, "%.0f", sum->max);
+	if (isfinite(v))
+		rows_text(r, row, col, "%.0f", v);
 }
 
-/* People read time events in ms (as the run's own table shows them),
- * machines keep the kernel's nanoseconds. */
-static struct rows *metric_rows(const struct repeat_set *s, bool people)
+/*
+ * People read time events in ms (as the run's own table shows them),
+ * machines keep the kernel's nanoseconds. nrun columns of each run's
+ * value follow the metric's name (0: none); their keys and titles are
+ * in keys[] (the caller's, kept until the rows are written).
+ */
+static struct rows *metric_rows(const struct repeat_set *s, bool people, size_t nrun,
+				struct col *cols, char (*keys)[2][32])
 {
-	struct rows *r = rows_new("metrics", metric_cols, M_NCOLS, 0);
+	size_t nc = M_NCOLS + nrun;
+	cols[0] = metric_cols[M_NAME];
+	for (size_t k = 0; k < nrun; k++) {
+		snprintf(keys[k][0], sizeof(keys[k][0]), "run_%zu", k + 1);
+		if (s->run_ids[k] > 0)
+			snprintf(keys[k][1], sizeof(keys[k][1]), "#%lld",
+				 (long long)s->run_ids[k]);
+		else
+			snprintf(keys[k][1], sizeof(keys[k][1]), "run %zu", k + 1);
+		cols[1 + k] = (struct col){ .key = keys[k][0], .title = keys[k][1],
+					    .kind = COL_REAL, .decimals = 3, .none = "-" };
+	}
+	for (size_t c = M_N; c < M_NCOLS; c++)
+		cols[nrun + c] = metric_cols[c];
+	struct rows *r = rows_new("metrics", cols, nc, 0);
+#define MC(c) (nrun + (c))
 	for (size_t i = 0; i < s->nm; i++) {
 		const struct repeat_metric *m = &s->m[i];
+		if (!shown(m))
+			continue;
+		size_t row = rows_add(r);
+		rows_str(r, row, 0, m->name);
+		if (people && m->ns)
+			rows_text(r, row, 0, "%s (ms)", m->name);
+		else if (people && m->machine)
+			rows_text(r, row, 0, "%s (whole machine)", m->name);
+		double k = people && m->ns ? 1e-6 : 1.0;
+		bool count = people && !m->ns && !strstr(m->name, "_s") &&
+			     !strstr(m->name, "_ms");
+		for (size_t j = 0; j < nrun; j++) {
+			double v = j < m->len ? m->values[j] : NAN;
+			rows_num(r, row, 1 + j, v * k);
+			if (count)
+				count_cell(r, row, 1 + j, v);
+		}
 		struct stats_summary sum;
-		if (!m->n) {
+		if (!summarize(m, &sum)) {
 			/* Not counted in any run (refused, or never ran). */
-			size_t row = rows_add(r);
-			rows_str(r, row, M_NAME, m->name);
-			rows_int(r, row, M_N, 0);
+			rows_int(r, row, MC(M_N), 0);
 			for (size_t c = M_MEAN; c < M_NCOLS; c++)
-				rows_null(r, row, c);
+				rows_null(r, row, MC(c));
 			if (people)
-				rows_text(r, row, M_MEAN, "not counted");
+				rows_text(r, row, MC(M_MEAN), "not counted");
 			continue;
 		}
-		if (stats_summarize(m->values, m->n, &sum))
-			continue;
-		double k = people && m->ns ? 1e-6 : 1.0;
-		size_t row = rows_add(r);
-		rows_str(r, row, M_NAME, m->name);
-		if (people && m->ns)
-			rows_text(r, row, M_NAME, "%s (ms)", m->name);
-		rows_int(r, row, M_N, (int64_t)sum.n);
-		rows_num(r, row, M_MEAN, sum.mean * k);
-		rows_num(r, row, M_SD, sum.sd * k);	/* NaN (one run): null */
+		rows_int(r, row, MC(M_N), (int64_t)sum.n);
+		rows_num(r, row, MC(M_MEAN), sum.mean * k);
+		rows_num(r, row, MC(M_SD), sum.sd * k);	/* NaN (one run): null */
 		if (sum.mean != 0 && isfinite(sum.sd))
-			rows_num(r, row, M_SD_PCT, 100.0 * sum.sd / fabs(sum.mean));
+			rows_num(r, row, MC(M_SD_PCT), 100.0 * sum.sd / fabs(sum.mean));
 		else
-			rows_null(r, row, M_SD_PCT);
-		rows_num(r, row, M_MIN, sum.min * k);
-		rows_num(r, row, M_MAX, sum.max * k);
-		if (people && !m->ns && !strstr(m->name, "_s"))
-			count_text(r, row, &sum);
+			rows_null(r, row, MC(M_SD_PCT));
+		rows_num(r, row, MC(M_MIN), sum.min * k);
+		rows_num(r, row, MC(M_MAX), sum.max * k);
+		if (count) {
+			count_cell(r, row, MC(M_MEAN), sum.mean);
+			if (isfinite(sum.sd))
+				count_cell(r, row, MC(M_SD), sum.sd);
+			count_cell(r, row, MC(M_MIN), sum.min);
+			count_cell(r, row, MC(M_MAX), sum.max);
+		}
 	}
+#undef MC
 	return r;
 }
 
 #define REPEAT_DOC_COLS(K) \
-	K(J_COMMAND, "command", TEXT) K(J_REPEAT, "repeat", INT) \
+	K(J_COMMAND, "command", TEXT) K(J_PREPARE, "prepare", TEXT) \
+	K(J_CLEANUP, "cleanup", TEXT) K(J_REPEAT, "repeat", INT) \
 	K(J_RAN, "ran", INT) K(J_TIMED_OUT, "timed_out", INT) \
 	K(J_INTERRUPTED, "interrupted", INT) \
 	K(J_RUNS, "runs", NEST) K(J_METRICS, "metrics", NEST)
@@ -165,6 +256,10 @@ static void write_json(const struct repeat_set *s, FILE *fp)
 	struct rows *doc = rows_new(NULL, doc_cols, J_N, 0);
 	size_t row = rows_add(doc);
 	rows_str(doc, row, J_COMMAND, s->command);
+	if (s->prepare)
+		rows_str(doc, row, J_PREPARE, s->prepare);
+	if (s->cleanup)
+		rows_str(doc, row, J_CLEANUP, s->cleanup);
 	rows_int(doc, row, J_REPEAT, (int64_t)s->asked);
 	rows_int(doc, row, J_RAN, (int64_t)s->nruns);
 	rows_int(doc, row, J_TIMED_OUT, (int64_t)s->ntimed_out);
@@ -185,17 +280,29 @@ static void write_json(const struct repeat_set *s, FILE *fp)
 		abort();
 	size_t k = 0;
 	for (size_t i = 0; i < s->nm; i++)
-		mc[k++] = (struct col){ .key = s->m[i].name, .kind = COL_NEST };
+		if (shown(&s->m[i]))
+			mc[k++] = (struct col){ .key = s->m[i].name, .kind = COL_NEST };
 	struct rows *map = rows_new(NULL, mc, k, ROWS_OBJECT);
 	free(mc);
+	/* The summary without its name (the key says it), and each run's. */
+	struct col oc[M_NCOLS - M_N + 1];
+	memcpy(oc, metric_cols + M_N, (M_NCOLS - M_N) * sizeof(*oc));
+	oc[M_NCOLS - M_N] = (struct col){ .key = "values", .kind = COL_NEST };
+	static const struct col val_col = { .key = "value", .kind = COL_REAL };
 	size_t mrow = rows_add(map);
 	for (size_t i = 0, j = 0; i < s->nm; i++) {
+		const struct repeat_metric *m = &s->m[i];
+		if (!shown(m))
+			continue;
 		struct stats_summary sum;
-		/* The summary without its name: the key says it. */
-		struct rows *obj = rows_new(NULL, metric_cols + M_N, M_NCOLS - M_N,
+		struct rows *obj = rows_new(NULL, oc, M_NCOLS - M_N + 1,
 					    ROWS_OBJECT | ROWS_FLAT);
 		size_t o = rows_add(obj);
-		if (!s->m[i].n || stats_summarize(s->m[i].values, s->m[i].n, &sum)) {
+		struct rows *vals = rows_new(NULL, &val_col, 1, ROWS_VALUES | ROWS_FLAT);
+		for (size_t r = 0; r < s->nruns; r++)
+			rows_num(vals, rows_add(vals), 0, r < m->len ? m->values[r] : NAN);
+		rows_nest(obj, o, M_NCOLS - M_N, vals);
+		if (!summarize(m, &sum)) {
 			/* Counted in no run: n 0 and no values. */
 			rows_int(obj, o, 0, 0);
 			for (size_t c = M_MEAN; c < M_NCOLS; c++)
@@ -224,10 +331,19 @@ void report_repeat(const struct repeat_set *s, enum out_format fmt, FILE *fp)
 		write_json(s, fp);
 		return;
 	}
-	struct rows *r = metric_rows(s, fmt != OUT_CSV);
+	/* Each run's column: every run in CSV, up to REPEAT_TABLE_RUNS for
+	 * people. */
+	size_t nrun = fmt == OUT_CSV || s->nruns <= REPEAT_TABLE_RUNS ? s->nruns : 0;
+	struct col *cols = calloc(M_NCOLS + nrun, sizeof(*cols));
+	char (*keys)[2][32] = calloc(nrun + 1, sizeof(*keys));
+	if (!cols || !keys)
+		abort();
+	struct rows *r = metric_rows(s, fmt != OUT_CSV, nrun, cols, keys);
 	if (fmt == OUT_CSV) {
 		rows_write(r, fmt, fp, 0);
 		rows_free(r);
+		free(cols);
+		free(keys);
 		return;
 	}
 	const char *lead = fmt == OUT_MARKDOWN ? "" : " ";
@@ -247,7 +363,16 @@ void report_repeat(const struct repeat_set *s, enum out_format fmt, FILE *fp)
 		fprintf(fp, ", %zu timed out", s->ntimed_out);
 	if (s->ninterrupted)
 		fprintf(fp, ", %zu interrupted", s->ninterrupted);
-	fprintf(fp, "\n\n");
+	fprintf(fp, "\n");
+	if (s->prepare)
+		fprintf(fp, "%sprepare: '%s'\n", lead, s->prepare);
+	if (s->cleanup)
+		fprintf(fp, "%scleanup: '%s'\n", lead, s->cleanup);
+	if (!nrun && s->nruns)
+		fprintf(fp, "%seach run's values: --format csv or json\n", lead);
+	fprintf(fp, "\n");
 	rows_write(r, fmt, fp, fmt == OUT_MARKDOWN ? 0 : 1);
 	rows_free(r);
+	free(cols);
+	free(keys);
 }

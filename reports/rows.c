@@ -679,10 +679,34 @@ size_t rows_view_apply(struct rows *r, size_t first, const struct rows_view *v,
 	free(order);
 	free(data);
 	size_t left = ndata - keep;
-	r->more += left;
+	rows_note_more(r, left, one, many);
+	return left;
+}
+
+void rows_note_more(struct rows *r, size_t n, const char *one, const char *many)
+{
+	r->more += n;
 	if (r->more)
 		r->more_what = r->more == 1 ? one : many;
-	return left;
+}
+
+struct rows *rows_key_set(const struct rows *r, const char *spec)
+{
+	int dir;
+	size_t c = spec ? sort_resolve(r, spec, &dir) : r->ncols;
+	if (c == r->ncols)
+		return NULL;
+	struct col k = r->cols[c];
+	k.flags = 0;	/* every reader's, so that the spec finds it */
+	k.group = NULL;
+	return rows_new(r->name, &k, 1, 0);
+}
+
+size_t rows_key_col(const struct rows *r, const char *spec)
+{
+	int dir;
+	size_t c = spec ? sort_resolve(r, spec, &dir) : r->ncols;
+	return c == r->ncols ? (size_t)-1 : c;
 }
 
 size_t rows_origin(const struct rows *r, size_t row)
@@ -723,6 +747,38 @@ void rows_write(const struct rows *r, enum out_format f, FILE *fp, int indent)
 		     indent);
 	rtable_release(&t);
 	rows_write_more(r, f, fp, indent);
+}
+
+/* CSV as rtable_write writes it (output.c), a header and then rows, in
+ * parts: the rows of one set after another under one header. */
+static void csv_line(const struct rtable *t, FILE *fp, size_t row, bool header)
+{
+	for (size_t c = 0; c < t->ncols; c++) {
+		if (c)
+			fputc(',', fp);
+		const struct rcell *cell = header ? NULL : &t->cells[row * t->ncols + c];
+		csv_field(fp, header ? t->titles[c] : cell->raw ? cell->raw : cell->text);
+	}
+	fputc('\n', fp);
+}
+
+void rows_csv_header(const struct rows *r, FILE *fp)
+{
+	struct rows head = *r;
+	head.nrows = 0;
+	struct rtable t;
+	to_rtable(&head, false, &t);
+	csv_line(&t, fp, 0, true);
+	rtable_release(&t);
+}
+
+void rows_csv_body(const struct rows *r, FILE *fp)
+{
+	struct rtable t;
+	to_rtable(r, false, &t);
+	for (size_t row = 0; row < t.nrows; row++)
+		csv_line(&t, fp, row, false);
+	rtable_release(&t);
 }
 
 /* ---- JSON ---- */
@@ -826,6 +882,12 @@ void rows_json(const struct rows *r, struct jw *w)
 		jw_arr_begin_flat(w);
 	else
 		jw_arr_begin(w);
+	rows_json_items(r, w);
+	jw_arr_end(w);
+}
+
+void rows_json_items(const struct rows *r, struct jw *w)
+{
 	size_t vc = first_json_col(r);
 	for (size_t row = 0; row < r->nrows; row++) {
 		if (r->row_flags[row] & ROW_PEOPLE)
@@ -835,7 +897,6 @@ void rows_json(const struct rows *r, struct jw *w)
 		else if (vc < r->ncols)
 			json_value(&r->cols[vc], &r->cells[row * r->ncols + vc], w);
 	}
-	jw_arr_end(w);
 }
 
 void rows_json_doc(const struct rows *r, FILE *fp)

@@ -182,6 +182,21 @@ size_t rows_view_apply(struct rows *r, size_t first, const struct rows_view *v,
 /* The index a row was added at, wherever rows_view_apply moved it. */
 size_t rows_origin(const struct rows *r, size_t row);
 
+/*
+ * A view over more rows than are worth building whole (a run of 300,000
+ * threads): rows_key_set gives an empty set of one column, the one spec
+ * sorts r by (NULL when it names none; r may be an empty set with the
+ * report's columns), and rows_key_col that column's index in r. Fill
+ * the key set with each row's value of that column alone;
+ * rows_view_apply on it, with the same view, orders and cuts as it would
+ * r, and rows_origin names the rows kept. Build the set people read of
+ * those, and rows_note_more says how many were left out (as
+ * rows_view_apply would have: its "… N more" line).
+ */
+struct rows *rows_key_set(const struct rows *r, const char *spec);
+size_t rows_key_col(const struct rows *r, const char *spec); /* (size_t)-1: none */
+void rows_note_more(struct rows *r, size_t n, const char *one, const char *many);
+
 /* The "… N more" line of a set rows_view_apply cut, for people (nothing
  * when none was left out, and for CSV and JSON). rows_write prints it
  * after the table; a report that lists the rows its own way calls it. */
@@ -198,9 +213,17 @@ void rows_write(const struct rows *r, enum out_format f, FILE *fp, int indent);
 
 /* The set as one JSON value at the writer's position (see rows_flags). */
 void rows_json(const struct rows *r, struct jw *w);
+/* Only the items of a list, inside an array the caller opened: a long
+ * list written a set at a time (all of one spec and flags). */
+void rows_json_items(const struct rows *r, struct jw *w);
 /* One row as a JSON object, or only its members inside an open object. */
 void rows_json_row(const struct rows *r, size_t row, struct jw *w);
 void rows_json_members(const struct rows *r, size_t row, struct jw *w);
+/* CSV a set at a time, as rows_write(r, OUT_CSV) writes all the rows:
+ * the header of r's columns once, then each set's rows (the same
+ * columns). */
+void rows_csv_header(const struct rows *r, FILE *fp);
+void rows_csv_body(const struct rows *r, FILE *fp);
 /* A document: row 0 as the top-level object, indented by 2, newline. */
 void rows_json_doc(const struct rows *r, FILE *fp);
 /*

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/utf8.h"
 #include "reports/modules.h"
 #include "reports/rows.h"
 #include "reports/runs.h"
@@ -55,6 +56,8 @@ bool event_is_time(const struct db_event *e)
 		e->attr_config == PERF_COUNT_SW_CPU_CLOCK);
 }
 
+#define NONE ((size_t)-1)
+
 /* Whether rows are processes (a list or a tree). */
 static bool by_process(enum report_by by)
 {
@@ -77,11 +80,13 @@ struct rrow {
 static void rrow_init(struct rrow *r, size_t nev)
 {
 	memset(r, 0, sizeof(*r));
-	r->value = malloc(nev * sizeof(double) + 1);
-	r->state = malloc(nev * sizeof(*r->state) + 1);
-	r->running_pct = malloc(nev * sizeof(double) + 1);
-	if (!r->value || !r->state || !r->running_pct)
+	/* One block: value, running_pct, then state. */
+	double *block = malloc(nev * (2 * sizeof(double) + sizeof(*r->state)) + 1);
+	if (!block)
 		abort();
+	r->value = block;
+	r->running_pct = block + nev;
+	r->state = (enum db_count_state *)(block + 2 * nev);
 	for (size_t e = 0; e < nev; e++) {
 		r->value[e] = NAN;
 		r->state[e] = COUNT_ABSENT;
@@ -92,8 +97,6 @@ static void rrow_init(struct rrow *r, size_t nev)
 static void rrow_release(struct rrow *r)
 {
 	free(r->value);
-	free(r->state);
-	free(r->running_pct);
 }
 
 /* Add one count into a row, keeping the worst state seen. */
@@ -120,6 +123,56 @@ static void rrow_add(struct rrow *r, size_t e, const struct db_count *c)
 	}
 }
 
+/* Thread t's own row, as build_rows makes it for BY_THREAD. */
+static void thread_rrow(const struct db_run *run, size_t t, struct rrow *r)
+{
+	const struct db_thread *th = &run->threads[t];
+	rrow_init(r, run->nevents);
+	r->name = th->name ? th->name : "";
+	r->tid = th->tid;
+	r->pid = th->pid;
+	r->ppid = th->ppid;
+	r->is_main = th->is_main;
+	r->nthreads = 1;
+	for (size_t e = 0; e < run->nevents; e++)
+		rrow_add(r, e, &th->counts[e]);
+}
+
+/* Threads sorted so that each row's are together, a row's in their
+ * order: by name (BY_NAME), or by process (pid > 0; a thread of no known
+ * process is a process of its own), else each alone. */
+struct group_by {
+	const struct db_run *run;
+	enum report_by by;
+};
+
+static bool same_row(const struct group_by *g, size_t a, size_t b)
+{
+	const struct db_thread *x = &g->run->threads[a], *y = &g->run->threads[b];
+	if (g->by == BY_NAME)
+		return !strcmp(x->name ? x->name : "", y->name ? y->name : "");
+	return by_process(g->by) && x->pid > 0 && x->pid == y->pid;
+}
+
+static int group_cmp(const void *pa, const void *pb, void *arg)
+{
+	const struct group_by *g = arg;
+	size_t a = *(const size_t *)pa, b = *(const size_t *)pb;
+	const struct db_thread *x = &g->run->threads[a], *y = &g->run->threads[b];
+	int c = 0;
+	if (g->by == BY_NAME)
+		c = strcmp(x->name ? x->name : "", y->name ? y->name : "");
+	else if (by_process(g->by))
+		c = (x->pid > y->pid) - (x->pid < y->pid);
+	return c ? c : (a > b) - (a < b);
+}
+
+/*
+ * The report's rows: one per thread, name or process, in the order of
+ * each one's first thread, or the run's total. Threads are sorted into
+ * their rows, not searched for among the rows so far: that took over a
+ * minute for 300,000 threads of as many names.
+ */
 static size_t build_rows(const struct db_run *run, enum report_by by,
 			 struct rrow **out)
 {
@@ -139,22 +192,27 @@ static size_t build_rows(const struct db_run *run, enum report_by by,
 		*out = rows;
 		return 1;
 	}
-	rows = calloc(run->nthreads ? run->nthreads : 1, sizeof(*rows));
-	if (!rows)
+	size_t nt = run->nthreads ? run->nthreads : 1;
+	rows = calloc(nt, sizeof(*rows));
+	size_t *order = malloc(nt * sizeof(*order));
+	size_t *group = malloc(nt * sizeof(*group));	/* per thread */
+	size_t *row_of = malloc(nt * sizeof(*row_of));	/* per group */
+	if (!rows || !order || !group || !row_of)
 		abort();
+	struct group_by g = { run, by };
+	for (size_t t = 0; t < run->nthreads; t++)
+		order[t] = t;
+	qsort_r(order, run->nthreads, sizeof(*order), group_cmp, &g);
+	for (size_t j = 0, k = 0; j < run->nthreads; j++) {
+		if (j && !same_row(&g, order[j - 1], order[j]))
+			k++;
+		group[order[j]] = k;
+		row_of[k] = NONE;
+	}
 	for (size_t t = 0; t < run->nthreads; t++) {
 		const struct db_thread *th = &run->threads[t];
 		const char *name = th->name ? th->name : "";
-		struct rrow *r = NULL;
-		if (by == BY_NAME) {
-			for (size_t i = 0; i < n; i++)
-				if (!strcmp(rows[i].name, name))
-					r = &rows[i];
-		}
-		/* A thread of no known process is a process of its own. */
-		for (size_t i = 0; by_process(by) && th->pid > 0 && i < n; i++)
-			if (rows[i].pid == th->pid)
-				r = &rows[i];
+		struct rrow *r = row_of[group[t]] == NONE ? NULL : &rows[row_of[group[t]]];
 		if (r && by_process(by) && (th->is_main || th->tid == th->pid)) {
 			r->name = name;	/* the process is named for its main thread */
 			r->is_main = true;
@@ -162,6 +220,7 @@ static size_t build_rows(const struct db_run *run, enum report_by by,
 		if (r && by_process(by) && !r->ppid)
 			r->ppid = th->ppid;
 		if (!r) {
+			row_of[group[t]] = n;
 			r = &rows[n++];
 			rrow_init(r, nev);
 			r->name = name;
@@ -174,6 +233,9 @@ static size_t build_rows(const struct db_run *run, enum report_by by,
 		for (size_t e = 0; e < nev; e++)
 			rrow_add(r, e, &th->counts[e]);
 	}
+	free(order);
+	free(group);
+	free(row_of);
 	*out = rows;
 	return n;
 }
@@ -278,8 +340,23 @@ static void write_header(const struct db_run *run, size_t nrows,
 		fprintf(fp, "%sper thread: counted per task, each thread's values "
 			"sent at its exit\n", lead);
 	if (path && note)
-		fprintf(fp, "%s(not per CPU: %.200s)\n", lead, note);
+		fprintf(fp, "%s(not per CPU: %.*s)\n", lead,
+			(int)utf8_cut(note, strlen(note), 200), note);
+	report_run_notes(run, lead, fp);
 	fputc('\n', fp);
+}
+
+void report_run_notes(const struct db_run *run, const char *lead, FILE *fp)
+{
+	for (const char *n = run->note; n && *n;) {
+		size_t len = strcspn(n, "\n");
+		char *line = strndup(n, len);
+		fprintf(fp, "%snote: ", lead);
+		term_field(fp, line ? line : "?");
+		fputc('\n', fp);
+		free(line);
+		n += len + (n[len] == '\n');
+	}
 }
 
 /*
@@ -495,6 +572,44 @@ static void rows_pid(struct rows *r, size_t row, size_t col, int32_t pid)
 		rows_null(r, row, col);
 }
 
+/*
+ * Column c's value of row x into column dst of r: what --sort orders by
+ * (people's text aside). count_rows fills its rows with it, and a sort
+ * of many rows fills a set of that one column alone.
+ */
+static void put_value(struct rows *r, size_t row, size_t dst, size_t c,
+		      const struct db_run *run, const struct rrow *x)
+{
+	switch (c) {
+	case C_TID:
+		rows_int(r, row, dst, x->tid);
+		break;
+	case C_NAME:
+		rows_str(r, row, dst, x->name);
+		break;
+	case C_THREADS:
+		rows_uint(r, row, dst, x->nthreads);
+		break;
+	case C_PID:
+		rows_pid(r, row, dst, x->pid);
+		break;
+	case C_PPID:
+		rows_pid(r, row, dst, x->ppid);
+		break;
+	case C_MAIN:
+		rows_bool(r, row, dst, x->is_main);
+		break;
+	case C_COUNTS:
+	case C_CHILDREN:
+		break;
+	default:
+		/* The value too, so that --sort can order by it. */
+		if (run->events[c - C_EVENTS].supported && !isnan(x->value[c - C_EVENTS]))
+			rows_num(r, row, dst, round(x->value[c - C_EVENTS]));
+		break;
+	}
+}
+
 /* A process for people: "1234 make (3 threads)", after its tree lead. */
 static void process_text(struct rows *r, size_t row, const struct rrow *x,
 			 const char *lead)
@@ -530,10 +645,12 @@ static void process_order(struct rows *r, const struct col *cols, size_t ncols)
  * JSON nests the counts in an object keyed by event; people read one
  * column per supported event instead, with the scaling and the
  * not-counted in the cell. lead: each row's tree lead, for a tree
- * (NULL otherwise), where people read the process in one column.
+ * (NULL otherwise), where people read the process in one column. nest:
+ * JSON's counts are wanted (a set per row; people's table leaves them).
  */
 static struct rows *count_rows(const struct db_run *run, const struct rrow *rows,
-			       size_t nrows, enum report_by by, char *const *lead)
+			       size_t nrows, enum report_by by, char *const *lead,
+			       bool nest)
 {
 	bool proc = by_process(by);
 	size_t ncols = C_EVENTS + run->nevents;
@@ -619,26 +736,22 @@ static struct rows *count_rows(const struct db_run *run, const struct rrow *rows
 				rows_text(r, row, C_THREADS, "%zu", run->nthreads);
 		} else {
 			row = rows_add(r);
-			rows_int(r, row, C_TID, x->tid);
-			rows_str(r, row, C_NAME, x->name);
+			for (size_t c = C_TID; c <= C_MAIN; c++)
+				put_value(r, row, c, c, run, x);
 			if (x->is_main && by == BY_THREAD)
 				rows_text(r, row, C_NAME, "%s (main)", x->name);
 			if (by == BY_TOTAL)
 				rows_text(r, row, C_NAME, "total");
 			if (by == BY_TREE)
 				process_text(r, row, x, lead ? lead[i] : NULL);
-			rows_uint(r, row, C_THREADS, x->nthreads);
-			rows_pid(r, row, C_PID, x->pid);
-			rows_pid(r, row, C_PPID, x->ppid);
-			rows_bool(r, row, C_MAIN, x->is_main);
-			rows_nest(r, row, C_COUNTS, counts_of(run, x));
+			if (nest)
+				rows_nest(r, row, C_COUNTS, counts_of(run, x));
 		}
 		for (size_t e = 0; e < run->nevents; e++) {
 			cell_text(&run->events[e], x, e, z.zero[e], text, sizeof(text),
 				  raw, sizeof(raw));
-			/* The value too, so that --sort can order by it. */
-			if (!total && run->events[e].supported && !isnan(x->value[e]))
-				rows_num(r, row, C_EVENTS + e, round(x->value[e]));
+			if (!total)
+				put_value(r, row, C_EVENTS + e, C_EVENTS + e, run, x);
 			rows_text(r, row, C_EVENTS + e, "%s", text);
 		}
 		if (total)
@@ -661,51 +774,124 @@ struct ptree {
 	size_t *up;		/* per position: its parent's position, or NONE */
 	int *depth;
 	char **lead;		/* per position: what people read before it */
+	/* The positions under each position, in order, from below_start[i]
+	 * to below_start[i + 1]; slot n holds the roots. */
+	size_t *below_start, *below;
 };
 
-#define NONE ((size_t)-1)
+/* A process's pid, and its row: parents are looked up in these, sorted. */
+struct pid_row {
+	int32_t pid;
+	size_t row;
+};
 
-static size_t parent_row(const struct rrow *rows, size_t n, size_t i)
+static int pid_row_cmp(const void *pa, const void *pb)
 {
-	for (size_t j = 0; rows[i].ppid > 0 && j < n; j++)
-		if (j != i && rows[j].pid == rows[i].ppid)
-			return j;
+	const struct pid_row *a = pa, *b = pb;
+	if (a->pid != b->pid)
+		return a->pid < b->pid ? -1 : 1;
+	return (a->row > b->row) - (a->row < b->row);
+}
+
+/* The first row other than i whose pid is row i's ppid, or NONE. */
+static size_t parent_row(const struct rrow *rows, const struct pid_row *by_pid,
+			 size_t n, size_t i)
+{
+	int32_t ppid = rows[i].ppid;
+	if (ppid <= 0)
+		return NONE;
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (by_pid[mid].pid < ppid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < n && by_pid[lo].pid == ppid; lo++)
+		if (by_pid[lo].row != i)
+			return by_pid[lo].row;
 	return NONE;
 }
 
 struct tree_walk {
 	struct ptree *t;
-	const size_t *sorted, *parent;	/* rows in sibling order; per row */
-	size_t n;
+	const size_t *kid_start, *kid;	/* each row's children, sibling order */
 	bool *seen;
 };
 
-static void tree_visit(struct tree_walk *w, size_t row, size_t up, int depth,
-		       const char *prefix, bool last)
+/*
+ * The levels a tree draws and nests: a process deeper is drawn after its
+ * ancestor's lead at this depth and "… ", and JSON lists it among that
+ * ancestor's children (its ppid still says whose it is; CSV's depth is
+ * its own). A chain of 20,000 processes drew 1.2 GB of leads, and its
+ * JSON nested past what the writer keeps (JW_MAX_DEPTH, two per level
+ * after the document's three), which made it invalid.
+ */
+#define TREE_DEPTH_MAX 12
+
+/* A process being visited: its position, and its children to go. */
+struct tree_frame {
+	size_t at;
+	int depth;
+	char *child_prefix;
+	size_t *kids, nk, next;
+};
+
+/* Give row the next position, under position up, and push its frame. */
+static void tree_enter(struct tree_walk *w, struct tree_frame *stack, size_t *top,
+		       size_t row, size_t up, int depth, const char *prefix, bool last)
 {
 	struct ptree *t = w->t;
 	size_t at = t->n++;
 	t->row[at] = row;
 	t->up[at] = up;
 	t->depth[at] = depth;
-	char *child_prefix;
-	if (asprintf(&t->lead[at], "%s%s", prefix, !depth ? "" : last ? "└─ " : "├─ ") < 0 ||
-	    asprintf(&child_prefix, "%s%s", prefix, !depth ? "" : last ? "   " : "│  ") < 0)
+	struct tree_frame *f = &stack[(*top)++];
+	bool deep = depth > TREE_DEPTH_MAX;
+	if (asprintf(&t->lead[at], "%s%s", prefix, !depth ? "" : deep ? "… "
+		     : last ? "└─ " : "├─ ") < 0 ||
+	    asprintf(&f->child_prefix, "%s%s", prefix, !depth || deep ? "" : last ? "   "
+		     : "│  ") < 0)
 		abort();
 	w->seen[row] = true;
-	size_t *kids = malloc((w->n + 1) * sizeof(*kids)), nk = 0;
-	if (!kids)
+	size_t from = w->kid_start[row], to = w->kid_start[row + 1];
+	f->at = at;
+	f->depth = depth;
+	f->kids = malloc((to - from + 1) * sizeof(*f->kids));
+	f->nk = f->next = 0;
+	if (!f->kids)
 		abort();
-	for (size_t i = 0; i < w->n; i++)
-		if (w->parent[w->sorted[i]] == row && !w->seen[w->sorted[i]])
-			kids[nk++] = w->sorted[i];
-	for (size_t k = 0; k < nk; k++)
-		tree_visit(w, kids[k], at, depth + 1, child_prefix, k + 1 == nk);
-	free(kids);
-	free(child_prefix);
+	for (size_t i = from; i < to; i++)
+		if (!w->seen[w->kid[i]])
+			f->kids[f->nk++] = w->kid[i];
 }
 
-/* The tree of rows[0..n), siblings in the order sorted gives. */
+/* Row and everything under it, depth first, on a stack of its own: a
+ * chain of 300,000 processes is as deep, past what a C stack holds. */
+static void tree_visit(struct tree_walk *w, size_t row, struct tree_frame *stack)
+{
+	size_t top = 0;
+	tree_enter(w, stack, &top, row, NONE, 0, "", true);
+	while (top) {
+		struct tree_frame *f = &stack[top - 1];
+		if (f->next < f->nk) {
+			size_t k = f->kids[f->next++];
+			tree_enter(w, stack, &top, k, f->at, f->depth + 1, f->child_prefix,
+				   f->next == f->nk);
+			continue;
+		}
+		free(f->kids);
+		free(f->child_prefix);
+		top--;
+	}
+}
+
+/*
+ * The tree of rows[0..n), siblings in the order sorted gives. Each
+ * row's parent is looked up by pid, and its children listed once: a
+ * scan of every row for each was quadratic in the processes.
+ */
 static void tree_build(struct ptree *t, const struct rrow *rows, size_t n,
 		       const size_t *sorted)
 {
@@ -717,20 +903,68 @@ static void tree_build(struct ptree *t, const struct rrow *rows, size_t n,
 	t->lead = calloc(m, sizeof(*t->lead));
 	size_t *parent = malloc(m * sizeof(*parent));
 	bool *seen = calloc(m, sizeof(*seen));
-	if (!t->row || !t->up || !t->depth || !t->lead || !parent || !seen)
+	struct pid_row *by_pid = malloc(m * sizeof(*by_pid));
+	size_t *kid_start = calloc(m + 1, sizeof(*kid_start));
+	size_t *kid = malloc(m * sizeof(*kid));
+	if (!t->row || !t->up || !t->depth || !t->lead || !parent || !seen ||
+	    !by_pid || !kid_start || !kid)
 		abort();
 	for (size_t i = 0; i < n; i++)
-		parent[i] = parent_row(rows, n, i);
-	struct tree_walk w = { t, sorted, parent, n, seen };
+		by_pid[i] = (struct pid_row){ rows[i].pid, i };
+	qsort(by_pid, n, sizeof(*by_pid), pid_row_cmp);
+	for (size_t i = 0; i < n; i++) {
+		parent[i] = parent_row(rows, by_pid, n, i);
+		if (parent[i] != NONE)
+			kid_start[parent[i] + 1]++;
+	}
+	for (size_t i = 0; i < n; i++)
+		kid_start[i + 1] += kid_start[i];
+	/* Each parent's children in sibling order: a cursor per parent. */
+	size_t *fill = malloc((m + 1) * sizeof(*fill));
+	if (!fill)
+		abort();
+	memcpy(fill, kid_start, m * sizeof(*fill));
+	for (size_t i = 0; i < n; i++)
+		if (parent[sorted[i]] != NONE)
+			kid[fill[parent[sorted[i]]]++] = sorted[i];
+	struct tree_walk w = { t, kid_start, kid, seen };
+	struct tree_frame *stack = malloc(m * sizeof(*stack));
+	if (!stack)
+		abort();
 	for (size_t i = 0; i < n; i++)
 		if (parent[sorted[i]] == NONE)
-			tree_visit(&w, sorted[i], NONE, 0, "", true);
+			tree_visit(&w, sorted[i], stack);
 	/* Parents in a loop (a reused pid): the first one met is a root. */
 	for (size_t i = 0; i < n; i++)
 		if (!seen[sorted[i]])
-			tree_visit(&w, sorted[i], NONE, 0, "", true);
+			tree_visit(&w, sorted[i], stack);
+	free(stack);
+	/* Where JSON nests each position: under its parent, or past
+	 * TREE_DEPTH_MAX under the ancestor at that depth (positions are
+	 * depth first, so a parent's slot is known before its children's). */
+	size_t *nest = malloc((t->n + 1) * sizeof(*nest));
+	t->below_start = calloc(t->n + 2, sizeof(*t->below_start));
+	t->below = malloc((t->n + 1) * sizeof(*t->below));
+	if (!nest || !t->below_start || !t->below)
+		abort();
+	for (size_t i = 0; i < t->n; i++) {
+		size_t up = t->up[i];
+		nest[i] = up == NONE ? t->n : t->depth[i] <= TREE_DEPTH_MAX + 1 ? up
+			  : nest[up];
+		t->below_start[nest[i] + 1]++;
+	}
+	for (size_t i = 0; i <= t->n; i++)
+		t->below_start[i + 1] += t->below_start[i];
+	memcpy(fill, t->below_start, (t->n + 1) * sizeof(*fill));
+	for (size_t i = 0; i < t->n; i++)
+		t->below[fill[nest[i]]++] = i;
+	free(nest);
+	free(fill);
 	free(parent);
 	free(seen);
+	free(by_pid);
+	free(kid_start);
+	free(kid);
 }
 
 static void tree_release(struct ptree *t)
@@ -741,29 +975,101 @@ static void tree_release(struct ptree *t)
 	free(t->row);
 	free(t->up);
 	free(t->depth);
+	free(t->below_start);
+	free(t->below);
 }
 
-/* JSON: the processes under position up (NONE: the roots), each with
- * its `children`. rows are in tree order (position = index). */
-static struct rows *tree_level(const struct db_run *run, const struct rrow *rows,
-			       const struct ptree *t, size_t up)
+/* A level of a tree for JSON: the processes under position up (NONE:
+ * the roots) of t, whose rows are in tree order (position = index). */
+struct tree_at {
+	const struct db_run *run;
+	const struct rrow *rows;
+	const struct ptree *t;
+	size_t up;
+};
+
+/* JSON: a level's processes, each with its `children`, written as the
+ * writer reaches them: a level's set at a time, not the whole tree's
+ * (a set per process). */
+static void tree_json(struct jw *w, const void *arg)
 {
-	struct rrow *level = calloc(t->n + 1, sizeof(*level));
-	size_t *pos = malloc((t->n + 1) * sizeof(*pos)), k = 0;
-	if (!level || !pos)
+	const struct tree_at *at = arg;
+	const struct ptree *t = at->t;
+	size_t slot = at->up == NONE ? t->n : at->up;
+	const size_t *pos = t->below + t->below_start[slot];
+	size_t k = t->below_start[slot + 1] - t->below_start[slot];
+	struct rrow *level = calloc(k + 1, sizeof(*level));
+	struct tree_at *below = calloc(k + 1, sizeof(*below));
+	if (!level || !below)
 		abort();
-	for (size_t i = 0; i < t->n; i++) {
-		if (t->up[i] != up)
-			continue;
-		pos[k] = i;
-		level[k++] = rows[i];
-	}
-	struct rows *r = count_rows(run, level, k, BY_TREE, NULL);
 	for (size_t i = 0; i < k; i++)
-		rows_nest(r, i, C_CHILDREN, tree_level(run, rows, t, pos[i]));
+		level[i] = at->rows[pos[i]];
+	struct rows *r = count_rows(at->run, level, k, BY_TREE, NULL, true);
+	for (size_t i = 0; i < k; i++) {
+		below[i] = (struct tree_at){ at->run, at->rows, t, pos[i] };
+		rows_hook(r, i, C_CHILDREN, tree_json, &below[i]);
+	}
+	rows_json(r, w);
+	rows_free(r);
+	free(below);
 	free(level);
-	free(pos);
-	return r;
+}
+
+/*
+ * The rows a report lists: report rows built already (rows), or the
+ * run's threads (rows NULL), each thread's row built only while its
+ * part of the list is written, pick naming which threads in which order
+ * (NULL: all, in the run's order). A run of 300,000 threads held every
+ * row of its JSON at once (3 GB); a part at a time it holds one part.
+ */
+struct rsrc {
+	const struct db_run *run;
+	const struct rrow *rows;
+	const size_t *pick;
+	size_t n;
+	enum report_by by;	/* what the rows are, for JSON's list */
+};
+
+/* Rows written a part at a time: 1,024 keep the parts' cost small
+ * beside the run's own (a part's set is a few hundred KB). */
+#define RSRC_PART 1024
+
+/* Rows [i, i + k) of s: s->rows' own, or built into buf (k of them). */
+static const struct rrow *rsrc_get(const struct rsrc *s, size_t i, size_t k,
+				   struct rrow *buf)
+{
+	if (s->rows)
+		return s->rows + i;
+	for (size_t j = 0; j < k; j++)
+		thread_rrow(s->run, s->pick ? s->pick[i + j] : i + j, &buf[j]);
+	return buf;
+}
+
+static void rsrc_put(const struct rsrc *s, size_t k, struct rrow *buf)
+{
+	for (size_t j = 0; !s->rows && j < k; j++)
+		rrow_release(&buf[j]);
+}
+
+/* JSON's `threads` (or `names`, `processes`): the source's rows, a
+ * part at a time. */
+static void list_json(struct jw *w, const void *arg)
+{
+	const struct rsrc *s = arg;
+	struct rrow *buf = calloc(RSRC_PART, sizeof(*buf));
+	if (!buf)
+		abort();
+	jw_arr_begin(w);
+	for (size_t i = 0; i < s->n; i += RSRC_PART) {
+		size_t k = s->n - i < RSRC_PART ? s->n - i : RSRC_PART;
+		const struct rrow *x = rsrc_get(s, i, k, buf);
+		struct rows *part = count_rows(s->run, x, k, s->by, NULL, true);
+		rows_json_items(part, w);
+		rows_free(part);
+		rsrc_put(s, k, buf);
+	}
+	jw_arr_end(w);
+	free(buf);
 }
 
 #define MISSION_COLS(K) \
@@ -863,7 +1169,7 @@ void report_complete_cells(const struct db_run *run, struct rows *r, size_t row,
 	K(R_INTERRUPTED, "interrupted", BOOL) K(R_TIMED_OUT, "timed_out", BOOL) \
 	K(R_WALL, "wall_s", REAL) K(R_USER, "user_s", REAL) K(R_SYS, "sys_s", REAL) \
 	K(R_LOST, "lost_records", COUNT) K(R_COMPLETE, "complete", BOOL) \
-	K(R_REASONS, "reasons", NEST) \
+	K(R_REASONS, "reasons", NEST) K(R_NOTE, "note", TEXT) \
 	K(R_HOST, "host", NEST) K(R_PIN, "pin", NEST) K(R_EVENTS, "events", NEST) \
 	K(R_THREADS, "threads", NEST) K(R_NAMES, "names", NEST) \
 	K(R_PROCESSES, "processes", NEST) K(R_TOTALS, "totals", NEST) \
@@ -875,7 +1181,7 @@ ROWS_KEYS(run_cols, R_N, RUN_COLS);
 
 static void write_json(const struct db_run *run, const struct rrow *rows,
 		       size_t nrows, enum report_by by, const struct ptree *tree,
-		       FILE *fp)
+		       const struct rsrc *threads, FILE *fp)
 {
 	struct rows *r = rows_new(NULL, run_cols, R_N, 0);
 	size_t row = rows_add(r);
@@ -896,6 +1202,8 @@ static void write_json(const struct db_run *run, const struct rrow *rows,
 		rows_int(r, row, R_SIGNAL, run->term_signal);
 	}
 	rows_bool(r, row, R_INTERRUPTED, run->interrupted);
+	if (run->note)
+		rows_str(r, row, R_NOTE, run->note);
 	/* Only a run launched with --timeout has the key. */
 	if (db_run_get(run, "timeout_s"))
 		rows_bool(r, row, R_TIMED_OUT, db_run_get(run, "timed_out") != NULL);
@@ -925,20 +1233,17 @@ static void write_json(const struct db_run *run, const struct rrow *rows,
 	rows_nest(r, row, R_PIN, pin);
 	rows_nest(r, row, R_EVENTS, event_rows(run));
 
-	/* threads: always one entry per thread, as the contract says. */
-	struct rrow *trows = NULL;
-	size_t nt = by == BY_THREAD ? nrows : build_rows(run, BY_THREAD, &trows);
-	rows_nest(r, row, R_THREADS, count_rows(run, by == BY_THREAD ? rows : trows,
-						nt, BY_THREAD, NULL));
-	if (trows)
-		free_rows(trows, nt);
+	/* threads: always one entry per thread, as the contract says (those
+	 * the view keeps, when the rows are threads). */
+	rows_hook(r, row, R_THREADS, list_json, threads);
+	struct rsrc shown = { run, rows, NULL, nrows, by };
+	struct tree_at roots = { run, rows, tree, NONE };
 	if (by == BY_NAME)
-		rows_nest(r, row, R_NAMES, count_rows(run, rows, nrows, BY_NAME, NULL));
+		rows_hook(r, row, R_NAMES, list_json, &shown);
 	if (by == BY_PROCESS)
-		rows_nest(r, row, R_PROCESSES, count_rows(run, rows, nrows, BY_PROCESS,
-							  NULL));
+		rows_hook(r, row, R_PROCESSES, list_json, &shown);
 	if (by == BY_TREE)
-		rows_nest(r, row, R_PROCESSES, tree_level(run, rows, tree, NONE));
+		rows_hook(r, row, R_PROCESSES, tree_json, &roots);
 
 	struct rows *totals = event_map(run), *running = event_map(run);
 	for (size_t e = 0; e < run->nevents; e++) {
@@ -980,15 +1285,67 @@ enum {
 	V_PPID, V_DEPTH, V_N
 };
 
+/* The lines of rows[0..n), depth[i] each one's depth in a tree (NULL:
+ * no tree). */
+static void csv_long_part(struct rows *r, const struct db_run *run,
+			  const struct rrow *rows, size_t nrows, enum report_by by,
+			  const int *depth, const struct counted_zero *cz)
+{
+	bool proc = by_process(by), ids = by == BY_THREAD || proc;
+	for (size_t i = 0; i < nrows; i++) {
+		for (size_t e = 0; e < run->nevents; e++) {
+			const struct db_event *ev = &run->events[e];
+			enum db_count_state st = rows[i].state[e];
+			const char *status = "counted";
+			if (!ev->supported)
+				status = "not supported";
+			else if (st == COUNT_NOT_COUNTED)
+				status = "not counted";
+			else if (st == COUNT_ABSENT)
+				status = "absent";
+			else if (st == COUNT_SCALED)
+				status = "scaled";
+			if (cz->zero[e] && rows[i].value[e] == 0)
+				status = "counted 0: may not be implemented";
+			size_t row = rows_add(r);
+			if (run->id > 0)
+				rows_int(r, row, V_RUN_ID, run->id);
+			if (by == BY_NAME || proc)
+				rows_uint(r, row, V_TID, rows[i].nthreads);
+			else if (by == BY_THREAD)
+				rows_int(r, row, V_TID, rows[i].tid);
+			if (ids) {
+				rows_pid(r, row, V_PID, rows[i].pid);
+				rows_pid(r, row, V_PPID, rows[i].ppid);
+			}
+			if (depth)
+				rows_int(r, row, V_DEPTH, depth[i]);
+			rows_str(r, row, V_NAME, rows[i].name);
+			rows_str(r, row, V_EVENT, ev->name);
+			bool counted = ev->supported && !isnan(rows[i].value[e]);
+			if (counted)
+				rows_num(r, row, V_VALUE, round(rows[i].value[e]));
+			rows_str(r, row, V_STATUS, status);
+			/* Not counted: enabled, never on the PMU, so it ran 0% of
+			 * the time, as the JSON's running_pct says. */
+			if (counted)
+				rows_num(r, row, V_RUNNING,
+					 round(10.0 * rows[i].running_pct[e]) / 10.0);
+			else if (ev->supported && st == COUNT_NOT_COUNTED)
+				rows_num(r, row, V_RUNNING, 0);
+		}
+	}
+}
+
 /*
  * CSV is long form: one line per (row, event), the value raw, its status
  * and the share of time it ran (100 where it was not multiplexed; empty
  * where nothing was counted).
  */
-static void write_csv_long(const struct db_run *run, const struct rrow *rows,
-			   size_t nrows, enum report_by by, const struct ptree *tree,
-			   FILE *fp)
+static void write_csv_long(const struct rsrc *src, enum report_by by,
+			   const struct ptree *tree, FILE *fp)
 {
+	const struct db_run *run = src->run;
 	bool proc = by_process(by), ids = by == BY_THREAD || proc;
 	const struct col cols[V_N] = {
 		[V_RUN_ID] = { .key = "run_id", .kind = COL_INT },
@@ -1005,60 +1362,33 @@ static void write_csv_long(const struct db_run *run, const struct rrow *rows,
 		[V_DEPTH] = { .key = "depth", .kind = COL_INT,
 			      .flags = by == BY_TREE ? 0 : COL_NO_CSV },
 	};
-	struct rows *r = rows_new(NULL, cols, V_N, 0);
+	struct rows *head = rows_new(NULL, cols, V_N, 0);
+	rows_csv_header(head, fp);
+	rows_free(head);
 	struct counted_zero z;
 	run_counted_zero(run, &z);
-	for (size_t i = 0; i < nrows; i++) {
-		for (size_t e = 0; e < run->nevents; e++) {
-			const struct db_event *ev = &run->events[e];
-			enum db_count_state st = rows[i].state[e];
-			const char *status = "counted";
-			if (!ev->supported)
-				status = "not supported";
-			else if (st == COUNT_NOT_COUNTED)
-				status = "not counted";
-			else if (st == COUNT_ABSENT)
-				status = "absent";
-			else if (st == COUNT_SCALED)
-				status = "scaled";
-			if (z.zero[e] && rows[i].value[e] == 0)
-				status = "counted 0: may not be implemented";
-			size_t row = rows_add(r);
-			if (run->id > 0)
-				rows_int(r, row, V_RUN_ID, run->id);
-			if (by == BY_NAME || proc)
-				rows_uint(r, row, V_TID, rows[i].nthreads);
-			else if (by == BY_THREAD)
-				rows_int(r, row, V_TID, rows[i].tid);
-			if (ids) {
-				rows_pid(r, row, V_PID, rows[i].pid);
-				rows_pid(r, row, V_PPID, rows[i].ppid);
-			}
-			if (tree)
-				rows_int(r, row, V_DEPTH, tree->depth[i]);
-			rows_str(r, row, V_NAME, rows[i].name);
-			rows_str(r, row, V_EVENT, ev->name);
-			bool counted = ev->supported && !isnan(rows[i].value[e]);
-			if (counted)
-				rows_num(r, row, V_VALUE, round(rows[i].value[e]));
-			rows_str(r, row, V_STATUS, status);
-			/* Not counted: enabled, never on the PMU, so it ran 0% of
-			 * the time, as the JSON's running_pct says. */
-			if (counted)
-				rows_num(r, row, V_RUNNING,
-					 round(10.0 * rows[i].running_pct[e]) / 10.0);
-			else if (ev->supported && st == COUNT_NOT_COUNTED)
-				rows_num(r, row, V_RUNNING, 0);
-		}
+	struct rrow *buf = calloc(RSRC_PART, sizeof(*buf));
+	if (!buf)
+		abort();
+	/* A part of the rows at a time: a line per row and event held whole
+	 * was 2.6 GB for 300,000 threads of 6 events. */
+	for (size_t at = 0; at < src->n; at += RSRC_PART) {
+		size_t k = src->n - at < RSRC_PART ? src->n - at : RSRC_PART;
+		const struct rrow *rows = rsrc_get(src, at, k, buf);
+		struct rows *r = rows_new(NULL, cols, V_N, 0);
+		csv_long_part(r, run, rows, k, by, tree ? tree->depth + at : NULL, &z);
+		rows_csv_body(r, fp);
+		rows_free(r);
+		rsrc_put(src, k, buf);
 	}
+	free(buf);
 	counted_zero_release(&z);
-	rows_write_data(r, OUT_CSV, fp);
 }
 
 int report_run_sort_check(const struct db_run *run, enum report_by by,
 			  const char *sort, char **cause)
 {
-	struct rows *t = count_rows(run, NULL, 0, by, NULL);
+	struct rows *t = count_rows(run, NULL, 0, by, NULL, false);
 	int rc = rows_sort_check(t, sort, cause);
 	rows_free(t);
 	return rc;
@@ -1087,70 +1417,124 @@ static struct rows *tree_rows(const struct db_run *run, struct rrow *shown,
 	*nshown = tree->n;
 	free(copy);
 	free(sorted);
-	return count_rows(run, shown, *nshown, BY_TREE, tree->lead);
+	return count_rows(run, shown, *nshown, BY_TREE, tree->lead, false);
+}
+
+/*
+ * The rows view keeps, in its order, into *pick: indexes into rows[0..n)
+ * or, with rows NULL, into the run's threads; returns how many, and how
+ * many it left out in *more. A sort reads one column of values, so that
+ * no report row is built for a row that is cut (--limit 5 of a run of
+ * 300,000 threads built all 300,000, 1 GB).
+ */
+static size_t view_pick(const struct db_run *run, const struct rrow *rows, size_t n,
+			enum report_by by, const struct rows_view *view,
+			size_t **pick, size_t *more)
+{
+	size_t limit = view && view->limit && view->limit < n ? view->limit : n;
+	*pick = malloc((n ? n : 1) * sizeof(**pick));
+	if (!*pick)
+		abort();
+	*more = n - limit;
+	struct rows *spec = count_rows(run, NULL, 0, by, NULL, false);
+	struct rows *keys = view ? rows_key_set(spec, view->sort) : NULL;
+	size_t col = view ? rows_key_col(spec, view->sort) : (size_t)-1;
+	rows_free(spec);
+	if (!keys) {
+		for (size_t i = 0; i < limit; i++)
+			(*pick)[i] = i;
+		return limit;
+	}
+	for (size_t i = 0; i < n; i++) {
+		size_t row = rows_add(keys);
+		struct rrow own;
+		if (!rows)
+			thread_rrow(run, i, &own);
+		put_value(keys, row, 0, col, run, rows ? &rows[i] : &own);
+		if (!rows)
+			rrow_release(&own);
+	}
+	*more = rows_view_apply(keys, 0, view, "", "");
+	size_t kept = rows_count(keys);
+	for (size_t i = 0; i < kept; i++)
+		(*pick)[i] = rows_origin(keys, i);
+	rows_free(keys);
+	return kept;
 }
 
 void report_run_view(const struct db_run *run, enum report_by by,
 		     const struct rows_view *view, enum out_format fmt, FILE *fp)
 {
+	/* A thread's row is its own: built from the run as it is written,
+	 * not all of them first (300,000 threads took 3 GB as JSON). */
+	bool threads = by == BY_THREAD;
 	struct rrow *rows = NULL;
-	size_t nrows = build_rows(run, by, &rows);
+	size_t nrows = threads ? run->nthreads : build_rows(run, by, &rows);
 	/* The rows as the view orders and cuts them, the same in every
 	 * format: people's table, and the order JSON and CSV list. A tree
 	 * takes the sort alone, for the order of each one's children. */
 	struct rows_view sort_only = { view ? view->sort : NULL, 0 };
-	struct rows *t = count_rows(run, rows, nrows, by, NULL);
-	rows_view_apply(t, 0, by == BY_TREE ? &sort_only : view,
-			by == BY_NAME ? "name" : by_process(by) ? "process" : "thread",
-			by == BY_NAME ? "names" : by_process(by) ? "processes" : "threads");
-	struct rrow *shown = malloc((nrows ? nrows : 1) * sizeof(*shown));
-	if (!shown)
-		abort();
-	size_t nshown = 0;
-	for (size_t i = 0; i < rows_count(t); i++) {
-		size_t o = rows_origin(t, i);
-		if (o < nrows)	/* not the total */
-			shown[nshown++] = rows[o];
+	size_t *pick, more;
+	size_t npick = view_pick(run, rows, nrows, by, by == BY_TREE ? &sort_only : view,
+				 &pick, &more);
+	struct rrow *shown = NULL;
+	size_t nshown = npick;
+	if (!threads || (fmt != OUT_JSON && fmt != OUT_CSV)) {
+		shown = calloc(nshown ? nshown : 1, sizeof(*shown));
+		if (!shown)
+			abort();
+		for (size_t i = 0; i < nshown; i++) {
+			if (threads)
+				thread_rrow(run, pick[i], &shown[i]);
+			else
+				shown[i] = rows[pick[i]];
+		}
 	}
 	struct ptree tree;
-	if (by == BY_TREE) {
-		rows_free(t);
+	struct rows *t = NULL;
+	if (by == BY_TREE)
 		t = tree_rows(run, shown, &nshown, &tree);
-	}
-
-	if (fmt == OUT_JSON || fmt == OUT_CSV) {
-		if (fmt == OUT_JSON)
-			write_json(run, shown, nshown, by, by == BY_TREE ? &tree : NULL, fp);
+	/* JSON's threads and CSV's lines: the picked threads themselves, or
+	 * the shown rows; JSON of other rows lists every thread as well. */
+	struct rsrc src = { run, shown, threads ? pick : NULL, nshown, by };
+	struct rsrc all = { run, NULL, NULL, run->nthreads, BY_THREAD };
+	if (fmt == OUT_JSON)
+		write_json(run, shown, nshown, by, by == BY_TREE ? &tree : NULL,
+			   threads ? &src : &all, fp);
+	else if (fmt == OUT_CSV)
+		write_csv_long(&src, by, by == BY_TREE ? &tree : NULL, fp);
+	if (fmt != OUT_JSON && fmt != OUT_CSV) {
+		/* Table and Markdown: one column per supported event. */
+		if (!t)
+			t = count_rows(run, shown, nshown, by, NULL, false);
+		rows_note_more(t, more, by == BY_NAME ? "name" : by_process(by)
+			       ? "process" : "thread", by == BY_NAME ? "names"
+			       : by_process(by) ? "processes" : "threads");
+		size_t nsup = 0;
+		for (size_t e = 0; e < run->nevents; e++)
+			nsup += run->events[e].supported;
+		write_header(run, nrows, by, fmt, fp);
+		if (nsup)
+			rows_write(t, fmt, fp, 1);
 		else
-			write_csv_long(run, shown, nshown, by, by == BY_TREE ? &tree : NULL,
-				       fp);
+			fprintf(fp, " no event could be counted\n");
+		write_footer(run, fmt, fp);
+		report_working_set_footer(run, fmt, fp);
+		if (run->sleep_usage)
+			report_sleep_usage(run->sleep_usage, fmt, fp);
+		if (fmt == OUT_TABLE)
+			fputc('\n', fp);
 	}
 	if (by == BY_TREE)
 		tree_release(&tree);
-	free(shown);
-	if (fmt == OUT_JSON || fmt == OUT_CSV) {
-		rows_free(t);
-		free_rows(rows, nrows);
-		return;
-	}
-
-	/* Table and Markdown: one column per supported event. */
-	size_t nsup = 0;
-	for (size_t e = 0; e < run->nevents; e++)
-		nsup += run->events[e].supported;
-	write_header(run, nrows, by, fmt, fp);
-	if (nsup)
-		rows_write(t, fmt, fp, 1);
-	else
-		fprintf(fp, " no event could be counted\n");
-	write_footer(run, fmt, fp);
-	report_working_set_footer(run, fmt, fp);
-	if (run->sleep_usage)
-		report_sleep_usage(run->sleep_usage, fmt, fp);
-	if (fmt == OUT_TABLE)
-		fputc('\n', fp);
 	rows_free(t);
-	free_rows(rows, nrows);
+	if (threads && shown)
+		free_rows(shown, npick);
+	else
+		free(shown);
+	free(pick);
+	if (rows)
+		free_rows(rows, nrows);
 }
 
 enum {

@@ -36,6 +36,10 @@ int report_by_parse(const char *word, enum report_by *out);
  */
 const char *report_run_verb(const struct db_run *run);
 
+/* The run's note, "note: ..." a line after lead, escaped for a terminal:
+ * what prof did to the run's data as it stored it (texts it cut). */
+void report_run_notes(const struct db_run *run, const char *lead, FILE *fp);
+
 /*
  * The per-thread report of a run. Table and Markdown carry a header line
  * (command, exit, times, pin), one column per supported event, totals,

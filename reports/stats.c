@@ -714,6 +714,94 @@ int stats_aa_gate(const double *a1, const double *a2, size_t n,
 	return err;
 }
 
+/* ---- spread ---- */
+
+/* The sample correlation of y - c x and y + c x, from the moments. */
+static double pm_corr(double vx, double vy, double cxy, double c)
+{
+	double vu = vy - 2 * c * cxy + c * c * vx, vv = vy + 2 * c * cxy + c * c * vx;
+	if (!(vu > 0) || !(vv > 0))
+		return 0;
+	return (vy - c * c * vx) / sqrt(vu * vv);
+}
+
+/* The c > 0 where pm_corr falls to r0 (it falls from 1 to -1 as c
+ * grows), by bisection on log c around c0. */
+static double pm_solve(double vx, double vy, double cxy, double c0, double r0)
+{
+	double lo = log(c0) - 30, hi = log(c0) + 30;
+	for (int i = 0; i < 200; i++) {
+		double mid = (lo + hi) / 2;
+		if (pm_corr(vx, vy, cxy, exp(mid)) > r0)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return exp((lo + hi) / 2);
+}
+
+int stats_spread_ratio(const double *base, const double *arm, size_t n,
+		       struct stats_spread *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->n = n;
+	out->ratio = out->ci95_lo = out->ci95_hi = out->p_value = NAN;
+	if (n < 4)
+		return -EINVAL;
+	bool logs = true;
+	for (size_t i = 0; i < n; i++) {
+		if (!isfinite(base[i]) || !isfinite(arm[i]))
+			return -EINVAL;
+		logs = logs && base[i] > 0 && arm[i] > 0;
+	}
+	double mx = 0, my = 0;
+	for (size_t i = 0; i < n; i++) {
+		mx += logs ? log(base[i]) : base[i];
+		my += logs ? log(arm[i]) : arm[i];
+	}
+	mx /= (double)n;
+	my /= (double)n;
+	double vx = 0, vy = 0, cxy = 0;
+	for (size_t i = 0; i < n; i++) {
+		double dx = (logs ? log(base[i]) : base[i]) - mx;
+		double dy = (logs ? log(arm[i]) : arm[i]) - my;
+		vx += dx * dx;
+		vy += dy * dy;
+		cxy += dx * dy;
+	}
+	vx /= (double)(n - 1);
+	vy /= (double)(n - 1);
+	cxy /= (double)(n - 1);
+	/* A spread of 0 in an arm (every value equal) has no ratio to test,
+	 * nor do arms that move in perfect step. */
+	bool spread_x = sqrt(vx) > 1e-12 * fmax(fabs(mx), 1e-300);
+	bool spread_y = sqrt(vy) > 1e-12 * fmax(fabs(my), 1e-300);
+	double rxy2 = spread_x && spread_y ? cxy * cxy / (vx * vy) : 1;
+	if (!spread_x || !spread_y || rxy2 > 1 - 1e-12)
+		return -EINVAL;
+	double df = (double)(n - 2);
+	double tq = stats_t_quantile(0.975, df);
+	double r0 = sqrt(tq * tq / (df + tq * tq));
+	double ratio = sqrt(vy / vx);
+	out->on_logs = logs;
+	out->ratio = ratio;
+	out->ci95_lo = pm_solve(vx, vy, cxy, ratio, r0);
+	out->ci95_hi = pm_solve(vx, vy, cxy, ratio, -r0);
+	double r1 = pm_corr(vx, vy, cxy, 1.0);
+	double t = r1 * sqrt(df) / sqrt(fmax(1 - r1 * r1, 1e-300));
+	out->p_value = fmin(1.0, 2 * (1 - stats_t_cdf(fabs(t), df)));
+	out->verdict = out->ci95_hi < 1 ? SPREAD_STEADIER : out->ci95_lo > 1 ? SPREAD_NOISIER
+		       : SPREAD_CANT_TELL;
+	out->computable = true;
+	return 0;
+}
+
+const char *stats_spread_name(enum stats_spread_verdict v)
+{
+	return v == SPREAD_STEADIER ? "steadier" : v == SPREAD_NOISIER ? "noisier"
+	       : "can't tell";
+}
+
 const char *stats_verdict_name(enum stats_verdict v)
 {
 	switch (v) {

@@ -231,6 +231,29 @@ enum stats_verdict {
 /* "better", "worse", "equivalent", "inconclusive"; NULL for other values. */
 const char *stats_verdict_name(enum stats_verdict v);
 
+/*
+ * Is one arm steadier than the other? The field notes: "pinning cuts
+ * run-to-run spread sharply, +-0.297 to +-0.015". For paired rounds,
+ * the ratio of the arm's sd to the baseline's (of the logs where every
+ * value is above 0, else of the values), with a 95% CI by inverting the
+ * Pitman-Morgan test: sd(arm) = c sd(base) exactly when arm - c base and
+ * arm + c base are uncorrelated, tested by t on n - 2 degrees of freedom;
+ * p is that test at c = 1. Steadier when the CI lies below 1, noisier
+ * above, else can't tell. Needs n >= 4 and a spread in both arms.
+ */
+enum stats_spread_verdict { SPREAD_CANT_TELL, SPREAD_STEADIER, SPREAD_NOISIER };
+struct stats_spread {
+	bool computable;
+	size_t n;
+	bool on_logs;
+	double ratio, ci95_lo, ci95_hi, p_value;
+	enum stats_spread_verdict verdict;
+};
+int stats_spread_ratio(const double *base, const double *arm, size_t n,
+		       struct stats_spread *out);
+/* "steadier", "noisier", "can't tell". */
+const char *stats_spread_name(enum stats_spread_verdict v);
+
 /* stats_judgement.rounds_needed is "cannot say" beyond this many rounds. */
 #define STATS_ROUNDS_MAX 1000000L
 

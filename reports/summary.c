@@ -323,7 +323,8 @@ static void across_row(struct rows *r, const struct summary *s,
 {
 	size_t row = rows_add(r);
 	char b[160], lo[32], hi[32];
-	rows_text(r, row, S_METRIC, "%s", sm->name);
+	rows_text(r, row, S_METRIC, ab_name_machine(sm->name) ? "%s (whole machine)"
+		  : "%s", sm->name);
 	rows_str(r, row, S_METRIC, sm->name);
 	rows_uint(r, row, S_SCENES, sm->nscenes);
 	rows_uint(r, row, S_BETTER, sm->n_better);
@@ -432,18 +433,20 @@ void summary_render(const struct summary *s, const char *const *detail,
 		char b[160], v[128], d[32], lo[32], hi[32];
 		count_text(s, sm, b, sizeof(b));
 		verdict_across(sm, v, sizeof(v));
+		/* every process's, other tenants' too: said where it is pasted */
+		const char *whole = ab_name_machine(sm->name) ? " (whole machine)" : "";
 		if (!sm->computable) {
-			fprintf(fp, md ? "- **%s** across scenes: n/a; %s\n"
-				: " %s across scenes: n/a; %s\n", sm->name, b);
+			fprintf(fp, md ? "- **%s**%s across scenes: n/a; %s\n"
+				: " %s%s across scenes: n/a; %s\n", sm->name, whole, b);
 			continue;
 		}
 		fmt_pct(d, sizeof(d), sm->across.delta_pct);
 		fmt_pct(lo, sizeof(lo), sm->across.ci_computable ? sm->across.ci95_lo_pct : NAN);
 		fmt_pct(hi, sizeof(hi), sm->across.ci_computable ? sm->across.ci95_hi_pct : NAN);
-		fprintf(fp, md ? "- **%s** across scenes: %s, %s%% geometric mean "
+		fprintf(fp, md ? "- **%s**%s across scenes: %s, %s%% geometric mean "
 			"[95%% CI %s, %s], sign p %.3f; scene by scene: %s\n"
-			: " %s across scenes: %s, %s%% geometric mean [95%% CI %s, %s], "
-			"sign p %.3f; scene by scene: %s\n", sm->name, v, d, lo, hi,
+			: " %s%s across scenes: %s, %s%% geometric mean [95%% CI %s, %s], "
+			"sign p %.3f; scene by scene: %s\n", sm->name, whole, v, d, lo, hi,
 			sm->sign_p, b);
 	}
 	fputc('\n', fp);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/utf8.h"
 #include "reports/svg.h"
 
 /*
@@ -27,20 +28,33 @@ const char *svg_colour(size_t i)
 
 void svg_escape(FILE *fp, const char *s)
 {
-	for (; s && *s; s++) {
-		switch (*s) {
+	for (const unsigned char *p = (const unsigned char *)s; p && *p;) {
+		switch (*p) {
 		case '&': fputs("&amp;", fp); break;
 		case '<': fputs("&lt;", fp); break;
 		case '>': fputs("&gt;", fp); break;
 		case '"': fputs("&quot;", fp); break;
 		case '\'': fputs("&#39;", fp); break;
 		default:
+			if (*p >= 0x80) {
+				/* well-formed UTF-8, or U+FFFD; XML has no U+FFFE
+				 * or U+FFFF */
+				uint32_t cp;
+				size_t n = utf8_next_str(p, &cp);
+				if (cp == UTF8_INVALID || cp == 0xFFFE || cp == 0xFFFF)
+					utf8_put(fp, UTF8_REPLACEMENT);
+				else
+					fwrite(p, 1, n, fp);
+				p += n;
+				continue;
+			}
 			/* XML 1.0 allows no C0 controls but tab and newlines */
-			if ((unsigned char)*s < 0x20 && *s != '\t' && *s != '\n')
+			if (*p < 0x20 && *p != '\t' && *p != '\n')
 				fputc('?', fp);
 			else
-				fputc(*s, fp);
+				fputc(*p, fp);
 		}
+		p++;
 	}
 }
 

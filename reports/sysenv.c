@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "reports/runs.h"
+#include "common/utf8.h"
 #include "reports/sysenv.h"
 
 struct rows *report_system_map(const struct db_run *run)
@@ -134,6 +135,8 @@ static struct rows *highlights(const struct db_run *run)
 		{ "irq time (ms)", "stat.cpu.irq_ms", NULL },
 		{ "softirq time (ms)", "stat.cpu.softirq_ms", NULL },
 		{ "steal time (ms)", "stat.cpu.steal_ms", NULL },
+		{ "idle time (ms)", "stat.cpu.idle_ms", NULL },
+		{ "iowait time (ms)", "stat.cpu.iowait_ms", NULL },
 	};
 	struct rows *r = rows_new("highlights", high_cols, S_N, 0);
 	for (size_t i = 0; i < sizeof(plain) / sizeof(plain[0]); i++) {
@@ -295,9 +298,13 @@ size_t report_env_diff(const struct db_run *a, const struct db_run *b,
 				continue;
 			const char *va = side ? vy : x->env[i].value;
 			const char *vb = side ? x->env[i].value : vy;
-			if (asprintf(&line, "%s: %s%.60s%s in run %lld, %s%.60s%s in run %lld",
-				     k, va ? "'" : "", va ? va : "not set", va ? "'" : "",
-				     (long long)a->id, vb ? "'" : "", vb ? vb : "not set",
+			/* each value's first 60 bytes, cut between characters */
+			const char *sa = va ? va : "not set", *sb = vb ? vb : "not set";
+			int la = (int)utf8_cut(sa, strlen(sa), 60);
+			int lb = (int)utf8_cut(sb, strlen(sb), 60);
+			if (asprintf(&line, "%s: %s%.*s%s in run %lld, %s%.*s%s in run %lld",
+				     k, va ? "'" : "", la, sa, va ? "'" : "",
+				     (long long)a->id, vb ? "'" : "", lb, sb,
 				     vb ? "'" : "", (long long)b->id) < 0)
 				abort();
 			add_line(out, &n, line);

@@ -1,6 +1,7 @@
 /*
  * timeline: intervals as rows, and the compact timeline; see timeline.h.
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -121,43 +122,82 @@ size_t timeline_names(const struct db_run *run, const char ***out)
 
 enum { TL_NAME, TL_EVENT, TL_N_IV, TL_MIN, TL_MEDIAN, TL_MAX, TL_LINE, TL_N };
 
-/* One line: name's threads summed per interval, for event e. */
-static void timeline_row(const struct db_run *run, struct rows *r, const char *name,
-			 size_t e, int64_t step_ms, int64_t nbins)
+/* One interval's bin and the sum of a name's values in it. */
+struct bin {
+	int64_t b, sum;
+};
+
+static int bin_cmp(const void *pa, const void *pb)
 {
-	int64_t *sum = calloc((size_t)nbins, sizeof(*sum));
-	if (!sum)
+	const struct bin *a = pa, *b = pb;
+	return a->b < b->b ? -1 : a->b > b->b;
+}
+
+/* a + b, both 0 or more, held at INT64_MAX (the database's largest). */
+static int64_t add_sat(int64_t a, int64_t b)
+{
+	return a > INT64_MAX - b ? INT64_MAX : a + b;
+}
+
+/* floor(c * n / w) without overflow, for c <= w. */
+static uint64_t col_start(uint64_t c, uint64_t n, uint64_t w)
+{
+	return c * (n / w) + c * (n % w) / w;
+}
+
+/*
+ * One line: name's threads summed per interval, for event e. The bins
+ * between the first and last one with a value count (as intervals of 0),
+ * but only the bins with a value are held: the work and memory go with
+ * the interval rows, not with the time they span (issue 27: one row at
+ * 115 days made a 3.1 GB array).
+ */
+static void timeline_row(const struct db_run *run, struct rows *r, const char *name,
+			 size_t e, int64_t step_ms)
+{
+	struct bin *bins = malloc((run->nintervals ? run->nintervals : 1) * sizeof(*bins));
+	if (!bins)
 		abort();
-	int64_t lo = nbins, hi = -1;
+	size_t m = 0;
 	for (size_t i = 0; i < run->nintervals; i++) {
 		const struct db_interval *iv = &run->intervals[i];
-		if (strcmp(timeline_name(iv), name) || iv->values[e] < 0)
+		if (strcmp(timeline_name(iv), name) || iv->values[e] < 0 || iv->t_ms < 0)
 			continue;
-		int64_t b = iv->t_ms / step_ms;
-		if (b < 0 || b >= nbins)
-			continue;
-		sum[b] += iv->values[e];
-		lo = b < lo ? b : lo;
-		hi = b > hi ? b : hi;
+		bins[m++] = (struct bin){ iv->t_ms / step_ms, iv->values[e] };
 	}
-	if (hi < 0)
+	if (!m)
 		goto out;
-	size_t n = (size_t)(hi - lo + 1);
-	int64_t *sorted = malloc(n * sizeof(*sorted));
+	qsort(bins, m, sizeof(*bins), bin_cmp);
+	size_t u = 0;	/* the threads of a bin summed */
+	for (size_t i = 0; i < m; i++) {
+		if (u && bins[u - 1].b == bins[i].b)
+			bins[u - 1].sum = add_sat(bins[u - 1].sum, bins[i].sum);
+		else
+			bins[u++] = bins[i];
+	}
+	m = u;
+	int64_t lo = bins[0].b;
+	uint64_t n = (uint64_t)(bins[m - 1].b - lo) + 1, empty = n - m;
+	int64_t *sorted = malloc(m * sizeof(*sorted));
 	if (!sorted)
 		abort();
-	memcpy(sorted, sum + lo, n * sizeof(*sorted));
-	qsort(sorted, n, sizeof(*sorted), order_i64);
-	int64_t max = sorted[n - 1];
+	for (size_t i = 0; i < m; i++)
+		sorted[i] = bins[i].sum;
+	qsort(sorted, m, sizeof(*sorted), order_i64);
+	int64_t max = sorted[m - 1];
+	/* The empty bins are the smallest values (0): before every sum. */
+	int64_t min = empty ? 0 : sorted[0];
+	int64_t median = n / 2 < empty ? 0 : sorted[n / 2 - empty];
 	/* One character per interval, or per run of them when there are
 	 * more than TL_WIDTH (their largest). */
 	char line[TL_WIDTH + 1];
-	size_t width = n < TL_WIDTH ? n : TL_WIDTH;
-	for (size_t c = 0; c < width; c++) {
-		size_t a = c * n / width, z = (c + 1) * n / width;
+	uint64_t width = n < TL_WIDTH ? n : TL_WIDTH;
+	size_t k = 0;
+	for (uint64_t c = 0; c < width; c++) {
+		uint64_t z = col_start(c + 1, n, width);
 		int64_t v = 0;
-		for (size_t k = a; k < z; k++)
-			v = sum[lo + (int64_t)k] > v ? sum[lo + (int64_t)k] : v;
+		for (; k < m && (uint64_t)(bins[k].b - lo) < z; k++)
+			v = bins[k].sum > v ? bins[k].sum : v;
 		size_t lvl = max > 0 ? (size_t)((double)v / (double)max * 9.0 + 0.5) : 0;
 		if (v > 0 && lvl == 0)
 			lvl = 1;
@@ -169,13 +209,13 @@ static void timeline_row(const struct db_run *run, struct rows *r, const char *n
 	rows_str(r, row, TL_EVENT, run->events[e].name);
 	rows_uint(r, row, TL_N_IV, n);
 	double div = timeline_is_time(&run->events[e]) ? 1e6 : 1.0;
-	rows_num(r, row, TL_MIN, (double)sorted[0] / div);
-	rows_num(r, row, TL_MEDIAN, (double)sorted[n / 2] / div);
+	rows_num(r, row, TL_MIN, (double)min / div);
+	rows_num(r, row, TL_MEDIAN, (double)median / div);
 	rows_num(r, row, TL_MAX, (double)max / div);
 	rows_text(r, row, TL_LINE, "|%s|", line);
 	free(sorted);
 out:
-	free(sum);
+	free(bins);
 }
 
 void report_timeline(const struct db_run *run, enum out_format fmt, FILE *fp)
@@ -185,10 +225,6 @@ void report_timeline(const struct db_run *run, enum out_format fmt, FILE *fp)
 	    (fmt != OUT_TABLE && fmt != OUT_MARKDOWN))
 		return;
 	int64_t step = atoll(ms);
-	int64_t nbins = 0;
-	for (size_t i = 0; i < run->nintervals; i++)
-		if (run->intervals[i].t_ms / step + 1 > nbins)
-			nbins = run->intervals[i].t_ms / step + 1;
 	static const struct col cols[TL_N] = {
 		[TL_NAME] = { .key = "name" },
 		[TL_EVENT] = { .key = "event" },
@@ -203,7 +239,7 @@ void report_timeline(const struct db_run *run, enum out_format fmt, FILE *fp)
 	size_t nn = timeline_names(run, &names);
 	for (size_t k = 0; k < nn; k++)
 		for (size_t e = 0; e < run->nevents; e++)
-			timeline_row(run, r, names[k], e, step, nbins);
+			timeline_row(run, r, names[k], e, step);
 	fprintf(fp, "\n%s, every %lld ms (per thread name, threads "
 		"summed; clock events in ms):\n",
 		fmt == OUT_MARKDOWN ? "### Timeline" : "Timeline",

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "common/order.h"
+#include "reports/buckets.h"
 #include "reports/svg.h"
 #include "reports/timeline.h"
 #include "reports/timelineplot.h"
@@ -48,10 +49,15 @@ static size_t time_index(const struct grid *g, int64_t t)
 	return (size_t)(p - g->t);
 }
 
-/* name's sum of event e at each start time (NaN where none was read). */
+/*
+ * name's sum of event e at each start time: NaN before its first row
+ * and after its last, 0 at a time between where it has none (prof stores
+ * no interval in which a thread's counters did not move).
+ */
 static void series_of(const struct db_run *run, const struct grid *g,
 		      const char *name, size_t e, double *y)
 {
+	size_t lo = g->nt, hi = 0;
 	for (size_t i = 0; i < g->nt; i++)
 		y[i] = NAN;
 	for (size_t i = 0; i < run->nintervals; i++) {
@@ -60,24 +66,39 @@ static void series_of(const struct db_run *run, const struct grid *g,
 			continue;
 		size_t k = time_index(g, iv->t_ms);
 		y[k] = (isnan(y[k]) ? 0 : y[k]) + (double)iv->values[e];
+		lo = k < lo ? k : lo;
+		hi = k > hi ? k : hi;
 	}
+	for (size_t k = lo; k < hi; k++)
+		if (isnan(y[k]))
+			y[k] = 0;
 }
 
+/*
+ * Event e over time, one curve per thread name; a run of more start
+ * times than BUCKETS_MAX is drawn in that many spans of time, each its
+ * intervals' mean with a bar from the least to the largest, so the
+ * picture's size and work do not grow with the run's length.
+ */
 static void event_panel(struct svg *s, const struct db_run *run,
 			const struct grid *g, size_t e, double top)
 {
 	const struct db_event *ev = &run->events[e];
 	bool tm = timeline_is_time(ev);
+	bool agg = g->nt > BUCKETS_MAX;
 	double *x = calloc(g->nt ? g->nt : 1, sizeof(*x));
-	double *ys = calloc((g->nt ? g->nt : 1) * (g->nn ? g->nn : 1), sizeof(*ys));
+	/* Drawn whole: every name's series at once; in spans: one at a time. */
+	size_t rows = agg ? 1 : (g->nn ? g->nn : 1);
+	double *ys = calloc((g->nt ? g->nt : 1) * rows, sizeof(*ys));
 	struct svg_curve *c = calloc(g->nn ? g->nn : 1, sizeof(*c));
-	if (!x || !ys || !c)
+	struct buckets *b = calloc(g->nn ? g->nn : 1, sizeof(*b));
+	if (!x || !ys || !c || !b)
 		abort();
 	for (size_t i = 0; i < g->nt; i++)
 		x[i] = (double)g->t[i];
 	size_t nc = 0;
 	for (size_t k = 0; k < g->nn; k++) {
-		double *y = ys + nc * g->nt;
+		double *y = ys + (agg ? 0 : nc * g->nt);
 		series_of(run, g, g->names[k], e, y);
 		bool any = false;
 		for (size_t i = 0; i < g->nt; i++) {
@@ -85,9 +106,17 @@ static void event_panel(struct svg *s, const struct db_run *run,
 			if (tm)
 				y[i] /= 1e6;
 		}
-		if (any)
-			c[nc++] = (struct svg_curve){ .name = g->names[k], .x = x,
-						      .y = y, .n = g->nt };
+		if (!any)
+			continue;
+		c[nc] = (struct svg_curve){ .name = g->names[k], .x = x, .y = y,
+					    .n = g->nt };
+		if (agg) {
+			buckets_fill(&b[nc], x, y, g->nt, BUCKETS_MAX);
+			c[nc] = (struct svg_curve){ .name = g->names[k], .x = b[nc].x,
+						    .y = b[nc].y, .lo = b[nc].lo,
+						    .hi = b[nc].hi, .n = b[nc].n };
+		}
+		nc++;
 	}
 	struct svg_axis ax = { .label = "time since start", .unit = "ms" };
 	struct svg_axis ay = { .label = ev->name,
@@ -96,6 +125,9 @@ static void event_panel(struct svg *s, const struct db_run *run,
 	snprintf(title, sizeof(title), "%s over time, per thread name", ev->name);
 	svg_curve(s, 90, top, 770, PANEL_H - 90, &ax, &ay, title, c, nc, NULL,
 		  NULL, 0);
+	for (size_t k = 0; k < nc; k++)
+		buckets_release(&b[k]);
+	free(b);
 	free(c);
 	free(ys);
 	free(x);
@@ -118,10 +150,18 @@ void report_intervals_svg(const struct db_run *run, FILE *fp)
 	svg_text(&s, 20, 26, SVG_START, "title",
 		 "prof report --intervals, run %lld: counters over time",
 		 (long long)run->id);
-	svg_text(&s, 20, 46, SVG_START, "small", "%zu intervals of %s ms, %zu "
-		 "thread name%s; each point is one interval, from its start; the "
-		 "threads of a name summed", g.nt, db_run_get(run, "interval_ms") ?
-		 db_run_get(run, "interval_ms") : "?", g.nn, g.nn == 1 ? "" : "s");
+	const char *ms = db_run_get(run, "interval_ms");
+	if (g.nt > BUCKETS_MAX)
+		svg_text(&s, 20, 46, SVG_START, "small", "%zu intervals of %s ms, "
+			 "%zu thread name%s, the threads of a name summed; drawn in "
+			 "%d spans of time: each point the mean of its intervals, "
+			 "its bar the least to the largest", g.nt, ms ? ms : "?",
+			 g.nn, g.nn == 1 ? "" : "s", BUCKETS_MAX);
+	else
+		svg_text(&s, 20, 46, SVG_START, "small", "%zu intervals of %s ms, "
+			 "%zu thread name%s; each point is one interval, from its "
+			 "start; the threads of a name summed", g.nt, ms ? ms : "?",
+			 g.nn, g.nn == 1 ? "" : "s");
 	if (!ne)
 		svg_text(&s, 20, TOP + 20, SVG_START, NULL, "no counter was read");
 	for (size_t k = 0; k < ne; k++)

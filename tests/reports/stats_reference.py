@@ -266,6 +266,37 @@ def main():
     print("  trend 1%%/round over x 0..5: span %.17g"
           % (100 * (1.01 ** 5 - 1)))
 
+    section("spread ratio (Pitman-Morgan, Pitman's closed form)")
+    # The CI of the variance ratio L = var(arm) / var(base) in closed
+    # form (Pitman 1939): F (K -+ sqrt(K^2 - 1)), F the sample ratio,
+    # K = 1 + 2 (1 - r^2) t^2 / (n - 2), r the correlation of the two;
+    # the sd ratio's bounds are their square roots. p at ratio 1: t of
+    # the correlation of (arm - base, arm + base) on n - 2 df.
+    base = [10.0, 12.0, 9.0, 11.0, 13.0, 8.0, 10.5, 11.5]
+    arm = [10.1, 10.4, 10.0, 10.2, 10.6, 9.9, 10.3, 10.2]
+    for name, b, a in (("steadier", base, arm), ("noisier", arm, base)):
+        x = [mp.log(v) for v in b]
+        y = [mp.log(v) for v in a]
+        n = len(x)
+        mx, my = sum(x) / n, sum(y) / n
+        vx = sum((v - mx) ** 2 for v in x) / (n - 1)
+        vy = sum((v - my) ** 2 for v in y) / (n - 1)
+        cxy = sum((u - mx) * (v - my) for u, v in zip(x, y)) / (n - 1)
+        r2 = cxy * cxy / (vx * vy)
+        f = vy / vx
+        t = mp.mpf(tq(0.975, n - 2))
+        k = 1 + 2 * (1 - r2) * t * t / (n - 2)
+        lo, hi = f * (k - mp.sqrt(k * k - 1)), f * (k + mp.sqrt(k * k - 1))
+        u = [v - w for v, w in zip(y, x)]
+        w = [v + z for v, z in zip(y, x)]
+        mu, mw = sum(u) / n, sum(w) / n
+        cuw = sum((p - mu) * (q - mw) for p, q in zip(u, w))
+        ruw = cuw / mp.sqrt(sum((p - mu) ** 2 for p in u) * sum((q - mw) ** 2 for q in w))
+        tt = ruw * mp.sqrt(n - 2) / mp.sqrt(1 - ruw * ruw)
+        pv = 2 * (1 - t_cdf_series(abs(float(tt)), n - 2))
+        print("  %s: ratio %.15g ci [%.15g, %.15g] p %.15g" % (
+            name, float(mp.sqrt(f)), float(mp.sqrt(lo)), float(mp.sqrt(hi)), pv))
+
 
 if __name__ == "__main__":
     main()

@@ -249,6 +249,51 @@ static void test_explain__missing_counters_cannot_tell(void **state)
 	explain_findings_free(f, n);
 }
 
+/*
+ * No hardware counter at all and nothing else large enough for a rule:
+ * explain says it cannot tell, naming the counters, instead of "no rule
+ * fired: nothing here points at footprint, code generation or the cache
+ * domain", which read as a finding. A side pinned to a CPU list shows its
+ * pin, not "not pinned".
+ */
+static void test_explain__no_counters_and_no_rule_is_cannot_tell(void **state)
+{
+	(void)state;
+	struct explain_metric ms[] = {
+		M("wall_s", 1.0, 1.01, VERDICT_EQUIVALENT),
+		UNSUP("LLC-load-misses.per_cpu_ms"),
+		UNSUP("branch-misses.per_cpu_ms"),
+	};
+	struct explain_input in;
+	base_input(&in, ms, 3);
+	in.side[0].pin_mode = "cpus:0";
+	in.side[1].pin_mode = "cpus:0";
+	struct explain_finding *f;
+	size_t n = explain_findings(&in, &f);
+	assert_int_equal(n, 1);
+	assert_int_equal(f[0].kind, FINDING_CANNOT_TELL);
+	assert_non_null(strstr(f[0].text, "no cache or branch counter was counted"));
+	assert_non_null(strstr(f[0].text, "LLC-load-misses"));
+	struct tu_buf b;
+	explain_render(&in, f, n, OUT_TABLE, tu_buf_open(&b));
+	const char *t = tu_buf_close(&b);
+	assert_null(strstr(t, "no rule fired"));
+	assert_null(strstr(t, "not pinned"));
+	assert_non_null(strstr(t, "none (pinned cpus:0)"));
+	free(b.data);
+	explain_findings_free(f, n);
+
+	/* with a counter that counted, silence stays "no rule fired" */
+	struct explain_metric hw[] = {
+		M("wall_s", 1.0, 1.01, VERDICT_EQUIVALENT),
+		M("LLC-load-misses.per_cpu_ms", 10, 10.1, VERDICT_EQUIVALENT),
+	};
+	base_input(&in, hw, 2);
+	n = explain_findings(&in, &f);
+	assert_int_equal(n, 0);
+	explain_findings_free(f, n);
+}
+
 /* One run per side: whatever the numbers, no effect is claimed. */
 static void test_explain__single_runs_claim_nothing(void **state)
 {
@@ -379,6 +424,7 @@ int main(void)
 		cmocka_unit_test(test_explain__same_size_domains_state_the_null),
 		cmocka_unit_test(test_explain__cache_domain_effect),
 		cmocka_unit_test(test_explain__missing_counters_cannot_tell),
+		cmocka_unit_test(test_explain__no_counters_and_no_rule_is_cannot_tell),
 		cmocka_unit_test(test_explain__single_runs_claim_nothing),
 		cmocka_unit_test(test_explain__csv_is_the_side_by_side_table),
 		cmocka_unit_test(test_explain__capacity_from_a_pressure_curve),

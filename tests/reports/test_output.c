@@ -6,6 +6,7 @@
 #include <cmocka.h>
 #include <math.h>
 
+#include "common/utf8.h"
 #include "reports/output.h"
 #include "test_util.h"
 
@@ -199,6 +200,83 @@ static void test_output__control_characters_are_escaped(void **state)
 	rtable_release(&t);
 }
 
+/* Names a workload chose, each broken a way it can be: a character cut
+ * by the kernel's 15 bytes, bytes that are no UTF-8, an escape sequence,
+ * HTML, a line break. Every format stays valid and one line a row. */
+static const char *const hostile[] = {
+	"worker-\xe2\x82",		/* "worker-€" cut inside the euro */
+	"bad\xff\xfe\xc0\x80",	/* no UTF-8 at all */
+	"esc\x1b]0;pwned\x07",		/* sets a terminal's title */
+	"<img src=x onerror=alert(1)>&amp;",
+	"evil;main\nevil 1999998",	/* a second folded line */
+};
+#define NHOSTILE (sizeof(hostile) / sizeof(*hostile))
+
+static char *write_hostile(enum out_format f)
+{
+	const char *titles[] = { "name", ">n" };
+	struct rtable t;
+	rtable_init(&t, 2, titles);
+	for (size_t i = 0; i < NHOSTILE; i++) {
+		size_t r = rtable_add_row(&t);
+		rtable_set(&t, r, 0, "%s", hostile[i]);
+		rtable_set(&t, r, 1, "%zu", i);
+	}
+	struct tu_buf b;
+	rtable_write(&t, f, tu_buf_open(&b), 0);
+	rtable_release(&t);
+	return (char *)tu_buf_close(&b);
+}
+
+static void test_output__hostile_names_stay_valid(void **state)
+{
+	(void)state;
+	const enum out_format fmts[] = { OUT_TABLE, OUT_MARKDOWN, OUT_CSV };
+	for (size_t f = 0; f < 3; f++) {
+		char *s = write_hostile(fmts[f]);
+		assert_true(utf8_valid(s, strlen(s)));
+		assert_null(strchr(s, '\x1b'));
+		assert_null(strchr(s, '\x07'));
+		/* a title row and one line a name; CSV quotes the line break */
+		size_t lines = 0;
+		for (const char *c = s; *c; c++)
+			lines += *c == '\n';
+		assert_int_equal(lines, fmts[f] == OUT_MARKDOWN ? NHOSTILE + 2
+				 : fmts[f] == OUT_CSV ? NHOSTILE + 2 : NHOSTILE + 1);
+		if (fmts[f] == OUT_MARKDOWN) {
+			const char *tag = strstr(s, "<img");
+			assert_non_null(tag);
+			assert_true(tag > s && tag[-1] == '\\');
+			assert_non_null(strstr(s, "\\&amp;"));
+		}
+		free(s);
+	}
+
+	struct tu_buf b;
+	struct jw w;
+	jw_init(&w, tu_buf_open(&b), 0);
+	jw_arr_begin(&w);
+	for (size_t i = 0; i < NHOSTILE; i++)
+		jw_str(&w, hostile[i]);
+	jw_arr_end(&w);
+	jw_end(&w);
+	const char *j = tu_buf_close(&b);
+	assert_true(utf8_valid(j, strlen(j)));
+	assert_non_null(strstr(j, "\"worker-\xef\xbf\xbd\""));
+	assert_null(strchr(j, '\x1b'));
+	free(b.data);
+
+	FILE *fp = tu_buf_open(&b);
+	for (size_t i = 0; i < NHOSTILE; i++)
+		folded_field(fp, hostile[i]);
+	const char *fo = tu_buf_close(&b);
+	assert_true(utf8_valid(fo, strlen(fo)));
+	assert_null(strchr(fo, '\n'));
+	assert_null(strchr(fo, ';'));
+	assert_null(strchr(fo, '\x1b'));
+	free(b.data);
+}
+
 /* A command in a header: quoted, escaped for a terminal, a code span
  * that no backtick inside can close for Markdown. */
 static void test_output__command_in_prose(void **state)
@@ -236,6 +314,7 @@ int main(void)
 		cmocka_unit_test(test_output__format_names_round_trip),
 		cmocka_unit_test(test_output__control_characters_are_escaped),
 		cmocka_unit_test(test_output__command_in_prose),
+		cmocka_unit_test(test_output__hostile_names_stay_valid),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -306,6 +306,16 @@ static void test_pressure__noise_is_inconclusive_with_rounds(void **state)
 	assert_non_null(strstr(c->summary, "rounds would likely settle it"));
 	assert_true(c->rounds_needed > 4);
 	press_analysis_release(&a);
+	/* Crowded by other work, more rounds settle nothing: no estimate, in
+	 * the sentence or the curve, beside "other work ran ..." */
+	crowd(&e, 0.7);
+	analyze(&e, 2.0, &a);
+	c = &a.curves[0];
+	assert_int_equal(c->verdict, PRESS_INCONCLUSIVE);
+	assert_non_null(strstr(c->summary, "other work ran on the workload's CPU 70%"));
+	assert_null(strstr(c->summary, "rounds"));
+	assert_true(c->rounds_needed < 0);
+	press_analysis_release(&a);
 	db_experiment_release(&e);
 }
 

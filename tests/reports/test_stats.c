@@ -1110,6 +1110,43 @@ static void test_stats__aa_gate(void **state)
 	free(cause);
 }
 
+/*
+ * stats_reference.py, "spread ratio": the bisection that inverts the
+ * Pitman-Morgan test against Pitman's closed form of the same CI; an arm
+ * of one tenth the spread is steadier, the other way round noisier (the
+ * same p), and arms of a like spread, or too few rounds, cannot tell.
+ */
+static void test_stats__spread_ratio(void **state)
+{
+	(void)state;
+	const double base[] = { 10.0, 12.0, 9.0, 11.0, 13.0, 8.0, 10.5, 11.5 };
+	const double arm[] = { 10.1, 10.4, 10.0, 10.2, 10.6, 9.9, 10.3, 10.2 };
+	struct stats_spread s;
+	assert_int_equal(stats_spread_ratio(base, arm, N(base), &s), 0);
+	assert_true(s.computable && s.on_logs);
+	assert_rel(s.ratio, 0.138230608538971, VIA_T);
+	assert_rel(s.ci95_lo, 0.0973346529629211, VIA_T);
+	assert_rel(s.ci95_hi, 0.196309336453208, VIA_T);
+	assert_rel(s.p_value, 3.23174157227635e-07, 1e-6);
+	assert_int_equal(s.verdict, SPREAD_STEADIER);
+	assert_string_equal(stats_spread_name(s.verdict), "steadier");
+	assert_int_equal(stats_spread_ratio(arm, base, N(base), &s), 0);
+	assert_rel(s.ratio, 7.23428776426222, VIA_T);
+	assert_rel(s.ci95_lo, 5.09400122310719, VIA_T);
+	assert_rel(s.ci95_hi, 10.2738333117697, VIA_T);
+	assert_int_equal(s.verdict, SPREAD_NOISIER);
+
+	const double like[] = { 11.0, 9.5, 12.0, 10.0, 12.5, 8.5, 10.0, 11.0 };
+	assert_int_equal(stats_spread_ratio(base, like, N(base), &s), 0);
+	assert_true(s.ci95_lo < 1 && s.ci95_hi > 1);
+	assert_int_equal(s.verdict, SPREAD_CANT_TELL);
+	assert_string_equal(stats_spread_name(s.verdict), "can't tell");
+	assert_int_equal(stats_spread_ratio(base, arm, 3, &s), -EINVAL);
+	assert_false(s.computable);
+	const double flat[] = { 5, 5, 5, 5, 5, 5, 5, 5 };
+	assert_int_equal(stats_spread_ratio(base, flat, N(base), &s), -EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1147,6 +1184,7 @@ int main(void)
 		cmocka_unit_test(test_stats__baseline_trend),
 		cmocka_unit_test(test_stats__judge_flags_trend),
 		cmocka_unit_test(test_stats__aa_gate),
+		cmocka_unit_test(test_stats__spread_ratio),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
