@@ -16,7 +16,9 @@
  * format is fixed here. Not run under prof (no $PROF_MARKER_FD), each
  * call is one test of a static flag. A header only, C99 or later, no
  * dependency beyond POSIX; thread-safe (each line is one write(2), under
- * PIPE_BUF bytes, so lines from threads never interleave). Zone names
+ * PIPE_BUF bytes, so lines from threads never interleave; but prof
+ * drops a frame marker earlier than the one before it, so frames
+ * marked from several threads must be marked in order). Zone names
  * longer than 63 bytes are cut.
  */
 #ifndef PROF_MARKER_H

@@ -98,6 +98,11 @@ static struct ab_arm *new_arm(struct ab_plan *p, const char *name, size_t n,
 				 "or '+' (at most 40)", shown), NULL;
 	if (find_arm(p, name, n))
 		return cause_set(cause, EINVAL, "arm '%s' is given twice", shown), NULL;
+	/* What is stored must read back: the loader takes no more. */
+	if (p->narms == DB_EXP_ARMS_MAX)
+		return cause_set(cause, EINVAL, "arm '%s' is one too many: an "
+				 "experiment has at most %d arms", shown,
+				 DB_EXP_ARMS_MAX), NULL;
 	struct ab_arm *v = realloc(p->arms, (p->narms + 1) * sizeof(*v));
 	if (!v)
 		abort();
@@ -155,7 +160,8 @@ static bool known_key(const char *key)
 {
 	if (!strncmp(key, "env.", 4))
 		return key[4] != '\0' && !strchr(key + 4, '=');
-	return !strcmp(key, "pin") || !strcmp(key, "cwd") || !strcmp(key, "sleep");
+	return !strcmp(key, "pin") || !strcmp(key, "cwd") || !strcmp(key, "sleep") ||
+	       !strcmp(key, "prepare") || !strcmp(key, "cleanup");
 }
 
 static void push_setting(struct ab_setting **v, size_t *n, const char *key,
@@ -185,8 +191,8 @@ static int set_one(struct ab_plan *p, struct ab_arm *a, const char *key,
 	snprintf(k, sizeof(k), "%.*s", (int)(klen < 120 ? klen : 120), key);
 	if (!known_key(k))
 		return cause_set(cause, EINVAL,
-				 "unknown setting '%s': expected pin, cwd, sleep or "
-				 "env.VAR", k);
+				 "unknown setting '%s': expected pin, cwd, sleep, "
+				 "prepare, cleanup or env.VAR", k);
 	if (a)
 		push_setting(&a->settings, &a->nsettings, key, klen, value);
 	else

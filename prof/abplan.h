@@ -6,11 +6,14 @@
  * run (a usage error, exit 2).
  *
  * Plan files hold one `key = value` a line, `#` comments, and `[arm NAME]`
- * sections whose keys (command, pin, cwd, sleep, env.VAR) apply to that
- * arm; keys before any section are the experiment's (rounds, warmup,
+ * sections whose keys (command, pin, cwd, sleep, prepare, cleanup,
+ * env.VAR) apply to that arm; keys before any section are the
+ * experiment's (rounds, warmup,
  * order, seed, settle, gate, events, score, per, keep-going,
  * allow-generic, no-shell, frames, frame-regex, frame-symbol, budget,
- * and pin, cwd, sleep, env.VAR for every arm). Caller-owned; not
+ * and pin, cwd, sleep, prepare, cleanup, env.VAR for every arm).
+ * prepare and cleanup are shell commands run before and after each of
+ * the arm's runs, not counted (prof/runner.h). Caller-owned; not
  * thread-safe.
  *
  * A score is NAME=REGEX, a number read from each run's output (the last
@@ -34,7 +37,7 @@
 #include "reports/abstat.h"
 
 struct ab_setting {
-	char *key;		/* pin, cwd, sleep, env.VAR */
+	char *key;		/* pin, cwd, sleep, prepare, cleanup, env.VAR */
 	char *value;
 };
 

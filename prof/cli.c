@@ -260,7 +260,11 @@ int cli_parse_format(const char *verb, const char *word, enum out_format *out,
 /*
  * An -o file is written beside its name ("DIR/.NAME.XXXXXX") and renamed
  * over it once every byte is written, so a full disk or a killed prof
- * leaves the file that was there, never half a report. One at a time.
+ * leaves the file that was there, never half a report. The new file
+ * takes the old one's mode and owner; where the rename would break
+ * something that cannot be carried over (a hard link, an owner or group
+ * prof cannot give away), the file is written in place instead, as
+ * editors do (vim's backupcopy=auto). One at a time.
  */
 static struct {
 	FILE *fp;
@@ -287,7 +291,9 @@ FILE *cli_open_output(const char *path, FILE *fallback)
 	/* A device, a pipe or a link is written as it is (renaming over
 	 * /dev/null would replace it); a file, or no file yet, through a
 	 * temporary one. */
-	bool plain = lstat(path, &st) != 0 ? errno == ENOENT : S_ISREG(st.st_mode);
+	bool exists = lstat(path, &st) == 0;
+	bool plain = !exists ? errno == ENOENT
+		     : S_ISREG(st.st_mode) && st.st_nlink == 1;
 	char *tmp = plain ? temp_name(path) : NULL;
 	FILE *fp = NULL;
 	if (tmp) {
@@ -295,7 +301,11 @@ FILE *cli_open_output(const char *path, FILE *fallback)
 		if (fd >= 0) {
 			mode_t um = umask(0);
 			umask(um);
-			if (fchmod(fd, 0666 & ~um) != 0 || !(fp = fdopen(fd, "w"))) {
+			mode_t mode = exists ? st.st_mode & 07777 : 0666 & ~um;
+			/* chown first: it clears set-user-ID bits */
+			if ((exists && (st.st_uid != geteuid() || st.st_gid != getegid()) &&
+			     fchown(fd, st.st_uid, st.st_gid) != 0) ||
+			    fchmod(fd, mode) != 0 || !(fp = fdopen(fd, "w"))) {
 				close(fd);
 				unlink(tmp);
 			}

@@ -475,10 +475,43 @@ static int cmd_ab(struct verb_ctx *vc)
 				.quiet = done > 0, .kind = "ab", .sleep = ae[a].sleep,
 				.working_set = p->working_set,
 				.frame = ab_plan_frames(p),
+				.prepare = ab_plan_get(p, a, "prepare"),
+				.cleanup = ab_plan_get(p, a, "cleanup"),
 			};
 			struct db_run run;
 			char *rcause = NULL;
 			rc = runner_run(&ro, &run, &rcause);
+			if (rc == -ECANCELED) {
+				/* Its prepare failed: this run is not measured,
+				 * and it counts as a failed run (the round ends
+				 * the experiment unless --keep-going). */
+				progress_line_clear(&line);
+				fprintf(stderr, "error: arm '%s': ", p->arms[a].name);
+				print_cause("", rcause);
+				free(rcause);
+				if (ofd >= 0)
+					close(ofd);
+				if (efd >= 0)
+					close(efd);
+				round_failed = true;
+				failed++;
+				done++;
+				continue;
+			}
+			if (rc == -EINTR) {
+				progress_line_clear(&line);
+				free(rcause);
+				if (ofd >= 0)
+					close(ofd);
+				if (efd >= 0)
+					close(efd);
+				stop = true;
+				stop_status = "interrupted";
+				stop_note = strdup("interrupted (Ctrl-C or SIGTERM) during a "
+						   "prepare command; the finished rounds are kept");
+				exit_code = runner_stop_exit_code();
+				break;
+			}
 			if (rc) {
 				progress_line_clear(&line);
 				fprintf(stderr, "error: arm '%s': ", p->arms[a].name);
@@ -726,10 +759,20 @@ static const char ab_tail[] =
 "run stored, which 'prof report RUN --frames' shows. Ctrl-C stops\n"
 "after the current run; the finished rounds are stored and reported.\n"
 "\n"
+"--prepare CMD runs before every run, warm-ups too, and --cleanup CMD\n"
+"after it, as prof run's do: in the arm's working directory and\n"
+"environment, unpinned, outside what is counted and timed (stdout\n"
+"discarded, stderr prof's). --set ARM.prepare=CMD gives one arm its own.\n"
+"A prepare that exits non-zero is a failed run, not measured and not\n"
+"stored: one error line names it, and the experiment stops after that\n"
+"round unless --keep-going. Both are the arms' settings, shown in the\n"
+"report's header.\n"
+"\n"
 "Examples:\n"
 "  prof ab --arm c='./emu --backend c' --arm llvm='./emu --backend llvm' \\\n"
 "          --score fps='([0-9.]+) fps:higher' --per frame=fps --format markdown\n"
 "  prof ab --aa --arm emu='./emu --scene 3' --rounds 8\n"
+"  prof ab --prepare 'rm -rf obj' --arm j8='make -j8' --arm j16='make -j16'\n"
 "  prof ab --arm a='./game' --arm b='./game --vsync' --score frame:p99 \\\n"
 "          --frame-regex '^frame [0-9]+ took' --score 'ms=took ([0-9.]+) ms:p99'\n"
 "  prof compare          # list stored experiments; prof compare N reprints\n";
@@ -744,8 +787,14 @@ static const struct opt ab_opts[] = {
 		 "as a shell would, and exec'd directly"),
 	OPT_CALLBACK(0, "set", struct ab_args, plan, "[ARM.]KEY=VAL", plan_opt_set,
 		     "pin=MODE, cwd=DIR, env.VAR=VALUE, sleep=MODE (as\n"
-		     "prof run --sleep-mode), for one arm or (without\n"
-		     "ARM.) for all"),
+		     "prof run --sleep-mode), prepare=CMD, cleanup=CMD,\n"
+		     "for one arm or (without ARM.) for all"),
+	OPT_CALLBACK(0, "prepare", struct ab_args, plan, "CMD", plan_opt_prepare,
+		     "run CMD (/bin/sh -c) before every run, not counted\n"
+		     "nor timed (--set prepare=CMD; ARM.prepare=CMD for\n"
+		     "one arm wins)"),
+	OPT_CALLBACK(0, "cleanup", struct ab_args, plan, "CMD", plan_opt_cleanup,
+		     "run CMD after every run, not counted nor timed"),
 	OPT_CALLBACK(0, "plan", struct ab_args, plan, "FILE", plan_opt_plan,
 		     "read the same from a file: 'key = value' lines,\n"
 		     "[arm NAME] sections with 'command = ...'"),
@@ -823,6 +872,7 @@ static const struct opt ab_opts[] = {
 		     "arm (default), or name: each counter per thread\n"
 		     "name, summed over the threads of that name, with\n"
 		     "its own CI and verdict"),
+	OPT_INCLUDE(opt_quiet),
 	OPT_INCLUDE(opt_output),
 	OPT_BOOL(0, "show-output", struct ab_args, show_output,
 		 "echo each run's own output (it is captured to\n"

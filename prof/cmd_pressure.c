@@ -401,6 +401,15 @@ static char *fmt_u64(uint64_t v)
 	return s;
 }
 
+/* The experiment's --prepare or --cleanup (every workload's), or NULL. */
+static const char *plan_step(const struct ab_plan *p, const char *key)
+{
+	for (size_t i = 0; i < p->nall; i++)
+		if (!strcmp(p->all[i].key, key))
+			return p->all[i].value;
+	return NULL;
+}
+
 /* The experiment's row, arms and settings (see reports/pressure.h). */
 static int create_experiment(struct press *ps, struct host_facts *hf)
 {
@@ -452,6 +461,11 @@ static int create_experiment(struct press *ps, struct host_facts *hf)
 	kv_add(&exp.settings, &exp.nsettings, "method", strdup(o->method));
 	kv_add(&exp.settings, &exp.nsettings, "metric", strdup(o->metric));
 	kv_add(&exp.settings, &exp.nsettings, "events", strdup(o->plan.events));
+	const char *step_cmd;
+	if ((step_cmd = plan_step(&o->plan, "prepare")))
+		kv_add(&exp.settings, &exp.nsettings, "prepare", strdup(step_cmd));
+	if ((step_cmd = plan_step(&o->plan, "cleanup")))
+		kv_add(&exp.settings, &exp.nsettings, "cleanup", strdup(step_cmd));
 	for (size_t i = 0; i < o->plan.nscores; i++)
 		kv_add(&exp.settings, &exp.nsettings, "score",
 		       ab_score_spec(&o->plan.scores[i]));
@@ -562,6 +576,55 @@ static bool stop_asked(void)
 	return runner_interrupted() || runner_late_signal(NULL);
 }
 
+/*
+ * The co-runner's part of a run, as a collector of the runner's steps
+ * (prof/collector.h): it takes its share of the cache in prepare, after
+ * the run's --prepare command (prof/runner.h), and its window is the
+ * run's, from the counters' opening to their reading; so neither the
+ * prepare nor the cleanup command is in what it reports, and neither
+ * runs against a warmed pirate's cache but the prepare's own.
+ */
+struct corunner_step {
+	struct press *ps;
+	const struct slot *sl;
+	struct pirate_stats st;
+	bool arm_failed;	/* arm_slot refused: its cause is the error */
+};
+
+static int corunner_prepare(void *self, struct collect_ctx *cx, char **cause)
+{
+	(void)cx;
+	struct corunner_step *c = self;
+	int rc = arm_slot(c->ps, c->sl, cause);
+	c->arm_failed = rc != 0;
+	return rc > 0 ? -rc : rc;
+}
+
+static void corunner_opened(void *self, struct collect_ctx *cx)
+{
+	(void)cx;
+	struct corunner_step *c = self;
+	if (!c->ps->cat)
+		pirate_window_open(&c->ps->pirate);
+}
+
+static void corunner_finish(void *self, struct collect_ctx *cx)
+{
+	(void)cx;
+	struct corunner_step *c = self;
+	if (!c->ps->cat) {
+		pirate_window_read(&c->ps->pirate, &c->st);
+		pirate_pause(&c->ps->pirate);
+	}
+}
+
+static const struct collector_ops corunner_ops = {
+	.name = "corunner",
+	.prepare = corunner_prepare,
+	.opened = corunner_opened,
+	.finish = corunner_finish,
+};
+
 /* One run of one slot: co-runner up, run, co-runner paused, stored. */
 static int run_slot(struct press *ps, size_t s, int round, size_t pos, bool warm,
 		    bool quiet, bool *failed)
@@ -570,38 +633,36 @@ static int run_slot(struct press *ps, size_t s, int round, size_t pos, bool warm
 	const struct slot *sl = &ps->slots[s];
 	const struct workload *w = &ps->w[sl->workload];
 	char *cause = NULL;
-	int rc = arm_slot(ps, sl, &cause);
-	if (rc) {
-		progress_line_clear(&ps->line);
-		error_msg("%s", cause ? cause : ERR_TEXT(-rc));
-		free(cause);
-		return EXIT_FAIL;
-	}
+	int rc;
 	/* The workload's output is kept aside, for scores and --show-output. */
 	char tmpl[] = "/tmp/prof-pressure-out-XXXXXX";
 	int ofd = mkstemp(tmpl);
 	if (ofd >= 0)
 		unlink(tmpl);
+	struct corunner_step cstep = { .ps = ps, .sl = sl };
 	struct runner_opts ro = {
 		.argv = w->argv, .argc = w->argc, .evs = ps->evs, .nev = ps->nev,
 		.plan = &ps->pin, .out_fd = ofd, .quiet = quiet, .kind = "pressure",
 		.frame = ab_plan_frames(&o->plan),
+		.prepare = plan_step(&o->plan, "prepare"),
+		.cleanup = plan_step(&o->plan, "cleanup"),
+		.collector = &corunner_ops, .collector_arg = &cstep,
 	};
 	struct db_run run;
-	if (!ps->cat)
-		pirate_window_open(&ps->pirate);
 	rc = runner_run(&ro, &run, &cause);
-	struct pirate_stats st;
-	memset(&st, 0, sizeof(st));
-	if (!ps->cat) {
-		pirate_window_read(&ps->pirate, &st);
+	const struct pirate_stats st = cstep.st;
+	/* A run that failed before its end left the co-runner walking. */
+	if (rc && !ps->cat)
 		pirate_pause(&ps->pirate);
-	}
 	if (rc || run.interrupted || run.exit_status || o->show_output)
 		progress_line_clear(&ps->line);
 	if (rc) {
-		fprintf(stderr, "error: workload '%s': ", w->name);
-		print_cause("", cause);
+		if (cstep.arm_failed) {
+			error_msg("%s", cause ? cause : ERR_TEXT(-rc));
+		} else {
+			fprintf(stderr, "error: workload '%s': ", w->name);
+			print_cause("", cause);
+		}
 		free(cause);
 		if (ofd >= 0)
 			close(ofd);
@@ -930,6 +991,11 @@ static const struct opt press_design_opts[] = {
 		   "of step 0 against the control, at least 2%)"),
 	OPT_BOOL(0, "keep-going", struct press_args, plan.keep_going,
 		 "go on after a run fails"),
+	OPT_CALLBACK(0, "prepare", struct press_args, plan, "CMD", plan_opt_prepare,
+		     "run CMD (/bin/sh -c) before every run, before the\n"
+		     "co-runner takes its cache: not counted nor timed"),
+	OPT_CALLBACK(0, "cleanup", struct press_args, plan, "CMD", plan_opt_cleanup,
+		     "run CMD after every run, the co-runner paused"),
 	OPT_STRING(0, "sysfs", struct press_args, sysfs, "ROOT",
 		   "read the topology below ROOT instead of /"),
 	OPT_STRING(0, "resctrl", struct press_args, resctrl, "ROOT",
@@ -975,10 +1041,17 @@ static const char pressure_tail[] =
 "the experiment and 'prof explain' reads it as capacity evidence. Ctrl-C\n"
 "stops after the current run and keeps the finished rounds.\n"
 "\n"
+"--prepare CMD runs before every run and --cleanup CMD after it, as prof\n"
+"run's do (unpinned, outside what is counted and timed); the co-runner\n"
+"takes its cache after the prepare and is paused for the cleanup. A\n"
+"prepare that exits non-zero stops the experiment before that run, with\n"
+"one error line naming it; the stored runs are kept.\n"
+"\n"
 "Examples:\n"
 "  prof pressure -- ./emu --scene 3 --frames 600\n"
 "  prof pressure --steps 2M,4M,8M --rounds 12 --format json -- ./emu\n"
 "  prof pressure --format svg -o curve.svg -- ./emu\n"
+"  prof pressure --prepare 'rm -rf obj' --rounds 4 -- make -j1\n"
 "  prof pressure --arm c='./emu --backend c' --arm llvm='./emu --backend llvm' \\\n"
 "                --score fps='([0-9.]+) fps:higher'\n";
 
@@ -1009,6 +1082,7 @@ static const struct opt pressure_opts[] = {
 		   "a number of milliseconds",
 		   "a frame longer than MS is long (default 16.7)"),
 	OPT_GROUP("Output:"),
+	OPT_INCLUDE(opt_quiet),
 	OPT_INCLUDE(opt_output),
 	OPT_BOOL(0, "show-output", struct press_args, show_output,
 		 "echo each run's own output"),

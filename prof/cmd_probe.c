@@ -20,6 +20,7 @@
 #include "common/errtext.h"
 #include "db/probe.h"
 #include "prof/pin.h"
+#include "prof/runner.h"
 #include "prof/runutil.h"
 #include "prof/verb.h"
 #include "reports/probe.h"
@@ -187,6 +188,8 @@ static int cmd_probe(struct verb_ctx *vc)
 	char *cause = NULL;
 	struct db_probe p;
 	memset(&p, 0, sizeof(p));
+	struct run_machine mach;
+	memset(&mach, 0, sizeof(mach));
 	bool have_topo = topo_read(&t, a->sysfs ? a->sysfs : "/", &cause) == 0;
 	if (!have_topo) {
 		warning_msg("cannot read the cache topology: %s; the curve is "
@@ -247,6 +250,7 @@ static int cmd_probe(struct verb_ctx *vc)
 	run_state_now_iso(started, sizeof(started));
 	struct timespec t0, t1;
 	struct rusage ru0, ru1;
+	run_machine_begin(&mach, a->sysfs);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	getrusage(RUSAGE_SELF, &ru0);
 	fprintf(cli_talk(), "prof: probing CPU %d: %zu sizes, %ld ms each%s\n", cpu,
@@ -255,26 +259,41 @@ static int cmd_probe(struct verb_ctx *vc)
 	struct probe_curve_opts co = {
 		.min_bytes = min, .max_bytes = max, .ms_per_size = (double)a->ms,
 		.seed = p.seed, .progress = on_size, .arg = &pr,
+		.stop = runner_stop_asked,
 	};
+	/* From here a Ctrl-C or SIGTERM stops the probe within one batch of
+	 * the chase: the sizes measured before are stored, marked
+	 * interrupted, and prof exits 128 + the signal; a second one is
+	 * only noted, so that the store is not cut short. */
+	runner_hold_signals();
 	rc = probe_curve(&co, &pts, &npts, &cause);
 	if (pr.drew)
 		fputs("\r\033[K", cli_talk());
-	if (rc) {
+	if (rc && rc != -ECANCELED) {
 		print_cause("error: ", cause);
 		free(cause);
 		exit_code = EXIT_FAIL;
 		goto out;
 	}
-	if (!a->no_counters) {
+	if (!a->no_counters && !runner_stop_asked(NULL)) {
 		struct probe_bench_opts bo = {
 			.llc_bytes = p.llc_bytes, .l1i_bytes = p.l1i_bytes,
 			.flags = a->allow_generic ? EVENT_ALLOW_GENERIC : 0,
-			.seed = p.seed,
+			.seed = p.seed, .stop = runner_stop_asked,
 		};
 		probe_benches(&bo, res);
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	getrusage(RUSAGE_SELF, &ru1);
+	bool signalled = runner_stop_asked(NULL);
+	if (signalled) {
+		exit_code = runner_stop_exit_code();
+		fprintf(cli_talk(), "prof: interrupted after %zu of %zu sizes%s\n",
+			npts, nsizes, a->no_counters || npts < nsizes ? ""
+			: ", before the counted benchmarks ended");
+		if (!npts)
+			goto out;
+	}
 
 	p.points = calloc(npts + 1, sizeof(*p.points));
 	p.counters = calloc(PROBE_NBENCH, sizeof(*p.counters));
@@ -286,7 +305,7 @@ static int cmd_probe(struct verb_ctx *vc)
 		p.points[i] = (struct db_probe_point){ pts[i].bytes, pts[i].ns,
 						       pts[i].steps, pts[i].huge_bytes };
 	p.npoints = npts;
-	for (int i = 0; !a->no_counters && i < PROBE_NBENCH; i++)
+	for (int i = 0; !a->no_counters && npts == nsizes && i < PROBE_NBENCH; i++)
 		to_db_counter(&res[i], &p.counters[p.ncounters++]);
 
 	struct db_run run;
@@ -294,15 +313,18 @@ static int cmd_probe(struct verb_ctx *vc)
 	run.wall_s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
 	run.user_s = tv_s(ru1.ru_utime) - tv_s(ru0.ru_utime);
 	run.sys_s = tv_s(ru1.ru_stime) - tv_s(ru0.ru_stime);
+	run.interrupted = signalled;
 	if (have_topo)
 		run.topology = topo_to_db(&t);
+	run_machine_end(&mach, &run);
 	if (db) {
 		if (db_probe_store(db, &run, &p, &cause)) {
 			print_cause("error: ", cause);
 			fprintf(stderr, "hint: the report below is all that is left of "
 				"this probe; save it with -o FILE next time\n");
 			free(cause);
-			exit_code = EXIT_FAIL;
+			if (exit_code == EXIT_OK)
+				exit_code = EXIT_FAIL;
 		} else {
 			fprintf(cli_talk(), "prof: stored as run %lld; 'prof report %lld' "
 				"prints it again\n", (long long)run.id, (long long)run.id);
@@ -311,13 +333,15 @@ static int cmd_probe(struct verb_ctx *vc)
 	FILE *fp = verb_out(vc);
 	if (fp) {
 		report_probe(&run, &p, vc->fmt, fp);
-		if (verb_out_close(vc))
+		if (verb_out_close(vc) && exit_code == EXIT_OK)
 			exit_code = EXIT_FAIL;
-	} else {
+	} else if (exit_code == EXIT_OK) {
 		exit_code = EXIT_FAIL;
 	}
 	db_run_release(&run);
 out:
+	run_machine_end(&mach, NULL);
+	runner_release_signals();
 	for (int i = 0; i < PROBE_NBENCH; i++)
 		probe_result_release(&res[i]);
 	free(pts);
@@ -350,6 +374,7 @@ static const struct opt probe_opts[] = {
 		   "read the caches to compare with below ROOT, not /\n"
 		   "(for tests: a tree of another machine)"),
 	OPT_BOOL(0, "no-store", struct probe_args, no_store, "do not store the run"),
+	OPT_INCLUDE(opt_quiet),
 	OPT_INCLUDE(opt_output),
 	OPT_INCLUDE(opt_database),
 	OPT_END(),
@@ -383,10 +408,13 @@ static const char probe_help[] =
 "not counted all of the time, so its value is an estimate), not\n"
 "supported, or not run (prof generates the code walks on x86-64 only).\n"
 "The probe takes a few seconds; it is stored (kind probe) and\n"
-"'prof report RUN' prints it again. CSV holds the latency curve; JSON\n"
-"holds everything: latency ({bytes, ns}), knees, last_level and counters\n"
-"({name, expected, measured, grade}). SVG draws the curve on log axes,\n"
-"with sysfs's L1d, L2 and last level as dashed lines and the knees marked.\n"
+"'prof report RUN' prints it again. Ctrl-C or SIGTERM stops it at once:\n"
+"the sizes measured so far are stored, marked interrupted (the counted\n"
+"benchmarks run only after a whole curve), and prof exits 128 + the\n"
+"signal. CSV holds the latency curve; JSON holds everything: latency\n"
+"({bytes, ns}), knees, last_level and counters ({name, expected,\n"
+"measured, grade}). SVG draws the curve on log axes, with sysfs's L1d,\n"
+"L2 and last level as dashed lines and the knees marked.\n"
 "\n";
 
 static const char probe_tail[] =

@@ -546,9 +546,6 @@ static int cmd_record(struct verb_ctx *vc)
 		goto out_sink;
 	}
 	int frc = oc.finish_rc;
-	if (frc)
-		print_cause("error: ", sk.cause ? sk.cause : oc.finish_cause);
-	free(oc.finish_cause);
 	struct recorder_stats st;
 	recorder_stats(rec, &st);
 	if (!l->quiet) {
@@ -585,20 +582,37 @@ static int cmd_record(struct verb_ctx *vc)
 	}
 
 	int store_rc = 0;
-	if (!frc) {
+	if (!frc)
 		store_rc = db_sample_store_run(sk.w, &run, evs, nsev, &cause);
-		if (store_rc) {
-			/* The samples are lost with the database, but the run's
-			 * counts are in hand: print them, then say why. */
-			run.id = 0;
-			report_run(&run, BY_THREAD, vc->fmt == OUT_FOLDED ||
-				   vc->fmt == OUT_SVG ? OUT_TABLE : vc->fmt, stderr);
-			run_state_not_stored(cause, NULL);
+	if (frc || store_rc) {
+		/* The samples are lost with the database, but the run's counts
+		 * are in hand: they go where the report would (-o FILE keeps
+		 * them, as for prof run), then why. A flame graph or folded
+		 * stacks are nothing without the samples: the counts go to
+		 * stderr as a table, and FILE is left as it was. */
+		run.id = 0;
+		bool flame = vc->fmt == OUT_FOLDED || vc->fmt == OUT_SVG;
+		bool in_file = false;
+		if (flame)
+			report_run(&run, BY_THREAD, OUT_TABLE, stderr);
+		else
+			in_file = run_state_print(vc, &run, BY_THREAD, vc->fmt, true) &&
+				  vc->out_path;
+		run_state_not_stored(frc ? (sk.cause ? sk.cause : oc.finish_cause)
+				     : cause, in_file ? vc->out_path : NULL);
+		if (flame && vc->out_path) {
+			char buf[64];
+			fprintf(stderr, "hint: its samples are lost, and '%s' was not "
+				"written: a %s needs them\n",
+				cli_echo(vc->out_path, buf, sizeof(buf)),
+				vc->fmt == OUT_SVG ? "flame graph" : "folded stack list");
+		} else {
 			fprintf(stderr, "hint: its samples are lost\n");
-			free(cause);
-			cause = NULL;
 		}
+		free(cause);
+		cause = NULL;
 	}
+	free(oc.finish_cause);
 	if (!frc && !store_rc && (!l->quiet || vc->out_path)) {
 		struct db_profile prof;
 		if (db_profile_load(db, run.id, &prof, &cause) == 0) {
@@ -666,8 +680,9 @@ static const char record_tail[] =
 "ring buffer) and samples prof could not unwind in time are counted and\n"
 "reported, never hidden. A prof killed before the end stores nothing.\n"
 "Ctrl-C and SIGTERM end the workload as for 'prof run'. If the database\n"
-"cannot take the run at the end (locked, full disk), its counts are\n"
-"printed, the samples are lost, and prof exits 1.\n"
+"cannot take the run (locked, full disk), its counts are printed (to\n"
+"FILE with -o, except for svg, which needs the samples), the samples\n"
+"are lost, and prof exits 1.\n"
 "\n"
 "Examples:\n"
 "  prof record -- ./build/bin/prof-demo\n"

@@ -166,10 +166,13 @@ static int report_frames_of(struct verb_ctx *vc, const struct db_run *run)
 		char buf[64];
 		/* Asked of a run that has none, as samples of a counted run:
 		 * a usage error (README's exit status). */
+		const char *note = db_run_get(run, "frame_note");
 		if (re)
 			error_msg("run %lld has no frames: --frame-regex '%s' "
 				  "matched no line of its output", (long long)run->id,
 				  cli_echo(re, buf, sizeof(buf)));
+		else if (note)
+			error_msg("run %lld has no frames: %s", (long long)run->id, note);
 		else
 			error_msg("run %lld has no frames: it was not run with "
 				  "--frames or --frame-regex, or marked none",

@@ -23,10 +23,8 @@
 #include "prof/runutil.h"
 #include "prof/verb.h"
 #include "reports/repeat.h"
-#include "reports/frames.h"
 #include "reports/runs.h"
 #include "reports/scaling.h"
-#include "reports/timeline.h"
 
 struct run_args {
 	const char *events;
@@ -40,6 +38,8 @@ struct run_args {
 	int interval_ms;	/* -I; 0: off */
 	const char *tag;	/* --tag NAME, or NULL */
 	int repeat;		/* -r N; 1: one run */
+	const char *prepare;	/* --prepare CMD, or NULL */
+	const char *cleanup;	/* --cleanup CMD, or NULL */
 };
 
 /* A tag: a name that cannot be read as a list of run ids, so that
@@ -128,19 +128,10 @@ static int run_once(struct verb_ctx *vc, const struct runner_opts *ro,
 	if (rep && store_rc) {
 		report_run(&run, a->by, vc->fmt, stderr);
 	} else if (!rep && (!l->quiet || vc->out_path || store_rc)) {
-		FILE *fp = verb_out(vc);
-		bool ok = false;
-		if (fp) {
-			report_run(&run, a->by, vc->fmt, fp);
-			report_timeline(&run, vc->fmt, fp);
-			report_frames_summary(&run, vc->fmt, fp);
-			ok = verb_out_close(vc) == 0;
-		}
+		bool ok = run_state_print(vc, &run, a->by, vc->fmt, store_rc != 0);
 		if (!ok)
 			exit_code = EXIT_FAIL;
 		in_file = ok && vc->out_path;
-		if (!ok && vc->out_path && store_rc)
-			report_run(&run, a->by, vc->fmt, stderr);
 	}
 	/* A launched run exits as its workload did; an attach exits 0. */
 	if (launched && exit_code == EXIT_OK)
@@ -226,6 +217,10 @@ static int cmd_run(struct verb_ctx *vc)
 	if (l->pid && a->sleep_mode)
 		return usage_error(vc->name, "--sleep-mode applies to a launched "
 				   "command: it preloads an interposer at exec");
+	if (l->pid && (a->prepare || a->cleanup))
+		return usage_error(vc->name, "--prepare and --cleanup go with a "
+				   "launched command: an attached process runs once, "
+				   "already started");
 
 	char *cause = NULL;
 	struct event_desc *evs = NULL;
@@ -318,6 +313,8 @@ static int cmd_run(struct verb_ctx *vc)
 		.sleep = a->sleep_mode ? &sleep : NULL,
 		.interval_ms = (unsigned)a->interval_ms,
 		.frame = vc->frame,
+		.prepare = a->prepare,
+		.cleanup = a->cleanup,
 	};
 	/* A signal while the run is stored or printed must not lose it: it
 	 * stops a wait on a locked database, and prof exits 128+N after. */
@@ -382,6 +379,11 @@ static const struct opt run_opts[] = {
 		"run COMMAND N times, storing each run, and print\n"
 		"the spread of each metric over them (mean, sd,\n"
 		"min, max) instead of each run's table"),
+	OPT_STRING(0, "prepare", struct run_args, prepare, "CMD",
+		   "run CMD (/bin/sh -c) before each run, not counted\n"
+		   "nor timed: a failure stops before that run"),
+	OPT_STRING(0, "cleanup", struct run_args, cleanup, "CMD",
+		   "run CMD after each run, not counted nor timed"),
 	OPT_STRING(0, "sleep-mode", struct run_args, sleep_mode,
 		   "MODE[,threshold=US][,max-spinners=K]",
 		   "serve the workload's short sleeps (nanosleep,\n"
@@ -470,6 +472,16 @@ static const char run_tail[] =
 "sd_pct, min, max}; time events in nanoseconds). A Ctrl-C ends the series.\n"
 "prof exits with the first failing run's status, else 0.\n"
 "\n"
+"--prepare CMD runs before every run (each of -r N) and --cleanup CMD\n"
+"after it, as hyperfine's do: through /bin/sh -c, in the workload's\n"
+"working directory and environment, but unpinned and before the counters\n"
+"open (after they are read): neither is counted or timed. Their stdout is\n"
+"discarded, their stderr is prof's. A prepare that exits non-zero stops\n"
+"prof before that run, saying so, with exit 1; the runs already stored\n"
+"are kept. A cleanup that fails is a warning; none runs after a Ctrl-C.\n"
+"Both are stored as the run's settings prepare and cleanup (\"settings\"\n"
+"in JSON) and shown in the -r report.\n"
+"\n"
 "If the database cannot be written (a missing or read-only directory, a\n"
 "full disk, another writer holding the lock for longer than\n"
 "$PROF_DB_TIMEOUT seconds, default 10), the report is printed anyway,\n"
@@ -481,6 +493,7 @@ static const char run_tail[] =
 "  prof run --pin largest-llc -- ./emulator --scene 3\n"
 "  prof run -p 1234 --duration 10\n"
 "  prof run -r 10 --timeout 60 -e task-clock -- ./bench\n"
+"  prof run -r 5 --prepare 'rm -rf obj' -e task-clock -- make -j8\n"
 "\n"
 "The pin is applied before the command starts, so every thread it spawns\n"
 "inherits it; the run records the mode, whether it was applied, the CPUs\n"

@@ -7,8 +7,6 @@
  * reports/sleep.
  */
 #include <errno.h>
-#include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +19,7 @@
 #include "db/sleep.h"
 #include "prof/pin.h"
 #include "prof/progress.h"
+#include "prof/runner.h"
 #include "prof/runutil.h"
 #include "prof/verb.h"
 #include "reports/sleep.h"
@@ -39,83 +38,6 @@ struct sleep_args {
 	bool no_store;
 };
 
-/* ---------------------------------------------------------- signals */
-
-/*
- * Ctrl-C, SIGTERM and SIGHUP are taken by one thread that waits for them,
- * blocked everywhere else: a signal handler would interrupt a sleeping
- * thread's nanosleep and show as an early wake. The first signal asks
- * the benchmark to stop after the current cell; a second one kills prof
- * the ordinary way. The thread ends on a SIGHUP that prof sends itself
- * with quit set (not pthread_cancel, which AddressSanitizer's thread
- * teardown trips over).
- */
-struct sig_watch {
-	sigset_t set, old;
-	pthread_t th;
-	bool started;
-	int signo;		/* atomic: the first signal, 0 if none */
-	int quit;		/* atomic: the watcher should end */
-};
-
-static void *sig_main(void *arg)
-{
-	struct sig_watch *sw = arg;
-	pid_t self = getpid();
-	for (;;) {
-		siginfo_t si;
-		int sig = sigwaitinfo(&sw->set, &si);
-		if (sig < 0)
-			continue;
-		/* si_code reads SI_USER, not SI_TKILL, for pthread_kill on
-		 * this kernel (6.18); the sender's pid is what tells. */
-		if (si.si_pid == self &&
-		    __atomic_load_n(&sw->quit, __ATOMIC_SEQ_CST))
-			return NULL;
-		int none = 0;
-		if (__atomic_compare_exchange_n(&sw->signo, &none, sig, false,
-						__ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
-			fprintf(cli_talk(), "\nprof: stopping after this cell; "
-				"interrupt again to quit at once\n");
-			continue;
-		}
-		signal(sig, SIG_DFL);
-		sigset_t one;
-		sigemptyset(&one);
-		sigaddset(&one, sig);
-		pthread_sigmask(SIG_UNBLOCK, &one, NULL);
-		raise(sig);
-	}
-	return NULL;
-}
-
-static void sig_watch_start(struct sig_watch *sw)
-{
-	memset(sw, 0, sizeof(*sw));
-	sigemptyset(&sw->set);
-	sigaddset(&sw->set, SIGINT);
-	sigaddset(&sw->set, SIGTERM);
-	sigaddset(&sw->set, SIGHUP);
-	pthread_sigmask(SIG_BLOCK, &sw->set, &sw->old);
-	sw->started = pthread_create(&sw->th, NULL, sig_main, sw) == 0;
-}
-
-/* Stop watching; a signal that came in meanwhile still counts. */
-static int sig_watch_stop(struct sig_watch *sw)
-{
-	if (sw->started) {
-		__atomic_store_n(&sw->quit, 1, __ATOMIC_SEQ_CST);
-		pthread_kill(sw->th, SIGHUP);
-		pthread_join(sw->th, NULL);
-	}
-	struct timespec zero = { 0, 0 };
-	int sig = sigtimedwait(&sw->set, NULL, &zero);
-	if (sig > 0 && !sw->signo)
-		sw->signo = sig;
-	pthread_sigmask(SIG_SETMASK, &sw->old, NULL);
-	return __atomic_load_n(&sw->signo, __ATOMIC_SEQ_CST);
-}
-
 /* --------------------------------------------------------- progress */
 
 struct progress {
@@ -129,7 +51,6 @@ struct progress {
 	double cells_s;				/* sum of their wall times */
 	uint64_t calls_done;
 	bool said_margin;
-	struct sig_watch *sig;
 };
 
 static void fmt_time(char *buf, size_t len, double s)
@@ -197,8 +118,7 @@ static int on_cell(void *arg, size_t done, size_t total,
 			   done < total ? left : "nothing");
 	/* Stop early on a signal; after the last cell there is nothing to
 	 * stop, and the run is whole. */
-	return done < total && p->sig &&
-	       __atomic_load_n(&p->sig->signo, __ATOMIC_SEQ_CST);
+	return done < total && runner_stop_asked(NULL);
 }
 
 /* -------------------------------------------------------- the store */
@@ -319,6 +239,8 @@ static int cmd_sleep(struct verb_ctx *vc)
 	struct sleep_mode_spec *modes = NULL;
 	uint32_t *durs = NULL;
 	char *cause = NULL;
+	struct run_machine mach;
+	memset(&mach, 0, sizeof(mach));
 	sleep_bench_opts_init(&o);
 	if (a->modes && sleep_modes_parse(a->modes, &modes, &o.nmodes, &cause))
 		return verb_usage_cause(vc, cause);
@@ -375,13 +297,11 @@ static int cmd_sleep(struct verb_ctx *vc)
 	}
 	pin_cpus = pin_read_back(getpid());
 
-	struct sig_watch sig;
 	struct progress pr = {
 		.bench = &bench,
 		.calls = o.calls, .durations = o.durations_us,
 		.ndurations = o.ndurations,
 		.total = (o.nmodes ? o.nmodes : SLEEP_BENCH_NMODES) * o.ndurations,
-		.sig = &sig,
 	};
 	progress_line_init(&pr.line, cli_talk());
 	o.progress = on_cell;
@@ -394,17 +314,25 @@ static int cmd_sleep(struct verb_ctx *vc)
 		pr.total, o.calls, o.calls == 1 ? "" : "s", o.threads,
 		o.threads == 1 ? "" : "s", left);
 	struct rusage ru0, ru1;
+	run_machine_begin(&mach, a->sysfs);
 	getrusage(RUSAGE_SELF, &ru0);
-	sig_watch_start(&sig);
+	/* From here a Ctrl-C or SIGTERM ends the cell under way within one
+	 * call (a cell of 20,000 calls of 100 ms runs 33 minutes) and drops
+	 * it; the cells finished before are stored and printed. Any signal
+	 * after the first is only noted, so the store cannot be cut short.
+	 * The handler may wake a sleeping thread early: only in a cell that
+	 * is dropped anyway. */
+	runner_hold_signals();
+	o.stop = runner_stop_asked;
 	rc = sleep_bench_run(&o, &bench, &cause);
-	int signo = sig_watch_stop(&sig);
+	bool signalled = runner_stop_asked(NULL);
 	getrusage(RUSAGE_SELF, &ru1);
 	double wall = mono_now_s() - pr.t0;
 	if (pr.line.drawn)
 		progress_line_clear(&pr.line);
-	if (rc == 0 && signo && bench.ncells == pr.total)
-		signo = 0;	/* it came during the last cell: nothing lost */
-	if (rc == -ECANCELED || (rc == 0 && signo)) {
+	if (rc == 0 && bench.ncells == pr.total)
+		signalled = false;	/* after the last cell: nothing lost */
+	if (rc == -ECANCELED || (rc == 0 && signalled)) {
 		fprintf(cli_talk(), "prof: interrupted after %zu of %zu cells (%.1f s)\n",
 			bench.ncells, pr.total, wall);
 		free(cause);
@@ -418,8 +346,8 @@ static int cmd_sleep(struct verb_ctx *vc)
 	} else {
 		fprintf(cli_talk(), "prof: %zu cells in %.1f s\n", bench.ncells, wall);
 	}
-	if (signo)
-		exit_code = EXIT_SIGNAL + signo;
+	if (signalled)
+		exit_code = runner_stop_exit_code();
 	if (!bench.ncells)
 		goto out;
 
@@ -430,8 +358,9 @@ static int cmd_sleep(struct verb_ctx *vc)
 	run.wall_s = wall;
 	run.user_s = tv_s(ru1.ru_utime) - tv_s(ru0.ru_utime);
 	run.sys_s = tv_s(ru1.ru_stime) - tv_s(ru0.ru_stime);
-	run.interrupted = signo != 0;
+	run.interrupted = signalled;
 	run.exit_status = exit_code;
+	run_machine_end(&mach, &run);
 	bench_to_db(&bench, &s);
 	if (!s.cells) {
 		exit_code = error_msg("out of memory");
@@ -457,6 +386,8 @@ static int cmd_sleep(struct verb_ctx *vc)
 	db_sleep_release(&s);
 	db_run_release(&run);
 out:
+	run_machine_end(&mach, NULL);
+	runner_release_signals();
 	sleep_bench_release(&bench);
 	free(pin_cpus);
 	pin_plan_release(&plan);
@@ -481,8 +412,10 @@ static const char sleep_help[] =
 "numbers: timer slack, scheduling policy, clocksource, pin and load. A last\n"
 "line names, for each duration, the cheapest mode whose p99 overshoot is\n"
 "under 10 us. The run is stored (kind sleep); 'prof report RUN' reprints\n"
-"it. Progress goes to stderr; Ctrl-C stops after the current cell, keeps\n"
-"what was measured and exits 130 (a second Ctrl-C quits at once).\n"
+"it. Progress goes to stderr; Ctrl-C or SIGTERM stops at once, drops the\n"
+"cell under way, keeps the cells finished before (the run is marked\n"
+"interrupted) and exits 128 + the signal (130, 143); a second one is only\n"
+"noted, so that nothing stored is lost.\n"
 "\n"
 "Modes:\n"
 "  nanosleep   nanosleep with the default timer slack (50 us)\n"
@@ -532,6 +465,7 @@ static const struct opt sleep_opts[] = {
 	OPT_STRING(0, "sysfs", struct sleep_args, sysfs, "ROOT",
 		   "read the topology for --pin below ROOT instead of /"),
 	OPT_BOOL(0, "no-store", struct sleep_args, no_store, "do not store the run"),
+	OPT_INCLUDE(opt_quiet),
 	OPT_INCLUDE(opt_output),
 	OPT_INCLUDE(opt_database),
 	OPT_END(),

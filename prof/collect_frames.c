@@ -11,7 +11,10 @@
  * by the kernel with CLOCK_MONOTONIC like the markers: collectors/uprobe.h). A reader
  * thread of this collector's own polls both pipes, so a line is stamped
  * when it arrives, not when the runner next drains its ring buffers; it
- * touches nothing but its own lists until finish joins it.
+ * touches nothing but its own lists until finish joins it. It checks
+ * each marker as it comes (collectors/frames.h's gate: what is kept is
+ * what the database reads back) and the run keeps a note of what it
+ * dropped (settings frame_markers_dropped, frame_note).
  *
  * Counters per frame come from two read_counters samplers
  * (collectors/counters.h: each thread's own values, docs/intervals.md):
@@ -61,6 +64,8 @@ struct frames_state {
 	size_t nev;
 	bool regex_on;
 	regex_t re;
+	bool rx_group;		/* the regex has a group: its number is the
+				 * frame's time in ms, where every line has one */
 	char *probe_path;	/* --frame-symbol's module */
 	struct uprobe_rings *probe;	/* its uprobe; NULL: none */
 	int32_t pid;		/* the workload's, from opened on */
@@ -71,10 +76,17 @@ struct frames_state {
 	bool oom;
 	char env[40];		/* PROF_MARKER_FD=N, borrowed by the launch */
 	/* The reader's own until joined. */
+	struct frame_gate gate;	/* the marker lines, checked as they come */
 	bool mk_oom;
 	struct marks mk[FRAME_NSOURCES];
 	char mline[256], oline[LINE_MAX_KEPT];
 	size_t mlen, olen;
+	/* The regex's lines: those read together with the line before
+	 * (their times are a read's, not their own), and group 1's time in
+	 * ns for each mark (rx_dur[i], mark i; rx_unread: lines whose group
+	 * was no number, which leaves them all to the read times). */
+	size_t rx_in_read, rx_burst, rx_unread;
+	struct marks rx_dur;
 };
 
 static void close_fd(int *fd)
@@ -84,9 +96,8 @@ static void close_fd(int *fd)
 	*fd = -1;
 }
 
-static void add_mark(struct frames_state *st, enum frame_source src, uint64_t t)
+static void push_mark(struct frames_state *st, struct marks *m, uint64_t t)
 {
-	struct marks *m = &st->mk[src];
 	if (m->n == m->cap) {
 		size_t cap = m->cap ? m->cap * 2 : 256;
 		uint64_t *p = realloc(m->t, cap * sizeof(*p));
@@ -100,15 +111,52 @@ static void add_mark(struct frames_state *st, enum frame_source src, uint64_t t)
 	m->t[m->n++] = t;
 }
 
-/* "F <ns>" is a frame; zones ("B", "E") are not used yet. */
-static void marker_line(struct frames_state *st, const char *line)
+static void add_mark(struct frames_state *st, enum frame_source src, uint64_t t)
 {
-	if (line[0] == 'F' && line[1] == ' ') {
-		char *end;
-		unsigned long long ns = strtoull(line + 2, &end, 10);
-		if (end != line + 2)
-			add_mark(st, FRAME_MARKER, ns);
-	}
+	push_mark(st, &st->mk[src], t);
+}
+
+/* Group 1 of a match as milliseconds, in ns: false where it is no
+ * number (a group for alternation, say) or out of range. */
+static bool group_ms(const char *line, const regmatch_t *g, uint64_t *ns)
+{
+	if (g->rm_so < 0 || g->rm_eo <= g->rm_so || g->rm_eo - g->rm_so > 40)
+		return false;
+	char num[48], *end;
+	size_t len = (size_t)(g->rm_eo - g->rm_so);
+	memcpy(num, line + g->rm_so, len);
+	num[len] = 0;
+	errno = 0;
+	double ms = strtod(num, &end);
+	if (end == num || *end || errno || !(ms >= 0) || ms > 1e9)
+		return false;
+	*ns = (uint64_t)(ms * 1e6 + 0.5);
+	return true;
+}
+
+/* A line of the workload's stdout: a frame boundary when it matches. */
+static void regex_line(struct frames_state *st, const char *line, uint64_t t)
+{
+	regmatch_t m[2];
+	if (regexec(&st->re, line, st->rx_group ? 2 : 0, st->rx_group ? m : NULL, 0))
+		return;
+	if (st->rx_in_read++)
+		st->rx_burst++;
+	uint64_t ns = 0;
+	if (st->rx_group && !group_ms(line, &m[1], &ns))
+		st->rx_unread++;
+	add_mark(st, FRAME_REGEX, t);
+	if (st->rx_group)
+		push_mark(st, &st->rx_dur, ns);
+}
+
+/* "F <ns>" is a frame, kept when it could be one of this run's
+ * (collectors/frames.h's gate); zones ("B", "E") are not used yet. */
+static void marker_line(struct frames_state *st, const char *line, uint64_t now)
+{
+	uint64_t ns;
+	if (frame_gate_line(&st->gate, line, now, &ns))
+		add_mark(st, FRAME_MARKER, ns);
 }
 
 /* Split what was read into lines; a line longer than the buffer is cut. */
@@ -124,9 +172,9 @@ static void feed_lines(struct frames_state *st, const char *buf, size_t n,
 		}
 		line[*len] = '\0';
 		if (marker)
-			marker_line(st, line);
-		else if (regexec(&st->re, line, 0, NULL, 0) == 0)
-			add_mark(st, FRAME_REGEX, t);
+			marker_line(st, line, t);
+		else
+			regex_line(st, line, t);
 		*len = 0;
 	}
 }
@@ -161,6 +209,7 @@ static bool read_pipe(struct frames_state *st, int *fd, bool marker)
 			   &st->mlen, true, t);
 	} else {
 		write_all(st->pass_fd, buf, (size_t)n);
+		st->rx_in_read = 0;
 		feed_lines(st, buf, (size_t)n, st->oline, sizeof(st->oline),
 			   &st->olen, false, t);
 	}
@@ -300,6 +349,7 @@ static void fr_release(void *self)
 		regfree(&st->re);
 	for (int s = 0; s < FRAME_NSOURCES; s++)
 		free(st->mk[s].t);
+	free(st->rx_dur.t);
 	frames_free(st->f);
 	uprobe_rings_close(st->probe);
 	free(st->probe_path);
@@ -314,12 +364,15 @@ static int fr_prepare(void *self, struct collect_ctx *cx, char **cause)
 	st->stop[0] = st->stop[1] = -1;
 	if (!frame_args_any(&cx->o->frame) || !cx->launched)
 		return COLLECT_SKIP;
+	/* Before the workload exists: no marker of its can be earlier. */
+	frame_gate_init(&st->gate, mono_now_ns());
 	if (cx->o->frame.regex) {
-		if (regcomp(&st->re, cx->o->frame.regex, REG_EXTENDED | REG_NOSUB)) {
+		if (regcomp(&st->re, cx->o->frame.regex, REG_EXTENDED)) {
 			return cause_set(cause, EINVAL, "bad --frame-regex '%s'",
 					 cx->o->frame.regex);
 		}
 		st->regex_on = true;
+		st->rx_group = st->re.re_nsub > 0;
 	}
 	int rc = cx->o->frame.symbol ? add_probe(st, cx, cause) : 0;
 	if (!rc)
@@ -421,6 +474,48 @@ static void fr_counts(void *self, int32_t tid, uint64_t time,
 	}
 }
 
+/* Whether the regex's frames take their times from its group: every
+ * matched line had a number there. */
+static bool regex_timed(const struct frames_state *st)
+{
+	return st->rx_group && !st->rx_unread && !st->mk_oom &&
+	       st->rx_dur.n == st->mk[FRAME_REGEX].n && st->rx_dur.n > 1;
+}
+
+/*
+ * What the regex's lines say of the frame times (malloc'd), or NULL:
+ * lines read together with the one before (a block-buffered stdout)
+ * when they are more than 5% of them and at least 3, and a group that
+ * was no number.
+ */
+static char *regex_note(const struct frames_state *st)
+{
+	size_t n = st->mk[FRAME_REGEX].n;
+	char *a = NULL, *b = NULL, *s = NULL;
+	if (st->rx_burst >= 3 && st->rx_burst * 20 > n &&
+	    asprintf(&a, "%zu of %zu frame lines reached prof together with the "
+		     "line before (the workload's stdout is buffered, or prof's "
+		     "reader was late): %s", st->rx_burst, n, regex_timed(st)
+		     ? "their frame times are the workload's own (the regex's group), "
+		       "their counters by when the lines arrived"
+		     : "their frame times are the gaps between reads, not between "
+		       "frames") < 0)
+		a = NULL;
+	if (st->rx_group && st->rx_unread &&
+	    asprintf(&b, "the regex's group was no number of milliseconds in %zu of "
+		     "%zu lines: frame times are when the lines arrived",
+		     st->rx_unread, n) < 0)
+		b = NULL;
+	if (a && b) {
+		if (asprintf(&s, "%s; %s", a, b) < 0)
+			s = NULL;
+		free(a);
+		free(b);
+		return s;
+	}
+	return a ? a : b;
+}
+
 static void fr_finish(void *self, struct collect_ctx *cx)
 {
 	struct frames_state *st = self;
@@ -437,6 +532,19 @@ static void fr_finish(void *self, struct collect_ctx *cx)
 				st->oom = true;
 	if (st->oom)
 		warning_msg("frames: out of memory: some frames are missing");
+	char *note = frame_gate_note(&st->gate);
+	if (note)
+		warning_msg("frames: %s", note);
+	free(note);
+	note = regex_note(st);
+	if (note) {
+		warning_msg("frames: %s", note);
+		if (!regex_timed(st))
+			hint_msg("flush each line (stdbuf -oL, setvbuf(stdout, NULL, "
+				 "_IOLBF, 0)), print the frame's time and capture it "
+				 "('took ([0-9.]+) ms'), or mark frames with --frames");
+	}
+	free(note);
 	if (uprobe_rings_lost(st->probe))
 		warning_msg("frames: %llu calls of '%s' were lost (a uprobe buffer "
 			    "was full): frames from it are missing",
@@ -452,6 +560,31 @@ static void fr_fill(void *self, struct collect_ctx *cx, struct db_run *run)
 	enum frame_source src = cx->o->frame.symbol ? FRAME_SYMBOL :
 				st->regex_on ? FRAME_REGEX : FRAME_MARKER;
 	convert_frames(run, st->f, src, &cx->o->frame);
+	/* Frame i ends at line i+1, which printed its time. The marks of the
+	 * one reader are in arrival order, the order frames keeps them in. */
+	if (src == FRAME_REGEX && regex_timed(st) && run->nframes + 1 == st->rx_dur.n) {
+		for (size_t i = 0; i < run->nframes; i++)
+			run->frames[i].dur_ns = (int64_t)st->rx_dur.t[i + 1];
+		db_run_set(run, "frame_time_from", "regex group");
+	}
+	char *rnote = regex_note(st);
+	if (rnote) {
+		char n[32];
+		snprintf(n, sizeof(n), "%zu", st->rx_burst);
+		db_run_set(run, "frame_regex_bursts", n);
+		db_run_set(run, "frame_regex_note", rnote);
+	}
+	free(rnote);
+	/* What the gate dropped stays with the run (prof report --frames). */
+	char *note = frame_gate_note(&st->gate);
+	if (note) {
+		char n[32];
+		snprintf(n, sizeof(n), "%llu",
+			 (unsigned long long)frame_gate_dropped(&st->gate));
+		db_run_set(run, "frame_markers_dropped", n);
+		db_run_set(run, "frame_note", note);
+	}
+	free(note);
 }
 
 const struct collector_ops collect_frames = {

@@ -136,13 +136,12 @@ static void one_thread_intervals(struct db_run *run, const struct db_thread *t,
 				 const struct intervals *iv, unsigned interval_ms,
 				 uint64_t last_bin, bool all_groups)
 {
-	size_t ne = run->nevents;
-	uint64_t first = it ? it->first_bin : UINT64_MAX;
-	uint64_t end = it && it->nbins ? it->first_bin + it->nbins - 1 : 0;
+	size_t ne = run->nevents, nr = it ? it->nrows : 0;
+	uint64_t first = nr ? it->bins[0] : UINT64_MAX;
 	/* What came after the last tick lands where the thread ended. */
 	uint64_t tail_bin = t->end_ns > 0 ? intervals_bin(iv, (uint64_t)t->end_ns)
 			    : last_bin;
-	if (tail_bin < first && it)
+	if (nr && tail_bin < first)
 		tail_bin = first;
 	bool tail = false;
 	uint64_t *rest = calloc(ne ? ne : 1, sizeof(*rest));
@@ -156,40 +155,60 @@ static void one_thread_intervals(struct db_run *run, const struct db_thread *t,
 			tail = true;
 		}
 	}
-	if (tail) {
-		if (first == UINT64_MAX)
-			first = tail_bin;
-		if (!it || !it->nbins || tail_bin > end)
-			end = tail_bin;
-	}
-	if (first == UINT64_MAX) {
-		free(rest);
-		return;
-	}
-	for (uint64_t b = first; b <= end; b++) {
+	int64_t *vals = NULL;
+	/* The intervals it was ticked in, and the tail's in its place. */
+	size_t r = 0;
+	bool tail_left = tail;
+	while (r < nr || tail_left) {
+		uint64_t b;
+		const uint64_t *row = NULL;
+		bool with_rest = false;
+		if (r < nr && (!tail_left || it->bins[r] <= tail_bin)) {
+			b = it->bins[r];
+			row = it->vals + r * ne;
+			r++;
+		} else {
+			b = tail_bin;
+		}
+		if (tail_left && b == tail_bin) {
+			with_rest = true;
+			tail_left = false;
+		}
+		if (b > (uint64_t)INT64_MAX / interval_ms)
+			break;	/* past what t_ms holds: no clock gets there */
+		if (!vals && !(vals = malloc((ne ? ne : 1) * sizeof(*vals))))
+			abort();	/* as the other conversions: out of memory */
+		bool moved = false;
+		for (size_t e = 0; e < ne; e++) {
+			if (!ticked(run, e, all_groups)) {
+				vals[e] = -1;
+				continue;
+			}
+			uint64_t v = row ? row[e] : 0;
+			if (with_rest)
+				v += rest[e];
+			vals[e] = v > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)v;
+			moved |= v != 0;
+		}
+		/* An interval in which none of the thread's counters moved is
+		 * not stored (readers take it as 0): a sleeping thread costs
+		 * nothing, and the rows go with the ticks, not with threads
+		 * times wall time (docs/intervals.md). */
+		if (!moved)
+			continue;
 		struct db_interval *p = realloc(run->intervals,
 						(run->nintervals + 1) * sizeof(*p));
-		int64_t *vals = malloc((ne ? ne : 1) * sizeof(*vals));
-		if (!p || !vals)
-			abort();	/* as the other conversions: out of memory */
+		if (!p)
+			abort();
 		run->intervals = p;
 		struct db_interval *d = &p[run->nintervals++];
 		d->t_ms = (int64_t)(b * interval_ms);
 		d->tid = t->tid;
 		d->name = t->name ? strdup(t->name) : NULL;
 		d->values = vals;
-		size_t k = it && b >= it->first_bin ? (size_t)(b - it->first_bin) : SIZE_MAX;
-		for (size_t e = 0; e < ne; e++) {
-			if (!ticked(run, e, all_groups)) {
-				vals[e] = -1;
-				continue;
-			}
-			uint64_t v = it && k < it->nbins ? it->vals[k * ne + e] : 0;
-			if (b == tail_bin)
-				v += rest[e];
-			vals[e] = (int64_t)v;
-		}
+		vals = NULL;
 	}
+	free(vals);
 	free(rest);
 }
 
@@ -549,6 +568,14 @@ static void frame_counts(struct db_run *run, struct frames *f,
 		const char *nm = thread_name(run, frames_thread_tid(f, t));
 		of[t] = name_index(&names, &nnames, nm ? nm : "");
 	}
+	/* One copy of each name, which every count of it borrows. */
+	run->frame_names = calloc(nnames ? nnames : 1, sizeof(*run->frame_names));
+	if (!run->frame_names)
+		abort();
+	for (size_t k = 0; k < nnames; k++)
+		if (!(run->frame_names[k] = strdup(names[k])))
+			abort();
+	run->nframe_names = nnames;
 	int64_t *sum = malloc((nnames ? nnames : 1) * (nev ? nev : 1) * sizeof(*sum));
 	run->frame_counts = calloc(n * (nnames ? nnames : 1) * (nev ? nev : 1),
 				   sizeof(*run->frame_counts));
@@ -562,15 +589,18 @@ static void frame_counts(struct db_run *run, struct frames *f,
 				uint64_t d;
 				if (!frames_delta(f, src, i, t, e, &d))
 					continue;
+				/* Saturated: the database holds 0..INT64_MAX. */
 				int64_t *s = &sum[of[t] * nev + e];
-				*s = (*s < 0 ? 0 : *s) + (int64_t)d;
+				uint64_t base = *s < 0 ? 0 : (uint64_t)*s;
+				*s = d > (uint64_t)INT64_MAX - base ? INT64_MAX :
+				     (int64_t)(base + d);
 			}
 		for (size_t k = 0; k < nnames * nev; k++)
 			if (sum[k] >= 0)
 				run->frame_counts[run->nframe_counts++] =
 					(struct db_frame_count){
 						.frame = (uint32_t)i,
-						.name = strdup(names[k / nev]),
+						.name = run->frame_names[k / nev],
 						.event = (uint32_t)(k % nev),
 						.value = sum[k],
 					};

@@ -17,6 +17,7 @@
 
 #include "common/cause.h"
 #include "common/errtext.h"
+#include "common/utf8.h"
 #include "prof/launch.h"
 
 enum { STAGE_CHDIR = 1, STAGE_PIN = 2, STAGE_EXEC = 3, STAGE_CGROUP = 4 };
@@ -30,7 +31,8 @@ static bool is_exec_file(const char *path)
 char *launch_resolve(const char *cmd, char **cause)
 {
 	char shown[64];
-	snprintf(shown, sizeof(shown), "%.40s%s", cmd, strlen(cmd) > 40 ? "..." : "");
+	snprintf(shown, sizeof(shown), "%.*s%s", (int)utf8_cut(cmd, strlen(cmd), 40), cmd,
+		 strlen(cmd) > 40 ? "..." : "");
 	if (!*cmd) {
 		cause_set(cause, 0, "empty command name");
 		errno = ENOENT;

@@ -12,6 +12,8 @@
 
 opt_parse_fn plan_opt_arm;		/* --arm NAME=COMMAND */
 opt_parse_fn plan_opt_set;		/* --set [ARM.]KEY=VAL */
+opt_parse_fn plan_opt_prepare;		/* --prepare CMD: --set prepare=CMD */
+opt_parse_fn plan_opt_cleanup;		/* --cleanup CMD: --set cleanup=CMD */
 opt_parse_fn plan_opt_plan;		/* --plan FILE */
 opt_parse_fn plan_opt_order;		/* --order ORDER */
 opt_parse_fn plan_opt_score;		/* --score SPEC */

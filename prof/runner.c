@@ -96,6 +96,12 @@ bool runner_late_signal(void *unused)
 	return late_signal != 0;
 }
 
+bool runner_stop_asked(void *unused)
+{
+	(void)unused;
+	return ever_interrupted || late_signal;
+}
+
 bool runner_interrupted(void)
 {
 	return ever_interrupted != 0;
@@ -478,6 +484,76 @@ static void crew_release(struct crew *w)
 	free(w->cx.env);
 }
 
+/* ---- --prepare and --cleanup ---- */
+
+/*
+ * cmd through /bin/sh -c, as runner_run says (runner.h): the workload's
+ * working directory and the verb's environment, not pinned, not in the
+ * run's cgroup. Returns its status as a shell reports it (128+N for
+ * signal N), or -errno with *cause when it could not be started.
+ */
+static int run_shell_step(const struct runner_opts *o, const char *cmd,
+			  char **cause)
+{
+	char *argv[] = { "/bin/sh", "-c", (char *)cmd, NULL };
+	int null_fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	struct launch_opts lo = {
+		.argv = argv, .cwd = o->cwd, .env_set = o->env_set,
+		.out_fd = null_fd, .stderr_fd = null_fd >= 0 ? STDERR_FILENO : 0,
+	};
+	struct launch l;
+	int rc = launch_prepare(&l, &lo, cause);
+	if (null_fd >= 0)
+		close(null_fd);
+	if (rc)
+		return rc;
+	rc = launch_release(&l, cause);
+	int status = 0, signo = 0;
+	if (!rc)
+		rc = launch_reap(&l, &status, &signo, NULL);
+	launch_release_fds(&l);
+	return rc ? rc : status;
+}
+
+/* --prepare: 0 when it succeeded, else -ECANCELED or -EINTR (runner.h). */
+static int run_prepare(const struct runner_opts *o, char **cause)
+{
+	char buf[80];
+	int st = run_shell_step(o, o->prepare, cause);
+	if (st < 0)
+		return st;
+	if (runner_stop_asked(NULL))
+		return cause_set(cause, EINTR, "interrupted during the prepare "
+				 "command '%s'; the run was not measured",
+				 cli_echo(o->prepare, buf, sizeof(buf)));
+	if (st)
+		return cause_set(cause, ECANCELED, "prepare command '%s' exited "
+				 "with status %d; the run was not measured",
+				 cli_echo(o->prepare, buf, sizeof(buf)), st);
+	return 0;
+}
+
+/* --cleanup, after a run that stands: a failure is said and noted. */
+static void run_cleanup(const struct runner_opts *o, struct db_run *run)
+{
+	char buf[80], *cause = NULL;
+	int st = run_shell_step(o, o->cleanup, &cause);
+	if (st < 0) {
+		warning_msg("cannot run the cleanup command '%s': %s",
+			    cli_echo(o->cleanup, buf, sizeof(buf)),
+			    cause ? cause : ERR_TEXT(-st));
+	} else if (st) {
+		warning_msg("cleanup command '%s' exited with status %d",
+			    cli_echo(o->cleanup, buf, sizeof(buf)), st);
+	}
+	free(cause);
+	if (st) {
+		char num[16];
+		snprintf(num, sizeof(num), "%d", st < 0 ? -1 : st);
+		db_run_set(run, "cleanup_status", num);
+	}
+}
+
 /* ---- the run ---- */
 
 /* When a launched workload's time is up, and what was done about it. */
@@ -575,6 +651,12 @@ int runner_run(const struct runner_opts *o, struct db_run *run, char **cause)
 		cause_set(cause, 0, "cannot attach to process %d: no such "
 			  "process", (int)o->attach_pid);
 		return -ESRCH;
+	}
+	/* Before anything of the run exists: nothing of it is counted. */
+	if (launched && o->prepare) {
+		int prc = run_prepare(o, cause);
+		if (prc)
+			return prc;
 	}
 	struct counters_opts co = {
 		.events = o->evs, .nevents = o->nev, .mmap_pages = o->mmap_pages,
@@ -808,6 +890,15 @@ int runner_run(const struct runner_opts *o, struct db_run *run, char **cause)
 		char pages[32];
 		snprintf(pages, sizeof(pages), "%zu", o->mmap_pages);
 		db_run_set(run, "mmap_pages", pages);
+	}
+	if (launched && o->prepare)
+		db_run_set(run, "prepare", o->prepare);
+	if (launched && o->cleanup) {
+		db_run_set(run, "cleanup", o->cleanup);
+		/* After everything is read (the machine's deltas too), and
+		 * with the signals still caught: the run stands. */
+		if (!interrupted)
+			run_cleanup(o, run);
 	}
 	rc = 0;
 out_signals:

@@ -48,6 +48,11 @@ struct runner_opts {
 	const struct pin_plan *plan;	/* may be NULL: unpinned */
 	char **env_set;			/* "K=V", NULL-terminated, or NULL */
 	const char *cwd;		/* or NULL */
+	/* Shell commands run before and after a launched workload
+	 * (--prepare, --cleanup), outside what is counted and timed; see
+	 * runner_run. NULL: none. */
+	const char *prepare;
+	const char *cleanup;
 	int out_fd;			/* -1: the workload keeps prof's stdout/stderr */
 	int stderr_fd;			/* > 0 with out_fd: its stderr apart */
 	size_t mmap_pages;		/* 0: default */
@@ -82,6 +87,18 @@ struct runner_opts {
  * -ESRCH when the process to attach to does not exist; other -errno with
  * *cause for operational failures. On 0 run is filled (host, events,
  * threads, pin, modules) and the caller releases it.
+ *
+ * A launch with o->prepare runs it first through /bin/sh -c, with the
+ * workload's working directory and the verb's environment (o->env_set;
+ * not what the collectors add, such as the sleep interposer), unpinned,
+ * before the run's cgroup and counters exist: nothing of it is counted
+ * or timed. Its stdout is discarded; its stderr is prof's. When it exits
+ * non-zero the workload is not started: -ECANCELED with *cause naming
+ * the command and its status (-EINTR when a signal stopped it). Likewise
+ * o->cleanup, after the counters are read and the run filled, unless a
+ * signal ended the run; a failing cleanup is a warning and the setting
+ * "cleanup_status" (the run stands). Both commands are the run's
+ * settings "prepare" and "cleanup".
  */
 int runner_run(const struct runner_opts *o, struct db_run *run, char **cause);
 
@@ -105,5 +122,10 @@ int runner_stop_exit_code(void);
 void runner_hold_signals(void);
 int runner_release_signals(void);
 bool runner_late_signal(void *unused);
+
+/* Whether a signal arrived while held or during a run: the stop flag of
+ * a verb that measures in prof itself (sleep, probe), safe to poll from
+ * any thread. */
+bool runner_stop_asked(void *unused);
 
 #endif

@@ -12,6 +12,8 @@
 
 #include "collectors/counters.h"
 #include "collectors/events.h"
+#include "collectors/runenv.h"
+#include "collectors/sysdelta.h"
 #include "db/db.h"
 #include "db/runs.h"
 #include "db/experiments.h"
@@ -21,6 +23,7 @@
 #include "prof/pin.h"
 #include "prof/verb.h"
 #include "reports/ab.h"
+#include "reports/runs.h"
 
 /*
  * Store a run into the verb's database (verb_db). 0 on success;
@@ -35,6 +38,18 @@ int run_state_store(struct verb_ctx *vc, struct db_run *run, char **cause);
  * report's file (-o), or NULL when it went to stderr.
  */
 void run_state_not_stored(const char *cause, const char *out);
+
+/*
+ * A launched or attached run's report as prof run prints it (its counts
+ * by `by`, the intervals' timeline and the frames' summary, in fmt) on
+ * the verb's output: -o FILE, else the verb's stream. When that cannot
+ * be written and the run was not stored (unstored), on stderr as well,
+ * the counts being all that is left. Returns true when the report
+ * reached the verb's output; pass vc->out_path to run_state_not_stored
+ * then.
+ */
+bool run_state_print(struct verb_ctx *vc, const struct db_run *run,
+		     enum report_by by, enum out_format fmt, bool unstored);
 
 /*
  * Decide whether the run is complete and say why not: store the settings
@@ -104,6 +119,22 @@ char *run_state_command_line(char *const *argv, int argc);
  */
 void run_state_self(struct db_run *run, const char *kind, int argc,
 		    char *const *argv, const char *started);
+
+/*
+ * What the machine was set to and did around such a verb's own work, as
+ * prof run keeps them (prof/collect_env.c, prof/collect_system.c): begin
+ * reads the settings and a first snapshot of the machine's counters,
+ * end a second one and puts both into run (run->env, run->system) and
+ * releases m (run NULL: only releases; a second end does nothing). A
+ * part that cannot be read is left out.
+ */
+struct run_machine {
+	struct runenv env;
+	struct sys_snap before, after;
+	bool have_env, have_before;
+};
+void run_machine_begin(struct run_machine *m, const char *sysfs_root);
+void run_machine_end(struct run_machine *m, struct db_run *run);
 
 /* Say once, on stderr, which events the kernel refused and why. */
 void report_unsupported(const struct counters *cs, const struct event_desc *evs,

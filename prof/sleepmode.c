@@ -39,6 +39,7 @@ void sleep_plan_release(struct sleep_plan *sp)
 	free(sp->link_dir);
 	free(sp->lib);
 	free(sp->why_not);
+	free(sp->unreached);
 	if (sp->fd >= 0)
 		close(sp->fd);
 	env_free(sp);
@@ -256,6 +257,10 @@ struct db_sleep_usage *sleep_plan_collect(struct sleep_plan *sp)
 	} else if (rep.error[0]) {
 		if (asprintf(&status, "not applied: %s", rep.error) < 0)
 			status = NULL;
+	} else if (sp->unreached) {
+		if (asprintf(&status, "partly applied: %s", sp->unreached) < 0)
+			status = NULL;
+		warning_msg("--sleep-mode: %s; its sleeps were its own", sp->unreached);
 	} else {
 		status = strdup("applied");
 	}
@@ -266,10 +271,138 @@ struct db_sleep_usage *sleep_plan_collect(struct sleep_plan *sp)
 
 /* ---- the collector ---- */
 
+/*
+ * Each program the workload execs (a PERF_RECORD_COMM with the exec
+ * flag), the first executable it maps (the kernel maps the program
+ * first), and whether the interposer was mapped into it before the run
+ * ended: ld.so maps a preload before main, so a program without it never
+ * had its sleeps served (statically linked, set-user-ID, or LD_PRELOAD
+ * dropped from its environment), though the report says "applied"
+ * whenever some other process of the workload loaded it.
+ */
+struct image {
+	uint32_t pid;
+	char *exe;		/* or NULL until its first exec mapping */
+	bool reached;		/* the interposer was mapped into it */
+};
+
+#define UNREACHED_NAMED 3	/* named in the status; the rest counted */
+
 struct sleep_state {
 	struct sleep_plan *sp;
 	struct db_sleep_usage *usage;
+	struct image *img;	/* programs running now, by pid */
+	size_t nimg, cap;
+	struct image gone[UNREACHED_NAMED];	/* the first unreached ones */
+	size_t ngone;		/* all unreached, named or not */
 };
+
+static struct image *image_of(struct sleep_state *st, uint32_t pid)
+{
+	for (size_t i = 0; i < st->nimg; i++)
+		if (st->img[i].pid == pid)
+			return &st->img[i];
+	return NULL;
+}
+
+/* The program that ran as img is over (another exec, or the run's end). */
+static void image_end(struct sleep_state *st, struct image *img)
+{
+	if (!img->reached && img->exe) {
+		if (st->ngone < UNREACHED_NAMED) {
+			st->gone[st->ngone] = *img;
+			img->exe = NULL;
+		}
+		st->ngone++;
+	}
+	free(img->exe);
+	*img = st->img[--st->nimg];
+}
+
+static bool is_interposer(const char *path)
+{
+	const char *base = strrchr(path, '/');
+	return !strcmp(base ? base + 1 : path, SLEEP_PRELOAD_LIB);
+}
+
+static void sleep_drain(void *self, const struct perf_rec *rec, int origin)
+{
+	struct sleep_state *st = self;
+	(void)origin;
+	if (!st->sp)
+		return;
+	if (rec->type == PERF_RECORD_COMM &&
+	    (rec->misc & PERF_RECORD_MISC_COMM_EXEC)) {
+		struct image *old = image_of(st, rec->u.comm.pid);
+		if (old)
+			image_end(st, old);
+		if (st->nimg == st->cap) {
+			size_t cap = st->cap ? 2 * st->cap : 16;
+			struct image *n = realloc(st->img, cap * sizeof(*n));
+			if (!n)
+				return;	/* out of memory: this one goes unchecked */
+			st->img = n;
+			st->cap = cap;
+		}
+		struct image *img = &st->img[st->nimg++];
+		memset(img, 0, sizeof(*img));
+		img->pid = rec->u.comm.pid;
+		return;
+	}
+	if ((rec->type != PERF_RECORD_MMAP && rec->type != PERF_RECORD_MMAP2) ||
+	    (rec->misc & PERF_RECORD_MISC_MMAP_DATA) || !rec->u.mmap.filename ||
+	    rec->u.mmap.filename[0] != '/')
+		return;
+	struct image *img = image_of(st, rec->u.mmap.pid);
+	if (!img)
+		return;
+	if (!img->exe)
+		img->exe = strdup(rec->u.mmap.filename);
+	if (is_interposer(rec->u.mmap.filename))
+		img->reached = true;
+}
+
+/* "'x' (pid 7) never loaded the interposer: statically linked", for the
+ * status, or NULL when every program the workload exec'd loaded it. */
+static char *unreached_text(struct sleep_state *st)
+{
+	while (st->nimg)
+		image_end(st, &st->img[st->nimg - 1]);
+	if (!st->ngone)
+		return NULL;
+	char buf[512] = "";
+	size_t len = 0;
+	bool all_static = true;
+	for (size_t i = 0; i < st->ngone && i < UNREACHED_NAMED; i++) {
+		const struct image *g = &st->gone[i];
+		enum sleep_exe_kind kind = SLEEP_EXE_DYNAMIC;
+		char *cause = NULL;
+		if (sleep_exe_kind(g->exe, &kind, NULL, &cause))
+			kind = SLEEP_EXE_DYNAMIC;
+		free(cause);
+		all_static = all_static && (kind == SLEEP_EXE_STATIC ||
+					    kind == SLEEP_EXE_STATIC_PIE);
+		const char *base = strrchr(g->exe, '/');
+		len += (size_t)snprintf(buf + len, len < sizeof(buf) ? sizeof(buf) - len : 0,
+					"%s'%.60s' (pid %u)",
+					!i ? "" : i + 1 == st->ngone ? " and " : ", ",
+					base ? base + 1 : g->exe, g->pid);
+		if (len >= sizeof(buf))
+			len = sizeof(buf) - 1;
+	}
+	char *text = NULL;
+	size_t more = st->ngone > UNREACHED_NAMED ? st->ngone - UNREACHED_NAMED : 0;
+	char tail[64] = "";
+	if (more)
+		snprintf(tail, sizeof(tail), " and %zu more program%s", more,
+			 more == 1 ? "" : "s");
+	if (asprintf(&text, "%s%s of the workload never loaded the interposer%s",
+		     buf, tail, all_static && !more ? ": statically linked"
+		     : all_static ? " (the named ones statically linked)"
+		     : " (statically linked, set-user-ID, or LD_PRELOAD dropped)") < 0)
+		text = NULL;
+	return text;
+}
 
 /* A launched run with --sleep-mode: the workload gets the preload. */
 static int sleep_prepare(void *self, struct collect_ctx *cx, char **cause)
@@ -289,6 +422,8 @@ static void sleep_finish(void *self, struct collect_ctx *cx)
 {
 	struct sleep_state *st = self;
 	(void)cx;
+	free(st->sp->unreached);
+	st->sp->unreached = unreached_text(st);
 	st->usage = sleep_plan_collect(st->sp);
 }
 
@@ -307,6 +442,11 @@ static void sleep_release(void *self)
 {
 	struct sleep_state *st = self;
 	db_sleep_usage_free(st->usage);
+	for (size_t i = 0; i < st->nimg; i++)
+		free(st->img[i].exe);
+	free(st->img);
+	for (size_t i = 0; i < st->ngone && i < UNREACHED_NAMED; i++)
+		free(st->gone[i].exe);
 	if (st->sp && st->sp->fd >= 0) {
 		close(st->sp->fd);
 		st->sp->fd = -1;
@@ -317,6 +457,7 @@ const struct collector_ops collect_sleep = {
 	.name = "sleep",
 	.size = sizeof(struct sleep_state),
 	.prepare = sleep_prepare,
+	.drain = sleep_drain,
 	.finish = sleep_finish,
 	.fill = sleep_fill,
 	.release = sleep_release,

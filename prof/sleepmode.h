@@ -27,6 +27,11 @@ struct sleep_plan {
 	bool preloadable;		/* false: a static workload */
 	char *why_not;			/* when not preloadable */
 	int fd;				/* the report memfd of the current run */
+	/* Set by the collector before sleep_plan_collect: the programs the
+	 * workload exec'd that never loaded the interposer, as a clause
+	 * ("'x' (pid 7) never loaded the interposer: statically linked"),
+	 * or NULL; the status then says the mode was only partly applied. */
+	char *unreached;
 	char *env[8];			/* "K=V", NULL-terminated */
 };
 

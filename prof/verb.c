@@ -189,6 +189,16 @@ static const struct opt cache_affinity_opts[] = {
 const struct opt_group opt_cache_affinity = { "cache-affinity", cache_affinity_opts,
 					      NULL, false };
 
+static const struct opt quiet_opts[] = {
+	{ .kind = OPT_BOOL, .short_name = 'q', .long_name = "quiet", LAUNCH(quiet),
+	  .help = "print nothing but errors: no progress, warnings\n"
+		  "or report (-o FILE still writes it); what was\n"
+		  "measured is stored all the same" },
+	OPT_END(),
+};
+
+const struct opt_group opt_quiet = { "quiet", quiet_opts, NULL, false };
+
 static const struct opt launch_opts[] = {
 	{ .kind = OPT_LONG, .short_name = 'p', .long_name = "pid", .argh = "PID",
 	  LAUNCH(pid), .min = 1, .max = INT_MAX, .expect = "a process id",
@@ -206,9 +216,7 @@ static const struct opt launch_opts[] = {
 	  .help = "end a launched command that runs longer than SECS:\n"
 		  "SIGTERM to every process of it, SIGKILL 2 s later;\n"
 		  "the run is stored and marked timed out" },
-	{ .kind = OPT_BOOL, .short_name = 'q', .long_name = "quiet", LAUNCH(quiet),
-	  .help = "store the run; print nothing but errors (the\n"
-		  "report too, unless -o)" },
+	OPT_INCLUDE(opt_quiet),
 	{ .kind = OPT_STRING, .long_name = "pin", .argh = "MODE", LAUNCH(pin),
 	  .help = "run on chosen CPUs: none, largest-llc (the biggest\n"
 		  "shared last-level cache), llc:N, l2:N (the Nth\n"
@@ -261,7 +269,9 @@ static const struct opt frames_opts[] = {
 	  .help = "as --frames, a frame for each line of the workload's\n"
 		  "stdout that matches the extended regular expression\n"
 		  "RE, timestamped when prof reads it (its stdout then\n"
-		  "passes through prof, unchanged)" },
+		  "passes through prof, unchanged); with a group, as\n"
+		  "'took ([0-9.]+) ms', the frame's time is the group's\n"
+		  "number of milliseconds" },
 	{ .kind = OPT_STRING, .long_name = "frame-symbol", .argh = "MODULE:SYMBOL",
 	  FRAME(symbol),
 	  .help = "as --frames, a frame for each call of the function\n"
@@ -291,8 +301,14 @@ FILE *verb_out(struct verb_ctx *vc)
 {
 	if (!vc->out_tried) {
 		vc->out_tried = true;
-		vc->out = cli_open_output(vc->out_path, vc->cmd->out == CMD_OUT_STDERR
-				       ? stderr : stdout);
+		/* -q without -o: the report goes nowhere, as the remarks do
+		 * (run and record decide for themselves: a run they could not
+		 * store prints its counts all the same). */
+		if (vc->launch.quiet && !vc->out_path && !opts_include(vc->cmd, &opt_launch))
+			vc->out = fopen("/dev/null", "w");
+		if (!vc->out)
+			vc->out = cli_open_output(vc->out_path, vc->cmd->out ==
+						  CMD_OUT_STDERR ? stderr : stdout);
 	}
 	return vc->out;
 }

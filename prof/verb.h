@@ -149,6 +149,14 @@ extern const struct opt_group opt_launch;
  */
 extern const struct opt_group opt_cache_affinity;
 /*
+ * -q, --quiet alone (into launch.quiet): nothing but errors, the report
+ * to -o FILE or nowhere (verb_out; run and record, which take opt_launch,
+ * print an unstored run's counts even so). opt_launch includes it; ab, sleep,
+ * pressure and probe, which launch work but take no command, include it
+ * themselves.
+ */
+extern const struct opt_group opt_quiet;
+/*
  * How a verb that runs one workload finds its frames (run, record):
  * --frames, --frame-regex RE, --frame-symbol MODULE:SYMBOL, --budget MS,
  * into vc->frame. They read a launched command's output and markers

@@ -7,10 +7,12 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <fcntl.h>
 #include <math.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <time.h>
 
@@ -941,6 +943,9 @@ static void test_ab__compare_sets_of_tagged_runs(void **state)
 	expect(c, "\"verdict\": \"worse\"");
 	double d = num_after(c, "\"delta_pct_mean\": ");
 	assert_true(d > 100 && d < 500);
+	/* Issue 26: the machine's deltas each run stored are compared too
+	 * (every run switches context: stat.ctxt always moves). */
+	assert_non_null(comparison(p.out, "system.stat.ctxt"));
 	tu_proc_release(&p);
 	/* Run lists work too, and people read that the runs were apart. */
 	const char *fmts[] = { "table", "markdown" };
@@ -954,6 +959,9 @@ static void test_ab__compare_sets_of_tagged_runs(void **state)
 		expect(p.out, "Welch's t on log values");
 		expect(p.out, "runs 1,3,5,7");
 		expect(p.out, "worse");
+		if (!i)
+			expect(p.out, "system.stat.ctxt (whole machine; count; lower "
+			       "is better)");
 		tu_proc_release(&p);
 	}
 	/* Bad input: a usage error, or a tag nobody used. */
@@ -1074,6 +1082,30 @@ static void test_ab__summary_across_scenes(void **state)
 	expect(p.out, "| 1 | echo cost 100 | +50.0% [+50.0, +50.0] | 0.031 | worse |");
 	expect(p.out, "two-sided sign test");
 	tu_proc_release(&p);
+	/* A machine's delta says so where it is pasted: its headline and its
+	 * row across scenes. */
+	char *sys[] = { PROF_BIN, f->dbarg, "summary", "1-6", "--metric",
+			"system.stat.ctxt", "--format", "markdown", NULL };
+	p = tu_run(sys, NULL);
+	assert_int_equal(p.status, 0);
+	size_t nsys = 0;
+	for (const char *l = strstr(p.out, "system."); l; l = strstr(l + 1, "system.")) {
+		const char *bol = l;
+		while (bol > p.out && bol[-1] != '\n')
+			bol--;
+		if (strncmp(bol, "- **", 4) && strncmp(bol, "| ", 2))
+			continue;	/* a heading or a warning */
+		char *line = strndup(bol, strcspn(bol, "\n"));
+		if (!strstr(line, "(whole machine)"))
+			fail_msg("a machine's delta not marked: %s", line);
+		free(line);
+		nsys++;
+		l = strchr(l, '\n');
+		if (!l)
+			break;
+	}
+	assert_true(nsys >= 2);		/* the headline and the row */
+	tu_proc_release(&p);
 	char *js[] = { PROF_BIN, f->dbarg, "summary", "1", "2", "3-6", "--format", "json",
 		       NULL };
 	p = tu_run(js, NULL);
@@ -1170,6 +1202,73 @@ static void test_ab__machine_deltas_and_settings_between_arms(void **state)
 	tu_proc_release(&p);
 }
 
+/* One number the database holds, read as the tests' own reader. */
+static long long db_int(const char *path, const char *sql)
+{
+	sqlite3 *h;
+	long long v = -1;
+	if (sqlite3_open_v2(path, &h, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK) {
+		sqlite3_busy_timeout(h, 2000);
+		sqlite3_stmt *st;
+		if (sqlite3_prepare_v2(h, sql, -1, &st, NULL) == SQLITE_OK) {
+			if (sqlite3_step(st) == SQLITE_ROW)
+				v = sqlite3_column_int64(st, 0);
+			sqlite3_finalize(st);
+		}
+	}
+	sqlite3_close(h);
+	return v;
+}
+
+/*
+ * Issue 25: an experiment whose prof was SIGKILLed stayed "running" for
+ * ever. Killed after its first runs, it reads as stopped with its runs
+ * counted, and the next command that writes marks it so in the file.
+ */
+static void test_ab__killed_prof_leaves_a_stopped_experiment(void **state)
+{
+	struct tu_db *f = *state;
+	pid_t prof = fork();
+	assert_true(prof >= 0);
+	if (prof == 0) {
+		int null = open("/dev/null", O_WRONLY);
+		dup2(null, 1);
+		dup2(null, 2);
+		execl(PROF_BIN, PROF_BIN, f->dbarg, "ab", "--arm", "a=sleep 0.05", "--arm",
+		      "b=sleep 0.05", "--rounds", "500", "--warmup", "0", "-e",
+		      "task-clock", (char *)NULL);
+		_exit(127);
+	}
+	long long runs = 0;
+	for (int i = 0; i < 500 && runs < 2; i++) {
+		struct timespec ts = { 0, 20000000 };
+		nanosleep(&ts, NULL);
+		runs = db_int(f->path, "SELECT count(*) FROM experiment_runs");
+	}
+	kill(prof, SIGKILL);
+	waitpid(prof, NULL, 0);
+	assert_true(runs >= 2);
+	runs = db_int(f->path, "SELECT count(*) FROM experiment_runs");
+	assert_int_equal(db_int(f->path, "SELECT status = 'running' FROM experiments"), 1);
+
+	char *cmp[] = { PROF_BIN, f->dbarg, "compare", "last", NULL };
+	struct tu_proc p = tu_run(cmp, NULL);
+	expect(p.out, "stopped");
+	char want[128];
+	snprintf(want, sizeof(want), "prof ended without finishing it (killed, or its "
+		 "machine restarted): %lld runs stored", runs);
+	expect(p.out, want);
+	tu_proc_release(&p);
+
+	char *run[] = { PROF_BIN, f->dbarg, "run", "-q", "-e", "task-clock", "--", "true",
+			NULL };
+	p = tu_run(run, NULL);
+	assert_int_equal(p.status, 0);
+	tu_proc_release(&p);
+	assert_int_equal(db_int(f->path, "SELECT status = 'stopped' AND finished IS NOT"
+				" NULL FROM experiments"), 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1198,6 +1297,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_ab__summary_across_scenes, setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_ab__machine_deltas_and_settings_between_arms, setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_ab__busy_machine_gets_no_verdict, setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_ab__killed_prof_leaves_a_stopped_experiment, setup, tu_db_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

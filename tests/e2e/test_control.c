@@ -143,6 +143,15 @@ static void test_control__repeat(void **state)
 	       mx = json_num(pf, "max");
 	assert_true(mn > 0 && mn <= mean && mean <= mx);
 	assert_non_null(strstr(p.err, "\"task-clock\": {"));
+	/* Issue 26: each run's value, in order, beside the spread; and the
+	 * machine's deltas (every run switches context). */
+	const char *vals = strstr(pf, "\"values\": [");
+	assert_non_null(vals);
+	double v[3];
+	assert_int_equal(sscanf(vals, "\"values\": [%lf, %lf, %lf]", &v[0], &v[1], &v[2]), 3);
+	for (int i = 0; i < 3; i++)
+		assert_true(v[i] >= mn && v[i] <= mx);
+	assert_non_null(strstr(p.err, "\"system.stat.ctxt\": {"));
 	tu_proc_release(&p);
 
 	char *runs[] = { "runs", "--format", "json", NULL };
@@ -158,6 +167,17 @@ static void test_control__repeat(void **state)
 	assert_non_null(strstr(p.err, "prof run -r 2: 'true': 2 runs (5 6)"));
 	assert_non_null(strstr(p.err, "page-faults"));
 	assert_non_null(strstr(p.err, "+- sd"));
+	/* a column per run, named by its id */
+	assert_non_null(strstr(p.err, "#5"));
+	assert_non_null(strstr(p.err, "#6"));
+	assert_non_null(strstr(p.err, "system.stat.ctxt (whole machine)"));
+	tu_proc_release(&p);
+
+	char *csv[] = { "run", "-r", "2", "-e", "page-faults", "--format", "csv", "--",
+			"true", NULL };
+	p = prof(f, csv);
+	assert_int_equal(p.status, 0);
+	assert_non_null(strstr(p.err, "metric,run_1,run_2,n,mean,sd,sd_pct,min,max\n"));
 	tu_proc_release(&p);
 }
 

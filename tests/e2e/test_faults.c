@@ -541,6 +541,47 @@ static void test_faults__full_disk(void **state)
 }
 
 /*
+ * prof record -o FILE with its database on a disk the workload fills:
+ * the samples are lost, but FILE (on another disk) keeps the run's
+ * counts, as prof run's -o does, and stderr names it.
+ */
+static void test_faults__full_disk_record_keeps_its_file(void **state)
+{
+	struct fx *f = *state;
+	if (!own_mounts) {
+		fprintf(stderr, "skipping: a full disk is a small tmpfs, which needs "
+			"root and a mount namespace of this test's own\n");
+		skip();
+	}
+	char *full, *dbarg, *fill, *out, *w = helper("fault_workload");
+	assert_true(asprintf(&full, "%s/full", f->dir) > 0);
+	assert_true(asprintf(&dbarg, "--db=%s/full/x.db", f->dir) > 0);
+	assert_true(asprintf(&fill, "%s/full/fill", f->dir) > 0);
+	assert_true(asprintf(&out, "%s/report.txt", f->dir) > 0);
+	assert_int_equal(mkdir(full, 0755), 0);
+	assert_int_equal(mount("tmpfs", full, "tmpfs", 0, "size=2m"), 0);
+	char *r[] = { PROF_BIN, dbarg, "record", "-o", out, "--", w, "fill", fill, NULL };
+	struct tu_proc p = tu_run(r, NULL);
+	umount2(full, MNT_DETACH);
+	if (p.status != 1)
+		fail_msg("prof record ended with %d:\n%s", p.status, p.err);
+	char *text = tu_slurp(out);
+	if (!text || !strstr(text, "task-clock (ms)") || !strstr(text, "total"))
+		fail_msg("no counts in '%s':\n%s\nstderr:\n%s", out,
+			 text ? text : "(no file)", p.err);
+	assert_non_null(strstr(p.err, "not stored"));
+	assert_non_null(strstr(p.err, "report.txt' is all that is left"));
+	assert_non_null(strstr(p.err, "its samples are lost"));
+	free(text);
+	tu_proc_release(&p);
+	free(full);
+	free(dbarg);
+	free(fill);
+	free(out);
+	free(w);
+}
+
+/*
  * The database's directory is read-only: a read-only bind mount as root
  * (root passes permission checks), mode 0555 otherwise. Both an existing
  * database and a new one in that directory.
@@ -685,6 +726,57 @@ static void test_faults__output_cut_short_leaves_the_old_file(void **state)
 	free(out);
 }
 
+/*
+ * A database created on a disk too small for its schema (tmpfs of 60 to
+ * 240 KiB): the creation fails with a clear error, and the file it leaves
+ * is one a reader names as empty, never "schema version 9, older than
+ * this prof's" as a creation committed a step at a time left it.
+ */
+static void test_faults__creation_cut_short_leaves_an_empty_file(void **state)
+{
+	struct fx *f = *state;
+	if (!own_mounts) {
+		fprintf(stderr, "skipping: a full disk is a small tmpfs, which needs "
+			"root and a mount namespace of this test's own\n");
+		skip();
+	}
+	char *tiny, *dbarg, *dbpath;
+	assert_true(asprintf(&tiny, "%s/tiny", f->dir) > 0);
+	assert_true(asprintf(&dbpath, "%s/tiny/x.db", f->dir) > 0);
+	assert_true(asprintf(&dbarg, "--db=%s", dbpath) > 0);
+	assert_int_equal(mkdir(tiny, 0755), 0);
+	int failed = 0;
+	for (int kib = 60; kib <= 240; kib += 20) {
+		char opt[32];
+		snprintf(opt, sizeof(opt), "size=%dk", kib);
+		assert_int_equal(mount("tmpfs", tiny, "tmpfs", 0, opt), 0);
+		char *r[] = { PROF_BIN, dbarg, "run", "-q", "-e", "task-clock", "--",
+			      "/bin/true", NULL };
+		struct tu_proc p = tu_run(r, NULL);
+		if (p.status) {
+			failed++;
+			char *l[] = { PROF_BIN, dbarg, "runs", NULL };
+			struct tu_proc q = tu_run(l, NULL);
+			/* a database that holds the schema, or one named empty */
+			bool ok = !strstr(q.err, "schema version") &&
+				  (q.status == 0 || access(dbpath, F_OK) != 0 ||
+				   strstr(q.err, "empty SQLite file"));
+			if (!ok) {
+				umount2(tiny, MNT_DETACH);
+				fail_msg("at %d KiB, 'prof runs' said: %s", kib, q.err);
+			}
+			tu_proc_release(&q);
+		}
+		tu_proc_release(&p);
+		umount2(tiny, MNT_DETACH);
+	}
+	fprintf(stderr, "  %d of 10 sizes too small for the schema\n", failed);
+	assert_true(failed > 0);
+	free(tiny);
+	free(dbarg);
+	free(dbpath);
+}
+
 int main(void)
 {
 	/* As root, mounts made here stay here and end with this process. */
@@ -702,6 +794,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_faults__signal_while_waiting_on_a_lock, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_faults__file_size_limit, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_faults__full_disk, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_faults__full_disk_record_keeps_its_file, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_faults__creation_cut_short_leaves_an_empty_file,
+						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_faults__output_cut_short_leaves_the_old_file,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_faults__read_only_directory, setup, teardown),

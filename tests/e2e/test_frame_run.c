@@ -88,6 +88,62 @@ static void test_frame_run__regex_and_markers_agree(void **state)
 	}
 }
 
+/*
+ * Issue 26: a workload whose stdout is buffered (stdio buffers a pipe
+ * fully) delivers its lines in bursts, and its frames came out 0.00 ms
+ * without a word. prof says so; and with a group in the regex, the
+ * frame times are the ones the workload printed, whenever they arrive.
+ */
+static void test_frame_run__buffered_lines_are_said_and_a_group_times_them(void **state)
+{
+	struct tu_db *f = *state;
+	if (!tu_perf_allowed(f->dbarg))
+		skip();
+	char *run[] = { PROF_BIN, f->dbarg, "run", "-e", "task-clock", "--frame-regex",
+			"^frame [0-9]+ took", "--", HELPER, "buffered", "100", NULL };
+	struct tu_proc p = tu_run(run, NULL);
+	assert_int_equal(p.status, 0);
+	if (!strstr(p.err, "frame lines reached prof together with the line before") ||
+	    !strstr(p.err, "hint: flush each line"))
+		fail_msg("no word of the bursts:\n%s", p.err);
+	tu_proc_release(&p);
+	frames_json(f, "last", &p);
+	assert_non_null(strstr(p.out, "their frame times are the gaps between reads"));
+	tu_proc_release(&p);
+
+	char *grp[] = { PROF_BIN, f->dbarg, "run", "-e", "task-clock", "--frame-regex",
+			"^frame [0-9]+ took ([0-9.]+) ms", "--", HELPER, "buffered", "100",
+			NULL };
+	p = tu_run(grp, NULL);
+	assert_int_equal(p.status, 0);
+	assert_non_null(strstr(p.err, "their frame times are the workload's own"));
+	assert_null(strstr(p.err, "hint: flush each line"));
+	tu_proc_release(&p);
+	frames_json(f, "last", &p);
+	assert_true(json_num(p.out, "\"frames\": ") == 99);
+	double p50 = json_num(p.out, "\"p50\": ");
+	if (!(p50 > 4.0 && p50 < 20.0))	/* 5 ms as printed, loosely */
+		fail_msg("p50 %.3f ms:\n%s", p50, p.out);
+	tu_proc_release(&p);
+	char *tab[] = { PROF_BIN, f->dbarg, "report", "last", "--frames", NULL };
+	p = tu_run(tab, NULL);
+	assert_int_equal(p.status, 0);
+	assert_non_null(strstr(p.out, "(regex, times from its group)"));
+	tu_proc_release(&p);
+
+	/* A group that is no number (an alternation) leaves the times to
+	 * when the lines arrived, and says so. */
+	char *alt[] = { PROF_BIN, f->dbarg, "run", "-q", "-e", "task-clock", "--frame-regex",
+			"^(frame|tick) [0-9]+ took", "--", HELPER, "20", NULL };
+	p = tu_run(alt, NULL);
+	assert_int_equal(p.status, 0);
+	tu_proc_release(&p);
+	frames_json(f, "last", &p);
+	assert_non_null(strstr(p.out, "the regex's group was no number of milliseconds in "
+			       "20 of 20 lines"));
+	tu_proc_release(&p);
+}
+
 /* render's faults per frame: the slowest frames carry them (every 10th
  * frame faults 2,048 pages; the others a few). */
 static void test_frame_run__faults_land_in_their_frames(void **state)
@@ -233,10 +289,67 @@ static void test_frame_run__unknown_symbol_lists_the_closest(void **state)
 	tu_proc_release(&p);
 }
 
+/* Markers prof could not store as they are are dropped as they come, and
+ * the run says how many and why; what is kept reads back (issue 27: a
+ * marker "F -5" after "F 1" made every report of the run refuse it). */
+static void test_frame_run__bad_markers_are_dropped_and_noted(void **state)
+{
+	struct tu_db *f = *state;
+	if (!tu_perf_allowed(f->dbarg))
+		skip();
+	char *run[] = { PROF_BIN, f->dbarg, "run", "-o", "/dev/null", "-e",
+			"task-clock", "--frames", "--", HELPER, "lines", "F 1",
+			"F NOW", "F -5", "F 9223372036854775808", "F NOW-1000",
+			"F NOW", "F NOW+3600000000000", "B NOW physics", "junk",
+			"F NOW", NULL };
+	struct tu_proc p = tu_run(run, NULL);
+	assert_int_equal(p.status, 0);
+	const char *note = "6 frame markers dropped of 9: 1 not 'F <ns>', 2 "
+			   "negative or past 2^63-1 ns, 1 before the run began, 1 "
+			   "later than their arrival, 1 earlier than the marker before";
+	assert_non_null(strstr(p.err, note));
+	tu_proc_release(&p);
+	frames_json(f, "last", &p);
+	assert_true(json_num(p.out, "\"frames\": ") == 2);
+	assert_true(json_num(p.out, "\"markers_dropped\": ") == 6);
+	assert_non_null(strstr(p.out, note));
+	/* Three markers at one time: no frame lasts an hour. */
+	assert_true(json_num(p.out, "\"max\": ") == 0);
+	tu_proc_release(&p);
+	char *plain[] = { PROF_BIN, f->dbarg, "report", "last", "--frames", NULL };
+	p = tu_run(plain, NULL);
+	assert_int_equal(p.status, 0);
+	assert_non_null(strstr(p.out, note));
+	tu_proc_release(&p);
+	char *html[] = { PROF_BIN, f->dbarg, "html", "last", "-o", "/dev/null", NULL };
+	p = tu_run(html, NULL);
+	assert_int_equal(p.status, 0);
+	tu_proc_release(&p);
+
+	/* Every marker dropped: no frames, and the report says why. */
+	char *none[] = { PROF_BIN, f->dbarg, "run", "-o", "/dev/null", "-e",
+			 "task-clock", "--frames", "--", HELPER, "lines", "F 1",
+			 "F -5", NULL };
+	p = tu_run(none, NULL);
+	assert_int_equal(p.status, 0);
+	assert_non_null(strstr(p.err, "warning: --frames: no marker was kept"));
+	tu_proc_release(&p);
+	p = tu_run(plain, NULL);
+	assert_int_equal(p.status, 2);
+	assert_non_null(strstr(p.err, "has no frames: 2 frame markers dropped of 2"));
+	tu_proc_release(&p);
+	char *counts[] = { PROF_BIN, f->dbarg, "report", "last", NULL };
+	p = tu_run(counts, NULL);
+	assert_int_equal(p.status, 0);	/* the run's counts still read */
+	tu_proc_release(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_frame_run__regex_and_markers_agree,
+						tu_db_setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_frame_run__buffered_lines_are_said_and_a_group_times_them,
 						tu_db_setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_frame_run__faults_land_in_their_frames,
 						tu_db_setup, tu_db_teardown),
@@ -247,6 +360,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_frame_run__symbol_agrees,
 						tu_db_setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_frame_run__unknown_symbol_lists_the_closest,
+						tu_db_setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_frame_run__bad_markers_are_dropped_and_noted,
 						tu_db_setup, tu_db_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

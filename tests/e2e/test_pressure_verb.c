@@ -525,6 +525,12 @@ static char *never_sensitive(const struct tu_db *d, const char *kib, const char 
 /* A compute loop: no memory traffic at all. */
 static void test_pressure_verb__a_compute_loop_is_not_sensitive(void **state)
 {
+#ifdef __SANITIZE_ADDRESS__
+	/* Under AddressSanitizer every load is checked against shadow memory:
+	 * the "compute loop" touches the shadow too, and on a loaded 2-CPU VM
+	 * was once called cache-sensitive in CI. The plain build judges it. */
+	skip();
+#endif
 	long id;
 	free(never_sensitive(*state, "0", "200", &id));
 }

@@ -15,7 +15,11 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "test_util.h"
@@ -164,6 +168,13 @@ static void test_probe_verb__table_csv_and_no_store(void **state)
 	expect(p.out, "   last level: the curve stops at 256 KiB, short of twice ");
 	expect(p.out, " no counters were graded (the latency curve only)\n");
 	tu_proc_release(&p);
+	/* Issue 26: the machine's settings are stored with it */
+	char *env[] = { PROF_BIN, f->dbarg, "report", "1", "--env", NULL };
+	p = tu_run(env, NULL);
+	assert_int_equal(p.status, 0);
+	expect(p.out, " kernel ");
+	assert_null(strstr(p.out, "none stored"));
+	tu_proc_release(&p);
 
 	char *csv[] = { PROF_BIN, f->dbarg, "probe", "--min", "32K", "--max", "64K",
 			"--ms", "1", "--no-counters", "--no-store", "--format", "csv",
@@ -224,12 +235,73 @@ static void test_probe_verb__bad_input_exits_2_before_measuring(void **state)
 	free(bad);
 }
 
+/*
+ * SIGTERM in the middle of the curve (sizes of 300 ms each, 16 KiB to
+ * 64 MiB: about 8 s in all) stops prof probe at once: the sizes measured
+ * so far are stored, the run is marked interrupted, and prof exits 143;
+ * a SIGINT right behind it does not cut the store short.
+ */
+static void test_probe_verb__sigterm_keeps_the_sizes_measured(void **state)
+{
+	struct tu_db *f = *state;
+	char outp[4096], errp[4096];
+	snprintf(outp, sizeof(outp), "%s/out", f->dir);
+	snprintf(errp, sizeof(errp), "%s/err", f->dir);
+	pid_t pid = fork();
+	if (pid == 0) {
+		int o = open(outp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		int e = open(errp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		dup2(o, 1);
+		dup2(e, 2);
+		execl(PROF_BIN, PROF_BIN, f->dbarg, "probe", "--no-counters",
+		      "--max", "64M", "--ms", "300", "--sysfs", SMALL_SYSFS,
+		      (char *)NULL);
+		_exit(127);
+	}
+	char *err = NULL;
+	for (int i = 0; i < 500; i++) {
+		free(err);
+		err = tu_slurp(errp);
+		if (err && strstr(err, "prof: probing CPU"))
+			break;
+		usleep(10000);
+	}
+	free(err);
+	usleep(1000000);	/* a size or two */
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	kill(pid, SIGTERM);
+	kill(pid, SIGINT);
+	int st;
+	waitpid(pid, &st, 0);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	double took = (double)(t1.tv_sec - t0.tv_sec) +
+		      (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+	err = tu_slurp(errp);
+	if (!WIFEXITED(st))
+		fail_msg("prof probe was killed by signal %d:\n%s", WTERMSIG(st), err);
+	/* Either signal may be taken first when both are pending. */
+	if (WEXITSTATUS(st) != 143 && WEXITSTATUS(st) != 130)
+		fail_msg("exit %d, not 128 + a signal:\n%s", WEXITSTATUS(st), err);
+	if (took > 2)
+		fail_msg("prof probe took %.1f s to stop", took);
+	expect(err, "prof: interrupted after ");
+	expect(err, "prof: stored as run 1;");
+	free(err);
+	char *rep[] = { PROF_BIN, f->dbarg, "report", "1", NULL };
+	struct tu_proc p = tu_run(rep, NULL);
+	assert_int_equal(p.status, 0);
+	expect(p.out, "interrupted before the end");
+	tu_proc_release(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_probe_verb__json_stored_and_reported, tu_db_setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_probe_verb__table_csv_and_no_store, tu_db_setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_probe_verb__bad_input_exits_2_before_measuring, tu_db_setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_probe_verb__sigterm_keeps_the_sizes_measured, tu_db_setup, tu_db_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

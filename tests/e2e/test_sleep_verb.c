@@ -14,6 +14,7 @@
 #include <cmocka.h>
 #include <signal.h>
 #include <string.h>
+#include <time.h>
 
 #include "test_util.h"
 
@@ -99,7 +100,7 @@ static void test_sleep_verb__short_run_json_stored_and_reported(void **state)
 	expect(p.err, "prof: cell 2 of 2: timerfd 50 us, p50 ");
 	assert_null(strchr(p.err, '\r'));
 	expect(p.err, "prof: stored as run 1;");
-	char *json = strdup(p.out);
+	char *json = strdup(p.out), *json_doc = strdup(p.out);
 	tu_proc_release(&p);
 
 	/* Stored as a run of kind sleep... */
@@ -129,6 +130,26 @@ static void test_sleep_verb__short_run_json_stored_and_reported(void **state)
 	expect(p.out, " spin ");
 	expect(p.out, " timerfd ");
 	expect(p.out, " cheapest with p99 overshoot under 10 us: 50 us ");
+	tu_proc_release(&p);
+
+	/* Issue 26: the machine's settings and deltas are stored with the
+	 * run, as every run's are ("none stored" a minute after it before),
+	 * and JSON names the governor (null without cpufreq, as on a VM). */
+	expect(json_doc, "\"governor\": ");
+	free(json_doc);
+	char *env[] = { PROF_BIN, f->dbarg, "report", "1", "--env", NULL };
+	p = tu_run(env, NULL);
+	assert_int_equal(p.status, 0);
+	expect(p.out, " kernel ");
+	if (strstr(p.out, "none stored"))
+		fail_msg("no settings stored:\n%s", p.out);
+	tu_proc_release(&p);
+	/* and what the machine did: 400 sleeps switch context */
+	char *sys[] = { PROF_BIN, f->dbarg, "report", "1", "--system", "--format", "json",
+			NULL };
+	p = tu_run(sys, NULL);
+	assert_int_equal(p.status, 0);
+	expect(p.out, "stat.ctxt");
 	tu_proc_release(&p);
 }
 
@@ -291,47 +312,84 @@ static void test_sleep_verb__unwritable_database_fails_before_running(void **sta
 	tu_proc_release(&p);
 }
 
-/*
- * Ctrl-C stops after the current cell: what was measured is printed and
- * stored, marked interrupted, and prof exits 130 (128 + SIGINT).
- */
-static void test_sleep_verb__interrupt_keeps_finished_cells(void **state)
+/* Seconds on CLOCK_MONOTONIC. */
+static double now_s(void)
 {
-	struct tu_db *f = *state;
-	char *outp, *errp;
-	assert_true(asprintf(&outp, "%s/out", f->dir) > 0);
-	assert_true(asprintf(&errp, "%s/err", f->dir) > 0);
-	/* Two cells of 1,000 spins of 1 ms: about a second each. */
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/*
+ * prof sleep with stdout and stderr in f->dir/out and f->dir/err; once
+ * stderr holds `after`, the signals in sigs (0-terminated), one after
+ * the other.
+ * Returns the wait status; *took the seconds from the first signal to
+ * the exit.
+ */
+static int sleep_signalled(struct tu_db *f, char *const args[], const char *after,
+			   const int *sigs, double *took)
+{
+	char outp[4096], errp[4096];
+	snprintf(outp, sizeof(outp), "%s/out", f->dir);
+	snprintf(errp, sizeof(errp), "%s/err", f->dir);
+	char *argv[32] = { PROF_BIN, f->dbarg, "sleep" };
+	int n = 3;
+	for (int i = 0; args[i] && n < 31; i++)
+		argv[n++] = args[i];
+	argv[n] = NULL;
 	pid_t pid = fork();
 	if (pid == 0) {
 		int o = open(outp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 		int e = open(errp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 		dup2(o, 1);
 		dup2(e, 2);
-		execl(PROF_BIN, PROF_BIN, f->dbarg, "sleep", "--modes", "spin",
-		      "--durations", "1000,1000", "--calls", "1000", "--format",
-		      "json", (char *)NULL);
+		execv(PROF_BIN, argv);
 		_exit(127);
 	}
-	/* Wait for the start line (signals are taken right after it). */
 	char *err = NULL;
-	for (int i = 0; i < 500; i++) {
+	for (int i = 0; i < 1000; i++) {
 		free(err);
 		err = tu_slurp(errp);
-		if (err && strstr(err, "cells of"))
+		if (err && strstr(err, after))
 			break;
 		usleep(10000);
 	}
+	if (!err || !strstr(err, after))
+		fail_msg("no '%s' on stderr:\n%s", after, err ? err : "");
 	free(err);
-	usleep(200000);
-	kill(pid, SIGINT);
+	double t0 = now_s();
+	for (int i = 0; sigs[i]; i++)
+		kill(pid, sigs[i]);
 	int st;
 	waitpid(pid, &st, 0);
+	*took = now_s() - t0;
+	return st;
+}
+
+/*
+ * SIGTERM stops at once, not when the cell under way ends (this one
+ * would run 40 s: 400 calls of 100 ms): the cell is dropped, the one
+ * finished before is printed and stored, marked interrupted, and prof
+ * exits 143 (128 + SIGTERM).
+ */
+static void test_sleep_verb__sigterm_stops_within_the_cell(void **state)
+{
+	struct tu_db *f = *state;
+	char *args[] = { "--modes", "clock-abs", "--durations", "1,100000",
+			 "--calls", "400", "--format", "json", NULL };
+	const int sigs[] = { SIGTERM, 0 };
+	double took;
+	int st = sleep_signalled(f, args, "cell 1 of 2", sigs, &took);
 	assert_true(WIFEXITED(st));
-	assert_int_equal(WEXITSTATUS(st), 130);
-	err = tu_slurp(errp);
-	char *out = tu_slurp(outp);
-	expect(err, "prof: stopping after this cell");
+	assert_int_equal(WEXITSTATUS(st), 143);
+	if (took > 3)
+		fail_msg("prof sleep took %.1f s to stop after SIGTERM", took);
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/err", f->dir);
+	char *err = tu_slurp(path);
+	snprintf(path, sizeof(path), "%s/out", f->dir);
+	char *out = tu_slurp(path);
 	expect(err, "prof: interrupted after 1 of 2 cells");
 	expect(err, "prof: stored as run 1;");
 	expect(out, "\"interrupted\": true,");
@@ -343,8 +401,38 @@ static void test_sleep_verb__interrupt_keeps_finished_cells(void **state)
 	assert_int_equal(p.status, 0);
 	expect(p.out, "interrupted before the end");
 	tu_proc_release(&p);
-	free(outp);
-	free(errp);
+}
+
+/*
+ * A second signal right after the first (an impatient Ctrl-C, or kill
+ * after it) does not kill prof before the finished cells are stored: the
+ * exit is still 128 + the first signal.
+ */
+static void test_sleep_verb__second_signal_loses_nothing(void **state)
+{
+	struct tu_db *f = *state;
+	char *args[] = { "--modes", "spin", "--durations", "1,100000",
+			 "--calls", "400", "--format", "json", NULL };
+	const int sigs[] = { SIGINT, SIGTERM, 0 };
+	double took;
+	int st = sleep_signalled(f, args, "cell 1 of 2", sigs, &took);
+	if (!WIFEXITED(st))
+		fail_msg("prof sleep was killed by signal %d after %.2f s",
+			 WTERMSIG(st), took);
+	/* Both may be pending at once, and either handled first. */
+	if (WEXITSTATUS(st) != 130 && WEXITSTATUS(st) != 143)
+		fail_msg("prof sleep exited %d, not 128 + a signal",
+			 WEXITSTATUS(st));
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/out", f->dir);
+	char *out = tu_slurp(path);
+	expect(out, "\"interrupted\": true,");
+	free(out);
+	char *rep[] = { PROF_BIN, f->dbarg, "runs", "--format", "json", NULL };
+	struct tu_proc p = tu_run(rep, NULL);
+	assert_int_equal(p.status, 0);
+	expect(p.out, "\"run_id\": 1,");
+	tu_proc_release(&p);
 }
 
 int main(void)
@@ -356,7 +444,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_sleep_verb__pin_applies_to_prof_itself, tu_db_setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_sleep_verb__bad_input_exits_2_naming_it, tu_db_setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_sleep_verb__unwritable_database_fails_before_running, tu_db_setup, tu_db_teardown),
-		cmocka_unit_test_setup_teardown(test_sleep_verb__interrupt_keeps_finished_cells, tu_db_setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_sleep_verb__sigterm_stops_within_the_cell, tu_db_setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_sleep_verb__second_signal_loses_nothing, tu_db_setup, tu_db_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

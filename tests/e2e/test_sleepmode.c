@@ -51,7 +51,8 @@ static void test_sleepmode__serves_and_reports_each_thread(void **state)
 			 "--sleep-mode", "timerfd,threshold=500", "--",
 			 HELPERS_DIR "/sleep_workload", "threads", "3", "300", "40", NULL };
 	struct tu_proc p = tu_run(argv, NULL);
-	assert_int_equal(p.status, 0);
+	if (p.status)
+		fail_msg("exit %d:\n%s", p.status, p.err);
 	expect(p.err, "sleeps under 500 us served as timerfd");
 	expect(p.err, ": applied (1 process)");
 	tu_proc_release(&p);
@@ -264,6 +265,33 @@ static void test_sleepmode__static_workload_is_not_preloaded(void **state)
 	expect(p.err, "is statically linked");
 	expect(p.err, "not applied");
 	tu_proc_release(&p);
+
+	/* Behind a shell, which takes the preload: the report said
+	 * "applied ... no thread slept". The program that never loaded the
+	 * interposer is named, and the mode was only partly applied. */
+	char *line;
+	assert_true(asprintf(&line, "'%s'; true", bin) > 0);
+	char *sh[] = { PROF_BIN, f->dbarg, "run", "-e", "task-clock", "--sleep-mode",
+		       "timerfd", "--", "/bin/sh", "-c", line, NULL };
+	p = tu_run(sh, NULL);
+	assert_int_equal(p.status, 0);
+	expect(p.err, "warning: --sleep-mode: 'static_sleeper' (pid ");
+	expect(p.err, "never loaded the interposer: statically linked");
+	expect(p.err, "served as timerfd: partly applied: ");
+	if (strstr(p.err, "timerfd: applied"))
+		fail_msg("said applied:\n%s", p.err);
+	tu_proc_release(&p);
+
+	/* A shell running a dynamic program: every program loaded it. */
+	char *dyn[] = { PROF_BIN, f->dbarg, "run", "-e", "task-clock", "--sleep-mode",
+			"timerfd", "--", "/bin/sh", "-c",
+			HELPERS_DIR "/sleep_workload loop 10 30; true", NULL };
+	p = tu_run(dyn, NULL);
+	assert_int_equal(p.status, 0);
+	expect(p.err, "served as timerfd: applied (2 processes)");
+	assert_null(strstr(p.err, "never loaded"));
+	tu_proc_release(&p);
+	free(line);
 	free(src);
 	free(bin);
 }

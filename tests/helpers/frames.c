@@ -7,6 +7,14 @@
  * computes meanwhile. Usage: frames [NFRAMES] (default 200).
  * `frames spin N` calls spin_present() (no marker) N times in a loop and
  * prints the nanoseconds per call: what a uprobe on it costs a call.
+ * `frames burst N` calls prof_frame() N times back to back (a million
+ * markers in about a second); `frames lines LINE...` writes each LINE to
+ * $PROF_MARKER_FD as it is, but that "NOW" in it becomes the
+ * CLOCK_MONOTONIC time in ns when the helper started (the same in every
+ * line), "NOW+N" and "NOW-N" that plus or minus N ns: markers as a
+ * careless or broken program writes them. `frames buffered N` is the
+ * scene with its stdout fully buffered and never flushed, as stdio
+ * leaves a pipe: its lines reach prof in bursts.
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -21,6 +29,7 @@
 #define BIG (8u << 20)
 
 static atomic_int done;
+static int buffered;
 static volatile unsigned long sink;
 
 static double now_ms(void)
@@ -87,7 +96,8 @@ static void *render(void *arg)
 		present_frame(n);
 		double now = now_ms();
 		printf("frame %d took %.3f ms\n", n, now - last);
-		fflush(stdout);
+		if (!buffered)
+			fflush(stdout);
 		last = now;
 		if (now > next + 5.0)
 			next = now;	/* fell behind: do not rush to catch up */
@@ -111,10 +121,49 @@ static void *worker(void *arg)
 	return NULL;
 }
 
+static int burst(long n)
+{
+	for (long i = 0; i < n; i++)
+		prof_frame();
+	return 0;
+}
+
+static int lines(int n, char **line)
+{
+	const char *fd = getenv("PROF_MARKER_FD");
+	FILE *fp = fd ? fdopen(atoi(fd), "w") : NULL;
+	if (!fp)
+		return 1;
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	long long t = (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+	for (int i = 0; i < n; i++) {
+		const char *now = strstr(line[i], "NOW");
+		if (!now) {
+			fprintf(fp, "%s\n", line[i]);
+		} else {
+			char *end;
+			long long d = strtoll(now + 3, &end, 10);
+			fprintf(fp, "%.*s%lld%s\n", (int)(now - line[i]), line[i], t + d, end);
+		}
+		fflush(fp);	/* one line, one write, as prof_frame() does */
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 2 && !strcmp(argv[1], "spin"))
 		return spin(atoi(argv[2]));
+	if (argc > 2 && !strcmp(argv[1], "burst"))
+		return burst(atol(argv[2]));
+	if (argc > 1 && !strcmp(argv[1], "lines"))
+		return lines(argc - 2, argv + 2);
+	if (argc > 2 && !strcmp(argv[1], "buffered")) {
+		buffered = 1;
+		setvbuf(stdout, NULL, _IOFBF, 1 << 16);
+		argv++;
+	}
 	int nframes = argc > 1 ? atoi(argv[1]) : 200;
 	pthread_t r, w;
 	pthread_create(&w, NULL, worker, NULL);

@@ -10,6 +10,8 @@
  *                            jitdump format, before it runs;
  *   jitgen DIR map SECONDS   runs jit_alpha alone (from phase_one),
  *                            named in DIR/perf-PID.map.
+ * JITGEN_NAME names jit_alpha in the dump instead, and JITGEN_PAD=N adds
+ * N bytes of 'x' to it: names a hostile JIT gives (a line break, 2 MiB).
  * It prints its pid on stdout. The JIT code keeps a frame (push rbp) so
  * a frame-pointer walk finds its caller. Elsewhere than x86-64 it exits
  * 77 (nothing to test).
@@ -148,7 +150,17 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	memcpy(buf, code_alpha, sizeof(code_alpha));
-	dump_load("jit_alpha", buf, code_alpha, sizeof(code_alpha), 1);
+	const char *given = getenv("JITGEN_NAME");
+	size_t pad = getenv("JITGEN_PAD") ? strtoul(getenv("JITGEN_PAD"), NULL, 10) : 0;
+	char *alpha = malloc(strlen(given ? given : "jit_alpha") + pad + 1);
+	if (!alpha)
+		return 1;
+	strcpy(alpha, given ? given : "jit_alpha");
+	size_t base = strlen(alpha);
+	memset(alpha + base, 'x', pad);
+	alpha[base + pad] = '\0';
+	dump_load(alpha, buf, code_alpha, sizeof(code_alpha), 1);
+	free(alpha);
 	phase_one((jit_fn)(void *)buf, secs);
 	memcpy(buf, code_beta, sizeof(code_beta));
 	dump_load("jit_beta", buf, code_beta, sizeof(code_beta), 2);

@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <time.h>
 
+#include "db/experiments.h"
 #include "prof/abplan.h"
 #include "test_util.h"
 
@@ -97,6 +98,32 @@ static void test_abplan__bad_arms_and_settings_are_refused(void **state)
 
 	ab_plan_init(&p);
 	REFUSED(ab_plan_check(&p, &cause), "no arms");
+	ab_plan_release(&p);
+}
+
+/* prepare and cleanup: every arm's, an arm's own winning; from a plan
+ * file too (the key before any section, and in one). */
+static void test_abplan__prepare_and_cleanup_per_arm(void **state)
+{
+	(void)state;
+	static const char text[] =
+		"prepare = rm -rf obj\n"
+		"cleanup = echo done\n"
+		"[arm j8]\ncommand = make -j8\n"
+		"[arm j16]\ncommand = make -j16\nprepare = rm -rf obj16\n";
+	struct ab_plan p;
+	ab_plan_init(&p);
+	char *cause = NULL;
+	FILE *fp = fmemopen((void *)text, sizeof(text) - 1, "r");
+	assert_non_null(fp);
+	if (ab_plan_read_file(&p, fp, "<plan>", &cause))
+		fail_msg("%s", cause);
+	fclose(fp);
+	assert_string_equal(ab_plan_get(&p, 0, "prepare"), "rm -rf obj");
+	assert_string_equal(ab_plan_get(&p, 1, "prepare"), "rm -rf obj16");
+	assert_string_equal(ab_plan_get(&p, 1, "cleanup"), "echo done");
+	assert_int_equal(ab_plan_set(&p, "j8.prepare=a=b; true", &cause), 0);
+	assert_string_equal(ab_plan_get(&p, 0, "prepare"), "a=b; true");
 	ab_plan_release(&p);
 }
 
@@ -794,11 +821,30 @@ static void test_abplan__plan_must_be_a_small_regular_file(void **state)
 	free(big);
 }
 
+/* As many arms as an experiment stores and reads back, and no more: prof
+ * ab took any number, and the loader refused past 4,096 (issue 27). */
+static void test_abplan__arms_stop_where_the_loader_does(void **state)
+{
+	(void)state;
+	struct ab_plan p;
+	ab_plan_init(&p);
+	char spec[32];
+	for (size_t a = 0; a < DB_EXP_ARMS_MAX; a++) {
+		snprintf(spec, sizeof(spec), "a%zu=true", a);
+		assert_int_equal(ab_plan_add_arm(&p, spec, NULL), 0);
+	}
+	assert_int_equal(p.narms, DB_EXP_ARMS_MAX);
+	REFUSED(ab_plan_add_arm(&p, "one-more=true", &cause), "at most 4096 arms");
+	assert_int_equal(p.narms, DB_EXP_ARMS_MAX);
+	ab_plan_release(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_abplan__arms_and_settings),
 		cmocka_unit_test(test_abplan__bad_arms_and_settings_are_refused),
+		cmocka_unit_test(test_abplan__prepare_and_cleanup_per_arm),
 		cmocka_unit_test(test_abplan__orders),
 		cmocka_unit_test(test_abplan__scores_take_the_last_match),
 		cmocka_unit_test(test_abplan__score_aggregates_over_every_match),
@@ -810,6 +856,7 @@ int main(void)
 		cmocka_unit_test(test_abplan__plan_files),
 		cmocka_unit_test(test_abplan__long_plan_lines_are_refused),
 		cmocka_unit_test(test_abplan__plan_must_be_a_small_regular_file),
+		cmocka_unit_test(test_abplan__arms_stop_where_the_loader_does),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -14,6 +14,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "prof/cli.h"
 
@@ -178,6 +181,79 @@ static void test_cli__readme_names_the_exit_codes(void **state)
 	assert_int_equal(launch, 3);
 }
 
+/* Write "text" to path through cli_open_output as -o does. */
+static void write_out(const char *path, const char *text)
+{
+	FILE *fp = cli_open_output(path, stdout);
+	assert_non_null(fp);
+	fputs(text, fp);
+	assert_int_equal(cli_close_output(fp, path), 0);
+}
+
+static char *slurp(const char *path)
+{
+	static char buf[256];
+	FILE *fp = fopen(path, "r");
+	assert_non_null(fp);
+	size_t n = fread(buf, 1, sizeof(buf) - 1, fp);
+	buf[n] = '\0';
+	fclose(fp);
+	return buf;
+}
+
+/*
+ * -o over a file that is there keeps what the rename would lose: its
+ * mode (a 0600 file stays 0600), its owner (root writing a user's file),
+ * and its hard links (written in place, both names see the report).
+ */
+static void test_cli__output_keeps_mode_owner_and_links(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/prof-cli-XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	char path[64], link2[64];
+	snprintf(path, sizeof(path), "%s/report.txt", dir);
+	snprintf(link2, sizeof(link2), "%s/other.txt", dir);
+
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(chmod(path, 0600), 0);
+	bool root = geteuid() == 0;
+	if (root)
+		assert_int_equal(chown(path, 65534, 65534), 0);
+	write_out(path, "one\n");
+	struct stat st;
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0600);
+	if (root) {
+		assert_int_equal(st.st_uid, 65534);
+		assert_int_equal(st.st_gid, 65534);
+	}
+	assert_string_equal(slurp(path), "one\n");
+
+	assert_int_equal(link(path, link2), 0);
+	write_out(path, "two\n");
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_nlink, 2);
+	assert_int_equal(st.st_mode & 07777, 0600);
+	assert_string_equal(slurp(link2), "two\n");
+
+	/* A new file gets the umask's mode, as before. */
+	char fresh[64];
+	snprintf(fresh, sizeof(fresh), "%s/new.txt", dir);
+	mode_t um = umask(022);
+	write_out(fresh, "three\n");
+	umask(um);
+	assert_int_equal(stat(fresh, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0644);
+
+	unlink(fresh);
+	unlink(link2);
+	unlink(path);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -187,6 +263,7 @@ int main(void)
 		cmocka_unit_test(test_cli__id_lists),
 		cmocka_unit_test(test_cli__one_table_of_exit_codes),
 		cmocka_unit_test(test_cli__readme_names_the_exit_codes),
+		cmocka_unit_test(test_cli__output_keeps_mode_owner_and_links),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
