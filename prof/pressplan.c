@@ -187,8 +187,7 @@ static int pick_domain(const struct topo *t, const char *spec,
 			return 0;
 		}
 		if (t->llc_cause)
-			return cause_set(cause, ENODATA, "the last-level cache is "
-					 "unusable: %s", t->llc_cause);
+			return cause_set(cause, ENODATA, "%s", t->llc_cause);
 		return cause_set(cause, ENODEV, "no cache domain to take capacity "
 				 "from: %s", t->largest_llc_reason ? t->largest_llc_reason
 				 : "the machine reports no shared last-level cache");
@@ -203,8 +202,7 @@ static int pick_domain(const struct topo *t, const char *spec,
 		return cause_set(cause, EINVAL, "bad --domain '%.40s': expected "
 				 "largest-llc or llc:N", spec);
 	if (t->llc_cause)
-		return cause_set(cause, ENODATA, "the last-level cache is unusable: %s",
-				 t->llc_cause);
+		return cause_set(cause, ENODATA, "%s", t->llc_cause);
 	if ((size_t)n >= t->n_llc)
 		return cause_set(cause, ERANGE, "--domain %s: the machine has %zu "
 				 "last-level domain%s (llc:0 to llc:%zu)", spec, t->n_llc,

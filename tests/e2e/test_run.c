@@ -736,8 +736,20 @@ static void test_run__quiet_on_every_verb_that_measures(void **state)
 			"--rounds", "2", "--warmup", "0", "-e", "task-clock", "--format",
 			"json", "-o", out, NULL };
 	char **verbs[] = { ab, sleep, probe, press, abo };
+	bool pressed = true;
 	for (size_t i = 0; i < sizeof(verbs) / sizeof(*verbs); i++) {
 		struct tu_proc p = tu_run(verbs[i], NULL);
+		/* pressure needs a cache domain to take cache from: a guest
+		 * whose sysfs contradicts itself (QEMU's 6.1 gives cpu1's L3
+		 * the id 1 with cpus 0-1) is refused with an error, which -q
+		 * still prints. */
+		if (verbs[i] == press && p.status == 1 && !*p.out &&
+		    strstr(p.err, "error: cannot take cache away here")) {
+			fprintf(stderr, "  pressure skipped: %s", p.err);
+			pressed = false;
+			tu_proc_release(&p);
+			continue;
+		}
 		if (p.status || *p.out || *p.err)
 			fail_msg("prof %s -q: exit %d, stdout:\n%s\nstderr:\n%s", verbs[i][2],
 				 p.status, p.out, p.err);
@@ -752,7 +764,7 @@ static void test_run__quiet_on_every_verb_that_measures(void **state)
 	struct tu_proc p = tu_run(runs, NULL);
 	assert_int_equal(p.status, 0);
 	static const char *const kinds[] = { ",ab,", ",sleep,", ",probe,", ",pressure," };
-	for (size_t i = 0; i < 4; i++)
+	for (size_t i = 0; i < (pressed ? 4 : 3); i++)
 		if (!strstr(p.out, kinds[i]))
 			fail_msg("no %s run stored:\n%s", kinds[i], p.out);
 	tu_proc_release(&p);
