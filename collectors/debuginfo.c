@@ -5,11 +5,16 @@
  * calls per file, done once per module by the symbolizer; debuginfod
  * goes through elfutils' client, the one gdb, perf and systemd use, so
  * its cache, its environment variables and its server protocol are the
- * ones users already know.
+ * ones users already know. The client is loaded (dlopen) on the first
+ * lookup that may ask a server: it brings libcurl, gnutls, krb5, ldap
+ * and some 30 libraries more, which every other prof command, and every
+ * record without --debuginfod, would load at start-up for nothing
+ * (issue 30).
  */
 #include "collectors/debuginfo.h"
 #include "common/errtext.h"
 
+#include <dlfcn.h>
 #include <elfutils/debuginfod.h>
 #include <errno.h>
 #include <stdio.h>
@@ -18,8 +23,17 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* The client library's calls, from dlopen; debuginfod.h gives their types. */
+struct client_lib {
+	void *handle;
+	debuginfod_client *(*begin)(void);
+	int (*find_debuginfo)(debuginfod_client *, const unsigned char *, int, char **);
+	void (*end)(debuginfod_client *);
+};
+
 struct debuginfo {
 	struct debuginfo_opts o;
+	struct client_lib lib;
 	char *roots[2];		/* the caller's root, then the default */
 	size_t nroots;
 	debuginfod_client *client;
@@ -67,7 +81,9 @@ void debuginfo_free(struct debuginfo *d)
 	if (!d)
 		return;
 	if (d->client)
-		debuginfod_end(d->client);
+		d->lib.end(d->client);
+	if (d->lib.handle)
+		dlclose(d->lib.handle);
 	for (size_t i = 0; i < d->nroots; i++)
 		free(d->roots[i]);
 	free(d);
@@ -230,6 +246,22 @@ static bool by_debuglink(struct debuginfo *d, const struct elf_file *ef,
 	return false;
 }
 
+/* elfutils' client, loaded once; false when it cannot be. */
+static bool client_load(struct client_lib *lib)
+{
+	lib->handle = dlopen(DEBUGINFO_CLIENT_SONAME, RTLD_NOW | RTLD_LOCAL);
+	if (!lib->handle)
+		return false;
+	*(void **)&lib->begin = dlsym(lib->handle, "debuginfod_begin");
+	*(void **)&lib->find_debuginfo = dlsym(lib->handle, "debuginfod_find_debuginfo");
+	*(void **)&lib->end = dlsym(lib->handle, "debuginfod_end");
+	if (lib->begin && lib->find_debuginfo && lib->end)
+		return true;
+	dlclose(lib->handle);
+	memset(lib, 0, sizeof(*lib));
+	return false;
+}
+
 /* debuginfod; *skipped says why it was not asked. */
 static bool by_debuginfod(struct debuginfo *d, const struct elf_file *ef,
 			  const char *build_id, struct debuginfo_result *out,
@@ -243,17 +275,19 @@ static bool by_debuginfod(struct debuginfo *d, const struct elf_file *ef,
 		return false;
 	}
 	if (!d->client && !d->client_failed) {
-		d->client = debuginfod_begin();
+		if (client_load(&d->lib))
+			d->client = d->lib.begin();
 		d->client_failed = !d->client;
 	}
 	if (!d->client) {
-		*skipped = "its client library could not start";
+		*skipped = d->lib.handle ? "its client library could not start"
+					 : "its client library (" DEBUGINFO_CLIENT_SONAME
+					   ") could not be loaded";
 		return false;
 	}
 	char *path = NULL;
 	d->st.debuginfod_queries++;
-	int fd = debuginfod_find_debuginfo(d->client, (const unsigned char *)build_id,
-					   0, &path);
+	int fd = d->lib.find_debuginfo(d->client, (const unsigned char *)build_id, 0, &path);
 	if (fd < 0) {
 		*err = -fd;
 		free(path);

@@ -30,6 +30,8 @@
 #include "collectors/elf.h"
 
 #define DEBUGINFO_ROOT_DEFAULT "/usr/lib/debug"
+/* elfutils' debuginfod client, loaded on the first lookup that may ask. */
+#define DEBUGINFO_CLIENT_SONAME "libdebuginfod.so.1"
 
 struct debuginfo_opts {
 	const char *root;	/* a debug tree searched before /usr/lib/debug */
