@@ -15,6 +15,7 @@ extern const struct verb verb_runs;
 extern const struct verb verb_report;
 extern const struct verb verb_ab;
 extern const struct verb verb_pressure;
+extern const struct verb verb_screen;
 extern const struct verb verb_compare;
 extern const struct verb verb_summary;
 extern const struct verb verb_explain;
@@ -43,6 +44,8 @@ const struct cmd commands[] = {
 	  TEXT | F(SVG), CMD_DB_WRITE, CMD_OUT_STDERR },
 	{ "pressure", &verb_pressure, "is it cache-bound? take cache away and measure",
 	  TEXT | F(SVG), CMD_DB_WRITE, CMD_OUT_STDERR },
+	{ "screen", &verb_screen, "which scenes are CPU-limited, which only keep up?",
+	  TEXT, CMD_DB_TRY, CMD_OUT_STDERR },
 	{ "compare", &verb_compare, "reprint an experiment, or compare two runs",
 	  TEXT | F(SVG), CMD_DB_READ, CMD_OUT_STDOUT },
 	{ "summary", &verb_summary, "read experiments that share arms across scenes",

@@ -68,6 +68,7 @@ static const struct golden_case {
 	{ "help/report", 0, "help report", NULL },
 	{ "help/ab", 0, "help ab", NULL },
 	{ "help/pressure", 0, "help pressure", NULL },
+	{ "help/screen", 0, "help screen", NULL },
 	{ "help/compare", 0, "help compare", NULL },
 	{ "help/summary", 0, "help summary", NULL },
 	{ "help/explain", 0, "help explain", NULL },
