@@ -20,6 +20,7 @@
 #include "prof/launch.h"
 #include "prof/pin.h"
 #include "prof/runner.h"
+#include "prof/runsim.h"
 #include "prof/runutil.h"
 #include "prof/verb.h"
 #include "reports/repeat.h"
@@ -40,6 +41,8 @@ struct run_args {
 	int repeat;		/* -r N; 1: one run */
 	const char *prepare;	/* --prepare CMD, or NULL */
 	const char *cleanup;	/* --cleanup CMD, or NULL */
+	bool simulate;		/* --simulate: counters from callgrind */
+	const char *cache;	/* --cache SPEC for --simulate, or NULL */
 };
 
 /* A tag: a name that cannot be read as a list of run ids, so that
@@ -74,7 +77,7 @@ static void run_init(void *args)
  * code.
  */
 static int run_once(struct verb_ctx *vc, const struct runner_opts *ro,
-		    struct pin_plan *plan, struct repeat_set *rep)
+		    struct pin_plan *plan, struct repeat_set *rep, struct run_sim *sim)
 {
 	const struct run_args *a = vc->args;
 	const struct launch_args *l = &vc->launch;
@@ -88,6 +91,15 @@ static int run_once(struct verb_ctx *vc, const struct runner_opts *ro,
 		exit_code = launched ? exit_code_for_launch(rc) : EXIT_FAIL;
 		free(cause);
 		return exit_code;
+	}
+	/* Simulated: the counters are callgrind's, on the user's command;
+	 * without its profiles the run is not stored as if counted. */
+	if (sim && (rc = run_sim_fill(sim, &run, vc->argv, vc->argc, &cause))) {
+		print_cause("error: ", cause);
+		fprintf(stderr, "hint: the run was not stored\n");
+		free(cause);
+		db_run_release(&run);
+		return EXIT_FAIL;
 	}
 	if (launched) {
 		run.topology = plan->topology;
@@ -169,7 +181,7 @@ static int run_once(struct verb_ctx *vc, const struct runner_opts *ro,
  * (its workload's status, an incomplete run, a store that failed), else 0.
  */
 static int run_repeated(struct verb_ctx *vc, struct runner_opts *ro,
-			struct pin_plan *plan)
+			struct pin_plan *plan, struct run_sim *sim)
 {
 	const struct run_args *a = vc->args;
 	struct repeat_set rep;
@@ -182,7 +194,7 @@ static int run_repeated(struct verb_ctx *vc, struct runner_opts *ro,
 	ro->report_follows = false;
 	for (int i = 0; i < a->repeat; i++) {
 		size_t ran = rep.nruns;
-		int rc = run_once(vc, ro, plan, &rep);
+		int rc = run_once(vc, ro, plan, &rep, sim);
 		ro->quiet = true;
 		if (exit_code == EXIT_OK)
 			exit_code = rc;
@@ -217,6 +229,16 @@ static int cmd_run(struct verb_ctx *vc)
 	if (l->pid && a->sleep_mode)
 		return usage_error(vc->name, "--sleep-mode applies to a launched "
 				   "command: it preloads an interposer at exec");
+	if (l->pid && a->simulate)
+		return usage_error(vc->name, "--simulate applies to a launched command: "
+				   "it runs under valgrind from its start");
+	if (a->cache && !a->simulate)
+		return usage_error(vc->name, "--cache sets the caches --simulate "
+				   "simulates: give --simulate too");
+	if (a->simulate && (a->working_set || a->interval_ms || frame_args_any(&vc->frame)))
+		return usage_error(vc->name, "--simulate gives each thread's totals: "
+				   "--working-set, -I and frames count the real "
+				   "machine (and would count valgrind)");
 	if (l->pid && (a->prepare || a->cleanup))
 		return usage_error(vc->name, "--prepare and --cleanup go with a "
 				   "launched command: an attached process runs once, "
@@ -225,10 +247,21 @@ static int cmd_run(struct verb_ctx *vc)
 	char *cause = NULL;
 	struct event_desc *evs = NULL;
 	size_t nev = 0;
-	int rc = event_list_parse(a->events, a->allow_generic ? EVENT_ALLOW_GENERIC : 0,
+	/* Simulated, the hardware counters are callgrind's: the software
+	 * events (default task-clock, context-switches, page-faults) count
+	 * what valgrind itself cost. */
+	const char *events = a->simulate && !strcmp(a->events, "cache")
+			     ? "task-clock,context-switches,page-faults" : a->events;
+	int rc = event_list_parse(events, a->allow_generic ? EVENT_ALLOW_GENERIC : 0,
 				  &evs, &nev, &cause);
 	if (rc)
 		return fail_cause(cause, exit_code_for(rc));
+	for (size_t i = 0; a->simulate && i < nev; i++)
+		if (evs[i].hardware) {
+			event_list_free(evs, nev);
+			return usage_error(vc->name, "with --simulate the hardware counters "
+					   "are simulated: -e takes software events only");
+		}
 
 	int exit_code = EXIT_OK, late;
 	/* Settled below; empty now, as out_early releases them. */
@@ -237,6 +270,8 @@ static int cmd_run(struct verb_ctx *vc)
 	struct sleep_plan sleep;
 	memset(&sleep, 0, sizeof(sleep));
 	sleep.fd = -1;
+	struct run_sim sim;
+	memset(&sim, 0, sizeof(sim));
 	bool launched = l->pid == 0;
 
 	/* A command that cannot run is refused before anything is opened or
@@ -283,6 +318,18 @@ static int cmd_run(struct verb_ctx *vc)
 		sleep_plan_check(&sleep, vc->argv[0]);
 	}
 
+	if (a->simulate && (rc = run_sim_prepare(&sim, vc->argv, a->cache, l->sysfs, &cause))) {
+		if (rc == -EINVAL) {
+			exit_code = verb_usage_cause(vc, cause);
+		} else {
+			print_cause("error: ", cause);
+			free(cause);
+			exit_code = EXIT_FAIL;
+		}
+		cause = NULL;
+		goto out_early;
+	}
+
 	struct db *db = verb_db(vc);
 	if (!db)
 		fprintf(stderr, "hint: the workload still runs and its counts are "
@@ -296,8 +343,8 @@ static int cmd_run(struct verb_ctx *vc)
 	}
 
 	struct runner_opts ro = {
-		.argv = launched ? vc->argv : NULL,
-		.argc = launched ? vc->argc : 0,
+		.argv = !launched ? NULL : a->simulate ? sim.argv : vc->argv,
+		.argc = !launched ? 0 : a->simulate ? sim.argc : vc->argc,
 		.attach_pid = (pid_t)l->pid,
 		.duration_s = l->duration,
 		.timeout_s = l->timeout,
@@ -322,10 +369,10 @@ static int cmd_run(struct verb_ctx *vc)
 	if (db)
 		db_set_busy_stop(db, runner_late_signal, NULL);
 	if (a->repeat > 1) {
-		exit_code = run_repeated(vc, &ro, &plan);
+		exit_code = run_repeated(vc, &ro, &plan, a->simulate ? &sim : NULL);
 		goto out;
 	}
-	exit_code = run_once(vc, &ro, &plan, NULL);
+	exit_code = run_once(vc, &ro, &plan, NULL, a->simulate ? &sim : NULL);
 out:
 	late = runner_release_signals();
 	if (late)
@@ -333,6 +380,7 @@ out:
 	if (dump)
 		fclose(dump);
 out_early:
+	run_sim_release(&sim);
 	sleep_plan_release(&sleep);
 	pin_plan_release(&plan);
 	event_list_free(evs, nev);
@@ -428,6 +476,17 @@ static const struct opt run_opts[] = {
 		     "A=NAME --set B=OTHER' compares sets of runs taken\n"
 		     "apart (before and after a reboot, a BIOS setting)"),
 	OPT_INCLUDE(opt_frames),
+	OPT_BOOL(0, "simulate", struct run_args, simulate,
+		 "no PMU? simulate the hardware counters: the command\n"
+		 "runs under valgrind's callgrind, and each thread\n"
+		 "gets instructions, l1i-misses, l1d-misses,\n"
+		 "llc-misses, branch-misses and estimated cycles from\n"
+		 "its cache and branch model, the same every run\n"
+		 "(30x to 100x slower; see below)"),
+	OPT_STRING(0, "cache", struct run_args, cache, "SPEC",
+		   "with --simulate, the caches to simulate, e.g.\n"
+		   "L1I=32K:8:64,L1D=48K:12:64,LL=96M:16:64 (size,\n"
+		   "ways, line; default: this machine's, from sysfs)"),
 	OPT_STRING(0, "record-dump", struct run_args, dump, "FILE",
 		   "save the raw ring-buffer records (for tests)"),
 	OPT_END(),
@@ -482,6 +541,14 @@ static const char run_tail[] =
 "Both are stored as the run's settings prepare and cleanup (\"settings\"\n"
 "in JSON) and shown in the -r report.\n"
 "\n"
+"--simulate runs COMMAND under valgrind --tool=callgrind --cache-sim=yes\n"
+"--branch-sim=yes, one profile per thread and process. The counts are a\n"
+"model (an inclusive last level, LRU, no prefetchers, no TLB, threads run\n"
+"one at a time): compare them with each other, not with a PMU's. cycles is\n"
+"an estimate: L1 hits + 5 x LL hits + 35 x LL misses. The run is stored\n"
+"with counter_source simulated and sim.model (valgrind's version and the\n"
+"geometry); its task-clock and other software events count valgrind.\n"
+"\n"
 "If the database cannot be written (a missing or read-only directory, a\n"
 "full disk, another writer holding the lock for longer than\n"
 "$PROF_DB_TIMEOUT seconds, default 10), the report is printed anyway,\n"
@@ -494,6 +561,7 @@ static const char run_tail[] =
 "  prof run -p 1234 --duration 10\n"
 "  prof run -r 10 --timeout 60 -e task-clock -- ./bench\n"
 "  prof run -r 5 --prepare 'rm -rf obj' -e task-clock -- make -j8\n"
+"  prof run --simulate --cache LL=96M -- ./emulator --scene 3\n"
 "\n"
 "The pin is applied before the command starts, so every thread it spawns\n"
 "inherits it; the run records the mode, whether it was applied, the CPUs\n"

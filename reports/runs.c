@@ -342,6 +342,18 @@ static void write_header(const struct db_run *run, size_t nrows,
 	if (path && note)
 		fprintf(fp, "%s(not per CPU: %.*s)\n", lead,
 			(int)utf8_cut(note, strlen(note), 200), note);
+	/* Simulated hardware counters: the model they come from. */
+	const char *src = db_run_get(run, "counter_source");
+	const char *model = db_run_get(run, "sim.model");
+	if (src && !strcmp(src, "simulated")) {
+		fprintf(fp, "%shardware counters: simulated, a model (compare with other "
+			"simulated runs)\n", lead);
+		if (model) {
+			fprintf(fp, "%s  ", lead);
+			term_field(fp, model);
+			fputc('\n', fp);
+		}
+	}
 	report_run_notes(run, lead, fp);
 	fputc('\n', fp);
 }

@@ -1,0 +1,278 @@
+/*
+ * End-to-end tests of prof run --simulate (issue 28): the workload runs
+ * under valgrind's callgrind and each thread gets the simulated counters.
+ * They are a model's, so two runs of a program that does the same work
+ * give the same counts, to the last one (threads that contend do not:
+ * valgrind runs them one at a time and where it switches varies, by
+ * 0.01% of icount's threads here);
+ * a chase over 1 MiB misses a 256 KiB LL far more often than a 32 MiB
+ * one; threads get rows of their own under their own names; what cannot
+ * be simulated (no valgrind, a bad --cache, hardware events asked
+ * besides) is refused, and a program valgrind cannot run is not stored
+ * as if counted; threads that shared a valgrind slot are not guessed
+ * apart. Skipped where valgrind is not installed
+ * (scripts/install-deps installs it).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "test_util.h"
+
+static bool have_valgrind(void)
+{
+	return access("/usr/bin/valgrind", X_OK) == 0 ||
+	       access("/usr/local/bin/valgrind", X_OK) == 0;
+}
+
+static void need(struct tu_db *f)
+{
+	if (!have_valgrind()) {
+		fprintf(stderr, "skip: valgrind is not installed\n");
+		skip();
+	}
+	if (!tu_perf_allowed(f->dbarg))
+		skip();
+}
+
+/* The number of "KEY": N after the first occurrence of from in s. */
+static long long json_num(const char *s, const char *from, const char *key)
+{
+	const char *p = from ? strstr(s, from) : s;
+	if (!p)
+		return -1;
+	char k[64];
+	snprintf(k, sizeof(k), "\"%s\": ", key);
+	p = strstr(p, k);
+	return p ? atoll(p + strlen(k)) : -1;
+}
+
+/* prof run --simulate --by total --format json -- argv..., its JSON. */
+static char *sim_json(struct tu_db *f, char *const *cmd)
+{
+	char *argv[24] = { PROF_BIN, f->dbarg, "run", "--simulate", "--by", "total",
+			   "--format", "json", "--" };
+	size_t k = 9;
+	for (size_t i = 0; cmd[i] && k < 23; i++)
+		argv[k++] = cmd[i];
+	argv[k] = NULL;
+	struct tu_proc p = tu_run(argv, NULL);
+	if (p.status)
+		fail_msg("prof run --simulate: exit %d\n%s", p.status, p.err);
+	char *json = strdup(p.err);
+	tu_proc_release(&p);
+	return json;
+}
+
+/* A one-thread program that does the same work each time (2 MiB of
+ * straight-line code run 20 times; its output never changes) gets the
+ * same counts every run, to the last one. */
+static void test_simulate__the_same_every_run(void **state)
+{
+	struct tu_db *f = *state;
+	need(f);
+	char *cmd[] = { HELPERS_DIR "/codefoot_small", NULL };
+	char *a = sim_json(f, cmd), *b = sim_json(f, cmd);
+	static const char *const evs[] = { "instructions", "l1i-misses", "l1d-misses",
+					   "llc-misses", "branch-misses", "cycles" };
+	for (size_t i = 0; i < sizeof(evs) / sizeof(*evs); i++) {
+		long long va = json_num(a, "\"totals\"", evs[i]);
+		long long vb = json_num(b, "\"totals\"", evs[i]);
+		if (va <= 0 || va != vb)
+			fail_msg("%s: %lld then %lld\n%s", evs[i], va, vb, a);
+	}
+	/* 2 MiB of code run 20 times: each pass misses a 32 KiB L1i on
+	 * every line (32,768 lines a pass) */
+	long long l1i = json_num(a, "\"totals\"", "l1i-misses");
+	if (l1i < 20 * 32768 || l1i > 22 * 32768)
+		fail_msg("l1i-misses %lld for 20 passes over 2 MiB of code\n%s", l1i, a);
+	assert_non_null(strstr(a, "\"counter_source\": \"simulated\""));
+	assert_non_null(strstr(a, "\"sim.model\": \"valgrind "));
+	free(a);
+	free(b);
+}
+
+/* icount threads: three threads alive at once, each its own valgrind
+ * slot, so each its own row: 8, 16 and 24 million loop instructions,
+ * and a few thousand of its start and exit. */
+static void test_simulate__threads_get_their_own_counts(void **state)
+{
+	struct tu_db *f = *state;
+	need(f);
+	char *argv[] = { PROF_BIN, f->dbarg, "run", "--simulate", "--format", "csv", "--",
+			 HELPERS_DIR "/icount", "threads", NULL };
+	struct tu_proc p = tu_run(argv, NULL);
+	if (p.status == 77)
+		skip();
+	if (p.status)
+		fail_msg("exit %d\n%s", p.status, p.err);
+	for (int k = 0; k < 3; k++) {
+		char key[32];
+		snprintf(key, sizeof(key), ",icount%d,instructions,", k);
+		const char *s = strstr(p.err, key);
+		if (!s)
+			fail_msg("no row for icount%d:\n%s", k, p.err);
+		long long v = atoll(s + strlen(key)), want = 8000000LL * (k + 1);
+		if (v < want || v > want + 20000)
+			fail_msg("icount%d: %lld instructions, %lld in its loop", k, v, want);
+	}
+	tu_proc_release(&p);
+}
+
+/* chase KIB 1 under --cache SPEC: its totals' JSON. */
+static char *chase(struct tu_db *f, const char *cache, const char *kib)
+{
+	char *argv[16] = { PROF_BIN, f->dbarg, "run", "--simulate", "--by", "total",
+			   "--format", "json", "--cache", (char *)cache, "--",
+			   HELPERS_DIR "/chase", (char *)kib, "1", NULL };
+	struct tu_proc p = tu_run(argv, NULL);
+	if (p.status)
+		fail_msg("prof run --simulate: exit %d\n%s", p.status, p.err);
+	char *json = strdup(p.err);
+	tu_proc_release(&p);
+	return json;
+}
+
+/* The LL's size is the question: 1 MiB of lines misses a 256 KiB LL on
+ * nearly every load, and a 32 MiB one only while it is first touched. */
+static void test_simulate__the_cache_asked_is_the_cache_simulated(void **state)
+{
+	struct tu_db *f = *state;
+	need(f);
+	char *small = chase(f, "LL=256K:16:64", "1024"), *large = chase(f, "LL=32M:16:64", "1024");
+	long long s = json_num(small, "\"totals\"", "llc-misses");
+	long long l = json_num(large, "\"totals\"", "llc-misses");
+	if (s < 800000 || l > 100000)
+		fail_msg("llc-misses: %lld with 256 KiB, %lld with 32 MiB", s, l);
+	assert_non_null(strstr(small, "LL 256 KiB 16-way (--cache)"));
+	free(small);
+	free(large);
+}
+
+/*
+ * Threads that run one after another (churn 3) share one valgrind slot,
+ * so one profile holds all three: their counts are in the totals, said
+ * in a note, and never put on one of them as if its own. The main
+ * thread's are its own.
+ */
+static void test_simulate__threads_in_one_slot_are_not_guessed(void **state)
+{
+	struct tu_db *f = *state;
+	need(f);
+	char *argv[] = { PROF_BIN, f->dbarg, "run", "--simulate", "--format", "csv", "--",
+			 HELPERS_DIR "/churn", "3", "200000", NULL };
+	struct tu_proc p = tu_run(argv, NULL);
+	if (p.status)
+		fail_msg("exit %d\n%s", p.status, p.err);
+	/* rows of the long CSV: run_id,tid,name,event,value,status,... */
+	size_t counted = 0, absent = 0;
+	for (const char *s = p.err; (s = strstr(s, ",instructions,")); s++) {
+		const char *v = s + strlen(",instructions,");
+		if (*v == ',')
+			absent++;
+		else
+			counted++;
+	}
+	if (counted != 1 || absent != 3)
+		fail_msg("%zu threads with instructions, %zu without:\n%s", counted, absent,
+			 p.err);
+	tu_proc_release(&p);
+	char *rep[] = { PROF_BIN, f->dbarg, "report", "last", "--by", "total", NULL };
+	p = tu_run(rep, NULL);
+	assert_int_equal(p.status, 0);
+	assert_non_null(strstr(p.out, "are in the totals only"));
+	tu_proc_release(&p);
+}
+
+static void test_simulate__what_cannot_be_simulated_is_refused(void **state)
+{
+	struct tu_db *f = *state;
+	char *bad_cache[] = { PROF_BIN, f->dbarg, "run", "--simulate", "--cache", "LL=7", "--",
+			      "true", NULL };
+	struct tu_proc p = tu_run(bad_cache, NULL);
+	assert_int_equal(p.status, 2);
+	assert_non_null(strstr(p.err, "must be a multiple of the line"));
+	tu_proc_release(&p);
+	char *hw[] = { PROF_BIN, f->dbarg, "run", "--simulate", "-e", "instructions", "--",
+		       "true", NULL };
+	p = tu_run(hw, NULL);
+	assert_int_equal(p.status, 2);
+	assert_non_null(strstr(p.err, "-e takes software events only"));
+	tu_proc_release(&p);
+	char *cache_alone[] = { PROF_BIN, f->dbarg, "run", "--cache", "LL=32M", "--", "true",
+				NULL };
+	p = tu_run(cache_alone, NULL);
+	assert_int_equal(p.status, 2);
+	tu_proc_release(&p);
+	/* no valgrind in $PATH: how to get it */
+	char *none[] = { PROF_BIN, f->dbarg, "run", "--simulate", "--", "/bin/true", NULL };
+	char *env[] = { "PATH=/nonexistent", NULL };
+	p = tu_run(none, env);
+	assert_int_equal(p.status, 1);
+	assert_non_null(strstr(p.err, "apt-get install valgrind"));
+	tu_proc_release(&p);
+	assert_null(tu_slurp(f->path));	/* nothing stored: no file */
+}
+
+/* A program valgrind refuses to run: its reason, and no run stored. */
+static void test_simulate__unrunnable_program_is_not_stored(void **state)
+{
+	struct tu_db *f = *state;
+	need(f);
+	char *dir = tu_tmpdir(), *prog;
+	assert_true(asprintf(&prog, "%s/otherarch", dir) > 0);
+	/* an ELF header for another machine than this one's (no tool of
+	 * valgrind's runs it): EM_AARCH64 on x86-64, EM_X86_64 on arm64 */
+	unsigned char h[64] = { 0x7f, 'E', 'L', 'F', 2, 1, 1 };
+	h[16] = 2;	/* ET_EXEC */
+#if defined(__aarch64__)
+	h[18] = 62;
+#else
+	h[18] = 183;
+#endif
+	h[20] = 1;	/* EV_CURRENT */
+	h[52] = 64;	/* e_ehsize */
+	h[54] = 56;	/* e_phentsize */
+	FILE *fp = fopen(prog, "wb");
+	fwrite(h, 1, sizeof(h), fp);
+	fclose(fp);
+	chmod(prog, 0755);
+	char *argv[] = { PROF_BIN, f->dbarg, "run", "--simulate", "--", prog, NULL };
+	struct tu_proc p = tu_run(argv, NULL);
+	if (p.status == 0 || !strstr(p.err, "valgrind did not simulate the workload"))
+		fail_msg("exit %d\n%s", p.status, p.err);
+	tu_proc_release(&p);
+	char *runs[] = { PROF_BIN, f->dbarg, "runs", "--format", "csv", NULL };
+	p = tu_run(runs, NULL);
+	assert_null(strstr(p.out, "otherarch"));
+	tu_proc_release(&p);
+	tu_rmrf(dir);
+	free(dir);
+	free(prog);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_simulate__the_same_every_run,
+						tu_db_setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_simulate__threads_get_their_own_counts,
+						tu_db_setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_simulate__the_cache_asked_is_the_cache_simulated,
+						tu_db_setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_simulate__threads_in_one_slot_are_not_guessed,
+						tu_db_setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_simulate__what_cannot_be_simulated_is_refused,
+						tu_db_setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_simulate__unrunnable_program_is_not_stored,
+						tu_db_setup, tu_db_teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
