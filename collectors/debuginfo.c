@@ -80,10 +80,11 @@ void debuginfo_free(struct debuginfo *d)
 {
 	if (!d)
 		return;
+	/* The library stays loaded (RTLD_NODELETE): libcurl, which it
+	 * starts, keeps global state that is not unloaded safely, and a
+	 * leak checker would take that state for leaks once unmapped. */
 	if (d->client)
 		d->lib.end(d->client);
-	if (d->lib.handle)
-		dlclose(d->lib.handle);
 	for (size_t i = 0; i < d->nroots; i++)
 		free(d->roots[i]);
 	free(d);
@@ -249,7 +250,7 @@ static bool by_debuglink(struct debuginfo *d, const struct elf_file *ef,
 /* elfutils' client, loaded once; false when it cannot be. */
 static bool client_load(struct client_lib *lib)
 {
-	lib->handle = dlopen(DEBUGINFO_CLIENT_SONAME, RTLD_NOW | RTLD_LOCAL);
+	lib->handle = dlopen(DEBUGINFO_CLIENT_SONAME, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
 	if (!lib->handle)
 		return false;
 	*(void **)&lib->begin = dlsym(lib->handle, "debuginfod_begin");
