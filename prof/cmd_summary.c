@@ -13,6 +13,7 @@
 #include "db/experiments.h"
 #include "prof/runutil.h"
 #include "prof/verb.h"
+#include "reports/output.h"
 #include "reports/summary.h"
 
 #define SUMMARY_METRICS_MAX 32
@@ -22,7 +23,96 @@ struct summary_args {
 	double gate;
 	const char *metric[SUMMARY_METRICS_MAX];
 	size_t nmetric;
+	bool by_host;		/* --by host: each machine's scenes apart */
 };
+
+static int parse_by(struct verb_ctx *vc, const char *arg, void *field)
+{
+	char buf[64];
+	if (strcmp(arg, "host") && strcmp(arg, "experiment"))
+		return usage_error(vc->name, "bad --by '%s': expected host (each "
+				   "machine's experiments apart) or experiment (all "
+				   "together, the default)", cli_echo(arg, buf, sizeof(buf)));
+	*(bool *)field = !strcmp(arg, "host");
+	return 0;
+}
+
+/*
+ * --by host: the experiments of each host read together, apart from the
+ * others' (a scene measured on a 5900X is no evidence about a 9950X3D),
+ * each host under its name, in the order the experiments were given.
+ */
+/* One JSON string (a name from another machine: escaped as jw escapes). */
+static void json_str(FILE *fp, const char *s)
+{
+	struct jw w;
+	jw_init(&w, fp, 0);
+	jw_str(&w, s);
+}
+
+static int render_by_host(struct verb_ctx *vc, const struct db_experiment *e,
+			  const struct ab_analysis *an, size_t n, FILE *fp)
+{
+	const struct summary_args *a = vc->args;
+	struct ab_analysis *sub = calloc(n, sizeof(*sub));
+	bool *done = calloc(n, sizeof(*done));
+	if (!sub || !done)
+		abort();
+	int rc = EXIT_OK;
+	bool json = vc->fmt == OUT_JSON;
+	if (json)
+		fprintf(fp, "{\n  \"by_host\": [\n");
+	size_t groups = 0;
+	for (size_t i = 0; i < n && rc == EXIT_OK; i++) {
+		if (done[i])
+			continue;
+		size_t k = 0;
+		for (size_t j = i; j < n; j++)
+			if (!done[j] && e[j].host_id == e[i].host_id) {
+				sub[k++] = an[j];
+				done[j] = true;
+			}
+		struct summary s;
+		char *cause = NULL;
+		if (summary_build(sub, k, a->arm, a->gate, &s, &cause)) {
+			char buf[80];
+			snprintf(buf, sizeof(buf), "error: host %s: ",
+				 e[i].hostname ? e[i].hostname : "?");
+			print_cause(buf, cause);
+			free(cause);
+			rc = EXIT_USAGE;
+			break;
+		}
+		const char *h = e[i].hostname ? e[i].hostname : "?";
+		const char *cpu = e[i].cpu_model ? e[i].cpu_model : "?";
+		if (json) {
+			fprintf(fp, "%s    {\"host\": ", groups ? ",\n" : "");
+			json_str(fp, h);
+			fprintf(fp, ", \"cpu_model\": ");
+			json_str(fp, cpu);
+			fprintf(fp, ", \"online_cpus\": %d, \"experiments\": %zu,\n"
+				"     \"summary\": ", e[i].online_cpus, k);
+		} else {
+			fprintf(fp, "%s%shost ", groups ? "\n" : "",
+				vc->fmt == OUT_MARKDOWN ? "### " : "== ");
+			term_field(fp, h);
+			fprintf(fp, " (");
+			term_field(fp, cpu);
+			fprintf(fp, ", %d CPUs): %zu experiment%s\n\n", e[i].online_cpus, k,
+				k == 1 ? "" : "s");
+		}
+		summary_render(&s, a->nmetric ? a->metric : NULL, a->nmetric, vc->fmt, fp);
+		if (json)
+			fprintf(fp, "    }");
+		summary_release(&s);
+		groups++;
+	}
+	if (json)
+		fprintf(fp, "\n  ]\n}\n");
+	free(sub);
+	free(done);
+	return rc;
+}
 
 static void summary_init(void *args)
 {
@@ -108,6 +198,16 @@ static int cmd_summary(struct verb_ctx *vc)
 			goto out;
 		}
 	}
+	if (a->by_host) {
+		if (vc->fmt == OUT_CSV) {
+			rc = usage_error(vc->name, "--by host writes a table, markdown or "
+					 "json: one summary per host");
+			goto out;
+		}
+		FILE *hp = verb_out(vc);
+		rc = hp ? render_by_host(vc, e, an, n, hp) : EXIT_FAIL;
+		goto out;
+	}
 	struct summary s;
 	if (summary_build(an, n, a->arm, a->gate, &s, &cause)) {
 		rc = fail_cause(cause, EXIT_USAGE);
@@ -153,6 +253,10 @@ static const struct opt summary_opts[] = {
 	OPT_CALLBACK(0, "metric", struct summary_args, metric, "NAME", parse_metric,
 		     "show this metric per scene (repeatable; default\n"
 		     "wall_s and every score)"),
+	OPT_CALLBACK(0, "by", struct summary_args, by_host, "WHAT", parse_by,
+		     "host: read each machine's experiments apart, one\n"
+		     "summary per host (after 'prof import'); experiment:\n"
+		     "all together (default)"),
 	OPT_DOUBLE(0, "gate", struct summary_args, gate, "PCT", 0, 1000, "a percentage",
 		   "the gate of the verdict across scenes (default 1%;\n"
 		   "each scene keeps its own)"),
@@ -163,7 +267,7 @@ static const struct opt summary_opts[] = {
 
 static const char summary_help[] =
 "usage: prof summary EXPERIMENT... [--arm NAME] [--metric NAME]... [--gate PCT]\n"
-"                    [--format FMT] [-o FILE]\n"
+"                    [--by host] [--format FMT] [-o FILE]\n"
 "\n"
 "Read several 'prof ab' experiments that share their arms (one per scene,\n"
 "benchmark or input) together. Per scene: the arm's effect against the\n"
@@ -182,6 +286,7 @@ static const char summary_tail[] =
 "Examples:\n"
 "  prof summary 3-14 --format markdown\n"
 "  prof summary 3 5 8 --arm llvm --metric fps\n"
-"  prof summary 3,5,8 last\n";
+"  prof summary 3,5,8 last\n"
+"  prof import other.db && prof summary --by host 1-40\n";
 
 VERB(summary, summary_args, .init = summary_init, .max_operands = VERB_ANY_OPERANDS);

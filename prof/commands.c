@@ -18,6 +18,7 @@ extern const struct verb verb_pressure;
 extern const struct verb verb_screen;
 extern const struct verb verb_compare;
 extern const struct verb verb_summary;
+extern const struct verb verb_import;
 extern const struct verb verb_explain;
 extern const struct verb verb_topo;
 extern const struct verb verb_sleep;
@@ -50,6 +51,8 @@ const struct cmd commands[] = {
 	  TEXT | F(SVG), CMD_DB_READ, CMD_OUT_STDOUT },
 	{ "summary", &verb_summary, "read experiments that share arms across scenes",
 	  TEXT, CMD_DB_READ, CMD_OUT_STDOUT },
+	{ "import", &verb_import, "merge databases from other machines into this one",
+	  0, CMD_DB_WRITE, CMD_OUT_STDOUT },
 	{ "explain", &verb_explain, "footprint, codegen, cache-domain or capacity?",
 	  TEXT, CMD_DB_READ, CMD_OUT_STDOUT },
 	{ "topo", &verb_topo, "show cache domains and what a pin would pick",

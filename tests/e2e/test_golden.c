@@ -71,6 +71,7 @@ static const struct golden_case {
 	{ "help/screen", 0, "help screen", NULL },
 	{ "help/compare", 0, "help compare", NULL },
 	{ "help/summary", 0, "help summary", NULL },
+	{ "help/import", 0, "help import", NULL },
 	{ "help/explain", 0, "help explain", NULL },
 	{ "help/topo", 0, "help topo", NULL },
 	{ "help/sleep", 0, "help sleep", NULL },
