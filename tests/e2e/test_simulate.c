@@ -55,12 +55,18 @@ static long long json_num(const char *s, const char *from, const char *key)
 	return p ? atoll(p + strlen(k)) : -1;
 }
 
-/* prof run --simulate --by total --format json -- argv..., its JSON. */
-static char *sim_json(struct tu_db *f, char *const *cmd)
+/* prof run --simulate [--cache SPEC] --by total --format json -- cmd...,
+ * its JSON. */
+static char *sim_json(struct tu_db *f, const char *cache, char *const *cmd)
 {
 	char *argv[24] = { PROF_BIN, f->dbarg, "run", "--simulate", "--by", "total",
-			   "--format", "json", "--" };
-	size_t k = 9;
+			   "--format", "json" };
+	size_t k = 8;
+	if (cache) {
+		argv[k++] = "--cache";
+		argv[k++] = (char *)cache;
+	}
+	argv[k++] = "--";
 	for (size_t i = 0; cmd[i] && k < 23; i++)
 		argv[k++] = cmd[i];
 	argv[k] = NULL;
@@ -80,7 +86,7 @@ static void test_simulate__the_same_every_run(void **state)
 	struct tu_db *f = *state;
 	need(f);
 	char *cmd[] = { HELPERS_DIR "/codefoot_small", NULL };
-	char *a = sim_json(f, cmd), *b = sim_json(f, cmd);
+	char *a = sim_json(f, NULL, cmd), *b = sim_json(f, NULL, cmd);
 	static const char *const evs[] = { "instructions", "l1i-misses", "l1d-misses",
 					   "llc-misses", "branch-misses", "cycles" };
 	for (size_t i = 0; i < sizeof(evs) / sizeof(*evs); i++) {
@@ -135,15 +141,8 @@ static void test_simulate__threads_get_their_own_counts(void **state)
 /* chase KIB 1 under --cache SPEC: its totals' JSON. */
 static char *chase(struct tu_db *f, const char *cache, const char *kib)
 {
-	char *argv[16] = { PROF_BIN, f->dbarg, "run", "--simulate", "--by", "total",
-			   "--format", "json", "--cache", (char *)cache, "--",
-			   HELPERS_DIR "/chase", (char *)kib, "1", NULL };
-	struct tu_proc p = tu_run(argv, NULL);
-	if (p.status)
-		fail_msg("prof run --simulate: exit %d\n%s", p.status, p.err);
-	char *json = strdup(p.err);
-	tu_proc_release(&p);
-	return json;
+	char *cmd[] = { HELPERS_DIR "/chase", (char *)kib, "1", NULL };
+	return sim_json(f, cache, cmd);
 }
 
 /* The LL's size is the question: 1 MiB of lines misses a 256 KiB LL on
