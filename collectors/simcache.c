@@ -6,7 +6,6 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +13,7 @@
 #include <unistd.h>
 
 #include "collectors/topology.h"
+#include "common/cause.h"
 #include "common/errtext.h"
 
 const char *const sim_event_names[SIM_NEVENTS] = {
@@ -28,20 +28,6 @@ const char *const sim_event_sources[SIM_NEVENTS] = {
 
 static const char *const level_names[SIM_NLEVELS] = { "I1", "D1", "LL" };
 static const char *const spec_names[SIM_NLEVELS] = { "L1I", "L1D", "LL" };
-
-static int set_cause(char **cause, int err, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static int set_cause(char **cause, int err, const char *fmt, ...)
-{
-	if (cause) {
-		va_list ap;
-		va_start(ap, fmt);
-		if (vasprintf(cause, fmt, ap) < 0)
-			*cause = NULL;
-		va_end(ap);
-	}
-	return -err;
-}
 
 /* A small sysfs file's first line, or NULL. */
 static char *read_line(const char *root, const char *idx, const char *name)
@@ -154,7 +140,7 @@ static int parse_level(const char *v, struct sim_cache *c, char **cause)
 	uint64_t size;
 	int rc = 0;
 	if (cache_size_parse(s, &size, NULL) || !size) {
-		rc = set_cause(cause, EINVAL, "bad cache size '%s': expected bytes or "
+		rc = cause_set(cause, EINVAL, "bad cache size '%s': expected bytes or "
 			       "K, M, G (32K, 96M)", s);
 		goto out;
 	}
@@ -164,7 +150,7 @@ static int parse_level(const char *v, struct sim_cache *c, char **cause)
 		errno = 0;
 		w = strtoul(ways, &end, 10);
 		if (errno || end == ways || *end || !w || w > 65536) {
-			rc = set_cause(cause, EINVAL, "bad ways '%s': expected 1 to 65536", ways);
+			rc = cause_set(cause, EINVAL, "bad ways '%s': expected 1 to 65536", ways);
 			goto out;
 		}
 	}
@@ -172,7 +158,7 @@ static int parse_level(const char *v, struct sim_cache *c, char **cause)
 		errno = 0;
 		l = strtoul(line, &end, 10);
 		if (errno || end == line || *end || l < 16 || l > 4096 || !is_pow2(l)) {
-			rc = set_cause(cause, EINVAL, "bad line size '%s': expected a power "
+			rc = cause_set(cause, EINVAL, "bad line size '%s': expected a power "
 				       "of two from 16 to 4096", line);
 			goto out;
 		}
@@ -204,7 +190,7 @@ static int parse_spec(struct sim_geometry *g, const char *spec, char **cause)
 					which = i;
 		}
 		if (which < 0) {
-			rc = set_cause(cause, EINVAL, "bad --cache '%s': expected LEVEL=SIZE"
+			rc = cause_set(cause, EINVAL, "bad --cache '%s': expected LEVEL=SIZE"
 				       "[:WAYS[:LINE]] with LEVEL L1I, L1D or LL, as "
 				       "L1I=32K:8:64,LL=96M:16:64", spec);
 			break;
@@ -212,14 +198,14 @@ static int parse_spec(struct sim_geometry *g, const char *spec, char **cause)
 		char *why = NULL;
 		rc = parse_level(eq + 1, &g->c[which], &why);
 		if (rc) {
-			set_cause(cause, -rc, "bad --cache %s: %s", spec_names[which],
+			cause_set(cause, -rc, "bad --cache %s: %s", spec_names[which],
 				  why ? why : ERR_TEXT(-rc));
 			free(why);
 		}
 		any = true;
 	}
 	if (!rc && !any)
-		rc = set_cause(cause, EINVAL, "bad --cache '': expected LEVEL=SIZE[:WAYS[:LINE]]");
+		rc = cause_set(cause, EINVAL, "bad --cache '': expected LEVEL=SIZE[:WAYS[:LINE]]");
 	free(copy);
 	return rc;
 }
@@ -241,7 +227,7 @@ int sim_geometry_read(struct sim_geometry *g, const char *root, const char *spec
 	for (int i = 0; i < SIM_NLEVELS; i++) {
 		struct sim_cache *c = &g->c[i];
 		if (sim_cache_fit(c))
-			return set_cause(cause, EINVAL, "cannot simulate %s of %llu bytes, "
+			return cause_set(cause, EINVAL, "cannot simulate %s of %llu bytes, "
 					 "%u-way, %u-byte lines: the size must be a "
 					 "multiple of the line", level_names[i],
 					 (unsigned long long)c->size, c->assoc, c->line);
@@ -366,7 +352,7 @@ int sim_profile_read(const char *path, struct sim_thread *out, char **cause)
 	memset(out, 0, sizeof(*out));
 	FILE *fp = fopen(path, "r");
 	if (!fp)
-		return set_cause(cause, errno, "cannot read '%s': %s", path, ERR_TEXT(errno));
+		return cause_set(cause, errno, "cannot read '%s': %s", path, ERR_TEXT(errno));
 	char *line = NULL;
 	size_t cap = 0;
 	ssize_t len;
@@ -413,7 +399,7 @@ int sim_profile_read(const char *path, struct sim_thread *out, char **cause)
 		goto out;
 	}
 	if (!callgrind || !nnames) {
-		rc = set_cause(cause, EINVAL, "'%s' is not a callgrind profile (no "
+		rc = cause_set(cause, EINVAL, "'%s' is not a callgrind profile (no "
 			       "format line or no events line)", path);
 		goto out;
 	}
@@ -427,7 +413,7 @@ int sim_profile_read(const char *path, struct sim_thread *out, char **cause)
 		while (i < nnames && strcmp(names[i], want[w]))
 			i++;
 		if (i == nnames) {
-			rc = set_cause(cause, EINVAL, "'%s' has no %s event: callgrind was "
+			rc = cause_set(cause, EINVAL, "'%s' has no %s event: callgrind was "
 				       "not run with --cache-sim=yes --branch-sim=yes",
 				       path, want[w]);
 			goto out;
@@ -465,7 +451,7 @@ int sim_profiles_read(const char *dir, struct sim_thread **out, size_t *n,
 		*version = NULL;
 	DIR *d = opendir(dir);
 	if (!d)
-		return set_cause(cause, errno, "cannot read '%s': %s", dir, ERR_TEXT(errno));
+		return cause_set(cause, errno, "cannot read '%s': %s", dir, ERR_TEXT(errno));
 	size_t cap = 0;
 	int rc = 0;
 	struct dirent *e;

@@ -12,7 +12,6 @@
 #include "db/import.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,23 +19,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/cause.h"
 #include "common/errtext.h"
 #include "db/db.h"
 #include "db/internal.h"
-
-static int fail_text(char **cause, int err, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static int fail_text(char **cause, int err, const char *fmt, ...)
-{
-	if (cause) {
-		va_list ap;
-		va_start(ap, fmt);
-		if (vasprintf(cause, fmt, ap) < 0)
-			*cause = NULL;
-		va_end(ap);
-	}
-	return -err;
-}
 
 /* path copied into a new temporary file (*copy, malloc'd). */
 static int copy_of(const char *path, char **copy, char **cause)
@@ -45,7 +31,7 @@ static int copy_of(const char *path, char **copy, char **cause)
 	char tmpl[] = "/tmp/prof-import-XXXXXX";
 	int fd = mkstemp(tmpl);
 	if (fd < 0)
-		return fail_text(cause, errno, "cannot make a copy of '%s' to read: %s",
+		return cause_set(cause, errno, "cannot make a copy of '%s' to read: %s",
 				 path, ERR_TEXT(errno));
 	close(fd);
 	int rc = sqlite3_open_v2(path, &src, SQLITE_OPEN_READONLY, NULL);
@@ -62,7 +48,7 @@ static int copy_of(const char *path, char **copy, char **cause)
 	}
 	int ret = 0;
 	if (rc != SQLITE_OK)
-		ret = fail_text(cause, EINVAL, "cannot import '%s': %s", path,
+		ret = cause_set(cause, EINVAL, "cannot import '%s': %s", path,
 				sqlite3_errstr(rc));
 	sqlite3_close(src);
 	sqlite3_close(dst);
@@ -83,7 +69,7 @@ static int exec(struct db *db, const char *sql, char **cause)
 	char *err = NULL;
 	int rc = sqlite3_exec(db->h, sql, NULL, NULL, &err);
 	if (rc != SQLITE_OK) {
-		int r = fail_text(cause, EIO, "cannot import into '%s': %s (in: %.120s)",
+		int r = cause_set(cause, EIO, "cannot import into '%s': %s (in: %.120s)",
 				  db->path, err ? err : sqlite3_errstr(rc), sql);
 		sqlite3_free(err);
 		return rc == SQLITE_FULL ? -ENOSPC : rc == SQLITE_BUSY ? -EBUSY : r;
@@ -149,7 +135,7 @@ static int table_sql(struct db *db, const char *table, char **sql, char **cause)
 	int rc = sqlite3_prepare_v2(db->h, q, -1, &st, NULL);
 	sqlite3_free(q);
 	if (rc != SQLITE_OK)
-		return fail_text(cause, EIO, "cannot read the columns of %s: %s", table,
+		return cause_set(cause, EIO, "cannot read the columns of %s: %s", table,
 				 sqlite3_errmsg(db->h));
 	char *cols = NULL, *exprs = NULL;
 	size_t nc = 0, ne = 0;
@@ -229,7 +215,7 @@ static int table_sql(struct db *db, const char *table, char **sql, char **cause)
 	if (!ok) {
 		free(cols);
 		free(exprs);
-		return fail_text(cause, EINVAL, "cannot import table %s: it is keyed by "
+		return cause_set(cause, EINVAL, "cannot import table %s: it is keyed by "
 				 "nothing prof maps (run, experiment, thread or host)", table);
 	}
 	rc = asprintf(sql, "INSERT INTO main.\"%s\" (%s) SELECT %s FROM src.\"%s\" s %s",
@@ -256,7 +242,7 @@ static int copy_tables(struct db *db, char **cause)
 	if (sqlite3_prepare_v2(db->h, "SELECT name FROM src.sqlite_master WHERE type = 'table'"
 			       " AND name NOT LIKE 'sqlite_%' AND name NOT IN ('hosts', 'runs',"
 			       " 'threads', 'experiments') ORDER BY name", -1, &st, NULL))
-		return fail_text(cause, EIO, "cannot list the tables to import: %s",
+		return cause_set(cause, EIO, "cannot list the tables to import: %s",
 				 sqlite3_errmsg(db->h));
 	char **names = NULL;
 	size_t n = 0;
@@ -287,12 +273,12 @@ int db_import(struct db *db, const char *path, struct db_import_stats *stats, ch
 	memset(stats, 0, sizeof(*stats));
 	struct stat a, b;
 	if (stat(path, &a))
-		return fail_text(cause, errno == ENOENT ? ENOENT : errno, "cannot read '%s': %s",
+		return cause_set(cause, errno == ENOENT ? ENOENT : errno, "cannot read '%s': %s",
 				 path, ERR_TEXT(errno));
 	if (!S_ISREG(a.st_mode))
-		return fail_text(cause, EINVAL, "cannot import '%s': not a regular file", path);
+		return cause_set(cause, EINVAL, "cannot import '%s': not a regular file", path);
 	if (!stat(db->path, &b) && a.st_dev == b.st_dev && a.st_ino == b.st_ino)
-		return fail_text(cause, EINVAL, "cannot import '%s' into itself", path);
+		return cause_set(cause, EINVAL, "cannot import '%s' into itself", path);
 	char *copy = NULL;
 	int rc = copy_of(path, &copy, cause);
 	if (rc)
@@ -304,7 +290,7 @@ int db_import(struct db *db, const char *path, struct db_import_stats *stats, ch
 	rc = db_open(&other, copy, &why);
 	db_close(other);
 	if (rc) {
-		fail_text(cause, EINVAL, "cannot import '%s': %s", path,
+		cause_set(cause, EINVAL, "cannot import '%s': %s", path,
 			  why ? why : ERR_TEXT(-rc));
 		free(why);
 		rc = -EINVAL;
