@@ -226,6 +226,20 @@ static int decode_sample(struct cursor *c, const struct perf_rec_layout *lay,
 				out->u.sample.stack_dyn_size = size;
 		}
 	}
+	if (st & PERF_SAMPLE_WEIGHT)
+		(void)take_u64(c);
+	if (st & PERF_SAMPLE_DATA_SRC)
+		(void)take_u64(c);
+	if (st & PERF_SAMPLE_TRANSACTION)
+		(void)take_u64(c);
+	if (st & PERF_SAMPLE_REGS_INTR) {
+		out->u.sample.intr_abi = take_u64(c);
+		if (out->u.sample.intr_abi) {
+			uint64_t n = (uint64_t)__builtin_popcountll(lay->regs_intr_mask);
+			out->u.sample.intr_regs = (const uint64_t *)take_bytes(c, n * 8);
+			out->u.sample.nintr = out->u.sample.intr_regs ? (uint32_t)n : 0;
+		}
+	}
 	out->sid.valid = true;
 	out->sid.pid = out->u.sample.pid;
 	out->sid.tid = out->u.sample.tid;

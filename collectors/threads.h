@@ -30,6 +30,7 @@ struct perf_rec_layout {
 	uint64_t sample_type;
 	uint64_t read_format;
 	uint64_t regs_user_mask;	/* PERF_SAMPLE_REGS_USER registers */
+	uint64_t regs_intr_mask;	/* PERF_SAMPLE_REGS_INTR registers */
 };
 
 /* The sample_id trailer (sample_id_all) of non-sample records. */
@@ -81,6 +82,11 @@ struct perf_rec {
 			uint32_t nregs;		/* popcount(regs_user_mask) */
 			uint64_t stack_size, stack_dyn_size;
 			const uint8_t *stack;
+			/* PERF_SAMPLE_REGS_INTR: the registers where the
+			 * sample was taken (kernel ones in the kernel) */
+			uint64_t intr_abi;
+			const uint64_t *intr_regs;	/* nintr words */
+			uint32_t nintr;		/* popcount(regs_intr_mask) */
 			/* PERF_SAMPLE_READ: read_nr values, each at
 			 * read_vals[i * read_stride] with its id (when
 			 * PERF_FORMAT_ID) in the word after it. */

@@ -683,8 +683,8 @@ static void test_modules__replays_recorded_working_set(void **state)
 	assert_int_equal(fread(&sd, sizeof(sd), 1, fp), 1);
 	assert_string_equal(sd.name, "page-faults");
 	assert_true(sd.sample_type & PERF_SAMPLE_ADDR);
-	struct replay rp = { sd.id, { sd.sample_type, sd.read_format, sd.regs_user_mask } };
-	struct perf_rec_layout lay = { h.sample_type, h.read_format, 0 };
+	struct replay rp = { sd.id, { sd.sample_type, sd.read_format, sd.regs_user_mask, 0 } };
+	struct perf_rec_layout lay = { h.sample_type, h.read_format, 0, 0 };
 
 	/* ELF sizes would come from this machine's files, not the run's. */
 	struct modules_opts o = { .working_set = true, .no_elf = true, .page_size = PAGE };

@@ -680,7 +680,7 @@ static void dump_load(const char *name, struct dump *d)
 		assert_int_equal(fread(&d->sd[i], sizeof(d->sd[i]), 1, fp), 1);
 		d->lay[i] = (struct perf_rec_layout){ d->sd[i].sample_type,
 						      d->sd[i].read_format,
-						      d->sd[i].regs_user_mask };
+						      d->sd[i].regs_user_mask, 0 };
 	}
 	long at = ftell(fp);
 	fseek(fp, 0, SEEK_END);
@@ -728,7 +728,7 @@ static void replay_with(struct dump *d, enum call_graph cg, const char *kallsyms
 	struct recorder *r = recorder_new(&o);
 	for (uint32_t i = 0; i < d->h.nsamplers; i++)
 		assert_int_equal(recorder_map_id(r, d->sd[i].id, i), 0);
-	struct perf_rec_layout base = { d->h.sample_type, d->h.read_format, 0 };
+	struct perf_rec_layout base = { d->h.sample_type, d->h.read_format, 0, 0 };
 	size_t off = 0;
 	while (off + sizeof(struct perf_event_header) <= d->len) {
 		struct perf_event_header h;

@@ -18,7 +18,7 @@
 #define RF (PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING | \
 	    PERF_FORMAT_ID)
 
-static const struct perf_rec_layout lay = { ST, RF, 0 };
+static const struct perf_rec_layout lay = { ST, RF, 0, 0 };
 
 /* A record under construction: header, body, then the sample_id trailer. */
 struct rb {
@@ -164,7 +164,7 @@ static void test_threads__decodes_each_record_type(void **state)
 static void test_threads__group_read_format(void **state)
 {
 	(void)state;
-	struct perf_rec_layout g = { ST, RF | PERF_FORMAT_GROUP, 0 };
+	struct perf_rec_layout g = { ST, RF | PERF_FORMAT_GROUP, 0, 0 };
 	struct rb r;
 	struct perf_rec rec;
 	rb_begin(&r, PERF_RECORD_READ, 0);
@@ -182,6 +182,53 @@ static void test_threads__group_read_format(void **state)
 	assert_int_equal(rec.u.read.value[1], 9);
 	assert_int_equal(rec.u.read.id[1], 1002);
 	assert_int_equal(rec.u.read.running, 50);
+}
+
+/*
+ * The per-CPU switch sample (collectors/percpu.c): identifier, tid, time,
+ * cpu, a group read, then the interrupted registers (PERF_SAMPLE_REGS_INTR:
+ * abi and the stack pointer). A sample without registers (abi 0) is
+ * shorter; one cut inside the registers is refused.
+ */
+static void test_threads__sample_with_interrupted_registers(void **state)
+{
+	(void)state;
+	struct perf_rec_layout pl = {
+		PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+		PERF_SAMPLE_CPU | PERF_SAMPLE_READ | PERF_SAMPLE_REGS_INTR,
+		PERF_FORMAT_GROUP | PERF_FORMAT_ID, 0, 1ull << 7 };
+	struct rb r;
+	struct perf_rec rec;
+	rb_begin(&r, PERF_RECORD_SAMPLE, 0);
+	rb_u64(&r, 55);			/* identifier */
+	rb_u32x2(&r, 10, 11);		/* pid, tid */
+	rb_u64(&r, 1234);		/* time */
+	rb_u32x2(&r, 1, 0);		/* cpu, res */
+	rb_u64(&r, 1);			/* nr */
+	rb_u64(&r, 900);		/* value */
+	rb_u64(&r, 55);			/* id */
+	rb_u64(&r, 2);			/* abi: 64-bit */
+	rb_u64(&r, 0xffffc90001234f00ull);	/* sp */
+	uint16_t size = (uint16_t)r.len;
+	memcpy(r.buf + 6, &size, 2);
+	assert_int_equal(perf_rec_decode(r.buf, r.len, &pl, NULL, NULL, &rec), 0);
+	assert_int_equal(rec.u.sample.tid, 11);
+	assert_int_equal(rec.u.sample.read_nr, 1);
+	assert_int_equal(rec.u.sample.read_vals[0], 900);
+	assert_int_equal(rec.u.sample.intr_abi, 2);
+	assert_int_equal(rec.u.sample.nintr, 1);
+	assert_true(rec.u.sample.intr_regs[0] == 0xffffc90001234f00ull);
+	assert_int_not_equal(perf_rec_decode(r.buf, r.len - 4, &pl, NULL, NULL, &rec), 0);
+
+	/* abi 0: no registers follow */
+	r.len -= 16;
+	rb_u64(&r, 0);
+	size = (uint16_t)r.len;
+	memcpy(r.buf + 6, &size, 2);
+	assert_int_equal(perf_rec_decode(r.buf, r.len, &pl, NULL, NULL, &rec), 0);
+	assert_int_equal(rec.u.sample.intr_abi, 0);
+	assert_int_equal(rec.u.sample.nintr, 0);
+	assert_null(rec.u.sample.intr_regs);
 }
 
 static void test_threads__truncated_records_are_refused(void **state)
@@ -449,7 +496,7 @@ static void test_threads__replays_recorded_ring_bytes(void **state)
 	assert_int_equal(fread(&h, sizeof(h), 1, fp), 1);
 	assert_memory_equal(h.magic, RING_DUMP_MAGIC, 8);
 	assert_int_equal(h.nevents, 3);
-	struct perf_rec_layout l = { h.sample_type, h.read_format, 0 };
+	struct perf_rec_layout l = { h.sample_type, h.read_format, 0, 0 };
 	struct thread_table *tt = thread_table_new(h.nevents);
 	for (uint32_t i = 0; i < h.nevents; i++) {
 		struct ring_dump_event e;
@@ -517,6 +564,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_threads__decodes_each_record_type),
 		cmocka_unit_test(test_threads__group_read_format),
+		cmocka_unit_test(test_threads__sample_with_interrupted_registers),
 		cmocka_unit_test(test_threads__truncated_records_are_refused),
 		cmocka_unit_test(test_threads__rows_follow_fork_comm_read),
 		cmocka_unit_test(test_threads__reused_tid_opens_a_new_row),

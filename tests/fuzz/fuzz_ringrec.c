@@ -122,7 +122,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		d.sampler_id[i] = sd[i].id;
 		d.lay[i] = (struct perf_rec_layout){ sd[i].sample_type,
 						     sd[i].read_format,
-						     sd[i].regs_user_mask };
+						     sd[i].regs_user_mask, 0 };
 		if (sd[i].sample_type & PERF_SAMPLE_ADDR)
 			FZ_CHECK(modules_add_fault_id(mods, sd[i].id) == 0);
 		if (sd[i].sample_type & PERF_SAMPLE_STACK_USER)
@@ -145,7 +145,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FZ_CHECK(recorder_map_id(rec, sd[i].id, i) == 0);
 
 	FZ_CHECK(thread_table_add_target(tt, 1, 1, "target", 0) == 0);
-	struct perf_rec_layout base = { d.h.sample_type, d.h.read_format, 0 };
+	struct perf_rec_layout base = { d.h.sample_type, d.h.read_format, 0, 0 };
 	size_t records = 0, undecodable = 0;
 	while (size - off >= sizeof(struct perf_event_header)) {
 		struct perf_event_header h;
