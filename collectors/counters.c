@@ -82,6 +82,8 @@ struct counters {
 	uint64_t sideband_id;
 	char *path_note;	/* why the per-CPU path was not taken */
 	bool pc_side;		/* the side-band comes in pc's buffers */
+	bool pc_samplers;	/* and so do the samplers' samples */
+	long *pc_sidx;		/* per sampler: its index in pc, or -1 */
 	int side_rc;		/* the first error feeding them */
 	uint64_t *vals;		/* on_counts' scratch, one per event */
 	struct thread_count *none;	/* no deltas: a switch-in */
@@ -235,6 +237,7 @@ void counters_free(struct counters *c)
 	if (c->sideband_fd >= 0)
 		close(c->sideband_fd);
 	free(c->path_note);
+	free(c->pc_sidx);
 	free(c->vals);
 	free(c->have);
 	free(c->none);
@@ -610,7 +613,7 @@ void counters_read_values(const struct counters *c, const struct perf_rec *rec,
 static int open_samplers(struct counters *c, struct target *t, bool first,
 			 char **cause)
 {
-	if (!c->o.nsamplers)
+	if (!c->o.nsamplers || c->pc_samplers)
 		return 0;
 	t->sfds = malloc(c->o.nsamplers * sizeof(int));
 	if (!t->sfds)
@@ -755,6 +758,47 @@ static size_t percpu_pages(const struct counters *c)
 }
 
 /*
+ * Every sampler on every CPU (percpu_add_sampler): a refusal on the
+ * first CPU marks it not supported, as the first target does on the
+ * per-task path; a later CPU's fails the path.
+ */
+static int open_percpu_samplers(struct counters *c, char **cause)
+{
+	if (!c->o.nsamplers)
+		return 0;
+	c->pc_sidx = malloc(c->o.nsamplers * sizeof(*c->pc_sidx));
+	if (!c->pc_sidx)
+		return -ENOMEM;
+	long added = 0;
+	for (size_t i = 0; i < c->o.nsamplers; i++) {
+		c->pc_sidx[i] = -1;
+		struct counter_status *s = &c->sst[i];
+		char *why = NULL;
+		int rc = percpu_add_sampler(c->pc, &c->o.samplers[i].attr,
+					    &s->user_only, &why);
+		if (rc && why) {
+			if (cause && asprintf(cause, "sampler '%s': %s",
+					      c->o.samplers[i].name, why) < 0)
+				*cause = NULL;
+			free(why);
+			return rc;
+		}
+		free(s->reason);
+		s->reason = NULL;
+		s->supported = rc == 0;
+		s->err = -rc;
+		if (rc == -ENOMEM)
+			return rc;
+		if (rc)
+			set_reason(s, -rc, c->o.samplers[i].hardware);
+		else
+			c->pc_sidx[i] = added++;
+	}
+	c->pc_samplers = true;
+	return 0;
+}
+
+/*
  * Decide support and grouping per CPU (COUNTERS_PERCPU) on the first
  * target: 1 when the path is taken, 0 when it is refused (path_note says
  * why; the per-task recipe follows), -errno when the side-band fails.
@@ -773,15 +817,18 @@ static int open_percpu(struct counters *c, struct target *t, char **cause)
 	for (size_t i = 0; i < c->o.nevents; i++)
 		skip[i] = c->o.events[i].refused != NULL;
 	char *why = NULL;
-	/* The side-band records come with the switches, each CPU's from
-	 * that CPU alone: a buffer written from several CPUs tears on big
-	 * trees (docs/completeness.md). Where samplers write into the task
-	 * buffer (record, the working set) the side-band stays there, in
-	 * order with the samples whose mappings it names. */
+	/* The side-band records and the samples come with the switches,
+	 * each CPU's from that CPU alone: a buffer written from several
+	 * CPUs tears on big trees (docs/completeness.md). A read_counters
+	 * sampler reads inherited siblings, so it and the side-band (in
+	 * order with the samples whose mappings it names) stay on the task,
+	 * as they do where the raw records are dumped (one buffer). */
 	struct perf_event_attr side;
 	memset(&side, 0, sizeof(side));
 	want_sideband(c, &side);
-	bool own_side = !c->o.record_hook && !c->o.nsamplers;
+	bool own_side = !c->o.record_hook;
+	for (size_t i = 0; i < c->o.nsamplers; i++)
+		own_side = own_side && !c->o.samplers[i].read_counters;
 	c->pc = percpu_open(c->o.events, c->o.nevents, skip, c->o.cgroup_fd,
 			    percpu_pages(c), c->o.percpu_tick_ns,
 			    own_side ? &side : NULL, err, group, &why);
@@ -822,7 +869,7 @@ static int open_percpu(struct counters *c, struct target *t, char **cause)
 		c->path_note = why;
 		return 0;
 	}
-	int rc = own_side ? 0 : open_sideband(c, t, cause);
+	int rc = own_side ? open_percpu_samplers(c, cause) : open_sideband(c, t, cause);
 	if (rc) {
 		percpu_free(c->pc);
 		c->pc = NULL;
@@ -875,6 +922,11 @@ void counters_forgo_percpu(struct counters *c, const char *why)
 	c->o.flags &= ~(unsigned)COUNTERS_PERCPU;
 	free(c->path_note);
 	c->path_note = why ? strdup(why) : NULL;
+}
+
+enum counters_path counters_sample_path(const struct counters *c)
+{
+	return c->pc_samplers ? COUNTERS_PATH_PERCPU : COUNTERS_PATH_TASK;
 }
 
 const char *counters_path_note(const struct counters *c)
@@ -1246,7 +1298,7 @@ void counters_health(const struct counters *c, struct counters_health *h)
 		percpu_health(c->pc, &ph);
 		h->unattributed = ph.unattributed;
 		h->unattributed_ns = ph.unattributed_ns;
-		h->reaped_by_sp = ph.reaped_by_sp;
+		h->reaped_by_stack = ph.reaped_by_stack;
 		h->switches = ph.switches;
 		h->percpu_lost = ph.lost;
 		h->undecodable += ph.undecodable;
@@ -1283,6 +1335,9 @@ const struct counter_status *counters_sampler_status(const struct counters *c,
 
 uint64_t counters_sampler_id(const struct counters *c, size_t target, size_t i)
 {
+	if (c->pc_samplers)
+		return i < c->o.nsamplers && c->pc_sidx[i] >= 0 ?
+		       percpu_sampler_id(c->pc, target, (size_t)c->pc_sidx[i]) : 0;
 	if (target >= c->ntargets || i >= c->o.nsamplers ||
 	    !c->targets[target].sfds || c->targets[target].sfds[i] < 0)
 		return 0;
@@ -1295,6 +1350,9 @@ uint64_t counters_sampler_id(const struct counters *c, size_t target, size_t i)
 const struct perf_rec_layout *counters_sampler_layout(const struct counters *c,
 						      size_t i)
 {
+	if (c->pc_samplers)
+		return i < c->o.nsamplers && c->pc_sidx[i] >= 0 ?
+		       percpu_sampler_layout(c->pc, (size_t)c->pc_sidx[i]) : NULL;
 	uint64_t id = counters_sampler_id(c, 0, i);
 	return id ? layout_for_id(id, (void *)c) : NULL;
 }

@@ -44,9 +44,10 @@ enum counters_flags {
 	 * the event again without it; the record then carries the inode. */
 	COUNTERS_BUILD_ID = 1 << 2,
 	/* Count per CPU in the cgroup open as cgroup_fd, each switch's
-	 * difference given to the thread that ran (percpu.h), with only the
-	 * side-band records (COMM, FORK/EXIT, MMAP2) and the samplers on the
-	 * task. Where the kernel refuses it (no right to count per CPU),
+	 * difference given to the thread that ran (percpu.h), the side-band
+	 * records (COMM, FORK/EXIT, MMAP2) and the samplers' samples in the
+	 * same per-CPU buffers (on the task where a sampler reads counters
+	 * or the raw records are dumped). Where the kernel refuses it (no right to count per CPU),
 	 * the run falls back to the per-task recipe and counters_path_note
 	 * says why. Launched workloads only: the first target must be the
 	 * cgroup's first task, not yet exec'd. */
@@ -141,8 +142,9 @@ const struct counter_status *counters_status(const struct counters *c,
 					     size_t event_idx);
 
 /*
- * Status of sampler i (supported, reason) and its kernel id on target 0,
- * to tell its samples apart (PERF_SAMPLE_IDENTIFIER).
+ * Status of sampler i (supported, reason) and its kernel ids, to tell its
+ * samples apart (PERF_SAMPLE_IDENTIFIER): one per target, or on the
+ * per-CPU path one per CPU; 0 past the last.
  */
 const struct counter_status *counters_sampler_status(const struct counters *c,
 						     size_t i);
@@ -174,6 +176,9 @@ const char *counters_path_name(enum counters_path path);
 void counters_forgo_percpu(struct counters *c, const char *why);
 /* Why COUNTERS_PERCPU was asked for but not taken, or NULL. */
 const char *counters_path_note(const struct counters *c);
+/* Where the samplers' samples came: per CPU with the switches, or in the
+ * task buffers. */
+enum counters_path counters_sample_path(const struct counters *c);
 
 /* The file descriptors to poll for POLLIN (one per target, and one per
  * CPU on the per-CPU path). */
@@ -214,7 +219,7 @@ struct counters_health {
 	/* the per-CPU path: switches whose task could not be named, and the
 	 * task-clock (ns) they held; records its buffers lost */
 	uint64_t unattributed, unattributed_ns, percpu_lost;
-	uint64_t reaped_by_sp;	/* reaped tasks' samples named by their stack pointer */
+	uint64_t reaped_by_stack;	/* reaped tasks' samples named by their kernel stack */
 	uint64_t switches;	/* the workload's context switches it saw */
 };
 void counters_health(const struct counters *c, struct counters_health *h);

@@ -18,25 +18,38 @@
 #include "common/errtext.h"
 
 #define SAMPLE_TYPE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
-		     PERF_SAMPLE_CPU | PERF_SAMPLE_READ | PERF_SAMPLE_REGS_USER)
+		     PERF_SAMPLE_CPU | PERF_SAMPLE_READ)
 
 /*
- * A reaped task's samples name no task (the kernel has detached its pid),
- * but its user stack pointer, saved at its exit syscall, stays the same
- * until it is gone and differs between live threads: the one register
- * each sample carries to tell reaped tasks apart (perf's register
- * numbering, arch/<arch>/include/uapi/asm/perf_regs.h).
+ * A reaped task's samples name no task (the kernel has detached its pid).
+ * What still tells it apart is its kernel stack: each task has its own
+ * while it lives, aligned to its size (16 KiB on x86-64 and arm64,
+ * more with KASAN: a 16 KiB chunk is still one task's), and a switch
+ * sample is taken on it (the kernel fills the sample's registers where
+ * the switch happens, stack pointer included: perf_arch_fetch_caller_regs).
+ * So every sample asks for the interrupted stack pointer
+ * (PERF_SAMPLE_REGS_INTR, perf's register numbering in
+ * arch/<arch>/include/uapi/asm/perf_regs.h); the chunk it points into is
+ * learnt with the task's tid at every sample that is named (by its own
+ * tid, or by the CPU's switch-in record once the task is reaped), and
+ * names a reaped task's samples where no switch-in does. A stack goes to
+ * a new task only after its task is gone, and every task's first sample
+ * is named (it was switched in alive), so that sample teaches the
+ * stack's new owner.
+ * A kernel that refuses the registers (lockdown) gets the samplers
+ * without them: a reaped task is then named by the switch records alone.
  */
 #if defined(__x86_64__)
-#define USER_SP_REG 7		/* PERF_REG_X86_SP */
+#define SP_REG 7		/* PERF_REG_X86_SP */
 #elif defined(__aarch64__)
-#define USER_SP_REG 31		/* PERF_REG_ARM64_SP */
+#define SP_REG 31		/* PERF_REG_ARM64_SP */
 #endif
-#ifdef USER_SP_REG
-#define SAMPLE_REGS (1ULL << USER_SP_REG)
+#ifdef SP_REG
+#define SAMPLE_REGS (1ULL << SP_REG)
 #else
 #define SAMPLE_REGS 0ULL
 #endif
+#define KSTACK_CHUNK 16384ull
 #define READ_FORMAT (PERF_FORMAT_GROUP | PERF_FORMAT_ID | \
 		     PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING)
 
@@ -62,12 +75,12 @@ struct cpu {
 					   not known */
 	bool cur_named;		/* cur came from a switch record's own tid */
 	int32_t dying, dying_pid;	/* cur, sampled reaped at this switch */
-	uint64_t dying_sp;	/* its user stack pointer, or 0 */
-	int32_t exiting;	/* the task whose EXIT record came last here */
 	uint64_t head;		/* data_head as this drain read it */
 	uint64_t next;		/* the time of the next record to take */
 	bool has_next;
 	uint8_t *scratch;	/* a record that wraps, copied whole */
+	int *sfds;		/* per sampler (percpu_add_sampler) */
+	uint64_t *sids;		/* their kernel ids */
 };
 
 /* Which events each group holds, the same on every CPU. */
@@ -91,66 +104,73 @@ struct percpu {
 	struct percpu_health h;
 	struct perf_event_attr side;	/* the side-band bits, if has_side */
 	bool has_side;
+	int cgroup_fd;		/* borrowed, for the samplers added later */
+	struct perf_rec_layout *slay;	/* per sampler: its samples' layout */
+	size_t nsamplers;
+	const struct cpu *peeking;	/* the CPU whose record is decoded */
 	/* Reaped tasks preempted before their last switch: the next
 	 * switch-in that names no task is one of them (only when it is
 	 * the one: with two, neither is guessed). */
 	struct { int32_t pid, tid; } *pending;
 	size_t npending, cap_pending;
-	/* Reaped tasks by their user stack pointer, learnt on the CPU that
-	 * saw them reaped: what names their later slices on any CPU. */
-	struct { uint64_t sp; int32_t pid, tid; } *reaped;
-	size_t nreaped, cap_reaped;
+	/* Each kernel stack chunk's last named task (open addressing, key
+	 * 0 free): what names a reaped task's samples on any CPU. */
+	struct kstack { uint64_t key; int32_t pid, tid; } *kstacks;
+	size_t nkstacks, cap_kstacks;
+	uint64_t sample_type;	/* the switch samplers': SAMPLE_TYPE, with
+				   PERF_SAMPLE_REGS_INTR where allowed */
+	bool opened;		/* a leader has opened: sample_type stands */
 };
 
-static void reaped_learn(struct percpu *p, uint64_t sp, int32_t pid, int32_t tid)
+static size_t kstack_slot(const struct kstack *t, size_t cap, uint64_t key)
 {
-	for (size_t i = 0; i < p->nreaped; i++)
-		if (p->reaped[i].sp == sp) {
-			/* Two dying tasks on one stack: glibc gives a thread's
-			 * stack to a new thread once the kernel has cleared its
-			 * tid, before the old one is gone. Neither is guessed. */
-			if (p->reaped[i].tid != tid)
-				p->reaped[i].tid = -1;
-			return;
-		}
-	if (p->nreaped == p->cap_reaped) {
-		size_t cap = p->cap_reaped ? p->cap_reaped * 2 : 16;
-		void *q = realloc(p->reaped, cap * sizeof(*p->reaped));
-		if (!q)
-			return;	/* its later slices go by the switch records */
-		p->reaped = q;
-		p->cap_reaped = cap;
+	size_t i = (size_t)((key / KSTACK_CHUNK) * 0x9e3779b97f4a7c15ull) & (cap - 1);
+	while (t[i].key && t[i].key != key)
+		i = (i + 1) & (cap - 1);
+	return i;
+}
+
+/* The chunk key's task is (pid, tid) now. */
+static void kstack_learn(struct percpu *p, uint64_t key, int32_t pid, int32_t tid)
+{
+	if (2 * (p->nkstacks + 1) > p->cap_kstacks) {
+		size_t cap = p->cap_kstacks ? p->cap_kstacks * 2 : 256;
+		struct kstack *t = calloc(cap, sizeof(*t));
+		if (!t)
+			return;	/* its reaped slices go by the switch records */
+		for (size_t i = 0; i < p->cap_kstacks; i++)
+			if (p->kstacks[i].key)
+				t[kstack_slot(t, cap, p->kstacks[i].key)] = p->kstacks[i];
+		free(p->kstacks);
+		p->kstacks = t;
+		p->cap_kstacks = cap;
 	}
-	p->reaped[p->nreaped].sp = sp;
-	p->reaped[p->nreaped].pid = pid;
-	p->reaped[p->nreaped].tid = tid;
-	p->nreaped++;
+	struct kstack *e = &p->kstacks[kstack_slot(p->kstacks, p->cap_kstacks, key)];
+	if (!e->key)
+		p->nkstacks++;
+	e->key = key;
+	e->pid = pid;
+	e->tid = tid;
 }
 
-/* The reaped task whose stack pointer is sp, or tid 0. With forget, its
- * entry goes: its last switch has come. */
-static int32_t reaped_find(struct percpu *p, uint64_t sp, int32_t *pid, bool forget)
+/* The task last seen on chunk key, or tid 0. */
+static int32_t kstack_find(const struct percpu *p, uint64_t key, int32_t *pid)
 {
-	for (size_t i = 0; i < p->nreaped; i++)
-		if (p->reaped[i].sp == sp) {
-			int32_t tid = p->reaped[i].tid;
-			*pid = p->reaped[i].pid;
-			if (forget)
-				p->reaped[i] = p->reaped[--p->nreaped];
-			return tid;
-		}
-	return 0;
+	if (!p->cap_kstacks)
+		return 0;
+	const struct kstack *e = &p->kstacks[kstack_slot(p->kstacks, p->cap_kstacks, key)];
+	*pid = e->pid;
+	return e->key ? e->tid : 0;
 }
 
-/* A task that left its CPU for good before it was reaped: its entry,
- * learnt at its EXIT, is no longer anyone's. */
-static void reaped_forget_tid(struct percpu *p, int32_t tid)
+/* The kernel stack chunk a sample was taken on, or 0 (taken in user
+ * mode, or no registers). */
+static uint64_t kstack_of(const struct perf_rec *r)
 {
-	for (size_t i = 0; i < p->nreaped; i++)
-		if (p->reaped[i].tid == tid) {
-			p->reaped[i] = p->reaped[--p->nreaped];
-			return;
-		}
+	if (!r->u.sample.intr_abi || r->u.sample.nintr != 1)
+		return 0;
+	uint64_t sp = r->u.sample.intr_regs[0];
+	return sp >> 63 ? sp & ~(KSTACK_CHUNK - 1) : 0;	/* kernel half */
 }
 
 static void dying_push(struct percpu *p, int32_t pid, int32_t tid)
@@ -211,6 +231,11 @@ void percpu_free(struct percpu *p)
 		struct cpu *cp = &p->cpus[c];
 		for (size_t g = 0; cp->u && g <= p->nev; g++)
 			unit_close(&cp->u[g], g < p->ngroups ? p->groups[g].n : 0);
+		for (size_t i = 0; cp->sfds && i < p->nsamplers; i++)
+			if (cp->sfds[i] >= 0)
+				close(cp->sfds[i]);
+		free(cp->sfds);
+		free(cp->sids);
 		free(cp->u);
 		free(cp->scratch);
 		if (cp->base)
@@ -221,17 +246,18 @@ void percpu_free(struct percpu *p)
 	free(p->groups);
 	free(p->cpus);
 	free(p->pending);
-	free(p->reaped);
+	free(p->kstacks);
 	free(p->deltas);
+	free(p->slay);
 	free(p);
 }
 
-static void fill_common(struct perf_event_attr *a)
+static void fill_common(const struct percpu *p, struct perf_event_attr *a)
 {
 	a->size = sizeof(*a);
 	a->read_format = READ_FORMAT;
-	a->sample_type = SAMPLE_TYPE;
-	a->sample_regs_user = SAMPLE_REGS;
+	a->sample_type = p->sample_type;
+	a->sample_regs_intr = p->sample_type & PERF_SAMPLE_REGS_INTR ? SAMPLE_REGS : 0;
 	a->sample_id_all = 1;
 	a->use_clockid = 1;
 	a->clockid = CLOCK_MONOTONIC;
@@ -239,20 +265,20 @@ static void fill_common(struct perf_event_attr *a)
 
 /* A group's leader on one CPU: the context-switch sampler. The software
  * group's leader also asks for the switch records. */
-static int open_leader(int cgroup_fd, int cpu, bool switches, size_t data_size,
-		       const struct perf_event_attr *side)
+static int open_leader(struct percpu *p, int cgroup_fd, int cpu, bool switches)
 {
+	const struct perf_event_attr *side = p->has_side ? &p->side : NULL;
 	struct perf_event_attr a;
 	memset(&a, 0, sizeof(a));
 	a.type = PERF_TYPE_SOFTWARE;
 	a.config = PERF_COUNT_SW_CONTEXT_SWITCHES;
 	a.sample_period = 1;
-	fill_common(&a);
+	fill_common(p, &a);
 	a.disabled = 1;
 	a.context_switch = switches;
 	if (switches) {
 		a.watermark = 1;
-		a.wakeup_watermark = (uint32_t)(data_size / 4);
+		a.wakeup_watermark = (uint32_t)(p->data_size / 4);
 	}
 	if (switches && side) {
 		a.comm = side->comm;
@@ -270,16 +296,27 @@ static int open_leader(int cgroup_fd, int cpu, bool switches, size_t data_size,
 		fd = sys_perf_event_open(&a, cgroup_fd, cpu, -1,
 					 PERF_FLAG_PID_CGROUP | PERF_FLAG_FD_CLOEXEC);
 	}
+	if (fd < 0 && !p->opened && (a.sample_type & PERF_SAMPLE_REGS_INTR) &&
+	    errno != EMFILE && errno != ENOENT) {
+		/* the registers refused (lockdown): every sampler goes
+		 * without, decided on the very first */
+		p->sample_type &= ~(uint64_t)PERF_SAMPLE_REGS_INTR;
+		p->lay.sample_type = p->sample_type;
+		p->lay.regs_intr_mask = 0;
+		return open_leader(p, cgroup_fd, cpu, switches);
+	}
+	if (fd >= 0)
+		p->opened = true;
 	return fd < 0 ? -errno : fd;
 }
 
-static int open_member(const struct event_desc *ev, int cgroup_fd, int cpu,
-		       int leader)
+static int open_member(const struct percpu *p, const struct event_desc *ev,
+		       int cgroup_fd, int cpu, int leader)
 {
 	struct perf_event_attr a = ev->attr;
-	fill_common(&a);
+	fill_common(p, &a);
 	a.sample_type = 0;
-	a.sample_regs_user = 0;
+	a.sample_regs_intr = 0;
 	a.sample_id_all = 0;
 	a.sample_period = 0;
 	a.freq = 0;
@@ -302,7 +339,7 @@ static int open_tick(struct percpu *p, struct cpu *cp, size_t g, int cgroup_fd)
 	a.type = PERF_TYPE_SOFTWARE;
 	a.config = PERF_COUNT_SW_CPU_CLOCK;
 	a.sample_period = p->tick_ns;
-	fill_common(&a);
+	fill_common(p, &a);
 	p->step = "the tick sampler";
 	int fd = sys_perf_event_open(&a, cgroup_fd, cp->cpu, cp->u[g].leader,
 				     PERF_FLAG_PID_CGROUP | PERF_FLAG_FD_CLOEXEC);
@@ -347,8 +384,7 @@ static int open_unit(struct percpu *p, struct cpu *cp, size_t g, int cgroup_fd)
 {
 	struct unit *u = &cp->u[g];
 	p->step = "the context-switch sampler";
-	int fd = open_leader(cgroup_fd, cp->cpu, g == 0, p->data_size,
-			     p->has_side ? &p->side : NULL);
+	int fd = open_leader(p, cgroup_fd, cp->cpu, g == 0);
 	if (fd < 0)
 		return fd;
 	u->leader = fd;
@@ -384,7 +420,7 @@ static int decide(struct percpu *p, const struct event_desc *ev, const bool *ski
 		group[i] = 0;
 		if (skip[i] || ev[i].hardware)
 			continue;
-		int fd = open_member(&ev[i], cgroup_fd, cp->cpu, cp->u[0].leader);
+		int fd = open_member(p, &ev[i], cgroup_fd, cp->cpu, cp->u[0].leader);
 		if (fd < 0) {
 			err[i] = -fd;
 			continue;
@@ -403,12 +439,12 @@ static int decide(struct percpu *p, const struct event_desc *ev, const bool *ski
 				return rc;
 			g++;
 		}
-		int fd = open_member(&ev[i], cgroup_fd, cp->cpu, cp->u[g].leader);
+		int fd = open_member(p, &ev[i], cgroup_fd, cp->cpu, cp->u[g].leader);
 		if ((fd == -EINVAL || fd == -ENOSPC) && p->groups[g].n) {
 			if ((rc = add_group(p, cp, cgroup_fd)))
 				return rc;
 			g++;
-			fd = open_member(&ev[i], cgroup_fd, cp->cpu, cp->u[g].leader);
+			fd = open_member(p, &ev[i], cgroup_fd, cp->cpu, cp->u[g].leader);
 		}
 		if (fd < 0) {
 			err[i] = -fd;
@@ -441,7 +477,7 @@ static int replicate(struct percpu *p, const struct event_desc *ev,
 		rc = open_unit(p, cp, g, cgroup_fd);
 		for (size_t k = 0; k < l->n && !rc; k++) {
 			p->step = ev[l->ev[k]].name;
-			int fd = open_member(&ev[l->ev[k]], cgroup_fd, cp->cpu,
+			int fd = open_member(p, &ev[l->ev[k]], cgroup_fd, cp->cpu,
 					     cp->u[g].leader);
 			rc = fd < 0 ? fd : unit_add(&cp->u[g], k, fd);
 		}
@@ -496,6 +532,7 @@ struct percpu *percpu_open(const struct event_desc *events, size_t nevents,
 		return NULL;
 	p->nev = nevents;
 	p->tick_ns = tick_ns;
+	p->cgroup_fd = cgroup_fd;
 	if (side) {
 		p->side = *side;
 		p->has_side = true;
@@ -508,8 +545,9 @@ struct percpu *percpu_open(const struct event_desc *events, size_t nevents,
 			p->task_clock = (long)i;
 	p->page_size = (size_t)sysconf(_SC_PAGESIZE);
 	p->data_size = (pages ? pages : 256) * p->page_size;
-	p->lay.sample_type = SAMPLE_TYPE;
-	p->lay.regs_user_mask = SAMPLE_REGS;
+	p->sample_type = SAMPLE_TYPE | (SAMPLE_REGS ? PERF_SAMPLE_REGS_INTR : 0);
+	p->lay.sample_type = p->sample_type;
+	p->lay.regs_intr_mask = SAMPLE_REGS;
 	p->lay.read_format = READ_FORMAT;
 	p->deltas = calloc(nevents ? nevents : 1, sizeof(*p->deltas));
 	p->cpus = calloc(cpumask_count(&online), sizeof(*p->cpus));
@@ -576,6 +614,98 @@ fail:
 	return NULL;
 }
 
+/* The bits every sampler's records carry, the leaders' trailer layout. */
+#define SAMPLER_ID_TYPE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | \
+			 PERF_SAMPLE_TIME | PERF_SAMPLE_CPU)
+
+int percpu_add_sampler(struct percpu *p, const struct perf_event_attr *attr,
+		       bool *user_only, char **cause)
+{
+	struct perf_event_attr a = *attr;
+	a.size = sizeof(a);
+	a.sample_type = (a.sample_type & ~(uint64_t)(PERF_SAMPLE_ID |
+		PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_READ)) | SAMPLER_ID_TYPE;
+	a.read_format = 0;
+	a.sample_id_all = 1;
+	a.use_clockid = 1;
+	a.clockid = CLOCK_MONOTONIC;
+	a.inherit = 0;
+	a.inherit_stat = 0;
+	a.enable_on_exec = 0;
+	a.disabled = 0;		/* the workload is not running yet */
+	a.watermark = 0;
+	a.wakeup_events = 0;
+	*user_only = false;
+	struct perf_rec_layout *l = realloc(p->slay, (p->nsamplers + 1) * sizeof(*l));
+	if (!l)
+		return -ENOMEM;
+	p->slay = l;
+	for (size_t c = 0; c < p->ncpus; c++) {
+		struct cpu *cp = &p->cpus[c];
+		int *f = realloc(cp->sfds, (p->nsamplers + 1) * sizeof(*f));
+		if (f)
+			cp->sfds = f;
+		uint64_t *ids = realloc(cp->sids, (p->nsamplers + 1) * sizeof(*ids));
+		if (ids)
+			cp->sids = ids;
+		if (!f || !ids)
+			goto nomem;
+		cp->sfds[p->nsamplers] = -1;
+		cp->sids[p->nsamplers] = 0;
+	}
+	int rc = 0;
+	for (size_t c = 0; c < p->ncpus && !rc; c++) {
+		struct cpu *cp = &p->cpus[c];
+		int fd = sys_perf_event_open(&a, p->cgroup_fd, cp->cpu, -1,
+					     PERF_FLAG_PID_CGROUP | PERF_FLAG_FD_CLOEXEC);
+		if (fd < 0 && c == 0 && (errno == EACCES || errno == EPERM) &&
+		    !a.exclude_kernel) {
+			a.exclude_kernel = 1;	/* as the per-task path retries */
+			a.exclude_hv = 1;
+			fd = sys_perf_event_open(&a, p->cgroup_fd, cp->cpu, -1,
+						 PERF_FLAG_PID_CGROUP | PERF_FLAG_FD_CLOEXEC);
+			*user_only = fd >= 0;
+		}
+		if (fd < 0) {
+			rc = -errno;
+			if (c > 0)
+				cause_set(cause, -rc, "cannot open the sampler on CPU %d "
+					  "in the run's cgroup: %s", cp->cpu, ERR_TEXT(-rc));
+			break;
+		}
+		cp->sfds[p->nsamplers] = fd;
+		if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, cp->u[0].leader) ||
+		    ioctl(fd, PERF_EVENT_IOC_ID, &cp->sids[p->nsamplers])) {
+			rc = -errno;
+			cause_set(cause, -rc, "cannot write the sampler into CPU %d's "
+				  "buffer: %s", cp->cpu, ERR_TEXT(-rc));
+		}
+	}
+	if (rc) {
+		for (size_t c = 0; c < p->ncpus; c++)
+			if (p->cpus[c].sfds[p->nsamplers] >= 0)
+				close(p->cpus[c].sfds[p->nsamplers]);
+		return rc;
+	}
+	p->slay[p->nsamplers].sample_type = a.sample_type;
+	p->slay[p->nsamplers].read_format = 0;
+	p->slay[p->nsamplers].regs_user_mask = a.sample_regs_user;
+	p->nsamplers++;
+	return 0;
+nomem:
+	return -ENOMEM;
+}
+
+uint64_t percpu_sampler_id(const struct percpu *p, size_t cpu, size_t i)
+{
+	return cpu < p->ncpus && i < p->nsamplers ? p->cpus[cpu].sids[i] : 0;
+}
+
+const struct perf_rec_layout *percpu_sampler_layout(const struct percpu *p, size_t i)
+{
+	return i < p->nsamplers ? &p->slay[i] : NULL;
+}
+
 /* Give what one unit counted since the last switch to (pid, tid). */
 static void settle(struct percpu *p, struct cpu *cp, size_t g, int32_t pid,
 		   int32_t tid, uint64_t time, const uint64_t *vals,
@@ -627,6 +757,22 @@ static size_t unit_of(const struct percpu *p, const struct cpu *cp, uint64_t id)
 	return p->ngroups;
 }
 
+/* The sampler whose id on cp is id, or nsamplers. */
+static size_t sampler_of(const struct percpu *p, const struct cpu *cp, uint64_t id)
+{
+	size_t i = 0;
+	while (i < p->nsamplers && cp->sids[i] != id)
+		i++;
+	return i;
+}
+
+static const struct perf_rec_layout *sampler_layout(uint64_t id, void *arg)
+{
+	const struct percpu *p = arg;
+	size_t i = p->peeking ? sampler_of(p, p->peeking, id) : p->nsamplers;
+	return i < p->nsamplers ? &p->slay[i] : NULL;
+}
+
 /*
  * Decode the record at cp's read position (of its buffer's data up to
  * cp->head) into r, its bytes in cp->scratch where they wrap. Returns its
@@ -651,7 +797,8 @@ static int peek(struct percpu *p, struct cpu *cp, struct perf_rec *r)
 		memcpy(cp->scratch + first, data, h.size - first);
 		rec = cp->scratch;
 	}
-	if (perf_rec_decode(rec, h.size, &p->lay, NULL, NULL, r) != 0)
+	p->peeking = cp;
+	if (perf_rec_decode(rec, h.size, &p->lay, sampler_layout, p, r) != 0)
 		return -(int)h.size;
 	return (int)h.size;
 }
@@ -663,50 +810,50 @@ static uint64_t rec_time(const struct perf_rec *r)
 
 /*
  * A sample that names no task: a reaped one, still running. The task the
- * last switch record named here is it, and its stack pointer is learnt;
- * where the switch-in named no task (it was reaped when it ran again),
- * its stack pointer names it when another CPU has seen it reaped. Left
- * at tid 0 when neither tells (settle then goes by the switch records, a
- * guess among the preempted reaped tasks).
+ * last switch record named here is it; where the switch-in named no task
+ * (it was reaped when it ran again), the kernel stack the sample was
+ * taken on names it. Left at tid 0 when neither tells (settle then goes
+ * by the switch records, a guess among the preempted reaped tasks).
  */
 static void name_reaped(struct percpu *p, struct cpu *cp, const struct perf_rec *r,
 			int32_t *pid, int32_t *tid)
 {
-	uint64_t sp = r->u.sample.abi && r->u.sample.regs && r->u.sample.nregs == 1 ?
-		      r->u.sample.regs[0] : 0;
+	uint64_t ks = kstack_of(r);
 	int32_t fpid = 0, ftid;
 	if (cp->cur_tid > 0 && cp->cur_named) {
 		*pid = cp->cur_pid;
 		*tid = cp->cur_tid;
-		if (sp)
-			reaped_learn(p, sp, *pid, *tid);
-	} else if (sp && (ftid = reaped_find(p, sp, &fpid, false)) > 0) {
+		if (ks)		/* its first reaped sample may be its first */
+			kstack_learn(p, ks, *pid, *tid);
+	} else if (ks && (ftid = kstack_find(p, ks, &fpid)) > 0) {
 		*pid = fpid;
 		*tid = ftid;
-		p->h.reaped_by_sp++;
+		p->h.reaped_by_stack++;
 	} else {
 		return;
 	}
 	cp->dying = *tid;
 	cp->dying_pid = *pid;
-	cp->dying_sp = sp;
 }
 
 /*
- * A sample of a task that has sent its EXIT but is not reaped yet: if it
- * is preempted now and reaped before it runs again, its last slice comes
- * with no tid and no switch record naming it; its stack pointer, learnt
- * here, names it then.
+ * A sampler's sample: to side, in order with the switches. A reaped
+ * task's sample names no task; the CPU's last switch-in does.
  */
-static void learn_exiting(struct percpu *p, struct cpu *cp, const struct perf_rec *r,
-			  int32_t pid, int32_t tid)
+static void take_sample(struct percpu *p, struct cpu *cp, const struct perf_rec *r,
+			percpu_side_fn side, void *arg)
 {
-	uint64_t sp = r->u.sample.abi && r->u.sample.regs && r->u.sample.nregs == 1 ?
-		      r->u.sample.regs[0] : 0;
-	if (!sp)
+	p->h.sampled++;
+	if (!side)
 		return;
-	(void)cp;
-	reaped_learn(p, sp, pid, tid);	/* forgotten at its last switch-out */
+	if ((int32_t)r->u.sample.tid > 0 || cp->cur_tid <= 0) {
+		side(r, arg);
+		return;
+	}
+	struct perf_rec named = *r;
+	named.u.sample.pid = (uint32_t)cp->cur_pid;
+	named.u.sample.tid = (uint32_t)cp->cur_tid;
+	side(&named, arg);
 }
 
 /* Take one decoded record of cp's. */
@@ -717,27 +864,13 @@ static void take(struct percpu *p, struct cpu *cp, const struct perf_rec *r,
 	case PERF_RECORD_LOST:
 		p->h.lost += r->u.lost.lost;
 		break;
-	case PERF_RECORD_EXIT:
-		/* Written by the exiting task, on its CPU, before it can be
-		 * reaped: its next sample here still names it, and teaches
-		 * its stack pointer for the slices after it is reaped. */
-		cp->exiting = (int32_t)r->u.task.tid;
-		if (side)
-			side(r, arg);
-		break;
 	case PERF_RECORD_SWITCH:
 	case PERF_RECORD_SWITCH_CPU_WIDE:
 		if (r->misc & PERF_RECORD_MISC_SWITCH_OUT) {
 			/* A reaped task that was only preempted runs again
 			 * (on whichever CPU): its switch-in will name no tid. */
-			int32_t ignored;
-			bool preempt = r->misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT;
-			if (cp->dying > 0 && preempt)
+			if (cp->dying > 0 && (r->misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT))
 				dying_push(p, cp->dying_pid, cp->dying);
-			else if (cp->dying > 0 && cp->dying_sp)
-				reaped_find(p, cp->dying_sp, &ignored, true);	/* its last */
-			else if (!preempt && r->sid.tid > 0 && p->nreaped)
-				reaped_forget_tid(p, (int32_t)r->sid.tid);	/* gone unreaped */
 			cp->dying = 0;
 		} else {
 			cp->cur_pid = (int32_t)r->sid.pid;
@@ -752,6 +885,11 @@ static void take(struct percpu *p, struct cpu *cp, const struct perf_rec *r,
 		}
 		break;
 	case PERF_RECORD_SAMPLE: {
+		if (p->nsamplers && sampler_of(p, cp, r->u.sample.identifier) <
+				    p->nsamplers) {
+			take_sample(p, cp, r, side, arg);
+			break;
+		}
 		/* Only this CPU's leaders write here, but the sample's own
 		 * id can be another event's: on 6.18 a task sampler of the
 		 * same software event (--frames) fired in the same switch
@@ -775,10 +913,11 @@ static void take(struct percpu *p, struct cpu *cp, const struct perf_rec *r,
 		if (g == 0 && r->u.sample.identifier != cp->u[g].tick_id)
 			p->h.switches++;
 		int32_t pid = (int32_t)r->u.sample.pid, tid = (int32_t)r->u.sample.tid;
+		uint64_t ks;
 		if (tid <= 0)
 			name_reaped(p, cp, r, &pid, &tid);
-		else if (tid == cp->exiting)
-			learn_exiting(p, cp, r, pid, tid);
+		else if ((ks = kstack_of(r)))
+			kstack_learn(p, ks, pid, tid);
 		settle(p, cp, g, pid, tid, r->u.sample.time,
 		       r->u.sample.read_vals, r->u.sample.read_vals + 1,
 		       r->u.sample.read_stride, r->u.sample.read_nr,

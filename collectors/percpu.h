@@ -15,11 +15,13 @@
  * difference from the previous sample on that CPU is what the task that
  * ran in between did. A task already reaped when it last switches out
  * samples with tid -1: the CPU's last switch-in record (context_switch
- * records) names it, or its user stack pointer where another CPU has seen
- * it reaped. Given side-band bits (comm, task, mmap), each CPU's
+ * records) names it, or else the kernel stack the sample was taken on,
+ * learnt while the task was named. Given side-band bits (comm, task, mmap), each CPU's
  * software leader also carries the side-band records of the tasks that
  * run there, so that FORK, COMM and EXIT come in time order with the
- * switches. Each CPU's buffer is written by that CPU alone.
+ * switches, and samplers (percpu_add_sampler: prof record's, the working
+ * set's page faults) write there too. Each CPU's buffer is written by
+ * that CPU alone.
  *
  * Needs the right to count per CPU (CAP_PERFMON, root, or
  * perf_event_paranoid <= 0) and a cgroup; percpu_open says which is
@@ -63,6 +65,25 @@ struct percpu *percpu_open(const struct event_desc *events, size_t nevents,
 void percpu_free(struct percpu *p);
 
 /*
+ * Also sample attr (the event, its period or frequency, the sample_type
+ * bits wanted beyond IDENTIFIER, TID, TIME and CPU, which are added) on
+ * every CPU in the run's cgroup, not inherited, each CPU's samples
+ * written into that CPU's buffer and handed to the side-band function in
+ * time order with the switches and the side-band records (a reaped task's
+ * sample named by the CPU's last switch-in). Samples at once: call it
+ * before the workload runs. A refusal for want of the right to see the
+ * kernel is retried user-only (*user_only then true). 0, or the negative
+ * errno of the first CPU's refusal (the sampler is then left out), or of
+ * a later CPU's with *cause.
+ */
+int percpu_add_sampler(struct percpu *p, const struct perf_event_attr *attr,
+		       bool *user_only, char **cause);
+/* Sampler i's id on the cpu-th CPU counted on (0 past the last) and the
+ * layout of its samples (NULL past the last). */
+uint64_t percpu_sampler_id(const struct percpu *p, size_t cpu, size_t i);
+const struct perf_rec_layout *percpu_sampler_layout(const struct percpu *p, size_t i);
+
+/*
  * What one thread did between two switches: deltas[e] for the events of
  * one group (present set), the others not present. pid/tid are the
  * task's; time is the switch's (CLOCK_MONOTONIC ns). running: this was a
@@ -74,8 +95,9 @@ typedef void (*percpu_fn)(int32_t pid, int32_t tid, uint64_t time,
 			  const struct thread_count *deltas, bool running,
 			  void *arg);
 
-/* A side-band record (COMM, FORK, EXIT, MMAP...), in time order with the
- * switches; NULL where percpu_open was given no side-band bits. */
+/* A side-band record (COMM, FORK, EXIT, MMAP...) or a sampler's sample,
+ * in time order with the switches; NULL where percpu_open was given no
+ * side-band bits. */
 typedef void (*percpu_side_fn)(const struct perf_rec *r, void *arg);
 
 /*
@@ -112,8 +134,9 @@ struct percpu_health {
 	uint64_t unattributed;
 	/* ... and the task-clock (ns) they held, when it is counted */
 	uint64_t unattributed_ns;
-	/* Samples of reaped tasks named by their user stack pointer */
-	uint64_t reaped_by_sp;
+	/* Samples of reaped tasks named by the kernel stack they ran on */
+	uint64_t reaped_by_stack;
+	uint64_t sampled;	/* the samplers' samples taken */
 };
 void percpu_health(const struct percpu *p, struct percpu_health *h);
 

@@ -368,6 +368,9 @@ static void counters_fill(void *self, struct collect_ctx *cx, struct db_run *run
 	(void)self;
 	convert_counters(run, cx->cs, cx->o->evs, cx->o->nev);
 	db_run_set(run, "count_path", counters_path_name(counters_path(cx->cs)));
+	if (cx->co->nsamplers)
+		db_run_set(run, "sample_path",
+			   counters_path_name(counters_sample_path(cx->cs)));
 	if (counters_path_note(cx->cs))
 		db_run_set(run, "count_path_note", counters_path_note(cx->cs));
 	run_state_audit(run, cx->cs, cx->launched, cx->root_own_ns, cx->uncounted_ns);

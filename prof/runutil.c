@@ -284,9 +284,9 @@ bool run_state_audit(struct db_run *run, const struct counters *cs,
 		snprintf(num, sizeof(num), "%llu", (unsigned long long)h.unattributed_ns);
 		db_run_set(run, "percpu_unattributed_ns", num);
 	}
-	if (h.reaped_by_sp) {
-		snprintf(num, sizeof(num), "%llu", (unsigned long long)h.reaped_by_sp);
-		db_run_set(run, "percpu_reaped_by_sp", num);
+	if (h.reaped_by_stack) {
+		snprintf(num, sizeof(num), "%llu", (unsigned long long)h.reaped_by_stack);
+		db_run_set(run, "percpu_reaped_by_stack", num);
 	}
 	/* The names are right; what it says is that the ring lost records
 	 * without a trace, which the checks above look for otherwise. */

@@ -358,6 +358,50 @@ static void test_completeness__threads_in_children(void **state)
 	tree(state, "thread", "20", "2", 421);
 }
 
+/*
+ * prof record of the thread tree: its samples and side-band records come
+ * through the per-CPU buffers with the switches (each written by one
+ * CPU), so where it counts per CPU a record keeps every task and calls
+ * itself complete, as run does; on the per-task path it must say why not.
+ */
+static void test_completeness__record_keeps_every_task(void **state)
+{
+	struct tu_db *f = *state;
+	if (!tu_perf_allowed(f->dbarg))
+		skip();
+	char *bin = helper("forktree");
+	struct tally t = { 0, 0 };
+	for (int i = 0; i < runs(); i++) {
+		struct tu_proc p = tu_run((char *[]){ PROF_BIN, f->dbarg, "record", "-q",
+			"--allow-incomplete", "-F", "4000", "--", bin, "thread", "20", "2",
+			"2000", NULL }, NULL);
+		if (p.status != 0)
+			fail_msg("prof record exited %d:\n%s", p.status, p.err);
+		tu_proc_release(&p);
+		p = tu_run((char *[]){ PROF_BIN, f->dbarg, "report", "last", "--by", "total",
+			"--format", "json", NULL }, NULL);
+		assert_int_equal(p.status, 0);
+		bool percpu = strstr(p.out, "\"count_path\": \"percpu\"") != NULL;
+		if (percpu)
+			assert_non_null(strstr(p.out, "\"sample_path\": \"percpu\""));
+		if (strstr(p.out, "\"complete\": true")) {
+			if (count(p.out, "\"tid\": ") != 421)
+				fail_msg("record called complete with %zu of 421 tasks",
+					 count(p.out, "\"tid\": "));
+			t.complete++;
+		} else {
+			assert_non_null(strstr(p.out, "\"complete\": false"));
+			if (percpu)
+				fail_msg("record incomplete though sampled per CPU:\n%.800s",
+					 p.out);
+			t.incomplete++;
+		}
+		tu_proc_release(&p);
+	}
+	report("prof record of forktree thread 20 2", &t);
+	free(bin);
+}
+
 /* make -j2 over a generated Makefile of 240 shell targets: 241 tasks
  * (make and 240 shells, each shell's loop runs in the shell itself). */
 static void test_completeness__make_tree(void **state)
@@ -438,6 +482,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_completeness__posix_spawn_tree, setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_completeness__threads_in_children, setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_completeness__make_tree, setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_completeness__record_keeps_every_task,
+						setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_completeness__nested_shells_and_pipes, setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_completeness__daemon_is_reported, setup, tu_db_teardown),
 	};
