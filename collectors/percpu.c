@@ -497,9 +497,18 @@ static int map_buffer(struct percpu *p, struct cpu *cp)
 		cp->base = NULL;
 		return -errno;
 	}
-	for (size_t g = 1; g < p->ngroups; g++)
-		if (ioctl(cp->u[g].leader, PERF_EVENT_IOC_SET_OUTPUT, cp->u[0].leader))
+	/* Every sampler of every group writes here: a group member's own
+	 * samples (the ticks) go to its own buffer, which it has none of,
+	 * unless sent here (until this, ticks were lost and a thread that
+	 * ran without a switch was seen only at its next switch). */
+	for (size_t g = 0; g < p->ngroups; g++) {
+		if (g > 0 && ioctl(cp->u[g].leader, PERF_EVENT_IOC_SET_OUTPUT,
+				   cp->u[0].leader))
 			return -errno;
+		if (cp->u[g].tick >= 0 &&
+		    ioctl(cp->u[g].tick, PERF_EVENT_IOC_SET_OUTPUT, cp->u[0].leader))
+			return -errno;
+	}
 	return 0;
 }
 

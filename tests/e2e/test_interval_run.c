@@ -13,6 +13,7 @@
 
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "test_util.h"
@@ -191,6 +192,48 @@ static void test_interval_run__a_sleeping_thread_stores_no_zeros(void **state)
 	tu_proc_release(&p);
 }
 
+/*
+ * A thread that runs without a switch is still read at the tick: one
+ * busy thread's task-clock per 20 ms interval is never more than the
+ * interval (its time lands in the interval it ran in, not in the one of
+ * its next switch). Counted per CPU, the ticks once went to no buffer
+ * (a group member's samples need a SET_OUTPUT of their own), and a busy
+ * interval held 44-56 ms.
+ */
+static void test_interval_run__a_busy_thread_is_read_at_each_tick(void **state)
+{
+	struct tu_db *f = *state;
+	if (!tu_perf_allowed(f->dbarg))
+		skip();
+	char *run[] = { PROF_BIN, f->dbarg, "run", "-q", "-e", "task-clock", "-I", "20",
+			"--", HELPERS_DIR "/phases", "100", "100", "300", NULL };
+	struct tu_proc p = tu_run(run, NULL);
+	assert_int_equal(p.status, 0);
+	tu_proc_release(&p);
+	char *rep[] = { PROF_BIN, f->dbarg, "report", "last", "--intervals",
+			"--format", "csv", NULL };
+	p = tu_run(rep, NULL);
+	assert_int_equal(p.status, 0);
+	int rows = 0;
+	double most = 0;
+	for (const char *l = strchr(p.out, '\n'); l && l[1]; l = strchr(l + 1, '\n')) {
+		const char *e = strchr(l + 1, '\n');
+		size_t len = e ? (size_t)(e - l - 1) : strlen(l + 1);
+		const char *c = memrchr(l + 1, ',', len);
+		if (!c)
+			continue;
+		double v = strtod(c + 1, NULL);
+		most = v > most ? v : most;
+		rows++;
+	}
+	fprintf(stderr, "busy thread: %d intervals of 20 ms, the fullest %.2f ms\n",
+		rows, most / 1e6);
+	assert_true(rows >= 20);
+	/* 1 ms of tick granularity at each edge */
+	assert_true(most <= 22e6);
+	tu_proc_release(&p);
+}
+
 static void test_interval_run__bad_input(void **state)
 {
 	struct tu_db *f = *state;
@@ -248,6 +291,7 @@ int main(void)
 		cmocka_unit_test(test_interval_run__every_thread_sums_to_its_own_counts),
 		cmocka_unit_test(test_interval_run__json_keys),
 		cmocka_unit_test(test_interval_run__a_sleeping_thread_stores_no_zeros),
+		cmocka_unit_test(test_interval_run__a_busy_thread_is_read_at_each_tick),
 		cmocka_unit_test(test_interval_run__bad_input),
 	};
 	return cmocka_run_group_tests(tests, tu_db_setup, tu_db_teardown);
