@@ -227,6 +227,8 @@ struct record_coll {
 	int finish_rc;		/* what recorder_finish said */
 	char *finish_cause;
 	bool user_only;		/* a sampler may not see the kernel */
+	const struct collect_ctx *cx;	/* from opened on: t0 for --window */
+	uint64_t outside;	/* samples left out: outside --window */
 };
 
 static int record_prepare(void *self, struct collect_ctx *cx, char **cause)
@@ -251,6 +253,7 @@ static void record_opened(void *self, struct collect_ctx *cx)
 {
 	struct record_coll *oc = self;
 	const struct counters *cs = cx->cs;
+	oc->cx = cx;
 	for (size_t i = 0; i < oc->nsev && !oc->err; i++) {
 		const struct counter_status *st = counters_sampler_status(cs, oc->first + i);
 		if (!st || !st->supported) {
@@ -281,6 +284,17 @@ static void record_opened(void *self, struct collect_ctx *cx)
 static void record_drain(void *self, const struct perf_rec *rec, int origin)
 {
 	struct record_coll *oc = self;
+	/* --window: the samples inside it alone (the side-band all). */
+	const struct runner_opts *o = oc->cx ? oc->cx->o : NULL;
+	if (o && o->window_end_s > 0 && rec->type == PERF_RECORD_SAMPLE &&
+	    oc->cx->t0_ns) {
+		uint64_t t = rec->u.sample.time, t0 = oc->cx->t0_ns;
+		if (t < t0 + (uint64_t)(o->window_start_s * 1e9) ||
+		    t > t0 + (uint64_t)(o->window_end_s * 1e9)) {
+			oc->outside++;
+			return;
+		}
+	}
 	recorder_on_record(rec, origin, oc->rec);
 }
 
@@ -514,6 +528,7 @@ static int cmd_record(struct verb_ctx *vc)
 		.mmap_pages = (size_t)mmap_pages, .kind = "record",
 		.record_dump = dump,
 		.interval_ms = (unsigned)a->interval_ms,
+		.window_start_s = l->window_start, .window_end_s = l->window_end,
 		.frame = vc->frame,
 		.collector = &record_collector, .collector_arg = &oc,
 	};

@@ -20,6 +20,9 @@
  *   counts   while it runs, counted per CPU: each thread's running totals
  *            at its switches and at ticks (for per-interval and per-frame
  *            values; prepare asks for the tick in co->percpu_tick_ns).
+ *   wake     while it runs, once it is cx->wake_s seconds after the
+ *            launch (or attach) where a collector set it (opened or an
+ *            earlier wake may set the next; 0: none).
  *   finish   the workload exited (or the attach ended) and the counters
  *            are settled: end what was started, read what is left.
  *   fill     put the results into the run to store: the conversion,
@@ -60,6 +63,10 @@ struct collect_ctx {
 					   time as the scheduler counts it, or -1 */
 	int64_t uncounted_ns;		/* fill: what the launch ran before
 					   the counters counted it */
+	uint64_t t0_ns;			/* CLOCK_MONOTONIC ns of the launch's
+					   release (or the attach): from
+					   opened's return on */
+	double wake_s;			/* wake then (s after t0); 0: never */
 
 	/* The runner's: through collect_add_sampler and collect_add_env. */
 	struct sampler_desc *samplers;
@@ -87,6 +94,7 @@ struct collector_ops {
 	 * on_counts), in place of a read_counters sampler's samples */
 	void (*counts)(void *self, int32_t tid, uint64_t time,
 		       const uint64_t *vals, const bool *have, bool running);
+	void (*wake)(void *self, struct collect_ctx *cx);
 	void (*finish)(void *self, struct collect_ctx *cx);
 	void (*fill)(void *self, struct collect_ctx *cx, struct db_run *run);
 	void (*release)(void *self);
@@ -113,6 +121,7 @@ extern const struct collector_ops collect_intervals;	/* -I MS */
 extern const struct collector_ops collect_system;	/* the machine's deltas */
 extern const struct collector_ops collect_env;	/* the machine's settings */
 extern const struct collector_ops collect_frames;	/* frames */
+extern const struct collector_ops collect_window;	/* --window */
 
 /*
  * --frame-symbol MODULE:SYMBOL, checked as the frames collector's prepare
@@ -121,5 +130,9 @@ extern const struct collector_ops collect_frames;	/* frames */
  * *cause (malloc'd).
  */
 int collect_frames_check_symbol(const char *spec, char **cause);
+
+/* --window START:END: seconds after the launch, 0 <= START < END. 0, or
+ * -EINVAL with *cause (malloc'd). */
+int window_parse(const char *s, double *start, double *end, char **cause);
 
 #endif

@@ -392,6 +392,7 @@ static const struct collector_ops *const builtin[] = {
 	&collect_system,
 	&collect_env,
 	&collect_frames,
+	&collect_window,
 };
 #define NBUILTIN (sizeof(builtin) / sizeof(builtin[0]))
 
@@ -564,6 +565,8 @@ struct deadline {
 	double term_at;		/* SIGTERM then; 0: no timeout */
 	double kill_at;		/* SIGKILL then, once terminated */
 	bool fired;
+	struct crew *crew;	/* the collectors, for their wake */
+	double t0;		/* the launch or attach (mono s) */
 };
 
 /* The next moment watch must wake for, or 0. */
@@ -573,7 +576,21 @@ static double next_wake(double deadline, const struct deadline *t)
 	double d = !t || !t->term_at ? 0 : t->fired ? t->kill_at : t->term_at;
 	if (d > 0 && (at <= 0 || d < at))
 		at = d;
+	double w = t && t->crew && t->crew->cx.wake_s > 0 ? t->t0 + t->crew->cx.wake_s : 0;
+	if (w > 0 && (at <= 0 || w < at))
+		at = w;
 	return at;
+}
+
+/* A collector's wake time has come: call it (it sets the next). */
+static void crew_wake(struct deadline *t)
+{
+	if (!t || !t->crew || t->crew->cx.wake_s <= 0 ||
+	    mono_now_s() < t->t0 + t->crew->cx.wake_s)
+		return;
+	t->crew->cx.wake_s = 0;
+	CREW_EACH(t->crew, m, wake)
+		m->ops->wake(m->self, &t->crew->cx);
 }
 
 /* Past the timeout: SIGTERM the whole workload, SIGKILL after the grace. */
@@ -623,6 +640,7 @@ static bool watch(struct counters *cs, struct launch *l, pid_t attach_pid,
 		poll(pfd, n, timeout);
 		counters_drain(cs);
 		enforce_timeout(l, tmo);
+		crew_wake(tmo);
 		if (got_signal) {
 			int sig = got_signal;
 			got_signal = 0;
@@ -788,6 +806,7 @@ int runner_run(const struct runner_opts *o, struct db_run *run, char **cause)
 	}
 
 	t0 = mono_now_s();
+	cx->t0_ns = (uint64_t)(t0 * 1e9);
 	if (launched) {
 		/* What the child ran before anything counted it: its start,
 		 * and from its release to its exec (outside the run's
@@ -802,7 +821,8 @@ int runner_run(const struct runner_opts *o, struct db_run *run, char **cause)
 		pre_ns += (int64_t)((mono_now_s() - t0) * 1e9);
 		cx->uncounted_ns = pre_ns;
 		cpus_in_force = pin_read_back(l.pid);
-		struct deadline tmo = { .term_at = o->timeout_s > 0 ? t0 + o->timeout_s : 0 };
+		struct deadline tmo = { .term_at = o->timeout_s > 0 ? t0 + o->timeout_s : 0,
+					.crew = &crew, .t0 = t0 };
 		interrupted = watch(cs, &l, 0, l.pidfd, 0, &tmo);
 		t1 = mono_now_s();
 		timed_out = tmo.fired;
@@ -824,8 +844,9 @@ int runner_run(const struct runner_opts *o, struct db_run *run, char **cause)
 			u0 = u1;
 			s0 = s1;
 		}
+		struct deadline none = { .crew = &crew, .t0 = t0 };
 		interrupted = watch(cs, NULL, o->attach_pid, pidfd,
-				    o->duration_s > 0 ? t0 + o->duration_s : 0, NULL);
+				    o->duration_s > 0 ? t0 + o->duration_s : 0, &none);
 		t1 = mono_now_s();
 		workload_over = holding;
 		if (!proc_times(o->attach_pid, &u1, &s1)) {

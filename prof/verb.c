@@ -12,6 +12,7 @@
 
 #include "common/cause.h"
 #include "db/db.h"
+#include "prof/collector.h"
 #include "prof/pin.h"
 #include "prof/verb.h"
 
@@ -164,6 +165,19 @@ static int launch_check(struct verb_ctx *vc)
 	if (l->timeout > 0 && l->pid)
 		return usage_error(vc->name, "--timeout applies to a launched command; "
 				   "an attached process is left running: use --duration");
+	if (l->window && l->pid)
+		return usage_error(vc->name, "--window counts seconds after a launch; "
+				   "with -p PID the count starts at the attach: use "
+				   "--duration");
+	if (l->window) {
+		char *why = NULL;
+		if (window_parse(l->window, &vc->launch.window_start,
+				 &vc->launch.window_end, &why)) {
+			int rc = usage_error(vc->name, "%s", why ? why : "bad --window");
+			free(why);
+			return rc;
+		}
+	}
 	if (l->pid && (l->pin || l->affinity == AFFINITY_ON ||
 		       l->affinity == AFFINITY_BOTH))
 		return usage_error(vc->name, "--pin and --cache-affinity apply to a "
@@ -216,6 +230,12 @@ static const struct opt launch_opts[] = {
 	  .help = "end a launched command that runs longer than SECS:\n"
 		  "SIGTERM to every process of it, SIGKILL 2 s later;\n"
 		  "the run is stored and marked timed out" },
+	{ .kind = OPT_STRING, .long_name = "window", .argh = "START:END",
+	  LAUNCH(window),
+	  .help = "count only from START to END seconds after the\n"
+		  "launch (e.g. 40:70): each thread's counts, the\n"
+		  "CPU time and the frames; the command runs on\n"
+		  "(--timeout ends it). Needs counting per CPU" },
 	OPT_INCLUDE(opt_quiet),
 	{ .kind = OPT_STRING, .long_name = "pin", .argh = "MODE", LAUNCH(pin),
 	  .help = "run on chosen CPUs: none, largest-llc (the biggest\n"

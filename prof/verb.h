@@ -136,10 +136,10 @@ extern const struct opt_group opt_database;
 extern const struct opt_group opt_rows;
 /*
  * What a verb that launches a workload (or attaches to a process) takes:
- * -p PID, --duration, --timeout, -q, --pin, --cache-affinity,
+ * -p PID, --duration, --timeout, --window, -q, --pin, --cache-affinity,
  * --no-cache-affinity, --sysfs, --mmap-pages. Its check: a command or -p
- * PID, not both; --duration only with -p, --timeout only without; no pin
- * for an attached process.
+ * PID, not both; --duration only with -p, --timeout and --window only
+ * without; no pin for an attached process.
  */
 extern const struct opt_group opt_launch;
 /*
@@ -174,6 +174,8 @@ struct launch_args {
 	int affinity;		/* enum affinity_flag */
 	const char *sysfs;	/* --sysfs, or NULL */
 	long mmap_pages;	/* --mmap-pages, 0: the verb's default */
+	const char *window;	/* --window START:END, or NULL */
+	double window_start, window_end;	/* its seconds, once checked */
 };
 
 /* ---- verbs and their rows ------------------------------------------------ */

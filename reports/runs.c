@@ -358,6 +358,30 @@ static void write_header(const struct db_run *run, size_t nrows,
 	fputc('\n', fp);
 }
 
+/* --window: which part of the run the counts are. */
+static void window_line(const struct db_run *run, const char *lead, FILE *fp)
+{
+	const char *win = db_run_get(run, "window");
+	if (win && !strcmp(win, "not reached"))
+		fprintf(fp, "%swindow %s: not reached (the command ended first): "
+			"the counts are the whole run's\n", lead,
+			db_run_get(run, "window_asked") ? db_run_get(run, "window_asked") : "?");
+	else if (win && db_run_get(run, "window_end_s")) {
+		double a = atof(db_run_get(run, "window_start_s") ?
+				db_run_get(run, "window_start_s") : "0");
+		double b = atof(db_run_get(run, "window_end_s"));
+		fprintf(fp, "%swindow: %.3g to %.3g s after the launch", lead, a, b);
+		const char *u = db_run_get(run, "window_user_s");
+		const char *s = db_run_get(run, "window_sys_s");
+		if (u && s)
+			fprintf(fp, " (CPU %.3f s user, %.3f s sys)", atof(u), atof(s));
+		fprintf(fp, ":\n%s  counts, frames and samples are only what ran inside it\n",
+			lead);
+	} else if (win) {
+		fprintf(fp, "%swindow: %.*s\n", lead, (int)utf8_cut(win, strlen(win), 80), win);
+	}
+}
+
 void report_run_notes(const struct db_run *run, const char *lead, FILE *fp)
 {
 	for (const char *n = run->note; n && *n;) {
@@ -369,6 +393,7 @@ void report_run_notes(const struct db_run *run, const char *lead, FILE *fp)
 		free(line);
 		n += len + (n[len] == '\n');
 	}
+	window_line(run, lead, fp);
 }
 
 /*

@@ -37,7 +37,8 @@ int report_by_parse(const char *word, enum report_by *out);
 const char *report_run_verb(const struct db_run *run);
 
 /* The run's note, "note: ..." a line after lead, escaped for a terminal:
- * what prof did to the run's data as it stored it (texts it cut). */
+ * what prof did to the run's data as it stored it (texts it cut); and
+ * the --window its counts come from, where one was asked. */
 void report_run_notes(const struct db_run *run, const char *lead, FILE *fp);
 
 /*

@@ -1,0 +1,196 @@
+/*
+ * End-to-end tests of --window START:END (prof/collect_window.c): the
+ * built prof against a temporary database, on this machine's real
+ * perf_event_open path (task-clock, a software event). The workload is
+ * tests/helpers/phases: a second of light work, then a second of heavy
+ * work (or the reverse), each phase's own CPU time printed by the helper.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "test_util.h"
+
+#define HELPER HELPERS_DIR "/phases"
+
+/* The number after key in text, or -1. */
+static double num_after(const char *text, const char *key)
+{
+	const char *p = text ? strstr(text, key) : NULL;
+	return p ? strtod(p + strlen(key), NULL) : -1;
+}
+
+/* A window that needs the per-CPU path: skipped where prof counts per
+ * task (no right to count per CPU here). */
+static bool percpu_here(const char *json)
+{
+	return strstr(json, "\"count_path\": \"percpu\"") != NULL;
+}
+
+/*
+ * phases BUSY1 BUSY2 1000 under --window WIN: the run's task-clock is
+ * frac of the second phase's, within 5% of the CPU time the helper itself
+ * saw in it (both phases together differ by 20% or more), and of the CPU
+ * time the machine accounted inside the window. The helper's phases
+ * begin when it starts, a few ms after the launch the window counts
+ * from (13 ms on a loaded machine here): a window of the whole second
+ * half takes those ms of the first, 6% of a light half after a busy
+ * one, so that half is measured inside its edges.
+ */
+static void one_half(struct tu_db *f, const char *b1, const char *b2,
+		     const char *win, double frac)
+{
+	char *out;
+	if (asprintf(&out, "%s/w.json", f->dir) < 0)
+		abort();
+	char *argv[] = { PROF_BIN, f->dbarg, "run", "-q", "-e", "task-clock",
+			 "--window", (char *)win, "--format", "json", "-o", out, "--",
+			 HELPER, (char *)b1, (char *)b2, "1000", NULL };
+	struct tu_proc p = tu_run(argv, NULL);
+	if (p.status != 0)
+		fail_msg("prof run --window exited %d:\n%s", p.status, p.err);
+	char *json = tu_slurp(out);
+	assert_non_null(json);
+	if (!percpu_here(json)) {
+		fprintf(stderr, "skip: prof counts per task here\n");
+		tu_proc_release(&p);
+		free(json);
+		free(out);
+		skip();
+	}
+	double phase1 = num_after(p.out, "phase 1 cpu ");
+	double phase2 = num_after(p.out, "phase 2 cpu ") * frac;
+	double got = num_after(strstr(json, "\"tid\": "), "\"task-clock\": ");
+	double user = num_after(json, "\"window_user_s\": \"");
+	double sys = num_after(json, "\"window_sys_s\": \"");
+	fprintf(stderr, "phases %s %s, --window %s: task-clock %.1f ms; the helper's "
+		"second phase %.1f ms (x %.2f; first %.1f); the machine's CPU time in "
+		"the window %.1f ms\n", b1, b2, win, got / 1e6, phase2 / 1e6, frac,
+		phase1 / 1e6, (user + sys) * 1e3);
+	char key[64];
+	snprintf(key, sizeof(key), "\"window\": \"%s\"", win);
+	assert_non_null(strstr(json, key));
+	assert_true(phase2 > 0 && got > 0);
+	assert_true(fabs(got - phase2) <= 0.05 * phase2);
+	assert_true(user >= 0 && sys >= 0);
+	assert_true(fabs(got - (user + sys) * 1e9) <= 0.05 * phase2 + 2e6);
+	tu_proc_release(&p);
+	free(json);
+
+	/* The report says which part the counts are. */
+	char *rep[] = { PROF_BIN, f->dbarg, "report", "last", NULL };
+	p = tu_run(rep, NULL);
+	assert_int_equal(p.status, 0);
+	assert_non_null(strstr(p.out, frac == 1 ? "window: 1 to 2 s after the launch" :
+					 "window: 1.1 to 1.9 s after the launch"));
+	tu_proc_release(&p);
+	free(out);
+}
+
+static void test_window__counts_only_the_heavy_half(void **state)
+{
+	struct tu_db *f = *state;
+	if (!tu_perf_allowed(f->dbarg))
+		skip();
+	one_half(f, "20", "100", "1:2", 1);
+}
+
+static void test_window__counts_only_the_light_half(void **state)
+{
+	struct tu_db *f = *state;
+	if (!tu_perf_allowed(f->dbarg))
+		skip();
+	one_half(f, "100", "20", "1.1:1.9", 0.8);
+}
+
+/* A command that ends before the window keeps its whole counts, and says
+ * so; one that ends inside it cuts the window there. */
+static void test_window__not_reached_and_cut(void **state)
+{
+	struct tu_db *f = *state;
+	if (!tu_perf_allowed(f->dbarg))
+		skip();
+	char *argv[] = { PROF_BIN, f->dbarg, "run", "-e", "task-clock",
+			 "--window", "5:6", "--", HELPER, "50", "50", "100", NULL };
+	struct tu_proc p = tu_run(argv, NULL);
+	assert_int_equal(p.status, 0);
+	if (!strstr(p.err, "per thread: counted per CPU")) {
+		tu_proc_release(&p);
+		skip();
+	}
+	assert_non_null(strstr(p.err, "before the window began: the run's counts "
+				      "are the whole run's"));
+	assert_non_null(strstr(p.err, "window 5:6: not reached"));
+	tu_proc_release(&p);
+
+	char *cut[] = { PROF_BIN, f->dbarg, "run", "-e", "task-clock",
+			"--window", "0.2:30", "--", HELPER, "50", "50", "300", NULL };
+	p = tu_run(cut, NULL);
+	assert_int_equal(p.status, 0);
+	assert_non_null(strstr(p.err, "inside the window: it ends there"));
+	/* cut where the command ended: 0.6 s and what the launch took */
+	const char *w = strstr(p.err, "window: 0.2 to ");
+	assert_non_null(w);
+	double end = strtod(w + strlen("window: 0.2 to "), NULL);
+	assert_true(end >= 0.6 && end < 5);
+	tu_proc_release(&p);
+}
+
+/* Bad windows stop before anything runs: exit 2, one clear line, nothing
+ * stored. */
+static void test_window__bad_input(void **state)
+{
+	struct tu_db *f = *state;
+	const char *bad[][2] = {
+		{ "5", "expected START:END" },
+		{ "3:2", "0 <= START < END" },
+		{ "-1:2", "0 <= START < END" },
+		{ "a:b", "expected START:END" },
+		{ "1:2x", "0 <= START < END" },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char *argv[] = { PROF_BIN, f->dbarg, "run", "--window", (char *)bad[i][0],
+				 "--", "/bin/true", NULL };
+		struct tu_proc p = tu_run(argv, NULL);
+		assert_int_equal(p.status, 2);
+		if (!strstr(p.err, bad[i][1]))
+			fail_msg("--window %s said:\n%s", bad[i][0], p.err);
+		tu_proc_release(&p);
+	}
+	char *attach[] = { PROF_BIN, f->dbarg, "run", "--window", "1:2", "-p", "1", NULL };
+	struct tu_proc p = tu_run(attach, NULL);
+	assert_int_equal(p.status, 2);
+	assert_non_null(strstr(p.err, "--window counts seconds after a launch"));
+	tu_proc_release(&p);
+	char *runs[] = { PROF_BIN, f->dbarg, "runs", "--format", "csv", NULL };
+	p = tu_run(runs, NULL);
+	/* no database made at all, or one without these runs */
+	if (p.status)
+		assert_non_null(strstr(p.err, "no database"));
+	else
+		assert_null(strstr(p.out, "/bin/true"));
+	tu_proc_release(&p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_window__counts_only_the_heavy_half,
+						tu_db_setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_window__counts_only_the_light_half,
+						tu_db_setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_window__not_reached_and_cut,
+						tu_db_setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_window__bad_input,
+						tu_db_setup, tu_db_teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
