@@ -210,6 +210,23 @@ static const char *arm_pin_mode(struct verb_ctx *vc, const struct ab_plan *p,
 	return mode;
 }
 
+/* A slot whose run did not happen: the progress line cleared, the cause
+ * said for the arm (none for an interrupt), its output files closed. */
+static void slot_not_run(struct progress_line *line, const char *arm, char *cause,
+			 int ofd, int efd)
+{
+	progress_line_clear(line);
+	if (arm) {
+		fprintf(stderr, "error: arm '%s': ", arm);
+		print_cause("", cause);
+	}
+	free(cause);
+	if (ofd >= 0)
+		close(ofd);
+	if (efd >= 0)
+		close(efd);
+}
+
 static int cmd_ab(struct verb_ctx *vc)
 {
 	struct ab_args *o = vc->args;
@@ -485,26 +502,14 @@ static int cmd_ab(struct verb_ctx *vc)
 				/* Its prepare failed: this run is not measured,
 				 * and it counts as a failed run (the round ends
 				 * the experiment unless --keep-going). */
-				progress_line_clear(&line);
-				fprintf(stderr, "error: arm '%s': ", p->arms[a].name);
-				print_cause("", rcause);
-				free(rcause);
-				if (ofd >= 0)
-					close(ofd);
-				if (efd >= 0)
-					close(efd);
+				slot_not_run(&line, p->arms[a].name, rcause, ofd, efd);
 				round_failed = true;
 				failed++;
 				done++;
 				continue;
 			}
 			if (rc == -EINTR) {
-				progress_line_clear(&line);
-				free(rcause);
-				if (ofd >= 0)
-					close(ofd);
-				if (efd >= 0)
-					close(efd);
+				slot_not_run(&line, NULL, rcause, ofd, efd);
 				stop = true;
 				stop_status = "interrupted";
 				stop_note = strdup("interrupted (Ctrl-C or SIGTERM) during a "
@@ -513,14 +518,7 @@ static int cmd_ab(struct verb_ctx *vc)
 				break;
 			}
 			if (rc) {
-				progress_line_clear(&line);
-				fprintf(stderr, "error: arm '%s': ", p->arms[a].name);
-				print_cause("", rcause);
-				free(rcause);
-				if (ofd >= 0)
-					close(ofd);
-				if (efd >= 0)
-					close(efd);
+				slot_not_run(&line, p->arms[a].name, rcause, ofd, efd);
 				stop = true;
 				stop_status = "stopped";
 				if (asprintf(&stop_note, "arm %s could not be run", p->arms[a].name) < 0)
