@@ -71,6 +71,15 @@ bool db_sysval_get(const struct db_sysval *v, size_t n, const char *name,
 	return false;
 }
 
+long db_run_event_by_attr(const struct db_run *run, uint32_t type, uint64_t config)
+{
+	for (size_t e = 0; e < run->nevents; e++)
+		if (run->events[e].supported && run->events[e].attr_type == type &&
+		    run->events[e].attr_config == config)
+			return (long)e;
+	return -1;
+}
+
 const char *db_run_get(const struct db_run *run, const char *key)
 {
 	return db_kv_get(run->settings, run->nsettings, key);

@@ -239,6 +239,10 @@ void db_runs_list_free(struct db_run_summary *list, size_t n);
 /* Set a setting (copies both strings); replaces an existing key. */
 void db_run_set(struct db_run *run, const char *key, const char *value);
 const char *db_run_get(const struct db_run *run, const char *key);
+/* The first supported event of the run with this perf_event_attr type
+ * and config, whatever it was called (task-clock, context-switches), or
+ * -1. */
+long db_run_event_by_attr(const struct db_run *run, uint32_t type, uint64_t config);
 /*
  * Whether the run was found complete: 1 yes, 0 no (*reasons, borrowed,
  * one reason a line), -1 unknown (stored before prof checked).

@@ -206,13 +206,9 @@ bool run_state_audit(struct db_run *run, const struct counters *cs,
 	/* A task reaped before its last switch, whose switch-in was not
 	 * seen either: what it did then is in no row. Microseconds, as a
 	 * rule; more than a millisecond or 0.1% of the whole is a loss. */
+	long tc = db_run_event_by_attr(run, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK);
 	if (h.unattributed) {
-		uint64_t total = 0;
-		for (size_t e = 0; e < run->nevents; e++)
-			if (run->events[e].supported &&
-			    run->events[e].attr_type == PERF_TYPE_SOFTWARE &&
-			    run->events[e].attr_config == PERF_COUNT_SW_TASK_CLOCK)
-				total = run->events[e].total.value;
+		uint64_t total = tc >= 0 ? run->events[tc].total.value : 0;
 		if (h.unattributed_ns > 1000000 && h.unattributed_ns * 1000 > total)
 			reason(fp, &n, "%.1f ms of task-clock in %llu switches belong "
 			       "to tasks that were reaped before their last switch "
@@ -221,12 +217,8 @@ bool run_state_audit(struct db_run *run, const struct counters *cs,
 	}
 	/* An independent witness: the scheduler's own account of the root
 	 * task against the task-clock its row was left with. */
-	for (size_t e = 0; root_own_ns >= 0 && run->nthreads && e < run->nevents; e++) {
-		const struct db_event *ev = &run->events[e];
-		if (!ev->supported || ev->attr_type != PERF_TYPE_SOFTWARE ||
-		    ev->attr_config != PERF_COUNT_SW_TASK_CLOCK)
-			continue;
-		const struct db_count *c = &run->threads[0].counts[e];
+	if (root_own_ns >= 0 && run->nthreads && tc >= 0) {
+		const struct db_count *c = &run->threads[0].counts[tc];
 		int64_t row = c->present ? (int64_t)c->value : 0;
 		int64_t slack = 50000000 + root_own_ns / 4;
 		if (row > root_own_ns + slack)
@@ -234,7 +226,6 @@ bool run_state_audit(struct db_run *run, const struct counters *cs,
 			       "scheduler counted %.1f ms of its own: about %.1f ms "
 			       "belong to tasks with no row", root, row / 1e6,
 			       root_own_ns / 1e6, (row - root_own_ns) / 1e6);
-		break;
 	}
 	/* The other direction, for the whole tree: wait4's account of the
 	 * command and the children it waited for, against all the
@@ -252,16 +243,11 @@ bool run_state_audit(struct db_run *run, const struct counters *cs,
 	 * alone, 3 threads of 300 short sleeps each were flagged 1 run in
 	 * 10 (a 12.7 ms gap over 900 switches). */
 	double switches = (double)h.switches;
-	for (size_t e = 0; e < run->nevents; e++)
-		if (run->events[e].supported && run->events[e].total.present &&
-		    run->events[e].attr_type == PERF_TYPE_SOFTWARE &&
-		    run->events[e].attr_config == PERF_COUNT_SW_CONTEXT_SWITCHES)
-			switches = (double)run->events[e].total.value;
-	for (size_t e = 0; launched && e < run->nevents; e++) {
-		const struct db_event *ev = &run->events[e];
-		if (!ev->supported || ev->attr_type != PERF_TYPE_SOFTWARE ||
-		    ev->attr_config != PERF_COUNT_SW_TASK_CLOCK || !ev->total.present)
-			continue;
+	long sw = db_run_event_by_attr(run, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES);
+	if (sw >= 0 && run->events[sw].total.present)
+		switches = (double)run->events[sw].total.value;
+	if (launched && tc >= 0 && run->events[tc].total.present) {
+		const struct db_event *ev = &run->events[tc];
 		double waited = (run->user_s + run->sys_s) * 1e9;
 		double counted = (double)ev->total.value;
 		if (waited > counted + 5e6 + (double)uncounted_ns + waited / 5 +
@@ -270,7 +256,6 @@ bool run_state_audit(struct db_run *run, const struct counters *cs,
 			       "(wait4: %.1f ms) exceeds the task-clock counted "
 			       "(%.1f ms): %.1f ms ran with no counter on it", waited / 1e6,
 			       counted / 1e6, (waited - counted) / 1e6);
-		break;
 	}
 	fclose(fp);
 	char num[32];

@@ -28,13 +28,7 @@ const char *screen_verdict_name(enum screen_verdict v)
 /* The run's task-clock event (by its attr, whatever it was called), or -1. */
 static long task_clock_idx(const struct db_run *run)
 {
-	for (size_t e = 0; e < run->nevents; e++) {
-		const struct db_event *ev = &run->events[e];
-		if (ev->supported && ev->attr_type == PERF_TYPE_SOFTWARE &&
-		    ev->attr_config == PERF_COUNT_SW_TASK_CLOCK)
-			return (long)e;
-	}
-	return -1;
+	return db_run_event_by_attr(run, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK);
 }
 
 /* The median frame time in ms; NaN without frames. */
