@@ -15,11 +15,72 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "db/runs.h"
+
+/*
+ * Run fn in a child held to limit_mb more address space than it starts
+ * with and cpu_s seconds of CPU, without a core file, so that a test of
+ * bounded memory or time fails instead of taking the machine down. A
+ * fault kills the child (not cmocka's handler, which would run the other
+ * tests in it). Under AddressSanitizer, whose shadow and quarantine do
+ * not fit an address-space bound (a child hung in a futex when it ran
+ * out), only the time is bounded, three times as long: the plain build
+ * checks the memory. Returns 0 when fn returned 0, its exit status when
+ * not, -SIGNAL when the child was killed (out of time or memory), -1000
+ * when it could not be run.
+ */
+static inline int tu_in_child(int (*fn)(void), unsigned limit_mb, unsigned cpu_s)
+{
+	pid_t pid = fork();
+	if (pid < 0)
+		return -1000;
+	if (pid == 0) {
+		static const int sigs[] = { SIGSEGV, SIGBUS, SIGABRT, SIGILL, SIGFPE };
+		for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+			signal(sigs[i], SIG_DFL);
+		unsigned long pages = 0;
+		FILE *fp = fopen("/proc/self/statm", "r");
+		if (fp && fscanf(fp, "%lu", &pages) != 1)
+			pages = 0;
+		if (fp)
+			fclose(fp);
+#ifdef __SANITIZE_ADDRESS__
+		pages = 0;
+		cpu_s *= 3;
+#endif
+		struct rlimit rl;
+		if (pages) {
+			rl.rlim_cur = rl.rlim_max = (rlim_t)pages * (rlim_t)sysconf(_SC_PAGESIZE) +
+						    ((rlim_t)limit_mb << 20);
+			setrlimit(RLIMIT_AS, &rl);
+		}
+		rl.rlim_cur = cpu_s;
+		rl.rlim_max = cpu_s + 1;
+		setrlimit(RLIMIT_CPU, &rl);
+		rl.rlim_cur = rl.rlim_max = 0;
+		setrlimit(RLIMIT_CORE, &rl);
+		_exit(fn() ? 1 : 0);
+	}
+	int st = 0;
+	if (waitpid(pid, &st, 0) != pid)
+		return -1000;
+	return WIFSIGNALED(st) ? -WTERMSIG(st) : WEXITSTATUS(st);
+}
+
+/* tu_in_child, failing the cmocka test unless fn ran and returned 0. */
+#define tu_assert_in_child(fn, limit_mb, cpu_s) do { \
+	int tu_rc_ = tu_in_child((fn), (limit_mb), (cpu_s)); \
+	if (tu_rc_ < 0 && tu_rc_ > -1000) \
+		fail_msg("the child was killed by signal %d (out of time or " \
+			 "memory)", -tu_rc_); \
+	assert_int_equal(tu_rc_, 0); \
+} while (0)
 
 /* A FILE that writes into memory; call tu_buf_close() to get the text. */
 struct tu_buf {

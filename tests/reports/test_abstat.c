@@ -21,6 +21,7 @@
 
 #include "db/experiments.h"
 #include "reports/abstat.h"
+#include "test_util.h"
 
 #define near(a, b, tol) assert_true(fabs((a) - (b)) <= (tol))
 
@@ -567,49 +568,10 @@ static int analyze_most_arms(void)
 	return bad;
 }
 
-/* Run fn in a child held to limit_mb more address space and cpu_s
- * seconds of CPU; the test fails if it is killed or fn fails. */
-static void in_child(int (*fn)(void), unsigned limit_mb, unsigned cpu_s)
-{
-	pid_t pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		/* Die of a fault here, not in cmocka's handler: it would go on
-		 * to run the other tests in the child. */
-		static const int sigs[] = { SIGSEGV, SIGBUS, SIGABRT, SIGILL, SIGFPE };
-		for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-			signal(sigs[i], SIG_DFL);
-		unsigned long pages = 0;
-		FILE *fp = fopen("/proc/self/statm", "r");
-		if (fp && fscanf(fp, "%lu", &pages) != 1)
-			pages = 0;
-		if (fp)
-			fclose(fp);
-		struct rlimit rl;
-		if (pages) {
-			rl.rlim_cur = rl.rlim_max = (rlim_t)pages * (rlim_t)sysconf(_SC_PAGESIZE) +
-						    ((rlim_t)limit_mb << 20);
-			setrlimit(RLIMIT_AS, &rl);
-		}
-		rl.rlim_cur = cpu_s;
-		rl.rlim_max = cpu_s + 1;
-		setrlimit(RLIMIT_CPU, &rl);
-		rl.rlim_cur = rl.rlim_max = 0;
-		setrlimit(RLIMIT_CORE, &rl);
-		_exit(fn() ? 1 : 0);
-	}
-	int st = 0;
-	assert_int_equal(waitpid(pid, &st, 0), pid);
-	if (WIFSIGNALED(st))
-		fail_msg("the child was killed by signal %d (out of time or memory)",
-			 WTERMSIG(st));
-	assert_int_equal(WEXITSTATUS(st), 0);
-}
-
 static void test_abstat__most_arms_analyse_in_bounded_memory(void **state)
 {
 	(void)state;
-	in_child(analyze_most_arms, 64, 20);
+	tu_assert_in_child(analyze_most_arms, 64, 20);
 }
 
 /* Two arms, two rounds, each run 60,000 threads of as many names. */
@@ -668,7 +630,7 @@ static int by_name_of_many(void)
 static void test_abstat__by_name_of_many_names_in_bounded_time(void **state)
 {
 	(void)state;
-	in_child(by_name_of_many, 256, 5);
+	tu_assert_in_child(by_name_of_many, 256, 5);
 }
 
 /*

@@ -266,53 +266,6 @@ static int devnull_reports(void)
 	return 0;
 }
 
-/* Run fn in a child held to limit_mb more address space and cpu_s
- * seconds of CPU; it fails the test if the child is killed or fn
- * returns non-zero. */
-static void in_child(int (*fn)(void), unsigned limit_mb, unsigned cpu_s)
-{
-	pid_t pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		/* Die of a fault here, not in cmocka's handler. */
-		static const int sigs[] = { SIGSEGV, SIGBUS, SIGABRT, SIGILL, SIGFPE };
-		for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-			signal(sigs[i], SIG_DFL);
-		unsigned long pages = 0;
-		FILE *fp = fopen("/proc/self/statm", "r");
-		if (fp && fscanf(fp, "%lu", &pages) != 1)
-			pages = 0;
-		if (fp)
-			fclose(fp);
-		struct rlimit rl;
-#ifdef __SANITIZE_ADDRESS__
-		/* AddressSanitizer's shadow and quarantine do not fit an
-		 * address-space bound (the deep chain's child hung in a futex
-		 * when it ran out): the plain build checks memory, this one
-		 * what is done with it. */
-		pages = 0;
-		cpu_s *= 3;	/* and it runs slower */
-#endif
-		if (pages) {
-			rl.rlim_cur = rl.rlim_max = (rlim_t)pages * (rlim_t)sysconf(_SC_PAGESIZE) +
-						    ((rlim_t)limit_mb << 20);
-			setrlimit(RLIMIT_AS, &rl);
-		}
-		rl.rlim_cur = cpu_s;
-		rl.rlim_max = cpu_s + 1;
-		setrlimit(RLIMIT_CPU, &rl);
-		rl.rlim_cur = rl.rlim_max = 0;
-		setrlimit(RLIMIT_CORE, &rl);
-		_exit(fn() ? 1 : 0);
-	}
-	int st = 0;
-	assert_int_equal(waitpid(pid, &st, 0), pid);
-	if (WIFSIGNALED(st))
-		fail_msg("the child was killed by signal %d (out of time or memory)",
-			 WTERMSIG(st));
-	assert_int_equal(WEXITSTATUS(st), 0);
-}
-
 /*
  * 40,000 threads' reports in a child held to 64 MiB more address space:
  * every row of the JSON was built before a byte was written (3 GB for
@@ -322,7 +275,7 @@ static void in_child(int (*fn)(void), unsigned limit_mb, unsigned cpu_s)
 static void test_runs_report__many_threads_in_bounded_memory(void **state)
 {
 	(void)state;
-	in_child(devnull_reports, 64, 30);
+	tu_assert_in_child(devnull_reports, 64, 30);
 }
 
 /* 100,000 threads of as many names, each its own process. */
@@ -374,7 +327,7 @@ static int devnull_tree(void)
 static void test_runs_report__wide_tree_in_bounded_time(void **state)
 {
 	(void)state;
-	in_child(devnull_tree, 128, 10);
+	tu_assert_in_child(devnull_tree, 128, 10);
 }
 
 /*
@@ -386,7 +339,7 @@ static void test_runs_report__wide_tree_in_bounded_time(void **state)
 static void test_runs_report__many_names_in_bounded_time(void **state)
 {
 	(void)state;
-	in_child(devnull_groups, 96, 10);
+	tu_assert_in_child(devnull_groups, 96, 10);
 }
 
 /* One pass: strstr() from each hit is quadratic under AddressSanitizer,
@@ -483,7 +436,7 @@ static int deep_chain(void)
 static void test_runs_report__deep_chain_bounded_and_valid(void **state)
 {
 	(void)state;
-	in_child(deep_chain, 256, 20);
+	tu_assert_in_child(deep_chain, 256, 20);
 }
 
 int main(void)
