@@ -46,8 +46,10 @@
 #endif
 #ifdef SP_REG
 #define SAMPLE_REGS (1ULL << SP_REG)
+#define SAMPLE_REGS_TYPE PERF_SAMPLE_REGS_INTR
 #else
 #define SAMPLE_REGS 0ULL
+#define SAMPLE_REGS_TYPE 0ULL
 #endif
 #define KSTACK_CHUNK 16384ull
 #define READ_FORMAT (PERF_FORMAT_GROUP | PERF_FORMAT_ID | \
@@ -554,7 +556,7 @@ struct percpu *percpu_open(const struct event_desc *events, size_t nevents,
 			p->task_clock = (long)i;
 	p->page_size = (size_t)sysconf(_SC_PAGESIZE);
 	p->data_size = (pages ? pages : 256) * p->page_size;
-	p->sample_type = SAMPLE_TYPE | (SAMPLE_REGS ? PERF_SAMPLE_REGS_INTR : 0);
+	p->sample_type = SAMPLE_TYPE | SAMPLE_REGS_TYPE;
 	p->lay.sample_type = p->sample_type;
 	p->lay.regs_intr_mask = SAMPLE_REGS;
 	p->lay.read_format = READ_FORMAT;
