@@ -63,6 +63,8 @@ struct collect_ctx {
 					   time as the scheduler counts it, or -1 */
 	int64_t uncounted_ns;		/* fill: what the launch ran before
 					   the counters counted it */
+	int64_t stolen_ns;		/* fill: the time a VM's host took
+					   from all CPUs while it ran */
 	uint64_t t0_ns;			/* CLOCK_MONOTONIC ns of the launch's
 					   release (or the attach): from
 					   opened's return on */

@@ -340,6 +340,22 @@ static int64_t task_sched_ns(pid_t pid)
 	return ns;
 }
 
+/* The time a VM's host has stolen from all the machine's CPUs so far
+ * (/proc/stat's steal, in ns), or 0. */
+static int64_t steal_ns(void)
+{
+	FILE *fp = fopen("/proc/stat", "re");
+	unsigned long long v[8] = { 0 };
+	if (fp) {
+		if (fscanf(fp, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0],
+			   &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]) != 8)
+			v[7] = 0;
+		fclose(fp);
+	}
+	long tck = sysconf(_SC_CLK_TCK);
+	return (int64_t)v[7] * (1000000000LL / (tck > 0 ? tck : 100));
+}
+
 static int64_t task_own_ns(pid_t pid)
 {
 	char path[64];
@@ -373,7 +389,8 @@ static void counters_fill(void *self, struct collect_ctx *cx, struct db_run *run
 			   counters_path_name(counters_sample_path(cx->cs)));
 	if (counters_path_note(cx->cs))
 		db_run_set(run, "count_path_note", counters_path_note(cx->cs));
-	run_state_audit(run, cx->cs, cx->launched, cx->root_own_ns, cx->uncounted_ns);
+	run_state_audit(run, cx->cs, cx->launched, cx->root_own_ns, cx->uncounted_ns,
+			cx->stolen_ns);
 }
 
 static const struct collector_ops collect_counters = {
@@ -823,8 +840,10 @@ int runner_run(const struct runner_opts *o, struct db_run *run, char **cause)
 		cpus_in_force = pin_read_back(l.pid);
 		struct deadline tmo = { .term_at = o->timeout_s > 0 ? t0 + o->timeout_s : 0,
 					.crew = &crew, .t0 = t0 };
+		int64_t steal0 = steal_ns();
 		interrupted = watch(cs, &l, 0, l.pidfd, 0, &tmo);
 		t1 = mono_now_s();
+		cx->stolen_ns = steal_ns() - steal0;
 		timed_out = tmo.fired;
 		cx->root_own_ns = task_own_ns(l.pid);	/* a zombie until reaped */
 		run->pid = l.pid;
