@@ -40,10 +40,11 @@ static bool percpu_here(const char *json)
  * frac of the second phase's, within 5% of the CPU time the helper itself
  * saw in it (both phases together differ by 20% or more), and of the CPU
  * time the machine accounted inside the window. The helper's phases
- * begin when it starts, a few ms after the launch the window counts
- * from (13 ms on a loaded machine here): a window of the whole second
- * half takes those ms of the first, 6% of a light half after a busy
- * one, so that half is measured inside its edges.
+ * begin when it starts, some ms after the launch the window counts
+ * from (13 ms on a loaded machine here, 35-45 ms in the 6.1 guest under
+ * TCG, where a window of the whole heavy half read 3.3-4.0% low in five
+ * boots and past 5% once in CI): each half is measured inside its edges,
+ * 0.1 s from either end.
  */
 static void one_half(struct tu_db *f, const char *b1, const char *b2,
 		     const char *win, double frac)
@@ -89,8 +90,7 @@ static void one_half(struct tu_db *f, const char *b1, const char *b2,
 	char *rep[] = { PROF_BIN, f->dbarg, "report", "last", NULL };
 	p = tu_run(rep, NULL);
 	assert_int_equal(p.status, 0);
-	assert_non_null(strstr(p.out, frac == 1 ? "window: 1 to 2 s after the launch" :
-					 "window: 1.1 to 1.9 s after the launch"));
+	assert_non_null(strstr(p.out, "window: 1.1 to 1.9 s after the launch"));
 	tu_proc_release(&p);
 	free(out);
 }
@@ -100,7 +100,7 @@ static void test_window__counts_only_the_heavy_half(void **state)
 	struct tu_db *f = *state;
 	if (!tu_perf_allowed(f->dbarg))
 		skip();
-	one_half(f, "20", "100", "1:2", 1);
+	one_half(f, "20", "100", "1.1:1.9", 0.8);
 }
 
 static void test_window__counts_only_the_light_half(void **state)
