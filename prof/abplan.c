@@ -18,6 +18,7 @@
 #include "common/errtext.h"
 #include "db/experiments.h"
 #include "prof/abplan.h"
+#include "prof/collector.h"
 #include "prof/words.h"
 #include "reports/abstat.h"
 #include "reports/frames.h"
@@ -66,6 +67,7 @@ void ab_plan_release(struct ab_plan *p)
 	free(p->events_owned);
 	free(p->frame_regex);
 	free(p->frame_symbol);
+	free(p->window);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -738,6 +740,22 @@ struct frame_args ab_plan_frames(const struct ab_plan *p)
 	};
 }
 
+int ab_plan_set_window(struct ab_plan *p, const char *spec, char **cause)
+{
+	double a, b;
+	int rc = window_parse(spec, &a, &b, cause);
+	if (rc)
+		return rc;
+	char *w = strdup(spec);
+	if (!w)
+		return cause_set(cause, ENOMEM, "--window: out of memory");
+	free(p->window);
+	p->window = w;
+	p->window_start_s = a;
+	p->window_end_s = b;
+	return 0;
+}
+
 bool ab_plan_has_frames(const struct ab_plan *p)
 {
 	struct frame_args f = ab_plan_frames(p);
@@ -794,6 +812,12 @@ static int plan_global(struct ab_plan *p, const char *k, const char *v,
 	} else if (!strcmp(k, "frames") || !strcmp(k, "frame-regex") ||
 		   !strcmp(k, "frame-symbol") || !strcmp(k, "budget")) {
 		return ab_plan_set_frames(p, k, v, cause);
+	} else if (!strcmp(k, "window")) {
+		return ab_plan_set_window(p, v, cause);
+	} else if (!strcmp(k, "timeout")) {
+		if (!parse_num(v, 0.001, 31536000, &d))
+			return cause_set(cause, EINVAL, "bad timeout '%s'", v);
+		p->timeout_s = d;
 	} else if (!strcmp(k, "working-set")) {
 		p->working_set = !strcmp(v, "1") || !strcmp(v, "true") || !strcmp(v, "yes");
 	} else if (!strcmp(k, "no-shell")) {
@@ -964,6 +988,16 @@ int ab_plan_check(struct ab_plan *p, char **cause)
 					 "score that only looks like a rate can say :count",
 					 p->per[i], name, name, name, name);
 	}
+	/* Output lines carry no time: what a regex reads from them cannot be
+	 * cut to the window, and the whole run's would pass for the window's. */
+	for (size_t i = 0; p->window && i < p->nscores; i++)
+		if (p->scores[i].kind == AB_SCORE_REGEX)
+			return cause_set(cause, EINVAL, "--score %s reads the whole run's "
+					 "output, which --window %s cannot cut: its lines "
+					 "carry no time\nhint: score frames instead "
+					 "(--frame-regex RE with --score frame:p99, frame:p50 "
+					 "or frame:long): those inside the window are kept",
+					 p->scores[i].name, p->window);
 	return ab_plan_check_scores(p, cause);
 }
 

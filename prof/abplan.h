@@ -99,6 +99,11 @@ struct ab_plan {
 	char *frame_regex;		/* a frame per matching stdout line */
 	char *frame_symbol;		/* MODULE:SYMBOL, a frame per call */
 	double budget_ms;		/* a longer frame is long (FRAME_BUDGET_MS) */
+	/* --window START:END: every run counted inside it alone
+	 * (prof/collect_window.c); window NULL: the whole run */
+	char *window;			/* as given, once checked */
+	double window_start_s, window_end_s;
+	double timeout_s;		/* --timeout: end each run then; 0: none */
 };
 
 void ab_plan_init(struct ab_plan *p);
@@ -125,6 +130,12 @@ int ab_plan_add_score(struct ab_plan *p, const char *spec, char **cause);
  */
 int ab_plan_set_frames(struct ab_plan *p, const char *key, const char *value,
 		       char **cause);
+/*
+ * --window START:END (or "window = START:END" in a plan): seconds after
+ * each launch, as prof run takes them. -EINVAL with *cause when it is not
+ * START:END with 0 <= START < END.
+ */
+int ab_plan_set_window(struct ab_plan *p, const char *spec, char **cause);
 /* Whether runs are to find frames (any of the frame settings). */
 bool ab_plan_has_frames(const struct ab_plan *p);
 /* The plan's frame settings as the runner takes them (borrowed). */

@@ -397,8 +397,9 @@ static int cmd_ab(struct verb_ctx *vc)
 		}
 	}
 	/* Room for events, every score, 4 frame keys, every --per,
-	 * working-set and shell: no option is dropped for want of it. */
-	struct db_kv *kv = calloc(8 + p->nscores + p->nper, sizeof(*kv));
+	 * working-set, window, timeout and shell: no option is dropped for
+	 * want of it. */
+	struct db_kv *kv = calloc(10 + p->nscores + p->nper, sizeof(*kv));
 	char **specs = calloc(p->nscores + 1, sizeof(*specs));
 	if (!kv || !specs)
 		abort();
@@ -423,6 +424,12 @@ static int cmd_ab(struct verb_ctx *vc)
 		kv[nkv++] = (struct db_kv){ "per", p->per[i] };
 	if (p->working_set)
 		kv[nkv++] = (struct db_kv){ "working-set", "1" };
+	if (p->window)
+		kv[nkv++] = (struct db_kv){ "window", p->window };
+	char timeout[32];
+	snprintf(timeout, sizeof(timeout), "%g", p->timeout_s);
+	if (p->timeout_s > 0)
+		kv[nkv++] = (struct db_kv){ "timeout_s", timeout };
 	kv[nkv++] = (struct db_kv){ "shell", p->no_shell ? "none" : "/bin/sh -c" };
 	exp.settings = kv;
 	exp.nsettings = nkv;
@@ -494,6 +501,9 @@ static int cmd_ab(struct verb_ctx *vc)
 				.frame = ab_plan_frames(p),
 				.prepare = ab_plan_get(p, a, "prepare"),
 				.cleanup = ab_plan_get(p, a, "cleanup"),
+				.window_start_s = p->window_start_s,
+				.window_end_s = p->window ? p->window_end_s : 0,
+				.timeout_s = p->timeout_s,
 			};
 			struct db_run run;
 			char *rcause = NULL;
@@ -588,7 +598,10 @@ static int cmd_ab(struct verb_ctx *vc)
 				stop_note = strdup("the database refused a run");
 				exit_code = EXIT_FAIL;
 			}
-			if (!run.interrupted && run.exit_status != 0) {
+			/* Ended by --timeout: where it was asked to end
+			 * (reports/abstat.c counts it the same). */
+			bool ended = run.exit_status == 0 || db_run_get(&run, "timed_out");
+			if (!run.interrupted && !ended) {
 				progress_line_clear(&line);
 				warning_msg("run %lld (arm %s, %s %d) exited with "
 					"status %d; stored, left out of the statistics",
@@ -598,7 +611,7 @@ static int cmd_ab(struct verb_ctx *vc)
 				round_failed = true;
 				failed++;
 			}
-			for (size_t i = 0; i < nsc && !warm && run.exit_status == 0; i++) {
+			for (size_t i = 0; i < nsc && !warm && ended; i++) {
 				if (sc[i].found)
 					continue;
 				progress_line_clear(&line);
@@ -816,6 +829,18 @@ static const struct opt ab_opts[] = {
 		   "the noise gate in percent (default: twice the sd\n"
 		   "of the latest A/A experiment of the baseline\n"
 		   "command on this host, else 1%)"),
+	OPT_CALLBACK(0, "window", struct ab_args, plan, "START:END", plan_opt_window,
+		     "count only from START to END seconds after each\n"
+		     "launch, as prof run --window: counters, cpu_s,\n"
+		     "user_s, sys_s, cores and frame scores are the\n"
+		     "window's, wall_s and system.* the whole run's. Needs\n"
+		     "counting per CPU; a --score REGEX is refused (output\n"
+		     "lines carry no time)"),
+	OPT_DOUBLE(0, "timeout", struct ab_args, plan.timeout_s, "SECS", 0.001, 31536000,
+		   "seconds, e.g. 75 or 0.5",
+		   "end each run at SECS, as prof run --timeout does;\n"
+		   "a run ended so counts (for programs that run until\n"
+		   "closed: emulators, games)"),
 	OPT_BOOL(0, "keep-going", struct ab_args, plan.keep_going,
 		 "go on after a run fails (default: stop after the\n"
 		 "round, saying why)"),

@@ -20,5 +20,6 @@ opt_parse_fn plan_opt_score;		/* --score SPEC */
 opt_parse_fn plan_opt_per;		/* --per COUNT|UNIT=RATE */
 opt_parse_fn plan_opt_frame_regex;	/* --frame-regex RE */
 opt_parse_fn plan_opt_frame_symbol;	/* --frame-symbol MODULE:SYMBOL */
+opt_parse_fn plan_opt_window;		/* --window START:END */
 
 #endif

@@ -164,6 +164,14 @@ static void write_header(const struct ab_analysis *a, FILE *fp, bool md)
 	}
 	if (e->note)
 		fprintf(fp, md ? "\n*%s*\n" : " note: %s\n", e->note);
+	const char *win = db_kv_get(e->settings, e->nsettings, "window");
+	if (win)
+		fprintf(fp, md ? "\n*Counted inside --window %s (seconds after each "
+			"launch): counters, CPU time, cores and frames; wall_s and the "
+			"system deltas are each run's whole.*\n"
+			: " window: %s s after each launch: counters, CPU time, cores "
+			"and frames are the window's; wall_s and system.* each run's "
+			"whole\n", win);
 	fputc('\n', fp);
 }
 
@@ -809,7 +817,8 @@ static void comparison_row(struct rows *r, const struct ab_analysis *a,
 	K(X_HOST, "host", TEXT) K(X_CPU_MODEL, "cpu_model", TEXT) \
 	K(X_SCHEDULE, "schedule", NEST) K(X_ARMS, "arms", NEST) \
 	K(X_COMPARISONS, "comparisons", NEST) K(X_WARNINGS, "warnings", NEST) \
-	K(X_ERRORS, "errors", NEST) K(X_NOISE, "noise", NEST)
+	K(X_ERRORS, "errors", NEST) K(X_NOISE, "noise", NEST) \
+	K(X_WINDOW, "window", TEXT)
 ROWS_KEYS(experiment_cols, X_N, EXPERIMENT_COLS);
 
 /* An A/A experiment's noise per metric, and the gate it sets. */
@@ -833,6 +842,7 @@ static void write_json(const struct ab_analysis *a, FILE *fp)
 	rows_int(doc, row, X_WARMUP, e->warmup);
 	rows_str(doc, row, X_HOST, e->hostname);
 	rows_str(doc, row, X_CPU_MODEL, e->cpu_model);
+	rows_str(doc, row, X_WINDOW, db_kv_get(e->settings, e->nsettings, "window"));
 	/* Every run in the order it ran, warm-ups and failures included. */
 	struct rows *sched = rows_new(NULL, schedule_cols, SC_N, ROWS_FLAT);
 	for (size_t i = 0; i < e->nruns; i++) {

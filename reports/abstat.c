@@ -92,20 +92,58 @@ double ab_machine_value(const struct db_sysval *v, size_t n, const struct ab_mac
 	return sum;
 }
 
+/*
+ * A run's CPU time and the span it was spent in. Counted with --window
+ * (prof/collect_window.c), the window's: the run cgroup's user and system
+ * time between its edges over the window's length (cut where the command
+ * ended inside it), as its counters are. A run that should have had a
+ * window and has none, or whose window CPU time was not read, has no
+ * value: the whole run's would be compared as the window's.
+ */
+struct run_time {
+	double user_s, sys_s, span_s;
+	bool whole;		/* its counters are the whole run's: no window */
+};
+
+static double kv_num(const struct db_exp_run *r, const char *key)
+{
+	const char *v = db_kv_get(r->settings, r->nsettings, key);
+	char *end;
+	double d = v ? strtod(v, &end) : NAN;
+	return v && end != v ? d : NAN;
+}
+
+static struct run_time run_time_of(const struct db_exp_run *r)
+{
+	const char *w = db_kv_get(r->settings, r->nsettings, "window");
+	struct run_time t = { r->user_s, r->sys_s, r->wall_s, true };
+	if (!w)
+		return t;
+	t.whole = false;
+	t.user_s = kv_num(r, "window_user_s");
+	t.sys_s = kv_num(r, "window_sys_s");
+	t.span_s = kv_num(r, "window_end_s") - kv_num(r, "window_start_s");
+	return t;
+}
+
 static double value_of(const struct db_exp_run *r, const struct msource *m)
 {
-	double cpu = r->user_s + r->sys_s;
+	struct run_time t = run_time_of(r);
+	double cpu = t.user_s + t.sys_s;
+	/* "not reached" or "not kept": nothing of it is the window's */
+	if (!t.whole && !(t.span_s > 0) && m->kind != M_WALL)
+		return NAN;
 	switch (m->kind) {
 	case M_WALL:
 		return r->wall_s;
 	case M_CPU:
 		return cpu;
 	case M_CORES:
-		return r->wall_s > 0 ? cpu / r->wall_s : NAN;
+		return t.span_s > 0 ? cpu / t.span_s : NAN;
 	case M_USER:
-		return r->user_s;
+		return t.user_s;
 	case M_SYS:
-		return r->sys_s;
+		return t.sys_s;
 	case M_EVENT:
 		return event_of(r, m->key, NULL);
 	case M_PKI: {
@@ -212,9 +250,17 @@ bool ab_score_is_rate(const char *name, const struct ab_score_flags *f)
 	       ends_with(name, n, "_hz") || (n == 2 && !strncasecmp(name, "hz", 2));
 }
 
+/* Ended by the experiment's --timeout: where it was asked to end, so its
+ * status (SIGTERM's) is no failure. */
+static bool ended_by_timeout(const struct db_exp_run *r)
+{
+	return db_kv_get(r->settings, r->nsettings, "timed_out") != NULL;
+}
+
 bool ab_run_counts(const struct db_exp_run *r)
 {
-	return !r->warmup && r->exit_status == 0 && !r->interrupted;
+	return !r->warmup && (r->exit_status == 0 || ended_by_timeout(r)) &&
+	       !r->interrupted;
 }
 
 /* Append a formatted warning to a list that an analysis owns; one that
@@ -866,7 +912,7 @@ int ab_analyze(const struct db_experiment *e, const struct ab_gate_rule *gate,
 			out->interrupted_runs++;
 			warn(out, "run %lld (arm %s, round %d) was interrupted; left out",
 			     (long long)r->run_id, arm, r->round + 1);
-		} else if (r->exit_status != 0) {
+		} else if (r->exit_status != 0 && !ended_by_timeout(r)) {
 			out->failed_runs++;
 			warn(out, "run %lld (arm %s, round %d) exited with status %d; left "
 			     "out of the statistics", (long long)r->run_id, arm,

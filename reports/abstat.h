@@ -11,7 +11,8 @@
  * paired log-ratio statistics of reports/stats with a verdict against a
  * noise gate. Nothing here prints: reports/ab.h lays the result out.
  *
- * Which runs count: not warm-ups, exit status 0, not interrupted; a score
+ * Which runs count: not warm-ups, exit status 0 (or ended by the
+ * experiment's --timeout, run setting timed_out), not interrupted; a score
  * missing from a run's output leaves that run out of that metric only.
  * A comparison pairs the rounds where both the baseline and the arm have
  * a value.

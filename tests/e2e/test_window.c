@@ -180,6 +180,117 @@ static void test_window__bad_input(void **state)
 	tu_proc_release(&p);
 }
 
+/* The number after field in metric's object of arm's JSON (arms in
+ * order), or -1. */
+static double arm_num(const char *json, const char *arm, const char *metric,
+		      const char *field)
+{
+	char key[96];
+	snprintf(key, sizeof(key), "\"name\": \"%s\"", arm);
+	const char *a = json ? strstr(json, key) : NULL;
+	snprintf(key, sizeof(key), "\"%s\": {", metric);
+	const char *m = a ? strstr(a, key) : NULL;
+	return m ? num_after(m, field) : -1;
+}
+
+static double arm_mean(const char *json, const char *arm, const char *metric)
+{
+	return arm_num(json, arm, metric, "\"mean\": ");
+}
+
+/*
+ * prof ab --window: every run counted inside the window. Arm a's second
+ * phase is busy all the time, b's half the time; the window 1.1:1.9 lies
+ * inside that phase, so a's task-clock is at most the window's 0.8 s
+ * (the whole run's would be about 1.2 s), b's about half of a's, and
+ * cpu_s and cores are the window's too (the run cgroup's CPU time at the
+ * edges, over its 0.8 s), while wall_s stays each run's whole. Each run
+ * then sleeps on until --timeout 2.5 ends it, as an emulator's would be
+ * ended: such a run counts (n 2 for both arms), its wall_s the 2.5 s.
+ */
+static void test_window__ab_counts_each_run_inside_it(void **state)
+{
+	struct tu_db *f = *state;
+	if (!tu_perf_allowed(f->dbarg))
+		skip();
+	char *out;
+	if (asprintf(&out, "%s/ab.json", f->dir) < 0)
+		abort();
+	char *argv[] = { PROF_BIN, f->dbarg, "ab", "-q", "--window", "1.1:1.9",
+			 "--timeout", "2.5", "--warmup", "0", "--rounds", "2",
+			 "-e", "task-clock",
+			 "--arm", "a=" HELPER " 20 100 1000 && sleep 5",
+			 "--arm", "b=" HELPER " 20 50 1000 && sleep 5",
+			 "--format", "json", "-o", out, NULL };
+	struct tu_proc p = tu_run(argv, NULL);
+	if (p.status == 1 && strstr(p.err, "here it counts per task")) {
+		fprintf(stderr, "skip: prof counts per task here\n");
+		tu_proc_release(&p);
+		free(out);
+		skip();
+	}
+	if (p.status != 0)
+		fail_msg("prof ab --window exited %d:\n%s", p.status, p.err);
+	char *json = tu_slurp(out);
+	assert_non_null(json);
+	assert_non_null(strstr(json, "\"window\": \"1.1:1.9\""));
+	double ta = arm_mean(json, "a", "task-clock") / 1e9;
+	double tb = arm_mean(json, "b", "task-clock") / 1e9;
+	double ca = arm_mean(json, "a", "cpu_s"), cb = arm_mean(json, "b", "cpu_s");
+	double ka = arm_mean(json, "a", "cores");
+	double wa = arm_mean(json, "a", "wall_s");
+	fprintf(stderr, "ab --window 1.1:1.9: task-clock a %.3f s, b %.3f s; cpu_s a "
+		"%.3f, b %.3f; cores a %.3f; wall_s a %.3f\n", ta, tb, ca, cb, ka, wa);
+	assert_true(ta > 0.4 && ta <= 0.8 * 1.05);
+	assert_true(tb > 0.3 * ta && tb < 0.7 * ta);
+	assert_true(fabs(ca - ta) <= 0.05 * ta + 0.002);
+	assert_true(fabs(cb - tb) <= 0.05 * ta + 0.002);
+	assert_true(fabs(ka - ca / 0.8) <= 0.01);
+	assert_true(wa >= 2.45 && wa < 3.5);
+	assert_true(arm_num(json, "a", "task-clock", "\"n\": ") == 2);
+	assert_true(arm_num(json, "b", "task-clock", "\"n\": ") == 2);
+	free(json);
+	tu_proc_release(&p);
+
+	/* The report says what the window covers. */
+	char *cmp[] = { PROF_BIN, f->dbarg, "compare", "last", NULL };
+	p = tu_run(cmp, NULL);
+	assert_int_equal(p.status, 0);
+	assert_non_null(strstr(p.out, "window: 1.1:1.9 s after each launch"));
+	tu_proc_release(&p);
+	free(out);
+}
+
+/* ab refuses what a window cannot hold before running anything: a bad
+ * window, and a score read from output lines, which carry no time. */
+static void test_window__ab_bad_input(void **state)
+{
+	struct tu_db *f = *state;
+	char *bad[] = { PROF_BIN, f->dbarg, "ab", "--window", "2:1",
+			"--arm", "a=/bin/true", "--arm", "b=/bin/true", NULL };
+	struct tu_proc p = tu_run(bad, NULL);
+	assert_int_equal(p.status, 2);
+	assert_non_null(strstr(p.err, "0 <= START < END"));
+	tu_proc_release(&p);
+	char *score[] = { PROF_BIN, f->dbarg, "ab", "--window", "1:2",
+			  "--score", "fps=fps ([0-9.]+):higher",
+			  "--arm", "a=/bin/true", "--arm", "b=/bin/true", NULL };
+	p = tu_run(score, NULL);
+	assert_int_equal(p.status, 2);
+	if (!strstr(p.err, "--score fps reads the whole run's output, which "
+			   "--window 1:2 cannot cut"))
+		fail_msg("ab --window with a regex score said:\n%s", p.err);
+	assert_non_null(strstr(p.err, "hint: score frames instead"));
+	tu_proc_release(&p);
+	char *runs[] = { PROF_BIN, f->dbarg, "runs", "--format", "csv", NULL };
+	p = tu_run(runs, NULL);
+	if (p.status)
+		assert_non_null(strstr(p.err, "no database"));
+	else
+		assert_null(strstr(p.out, "/bin/true"));
+	tu_proc_release(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -190,6 +301,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_window__not_reached_and_cut,
 						tu_db_setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_window__bad_input,
+						tu_db_setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_window__ab_counts_each_run_inside_it,
+						tu_db_setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_window__ab_bad_input,
 						tu_db_setup, tu_db_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -127,6 +127,37 @@ static void test_abplan__prepare_and_cleanup_per_arm(void **state)
 	ab_plan_release(&p);
 }
 
+/* "window = START:END" in a plan is --window: checked as prof run checks
+ * it, and a score read from output lines is refused beside it. */
+static void test_abplan__window(void **state)
+{
+	(void)state;
+	static const char text[] =
+		"window = 40:70\n"
+		"[arm a]\ncommand = true\n[arm b]\ncommand = false\n";
+	struct ab_plan p;
+	ab_plan_init(&p);
+	char *cause = NULL;
+	FILE *fp = fmemopen((void *)text, sizeof(text) - 1, "r");
+	assert_non_null(fp);
+	if (ab_plan_read_file(&p, fp, "<plan>", &cause))
+		fail_msg("%s", cause);
+	fclose(fp);
+	assert_string_equal(p.window, "40:70");
+	assert_true(p.window_start_s == 40 && p.window_end_s == 70);
+	assert_int_equal(ab_plan_check(&p, &cause), 0);
+	assert_int_equal(ab_plan_set_window(&p, "70:40", &cause), -EINVAL);
+	assert_non_null(strstr(cause, "0 <= START < END"));
+	free(cause);
+	cause = NULL;
+	assert_string_equal(p.window, "40:70");
+	assert_int_equal(ab_plan_add_score(&p, "fps=fps ([0-9.]+):higher", &cause), 0);
+	assert_int_equal(ab_plan_check(&p, &cause), -EINVAL);
+	assert_non_null(strstr(cause, "--score fps reads the whole run's output"));
+	free(cause);
+	ab_plan_release(&p);
+}
+
 static void order_of(struct ab_plan *p, int r, char *out)
 {
 	size_t o[8];
@@ -809,6 +840,7 @@ int main(void)
 		cmocka_unit_test(test_abplan__arms_and_settings),
 		cmocka_unit_test(test_abplan__bad_arms_and_settings_are_refused),
 		cmocka_unit_test(test_abplan__prepare_and_cleanup_per_arm),
+		cmocka_unit_test(test_abplan__window),
 		cmocka_unit_test(test_abplan__orders),
 		cmocka_unit_test(test_abplan__scores_take_the_last_match),
 		cmocka_unit_test(test_abplan__score_aggregates_over_every_match),
