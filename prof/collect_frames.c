@@ -559,7 +559,7 @@ static void fr_fill(void *self, struct collect_ctx *cx, struct db_run *run)
 		return;
 	enum frame_source src = cx->o->frame.symbol ? FRAME_SYMBOL :
 				st->regex_on ? FRAME_REGEX : FRAME_MARKER;
-	convert_frames(run, st->f, src, &cx->o->frame);
+	convert_frames(run, st->f, src, &cx->o->frame, cx->t0_ns);
 	/* Frame i ends at line i+1, which printed its time. The marks of the
 	 * one reader are in arrival order, the order frames keeps them in. */
 	if (src == FRAME_REGEX && regex_timed(st) && run->nframes + 1 == st->rx_dur.n) {

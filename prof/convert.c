@@ -611,7 +611,7 @@ static void frame_counts(struct db_run *run, struct frames *f,
 }
 
 void convert_frames(struct db_run *run, struct frames *f, enum frame_source src,
-		    const struct frame_args *how)
+		    const struct frame_args *how, uint64_t t0_ns)
 {
 	char buf[64];
 	for (int s = 0; s < FRAME_NSOURCES; s++) {
@@ -633,14 +633,13 @@ void convert_frames(struct db_run *run, struct frames *f, enum frame_source src,
 	run->frames = calloc(n, sizeof(*run->frames));
 	if (!run->frames)
 		abort();
-	uint64_t t0 = 0;
 	for (size_t i = 0; i < n; i++) {
 		uint64_t a, d;
 		frames_span(f, src, i, &a, &d);
-		if (!i)
-			t0 = a;
+		/* No kept boundary is before the launch (collectors/frames.h's
+		 * gate, lines and uprobe hits stamped after it). */
 		run->frames[i] = (struct db_frame_span){
-			.t_ns = (int64_t)(a - t0), .dur_ns = (int64_t)d,
+			.t_ns = a > t0_ns ? (int64_t)(a - t0_ns) : 0, .dur_ns = (int64_t)d,
 		};
 	}
 	run->nframes = n;

@@ -124,7 +124,8 @@ struct db_sample_event *convert_sample_events(const struct event_desc *sev,
 
 /*
  * The frames of src (prof run --frames, --frame-regex, --frame-symbol),
- * after convert_counters: each frame's start (after the first frame's)
+ * after convert_counters: each frame's start (ns after t0_ns, the
+ * launch's CLOCK_MONOTONIC time, as db/runs.h and --window read it)
  * and length, each thread name's counter deltas per frame, and the
  * settings "frame_source", "frame_budget_ms", "frame_regex",
  * "frame_symbol" and "frames_<source>" (how many frames each source
@@ -132,6 +133,6 @@ struct db_sample_event *convert_sample_events(const struct event_desc *sev,
  * src saw none.
  */
 void convert_frames(struct db_run *run, struct frames *f, enum frame_source src,
-		    const struct frame_args *how);
+		    const struct frame_args *how, uint64_t t0_ns);
 
 #endif

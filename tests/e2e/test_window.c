@@ -144,6 +144,39 @@ static void test_window__not_reached_and_cut(void **state)
 	tu_proc_release(&p);
 }
 
+/*
+ * The frames kept are those inside the window counted from the launch:
+ * the frames helper starts 0.5 s after it (a shell's sleep first) and
+ * presents a frame every 5 ms, so --window 0.6:0.8 holds about 40 of
+ * its 100 frames. Frames were once stored from the first frame's start,
+ * which put all 100 before 0.5 s and kept none.
+ */
+static void test_window__frames_counted_from_the_launch(void **state)
+{
+	struct tu_db *f = *state;
+	if (!tu_perf_allowed(f->dbarg))
+		skip();
+	char *argv[] = { PROF_BIN, f->dbarg, "run", "-q", "-e", "task-clock",
+			 "--frame-regex", "^frame", "--window", "0.6:0.8", "--",
+			 "/bin/sh", "-c", "sleep 0.5; exec " HELPERS_DIR "/frames 100",
+			 NULL };
+	struct tu_proc p = tu_run(argv, NULL);
+	assert_int_equal(p.status, 0);
+	tu_proc_release(&p);
+	char *rep[] = { PROF_BIN, f->dbarg, "report", "last", "--frames",
+			"--format", "json", NULL };
+	p = tu_run(rep, NULL);
+	if (p.status == 0 && !strstr(p.out, "\"frames\": "))
+		fail_msg("no frame count:\n%s", p.out);
+	double n = p.status == 0 ? num_after(p.out, "\"frames\": ") : 0;
+	fprintf(stderr, "--window 0.6:0.8 of frames started at 0.5 s: %.0f frames "
+		"kept\n", n);
+	if (p.status)
+		fail_msg("no frames kept in the window:\n%s", p.err);
+	assert_true(n >= 15 && n <= 41);
+	tu_proc_release(&p);
+}
+
 /* Bad windows stop before anything runs: exit 2, one clear line, nothing
  * stored. */
 static void test_window__bad_input(void **state)
@@ -301,6 +334,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_window__not_reached_and_cut,
 						tu_db_setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_window__bad_input,
+						tu_db_setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_window__frames_counted_from_the_launch,
 						tu_db_setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_window__ab_counts_each_run_inside_it,
 						tu_db_setup, tu_db_teardown),
