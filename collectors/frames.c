@@ -358,16 +358,22 @@ static uint64_t value_at(const struct fthread *th, size_t nev, size_t e,
 	return v;
 }
 
-bool frames_delta(struct frames *f, enum frame_source src, size_t i,
-		  size_t t, size_t e, uint64_t *out)
+bool frames_between(struct frames *f, size_t t, size_t e, uint64_t a_ns,
+		    uint64_t b_ns, uint64_t *out)
 {
 	struct fthread *th = &f->th[t];
 	if (!th->seen[e])
 		return false;
 	sort_thread(th, f->nev);
-	uint64_t a, d;
-	frames_span(f, src, i, &a, &d);
-	uint64_t va = value_at(th, f->nev, e, a), vb = value_at(th, f->nev, e, a + d);
+	uint64_t va = value_at(th, f->nev, e, a_ns), vb = value_at(th, f->nev, e, b_ns);
 	*out = vb > va ? vb - va : 0;
 	return true;
+}
+
+bool frames_delta(struct frames *f, enum frame_source src, size_t i,
+		  size_t t, size_t e, uint64_t *out)
+{
+	uint64_t a, d;
+	frames_span(f, src, i, &a, &d);
+	return frames_between(f, t, e, a, a + d, out);
 }

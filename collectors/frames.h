@@ -125,5 +125,9 @@ int32_t frames_thread_tid(const struct frames *f, size_t t);
  */
 bool frames_delta(struct frames *f, enum frame_source src, size_t i,
 		  size_t t, size_t e, uint64_t *out);
+/* The same between two times (CLOCK_MONOTONIC ns), a_ns <= b_ns: over
+ * frames i to j, from frame i's start to frame j's end. */
+bool frames_between(struct frames *f, size_t t, size_t e, uint64_t a_ns,
+		    uint64_t b_ns, uint64_t *out);
 
 #endif

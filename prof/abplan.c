@@ -18,7 +18,6 @@
 #include "common/errtext.h"
 #include "db/experiments.h"
 #include "prof/abplan.h"
-#include "prof/collector.h"
 #include "prof/words.h"
 #include "reports/abstat.h"
 #include "reports/frames.h"
@@ -742,8 +741,8 @@ struct frame_args ab_plan_frames(const struct ab_plan *p)
 
 int ab_plan_set_window(struct ab_plan *p, const char *spec, char **cause)
 {
-	double a, b;
-	int rc = window_parse(spec, &a, &b, cause);
+	struct window_spec ws;
+	int rc = window_parse(spec, &ws, cause);
 	if (rc)
 		return rc;
 	char *w = strdup(spec);
@@ -751,8 +750,7 @@ int ab_plan_set_window(struct ab_plan *p, const char *spec, char **cause)
 		return cause_set(cause, ENOMEM, "--window: out of memory");
 	free(p->window);
 	p->window = w;
-	p->window_start_s = a;
-	p->window_end_s = b;
+	p->win = ws;
 	return 0;
 }
 
@@ -988,6 +986,10 @@ int ab_plan_check(struct ab_plan *p, char **cause)
 					 "score that only looks like a rate can say :count",
 					 p->per[i], name, name, name, name);
 	}
+	if (window_by_frames(&p->win) && !ab_plan_has_frames(p))
+		return cause_set(cause, EINVAL, "--window %s counts frames: give "
+				 "--frames, --frame-regex or --frame-symbol to say "
+				 "where each begins", p->window);
 	/* Output lines carry no time: what a regex reads from them cannot be
 	 * cut to the window, and the whole run's would pass for the window's. */
 	for (size_t i = 0; p->window && i < p->nscores; i++)

@@ -34,6 +34,7 @@
 
 #include "collectors/frames.h"
 #include "db/runs.h"
+#include "prof/collector.h"
 #include "reports/abstat.h"
 
 struct ab_setting {
@@ -102,7 +103,7 @@ struct ab_plan {
 	/* --window START:END: every run counted inside it alone
 	 * (prof/collect_window.c); window NULL: the whole run */
 	char *window;			/* as given, once checked */
-	double window_start_s, window_end_s;
+	struct window_spec win;		/* what it says */
 	double timeout_s;		/* --timeout: end each run then; 0: none */
 };
 

@@ -501,8 +501,7 @@ static int cmd_ab(struct verb_ctx *vc)
 				.frame = ab_plan_frames(p),
 				.prepare = ab_plan_get(p, a, "prepare"),
 				.cleanup = ab_plan_get(p, a, "cleanup"),
-				.window_start_s = p->window_start_s,
-				.window_end_s = p->window ? p->window_end_s : 0,
+				.window = p->win,
 				.timeout_s = p->timeout_s,
 			};
 			struct db_run run;

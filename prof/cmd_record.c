@@ -107,6 +107,13 @@ static int parse_call_graph(struct verb_ctx *vc, const char *word, void *field)
  * kernel's limit. */
 static int record_check(struct verb_ctx *vc, struct record_args *a)
 {
+	/* Samples are folded into stacks as they arrive, before the frames
+	 * that would bound them are known. */
+	if (window_by_frames(&vc->launch.win))
+		return usage_error(vc->name, "--window frame:N:M counts a run's "
+				   "frames; record folds its samples as they come, "
+				   "before the frames are known: give START:END "
+				   "seconds (or prof run --window frame:N:M)");
 	if (a->freq && a->period)
 		return usage_error(vc->name, "give either --freq or --period, not both");
 	if (!a->freq && !a->period)
@@ -286,11 +293,11 @@ static void record_drain(void *self, const struct perf_rec *rec, int origin)
 	struct record_coll *oc = self;
 	/* --window: the samples inside it alone (the side-band all). */
 	const struct runner_opts *o = oc->cx ? oc->cx->o : NULL;
-	if (o && o->window_end_s > 0 && rec->type == PERF_RECORD_SAMPLE &&
+	if (o && window_by_seconds(&o->window) && rec->type == PERF_RECORD_SAMPLE &&
 	    oc->cx->t0_ns) {
 		uint64_t t = rec->u.sample.time, t0 = oc->cx->t0_ns;
-		if (t < t0 + (uint64_t)(o->window_start_s * 1e9) ||
-		    t > t0 + (uint64_t)(o->window_end_s * 1e9)) {
+		if (t < t0 + (uint64_t)(o->window.start_s * 1e9) ||
+		    t > t0 + (uint64_t)(o->window.end_s * 1e9)) {
 			oc->outside++;
 			return;
 		}
@@ -528,7 +535,7 @@ static int cmd_record(struct verb_ctx *vc)
 		.mmap_pages = (size_t)mmap_pages, .kind = "record",
 		.record_dump = dump,
 		.interval_ms = (unsigned)a->interval_ms,
-		.window_start_s = l->window_start, .window_end_s = l->window_end,
+		.window = l->win,
 		.frame = vc->frame,
 		.collector = &record_collector, .collector_arg = &oc,
 	};

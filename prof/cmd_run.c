@@ -359,7 +359,7 @@ static int cmd_run(struct verb_ctx *vc)
 		.record_dump = dump,
 		.sleep = a->sleep_mode ? &sleep : NULL,
 		.interval_ms = (unsigned)a->interval_ms,
-		.window_start_s = l->window_start, .window_end_s = l->window_end,
+		.window = l->win,
 		.frame = vc->frame,
 		.prepare = a->prepare,
 		.cleanup = a->cleanup,

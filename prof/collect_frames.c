@@ -26,6 +26,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/perf_event.h>
 #include <poll.h>
 #include <pthread.h>
 #include <regex.h>
@@ -552,6 +553,99 @@ static void fr_finish(void *self, struct collect_ctx *cx)
 			    cx->o->frame.symbol);
 }
 
+struct tid_at {
+	int32_t tid;
+	size_t t;	/* the frames module's thread index */
+};
+
+static int tid_cmp(const void *a, const void *b)
+{
+	int32_t x = ((const struct tid_at *)a)->tid, y = ((const struct tid_at *)b)->tid;
+	return (x > y) - (x < y);
+}
+
+static void set_seconds(struct db_run *run, const char *key, double v)
+{
+	char buf[32];
+	snprintf(buf, sizeof(buf), "%.6f", v);
+	db_run_set(run, key, buf);
+}
+
+/*
+ * --window frame:N:M (prof/collector.h): each thread's counts from the
+ * start of frame N to the end of frame M, read as each frame's are (its
+ * value at the two edges), the events' totals their sums, frames N to M
+ * alone, and the edges in seconds after the launch (window_start_s,
+ * window_end_s). The window's CPU time is its task-clock where that was
+ * counted (window_cpu_s); the cgroup's cannot be read at edges known
+ * only afterwards. A run with fewer than N frames keeps the whole run's
+ * counts and says so; one with fewer than M is cut at its last frame.
+ */
+static void frame_window(struct frames_state *st, struct collect_ctx *cx,
+			 struct db_run *run, enum frame_source src)
+{
+	const struct window_spec *w = &cx->o->window;
+	char spec[48];
+	snprintf(spec, sizeof(spec), "frame:%u:%u", w->first_frame, w->last_frame);
+	size_t n = frames_count(st->f, src);
+	if (n < w->first_frame) {
+		db_run_set(run, "window", "not reached");
+		db_run_set(run, "window_asked", spec);
+		warning_msg("--window %s: the run had %zu frame%s, fewer than %u: the "
+			    "run's counts are the whole run's", spec, n, n == 1 ? "" : "s",
+			    w->first_frame);
+		return;
+	}
+	size_t i = w->first_frame - 1, j = w->last_frame - 1;
+	if (j >= n) {
+		j = n - 1;
+		warning_msg("--window %s: the run had %zu frames: the window ends "
+			    "with the last", spec, n);
+	}
+	size_t nth = frames_nthreads(st->f);
+	struct tid_at *ix = malloc((nth ? nth : 1) * sizeof(*ix));
+	if (!ix) {
+		db_run_set(run, "window", "not kept (out of memory)");
+		warning_msg("--window: out of memory: the run's counts are the whole run's");
+		return;
+	}
+	for (size_t t = 0; t < nth; t++)
+		ix[t] = (struct tid_at){ frames_thread_tid(st->f, t), t };
+	qsort(ix, nth, sizeof(*ix), tid_cmp);
+	uint64_t a, b, d;
+	frames_span(st->f, src, i, &a, &d);
+	frames_span(st->f, src, j, &b, &d);
+	b += d;
+	for (size_t e = 0; e < run->nevents; e++)
+		if (run->events[e].total.present)
+			run->events[e].total.value = 0;
+	for (size_t k = 0; k < run->nthreads; k++) {
+		struct db_thread *th = &run->threads[k];
+		struct tid_at key = { th->tid, 0 };
+		const struct tid_at *at = bsearch(&key, ix, nth, sizeof(*ix), tid_cmp);
+		for (size_t e = 0; e < run->nevents; e++) {
+			struct db_count *c = &th->counts[e];
+			if (!c->present)
+				continue;
+			uint64_t v = 0;
+			if (!at || !frames_between(st->f, at->t, e, a, b, &v))
+				v = 0;
+			c->value = v;
+			if (run->events[e].total.present)
+				run->events[e].total.value += v;
+		}
+	}
+	free(ix);
+	uint64_t t0 = cx->t0_ns;
+	db_run_set(run, "window", spec);
+	set_seconds(run, "window_start_s", a > t0 ? (double)(a - t0) / 1e9 : 0);
+	set_seconds(run, "window_end_s", b > t0 ? (double)(b - t0) / 1e9 : 0);
+	long tc = db_run_event_by_attr(run, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK);
+	if (tc >= 0 && run->events[tc].total.present)
+		set_seconds(run, "window_cpu_s", (double)run->events[tc].total.value / 1e9);
+	window_keep_frames(run, a > t0 ? (int64_t)(a - t0) : 0, b > t0 ? (int64_t)(b - t0) : 0);
+}
+
 static void fr_fill(void *self, struct collect_ctx *cx, struct db_run *run)
 {
 	struct frames_state *st = self;
@@ -560,6 +654,8 @@ static void fr_fill(void *self, struct collect_ctx *cx, struct db_run *run)
 	enum frame_source src = cx->o->frame.symbol ? FRAME_SYMBOL :
 				st->regex_on ? FRAME_REGEX : FRAME_MARKER;
 	convert_frames(run, st->f, src, &cx->o->frame, cx->t0_ns);
+	if (window_by_frames(&cx->o->window))
+		frame_window(st, cx, run, src);
 	/* Frame i ends at line i+1, which printed its time. The marks of the
 	 * one reader are in arrival order, the order frames keeps them in. */
 	if (src == FRAME_REGEX && regex_timed(st) && run->nframes + 1 == st->rx_dur.n) {

@@ -19,6 +19,7 @@
  * says where); one that ends before it starts keeps the whole run's
  * counts, and the run says so ("window" reads "not reached").
  */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -64,19 +65,39 @@ static bool edges(struct window_state *st)
 	return st->end_ns != 0;
 }
 
-int window_parse(const char *s, double *start, double *end, char **cause)
+/* frame:N:M, numbers from 1 with N <= M. */
+static int frames_parse(const char *s, struct window_spec *w, char **cause)
 {
+	const char *p = s + strlen("frame:");
+	char *e1, *e2;
+	errno = 0;
+	unsigned long long a = isdigit((unsigned char)*p) ? strtoull(p, &e1, 10) : 0;
+	if (!a || errno || *e1 != ':' || !isdigit((unsigned char)e1[1]))
+		return cause_set(cause, EINVAL, "--window '%.40s': expected frame:N:M, "
+				 "frames N to M counted from 1 (e.g. frame:100:400)", s);
+	unsigned long long b = strtoull(e1 + 1, &e2, 10);
+	if (errno || *e2 || b < a || b > UINT32_MAX)
+		return cause_set(cause, EINVAL, "--window '%.40s': frame:N:M takes "
+				 "frames 1 <= N <= M <= %u", s, UINT32_MAX);
+	*w = (struct window_spec){ .first_frame = (uint32_t)a, .last_frame = (uint32_t)b };
+	return 0;
+}
+
+int window_parse(const char *s, struct window_spec *w, char **cause)
+{
+	if (!strncmp(s, "frame:", 6))
+		return frames_parse(s, w, cause);
 	char *e1, *e2;
 	double a = strtod(s, &e1);
 	if (e1 == s || *e1 != ':')
-		return cause_set(cause, EINVAL, "--window '%s': expected START:END, "
-				 "seconds after the launch (e.g. 40:70)", s);
+		return cause_set(cause, EINVAL, "--window '%.40s': expected START:END, "
+				 "seconds after the launch (e.g. 40:70), or "
+				 "frame:N:M", s);
 	double b = strtod(e1 + 1, &e2);
 	if (e2 == e1 + 1 || *e2 || !(a >= 0) || !(b > a) || b > 1e7)
-		return cause_set(cause, EINVAL, "--window '%s': START and END are "
+		return cause_set(cause, EINVAL, "--window '%.40s': START and END are "
 				 "seconds after the launch, 0 <= START < END", s);
-	*start = a;
-	*end = b;
+	*w = (struct window_spec){ .start_s = a, .end_s = b };
 	return 0;
 }
 
@@ -95,7 +116,13 @@ static int win_prepare(void *self, struct collect_ctx *cx, char **cause)
 {
 	struct window_state *st = self;
 	const struct runner_opts *o = cx->o;
-	if (!(o->window_end_s > 0))
+	if (window_by_frames(&o->window) && !frame_args_any(&o->frame))
+		return cause_set(cause, EINVAL, "--window frame:%u:%u needs frames: "
+				 "--frames, --frame-regex or --frame-symbol say where "
+				 "each begins", o->window.first_frame,
+				 o->window.last_frame);
+	/* A window of frames is the frames collector's: it knows them. */
+	if (!window_by_seconds(&o->window))
 		return COLLECT_SKIP;
 	if (!cx->launched)
 		return cause_set(cause, EINVAL, "--window counts from a launch: "
@@ -105,8 +132,8 @@ static int win_prepare(void *self, struct collect_ctx *cx, char **cause)
 				  "totals at its edges, which prof reads per CPU: "
 				  "here it counts per task\nhint: run as root, or with "
 				  "kernel.perf_event_paranoid at 0 or below");
-	st->start_s = o->window_start_s;
-	st->end_s = o->window_end_s;
+	st->start_s = o->window.start_s;
+	st->end_s = o->window.end_s;
 	st->nev = o->nev;
 	st->cgroup_fd = cx->co->cgroup_fd;
 	st->user0 = st->sys0 = st->user1 = st->sys1 = -1;
@@ -253,8 +280,7 @@ static void set_num(struct db_run *run, const char *key, double v)
 	db_run_set(run, key, buf);
 }
 
-/* Keep the frames that lie inside [a, b] ns after the start. */
-static void keep_frames(struct db_run *run, int64_t a, int64_t b)
+void window_keep_frames(struct db_run *run, int64_t a, int64_t b)
 {
 	uint32_t *map = malloc((run->nframes ? run->nframes : 1) * sizeof(*map));
 	if (!map)
@@ -340,7 +366,7 @@ static void win_fill(void *self, struct collect_ctx *cx, struct db_run *run)
 		set_num(run, "window_user_s", (double)(st->user1 - u0) / 1e6);
 		set_num(run, "window_sys_s", (double)(st->sys1 - s0) / 1e6);
 	}
-	keep_frames(run, (int64_t)(st->start_s * 1e9), (int64_t)(end_s * 1e9));
+	window_keep_frames(run, (int64_t)(st->start_s * 1e9), (int64_t)(end_s * 1e9));
 }
 
 const struct collector_ops collect_window = {

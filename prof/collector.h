@@ -133,8 +133,34 @@ extern const struct collector_ops collect_window;	/* --window */
  */
 int collect_frames_check_symbol(const char *spec, char **cause);
 
-/* --window START:END: seconds after the launch, 0 <= START < END. 0, or
- * -EINVAL with *cause (malloc'd). */
-int window_parse(const char *s, double *start, double *end, char **cause);
+/*
+ * --window: START:END, seconds after the launch (0 <= START < END), or
+ * frame:N:M, the run's frames N to M (counted from 1, N <= M), from the
+ * start of frame N to the end of frame M. All zero: no window.
+ */
+struct window_spec {
+	double start_s, end_s;		/* by seconds: end_s > 0 */
+	uint32_t first_frame, last_frame;	/* by frames: last_frame > 0 */
+};
+
+static inline bool window_by_seconds(const struct window_spec *w)
+{
+	return w->end_s > 0;
+}
+
+static inline bool window_by_frames(const struct window_spec *w)
+{
+	return w->last_frame > 0;
+}
+
+/* 0, or -EINVAL with *cause (malloc'd); *w is left as it was then. */
+int window_parse(const char *s, struct window_spec *w, char **cause);
+
+/*
+ * Keep the run's frames that lie inside [a_ns, b_ns] after the launch,
+ * and their counts (prof/collect_window.c; the frames collector's frame
+ * windows use it too).
+ */
+void window_keep_frames(struct db_run *run, int64_t a_ns, int64_t b_ns);
 
 #endif

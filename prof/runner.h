@@ -68,9 +68,10 @@ struct runner_opts {
 	struct sleep_plan *sleep;	/* --sleep-mode (launch only), or NULL */
 	FILE *record_dump;		/* save the raw records (tests replay them) */
 	unsigned interval_ms;		/* -I: counters per interval; 0: off */
-	/* --window: count only from start to end seconds after the launch
-	 * (prof/collect_window.c); end 0: the whole run */
-	double window_start_s, window_end_s;
+	/* --window: count only from START to END seconds after the launch
+	 * (prof/collect_window.c) or over frames N to M (the frames
+	 * collector); all zero: the whole run */
+	struct window_spec window;
 	struct frame_args frame;	/* frames and counters per frame */
 
 	/* The verb's own collector, driven after the built-in ones

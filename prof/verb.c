@@ -171,8 +171,7 @@ static int launch_check(struct verb_ctx *vc)
 				   "--duration");
 	if (l->window) {
 		char *why = NULL;
-		if (window_parse(l->window, &vc->launch.window_start,
-				 &vc->launch.window_end, &why)) {
+		if (window_parse(l->window, &vc->launch.win, &why)) {
 			int rc = usage_error(vc->name, "%s", why ? why : "bad --window");
 			free(why);
 			return rc;
@@ -235,7 +234,10 @@ static const struct opt launch_opts[] = {
 	  .help = "count only from START to END seconds after the\n"
 		  "launch (e.g. 40:70): each thread's counts, the\n"
 		  "CPU time and the frames; the command runs on\n"
-		  "(--timeout ends it). Needs counting per CPU" },
+		  "(--timeout ends it). Needs counting per CPU.\n"
+		  "frame:N:M counts from the start of frame N to the\n"
+		  "end of frame M (from 1; with --frames, --frame-regex\n"
+		  "or --frame-symbol; not with record)" },
 	OPT_INCLUDE(opt_quiet),
 	{ .kind = OPT_STRING, .long_name = "pin", .argh = "MODE", LAUNCH(pin),
 	  .help = "run on chosen CPUs: none, largest-llc (the biggest\n"
@@ -271,6 +273,12 @@ static int frames_check(struct verb_ctx *vc)
 					   cli_echo(f->regex, buf, sizeof(buf)));
 		regfree(&re);
 	}
+	/* The raw word: the launch group may be checked after this one. */
+	if (vc->launch.window && !strncmp(vc->launch.window, "frame:", 6) &&
+	    !frame_args_any(f))
+		return usage_error(vc->name, "--window %s counts frames: give --frames, "
+				   "--frame-regex or --frame-symbol to say where each "
+				   "begins", cli_echo(vc->launch.window, (char[64]){ 0 }, 64));
 	if (!f->budget_ms)
 		f->budget_ms = FRAME_BUDGET_MS;
 	return 0;

@@ -27,6 +27,7 @@
 
 #include "collectors/frames.h"
 #include "prof/cli.h"
+#include "prof/collector.h"
 #include "reports/output.h"
 #include "reports/rows.h"
 
@@ -174,8 +175,8 @@ struct launch_args {
 	int affinity;		/* enum affinity_flag */
 	const char *sysfs;	/* --sysfs, or NULL */
 	long mmap_pages;	/* --mmap-pages, 0: the verb's default */
-	const char *window;	/* --window START:END, or NULL */
-	double window_start, window_end;	/* its seconds, once checked */
+	const char *window;	/* --window START:END|frame:N:M, or NULL */
+	struct window_spec win;	/* what it says, once checked */
 };
 
 /* ---- verbs and their rows ------------------------------------------------ */

@@ -165,13 +165,18 @@ static void write_header(const struct ab_analysis *a, FILE *fp, bool md)
 	if (e->note)
 		fprintf(fp, md ? "\n*%s*\n" : " note: %s\n", e->note);
 	const char *win = db_kv_get(e->settings, e->nsettings, "window");
+	unsigned f0, f1;
+	char what[80];
+	if (win && sscanf(win, "frame:%u:%u", &f0, &f1) == 2)
+		snprintf(what, sizeof(what), "frames %u to %u of each run", f0, f1);
+	else if (win)
+		snprintf(what, sizeof(what), "%.40s s after each launch", win);
 	if (win)
-		fprintf(fp, md ? "\n*Counted inside --window %s (seconds after each "
-			"launch): counters, CPU time, cores and frames; wall_s and the "
-			"system deltas are each run's whole.*\n"
-			: " window: %s s after each launch: counters, CPU time, cores "
-			"and frames are the window's; wall_s and system.* each run's "
-			"whole\n", win);
+		fprintf(fp, md ? "\n*Counted inside --window: %s. Counters, CPU time, "
+			"cores and frames are the window's; wall_s and the system "
+			"deltas each run's whole.*\n"
+			: " window: %s: counters, CPU time, cores and frames are the "
+			"window's; wall_s and system.* each run's whole\n", what);
 	fputc('\n', fp);
 }
 

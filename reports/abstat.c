@@ -96,12 +96,13 @@ double ab_machine_value(const struct db_sysval *v, size_t n, const struct ab_mac
  * A run's CPU time and the span it was spent in. Counted with --window
  * (prof/collect_window.c), the window's: the run cgroup's user and system
  * time between its edges over the window's length (cut where the command
- * ended inside it), as its counters are. A run that should have had a
+ * ended inside it), as its counters are; a window of frames, its
+ * task-clock (window_cpu_s). A run that should have had a
  * window and has none, or whose window CPU time was not read, has no
  * value: the whole run's would be compared as the window's.
  */
 struct run_time {
-	double user_s, sys_s, span_s;
+	double user_s, sys_s, cpu_s, span_s;
 	bool whole;		/* its counters are the whole run's: no window */
 };
 
@@ -116,20 +117,23 @@ static double kv_num(const struct db_exp_run *r, const char *key)
 static struct run_time run_time_of(const struct db_exp_run *r)
 {
 	const char *w = db_kv_get(r->settings, r->nsettings, "window");
-	struct run_time t = { r->user_s, r->sys_s, r->wall_s, true };
+	struct run_time t = { r->user_s, r->sys_s, r->user_s + r->sys_s, r->wall_s, true };
 	if (!w)
 		return t;
 	t.whole = false;
 	t.user_s = kv_num(r, "window_user_s");
 	t.sys_s = kv_num(r, "window_sys_s");
 	t.span_s = kv_num(r, "window_end_s") - kv_num(r, "window_start_s");
+	/* A window of frames knows its CPU time from task-clock alone
+	 * (prof/collect_frames.c): no user and system apart. */
+	t.cpu_s = isnan(t.user_s) ? kv_num(r, "window_cpu_s") : t.user_s + t.sys_s;
 	return t;
 }
 
 static double value_of(const struct db_exp_run *r, const struct msource *m)
 {
 	struct run_time t = run_time_of(r);
-	double cpu = t.user_s + t.sys_s;
+	double cpu = t.cpu_s;
 	/* "not reached" or "not kept": nothing of it is the window's */
 	if (!t.whole && !(t.span_s > 0) && m->kind != M_WALL)
 		return NAN;
@@ -405,9 +409,13 @@ static size_t build_metrics(const struct db_experiment *e, struct ab_metric **ms
 	add_metric(ms, src, &n, "cpu_s", M_CPU, NULL, false, true, "s");
 	add_metric(ms, src, &n, "cores", M_CORES, NULL, false, true, "cores");
 	/* From wait4, as cpu_s is their sum: a change in system time alone
-	 * (the FreeBSD icache note's 0.75%) hides inside cpu_s. */
-	add_metric(ms, src, &n, "user_s", M_USER, NULL, false, true, "s");
-	add_metric(ms, src, &n, "sys_s", M_SYS, NULL, false, true, "s");
+	 * (the FreeBSD icache note's 0.75%) hides inside cpu_s. A window of
+	 * frames has its CPU time from task-clock alone: no split to show. */
+	const char *win = db_kv_get(e->settings, e->nsettings, "window");
+	if (!win || strncmp(win, "frame:", 6)) {
+		add_metric(ms, src, &n, "user_s", M_USER, NULL, false, true, "s");
+		add_metric(ms, src, &n, "sys_s", M_SYS, NULL, false, true, "s");
+	}
 	/* Events, in the order of the first run that has them. */
 	const struct db_exp_run *first = NULL;
 	for (size_t i = 0; i < e->nruns && !first; i++)

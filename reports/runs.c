@@ -370,11 +370,19 @@ static void window_line(const struct db_run *run, const char *lead, FILE *fp)
 		double a = atof(db_run_get(run, "window_start_s") ?
 				db_run_get(run, "window_start_s") : "0");
 		double b = atof(db_run_get(run, "window_end_s"));
-		fprintf(fp, "%swindow: %.3g to %.3g s after the launch", lead, a, b);
+		unsigned f0, f1;
+		if (sscanf(win, "frame:%u:%u", &f0, &f1) == 2)
+			fprintf(fp, "%swindow: frames %u to %u, %.4g to %.4g s after the "
+				"launch", lead, f0, f1, a, b);
+		else
+			fprintf(fp, "%swindow: %.3g to %.3g s after the launch", lead, a, b);
 		const char *u = db_run_get(run, "window_user_s");
 		const char *s = db_run_get(run, "window_sys_s");
+		const char *c = db_run_get(run, "window_cpu_s");
 		if (u && s)
 			fprintf(fp, " (CPU %.3f s user, %.3f s sys)", atof(u), atof(s));
+		else if (c)
+			fprintf(fp, " (CPU %.3f s, task-clock)", atof(c));
 		fprintf(fp, ":\n%s  counts, frames and samples are only what ran inside it\n",
 			lead);
 	} else if (win) {

@@ -177,6 +177,81 @@ static void test_window__frames_counted_from_the_launch(void **state)
 	tu_proc_release(&p);
 }
 
+/*
+ * --window frame:N:M. The frames helper's render thread touches a fresh
+ * 8 MiB buffer (2,048 page faults) in every 10th frame, so any 20 frames
+ * in a row hold two of those: 4,096 faults, where the whole run's 99
+ * frames hold nine or ten. Frames before N are not reached: the whole
+ * run's counts, said; frames past the last cut the window there.
+ */
+static double render_faults(const char *json)
+{
+	const char *r = json ? strstr(json, "\"name\": \"render\"") : NULL;
+	return r ? num_after(r, "\"page-faults\": ") : -1;
+}
+
+static void test_window__frames_n_to_m(void **state)
+{
+	struct tu_db *f = *state;
+	if (!tu_perf_allowed(f->dbarg))
+		skip();
+	char *out;
+	if (asprintf(&out, "%s/f.json", f->dir) < 0)
+		abort();
+	char *argv[] = { PROF_BIN, f->dbarg, "run", "-q", "-e", "task-clock,page-faults",
+			 "--frame-regex", "^frame", "--window", "frame:11:30",
+			 "--format", "json", "-o", out, "--", HELPERS_DIR "/frames", "100",
+			 NULL };
+	struct tu_proc p = tu_run(argv, NULL);
+	if (p.status != 0)
+		fail_msg("prof run --window frame:11:30 exited %d:\n%s", p.status, p.err);
+	tu_proc_release(&p);
+	char *json = tu_slurp(out);
+	assert_non_null(json);
+	double pf = render_faults(json);
+	fprintf(stderr, "--window frame:11:30: render's page faults %.0f\n", pf);
+	assert_non_null(strstr(json, "\"window\": \"frame:11:30\""));
+	assert_true(pf >= 4096 && pf <= 4096 + 64);
+	free(json);
+	char *rep[] = { PROF_BIN, f->dbarg, "report", "last", "--frames",
+			"--format", "json", NULL };
+	p = tu_run(rep, NULL);
+	assert_int_equal(p.status, 0);
+	assert_true(num_after(p.out, "\"frames\": ") == 20);
+	tu_proc_release(&p);
+	char *txt[] = { PROF_BIN, f->dbarg, "report", "last", NULL };
+	p = tu_run(txt, NULL);
+	assert_int_equal(p.status, 0);
+	assert_non_null(strstr(p.out, "window: frames 11 to 30, "));
+	tu_proc_release(&p);
+
+	/* Not reached: the whole run's counts, and the run says so (-q
+	 * keeps the warning off stderr; the stored run has it). */
+	argv[9] = "frame:200:300";
+	p = tu_run(argv, NULL);
+	assert_int_equal(p.status, 0);
+	tu_proc_release(&p);
+	json = tu_slurp(out);
+	pf = render_faults(json);
+	assert_true(pf >= 9 * 2048);
+	free(json);
+	p = tu_run(txt, NULL);
+	assert_non_null(strstr(p.out, "window frame:200:300: not reached"));
+	tu_proc_release(&p);
+	/* Past the last frame: cut there (frames 90 to 99). */
+	argv[3] = "--no-cache-affinity";	/* not -q: the warning */
+	argv[9] = "frame:90:150";
+	p = tu_run(argv, NULL);
+	assert_int_equal(p.status, 0);
+	assert_non_null(strstr(p.err, "the run had 99 frames: the window ends with "
+				      "the last"));
+	tu_proc_release(&p);
+	p = tu_run(rep, NULL);
+	assert_true(num_after(p.out, "\"frames\": ") == 10);
+	tu_proc_release(&p);
+	free(out);
+}
+
 /* Bad windows stop before anything runs: exit 2, one clear line, nothing
  * stored. */
 static void test_window__bad_input(void **state)
@@ -188,6 +263,10 @@ static void test_window__bad_input(void **state)
 		{ "-1:2", "0 <= START < END" },
 		{ "a:b", "expected START:END" },
 		{ "1:2x", "0 <= START < END" },
+		{ "frame:0:5", "expected frame:N:M" },
+		{ "frame:5", "expected frame:N:M" },
+		{ "frame:9:3", "1 <= N <= M" },
+		{ "frame:1:2", "counts frames: give --frames" },
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		char *argv[] = { PROF_BIN, f->dbarg, "run", "--window", (char *)bad[i][0],
@@ -315,6 +394,13 @@ static void test_window__ab_bad_input(void **state)
 		fail_msg("ab --window with a regex score said:\n%s", p.err);
 	assert_non_null(strstr(p.err, "hint: score frames instead"));
 	tu_proc_release(&p);
+	char *frames[] = { PROF_BIN, f->dbarg, "ab", "--window", "frame:10:20",
+			   "--arm", "a=/bin/true", "--arm", "b=/bin/true", NULL };
+	p = tu_run(frames, NULL);
+	assert_int_equal(p.status, 2);
+	assert_non_null(strstr(p.err, "--window frame:10:20 counts frames: give "
+				      "--frames, --frame-regex or --frame-symbol"));
+	tu_proc_release(&p);
 	char *runs[] = { PROF_BIN, f->dbarg, "runs", "--format", "csv", NULL };
 	p = tu_run(runs, NULL);
 	if (p.status)
@@ -336,6 +422,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_window__bad_input,
 						tu_db_setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_window__frames_counted_from_the_launch,
+						tu_db_setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_window__frames_n_to_m,
 						tu_db_setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_window__ab_counts_each_run_inside_it,
 						tu_db_setup, tu_db_teardown),

@@ -144,7 +144,7 @@ static void test_abplan__window(void **state)
 		fail_msg("%s", cause);
 	fclose(fp);
 	assert_string_equal(p.window, "40:70");
-	assert_true(p.window_start_s == 40 && p.window_end_s == 70);
+	assert_true(p.win.start_s == 40 && p.win.end_s == 70 && !p.win.last_frame);
 	assert_int_equal(ab_plan_check(&p, &cause), 0);
 	assert_int_equal(ab_plan_set_window(&p, "70:40", &cause), -EINVAL);
 	assert_non_null(strstr(cause, "0 <= START < END"));
