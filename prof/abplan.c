@@ -990,16 +990,6 @@ int ab_plan_check(struct ab_plan *p, char **cause)
 		return cause_set(cause, EINVAL, "--window %s counts frames: give "
 				 "--frames, --frame-regex or --frame-symbol to say "
 				 "where each begins", p->window);
-	/* Output lines carry no time: what a regex reads from them cannot be
-	 * cut to the window, and the whole run's would pass for the window's. */
-	for (size_t i = 0; p->window && i < p->nscores; i++)
-		if (p->scores[i].kind == AB_SCORE_REGEX)
-			return cause_set(cause, EINVAL, "--score %s reads the whole run's "
-					 "output, which --window %s cannot cut: its lines "
-					 "carry no time\nhint: score frames instead "
-					 "(--frame-regex RE with --score frame:p99, frame:p50 "
-					 "or frame:long): those inside the window are kept",
-					 p->scores[i].name, p->window);
 	return ab_plan_check_scores(p, cause);
 }
 

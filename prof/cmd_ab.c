@@ -463,6 +463,9 @@ static int cmd_ab(struct verb_ctx *vc)
 	char *stop_note = NULL;
 	bool stop = false;
 	size_t failed = 0;
+	bool regex_scores = false;
+	for (size_t i = 0; i < p->nscores; i++)
+		regex_scores = regex_scores || p->scores[i].kind == AB_SCORE_REGEX;
 	for (int r = -p->warmup; r < p->rounds && !stop; r++) {
 		bool warm = r < 0;
 		int rr = warm ? r + p->warmup : r;
@@ -489,6 +492,12 @@ static int cmd_ab(struct verb_ctx *vc)
 				unlink(tmpl);
 			if (efd >= 0)
 				unlink(etmpl);
+			/* With a window, scores come from the stdout lines
+			 * that arrived inside it (stamped as they came). */
+			char wtmpl[] = "/tmp/prof-ab-win-XXXXXX";
+			int wfd = p->window && regex_scores ? mkstemp(wtmpl) : -1;
+			if (wfd >= 0)
+				unlink(wtmpl);
 			int xargc;
 			char **xargv = ab_plan_exec_argv(p, a, &xargc);
 			struct runner_opts ro = {
@@ -502,11 +511,14 @@ static int cmd_ab(struct verb_ctx *vc)
 				.prepare = ab_plan_get(p, a, "prepare"),
 				.cleanup = ab_plan_get(p, a, "cleanup"),
 				.window = p->win,
+				.window_lines_fd = wfd > 0 ? wfd : 0,
 				.timeout_s = p->timeout_s,
 			};
 			struct db_run run;
 			char *rcause = NULL;
 			rc = runner_run(&ro, &run, &rcause);
+			if (rc && wfd >= 0)
+				close(wfd);
 			if (rc == -ECANCELED) {
 				/* Its prepare failed: this run is not measured,
 				 * and it counts as a failed run (the round ends
@@ -549,6 +561,8 @@ static int cmd_ab(struct verb_ctx *vc)
 					"counters\n", p->arms[a].name, mux);
 				free(mux);
 				db_run_release(&run);
+				if (wfd >= 0)
+					close(wfd);
 				if (ofd >= 0)
 					close(ofd);
 				if (efd >= 0)
@@ -561,9 +575,12 @@ static int cmd_ab(struct verb_ctx *vc)
 				exit_code = EXIT_FAIL;
 				break;
 			}
-			size_t tlen = 0, elen = 0;
+			size_t tlen = 0, elen = 0, wlen = 0;
 			char *text = ofd >= 0 ? slurp_fd(ofd, &tlen) : strdup("");
 			char *etext = efd >= 0 ? slurp_fd(efd, &elen) : strdup("");
+			char *wtext = wfd >= 0 ? slurp_fd(wfd, &wlen) : NULL;
+			if (wfd >= 0)
+				close(wfd);
 			if (ofd >= 0)
 				close(ofd);
 			if (efd >= 0)
@@ -580,7 +597,9 @@ static int cmd_ab(struct verb_ctx *vc)
 			size_t nsc = 0;
 			for (size_t i = 0; i < p->nscores; i++) {
 				sc[nsc].name = p->scores[i].name;
-				sc_rc[nsc] = ab_score_measure(&p->scores[i], text, etext,
+				sc_rc[nsc] = ab_score_measure(&p->scores[i],
+							      wtext ? wtext : text,
+							      wtext ? "" : etext,
 							      &run, &sc[nsc].value);
 				sc[nsc].found = sc_rc[nsc] == 0;
 				nsc++;
@@ -650,6 +669,7 @@ static int cmd_ab(struct verb_ctx *vc)
 			free(sc_rc);
 			free(text);
 			free(etext);
+			free(wtext);
 			db_run_release(&run);
 			done++;
 			if (runner_interrupted() || runner_late_signal(NULL)) {
@@ -832,9 +852,10 @@ static const struct opt ab_opts[] = {
 		     "count only from START to END seconds after each\n"
 		     "launch, as prof run --window: counters, cpu_s,\n"
 		     "user_s, sys_s, cores and frame scores are the\n"
-		     "window's, wall_s and system.* the whole run's. Needs\n"
-		     "counting per CPU; a --score REGEX is refused (output\n"
-		     "lines carry no time)"),
+		     "window's, wall_s and system.* the whole run's; a\n"
+		     "--score REGEX reads the stdout lines that came in\n"
+		     "it. Needs counting per CPU. frame:N:M: frames N to\n"
+		     "M (with --frames, --frame-regex or --frame-symbol)"),
 	OPT_DOUBLE(0, "timeout", struct ab_args, plan.timeout_s, "SECS", 0.001, 31536000,
 		   "seconds, e.g. 75 or 0.5",
 		   "end each run at SECS, as prof run --timeout does;\n"

@@ -55,6 +55,7 @@ struct marks {
 };
 
 struct frames_state {
+	bool frames_on;		/* frames were asked for (frame_args_any) */
 	bool percpu;		/* fed by fr_counts, no samplers of its own */
 	size_t samplers[2];
 	uint64_t ids[2];	/* their kernel ids (the launched target's) */
@@ -88,6 +89,11 @@ struct frames_state {
 	 * was no number, which leaves them all to the read times). */
 	size_t rx_in_read, rx_burst, rx_unread;
 	struct marks rx_dur;
+	/* --window with window_lines_fd: every stdout line, stamped
+	 * ("<ns> <line>"), until fill keeps those inside the window. */
+	FILE *lines;
+	bool lines_err;
+	uint64_t win_a, win_b;	/* a frame window's edges, once known */
 };
 
 static void close_fd(int *fd)
@@ -174,8 +180,11 @@ static void feed_lines(struct frames_state *st, const char *buf, size_t n,
 		line[*len] = '\0';
 		if (marker)
 			marker_line(st, line, t);
-		else
+		else if (st->regex_on)
 			regex_line(st, line, t);
+		if (!marker && st->lines && !st->lines_err &&
+		    fprintf(st->lines, "%llu %s\n", (unsigned long long)t, line) < 0)
+			st->lines_err = true;
 		*len = 0;
 	}
 }
@@ -352,6 +361,8 @@ static void fr_release(void *self)
 		free(st->mk[s].t);
 	free(st->rx_dur.t);
 	frames_free(st->f);
+	if (st->lines)
+		fclose(st->lines);
 	uprobe_rings_close(st->probe);
 	free(st->probe_path);
 	free(st->vals);
@@ -363,10 +374,17 @@ static int fr_prepare(void *self, struct collect_ctx *cx, char **cause)
 	struct frames_state *st = self;
 	st->marker[0] = st->marker[1] = st->out[0] = st->out[1] = -1;
 	st->stop[0] = st->stop[1] = -1;
-	if (!frame_args_any(&cx->o->frame) || !cx->launched)
+	const struct window_spec *w = &cx->o->window;
+	bool lines = cx->o->window_lines_fd > 0 &&
+		     (window_by_seconds(w) || window_by_frames(w));
+	st->frames_on = frame_args_any(&cx->o->frame);
+	if ((!st->frames_on && !lines) || !cx->launched)
 		return COLLECT_SKIP;
 	/* Before the workload exists: no marker of its can be earlier. */
 	frame_gate_init(&st->gate, mono_now_ns());
+	if (lines && !(st->lines = tmpfile()))
+		return cause_set(cause, errno, "--window: cannot keep the workload's "
+				 "output lines: %s", ERR_TEXT(errno));
 	if (cx->o->frame.regex) {
 		if (regcomp(&st->re, cx->o->frame.regex, REG_EXTENDED)) {
 			return cause_set(cause, EINVAL, "bad --frame-regex '%s'",
@@ -376,22 +394,25 @@ static int fr_prepare(void *self, struct collect_ctx *cx, char **cause)
 		st->rx_group = st->re.re_nsub > 0;
 	}
 	int rc = cx->o->frame.symbol ? add_probe(st, cx, cause) : 0;
-	if (!rc)
+	if (!rc && st->frames_on)
 		rc = open_pipe(st->marker, cause, "frame marker");
 	if (!rc)
 		rc = open_pipe(st->stop, cause, "frame reader's stop");
-	if (!rc && st->regex_on)
+	if (!rc && (st->regex_on || st->lines))
 		rc = open_pipe(st->out, cause, "workload's output");
 	if (rc)
 		return rc;
+	if (st->regex_on || st->lines) {
+		cx->stdout_fd = st->out[1];
+		st->pass_fd = cx->o->out_fd >= 0 ? cx->o->out_fd : 1;
+	}
+	st->nev = cx->o->nev;
+	if (!st->frames_on)
+		return 0;	/* the output's lines alone */
 	snprintf(st->env, sizeof(st->env), "PROF_MARKER_FD=%d", st->marker[1]);
 	char *kv[] = { st->env, NULL };
 	collect_add_env(cx, kv);
 	cx->keep_fd = st->marker[1];
-	if (st->regex_on) {
-		cx->stdout_fd = st->out[1];
-		st->pass_fd = cx->o->out_fd >= 0 ? cx->o->out_fd : 1;
-	}
 	if (cx->co->flags & COUNTERS_PERCPU) {
 		/* Counted per CPU: its switches and a 1 ms tick give each
 		 * thread's totals (fr_counts), on every kernel. */
@@ -402,7 +423,6 @@ static int fr_prepare(void *self, struct collect_ctx *cx, char **cause)
 		add_sampler(st, cx, 0, "frame-switch", PERF_COUNT_SW_CONTEXT_SWITCHES, 1);
 		add_sampler(st, cx, 1, "frame-tick", PERF_COUNT_SW_TASK_CLOCK, 1000000);
 	}
-	st->nev = cx->o->nev;
 	st->vals = calloc(st->nev ? st->nev : 1, sizeof(*st->vals));
 	st->have = calloc(st->nev ? st->nev : 1, sizeof(*st->have));
 	if (!st->vals || !st->have)
@@ -417,11 +437,11 @@ static void fr_opened(void *self, struct collect_ctx *cx)
 	/* The workload holds the write ends now: their end is its end. */
 	close_fd(&st->marker[1]);
 	close_fd(&st->out[1]);
-	if (st->percpu && counters_path(cx->cs) != COUNTERS_PATH_PERCPU)
+	if (st->frames_on && st->percpu && counters_path(cx->cs) != COUNTERS_PATH_PERCPU)
 		warning_msg("frames: no counters per frame: counting per CPU was "
 			    "refused (%s), and they came from it",
 			    counters_path_note(cx->cs) ? counters_path_note(cx->cs) : "?");
-	for (int i = 0; i < 2 && !st->percpu; i++) {
+	for (int i = 0; i < 2 && st->frames_on && !st->percpu; i++) {
 		st->ids[i] = counters_sampler_id(cx->cs, 0, st->samplers[i]);
 		const struct counter_status *s = counters_sampler_status(cx->cs,
 									 st->samplers[i]);
@@ -451,7 +471,7 @@ static void fr_drain(void *self, const struct perf_rec *rec, int origin)
 {
 	struct frames_state *st = self;
 	(void)origin;
-	if (!st->f || st->oom || rec->type != PERF_RECORD_SAMPLE ||
+	if (!st->f || !st->frames_on || st->oom || rec->type != PERF_RECORD_SAMPLE ||
 	    !rec->u.sample.read_nr || !rec->u.sample.read_has_id ||
 	    !ours(st, rec->u.sample.identifier))
 		return;
@@ -467,7 +487,7 @@ static void fr_counts(void *self, int32_t tid, uint64_t time,
 		      const uint64_t *vals, const bool *have, bool running)
 {
 	struct frames_state *st = self;
-	if (!st->f || st->oom)
+	if (!st->f || !st->frames_on || st->oom)
 		return;
 	if (frames_tick(st->f, tid, time, vals, have, running)) {
 		warning_msg("frames: out of memory: counters per frame stop here");
@@ -616,6 +636,8 @@ static void frame_window(struct frames_state *st, struct collect_ctx *cx,
 	frames_span(st->f, src, i, &a, &d);
 	frames_span(st->f, src, j, &b, &d);
 	b += d;
+	st->win_a = a;
+	st->win_b = b;
 	for (size_t e = 0; e < run->nevents; e++)
 		if (run->events[e].total.present)
 			run->events[e].total.value = 0;
@@ -646,11 +668,58 @@ static void frame_window(struct frames_state *st, struct collect_ctx *cx,
 	window_keep_frames(run, a > t0 ? (int64_t)(a - t0) : 0, b > t0 ? (int64_t)(b - t0) : 0);
 }
 
+/*
+ * The workload's stdout lines that arrived inside the window, written to
+ * window_lines_fd for prof ab's scores: between the frame window's edges,
+ * or START to END seconds after the launch. None when it was not reached.
+ */
+static void window_lines(struct frames_state *st, struct collect_ctx *cx,
+			 const struct db_run *run)
+{
+	const struct window_spec *w = &cx->o->window;
+	/* A frame window's edges are known once frame_window ran (0: not
+	 * reached); one of seconds is not reached when the run ended first
+	 * (collect_window, which fills after this one, says so). */
+	uint64_t a = st->win_a, b = st->win_b;
+	if (window_by_seconds(w)) {
+		if (run->wall_s <= w->start_s)
+			return;
+		a = cx->t0_ns + (uint64_t)(w->start_s * 1e9);
+		b = cx->t0_ns + (uint64_t)(w->end_s * 1e9);
+	}
+	if (!(b > a))
+		return;
+	if (st->lines_err || fflush(st->lines) || fseek(st->lines, 0, SEEK_SET)) {
+		warning_msg("--window: the workload's output lines were not kept: no "
+			    "score is read from them");
+		return;
+	}
+	FILE *out = fdopen(dup(cx->o->window_lines_fd), "w");
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	while (out && (n = getline(&line, &cap, st->lines)) > 0) {
+		char *text;
+		unsigned long long t = strtoull(line, &text, 10);
+		if (t >= a && t <= b && *text == ' ')
+			fwrite(text + 1, 1, (size_t)(n - (text + 1 - line)), out);
+	}
+	free(line);
+	if (!out || fclose(out))
+		warning_msg("--window: cannot hand on the output lines inside it: %s",
+			    ERR_TEXT(errno));
+}
+
 static void fr_fill(void *self, struct collect_ctx *cx, struct db_run *run)
 {
 	struct frames_state *st = self;
 	if (!st->f)
 		return;
+	if (!st->frames_on) {
+		if (st->lines)
+			window_lines(st, cx, run);
+		return;
+	}
 	enum frame_source src = cx->o->frame.symbol ? FRAME_SYMBOL :
 				st->regex_on ? FRAME_REGEX : FRAME_MARKER;
 	convert_frames(run, st->f, src, &cx->o->frame, cx->t0_ns);
@@ -681,6 +750,8 @@ static void fr_fill(void *self, struct collect_ctx *cx, struct db_run *run)
 		db_run_set(run, "frame_note", note);
 	}
 	free(note);
+	if (st->lines)
+		window_lines(st, cx, run);
 }
 
 const struct collector_ops collect_frames = {

@@ -72,6 +72,10 @@ struct runner_opts {
 	 * (prof/collect_window.c) or over frames N to M (the frames
 	 * collector); all zero: the whole run */
 	struct window_spec window;
+	/* With a window: the workload's stdout lines that arrived inside it
+	 * are written here once the run ends (prof ab's scores; the frames
+	 * collector stamps each line as it arrives); 0: none */
+	int window_lines_fd;
 	struct frame_args frame;	/* frames and counters per frame */
 
 	/* The verb's own collector, driven after the built-in ones

@@ -128,7 +128,7 @@ static void test_abplan__prepare_and_cleanup_per_arm(void **state)
 }
 
 /* "window = START:END" in a plan is --window: checked as prof run checks
- * it, and a score read from output lines is refused beside it. */
+ * it; frame:N:M wants a frame source. */
 static void test_abplan__window(void **state)
 {
 	(void)state;
@@ -151,10 +151,15 @@ static void test_abplan__window(void **state)
 	free(cause);
 	cause = NULL;
 	assert_string_equal(p.window, "40:70");
-	assert_int_equal(ab_plan_add_score(&p, "fps=fps ([0-9.]+):higher", &cause), 0);
+	/* frames N to M need a frame source */
+	assert_int_equal(ab_plan_set_window(&p, "frame:10:20", &cause), 0);
+	assert_true(p.win.first_frame == 10 && p.win.last_frame == 20);
 	assert_int_equal(ab_plan_check(&p, &cause), -EINVAL);
-	assert_non_null(strstr(cause, "--score fps reads the whole run's output"));
+	assert_non_null(strstr(cause, "counts frames: give --frames"));
 	free(cause);
+	cause = NULL;
+	assert_int_equal(ab_plan_set_frames(&p, "frame-regex", "^frame", &cause), 0);
+	assert_int_equal(ab_plan_check(&p, &cause), 0);
 	ab_plan_release(&p);
 }
 
