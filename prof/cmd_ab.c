@@ -23,6 +23,7 @@
 #include "prof/planopts.h"
 #include "prof/progress.h"
 #include "prof/runner.h"
+#include "prof/runsim.h"
 #include "prof/runutil.h"
 #include "prof/verb.h"
 #include "reports/ab.h"
@@ -33,6 +34,8 @@ struct ab_args {
 	bool show_output;
 	bool no_multiplex;
 	bool by_name;		/* --by name */
+	bool simulate;		/* --simulate: counters from callgrind */
+	const char *cache;	/* --cache SPEC for --simulate, or NULL */
 };
 
 static void ab_args_init(void *args)
@@ -240,6 +243,9 @@ static int cmd_ab(struct verb_ctx *vc)
 	}
 	if ((rc = ab_plan_check(&o->plan, &cause)))
 		return verb_usage_cause(vc, cause);
+	if (o->cache && !o->simulate)
+		return usage_error(vc->name, "--cache sets the caches --simulate "
+				   "simulates: give --simulate too");
 	struct ab_plan *p = &o->plan;
 	/* A symbol the module lacks stops here, not at the first run. */
 	if (p->frame_symbol && (rc = collect_frames_check_symbol(p->frame_symbol, &cause)))
@@ -255,13 +261,42 @@ static int cmd_ab(struct verb_ctx *vc)
 	struct db *db = NULL;
 	struct db_experiment exp;
 	memset(&exp, 0, sizeof(exp));
+	struct run_sim *sims = NULL;
 
-	rc = event_list_parse(p->events, p->allow_generic ? EVENT_ALLOW_GENERIC : 0,
+	/* Simulated, the hardware counters are callgrind's: the software
+	 * events count what valgrind itself cost (as prof run --simulate). */
+	const char *events = o->simulate && !strcmp(p->events, "cache")
+			     ? "task-clock,context-switches,page-faults" : p->events;
+	rc = event_list_parse(events, p->allow_generic ? EVENT_ALLOW_GENERIC : 0,
 			      &evs, &nev, &cause);
 	if (rc) {
 		print_cause("error: ", cause);
 		exit_code = exit_code_for(rc);
 		goto out;
+	}
+	for (size_t i = 0; o->simulate && i < nev; i++)
+		if (evs[i].hardware) {
+			exit_code = usage_error(vc->name, "with --simulate the hardware "
+						"counters are simulated: -e takes software "
+						"events only");
+			goto out;
+		}
+	if (o->simulate && (p->window || p->working_set || ab_plan_has_frames(p))) {
+		exit_code = usage_error(vc->name, "--simulate gives each run's totals: "
+					"--window, --working-set and frames count the real "
+					"machine (and would count valgrind)");
+		goto out;
+	}
+	sims = o->simulate ? calloc(p->narms, sizeof(*sims)) : NULL;
+	for (size_t a = 0; sims && a < p->narms; a++) {
+		int xargc;
+		char **xargv = ab_plan_exec_argv(p, a, &xargc);
+		rc = run_sim_prepare(&sims[a], xargv, o->cache, NULL, &cause);
+		if (rc) {
+			print_cause("error: ", cause);
+			exit_code = rc == -EINVAL ? EXIT_USAGE : EXIT_FAIL;
+			goto out;
+		}
 	}
 	/* Everything an arm needs is checked before the first run. */
 	bool env_warned = false;
@@ -397,9 +432,9 @@ static int cmd_ab(struct verb_ctx *vc)
 		}
 	}
 	/* Room for events, every score, 4 frame keys, every --per,
-	 * working-set, window, timeout and shell: no option is dropped for
-	 * want of it. */
-	struct db_kv *kv = calloc(10 + p->nscores + p->nper, sizeof(*kv));
+	 * working-set, window, timeout, simulated and shell: no option is
+	 * dropped for want of it. */
+	struct db_kv *kv = calloc(12 + p->nscores + p->nper, sizeof(*kv));
 	char **specs = calloc(p->nscores + 1, sizeof(*specs));
 	if (!kv || !specs)
 		abort();
@@ -430,6 +465,14 @@ static int cmd_ab(struct verb_ctx *vc)
 	snprintf(timeout, sizeof(timeout), "%g", p->timeout_s);
 	if (p->timeout_s > 0)
 		kv[nkv++] = (struct db_kv){ "timeout_s", timeout };
+	/* Which metrics are the simulation's (reports/abstat.c judges them
+	 * as deterministic): its events, by name. */
+	char simulated[256] = "";
+	for (size_t i = 0; sims && i < SIM_NEVENTS; i++)
+		snprintf(simulated + strlen(simulated), sizeof(simulated) - strlen(simulated),
+			 "%s%s", i ? "," : "", sim_event_names[i]);
+	if (sims)
+		kv[nkv++] = (struct db_kv){ "simulated", simulated };
 	kv[nkv++] = (struct db_kv){ "shell", p->no_shell ? "none" : "/bin/sh -c" };
 	exp.settings = kv;
 	exp.nsettings = nkv;
@@ -501,7 +544,8 @@ static int cmd_ab(struct verb_ctx *vc)
 			int xargc;
 			char **xargv = ab_plan_exec_argv(p, a, &xargc);
 			struct runner_opts ro = {
-				.argv = xargv, .argc = xargc,
+				.argv = sims ? sims[a].argv : xargv,
+				.argc = sims ? sims[a].argc : xargc,
 				.evs = evs, .nev = nev, .plan = &ae[a].plan,
 				.env_set = ae[a].env, .cwd = ae[a].cwd, .out_fd = ofd,
 				.stderr_fd = ofd >= 0 && efd > 0 ? efd : 0,
@@ -517,6 +561,13 @@ static int cmd_ab(struct verb_ctx *vc)
 			struct db_run run;
 			char *rcause = NULL;
 			rc = runner_run(&ro, &run, &rcause);
+			/* Simulated: callgrind's counters on the arm's command;
+			 * without its profiles the run is not stored. */
+			if (!rc && sims &&
+			    (rc = run_sim_fill(&sims[a], &run, xargv, xargc, &rcause))) {
+				db_run_release(&run);
+				rc = -EIO;
+			}
 			if (rc && wfd >= 0)
 				close(wfd);
 			if (rc == -ECANCELED) {
@@ -756,6 +807,9 @@ out:;
 		free(ae[a].env);
 	}
 	free(ae);
+	for (size_t a = 0; sims && a < p->narms; a++)
+		run_sim_release(&sims[a]);
+	free(sims);
 	db_experiment_release(&exp);
 	event_list_free(evs, nev);
 	free(cause);
@@ -872,6 +926,14 @@ static const struct opt ab_opts[] = {
 		 "all of the time (its values scaled estimates),\n"
 		 "without storing it"),
 	OPT_BOOL(0, "allow-generic", struct ab_args, plan.allow_generic, "as for prof run"),
+	OPT_BOOL(0, "simulate", struct ab_args, simulate,
+		 "no PMU? simulate the hardware counters under\n"
+		 "valgrind, as prof run --simulate: the same counts\n"
+		 "every round, so those metrics are judged from one\n"
+		 "round (their spread between rounds is shown)"),
+	OPT_STRING(0, "cache", struct ab_args, cache, "SPEC",
+		   "with --simulate, the caches to simulate (as prof\n"
+		   "run --cache)"),
 	OPT_CALLBACK(0, "score", struct ab_args, plan, "NAME=REGEX[:AGG]|frame:WHAT",
 		     plan_opt_score,
 		     "a number parsed from the workload's output\n"

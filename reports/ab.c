@@ -45,6 +45,17 @@ static void verdict_text(const struct ab_comparison *c, char *buf, size_t n)
 		return;
 	}
 	const char *v = stats_verdict_name(c->j.verdict);
+	if (c->deterministic) {
+		if (c->p.n < 2)
+			snprintf(buf, n, "%s (simulated; one round: two show whether "
+				 "it repeats)", v);
+		else if (c->spread_pct == 0)
+			snprintf(buf, n, "%s (simulated: the same every round)", v);
+		else
+			snprintf(buf, n, "%s (simulated: rounds differ by %.2g%%)", v,
+				 c->spread_pct);
+		return;
+	}
 	char why[96] = "";
 	/* The CI and the gate would have called it: say what held it. */
 	if (c->j.held_by_p && !c->j.p_reachable)
@@ -669,7 +680,9 @@ ROWS_KEYS(arm_doc_cols, AR_N, ARM_DOC_COLS);
 	K(CO_METHOD, "method", TEXT) \
 	K(CO_POSITION, "position_effect_pct", PCT) \
 	K(CO_DRIFT, "baseline_drift_pct", PCT) \
-	K(CO_LOO, "leave_one_round_out", NEST) K(CO_SPREAD, "spread", NEST)
+	K(CO_LOO, "leave_one_round_out", NEST) K(CO_SPREAD, "spread", NEST) \
+	K(CO_DETERMINISTIC, "deterministic", BOOL) \
+	K(CO_DET_SPREAD, "deterministic_spread_pct", PCT)
 ROWS_KEYS(comparison_cols, CO_NCOLS, COMPARISON_COLS);
 
 /* The arm's run-to-run spread over the baseline's (stats_spread_ratio). */
@@ -782,8 +795,12 @@ static void comparison_row(struct rows *r, const struct ab_analysis *a,
 			     a->exp->arms[0].name, ok, cp->p.n, &d, &cp->j, cp->why,
 			     a->exp->aa);
 	rows_bool(r, row, CO_BUSY, cp->busy);
+	rows_bool(r, row, CO_DETERMINISTIC, cp->deterministic);
+	rows_num(r, row, CO_DET_SPREAD, cp->deterministic ? cp->spread_pct : NAN);
 	if (ok)
-		rows_str(r, row, CO_METHOD, !cp->p.by_difference ? "log-ratio"
+		rows_str(r, row, CO_METHOD, cp->deterministic ? "simulated: the arms' "
+			 "medians, against their spread between rounds"
+			 : !cp->p.by_difference ? "log-ratio"
 			 : cp->p.scale_pooled ? "difference over both arms' mean"
 			 : "difference over the baseline's mean");
 	if (cp->busy && !cp->why) {

@@ -322,6 +322,21 @@ static void add_metric(struct ab_metric **ms, struct msource **src, size_t *n,
 	(*n)++;
 }
 
+/* Whether event `name` is one the experiment simulated (its setting
+ * "simulated": the names, comma-separated). */
+static bool simulated(const struct db_experiment *e, const char *name)
+{
+	const char *list = db_kv_get(e->settings, e->nsettings, "simulated");
+	size_t len = strlen(name);
+	for (const char *p = list; p && *p;) {
+		size_t w = strcspn(p, ",");
+		if (w == len && !strncmp(p, name, len))
+			return true;
+		p += w + (p[w] == ',');
+	}
+	return false;
+}
+
 /* The flags of score `name` as the experiment stored it; false if none. */
 static bool score_flags(const struct db_experiment *e, const char *name,
 			struct ab_score_flags *f)
@@ -433,6 +448,7 @@ static size_t build_metrics(const struct db_experiment *e, struct ab_metric **ms
 			    !strcmp(first->ev_names[k], "cpu-clock");
 		add_metric(ms, src, &n, first->ev_names[k], M_EVENT, first->ev_names[k],
 			   false, sup, time ? "ns" : "count");
+		(*ms)[n - 1].deterministic = simulated(e, first->ev_names[k]);
 		if (!strcmp(first->ev_names[k], "instructions") && sup)
 			have_ins = true;
 		if (!strcmp(first->ev_names[k], "cycles") && sup)
@@ -451,9 +467,14 @@ static size_t build_metrics(const struct db_experiment *e, struct ab_metric **ms
 		add_metric(ms, src, &n, name, have_ins ? M_PKI : M_PER_CPU_MS,
 			   first->ev_names[k], false, sup,
 			   have_ins ? "per kinst" : "per CPU ms");
+		(*ms)[n - 1].deterministic = have_ins && simulated(e, first->ev_names[k]) &&
+					     simulated(e, "instructions");
 	}
-	if (have_ins && have_cyc)
+	if (have_ins && have_cyc) {
 		add_metric(ms, src, &n, "ipc", M_IPC, NULL, true, true, "inst/cycle");
+		(*ms)[n - 1].deterministic = simulated(e, "instructions") &&
+					     simulated(e, "cycles");
+	}
 	for (size_t i = 0; i < e->nsettings; i++) {
 		if (strcmp(e->settings[i].key, "score") || !e->settings[i].value)
 			continue;
@@ -831,6 +852,56 @@ static void busy_check(struct ab_analysis *out)
 		     100 * out->others_median);
 }
 
+/* (max - min) / median of a cell's values, in percent; NAN without. */
+static double cell_spread_pct(const struct ab_cell *c)
+{
+	if (!c->n || !(c->sum.median > 0))
+		return NAN;
+	return 100 * (c->sum.max - c->sum.min) / c->sum.median;
+}
+
+/*
+ * A simulated metric: the arms' medians compared as they are (ab_metric.
+ * deterministic), from one round on. Their ratio is the effect; the
+ * runs' own spread bounds it, shown as the interval; no p-value.
+ */
+static void judge_deterministic(const struct ab_analysis *out, size_t a, size_t m,
+				struct ab_comparison *cp)
+{
+	const struct ab_cell *cb = &out->cells[m], *ca = &out->cells[a * out->nmetrics + m];
+	double sb = cell_spread_pct(cb), sa = cell_spread_pct(ca);
+	if (isnan(sb) || isnan(sa))
+		return;	/* no value, or a median of 0: the paired path said why */
+	const struct ab_metric *met = &out->metrics[m];
+	double spread = sb > sa ? sb : sa;
+	double d = 100 * (ca->sum.median / cb->sum.median - 1);
+	free(cp->why);
+	cp->why = NULL;
+	cp->computable = true;
+	cp->deterministic = true;
+	cp->spread_pct = spread;
+	cp->p.n = cb->n < ca->n ? cb->n : ca->n;
+	cp->p.delta_pct = cp->p.delta_pct_median = d;
+	cp->p.signs_agree = true;
+	cp->p.ci_computable = true;
+	cp->p.ci95_lo_pct = cp->p.ci90_lo_pct = d - 2 * spread;
+	cp->p.ci95_hi_pct = cp->p.ci90_hi_pct = d + 2 * spread;
+	cp->p.p_value = NAN;
+	cp->loo_checked = false;
+	cp->loo_changed = 0;
+	cp->j.trend_large = false;
+	cp->j.position_large = false;
+	cp->j.rounds_needed = 0;
+	cp->j.aim = STATS_AIM_NONE;
+	/* Nothing is noise here: a difference past the runs' own spread is
+	 * the model's, and one inside the equivalence bound (the smallest
+	 * change that matters, 1% by default) is too small to call. */
+	bool up = d > 0;
+	double bound = met->equiv_pct > 2 * spread ? met->equiv_pct : 2 * spread;
+	cp->j.verdict = fabs(d) <= bound ? VERDICT_EQUIVALENT
+			: up == met->higher_is_better ? VERDICT_BETTER : VERDICT_WORSE;
+}
+
 /* Arm a against the baseline on metric m, with the design warnings. */
 static void compare_arm(struct ab_analysis *out, const struct run_index *ix,
 			const struct msource *src, size_t a, size_t m)
@@ -851,8 +922,10 @@ static void compare_arm(struct ab_analysis *out, const struct run_index *ix,
 		      met->higher_is_better, cp);
 	cp->arm = a;
 	cp->metric = m;
+	if (met->deterministic)
+		judge_deterministic(out, a, m, cp);
 	/* A busy machine: the numbers stand, the verdict is withheld. */
-	if (cp->computable && out->busy && !e->aa) {
+	if (cp->computable && out->busy && !e->aa && !cp->deterministic) {
 		cp->was_verdict = cp->j.verdict;
 		cp->withheld = cp->j.verdict != VERDICT_INCONCLUSIVE;
 		cp->j.verdict = VERDICT_INCONCLUSIVE;

@@ -54,6 +54,10 @@ struct ab_metric {
 	 * experiment or when fewer than 2 rounds pair. */
 	double aa_sd_pct;
 	double aa_gate_pct;
+	/* Simulated (prof ab --simulate, experiment setting "simulated"):
+	 * the same program gives the same count every run, so one round
+	 * judges it (ab_comparison.deterministic). */
+	bool deterministic;
 };
 
 struct ab_cell {
@@ -89,6 +93,14 @@ struct ab_comparison {
 	size_t loo_changed;
 	int loo_round;
 	enum stats_verdict loo_verdict;
+	/* A deterministic metric (ab_metric.deterministic): judged from the
+	 * arms' medians, however few rounds, against spread_pct, the largest
+	 * (max - min) / median of either arm's runs: better or worse where
+	 * the medians differ by more than twice it and by more than the
+	 * equivalence bound, else equivalent. The machine's load does not
+	 * withhold it. */
+	bool deterministic;
+	double spread_pct;
 };
 
 /* Rounds between which one left out is checked: fewer leave too little;

@@ -161,6 +161,89 @@ static void test_simulate__the_cache_asked_is_the_cache_simulated(void **state)
 	free(large);
 }
 
+/* The comparison of metric in ab's JSON: its object's text (to the next
+ * '}'), malloc'd, or NULL. */
+static char *comparison(const char *json, const char *metric)
+{
+	char k[96];
+	snprintf(k, sizeof(k), "\"metric\": \"%s\"", metric);
+	const char *p = strstr(json, "\"comparisons\"");
+	p = p ? strstr(p, k) : NULL;
+	const char *e = p ? strchr(p, '}') : NULL;
+	return p && e ? strndup(p, (size_t)(e - p)) : NULL;
+}
+
+/*
+ * prof ab --simulate: the simulated metrics are judged from the arms'
+ * medians against their own spread between rounds, busy machine or not.
+ * A chase over 1 MiB misses a 256 KiB LL on nearly every load, one over
+ * 128 KiB almost never: llc-misses worse, deterministically; their code
+ * is the same, so l1i-misses equivalent. wall_s keeps its statistics.
+ */
+static void test_simulate__ab_judges_simulated_metrics_from_few_rounds(void **state)
+{
+	struct tu_db *f = *state;
+	need(f);
+	char *out;
+	if (asprintf(&out, "%s/ab.json", f->dir) < 0)
+		abort();
+	char *argv[] = { PROF_BIN, f->dbarg, "ab", "-q", "--simulate",
+			 "--cache", "LL=256K:16:64", "--warmup", "0", "--rounds", "2",
+			 "--arm", "small=" HELPERS_DIR "/chase 128 1",
+			 "--arm", "large=" HELPERS_DIR "/chase 1024 1",
+			 "--format", "json", "-o", out, NULL };
+	struct tu_proc p = tu_run(argv, NULL);
+	if (p.status)
+		fail_msg("prof ab --simulate: exit %d\n%s", p.status, p.err);
+	tu_proc_release(&p);
+	char *json = tu_slurp(out);
+	assert_non_null(json);
+	char *llc = comparison(json, "llc-misses"), *l1i = comparison(json, "l1i-misses");
+	char *wall = comparison(json, "wall_s");
+	assert_non_null(llc);
+	assert_non_null(l1i);
+	assert_non_null(wall);
+	fprintf(stderr, "%s\n%s\n", llc, l1i);
+	assert_non_null(strstr(llc, "\"verdict\": \"worse\""));
+	assert_non_null(strstr(llc, "\"deterministic\": true"));
+	assert_true(json_num(llc, NULL, "delta_pct_mean") > 1000);
+	assert_non_null(strstr(l1i, "\"verdict\": \"equivalent\""));
+	/* simulated counts repeat: their spread between rounds is tiny */
+	const char *sp = strstr(llc, "\"deterministic_spread_pct\": ");
+	assert_non_null(sp);
+	assert_true(strtod(sp + strlen("\"deterministic_spread_pct\": "), NULL) < 0.1);
+	assert_non_null(strstr(wall, "\"deterministic\": false"));
+	assert_non_null(strstr(json, "\"arms\""));
+	free(llc);
+	free(l1i);
+	free(wall);
+	free(json);
+	char *cmp[] = { PROF_BIN, f->dbarg, "compare", "last", NULL };
+	p = tu_run(cmp, NULL);
+	assert_int_equal(p.status, 0);
+	assert_non_null(strstr(p.out, "worse (simulated: "));
+	tu_proc_release(&p);
+	free(out);
+
+	/* What --simulate cannot take is refused before any run. */
+	const char *bad[][3] = {
+		{ "--cache", "LL=1M", "--cache sets the caches --simulate simulates" },
+		{ "-e", "cycles", "-e takes software events only" },
+		{ "--window", "1:2", "--simulate gives each run's totals" },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		bool sim = i > 0;
+		char *b[] = { PROF_BIN, f->dbarg, "ab", (char *)bad[i][0], (char *)bad[i][1],
+			      "--arm", "a=/bin/true", "--arm", "b=/bin/true",
+			      sim ? "--simulate" : NULL, NULL };
+		p = tu_run(b, NULL);
+		assert_int_equal(p.status, 2);
+		if (!strstr(p.err, bad[i][2]))
+			fail_msg("ab %s %s said:\n%s", bad[i][0], bad[i][1], p.err);
+		tu_proc_release(&p);
+	}
+}
+
 /*
  * Threads that run one after another (churn 3) share one valgrind slot,
  * so one profile holds all three: their counts are in the totals, said
@@ -271,6 +354,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_simulate__threads_get_their_own_counts,
 						tu_db_setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_simulate__the_cache_asked_is_the_cache_simulated,
+						tu_db_setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_simulate__ab_judges_simulated_metrics_from_few_rounds,
 						tu_db_setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_simulate__threads_in_one_slot_are_not_guessed,
 						tu_db_setup, tu_db_teardown),
