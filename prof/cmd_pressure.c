@@ -7,7 +7,11 @@
  * walks a buffer inside its own L2 (the same walk, costing the workload
  * the same CPU and memory interference, but no shared cache). With
  * --method cat, resctrl gives the workload fewer L3 ways instead
- * (collectors/resctrl.h). Every run is stored as it ends, in an
+ * (collectors/resctrl.h). With --method sim there is no co-runner: each
+ * run is simulated under valgrind (prof/runsim.h) with a last level of
+ * one step's size, the largest the control, so LL misses against LL size
+ * answer the question where no PMU or shared cache can (a VM's L3 is
+ * shared with other guests). Every run is stored as it ends, in an
  * experiment of kind "pressure"; the report is computed from the database
  * (reports/pressure.h), so `prof compare` reprints it.
  */
@@ -34,6 +38,7 @@
 #include "prof/pressplan.h"
 #include "prof/progress.h"
 #include "prof/runner.h"
+#include "prof/runsim.h"
 #include "prof/runutil.h"
 #include "prof/verb.h"
 #include "prof/words.h"
@@ -52,8 +57,8 @@ static void press_args_init(void *args)
 {
 	struct press_args *a = args;
 	ab_plan_init(&a->plan);
-	a->rounds = 8;
-	a->warmup = 1;
+	a->rounds = 0;		/* 8, or 2 with --method sim */
+	a->warmup = -1;		/* 1, or 0 with --method sim */
 	a->gate = NAN;
 	a->method = "pirate";
 }
@@ -78,6 +83,7 @@ struct slot {
 	uint64_t taken;			/* bytes taken (0: control, A/A) */
 	uint64_t corunner_bytes;	/* what the co-runner walks */
 	unsigned ways;			/* cat: the workload's ways */
+	uint64_t ll_bytes;		/* sim: the last level simulated */
 	double alone_ns, mem_ns;	/* the co-runner alone at that size */
 	char name[96];			/* the experiment's arm name */
 };
@@ -87,6 +93,9 @@ struct press {
 	struct verb_ctx *vc;
 	struct press_args *o;
 	bool cat;
+	bool sim;			/* --method sim */
+	struct run_sim *sims;		/* sim: one per slot */
+	uint64_t sim_top;		/* sim: the control's last level */
 	struct workload *w;
 	size_t nw;
 	char *cmd_name;			/* a name for the operand command */
@@ -139,14 +148,30 @@ static int check_args(struct press *ps)
 	if (!vc->argc && !p->narms)
 		return usage_error(vc->name, "no command: 'prof pressure [OPTIONS] -- "
 				   "COMMAND' or --arm NAME=COMMAND");
-	if (strcmp(o->method, "pirate") && strcmp(o->method, "cat")) {
+	if (strcmp(o->method, "pirate") && strcmp(o->method, "cat") &&
+	    strcmp(o->method, "sim")) {
 		char buf[64];
 		return usage_error(vc->name, "unknown --method '%s': expected pirate "
-				   "(a co-runner takes the cache) or cat (resctrl gives "
-				   "the workload fewer ways)",
+				   "(a co-runner takes the cache), cat (resctrl gives "
+				   "the workload fewer ways) or sim (valgrind simulates "
+				   "each last-level size)",
 				   cli_echo(o->method, buf, sizeof(buf)));
 	}
 	ps->cat = !strcmp(o->method, "cat");
+	ps->sim = !strcmp(o->method, "sim");
+	/* Simulated counts repeat: two rounds show that they do, and no
+	 * warm-up warms anything. */
+	if (!o->rounds)
+		o->rounds = ps->sim ? 2 : 8;
+	if (o->warmup < 0)
+		o->warmup = ps->sim ? 0 : 1;
+	if (ps->sim && (o->domain || o->cpus || o->resctrl))
+		return usage_error(vc->name, "--method sim takes no cache from this "
+				   "machine: --domain, --cpus and --resctrl do not apply");
+	if (ps->sim && (p->working_set || ab_plan_has_frames(p)))
+		return usage_error(vc->name, "--method sim counts each run's totals: "
+				   "frames count the real machine (and would count "
+				   "valgrind)");
 	if (ps->cat && o->cpus && strchr(o->cpus, ','))
 		return usage_error(vc->name, "--method cat runs no co-runner: --cpus "
 				   "takes the workload's CPU alone");
@@ -161,7 +186,7 @@ static int check_args(struct press *ps)
 	if (!o->metric && p->nscores)
 		o->metric = p->scores[0].name;
 	if (!o->metric)
-		o->metric = "cpu_s";
+		o->metric = ps->sim ? "llc-misses" : "cpu_s";
 	if (vc->argc) {
 		ps->nw = 1;
 		ps->w = calloc(1, sizeof(*ps->w));
@@ -192,10 +217,15 @@ static int check_metric(struct press *ps)
 	for (size_t i = 0; i < ps->nev; i++)
 		if (!strcmp(ps->evs[i].name, m))
 			return 0;
+	for (size_t i = 0; ps->sim && i < SIM_NEVENTS; i++)
+		if (!strcmp(sim_event_names[i], m))
+			return 0;
 	char buf[64];
 	return usage_error(ps->vc->name, "unknown --metric '%s': expected cpu_s, wall_s, "
-			   "a --score name or an event of -e",
-			   cli_echo(m, buf, sizeof(buf)));
+			   "a --score name or an event of -e%s",
+			   cli_echo(m, buf, sizeof(buf)), ps->sim ? " (with --method "
+			   "sim also llc-misses, l1i-misses, l1d-misses, "
+			   "branch-misses, instructions or cycles)" : "");
 }
 
 /* The CPUs prof may run on, so a cpuset or taskset is respected. */
@@ -256,6 +286,55 @@ static int plan_machine(struct press *ps)
 	return 0;
 }
 
+/*
+ * --method sim: the last-level sizes to simulate. --steps are sizes, the
+ * largest the control's; by default this machine's largest last-level
+ * cache and 1/2, 1/4 and 1/8 of it (32 MiB where sysfs says none). A
+ * step takes the control's size less its own; step 0 is a second
+ * control, as for the other methods.
+ */
+static int plan_sim(struct press *ps)
+{
+	struct press_args *o = ps->o;
+	char *cause = NULL;
+	struct press_steps sizes;
+	if (o->steps) {
+		if (strpbrk(o->steps, "/%"))
+			return usage_error(ps->vc->name, "with --method sim, --steps are "
+					   "last-level sizes (e.g. 1M,2M,4M,8M): the "
+					   "largest is the control's");
+		int rc = press_steps_parse(o->steps, (uint64_t)1 << 40, &sizes, &cause);
+		if (rc)
+			return verb_usage_cause(ps->vc, cause);
+	} else {
+		uint64_t llc = (uint64_t)32 << 20;
+		if (topo_read(&ps->topo, o->sysfs, NULL) == 0) {
+			ps->have_topo = true;
+			const struct cache_domain *d = ps->topo.largest_llc ? ps->topo.largest_llc
+						       : ps->topo.n_llc ? &ps->topo.llc[0] : NULL;
+			if (d && d->size_bytes >= (1u << 20))
+				llc = d->size_bytes;
+		}
+		sizes = (struct press_steps){ { llc / 8, llc / 4, llc / 2, llc }, 4 };
+	}
+	/* 0 is no size; the sizes come sorted, the largest last. */
+	size_t k = 0;
+	for (size_t i = 0; i < sizes.n; i++)
+		if (sizes.bytes[i])
+			sizes.bytes[k++] = sizes.bytes[i];
+	if (k < 2)
+		return usage_error(ps->vc->name, "--method sim needs two sizes or more in "
+				   "--steps: the largest is the control's, each other "
+				   "a step");
+	uint64_t top = sizes.bytes[k - 1];
+	ps->steps.n = 0;
+	ps->steps.bytes[ps->steps.n++] = 0;
+	for (size_t i = k - 1; i-- > 0;)
+		ps->steps.bytes[ps->steps.n++] = top - sizes.bytes[i];
+	ps->sim_top = top;
+	return 0;
+}
+
 /* --method cat: the resctrl tree, our group, and the ways of each step. */
 static int plan_cat(struct press *ps)
 {
@@ -308,6 +387,13 @@ static void add_slot(struct press *ps, size_t w, bool control, uint64_t taken)
 	press_step_label(taken, label, sizeof(label));
 	snprintf(s->name, sizeof(s->name), "%s@%s", ps->w[w].name,
 		 control ? "control" : label);
+	if (ps->sim) {
+		s->corunner_bytes = 0;
+		s->ll_bytes = ps->sim_top - taken;
+		press_step_label(s->ll_bytes, label, sizeof(label));
+		if (!control)
+			snprintf(s->name, sizeof(s->name), "%s@LL=%s", ps->w[w].name, label);
+	}
 }
 
 static void plan_slots(struct press *ps)
@@ -439,12 +525,16 @@ static int create_experiment(struct press *ps, struct host_facts *hf)
 			d->argv[i] = strdup(w->argv[i]);
 		char pin[32];
 		snprintf(pin, sizeof(pin), "cpus:%d", ps->cpus.workload_cpu);
-		kv_add(&d->settings, &d->nsettings, "pin", strdup(pin));
+		if (!ps->sim)
+			kv_add(&d->settings, &d->nsettings, "pin", strdup(pin));
 		kv_add(&d->settings, &d->nsettings, "pressure.workload", strdup(w->name));
 		kv_add(&d->settings, &d->nsettings, "pressure.role",
 		       strdup(sl->control ? "control" : "step"));
 		kv_add(&d->settings, &d->nsettings, "pressure.taken_bytes", fmt_u64(sl->taken));
-		if (ps->cat) {
+		if (ps->sim) {
+			kv_add(&d->settings, &d->nsettings, "pressure.ll_bytes",
+			       fmt_u64(sl->ll_bytes));
+		} else if (ps->cat) {
 			kv_add(&d->settings, &d->nsettings, "pressure.ways", fmt_u64(sl->ways));
 			kv_add(&d->settings, &d->nsettings, "pressure.ways_total",
 			       fmt_u64(ps->rc.ways));
@@ -458,7 +548,23 @@ static int create_experiment(struct press *ps, struct host_facts *hf)
 		}
 	}
 	const struct cache_domain *d = ps->cpus.domain;
+	struct cache_domain sim_domain;
+	if (ps->sim) {
+		/* The domain is the simulated last level at its largest. */
+		memset(&sim_domain, 0, sizeof(sim_domain));
+		sim_domain.size_bytes = ps->sim_top;
+		d = &sim_domain;
+	}
 	kv_add(&exp.settings, &exp.nsettings, "method", strdup(o->method));
+	/* The simulation's events, judged as deterministic by reports/abstat
+	 * (prof explain, prof compare), as prof ab --simulate keeps them. */
+	if (ps->sim) {
+		char list[256] = "";
+		for (size_t i = 0; i < SIM_NEVENTS; i++)
+			snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s",
+				 i ? "," : "", sim_event_names[i]);
+		kv_add(&exp.settings, &exp.nsettings, "simulated", strdup(list));
+	}
 	kv_add(&exp.settings, &exp.nsettings, "metric", strdup(o->metric));
 	kv_add(&exp.settings, &exp.nsettings, "events", strdup(o->plan.events));
 	const char *step_cmd;
@@ -481,11 +587,12 @@ static int create_experiment(struct press *ps, struct host_facts *hf)
 		kv_add(&exp.settings, &exp.nsettings, "budget_ms", fmt_num(o->plan.budget_ms));
 	kv_add(&exp.settings, &exp.nsettings, "domain.level", fmt_u64((uint64_t)d->level));
 	kv_add(&exp.settings, &exp.nsettings, "domain.bytes", fmt_u64(d->size_bytes));
-	char *cpus = cpumask_format(&d->cpus);
+	char *cpus = ps->sim ? NULL : cpumask_format(&d->cpus);
 	kv_add(&exp.settings, &exp.nsettings, "domain.cpus", cpus ? cpus : strdup(""));
-	kv_add(&exp.settings, &exp.nsettings, "workload_cpu",
-	       fmt_u64((uint64_t)ps->cpus.workload_cpu));
-	if (!ps->cat) {
+	if (!ps->sim)
+		kv_add(&exp.settings, &exp.nsettings, "workload_cpu",
+		       fmt_u64((uint64_t)ps->cpus.workload_cpu));
+	if (!ps->cat && !ps->sim) {
 		kv_add(&exp.settings, &exp.nsettings, "corunner_cpu",
 		       fmt_u64((uint64_t)ps->cpus.corunner_cpu));
 		kv_add(&exp.settings, &exp.nsettings, "control_bytes",
@@ -523,7 +630,7 @@ static void note_corunner(struct press *ps, const struct slot *sl,
 			  const struct pirate_stats *st, struct db_run *run)
 {
 	char buf[64];
-	if (ps->cat) {
+	if (ps->cat || ps->sim) {
 		snprintf(buf, sizeof(buf), "%llu", (unsigned long long)sl->taken);
 		db_run_set(run, "corunner.held_bytes", buf);
 		return;
@@ -648,11 +755,22 @@ static int run_slot(struct press *ps, size_t s, int round, size_t pos, bool warm
 		.cleanup = plan_step(&o->plan, "cleanup"),
 		.collector = &corunner_ops, .collector_arg = &cstep,
 	};
+	if (ps->sim) {
+		/* Under valgrind with this slot's last level; no co-runner. */
+		ro.argv = ps->sims[s].argv;
+		ro.argc = ps->sims[s].argc;
+		ro.plan = NULL;
+		ro.collector = NULL;
+		ro.collector_arg = NULL;
+	}
 	struct db_run run;
 	rc = runner_run(&ro, &run, &cause);
+	if (!rc && ps->sim &&
+	    (rc = run_sim_fill(&ps->sims[s], &run, w->argv, w->argc, &cause)))
+		db_run_release(&run);
 	const struct pirate_stats st = cstep.st;
 	/* A run that failed before its end left the co-runner walking. */
-	if (rc && !ps->cat)
+	if (rc && !ps->cat && !ps->sim)
 		pirate_pause(&ps->pirate);
 	if (rc || run.interrupted || run.exit_status || o->show_output)
 		progress_line_clear(&ps->line);
@@ -830,11 +948,37 @@ static int report(struct press *ps)
 	return code;
 }
 
+/* --method sim: each slot's command under valgrind, its last level the
+ * slot's size (16-way, 64-byte lines; valgrind's rule on set counts may
+ * change the ways, and the run's sim.model says so). */
+static int prepare_sim(struct press *ps)
+{
+	ps->sims = calloc(ps->nslots, sizeof(*ps->sims));
+	if (!ps->sims)
+		abort();
+	for (size_t s = 0; s < ps->nslots; s++) {
+		const struct slot *sl = &ps->slots[s];
+		char spec[64], *cause = NULL;
+		snprintf(spec, sizeof(spec), "LL=%lluK:16:64",
+			 (unsigned long long)(sl->ll_bytes >> 10));
+		int rc = run_sim_prepare(&ps->sims[s], ps->w[sl->workload].argv, spec,
+					 ps->o->sysfs, &cause);
+		if (rc) {
+			print_cause("error: ", cause);
+			free(cause);
+			return rc == -EINVAL ? EXIT_USAGE : EXIT_FAIL;
+		}
+	}
+	return 0;
+}
+
 /* Set up what the runs need once the plan stands; 0 or an exit code. */
 static int prepare(struct press *ps)
 {
 	char *cause = NULL, *warn = NULL;
 	char mode[32];
+	if (ps->sim)
+		goto workloads;	/* a simulation is pinned to no CPU */
 	snprintf(mode, sizeof(mode), "cpus:%d", ps->cpus.workload_cpu);
 	int rc = pin_plan_make(&ps->pin, mode, ps->o->sysfs, &warn, &cause);
 	if (rc) {
@@ -847,6 +991,7 @@ static int prepare(struct press *ps)
 		warning_msg("%s", warn);
 		free(warn);
 	}
+workloads:
 	for (size_t w = 0; w < ps->nw; w++) {
 		char *path = launch_resolve(ps->w[w].argv[0], &cause);
 		if (!path) {
@@ -889,7 +1034,11 @@ static int cmd_pressure(struct verb_ctx *vc)
 	int code = check_args(&ps);
 	if (code)
 		goto out;
-	int rc = event_list_parse(ps.o->plan.events, ps.o->plan.allow_generic
+	/* Simulated, the hardware counters are callgrind's: the software
+	 * events count what valgrind itself cost (as prof run --simulate). */
+	const char *events = ps.sim && !strcmp(ps.o->plan.events, "cache")
+			     ? "task-clock,context-switches,page-faults" : ps.o->plan.events;
+	int rc = event_list_parse(events, ps.o->plan.allow_generic
 				  ? EVENT_ALLOW_GENERIC : 0, &ps.evs, &ps.nev, &cause);
 	if (rc) {
 		print_cause("error: ", cause);
@@ -897,12 +1046,19 @@ static int cmd_pressure(struct verb_ctx *vc)
 		code = exit_code_for(rc);
 		goto out;
 	}
-	if ((code = check_metric(&ps)) || (code = plan_machine(&ps)))
+	for (size_t i = 0; ps.sim && i < ps.nev; i++)
+		if (ps.evs[i].hardware) {
+			code = usage_error(vc->name, "with --method sim the hardware counters "
+					   "are simulated: -e takes software events only");
+			goto out;
+		}
+	if ((code = check_metric(&ps)) ||
+	    (code = ps.sim ? plan_sim(&ps) : plan_machine(&ps)))
 		goto out;
 	if (ps.cat && (code = plan_cat(&ps)))
 		goto out;
 	plan_slots(&ps);
-	if ((code = prepare(&ps)))
+	if ((ps.sim && (code = prepare_sim(&ps))) || (code = prepare(&ps)))
 		goto out;
 
 	/* From here on a Ctrl-C stops after the current run, and what was
@@ -911,7 +1067,7 @@ static int cmd_pressure(struct verb_ctx *vc)
 	db_set_busy_stop(ps.db, runner_late_signal, NULL);
 	if (ps.cat)
 		code = start_cat(&ps);
-	else
+	else if (!ps.sim)
 		code = calibrate(&ps);
 	struct host_facts hf;
 	host_facts_read(&hf);
@@ -921,7 +1077,8 @@ static int cmd_pressure(struct verb_ctx *vc)
 	const char *status = "complete";
 	char *note = NULL;
 	if (!code && ps.exp_id) {
-		move_off_workload(&ps);
+		if (!ps.sim)
+			move_off_workload(&ps);
 		code = run_rounds(&ps, &status, &note);
 	}
 	tear_down(&ps);
@@ -949,6 +1106,9 @@ out:
 	if (ps.have_topo)
 		topo_release(&ps.topo);
 	event_list_free(ps.evs, ps.nev);
+	for (size_t s = 0; ps.sims && s < ps.nslots; s++)
+		run_sim_release(&ps.sims[s]);
+	free(ps.sims);
 	free(ps.slots);
 	free(ps.w);
 	free(ps.cmd_name);
@@ -965,8 +1125,12 @@ static const struct opt press_design_opts[] = {
 		   "the experiment's own A/A)"),
 	OPT_STRING(0, "method", struct press_args, method, "METHOD",
 		   "pirate (default: a co-runner walks the cache it\n"
-		   "takes) or cat (resctrl gives the workload fewer\n"
-		   "L3 ways; needs /sys/fs/resctrl with L3 allocation)"),
+		   "takes), cat (resctrl gives the workload fewer\n"
+		   "L3 ways; needs /sys/fs/resctrl with L3 allocation)\n"
+		   "or sim (no PMU, no shared cache: each run under\n"
+		   "valgrind with a simulated last level of each\n"
+		   "--steps size, the largest the control; metric\n"
+		   "llc-misses; 2 rounds, no warm-up)"),
 	OPT_STRING(0, "domain", struct press_args, domain, "DOMAIN",
 		   "largest-llc (default) or llc:N, as 'prof topo'\n"
 		   "numbers them"),
@@ -980,9 +1144,9 @@ static const struct opt press_design_opts[] = {
 		   "--score (the first one is the default when given)\n"
 		   "or an event of -e"),
 	OPT_INT(0, "rounds", struct press_args, rounds, "N", 1, DB_EXP_ROUNDS_MAX,
-		"a count of 1 or more", "counted rounds (default 8)"),
+		"a count of 1 or more", "counted rounds (default 8; sim 2)"),
 	OPT_INT(0, "warmup", struct press_args, warmup, "N", 0, DB_EXP_WARMUP_MAX, NULL,
-		"warm-up rounds, stored, not counted (default 1)"),
+		"warm-up rounds, stored, not counted (default 1;\nsim 0)"),
 	OPT_CALLBACK(0, "order", struct press_args, plan, "ORDER", plan_opt_order,
 		     "abba (default: each round reverses the last),\n"
 		     "alternate, random (from --seed)"),
@@ -1052,6 +1216,7 @@ static const char pressure_tail[] =
 "  prof pressure --steps 2M,4M,8M --rounds 12 --format json -- ./emu\n"
 "  prof pressure --format svg -o curve.svg -- ./emu\n"
 "  prof pressure --prepare 'rm -rf obj' --rounds 4 -- make -j1\n"
+"  prof pressure --method sim --steps 1M,2M,4M,8M -- ./emu --frames 60\n"
 "  prof pressure --arm c='./emu --backend c' --arm llvm='./emu --backend llvm' \\\n"
 "                --score fps='([0-9.]+) fps:higher'\n";
 

@@ -852,35 +852,32 @@ static void busy_check(struct ab_analysis *out)
 		     100 * out->others_median);
 }
 
-/* (max - min) / median of a cell's values, in percent; NAN without. */
-static double cell_spread_pct(const struct ab_cell *c)
+/* (max - min) / median of a summary's values, in percent; NAN without. */
+static double spread_pct(const struct stats_summary *s)
 {
-	if (!c->n || !(c->sum.median > 0))
+	if (!s->n || !(s->median > 0))
 		return NAN;
-	return 100 * (c->sum.max - c->sum.min) / c->sum.median;
+	return 100 * (s->max - s->min) / s->median;
 }
 
-/*
- * A simulated metric: the arms' medians compared as they are (ab_metric.
- * deterministic), from one round on. Their ratio is the effect; the
- * runs' own spread bounds it, shown as the interval; no p-value.
- */
-static void judge_deterministic(const struct ab_analysis *out, size_t a, size_t m,
-				struct ab_comparison *cp)
+int ab_compare_deterministic(const double *base, size_t nb, const double *arm,
+			     size_t na, double equiv_pct, bool higher_is_better,
+			     struct ab_comparison *cp)
 {
-	const struct ab_cell *cb = &out->cells[m], *ca = &out->cells[a * out->nmetrics + m];
-	double sb = cell_spread_pct(cb), sa = cell_spread_pct(ca);
-	if (isnan(sb) || isnan(sa))
-		return;	/* no value, or a median of 0: the paired path said why */
-	const struct ab_metric *met = &out->metrics[m];
-	double spread = sb > sa ? sb : sa;
-	double d = 100 * (ca->sum.median / cb->sum.median - 1);
+	struct stats_summary sb, sa;
+	if (!nb || !na || stats_summarize(base, nb, &sb) || stats_summarize(arm, na, &sa))
+		return -EINVAL;
+	double pb = spread_pct(&sb), pa = spread_pct(&sa);
+	if (isnan(pb) || isnan(pa))
+		return -EINVAL;	/* a median of 0: nothing to take a ratio of */
+	double spread = pb > pa ? pb : pa;
+	double d = 100 * (sa.median / sb.median - 1);
 	free(cp->why);
 	cp->why = NULL;
 	cp->computable = true;
 	cp->deterministic = true;
 	cp->spread_pct = spread;
-	cp->p.n = cb->n < ca->n ? cb->n : ca->n;
+	cp->p.n = nb < na ? nb : na;
 	cp->p.delta_pct = cp->p.delta_pct_median = d;
 	cp->p.signs_agree = true;
 	cp->p.ci_computable = true;
@@ -897,9 +894,24 @@ static void judge_deterministic(const struct ab_analysis *out, size_t a, size_t 
 	 * the model's, and one inside the equivalence bound (the smallest
 	 * change that matters, 1% by default) is too small to call. */
 	bool up = d > 0;
-	double bound = met->equiv_pct > 2 * spread ? met->equiv_pct : 2 * spread;
+	double bound = equiv_pct > 2 * spread ? equiv_pct : 2 * spread;
 	cp->j.verdict = fabs(d) <= bound ? VERDICT_EQUIVALENT
-			: up == met->higher_is_better ? VERDICT_BETTER : VERDICT_WORSE;
+			: up == higher_is_better ? VERDICT_BETTER : VERDICT_WORSE;
+	cp->j.higher_is_better = higher_is_better;
+	cp->j.equiv_pct = equiv_pct;
+	return 0;
+}
+
+/* A simulated metric of arm a against the baseline's (ab_metric.
+ * deterministic): left as the paired path judged it where a median is 0
+ * or no value came. */
+static void judge_deterministic(const struct ab_analysis *out, size_t a, size_t m,
+				struct ab_comparison *cp)
+{
+	const struct ab_cell *cb = &out->cells[m], *ca = &out->cells[a * out->nmetrics + m];
+	const struct ab_metric *met = &out->metrics[m];
+	ab_compare_deterministic(cb->values, cb->n, ca->values, ca->n, met->equiv_pct,
+				 met->higher_is_better, cp);
 }
 
 /* Arm a against the baseline on metric m, with the design warnings. */

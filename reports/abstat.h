@@ -250,6 +250,19 @@ void ab_score_flags_of(const char *spec, size_t *end, struct ab_score_flags *f);
  */
 bool ab_score_is_rate(const char *name, const struct ab_score_flags *f);
 
+/*
+ * A simulated (deterministic) metric compared from the values of the
+ * arm's runs and the baseline's, however few: the effect is the ratio of
+ * their medians (delta_pct), the interval that +- twice spread_pct, the
+ * largest (max - min) / median of either; the verdict better or worse
+ * past max(equiv_pct, twice the spread), else equivalent; no p-value.
+ * Fills out (deterministic set) and returns 0; -EINVAL, out untouched,
+ * without a value on either side or with a median of 0.
+ */
+int ab_compare_deterministic(const double *base, size_t nb, const double *arm,
+			     size_t na, double equiv_pct, bool higher_is_better,
+			     struct ab_comparison *out);
+
 /* Whether a run counts in the statistics (see above). */
 bool ab_run_counts(const struct db_exp_run *r);
 

@@ -535,6 +535,7 @@ void explain_capacity_from(const struct press_analysis *a, size_t curve, bool ow
 	out->verdict = c->verdict;
 	out->summary = c->summary;
 	out->own = own;
+	out->simulated = a->method && !strcmp(a->method, "sim");
 }
 
 /* Capacity: what taking shared cache away did, from a pressure experiment. */
@@ -550,9 +551,14 @@ static void rule_capacity(const struct explain_input *in, struct out *o)
 	const char *s = c->summary ? c->summary : press_verdict_name(c->verdict);
 	switch (c->verdict) {
 	case PRESS_SENSITIVE:
-		add(o, FINDING_CAPACITY, "capacity", "capacity effect (%s): %s; the "
-		    "workload loses time when shared cache is taken from it, measured "
-		    "without counters", from, s);
+		if (c->simulated)
+			add(o, FINDING_CAPACITY, "capacity", "capacity effect (%s): %s; "
+			    "in valgrind's cache model a larger last level would absorb "
+			    "this working set (simulated, not measured)", from, s);
+		else
+			add(o, FINDING_CAPACITY, "capacity", "capacity effect (%s): %s; the "
+			    "workload loses time when shared cache is taken from it, "
+			    "measured without counters", from, s);
 		break;
 	case PRESS_NOT_SENSITIVE:
 		add(o, FINDING_NO_CAPACITY_EFFECT, "capacity", "no capacity effect "

@@ -90,6 +90,7 @@ struct explain_capacity {
 	enum press_verdict verdict;
 	const char *summary;		/* the curve's sentence */
 	bool own;			/* the experiment explained is this one */
+	bool simulated;			/* --method sim: a model's last level */
 };
 
 struct explain_input {

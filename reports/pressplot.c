@@ -128,7 +128,10 @@ static void draw_frame_marks(struct svg_plot *p, const struct press_analysis *a,
 	fputs("</g>\n", p->s->fp);
 	char dom[48], size[32];
 	fmt_bytes(size, sizeof(size), (double)a->domain_bytes);
-	snprintf(dom, sizeof(dom), "L%d %s", a->domain_level, size);
+	if (!strcmp(a->method, "sim"))
+		snprintf(dom, sizeof(dom), "LL %s", size);
+	else
+		snprintf(dom, sizeof(dom), "L%d %s", a->domain_level, size);
 	svg_vmark(p, (double)a->domain_bytes / u.scale, dom);
 }
 
@@ -186,7 +189,8 @@ static void curve_panel(struct svg *s, const struct press_analysis *a,
 	snprintf(ylab, sizeof(ylab), "%s vs the control%s", press_metric_label(a->metric),
 		 a->higher_is_better ? ", higher is better" : "");
 	struct svg_axis ax = {
-		.label = strcmp(a->method, "cat") ? "cache taken (the co-runner's buffer)"
+		.label = !strcmp(a->method, "sim") ? "last level taken (simulated)"
+			 : strcmp(a->method, "cat") ? "cache taken (the co-runner's buffer)"
 			 : "cache taken (L3 ways withheld)",
 		.unit = u.name,
 	};
@@ -240,22 +244,36 @@ static void header(struct svg *s, const struct press_analysis *a, bool held)
 		 (long long)e->id, v);
 	fmt_bytes(dom, sizeof(dom), (double)a->domain_bytes);
 	char how[160];
-	if (!strcmp(a->method, "cat"))
+	if (!strcmp(a->method, "sim"))
+		snprintf(how, sizeof(how), "each run under valgrind's cache model, its "
+			 "last level the control's less each step");
+	else if (!strcmp(a->method, "cat"))
 		snprintf(how, sizeof(how), "workload on CPU %d; cache taken by resctrl "
 			 "allocation (fewer L3 ways)", a->workload_cpu);
 	else
 		snprintf(how, sizeof(how), "workload on CPU %d, co-runner on CPU %d "
 			 "walking a random cycle of each step's size", a->workload_cpu,
 			 a->corunner_cpu);
-	svg_text(s, 20, 46, SVG_START, "small", "L%d %s (CPUs %s), %s, %zu round%s; "
-		 "%s%s%s", a->domain_level, dom, a->domain_cpus ? a->domain_cpus : "?",
+	char where[96];
+	if (!strcmp(a->method, "sim"))
+		snprintf(where, sizeof(where), "a simulated LL of %s at most", dom);
+	else
+		snprintf(where, sizeof(where), "L%d %s (CPUs %s)", a->domain_level, dom,
+			 a->domain_cpus ? a->domain_cpus : "?");
+	svg_text(s, 20, 46, SVG_START, "small", "%s, %s, %zu round%s; "
+		 "%s%s%s", where,
 		 press_metric_label(a->metric), a->counted_rounds,
 		 a->counted_rounds == 1 ? "" : "s", how,
 		 e->status && strcmp(e->status, "complete") ? "; status: " : "",
 		 e->status && strcmp(e->status, "complete") ? e->status : "");
-	svg_text(s, 20, 46 + LINE_H, SVG_START, "small", "dots: the change against "
-		 "the control co-runner of the same round, bars: its 95%% CI; grey "
-		 "band: the gate; dashed: the domain's size");
+	if (!strcmp(a->method, "sim"))
+		svg_text(s, 20, 46 + LINE_H, SVG_START, "small", "dots: the change "
+			 "against the control (the largest last level), bars: twice the "
+			 "runs' own spread; grey band: the gate; dashed: that size");
+	else
+		svg_text(s, 20, 46 + LINE_H, SVG_START, "small", "dots: the change against "
+			 "the control co-runner of the same round, bars: its 95%% CI; grey "
+			 "band: the gate; dashed: the domain's size");
 	if (held)
 		svg_text(s, 20, 46 + 2 * LINE_H, SVG_START, "small", "diamonds: what "
 			 "the co-runner held of what it walked (less, once its own "

@@ -148,6 +148,24 @@ static double arm_median(const struct db_experiment *e, size_t arm,
 	return m;
 }
 
+/* The metric's finite values over an arm's counted runs (malloc'd). */
+static double *arm_values(const struct db_experiment *e, size_t arm,
+			  const char *metric, size_t *n)
+{
+	double *v = calloc(e->nruns + 1, sizeof(double));
+	if (!v)
+		abort();
+	*n = 0;
+	for (size_t i = 0; i < e->nruns; i++) {
+		const struct db_exp_run *r = &e->runs[i];
+		double x = (size_t)r->arm == arm && ab_run_counts(r) ? metric_of(r, metric)
+			   : NAN;
+		if (isfinite(x))
+			v[(*n)++] = x;
+	}
+	return v;
+}
+
 /* A run's delta of one /proc/stat time of one CPU, in seconds. */
 static double stat_s(const struct db_exp_run *r, int cpu, const char *what)
 {
@@ -571,6 +589,7 @@ int press_analyze(const struct db_experiment *e, double gate_pct,
 		     "workload's caches, so no verdict is given", 100 * out->others);
 	int rc = 0;
 	const char *label = press_metric_label(out->metric);
+	bool sim = !strcmp(out->method, "sim");
 	for (size_t w = 0; w < nw && !rc; w++) {
 		struct press_curve *c = &out->curves[out->ncurves];
 		rc = collect_curve(e, names[w], c, cause);
@@ -587,8 +606,19 @@ int press_analyze(const struct db_experiment *e, double gate_pct,
 			pairs_of(e, c->control_arm, s->arm, out->metric, &p);
 			ab_compare(p.base, p.arm, p.n, p.bs, p.as, p.rx, c->gate_pct,
 				   out->higher_is_better, &s->cmp);
-			s->cmp.arm = s->arm;
 			pairs_free(&p);
+			if (sim) {
+				/* The model's counts repeat: judged from the
+				 * medians against their own spread. */
+				size_t nb, na;
+				double *vb = arm_values(e, c->control_arm, out->metric, &nb);
+				double *va = arm_values(e, s->arm, out->metric, &na);
+				ab_compare_deterministic(vb, nb, va, na, c->gate_pct,
+							 out->higher_is_better, &s->cmp);
+				free(vb);
+				free(va);
+			}
+			s->cmp.arm = s->arm;
 			s->median = arm_median(e, s->arm, out->metric, NULL);
 			s->corunner_ns = arm_median(e, s->arm, NULL, "corunner.ns_per_line");
 			s->held_bytes = s->aa ? 0 : arm_median(e, s->arm, NULL,
@@ -864,10 +894,21 @@ static void header(const struct press_analysis *a, FILE *fp, bool md)
 	const char *pre = md ? "" : " ";
 	fprintf(fp, md ? "**prof pressure**: experiment %lld" : " prof pressure: "
 		"experiment %lld", (long long)e->id);
-	fprintf(fp, ", L%d %s (CPUs %s), %s, %zu round%s\n%s", a->domain_level, dom,
-		a->domain_cpus ? a->domain_cpus : "?", press_metric_label(a->metric),
-		a->counted_rounds, a->counted_rounds == 1 ? "" : "s", md ? "\n" : "");
-	if (!strcmp(a->method, "cat"))
+	if (!strcmp(a->method, "sim"))
+		fprintf(fp, ", a simulated last level of %s at most, %s, %zu round%s\n%s",
+			dom, press_metric_label(a->metric), a->counted_rounds,
+			a->counted_rounds == 1 ? "" : "s", md ? "\n" : "");
+	else
+		fprintf(fp, ", L%d %s (CPUs %s), %s, %zu round%s\n%s", a->domain_level,
+			dom, a->domain_cpus ? a->domain_cpus : "?",
+			press_metric_label(a->metric), a->counted_rounds,
+			a->counted_rounds == 1 ? "" : "s", md ? "\n" : "");
+	if (!strcmp(a->method, "sim"))
+		fprintf(fp, "%seach run under valgrind's cache model (its runs' sim.model "
+			"says which); the control's last level is %s, each step's that "
+			"less what it takes; judged from the medians against the runs' "
+			"own spread\n", pre, dom);
+	else if (!strcmp(a->method, "cat"))
 		fprintf(fp, "%sworkload on CPU %d; cache taken by resctrl allocation "
 			"(fewer L3 ways)\n", pre, a->workload_cpu);
 	else
@@ -891,6 +932,11 @@ static const size_t people_cols[] = {
 	S_CORUNNER_NS, S_DUTY,
 };
 
+/* Simulated: what a step takes is exact, and there is no co-runner. */
+static const size_t sim_people_cols[] = {
+	S_TAKEN, S_LEFT, S_DELTA, S_CI_VERDICT, S_N, S_MEDIAN,
+};
+
 void press_render(const struct press_analysis *a, enum out_format fmt, FILE *fp)
 {
 	if (fmt == OUT_JSON) {
@@ -906,6 +952,7 @@ void press_render(const struct press_analysis *a, enum out_format fmt, FILE *fp)
 		return;
 	}
 	bool md = fmt == OUT_MARKDOWN;
+	bool sim = !strcmp(a->method, "sim");
 	header(a, fp, md);
 	for (size_t i = 0; i < a->ncurves; i++) {
 		const struct press_curve *c = &a->curves[i];
@@ -915,7 +962,12 @@ void press_render(const struct press_analysis *a, enum out_format fmt, FILE *fp)
 			: "\n %s: control median %s, gate ±%.1f%% (%s)\n", c->workload,
 			med, c->gate_pct, c->gate_source);
 		struct rows *r = steps_rows(a, c);
-		rows_people_order(r, people_cols, sizeof(people_cols) / sizeof(people_cols[0]));
+		if (sim)
+			rows_people_order(r, sim_people_cols, sizeof(sim_people_cols) /
+					  sizeof(sim_people_cols[0]));
+		else
+			rows_people_order(r, people_cols, sizeof(people_cols) /
+					  sizeof(people_cols[0]));
 		rows_write(r, md ? OUT_MARKDOWN : OUT_TABLE, fp, 1);
 		rows_free(r);
 		fprintf(fp, md ? "\n**%s**\n" : "\n %s\n", c->summary ? c->summary : "?");
@@ -924,6 +976,15 @@ void press_render(const struct press_analysis *a, enum out_format fmt, FILE *fp)
 		fputc('\n', fp);
 	for (size_t i = 0; i < a->nwarnings; i++)
 		fprintf(fp, md ? "> warning: %s\n" : " warning: %s\n", a->warnings[i]);
+	if (sim) {
+		fprintf(fp, md ? "\n_left: the last level simulated; Δ%%: the metric "
+			"against the control's (the largest), medians compared, the "
+			"interval twice the runs' own spread_\n" : "\n left: the last "
+			"level simulated; Δ%%: the metric against the control's (the "
+			"largest), medians compared, the interval twice the runs' own "
+			"spread\n");
+		return;
+	}
 	fprintf(fp, md ? "\n_held: what the co-runner kept of what it walked, from "
 		"its time per line between a hit and a miss; left: the domain less "
 		"what it held; Δ%%: the metric against the control co-runner of "

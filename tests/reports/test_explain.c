@@ -391,7 +391,7 @@ static void test_explain__capacity_from_a_pressure_curve(void **state)
 	for (size_t k = 0; k < 3; k++) {
 		struct explain_capacity cap = { 9, "emu", cases[k].v,
 			"cache-sensitive: losing 4 MiB of 32 MiB costs +40.0% [+35.0, +45.0] "
-			"CPU time", false };
+			"CPU time", false, false };
 		in.capacity = &cap;
 		n = explain_findings(&in, &f);
 		/* The counters still cannot tell what they could not. */
@@ -414,6 +414,20 @@ static void test_explain__capacity_from_a_pressure_curve(void **state)
 		free(b.data);
 		explain_findings_free(f, n);
 	}
+	/* A simulated curve says it is a model's, not a measurement. */
+	struct explain_capacity sim = { 10, "chase", PRESS_SENSITIVE,
+		"cache-sensitive: losing 6 MiB of 8 MiB costs +2142.7% [+2142.7, "
+		"+2142.7] llc-misses", false, true };
+	in.capacity = &sim;
+	n = explain_findings(&in, &f);
+	bool said = false;
+	for (size_t i = 0; i < n; i++)
+		said = said || (f[i].kind == FINDING_CAPACITY &&
+				strstr(f[i].text, "in valgrind's cache model") &&
+				strstr(f[i].text, "simulated, not measured") &&
+				!strstr(f[i].text, "measured without counters"));
+	assert_true(said);
+	explain_findings_free(f, n);
 }
 
 int main(void)
