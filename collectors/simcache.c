@@ -4,6 +4,7 @@
  */
 #include "collectors/simcache.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
@@ -346,6 +347,48 @@ static size_t numbers(const char *s, uint64_t *v, size_t n)
 }
 
 #define CG_MAX_EVENTS 32
+#define CG_WANT 13
+
+/* The callgrind events the model's counters are made of, in this order. */
+static const char *const cg_want[CG_WANT] = { "Ir", "Dr", "Dw", "I1mr", "D1mr", "D1mw",
+					      "ILmr", "DLmr", "DLmw", "Bc", "Bcm", "Bi",
+					      "Bim" };
+
+/* Where each of cg_want is among the profile's "events:" names. */
+static int events_at(char *const *names, size_t nnames, const char *path,
+		     size_t at[CG_WANT], char **cause)
+{
+	for (size_t w = 0; w < CG_WANT; w++) {
+		size_t i = 0;
+		while (i < nnames && strcmp(names[i], cg_want[w]))
+			i++;
+		if (i == nnames)
+			return cause_set(cause, EINVAL, "'%s' has no %s event: callgrind "
+					 "was not run with --cache-sim=yes --branch-sim=yes",
+					 path, cg_want[w]);
+		at[w] = i;
+	}
+	return 0;
+}
+
+/* The model's counters from one line of callgrind's values (an event it
+ * leaves out at the end of a line is 0); cycles estimated as
+ * iai-callgrind does: L1 hits + 5 x LL hits + 35 x LL misses. */
+static void sim_values(const uint64_t *vals, size_t nvals, const size_t at[CG_WANT],
+		       uint64_t v[SIM_NEVENTS])
+{
+	uint64_t get[CG_WANT];
+	for (size_t w = 0; w < CG_WANT; w++)
+		get[w] = at[w] < nvals ? vals[at[w]] : 0;
+	uint64_t l1m = get[3] + get[4] + get[5], llm = get[6] + get[7] + get[8];
+	uint64_t access = get[0] + get[1] + get[2];
+	v[SIM_INSTRUCTIONS] = get[0];
+	v[SIM_L1I_MISSES] = get[3];
+	v[SIM_L1D_MISSES] = get[4] + get[5];
+	v[SIM_LLC_MISSES] = llm;
+	v[SIM_BRANCH_MISSES] = get[10] + get[12];
+	v[SIM_CYCLES] = (access - l1m) + 5 * (l1m - llm) + 35 * llm;
+}
 
 int sim_profile_read(const char *path, struct sim_thread *out, char **cause)
 {
@@ -403,31 +446,10 @@ int sim_profile_read(const char *path, struct sim_thread *out, char **cause)
 			       "format line or no events line)", path);
 		goto out;
 	}
-	/* an event callgrind leaves out at the end of a line is 0 */
-	uint64_t get[13] = { 0 };
-	static const char *const want[13] = { "Ir", "Dr", "Dw", "I1mr", "D1mr", "D1mw",
-					      "ILmr", "DLmr", "DLmw", "Bc", "Bcm", "Bi",
-					      "Bim" };
-	for (size_t w = 0; w < 13; w++) {
-		size_t i = 0;
-		while (i < nnames && strcmp(names[i], want[w]))
-			i++;
-		if (i == nnames) {
-			rc = cause_set(cause, EINVAL, "'%s' has no %s event: callgrind was "
-				       "not run with --cache-sim=yes --branch-sim=yes",
-				       path, want[w]);
-			goto out;
-		}
-		get[w] = i < nvals ? vals[i] : 0;
-	}
-	uint64_t l1m = get[3] + get[4] + get[5], llm = get[6] + get[7] + get[8];
-	uint64_t access = get[0] + get[1] + get[2];
-	out->v[SIM_INSTRUCTIONS] = get[0];
-	out->v[SIM_L1I_MISSES] = get[3];
-	out->v[SIM_L1D_MISSES] = get[4] + get[5];
-	out->v[SIM_LLC_MISSES] = llm;
-	out->v[SIM_BRANCH_MISSES] = get[10] + get[12];
-	out->v[SIM_CYCLES] = (access - l1m) + 5 * (l1m - llm) + 35 * llm;
+	size_t at[CG_WANT];
+	if ((rc = events_at(names, nnames, path, at, cause)))
+		goto out;
+	sim_values(vals, nvals, at, out->v);
 out:
 	for (size_t i = 0; i < nnames; i++)
 		free(names[i]);
@@ -477,6 +499,7 @@ int sim_profiles_read(const char *dir, struct sim_thread **out, size_t *n,
 				fclose(fp);
 		}
 		free(path);
+		snprintf(t.file, sizeof(t.file), "%.63s", e->d_name);
 		if (r == -ENODATA)
 			continue;
 		if (r) {
@@ -504,6 +527,159 @@ int sim_profiles_read(const char *dir, struct sim_thread **out, size_t *n,
 	if (*n)
 		qsort(*out, *n, sizeof(**out), by_pid_thread);
 	return 0;
+}
+
+/* callgrind's name compression: "(id) name" defines id, "(id)" uses it;
+ * a name without "(" is itself. One table per kind (objects, functions). */
+struct names {
+	char **v;
+	size_t n;
+};
+
+static const char *name_of(struct names *t, const char *s)
+{
+	if (*s != '(')
+		return s;
+	char *end;
+	unsigned long id = strtoul(s + 1, &end, 10);
+	if (*end != ')' || id > 1u << 24)
+		return s;
+	const char *name = end[1] == ' ' ? end + 2 : NULL;
+	if (id >= t->n) {
+		char **v = realloc(t->v, (id + 1) * sizeof(*v));
+		if (!v)
+			return NULL;
+		memset(v + t->n, 0, (id + 1 - t->n) * sizeof(*v));
+		t->v = v;
+		t->n = id + 1;
+	}
+	/* The first definition stands: names handed out stay valid. */
+	if (name && !t->v[id] && !(t->v[id] = strdup(name)))
+		return NULL;
+	return t->v[id] ? t->v[id] : "???";
+}
+
+static void names_free(struct names *t)
+{
+	for (size_t i = 0; i < t->n; i++)
+		free(t->v[i]);
+	free(t->v);
+}
+
+void sim_fns_free(struct sim_fn *f, size_t n)
+{
+	for (size_t i = 0; f && i < n; i++) {
+		free(f[i].object);
+		free(f[i].name);
+	}
+	free(f);
+}
+
+/* The function (object, name) in *fns, added when new; NULL on ENOMEM. */
+static struct sim_fn *fn_slot(struct sim_fn **fns, size_t *n, size_t *cap,
+			      const char *object, const char *name)
+{
+	/* Profiles run from one function's lines to the next: the last one
+	 * found is nearly always the one wanted. */
+	for (size_t i = *n; i-- > 0;)
+		if (!strcmp((*fns)[i].name, name) && !strcmp((*fns)[i].object, object))
+			return &(*fns)[i];
+	if (*n == *cap) {
+		size_t c = *cap ? *cap * 2 : 64;
+		struct sim_fn *m = realloc(*fns, c * sizeof(*m));
+		if (!m)
+			return NULL;
+		*fns = m;
+		*cap = c;
+	}
+	struct sim_fn *f = &(*fns)[*n];
+	memset(f, 0, sizeof(*f));
+	f->object = strdup(object);
+	f->name = strdup(name);
+	if (!f->object || !f->name) {
+		free(f->object);
+		free(f->name);
+		return NULL;
+	}
+	(*n)++;
+	return f;
+}
+
+int sim_profile_functions(const char *path, struct sim_fn **out, size_t *n,
+			  char **cause)
+{
+	*out = NULL;
+	*n = 0;
+	FILE *fp = fopen(path, "r");
+	if (!fp)
+		return cause_set(cause, errno, "cannot read '%s': %s", path, ERR_TEXT(errno));
+	struct names obs = { 0 }, fns = { 0 };
+	char *names[CG_MAX_EVENTS] = { 0 };
+	size_t nnames = 0, at[CG_WANT], cap = 0;
+	const char *ob = "???", *fn = NULL;
+	bool have_at = false, skip_next = false;
+	int rc = 0;
+	char *line = NULL;
+	size_t lcap = 0;
+	while (!rc && getline(&line, &lcap, fp) > 0) {
+		line[strcspn(line, "\n")] = '\0';
+		char c = line[0];
+		if (!strncmp(line, "events: ", 8) && !nnames) {
+			char *save = NULL;
+			for (char *t = strtok_r(line + 8, " ", &save);
+			     t && nnames < CG_MAX_EVENTS; t = strtok_r(NULL, " ", &save))
+				names[nnames++] = strdup(t);
+			rc = events_at(names, nnames, path, at, cause);
+			have_at = !rc;
+		} else if (!strncmp(line, "ob=", 3)) {
+			ob = name_of(&obs, line + 3);
+		} else if (!strncmp(line, "cob=", 4)) {
+			name_of(&obs, line + 4);	/* defines an id, changes nothing */
+		} else if (!strncmp(line, "fn=", 3)) {
+			fn = name_of(&fns, line + 3);
+		} else if (!strncmp(line, "cfn=", 4)) {
+			name_of(&fns, line + 4);
+		} else if (!strncmp(line, "calls=", 6)) {
+			skip_next = true;	/* the call's inclusive cost follows */
+		} else if (isdigit((unsigned char)c) || c == '+' || c == '-' || c == '*') {
+			if (skip_next) {
+				skip_next = false;
+				continue;
+			}
+			if (!have_at || !fn || !ob)
+				continue;
+			/* the position first, then the costs */
+			const char *s = line + strcspn(line, " \t");
+			uint64_t vals[CG_MAX_EVENTS];
+			size_t nv = numbers(s, vals, nnames);
+			uint64_t v[SIM_NEVENTS];
+			sim_values(vals, nv, at, v);
+			struct sim_fn *f = fn_slot(out, n, &cap, ob, fn);
+			if (!f) {
+				rc = cause_set(cause, ENOMEM, "out of memory reading '%s'", path);
+				break;
+			}
+			for (size_t i = 0; i < SIM_NEVENTS; i++)
+				f->v[i] += v[i];
+		}
+		if (!ob || (fn == NULL && !strncmp(line, "fn=", 3)))
+			rc = cause_set(cause, ENOMEM, "out of memory reading '%s'", path);
+	}
+	free(line);
+	fclose(fp);
+	if (!rc && !have_at)
+		rc = cause_set(cause, EINVAL, "'%s' is not a callgrind profile with the "
+			       "cache and branch events", path);
+	for (size_t i = 0; i < nnames; i++)
+		free(names[i]);
+	names_free(&obs);
+	names_free(&fns);
+	if (rc) {
+		sim_fns_free(*out, *n);
+		*out = NULL;
+		*n = 0;
+	}
+	return rc;
 }
 
 char *sim_log_failure(const char *dir)

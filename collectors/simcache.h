@@ -103,6 +103,7 @@ struct sim_thread {
 	char comm[16];		/* its program's name, from "cmd:", as the
 				   kernel would cut it; "" when unknown */
 	uint64_t v[SIM_NEVENTS];
+	char file[64];		/* its profile's name in the directory read */
 };
 
 /*
@@ -120,6 +121,29 @@ int sim_profile_read(const char *path, struct sim_thread *out, char **cause);
  */
 int sim_profiles_read(const char *dir, struct sim_thread **out, size_t *n,
 		      char **version, char **cause);
+
+/*
+ * One function of a profile and its self cost: what its own lines did,
+ * not the functions it called (callgrind's "calls=" lines and the
+ * inclusive cost after each are left out), summed over the profile.
+ * object is callgrind's "ob=" (a path, or "???"), name its "fn=" (a
+ * symbol, or an address where the object has none).
+ */
+struct sim_fn {
+	char *object;
+	char *name;
+	uint64_t v[SIM_NEVENTS];
+};
+
+/*
+ * The functions of the profile at path with a cost, in the order they
+ * first appear: 0 with *out (malloc'd, sim_fns_free) and *n; -EINVAL
+ * with *cause for a file that is not a callgrind profile with the
+ * cache and branch events; another -errno with *cause.
+ */
+int sim_profile_functions(const char *path, struct sim_fn **out, size_t *n,
+			  char **cause);
+void sim_fns_free(struct sim_fn *f, size_t n);
 
 /*
  * What valgrind said when it could not run the workload, from dir's

@@ -564,7 +564,7 @@ static int cmd_ab(struct verb_ctx *vc)
 			/* Simulated: callgrind's counters on the arm's command;
 			 * without its profiles the run is not stored. */
 			if (!rc && sims &&
-			    (rc = run_sim_fill(&sims[a], &run, xargv, xargc, &rcause))) {
+			    (rc = run_sim_fill(&sims[a], &run, xargv, xargc, NULL, NULL, &rcause))) {
 				db_run_release(&run);
 				rc = -EIO;
 			}

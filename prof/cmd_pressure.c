@@ -766,7 +766,8 @@ static int run_slot(struct press *ps, size_t s, int round, size_t pos, bool warm
 	struct db_run run;
 	rc = runner_run(&ro, &run, &cause);
 	if (!rc && ps->sim &&
-	    (rc = run_sim_fill(&ps->sims[s], &run, w->argv, w->argc, &cause)))
+	    (rc = run_sim_fill(&ps->sims[s], &run, w->argv, w->argc, NULL, NULL,
+				  &cause)))
 		db_run_release(&run);
 	const struct pirate_stats st = cstep.st;
 	/* A run that failed before its end left the co-runner walking. */

@@ -22,6 +22,8 @@
 #include "prof/launch.h"
 #include "prof/pin.h"
 #include "prof/runner.h"
+#include "prof/progress.h"
+#include "prof/runsim.h"
 #include "prof/runutil.h"
 #include "prof/verb.h"
 #include "reports/flame.h"
@@ -44,6 +46,8 @@ struct record_args {
 	bool no_kernel;
 	enum sym_lines lines;
 	int interval_ms;	/* -I; 0: off */
+	bool simulate;		/* --simulate: each function's costs in the model */
+	const char *cache;	/* --cache SPEC for --simulate, or NULL */
 };
 
 static void record_init(void *args)
@@ -441,10 +445,250 @@ static int note_jitdump(void *arg, uint32_t pid, const char *path,
 
 /* ---- the verb ------------------------------------------------------------ */
 
+/* ---- --simulate: each function's costs in valgrind's model ------------- */
+
+/* Ids for the writer: one module per object, one symbol (and its frame
+ * and one-frame stack, all of that id) per (object, function). */
+struct sim_ids {
+	char **obj;
+	size_t nobj;
+	struct { uint32_t obj; const char *name; } *sym;
+	size_t nsym;
+};
+
+static uint32_t sim_obj_id(struct sim_ids *ix, struct db_sample_writer *w,
+			   const char *obj, int *rc, char **cause)
+{
+	for (size_t i = 0; i < ix->nobj; i++)
+		if (!strcmp(ix->obj[i], obj))
+			return (uint32_t)i + 1;
+	char **v = realloc(ix->obj, (ix->nobj + 1) * sizeof(*v));
+	if (!v || !(v[ix->nobj] = strdup(obj))) {
+		if (v)
+			ix->obj = v;
+		*rc = -ENOMEM;
+		return 0;
+	}
+	ix->obj = v;
+	uint32_t id = (uint32_t)++ix->nobj;
+	*rc = db_sample_put_module(w, id, obj, NULL, cause);
+	return id;
+}
+
+static uint32_t sim_sym_id(struct sim_ids *ix, struct db_sample_writer *w,
+			   uint32_t obj, const char *name, int *rc, char **cause)
+{
+	for (size_t i = ix->nsym; i-- > 0;)
+		if (ix->sym[i].obj == obj && !strcmp(ix->sym[i].name, name))
+			return (uint32_t)i + 1;
+	void *v = realloc(ix->sym, (ix->nsym + 1) * sizeof(*ix->sym));
+	if (!v) {
+		*rc = -ENOMEM;
+		return 0;
+	}
+	ix->sym = v;
+	ix->sym[ix->nsym].obj = obj;
+	ix->sym[ix->nsym].name = name;	/* borrowed from the functions */
+	uint32_t id = (uint32_t)++ix->nsym;
+	*rc = db_sample_put_symbol(w, id, obj, name, cause);
+	if (!*rc)
+		*rc = db_sample_put_frame(w, id, id, 0, cause);
+	if (!*rc)
+		*rc = db_sample_put_stack(w, id, 0, id, cause);
+	return id;
+}
+
+/*
+ * Each function's self costs as samples of the model's events, weighed
+ * by the cost: a thread's row where valgrind's thread is known to be it,
+ * none where several threads shared its slot (their costs then count in
+ * the by-symbol views, on no thread). 0 or -errno with *cause.
+ */
+static int sim_put_samples(struct db_sample_writer *w, const struct db_run *run,
+			   const struct run_sim_fns *fns, size_t nfns, uint64_t time,
+			   uint64_t totals[SIM_NEVENTS], uint64_t counts[SIM_NEVENTS],
+			   char **cause)
+{
+	struct sim_ids ix = { 0 };
+	int rc = 0;
+	for (size_t k = 0; k < nfns && !rc; k++) {
+		const struct run_sim_fns *f = &fns[k];
+		int32_t tid = f->thread >= 0 ? run->threads[f->thread].tid : -1;
+		for (size_t i = 0; i < f->n && !rc; i++) {
+			uint32_t ob = sim_obj_id(&ix, w, f->fn[i].object, &rc, cause);
+			uint32_t sym = rc ? 0 : sim_sym_id(&ix, w, ob, f->fn[i].name, &rc, cause);
+			for (uint32_t e = 0; e < SIM_NEVENTS && !rc; e++) {
+				if (!f->fn[i].v[e])
+					continue;
+				struct db_sample s = { .pid = f->pid, .tid = tid, .time = time,
+						       .event = e, .weight = f->fn[i].v[e],
+						       .stack = sym };
+				rc = db_sample_put(w, &s, cause);
+				totals[e] += f->fn[i].v[e];
+				counts[e]++;
+			}
+		}
+	}
+	if (rc == -ENOMEM && cause && !*cause)
+		*cause = strdup("out of memory");
+	for (size_t i = 0; i < ix.nobj; i++)
+		free(ix.obj[i]);
+	free(ix.obj);
+	free(ix.sym);
+	return rc;
+}
+
+/*
+ * prof record --simulate: the command under callgrind as prof run
+ * --simulate runs it (prof/runsim.h), its threads' simulated counts
+ * stored like any run's, and each function's self cost of every
+ * simulated event stored as samples weighed by that cost, so that
+ * prof report --by symbol -e llc-misses says where the model's misses
+ * fall. No stacks: callgrind's costs are per function, not per path.
+ */
+static int record_simulated(struct verb_ctx *vc, const struct record_args *a)
+{
+	const struct launch_args *l = &vc->launch;
+	char *cause = NULL;
+	struct run_sim sim;
+	int rc = run_sim_prepare(&sim, vc->argv, a->cache, l->sysfs, &cause);
+	if (rc)
+		return fail_cause(cause, rc == -EINVAL ? EXIT_USAGE : EXIT_FAIL);
+	struct event_desc *cev = NULL;
+	size_t ncev = 0;
+	int exit_code = EXIT_OK;
+	rc = event_list_parse("task-clock,context-switches,page-faults", 0, &cev, &ncev,
+			      &cause);
+	if (rc) {
+		exit_code = fail_cause(cause, exit_code_for(rc));
+		goto out_sim;
+	}
+	struct db *db = verb_db(vc);
+	struct db_sample_writer *w = NULL;
+	if (!db || db_sample_writer_new(db, &w, &cause)) {
+		if (cause)
+			print_cause("error: ", cause);
+		free(cause);
+		fprintf(stderr, "hint: prof record keeps its samples in the database: "
+			"nothing was run\n");
+		exit_code = EXIT_FAIL;
+		goto out_events;
+	}
+	struct runner_opts opts = {
+		.argv = sim.argv, .argc = sim.argc, .timeout_s = l->timeout,
+		.sysfs_root = l->sysfs, .evs = cev, .nev = ncev, .out_fd = -1,
+		.kind = "record",
+	};
+	runner_hold_signals();
+	db_set_busy_stop(db, runner_late_signal, NULL);
+	struct db_run run;
+	struct run_sim_fns *fns = NULL;
+	size_t nfns = 0;
+	rc = runner_run(&opts, &run, &cause);
+	if (rc) {
+		print_cause("error: ", cause);
+		free(cause);
+		exit_code = exit_code_for_launch(rc);
+		goto out_writer;
+	}
+	if ((rc = run_sim_fill(&sim, &run, vc->argv, vc->argc, &fns, &nfns, &cause))) {
+		print_cause("error: ", cause);
+		free(cause);
+		fprintf(stderr, "hint: the run was not stored\n");
+		db_run_release(&run);
+		exit_code = EXIT_FAIL;
+		goto out_writer;
+	}
+	uint64_t totals[SIM_NEVENTS] = { 0 }, counts[SIM_NEVENTS] = { 0 };
+	/* After every thread's start: each sample finds its thread's row. */
+	uint64_t now = (uint64_t)(mono_now_s() * 1e9);
+	rc = sim_put_samples(w, &run, fns, nfns, now, totals, counts, &cause);
+	struct db_sample_event evs[SIM_NEVENTS];
+	for (size_t e = 0; e < SIM_NEVENTS; e++)
+		evs[e] = (struct db_sample_event){
+			.name = (char *)sim_event_names[e], .attr_type = SIM_ATTR_TYPE,
+			.attr_config = e, .call_graph = (char *)"none",
+			.samples = counts[e], .weight = totals[e],
+		};
+	db_run_set(&run, "events", "task-clock,context-switches,page-faults");
+	db_run_set(&run, "sampled_events", "simulated");
+	db_run_set(&run, "call_graph", "none");
+	char *note = NULL;
+	if (asprintf(&note, "%s%ssimulated: a sample is one function's own cost of "
+		     "one event in the model, weighed by it (no call stacks)",
+		     run.note ? run.note : "", run.note ? "\n" : "") >= 0) {
+		free(run.note);
+		run.note = note;
+	}
+	if (!rc)
+		rc = db_sample_store_run(w, &run, evs, SIM_NEVENTS, &cause);
+	if (rc) {
+		run.id = 0;
+		bool in_file = run_state_print(vc, &run, BY_THREAD, vc->fmt, true) &&
+			       vc->out_path;
+		run_state_not_stored(cause, in_file ? vc->out_path : NULL);
+		free(cause);
+		cause = NULL;
+		exit_code = EXIT_FAIL;
+	} else if (!l->quiet || vc->out_path) {
+		struct db_profile prof;
+		if (db_profile_load(db, run.id, &prof, &cause) == 0) {
+			FILE *fp = verb_out(vc);
+			struct profile_opts po = {
+				.by = PROFILE_BY_SYMBOL, .event = SIM_LLC_MISSES,
+				.limit = (size_t)a->limit, .fmt = vc->fmt,
+				.mangled = a->mangled,
+			};
+			if (fp)
+				report_profile(&run, &prof, &po, fp);
+			if (!fp || verb_out_close(vc))
+				exit_code = EXIT_FAIL;
+			db_profile_release(&prof);
+		} else {
+			print_cause("error: ", cause);
+			free(cause);
+			cause = NULL;
+		}
+	}
+	if (exit_code == EXIT_OK)
+		exit_code = run.exit_status;
+	exit_code = run_incomplete_exit(&run, a->allow_incomplete, exit_code);
+	db_run_release(&run);
+out_writer:
+	run_sim_fns_free(fns, nfns);
+	db_sample_writer_free(w);
+	{
+		int late = runner_release_signals();
+		if (late)
+			exit_code = EXIT_SIGNAL + late;
+	}
+out_events:
+	event_list_free(cev, ncev);
+out_sim:
+	run_sim_release(&sim);
+	return exit_code;
+}
+
 static int cmd_record(struct verb_ctx *vc)
 {
 	struct record_args *a = vc->args;
 	const struct launch_args *l = &vc->launch;
+	if (a->cache && !a->simulate)
+		return usage_error(vc->name, "--cache sets the caches --simulate "
+				   "simulates: give --simulate too");
+	if (a->simulate) {
+		const char *no = l->pid ? "-p (it runs under valgrind from its start)"
+				 : a->events ? "-e (it records the model's six events)"
+				 : a->freq || a->period ? "--freq and --period (the model's "
+				   "costs are exact per function, not sampled)"
+				 : a->interval_ms || frame_args_any(&vc->frame) ||
+				   l->window ? "-I, frames and --window (they count the real "
+				   "machine, and would count valgrind)"
+				 : a->dump ? "--record-dump (no ring buffer is read)" : NULL;
+		if (no)
+			return usage_error(vc->name, "--simulate does not go with %s", no);
+		return record_simulated(vc, a);
+	}
 	int rc = record_check(vc, a);
 	if (rc)
 		return rc;
@@ -773,6 +1017,15 @@ static const struct opt record_opts[] = {
 		"interval of MS milliseconds, as prof run -I does;\n"
 		"'prof report --intervals' lists them"),
 	OPT_INCLUDE(opt_frames),
+	OPT_BOOL(0, "simulate", struct record_args, simulate,
+		 "no PMU? run the command under valgrind's cache and\n"
+		 "branch model (as prof run --simulate) and store each\n"
+		 "function's own cost of every simulated event as\n"
+		 "samples: 'prof report RUN --by symbol -e llc-misses'\n"
+		 "says where the model's misses fall (no stacks)"),
+	OPT_STRING(0, "cache", struct record_args, cache, "SPEC",
+		   "with --simulate, the caches to simulate (as prof\n"
+		   "run --cache)"),
 	OPT_STRING(0, "record-dump", struct record_args, dump, "FILE",
 		   "save the raw ring-buffer records (for tests)"),
 	OPT_END(),

@@ -94,7 +94,7 @@ static int run_once(struct verb_ctx *vc, const struct runner_opts *ro,
 	}
 	/* Simulated: the counters are callgrind's, on the user's command;
 	 * without its profiles the run is not stored as if counted. */
-	if (sim && (rc = run_sim_fill(sim, &run, vc->argv, vc->argc, &cause))) {
+	if (sim && (rc = run_sim_fill(sim, &run, vc->argv, vc->argc, NULL, NULL, &cause))) {
 		print_cause("error: ", cause);
 		fprintf(stderr, "hint: the run was not stored\n");
 		free(cause);

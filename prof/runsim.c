@@ -151,9 +151,20 @@ static void note_add(struct db_run *run, const char *line)
 	run->note = n;
 }
 
-int run_sim_fill(struct run_sim *s, struct db_run *run, char *const *argv, int argc,
-		 char **cause)
+void run_sim_fns_free(struct run_sim_fns *f, size_t n)
 {
+	for (size_t i = 0; f && i < n; i++)
+		sim_fns_free(f[i].fn, f[i].n);
+	free(f);
+}
+
+int run_sim_fill(struct run_sim *s, struct db_run *run, char *const *argv, int argc,
+		 struct run_sim_fns **fns, size_t *nfns, char **cause)
+{
+	if (fns) {
+		*fns = NULL;
+		*nfns = 0;
+	}
 	command_restore(run, argv, argc);
 	struct sim_thread *st = NULL;
 	size_t n = 0;
@@ -219,9 +230,33 @@ int run_sim_fill(struct run_sim *s, struct db_run *run, char *const *argv, int a
 	}
 	run->nevents = nev;
 	size_t unmatched = 0;
+	if (fns && !(*fns = calloc(n, sizeof(**fns)))) {
+		rc = -ENOMEM;
+		goto out;
+	}
 	for (size_t k = 0; k < n; k++) {
 		bool whole = profiles_of(st, n, st[k].pid) == tasks_of(run, st[k].pid);
 		long t = task_of(run, st[k].pid, st[k].thread, whole);
+		if (fns) {
+			struct run_sim_fns *f = &(*fns)[(*nfns)++];
+			f->thread = t;
+			f->pid = st[k].pid;
+			char *p = NULL;
+			if (asprintf(&p, "%s/%s", s->dir, st[k].file) < 0) {
+				rc = -ENOMEM;
+				goto out;
+			}
+			rc = sim_profile_functions(p, &f->fn, &f->n, &why);
+			free(p);
+			if (rc) {
+				if (cause && asprintf(cause, "cannot read valgrind's "
+						      "profiles: %s", why ? why :
+						      ERR_TEXT(-rc)) < 0)
+					*cause = NULL;
+				rc = -EIO;
+				goto out;
+			}
+		}
 		for (size_t i = 0; i < SIM_NEVENTS; i++)
 			evs[base + i].total.value += st[k].v[i];
 		if (t < 0) {
@@ -255,6 +290,11 @@ int run_sim_fill(struct run_sim *s, struct db_run *run, char *const *argv, int a
 	free(model);
 	free(family);
 out:
+	if (rc && fns) {
+		run_sim_fns_free(*fns, *nfns);
+		*fns = NULL;
+		*nfns = 0;
+	}
 	dir_clean(s->dir);
 	free(st);
 	free(version);

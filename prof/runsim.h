@@ -33,16 +33,28 @@ struct run_sim {
 int run_sim_prepare(struct run_sim *s, char *const *argv, const char *spec,
 		    const char *sysfs_root, char **cause);
 
+/* One simulated thread's functions (prof record --simulate). */
+struct run_sim_fns {
+	long thread;		/* index into the run's threads; -1 where its
+				   counts are in the totals only (a valgrind
+				   slot that several threads used) */
+	int32_t pid;
+	struct sim_fn *fn;	/* their self costs (collectors/simcache.h) */
+	size_t n;
+};
+
 /*
  * After the runner's run: the simulated counters on its threads, the
  * command put back to the user's (argv, argc), the profiles removed
- * (ready for the next run of a series). 0; -EIO with *cause when
- * valgrind ran no profile (it could not run the workload: its own
- * reason), or when the profiles cannot be read; the run is then not to
- * be stored as if counted.
+ * (ready for the next run of a series). With fns, also each profile's
+ * functions, read before (*fns malloc'd, *nfns; run_sim_fns_free). 0;
+ * -EIO with *cause when valgrind ran no profile (it could not run the
+ * workload: its own reason), or when the profiles cannot be read; the
+ * run is then not to be stored as if counted.
  */
 int run_sim_fill(struct run_sim *s, struct db_run *run, char *const *argv, int argc,
-		 char **cause);
+		 struct run_sim_fns **fns, size_t *nfns, char **cause);
+void run_sim_fns_free(struct run_sim_fns *f, size_t n);
 
 void run_sim_release(struct run_sim *s);
 

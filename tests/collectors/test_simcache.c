@@ -170,6 +170,57 @@ static void test_simcache__empty_and_foreign_profiles(void **state)
 	free(nocache);
 }
 
+/*
+ * Each function's self cost: its own lines, not the inclusive cost of
+ * the calls it made (the line after "calls="), with callgrind's name
+ * compression (a "cfn=(2) memcpy" defines the id that a later "fn=(2)"
+ * uses, "cob=" likewise for objects). A hand-written profile: main
+ * calls memcpy and render calls it too; the three self costs add up to
+ * the totals line.
+ */
+static void test_simcache__functions_and_their_self_costs(void **state)
+{
+	(void)state;
+	struct sim_fn *f = NULL;
+	size_t n = 0;
+	char *cause = NULL;
+	if (sim_profile_functions(FIXTURES_DIR "/callgrind/calls.4343", &f, &n, &cause))
+		fail_msg("%s", cause);
+	assert_int_equal(n, 3);
+	assert_string_equal(f[0].object, "/opt/emu/emu");
+	assert_string_equal(f[0].name, "main");
+	assert_int_equal(f[0].v[SIM_INSTRUCTIONS], 150);	/* 100 + 50, not the call's 400 */
+	assert_int_equal(f[0].v[SIM_LLC_MISSES], 3);
+	assert_int_equal(f[0].v[SIM_BRANCH_MISSES], 4);
+	assert_string_equal(f[1].name, "render");
+	assert_int_equal(f[1].v[SIM_INSTRUCTIONS], 1000);
+	assert_int_equal(f[1].v[SIM_LLC_MISSES], 45);
+	assert_string_equal(f[2].object, "/usr/lib/libc.so.6");
+	assert_string_equal(f[2].name, "memcpy");
+	assert_int_equal(f[2].v[SIM_INSTRUCTIONS], 600);
+	assert_int_equal(f[2].v[SIM_L1D_MISSES], 24);
+	struct sim_thread t;
+	assert_int_equal(sim_profile_read(FIXTURES_DIR "/callgrind/calls.4343", &t, &cause), 0);
+	for (int e = 0; e < SIM_NEVENTS; e++)
+		assert_int_equal(f[0].v[e] + f[1].v[e] + f[2].v[e], t.v[e]);
+	sim_fns_free(f, n);
+	/* Not a profile: refused with a reason, nothing handed out. */
+	/* A directory, then a file of no profile. */
+	assert_true(sim_profile_functions(FIXTURES_DIR "/callgrind", &f, &n, &cause) < 0);
+	free(cause);
+	cause = NULL;
+	char path[] = "/tmp/prof-simfn-XXXXXX";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "hello\n", 6), 6);
+	close(fd);
+	assert_int_equal(sim_profile_functions(path, &f, &n, &cause), -EINVAL);
+	assert_null(f);
+	assert_non_null(strstr(cause, "not a callgrind profile"));
+	free(cause);
+	unlink(path);
+}
+
 static void test_simcache__command_line(void **state)
 {
 	(void)state;
@@ -205,6 +256,7 @@ int main(void)
 		cmocka_unit_test(test_simcache__recorded_profile_read),
 		cmocka_unit_test(test_simcache__empty_and_foreign_profiles),
 		cmocka_unit_test(test_simcache__command_line),
+		cmocka_unit_test(test_simcache__functions_and_their_self_costs),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -245,6 +245,66 @@ static void test_simulate__ab_judges_simulated_metrics_from_few_rounds(void **st
 }
 
 /*
+ * prof record --simulate: each function's own costs in the model are
+ * stored as weighted samples, so the by-symbol report says where the
+ * misses fall. chase over 2 MiB against a 1 MiB last level misses in
+ * its walk, which is main: nearly all the model's LL misses are main's,
+ * and their sum over the functions is the thread's simulated count.
+ */
+static void test_simulate__record_puts_the_misses_on_functions(void **state)
+{
+	struct tu_db *f = *state;
+	need(f);
+	char *argv[] = { PROF_BIN, f->dbarg, "record", "-q", "--simulate", "--cache",
+			 "LL=1M:16:64", "--", HELPERS_DIR "/chase", "2048", "1", NULL };
+	struct tu_proc p = tu_run(argv, NULL);
+	if (p.status)
+		fail_msg("prof record --simulate: exit %d\n%s", p.status, p.err);
+	tu_proc_release(&p);
+	char *rep[] = { PROF_BIN, f->dbarg, "report", "last", "--by", "symbol",
+			"--event", "llc-misses", "--limit", "0", "--format", "json", NULL };
+	p = tu_run(rep, NULL);
+	assert_int_equal(p.status, 0);
+	const char *first = strstr(p.out, "\"rows\": [");
+	assert_non_null(first);
+	assert_non_null(strstr(first, "\"symbol\": \"main\""));
+	assert_true(strstr(first, "\"symbol\": \"main\"") < strstr(first, "}"));
+	const char *pct = strstr(first, "\"self_pct\": ");
+	double self = strtod(pct + strlen("\"self_pct\": "), NULL);
+	fprintf(stderr, "record --simulate: main has %.2f%% of the LL misses\n", self);
+	assert_true(self > 90);
+	tu_proc_release(&p);
+	/* The counts of the run: the thread's simulated total, which the
+	 * functions' costs add up to (callgrind's totals line). */
+	char *run[] = { PROF_BIN, f->dbarg, "report", "last", "--by", "total",
+			"--format", "json", NULL };
+	p = tu_run(run, NULL);
+	assert_int_equal(p.status, 0);
+	assert_true(json_num(p.out, "\"totals\"", "llc-misses") > 500000);
+	assert_non_null(strstr(p.out, "a sample is one function's own cost"));
+	tu_proc_release(&p);
+
+	const char *bad[][3] = {
+		{ "-e", "cycles", "--simulate does not go with -e" },
+		{ "--freq", "99", "--simulate does not go with --freq" },
+	};
+	for (size_t i = 0; i < 2; i++) {
+		char *b[] = { PROF_BIN, f->dbarg, "record", "--simulate", (char *)bad[i][0],
+			      (char *)bad[i][1], "--", "/bin/true", NULL };
+		p = tu_run(b, NULL);
+		assert_int_equal(p.status, 2);
+		assert_non_null(strstr(p.err, bad[i][2]));
+		tu_proc_release(&p);
+	}
+	char *nocache[] = { PROF_BIN, f->dbarg, "record", "--cache", "LL=1M", "--",
+			    "/bin/true", NULL };
+	p = tu_run(nocache, NULL);
+	assert_int_equal(p.status, 2);
+	assert_non_null(strstr(p.err, "give --simulate too"));
+	tu_proc_release(&p);
+}
+
+/*
  * Threads that run one after another (churn 3) share one valgrind slot,
  * so one profile holds all three: their counts are in the totals, said
  * in a note, and never put on one of them as if its own. The main
@@ -356,6 +416,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_simulate__the_cache_asked_is_the_cache_simulated,
 						tu_db_setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_simulate__ab_judges_simulated_metrics_from_few_rounds,
+						tu_db_setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_simulate__record_puts_the_misses_on_functions,
 						tu_db_setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_simulate__threads_in_one_slot_are_not_guessed,
 						tu_db_setup, tu_db_teardown),
