@@ -215,6 +215,50 @@ int db_sample_put(struct db_sample_writer *w, const struct db_sample *s, char **
 }
 
 /* Run one statement bound to the run id. */
+int db_sample_keep_between(struct db_sample_writer *w, uint64_t a_ns, uint64_t b_ns,
+			   size_t nevents, uint64_t *samples, uint64_t *weight,
+			   char **cause)
+{
+	int rc = db_sample_flush(w, cause);
+	if (rc)
+		return rc;
+	/* Times are CLOCK_MONOTONIC ns, well inside int64. */
+	sqlite3_stmt *st;
+	rc = db_prepare(w->db, &st, "SELECT event_idx, count(*), sum(weight) FROM "
+			"temp.rec_samples WHERE time < ?1 OR time > ?2 GROUP BY event_idx",
+			cause);
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(st, 1, (int64_t)a_ns);
+	sqlite3_bind_int64(st, 2, (int64_t)b_ns);
+	int s;
+	while ((s = sqlite3_step(st)) == SQLITE_ROW) {
+		sqlite3_int64 e = sqlite3_column_int64(st, 0);
+		if (e < 0 || (uint64_t)e >= nevents)
+			continue;
+		samples[e] += (uint64_t)sqlite3_column_int64(st, 1);
+		weight[e] += (uint64_t)sqlite3_column_int64(st, 2);
+	}
+	sqlite3_finalize(st);
+	if (s != SQLITE_DONE)
+		return db_fail(w->db, s, "cannot count the samples outside the window in",
+			       cause);
+	rc = db_prepare(w->db, &st, "DELETE FROM temp.rec_samples WHERE time < ?1 OR "
+			"time > ?2", cause);
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(st, 1, (int64_t)a_ns);
+	sqlite3_bind_int64(st, 2, (int64_t)b_ns);
+	s = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (s != SQLITE_DONE)
+		return db_fail(w->db, s, "cannot leave out the samples outside the window in",
+			       cause);
+	uint64_t gone = (uint64_t)sqlite3_changes(w->db->h);
+	w->nsamples = gone < w->nsamples ? w->nsamples - gone : 0;
+	return 0;
+}
+
 static int exec_run(struct db *db, const char *sql, int64_t run_id, const char *what,
 		    char **cause)
 {

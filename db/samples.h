@@ -90,6 +90,16 @@ int db_sample_put(struct db_sample_writer *w, const struct db_sample *s, char **
 /* End the current batch (the recorder calls it when it runs idle). */
 int db_sample_flush(struct db_sample_writer *w, char **cause);
 
+/*
+ * Keep only the samples put so far whose time lies in [a_ns, b_ns] (a
+ * window known only once the run ended: prof record --window frame:N:M);
+ * for each event index below nevents, add to samples[] and weight[] what
+ * was left out. 0 or -errno with *cause.
+ */
+int db_sample_keep_between(struct db_sample_writer *w, uint64_t a_ns, uint64_t b_ns,
+			   size_t nevents, uint64_t *samples, uint64_t *weight,
+			   char **cause);
+
 /* Samples put so far. */
 uint64_t db_sample_count(const struct db_sample_writer *w);
 

@@ -111,13 +111,6 @@ static int parse_call_graph(struct verb_ctx *vc, const char *word, void *field)
  * kernel's limit. */
 static int record_check(struct verb_ctx *vc, struct record_args *a)
 {
-	/* Samples are folded into stacks as they arrive, before the frames
-	 * that would bound them are known. */
-	if (window_by_frames(&vc->launch.win))
-		return usage_error(vc->name, "--window frame:N:M counts a run's "
-				   "frames; record folds its samples as they come, "
-				   "before the frames are known: give START:END "
-				   "seconds (or prof run --window frame:N:M)");
 	if (a->freq && a->period)
 		return usage_error(vc->name, "give either --freq or --period, not both");
 	if (!a->freq && !a->period)
@@ -240,6 +233,7 @@ struct record_coll {
 	bool user_only;		/* a sampler may not see the kernel */
 	const struct collect_ctx *cx;	/* from opened on: t0 for --window */
 	uint64_t outside;	/* samples left out: outside --window */
+	uint64_t t0_ns;		/* the launch, kept at finish (frame windows) */
 };
 
 static int record_prepare(void *self, struct collect_ctx *cx, char **cause)
@@ -313,7 +307,7 @@ static void record_drain(void *self, const struct perf_rec *rec, int origin)
 static void record_finish(void *self, struct collect_ctx *cx)
 {
 	struct record_coll *oc = self;
-	(void)cx;
+	oc->t0_ns = cx->t0_ns;
 	if (!oc->err)
 		oc->finish_rc = recorder_finish(oc->rec, &oc->finish_cause);
 }
@@ -444,6 +438,46 @@ static int note_jitdump(void *arg, uint32_t pid, const char *path,
 }
 
 /* ---- the verb ------------------------------------------------------------ */
+
+/*
+ * The samples of a frame window (the run's window_start_s and
+ * window_end_s, set by the frames collector once it knew the frames):
+ * those outside it are left out, and the events' counts lowered by them.
+ * A window not reached keeps them all, as it keeps the counts. 0, or
+ * -errno with *cause.
+ */
+static int frame_window_samples(struct sample_sink *sk, struct db_run *run,
+				uint64_t t0, struct db_sample_event *evs, size_t nev,
+				char **cause)
+{
+	const char *a = db_run_get(run, "window_start_s");
+	const char *b = db_run_get(run, "window_end_s");
+	const char *w = db_run_get(run, "window");
+	if (!a || !b || !w || !strncmp(w, "not ", 4))
+		return 0;
+	uint64_t *n = calloc(nev + 1, sizeof(*n)), *wt = calloc(nev + 1, sizeof(*wt));
+	if (!n || !wt) {
+		free(n);
+		free(wt);
+		return cause_set(cause, ENOMEM, "out of memory");
+	}
+	int rc = db_sample_keep_between(sk->w, t0 + (uint64_t)(atof(a) * 1e9),
+					t0 + (uint64_t)(atof(b) * 1e9), nev, n, wt, cause);
+	uint64_t out = 0;
+	for (size_t e = 0; !rc && e < nev; e++) {
+		evs[e].samples = evs[e].samples > n[e] ? evs[e].samples - n[e] : 0;
+		evs[e].weight = evs[e].weight > wt[e] ? evs[e].weight - wt[e] : 0;
+		out += n[e];
+	}
+	if (!rc) {
+		char buf[32];
+		snprintf(buf, sizeof(buf), "%llu", (unsigned long long)out);
+		db_run_set(run, "window_samples_left_out", buf);
+	}
+	free(n);
+	free(wt);
+	return rc;
+}
 
 /* ---- --simulate: each function's costs in valgrind's model ------------- */
 
@@ -822,6 +856,7 @@ static int cmd_record(struct verb_ctx *vc)
 
 	struct db_sample_event *evs = convert_sample_events(sev, sds, nsev, &plan,
 							    &sk, &st);
+
 	const char *sampled = a->events ? a->events : sev[0].name;
 	db_run_set(&run, "events", counted_spec);
 	db_run_set(&run, "sampled_events", sampled);
@@ -848,7 +883,12 @@ static int cmd_record(struct verb_ctx *vc)
 	}
 
 	int store_rc = 0;
-	if (!frc)
+	/* --window frame:N:M: the frames' edges are known now; the samples
+	 * outside them are left out, as those outside START:END were as
+	 * they came. */
+	if (!frc && window_by_frames(&l->win))
+		store_rc = frame_window_samples(&sk, &run, oc.t0_ns, evs, nsev, &cause);
+	if (!frc && !store_rc)
 		store_rc = db_sample_store_run(sk.w, &run, evs, nsev, &cause);
 	if (frc || store_rc) {
 		/* The samples are lost with the database, but the run's counts

@@ -237,7 +237,7 @@ static const struct opt launch_opts[] = {
 		  "(--timeout ends it). Needs counting per CPU.\n"
 		  "frame:N:M counts from the start of frame N to the\n"
 		  "end of frame M (from 1; with --frames, --frame-regex\n"
-		  "or --frame-symbol; not with record)" },
+		  "or --frame-symbol)" },
 	OPT_INCLUDE(opt_quiet),
 	{ .kind = OPT_STRING, .long_name = "pin", .argh = "MODE", LAUNCH(pin),
 	  .help = "run on chosen CPUs: none, largest-llc (the biggest\n"

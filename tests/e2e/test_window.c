@@ -36,25 +36,27 @@ static bool percpu_here(const char *json)
 }
 
 /*
- * phases BUSY1 BUSY2 1000 under --window WIN: the run's task-clock is
- * frac of the second phase's, within 5% of the CPU time the helper itself
- * saw in it (both phases together differ by 20% or more), and of the CPU
- * time the machine accounted inside the window. The helper's phases
- * begin when it starts, some ms after the launch the window counts
+ * phases BUSY1 BUSY2 1000 1100 1900 under --window 1.1:1.9: the run's
+ * task-clock is, within 5%, the CPU time the helper itself was charged
+ * from 1.1 to 1.9 s of its own clock (its "span"; the two phases differ
+ * by 20% or more), and the CPU time the machine accounted inside the
+ * window. The helper starts some ms after the launch the window counts
  * from (13 ms on a loaded machine here, 35-45 ms in the 6.1 guest under
  * TCG, where a window of the whole heavy half read 3.3-4.0% low in five
- * boots and past 5% once in CI): each half is measured inside its edges,
- * 0.1 s from either end.
+ * boots and past 5% once in CI), so the window is measured 0.1 s inside
+ * the phase's edges. The span, not 0.8 of the phase: a machine busy with
+ * other work serves a phase unevenly (783 ms in the window against 0.8 x
+ * 897 ms of the phase, once, beside a CI run).
  */
 static void one_half(struct tu_db *f, const char *b1, const char *b2,
-		     const char *win, double frac)
+		     const char *win)
 {
 	char *out;
 	if (asprintf(&out, "%s/w.json", f->dir) < 0)
 		abort();
 	char *argv[] = { PROF_BIN, f->dbarg, "run", "-q", "-e", "task-clock",
 			 "--window", (char *)win, "--format", "json", "-o", out, "--",
-			 HELPER, (char *)b1, (char *)b2, "1000", NULL };
+			 HELPER, (char *)b1, (char *)b2, "1000", "1100", "1900", NULL };
 	struct tu_proc p = tu_run(argv, NULL);
 	if (p.status != 0)
 		fail_msg("prof run --window exited %d:\n%s", p.status, p.err);
@@ -68,14 +70,14 @@ static void one_half(struct tu_db *f, const char *b1, const char *b2,
 		skip();
 	}
 	double phase1 = num_after(p.out, "phase 1 cpu ");
-	double phase2 = num_after(p.out, "phase 2 cpu ") * frac;
+	double phase2 = num_after(p.out, "span cpu ");
 	double got = num_after(strstr(json, "\"tid\": "), "\"task-clock\": ");
 	double user = num_after(json, "\"window_user_s\": \"");
 	double sys = num_after(json, "\"window_sys_s\": \"");
 	fprintf(stderr, "phases %s %s, --window %s: task-clock %.1f ms; the helper's "
-		"second phase %.1f ms (x %.2f; first %.1f); the machine's CPU time in "
-		"the window %.1f ms\n", b1, b2, win, got / 1e6, phase2 / 1e6, frac,
-		phase1 / 1e6, (user + sys) * 1e3);
+		"own 1.1-1.9 s %.1f ms (its phases %.1f and %.1f); the machine's CPU "
+		"time in the window %.1f ms\n", b1, b2, win, got / 1e6, phase2 / 1e6,
+		phase1 / 1e6, num_after(p.out, "phase 2 cpu ") / 1e6, (user + sys) * 1e3);
 	char key[64];
 	snprintf(key, sizeof(key), "\"window\": \"%s\"", win);
 	assert_non_null(strstr(json, key));
@@ -100,7 +102,7 @@ static void test_window__counts_only_the_heavy_half(void **state)
 	struct tu_db *f = *state;
 	if (!tu_perf_allowed(f->dbarg))
 		skip();
-	one_half(f, "20", "100", "1.1:1.9", 0.8);
+	one_half(f, "20", "100", "1.1:1.9");
 }
 
 static void test_window__counts_only_the_light_half(void **state)
@@ -108,7 +110,7 @@ static void test_window__counts_only_the_light_half(void **state)
 	struct tu_db *f = *state;
 	if (!tu_perf_allowed(f->dbarg))
 		skip();
-	one_half(f, "100", "20", "1.1:1.9", 0.8);
+	one_half(f, "100", "20", "1.1:1.9");
 }
 
 /* A command that ends before the window keeps its whole counts, and says
@@ -253,6 +255,56 @@ static void test_window__frames_n_to_m(void **state)
 	free(out);
 }
 
+/*
+ * prof record --window frame:N:M: the samples taken inside frames 11 to
+ * 30 alone, left out only once the frames are known. The frames helper's
+ * 99 frames take about 0.5 s; 20 of them about a fifth of it, so the
+ * window holds far fewer of cpu-clock's samples than the whole run, and
+ * as many as its own task-clock says at 1 kHz.
+ */
+static double samples_of(const struct tu_db *f, const char *run)
+{
+	char *rep[] = { PROF_BIN, f->dbarg, "report", (char *)run, NULL };
+	struct tu_proc p = tu_run(rep, NULL);
+	assert_int_equal(p.status, 0);
+	double n = num_after(p.out, "cpu-clock: ");
+	tu_proc_release(&p);
+	return n;
+}
+
+static void test_window__record_keeps_the_frames_samples(void **state)
+{
+	struct tu_db *f = *state;
+	if (!tu_perf_allowed(f->dbarg))
+		skip();
+	char *whole[] = { PROF_BIN, f->dbarg, "record", "-q", "-e", "cpu-clock",
+			  "--frame-regex", "^frame", "--", HELPERS_DIR "/frames", "100",
+			  NULL };
+	struct tu_proc p = tu_run(whole, NULL);
+	assert_int_equal(p.status, 0);
+	tu_proc_release(&p);
+	double all = samples_of(f, "last");
+	char *win[] = { PROF_BIN, f->dbarg, "record", "-q", "-e", "cpu-clock",
+			"--frame-regex", "^frame", "--window", "frame:11:30", "--",
+			HELPERS_DIR "/frames", "100", NULL };
+	p = tu_run(win, NULL);
+	assert_int_equal(p.status, 0);
+	tu_proc_release(&p);
+	double in = samples_of(f, "last");
+	char *rep[] = { PROF_BIN, f->dbarg, "report", "last", "--by", "total", "--format",
+			"json", NULL };
+	p = tu_run(rep, NULL);
+	assert_int_equal(p.status, 0);
+	double cpu = num_after(p.out, "\"window_cpu_s\": \"");
+	fprintf(stderr, "record --window frame:11:30: %.0f samples of cpu-clock, the "
+		"whole run %.0f; the window's task-clock %.3f s\n", in, all, cpu);
+	tu_proc_release(&p);
+	assert_true(all > 20);
+	assert_true(in >= 1 && in <= 0.5 * all);
+	if (cpu > 0)
+		assert_true(fabs(in - cpu * 1000) <= 0.3 * cpu * 1000 + 5);
+}
+
 /* Bad windows stop before anything runs: exit 2, one clear line, nothing
  * stored. */
 static void test_window__bad_input(void **state)
@@ -354,8 +406,10 @@ static void test_window__ab_counts_each_run_inside_it(void **state)
 	double wa = arm_mean(json, "a", "wall_s");
 	fprintf(stderr, "ab --window 1.1:1.9: task-clock a %.3f s, b %.3f s; cpu_s a "
 		"%.3f, b %.3f; cores a %.3f; wall_s a %.3f\n", ta, tb, ca, cb, ka, wa);
-	assert_true(ta > 0.4 && ta <= 0.8 * 1.05);
-	assert_true(tb > 0.3 * ta && tb < 0.7 * ta);
+	/* a busy machine serves a less than all of its window, b about
+	 * half of it either way: b's share of a's is bounded loosely */
+	assert_true(ta > 0.3 && ta <= 0.8 * 1.05);
+	assert_true(tb > 0.25 * ta && tb < 0.85 * ta);
 	assert_true(fabs(ca - ta) <= 0.05 * ta + 0.002);
 	assert_true(fabs(cb - tb) <= 0.05 * ta + 0.002);
 	assert_true(fabs(ka - ca / 0.8) <= 0.01);
@@ -456,6 +510,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_window__frames_counted_from_the_launch,
 						tu_db_setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_window__frames_n_to_m,
+						tu_db_setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_window__record_keeps_the_frames_samples,
 						tu_db_setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_window__ab_counts_each_run_inside_it,
 						tu_db_setup, tu_db_teardown),
