@@ -479,6 +479,38 @@ static int frame_window_samples(struct sample_sink *sk, struct db_run *run,
 	return rc;
 }
 
+/*
+ * The stored run's hottest symbols (of sample event `event`, -1: each),
+ * or its flame graph with --format svg, where the report goes: 0, or -1
+ * when it could not be written. A profile that cannot be read back is
+ * said and is no failure: the run is stored.
+ */
+static int print_profile(struct verb_ctx *vc, struct db *db, const struct db_run *run,
+			 const struct record_args *a, int event)
+{
+	struct db_profile prof;
+	char *cause = NULL;
+	if (db_profile_load(db, run->id, &prof, &cause)) {
+		print_cause("error: ", cause);
+		free(cause);
+		return 0;	/* stored all the same: only the print is missing */
+	}
+	FILE *fp = verb_out(vc);
+	if (fp) {
+		struct profile_opts po = {
+			.by = PROFILE_BY_SYMBOL, .event = event,
+			.limit = (size_t)a->limit, .fmt = vc->fmt, .mangled = a->mangled,
+		};
+		if (vc->fmt == OUT_SVG)
+			report_flame(run, &prof, &po, a->icicle, fp);
+		else
+			report_profile(run, &prof, &po, fp);
+	}
+	int rc = !fp || verb_out_close(vc) ? -1 : 0;
+	db_profile_release(&prof);
+	return rc;
+}
+
 /* ---- --simulate: each function's costs in valgrind's model ------------- */
 
 /* Ids for the writer: one module per object, one symbol (and its frame
@@ -664,25 +696,9 @@ static int record_simulated(struct verb_ctx *vc, const struct record_args *a)
 		free(cause);
 		cause = NULL;
 		exit_code = EXIT_FAIL;
-	} else if (!l->quiet || vc->out_path) {
-		struct db_profile prof;
-		if (db_profile_load(db, run.id, &prof, &cause) == 0) {
-			FILE *fp = verb_out(vc);
-			struct profile_opts po = {
-				.by = PROFILE_BY_SYMBOL, .event = SIM_LLC_MISSES,
-				.limit = (size_t)a->limit, .fmt = vc->fmt,
-				.mangled = a->mangled,
-			};
-			if (fp)
-				report_profile(&run, &prof, &po, fp);
-			if (!fp || verb_out_close(vc))
-				exit_code = EXIT_FAIL;
-			db_profile_release(&prof);
-		} else {
-			print_cause("error: ", cause);
-			free(cause);
-			cause = NULL;
-		}
+	} else if ((!l->quiet || vc->out_path) &&
+		   print_profile(vc, db, &run, a, SIM_LLC_MISSES)) {
+		exit_code = EXIT_FAIL;
 	}
 	if (exit_code == EXIT_OK)
 		exit_code = run.exit_status;
@@ -919,30 +935,9 @@ static int cmd_record(struct verb_ctx *vc)
 		cause = NULL;
 	}
 	free(oc.finish_cause);
-	if (!frc && !store_rc && (!l->quiet || vc->out_path)) {
-		struct db_profile prof;
-		if (db_profile_load(db, run.id, &prof, &cause) == 0) {
-			FILE *fp = verb_out(vc);
-			if (fp) {
-				struct profile_opts po = {
-					.by = PROFILE_BY_SYMBOL, .event = -1,
-					.limit = (size_t)a->limit, .fmt = vc->fmt,
-					.mangled = a->mangled,
-				};
-				if (vc->fmt == OUT_SVG)
-					report_flame(&run, &prof, &po, a->icicle, fp);
-				else
-					report_profile(&run, &prof, &po, fp);
-			}
-			if (!fp || verb_out_close(vc))
-				exit_code = EXIT_FAIL;
-			db_profile_release(&prof);
-		} else {
-			print_cause("error: ", cause);
-			free(cause);
-			cause = NULL;
-		}
-	}
+	if (!frc && !store_rc && (!l->quiet || vc->out_path) &&
+	    print_profile(vc, db, &run, a, -1))
+		exit_code = EXIT_FAIL;
 	if (exit_code == EXIT_OK)
 		exit_code = run.exit_status;
 	run_frames_warn(&run, &vc->frame);

@@ -373,20 +373,22 @@ static double arm_mean(const char *json, const char *arm, const char *metric)
  * then sleeps on until --timeout 2.5 ends it, as an emulator's would be
  * ended: such a run counts (n 2 for both arms), its wall_s the 2.5 s.
  */
-static void test_window__ab_counts_each_run_inside_it(void **state)
+/* prof ab -q ARGS... --format json: its JSON (malloc'd); skipped where
+ * prof counts per task, as --window needs counting per CPU. */
+static char *ab_json(struct tu_db *f, const char *const *args)
 {
-	struct tu_db *f = *state;
-	if (!tu_perf_allowed(f->dbarg))
-		skip();
 	char *out;
 	if (asprintf(&out, "%s/ab.json", f->dir) < 0)
 		abort();
-	char *argv[] = { PROF_BIN, f->dbarg, "ab", "-q", "--window", "1.1:1.9",
-			 "--timeout", "2.5", "--warmup", "0", "--rounds", "2",
-			 "-e", "task-clock",
-			 "--arm", "a=" HELPER " 20 100 1000 && sleep 5",
-			 "--arm", "b=" HELPER " 20 50 1000 && sleep 5",
-			 "--format", "json", "-o", out, NULL };
+	char *argv[40] = { PROF_BIN, f->dbarg, "ab", "-q" };
+	size_t n = 4;
+	for (size_t i = 0; args[i] && n < 35; i++)
+		argv[n++] = (char *)args[i];
+	argv[n++] = "--format";
+	argv[n++] = "json";
+	argv[n++] = "-o";
+	argv[n++] = out;
+	argv[n] = NULL;
 	struct tu_proc p = tu_run(argv, NULL);
 	if (p.status == 1 && strstr(p.err, "here it counts per task")) {
 		fprintf(stderr, "skip: prof counts per task here\n");
@@ -395,9 +397,24 @@ static void test_window__ab_counts_each_run_inside_it(void **state)
 		skip();
 	}
 	if (p.status != 0)
-		fail_msg("prof ab --window exited %d:\n%s", p.status, p.err);
+		fail_msg("prof ab exited %d:\n%s", p.status, p.err);
+	tu_proc_release(&p);
 	char *json = tu_slurp(out);
 	assert_non_null(json);
+	free(out);
+	return json;
+}
+
+static void test_window__ab_counts_each_run_inside_it(void **state)
+{
+	struct tu_db *f = *state;
+	if (!tu_perf_allowed(f->dbarg))
+		skip();
+	const char *args[] = { "--window", "1.1:1.9", "--timeout", "2.5", "--warmup", "0",
+			       "--rounds", "2", "-e", "task-clock",
+			       "--arm", "a=" HELPER " 20 100 1000 && sleep 5",
+			       "--arm", "b=" HELPER " 20 50 1000 && sleep 5", NULL };
+	char *json = ab_json(f, args);
 	assert_non_null(strstr(json, "\"window\": \"1.1:1.9\""));
 	double ta = arm_mean(json, "a", "task-clock") / 1e9;
 	double tb = arm_mean(json, "b", "task-clock") / 1e9;
@@ -417,15 +434,13 @@ static void test_window__ab_counts_each_run_inside_it(void **state)
 	assert_true(arm_num(json, "a", "task-clock", "\"n\": ") == 2);
 	assert_true(arm_num(json, "b", "task-clock", "\"n\": ") == 2);
 	free(json);
-	tu_proc_release(&p);
 
 	/* The report says what the window covers. */
 	char *cmp[] = { PROF_BIN, f->dbarg, "compare", "last", NULL };
-	p = tu_run(cmp, NULL);
+	struct tu_proc p = tu_run(cmp, NULL);
 	assert_int_equal(p.status, 0);
 	assert_non_null(strstr(p.out, "window: 1.1:1.9 s after each launch"));
 	tu_proc_release(&p);
-	free(out);
 }
 
 /*
@@ -440,24 +455,13 @@ static void test_window__ab_scores_from_lines_inside(void **state)
 	struct tu_db *f = *state;
 	if (!tu_perf_allowed(f->dbarg))
 		skip();
-	char *out;
-	if (asprintf(&out, "%s/abs.json", f->dir) < 0)
-		abort();
-	char *argv[] = { PROF_BIN, f->dbarg, "ab", "-q", "--window", "0.5:1.0",
-			 "--warmup", "0", "--rounds", "2", "-e", "task-clock",
-			 "--score", "v=v ([0-9]+)", "--score", "v=v ([0-9]+):matches",
-			 "--arm", "a=for i in $(seq 1 20); do echo \"v $i\"; sleep 0.1; done",
-			 "--arm", "b=for i in $(seq 1 20); do echo \"v $((2*i))\"; sleep 0.1; done",
-			 "--format", "json", "-o", out, NULL };
-	struct tu_proc p = tu_run(argv, NULL);
-	if (p.status == 1 && strstr(p.err, "here it counts per task")) {
-		tu_proc_release(&p);
-		free(out);
-		skip();
-	}
-	if (p.status != 0)
-		fail_msg("prof ab --window --score exited %d:\n%s", p.status, p.err);
-	char *json = tu_slurp(out);
+	const char *args[] = { "--window", "0.5:1.0", "--warmup", "0", "--rounds", "2",
+			       "-e", "task-clock", "--score", "v=v ([0-9]+)",
+			       "--score", "v=v ([0-9]+):matches",
+			       "--arm", "a=for i in $(seq 1 20); do echo \"v $i\"; sleep 0.1; done",
+			       "--arm", "b=for i in $(seq 1 20); do echo \"v $((2*i))\"; "
+			       "sleep 0.1; done", NULL };
+	char *json = ab_json(f, args);
 	double va = arm_mean(json, "a", "v"), vb = arm_mean(json, "b", "v");
 	double ma = arm_mean(json, "a", "v:matches");
 	fprintf(stderr, "ab --window 0.5:1.0 scores: v a %.1f, b %.1f; matches a %.1f\n",
@@ -466,8 +470,6 @@ static void test_window__ab_scores_from_lines_inside(void **state)
 	assert_true(vb >= 1.6 * va && vb <= 2.5 * va);
 	assert_true(ma >= 3 && ma <= 6);
 	free(json);
-	tu_proc_release(&p);
-	free(out);
 }
 
 /* ab refuses what a window cannot hold before running anything. */
