@@ -23,6 +23,12 @@
  * Counted per CPU (collectors/percpu.h), the per-CPU groups' switches and
  * a 1 ms tick give the same (fr_counts), on every kernel.
  * docs/frames.md says why and what was measured.
+ *
+ * Two parts of --window are this collector's, as it alone knows the
+ * frames and the stamped lines: a window of frames N to M (each thread's
+ * counts between the frames' edges, frame_window), and, for prof ab's
+ * scores, the stdout lines that arrived inside any window (window_lines;
+ * then stdout passes through the reader even without --frame-regex).
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -18,6 +18,11 @@
  * A workload that ends inside the window cuts it there ("window_end_s"
  * says where); one that ends before it starts keeps the whole run's
  * counts, and the run says so ("window" reads "not reached").
+ *
+ * A window of frames (frame:N:M) is the frames collector's, which knows
+ * the frames (prof/collect_frames.c); this one checks that a frame
+ * source was asked for, and gives the frames collector
+ * window_keep_frames.
  */
 #include <ctype.h>
 #include <errno.h>
