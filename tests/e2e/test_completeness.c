@@ -226,6 +226,21 @@ static void own_times(struct tu_db *f, const char *path, int *percpu_complete)
 	for (char *l = strtok(p.out, "\n"); done && l; l = strtok(NULL, "\n")) {
 		long tid;
 		long long ns;
+		long long proc_ns;
+		if (sscanf(l, "selftime process %lld", &proc_ns) == 1) {
+			/* The run's total against the process's own: where a
+			 * worker's row is over its own clock, this says whether
+			 * the time is the workload's (its exit path, after the
+			 * clock was read) or some other task's. */
+			const char *tot = strstr(json, "\"totals\"");
+			tot = tot ? strstr(tot, "\"task-clock\": ") : NULL;
+			if (tot)
+				fprintf(stderr, "selftime (%s): total task-clock %.2f ms, "
+					"the process's own %.2f ms\n", path,
+					atoll(tot + strlen("\"task-clock\": ")) / 1e6,
+					proc_ns / 1e6);
+			continue;
+		}
 		if (sscanf(l, "selftime %ld %lld", &tid, &ns) != 2)
 			continue;
 		char key[48];
