@@ -559,6 +559,20 @@ static const char *name_of(struct names *t, const char *s)
 	return t->v[id] ? t->v[id] : "???";
 }
 
+/* The current object or function: a copy, as a name that is not
+ * compressed lives in the line buffer that the next line overwrites.
+ * false on ENOMEM. */
+static bool set_name(char **cur, struct names *t, const char *s)
+{
+	const char *n = name_of(t, s);
+	char *c = n ? strdup(n) : NULL;
+	if (!c)
+		return false;
+	free(*cur);
+	*cur = c;
+	return true;
+}
+
 static void names_free(struct names *t)
 {
 	for (size_t i = 0; i < t->n; i++)
@@ -616,15 +630,18 @@ int sim_profile_functions(const char *path, struct sim_fn **out, size_t *n,
 	struct names obs = { 0 }, fns = { 0 };
 	char *names[CG_MAX_EVENTS] = { 0 };
 	size_t nnames = 0, at[CG_WANT], cap = 0;
-	const char *ob = "???", *fn = NULL;
-	bool have_at = false, skip_next = false;
+	char *ob = strdup("???"), *fn = NULL;
+	bool have_at = false, skip_next = false, callgrind = false, oom = !ob;
 	int rc = 0;
 	char *line = NULL;
 	size_t lcap = 0;
-	while (!rc && getline(&line, &lcap, fp) > 0) {
+	while (!rc && !oom && getline(&line, &lcap, fp) > 0) {
 		line[strcspn(line, "\n")] = '\0';
 		char c = line[0];
-		if (!strncmp(line, "events: ", 8) && !nnames) {
+		if (!strncmp(line, "# callgrind format", 18) ||
+		    !strncmp(line, "creator: callgrind", 18)) {
+			callgrind = true;
+		} else if (!strncmp(line, "events: ", 8) && !nnames) {
 			char *save = NULL;
 			for (char *t = strtok_r(line + 8, " ", &save);
 			     t && nnames < CG_MAX_EVENTS; t = strtok_r(NULL, " ", &save))
@@ -632,13 +649,13 @@ int sim_profile_functions(const char *path, struct sim_fn **out, size_t *n,
 			rc = events_at(names, nnames, path, at, cause);
 			have_at = !rc;
 		} else if (!strncmp(line, "ob=", 3)) {
-			ob = name_of(&obs, line + 3);
+			oom = !set_name(&ob, &obs, line + 3);
 		} else if (!strncmp(line, "cob=", 4)) {
-			name_of(&obs, line + 4);	/* defines an id, changes nothing */
+			oom = !name_of(&obs, line + 4);	/* defines an id, changes nothing */
 		} else if (!strncmp(line, "fn=", 3)) {
-			fn = name_of(&fns, line + 3);
+			oom = !set_name(&fn, &fns, line + 3);
 		} else if (!strncmp(line, "cfn=", 4)) {
-			name_of(&fns, line + 4);
+			oom = !name_of(&fns, line + 4);
 		} else if (!strncmp(line, "calls=", 6)) {
 			skip_next = true;	/* the call's inclusive cost follows */
 		} else if (isdigit((unsigned char)c) || c == '+' || c == '-' || c == '*') {
@@ -646,7 +663,7 @@ int sim_profile_functions(const char *path, struct sim_fn **out, size_t *n,
 				skip_next = false;
 				continue;
 			}
-			if (!have_at || !fn || !ob)
+			if (!have_at || !fn)
 				continue;
 			/* the position first, then the costs */
 			const char *s = line + strcspn(line, " \t");
@@ -662,12 +679,14 @@ int sim_profile_functions(const char *path, struct sim_fn **out, size_t *n,
 			for (size_t i = 0; i < SIM_NEVENTS; i++)
 				f->v[i] += v[i];
 		}
-		if (!ob || (fn == NULL && !strncmp(line, "fn=", 3)))
-			rc = cause_set(cause, ENOMEM, "out of memory reading '%s'", path);
 	}
+	if (oom && !rc)
+		rc = cause_set(cause, ENOMEM, "out of memory reading '%s'", path);
 	free(line);
+	free(ob);
+	free(fn);
 	fclose(fp);
-	if (!rc && !have_at)
+	if (!rc && (!have_at || !callgrind))
 		rc = cause_set(cause, EINVAL, "'%s' is not a callgrind profile with the "
 			       "cache and branch events", path);
 	for (size_t i = 0; i < nnames; i++)

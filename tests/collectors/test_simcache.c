@@ -221,6 +221,50 @@ static void test_simcache__functions_and_their_self_costs(void **state)
 	unlink(path);
 }
 
+/*
+ * Names callgrind did not compress ("ob=/path", "fn=name", as with
+ * --compress-strings=no) live in the line just read: each function must
+ * keep its own, not what the next line left in the buffer. The fuzz
+ * target found the reader keeping a pointer into it (a use after free:
+ * tests/fuzz/regressions/callgrind/uncompressed-name-in-line-buffer).
+ */
+static void test_simcache__uncompressed_names_are_kept(void **state)
+{
+	(void)state;
+	static const char text[] =
+		"# callgrind format\n"
+		"events: Ir Dr Dw I1mr D1mr D1mw ILmr DLmr DLmw Bc Bcm Bi Bim\n"
+		"ob=/opt/a\nfn=alpha\n0 10\nfn=beta\n0 20 0 0 1\n"
+		"ob=/opt/b\nfn=gamma\n0 5\n";
+	char path[] = "/tmp/prof-simfn-XXXXXX";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, sizeof(text) - 1), (ssize_t)sizeof(text) - 1);
+	close(fd);
+	struct sim_fn *f = NULL;
+	size_t n = 0;
+	char *cause = NULL;
+	if (sim_profile_functions(path, &f, &n, &cause))
+		fail_msg("%s", cause);
+	unlink(path);
+	assert_int_equal(n, 3);
+	assert_string_equal(f[0].object, "/opt/a");
+	assert_string_equal(f[0].name, "alpha");
+	assert_string_equal(f[1].object, "/opt/a");
+	assert_string_equal(f[1].name, "beta");
+	assert_int_equal(f[1].v[SIM_L1I_MISSES], 1);
+	assert_string_equal(f[2].object, "/opt/b");
+	assert_string_equal(f[2].name, "gamma");
+	assert_int_equal(f[2].v[SIM_INSTRUCTIONS], 5);
+	sim_fns_free(f, n);
+	/* The input the fuzzer kept: read to its end, whatever it says. */
+	if (sim_profile_functions(FIXTURES_DIR "/../fuzz/regressions/callgrind/"
+				  "uncompressed-name-in-line-buffer", &f, &n, &cause))
+		free(cause);
+	else
+		sim_fns_free(f, n);
+}
+
 static void test_simcache__command_line(void **state)
 {
 	(void)state;
@@ -257,6 +301,7 @@ int main(void)
 		cmocka_unit_test(test_simcache__empty_and_foreign_profiles),
 		cmocka_unit_test(test_simcache__command_line),
 		cmocka_unit_test(test_simcache__functions_and_their_self_costs),
+		cmocka_unit_test(test_simcache__uncompressed_names_are_kept),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
