@@ -265,8 +265,7 @@ static int cmd_ab(struct verb_ctx *vc)
 
 	/* Simulated, the hardware counters are callgrind's: the software
 	 * events count what valgrind itself cost (as prof run --simulate). */
-	const char *events = o->simulate && !strcmp(p->events, "cache")
-			     ? "task-clock,context-switches,page-faults" : p->events;
+	const char *events = o->simulate ? run_sim_events(p->events) : p->events;
 	rc = event_list_parse(events, p->allow_generic ? EVENT_ALLOW_GENERIC : 0,
 			      &evs, &nev, &cause);
 	if (rc) {
@@ -467,11 +466,8 @@ static int cmd_ab(struct verb_ctx *vc)
 		kv[nkv++] = (struct db_kv){ "timeout_s", timeout };
 	/* Which metrics are the simulation's (reports/abstat.c judges them
 	 * as deterministic): its events, by name. */
-	char simulated[256] = "";
-	for (size_t i = 0; sims && i < SIM_NEVENTS; i++)
-		snprintf(simulated + strlen(simulated), sizeof(simulated) - strlen(simulated),
-			 "%s%s", i ? "," : "", sim_event_names[i]);
-	if (sims)
+	char *simulated = sims ? run_sim_event_list() : NULL;
+	if (simulated)
 		kv[nkv++] = (struct db_kv){ "simulated", simulated };
 	kv[nkv++] = (struct db_kv){ "shell", p->no_shell ? "none" : "/bin/sh -c" };
 	exp.settings = kv;
@@ -488,6 +484,7 @@ static int cmd_ab(struct verb_ctx *vc)
 	for (size_t i = 0; i < nspecs; i++)
 		free(specs[i]);
 	free(specs);
+	free(simulated);
 	free(kv);
 	if (rc) {
 		host_facts_release(&hf);

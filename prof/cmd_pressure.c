@@ -558,13 +558,8 @@ static int create_experiment(struct press *ps, struct host_facts *hf)
 	kv_add(&exp.settings, &exp.nsettings, "method", strdup(o->method));
 	/* The simulation's events, judged as deterministic by reports/abstat
 	 * (prof explain, prof compare), as prof ab --simulate keeps them. */
-	if (ps->sim) {
-		char list[256] = "";
-		for (size_t i = 0; i < SIM_NEVENTS; i++)
-			snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s",
-				 i ? "," : "", sim_event_names[i]);
-		kv_add(&exp.settings, &exp.nsettings, "simulated", strdup(list));
-	}
+	if (ps->sim)
+		kv_add(&exp.settings, &exp.nsettings, "simulated", run_sim_event_list());
 	kv_add(&exp.settings, &exp.nsettings, "metric", strdup(o->metric));
 	kv_add(&exp.settings, &exp.nsettings, "events", strdup(o->plan.events));
 	const char *step_cmd;
@@ -1037,8 +1032,7 @@ static int cmd_pressure(struct verb_ctx *vc)
 		goto out;
 	/* Simulated, the hardware counters are callgrind's: the software
 	 * events count what valgrind itself cost (as prof run --simulate). */
-	const char *events = ps.sim && !strcmp(ps.o->plan.events, "cache")
-			     ? "task-clock,context-switches,page-faults" : ps.o->plan.events;
+	const char *events = ps.sim ? run_sim_events(ps.o->plan.events) : ps.o->plan.events;
 	int rc = event_list_parse(events, ps.o->plan.allow_generic
 				  ? EVENT_ALLOW_GENERIC : 0, &ps.evs, &ps.nev, &cause);
 	if (rc) {

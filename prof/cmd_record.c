@@ -623,7 +623,7 @@ static int record_simulated(struct verb_ctx *vc, const struct record_args *a)
 	struct event_desc *cev = NULL;
 	size_t ncev = 0;
 	int exit_code = EXIT_OK;
-	rc = event_list_parse("task-clock,context-switches,page-faults", 0, &cev, &ncev,
+	rc = event_list_parse(RUN_SIM_EVENTS, 0, &cev, &ncev,
 			      &cause);
 	if (rc) {
 		exit_code = fail_cause(cause, exit_code_for(rc));
@@ -676,7 +676,7 @@ static int record_simulated(struct verb_ctx *vc, const struct record_args *a)
 			.attr_config = e, .call_graph = (char *)"none",
 			.samples = counts[e], .weight = totals[e],
 		};
-	db_run_set(&run, "events", "task-clock,context-switches,page-faults");
+	db_run_set(&run, "events", RUN_SIM_EVENTS);
 	db_run_set(&run, "sampled_events", "simulated");
 	db_run_set(&run, "call_graph", "none");
 	char *note = NULL;

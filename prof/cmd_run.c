@@ -250,8 +250,7 @@ static int cmd_run(struct verb_ctx *vc)
 	/* Simulated, the hardware counters are callgrind's: the software
 	 * events (default task-clock, context-switches, page-faults) count
 	 * what valgrind itself cost. */
-	const char *events = a->simulate && !strcmp(a->events, "cache")
-			     ? "task-clock,context-switches,page-faults" : a->events;
+	const char *events = a->simulate ? run_sim_events(a->events) : a->events;
 	int rc = event_list_parse(events, a->allow_generic ? EVENT_ALLOW_GENERIC : 0,
 				  &evs, &nev, &cause);
 	if (rc)

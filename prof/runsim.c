@@ -334,6 +334,20 @@ out:
 	return rc;
 }
 
+const char *run_sim_events(const char *asked)
+{
+	return !strcmp(asked, "cache") ? RUN_SIM_EVENTS : asked;
+}
+
+char *run_sim_event_list(void)
+{
+	char list[256] = "";
+	for (size_t i = 0; i < SIM_NEVENTS; i++)
+		snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s",
+			 i ? "," : "", sim_event_names[i]);
+	return strdup(list);
+}
+
 void run_sim_release(struct run_sim *s)
 {
 	if (s->dir) {

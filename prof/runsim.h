@@ -58,4 +58,16 @@ void run_sim_fns_free(struct run_sim_fns *f, size_t n);
 
 void run_sim_release(struct run_sim *s);
 
+/* The events counted beside a simulation (what valgrind itself costs):
+ * the default of every verb's --simulate, in place of -e cache. */
+#define RUN_SIM_EVENTS "task-clock,context-switches,page-faults"
+
+/* The -e list a simulated run counts: RUN_SIM_EVENTS for the default
+ * "cache", else what was asked (borrowed). */
+const char *run_sim_events(const char *asked);
+
+/* The simulated events' names, comma-separated (malloc'd), as an
+ * experiment's setting "simulated" keeps them for reports/abstat. */
+char *run_sim_event_list(void);
+
 #endif
