@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +21,22 @@
 #include "common/utf8.h"
 #include "prof/launch.h"
 
-enum { STAGE_CHDIR = 1, STAGE_PIN = 2, STAGE_EXEC = 3, STAGE_CGROUP = 4 };
+enum { STAGE_CHDIR = 1, STAGE_PIN = 2, STAGE_EXEC = 3, STAGE_CGROUP = 4,
+       STAGE_READY = 5 };
+
+/* clone3's arguments up to the cgroup (CLONE_ARGS_SIZE_VER2, Linux 5.7),
+ * spelled here as the uapi header's <linux/sched.h> clashes with
+ * <sched.h>'s CLONE_ macros. */
+struct clone3_args {
+	uint64_t flags, pidfd, child_tid, parent_tid, exit_signal;
+	uint64_t stack, stack_size, tls, set_tid, set_tid_size, cgroup;
+};
+#ifndef CLONE_INTO_CGROUP
+#define CLONE_INTO_CGROUP 0x200000000ULL
+#endif
+#ifndef SYS_clone3
+#define SYS_clone3 435	/* the same number on every architecture */
+#endif
 
 static bool is_exec_file(const char *path)
 {
@@ -90,8 +106,54 @@ static void child_fail(int fd, int stage)
 	_exit(127);
 }
 
+/*
+ * The workload's environment: environ with each "K=V" of set in K's
+ * place (or after the rest), as putenv would leave it. Built in prof,
+ * since a child cloned by a raw clone3 must not allocate: glibc's fork
+ * handlers (its malloc locks among them) ran only for fork. The array
+ * is malloc'd; its strings are environ's and set's.
+ */
+static char **workload_env(char **set)
+{
+	extern char **environ;
+	size_t ne = 0, ns = 0;
+	while (environ && environ[ne])
+		ne++;
+	while (set && set[ns])
+		ns++;
+	char **env = calloc(ne + ns + 1, sizeof(*env));
+	bool *used = calloc(ns + 1, sizeof(*used));
+	if (!env || !used) {
+		free(env);
+		free(used);
+		return NULL;
+	}
+	size_t n = 0;
+	for (size_t i = 0; i < ne; i++) {
+		size_t klen = strcspn(environ[i], "=");
+		env[n] = environ[i];
+		for (size_t k = 0; k < ns; k++)
+			if (!strncmp(set[k], environ[i], klen) && set[k][klen] == '=') {
+				env[n] = set[k];
+				used[k] = true;	/* the last one of a key wins */
+			}
+		n++;
+	}
+	for (size_t k = 0; k < ns; k++) {
+		bool later = false;	/* a key set twice: its last value */
+		size_t klen = strcspn(set[k], "=");
+		for (size_t j = k + 1; j < ns && !later; j++)
+			later = !strncmp(set[j], set[k], klen) && set[j][klen] == '=';
+		if (!used[k] && !later)
+			env[n++] = set[k];
+	}
+	free(used);
+	return env;
+}
+
 static void child_main(const struct launch_opts *o, const char *path,
-		       int go_rd, int err_wr, pid_t prof_pid)
+		       char **env, bool born_in_cgroup, int go_rd, int err_wr,
+		       pid_t prof_pid)
 {
 	/* If prof dies, even of SIGKILL, the workload does not run on
 	 * unwatched: the kernel kills it (the signal survives exec). */
@@ -116,11 +178,15 @@ static void child_main(const struct launch_opts *o, const char *path,
 		fcntl(o->keep_fd, F_SETFD, 0);
 	if (o->cwd && chdir(o->cwd) != 0)
 		child_fail(err_wr, STAGE_CHDIR);
-	for (size_t i = 0; o->env_set && o->env_set[i]; i++)
-		putenv(o->env_set[i]);
 	/* Pid 0: the whole process, so every thread spawned later inherits. */
 	if (o->pin && sched_setaffinity(0, o->pin_size, o->pin) != 0)
 		child_fail(err_wr, STAGE_PIN);
+	if (born_in_cgroup) {
+		/* Set up: prof may open the counters now. */
+		int msg[2] = { STAGE_READY, 0 };
+		if (write(err_wr, msg, sizeof(msg)) != (ssize_t)sizeof(msg))
+			_exit(127);
+	}
 
 	char b;
 	ssize_t n;
@@ -130,10 +196,36 @@ static void child_main(const struct launch_opts *o, const char *path,
 	if (n != 1)
 		_exit(127);	/* prof gave up before releasing us */
 	close(go_rd);
-	if (o->cgroup_fd > 0 && write(o->cgroup_fd, "0\n", 2) != 2)
+	if (!born_in_cgroup && o->cgroup_fd > 0 &&
+	    write(o->cgroup_fd, "0\n", 2) != 2)
 		child_fail(err_wr, STAGE_CGROUP);
-	execv(path, o->argv);
+	execve(path, o->argv, env);
 	child_fail(err_wr, STAGE_EXEC);
+}
+
+/*
+ * Fork, or clone3 into the cgroup dir_fd when > 0: then *born says
+ * whether the kernel took it (5.7 and later, where no seccomp filter
+ * refuses clone3); otherwise a plain fork.
+ */
+static pid_t fork_into(int dir_fd, bool *born)
+{
+	*born = false;
+	if (dir_fd > 0) {
+		struct clone3_args ca;
+		memset(&ca, 0, sizeof(ca));
+		ca.flags = CLONE_INTO_CGROUP;
+		ca.exit_signal = SIGCHLD;
+		ca.cgroup = (uint64_t)dir_fd;
+		long pid = syscall(SYS_clone3, &ca, sizeof(ca));
+		if (pid >= 0) {
+			*born = true;
+			return (pid_t)pid;
+		}
+		/* ENOSYS, E2BIG, EINVAL (before 5.7), EPERM (seccomp),
+		 * EOPNOTSUPP (a cgroup that takes no processes): fork. */
+	}
+	return fork();
 }
 
 int launch_prepare(struct launch *l, const struct launch_opts *o, char **cause)
@@ -156,49 +248,82 @@ int launch_prepare(struct launch *l, const struct launch_opts *o, char **cause)
 	/* What the workload leaves behind comes to prof, not init, so that
 	 * prof can still end it when it is itself told to stop. */
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	char **env = workload_env(o->env_set);
+	if (!env) {
+		close(go[0]);
+		close(go[1]);
+		close(err[0]);
+		close(err[1]);
+		return -ENOMEM;
+	}
 	fflush(NULL);
 	pid_t prof_pid = getpid();
-	pid_t pid = fork();
+	bool born;
+	pid_t pid = fork_into(o->cgroup_fd > 0 ? o->cgroup_dir_fd : 0, &born);
 	if (pid < 0) {
 		int e = errno;
 		close(go[0]);
 		close(go[1]);
 		close(err[0]);
 		close(err[1]);
+		free(env);
 		cause_set(cause, 0, "cannot fork: %s", ERR_TEXT(e));
 		return -e;
 	}
 	if (pid == 0) {
 		close(go[1]);
 		close(err[0]);
-		child_main(o, l->path, go[0], err[1], prof_pid);
+		child_main(o, l->path, env, born, go[0], err[1], prof_pid);
 	}
+	free(env);
 	close(go[0]);
 	close(err[1]);
 	l->pid = pid;
+	l->born_in_cgroup = born;
 	l->go_fd = go[1];
 	l->err_fd = err[0];
 #ifdef SYS_pidfd_open
 	l->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
 #endif
+	if (born) {
+		/* Its set-up done (or failed: launch_release says so). */
+		ssize_t n;
+		int msg[2];
+		do {
+			n = read(l->err_fd, msg, sizeof(msg));
+		} while (n < 0 && errno == EINTR);
+		if (n != (ssize_t)sizeof(msg)) {
+			l->early[0] = STAGE_EXEC;
+			l->early[1] = EIO;
+		} else if (msg[0] != STAGE_READY) {
+			l->early[0] = msg[0];
+			l->early[1] = msg[1];
+		}
+	}
 	return 0;
 }
 
 int launch_release(struct launch *l, char **cause)
 {
-	ssize_t n = write(l->go_fd, "g", 1);
-	close(l->go_fd);
-	l->go_fd = -1;
-	if (n != 1) {
-		int e = errno;
-		cause_set(cause, 0, "cannot release the workload: %s",
-			  ERR_TEXT(e));
-		return -e;
+	int msg[2] = { l->early[0], l->early[1] };
+	ssize_t n = sizeof(msg);
+	if (!l->early[0]) {
+		n = write(l->go_fd, "g", 1);
+		close(l->go_fd);
+		l->go_fd = -1;
+		if (n != 1) {
+			int e = errno;
+			cause_set(cause, 0, "cannot release the workload: %s",
+				  ERR_TEXT(e));
+			return -e;
+		}
+		do {
+			n = read(l->err_fd, msg, sizeof(msg));
+		} while (n < 0 && errno == EINTR);
 	}
-	int msg[2];
-	do {
-		n = read(l->err_fd, msg, sizeof(msg));
-	} while (n < 0 && errno == EINTR);
+	if (l->go_fd >= 0)
+		close(l->go_fd);
+	l->go_fd = -1;
 	close(l->err_fd);
 	l->err_fd = -1;
 	if (n == 0)

@@ -38,10 +38,25 @@ struct launch_opts {
 				   child joins last thing before its exec,
 				   so that what it runs before is not the
 				   workload's; 0: none */
+	int cgroup_dir_fd;	/* > 0 (with cgroup_fd): that cgroup's
+				   directory; the child is then born in it
+				   (clone3's CLONE_INTO_CGROUP, Linux 5.7),
+				   which spares the migration's wait for
+				   the kernel's cgroup lock (5-14 ms of a
+				   run of `true`), and launch_prepare
+				   returns once its set-up is done, so that
+				   counters opened after it see only the
+				   release and the exec. Where clone3 is
+				   refused (older kernels, seccomp), the
+				   child joins through cgroup_fd. */
 };
 
 struct launch {
 	pid_t pid;
+	bool born_in_cgroup;	/* cloned into launch_opts.cgroup_dir_fd */
+	int early[2];		/* a set-up failure (stage, errno) read while
+				   waiting for the born-in child's set-up,
+				   said by launch_release; stage 0: none */
 	int go_fd;		/* write end: one byte releases the child */
 	int err_fd;		/* read end: EOF on exec, else stage + errno */
 	int pidfd;		/* -1 when pidfd_open is not available */
