@@ -72,15 +72,19 @@ struct cpu {
 	struct unit *u;		/* ngroups of them */
 	void *base;
 	size_t map_len;
-	uint64_t tail;
+	uint64_t tail;		/* data_tail: what was copied out */
+	/* What was copied out and not yet taken: each drain copies all the
+	 * kernel has written and frees it at once, then takes the records
+	 * older than its bound (counters.c holds the newest 40 ms back for
+	 * the side-band), so the buffer need not hold those 40 ms. */
+	uint8_t *q;
+	size_t qoff, qlen, qcap;	/* the next record at q + qoff */
 	int32_t cur_pid, cur_tid;	/* the last task switched in; tid <= 0:
 					   not known */
 	bool cur_named;		/* cur came from a switch record's own tid */
 	int32_t dying, dying_pid;	/* cur, sampled reaped at this switch */
-	uint64_t head;		/* data_head as this drain read it */
 	uint64_t next;		/* the time of the next record to take */
 	bool has_next;
-	uint8_t *scratch;	/* a record that wraps, copied whole */
 	int *sfds;		/* per sampler (percpu_add_sampler) */
 	uint64_t *sids;		/* their kernel ids */
 };
@@ -239,7 +243,7 @@ void percpu_free(struct percpu *p)
 		free(cp->sfds);
 		free(cp->sids);
 		free(cp->u);
-		free(cp->scratch);
+		free(cp->q);
 		if (cp->base)
 			munmap(cp->base, cp->map_len);
 	}
@@ -570,8 +574,7 @@ struct percpu *percpu_open(const struct event_desc *events, size_t nevents,
 		struct cpu *cp = &p->cpus[p->ncpus++];
 		cp->cpu = c;
 		cp->u = calloc(nevents + 1, sizeof(*cp->u));
-		cp->scratch = malloc(65536);
-		if (!cp->u || !cp->scratch) {
+		if (!cp->u) {
 			rc = -ENOMEM;
 			goto fail;
 		}
@@ -785,29 +788,59 @@ static const struct perf_rec_layout *sampler_layout(uint64_t id, void *arg)
 }
 
 /*
- * Decode the record at cp's read position (of its buffer's data up to
- * cp->head) into r, its bytes in cp->scratch where they wrap. Returns its
- * size, 0 when there is none, or -size for one that does not decode.
+ * Copy what the kernel has written to cp's buffer since the last copy
+ * onto cp's queue, and give the space back. 0, or -ENOMEM (the records
+ * stay in the buffer for the next try).
+ */
+static int copy_out(struct percpu *p, struct cpu *cp)
+{
+	struct perf_event_mmap_page *mp = cp->base;
+	uint64_t head = __atomic_load_n(&mp->data_head, __ATOMIC_ACQUIRE);
+	size_t n = (size_t)(head - cp->tail);
+	if (!n)
+		return 0;
+	if (cp->qoff && (cp->qoff == cp->qlen || cp->qlen + n > cp->qcap)) {
+		/* what was taken makes room first */
+		memmove(cp->q, cp->q + cp->qoff, cp->qlen - cp->qoff);
+		cp->qlen -= cp->qoff;
+		cp->qoff = 0;
+	}
+	if (cp->qlen + n > cp->qcap) {
+		size_t cap = cp->qcap ? cp->qcap : 65536;
+		while (cap < cp->qlen + n)
+			cap *= 2;
+		uint8_t *q = realloc(cp->q, cap);
+		if (!q)
+			return -ENOMEM;
+		cp->q = q;
+		cp->qcap = cap;
+	}
+	const uint8_t *data = (const uint8_t *)cp->base + p->page_size;
+	size_t mask = p->data_size - 1, at = (size_t)(cp->tail & mask);
+	size_t first = n < p->data_size - at ? n : p->data_size - at;
+	memcpy(cp->q + cp->qlen, data + at, first);
+	memcpy(cp->q + cp->qlen + first, data, n - first);
+	cp->qlen += n;
+	cp->tail = head;
+	__atomic_store_n(&mp->data_tail, head, __ATOMIC_RELEASE);
+	return 0;
+}
+
+/*
+ * Decode the record at cp's read position (of what was copied out) into
+ * r. Returns its size, 0 when there is none, or -size for one that does
+ * not decode.
  */
 static int peek(struct percpu *p, struct cpu *cp, struct perf_rec *r)
 {
-	const uint8_t *data = (const uint8_t *)cp->base + p->page_size;
-	size_t mask = p->data_size - 1;
-	uint64_t tail = cp->tail;
-	if (tail + sizeof(struct perf_event_header) > cp->head)
-		return 0;
+	size_t avail = cp->qlen - cp->qoff;
 	struct perf_event_header h;
-	for (size_t i = 0; i < sizeof(h); i++)
-		((uint8_t *)&h)[i] = data[(tail + i) & mask];
-	if (h.size < sizeof(h) || tail + h.size > cp->head)
-		return 0;	/* one writer: not there yet */
-	const uint8_t *rec = data + (tail & mask);
-	if ((tail & mask) + h.size > p->data_size) {
-		size_t first = p->data_size - (tail & mask);
-		memcpy(cp->scratch, rec, first);
-		memcpy(cp->scratch + first, data, h.size - first);
-		rec = cp->scratch;
-	}
+	if (avail < sizeof(h))
+		return 0;
+	const uint8_t *rec = cp->q + cp->qoff;
+	memcpy(&h, rec, sizeof(h));
+	if (h.size < sizeof(h) || h.size > avail)
+		return 0;
 	p->peeking = cp;
 	if (perf_rec_decode(rec, h.size, &p->lay, sampler_layout, p, r) != 0)
 		return -(int)h.size;
@@ -954,12 +987,12 @@ int percpu_drain(struct percpu *p, uint64_t until_ns, percpu_fn fn,
 	struct perf_rec r;
 	for (size_t c = 0; c < p->ncpus; c++) {
 		struct cpu *cp = &p->cpus[c];
-		struct perf_event_mmap_page *mp = cp->base;
-		cp->head = __atomic_load_n(&mp->data_head, __ATOMIC_ACQUIRE);
+		if (copy_out(p, cp))
+			p->h.copy_failed++;
 		int n = peek(p, cp, &r);
 		while (n < 0) {		/* not decodable: passed over */
 			p->h.undecodable++;
-			cp->tail += (uint64_t)-n;
+			cp->qoff += (size_t)-n;
 			n = peek(p, cp, &r);
 		}
 		cp->has_next = n > 0;
@@ -975,21 +1008,17 @@ int percpu_drain(struct percpu *p, uint64_t until_ns, percpu_fn fn,
 			break;
 		int n = peek(p, best, &r);
 		if (n > 0) {
-			best->tail += (uint64_t)n;
+			best->qoff += (size_t)n;
 			take(p, best, &r, fn, side, arg);
 		}
 		n = peek(p, best, &r);
 		while (n < 0) {
 			p->h.undecodable++;
-			best->tail += (uint64_t)-n;
+			best->qoff += (size_t)-n;
 			n = peek(p, best, &r);
 		}
 		best->has_next = n > 0;
 		best->next = n > 0 && r.type != PERF_RECORD_LOST ? rec_time(&r) : 0;
-	}
-	for (size_t c = 0; c < p->ncpus; c++) {
-		struct perf_event_mmap_page *mp = p->cpus[c].base;
-		__atomic_store_n(&mp->data_tail, p->cpus[c].tail, __ATOMIC_RELEASE);
 	}
 	return 0;
 }
