@@ -518,10 +518,17 @@ int db_run_store(struct db *db, struct db_run *run, char **cause)
 	return rc;
 }
 
+/*
+ * What 'last' names: the newest run 'prof runs' lists, leaving out those
+ * of experiments (ab, pressure: reports/runs.c is_ab); where every run
+ * is one of them, the newest of all.
+ */
 static int64_t newest_run(struct db *db, char **cause)
 {
 	sqlite3_stmt *st;
-	int rc = db_prepare(db, &st, "SELECT max(id) FROM runs", cause);
+	int rc = db_prepare(db, &st, "SELECT coalesce((SELECT max(id) FROM runs WHERE"
+			    " kind <> 'ab' AND id NOT IN (SELECT run_id FROM"
+			    " experiment_runs)), (SELECT max(id) FROM runs))", cause);
 	if (rc)
 		return rc;
 	int s = sqlite3_step(st);

@@ -88,14 +88,17 @@ static const char runs_help[] =
 "                 [--format table|json|csv|markdown] [-o FILE] [--db PATH]\n"
 "\n"
 "List the runs stored in the database, newest last: id, kind, start time\n"
-"(UTC), exit status, wall time, thread count, host and command.\n"
+"(UTC), exit status, wall time, thread count, host and command. --limit N\n"
+"keeps the newest N (with --sort, the first N in its order). 'last', where\n"
+"a verb takes a run (report, html, explain, modules), is the newest run\n"
+"this list shows.\n"
 "\n"
-"The runs 'prof ab' made for its experiments are left out (the table\n"
-"says how many; JSON's hidden_ab_runs): 'prof compare' shows them as\n"
-"experiments. --all, --kind ab or --tag NAME lists them, with the\n"
-"experiment and the arm each ran in. --tag NAME matches the tag a run\n"
-"was stored with ('prof run --tag', shown in a tag column) or the name of\n"
-"the ab arm it ran in.\n"
+"The runs 'prof ab' and 'prof pressure' made for their experiments are\n"
+"left out (the table says how many; JSON's hidden_ab_runs): 'prof compare'\n"
+"shows them as experiments. --all, --kind ab or --tag NAME lists them,\n"
+"with the experiment and the arm each ran in. --tag NAME matches the tag\n"
+"a run was stored with ('prof run --tag', shown in a tag column) or the\n"
+"name of the ab arm it ran in.\n"
 "\n";
 
 static const char runs_tail[] =
@@ -103,7 +106,7 @@ static const char runs_tail[] =
 "  prof runs --format json\n"
 "  prof runs --kind record --since 3d\n"
 "  prof runs --tag base                   # tagged base, or ab arms named base\n"
-"  prof runs --sort run_id --limit 10     # the ten newest\n"
+"  prof runs --limit 10                   # the ten newest\n"
 "  prof runs --sort wall_s                # the longest first\n";
 
 VERB(runs, runs_args, .max_operands = 0);

@@ -279,7 +279,7 @@ static const char summary_help[] =
 "better or worse across scenes needs that CI to exclude 0, the effect to\n"
 "clear the gate and the sign test's p below 0.05, so 6 scenes at least.\n"
 "--format markdown writes it for a pull request. EXPERIMENT is an id, a\n"
-"list such as 3,5,7-14, or last.\n"
+"list such as 3,5,7-14, or last (the newest experiment).\n"
 "\n";
 
 static const char summary_tail[] =

@@ -1765,9 +1765,15 @@ void report_runs_list(const struct db_run_summary *runs, size_t n,
 		ab = ab || (show[i] && runs[i].experiment_id > 0);
 		tagged = tagged || (show[i] && runs[i].tag);
 	}
+	/* --limit N without --sort keeps the newest N, newest last. */
+	size_t nshow = 0, older = 0;
+	for (size_t i = 0; i < n; i++)
+		nshow += show[i];
+	if (view && view->limit && !view->sort && view->limit < nshow)
+		older = nshow - view->limit;
 	struct rows *r = list_rows(ab, tagged);
-	for (size_t i = 0; i < n; i++) {
-		if (!show[i])
+	for (size_t i = 0, seen = 0; i < n; i++) {
+		if (!show[i] || seen++ < older)
 			continue;
 		size_t row = rows_add(r);
 		of[row] = i;
@@ -1795,8 +1801,11 @@ void report_runs_list(const struct db_run_summary *runs, size_t n,
 		rows_str(r, row, L_ARM, runs[i].arm);
 		rows_str(r, row, L_TAG, runs[i].tag);
 	}
-	size_t listed = rows_count(r);
-	rows_view_apply(r, 0, view, "run", "runs");
+	size_t listed = rows_count(r) + older;
+	if (older)
+		rows_note_more(r, older, "run before these", "runs before these");
+	else
+		rows_view_apply(r, 0, view, "run", "runs");
 	bool any = false;
 	for (size_t i = 0; i < rows_count(r); i++)
 		any = any || runs[of[rows_origin(r, i)]].interrupted;
@@ -1825,7 +1834,7 @@ void report_runs_list(const struct db_run_summary *runs, size_t n,
 	if (fmt == OUT_TABLE && any)
 		fprintf(fp, "* interrupted (Ctrl-C or SIGTERM); what was counted is kept\n");
 	if (hidden)
-		fprintf(fp, "%s%zu run%s of ab experiments hidden (--all shows them, "
-			"or --kind ab)\n", lead, hidden, hidden == 1 ? "" : "s");
+		fprintf(fp, "%s%zu run%s of experiments (ab, pressure) hidden "
+			"(--all shows them)\n", lead, hidden, hidden == 1 ? "" : "s");
 	rows_free(r);
 }

@@ -264,6 +264,12 @@ static void test_ab__failed_arm_tail_is_text(void **state)
 static void test_ab__abba_order_is_stored(void **state)
 {
 	struct tu_db *f = *state;
+	char *plain[] = { PROF_BIN, f->dbarg, "run", "-q", "-e", "task-clock", "--",
+			  "true", NULL };
+	struct tu_proc p0 = tu_run(plain, NULL);
+	perf_or_skip(&p0);
+	assert_int_equal(p0.status, 0);
+	tu_proc_release(&p0);
 	char *argv[] = { PROF_BIN, f->dbarg, "ab", "--arm", "A=true", "--arm",
 			 "B=true", "--rounds", "4", "--warmup", "0", "-e", "task-clock",
 			 "--format", "json", NULL };
@@ -286,6 +292,14 @@ static void test_ab__abba_order_is_stored(void **state)
 		if (!s)
 			fail_msg("run %d: expected %s in:\n%s", i, key, p.out);
 	}
+	tu_proc_release(&p);
+	/* 'last' is the newest run 'prof runs' lists (the plain run above),
+	 * not the experiment's newest. */
+	char *r[] = { PROF_BIN, f->dbarg, "report", "last", "--format", "json", NULL };
+	p = tu_run(r, NULL);
+	assert_int_equal(p.status, 0);
+	expect(p.out, "\"run_id\": 1,");
+	expect(p.out, "\"kind\": \"run\"");
 	tu_proc_release(&p);
 }
 

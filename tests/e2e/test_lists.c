@@ -147,7 +147,8 @@ static void test_lists__limit_applies_wherever_it_is_offered(void **state)
 		const char *args, *more;
 		char *env;
 	} cases[] = {
-		{ "runs --all --limit 3", "… 34 more runs (--limit 0 shows all)", NULL },
+		{ "runs --all --limit 3", "… 34 more runs before these (--limit 0 shows all)",
+		  NULL },
 		{ "modules 4 --limit 2", "… 3 more modules (--limit 0 shows all)", NULL },
 		{ "report 5 --limit 1", "… 4 more rows (--limit 0 shows all)", NULL },
 		{ "report 5 --by thread --limit 1", "… 3 more rows (--limit 0 shows all)",
@@ -267,13 +268,16 @@ static void test_lists__runs_hide_the_runs_of_experiments(void **state)
 {
 	(void)state;
 	expect_ids("runs", "1 2 3 4 5 6 35 36 37");
+	/* --limit keeps the newest, newest last */
+	expect_ids("runs --limit 2", "36 37");
+	expect_ids("runs --all --limit 3", "35 36 37");
 	struct tu_proc p = prof("runs", NULL);
-	expect(p.out, "\n28 runs of ab experiments hidden (--all shows them, or "
-	       "--kind ab)\n");
+	expect(p.out, "\n28 runs of experiments (ab, pressure) hidden (--all "
+	       "shows them)\n");
 	refute(p.out, " arm ");
 	tu_proc_release(&p);
 	p = prof("runs --format markdown", NULL);
-	expect(p.out, "|\n\n28 runs of ab experiments hidden");
+	expect(p.out, "|\n\n28 runs of experiments (ab, pressure) hidden");
 	tu_proc_release(&p);
 	p = prof("runs --format json", NULL);
 	expect(p.out, "\n  \"hidden_ab_runs\": 28\n}\n");
