@@ -426,6 +426,7 @@ void db_profile_release(struct db_profile *p)
 	free(p->frames);
 	free(p->stacks);
 	free(p->counts);
+	free(p->samples);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -717,4 +718,60 @@ fail:
 	db_profile_release(out);
 	out->run_id = run_id;
 	return rc;
+}
+
+/* Every sample, oldest first, with its thread's place in the run. */
+#define SROW_COLS(X) \
+	X(SR_SEQ, "s.seq") \
+	X(SR_THREAD, "t.seq") \
+	X(SR_TIME, "s.time") \
+	X(SR_CPU, "s.cpu") \
+	X(SR_EVENT, "s.event_idx") \
+	X(SR_WEIGHT, "s.weight") \
+	X(SR_STACK, "s.stack_id")
+enum { SROW_COLS(DB_COL_ENUM) SR_N };
+static const char *const srow_cols[] = { SROW_COLS(DB_COL_SQL) };
+
+int db_profile_load_samples(struct db *db, struct db_profile *p, char **cause)
+{
+	sqlite3_stmt *st;
+	struct db_row r;
+	size_t cap = 0, n = 0;
+	struct db_sample_row *v = NULL;
+	int s = SQLITE_DONE;
+	int rc = prep_run_select(db, &st, srow_cols, SR_N, "FROM samples s"
+				 " LEFT JOIN threads t ON t.id = s.thread_id"
+				 " WHERE s.run_id = ?1 ORDER BY s.time, s.seq",
+				 p->run_id, cause);
+	if (rc)
+		return rc;
+	db_row_init(&r, db, st, "samples");
+	while (!r.rc && !rc && (s = sqlite3_step(st)) == SQLITE_ROW) {
+		db_row_key(&r, "(run %lld, seq %lld)", (long long)p->run_id,
+			   (long long)sqlite3_column_int64(st, SR_SEQ));
+		if ((rc = db_grow((void **)&v, &cap, n, sizeof(*v))))
+			break;
+		struct db_sample_row *x = &v[n++];
+		x->thread = db_row_null(&r, SR_THREAD) ? -1
+			    : (int32_t)db_row_int(&r, SR_THREAD, 0, INT32_MAX, 0, 0);
+		x->time = db_row_u64(&r, SR_TIME, 0);
+		x->cpu = (uint32_t)db_row_int(&r, SR_CPU, 0, UINT32_MAX, 0, DB_NULL_OK);
+		x->event = (uint32_t)db_row_int(&r, SR_EVENT, 0, (int64_t)p->nevents - 1,
+						0, 0);
+		x->weight = db_row_u64(&r, SR_WEIGHT, 0);
+		x->stack = (uint32_t)db_row_int(&r, SR_STACK, 1, (int64_t)p->nstacks, 1, 0);
+	}
+	sqlite3_finalize(st);
+	if (!rc && r.rc)
+		rc = db_row_fail(&r, cause);
+	if (!rc && s != SQLITE_DONE)
+		rc = db_fail(db, s, "cannot read the samples of", cause);
+	if (rc) {
+		free(v);
+		return rc;
+	}
+	free(p->samples);
+	p->samples = v;
+	p->nsamples = n;
+	return 0;
 }

@@ -15,7 +15,9 @@
  *
  * Reading: db_profile_load() fills a caller-owned struct db_profile with
  * the tree and the sample counts grouped by (event, thread, stack), the
- * shape reports/ needs; individual samples stay in the database.
+ * shape reports/ needs; individual samples stay in the database unless
+ * db_profile_load_samples() adds them in time order (the exports that
+ * other tools read need each sample's time and thread).
  *
  * Ids are dense from 1 (as collectors/recorder hands them out); arrays
  * are indexed by id - 1. Errors: 0 or a negative errno-like code with
@@ -150,6 +152,16 @@ struct db_stack_count {
 	uint64_t samples, weight;
 };
 
+/* One stored sample, as db_profile_load_samples() reads it back. */
+struct db_sample_row {
+	int32_t thread;		/* index into the run's threads (seq), -1 unknown */
+	uint32_t cpu;
+	uint32_t event;		/* index into the profile's events */
+	uint32_t stack;		/* id */
+	uint64_t time;		/* CLOCK_MONOTONIC ns */
+	uint64_t weight;
+};
+
 struct db_profile {
 	int64_t run_id;
 	size_t nevents;
@@ -165,6 +177,9 @@ struct db_profile {
 	struct db_stack_node *stacks;
 	size_t ncounts;
 	struct db_stack_count *counts;
+	/* Every sample, oldest first: only after db_profile_load_samples(). */
+	size_t nsamples;
+	struct db_sample_row *samples;
 };
 
 /*
@@ -174,6 +189,13 @@ struct db_profile {
 int db_profile_load(struct db *db, int64_t run_id, struct db_profile *out,
 		    char **cause);
 void db_profile_release(struct db_profile *p);
+
+/*
+ * Add every sample of p's run to p (loaded by db_profile_load), in time
+ * order (ties in the order they were taken). Costs 32 bytes a sample.
+ * 0, or a negative errno with *cause; p keeps no samples on failure.
+ */
+int db_profile_load_samples(struct db *db, struct db_profile *p, char **cause);
 
 void db_sample_event_release(struct db_sample_event *e);
 

@@ -244,7 +244,7 @@ int cli_parse_format(const char *verb, const char *word, enum out_format *out,
 	char buf[64];
 	if (output_format_parse(word, out) == 0 && (allowed & (1u << *out)))
 		return 0;
-	char list[128] = "";
+	char list[256] = "";
 	for (int f = 0; f < OUT_FORMAT_COUNT; f++) {
 		if (!(allowed & (1u << f)))
 			continue;

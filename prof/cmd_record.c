@@ -882,6 +882,12 @@ static int cmd_record(struct verb_ctx *vc)
 	db_run_set(&run, a->freq ? "freq" : "period", num);
 	snprintf(num, sizeof(num), "%ld", mmap_pages);
 	db_run_set(&run, "mmap_pages", num);
+	/* The launch on the samples' clock (CLOCK_MONOTONIC): the exports
+	 * time samples from it, as frames and intervals are. */
+	if (oc.t0_ns) {
+		snprintf(num, sizeof(num), "%llu", (unsigned long long)oc.t0_ns);
+		db_run_set(&run, "t0_ns", num);
+	}
 	if (a->cg == CALL_GRAPH_DWARF) {
 		snprintf(num, sizeof(num), "%ld", a->stack_bytes);
 		db_run_set(&run, "stack_bytes", num);

@@ -17,6 +17,7 @@
 #include "prof/runutil.h"
 #include "prof/sections.h"
 #include "prof/verb.h"
+#include "reports/export.h"
 #include "reports/flame.h"
 #include "reports/probe.h"
 #include "reports/profile.h"
@@ -44,6 +45,23 @@ struct report_args {
 	bool no_inline;
 	bool frames;		/* --frames */
 };
+
+/* The index of the sampled event called name, or -1 after saying which
+ * events the run sampled. */
+static int sampled_event(const struct db_run *run, const struct db_profile *prof,
+			 const char *name)
+{
+	char buf[64];
+	for (size_t e = 0; e < prof->nevents; e++)
+		if (!strcmp(prof->events[e].name, name))
+			return (int)e;
+	fprintf(stderr, "error: run %lld sampled no event '%s'\n"
+		"hint: it sampled:", (long long)run->id, cli_echo(name, buf, sizeof(buf)));
+	for (size_t e = 0; e < prof->nevents; e++)
+		fprintf(stderr, " %s", prof->events[e].name);
+	fputc('\n', stderr);
+	return -1;
+}
 
 /* A sampled run's report; -1 when it is not one (the caller goes on). */
 static int report_sampled(struct verb_ctx *vc, struct db *db, const struct db_run *run,
@@ -84,20 +102,9 @@ static int report_sampled(struct verb_ctx *vc, struct db *db, const struct db_ru
 		db_profile_release(&prof);
 		return verb_usage_cause(vc, cause);
 	}
-	if (ra->event) {
-		for (size_t e = 0; e < prof.nevents && po.event < 0; e++)
-			if (!strcmp(prof.events[e].name, ra->event))
-				po.event = (int)e;
-		if (po.event < 0) {
-			fprintf(stderr, "error: run %lld sampled no event '%s'\n"
-				"hint: it sampled:", (long long)run->id,
-				cli_echo(ra->event, buf, sizeof(buf)));
-			for (size_t e = 0; e < prof.nevents; e++)
-				fprintf(stderr, " %s", prof.events[e].name);
-			fputc('\n', stderr);
-			db_profile_release(&prof);
-			return EXIT_USAGE;
-		}
+	if (ra->event && (po.event = sampled_event(run, &prof, ra->event)) < 0) {
+		db_profile_release(&prof);
+		return EXIT_USAGE;
 	}
 	struct run_sections secs;
 	memset(&secs, 0, sizeof(secs));
@@ -194,6 +201,55 @@ static int report_timeline_of(struct verb_ctx *vc, const struct db_run *run)
 	return report_series(vc, run, rc, &intervals_view);
 }
 
+/*
+ * --format perfetto, speedscope or perf-script: the run for another
+ * tool. A run that holds nothing the format exports is refused in one
+ * line, before -o FILE is touched.
+ */
+static int report_export(struct verb_ctx *vc, struct db *db, const struct db_run *run)
+{
+	struct report_args *ra = vc->args;
+	struct export_opts xo = { .mangled = ra->mangled, .event = -1 };
+	struct db_profile prof;
+	char *cause = NULL;
+	int rc = db_profile_load(db, run->id, &prof, &cause);
+	bool sampled = rc != -ENODATA;
+	if (!sampled) {
+		free(cause);
+		cause = NULL;
+		rc = 0;
+	} else if (!rc) {
+		rc = db_profile_load_samples(db, &prof, &cause);
+	}
+	if (rc) {
+		if (sampled)
+			db_profile_release(&prof);
+		return fail_cause(cause, exit_code_for(rc));
+	}
+	if (ra->event && !sampled)
+		rc = usage_error(vc->name, "--event picks samples, and run %lld was "
+				 "counted, not sampled", (long long)run->id);
+	else if (ra->event && (xo.event = sampled_event(run, &prof, ra->event)) < 0)
+		rc = EXIT_USAGE;
+	int xrc = rc ? 0 : export_check(ra->fmt, run, sampled ? &prof : NULL, &xo, &cause);
+	if (xrc == -ENODATA) {
+		error_msg("%s", cause ? cause : "nothing to export");
+		rc = EXIT_USAGE;
+	} else if (xrc) {
+		rc = error_msg("out of memory reading run %lld", (long long)run->id);
+	}
+	free(cause);
+	FILE *fp = rc ? NULL : verb_out(vc);
+	if (!rc && !fp)
+		rc = EXIT_FAIL;
+	if (fp && export_write(ra->fmt, run, sampled ? &prof : NULL, &xo, fp))
+		rc = error_msg("out of memory writing run %lld as %s", (long long)run->id,
+			       output_format_name(ra->fmt));
+	if (sampled)
+		db_profile_release(&prof);
+	return rc;
+}
+
 /* The report of one stored run, as the options ask. */
 static int report_stored(struct verb_ctx *vc, struct db *db, struct stored_run *sr,
 			 enum report_by by)
@@ -205,6 +261,8 @@ static int report_stored(struct verb_ctx *vc, struct db *db, struct stored_run *
 		return report_frames_of(vc, run);
 	if (ra->intervals)
 		return report_timeline_of(vc, run);
+	if (export_format(ra->fmt))
+		return report_export(vc, db, run);
 	/* A picture needs samples, a sleep benchmark or a probe's curve: a
 	 * counting run has none to draw (before report_sampled, whose
 	 * refusal would name samples alone). */
@@ -258,6 +316,20 @@ static int cmd_report(struct verb_ctx *vc)
 		report_by_parse(ra->by, &by);	/* else symbol or module */
 	if (vc->argc && cli_parse_run_id(vc->name, vc->argv[0], &id))
 		return EXIT_USAGE;
+	/* An export is of the whole run, for another tool to cut. */
+	if (export_format(ra->fmt)) {
+		const char *other = ra->by ? "--by" : ra->tree ? "--tree"
+				    : ra->stacks ? "--stacks" : vc->view.sort ? "--sort"
+				    : vc->view.limit ? "--limit" : ra->system ? "--system"
+				    : ra->env ? "--env" : ra->frames ? "--frames"
+				    : ra->intervals ? "--intervals" : ra->icicle ? "--icicle"
+				    : ra->unknown == PROFILE_UNKNOWN_SECTION ? "--unknown section"
+				    : NULL;
+		if (other)
+			return usage_error(vc->name, "--format %s exports the whole run: "
+					   "it does not go with %s",
+					   output_format_name(ra->fmt), other);
+	}
 	/* --system, --env, --frames and --intervals each print a report of
 	 * their own, which no other choice of rows changes: one given with
 	 * another, or with --by, --tree, --stacks, --event, --sort or
@@ -394,6 +466,8 @@ static const char report_help[] =
 "                   [-o FILE]\n"
 "                   [--db PATH]\n"
 "       prof report [RUN|last] --system|--env [--format FMT] [-o FILE]\n"
+"       prof report [RUN|last] --format perfetto|speedscope|perf-script\n"
+"                   [--event NAME] [--no-demangle] [-o FILE]\n"
 "\n"
 "Reprint a stored run from the database (default, or last: the newest run\n"
 "'prof runs' lists), exactly as 'prof run' printed it, or grouped\n"
@@ -429,6 +503,19 @@ static const char report_help[] =
 "each frame's time against the budget and the counters per frame per\n"
 "thread name; with --intervals each thread name's counters over time.\n"
 "\n"
+"--format perfetto, speedscope and perf-script export the run for other\n"
+"tools. perfetto writes the trace-event JSON that ui.perfetto.dev and\n"
+"chrome://tracing open: a track per thread, frames as slices, intervals\n"
+"(-I) as counters, samples as instants named by their leaf function, in\n"
+"microseconds after the launch; it needs frames, intervals or samples.\n"
+"speedscope writes speedscope's JSON file format, a sampled profile per\n"
+"thread and event; perf-script the text 'perf script' prints for samples\n"
+"with call chains, which stackcollapse-perf.pl and the Firefox Profiler\n"
+"read (the address column holds no sampled address: prof keeps symbol and\n"
+"offset). These two need a sampled run ('prof record'); --event keeps one\n"
+"event's samples. A run without what a format needs is refused, and\n"
+"nothing is written.\n"
+"\n"
 "--system shows what the whole machine did while the run ran (its own\n"
 "counters' changes: the workload's page faults among the machine's,\n"
 "steal time from a VM's host, interrupts on the workload's CPUs);\n"
@@ -446,6 +533,8 @@ static const char report_tail[] =
 "  prof report last --stacks --limit 10\n"
 "  prof report last --format folded | flamegraph.pl > hot.svg\n"
 "  prof report last --format svg -o flame.svg\n"
+"  prof report last --format perfetto -o trace.json\n"
+"  prof report last --format perf-script | stackcollapse-perf.pl\n"
 "  prof report last --frames --format svg -o frames.svg\n"
 "  prof report last --system\n"
 "  prof report last --env --format json\n";

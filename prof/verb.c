@@ -23,17 +23,24 @@ static int parse_format(struct verb_ctx *vc, const char *arg, void *field)
 	return cli_parse_format(vc->name, arg, field, vc->cmd->formats) ? EXIT_USAGE : 0;
 }
 
-/* "table (default), json, csv, markdown": the row's words, in order. */
+/* "table (default), json, csv, markdown": the row's words, in order,
+ * on lines that keep within the help's column (55 characters). */
 static const char *format_help(const struct cmd *c, char *buf, size_t len)
 {
-	size_t n = 0;
+	size_t n = 0, line = 0;
 	buf[0] = '\0';
 	for (int f = 0; f < OUT_FORMAT_COUNT && n < len; f++) {
 		if (!(c->formats & (1u << f)))
 			continue;
-		n += (size_t)snprintf(buf + n, len - n, "%s%s%s", n ? ", " : "",
-				      output_format_name((enum out_format)f),
-				      f == OUT_TABLE ? " (default)" : "");
+		char word[64];
+		snprintf(word, sizeof(word), "%s%s", output_format_name((enum out_format)f),
+			 f == OUT_TABLE ? " (default)" : "");
+		/* The word and the comma after it must fit. */
+		bool wrap = n && n - line + 2 + strlen(word) + 1 > 55;
+		n += (size_t)snprintf(buf + n, len - n, "%s%s", !n ? "" : wrap ? ",\n" : ", ",
+				      word);
+		if (wrap)
+			line = n - strlen(word);
 	}
 	return buf;
 }

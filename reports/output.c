@@ -13,6 +13,7 @@
 
 static const char *const format_names[OUT_FORMAT_COUNT] = {
 	"table", "json", "csv", "markdown", "folded", "svg",
+	"perfetto", "speedscope", "perf-script",
 };
 
 int output_format_parse(const char *word, enum out_format *out)
@@ -626,6 +627,15 @@ void jw_num(struct jw *w, double v)
 	char buf[64];
 	fmt_raw(buf, sizeof(buf), v);
 	fputs(buf, w->fp);
+}
+
+void jw_fixed(struct jw *w, double v, int decimals)
+{
+	jw_pre(w);
+	if (!isfinite(v))
+		fputs("null", w->fp);
+	else
+		fprintf(w->fp, "%.*f", decimals, v);
 }
 
 void jw_int(struct jw *w, int64_t v)

@@ -24,14 +24,17 @@ enum out_format {
 	OUT_MARKDOWN,
 	OUT_FOLDED,
 	OUT_SVG,	/* a picture: reports/svg.h */
+	OUT_PERFETTO,	/* exports other tools read: reports/export.h */
+	OUT_SPEEDSCOPE,
+	OUT_PERF_SCRIPT,
 	OUT_FORMAT_COUNT
 };
 
 #define OUT_ALL_TEXT ((1u << OUT_TABLE) | (1u << OUT_JSON) | (1u << OUT_CSV) | \
 		      (1u << OUT_MARKDOWN))
 
-/* "table", "json", "csv", "markdown" (also "md"), "folded", "svg".
- * 0 or -EINVAL. */
+/* "table", "json", "csv", "markdown" (also "md"), "folded", "svg",
+ * "perfetto", "speedscope", "perf-script". 0 or -EINVAL. */
 int output_format_parse(const char *word, enum out_format *out);
 const char *output_format_name(enum out_format f);
 
@@ -107,6 +110,10 @@ void jw_obj_begin_flat(struct jw *w);
 void jw_key(struct jw *w, const char *key);
 void jw_str(struct jw *w, const char *s);	/* NULL writes null */
 void jw_num(struct jw *w, double v);		/* NaN/inf write null */
+/* v with exactly decimals digits after the point ("12.500"), where
+ * jw_num's 9 significant digits would cut a long time line's
+ * microseconds; NaN/inf write null. */
+void jw_fixed(struct jw *w, double v, int decimals);
 void jw_int(struct jw *w, int64_t v);
 void jw_uint(struct jw *w, uint64_t v);
 void jw_bool(struct jw *w, bool v);

@@ -184,6 +184,22 @@ static void test_samples__store_and_load_round_trip(void **state)
 	c = find_count(&p, 1, 0, 2);
 	assert_non_null(c);
 	assert_int_equal(c->weight, 1);
+	/* Each sample, oldest first, with the same threads. */
+	assert_int_equal(p.nsamples, 0);
+	assert_int_equal(db_profile_load_samples(db, &p, &cause), 0);
+	assert_int_equal(p.nsamples, 6);
+	static const struct { int32_t th; uint64_t time; uint32_t ev, st; } want[] = {
+		{ 0, 10, 0, 3 }, { 0, 20, 0, 3 }, { 0, 30, 1, 2 },
+		{ 1, 1500, 0, 3 }, { 2, 6000, 0, 4 }, { 2, 7000, 0, 4 },
+	};
+	for (size_t i = 0; i < 6; i++) {
+		assert_int_equal(p.samples[i].thread, want[i].th);
+		assert_int_equal(p.samples[i].time, want[i].time);
+		assert_int_equal(p.samples[i].event, want[i].ev);
+		assert_int_equal(p.samples[i].stack, want[i].st);
+		assert_int_equal(p.samples[i].cpu, 1);
+		assert_int_equal(p.samples[i].weight, want[i].ev ? 1 : 1000);
+	}
 	db_profile_release(&p);
 
 	/* The shell's view names every frame. */
@@ -384,6 +400,20 @@ static void test_samples__damaged_rows_are_refused(void **state)
 	assert_non_null(strstr(cause, "damaged"));
 	free(cause);
 	assert_int_equal(p.nstacks, 0);
+	/* A sample of an event the run did not sample: its samples are
+	 * refused, and the profile keeps none. */
+	assert_int_equal(db_exec(db, "INSERT INTO sample_frames (run_id, id, symbol_id,"
+				 " offset) VALUES (1, 4, 4, 4660)", NULL), 0);
+	assert_int_equal(db_profile_load(db, r.id, &p, NULL), 0);
+	assert_int_equal(db_exec(db, "UPDATE samples SET event_idx = 7 WHERE seq = 1",
+				 NULL), 0);
+	cause = NULL;
+	assert_int_equal(db_profile_load_samples(db, &p, &cause), -EIO);
+	assert_non_null(strstr(cause, "damaged"));
+	free(cause);
+	assert_int_equal(p.nsamples, 0);
+	assert_null(p.samples);
+	db_profile_release(&p);
 	db_run_release(&r);
 	db_sample_writer_free(w);
 	db_close(db);

@@ -92,6 +92,8 @@ static void test_output__json_nesting_commas_and_escapes(void **state)
 	jw_arr_begin(&w);
 	jw_num(&w, 1.5);
 	jw_num(&w, NAN);
+	jw_fixed(&w, 1e9 + 0.25, 3);
+	jw_fixed(&w, INFINITY, 3);
 	jw_str(&w, "q\"\n\x01");
 	jw_obj_begin(&w);
 	jw_obj_end(&w);
@@ -104,7 +106,7 @@ static void test_output__json_nesting_commas_and_escapes(void **state)
 	jw_end(&w);
 	const char *s = tu_buf_close(&b);
 	assert_string_equal(s,
-		"{\"a\":-3,\"list\":[1.5,null,\"q\\\"\\n\\u0001\",{}],\"n\":null,\"t\":true}\n");
+		"{\"a\":-3,\"list\":[1.5,null,1000000000.250,null,\"q\\\"\\n\\u0001\",{}],\"n\":null,\"t\":true}\n");
 	free(b.data);
 }
 
@@ -163,6 +165,12 @@ static void test_output__format_names_round_trip(void **state)
 	assert_int_equal(f, OUT_MARKDOWN);
 	assert_int_not_equal(output_format_parse("yaml", &f), 0);
 	assert_string_equal(output_format_name(OUT_CSV), "csv");
+	assert_int_equal(output_format_parse("perf-script", &f), 0);
+	assert_int_equal(f, OUT_PERF_SCRIPT);
+	for (int i = 0; i < OUT_FORMAT_COUNT; i++) {
+		assert_int_equal(output_format_parse(output_format_name(i), &f), 0);
+		assert_int_equal(f, i);
+	}
 }
 
 /* Names from the workload never reach a terminal raw: ESC, other C0
