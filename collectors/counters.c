@@ -737,17 +737,18 @@ static int open_sideband(struct counters *c, struct target *t, char **cause)
 
 /*
  * Each CPU's buffer, unless --mmap-pages says: 8 MiB shared by the CPUs,
- * 512 KiB to 2 MiB each. One CPU's buffer takes every switch and
- * side-band record of the tasks that run there; each drain copies it out
- * whole (collectors/percpu.c), so it holds what comes between two drains,
- * not the 40 ms the side-band is held back for. Measured on 2 CPUs with
+ * 1 to 2 MiB each. One CPU's buffer takes every switch and side-band
+ * record of the tasks that run there; each drain copies it out whole
+ * (collectors/percpu.c), so it holds what comes between two drains, not
+ * the 40 ms the side-band is held back for. Measured on 2 CPUs: with
  * 512 KiB buffers, quiet and beside 4 spinners and a 6-job build (load
- * 5.7): a pipe ping-pong of 200,000 rounds (80,000 switches a second a
- * CPU) and the 5,000-thread churn lost no record. Before the copy, 2 MiB
- * buffers lost 44,000-66,000 records of that ping-pong and the churn on
- * loaded CPUs lost 26,000 of 1 MiB ones. Every page is the kernel's to
- * allocate and zero at the mmap: the 8 MiB a CPU mapped before took
- * 3.7 ms of a 13 ms `prof run -- true`.
+ * 5.7), a pipe ping-pong of 200,000 rounds (80,000 switches a second a
+ * CPU) and the 5,000-thread churn lost no record, but beside the test
+ * suite (ctest -j2) a ping-pong of 50,000 lost 1,537 (2 MiB: none).
+ * Before the copy, 2 MiB buffers lost 44,000-66,000 records of that
+ * ping-pong and the churn on loaded CPUs lost 26,000 of 1 MiB ones.
+ * Every page is the kernel's to allocate and zero at the mmap: the 8 MiB
+ * a CPU mapped before took 3.7 ms of a 13 ms `prof run -- true`.
  */
 static size_t percpu_pages(const struct counters *c)
 {
@@ -758,7 +759,7 @@ static size_t percpu_pages(const struct counters *c)
 	if (per > (2u << 20))
 		per = 2u << 20;
 	size_t pages = 1;
-	while (pages * 2 * c->page_size <= per || pages * c->page_size < (512u << 10))
+	while (pages * 2 * c->page_size <= per || pages * c->page_size < (1u << 20))
 		pages *= 2;
 	return pages;
 }

@@ -256,7 +256,7 @@ static const struct opt launch_opts[] = {
 	  .help = "read the topology below ROOT instead of /" },
 	{ .kind = OPT_CALLBACK, .long_name = "mmap-pages", .argh = "N",
 	  LAUNCH(mmap_pages), .fn = parse_mmap_pages,
-	  .help = "buffer pages, a power of 2 (256; per CPU 0.5-2 MiB)" },
+	  .help = "buffer pages, a power of 2 (256; per CPU 1-2 MiB)" },
 	OPT_END(),
 };
 

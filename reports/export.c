@@ -7,12 +7,12 @@
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/cause.h"
 #include "reports/demangle.h"
 #include "reports/export.h"
 #include "reports/profile.h"
@@ -692,19 +692,6 @@ static int export_perf_script(struct xctx *x, FILE *fp)
 
 /* ---- the entry points --------------------------------------------------- */
 
-static int set_cause(char **cause, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static int set_cause(char **cause, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	if (cause && vasprintf(cause, fmt, ap) < 0)
-		*cause = NULL;
-	va_end(ap);
-	return -ENODATA;
-}
-
 int export_check(enum out_format f, const struct db_run *run,
 		 const struct db_profile *p, const struct export_opts *o,
 		 char **cause)
@@ -714,19 +701,21 @@ int export_check(enum out_format f, const struct db_run *run,
 	for (size_t i = 0; p && i < p->nsamples; i++)
 		n += o->event < 0 || p->samples[i].event == (uint32_t)o->event;
 	if (f == OUT_PERFETTO && !run->nframes && !run->nintervals && !n)
-		return set_cause(cause, "--format perfetto exports frames (--frames, "
-				 "--frame-regex), intervals (-I MS) or samples (prof "
-				 "record): run %lld has none of them", (long long)run->id);
+		return cause_set(cause, ENODATA, "--format perfetto exports frames "
+				 "(--frames, --frame-regex), intervals (-I MS) or "
+				 "samples (prof record): run %lld has none of them",
+				 (long long)run->id);
 	if (f == OUT_PERFETTO)
 		return 0;
 	if (!p)
-		return set_cause(cause, "--format %s exports the samples of a sampled run "
-				 "(prof record): run %lld was counted, not sampled",
-				 fname, (long long)run->id);
+		return cause_set(cause, ENODATA, "--format %s exports the samples "
+				 "of a sampled run (prof record): run %lld was "
+				 "counted, not sampled", fname, (long long)run->id);
 	if (!n)
-		return set_cause(cause, "--format %s exports the samples of a sampled run "
-				 "(prof record): run %lld holds none%s", fname,
-				 (long long)run->id, o->event >= 0 ? " of that event" : "");
+		return cause_set(cause, ENODATA, "--format %s exports the samples "
+				 "of a sampled run (prof record): run %lld holds "
+				 "none%s", fname, (long long)run->id,
+				 o->event >= 0 ? " of that event" : "");
 	return 0;
 }
 
