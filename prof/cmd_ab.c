@@ -36,6 +36,7 @@ struct ab_args {
 	bool by_name;		/* --by name */
 	bool simulate;		/* --simulate: counters from callgrind */
 	const char *cache;	/* --cache SPEC for --simulate, or NULL */
+	struct metric_pick metric;	/* --metric NAME... */
 };
 
 static void ab_args_init(void *args)
@@ -771,6 +772,13 @@ static int cmd_ab(struct verb_ctx *vc)
 		    verb_out_close(vc))
 			exit_code = EXIT_FAIL;
 	} else if (ab_analyze(&stored, &gate, &an, &cause) == 0) {
+		/* The runs are stored: a name that is no metric leaves the
+		 * whole experiment shown, not lost. */
+		if (ab_analysis_keep(&an, o->metric.name, o->metric.n, &cause)) {
+			warning_msg("%s; every metric is shown", cause ? cause : "?");
+			free(cause);
+			cause = NULL;
+		}
 		FILE *fp = verb_out(vc);
 		if (fp) {
 			if (vc->fmt == OUT_TABLE)
@@ -828,7 +836,11 @@ static const char ab_help[] =
 "effect clears the gate and p is below 0.05 (which takes 6 rounds or more:\n"
 "fewer never say better or worse), equivalent when the 90% CI lies inside\n"
 "the gate, otherwise inconclusive with the rounds that would likely settle\n"
-"it, estimated from the effect and spread seen so far.\n"
+"it, estimated from the effect and spread seen so far. Each verdict is\n"
+"said first in one line: 'b is 1.23x faster than a [1.18, 1.29] (wall_s,\n"
+"6 rounds, p 0.031)', 'b: LLC-load-misses 0.60x a's [0.55, 0.66] (better,\n"
+"...)', with the 95% CI of the ratio; --metric NAME keeps one metric\n"
+"(repeatable).\n"
 "\n";
 
 static const char ab_tail[] =
@@ -970,6 +982,9 @@ static const struct opt ab_opts[] = {
 		 "measure each run's touched code and data, as prof\n"
 		 "run --working-set does (for prof explain)"),
 	OPT_GROUP("Output:"),
+	OPT_CALLBACK(0, "metric", struct ab_args, metric, "NAME", parse_metric_pick,
+		     "judge and show only this metric, as the tables\n"
+		     "name it (repeatable; all are stored)"),
 	OPT_CALLBACK(0, "by", struct ab_args, by_name, "arm|name", ab_parse_by,
 		     "arm (default), or name: each counter per thread\n"
 		     "name, summed over the threads of that name, with\n"

@@ -18,6 +18,7 @@ struct compare_args {
 	const char *set[3];	/* --set NAME=SPEC, as given; a third is refused */
 	size_t nset;
 	bool by_name;		/* --by name */
+	struct metric_pick metric;	/* --metric NAME... */
 };
 
 static int parse_set(struct verb_ctx *vc, const char *arg, void *field)
@@ -208,6 +209,9 @@ static int compare_experiment(struct verb_ctx *vc, struct db *db, long id)
 		rc = fp ? ab_report_by_name(db, &e, &gate, vc->fmt, fp) : EXIT_FAIL;
 	} else if (ab_analyze(&e, &gate, &an, &cause)) {
 		rc = fail_cause(cause, EXIT_FAIL);
+	} else if (ab_analysis_keep(&an, args->metric.name, args->metric.n, &cause)) {
+		rc = fail_cause(cause, EXIT_USAGE);
+		ab_analysis_release(&an);
 	} else {
 		FILE *fp = verb_out(vc);
 		if (fp)
@@ -254,6 +258,9 @@ static const struct opt compare_opts[] = {
 	OPT_DOUBLE(0, "gate", struct compare_args, gate, "PCT", 0, 1000,
 		   "a percentage", "judge the experiment against this noise gate, in\n"
 		   "percent (default: as 'prof ab' judged it)"),
+	OPT_CALLBACK(0, "metric", struct compare_args, metric, "NAME", parse_metric_pick,
+		     "judge and show only this metric, as the tables\n"
+		     "name it (repeatable)"),
 	OPT_CALLBACK(0, "by", struct compare_args, by_name, "arm|name", ab_parse_by,
 		     "for an experiment: arm (default), or name: each\n"
 		     "counter per thread name, with its own verdict"),

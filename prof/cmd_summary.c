@@ -16,13 +16,10 @@
 #include "reports/output.h"
 #include "reports/summary.h"
 
-#define SUMMARY_METRICS_MAX 32
-
 struct summary_args {
 	const char *arm;
 	double gate;
-	const char *metric[SUMMARY_METRICS_MAX];
-	size_t nmetric;
+	struct metric_pick metric;
 	bool by_host;		/* --by host: each machine's scenes apart */
 };
 
@@ -101,7 +98,7 @@ static int render_by_host(struct verb_ctx *vc, const struct db_experiment *e,
 			fprintf(fp, ", %d CPUs): %zu experiment%s\n\n", e[i].online_cpus, k,
 				k == 1 ? "" : "s");
 		}
-		summary_render(&s, a->nmetric ? a->metric : NULL, a->nmetric, vc->fmt, fp);
+		summary_render(&s, a->metric.n ? a->metric.name : NULL, a->metric.n, vc->fmt, fp);
 		if (json)
 			fprintf(fp, "    }");
 		summary_release(&s);
@@ -117,16 +114,6 @@ static int render_by_host(struct verb_ctx *vc, const struct db_experiment *e,
 static void summary_init(void *args)
 {
 	((struct summary_args *)args)->gate = NAN;
-}
-
-static int parse_metric(struct verb_ctx *vc, const char *arg, void *field)
-{
-	struct summary_args *a = (struct summary_args *)((char *)field -
-						 offsetof(struct summary_args, metric));
-	if (a->nmetric == SUMMARY_METRICS_MAX)
-		return usage_error(vc->name, "more than %d --metric", SUMMARY_METRICS_MAX);
-	a->metric[a->nmetric++] = arg;
-	return 0;
 }
 
 static int cmd_summary(struct verb_ctx *vc)
@@ -213,20 +200,20 @@ static int cmd_summary(struct verb_ctx *vc)
 		rc = fail_cause(cause, EXIT_USAGE);
 		goto out;
 	}
-	for (size_t i = 0; i < a->nmetric; i++) {
+	for (size_t i = 0; i < a->metric.n; i++) {
 		bool found = false;
 		for (size_t m = 0; m < s.nmetrics; m++)
-			found = found || !strcmp(s.metrics[m].name, a->metric[i]);
+			found = found || !strcmp(s.metrics[m].name, a->metric.name[i]);
 		if (!found) {
 			rc = usage_error(vc->name, "--metric '%s' is not a metric of every "
-					 "experiment", cli_echo(a->metric[i], buf, sizeof(buf)));
+					 "experiment", cli_echo(a->metric.name[i], buf, sizeof(buf)));
 			summary_release(&s);
 			goto out;
 		}
 	}
 	FILE *fp = verb_out(vc);
 	if (fp)
-		summary_render(&s, a->nmetric ? a->metric : NULL, a->nmetric, vc->fmt, fp);
+		summary_render(&s, a->metric.n ? a->metric.name : NULL, a->metric.n, vc->fmt, fp);
 	else
 		rc = EXIT_FAIL;
 	summary_release(&s);
@@ -250,7 +237,7 @@ static const struct opt summary_opts[] = {
 	OPT_STRING(0, "arm", struct summary_args, arm, "NAME",
 		   "the arm to compare with the baseline (default: each\n"
 		   "experiment's second arm, by the first one's name)"),
-	OPT_CALLBACK(0, "metric", struct summary_args, metric, "NAME", parse_metric,
+	OPT_CALLBACK(0, "metric", struct summary_args, metric, "NAME", parse_metric_pick,
 		     "show this metric per scene (repeatable; default\n"
 		     "wall_s and every score)"),
 	OPT_CALLBACK(0, "by", struct summary_args, by_host, "WHAT", parse_by,

@@ -148,6 +148,15 @@ static int cache_affinity_off(struct verb_ctx *vc, const char *arg, void *field)
 	return 0;
 }
 
+int parse_metric_pick(struct verb_ctx *vc, const char *arg, void *field)
+{
+	struct metric_pick *p = field;
+	if (p->n == METRIC_PICK_MAX)
+		return usage_error(vc->name, "more than %d --metric", METRIC_PICK_MAX);
+	p->name[p->n++] = arg;
+	return 0;
+}
+
 static int parse_mmap_pages(struct verb_ctx *vc, const char *arg, void *field)
 {
 	long *pages = field;

@@ -116,6 +116,17 @@ struct opt_group {
 	  .help = (h), .off = OPT_FIELD_(T, m, double), .dmin = (lo), .dmax = (hi), \
 	  .expect = (exp) }
 /* The field's type is the callback's to know: off is a plain offset. */
+/*
+ * --metric NAME, repeatable (ab, compare, summary): the metrics a verb
+ * judges and shows, in the order given; the names are argv's.
+ */
+#define METRIC_PICK_MAX 32
+struct metric_pick {
+	const char *name[METRIC_PICK_MAX];
+	size_t n;
+};
+opt_parse_fn parse_metric_pick;
+
 #define OPT_CALLBACK(s, l, T, m, a, f, h) \
 	{ .kind = OPT_CALLBACK, .short_name = (s), .long_name = (l), .argh = (a), \
 	  .help = (h), .off = offsetof(T, m), .fn = (f) }

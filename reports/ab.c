@@ -527,6 +527,115 @@ static void spread_text(const struct ab_analysis *a, FILE *fp, bool md)
 		fputc('\n', fp);
 }
 
+/* ---- one line per verdict ---- */
+
+/* A ratio for people: 1.23, or 1.012 near 1. */
+static void fmt_ratio(char *buf, size_t n, double r)
+{
+	snprintf(buf, n, fabs(r - 1) < 0.05 ? "%.3f" : "%.2f", r);
+}
+
+/* The time a run took: said as faster or slower (CPU time, frame times
+ * and the rest as multiples of the baseline's). */
+static bool is_time(const struct ab_metric *met)
+{
+	return !strcmp(met->name, "wall_s");
+}
+
+/* "6 rounds, p 0.031", or how a simulated metric repeated. */
+static void how_judged(const struct ab_comparison *c, char *buf, size_t n)
+{
+	if (c->deterministic) {
+		snprintf(buf, n, "simulated, %s", c->p.n < 2 ? "one round"
+			 : c->spread_pct == 0 ? "the same every round" : "rounds differ");
+		return;
+	}
+	if (c->p.p_value < 0.001)
+		snprintf(buf, n, "%zu rounds, p < 0.001", c->p.n);
+	else
+		snprintf(buf, n, "%zu rounds, p %.2g", c->p.n, c->p.p_value);
+}
+
+/* The 95% CI of the ratio b/a (inverted: of a/b), " [lo, hi]"; "" where
+ * there is none. */
+static void ratio_ci(const struct ab_comparison *c, bool inverted, char *buf, size_t n)
+{
+	*buf = '\0';
+	if (c->deterministic || !c->p.ci_computable)
+		return;
+	double lo = 1 + c->p.ci95_lo_pct / 100, hi = 1 + c->p.ci95_hi_pct / 100;
+	if (inverted) {
+		double t = lo;
+		lo = 1 / hi;
+		hi = 1 / t;
+	}
+	char l[32], h[32];
+	fmt_ratio(l, sizeof(l), lo);
+	fmt_ratio(h, sizeof(h), hi);
+	snprintf(buf, n, " [%s, %s]", l, h);
+}
+
+/* One comparison's line (without lead or newline). */
+static void headline(const struct ab_analysis *a, size_t arm, size_t m, char *buf,
+		     size_t n)
+{
+	const struct ab_metric *met = &a->metrics[m];
+	const struct ab_comparison *c = &a->cmp[(arm - 1) * a->nmetrics + m];
+	const char *b = a->exp->arms[arm].name, *base = a->exp->arms[0].name;
+	double r = 1 + c->p.delta_pct / 100;
+	char how[64], ci[80], x[32];
+	how_judged(c, how, sizeof(how));
+	bool faster = is_time(met) && c->j.verdict == VERDICT_BETTER;
+	ratio_ci(c, faster, ci, sizeof(ci));
+	fmt_ratio(x, sizeof(x), faster ? 1 / r : r);
+	if (c->j.verdict == VERDICT_EQUIVALENT && is_time(met))
+		snprintf(buf, n, "%s is as fast as %s, within ±%.1f%% (%s, %s)", b, base,
+			 met->equiv_pct, met->name, how);
+	else if (c->j.verdict == VERDICT_EQUIVALENT)
+		snprintf(buf, n, "%s: %s as %s's, within ±%.1f%% (equivalent, %s)", b,
+			 met->name, base, met->equiv_pct, how);
+	else if (is_time(met))
+		snprintf(buf, n, "%s is %sx %s than %s%s (%s, %s)", b, x,
+			 faster ? "faster" : "slower", base, ci, met->name, how);
+	else
+		snprintf(buf, n, "%s: %s %sx %s's%s (%s, %s)", b, met->name, x, base, ci,
+			 stats_verdict_name(c->j.verdict), how);
+}
+
+/*
+ * The claims a pull request quotes, one line per metric with a verdict,
+ * before the tables: "sim is 1.25x faster than base [1.23, 1.28]
+ * (wall_s, 6 rounds, p 0.031)" for wall time; else the arm's value as a
+ * multiple of the baseline's, "sim: LLC-load-misses 0.62x base's [0.61,
+ * 0.63] (better, 6 rounds, p 0.031)"; equivalent, within its bound. The
+ * bracket is the 95% CI of the ratio. Inconclusive metrics are counted;
+ * the tables say why.
+ */
+static void headlines(const struct ab_analysis *a, FILE *fp, bool md)
+{
+	size_t open = 0, said = 0;
+	for (size_t arm = 1; arm < a->narms; arm++)
+		for (size_t m = 0; m < a->nmetrics; m++) {
+			const struct ab_comparison *c = &a->cmp[(arm - 1) * a->nmetrics + m];
+			if (!a->metrics[m].supported || !c->computable)
+				continue;
+			if (c->j.verdict == VERDICT_INCONCLUSIVE) {
+				open++;
+				continue;
+			}
+			char line[400];
+			headline(a, arm, m, line, sizeof(line));
+			fprintf(fp, "%s%s\n", md ? "- " : " ", line);
+			said++;
+		}
+	if (open)
+		fprintf(fp, "%s%s%zu comparison%s inconclusive%s (the table%s say%s why)\n",
+			md ? "- " : " ", said ? "" : "no verdict: ", open, open == 1 ? "" : "s",
+			a->busy ? ", the machine was busy" : "", md ? "" : "s", md ? "s" : "");
+	if (said || open)
+		fputc('\n', fp);
+}
+
 static void write_terminal(const struct ab_analysis *a, FILE *fp)
 {
 	if (a->exp->aa) {
@@ -535,6 +644,7 @@ static void write_terminal(const struct ab_analysis *a, FILE *fp)
 	}
 	write_header(a, fp, false);
 	errors_text(a, fp, false);
+	headlines(a, fp, false);
 	bool machine_said = false;
 	for (size_t m = 0; m < a->nmetrics; m++) {
 		const struct ab_metric *met = &a->metrics[m];
@@ -578,6 +688,7 @@ static void write_markdown(const struct ab_analysis *a, FILE *fp)
 	}
 	write_header(a, fp, true);
 	errors_text(a, fp, true);
+	headlines(a, fp, true);
 	struct rows *r = arm_rows(a);
 	rows_write(r, OUT_MARKDOWN, fp, 0);
 	rows_free(r);

@@ -1141,6 +1141,76 @@ int ab_analyze(const struct db_experiment *e, const struct ab_gate_rule *gate,
 	return 0;
 }
 
+int ab_analysis_keep(struct ab_analysis *a, const char *const *names, size_t n,
+		     char **cause)
+{
+	if (!n)
+		return 0;
+	bool *keep = calloc(a->nmetrics + 1, sizeof(*keep));
+	if (!keep)
+		return -ENOMEM;
+	size_t nkeep = 0;
+	for (size_t i = 0; i < n; i++) {
+		bool found = false;
+		for (size_t m = 0; m < a->nmetrics; m++)
+			if (!strcmp(a->metrics[m].name, names[i])) {
+				nkeep += !keep[m];
+				keep[m] = found = true;
+			}
+		if (!found) {
+			free(keep);
+			if (cause && asprintf(cause, "--metric '%s' is not a metric of "
+					      "experiment %lld\nhint: 'prof compare %lld' "
+					      "shows every metric by name", names[i],
+					      (long long)a->exp->id, (long long)a->exp->id) < 0)
+				*cause = NULL;
+			return -EINVAL;
+		}
+	}
+	size_t ncmp = a->narms > 1 ? a->narms - 1 : 0;
+	struct ab_metric *met = calloc(nkeep, sizeof(*met));
+	struct ab_cell *cells = calloc(a->narms * nkeep, sizeof(*cells));
+	struct ab_comparison *cmp = calloc(ncmp * nkeep + 1, sizeof(*cmp));
+	if (!met || !cells || !cmp) {
+		free(keep);
+		free(met);
+		free(cells);
+		free(cmp);
+		return -ENOMEM;
+	}
+	for (size_t m = 0, k = 0; m < a->nmetrics; m++) {
+		if (keep[m]) {
+			met[k] = a->metrics[m];
+			for (size_t arm = 0; arm < a->narms; arm++)
+				cells[arm * nkeep + k] = a->cells[arm * a->nmetrics + m];
+			for (size_t i = 0; i < ncmp; i++) {
+				cmp[i * nkeep + k] = a->cmp[i * a->nmetrics + m];
+				cmp[i * nkeep + k].metric = k;
+			}
+			k++;
+			continue;
+		}
+		free(a->metrics[m].name);
+		free(a->metrics[m].unit);
+		free(a->metrics[m].gate_source);
+		for (size_t arm = 0; arm < a->narms; arm++) {
+			free(a->cells[arm * a->nmetrics + m].values);
+			free(a->cells[arm * a->nmetrics + m].run_ids);
+		}
+		for (size_t i = 0; i < ncmp; i++)
+			ab_comparison_release(&a->cmp[i * a->nmetrics + m]);
+	}
+	free(keep);
+	free(a->metrics);
+	free(a->cells);
+	free(a->cmp);
+	a->metrics = met;
+	a->cells = cells;
+	a->cmp = cmp;
+	a->nmetrics = nkeep;
+	return 0;
+}
+
 void ab_analysis_release(struct ab_analysis *a)
 {
 	if (!a)

@@ -156,6 +156,14 @@ struct ab_gate_rule {
 	double default_pct;
 };
 
+/*
+ * --metric: keep only the metrics named (each as the tables name it), in
+ * the analysis's order; n 0 keeps all. 0, or -EINVAL with *cause naming
+ * the first name that is no metric of it (a), which is left whole.
+ */
+int ab_analysis_keep(struct ab_analysis *a, const char *const *names, size_t n,
+		     char **cause);
+
 /* 0, or -EINVAL with *cause set (caller frees) for an experiment with no
  * arms. Release `out` with ab_analysis_release() after a 0. */
 int ab_analyze(const struct db_experiment *exp, const struct ab_gate_rule *gate,

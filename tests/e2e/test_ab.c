@@ -272,10 +272,17 @@ static void test_ab__abba_order_is_stored(void **state)
 	tu_proc_release(&p0);
 	char *argv[] = { PROF_BIN, f->dbarg, "ab", "--arm", "A=true", "--arm",
 			 "B=true", "--rounds", "4", "--warmup", "0", "-e", "task-clock",
-			 "--format", "json", NULL };
+			 "--metric", "task-clock", "--metric", "wall_s", "--format", "json",
+			 NULL };
 	struct tu_proc p = tu_run(argv, NULL);
 	perf_or_skip(&p);
 	assert_int_equal(p.status, 0);
+	/* --metric: those two judged and shown, in the analysis's order (the
+	 * document goes to stderr, as ab's report does) */
+	const char *w = strstr(p.err, "\"metric\": \"wall_s\"");
+	assert_non_null(w);
+	assert_non_null(strstr(w, "\"metric\": \"task-clock\""));
+	assert_null(strstr(p.err, "\"metric\": \"cpu_s\""));
 	tu_proc_release(&p);
 	/* Recomputed from the database: AB BA AB BA. */
 	char *c[] = { PROF_BIN, f->dbarg, "compare", "last", "--format", "json", NULL };

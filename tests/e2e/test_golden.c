@@ -156,6 +156,9 @@ static const struct golden_case {
 	{ "compare/aa", F_TEXT | F_SVG, "compare 1", NULL },
 	{ "compare/ab", F_TEXT | F_SVG, "compare 2", NULL },
 	{ "compare/ab-gate", F_TABLE | F_JSON | F_SVG, "compare 2 --gate 5", NULL },
+	{ "compare/ab-metric", F_TABLE | F_JSON, "compare 2 --gate 5 --metric branch-misses.pki "
+	  "--metric wall_s", NULL },
+	{ "compare/bad-metric", F_TABLE, "compare 2 --metric no-such", NULL },
 	{ "compare/three-arms", F_TEXT | F_SVG, "compare 3", NULL },
 	{ "compare/by-name", F_TEXT, "compare 2 --by name", NULL },
 	{ "compare/two-runs", F_TEXT | F_SVG, "compare 1 4", NULL },

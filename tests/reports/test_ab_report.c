@@ -115,11 +115,64 @@ static void test_ab_report__mean_and_median_disagreeing_is_flagged(void **state)
 	ab_analysis_release(&an);
 }
 
+/*
+ * Issue 29: one line per verdict before the tables, the claim a pull
+ * request quotes. b takes 0.8 of a's time (+-1%) in each of 8 rounds:
+ * 1.25x faster, p 2/256 (every round the same sign).
+ */
+static void test_ab_report__verdicts_in_one_line_each(void **state)
+{
+	(void)state;
+	struct db_arm arms[2] = {
+		{ .name = "a", .command = "./a" }, { .name = "b", .command = "./b" },
+	};
+	struct db_exp_run runs[16];
+	memset(runs, 0, sizeof(runs));
+	for (int r = 0; r < 8; r++) {
+		for (int a = 0; a < 2; a++) {
+			struct db_exp_run *x = &runs[2 * r + a];
+			x->run_id = 2 * r + a + 1;
+			x->arm = a;
+			x->round = r;
+			x->position = (a + r) % 2;
+			x->wall_s = a ? 8 * (1 + 0.01 * ((r % 3) - 1)) : 10;
+			x->user_s = x->wall_s / 2;
+			x->sys_s = x->wall_s / 4;
+		}
+	}
+	struct db_experiment e = {
+		.id = 4, .order = "abba", .rounds = 8, .gate_pct = NAN, .arms = arms,
+		.narms = 2, .runs = runs, .nruns = 16, .status = "complete",
+	};
+	struct ab_gate_rule gate = { NAN, NULL, 1.0 };
+	struct ab_analysis an;
+	assert_int_equal(ab_analyze(&e, &gate, &an, NULL), 0);
+	for (int f = 0; f < 2; f++) {
+		struct tu_buf buf;
+		ab_render(&an, f ? OUT_MARKDOWN : OUT_TABLE, tu_buf_open(&buf));
+		tu_buf_close(&buf);
+		const char *l = strstr(buf.data, f ? "\n- b is 1.25x faster than a [1.2"
+						    : "\n b is 1.25x faster than a [1.2");
+		if (!l)
+			fail_msg("no headline in:\n%s", buf.data);
+		assert_non_null(strstr(l, "] (wall_s, 8 rounds, p 0.0078)\n"));
+		/* CPU time is no speed: a multiple of the baseline's */
+		assert_non_null(strstr(l, "b: cpu_s 0.80x a's [0.79, 0.80] (better, 8 rounds, "
+				       "p 0.0078)\n"));
+		assert_non_null(strstr(l, "b: cores as a's, within ±1.0% (equivalent, "));
+		/* before the first table */
+		assert_true(l < strstr(buf.data, f ? "| metric |" : " wall_s (s;"));
+		free(buf.data);
+	}
+	ab_analysis_release(&an);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ab_report__two_runs_print_counts_whole),
 		cmocka_unit_test(test_ab_report__mean_and_median_disagreeing_is_flagged),
+		cmocka_unit_test(test_ab_report__verdicts_in_one_line_each),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
