@@ -205,7 +205,7 @@ enum {
 	A_METRIC, A_ARM, A_BASELINE, A_N, A_MEDIAN, A_MEAN, A_SD, A_SE, A_MIN,
 	A_MAX, A_DELTA_MEAN, A_DELTA_MEDIAN, A_CI_LO, A_CI_HI, A_T_MULT, A_P,
 	A_P_MIN, A_VERDICT, A_GATE, A_ROUNDS, A_MEAN_SD, A_DELTA_CI, A_P_TEXT,
-	A_VERDICT_TEXT, A_GATE_TEXT, A_DMEDIAN_TEXT, A_GROUP, A_NCOLS
+	A_VERDICT_TEXT, A_GATE_TEXT, A_DMEDIAN_TEXT, A_SD_TEXT, A_GROUP, A_NCOLS
 };
 
 #define AB_STAT(k) { .key = k, .kind = COL_REAL, .flags = COL_MACHINES }
@@ -242,6 +242,9 @@ static const struct col arm_cols[A_NCOLS] = {
 	[A_GATE_TEXT] = { .key = "gate", .align = COL_RIGHT, .flags = COL_PEOPLE },
 	[A_DMEDIAN_TEXT] = { .key = "delta_median", .title = "Δ% median", .align = COL_RIGHT,
 			     .flags = COL_PEOPLE },
+	/* the terminal's: the sd in percent of the mean, for 80 columns */
+	[A_SD_TEXT] = { .key = "sd_pct", .title = "sd %", .align = COL_RIGHT,
+			.flags = COL_PEOPLE },
 	/* --by name only (ab_render_by_name turns it on) */
 	[A_GROUP] = { .key = "thread", .flags = COL_NO_PEOPLE | COL_NO_CSV | COL_NO_JSON },
 };
@@ -281,6 +284,9 @@ static void arm_cell_cols(struct rows *r, size_t row, const struct ab_metric *me
 		if (c->n >= 2) {
 			fmt_value(b2, sizeof(b2), c->sum.sd, met->unit);
 			rows_text(r, row, A_MEAN_SD, "%s ± %s", b1, b2);
+			if (c->sum.mean != 0)
+				rows_text(r, row, A_SD_TEXT, "%.2g", 100 * c->sum.sd /
+					  fabs(c->sum.mean));
 		} else {
 			rows_text(r, row, A_MEAN_SD, "%s", b1);
 		}
@@ -372,6 +378,11 @@ static void arm_row(struct rows *r, size_t row, const struct ab_analysis *a,
 /* The people's columns of the terminal (one table per metric) and of
  * Markdown (one table, the metric named on its first arm's row). */
 static const size_t term_order[] = {
+	A_ARM, A_N, A_MEDIAN, A_SD_TEXT, A_DELTA_CI, A_DMEDIAN_TEXT, A_P_TEXT,
+	A_GATE_TEXT,
+};
+/* Sets taken apart (compare --set): the verdict in its column. */
+static const size_t sets_term_order[] = {
 	A_ARM, A_N, A_MEDIAN, A_MEAN_SD, A_DELTA_CI, A_DMEDIAN_TEXT, A_P_TEXT,
 	A_GATE_TEXT, A_VERDICT_TEXT,
 };
@@ -665,6 +676,15 @@ static void write_terminal(const struct ab_analysis *a, FILE *fp)
 		for (size_t arm = 0; arm < a->narms; arm++)
 			arm_row(r, rows_add(r), a, arm, m);
 		rows_write(r, OUT_TABLE, fp, 3);
+		/* each arm's verdict, said in full under the table */
+		for (size_t arm = 1; arm < a->narms; arm++) {
+			const struct ab_comparison *cp = ab_comparison_of(a, arm, m);
+			char vt[200];
+			if (cp && cp->computable)
+				verdict_text(cp, vt, sizeof(vt));
+			fprintf(fp, "   %s: %s\n", a->exp->arms[arm].name,
+				!cp ? "n/a" : cp->computable ? vt : cp->why ? cp->why : "n/a");
+		}
 		rows_free(r);
 		fputc('\n', fp);
 	}
@@ -1047,9 +1067,20 @@ void ab_render(const struct ab_analysis *a, enum out_format fmt, FILE *fp)
 	case OUT_SVG:
 		ab_render_svg(a, fp);
 		break;
-	default:
-		write_terminal(a, fp);
+	default: {
+		/* no line past 80 columns: the header, notes and verdicts wrap */
+		char *text = NULL;
+		size_t len = 0;
+		FILE *mem = open_memstream(&text, &len);
+		if (!mem)
+			abort();
+		write_terminal(a, mem);
+		if (fclose(mem))
+			abort();
+		out_wrap(fp, text);
+		free(text);
 		break;
+	}
 	}
 }
 
@@ -1490,7 +1521,7 @@ void ab_render_sets(const struct ab_sets *s, enum out_format fmt, FILE *fp)
 				*met->unit ? "; " : "", met->higher_is_better ? "higher"
 				: "lower");
 			struct rows *r = sets_rows_new();
-			rows_people_order(r, term_order, NELEM(term_order));
+			rows_people_order(r, sets_term_order, NELEM(sets_term_order));
 			for (int k = 0; k < 2; k++)
 				sets_row(r, rows_add(r), s, k, m);
 			rows_write(r, OUT_TABLE, fp, 3);

@@ -232,52 +232,157 @@ static void pad(FILE *fp, size_t n)
 		fputc(' ', fp);
 }
 
+/* A table's width on a terminal, past which titles take two lines. */
+#define TERM_COLUMNS 80
+
+/*
+ * Where a title splits into two lines: after a '-' or at a space, the
+ * break that leaves the longer part shortest (a space where they tie,
+ * keeping words whole); 0 where it has none.
+ * ("context-switches" -> "context-" / "switches", "task-clock (ms)" ->
+ * "task-clock" / "(ms)").
+ */
+static size_t title_break(const char *s)
+{
+	size_t len = strlen(s), best = 0, best_w = len;
+	for (size_t i = 1; i + 1 < len; i++) {
+		size_t a = s[i] == '-' ? i + 1 : s[i] == ' ' ? i : 0;
+		if (!a)
+			continue;
+		size_t rest = s[i] == ' ' ? len - i - 1 : len - a;
+		size_t wmax = a > rest ? a : rest;
+		if (wmax < best_w || (wmax == best_w && best && s[i] == ' ' &&
+					s[best] == '-')) {
+			best_w = wmax;
+			best = i;
+		}
+	}
+	return best;
+}
+
+/* A title's two lines: top[c] (or NULL: one line) and bottom[c], where
+ * that brings the table within TERM_COLUMNS; else every title on one. */
+static void split_titles(const struct rtable *t, const size_t *cellw, size_t indent,
+			 char **top, char **bottom, size_t *w)
+{
+	size_t total = indent, *was = malloc((t->ncols + 1) * sizeof(*was));
+	if (!was)
+		abort();
+	for (size_t c = 0; c < t->ncols; c++) {
+		total += w[c] + (c ? 2 : 0);
+		was[c] = w[c];
+	}
+	for (size_t c = 0; c < t->ncols && total > TERM_COLUMNS; c++) {
+		const char *s = t->titles[c] ? t->titles[c] : "";
+		size_t b = title_break(s);
+		if (!b || text_width(s) <= cellw[c])
+			continue;
+		bool space = s[b] == ' ';
+		top[c] = strndup(s, space ? b : b + 1);
+		bottom[c] = strdup(s + b + 1);
+		if (!top[c] || !bottom[c])
+			abort();
+		size_t nw = cellw[c];
+		if (text_width(top[c]) > nw)
+			nw = text_width(top[c]);
+		if (text_width(bottom[c]) > nw)
+			nw = text_width(bottom[c]);
+		total -= w[c] - nw;
+		w[c] = nw;
+	}
+	for (size_t c = 0; c < t->ncols && total > TERM_COLUMNS; c++) {
+		free(top[c]);
+		free(bottom[c]);
+		top[c] = bottom[c] = NULL;
+		w[c] = was[c];
+	}
+	free(was);
+}
+
+/* One line of the table: the texts of row (NULL: a title line of
+ * lines[]), each padded to its column. */
+static void term_line(const struct rtable *t, FILE *fp, int indent, const size_t *w,
+		      const char *const *texts)
+{
+	pad(fp, (size_t)indent);
+	size_t pending = 0;	/* spaces owed before the next text: never at
+				   the line's end */
+	for (size_t c = 0; c < t->ncols; c++) {
+		const char *s = texts[c] ? texts[c] : "";
+		size_t x = text_width(s);
+		pending += c ? 2 : 0;
+		if (!x) {
+			pending += w[c];
+			continue;
+		}
+		bool right = t->align[c] == RT_RIGHT;
+		pad(fp, pending + (right ? w[c] - x : 0));
+		term_field(fp, s);
+		pending = right ? 0 : w[c] - x;
+	}
+	fputc('\n', fp);
+}
+
+/*
+ * Columns padded to their widest text, two spaces apart. A table wider
+ * than TERM_COLUMNS gives a title that is wider than its column's cells
+ * two lines, broken after a '-' or at a space, so that long event names
+ * (context-switches, cpu-migrations) cost no width of their own.
+ */
 static void write_terminal(const struct rtable *t, FILE *fp, int indent)
 {
 	size_t *w = calloc(t->ncols, sizeof(size_t));
-	if (!w)
+	size_t *cellw = calloc(t->ncols, sizeof(size_t));
+	char **top = calloc(t->ncols, sizeof(char *));
+	char **bottom = calloc(t->ncols, sizeof(char *));
+	const char **line = calloc(t->ncols + 1, sizeof(char *));
+	if (!w || !cellw || !top || !bottom || !line)
 		abort();
-	for (size_t c = 0; c < t->ncols; c++)
-		w[c] = text_width(t->titles[c]);
 	for (size_t r = 0; r < t->nrows; r++)
 		for (size_t c = 0; c < t->ncols; c++) {
 			size_t x = text_width(t->cells[r * t->ncols + c].text);
-			if (x > w[c])
-				w[c] = x;
+			if (x > cellw[c])
+				cellw[c] = x;
 		}
+	for (size_t c = 0; c < t->ncols; c++) {
+		w[c] = text_width(t->titles[c]);
+		if (cellw[c] > w[c])
+			w[c] = cellw[c];
+	}
+	split_titles(t, cellw, (size_t)indent, top, bottom, w);
 	size_t total = 0;
-	for (size_t c = 0; c < t->ncols; c++)
+	bool two = false;
+	for (size_t c = 0; c < t->ncols; c++) {
 		total += w[c] + (c ? 2 : 0);
-
-	for (int pass = -1; pass < (int)t->nrows; pass++) {
-		if (pass >= 0 && t->rule_before[pass]) {
+		two = two || top[c];
+	}
+	if (two) {
+		for (size_t c = 0; c < t->ncols; c++)
+			line[c] = top[c];
+		term_line(t, fp, indent, w, line);
+	}
+	for (size_t c = 0; c < t->ncols; c++)
+		line[c] = bottom[c] ? bottom[c] : t->titles[c];
+	term_line(t, fp, indent, w, line);
+	for (size_t r = 0; r < t->nrows; r++) {
+		if (t->rule_before[r]) {
 			pad(fp, (size_t)indent);
 			for (size_t i = 0; i < total; i++)
 				fputc('-', fp);
 			fputc('\n', fp);
 		}
-		pad(fp, (size_t)indent);
-		size_t trailing = 0;
-		for (size_t c = 0; c < t->ncols; c++) {
-			const char *s = pass < 0 ? t->titles[c]
-					: t->cells[(size_t)pass * t->ncols + c].text;
-			if (!s)
-				s = "";
-			size_t x = text_width(s);
-			if (c) {
-				pad(fp, trailing + 2);
-				trailing = 0;
-			}
-			if (t->align[c] == RT_RIGHT) {
-				pad(fp, w[c] - x);
-				term_field(fp, s);
-			} else {
-				term_field(fp, s);
-				trailing = w[c] - x;	/* never pad the line's end */
-			}
-		}
-		fputc('\n', fp);
+		for (size_t c = 0; c < t->ncols; c++)
+			line[c] = t->cells[r * t->ncols + c].text;
+		term_line(t, fp, indent, w, line);
 	}
+	for (size_t c = 0; c < t->ncols; c++) {
+		free(top[c]);
+		free(bottom[c]);
+	}
+	free(top);
+	free(bottom);
+	free(line);
+	free(cellw);
 	free(w);
 }
 
@@ -428,6 +533,59 @@ void rtable_write(const struct rtable *t, enum out_format f, FILE *fp,
 	default:
 		write_terminal(t, fp, indent);
 		break;
+	}
+}
+
+/* One line (without its newline) of out_wrap's. */
+static void wrap_line(FILE *fp, const char *l, size_t len)
+{
+	char *line = strndup(l, len);
+	if (!line)
+		abort();
+	size_t indent = strspn(line, " "), col = 0;
+	/* Columns (two spaces apart) are a table's: left as they are. */
+	if (text_width(line) <= TERM_COLUMNS || strstr(line + indent, "  ")) {
+		fprintf(fp, "%s\n", line);
+		free(line);
+		return;
+	}
+	const char *p = line;
+	pad(fp, indent);
+	col = indent;
+	p += indent;
+	bool first = true;
+	while (*p) {
+		size_t n = strcspn(p, " ");
+		char *word = strndup(p, n);
+		if (!word)
+			abort();
+		size_t ww = text_width(word);
+		if (!first && col + 1 + ww > TERM_COLUMNS) {
+			fputc('\n', fp);
+			pad(fp, indent + 2);
+			col = indent + 2;
+		} else if (!first) {
+			fputc(' ', fp);
+			col++;
+		}
+		fputs(word, fp);
+		col += ww;
+		free(word);
+		first = false;
+		p += n;
+		while (*p == ' ')
+			p++;
+	}
+	fputc('\n', fp);
+	free(line);
+}
+
+void out_wrap(FILE *fp, const char *text)
+{
+	for (const char *l = text; l && *l;) {
+		size_t n = strcspn(l, "\n");
+		wrap_line(fp, l, n);
+		l += n + (l[n] == '\n');
 	}
 }
 

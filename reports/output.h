@@ -77,6 +77,16 @@ void rtable_write(const struct rtable *t, enum out_format f, FILE *fp,
 
 /* Number formatting for people: thousands separators, fixed decimals. */
 void fmt_count(char *buf, size_t n, double v, int decimals);
+
+/*
+ * text as lines of at most TERM_COLUMNS (80) columns: a longer line is
+ * broken at spaces, its continuation indented two past the line's own
+ * indent; a word longer than the line stays whole, and a line with two
+ * spaces in a row past its indent (a table's) is left as it is. For the
+ * notes around a table, which quote event names, kernel messages and
+ * paths.
+ */
+void out_wrap(FILE *fp, const char *text);
 /* Raw number text for machines: integers exact, else %.9g. */
 void fmt_raw(char *buf, size_t n, double v);
 /* Bytes as "32 MiB", "1.5 GiB", "512 KiB", "100 B". */

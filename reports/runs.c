@@ -424,7 +424,37 @@ static char *refusal_key(const struct db_event *ev)
 	return key;
 }
 
+static void write_footer_text(const struct db_run *run, enum out_format fmt, FILE *fp);
+
+/* What follows the run's table: its notes, working set and sleeps. */
+static void write_footer_all(const struct db_run *run, enum out_format fmt, FILE *fp)
+{
+	write_footer_text(run, fmt, fp);
+	report_working_set_footer(run, fmt, fp);
+	if (run->sleep_usage)
+		report_sleep_usage(run->sleep_usage, fmt, fp);
+}
+
+/* ... on a terminal with no line past 80 columns (out_wrap). */
 static void write_footer(const struct db_run *run, enum out_format fmt, FILE *fp)
+{
+	if (fmt != OUT_TABLE) {
+		write_footer_all(run, fmt, fp);
+		return;
+	}
+	char *text = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&text, &len);
+	if (!mem)
+		abort();
+	write_footer_all(run, fmt, mem);
+	if (fclose(mem))
+		abort();
+	out_wrap(fp, text);
+	free(text);
+}
+
+static void write_footer_text(const struct db_run *run, enum out_format fmt, FILE *fp)
 {
 	const char *lead = fmt == OUT_MARKDOWN ? "" : " ";
 	const char *item = fmt == OUT_MARKDOWN ? "- " : "   ";
@@ -1564,9 +1594,6 @@ void report_run_view(const struct db_run *run, enum report_by by,
 		else
 			fprintf(fp, " no event could be counted\n");
 		write_footer(run, fmt, fp);
-		report_working_set_footer(run, fmt, fp);
-		if (run->sleep_usage)
-			report_sleep_usage(run->sleep_usage, fmt, fp);
 		if (fmt == OUT_TABLE)
 			fputc('\n', fp);
 	}

@@ -222,6 +222,37 @@ static inline char *tu_slurp_fd(int fd)
 	return buf;
 }
 
+/*
+ * Whether needle is in hay as prose: a terminal report breaks a long
+ * note at 80 columns (reports/output.h out_wrap), so every line break
+ * with the spaces after it reads as one space in both.
+ */
+static inline bool tu_has_prose(const char *hay, const char *needle)
+{
+	char *f[2];
+	const char *src[2] = { hay, needle };
+	for (int k = 0; k < 2; k++) {
+		f[k] = malloc(strlen(src[k]) + 1);
+		if (!f[k])
+			abort();
+		char *o = f[k];
+		for (const char *s = src[k]; *s;) {
+			if (*s == '\n' || (*s == ' ' && (o == f[k] || o[-1] == ' '))) {
+				if (o == f[k] || o[-1] != ' ')
+					*o++ = ' ';
+				s++;
+				continue;
+			}
+			*o++ = *s++;
+		}
+		*o = '\0';
+	}
+	bool found = strstr(f[0], f[1]) != NULL;
+	free(f[0]);
+	free(f[1]);
+	return found;
+}
+
 static inline char *tu_slurp(const char *path)
 {
 	int fd = open(path, O_RDONLY);

@@ -476,6 +476,13 @@ static void test_completeness__nested_shells_and_pipes(void **state)
  */
 static void test_completeness__fast_switcher_loses_nothing(void **state)
 {
+#ifdef __SANITIZE_ADDRESS__
+	/* How fast prof reads is what this measures: under AddressSanitizer
+	 * its reader is several times slower than the native ping-pong it
+	 * reads (CI: 40,403 records lost of 2 MiB buffers). The plain build
+	 * judges it; the sanitizers check the same code paths elsewhere. */
+	skip();
+#endif
 	struct tu_db *f = *state;
 	if (!tu_perf_allowed(f->dbarg))
 		skip();

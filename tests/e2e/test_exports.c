@@ -6,8 +6,10 @@
  * exports must be produced, read back as their readers require
  * (tests/export_check.h) and agree on how many samples there are; a run
  * without samples is refused by speedscope and perf-script (exit 2, one
- * line, no -o file); an interval run gives Perfetto counters. Where
- * python3 is installed its json module must read the JSON exports too.
+ * line, no -o file); an interval run gives Perfetto counters. A sampled
+ * C++ run (tests/helpers/record/hot_cxx.cpp, where g++ is installed) is
+ * exported with its functions demangled in all three. Where python3 is
+ * installed its json module must read the JSON exports too.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -209,6 +211,57 @@ static void test_exports__a_recorded_run_in_all_three(void **state)
 	tu_proc_release(&p);
 }
 
+/*
+ * A sampled C++ run: each export names its functions demangled, as the
+ * reports do (run 4, recorded here: runs 1-3 are setup's).
+ */
+static void test_exports__a_cxx_run_in_all_three(void **state)
+{
+	(void)state;
+	need_runs();
+	char *bin, *cmd;
+	assert_true(asprintf(&bin, "%s/hot_cxx", F.db->dir) > 0);
+	assert_true(asprintf(&cmd, "command -v g++ >/dev/null && g++ -O2 -g -o '%s' "
+			     "'%s/../helpers/record/hot_cxx.cpp'", bin, FIXTURES_DIR) > 0);
+	int built = system(cmd);
+	free(cmd);
+	if (built != 0) {
+		free(bin);
+		fprintf(stderr, "skip: g++ is missing or hot_cxx.cpp did not build\n");
+		skip();
+	}
+	char *rec[] = { "record", "-q", "--", bin, "100", NULL };
+	struct tu_proc p = prof(rec);
+	if (p.status != 0)
+		fail_msg("prof record hot_cxx exited %d: %s", p.status, p.err);
+	tu_proc_release(&p);
+	free(bin);
+	struct jt doc;
+	char *t = export("4", "perfetto");
+	assert_null(wf_json(t, strlen(t)));
+	assert_true(jt_parse(t, &doc));
+	check_trace_events(&doc);
+	/* as c++filt prints them: a template's return type first */
+	assert_non_null(strstr(t, "\"name\": \"double geo::detail::accumulate<double>"
+			       "(double, long)\""));
+	python_reads(t, "perfetto");
+	jt_release(&doc);
+	free(t);
+	t = export("4", "speedscope");
+	assert_null(wf_json(t, strlen(t)));
+	assert_true(jt_parse(t, &doc));
+	check_speedscope(&doc);
+	assert_non_null(strstr(t, "\"name\": \"geo::scale(float, long)\""));
+	python_reads(t, "speedscope");
+	jt_release(&doc);
+	free(t);
+	t = export("4", "perf-script");
+	assert_true(check_perf_script(t) > 0);
+	assert_non_null(strstr(t, " geo::scale(double, long)+0x"));
+	assert_non_null(strstr(t, " geo::Box<double>::grow(long) const"));
+	free(t);
+}
+
 /* prof report RUN --format FMT -o FILE must exit 2 with one line that
  * holds want, and leave no FILE. */
 static void refused(const char *run, const char *fmt, const char *want)
@@ -286,6 +339,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_exports__a_recorded_run_in_all_three),
+		cmocka_unit_test(test_exports__a_cxx_run_in_all_three),
 		cmocka_unit_test(test_exports__a_run_without_samples_is_refused),
 		cmocka_unit_test(test_exports__an_interval_run_has_counters),
 		cmocka_unit_test(test_exports__bad_words_are_refused),
