@@ -65,6 +65,25 @@ static void test_ab_report__two_runs_print_counts_whole(void **state)
 	db_run_release(&b);
 }
 
+/* Arms a and b in rounds alternating ABBA: a's wall_s 10 s, b's 10 s
+ * times ratio[round]; user and system time in proportion. */
+static void fill_rounds(struct db_exp_run *runs, int rounds, const double *ratio)
+{
+	memset(runs, 0, 2 * (size_t)rounds * sizeof(*runs));
+	for (int r = 0; r < rounds; r++) {
+		for (int a = 0; a < 2; a++) {
+			struct db_exp_run *x = &runs[2 * r + a];
+			x->run_id = 2 * r + a + 1;
+			x->arm = a;
+			x->round = r;
+			x->position = (a + r) % 2;
+			x->wall_s = a ? 10 * ratio[r] : 10;
+			x->user_s = x->wall_s / 2;
+			x->sys_s = x->wall_s / 4;
+		}
+	}
+}
+
 /*
  * An experiment of 6 rounds whose wall_s ratios are 0.99 five times and
  * 1.3 once: the mean log-ratio is positive (+3.60%), the median negative
@@ -79,19 +98,7 @@ static void test_ab_report__mean_and_median_disagreeing_is_flagged(void **state)
 	};
 	struct db_exp_run runs[12];
 	const double ratio[6] = { 0.99, 0.99, 1.3, 0.99, 0.99, 0.99 };
-	memset(runs, 0, sizeof(runs));
-	for (int r = 0; r < 6; r++) {
-		for (int a = 0; a < 2; a++) {
-			struct db_exp_run *x = &runs[2 * r + a];
-			x->run_id = 2 * r + a + 1;
-			x->arm = a;
-			x->round = r;
-			x->position = (a + r) % 2;
-			x->wall_s = a ? 10 * ratio[r] : 10;
-			x->user_s = x->wall_s / 2;
-			x->sys_s = x->wall_s / 4;
-		}
-	}
+	fill_rounds(runs, 6, ratio);
 	struct db_experiment e = {
 		.id = 3, .order = "abba", .rounds = 6, .gate_pct = NAN, .arms = arms,
 		.narms = 2, .runs = runs, .nruns = 12, .status = "complete",
@@ -127,19 +134,10 @@ static void test_ab_report__verdicts_in_one_line_each(void **state)
 		{ .name = "a", .command = "./a" }, { .name = "b", .command = "./b" },
 	};
 	struct db_exp_run runs[16];
-	memset(runs, 0, sizeof(runs));
-	for (int r = 0; r < 8; r++) {
-		for (int a = 0; a < 2; a++) {
-			struct db_exp_run *x = &runs[2 * r + a];
-			x->run_id = 2 * r + a + 1;
-			x->arm = a;
-			x->round = r;
-			x->position = (a + r) % 2;
-			x->wall_s = a ? 8 * (1 + 0.01 * ((r % 3) - 1)) : 10;
-			x->user_s = x->wall_s / 2;
-			x->sys_s = x->wall_s / 4;
-		}
-	}
+	double ratio[8];
+	for (int r = 0; r < 8; r++)
+		ratio[r] = 0.8 * (1 + 0.01 * ((r % 3) - 1));
+	fill_rounds(runs, 8, ratio);
 	struct db_experiment e = {
 		.id = 4, .order = "abba", .rounds = 8, .gate_pct = NAN, .arms = arms,
 		.narms = 2, .runs = runs, .nruns = 16, .status = "complete",
