@@ -97,12 +97,58 @@ static void test_manpages__completion_of_verbs_and_options(void **state)
 	free(script);
 }
 
+/* The same in fish (where installed): complete -C as the shell asks. */
+static void test_manpages__fish_completes_verbs_and_options(void **state)
+{
+	(void)state;
+	if (access("/usr/bin/fish", X_OK) != 0) {
+		fprintf(stderr, "skip: fish is not installed\n");
+		skip();
+	}
+	char *script;
+	assert_true(asprintf(&script,
+		"source '%s/share/prof.fish'; complete -C'%s ru'; "
+		"complete -C'%s --db x.db screen --bu'", SOURCE_DIR, PROF_BIN,
+		PROF_BIN) > 0);
+	char *argv[] = { "/usr/bin/fish", "--no-config", "-c", script, NULL };
+	struct tu_proc p = tu_run(argv, NULL);
+	assert_int_equal(p.status, 0);
+	assert_string_equal(p.out, "run\nruns\n--budget\n--busy\n");
+	tu_proc_release(&p);
+	free(script);
+}
+
+/* zsh (where installed): the script parses, and the lists it offers are
+ * prof's verbs and a verb's options. */
+static void test_manpages__zsh_lists_verbs_and_options(void **state)
+{
+	(void)state;
+	if (access("/usr/bin/zsh", X_OK) != 0) {
+		fprintf(stderr, "skip: zsh is not installed\n");
+		skip();
+	}
+	char *script;
+	assert_true(asprintf(&script,
+		"source '%s/share/prof.zsh-completion' && "
+		"_prof_verbs '%s' | grep '^ru'; _prof_options '%s' screen | grep -- --bu",
+		SOURCE_DIR, PROF_BIN, PROF_BIN) > 0);
+	char *argv[] = { "/usr/bin/zsh", "-f", "-c", script, NULL };
+	struct tu_proc p = tu_run(argv, NULL);
+	assert_int_equal(p.status, 0);
+	assert_string_equal(p.out, "run\nruns\n--budget\n--busy\n");
+	assert_string_equal(p.err, "");
+	tu_proc_release(&p);
+	free(script);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_manpages__one_page_per_verb_with_its_help),
 		cmocka_unit_test(test_manpages__man_renders_them),
 		cmocka_unit_test(test_manpages__completion_of_verbs_and_options),
+		cmocka_unit_test(test_manpages__fish_completes_verbs_and_options),
+		cmocka_unit_test(test_manpages__zsh_lists_verbs_and_options),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
