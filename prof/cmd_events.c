@@ -60,6 +60,7 @@ static void print_mission(enum out_format fmt, FILE *fp)
 		.family = fam ? fam->label : NULL,
 		.pmu = strcmp(pmu, "none") ? pmu : NULL, .pmu_desc = pdesc,
 		.forced = getenv("LIBPFM_FORCE_PMU") != NULL,
+		.raw_family = fam && fam->raw ? fam->name : NULL,
 		.counters = rc, .ncounters = MISSION_COUNT,
 	};
 	report_mission(&m, fmt, fp);

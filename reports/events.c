@@ -265,7 +265,8 @@ static void write_counter(const struct report_mission *m,
 
 #define MISSION_COLS(K) \
 	K(F_FAMILY, "family", TEXT) K(F_PMU, "pmu", TEXT) \
-	K(F_PMU_DESC, "pmu_description", TEXT) K(F_COUNTERS, "counters", NEST)
+	K(F_PMU_DESC, "pmu_description", TEXT) K(F_RAW_FAMILY, "raw_family", TEXT) \
+	K(F_COUNTERS, "counters", NEST)
 ROWS_KEYS(mission_cols, F_N, MISSION_COLS);
 
 void report_mission(const struct report_mission *m, enum out_format fmt,
@@ -278,6 +279,7 @@ void report_mission(const struct report_mission *m, enum out_format fmt,
 		rows_str(doc, row, F_FAMILY, m->family);
 		rows_str(doc, row, F_PMU, m->pmu);
 		rows_str(doc, row, F_PMU_DESC, m->pmu_desc);
+		rows_str(doc, row, F_RAW_FAMILY, m->raw_family);
 		rows_nest(doc, row, F_COUNTERS, counters);
 		rows_write_data(doc, OUT_JSON, fp);
 		return;
@@ -288,7 +290,15 @@ void report_mission(const struct report_mission *m, enum out_format fmt,
 	}
 	bool md = fmt == OUT_MARKDOWN;
 	char *head;
-	if (m->family) {
+	if (m->family && m->raw_family) {
+		if (asprintf(&head, md ? "**mission counters on %s** (found from the CPU's "
+			     "identity as %s; raw codes from perf's tables, not libpfm4's)\n\n"
+			     : "mission counters on %s (found from the CPU's identity as %s;\n"
+			     "  raw codes from perf's tables, not libpfm4's)\n", m->family,
+			     m->raw_family) < 0)
+			abort();
+		fputs(head, fp);
+	} else if (m->family) {
 		if (asprintf(&head, md ? "**mission counters on %s** (libpfm4 PMU %s)\n\n"
 			     : "mission counters on %s (libpfm4 PMU %s)\n", m->family,
 			     m->pmu ? m->pmu : "none") < 0)

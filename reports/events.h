@@ -71,6 +71,10 @@ struct report_mission {
 	const char *pmu;	/* the PMU libpfm4 detected, NULL for none */
 	const char *pmu_desc;
 	bool forced;		/* LIBPFM_FORCE_PMU is set */
+	/* A raw family's short name ("zen5"): found from the CPU's identity,
+	 * its events raw codes from perf's tables, not libpfm4's; NULL for a
+	 * libpfm4 family. */
+	const char *raw_family;
 	const struct report_mission_counter *counters;
 	size_t ncounters;
 };
