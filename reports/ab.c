@@ -284,9 +284,10 @@ static void arm_cell_cols(struct rows *r, size_t row, const struct ab_metric *me
 		if (c->n >= 2) {
 			fmt_value(b2, sizeof(b2), c->sum.sd, met->unit);
 			rows_text(r, row, A_MEAN_SD, "%s ± %s", b1, b2);
-			if (c->sum.mean != 0)
-				rows_text(r, row, A_SD_TEXT, "%.2g", 100 * c->sum.sd /
-					  fabs(c->sum.mean));
+			double sdp = c->sum.mean != 0 ? 100 * c->sum.sd / fabs(c->sum.mean)
+					       : NAN;
+			if (isfinite(sdp))
+				rows_text(r, row, A_SD_TEXT, sdp >= 100 ? "%.0f" : "%.2g", sdp);
 		} else {
 			rows_text(r, row, A_MEAN_SD, "%s", b1);
 		}
@@ -673,8 +674,22 @@ static void write_terminal(const struct ab_analysis *a, FILE *fp)
 			*met->unit ? "; " : "", met->higher_is_better ? "higher" : "lower");
 		struct rows *r = rows_new("arms", arm_cols, A_NCOLS, 0);
 		rows_people_order(r, term_order, NELEM(term_order));
-		for (size_t arm = 0; arm < a->narms; arm++)
-			arm_row(r, rows_add(r), a, arm, m);
+		for (size_t arm = 0; arm < a->narms; arm++) {
+			size_t row = rows_add(r);
+			arm_row(r, row, a, arm, m);
+			const struct ab_comparison *cp = arm ? ab_comparison_of(a, arm, m) : NULL;
+			if (cp && cp->computable && cp->p.by_difference) {
+				/* said under the table, not in the column */
+				char b1[32], lo[32], hi[32];
+				fmt_pct(b1, sizeof(b1), cp->p.delta_pct);
+				fmt_pct(lo, sizeof(lo), cp->p.ci95_lo_pct);
+				fmt_pct(hi, sizeof(hi), cp->p.ci95_hi_pct);
+				if (cp->p.ci_computable)
+					rows_text(r, row, A_DELTA_CI, "%s%% [%s, %s]", b1, lo, hi);
+				else
+					rows_text(r, row, A_DELTA_CI, "%s%%", b1);
+			}
+		}
 		rows_write(r, OUT_TABLE, fp, 3);
 		/* each arm's verdict, said in full under the table */
 		for (size_t arm = 1; arm < a->narms; arm++) {
@@ -682,8 +697,13 @@ static void write_terminal(const struct ab_analysis *a, FILE *fp)
 			char vt[200];
 			if (cp && cp->computable)
 				verdict_text(cp, vt, sizeof(vt));
-			fprintf(fp, "   %s: %s\n", a->exp->arms[arm].name,
-				!cp ? "n/a" : cp->computable ? vt : cp->why ? cp->why : "n/a");
+			fprintf(fp, "   %s: %s%s\n", a->exp->arms[arm].name,
+				!cp ? "n/a" : cp->computable ? vt : cp->why ? cp->why : "n/a",
+				!cp || !cp->computable || !cp->p.by_difference ? ""
+				: cp->p.scale_pooled ? "; its Δ% are differences in percent of "
+				"both arms' mean (a count that is sometimes 0)"
+				: "; its Δ% are differences in percent of the baseline's mean "
+				"(a count that is sometimes 0)");
 		}
 		rows_free(r);
 		fputc('\n', fp);

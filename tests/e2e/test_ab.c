@@ -821,7 +821,9 @@ static void test_ab__counts_of_zero_are_compared(void **state)
 	char *t[] = { PROF_BIN, f->dbarg, "compare", "last", NULL };
 	p = tu_run(t, NULL);
 	assert_int_equal(p.status, 0);
-	expect(p.out, "+200.0% [+200.0, +200.0] diff of both");
+	/* the terminal says under the table what the column's Δ% are */
+	expect(p.out, "+200.0% [+200.0, +200.0]");
+	expect(p.out, "its Δ% are differences in percent of both arms' mean");
 	assert_null(strstr(p.out, "a log-ratio needs values above 0"));
 	tu_proc_release(&p);
 }
