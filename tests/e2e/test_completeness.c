@@ -171,24 +171,26 @@ static void tree(void **state, const char *mode, const char *w, const char *d,
 
 /*
  * Issue 23: each worker's task-clock against the CPU time the scheduler
- * charged that worker (tests/helpers/selftime: 1, 2 and 3 units of work,
- * each thread's own CLOCK_THREAD_CPUTIME_ID at the end of its work). On
- * every path a run either gives each worker its own count, complete and
- * within 5% plus 5 ms of its own time, or calls
- * itself incomplete with a reason; as root (CI, the QEMU guests) the
- * default path counts per CPU unless the run says why not.
+ * charged that worker over its whole life, its exit included
+ * (tests/helpers/selftime: 1, 2 and 3 units of work). On every path a
+ * run either gives each worker its own count, complete and within 5% plus
+ * 5 ms of its own time (plus what a VM's host stole meanwhile), or calls itself
+ * incomplete with a reason; as root (CI, the QEMU guests) the default
+ * path counts per CPU unless the run says why not.
  */
-/* The machine's steal time so far (ns), from /proc/stat; 0 where none. */
+/* The machine's steal time so far (ns), from /proc/stat; -1 where it
+ * cannot be read. */
 static long long steal_ns(void)
 {
 	FILE *fp = fopen("/proc/stat", "re");
 	unsigned long long v[8] = { 0 };
-	if (fp) {
-		if (fscanf(fp, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0],
-			   &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]) != 8)
-			v[7] = 0;
-		fclose(fp);
-	}
+	if (!fp)
+		return -1;
+	int n = fscanf(fp, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0],
+		       &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]);
+	fclose(fp);
+	if (n != 8)
+		return -1;
 	return (long long)(v[7] * (1000000000ULL / (unsigned long long)sysconf(_SC_CLK_TCK)));
 }
 
@@ -209,7 +211,12 @@ static void own_times(struct tu_db *f, const char *path, int *percpu_complete)
 	 * scheduler's clock of a kernel with PARAVIRT_TIME_ACCOUNTING (6.18
 	 * here: +18% on one worker of a loaded run): what the machine had
 	 * stolen meanwhile is allowed on top. */
-	long long stolen = steal_ns() - steal0;
+	long long steal1 = steal_ns();
+	/* Nothing more where either read failed or the sum went back:
+	 * once here the bound came out 2.6 ms short of the 9.5 ms it
+	 * allows, which only a negative "stolen" can do, and failed a
+	 * run 7 ms over. */
+	long long stolen = steal0 >= 0 && steal1 > steal0 ? steal1 - steal0 : 0;
 	if (p.status != 0)
 		fail_msg("prof run selftime exited %d:\n%s", p.status, p.err);
 	char *json = tu_slurp(out);
@@ -254,9 +261,14 @@ static void own_times(struct tu_db *f, const char *path, int *percpu_complete)
 		double off = ns > 0 ? (double)(v - ns) / (double)ns : 1;
 		fprintf(stderr, "selftime (%s): worker %ld task-clock %.2f ms, its own "
 			"%.2f ms (%+.2f%%)\n", path, tid, v / 1e6, ns / 1e6, off * 100);
-		/* task-clock counts the time interrupts and a VM's host take
-		 * from the thread, which the scheduler's own clock leaves out:
-		 * 4 ms over a 35 ms worker once here. */
+		/* The witness is the worker's whole life: against the clock
+		 * it read when its work was done, its exit (2 to 8 ms now and
+		 * then in a QEMU guest) put a worker 2.1-4.8% over in 5 of 25
+		 * runs on 6.1. Against its whole life, in quiet guests, 149 of
+		 * 150 rows were within 2% (6.1 and 6.12, 25 runs each; the
+		 * worst +2.33%); with the host busy, a worker was now and
+		 * then 3-10 ms off (one to two 4 ms ticks, unexplained; see
+		 * docs/kernels.md), so the bound keeps room for that. */
 		if (llabs(v - ns) > ns / 20 + 5000000 + stolen)
 			fail_msg("selftime (%s): worker %ld counted %lld ns against its "
 				 "own %lld ns", path, tid, v, ns);
