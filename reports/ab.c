@@ -305,13 +305,30 @@ static void arm_no_delta_cols(struct rows *r, size_t row, bool cmp, const char *
 	rows_text(r, row, A_DELTA_CI, "%s", cmp ? (why ? why : "n/a") : "baseline");
 }
 
+/* The "delta% [lo, hi]" cell, the one place it is written: with_ci
+ * follows it where the CI was computable, without (and no bracket)
+ * where not. */
+static void delta_cell(struct rows *r, size_t row, size_t col, double delta, bool ci,
+		       double lo, double hi, const char *with_ci, const char *without)
+{
+	char b[32], l[32], h[32];
+	fmt_pct(b, sizeof(b), delta);
+	if (!ci) {
+		rows_text(r, row, col, "%s%%%s", b, without);
+		return;
+	}
+	fmt_pct(l, sizeof(l), lo);
+	fmt_pct(h, sizeof(h), hi);
+	rows_text(r, row, col, "%s%% [%s, %s]%s", b, l, h, with_ci);
+}
+
 /* The comparison's columns: no_ci stands after the delta when n is too
  * small for a CI, verdict is the verdict said in words. */
 static void arm_delta_cols(struct rows *r, size_t row, const struct ab_metric *met,
 			   const struct arm_delta *d, const struct stats_judgement *j,
 			   const char *no_ci, const char *verdict)
 {
-	char b1[64], b2[64];
+	char b2[64];
 	const double cv[7] = { d->delta_pct, d->delta_pct_median, d->ci95_lo_pct,
 			       d->ci95_hi_pct, d->t_mult95, d->p_value, d->p_min };
 	for (size_t k = 0; k < 7; k++)
@@ -324,15 +341,10 @@ static void arm_delta_cols(struct rows *r, size_t row, const struct ab_metric *m
 		rows_str(r, row, A_VERDICT, "none (A/A)");
 		rows_null(r, row, A_GATE);
 	}
-	fmt_pct(b1, sizeof(b1), d->delta_pct);
-	if (d->ci_computable) {
-		char lo[32], hi[32];
-		fmt_pct(lo, sizeof(lo), d->ci95_lo_pct);
-		fmt_pct(hi, sizeof(hi), d->ci95_hi_pct);
-		rows_text(r, row, A_DELTA_CI, "%s%% [%s, %s]", b1, lo, hi);
-	} else {
-		rows_text(r, row, A_DELTA_CI, "%s%% (%s)", b1, no_ci);
-	}
+	char none[64];
+	snprintf(none, sizeof(none), " (%s)", no_ci);
+	delta_cell(r, row, A_DELTA_CI, d->delta_pct, d->ci_computable, d->ci95_lo_pct,
+		   d->ci95_hi_pct, "", none);
 	fmt_pct(b2, sizeof(b2), d->delta_pct_median);
 	/* '!': mean and median disagree in sign (a warning says more) */
 	rows_text(r, row, A_DMEDIAN_TEXT, "%s%%%s", b2, d->signs_agree ? "" : " !");
@@ -364,15 +376,9 @@ static void arm_row(struct rows *r, size_t row, const struct ab_analysis *a,
 	if (cp->p.by_difference) {
 		/* A count that is sometimes 0: differences, not log-ratios,
 		 * in percent of the baseline's mean (or of both arms'). */
-		char b1[32], lo[32], hi[32];
-		fmt_pct(b1, sizeof(b1), d.delta_pct);
-		fmt_pct(lo, sizeof(lo), d.ci95_lo_pct);
-		fmt_pct(hi, sizeof(hi), d.ci95_hi_pct);
-		if (d.ci_computable)
-			rows_text(r, row, A_DELTA_CI, "%s%% [%s, %s] diff%s", b1, lo, hi,
-				  cp->p.scale_pooled ? " of both" : "");
-		else
-			rows_text(r, row, A_DELTA_CI, "%s%% diff", b1);
+		delta_cell(r, row, A_DELTA_CI, d.delta_pct, d.ci_computable, d.ci95_lo_pct,
+			   d.ci95_hi_pct, cp->p.scale_pooled ? " diff of both" : " diff",
+			   " diff");
 	}
 }
 
@@ -445,18 +451,13 @@ static struct rows *noise_rows(const struct ab_analysis *a)
 		const struct ab_cell *c = ab_cell_of(a, 0, m);
 		const struct ab_comparison *cp = a->narms > 1 ? ab_comparison_of(a, 1, m)
 				: NULL;
-		char b[64], lo[32], hi[32];
+		char b[64];
 		rows_uint(r, row, N_N, cp && cp->computable ? cp->p.n : 0);
 		fmt_value(b, sizeof(b), c->n ? c->sum.median : NAN, met->unit);
 		rows_text(r, row, N_MEDIAN, "%s", b);
 		if (cp && cp->computable) {
-			fmt_pct(b, sizeof(b), cp->p.delta_pct);
-			fmt_pct(lo, sizeof(lo), cp->p.ci95_lo_pct);
-			fmt_pct(hi, sizeof(hi), cp->p.ci95_hi_pct);
-			if (cp->p.ci_computable)
-				rows_text(r, row, N_DELTA_CI, "%s%% [%s, %s]", b, lo, hi);
-			else
-				rows_text(r, row, N_DELTA_CI, "%s%%", b);
+			delta_cell(r, row, N_DELTA_CI, cp->p.delta_pct, cp->p.ci_computable,
+				   cp->p.ci95_lo_pct, cp->p.ci95_hi_pct, "", "");
 		} else {
 			rows_text(r, row, N_DELTA_CI, "%s", cp && cp->why ? cp->why : "n/a");
 		}
@@ -680,14 +681,9 @@ static void write_terminal(const struct ab_analysis *a, FILE *fp)
 			const struct ab_comparison *cp = arm ? ab_comparison_of(a, arm, m) : NULL;
 			if (cp && cp->computable && cp->p.by_difference) {
 				/* said under the table, not in the column */
-				char b1[32], lo[32], hi[32];
-				fmt_pct(b1, sizeof(b1), cp->p.delta_pct);
-				fmt_pct(lo, sizeof(lo), cp->p.ci95_lo_pct);
-				fmt_pct(hi, sizeof(hi), cp->p.ci95_hi_pct);
-				if (cp->p.ci_computable)
-					rows_text(r, row, A_DELTA_CI, "%s%% [%s, %s]", b1, lo, hi);
-				else
-					rows_text(r, row, A_DELTA_CI, "%s%%", b1);
+				delta_cell(r, row, A_DELTA_CI, cp->p.delta_pct,
+					   cp->p.ci_computable, cp->p.ci95_lo_pct,
+					   cp->p.ci95_hi_pct, "", "");
 			}
 		}
 		rows_write(r, OUT_TABLE, fp, 3);
