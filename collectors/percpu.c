@@ -987,8 +987,10 @@ int percpu_drain(struct percpu *p, uint64_t until_ns, percpu_fn fn,
 	struct perf_rec r;
 	for (size_t c = 0; c < p->ncpus; c++) {
 		struct cpu *cp = &p->cpus[c];
-		if (copy_out(p, cp))
-			p->h.copy_failed++;
+		/* Out of memory for the queue: the records stay in the
+		 * kernel's buffer for the next drain, and where it fills
+		 * meanwhile the kernel's LOST records say so. */
+		(void)copy_out(p, cp);
 		int n = peek(p, cp, &r);
 		while (n < 0) {		/* not decodable: passed over */
 			p->h.undecodable++;

@@ -137,7 +137,6 @@ struct percpu_health {
 	/* Samples of reaped tasks named by the kernel stack they ran on */
 	uint64_t reaped_by_stack;
 	uint64_t sampled;	/* the samplers' samples taken */
-	uint64_t copy_failed;	/* drains that could not copy a buffer out */
 };
 void percpu_health(const struct percpu *p, struct percpu_health *h);
 
