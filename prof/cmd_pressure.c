@@ -485,6 +485,78 @@ static const char *plan_step(const struct ab_plan *p, const char *key)
 	return NULL;
 }
 
+/* Slot s as the experiment stores it: an arm with its settings. */
+static void exp_arm(const struct press *ps, size_t s, struct db_arm *d)
+{
+	const struct slot *sl = &ps->slots[s];
+	const struct workload *w = &ps->w[sl->workload];
+	struct db_kv **v = &d->settings;
+	size_t *n = &d->nsettings;
+	d->name = strdup(sl->name);
+	d->command = strdup(w->command);
+	d->argc = w->argc;
+	d->argv = calloc((size_t)w->argc + 1, sizeof(char *));
+	for (int i = 0; i < w->argc; i++)
+		d->argv[i] = strdup(w->argv[i]);
+	char pin[32];
+	snprintf(pin, sizeof(pin), "cpus:%d", ps->cpus.workload_cpu);
+	if (!ps->sim)
+		experiment_kv_add(v, n, "pin", strdup(pin));
+	experiment_kv_add(v, n, "pressure.workload", strdup(w->name));
+	experiment_kv_add(v, n, "pressure.role", strdup(sl->control ? "control" : "step"));
+	experiment_kv_add(v, n, "pressure.taken_bytes", fmt_u64(sl->taken));
+	if (ps->sim) {
+		experiment_kv_add(v, n, "pressure.ll_bytes", fmt_u64(sl->ll_bytes));
+	} else if (ps->cat) {
+		experiment_kv_add(v, n, "pressure.ways", fmt_u64(sl->ways));
+		experiment_kv_add(v, n, "pressure.ways_total", fmt_u64(ps->rc.ways));
+	} else {
+		experiment_kv_add(v, n, "pressure.corunner_bytes", fmt_u64(sl->corunner_bytes));
+		experiment_kv_add(v, n, "pressure.alone_ns", fmt_num(sl->alone_ns));
+		experiment_kv_add(v, n, "pressure.mem_ns", fmt_num(sl->mem_ns));
+	}
+}
+
+/* The experiment's own settings (see reports/pressure.h). */
+static void exp_settings(const struct press *ps, struct db_experiment *exp)
+{
+	const struct press_args *o = ps->o;
+	struct db_kv **v = &exp->settings;
+	size_t *n = &exp->nsettings;
+	const struct cache_domain *d = ps->cpus.domain;
+	struct cache_domain sim_domain;
+	if (ps->sim) {
+		/* The domain is the simulated last level at its largest. */
+		memset(&sim_domain, 0, sizeof(sim_domain));
+		sim_domain.size_bytes = ps->sim_top;
+		d = &sim_domain;
+	}
+	experiment_kv_add(v, n, "method", strdup(o->method));
+	/* The simulation's events, judged as deterministic by reports/abstat
+	 * (prof explain, prof compare), as prof ab --simulate keeps them. */
+	if (ps->sim)
+		experiment_kv_add(v, n, "simulated", run_sim_event_list());
+	experiment_kv_add(v, n, "metric", strdup(o->metric));
+	experiment_kv_add(v, n, "events", strdup(o->plan.events));
+	const char *step_cmd;
+	if ((step_cmd = plan_step(&o->plan, "prepare")))
+		experiment_kv_add(v, n, "prepare", strdup(step_cmd));
+	if ((step_cmd = plan_step(&o->plan, "cleanup")))
+		experiment_kv_add(v, n, "cleanup", strdup(step_cmd));
+	experiment_kv_scores(v, n, &o->plan, fmt_num(o->plan.budget_ms));
+	experiment_kv_add(v, n, "domain.level", fmt_u64((uint64_t)d->level));
+	experiment_kv_add(v, n, "domain.bytes", fmt_u64(d->size_bytes));
+	char *cpus = ps->sim ? NULL : cpumask_format(&d->cpus);
+	experiment_kv_add(v, n, "domain.cpus", cpus ? cpus : strdup(""));
+	if (!ps->sim)
+		experiment_kv_add(v, n, "workload_cpu", fmt_u64((uint64_t)ps->cpus.workload_cpu));
+	if (!ps->cat && !ps->sim) {
+		experiment_kv_add(v, n, "corunner_cpu", fmt_u64((uint64_t)ps->cpus.corunner_cpu));
+		experiment_kv_add(v, n, "control_bytes", fmt_u64(ps->control_bytes));
+		experiment_kv_add(v, n, "hit_ns", fmt_num(ps->hit_ns));
+	}
+}
+
 /* The experiment's row, arms and settings (see reports/pressure.h). */
 static int create_experiment(struct press *ps, struct host_facts *hf)
 {
@@ -501,76 +573,9 @@ static int create_experiment(struct press *ps, struct host_facts *hf)
 	exp.arms = calloc(ps->nslots, sizeof(*exp.arms));
 	if (!exp.arms)
 		abort();
-	for (size_t s = 0; s < ps->nslots; s++) {
-		const struct slot *sl = &ps->slots[s];
-		const struct workload *w = &ps->w[sl->workload];
-		struct db_arm *d = &exp.arms[s];
-		d->name = strdup(sl->name);
-		d->command = strdup(w->command);
-		d->argc = w->argc;
-		d->argv = calloc((size_t)w->argc + 1, sizeof(char *));
-		for (int i = 0; i < w->argc; i++)
-			d->argv[i] = strdup(w->argv[i]);
-		char pin[32];
-		snprintf(pin, sizeof(pin), "cpus:%d", ps->cpus.workload_cpu);
-		if (!ps->sim)
-			experiment_kv_add(&d->settings, &d->nsettings, "pin", strdup(pin));
-		experiment_kv_add(&d->settings, &d->nsettings, "pressure.workload", strdup(w->name));
-		experiment_kv_add(&d->settings, &d->nsettings, "pressure.role",
-		       strdup(sl->control ? "control" : "step"));
-		experiment_kv_add(&d->settings, &d->nsettings, "pressure.taken_bytes", fmt_u64(sl->taken));
-		if (ps->sim) {
-			experiment_kv_add(&d->settings, &d->nsettings, "pressure.ll_bytes",
-			       fmt_u64(sl->ll_bytes));
-		} else if (ps->cat) {
-			experiment_kv_add(&d->settings, &d->nsettings, "pressure.ways", fmt_u64(sl->ways));
-			experiment_kv_add(&d->settings, &d->nsettings, "pressure.ways_total",
-			       fmt_u64(ps->rc.ways));
-		} else {
-			experiment_kv_add(&d->settings, &d->nsettings, "pressure.corunner_bytes",
-			       fmt_u64(sl->corunner_bytes));
-			experiment_kv_add(&d->settings, &d->nsettings, "pressure.alone_ns",
-			       fmt_num(sl->alone_ns));
-			experiment_kv_add(&d->settings, &d->nsettings, "pressure.mem_ns",
-			       fmt_num(sl->mem_ns));
-		}
-	}
-	const struct cache_domain *d = ps->cpus.domain;
-	struct cache_domain sim_domain;
-	if (ps->sim) {
-		/* The domain is the simulated last level at its largest. */
-		memset(&sim_domain, 0, sizeof(sim_domain));
-		sim_domain.size_bytes = ps->sim_top;
-		d = &sim_domain;
-	}
-	experiment_kv_add(&exp.settings, &exp.nsettings, "method", strdup(o->method));
-	/* The simulation's events, judged as deterministic by reports/abstat
-	 * (prof explain, prof compare), as prof ab --simulate keeps them. */
-	if (ps->sim)
-		experiment_kv_add(&exp.settings, &exp.nsettings, "simulated", run_sim_event_list());
-	experiment_kv_add(&exp.settings, &exp.nsettings, "metric", strdup(o->metric));
-	experiment_kv_add(&exp.settings, &exp.nsettings, "events", strdup(o->plan.events));
-	const char *step_cmd;
-	if ((step_cmd = plan_step(&o->plan, "prepare")))
-		experiment_kv_add(&exp.settings, &exp.nsettings, "prepare", strdup(step_cmd));
-	if ((step_cmd = plan_step(&o->plan, "cleanup")))
-		experiment_kv_add(&exp.settings, &exp.nsettings, "cleanup", strdup(step_cmd));
-	experiment_kv_scores(&exp.settings, &exp.nsettings, &o->plan,
-			     fmt_num(o->plan.budget_ms));
-	experiment_kv_add(&exp.settings, &exp.nsettings, "domain.level", fmt_u64((uint64_t)d->level));
-	experiment_kv_add(&exp.settings, &exp.nsettings, "domain.bytes", fmt_u64(d->size_bytes));
-	char *cpus = ps->sim ? NULL : cpumask_format(&d->cpus);
-	experiment_kv_add(&exp.settings, &exp.nsettings, "domain.cpus", cpus ? cpus : strdup(""));
-	if (!ps->sim)
-		experiment_kv_add(&exp.settings, &exp.nsettings, "workload_cpu",
-		       fmt_u64((uint64_t)ps->cpus.workload_cpu));
-	if (!ps->cat && !ps->sim) {
-		experiment_kv_add(&exp.settings, &exp.nsettings, "corunner_cpu",
-		       fmt_u64((uint64_t)ps->cpus.corunner_cpu));
-		experiment_kv_add(&exp.settings, &exp.nsettings, "control_bytes",
-		       fmt_u64(ps->control_bytes));
-		experiment_kv_add(&exp.settings, &exp.nsettings, "hit_ns", fmt_num(ps->hit_ns));
-	}
+	for (size_t s = 0; s < ps->nslots; s++)
+		exp_arm(ps, s, &exp.arms[s]);
+	exp_settings(ps, &exp);
 	struct db_host host = { 0, hf->hostname, hf->kernel, hf->cpu_model, hf->online_cpus };
 	char *cause = NULL;
 	int rc = db_experiment_create(ps->db, &exp, &host, &cause);

@@ -146,7 +146,7 @@ struct db_score *experiment_scores(const struct ab_plan *p, const char *out,
 void experiment_kv_add(struct db_kv **v, size_t *n, const char *key, char *value)
 {
 	struct db_kv *p = realloc(*v, (*n + 1) * sizeof(*p));
-	if (!p || !value)
+	if (!p)
 		abort();
 	*v = p;
 	p[*n].key = strdup(key);

@@ -105,8 +105,8 @@ char *experiment_slurp(int fd, size_t max, size_t *len);
 struct db_score *experiment_scores(const struct ab_plan *p, const char *out,
 				   const char *err, const struct db_run *run, int **rcs);
 
-/* Append key (copied) = value (taken over; NULL aborts) to a growable
- * settings array, as db_experiment_release frees it. */
+/* Append key (copied) = value (taken over) to a growable settings
+ * array, as db_experiment_release frees it. */
 void experiment_kv_add(struct db_kv **v, size_t *n, const char *key, char *value);
 
 /*
