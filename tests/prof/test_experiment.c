@@ -238,6 +238,7 @@ static void test_experiment__score_settings_in_order(void **state)
 
 int main(void)
 {
+	verbose = -1;	/* no progress lines in the test's log */
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_experiment__rounds_in_order),
 		cmocka_unit_test(test_experiment__failed_run_stops_after_its_round),
