@@ -6,9 +6,10 @@
  * search runs in a forked child held to a CPU and memory budget, so a
  * pattern glibc's matcher handles badly cannot hang or exhaust prof; the
  * caller's process is not changed (no signal disposition, no limit).
- * Scores are parsed by prof/abplan.h and checked by prof/abregex.h. The
- * functions keep no state and may be called from any thread, but
- * ab_score_find forks, so it is meant for prof's one main thread.
+ * Scores are parsed by prof/abplan.h and checked by prof/abregex.h. No
+ * state is kept; as ab_score_find forks, call it (and ab_score_measure)
+ * from prof's main thread, with no other thread holding a lock the child
+ * could need.
  */
 #ifndef PROF_ABSCORE_H
 #define PROF_ABSCORE_H
