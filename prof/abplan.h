@@ -21,12 +21,13 @@
  * aggregate over every match, named NAME:p99 and so on), or frame:p99,
  * frame:p50 or frame:long, read from the frames each run stored
  * (named frame_p99_ms, frame_p50_ms, long_frames), which need a frame
- * method (frames, frame-regex or frame-symbol).
+ * method (frames, frame-regex or frame-symbol). A score's regex is
+ * checked by prof/abregex.h and compiled here; prof/abscore.h reads
+ * scores from runs.
  */
 #ifndef PROF_ABPLAN_H
 #define PROF_ABPLAN_H
 
-#include <regex.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -34,6 +35,8 @@
 
 #include "collectors/frames.h"
 #include "db/runs.h"
+#include "prof/abregex.h"
+#include "prof/abscore.h"
 #include "prof/collector.h"
 #include "reports/abstat.h"
 
@@ -50,24 +53,6 @@ struct ab_arm {
 	char *shell_argv[4];		/* sh -c command (ab_plan_exec_argv) */
 	struct ab_setting *settings;
 	size_t nsettings;
-};
-
-enum ab_score_kind {
-	AB_SCORE_REGEX,		/* NAME=REGEX[:AGG]: from the run's output */
-	AB_SCORE_FRAME_P99,	/* frame:p99: from the run's frames, in ms */
-	AB_SCORE_FRAME_P50,	/* frame:p50 */
-	AB_SCORE_FRAME_LONG,	/* frame:long: frames over the budget */
-};
-
-struct ab_score {
-	char *name;			/* NAME, NAME:p99, frame_p99_ms, ... */
-	char *pattern;			/* the regex; "frame:p99" for a frame score */
-	enum ab_score_kind kind;
-	enum ab_score_agg agg;		/* a regex's aggregate over its matches */
-	bool higher_is_better;
-	bool rate, count;		/* declared :rate or :count */
-	regex_t re;
-	bool compiled;
 };
 
 enum ab_order { ORDER_ABBA, ORDER_ALTERNATE, ORDER_RANDOM };
@@ -119,7 +104,7 @@ int ab_plan_set(struct ab_plan *p, const char *spec, char **cause);
  * Only trailing words from those lists are read as such, so a regex may
  * hold ':' anywhere else ('lat=time: ([0-9]+)'); one that must end in
  * ":max" itself can write "[:]max". -EINVAL with the reason in *cause
- * for a regex that does not compile or that the bounds below refuse, two
+ * for a regex that does not compile or that prof/abregex.h refuses, two
  * aggregators, an unknown frame score, or a name given twice.
  */
 int ab_plan_add_score(struct ab_plan *p, const char *spec, char **cause);
@@ -144,12 +129,6 @@ struct frame_args ab_plan_frames(const struct ab_plan *p);
 /* Every frame score has a frame method to read from: 0, or -EINVAL
  * with *cause naming the score and the options. */
 int ab_plan_check_scores(const struct ab_plan *p, char **cause);
-/*
- * The score as an experiment stores it: "NAME=REGEX[:AGG][:higher]
- * [:rate|:count]" (NAME with its aggregator: "ns:p99=([0-9]+) ns:p99"),
- * or "frame_p99_ms=frame:p99". malloc'd.
- */
-char *ab_score_spec(const struct ab_score *s);
 /* --per COUNT or --per UNIT=RATE: COUNT a score that counts units (CPU
  * ms per unit = CPU ms / COUNT); RATE a score per second (units = RATE x
  * wall time). Checked in ab_plan_check, which refuses a bare rate. */
@@ -190,55 +169,5 @@ const char *ab_plan_get(const struct ab_plan *p, size_t a, const char *key);
  * narms entries.
  */
 void ab_plan_order(const struct ab_plan *p, int r, size_t *out);
-
-/*
- * Bounds on a score's regex, checked before regcomp (see abplan.c for the
- * measurements): its length, the count of one repetition, and the atoms
- * its repetitions expand to. Repetitions of repetitions, back-references
- * and patterns that can match the empty string are refused outright.
- */
-#define AB_SCORE_PATTERN_MAX 256
-#define AB_SCORE_REPEAT_MAX 255
-#define AB_SCORE_SIZE_MAX 1000
-
-/*
- * Bounds on the search: the last AB_SCORE_TEXT_MAX bytes of the output,
- * whole lines only, are searched line by line from the last one back, so
- * a match never spans lines (the regex is compiled with REG_NEWLINE: `^`
- * and `$` are line ends, `.` is no newline) and no attempt reads past its
- * line. The search runs in a child process held to AB_SCORE_CPU_S seconds
- * of CPU and AB_SCORE_MEM_MB more memory: a pattern the matcher handles
- * badly (its automaton can grow exponentially with the text) costs that
- * much at most.
- */
-#define AB_SCORE_TEXT_MAX (1u << 20)
-#define AB_SCORE_CPU_S 2
-#define AB_SCORE_MEM_MB 256
-
-/*
- * Score s of a regex in text: the last match that reads as a number (its
- * first capture group, else the whole match), or s->agg over every such
- * match in the searched text (:matches counts every match, number or
- * not): 0 with *value; -ENOENT when there is none; -ETIME or -ENOMEM when
- * the search ran out of its CPU time or memory; another negative errno
- * when it could not start.
- */
-int ab_score_find(const struct ab_score *s, const char *text, double *value);
-
-/*
- * agg of v[0..n), n > 0 (v is sorted in place): the nearest-rank
- * percentile (the ceil(p/100 * n)-th smallest, as prof report --frames
- * takes p99), the mean, the largest, or n for :matches; the last value
- * for AB_AGG_LAST.
- */
-double ab_score_aggregate(enum ab_score_agg agg, double *v, size_t n);
-
-/*
- * Score s of one run: a frame score from the run's stored frames (-ENOENT
- * when it has none); a regex's from out, then err when out has no match
- * (ab_score_find). A :matches score that matches neither is 0.
- */
-int ab_score_measure(const struct ab_score *s, const char *out, const char *err,
-		     const struct db_run *run, double *value);
 
 #endif

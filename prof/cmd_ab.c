@@ -18,6 +18,7 @@
 #include "common/errtext.h"
 #include "db/experiments.h"
 #include "prof/abplan.h"
+#include "prof/experiment.h"
 #include "prof/launch.h"
 #include "prof/pin.h"
 #include "prof/planopts.h"
@@ -148,28 +149,6 @@ static void print_tail(const char *text, size_t len, int lines)
 	}
 }
 
-static char *slurp_fd(int fd, size_t *got_len)
-{
-	off_t end = lseek(fd, 0, SEEK_END);
-	if (end < 0)
-		end = 0;
-	/* --show-output echoes the last 4 MiB; scores come from the last
-	 * AB_SCORE_TEXT_MAX of it (ab_score_find). */
-	off_t start = end > (4 << 20) ? end - (4 << 20) : 0;
-	size_t n = (size_t)(end - start);
-	char *buf = malloc(n + 1);
-	if (!buf)
-		abort();
-	ssize_t got = pread(fd, buf, n, start);
-	buf[got > 0 ? got : 0] = '\0';
-	*got_len = got > 0 ? (size_t)got : 0;
-	/* A NUL in the output would hide what follows from the regex. */
-	for (ssize_t i = 0; i < got; i++)
-		if (buf[i] == '\0')
-			buf[i] = ' ';
-	return buf;
-}
-
 struct arm_env {
 	char **env;
 	struct pin_plan plan;
@@ -214,26 +193,44 @@ static const char *arm_pin_mode(struct verb_ctx *vc, const struct ab_plan *p,
 	return mode;
 }
 
-/* A slot whose run did not happen: the progress line cleared, the cause
- * said for the arm (none for an interrupt), its output files closed. */
-static void slot_not_run(struct progress_line *line, const char *arm, char *cause,
-			 int ofd, int efd)
+/* Everything one `prof ab` holds while it runs. */
+struct ab_run {
+	struct verb_ctx *vc;
+	struct ab_args *o;
+	struct ab_plan *p;
+	struct event_desc *evs;
+	size_t nev;
+	struct arm_env *ae;		/* one per arm */
+	struct run_sim *sims;		/* --simulate: one per arm, else NULL */
+	struct db *db;
+	struct db_experiment exp;	/* the experiment's row, once made */
+	bool regex_scores;		/* a --score reads the output */
+};
+
+static void ab_run_release(struct ab_run *ar)
 {
-	progress_line_clear(line);
-	if (arm) {
-		fprintf(stderr, "error: arm '%s': ", arm);
-		print_cause("", cause);
+	for (size_t a = 0; ar->ae && a < ar->p->narms; a++) {
+		struct arm_env *e = &ar->ae[a];
+		pin_plan_release(&e->plan);
+		if (e->sleep) {
+			sleep_plan_release(e->sleep);
+			free(e->sleep);
+		}
+		for (char **v = e->env; v && *v; v++)
+			free(*v);
+		free(e->env);
 	}
-	free(cause);
-	if (ofd >= 0)
-		close(ofd);
-	if (efd >= 0)
-		close(efd);
+	free(ar->ae);
+	for (size_t a = 0; ar->sims && a < ar->p->narms; a++)
+		run_sim_release(&ar->sims[a]);
+	free(ar->sims);
+	db_experiment_release(&ar->exp);
+	event_list_free(ar->evs, ar->nev);
 }
 
-static int cmd_ab(struct verb_ctx *vc)
+/* The usage errors that need no more than the options; 0 or the code. */
+static int ab_check_args(struct verb_ctx *vc, struct ab_args *o)
 {
-	struct ab_args *o = vc->args;
 	char *cause = NULL;
 	int rc;
 	if (vc->argc) {
@@ -247,534 +244,547 @@ static int cmd_ab(struct verb_ctx *vc)
 	if (o->cache && !o->simulate)
 		return usage_error(vc->name, "--cache sets the caches --simulate "
 				   "simulates: give --simulate too");
-	struct ab_plan *p = &o->plan;
+	const char *sym = o->plan.frame_symbol;
 	/* A symbol the module lacks stops here, not at the first run. */
-	if (p->frame_symbol && (rc = collect_frames_check_symbol(p->frame_symbol, &cause)))
+	if (sym && (rc = collect_frames_check_symbol(sym, &cause)))
 		return rc == -EINVAL ? verb_usage_cause(vc, cause)
 				     : fail_cause(cause, EXIT_FAIL);
-	if (p->aa)
-		make_aa(p);
+	return 0;
+}
 
-	struct event_desc *evs = NULL;
-	size_t nev = 0;
-	int exit_code = EXIT_OK;
-	struct arm_env *ae = calloc(p->narms, sizeof(*ae));
-	struct db *db = NULL;
-	struct db_experiment exp;
-	memset(&exp, 0, sizeof(exp));
-	struct run_sim *sims = NULL;
-
+/* -e, and what --simulate allows of it; 0 or the exit code. */
+static int ab_parse_events(struct ab_run *ar)
+{
+	struct ab_plan *p = ar->p;
+	char *cause = NULL;
 	/* Simulated, the hardware counters are callgrind's: the software
 	 * events count what valgrind itself cost (as prof run --simulate). */
-	const char *events = o->simulate ? run_sim_events(p->events) : p->events;
-	rc = event_list_parse(events, p->allow_generic ? EVENT_ALLOW_GENERIC : 0,
-			      &evs, &nev, &cause);
-	if (rc) {
-		print_cause("error: ", cause);
-		exit_code = exit_code_for(rc);
-		goto out;
-	}
-	for (size_t i = 0; o->simulate && i < nev; i++)
-		if (evs[i].hardware) {
-			exit_code = usage_error(vc->name, "with --simulate the hardware "
-						"counters are simulated: -e takes software "
-						"events only");
-			goto out;
-		}
-	if (o->simulate && (p->window || p->working_set || ab_plan_has_frames(p))) {
-		exit_code = usage_error(vc->name, "--simulate gives each run's totals: "
-					"--window, --working-set and frames count the real "
-					"machine (and would count valgrind)");
-		goto out;
-	}
-	sims = o->simulate ? calloc(p->narms, sizeof(*sims)) : NULL;
-	for (size_t a = 0; sims && a < p->narms; a++) {
+	const char *events = ar->o->simulate ? run_sim_events(p->events) : p->events;
+	int rc = event_list_parse(events, p->allow_generic ? EVENT_ALLOW_GENERIC : 0,
+				  &ar->evs, &ar->nev, &cause);
+	if (rc)
+		return fail_cause(cause, exit_code_for(rc));
+	for (size_t i = 0; ar->o->simulate && i < ar->nev; i++)
+		if (ar->evs[i].hardware)
+			return usage_error(ar->vc->name, "with --simulate the hardware "
+					   "counters are simulated: -e takes software "
+					   "events only");
+	if (ar->o->simulate && (p->window || p->working_set || ab_plan_has_frames(p)))
+		return usage_error(ar->vc->name, "--simulate gives each run's totals: "
+				   "--window, --working-set and frames count the real "
+				   "machine (and would count valgrind)");
+	return 0;
+}
+
+/* --simulate: each arm's command made ready for valgrind. */
+static int ab_prepare_sims(struct ab_run *ar)
+{
+	if (!ar->o->simulate)
+		return 0;
+	ar->sims = calloc(ar->p->narms, sizeof(*ar->sims));
+	for (size_t a = 0; ar->sims && a < ar->p->narms; a++) {
 		int xargc;
-		char **xargv = ab_plan_exec_argv(p, a, &xargc);
-		rc = run_sim_prepare(&sims[a], xargv, o->cache, NULL, &cause);
-		if (rc) {
-			print_cause("error: ", cause);
-			exit_code = rc == -EINVAL ? EXIT_USAGE : EXIT_FAIL;
-			goto out;
-		}
+		char *cause = NULL;
+		char **xargv = ab_plan_exec_argv(ar->p, a, &xargc);
+		int rc = run_sim_prepare(&ar->sims[a], xargv, ar->o->cache, NULL, &cause);
+		if (rc)
+			return fail_cause(cause, rc == -EINVAL ? EXIT_USAGE : EXIT_FAIL);
 	}
-	/* Everything an arm needs is checked before the first run. */
-	bool env_warned = false;
-	for (size_t a = 0; a < p->narms; a++) {
-		/* With the shell, sh says what it cannot find (127, and its
-		 * message in the failed run's stderr tail). */
-		char *path = launch_resolve(p->no_shell ? p->arms[a].argv[0] : "/bin/sh",
-					    &cause);
-		if (!path) {
-			fprintf(stderr, "error: arm '%s': ", p->arms[a].name);
-			print_cause("", cause);
-			exit_code = EXIT_NOT_RUN;
-			goto out;
-		}
-		free(path);
-		ae[a].cwd = ab_plan_get(p, a, "cwd");
-		struct stat sb;
-		if (ae[a].cwd && (stat(ae[a].cwd, &sb) || !S_ISDIR(sb.st_mode))) {
-			char buf[64];
-			exit_code = usage_error("ab", "arm '%s': cwd '%s' is not a directory",
-						p->arms[a].name, cli_echo(ae[a].cwd, buf, sizeof(buf)));
-			goto out;
-		}
-		const char *sleep = ab_plan_get(p, a, "sleep");
-		if (sleep) {
-			ae[a].sleep = calloc(1, sizeof(*ae[a].sleep));
-			rc = sleep_plan_parse(ae[a].sleep, sleep, &cause);
-			if (rc) {
-				fprintf(stderr, "error: arm '%s': ", p->arms[a].name);
-				print_cause("", cause);
-				exit_code = EXIT_USAGE;
-				goto out;
-			}
-			rc = sleep_plan_locate(ae[a].sleep, &cause);
-			if (rc) {
-				fprintf(stderr, "error: arm '%s': ", p->arms[a].name);
-				print_cause("", cause);
-				exit_code = EXIT_FAIL;
-				goto out;
-			}
-			sleep_plan_check(ae[a].sleep, p->arms[a].argv[0]);
-		}
-		const char *mode = arm_pin_mode(vc, p, a, &env_warned);
-		if (!mode) {
-			exit_code = EXIT_USAGE;
-			goto out;
-		}
-		if (!ab_plan_get(p, a, "pin") && strcmp(mode, "none"))
-			ae[a].pin_chosen = mode;
-		char *warn = NULL;
-		rc = pin_plan_make(&ae[a].plan, mode, NULL, &warn, &cause);
-		if (rc) {
-			fprintf(stderr, "error: arm '%s': ", p->arms[a].name);
-			print_cause("", cause);
-			exit_code = exit_code_for(rc);
-			goto out;
-		}
-		if (warn) {
-			warning_msg("arm '%s': %s", p->arms[a].name, warn);
-			free(warn);
-		}
-		size_t ne = 0;
-		for (size_t k = 0; k < p->arms[a].nsettings + p->nall; k++)
-			ne++;
-		ae[a].env = calloc(ne + 1, sizeof(char *));
-		size_t k = 0;
-		for (size_t i = 0; i < p->nall + p->arms[a].nsettings; i++) {
-			const struct ab_setting *s = i < p->nall ? &p->all[i]
-						     : &p->arms[a].settings[i - p->nall];
-			if (strncmp(s->key, "env.", 4))
-				continue;
-			/* The arm's own value wins over the all-arms one. */
-			const char *v = ab_plan_get(p, a, s->key);
-			bool dup = false;
-			for (size_t j = 0; j < k; j++)
-				dup = dup || (!strncmp(ae[a].env[j], s->key + 4, strlen(s->key + 4)) &&
-					      ae[a].env[j][strlen(s->key + 4)] == '=');
-			if (!dup && asprintf(&ae[a].env[k], "%s=%s", s->key + 4, v) >= 0)
-				k++;
-		}
-	}
+	return 0;
+}
 
-	if (!(db = verb_db(vc))) {
-		fprintf(stderr, "hint: prof ab stores every run; nothing was run\n");
-		exit_code = EXIT_FAIL;
-		goto out;
-	}
+/* "error: arm 'NAME': CAUSE"; frees cause and returns code. */
+static int arm_error(const struct ab_plan *p, size_t a, char *cause, int code)
+{
+	fprintf(stderr, "error: arm '%s': ", p->arms[a].name);
+	print_cause("", cause);
+	free(cause);
+	return code;
+}
 
-	/* The experiment row first, so every run can join it as it ends. */
-	exp.order = strdup(p->order == ORDER_ABBA ? "abba" : p->order == ORDER_ALTERNATE
-			   ? "alternate" : "random");
-	exp.seed = p->seed;
-	exp.rounds = p->rounds;
-	exp.warmup = p->warmup;
-	exp.settle_s = p->settle_s;
-	exp.gate_pct = p->gate_pct;
-	exp.aa = p->aa;
-	exp.keep_going = p->keep_going;
-	exp.narms = p->narms;
-	exp.arms = calloc(p->narms, sizeof(*exp.arms));
-	for (size_t a = 0; a < p->narms; a++) {
-		struct db_arm *d = &exp.arms[a];
-		d->name = strdup(p->arms[a].name);
-		d->command = strdup(p->arms[a].command);
-		char **xargv = ab_plan_exec_argv(p, a, &d->argc);
-		d->argv = calloc((size_t)d->argc + 1, sizeof(char *));
-		for (int i = 0; i < d->argc; i++)
-			d->argv[i] = strdup(xargv[i]);
-		for (size_t i = 0; i < p->nall + p->arms[a].nsettings; i++) {
-			const struct ab_setting *s = i < p->nall ? &p->all[i]
-						     : &p->arms[a].settings[i - p->nall];
-			d->settings = realloc(d->settings, (d->nsettings + 1) * sizeof(*d->settings));
-			d->settings[d->nsettings].key = strdup(s->key);
-			d->settings[d->nsettings].value = strdup(ab_plan_get(p, a, s->key));
-			d->nsettings++;
-			/* Keep one value per key. */
-			for (size_t j = 0; j + 1 < d->nsettings; j++) {
-				if (!strcmp(d->settings[j].key, s->key)) {
-					d->nsettings--;
-					free(d->settings[d->nsettings].key);
-					free(d->settings[d->nsettings].value);
-					break;
-				}
-			}
-		}
-		/* A pin from --cache-affinity or the environment is the arm's
-		 * setting too, so the report shows it. */
-		if (ae[a].pin_chosen) {
-			d->settings = realloc(d->settings, (d->nsettings + 1) * sizeof(*d->settings));
-			d->settings[d->nsettings].key = strdup("pin");
-			d->settings[d->nsettings].value = strdup(ae[a].pin_chosen);
-			d->nsettings++;
-		}
+/* The arm's env.VAR settings as VAR=VALUE, its own over every arm's;
+ * NULL-terminated. */
+static char **arm_env_vars(const struct ab_plan *p, size_t a)
+{
+	char **env = calloc(p->arms[a].nsettings + p->nall + 1, sizeof(char *));
+	size_t k = 0;
+	for (size_t i = 0; i < p->nall + p->arms[a].nsettings; i++) {
+		const struct ab_setting *s = i < p->nall ? &p->all[i]
+					     : &p->arms[a].settings[i - p->nall];
+		if (strncmp(s->key, "env.", 4))
+			continue;
+		/* The arm's own value wins over the all-arms one. */
+		const char *v = ab_plan_get(p, a, s->key);
+		size_t n = strlen(s->key + 4);
+		bool dup = false;
+		for (size_t j = 0; j < k; j++)
+			dup = dup || (!strncmp(env[j], s->key + 4, n) && env[j][n] == '=');
+		if (!dup && asprintf(&env[k], "%s=%s", s->key + 4, v) >= 0)
+			k++;
 	}
-	/* Room for events, every score, 4 frame keys, every --per,
-	 * working-set, window, timeout, simulated and shell: no option is
-	 * dropped for want of it. */
-	struct db_kv *kv = calloc(12 + p->nscores + p->nper, sizeof(*kv));
-	char **specs = calloc(p->nscores + 1, sizeof(*specs));
-	if (!kv || !specs)
+	return env;
+}
+
+/* The arm's --set ARM.sleep=MODE (or every arm's), found and checked. */
+static int arm_sleep(struct ab_run *ar, size_t a)
+{
+	struct ab_plan *p = ar->p;
+	struct arm_env *e = &ar->ae[a];
+	const char *sleep = ab_plan_get(p, a, "sleep");
+	char *cause = NULL;
+	if (!sleep)
+		return 0;
+	e->sleep = calloc(1, sizeof(*e->sleep));
+	if (sleep_plan_parse(e->sleep, sleep, &cause))
+		return arm_error(p, a, cause, EXIT_USAGE);
+	if (sleep_plan_locate(e->sleep, &cause))
+		return arm_error(p, a, cause, EXIT_FAIL);
+	sleep_plan_check(e->sleep, p->arms[a].argv[0]);
+	return 0;
+}
+
+/*
+ * Everything arm a needs, checked before the first run: its command (with
+ * the shell, sh says what it cannot find: 127, and its message in the
+ * failed run's stderr tail), cwd, sleep mode, pin and environment. 0, or
+ * the exit code after saying why.
+ */
+static int ab_prepare_arm(struct ab_run *ar, size_t a, bool *warned)
+{
+	struct ab_plan *p = ar->p;
+	struct arm_env *e = &ar->ae[a];
+	char *cause = NULL;
+	char *path = launch_resolve(p->no_shell ? p->arms[a].argv[0] : "/bin/sh", &cause);
+	if (!path)
+		return arm_error(p, a, cause, EXIT_NOT_RUN);
+	free(path);
+	e->cwd = ab_plan_get(p, a, "cwd");
+	struct stat sb;
+	if (e->cwd && (stat(e->cwd, &sb) || !S_ISDIR(sb.st_mode))) {
+		char buf[64];
+		return usage_error("ab", "arm '%s': cwd '%s' is not a directory",
+				   p->arms[a].name, cli_echo(e->cwd, buf, sizeof(buf)));
+	}
+	int code = arm_sleep(ar, a);
+	if (code)
+		return code;
+	const char *mode = arm_pin_mode(ar->vc, p, a, warned);
+	if (!mode)
+		return EXIT_USAGE;
+	if (!ab_plan_get(p, a, "pin") && strcmp(mode, "none"))
+		e->pin_chosen = mode;
+	char *warn = NULL;
+	int rc = pin_plan_make(&e->plan, mode, NULL, &warn, &cause);
+	if (rc)
+		return arm_error(p, a, cause, exit_code_for(rc));
+	if (warn) {
+		warning_msg("arm '%s': %s", p->arms[a].name, warn);
+		free(warn);
+	}
+	e->env = arm_env_vars(p, a);
+	return 0;
+}
+
+/* Append key = value (both copied) to an arm's settings. */
+static void arm_setting_add(struct db_arm *d, const char *key, const char *value)
+{
+	d->settings = realloc(d->settings, (d->nsettings + 1) * sizeof(*d->settings));
+	d->settings[d->nsettings].key = strdup(key);
+	d->settings[d->nsettings].value = strdup(value);
+	d->nsettings++;
+}
+
+/* Arm a as the experiment stores it: its command, argv and settings. */
+static void ab_exp_arm(struct ab_run *ar, size_t a)
+{
+	struct ab_plan *p = ar->p;
+	struct db_arm *d = &ar->exp.arms[a];
+	d->name = strdup(p->arms[a].name);
+	d->command = strdup(p->arms[a].command);
+	char **xargv = ab_plan_exec_argv(p, a, &d->argc);
+	d->argv = calloc((size_t)d->argc + 1, sizeof(char *));
+	for (int i = 0; i < d->argc; i++)
+		d->argv[i] = strdup(xargv[i]);
+	for (size_t i = 0; i < p->nall + p->arms[a].nsettings; i++) {
+		const struct ab_setting *s = i < p->nall ? &p->all[i]
+					     : &p->arms[a].settings[i - p->nall];
+		bool seen = false;	/* keep one value per key */
+		for (size_t j = 0; j < d->nsettings && !seen; j++)
+			seen = !strcmp(d->settings[j].key, s->key);
+		if (!seen)
+			arm_setting_add(d, s->key, ab_plan_get(p, a, s->key));
+	}
+	/* A pin from --cache-affinity or the environment is the arm's
+	 * setting too, so the report shows it. */
+	if (ar->ae[a].pin_chosen)
+		arm_setting_add(d, "pin", ar->ae[a].pin_chosen);
+}
+
+static char *fmt_g(double v)
+{
+	char *s;
+	if (asprintf(&s, "%g", v) < 0)
 		abort();
-	size_t nkv = 0;
-	kv[nkv++] = (struct db_kv){ "events", (char *)p->events };
-	size_t nspecs = 0;
-	for (size_t i = 0; i < p->nscores; i++) {
-		specs[nspecs] = ab_score_spec(&p->scores[i]);
-		kv[nkv++] = (struct db_kv){ "score", specs[nspecs++] };
-	}
-	char budget[32];
-	snprintf(budget, sizeof(budget), "%g", p->budget_ms);
-	if (p->frames)
-		kv[nkv++] = (struct db_kv){ "frames", "markers" };
-	if (p->frame_regex)
-		kv[nkv++] = (struct db_kv){ "frame-regex", p->frame_regex };
-	if (p->frame_symbol)
-		kv[nkv++] = (struct db_kv){ "frame-symbol", p->frame_symbol };
-	if (ab_plan_has_frames(p))
-		kv[nkv++] = (struct db_kv){ "budget_ms", budget };
+	return s;
+}
+
+/* The experiment's settings: events, every score and frame setting,
+ * every --per, working-set, window, timeout, simulated and shell. */
+static void ab_exp_settings(struct ab_run *ar)
+{
+	struct ab_plan *p = ar->p;
+	struct db_kv **v = &ar->exp.settings;
+	size_t *n = &ar->exp.nsettings;
+	experiment_kv_add(v, n, "events", strdup(p->events));
+	experiment_kv_scores(v, n, p, fmt_g(p->budget_ms));
 	for (size_t i = 0; i < p->nper; i++)
-		kv[nkv++] = (struct db_kv){ "per", p->per[i] };
+		experiment_kv_add(v, n, "per", strdup(p->per[i]));
 	if (p->working_set)
-		kv[nkv++] = (struct db_kv){ "working-set", "1" };
+		experiment_kv_add(v, n, "working-set", strdup("1"));
 	if (p->window)
-		kv[nkv++] = (struct db_kv){ "window", p->window };
-	char timeout[32];
-	snprintf(timeout, sizeof(timeout), "%g", p->timeout_s);
+		experiment_kv_add(v, n, "window", strdup(p->window));
 	if (p->timeout_s > 0)
-		kv[nkv++] = (struct db_kv){ "timeout_s", timeout };
+		experiment_kv_add(v, n, "timeout_s", fmt_g(p->timeout_s));
 	/* Which metrics are the simulation's (reports/abstat.c judges them
 	 * as deterministic): its events, by name. */
-	char *simulated = sims ? run_sim_event_list() : NULL;
+	char *simulated = ar->sims ? run_sim_event_list() : NULL;
 	if (simulated)
-		kv[nkv++] = (struct db_kv){ "simulated", simulated };
-	kv[nkv++] = (struct db_kv){ "shell", p->no_shell ? "none" : "/bin/sh -c" };
-	exp.settings = kv;
-	exp.nsettings = nkv;
+		experiment_kv_add(v, n, "simulated", simulated);
+	experiment_kv_add(v, n, "shell", strdup(p->no_shell ? "none" : "/bin/sh -c"));
+}
+
+/* The experiment row first, so every run can join it as it ends. From
+ * here on signals are held: a Ctrl-C, also one between two runs, stops
+ * after the current run and keeps the finished rounds. */
+static int ab_create_experiment(struct ab_run *ar)
+{
+	struct ab_plan *p = ar->p;
+	struct db_experiment *exp = &ar->exp;
+	exp->order = strdup(experiment_order_word(p->order));
+	exp->seed = p->seed;
+	exp->rounds = p->rounds;
+	exp->warmup = p->warmup;
+	exp->settle_s = p->settle_s;
+	exp->gate_pct = p->gate_pct;
+	exp->aa = p->aa;
+	exp->keep_going = p->keep_going;
+	exp->narms = p->narms;
+	exp->arms = calloc(p->narms, sizeof(*exp->arms));
+	for (size_t a = 0; a < p->narms; a++)
+		ab_exp_arm(ar, a);
+	ab_exp_settings(ar);
 	struct host_facts hf;
 	host_facts_read(&hf);
 	struct db_host host = { 0, hf.hostname, hf.kernel, hf.cpu_model, hf.online_cpus };
-	/* From here on a Ctrl-C, also one between two runs, stops after the
-	 * current run and keeps the finished rounds. */
 	runner_hold_signals();
-	rc = db_experiment_create(db, &exp, &host, &cause);
-	exp.settings = NULL;
-	exp.nsettings = 0;
-	for (size_t i = 0; i < nspecs; i++)
-		free(specs[i]);
-	free(specs);
-	free(simulated);
-	free(kv);
-	if (rc) {
-		host_facts_release(&hf);
+	char *cause = NULL;
+	int rc = db_experiment_create(ar->db, exp, &host, &cause);
+	host_facts_release(&hf);
+	return rc ? fail_cause(cause, EXIT_FAIL) : 0;
+}
+
+/* A slot's captured output: stdout and stderr apart (scores come from
+ * either, a failure shows stderr's tail), and with a window and a regex
+ * score the stdout lines that arrived inside it (stamped as they came). */
+struct slot_files {
+	int ofd, efd, wfd;
+};
+
+static int open_unlinked(char *tmpl)
+{
+	int fd = mkstemp(tmpl);
+	if (fd >= 0)
+		unlink(tmpl);
+	return fd;
+}
+
+static void slot_files_open(struct slot_files *f, bool window_lines)
+{
+	char tmpl[] = "/tmp/prof-ab-out-XXXXXX";
+	char etmpl[] = "/tmp/prof-ab-err-XXXXXX";
+	char wtmpl[] = "/tmp/prof-ab-win-XXXXXX";
+	f->ofd = open_unlinked(tmpl);
+	f->efd = open_unlinked(etmpl);
+	f->wfd = window_lines ? open_unlinked(wtmpl) : -1;
+}
+
+static void slot_files_close(struct slot_files *f)
+{
+	if (f->wfd >= 0)
+		close(f->wfd);
+	if (f->ofd >= 0)
+		close(f->ofd);
+	if (f->efd >= 0)
+		close(f->efd);
+}
+
+/* What a slot's run wrote: --show-output echoes the last 4 MiB; scores
+ * come from the last AB_SCORE_TEXT_MAX of it (ab_score_find). */
+struct slot_text {
+	char *out, *err, *win;		/* win: NULL without window lines */
+	size_t olen, elen;
+};
+
+static void slot_text_read(struct slot_text *t, const struct slot_files *f)
+{
+	size_t max = 4 << 20;
+	t->olen = t->elen = 0;
+	t->out = f->ofd >= 0 ? experiment_slurp(f->ofd, max, &t->olen) : strdup("");
+	t->err = f->efd >= 0 ? experiment_slurp(f->efd, max, &t->elen) : strdup("");
+	t->win = f->wfd >= 0 ? experiment_slurp(f->wfd, max, NULL) : NULL;
+}
+
+static void slot_text_release(struct slot_text *t)
+{
+	free(t->out);
+	free(t->err);
+	free(t->win);
+}
+
+/* Run arm a once into *run. Simulated: callgrind's counters on the arm's
+ * command; without its profiles the run is not stored (-EIO). */
+static int ab_slot_run(struct ab_run *ar, const struct exp_slot *es,
+		       const struct slot_files *f, struct db_run *run, char **cause)
+{
+	struct ab_plan *p = ar->p;
+	size_t a = es->slot;
+	struct arm_env *e = &ar->ae[a];
+	int xargc;
+	char **xargv = ab_plan_exec_argv(p, a, &xargc);
+	struct runner_opts ro = {
+		.argv = ar->sims ? ar->sims[a].argv : xargv,
+		.argc = ar->sims ? ar->sims[a].argc : xargc,
+		.evs = ar->evs, .nev = ar->nev, .plan = &e->plan,
+		.env_set = e->env, .cwd = e->cwd, .out_fd = f->ofd,
+		.stderr_fd = f->ofd >= 0 && f->efd > 0 ? f->efd : 0,
+		.quiet = es->quiet, .kind = "ab", .sleep = e->sleep,
+		.working_set = p->working_set,
+		.frame = ab_plan_frames(p),
+		.prepare = ab_plan_get(p, a, "prepare"),
+		.cleanup = ab_plan_get(p, a, "cleanup"),
+		.window = p->win,
+		.window_lines_fd = f->wfd > 0 ? f->wfd : 0,
+		.timeout_s = p->timeout_s,
+	};
+	int rc = runner_run(&ro, run, cause);
+	if (!rc && ar->sims &&
+	    (rc = run_sim_fill(&ar->sims[a], run, xargv, xargc, NULL, NULL, cause))) {
+		db_run_release(run);
+		rc = -EIO;
+	}
+	return rc;
+}
+
+/* A slot whose run did not happen: the progress line cleared, the cause
+ * said for the arm (none for an interrupt), its output files closed. */
+static enum exp_slot_result ab_slot_not_run(struct ab_run *ar, const struct exp_slot *es,
+					    struct slot_files *f, int rc, char *cause,
+					    struct exp_end *end)
+{
+	const char *arm = ar->p->arms[es->slot].name;
+	progress_line_clear(es->line);
+	if (rc != -EINTR) {
+		fprintf(stderr, "error: arm '%s': ", arm);
+		print_cause("", cause);
+	}
+	free(cause);
+	slot_files_close(f);
+	if (rc == -ECANCELED)
+		/* Its prepare failed: this run is not measured, and it
+		 * counts as a failed run (the round ends the experiment
+		 * unless --keep-going). */
+		return EXP_SLOT_NOT_RUN;
+	if (rc == -EINTR) {
+		end->status = "interrupted";
+		end->note = strdup("interrupted (Ctrl-C or SIGTERM) during a prepare "
+				   "command; the finished rounds are kept");
+		end->code = runner_stop_exit_code();
+		return EXP_SLOT_STOP;
+	}
+	end->status = "stopped";
+	if (asprintf(&end->note, "arm %s could not be run", arm) < 0)
+		end->note = NULL;
+	end->code = EXIT_FAIL;
+	return EXP_SLOT_STOP;
+}
+
+/* --no-multiplex: an estimate in one run would be compared as a count, so
+ * the experiment stops before storing it. False when run was counted all
+ * of the time. */
+static bool ab_refuse_multiplexed(struct ab_run *ar, const struct exp_slot *es,
+				  struct slot_files *f, struct db_run *run,
+				  struct exp_end *end)
+{
+	const char *arm = ar->p->arms[es->slot].name;
+	char *mux = ar->o->no_multiplex ? run_scaled_text(run, SCALED_ANY) : NULL;
+	if (!mux)
+		return false;
+	progress_line_clear(es->line);
+	fprintf(stderr, "error: arm '%s': run refused (--no-multiplex), not stored: "
+		"not every event was counted all of the time: %s\n"
+		"hint: count fewer hardware events at once (-e), so that each "
+		"group fits the PMU's counters\n", arm, mux);
+	free(mux);
+	db_run_release(run);
+	slot_files_close(f);
+	end->status = "stopped";
+	if (asprintf(&end->note, "arm %s was multiplexed (--no-multiplex)", arm) < 0)
+		end->note = NULL;
+	end->code = EXIT_FAIL;
+	return true;
+}
+
+/* Why score i was not read from a finished run: no frames, no match, or
+ * a search that ran out of its budget. */
+static void warn_score(const struct ab_run *ar, const struct db_run *run, size_t a,
+		       size_t i, int rc)
+{
+	const struct ab_plan *p = ar->p;
+	const struct ab_score *s = &p->scores[i];
+	if (rc == -ENOENT && s->kind != AB_SCORE_REGEX) {
+		warning_msg("run %lld (arm %s) has no frames for '%s' (%s); left out "
+			"of that metric", (long long)run->id, p->arms[a].name, s->name,
+			p->frame_symbol ? "--frame-symbol: fewer than two calls"
+			: p->frame_regex ? "--frame-regex matched fewer than two lines"
+			: "--frames: fewer than two prof_frame() marks");
+		return;
+	}
+	if (rc == -ENOENT) {
+		warning_msg("run %lld (arm %s) printed no '%s' (regex %s); left out of "
+			"that metric", (long long)run->id, p->arms[a].name, s->name,
+			s->pattern);
+		return;
+	}
+	char how[64];
+	if (rc == -ETIME)
+		snprintf(how, sizeof(how), "took more than %d s of CPU", AB_SCORE_CPU_S);
+	else if (rc == -ENOMEM)
+		snprintf(how, sizeof(how), "needed more than %d MiB", AB_SCORE_MEM_MB);
+	else
+		snprintf(how, sizeof(how), "failed: %s", ERR_TEXT(-rc));
+	warning_msg("run %lld (arm %s): searching its output for '%s' (regex %s) %s; "
+		"left out of that metric\nhint: a regex without '.*' that names the "
+		"words around the number is quick to match", (long long)run->id,
+		p->arms[a].name, s->name, s->pattern, how);
+}
+
+/* A made run, its scores read, stored; what it lacks said. */
+static enum exp_slot_result ab_slot_store(struct ab_run *ar, const struct exp_slot *es,
+					  struct db_run *run, const struct slot_text *t,
+					  struct exp_end *end)
+{
+	struct ab_plan *p = ar->p;
+	size_t a = es->slot;
+	enum exp_slot_result res = EXP_SLOT_RAN;
+	int *sc_rc;
+	struct db_score *sc = experiment_scores(p, t->win ? t->win : t->out,
+						t->win ? "" : t->err, run, &sc_rc);
+	char *cause = NULL;
+	if (db_experiment_add_run(ar->db, ar->exp.id, run, (int)a, es->round,
+				  (int)es->pos, es->warm, sc, p->nscores, &cause)) {
+		progress_line_clear(es->line);
 		print_cause("error: ", cause);
-		exit_code = EXIT_FAIL;
-		goto out;
+		free(cause);
+		end->status = "stopped";
+		end->note = strdup("the database refused a run");
+		end->code = EXIT_FAIL;
+		res = EXP_SLOT_STOP;
 	}
-	int64_t exp_id = exp.id;
+	/* Ended by --timeout: where it was asked to end (reports/abstat.c
+	 * counts it the same). */
+	bool ended = run->exit_status == 0 || db_run_get(run, "timed_out");
+	if (!run->interrupted && !ended) {
+		progress_line_clear(es->line);
+		warning_msg("run %lld (arm %s, %s %d) exited with status %d; stored, "
+			"left out of the statistics", (long long)run->id, p->arms[a].name,
+			es->warm ? "warm-up" : "round", es->round + 1, run->exit_status);
+		print_tail(t->err, t->elen, 5);
+		if (res == EXP_SLOT_RAN)
+			res = EXP_SLOT_FAILED;
+	}
+	for (size_t i = 0; i < p->nscores && !es->warm && ended; i++) {
+		if (sc[i].found)
+			continue;
+		progress_line_clear(es->line);
+		warn_score(ar, run, a, i, sc_rc[i]);
+	}
+	free(sc);
+	free(sc_rc);
+	return res;
+}
 
-	struct progress_line line;
-	progress_line_init(&line, cli_talk());
-	size_t total = (size_t)(p->warmup + p->rounds) * p->narms, done = 0;
-	double t_start = mono_now_s();
-	size_t *order = calloc(p->narms, sizeof(size_t));
-	const char *stop_status = "complete";
-	char *stop_note = NULL;
-	bool stop = false;
-	size_t failed = 0;
-	bool regex_scores = false;
+/* One slot: arm es->slot run once, its output read, the run stored. */
+static enum exp_slot_result ab_slot(void *arg, const struct exp_slot *es,
+				    struct exp_end *end)
+{
+	struct ab_run *ar = arg;
+	struct slot_files f;
+	slot_files_open(&f, ar->p->window && ar->regex_scores);
+	struct db_run run;
+	char *cause = NULL;
+	int rc = ab_slot_run(ar, es, &f, &run, &cause);
+	if (rc)
+		return ab_slot_not_run(ar, es, &f, rc, cause, end);
+	if (ab_refuse_multiplexed(ar, es, &f, &run, end))
+		return EXP_SLOT_STOP;
+	struct slot_text t = { 0 };
+	slot_text_read(&t, &f);
+	slot_files_close(&f);
+	if (ar->o->show_output && (t.olen || t.elen)) {
+		progress_line_clear(es->line);
+		fwrite(t.out, 1, t.olen, stderr);
+		fwrite(t.err, 1, t.elen, stderr);
+	}
+	enum exp_slot_result res = ab_slot_store(ar, es, &run, &t, end);
+	slot_text_release(&t);
+	db_run_release(&run);
+	return res;
+}
+
+static const char *arm_name(void *arg, size_t a)
+{
+	return ((struct ab_run *)arg)->p->arms[a].name;
+}
+
+/* The rounds: warm-ups, then every arm once a round in --order's order. */
+static int ab_run_rounds(struct ab_run *ar, struct exp_end *end)
+{
+	static const struct exp_hooks hooks = { arm_name, ab_slot };
+	struct ab_plan *p = ar->p;
 	for (size_t i = 0; i < p->nscores; i++)
-		regex_scores = regex_scores || p->scores[i].kind == AB_SCORE_REGEX;
-	for (int r = -p->warmup; r < p->rounds && !stop; r++) {
-		bool warm = r < 0;
-		int rr = warm ? r + p->warmup : r;
-		ab_plan_order(p, warm ? rr : r, order);
-		bool round_failed = false;
-		for (size_t pos = 0; pos < p->narms && !stop; pos++) {
-			size_t a = order[pos];
-			double el = mono_now_s() - t_start;
-			double left = done ? el / (double)done * (double)(total - done) : 0;
-			char eta[48] = "";
-			if (done)
-				snprintf(eta, sizeof(eta), ", ~%.0fs left", left);
-			progress_line_show(&line, "prof ab: %s %d of %d, arm %s (run %zu "
-					   "of %zu), %.0fs elapsed%s",
-					   warm ? "warm-up" : "round", rr + 1,
-					   warm ? p->warmup : p->rounds, p->arms[a].name,
-					   done + 1, total, el, eta);
-			/* stdout and stderr apart: scores come from either, a
-			 * failure shows stderr's tail. */
-			char tmpl[] = "/tmp/prof-ab-out-XXXXXX";
-			char etmpl[] = "/tmp/prof-ab-err-XXXXXX";
-			int ofd = mkstemp(tmpl), efd = mkstemp(etmpl);
-			if (ofd >= 0)
-				unlink(tmpl);
-			if (efd >= 0)
-				unlink(etmpl);
-			/* With a window, scores come from the stdout lines
-			 * that arrived inside it (stamped as they came). */
-			char wtmpl[] = "/tmp/prof-ab-win-XXXXXX";
-			int wfd = p->window && regex_scores ? mkstemp(wtmpl) : -1;
-			if (wfd >= 0)
-				unlink(wtmpl);
-			int xargc;
-			char **xargv = ab_plan_exec_argv(p, a, &xargc);
-			struct runner_opts ro = {
-				.argv = sims ? sims[a].argv : xargv,
-				.argc = sims ? sims[a].argc : xargc,
-				.evs = evs, .nev = nev, .plan = &ae[a].plan,
-				.env_set = ae[a].env, .cwd = ae[a].cwd, .out_fd = ofd,
-				.stderr_fd = ofd >= 0 && efd > 0 ? efd : 0,
-				.quiet = done > 0, .kind = "ab", .sleep = ae[a].sleep,
-				.working_set = p->working_set,
-				.frame = ab_plan_frames(p),
-				.prepare = ab_plan_get(p, a, "prepare"),
-				.cleanup = ab_plan_get(p, a, "cleanup"),
-				.window = p->win,
-				.window_lines_fd = wfd > 0 ? wfd : 0,
-				.timeout_s = p->timeout_s,
-			};
-			struct db_run run;
-			char *rcause = NULL;
-			rc = runner_run(&ro, &run, &rcause);
-			/* Simulated: callgrind's counters on the arm's command;
-			 * without its profiles the run is not stored. */
-			if (!rc && sims &&
-			    (rc = run_sim_fill(&sims[a], &run, xargv, xargc, NULL, NULL, &rcause))) {
-				db_run_release(&run);
-				rc = -EIO;
-			}
-			if (rc && wfd >= 0)
-				close(wfd);
-			if (rc == -ECANCELED) {
-				/* Its prepare failed: this run is not measured,
-				 * and it counts as a failed run (the round ends
-				 * the experiment unless --keep-going). */
-				slot_not_run(&line, p->arms[a].name, rcause, ofd, efd);
-				round_failed = true;
-				failed++;
-				done++;
-				continue;
-			}
-			if (rc == -EINTR) {
-				slot_not_run(&line, NULL, rcause, ofd, efd);
-				stop = true;
-				stop_status = "interrupted";
-				stop_note = strdup("interrupted (Ctrl-C or SIGTERM) during a "
-						   "prepare command; the finished rounds are kept");
-				exit_code = runner_stop_exit_code();
-				break;
-			}
-			if (rc) {
-				slot_not_run(&line, p->arms[a].name, rcause, ofd, efd);
-				stop = true;
-				stop_status = "stopped";
-				if (asprintf(&stop_note, "arm %s could not be run", p->arms[a].name) < 0)
-					stop_note = NULL;
-				exit_code = EXIT_FAIL;
-				break;
-			}
-			char *mux = o->no_multiplex ? run_scaled_text(&run, SCALED_ANY)
-						    : NULL;
-			if (mux) {
-				/* An estimate in one run would be compared as a
-				 * count: the experiment stops before storing it. */
-				progress_line_clear(&line);
-				fprintf(stderr, "error: arm '%s': run refused "
-					"(--no-multiplex), not stored: not every event "
-					"was counted all of the time: %s\n"
-					"hint: count fewer hardware events at once "
-					"(-e), so that each group fits the PMU's "
-					"counters\n", p->arms[a].name, mux);
-				free(mux);
-				db_run_release(&run);
-				if (wfd >= 0)
-					close(wfd);
-				if (ofd >= 0)
-					close(ofd);
-				if (efd >= 0)
-					close(efd);
-				stop = true;
-				stop_status = "stopped";
-				if (asprintf(&stop_note, "arm %s was multiplexed "
-					     "(--no-multiplex)", p->arms[a].name) < 0)
-					stop_note = NULL;
-				exit_code = EXIT_FAIL;
-				break;
-			}
-			size_t tlen = 0, elen = 0, wlen = 0;
-			char *text = ofd >= 0 ? slurp_fd(ofd, &tlen) : strdup("");
-			char *etext = efd >= 0 ? slurp_fd(efd, &elen) : strdup("");
-			char *wtext = wfd >= 0 ? slurp_fd(wfd, &wlen) : NULL;
-			if (wfd >= 0)
-				close(wfd);
-			if (ofd >= 0)
-				close(ofd);
-			if (efd >= 0)
-				close(efd);
-			if (o->show_output && (tlen || elen)) {
-				progress_line_clear(&line);
-				fwrite(text, 1, tlen, stderr);
-				fwrite(etext, 1, elen, stderr);
-			}
-			struct db_score *sc = calloc(p->nscores + 1, sizeof(*sc));
-			int *sc_rc = calloc(p->nscores + 1, sizeof(*sc_rc));
-			if (!sc || !sc_rc)
-				abort();
-			size_t nsc = 0;
-			for (size_t i = 0; i < p->nscores; i++) {
-				sc[nsc].name = p->scores[i].name;
-				sc_rc[nsc] = ab_score_measure(&p->scores[i],
-							      wtext ? wtext : text,
-							      wtext ? "" : etext,
-							      &run, &sc[nsc].value);
-				sc[nsc].found = sc_rc[nsc] == 0;
-				nsc++;
-			}
-			rc = db_experiment_add_run(db, exp_id, &run, (int)a, rr, (int)pos, warm,
-						   sc, nsc, &cause);
-			if (rc) {
-				progress_line_clear(&line);
-				print_cause("error: ", cause);
-				free(cause);
-				cause = NULL;
-				stop = true;
-				stop_status = "stopped";
-				stop_note = strdup("the database refused a run");
-				exit_code = EXIT_FAIL;
-			}
-			/* Ended by --timeout: where it was asked to end
-			 * (reports/abstat.c counts it the same). */
-			bool ended = run.exit_status == 0 || db_run_get(&run, "timed_out");
-			if (!run.interrupted && !ended) {
-				progress_line_clear(&line);
-				warning_msg("run %lld (arm %s, %s %d) exited with "
-					"status %d; stored, left out of the statistics",
-					(long long)run.id, p->arms[a].name, warm ? "warm-up" : "round",
-					rr + 1, run.exit_status);
-				print_tail(etext, elen, 5);
-				round_failed = true;
-				failed++;
-			}
-			for (size_t i = 0; i < nsc && !warm && ended; i++) {
-				if (sc[i].found)
-					continue;
-				progress_line_clear(&line);
-				if (sc_rc[i] == -ENOENT && p->scores[i].kind != AB_SCORE_REGEX) {
-					warning_msg("run %lld (arm %s) has no frames "
-						"for '%s' (%s); left out of that metric",
-						(long long)run.id, p->arms[a].name, sc[i].name,
-						p->frame_symbol ? "--frame-symbol: fewer than two "
-						"calls" : p->frame_regex ? "--frame-regex matched "
-						"fewer than two lines" : "--frames: fewer than two "
-						"prof_frame() marks");
-				} else if (sc_rc[i] == -ENOENT) {
-					warning_msg("run %lld (arm %s) printed no '%s' "
-						"(regex %s); left out of that metric",
-						(long long)run.id, p->arms[a].name, sc[i].name,
-						p->scores[i].pattern);
-				} else {
-					char how[64];
-					if (sc_rc[i] == -ETIME)
-						snprintf(how, sizeof(how), "took more than %d s "
-							 "of CPU", AB_SCORE_CPU_S);
-					else if (sc_rc[i] == -ENOMEM)
-						snprintf(how, sizeof(how), "needed more than %d "
-							 "MiB", AB_SCORE_MEM_MB);
-					else
-						snprintf(how, sizeof(how), "failed: %s",
-							 ERR_TEXT(-sc_rc[i]));
-					warning_msg("run %lld (arm %s): searching its "
-						"output for '%s' (regex %s) %s; left out of that "
-						"metric\nhint: a regex without '.*' that names the "
-						"words around the number is quick to match",
-						(long long)run.id, p->arms[a].name, sc[i].name,
-						p->scores[i].pattern, how);
-				}
-			}
-			free(sc);
-			free(sc_rc);
-			free(text);
-			free(etext);
-			free(wtext);
-			db_run_release(&run);
-			done++;
-			if (runner_interrupted() || runner_late_signal(NULL)) {
-				stop = true;
-				stop_status = "interrupted";
-				stop_note = strdup("interrupted (Ctrl-C or SIGTERM); the finished "
-						   "rounds are kept");
-				exit_code = runner_stop_exit_code();
-			}
-			if (!stop && p->settle_s > 0) {
-				struct timespec ts = { (time_t)p->settle_s,
-					(long)((p->settle_s - (double)(time_t)p->settle_s) * 1e9) };
-				nanosleep(&ts, NULL);
-			}
-		}
-		if (round_failed && !p->keep_going && !stop) {
-			stop = true;
-			stop_status = "stopped";
-			if (asprintf(&stop_note, "stopped after %s %d: a run failed (use "
-				     "--keep-going to run on)", warm ? "warm-up" : "round",
-				     rr + 1) < 0)
-				stop_note = NULL;
-			exit_code = EXIT_FAIL;
-		}
-	}
-	progress_line_clear(&line);
-	free(order);
-	if (stop_note)
-		fprintf(cli_talk(), "prof ab: %s\n", stop_note);
-	db_experiment_finish(db, exp_id, stop_status, stop_note, NULL);
-	free(stop_note);
+		ar->regex_scores = ar->regex_scores || p->scores[i].kind == AB_SCORE_REGEX;
+	struct exp_design d = {
+		.verb = "ab", .slot_word = "arm ", .plan = p, .nslots = p->narms,
+		.rounds = p->rounds, .warmup = p->warmup, .settle_s = p->settle_s,
+		.keep_going = p->keep_going,
+	};
+	return experiment_run(&d, &hooks, ar, end);
+}
 
-	/* The report, from the database alone. */
+/* The report, from the database alone: 0, or EXIT_FAIL after saying why. */
+static int ab_report(struct ab_run *ar)
+{
+	struct verb_ctx *vc = ar->vc;
 	struct db_experiment stored, aa;
 	bool have_aa = false;
-	rc = db_experiment_load(db, exp_id, &stored, &cause);
-	if (rc) {
-		print_cause("error: ", cause);
-		exit_code = EXIT_FAIL;
-		host_facts_release(&hf);
-		goto out;
-	}
-	struct ab_gate_rule gate = ab_gate_for(db, &stored, NAN, &aa, &have_aa);
-	run_exp_env_warn(db, &stored);
+	char *cause = NULL;
+	if (db_experiment_load(ar->db, ar->exp.id, &stored, &cause))
+		return fail_cause(cause, EXIT_FAIL);
+	struct ab_gate_rule gate = ab_gate_for(ar->db, &stored, NAN, &aa, &have_aa);
+	run_exp_env_warn(ar->db, &stored);
 	struct ab_analysis an;
-	if (o->by_name) {
+	int code = 0;
+	if (ar->o->by_name) {
 		FILE *fp = verb_out(vc);
 		if (fp && vc->fmt == OUT_TABLE)
 			fputc('\n', fp);
-		if (!fp || ab_report_by_name(db, &stored, &gate, vc->fmt, fp) ||
+		if (!fp || ab_report_by_name(ar->db, &stored, &gate, vc->fmt, fp) ||
 		    verb_out_close(vc))
-			exit_code = EXIT_FAIL;
+			code = EXIT_FAIL;
 	} else if (ab_analyze(&stored, &gate, &an, &cause) == 0) {
 		/* The runs are stored: a name that is no metric leaves the
 		 * whole experiment shown, not lost. */
-		if (ab_analysis_keep(&an, o->metric.name, o->metric.n, &cause)) {
+		if (ab_analysis_keep(&an, ar->o->metric.name, ar->o->metric.n, &cause)) {
 			warning_msg("%s; every metric is shown", cause ? cause : "?");
 			free(cause);
 			cause = NULL;
@@ -786,38 +796,55 @@ static int cmd_ab(struct verb_ctx *vc)
 			ab_render(&an, vc->fmt, fp);
 		}
 		if (!fp || verb_out_close(vc) || ab_errors_said(&an, vc->fmt))
-			exit_code = EXIT_FAIL;
+			code = EXIT_FAIL;
 		ab_analysis_release(&an);
 	} else {
-		print_cause("error: ", cause);
-		exit_code = EXIT_FAIL;
+		code = fail_cause(cause, EXIT_FAIL);
 	}
 	if (have_aa)
 		db_experiment_release(&aa);
 	db_experiment_release(&stored);
-	host_facts_release(&hf);
-	(void)failed;
+	return code;
+}
+
+static int cmd_ab(struct verb_ctx *vc)
+{
+	struct ab_args *o = vc->args;
+	int exit_code = ab_check_args(vc, o);
+	if (exit_code)
+		return exit_code;
+	struct ab_plan *p = &o->plan;
+	if (p->aa)
+		make_aa(p);
+	struct ab_run ar = { .vc = vc, .o = o, .p = p };
+	ar.ae = calloc(p->narms, sizeof(*ar.ae));
+	if ((exit_code = ab_parse_events(&ar)) || (exit_code = ab_prepare_sims(&ar)))
+		goto out;
+	/* Everything an arm needs is checked before the first run. */
+	bool env_warned = false;
+	for (size_t a = 0; a < p->narms; a++)
+		if ((exit_code = ab_prepare_arm(&ar, a, &env_warned)))
+			goto out;
+	if (!(ar.db = verb_db(vc))) {
+		fprintf(stderr, "hint: prof ab stores every run; nothing was run\n");
+		exit_code = EXIT_FAIL;
+		goto out;
+	}
+	if ((exit_code = ab_create_experiment(&ar)))
+		goto out;
+	struct exp_end end = { .status = "complete" };
+	exit_code = ab_run_rounds(&ar, &end);
+	if (end.note)
+		fprintf(cli_talk(), "prof ab: %s\n", end.note);
+	db_experiment_finish(ar.db, ar.exp.id, end.status, end.note, NULL);
+	free(end.note);
+	if (ab_report(&ar))
+		exit_code = EXIT_FAIL;
 out:;
 	int late = runner_release_signals();
 	if (late && exit_code == EXIT_OK)
 		exit_code = 128 + late;
-	for (size_t a = 0; ae && a < p->narms; a++) {
-		pin_plan_release(&ae[a].plan);
-		if (ae[a].sleep) {
-			sleep_plan_release(ae[a].sleep);
-			free(ae[a].sleep);
-		}
-		for (char **e = ae[a].env; e && *e; e++)
-			free(*e);
-		free(ae[a].env);
-	}
-	free(ae);
-	for (size_t a = 0; sims && a < p->narms; a++)
-		run_sim_release(&sims[a]);
-	free(sims);
-	db_experiment_release(&exp);
-	event_list_free(evs, nev);
-	free(cause);
+	ab_run_release(&ar);
 	return exit_code;
 }
 

@@ -32,6 +32,7 @@
 #include "common/errtext.h"
 #include "db/experiments.h"
 #include "prof/abplan.h"
+#include "prof/experiment.h"
 #include "prof/launch.h"
 #include "prof/pin.h"
 #include "prof/planopts.h"
@@ -121,7 +122,6 @@ struct press {
 	bool affinity_moved;
 	struct db *db;
 	int64_t exp_id;
-	struct progress_line line;	/* cleared before anything else is said */
 };
 
 /* A name for the command after the options: its file name, cleaned. */
@@ -468,17 +468,6 @@ static char *fmt_num(double v)
 	return s;
 }
 
-static void kv_add(struct db_kv **v, size_t *n, const char *key, char *value)
-{
-	struct db_kv *p = realloc(*v, (*n + 1) * sizeof(*p));
-	if (!p)
-		abort();
-	*v = p;
-	p[*n].key = strdup(key);
-	p[*n].value = value;
-	(*n)++;
-}
-
 static char *fmt_u64(uint64_t v)
 {
 	char *s;
@@ -496,57 +485,44 @@ static const char *plan_step(const struct ab_plan *p, const char *key)
 	return NULL;
 }
 
-/* The experiment's row, arms and settings (see reports/pressure.h). */
-static int create_experiment(struct press *ps, struct host_facts *hf)
+/* Slot s as the experiment stores it: an arm with its settings. */
+static void exp_arm(const struct press *ps, size_t s, struct db_arm *d)
 {
-	struct press_args *o = ps->o;
-	struct db_experiment exp;
-	memset(&exp, 0, sizeof(exp));
-	exp.kind = strdup(DB_EXP_KIND_PRESSURE);
-	exp.order = strdup(o->plan.order == ORDER_ABBA ? "abba" : o->plan.order ==
-			   ORDER_ALTERNATE ? "alternate" : "random");
-	exp.seed = o->plan.seed;
-	exp.rounds = o->rounds;
-	exp.warmup = o->warmup;
-	exp.gate_pct = o->gate;
-	exp.narms = ps->nslots;
-	exp.arms = calloc(ps->nslots, sizeof(*exp.arms));
-	if (!exp.arms)
-		abort();
-	for (size_t s = 0; s < ps->nslots; s++) {
-		const struct slot *sl = &ps->slots[s];
-		const struct workload *w = &ps->w[sl->workload];
-		struct db_arm *d = &exp.arms[s];
-		d->name = strdup(sl->name);
-		d->command = strdup(w->command);
-		d->argc = w->argc;
-		d->argv = calloc((size_t)w->argc + 1, sizeof(char *));
-		for (int i = 0; i < w->argc; i++)
-			d->argv[i] = strdup(w->argv[i]);
-		char pin[32];
-		snprintf(pin, sizeof(pin), "cpus:%d", ps->cpus.workload_cpu);
-		if (!ps->sim)
-			kv_add(&d->settings, &d->nsettings, "pin", strdup(pin));
-		kv_add(&d->settings, &d->nsettings, "pressure.workload", strdup(w->name));
-		kv_add(&d->settings, &d->nsettings, "pressure.role",
-		       strdup(sl->control ? "control" : "step"));
-		kv_add(&d->settings, &d->nsettings, "pressure.taken_bytes", fmt_u64(sl->taken));
-		if (ps->sim) {
-			kv_add(&d->settings, &d->nsettings, "pressure.ll_bytes",
-			       fmt_u64(sl->ll_bytes));
-		} else if (ps->cat) {
-			kv_add(&d->settings, &d->nsettings, "pressure.ways", fmt_u64(sl->ways));
-			kv_add(&d->settings, &d->nsettings, "pressure.ways_total",
-			       fmt_u64(ps->rc.ways));
-		} else {
-			kv_add(&d->settings, &d->nsettings, "pressure.corunner_bytes",
-			       fmt_u64(sl->corunner_bytes));
-			kv_add(&d->settings, &d->nsettings, "pressure.alone_ns",
-			       fmt_num(sl->alone_ns));
-			kv_add(&d->settings, &d->nsettings, "pressure.mem_ns",
-			       fmt_num(sl->mem_ns));
-		}
+	const struct slot *sl = &ps->slots[s];
+	const struct workload *w = &ps->w[sl->workload];
+	struct db_kv **v = &d->settings;
+	size_t *n = &d->nsettings;
+	d->name = strdup(sl->name);
+	d->command = strdup(w->command);
+	d->argc = w->argc;
+	d->argv = calloc((size_t)w->argc + 1, sizeof(char *));
+	for (int i = 0; i < w->argc; i++)
+		d->argv[i] = strdup(w->argv[i]);
+	char pin[32];
+	snprintf(pin, sizeof(pin), "cpus:%d", ps->cpus.workload_cpu);
+	if (!ps->sim)
+		experiment_kv_add(v, n, "pin", strdup(pin));
+	experiment_kv_add(v, n, "pressure.workload", strdup(w->name));
+	experiment_kv_add(v, n, "pressure.role", strdup(sl->control ? "control" : "step"));
+	experiment_kv_add(v, n, "pressure.taken_bytes", fmt_u64(sl->taken));
+	if (ps->sim) {
+		experiment_kv_add(v, n, "pressure.ll_bytes", fmt_u64(sl->ll_bytes));
+	} else if (ps->cat) {
+		experiment_kv_add(v, n, "pressure.ways", fmt_u64(sl->ways));
+		experiment_kv_add(v, n, "pressure.ways_total", fmt_u64(ps->rc.ways));
+	} else {
+		experiment_kv_add(v, n, "pressure.corunner_bytes", fmt_u64(sl->corunner_bytes));
+		experiment_kv_add(v, n, "pressure.alone_ns", fmt_num(sl->alone_ns));
+		experiment_kv_add(v, n, "pressure.mem_ns", fmt_num(sl->mem_ns));
 	}
+}
+
+/* The experiment's own settings (see reports/pressure.h). */
+static void exp_settings(const struct press *ps, struct db_experiment *exp)
+{
+	const struct press_args *o = ps->o;
+	struct db_kv **v = &exp->settings;
+	size_t *n = &exp->nsettings;
 	const struct cache_domain *d = ps->cpus.domain;
 	struct cache_domain sim_domain;
 	if (ps->sim) {
@@ -555,45 +531,51 @@ static int create_experiment(struct press *ps, struct host_facts *hf)
 		sim_domain.size_bytes = ps->sim_top;
 		d = &sim_domain;
 	}
-	kv_add(&exp.settings, &exp.nsettings, "method", strdup(o->method));
+	experiment_kv_add(v, n, "method", strdup(o->method));
 	/* The simulation's events, judged as deterministic by reports/abstat
 	 * (prof explain, prof compare), as prof ab --simulate keeps them. */
 	if (ps->sim)
-		kv_add(&exp.settings, &exp.nsettings, "simulated", run_sim_event_list());
-	kv_add(&exp.settings, &exp.nsettings, "metric", strdup(o->metric));
-	kv_add(&exp.settings, &exp.nsettings, "events", strdup(o->plan.events));
+		experiment_kv_add(v, n, "simulated", run_sim_event_list());
+	experiment_kv_add(v, n, "metric", strdup(o->metric));
+	experiment_kv_add(v, n, "events", strdup(o->plan.events));
 	const char *step_cmd;
 	if ((step_cmd = plan_step(&o->plan, "prepare")))
-		kv_add(&exp.settings, &exp.nsettings, "prepare", strdup(step_cmd));
+		experiment_kv_add(v, n, "prepare", strdup(step_cmd));
 	if ((step_cmd = plan_step(&o->plan, "cleanup")))
-		kv_add(&exp.settings, &exp.nsettings, "cleanup", strdup(step_cmd));
-	for (size_t i = 0; i < o->plan.nscores; i++)
-		kv_add(&exp.settings, &exp.nsettings, "score",
-		       ab_score_spec(&o->plan.scores[i]));
-	if (o->plan.frames)
-		kv_add(&exp.settings, &exp.nsettings, "frames", strdup("markers"));
-	if (o->plan.frame_regex)
-		kv_add(&exp.settings, &exp.nsettings, "frame-regex",
-		       strdup(o->plan.frame_regex));
-	if (o->plan.frame_symbol)
-		kv_add(&exp.settings, &exp.nsettings, "frame-symbol",
-		       strdup(o->plan.frame_symbol));
-	if (ab_plan_has_frames(&o->plan))
-		kv_add(&exp.settings, &exp.nsettings, "budget_ms", fmt_num(o->plan.budget_ms));
-	kv_add(&exp.settings, &exp.nsettings, "domain.level", fmt_u64((uint64_t)d->level));
-	kv_add(&exp.settings, &exp.nsettings, "domain.bytes", fmt_u64(d->size_bytes));
+		experiment_kv_add(v, n, "cleanup", strdup(step_cmd));
+	experiment_kv_scores(v, n, &o->plan, fmt_num(o->plan.budget_ms));
+	experiment_kv_add(v, n, "domain.level", fmt_u64((uint64_t)d->level));
+	experiment_kv_add(v, n, "domain.bytes", fmt_u64(d->size_bytes));
 	char *cpus = ps->sim ? NULL : cpumask_format(&d->cpus);
-	kv_add(&exp.settings, &exp.nsettings, "domain.cpus", cpus ? cpus : strdup(""));
+	experiment_kv_add(v, n, "domain.cpus", cpus ? cpus : strdup(""));
 	if (!ps->sim)
-		kv_add(&exp.settings, &exp.nsettings, "workload_cpu",
-		       fmt_u64((uint64_t)ps->cpus.workload_cpu));
+		experiment_kv_add(v, n, "workload_cpu", fmt_u64((uint64_t)ps->cpus.workload_cpu));
 	if (!ps->cat && !ps->sim) {
-		kv_add(&exp.settings, &exp.nsettings, "corunner_cpu",
-		       fmt_u64((uint64_t)ps->cpus.corunner_cpu));
-		kv_add(&exp.settings, &exp.nsettings, "control_bytes",
-		       fmt_u64(ps->control_bytes));
-		kv_add(&exp.settings, &exp.nsettings, "hit_ns", fmt_num(ps->hit_ns));
+		experiment_kv_add(v, n, "corunner_cpu", fmt_u64((uint64_t)ps->cpus.corunner_cpu));
+		experiment_kv_add(v, n, "control_bytes", fmt_u64(ps->control_bytes));
+		experiment_kv_add(v, n, "hit_ns", fmt_num(ps->hit_ns));
 	}
+}
+
+/* The experiment's row, arms and settings (see reports/pressure.h). */
+static int create_experiment(struct press *ps, struct host_facts *hf)
+{
+	struct press_args *o = ps->o;
+	struct db_experiment exp;
+	memset(&exp, 0, sizeof(exp));
+	exp.kind = strdup(DB_EXP_KIND_PRESSURE);
+	exp.order = strdup(experiment_order_word(o->plan.order));
+	exp.seed = o->plan.seed;
+	exp.rounds = o->rounds;
+	exp.warmup = o->warmup;
+	exp.gate_pct = o->gate;
+	exp.narms = ps->nslots;
+	exp.arms = calloc(ps->nslots, sizeof(*exp.arms));
+	if (!exp.arms)
+		abort();
+	for (size_t s = 0; s < ps->nslots; s++)
+		exp_arm(ps, s, &exp.arms[s]);
+	exp_settings(ps, &exp);
 	struct db_host host = { 0, hf->hostname, hf->kernel, hf->cpu_model, hf->online_cpus };
 	char *cause = NULL;
 	int rc = db_experiment_create(ps->db, &exp, &host, &cause);
@@ -655,24 +637,6 @@ static void note_corunner(struct press *ps, const struct slot *sl,
 	}
 }
 
-/* The last AB_SCORE_TEXT_MAX bytes of a captured output, NULs as spaces
- * (a NUL would hide what follows from a score's regex). */
-static char *slurp_tail(int fd)
-{
-	off_t end = lseek(fd, 0, SEEK_END);
-	off_t start = end > (off_t)AB_SCORE_TEXT_MAX ? end - (off_t)AB_SCORE_TEXT_MAX : 0;
-	size_t n = end > start ? (size_t)(end - start) : 0;
-	char *buf = malloc(n + 1);
-	if (!buf)
-		abort();
-	ssize_t got = n ? pread(fd, buf, n, start) : 0;
-	buf[got > 0 ? got : 0] = '\0';
-	for (ssize_t i = 0; i < got; i++)
-		if (!buf[i])
-			buf[i] = ' ';
-	return buf;
-}
-
 static bool stop_asked(void)
 {
 	return runner_interrupted() || runner_late_signal(NULL);
@@ -728,10 +692,12 @@ static const struct collector_ops corunner_ops = {
 };
 
 /* One run of one slot: co-runner up, run, co-runner paused, stored. */
-static int run_slot(struct press *ps, size_t s, int round, size_t pos, bool warm,
-		    bool quiet, bool *failed)
+static int run_slot(struct press *ps, const struct exp_slot *es, bool *failed)
 {
 	struct press_args *o = ps->o;
+	size_t s = es->slot;
+	int round = es->round;
+	bool warm = es->warm;
 	const struct slot *sl = &ps->slots[s];
 	const struct workload *w = &ps->w[sl->workload];
 	char *cause = NULL;
@@ -744,7 +710,7 @@ static int run_slot(struct press *ps, size_t s, int round, size_t pos, bool warm
 	struct corunner_step cstep = { .ps = ps, .sl = sl };
 	struct runner_opts ro = {
 		.argv = w->argv, .argc = w->argc, .evs = ps->evs, .nev = ps->nev,
-		.plan = &ps->pin, .out_fd = ofd, .quiet = quiet, .kind = "pressure",
+		.plan = &ps->pin, .out_fd = ofd, .quiet = es->quiet, .kind = "pressure",
 		.frame = ab_plan_frames(&o->plan),
 		.prepare = plan_step(&o->plan, "prepare"),
 		.cleanup = plan_step(&o->plan, "cleanup"),
@@ -769,7 +735,7 @@ static int run_slot(struct press *ps, size_t s, int round, size_t pos, bool warm
 	if (rc && !ps->cat && !ps->sim)
 		pirate_pause(&ps->pirate);
 	if (rc || run.interrupted || run.exit_status || o->show_output)
-		progress_line_clear(&ps->line);
+		progress_line_clear(es->line);
 	if (rc) {
 		if (cstep.arm_failed) {
 			error_msg("%s", cause ? cause : ERR_TEXT(-rc));
@@ -782,23 +748,16 @@ static int run_slot(struct press *ps, size_t s, int round, size_t pos, bool warm
 			close(ofd);
 		return EXIT_FAIL;
 	}
-	char *text = ofd >= 0 ? slurp_tail(ofd) : strdup("");
+	char *text = ofd >= 0 ? experiment_slurp(ofd, AB_SCORE_TEXT_MAX, NULL) : strdup("");
 	if (ofd >= 0)
 		close(ofd);
 	if (o->show_output && *text)
 		fputs(text, cli_talk());
-	struct db_score *sc = calloc(o->plan.nscores + 1, sizeof(*sc));
-	if (!sc)
-		abort();
-	size_t nsc = 0;
-	for (size_t i = 0; i < o->plan.nscores; i++, nsc++) {
-		sc[nsc].name = o->plan.scores[i].name;
-		sc[nsc].found = !ab_score_measure(&o->plan.scores[i], text, NULL, &run,
-						  &sc[nsc].value);
-	}
+	struct db_score *sc = experiment_scores(&o->plan, text, NULL, &run, NULL);
+	size_t nsc = o->plan.nscores;
 	note_corunner(ps, sl, &st, &run);
-	rc = db_experiment_add_run(ps->db, ps->exp_id, &run, (int)s, round, (int)pos,
-				   warm, sc, nsc, &cause);
+	rc = db_experiment_add_run(ps->db, ps->exp_id, &run, (int)s, round,
+				   (int)es->pos, warm, sc, nsc, &cause);
 	if (!run.interrupted && run.exit_status != 0) {
 		warning_msg("run %lld (%s, %s %d) exited with status %d; "
 			"stored, left out of the statistics", (long long)run.id, sl->name,
@@ -808,7 +767,7 @@ static int run_slot(struct press *ps, size_t s, int round, size_t pos, bool warm
 	for (size_t i = 0; i < nsc && run.exit_status == 0 && !run.interrupted; i++) {
 		if (sc[i].found)
 			continue;
-		progress_line_clear(&ps->line);
+		progress_line_clear(es->line);
 		warning_msg("run %lld (%s) %s '%s'; left out of that "
 			"metric", (long long)run.id, sl->name,
 			o->plan.scores[i].kind == AB_SCORE_REGEX ? "printed no"
@@ -818,7 +777,7 @@ static int run_slot(struct press *ps, size_t s, int round, size_t pos, bool warm
 	free(text);
 	db_run_release(&run);
 	if (rc) {
-		progress_line_clear(&ps->line);
+		progress_line_clear(es->line);
 		print_cause("error: ", cause);
 		free(cause);
 		return EXIT_FAIL;
@@ -826,65 +785,36 @@ static int run_slot(struct press *ps, size_t s, int round, size_t pos, bool warm
 	return 0;
 }
 
-/* The rounds: every slot once a round, in the order of --order. */
-static int run_rounds(struct press *ps, const char **status, char **note)
+static const char *slot_name(void *arg, size_t s)
 {
-	struct press_args *o = ps->o;
-	struct ab_plan order_plan = o->plan;	/* ab_plan_order reads narms, order, seed */
-	order_plan.narms = ps->nslots;
-	size_t *order = calloc(ps->nslots, sizeof(size_t));
-	if (!order)
-		abort();
-	struct progress_line *line = &ps->line;
-	progress_line_init(line, cli_talk());
-	size_t total = (size_t)(o->warmup + o->rounds) * ps->nslots, done = 0;
-	double t0 = mono_now_s();
-	int code = 0;
-	for (int r = -o->warmup; r < o->rounds && !code; r++) {
-		bool warm = r < 0;
-		int rr = warm ? r + o->warmup : r;
-		ab_plan_order(&order_plan, warm ? rr : r, order);
-		bool failed = false;
-		for (size_t pos = 0; pos < ps->nslots && !code; pos++) {
-			if (stop_asked()) {
-				code = 130;
-				break;
-			}
-			size_t s = order[pos];
-			double el = mono_now_s() - t0;
-			char eta[48] = "";
-			if (done)
-				snprintf(eta, sizeof(eta), ", ~%.0fs left",
-					 el / (double)done * (double)(total - done));
-			progress_line_show(line, "prof pressure: %s %d of %d, %s (run %zu of "
-					   "%zu), %.0fs elapsed%s", warm ? "warm-up" : "round",
-					   rr + 1, warm ? o->warmup : o->rounds,
-					   ps->slots[s].name, done + 1, total, el, eta);
-			code = run_slot(ps, s, rr, pos, warm, done > 0, &failed);
-			done++;
-		}
-		if (!code && stop_asked())
-			code = 130;
-		if (!code && failed && !o->plan.keep_going) {
-			if (asprintf(note, "stopped after %s %d: a run failed (use "
-				     "--keep-going to run on)", warm ? "warm-up" : "round",
-				     rr + 1) < 0)
-				*note = NULL;
-			*status = "stopped";
-			code = EXIT_FAIL;
-		}
+	return ((struct press *)arg)->slots[s].name;
+}
+
+static enum exp_slot_result press_slot(void *arg, const struct exp_slot *es,
+				       struct exp_end *end)
+{
+	bool failed = false;
+	if (run_slot(arg, es, &failed)) {
+		end->status = "stopped";
+		end->note = strdup("a run could not be made or stored");
+		end->code = EXIT_FAIL;
+		return EXP_SLOT_STOP;
 	}
-	progress_line_clear(line);
-	free(order);
-	if (code == 130) {
-		*status = "interrupted";
-		*note = strdup("interrupted (Ctrl-C or SIGTERM); the finished rounds "
-			       "are kept");
-	} else if (code && !*note) {
-		*status = "stopped";
-		*note = strdup("a run could not be made or stored");
-	}
-	return code;
+	return failed ? EXP_SLOT_FAILED : EXP_SLOT_RAN;
+}
+
+/* The rounds: every slot once a round, in the order of --order (a Ctrl-C
+ * before the first run stops them too: setting up took a while). */
+static int run_rounds(struct press *ps, struct exp_end *end)
+{
+	static const struct exp_hooks hooks = { slot_name, press_slot };
+	struct exp_design d = {
+		.verb = "pressure", .slot_word = "", .plan = &ps->o->plan,
+		.nslots = ps->nslots, .rounds = ps->o->rounds,
+		.warmup = ps->o->warmup, .keep_going = ps->o->plan.keep_going,
+		.check_first = true,
+	};
+	return experiment_run(&d, &hooks, ps, end);
 }
 
 /* Undo what was set up: the co-runner, the group, prof's own affinity. */
@@ -1069,19 +999,18 @@ static int cmd_pressure(struct verb_ctx *vc)
 	if (!code && !stop_asked())
 		code = create_experiment(&ps, &hf);
 	host_facts_release(&hf);
-	const char *status = "complete";
-	char *note = NULL;
+	struct exp_end end = { .status = "complete" };
 	if (!code && ps.exp_id) {
 		if (!ps.sim)
 			move_off_workload(&ps);
-		code = run_rounds(&ps, &status, &note);
+		code = run_rounds(&ps, &end);
 	}
 	tear_down(&ps);
 	if (ps.exp_id) {
-		if (note)
-			fprintf(cli_talk(), "prof pressure: %s\n", note);
-		db_experiment_finish(ps.db, ps.exp_id, status, note, NULL);
-		free(note);
+		if (end.note)
+			fprintf(cli_talk(), "prof pressure: %s\n", end.note);
+		db_experiment_finish(ps.db, ps.exp_id, end.status, end.note, NULL);
+		free(end.note);
 		int rcode = report(&ps);
 		code = code ? code : rcode;
 	} else if (!code && stop_asked()) {
