@@ -21,6 +21,7 @@
 #include "collectors/counters.h"
 #include "common/cause.h"
 #include "common/errtext.h"
+#include "common/procstat.h"
 #include "prof/cli.h"
 #include "prof/collector.h"
 #include "prof/convert.h"
@@ -192,33 +193,17 @@ static void task_comm(pid_t pid, pid_t tid, char *buf, size_t n)
 	}
 }
 
-/* utime + stime of a process from /proc/PID/stat, in seconds. */
-/* utime and stime (seconds) from a /proc stat file. */
-static bool stat_times(const char *path, double *user, double *sys)
+/* The process's CPU times (s), all its threads together (tid 0), or
+ * thread tid's own. */
+static bool proc_times(pid_t pid, pid_t tid, double *user, double *sys)
 {
-	char line[1024];
-	FILE *fp = fopen(path, "r");
-	if (!fp)
-		return false;
-	bool ok = fgets(line, sizeof(line), fp) != NULL;
-	fclose(fp);
-	char *p = ok ? strrchr(line, ')') : NULL;
-	unsigned long ut, st;
-	if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu",
-			 &ut, &st) != 2)
+	struct proc_stat ps;
+	if (proc_stat_read_pid(pid, tid, &ps))
 		return false;
 	long hz = sysconf(_SC_CLK_TCK);
-	*user = (double)ut / (double)hz;
-	*sys = (double)st / (double)hz;
+	*user = (double)ps.utime / (double)hz;
+	*sys = (double)ps.stime / (double)hz;
 	return true;
-}
-
-/* The process's CPU times, all its threads together. */
-static bool proc_times(pid_t pid, double *user, double *sys)
-{
-	char path[64];
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	return stat_times(path, user, sys);
 }
 
 /*
@@ -284,10 +269,6 @@ static int open_attached(struct counters *cs, pid_t pid, char **cause)
 	return rc;
 }
 
-/*
- * The CPU time the scheduler charged task pid itself (utime + stime of
- * its main thread, clock ticks), or -1. Read while it is a zombie.
- */
 /* /proc/PID/cmdline as one command line (quoted as a launched one is),
  * or NULL when it cannot be read (a kernel thread, a process gone). */
 static char *proc_cmdline(pid_t pid)
@@ -356,12 +337,14 @@ static int64_t steal_ns(void)
 	return (int64_t)v[7] * (1000000000LL / (tck > 0 ? tck : 100));
 }
 
+/*
+ * The CPU time the scheduler charged task pid itself (utime + stime of
+ * its main thread, in ns), or -1. Read while it is a zombie.
+ */
 static int64_t task_own_ns(pid_t pid)
 {
-	char path[64];
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)pid, (int)pid);
 	double u, st;
-	return stat_times(path, &u, &st) ? (int64_t)((u + st) * 1e9) : -1;
+	return proc_times(pid, pid, &u, &st) ? (int64_t)((u + st) * 1e9) : -1;
 }
 
 /*
@@ -804,7 +787,7 @@ int runner_run(const struct runner_opts *o, struct db_run *run, char **cause)
 					"counts will be near zero", l.path);
 		}
 	} else {
-		proc_times(o->attach_pid, &u0, &s0);
+		proc_times(o->attach_pid, 0, &u0, &s0);
 		attached_cmdline = proc_cmdline(o->attach_pid);
 		rc = open_attached(cs, o->attach_pid, cause);
 		if (rc) {
@@ -862,7 +845,7 @@ int runner_run(const struct runner_opts *o, struct db_run *run, char **cause)
 #ifdef SYS_pidfd_open
 		pidfd = (int)syscall(SYS_pidfd_open, o->attach_pid, 0);
 #endif
-		if (proc_times(o->attach_pid, &u1, &s1)) {
+		if (proc_times(o->attach_pid, 0, &u1, &s1)) {
 			u0 = u1;
 			s0 = s1;
 		}
@@ -871,7 +854,7 @@ int runner_run(const struct runner_opts *o, struct db_run *run, char **cause)
 				    o->duration_s > 0 ? t0 + o->duration_s : 0, &none);
 		t1 = mono_now_s();
 		workload_over = holding;
-		if (!proc_times(o->attach_pid, &u1, &s1)) {
+		if (!proc_times(o->attach_pid, 0, &u1, &s1)) {
 			u1 = u0;	/* it exited: its last times are gone */
 			s1 = s0;
 		}
