@@ -18,7 +18,7 @@
 #include "common/errtext.h"
 #include "db/samples.h"
 #include "prof/collector.h"
-#include "prof/convert.h"
+#include "prof/collect_record.h"
 #include "prof/launch.h"
 #include "prof/pin.h"
 #include "prof/runner.h"
@@ -217,108 +217,6 @@ static int counted_events(const struct event_desc *sev, size_t ns,
 	*spec_out = spec;
 	return 0;
 }
-
-/* ---- the recorder, a collector ------------------------------------------ */
-
-struct record_coll {
-	struct recorder *rec;
-	const struct event_desc *sev;
-	const struct sampler_desc *sds;
-	size_t nsev;
-	size_t first;		/* samplers[0]'s index among the counters' */
-	int err;		/* why the samples cannot be taken, or 0 */
-	char *cause;
-	int finish_rc;		/* what recorder_finish said */
-	char *finish_cause;
-	bool user_only;		/* a sampler may not see the kernel */
-	const struct collect_ctx *cx;	/* from opened on: t0 for --window */
-	uint64_t outside;	/* samples left out: outside --window */
-	uint64_t t0_ns;		/* the launch, kept at finish (frame windows) */
-};
-
-static int record_prepare(void *self, struct collect_ctx *cx, char **cause)
-{
-	struct record_coll *rc = self;
-	(void)cause;
-	for (size_t i = 0; i < rc->nsev; i++) {
-		size_t idx = collect_add_sampler(cx, &rc->sds[i]);
-		if (i == 0)
-			rc->first = idx;
-	}
-	return 0;
-}
-
-/*
- * The events are open (the workload not yet released): check that every
- * sampler could be opened (probed before, so this is a race with the
- * machine), map the kernel ids of every target task to their events,
- * seed an attached process's mappings, and start the worker.
- */
-static void record_opened(void *self, struct collect_ctx *cx)
-{
-	struct record_coll *oc = self;
-	const struct counters *cs = cx->cs;
-	oc->cx = cx;
-	for (size_t i = 0; i < oc->nsev && !oc->err; i++) {
-		const struct counter_status *st = counters_sampler_status(cs, oc->first + i);
-		if (!st || !st->supported) {
-			oc->err = st && st->err ? st->err : EINVAL;
-			cause_set(&oc->cause, 0, "cannot sample '%s' on this machine: %s\n"
-				  "hint: sample a software event instead: -e cpu-clock",
-				  oc->sev[i].name,
-				  st && st->reason ? st->reason : "refused");
-			return;
-		}
-		oc->user_only |= st->user_only;
-		uint64_t id;
-		for (size_t t = 0; (id = counters_sampler_id(cs, t, oc->first + i)); t++)
-			if ((oc->err = -recorder_map_id(oc->rec, id, (uint32_t)i)))
-				return;
-	}
-	if (!cx->launched &&
-	    recorder_seed_proc(oc->rec, (uint32_t)cx->pid, &oc->cause)) {
-		/* Frames already mapped show as [unknown]: say so, go on. */
-		if (oc->cause)
-			warning_msg("%s", oc->cause);
-		free(oc->cause);
-		oc->cause = NULL;
-	}
-	oc->err = -recorder_start(oc->rec, &oc->cause);
-}
-
-static void record_drain(void *self, const struct perf_rec *rec, int origin)
-{
-	struct record_coll *oc = self;
-	/* --window: the samples inside it alone (the side-band all). */
-	const struct runner_opts *o = oc->cx ? oc->cx->o : NULL;
-	if (o && window_by_seconds(&o->window) && rec->type == PERF_RECORD_SAMPLE &&
-	    oc->cx->t0_ns) {
-		uint64_t t = rec->u.sample.time, t0 = oc->cx->t0_ns;
-		if (t < t0 + (uint64_t)(o->window.start_s * 1e9) ||
-		    t > t0 + (uint64_t)(o->window.end_s * 1e9)) {
-			oc->outside++;
-			return;
-		}
-	}
-	recorder_on_record(rec, origin, oc->rec);
-}
-
-/* Let the worker empty its queue into the sink. */
-static void record_finish(void *self, struct collect_ctx *cx)
-{
-	struct record_coll *oc = self;
-	oc->t0_ns = cx->t0_ns;
-	if (!oc->err)
-		oc->finish_rc = recorder_finish(oc->rec, &oc->finish_cause);
-}
-
-static const struct collector_ops record_collector = {
-	.name = "recorder",
-	.prepare = record_prepare,
-	.opened = record_opened,
-	.drain = record_drain,
-	.finish = record_finish,
-};
 
 /* ---- debug files ----------------------------------------------------------- */
 
@@ -831,7 +729,7 @@ static int cmd_record(struct verb_ctx *vc)
 		.interval_ms = (unsigned)a->interval_ms,
 		.window = l->win,
 		.frame = vc->frame,
-		.collector = &record_collector, .collector_arg = &oc,
+		.collector = &collect_record, .collector_arg = &oc,
 	};
 	/* As for prof run: a signal while storing stops a wait on a lock,
 	 * and prof exits 128+N after printing. */
@@ -870,8 +768,11 @@ static int cmd_record(struct verb_ctx *vc)
 		symbolizer_for_each_jitdump(recorder_symbolizer(rec), note_jitdump, NULL);
 	}
 
-	struct db_sample_event *evs = convert_sample_events(sev, sds, nsev, &plan,
-							    &sk, &st);
+	/* Out of memory here, the samples are lost as when they cannot be
+	 * stored: the counts are printed, and why. */
+	struct db_sample_event *evs = record_sample_events(&oc, &plan, &sk, &st);
+	int store_rc = evs ? 0 : cause_set(&cause, ENOMEM, "cannot keep the "
+					   "sampled events: out of memory");
 
 	const char *sampled = a->events ? a->events : sev[0].name;
 	db_run_set(&run, "events", counted_spec);
@@ -904,11 +805,10 @@ static int cmd_record(struct verb_ctx *vc)
 		hint_msg("raise --mmap-pages, or lower --freq");
 	}
 
-	int store_rc = 0;
 	/* --window frame:N:M: the frames' edges are known now; the samples
 	 * outside them are left out, as those outside START:END were as
 	 * they came. */
-	if (!frc && window_by_frames(&l->win))
+	if (!frc && !store_rc && window_by_frames(&l->win))
 		store_rc = frame_window_samples(&sk, &run, oc.t0_ns, evs, nsev, &cause);
 	if (!frc && !store_rc)
 		store_rc = db_sample_store_run(sk.w, &run, evs, nsev, &cause);

@@ -24,7 +24,6 @@
 #include "common/procstat.h"
 #include "prof/cli.h"
 #include "prof/collector.h"
-#include "prof/convert.h"
 #include "prof/launch.h"
 #include "prof/progress.h"
 #include "prof/runner.h"
@@ -359,28 +358,6 @@ static int not_a_launch_error(int rc)
 
 /* ---- the collectors ---- */
 
-/* The counters are the run's own collector: every other one hangs off
- * their ring buffers. Their results are the events and the threads, and
- * whether the run is complete. */
-static void counters_fill(void *self, struct collect_ctx *cx, struct db_run *run)
-{
-	(void)self;
-	convert_counters(run, cx->cs, cx->o->evs, cx->o->nev);
-	db_run_set(run, "count_path", counters_path_name(counters_path(cx->cs)));
-	if (cx->co->nsamplers)
-		db_run_set(run, "sample_path",
-			   counters_path_name(counters_sample_path(cx->cs)));
-	if (counters_path_note(cx->cs))
-		db_run_set(run, "count_path_note", counters_path_note(cx->cs));
-	run_state_audit(run, cx->cs, cx->launched, cx->root_own_ns, cx->uncounted_ns,
-			cx->stolen_ns);
-}
-
-static const struct collector_ops collect_counters = {
-	.name = "counters",
-	.fill = counters_fill,
-};
-
 /* What every run collects, in the order each step calls them; the
  * verb's own collector (runner_opts) comes last. */
 static const struct collector_ops *const builtin[] = {
@@ -415,6 +392,12 @@ size_t collect_add_sampler(struct collect_ctx *cx, const struct sampler_desc *sd
 	p[cx->nsamplers] = *sd;
 	cx->samplers = p;
 	return cx->nsamplers++;
+}
+
+int fill_oom(char **cause, const char *part)
+{
+	return cause_set(cause, ENOMEM, "cannot keep the run's %s: out of memory; "
+			 "the run was not stored", part);
 }
 
 void collect_add_env(struct collect_ctx *cx, char *const *kv)
@@ -472,6 +455,17 @@ static void crew_counts(int32_t tid, uint64_t time, const uint64_t *vals,
 	struct crew *w = arg;
 	CREW_EACH(w, m, counts)
 		m->ops->counts(m->self, tid, time, vals, have, running);
+}
+
+/* Fill the run, every collector in order; the first failure stops. */
+static int crew_fill(struct crew *w, struct db_run *run, char **cause)
+{
+	CREW_EACH(w, m, fill) {
+		int rc = m->ops->fill(m->self, &w->cx, run, cause);
+		if (rc)
+			return rc;
+	}
+	return 0;
 }
 
 static void crew_release(struct crew *w)
@@ -906,8 +900,12 @@ int runner_run(const struct runner_opts *o, struct db_run *run, char **cause)
 		run->pin.size_bytes = p->size_bytes;
 		db_run_set(run, "pin_desc", p->desc);
 	}
-	CREW_EACH(&crew, m, fill)
-		m->ops->fill(m->self, cx, run);
+	rc = crew_fill(&crew, run, cause);
+	if (rc) {
+		db_run_release(run);
+		memset(run, 0, sizeof(*run));
+		goto out_signals;
+	}
 	if (launched && o->timeout_s > 0) {
 		char secs[32];
 		snprintf(secs, sizeof(secs), "%g", o->timeout_s);
