@@ -1,10 +1,10 @@
 /*
  * events (reports): `prof events`, the events this machine can encode,
  * and `prof events --mission`, the mission map of its processor family,
- * in every format. prof/ asks collectors/ for the events and the map and
- * hands them over as the plain structs below (reports/ does not see
- * collectors/); strings are borrowed for the length of the call, except
- * those a report_event_list copies.
+ * in every format. prof/ asks the collectors for the events and the map
+ * and hands them over as the plain structs below (reports/ includes no
+ * collector's header); strings are borrowed for the length of the call,
+ * except those a report_event_list copies.
  *
  * JSON: {"events": [{name, pmu, hardware, description, umasks,
  * needs_umask}]} and {family, pmu, pmu_description, counters: [{name,
