@@ -18,7 +18,8 @@
 #include "prof/collector.h"
 
 /* The verb sets rec, sev, sds and nsev (borrowed); the rest is the
- * collector's. */
+ * collector's, but for cause and finish_cause, which the verb frees after
+ * the run. */
 struct record_coll {
 	struct recorder *rec;
 	const struct event_desc *sev;

@@ -1,7 +1,8 @@
 /*
  * runutil: what every verb that launches a workload shares: the database
  * it stores into (opened early; if it fails the run still happens and its
- * report is printed), judging whether a run is complete, and saying once
+ * report is printed), what an incomplete run does to the exit code (the
+ * counters' fill judges it: prof/collect_counters.c), and saying once
  * which events this machine refused.
  */
 #ifndef PROF_RUNUTIL_H
