@@ -27,6 +27,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/frame_budget.h"
+
 enum frame_source {
 	FRAME_MARKER,		/* prof_frame() lines on $PROF_MARKER_FD */
 	FRAME_REGEX,		/* --frame-regex on the workload's stdout */
@@ -34,8 +36,7 @@ enum frame_source {
 	FRAME_NSOURCES,
 };
 
-/* A frame longer than this is long unless told otherwise: 60 Hz. */
-#define FRAME_BUDGET_MS 16.7
+/* A frame longer than FRAME_BUDGET_MS is long unless told otherwise. */
 
 /*
  * How a run finds its frames: prof run's and prof record's options

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "collectors/procs.h"
+#include "common/procstat.h"
 
 struct birth {
 	int32_t pid, ppid;
@@ -74,18 +75,8 @@ int32_t procs_parent(const struct procs *p, int32_t pid, uint64_t time)
 
 int32_t procs_read_parent(pid_t pid)
 {
-	char path[64], line[1024];
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	FILE *fp = fopen(path, "r");
-	if (!fp)
+	struct proc_stat ps;
+	if (proc_stat_read_pid(pid, 0, &ps) || ps.ppid < 0)
 		return 0;
-	bool ok = fgets(line, sizeof(line), fp) != NULL;
-	fclose(fp);
-	/* The name may hold spaces and parentheses: the state follows the
-	 * last ')'. */
-	char *q = ok ? strrchr(line, ')') : NULL;
-	int ppid;
-	if (!q || sscanf(q + 1, " %*c %d", &ppid) != 1 || ppid < 0)
-		return 0;
-	return ppid;
+	return ps.ppid;
 }

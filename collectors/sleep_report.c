@@ -18,6 +18,7 @@
 #include "collectors/sleep.h"
 #include "common/cause.h"
 #include "common/errtext.h"
+#include "common/order.h"
 
 /* ------------------------------------------------------------ memfd */
 
@@ -88,10 +89,7 @@ static uint64_t add_sat(uint64_t a, uint64_t b)
 static uint64_t hist_rank_value(const uint64_t *hist, uint64_t n, unsigned q,
 				uint64_t max_ns)
 {
-	/* ceil(q * n / 1000) without overflowing: q <= 1000 */
-	uint64_t rank = n / 1000 * q + ((n % 1000) * q + 999) / 1000, cum = 0;
-	if (rank == 0)
-		rank = 1;
+	uint64_t rank = nearest_rank(n, q), cum = 0;
 	for (unsigned b = 0; b < SLEEP_OVER_BUCKETS; b++) {
 		cum = add_sat(cum, hist[b]);
 		if (cum < rank)

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "collectors/sleep.h"
+#include "common/order.h"
 
 static const char *const mode_names[SLEEP_MODE_COUNT] = {
 	[SLEEP_MODE_NANOSLEEP] = "nanosleep",
@@ -368,13 +369,7 @@ int sleep_preload_config_parse(const char *mode, const char *threshold_us,
 
 int64_t sleep_percentile(const int64_t *sorted, size_t n, unsigned q)
 {
-	if (q > 1000)
-		q = 1000;
-	/* rank = ceil(q * n / 1000), at least 1 */
-	uint64_t rank = ((uint64_t)q * n + 999) / 1000;
-	if (rank == 0)
-		rank = 1;
-	return sorted[rank - 1];
+	return sorted[nearest_rank(n, q) - 1];
 }
 
 int64_t sleep_hybrid_margin(int64_t p999_ns)

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/procstat.h"
 #include "db/experiments.h"
 #include "db/internal.h"
 
@@ -52,28 +53,11 @@ struct exp_owner {
 /* The start time of process pid (field 22 of its stat), or false. */
 static bool proc_start(const char *pid, char *out, size_t len)
 {
-	char path[64], buf[1024];
-	snprintf(path, sizeof(path), "/proc/%s/stat", pid);
-	FILE *fp = fopen(path, "r");
-	if (!fp)
+	struct proc_stat ps;
+	if (proc_stat_read(pid, NULL, &ps))
 		return false;
-	size_t n = fread(buf, 1, sizeof(buf) - 1, fp);
-	fclose(fp);
-	buf[n] = 0;
-	/* The name in parentheses may hold anything: fields follow the last ')'. */
-	char *p = strrchr(buf, ')');
-	if (!p)
-		return false;
-	for (int field = 2; field < 22 && p; field++)
-		p = strchr(p + 1, ' ');
-	if (!p)
-		return false;
-	size_t k = strspn(p + 1, "0123456789");
-	if (!k || k >= len)
-		return false;
-	memcpy(out, p + 1, k);
-	out[k] = 0;
-	return true;
+	int k = snprintf(out, len, "%llu", ps.starttime);
+	return k > 0 && (size_t)k < len;
 }
 
 /* This boot's id, or false. */

@@ -174,7 +174,14 @@ static int cmd_events(struct verb_ctx *vc)
 				   &ev, &cause);
 		if (rc)
 			return fail_cause(cause, exit_code_for(rc));
-		report_event_attr(&ev, event_type_name(ev.attr.type), vc->fmt, fp);
+		struct report_event_attr ra = {
+			.name = ev.name, .canonical = ev.canonical,
+			.mission_event = ev.mission ? ev.mission->perf_name : NULL,
+			.mission_family = ev.mission ? ev.family->label : NULL,
+			.mission_summary = ev.mission ? ev.mission->summary : NULL,
+			.hardware = ev.hardware, .attr = &ev.attr,
+		};
+		report_event_attr(&ra, event_type_name(ev.attr.type), vc->fmt, fp);
 		event_desc_release(&ev);
 		return EXIT_OK;
 	}

@@ -117,207 +117,241 @@ static void explain_init(void *args)
 	((struct explain_args *)args)->gate = NAN;
 }
 
+/* What one explanation loads and builds; released in one place. */
+struct explain_job {
+	struct explain_input in;
+	struct explain_module mods[2][MAXMODS];
+	struct db_run *runs[2];
+	size_t nruns[2];
+	char labels[2][64];
+	struct db_experiment e, aa;
+	bool have_exp, have_aa;
+	struct ab_analysis an;
+	bool have_an;
+	/* Capacity evidence: this experiment's own curves when it is a
+	 * pressure experiment, else the newest one of the same command. */
+	struct db_experiment pe;
+	struct press_analysis pa;
+	bool have_pa, have_pe;
+	struct explain_capacity cap;
+	/* Where a side was sampled (prof record), where its samples fall. */
+	struct db_profile prof[2];
+	bool have_prof[2];
+	struct explain_share shares[2][MAXMODS];
+};
+
+/* Two runs: each is a side; capacity from the newest pressure
+ * experiment of either's command. Returns the exit code. */
+static int explain_two_runs(struct db *db, const long ids[2], double gate,
+			    struct explain_job *j)
+{
+	char *cause = NULL;
+	for (int s = 0; s < 2; s++) {
+		j->runs[s] = calloc(1, sizeof(struct db_run));
+		int lrc = db_run_load(db, ids[s], j->runs[s], &cause);
+		if (lrc)
+			return fail_cause(cause, exit_code_for(lrc));
+		j->nruns[s] = 1;
+		snprintf(j->labels[s], sizeof(j->labels[s]), "run %lld",
+			 (long long)j->runs[s]->id);
+	}
+	explain_input_from_runs(j->runs[0], j->runs[1], &j->in);
+	for (int s = 1; s >= 0 && !j->have_pa; s--)
+		capacity_of_command(db, j->runs[s]->host.id, j->runs[s]->command, gate,
+				    &j->pe, &j->pa, &j->have_pe, &j->cap);
+	j->have_pa = j->have_pe;
+	return EXIT_OK;
+}
+
+/*
+ * A pressure experiment: its curves are the capacity evidence, and by
+ * default the first workload's largest step is compared against its
+ * control (or, with --arm, the curve that arm is on). Returns the exit
+ * code.
+ */
+static int pressure_arms(const struct explain_args *a, struct explain_job *j,
+			 long *arm, long *base)
+{
+	char *cause = NULL;
+	if (press_analyze(&j->e, a->gate, &j->pa, &cause))
+		return fail_cause(cause, EXIT_FAIL);
+	j->have_pa = true;
+	const struct press_curve *c = &j->pa.curves[0];
+	*base = (long)c->control_arm;
+	*arm = c->nsteps ? (long)c->steps[c->nsteps - 1].arm : -1;
+	size_t ci = 0;
+	long named = a->arm ? arm_index(&j->e, a->arm) : -1;
+	for (size_t k = 0; named >= 0 && k < j->pa.ncurves; k++)
+		for (size_t i = 0; i < j->pa.curves[k].nsteps; i++)
+			if ((long)j->pa.curves[k].steps[i].arm == named ||
+			    (long)j->pa.curves[k].control_arm == named) {
+				ci = k;
+				*base = (long)j->pa.curves[k].control_arm;
+			}
+	explain_capacity_from(&j->pa, ci, true, &j->cap);
+	return EXIT_OK;
+}
+
+/* --arm and --baseline by name, two different arms. Returns the exit
+ * code. */
+static int named_arms(struct verb_ctx *vc, const struct explain_args *a,
+		      const struct db_experiment *e, long *arm, long *base)
+{
+	char buf[64];
+	if (a->arm && (*arm = arm_index(e, a->arm)) < 0)
+		return usage_error(vc->name, "experiment %lld has no arm '%s'",
+				   (long long)e->id, cli_echo(a->arm, buf, sizeof(buf)));
+	if (a->baseline && (*base = arm_index(e, a->baseline)) < 0)
+		return usage_error(vc->name, "experiment %lld has no arm '%s'",
+				   (long long)e->id, cli_echo(a->baseline, buf, sizeof(buf)));
+	if (*arm < 0 || *arm == *base)
+		return usage_error(vc->name, "pick two different arms of experiment "
+				   "%lld", (long long)e->id);
+	return EXIT_OK;
+}
+
+/* The analysis compares against arm 0: make the baseline arm 0 by
+ * swapping the arms' indexes in the loaded copy of the runs. */
+static void baseline_first(struct db_experiment *e, long *arm, long base)
+{
+	if (base == 0)
+		return;
+	for (size_t i = 0; i < e->nruns; i++) {
+		if (e->runs[i].arm == base)
+			e->runs[i].arm = 0;
+		else if (e->runs[i].arm == 0)
+			e->runs[i].arm = (int)base;
+	}
+	struct db_arm t = e->arms[0];
+	e->arms[0] = e->arms[base];
+	e->arms[base] = t;
+	if (*arm == 0)
+		*arm = base;
+}
+
+/* An experiment: two of its arms are the sides, analysed as prof ab
+ * does. Returns the exit code. */
+static int explain_experiment(struct verb_ctx *vc, struct db *db, long id,
+			      struct explain_job *j)
+{
+	const struct explain_args *a = vc->args;
+	char *cause = NULL;
+	int lrc = db_experiment_load(db, id, &j->e, &cause);
+	if (lrc)
+		return fail_cause(cause, exit_code_for(lrc));
+	j->have_exp = true;
+	long arm = j->e.narms > 1 ? 1 : -1, base = 0;
+	int rc;
+	if (!strcmp(j->e.kind, DB_EXP_KIND_PRESSURE) &&
+	    (rc = pressure_arms(a, j, &arm, &base)))
+		return rc;
+	if ((rc = named_arms(vc, a, &j->e, &arm, &base)))
+		return rc;
+	baseline_first(&j->e, &arm, base);
+	struct ab_gate_rule gate = ab_gate_for(db, &j->e, a->gate, &j->aa, &j->have_aa);
+	if (ab_analyze(&j->e, &gate, &j->an, &cause))
+		return fail_cause(cause, EXIT_FAIL);
+	j->have_an = true;
+	explain_input_from_ab(&j->an, (size_t)arm, &j->in);
+	for (int s = 0; s < 2 && !j->have_pa; s++)
+		capacity_of_command(db, j->e.host_id, j->e.arms[s ? 0 : arm].command,
+				    a->gate, &j->pe, &j->pa, &j->have_pe, &j->cap);
+	j->have_pa = j->have_pa || j->have_pe;
+	size_t arms[2] = { 0, (size_t)arm };
+	for (int s = 0; s < 2; s++) {
+		if (load_arm(db, &j->e, arms[s], &j->runs[s], &j->nruns[s], &cause))
+			return fail_cause(cause, EXIT_FAIL);
+		snprintf(j->labels[s], sizeof(j->labels[s]), "%s", j->e.arms[arms[s]].name);
+	}
+	return EXIT_OK;
+}
+
+/* Each sampled side's profile. A counted run has no samples; anything
+ * else is an error the user must hear of. Returns the exit code. */
+static int explain_profiles(struct db *db, struct explain_job *j)
+{
+	for (int s = 0; s < 2; s++) {
+		if (!j->nruns[s])
+			continue;
+		char *pc = NULL;
+		int prc = db_profile_load(db, j->runs[s][0].id, &j->prof[s], &pc);
+		if (prc == 0) {
+			j->have_prof[s] = true;
+			explain_side_add_profile(&j->in.side[s], &j->runs[s][0], &j->prof[s],
+						 j->shares[s], MAXMODS);
+		} else if (prc != -ENODATA) {
+			return fail_cause(pc, EXIT_FAIL);
+		}
+		free(pc);
+	}
+	return EXIT_OK;
+}
+
+static void explain_job_release(struct explain_job *j)
+{
+	for (int s = 0; s < 2; s++)
+		if (j->have_prof[s])
+			db_profile_release(&j->prof[s]);
+	explain_input_release(&j->in);
+	if (j->have_an)
+		ab_analysis_release(&j->an);
+	if (j->have_pa)
+		press_analysis_release(&j->pa);
+	if (j->have_pe)
+		db_experiment_release(&j->pe);
+	if (j->have_aa)
+		db_experiment_release(&j->aa);
+	if (j->have_exp)
+		db_experiment_release(&j->e);
+	for (int s = 0; s < 2; s++)
+		if (j->runs[s])
+			free_runs(j->runs[s], j->nruns[s]);
+}
+
 static int cmd_explain(struct verb_ctx *vc)
 {
 	const struct explain_args *a = vc->args;
-	const char *arm_name = a->arm, *base_name = a->baseline;
 	int nargs = vc->argc;
-	char buf[64];
 	if (nargs < 1 || nargs > 2)
 		return usage_error(vc->name, "give two runs, or one experiment");
 	long ids[2] = { 0, 0 };
 	for (int i = 0; i < nargs; i++)
 		if (cli_parse_run_id(vc->name, vc->argv[i], &ids[i]))
 			return EXIT_USAGE;
-	if (nargs == 2 && (arm_name || base_name))
+	if (nargs == 2 && (a->arm || a->baseline))
 		return usage_error(vc->name, "--arm and --baseline go with an experiment");
-
 	struct db *db = verb_db(vc);
-	char *cause = NULL;
 	if (!db)
 		return EXIT_FAIL;
-	int rc = EXIT_OK;
-	struct explain_input in;
-	memset(&in, 0, sizeof(in));
-	struct explain_module mods[2][MAXMODS];
-	struct db_run *runs[2] = { NULL, NULL };
-	size_t nruns[2] = { 0, 0 };
-	struct db_experiment e, aa;
-	bool have_exp = false, have_aa = false;
-	struct ab_analysis an;
-	bool have_an = false;
-	char labels[2][64];
-	/* Capacity evidence: this experiment's own curves when it is a
-	 * pressure experiment, else the newest one of the same command. */
-	struct db_experiment pe;
-	struct press_analysis pa;
-	bool have_pa = false, have_pe = false;
-	struct explain_capacity cap;
-
-	if (nargs == 2) {
-		for (int s = 0; s < 2; s++) {
-			runs[s] = calloc(1, sizeof(struct db_run));
-			int lrc = db_run_load(db, ids[s], runs[s], &cause);
-			if (lrc) {
-				rc = fail_cause(cause, exit_code_for(lrc));
-				cause = NULL;
-				goto out;
-			}
-			nruns[s] = 1;
-			snprintf(labels[s], sizeof(labels[s]), "run %lld",
-				 (long long)runs[s]->id);
-		}
-		explain_input_from_runs(runs[0], runs[1], &in);
-		for (int s = 1; s >= 0 && !have_pa; s--)
-			capacity_of_command(db, runs[s]->host.id, runs[s]->command, a->gate,
-					    &pe, &pa, &have_pe, &cap);
-		have_pa = have_pe;
-	} else {
-		int lrc = db_experiment_load(db, ids[0], &e, &cause);
-		if (lrc) {
-			rc = fail_cause(cause, exit_code_for(lrc));
-			cause = NULL;
-			goto out;
-		}
-		have_exp = true;
-		long arm = e.narms > 1 ? 1 : -1, base = 0;
-		if (!strcmp(e.kind, DB_EXP_KIND_PRESSURE)) {
-			if (press_analyze(&e, a->gate, &pa, &cause)) {
-				rc = fail_cause(cause, EXIT_FAIL);
-				cause = NULL;
-				goto out;
-			}
-			have_pa = true;
-			/* By default the first workload's largest step against
-			 * its control; its curve is the capacity evidence. */
-			const struct press_curve *c = &pa.curves[0];
-			base = (long)c->control_arm;
-			arm = c->nsteps ? (long)c->steps[c->nsteps - 1].arm : -1;
-			size_t ci = 0;
-			long named = arm_name ? arm_index(&e, arm_name) : -1;
-			for (size_t k = 0; named >= 0 && k < pa.ncurves; k++)
-				for (size_t i = 0; i < pa.curves[k].nsteps; i++)
-					if ((long)pa.curves[k].steps[i].arm == named ||
-					    (long)pa.curves[k].control_arm == named) {
-						ci = k;
-						base = (long)pa.curves[k].control_arm;
-					}
-			explain_capacity_from(&pa, ci, true, &cap);
-		}
-		if (arm_name && (arm = arm_index(&e, arm_name)) < 0) {
-			rc = usage_error(vc->name, "experiment %lld has no arm '%s'",
-					 (long long)e.id, cli_echo(arm_name, buf, sizeof(buf)));
-			goto out;
-		}
-		if (base_name && (base = arm_index(&e, base_name)) < 0) {
-			rc = usage_error(vc->name, "experiment %lld has no arm '%s'",
-					 (long long)e.id, cli_echo(base_name, buf, sizeof(buf)));
-			goto out;
-		}
-		if (arm < 0 || arm == base) {
-			rc = usage_error(vc->name, "pick two different arms of experiment "
-					 "%lld", (long long)e.id);
-			goto out;
-		}
-		/* The analysis compares against arm 0: make the baseline
-		 * arm 0 by swapping the arms' indexes in a copy of the runs. */
-		if (base != 0) {
-			for (size_t i = 0; i < e.nruns; i++) {
-				if (e.runs[i].arm == base)
-					e.runs[i].arm = 0;
-				else if (e.runs[i].arm == 0)
-					e.runs[i].arm = (int)base;
-			}
-			struct db_arm t = e.arms[0];
-			e.arms[0] = e.arms[base];
-			e.arms[base] = t;
-			if (arm == 0)
-				arm = base;
-		}
-		struct ab_gate_rule gate = ab_gate_for(db, &e, a->gate, &aa, &have_aa);
-		if (ab_analyze(&e, &gate, &an, &cause)) {
-			print_cause("error: ", cause);
-			rc = EXIT_FAIL;
-			goto out;
-		}
-		have_an = true;
-		explain_input_from_ab(&an, (size_t)arm, &in);
-		for (int s = 0; s < 2 && !have_pa; s++)
-			capacity_of_command(db, e.host_id, e.arms[s ? 0 : arm].command,
-					    a->gate, &pe, &pa, &have_pe, &cap);
-		have_pa = have_pa || have_pe;
-		size_t arms[2] = { 0, (size_t)arm };
-		for (int s = 0; s < 2; s++) {
-			if (load_arm(db, &e, arms[s], &runs[s], &nruns[s], &cause)) {
-				print_cause("error: ", cause);
-				rc = EXIT_FAIL;
-				goto out;
-			}
-			snprintf(labels[s], sizeof(labels[s]), "%s", e.arms[arms[s]].name);
-		}
-	}
-	for (int s = 0; s < 2; s++)
-		explain_side_from_runs(runs[s], nruns[s], labels[s], &in.side[s],
-				       mods[s], MAXMODS);
-	if (have_pa)
-		in.capacity = &cap;
-	/* Where a side was sampled (prof record), where its samples fall. */
-	struct db_profile prof[2];
-	bool have_prof[2] = { false, false };
-	struct explain_share shares[2][MAXMODS];
-	for (int s = 0; s < 2; s++) {
-		if (!nruns[s])
-			continue;
-		char *pc = NULL;
-		int prc = db_profile_load(db, runs[s][0].id, &prof[s], &pc);
-		if (prc == 0) {
-			have_prof[s] = true;
-			explain_side_add_profile(&in.side[s], &runs[s][0], &prof[s],
-						 shares[s], MAXMODS);
-		} else if (prc != -ENODATA) {
-			/* A counted run has no samples; anything else is an
-			 * error the user must hear of. */
-			print_cause("error: ", pc);
-			free(pc);
-			rc = EXIT_FAIL;
-			goto out_profiles;
-		}
-		free(pc);
-	}
-	if (in.side[0].cpu_model && in.side[1].cpu_model &&
-	    strcmp(in.side[0].cpu_model, in.side[1].cpu_model))
+	struct explain_job job, *j = &job;
+	memset(j, 0, sizeof(*j));
+	int rc = nargs == 2 ? explain_two_runs(db, ids, a->gate, j)
+		 : explain_experiment(vc, db, ids[0], j);
+	for (int s = 0; !rc && s < 2; s++)
+		explain_side_from_runs(j->runs[s], j->nruns[s], j->labels[s], &j->in.side[s],
+				       j->mods[s], MAXMODS);
+	if (!rc && j->have_pa)
+		j->in.capacity = &j->cap;
+	if (!rc)
+		rc = explain_profiles(db, j);
+	if (rc)
+		goto out;
+	struct explain_input *in = &j->in;
+	if (in->side[0].cpu_model && in->side[1].cpu_model &&
+	    strcmp(in->side[0].cpu_model, in->side[1].cpu_model))
 		warning_msg("comparing runs from different machines: %s and %s",
-			    in.side[0].cpu_model, in.side[1].cpu_model);
-	if (nruns[0] && nruns[1])
-		run_env_warn(runs[0], runs[1]);
-
+			    in->side[0].cpu_model, in->side[1].cpu_model);
+	if (j->nruns[0] && j->nruns[1])
+		run_env_warn(j->runs[0], j->runs[1]);
 	struct explain_finding *f;
-	size_t nf = explain_findings(&in, &f);
+	size_t nf = explain_findings(in, &f);
 	FILE *fp = verb_out(vc);
 	if (fp)
-		explain_render(&in, f, nf, vc->fmt, fp);
+		explain_render(in, f, nf, vc->fmt, fp);
 	rc = fp ? EXIT_OK : EXIT_FAIL;
 	explain_findings_free(f, nf);
-out_profiles:
-	for (int s = 0; s < 2; s++)
-		if (have_prof[s])
-			db_profile_release(&prof[s]);
 out:
-	explain_input_release(&in);
-	if (have_an)
-		ab_analysis_release(&an);
-	if (have_pa)
-		press_analysis_release(&pa);
-	if (have_pe)
-		db_experiment_release(&pe);
-	if (have_aa)
-		db_experiment_release(&aa);
-	if (have_exp)
-		db_experiment_release(&e);
-	for (int s = 0; s < 2; s++)
-		if (runs[s])
-			free_runs(runs[s], nruns[s]);
-	free(cause);
+	explain_job_release(j);
 	return rc;
 }
 

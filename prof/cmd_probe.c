@@ -181,144 +181,144 @@ static int pin_self(int cpu)
 	return rc;
 }
 
-static int cmd_probe(struct verb_ctx *vc)
-{
-	const struct probe_args *a = vc->args;
+/* One probe: what its steps share. */
+struct probe_job {
+	const struct probe_args *a;
 	struct topo t;
-	char *cause = NULL;
+	bool have_topo;
 	struct db_probe p;
-	memset(&p, 0, sizeof(p));
 	struct run_machine mach;
-	memset(&mach, 0, sizeof(mach));
-	bool have_topo = topo_read(&t, a->sysfs ? a->sysfs : "/", &cause) == 0;
-	if (!have_topo) {
-		warning_msg("cannot read the cache topology: %s; the curve is "
-			    "shown without sysfs's sizes to compare", cause);
-		free(cause);
-		cause = NULL;
-	}
+	struct db *db;			/* NULL: --no-store */
+	uint64_t min, max;		/* the curve's sizes */
+	size_t nsizes;
+	struct probe_point *pts;	/* the sizes measured */
+	size_t npts;
+	struct probe_result res[PROBE_NBENCH];
+	char started[32];
+	struct timespec t0, t1;
+	struct rusage ru0, ru1;
+};
+
+/* Which CPU, and the curve's sizes: 0, or EXIT_USAGE said. */
+static int probe_plan(struct verb_ctx *vc, struct probe_job *j)
+{
+	const struct probe_args *a = j->a;
+	struct db_probe *p = &j->p;
 	int cpu = a->cpu >= 0 ? (int)a->cpu : sched_getcpu();
 	if (cpu < 0)
 		cpu = 0;
-	if (!may_run_on(cpu)) {
-		if (have_topo)
-			topo_release(&t);
+	if (!may_run_on(cpu))
 		return usage_error(vc->name, "CPU %d is not one prof may run on "
 				   "(offline, or outside its affinity)", cpu);
-	}
 	/* A tree from --sysfs describes another machine: its first CPU
 	 * stands in for one it does not list. */
-	if (have_topo)
-		sizes_of_cpu(&t, cpumask_has(&t.online, cpu) ? cpu
-			     : cpumask_first(&t.online), &p);
-	p.cpu = cpu;
-	p.ms_per_size = (double)a->ms;
-	p.seed = a->seed >= 0 ? (uint64_t)a->seed : PROBE_SEED;
-	uint64_t min = a->min ? a->min : PROBE_MIN_BYTES;
-	uint64_t max = a->max ? a->max : default_max(p.llc_bytes);
-	size_t nsizes = probe_curve_sizes(min, max, NULL, 0);
-	if (!nsizes) {
-		if (have_topo)
-			topo_release(&t);
+	if (j->have_topo)
+		sizes_of_cpu(&j->t, cpumask_has(&j->t.online, cpu) ? cpu
+			     : cpumask_first(&j->t.online), p);
+	p->cpu = cpu;
+	p->ms_per_size = (double)a->ms;
+	p->seed = a->seed >= 0 ? (uint64_t)a->seed : PROBE_SEED;
+	j->min = a->min ? a->min : PROBE_MIN_BYTES;
+	j->max = a->max ? a->max : default_max(p->llc_bytes);
+	j->nsizes = probe_curve_sizes(j->min, j->max, NULL, 0);
+	if (!j->nsizes)
 		return usage_error(vc->name, "no size of the curve lies between --min "
 				   "and --max (sizes are powers of two and 1.5x them)");
-	}
+	return 0;
+}
 
-	int exit_code = EXIT_OK;
-	struct db *db = NULL;
-	struct probe_point *pts = NULL;
-	size_t npts = 0;
-	struct probe_result res[PROBE_NBENCH];
-	memset(res, 0, sizeof(res));
-	/* Open the database before measuring, not after. */
-	if (!a->no_store && !(db = verb_db(vc))) {
-		fprintf(stderr, "hint: --no-store runs the probe without storing it\n");
-		exit_code = EXIT_FAIL;
-		goto out;
-	}
-	int rc = pin_self(cpu);
-	if (rc) {
-		exit_code = error_msg("cannot pin prof to CPU %d: %s", cpu, ERR_TEXT(-rc));
-		goto out;
-	}
+/*
+ * Pinned to the CPU, the latency curve, then the counted benchmarks,
+ * timed. From the curve on a Ctrl-C or SIGTERM stops the probe within one
+ * batch of the chase: the sizes measured before are stored, marked
+ * interrupted, and prof exits 128 + the signal; a second one is only
+ * noted, so that the store is not cut short. 0, or the exit code said.
+ */
+static int probe_measure(struct probe_job *j)
+{
+	const struct probe_args *a = j->a;
+	struct db_probe *p = &j->p;
+	char *cause = NULL;
+	int rc = pin_self(p->cpu);
+	if (rc)
+		return error_msg("cannot pin prof to CPU %d: %s", p->cpu, ERR_TEXT(-rc));
 	if (events_init(NULL) == 0) {
 		const struct mission_family *f = events_mission_family(NULL, NULL);
-		p.family = f ? strdup(f->label) : NULL;
+		p->family = f ? strdup(f->label) : NULL;
 	}
-
-	char started[32];
-	run_state_now_iso(started, sizeof(started));
-	struct timespec t0, t1;
-	struct rusage ru0, ru1;
-	run_machine_begin(&mach, a->sysfs);
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	getrusage(RUSAGE_SELF, &ru0);
-	fprintf(cli_talk(), "prof: probing CPU %d: %zu sizes, %ld ms each%s\n", cpu,
-		nsizes, a->ms, a->no_counters ? "" : ", then the counted benchmarks");
+	run_state_now_iso(j->started, sizeof(j->started));
+	run_machine_begin(&j->mach, a->sysfs);
+	clock_gettime(CLOCK_MONOTONIC, &j->t0);
+	getrusage(RUSAGE_SELF, &j->ru0);
+	fprintf(cli_talk(), "prof: probing CPU %d: %zu sizes, %ld ms each%s\n", p->cpu,
+		j->nsizes, a->ms, a->no_counters ? "" : ", then the counted benchmarks");
 	struct progress pr = { .tty = isatty(STDERR_FILENO) };
 	struct probe_curve_opts co = {
-		.min_bytes = min, .max_bytes = max, .ms_per_size = (double)a->ms,
-		.seed = p.seed, .progress = on_size, .arg = &pr,
+		.min_bytes = j->min, .max_bytes = j->max, .ms_per_size = (double)a->ms,
+		.seed = p->seed, .progress = on_size, .arg = &pr,
 		.stop = runner_stop_asked,
 	};
-	/* From here a Ctrl-C or SIGTERM stops the probe within one batch of
-	 * the chase: the sizes measured before are stored, marked
-	 * interrupted, and prof exits 128 + the signal; a second one is
-	 * only noted, so that the store is not cut short. */
 	runner_hold_signals();
-	rc = probe_curve(&co, &pts, &npts, &cause);
+	rc = probe_curve(&co, &j->pts, &j->npts, &cause);
 	if (pr.drew)
 		fputs("\r\033[K", cli_talk());
-	if (rc && rc != -ECANCELED) {
-		print_cause("error: ", cause);
-		free(cause);
-		exit_code = EXIT_FAIL;
-		goto out;
-	}
+	if (rc && rc != -ECANCELED)
+		return fail_cause(cause, EXIT_FAIL);
 	if (!a->no_counters && !runner_stop_asked(NULL)) {
 		struct probe_bench_opts bo = {
-			.llc_bytes = p.llc_bytes, .l1i_bytes = p.l1i_bytes,
+			.llc_bytes = p->llc_bytes, .l1i_bytes = p->l1i_bytes,
 			.flags = a->allow_generic ? EVENT_ALLOW_GENERIC : 0,
-			.seed = p.seed, .stop = runner_stop_asked,
+			.seed = p->seed, .stop = runner_stop_asked,
 		};
-		probe_benches(&bo, res);
+		probe_benches(&bo, j->res);
 	}
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	getrusage(RUSAGE_SELF, &ru1);
-	bool signalled = runner_stop_asked(NULL);
-	if (signalled) {
-		exit_code = runner_stop_exit_code();
-		fprintf(cli_talk(), "prof: interrupted after %zu of %zu sizes%s\n",
-			npts, nsizes, a->no_counters || npts < nsizes ? ""
-			: ", before the counted benchmarks ended");
-		if (!npts)
-			goto out;
-	}
+	clock_gettime(CLOCK_MONOTONIC, &j->t1);
+	getrusage(RUSAGE_SELF, &j->ru1);
+	return 0;
+}
 
-	p.points = calloc(npts + 1, sizeof(*p.points));
-	p.counters = calloc(PROBE_NBENCH, sizeof(*p.counters));
-	if (!p.points || !p.counters) {
-		exit_code = error_msg("out of memory");
-		goto out;
-	}
-	for (size_t i = 0; i < npts; i++)
-		p.points[i] = (struct db_probe_point){ pts[i].bytes, pts[i].ns,
-						       pts[i].steps, pts[i].huge_bytes };
-	p.npoints = npts;
-	for (int i = 0; !a->no_counters && npts == nsizes && i < PROBE_NBENCH; i++)
-		to_db_counter(&res[i], &p.counters[p.ncounters++]);
+/* The curve's points and, where it ran whole, the benchmarks' counters,
+ * as stored: 0, or the exit code said. */
+static int probe_keep(struct probe_job *j)
+{
+	struct db_probe *p = &j->p;
+	p->points = calloc(j->npts + 1, sizeof(*p->points));
+	p->counters = calloc(PROBE_NBENCH, sizeof(*p->counters));
+	if (!p->points || !p->counters)
+		return error_msg("out of memory");
+	for (size_t i = 0; i < j->npts; i++)
+		p->points[i] = (struct db_probe_point){ j->pts[i].bytes, j->pts[i].ns,
+							j->pts[i].steps, j->pts[i].huge_bytes };
+	p->npoints = j->npts;
+	for (int i = 0; !j->a->no_counters && j->npts == j->nsizes && i < PROBE_NBENCH; i++)
+		to_db_counter(&j->res[i], &p->counters[p->ncounters++]);
+	return 0;
+}
 
-	struct db_run run;
-	fill_run(&run, vc, cpu, started);
-	run.wall_s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
-	run.user_s = tv_s(ru1.ru_utime) - tv_s(ru0.ru_utime);
-	run.sys_s = tv_s(ru1.ru_stime) - tv_s(ru0.ru_stime);
-	run.interrupted = signalled;
-	if (have_topo)
-		run.topology = topo_to_db(&t);
-	run_machine_end(&mach, &run);
-	if (db) {
-		if (db_probe_store(db, &run, &p, &cause)) {
+/* The probe as a run of prof itself: its times, the topology, the
+ * machine's settings and deltas. */
+static void probe_run(struct verb_ctx *vc, struct probe_job *j, struct db_run *run,
+		      bool signalled)
+{
+	fill_run(run, vc, j->p.cpu, j->started);
+	run->wall_s = (double)(j->t1.tv_sec - j->t0.tv_sec) +
+		      (double)(j->t1.tv_nsec - j->t0.tv_nsec) / 1e9;
+	run->user_s = tv_s(j->ru1.ru_utime) - tv_s(j->ru0.ru_utime);
+	run->sys_s = tv_s(j->ru1.ru_stime) - tv_s(j->ru0.ru_stime);
+	run->interrupted = signalled;
+	if (j->have_topo)
+		run->topology = topo_to_db(&j->t);
+	run_machine_end(&j->mach, run);
+}
+
+/* Store it (unless --no-store), then report it: the exit code, from
+ * exit_code so far. */
+static int probe_store_and_report(struct verb_ctx *vc, struct probe_job *j,
+				  struct db_run *run, int exit_code)
+{
+	char *cause = NULL;
+	if (j->db) {
+		if (db_probe_store(j->db, run, &j->p, &cause)) {
 			print_cause("error: ", cause);
 			fprintf(stderr, "hint: the report below is all that is left of "
 				"this probe; save it with -o FILE next time\n");
@@ -327,27 +327,73 @@ static int cmd_probe(struct verb_ctx *vc)
 				exit_code = EXIT_FAIL;
 		} else {
 			fprintf(cli_talk(), "prof: stored as run %lld; 'prof report %lld' "
-				"prints it again\n", (long long)run.id, (long long)run.id);
+				"prints it again\n", (long long)run->id, (long long)run->id);
 		}
 	}
 	FILE *fp = verb_out(vc);
 	if (fp) {
-		report_probe(&run, &p, vc->fmt, fp);
+		report_probe(run, &j->p, vc->fmt, fp);
 		if (verb_out_close(vc) && exit_code == EXIT_OK)
 			exit_code = EXIT_FAIL;
 	} else if (exit_code == EXIT_OK) {
 		exit_code = EXIT_FAIL;
 	}
+	return exit_code;
+}
+
+static int cmd_probe(struct verb_ctx *vc)
+{
+	struct probe_job job, *j = &job;
+	memset(j, 0, sizeof(*j));
+	j->a = vc->args;
+	char *cause = NULL;
+	j->have_topo = topo_read(&j->t, j->a->sysfs ? j->a->sysfs : "/", &cause) == 0;
+	if (!j->have_topo) {
+		warning_msg("cannot read the cache topology: %s; the curve is "
+			    "shown without sysfs's sizes to compare", cause);
+		free(cause);
+	}
+	int exit_code = probe_plan(vc, j);
+	if (exit_code) {
+		if (j->have_topo)
+			topo_release(&j->t);
+		return exit_code;
+	}
+	/* Open the database before measuring, not after. */
+	if (!j->a->no_store && !(j->db = verb_db(vc))) {
+		fprintf(stderr, "hint: --no-store runs the probe without storing it\n");
+		exit_code = EXIT_FAIL;
+		goto out;
+	}
+	if ((exit_code = probe_measure(j)))
+		goto out;
+	bool signalled = runner_stop_asked(NULL);
+	if (signalled) {
+		exit_code = runner_stop_exit_code();
+		fprintf(cli_talk(), "prof: interrupted after %zu of %zu sizes%s\n",
+			j->npts, j->nsizes, j->a->no_counters || j->npts < j->nsizes ? ""
+			: ", before the counted benchmarks ended");
+		if (!j->npts)
+			goto out;
+	}
+	int rc = probe_keep(j);
+	if (rc) {
+		exit_code = rc;
+		goto out;
+	}
+	struct db_run run;
+	probe_run(vc, j, &run, signalled);
+	exit_code = probe_store_and_report(vc, j, &run, exit_code);
 	db_run_release(&run);
 out:
-	run_machine_end(&mach, NULL);
+	run_machine_end(&j->mach, NULL);
 	runner_release_signals();
 	for (int i = 0; i < PROBE_NBENCH; i++)
-		probe_result_release(&res[i]);
-	free(pts);
-	db_probe_release(&p);
-	if (have_topo)
-		topo_release(&t);
+		probe_result_release(&j->res[i]);
+	free(j->pts);
+	db_probe_release(&j->p);
+	if (j->have_topo)
+		topo_release(&j->t);
 	return exit_code;
 }
 

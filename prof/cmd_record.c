@@ -18,7 +18,7 @@
 #include "common/errtext.h"
 #include "db/samples.h"
 #include "prof/collector.h"
-#include "prof/convert.h"
+#include "prof/collect_record.h"
 #include "prof/launch.h"
 #include "prof/pin.h"
 #include "prof/runner.h"
@@ -217,108 +217,6 @@ static int counted_events(const struct event_desc *sev, size_t ns,
 	*spec_out = spec;
 	return 0;
 }
-
-/* ---- the recorder, a collector ------------------------------------------ */
-
-struct record_coll {
-	struct recorder *rec;
-	const struct event_desc *sev;
-	const struct sampler_desc *sds;
-	size_t nsev;
-	size_t first;		/* samplers[0]'s index among the counters' */
-	int err;		/* why the samples cannot be taken, or 0 */
-	char *cause;
-	int finish_rc;		/* what recorder_finish said */
-	char *finish_cause;
-	bool user_only;		/* a sampler may not see the kernel */
-	const struct collect_ctx *cx;	/* from opened on: t0 for --window */
-	uint64_t outside;	/* samples left out: outside --window */
-	uint64_t t0_ns;		/* the launch, kept at finish (frame windows) */
-};
-
-static int record_prepare(void *self, struct collect_ctx *cx, char **cause)
-{
-	struct record_coll *rc = self;
-	(void)cause;
-	for (size_t i = 0; i < rc->nsev; i++) {
-		size_t idx = collect_add_sampler(cx, &rc->sds[i]);
-		if (i == 0)
-			rc->first = idx;
-	}
-	return 0;
-}
-
-/*
- * The events are open (the workload not yet released): check that every
- * sampler could be opened (probed before, so this is a race with the
- * machine), map the kernel ids of every target task to their events,
- * seed an attached process's mappings, and start the worker.
- */
-static void record_opened(void *self, struct collect_ctx *cx)
-{
-	struct record_coll *oc = self;
-	const struct counters *cs = cx->cs;
-	oc->cx = cx;
-	for (size_t i = 0; i < oc->nsev && !oc->err; i++) {
-		const struct counter_status *st = counters_sampler_status(cs, oc->first + i);
-		if (!st || !st->supported) {
-			oc->err = st && st->err ? st->err : EINVAL;
-			cause_set(&oc->cause, 0, "cannot sample '%s' on this machine: %s\n"
-				  "hint: sample a software event instead: -e cpu-clock",
-				  oc->sev[i].name,
-				  st && st->reason ? st->reason : "refused");
-			return;
-		}
-		oc->user_only |= st->user_only;
-		uint64_t id;
-		for (size_t t = 0; (id = counters_sampler_id(cs, t, oc->first + i)); t++)
-			if ((oc->err = -recorder_map_id(oc->rec, id, (uint32_t)i)))
-				return;
-	}
-	if (!cx->launched &&
-	    recorder_seed_proc(oc->rec, (uint32_t)cx->pid, &oc->cause)) {
-		/* Frames already mapped show as [unknown]: say so, go on. */
-		if (oc->cause)
-			warning_msg("%s", oc->cause);
-		free(oc->cause);
-		oc->cause = NULL;
-	}
-	oc->err = -recorder_start(oc->rec, &oc->cause);
-}
-
-static void record_drain(void *self, const struct perf_rec *rec, int origin)
-{
-	struct record_coll *oc = self;
-	/* --window: the samples inside it alone (the side-band all). */
-	const struct runner_opts *o = oc->cx ? oc->cx->o : NULL;
-	if (o && window_by_seconds(&o->window) && rec->type == PERF_RECORD_SAMPLE &&
-	    oc->cx->t0_ns) {
-		uint64_t t = rec->u.sample.time, t0 = oc->cx->t0_ns;
-		if (t < t0 + (uint64_t)(o->window.start_s * 1e9) ||
-		    t > t0 + (uint64_t)(o->window.end_s * 1e9)) {
-			oc->outside++;
-			return;
-		}
-	}
-	recorder_on_record(rec, origin, oc->rec);
-}
-
-/* Let the worker empty its queue into the sink. */
-static void record_finish(void *self, struct collect_ctx *cx)
-{
-	struct record_coll *oc = self;
-	oc->t0_ns = cx->t0_ns;
-	if (!oc->err)
-		oc->finish_rc = recorder_finish(oc->rec, &oc->finish_cause);
-}
-
-static const struct collector_ops record_collector = {
-	.name = "recorder",
-	.prepare = record_prepare,
-	.opened = record_opened,
-	.drain = record_drain,
-	.finish = record_finish,
-};
 
 /* ---- debug files ----------------------------------------------------------- */
 
@@ -719,6 +617,249 @@ out_sim:
 	return exit_code;
 }
 
+/* --simulate: what it does not go with, else the simulated record.
+ * Returns the exit code. */
+static int record_simulate_checked(struct verb_ctx *vc, const struct record_args *a)
+{
+	const struct launch_args *l = &vc->launch;
+	const char *no = l->pid ? "-p (it runs under valgrind from its start)"
+			 : a->events ? "-e (it records the model's six events)"
+			 : a->freq || a->period ? "--freq and --period (the model's "
+			   "costs are exact per function, not sampled)"
+			 : a->interval_ms || frame_args_any(&vc->frame) ||
+			   l->window ? "-I, frames and --window (they count the real "
+			   "machine, and would count valgrind)"
+			 : a->dump ? "--record-dump (no ring buffer is read)" : NULL;
+	if (no)
+		return usage_error(vc->name, "--simulate does not go with %s", no);
+	return record_simulated(vc, a);
+}
+
+/* One sampled run: what prof record's steps share. */
+struct record_job {
+	const struct record_args *a;
+	long mmap_pages;
+	struct sample_plan plan;
+	struct event_desc *sev, *cev;	/* sampled, counted */
+	size_t nsev, ncev;
+	struct sampler_desc *sds;
+	char *counted_spec;
+	struct pin_plan pin;
+	struct db *db;
+	struct sample_sink sk;
+	struct recorder *rec;
+	FILE *dump;			/* --record-dump, or NULL */
+	struct record_coll oc;
+};
+
+/* What to sample and count, and the pin (a launched command only: a bad
+ * one is a usage error), all before anything starts. The exit code. */
+static int record_choose(struct verb_ctx *vc, struct record_job *j)
+{
+	const struct record_args *a = j->a;
+	const struct launch_args *l = &vc->launch;
+	j->plan = (struct sample_plan){
+		.period = (uint64_t)a->period, .freq = (uint64_t)a->freq,
+		.call_graph = a->cg, .stack_bytes = (uint32_t)a->stack_bytes,
+		.no_kernel = a->no_kernel,
+	};
+	int exit_code = choose_samplers(a, &j->plan, &j->sev, &j->nsev, &j->sds);
+	if (exit_code)
+		return exit_code;
+	exit_code = counted_events(j->sev, j->nsev,
+				   a->allow_generic ? EVENT_ALLOW_GENERIC : 0, &j->cev,
+				   &j->ncev, &j->counted_spec);
+	if (exit_code)
+		return exit_code;
+	if (l->pid)
+		pin_note_attach(l->pid, l->affinity);
+	if (!l->pid)
+		return pin_plan_for_launch(&j->pin, l->pin, l->affinity, l->sysfs);
+	return EXIT_OK;
+}
+
+/*
+ * Where the samples go: the database (opened first: a failure stops
+ * before the command starts), the sink into it, the recorder, and the
+ * record dump. The exit code.
+ */
+static int record_open(struct record_job *j, struct verb_ctx *vc)
+{
+	const struct record_args *a = j->a;
+	char *cause = NULL;
+	if (!(j->db = verb_db(vc))) {
+		fprintf(stderr, "hint: prof record keeps its samples in the database: "
+			"nothing was run; use --db PATH to write elsewhere\n");
+		return EXIT_FAIL;
+	}
+	if (sample_sink_init(&j->sk, j->db, j->nsev, &cause))
+		return fail_cause(cause, EXIT_FAIL);
+	struct recorder_opts ro = {
+		.call_graph = a->cg, .nevents = j->nsev, .sink = sample_sink_ops(&j->sk),
+		.lines = a->lines,
+		.debug_dir = a->debug_dir, .debuginfod = a->debuginfod,
+		.no_kernel = a->no_kernel,
+	};
+	if (!(j->rec = recorder_new(&ro)))
+		return error_msg("cannot set up the recorder: %s", ERR_TEXT(errno));
+	if (a->dump && !(j->dump = fopen(a->dump, "wb"))) {
+		char buf[64];
+		return error_msg("cannot open '%s' for writing: %s",
+				 cli_echo(a->dump, buf, sizeof(buf)), ERR_TEXT(errno));
+	}
+	j->oc = (struct record_coll){ .rec = j->rec, .sev = j->sev, .sds = j->sds,
+				      .nsev = j->nsev };
+	return EXIT_OK;
+}
+
+/* Run it with the recorder as its collector: 0, or the exit code said
+ * (nothing stored then). */
+static int record_run(struct verb_ctx *vc, struct record_job *j, struct db_run *run)
+{
+	const struct launch_args *l = &vc->launch;
+	const struct record_args *a = j->a;
+	char *cause = NULL;
+	struct runner_opts opts = {
+		.argv = l->pid ? NULL : vc->argv, .argc = l->pid ? 0 : vc->argc,
+		.attach_pid = (pid_t)l->pid, .duration_s = l->duration,
+		.timeout_s = l->timeout,
+		.sysfs_root = l->sysfs,
+		.evs = j->cev, .nev = j->ncev, .plan = l->pid ? NULL : &j->pin, .out_fd = -1,
+		.mmap_pages = (size_t)j->mmap_pages, .kind = "record",
+		.record_dump = j->dump,
+		.interval_ms = (unsigned)a->interval_ms,
+		.window = l->win,
+		.frame = vc->frame,
+		.collector = &collect_record, .collector_arg = &j->oc,
+	};
+	/* As for prof run: a signal while storing stops a wait on a lock,
+	 * and prof exits 128+N after printing. */
+	runner_hold_signals();
+	db_set_busy_stop(j->db, runner_late_signal, NULL);
+	int rc = runner_run(&opts, run, &cause);
+	if (j->dump && fclose(j->dump) != 0 && !rc)
+		warning_msg("the record dump '%s' is incomplete", a->dump);
+	j->dump = NULL;
+	if (rc)
+		return fail_cause(cause, l->pid ? EXIT_FAIL : exit_code_for_launch(rc));
+	if (j->oc.err) {
+		/* The workload ran unsampled: nothing worth storing. */
+		print_cause("error: ", j->oc.cause ? j->oc.cause : ERR_TEXT(j->oc.err));
+		fprintf(stderr, "hint: nothing of this run was stored\n");
+		db_run_release(run);
+		return EXIT_FAIL;
+	}
+	return EXIT_OK;
+}
+
+/* How the run was sampled, as its settings; and what was lost. */
+static void record_settings(const struct record_job *j, struct db_run *run,
+			    const struct recorder_stats *st)
+{
+	const struct record_args *a = j->a;
+	const char *sampled = a->events ? a->events : j->sev[0].name;
+	db_run_set(run, "events", j->counted_spec);
+	db_run_set(run, "sampled_events", sampled);
+	db_run_set(run, "call_graph", call_graph_name(a->cg));
+	char num[64];
+	snprintf(num, sizeof(num), "%ld", a->freq ? a->freq : a->period);
+	db_run_set(run, a->freq ? "freq" : "period", num);
+	snprintf(num, sizeof(num), "%ld", j->mmap_pages);
+	db_run_set(run, "mmap_pages", num);
+	/* The launch on the samples' clock (CLOCK_MONOTONIC): the exports
+	 * time samples from it, as frames and intervals are. */
+	if (j->oc.t0_ns) {
+		snprintf(num, sizeof(num), "%llu", (unsigned long long)j->oc.t0_ns);
+		db_run_set(run, "t0_ns", num);
+	}
+	if (a->cg == CALL_GRAPH_DWARF) {
+		snprintf(num, sizeof(num), "%ld", a->stack_bytes);
+		db_run_set(run, "stack_bytes", num);
+		uint64_t stops = 0;
+		for (int i = UNWIND_STOP_NO_INFO; i < UNWIND_STOP_COUNT; i++)
+			stops += st->unwind.stops[i];
+		snprintf(num, sizeof(num), "%llu", (unsigned long long)stops);
+		db_run_set(run, "unwind_stops_early", num);
+	}
+	if (st->lost || st->dropped) {
+		warning_msg("%llu samples lost by the kernel (ring buffer full), %llu "
+			    "dropped by prof (unwinding fell behind)",
+			    (unsigned long long)st->lost, (unsigned long long)st->dropped);
+		hint_msg("raise --mmap-pages, or lower --freq");
+	}
+}
+
+/*
+ * The samples are lost with the database, but the run's counts are in
+ * hand: they go where the report would (-o FILE keeps them, as for prof
+ * run), then why. A flame graph or folded stacks are nothing without the
+ * samples: the counts go to stderr as a table, and FILE is left as it
+ * was.
+ */
+static void record_not_stored(struct verb_ctx *vc, struct db_run *run, const char *why)
+{
+	run->id = 0;
+	bool flame = vc->fmt == OUT_FOLDED || vc->fmt == OUT_SVG;
+	bool in_file = false;
+	if (flame)
+		report_run(run, BY_THREAD, OUT_TABLE, stderr);
+	else
+		in_file = run_state_print(vc, run, BY_THREAD, vc->fmt, true) && vc->out_path;
+	run_state_not_stored(why, in_file ? vc->out_path : NULL);
+	if (flame && vc->out_path) {
+		char buf[64];
+		fprintf(stderr, "hint: its samples are lost, and '%s' was not "
+			"written: a %s needs them\n",
+			cli_echo(vc->out_path, buf, sizeof(buf)),
+			vc->fmt == OUT_SVG ? "flame graph" : "folded stack list");
+	} else {
+		fprintf(stderr, "hint: its samples are lost\n");
+	}
+}
+
+/*
+ * The run with its samples into the database, the profile printed, and
+ * the exit code: the workload's, unless something failed. frc: what the
+ * recorder's finish said.
+ */
+static int record_store(struct verb_ctx *vc, struct record_job *j, struct db_run *run,
+			const struct recorder_stats *st, int exit_code)
+{
+	const struct record_args *a = j->a;
+	const struct launch_args *l = &vc->launch;
+	char *cause = NULL;
+	int frc = j->oc.finish_rc;
+	/* Out of memory here, the samples are lost as when they cannot be
+	 * stored: the counts are printed, and why. */
+	struct db_sample_event *evs = record_sample_events(&j->oc, &j->plan, &j->sk, st);
+	int store_rc = evs ? 0 : cause_set(&cause, ENOMEM, "cannot keep the "
+					   "sampled events: out of memory");
+	record_settings(j, run, st);
+	/* --window frame:N:M: the frames' edges are known now; the samples
+	 * outside them are left out, as those outside START:END were as
+	 * they came. */
+	if (!frc && !store_rc && window_by_frames(&l->win))
+		store_rc = frame_window_samples(&j->sk, run, j->oc.t0_ns, evs, j->nsev,
+						&cause);
+	if (!frc && !store_rc)
+		store_rc = db_sample_store_run(j->sk.w, run, evs, j->nsev, &cause);
+	if (frc || store_rc)
+		record_not_stored(vc, run, frc ? (j->sk.cause ? j->sk.cause
+						  : j->oc.finish_cause) : cause);
+	free(cause);
+	if (!frc && !store_rc && (!l->quiet || vc->out_path) &&
+	    print_profile(vc, j->db, run, a, -1))
+		exit_code = EXIT_FAIL;
+	if (exit_code == EXIT_OK)
+		exit_code = run->exit_status;
+	run_frames_warn(run, &vc->frame);
+	exit_code = run_incomplete_exit(run, a->allow_incomplete, exit_code);
+	if (frc || store_rc)
+		exit_code = EXIT_FAIL;
+	free(evs);
+	return exit_code;
+}
+
 static int cmd_record(struct verb_ctx *vc)
 {
 	struct record_args *a = vc->args;
@@ -726,25 +867,11 @@ static int cmd_record(struct verb_ctx *vc)
 	if (a->cache && !a->simulate)
 		return usage_error(vc->name, "--cache sets the caches --simulate "
 				   "simulates: give --simulate too");
-	if (a->simulate) {
-		const char *no = l->pid ? "-p (it runs under valgrind from its start)"
-				 : a->events ? "-e (it records the model's six events)"
-				 : a->freq || a->period ? "--freq and --period (the model's "
-				   "costs are exact per function, not sampled)"
-				 : a->interval_ms || frame_args_any(&vc->frame) ||
-				   l->window ? "-I, frames and --window (they count the real "
-				   "machine, and would count valgrind)"
-				 : a->dump ? "--record-dump (no ring buffer is read)" : NULL;
-		if (no)
-			return usage_error(vc->name, "--simulate does not go with %s", no);
-		return record_simulated(vc, a);
-	}
+	if (a->simulate)
+		return record_simulate_checked(vc, a);
 	int rc = record_check(vc, a);
 	if (rc)
 		return rc;
-	long mmap_pages = l->mmap_pages ? l->mmap_pages
-			  : a->cg == CALL_GRAPH_DWARF ? 1024 : 256;
-
 	char *cause = NULL;
 	if (!l->pid) {
 		char *path = launch_resolve(vc->argv[0], &cause);
@@ -752,219 +879,41 @@ static int cmd_record(struct verb_ctx *vc)
 			return fail_cause(cause, EXIT_NOT_RUN);
 		free(path);
 	}
-
-	struct sample_plan plan = {
-		.period = (uint64_t)a->period, .freq = (uint64_t)a->freq,
-		.call_graph = a->cg, .stack_bytes = (uint32_t)a->stack_bytes,
-		.no_kernel = a->no_kernel,
-	};
-	struct event_desc *sev = NULL, *cev = NULL;
-	size_t nsev = 0, ncev = 0;
-	struct sampler_desc *sds = NULL;
-	char *counted_spec = NULL;
-	int late;
-	int exit_code = choose_samplers(a, &plan, &sev, &nsev, &sds);
-	if (exit_code)
-		goto out_events;
-	exit_code = counted_events(sev, nsev,
-				   a->allow_generic ? EVENT_ALLOW_GENERIC : 0, &cev,
-				   &ncev, &counted_spec);
-	if (exit_code)
-		goto out_events;
-
-	/* The pin is settled before anything starts (a launched command
-	 * only): a bad one is a usage error. */
-	struct pin_plan pin;
-	memset(&pin, 0, sizeof(pin));
-	if (l->pid)
-		pin_note_attach(l->pid, l->affinity);
-	if (!l->pid && (exit_code = pin_plan_for_launch(&pin, l->pin, l->affinity,
-							 l->sysfs)))
-		goto out_pin;
-
-	/* Samples have nowhere to go without the database: it is opened
-	 * first, and a failure stops before the command starts. */
-	struct db *db = verb_db(vc);
-	if (!db) {
-		fprintf(stderr, "hint: prof record keeps its samples in the database: "
-			"nothing was run; use --db PATH to write elsewhere\n");
-		exit_code = EXIT_FAIL;
-		goto out_pin;
-	}
-	struct sample_sink sk;
-	if (sample_sink_init(&sk, db, nsev, &cause)) {
-		print_cause("error: ", cause);
-		free(cause);
-		exit_code = EXIT_FAIL;
-		goto out_sink;
-	}
-	struct recorder_opts ro = {
-		.call_graph = a->cg, .nevents = nsev, .sink = sample_sink_ops(&sk),
-		.lines = a->lines,
-		.debug_dir = a->debug_dir, .debuginfod = a->debuginfod,
-		.no_kernel = a->no_kernel,
-	};
-	struct recorder *rec = recorder_new(&ro);
-	if (!rec) {
-		error_msg("cannot set up the recorder: %s", ERR_TEXT(errno));
-		exit_code = EXIT_FAIL;
-		goto out_sink;
-	}
-	FILE *dump = NULL;
-	if (a->dump && !(dump = fopen(a->dump, "wb"))) {
-		char buf[64];
-		error_msg("cannot open '%s' for writing: %s",
-			  cli_echo(a->dump, buf, sizeof(buf)), ERR_TEXT(errno));
-		exit_code = EXIT_FAIL;
-		recorder_free(rec);
-		goto out_sink;
-	}
-	struct record_coll oc = { .rec = rec, .sev = sev, .sds = sds, .nsev = nsev };
-	struct runner_opts opts = {
-		.argv = l->pid ? NULL : vc->argv, .argc = l->pid ? 0 : vc->argc,
-		.attach_pid = (pid_t)l->pid, .duration_s = l->duration,
-		.timeout_s = l->timeout,
-		.sysfs_root = l->sysfs,
-		.evs = cev, .nev = ncev, .plan = l->pid ? NULL : &pin, .out_fd = -1,
-		.mmap_pages = (size_t)mmap_pages, .kind = "record",
-		.record_dump = dump,
-		.interval_ms = (unsigned)a->interval_ms,
-		.window = l->win,
-		.frame = vc->frame,
-		.collector = &record_collector, .collector_arg = &oc,
-	};
-	/* As for prof run: a signal while storing stops a wait on a lock,
-	 * and prof exits 128+N after printing. */
-	runner_hold_signals();
-	db_set_busy_stop(db, runner_late_signal, NULL);
+	struct record_job job, *j = &job;
+	memset(j, 0, sizeof(*j));
+	j->a = a;
+	j->mmap_pages = l->mmap_pages ? l->mmap_pages
+			: a->cg == CALL_GRAPH_DWARF ? 1024 : 256;
+	int exit_code = record_choose(vc, j);
+	if (!exit_code)
+		exit_code = record_open(j, vc);
 	struct db_run run;
-	rc = runner_run(&opts, &run, &cause);
-	if (dump && fclose(dump) != 0 && !rc)
-		warning_msg("the record dump '%s' is incomplete", a->dump);
-	if (rc) {
-		print_cause("error: ", cause);
-		free(cause);
-		cause = NULL;
-		exit_code = l->pid ? EXIT_FAIL : exit_code_for_launch(rc);
-		free(oc.cause);
-		free(oc.finish_cause);
-		recorder_free(rec);
-		goto out_sink;
-	}
-	if (oc.err) {
-		/* The workload ran unsampled: nothing worth storing. */
-		print_cause("error: ", oc.cause ? oc.cause : ERR_TEXT(oc.err));
-		fprintf(stderr, "hint: nothing of this run was stored\n");
-		free(oc.cause);
-		db_run_release(&run);
-		recorder_free(rec);
-		exit_code = EXIT_FAIL;
-		goto out_sink;
-	}
-	int frc = oc.finish_rc;
-	struct recorder_stats st;
-	recorder_stats(rec, &st);
-	if (!l->quiet) {
-		print_kernel_notes(rec, &st, a, oc.user_only);
-		print_debug_notes(rec, a);
-		symbolizer_for_each_jitdump(recorder_symbolizer(rec), note_jitdump, NULL);
-	}
-
-	struct db_sample_event *evs = convert_sample_events(sev, sds, nsev, &plan,
-							    &sk, &st);
-
-	const char *sampled = a->events ? a->events : sev[0].name;
-	db_run_set(&run, "events", counted_spec);
-	db_run_set(&run, "sampled_events", sampled);
-	db_run_set(&run, "call_graph", call_graph_name(a->cg));
-	char num[64];
-	snprintf(num, sizeof(num), "%ld", a->freq ? a->freq : a->period);
-	db_run_set(&run, a->freq ? "freq" : "period", num);
-	snprintf(num, sizeof(num), "%ld", mmap_pages);
-	db_run_set(&run, "mmap_pages", num);
-	/* The launch on the samples' clock (CLOCK_MONOTONIC): the exports
-	 * time samples from it, as frames and intervals are. */
-	if (oc.t0_ns) {
-		snprintf(num, sizeof(num), "%llu", (unsigned long long)oc.t0_ns);
-		db_run_set(&run, "t0_ns", num);
-	}
-	if (a->cg == CALL_GRAPH_DWARF) {
-		snprintf(num, sizeof(num), "%ld", a->stack_bytes);
-		db_run_set(&run, "stack_bytes", num);
-		uint64_t stops = 0;
-		for (int i = UNWIND_STOP_NO_INFO; i < UNWIND_STOP_COUNT; i++)
-			stops += st.unwind.stops[i];
-		snprintf(num, sizeof(num), "%llu", (unsigned long long)stops);
-		db_run_set(&run, "unwind_stops_early", num);
-	}
-	if (st.lost || st.dropped) {
-		warning_msg("%llu samples lost by the kernel (ring buffer full), %llu "
-			    "dropped by prof (unwinding fell behind)",
-			    (unsigned long long)st.lost, (unsigned long long)st.dropped);
-		hint_msg("raise --mmap-pages, or lower --freq");
-	}
-
-	int store_rc = 0;
-	/* --window frame:N:M: the frames' edges are known now; the samples
-	 * outside them are left out, as those outside START:END were as
-	 * they came. */
-	if (!frc && window_by_frames(&l->win))
-		store_rc = frame_window_samples(&sk, &run, oc.t0_ns, evs, nsev, &cause);
-	if (!frc && !store_rc)
-		store_rc = db_sample_store_run(sk.w, &run, evs, nsev, &cause);
-	if (frc || store_rc) {
-		/* The samples are lost with the database, but the run's counts
-		 * are in hand: they go where the report would (-o FILE keeps
-		 * them, as for prof run), then why. A flame graph or folded
-		 * stacks are nothing without the samples: the counts go to
-		 * stderr as a table, and FILE is left as it was. */
-		run.id = 0;
-		bool flame = vc->fmt == OUT_FOLDED || vc->fmt == OUT_SVG;
-		bool in_file = false;
-		if (flame)
-			report_run(&run, BY_THREAD, OUT_TABLE, stderr);
-		else
-			in_file = run_state_print(vc, &run, BY_THREAD, vc->fmt, true) &&
-				  vc->out_path;
-		run_state_not_stored(frc ? (sk.cause ? sk.cause : oc.finish_cause)
-				     : cause, in_file ? vc->out_path : NULL);
-		if (flame && vc->out_path) {
-			char buf[64];
-			fprintf(stderr, "hint: its samples are lost, and '%s' was not "
-				"written: a %s needs them\n",
-				cli_echo(vc->out_path, buf, sizeof(buf)),
-				vc->fmt == OUT_SVG ? "flame graph" : "folded stack list");
-		} else {
-			fprintf(stderr, "hint: its samples are lost\n");
+	if (!exit_code && !(exit_code = record_run(vc, j, &run))) {
+		struct recorder_stats st;
+		recorder_stats(j->rec, &st);
+		if (!l->quiet) {
+			print_kernel_notes(j->rec, &st, a, j->oc.user_only);
+			print_debug_notes(j->rec, a);
+			symbolizer_for_each_jitdump(recorder_symbolizer(j->rec), note_jitdump,
+						    NULL);
 		}
-		free(cause);
-		cause = NULL;
+		exit_code = record_store(vc, j, &run, &st, exit_code);
+		db_run_release(&run);
 	}
-	free(oc.finish_cause);
-	if (!frc && !store_rc && (!l->quiet || vc->out_path) &&
-	    print_profile(vc, db, &run, a, -1))
-		exit_code = EXIT_FAIL;
-	if (exit_code == EXIT_OK)
-		exit_code = run.exit_status;
-	run_frames_warn(&run, &vc->frame);
-	exit_code = run_incomplete_exit(&run, a->allow_incomplete, exit_code);
-	if (frc || store_rc)
-		exit_code = EXIT_FAIL;
-	free(evs);
-	db_run_release(&run);
-	recorder_free(rec);
-out_sink:
-	late = runner_release_signals();
+	if (j->dump)
+		fclose(j->dump);
+	free(j->oc.cause);
+	free(j->oc.finish_cause);
+	recorder_free(j->rec);
+	int late = runner_release_signals();
 	if (late)
 		exit_code = EXIT_SIGNAL + late;
-	sample_sink_release(&sk);
-out_pin:
-	pin_plan_release(&pin);
-out_events:
-	event_list_free(sev, nsev);
-	event_list_free(cev, ncev);
-	free(sds);
-	free(counted_spec);
+	sample_sink_release(&j->sk);
+	pin_plan_release(&j->pin);
+	event_list_free(j->sev, j->nsev);
+	event_list_free(j->cev, j->ncev);
+	free(j->sds);
+	free(j->counted_spec);
 	return exit_code;
 }
 

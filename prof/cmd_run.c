@@ -216,7 +216,8 @@ static int run_repeated(struct verb_ctx *vc, struct runner_opts *ro,
 	return exit_code;
 }
 
-static int cmd_run(struct verb_ctx *vc)
+/* The options that do not go together: 0, or EXIT_USAGE said. */
+static int run_check_options(struct verb_ctx *vc)
 {
 	const struct run_args *a = vc->args;
 	const struct launch_args *l = &vc->launch;
@@ -243,24 +244,82 @@ static int cmd_run(struct verb_ctx *vc)
 		return usage_error(vc->name, "--prepare and --cleanup go with a "
 				   "launched command: an attached process runs once, "
 				   "already started");
+	return 0;
+}
 
+/*
+ * The events to count, into *evs: 0, or the exit code said. Simulated,
+ * the hardware counters are callgrind's: the software events (default
+ * task-clock, context-switches, page-faults) count what valgrind itself
+ * cost.
+ */
+static int run_events(struct verb_ctx *vc, struct event_desc **evs, size_t *nev)
+{
+	const struct run_args *a = vc->args;
 	char *cause = NULL;
-	struct event_desc *evs = NULL;
-	size_t nev = 0;
-	/* Simulated, the hardware counters are callgrind's: the software
-	 * events (default task-clock, context-switches, page-faults) count
-	 * what valgrind itself cost. */
 	const char *events = a->simulate ? run_sim_events(a->events) : a->events;
 	int rc = event_list_parse(events, a->allow_generic ? EVENT_ALLOW_GENERIC : 0,
-				  &evs, &nev, &cause);
+				  evs, nev, &cause);
 	if (rc)
 		return fail_cause(cause, exit_code_for(rc));
-	for (size_t i = 0; a->simulate && i < nev; i++)
-		if (evs[i].hardware) {
-			event_list_free(evs, nev);
+	for (size_t i = 0; a->simulate && i < *nev; i++)
+		if ((*evs)[i].hardware) {
+			event_list_free(*evs, *nev);
+			*evs = NULL;
+			*nev = 0;
 			return usage_error(vc->name, "with --simulate the hardware counters "
 					   "are simulated: -e takes software events only");
 		}
+	return 0;
+}
+
+/*
+ * A command that cannot run is refused before anything is opened or
+ * stored (127, as a shell says), as is a process to attach to that does
+ * not exist (a usage error: README). 0, or the exit code said.
+ */
+static int run_target_check(struct verb_ctx *vc)
+{
+	const struct launch_args *l = &vc->launch;
+	char *cause = NULL;
+	if (l->pid == 0) {
+		char *path = launch_resolve(vc->argv[0], &cause);
+		if (!path)
+			return fail_cause(cause, EXIT_NOT_RUN);
+		free(path);
+	} else if (kill((pid_t)l->pid, 0) != 0 && errno == ESRCH) {
+		error_msg("cannot attach to process %ld: no such process", l->pid);
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
+/* The sleep interposer: words checked (exit 2), library found (exit 1),
+ * both before the workload starts. 0, or the exit code said. */
+static int run_sleep_setup(struct verb_ctx *vc, struct sleep_plan *sleep)
+{
+	const struct run_args *a = vc->args;
+	char *cause = NULL;
+	if (!a->sleep_mode)
+		return 0;
+	if (sleep_plan_parse(sleep, a->sleep_mode, &cause))
+		return verb_usage_cause(vc, cause);
+	if (sleep_plan_locate(sleep, &cause))
+		return fail_cause(cause, EXIT_FAIL);
+	sleep_plan_check(sleep, vc->argv[0]);
+	return 0;
+}
+
+static int cmd_run(struct verb_ctx *vc)
+{
+	const struct run_args *a = vc->args;
+	const struct launch_args *l = &vc->launch;
+	char *cause = NULL;
+	struct event_desc *evs = NULL;
+	size_t nev = 0;
+	int rc = run_check_options(vc);
+	if (rc || (rc = run_events(vc, &evs, &nev)))
+		return rc;
 
 	int exit_code = EXIT_OK, late;
 	/* Settled below; empty now, as out_early releases them. */
@@ -273,20 +332,9 @@ static int cmd_run(struct verb_ctx *vc)
 	memset(&sim, 0, sizeof(sim));
 	bool launched = l->pid == 0;
 
-	/* A command that cannot run is refused before anything is opened or
-	 * stored (127, as a shell says). */
-	if (launched) {
-		char *path = launch_resolve(vc->argv[0], &cause);
-		if (!path) {
-			event_list_free(evs, nev);
-			return fail_cause(cause, EXIT_NOT_RUN);
-		}
-		free(path);
-	} else if (kill((pid_t)l->pid, 0) != 0 && errno == ESRCH) {
-		/* A thing named that does not exist: a usage error (README). */
-		error_msg("cannot attach to process %ld: no such process", l->pid);
+	if ((rc = run_target_check(vc))) {
 		event_list_free(evs, nev);
-		return EXIT_USAGE;
+		return rc;
 	}
 
 	/* The pin is settled before anything starts: a bad one is a usage
@@ -299,23 +347,8 @@ static int cmd_run(struct verb_ctx *vc)
 	if (!launched)
 		pin_note_attach(l->pid, l->affinity);
 
-	/* The sleep interposer: words checked (exit 2), library found (exit
-	 * 1), both before the workload starts. */
-	if (a->sleep_mode) {
-		rc = sleep_plan_parse(&sleep, a->sleep_mode, &cause);
-		if (rc) {
-			exit_code = verb_usage_cause(vc, cause);
-			cause = NULL;
-			goto out_early;
-		}
-		rc = sleep_plan_locate(&sleep, &cause);
-		if (rc) {
-			print_cause("error: ", cause);
-			exit_code = EXIT_FAIL;
-			goto out_early;
-		}
-		sleep_plan_check(&sleep, vc->argv[0]);
-	}
+	if ((exit_code = run_sleep_setup(vc, &sleep)))
+		goto out_early;
 
 	if (a->simulate && (rc = run_sim_prepare(&sim, vc->argv, a->cache, l->sysfs, &cause))) {
 		if (rc == -EINVAL) {

@@ -231,141 +231,155 @@ static int parse_pattern(struct verb_ctx *vc, const char *arg, void *field)
 
 /* ------------------------------------------------------------- verb */
 
-static int cmd_sleep(struct verb_ctx *vc)
-{
-	const struct sleep_args *a = vc->args;
-	int rc;
+/* One benchmark: what its steps share. */
+struct sleep_job {
+	const struct sleep_args *a;
 	struct sleep_bench_opts o;
-	struct sleep_mode_spec *modes = NULL;
-	uint32_t *durs = NULL;
-	char *cause = NULL;
+	struct sleep_mode_spec *modes;
+	uint32_t *durs;
 	struct run_machine mach;
-	memset(&mach, 0, sizeof(mach));
-	sleep_bench_opts_init(&o);
-	if (a->modes && sleep_modes_parse(a->modes, &modes, &o.nmodes, &cause))
-		return verb_usage_cause(vc, cause);
-	o.modes = modes;
-	if (a->durations &&
-	    sleep_durations_parse(a->durations, &durs, &o.ndurations, &cause)) {
-		free(modes);
-		return verb_usage_cause(vc, cause);
-	}
-	static const uint32_t default_durations[] = { 10, 20, 30, 40, 50, 60, 70 };
-	o.durations_us = durs ? durs : default_durations;
-	if (!durs)
-		o.ndurations = sizeof(default_durations) / sizeof(default_durations[0]);
-	o.calls = (uint32_t)a->calls;
-	o.threads = (uint32_t)a->threads;
-	o.load = (uint32_t)a->load;
-	o.pattern = a->pattern;
-
-	int exit_code = EXIT_OK;
-	struct db *db = NULL;
+	struct db *db;			/* NULL: --no-store */
+	FILE *fp;			/* the report's */
 	struct pin_plan plan;
-	memset(&plan, 0, sizeof(plan));
+	char *pin_cpus;			/* the pin read back */
 	struct sleep_bench bench;
-	memset(&bench, 0, sizeof(bench));
-	char *pin_cpus = NULL;
+	char started[32];
+	struct rusage ru0, ru1;
+	double wall;
+	bool signalled;
+};
 
-	/* The pin is settled first: a bad one is a usage error. --pin,
-	 * the affinity flags and PROF_CACHE_AFFINITY as for prof run. */
-	if ((exit_code = pin_plan_for_launch(&plan, a->pin, vc->launch.affinity,
-					     a->sysfs))) {
-		goto out;
-	}
-	/* Open the database before two minutes of measuring, not after. */
-	if (!a->no_store && !(db = verb_db(vc))) {
+/* The modes, durations and load asked for: 0, or EXIT_USAGE said. */
+static int sleep_options(struct verb_ctx *vc, struct sleep_job *j)
+{
+	static const uint32_t default_durations[] = { 10, 20, 30, 40, 50, 60, 70 };
+	const struct sleep_args *a = j->a;
+	struct sleep_bench_opts *o = &j->o;
+	char *cause = NULL;
+	sleep_bench_opts_init(o);
+	if (a->modes && sleep_modes_parse(a->modes, &j->modes, &o->nmodes, &cause))
+		return verb_usage_cause(vc, cause);
+	o->modes = j->modes;
+	if (a->durations &&
+	    sleep_durations_parse(a->durations, &j->durs, &o->ndurations, &cause))
+		return verb_usage_cause(vc, cause);
+	o->durations_us = j->durs ? j->durs : default_durations;
+	if (!j->durs)
+		o->ndurations = sizeof(default_durations) / sizeof(default_durations[0]);
+	o->calls = (uint32_t)a->calls;
+	o->threads = (uint32_t)a->threads;
+	o->load = (uint32_t)a->load;
+	o->pattern = a->pattern;
+	return 0;
+}
+
+/*
+ * The pin is settled first: a bad one is a usage error. --pin, the
+ * affinity flags and PROF_CACHE_AFFINITY as for prof run. Then the
+ * database is opened (before two minutes of measuring, not after) and the
+ * report's output, and prof pins itself: every benchmark thread is
+ * created after this, so inherits it. 0, or the exit code said.
+ */
+static int sleep_setup(struct verb_ctx *vc, struct sleep_job *j)
+{
+	int exit_code = pin_plan_for_launch(&j->plan, j->a->pin, vc->launch.affinity,
+					    j->a->sysfs);
+	if (exit_code)
+		return exit_code;
+	if (!j->a->no_store && !(j->db = verb_db(vc))) {
 		fprintf(stderr, "hint: --no-store runs the benchmark without "
 			"storing it\n");
-		exit_code = EXIT_FAIL;
-		goto out;
+		return EXIT_FAIL;
 	}
-	FILE *fp = verb_out(vc);
-	if (!fp) {
-		exit_code = EXIT_FAIL;
-		goto out;
+	if (!(j->fp = verb_out(vc)))
+		return EXIT_FAIL;
+	const struct pin_plan *plan = &j->plan;
+	if (plan->apply) {
+		if (sched_setaffinity(0, plan->setsize, plan->set) != 0)
+			return error_msg("cannot pin prof to CPUs %s (%s): %s", plan->cpus,
+					 plan->mode, ERR_TEXT(errno));
+		fprintf(cli_talk(), "prof: %s\n", plan->desc);
 	}
-	/* Every benchmark thread is created after this, so inherits it. */
-	if (plan.apply) {
-		if (sched_setaffinity(0, plan.setsize, plan.set) != 0) {
-			error_msg("cannot pin prof to CPUs %s (%s): %s", plan.cpus,
-				  plan.mode, ERR_TEXT(errno));
-			exit_code = EXIT_FAIL;
-			goto out;
-		}
-		fprintf(cli_talk(), "prof: %s\n", plan.desc);
-	}
-	pin_cpus = pin_read_back(getpid());
+	j->pin_cpus = pin_read_back(getpid());
+	return 0;
+}
 
+/*
+ * Every cell, timed, with a progress line. From its start a Ctrl-C or
+ * SIGTERM ends the cell under way within one call (a cell of 20,000
+ * calls of 100 ms runs 33 minutes) and drops it; the cells finished
+ * before are stored and printed. Any signal after the first is only
+ * noted, so the store cannot be cut short. The handler may wake a
+ * sleeping thread early: only in a cell that is dropped anyway. The exit
+ * code so far (128+N when a signal stopped it); *measured says whether
+ * the cells it finished are to be kept.
+ */
+static int sleep_measure(struct sleep_job *j, bool *measured)
+{
+	struct sleep_bench_opts *o = &j->o;
+	char *cause = NULL;
 	struct progress pr = {
-		.bench = &bench,
-		.calls = o.calls, .durations = o.durations_us,
-		.ndurations = o.ndurations,
-		.total = (o.nmodes ? o.nmodes : SLEEP_BENCH_NMODES) * o.ndurations,
+		.bench = &j->bench,
+		.calls = o->calls, .durations = o->durations_us,
+		.ndurations = o->ndurations,
+		.total = (o->nmodes ? o->nmodes : SLEEP_BENCH_NMODES) * o->ndurations,
 	};
 	progress_line_init(&pr.line, cli_talk());
-	o.progress = on_cell;
-	o.progress_arg = &pr;
-	char started[32], left[32];
-	run_state_now_iso(started, sizeof(started));
+	o->progress = on_cell;
+	o->progress_arg = &pr;
+	char left[32];
+	run_state_now_iso(j->started, sizeof(j->started));
 	pr.t0 = mono_now_s();
 	fmt_time(left, sizeof(left), time_left(&pr, 0));
 	fprintf(cli_talk(), "prof: %zu cells of %u call%s on %u thread%s, about %s\n",
-		pr.total, o.calls, o.calls == 1 ? "" : "s", o.threads,
-		o.threads == 1 ? "" : "s", left);
-	struct rusage ru0, ru1;
-	run_machine_begin(&mach, a->sysfs);
-	getrusage(RUSAGE_SELF, &ru0);
-	/* From here a Ctrl-C or SIGTERM ends the cell under way within one
-	 * call (a cell of 20,000 calls of 100 ms runs 33 minutes) and drops
-	 * it; the cells finished before are stored and printed. Any signal
-	 * after the first is only noted, so the store cannot be cut short.
-	 * The handler may wake a sleeping thread early: only in a cell that
-	 * is dropped anyway. */
+		pr.total, o->calls, o->calls == 1 ? "" : "s", o->threads,
+		o->threads == 1 ? "" : "s", left);
+	run_machine_begin(&j->mach, j->a->sysfs);
+	getrusage(RUSAGE_SELF, &j->ru0);
 	runner_hold_signals();
-	o.stop = runner_stop_asked;
-	rc = sleep_bench_run(&o, &bench, &cause);
-	bool signalled = runner_stop_asked(NULL);
-	getrusage(RUSAGE_SELF, &ru1);
-	double wall = mono_now_s() - pr.t0;
+	o->stop = runner_stop_asked;
+	int rc = sleep_bench_run(o, &j->bench, &cause);
+	j->signalled = runner_stop_asked(NULL);
+	getrusage(RUSAGE_SELF, &j->ru1);
+	j->wall = mono_now_s() - pr.t0;
 	if (pr.line.drawn)
 		progress_line_clear(&pr.line);
-	if (rc == 0 && bench.ncells == pr.total)
-		signalled = false;	/* after the last cell: nothing lost */
-	if (rc == -ECANCELED || (rc == 0 && signalled)) {
+	if (rc == 0 && j->bench.ncells == pr.total)
+		j->signalled = false;	/* after the last cell: nothing lost */
+	if (rc == -ECANCELED || (rc == 0 && j->signalled)) {
 		fprintf(cli_talk(), "prof: interrupted after %zu of %zu cells (%.1f s)\n",
-			bench.ncells, pr.total, wall);
+			j->bench.ncells, pr.total, j->wall);
 		free(cause);
-		cause = NULL;
-		rc = 0;
 	} else if (rc) {
-		print_cause("error: ", cause);
-		free(cause);
-		exit_code = exit_code_for(rc);
-		goto out;
+		return fail_cause(cause, exit_code_for(rc));
 	} else {
-		fprintf(cli_talk(), "prof: %zu cells in %.1f s\n", bench.ncells, wall);
+		fprintf(cli_talk(), "prof: %zu cells in %.1f s\n", j->bench.ncells, j->wall);
 	}
-	if (signalled)
-		exit_code = runner_stop_exit_code();
-	if (!bench.ncells)
-		goto out;
+	*measured = true;
+	return j->signalled ? runner_stop_exit_code() : EXIT_OK;
+}
 
+/* Store the cells (unless --no-store), then report them: the exit code,
+ * from exit_code so far. */
+static int sleep_store_and_report(struct verb_ctx *vc, struct sleep_job *j,
+				  int exit_code)
+{
 	struct db_run run;
 	struct db_sleep s;
-	fill_run(&run, vc->full_argc, vc->full_argv, &plan, pin_cpus, started);
-	pin_cpus = NULL;
-	run.wall_s = wall;
-	run.user_s = tv_s(ru1.ru_utime) - tv_s(ru0.ru_utime);
-	run.sys_s = tv_s(ru1.ru_stime) - tv_s(ru0.ru_stime);
-	run.interrupted = signalled;
+	char *cause = NULL;
+	fill_run(&run, vc->full_argc, vc->full_argv, &j->plan, j->pin_cpus, j->started);
+	j->pin_cpus = NULL;
+	run.wall_s = j->wall;
+	run.user_s = tv_s(j->ru1.ru_utime) - tv_s(j->ru0.ru_utime);
+	run.sys_s = tv_s(j->ru1.ru_stime) - tv_s(j->ru0.ru_stime);
+	run.interrupted = j->signalled;
 	run.exit_status = exit_code;
-	run_machine_end(&mach, &run);
-	bench_to_db(&bench, &s);
+	run_machine_end(&j->mach, &run);
+	bench_to_db(&j->bench, &s);
 	if (!s.cells) {
 		exit_code = error_msg("out of memory");
-	} else if (db) {
-		if (db_sleep_store(db, &run, &s, &cause)) {
+	} else if (j->db) {
+		if (db_sleep_store(j->db, &run, &s, &cause)) {
 			print_cause("error: ", cause);
 			fprintf(stderr, "hint: the report below is all that is "
 				"left of this run; save it with -o FILE next time\n");
@@ -379,20 +393,37 @@ static int cmd_sleep(struct verb_ctx *vc)
 		}
 	}
 	if (s.cells) {
-		report_sleep(&run, &s, vc->fmt, fp);
+		report_sleep(&run, &s, vc->fmt, j->fp);
 		if (verb_out_close(vc) && exit_code == EXIT_OK)
 			exit_code = EXIT_FAIL;
 	}
 	db_sleep_release(&s);
 	db_run_release(&run);
-out:
-	run_machine_end(&mach, NULL);
+	return exit_code;
+}
+
+static int cmd_sleep(struct verb_ctx *vc)
+{
+	struct sleep_job job, *j = &job;
+	memset(j, 0, sizeof(*j));
+	j->a = vc->args;
+	int exit_code = sleep_options(vc, j);
+	if (exit_code) {
+		free(j->modes);
+		return exit_code;
+	}
+	bool measured = false;
+	if (!(exit_code = sleep_setup(vc, j)))
+		exit_code = sleep_measure(j, &measured);
+	if (measured && j->bench.ncells)
+		exit_code = sleep_store_and_report(vc, j, exit_code);
+	run_machine_end(&j->mach, NULL);
 	runner_release_signals();
-	sleep_bench_release(&bench);
-	free(pin_cpus);
-	pin_plan_release(&plan);
-	free(modes);
-	free(durs);
+	sleep_bench_release(&j->bench);
+	free(j->pin_cpus);
+	pin_plan_release(&j->plan);
+	free(j->modes);
+	free(j->durs);
 	return exit_code;
 }
 

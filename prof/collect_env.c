@@ -5,15 +5,16 @@
  * workload starts, so that `prof compare` and `prof explain` can say
  * when two runs ran on a differently set machine. sys/ is read below
  * --sysfs ROOT when given (runner_opts.sysfs_root), so tests can fake
- * it. A collector (prof/collector.h); prof/convert.c copies the list.
+ * it. A collector (prof/collector.h) whose fill copies the list.
  */
 #include <errno.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "collectors/runenv.h"
 #include "common/errtext.h"
 #include "prof/cli.h"
 #include "prof/collector.h"
-#include "prof/convert.h"
 #include "prof/runner.h"
 
 struct env_state {
@@ -29,12 +30,26 @@ static void env_opened(void *self, struct collect_ctx *cx)
 		warning_msg("cannot read the machine's settings: %s", ERR_TEXT(ENOMEM));
 }
 
-static void env_fill(void *self, struct collect_ctx *cx, struct db_run *run)
+int collect_fill_env(struct db_run *run, const struct runenv *env, char **cause)
+{
+	run->env = calloc(env->n ? env->n : 1, sizeof(*run->env));
+	if (!run->env)
+		return fill_oom(cause, "machine settings");
+	bool oom = false;
+	for (size_t i = 0; i < env->n; i++) {
+		run->env[i].key = fill_strdup(env->kv[i].key, &oom);
+		run->env[i].value = fill_strdup(env->kv[i].value, &oom);
+	}
+	run->nenv = env->n;
+	return oom ? fill_oom(cause, "machine settings") : 0;
+}
+
+static int env_fill(void *self, struct collect_ctx *cx, struct db_run *run,
+		    char **cause)
 {
 	struct env_state *st = self;
 	(void)cx;
-	if (st->have)
-		convert_env(run, &st->env);
+	return st->have ? collect_fill_env(run, &st->env, cause) : 0;
 }
 
 static void env_release(void *self)

@@ -16,6 +16,12 @@
  * what the database reads back) and the run keeps a note of what it
  * dropped (settings frame_markers_dropped, frame_note).
  *
+ * Its fill stores each frame's start (ns after the launch, as db/runs.h
+ * and --window read it) and length, each thread name's counter deltas
+ * per frame, and the settings frame_source, frame_budget_ms,
+ * frame_regex, frame_symbol and frames_<source> (how many frames each
+ * source saw).
+ *
  * Counters per frame come from two read_counters samplers
  * (collectors/counters.h: each thread's own values, docs/intervals.md):
  * one on every context switch, one every millisecond of a thread's CPU
@@ -48,7 +54,6 @@
 #include "common/errtext.h"
 #include "prof/cli.h"
 #include "prof/collector.h"
-#include "prof/convert.h"
 #include "prof/launch.h"
 #include "prof/progress.h"
 #include "prof/runner.h"
@@ -716,28 +721,169 @@ static void window_lines(struct frames_state *st, struct collect_ctx *cx,
 			    ERR_TEXT(errno));
 }
 
-static void fr_fill(void *self, struct collect_ctx *cx, struct db_run *run)
+/* ---- the stored frames ---- */
+
+static const char *const frame_source_name[FRAME_NSOURCES] = {
+	[FRAME_MARKER] = "marker", [FRAME_REGEX] = "regex",
+	[FRAME_SYMBOL] = "symbol",
+};
+
+/* The run's thread of that tid's name, or NULL. */
+static const char *thread_name(const struct db_run *run, int32_t tid)
 {
-	struct frames_state *st = self;
-	if (!st->f)
-		return;
-	if (!st->frames_on) {
-		if (st->lines)
-			window_lines(st, cx, run);
-		return;
+	for (size_t i = 0; i < run->nthreads; i++)
+		if (run->threads[i].tid == tid)
+			return run->threads[i].name;
+	return NULL;
+}
+
+/* Index of name in names (added when new), or -1 out of memory. */
+static long name_index(const char ***names, size_t *n, const char *name)
+{
+	for (size_t i = 0; i < *n; i++)
+		if (!strcmp((*names)[i], name))
+			return (long)i;
+	const char **p = realloc(*names, (*n + 1) * sizeof(*p));
+	if (!p)
+		return -1;
+	p[*n] = name;
+	*names = p;
+	return (long)(*n)++;
+}
+
+/*
+ * The distinct names of the frames' threads into run->frame_names (one
+ * copy each, which every count of it borrows), and of[t] the index of
+ * thread t's. 0 or -ENOMEM.
+ */
+static int frame_thread_names(struct db_run *run, struct frames *f, size_t *of)
+{
+	size_t nth = frames_nthreads(f), nnames = 0;
+	const char **names = NULL;
+	for (size_t t = 0; t < nth; t++) {
+		const char *nm = thread_name(run, frames_thread_tid(f, t));
+		long k = name_index(&names, &nnames, nm ? nm : "");
+		if (k < 0)
+			goto out_names;
+		of[t] = (size_t)k;
 	}
-	enum frame_source src = cx->o->frame.symbol ? FRAME_SYMBOL :
-				st->regex_on ? FRAME_REGEX : FRAME_MARKER;
-	convert_frames(run, st->f, src, &cx->o->frame, cx->t0_ns);
-	if (window_by_frames(&cx->o->window))
-		frame_window(st, cx, run, src);
-	/* Frame i ends at line i+1, which printed its time. The marks of the
-	 * one reader are in arrival order, the order frames keeps them in. */
-	if (src == FRAME_REGEX && regex_timed(st) && run->nframes + 1 == st->rx_dur.n) {
-		for (size_t i = 0; i < run->nframes; i++)
-			run->frames[i].dur_ns = (int64_t)st->rx_dur.t[i + 1];
-		db_run_set(run, "frame_time_from", "regex group");
+	run->frame_names = calloc(nnames ? nnames : 1, sizeof(*run->frame_names));
+	if (!run->frame_names)
+		goto out_names;
+	for (size_t k = 0; k < nnames; k++, run->nframe_names++)
+		if (!(run->frame_names[k] = strdup(names[k])))
+			goto out_names;
+	free(names);
+	return 0;
+out_names:
+	free(names);
+	return -ENOMEM;
+}
+
+/* Frame i's sums per thread name and event (-1: none) into
+ * run->frame_counts. */
+static void frame_sums(struct db_run *run, struct frames *f, enum frame_source src,
+		       size_t i, const size_t *of, int64_t *sum)
+{
+	size_t nth = frames_nthreads(f), nnames = run->nframe_names, nev = run->nevents;
+	for (size_t k = 0; k < nnames * nev; k++)
+		sum[k] = -1;
+	for (size_t t = 0; t < nth; t++)
+		for (size_t e = 0; e < nev; e++) {
+			uint64_t d;
+			if (!frames_delta(f, src, i, t, e, &d))
+				continue;
+			/* Saturated: the database holds 0..INT64_MAX. */
+			int64_t *s = &sum[of[t] * nev + e];
+			uint64_t base = *s < 0 ? 0 : (uint64_t)*s;
+			*s = d > (uint64_t)INT64_MAX - base ? INT64_MAX : (int64_t)(base + d);
+		}
+	for (size_t k = 0; k < nnames * nev; k++)
+		if (sum[k] >= 0)
+			run->frame_counts[run->nframe_counts++] = (struct db_frame_count){
+				.frame = (uint32_t)i,
+				.name = run->frame_names[k / nev],
+				.event = (uint32_t)(k % nev),
+				.value = sum[k],
+			};
+}
+
+/* Each thread name's counter deltas per frame, n frames. 0 or -ENOMEM. */
+static int frame_counts(struct db_run *run, struct frames *f,
+			enum frame_source src, size_t n)
+{
+	size_t nth = frames_nthreads(f), nev = run->nevents;
+	size_t *of = calloc(nth ? nth : 1, sizeof(*of));
+	int64_t *sum = NULL;
+	int rc = -ENOMEM;
+	if (!of || frame_thread_names(run, f, of))
+		goto out;
+	size_t nnames = run->nframe_names;
+	sum = malloc((nnames ? nnames : 1) * (nev ? nev : 1) * sizeof(*sum));
+	run->frame_counts = calloc(n * (nnames ? nnames : 1) * (nev ? nev : 1),
+				   sizeof(*run->frame_counts));
+	if (!sum || !run->frame_counts)
+		goto out;
+	for (size_t i = 0; i < n; i++)
+		frame_sums(run, f, src, i, of, sum);
+	rc = 0;
+out:
+	free(sum);
+	free(of);
+	return rc;
+}
+
+/* How the run was asked to find its frames, and what each source saw. */
+static void frame_settings(struct db_run *run, struct frames *f,
+			   enum frame_source src, const struct frame_args *how)
+{
+	char buf[64];
+	for (int s = 0; s < FRAME_NSOURCES; s++) {
+		snprintf(buf, sizeof(buf), "frames_%s", frame_source_name[s]);
+		char cnt[32];
+		snprintf(cnt, sizeof(cnt), "%zu", frames_count(f, (enum frame_source)s));
+		db_run_set(run, buf, cnt);
 	}
+	db_run_set(run, "frame_source", frame_source_name[src]);
+	if (how->regex)
+		db_run_set(run, "frame_regex", how->regex);
+	if (how->symbol)
+		db_run_set(run, "frame_symbol", how->symbol);
+	snprintf(buf, sizeof(buf), "%g", how->budget_ms);
+	db_run_set(run, "frame_budget_ms", buf);
+}
+
+/*
+ * The frames of src, after the counters' fill: each frame's start (ns
+ * after t0_ns, the launch's CLOCK_MONOTONIC time) and length, and their
+ * counts. No frame rows when src saw none. 0 or -ENOMEM with *cause.
+ */
+static int fill_frames(struct db_run *run, struct frames *f, enum frame_source src,
+		       const struct frame_args *how, uint64_t t0_ns, char **cause)
+{
+	frame_settings(run, f, src, how);
+	size_t n = frames_count(f, src);
+	if (!n)
+		return 0;
+	run->frames = calloc(n, sizeof(*run->frames));
+	if (!run->frames)
+		return fill_oom(cause, "frames");
+	for (size_t i = 0; i < n; i++) {
+		uint64_t a, d;
+		frames_span(f, src, i, &a, &d);
+		/* No kept boundary is before the launch (collectors/frames.h's
+		 * gate, lines and uprobe hits stamped after it). */
+		run->frames[i] = (struct db_frame_span){
+			.t_ns = a > t0_ns ? (int64_t)(a - t0_ns) : 0, .dur_ns = (int64_t)d,
+		};
+	}
+	run->nframes = n;
+	return frame_counts(run, f, src, n) ? fill_oom(cause, "frame counts") : 0;
+}
+
+/* What the regex and the gate left out, as the run's notes. */
+static void frame_notes(struct frames_state *st, struct db_run *run)
+{
 	char *rnote = regex_note(st);
 	if (rnote) {
 		char n[32];
@@ -756,8 +902,37 @@ static void fr_fill(void *self, struct collect_ctx *cx, struct db_run *run)
 		db_run_set(run, "frame_note", note);
 	}
 	free(note);
+}
+
+static int fr_fill(void *self, struct collect_ctx *cx, struct db_run *run,
+		   char **cause)
+{
+	struct frames_state *st = self;
+	if (!st->f)
+		return 0;
+	if (!st->frames_on) {
+		if (st->lines)
+			window_lines(st, cx, run);
+		return 0;
+	}
+	enum frame_source src = cx->o->frame.symbol ? FRAME_SYMBOL :
+				st->regex_on ? FRAME_REGEX : FRAME_MARKER;
+	int rc = fill_frames(run, st->f, src, &cx->o->frame, cx->t0_ns, cause);
+	if (rc)
+		return rc;
+	if (window_by_frames(&cx->o->window))
+		frame_window(st, cx, run, src);
+	/* Frame i ends at line i+1, which printed its time. The marks of the
+	 * one reader are in arrival order, the order frames keeps them in. */
+	if (src == FRAME_REGEX && regex_timed(st) && run->nframes + 1 == st->rx_dur.n) {
+		for (size_t i = 0; i < run->nframes; i++)
+			run->frames[i].dur_ns = (int64_t)st->rx_dur.t[i + 1];
+		db_run_set(run, "frame_time_from", "regex group");
+	}
+	frame_notes(st, run);
 	if (st->lines)
 		window_lines(st, cx, run);
+	return 0;
 }
 
 const struct collector_ops collect_frames = {

@@ -5,8 +5,8 @@
  * (collectors/counters.h's read_counters: inherited, so threads created
  * later are ticked too, and on Linux 6.12+ each sample carries the
  * ticked thread's own values; docs/intervals.md says what was verified);
- * drain bins the ticks (collectors/intervals); prof/convert.c closes each
- * thread with its final counts and stores the rows.
+ * drain bins the ticks (collectors/intervals); fill closes each thread
+ * with its final counts and stores the rows (collect_fill_intervals).
  *
  * Counted per CPU (collectors/percpu.h) there is no sampler: every switch
  * and a tick of the same period give each thread's totals (iv_counts),
@@ -26,7 +26,6 @@
 #include "common/errtext.h"
 #include "prof/cli.h"
 #include "prof/collector.h"
-#include "prof/convert.h"
 #include "prof/progress.h"
 #include "prof/runner.h"
 
@@ -147,14 +146,169 @@ static void iv_counts(void *self, int32_t tid, uint64_t time,
 	}
 }
 
-static void iv_fill(void *self, struct collect_ctx *cx, struct db_run *run)
+/* ---- the rows ---- */
+
+/* Event e is read at each tick: a supported software event, or any
+ * supported event where every group ticks (counted per CPU). */
+static bool ticked(const struct db_run *run, size_t e, bool all_groups)
+{
+	return run->events[e].supported && (all_groups || run->events[e].group == 0);
+}
+
+/* One thread's binning: its ticked rows, then what came after its last
+ * tick (rest), which lands in tail_bin. */
+struct binning {
+	struct db_run *run;
+	const struct db_thread *t;
+	const struct intervals_thread *it;
+	unsigned interval_ms;
+	bool all_groups;
+	uint64_t *rest;		/* per event: final count - last tick's */
+	bool tail;		/* some rest is left to land */
+	uint64_t tail_bin;
+};
+
+/* What the thread counted after its last tick, per event. */
+static void tail_of(struct binning *bn)
+{
+	const struct db_thread *t = bn->t;
+	for (size_t e = 0; e < bn->run->nevents; e++) {
+		uint64_t last = bn->it ? bn->it->last[e] : 0;
+		if (ticked(bn->run, e, bn->all_groups) && t->counts[e].present &&
+		    t->counts[e].value > last) {
+			bn->rest[e] = t->counts[e].value - last;
+			bn->tail = true;
+		}
+	}
+}
+
+/* Interval b's values into vals (row: its tick's deltas, or NULL; plus
+ * the rest when with_rest); false when none of them moved. */
+static bool interval_values(const struct binning *bn, const uint64_t *row,
+			    bool with_rest, int64_t *vals)
+{
+	bool moved = false;
+	for (size_t e = 0; e < bn->run->nevents; e++) {
+		if (!ticked(bn->run, e, bn->all_groups)) {
+			vals[e] = -1;
+			continue;
+		}
+		uint64_t v = row ? row[e] : 0;
+		if (with_rest)
+			v += bn->rest[e];
+		vals[e] = v > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)v;
+		moved |= v != 0;
+	}
+	return moved;
+}
+
+/* Append interval b's row, taking vals. 0 or -ENOMEM. */
+static int add_interval(struct binning *bn, uint64_t b, int64_t *vals)
+{
+	struct db_run *run = bn->run;
+	struct db_interval *p = realloc(run->intervals, (run->nintervals + 1) * sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	run->intervals = p;
+	char *name = bn->t->name ? strdup(bn->t->name) : NULL;
+	if (bn->t->name && !name)
+		return -ENOMEM;
+	p[run->nintervals++] = (struct db_interval){
+		.t_ms = (int64_t)(b * bn->interval_ms), .tid = bn->t->tid,
+		.name = name, .values = vals,
+	};
+	return 0;
+}
+
+/* The intervals it was ticked in, and the tail's in its place. */
+static int bin_rows(struct binning *bn)
+{
+	const struct intervals_thread *it = bn->it;
+	size_t ne = bn->run->nevents, nr = it ? it->nrows : 0, r = 0;
+	bool tail_left = bn->tail;
+	int64_t *vals = NULL;
+	int rc = 0;
+	while (!rc && (r < nr || tail_left)) {
+		uint64_t b;
+		const uint64_t *row = NULL;
+		bool with_rest = false;
+		if (r < nr && (!tail_left || it->bins[r] <= bn->tail_bin)) {
+			b = it->bins[r];
+			row = it->vals + r * ne;
+			r++;
+		} else {
+			b = bn->tail_bin;
+		}
+		if (tail_left && b == bn->tail_bin) {
+			with_rest = true;
+			tail_left = false;
+		}
+		if (b > (uint64_t)INT64_MAX / bn->interval_ms)
+			break;	/* past what t_ms holds: no clock gets there */
+		if (!vals && !(vals = malloc((ne ? ne : 1) * sizeof(*vals))))
+			return -ENOMEM;
+		/* An interval in which none of the thread's counters moved is
+		 * not stored (readers take it as 0): a sleeping thread costs
+		 * nothing, and the rows go with the ticks, not with threads
+		 * times wall time (docs/intervals.md). */
+		if (!interval_values(bn, row, with_rest, vals))
+			continue;
+		if (!(rc = add_interval(bn, b, vals)))
+			vals = NULL;
+	}
+	free(vals);
+	return rc;
+}
+
+static int one_thread_intervals(struct db_run *run, const struct db_thread *t,
+				const struct intervals *iv, unsigned interval_ms,
+				uint64_t last_bin, bool all_groups)
+{
+	const struct intervals_thread *it = intervals_find(iv, t->tid);
+	struct binning bn = {
+		.run = run, .t = t, .it = it, .interval_ms = interval_ms,
+		.all_groups = all_groups,
+	};
+	uint64_t first = it && it->nrows ? it->bins[0] : UINT64_MAX;
+	/* What came after the last tick lands where the thread ended. */
+	bn.tail_bin = t->end_ns > 0 ? intervals_bin(iv, (uint64_t)t->end_ns) : last_bin;
+	if (it && it->nrows && bn.tail_bin < first)
+		bn.tail_bin = first;
+	bn.rest = calloc(run->nevents ? run->nevents : 1, sizeof(*bn.rest));
+	if (!bn.rest)
+		return -ENOMEM;
+	tail_of(&bn);
+	int rc = bin_rows(&bn);
+	free(bn.rest);
+	return rc;
+}
+
+int collect_fill_intervals(struct db_run *run, const struct intervals *iv,
+			   unsigned interval_ms, bool all_groups, char **cause)
+{
+	if (intervals_nevents(iv) != run->nevents)
+		return 0;
+	uint64_t last_bin = (uint64_t)(run->wall_s * 1000.0) / interval_ms;
+	for (size_t i = 0; i < run->nthreads; i++)
+		if (one_thread_intervals(run, &run->threads[i], iv, interval_ms,
+					 last_bin, all_groups))
+			return fill_oom(cause, "intervals");
+	char buf[32];
+	snprintf(buf, sizeof(buf), "%u", interval_ms);
+	db_run_set(run, "interval_ms", buf);
+	return 0;
+}
+
+static int iv_fill(void *self, struct collect_ctx *cx, struct db_run *run,
+		   char **cause)
 {
 	struct intervals_state *st = self;
 	if (!st->iv)
-		return;
+		return 0;
 	/* Counted per CPU, every group ticks, hardware ones too. */
-	convert_intervals(run, st->iv, cx->o->interval_ms,
-			  counters_path(cx->cs) == COUNTERS_PATH_PERCPU);
+	return collect_fill_intervals(run, st->iv, cx->o->interval_ms,
+				      counters_path(cx->cs) == COUNTERS_PATH_PERCPU,
+				      cause);
 }
 
 const struct collector_ops collect_intervals = {

@@ -2,8 +2,9 @@
  * collect_modules: the code modules every run maps (MMAP2 records with
  * build ids, from the counters' side-band) and, with --working-set, the
  * memory it touched (data mappings too, and a page-fault sampler with
- * the faults' addresses). A collector (prof/collector.h); what it finds
- * becomes the run's modules and working set in prof/convert.c.
+ * the faults' addresses). A collector (prof/collector.h); its fill
+ * makes what it found the run's modules and, for a working-set run, the
+ * touched memory by kind and its grain (the setting "ws_window_bytes").
  */
 #include <errno.h>
 #include <stdio.h>
@@ -14,7 +15,6 @@
 #include "common/errtext.h"
 #include "prof/cli.h"
 #include "prof/collector.h"
-#include "prof/convert.h"
 #include "prof/runner.h"
 
 struct mods_state {
@@ -108,11 +108,72 @@ static void mods_finish(void *self, struct collect_ctx *cx)
 	free(cause);
 }
 
-static void mods_fill(void *self, struct collect_ctx *cx, struct db_run *run)
+static char *strdup_or_null(const char *s, bool *oom)
+{
+	return s && *s ? fill_strdup(s, oom) : NULL;
+}
+
+static void fill_module(struct db_module *d, const struct module_info *mi,
+			bool working_set, bool *oom)
+{
+	d->path = fill_strdup(mi->path, oom);
+	d->kind = fill_strdup(mi->kind == MODULE_FILE ? "file" : "anon", oom);
+	d->build_id = strdup_or_null(mi->build_id, oom);
+	d->exec_bytes = mi->exec_bytes;
+	d->nprocs = mi->nprocs;
+	d->has_text = mi->has_text;
+	d->text_bytes = mi->text_bytes;
+	d->has_exec_sections = mi->has_exec_sections;
+	d->exec_section_bytes = mi->exec_section_bytes;
+	d->has_touched = working_set;
+	d->touched_bytes = mi->touched_bytes;
+	d->faulted_bytes = mi->faulted_bytes;
+	d->faults = mi->faults;
+	d->touched_replayed = mi->touched_replayed;
+	d->error = strdup_or_null(mi->error, oom);
+}
+
+/* The touched memory by kind, and its grain. */
+static int fill_working_set(struct db_run *run, const struct working_set *ws,
+			    char **cause)
+{
+	run->ws = calloc(WS_NKINDS, sizeof(*run->ws));
+	if (!run->ws)
+		return fill_oom(cause, "working set");
+	run->nws = WS_NKINDS;
+	bool oom = false;
+	for (int k = 0; k < WS_NKINDS; k++) {
+		run->ws[k].kind = fill_strdup(ws_kind_name((enum ws_kind)k), &oom);
+		run->ws[k].touched_bytes = ws->kind[k].touched_bytes;
+		run->ws[k].faulted_bytes = ws->kind[k].faulted_bytes;
+		run->ws[k].faults = ws->kind[k].faults;
+	}
+	if (oom)
+		return fill_oom(cause, "working set");
+	char grain[32];
+	snprintf(grain, sizeof(grain), "%llu", (unsigned long long)ws->window_bytes);
+	db_run_set(run, "ws_window_bytes", grain);
+	return 0;
+}
+
+static int mods_fill(void *self, struct collect_ctx *cx, struct db_run *run,
+		     char **cause)
 {
 	struct mods_state *st = self;
 	(void)cx;
-	convert_modules(run, st->mods, st->working_set);
+	size_t n = modules_count(st->mods);
+	run->modules = calloc(n ? n : 1, sizeof(*run->modules));
+	if (!run->modules)
+		return fill_oom(cause, "modules");
+	run->nmodules = n;
+	bool oom = false;
+	for (size_t i = 0; i < n; i++)
+		fill_module(&run->modules[i], modules_at(st->mods, i), st->working_set,
+			    &oom);
+	if (oom)
+		return fill_oom(cause, "modules");
+	return st->working_set ? fill_working_set(run, modules_working_set(st->mods),
+						  cause) : 0;
 }
 
 const struct collector_ops collect_modules = {

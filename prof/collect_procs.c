@@ -4,8 +4,9 @@
  * workers) can be read as a tree and not as one flat list of threads. A
  * collector (prof/collector.h): the births come from the FORK records
  * (collectors/procs), the first process's parent from prof itself or,
- * attached, from /proc; prof/convert.c gives each stored thread its
- * process's parent.
+ * attached, from /proc; its fill gives each stored thread its process's
+ * parent (after the counters' fill made the threads): the parent at the
+ * birth of the thread's process.
  */
 #include <errno.h>
 #include <string.h>
@@ -15,7 +16,6 @@
 #include "common/errtext.h"
 #include "prof/cli.h"
 #include "prof/collector.h"
-#include "prof/convert.h"
 
 struct procs_state {
 	struct procs *procs;
@@ -63,11 +63,17 @@ static void procs_drain(void *self, const struct perf_rec *rec, int origin)
 	}
 }
 
-static void procs_fill(void *self, struct collect_ctx *cx, struct db_run *run)
+static int procs_fill(void *self, struct collect_ctx *cx, struct db_run *run,
+		      char **cause)
 {
 	struct procs_state *st = self;
 	(void)cx;
-	convert_procs(run, st->procs);
+	(void)cause;
+	for (size_t i = 0; i < run->nthreads; i++) {
+		struct db_thread *t = &run->threads[i];
+		t->ppid = procs_parent(st->procs, t->pid, (uint64_t)t->start_ns);
+	}
+	return 0;
 }
 
 const struct collector_ops collect_procs = {

@@ -312,12 +312,16 @@ void window_keep_frames(struct db_run *run, int64_t a, int64_t b)
 	free(map);
 }
 
-static void win_fill(void *self, struct collect_ctx *cx, struct db_run *run)
+/* Out of memory before the fill, the window is not kept: a warning (the
+ * run's counts are the whole run's). */
+static int win_fill(void *self, struct collect_ctx *cx, struct db_run *run,
+		    char **cause)
 {
 	struct window_state *st = self;
 	(void)cx;
+	(void)cause;
 	if (!(st->end_s > 0))
-		return;
+		return 0;
 	char spec[64];
 	snprintf(spec, sizeof(spec), "%g:%g", st->start_s, st->end_s);
 	if (run->wall_s <= st->start_s || !edges(st) ||
@@ -327,12 +331,12 @@ static void win_fill(void *self, struct collect_ctx *cx, struct db_run *run)
 		warning_msg("--window %s: the command ended after %.2f s, before the "
 			    "window began: the run's counts are the whole run's",
 			    spec, run->wall_s);
-		return;
+		return 0;
 	}
 	if (st->oom) {
 		db_run_set(run, "window", "not kept (out of memory)");
 		warning_msg("--window: out of memory: the run's counts are the whole run's");
-		return;
+		return 0;
 	}
 	double end_s = st->end_s;
 	if (run->wall_s < end_s) {
@@ -372,6 +376,7 @@ static void win_fill(void *self, struct collect_ctx *cx, struct db_run *run)
 		set_num(run, "window_sys_s", (double)(st->sys1 - s0) / 1e6);
 	}
 	window_keep_frames(run, (int64_t)(st->start_s * 1e9), (int64_t)(end_s * 1e9));
+	return 0;
 }
 
 const struct collector_ops collect_window = {

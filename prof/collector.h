@@ -25,18 +25,23 @@
  *            earlier wake may set the next; 0: none).
  *   finish   the workload exited (or the attach ended) and the counters
  *            are settled: end what was started, read what is left.
- *   fill     put the results into the run to store: the conversion,
- *            which lives in prof/convert.c.
+ *   fill     put the results into the run to store: each collector
+ *            converts its own structs into db/'s, with copies, so that
+ *            it may be freed right after. Returns 0, or -ENOMEM with
+ *            *cause (fill_oom) when the run cannot be kept whole: the
+ *            runner then stops, releases the run and returns the error,
+ *            which the verb prints. A part the run can do without is
+ *            a warning and 0 instead (the machine's deltas).
  *   release  free what the collector holds; called once for every
  *            collector whose prepare was called, whatever happened.
  *
  * Any step may be NULL. A built-in collector's state is ops->size
  * zeroed bytes that the runner owns; a verb's collector (runner_opts'
  * collector) brings its own. Adding a collector is one file with its
- * ops, its conversion in prof/convert.c, the schema migration for what
- * it stores, and one line in the runner's table. Collectors may print
- * warnings (they are in prof/); none may exit. Not thread-safe: every
- * call comes from the runner's thread.
+ * ops and its conversion (prof/collect_<name>.c), the schema migration
+ * for what it stores (db/), and one line here and in the runner's
+ * table. Collectors may print warnings (they are in prof/); none may
+ * exit. Not thread-safe: every call comes from the runner's thread.
  */
 #ifndef PROF_COLLECTOR_H
 #define PROF_COLLECTOR_H
@@ -44,12 +49,17 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/types.h>
 
 #include "collectors/counters.h"
 #include "db/runs.h"
 
+struct intervals;
+struct runenv;
 struct runner_opts;
+struct sys_snap;
 
 /* The run as the collectors see it. */
 struct collect_ctx {
@@ -98,7 +108,8 @@ struct collector_ops {
 		       const uint64_t *vals, const bool *have, bool running);
 	void (*wake)(void *self, struct collect_ctx *cx);
 	void (*finish)(void *self, struct collect_ctx *cx);
-	void (*fill)(void *self, struct collect_ctx *cx, struct db_run *run);
+	int (*fill)(void *self, struct collect_ctx *cx, struct db_run *run,
+		    char **cause);
 	void (*release)(void *self);
 };
 
@@ -115,6 +126,56 @@ size_t collect_add_sampler(struct collect_ctx *cx, const struct sampler_desc *sd
  */
 void collect_add_env(struct collect_ctx *cx, char *const *kv);
 
+/*
+ * fill: a copy of s, NULL for NULL; sets *oom when memory ran out, so
+ * that a fill can copy many strings and check once.
+ */
+static inline char *fill_strdup(const char *s, bool *oom)
+{
+	char *d = s ? strdup(s) : NULL;
+	if (s && !d)
+		*oom = true;
+	return d;
+}
+
+/* fill: -ENOMEM, with *cause saying which part of the run it lost. */
+int fill_oom(char **cause, const char *part);
+
+/*
+ * The fills that a verb measuring in prof itself (sleep, probe) shares
+ * with the collectors (prof/runutil.c's run_state_self and
+ * run_machine_end). 0 or -ENOMEM with *cause.
+ *
+ * collect_fill_host: where every stored run ran, the host's facts
+ * (collectors/host.h), perf_event_paranoid, prof's version and the
+ * current directory (unless set).
+ * collect_fill_env: the machine's settings (collectors/runenv.h), as
+ * run->env.
+ * collect_fill_system: the machine's counters that moved between before
+ * and after (collectors/sysdelta.h), as run->system; out of memory, a
+ * warning (the run does without them), so it cannot fail.
+ */
+int collect_fill_host(struct db_run *run, char **cause);
+int collect_fill_env(struct db_run *run, const struct runenv *env, char **cause);
+void collect_fill_system(struct db_run *run, const struct sys_snap *before,
+			 const struct sys_snap *after);
+
+/*
+ * The intervals of iv (prof run -I), after the counters' fill: every
+ * thread of the run gets its intervals from its first to its last, each
+ * closed with its final counts (what came after its last tick lands in
+ * the interval it ended in, or the run's last: run->wall_s), and the
+ * setting "interval_ms". An interval in which none of a thread's counters
+ * moved has no row. Software events only, unless all_groups (counted per
+ * CPU, where the hardware groups tick too); -1 for an event not ticked.
+ * Nothing when iv counts other events than the run. 0 or -ENOMEM with
+ * *cause.
+ */
+int collect_fill_intervals(struct db_run *run, const struct intervals *iv,
+			   unsigned interval_ms, bool all_groups, char **cause);
+
+/* The counters: the run's own collector, first in the runner's table. */
+extern const struct collector_ops collect_counters;	/* events, threads */
 /* The built-in collectors beside the counters (runner.c's own). */
 extern const struct collector_ops collect_procs;	/* pid, ppid */
 extern const struct collector_ops collect_modules;	/* code, working set */

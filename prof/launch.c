@@ -18,6 +18,7 @@
 
 #include "common/cause.h"
 #include "common/errtext.h"
+#include "common/procstat.h"
 #include "common/utf8.h"
 #include "prof/launch.h"
 
@@ -402,22 +403,9 @@ static size_t scan_procs(struct proc_ids **out)
 	while ((de = readdir(d))) {
 		if (de->d_name[0] < '1' || de->d_name[0] > '9')
 			continue;
-		char path[300], line[512];
-		snprintf(path, sizeof(path), "/proc/%s/stat", de->d_name);
-		int fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
+		struct proc_stat ps;
+		if (proc_stat_read(de->d_name, NULL, &ps))
 			continue;	/* it exited meanwhile */
-		ssize_t len = read(fd, line, sizeof(line) - 1);
-		close(fd);
-		if (len <= 0)
-			continue;
-		line[len] = '\0';
-		/* pid (comm) state ppid pgrp: comm may hold anything but
-		 * ends at the last ')'. */
-		char *p = strrchr(line, ')');
-		int ppid, pgid;
-		if (!p || sscanf(p + 1, " %*c %d %d", &ppid, &pgid) != 2)
-			continue;
 		if (n == cap) {
 			struct proc_ids *bigger = realloc(*out, 2 * cap * sizeof(**out));
 			if (!bigger)
@@ -425,7 +413,8 @@ static size_t scan_procs(struct proc_ids **out)
 			*out = bigger;
 			cap *= 2;
 		}
-		(*out)[n++] = (struct proc_ids){ (pid_t)atoi(de->d_name), ppid, pgid };
+		(*out)[n++] = (struct proc_ids){ (pid_t)atoi(de->d_name), ps.ppid,
+						  ps.pgrp };
 	}
 	closedir(d);
 	return n;

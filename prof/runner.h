@@ -93,8 +93,10 @@ struct runner_opts {
  * "timeout_s" and "timed_out" whether o->timeout_s was given and ended it); -ENOENT or -EACCES
  * with *cause when a command could not be started (a shell's 127);
  * -ESRCH when the process to attach to does not exist; other -errno with
- * *cause for operational failures. On 0 run is filled (host, events,
- * threads, pin, modules) and the caller releases it.
+ * *cause for operational failures, -ENOMEM among them when the workload
+ * ran but its run could not be filled (a collector's fill, which says
+ * what was lost; nothing is left to release then). On 0 run is filled
+ * (host, events, threads, pin, modules) and the caller releases it.
  *
  * A launch with o->prepare runs it first through /bin/sh -c, with the
  * workload's working directory and the verb's environment (o->env_set;

@@ -1,10 +1,9 @@
 /*
- * runutil: the database, the completeness audit, and the one-time
+ * runutil: the database, the completeness verdict, and the one-time
  * "not supported" warning, shared by the verbs that launch workloads.
  */
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,7 +11,7 @@
 #include <unistd.h>
 
 #include "common/errtext.h"
-#include "prof/convert.h"
+#include "prof/collector.h"
 #include "prof/runutil.h"
 #include "reports/frames.h"
 #include "reports/runs.h"
@@ -106,194 +105,6 @@ char *run_state_command_line(char *const *argv, int argc)
 	}
 	fclose(fp);
 	return out;
-}
-
-static void reason(FILE *fp, size_t *n, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void reason(FILE *fp, size_t *n, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	if ((*n)++)
-		fputc('\n', fp);
-	vfprintf(fp, fmt, ap);
-	va_end(ap);
-}
-
-static const char *plural(size_t n, const char *one, const char *many)
-{
-	return n == 1 ? one : many;
-}
-
-bool run_state_audit(struct db_run *run, const struct counters *cs,
-		     bool launched, int64_t root_own_ns, int64_t uncounted_ns,
-		     int64_t stolen_ns)
-{
-	const struct thread_table *tt = counters_threads(cs);
-	bool *supported = calloc(run->nevents ? run->nevents : 1, sizeof(bool));
-	if (!supported)
-		abort();
-	for (size_t e = 0; e < run->nevents; e++)
-		supported[e] = run->events[e].supported;
-	struct thread_audit a;
-	thread_table_audit(tt, supported, &a);
-	free(supported);
-	struct counters_health h;
-	counters_health(cs, &h);
-
-	char *text = NULL;
-	size_t len = 0, n = 0;
-	FILE *fp = open_memstream(&text, &len);
-	if (!fp)
-		abort();
-	const char *root = run->nthreads && run->threads[0].name ? run->threads[0].name : "main";
-	if (a.no_counts)
-		reason(fp, &n, "%zu of %zu tasks exited without their counts "
-		       "arriving; their counts are in %s's row", a.no_counts,
-		       a.tasks, root);
-	if (a.partial)
-		reason(fp, &n, "%zu %s only some of their counts", a.partial,
-		       plural(a.partial, "task has", "tasks have"));
-	if (a.no_start)
-		reason(fp, &n, "%zu %s no start record (its FORK was not "
-		       "received): tasks may be missing altogether", a.no_start,
-		       plural(a.no_start, "task has", "tasks have"));
-	if (a.live && launched)
-		reason(fp, &n, "%zu %s still running when the command ended "
-		       "(daemons or orphans): %s counts so far are in %s "
-		       "creator's row", a.live, plural(a.live, "task was", "tasks were"),
-		       plural(a.live, "its", "their"), plural(a.live, "its", "their"));
-	if (a.privileged)
-		reason(fp, &n, "%zu %s (%s) exec'd a set-user-ID or set-group-ID "
-		       "program: the kernel stops counting a task whose privileges "
-		       "change at exec, so %s counts end there (not countable here)",
-		       a.privileged, plural(a.privileged, "task", "tasks"),
-		       a.privileged_name, plural(a.privileged, "its", "their"));
-	if (run->lost_records)
-		reason(fp, &n, "the kernel lost %llu ring-buffer records (buffer "
-		       "full): raise --mmap-pages", (unsigned long long)run->lost_records);
-	if (h.torn_runs)
-		reason(fp, &n, "%llu bytes of ring-buffer records were unreadable "
-		       "in %llu %s (two CPUs wrote over each other)",
-		       (unsigned long long)h.torn_bytes, (unsigned long long)h.torn_runs,
-		       plural(h.torn_runs, "place", "places"));
-	if (h.undecodable)
-		reason(fp, &n, "%llu ring-buffer records could not be decoded",
-		       (unsigned long long)h.undecodable);
-	if (h.percpu_lost)
-		reason(fp, &n, "the kernel lost %llu records of the per-CPU "
-		       "buffers (buffer full): some switches' counts went to the "
-		       "wrong thread; raise --mmap-pages",
-		       (unsigned long long)h.percpu_lost);
-	/* Counted per CPU, a hardware group the kernel multiplexes off the
-	 * PMU takes no switch samples meanwhile and moves at the mux timer,
-	 * not at switches: its counts land on whichever thread switches next
-	 * (measured: -51% and +34% for two threads of a uniform loop in the
-	 * arm64 guest), while the totals stay scaled right (-0.18%). */
-	for (size_t e = 0; counters_path(cs) == COUNTERS_PATH_PERCPU && e < run->nevents; e++) {
-		const struct db_event *ev = &run->events[e];
-		if (!ev->supported || ev->group == 0 || !ev->total.present ||
-		    !ev->total.enabled || ev->total.running * 1000 >= ev->total.enabled * 999)
-			continue;
-		reason(fp, &n, "the hardware events took turns on the PMU (%s counted "
-		       "%.0f%% of the time): counted per CPU, their per-thread values "
-		       "are not each thread's own (the totals are scaled right): "
-		       "count fewer hardware events at once, or per task "
-		       "(PROF_COUNT_PATH=task)", ev->name,
-		       100.0 * (double)ev->total.running / (double)ev->total.enabled);
-		break;
-	}
-	/* A task reaped before its last switch, whose switch-in was not
-	 * seen either: what it did then is in no row. Microseconds, as a
-	 * rule; more than a millisecond or 0.1% of the whole is a loss. */
-	long tc = db_run_event_by_attr(run, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK);
-	if (h.unattributed) {
-		uint64_t total = tc >= 0 ? run->events[tc].total.value : 0;
-		if (h.unattributed_ns > 1000000 && h.unattributed_ns * 1000 > total)
-			reason(fp, &n, "%.1f ms of task-clock in %llu switches belong "
-			       "to tasks that were reaped before their last switch "
-			       "could be named", h.unattributed_ns / 1e6,
-			       (unsigned long long)h.unattributed);
-	}
-	/* An independent witness: the scheduler's own account of the root
-	 * task against the task-clock its row was left with. A VM's host
-	 * that stole the CPU from the task counts in its task-clock (wall
-	 * time on the CPU) but not in the scheduler's clock of a kernel with
-	 * steal accounting: what the host stole meanwhile is allowed. About
-	 * 1 run in 100 of make -j2 of 240 shells was flagged here without
-	 * it (make's row 104-199 ms against the scheduler's 40-60), each
-	 * the run of its batch with the most steal (150-300 ms, 38 ms on
-	 * average). */
-	if (root_own_ns >= 0 && run->nthreads && tc >= 0) {
-		const struct db_count *c = &run->threads[0].counts[tc];
-		int64_t row = c->present ? (int64_t)c->value : 0;
-		int64_t slack = 50000000 + root_own_ns / 4 + (stolen_ns > 0 ? stolen_ns : 0);
-		if (row > root_own_ns + slack)
-			reason(fp, &n, "%s's row holds %.1f ms of task-clock but the "
-			       "scheduler counted %.1f ms of its own: about %.1f ms "
-			       "belong to tasks with no row", root, row / 1e6,
-			       root_own_ns / 1e6, (row - root_own_ns) / 1e6);
-	}
-	/* The other direction, for the whole tree: wait4's account of the
-	 * command and the children it waited for, against all the
-	 * task-clock counted. The gap is the time a task ran with no
-	 * counter on it: the launch itself, before the counters count
-	 * (measured per run, uncounted_ns: 0.6 ms here, up to 26 ms under
-	 * QEMU), and each task's exit runs on after its counters are closed
-	 * (14 us a thread in a 3,000-thread churn here), hence the
-	 * allowance per task. Each context switch of a task adds its own
-	 * gap, the scheduler's time around the switch that no counter sees
-	 * (about 5 us quiet, 16 us a switch on this VM under load: 20,000
-	 * short nanosleeps of one thread, 314 ms against 644 ms), hence an
-	 * allowance per switch too, where context-switches was counted or
-	 * the per-CPU path saw them (its switch samples): with -e task-clock
-	 * alone, 3 threads of 300 short sleeps each were flagged 1 run in
-	 * 10 (a 12.7 ms gap over 900 switches). */
-	double switches = (double)h.switches;
-	long sw = db_run_event_by_attr(run, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES);
-	if (sw >= 0 && run->events[sw].total.present)
-		switches = (double)run->events[sw].total.value;
-	if (launched && tc >= 0 && run->events[tc].total.present) {
-		const struct db_event *ev = &run->events[tc];
-		double waited = (run->user_s + run->sys_s) * 1e9;
-		double counted = (double)ev->total.value;
-		if (waited > counted + 5e6 + (double)uncounted_ns + waited / 5 +
-			     50e3 * (double)run->nthreads + 25e3 * switches)
-			reason(fp, &n, "the kernel's account of the command's CPU time "
-			       "(wait4: %.1f ms) exceeds the task-clock counted "
-			       "(%.1f ms): %.1f ms ran with no counter on it", waited / 1e6,
-			       counted / 1e6, (waited - counted) / 1e6);
-	}
-	fclose(fp);
-	char num[32];
-	snprintf(num, sizeof(num), "%llu", (unsigned long long)h.past_head);
-	db_run_set(run, "ring_past_head", num);
-	snprintf(num, sizeof(num), "%llu", (unsigned long long)h.torn_bytes);
-	db_run_set(run, "ring_torn_bytes", num);
-	snprintf(num, sizeof(num), "%llu", (unsigned long long)h.names_from_proc);
-	db_run_set(run, "ring_names_from_proc", num);
-	if (h.unattributed) {
-		snprintf(num, sizeof(num), "%llu", (unsigned long long)h.unattributed_ns);
-		db_run_set(run, "percpu_unattributed_ns", num);
-	}
-	if (h.reaped_by_stack) {
-		snprintf(num, sizeof(num), "%llu", (unsigned long long)h.reaped_by_stack);
-		db_run_set(run, "percpu_reaped_by_stack", num);
-	}
-	/* The names are right; what it says is that the ring lost records
-	 * without a trace, which the checks above look for otherwise. */
-	if (h.names_from_proc)
-		note_msg("%llu %s named from /proc: %s COMM record never arrived "
-			 "(another CPU's record took its place in the ring buffer)",
-			 (unsigned long long)h.names_from_proc,
-			 plural(h.names_from_proc, "thread was", "threads were"),
-			 plural(h.names_from_proc, "its", "their"));
-	db_run_set(run, "complete", n ? "no" : "yes");
-	if (n)
-		db_run_set(run, "incomplete", text);
-	free(text);
-	return n == 0;
 }
 
 int run_incomplete_exit(const struct db_run *run, bool allow, int exit_code)
@@ -527,7 +338,10 @@ void run_state_self(struct db_run *run, const char *kind, int argc,
 		free(full);
 	}
 	run->pid = (int32_t)getpid();
-	convert_host(run);
+	char *cause = NULL;
+	if (collect_fill_host(run, &cause))
+		print_cause("warning: ", cause);
+	free(cause);
 }
 
 void run_machine_begin(struct run_machine *m, const char *sysfs_root)
@@ -539,11 +353,12 @@ void run_machine_begin(struct run_machine *m, const char *sysfs_root)
 
 void run_machine_end(struct run_machine *m, struct db_run *run)
 {
-	if (run && m->have_env)
-		convert_env(run, &m->env);
-	if (run && m->have_before && sys_snap_read(&m->after, "/proc") == 0 &&
-	    convert_system(run, &m->before, &m->after))
-		warning_msg("cannot keep the machine's deltas: %s", ERR_TEXT(ENOMEM));
+	char *cause = NULL;
+	if (run && m->have_env && collect_fill_env(run, &m->env, &cause))
+		print_cause("warning: ", cause);
+	free(cause);
+	if (run && m->have_before && sys_snap_read(&m->after, "/proc") == 0)
+		collect_fill_system(run, &m->before, &m->after);
 	runenv_release(&m->env);
 	sys_snap_release(&m->before);
 	sys_snap_release(&m->after);

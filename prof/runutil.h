@@ -1,7 +1,8 @@
 /*
  * runutil: what every verb that launches a workload shares: the database
  * it stores into (opened early; if it fails the run still happens and its
- * report is printed), judging whether a run is complete, and saying once
+ * report is printed), what an incomplete run does to the exit code (the
+ * counters' fill judges it: prof/collect_counters.c), and saying once
  * which events this machine refused.
  */
 #ifndef PROF_RUNUTIL_H
@@ -50,21 +51,6 @@ void run_state_not_stored(const char *cause, const char *out);
  */
 bool run_state_print(struct verb_ctx *vc, const struct db_run *run,
 		     enum report_by by, enum out_format fmt, bool unstored);
-
-/*
- * Decide whether the run is complete and say why not: store the settings
- * "complete" ("yes"/"no") and "incomplete" (one reason a line), and the
- * ring-buffer evidence. launched: the run launched its command (tasks
- * still running at its end are then a gap, not a note). root_own_ns: the
- * launched task's own CPU time as the scheduler counts it (/proc), or -1.
- * uncounted_ns: what the launch ran before the counters counted it.
- * stolen_ns: what a VM's host took from the machine's CPUs meanwhile,
- * which task-clock counts and the scheduler's own clock does not.
- * Returns true when complete.
- */
-bool run_state_audit(struct db_run *run, const struct counters *cs,
-		     bool launched, int64_t root_own_ns, int64_t uncounted_ns,
-		     int64_t stolen_ns);
 
 /*
  * The exit code for a run whose report was printed: an incomplete run

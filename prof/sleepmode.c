@@ -11,7 +11,6 @@
 #include "common/errtext.h"
 #include "prof/cli.h"
 #include "prof/collector.h"
-#include "prof/convert.h"
 #include "prof/runner.h"
 #include "prof/sleepmode.h"
 
@@ -227,6 +226,110 @@ int sleep_plan_arm(struct sleep_plan *sp, char **cause)
 	return 0;
 }
 
+/* "k:count" pairs of the non-empty requested-duration buckets, or NULL
+ * out of memory. */
+static char *req_hist_text(const uint64_t *h)
+{
+	size_t len = 0;
+	char *s = NULL;
+	FILE *fp = open_memstream(&s, &len);
+	if (!fp)
+		return NULL;
+	bool first = true;
+	for (unsigned b = 0; b < SLEEP_REQ_BUCKETS; b++) {
+		if (!h[b])
+			continue;
+		fprintf(fp, "%s%u:%llu", first ? "" : " ", b, (unsigned long long)h[b]);
+		first = false;
+	}
+	if (fclose(fp)) {
+		free(s);
+		return NULL;
+	}
+	return s;
+}
+
+/* One thread's row of the interposer's report, as stored. */
+static bool usage_thread(struct db_sleep_thread *d, const struct sleep_thread_report *t)
+{
+	d->tid = t->tid;
+	d->pid = t->pid;
+	d->name = strndup(t->name, SLEEP_NAME_LEN);
+	d->served = t->served;
+	d->passed = t->passed;
+	d->eintr = t->eintr;
+	d->early = t->early;
+	d->throttled = t->throttled;
+	d->fallback = t->fallback;
+	d->fallback_errno = (int)t->fallback_errno;
+	d->fallback_max_ns = t->fallback_over_max_ns;
+	d->fallback_mean_ns = t->fallback ? (double)t->fallback_over_sum_ns /
+			      (double)t->fallback : 0;
+	d->p50_ns = t->over.p50_ns;
+	d->p90_ns = t->over.p90_ns;
+	d->p99_ns = t->over.p99_ns;
+	d->p999_ns = t->over.p999_ns;
+	d->max_ns = t->over.max_ns;
+	d->mean_ns = t->over.mean_ns;
+	d->req_hist = req_hist_text(t->req_hist);
+	d->cv_served = t->cv_served;
+	d->cv_passed = t->cv_passed;
+	d->cv_woken = t->cv_woken;
+	d->cv_timedout = t->cv_timedout;
+	d->cv_early = t->cv_early;
+	d->cv_p50_ns = t->cv_over.p50_ns;
+	d->cv_p90_ns = t->cv_over.p90_ns;
+	d->cv_p99_ns = t->cv_over.p99_ns;
+	d->cv_p999_ns = t->cv_over.p999_ns;
+	d->cv_max_ns = t->cv_over.max_ns;
+	d->cv_mean_ns = t->cv_over.mean_ns;
+	return d->name && d->req_hist;
+}
+
+/*
+ * What the sleep interposer saw, as stored: rep as read after the run,
+ * or NULL when it could not be read (the settings asked for then stand
+ * in for the ones applied). status is taken ("applied" or "not applied:
+ * why"). NULL when out of memory.
+ */
+static struct db_sleep_usage *usage_of(const struct sleep_report *rep,
+				       const struct sleep_preload_config *asked,
+				       char *status)
+{
+	struct db_sleep_usage *u = calloc(1, sizeof(*u));
+	if (!u || !status) {
+		free(u);
+		free(status);
+		return NULL;
+	}
+	const struct sleep_preload_config *cfg = rep && rep->config_set ? &rep->config
+						 : asked;
+	char mode[48];
+	bool oom = false;
+	sleep_mode_format(&cfg->mode, mode, sizeof(mode));
+	u->mode = fill_strdup(mode, &oom);
+	u->threshold_us = cfg->threshold_ns / 1000;
+	u->max_spinners = cfg->max_spinners;
+	u->spinners_default = cfg->spinners_default;
+	u->status = status;
+	u->cv_served_by = fill_strdup(sleep_cv_strategy(cfg->mode.mode), &oom);
+	if (rep) {
+		u->ncpus = rep->ncpus;
+		u->processes = rep->processes;
+		if (rep->error[0])
+			u->error = fill_strdup(rep->error, &oom);
+		u->threads = calloc(rep->nthreads + 1, sizeof(*u->threads));
+		oom |= !u->threads;
+		for (size_t i = 0; u->threads && i < rep->nthreads; i++)
+			oom |= !usage_thread(&u->threads[u->nthreads++], &rep->threads[i]);
+	}
+	if (oom) {
+		db_sleep_usage_free(u);
+		return NULL;
+	}
+	return u;
+}
+
 struct db_sleep_usage *sleep_plan_collect(struct sleep_plan *sp)
 {
 	if (sp->fd < 0)
@@ -243,7 +346,7 @@ struct db_sleep_usage *sleep_plan_collect(struct sleep_plan *sp)
 		warning_msg("--sleep-mode: cannot read the interposer's report: %s",
 			    cause ? cause : "?");
 		free(cause);
-		return convert_sleep(NULL, &sp->cfg, status);
+		return usage_of(NULL, &sp->cfg, status);
 	}
 	if (!sp->preloadable) {
 		if (asprintf(&status, "not applied: %s", sp->why_not ? sp->why_not
@@ -264,7 +367,7 @@ struct db_sleep_usage *sleep_plan_collect(struct sleep_plan *sp)
 	} else {
 		status = strdup("applied");
 	}
-	struct db_sleep_usage *u = convert_sleep(&rep, &sp->cfg, status);
+	struct db_sleep_usage *u = usage_of(&rep, &sp->cfg, status);
 	sleep_report_release(&rep);
 	return u;
 }
@@ -295,6 +398,7 @@ struct sleep_state {
 	size_t nimg, cap;
 	struct image gone[UNREACHED_NAMED];	/* the first unreached ones */
 	size_t ngone;		/* all unreached, named or not */
+	bool oom;		/* the report was read, but not kept */
 };
 
 static struct image *image_of(struct sleep_state *st, uint32_t pid)
@@ -424,17 +528,23 @@ static void sleep_finish(void *self, struct collect_ctx *cx)
 	(void)cx;
 	free(st->sp->unreached);
 	st->sp->unreached = unreached_text(st);
+	bool armed = st->sp->fd >= 0;
 	st->usage = sleep_plan_collect(st->sp);
+	st->oom = armed && !st->usage;
 }
 
-static void sleep_fill(void *self, struct collect_ctx *cx, struct db_run *run)
+static int sleep_fill(void *self, struct collect_ctx *cx, struct db_run *run,
+		      char **cause)
 {
 	struct sleep_state *st = self;
 	(void)cx;
+	if (st->oom)
+		return fill_oom(cause, "sleep mode's report");
 	run->sleep_usage = st->usage;
 	st->usage = NULL;
 	if (run->sleep_usage)
 		db_run_set(run, "sleep_mode", st->sp->spec);
+	return 0;
 }
 
 /* A run that ended early leaves its report unread: it goes now. */

@@ -408,10 +408,10 @@ static const struct col attr_cols[EA_N] = {
 	[EA_HARDWARE] = { .key = "hardware", .kind = COL_BOOL },
 };
 
-void report_event_attr(const struct event_desc *ev, const char *type_name,
+void report_event_attr(const struct report_event_attr *ev, const char *type_name,
 		       enum out_format fmt, FILE *fp)
 {
-	const struct perf_event_attr *a = &ev->attr;
+	const struct perf_event_attr *a = ev->attr;
 	if (fmt != OUT_JSON && fmt != OUT_CSV) {
 		/* People: one field a line, its value beside it. */
 		static const struct col pair_cols[2] = {
@@ -421,10 +421,10 @@ void report_event_attr(const struct event_desc *ev, const char *type_name,
 		char v[EA_N][256];
 		snprintf(v[EA_EVENT], sizeof(v[0]), "%s", ev->name);
 		snprintf(v[EA_ENCODED], sizeof(v[0]), "%s", ev->canonical);
-		if (ev->mission)
+		if (ev->mission_event)
 			snprintf(v[EA_MISSION], sizeof(v[0]), "%s on %s: %s",
-				 ev->mission->perf_name, ev->family->label,
-				 ev->mission->summary);
+				 ev->mission_event, ev->mission_family,
+				 ev->mission_summary);
 		else
 			snprintf(v[EA_MISSION], sizeof(v[0]), "-");
 		snprintf(v[EA_TYPE], sizeof(v[0]), "%u", a->type);
@@ -459,9 +459,9 @@ void report_event_attr(const struct event_desc *ev, const char *type_name,
 	size_t row = rows_add(r);
 	rows_str(r, row, EA_EVENT, ev->name);
 	rows_str(r, row, EA_ENCODED, ev->canonical);
-	if (ev->mission)
-		rows_text(r, row, EA_MISSION, "%s on %s: %s", ev->mission->perf_name,
-			  ev->family->label, ev->mission->summary);
+	if (ev->mission_event)
+		rows_text(r, row, EA_MISSION, "%s on %s: %s", ev->mission_event,
+			  ev->mission_family, ev->mission_summary);
 	else
 		rows_null(r, row, EA_MISSION);
 	rows_int(r, row, EA_TYPE, a->type);

@@ -1,10 +1,10 @@
 /*
  * events (reports): `prof events`, the events this machine can encode,
  * and `prof events --mission`, the mission map of its processor family,
- * in every format. prof/ asks collectors/ for the events and the map and
- * hands them over as the plain structs below (reports/ does not see
- * collectors/); strings are borrowed for the length of the call, except
- * those a report_event_list copies.
+ * in every format. prof/ asks the collectors for the events and the map
+ * and hands them over as the plain structs below (reports/ includes no
+ * collector's header); strings are borrowed for the length of the call,
+ * except those a report_event_list copies.
  *
  * JSON: {"events": [{name, pmu, hardware, description, umasks,
  * needs_umask}]} and {family, pmu, pmu_description, counters: [{name,
@@ -17,9 +17,9 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <linux/perf_event.h>
 #include <stdio.h>
 
-#include "collectors/events.h"
 #include "reports/output.h"
 
 struct report_event {
@@ -107,7 +107,17 @@ void report_pmus(const struct report_pmu *pmus, size_t n, enum out_format fmt,
  * CSV one header and one line. Config words are hex strings (a 64-bit
  * mask is no JSON number).
  */
-void report_event_attr(const struct event_desc *ev, const char *type_name,
+struct report_event_attr {
+	const char *name;	/* as asked */
+	const char *canonical;	/* as encoded */
+	/* A mission counter: the event the map chose, the family whose
+	 * table chose it, and what it counts; all NULL otherwise. */
+	const char *mission_event, *mission_family, *mission_summary;
+	bool hardware;		/* needs a PMU counter */
+	const struct perf_event_attr *attr;
+};
+
+void report_event_attr(const struct report_event_attr *ev, const char *type_name,
 		       enum out_format fmt, FILE *fp);
 
 #endif

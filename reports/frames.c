@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/frame_budget.h"
 #include "common/order.h"
 #include "reports/frames.h"
 #include "reports/rows.h"
@@ -26,11 +27,9 @@ double frames_pct_ms(const struct db_run *run, double p)
 	if (!run->nframes)
 		return NAN;
 	int64_t *d = sorted_durs(run);
-	size_t k = (size_t)ceil(p / 100.0 * (double)run->nframes);
-	k = k ? k - 1 : 0;
-	if (k >= run->nframes)
-		k = run->nframes - 1;
-	double v = (double)d[k] / 1e6;
+	/* p in percent, the rank in per mille: p50, p90, p99, max. */
+	unsigned q = p <= 0 ? 0 : p >= 100 ? 1000 : (unsigned)(p * 10 + 0.5);
+	double v = (double)d[nearest_rank(run->nframes, q) - 1] / 1e6;
 	free(d);
 	return v;
 }

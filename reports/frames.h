@@ -12,7 +12,6 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "collectors/frames.h"
 #include "db/runs.h"
 #include "reports/output.h"
 

@@ -26,7 +26,8 @@
  *   run settings         corunner.ns_per_line, corunner.lines,
  *                        corunner.passes (what the co-runner did while the
  *                        run ran) and corunner.held_bytes (what it held,
- *                        by collectors/pirate's pirate_held_bytes)
+ *                        by the pirate collector's
+ *                        pirate_held_bytes)
  *
  * The gate, per workload: --gate when given; else twice the sd of the per-round
  * differences of step 0 (a second control: an A/A inside the experiment,

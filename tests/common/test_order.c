@@ -42,11 +42,30 @@ static void test_order__median(void **state)
 	assert_true(isnan(median_sort(NULL, 0)));
 }
 
+static void test_order__nearest_rank(void **state)
+{
+	(void)state;
+	/* ceil(q * n / 1000), at least 1. */
+	assert_int_equal(nearest_rank(10, 500), 5);
+	assert_int_equal(nearest_rank(10, 900), 9);
+	assert_int_equal(nearest_rank(10, 990), 10);
+	assert_int_equal(nearest_rank(10, 0), 1);
+	assert_int_equal(nearest_rank(3, 500), 2);
+	assert_int_equal(nearest_rank(1000, 999), 999);
+	assert_int_equal(nearest_rank(0, 500), 1);
+	/* q is capped at 1000: never past the last value. */
+	assert_int_equal(nearest_rank(7, 1500), 7);
+	/* No overflow where q * n would. */
+	assert_true(nearest_rank(UINT64_MAX, 1000) == UINT64_MAX);
+	assert_true(nearest_rank(UINT64_MAX, 500) == UINT64_MAX / 2 + 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_order__sorts_ascending),
 		cmocka_unit_test(test_order__median),
+		cmocka_unit_test(test_order__nearest_rank),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

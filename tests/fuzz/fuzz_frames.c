@@ -7,7 +7,7 @@
  * the gate keeps must be what db_frames_load reads back: each marker
  * within the run, none before the one kept last, and every frame made of
  * them (collectors/frames) starting and lasting 0..INT64_MAX ns after the
- * first, as prof/convert.c stores them. Every other line but a zone is
+ * first, as prof/collect_frames.c stores them. Every other line but a zone is
  * counted once, and a note says so exactly when one was dropped.
  */
 #include <inttypes.h>
@@ -78,7 +78,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	free(note);
 
-	/* The frames, as prof/convert.c stores them and db/frames.c reads. */
+	/* The frames, as prof/collect_frames.c stores them and db/frames.c reads. */
 	size_t n = frames_count(f, FRAME_MARKER);
 	FZ_CHECK(n == (g.kept ? g.kept - 1 : 0));
 	uint64_t t0 = 0;
