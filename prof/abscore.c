@@ -103,14 +103,12 @@ static int search_line(const struct ab_score *s, const char *text, size_t ls,
 
 double ab_score_aggregate(enum ab_score_agg agg, double *v, size_t n)
 {
-	double pct = agg == AB_AGG_P99 ? 99 : 50, sum = 0, max = v[0];
+	double sum = 0, max = v[0];
 	switch (agg) {
 	case AB_AGG_P99:
-	case AB_AGG_P50: {
+	case AB_AGG_P50:
 		qsort(v, n, sizeof(*v), order_double);
-		size_t k = (size_t)ceil(pct / 100.0 * (double)n);
-		return v[(k ? k : 1) - 1];
-	}
+		return v[nearest_rank(n, agg == AB_AGG_P99 ? 990 : 500) - 1];
 	case AB_AGG_MEAN:
 		for (size_t i = 0; i < n; i++)
 			sum += v[i];
