@@ -4,16 +4,20 @@
  * module, thread or name, its hottest call paths, or folded stacks; a
  * `prof sleep` or `prof probe` run as that verb printed it.
  */
+#include <dlfcn.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "db/probe.h"
 #include "db/runs.h"
 #include "db/samples.h"
 #include "db/sleep.h"
 #include "prof/cli.h"
+#include "common/pkglib.h"
 #include "prof/runutil.h"
 #include "prof/sections.h"
 #include "prof/verb.h"
@@ -202,9 +206,43 @@ static int report_timeline_of(struct verb_ctx *vc, const struct db_run *run)
 }
 
 /*
- * --format perfetto, speedscope or perf-script: the run for another
- * tool. A run that holds nothing the format exports is refused in one
- * line, before -o FILE is touched.
+ * pprof's encoder, libprof-pprof.so (reports/pprof.h), loaded for that
+ * format alone. EXIT_OK with *handle and xo->pprof set, or an exit code
+ * with the error said.
+ */
+static int load_pprof(struct verb_ctx *vc, struct export_opts *xo, void **handle)
+{
+	if (!vc->out_path && isatty(STDOUT_FILENO))
+		return usage_error(vc->name, "--format pprof writes a gzipped binary "
+				   "file, not for a terminal: give -o FILE (say "
+				   "prof.pb.gz) or send it down a pipe");
+	char looked[2 * PATH_MAX + 300];
+	char *path = pkglib_find(PPROF_LIB, "PROF_PPROF_LIB", looked, sizeof(looked));
+	if (!path)
+		return error_msg("the pprof encoder %s is missing: looked in %s\n"
+				 "hint: build it (cmake --build) or install prof "
+				 "(cmake --install)", PPROF_LIB, looked);
+	*handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	void *fn = *handle ? dlsym(*handle, PPROF_WRITE_SYMBOL) : NULL;
+	if (!fn) {
+		int rc = error_msg("cannot load the pprof encoder '%s': %s\n"
+				   "hint: it needs libprotobuf-c and zlib (Debian: "
+				   "apt-get install libprotobuf-c1 zlib1g)", path, dlerror());
+		if (*handle)
+			dlclose(*handle);
+		*handle = NULL;
+		free(path);
+		return rc;
+	}
+	free(path);
+	*(void **)&xo->pprof = fn;
+	return EXIT_OK;
+}
+
+/*
+ * --format perfetto, speedscope, perf-script or pprof: the run for
+ * another tool. A run that holds nothing the format exports is refused
+ * in one line, before -o FILE is touched.
  */
 static int report_export(struct verb_ctx *vc, struct db *db, const struct db_run *run)
 {
@@ -239,12 +277,25 @@ static int report_export(struct verb_ctx *vc, struct db *db, const struct db_run
 		rc = error_msg("out of memory reading run %lld", (long long)run->id);
 	}
 	free(cause);
+	cause = NULL;
+	void *encoder = NULL;
+	if (!rc && ra->fmt == OUT_PPROF)
+		rc = load_pprof(vc, &xo, &encoder);
 	FILE *fp = rc ? NULL : verb_out(vc);
 	if (!rc && !fp)
 		rc = EXIT_FAIL;
-	if (fp && export_write(ra->fmt, run, sampled ? &prof : NULL, &xo, fp))
-		rc = error_msg("out of memory writing run %lld as %s", (long long)run->id,
-			       output_format_name(ra->fmt));
+	if (fp && (xrc = export_write(ra->fmt, run, sampled ? &prof : NULL, &xo, fp,
+				      &cause))) {
+		if (cause)
+			rc = error_msg("cannot write run %lld as %s: %s", (long long)run->id,
+				       output_format_name(ra->fmt), cause);
+		else
+			rc = error_msg("out of memory writing run %lld as %s",
+				       (long long)run->id, output_format_name(ra->fmt));
+	}
+	free(cause);
+	if (encoder)
+		dlclose(encoder);
 	if (sampled)
 		db_profile_release(&prof);
 	return rc;
@@ -466,7 +517,7 @@ static const char report_help[] =
 "                   [-o FILE]\n"
 "                   [--db PATH]\n"
 "       prof report [RUN|last] --system|--env [--format FMT] [-o FILE]\n"
-"       prof report [RUN|last] --format perfetto|speedscope|perf-script\n"
+"       prof report [RUN|last] --format perfetto|speedscope|perf-script|pprof\n"
 "                   [--event NAME] [--no-demangle] [-o FILE]\n"
 "\n"
 "Reprint a stored run from the database (default, or last: the newest run\n"
@@ -503,8 +554,8 @@ static const char report_help[] =
 "each frame's time against the budget and the counters per frame per\n"
 "thread name; with --intervals each thread name's counters over time.\n"
 "\n"
-"--format perfetto, speedscope and perf-script export the run for other\n"
-"tools. perfetto writes the trace-event JSON that ui.perfetto.dev and\n"
+"--format perfetto, speedscope, perf-script and pprof export the run for\n"
+"other tools. perfetto writes the trace-event JSON that ui.perfetto.dev and\n"
 "chrome://tracing open: a track per thread, frames as slices, intervals\n"
 "(-I) as counters, samples as instants named by their leaf function, in\n"
 "microseconds after the launch; it needs frames, intervals or samples.\n"
@@ -512,9 +563,12 @@ static const char report_help[] =
 "thread and event; perf-script the text 'perf script' prints for samples\n"
 "with call chains, which stackcollapse-perf.pl and the Firefox Profiler\n"
 "read (the address column holds no sampled address: prof keeps symbol and\n"
-"offset). These two need a sampled run ('prof record'); --event keeps one\n"
-"event's samples. A run without what a format needs is refused, and\n"
-"nothing is written.\n"
+"offset); pprof the gzipped profile.proto that go tool pprof reads, each\n"
+"event's weight and sample count as value types, a sample per thread and\n"
+"call chain labelled with the thread's name, tid and pid (binary: give -o\n"
+"FILE or a pipe). These three need a sampled run ('prof record'); --event\n"
+"keeps one event's samples. A run without what a format needs is refused,\n"
+"and nothing is written.\n"
 "\n"
 "--system shows what the whole machine did while the run ran (its own\n"
 "counters' changes: the workload's page faults among the machine's,\n"
@@ -535,6 +589,7 @@ static const char report_tail[] =
 "  prof report last --format svg -o flame.svg\n"
 "  prof report last --format perfetto -o trace.json\n"
 "  prof report last --format perf-script | stackcollapse-perf.pl\n"
+"  prof report last --format pprof -o prof.pb.gz\n"
 "  prof report last --frames --format svg -o frames.svg\n"
 "  prof report last --system\n"
 "  prof report last --env --format json\n";

@@ -40,7 +40,8 @@ const struct cmd commands[] = {
 	{ "runs", &verb_runs, "list the stored runs",
 	  TEXT, CMD_DB_READ, CMD_OUT_STDOUT },
 	{ "report", &verb_report, "reprint a stored run per thread, name or total",
-	  TEXT | F(FOLDED) | F(SVG) | F(PERFETTO) | F(SPEEDSCOPE) | F(PERF_SCRIPT),
+	  TEXT | F(FOLDED) | F(SVG) | F(PERFETTO) | F(SPEEDSCOPE) | F(PERF_SCRIPT) |
+	  F(PPROF),
 	  CMD_DB_READ, CMD_OUT_STDOUT },
 	{ "ab", &verb_ab, "interleaved A/B runs with paired statistics",
 	  TEXT | F(SVG), CMD_DB_WRITE, CMD_OUT_STDERR },

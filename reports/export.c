@@ -1,6 +1,6 @@
 /*
- * export (reports): a run as Perfetto's trace JSON, a speedscope file or
- * perf script's text. The three share how a sample's frames are named,
+ * export (reports): a run as Perfetto's trace JSON, a speedscope file,
+ * perf script's text or a pprof profile. The three share how a sample's frames are named,
  * where its call chain ends, which thread it is on and when it was
  * taken; each writer then walks the run's samples (and for Perfetto its
  * frames and intervals) once, in time order.
@@ -16,6 +16,7 @@
 #include "reports/demangle.h"
 #include "reports/export.h"
 #include "reports/profile.h"
+#include "reports/runs.h"
 
 /* What every writer reads, worked out once. */
 struct xctx {
@@ -32,7 +33,8 @@ struct xctx {
 
 bool export_format(enum out_format f)
 {
-	return f == OUT_PERFETTO || f == OUT_SPEEDSCOPE || f == OUT_PERF_SCRIPT;
+	return f == OUT_PERFETTO || f == OUT_SPEEDSCOPE || f == OUT_PERF_SCRIPT ||
+	       f == OUT_PPROF;
 }
 
 static bool module_unmapped(const struct db_profile *p, uint32_t module)
@@ -152,7 +154,7 @@ static const struct db_thread *thread_of_tid(const struct db_run *run, int32_t t
 }
 
 /* Whether sampled event e counts nanoseconds (cpu-clock, task-clock). */
-static bool event_is_time(const struct db_sample_event *e)
+static bool sampled_is_time(const struct db_sample_event *e)
 {
 	return e->attr_type == 1 /* PERF_TYPE_SOFTWARE */ &&
 	       (e->attr_config == 0 /* CPU_CLOCK */ || e->attr_config == 1 /* TASK_CLOCK */);
@@ -525,7 +527,7 @@ static int speedscope_profile(struct xctx *x, struct jw *w, const size_t *order,
 	jw_key(w, "name");
 	jw_str(w, name);
 	jw_key(w, "unit");
-	jw_str(w, event_is_time(e) ? "nanoseconds" : "none");
+	jw_str(w, sampled_is_time(e) ? "nanoseconds" : "none");
 	jw_key(w, "startValue");
 	jw_int(w, 0);
 	jw_key(w, "samples");
@@ -690,6 +692,235 @@ static int export_perf_script(struct xctx *x, FILE *fp)
 	return 0;
 }
 
+/* ---- pprof -------------------------------------------------------------- */
+
+/* The profile under construction: arrays that struct pprof_profile
+ * points into, and the strings made for it. */
+struct pp {
+	struct pprof_profile prof;
+	struct pprof_value_type *vt;
+	struct pprof_mapping *maps;
+	struct pprof_function *fns;
+	struct pprof_location *locs;
+	struct pprof_sample *smp;
+	struct pprof_label *labels;	/* 3 a sample */
+	uint32_t *chains;		/* every sample's locations */
+	int64_t *values;
+	char **own;			/* strings made here, to free */
+	size_t nown;
+	uint32_t *fn_of_frame;		/* per frame: its function, index + 1 */
+	const char *comments[2];
+};
+
+static void pp_release(struct pp *pp)
+{
+	for (size_t i = 0; i < pp->nown; i++)
+		free(pp->own[i]);
+	free(pp->own);
+	free(pp->vt);
+	free(pp->maps);
+	free(pp->fns);
+	free(pp->locs);
+	free(pp->smp);
+	free(pp->labels);
+	free(pp->chains);
+	free(pp->values);
+	free(pp->fn_of_frame);
+}
+
+/* s, kept until pp_release; NULL when memory ran out. */
+static const char *pp_keep(struct pp *pp, char *s)
+{
+	if (s)
+		pp->own[pp->nown++] = s;
+	return s;
+}
+
+/* Value types: per event its weight, then its sample count. */
+static int pp_value_types(struct pp *pp, const struct db_profile *p)
+{
+	for (size_t e = 0; e < p->nevents; e++) {
+		const struct db_sample_event *ev = &p->events[e];
+		char *n = NULL;
+		if (asprintf(&n, "%s samples", ev->name) < 0 || !pp_keep(pp, n))
+			return -ENOMEM;
+		pp->vt[2 * e].type = ev->name;
+		pp->vt[2 * e].unit = sampled_is_time(ev) ? "nanoseconds" : "count";
+		pp->vt[2 * e + 1].type = n;
+		pp->vt[2 * e + 1].unit = "count";
+	}
+	pp->prof.value_types = pp->vt;
+	pp->prof.nvalue_types = 2 * p->nevents;
+	return 0;
+}
+
+/* Mappings (one per module), functions (one per symbol, and one per
+ * frame no symbol names) and locations (one per frame). */
+static int pp_code(struct pp *pp, const struct xctx *x)
+{
+	const struct db_profile *p = x->p;
+	for (size_t m = 0; m < p->nmodules; m++) {
+		pp->maps[m].file = p->modules[m];
+		pp->maps[m].build_id = p->build_ids ? p->build_ids[m] : NULL;
+	}
+	size_t nfn = 0;
+	for (size_t i = 0; i < p->nsymbols; i++) {
+		if (!x->names[i])
+			continue;
+		pp->fns[nfn].name = x->names[i];
+		pp->fns[nfn].system_name = p->symbols[i].name;
+		nfn++;
+	}
+	/* a symbol's function: its index among the named symbols */
+	uint32_t *fn_of_sym = calloc(p->nsymbols ? p->nsymbols : 1, sizeof(*fn_of_sym));
+	if (!fn_of_sym)
+		return -ENOMEM;
+	for (size_t i = 0, k = 0; i < p->nsymbols; i++)
+		fn_of_sym[i] = x->names[i] ? (uint32_t)++k : 0;
+	for (size_t f = 0; f < p->nframes; f++) {
+		const struct db_frame *fr = &p->frames[f];
+		uint32_t fn = fn_of_sym[fr->symbol - 1];
+		if (!fn) {
+			char buf[300];
+			const char *name = pp_keep(pp, strdup(frame_name(x, (uint32_t)f + 1,
+									buf, sizeof(buf))));
+			if (!name) {
+				free(fn_of_sym);
+				return -ENOMEM;
+			}
+			pp->fns[nfn].name = name;
+			fn = (uint32_t)++nfn;
+		}
+		if (fr->src_file && !pp->fns[fn - 1].file)
+			pp->fns[fn - 1].file = fr->src_file;
+		pp->locs[f].mapping = p->symbols[fr->symbol - 1].module;
+		pp->locs[f].function = fn;
+		pp->locs[f].line = fr->src_line;
+	}
+	free(fn_of_sym);
+	pp->prof.mappings = pp->maps;
+	pp->prof.nmappings = p->nmodules;
+	pp->prof.functions = pp->fns;
+	pp->prof.nfunctions = nfn;
+	pp->prof.locations = pp->locs;
+	pp->prof.nlocations = p->nframes;
+	return 0;
+}
+
+static int by_thread_stack(const void *pa, const void *pb, void *arg)
+{
+	const struct db_sample_row *s = arg, *a = &s[*(const size_t *)pa],
+				   *b = &s[*(const size_t *)pb];
+	if (a->thread != b->thread)
+		return a->thread < b->thread ? -1 : 1;
+	return a->stack < b->stack ? -1 : a->stack > b->stack;
+}
+
+/* One sample per (thread, call chain) of the samples the options keep,
+ * with each event's weight and count. */
+static int pp_samples(struct pp *pp, struct xctx *x)
+{
+	const struct db_profile *p = x->p;
+	size_t *order = malloc((p->nsamples ? p->nsamples : 1) * sizeof(*order));
+	if (!order)
+		return -ENOMEM;
+	size_t n = 0, k = 0, nchain = 0, cap = 0, nv = pp->prof.nvalue_types;
+	for (size_t i = 0; i < p->nsamples; i++)
+		if (kept(x, &p->samples[i]))
+			order[n++] = i;
+	qsort_r(order, n, sizeof(*order), by_thread_stack, (void *)p->samples);
+	for (size_t i = 0; i < n; k++) {
+		const struct db_sample_row *first = &p->samples[order[i]];
+		size_t len = chain_of(x, first->stack);
+		if (!len && first->stack)
+			goto out_oom;
+		if (nchain + len > cap) {
+			while (nchain + len > cap)
+				cap = cap ? 2 * cap : 4096;
+			uint32_t *ch = realloc(pp->chains, cap * sizeof(*ch));
+			if (!ch)
+				goto out_oom;
+			pp->chains = ch;
+		}
+		memcpy(pp->chains + nchain, x->chain, len * sizeof(*pp->chains));
+		struct pprof_sample *s = &pp->smp[k];
+		s->nlocations = len;
+		/* chains moves as it grows: offsets now, pointers at the end */
+		s->locations = (const uint32_t *)(uintptr_t)nchain;
+		nchain += len;
+		int64_t *v = pp->values + k * nv;
+		for (; i < n && p->samples[order[i]].thread == first->thread &&
+		       p->samples[order[i]].stack == first->stack; i++) {
+			const struct db_sample_row *r = &p->samples[order[i]];
+			v[2 * r->event] += (int64_t)r->weight;
+			v[2 * r->event + 1]++;
+		}
+		s->values = v;
+		const struct db_thread *t = thread_at(x->run, first->thread);
+		struct pprof_label *l = pp->labels + 3 * k;
+		l[0] = (struct pprof_label){ .key = "thread", .str = t && t->name ? t->name : "?" };
+		l[1] = (struct pprof_label){ .key = "tid", .num = t ? t->tid : -1 };
+		l[2] = (struct pprof_label){ .key = "pid", .num = t ? t->pid : -1 };
+		s->labels = l;
+		s->nlabels = 3;
+	}
+	for (size_t i = 0; i < k; i++)
+		pp->smp[i].locations = pp->chains + (uintptr_t)pp->smp[i].locations;
+	pp->prof.samples = pp->smp;
+	pp->prof.nsamples = k;
+	free(order);
+	return 0;
+out_oom:
+	free(order);
+	return -ENOMEM;
+}
+
+static int export_pprof(struct xctx *x, FILE *fp, char **cause)
+{
+	const struct db_profile *p = x->p;
+	if (!x->o->pprof)
+		return cause_set(cause, ENOSYS, "this prof has no pprof encoder (%s)",
+				 PPROF_LIB);
+	struct pp pp;
+	memset(&pp, 0, sizeof(pp));
+	size_t nv = 2 * p->nevents, nc = p->nsamples ? p->nsamples : 1;
+	pp.vt = calloc(nv ? nv : 1, sizeof(*pp.vt));
+	pp.maps = calloc(p->nmodules ? p->nmodules : 1, sizeof(*pp.maps));
+	pp.fns = calloc(p->nsymbols + p->nframes + 1, sizeof(*pp.fns));
+	pp.locs = calloc(p->nframes ? p->nframes : 1, sizeof(*pp.locs));
+	pp.smp = calloc(nc, sizeof(*pp.smp));
+	pp.labels = calloc(3 * nc, sizeof(*pp.labels));
+	pp.values = calloc(nc * (nv ? nv : 1), sizeof(*pp.values));
+	pp.own = calloc(p->nevents + p->nframes + 1, sizeof(*pp.own));
+	int rc = -ENOMEM;
+	if (!pp.vt || !pp.maps || !pp.fns || !pp.locs || !pp.smp || !pp.labels ||
+	    !pp.values || !pp.own || pp_value_types(&pp, p) || pp_code(&pp, x) ||
+	    pp_samples(&pp, x))
+		goto out;
+	pp.prof.abi = PPROF_ABI;
+	pp.prof.default_type = 0;
+	time_t start;
+	if (x->run->started && !report_time_parse(x->run->started, &start))
+		pp.prof.time_nanos = (int64_t)start * 1000000000;
+	pp.prof.duration_nanos = (int64_t)(x->run->wall_s * 1e9);
+	if (p->nevents && p->events[0].period) {
+		pp.prof.period_type = pp.vt[0];
+		pp.prof.period = (int64_t)p->events[0].period;
+	}
+	char *what = NULL;
+	if (asprintf(&what, "prof %s %lld: %s", x->run->kind ? x->run->kind : "run",
+		     (long long)x->run->id, x->run->command ? x->run->command : "?") < 0 ||
+	    !pp_keep(&pp, what))
+		goto out;
+	pp.comments[0] = what;
+	pp.prof.comments = pp.comments;
+	pp.prof.ncomments = 1;
+	rc = x->o->pprof(&pp.prof, fp, cause);
+out:
+	pp_release(&pp);
+	return rc;
+}
+
 /* ---- the entry points --------------------------------------------------- */
 
 int export_check(enum out_format f, const struct db_run *run,
@@ -720,7 +951,8 @@ int export_check(enum out_format f, const struct db_run *run,
 }
 
 int export_write(enum out_format f, const struct db_run *run,
-		 const struct db_profile *p, const struct export_opts *o, FILE *fp)
+		 const struct db_profile *p, const struct export_opts *o, FILE *fp,
+		 char **cause)
 {
 	struct xctx x;
 	int rc = xctx_init(&x, run, p, o);
@@ -732,6 +964,8 @@ int export_write(enum out_format f, const struct db_run *run,
 		rc = export_speedscope(&x, fp);
 	else if (f == OUT_PERF_SCRIPT && p)
 		rc = export_perf_script(&x, fp);
+	else if (f == OUT_PPROF && p)
+		rc = export_pprof(&x, fp, cause);
 	else
 		rc = -EINVAL;
 	xctx_release(&x);

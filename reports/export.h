@@ -1,6 +1,6 @@
 /*
  * export: a stored run in the formats other tools read, for `prof report
- * RUN --format perfetto|speedscope|perf-script`.
+ * RUN --format perfetto|speedscope|perf-script|pprof`.
  *
  * perfetto: the trace-event JSON of Chrome's tracing (its "JSON Object
  * Format": an object with `traceEvents`, `displayTimeUnit` and
@@ -31,6 +31,17 @@
  * for code no symbol covers the offset reports show ("libfoo.so+0x1a2b":
  * the ELF virtual address), as perf prints a module's addresses.
  *
+ * pprof: pprof's profile.proto, gzipped (reports/pprof.h), as go tool
+ * pprof and the tools that read its files take it: two value types per
+ * sampled event ("<event>", its periods in nanoseconds for cpu-clock and
+ * task-clock, else a count of events; "<event> samples", a count), the
+ * first the default; one sample per (thread, call chain, event) with the
+ * labels thread (its name), tid and pid; a location per frame, a
+ * function per symbol (and per frame no symbol covers), a mapping per
+ * module with its build id; the run's start and wall time; its command
+ * and kind as comments. prof keeps no sampled address, so locations
+ * carry their function and source line, and address 0.
+ *
  * Frames are named as reports/profile names them: symbols demangled
  * unless asked, code without a symbol "libfoo.so+0x1a2b"; a call chain
  * ends below its first caller in no known mapping; inlined functions are
@@ -49,6 +60,7 @@
 #include "db/runs.h"
 #include "db/samples.h"
 #include "reports/output.h"
+#include "reports/pprof.h"
 
 /* Whether f is one of the formats here. */
 bool export_format(enum out_format f);
@@ -56,13 +68,16 @@ bool export_format(enum out_format f);
 struct export_opts {
 	bool mangled;	/* symbols as stored, not demangled */
 	int event;	/* index into p->events: its samples alone; -1: all */
+	/* pprof: the encoder (libprof-pprof.so's, which the caller loads);
+	 * NULL refuses the format with -ENOSYS */
+	pprof_write_fn *pprof;
 };
 
 /*
  * Whether run holds what f exports: p is its profile with the samples
  * loaded, or NULL for a run that was not sampled. 0, or -ENODATA with
  * *cause: one line that says which runs f exports and why this is not
- * one (speedscope and perf-script need samples; perfetto needs frames,
+ * one (speedscope, perf-script and pprof need samples; perfetto needs frames,
  * intervals or samples). -ENOMEM with no cause when memory runs out.
  */
 int export_check(enum out_format f, const struct db_run *run,
@@ -70,8 +85,10 @@ int export_check(enum out_format f, const struct db_run *run,
 		 char **cause);
 
 /* Write run as f (export_check it first). 0, or -ENOMEM (fp then holds
- * part of the export). */
+ * part of the export); pprof also -ENOSYS (no encoder) and the
+ * encoder's errors, with *cause. */
 int export_write(enum out_format f, const struct db_run *run,
-		 const struct db_profile *p, const struct export_opts *o, FILE *fp);
+		 const struct db_profile *p, const struct export_opts *o, FILE *fp,
+		 char **cause);
 
 #endif

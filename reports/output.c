@@ -13,7 +13,7 @@
 
 static const char *const format_names[OUT_FORMAT_COUNT] = {
 	"table", "json", "csv", "markdown", "folded", "svg",
-	"perfetto", "speedscope", "perf-script",
+	"perfetto", "speedscope", "perf-script", "pprof",
 };
 
 int output_format_parse(const char *word, enum out_format *out)

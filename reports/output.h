@@ -27,6 +27,7 @@ enum out_format {
 	OUT_PERFETTO,	/* exports other tools read: reports/export.h */
 	OUT_SPEEDSCOPE,
 	OUT_PERF_SCRIPT,
+	OUT_PPROF,
 	OUT_FORMAT_COUNT
 };
 
@@ -34,7 +35,7 @@ enum out_format {
 		      (1u << OUT_MARKDOWN))
 
 /* "table", "json", "csv", "markdown" (also "md"), "folded", "svg",
- * "perfetto", "speedscope", "perf-script". 0 or -EINVAL. */
+ * "perfetto", "speedscope", "perf-script", "pprof". 0 or -EINVAL. */
 int output_format_parse(const char *word, enum out_format *out);
 const char *output_format_name(enum out_format f);
 

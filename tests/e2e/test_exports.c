@@ -1,6 +1,6 @@
 /*
  * End-to-end tests of `prof report --format perfetto|speedscope|
- * perf-script`: the built prof records the bundled demo (prof-demo: named
+ * perf-script|pprof`: the built prof records the bundled demo (prof-demo: named
  * threads doing known amounts of work) into a temporary database, counts
  * it once with -I 50 and once plainly, and exports each run. The
  * exports must be produced, read back as their readers require
@@ -9,7 +9,10 @@
  * line, no -o file); an interval run gives Perfetto counters. A sampled
  * C++ run (tests/helpers/record/hot_cxx.cpp, where g++ is installed) is
  * exported with its functions demangled in all three. Where python3 is
- * installed its json module must read the JSON exports too.
+ * installed its json module must read the JSON exports too. The pprof
+ * export is gunzipped and decoded by protoc (the format's own tool)
+ * against reports/pprof/profile.proto, where protoc is installed: as
+ * many samples as perf script's, the render thread and compute there.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -264,6 +267,79 @@ static void test_exports__a_cxx_run_in_all_three(void **state)
 
 /* prof report RUN --format FMT -o FILE must exit 2 with one line that
  * holds want, and leave no FILE. */
+/*
+ * pprof: protoc decodes it, and its samples (the "cpu-clock samples"
+ * value of each, summed) are as many as perf script prints.
+ */
+static void test_exports__a_recorded_run_as_pprof(void **state)
+{
+	(void)state;
+	need_runs();
+	char *path, *dec, *cmd;
+	assert_true(asprintf(&path, "%s/run.pb.gz", F.db->dir) > 0);
+	assert_true(asprintf(&dec, "%s/run.pb.txt", F.db->dir) > 0);
+	char *args[] = { "report", RECORDED, "--format", "pprof", "-o", path, NULL };
+	struct tu_proc p = prof(args);
+	if (p.status != 0)
+		fail_msg("prof report --format pprof exited %d: %s", p.status, p.err);
+	assert_string_equal(p.out, "");
+	assert_string_equal(p.err, "");
+	tu_proc_release(&p);
+	if (system("command -v protoc >/dev/null 2>&1") != 0) {
+		fprintf(stderr, "skip: protoc is not installed (protobuf-compiler)\n");
+		free(path);
+		free(dec);
+		skip();
+	}
+	assert_true(asprintf(&cmd, "gzip -dc '%s' | protoc --decode=perftools.profiles.Profile "
+			     "-I '%s/reports/pprof' profile.proto > '%s'", path, SOURCE_DIR,
+			     dec) > 0);
+	assert_int_equal(system(cmd), 0);
+	char *t = tu_slurp(dec);
+	assert_non_null(t);
+	assert_non_null(strstr(t, "string_table: \"cpu-clock samples\"\n"));
+	assert_non_null(strstr(t, "string_table: \"render\"\n"));
+	assert_non_null(strstr(t, "string_table: \"compute\"\n"));
+	/* each sample: its cpu-clock weight, then its count */
+	long long samples = 0, nsample = 0;
+	for (const char *s = strstr(t, "\nsample {"); s; s = strstr(s + 1, "\nsample {")) {
+		const char *v = strstr(s, "value: ");
+		assert_non_null(v);
+		v = strstr(v + 1, "value: ");
+		assert_non_null(v);
+		samples += atoll(v + strlen("value: "));
+		nsample++;
+	}
+	assert_true(nsample > 0);
+	char *ps = export(RECORDED, "perf-script");
+	assert_int_equal(samples, check_perf_script(ps));
+	free(ps);
+	free(t);
+	free(cmd);
+	free(dec);
+	free(path);
+}
+
+/* No encoder: a clear error, and no file. */
+static void test_exports__pprof_without_its_encoder(void **state)
+{
+	(void)state;
+	need_runs();
+	char *path;
+	assert_true(asprintf(&path, "%s/noenc.pb.gz", F.db->dir) > 0);
+	char *argv[] = { PROF_BIN, F.db->dbarg, "report", RECORDED, "--format", "pprof",
+			 "-o", path, NULL };
+	char *env[] = { "PROF_PPROF_LIB=/nonexistent/libprof-pprof.so", NULL };
+	struct tu_proc p = tu_run(argv, env);
+	assert_int_equal(p.status, 1);
+	assert_non_null(strstr(p.err, "error: the pprof encoder libprof-pprof.so is missing: "
+			       "looked in PROF_PPROF_LIB='/nonexistent/libprof-pprof.so'\n"
+			       "hint: build it"));
+	assert_int_equal(access(path, F_OK), -1);
+	tu_proc_release(&p);
+	free(path);
+}
+
 static void refused(const char *run, const char *fmt, const char *want)
 {
 	char *path;
@@ -289,6 +365,8 @@ static void test_exports__a_run_without_samples_is_refused(void **state)
 	refused(COUNTED, "perf-script", "--format perf-script exports the samples of a "
 		"sampled run (prof record): run 3 was counted, not sampled");
 	refused(INTERVALS, "speedscope", "run 2 was counted, not sampled");
+	refused(COUNTED, "pprof", "--format pprof exports the samples of a "
+		"sampled run (prof record): run 3 was counted, not sampled");
 	/* Nothing over time for Perfetto either. */
 	refused(COUNTED, "perfetto", "run 3 has none of them");
 }
@@ -340,6 +418,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_exports__a_recorded_run_in_all_three),
 		cmocka_unit_test(test_exports__a_cxx_run_in_all_three),
+		cmocka_unit_test(test_exports__a_recorded_run_as_pprof),
+		cmocka_unit_test(test_exports__pprof_without_its_encoder),
 		cmocka_unit_test(test_exports__a_run_without_samples_is_refused),
 		cmocka_unit_test(test_exports__an_interval_run_has_counters),
 		cmocka_unit_test(test_exports__bad_words_are_refused),

@@ -6,7 +6,9 @@
  * time; slices a length; tracks named after the threads), speedscope's
  * file-format schema (frames that every stack index reaches, as many
  * weights as samples, endValue >= startValue), and the lines that
- * stackcollapse-perf.pl and the Firefox Profiler parse. Also which runs
+ * stackcollapse-perf.pl and the Firefox Profiler parse; a pprof profile
+ * gunzipped and decoded with the code protoc-c makes of profile.proto.
+ * Also which runs
  * each format refuses, and names that would break a line or a string.
  */
 #include <setjmp.h>
@@ -14,7 +16,11 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <dlfcn.h>
 #include <string.h>
+#include <zlib.h>
+
+#include "profile.pb-c.h"
 
 #include "export_check.h"
 #include "fuzz/wellformed.h"
@@ -108,7 +114,7 @@ static char *export(enum out_format f, const struct db_profile *p, int event, bo
 	struct export_opts o = { .mangled = mangled, .event = event };
 	assert_int_equal(export_check(f, &run, p, &o, NULL), 0);
 	struct tu_buf b;
-	assert_int_equal(export_write(f, &run, p, &o, tu_buf_open(&b)), 0);
+	assert_int_equal(export_write(f, &run, p, &o, tu_buf_open(&b), NULL), 0);
 	return (char *)tu_buf_close(&b);
 }
 
@@ -227,7 +233,7 @@ static void test_export__perfetto_of_a_counted_run(void **state)
 	struct export_opts o = { .event = -1 };
 	assert_int_equal(export_check(OUT_PERFETTO, &r, NULL, &o, NULL), 0);
 	struct tu_buf b;
-	assert_int_equal(export_write(OUT_PERFETTO, &r, NULL, &o, tu_buf_open(&b)), 0);
+	assert_int_equal(export_write(OUT_PERFETTO, &r, NULL, &o, tu_buf_open(&b), NULL), 0);
 	char *t = (char *)tu_buf_close(&b);
 	struct jt doc;
 	parse(t, &doc);
@@ -356,6 +362,190 @@ static void test_export__perf_script_reads_as_perf_writes_it(void **state)
 	free(t);
 }
 
+/* ---- pprof ---- */
+
+static pprof_write_fn *pprof_encoder(void)
+{
+	static void *h;
+	if (!h)
+		h = dlopen(BUILD_DIR "/bin/" PPROF_LIB, RTLD_NOW | RTLD_LOCAL);
+	if (!h)
+		fail_msg("cannot load the encoder: %s", dlerror());
+	pprof_write_fn *fn;
+	*(void **)&fn = dlsym(h, PPROF_WRITE_SYMBOL);
+	assert_non_null(fn);
+	return fn;
+}
+
+/* The export as pprof, gunzipped and decoded. */
+static Perftools__Profiles__Profile *pprof_of(int event)
+{
+	struct export_opts o = { .event = event, .pprof = pprof_encoder() };
+	assert_int_equal(export_check(OUT_PPROF, &run, &prof, &o, NULL), 0);
+	struct tu_buf b;
+	char *cause = NULL;
+	int rc = export_write(OUT_PPROF, &run, &prof, &o, tu_buf_open(&b), &cause);
+	tu_buf_close(&b);
+	uint8_t *z = (uint8_t *)b.data;
+	size_t zlen = b.len;
+	if (rc)
+		fail_msg("export_write: %d %s", rc, cause ? cause : "");
+	assert_true(zlen > 18 && z[0] == 0x1f && z[1] == 0x8b);	/* gzip's magic */
+	z_stream zs = { .next_in = z, .avail_in = (uInt)zlen };
+	assert_int_equal(inflateInit2(&zs, 15 + 16), Z_OK);
+	size_t cap = 1 << 20;
+	uint8_t *raw = malloc(cap);
+	zs.next_out = raw;
+	zs.avail_out = (uInt)cap;
+	assert_int_equal(inflate(&zs, Z_FINISH), Z_STREAM_END);
+	size_t len = cap - zs.avail_out;
+	inflateEnd(&zs);
+	Perftools__Profiles__Profile *pr = perftools__profiles__profile__unpack(NULL, len, raw);
+	assert_non_null(pr);
+	free(raw);
+	free(z);
+	return pr;
+}
+
+static const char *pstr(const Perftools__Profiles__Profile *pr, int64_t i)
+{
+	assert_true(i >= 0 && (size_t)i < pr->n_string_table);
+	return pr->string_table[i];
+}
+
+/* A sample's frames, leaf first, as "a;b;c", and its thread label. */
+static void pprof_sample_text(const Perftools__Profiles__Profile *pr,
+			      const Perftools__Profiles__Sample *s, char *buf, size_t n)
+{
+	size_t at = 0;
+	buf[0] = '\0';
+	for (size_t k = 0; k < s->n_location_id; k++) {
+		assert_true(s->location_id[k] >= 1 && s->location_id[k] <= pr->n_location);
+		const Perftools__Profiles__Location *l = pr->location[s->location_id[k] - 1];
+		assert_int_equal(l->id, s->location_id[k]);
+		assert_int_equal(l->n_line, 1);
+		uint64_t f = l->line[0]->function_id;
+		assert_true(f >= 1 && f <= pr->n_function);
+		assert_true(l->mapping_id <= pr->n_mapping);
+		at += (size_t)snprintf(buf + at, n - at, "%s%s", k ? ";" : "",
+				       pstr(pr, pr->function[f - 1]->name));
+	}
+	for (size_t k = 0; k < s->n_label; k++)
+		if (!strcmp(pstr(pr, s->label[k]->key), "thread"))
+			snprintf(buf + at, n - at, " @%s", pstr(pr, s->label[k]->str));
+}
+
+/* The sample whose text is want: its values. */
+static const int64_t *pprof_find(const Perftools__Profiles__Profile *pr, const char *want)
+{
+	char buf[512];
+	for (size_t i = 0; i < pr->n_sample; i++) {
+		assert_int_equal(pr->sample[i]->n_value, pr->n_sample_type);
+		pprof_sample_text(pr, pr->sample[i], buf, sizeof(buf));
+		if (!strcmp(buf, want))
+			return pr->sample[i]->value;
+	}
+	fail_msg("no pprof sample '%s'", want);
+	return NULL;
+}
+
+static void test_export__pprof_decodes_as_profile_proto(void **state)
+{
+	(void)state;
+	bids[1] = "0a1b2c";
+	Perftools__Profiles__Profile *pr = pprof_of(-1);
+	/* Each event's weight, then its sample count; the first the default. */
+	assert_int_equal(pr->n_sample_type, 4);
+	const char *vt[4][2] = { { "cpu-clock", "nanoseconds" }, { "cpu-clock samples", "count" },
+				 { "page-faults", "count" }, { "page-faults samples", "count" } };
+	for (int i = 0; i < 4; i++) {
+		assert_string_equal(pstr(pr, pr->sample_type[i]->type), vt[i][0]);
+		assert_string_equal(pstr(pr, pr->sample_type[i]->unit), vt[i][1]);
+	}
+	assert_string_equal(pstr(pr, pr->default_sample_type), "cpu-clock");
+	assert_string_equal(pr->string_table[0], "");
+	/* One sample per (thread, call chain), the leaf first: hot's two
+	 * cpu-clock samples on main;work;hot are one of 3 ms. */
+	assert_int_equal(pr->n_sample, 5);
+	const int64_t *v = pprof_find(pr, "hot;work;main @hot");
+	assert_true(v[0] == 3000000 && v[1] == 2 && v[2] == 0 && v[3] == 0);
+	v = pprof_find(pr, "libhot.so+0x999;main @hot");
+	assert_true(v[0] == 0 && v[1] == 0 && v[2] == 1 && v[3] == 1);
+	/* the chain ends below a caller in no mapping; names demangled */
+	v = pprof_find(pr, "detail::sprp(unsigned long long, unsigned long long) @worker");
+	assert_true(v[0] == 1000000 && v[1] == 1);
+	pprof_find(pr, "clear_page;hot;work;main @child");
+	pprof_find(pr, "main @?");
+	/* tid and pid labels */
+	char buf[512];
+	for (size_t i = 0; i < pr->n_sample; i++) {
+		pprof_sample_text(pr, pr->sample[i], buf, sizeof(buf));
+		if (strcmp(buf, "clear_page;hot;work;main @child"))
+			continue;
+		int64_t tid = 0, pid = 0;
+		for (size_t k = 0; k < pr->sample[i]->n_label; k++) {
+			const char *key = pstr(pr, pr->sample[i]->label[k]->key);
+			if (!strcmp(key, "tid"))
+				tid = pr->sample[i]->label[k]->num;
+			if (!strcmp(key, "pid"))
+				pid = pr->sample[i]->label[k]->num;
+		}
+		assert_true(tid == 200 && pid == 200);
+	}
+	/* Functions keep the linker's name; mappings their path and build id. */
+	bool sprp = false;
+	for (size_t i = 0; i < pr->n_function; i++) {
+		assert_int_equal(pr->function[i]->id, i + 1);
+		if (!strcmp(pstr(pr, pr->function[i]->system_name), "_ZN6detail4sprpEyy"))
+			sprp = true;
+	}
+	assert_true(sprp);
+	assert_int_equal(pr->n_mapping, 4);
+	assert_string_equal(pstr(pr, pr->mapping[1]->filename), "/lib/libhot.so");
+	assert_string_equal(pstr(pr, pr->mapping[1]->build_id), "0a1b2c");
+	assert_int_equal(pr->mapping[0]->build_id, 0);
+	/* The run: its start (2025-01-02T03:04:05Z), wall time and command. */
+	assert_int_equal(pr->time_nanos, 1735787045LL * 1000000000LL);
+	assert_int_equal(pr->duration_nanos, 500000000);
+	assert_int_equal(pr->n_comment, 1);
+	assert_string_equal(pstr(pr, pr->comment[0]), "prof record 9: ./hot --fast");
+	perftools__profiles__profile__free_unpacked(pr, NULL);
+
+	/* --event: that event's samples alone (its columns, the others 0). */
+	pr = pprof_of(1);
+	assert_int_equal(pr->n_sample, 1);
+	v = pprof_find(pr, "libhot.so+0x999;main @hot");
+	assert_true(v[2] == 1 && v[3] == 1);
+	perftools__profiles__profile__free_unpacked(pr, NULL);
+	bids[1] = NULL;
+}
+
+static void test_export__pprof_refuses_what_it_cannot_write(void **state)
+{
+	(void)state;
+	/* No encoder loaded: said, not crashed. */
+	struct export_opts o = { .event = -1 };
+	struct tu_buf b;
+	char *cause = NULL;
+	assert_int_equal(export_write(OUT_PPROF, &run, &prof, &o, tu_buf_open(&b), &cause),
+			 -ENOSYS);
+	free((char *)tu_buf_close(&b));
+	assert_non_null(strstr(cause, "no pprof encoder"));
+	free(cause);
+	cause = NULL;
+	/* An encoder of another build refuses the profile. */
+	struct pprof_profile other = { .abi = PPROF_ABI + 1 };
+	assert_int_equal(pprof_encoder()(&other, tu_buf_open(&b), &cause), -EINVAL);
+	free((char *)tu_buf_close(&b));
+	assert_non_null(strstr(cause, "another build of prof"));
+	free(cause);
+	/* A counted run has nothing for it. */
+	struct db_run counted = run;
+	assert_int_equal(export_check(OUT_PPROF, &counted, NULL, &o, &cause), -ENODATA);
+	assert_non_null(strstr(cause, "--format pprof exports the samples of a sampled run"));
+	free(cause);
+}
+
 /* ---- refusals and hostile names ---- */
 
 static void test_export__runs_without_what_a_format_needs_are_refused(void **state)
@@ -440,6 +630,8 @@ int main(void)
 		cmocka_unit_test_setup(test_export__perfetto_of_a_counted_run, setup),
 		cmocka_unit_test_setup(test_export__speedscope_follows_its_schema, setup),
 		cmocka_unit_test_setup(test_export__perf_script_reads_as_perf_writes_it, setup),
+		cmocka_unit_test_setup(test_export__pprof_decodes_as_profile_proto, setup),
+		cmocka_unit_test_setup(test_export__pprof_refuses_what_it_cannot_write, setup),
 		cmocka_unit_test_setup(test_export__runs_without_what_a_format_needs_are_refused,
 				       setup),
 		cmocka_unit_test_setup(test_export__names_cannot_break_a_line_or_a_string,
