@@ -138,6 +138,39 @@ static void python_reads(const char *text, const char *name)
 	free(path);
 }
 
+/* prof report RUN --format pprof -o FILE, gunzipped and decoded by
+ * protoc against reports/pprof/profile.proto: its text (the caller
+ * frees it). Skips where protoc is not installed. */
+static char *pprof_decoded(const char *run)
+{
+	char *path, *dec, *cmd;
+	assert_true(asprintf(&path, "%s/%s.pb.gz", F.db->dir, run) > 0);
+	assert_true(asprintf(&dec, "%s/%s.pb.txt", F.db->dir, run) > 0);
+	char *args[] = { "report", (char *)run, "--format", "pprof", "-o", path, NULL };
+	struct tu_proc p = prof(args);
+	if (p.status != 0)
+		fail_msg("prof report --format pprof exited %d: %s", p.status, p.err);
+	assert_string_equal(p.out, "");
+	assert_string_equal(p.err, "");
+	tu_proc_release(&p);
+	if (system("command -v protoc >/dev/null 2>&1") != 0) {
+		fprintf(stderr, "skip: protoc is not installed (protobuf-compiler)\n");
+		free(path);
+		free(dec);
+		skip();
+	}
+	assert_true(asprintf(&cmd, "gzip -dc '%s' | protoc --decode=perftools.profiles.Profile "
+			     "-I '%s/reports/pprof' profile.proto > '%s'", path, SOURCE_DIR,
+			     dec) > 0);
+	assert_int_equal(system(cmd), 0);
+	char *t = tu_slurp(dec);
+	assert_non_null(t);
+	free(cmd);
+	free(dec);
+	free(path);
+	return t;
+}
+
 /* Whether the demo's render thread is among a's items: by the member
  * key (a speedscope profile's name, a counter's), or with key NULL by
  * the name a thread_name event gives. */
@@ -216,9 +249,9 @@ static void test_exports__a_recorded_run_in_all_three(void **state)
 
 /*
  * A sampled C++ run: each export names its functions demangled, as the
- * reports do (run 4, recorded here: runs 1-3 are setup's).
+ * reports do (pprof keeps the linker's name as system_name too) (run 4, recorded here: runs 1-3 are setup's).
  */
-static void test_exports__a_cxx_run_in_all_three(void **state)
+static void test_exports__a_cxx_run_in_all_four(void **state)
 {
 	(void)state;
 	need_runs();
@@ -263,10 +296,13 @@ static void test_exports__a_cxx_run_in_all_three(void **state)
 	assert_non_null(strstr(t, " geo::scale(double, long)+0x"));
 	assert_non_null(strstr(t, " geo::Box<double>::grow(long) const"));
 	free(t);
+	/* pprof: the demangled name to read, the linker's beside it */
+	t = pprof_decoded("4");
+	assert_non_null(strstr(t, "string_table: \"geo::scale(double, long)\"\n"));
+	assert_non_null(strstr(t, "string_table: \"_ZN3geo5scaleEdl\"\n"));
+	free(t);
 }
 
-/* prof report RUN --format FMT -o FILE must exit 2 with one line that
- * holds want, and leave no FILE. */
 /*
  * pprof: protoc decodes it, and its samples (the "cpu-clock samples"
  * value of each, summed) are as many as perf script prints.
@@ -275,28 +311,7 @@ static void test_exports__a_recorded_run_as_pprof(void **state)
 {
 	(void)state;
 	need_runs();
-	char *path, *dec, *cmd;
-	assert_true(asprintf(&path, "%s/run.pb.gz", F.db->dir) > 0);
-	assert_true(asprintf(&dec, "%s/run.pb.txt", F.db->dir) > 0);
-	char *args[] = { "report", RECORDED, "--format", "pprof", "-o", path, NULL };
-	struct tu_proc p = prof(args);
-	if (p.status != 0)
-		fail_msg("prof report --format pprof exited %d: %s", p.status, p.err);
-	assert_string_equal(p.out, "");
-	assert_string_equal(p.err, "");
-	tu_proc_release(&p);
-	if (system("command -v protoc >/dev/null 2>&1") != 0) {
-		fprintf(stderr, "skip: protoc is not installed (protobuf-compiler)\n");
-		free(path);
-		free(dec);
-		skip();
-	}
-	assert_true(asprintf(&cmd, "gzip -dc '%s' | protoc --decode=perftools.profiles.Profile "
-			     "-I '%s/reports/pprof' profile.proto > '%s'", path, SOURCE_DIR,
-			     dec) > 0);
-	assert_int_equal(system(cmd), 0);
-	char *t = tu_slurp(dec);
-	assert_non_null(t);
+	char *t = pprof_decoded(RECORDED);
 	assert_non_null(strstr(t, "string_table: \"cpu-clock samples\"\n"));
 	assert_non_null(strstr(t, "string_table: \"render\"\n"));
 	assert_non_null(strstr(t, "string_table: \"compute\"\n"));
@@ -315,9 +330,6 @@ static void test_exports__a_recorded_run_as_pprof(void **state)
 	assert_int_equal(samples, check_perf_script(ps));
 	free(ps);
 	free(t);
-	free(cmd);
-	free(dec);
-	free(path);
 }
 
 /* No encoder: a clear error, and no file. */
@@ -340,6 +352,8 @@ static void test_exports__pprof_without_its_encoder(void **state)
 	free(path);
 }
 
+/* prof report RUN --format FMT -o FILE must exit 2 with one line that
+ * holds want, and leave no FILE. */
 static void refused(const char *run, const char *fmt, const char *want)
 {
 	char *path;
@@ -417,7 +431,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_exports__a_recorded_run_in_all_three),
-		cmocka_unit_test(test_exports__a_cxx_run_in_all_three),
+		cmocka_unit_test(test_exports__a_cxx_run_in_all_four),
 		cmocka_unit_test(test_exports__a_recorded_run_as_pprof),
 		cmocka_unit_test(test_exports__pprof_without_its_encoder),
 		cmocka_unit_test(test_exports__a_run_without_samples_is_refused),
