@@ -175,13 +175,42 @@ static void effect_panel(struct svg *s, const struct ab_analysis *a, size_t m,
 	free(v);
 }
 
+/* The metrics not drawn, as "a, b, c" in names (n bytes); 0 when none. */
+static size_t not_drawn(const struct ab_analysis *a, char *names, size_t n)
+{
+	size_t k = 0;
+	names[0] = '\0';
+	for (size_t m = 0; m < a->nmetrics; m++) {
+		if (drawable(a, m))
+			continue;
+		size_t len = strlen(names);
+		snprintf(names + len, n - len, "%s%s", *names ? ", " : "", a->metrics[m].name);
+		k++;
+	}
+	return k;
+}
+
 void ab_render_svg(const struct ab_analysis *a, FILE *fp)
 {
 	const struct db_experiment *e = a->exp;
-	size_t rows = 0, skipped = 0;
+	size_t rows = 0;
 	for (size_t m = 0; m < a->nmetrics; m++)
-		drawable(a, m) ? rows++ : skipped++;
-	double height = TOP + ROW_H * (double)rows + (skipped ? 30 : 10);
+		rows += drawable(a, m);
+	char arms[400] = "", names[400], skipped[480] = "";
+	for (size_t i = 0; i < e->narms; i++) {
+		size_t len = strlen(arms);
+		snprintf(arms + len, sizeof(arms) - len, "%s%s: %s", i ? "; " : "",
+			 e->arms[i].name, e->arms[i].command ? e->arms[i].command : "");
+	}
+	if (not_drawn(a, names, sizeof(names)))
+		snprintf(skipped, sizeof(skipped), "not drawn (not counted on this machine, "
+			 "or no counted run): %s", names);
+	/* long commands and many metrics not drawn wrap, 13 px a line */
+	double maxw = WIDTH - 40;
+	double more = 13.0 * (double)(svg_wrap_lines(arms, "small", maxw) - 1);
+	double tail = *skipped ? 17 + 13.0 * (double)svg_wrap_lines(skipped, "small", maxw)
+			       : 10;
+	double height = TOP + more + ROW_H * (double)rows + tail;
 	char title[160];
 	snprintf(title, sizeof(title), "prof ab experiment %lld", (long long)e->id);
 	struct svg s;
@@ -189,14 +218,8 @@ void ab_render_svg(const struct ab_analysis *a, FILE *fp)
 	svg_text(&s, 20, 26, SVG_START, "title", "prof ab experiment %lld%s: %zu arms, "
 		 "%zu rounds counted, order %s", (long long)e->id, e->aa ? " (A/A)" : "",
 		 e->narms, a->counted_rounds, e->order ? e->order : "?");
-	char arms[400] = "";
-	for (size_t i = 0; i < e->narms; i++) {
-		size_t len = strlen(arms);
-		snprintf(arms + len, sizeof(arms) - len, "%s%s: %s", i ? "; " : "",
-			 e->arms[i].name, e->arms[i].command ? e->arms[i].command : "");
-	}
-	svg_text(&s, 20, 46, SVG_START, "small", "%s", arms);
-	double y = TOP + 30;
+	svg_text_wrapped(&s, 20, 46, maxw, "small", arms);
+	double y = TOP + 30 + more;
 	for (size_t m = 0; m < a->nmetrics; m++) {
 		if (!drawable(a, m))
 			continue;
@@ -205,18 +228,7 @@ void ab_render_svg(const struct ab_analysis *a, FILE *fp)
 			effect_panel(&s, a, m, y);
 		y += ROW_H;
 	}
-	if (skipped) {
-		char names[400] = "";
-		for (size_t m = 0; m < a->nmetrics; m++) {
-			if (drawable(a, m))
-				continue;
-			size_t len = strlen(names);
-			snprintf(names + len, sizeof(names) - len, "%s%s",
-				 *names ? ", " : "", a->metrics[m].name);
-		}
-		svg_text(&s, 20, height - 14, SVG_START, "small",
-			 "not drawn (not counted on this machine, or no counted run): %s",
-			 names);
-	}
+	if (*skipped)
+		svg_text_wrapped(&s, 20, height - tail + 17, maxw, "small", skipped);
 	svg_end(&s);
 }

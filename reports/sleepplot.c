@@ -12,7 +12,8 @@
 #include "reports/svg.h"
 
 #define WIDTH 900.0
-#define ROW_H 300.0
+/* A row: a 210 px panel, its axes and up to three rows of legend. */
+#define ROW_H 330.0
 #define TOP 60.0
 /* Overshoots at or under this (early wakes included) sit on the axis's
  * left end: a log axis has no zero. */
@@ -68,7 +69,10 @@ static void cdf_panel(struct svg *s, const struct db_sleep *sl, uint32_t dur,
 	char title[96];
 	snprintf(title, sizeof(title), "%u us sleeps: overshoot CDF", dur);
 	struct svg_plot p;
-	svg_plot_begin(s, &p, 90, y, 480, ROW_H - 90, &ax, &ay, title);
+	svg_plot_begin(s, &p, 90, y, 480, 210, &ax, &ay, title);
+	/* the marks' labels first: the notes keep clear of them */
+	svg_hmark(&p, 0.5, "p50");
+	svg_hmark(&p, 0.99, "p99");
 	const char *names[16];
 	char namebuf[16][32];
 	size_t k = 0;
@@ -92,8 +96,6 @@ static void cdf_panel(struct svg *s, const struct db_sleep *sl, uint32_t dur,
 	}
 	if (p.in_series)
 		svg_series_end(&p);
-	svg_hmark(&p, 0.5, "p50");
-	svg_hmark(&p, 0.99, "p99");
 	svg_legend(&p, names, k);
 	svg_plot_end(&p);
 }
@@ -116,16 +118,18 @@ static void cpu_panel(struct svg *s, const struct db_sleep *sl, uint32_t dur,
 	struct svg_axis ax = { .label = "CPU per call", .unit = "us" };
 	struct svg_axis ay = { .cats = cats, .ncats = k };
 	svg_axis_fit(&ax, v, k, true);
+	/* room right of the longest bar for its value */
+	ax.hi *= 1.3;
 	svg_axis_fit(&ay, NULL, 0, false);
 	struct svg_plot p;
-	svg_plot_begin(s, &p, 680, y, 190, ROW_H - 90, &ax, &ay, "CPU per call");
+	svg_plot_begin(s, &p, 680, y, 190, 210, &ax, &ay, "CPU per call");
 	for (size_t i = 0; i < k; i++) {
 		svg_series_begin(&p, cats[i], i);
 		svg_rect(&p, 0, (double)i - 0.3, v[i], (double)i + 0.3, svg_colour(i), 1);
 		char lab[32];
 		snprintf(lab, sizeof(lab), "%.3g", v[i]);
-		svg_note(&p, v[i] > (ax.lo + ax.hi) / 2 ? ax.lo : v[i], (double)i + 0.3,
-			 lab, i);
+		/* at the bar's end, its middle */
+		svg_note(&p, v[i], (double)i - 0.3, lab, i);
 	}
 	svg_plot_end(&p);
 }

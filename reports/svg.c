@@ -26,6 +26,14 @@ const char *svg_colour(size_t i)
 	return palette[i % (sizeof(palette) / sizeof(palette[0]))];
 }
 
+/* The palette for text: the same, but yellow, which a 10 px label on
+ * white cannot be read in, darkened to an olive of the same hue. */
+static const char *text_colour(size_t i)
+{
+	size_t k = i % (sizeof(palette) / sizeof(palette[0]));
+	return k == 7 ? "#8A7F00" : palette[k];
+}
+
 void svg_escape(FILE *fp, const char *s)
 {
 	for (const unsigned char *p = (const unsigned char *)s; p && *p;) {
@@ -64,6 +72,7 @@ void svg_begin(struct svg *s, FILE *fp, double width, double height,
 	s->fp = fp;
 	s->width = width;
 	s->height = height;
+	s->nboxes = 0;
 	fprintf(fp, "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" "
 		"class=\"prof-picture\" width=\"%.0f\" height=\"%.0f\" "
 		"viewBox=\"0 0 %.0f %.0f\">\n", width, height, width, height);
@@ -91,6 +100,46 @@ void svg_end(struct svg *s)
 	fputs("</svg>\n", s->fp);
 }
 
+/* DejaVu Sans, the font the pictures ask for first: an advance of about
+ * 0.62 em a character (digits 0.64, a bold face about 0.72), 0.93 em
+ * above the baseline and 0.24 below. A little over, so that boxes that
+ * do not meet here do not meet on the page either. */
+static double font_px(const char *cls)
+{
+	return cls && strstr(cls, "title") ? 14 : cls && strstr(cls, "small") ? 10 : 12;
+}
+
+static struct svg_box text_box(double x, double y, enum svg_anchor a, const char *cls,
+			       const char *text)
+{
+	double size = font_px(cls), per = cls && strstr(cls, "title") ? 0.72 : 0.64;
+	size_t n = 0;
+	for (const unsigned char *c = (const unsigned char *)text; *c; c++)
+		n += (*c & 0xC0) != 0x80;
+	double w = (double)n * size * per;
+	double x0 = a == SVG_MIDDLE ? x - w / 2 : a == SVG_END ? x - w : x;
+	return (struct svg_box){ x0, y - 0.95 * size, x0 + w, y + 0.26 * size };
+}
+
+static void remember(struct svg *s, struct svg_box b)
+{
+	if (s->nboxes < SVG_MAX_BOXES)
+		s->boxes[s->nboxes++] = b;
+}
+
+/* Whether b lies inside the picture and clear of every text so far. */
+static bool free_box(const struct svg *s, struct svg_box b)
+{
+	if (b.x0 < 1 || b.y0 < 1 || b.x1 > s->width - 1 || b.y1 > s->height - 1)
+		return false;
+	for (size_t i = 0; i < s->nboxes; i++) {
+		const struct svg_box *o = &s->boxes[i];
+		if (b.x0 < o->x1 && o->x0 < b.x1 && b.y0 < o->y1 && o->y0 < b.y1)
+			return false;
+	}
+	return true;
+}
+
 static const char *anchor_name(enum svg_anchor a)
 {
 	return a == SVG_MIDDLE ? "middle" : a == SVG_END ? "end" : "start";
@@ -107,6 +156,53 @@ static void text_open(FILE *fp, double x, double y, enum svg_anchor a,
 	fputc('>', fp);
 }
 
+/* The next line of text that fits in maxw px from *at: its length (at
+ * least one word), *at moved past it and the spaces after it. */
+static size_t wrap_next(const char **at, const char *cls, double maxw)
+{
+	const char *t = *at, *cut = NULL;
+	for (const char *c = t;; c++) {
+		if (*c != ' ' && *c)
+			continue;
+		char line[512];
+		size_t n = (size_t)(c - t) < sizeof(line) - 1 ? (size_t)(c - t) : sizeof(line) - 1;
+		memcpy(line, t, n);
+		line[n] = '\0';
+		struct svg_box b = text_box(0, 0, SVG_START, cls, line);
+		if (cut && b.x1 > maxw)
+			break;
+		cut = c;
+		if (!*c)
+			break;
+	}
+	size_t len = (size_t)(cut - t);
+	while (*cut == ' ')
+		cut++;
+	*at = cut;
+	return len;
+}
+
+size_t svg_wrap_lines(const char *text, const char *cls, double maxw)
+{
+	size_t n = 0;
+	for (const char *at = text; *at; n++)
+		wrap_next(&at, cls, maxw);
+	return n ? n : 1;
+}
+
+size_t svg_text_wrapped(struct svg *s, double x, double y, double maxw,
+			const char *cls, const char *text)
+{
+	size_t n = 0;
+	double step = font_px(cls) * 1.3;
+	for (const char *at = text; *at; n++) {
+		const char *line = at;
+		size_t len = wrap_next(&at, cls, maxw);
+		svg_text(s, x, y + step * (double)n, SVG_START, cls, "%.*s", (int)len, line);
+	}
+	return n;
+}
+
 void svg_text(struct svg *s, double x, double y, enum svg_anchor a,
 	      const char *cls, const char *fmt, ...)
 {
@@ -115,6 +211,7 @@ void svg_text(struct svg *s, double x, double y, enum svg_anchor a,
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
+	remember(s, text_box(x, y, a, cls, buf));
 	text_open(s->fp, x, y, a, cls);
 	svg_escape(s->fp, buf);
 	fputs("</text>\n", s->fp);
@@ -273,7 +370,9 @@ static void draw_x_axis(struct svg_plot *p)
 			snprintf(lab, sizeof(lab), "%s", p->ax.cats[(size_t)t[i]]);
 		else
 			svg_tick_label(lab, sizeof(lab), t[i]);
-		svg_text(p->s, x, base + 16, SVG_MIDDLE, NULL, "%s", lab);
+		/* clear of the y axis's lowest label, which ends about 7 px
+		 * below the corner */
+		svg_text(p->s, x, base + 18, SVG_MIDDLE, NULL, "%s", lab);
 	}
 	char title[160];
 	axis_title(title, sizeof(title), &p->ax);
@@ -285,7 +384,7 @@ static void draw_x_axis(struct svg_plot *p)
 static void draw_y_axis(struct svg_plot *p)
 {
 	FILE *fp = p->s->fp;
-	double t[64];
+	double t[64], widest = 0;
 	size_t n = svg_ticks(&p->ay, t, 64);
 	fprintf(fp, "<g class=\"axis y\"%s>\n", p->ay.log ? " data-scale=\"log\"" : "");
 	for (size_t i = 0; i < n; i++) {
@@ -301,11 +400,16 @@ static void draw_y_axis(struct svg_plot *p)
 		else
 			svg_tick_label(lab, sizeof(lab), t[i]);
 		svg_text(p->s, p->x - 6, y + 4, SVG_END, NULL, "%s", lab);
+		struct svg_box b = text_box(p->x - 6, y + 4, SVG_END, NULL, lab);
+		widest = fmax(widest, b.x1 - b.x0);
 	}
 	char title[160];
 	axis_title(title, sizeof(title), &p->ay);
 	if (*title) {
-		double cx = p->x - 48, cy = p->y + p->h / 2;
+		/* left of the widest tick label (0.0012 is wider than 0.5),
+		 * as far as the picture allows */
+		double cx = fmax(fmin(p->x - 48, p->x - 6 - widest - 8), 12);
+		double cy = p->y + p->h / 2;
 		fprintf(fp, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" "
 			"transform=\"rotate(-90 %.1f %.1f)\">", cx, cy, cx, cy);
 		svg_escape(fp, title);
@@ -327,8 +431,11 @@ void svg_plot_begin(struct svg *s, struct svg_plot *p, double x, double y,
 		fputc('"', s->fp);
 	}
 	fputs(">\n", s->fp);
-	if (title)
+	p->title_end = x;
+	if (title) {
 		svg_text(s, x, y - 10, SVG_START, "title", "%s", title);
+		p->title_end = text_box(x, y - 10, SVG_START, "title", title).x1;
+	}
 	draw_x_axis(p);
 	draw_y_axis(p);
 	fprintf(s->fp, "<rect class=\"frame\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
@@ -478,25 +585,113 @@ void svg_note(struct svg_plot *p, double x, double y, const char *text,
 {
 	if (!isfinite(x) || !isfinite(y))
 		return;
-	FILE *fp = p->s->fp;
-	fprintf(fp, "<text x=\"%.1f\" y=\"%.1f\" class=\"small\" style=\"fill:%s\">",
-		svg_px(p, x) + 5, svg_py(p, y) - 5, svg_colour(colour));
-	svg_escape(fp, text);
-	fputs("</text>\n", fp);
+	double px = svg_px(p, x), py = svg_py(p, y);
+	/* above right (where it always went), below right, above left,
+	 * below left, then further up and down */
+	static const struct { double dx, dy; enum svg_anchor a; } at[] = {
+		{ 5, -5, SVG_START }, { 5, 13, SVG_START }, { -5, -5, SVG_END },
+		{ -5, 13, SVG_END }, { 5, -17, SVG_START }, { 5, 25, SVG_START },
+		{ -5, -17, SVG_END }, { -5, 25, SVG_END },
+	};
+	for (size_t i = 0; i < sizeof(at) / sizeof(at[0]); i++) {
+		double tx = px + at[i].dx, ty = py + at[i].dy;
+		struct svg_box b = text_box(tx, ty, at[i].a, "small", text);
+		/* inside its panel, where a panel beside it cannot draw later */
+		if (b.x0 < p->x || b.x1 > p->x + p->w || b.y0 < p->y - 4 ||
+		    b.y1 > p->y + p->h + 4 || !free_box(p->s, b))
+			continue;
+		remember(p->s, b);
+		FILE *fp = p->s->fp;
+		fprintf(fp, "<text x=\"%.1f\" y=\"%.1f\"", tx, ty);
+		if (at[i].a == SVG_END)
+			fputs(" text-anchor=\"end\"", fp);
+		fprintf(fp, " class=\"small\" style=\"fill:%s\">", text_colour(colour));
+		svg_escape(fp, text);
+		fputs("</text>\n", fp);
+		return;
+	}
+	p->notes_left_out++;
+}
+
+/* An entry's width: its swatch, its name and the gap after it. */
+static double legend_entry_w(const char *name)
+{
+	struct svg_box b = text_box(0, 0, SVG_START, NULL, name);
+	return 13 + (b.x1 - b.x0) + 10;
+}
+
+/* Whether the legend fits in one row between the title and the right
+ * edge of the panel. */
+static bool legend_beside_title(const struct svg_plot *p, const char *const *names,
+				size_t n)
+{
+	double w = 0;
+	for (size_t i = 0; i < n; i++)
+		w += legend_entry_w(names[i]);
+	if (p->title_end + 12 + w > p->x + p->w)
+		return false;
+	/* nor over a text already there (a mark's label at the top) */
+	double x = p->x + p->w;
+	for (size_t i = n; i-- > 0;) {
+		x -= legend_entry_w(names[i]);
+		struct svg_box b = text_box(x, p->y - 11, SVG_START, NULL, names[i]);
+		b.x1 += 13;
+		if (!free_box(p->s, b))
+			return false;
+	}
+	return true;
+}
+
+size_t svg_legend_rows(const struct svg_plot *p, const char *const *names, size_t n)
+{
+	if (!n || legend_beside_title(p, names, n))
+		return 0;
+	size_t rows = 1;
+	double x = 0;
+	for (size_t i = 0; i < n; i++) {
+		double w = legend_entry_w(names[i]);
+		if (x > 0 && x + w > p->w) {
+			rows++;
+			x = 0;
+		}
+		x += w;
+	}
+	return rows;
+}
+
+static void legend_entry(struct svg_plot *p, double x, double y, const char *name,
+			 size_t i)
+{
+	fprintf(p->s->fp, "<rect x=\"%.1f\" y=\"%.1f\" width=\"10\" height=\"10\" "
+		"fill=\"%s\"/>\n", x, y - 9, svg_colour(i));
+	svg_text(p->s, x + 13, y, SVG_START, NULL, "%s", name);
 }
 
 void svg_legend(struct svg_plot *p, const char *const *names, size_t n)
 {
 	FILE *fp = p->s->fp;
-	double x = p->x + p->w;
 	fputs("<g class=\"legend\">\n", fp);
-	for (size_t i = n; i-- > 0;) {
-		/* right to left, about 7 px a character */
-		x -= 14 + 7.0 * (double)strlen(names[i]);
-		fprintf(fp, "<rect x=\"%.1f\" y=\"%.1f\" width=\"10\" height=\"10\" "
-			"fill=\"%s\"/>\n", x, p->y - 20, svg_colour(i));
-		svg_text(p->s, x + 13, p->y - 11, SVG_START, NULL, "%s", names[i]);
-		x -= 8;
+	if (legend_beside_title(p, names, n)) {
+		/* right to left, ending at the panel's right edge */
+		double x = p->x + p->w;
+		for (size_t i = n; i-- > 0;) {
+			x -= legend_entry_w(names[i]) - 10;
+			legend_entry(p, x, p->y - 11, names[i], i);
+			x -= 10;
+		}
+	} else {
+		/* left to right under the x axis's title, wrapping at the
+		 * panel's width */
+		double x = p->x, y = p->y + p->h + 50;
+		for (size_t i = 0; i < n; i++) {
+			double w = legend_entry_w(names[i]);
+			if (x > p->x && x + w > p->x + p->w) {
+				x = p->x;
+				y += 16;
+			}
+			legend_entry(p, x, y, names[i], i);
+			x += w;
+		}
 	}
 	fputs("</g>\n", fp);
 }

@@ -29,9 +29,21 @@
 #include <stddef.h>
 #include <stdio.h>
 
+/* Where a text lies, in px (an estimate from its length and size). */
+struct svg_box {
+	double x0, y0, x1, y1;
+};
+
+#define SVG_MAX_BOXES 1024
+
 struct svg {
 	FILE *fp;
 	double width, height;
+	/* Every text written so far, so that labels placed later (svg_note,
+	 * svg_legend) keep clear of them; past SVG_MAX_BOXES texts are
+	 * written but no longer remembered. */
+	struct svg_box boxes[SVG_MAX_BOXES];
+	size_t nboxes;
 };
 
 /* Okabe-Ito colour i (cycles through 8), as "#rrggbb". */
@@ -54,6 +66,16 @@ enum svg_anchor { SVG_START, SVG_MIDDLE, SVG_END };
 void svg_text(struct svg *s, double x, double y, enum svg_anchor a,
 	      const char *cls, const char *fmt, ...)
 	__attribute__((format(printf, 6, 7)));
+
+/*
+ * text in lines of at most maxw px (broken at spaces; a longer word stands
+ * alone), the first with its baseline at y, 1.3 font sizes apart. Returns
+ * the number of lines; svg_wrap_lines counts them beforehand, for the
+ * layout.
+ */
+size_t svg_text_wrapped(struct svg *s, double x, double y, double maxw,
+			const char *cls, const char *text);
+size_t svg_wrap_lines(const char *text, const char *cls, double maxw);
 
 /* ---- axes --------------------------------------------------------------- */
 
@@ -93,6 +115,8 @@ struct svg_plot {
 	double x, y, w, h;	/* the data area (axes drawn outside it) */
 	struct svg_axis ax, ay;
 	bool in_series;
+	double title_end;	/* px where the title ends (x when none) */
+	size_t notes_left_out;	/* svg_note labels with no free place */
 };
 
 /*
@@ -134,12 +158,22 @@ void svg_rect(struct svg_plot *p, double x0, double y0, double x1, double y1,
 void svg_vmark(struct svg_plot *p, double x, const char *label);
 void svg_hmark(struct svg_plot *p, double y, const char *label);
 
-/* A short label next to a data point. */
+/*
+ * A short label next to a data point: above and right of it, or where
+ * that is taken by another text, below it or on its left; where every
+ * place would cover a text or leave the panel, it is left out and
+ * counted in p->notes_left_out. The point itself stays drawn.
+ */
 void svg_note(struct svg_plot *p, double x, double y, const char *text,
 	      size_t colour);
 
-/* A legend row at the top right of the panel, one entry per name. */
+/*
+ * The legend, one entry per name: one row at the top right of the panel
+ * where it fits beside the title, else rows under the x axis's title
+ * (about 16 px a row: svg_legend_rows says how many, for the layout).
+ */
 void svg_legend(struct svg_plot *p, const char *const *names, size_t n);
+size_t svg_legend_rows(const struct svg_plot *p, const char *const *names, size_t n);
 
 /* ---- one-call panels ---------------------------------------------------- */
 

@@ -7,8 +7,12 @@
  * one), run its flame graphs' scripts to the end (each marks its <svg>
  * data-ready), and give a screenshot that is not blank: its PNG must be
  * several times the size of a blank page's at the same window size, as
- * an empty picture compresses to almost nothing. Skipped, saying so,
- * when chromium is not installed.
+ * an empty picture compresses to almost nothing. In every picture no
+ * text may cover another or stand outside it (the browser's own boxes of
+ * the laid-out texts, flame graphs' frame labels aside, which are cut to
+ * their frames); the sleep, ab and interval pictures are drawn and
+ * checked with 1, 3 and 8 series (modes, compared arms, thread names).
+ * Skipped, saying so, when chromium is not installed.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -131,6 +135,59 @@ static char *page(const char *name, const char *a1, const char *a2)
 	return page_of(dbpath, name, a1, a2);
 }
 
+/* In the browser: every <text> of every <svg> (but flame graphs'),
+ * as laid out, against every other and the picture's edges; the pairs
+ * that meet, counted first, into body's data-overlaps. */
+static const char overlap_js[] =
+	"(function(){var out=[],svgs=document.querySelectorAll('svg');\n"
+	"for(var si=0;si<svgs.length;si++){var svg=svgs[si],sr=svg.getBoundingClientRect();\n"
+	"var ts=[].slice.call(svg.querySelectorAll('text')).filter(function(t){\n"
+	" return t.textContent.trim()&&!t.closest('.flame');});\n"
+	"var rs=ts.map(function(t){return t.getBoundingClientRect();});\n"
+	"for(var i=0;i<ts.length;i++){var r=rs[i];\n"
+	" if(r.left<sr.left-1||r.right>sr.right+1||r.top<sr.top-1||r.bottom>sr.bottom+1)\n"
+	"  out.push('picture '+si+': \"'+ts[i].textContent+'\" outside it');\n"
+	" for(var j=i+1;j<ts.length;j++){var q=rs[j];\n"
+	"  var ix=Math.min(r.right,q.right)-Math.max(r.left,q.left);\n"
+	"  var iy=Math.min(r.bottom,q.bottom)-Math.max(r.top,q.top);\n"
+	"  if(ix>1&&iy>1)out.push('picture '+si+': \"'+ts[i].textContent+'\" over \"'+\n"
+	"   ts[j].textContent+'\"');}}}\n"
+	"document.body.setAttribute('data-overlaps',out.length+'|'+out.join('; '));})();\n";
+
+/* The page (or picture) name in the browser: no text over another. */
+static void no_overlaps(const char *name)
+{
+	char path[700];
+	snprintf(path, sizeof(path), "%s/%s", workdir, name);
+	char *text = tu_slurp(path);
+	assert_non_null(text);
+	snprintf(path, sizeof(path), "%s/overlaps-%s.html", workdir, name);
+	FILE *fp = fopen(path, "w");
+	assert_non_null(fp);
+	char *end = strstr(text, "</body>");
+	if (end) {
+		fprintf(fp, "%.*s<script>%s</script>%s", (int)(end - text), text, overlap_js,
+			end);
+	} else {
+		/* a picture alone, put in a page */
+		fprintf(fp, "<!DOCTYPE html><html><body>%s<script>%s</script></body></html>\n",
+			text, overlap_js);
+	}
+	assert_int_equal(fclose(fp), 0);
+	free(text);
+	char url[720], *err;
+	snprintf(url, sizeof(url), "file://%s", path);
+	char *dom = browse("--dump-dom", url, &err);
+	const char *r = strstr(dom, "data-overlaps=\"");
+	if (!r)
+		fail_msg("%s: the overlap check did not run:\n%s", name, err);
+	r += strlen("data-overlaps=\"");
+	if (atoi(r) != 0)
+		fail_msg("%s: texts over texts: %.*s", name, (int)strcspn(r, "\""), r);
+	free(dom);
+	free(err);
+}
+
 /* Load the page, check the console and the scripts, take its picture. */
 static void check_in_browser(const char *name, size_t flames)
 {
@@ -159,6 +216,7 @@ static void check_in_browser(const char *name, size_t flames)
 	if (n < 4 * blank_png)
 		fail_msg("the screenshot of %s looks blank: %ld bytes, a blank page's "
 			 "%ld", name, n, blank_png);
+	no_overlaps(name);
 }
 
 static void test_browser__counting_run(void **state)
@@ -233,6 +291,89 @@ static void test_browser__pressure_experiment(void **state)
 	check_in_browser("pressure.html", 0);
 }
 
+/* prof --db DB ARGS...: must exit 0. */
+static void prof_ok(const char *db, char *const *args)
+{
+	char *argv[32] = { PROF_BIN, "--db", (char *)db };
+	size_t n = 3;
+	for (size_t i = 0; args[i] && n < 31; i++)
+		argv[n++] = args[i];
+	argv[n] = NULL;
+	struct tu_proc p = tu_run(argv, NULL);
+	if (p.status != 0)
+		fail_msg("prof %s exited %d: %s", args[0], p.status, p.err);
+	tu_proc_release(&p);
+}
+
+/* The last run's picture (report --format svg, with extra) as name. */
+static void picture(const char *db, const char *name, const char *extra)
+{
+	char out[700];
+	snprintf(out, sizeof(out), "%s/%s", workdir, name);
+	char *args[] = { "report", "last", "--format", "svg", "-o", out, (char *)extra, NULL };
+	prof_ok(db, args);
+	char *t = tu_slurp(out);
+	assert_non_null(t);
+	if (xc_have_xmllint())
+		assert_int_equal(xc_lint(t, false), 0);
+	free(t);
+	check_in_browser(name, 0);
+}
+
+/*
+ * Pictures with 1, 3 and 8 series, measured here: a sleep benchmark of
+ * 1, 3 and 8 modes; an experiment of 2, 4 and 9 arms (1, 3 and 8
+ * compared with the baseline); intervals of 1, 3 and 8 thread names
+ * (copies of sleep under other names, beside the shell that starts them).
+ */
+static void test_browser__pictures_with_1_3_and_8_series(void **state)
+{
+	(void)state;
+	if (!chromium)
+		skip();	/* apt-get install chromium (scripts/install-deps) */
+	char db[600], name[64];
+	snprintf(db, sizeof(db), "%s/series.db", workdir);
+	static const char *const modes[3] = { "nanosleep", "nanosleep,timerfd,spin",
+					      "nanosleep,slack1,clock-abs,timerfd,condvar,"
+					      "yield,spin,hybrid" };
+	static const int series[3] = { 1, 3, 8 };
+	for (int k = 0; k < 3; k++) {
+		char *sl[] = { "sleep", "--modes", (char *)modes[k], "--calls", "100",
+			       "--durations", "10,50", NULL };
+		prof_ok(db, sl);
+		snprintf(name, sizeof(name), "sleep%d.svg", series[k]);
+		picture(db, name, NULL);
+
+		char *ab[32] = { "ab", "-q", "--rounds", "2" };
+		char arms[9][32];
+		size_t n = 4;
+		for (int a = 0; a <= series[k]; a++) {
+			snprintf(arms[a], sizeof(arms[a]), "--arm=%c=true", 'a' + a);
+			ab[n++] = arms[a];
+		}
+		ab[n] = NULL;
+		prof_ok(db, ab);
+		snprintf(name, sizeof(name), "exp%d.html", series[k]);
+		char out[700];
+		snprintf(out, sizeof(out), "%s/%s", workdir, name);
+		char *html[] = { "html", "--experiment", "last", "-o", out, NULL };
+		prof_ok(db, html);
+		check_in_browser(name, 0);
+
+		char cmd[900] = "";
+		size_t len = 0;
+		for (int t = 1; t <= series[k]; t++)
+			len += (size_t)snprintf(cmd + len, sizeof(cmd) - len,
+						"cp \"$(command -v sleep)\" %s/w%d && ", workdir, t);
+		len += (size_t)snprintf(cmd + len, sizeof(cmd) - len, "for i in $(seq %d); do "
+					"%s/w$i 0.25 & done; wait", series[k], workdir);
+		char *run[] = { "run", "-q", "-I", "50", "--", "sh", "-c", cmd, NULL };
+		prof_ok(db, run);
+		snprintf(name, sizeof(name), "intervals%d.svg", series[k]);
+		picture(db, name, "--intervals");
+	}
+}
+
 /*
  * The flame graph's script, driven in the browser: a click on `render`
  * widens it to the full 1180 px and hides the frames beside it; Search
@@ -298,6 +439,7 @@ int main(void)
 		cmocka_unit_test(test_browser__experiment),
 		cmocka_unit_test(test_browser__pressure_experiment),
 		cmocka_unit_test(test_browser__flame_graph_zooms_and_searches),
+		cmocka_unit_test(test_browser__pictures_with_1_3_and_8_series),
 	};
 	return cmocka_run_group_tests(tests, setup_group, teardown_group);
 }
