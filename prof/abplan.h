@@ -13,7 +13,7 @@
  * allow-generic, no-shell, frames, frame-regex, frame-symbol, budget,
  * and pin, cwd, sleep, prepare, cleanup, env.VAR for every arm).
  * prepare and cleanup are shell commands run before and after each of
- * the arm's runs, not counted (prof/runner.h). Caller-owned; not
+ * the arm's runs, not counted (prof/run/runner.h). Caller-owned; not
  * thread-safe.
  *
  * A score is NAME=REGEX, a number read from each run's output (the last
@@ -22,7 +22,7 @@
  * frame:p50 or frame:long, read from the frames each run stored
  * (named frame_p99_ms, frame_p50_ms, long_frames), which need a frame
  * method (frames, frame-regex or frame-symbol). A score's regex is
- * checked by prof/abregex.h and compiled here; prof/abscore.h reads
+ * checked by prof/abregex.h and compiled here; prof/run/abscore.h reads
  * scores from runs.
  */
 #ifndef PROF_ABPLAN_H
@@ -36,8 +36,7 @@
 #include "collectors/frames.h"
 #include "db/runs.h"
 #include "prof/abregex.h"
-#include "prof/abscore.h"
-#include "prof/collector.h"
+#include "prof/run/run.h"
 #include "reports/abstat.h"
 
 struct ab_setting {
@@ -86,7 +85,7 @@ struct ab_plan {
 	char *frame_symbol;		/* MODULE:SYMBOL, a frame per call */
 	double budget_ms;		/* a longer frame is long (FRAME_BUDGET_MS) */
 	/* --window START:END: every run counted inside it alone
-	 * (prof/collect_window.c); window NULL: the whole run */
+	 * (prof/run/collect_window.c); window NULL: the whole run */
 	char *window;			/* as given, once checked */
 	struct window_spec win;		/* what it says */
 	double timeout_s;		/* --timeout: end each run then; 0: none */

@@ -18,6 +18,7 @@
 #include "db/db.h"
 #include "db/experiments.h"
 #include "prof/cli.h"
+#include "prof/run/run.h"
 #include "reports/runs.h"
 
 int verbose;
@@ -104,6 +105,32 @@ void hint_msg(const char *fmt, ...)
 	va_start(ap, fmt);
 	vmsg_to(after_error ? stderr : cli_talk(), "hint: ", fmt, ap);
 	va_end(ap);
+}
+
+static void run_print_to_cli(enum run_print_level level, const char *fmt,
+			     va_list ap)
+{
+	switch (level) {
+	case RUN_PRINT_WARN:
+		after_error = false;
+		vmsg_to(cli_talk(), "warning: ", fmt, ap);
+		break;
+	case RUN_PRINT_NOTE:
+		after_error = false;
+		vmsg_to(cli_talk(), "note: ", fmt, ap);
+		break;
+	case RUN_PRINT_HINT:
+		vmsg_to(after_error ? stderr : cli_talk(), "hint: ", fmt, ap);
+		break;
+	case RUN_PRINT_INFO:
+		vmsg_to(cli_talk(), "", fmt, ap);
+		break;
+	}
+}
+
+void cli_install_run_print(void)
+{
+	run_set_print(run_print_to_cli);
 }
 
 void print_cause(const char *prefix, const char *cause)
@@ -466,14 +493,7 @@ int cli_parse_run_id(const char *verb, const char *word, long *id)
 
 const char *cli_echo(const char *s, char *buf, size_t bufsz)
 {
-	if (!s)
-		return "(null)";
-	size_t len = strlen(s);
-	if (len + 1 <= bufsz && len <= 40)
-		return s;
-	size_t keep = bufsz > 44 ? 40 : bufsz - 4;
-	snprintf(buf, bufsz, "%.*s...", (int)keep, s);
-	return buf;
+	return run_echo(s, buf, bufsz);
 }
 
 int cli_load_experiment(struct db *db, long id, struct db_experiment *e)

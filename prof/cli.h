@@ -61,6 +61,13 @@ void hint_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* "note: <msg>" where cli_talk() says. */
 void note_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/*
+ * Send the run engine's warnings, notes and hints (prof/run/run.h's
+ * run_set_print) where warning_msg, note_msg and hint_msg print theirs,
+ * and its remarks where cli_talk says; verb_main does this for every verb.
+ */
+void cli_install_run_print(void);
+
 /* Print a cause string (possibly several lines, "hint:" lines included). */
 void print_cause(const char *prefix, const char *cause);
 

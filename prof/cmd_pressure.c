@@ -8,7 +8,7 @@
  * the same CPU and memory interference, but no shared cache). With
  * --method cat, resctrl gives the workload fewer L3 ways instead
  * (collectors/resctrl.h). With --method sim there is no co-runner: each
- * run is simulated under valgrind (prof/runsim.h) with a last level of
+ * run is simulated under valgrind (prof/run/runsim.h) with a last level of
  * one step's size, the largest the control, so LL misses against LL size
  * answer the question where no PMU or shared cache can (a VM's L3 is
  * shared with other guests). Every run is stored as it ends, in an
@@ -33,13 +33,10 @@
 #include "db/experiments.h"
 #include "prof/abplan.h"
 #include "prof/experiment.h"
-#include "prof/launch.h"
-#include "prof/pin.h"
 #include "prof/planopts.h"
 #include "prof/pressplan.h"
 #include "prof/progress.h"
-#include "prof/runner.h"
-#include "prof/runsim.h"
+#include "prof/run/run.h"
 #include "prof/runutil.h"
 #include "prof/verb.h"
 #include "prof/words.h"
@@ -644,8 +641,8 @@ static bool stop_asked(void)
 
 /*
  * The co-runner's part of a run, as a collector of the runner's steps
- * (prof/collector.h): it takes its share of the cache in prepare, after
- * the run's --prepare command (prof/runner.h), and its window is the
+ * (prof/run/collector.h): it takes its share of the cache in prepare, after
+ * the run's --prepare command (prof/run/runner.h), and its window is the
  * run's, from the counters' opening to their reading; so neither the
  * prepare nor the cleanup command is in what it reports, and neither
  * runs against a warmed pirate's cache but the prepare's own.

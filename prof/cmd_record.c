@@ -17,13 +17,8 @@
 #include "common/cause.h"
 #include "common/errtext.h"
 #include "db/samples.h"
-#include "prof/collector.h"
-#include "prof/collect_record.h"
-#include "prof/launch.h"
-#include "prof/pin.h"
-#include "prof/runner.h"
 #include "prof/progress.h"
-#include "prof/runsim.h"
+#include "prof/run/run.h"
 #include "prof/runutil.h"
 #include "prof/verb.h"
 #include "reports/flame.h"
@@ -504,7 +499,7 @@ static int sim_put_samples(struct db_sample_writer *w, const struct db_run *run,
 
 /*
  * prof record --simulate: the command under callgrind as prof run
- * --simulate runs it (prof/runsim.h), its threads' simulated counts
+ * --simulate runs it (prof/run/runsim.h), its threads' simulated counts
  * stored like any run's, and each function's self cost of every
  * simulated event stored as samples weighed by that cost, so that
  * prof report --by symbol -e llc-misses says where the model's misses

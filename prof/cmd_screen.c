@@ -15,7 +15,7 @@
 #include "collectors/events.h"
 #include "common/errtext.h"
 #include "db/runs.h"
-#include "prof/runner.h"
+#include "prof/run/run.h"
 #include "prof/runutil.h"
 #include "prof/verb.h"
 #include "reports/screen.h"

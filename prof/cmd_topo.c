@@ -3,7 +3,7 @@
 #include <stdlib.h>
 
 #include "collectors/topology.h"
-#include "prof/pin.h"
+#include "prof/run/run.h"
 #include "prof/verb.h"
 #include "reports/topo.h"
 

@@ -10,7 +10,7 @@
 
 #include "prof/cli.h"
 #include "prof/experiment.h"
-#include "prof/runner.h"
+#include "prof/run/run.h"
 
 static bool stop_asked(void)
 {

@@ -21,7 +21,7 @@ int main(int argc, char **argv)
 
 	/* Past a file size limit (ulimit -f) a write fails with EFBIG, which
 	 * prof reports like a full disk, instead of killing prof with the
-	 * counts unprinted. Workloads get the default back (prof/launch.c). */
+	 * counts unprinted. Workloads get the default back (prof/run/launch.c). */
 	signal(SIGXFSZ, SIG_IGN);
 
 	while (i < argc && argv[i][0] == '-') {

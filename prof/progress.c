@@ -1,10 +1,8 @@
 /*
- * progress: the progress line of the long verbs and their clock; see
- * progress.h.
+ * progress: the progress line of the long verbs; see progress.h.
  */
 #include <stdarg.h>
 #include <stdio.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "prof/progress.h"
@@ -39,16 +37,3 @@ void progress_line_clear(struct progress_line *p)
 		fputs(ERASE_LINE, p->fp);
 }
 
-double mono_now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-uint64_t mono_now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}

@@ -1,6 +1,7 @@
 /*
  * progress: the one progress line a long verb (ab, sleep) keeps on
- * stderr, and the monotonic clock it measures elapsed time with. On a
+ * stderr; the monotonic clock it measures elapsed time with is the run
+ * engine's (mono_now_s, prof/run/run.h). On a
  * terminal each update replaces the line in place; anywhere else (a log,
  * a pipe) each update is a line of its own, so nothing is lost and no
  * escape codes reach a file. Caller-owned struct; not thread-safe.
@@ -11,6 +12,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+
+#include "prof/run/run.h"
 
 struct progress_line {
 	FILE *fp;
@@ -27,10 +30,5 @@ void progress_line_show(struct progress_line *p, const char *fmt, ...)
 
 /* Erase the line on a terminal, before other output; nothing elsewhere. */
 void progress_line_clear(struct progress_line *p);
-
-/* Seconds on CLOCK_MONOTONIC: subtract two for an elapsed time. */
-double mono_now_s(void);
-/* The same clock in nanoseconds, the unit of perf's sample times. */
-uint64_t mono_now_ns(void);
 
 #endif

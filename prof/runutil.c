@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "common/errtext.h"
-#include "prof/collector.h"
+#include "prof/run/run.h"
 #include "prof/runutil.h"
 #include "reports/frames.h"
 #include "reports/runs.h"
@@ -63,50 +63,6 @@ bool run_state_print(struct verb_ctx *vc, const struct db_run *run,
 	return ok;
 }
 
-void run_state_now_iso(char *buf, size_t n)
-{
-	time_t t = time(NULL);
-	struct tm tm;
-	gmtime_r(&t, &tm);
-	strftime(buf, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
-}
-
-static bool needs_quotes(const char *s)
-{
-	if (!*s)
-		return true;
-	for (; *s; s++)
-		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-			    "0123456789-_./=:,+@%", *s))
-			return true;
-	return false;
-}
-
-char *run_state_command_line(char *const *argv, int argc)
-{
-	size_t len = 0;
-	char *out = NULL;
-	FILE *fp = open_memstream(&out, &len);
-	for (int i = 0; i < argc; i++) {
-		if (i)
-			fputc(' ', fp);
-		if (!needs_quotes(argv[i])) {
-			fputs(argv[i], fp);
-			continue;
-		}
-		fputc('\'', fp);
-		for (const char *p = argv[i]; *p; p++) {
-			if (*p == '\'')
-				fputs("'\\''", fp);
-			else
-				fputc(*p, fp);
-		}
-		fputc('\'', fp);
-	}
-	fclose(fp);
-	return out;
-}
-
 int run_incomplete_exit(const struct db_run *run, bool allow, int exit_code)
 {
 	const char *why = NULL;
@@ -124,38 +80,6 @@ int run_incomplete_exit(const struct db_run *run, bool allow, int exit_code)
 		return exit_code;
 	fprintf(stderr, "hint: --allow-incomplete keeps the command's exit status\n");
 	return exit_code == EXIT_OK ? EXIT_FAIL : exit_code;
-}
-
-void report_unsupported(const struct counters *cs, const struct event_desc *evs,
-			size_t nev)
-{
-	/* One line per distinct reason, listing the events it refused. */
-	bool *done = calloc(nev ? nev : 1, sizeof(bool));
-	FILE *fp = cli_talk();
-	for (size_t i = 0; i < nev; i++) {
-		const struct counter_status *si = counters_status(cs, i);
-		if (si->supported || done[i])
-			continue;
-		const char *ri = si->reason ? si->reason : "refused";
-		size_t li = strcspn(ri, "\n");
-		fprintf(fp, "warning: not supported here, reported as missing: %s",
-			evs[i].name);
-		done[i] = true;
-		for (size_t j = i + 1; j < nev; j++) {
-			const struct counter_status *sj = counters_status(cs, j);
-			if (sj->supported || done[j])
-				continue;
-			const char *rj = sj->reason ? sj->reason : "refused";
-			if (strcspn(rj, "\n") == li && !strncmp(ri, rj, li)) {
-				fprintf(fp, ", %s", evs[j].name);
-				done[j] = true;
-			}
-		}
-		fprintf(fp, " (%.*s)\n", (int)li, ri);
-		if (ri[li] == '\n')
-			fprintf(fp, "%s\n", ri + li + 1);
-	}
-	free(done);
 }
 
 int pin_plan_for_launch(struct pin_plan *plan, const char *pin_opt,

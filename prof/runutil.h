@@ -2,7 +2,7 @@
  * runutil: what every verb that launches a workload shares: the database
  * it stores into (opened early; if it fails the run still happens and its
  * report is printed), what an incomplete run does to the exit code (the
- * counters' fill judges it: prof/collect_counters.c), and saying once
+ * counters' fill judges it: prof/run/collect_counters.c), and saying once
  * which events this machine refused.
  */
 #ifndef PROF_RUNUTIL_H
@@ -16,12 +16,12 @@
 #include "collectors/runenv.h"
 #include "collectors/sysdelta.h"
 #include "db/db.h"
-#include "db/runs.h"
 #include "db/experiments.h"
 #include "db/probe.h"
+#include "db/runs.h"
 #include "db/sleep.h"
 #include "prof/cli.h"
-#include "prof/pin.h"
+#include "prof/run/run.h"
 #include "prof/verb.h"
 #include "reports/ab.h"
 #include "reports/runs.h"
@@ -111,7 +111,7 @@ void run_state_self(struct db_run *run, const char *kind, int argc,
 
 /*
  * What the machine was set to and did around such a verb's own work, as
- * prof run keeps them (prof/collect_env.c, prof/collect_system.c): begin
+ * prof run keeps them (prof/run/collect_env.c, prof/run/collect_system.c): begin
  * reads the settings and a first snapshot of the machine's counters,
  * end a second one and puts both into run (run->env, run->system) and
  * releases m (run NULL: only releases; a second end does nothing). A

@@ -12,8 +12,7 @@
 
 #include "common/cause.h"
 #include "db/db.h"
-#include "prof/collector.h"
-#include "prof/pin.h"
+#include "prof/run/run.h"
 #include "prof/verb.h"
 
 /* ---- the output group ------------------------------------------------------ */
@@ -395,6 +394,7 @@ int verb_main(const struct cmd *c, int argc, char **argv,
 		.fmt = OUT_TABLE, .global = global,
 		.launch = { .affinity = AFFINITY_UNSET },
 	};
+	cli_install_run_print();
 	if (v->args_size && !(vc.args = calloc(1, v->args_size)))
 		return error_msg("out of memory");
 	if (v->init)

@@ -27,7 +27,7 @@
 
 #include "collectors/frames.h"
 #include "prof/cli.h"
-#include "prof/collector.h"
+#include "prof/run/run.h"
 #include "reports/output.h"
 #include "reports/rows.h"
 

@@ -1,5 +1,5 @@
 /*
- * End-to-end tests of --window START:END (prof/collect_window.c): the
+ * End-to-end tests of --window START:END (prof/run/collect_window.c): the
  * built prof against a temporary database, on this machine's real
  * perf_event_open path (task-clock, a software event). The workload is
  * tests/helpers/phases: a second of light work, then a second of heavy

@@ -1,13 +1,13 @@
 /*
  * fuzz_frames: the frame marker lines a workload writes to
  * $PROF_MARKER_FD ("F <ns>", "B <ns> <name>", "E <ns> <name>"), through
- * collectors/frames.h's gate as prof/collect_frames.c feeds it: each
+ * collectors/frames.h's gate as prof/run/collect_frames.c feeds it: each
  * line cut at 255 bytes, the run begun at START, every line arrived at
  * NOW (an optional first line "S START NOW"; else 10^9 and 10^18). What
  * the gate keeps must be what db_frames_load reads back: each marker
  * within the run, none before the one kept last, and every frame made of
  * them (collectors/frames) starting and lasting 0..INT64_MAX ns after the
- * first, as prof/collect_frames.c stores them. Every other line but a zone is
+ * first, as prof/run/collect_frames.c stores them. Every other line but a zone is
  * counted once, and a note says so exactly when one was dropped.
  */
 #include <inttypes.h>
@@ -15,7 +15,7 @@
 #include "collectors/frames.h"
 #include "fuzz.h"
 
-#define LINE_CAP 256	/* prof/collect_frames.c's mline */
+#define LINE_CAP 256	/* prof/run/collect_frames.c's mline */
 
 /* "F " and digits alone: what a kept marker must look like. */
 static uint64_t digits_of(const char *line)
@@ -78,7 +78,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	free(note);
 
-	/* The frames, as prof/collect_frames.c stores them and db/frames.c reads. */
+	/* The frames, as prof/run/collect_frames.c stores them and db/frames.c reads. */
 	size_t n = frames_count(f, FRAME_MARKER);
 	FZ_CHECK(n == (g.kept ? g.kept - 1 : 0));
 	uint64_t t0 = 0;

@@ -11,7 +11,7 @@
 
 #include "collectors/topology.h"
 #include "fuzz.h"
-#include "prof/pin.h"
+#include "prof/run/run.h"
 
 #define MAX_MACHINES 16
 

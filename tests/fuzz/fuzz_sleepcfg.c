@@ -11,7 +11,7 @@
 
 #include "collectors/sleep.h"
 #include "fuzz.h"
-#include "prof/sleepmode.h"
+#include "prof/run/run.h"
 
 static void check_mode(const struct sleep_mode_spec *m)
 {

@@ -14,7 +14,7 @@
 #include "collectors/sleep.h"
 #include "db/sleep.h"
 #include "fuzz.h"
-#include "prof/sleepmode.h"
+#include "prof/run/run.h"
 
 static int report_fd = -1;
 

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "collectors/intervals.h"
-#include "prof/collector.h"
+#include "prof/run/run.h"
 
 #define T0 1000000000ull	/* the launch, CLOCK_MONOTONIC ns */
 #define MS 1000000ull

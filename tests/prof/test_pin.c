@@ -10,7 +10,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "prof/pin.h"
+#include "prof/run/run.h"
 #include "test_util.h"
 
 static void test_pin__flags_win_over_environment_and_agree_with_pin(void **state)

@@ -12,7 +12,7 @@
 #include <getopt.h>
 #include <string.h>
 
-#include "prof/pin.h"
+#include "prof/run/run.h"
 #include "prof/verb.h"
 #include "test_util.h"
 

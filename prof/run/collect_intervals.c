@@ -1,6 +1,6 @@
 /*
  * collect_intervals: prof run -I MS, every thread's counter deltas per
- * interval of wall time. A collector (prof/collector.h): prepare adds a
+ * interval of wall time. A collector (prof/run/collector.h): prepare adds a
  * task-clock sampler that reads the run's software events at each tick
  * (collectors/counters.h's read_counters: inherited, so threads created
  * later are ticked too, and on Linux 6.12+ each sample carries the
@@ -24,10 +24,8 @@
 
 #include "collectors/intervals.h"
 #include "common/errtext.h"
-#include "prof/cli.h"
-#include "prof/collector.h"
-#include "prof/progress.h"
-#include "prof/runner.h"
+#include "prof/run/internal.h"
+#include "prof/run/run.h"
 
 struct intervals_state {
 	size_t sampler;		/* index among the counters' samplers */
@@ -87,26 +85,26 @@ static void iv_opened(void *self, struct collect_ctx *cx)
 	st->cs = cx->cs;
 	st->id_origin = -1;
 	if (st->percpu && counters_path(cx->cs) != COUNTERS_PATH_PERCPU) {
-		warning_msg("-I: no intervals: counting per CPU was refused "
-			    "(%s), and intervals came from it",
-			    counters_path_note(cx->cs) ? counters_path_note(cx->cs) : "?");
+		run_warn("-I: no intervals: counting per CPU was refused "
+			 "(%s), and intervals came from it",
+			 counters_path_note(cx->cs) ? counters_path_note(cx->cs) : "?");
 		st->off = true;
 		return;
 	}
 	const struct counter_status *s = st->percpu ? NULL :
 		counters_sampler_status(cx->cs, st->sampler);
 	if (!st->percpu && (!s || !s->supported)) {
-		warning_msg("-I: no intervals: the kernel refused a sampler that "
-			    "reads each thread's counters (inherit with "
-			    "PERF_SAMPLE_READ needs Linux 6.12 or later)%s%s",
-			    s && s->reason ? ": " : "", s && s->reason ? s->reason : "");
+		run_warn("-I: no intervals: the kernel refused a sampler that "
+			 "reads each thread's counters (inherit with "
+			 "PERF_SAMPLE_READ needs Linux 6.12 or later)%s%s",
+			 s && s->reason ? ": " : "", s && s->reason ? s->reason : "");
 		st->off = true;
 		return;
 	}
 	st->iv = intervals_new(st->nev, (uint64_t)cx->o->interval_ms * 1000000ull,
 			       mono_now_ns());
 	if (!st->iv) {
-		warning_msg("-I: no intervals: %s", ERR_TEXT(errno));
+		run_warn("-I: no intervals: %s", ERR_TEXT(errno));
 		st->off = true;
 	}
 }
@@ -128,7 +126,7 @@ static void iv_drain(void *self, const struct perf_rec *rec, int origin)
 	counters_read_values(st->cs, rec, st->vals, st->have, st->nev);
 	if (intervals_feed(st->iv, (int32_t)rec->u.sample.tid, rec->u.sample.time,
 			   st->vals, st->have)) {
-		warning_msg("-I: out of memory: the intervals stop here");
+		run_warn("-I: out of memory: the intervals stop here");
 		st->full = true;
 	}
 }
@@ -141,7 +139,7 @@ static void iv_counts(void *self, int32_t tid, uint64_t time,
 	if (st->off || st->full || !st->iv)
 		return;
 	if (intervals_feed(st->iv, tid, time, vals, have)) {
-		warning_msg("-I: out of memory: the intervals stop here");
+		run_warn("-I: out of memory: the intervals stop here");
 		st->full = true;
 	}
 }

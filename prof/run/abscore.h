@@ -14,6 +14,10 @@
 #ifndef PROF_ABSCORE_H
 #define PROF_ABSCORE_H
 
+#ifndef PROF_RUN_H
+#error "include prof/run/run.h, the run engine's one public header"
+#endif
+
 #include <regex.h>
 #include <stdbool.h>
 #include <stddef.h>

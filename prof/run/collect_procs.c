@@ -2,7 +2,7 @@
  * collect_procs: each thread's process and that process's parent, so a
  * run of a process tree (make -j, a shell pipeline, a server and its
  * workers) can be read as a tree and not as one flat list of threads. A
- * collector (prof/collector.h): the births come from the FORK records
+ * collector (prof/run/collector.h): the births come from the FORK records
  * (collectors/procs), the first process's parent from prof itself or,
  * attached, from /proc; its fill gives each stored thread its process's
  * parent (after the counters' fill made the threads): the parent at the
@@ -14,8 +14,8 @@
 
 #include "collectors/procs.h"
 #include "common/errtext.h"
-#include "prof/cli.h"
-#include "prof/collector.h"
+#include "prof/run/internal.h"
+#include "prof/run/run.h"
 
 struct procs_state {
 	struct procs *procs;
@@ -36,7 +36,7 @@ static int procs_prepare(void *self, struct collect_ctx *cx, char **cause)
 	(void)cause;
 	st->procs = procs_new();
 	if (!st->procs) {
-		warning_msg("cannot track the run's processes: %s", ERR_TEXT(errno));
+		run_warn("cannot track the run's processes: %s", ERR_TEXT(errno));
 		return COLLECT_SKIP;
 	}
 	return 0;
@@ -57,8 +57,8 @@ static void procs_drain(void *self, const struct perf_rec *rec, int origin)
 	struct procs_state *st = self;
 	(void)origin;
 	if (!st->full && procs_feed(st->procs, rec)) {
-		warning_msg("cannot track the run's processes: out of memory; "
-			    "some threads will have no parent process");
+		run_warn("cannot track the run's processes: out of memory; "
+			 "some threads will have no parent process");
 		st->full = true;
 	}
 }

@@ -5,7 +5,7 @@
  * workload starts, so that `prof compare` and `prof explain` can say
  * when two runs ran on a differently set machine. sys/ is read below
  * --sysfs ROOT when given (runner_opts.sysfs_root), so tests can fake
- * it. A collector (prof/collector.h) whose fill copies the list.
+ * it. A collector (prof/run/collector.h) whose fill copies the list.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -13,9 +13,8 @@
 
 #include "collectors/runenv.h"
 #include "common/errtext.h"
-#include "prof/cli.h"
-#include "prof/collector.h"
-#include "prof/runner.h"
+#include "prof/run/internal.h"
+#include "prof/run/run.h"
 
 struct env_state {
 	struct runenv env;
@@ -27,7 +26,7 @@ static void env_opened(void *self, struct collect_ctx *cx)
 	struct env_state *st = self;
 	st->have = runenv_read(&st->env, cx->o->sysfs_root, "/") == 0;
 	if (!st->have)
-		warning_msg("cannot read the machine's settings: %s", ERR_TEXT(ENOMEM));
+		run_warn("cannot read the machine's settings: %s", ERR_TEXT(ENOMEM));
 }
 
 int collect_fill_env(struct db_run *run, const struct runenv *env, char **cause)

@@ -38,13 +38,19 @@
  * Any step may be NULL. A built-in collector's state is ops->size
  * zeroed bytes that the runner owns; a verb's collector (runner_opts'
  * collector) brings its own. Adding a collector is one file with its
- * ops and its conversion (prof/collect_<name>.c), the schema migration
- * for what it stores (db/), and one line here and in the runner's
- * table. Collectors may print warnings (they are in prof/); none may
- * exit. Not thread-safe: every call comes from the runner's thread.
+ * ops and its conversion (prof/run/collect_<name>.c), the schema
+ * migration for what it stores (db/), and one line here and in the
+ * runner's table (docs/engine.md lists every file). Collectors warn
+ * through the engine's print sink (prof/run/internal.h's run_warn), never
+ * on a stream of their own; none may exit. Not thread-safe: every call
+ * comes from the runner's thread.
  */
 #ifndef PROF_COLLECTOR_H
 #define PROF_COLLECTOR_H
+
+#ifndef PROF_RUN_H
+#error "include prof/run/run.h, the run engine's one public header"
+#endif
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -219,7 +225,7 @@ int window_parse(const char *s, struct window_spec *w, char **cause);
 
 /*
  * Keep the run's frames that lie inside [a_ns, b_ns] after the launch,
- * and their counts (prof/collect_window.c; the frames collector's frame
+ * and their counts (prof/run/collect_window.c; the frames collector's frame
  * windows use it too).
  */
 void window_keep_frames(struct db_run *run, int64_t a_ns, int64_t b_ns);

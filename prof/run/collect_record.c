@@ -11,9 +11,8 @@
 #include <string.h>
 
 #include "common/cause.h"
-#include "prof/cli.h"
-#include "prof/collect_record.h"
-#include "prof/runner.h"
+#include "prof/run/internal.h"
+#include "prof/run/run.h"
 
 static int record_prepare(void *self, struct collect_ctx *cx, char **cause)
 {
@@ -58,7 +57,7 @@ static void record_opened(void *self, struct collect_ctx *cx)
 	    recorder_seed_proc(oc->rec, (uint32_t)cx->pid, &oc->cause)) {
 		/* Frames already mapped show as [unknown]: say so, go on. */
 		if (oc->cause)
-			warning_msg("%s", oc->cause);
+			run_warn("%s", oc->cause);
 		free(oc->cause);
 		oc->cause = NULL;
 	}

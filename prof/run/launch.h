@@ -15,6 +15,10 @@
 #ifndef PROF_LAUNCH_H
 #define PROF_LAUNCH_H
 
+#ifndef PROF_RUN_H
+#error "include prof/run/run.h, the run engine's one public header"
+#endif
+
 #include <sched.h>
 #include <stdbool.h>
 #include <sys/resource.h>

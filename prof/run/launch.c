@@ -20,7 +20,8 @@
 #include "common/errtext.h"
 #include "common/procstat.h"
 #include "common/utf8.h"
-#include "prof/launch.h"
+#include "prof/run/internal.h"
+#include "prof/run/run.h"
 
 enum { STAGE_CHDIR = 1, STAGE_PIN = 2, STAGE_EXEC = 3, STAGE_CGROUP = 4,
        STAGE_READY = 5 };

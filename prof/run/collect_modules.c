@@ -2,7 +2,7 @@
  * collect_modules: the code modules every run maps (MMAP2 records with
  * build ids, from the counters' side-band) and, with --working-set, the
  * memory it touched (data mappings too, and a page-fault sampler with
- * the faults' addresses). A collector (prof/collector.h); its fill
+ * the faults' addresses). A collector (prof/run/collector.h); its fill
  * makes what it found the run's modules and, for a working-set run, the
  * touched memory by kind and its grain (the setting "ws_window_bytes").
  */
@@ -13,9 +13,8 @@
 
 #include "collectors/modules.h"
 #include "common/errtext.h"
-#include "prof/cli.h"
-#include "prof/collector.h"
-#include "prof/runner.h"
+#include "prof/run/internal.h"
+#include "prof/run/run.h"
 
 struct mods_state {
 	bool working_set;
@@ -39,7 +38,7 @@ static int mods_prepare(void *self, struct collect_ctx *cx, char **cause)
 	struct modules_opts mo = { .working_set = st->working_set };
 	st->mods = modules_new(&mo);
 	if (!st->mods) {
-		warning_msg("cannot track code modules: %s", ERR_TEXT(errno));
+		run_warn("cannot track code modules: %s", ERR_TEXT(errno));
 		return COLLECT_SKIP;
 	}
 	cx->co->flags |= COUNTERS_BUILD_ID;
@@ -67,25 +66,25 @@ static void mods_opened(void *self, struct collect_ctx *cx)
 		const struct counter_status *s = counters_sampler_status(cs, st->fault_sampler);
 		if (!s || !s->supported) {
 			const char *why = s && s->reason ? s->reason : "refused";
-			warning_msg("--working-set: cannot sample page faults here (%.*s); "
-				    "the run goes on without a working set",
-				    (int)strcspn(why, "\n"), why);
+			run_warn("--working-set: cannot sample page faults here (%.*s); "
+				 "the run goes on without a working set",
+				 (int)strcspn(why, "\n"), why);
 			st->working_set = false;
 		}
 		uint64_t id;
 		for (size_t t = 0; st->working_set &&
 		     (id = counters_sampler_id(cs, t, st->fault_sampler)); t++)
 			if (modules_add_fault_id(st->mods, id)) {
-				warning_msg("cannot track the working set: out of memory");
+				run_warn("cannot track the working set: out of memory");
 				st->working_set = false;
 			}
 	}
 	if (!cx->launched) {
 		char *cause = NULL;
 		if (modules_seed_proc(st->mods, (uint32_t)cx->pid, &cause)) {
-			print_cause("warning: ", cause);
-			fprintf(cli_talk(), "hint: code modules mapped before the attach "
-				"will be missing\n");
+			run_warn_cause(cause);
+			run_hint("code modules mapped before the attach will be "
+				 "missing");
 		}
 		free(cause);
 	}
@@ -104,7 +103,7 @@ static void mods_finish(void *self, struct collect_ctx *cx)
 	char *cause = NULL;
 	(void)cx;
 	if (modules_finish(st->mods, &cause))
-		print_cause("warning: ", cause);
+		run_warn_cause(cause);
 	free(cause);
 }
 

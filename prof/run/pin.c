@@ -9,7 +9,8 @@
 #include <strings.h>
 
 #include "common/cause.h"
-#include "prof/pin.h"
+#include "prof/run/internal.h"
+#include "prof/run/run.h"
 
 int affinity_flag_add(int have, int flag)
 {

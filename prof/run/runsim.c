@@ -2,7 +2,8 @@
  * runsim: a simulated launch prepared, and its profiles put on the run's
  * threads; see runsim.h.
  */
-#include "prof/runsim.h"
+#include "prof/run/internal.h"
+#include "prof/run/run.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -12,7 +13,6 @@
 #include <unistd.h>
 
 #include "common/errtext.h"
-#include "prof/runutil.h"
 
 int run_sim_prepare(struct run_sim *s, char *const *argv, const char *spec,
 		    const char *sysfs_root, char **cause)

@@ -14,6 +14,10 @@
 #ifndef PROF_RUNSIM_H
 #define PROF_RUNSIM_H
 
+#ifndef PROF_RUN_H
+#error "include prof/run/run.h, the run engine's one public header"
+#endif
+
 #include "collectors/simcache.h"
 #include "db/runs.h"
 

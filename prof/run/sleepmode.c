@@ -9,10 +9,8 @@
 
 #include "common/cause.h"
 #include "common/errtext.h"
-#include "prof/cli.h"
-#include "prof/collector.h"
-#include "prof/runner.h"
-#include "prof/sleepmode.h"
+#include "prof/run/internal.h"
+#include "prof/run/run.h"
 
 static void env_free(struct sleep_plan *sp)
 {
@@ -193,9 +191,9 @@ void sleep_plan_check(struct sleep_plan *sp, const char *cmd)
 		sp->preloadable = false;
 		cause_set(&sp->why_not, 0, "'%.60s' is statically linked: a preload "
 			  "cannot reach its sleeps", cmd);
-		warning_msg("--sleep-mode %s: %s; it runs with its own sleeps, and "
-			    "the run says the mode was not applied", sp->spec,
-			    sp->why_not ? sp->why_not : "static");
+		run_warn("--sleep-mode %s: %s; it runs with its own sleeps, and "
+			 "the run says the mode was not applied", sp->spec,
+			 sp->why_not ? sp->why_not : "static");
 	}
 }
 
@@ -343,8 +341,8 @@ struct db_sleep_usage *sleep_plan_collect(struct sleep_plan *sp)
 		if (asprintf(&status, "not applied: cannot read its report: %s",
 			     cause ? cause : "?") < 0)
 			status = NULL;
-		warning_msg("--sleep-mode: cannot read the interposer's report: %s",
-			    cause ? cause : "?");
+		run_warn("--sleep-mode: cannot read the interposer's report: %s",
+			 cause ? cause : "?");
 		free(cause);
 		return usage_of(NULL, &sp->cfg, status);
 	}
@@ -355,15 +353,15 @@ struct db_sleep_usage *sleep_plan_collect(struct sleep_plan *sp)
 	} else if (rep.processes == 0) {
 		status = strdup("not applied: the interposer never loaded (a "
 				"static or setuid program, or LD_PRELOAD dropped)");
-		warning_msg("--sleep-mode: the interposer never loaded in the "
-			    "workload; its sleeps were its own");
+		run_warn("--sleep-mode: the interposer never loaded in the "
+			 "workload; its sleeps were its own");
 	} else if (rep.error[0]) {
 		if (asprintf(&status, "not applied: %s", rep.error) < 0)
 			status = NULL;
 	} else if (sp->unreached) {
 		if (asprintf(&status, "partly applied: %s", sp->unreached) < 0)
 			status = NULL;
-		warning_msg("--sleep-mode: %s; its sleeps were its own", sp->unreached);
+		run_warn("--sleep-mode: %s; its sleeps were its own", sp->unreached);
 	} else {
 		status = strdup("applied");
 	}

@@ -13,6 +13,10 @@
 #ifndef PROF_PIN_H
 #define PROF_PIN_H
 
+#ifndef PROF_RUN_H
+#error "include prof/run/run.h, the run engine's one public header"
+#endif
+
 #include <sched.h>
 #include <stdbool.h>
 #include <stdint.h>

@@ -1,7 +1,7 @@
 /*
  * collect_window: --window START:END, a measurement window of seconds
  * after the launch; the run's counts, CPU time and frames are only what
- * happened inside it. A collector (prof/collector.h).
+ * happened inside it. A collector (prof/run/collector.h).
  *
  * Counted per CPU only: every thread's running totals arrive at its
  * switches and at a 1 ms tick of its own CPU time (counts), so each
@@ -20,7 +20,7 @@
  * counts, and the run says so ("window" reads "not reached").
  *
  * A window of frames (frame:N:M) is the frames collector's, which knows
- * the frames (prof/collect_frames.c); this one checks that a frame
+ * the frames (prof/run/collect_frames.c); this one checks that a frame
  * source was asked for, and gives the frames collector
  * window_keep_frames.
  */
@@ -33,10 +33,8 @@
 #include <unistd.h>
 
 #include "common/cause.h"
-#include "prof/cli.h"
-#include "prof/collector.h"
-#include "prof/progress.h"
-#include "prof/runner.h"
+#include "prof/run/internal.h"
+#include "prof/run/run.h"
 
 /* One thread's totals at the last switch or tick before each edge. */
 struct win_thread {
@@ -151,9 +149,9 @@ static void win_opened(void *self, struct collect_ctx *cx)
 {
 	struct window_state *st = self;
 	if (counters_path(cx->cs) != COUNTERS_PATH_PERCPU) {
-		warning_msg("--window: counting per CPU was refused (%s): the run's "
-			    "counts are the whole run's",
-			    counters_path_note(cx->cs) ? counters_path_note(cx->cs) : "?");
+		run_warn("--window: counting per CPU was refused (%s): the run's "
+			 "counts are the whole run's",
+			 counters_path_note(cx->cs) ? counters_path_note(cx->cs) : "?");
 		st->end_s = 0;
 		return;
 	}
@@ -328,21 +326,21 @@ static int win_fill(void *self, struct collect_ctx *cx, struct db_run *run,
 	    (st->start_s > 0 && st->user0 < 0 && st->n == 0)) {
 		db_run_set(run, "window", "not reached");
 		db_run_set(run, "window_asked", spec);
-		warning_msg("--window %s: the command ended after %.2f s, before the "
-			    "window began: the run's counts are the whole run's",
-			    spec, run->wall_s);
+		run_warn("--window %s: the command ended after %.2f s, before the "
+			 "window began: the run's counts are the whole run's",
+			 spec, run->wall_s);
 		return 0;
 	}
 	if (st->oom) {
 		db_run_set(run, "window", "not kept (out of memory)");
-		warning_msg("--window: out of memory: the run's counts are the whole run's");
+		run_warn("--window: out of memory: the run's counts are the whole run's");
 		return 0;
 	}
 	double end_s = st->end_s;
 	if (run->wall_s < end_s) {
 		end_s = run->wall_s;
-		warning_msg("--window %s: the command ended at %.2f s, inside the "
-			    "window: it ends there", spec, run->wall_s);
+		run_warn("--window %s: the command ended at %.2f s, inside the "
+			 "window: it ends there", spec, run->wall_s);
 	}
 	db_run_set(run, "window", spec);
 	set_num(run, "window_start_s", st->start_s);

@@ -22,12 +22,8 @@
 #include "common/cause.h"
 #include "common/errtext.h"
 #include "common/procstat.h"
-#include "prof/cli.h"
-#include "prof/collector.h"
-#include "prof/launch.h"
-#include "prof/progress.h"
-#include "prof/runner.h"
-#include "prof/runutil.h"
+#include "prof/run/internal.h"
+#include "prof/run/run.h"
 
 static volatile sig_atomic_t got_signal;
 static volatile sig_atomic_t got_signal_from_tty;
@@ -523,11 +519,11 @@ static int run_prepare(const struct runner_opts *o, char **cause)
 	if (runner_stop_asked(NULL))
 		return cause_set(cause, EINTR, "interrupted during the prepare "
 				 "command '%s'; the run was not measured",
-				 cli_echo(o->prepare, buf, sizeof(buf)));
+				 run_echo(o->prepare, buf, sizeof(buf)));
 	if (st)
 		return cause_set(cause, ECANCELED, "prepare command '%s' exited "
 				 "with status %d; the run was not measured",
-				 cli_echo(o->prepare, buf, sizeof(buf)), st);
+				 run_echo(o->prepare, buf, sizeof(buf)), st);
 	return 0;
 }
 
@@ -537,12 +533,12 @@ static void run_cleanup(const struct runner_opts *o, struct db_run *run)
 	char buf[80], *cause = NULL;
 	int st = run_shell_step(o, o->cleanup, &cause);
 	if (st < 0) {
-		warning_msg("cannot run the cleanup command '%s': %s",
-			    cli_echo(o->cleanup, buf, sizeof(buf)),
-			    cause ? cause : ERR_TEXT(-st));
+		run_warn("cannot run the cleanup command '%s': %s",
+			 run_echo(o->cleanup, buf, sizeof(buf)),
+			 cause ? cause : ERR_TEXT(-st));
 	} else if (st) {
-		warning_msg("cleanup command '%s' exited with status %d",
-			    cli_echo(o->cleanup, buf, sizeof(buf)), st);
+		run_warn("cleanup command '%s' exited with status %d",
+			 run_echo(o->cleanup, buf, sizeof(buf)), st);
 	}
 	free(cause);
 	if (st) {
@@ -769,7 +765,7 @@ static int open_launched(struct session *s, char **cause)
 	if (exec_gains_privileges(s->l.path)) {
 		counters_mark_privileged(s->cs, s->l.pid);
 		if (!o->quiet)
-			warning_msg("%s is a set-user-ID or "
+			run_warn("%s is a set-user-ID or "
 				"set-group-ID program: the kernel does not count "
 				"a task whose privileges change at exec, so its "
 				"counts will be near zero", s->l.path);
@@ -804,7 +800,7 @@ static void opened(struct session *s)
 		if (!o->report_follows)
 			report_unsupported(s->cs, o->evs, o->nev);
 		if (o->plan && o->plan->apply)
-			fprintf(cli_talk(), "prof: %s\n", o->plan->desc);
+			run_info("prof: %s", o->plan->desc);
 	}
 }
 
@@ -840,7 +836,7 @@ static int watch_launched(struct session *s, struct db_run *run, char **cause)
 	/* Told to stop: what the workload left running goes too (and its
 	 * counts arrive before the counters close). */
 	if (launch_end_strays(s->interrupted || s->timed_out, 2.0))
-		warning_msg("some of the workload's processes could not be ended");
+		run_warn("some of the workload's processes could not be ended");
 	workload_over = holding;
 	return 0;
 }
@@ -877,7 +873,7 @@ static void settle(struct session *s)
 {
 	char *fcause = NULL;
 	if (counters_finish(s->cs, &fcause) && fcause)
-		warning_msg("%s", fcause);
+		run_warn("%s", fcause);
 	free(fcause);
 	CREW_EACH(&s->crew, m, finish)
 		m->ops->finish(m->self, &s->crew.cx);
@@ -1006,8 +1002,8 @@ out_signals:
 	counters_free(s.cs);
 out_release:
 	if (run_cgroup_remove(&s.cg))
-		warning_msg("cannot remove the run's cgroup: a task of the "
-			    "workload is still in it");
+		run_warn("cannot remove the run's cgroup: a task of the "
+			 "workload is still in it");
 	free(s.path_why);
 	crew_release(&s.crew);
 	return rc;

@@ -5,7 +5,7 @@
  * the counters are opened on it, it is released and drained while it
  * runs, and reaped; or an existing process is attached to (-p) until it
  * exits, a duration ends, or Ctrl-C. What it collects, it collects
- * through prof/collector.h's steps, one collector after another: the
+ * through prof/run/collector.h's steps, one collector after another: the
  * counters, each thread's process and its parent, code modules (always;
  * the touched working set on request), the sleep interposer's report
  * (--sleep-mode), and the verb's own. The result is a struct db_run
@@ -22,6 +22,10 @@
 #ifndef PROF_RUNNER_H
 #define PROF_RUNNER_H
 
+#ifndef PROF_RUN_H
+#error "include prof/run/run.h, the run engine's one public header"
+#endif
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -31,9 +35,9 @@
 #include "collectors/frames.h"
 #include "collectors/events.h"
 #include "db/runs.h"
-#include "prof/collector.h"
-#include "prof/pin.h"
-#include "prof/sleepmode.h"
+#include "prof/run/collector.h"
+#include "prof/run/pin.h"
+#include "prof/run/sleepmode.h"
 
 struct runner_opts {
 	char **argv;			/* NULL-terminated; NULL when attaching */
@@ -69,7 +73,7 @@ struct runner_opts {
 	FILE *record_dump;		/* save the raw records (tests replay them) */
 	unsigned interval_ms;		/* -I: counters per interval; 0: off */
 	/* --window: count only from START to END seconds after the launch
-	 * (prof/collect_window.c) or over frames N to M (the frames
+	 * (prof/run/collect_window.c) or over frames N to M (the frames
 	 * collector); all zero: the whole run */
 	struct window_spec window;
 	/* With a window: the workload's stdout lines that arrived inside it
@@ -79,7 +83,7 @@ struct runner_opts {
 	struct frame_args frame;	/* frames and counters per frame */
 
 	/* The verb's own collector, driven after the built-in ones
-	 * (prof/collector.h) with collector_arg as its state; or NULL. */
+	 * (prof/run/collector.h) with collector_arg as its state; or NULL. */
 	const struct collector_ops *collector;
 	void *collector_arg;
 };

@@ -4,7 +4,7 @@
  * counters are open and the workload waits before its exec (or the
  * attach begins), one when it has ended. Neighbours show up here: steal
  * time from a VM's host, page faults and migrations of other processes,
- * interrupts on the workload's CPUs. A collector (prof/collector.h)
+ * interrupts on the workload's CPUs. A collector (prof/run/collector.h)
  * whose fill keeps the counters that moved.
  */
 #include <errno.h>
@@ -12,8 +12,8 @@
 
 #include "collectors/sysdelta.h"
 #include "common/errtext.h"
-#include "prof/cli.h"
-#include "prof/collector.h"
+#include "prof/run/internal.h"
+#include "prof/run/run.h"
 
 struct system_state {
 	struct sys_snap before, after;
@@ -60,7 +60,7 @@ void collect_fill_system(struct db_run *run, const struct sys_snap *before,
 			 const struct sys_snap *after)
 {
 	if (keep_deltas(run, before, after))
-		warning_msg("cannot keep the machine's deltas: %s", ERR_TEXT(ENOMEM));
+		run_warn("cannot keep the machine's deltas: %s", ERR_TEXT(ENOMEM));
 }
 
 static int system_fill(void *self, struct collect_ctx *cx, struct db_run *run,

@@ -4,13 +4,17 @@
  * find the interposer (libprof-sleep.so, beside prof, then where it is
  * installed), preload it into the workload with its settings and a memfd
  * for its report, and read that report after the workload exits. The
- * runner drives it as a collector (collect_sleep, prof/collector.h),
+ * runner drives it as a collector (collect_sleep, prof/run/collector.h),
  * whose fill stores the report. A statically linked workload cannot take
  * a preload: it runs anyway, with a warning, and the run says the mode
  * was not applied. Not thread-safe.
  */
 #ifndef PROF_SLEEPMODE_H
 #define PROF_SLEEPMODE_H
+
+#ifndef PROF_RUN_H
+#error "include prof/run/run.h, the run engine's one public header"
+#endif
 
 #include <stdbool.h>
 

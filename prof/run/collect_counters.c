@@ -5,7 +5,7 @@
  * whether the run is complete (the audit: every task's counts arrived,
  * the ring buffers lost nothing, the scheduler's own clocks agree with
  * the task-clock counted). Every other collector hangs off the counters'
- * ring buffers. A collector (prof/collector.h).
+ * ring buffers. A collector (prof/run/collector.h).
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -16,9 +16,8 @@
 
 #include "collectors/counters.h"
 #include "collectors/host.h"
-#include "prof/cli.h"
-#include "prof/collector.h"
-#include "prof/runner.h"
+#include "prof/run/internal.h"
+#include "prof/run/run.h"
 
 /* ---- where it ran ---- */
 
@@ -353,7 +352,7 @@ static void keep_ring_evidence(struct db_run *run, const struct counters_health 
 	/* The names are right; what it says is that the ring lost records
 	 * without a trace, which the checks above look for otherwise. */
 	if (h->names_from_proc)
-		note_msg("%llu %s named from /proc: %s COMM record never arrived "
+		run_note("%llu %s named from /proc: %s COMM record never arrived "
 			 "(another CPU's record took its place in the ring buffer)",
 			 (unsigned long long)h->names_from_proc,
 			 plural(h->names_from_proc, "thread was", "threads were"),

@@ -1,5 +1,5 @@
 /*
- * collect_record: prof record's collector (prof/collector.h), the
+ * collect_record: prof record's collector (prof/run/collector.h), the
  * recorder's sink into the database, and the sampled events as stored.
  * The verb owns a struct record_coll and hands it to the runner as its
  * collector (runner_opts.collector_arg). Not thread-safe, but for the
@@ -8,6 +8,10 @@
 #ifndef PROF_COLLECT_RECORD_H
 #define PROF_COLLECT_RECORD_H
 
+#ifndef PROF_RUN_H
+#error "include prof/run/run.h, the run engine's one public header"
+#endif
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -15,7 +19,7 @@
 #include "collectors/events.h"
 #include "collectors/recorder.h"
 #include "db/samples.h"
-#include "prof/collector.h"
+#include "prof/run/collector.h"
 
 /* The verb sets rec, sev, sds and nsev (borrowed); the rest is the
  * collector's, but for cause and finish_cause, which the verb frees after

@@ -1,7 +1,7 @@
 /*
  * collect_frames: prof run --frames / --frame-regex RE / --frame-symbol
  * MODULE:SYMBOL, frame boundaries and every thread's counters at them
- * (prof/collector.h). Three sources of boundaries: the lines
+ * (prof/run/collector.h). Three sources of boundaries: the lines
  * prof_marker.h's prof_frame() writes to the pipe prof names in
  * $PROF_MARKER_FD (timestamped by the workload), the workload's stdout
  * lines that match --frame-regex (timestamped when prof reads them; the
@@ -52,11 +52,8 @@
 #include "collectors/uprobe.h"
 #include "common/cause.h"
 #include "common/errtext.h"
-#include "prof/cli.h"
-#include "prof/collector.h"
-#include "prof/launch.h"
-#include "prof/progress.h"
-#include "prof/runner.h"
+#include "prof/run/internal.h"
+#include "prof/run/run.h"
 
 #define LINE_MAX_KEPT 4096
 
@@ -449,19 +446,19 @@ static void fr_opened(void *self, struct collect_ctx *cx)
 	close_fd(&st->marker[1]);
 	close_fd(&st->out[1]);
 	if (st->frames_on && st->percpu && counters_path(cx->cs) != COUNTERS_PATH_PERCPU)
-		warning_msg("frames: no counters per frame: counting per CPU was "
-			    "refused (%s), and they came from it",
-			    counters_path_note(cx->cs) ? counters_path_note(cx->cs) : "?");
+		run_warn("frames: no counters per frame: counting per CPU was "
+			 "refused (%s), and they came from it",
+			 counters_path_note(cx->cs) ? counters_path_note(cx->cs) : "?");
 	for (int i = 0; i < 2 && st->frames_on && !st->percpu; i++) {
 		st->ids[i] = counters_sampler_id(cx->cs, 0, st->samplers[i]);
 		const struct counter_status *s = counters_sampler_status(cx->cs,
 									 st->samplers[i]);
 		if (!s || !s->supported)
-			warning_msg("frames: no counters per frame: the kernel refused "
-				    "a sampler that reads each thread's counters "
-				    "(inherit with PERF_SAMPLE_READ needs Linux 6.12 "
-				    "or later)%s%s", s && s->reason ? ": " : "",
-				    s && s->reason ? s->reason : "");
+			run_warn("frames: no counters per frame: the kernel refused "
+				 "a sampler that reads each thread's counters "
+				 "(inherit with PERF_SAMPLE_READ needs Linux 6.12 "
+				 "or later)%s%s", s && s->reason ? ": " : "",
+				 s && s->reason ? s->reason : "");
 	}
 	st->pid = (int32_t)cx->pid;
 	st->f = frames_new(st->nev);
@@ -470,7 +467,7 @@ static void fr_opened(void *self, struct collect_ctx *cx)
 	if (pthread_create(&st->reader, NULL, reader_main, st) == 0)
 		st->reader_on = true;
 	else
-		warning_msg("frames: cannot start the frame reader: no frames");
+		run_warn("frames: cannot start the frame reader: no frames");
 }
 
 static bool ours(const struct frames_state *st, uint64_t id)
@@ -489,7 +486,7 @@ static void fr_drain(void *self, const struct perf_rec *rec, int origin)
 	counters_read_values(st->cs, rec, st->vals, st->have, st->nev);
 	if (frames_tick(st->f, (int32_t)rec->u.sample.tid, rec->u.sample.time,
 			st->vals, st->have, rec->u.sample.identifier == st->ids[1])) {
-		warning_msg("frames: out of memory: counters per frame stop here");
+		run_warn("frames: out of memory: counters per frame stop here");
 		st->oom = true;
 	}
 }
@@ -501,7 +498,7 @@ static void fr_counts(void *self, int32_t tid, uint64_t time,
 	if (!st->f || !st->frames_on || st->oom)
 		return;
 	if (frames_tick(st->f, tid, time, vals, have, running)) {
-		warning_msg("frames: out of memory: counters per frame stop here");
+		run_warn("frames: out of memory: counters per frame stop here");
 		st->oom = true;
 	}
 }
@@ -554,7 +551,7 @@ static void fr_finish(void *self, struct collect_ctx *cx)
 	if (!st->reader_on)
 		return;
 	if (write(st->stop[1], "x", 1) != 1)
-		warning_msg("frames: cannot stop the frame reader");
+		run_warn("frames: cannot stop the frame reader");
 	pthread_join(st->reader, NULL);
 	st->reader_on = false;
 	st->oom |= st->mk_oom;
@@ -563,25 +560,25 @@ static void fr_finish(void *self, struct collect_ctx *cx)
 			if (frames_mark(st->f, (enum frame_source)s, st->mk[s].t[i]))
 				st->oom = true;
 	if (st->oom)
-		warning_msg("frames: out of memory: some frames are missing");
+		run_warn("frames: out of memory: some frames are missing");
 	char *note = frame_gate_note(&st->gate);
 	if (note)
-		warning_msg("frames: %s", note);
+		run_warn("frames: %s", note);
 	free(note);
 	note = regex_note(st);
 	if (note) {
-		warning_msg("frames: %s", note);
+		run_warn("frames: %s", note);
 		if (!regex_timed(st))
-			hint_msg("flush each line (stdbuf -oL, setvbuf(stdout, NULL, "
+			run_hint("flush each line (stdbuf -oL, setvbuf(stdout, NULL, "
 				 "_IOLBF, 0)), print the frame's time and capture it "
 				 "('took ([0-9.]+) ms'), or mark frames with --frames");
 	}
 	free(note);
 	if (uprobe_rings_lost(st->probe))
-		warning_msg("frames: %llu calls of '%s' were lost (a uprobe buffer "
-			    "was full): frames from it are missing",
-			    (unsigned long long)uprobe_rings_lost(st->probe),
-			    cx->o->frame.symbol);
+		run_warn("frames: %llu calls of '%s' were lost (a uprobe buffer "
+			 "was full): frames from it are missing",
+			 (unsigned long long)uprobe_rings_lost(st->probe),
+			 cx->o->frame.symbol);
 }
 
 struct tid_at {
@@ -603,7 +600,7 @@ static void set_seconds(struct db_run *run, const char *key, double v)
 }
 
 /*
- * --window frame:N:M (prof/collector.h): each thread's counts from the
+ * --window frame:N:M (prof/run/collector.h): each thread's counts from the
  * start of frame N to the end of frame M, read as each frame's are (its
  * value at the two edges), the events' totals their sums, frames N to M
  * alone, and the edges in seconds after the launch (window_start_s,
@@ -622,22 +619,22 @@ static void frame_window(struct frames_state *st, struct collect_ctx *cx,
 	if (n < w->first_frame) {
 		db_run_set(run, "window", "not reached");
 		db_run_set(run, "window_asked", spec);
-		warning_msg("--window %s: the run had %zu frame%s, fewer than %u: the "
-			    "run's counts are the whole run's", spec, n, n == 1 ? "" : "s",
-			    w->first_frame);
+		run_warn("--window %s: the run had %zu frame%s, fewer than %u: the "
+			 "run's counts are the whole run's", spec, n, n == 1 ? "" : "s",
+			 w->first_frame);
 		return;
 	}
 	size_t i = w->first_frame - 1, j = w->last_frame - 1;
 	if (j >= n) {
 		j = n - 1;
-		warning_msg("--window %s: the run had %zu frames: the window ends "
-			    "with the last", spec, n);
+		run_warn("--window %s: the run had %zu frames: the window ends "
+			 "with the last", spec, n);
 	}
 	size_t nth = frames_nthreads(st->f);
 	struct tid_at *ix = malloc((nth ? nth : 1) * sizeof(*ix));
 	if (!ix) {
 		db_run_set(run, "window", "not kept (out of memory)");
-		warning_msg("--window: out of memory: the run's counts are the whole run's");
+		run_warn("--window: out of memory: the run's counts are the whole run's");
 		return;
 	}
 	for (size_t t = 0; t < nth; t++)
@@ -701,8 +698,8 @@ static void window_lines(struct frames_state *st, struct collect_ctx *cx,
 	if (!(b > a))
 		return;
 	if (st->lines_err || fflush(st->lines) || fseek(st->lines, 0, SEEK_SET)) {
-		warning_msg("--window: the workload's output lines were not kept: no "
-			    "score is read from them");
+		run_warn("--window: the workload's output lines were not kept: no "
+			 "score is read from them");
 		return;
 	}
 	FILE *out = fdopen(dup(cx->o->window_lines_fd), "w");
@@ -717,8 +714,8 @@ static void window_lines(struct frames_state *st, struct collect_ctx *cx,
 	}
 	free(line);
 	if (!out || fclose(out))
-		warning_msg("--window: cannot hand on the output lines inside it: %s",
-			    ERR_TEXT(errno));
+		run_warn("--window: cannot hand on the output lines inside it: %s",
+			 ERR_TEXT(errno));
 }
 
 /* ---- the stored frames ---- */

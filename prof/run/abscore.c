@@ -16,7 +16,8 @@
 #include <unistd.h>
 
 #include "common/order.h"
-#include "prof/abscore.h"
+#include "prof/run/internal.h"
+#include "prof/run/run.h"
 #include "reports/abstat.h"
 #include "reports/frames.h"
 
