@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/cause.h"
 #include "common/errtext.h"
 #include "common/utf8.h"
 #include "db/internal.h"
@@ -224,10 +225,7 @@ char *db_col_text(sqlite3_stmt *st, int col)
 	const unsigned char *s = sqlite3_column_text(st, col);
 	if (!s)
 		return NULL;
-	char *d = strdup((const char *)s);
-	if (!d)
-		abort();
-	return d;
+	return strdup((const char *)s);
 }
 
 /* The texts cut since db_cuts_take last ran, in this process: a
@@ -797,9 +795,15 @@ int db_query_text(struct db *db, const char *sql, char **out, char **cause)
 	if (rc)
 		return rc;
 	int s = sqlite3_step(st);
-	if (s == SQLITE_ROW)
+	bool nomem = false;
+	if (s == SQLITE_ROW) {
 		*out = db_col_text(st, 0);
+		nomem = !*out && sqlite3_column_type(st, 0) != SQLITE_NULL;
+	}
 	sqlite3_finalize(st);
+	if (nomem)
+		return cause_set(cause, ENOMEM, "cannot query '%s': out of memory",
+				 db->path);
 	if (s != SQLITE_ROW && s != SQLITE_DONE)
 		return db_fail(db, s, "cannot query", cause);
 	return 0;

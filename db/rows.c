@@ -36,6 +36,10 @@ static int each_row(struct db_row *r, struct db_load *l, db_row_fn fn, int *step
 	l->cap = 0;
 	while (!r->rc && (*step = sqlite3_step(r->st)) == SQLITE_ROW) {
 		int rc = fn(r, l);
+		if (rc == -ENOMEM) {
+			db_row_nomem(r);	/* rows_end says so */
+			return 0;
+		}
 		if (rc) {
 			db_row_release(r);
 			return rc;
