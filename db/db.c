@@ -68,6 +68,14 @@ static int place_errno(const char *path)
 int db_fail(struct db *db, int rc, const char *what, char **cause)
 {
 	int last_errno = errno;
+	/* A value that could not be bound went in as NULL, and a constraint
+	 * refused the row: say what happened first. */
+	if (db_bind_failed_take()) {
+		if (cause && !*cause)
+			return cause_set(cause, ENOMEM, "%s '%s': out of memory", what,
+					 db && db->path ? db->path : "?");
+		return -ENOMEM;
+	}
 	const char *msg = db && db->h ? sqlite3_errmsg(db->h) : sqlite3_errstr(rc);
 	int code = rc & 0xff;
 	int err = db && db->h ? sqlite3_system_errno(db->h) : 0;
@@ -181,6 +189,12 @@ int db_prepare(struct db *db, sqlite3_stmt **st, const char *sql, char **cause)
 	return 0;
 }
 
+int db_nomem(struct db *db, const char *verb, char **cause)
+{
+	return cause_set(cause, ENOMEM, "cannot %s database '%s': out of memory", verb,
+			 db->path);
+}
+
 int db_prepare_select(struct db *db, sqlite3_stmt **st, const char *const *cols,
 		      size_t ncols, const char *rest, char **cause)
 {
@@ -189,7 +203,7 @@ int db_prepare_select(struct db *db, sqlite3_stmt **st, const char *const *cols,
 		len += strlen(cols[i]) + 2;
 	char *sql = malloc(len);
 	if (!sql)
-		return -ENOMEM;
+		return db_nomem(db, "read", cause);
 	char *p = sql + sprintf(sql, "SELECT ");
 	for (size_t i = 0; i < ncols; i++)
 		p += sprintf(p, "%s%s", i ? ", " : "", cols[i]);
@@ -207,7 +221,7 @@ int db_prepare_insert(struct db *db, sqlite3_stmt **st, const char *table,
 		len += strlen(cols[i]) + 2 + 16;
 	char *sql = malloc(len);
 	if (!sql)
-		return -ENOMEM;
+		return db_nomem(db, "write", cause);
 	char *p = sql + sprintf(sql, "INSERT INTO %s (", table);
 	for (size_t i = 0; i < ncols; i++)
 		p += sprintf(p, "%s%s", i ? ", " : "", cols[i]);
@@ -241,6 +255,23 @@ void db_cut_count(size_t len)
 		;
 }
 
+/* A text or blob SQLite could not copy when it was bound (out of memory):
+ * the parameter would go in as NULL, so the next step refuses the row. Per
+ * thread, as the cuts are counted for the thread that binds. */
+static _Thread_local bool bind_failed;
+
+void db_bind_failed(void)
+{
+	bind_failed = true;
+}
+
+bool db_bind_failed_take(void)
+{
+	bool was = bind_failed;
+	bind_failed = false;
+	return was;
+}
+
 static void bind_cut(sqlite3_stmt *st, int idx, const char *s, size_t max)
 {
 	if (!s) {
@@ -252,7 +283,8 @@ static void bind_cut(sqlite3_stmt *st, int idx, const char *s, size_t max)
 		db_cut_count(len);
 		len = utf8_cut(s, len, max);
 	}
-	sqlite3_bind_text(st, idx, s, (int)len, SQLITE_TRANSIENT);
+	if (sqlite3_bind_text(st, idx, s, (int)len, SQLITE_TRANSIENT) != SQLITE_OK)
+		bind_failed = true;
 }
 
 void db_bind_text(sqlite3_stmt *st, int idx, const char *s)

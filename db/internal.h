@@ -28,6 +28,10 @@ struct db {
  * (-EBUSY for locks, -ENOSPC for a full disk, -EIO otherwise). */
 int db_fail(struct db *db, int rc, const char *what, char **cause);
 
+/* Fill *cause with "cannot <verb> database '<path>': out of memory" and
+ * return -ENOMEM. */
+int db_nomem(struct db *db, const char *verb, char **cause);
+
 int db_begin(struct db *db, char **cause);	/* BEGIN IMMEDIATE */
 int db_commit(struct db *db, char **cause);
 void db_rollback(struct db *db);
@@ -239,6 +243,11 @@ char *db_col_text(sqlite3_stmt *st, int col);
  * argument as it likes, and its run must still read back.
  */
 void db_bind_text(sqlite3_stmt *st, int idx, const char *s);
+/* A bind that SQLite refused for want of memory marks this thread
+ * (db_bind_failed); db_step_done, and db_run_store_body at its end, take
+ * the mark and fail with -ENOMEM rather than store a row without it. */
+void db_bind_failed(void);
+bool db_bind_failed_take(void);
 void db_bind_long(sqlite3_stmt *st, int idx, const char *s);
 struct db_cuts {
 	size_t n;		/* texts cut */

@@ -105,6 +105,10 @@ int db_select_one(struct db *db, const struct db_select *q, int64_t id,
 
 int db_step_done(struct db *db, sqlite3_stmt *st, const char *what, char **cause)
 {
+	if (db_bind_failed_take()) {	/* a value would be stored as NULL */
+		sqlite3_reset(st);
+		return db_nomem(db, "write", cause);
+	}
 	int s = sqlite3_step(st);
 	sqlite3_reset(st);
 	return s == SQLITE_DONE ? 0 : db_fail(db, s, what, cause);

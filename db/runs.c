@@ -163,7 +163,8 @@ int db_bind_argv(sqlite3_stmt *st, int idx, char **argv, int argc)
 		memcpy(blob + o, argv[i], l + 1);
 		o += l + 1;
 	}
-	sqlite3_bind_blob(st, idx, blob, (int)o, free);
+	if (sqlite3_bind_blob(st, idx, blob, (int)o, free) != SQLITE_OK)
+		return -ENOMEM;	/* SQLite freed blob */
 	return 0;
 }
 
@@ -518,7 +519,10 @@ int db_run_store_body(struct db *db, struct db_run *run, char **cause)
 		return cause_set(cause, ENOMEM, "cannot store the run in '%s': out of "
 				 "memory (a setting of the run could not be kept)",
 				 db->path);
+	db_bind_failed_take();
 	int rc = store_body(db, run, cause);
+	if (!rc && db_bind_failed_take())	/* a row went in without a value */
+		rc = -ENOMEM;
 	if (rc == -ENOMEM && cause && !*cause)
 		cause_set(cause, ENOMEM, "cannot store the run in '%s': out of memory",
 			  db->path);
