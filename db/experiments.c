@@ -284,9 +284,10 @@ static int create_body(struct db *db, struct db_experiment *e,
 		sqlite3_bind_int(st, DB_PARAM(AI_IDX), (int)a);
 		db_bind_text(st, DB_PARAM(AI_NAME), arm->name);
 		db_bind_long(st, DB_PARAM(AI_COMMAND), arm->command);
-		rc = db_bind_argv(st, DB_PARAM(AI_ARGV), arm->argv, arm->argc);
-		if (rc)
+		if (db_bind_argv(st, DB_PARAM(AI_ARGV), arm->argv, arm->argc)) {
+			rc = db_nomem(db, "write", cause);
 			break;
+		}
 		rc = db_step_done(db, st, "cannot store the arms in", cause);
 		for (size_t k = 0; k < arm->nsettings && !rc; k++) {
 			sqlite3_bind_int64(as, DB_PARAM(ASI_EXPERIMENT_ID), e->id);

@@ -301,7 +301,7 @@ static int store_body(struct db *db, struct db_run *run, char **cause)
 	db_bind_long(st, DB_PARAM(RI_COMMAND), run->command ? run->command : "");
 	if (db_bind_argv(st, DB_PARAM(RI_ARGV), run->argv, run->argc)) {
 		sqlite3_finalize(st);
-		return -ENOMEM;
+		return db_nomem(db, "write", cause);
 	}
 	db_bind_long(st, DB_PARAM(RI_CWD), run->cwd);
 	sqlite3_bind_int(st, DB_PARAM(RI_PID), run->pid);
