@@ -18,7 +18,9 @@
  *    before it launches anything. These print "fatal: out of memory" once
  *    to stderr and abort(), as a failed allocation did before there was a
  *    policy (the exit status is SIGABRT's, so a core can be had); nothing
- *    else in collectors/, db/, reports/ or prof/ calls abort().
+ *    else in collectors/, db/, reports/ or prof/ calls abort(). This
+ *    message is the one thing outside prof/ that prints: collectors/
+ *    resolving event names before a run (events.c, probe.c) uses it too.
  *
  * docs/errors.md says the same for users. Thread-safe: the message is
  * written once even when two threads run out together.
