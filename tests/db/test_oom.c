@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "db/db.h"
+#include "db/experiments.h"
 #include "db/runs.h"
 #include "test_util.h"
 
@@ -240,6 +241,73 @@ static void test_oom__load_fails_cleanly(void **state)
 	assert_int_equal(check_all_whole(f->path), 1);
 }
 
+/* An A/B experiment of two arms, a run each, with a score. */
+static int64_t store_experiment(struct db *db)
+{
+	static struct db_host host = { 0, "oomhost", "6.18", "Test CPU", 2 };
+	struct db_experiment e;
+	memset(&e, 0, sizeof(e));
+	e.order = "abba";
+	e.rounds = 1;
+	struct db_kv settings[] = { { "score", "fps=FPS ([0-9.]+):higher" } };
+	e.settings = settings;
+	e.nsettings = 1;
+	char *argv_a[] = { "./a", NULL }, *argv_b[] = { "./b", "--fast", NULL };
+	struct db_kv pin = { "pin", "cpus:1" };
+	struct db_arm arms[] = { { "a", "./a", argv_a, 1, &pin, 1 },
+				 { "b", "./b --fast", argv_b, 2, NULL, 0 } };
+	e.arms = arms;
+	e.narms = 2;
+	assert_int_equal(db_experiment_create(db, &e, &host, NULL), 0);
+	for (int a = 0; a < 2; a++) {
+		struct db_run r;
+		make_run(&r, a);
+		struct db_score sc[] = { { "fps", 30.0 + a, true } };
+		assert_int_equal(db_experiment_add_run(db, e.id, &r, a, 0, a, false, sc, 1,
+						       NULL), 0);
+		db_run_release(&r);
+	}
+	return e.id;
+}
+
+static void test_oom__experiment_load_fails_cleanly(void **state)
+{
+	need_interposer();
+	struct tu_db *f = *state;
+	struct db *db;
+	char *cause = NULL;
+	assert_int_equal(db_open(&db, f->path, &cause), 0);
+	int64_t id = store_experiment(db);
+	int failed = 0;
+	long n;
+	for (n = 0; n < 100000; n++) {
+		struct db_experiment x;
+		arm(n);
+		int rc = db_experiment_load(db, id, &x, &cause);
+		disarm();
+		bool came = injected;
+		if (rc) {
+			assert_true(came);
+			check_failure(rc, cause, n);
+			failed++;
+		} else {
+			assert_int_equal(x.narms, 2);
+			assert_int_equal(x.nruns, 2);
+			db_experiment_release(&x);
+		}
+		free(cause);
+		cause = NULL;
+		if (!came)
+			break;
+	}
+	db_close(db);
+	print_message("experiment load: each of %ld allocations failed in turn, %d "
+		      "refused the load\n", n, failed);
+	assert_true(n < 100000);
+	assert_true(failed > 0);
+	assert_int_equal(check_all_whole(f->path), 2);
+}
+
 /* A setting that could not be kept keeps the run out of the database,
  * saying so, rather than storing it without. */
 static void test_oom__lost_setting_refuses_the_run(void **state)
@@ -275,6 +343,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_oom__store_fails_whole_and_keeps_earlier_runs,
 						tu_db_setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_oom__load_fails_cleanly,
+						tu_db_setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_oom__experiment_load_fails_cleanly,
 						tu_db_setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_oom__lost_setting_refuses_the_run,
 						tu_db_setup, tu_db_teardown),
