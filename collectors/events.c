@@ -13,6 +13,7 @@
 
 #include "collectors/cpuid.h"
 #include "collectors/events.h"
+#include "common/xalloc.h"
 
 const char *const events_cache_set[] = {
 	"llc-misses", "itlb-misses", "l1i-misses", "branch-misses",
@@ -48,14 +49,6 @@ static const char *const generic_names[] = {
 /* 0 not tried, 1 ready, -1 libpfm4 failed, -2 LIBPFM_FORCE_PMU names a
  * PMU libpfm4 does not know. */
 static int pfm_state;
-
-static char *xstrdup(const char *s)
-{
-	char *d = strdup(s);
-	if (!d)
-		abort();
-	return d;
-}
 
 
 /* Whether libpfm4 has a PMU named exactly the first len bytes of name
@@ -368,8 +361,7 @@ static int resolve_raw(const char *name, const char *pmu,
 	attr.config1 = 0;
 	attr.config2 = 0;
 	attr.size = sizeof(attr);
-	if (asprintf(&out->canonical, "%s::%s%.200s", pmu, me->event, mods) < 0)
-		abort();
+	out->canonical = xasprintf("%s::%s%.200s", pmu, me->event, mods);
 	out->name = xstrdup(name);
 	out->attr = attr;
 	out->hardware = true;

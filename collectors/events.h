@@ -26,6 +26,8 @@
  * The caller owns every struct event_desc and releases it. libpfm4 is
  * initialised once per process (the one global this module keeps); the
  * functions are not thread-safe until events_init() has returned.
+ * Resolving names comes before anything is measured, so running out of
+ * memory here ends prof through common/xalloc.h.
  */
 #ifndef COLLECTORS_EVENTS_H
 #define COLLECTORS_EVENTS_H

@@ -18,6 +18,7 @@
 #include "collectors/probe.h"
 #include "collectors/walk.h"
 #include "common/errtext.h"
+#include "common/xalloc.h"
 
 /* Steps per timed batch: 16 us of L1d hits, 2.5 ms of memory misses. */
 #define BATCH_STEPS 16384
@@ -31,14 +32,6 @@ static double now_ms(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
-static char *xstrdup(const char *s)
-{
-	char *d = strdup(s);
-	if (!d)
-		abort();
-	return d;
 }
 
 /* ---- the latency curve ------------------------------------------------------ */

@@ -63,12 +63,21 @@ static bool parse_uint(const char *s, unsigned max, unsigned *out)
 	return true;
 }
 
+/* root/rel, malloc'd; NULL with errno ENOMEM when memory runs out. */
 static char *path_of(const char *root, const char *rel)
 {
 	char *p;
-	if (asprintf(&p, "%s/%s", root, rel) < 0)
-		abort();
+	if (asprintf(&p, "%s/%s", root, rel) < 0) {
+		errno = ENOMEM;
+		return NULL;
+	}
 	return p;
+}
+
+/* The cause for a path that could not be made. */
+static int no_path(char **cause, const char *root, const char *rel)
+{
+	return cause_set(cause, ENOMEM, "cannot name '%s/%s': out of memory", root, rel);
 }
 
 /* A file under root read as hex or a number. */
@@ -76,6 +85,8 @@ static int read_field(const char *root, const char *rel, bool hex, uint64_t *hv,
 		      unsigned *uv, bool optional, char **cause)
 {
 	char *path = path_of(root, rel);
+	if (!path)
+		return no_path(cause, root, rel);
 	char *text = read_small(path);
 	int rc = 0;
 	if (!text) {
@@ -124,8 +135,11 @@ int resctrl_parse_line(const char *line, char *name, size_t namelen,
 		if (!parse_uint(s, 1u << 20, &id) || !parse_hex(eq + 1, &mask))
 			goto bad;
 		struct resctrl_domain *q = realloc(v, (k + 1) * sizeof(*q));
-		if (!q)
-			abort();
+		if (!q) {
+			free(v);
+			return cause_set(cause, ENOMEM, "cannot read schemata line "
+					 "'%.60s': out of memory", line);
+		}
 		v = q;
 		v[k].id = (long)id;
 		v[k].mask = mask;
@@ -149,6 +163,8 @@ bad:
 static int read_schemata(struct resctrl *r, char **cause)
 {
 	char *path = path_of(r->root, "schemata");
+	if (!path)
+		return no_path(cause, r->root, "schemata");
 	char *text = read_small(path);
 	int rc = 0;
 	if (!text) {
@@ -163,7 +179,13 @@ static int read_schemata(struct resctrl *r, char **cause)
 		struct resctrl_domain *d;
 		size_t n;
 		char *lc = NULL;
-		if (resctrl_parse_line(line, name, sizeof(name), &d, &n, &lc)) {
+		int prc = resctrl_parse_line(line, name, sizeof(name), &d, &n, &lc);
+		if (prc == -ENOMEM) {
+			free(lc);
+			rc = cause_set(cause, ENOMEM, "cannot read '%s': out of memory", path);
+			continue;
+		}
+		if (prc) {
 			/* Lines of other resources may have other forms (MB). */
 			const char *s = line;
 			while (isspace((unsigned char)*s))
@@ -193,9 +215,15 @@ int resctrl_read(struct resctrl *r, const char *root, char **cause)
 {
 	memset(r, 0, sizeof(*r));
 	r->root = strdup(root ? root : RESCTRL_ROOT);
+	if (!r->root)
+		return cause_set(cause, ENOMEM, "cannot read resctrl: out of memory");
 	struct stat st;
 	char *sch = path_of(r->root, "schemata");
 	int rc = 0;
+	if (!sch) {
+		rc = no_path(cause, r->root, "schemata");
+		goto fail;
+	}
 	if (stat(sch, &st)) {
 		rc = cause_set(cause, ENOENT, "no resctrl file system at '%s' (no "
 			       "schemata): the kernel or the CPU has no cache allocation, "
@@ -205,6 +233,12 @@ int resctrl_read(struct resctrl *r, const char *root, char **cause)
 	}
 	free(sch);
 	char *l3 = path_of(r->root, "info/L3"), *code = path_of(r->root, "info/L3CODE");
+	if (!l3 || !code) {
+		free(l3);
+		free(code);
+		rc = no_path(cause, r->root, "info/L3");
+		goto fail;
+	}
 	bool have_l3 = !stat(l3, &st), have_code = !stat(code, &st);
 	free(l3);
 	free(code);
@@ -300,7 +334,8 @@ static int remove_dir(const char *path, char **cause)
 		static const char *const files[] = { "schemata", "tasks" };
 		for (size_t i = 0; i < 2; i++) {
 			char *f = path_of(path, files[i]);
-			unlink(f);
+			if (f)
+				unlink(f);
 			free(f);
 		}
 		if (!rmdir(path))
@@ -327,7 +362,7 @@ int resctrl_sweep_stale(const char *root)
 		if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
 			continue;
 		char *path = path_of(root, e->d_name);
-		if (!remove_dir(path, NULL))
+		if (path && !remove_dir(path, NULL))
 			removed++;
 		free(path);
 	}
@@ -340,8 +375,11 @@ int resctrl_group_make(const struct resctrl *r, pid_t pid, struct resctrl_group 
 {
 	memset(g, 0, sizeof(*g));
 	resctrl_sweep_stale(r->root);
-	if (asprintf(&g->path, "%s/" RESCTRL_GROUP_PREFIX "%d", r->root, (int)pid) < 0)
-		abort();
+	if (asprintf(&g->path, "%s/" RESCTRL_GROUP_PREFIX "%d", r->root, (int)pid) < 0) {
+		g->path = NULL;
+		return cause_set(cause, ENOMEM, "cannot make a resctrl group for "
+				 "process %d: out of memory", (int)pid);
+	}
 	if (mkdir(g->path, 0755) && errno != EEXIST) {
 		int e = errno;
 		if (e == ENOSPC)
@@ -369,6 +407,8 @@ int resctrl_group_set(const struct resctrl *r, const struct resctrl_group *g,
 	else
 		snprintf(text, sizeof(text), "L3:%ld=%llx\n", id, (unsigned long long)mask);
 	char *path = path_of(g->path, "schemata");
+	if (!path)
+		return no_path(cause, g->path, "schemata");
 	int rc = write_text(path, text, cause);
 	free(path);
 	return rc;
@@ -379,6 +419,8 @@ static int add_task(const char *dir, pid_t tid, char **cause)
 	char text[32];
 	snprintf(text, sizeof(text), "%d\n", (int)tid);
 	char *path = path_of(dir, "tasks");
+	if (!path)
+		return no_path(cause, dir, "tasks");
 	int rc = write_text(path, text, cause);
 	free(path);
 	return rc;

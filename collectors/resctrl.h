@@ -21,8 +21,8 @@
  * the default group and frees its ways. Groups left by a prof that was
  * killed are found by name and removed when their pid no longer runs.
  *
- * Errors: 0 or a negative errno with *cause set (malloc'd, lowercase;
- * the caller frees it; may be NULL). Never prints. Caller-owned structs;
+ * Errors: 0 or a negative errno (-ENOMEM when memory runs out) with
+ * *cause set (malloc'd, lowercase; the caller frees it; may be NULL). Never prints. Caller-owned structs;
  * no global state.
  */
 #ifndef COLLECTORS_RESCTRL_H

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/cause.h"
 #include "db/internal.h"
 
 void db_row_init(struct db_row *r, struct db *db, sqlite3_stmt *st, const char *table)
@@ -51,10 +52,26 @@ void db_row_bad(struct db_row *r, int col, const char *fmt, ...)
 	free(what);
 }
 
+int db_row_nomem(struct db_row *r)
+{
+	if (!r->rc)
+		r->rc = -ENOMEM;
+	return -ENOMEM;
+}
+
 int db_row_fail(struct db_row *r, char **cause)
 {
 	if (!r->rc)
 		return 0;
+	if (r->rc == -ENOMEM) {
+		/* Not the file's fault: no hint to restore a copy. */
+		if (cause && !*cause)
+			cause_set(cause, ENOMEM, "cannot read database '%s': out of memory",
+				  r->db->path);
+		free(r->why);
+		r->why = NULL;
+		return r->rc;
+	}
 	if (cause && !*cause &&
 	    asprintf(cause, "cannot read database '%s': %s\n"
 		     "hint: prof never writes such a row: the file was changed after "
@@ -123,8 +140,8 @@ char *db_row_text(struct db_row *r, int col, unsigned flags)
 	size_t len = (size_t)sqlite3_column_bytes(r->st, col);
 	size_t max = flags & DB_LONG ? DB_TEXT_MAX : DB_NAME_MAX;
 	if (!s) {
-		db_row_bad(r, col, "cannot be read (out of memory)");
-		return flags & DB_NULL_OK ? NULL : strdup("");
+		db_row_nomem(r);	/* SQLite could not convert it */
+		return NULL;
 	}
 	if (len > max) {
 		db_row_bad(r, col, "is %zu bytes long, more than the %zu prof writes",
@@ -145,7 +162,7 @@ char *db_row_text(struct db_row *r, int col, unsigned flags)
 	}
 	char *d = strdup(s);
 	if (!d)
-		abort();
+		db_row_nomem(r);
 	return d;
 }
 
@@ -244,11 +261,12 @@ int db_row_argv(struct db_row *r, int col, char ***argv, int *argc)
 		db_row_bad(r, col, "is %d bytes long, more than the %d prof writes",
 			   sqlite3_column_bytes(r->st, col), DB_TEXT_MAX);
 	} else {
-		return db_col_argv(r->st, col, argv, argc);
+		int rc = db_col_argv(r->st, col, argv, argc);
+		return rc ? db_row_nomem(r) : 0;
 	}
 	/* Something the caller can release and print. */
 	*argv = calloc(1, sizeof(char *));
-	return *argv ? 0 : -ENOMEM;
+	return *argv ? 0 : db_row_nomem(r);
 }
 
 int db_cpu_list_check(const char *s)

@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/cause.h"
 #include "common/errtext.h"
 #include "common/utf8.h"
 #include "db/internal.h"
@@ -67,6 +68,14 @@ static int place_errno(const char *path)
 int db_fail(struct db *db, int rc, const char *what, char **cause)
 {
 	int last_errno = errno;
+	/* A value that could not be bound went in as NULL, and a constraint
+	 * refused the row: say what happened first. */
+	if (db_bind_failed_take()) {
+		if (cause && !*cause)
+			return cause_set(cause, ENOMEM, "%s '%s': out of memory", what,
+					 db && db->path ? db->path : "?");
+		return -ENOMEM;
+	}
 	const char *msg = db && db->h ? sqlite3_errmsg(db->h) : sqlite3_errstr(rc);
 	int code = rc & 0xff;
 	int err = db && db->h ? sqlite3_system_errno(db->h) : 0;
@@ -180,6 +189,12 @@ int db_prepare(struct db *db, sqlite3_stmt **st, const char *sql, char **cause)
 	return 0;
 }
 
+int db_nomem(struct db *db, const char *verb, char **cause)
+{
+	return cause_set(cause, ENOMEM, "cannot %s database '%s': out of memory", verb,
+			 db->path);
+}
+
 int db_prepare_select(struct db *db, sqlite3_stmt **st, const char *const *cols,
 		      size_t ncols, const char *rest, char **cause)
 {
@@ -188,7 +203,7 @@ int db_prepare_select(struct db *db, sqlite3_stmt **st, const char *const *cols,
 		len += strlen(cols[i]) + 2;
 	char *sql = malloc(len);
 	if (!sql)
-		return -ENOMEM;
+		return db_nomem(db, "read", cause);
 	char *p = sql + sprintf(sql, "SELECT ");
 	for (size_t i = 0; i < ncols; i++)
 		p += sprintf(p, "%s%s", i ? ", " : "", cols[i]);
@@ -206,7 +221,7 @@ int db_prepare_insert(struct db *db, sqlite3_stmt **st, const char *table,
 		len += strlen(cols[i]) + 2 + 16;
 	char *sql = malloc(len);
 	if (!sql)
-		return -ENOMEM;
+		return db_nomem(db, "write", cause);
 	char *p = sql + sprintf(sql, "INSERT INTO %s (", table);
 	for (size_t i = 0; i < ncols; i++)
 		p += sprintf(p, "%s%s", i ? ", " : "", cols[i]);
@@ -224,10 +239,7 @@ char *db_col_text(sqlite3_stmt *st, int col)
 	const unsigned char *s = sqlite3_column_text(st, col);
 	if (!s)
 		return NULL;
-	char *d = strdup((const char *)s);
-	if (!d)
-		abort();
-	return d;
+	return strdup((const char *)s);
 }
 
 /* The texts cut since db_cuts_take last ran, in this process: a
@@ -243,6 +255,23 @@ void db_cut_count(size_t len)
 		;
 }
 
+/* A text or blob SQLite could not copy when it was bound (out of memory):
+ * the parameter would go in as NULL, so the next step refuses the row. Per
+ * thread, as the cuts are counted for the thread that binds. */
+static _Thread_local bool bind_failed;
+
+void db_bind_failed(void)
+{
+	bind_failed = true;
+}
+
+bool db_bind_failed_take(void)
+{
+	bool was = bind_failed;
+	bind_failed = false;
+	return was;
+}
+
 static void bind_cut(sqlite3_stmt *st, int idx, const char *s, size_t max)
 {
 	if (!s) {
@@ -254,7 +283,8 @@ static void bind_cut(sqlite3_stmt *st, int idx, const char *s, size_t max)
 		db_cut_count(len);
 		len = utf8_cut(s, len, max);
 	}
-	sqlite3_bind_text(st, idx, s, (int)len, SQLITE_TRANSIENT);
+	if (sqlite3_bind_text(st, idx, s, (int)len, SQLITE_TRANSIENT) != SQLITE_OK)
+		bind_failed = true;
 }
 
 void db_bind_text(sqlite3_stmt *st, int idx, const char *s)
@@ -797,9 +827,15 @@ int db_query_text(struct db *db, const char *sql, char **out, char **cause)
 	if (rc)
 		return rc;
 	int s = sqlite3_step(st);
-	if (s == SQLITE_ROW)
+	bool nomem = false;
+	if (s == SQLITE_ROW) {
 		*out = db_col_text(st, 0);
+		nomem = !*out && sqlite3_column_type(st, 0) != SQLITE_NULL;
+	}
 	sqlite3_finalize(st);
+	if (nomem)
+		return cause_set(cause, ENOMEM, "cannot query '%s': out of memory",
+				 db->path);
 	if (s != SQLITE_ROW && s != SQLITE_DONE)
 		return db_fail(db, s, "cannot query", cause);
 	return 0;

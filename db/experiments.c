@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/cause.h"
 #include "common/procstat.h"
 #include "db/experiments.h"
 #include "db/internal.h"
@@ -138,17 +139,21 @@ static int store_owner(struct db *db, sqlite3_stmt *st, int64_t id, size_t seq,
 	return rc;
 }
 
-/* The note of an experiment whose prof has gone. */
+/* The note of an experiment whose prof has gone; NULL with errno ENOMEM
+ * when memory runs out. */
 static char *gone_note(size_t nruns)
 {
 	char *s;
 	if (asprintf(&s, "prof ended without finishing it (killed, or its machine "
-		     "restarted): %zu run%s stored", nruns, nruns == 1 ? "" : "s") < 0)
-		abort();
+		     "restarted): %zu run%s stored", nruns, nruns == 1 ? "" : "s") < 0) {
+		errno = ENOMEM;
+		return NULL;
+	}
 	return s;
 }
 
-/* Whether experiment id's prof has gone (its owner settings read). */
+/* Whether experiment id's prof has gone (its owner settings read); false
+ * when that cannot be read, memory included: nothing is reaped then. */
 static bool exp_gone(struct db *db, int64_t id)
 {
 	sqlite3_stmt *st;
@@ -158,17 +163,20 @@ static bool exp_gone(struct db *db, int64_t id)
 	sqlite3_bind_int64(st, 1, id);
 	struct db_kv kv[8];
 	size_t n = 0;
+	bool nomem = false;
 	while (n < 8 && sqlite3_step(st) == SQLITE_ROW) {
 		const unsigned char *k = sqlite3_column_text(st, 0);
 		const unsigned char *v = sqlite3_column_text(st, 1);
 		kv[n].key = strdup(k ? (const char *)k : "");
 		kv[n].value = strdup(v ? (const char *)v : "");
-		if (!kv[n].key || !kv[n].value)
-			abort();
 		n++;
+		if (!kv[n - 1].key || !kv[n - 1].value) {
+			nomem = true;
+			break;
+		}
 	}
 	sqlite3_finalize(st);
-	bool gone = owner_gone(kv, n);
+	bool gone = !nomem && owner_gone(kv, n);
 	for (size_t i = 0; i < n; i++) {
 		free(kv[i].key);
 		free(kv[i].value);
@@ -187,10 +195,15 @@ int db_experiments_reap(struct db *db)
 	size_t *runs = NULL, n = 0;
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		int64_t id = sqlite3_column_int64(st, 0);
-		ids = realloc(ids, (n + 1) * sizeof(*ids));
-		runs = realloc(runs, (n + 1) * sizeof(*runs));
-		if (!ids || !runs)
-			abort();
+		/* Out of memory: reap the ones found so far (errors are
+		 * ignored here; the next writable open tries again). */
+		int64_t *ni = realloc(ids, (n + 1) * sizeof(*ids));
+		if (ni)
+			ids = ni;
+		size_t *nr = ni ? realloc(runs, (n + 1) * sizeof(*runs)) : NULL;
+		if (!nr)
+			break;
+		runs = nr;
 		ids[n] = id;
 		runs[n++] = (size_t)sqlite3_column_int64(st, 1);
 	}
@@ -200,7 +213,7 @@ int db_experiments_reap(struct db *db)
 		if (!exp_gone(db, ids[i]))
 			continue;
 		char *note = gone_note(runs[i]);
-		if (!db_experiment_finish(db, ids[i], "stopped", note, NULL))
+		if (note && !db_experiment_finish(db, ids[i], "stopped", note, NULL))
 			marked++;
 		free(note);
 	}
@@ -271,7 +284,10 @@ static int create_body(struct db *db, struct db_experiment *e,
 		sqlite3_bind_int(st, DB_PARAM(AI_IDX), (int)a);
 		db_bind_text(st, DB_PARAM(AI_NAME), arm->name);
 		db_bind_long(st, DB_PARAM(AI_COMMAND), arm->command);
-		db_bind_argv(st, DB_PARAM(AI_ARGV), arm->argv, arm->argc);
+		if (db_bind_argv(st, DB_PARAM(AI_ARGV), arm->argv, arm->argc)) {
+			rc = db_nomem(db, "write", cause);
+			break;
+		}
 		rc = db_step_done(db, st, "cannot store the arms in", cause);
 		for (size_t k = 0; k < arm->nsettings && !rc; k++) {
 			sqlite3_bind_int64(as, DB_PARAM(ASI_EXPERIMENT_ID), e->id);
@@ -404,16 +420,18 @@ int db_experiment_finish(struct db *db, int64_t exp_id, const char *status,
 	return rc;
 }
 
-/* A key (required) and value (optional) of a settings row. */
-static void kv_push(struct db_kv **v, size_t *n, struct db_row *r, int kcol, int vcol)
+/* A key (required) and value (optional) of a settings row; -ENOMEM (and
+ * r->rc) when memory runs out. */
+static int kv_push(struct db_kv **v, size_t *n, struct db_row *r, int kcol, int vcol)
 {
 	struct db_kv *p = realloc(*v, (*n + 1) * sizeof(*p));
 	if (!p)
-		abort();
+		return db_row_nomem(r);
 	*v = p;
 	p[*n].key = db_row_text(r, kcol, 0);
 	p[*n].value = db_row_text(r, vcol, DB_NULL_OK | DB_LONG);
 	(*n)++;
+	return r->rc == -ENOMEM ? -ENOMEM : 0;
 }
 
 /* A run's events, as the analysis reads them. */
@@ -432,12 +450,18 @@ static int run_event_row(struct db_row *r, struct db_load *l)
 	struct db_exp_run *x = l->out;
 	db_row_key(r, "(run %lld, idx %lld)", (long long)x->run_id,
 		   (long long)sqlite3_column_int64(r->st, VC_IDX));
-	size_t k = x->nevents++;
-	x->ev_names = realloc(x->ev_names, x->nevents * sizeof(char *));
-	x->ev_supported = realloc(x->ev_supported, x->nevents * sizeof(bool));
-	x->ev_values = realloc(x->ev_values, x->nevents * sizeof(double));
-	if (!x->ev_names || !x->ev_supported || !x->ev_values)
-		abort();
+	size_t k = x->nevents;
+	char **names = realloc(x->ev_names, (k + 1) * sizeof(char *));
+	if (names)
+		x->ev_names = names;
+	bool *supported = names ? realloc(x->ev_supported, (k + 1) * sizeof(bool)) : NULL;
+	if (supported)
+		x->ev_supported = supported;
+	double *values = supported ? realloc(x->ev_values, (k + 1) * sizeof(double)) : NULL;
+	if (!values)
+		return -ENOMEM;
+	x->ev_values = values;
+	x->nevents++;
 	x->ev_names[k] = db_row_text(r, VC_NAME, 0);
 	x->ev_supported[k] = db_row_bool(r, VC_SUPPORTED, 0);
 	struct db_count c = { 0, 0, 0, false };
@@ -459,10 +483,12 @@ static int run_system_row(struct db_row *r, struct db_load *l)
 {
 	struct db_exp_run *x = l->out;
 	db_row_key(r, "(run %lld, row %zu)", (long long)x->run_id, x->nsystem + 1);
-	size_t k = x->nsystem++;
-	x->system = realloc(x->system, x->nsystem * sizeof(*x->system));
-	if (!x->system)
-		abort();
+	size_t k = x->nsystem;
+	struct db_sysval *sys = realloc(x->system, (k + 1) * sizeof(*x->system));
+	if (!sys)
+		return -ENOMEM;
+	x->system = sys;
+	x->nsystem++;
 	x->system[k].name = db_row_text(r, 0, 0);
 	x->system[k].delta = db_row_int(r, 1, INT64_MIN, INT64_MAX, 0, 0);
 	return 0;
@@ -472,8 +498,7 @@ static int run_setting_row(struct db_row *r, struct db_load *l)
 {
 	struct db_exp_run *x = l->out;
 	db_row_key(r, "(run %lld, row %zu)", (long long)x->run_id, x->nsettings + 1);
-	kv_push(&x->settings, &x->nsettings, r, 0, 1);
-	return 0;
+	return kv_push(&x->settings, &x->nsettings, r, 0, 1);
 }
 
 const char *db_exp_run_setting(const struct db_exp_run *r, const char *key)
@@ -485,10 +510,12 @@ static int run_score_row(struct db_row *r, struct db_load *l)
 {
 	struct db_exp_run *x = l->out;
 	db_row_key(r, "(run %lld, row %zu)", (long long)x->run_id, x->nscores + 1);
-	size_t k = x->nscores++;
-	x->scores = realloc(x->scores, x->nscores * sizeof(*x->scores));
-	if (!x->scores)
-		abort();
+	size_t k = x->nscores;
+	void *sc = realloc(x->scores, (k + 1) * sizeof(*x->scores));
+	if (!sc)
+		return -ENOMEM;
+	x->scores = sc;
+	x->nscores++;
 	x->scores[k].name = db_row_text(r, 0, 0);
 	x->scores[k].found = db_row_bool(r, 2, 0);
 	x->scores[k].value = x->scores[k].found
@@ -761,15 +788,16 @@ int db_experiment_load(struct db *db, int64_t id, struct db_experiment *out,
 		if (r.rc)
 			break;
 		struct db_arm *p = realloc(out->arms, (out->narms + 1) * sizeof(*p));
-		if (!p)
-			abort();
+		if (!p) {
+			db_row_nomem(&r);
+			break;
+		}
 		out->arms = p;
 		struct db_arm *a = &p[out->narms++];
 		memset(a, 0, sizeof(*a));
 		a->name = db_row_text(&r, 1, 0);
 		a->command = db_row_text(&r, 2, DB_LONG);
-		if (db_row_argv(&r, 3, &a->argv, &a->argc))
-			abort();
+		db_row_argv(&r, 3, &a->argv, &a->argc);	/* out of memory: r.rc */
 	}
 	sqlite3_finalize(st);
 	if (r.rc || s != SQLITE_DONE) {
@@ -809,11 +837,18 @@ int db_experiment_load(struct db *db, int64_t id, struct db_experiment *out,
 		free(out->note);
 		out->status = strdup("stopped");
 		out->note = gone_note(out->nruns);
-		if (!out->status)
-			abort();
+		if (!out->status || !out->note) {
+			rc = cause_set(cause, ENOMEM, "cannot read database '%s': out of "
+				       "memory", db->path);
+			goto fail;
+		}
 	}
 	return 0;
 fail:
+	/* A loader that ran out of memory may not have said so itself. */
+	if (rc == -ENOMEM && cause && !*cause)
+		cause_set(cause, ENOMEM, "cannot read experiment %lld from '%s': out "
+			  "of memory", (long long)id, db->path);
 	db_experiment_release(out);
 	return rc;
 }
@@ -946,8 +981,10 @@ int db_experiments_list(struct db *db, struct db_experiment_summary **out,
 	db_row_init(&r, db, st, "experiments");
 	while (!r.rc && (s = sqlite3_step(st)) == SQLITE_ROW) {
 		struct db_experiment_summary *p = realloc(*out, (*n + 1) * sizeof(*p));
-		if (!p)
-			abort();
+		if (!p) {
+			db_row_nomem(&r);
+			break;
+		}
 		*out = p;
 		struct db_experiment_summary *x = &p[(*n)++];
 		x->id = sqlite3_column_int64(st, LS_ID);
@@ -965,7 +1002,7 @@ int db_experiments_list(struct db *db, struct db_experiment_summary **out,
 			free(x->status);
 			x->status = strdup("stopped");
 			if (!x->status)
-				abort();
+				db_row_nomem(&r);
 		}
 	}
 	sqlite3_finalize(st);

@@ -120,7 +120,7 @@ static int frame_row(struct db_row *r, struct db_load *l)
 	struct db_run *run = l->out;
 	db_row_key(r, "(run %lld, frame %zu)", (long long)run->id, run->nframes);
 	if (db_grow((void **)&run->frames, &l->cap, run->nframes, sizeof(*run->frames)))
-		abort();
+		return -ENOMEM;
 	struct db_frame_span *fr = &run->frames[run->nframes++];
 	fr->t_ns = db_row_int(r, FC_T_NS, 0, INT64_MAX, 0, 0);
 	fr->dur_ns = db_row_int(r, FC_DUR_NS, 0, INT64_MAX, 0, 0);
@@ -137,7 +137,8 @@ static const struct db_select frame_sel = {
  * name as one of the run's frame_names (taking it, or freeing it for an
  * equal one kept before): the previous row's name, else one of the
  * first NAMES_LOOKED kept. A file of more distinct names than that
- * keeps each new one again, so that a row costs a bounded look.
+ * keeps each new one again, so that a row costs a bounded look. NULL
+ * (name freed) when memory runs out.
  */
 #define NAMES_LOOKED 256
 static const char *frame_name(struct db_run *run, char *name, size_t *cap)
@@ -152,8 +153,10 @@ static const char *frame_name(struct db_run *run, char *name, size_t *cap)
 			free(name);
 			return run->frame_names[i];
 		}
-	if (db_grow((void **)&run->frame_names, cap, n, sizeof(*run->frame_names)))
-		abort();
+	if (db_grow((void **)&run->frame_names, cap, n, sizeof(*run->frame_names))) {
+		free(name);
+		return NULL;
+	}
 	run->frame_names[run->nframe_names++] = name;
 	return name;
 }
@@ -180,11 +183,15 @@ static int count_row(struct db_row *r, struct db_load *l)
 		return 0;
 	}
 	if (db_grow((void **)&run->frame_counts, &l->cap, run->nframe_counts,
-		    sizeof(*run->frame_counts)))
-		abort();
+		    sizeof(*run->frame_counts))) {
+		free(name);
+		return -ENOMEM;
+	}
+	const char *kept = frame_name(run, name, &cl->names_cap);
+	if (!kept)
+		return -ENOMEM;
 	run->frame_counts[run->nframe_counts++] = (struct db_frame_count){
-		.frame = (uint32_t)f, .name = frame_name(run, name, &cl->names_cap),
-		.event = (uint32_t)e, .value = v,
+		.frame = (uint32_t)f, .name = kept, .event = (uint32_t)e, .value = v,
 	};
 	return 0;
 }

@@ -28,6 +28,10 @@ struct db {
  * (-EBUSY for locks, -ENOSPC for a full disk, -EIO otherwise). */
 int db_fail(struct db *db, int rc, const char *what, char **cause);
 
+/* Fill *cause with "cannot <verb> database '<path>': out of memory" and
+ * return -ENOMEM. */
+int db_nomem(struct db *db, const char *verb, char **cause);
+
 int db_begin(struct db *db, char **cause);	/* BEGIN IMMEDIATE */
 int db_commit(struct db *db, char **cause);
 void db_rollback(struct db *db);
@@ -102,8 +106,8 @@ int db_sysenv_load(struct db *db, int64_t run_id, struct db_run *out,
 		   char **cause);
 void db_sysenv_release(struct db_run *run);
 
-/* argv as one blob of NUL-terminated strings, and back. */
-void db_bind_argv(sqlite3_stmt *st, int idx, char **argv, int argc);
+/* argv as one blob of NUL-terminated strings, and back: 0 or -ENOMEM. */
+int db_bind_argv(sqlite3_stmt *st, int idx, char **argv, int argc);
 int db_col_argv(sqlite3_stmt *st, int col, char ***argv, int *argc);
 
 /*
@@ -132,7 +136,7 @@ struct db_row {
 	sqlite3_stmt *st;
 	const char *table;
 	char key[96];		/* the row as errors name it: "3", "(run 3, idx 2)" */
-	int rc;			/* 0, or -EIO once a problem was found */
+	int rc;			/* 0, or -EIO once a problem was found (-ENOMEM) */
 	char *why;		/* the first problem */
 };
 
@@ -143,11 +147,17 @@ void db_row_key(struct db_row *r, const char *fmt, ...)
 /* A problem the loader found itself (col -1: not about one column). */
 void db_row_bad(struct db_row *r, int col, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* Memory ran out reading the row: r->rc becomes -ENOMEM (unless a problem
+ * came first) and db_row_fail says "out of memory", with no hint that the
+ * file is damaged. Returns -ENOMEM, for a loader's `return`. */
+int db_row_nomem(struct db_row *r);
 /* 0 when the rows read were good; else r->rc with *cause filled. */
 int db_row_fail(struct db_row *r, char **cause);
 void db_row_release(struct db_row *r);
 
-char *db_row_text(struct db_row *r, int col, unsigned flags);	/* malloc'd */
+/* malloc'd; NULL (r->rc -ENOMEM) when memory runs out, so a loader that
+ * reads a required text checks r->rc before it uses the text. */
+char *db_row_text(struct db_row *r, int col, unsigned flags);
 int64_t db_row_int(struct db_row *r, int col, int64_t lo, int64_t hi,
 		   int64_t dflt, unsigned flags);
 uint64_t db_row_u64(struct db_row *r, int col, unsigned flags);	/* any integer */
@@ -155,7 +165,8 @@ bool db_row_bool(struct db_row *r, int col, unsigned flags);	/* 0 or 1 */
 double db_row_real(struct db_row *r, int col, double lo, double hi, double dflt,
 		   unsigned flags);
 bool db_row_null(struct db_row *r, int col);
-/* A blob of NUL-terminated strings, at most DB_TEXT_MAX bytes. */
+/* A blob of NUL-terminated strings, at most DB_TEXT_MAX bytes; -ENOMEM
+ * (and r->rc) when memory runs out. */
 int db_row_argv(struct db_row *r, int col, char ***argv, int *argc);
 
 /*
@@ -220,7 +231,8 @@ int db_insert_step(struct db *db, sqlite3_stmt *st, const char *what,
 int db_cpu_list_check(const char *s);
 
 /* Column helpers: NULL-safe copies. */
-char *db_col_text(sqlite3_stmt *st, int col);	/* malloc'd, NULL for NULL */
+/* malloc'd, NULL for NULL, and NULL (errno ENOMEM) when memory runs out. */
+char *db_col_text(sqlite3_stmt *st, int col);
 /*
  * Text bound for a row: what the writer binds, the reader reads. A name
  * (a column the loader reads without DB_LONG) is cut at DB_NAME_MAX
@@ -231,6 +243,11 @@ char *db_col_text(sqlite3_stmt *st, int col);	/* malloc'd, NULL for NULL */
  * argument as it likes, and its run must still read back.
  */
 void db_bind_text(sqlite3_stmt *st, int idx, const char *s);
+/* A bind that SQLite refused for want of memory marks this thread
+ * (db_bind_failed); db_step_done, and db_run_store_body at its end, take
+ * the mark and fail with -ENOMEM rather than store a row without it. */
+void db_bind_failed(void);
+bool db_bind_failed_take(void);
 void db_bind_long(sqlite3_stmt *st, int idx, const char *s);
 struct db_cuts {
 	size_t n;		/* texts cut */

@@ -193,7 +193,7 @@ static int point_row(struct db_row *r, struct db_load *l)
 {
 	struct db_probe *out = l->out;
 	if (db_grow((void **)&out->points, &l->cap, out->npoints, sizeof(*out->points)))
-		abort();
+		return -ENOMEM;
 	struct db_probe_point *v = out->points;
 	struct db_probe_point *q = &v[out->npoints++];
 	db_row_key(r, "(run %lld, idx %lld)", (long long)l->run_id,
@@ -235,7 +235,7 @@ static int counter_row(struct db_row *r, struct db_load *l)
 	struct db_probe *out = l->out;
 	if (db_grow((void **)&out->counters, &l->cap, out->ncounters,
 		    sizeof(*out->counters)))
-		abort();
+		return -ENOMEM;
 	struct db_probe_counter *c = &out->counters[out->ncounters++];
 	db_row_key(r, "(run %lld, idx %lld)", (long long)l->run_id,
 		   (long long)sqlite3_column_int64(r->st, CC_IDX));

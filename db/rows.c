@@ -36,6 +36,10 @@ static int each_row(struct db_row *r, struct db_load *l, db_row_fn fn, int *step
 	l->cap = 0;
 	while (!r->rc && (*step = sqlite3_step(r->st)) == SQLITE_ROW) {
 		int rc = fn(r, l);
+		if (rc == -ENOMEM) {
+			db_row_nomem(r);	/* rows_end says so */
+			return 0;
+		}
 		if (rc) {
 			db_row_release(r);
 			return rc;
@@ -101,6 +105,10 @@ int db_select_one(struct db *db, const struct db_select *q, int64_t id,
 
 int db_step_done(struct db *db, sqlite3_stmt *st, const char *what, char **cause)
 {
+	if (db_bind_failed_take()) {	/* a value would be stored as NULL */
+		sqlite3_reset(st);
+		return db_nomem(db, "write", cause);
+	}
 	int s = sqlite3_step(st);
 	sqlite3_reset(st);
 	return s == SQLITE_DONE ? 0 : db_fail(db, s, what, cause);

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/cause.h"
 #include "common/utf8.h"
 #include "db/internal.h"
 #include "db/runs.h"
@@ -33,22 +34,34 @@ enum db_count_state db_count_scaled(const struct db_count *c, double *out)
 	return COUNT_OK;
 }
 
-void db_run_set(struct db_run *run, const char *key, const char *value)
+int db_run_set(struct db_run *run, const char *key, const char *value)
 {
+	char *v = value ? strdup(value) : NULL;
+	if (value && !v)
+		goto nomem;
 	for (size_t i = 0; i < run->nsettings; i++) {
 		if (!strcmp(run->settings[i].key, key)) {
 			free(run->settings[i].value);
-			run->settings[i].value = value ? strdup(value) : NULL;
-			return;
+			run->settings[i].value = v;
+			return 0;
 		}
 	}
-	struct db_kv *p = realloc(run->settings, (run->nsettings + 1) * sizeof(*p));
-	if (!p)
-		abort();
+	char *k = strdup(key);
+	struct db_kv *p = k ? realloc(run->settings, (run->nsettings + 1) * sizeof(*p))
+			    : NULL;
+	if (!p) {
+		free(k);
+		free(v);
+		goto nomem;
+	}
 	run->settings = p;
-	p[run->nsettings].key = strdup(key);
-	p[run->nsettings].value = value ? strdup(value) : NULL;
+	p[run->nsettings].key = k;
+	p[run->nsettings].value = v;
 	run->nsettings++;
+	return 0;
+nomem:
+	run->settings_lost = true;	/* db_run_store refuses the run */
+	return -ENOMEM;
 }
 
 const char *db_kv_get(const struct db_kv *kv, size_t n, const char *key)
@@ -123,7 +136,7 @@ int64_t db_host_id(struct db *db, const struct db_host *h, char **cause)
 	return id;
 }
 
-void db_bind_argv(sqlite3_stmt *st, int idx, char **argv, int argc)
+int db_bind_argv(sqlite3_stmt *st, int idx, char **argv, int argc)
 {
 	size_t len = 0;
 	for (int i = 0; i < argc; i++)
@@ -133,7 +146,7 @@ void db_bind_argv(sqlite3_stmt *st, int idx, char **argv, int argc)
 	size_t room = len < DB_TEXT_MAX ? len : DB_TEXT_MAX;
 	char *blob = malloc(room ? room : 1);
 	if (!blob)
-		abort();
+		return -ENOMEM;
 	size_t o = 0;
 	for (int i = 0; i < argc; i++) {
 		size_t l = strlen(argv[i]);
@@ -150,7 +163,9 @@ void db_bind_argv(sqlite3_stmt *st, int idx, char **argv, int argc)
 		memcpy(blob + o, argv[i], l + 1);
 		o += l + 1;
 	}
-	sqlite3_bind_blob(st, idx, blob, (int)o, free);
+	if (sqlite3_bind_blob(st, idx, blob, (int)o, free) != SQLITE_OK)
+		return -ENOMEM;	/* SQLite freed blob */
+	return 0;
 }
 
 /* What db_run_store writes, a list per table (db/internal.h). */
@@ -284,7 +299,10 @@ static int store_body(struct db *db, struct db_run *run, char **cause)
 	db_bind_text(st, DB_PARAM(RI_KIND), run->kind ? run->kind : "run");
 	db_bind_text(st, DB_PARAM(RI_STARTED), run->started ? run->started : "");
 	db_bind_long(st, DB_PARAM(RI_COMMAND), run->command ? run->command : "");
-	db_bind_argv(st, DB_PARAM(RI_ARGV), run->argv, run->argc);
+	if (db_bind_argv(st, DB_PARAM(RI_ARGV), run->argv, run->argc)) {
+		sqlite3_finalize(st);
+		return db_nomem(db, "write", cause);
+	}
 	db_bind_long(st, DB_PARAM(RI_CWD), run->cwd);
 	sqlite3_bind_int(st, DB_PARAM(RI_PID), run->pid);
 	sqlite3_bind_int(st, DB_PARAM(RI_EXIT), run->exit_status);
@@ -497,7 +515,17 @@ int db_run_note_cuts(struct db *db, int64_t run_id, char **cause)
 
 int db_run_store_body(struct db *db, struct db_run *run, char **cause)
 {
+	if (run->settings_lost)
+		return cause_set(cause, ENOMEM, "cannot store the run in '%s': out of "
+				 "memory (a setting of the run could not be kept)",
+				 db->path);
+	db_bind_failed_take();
 	int rc = store_body(db, run, cause);
+	if (!rc && db_bind_failed_take())	/* a row went in without a value */
+		rc = -ENOMEM;
+	if (rc == -ENOMEM && cause && !*cause)
+		cause_set(cause, ENOMEM, "cannot store the run in '%s': out of memory",
+			  db->path);
 	return rc ? rc : db_run_note_cuts(db, run->id, cause);
 }
 
@@ -653,8 +681,12 @@ int db_col_argv(sqlite3_stmt *st, int col, char ***argvp, int *argcp)
 	int k = 0;
 	for (int i = 0; i < len && k < n;) {
 		argv[k] = strdup(blob + i);
-		if (!argv[k])
-			abort();
+		if (!argv[k]) {
+			while (k > 0)
+				free(argv[--k]);
+			free(argv);
+			return -ENOMEM;
+		}
 		i += (int)strlen(blob + i) + 1;
 		k++;
 	}
@@ -975,7 +1007,7 @@ int db_run_load(struct db *db, int64_t id, struct db_run *out, char **cause)
 	out->host.cpu_model = db_row_text(&r, RC_CPU_MODEL, 0);
 	out->host.online_cpus = (int)db_row_int(&r, RC_ONLINE_CPUS, 0, DB_CPUS_MAX, 0, 0);
 	sqlite3_finalize(st);
-	if (!rc && r.rc)
+	if (r.rc)	/* a bad column, or db_row_argv out of memory */
 		rc = db_row_fail(&r, cause);
 	db_row_release(&r);
 	if (rc)
@@ -990,8 +1022,8 @@ int db_run_load(struct db *db, int64_t id, struct db_run *out, char **cause)
 	while (!r.rc && (s = sqlite3_step(st)) == SQLITE_ROW) {
 		db_row_key(&r, "(run %lld, row %zu)", (long long)id, out->nsettings + 1);
 		char *k = db_row_text(&r, 0, 0), *v = db_row_text(&r, 1, DB_NULL_OK | DB_LONG);
-		if (!r.rc)
-			db_run_set(out, k, v);
+		if (!r.rc && db_run_set(out, k, v))
+			db_row_nomem(&r);
 		free(k);
 		free(v);
 	}
@@ -1022,6 +1054,10 @@ int db_run_load(struct db *db, int64_t id, struct db_run *out, char **cause)
 		goto fail;
 	return 0;
 fail:
+	/* A loader that ran out of memory may not have said so itself. */
+	if (rc == -ENOMEM && cause && !*cause)
+		cause_set(cause, ENOMEM, "cannot read run %lld from '%s': out of memory",
+			  (long long)id, db->path);
 	db_run_release(out);
 	return rc;
 }

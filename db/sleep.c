@@ -18,7 +18,7 @@ static void row_copy(struct db_row *r, int col, char *buf, size_t len)
 	if (!r->rc && strlen(s) >= len)
 		db_row_bad(r, col, "'%.40s' is longer than the %zu bytes prof writes",
 			   s, len - 1);
-	snprintf(buf, len, "%s", s);
+	snprintf(buf, len, "%s", s ? s : "");
 	free(s);
 }
 
@@ -585,8 +585,10 @@ int db_sleep_usage_load(struct db *db, int64_t run_id,
 	db_row_init(&r, db, st, "sleep_threads");
 	while (!r.rc && (s = sqlite3_step(st)) == SQLITE_ROW) {
 		struct db_sleep_thread *v = realloc(u->threads, (u->nthreads + 1) * sizeof(*v));
-		if (!v)
-			abort();
+		if (!v) {
+			db_row_nomem(&r);
+			break;
+		}
 		u->threads = v;
 		struct db_sleep_thread *t = &v[u->nthreads++];
 		memset(t, 0, sizeof(*t));

@@ -67,18 +67,23 @@ int db_intervals_store(struct db *db, const struct db_run *run, char **cause)
 enum { IV_COLS(DB_COL_ENUM) IC_N };
 static const char *const iv_cols[] = { IV_COLS(DB_COL_SQL) };
 
+/* A new interval of run, its values not read (-1); NULL when memory runs
+ * out. */
 static struct db_interval *add_interval(struct db_run *run)
 {
+	int64_t *values = malloc((run->nevents ? run->nevents : 1) * sizeof(int64_t));
+	if (!values)
+		return NULL;
 	struct db_interval *p = realloc(run->intervals,
 					(run->nintervals + 1) * sizeof(*p));
-	if (!p)
-		abort();
+	if (!p) {
+		free(values);
+		return NULL;
+	}
 	run->intervals = p;
 	struct db_interval *iv = &p[run->nintervals++];
 	memset(iv, 0, sizeof(*iv));
-	iv->values = malloc((run->nevents ? run->nevents : 1) * sizeof(int64_t));
-	if (!iv->values)
-		abort();
+	iv->values = values;
 	for (size_t e = 0; e < run->nevents; e++)
 		iv->values[e] = -1;
 	return iv;
@@ -99,6 +104,8 @@ static int interval_row(struct db_row *r, struct db_load *load)
 	db_row_key(r, "(run %lld, seq %lld)", (long long)run->id, (long long)q);
 	if (!l->iv || q != l->seq) {
 		l->iv = add_interval(run);
+		if (!l->iv)
+			return -ENOMEM;
 		l->seq = q;
 		l->iv->t_ms = db_row_int(r, IC_T_MS, 0, INT64_MAX, 0, 0);
 		l->iv->tid = (int32_t)db_row_int(r, IC_TID, INT32_MIN, INT32_MAX, 0, 0);

@@ -16,6 +16,7 @@
 
 #include "common/cause.h"
 #include "common/errtext.h"
+#include "common/xalloc.h"
 #include "db/experiments.h"
 #include "prof/abplan.h"
 #include "prof/words.h"
@@ -105,7 +106,7 @@ static struct ab_arm *new_arm(struct ab_plan *p, const char *name, size_t n,
 				 DB_EXP_ARMS_MAX), NULL;
 	struct ab_arm *v = realloc(p->arms, (p->narms + 1) * sizeof(*v));
 	if (!v)
-		abort();
+		xalloc_die();
 	p->arms = v;
 	struct ab_arm *a = &v[p->narms++];
 	memset(a, 0, sizeof(*a));
@@ -176,7 +177,7 @@ static void push_setting(struct ab_setting **v, size_t *n, const char *key,
 	}
 	struct ab_setting *q = realloc(*v, (*n + 1) * sizeof(*q));
 	if (!q)
-		abort();
+		xalloc_die();
 	*v = q;
 	q[*n].key = strndup(key, klen);
 	q[*n].value = strdup(value);
@@ -242,7 +243,7 @@ static struct ab_score *new_score(struct ab_plan *p)
 {
 	struct ab_score *v = realloc(p->scores, (p->nscores + 1) * sizeof(*v));
 	if (!v)
-		abort();
+		xalloc_die();
 	p->scores = v;
 	memset(&v[p->nscores], 0, sizeof(*v));
 	return &v[p->nscores];
@@ -346,7 +347,7 @@ int ab_plan_add_per(struct ab_plan *p, const char *name, char **cause)
 				 "UNIT=RATE (e.g. frame=fps)", name);
 	char **v = realloc(p->per, (p->nper + 1) * sizeof(*v));
 	if (!v)
-		abort();
+		xalloc_die();
 	p->per = v;
 	v[p->nper++] = strdup(name);
 	return 0;

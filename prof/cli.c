@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "common/errtext.h"
+#include "common/xalloc.h"
 #include "db/db.h"
 #include "db/experiments.h"
 #include "prof/cli.h"
@@ -425,7 +426,7 @@ bool cli_parse_id_list(const char *s, int64_t **ids, size_t *n)
 		for (long id = lo; id <= hi; id++) {
 			int64_t *v = realloc(*ids, (*n + 1) * sizeof(*v));
 			if (!v)
-				abort();
+				xalloc_die();
 			*ids = v;
 			v[(*n)++] = id;
 		}

@@ -16,6 +16,7 @@
 
 #include "collectors/host.h"
 #include "common/errtext.h"
+#include "common/xalloc.h"
 #include "db/experiments.h"
 #include "prof/abplan.h"
 #include "prof/experiment.h"
@@ -65,7 +66,7 @@ static void make_aa(struct ab_plan *p)
 {
 	char *spec;
 	if (asprintf(&spec, "%s-2=%s", p->arms[0].name, p->arms[0].command) < 0)
-		abort();
+		xalloc_die();
 	ab_plan_add_arm(p, spec, NULL);
 	free(spec);
 	for (size_t i = 0; i < p->arms[0].nsettings; i++) {
@@ -421,7 +422,7 @@ static char *fmt_g(double v)
 {
 	char *s;
 	if (asprintf(&s, "%g", v) < 0)
-		abort();
+		xalloc_die();
 	return s;
 }
 
@@ -676,9 +677,12 @@ static enum exp_slot_result ab_slot_store(struct ab_run *ar, const struct exp_sl
 	int *sc_rc;
 	struct db_score *sc = experiment_scores(p, t->win ? t->win : t->out,
 						t->win ? "" : t->err, run, &sc_rc);
+	size_t nsc = sc ? p->nscores : 0;	/* out of memory: stored without */
+	if (!sc && p->nscores)
+		warning_msg("out of memory: the scores of this run were not read");
 	char *cause = NULL;
 	if (db_experiment_add_run(ar->db, ar->exp.id, run, (int)a, es->round,
-				  (int)es->pos, es->warm, sc, p->nscores, &cause)) {
+				  (int)es->pos, es->warm, sc, nsc, &cause)) {
 		progress_line_clear(es->line);
 		print_cause("error: ", cause);
 		free(cause);
@@ -699,7 +703,7 @@ static enum exp_slot_result ab_slot_store(struct ab_run *ar, const struct exp_sl
 		if (res == EXP_SLOT_RAN)
 			res = EXP_SLOT_FAILED;
 	}
-	for (size_t i = 0; i < p->nscores && !es->warm && ended; i++) {
+	for (size_t i = 0; i < nsc && !es->warm && ended; i++) {
 		if (sc[i].found)
 			continue;
 		progress_line_clear(es->line);

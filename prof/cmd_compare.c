@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/xalloc.h"
 #include "db/experiments.h"
 #include "db/runs.h"
 #include "db/tags.h"
@@ -71,11 +72,11 @@ static int load_set(struct verb_ctx *vc, struct db *db, const char *arg,
 			return EXIT_USAGE;	/* a thing named that does not exist */
 		}
 		if (asprintf(&set->spec, "tag '%s'", tag) < 0)
-			abort();
+			xalloc_die();
 	} else {
 		if (asprintf(&set->spec, "runs %s", !strncmp(spec, "runs:", 5) ? spec + 5
 			     : spec) < 0)
-			abort();
+			xalloc_die();
 	}
 	*runs = calloc(n, sizeof(**runs));
 	for (size_t i = 0; i < n; i++) {

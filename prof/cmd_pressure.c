@@ -30,6 +30,7 @@
 #include "collectors/pirate.h"
 #include "collectors/resctrl.h"
 #include "common/errtext.h"
+#include "common/xalloc.h"
 #include "db/experiments.h"
 #include "prof/abplan.h"
 #include "prof/experiment.h"
@@ -198,7 +199,7 @@ static int check_args(struct press *ps)
 						      p->arms[a].argv, p->arms[a].argc };
 	}
 	if (!ps->w)
-		abort();
+		xalloc_die();
 	return 0;
 }
 
@@ -397,7 +398,7 @@ static void plan_slots(struct press *ps)
 {
 	ps->slots = calloc(ps->nw * (ps->steps.n + 1), sizeof(*ps->slots));
 	if (!ps->slots)
-		abort();
+		xalloc_die();
 	for (size_t w = 0; w < ps->nw; w++) {
 		add_slot(ps, w, true, 0);
 		for (size_t i = 0; i < ps->steps.n; i++)
@@ -461,7 +462,7 @@ static char *fmt_num(double v)
 {
 	char *s;
 	if (asprintf(&s, "%.17g", v) < 0)
-		abort();
+		xalloc_die();
 	return s;
 }
 
@@ -469,7 +470,7 @@ static char *fmt_u64(uint64_t v)
 {
 	char *s;
 	if (asprintf(&s, "%llu", (unsigned long long)v) < 0)
-		abort();
+		xalloc_die();
 	return s;
 }
 
@@ -569,7 +570,7 @@ static int create_experiment(struct press *ps, struct host_facts *hf)
 	exp.narms = ps->nslots;
 	exp.arms = calloc(ps->nslots, sizeof(*exp.arms));
 	if (!exp.arms)
-		abort();
+		xalloc_die();
 	for (size_t s = 0; s < ps->nslots; s++)
 		exp_arm(ps, s, &exp.arms[s]);
 	exp_settings(ps, &exp);
@@ -748,10 +749,12 @@ static int run_slot(struct press *ps, const struct exp_slot *es, bool *failed)
 	char *text = ofd >= 0 ? experiment_slurp(ofd, AB_SCORE_TEXT_MAX, NULL) : strdup("");
 	if (ofd >= 0)
 		close(ofd);
-	if (o->show_output && *text)
+	if (o->show_output && text && *text)
 		fputs(text, cli_talk());
 	struct db_score *sc = experiment_scores(&o->plan, text, NULL, &run, NULL);
-	size_t nsc = o->plan.nscores;
+	size_t nsc = sc ? o->plan.nscores : 0;	/* out of memory: stored without */
+	if (!sc && o->plan.nscores)
+		warning_msg("out of memory: the scores of this run were not read");
 	note_corunner(ps, sl, &st, &run);
 	rc = db_experiment_add_run(ps->db, ps->exp_id, &run, (int)s, round,
 				   (int)es->pos, warm, sc, nsc, &cause);
@@ -878,7 +881,7 @@ static int prepare_sim(struct press *ps)
 {
 	ps->sims = calloc(ps->nslots, sizeof(*ps->sims));
 	if (!ps->sims)
-		abort();
+		xalloc_die();
 	for (size_t s = 0; s < ps->nslots; s++) {
 		const struct slot *sl = &ps->slots[s];
 		char spec[64], *cause = NULL;

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/xalloc.h"
 #include "db/experiments.h"
 #include "prof/runutil.h"
 #include "prof/verb.h"
@@ -54,7 +55,7 @@ static int render_by_host(struct verb_ctx *vc, const struct db_experiment *e,
 	struct ab_analysis *sub = calloc(n, sizeof(*sub));
 	bool *done = calloc(n, sizeof(*done));
 	if (!sub || !done)
-		abort();
+		xalloc_die();
 	int rc = EXIT_OK;
 	bool json = vc->fmt == OUT_JSON;
 	if (json)
@@ -129,7 +130,7 @@ static int cmd_summary(struct verb_ctx *vc)
 		if (!strcmp(vc->argv[i], "last")) {	/* 0: the last one */
 			int64_t *v = realloc(ids, (n + 1) * sizeof(*v));
 			if (!v)
-				abort();
+				xalloc_die();
 			ids = v;
 			ids[n++] = 0;
 		} else if (!cli_parse_id_list(vc->argv[i], &ids, &n)) {
@@ -148,7 +149,7 @@ static int cmd_summary(struct verb_ctx *vc)
 	bool *have_aa = calloc(n, sizeof(bool));
 	struct ab_analysis *an = calloc(n, sizeof(*an));
 	if (!e || !aa || !have_aa || !an)
-		abort();
+		xalloc_die();
 	size_t loaded = 0, analysed = 0;
 	int rc = EXIT_OK;
 	char *cause = NULL;

@@ -2,12 +2,14 @@
  * experiment: the rounds of `prof ab` and `prof pressure` (experiment.h),
  * and the helpers both verbs build their slots and experiment rows from.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "common/xalloc.h"
 #include "prof/cli.h"
 #include "prof/experiment.h"
 #include "prof/run/run.h"
@@ -51,9 +53,7 @@ int experiment_run(const struct exp_design *d, const struct exp_hooks *h, void *
 {
 	struct ab_plan order_plan = *d->plan;	/* ab_plan_order reads narms */
 	order_plan.narms = d->nslots;
-	size_t *order = calloc(d->nslots, sizeof(size_t));
-	if (!order)
-		abort();
+	size_t *order = xcalloc(d->nslots, sizeof(size_t));	/* before any run */
 	struct progress_line line;
 	progress_line_init(&line, cli_talk());
 	size_t total = (size_t)(d->warmup + d->rounds) * d->nslots, done = 0;
@@ -112,8 +112,12 @@ char *experiment_slurp(int fd, size_t max, size_t *len)
 	off_t start = (size_t)end > max ? end - (off_t)max : 0;
 	size_t n = (size_t)(end - start);
 	char *buf = malloc(n + 1);
-	if (!buf)
-		abort();
+	if (!buf) {
+		if (len)
+			*len = 0;
+		errno = ENOMEM;
+		return NULL;
+	}
 	ssize_t got = n ? pread(fd, buf, n, start) : 0;
 	buf[got > 0 ? got : 0] = '\0';
 	for (ssize_t i = 0; i < got; i++)
@@ -129,11 +133,18 @@ struct db_score *experiment_scores(const struct ab_plan *p, const char *out,
 {
 	struct db_score *sc = calloc(p->nscores + 1, sizeof(*sc));
 	int *rc = calloc(p->nscores + 1, sizeof(*rc));
-	if (!sc || !rc)
-		abort();
+	if (!sc || !rc) {
+		free(sc);
+		free(rc);
+		if (rcs)
+			*rcs = NULL;
+		errno = ENOMEM;
+		return NULL;
+	}
 	for (size_t i = 0; i < p->nscores; i++) {
 		sc[i].name = p->scores[i].name;
-		rc[i] = ab_score_measure(&p->scores[i], out, err, run, &sc[i].value);
+		rc[i] = ab_score_measure(&p->scores[i], out ? out : "", err ? err : "",
+					 run, &sc[i].value);
 		sc[i].found = rc[i] == 0;
 	}
 	if (rcs)
@@ -145,11 +156,9 @@ struct db_score *experiment_scores(const struct ab_plan *p, const char *out,
 
 void experiment_kv_add(struct db_kv **v, size_t *n, const char *key, char *value)
 {
-	struct db_kv *p = realloc(*v, (*n + 1) * sizeof(*p));
-	if (!p)
-		abort();
+	struct db_kv *p = xrealloc(*v, (*n + 1) * sizeof(*p));	/* before any run */
 	*v = p;
-	p[*n].key = strdup(key);
+	p[*n].key = xstrdup(key);
 	p[*n].value = value;
 	(*n)++;
 }

@@ -92,7 +92,8 @@ int experiment_run(const struct exp_design *d, const struct exp_hooks *h, void *
  * The last max bytes of what fd captured (read from its end, whatever its
  * offset), NUL-terminated, with any NUL inside as a space: a NUL would
  * hide what follows from a score's regex. *len gets the length; len may
- * be NULL. malloc'd; aborts when out of memory.
+ * be NULL. malloc'd; NULL (errno ENOMEM, *len 0) when out of memory: the
+ * run it followed has run, so the caller goes on without its text.
  */
 char *experiment_slurp(int fd, size_t max, size_t *len);
 
@@ -100,13 +101,16 @@ char *experiment_slurp(int fd, size_t max, size_t *len);
  * Every score of p read from one run (ab_score_measure with out and err):
  * an array of p->nscores, names borrowed from p, found where it was read.
  * When rcs is not NULL, *rcs gets each score's result (0 or -errno), an
- * array of as many. Both malloc'd; aborts when out of memory.
+ * array of as many. Both malloc'd; NULL (and *rcs NULL, errno ENOMEM)
+ * when out of memory: the caller stores the run without its scores. out
+ * and err may be NULL (read as empty).
  */
 struct db_score *experiment_scores(const struct ab_plan *p, const char *out,
 				   const char *err, const struct db_run *run, int **rcs);
 
 /* Append key (copied) = value (taken over) to a growable settings
- * array, as db_experiment_release frees it. */
+ * array, as db_experiment_release frees it. Built before any run: out
+ * of memory ends prof (common/xalloc.h). */
 void experiment_kv_add(struct db_kv **v, size_t *n, const char *key, char *value);
 
 /*

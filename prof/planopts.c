@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/xalloc.h"
 #include "prof/abplan.h"
 
 typedef int plan_parser(struct ab_plan *p, const char *arg, char **cause);
@@ -44,7 +45,7 @@ static int set_every(struct ab_plan *p, const char *key, const char *cmd,
 	size_t n = strlen(key) + strlen(cmd) + 2;
 	char *spec = malloc(n);
 	if (!spec)
-		abort();
+		xalloc_die();
 	snprintf(spec, n, "%s=%s", key, cmd);
 	int rc = ab_plan_set(p, spec, cause);
 	free(spec);

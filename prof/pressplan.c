@@ -9,6 +9,7 @@
 
 #include "collectors/pirate.h"
 #include "common/cause.h"
+#include "common/xalloc.h"
 #include "prof/pressplan.h"
 
 /* A decimal number "12" or "1.5" at s (no sign, no exponent): its end,
@@ -94,7 +95,7 @@ int press_steps_parse(const char *spec, uint64_t domain_bytes,
 	memset(out, 0, sizeof(*out));
 	char *copy = strdup(spec);
 	if (!copy)
-		abort();
+		xalloc_die();
 	int rc = 0;
 	/* Every word between commas counts: "4M,,8M" is a mistake. */
 	for (char *w = copy, *next; w && !rc; w = next) {
@@ -286,7 +287,7 @@ int press_pick(const struct topo *t, const char *domain_spec, const char *cpus_s
 	cache_size_format(d->size_bytes, size, sizeof(size));
 	char *dcpus = cpumask_format(&d->cpus);
 	if (!dcpus)
-		abort();
+		xalloc_die();
 
 	if (cpus_spec) {
 		int w = -1, c = -1;

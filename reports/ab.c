@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/xalloc.h"
 #include "reports/ab.h"
 #include "reports/abplot.h"
 #include "reports/rows.h"
@@ -776,7 +777,7 @@ static struct rows *arm_metrics(const struct ab_metric *metrics, size_t nmetrics
 {
 	struct col *cols = calloc(nmetrics + 1, sizeof(*cols));
 	if (!cols)
-		abort();
+		xalloc_die();
 	for (size_t m = 0; m < nmetrics; m++)
 		cols[m] = (struct col){ .key = metrics[m].name, .kind = COL_NEST };
 	struct rows *r = rows_new(NULL, cols, nmetrics, ROWS_OBJECT);
@@ -956,7 +957,7 @@ static void comparison_row(struct rows *r, const struct ab_analysis *a,
 			     "(median over the runs): no verdict%s%s", 100 * a->others_median,
 			     cp->withheld ? "; the numbers alone: " : "",
 			     cp->withheld ? stats_verdict_name(cp->was_verdict) : "") < 0)
-			abort();
+			xalloc_die();
 		rows_str(r, row, CO_WHY, busy);
 		free(busy);
 	}
@@ -1089,10 +1090,10 @@ void ab_render(const struct ab_analysis *a, enum out_format fmt, FILE *fp)
 		size_t len = 0;
 		FILE *mem = open_memstream(&text, &len);
 		if (!mem)
-			abort();
+			xalloc_die();
 		write_terminal(a, mem);
 		if (fclose(mem))
-			abort();
+			xalloc_die();
 		out_wrap(fp, text);
 		free(text);
 		break;

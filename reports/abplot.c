@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/xalloc.h"
 #include "reports/abplot.h"
 #include "reports/svg.h"
 
@@ -44,7 +45,7 @@ static void rounds_panel(struct svg *s, const struct ab_analysis *a, size_t m,
 		nv += ab_cell_of(a, arm, m)->n;
 	double *all = malloc((nv ? nv : 1) * sizeof(*all));
 	if (!cats || !all)
-		abort();
+		xalloc_die();
 	nv = 0;
 	int max_round = -1;
 	for (size_t arm = 0; arm < a->narms; arm++) {
@@ -71,7 +72,7 @@ static void rounds_panel(struct svg *s, const struct ab_analysis *a, size_t m,
 	/* The pairing: one grey line per round through the arms' values. */
 	double *rx = malloc(a->narms * sizeof(*rx)), *ry = malloc(a->narms * sizeof(*ry));
 	if (!rx || !ry)
-		abort();
+		xalloc_die();
 	fputs("<g class=\"rounds\">\n", s->fp);
 	for (int r = 0; r <= max_round; r++) {
 		size_t have = 0;
@@ -96,7 +97,7 @@ static void rounds_panel(struct svg *s, const struct ab_analysis *a, size_t m,
 		svg_series_begin(&p, a->exp->arms[arm].name, arm);
 		double *xs = malloc((c->n ? c->n : 1) * sizeof(*xs));
 		if (!xs)
-			abort();
+			xalloc_die();
 		for (size_t i = 0; i < c->n; i++)
 			xs[i] = (double)arm;
 		svg_points(&p, xs, c->values, c->n, arm, (enum svg_marker)(arm % 4));
@@ -126,7 +127,7 @@ static void effect_panel(struct svg *s, const struct ab_analysis *a, size_t m,
 	const char **cats = malloc(n * sizeof(*cats));
 	double *v = malloc((3 * n + 2) * sizeof(*v));
 	if (!cats || !v)
-		abort();
+		xalloc_die();
 	size_t k = 0;
 	v[k++] = -met->gate_pct;
 	v[k++] = met->gate_pct;

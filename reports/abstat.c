@@ -12,6 +12,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "common/xalloc.h"
 #include "reports/abstat.h"
 
 enum msrc { M_WALL, M_CPU, M_CORES, M_USER, M_SYS, M_EVENT, M_PKI, M_PER_CPU_MS, M_IPC, M_SCORE,
@@ -279,7 +280,7 @@ static void warnings_addv(char ***list, size_t *n, const char *fmt, va_list ap)
 		return;
 	char **v = realloc(*list, (*n + 1) * sizeof(char *));
 	if (!v)
-		abort();
+		xalloc_die();
 	*list = v;
 	v[(*n)++] = s;
 }
@@ -308,7 +309,7 @@ static void add_metric(struct ab_metric **ms, struct msource **src, size_t *n,
 	*ms = realloc(*ms, (*n + 1) * sizeof(**ms));
 	*src = realloc(*src, (*n + 1) * sizeof(**src));
 	if (!*ms || !*src)
-		abort();
+		xalloc_die();
 	struct ab_metric *m = &(*ms)[*n];
 	memset(m, 0, sizeof(*m));
 	m->name = strdup(name);
@@ -542,7 +543,7 @@ static void run_index_init(struct run_index *ix, const struct db_experiment *e)
 	ix->k = calloc(e->nruns + 1, sizeof(*ix->k));
 	ix->start = calloc(e->narms + 1, sizeof(*ix->start));
 	if (!ix->k || !ix->start)
-		abort();
+		xalloc_die();
 	size_t n = 0;
 	for (size_t i = 0; i < e->nruns; i++) {
 		const struct db_exp_run *x = &e->runs[i];
@@ -648,7 +649,7 @@ static void pair_buf_init(struct pair_buf *p, size_t cap)
 	p->bs = calloc(cap, sizeof(unsigned));
 	p->xs = calloc(cap, sizeof(unsigned));
 	if (!p->b || !p->x || !p->rx || !p->bs || !p->xs)
-		abort();
+		xalloc_die();
 }
 
 static void pair_buf_release(struct pair_buf *p)
@@ -823,7 +824,7 @@ static void busy_check(struct ab_analysis *out)
 	const struct db_experiment *e = out->exp;
 	double *v = calloc(e->nruns + 1, sizeof(double));
 	if (!v)
-		abort();
+		xalloc_die();
 	size_t n = 0;
 	for (size_t i = 0; i < e->nruns; i++) {
 		if (!ab_run_counts(&e->runs[i]))
@@ -994,7 +995,7 @@ int ab_analyze(const struct db_experiment *e, const struct ab_gate_rule *gate,
 	out->cmp = calloc((out->narms > 1 ? out->narms - 1 : 1) * out->nmetrics + 1,
 			  sizeof(*out->cmp));
 	if (!out->cells || !out->cmp)
-		abort();
+		xalloc_die();
 
 	for (size_t i = 0; i < e->nruns; i++) {
 		const struct db_exp_run *r = &e->runs[i];
@@ -1025,7 +1026,7 @@ int ab_analyze(const struct db_experiment *e, const struct ab_gate_rule *gate,
 	size_t *ran = calloc(e->narms + 1, sizeof(*ran));
 	size_t *counted = calloc(e->narms + 1, sizeof(*counted));
 	if (!ran || !counted)
-		abort();
+		xalloc_die();
 	for (size_t i = 0; i < e->nruns; i++) {
 		const struct db_exp_run *r = &e->runs[i];
 		if (r->arm < 0 || (size_t)r->arm >= e->narms || r->warmup)
@@ -1044,10 +1045,10 @@ int ab_analyze(const struct db_experiment *e, const struct ab_gate_rule *gate,
 			     ran[a] > 1 ? "all " : "", ran[a], ran[a] == 1 ? "" : "s",
 			     ran[a] ? "failed or were interrupted" : "ran",
 			     a ? "for" : "against") < 0)
-			abort();
+			xalloc_die();
 		char **v = realloc(out->errors, (out->nerrors + 1) * sizeof(*v));
 		if (!v)
-			abort();
+			xalloc_die();
 		out->errors = v;
 		v[out->nerrors++] = s;
 	}
@@ -1112,7 +1113,7 @@ int ab_analyze(const struct db_experiment *e, const struct ab_gate_rule *gate,
 			c->values = calloc(counted[a] + 1, sizeof(double));
 			c->run_ids = calloc(counted[a] + 1, sizeof(int64_t));
 			if (!c->values || !c->run_ids)
-				abort();
+				xalloc_die();
 		}
 		for (size_t i = 0; i < e->nruns; i++) {
 			const struct db_exp_run *r = &e->runs[i];
@@ -1352,7 +1353,7 @@ int ab_sets_analyze(const struct ab_set *a, const struct ab_set *b,
 	size_t nall = a->nruns + b->nruns;
 	struct db_exp_run *x = calloc(nall, sizeof(*x));
 	if (!x)
-		abort();
+		xalloc_die();
 	for (size_t i = 0; i < nall; i++) {
 		bool inb = i >= a->nruns;
 		as_exp_run(inb ? &b->runs[i - a->nruns] : &a->runs[i], &x[i]);
@@ -1369,7 +1370,7 @@ int ab_sets_analyze(const struct ab_set *a, const struct ab_set *b,
 	out->cells = calloc(2 * out->nmetrics + 1, sizeof(*out->cells));
 	out->cmp = calloc(out->nmetrics + 1, sizeof(*out->cmp));
 	if (!out->cells || !out->cmp)
-		abort();
+		xalloc_die();
 	for (size_t i = 0; i < nall; i++) {
 		if (ab_run_counts(&x[i])) {
 			out->counted[x[i].arm]++;
@@ -1541,7 +1542,7 @@ int ab_by_name_analyze(const struct db_experiment *e, const struct db_run *runs,
 			nall += runs[i].nthreads;
 	const char **all = malloc((nall + 1) * sizeof(*all));
 	if (!all)
-		abort();
+		xalloc_die();
 	size_t nw = 0;
 	for (size_t i = 0; i < e->nruns; i++) {
 		if (!ab_run_counts(&e->runs[i]))
@@ -1558,11 +1559,11 @@ int ab_by_name_analyze(const struct db_experiment *e, const struct db_run *runs,
 	nw = nu;
 	struct name_weight *w = calloc(nw + 1, sizeof(*w));
 	if (!w)
-		abort();
+		xalloc_die();
 	for (size_t k = 0; k < nw; k++) {
 		w[k].name = strdup(all[k]);
 		if (!w[k].name)
-			abort();
+			xalloc_die();
 	}
 	for (size_t i = 0; i < e->nruns; i++) {
 		const struct db_run *r = &runs[i];
@@ -1602,7 +1603,7 @@ int ab_by_name_analyze(const struct db_experiment *e, const struct db_run *runs,
 	out->exps = calloc(out->ngroups, sizeof(*out->exps));
 	out->an = calloc(out->ngroups, sizeof(*out->an));
 	if (!out->names || !out->threads_per_run || !out->exps || !out->an)
-		abort();
+		xalloc_die();
 	/* One gate in every view: the A/A experiment's whole-run noise of
 	 * each event, as the experiment's own report uses it (a thread
 	 * name's share is no quieter than its run). */
@@ -1620,7 +1621,7 @@ int ab_by_name_analyze(const struct db_experiment *e, const struct db_run *runs,
 		x->nsettings = 0;
 		x->runs = calloc(e->nruns + 1, sizeof(*x->runs));
 		if (!x->runs)
-			abort();
+			xalloc_die();
 		size_t counted = 0, nthreads = 0;
 		for (size_t i = 0; i < e->nruns; i++) {
 			struct db_exp_run *xr = &x->runs[i];
@@ -1629,7 +1630,7 @@ int ab_by_name_analyze(const struct db_experiment *e, const struct db_run *runs,
 			xr->scores = NULL;
 			xr->ev_values = calloc(xr->nevents + 1, sizeof(double));
 			if (!xr->ev_values)
-				abort();
+				xalloc_die();
 			const struct db_run *r = &runs[i];
 			for (size_t ev = 0; ev < xr->nevents; ev++) {
 				xr->ev_values[ev] = NAN;

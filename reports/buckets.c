@@ -4,13 +4,14 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "common/xalloc.h"
 #include "reports/buckets.h"
 
 static double *xalloc(size_t n)
 {
 	double *v = malloc((n ? n : 1) * sizeof(*v));
 	if (!v)
-		abort();
+		xalloc_die();
 	return v;
 }
 
@@ -29,7 +30,7 @@ void buckets_fill(struct buckets *b, const double *x, const double *y, size_t n,
 	double x0 = n ? x[0] : 0, span = n ? x[n - 1] - x[0] : 0;
 	size_t *cnt = calloc(b->n ? b->n : 1, sizeof(*cnt));
 	if (!cnt)
-		abort();
+		xalloc_die();
 	for (size_t k = 0; k < b->n; k++) {
 		b->x[k] = b->n > 1 ? x0 + span * ((double)k + 0.5) / (double)b->n : x0;
 		b->y[k] = 0;

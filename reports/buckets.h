@@ -24,8 +24,8 @@ struct buckets {
 
 /*
  * y[i] at x[i] (x ascending, finite; NaN y is no sample) into at most nb
- * spans of x (nb <= BUCKETS_MAX). Aborts when out of memory, as the
- * writers do.
+ * spans of x (nb <= BUCKETS_MAX). Out of memory ends prof through
+ * common/xalloc.h, as in the writers.
  */
 void buckets_fill(struct buckets *b, const double *x, const double *y, size_t n,
 		  size_t nb);

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/xalloc.h"
 #include "reports/events.h"
 #include "reports/rows.h"
 
@@ -31,7 +32,7 @@ static char *dup_or_null(const char *s)
 		return NULL;
 	char *d = strdup(s);
 	if (!d)
-		abort();
+		xalloc_die();
 	return d;
 }
 
@@ -40,7 +41,7 @@ struct report_event_list *report_event_list_new(bool show_umasks)
 	static const size_t people[] = { V_NAME, V_PMU, V_DESC, V_UMASKS };
 	struct report_event_list *l = calloc(1, sizeof(*l));
 	if (!l)
-		abort();
+		xalloc_die();
 	l->show_umasks = show_umasks;
 	l->rows = rows_new("events", event_cols, V_N, 0);
 	rows_people_order(l->rows, people, sizeof(people) / sizeof(people[0]));
@@ -66,7 +67,7 @@ void report_event_list_add(struct report_event_list *l, const struct report_even
 		l->cap = l->cap ? 2 * l->cap : 64;
 		l->ev = realloc(l->ev, l->cap * sizeof(*l->ev));
 		if (!l->ev)
-			abort();
+			xalloc_die();
 	}
 	struct report_event *c = &l->ev[l->n++];
 	c->name = dup_or_null(e->name);
@@ -256,7 +257,7 @@ static void write_counter(const struct report_mission *m,
 	char *what;
 	if (asprintf(&what, "%s: %s%s", c->summary, c->counts, c->needs_consent
 		     ? " (only with --allow-generic)" : "") < 0)
-		abort();
+		xalloc_die();
 	write_wrapped(fp, what, 12);
 	free(what);
 	fprintf(fp, "  source    ");
@@ -296,13 +297,13 @@ void report_mission(const struct report_mission *m, enum out_format fmt,
 			     : "mission counters on %s (found from the CPU's identity as %s;\n"
 			     "  raw codes from perf's tables, not libpfm4's)\n", m->family,
 			     m->raw_family) < 0)
-			abort();
+			xalloc_die();
 		fputs(head, fp);
 	} else if (m->family) {
 		if (asprintf(&head, md ? "**mission counters on %s** (libpfm4 PMU %s)\n\n"
 			     : "mission counters on %s (libpfm4 PMU %s)\n", m->family,
 			     m->pmu ? m->pmu : "none") < 0)
-			abort();
+			xalloc_die();
 		fputs(head, fp);
 	} else {
 		if (asprintf(&head, "libpfm4 detected %s%s%s%s, which has no mission "
@@ -311,7 +312,7 @@ void report_mission(const struct report_mission *m, enum out_format fmt,
 			     "--allow-generic", m->pmu ? m->pmu : "no core PMU",
 			     m->pmu_desc ? " (" : "", m->pmu_desc ? m->pmu_desc : "",
 			     m->pmu_desc ? ")" : "") < 0)
-			abort();
+			xalloc_die();
 		if (md)
 			fprintf(fp, "%s\n\n", head);
 		else

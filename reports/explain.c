@@ -8,6 +8,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "common/xalloc.h"
 #include "common/order.h"
 #include "reports/explain.h"
 #include "reports/rows.h"
@@ -298,7 +299,7 @@ static void add(struct out *o, enum explain_kind k, const char *rule,
 	va_end(ap);
 	struct explain_finding *p = realloc(o->v, (o->n + 1) * sizeof(*p));
 	if (!p)
-		abort();
+		xalloc_die();
 	o->v = p;
 	p[o->n].kind = k;
 	p[o->n].rule = strdup(rule);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/xalloc.h"
 #include "common/frame_budget.h"
 #include "common/order.h"
 #include "reports/frames.h"
@@ -15,7 +16,7 @@ static int64_t *sorted_durs(const struct db_run *run)
 {
 	int64_t *d = malloc((run->nframes ? run->nframes : 1) * sizeof(*d));
 	if (!d)
-		abort();
+		xalloc_die();
 	for (size_t i = 0; i < run->nframes; i++)
 		d[i] = run->frames[i].dur_ns;
 	qsort(d, run->nframes, sizeof(*d), order_i64);
@@ -54,7 +55,7 @@ size_t frames_names(const struct db_run *run, const char ***out)
 	const char **names = calloc(run->nframe_counts ? run->nframe_counts : 1,
 				    sizeof(*names));
 	if (!names)
-		abort();
+		xalloc_die();
 	size_t n = 0;
 	for (size_t i = 0; i < run->nframe_counts; i++) {
 		const char *nm = run->frame_counts[i].name;
@@ -89,7 +90,7 @@ static double mean_per_frame(const struct db_run *run, const char *name, size_t 
 {
 	double *v = malloc((run->nframes ? run->nframes : 1) * sizeof(*v));
 	if (!v)
-		abort();
+		xalloc_die();
 	*any = frames_per_frame(run, name, e, v);
 	double s = 0;
 	for (size_t i = 0; i < run->nframes; i++)
@@ -122,7 +123,7 @@ void frames_slowest(const struct db_run *run, struct frames_slow *out)
 	bool *slow = calloc(run->nframes, sizeof(*slow));
 	double *v = malloc(run->nframes * sizeof(*v));
 	if (!slow || !v)
-		abort();
+		xalloc_die();
 	out->nslow = mark_slow(run, slow, &out->min_ms);
 	const char **names;
 	size_t nn = frames_names(run, &names);
@@ -186,7 +187,7 @@ static struct rows *by_name_rows(const struct db_run *run)
 	size_t ncols = BN_FIRST_EVENT + run->nevents;
 	struct col *cols = calloc(ncols, sizeof(*cols));
 	if (!cols)
-		abort();
+		xalloc_die();
 	cols[BN_NAME] = (struct col){ .key = "name" };
 	cols[BN_CPU] = (struct col){ .key = "cpu_ms_per_frame", .title = "cpu ms/frame",
 				     .kind = COL_REAL, .decimals = 3, .none = "-" };
@@ -199,7 +200,7 @@ static struct rows *by_name_rows(const struct db_run *run)
 	bool *any = calloc(cells, sizeof(*any));
 	double *mean = calloc(cells, sizeof(*mean));
 	if (!shown || !any || !mean)
-		abort();
+		xalloc_die();
 	for (size_t k = 0; k < nn; k++)
 		for (size_t e = 0; e < nev; e++) {
 			mean[k * nev + e] = mean_per_frame(run, names[k], e, &any[k * nev + e]);
@@ -292,7 +293,7 @@ static char *frames_note(const struct db_run *run)
 	if (!a && !b)
 		return NULL;
 	if (asprintf(&s, "%s%s%s", a ? a : "", a && b ? "; " : "", b ? b : "") < 0)
-		abort();
+		xalloc_die();
 	return s;
 }
 

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/xalloc.h"
 #include "reports/buckets.h"
 #include "reports/frames.h"
 #include "reports/framesplot.h"
@@ -23,7 +24,7 @@ static double *xalloc(size_t n)
 {
 	double *v = calloc(n ? n : 1, sizeof(*v));
 	if (!v)
-		abort();
+		xalloc_die();
 	return v;
 }
 
@@ -132,7 +133,7 @@ static void counter_panel(struct svg *s, const struct db_run *run, size_t e,
 	double **v = calloc(nn ? nn : 1, sizeof(*v));
 	struct buckets *b = calloc(nn ? nn : 1, sizeof(*b));
 	if (!c || !v || !b)
-		abort();
+		xalloc_die();
 	size_t nc = 0;
 	double *val = NULL;
 	for (size_t k = 0; k < nn; k++) {
@@ -178,7 +179,7 @@ void report_frames_svg(const struct db_run *run, FILE *fp)
 {
 	size_t *ev = calloc(run->nevents ? run->nevents : 1, sizeof(*ev));
 	if (!ev)
-		abort();
+		xalloc_die();
 	size_t ne = counted_events(run, ev);
 	struct svg s;
 	svg_begin(&s, fp, WIDTH, TOP + PANEL_H * (double)(1 + ne), "prof frames");

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/xalloc.h"
 #include "reports/modules.h"
 #include "reports/rows.h"
 #include "reports/runs.h"
@@ -58,7 +59,7 @@ static const struct db_module **sorted(const struct db_run *run)
 {
 	const struct db_module **v = calloc(run->nmodules + 1, sizeof(*v));
 	if (!v)
-		abort();
+		xalloc_die();
 	for (size_t i = 0; i < run->nmodules; i++)
 		v[i] = &run->modules[i];
 	qsort(v, run->nmodules, sizeof(*v), mod_cmp);
@@ -92,7 +93,7 @@ struct rows *report_working_set_rows(const struct db_run *run)
 	rows_uint(r, row, WS_WINDOW, report_ws_window(run));
 	struct col *kc = calloc(run->nws, sizeof(*kc));
 	if (!kc)
-		abort();
+		xalloc_die();
 	for (size_t i = 0; i < run->nws; i++)
 		kc[i] = (struct col){ .key = run->ws[i].kind, .kind = COL_NEST };
 	struct rows *kinds = rows_new(NULL, kc, run->nws, ROWS_OBJECT);

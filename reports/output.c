@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/xalloc.h"
 #include "common/utf8.h"
 #include "reports/output.h"
 
@@ -38,20 +39,10 @@ const char *output_format_name(enum out_format f)
 	return (unsigned)f < OUT_FORMAT_COUNT ? format_names[f] : "?";
 }
 
-static void *xrealloc(void *p, size_t n)
+/* A copy of s, "" for NULL. */
+static char *dup_or_empty(const char *s)
 {
-	void *q = realloc(p, n ? n : 1);
-	if (!q)
-		abort();	/* out of memory in a report: nothing sane to do */
-	return q;
-}
-
-static char *xstrdup(const char *s)
-{
-	char *d = strdup(s ? s : "");
-	if (!d)
-		abort();
-	return d;
+	return xstrdup(s ? s : "");
 }
 
 void rtable_init(struct rtable *t, size_t ncols, const char *const *titles)
@@ -67,7 +58,7 @@ void rtable_init(struct rtable *t, size_t ncols, const char *const *titles)
 			t->align[c] = RT_RIGHT;
 			s++;
 		}
-		t->titles[c] = xstrdup(s);
+		t->titles[c] = dup_or_empty(s);
 	}
 }
 
@@ -78,7 +69,7 @@ void rtable_init_n(struct rtable *t, size_t ncols)
 	t->titles = xrealloc(NULL, ncols * sizeof(char *));
 	t->align = xrealloc(NULL, ncols * sizeof(*t->align));
 	for (size_t c = 0; c < ncols; c++) {
-		t->titles[c] = xstrdup("");
+		t->titles[c] = dup_or_empty("");
 		t->align[c] = RT_LEFT;
 	}
 }
@@ -87,7 +78,7 @@ void rtable_title(struct rtable *t, size_t col, const char *title,
 		  enum rt_align align)
 {
 	free(t->titles[col]);
-	t->titles[col] = xstrdup(title);
+	t->titles[col] = dup_or_empty(title);
 	t->align[col] = align;
 }
 
@@ -127,7 +118,7 @@ void rtable_set(struct rtable *t, size_t row, size_t col, const char *fmt, ...)
 	va_start(ap, fmt);
 	free(c->text);
 	if (vasprintf(&c->text, fmt, ap) < 0)
-		abort();
+		xalloc_die();
 	va_end(ap);
 }
 
@@ -137,8 +128,8 @@ void rtable_set2(struct rtable *t, size_t row, size_t col, const char *text,
 	struct rcell *c = &t->cells[row * t->ncols + col];
 	free(c->text);
 	free(c->raw);
-	c->text = xstrdup(text);
-	c->raw = raw ? xstrdup(raw) : NULL;
+	c->text = dup_or_empty(text);
+	c->raw = raw ? dup_or_empty(raw) : NULL;
 }
 
 void rtable_rule(struct rtable *t, size_t row)
@@ -267,7 +258,7 @@ static void split_titles(const struct rtable *t, const size_t *cellw, size_t ind
 {
 	size_t total = indent, *was = malloc((t->ncols + 1) * sizeof(*was));
 	if (!was)
-		abort();
+		xalloc_die();
 	for (size_t c = 0; c < t->ncols; c++) {
 		total += w[c] + (c ? 2 : 0);
 		was[c] = w[c];
@@ -281,7 +272,7 @@ static void split_titles(const struct rtable *t, const size_t *cellw, size_t ind
 		top[c] = strndup(s, space ? b : b + 1);
 		bottom[c] = strdup(s + b + 1);
 		if (!top[c] || !bottom[c])
-			abort();
+			xalloc_die();
 		size_t nw = cellw[c];
 		if (text_width(top[c]) > nw)
 			nw = text_width(top[c]);
@@ -337,7 +328,7 @@ static void write_terminal(const struct rtable *t, FILE *fp, int indent)
 	char **bottom = calloc(t->ncols, sizeof(char *));
 	const char **line = calloc(t->ncols + 1, sizeof(char *));
 	if (!w || !cellw || !top || !bottom || !line)
-		abort();
+		xalloc_die();
 	for (size_t r = 0; r < t->nrows; r++)
 		for (size_t c = 0; c < t->ncols; c++) {
 			size_t x = text_width(t->cells[r * t->ncols + c].text);
@@ -541,7 +532,7 @@ static void wrap_line(FILE *fp, const char *l, size_t len)
 {
 	char *line = strndup(l, len);
 	if (!line)
-		abort();
+		xalloc_die();
 	size_t indent = strspn(line, " "), col = 0;
 	/* Columns (two spaces apart) are a table's: left as they are. */
 	if (text_width(line) <= TERM_COLUMNS || strstr(line + indent, "  ")) {
@@ -558,7 +549,7 @@ static void wrap_line(FILE *fp, const char *l, size_t len)
 		size_t n = strcspn(p, " ");
 		char *word = strndup(p, n);
 		if (!word)
-			abort();
+			xalloc_die();
 		size_t ww = text_width(word);
 		if (!first && col + 1 + ww > TERM_COLUMNS) {
 			fputc('\n', fp);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/xalloc.h"
 #include "reports/pressplot.h"
 #include "reports/svg.h"
 
@@ -69,7 +70,7 @@ static void points_of(const struct press_curve *c, struct xunit u, struct points
 	pt->lo = calloc(n, sizeof(double));
 	pt->hi = calloc(n, sizeof(double));
 	if (!pt->x || !pt->y || !pt->lo || !pt->hi)
-		abort();
+		xalloc_die();
 	for (size_t i = 0; i < c->nsteps; i++) {
 		const struct press_step *s = &c->steps[i];
 		bool ci = s->cmp.computable && s->cmp.p.ci_computable;
@@ -97,7 +98,7 @@ static void fit_axes(const struct press_analysis *a, const struct press_curve *c
 	size_t n = c->nsteps;
 	double *fx = calloc(2 * n + 1, sizeof(*fx)), *fy = calloc(3 * n + 2, sizeof(*fy));
 	if (!fx || !fy)
-		abort();
+		xalloc_die();
 	size_t kx = 0, ky = 0;
 	fx[kx++] = (double)a->domain_bytes / u.scale;
 	fy[ky++] = -1.25 * c->gate_pct;

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/xalloc.h"
 #include "common/order.h"
 #include "reports/abstat.h"
 #include "reports/pressplot.h"
@@ -113,7 +114,7 @@ static void warn(struct press_analysis *a, const char *fmt, ...)
 		return;
 	char **v = realloc(a->warnings, (a->nwarnings + 1) * sizeof(char *));
 	if (!v)
-		abort();
+		xalloc_die();
 	a->warnings = v;
 	v[a->nwarnings++] = s;
 }
@@ -134,7 +135,7 @@ static double arm_median(const struct db_experiment *e, size_t arm,
 {
 	double *v = calloc(e->nruns + 1, sizeof(double));
 	if (!v)
-		abort();
+		xalloc_die();
 	size_t n = 0;
 	for (size_t i = 0; i < e->nruns; i++) {
 		const struct db_exp_run *r = &e->runs[i];
@@ -154,7 +155,7 @@ static double *arm_values(const struct db_experiment *e, size_t arm,
 {
 	double *v = calloc(e->nruns + 1, sizeof(double));
 	if (!v)
-		abort();
+		xalloc_die();
 	*n = 0;
 	for (size_t i = 0; i < e->nruns; i++) {
 		const struct db_exp_run *r = &e->runs[i];
@@ -187,7 +188,7 @@ static double others_share(const struct db_experiment *e, int cpu)
 					     "softirq_ms", "steal_ms" };
 	double *v = calloc(e->nruns + 1, sizeof(double));
 	if (!v)
-		abort();
+		xalloc_die();
 	size_t n = 0;
 	for (size_t i = 0; cpu >= 0 && i < e->nruns; i++) {
 		const struct db_exp_run *r = &e->runs[i];
@@ -245,7 +246,7 @@ static void pairs_of(const struct db_experiment *e, size_t base, size_t arm,
 	p->bs = calloc(cap, sizeof(unsigned));
 	p->as = calloc(cap, sizeof(unsigned));
 	if (!p->base || !p->arm || !p->rx || !p->bs || !p->as)
-		abort();
+		xalloc_die();
 	p->n = 0;
 	for (int r = 0; r < e->rounds; r++) {
 		const struct db_exp_run *x = run_at(e, base, r), *y = run_at(e, arm, r);
@@ -287,7 +288,7 @@ static int collect_curve(const struct db_experiment *e, const char *workload,
 	c->control_arm = SIZE_MAX;
 	c->steps = calloc(e->narms + 1, sizeof(*c->steps));
 	if (!c->workload || !c->steps)
-		abort();
+		xalloc_die();
 	for (size_t a = 0; a < e->narms; a++) {
 		const char *w = arm_get(e, a, "pressure.workload");
 		const char *role = arm_get(e, a, "pressure.role");
@@ -550,7 +551,7 @@ int press_analyze(const struct db_experiment *e, double gate_pct,
 
 	const char **names = calloc(e->narms + 1, sizeof(char *));
 	if (!names)
-		abort();
+		xalloc_die();
 	size_t nw = workloads_of(e, names);
 	if (!nw) {
 		free(names);
@@ -561,7 +562,7 @@ int press_analyze(const struct db_experiment *e, double gate_pct,
 	}
 	out->curves = calloc(nw, sizeof(*out->curves));
 	if (!out->curves)
-		abort();
+		xalloc_die();
 	for (int r = 0; r < e->rounds; r++) {
 		bool all = true;
 		for (size_t a = 0; a < e->narms; a++) {

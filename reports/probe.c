@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/xalloc.h"
 #include "common/order.h"
 #include "reports/probe.h"
 #include "reports/probeplot.h"
@@ -59,7 +60,7 @@ static double median_ns(const struct db_probe_point *pts, size_t from, size_t to
 	size_t n = to - from;
 	double *v = malloc(n * sizeof(*v));
 	if (!v)
-		abort();
+		xalloc_die();
 	for (size_t i = 0; i < n; i++)
 		v[i] = pts[from + i].ns;
 	double m = median_sort(v, n);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/xalloc.h"
 #include "reports/output.h"
 #include "reports/probe.h"
 #include "reports/probeplot.h"
@@ -70,7 +71,7 @@ void report_probe_svg(const struct db_run *run, const struct db_probe *p, FILE *
 	double *x = calloc(p->npoints + 1, sizeof(*x));
 	double *y = calloc(p->npoints + 1, sizeof(*y));
 	if (!x || !y)
-		abort();
+		xalloc_die();
 	for (size_t i = 0; i < p->npoints; i++) {
 		x[i] = (double)p->points[i].bytes;
 		y[i] = p->points[i].ns;

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/xalloc.h"
 #include "reports/abstat.h"
 #include "reports/repeat.h"
 #include "reports/rows.h"
@@ -17,7 +18,7 @@ void repeat_set_init(struct repeat_set *s, const char *command, size_t asked)
 	s->command = strdup(command ? command : "");
 	s->asked = asked;
 	if (!s->command)
-		abort();
+		xalloc_die();
 }
 
 static struct repeat_metric *metric(struct repeat_set *s, const char *name)
@@ -27,13 +28,13 @@ static struct repeat_metric *metric(struct repeat_set *s, const char *name)
 			return &s->m[i];
 	struct repeat_metric *p = realloc(s->m, (s->nm + 1) * sizeof(*p));
 	if (!p)
-		abort();
+		xalloc_die();
 	s->m = p;
 	p = &s->m[s->nm++];
 	memset(p, 0, sizeof(*p));
 	p->name = strdup(name);
 	if (!p->name)
-		abort();
+		xalloc_die();
 	return p;
 }
 
@@ -46,7 +47,7 @@ static void pad_values(struct repeat_set *s)
 			continue;
 		double *p = realloc(m->values, s->nruns * sizeof(*p));
 		if (!p)
-			abort();
+			xalloc_die();
 		m->values = p;
 		while (m->len < s->nruns)
 			m->values[m->len++] = NAN;
@@ -67,14 +68,14 @@ void repeat_set_add(struct repeat_set *s, const struct db_run *run)
 {
 	int64_t *ids = realloc(s->run_ids, (s->nruns + 1) * sizeof(*ids));
 	if (!ids)
-		abort();
+		xalloc_die();
 	s->run_ids = ids;
 	s->run_ids[s->nruns++] = run->id;
 	const char *prep = db_run_get(run, "prepare"), *clean = db_run_get(run, "cleanup");
 	if (prep && !s->prepare && !(s->prepare = strdup(prep)))
-		abort();
+		xalloc_die();
 	if (clean && !s->cleanup && !(s->cleanup = strdup(clean)))
-		abort();
+		xalloc_die();
 	if (db_run_get(run, "timed_out"))
 		s->ntimed_out++;
 	if (run->interrupted)
@@ -122,7 +123,7 @@ static bool summarize(const struct repeat_metric *m, struct stats_summary *sum)
 		return false;
 	double *v = malloc(m->n * sizeof(*v));
 	if (!v)
-		abort();
+		xalloc_die();
 	size_t k = 0;
 	for (size_t i = 0; i < m->len; i++)
 		if (isfinite(m->values[i]))
@@ -277,7 +278,7 @@ static void write_json(const struct repeat_set *s, FILE *fp)
 	/* metrics: a map from the metric's name to its summary. */
 	struct col *mc = calloc(s->nm ? s->nm : 1, sizeof(*mc));
 	if (!mc)
-		abort();
+		xalloc_die();
 	size_t k = 0;
 	for (size_t i = 0; i < s->nm; i++)
 		if (shown(&s->m[i]))
@@ -337,7 +338,7 @@ void report_repeat(const struct repeat_set *s, enum out_format fmt, FILE *fp)
 	struct col *cols = calloc(M_NCOLS + nrun, sizeof(*cols));
 	char (*keys)[2][32] = calloc(nrun + 1, sizeof(*keys));
 	if (!cols || !keys)
-		abort();
+		xalloc_die();
 	struct rows *r = metric_rows(s, fmt != OUT_CSV, nrun, cols, keys);
 	if (fmt == OUT_CSV) {
 		rows_write(r, fmt, fp, 0);

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "common/xalloc.h"
 #include "reports/rows.h"
 
 enum cell_type {
@@ -62,22 +63,10 @@ struct rows {
 	const char *more_what;	/* what they are ("threads"); static */
 };
 
-static void *xmalloc(size_t n)
+/* A copy of s, NULL for NULL. */
+static char *dup_or_null(const char *s)
 {
-	void *p = malloc(n ? n : 1);
-	if (!p)
-		abort();	/* out of memory in a report: nothing sane to do */
-	return p;
-}
-
-static char *xstrdup(const char *s)
-{
-	if (!s)
-		return NULL;
-	char *d = strdup(s);
-	if (!d)
-		abort();
-	return d;
+	return s ? xstrdup(s) : NULL;
 }
 
 struct rows *rows_new(const char *name, const struct col *cols, size_t ncols,
@@ -85,17 +74,17 @@ struct rows *rows_new(const char *name, const struct col *cols, size_t ncols,
 {
 	struct rows *r = xmalloc(sizeof(*r));
 	memset(r, 0, sizeof(*r));
-	r->name = xstrdup(name ? name : "rows");
+	r->name = dup_or_null(name ? name : "rows");
 	r->flags = flags;
 	r->ncols = ncols;
 	r->cols = xmalloc(ncols * sizeof(*r->cols));
 	for (size_t c = 0; c < ncols; c++) {
 		r->cols[c] = cols[c];
-		r->cols[c].key = xstrdup(cols[c].key ? cols[c].key : "");
-		r->cols[c].title = xstrdup(cols[c].title);
-		r->cols[c].unit = xstrdup(cols[c].unit);
-		r->cols[c].none = xstrdup(cols[c].none);
-		r->cols[c].group = xstrdup(cols[c].group);
+		r->cols[c].key = dup_or_null(cols[c].key ? cols[c].key : "");
+		r->cols[c].title = dup_or_null(cols[c].title);
+		r->cols[c].unit = dup_or_null(cols[c].unit);
+		r->cols[c].none = dup_or_null(cols[c].none);
+		r->cols[c].group = dup_or_null(cols[c].group);
 	}
 	return r;
 }
@@ -143,7 +132,7 @@ size_t rows_add(struct rows *r)
 		r->row_flags = realloc(r->row_flags, r->cap * sizeof(*r->row_flags));
 		r->origin = realloc(r->origin, r->cap * sizeof(*r->origin));
 		if (!r->cells || !r->row_flags || !r->origin)
-			abort();
+			xalloc_die();
 	}
 	memset(&r->cells[r->nrows * r->ncols], 0, r->ncols * sizeof(*r->cells));
 	r->row_flags[r->nrows] = 0;
@@ -198,7 +187,7 @@ void rows_str(struct rows *r, size_t row, size_t col, const char *s)
 		return;
 	}
 	c->type = CELL_STR;
-	c->v.s = xstrdup(s);
+	c->v.s = dup_or_null(s);
 }
 
 void rows_int(struct rows *r, size_t row, size_t col, int64_t v)
@@ -257,7 +246,7 @@ void rows_text(struct rows *r, size_t row, size_t col, const char *fmt, ...)
 	va_start(ap, fmt);
 	free(c->text);
 	if (vasprintf(&c->text, fmt, ap) < 0)
-		abort();
+		xalloc_die();
 	va_end(ap);
 }
 
@@ -432,7 +421,7 @@ static void to_rtable(const struct rows *r, bool people, struct rtable *t)
 			title = k->title;
 		} else if (!people && k->group) {
 			if (asprintf(&dotted, "%s.%s", k->group, k->key) < 0)
-				abort();
+				xalloc_die();
 			title = dotted;
 		}
 		rtable_title(t, i, title, align_of(k));
@@ -529,11 +518,11 @@ static int sort_error(const char *spec, char **cause, const char *fmt, ...)
 	va_list ap;
 	va_start(ap, fmt);
 	if (vasprintf(&why, fmt, ap) < 0)
-		abort();
+		xalloc_die();
 	va_end(ap);
 	if (asprintf(cause, "bad --sort '%.40s%s': %s", spec,
 		     strlen(spec) > 40 ? "..." : "", why) < 0)
-		abort();
+		xalloc_die();
 	free(why);
 	return -EINVAL;
 }
@@ -547,7 +536,7 @@ int rows_sort_check(const struct rows *r, const char *spec, char **cause)
 	size_t n = 0;
 	FILE *fp = open_memstream(&keys, &n);
 	if (!fp)
-		abort();
+		xalloc_die();
 	const char *sep = "";
 	for (size_t c = 0; c < r->ncols; c++) {
 		if (!sortable(r, c))

@@ -23,8 +23,8 @@
  *
  * Ownership: a set copies its column spec and owns its strings and the
  * sets nested in it; a hook's argument is borrowed and must outlive the
- * writing. Running out of memory aborts, as the other writers do. Not
- * thread-safe; no shared state.
+ * writing. Running out of memory ends prof through common/xalloc.h, as in
+ * the other writers. Not thread-safe; no shared state.
  */
 #ifndef REPORTS_ROWS_H
 #define REPORTS_ROWS_H

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/xalloc.h"
 #include "common/utf8.h"
 #include "reports/modules.h"
 #include "reports/rows.h"
@@ -83,7 +84,7 @@ static void rrow_init(struct rrow *r, size_t nev)
 	/* One block: value, running_pct, then state. */
 	double *block = malloc(nev * (2 * sizeof(double) + sizeof(*r->state)) + 1);
 	if (!block)
-		abort();
+		xalloc_die();
 	r->value = block;
 	r->running_pct = block + nev;
 	r->state = (enum db_count_state *)(block + 2 * nev);
@@ -183,7 +184,7 @@ static size_t build_rows(const struct db_run *run, enum report_by by,
 	if (by == BY_TOTAL) {
 		rows = calloc(1, sizeof(*rows));
 		if (!rows)
-			abort();
+			xalloc_die();
 		rrow_init(&rows[0], nev);
 		rows[0].name = "total";
 		rows[0].nthreads = run->nthreads;
@@ -198,7 +199,7 @@ static size_t build_rows(const struct db_run *run, enum report_by by,
 	size_t *group = malloc(nt * sizeof(*group));	/* per thread */
 	size_t *row_of = malloc(nt * sizeof(*row_of));	/* per group */
 	if (!rows || !order || !group || !row_of)
-		abort();
+		xalloc_die();
 	struct group_by g = { run, by };
 	for (size_t t = 0; t < run->nthreads; t++)
 		order[t] = t;
@@ -446,10 +447,10 @@ static void write_footer(const struct db_run *run, enum out_format fmt, FILE *fp
 	size_t len = 0;
 	FILE *mem = open_memstream(&text, &len);
 	if (!mem)
-		abort();
+		xalloc_die();
 	write_footer_all(run, fmt, mem);
 	if (fclose(mem))
-		abort();
+		xalloc_die();
 	out_wrap(fp, text);
 	free(text);
 }
@@ -506,7 +507,7 @@ static void write_footer_text(const struct db_run *run, enum out_format fmt, FIL
 	run_counted_zero(run, &z);
 	char *names_at = NULL;
 	if (asprintf(&names_at, "\n%s", item) < 0)
-		abort();
+		xalloc_die();
 	char *zero = counted_zero_text(run, &z, names_at);
 	free(names_at);
 	if (zero)
@@ -611,7 +612,7 @@ static struct rows *event_map(const struct db_run *run)
 {
 	struct col *cols = calloc(run->nevents + 1, sizeof(*cols));
 	if (!cols)
-		abort();
+		xalloc_die();
 	for (size_t e = 0; e < run->nevents; e++)
 		cols[e] = (struct col){ .key = run->events[e].name, .kind = COL_COUNT };
 	struct rows *r = rows_new(NULL, cols, run->nevents, ROWS_OBJECT);
@@ -701,7 +702,7 @@ static void process_order(struct rows *r, const struct col *cols, size_t ncols)
 {
 	size_t *order = malloc(ncols * sizeof(*order));
 	if (!order)
-		abort();
+		xalloc_die();
 	size_t n = 0;
 	static const size_t lead[] = { C_PID, C_PPID, C_NAME, C_THREADS };
 	for (size_t i = 0; i < 4; i++)
@@ -732,7 +733,7 @@ static struct rows *count_rows(const struct db_run *run, const struct rrow *rows
 	struct col *cols = calloc(ncols, sizeof(*cols));
 	char **titles = calloc(run->nevents + 1, sizeof(*titles));
 	if (!cols || !titles)
-		abort();
+		xalloc_die();
 	cols[C_TID] = (struct col){ .key = "tid", .kind = COL_INT };
 	cols[C_NAME] = (struct col){ .key = "name" };
 	cols[C_THREADS] = (struct col){ .key = "threads", .kind = COL_INT };
@@ -928,7 +929,7 @@ static void tree_enter(struct tree_walk *w, struct tree_frame *stack, size_t *to
 		     : last ? "└─ " : "├─ ") < 0 ||
 	    asprintf(&f->child_prefix, "%s%s", prefix, !depth || deep ? "" : last ? "   "
 		     : "│  ") < 0)
-		abort();
+		xalloc_die();
 	w->seen[row] = true;
 	size_t from = w->kid_start[row], to = w->kid_start[row + 1];
 	f->at = at;
@@ -936,7 +937,7 @@ static void tree_enter(struct tree_walk *w, struct tree_frame *stack, size_t *to
 	f->kids = malloc((to - from + 1) * sizeof(*f->kids));
 	f->nk = f->next = 0;
 	if (!f->kids)
-		abort();
+		xalloc_die();
 	for (size_t i = from; i < to; i++)
 		if (!w->seen[w->kid[i]])
 			f->kids[f->nk++] = w->kid[i];
@@ -983,7 +984,7 @@ static void tree_build(struct ptree *t, const struct rrow *rows, size_t n,
 	size_t *kid = malloc(m * sizeof(*kid));
 	if (!t->row || !t->up || !t->depth || !t->lead || !parent || !seen ||
 	    !by_pid || !kid_start || !kid)
-		abort();
+		xalloc_die();
 	for (size_t i = 0; i < n; i++)
 		by_pid[i] = (struct pid_row){ rows[i].pid, i };
 	qsort(by_pid, n, sizeof(*by_pid), pid_row_cmp);
@@ -997,7 +998,7 @@ static void tree_build(struct ptree *t, const struct rrow *rows, size_t n,
 	/* Each parent's children in sibling order: a cursor per parent. */
 	size_t *fill = malloc((m + 1) * sizeof(*fill));
 	if (!fill)
-		abort();
+		xalloc_die();
 	memcpy(fill, kid_start, m * sizeof(*fill));
 	for (size_t i = 0; i < n; i++)
 		if (parent[sorted[i]] != NONE)
@@ -1005,7 +1006,7 @@ static void tree_build(struct ptree *t, const struct rrow *rows, size_t n,
 	struct tree_walk w = { t, kid_start, kid, seen };
 	struct tree_frame *stack = malloc(m * sizeof(*stack));
 	if (!stack)
-		abort();
+		xalloc_die();
 	for (size_t i = 0; i < n; i++)
 		if (parent[sorted[i]] == NONE)
 			tree_visit(&w, sorted[i], stack);
@@ -1021,7 +1022,7 @@ static void tree_build(struct ptree *t, const struct rrow *rows, size_t n,
 	t->below_start = calloc(t->n + 2, sizeof(*t->below_start));
 	t->below = malloc((t->n + 1) * sizeof(*t->below));
 	if (!nest || !t->below_start || !t->below)
-		abort();
+		xalloc_die();
 	for (size_t i = 0; i < t->n; i++) {
 		size_t up = t->up[i];
 		nest[i] = up == NONE ? t->n : t->depth[i] <= TREE_DEPTH_MAX + 1 ? up
@@ -1076,7 +1077,7 @@ static void tree_json(struct jw *w, const void *arg)
 	struct rrow *level = calloc(k + 1, sizeof(*level));
 	struct tree_at *below = calloc(k + 1, sizeof(*below));
 	if (!level || !below)
-		abort();
+		xalloc_die();
 	for (size_t i = 0; i < k; i++)
 		level[i] = at->rows[pos[i]];
 	struct rows *r = count_rows(at->run, level, k, BY_TREE, NULL, true);
@@ -1133,7 +1134,7 @@ static void list_json(struct jw *w, const void *arg)
 	const struct rsrc *s = arg;
 	struct rrow *buf = calloc(RSRC_PART, sizeof(*buf));
 	if (!buf)
-		abort();
+		xalloc_die();
 	jw_arr_begin(w);
 	for (size_t i = 0; i < s->n; i += RSRC_PART) {
 		size_t k = s->n - i < RSRC_PART ? s->n - i : RSRC_PART;
@@ -1226,7 +1227,7 @@ void report_complete_cells(const struct db_run *run, struct rows *r, size_t row,
 		size_t n = strcspn(p, "\n");
 		char *one = strndup(p, n);
 		if (!one)
-			abort();
+			xalloc_die();
 		rows_str(reasons, rows_add(reasons), 0, one);
 		free(one);
 		p += n;
@@ -1444,7 +1445,7 @@ static void write_csv_long(const struct rsrc *src, enum report_by by,
 	run_counted_zero(run, &z);
 	struct rrow *buf = calloc(RSRC_PART, sizeof(*buf));
 	if (!buf)
-		abort();
+		xalloc_die();
 	/* A part of the rows at a time: a line per row and event held whole
 	 * was 2.6 GB for 300,000 threads of 6 events. */
 	for (size_t at = 0; at < src->n; at += RSRC_PART) {
@@ -1482,7 +1483,7 @@ static struct rows *tree_rows(const struct db_run *run, struct rrow *shown,
 	size_t *sorted = malloc((*nshown + 1) * sizeof(*sorted));
 	struct rrow *copy = malloc((*nshown + 1) * sizeof(*copy));
 	if (!sorted || !copy)
-		abort();
+		xalloc_die();
 	for (size_t i = 0; i < *nshown; i++)
 		sorted[i] = i;
 	memcpy(copy, shown, *nshown * sizeof(*copy));
@@ -1509,7 +1510,7 @@ static size_t view_pick(const struct db_run *run, const struct rrow *rows, size_
 	size_t limit = view && view->limit && view->limit < n ? view->limit : n;
 	*pick = malloc((n ? n : 1) * sizeof(**pick));
 	if (!*pick)
-		abort();
+		xalloc_die();
 	*more = n - limit;
 	struct rows *spec = count_rows(run, NULL, 0, by, NULL, false);
 	struct rows *keys = view ? rows_key_set(spec, view->sort) : NULL;
@@ -1557,7 +1558,7 @@ void report_run_view(const struct db_run *run, enum report_by by,
 	if (!threads || (fmt != OUT_JSON && fmt != OUT_CSV)) {
 		shown = calloc(nshown ? nshown : 1, sizeof(*shown));
 		if (!shown)
-			abort();
+			xalloc_die();
 		for (size_t i = 0; i < nshown; i++) {
 			if (threads)
 				thread_rrow(run, pick[i], &shown[i]);
@@ -1784,7 +1785,7 @@ void report_runs_list(const struct db_run_summary *runs, size_t n,
 	size_t hidden = 0, *of = malloc((n + 1) * sizeof(*of));
 	bool ab = false, tagged = false, *show = calloc(n + 1, sizeof(bool));
 	if (!show || !of)
-		abort();
+		xalloc_die();
 	for (size_t i = 0; i < n; i++) {
 		bool h;
 		show[i] = shown(&runs[i], filter, &h);

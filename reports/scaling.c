@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/xalloc.h"
 #include "reports/scaling.h"
 
 /* The share of c's enabled time it ran, or 100 when it does not count
@@ -33,7 +34,7 @@ size_t run_scaled_events(const struct db_run *run, struct scaled_event **out)
 			continue;
 		struct scaled_event *v = realloc(*out, (n + 1) * sizeof(*v));
 		if (!v)
-			abort();
+			xalloc_die();
 		*out = v;
 		v[n++] = (struct scaled_event){ ev->name, e, pct };
 	}
@@ -48,7 +49,7 @@ char *run_scaled_text(const struct db_run *run, enum scaled_which which)
 	size_t len = 0, listed = 0;
 	FILE *fp = open_memstream(&text, &len);
 	if (!fp)
-		abort();
+		xalloc_die();
 	for (size_t i = 0; i < n; i++) {
 		bool never = s[i].running_pct <= 0;
 		if (!(which & (never ? SCALED_NEVER : SCALED_PART)))

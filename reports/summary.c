@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/xalloc.h"
 #include "common/cause.h"
 #include "reports/rows.h"
 #include "reports/summary.h"
@@ -34,7 +35,7 @@ static void across(struct summary *s, struct summary_metric *sm)
 	double *one = calloc(s->nexp + 1, sizeof(double));
 	double *eff = calloc(s->nexp + 1, sizeof(double));
 	if (!one || !eff)
-		abort();
+		xalloc_die();
 	size_t n = 0;
 	for (size_t e = 0; e < s->nexp; e++) {
 		const struct ab_comparison *cp = ab_comparison_of(&s->an[e], s->arm[e],
@@ -99,7 +100,7 @@ int summary_build(const struct ab_analysis *an, size_t n, const char *arm,
 	out->gate_source = strdup(isnan(gate_pct) ? "default" : "--gate");
 	out->arm = calloc(n, sizeof(size_t));
 	if (!out->arm)
-		abort();
+		xalloc_die();
 	for (size_t i = 0; i < n; i++) {
 		const struct db_experiment *e = an[i].exp;
 		long a = find_arm(e, out->arm_name);
@@ -127,7 +128,7 @@ int summary_build(const struct ab_analysis *an, size_t n, const char *arm,
 	/* The metrics every experiment has, in the first one's order. */
 	out->metrics = calloc(an[0].nmetrics + 1, sizeof(*out->metrics));
 	if (!out->metrics)
-		abort();
+		xalloc_die();
 	for (size_t m = 0; m < an[0].nmetrics; m++) {
 		const struct ab_metric *met = &an[0].metrics[m];
 		if (!met->supported)

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/xalloc.h"
 #include "common/utf8.h"
 #include "reports/svg.h"
 
@@ -706,7 +707,7 @@ static void fit_curves(struct svg_axis *ax, const struct svg_curve *c, size_t nc
 		total += c[i].n * (which ? 3 : 1);
 	double *v = malloc((total ? total : 1) * sizeof(*v));
 	if (!v)
-		abort();
+		xalloc_die();
 	size_t k = 0;
 	for (size_t i = 0; i < nc; i++) {
 		for (size_t j = 0; j < c[i].n; j++) {
@@ -747,7 +748,7 @@ void svg_curve_open(struct svg *s, struct svg_plot *p, double x, double y,
 	if (ncurves > 1) {
 		const char **names = malloc(ncurves * sizeof(*names));
 		if (!names)
-			abort();
+			xalloc_die();
 		for (size_t i = 0; i < ncurves; i++)
 			names[i] = c[i].name;
 		if (p->in_series)

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/xalloc.h"
 #include "reports/runs.h"
 #include "common/utf8.h"
 #include "reports/sysenv.h"
@@ -16,7 +17,7 @@ struct rows *report_system_map(const struct db_run *run)
 		return NULL;
 	struct col *c = calloc(run->nsystem, sizeof(*c));
 	if (!c)
-		abort();
+		xalloc_die();
 	for (size_t i = 0; i < run->nsystem; i++)
 		c[i] = (struct col){ .key = run->system[i].name, .kind = COL_INT };
 	struct rows *r = rows_new(NULL, c, run->nsystem, ROWS_OBJECT);
@@ -33,7 +34,7 @@ struct rows *report_kv_map(const struct db_kv *kv, size_t n)
 		return NULL;
 	struct col *c = calloc(n, sizeof(*c));
 	if (!c)
-		abort();
+		xalloc_die();
 	for (size_t i = 0; i < n; i++)
 		c[i] = (struct col){ .key = kv[i].key };
 	struct rows *r = rows_new(NULL, c, n, ROWS_OBJECT);
@@ -271,7 +272,7 @@ static void add_line(char ***out, size_t *n, char *line)
 {
 	char **p = realloc(*out, (*n + 1) * sizeof(*p));
 	if (!p || !line)
-		abort();
+		xalloc_die();
 	*out = p;
 	p[(*n)++] = line;
 }
@@ -306,7 +307,7 @@ size_t report_env_diff(const struct db_run *a, const struct db_run *b,
 				     k, va ? "'" : "", la, sa, va ? "'" : "",
 				     (long long)a->id, vb ? "'" : "", lb, sb,
 				     vb ? "'" : "", (long long)b->id) < 0)
-				abort();
+				xalloc_die();
 			add_line(out, &n, line);
 		}
 	}
@@ -315,7 +316,7 @@ size_t report_env_diff(const struct db_run *a, const struct db_run *b,
 		if (asprintf(&line, "load at start: %s in run %lld, %s in run %lld",
 			     env_get(a, "loadavg"), (long long)a->id,
 			     env_get(b, "loadavg"), (long long)b->id) < 0)
-			abort();
+			xalloc_die();
 		add_line(out, &n, line);
 	}
 	return n;

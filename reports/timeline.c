@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/xalloc.h"
 #include "common/order.h"
 #include "reports/rows.h"
 #include "reports/timeline.h"
@@ -29,7 +30,7 @@ static struct rows *interval_rows(const struct db_run *run)
 	size_t ncols = IC_FIRST_EVENT + run->nevents;
 	struct col *cols = calloc(ncols, sizeof(*cols));
 	if (!cols)
-		abort();
+		xalloc_die();
 	cols[IC_T_MS] = (struct col){ .key = "t_ms", .kind = COL_INT };
 	cols[IC_TID] = (struct col){ .key = "tid", .kind = COL_INT };
 	cols[IC_NAME] = (struct col){ .key = "name" };
@@ -37,7 +38,7 @@ static struct rows *interval_rows(const struct db_run *run)
 	 * keep the kernel's ns under the event's name). */
 	char (*titles)[96] = calloc(run->nevents ? run->nevents : 1, sizeof(*titles));
 	if (!titles)
-		abort();
+		xalloc_die();
 	for (size_t e = 0; e < run->nevents; e++) {
 		const struct db_event *ev = &run->events[e];
 		bool ms = timeline_is_time(ev);
@@ -106,7 +107,7 @@ size_t timeline_names(const struct db_run *run, const char ***out)
 {
 	const char **names = calloc(run->nintervals ? run->nintervals : 1, sizeof(*names));
 	if (!names)
-		abort();
+		xalloc_die();
 	size_t n = 0;
 	for (size_t i = 0; i < run->nintervals; i++) {
 		const char *nm = timeline_name(&run->intervals[i]);
@@ -157,7 +158,7 @@ static void timeline_row(const struct db_run *run, struct rows *r, const char *n
 {
 	struct bin *bins = malloc((run->nintervals ? run->nintervals : 1) * sizeof(*bins));
 	if (!bins)
-		abort();
+		xalloc_die();
 	size_t m = 0;
 	for (size_t i = 0; i < run->nintervals; i++) {
 		const struct db_interval *iv = &run->intervals[i];
@@ -180,7 +181,7 @@ static void timeline_row(const struct db_run *run, struct rows *r, const char *n
 	uint64_t n = (uint64_t)(bins[m - 1].b - lo) + 1, empty = n - m;
 	int64_t *sorted = malloc(m * sizeof(*sorted));
 	if (!sorted)
-		abort();
+		xalloc_die();
 	for (size_t i = 0; i < m; i++)
 		sorted[i] = bins[i].sum;
 	qsort(sorted, m, sizeof(*sorted), order_i64);

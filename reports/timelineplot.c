@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/xalloc.h"
 #include "common/order.h"
 #include "reports/buckets.h"
 #include "reports/svg.h"
@@ -30,7 +31,7 @@ static void grid_of(const struct db_run *run, struct grid *g)
 {
 	g->t = calloc(run->nintervals ? run->nintervals : 1, sizeof(*g->t));
 	if (!g->t)
-		abort();
+		xalloc_die();
 	g->nn = timeline_names(run, &g->names);
 	g->nt = 0;
 	for (size_t i = 0; i < run->nintervals; i++)
@@ -93,7 +94,7 @@ static void event_panel(struct svg *s, const struct db_run *run,
 	struct svg_curve *c = calloc(g->nn ? g->nn : 1, sizeof(*c));
 	struct buckets *b = calloc(g->nn ? g->nn : 1, sizeof(*b));
 	if (!x || !ys || !c || !b)
-		abort();
+		xalloc_die();
 	for (size_t i = 0; i < g->nt; i++)
 		x[i] = (double)g->t[i];
 	size_t nc = 0;
@@ -139,7 +140,7 @@ void report_intervals_svg(const struct db_run *run, FILE *fp)
 	grid_of(run, &g);
 	size_t *ev = calloc(run->nevents ? run->nevents : 1, sizeof(*ev));
 	if (!ev)
-		abort();
+		xalloc_die();
 	size_t ne = 0;
 	for (size_t e = 0; e < run->nevents; e++)
 		if (timeline_read_event(run, e))

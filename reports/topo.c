@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/xalloc.h"
 #include "reports/rows.h"
 #include "reports/topo.h"
 
@@ -119,7 +120,7 @@ static struct rows *value_rows(enum col_kind kind, const struct db_cpuset *v,
 		size_t len = strcspn(p, "\n");
 		char *line = strndup(p, len);
 		if (!line)
-			abort();
+			xalloc_die();
 		rows_str(r, rows_add(r), 0, line);
 		free(line);
 		p += len + (p[len] != '\0');
@@ -308,7 +309,7 @@ void report_topo(const struct db_topology *t, enum out_format fmt, FILE *fp)
 		size_t len = strcspn(p, "\n");
 		char *line = strndup(p, len);
 		if (!line)
-			abort();
+			xalloc_die();
 		fprintf(fp, md ? "- note: " : " note: ");
 		(md ? md_field : term_field)(fp, line);
 		fputc('\n', fp);

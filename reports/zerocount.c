@@ -5,6 +5,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "common/xalloc.h"
 #include "reports/output.h"
 #include "reports/zerocount.h"
 
@@ -78,7 +79,7 @@ void run_counted_zero(const struct db_run *run, struct counted_zero *z)
 	memset(z, 0, sizeof(*z));
 	z->zero = calloc(run->nevents + 1, sizeof(*z->zero));
 	if (!z->zero)
-		abort();
+		xalloc_die();
 	for (int kind = 1; kind <= 2 && !z->ref; kind++)
 		for (size_t e = 0; e < run->nevents && !z->ref; e++) {
 			const struct db_event *ev = &run->events[e];
@@ -116,7 +117,7 @@ char *counted_zero_text(const struct db_run *run, const struct counted_zero *z,
 	size_t len = 0;
 	FILE *fp = open_memstream(&text, &len);
 	if (!fp)
-		abort();
+		xalloc_die();
 	fprintf(fp, "counted 0 while %s counted %s: this PMU may not implement %s:",
 		z->ref, num, z->n == 1 ? "it" : "them");
 	for (size_t e = 0, k = 0; e < run->nevents; e++)
@@ -124,7 +125,7 @@ char *counted_zero_text(const struct db_run *run, const struct counted_zero *z,
 			fprintf(fp, "%s%s", k++ ? ", " : item ? item : " ",
 				run->events[e].name);
 	if (fclose(fp))
-		abort();
+		xalloc_die();
 	return text;
 }
 
@@ -133,6 +134,6 @@ char *counted_zero_note(const struct counted_zero *z)
 	char *s;
 	if (asprintf(&s, "counted 0 while %s counted %.0f: this PMU may not "
 		     "implement it", z->ref ? z->ref : "?", z->ref_value) < 0)
-		abort();
+		xalloc_die();
 	return s;
 }

@@ -15,8 +15,8 @@
  * the config's upper bits, or the PMU's own: INST_RETIRED, CPU_CYCLES,
  * RETIRED_INSTRUCTIONS, ...). Software events that read 0 (major faults,
  * migrations) are normal and never flagged; a counter that never ran is
- * "not counted", not this. Pure functions; no state; abort on no memory,
- * as the rest of reports/.
+ * "not counted", not this. Pure functions; no state; out of memory ends
+ * prof through common/xalloc.h, as in the rest of reports/.
  */
 #ifndef REPORTS_ZEROCOUNT_H
 #define REPORTS_ZEROCOUNT_H

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "common/order.h"
+#include "common/xalloc.h"
 #include "prof/run/internal.h"
 #include "prof/run/run.h"
 #include "reports/abstat.h"
@@ -26,13 +27,13 @@ char *ab_score_spec(const struct ab_score *s)
 	char *spec;
 	if (s->kind != AB_SCORE_REGEX) {
 		if (asprintf(&spec, "%s=%s", s->name, s->pattern) < 0)
-			abort();
+			xalloc_die();
 		return spec;
 	}
 	if (asprintf(&spec, "%s=%s%s%s%s", s->name, s->pattern, ab_score_agg_word(s->agg),
 		     s->higher_is_better ? ":higher" : "",
 		     s->rate ? ":rate" : s->count ? ":count" : "") < 0)
-		abort();
+		xalloc_die();
 	return spec;
 }
 

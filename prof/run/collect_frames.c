@@ -52,6 +52,7 @@
 #include "collectors/uprobe.h"
 #include "common/cause.h"
 #include "common/errtext.h"
+#include "common/xalloc.h"
 #include "prof/run/internal.h"
 #include "prof/run/run.h"
 
@@ -306,9 +307,7 @@ static int resolve_symbol(const char *spec, char **path, uint64_t *off,
 		return cause_set(cause, EINVAL, "bad --frame-symbol '%s': want MODULE:SYMBOL",
 				 spec);
 	}
-	char *mod = strndup(spec, (size_t)(colon - spec));
-	if (!mod)
-		abort();
+	char *mod = xstrndup(spec, (size_t)(colon - spec));
 	char *found = strchr(mod, '/') ? NULL : launch_resolve(mod, NULL);
 	*path = realpath(found ? found : mod, NULL);
 	free(found);
@@ -431,10 +430,8 @@ static int fr_prepare(void *self, struct collect_ctx *cx, char **cause)
 		add_sampler(st, cx, 0, "frame-switch", PERF_COUNT_SW_CONTEXT_SWITCHES, 1);
 		add_sampler(st, cx, 1, "frame-tick", PERF_COUNT_SW_TASK_CLOCK, 1000000);
 	}
-	st->vals = calloc(st->nev ? st->nev : 1, sizeof(*st->vals));
-	st->have = calloc(st->nev ? st->nev : 1, sizeof(*st->have));
-	if (!st->vals || !st->have)
-		abort();
+	st->vals = xcalloc(st->nev ? st->nev : 1, sizeof(*st->vals));
+	st->have = xcalloc(st->nev ? st->nev : 1, sizeof(*st->have));
 	return 0;
 }
 
@@ -462,9 +459,9 @@ static void fr_opened(void *self, struct collect_ctx *cx)
 	}
 	st->pid = (int32_t)cx->pid;
 	st->f = frames_new(st->nev);
-	if (!st->f)
-		abort();
-	if (pthread_create(&st->reader, NULL, reader_main, st) == 0)
+	if (!st->f)	/* the workload runs: its run goes on, without frames */
+		run_warn("frames: out of memory: no frames");
+	else if (pthread_create(&st->reader, NULL, reader_main, st) == 0)
 		st->reader_on = true;
 	else
 		run_warn("frames: cannot start the frame reader: no frames");

@@ -24,6 +24,7 @@
 
 #include "collectors/intervals.h"
 #include "common/errtext.h"
+#include "common/xalloc.h"
 #include "prof/run/internal.h"
 #include "prof/run/run.h"
 
@@ -62,7 +63,7 @@ static int iv_prepare(void *self, struct collect_ctx *cx, char **cause)
 	st->vals = calloc(st->nev ? st->nev : 1, sizeof(*st->vals));
 	st->have = calloc(st->nev ? st->nev : 1, sizeof(*st->have));
 	if (!st->vals || !st->have)
-		abort();
+		xalloc_die();
 	if (cx->co->flags & COUNTERS_PERCPU) {
 		/* Counted per CPU: the switches and a tick of the same
 		 * period give each thread's totals (iv_counts). */

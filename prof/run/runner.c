@@ -22,6 +22,7 @@
 #include "common/cause.h"
 #include "common/errtext.h"
 #include "common/procstat.h"
+#include "common/xalloc.h"
 #include "prof/run/internal.h"
 #include "prof/run/run.h"
 
@@ -382,9 +383,7 @@ struct crew {
 
 size_t collect_add_sampler(struct collect_ctx *cx, const struct sampler_desc *sd)
 {
-	struct sampler_desc *p = realloc(cx->samplers, (cx->nsamplers + 1) * sizeof(*p));
-	if (!p)
-		abort();
+	struct sampler_desc *p = xrealloc(cx->samplers, (cx->nsamplers + 1) * sizeof(*p));
 	p[cx->nsamplers] = *sd;
 	cx->samplers = p;
 	return cx->nsamplers++;
@@ -401,9 +400,7 @@ void collect_add_env(struct collect_ctx *cx, char *const *kv)
 	size_t m = 0;
 	while (kv[m])
 		m++;
-	char **p = realloc(cx->env, (cx->nenv + m + 1) * sizeof(*p));
-	if (!p)
-		abort();
+	char **p = xrealloc(cx->env, (cx->nenv + m + 1) * sizeof(*p));
 	memcpy(p + cx->nenv, kv, m * sizeof(*p));
 	cx->nenv += m;
 	p[cx->nenv] = NULL;
@@ -419,9 +416,7 @@ static int crew_prepare(struct crew *w, char **cause)
 		struct member *m = &w->m[w->n++];
 		m->ops = i < NBUILTIN ? builtin[i] : o->collector;
 		if (i < NBUILTIN) {
-			m->self = calloc(1, m->ops->size ? m->ops->size : 1);
-			if (!m->self)
-				abort();
+			m->self = xcalloc(1, m->ops->size ? m->ops->size : 1);
 			m->owned = true;
 		} else {
 			m->self = o->collector_arg;
