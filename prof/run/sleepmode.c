@@ -9,6 +9,7 @@
 
 #include "common/cause.h"
 #include "common/errtext.h"
+#include "common/pkglib.h"
 #include "prof/run/internal.h"
 #include "prof/run/run.h"
 
@@ -81,11 +82,6 @@ int sleep_plan_parse(struct sleep_plan *sp, const char *spec, char **cause)
 	return rc;
 }
 
-static bool readable(const char *path)
-{
-	return access(path, R_OK) == 0;
-}
-
 /*
  * ld.so splits LD_PRELOAD at spaces and colons, with no way to escape
  * them: an interposer whose path holds either is preloaded through a link
@@ -141,39 +137,16 @@ out_free:
 
 int sleep_plan_locate(struct sleep_plan *sp, char **cause)
 {
+	char looked[2 * PATH_MAX + 300];
 	const char *forced = getenv("PROF_SLEEP_LIB");
-	char self[PATH_MAX], beside[PATH_MAX + 32] = "", installed[PATH_MAX] = "";
-	if (forced && *forced) {
-		if (readable(forced)) {
-			sp->lib = strdup(forced);
-			return preload_link(sp, cause);
-		}
-		cause_set(cause, 0, "the sleep interposer is not at "
-			  "PROF_SLEEP_LIB='%.200s'", forced);
-		return -ENOENT;
-	}
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (n > 0) {
-		self[n] = '\0';
-		char *slash = strrchr(self, '/');
-		if (slash)
-			*slash = '\0';
-		snprintf(beside, sizeof(beside), "%s/%s", self, SLEEP_PRELOAD_LIB);
-		if (readable(beside)) {
-			sp->lib = strdup(beside);
-			return preload_link(sp, cause);
-		}
-	}
-	snprintf(installed, sizeof(installed), "%s/%s", PROF_PKGLIBDIR, SLEEP_PRELOAD_LIB);
-	if (readable(installed)) {
-		sp->lib = strdup(installed);
+	sp->lib = pkglib_find(SLEEP_PRELOAD_LIB, "PROF_SLEEP_LIB", looked, sizeof(looked));
+	if (sp->lib)
 		return preload_link(sp, cause);
-	}
-	cause_set(cause, 0, "the sleep interposer %s is missing: looked "
-		  "in %s and %s\nhint: build it (cmake --build) or "
-		  "install prof (cmake --install)", SLEEP_PRELOAD_LIB,
-		  *beside ? beside : "(prof's directory)", installed);
-	return -ENOENT;
+	if (forced && *forced)
+		return cause_set(cause, ENOENT, "the sleep interposer is not at %s", looked);
+	return cause_set(cause, ENOENT, "the sleep interposer %s is missing: looked "
+			 "in %s\nhint: build it (cmake --build) or install prof "
+			 "(cmake --install)", SLEEP_PRELOAD_LIB, looked);
 }
 
 void sleep_plan_check(struct sleep_plan *sp, const char *cmd)
