@@ -192,14 +192,29 @@ static void write_header(const struct ab_analysis *a, FILE *fp, bool md)
 	fputc('\n', fp);
 }
 
-/* A metric's value for people: counts (and nanoseconds) whole, the rest
- * to four significant digits. */
+/* A metric's value for people: counts whole, nanoseconds as
+ * milliseconds to two decimals (as the run tables show task-clock), the
+ * rest to four significant digits. */
 static void fmt_value(char *buf, size_t n, double v, const char *unit)
 {
-	if (isfinite(v) && unit && (!strcmp(unit, "count") || !strcmp(unit, "ns")))
+	double f;
+	if (isfinite(v) && unit && !strcmp(unit, "count"))
 		fmt_count(buf, n, v, 0);
+	else if (isfinite(v) && unit && strcmp(unit_shown(unit, &f), unit))
+		fmt_count(buf, n, v * f, 2);
 	else
 		fmt_sig(buf, n, v);
+}
+
+/* A metric's name for a table that shows no unit elsewhere: with the
+ * unit its values are shown in where that is not the stored one
+ * ("task-clock (ms)"). */
+static void metric_cell(struct rows *r, size_t row, size_t col, const struct ab_metric *met)
+{
+	const char *shown = unit_shown(met->unit, NULL);
+	rows_str(r, row, col, met->name);
+	if (shown != met->unit)
+		rows_text(r, row, col, "%s (%s)", met->name, shown);
 }
 
 enum {
@@ -444,7 +459,7 @@ static struct rows *noise_rows(const struct ab_analysis *a)
 	for (size_t m = 0; m < a->nmetrics; m++) {
 		const struct ab_metric *met = &a->metrics[m];
 		size_t row = rows_add(r);
-		rows_str(r, row, N_METRIC, met->name);
+		metric_cell(r, row, N_METRIC, met);
 		if (!met->supported) {
 			rows_text(r, row, N_DELTA_CI, "not supported on this machine");
 			continue;
@@ -672,8 +687,9 @@ static void write_terminal(const struct ab_analysis *a, FILE *fp)
 				met->name);
 			continue;
 		}
-		fprintf(fp, " %s (%s%s%s is better)\n", met->name, met->unit,
-			*met->unit ? "; " : "", met->higher_is_better ? "higher" : "lower");
+		fprintf(fp, " %s (%s%s%s is better)\n", met->name,
+			unit_shown(met->unit, NULL), *met->unit ? "; " : "",
+			met->higher_is_better ? "higher" : "lower");
 		struct rows *r = rows_new("arms", arm_cols, A_NCOLS, 0);
 		rows_people_order(r, term_order, NELEM(term_order));
 		for (size_t arm = 0; arm < a->narms; arm++) {
@@ -1145,7 +1161,7 @@ void ab_render_runs(const struct db_run *ra, const struct db_run *rb,
 		char buf[64];
 		rows_int(r, row, TR_RUN_A, ra->id);
 		rows_int(r, row, TR_RUN_B, rb->id);
-		rows_str(r, row, TR_METRIC, pr.metrics[m].name);
+		metric_cell(r, row, TR_METRIC, &pr.metrics[m]);
 		rows_num(r, row, TR_A, va);
 		rows_num(r, row, TR_B, vb);
 		rows_num(r, row, TR_DELTA, d);
@@ -1309,8 +1325,9 @@ void ab_render_by_name(const struct ab_by_name *g, enum out_format fmt, FILE *fp
 			group_fill(mdr, g, m, true);
 			continue;
 		}
-		fprintf(fp, " %s (%s%s%s is better)\n", met->name, met->unit,
-			*met->unit ? "; " : "", met->higher_is_better ? "higher" : "lower");
+		fprintf(fp, " %s (%s%s%s is better)\n", met->name,
+			unit_shown(met->unit, NULL), *met->unit ? "; " : "",
+			met->higher_is_better ? "higher" : "lower");
 		struct rows *r = group_rows_new();
 		rows_people_order(r, group_term_order, NELEM(group_term_order));
 		group_fill(r, g, m, false);
@@ -1534,7 +1551,8 @@ void ab_render_sets(const struct ab_sets *s, enum out_format fmt, FILE *fp)
 				continue;
 			}
 			fprintf(fp, " %s (%s%s%s%s is better)\n", met->name,
-				ab_metric_machine(met) ? "whole machine; " : "", met->unit,
+				ab_metric_machine(met) ? "whole machine; " : "",
+				unit_shown(met->unit, NULL),
 				*met->unit ? "; " : "", met->higher_is_better ? "higher"
 				: "lower");
 			struct rows *r = sets_rows_new();

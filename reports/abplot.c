@@ -9,6 +9,7 @@
 
 #include "common/xalloc.h"
 #include "reports/abplot.h"
+#include "reports/output.h"
 #include "reports/svg.h"
 
 #define WIDTH 900.0
@@ -39,6 +40,9 @@ static void rounds_panel(struct svg *s, const struct ab_analysis *a, size_t m,
 			 double y)
 {
 	const struct ab_metric *met = &a->metrics[m];
+	/* as people read the metric elsewhere: nanoseconds in ms */
+	double f;
+	const char *unit = unit_shown(met->unit, &f);
 	const char **cats = malloc(a->narms * sizeof(*cats));
 	size_t nv = 0;
 	for (size_t arm = 0; arm < a->narms; arm++)
@@ -52,7 +56,7 @@ static void rounds_panel(struct svg *s, const struct ab_analysis *a, size_t m,
 		const struct ab_cell *c = ab_cell_of(a, arm, m);
 		cats[arm] = a->exp->arms[arm].name;
 		for (size_t i = 0; i < c->n; i++) {
-			all[nv++] = c->values[i];
+			all[nv++] = c->values[i] * f;
 			int r = round_of(a->exp, c->run_ids[i]);
 			if (r > max_round)
 				max_round = r;
@@ -60,7 +64,7 @@ static void rounds_panel(struct svg *s, const struct ab_analysis *a, size_t m,
 	}
 	struct svg_axis ax = { .cats = cats, .ncats = a->narms, .label = "arm" };
 	struct svg_axis ay = { .label = met->name,
-			       .unit = strcmp(met->unit, "count") ? met->unit : NULL };
+			       .unit = strcmp(unit, "count") ? unit : NULL };
 	svg_axis_fit(&ax, NULL, 0, false);
 	svg_axis_fit(&ay, all, nv, false);
 	char title[200];
@@ -82,7 +86,7 @@ static void rounds_panel(struct svg *s, const struct ab_analysis *a, size_t m,
 			ry[arm] = NAN;
 			for (size_t i = 0; i < c->n; i++)
 				if (round_of(a->exp, c->run_ids[i]) == r)
-					ry[arm] = c->values[i];
+					ry[arm] = c->values[i] * f;
 			have += isfinite(ry[arm]);
 		}
 		if (have >= 2)
@@ -96,21 +100,26 @@ static void rounds_panel(struct svg *s, const struct ab_analysis *a, size_t m,
 		const struct ab_cell *c = ab_cell_of(a, arm, m);
 		svg_series_begin(&p, a->exp->arms[arm].name, arm);
 		double *xs = malloc((c->n ? c->n : 1) * sizeof(*xs));
-		if (!xs)
+		double *ys = malloc((c->n ? c->n : 1) * sizeof(*ys));
+		if (!xs || !ys)
 			xalloc_die();
-		for (size_t i = 0; i < c->n; i++)
+		for (size_t i = 0; i < c->n; i++) {
 			xs[i] = (double)arm;
-		svg_points(&p, xs, c->values, c->n, arm, (enum svg_marker)(arm % 4));
+			ys[i] = c->values[i] * f;
+		}
+		svg_points(&p, xs, ys, c->n, arm, (enum svg_marker)(arm % 4));
 		free(xs);
+		free(ys);
 		if (c->n) {
+			const double med = c->sum.median * f;
 			const double mx[2] = { arm - 0.22, arm + 0.22 };
-			const double my[2] = { c->sum.median, c->sum.median };
+			const double my[2] = { med, med };
 			svg_line(&p, mx, my, 2, svg_colour(arm), 3, false);
 			char lab[64];
-			svg_tick_label(lab, sizeof(lab), c->sum.median);
+			svg_tick_label(lab, sizeof(lab), med);
 			char note[96];
 			snprintf(note, sizeof(note), "median %s (n=%zu)", lab, c->n);
-			svg_note(&p, arm + 0.22, c->sum.median, note, arm);
+			svg_note(&p, arm + 0.22, med, note, arm);
 		}
 	}
 	svg_plot_end(&p);

@@ -77,6 +77,7 @@ struct explain_metric {
 	bool supported;
 	bool higher_is_better;
 	double a, b;			/* medians (single runs: the values) */
+	bool ns;			/* a and b in ns: people read ms */
 	double delta_pct;
 	bool have_stats;		/* from an experiment */
 	double ci_lo, ci_hi, p_value, gate_pct;

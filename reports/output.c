@@ -580,6 +580,14 @@ void out_wrap(FILE *fp, const char *text)
 	}
 }
 
+const char *unit_shown(const char *unit, double *factor)
+{
+	bool ns = unit && !strcmp(unit, "ns");
+	if (factor)
+		*factor = ns ? 1e-6 : 1;
+	return ns ? "ms" : unit;
+}
+
 void fmt_count(char *buf, size_t n, double v, int decimals)
 {
 	char tmp[64];

@@ -80,6 +80,14 @@ void rtable_write(const struct rtable *t, enum out_format f, FILE *fp,
 void fmt_count(char *buf, size_t n, double v, int decimals);
 
 /*
+ * The unit a stored unit is shown in to people, and the factor from one
+ * to the other: nanoseconds (task-clock, cpu-clock and the like, as
+ * stored and as JSON and CSV keep them) are shown in milliseconds, as
+ * the run tables show them; every other unit as it is (factor 1).
+ */
+const char *unit_shown(const char *unit, double *factor);
+
+/*
  * text as lines of at most TERM_COLUMNS (80) columns: a longer line is
  * broken at spaces, its continuation indented two past the line's own
  * indent; a word longer than the line stays whole, and a line with two

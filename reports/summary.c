@@ -461,7 +461,8 @@ void summary_render(const struct summary *s, const char *const *detail,
 		if (!wanted(sm, detail, ndetail))
 			continue;
 		fprintf(fp, md ? "%s per scene (%s%s%s is better):\n\n"
-			: " %s per scene (%s%s%s is better)\n", sm->name, sm->unit,
+			: " %s per scene (%s%s%s is better)\n", sm->name,
+			unit_shown(sm->unit, NULL),
 			*sm->unit ? "; " : "", sm->higher_is_better ? "higher" : "lower");
 		struct rows *q = scene_rows(s, sm);
 		rows_write(q, md ? OUT_MARKDOWN : OUT_TABLE, fp, md ? 0 : 3);
