@@ -14,6 +14,7 @@
 #include "db/db.h"
 #include "prof/run/run.h"
 #include "prof/verb.h"
+#include "reports/runs.h"
 
 /* ---- the output group ------------------------------------------------------ */
 
@@ -407,6 +408,8 @@ int verb_main(const struct cmd *c, int argc, char **argv,
 	if (rc == 0 && (vc.launch.quiet || (c->out == CMD_OUT_STDERR && !vc.out_path &&
 					    vc.fmt != OUT_TABLE && !isatty(STDERR_FILENO))))
 		verbose = -1;
+	/* the machine's facts under a run's table: in full with -v */
+	report_run_notes_brief(verbose < 1);
 	if (rc == 0) {
 		rc = v->fn(&vc);
 		int crc = verb_out_close(&vc);

@@ -455,10 +455,11 @@ static void write_footer(const struct db_run *run, enum out_format fmt, FILE *fp
 	free(text);
 }
 
-static void write_footer_text(const struct db_run *run, enum out_format fmt, FILE *fp)
+/* The mission map and the refused events in full (prof -v, and every
+ * caller that did not ask for brevity). */
+static void write_machine_notes_full(const struct db_run *run, const char *lead,
+				     const char *item, char **keys, FILE *fp)
 {
-	const char *lead = fmt == OUT_MARKDOWN ? "" : " ";
-	const char *item = fmt == OUT_MARKDOWN ? "- " : "   ";
 	/* What stood behind each mission counter, as the run stored it,
 	 * under the family whose mission map chose it. */
 	const char *family = NULL;
@@ -476,10 +477,6 @@ static void write_footer_text(const struct db_run *run, enum out_format fmt, FIL
 	/* One line per distinct refusal, naming every event it hit; a
 	 * refusal that quotes its own event's name ("no mission map for
 	 * 'llc-misses'") is the same refusal for every event it names. */
-	char **keys = calloc(run->nevents + 1, sizeof(char *));
-	for (size_t e = 0; e < run->nevents; e++)
-		if (!run->events[e].supported)
-			keys[e] = refusal_key(&run->events[e]);
 	bool any = false;
 	for (size_t e = 0; e < run->nevents; e++) {
 		const struct db_event *ev = &run->events[e];
@@ -490,17 +487,83 @@ static void write_footer_text(const struct db_run *run, enum out_format fmt, FIL
 				lead);
 		any = true;
 		fprintf(fp, "%s%s", item, ev->name);
-		for (size_t k = e + 1; k < run->nevents; k++) {
-			if (!keys[k] || strcmp(keys[e], keys[k]))
-				continue;
-			free(keys[k]);
-			keys[k] = NULL;
-			fprintf(fp, ", %s", run->events[k].name);
-		}
+		for (size_t k = e + 1; k < run->nevents; k++)
+			if (keys[k] && !strcmp(keys[e], keys[k]))
+				fprintf(fp, ", %s", run->events[k].name);
 		fprintf(fp, ": %s\n", keys[e]);
+		for (size_t k = e + 1; k < run->nevents; k++)
+			if (keys[k] && !strcmp(keys[e], keys[k])) {
+				free(keys[k]);
+				keys[k] = NULL;
+			}
 		free(keys[e]);
 		keys[e] = NULL;
 	}
+}
+
+/* The same in a few words: the machine's facts, which stay the same from
+ * run to run, said at length only with prof -v (issue 29: a VM printed
+ * 12 lines of them after every run). */
+static void write_machine_notes_brief(const struct db_run *run, const char *lead,
+				      char **keys, FILE *fp)
+{
+	const char *family = NULL;
+	bool counted = false, any = false;
+	for (size_t e = 0; e < run->nevents; e++) {
+		const struct db_event *ev = &run->events[e];
+		if (ev->mission_event && ev->supported) {
+			counted = true;
+			family = ev->mission_family ? ev->mission_family : "?";
+		}
+	}
+	if (counted)
+		fprintf(fp, "\n%smission counters: %s's map", lead, family);
+	for (size_t e = 0; e < run->nevents; e++) {
+		if (run->events[e].supported || !keys[e])
+			continue;
+		fprintf(fp, "%s%s", any ? "; " : counted ? "; not counted here (not zero): "
+			: "\n", any || counted ? "" : lead);
+		if (!any && !counted)
+			fputs("not counted here (not zero): ", fp);
+		any = true;
+		fputs(run->events[e].name, fp);
+		for (size_t k = e + 1; k < run->nevents; k++) {
+			if (!keys[k] || strcmp(keys[e], keys[k]))
+				continue;
+			fprintf(fp, ", %s", run->events[k].name);
+			free(keys[k]);
+			keys[k] = NULL;
+		}
+		fprintf(fp, " (%s)", keys[e]);
+		free(keys[e]);
+		keys[e] = NULL;
+	}
+	if (counted || any)
+		fputs(". 'prof -v' and 'prof events --mission' say more\n", fp);
+}
+
+/* Full machine notes, or brief ones (report_run_notes_brief). */
+static bool notes_brief;
+
+void report_run_notes_brief(bool brief)
+{
+	notes_brief = brief;
+}
+
+static void write_footer_text(const struct db_run *run, enum out_format fmt, FILE *fp)
+{
+	const char *lead = fmt == OUT_MARKDOWN ? "" : " ";
+	const char *item = fmt == OUT_MARKDOWN ? "- " : "   ";
+	char **keys = calloc(run->nevents + 1, sizeof(char *));
+	if (!keys)
+		xalloc_die();
+	for (size_t e = 0; e < run->nevents; e++)
+		if (!run->events[e].supported)
+			keys[e] = refusal_key(&run->events[e]);
+	if (notes_brief)
+		write_machine_notes_brief(run, lead, keys, fp);
+	else
+		write_machine_notes_full(run, lead, item, keys, fp);
 	free(keys);
 	/* Hardware counters that read 0 beside a moving one: not a plain 0. */
 	struct counted_zero z;
@@ -514,10 +577,11 @@ static void write_footer_text(const struct db_run *run, enum out_format fmt, FIL
 		fprintf(fp, "\n%s%s\n", lead, zero);
 	free(zero);
 	counted_zero_release(&z);
-	/* Hints shared by the unsupported events, each printed once. */
+	/* Hints shared by the unsupported events, each printed once (with
+	 * the notes in full). */
 	const char *printed[8];
 	size_t np = 0;
-	for (size_t e = 0; e < run->nevents && np < 8; e++) {
+	for (size_t e = 0; e < run->nevents && np < 8 && !notes_brief; e++) {
 		const struct db_event *ev = &run->events[e];
 		if (ev->supported || !ev->reason)
 			continue;

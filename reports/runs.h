@@ -65,6 +65,15 @@ void report_run(const struct db_run *run, enum report_by by,
 		enum out_format fmt, FILE *fp);
 
 /*
+ * brief: the notes under a run's table say the machine's facts (its
+ * mission map, the events it refused and why, the hints) in a few words
+ * instead of in full. They stay the same from run to run on one machine:
+ * prof asks for brevity unless -v. Default: in full. The one setting of
+ * the reports that is process-wide, as the verbosity it follows is.
+ */
+void report_run_notes_brief(bool brief);
+
+/*
  * The same, its threads (or names, processes) ordered and cut as view
  * says (NULL: all, as built): table and Markdown keep the run's totals
  * and say how many rows were left out; JSON's threads (names with

@@ -100,6 +100,8 @@ static const struct golden_case {
 	{ "runs/bad-kind", F_TABLE, "runs --kind rn", NULL },
 
 	{ "report/counted-by-thread", F_TEXT | F_FOLDED | F_SVG, "report 1", NULL },
+	/* -v: the machine's notes (mission map, refusals, hints) in full */
+	{ "report/counted-by-thread-verbose", F_TABLE | F_MD, "-v report 1", NULL },
 	{ "report/counted-by-name", F_TEXT, "report 1 --by name", NULL },
 	{ "report/counted-by-total", F_TEXT, "report 1 --by total", NULL },
 	{ "report/counted-sort-limit", F_TEXT, "report 1 --sort task-clock --limit 2",

@@ -886,12 +886,22 @@ static void test_run__pmu_warning_said_once_and_not_under_q(void **state)
 	struct pmu_list pl;
 	bool pmu = pmus_read(&pl, "/", NULL) == 0 && pl.ncore > 0;
 	pmus_release(&pl);
-	char *tab[] = { PROF_BIN, f->dbarg, "run", "--", "/bin/true", NULL };
+	/* -v: the machine's notes in full, the hint among them */
+	char *tab[] = { PROF_BIN, "-v", f->dbarg, "run", "--", "/bin/true", NULL };
 	struct tu_proc p = tu_run(tab, NULL);
 	assert_int_equal(p.status, 0);
 	assert_int_equal(occurrences(p.err, "hint: no core PMU in "
 					       "/sys/bus/event_source/devices"), pmu ? 0 : 1);
 	assert_true(occurrences(p.err, "not supported on this machine") <= 1);
+	assert_int_equal(occurrences(p.err, "warning: not supported here"), 0);
+	tu_proc_release(&p);
+	/* without: a few words, once, pointing at -v */
+	char *brief[] = { PROF_BIN, f->dbarg, "run", "--", "/bin/true", NULL };
+	p = tu_run(brief, NULL);
+	assert_int_equal(p.status, 0);
+	assert_int_equal(occurrences(p.err, "hint: no core PMU"), 0);
+	assert_int_equal(occurrences(p.err, "'prof -v' and 'prof events --mission' say more"),
+			 pmu ? occurrences(p.err, "mission counters: ") : 1);
 	assert_int_equal(occurrences(p.err, "warning: not supported here"), 0);
 	tu_proc_release(&p);
 	char *q[] = { PROF_BIN, f->dbarg, "run", "-q", "--", "/bin/true", NULL };
@@ -917,7 +927,8 @@ static void test_run__cpu_without_a_mission_map_runs_the_default_set(void **stat
 	 * machine's own may be one, Zen 5 say, that the raw path maps) */
 	char *env[] = { "LIBPFM_FORCE_PMU=perf",
 			"PROF_CPUID_ROOT=" FIXTURES_DIR "/cpuid/cortex-a55", NULL };
-	char *a[] = { PROF_BIN, f->dbarg, "run", "--", "/bin/true", NULL };
+	/* -v: the refusal and its hints in full */
+	char *a[] = { PROF_BIN, "-v", f->dbarg, "run", "--", "/bin/true", NULL };
 	struct tu_proc p = tu_run(a, env);
 	assert_int_equal(p.status, 0);
 	assert_int_equal(occurrences(p.err, "no mission map"), 1);
@@ -926,6 +937,14 @@ static void test_run__cpu_without_a_mission_map_runs_the_default_set(void **stat
 	assert_int_equal(occurrences(p.err, "hint: --allow-generic"), 1);
 	assert_int_equal(occurrences(p.err, "hint: 'prof events --mission'"), 1);
 	assert_non_null(strstr(p.err, "task-clock"));
+	tu_proc_release(&p);
+	/* without -v: said once, in a few words */
+	char *b[] = { PROF_BIN, f->dbarg, "run", "--", "/bin/true", NULL };
+	p = tu_run(b, env);
+	assert_int_equal(p.status, 0);
+	assert_int_equal(occurrences(p.err, "llc-misses, itlb-misses, l1i-misses (no mission"),
+			 1);
+	assert_int_equal(occurrences(p.err, "hint: "), 0);
 	tu_proc_release(&p);
 	char *q[] = { PROF_BIN, f->dbarg, "run", "-q", "--", "/bin/true", NULL };
 	p = tu_run(q, env);
