@@ -118,46 +118,48 @@ static size_t counted_events(const struct db_run *run, size_t *ev)
 	return k;
 }
 
-/* Event e per frame, one curve per thread name (in spans of frames, as
- * times_panel, when there are more than BUCKETS_MAX). */
+/* Event e per frame, one curve per thread name (past SVG_SERIES_MAX,
+ * the largest and one "other"; in spans of frames, as times_panel, when
+ * there are more than BUCKETS_MAX). */
 static void counter_panel(struct svg *s, const struct db_run *run, size_t e,
 			  const char **names, size_t nn, double y)
 {
 	const struct db_event *ev = &run->events[e];
 	bool tm = timeline_is_time(ev);
 	bool agg = run->nframes > BUCKETS_MAX;
-	double *x = xalloc(run->nframes);
+	size_t nf = run->nframes ? run->nframes : 1, nn1 = nn ? nn : 1;
+	double *x = xalloc(run->nframes), *other = xcalloc(nf, sizeof(*other));
+	double *vs = xcalloc(nf * nn1, sizeof(*vs));
+	double **v = xcalloc(nn1, sizeof(*v));
+	size_t *keep = xcalloc(nn1, sizeof(*keep));
+	struct svg_curve *c = xcalloc(SVG_SERIES_MAX, sizeof(*c));
+	struct buckets *b = xcalloc(SVG_SERIES_MAX, sizeof(*b));
 	for (size_t i = 0; i < run->nframes; i++)
 		x[i] = (double)i;
-	struct svg_curve *c = calloc(nn ? nn : 1, sizeof(*c));
-	double **v = calloc(nn ? nn : 1, sizeof(*v));
-	struct buckets *b = calloc(nn ? nn : 1, sizeof(*b));
-	if (!c || !v || !b)
-		xalloc_die();
-	size_t nc = 0;
-	double *val = NULL;
 	for (size_t k = 0; k < nn; k++) {
-		if (!val)
-			val = xalloc(run->nframes);
-		if (!frames_per_frame(run, names[k], e, val))
+		v[k] = vs + k * nf;
+		if (!frames_per_frame(run, names[k], e, v[k])) {
+			for (size_t i = 0; i < run->nframes; i++)
+				v[k][i] = NAN;
 			continue;
-		for (size_t i = 0; tm && i < run->nframes; i++)
-			val[i] /= 1e6;
-		if (agg) {
-			buckets_fill(&b[nc], x, val, run->nframes, BUCKETS_MAX);
-			c[nc] = (struct svg_curve){ .name = names[k], .x = b[nc].x,
-						    .y = b[nc].y, .lo = b[nc].lo,
-						    .hi = b[nc].hi, .n = b[nc].n };
-			nc++;
-			continue;	/* val is used again */
 		}
-		v[nc] = val;
-		val = NULL;
-		c[nc] = (struct svg_curve){ .name = names[k], .x = x, .y = v[nc],
-					    .n = run->nframes };
-		nc++;
+		for (size_t i = 0; tm && i < run->nframes; i++)
+			v[k][i] /= 1e6;
 	}
-	free(val);
+	size_t nother, nkeep = svg_series_top(v, nn, run->nframes, keep, other, &nother);
+	size_t nc = nkeep + (nother > 0);
+	char other_name[48];
+	snprintf(other_name, sizeof(other_name), "other (%zu names)", nother);
+	for (size_t k = 0; k < nc; k++) {
+		const char *name = k < nkeep ? names[keep[k]] : other_name;
+		double *yk = k < nkeep ? v[keep[k]] : other;
+		c[k] = (struct svg_curve){ .name = name, .x = x, .y = yk, .n = run->nframes };
+		if (agg) {
+			buckets_fill(&b[k], x, yk, run->nframes, BUCKETS_MAX);
+			c[k] = (struct svg_curve){ .name = name, .x = b[k].x, .y = b[k].y,
+						   .lo = b[k].lo, .hi = b[k].hi, .n = b[k].n };
+		}
+	}
 	struct svg_axis ax = { .label = "frame", .unit = "index" };
 	struct svg_axis ay = { .label = ev->name, .unit = tm ? "ms per frame"
 								  : "per frame" };
@@ -165,13 +167,14 @@ static void counter_panel(struct svg *s, const struct db_run *run, size_t e,
 	snprintf(title, sizeof(title), "%s per frame, per thread name%s", ev->name,
 		 agg ? " (mean, least to largest, per span)" : "");
 	svg_curve(s, 90, y, 770, PANEL_H - 90, &ax, &ay, title, c, nc, NULL, NULL, 0);
-	for (size_t k = 0; k < nc; k++) {
-		free(v[k]);
+	for (size_t k = 0; k < nc; k++)
 		buckets_release(&b[k]);
-	}
 	free(b);
-	free(v);
 	free(c);
+	free(keep);
+	free(v);
+	free(vs);
+	free(other);
 	free(x);
 }
 

@@ -591,8 +591,8 @@ void svg_note(struct svg_plot *p, double x, double y, const char *text,
 	 * below left, then further up and down */
 	static const struct { double dx, dy; enum svg_anchor a; } at[] = {
 		{ 5, -5, SVG_START }, { 5, 13, SVG_START }, { -5, -5, SVG_END },
-		{ -5, 13, SVG_END }, { 5, -17, SVG_START }, { 5, 25, SVG_START },
-		{ -5, -17, SVG_END }, { -5, 25, SVG_END },
+		{ -5, 13, SVG_END }, { 5, -18, SVG_START }, { 5, 26, SVG_START },
+		{ -5, -18, SVG_END }, { -5, 26, SVG_END },
 	};
 	for (size_t i = 0; i < sizeof(at) / sizeof(at[0]); i++) {
 		double tx = px + at[i].dx, ty = py + at[i].dy;
@@ -695,6 +695,50 @@ void svg_legend(struct svg_plot *p, const char *const *names, size_t n)
 		}
 	}
 	fputs("</g>\n", fp);
+}
+
+struct ranked {
+	size_t k;
+	double total;
+};
+
+static int by_total_desc(const void *pa, const void *pb)
+{
+	const struct ranked *a = pa, *b = pb;
+	return a->total < b->total ? 1 : a->total > b->total ? -1 : (a->k > b->k) - (a->k < b->k);
+}
+
+size_t svg_series_top(double *const *y, size_t n, size_t len, size_t *keep,
+		      double *other, size_t *nother)
+{
+	struct ranked *r = malloc((n ? n : 1) * sizeof(*r));
+	if (!r)
+		xalloc_die();
+	size_t nr = 0;
+	for (size_t k = 0; k < n; k++) {
+		bool any = false;
+		double t = 0;
+		for (size_t i = 0; i < len; i++)
+			if (!isnan(y[k][i])) {
+				any = true;
+				t += fabs(y[k][i]);
+			}
+		if (any)
+			r[nr++] = (struct ranked){ k, t };
+	}
+	qsort(r, nr, sizeof(*r), by_total_desc);
+	size_t nkeep = nr > SVG_SERIES_MAX ? SVG_SERIES_MAX - 1 : nr;
+	for (size_t i = 0; i < nkeep; i++)
+		keep[i] = r[i].k;
+	*nother = nr - nkeep;
+	for (size_t i = 0; *nother && i < len; i++) {
+		other[i] = NAN;
+		for (size_t j = nkeep; j < nr; j++)
+			if (!isnan(y[r[j].k][i]))
+				other[i] = (isnan(other[i]) ? 0 : other[i]) + y[r[j].k][i];
+	}
+	free(r);
+	return nkeep;
 }
 
 /* ---- one-call panels ---------------------------------------------------- */

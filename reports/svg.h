@@ -175,6 +175,19 @@ void svg_note(struct svg_plot *p, double x, double y, const char *text,
 void svg_legend(struct svg_plot *p, const char *const *names, size_t n);
 size_t svg_legend_rows(const struct svg_plot *p, const char *const *names, size_t n);
 
+/*
+ * At most SVG_SERIES_MAX curves a panel (the palette's 8 colours): of n
+ * series y[k][0..len) (NaN where a series has no point), the indices of
+ * the ones to draw into keep[], largest sum first, and their number.
+ * Where n > SVG_SERIES_MAX that is SVG_SERIES_MAX - 1 and the rest are
+ * summed into other[0..len) (NaN where none of them has a point):
+ * *nother says how many, 0 when none were summed. Series with no point
+ * at all are left out.
+ */
+#define SVG_SERIES_MAX 8
+size_t svg_series_top(double *const *y, size_t n, size_t len, size_t *keep,
+		      double *other, size_t *nother);
+
 /* ---- one-call panels ---------------------------------------------------- */
 
 struct svg_curve {

@@ -15,7 +15,8 @@
 #include "reports/timelineplot.h"
 
 #define WIDTH 900.0
-#define PANEL_H 250.0
+/* a panel: its title, a 160 px plot, its axes, up to three legend rows */
+#define PANEL_H 270.0
 #define TOP 60.0
 
 /* The run's intervals as a grid: distinct start times (ascending) by
@@ -76,10 +77,11 @@ static void series_of(const struct db_run *run, const struct grid *g,
 }
 
 /*
- * Event e over time, one curve per thread name; a run of more start
- * times than BUCKETS_MAX is drawn in that many spans of time, each its
- * intervals' mean with a bar from the least to the largest, so the
- * picture's size and work do not grow with the run's length.
+ * Event e over time, one curve per thread name (past SVG_SERIES_MAX,
+ * the largest and one "other"); a run of more start times than BUCKETS_MAX
+ * is drawn in that many spans of time, each its intervals' mean with a
+ * bar from the least to the largest, so the picture's size and work do
+ * not grow with the run's length.
  */
 static void event_panel(struct svg *s, const struct db_run *run,
 			const struct grid *g, size_t e, double top)
@@ -87,50 +89,50 @@ static void event_panel(struct svg *s, const struct db_run *run,
 	const struct db_event *ev = &run->events[e];
 	bool tm = timeline_is_time(ev);
 	bool agg = g->nt > BUCKETS_MAX;
-	double *x = calloc(g->nt ? g->nt : 1, sizeof(*x));
-	/* Drawn whole: every name's series at once; in spans: one at a time. */
-	size_t rows = agg ? 1 : (g->nn ? g->nn : 1);
-	double *ys = calloc((g->nt ? g->nt : 1) * rows, sizeof(*ys));
-	struct svg_curve *c = calloc(g->nn ? g->nn : 1, sizeof(*c));
-	struct buckets *b = calloc(g->nn ? g->nn : 1, sizeof(*b));
-	if (!x || !ys || !c || !b)
-		xalloc_die();
+	size_t nt = g->nt ? g->nt : 1, nn = g->nn ? g->nn : 1;
+	double *x = xcalloc(nt, sizeof(*x)), *other = xcalloc(nt, sizeof(*other));
+	double *ys = xcalloc(nt * nn, sizeof(*ys));
+	double **y = xcalloc(nn, sizeof(*y));
+	size_t *keep = xcalloc(nn, sizeof(*keep));
+	struct svg_curve *c = xcalloc(SVG_SERIES_MAX, sizeof(*c));
+	struct buckets *b = xcalloc(SVG_SERIES_MAX, sizeof(*b));
 	for (size_t i = 0; i < g->nt; i++)
 		x[i] = (double)g->t[i];
-	size_t nc = 0;
 	for (size_t k = 0; k < g->nn; k++) {
-		double *y = ys + (agg ? 0 : nc * g->nt);
-		series_of(run, g, g->names[k], e, y);
-		bool any = false;
-		for (size_t i = 0; i < g->nt; i++) {
-			any |= !isnan(y[i]);
-			if (tm)
-				y[i] /= 1e6;
-		}
-		if (!any)
-			continue;
-		c[nc] = (struct svg_curve){ .name = g->names[k], .x = x, .y = y,
-					    .n = g->nt };
+		y[k] = ys + k * nt;
+		series_of(run, g, g->names[k], e, y[k]);
+		for (size_t i = 0; tm && i < g->nt; i++)
+			y[k][i] /= 1e6;
+	}
+	size_t nother, nkeep = svg_series_top(y, g->nn, g->nt, keep, other, &nother);
+	size_t nc = nkeep + (nother > 0);
+	char other_name[48];
+	snprintf(other_name, sizeof(other_name), "other (%zu names)", nother);
+	for (size_t k = 0; k < nc; k++) {
+		const char *name = k < nkeep ? g->names[keep[k]] : other_name;
+		double *yk = k < nkeep ? y[keep[k]] : other;
+		c[k] = (struct svg_curve){ .name = name, .x = x, .y = yk, .n = g->nt };
 		if (agg) {
-			buckets_fill(&b[nc], x, y, g->nt, BUCKETS_MAX);
-			c[nc] = (struct svg_curve){ .name = g->names[k], .x = b[nc].x,
-						    .y = b[nc].y, .lo = b[nc].lo,
-						    .hi = b[nc].hi, .n = b[nc].n };
+			buckets_fill(&b[k], x, yk, g->nt, BUCKETS_MAX);
+			c[k] = (struct svg_curve){ .name = name, .x = b[k].x, .y = b[k].y,
+						   .lo = b[k].lo, .hi = b[k].hi, .n = b[k].n };
 		}
-		nc++;
 	}
 	struct svg_axis ax = { .label = "time since start", .unit = "ms" };
 	struct svg_axis ay = { .label = ev->name,
 			       .unit = tm ? "ms per interval" : "per interval" };
 	char title[160];
 	snprintf(title, sizeof(title), "%s over time, per thread name", ev->name);
-	svg_curve(s, 90, top, 770, PANEL_H - 90, &ax, &ay, title, c, nc, NULL,
+	svg_curve(s, 90, top, 770, PANEL_H - 110, &ax, &ay, title, c, nc, NULL,
 		  NULL, 0);
 	for (size_t k = 0; k < nc; k++)
 		buckets_release(&b[k]);
 	free(b);
 	free(c);
+	free(keep);
+	free(y);
 	free(ys);
+	free(other);
 	free(x);
 }
 

@@ -158,6 +158,64 @@ static void test_svg__interval_without_a_name(void **state)
 	free(b.data);
 }
 
+/* More series than colours: the largest 7 drawn, the rest summed as one;
+ * a series with no point at all is left out; NaN stays NaN in the sum
+ * where no summed series has a point. */
+static void test_svg__series_past_eight_are_summed(void **state)
+{
+	(void)state;
+	double rows[11][3], *y[11], other[3];
+	size_t keep[11], nother;
+	for (int k = 0; k < 10; k++) {
+		y[k] = rows[k];
+		rows[k][0] = k + 1;	/* totals 3(k+1), but series 0 */
+		rows[k][1] = k + 1;
+		rows[k][2] = k ? k + 1 : NAN;
+	}
+	y[10] = rows[10];
+	rows[10][0] = rows[10][1] = rows[10][2] = NAN;
+	assert_int_equal(svg_series_top(y, 11, 3, keep, other, &nother), 7);
+	for (size_t i = 0; i < 7; i++)
+		assert_int_equal(keep[i], 9 - i);	/* 10, 9, ... 4 */
+	assert_int_equal(nother, 3);		/* 3, 2, 1 */
+	assert_true(other[0] == 6 && other[1] == 6 && other[2] == 5);
+	/* eight or fewer: all, in order of size, nothing summed */
+	assert_int_equal(svg_series_top(y + 2, 8, 3, keep, other, &nother), 8);
+	assert_int_equal(nother, 0);
+	assert_int_equal(keep[0], 7);
+	/* the empty one alone: nothing to draw */
+	assert_int_equal(svg_series_top(y + 10, 1, 3, keep, other, &nother), 0);
+	assert_int_equal(nother, 0);
+}
+
+/* Labels keep clear of each other: ten notes on one point get the eight
+ * places around it, the rest are left out and counted; no two texts
+ * written share a place. */
+static void test_svg__notes_never_cover_each_other(void **state)
+{
+	(void)state;
+	struct tu_buf b;
+	struct svg s;
+	svg_begin(&s, tu_buf_open(&b), 600, 400, NULL);
+	struct svg_axis ax = { .label = "x" }, ay = { .label = "y" };
+	svg_axis_fit(&ax, NULL, 0, false);
+	svg_axis_fit(&ay, NULL, 0, false);
+	struct svg_plot p;
+	svg_plot_begin(&s, &p, 100, 60, 400, 260, &ax, &ay, "t");
+	size_t before = s.nboxes;
+	for (int i = 0; i < 10; i++)
+		svg_note(&p, 0.5, 0.5, "median 12.34", 0);
+	svg_plot_end(&p);
+	svg_end(&s);
+	free((char *)tu_buf_close(&b));
+	assert_int_equal(s.nboxes - before, 8);
+	assert_int_equal(p.notes_left_out, 2);
+	for (size_t i = before; i < s.nboxes; i++)
+		for (size_t j = i + 1; j < s.nboxes; j++)
+			assert_false(s.boxes[i].x0 < s.boxes[j].x1 && s.boxes[j].x0 < s.boxes[i].x1 &&
+				     s.boxes[i].y0 < s.boxes[j].y1 && s.boxes[j].y0 < s.boxes[i].y1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -168,6 +226,8 @@ int main(void)
 		cmocka_unit_test(test_svg__document_is_well_formed),
 		cmocka_unit_test(test_svg__document_has_its_structure),
 		cmocka_unit_test(test_svg__interval_without_a_name),
+		cmocka_unit_test(test_svg__series_past_eight_are_summed),
+		cmocka_unit_test(test_svg__notes_never_cover_each_other),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
