@@ -17,9 +17,9 @@
  *
  * Keys built at run time (frames_<source>) and keys read back from a
  * database go through db_run_set_dynamic / db_run_get_dynamic (runs.h).
- * docs/schema.md's "Run settings" table lists the same keys
- * (tests/db/test_settings.c checks both ways). Not thread-safe: the
- * setters change the run.
+ * docs/schema.md's run settings table (between its markers) lists the
+ * same keys (tests/db/test_settings.c checks both ways). Not thread-safe:
+ * the setters change the run.
  */
 #ifndef DB_SETTINGS_H
 #define DB_SETTINGS_H
