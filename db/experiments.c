@@ -501,9 +501,9 @@ static int run_setting_row(struct db_row *r, struct db_load *l)
 	return kv_push(&x->settings, &x->nsettings, r, 0, 1);
 }
 
-const char *db_exp_run_setting(const struct db_exp_run *r, const char *key)
+const char *db_exp_run_setting_id(const struct db_exp_run *r, enum db_setting_id id)
 {
-	return db_kv_get(r->settings, r->nsettings, key);
+	return db_kv_get(r->settings, r->nsettings, db_settings[id].name);
 }
 
 static int run_score_row(struct db_row *r, struct db_load *l)

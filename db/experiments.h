@@ -141,8 +141,10 @@ int64_t db_experiment_latest_aa(struct db *db, int64_t host_id,
 int64_t db_experiment_latest_of(struct db *db, int64_t host_id, const char *kind,
 				const char *command, char **cause);
 
-/* A run setting of an experiment run, or NULL. */
-const char *db_exp_run_setting(const struct db_exp_run *r, const char *key);
+/* A run setting of an experiment run (key: one of db/settings.h's), or
+ * NULL. */
+const char *db_exp_run_setting_id(const struct db_exp_run *r, enum db_setting_id id);
+#define db_exp_run_setting(r, key) db_exp_run_setting_id((r), (key).id)
 
 struct db_experiment_summary {
 	int64_t id;

@@ -34,7 +34,7 @@ enum db_count_state db_count_scaled(const struct db_count *c, double *out)
 	return COUNT_OK;
 }
 
-int db_run_set(struct db_run *run, const char *key, const char *value)
+int db_run_set_dynamic(struct db_run *run, const char *key, const char *value)
 {
 	char *v = value ? strdup(value) : NULL;
 	if (value && !v)
@@ -93,14 +93,14 @@ long db_run_event_by_attr(const struct db_run *run, uint32_t type, uint64_t conf
 	return -1;
 }
 
-const char *db_run_get(const struct db_run *run, const char *key)
+const char *db_run_get_dynamic(const struct db_run *run, const char *key)
 {
 	return db_kv_get(run->settings, run->nsettings, key);
 }
 
 int db_run_complete(const struct db_run *run, const char **reasons)
 {
-	const char *c = db_run_get(run, "complete");
+	const char *c = db_get_text(run, SET_COMPLETE);
 	if (reasons)
 		*reasons = NULL;
 	if (!c)
@@ -108,7 +108,7 @@ int db_run_complete(const struct db_run *run, const char **reasons)
 	if (!strcmp(c, "yes"))
 		return 1;
 	if (reasons) {
-		const char *why = db_run_get(run, "incomplete");
+		const char *why = db_get_str(run, SET_INCOMPLETE);
 		*reasons = why ? why : "no reason was stored";
 	}
 	return 0;
@@ -1022,7 +1022,7 @@ int db_run_load(struct db *db, int64_t id, struct db_run *out, char **cause)
 	while (!r.rc && (s = sqlite3_step(st)) == SQLITE_ROW) {
 		db_row_key(&r, "(run %lld, row %zu)", (long long)id, out->nsettings + 1);
 		char *k = db_row_text(&r, 0, 0), *v = db_row_text(&r, 1, DB_NULL_OK | DB_LONG);
-		if (!r.rc && db_run_set(out, k, v))
+		if (!r.rc && db_run_set_dynamic(out, k, v))
 			db_row_nomem(&r);
 		free(k);
 		free(v);

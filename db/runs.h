@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include "db/db.h"
+#include "db/settings.h"
 #include "db/topology.h"
 
 struct db_host {
@@ -170,7 +171,7 @@ struct db_run {
 	struct db_pin pin;
 	size_t nsettings;
 	struct db_kv *settings;
-	bool settings_lost;	/* db_run_set ran out of memory: not stored */
+	bool settings_lost;	/* a setter ran out of memory: not stored */
 	size_t nevents;
 	struct db_event *events;
 	size_t nthreads;
@@ -237,11 +238,19 @@ int db_runs_list(struct db *db, struct db_run_summary **out, size_t *n,
 		 char **cause);
 void db_runs_list_free(struct db_run_summary *list, size_t n);
 
-/* Set a setting (copies both strings); replaces an existing key. 0, or
+/*
+ * Set a setting (copies both strings); replaces an existing key. 0, or
  * -ENOMEM: the setting is not kept, and the run remembers it so that
- * db_run_store refuses it (saying so) rather than store it without. */
-int db_run_set(struct db_run *run, const char *key, const char *value);
-const char *db_run_get(const struct db_run *run, const char *key);
+ * db_run_store refuses it (saying so) rather than store it without.
+ *
+ * Settings with a fixed name go through db/settings.h's typed table
+ * (db_set_u64(run, SET_T0_NS, v), ...). These two are for the keys that
+ * table cannot hold: names built at run time (frames_<source>, one per
+ * frame source) and the rows a database hands back on load, whatever
+ * their names.
+ */
+int db_run_set_dynamic(struct db_run *run, const char *key, const char *value);
+const char *db_run_get_dynamic(const struct db_run *run, const char *key);
 /* The first supported event of the run with this perf_event_attr type
  * and config, whatever it was called (task-clock, context-switches), or
  * -1. */

@@ -693,7 +693,7 @@ static enum exp_slot_result ab_slot_store(struct ab_run *ar, const struct exp_sl
 	}
 	/* Ended by --timeout: where it was asked to end (reports/abstat.c
 	 * counts it the same). */
-	bool ended = run->exit_status == 0 || db_run_get(run, "timed_out");
+	bool ended = run->exit_status == 0 || db_get_flag(run, SET_TIMED_OUT);
 	if (!run->interrupted && !ended) {
 		progress_line_clear(es->line);
 		warning_msg("run %lld (arm %s, %s %d) exited with status %d; stored, "

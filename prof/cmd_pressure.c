@@ -604,34 +604,24 @@ static int arm_slot(struct press *ps, const struct slot *sl, char **cause)
 static void note_corunner(struct press *ps, const struct slot *sl,
 			  const struct pirate_stats *st, struct db_run *run)
 {
-	char buf[64];
 	if (ps->cat || ps->sim) {
-		snprintf(buf, sizeof(buf), "%llu", (unsigned long long)sl->taken);
-		db_run_set(run, "corunner.held_bytes", buf);
+		/* Whole bytes (below 2^53): %.0f writes what %llu did. */
+		db_set_f64(run, SET_CORUNNER_HELD_BYTES, (double)sl->taken);
 		return;
 	}
-	snprintf(buf, sizeof(buf), "%d", ps->cpus.corunner_cpu);
-	db_run_set(run, "corunner.cpu", buf);
-	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)st->bytes);
-	db_run_set(run, "corunner.bytes", buf);
-	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)st->lines);
-	db_run_set(run, "corunner.lines", buf);
-	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)st->passes);
-	db_run_set(run, "corunner.passes", buf);
-	if (isfinite(st->ns_per_line)) {
-		snprintf(buf, sizeof(buf), "%.4f", st->ns_per_line);
-		db_run_set(run, "corunner.ns_per_line", buf);
-	}
-	if (run->wall_s > 0) {
-		snprintf(buf, sizeof(buf), "%.4f", (double)st->ns / 1e9 / run->wall_s);
-		db_run_set(run, "corunner.duty", buf);
-	}
+	db_set_i64(run, SET_CORUNNER_CPU, ps->cpus.corunner_cpu);
+	db_set_u64(run, SET_CORUNNER_BYTES, st->bytes);
+	db_set_u64(run, SET_CORUNNER_LINES, st->lines);
+	db_set_u64(run, SET_CORUNNER_PASSES, st->passes);
+	if (isfinite(st->ns_per_line))
+		db_set_f64(run, SET_CORUNNER_NS_PER_LINE, st->ns_per_line);
+	if (run->wall_s > 0)
+		db_set_f64(run, SET_CORUNNER_DUTY, (double)st->ns / 1e9 / run->wall_s);
 	double held = sl->control || sl->taken == 0 ? NAN
 		      : pirate_held_bytes((double)sl->taken, st->ns_per_line, ps->hit_ns,
 					  sl->mem_ns);
 	if (isfinite(held)) {
-		snprintf(buf, sizeof(buf), "%.0f", held);
-		db_run_set(run, "corunner.held_bytes", buf);
+		db_set_f64(run, SET_CORUNNER_HELD_BYTES, held);
 	}
 }
 

@@ -343,9 +343,9 @@ static int frame_window_samples(struct sample_sink *sk, struct db_run *run,
 				uint64_t t0, struct db_sample_event *evs, size_t nev,
 				char **cause)
 {
-	const char *a = db_run_get(run, "window_start_s");
-	const char *b = db_run_get(run, "window_end_s");
-	const char *w = db_run_get(run, "window");
+	const char *a = db_get_text(run, SET_WINDOW_START_S);
+	const char *b = db_get_text(run, SET_WINDOW_END_S);
+	const char *w = db_get_str(run, SET_WINDOW);
 	if (!a || !b || !w || !strncmp(w, "not ", 4))
 		return 0;
 	uint64_t *n = calloc(nev + 1, sizeof(*n)), *wt = calloc(nev + 1, sizeof(*wt));
@@ -362,11 +362,8 @@ static int frame_window_samples(struct sample_sink *sk, struct db_run *run,
 		evs[e].weight = evs[e].weight > wt[e] ? evs[e].weight - wt[e] : 0;
 		out += n[e];
 	}
-	if (!rc) {
-		char buf[32];
-		snprintf(buf, sizeof(buf), "%llu", (unsigned long long)out);
-		db_run_set(run, "window_samples_left_out", buf);
-	}
+	if (!rc)
+		db_set_u64(run, SET_WINDOW_SAMPLES_LEFT_OUT, out);
 	free(n);
 	free(wt);
 	return rc;
@@ -569,9 +566,9 @@ static int record_simulated(struct verb_ctx *vc, const struct record_args *a)
 			.attr_config = e, .call_graph = (char *)"none",
 			.samples = counts[e], .weight = totals[e],
 		};
-	db_run_set(&run, "events", RUN_SIM_EVENTS);
-	db_run_set(&run, "sampled_events", "simulated");
-	db_run_set(&run, "call_graph", "none");
+	db_set_str(&run, SET_EVENTS, RUN_SIM_EVENTS);
+	db_set_str(&run, SET_SAMPLED_EVENTS, "simulated");
+	db_set_str(&run, SET_CALL_GRAPH, "none");
 	char *note = NULL;
 	if (asprintf(&note, "%s%ssimulated: a sample is one function's own cost of "
 		     "one event in the model, weighed by it (no call stacks)",
@@ -753,28 +750,23 @@ static void record_settings(const struct record_job *j, struct db_run *run,
 {
 	const struct record_args *a = j->a;
 	const char *sampled = a->events ? a->events : j->sev[0].name;
-	db_run_set(run, "events", j->counted_spec);
-	db_run_set(run, "sampled_events", sampled);
-	db_run_set(run, "call_graph", call_graph_name(a->cg));
-	char num[64];
-	snprintf(num, sizeof(num), "%ld", a->freq ? a->freq : a->period);
-	db_run_set(run, a->freq ? "freq" : "period", num);
-	snprintf(num, sizeof(num), "%ld", j->mmap_pages);
-	db_run_set(run, "mmap_pages", num);
+	db_set_str(run, SET_EVENTS, j->counted_spec);
+	db_set_str(run, SET_SAMPLED_EVENTS, sampled);
+	db_set_str(run, SET_CALL_GRAPH, call_graph_name(a->cg));
+	db_set_i64(run, a->freq ? SET_FREQ : SET_PERIOD, a->freq ? a->freq : a->period);
+	/* 1 or more (--mmap-pages, or 256 or 1024): %llu writes what %ld
+	 * did. */
+	db_set_u64(run, SET_MMAP_PAGES, (uint64_t)j->mmap_pages);
 	/* The launch on the samples' clock (CLOCK_MONOTONIC): the exports
 	 * time samples from it, as frames and intervals are. */
-	if (j->oc.t0_ns) {
-		snprintf(num, sizeof(num), "%llu", (unsigned long long)j->oc.t0_ns);
-		db_run_set(run, "t0_ns", num);
-	}
+	if (j->oc.t0_ns)
+		db_set_u64(run, SET_T0_NS, j->oc.t0_ns);
 	if (a->cg == CALL_GRAPH_DWARF) {
-		snprintf(num, sizeof(num), "%ld", a->stack_bytes);
-		db_run_set(run, "stack_bytes", num);
+		db_set_i64(run, SET_STACK_BYTES, a->stack_bytes);
 		uint64_t stops = 0;
 		for (int i = UNWIND_STOP_NO_INFO; i < UNWIND_STOP_COUNT; i++)
 			stops += st->unwind.stops[i];
-		snprintf(num, sizeof(num), "%llu", (unsigned long long)stops);
-		db_run_set(run, "unwind_stops_early", num);
+		db_set_u64(run, SET_UNWIND_STOPS_EARLY, stops);
 	}
 	if (st->lost || st->dropped) {
 		warning_msg("%llu samples lost by the kernel (ring buffer full), %llu "

@@ -173,11 +173,11 @@ static int report_frames_of(struct verb_ctx *vc, const struct db_run *run)
 {
 	int rc = EXIT_OK;
 	if (!run->nframes) {
-		const char *re = db_run_get(run, "frame_regex");
+		const char *re = db_get_str(run, SET_FRAME_REGEX);
 		char buf[64];
 		/* Asked of a run that has none, as samples of a counted run:
 		 * a usage error (README's exit status). */
-		const char *note = db_run_get(run, "frame_note");
+		const char *note = db_get_str(run, SET_FRAME_NOTE);
 		if (re)
 			error_msg("run %lld has no frames: --frame-regex '%s' "
 				  "matched no line of its output", (long long)run->id,

@@ -102,15 +102,15 @@ static int run_once(struct verb_ctx *vc, const struct runner_opts *ro,
 		run.topology = plan->topology;
 		plan->topology = NULL;
 	}
-	db_run_set(&run, "events", a->events);
+	db_set_str(&run, SET_EVENTS, a->events);
 	if (a->tag)
-		db_run_set(&run, DB_RUN_TAG_KEY, a->tag);
+		db_set_str(&run, SET_TAG, a->tag);
 	if (a->working_set)
-		db_run_set(&run, "working_set", "1");
+		db_set_flag(&run, SET_WORKING_SET);
 	if (rep) {
 		char nth[48];
 		snprintf(nth, sizeof(nth), "%zu/%zu", rep->nruns + 1, rep->asked);
-		db_run_set(&run, "repeat", nth);
+		db_set_str(&run, SET_REPEAT, nth);
 	}
 
 	/* --no-multiplex: a run holding any estimate is printed, not stored. */

@@ -96,16 +96,14 @@ static int screen_one(struct verb_ctx *vc, const char *name, const char *cmd,
 		free(cause);
 		return exit_code_for_launch(rc);
 	}
-	db_run_set(&run, "events", a->events);
-	db_run_set(&run, "screen.scene", name);
-	char v[32];
-	snprintf(v, sizeof(v), "%g", a->seconds);
-	db_run_set(&run, "screen.window_s", v);
+	db_set_str(&run, SET_EVENTS, a->events);
+	db_set_str(&run, SET_SCREEN_SCENE, name);
+	db_set_f64(&run, SET_SCREEN_WINDOW_S, a->seconds);
 	/* Judged once to store its verdict, and again after the store, so
 	 * that the result names the stored run's id. */
 	screen_judge(&run, name, a->seconds, b, res);
-	db_run_set(&run, "screen.verdict", screen_verdict_name(res->verdict));
-	db_run_set(&run, "screen.why", res->why);
+	db_set_str(&run, SET_SCREEN_VERDICT, screen_verdict_name(res->verdict));
+	db_set_str(&run, SET_SCREEN_WHY, res->why);
 	char *store_cause = NULL;
 	if (run_state_store(vc, &run, &store_cause)) {
 		print_cause("warning: ", store_cause ? store_cause : "the run was not stored");

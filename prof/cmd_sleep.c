@@ -207,7 +207,7 @@ static void fill_run(struct db_run *run, int argc, char **argv,
 	run->topology = plan->topology;
 	plan->topology = NULL;
 	if (plan->desc)
-		db_run_set(run, "pin_desc", plan->desc);
+		db_set_str(run, SET_PIN_DESC, plan->desc);
 }
 
 /* ---------------------------------------------------------- options */

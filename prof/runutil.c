@@ -328,7 +328,7 @@ void run_frames_warn(const struct db_run *run, const struct frame_args *f)
 		warning_msg("--frame-regex '%s' matched no line of the "
 			"workload's output: no frames stored",
 			cli_echo(regex, buf, sizeof(buf)));
-	else if (f->marker && db_run_get(run, "frame_note"))
+	else if (f->marker && db_get_str(run, SET_FRAME_NOTE))
 		warning_msg("--frames: no marker was kept (above): no frames stored");
 	else if (f->marker)
 		warning_msg("--frames: the workload marked no frame "

@@ -107,9 +107,9 @@ struct run_time {
 	bool whole;		/* its counters are the whole run's: no window */
 };
 
-static double kv_num(const struct db_exp_run *r, const char *key)
+static double kv_num(const struct db_exp_run *r, struct db_setting_f64 key)
 {
-	const char *v = db_kv_get(r->settings, r->nsettings, key);
+	const char *v = db_exp_run_setting(r, key);
 	char *end;
 	double d = v ? strtod(v, &end) : NAN;
 	return v && end != v ? d : NAN;
@@ -117,17 +117,17 @@ static double kv_num(const struct db_exp_run *r, const char *key)
 
 static struct run_time run_time_of(const struct db_exp_run *r)
 {
-	const char *w = db_kv_get(r->settings, r->nsettings, "window");
+	const char *w = db_exp_run_setting(r, SET_WINDOW);
 	struct run_time t = { r->user_s, r->sys_s, r->user_s + r->sys_s, r->wall_s, true };
 	if (!w)
 		return t;
 	t.whole = false;
-	t.user_s = kv_num(r, "window_user_s");
-	t.sys_s = kv_num(r, "window_sys_s");
-	t.span_s = kv_num(r, "window_end_s") - kv_num(r, "window_start_s");
+	t.user_s = kv_num(r, SET_WINDOW_USER_S);
+	t.sys_s = kv_num(r, SET_WINDOW_SYS_S);
+	t.span_s = kv_num(r, SET_WINDOW_END_S) - kv_num(r, SET_WINDOW_START_S);
 	/* A window of frames knows its CPU time from task-clock alone
 	 * (prof/collect_frames.c): no user and system apart. */
-	t.cpu_s = isnan(t.user_s) ? kv_num(r, "window_cpu_s") : t.user_s + t.sys_s;
+	t.cpu_s = isnan(t.user_s) ? kv_num(r, SET_WINDOW_CPU_S) : t.user_s + t.sys_s;
 	return t;
 }
 
@@ -259,7 +259,7 @@ bool ab_score_is_rate(const char *name, const struct ab_score_flags *f)
  * status (SIGTERM's) is no failure. */
 static bool ended_by_timeout(const struct db_exp_run *r)
 {
-	return db_kv_get(r->settings, r->nsettings, "timed_out") != NULL;
+	return db_exp_run_setting(r, SET_TIMED_OUT) != NULL;
 }
 
 bool ab_run_counts(const struct db_exp_run *r)

@@ -68,7 +68,7 @@ static void xctx_release(struct xctx *x)
  * sample's time where the run kept none or a sample came before it. */
 static uint64_t samples_t0(const struct db_run *run, const struct db_profile *p)
 {
-	const char *s = db_run_get(run, "t0_ns");
+	const char *s = db_get_text(run, SET_T0_NS);
 	uint64_t t0 = s ? strtoull(s, NULL, 10) : 0;
 	if (p && p->nsamples && (!t0 || p->samples[0].time < t0))
 		t0 = p->samples[0].time;

@@ -37,7 +37,7 @@ double frames_pct_ms(const struct db_run *run, double p)
 
 double frames_budget_ms(const struct db_run *run)
 {
-	const char *b = db_run_get(run, "frame_budget_ms");
+	const char *b = db_get_text(run, SET_FRAME_BUDGET_MS);
 	return b ? atof(b) : FRAME_BUDGET_MS;
 }
 
@@ -279,7 +279,7 @@ static const struct col doc_cols[D_N] = {
 /* The markers prof dropped as they arrived (prof/collect_frames.c). */
 static int64_t markers_dropped(const struct db_run *run)
 {
-	const char *n = db_run_get(run, "frame_markers_dropped");
+	const char *n = db_get_text(run, SET_FRAME_MARKERS_DROPPED);
 	return n ? atoll(n) : 0;
 }
 
@@ -287,8 +287,8 @@ static int64_t markers_dropped(const struct db_run *run)
  * lines (malloc'd, or NULL). */
 static char *frames_note(const struct db_run *run)
 {
-	const char *a = db_run_get(run, "frame_note");
-	const char *b = db_run_get(run, "frame_regex_note");
+	const char *a = db_get_str(run, SET_FRAME_NOTE);
+	const char *b = db_get_str(run, SET_FRAME_REGEX_NOTE);
 	char *s;
 	if (!a && !b)
 		return NULL;
@@ -302,7 +302,7 @@ static void json_doc(const struct db_run *run, FILE *fp)
 	struct rows *doc = rows_new(NULL, doc_cols, D_N, 0);
 	size_t row = rows_add(doc);
 	rows_int(doc, row, D_RUN_ID, run->id);
-	rows_str(doc, row, D_SOURCE, db_run_get(run, "frame_source"));
+	rows_str(doc, row, D_SOURCE, db_get_str(run, SET_FRAME_SOURCE));
 	rows_int(doc, row, D_FRAMES, (int64_t)run->nframes);
 	rows_num(doc, row, D_P50, frames_pct_ms(run, 50));
 	rows_num(doc, row, D_P90, frames_pct_ms(run, 90));
@@ -336,9 +336,9 @@ static void json_doc(const struct db_run *run, FILE *fp)
 
 static void people_lines(const struct db_run *run, enum out_format fmt, FILE *fp)
 {
-	const char *src = db_run_get(run, "frame_source");
+	const char *src = db_get_str(run, SET_FRAME_SOURCE);
 	const char *li = fmt == OUT_MARKDOWN ? "- " : "";
-	const char *from = db_run_get(run, "frame_time_from");
+	const char *from = db_get_str(run, SET_FRAME_TIME_FROM);
 	fprintf(fp, "%sframes: %zu (%s%s), frame time p50 %.2f ms, p90 %.2f ms, "
 		"p99 %.2f ms, max %.2f ms; %zu longer than %g ms\n", li,
 		run->nframes, src ? src : "?",

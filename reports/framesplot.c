@@ -189,7 +189,7 @@ void report_frames_svg(const struct db_run *run, FILE *fp)
 	svg_text(&s, 20, 26, SVG_START, "title",
 		 "prof report --frames, run %lld: frame times and counters per frame",
 		 (long long)run->id);
-	const char *src = db_run_get(run, "frame_source");
+	const char *src = db_get_str(run, SET_FRAME_SOURCE);
 	svg_text(&s, 20, 46, SVG_START, "small", "%zu frames (%s), p50 %.2f ms, "
 		 "p99 %.2f ms, max %.2f ms; dashed: the budget per frame; "
 		 "triangles: the frames over it", run->nframes, src ? src : "?",

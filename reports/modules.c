@@ -19,7 +19,7 @@ uint64_t report_code_footprint(const struct db_run *run)
 
 uint64_t report_ws_window(const struct db_run *run)
 {
-	const char *s = db_run_get(run, "ws_window_bytes");
+	const char *s = db_get_text(run, SET_WS_WINDOW_BYTES);
 	unsigned long long v = s ? strtoull(s, NULL, 10) : 0;
 	return v ? (uint64_t)v : 65536;
 }

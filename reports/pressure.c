@@ -131,7 +131,7 @@ static double median(double *v, size_t n)
 
 /* The median over an arm's counted runs of a metric, or of a run setting. */
 static double arm_median(const struct db_experiment *e, size_t arm,
-			 const char *metric, const char *setting)
+			 const char *metric, const struct db_setting_f64 *setting)
 {
 	double *v = calloc(e->nruns + 1, sizeof(double));
 	if (!v)
@@ -141,7 +141,7 @@ static double arm_median(const struct db_experiment *e, size_t arm,
 		const struct db_exp_run *r = &e->runs[i];
 		if ((size_t)r->arm != arm || !ab_run_counts(r))
 			continue;
-		v[n++] = setting ? num_of(db_exp_run_setting(r, setting))
+		v[n++] = setting ? num_of(db_exp_run_setting(r, *setting))
 			 : metric_of(r, metric);
 	}
 	double m = median(v, n);
@@ -600,7 +600,7 @@ int press_analyze(const struct db_experiment *e, double gate_pct,
 		curve_gate(e, out->metric, gate_pct, c);
 		c->control_median = arm_median(e, c->control_arm, out->metric, NULL);
 		c->control_corunner_ns = arm_median(e, c->control_arm, NULL,
-						    "corunner.ns_per_line");
+						    &SET_CORUNNER_NS_PER_LINE);
 		for (size_t i = 0; i < c->nsteps; i++) {
 			struct press_step *s = &c->steps[i];
 			struct pairs p;
@@ -621,10 +621,10 @@ int press_analyze(const struct db_experiment *e, double gate_pct,
 			}
 			s->cmp.arm = s->arm;
 			s->median = arm_median(e, s->arm, out->metric, NULL);
-			s->corunner_ns = arm_median(e, s->arm, NULL, "corunner.ns_per_line");
+			s->corunner_ns = arm_median(e, s->arm, NULL, &SET_CORUNNER_NS_PER_LINE);
 			s->held_bytes = s->aa ? 0 : arm_median(e, s->arm, NULL,
-							       "corunner.held_bytes");
-			s->duty = arm_median(e, s->arm, NULL, "corunner.duty");
+							       &SET_CORUNNER_HELD_BYTES);
+			s->duty = arm_median(e, s->arm, NULL, &SET_CORUNNER_DUTY);
 			if (!s->aa && s->duty < PRESS_DUTY_MIN)
 				warn(out, "%s, step %s: the co-runner ran %.0f%% of the "
 				     "time (median): other work took its CPU, so it took "

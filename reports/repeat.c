@@ -71,12 +71,12 @@ void repeat_set_add(struct repeat_set *s, const struct db_run *run)
 		xalloc_die();
 	s->run_ids = ids;
 	s->run_ids[s->nruns++] = run->id;
-	const char *prep = db_run_get(run, "prepare"), *clean = db_run_get(run, "cleanup");
+	const char *prep = db_get_str(run, SET_PREPARE), *clean = db_get_str(run, SET_CLEANUP);
 	if (prep && !s->prepare && !(s->prepare = strdup(prep)))
 		xalloc_die();
 	if (clean && !s->cleanup && !(s->cleanup = strdup(clean)))
 		xalloc_die();
-	if (db_run_get(run, "timed_out"))
+	if (db_get_flag(run, SET_TIMED_OUT))
 		s->ntimed_out++;
 	if (run->interrupted)
 		s->ninterrupted++;

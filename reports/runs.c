@@ -310,7 +310,8 @@ static void write_header(const struct db_run *run, size_t nrows,
 	else
 		fprintf(fp, "%sprof %s %s: ", lead, report_run_verb(run), id);
 	command_field(fp, run->command, fmt);
-	const char *tmo = db_run_get(run, "timed_out") ? db_run_get(run, "timeout_s") : NULL;
+	const char *tmo = db_get_flag(run, SET_TIMED_OUT) ? db_get_text(run, SET_TIMEOUT_S)
+							   : NULL;
 	fprintf(fp, " %s%s", status, run->interrupted ? ", interrupted" : "");
 	if (tmo)
 		fprintf(fp, ", timed out after %s s", tmo);
@@ -332,8 +333,8 @@ static void write_header(const struct db_run *run, size_t nrows,
 		fputc('\n', fp);
 	}
 	/* How each thread's counts were had (runs since the per-CPU path). */
-	const char *path = db_run_get(run, "count_path");
-	const char *note = db_run_get(run, "count_path_note");
+	const char *path = db_get_str(run, SET_COUNT_PATH);
+	const char *note = db_get_str(run, SET_COUNT_PATH_NOTE);
 	if (path && !strcmp(path, "percpu"))
 		fprintf(fp, "%sper thread: counted per CPU, given to each thread at "
 			"its switches\n", lead);
@@ -344,8 +345,8 @@ static void write_header(const struct db_run *run, size_t nrows,
 		fprintf(fp, "%s(not per CPU: %.*s)\n", lead,
 			(int)utf8_cut(note, strlen(note), 200), note);
 	/* Simulated hardware counters: the model they come from. */
-	const char *src = db_run_get(run, "counter_source");
-	const char *model = db_run_get(run, "sim.model");
+	const char *src = db_get_str(run, SET_COUNTER_SOURCE);
+	const char *model = db_get_str(run, SET_SIM_MODEL);
 	if (src && !strcmp(src, "simulated")) {
 		fprintf(fp, "%shardware counters: simulated, a model (compare with other "
 			"simulated runs)\n", lead);
@@ -362,24 +363,25 @@ static void write_header(const struct db_run *run, size_t nrows,
 /* --window: which part of the run the counts are. */
 static void window_line(const struct db_run *run, const char *lead, FILE *fp)
 {
-	const char *win = db_run_get(run, "window");
+	const char *win = db_get_str(run, SET_WINDOW);
 	if (win && !strcmp(win, "not reached"))
 		fprintf(fp, "%swindow %s: not reached (the command ended first): "
 			"the counts are the whole run's\n", lead,
-			db_run_get(run, "window_asked") ? db_run_get(run, "window_asked") : "?");
-	else if (win && db_run_get(run, "window_end_s")) {
-		double a = atof(db_run_get(run, "window_start_s") ?
-				db_run_get(run, "window_start_s") : "0");
-		double b = atof(db_run_get(run, "window_end_s"));
+			db_get_str(run, SET_WINDOW_ASKED) ? db_get_str(run, SET_WINDOW_ASKED)
+							  : "?");
+	else if (win && db_get_text(run, SET_WINDOW_END_S)) {
+		double a = atof(db_get_text(run, SET_WINDOW_START_S) ?
+				db_get_text(run, SET_WINDOW_START_S) : "0");
+		double b = atof(db_get_text(run, SET_WINDOW_END_S));
 		unsigned f0, f1;
 		if (sscanf(win, "frame:%u:%u", &f0, &f1) == 2)
 			fprintf(fp, "%swindow: frames %u to %u, %.4g to %.4g s after the "
 				"launch", lead, f0, f1, a, b);
 		else
 			fprintf(fp, "%swindow: %.3g to %.3g s after the launch", lead, a, b);
-		const char *u = db_run_get(run, "window_user_s");
-		const char *s = db_run_get(run, "window_sys_s");
-		const char *c = db_run_get(run, "window_cpu_s");
+		const char *u = db_get_text(run, SET_WINDOW_USER_S);
+		const char *s = db_get_text(run, SET_WINDOW_SYS_S);
+		const char *c = db_get_text(run, SET_WINDOW_CPU_S);
 		if (u && s)
 			fprintf(fp, " (CPU %.3f s user, %.3f s sys)", atof(u), atof(s));
 		else if (c)
@@ -1345,8 +1347,8 @@ static void write_json(const struct db_run *run, const struct rrow *rows,
 	if (run->note)
 		rows_str(r, row, R_NOTE, run->note);
 	/* Only a run launched with --timeout has the key. */
-	if (db_run_get(run, "timeout_s"))
-		rows_bool(r, row, R_TIMED_OUT, db_run_get(run, "timed_out") != NULL);
+	if (db_get_text(run, SET_TIMEOUT_S))
+		rows_bool(r, row, R_TIMED_OUT, db_get_flag(run, SET_TIMED_OUT));
 	rows_num(r, row, R_WALL, run->wall_s);
 	rows_num(r, row, R_USER, run->user_s);
 	rows_num(r, row, R_SYS, run->sys_s);

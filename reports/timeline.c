@@ -80,7 +80,7 @@ void report_intervals(const struct db_run *run, enum out_format fmt, FILE *fp)
 		struct rows *doc = rows_new(NULL, doc_cols, D_N, 0);
 		size_t row = rows_add(doc);
 		rows_int(doc, row, D_RUN_ID, run->id);
-		const char *ms = db_run_get(run, "interval_ms");
+		const char *ms = db_get_text(run, SET_INTERVAL_MS);
 		if (ms)
 			rows_int(doc, row, D_INTERVAL_MS, atoll(ms));
 		else
@@ -221,7 +221,7 @@ out:
 
 void report_timeline(const struct db_run *run, enum out_format fmt, FILE *fp)
 {
-	const char *ms = db_run_get(run, "interval_ms");
+	const char *ms = db_get_text(run, SET_INTERVAL_MS);
 	if (!run->nintervals || !ms || atoll(ms) <= 0 ||
 	    (fmt != OUT_TABLE && fmt != OUT_MARKDOWN))
 		return;

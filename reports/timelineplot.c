@@ -153,7 +153,7 @@ void report_intervals_svg(const struct db_run *run, FILE *fp)
 	svg_text(&s, 20, 26, SVG_START, "title",
 		 "prof report --intervals, run %lld: counters over time",
 		 (long long)run->id);
-	const char *ms = db_run_get(run, "interval_ms");
+	const char *ms = db_get_text(run, SET_INTERVAL_MS);
 	if (g.nt > BUCKETS_MAX)
 		svg_text(&s, 20, 46, SVG_START, "small", "%zu intervals of %s ms, "
 			 "%zu thread name%s, the threads of a name summed; drawn in "

@@ -46,7 +46,7 @@ static void dbfix_run(struct db_run *r, const char *kind, const char *command)
 	r->pin.mode = strdup("cpus:0-1");
 	r->pin.status = strdup("applied");
 	r->pin.cpus = strdup("0-1");
-	db_run_set(r, "complete", "yes");
+	db_set_yesno(r, SET_COMPLETE, true);
 }
 
 /* Events task-clock (counted) and cycles (refused), nthreads threads. */

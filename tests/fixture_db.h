@@ -228,9 +228,9 @@ static inline int64_t fx_store_counted(struct db *db)
 	r.argv[1] = fx_s("--scene");
 	r.argv[2] = fx_s("3");
 	r.cwd = fx_s("/home/dev/emu");
-	db_run_set(&r, "events", "task-clock,cycles,instructions,branch-misses,"
+	db_set_str(&r, SET_EVENTS, "task-clock,cycles,instructions,branch-misses,"
 		   "LLC-load-misses");
-	db_run_set(&r, "complete", "yes");
+	db_set_yesno(&r, SET_COMPLETE, true);
 	fx_check(db_run_store(db, &r, &cause), cause, "counted run");
 	int64_t id = r.id;
 	db_run_release(&r);
@@ -261,10 +261,10 @@ static inline int64_t fx_store_incomplete(struct db *db)
 	fx_count(&r, 1, 0, 27500000);
 	fx_count(&r, 1, 1, 4096);
 	fx_count(&r, 1, 2, 33);
-	db_run_set(&r, "events", "task-clock,page-faults,context-switches");
-	db_run_set(&r, "sleep_mode", "timerfd");
-	db_run_set(&r, "complete", "no");
-	db_run_set(&r, "incomplete",
+	db_set_str(&r, SET_EVENTS, "task-clock,page-faults,context-switches");
+	db_set_str(&r, SET_SLEEP_MODE, "timerfd");
+	db_set_yesno(&r, SET_COMPLETE, false);
+	db_set_str(&r, SET_INCOMPLETE,
 		   "3 of 5 tasks sent no exit record: their counts are in their "
 		   "parent's row\n"
 		   "the kernel's account of the command's CPU time (wait4: 875.0 ms) "
@@ -327,8 +327,8 @@ static inline int64_t fx_store_attach(struct db *db)
 	/* Thread 4250 never exited: its counts are in the totals only. */
 	r.events[0].total.value += 125000000;
 	r.events[1].total.value += 64;
-	db_run_set(&r, "events", "task-clock,context-switches,cycles");
-	db_run_set(&r, "complete", "yes");
+	db_set_str(&r, SET_EVENTS, "task-clock,context-switches,cycles");
+	db_set_yesno(&r, SET_COMPLETE, true);
 	fx_check(db_run_store(db, &r, &cause), cause, "attach run");
 	int64_t id = r.id;
 	db_run_release(&r);
@@ -396,10 +396,10 @@ static inline int64_t fx_store_working_set(struct db *db)
 		r.ws[i].faulted_bytes = faulted[i];
 		r.ws[i].faults = 20 + i;
 	}
-	db_run_set(&r, "events", "task-clock,page-faults");
-	db_run_set(&r, "working_set", "1");
-	db_run_set(&r, "ws_window_bytes", "65536");
-	db_run_set(&r, "complete", "yes");
+	db_set_str(&r, SET_EVENTS, "task-clock,page-faults");
+	db_set_flag(&r, SET_WORKING_SET);
+	db_set_u64(&r, SET_WS_WINDOW_BYTES, 65536);
+	db_set_yesno(&r, SET_COMPLETE, true);
 	fx_check(db_run_store(db, &r, &cause), cause, "working-set run");
 	int64_t id = r.id;
 	db_run_release(&r);
@@ -501,11 +501,11 @@ static inline int64_t fx_store_record(struct db *db)
 		r.threads[i].start_ns = 1000000 + 1000 * (int64_t)i;
 		fx_count(&r, i, 0, 5000000 * (i + 1));
 	}
-	db_run_set(&r, "events", "task-clock,cycles");
-	db_run_set(&r, "sampled_events", "cpu-clock,page-faults");
-	db_run_set(&r, "call_graph", "dwarf");
-	db_run_set(&r, "freq", "999");
-	db_run_set(&r, "complete", "yes");
+	db_set_str(&r, SET_EVENTS, "task-clock,cycles");
+	db_set_str(&r, SET_SAMPLED_EVENTS, "cpu-clock,page-faults");
+	db_set_str(&r, SET_CALL_GRAPH, "dwarf");
+	db_set_i64(&r, SET_FREQ, 999);
+	db_set_yesno(&r, SET_COMPLETE, true);
 	struct db_sample_event ev[2] = {
 		{ .name = "cpu-clock", .attr_type = 1, .attr_config = 0, .freq = 999,
 		  .call_graph = "dwarf", .stack_bytes = 8192, .samples = nsamples[0],
@@ -684,8 +684,8 @@ static inline int64_t fx_store_build(struct db *db)
 		fx_count(&r, t, 0, th[t].ms * 1000000);
 		fx_count(&r, t, 1, th[t].faults);
 	}
-	db_run_set(&r, "events", "task-clock,page-faults");
-	db_run_set(&r, "complete", "yes");
+	db_set_str(&r, SET_EVENTS, "task-clock,page-faults");
+	db_set_yesno(&r, SET_COMPLETE, true);
 	fx_check(db_run_store(db, &r, &cause), cause, "build run");
 	int64_t id = r.id;
 	db_run_release(&r);
@@ -772,13 +772,13 @@ static inline int64_t fx_store_frames(struct db *db)
 				.frame = f, .name = nm, .event = 1, .value = faults };
 		}
 	}
-	db_run_set(&r, "events", "task-clock,page-faults");
-	db_run_set(&r, "interval_ms", "100");
-	db_run_set(&r, "frames_marker", "24");
-	db_run_set(&r, "frames_regex", "0");
-	db_run_set(&r, "frame_source", "marker");
-	db_run_set(&r, "frame_budget_ms", "16.7");
-	db_run_set(&r, "complete", "yes");
+	db_set_str(&r, SET_EVENTS, "task-clock,page-faults");
+	db_set_u64(&r, SET_INTERVAL_MS, 100);
+	db_run_set_dynamic(&r, "frames_marker", "24");
+	db_run_set_dynamic(&r, "frames_regex", "0");
+	db_set_str(&r, SET_FRAME_SOURCE, "marker");
+	db_set_f64(&r, SET_FRAME_BUDGET_MS, 16.7);
+	db_set_yesno(&r, SET_COMPLETE, true);
 	fx_check(db_run_store(db, &r, &cause), cause, "frames run");
 	int64_t id = r.id;
 	db_run_release(&r);
@@ -855,7 +855,7 @@ static inline void fx_exp_run(struct db_run *r, const struct fx_side *s, int arm
 		.path = fx_s("/home/dev/emu/emu"), .kind = fx_s("file"),
 		.exec_bytes = (uint64_t)s->footprint, .nprocs = 1,
 	};
-	db_run_set(r, "complete", "yes");
+	db_set_yesno(r, SET_COMPLETE, true);
 }
 
 static inline void fx_set_times(struct db *db, int64_t id, const char *started,
@@ -1168,20 +1168,17 @@ static inline void fx_press_run(struct db_run *r, const struct fx_press_workload
 	fx_thread(r, 0, 2000 + round * 20 + arm, 2000 + round * 20 + arm, "chase");
 	fx_add_event(r, 0, "task-clock", true, 0, 1, 1);
 	fx_count(r, 0, 0, (uint64_t)(cpu_s * 1e9));
-	char b[32];
 	double ns = w->ns[step] * fx_jitter(round, arm, 3);
-	snprintf(b, sizeof(b), "%.4f", ns);
-	db_run_set(r, "corunner.ns_per_line", b);
-	db_run_set(r, "corunner.duty", "0.9800");
+	db_set_f64(r, SET_CORUNNER_NS_PER_LINE, ns);
+	db_set_f64(r, SET_CORUNNER_DUTY, 0.98);
 	if (step > 1) {
 		/* pirate_held_bytes: what it walked, scaled by how far its
 		 * time per line sits from a miss towards a hit */
 		double f = (FX_PRESS_MEM_NS - ns) / (FX_PRESS_MEM_NS - FX_PRESS_HIT_NS);
 		f = f > 1 ? 1 : f < 0 ? 0 : f;
-		snprintf(b, sizeof(b), "%.0f", (double)fx_press_taken[step] * f);
-		db_run_set(r, "corunner.held_bytes", b);
+		db_set_f64(r, SET_CORUNNER_HELD_BYTES, (double)fx_press_taken[step] * f);
 	}
-	db_run_set(r, "complete", "yes");
+	db_set_yesno(r, SET_COMPLETE, true);
 }
 
 static inline void fx_store_pressure(struct db *db)

@@ -334,21 +334,13 @@ static void audit_tree_clock(struct audit *a)
 /* The ring buffers' evidence, as settings, whether complete or not. */
 static void keep_ring_evidence(struct db_run *run, const struct counters_health *h)
 {
-	char num[32];
-	snprintf(num, sizeof(num), "%llu", (unsigned long long)h->past_head);
-	db_run_set(run, "ring_past_head", num);
-	snprintf(num, sizeof(num), "%llu", (unsigned long long)h->torn_bytes);
-	db_run_set(run, "ring_torn_bytes", num);
-	snprintf(num, sizeof(num), "%llu", (unsigned long long)h->names_from_proc);
-	db_run_set(run, "ring_names_from_proc", num);
-	if (h->unattributed) {
-		snprintf(num, sizeof(num), "%llu", (unsigned long long)h->unattributed_ns);
-		db_run_set(run, "percpu_unattributed_ns", num);
-	}
-	if (h->reaped_by_stack) {
-		snprintf(num, sizeof(num), "%llu", (unsigned long long)h->reaped_by_stack);
-		db_run_set(run, "percpu_reaped_by_stack", num);
-	}
+	db_set_u64(run, SET_RING_PAST_HEAD, h->past_head);
+	db_set_u64(run, SET_RING_TORN_BYTES, h->torn_bytes);
+	db_set_u64(run, SET_RING_NAMES_FROM_PROC, h->names_from_proc);
+	if (h->unattributed)
+		db_set_u64(run, SET_PERCPU_UNATTRIBUTED_NS, h->unattributed_ns);
+	if (h->reaped_by_stack)
+		db_set_u64(run, SET_PERCPU_REAPED_BY_STACK, h->reaped_by_stack);
 	/* The names are right; what it says is that the ring lost records
 	 * without a trace, which the checks above look for otherwise. */
 	if (h->names_from_proc)
@@ -395,9 +387,9 @@ static int audit_run(struct db_run *run, const struct collect_ctx *cx, char **ca
 		return fill_oom(cause, "completeness");
 	}
 	keep_ring_evidence(run, &a.h);
-	db_run_set(run, "complete", a.n ? "no" : "yes");
+	db_set_yesno(run, SET_COMPLETE, !a.n);
 	if (a.n)
-		db_run_set(run, "incomplete", text);
+		db_set_str(run, SET_INCOMPLETE, text);
 	free(text);
 	return 0;
 }
@@ -423,12 +415,12 @@ static int counters_fill(void *self, struct collect_ctx *cx, struct db_run *run,
 	if ((rc = fill_events(run, cx->cs, o->evs, o->nev, cause)) ||
 	    (rc = fill_threads(run, counters_threads(cx->cs), cause)))
 		return rc;
-	db_run_set(run, "count_path", counters_path_name(counters_path(cx->cs)));
+	db_set_str(run, SET_COUNT_PATH, counters_path_name(counters_path(cx->cs)));
 	if (cx->co->nsamplers)
-		db_run_set(run, "sample_path",
+		db_set_str(run, SET_SAMPLE_PATH,
 			   counters_path_name(counters_sample_path(cx->cs)));
 	if (counters_path_note(cx->cs))
-		db_run_set(run, "count_path_note", counters_path_note(cx->cs));
+		db_set_str(run, SET_COUNT_PATH_NOTE, counters_path_note(cx->cs));
 	return audit_run(run, cx, cause);
 }
 

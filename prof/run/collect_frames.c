@@ -589,13 +589,6 @@ static int tid_cmp(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-static void set_seconds(struct db_run *run, const char *key, double v)
-{
-	char buf[32];
-	snprintf(buf, sizeof(buf), "%.6f", v);
-	db_run_set(run, key, buf);
-}
-
 /*
  * --window frame:N:M (prof/run/collector.h): each thread's counts from the
  * start of frame N to the end of frame M, read as each frame's are (its
@@ -614,8 +607,8 @@ static void frame_window(struct frames_state *st, struct collect_ctx *cx,
 	snprintf(spec, sizeof(spec), "frame:%u:%u", w->first_frame, w->last_frame);
 	size_t n = frames_count(st->f, src);
 	if (n < w->first_frame) {
-		db_run_set(run, "window", "not reached");
-		db_run_set(run, "window_asked", spec);
+		db_set_str(run, SET_WINDOW, "not reached");
+		db_set_str(run, SET_WINDOW_ASKED, spec);
 		run_warn("--window %s: the run had %zu frame%s, fewer than %u: the "
 			 "run's counts are the whole run's", spec, n, n == 1 ? "" : "s",
 			 w->first_frame);
@@ -630,7 +623,7 @@ static void frame_window(struct frames_state *st, struct collect_ctx *cx,
 	size_t nth = frames_nthreads(st->f);
 	struct tid_at *ix = malloc((nth ? nth : 1) * sizeof(*ix));
 	if (!ix) {
-		db_run_set(run, "window", "not kept (out of memory)");
+		db_set_str(run, SET_WINDOW, "not kept (out of memory)");
 		run_warn("--window: out of memory: the run's counts are the whole run's");
 		return;
 	}
@@ -664,12 +657,12 @@ static void frame_window(struct frames_state *st, struct collect_ctx *cx,
 	}
 	free(ix);
 	uint64_t t0 = cx->t0_ns;
-	db_run_set(run, "window", spec);
-	set_seconds(run, "window_start_s", a > t0 ? (double)(a - t0) / 1e9 : 0);
-	set_seconds(run, "window_end_s", b > t0 ? (double)(b - t0) / 1e9 : 0);
+	db_set_str(run, SET_WINDOW, spec);
+	db_set_f64(run, SET_WINDOW_START_S, a > t0 ? (double)(a - t0) / 1e9 : 0);
+	db_set_f64(run, SET_WINDOW_END_S, b > t0 ? (double)(b - t0) / 1e9 : 0);
 	long tc = db_run_event_by_attr(run, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK);
 	if (tc >= 0 && run->events[tc].total.present)
-		set_seconds(run, "window_cpu_s", (double)run->events[tc].total.value / 1e9);
+		db_set_f64(run, SET_WINDOW_CPU_S, (double)run->events[tc].total.value / 1e9);
 	window_keep_frames(run, a > t0 ? (int64_t)(a - t0) : 0, b > t0 ? (int64_t)(b - t0) : 0);
 }
 
@@ -831,20 +824,21 @@ out:
 static void frame_settings(struct db_run *run, struct frames *f,
 			   enum frame_source src, const struct frame_args *how)
 {
-	char buf[64];
+	/* frames_marker, frames_regex, frames_symbol: one key a frame
+	 * source, named from frame_source_name at run time, so outside
+	 * db/settings.h's table. */
 	for (int s = 0; s < FRAME_NSOURCES; s++) {
-		snprintf(buf, sizeof(buf), "frames_%s", frame_source_name[s]);
-		char cnt[32];
+		char key[64], cnt[32];
+		snprintf(key, sizeof(key), "frames_%s", frame_source_name[s]);
 		snprintf(cnt, sizeof(cnt), "%zu", frames_count(f, (enum frame_source)s));
-		db_run_set(run, buf, cnt);
+		db_run_set_dynamic(run, key, cnt);
 	}
-	db_run_set(run, "frame_source", frame_source_name[src]);
+	db_set_str(run, SET_FRAME_SOURCE, frame_source_name[src]);
 	if (how->regex)
-		db_run_set(run, "frame_regex", how->regex);
+		db_set_str(run, SET_FRAME_REGEX, how->regex);
 	if (how->symbol)
-		db_run_set(run, "frame_symbol", how->symbol);
-	snprintf(buf, sizeof(buf), "%g", how->budget_ms);
-	db_run_set(run, "frame_budget_ms", buf);
+		db_set_str(run, SET_FRAME_SYMBOL, how->symbol);
+	db_set_f64(run, SET_FRAME_BUDGET_MS, how->budget_ms);
 }
 
 /*
@@ -880,20 +874,15 @@ static void frame_notes(struct frames_state *st, struct db_run *run)
 {
 	char *rnote = regex_note(st);
 	if (rnote) {
-		char n[32];
-		snprintf(n, sizeof(n), "%zu", st->rx_burst);
-		db_run_set(run, "frame_regex_bursts", n);
-		db_run_set(run, "frame_regex_note", rnote);
+		db_set_u64(run, SET_FRAME_REGEX_BURSTS, st->rx_burst);
+		db_set_str(run, SET_FRAME_REGEX_NOTE, rnote);
 	}
 	free(rnote);
 	/* What the gate dropped stays with the run (prof report --frames). */
 	char *note = frame_gate_note(&st->gate);
 	if (note) {
-		char n[32];
-		snprintf(n, sizeof(n), "%llu",
-			 (unsigned long long)frame_gate_dropped(&st->gate));
-		db_run_set(run, "frame_markers_dropped", n);
-		db_run_set(run, "frame_note", note);
+		db_set_u64(run, SET_FRAME_MARKERS_DROPPED, frame_gate_dropped(&st->gate));
+		db_set_str(run, SET_FRAME_NOTE, note);
 	}
 	free(note);
 }
@@ -921,7 +910,7 @@ static int fr_fill(void *self, struct collect_ctx *cx, struct db_run *run,
 	if (src == FRAME_REGEX && regex_timed(st) && run->nframes + 1 == st->rx_dur.n) {
 		for (size_t i = 0; i < run->nframes; i++)
 			run->frames[i].dur_ns = (int64_t)st->rx_dur.t[i + 1];
-		db_run_set(run, "frame_time_from", "regex group");
+		db_set_str(run, SET_FRAME_TIME_FROM, "regex group");
 	}
 	frame_notes(st, run);
 	if (st->lines)

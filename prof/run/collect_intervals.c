@@ -292,9 +292,7 @@ int collect_fill_intervals(struct db_run *run, const struct intervals *iv,
 		if (one_thread_intervals(run, &run->threads[i], iv, interval_ms,
 					 last_bin, all_groups))
 			return fill_oom(cause, "intervals");
-	char buf[32];
-	snprintf(buf, sizeof(buf), "%u", interval_ms);
-	db_run_set(run, "interval_ms", buf);
+	db_set_u64(run, SET_INTERVAL_MS, interval_ms);
 	return 0;
 }
 

@@ -149,9 +149,7 @@ static int fill_working_set(struct db_run *run, const struct working_set *ws,
 	}
 	if (oom)
 		return fill_oom(cause, "working set");
-	char grain[32];
-	snprintf(grain, sizeof(grain), "%llu", (unsigned long long)ws->window_bytes);
-	db_run_set(run, "ws_window_bytes", grain);
+	db_set_u64(run, SET_WS_WINDOW_BYTES, ws->window_bytes);
 	return 0;
 }
 

@@ -276,13 +276,6 @@ static void win_finish(void *self, struct collect_ctx *cx)
 		read_cpu_stat(st->cgroup_fd, &st->user1, &st->sys1);
 }
 
-static void set_num(struct db_run *run, const char *key, double v)
-{
-	char buf[32];
-	snprintf(buf, sizeof(buf), "%.6f", v);
-	db_run_set(run, key, buf);
-}
-
 void window_keep_frames(struct db_run *run, int64_t a, int64_t b)
 {
 	uint32_t *map = malloc((run->nframes ? run->nframes : 1) * sizeof(*map));
@@ -324,15 +317,15 @@ static int win_fill(void *self, struct collect_ctx *cx, struct db_run *run,
 	snprintf(spec, sizeof(spec), "%g:%g", st->start_s, st->end_s);
 	if (run->wall_s <= st->start_s || !edges(st) ||
 	    (st->start_s > 0 && st->user0 < 0 && st->n == 0)) {
-		db_run_set(run, "window", "not reached");
-		db_run_set(run, "window_asked", spec);
+		db_set_str(run, SET_WINDOW, "not reached");
+		db_set_str(run, SET_WINDOW_ASKED, spec);
 		run_warn("--window %s: the command ended after %.2f s, before the "
 			 "window began: the run's counts are the whole run's",
 			 spec, run->wall_s);
 		return 0;
 	}
 	if (st->oom) {
-		db_run_set(run, "window", "not kept (out of memory)");
+		db_set_str(run, SET_WINDOW, "not kept (out of memory)");
 		run_warn("--window: out of memory: the run's counts are the whole run's");
 		return 0;
 	}
@@ -342,9 +335,9 @@ static int win_fill(void *self, struct collect_ctx *cx, struct db_run *run,
 		run_warn("--window %s: the command ended at %.2f s, inside the "
 			 "window: it ends there", spec, run->wall_s);
 	}
-	db_run_set(run, "window", spec);
-	set_num(run, "window_start_s", st->start_s);
-	set_num(run, "window_end_s", end_s);
+	db_set_str(run, SET_WINDOW, spec);
+	db_set_f64(run, SET_WINDOW_START_S, st->start_s);
+	db_set_f64(run, SET_WINDOW_END_S, end_s);
 	for (size_t e = 0; e < run->nevents; e++)
 		if (run->events[e].total.present)
 			run->events[e].total.value = 0;
@@ -370,8 +363,8 @@ static int win_fill(void *self, struct collect_ctx *cx, struct db_run *run,
 	/* The CPU time the machine accounted inside the window. */
 	if (st->user1 >= 0 && (st->start_s == 0 || st->user0 >= 0)) {
 		int64_t u0 = st->start_s > 0 ? st->user0 : 0, s0 = st->start_s > 0 ? st->sys0 : 0;
-		set_num(run, "window_user_s", (double)(st->user1 - u0) / 1e6);
-		set_num(run, "window_sys_s", (double)(st->sys1 - s0) / 1e6);
+		db_set_f64(run, SET_WINDOW_USER_S, (double)(st->user1 - u0) / 1e6);
+		db_set_f64(run, SET_WINDOW_SYS_S, (double)(st->sys1 - s0) / 1e6);
 	}
 	window_keep_frames(run, (int64_t)(st->start_s * 1e9), (int64_t)(end_s * 1e9));
 	return 0;

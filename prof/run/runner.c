@@ -536,11 +536,8 @@ static void run_cleanup(const struct runner_opts *o, struct db_run *run)
 			 run_echo(o->cleanup, buf, sizeof(buf)), st);
 	}
 	free(cause);
-	if (st) {
-		char num[16];
-		snprintf(num, sizeof(num), "%d", st < 0 ? -1 : st);
-		db_run_set(run, "cleanup_status", num);
-	}
+	if (st)
+		db_set_i64(run, SET_CLEANUP_STATUS, st < 0 ? -1 : st);
 }
 
 /* ---- the run ---- */
@@ -914,7 +911,7 @@ static void fill_basics(struct session *s, struct db_run *run)
 		run->pin.level = p->level;
 		run->pin.cache_type = p->cache_type ? strdup(p->cache_type) : NULL;
 		run->pin.size_bytes = p->size_bytes;
-		db_run_set(run, "pin_desc", p->desc);
+		db_set_str(run, SET_PIN_DESC, p->desc);
 	}
 }
 
@@ -923,21 +920,16 @@ static void fill_settings(struct session *s, struct db_run *run)
 {
 	const struct runner_opts *o = s->o;
 	if (s->launched && o->timeout_s > 0) {
-		char secs[32];
-		snprintf(secs, sizeof(secs), "%g", o->timeout_s);
-		db_run_set(run, "timeout_s", secs);
+		db_set_f64(run, SET_TIMEOUT_S, o->timeout_s);
 		if (s->timed_out)
-			db_run_set(run, "timed_out", "1");
+			db_set_flag(run, SET_TIMED_OUT);
 	}
-	if (o->mmap_pages) {
-		char pages[32];
-		snprintf(pages, sizeof(pages), "%zu", o->mmap_pages);
-		db_run_set(run, "mmap_pages", pages);
-	}
+	if (o->mmap_pages)
+		db_set_u64(run, SET_MMAP_PAGES, o->mmap_pages);
 	if (s->launched && o->prepare)
-		db_run_set(run, "prepare", o->prepare);
+		db_set_str(run, SET_PREPARE, o->prepare);
 	if (s->launched && o->cleanup) {
-		db_run_set(run, "cleanup", o->cleanup);
+		db_set_str(run, SET_CLEANUP, o->cleanup);
 		/* After everything is read (the machine's deltas too), and
 		 * with the signals still caught: the run stands. */
 		if (!s->interrupted)

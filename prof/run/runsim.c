@@ -311,14 +311,12 @@ int run_sim_fill(struct run_sim *s, struct db_run *run, char *const *argv, int a
 			 "share one", unmatched, n);
 		note_add(run, line);
 	}
-	db_run_set(run, "counter_source", "simulated");
+	db_set_str(run, SET_COUNTER_SOURCE, "simulated");
 	drop_valgrinds_modules(run);
 	if (model)
-		db_run_set(run, "sim.model", model);
-	db_run_set(run, "sim.cycles", sim_event_sources[SIM_CYCLES]);
-	char v[32];
-	snprintf(v, sizeof(v), "%zu", n);
-	db_run_set(run, "sim.threads", v);
+		db_set_str(run, SET_SIM_MODEL, model);
+	db_set_str(run, SET_SIM_CYCLES, sim_event_sources[SIM_CYCLES]);
+	db_set_u64(run, SET_SIM_THREADS, n);
 	free(model);
 	free(family);
 out:

@@ -514,7 +514,7 @@ static int sleep_fill(void *self, struct collect_ctx *cx, struct db_run *run,
 	run->sleep_usage = st->usage;
 	st->usage = NULL;
 	if (run->sleep_usage)
-		db_run_set(run, "sleep_mode", st->sp->spec);
+		db_set_str(run, SET_SLEEP_MODE, st->sp->spec);
 	return 0;
 }
 

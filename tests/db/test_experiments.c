@@ -286,8 +286,8 @@ static int64_t store_pressure(struct db *db, const char *cmd, int64_t *run_id)
 		fail_msg("create: %s", cause);
 	struct db_run r;
 	tu_run_init(&r, "pressure", "2026-12-01T08:00:00Z", cmd, "vm", "AMD EPYC", 2);
-	db_run_set(&r, "corunner.ns_per_line", "4.25");
-	db_run_set(&r, "corunner.held_bytes", "1048576");
+	db_set_text(&r, SET_CORUNNER_NS_PER_LINE, "4.25");
+	db_set_f64(&r, SET_CORUNNER_HELD_BYTES, 1048576);
 	if (db_experiment_add_run(db, e.id, &r, 0, 0, 0, false, NULL, 0, &cause))
 		fail_msg("run: %s", cause);
 	*run_id = r.id;
@@ -312,10 +312,10 @@ static void test_experiments__pressure_kind_and_run_settings(void **state)
 	assert_string_equal(e.kind, "pressure");
 	assert_int_equal(e.nruns, 1);
 	assert_int_equal(e.runs[0].run_id, run_id);
-	assert_string_equal(db_exp_run_setting(&e.runs[0], "corunner.ns_per_line"), "4.25");
-	assert_string_equal(db_exp_run_setting(&e.runs[0], "corunner.held_bytes"),
+	assert_string_equal(db_exp_run_setting(&e.runs[0], SET_CORUNNER_NS_PER_LINE), "4.25");
+	assert_string_equal(db_exp_run_setting(&e.runs[0], SET_CORUNNER_HELD_BYTES),
 			    "1048576");
-	assert_null(db_exp_run_setting(&e.runs[0], "corunner.passes"));
+	assert_null(db_exp_run_setting(&e.runs[0], SET_CORUNNER_PASSES));
 	db_experiment_release(&e);
 
 	/* Found by command and kind once complete; an ab experiment of the

@@ -46,8 +46,8 @@ static void make_run(struct db_run *r, size_t n)
 		r->intervals[i].values = malloc(sizeof(int64_t));
 		r->intervals[i].values[0] = 1000;
 	}
-	db_run_set(r, "frame_source", "marker");
-	db_run_set(r, "interval_ms", "10");
+	db_set_str(r, SET_FRAME_SOURCE, "marker");
+	db_set_u64(r, SET_INTERVAL_MS, 10);
 }
 
 static int count_runs(struct db *db)

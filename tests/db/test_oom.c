@@ -101,7 +101,7 @@ static void make_run(struct db_run *r, int seq)
 	r->argv[1] = strdup("--round");
 	r->argc = 2;
 	r->exit_status = seq;
-	assert_int_equal(db_run_set(r, "events", "task-clock"), 0);
+	assert_int_equal(db_set_str(r, SET_EVENTS, "task-clock"), 0);
 	r->nevents = 1;
 	r->events = calloc(1, sizeof(*r->events));
 	r->events[0].name = strdup("task-clock");
@@ -142,7 +142,7 @@ static int check_all_whole(const char *path)
 		assert_int_equal(db_run_load(db, id, &r, &cause), 0);
 		assert_int_equal(r.nthreads, NTHREADS);
 		assert_int_equal(r.argc, 2);
-		assert_string_equal(db_run_get(&r, "events"), "task-clock");
+		assert_string_equal(db_get_text(&r, SET_EVENTS), "task-clock");
 		db_run_release(&r);
 	}
 	db_close(db);
@@ -309,11 +309,11 @@ static void test_oom__experiment_load_fails_cleanly(void **state)
 }
 
 /* A setting that could not be kept keeps the run out of the database,
- * saying so, rather than storing it without. */
-static void test_oom__lost_setting_refuses_the_run(void **state)
+ * saying so, rather than storing it without: through the dynamic path
+ * (typed false) or a typed setter of db/settings.h. */
+static void lost_setting_refuses_the_run(struct tu_db *f, bool typed)
 {
 	need_interposer();
-	struct tu_db *f = *state;
 	struct db *db;
 	char *cause = NULL;
 	assert_int_equal(db_open(&db, f->path, &cause), 0);
@@ -323,7 +323,8 @@ static void test_oom__lost_setting_refuses_the_run(void **state)
 	db_run_release(&r);
 	make_run(&r, 1);
 	arm(0);
-	int rc = db_run_set(&r, "pin", "cpus:0");
+	int rc = typed ? db_set_u64(&r, SET_T0_NS, 42)
+		       : db_run_set_dynamic(&r, "pin", "cpus:0");
 	disarm();
 	assert_true(injected);
 	assert_int_equal(rc, -ENOMEM);
@@ -337,6 +338,16 @@ static void test_oom__lost_setting_refuses_the_run(void **state)
 	assert_int_equal(check_all_whole(f->path), 1);
 }
 
+static void test_oom__lost_setting_refuses_the_run(void **state)
+{
+	lost_setting_refuses_the_run(*state, false);
+}
+
+static void test_oom__lost_typed_setting_refuses_the_run(void **state)
+{
+	lost_setting_refuses_the_run(*state, true);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -347,6 +358,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_oom__experiment_load_fails_cleanly,
 						tu_db_setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_oom__lost_setting_refuses_the_run,
+						tu_db_setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_oom__lost_typed_setting_refuses_the_run,
 						tu_db_setup, tu_db_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -80,7 +80,7 @@ static void make_run(struct db_run *r, size_t nthreads)
 	r->pin.mode = xdup("cpus:0");
 	r->pin.status = xdup("applied");
 	r->pin.cpus = xdup("0");
-	db_run_set(r, "events", "task-clock,cycles");
+	db_set_str(r, SET_EVENTS, "task-clock,cycles");
 	r->nevents = 2;
 	r->events = calloc(2, sizeof(*r->events));
 	r->events[0].name = xdup("task-clock");
@@ -143,7 +143,7 @@ static void test_runs__store_and_load_round_trip(void **state)
 	assert_string_equal(back.host.cpu_model, "AMD EPYC");
 	assert_string_equal(back.pin.mode, "cpus:0");
 	assert_string_equal(back.pin.cpus, "0");
-	assert_string_equal(db_run_get(&back, "events"), "task-clock,cycles");
+	assert_string_equal(db_get_text(&back, SET_EVENTS), "task-clock,cycles");
 	assert_int_equal(back.nevents, 2);
 	assert_true(back.events[0].supported);
 	assert_false(back.events[1].supported);
@@ -317,7 +317,7 @@ static void test_runs__v8_file_gains_parents(void **state)
 	assert_string_equal(back.threads[2].name, "worker");
 	assert_true(back.threads[0].is_main);
 	assert_int_equal(back.events[0].total.value, 1750000000);
-	assert_string_equal(db_run_get(&back, "complete"), "yes");
+	assert_string_equal(db_get_text(&back, SET_COMPLETE), "yes");
 	db_run_release(&back);
 	make_run(&r, 3);
 	assert_int_equal(db_run_store(db, &r, NULL), 0);
@@ -704,7 +704,7 @@ static void test_runs__texts_past_the_limits_are_cut_and_noted(void **state)
 	char *tag = malloc(6001);
 	memset(tag, 't', 6000);
 	tag[6000] = '\0';
-	db_run_set(&r, DB_RUN_TAG_KEY, tag);
+	db_set_str(&r, SET_TAG, tag);
 	free(tag);
 	if (db_run_store(db, &r, &cause))
 		fail_msg("%s", cause);

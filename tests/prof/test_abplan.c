@@ -403,7 +403,7 @@ static void test_abplan__frame_scores(void **state)
 						* 1000000 };
 	run.frames = fr;
 	run.nframes = 100;
-	db_run_set(&run, "frame_budget_ms", "50");
+	db_set_f64(&run, SET_FRAME_BUDGET_MS, 50);
 	assert_int_equal(ab_score_measure(&p.scores[0], "", "", &run, &v), 0);
 	assert_float_equal(v, 99, 1e-9);
 	assert_int_equal(ab_score_measure(&p.scores[1], "", "", &run, &v), 0);

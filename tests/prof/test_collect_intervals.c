@@ -77,7 +77,7 @@ static void test_collect_intervals__ticks_then_tail(void **state)
 	expect_row(&run, 0, 0, 10, -1);
 	expect_row(&run, 1, 20, 20, -1);
 	expect_row(&run, 2, 30, 15, -1);
-	assert_string_equal(db_run_get(&run, "interval_ms"), "10");
+	assert_string_equal(db_get_text(&run, SET_INTERVAL_MS), "10");
 	db_run_release(&run);
 
 	make_run(&run, 45, 450, (int64_t)(T0 + 37 * MS), 0.05);
@@ -148,7 +148,7 @@ static void test_collect_intervals__other_events_store_nothing(void **state)
 	make_run(&run, 5, 5, 0, 0.05);
 	assert_int_equal(collect_fill_intervals(&run, iv, 10, false, NULL), 0);
 	assert_int_equal(run.nintervals, 0);
-	assert_null(db_run_get(&run, "interval_ms"));
+	assert_null(db_get_text(&run, SET_INTERVAL_MS));
 	db_run_release(&run);
 	intervals_free(iv);
 }

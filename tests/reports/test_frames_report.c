@@ -44,7 +44,7 @@ static void make_run(struct db_run *r, size_t n)
 			.value = (int64_t)(i % 10),
 		};
 	}
-	db_run_set(r, "frame_source", "marker");
+	db_set_str(r, SET_FRAME_SOURCE, "marker");
 }
 
 static char *svg_of(const struct db_run *r, size_t *len)

@@ -56,7 +56,7 @@ static void make_run(struct db_run *r, bool ws)
 		r->ws[i].faulted_bytes = faulted[i];
 		r->ws[i].faults = i + 10;
 	}
-	db_run_set(r, "ws_window_bytes", "65536");
+	db_set_u64(r, SET_WS_WINDOW_BYTES, 65536);
 }
 
 static void test_modules_report__json_contract_largest_first(void **state)

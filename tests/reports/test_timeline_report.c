@@ -28,7 +28,7 @@ static void make_run(struct db_run *r, const char *interval_ms)
 	r->events = calloc(1, sizeof(*r->events));
 	r->events[0].name = strdup("page-faults");
 	r->events[0].supported = true;
-	db_run_set(r, "interval_ms", interval_ms);
+	db_set_text(r, SET_INTERVAL_MS, interval_ms);
 }
 
 static void add_interval(struct db_run *r, int64_t t_ms, int32_t tid,
