@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -230,6 +231,21 @@ static pid_t fork_into(int dir_fd, bool *born)
 	return fork();
 }
 
+/* The child said its set-up failed at stage (it exits then): the cause,
+ * the child reaped. -e. */
+static int setup_failed(struct launch *l, int stage, int e, char **cause)
+{
+	const char *what = stage == STAGE_CHDIR ? "cannot change to the working directory"
+			 : stage == STAGE_PIN ? "cannot pin the workload"
+			 : stage == STAGE_CGROUP ? "cannot move into the run's cgroup"
+			 : "cannot run";
+	cause_set(cause, 0, "%s '%s': %s", what, l->path, ERR_TEXT(e));
+	int st;
+	waitpid(l->pid, &st, 0);
+	l->pid = 0;
+	return -e;
+}
+
 int launch_prepare(struct launch *l, const struct launch_opts *o, char **cause)
 {
 	memset(l, 0, sizeof(*l));
@@ -288,59 +304,68 @@ int launch_prepare(struct launch *l, const struct launch_opts *o, char **cause)
 	l->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
 #endif
 	if (born) {
-		/* Its set-up done (or failed: launch_release says so). */
+		/* Its set-up done, or failed: then said now, before anything
+		 * is opened on a child that is gone. */
 		ssize_t n;
 		int msg[2];
 		do {
 			n = read(l->err_fd, msg, sizeof(msg));
 		} while (n < 0 && errno == EINTR);
-		if (n != (ssize_t)sizeof(msg)) {
-			l->early[0] = STAGE_EXEC;
-			l->early[1] = EIO;
-		} else if (msg[0] != STAGE_READY) {
-			l->early[0] = msg[0];
-			l->early[1] = msg[1];
+		if (n != (ssize_t)sizeof(msg) || msg[0] != STAGE_READY) {
+			int rc = setup_failed(l, n == (ssize_t)sizeof(msg) ? msg[0] : STAGE_EXEC,
+					      n == (ssize_t)sizeof(msg) ? msg[1] : EIO, cause);
+			launch_release_fds(l);
+			return rc;
 		}
 	}
 	return 0;
 }
 
+/*
+ * write(2) of one byte into a pipe whose reader may be gone, without the
+ * SIGPIPE that would kill prof: the signal is held while writing and a
+ * pending one taken back. 1, or -1 with errno (EPIPE: no reader).
+ */
+static ssize_t write_unless_gone(int fd, const char *b)
+{
+	sigset_t pipe_only, old;
+	sigemptyset(&pipe_only);
+	sigaddset(&pipe_only, SIGPIPE);
+	pthread_sigmask(SIG_BLOCK, &pipe_only, &old);
+	ssize_t n = write(fd, b, 1);
+	int e = errno;
+	if (n < 0 && e == EPIPE && !sigismember(&old, SIGPIPE)) {
+		const struct timespec now = { 0, 0 };
+		while (sigtimedwait(&pipe_only, NULL, &now) < 0 && errno == EINTR)
+			;
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	errno = e;
+	return n;
+}
+
 int launch_release(struct launch *l, char **cause)
 {
-	int msg[2] = { l->early[0], l->early[1] };
-	ssize_t n = sizeof(msg);
-	if (!l->early[0]) {
-		n = write(l->go_fd, "g", 1);
-		close(l->go_fd);
-		l->go_fd = -1;
-		if (n != 1) {
-			int e = errno;
-			cause_set(cause, 0, "cannot release the workload: %s",
-				  ERR_TEXT(e));
-			return -e;
-		}
-		do {
-			n = read(l->err_fd, msg, sizeof(msg));
-		} while (n < 0 && errno == EINTR);
-	}
-	if (l->go_fd >= 0)
-		close(l->go_fd);
+	int msg[2];
+	/* A child whose set-up failed (chdir, pin) has said so and exited:
+	 * its pipe has no reader, and what it said is read below. */
+	ssize_t n = write_unless_gone(l->go_fd, "g");
+	int we = errno;
+	close(l->go_fd);
 	l->go_fd = -1;
+	if (n != 1 && we != EPIPE) {
+		cause_set(cause, 0, "cannot release the workload: %s", ERR_TEXT(we));
+		return -we;
+	}
+	do {
+		n = read(l->err_fd, msg, sizeof(msg));
+	} while (n < 0 && errno == EINTR);
 	close(l->err_fd);
 	l->err_fd = -1;
-	if (n == 0)
+	if (n == 0 && we != EPIPE)
 		return 0;	/* EOF: the close-on-exec pipe closed at exec */
-	int stage = n == (ssize_t)sizeof(msg) ? msg[0] : STAGE_EXEC;
-	int e = n == (ssize_t)sizeof(msg) ? msg[1] : EIO;
-	const char *what = stage == STAGE_CHDIR ? "cannot change to the working directory"
-			 : stage == STAGE_PIN ? "cannot pin the workload"
-			 : stage == STAGE_CGROUP ? "cannot move into the run's cgroup"
-			 : "cannot run";
-	cause_set(cause, 0, "%s '%s': %s", what, l->path, ERR_TEXT(e));
-	int st;
-	waitpid(l->pid, &st, 0);
-	l->pid = 0;
-	return -e;
+	return setup_failed(l, n == (ssize_t)sizeof(msg) ? msg[0] : STAGE_EXEC,
+			    n == (ssize_t)sizeof(msg) ? msg[1] : EIO, cause);
 }
 
 void launch_abort(struct launch *l)

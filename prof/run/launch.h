@@ -58,9 +58,6 @@ struct launch_opts {
 struct launch {
 	pid_t pid;
 	bool born_in_cgroup;	/* cloned into launch_opts.cgroup_dir_fd */
-	int early[2];		/* a set-up failure (stage, errno) read while
-				   waiting for the born-in child's set-up,
-				   said by launch_release; stage 0: none */
 	int go_fd;		/* write end: one byte releases the child */
 	int err_fd;		/* read end: EOF on exec, else stage + errno */
 	int pidfd;		/* -1 when pidfd_open is not available */
@@ -74,7 +71,12 @@ struct launch {
  */
 char *launch_resolve(const char *cmd, char **cause);
 
-/* Fork the child, which stops before exec. 0 or -errno with *cause. */
+/*
+ * Fork the child, which stops before exec. 0 or -errno with *cause; a
+ * child born in the run's cgroup does its set-up (chdir, pin) before
+ * this returns, and a set-up that failed is said here (the child reaped,
+ * l's descriptors released), as launch_release says it otherwise.
+ */
 int launch_prepare(struct launch *l, const struct launch_opts *o, char **cause);
 
 /*
