@@ -99,8 +99,9 @@ static void test_unprivileged__scheduler_events_are_not_countable(void **state)
 	assert_null(strstr(p.err, "\"page-faults\": null"));
 	assert_null(strstr(p.err, "\"page-faults\": 0,"));
 	tu_proc_release(&p);
-	/* The table's footer says it, once; -q says nothing. */
-	char *tab[] = { PROF_BIN, f->dbarg, "run", "-e", "task-clock,context-switches",
+	/* The table's footer says it, once, with its hint under -v; -q
+	 * says nothing. */
+	char *tab[] = { PROF_BIN, "-v", f->dbarg, "run", "-e", "task-clock,context-switches",
 			"--", "/bin/true", NULL };
 	p = run_unprivileged(tab);
 	assert_int_equal(p.status, 0);
@@ -108,6 +109,16 @@ static void test_unprivileged__scheduler_events_are_not_countable(void **state)
 	const char *first = strstr(p.err, hint);
 	assert_non_null(first);
 	assert_null(strstr(first + 1, hint));
+	tu_proc_release(&p);
+	/* without -v, in a few words that point at it */
+	char *brief[] = { PROF_BIN, f->dbarg, "run", "-e", "task-clock,context-switches",
+			  "--", "/bin/true", NULL };
+	p = run_unprivileged(brief);
+	assert_int_equal(p.status, 0);
+	first = strstr(p.err, "not counted here (not zero): context-switches (");
+	assert_non_null(first);
+	assert_null(strstr(first + 1, "not counted here"));
+	assert_non_null(strstr(p.err, "'prof -v'"));
 	tu_proc_release(&p);
 	char *quiet[] = { PROF_BIN, f->dbarg, "run", "-q", "-e",
 			  "task-clock,context-switches", "--", "/bin/true", NULL };
