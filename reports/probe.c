@@ -228,8 +228,10 @@ const char *probe_knee_role(const struct probe_verdict *v,
 	return NULL;
 }
 
-enum { L_BYTES, L_NS, L_SPREAD, L_STEPS, L_HUGE, L_REPS, L_MIN, L_Q1, L_Q3, L_MAX,
-       L_BAR, L_N };
+enum {
+	L_BYTES, L_NS, L_SPREAD, L_STEPS, L_HUGE, L_REPS, L_MIN, L_Q1, L_Q3,
+	L_MAX, L_BAR, L_N
+};
 
 static const struct col latency_cols[L_N] = {
 	[L_BYTES] = { .key = "bytes", .title = "size", .kind = COL_BYTES },
