@@ -18,6 +18,7 @@
 #include "collectors/probe.h"
 #include "collectors/walk.h"
 #include "common/errtext.h"
+#include "common/order.h"
 #include "common/xalloc.h"
 
 /* Steps per timed batch: 16 us of L1d hits, 2.5 ms of memory misses. */
@@ -59,49 +60,163 @@ static bool stopped(const struct probe_curve_opts *o)
 	return o->stop && o->stop(o->arg);
 }
 
-/* One size: build, warm, time. 0, -ENOMEM, or -ECANCELED when o->stop
- * said so (p is then unfilled). */
-static int measure(const struct probe_curve_opts *o, uint64_t bytes,
-		   struct probe_point *p)
+/* One repetition on a built chase: warm, time. 0, or -ECANCELED when
+ * o->stop said so (*ns and *steps are then unfilled). */
+static int visit(const struct probe_curve_opts *o, struct walk *w, double ms,
+		 double *ns, uint64_t *steps)
 {
-	double ms = o->ms_per_size;
-	uint64_t seed = o->seed;
-	struct walk *w = walk_new((size_t)bytes, seed);
-	if (!w)
-		return -errno;
-	/* Warm: a whole pass puts every line that fits where it will stay;
-	 * a chase too slow for that in the time allowed is far beyond any
-	 * cache, where warming changes nothing. */
+	/* Warm: a whole pass puts every line that fits where it will stay
+	 * (the sizes measured in between have pushed it out); a chase too
+	 * slow for that in the time allowed is far beyond any cache, where
+	 * warming changes nothing. */
 	size_t lines = walk_lines(w);
 	double t0 = now_ms(), budget = 2 * ms + 10;
 	for (size_t done = 0; done < lines && now_ms() - t0 < budget; done += BATCH_STEPS) {
 		if (stopped(o))
-			goto out_cancel;
+			return -ECANCELED;
 		walk_run(w, BATCH_STEPS);
 	}
-
 	double best = 0;
-	uint64_t steps = 0;
 	int batches = 0;
 	t0 = now_ms();
 	while (batches < MIN_BATCHES || now_ms() - t0 < ms) {
 		if (stopped(o))
-			goto out_cancel;
-		double ns = walk_run(w, BATCH_STEPS);
-		if (!batches || ns < best)
-			best = ns;
-		steps += BATCH_STEPS;
+			return -ECANCELED;
+		double v = walk_run(w, BATCH_STEPS);
+		if (!batches || v < best)
+			best = v;
 		batches++;
 	}
-	p->bytes = walk_bytes(w);
-	p->ns = best;
-	p->steps = steps;
-	p->huge_bytes = walk_huge_bytes(w);
-	walk_free(w);
+	*ns = best;
+	*steps = (uint64_t)batches * BATCH_STEPS;
 	return 0;
-out_cancel:
+}
+
+/* The q-th quantile of sorted v[0..n-1], interpolated between ranks (with
+ * five values the quartiles are the 2nd and the 4th). */
+static double quantile(const double *v, size_t n, double q)
+{
+	double at = q * (double)(n - 1);
+	size_t lo = (size_t)at;
+	if (lo + 1 >= n)
+		return v[n - 1];
+	return v[lo] + (at - (double)lo) * (v[lo + 1] - v[lo]);
+}
+
+/* A size under way: its chase, and the latency of each repetition so
+ * far. */
+struct size_run {
+	struct walk *w;
+	bool host;		/* w maps the memory of the chases beside it */
+	double *v;
+	unsigned nv;
+	uint64_t steps, huge_bytes, bytes;
+};
+
+/* p from the repetitions of s. */
+static void summarize(const struct size_run *s, struct probe_point *p)
+{
+	double *v = malloc(s->nv * sizeof(*v));
+	if (!v)
+		xalloc_die();
+	memcpy(v, s->v, s->nv * sizeof(*v));
+	qsort(v, s->nv, sizeof(*v), order_double);
+	*p = (struct probe_point){
+		.bytes = s->bytes, .ns = quantile(v, s->nv, 0.5),
+		.ns_min = v[0], .ns_q1 = quantile(v, s->nv, 0.25),
+		.ns_q3 = quantile(v, s->nv, 0.75), .ns_max = v[s->nv - 1],
+		.reps = s->nv, .steps = s->steps, .huge_bytes = s->huge_bytes,
+	};
+	free(v);
+}
+
+/* One size measured once, alone (a disturbed size measured again). */
+static int measure_once(const struct probe_curve_opts *o, uint64_t bytes,
+			struct probe_point *p)
+{
+	struct walk *w = walk_new((size_t)bytes, o->seed);
+	if (!w)
+		return -errno;
+	double v;
+	struct size_run s = { .w = w, .v = &v, .nv = 1, .bytes = walk_bytes(w),
+			      .huge_bytes = walk_huge_bytes(w) };
+	int rc = visit(o, w, o->ms_per_size, &v, &s.steps);
+	if (!rc)
+		summarize(&s, p);
 	walk_free(w);
-	return -ECANCELED;
+	return rc;
+}
+
+static void cannot_map(uint64_t bytes, int rc, char **cause)
+{
+	if (cause && asprintf(cause, "cannot map a %llu KiB chase: %s",
+			      (unsigned long long)(bytes >> 10), ERR_TEXT(-rc)) < 0)
+		*cause = NULL;
+}
+
+/*
+ * Build every size's chase, WALK_SLOTS sizes to a mapping: the largest of
+ * each set maps it, the others chase through its lines beside it. All are
+ * ready at once for about 1.07 times the largest size's memory, so the
+ * repetitions can go round every size. 0, -ECANCELED, or -ENOMEM with
+ * *cause; what was built is in runs[] either way.
+ */
+static int build_all(const struct probe_curve_opts *o, const uint64_t *sizes,
+		     size_t n, struct size_run *runs, char **cause)
+{
+	for (size_t end = n; end > 0;) {
+		size_t host = end - 1;
+		size_t first = end > WALK_SLOTS ? end - WALK_SLOTS : 0;
+		for (size_t i = host + 1; i-- > first;) {
+			if (stopped(o))
+				return -ECANCELED;
+			struct walk *w = i == host
+				? walk_new((size_t)sizes[i], o->seed)
+				: walk_new_beside(runs[host].w, (size_t)sizes[i],
+						  (unsigned)(host - i), o->seed);
+			if (!w) {
+				int rc = -errno;
+				cannot_map(sizes[i], rc, cause);
+				return rc;
+			}
+			runs[i].w = w;
+			runs[i].host = i == host;
+			runs[i].bytes = walk_bytes(w);
+			runs[i].huge_bytes = walk_huge_bytes(w);
+		}
+		end = first;
+	}
+	return 0;
+}
+
+/* Every repetition of every size, round the sizes in order, a repetition
+ * of each before the next of any. 0, or -ECANCELED. */
+static int measure_rounds(const struct probe_curve_opts *o, unsigned reps,
+			  struct size_run *runs, size_t n)
+{
+	double ms = o->ms_per_size / reps;
+	size_t done = 0, total = n * reps;
+	for (unsigned r = 0; r < reps; r++)
+		for (size_t i = 0; i < n; i++) {
+			struct size_run *s = &runs[i];
+			double v;
+			uint64_t steps;
+			int rc = visit(o, s->w, ms, &v, &steps);
+			if (rc)
+				return rc;
+			s->v[s->nv++] = v;
+			s->steps += steps;
+			done++;
+			if (!o->progress)
+				continue;
+			struct size_run one = { .v = &v, .nv = 1, .bytes = s->bytes,
+						.steps = steps, .huge_bytes = s->huge_bytes };
+			struct probe_point p;
+			summarize(&one, &p);
+			if (o->progress(o->arg, done, total, &p))
+				return done < total ? -ECANCELED : 0;
+		}
+	return 0;
 }
 
 int probe_curve(const struct probe_curve_opts *o, struct probe_point **out,
@@ -109,56 +224,57 @@ int probe_curve(const struct probe_curve_opts *o, struct probe_point **out,
 {
 	uint64_t min = o->min_bytes ? o->min_bytes : PROBE_MIN_BYTES;
 	uint64_t max = o->max_bytes ? o->max_bytes : PROBE_MAX_BYTES;
+	unsigned reps = o->reps ? o->reps : 1;
 	*out = NULL;
 	*n = 0;
-	size_t total = probe_curve_sizes(min, max, NULL, 0);
-	uint64_t *sizes = calloc(total + 1, sizeof(*sizes));
-	struct probe_point *pts = calloc(total + 1, sizeof(*pts));
-	if (!sizes || !pts) {
+	size_t nsizes = probe_curve_sizes(min, max, NULL, 0);
+	uint64_t *sizes = calloc(nsizes + 1, sizeof(*sizes));
+	struct probe_point *pts = calloc(nsizes + 1, sizeof(*pts));
+	struct size_run *runs = calloc(nsizes + 1, sizeof(*runs));
+	double *vals = calloc(nsizes * reps + 1, sizeof(*vals));
+	if (!sizes || !pts || !runs || !vals) {
 		free(sizes);
 		free(pts);
+		free(runs);
+		free(vals);
 		return -ENOMEM;
 	}
-	probe_curve_sizes(min, max, sizes, total);
-	int rc = 0;
-	size_t done = 0;
-	for (; done < total; done++) {
-		rc = stopped(o) ? -ECANCELED : measure(o, sizes[done], &pts[done]);
-		if (rc == -ECANCELED) {
-			memset(&pts[done], 0, sizeof(pts[done]));
-			break;
-		}
-		if (rc) {
-			char sz[32];
-			snprintf(sz, sizeof(sz), "%llu KiB",
-				 (unsigned long long)(sizes[done] >> 10));
-			if (cause && asprintf(cause, "cannot map a %s chase: %s", sz,
-					      ERR_TEXT(-rc)) < 0)
-				*cause = NULL;
-			break;
-		}
-		if (o->progress && o->progress(o->arg, done + 1, total, &pts[done])) {
-			done++;
-			rc = done < total ? -ECANCELED : 0;
-			break;
-		}
+	probe_curve_sizes(min, max, sizes, nsizes);
+	for (size_t i = 0; i < nsizes; i++)
+		runs[i].v = vals + i * reps;
+	int rc = build_all(o, sizes, nsizes, runs, cause);
+	if (!rc)
+		rc = measure_rounds(o, reps, runs, nsizes);
+	/* The chases beside a host go before it. */
+	for (int hosts = 0; hosts < 2; hosts++)
+		for (size_t i = 0; i < nsizes; i++)
+			if (runs[i].host == hosts)
+				walk_free(runs[i].w);
+	size_t kept = 0;
+	while (kept < nsizes && runs[kept].nv) {
+		summarize(&runs[kept], &pts[kept]);
+		kept++;
 	}
-	/* Latency does not fall as a chase grows: a size slower than both
-	 * neighbours by far was disturbed (on the loaded VM, one size of a
-	 * curve once read 995 ns between two of 150). Measure it again, up
-	 * to twice, the second pass for a pair of such sizes. */
-	for (int pass = 0; pass < 2 && !rc; pass++)
-		for (size_t i = 1; i + 1 < done; i++) {
+	/* Measured once, latency does not fall as a chase grows: a size
+	 * slower than both neighbours by far was disturbed (on the loaded
+	 * VM, one size of a curve once read 995 ns between two of 150).
+	 * Measure it again, up to twice, the second pass for a pair of such
+	 * sizes. Repeated sizes need none of this: their median is what
+	 * most repetitions read. */
+	for (int pass = 0; pass < 2 && !rc && reps == 1; pass++)
+		for (size_t i = 1; i + 1 < kept; i++) {
 			double nb = pts[i - 1].ns > pts[i + 1].ns ? pts[i - 1].ns
 								  : pts[i + 1].ns;
 			struct probe_point again;
 			if (pts[i].ns > SPIKE * nb &&
-			    measure(o, pts[i].bytes, &again) == 0)
+			    measure_once(o, pts[i].bytes, &again) == 0)
 				pts[i] = again;
 		}
+	free(vals);
+	free(runs);
 	free(sizes);
 	*out = pts;
-	*n = done;
+	*n = kept;
 	return rc;
 }
 

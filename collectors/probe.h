@@ -40,10 +40,18 @@
 #define PROBE_MIN_BYTES ((uint64_t)16 << 10)
 #define PROBE_MAX_BYTES ((uint64_t)256 << 20)
 
+/* The default repetitions of each size (see probe_curve). */
+#define PROBE_REPS 5
+
 struct probe_point {
 	uint64_t bytes;		/* the chase's size */
-	double ns;		/* per step: the fastest batch's */
-	uint64_t steps;		/* timed, all batches */
+	double ns;		/* per step: the median of the repetitions,
+				   each one its fastest batch's */
+	/* The repetitions' spread: the least and the greatest, and the
+	 * quartiles between (interpolated: with 5, the 2nd and 4th). */
+	double ns_min, ns_q1, ns_q3, ns_max;
+	unsigned reps;		/* repetitions measured */
+	uint64_t steps;		/* timed, all batches of all repetitions */
 	uint64_t huge_bytes;	/* of bytes, backed by huge pages */
 };
 
@@ -57,10 +65,14 @@ size_t probe_curve_sizes(uint64_t min, uint64_t max, uint64_t *out, size_t cap);
 
 struct probe_curve_opts {
 	uint64_t min_bytes, max_bytes;	/* 0: the defaults */
-	double ms_per_size;		/* time the batches at least this long */
+	double ms_per_size;		/* time the batches at least this long,
+					   all repetitions together */
+	unsigned reps;			/* repetitions of each size; 0: 1 */
 	uint64_t seed;
-	/* Called after each size (may be NULL); non-zero stops the curve
-	 * there (what was measured is kept). */
+	/* Called after each repetition of a size (may be NULL): done of
+	 * total (sizes times repetitions), p holding that repetition
+	 * alone. Non-zero stops the curve there (what was measured is
+	 * kept). */
 	int (*progress)(void *arg, size_t done, size_t total,
 			const struct probe_point *p);
 	void *arg;
@@ -71,12 +83,21 @@ struct probe_curve_opts {
 };
 
 /*
- * Measure the curve: for each size, build the chase, walk one pass (or as
- * much of one as a short time allows) to warm it, then time batches of
- * steps until ms_per_size has passed; the fastest batch is the size's
- * latency, as the least disturbed one on a busy machine. *out (malloc'd,
+ * Measure the curve: build the chase of every size; then, reps times,
+ * for each size in turn, walk one pass (or as much of one as a short time
+ * allows) to warm it and time batches of steps until ms_per_size / reps
+ * has passed. The fastest batch is that repetition's latency, as the
+ * least disturbed one on a busy machine; the size's latency is the median
+ * of its repetitions, and their spread is kept beside it. The repetitions
+ * are interleaved (every size is measured once before any is measured
+ * again), so that a slow moment of the machine lands on several sizes,
+ * not on every repetition of one. The chases share their memory,
+ * WALK_SLOTS sizes to the mapping of the largest (walk_new_beside): all
+ * of them take about 1.07 times the largest size. With one repetition, a
+ * size far slower than both neighbours is measured again. *out (malloc'd,
  * *n points in size order) holds what was measured, also when it stopped
- * early (-ECANCELED). 0, -ECANCELED, or -ENOMEM (*cause says at which size).
+ * early (-ECANCELED): the sizes measured at least once. 0, -ECANCELED,
+ * or -ENOMEM (*cause says at which size).
  */
 int probe_curve(const struct probe_curve_opts *o, struct probe_point **out,
 		size_t *n, char **cause);

@@ -136,6 +136,37 @@ struct walk *walk_new(size_t bytes, uint64_t seed)
 	return w;
 }
 
+struct walk *walk_new_beside(struct walk *host, size_t bytes, unsigned slot,
+			     uint64_t seed)
+{
+	size_t lines = bytes / WALK_LINE;
+	if (!host || slot < 1 || slot >= WALK_SLOTS || lines < 2 || lines > host->lines) {
+		errno = EINVAL;
+		return NULL;
+	}
+	struct walk *w = calloc(1, sizeof(*w));
+	if (!w)
+		return NULL;
+	uint32_t *next = random_cycle(lines, seed);
+	if (!next) {
+		free(w);
+		errno = ENOMEM;
+		return NULL;
+	}
+	w->lines = lines;
+	w->base = host->base;	/* not mapped by w: walk_free leaves it */
+	size_t off = slot * sizeof(void *);
+	for (size_t i = 0; i < lines; i++)
+		*(void **)(w->base + i * WALK_LINE + off) =
+			w->base + (size_t)next[i] * WALK_LINE + off;
+	free(next);
+	w->pos = (void **)(w->base + off);
+	/* Its share of the host's huge pages (smaps tells a mapping's
+	 * total, not where they lie). */
+	w->huge = (size_t)((double)host->huge * (double)lines / (double)host->lines);
+	return w;
+}
+
 void walk_free(struct walk *w)
 {
 	if (!w)

@@ -54,6 +54,20 @@ void walk_free(struct walk *w);
  */
 double walk_run(struct walk *w, uint64_t steps);
 
+/* How many chases one mapping can hold: one pointer each per line. */
+#define WALK_SLOTS (WALK_LINE / sizeof(void *))
+
+/*
+ * A chase over the first bytes of host's lines (at most host's), through
+ * pointer slot slot (1 .. WALK_SLOTS - 1; host's own chase is slot 0) of
+ * each line, its order drawn from seed: one line a step as walk_new's, but
+ * without memory of its own, so that chases of several sizes can all be
+ * ready at once for the memory of the largest. host must outlive it.
+ * EINVAL when it does not fit, ENOMEM.
+ */
+struct walk *walk_new_beside(struct walk *host, size_t bytes, unsigned slot,
+			     uint64_t seed);
+
 size_t walk_bytes(const struct walk *w);	/* lines * WALK_LINE */
 size_t walk_lines(const struct walk *w);
 /* The line the next walk starts from: 0 before the first. */

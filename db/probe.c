@@ -1,6 +1,7 @@
 /*
  * probe (db): store and load a `prof probe` run: its runs row, the facts
- * of probe_runs, the curve of probe_latency and the rows of probe_counters.
+ * of probe_runs, the curve of probe_latency with the spread of its
+ * repeated sizes in probe_spread, and the rows of probe_counters.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -52,12 +53,19 @@ static int store_facts(struct db *db, int64_t run_id, const struct db_probe *p,
 static int store_points(struct db *db, int64_t run_id, const struct db_probe *p,
 			char **cause)
 {
-	sqlite3_stmt *st;
+	sqlite3_stmt *st, *sp;
 	int rc = db_prepare(db, &st,
 		"INSERT INTO probe_latency (run_id, idx, bytes, ns, steps, huge_bytes)"
 		" VALUES (?1,?2,?3,?4,?5,?6)", cause);
 	if (rc)
 		return rc;
+	rc = db_prepare(db, &sp,
+		"INSERT INTO probe_spread (run_id, idx, reps, ns_min, ns_q1, ns_q3,"
+		" ns_max) VALUES (?1,?2,?3,?4,?5,?6,?7)", cause);
+	if (rc) {
+		sqlite3_finalize(st);
+		return rc;
+	}
 	for (size_t i = 0; i < p->npoints && !rc; i++) {
 		const struct db_probe_point *q = &p->points[i];
 		sqlite3_bind_int64(st, 1, run_id);
@@ -67,7 +75,19 @@ static int store_points(struct db *db, int64_t run_id, const struct db_probe *p,
 		bind_u64(st, 5, q->steps);
 		bind_u64(st, 6, q->huge_bytes);
 		rc = db_step_done(db, st, "cannot store the latency curve in", cause);
+		/* A size measured once is stored as probes were before they
+		 * repeated sizes: no spread. */
+		if (rc || q->reps <= 1)
+			continue;
+		sqlite3_bind_int64(sp, 1, run_id);
+		sqlite3_bind_int64(sp, 2, (sqlite3_int64)i);
+		sqlite3_bind_int64(sp, 3, q->reps);
+		const double v[4] = { q->ns_min, q->ns_q1, q->ns_q3, q->ns_max };
+		for (int k = 0; k < 4; k++)
+			sqlite3_bind_double(sp, 4 + k, v[k]);
+		rc = db_step_done(db, sp, "cannot store the latency curve in", cause);
 	}
+	sqlite3_finalize(sp);
 	sqlite3_finalize(st);
 	return rc;
 }
@@ -134,6 +154,8 @@ int db_probe_store(struct db *db, struct db_run *run, const struct db_probe *p,
 /* Sizes prof writes stay below 1 TiB; a ns per step below an hour. */
 #define SIZE_MAX_STORED ((int64_t)1 << 40)
 #define NS_MAX_STORED 3.6e12
+/* Repetitions of a size: prof's --reps allows up to 100. */
+#define REPS_MAX_STORED 1000000
 
 #define FACT_COLS(X) \
 	X(FC_CPU, "cpu") \
@@ -185,7 +207,12 @@ static int load_facts(struct db *db, int64_t run_id, struct db_probe *out,
 	X(PC_NS, "ns") \
 	X(PC_STEPS, "steps") \
 	X(PC_HUGE, "huge_bytes") \
-	X(PC_IDX, "idx")
+	X(PC_IDX, "idx") \
+	X(PC_REPS, "reps") \
+	X(PC_MIN, "ns_min") \
+	X(PC_Q1, "ns_q1") \
+	X(PC_Q3, "ns_q3") \
+	X(PC_MAX, "ns_max")
 enum { POINT_COLS(DB_COL_ENUM) PC_N };
 static const char *const point_cols[] = { POINT_COLS(DB_COL_SQL) };
 
@@ -202,6 +229,16 @@ static int point_row(struct db_row *r, struct db_load *l)
 	q->ns = db_row_real(r, PC_NS, 0, NS_MAX_STORED, 0, 0);
 	q->steps = db_row_u64(r, PC_STEPS, 0);
 	q->huge_bytes = (uint64_t)db_row_int(r, PC_HUGE, 0, SIZE_MAX_STORED, 0, 0);
+	q->reps = (unsigned)db_row_int(r, PC_REPS, 1, REPS_MAX_STORED, 1, DB_NULL_OK);
+	double *sp[4] = { &q->ns_min, &q->ns_q1, &q->ns_q3, &q->ns_max };
+	for (int k = 0; k < 4; k++)
+		*sp[k] = db_row_real(r, PC_MIN + k, 0, NS_MAX_STORED, q->ns, DB_NULL_OK);
+	/* The knee finder reads a spread as an interval around the median. */
+	if (!r->rc && !(q->ns_min <= q->ns_q1 && q->ns_q1 <= q->ns &&
+			q->ns <= q->ns_q3 && q->ns_q3 <= q->ns_max))
+		db_row_bad(r, PC_MIN, "the spread %g-%g-%g-%g does not hold the "
+			   "median %g in order", q->ns_min, q->ns_q1, q->ns_q3,
+			   q->ns_max, q->ns);
 	/* The knee finder walks the curve in size order. */
 	if (!r->rc && out->npoints > 1 && q->bytes <= v[out->npoints - 2].bytes)
 		db_row_bad(r, PC_BYTES, "%llu is not above the size before it",
@@ -211,7 +248,8 @@ static int point_row(struct db_row *r, struct db_load *l)
 
 static const struct db_select point_sel = {
 	"probe_latency", point_cols, PC_N,
-	"FROM probe_latency WHERE run_id = ?1 ORDER BY idx",
+	"FROM probe_latency LEFT JOIN probe_spread USING (run_id, idx)"
+	" WHERE run_id = ?1 ORDER BY idx",
 	"cannot read the latency curve in",
 };
 

@@ -3,9 +3,10 @@
  * ordinary row of `runs` (kind "probe": host, start, wall and CPU time, the
  * CPU it was pinned to, the command line); what it measured goes beside
  * it: the cache sizes sysfs gave for that CPU (what the curve is compared
- * with), one point per size of the latency curve, and one row per counted
- * benchmark. Knees are not stored: reports/probe finds them in the curve,
- * the same way for a fresh run and a stored one.
+ * with), one point per size of the latency curve (with the spread of its
+ * repetitions), and one row per counted benchmark. Knees are not
+ * stored: reports/probe finds them in the curve, the same way for a fresh
+ * run and a stored one.
  *
  * db_probe_store writes the run and its rows in one transaction. A loaded
  * struct db_probe is caller-owned and released with db_probe_release.
@@ -23,9 +24,15 @@
 
 struct db_probe_point {
 	uint64_t bytes;
-	double ns;		/* per step */
+	double ns;		/* per step: the repetitions' median */
 	uint64_t steps;		/* timed */
 	uint64_t huge_bytes;	/* of bytes, on huge pages */
+	/* The repetitions' spread (least, quartiles, greatest) and how many
+	 * there were. A probe stored before prof repeated sizes loads with
+	 * reps 1 and all four equal to ns; so does a point stored with
+	 * reps 0 (stored without a spread, as a size measured once). */
+	double ns_min, ns_q1, ns_q3, ns_max;
+	unsigned reps;
 };
 
 struct db_probe_counter {

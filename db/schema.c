@@ -495,6 +495,21 @@ static const char *const migrations[] = {
 	"ALTER TABLE sleep_threads ADD COLUMN cv_p999_ns INTEGER;"
 	"ALTER TABLE sleep_threads ADD COLUMN cv_max_ns INTEGER;"
 	"ALTER TABLE sleep_threads ADD COLUMN cv_mean_ns REAL;",
+
+	/* v19: `prof probe` repeats each size: probe_latency.ns is then the
+	 * median of the repetitions, and their spread is kept here, one row
+	 * per repeated size. Probes stored before have no rows (one
+	 * measurement a size). */
+	"CREATE TABLE probe_spread ("
+	"  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+	"  idx INTEGER NOT NULL,"
+	"  reps INTEGER NOT NULL,"
+	"  ns_min REAL NOT NULL,"
+	"  ns_q1 REAL NOT NULL,"
+	"  ns_q3 REAL NOT NULL,"
+	"  ns_max REAL NOT NULL,"
+	"  PRIMARY KEY (run_id, idx)"
+	") WITHOUT ROWID;",
 };
 
 size_t schema_migration_count(void)

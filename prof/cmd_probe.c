@@ -31,6 +31,7 @@ struct probe_args {
 	long cpu;		/* -1: the CPU prof starts on */
 	uint64_t min, max;	/* 0: the defaults */
 	long ms;
+	long reps;
 	long seed;
 	const char *sysfs;
 	bool no_counters;
@@ -43,6 +44,7 @@ static void probe_init(void *args)
 	struct probe_args *a = args;
 	a->cpu = -1;
 	a->ms = 30;
+	a->reps = PROBE_REPS;
 	a->seed = -1;
 }
 
@@ -96,7 +98,7 @@ static int on_size(void *arg, size_t done, size_t total, const struct probe_poin
 		return 0;
 	char b[32];
 	fmt_bytes(b, sizeof(b), (double)q->bytes);
-	fprintf(cli_talk(), "\r\033[Kprof: size %zu of %zu: %s, %.2f ns a step", done,
+	fprintf(cli_talk(), "\r\033[Kprof: %zu of %zu: %s, %.2f ns a step", done,
 		total, b, q->ns);
 	fflush(cli_talk());
 	pr->drew = true;
@@ -193,6 +195,7 @@ struct probe_job {
 	struct probe_point *pts;	/* the sizes measured */
 	size_t npts;
 	struct probe_result res[PROBE_NBENCH];
+	bool benched;			/* res holds the benchmarks' results */
 	char started[32];
 	struct timespec t0, t1;
 	struct rusage ru0, ru1;
@@ -249,12 +252,14 @@ static int probe_measure(struct probe_job *j)
 	run_machine_begin(&j->mach, a->sysfs);
 	clock_gettime(CLOCK_MONOTONIC, &j->t0);
 	getrusage(RUSAGE_SELF, &j->ru0);
-	fprintf(cli_talk(), "prof: probing CPU %d: %zu sizes, %ld ms each%s\n", p->cpu,
-		j->nsizes, a->ms, a->no_counters ? "" : ", then the counted benchmarks");
+	fprintf(cli_talk(), "prof: probing CPU %d: %zu sizes, %ld ms each in %ld "
+		"repetition%s%s\n", p->cpu, j->nsizes, a->ms, a->reps,
+		a->reps == 1 ? "" : "s",
+		a->no_counters ? "" : ", then the counted benchmarks");
 	struct progress pr = { .tty = isatty(STDERR_FILENO) };
 	struct probe_curve_opts co = {
 		.min_bytes = j->min, .max_bytes = j->max, .ms_per_size = (double)a->ms,
-		.seed = p->seed, .progress = on_size, .arg = &pr,
+		.reps = (unsigned)a->reps, .seed = p->seed, .progress = on_size, .arg = &pr,
 		.stop = runner_stop_asked,
 	};
 	runner_hold_signals();
@@ -270,6 +275,7 @@ static int probe_measure(struct probe_job *j)
 			.seed = p->seed, .stop = runner_stop_asked,
 		};
 		probe_benches(&bo, j->res);
+		j->benched = true;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &j->t1);
 	getrusage(RUSAGE_SELF, &j->ru1);
@@ -285,11 +291,17 @@ static int probe_keep(struct probe_job *j)
 	p->counters = calloc(PROBE_NBENCH, sizeof(*p->counters));
 	if (!p->points || !p->counters)
 		return error_msg("out of memory");
-	for (size_t i = 0; i < j->npts; i++)
-		p->points[i] = (struct db_probe_point){ j->pts[i].bytes, j->pts[i].ns,
-							j->pts[i].steps, j->pts[i].huge_bytes };
+	for (size_t i = 0; i < j->npts; i++) {
+		const struct probe_point *q = &j->pts[i];
+		p->points[i] = (struct db_probe_point){
+			.bytes = q->bytes, .ns = q->ns, .steps = q->steps,
+			.huge_bytes = q->huge_bytes, .ns_min = q->ns_min,
+			.ns_q1 = q->ns_q1, .ns_q3 = q->ns_q3, .ns_max = q->ns_max,
+			.reps = q->reps,
+		};
+	}
 	p->npoints = j->npts;
-	for (int i = 0; !j->a->no_counters && j->npts == j->nsizes && i < PROBE_NBENCH; i++)
+	for (int i = 0; j->benched && j->npts == j->nsizes && i < PROBE_NBENCH; i++)
 		to_db_counter(&j->res[i], &p->counters[p->ncounters++]);
 	return 0;
 }
@@ -370,8 +382,8 @@ static int cmd_probe(struct verb_ctx *vc)
 	if (signalled) {
 		exit_code = runner_stop_exit_code();
 		fprintf(cli_talk(), "prof: interrupted after %zu of %zu sizes%s\n",
-			j->npts, j->nsizes, j->a->no_counters || j->npts < j->nsizes ? ""
-			: ", before the counted benchmarks ended");
+			j->npts, j->nsizes, j->benched ? ", before the counted "
+			"benchmarks ended" : "");
 		if (!j->npts)
 			goto out;
 	}
@@ -407,7 +419,11 @@ static const struct opt probe_opts[] = {
 		     "level, up to 1G): at least twice the last level, so\n"
 		     "that its end is memory latency"),
 	OPT_LONG(0, "ms", struct probe_args, ms, "MS", 1, 10000, NULL,
-		 "time each size at least this long (default 30)"),
+		 "time each size at least this long, its repetitions\n"
+		 "together (default 30)"),
+	OPT_LONG(0, "reps", struct probe_args, reps, "N", 1, 100, NULL,
+		 "measure each size N times, interleaved with the\n"
+		 "other sizes (default 5); 1: once, as before"),
 	OPT_LONG(0, "seed", struct probe_args, seed, "N", 0, 0x7fffffffL, NULL,
 		 "the walks' random order (default: a fixed one)"),
 	OPT_BOOL(0, "no-counters", struct probe_args, no_counters,
@@ -426,7 +442,7 @@ static const struct opt probe_opts[] = {
 };
 
 static const char probe_help[] =
-"usage: prof probe [--cpu N] [--min SIZE] [--max SIZE] [--ms MS]\n"
+"usage: prof probe [--cpu N] [--min SIZE] [--max SIZE] [--ms MS] [--reps N]\n"
 "                  [--no-counters] [--format table|json|csv|markdown|svg]\n"
 "                  [-o FILE] [--db PATH] [--no-store]\n"
 "\n"
@@ -442,6 +458,16 @@ static const char probe_help[] =
 "shared with other guests: a chase may reach memory latency long before\n"
 "the size sysfs reports, and prof says so.\n"
 "\n"
+"Each size is measured 5 times (--reps), round all the sizes before any is\n"
+"measured again, so that a slow moment of the machine does not land on\n"
+"one size alone; its latency is the median, and the middle half of the\n"
+"repetitions (q1-q3) is its spread. A rise is called a knee only where\n"
+"the level above clears that spread: its q1 at least 1.25x the q3 of the\n"
+"last size below (between neighbouring sizes of one level, loaded VMs\n"
+"gave up to 1.11). Where the medians rise but the spread does not carry\n"
+"it, prof says the curve shows no knee there beyond its noise, and draws\n"
+"no verdict from it.\n"
+"\n"
 "The counters: one benchmark per mission counter, whose count is known by\n"
 "construction, runs with that counter open (user space, on its own):\n"
 "  llc-misses     a chase over 8x the last level: one miss a step\n"
@@ -452,14 +478,16 @@ static const char probe_help[] =
 "implausible (the event counts something else here), multiplexed (it was\n"
 "not counted all of the time, so its value is an estimate), not\n"
 "supported, or not run (prof generates the code walks on x86-64 only).\n"
-"The probe takes a few seconds; it is stored (kind probe) and\n"
+"The probe takes about ten seconds; it is stored (kind probe) and\n"
 "'prof report RUN' prints it again. Ctrl-C or SIGTERM stops it at once:\n"
 "the sizes measured so far are stored, marked interrupted (the counted\n"
 "benchmarks run only after a whole curve), and prof exits 128 + the\n"
 "signal. CSV holds the latency curve; JSON holds everything: latency\n"
 "({bytes, ns}), knees, last_level and counters ({name, expected,\n"
-"measured, grade}). SVG draws the curve on log axes, with sysfs's L1d,\n"
-"L2 and last level as dashed lines and the knees marked.\n"
+"measured, grade}), and each size's reps and spread (ns_min, ns_q1,\n"
+"ns_q3, ns_max); no_knee lists the rises the spread did not carry. SVG\n"
+"draws the curve on log axes, each size's q1-q3 as a bar, with sysfs's\n"
+"L1d, L2 and last level as dashed lines and the knees marked.\n"
 "\n";
 
 static const char probe_tail[] =

@@ -68,10 +68,36 @@ static double median_ns(const struct db_probe_point *pts, size_t from, size_t to
 	return m;
 }
 
-size_t probe_knees(const struct db_probe_point *pts, size_t n,
-		   struct probe_knee *out, size_t cap)
+/* The spread the knee rule reads: the interquartile range, or the
+ * median alone for a size measured once. */
+static double q1_of(const struct db_probe_point *q)
+{
+	return q->reps > 1 ? q->ns_q1 : q->ns;
+}
+
+static double q3_of(const struct db_probe_point *q)
+{
+	return q->reps > 1 ? q->ns_q3 : q->ns;
+}
+
+/* The rise from the plateau's last size below to the level above stands
+ * clear of both sizes' spreads. Sizes measured once have none to judge
+ * by: their rise stands (what prof did before it repeated sizes). */
+static bool clear_of_noise(const struct db_probe_point *below,
+			   const struct db_probe_point *above)
+{
+	if (below->reps <= 1 || above->reps <= 1)
+		return true;
+	return q1_of(above) >= PROBE_KNEE_CLEAR * q3_of(below);
+}
+
+size_t probe_knees_noise(const struct db_probe_point *pts, size_t n,
+			 struct probe_knee *out, size_t cap,
+			 struct probe_knee *noise, size_t ncap, size_t *nnoise)
 {
 	size_t k = 0, start = 0, i = 1;
+	if (nnoise)
+		*nnoise = 0;
 	while (i < n && k < cap) {
 		double base = median_ns(pts, start, i);
 		double lim = base * PROBE_KNEE_RISE;
@@ -92,14 +118,27 @@ size_t probe_knees(const struct db_probe_point *pts, size_t n,
 		size_t at = i - 1;
 		for (size_t m = i; m < j && pts[m].ns <= mid; m++)
 			at = m;
-		out[k++] = (struct probe_knee){
+		struct probe_knee kn = {
 			.bytes = pts[at].bytes, .next_bytes = pts[at + 1].bytes,
 			.ns_below = base, .ns_above = above,
+			.q3_below = q3_of(&pts[i - 1]), .q1_above = q1_of(&pts[j]),
 		};
+		/* A rise the spread does not carry is no knee, but the
+		 * curve has still moved: what follows is judged from there. */
+		if (clear_of_noise(&pts[i - 1], &pts[j]))
+			out[k++] = kn;
+		else if (nnoise && *nnoise < ncap)
+			noise[(*nnoise)++] = kn;
 		start = j;
 		i = j + 1;
 	}
 	return k;
+}
+
+size_t probe_knees(const struct db_probe_point *pts, size_t n,
+		   struct probe_knee *out, size_t cap)
+{
+	return probe_knees_noise(pts, n, out, cap, NULL, 0, NULL);
 }
 
 /* a within PROBE_KNEE_FACTOR of b, either way. */
@@ -132,7 +171,9 @@ void probe_verdict(const struct db_probe *p, struct probe_verdict *v)
 	memset(v, 0, sizeof(*v));
 	v->last_agrees = -1;
 	v->memory_ns = NAN;
-	v->nknees = probe_knees(p->points, p->npoints, v->knees, PROBE_MAX_KNEES);
+	v->nknees = probe_knees_noise(p->points, p->npoints, v->knees,
+				      PROBE_MAX_KNEES, v->noise, PROBE_MAX_KNEES,
+				      &v->nnoise);
 	v->l1d = knee_near(v, p->l1d_bytes);
 	v->l2 = knee_near(v, p->l2_bytes);
 	if (!p->npoints)
@@ -145,8 +186,19 @@ void probe_verdict(const struct db_probe *p, struct probe_verdict *v)
 	/* Memory is several times slower than any cache level, while a TLB
 	 * that runs out past the last level adds less than that: the knee
 	 * into memory is the first one that lands within 2x of it. */
+	/* Judged against the top size's lower quartile, so that a top
+	 * slowed in some of its repetitions moves no knee. */
+	double top_ns = q1_of(&p->points[p->npoints - 1]);
 	for (size_t i = 0; i < v->nknees && !v->last; i++)
-		if (v->knees[i].ns_above * 2 >= v->memory_ns)
+		if (v->knees[i].ns_above * 2 >= top_ns)
+			v->last = &v->knees[i];
+	/* Past the memory knee, latency can go on climbing without a knee
+	 * of its own (on the VM, page walks took it from 165 ns at 256 MiB
+	 * to 270-310 ns at 1 GiB), leaving every knee short of half of the
+	 * top. Then the knee into memory is the last one that at least
+	 * doubled latency, as no TLB step does. */
+	for (size_t i = v->nknees; i-- > 0 && !v->last;)
+		if (v->knees[i].ns_above >= 2 * v->knees[i].ns_below)
 			v->last = &v->knees[i];
 	/* Strictly above half: on a grid of two sizes a doubling, a knee a
 	 * whole doubling short means half of the last level is not there. */
@@ -176,13 +228,28 @@ const char *probe_knee_role(const struct probe_verdict *v,
 	return NULL;
 }
 
-enum { L_BYTES, L_NS, L_STEPS, L_HUGE, L_BAR, L_N };
+enum {
+	L_BYTES, L_NS, L_SPREAD, L_STEPS, L_HUGE, L_REPS, L_MIN, L_Q1, L_Q3,
+	L_MAX, L_BAR, L_N
+};
 
 static const struct col latency_cols[L_N] = {
 	[L_BYTES] = { .key = "bytes", .title = "size", .kind = COL_BYTES },
 	[L_NS] = { .key = "ns", .title = "ns/step", .kind = COL_REAL, .decimals = 2 },
+	/* People read the interquartile range, the spread the knees are
+	 * judged by; machines get every number. */
+	[L_SPREAD] = { .key = "spread", .title = "q1-q3", .flags = COL_PEOPLE },
 	[L_STEPS] = { .key = "steps", .kind = COL_INT, .flags = COL_MACHINES },
 	[L_HUGE] = { .key = "huge_bytes", .kind = COL_INT, .flags = COL_MACHINES },
+	[L_REPS] = { .key = "reps", .kind = COL_INT, .flags = COL_MACHINES },
+	[L_MIN] = { .key = "ns_min", .kind = COL_REAL, .decimals = 2,
+		    .flags = COL_MACHINES },
+	[L_Q1] = { .key = "ns_q1", .kind = COL_REAL, .decimals = 2,
+		   .flags = COL_MACHINES },
+	[L_Q3] = { .key = "ns_q3", .kind = COL_REAL, .decimals = 2,
+		   .flags = COL_MACHINES },
+	[L_MAX] = { .key = "ns_max", .kind = COL_REAL, .decimals = 2,
+		    .flags = COL_MACHINES },
 	[L_BAR] = { .key = "bar", .title = "", .align = COL_LEFT,
 		    .flags = COL_PEOPLE },
 };
@@ -201,6 +268,15 @@ static void bar(char *buf, size_t len, double ns, double fastest)
 	buf[n] = '\0';
 }
 
+/* Some size of p was measured more than once: it has a spread to show. */
+static bool repeated(const struct db_probe *p)
+{
+	for (size_t i = 0; i < p->npoints; i++)
+		if (p->points[i].reps > 1)
+			return true;
+	return false;
+}
+
 static struct rows *latency_rows(const struct db_probe *p)
 {
 	struct rows *r = rows_new("latency", latency_cols, L_N, ROWS_FLAT);
@@ -215,9 +291,27 @@ static struct rows *latency_rows(const struct db_probe *p)
 		rows_num(r, row, L_NS, q->ns);
 		rows_uint(r, row, L_STEPS, q->steps);
 		rows_uint(r, row, L_HUGE, q->huge_bytes);
+		rows_uint(r, row, L_REPS, q->reps > 1 ? q->reps : 1);
+		if (q->reps > 1) {
+			rows_num(r, row, L_MIN, q->ns_min);
+			rows_num(r, row, L_Q1, q->ns_q1);
+			rows_num(r, row, L_Q3, q->ns_q3);
+			rows_num(r, row, L_MAX, q->ns_max);
+			rows_text(r, row, L_SPREAD, "%.2f-%.2f", q->ns_q1, q->ns_q3);
+		} else {
+			for (size_t c = L_MIN; c <= L_MAX; c++)
+				rows_null(r, row, c);
+			rows_str(r, row, L_SPREAD, "-");
+		}
 		char b[64];
 		bar(b, sizeof(b), q->ns, fastest);
 		rows_str(r, row, L_BAR, b);
+	}
+	/* A probe of sizes measured once (stored before prof repeated them,
+	 * or --reps 1) reads as it always did. */
+	if (!repeated(p)) {
+		static const size_t plain[] = { L_BYTES, L_NS, L_BAR };
+		rows_people_order(r, plain, 3);
 	}
 	return r;
 }
@@ -305,6 +399,29 @@ static struct rows *knee_rows(const struct probe_verdict *v)
 	return r;
 }
 
+#define NOISE_COLS(K) \
+	K(N_BYTES, "bytes", INT) K(N_NEXT, "next_bytes", INT) \
+	K(N_BELOW, "ns_below", REAL) K(N_ABOVE, "ns_above", REAL) \
+	K(N_Q3, "q3_below", REAL) K(N_Q1, "q1_above", REAL)
+ROWS_KEYS(noise_cols, N_N, NOISE_COLS);
+
+/* The rises that were no knee for the spread around them. */
+static struct rows *noise_rows(const struct probe_verdict *v)
+{
+	struct rows *r = rows_new(NULL, noise_cols, N_N, ROWS_FLAT);
+	for (size_t i = 0; i < v->nnoise; i++) {
+		const struct probe_knee *k = &v->noise[i];
+		size_t row = rows_add(r);
+		rows_uint(r, row, N_BYTES, k->bytes);
+		rows_uint(r, row, N_NEXT, k->next_bytes);
+		rows_num(r, row, N_BELOW, k->ns_below);
+		rows_num(r, row, N_ABOVE, k->ns_above);
+		rows_num(r, row, N_Q3, k->q3_below);
+		rows_num(r, row, N_Q1, k->q1_above);
+	}
+	return r;
+}
+
 #define SYSFS_COLS(K) \
 	K(S_L1D, "l1d_bytes", INT) K(S_L1I, "l1i_bytes", INT) \
 	K(S_L2, "l2_bytes", INT) K(S_LLC, "llc_bytes", INT) \
@@ -354,7 +471,8 @@ static struct rows *last_rows(const struct db_probe *p, const struct probe_verdi
 	K(P_FAMILY, "family", TEXT) \
 	K(P_MS, "ms_per_size", REAL) K(P_SEED, "seed", INT) \
 	K(P_SYSFS, "sysfs", NEST) K(P_LATENCY, "latency", NEST) \
-	K(P_KNEES, "knees", NEST) K(P_LAST, "last_level", NEST) \
+	K(P_KNEES, "knees", NEST) K(P_NOISE, "no_knee", NEST) \
+	K(P_LAST, "last_level", NEST) \
 	K(P_COUNTERS, "counters", NEST)
 ROWS_KEYS(probe_cols, P_N, PROBE_COLS);
 
@@ -392,6 +510,7 @@ static struct rows *probe_record(const struct db_run *run, const struct db_probe
 	rows_nest(r, row, P_SYSFS, s);
 	rows_nest(r, row, P_LATENCY, latency_rows(p));
 	rows_nest(r, row, P_KNEES, knee_rows(v));
+	rows_nest(r, row, P_NOISE, noise_rows(v));
 	rows_nest(r, row, P_LAST, last_rows(p, v));
 	rows_nest(r, row, P_COUNTERS, counter_rows(p));
 	return r;
@@ -426,8 +545,18 @@ static void write_header(const struct db_run *run, const struct db_probe *p,
 		huge += p->points[i].huge_bytes;
 		all += p->points[i].bytes;
 	}
-	fprintf(fp, "%slatency of a random pointer chase, one 64-byte line a step "
-		"(the fastest batch of each size)", lead);
+	unsigned reps = 1;
+	for (size_t i = 0; i < p->npoints; i++)
+		if (p->points[i].reps > reps)
+			reps = p->points[i].reps;
+	if (reps > 1)
+		fprintf(fp, "%slatency of a random pointer chase, one 64-byte line a "
+			"step: each size the median of %u\n%srepetitions, each its "
+			"fastest batch, interleaved across the sizes; q1-q3: their "
+			"middle half", lead, reps, lead);
+	else
+		fprintf(fp, "%slatency of a random pointer chase, one 64-byte line a "
+			"step (the fastest batch of each size)", lead);
 	if (all && huge < all)
 		fprintf(fp, ";\n%s%.0f%% of it on huge pages: beyond the TLB's reach "
 			"small pages add a page walk to each step", lead,
@@ -515,6 +644,19 @@ static void write_knees(const struct db_probe *p, const struct probe_verdict *v,
 		fprintf(fp, "%s %s", i ? "," : "", b);
 	}
 	fprintf(fp, "\n%s", md ? "\n" : "");
+	/* A rise of the medians that the spread does not carry, said as
+	 * plainly as a knee. */
+	for (size_t i = 0; i < v->nnoise; i++) {
+		const struct probe_knee *k = &v->noise[i];
+		char b[32], nb[32];
+		size_text(b, sizeof(b), k->bytes);
+		size_text(nb, sizeof(nb), k->next_bytes);
+		fprintf(fp, "%s  no knee at %s beyond the noise: the median rises "
+			"%.1f -> %.1f ns past it, but the\n%s  level above (q1 %.1f ns) "
+			"is not %.2fx the size below it (q3 %.1f ns)\n", lead, b,
+			k->ns_below, k->ns_above, lead, k->q1_above,
+			PROBE_KNEE_CLEAR, k->q3_below);
+	}
 	write_level(lead, "L1d", p->l1d_bytes, v->l1d, fp);
 	if (v->l2 && v->l2 == v->last && p->llc_level > 2) {
 		/* One rise from L2 latency to memory's: the level between is

@@ -7,15 +7,30 @@
  *   of the time (a scaled value says nothing about the counter itself);
  *   "not supported" when the machine cannot count it; "not run" when the
  *   counter opened but the benchmark could not be built.
- * - The knees of the latency curve: sizes past which ns per step rises
- *   over PROBE_KNEE_RISE times the plateau before (its median). A rise is
- *   followed until the curve flattens (neighbours within PROBE_KNEE_FLAT);
- *   the knee is the last size whose latency is still nearer the lower
- *   level than the higher one (in log terms). A point above the plateau
- *   with one of the next two back on it is noise, not a knee. A rise
- *   that pauses (a cache level and the TLB's reach ending close together,
- *   or an L3 that other guests share) gives a knee at each step; the
- *   comparisons below pick among them.
+ * - The knees of the latency curve: sizes past which ns per step (each
+ *   size's median over its repetitions) rises over PROBE_KNEE_RISE times
+ *   the plateau before (its median). A rise is followed until the curve
+ *   flattens (neighbours within PROBE_KNEE_FLAT); the knee is the last
+ *   size whose latency is still nearer the lower level than the higher
+ *   one (in log terms). A point above the plateau with one of the next
+ *   two back on it is noise, not a knee. A rise that pauses (a cache
+ *   level and the TLB's reach ending close together, or an L3 that other
+ *   guests share) gives a knee at each step; the comparisons below pick
+ *   among them.
+ * - A rise is a knee only where it is larger than the spread of the
+ *   sizes on either side allows: the lower quartile of the level above
+ *   (the size where the rise flattened) is at least PROBE_KNEE_CLEAR
+ *   times the upper quartile of the plateau's last size. Else the report
+ *   says that the curve shows no knee there beyond its noise. The 1.25
+ *   is from six default probes (5 repetitions) on the loaded 2-CPU VM
+ *   (L1d 48 KiB, L2 2 MiB, sysfs's L3 480 MiB; load 4-11): between
+ *   neighbouring sizes of one level, that ratio reached 1.11 (the
+ *   memory plateau and the page-walk climb past 256 MiB included, where
+ *   the medians alone rose 1.4x and more at the last size and used to
+ *   make a knee at 384-768 MiB); across the real knees the ratio of the
+ *   levels was 1.6 and more. Sizes measured once (probes stored before
+ *   prof repeated sizes, or --reps 1) have no spread, and their rises
+ *   stand as before.
  *
  * The knees are compared with sysfs's caches of the CPU the probe ran on:
  * the L1d and L2 each agree when a knee lies within a factor of two of
@@ -46,6 +61,10 @@
 #define PROBE_PLAUSIBLE_HI 1.25
 #define PROBE_KNEE_RISE 1.4
 #define PROBE_KNEE_FLAT 1.25
+/* A rise is a knee only where the level above clears the plateau's
+ * spread: its lower quartile at least this many times the upper quartile
+ * of the plateau's last size (see the rule above). */
+#define PROBE_KNEE_CLEAR 1.25
 /* A knee agrees with a size from sysfs within this factor either way. */
 #define PROBE_KNEE_FACTOR 2.0
 
@@ -72,11 +91,20 @@ struct probe_knee {
 	uint64_t next_bytes;	/* the first size nearer the higher level */
 	double ns_below;	/* the lower plateau's median */
 	double ns_above;	/* the higher level, where the rise flattened */
+	/* The spreads the rule compared: the upper quartile of the
+	 * plateau's last size, the lower quartile of the level above (the
+	 * medians of sizes measured once). */
+	double q3_below, q1_above;
 };
 
 /* The knees of a curve in size order; returns how many (at most cap). */
 size_t probe_knees(const struct db_probe_point *pts, size_t n,
 		   struct probe_knee *out, size_t cap);
+/* The same, and the rises that were no knee for the spread of the sizes
+ * on either side of them: at most ncap in noise, *nnoise of them. */
+size_t probe_knees_noise(const struct db_probe_point *pts, size_t n,
+			 struct probe_knee *out, size_t cap,
+			 struct probe_knee *noise, size_t ncap, size_t *nnoise);
 
 #define PROBE_MAX_KNEES 16
 
@@ -84,6 +112,9 @@ size_t probe_knees(const struct db_probe_point *pts, size_t n,
 struct probe_verdict {
 	struct probe_knee knees[PROBE_MAX_KNEES];
 	size_t nknees;
+	/* Rises of the medians that the spread did not let stand. */
+	struct probe_knee noise[PROBE_MAX_KNEES];
+	size_t nnoise;
 	const struct probe_knee *l1d, *l2;
 	/* The curve reaches far enough (2x sysfs's last level, or sysfs
 	 * gave none) for its top to be memory latency. */

@@ -1,6 +1,7 @@
 /*
- * probeplot (reports): a probe's latency curve as SVG, sysfs's caches
- * and the knees marked on it.
+ * probeplot (reports): a probe's latency curve as SVG, each repeated
+ * size's interquartile range as a bar, sysfs's caches and the knees
+ * marked on it.
  */
 #include <math.h>
 #include <stdio.h>
@@ -63,18 +64,35 @@ void report_probe_svg(const struct db_run *run, const struct db_probe *p, FILE *
 	char cpu[32] = "";
 	if (p->cpu >= 0)
 		snprintf(cpu, sizeof(cpu), "CPU %d, ", p->cpu);
-	svg_text(&s, 20, 46, SVG_START, "small", "%sa random pointer chase, one "
-		 "64-byte line a step, the fastest batch of each size (%.0f ms "
-		 "each); dashed: the caches sysfs lists; triangles: knees", cpu,
-		 p->ms_per_size);
+	unsigned reps = 1;
+	for (size_t i = 0; i < p->npoints; i++)
+		if (p->points[i].reps > reps)
+			reps = p->points[i].reps;
+	if (reps > 1)
+		svg_text(&s, 20, 46, SVG_START, "small", "%sa random pointer chase, "
+			 "one 64-byte line a step: each size the median of %u "
+			 "repetitions (%.0f ms in all), bars from its lower to its "
+			 "upper quartile; dashed: the caches sysfs lists; triangles: "
+			 "knees", cpu, reps, p->ms_per_size);
+	else
+		svg_text(&s, 20, 46, SVG_START, "small", "%sa random pointer chase, one "
+			 "64-byte line a step, the fastest batch of each size (%.0f ms "
+			 "each); dashed: the caches sysfs lists; triangles: knees", cpu,
+			 p->ms_per_size);
 
 	double *x = calloc(p->npoints + 1, sizeof(*x));
 	double *y = calloc(p->npoints + 1, sizeof(*y));
-	if (!x || !y)
+	double *lo = calloc(p->npoints + 1, sizeof(*lo));
+	double *hi = calloc(p->npoints + 1, sizeof(*hi));
+	if (!x || !y || !lo || !hi)
 		xalloc_die();
 	for (size_t i = 0; i < p->npoints; i++) {
-		x[i] = (double)p->points[i].bytes;
-		y[i] = p->points[i].ns;
+		const struct db_probe_point *q = &p->points[i];
+		x[i] = (double)q->bytes;
+		y[i] = q->ns;
+		/* A size measured once has no bar. */
+		lo[i] = q->reps > 1 ? q->ns_q1 : NAN;
+		hi[i] = q->reps > 1 ? q->ns_q3 : NAN;
 	}
 	/* sysfs's sizes; a last level that is the L2 is marked once. */
 	const struct { const char *name; uint64_t bytes; } lv[3] = {
@@ -99,6 +117,7 @@ void report_probe_svg(const struct db_run *run, const struct db_probe *p, FILE *
 	struct svg_axis ay = { .label = "latency", .unit = "ns per access",
 			       .log = true };
 	struct svg_curve c = { .name = "ns per step", .x = x, .y = y,
+			       .lo = reps > 1 ? lo : NULL, .hi = reps > 1 ? hi : NULL,
 			       .n = p->npoints };
 	struct svg_plot pl;
 	svg_curve_open(&s, &pl, 90, 90, 770, 330, &ax, &ay, NULL, &c, 1, marks,
@@ -110,4 +129,6 @@ void report_probe_svg(const struct db_run *run, const struct db_probe *p, FILE *
 	svg_end(&s);
 	free(x);
 	free(y);
+	free(lo);
+	free(hi);
 }

@@ -631,8 +631,10 @@ static inline int64_t fx_store_probe(struct db *db)
 	p.points = calloc(p.npoints, sizeof(*p.points));
 	for (size_t i = 0; i < p.npoints; i++) {
 		uint64_t b = (uint64_t)(i % 2 ? 24 : 16) << (10 + i / 2);
-		p.points[i] = (struct db_probe_point){ b, ns[i], 1000000 + 1000 * i,
-						       b >= (2 << 20) ? b : 0 };
+		p.points[i] = (struct db_probe_point){
+			.bytes = b, .ns = ns[i], .steps = 1000000 + 1000 * i,
+			.huge_bytes = b >= (2 << 20) ? b : 0,
+		};
 	}
 	p.ncounters = 2;
 	p.counters = calloc(2, sizeof(*p.counters));

@@ -1,11 +1,12 @@
 /*
  * Tests for collectors/probe: the curve's sizes (two a doubling, in
- * order), a short curve measured and stopped early, and the counting
- * harness: a software event whose count is known (page faults of freshly
- * touched pages, counted 100% of the time), a counter this machine may
- * lack (it either opens or says why, and the benchmark runs either way),
- * an unknown name, and the four benchmarks in mission order. Nothing here
- * depends on timing or on which CPU runs it.
+ * order), a short curve measured and stopped early, repeated sizes
+ * (round the sizes, a spread around each median, stopped mid-round), and
+ * the counting harness: a software event whose count is known (page
+ * faults of freshly touched pages, counted 100% of the time), a counter
+ * this machine may lack (it either opens or says why, and the benchmark
+ * runs either way), an unknown name, and the four benchmarks in mission
+ * order. Nothing here depends on timing or on which CPU runs it.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -90,6 +91,73 @@ static void test_probe__short_curve_and_stop(void **state)
 	s = (struct stop_after){ .after = 5 };
 	assert_int_equal(probe_curve(&o, &pts, &n, &cause), 0);
 	assert_int_equal(n, 5);
+	free(pts);
+}
+
+struct count_calls {
+	size_t calls;
+	uint64_t last_bytes;
+};
+
+static int count_cb(void *arg, size_t done, size_t total, const struct probe_point *p)
+{
+	struct count_calls *c = arg;
+	c->calls++;
+	assert_int_equal(done, c->calls);
+	assert_int_equal(total, 15);
+	assert_int_equal(p->reps, 1);
+	/* Round the sizes in order, then round again. */
+	if (c->last_bytes)
+		assert_true(p->bytes > c->last_bytes || p->bytes == 16 << 10);
+	c->last_bytes = p->bytes;
+	return 0;
+}
+
+static int stop_in_round_two(void *arg, size_t done, size_t total,
+			     const struct probe_point *p)
+{
+	struct stop_after *s = arg;
+	(void)p;
+	assert_int_equal(total, 6);
+	return done == s->after;
+}
+
+/* Repeated sizes: each measured reps times, round the sizes, its median
+ * within its spread; stopped in the second round, every size is kept
+ * with the repetitions it had. */
+static void test_probe__repetitions_and_spread(void **state)
+{
+	(void)state;
+	struct count_calls c = { 0 };
+	struct probe_curve_opts o = { .min_bytes = 16 << 10, .max_bytes = 64 << 10,
+				      .ms_per_size = 3, .reps = 3, .seed = 3,
+				      .progress = count_cb, .arg = &c };
+	struct probe_point *pts;
+	size_t n;
+	char *cause = NULL;
+	assert_int_equal(probe_curve(&o, &pts, &n, &cause), 0);
+	assert_int_equal(c.calls, 15);
+	assert_int_equal(n, 5);
+	for (size_t i = 0; i < n; i++) {
+		const struct probe_point *q = &pts[i];
+		assert_int_equal(q->reps, 3);
+		assert_true(q->ns_min > 0);
+		assert_true(q->ns_min <= q->ns_q1 && q->ns_q1 <= q->ns &&
+			    q->ns <= q->ns_q3 && q->ns_q3 <= q->ns_max);
+		assert_true(q->steps >= 3 * 3 * 16384);
+	}
+	free(pts);
+
+	struct stop_after s = { .after = 4 };
+	o.progress = stop_in_round_two;
+	o.arg = &s;
+	o.reps = 2;
+	o.max_bytes = 32 << 10;		/* 3 sizes, 6 repetitions */
+	assert_int_equal(probe_curve(&o, &pts, &n, &cause), -ECANCELED);
+	assert_int_equal(n, 3);
+	assert_int_equal(pts[0].reps, 2);
+	assert_int_equal(pts[1].reps, 1);
+	assert_true(pts[1].ns == pts[1].ns_min && pts[1].ns == pts[1].ns_max);
 	free(pts);
 }
 
@@ -205,6 +273,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_probe__curve_sizes_two_a_doubling),
 		cmocka_unit_test(test_probe__short_curve_and_stop),
+		cmocka_unit_test(test_probe__repetitions_and_spread),
 		cmocka_unit_test(test_probe__harness_counts_page_faults),
 		cmocka_unit_test(test_probe__harness_missing_counter_says_why),
 		cmocka_unit_test(test_probe__benches_in_mission_order),

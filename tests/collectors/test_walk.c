@@ -1,6 +1,7 @@
 /*
  * Tests for collectors/walk: a data walk is one random cycle through every
- * line (each line once a pass, the order fixed by the seed), sizes that
+ * line (each line once a pass, the order fixed by the seed), chases
+ * beside a host share its lines without touching its cycle, sizes that
  * cannot make a cycle are refused, and the generated code runs: a jump
  * chain returns after its pass, and the branch loop counts the bytes
  * whose low bit is set, about half of random ones. Nothing here depends
@@ -70,6 +71,50 @@ static void test_walk__seed_fixes_the_order(void **state)
 	walk_free(a);
 	walk_free(b);
 	walk_free(c);
+}
+
+/* Chases beside a host share its lines: each its own single cycle over
+ * its prefix, the host's cycle untouched by them; ones that do not fit
+ * are refused. */
+static void test_walk__beside_shares_the_lines(void **state)
+{
+	(void)state;
+	struct walk *host = walk_new(64 * 1000, 7);
+	assert_non_null(host);
+	struct walk *b[WALK_SLOTS];
+	for (unsigned k = 1; k < WALK_SLOTS; k++) {
+		b[k] = walk_new_beside(host, 64 * (1000 - 100 * k), k, 7 + k);
+		assert_non_null(b[k]);
+		assert_int_equal(walk_lines(b[k]), 1000 - 100 * k);
+		assert_true(walk_huge_bytes(b[k]) <= walk_bytes(b[k]));
+	}
+	struct walk *all[WALK_SLOTS];
+	all[0] = host;
+	for (unsigned k = 1; k < WALK_SLOTS; k++)
+		all[k] = b[k];
+	for (unsigned k = 0; k < WALK_SLOTS; k++) {
+		size_t n = walk_lines(all[k]);
+		char *seen = calloc(n, 1);
+		for (size_t i = 0; i < n; i++) {
+			size_t at = walk_line_at(all[k]);
+			assert_true(at < n);
+			if (seen[at])
+				fail_msg("slot %u: line %zu visited twice", k, at);
+			seen[at] = 1;
+			walk_run(all[k], 1);
+		}
+		assert_int_equal(walk_line_at(all[k]), 0);
+		free(seen);
+	}
+	errno = 0;
+	assert_null(walk_new_beside(host, 64 * 1001, 1, 1));
+	assert_int_equal(errno, EINVAL);
+	assert_null(walk_new_beside(host, 64 * 10, 0, 1));
+	assert_null(walk_new_beside(host, 64 * 10, WALK_SLOTS, 1));
+	assert_null(walk_new_beside(NULL, 64 * 10, 1, 1));
+	for (unsigned k = 1; k < WALK_SLOTS; k++)
+		walk_free(b[k]);
+	walk_free(host);
 }
 
 static void test_walk__too_small_is_refused(void **state)
@@ -172,6 +217,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_walk__one_cycle_through_every_line),
 		cmocka_unit_test(test_walk__seed_fixes_the_order),
+		cmocka_unit_test(test_walk__beside_shares_the_lines),
 		cmocka_unit_test(test_walk__too_small_is_refused),
 #if defined(__x86_64__)
 		cmocka_unit_test(test_walk__jump_chains_run_and_return),

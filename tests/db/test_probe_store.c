@@ -3,7 +3,10 @@
  * "probe" with its facts, curve and counters, loads back field for field
  * (NULL where a size or a count is unknown), is stored whole or not at all
  * (a locked file, failing allocations), a run without a probe is a clear
- * -ENOENT, and a curve edited out of size order is refused on load.
+ * -ENOENT, and a curve edited out of size order, or a spread that does
+ * not hold its median, is refused on load. A size measured once is
+ * stored as probes before v19 were (no probe_spread row) and loads as
+ * one repetition.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -52,10 +55,18 @@ static void make_probe(struct db_probe *p, size_t n)
 	p->family = strdup("AMD Zen 4");
 	p->npoints = n;
 	p->points = calloc(n, sizeof(*p->points));
-	for (size_t i = 0; i < n; i++)
-		p->points[i] = (struct db_probe_point){ (uint64_t)16384 << i,
-							1.25 + (double)i, 1000 + i,
-							i % 2 ? (uint64_t)16384 << i : 0 };
+	/* Odd sizes repeated (a spread around the median), even ones
+	 * measured once (stored as probes before v19 were). */
+	for (size_t i = 0; i < n; i++) {
+		double ns = 1.25 + (double)i;
+		p->points[i] = (struct db_probe_point){
+			.bytes = (uint64_t)16384 << i, .ns = ns, .steps = 1000 + i,
+			.huge_bytes = i % 2 ? (uint64_t)16384 << i : 0,
+			.reps = i % 2 ? 5 : 1,
+			.ns_min = i % 2 ? ns - 0.5 : ns, .ns_q1 = i % 2 ? ns - 0.25 : ns,
+			.ns_q3 = i % 2 ? ns + 0.125 : ns, .ns_max = i % 2 ? ns + 2 : ns,
+		};
+	}
 	p->ncounters = 2;
 	p->counters = calloc(2, sizeof(*p->counters));
 	struct db_probe_counter *c = &p->counters[0];
@@ -114,6 +125,11 @@ static void test_probe_store__round_trip(void **state)
 		assert_true(got.points[i].ns == p.points[i].ns);
 		assert_int_equal(got.points[i].steps, p.points[i].steps);
 		assert_int_equal(got.points[i].huge_bytes, p.points[i].huge_bytes);
+		assert_int_equal(got.points[i].reps, p.points[i].reps);
+		assert_true(got.points[i].ns_min == p.points[i].ns_min);
+		assert_true(got.points[i].ns_q1 == p.points[i].ns_q1);
+		assert_true(got.points[i].ns_q3 == p.points[i].ns_q3);
+		assert_true(got.points[i].ns_max == p.points[i].ns_max);
 	}
 	assert_int_equal(got.ncounters, 2);
 	const struct db_probe_counter *a = &got.counters[0], *b = &got.counters[1];
@@ -137,6 +153,13 @@ static void test_probe_store__round_trip(void **state)
 				       " (SELECT quote(value) FROM probe_counters"
 				       "  WHERE idx = 1) FROM probe_runs", &v, NULL), 0);
 	assert_string_equal(v, "NULL,NULL");
+	free(v);
+	/* A size measured once keeps the shape of a probe stored before
+	 * v19, which loads as one repetition with no spread. */
+	assert_int_equal(db_query_text(db, "SELECT count(*) || ',' || group_concat(idx)"
+				       " || ',' || sum(reps) FROM probe_spread", &v,
+				       NULL), 0);
+	assert_string_equal(v, "2,1,3,10");
 	free(v);
 	db_probe_release(&got);
 	db_probe_release(&p);
@@ -191,6 +214,15 @@ static void test_probe_store__curve_out_of_order_is_refused(void **state)
 	assert_int_equal(db_exec(db, "UPDATE probe_counters SET expected = -1", NULL), 0);
 	assert_int_equal(db_probe_load(db, r.id, &got, &cause), -EIO);
 	assert_non_null(strstr(cause, "probe_counters row (run 1, idx 0): expected"));
+	free(cause);
+	cause = NULL;
+	db_probe_release(&got);
+	/* A spread that does not hold its median is refused too. */
+	assert_int_equal(db_exec(db, "UPDATE probe_counters SET expected = 1;"
+				 " UPDATE probe_spread SET ns_q3 = 1.25"
+				 " WHERE idx = 1", NULL), 0);
+	assert_int_equal(db_probe_load(db, r.id, &got, &cause), -EIO);
+	assert_non_null(strstr(cause, "probe_latency row (run 1, idx 1): ns_min"));
 	free(cause);
 	db_probe_release(&got);
 	db_probe_release(&p);

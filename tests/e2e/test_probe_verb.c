@@ -128,7 +128,10 @@ static void test_probe_verb__json_stored_and_reported(void **state)
 	}
 	free(cs);
 	expect(p.out, "\"knees\": [");
+	expect(p.out, "\"no_knee\": [");
 	expect(p.out, "\"last_level\": ");
+	/* Every size measured 5 times by default, its spread kept. */
+	expect(p.out, "\"reps\": 5, \"ns_min\": ");
 	/* Progress and the run's id on stderr. */
 	expect(p.err, "prof: probing CPU ");
 	expect(p.err, "prof: stored as run 1;");
@@ -181,7 +184,8 @@ static void test_probe_verb__table_csv_and_no_store(void **state)
 			NULL };
 	p = tu_run(csv, NULL);
 	assert_int_equal(p.status, 0);
-	if (strncmp(p.out, "bytes,ns,steps,huge_bytes\n32768,", 32))
+	if (strncmp(p.out, "bytes,ns,steps,huge_bytes,reps,ns_min,ns_q1,ns_q3,ns_max\n"
+		    "32768,", 62))
 		fail_msg("csv:\n%s", p.out);
 	expect(p.out, "\n49152,");
 	expect(p.out, "\n65536,");

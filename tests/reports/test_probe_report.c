@@ -97,7 +97,9 @@ static void curve(struct db_probe *p, const double *ns, size_t n)
 	p->points = calloc(n, sizeof(*p->points));
 	p->npoints = n;
 	for (size_t i = 0; i < n; i++)
-		p->points[i] = (struct db_probe_point){ sizes[i], ns[i], 100000, sizes[i] };
+		p->points[i] = (struct db_probe_point){ .bytes = sizes[i], .ns = ns[i],
+							.steps = 100000,
+							.huge_bytes = sizes[i] };
 }
 
 static void caches(struct db_probe *p, uint64_t l1d, uint64_t l2, uint64_t llc)
@@ -363,9 +365,120 @@ static void test_probe_report__flat_short_and_empty(void **state)
 	probe_verdict(&p, &v);
 	assert_int_equal(v.nknees, 0);
 	struct probe_knee k[4];
-	struct db_probe_point one = { K(16), 1.0, 1, 0 };
+	struct db_probe_point one = { .bytes = K(16), .ns = 1.0, .steps = 1 };
 	assert_int_equal(probe_knees(&one, 1, k, 4), 0);
 	assert_int_equal(probe_knees(NULL, 0, k, 4), 0);
+}
+
+/* ---- the spread ---- */
+
+/* Five repetitions of every size, their middle half within frac of the
+ * median either way. */
+static void spread(struct db_probe *p, double frac)
+{
+	for (size_t i = 0; i < p->npoints; i++) {
+		struct db_probe_point *q = &p->points[i];
+		q->reps = 5;
+		q->ns_q1 = q->ns * (1 - frac);
+		q->ns_q3 = q->ns * (1 + frac);
+		q->ns_min = q->ns * (1 - 2 * frac);
+		q->ns_max = q->ns * (1 + 2 * frac);
+	}
+}
+
+/* The VM's curve with huge pages, but the last size slow: its median
+ * 1.45x the memory plateau, while its fastest quarter is on it. */
+static void slow_last(struct db_probe *p)
+{
+	curve(p, vm_huge, NSIZES);
+	caches(p, K(32), M(1), M(32));
+	spread(p, 0.03);
+	struct db_probe_point *q = &p->points[NSIZES - 1];
+	q->ns = 215.0;
+	q->ns_q1 = 150.0;
+	q->ns_q3 = 280.0;
+	q->ns_min = 146.0;
+	q->ns_max = 420.0;
+}
+
+/* A single slow last size over a flat memory plateau is no knee: the
+ * level above does not clear the spread, and the report says so. */
+static void test_probe_report__slow_last_point_is_no_knee(void **state)
+{
+	(void)state;
+	struct db_run run = { .id = 4 };
+	struct db_probe p = { .cpu = 1 };
+	slow_last(&p);
+	struct probe_verdict v;
+	probe_verdict(&p, &v);
+	assert_int_equal(v.nknees, 3);
+	assert_int_equal(v.knees[2].bytes, M(16));
+	assert_ptr_equal(v.last, &v.knees[2]);
+	assert_int_equal(v.nnoise, 1);
+	assert_int_equal(v.noise[0].bytes, M(192));
+	assert_true(v.noise[0].q1_above == 150.0);
+	assert_true(fabs(v.noise[0].q3_below - 147.87 * 1.03) < 1e-9);
+	struct tu_buf b;
+	report_probe(&run, &p, OUT_TABLE, tu_buf_open(&b));
+	tu_buf_close(&b);
+	if (!strstr(b.data, "no knee at 192 MiB beyond the noise"))
+		fail_msg("%s", b.data);
+	assert_non_null(strstr(b.data, "gets about 16 MiB of the 32 MiB L3"));
+	assert_null(strstr(b.data, "stays off memory latency"));
+	free(b.data);
+	release(&p);
+
+	/* The same medians measured once: no spread to judge by, and the
+	 * rise stands as it did before prof repeated sizes (the verdicts
+	 * that contradicted each other). */
+	memset(&p, 0, sizeof(p));
+	slow_last(&p);
+	for (size_t i = 0; i < NSIZES; i++)
+		p.points[i].reps = 1;
+	probe_verdict(&p, &v);
+	assert_int_equal(v.nknees, 4);
+	assert_int_equal(v.knees[3].bytes, M(192));
+	assert_int_equal(v.nnoise, 0);
+	release(&p);
+}
+
+/* A clean step stands clear of a tight spread, at the end of the curve
+ * too; a wide spread on either side takes the same step away. */
+static void test_probe_report__clean_step_is_a_knee(void **state)
+{
+	(void)state;
+	static const double step[8] = { 10, 10.1, 10, 10.2, 100, 101, 100, 102 };
+	struct db_probe p = { .cpu = 0 };
+	curve(&p, step, 8);
+	spread(&p, 0.02);
+	struct probe_knee k[4], noise[4];
+	size_t nn;
+	assert_int_equal(probe_knees_noise(p.points, 8, k, 4, noise, 4, &nn), 1);
+	assert_int_equal(nn, 0);
+	assert_int_equal(k[0].bytes, sizes[3]);
+	assert_int_equal(k[0].next_bytes, sizes[4]);
+	/* The step as the last size alone. */
+	assert_int_equal(probe_knees_noise(p.points, 5, k, 4, noise, 4, &nn), 1);
+	assert_int_equal(k[0].bytes, sizes[3]);
+	assert_int_equal(nn, 0);
+	/* Sizes that scatter over a factor of ten: the same medians are no
+	 * knee. */
+	for (size_t i = 0; i < 8; i++) {
+		p.points[i].ns_min = p.points[i].ns_q1 = 9;
+		p.points[i].ns_q3 = p.points[i].ns_max = 110;
+	}
+	assert_int_equal(probe_knees_noise(p.points, 8, k, 4, noise, 4, &nn), 0);
+	assert_int_equal(nn, 1);
+	assert_int_equal(noise[0].bytes, sizes[3]);
+	/* The rule's bound: the level above (where the rise flattened, the
+	 * first size past the step) with q1 = 1.25 x the q3 below is clear. */
+	spread(&p, 0.0);
+	p.points[3].ns_q3 = p.points[3].ns_max = 80;
+	p.points[4].ns_min = p.points[4].ns_q1 = 100;
+	assert_int_equal(probe_knees_noise(p.points, 8, k, 4, noise, 4, &nn), 1);
+	p.points[4].ns_min = p.points[4].ns_q1 = 99.9;
+	assert_int_equal(probe_knees_noise(p.points, 8, k, 4, noise, 4, &nn), 0);
+	release(&p);
 }
 
 /* ---- the report ---- */
@@ -493,6 +606,41 @@ static void test_probe_report__every_format(void **state)
 	release(&p);
 }
 
+/* The same probe with its sizes repeated and its last one slow: the
+ * spread in every format, and the rise it does not carry. */
+static void test_probe_report__repeated_sizes_every_format(void **state)
+{
+	(void)state;
+	struct db_run run;
+	struct db_probe p;
+	fixture(&run, &p);
+	spread(&p, 0.03);
+	struct db_probe_point *q = &p.points[NSIZES - 1];
+	q->ns = 230.0;
+	q->ns_q1 = 150.0;
+	q->ns_q3 = 280.0;
+	q->ns_max = 420.0;
+	const struct { enum out_format f; const char *file; } cases[] = {
+		{ OUT_TABLE, "vm-reps.txt" }, { OUT_CSV, "vm-reps.csv" },
+		{ OUT_JSON, "vm-reps.json" },
+	};
+	for (size_t i = 0; i < 3; i++) {
+		char *s = render(&run, &p, cases[i].f);
+		golden(cases[i].file, s);
+		free(s);
+	}
+	char *s = render(&run, &p, OUT_JSON);
+	assert_non_null(strstr(s, "\"no_knee\": [\n    {\"bytes\": 201326592,"));
+	assert_non_null(strstr(s, "\"reps\": 5, \"ns_min\": "));
+	free(s);
+	s = render(&run, &p, OUT_TABLE);
+	assert_non_null(strstr(s, "each size the median of 5"));
+	assert_non_null(strstr(s, "no knee at 192 MiB beyond the noise"));
+	free(s);
+	db_run_release(&run);
+	release(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -504,7 +652,10 @@ int main(void)
 		cmocka_unit_test(test_probe_report__vm_straight_to_memory),
 		cmocka_unit_test(test_probe_report__bare_metal_agrees),
 		cmocka_unit_test(test_probe_report__flat_short_and_empty),
+		cmocka_unit_test(test_probe_report__slow_last_point_is_no_knee),
+		cmocka_unit_test(test_probe_report__clean_step_is_a_knee),
 		cmocka_unit_test(test_probe_report__every_format),
+		cmocka_unit_test(test_probe_report__repeated_sizes_every_format),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
