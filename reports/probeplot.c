@@ -68,17 +68,18 @@ void report_probe_svg(const struct db_run *run, const struct db_probe *p, FILE *
 	for (size_t i = 0; i < p->npoints; i++)
 		if (p->points[i].reps > reps)
 			reps = p->points[i].reps;
+	char sub[400];
 	if (reps > 1)
-		svg_text(&s, 20, 46, SVG_START, "small", "%sa random pointer chase, "
-			 "one 64-byte line a step: each size the median of %u "
-			 "repetitions (%.0f ms in all), bars from its lower to its "
-			 "upper quartile; dashed: the caches sysfs lists; triangles: "
-			 "knees", cpu, reps, p->ms_per_size);
+		snprintf(sub, sizeof(sub), "%sa random pointer chase, one 64-byte line "
+			 "a step: each size the median of %u repetitions (%.0f ms in "
+			 "all), bars from its lower to its upper quartile; dashed: the "
+			 "caches sysfs lists; triangles: knees", cpu, reps, p->ms_per_size);
 	else
-		svg_text(&s, 20, 46, SVG_START, "small", "%sa random pointer chase, one "
-			 "64-byte line a step, the fastest batch of each size (%.0f ms "
-			 "each); dashed: the caches sysfs lists; triangles: knees", cpu,
-			 p->ms_per_size);
+		snprintf(sub, sizeof(sub), "%sa random pointer chase, one 64-byte line "
+			 "a step, the fastest batch of each size (%.0f ms each); dashed: "
+			 "the caches sysfs lists; triangles: knees", cpu, p->ms_per_size);
+	/* two lines at most in the room above the plot */
+	svg_text_wrapped(&s, 20, 46, WIDTH - 40, "small", sub);
 
 	double *x = calloc(p->npoints + 1, sizeof(*x));
 	double *y = calloc(p->npoints + 1, sizeof(*y));
