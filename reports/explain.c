@@ -26,6 +26,15 @@ const char *explain_kind_name(enum explain_kind k)
 
 /* ---- inputs ---- */
 
+/* The unit people read a metric's values in, where not the stored one. */
+static void shown_as(struct explain_metric *em, const char *unit)
+{
+	double f;
+	const char *shown = unit_shown(unit, &f);
+	em->shown_unit = shown != unit ? shown : NULL;
+	em->shown_factor = f;
+}
+
 void explain_input_from_ab(const struct ab_analysis *a, size_t arm,
 			   struct explain_input *in)
 {
@@ -46,7 +55,7 @@ void explain_input_from_ab(const struct ab_analysis *a, size_t arm,
 		em->name = a->metrics[m].name;
 		em->supported = a->metrics[m].supported;
 		em->higher_is_better = a->metrics[m].higher_is_better;
-		em->ns = !strcmp(a->metrics[m].unit, "ns");
+		shown_as(em, a->metrics[m].unit);
 		em->gate_pct = a->metrics[m].gate_pct;
 		em->a = ca->n ? ca->sum.median : NAN;
 		em->b = cb->n ? cb->sum.median : NAN;
@@ -77,7 +86,7 @@ void explain_input_from_runs(const struct db_run *a, const struct db_run *b,
 		em->name = strdup(pr.metrics[m].name);
 		em->supported = pr.metrics[m].supported;
 		em->higher_is_better = pr.metrics[m].higher_is_better;
-		em->ns = !strcmp(pr.metrics[m].unit, "ns");
+		shown_as(em, pr.metrics[m].unit);
 		em->a = pr.a[m];
 		em->b = pr.b[m];
 		em->delta_pct = isfinite(em->a) && isfinite(em->b) && em->a > 0
@@ -656,17 +665,19 @@ static void set_delta(struct rows *r, size_t row, double d)
 		rows_text(r, row, E_DELTA, "%+.1f", d);
 }
 
-/* A value as the side-by-side table shows it: nanoseconds as ms to two
- * decimals (as the run tables show task-clock), four decimals for small
- * reals (IPC, per-kinst rates), whole numbers for the rest. */
-static void set_side_value(struct rows *r, size_t row, size_t col, double v, bool ns)
+/* A value as the side-by-side table shows it: in the unit people read
+ * it in (unit_shown: ns as ms, two decimals, as the run tables show
+ * task-clock), four decimals for small reals (IPC, per-kinst rates),
+ * whole numbers for the rest. */
+static void set_side_value(struct rows *r, size_t row, size_t col, double v,
+			   const struct explain_metric *x)
 {
 	char buf[64];
 	rows_num(r, row, col, v);
 	if (!isfinite(v))
 		return;
-	if (ns)
-		fmt_count(buf, sizeof(buf), v * 1e-6, 2);
+	if (x->shown_unit)
+		fmt_count(buf, sizeof(buf), v * x->shown_factor, 2);
 	else
 		fmt_count(buf, sizeof(buf), v, fabs(v) < 100 && v != floor(v) ? 4 : 0);
 	rows_text(r, row, col, "%s", buf);
@@ -676,8 +687,8 @@ static void metric_row(struct rows *r, const struct explain_metric *x)
 {
 	size_t row = rows_add(r);
 	rows_str(r, row, E_METRIC, x->name);
-	if (x->ns)
-		rows_text(r, row, E_METRIC, "%s (ms)", x->name);
+	if (x->shown_unit)
+		rows_text(r, row, E_METRIC, "%s (%s)", x->name, x->shown_unit);
 	rows_bool(r, row, E_SUPPORTED, x->supported);
 	if (!x->supported) {
 		rows_null(r, row, E_A);
@@ -688,8 +699,8 @@ static void metric_row(struct rows *r, const struct explain_metric *x)
 		rows_text(r, row, E_DELTA, "%s", "");
 		return;
 	}
-	set_side_value(r, row, E_A, x->a, x->ns);
-	set_side_value(r, row, E_B, x->b, x->ns);
+	set_side_value(r, row, E_A, x->a, x);
+	set_side_value(r, row, E_B, x->b, x);
 	set_delta(r, row, x->delta_pct);
 	if (!x->have_stats)
 		return;

@@ -77,7 +77,11 @@ struct explain_metric {
 	bool supported;
 	bool higher_is_better;
 	double a, b;			/* medians (single runs: the values) */
-	bool ns;			/* a and b in ns: people read ms */
+	/* where people read a and b in another unit than stored
+	 * (unit_shown: ns as ms): that unit and the factor to it; NULL
+	 * where they read them as stored */
+	const char *shown_unit;
+	double shown_factor;
 	double delta_pct;
 	bool have_stats;		/* from an experiment */
 	double ci_lo, ci_hi, p_value, gate_pct;

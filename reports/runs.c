@@ -523,10 +523,12 @@ static void write_machine_notes_brief(const struct db_run *run, const char *lead
 	for (size_t e = 0; e < run->nevents; e++) {
 		if (run->events[e].supported || !keys[e])
 			continue;
-		fprintf(fp, "%s%s", any ? "; " : counted ? "; not counted here (not zero): "
-			: "\n", any || counted ? "" : lead);
-		if (!any && !counted)
-			fputs("not counted here (not zero): ", fp);
+		if (any)
+			fputs("; ", fp);
+		else if (counted)
+			fputs("; not counted here (not zero): ", fp);
+		else
+			fprintf(fp, "\n%snot counted here (not zero): ", lead);
 		any = true;
 		fputs(run->events[e].name, fp);
 		for (size_t k = e + 1; k < run->nevents; k++) {
