@@ -82,32 +82,8 @@ int error_msg(const char *fmt, ...)
 	return EXIT_FAIL;
 }
 
-void warning_msg(const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	after_error = false;
-	vmsg_to(cli_talk(), "warning: ", fmt, ap);
-	va_end(ap);
-}
-
-void note_msg(const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	after_error = false;
-	vmsg_to(cli_talk(), "note: ", fmt, ap);
-	va_end(ap);
-}
-
-void hint_msg(const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vmsg_to(after_error ? stderr : cli_talk(), "hint: ", fmt, ap);
-	va_end(ap);
-}
-
+/* One place says each kind of message: the engine's print sink, which
+ * the verbs' own warning_msg, note_msg and hint_msg call too. */
 static void run_print_to_cli(enum run_print_level level, const char *fmt,
 			     va_list ap)
 {
@@ -127,6 +103,29 @@ static void run_print_to_cli(enum run_print_level level, const char *fmt,
 		vmsg_to(cli_talk(), "", fmt, ap);
 		break;
 	}
+}
+
+#define CLI_PRINT(level)			\
+	do {					\
+		va_list ap;			\
+		va_start(ap, fmt);		\
+		run_print_to_cli(level, fmt, ap);	\
+		va_end(ap);			\
+	} while (0)
+
+void warning_msg(const char *fmt, ...)
+{
+	CLI_PRINT(RUN_PRINT_WARN);
+}
+
+void note_msg(const char *fmt, ...)
+{
+	CLI_PRINT(RUN_PRINT_NOTE);
+}
+
+void hint_msg(const char *fmt, ...)
+{
+	CLI_PRINT(RUN_PRINT_HINT);
 }
 
 void cli_install_run_print(void)
