@@ -314,6 +314,24 @@ static size_t numbers(const char *text, long long *v, size_t max)
 	return n;
 }
 
+/* One run of cmd (alone or under prof): its numbers into v[0..max). */
+static size_t counted_faults(char **cmd, long long *v, size_t max)
+{
+	struct tu_proc p = tu_run(cmd, NULL);
+	if (p.status != 0)
+		fail_msg("%s exited %d:\n%s", cmd[0], p.status, p.err);
+	size_t n = numbers(p.out, v, max);
+	n += numbers(p.err, v + n, max - n);
+	tu_proc_release(&p);
+	return n;
+}
+
+static int cmp_ll(const void *a, const void *b)
+{
+	long long x = *(const long long *)a, y = *(const long long *)b;
+	return (x > y) - (x < y);
+}
+
 /*
  * Issue 23: a workload that reads its own inherited counters (selfcount,
  * and perf stat around it where perf is installed) reads the same under
@@ -322,7 +340,15 @@ static size_t numbers(const char *text, long long *v, size_t max)
  * 150,448 and 5,710,083 page faults instead of 32,024, perf stat
  * 2,050,341 and 32,621,020 instead of 32,080 (6.18, PROF_COUNT_PATH=task).
  * Counted per CPU, prof leaves the workload's contexts alone.
+ *
+ * The medians of three interleaved runs each are compared: Debian's 6.1
+ * kernel itself now and then loses part of an inherited counter's count
+ * with no profiler at all (under QEMU with the host busy, 6 of 150 runs
+ * of selfcount alone read 31,544 to 31,975 of its 32,023, and 6 of 150
+ * under prof run; docs/kernels.md), so one run against one can differ by
+ * 1.5% whoever is right, while prof's old fault was wrong in every run.
  */
+#define SELFCOUNT_RUNS 3
 static void test_completeness__workload_counters_read_the_same(void **state)
 {
 	struct tu_db *f = *state;
@@ -333,12 +359,7 @@ static void test_completeness__workload_counters_read_the_same(void **state)
 		    system("/usr/bin/perf stat -e page-faults true >/dev/null 2>&1") == 0;
 	char *alone[] = { "/usr/bin/perf", "stat", "-x,", "-e", "page-faults", "--", bin, NULL };
 	char **cmd = perf ? alone : alone + 6;
-	struct tu_proc a = tu_run(cmd, NULL);
-	assert_int_equal(a.status, 0);
-	long long va[2] = { 0, 0 }, vp[2] = { 0, 0 };
-	size_t na = numbers(a.out, va, 2) + numbers(a.err, va + 1, 1);
-	tu_proc_release(&a);
-	assert_int_equal(na, perf ? 2 : 1);
+	size_t want = perf ? 2 : 1;
 	/* Complete or not (docs/kernels.md: a reaped task's last switch
 	 * can go unnamed under QEMU), the workload's counters must match. */
 	char *argv[16] = { PROF_BIN, f->dbarg, "run", "-q", "--allow-incomplete", "--" };
@@ -346,18 +367,25 @@ static void test_completeness__workload_counters_read_the_same(void **state)
 	for (size_t i = 0; cmd[i]; i++)
 		argv[n++] = cmd[i];
 	argv[n] = NULL;
-	struct tu_proc p = tu_run(argv, NULL);
-	if (p.status != 0)
-		fail_msg("prof run of selfcount exited %d:\n%s", p.status, p.err);
-	size_t np = numbers(p.out, vp, 2) + numbers(p.err, vp + 1, 1);
-	tu_proc_release(&p);
-	assert_int_equal(np, na);
-	for (size_t i = 0; i < na; i++) {
-		fprintf(stderr, "%s: %lld alone, %lld under prof run\n",
-			i ? "perf stat" : "selfcount", va[i], vp[i]);
-		if (llabs(vp[i] - va[i]) > va[i] / 100)
-			fail_msg("%s read %lld page faults under prof run, %lld alone",
-				 i ? "perf stat" : "selfcount", vp[i], va[i]);
+	long long va[2][SELFCOUNT_RUNS], vp[2][SELFCOUNT_RUNS];
+	for (size_t r = 0; r < SELFCOUNT_RUNS; r++) {
+		long long a[2] = { 0, 0 }, p[2] = { 0, 0 };
+		assert_int_equal(counted_faults(cmd, a, want), want);
+		assert_int_equal(counted_faults(argv, p, want), want);
+		for (size_t i = 0; i < want; i++) {
+			va[i][r] = a[i];
+			vp[i][r] = p[i];
+			fprintf(stderr, "%s: %lld alone, %lld under prof run\n",
+				i ? "perf stat" : "selfcount", a[i], p[i]);
+		}
+	}
+	for (size_t i = 0; i < want; i++) {
+		qsort(va[i], SELFCOUNT_RUNS, sizeof(va[i][0]), cmp_ll);
+		qsort(vp[i], SELFCOUNT_RUNS, sizeof(vp[i][0]), cmp_ll);
+		long long ma = va[i][SELFCOUNT_RUNS / 2], mp = vp[i][SELFCOUNT_RUNS / 2];
+		if (llabs(mp - ma) > ma / 100)
+			fail_msg("%s read a median of %lld page faults under prof run, "
+				 "%lld alone", i ? "perf stat" : "selfcount", mp, ma);
 	}
 	free(bin);
 }
