@@ -1307,6 +1307,7 @@ void counters_health(const struct counters *c, struct counters_health *h)
 		h->unattributed_ns = ph.unattributed_ns;
 		h->reaped_by_stack = ph.reaped_by_stack;
 		h->switches = ph.switches;
+		h->stalls = ph.stalls;
 		h->percpu_lost = ph.lost;
 		h->undecodable += ph.undecodable;
 	}

@@ -30,6 +30,7 @@
 #include <sys/types.h>
 
 #include "collectors/events.h"
+#include "collectors/stall.h"
 #include "collectors/threads.h"
 
 enum counters_flags {
@@ -221,6 +222,8 @@ struct counters_health {
 	uint64_t unattributed, unattributed_ns, percpu_lost;
 	uint64_t reaped_by_stack;	/* reaped tasks' samples named by their kernel stack */
 	uint64_t switches;	/* the workload's context switches it saw */
+	/* the per-CPU path: switches the CPU stood still in (stall.h) */
+	struct stall_tally stalls;
 };
 void counters_health(const struct counters *c, struct counters_health *h);
 

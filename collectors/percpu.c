@@ -83,6 +83,7 @@ struct cpu {
 					   not known */
 	bool cur_named;		/* cur came from a switch record's own tid */
 	int32_t dying, dying_pid;	/* cur, sampled reaped at this switch */
+	struct stall_watch stall;	/* this CPU's switches' own records */
 	uint64_t next;		/* the time of the next record to take */
 	bool has_next;
 	int *sfds;		/* per sampler (percpu_add_sampler) */
@@ -910,6 +911,11 @@ static void take(struct percpu *p, struct cpu *cp, const struct perf_rec *r,
 		break;
 	case PERF_RECORD_SWITCH:
 	case PERF_RECORD_SWITCH_CPU_WIDE:
+		if (r->misc & PERF_RECORD_MISC_SWITCH_OUT)
+			stall_out(&cp->stall, &p->h.stalls, r->sid.time,
+				  (int32_t)r->u.sw.next_prev_tid);
+		else
+			stall_in(&cp->stall, &p->h.stalls, r->sid.time, (int32_t)r->sid.tid);
 		if (r->misc & PERF_RECORD_MISC_SWITCH_OUT) {
 			/* A reaped task that was only preempted runs again
 			 * (on whichever CPU): its switch-in will name no tid. */
@@ -954,6 +960,8 @@ static void take(struct percpu *p, struct cpu *cp, const struct perf_rec *r,
 		if (r->u.sample.identifier != cp->u[g].leader_id)
 			p->h.foreign++;
 		p->h.samples++;
+		if (r->u.sample.identifier != cp->u[g].tick_id)
+			stall_sample(&cp->stall, r->u.sample.time);
 		if (g == 0 && r->u.sample.identifier != cp->u[g].tick_id)
 			p->h.switches++;
 		int32_t pid = (int32_t)r->u.sample.pid, tid = (int32_t)r->u.sample.tid;

@@ -38,6 +38,7 @@
 #include <stdint.h>
 
 #include "collectors/events.h"
+#include "collectors/stall.h"
 #include "collectors/threads.h"
 
 struct percpu;
@@ -137,6 +138,9 @@ struct percpu_health {
 	/* Samples of reaped tasks named by the kernel stack they ran on */
 	uint64_t reaped_by_stack;
 	uint64_t sampled;	/* the samplers' samples taken */
+	/* Switches whose own records lay 1 ms or more apart: the CPU stood
+	 * still inside them (collectors/stall.h) */
+	struct stall_tally stalls;
 };
 void percpu_health(const struct percpu *p, struct percpu_health *h);
 

@@ -297,6 +297,12 @@ int perf_rec_decode(const void *buf, size_t len, const struct perf_rec_layout *l
 		out->u.lost.id = take_u64(&c);
 		out->u.lost.lost = take_u64(&c);
 		break;
+	case PERF_RECORD_SWITCH_CPU_WIDE:
+		take_u32x2(&c, &out->u.sw.next_prev_pid, &out->u.sw.next_prev_tid);
+		break;
+	case PERF_RECORD_SWITCH:
+		out->u.sw.next_prev_pid = out->u.sw.next_prev_tid = 0;
+		break;
 	case PERF_RECORD_MMAP:
 	case PERF_RECORD_MMAP2:
 		take_u32x2(&c, &out->u.mmap.pid, &out->u.mmap.tid);

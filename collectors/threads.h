@@ -60,6 +60,9 @@ struct perf_rec {
 			uint64_t id[PERF_REC_MAX_READ];
 		} read;
 		struct { uint64_t id, lost; } lost;
+		/* PERF_RECORD_SWITCH_CPU_WIDE: the task switched to (an out
+		 * record) or from (an in record); 0 for a plain SWITCH */
+		struct { uint32_t next_prev_pid, next_prev_tid; } sw;
 		struct {
 			uint32_t pid, tid;
 			uint64_t addr, len, pgoff;

@@ -63,6 +63,10 @@ struct db_kv;
 	  "per-CPU time no thread could be given") \
 	X(PERCPU_REAPED_BY_STACK, "percpu_reaped_by_stack", u64, \
 	  "reaped tasks' samples named by their kernel stack") \
+	X(PERCPU_STALLS, "percpu_stalls", u64, \
+	  "context switches the CPU stood still in (1 ms or more)") \
+	X(PERCPU_STALL_NS, "percpu_stall_ns", u64, "the time it stood still in them") \
+	X(PERCPU_STALL_MAX_NS, "percpu_stall_max_ns", u64, "the longest of them") \
 	X(INTERVAL_MS, "interval_ms", u64, "prof run -I, milliseconds") \
 	X(WS_WINDOW_BYTES, "ws_window_bytes", u64, \
 	  "the fault-around window of a --working-set run") \

@@ -341,6 +341,20 @@ static void keep_ring_evidence(struct db_run *run, const struct counters_health 
 		db_set_u64(run, SET_PERCPU_UNATTRIBUTED_NS, h->unattributed_ns);
 	if (h->reaped_by_stack)
 		db_set_u64(run, SET_PERCPU_REAPED_BY_STACK, h->reaped_by_stack);
+	if (h->stalls.n) {
+		db_set_u64(run, SET_PERCPU_STALLS, h->stalls.n);
+		db_set_u64(run, SET_PERCPU_STALL_NS, h->stalls.ns);
+		db_set_u64(run, SET_PERCPU_STALL_MAX_NS, h->stalls.max_ns);
+		/* Not incomplete: every count is in some row, but the
+		 * rows of the threads either side of such a switch may
+		 * each be off by that much (docs/kernels.md). */
+		run_note("the CPU stood still for %.1f ms inside %llu of the "
+			 "workload's context switches (the longest %.1f ms), as a "
+			 "VM does when its host takes the CPU away: up to that much "
+			 "CPU time may be in a neighbouring thread's row",
+			 h->stalls.ns / 1e6, (unsigned long long)h->stalls.n,
+			 h->stalls.max_ns / 1e6);
+	}
 	/* The names are right; what it says is that the ring lost records
 	 * without a trace, which the checks above look for otherwise. */
 	if (h->names_from_proc)

@@ -266,10 +266,18 @@ static void own_times(struct tu_db *f, const char *path, int *percpu_complete)
 		 * then in a QEMU guest) put a worker 2.1-4.8% over in 5 of 25
 		 * runs on 6.1. Against its whole life, in quiet guests, 149 of
 		 * 150 rows were within 2% (6.1 and 6.12, 25 runs each; the
-		 * worst +2.33%); with the host busy, a worker was now and
-		 * then 3-10 ms off (one to two 4 ms ticks, unexplained; see
-		 * docs/kernels.md), so the bound keeps room for that. */
-		if (llabs(v - ns) > ns / 20 + 5000000 + stolen)
+		 * worst +2.33%). With the host busy, the guest's CPU stood
+		 * still inside context switches now and then, which moves
+		 * that time between rows (docs/kernels.md): the run measures
+		 * what it can see of that (percpu_stall_ns), and it is
+		 * allowed on top, as the host's steal is. */
+		/* Settings are strings in the JSON: "percpu_stall_ns": "N". */
+		const char *st = strstr(json, "\"percpu_stall_ns\": \"");
+		long long stall = st ? atoll(st + strlen("\"percpu_stall_ns\": \"")) : 0;
+		if (stall)
+			fprintf(stderr, "selftime (%s): the CPU stood still %.2f ms "
+				"inside switches\n", path, stall / 1e6);
+		if (llabs(v - ns) > ns / 50 + 1000000 + stolen + stall)
 			fail_msg("selftime (%s): worker %ld counted %lld ns against its "
 				 "own %lld ns", path, tid, v, ns);
 		workers++;
