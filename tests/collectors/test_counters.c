@@ -6,7 +6,9 @@
  * count the whole time, so each thread's event is about twice a part: the
  * test checks the plumbing (a fd per part, each thread's READ per part,
  * the parts summed into the event, the target settled per part), not
- * what a hybrid part counts.
+ * what a hybrid part counts. Per CPU (as root, with a cgroup), each made-up
+ * PMU serves one CPU, so a thread pinned to CPU 0 counts on the first
+ * part only and one pinned to CPU 1 on the second.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -15,7 +17,9 @@
 #include <cmocka.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "collectors/cgroup.h"
 #include "collectors/counters.h"
 #include "collectors/pmuplan.h"
 
@@ -147,10 +152,133 @@ static void test_counters__split_parts_sum_per_thread(void **state)
 	event_desc_release(&ev);
 }
 
+/* A thread that spins 30 ms on the CPU given. */
+static void *pinned(void *arg)
+{
+	cpu_set_t set;
+	CPU_ZERO(&set);
+	CPU_SET((int)(intptr_t)arg, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		return (void *)1;
+	spin_ms(30);
+	return NULL;
+}
+
+/* The child of the per-CPU case: moves itself into the cgroup (procs),
+ * says so, waits for the go, runs a thread on CPU 0 then one on CPU 1. */
+static pid_t start_pinned_child(int procs, int *go)
+{
+	int gp[2], rp[2];
+	assert_int_equal(pipe(gp), 0);
+	assert_int_equal(pipe(rp), 0);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		char b = 'r';
+		close(gp[1]);
+		close(rp[0]);
+		if (write(procs, "0", 1) != 1 || write(rp[1], &b, 1) != 1 ||
+		    read(gp[0], &b, 1) != 1)
+			_exit(1);
+		for (intptr_t cpu = 0; cpu < 2; cpu++) {
+			pthread_t th;
+			void *ret = NULL;
+			if (pthread_create(&th, NULL, pinned, (void *)cpu) ||
+			    pthread_join(th, &ret) || ret)
+				_exit(2);
+		}
+		_exit(0);
+	}
+	close(gp[0]);
+	close(rp[1]);
+	char b;
+	assert_int_equal(read(rp[0], &b, 1), 1);
+	close(rp[0]);
+	*go = gp[1];
+	return pid;
+}
+
+static void test_counters__split_parts_per_cpu(void **state)
+{
+	(void)state;
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2) {
+		print_message("skip: needs two online CPUs\n");
+		skip();
+	}
+	struct run_cgroup cg = { .fd = -1 };
+	char *cause = NULL;
+	if (run_cgroup_create(&cg, &cause)) {
+		print_message("skip: no cgroup of our own: %s\n", cause);
+		free(cause);
+		skip();
+	}
+	int procs = run_cgroup_procs(&cg, &cause);
+	assert_true(procs >= 0);
+	struct event_desc ev;
+	assert_int_equal(event_resolve("task-clock", 0, &ev, &cause), 0);
+	struct pmu_plan plan;
+	two_part_plan(&plan, &ev);
+	for (int p = 0; p < 2; p++) {
+		plan.pmus[p].has_cpus = true;
+		cpumask_set(&plan.pmus[p].cpus, p);
+	}
+	struct counters_opts o = { .events = &ev, .nevents = 1, .plan = &plan,
+				   .mmap_pages = 16, .flags = COUNTERS_PERCPU,
+				   .cgroup_fd = cg.fd };
+	struct counters *c = counters_new(&o);
+	assert_non_null(c);
+	int go;
+	pid_t pid = start_pinned_child(procs, &go);
+	close(procs);
+	int rc = counters_open_task(c, pid, pid, "child", &cause);
+	if (rc || counters_path(c) != COUNTERS_PATH_PERCPU) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		print_message("skip: not counted per CPU here: %s\n",
+			      rc ? cause : counters_path_note(c));
+		counters_free(c);
+		run_cgroup_remove(&cg);
+		skip();
+	}
+	assert_int_equal(write(go, "g", 1), 1);
+	close(go);
+	int status;
+	while (waitpid(pid, &status, WNOHANG) == 0) {
+		counters_drain(c);
+		spin_ms(5);
+	}
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	assert_int_equal(counters_finish(c, &cause), 0);
+
+	const struct thread_table *tt = counters_threads(c);
+	int pinned_seen = 0;
+	for (size_t i = 0; i < thread_table_count(tt); i++) {
+		const struct thread_row *r = thread_table_row(tt, i);
+		if (!r->counts[0].present || r->tid == pid)
+			continue;
+		/* every switch's delta went to its CPU's part as well */
+		uint64_t a = r->parts[0].present ? r->parts[0].value : 0;
+		uint64_t b = r->parts[1].present ? r->parts[1].value : 0;
+		assert_int_equal(r->counts[0].value, a + b);
+		/* a thread pinned to one CPU: (nearly) all on its part,
+		 * what ran before the pin aside */
+		if (a > 10000000 || b > 10000000) {
+			assert_true(a < b / 10 || b < a / 10);
+			pinned_seen++;
+		}
+	}
+	assert_int_equal(pinned_seen, 2);
+	counters_free(c);
+	run_cgroup_remove(&cg);
+	pmu_plan_release(&plan);
+	event_desc_release(&ev);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_counters__split_parts_sum_per_thread),
+		cmocka_unit_test(test_counters__split_parts_per_cpu),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
