@@ -159,13 +159,25 @@ static const char *one_pmu_reason(const struct event_desc *ev)
 
 /* Event e's parts on a split machine. false when memory runs out. */
 static bool plan_event(struct pmu_plan *p, size_t *cap, size_t e,
-		       const struct event_desc *ev, const struct cpuid *id)
+		       const struct event_desc *ev, const struct cpuid *id,
+		       unsigned flags)
 {
 	struct perf_event_attr a = ev->attr;
 	uint32_t type = ev->attr.type;
 	if (ev->refused || !ev->hardware)
 		return add_attr(p, cap, e, -1, &a);
-	if (type == PERF_TYPE_HARDWARE || type == PERF_TYPE_HW_CACHE) {
+	bool generic = type == PERF_TYPE_HARDWARE || type == PERF_TYPE_HW_CACHE;
+	if (generic && (flags & PMU_PLAN_NO_EXTENDED)) {
+		if (asprintf(&p->notes[e], "'%.40s' counts on one core PMU only, "
+			     "the one the kernel picks: this kernel takes no PMU "
+			     "type in attr.config (arm64 before Linux 6.6)",
+			     ev->name) < 0) {
+			p->notes[e] = NULL;
+			return false;
+		}
+		return add_attr(p, cap, e, -1, &a);
+	}
+	if (generic) {
 		for (size_t i = 0; i < p->npmus; i++) {
 			a.config = pmu_hw_config(p->pmus[i].type, ev->attr.config);
 			if (!add_attr(p, cap, e, (int)i, &a))
@@ -223,7 +235,7 @@ static bool copy_pmus(struct pmu_plan *p, const struct pmu_list *pmus)
 
 int pmu_plan_init(struct pmu_plan *p, const struct event_desc *evs, size_t n,
 		  const struct pmu_list *pmus, const struct cpuid *id,
-		  char **cause)
+		  unsigned flags, char **cause)
 {
 	memset(p, 0, sizeof(*p));
 	size_t cap = 0;
@@ -233,7 +245,7 @@ int pmu_plan_init(struct pmu_plan *p, const struct event_desc *evs, size_t n,
 	if (ok && split)
 		ok = copy_pmus(p, pmus);
 	for (size_t e = 0; ok && e < n; e++)
-		ok = split ? plan_event(p, &cap, e, &evs[e], id)
+		ok = split ? plan_event(p, &cap, e, &evs[e], id, flags)
 			   : add_attr(p, &cap, e, -1, &evs[e].attr);
 	if (!ok) {
 		pmu_plan_release(p);

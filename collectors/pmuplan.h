@@ -73,15 +73,24 @@ struct pmu_plan {
 	size_t nevents;
 };
 
+enum pmu_plan_flags {
+	/* The kernel takes no PMU type in attr.config (arm64 before Linux
+	 * 6.6; pmus_extended_type() says): a hardware or cache event is
+	 * then one attr as resolved, counted on the core PMU the kernel
+	 * picks, and its note says so. */
+	PMU_PLAN_NO_EXTENDED = 1 << 0,
+};
+
 /*
  * The attrs for evs[0..n) on the machine pmus describes. id is the CPU's
- * identity (NULL when unknown: a raw event is then opened on one PMU). A
- * refused event (event_desc.refused) gets one attr, never opened. 0, or
- * -ENOMEM with *cause set (cause may be NULL) and p empty.
+ * identity (NULL when unknown: a raw event is then opened on one PMU);
+ * flags from enum pmu_plan_flags. A refused event (event_desc.refused)
+ * gets one attr, never opened. 0, or -ENOMEM with *cause set (cause may
+ * be NULL) and p empty.
  */
 int pmu_plan_init(struct pmu_plan *p, const struct event_desc *evs, size_t n,
 		  const struct pmu_list *pmus, const struct cpuid *id,
-		  char **cause);
+		  unsigned flags, char **cause);
 void pmu_plan_release(struct pmu_plan *p);	/* NULL is fine */
 
 /* More than one core PMU: events are split (hybrid, big.LITTLE). */

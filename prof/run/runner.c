@@ -673,9 +673,10 @@ struct session {
 
 /*
  * Which attrs each event opens per core PMU, from what sysfs says of the
- * PMUs and the CPU's identity (PROF_CPUID_ROOT for the tests, as
- * events.c reads it). With one core PMU, or none (a VM), nothing is
- * split; an unreadable sysfs counts as none.
+ * PMUs, the CPU's identity (PROF_CPUID_ROOT for the tests, as events.c
+ * reads it) and whether the kernel takes a PMU type in attr.config. With
+ * one core PMU, or none (a VM), nothing is split; an unreadable sysfs
+ * counts as none.
  */
 static int plan_pmus(struct session *s, char **cause)
 {
@@ -683,8 +684,11 @@ static int plan_pmus(struct session *s, char **cause)
 	struct cpuid id;
 	bool have_id = cpuid_read(getenv("PROF_CPUID_ROOT"), &id) == 0;
 	pmus_read(&pmus, NULL, NULL);
+	/* Asked only where events would be split, as perf asks. */
+	unsigned flags = pmus.ncore > 1 && !pmus_extended_type(&pmus)
+			 ? PMU_PLAN_NO_EXTENDED : 0;
 	int rc = pmu_plan_init(&s->plan, s->o->evs, s->o->nev, &pmus,
-			       have_id ? &id : NULL, cause);
+			       have_id ? &id : NULL, flags, cause);
 	pmus_release(&pmus);
 	if (!rc)
 		s->co.plan = &s->plan;

@@ -106,7 +106,7 @@ static void test_pmuplan__one_core_pmu_changes_nothing(void **state)
 		struct pmu_list l;
 		read_pmus(&l, root);
 		struct pmu_plan p;
-		assert_int_equal(pmu_plan_init(&p, evs, n, &l, NULL, NULL), 0);
+		assert_int_equal(pmu_plan_init(&p, evs, n, &l, NULL, 0, NULL), 0);
 		assert_false(pmu_plan_split(&p));
 		assert_int_equal(p.nattrs, n);
 		assert_int_equal(p.npmus, 0);
@@ -219,7 +219,7 @@ static int check_golden(const char *path, const struct pmu_list *l)
 		fail_msg("%s: %s", g.name, cause);
 	unsetenv("PROF_CPUID_ROOT");
 	struct pmu_plan p;
-	assert_int_equal(pmu_plan_init(&p, &ev, 1, l, idp, NULL), 0);
+	assert_int_equal(pmu_plan_init(&p, &ev, 1, l, idp, 0, NULL), 0);
 	assert_true(pmu_plan_split(&p));
 	if (g.has_note && (!p.notes[0] || !strstr(p.notes[0], g.note)))
 		fail_msg("%s: note '%s', golden wants '%s'", g.name,
@@ -289,7 +289,7 @@ static void test_pmuplan__raw_without_table_is_one_pmu(void **state)
 	ev[1].mission = mission_event_of(ev[1].family, "cycles");
 	/* Without the identity there is no table per core type. */
 	struct pmu_plan p;
-	assert_int_equal(pmu_plan_init(&p, ev, 2, &l, NULL, NULL), 0);
+	assert_int_equal(pmu_plan_init(&p, ev, 2, &l, NULL, 0, NULL), 0);
 	assert_int_equal(p.nattrs, 2);
 	for (size_t i = 0; i < 2; i++) {
 		assert_int_equal(p.attrs[i].event, i);
@@ -308,7 +308,7 @@ static void test_pmuplan__raw_without_table_is_one_pmu(void **state)
 	assert_non_null(strstr(p.notes[1], "no table for each core type"));
 	pmu_plan_release(&p);
 	/* With it, the mission name splits; the libpfm4 encoding does not. */
-	assert_int_equal(pmu_plan_init(&p, ev, 2, &l, &id, NULL), 0);
+	assert_int_equal(pmu_plan_init(&p, ev, 2, &l, &id, 0, NULL), 0);
 	assert_int_equal(p.nattrs, 3);
 	assert_int_equal(p.attrs[1].event, 1);
 	assert_int_equal(p.attrs[2].event, 1);
@@ -364,7 +364,7 @@ static void test_pmuplan__arm64_big_little(void **state)
 		ev[i].attr.size = sizeof(ev[i].attr);
 
 	struct pmu_plan p;
-	assert_int_equal(pmu_plan_init(&p, ev, 4, &l, &id, NULL), 0);
+	assert_int_equal(pmu_plan_init(&p, ev, 4, &l, &id, 0, NULL), 0);
 	assert_true(pmu_plan_split(&p));
 	assert_int_equal(p.npmus, 2);
 	assert_int_equal(p.nattrs, 6);
@@ -402,6 +402,26 @@ static void test_pmuplan__arm64_big_little(void **state)
 	assert_false(pmu_plan_on_cpu(&p, 0, 4));
 	assert_true(pmu_plan_on_cpu(&p, 1, 5));
 	assert_true(pmu_plan_on_cpu(&p, 4, 5));	/* task-clock: any CPU */
+	pmu_plan_release(&p);
+
+	/* A kernel without extended types (arm64 before 6.6): hardware and
+	 * cache events stay as resolved, on the PMU the kernel picks, and
+	 * say so; the raw one still names its PMU's type. */
+	assert_int_equal(pmu_plan_init(&p, ev, 4, &l, &id, PMU_PLAN_NO_EXTENDED,
+				       NULL), 0);
+	assert_true(pmu_plan_split(&p));
+	assert_int_equal(p.nattrs, 4);
+	for (size_t i = 0; i < 3; i++) {
+		assert_int_equal(p.attrs[i].event, i);
+		assert_null(pmu_plan_pmu_name(&p, i));
+		if (memcmp(&p.attrs[i].attr, &ev[i].attr, sizeof(ev[i].attr)))
+			fail_msg("%s: attr differs from the resolved one", ev[i].name);
+	}
+	assert_non_null(strstr(p.notes[0], "counts on one core PMU only"));
+	assert_non_null(strstr(p.notes[1], "arm64 before Linux 6.6"));
+	assert_null(p.notes[2]);
+	assert_string_equal(pmu_plan_pmu_name(&p, 3), "armv8_cortex_a53");
+	assert_int_equal(p.attrs[3].attr.type, 8);
 	pmu_plan_release(&p);
 	pmus_release(&l);
 }
