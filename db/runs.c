@@ -315,6 +315,66 @@ static int store_pmu_counts(struct db *db, sqlite3_stmt *st,
 	return rc;
 }
 
+/* The run's threads, each with its counts (and per core PMU, where
+ * there are some). */
+static int store_threads(struct db *db, const struct db_run *run, char **cause)
+{
+	sqlite3_stmt *tst, *cst;
+	int rc = db_prepare_insert(db, &tst, "threads", thread_ins, TI_N, cause);
+	if (rc)
+		return rc;
+	rc = db_prepare_insert(db, &cst, "counts", count_ins, CI_N, cause);
+	if (rc) {
+		sqlite3_finalize(tst);
+		return rc;
+	}
+	sqlite3_stmt *pst = NULL;
+	if (run->ncore_pmus > 1 &&
+	    (rc = db_prepare_insert(db, &pst, "pmu_counts", pmu_count_ins, PI_N,
+				    cause))) {
+		sqlite3_finalize(tst);
+		sqlite3_finalize(cst);
+		return rc;
+	}
+	for (size_t t = 0; t < run->nthreads && !rc; t++) {
+		const struct db_thread *th = &run->threads[t];
+		sqlite3_bind_int64(tst, DB_PARAM(TI_RUN), run->id);
+		sqlite3_bind_int64(tst, DB_PARAM(TI_SEQ), (sqlite3_int64)t);
+		sqlite3_bind_int(tst, DB_PARAM(TI_TID), th->tid);
+		sqlite3_bind_int(tst, DB_PARAM(TI_PID), th->pid);
+		db_bind_text(tst, DB_PARAM(TI_NAME), th->name);
+		sqlite3_bind_int(tst, DB_PARAM(TI_MAIN), th->is_main);
+		sqlite3_bind_int64(tst, DB_PARAM(TI_START), th->start_ns);
+		sqlite3_bind_int64(tst, DB_PARAM(TI_END), th->end_ns);
+		db_bind_int_or_null(tst, DB_PARAM(TI_PPID), th->ppid != 0, th->ppid);
+		rc = db_step_done(db, tst, "cannot store the threads in", cause);
+		if (rc)
+			break;
+		int64_t thid = sqlite3_last_insert_rowid(db->h);
+		for (size_t e = 0; e < run->nevents && th->counts; e++) {
+			const struct db_count *c = &th->counts[e];
+			if (!c->present)
+				continue;
+			sqlite3_bind_int64(cst, DB_PARAM(CI_THREAD), thid);
+			sqlite3_bind_int(cst, DB_PARAM(CI_EVENT), (int)e);
+			sqlite3_bind_int64(cst, DB_PARAM(CI_VALUE), (sqlite3_int64)c->value);
+			sqlite3_bind_int64(cst, DB_PARAM(CI_ENABLED),
+					   (sqlite3_int64)c->enabled);
+			sqlite3_bind_int64(cst, DB_PARAM(CI_RUNNING),
+					   (sqlite3_int64)c->running);
+			rc = db_step_done(db, cst, "cannot store the counts in", cause);
+			if (rc)
+				break;
+		}
+		if (!rc && pst)
+			rc = store_pmu_counts(db, pst, run, th, thid, cause);
+	}
+	sqlite3_finalize(tst);
+	sqlite3_finalize(cst);
+	sqlite3_finalize(pst);
+	return rc;
+}
+
 static int store_body(struct db *db, struct db_run *run, char **cause)
 {
 	int64_t hid = db_host_id(db, &run->host, cause);
@@ -418,59 +478,7 @@ static int store_body(struct db *db, struct db_run *run, char **cause)
 	}
 	sqlite3_finalize(st);
 
-	sqlite3_stmt *tst, *cst;
-	rc = db_prepare_insert(db, &tst, "threads", thread_ins, TI_N, cause);
-	if (rc)
-		return rc;
-	rc = db_prepare_insert(db, &cst, "counts", count_ins, CI_N, cause);
-	if (rc) {
-		sqlite3_finalize(tst);
-		return rc;
-	}
-	sqlite3_stmt *pst = NULL;
-	if (run->ncore_pmus > 1 &&
-	    (rc = db_prepare_insert(db, &pst, "pmu_counts", pmu_count_ins, PI_N,
-				    cause))) {
-		sqlite3_finalize(tst);
-		sqlite3_finalize(cst);
-		return rc;
-	}
-	for (size_t t = 0; t < run->nthreads && !rc; t++) {
-		const struct db_thread *th = &run->threads[t];
-		sqlite3_bind_int64(tst, DB_PARAM(TI_RUN), run->id);
-		sqlite3_bind_int64(tst, DB_PARAM(TI_SEQ), (sqlite3_int64)t);
-		sqlite3_bind_int(tst, DB_PARAM(TI_TID), th->tid);
-		sqlite3_bind_int(tst, DB_PARAM(TI_PID), th->pid);
-		db_bind_text(tst, DB_PARAM(TI_NAME), th->name);
-		sqlite3_bind_int(tst, DB_PARAM(TI_MAIN), th->is_main);
-		sqlite3_bind_int64(tst, DB_PARAM(TI_START), th->start_ns);
-		sqlite3_bind_int64(tst, DB_PARAM(TI_END), th->end_ns);
-		db_bind_int_or_null(tst, DB_PARAM(TI_PPID), th->ppid != 0, th->ppid);
-		rc = db_step_done(db, tst, "cannot store the threads in", cause);
-		if (rc)
-			break;
-		int64_t thid = sqlite3_last_insert_rowid(db->h);
-		for (size_t e = 0; e < run->nevents && th->counts; e++) {
-			const struct db_count *c = &th->counts[e];
-			if (!c->present)
-				continue;
-			sqlite3_bind_int64(cst, DB_PARAM(CI_THREAD), thid);
-			sqlite3_bind_int(cst, DB_PARAM(CI_EVENT), (int)e);
-			sqlite3_bind_int64(cst, DB_PARAM(CI_VALUE), (sqlite3_int64)c->value);
-			sqlite3_bind_int64(cst, DB_PARAM(CI_ENABLED),
-					   (sqlite3_int64)c->enabled);
-			sqlite3_bind_int64(cst, DB_PARAM(CI_RUNNING),
-					   (sqlite3_int64)c->running);
-			rc = db_step_done(db, cst, "cannot store the counts in", cause);
-			if (rc)
-				break;
-		}
-		if (!rc && pst)
-			rc = store_pmu_counts(db, pst, run, th, thid, cause);
-	}
-	sqlite3_finalize(tst);
-	sqlite3_finalize(cst);
-	sqlite3_finalize(pst);
+	rc = store_threads(db, run, cause);
 	if (!rc)
 		rc = store_modules(db, run, cause);
 	if (!rc && run->sleep_usage)
