@@ -961,12 +961,12 @@ static int load_threads(struct db *db, int64_t id, struct db_run *out, char **ca
 }
 
 /*
- * The core PMUs the setting core_pmus names (comma-separated), where more
- * than one: the run was counted per core PMU. 0 or -ENOMEM.
+ * The core PMUs the setting counted_per_pmu names (comma-separated),
+ * where more than one: the run was counted per core PMU. 0 or -ENOMEM.
  */
 static int core_pmus_of(struct db_run *out)
 {
-	const char *list = db_get_str(out, SET_CORE_PMUS);
+	const char *list = db_get_str(out, SET_COUNTED_PER_PMU);
 	if (!list || !strchr(list, ','))
 		return 0;
 	char *copy = strdup(list), *save = NULL;

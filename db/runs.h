@@ -182,7 +182,7 @@ struct db_run {
 	struct db_thread *threads;
 	/* The core PMUs each hardware event was counted on apart, by type
 	 * ("cpu_core", "cpu_atom"), where there were more than one (setting
-	 * core_pmus, table pmu_counts); else 0. Owned. */
+	 * counted_per_pmu, table pmu_counts); else 0. Owned. */
 	size_t ncore_pmus;
 	char **core_pmus;
 	/* The host's topology, stored once per host with the first run that

@@ -514,7 +514,7 @@ static const char *const migrations[] = {
 	/* v20: a run on more than one core PMU (Intel hybrid, arm
 	 * big.LITTLE) counted each hardware event on each: a thread's count
 	 * of the event per core PMU, beside its total in counts. Only such
-	 * runs have rows; the run setting core_pmus names the PMUs. */
+	 * runs have rows; the run setting counted_per_pmu names the PMUs. */
 	"CREATE TABLE pmu_counts ("
 	"  thread_id INTEGER NOT NULL REFERENCES threads(id) ON DELETE CASCADE,"
 	"  pmu TEXT NOT NULL,"

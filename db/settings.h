@@ -52,7 +52,7 @@ struct db_kv;
 	X(COUNT_PATH, "count_path", str, "how the counters were read") \
 	X(SAMPLE_PATH, "sample_path", str, "how the samplers were read") \
 	X(COUNT_PATH_NOTE, "count_path_note", str, "why the count path is what it is") \
-	X(CORE_PMUS, "core_pmus", str, \
+	X(COUNTED_PER_PMU, "counted_per_pmu", str, \
 	  "the core PMUs each hardware event was counted on apart, by type") \
 	X(COMPLETE, "complete", yesno, "whether the run was found complete") \
 	X(INCOMPLETE, "incomplete", str, "why not, one reason a line") \

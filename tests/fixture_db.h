@@ -1330,7 +1330,7 @@ static inline int64_t fx_store_hybrid(struct db *db)
 	}
 	db_set_str(&r, SET_EVENTS, "task-clock,cycles,instructions");
 	db_set_str(&r, SET_COUNT_PATH, "task");
-	db_set_str(&r, SET_CORE_PMUS, "cpu_core,cpu_atom");
+	db_set_str(&r, SET_COUNTED_PER_PMU, "cpu_core,cpu_atom");
 	db_set_yesno(&r, SET_COMPLETE, true);
 	fx_check(db_run_store(db, &r, &cause), cause, "hybrid run");
 	int64_t id = r.id;

@@ -138,7 +138,7 @@ static bool fill_core_pmus(struct db_run *run, const struct pmu_plan *plan)
 			strcat(list, ",");
 		strcat(list, plan->pmus[p].name);
 	}
-	db_set_str(run, SET_CORE_PMUS, list);
+	db_set_str(run, SET_COUNTED_PER_PMU, list);
 	free(list);
 	return true;
 }
