@@ -17,6 +17,7 @@
 
 #include "collectors/counters.h"
 #include "collectors/percpu.h"
+#include "collectors/pmuplan.h"
 #include "collectors/pmus.h"
 #include "collectors/ringread.h"
 #include "common/cause.h"
@@ -60,6 +61,18 @@ struct counters {
 	struct counters_opts o;
 	struct read_id *rids;
 	size_t nrids;
+	/* What is opened: the events themselves, or where the plan splits
+	 * them over core PMUs (hybrid), one per part, part_event[k] its
+	 * event. st, the targets' fds and the thread table's ids are per
+	 * part; totals and what the API returns per event. */
+	const struct event_desc *ev;
+	struct event_desc *ev_own;	/* ev when it is a copy */
+	size_t nev;
+	size_t *part_event;		/* NULL when not split */
+	struct counter_status *est;	/* per event, when split */
+	long *pmu_part;		/* [(pmu + 1) * nevents + e]: e's part on a CPU
+				   of that PMU (pmu -1: none), or -1 */
+	long *cpu_part;		/* on_switch's scratch: one per event */
 	struct counter_status *st;
 	struct counter_status *sst;	/* per sampler */
 	struct sample_layout *slays;
@@ -148,12 +161,46 @@ char *counters_open_hints(int err, bool hardware)
 	return s;
 }
 
+/*
+ * Where the plan splits the events over core PMUs: one event_desc per
+ * part (its attr the part's), which event each is, and each event's part
+ * per PMU for the per-CPU path. false when memory runs out.
+ */
+static bool split_events(struct counters *c, const struct pmu_plan *plan)
+{
+	size_t n = plan->nattrs, nev = c->o.nevents;
+	c->ev_own = calloc(n ? n : 1, sizeof(*c->ev_own));
+	c->part_event = calloc(n ? n : 1, sizeof(*c->part_event));
+	c->est = calloc(nev ? nev : 1, sizeof(*c->est));
+	c->pmu_part = malloc((plan->npmus + 1) * (nev ? nev : 1) * sizeof(long));
+	c->cpu_part = calloc(nev ? nev : 1, sizeof(long));
+	if (!c->ev_own || !c->part_event || !c->est || !c->pmu_part || !c->cpu_part)
+		return false;
+	for (size_t i = 0; i < (plan->npmus + 1) * nev; i++)
+		c->pmu_part[i] = -1;
+	for (size_t k = 0; k < n; k++) {
+		const struct plan_attr *pa = &plan->attrs[k];
+		c->ev_own[k] = c->o.events[pa->event];	/* borrows its strings */
+		c->ev_own[k].attr = pa->attr;
+		c->part_event[k] = pa->event;
+		/* A part of no PMU serves every CPU. */
+		for (size_t m = 0; m <= plan->npmus; m++)
+			if (pa->pmu < 0 || (size_t)pa->pmu + 1 == m)
+				c->pmu_part[m * nev + pa->event] = (long)k;
+	}
+	c->ev = c->ev_own;
+	c->nev = n;
+	return thread_table_set_parts(c->tt, n, c->part_event) == 0;
+}
+
 struct counters *counters_new(const struct counters_opts *opts)
 {
 	struct counters *c = calloc(1, sizeof(*c));
 	if (!c)
 		return NULL;
 	c->o = *opts;
+	c->ev = opts->events;
+	c->nev = opts->nevents;
 	size_t pages = opts->mmap_pages ? opts->mmap_pages : 256;
 	if (pages & (pages - 1)) {
 		free(c);
@@ -162,10 +209,15 @@ struct counters *counters_new(const struct counters_opts *opts)
 	}
 	c->page_size = (size_t)sysconf(_SC_PAGESIZE);
 	c->data_size = pages * c->page_size;
-	c->st = calloc(opts->nevents ? opts->nevents : 1, sizeof(*c->st));
+	c->tt = thread_table_new(opts->nevents);
+	if (c->tt && pmu_plan_split(opts->plan) && !split_events(c, opts->plan)) {
+		counters_free(c);
+		errno = ENOMEM;
+		return NULL;
+	}
+	c->st = calloc(c->nev ? c->nev : 1, sizeof(*c->st));
 	c->sst = calloc(opts->nsamplers ? opts->nsamplers : 1, sizeof(*c->sst));
 	c->totals = calloc(opts->nevents ? opts->nevents : 1, sizeof(*c->totals));
-	c->tt = thread_table_new(opts->nevents);
 	c->scratch = malloc(65536);
 	if (!c->st || !c->sst || !c->totals || !c->tt || !c->scratch) {
 		counters_free(c);
@@ -220,8 +272,8 @@ void counters_free(struct counters *c)
 	if (!c)
 		return;
 	for (size_t i = 0; i < c->ntargets; i++)
-		target_close(&c->targets[i], c->o.nevents, c->o.nsamplers);
-	for (size_t i = 0; c->st && i < c->o.nevents; i++)
+		target_close(&c->targets[i], c->nev, c->o.nsamplers);
+	for (size_t i = 0; c->st && i < c->nev; i++)
 		free(c->st[i].reason);
 	for (size_t i = 0; c->sst && i < c->o.nsamplers; i++)
 		free(c->sst[i].reason);
@@ -230,6 +282,13 @@ void counters_free(struct counters *c)
 	free(c->rids);
 	free(c->targets);
 	free(c->st);
+	for (size_t i = 0; c->est && i < c->o.nevents; i++)
+		free(c->est[i].reason);
+	free(c->est);
+	free(c->ev_own);
+	free(c->part_event);
+	free(c->pmu_part);
+	free(c->cpu_part);
 	free(c->totals);
 	free(c->scratch);
 	thread_table_free(c->tt);
@@ -331,7 +390,7 @@ static bool is_permission(int err)
 static int open_event(struct counters *c, struct target *t, size_t i,
 		      int group_fd, bool sideband, bool *user_only)
 {
-	struct perf_event_attr a = c->o.events[i].attr;
+	struct perf_event_attr a = c->ev[i].attr;
 	fill_common(c, &a);
 	a.inherit = 1;
 	a.inherit_stat = 1;
@@ -400,36 +459,59 @@ static void not_countable(struct counter_status *s)
 		s->reason = NULL;
 }
 
-/* Decide support and grouping on the first target. */
+/* The core PMU part k counts on (its index in the plan), or -1. */
+static int part_pmu(const struct counters *c, size_t k)
+{
+	return c->part_event ? c->o.plan->attrs[k].pmu : -1;
+}
+
+/* The event part k is of. */
+static size_t event_of(const struct counters *c, size_t k)
+{
+	return c->part_event ? c->part_event[k] : k;
+}
+
+/* The first part of event e (e itself when nothing is split), or nev. */
+static size_t first_part(const struct counters *c, size_t e)
+{
+	for (size_t k = 0; c->part_event && k < c->nev; k++)
+		if (c->part_event[k] == e)
+			return k;
+	return c->part_event ? c->nev : e;
+}
+
+/* Decide support and grouping on the first target. A group holds one
+ * PMU's events: the kernel refuses a cpu_core event in a cpu_atom group. */
 static int open_first(struct counters *c, struct target *t)
 {
 	bool sideband_done = false;
-	int leader = -1;
+	int leader = -1, leader_pmu = -1;
 	int opened = 0;
 
 	/* Software events first: the first one carries the side-band
 	 * records (COMM, FORK/EXIT, MMAP2), since it never multiplexes. */
 	for (int pass = 0; pass < 2; pass++) {
-		for (size_t i = 0; i < c->o.nevents; i++) {
+		for (size_t i = 0; i < c->nev; i++) {
 			struct counter_status *s = &c->st[i];
-			bool hw = c->o.events[i].hardware;
+			bool hw = c->ev[i].hardware;
 			if ((pass == 0) == hw)
 				continue;
-			if (c->o.events[i].refused) {
+			if (c->ev[i].refused) {
 				s->supported = false;
 				s->err = EOPNOTSUPP;
 				free(s->reason);
-				s->reason = strdup(c->o.events[i].refused);
+				s->reason = strdup(c->ev[i].refused);
 				continue;
 			}
 			int fd;
 			if (!hw) {
 				fd = open_event(c, t, i, -1, !sideband_done, &s->user_only);
 				s->group = 0;
-			} else if (leader < 0) {
+			} else if (leader < 0 || leader_pmu != part_pmu(c, i)) {
 				fd = open_event(c, t, i, -1, !sideband_done, &s->user_only);
 				if (fd >= 0) {
 					leader = fd;
+					leader_pmu = part_pmu(c, i);
 					s->group = ++c->ngroups;
 				}
 			} else {
@@ -442,6 +524,7 @@ static int open_first(struct counters *c, struct target *t)
 							&s->user_only);
 					if (fd >= 0) {
 						leader = fd;
+						leader_pmu = part_pmu(c, i);
 						s->group = ++c->ngroups;
 					}
 				}
@@ -462,7 +545,7 @@ static int open_first(struct counters *c, struct target *t)
 				if (fd == leader)
 					t->leaders[c->ngroups - 1] = fd;
 			}
-			if (s->user_only && kernel_only(&c->o.events[i].attr)) {
+			if (s->user_only && kernel_only(&c->ev[i].attr)) {
 				/* It would count nothing: say so, not zero. */
 				close(fd);
 				not_countable(s);
@@ -496,9 +579,9 @@ static int open_again(struct counters *c, struct target *t, char **cause)
 			t->leaders[g] = -1;
 	}
 	for (int pass = 0; pass < 2; pass++) {
-		for (size_t i = 0; i < c->o.nevents; i++) {
+		for (size_t i = 0; i < c->nev; i++) {
 			struct counter_status *s = &c->st[i];
-			bool hw = c->o.events[i].hardware;
+			bool hw = c->ev[i].hardware;
 			if ((pass == 0) == hw || !s->supported)
 				continue;
 			int group_fd = s->group ? t->leaders[s->group - 1] : -1;
@@ -508,7 +591,7 @@ static int open_again(struct counters *c, struct target *t, char **cause)
 			if (fd < 0) {
 				char *h = counters_open_hints(-fd, hw);
 				if (cause && asprintf(cause, "cannot open '%s' on task %d: %s%s%s",
-						      c->o.events[i].name, (int)t->tid,
+						      c->ev[i].name, (int)t->tid,
 						      ERR_TEXT(-fd), h ? "\n" : "",
 						      h ? h : "") < 0)
 					*cause = NULL;
@@ -549,17 +632,17 @@ static int open_siblings(struct counters *c, struct target *t, int leader,
 {
 	(void)cause;
 	if (!t->rfds) {
-		t->rfds = malloc((c->o.nevents ? c->o.nevents : 1) * sizeof(int));
+		t->rfds = malloc((c->nev ? c->nev : 1) * sizeof(int));
 		if (!t->rfds)
 			return -ENOMEM;
-		for (size_t i = 0; i < c->o.nevents; i++)
+		for (size_t i = 0; i < c->nev; i++)
 			t->rfds[i] = -1;
 	}
 	int rc = add_read_id(c, leader_id, -1);
-	for (size_t i = 0; i < c->o.nevents && !rc; i++) {
-		if (!c->st[i].supported || c->o.events[i].hardware)
+	for (size_t i = 0; i < c->nev && !rc; i++) {
+		if (!c->st[i].supported || c->ev[i].hardware)
 			continue;
-		struct perf_event_attr a = c->o.events[i].attr;
+		struct perf_event_attr a = c->ev[i].attr;
 		fill_common(c, &a);
 		a.inherit = 1;
 		a.read_format = PERF_FORMAT_GROUP | PERF_FORMAT_ID;
@@ -576,7 +659,7 @@ static int open_siblings(struct counters *c, struct target *t, int leader,
 			continue;
 		}
 		t->rfds[i] = fd;
-		rc = add_read_id(c, id, (int)i);
+		rc = add_read_id(c, id, (int)event_of(c, i));
 	}
 	return rc;
 }
@@ -836,12 +919,15 @@ static int open_percpu(struct counters *c, struct target *t, char **cause)
 	bool own_side = !c->o.record_hook;
 	for (size_t i = 0; i < c->o.nsamplers; i++)
 		own_side = own_side && !c->o.samplers[i].read_counters;
-	c->pc = percpu_open(c->o.events, c->o.nevents, skip, c->o.cgroup_fd,
+	c->pc = percpu_open(c->o.events, c->o.nevents, c->o.plan, skip, c->o.cgroup_fd,
 			    percpu_pages(c), c->o.percpu_tick_ns,
 			    own_side ? &side : NULL, err, group, &why);
 	int opened = 0;
-	for (size_t i = 0; c->pc && i < c->o.nevents; i++) {
-		struct counter_status *s = &c->st[i];
+	/* Each CPU counts an event on its own PMU's part: every part of
+	 * the event shares what the first CPUs said of it. */
+	for (size_t k = 0; c->pc && k < c->nev; k++) {
+		size_t i = event_of(c, k);
+		struct counter_status *s = &c->st[k];
 		free(s->reason);
 		s->reason = NULL;
 		s->user_only = false;
@@ -887,18 +973,27 @@ static int open_percpu(struct counters *c, struct target *t, char **cause)
 	return 1;
 }
 
-static void on_switch(int32_t pid, int32_t tid, uint64_t time,
+static void on_switch(int32_t pid, int32_t tid, uint64_t time, int cpu,
 		      const struct thread_count *deltas, bool running, void *arg)
 {
 	struct counters *c = arg;
 	const struct thread_row *r = NULL;
+	size_t nevents = c->o.nevents;
 	if (!deltas) {		/* switched in: nothing counted, the row as it is */
 		if (!c->o.on_counts || !c->vals)
 			return;
-		memset(c->none, 0, c->o.nevents * sizeof(*c->none));
+		memset(c->none, 0, nevents * sizeof(*c->none));
 		deltas = c->none;
 	}
-	if (thread_table_add_counts(c->tt, pid, tid, time, deltas, &r)) {
+	/* Split: what this CPU counted is its PMU's part of each event. */
+	const long *part = NULL;
+	if (c->part_event) {
+		int pmu = pmu_plan_cpu_pmu(c->o.plan, cpu);
+		memcpy(c->cpu_part, c->pmu_part + (size_t)(pmu + 1) * nevents,
+		       nevents * sizeof(*c->cpu_part));
+		part = c->cpu_part;
+	}
+	if (thread_table_add_part_counts(c->tt, pid, tid, time, deltas, part, &r)) {
 		c->undecodable++;	/* no memory for its row: said as lost */
 		return;
 	}
@@ -906,7 +1001,7 @@ static void on_switch(int32_t pid, int32_t tid, uint64_t time,
 		return;
 	/* Each thread's totals; have: what this switch or tick read (its
 	 * group's events), the others carry their last value. */
-	for (size_t e = 0; e < c->o.nevents; e++) {
+	for (size_t e = 0; e < nevents; e++) {
 		c->vals[e] = r->counts[e].value;
 		c->have[e] = r->counts[e].present &&
 			     (deltas == c->none || deltas[e].present);
@@ -941,6 +1036,63 @@ const char *counters_path_note(const struct counters *c)
 	return c->path_note;
 }
 
+/*
+ * Where the events are split, each event's status from its parts':
+ * supported when any part is, the refusal of a part that is not said in
+ * the reason ("not counted on cpu_atom: ..."), and the plan's note of an
+ * event that counts on fewer PMUs than there are. false when memory runs
+ * out.
+ */
+static bool combine_statuses(struct counters *c)
+{
+	const struct pmu_plan *plan = c->o.plan;
+	bool ok = true;
+	for (size_t e = 0; c->part_event && e < c->o.nevents; e++) {
+		struct counter_status *es = &c->est[e];
+		free(es->reason);
+		memset(es, 0, sizeof(*es));
+		char *text = NULL;
+		size_t len = 0;
+		FILE *fp = open_memstream(&text, &len);
+		if (!fp)
+			return false;
+		const char *sep = "";
+		for (size_t k = 0; k < c->nev; k++) {
+			const struct counter_status *s = &c->st[k];
+			if (c->part_event[k] != e)
+				continue;
+			const char *pmu = pmu_plan_pmu_name(plan, k);
+			if (s->supported && !es->supported) {
+				es->supported = true;
+				es->err = 0;
+				es->group = s->group;
+			} else if (!s->supported && !es->supported && !es->err) {
+				es->err = s->err;
+			}
+			es->user_only = es->user_only || s->user_only;
+			if (s->reason && (!s->supported || !*sep)) {
+				fprintf(fp, "%s%s%s%s%s", sep, !s->supported && pmu ?
+					"not counted on " : "", !s->supported && pmu ?
+					pmu : "", !s->supported && pmu ? ": " : "",
+					s->reason);
+				sep = "\n";
+			}
+		}
+		if (plan->notes[e])
+			fprintf(fp, "%s%s", sep, plan->notes[e]);
+		if (fclose(fp) || !text) {
+			free(text);
+			ok = false;
+			continue;
+		}
+		if (*text)
+			es->reason = text;
+		else
+			free(text);
+	}
+	return ok;
+}
+
 int counters_open_task(struct counters *c, pid_t pid, pid_t tid,
 		       const char *name, char **cause)
 {
@@ -953,42 +1105,42 @@ int counters_open_task(struct counters *c, pid_t pid, pid_t tid,
 	t->pid = pid;
 	t->tid = tid;
 	t->dummy_fd = -1;
-	t->fds = malloc((c->o.nevents ? c->o.nevents : 1) * sizeof(int));
+	t->fds = malloc((c->nev ? c->nev : 1) * sizeof(int));
 	if (!t->fds)
 		return -ENOMEM;
-	for (size_t i = 0; i < c->o.nevents; i++)
+	for (size_t i = 0; i < c->nev; i++)
 		t->fds[i] = -1;
 
 	int rc = open_dummy(c, t, cause);
 	if (rc) {
-		target_close(t, c->o.nevents, c->o.nsamplers);
+		target_close(t, c->nev, c->o.nsamplers);
 		return rc;
 	}
 	bool first = !c->decided;
 	if (!c->decided && (c->o.flags & COUNTERS_PERCPU)) {
 		rc = open_percpu(c, t, cause);
 		if (rc < 0) {
-			target_close(t, c->o.nevents, c->o.nsamplers);
+			target_close(t, c->nev, c->o.nsamplers);
 			return rc;
 		}
 	} else if (c->pc) {
 		/* One cgroup, one first task: nothing to attach later. */
-		target_close(t, c->o.nevents, c->o.nsamplers);
+		target_close(t, c->nev, c->o.nsamplers);
 		return cause_set(cause, EINVAL, "the per-CPU path counts one "
 				 "launched workload");
 	}
 	if (!c->decided) {
 		rc = open_first(c, t);
 		if (rc < 0) {
-			target_close(t, c->o.nevents, c->o.nsamplers);
+			target_close(t, c->nev, c->o.nsamplers);
 			return rc;
 		}
 		if (rc == 0) {
 			/* Nothing counts: say why, with the first refusal's hints. */
-			int err = c->o.nevents ? c->st[0].err : EINVAL;
+			int err = c->nev ? c->st[0].err : EINVAL;
 			bool all_hw = true;
-			for (size_t i = 0; i < c->o.nevents; i++)
-				all_hw = all_hw && c->o.events[i].hardware;
+			for (size_t i = 0; i < c->nev; i++)
+				all_hw = all_hw && c->ev[i].hardware;
 			char *h = counters_open_hints(err, all_hw);
 			if (cause && asprintf(cause, "none of the %zu events could be "
 					      "opened (first refusal: %s)%s%s%s",
@@ -998,28 +1150,28 @@ int counters_open_task(struct counters *c, pid_t pid, pid_t tid,
 					      "-e task-clock,context-switches,page-faults" : "") < 0)
 				*cause = NULL;
 			free(h);
-			target_close(t, c->o.nevents, c->o.nsamplers);
+			target_close(t, c->nev, c->o.nsamplers);
 			c->decided = false;
 			return -(err ? err : EINVAL);
 		}
 	} else if (!c->pc) {
 		rc = open_again(c, t, cause);
 		if (rc) {
-			target_close(t, c->o.nevents, c->o.nsamplers);
+			target_close(t, c->nev, c->o.nsamplers);
 			return rc;
 		}
 	}
 
-	for (size_t i = 0; i < c->o.nevents; i++) {
+	for (size_t i = 0; i < c->nev; i++) {
 		if (t->fds[i] < 0)
 			continue;
 		if (ioctl(t->fds[i], PERF_EVENT_IOC_SET_OUTPUT, t->dummy_fd) != 0) {
 			int err = errno;
 			if (cause && asprintf(cause, "cannot redirect '%s' into the ring "
-					      "buffer: %s", c->o.events[i].name,
+					      "buffer: %s", c->ev[i].name,
 					      ERR_TEXT(err)) < 0)
 				*cause = NULL;
-			target_close(t, c->o.nevents, c->o.nsamplers);
+			target_close(t, c->nev, c->o.nsamplers);
 			return -err;
 		}
 		uint64_t id = 0;
@@ -1027,20 +1179,24 @@ int counters_open_task(struct counters *c, pid_t pid, pid_t tid,
 		    thread_table_map_id(c->tt, id, i) != 0) {
 			int err = errno ? errno : ENOMEM;
 			if (cause && asprintf(cause, "cannot read the id of '%s': %s",
-					      c->o.events[i].name, ERR_TEXT(err)) < 0)
+					      c->ev[i].name, ERR_TEXT(err)) < 0)
 				*cause = NULL;
-			target_close(t, c->o.nevents, c->o.nsamplers);
+			target_close(t, c->nev, c->o.nsamplers);
 			return -err;
 		}
 	}
 	rc = open_samplers(c, t, first, cause);
 	if (rc) {
-		target_close(t, c->o.nevents, c->o.nsamplers);
+		target_close(t, c->nev, c->o.nsamplers);
 		return rc;
+	}
+	if (first && !combine_statuses(c)) {
+		target_close(t, c->nev, c->o.nsamplers);
+		return -ENOMEM;
 	}
 	rc = thread_table_add_target(c->tt, pid, tid, name, (int)c->ntargets);
 	if (rc) {
-		target_close(t, c->o.nevents, c->o.nsamplers);
+		target_close(t, c->nev, c->o.nsamplers);
 		return rc;
 	}
 	c->ntargets++;
@@ -1050,7 +1206,9 @@ int counters_open_task(struct counters *c, pid_t pid, pid_t tid,
 const struct counter_status *counters_status(const struct counters *c,
 					     size_t event_idx)
 {
-	return event_idx < c->o.nevents ? &c->st[event_idx] : NULL;
+	if (event_idx >= c->o.nevents)
+		return NULL;
+	return c->part_event ? &c->est[event_idx] : &c->st[event_idx];
 }
 
 size_t counters_pollfds(const struct counters *c, struct pollfd *out, size_t max)
@@ -1218,6 +1376,36 @@ bool counters_names_pending(const struct counters *c)
 	return c->names_pending > 0;
 }
 
+/*
+ * Split: add one target's values (per part) to the run's totals (per
+ * event). An
+ * event's parts combine as the thread table combines them: the values
+ * summed, enabled the longest part's, running summed up to enabled.
+ */
+static void add_target_totals(struct counters *c, const struct thread_count *own)
+{
+	for (size_t e = 0; e < c->o.nevents; e++) {
+		struct thread_count sum = { 0, 0, 0, false };
+		for (size_t k = 0; k < c->nev; k++) {
+			if (event_of(c, k) != e || !own[k].present)
+				continue;
+			sum.value += own[k].value;
+			sum.running += own[k].running;
+			if (own[k].enabled > sum.enabled)
+				sum.enabled = own[k].enabled;
+			sum.present = true;
+		}
+		if (!sum.present)
+			continue;
+		if (sum.running > sum.enabled)
+			sum.running = sum.enabled;
+		c->totals[e].value += sum.value;
+		c->totals[e].enabled += sum.enabled;
+		c->totals[e].running += sum.running;
+		c->totals[e].present = true;
+	}
+}
+
 int counters_finish(struct counters *c, char **cause)
 {
 	if (c->finished)
@@ -1247,13 +1435,13 @@ int counters_finish(struct counters *c, char **cause)
 		c->finished = true;
 		return rc ? rc : prc;
 	}
-	struct thread_count *own = calloc(c->o.nevents ? c->o.nevents : 1, sizeof(*own));
+	struct thread_count *own = calloc(c->nev ? c->nev : 1, sizeof(*own));
 	if (!own)
 		return -ENOMEM;
 	for (size_t ti = 0; ti < c->ntargets; ti++) {
 		struct target *t = &c->targets[ti];
-		memset(own, 0, c->o.nevents * sizeof(*own));
-		for (size_t i = 0; i < c->o.nevents; i++) {
+		memset(own, 0, c->nev * sizeof(*own));
+		for (size_t i = 0; i < c->nev; i++) {
 			if (t->fds[i] < 0)
 				continue;
 			uint64_t buf[4];
@@ -1261,7 +1449,7 @@ int counters_finish(struct counters *c, char **cause)
 			if (n != (ssize_t)sizeof(buf)) {
 				if (cause && !*cause &&
 				    asprintf(cause, "cannot read '%s' on task %d: %s",
-					     c->o.events[i].name, (int)t->tid,
+					     c->ev[i].name, (int)t->tid,
 					     n < 0 ? ERR_TEXT(errno) : "short read") < 0)
 					*cause = NULL;
 				rc = rc ? rc : -EIO;
@@ -1271,11 +1459,15 @@ int counters_finish(struct counters *c, char **cause)
 			own[i].enabled = buf[1];
 			own[i].running = buf[2];
 			own[i].present = true;
-			c->totals[i].value += buf[0];
-			c->totals[i].enabled += buf[1];
-			c->totals[i].running += buf[2];
-			c->totals[i].present = true;
+			if (!c->part_event) {
+				c->totals[i].value += buf[0];
+				c->totals[i].enabled += buf[1];
+				c->totals[i].running += buf[2];
+				c->totals[i].present = true;
+			}
 		}
+		if (c->part_event)
+			add_target_totals(c, own);
 		thread_table_settle_target(c->tt, (int)ti, own);
 	}
 	free(own);
@@ -1321,11 +1513,12 @@ void counters_health(const struct counters *c, struct counters_health *h)
 uint64_t counters_event_id(const struct counters *c, size_t target,
 			   size_t event_idx)
 {
-	if (target >= c->ntargets || event_idx >= c->o.nevents ||
-	    c->targets[target].fds[event_idx] < 0)
+	/* Split: the event's first part (its first core PMU's). */
+	size_t k = event_idx < c->o.nevents ? first_part(c, event_idx) : c->nev;
+	if (target >= c->ntargets || k >= c->nev || c->targets[target].fds[k] < 0)
 		return 0;
 	uint64_t id = 0;
-	if (ioctl(c->targets[target].fds[event_idx], PERF_EVENT_IOC_ID, &id) != 0)
+	if (ioctl(c->targets[target].fds[k], PERF_EVENT_IOC_ID, &id) != 0)
 		return 0;
 	return id;
 }

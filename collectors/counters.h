@@ -30,6 +30,7 @@
 #include <sys/types.h>
 
 #include "collectors/events.h"
+#include "collectors/pmuplan.h"
 #include "collectors/stall.h"
 #include "collectors/threads.h"
 
@@ -90,6 +91,14 @@ struct sampler_desc {
 struct counters_opts {
 	const struct event_desc *events;	/* borrowed for the session */
 	size_t nevents;
+	/* The attrs per core PMU for events[] (collectors/pmuplan.h),
+	 * borrowed for the session; NULL, or a plan that splits nothing,
+	 * opens each event as resolved. Where it splits (hybrid,
+	 * big.LITTLE): per task, each part is opened (a group holds one
+	 * PMU's parts) and an event's value is its parts combined (the
+	 * thread rows' parts[] keep each); per CPU, each CPU opens its own
+	 * PMU's part. Statuses, totals and rows stay per event. */
+	const struct pmu_plan *plan;
 	const struct sampler_desc *samplers;	/* borrowed; may be NULL */
 	size_t nsamplers;
 	size_t mmap_pages;	/* data pages per buffer (power of 2); 0: 256 */

@@ -98,6 +98,7 @@ struct layout {
 
 struct percpu {
 	const char *step;	/* what was being opened when it failed */
+	const struct pmu_plan *plan;	/* borrowed; NULL: attrs as resolved */
 	uint64_t tick_ns;	/* the software group's tick, or 0 */
 	size_t nev;
 	struct layout *groups;	/* 0: the software events; 1..: hardware */
@@ -317,10 +318,29 @@ static int open_leader(struct percpu *p, int cgroup_fd, int cpu, bool switches)
 	return fd < 0 ? -errno : fd;
 }
 
-static int open_member(const struct percpu *p, const struct event_desc *ev,
+/*
+ * The attr of event i on CPU cpu: as resolved, or where the plan splits
+ * the events over core PMUs (hybrid), the part of that CPU's PMU; NULL
+ * when no part serves that CPU (a raw event of the other core type).
+ */
+static const struct perf_event_attr *attr_on(const struct percpu *p,
+					     const struct event_desc *ev,
+					     size_t i, int cpu)
+{
+	if (!pmu_plan_split(p->plan))
+		return &ev[i].attr;
+	for (size_t k = 0; k < p->plan->nattrs; k++)
+		if (p->plan->attrs[k].event == i && pmu_plan_on_cpu(p->plan, k, cpu))
+			return &p->plan->attrs[k].attr;
+	return NULL;
+}
+
+static int open_member(const struct percpu *p, const struct perf_event_attr *attr,
 		       int cgroup_fd, int cpu, int leader)
 {
-	struct perf_event_attr a = ev->attr;
+	if (!attr)
+		return -ENODEV;
+	struct perf_event_attr a = *attr;
 	fill_common(p, &a);
 	a.sample_type = 0;
 	a.sample_regs_intr = 0;
@@ -373,7 +393,9 @@ static int unit_add(struct unit *u, size_t n, int fd)
 	u->fds[n] = fd;
 	u->last[n] = 0;
 	u->ids[n] = 0;
-	return ioctl(fd, PERF_EVENT_IOC_ID, &u->ids[n]) ? -errno : 0;
+	/* fd -1: not counted on this CPU (no part of its PMU); id 0 is
+	 * no event's, so its samples carry nothing for it. */
+	return fd >= 0 && ioctl(fd, PERF_EVENT_IOC_ID, &u->ids[n]) ? -errno : 0;
 }
 
 static int layout_add(struct layout *l, size_t ev)
@@ -427,7 +449,8 @@ static int decide(struct percpu *p, const struct event_desc *ev, const bool *ski
 		group[i] = 0;
 		if (skip[i] || ev[i].hardware)
 			continue;
-		int fd = open_member(p, &ev[i], cgroup_fd, cp->cpu, cp->u[0].leader);
+		int fd = open_member(p, attr_on(p, ev, i, cp->cpu), cgroup_fd,
+				     cp->cpu, cp->u[0].leader);
 		if (fd < 0) {
 			err[i] = -fd;
 			continue;
@@ -446,12 +469,14 @@ static int decide(struct percpu *p, const struct event_desc *ev, const bool *ski
 				return rc;
 			g++;
 		}
-		int fd = open_member(p, &ev[i], cgroup_fd, cp->cpu, cp->u[g].leader);
+		int fd = open_member(p, attr_on(p, ev, i, cp->cpu), cgroup_fd,
+				     cp->cpu, cp->u[g].leader);
 		if ((fd == -EINVAL || fd == -ENOSPC) && p->groups[g].n) {
 			if ((rc = add_group(p, cp, cgroup_fd)))
 				return rc;
 			g++;
-			fd = open_member(p, &ev[i], cgroup_fd, cp->cpu, cp->u[g].leader);
+			fd = open_member(p, attr_on(p, ev, i, cp->cpu), cgroup_fd,
+						 cp->cpu, cp->u[g].leader);
 		}
 		if (fd < 0) {
 			err[i] = -fd;
@@ -484,9 +509,10 @@ static int replicate(struct percpu *p, const struct event_desc *ev,
 		rc = open_unit(p, cp, g, cgroup_fd);
 		for (size_t k = 0; k < l->n && !rc; k++) {
 			p->step = ev[l->ev[k]].name;
-			int fd = open_member(p, &ev[l->ev[k]], cgroup_fd, cp->cpu,
-					     cp->u[g].leader);
-			rc = fd < 0 ? fd : unit_add(&cp->u[g], k, fd);
+			const struct perf_event_attr *a = attr_on(p, ev, l->ev[k], cp->cpu);
+			int fd = a ? open_member(p, a, cgroup_fd, cp->cpu,
+						 cp->u[g].leader) : -1;
+			rc = a && fd < 0 ? fd : unit_add(&cp->u[g], k, fd);
 		}
 		if (!rc && p->tick_ns)
 			rc = open_tick(p, cp, g, cgroup_fd);
@@ -532,6 +558,7 @@ static int online_cpus(struct cpumask *m)
 }
 
 struct percpu *percpu_open(const struct event_desc *events, size_t nevents,
+			   const struct pmu_plan *plan,
 			   const bool *skip, int cgroup_fd, size_t pages,
 			   uint64_t tick_ns, const struct perf_event_attr *side,
 			   int *err, int *group, char **cause)
@@ -547,6 +574,7 @@ struct percpu *percpu_open(const struct event_desc *events, size_t nevents,
 	if (!p)
 		return NULL;
 	p->nev = nevents;
+	p->plan = plan;
 	p->tick_ns = tick_ns;
 	p->cgroup_fd = cgroup_fd;
 	if (side) {
@@ -761,7 +789,7 @@ static void settle(struct percpu *p, struct cpu *cp, size_t g, int32_t pid,
 			p->h.unattributed_ns += p->deltas[p->task_clock].value;
 		return;
 	}
-	fn(pid, tid, time, p->deltas, running, arg);
+	fn(pid, tid, time, cp->cpu, p->deltas, running, arg);
 }
 
 static size_t unit_of(const struct percpu *p, const struct cpu *cp, uint64_t id)
@@ -931,7 +959,7 @@ static void take(struct percpu *p, struct cpu *cp, const struct perf_rec *r,
 			/* It runs from here: no deltas, its values as they
 			 * were, which frames take as where a run starts. */
 			if (cp->cur_tid > 0)
-				fn(cp->cur_pid, cp->cur_tid, r->sid.time, NULL, true, arg);
+				fn(cp->cur_pid, cp->cur_tid, r->sid.time, cp->cpu, NULL, true, arg);
 		}
 		break;
 	case PERF_RECORD_SAMPLE: {

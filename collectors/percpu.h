@@ -38,6 +38,7 @@
 #include <stdint.h>
 
 #include "collectors/events.h"
+#include "collectors/pmuplan.h"
 #include "collectors/stall.h"
 #include "collectors/threads.h"
 
@@ -57,9 +58,16 @@ struct percpu;
  * bits to ask (comm, comm_exec, task, mmap, mmap2, mmap_data, build_id;
  * a kernel that does not know build_id is asked again without). Returns
  * NULL with errno and *cause when the path cannot be used at all (no
- * right to count per CPU, no event at all).
+ * right to count per CPU, no event at all). plan (may be NULL; borrowed
+ * for the session), where it splits the events over core PMUs (hybrid),
+ * says which attr each CPU opens for an event: its own PMU's part, as
+ * perf does per CPU; a CPU that no part of an event serves does not count
+ * it. The groups are decided on the first CPU: where another core type
+ * cannot hold them alike, the path fails there and the caller counts
+ * per task.
  */
 struct percpu *percpu_open(const struct event_desc *events, size_t nevents,
+			   const struct pmu_plan *plan,
 			   const bool *skip, int cgroup_fd, size_t pages,
 			   uint64_t tick_ns, const struct perf_event_attr *side,
 			   int *err, int *group, char **cause);
@@ -85,14 +93,15 @@ uint64_t percpu_sampler_id(const struct percpu *p, size_t cpu, size_t i);
 const struct perf_rec_layout *percpu_sampler_layout(const struct percpu *p, size_t i);
 
 /*
- * What one thread did between two switches: deltas[e] for the events of
+ * What one thread did between two switches on CPU cpu (the kernel's
+ * number): deltas[e] for the events of
  * one group (present set), the others not present. pid/tid are the
  * task's; time is the switch's (CLOCK_MONOTONIC ns). running: this was a
  * tick, and the thread runs on from it without a switch until its next
  * deltas come (a switch, false, leaves the CPU). deltas NULL (running
  * true): the thread was switched in, its values unchanged since.
  */
-typedef void (*percpu_fn)(int32_t pid, int32_t tid, uint64_t time,
+typedef void (*percpu_fn)(int32_t pid, int32_t tid, uint64_t time, int cpu,
 			  const struct thread_count *deltas, bool running,
 			  void *arg);
 

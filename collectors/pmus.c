@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "collectors/pmus.h"
 #include "common/cause.h"
@@ -66,6 +68,26 @@ uint64_t pmu_hw_config(uint32_t pmu_type, uint64_t config)
 {
 	return (config & (uint64_t)PERF_HW_EVENT_MASK) |
 	       ((uint64_t)pmu_type << PERF_PMU_TYPE_SHIFT);
+}
+
+bool pmus_extended_type(const struct pmu_list *l)
+{
+	if (!l || !l->ncore)
+		return true;
+	struct perf_event_attr a;
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_HARDWARE;
+	a.config = pmu_hw_config(l->pmus[0].type, PERF_COUNT_HW_CPU_CYCLES);
+	a.disabled = 1;
+	a.exclude_kernel = 1;
+	a.exclude_hv = 1;
+	int fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd >= 0) {
+		close(fd);
+		return true;
+	}
+	return errno != ENOENT && errno != EOPNOTSUPP && errno != EINVAL;
 }
 
 /* The first line of dir/name without its newline, malloc'd, or NULL. */

@@ -84,6 +84,17 @@ bool pmu_is_core(const char *name, bool has_cpus_file, bool has_cycles);
 uint64_t pmu_hw_config(uint32_t pmu_type, uint64_t config);
 
 /*
+ * Whether this kernel takes a PMU type in attr.config (pmu_hw_config) for
+ * the first core PMU of l, as perf asks it: a disabled, user-only cycles
+ * counter of this process, opened and closed at once. false only where
+ * the kernel refuses that (ENOENT, EOPNOTSUPP, EINVAL: arm64 before Linux
+ * 6.6); true when it takes it, when l has no core PMU, and when the open
+ * fails for another reason (a permission refusal is the events' own to
+ * report). The one function here that makes a system call.
+ */
+bool pmus_extended_type(const struct pmu_list *l);
+
+/*
  * For people, one line: the core PMUs, "cpu_core (type 4, cpus 0-15),
  * cpu_atom (type 10, cpus 16-23)", or, when there is none, "no core PMU
  * in /sys/bus/event_source/devices (only breakpoint, software,

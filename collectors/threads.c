@@ -360,6 +360,8 @@ struct thread_table {
 	uint64_t anomalies;
 	size_t name_scan;	/* rows before it: past check_names' window */
 	bool by_switch;		/* counts arrive per switch, not as READs */
+	size_t nparts;		/* events split over core PMUs: their parts */
+	size_t *part_event;	/* per part, its event */
 };
 
 struct thread_table *thread_table_new(size_t nevents)
@@ -383,13 +385,52 @@ void thread_table_free(struct thread_table *tt)
 {
 	if (!tt)
 		return;
-	for (size_t i = 0; i < tt->nrows; i++)
+	for (size_t i = 0; i < tt->nrows; i++) {
 		free(tt->rows[i].counts);
+		free(tt->rows[i].parts);
+	}
+	free(tt->part_event);
 	free(tt->rows);
 	free(tt->keys);
 	free(tt->vals);
 	free(tt->ids);
 	free(tt);
+}
+
+int thread_table_set_parts(struct thread_table *tt, size_t nparts,
+			   const size_t *part_event)
+{
+	for (size_t k = 0; k < nparts; k++)
+		if (part_event[k] >= tt->nevents)
+			return -EINVAL;
+	size_t *pe = malloc((nparts ? nparts : 1) * sizeof(*pe));
+	if (!pe)
+		return -ENOMEM;
+	memcpy(pe, part_event, nparts * sizeof(*pe));
+	free(tt->part_event);
+	tt->part_event = pe;
+	tt->nparts = nparts;
+	return 0;
+}
+
+/* Event ev's count in r from its parts (thread_table_set_parts). */
+static void combine_parts(const struct thread_table *tt, struct thread_row *r,
+			  size_t ev)
+{
+	struct thread_count sum = { 0, 0, 0, false };
+	for (size_t k = 0; k < tt->nparts; k++) {
+		const struct thread_count *c = &r->parts[k];
+		if (tt->part_event[k] != ev || !c->present)
+			continue;
+		sum.value += c->value;
+		sum.running += c->running;
+		if (c->enabled > sum.enabled)
+			sum.enabled = c->enabled;
+		sum.present = true;
+	}
+	if (sum.running > sum.enabled)
+		sum.running = sum.enabled;
+	r->counts[ev] = sum;
 }
 
 int thread_table_map_id(struct thread_table *tt, uint64_t id, size_t event_idx)
@@ -480,6 +521,10 @@ static struct thread_row *new_row(struct thread_table *tt, int32_t pid,
 	r->counts = calloc(tt->nevents ? tt->nevents : 1, sizeof(*r->counts));
 	if (!r->counts)
 		return NULL;
+	if (tt->nparts && !(r->parts = calloc(tt->nparts, sizeof(*r->parts)))) {
+		free(r->counts);
+		return NULL;
+	}
 	r->pid = pid;
 	r->tid = tid;
 	r->origin = origin;
@@ -564,19 +609,29 @@ int thread_table_feed(struct thread_table *tt, const struct perf_rec *rec,
 			long ev = event_for_id(tt, rec->u.read.id[k]);
 			if (ev < 0)
 				continue;
+			/* Split: ev is a part, and the event its parts'. */
+			long part = tt->nparts ? ev : -1;
+			if (part >= 0)
+				ev = (long)tt->part_event[part];
 			int32_t tid = (int32_t)rec->u.read.tid;
 			r = latest(tt, tid);
 			/* Targets get no READ of their own (their events are
 			 * not inherited), so a READ naming one is a new thread. */
-			if (!r || r->counts[ev].present || r->is_target) {
+			bool had = r && (part >= 0 ? r->parts[part].present
+						   : r->counts[ev].present);
+			if (!r || had || r->is_target) {
 				r = new_row(tt, (int32_t)rec->u.read.pid, tid, origin);
 				if (!r)
 					return -ENOMEM;
 			}
-			r->counts[ev].value = rec->u.read.value[k];
-			r->counts[ev].enabled = rec->u.read.enabled;
-			r->counts[ev].running = rec->u.read.running;
-			r->counts[ev].present = true;
+			struct thread_count *c = part >= 0 ? &r->parts[part]
+							   : &r->counts[ev];
+			c->value = rec->u.read.value[k];
+			c->enabled = rec->u.read.enabled;
+			c->running = rec->u.read.running;
+			c->present = true;
+			if (part >= 0)
+				combine_parts(tt, r, (size_t)ev);
 			r->exited = true;
 		}
 		break;
@@ -589,9 +644,25 @@ int thread_table_feed(struct thread_table *tt, const struct perf_rec *rec,
 	return 0;
 }
 
+static void add_to(struct thread_count *c, const struct thread_count *d)
+{
+	c->value += d->value;
+	c->enabled += d->enabled;
+	c->running += d->running;
+	c->present = true;
+}
+
 int thread_table_add_counts(struct thread_table *tt, int32_t pid, int32_t tid,
 			    uint64_t time, const struct thread_count *deltas,
 			    const struct thread_row **row)
+{
+	return thread_table_add_part_counts(tt, pid, tid, time, deltas, NULL, row);
+}
+
+int thread_table_add_part_counts(struct thread_table *tt, int32_t pid,
+				 int32_t tid, uint64_t time,
+				 const struct thread_count *deltas,
+				 const long *part, const struct thread_row **row)
 {
 	tt->by_switch = true;
 	struct thread_row *r = latest(tt, tid);
@@ -611,15 +682,20 @@ int thread_table_add_counts(struct thread_table *tt, int32_t pid, int32_t tid,
 	for (size_t e = 0; e < tt->nevents; e++) {
 		if (!deltas[e].present)
 			continue;
-		struct thread_count *c = &r->counts[e];
-		c->value += deltas[e].value;
-		c->enabled += deltas[e].enabled;
-		c->running += deltas[e].running;
-		c->present = true;
+		add_to(&r->counts[e], &deltas[e]);
+		if (part && part[e] >= 0 && (size_t)part[e] < tt->nparts)
+			add_to(&r->parts[part[e]], &deltas[e]);
 	}
 	if (row)
 		*row = r;
 	return 0;
+}
+
+/* Slot k of r: a part where the events are split, else an event. */
+static struct thread_count *slot(const struct thread_table *tt,
+				 const struct thread_row *r, size_t k)
+{
+	return tt->nparts ? &r->parts[k] : &r->counts[k];
 }
 
 void thread_table_settle_target(struct thread_table *tt, int origin,
@@ -631,19 +707,21 @@ void thread_table_settle_target(struct thread_table *tt, int origin,
 			target = &tt->rows[i];
 	if (!target)
 		return;
-	for (size_t e = 0; e < tt->nevents; e++) {
+	size_t n = tt->nparts ? tt->nparts : tt->nevents;
+	for (size_t e = 0; e < n; e++) {
 		if (!totals[e].present)
 			continue;
 		uint64_t v = 0, en = 0, ru = 0;
 		for (size_t i = 0; i < tt->nrows; i++) {
 			const struct thread_row *r = &tt->rows[i];
-			if (r == target || r->origin != origin || !r->counts[e].present)
+			const struct thread_count *rc = slot(tt, r, e);
+			if (r == target || r->origin != origin || !rc->present)
 				continue;
-			v += r->counts[e].value;
-			en += r->counts[e].enabled;
-			ru += r->counts[e].running;
+			v += rc->value;
+			en += rc->enabled;
+			ru += rc->running;
 		}
-		struct thread_count *c = &target->counts[e];
+		struct thread_count *c = slot(tt, target, e);
 		c->present = true;
 		if (v > totals[e].value || en > totals[e].enabled ||
 		    ru > totals[e].running) {
@@ -652,6 +730,8 @@ void thread_table_settle_target(struct thread_table *tt, int origin,
 		c->value = totals[e].value > v ? totals[e].value - v : 0;
 		c->enabled = totals[e].enabled > en ? totals[e].enabled - en : 0;
 		c->running = totals[e].running > ru ? totals[e].running - ru : 0;
+		if (tt->nparts)
+			combine_parts(tt, target, tt->part_event[e]);
 	}
 }
 

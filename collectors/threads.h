@@ -138,6 +138,9 @@ struct thread_row {
 				 * stopped counting it there */
 	int origin;		/* index of the target whose buffer fed it */
 	struct thread_count *counts;	/* nevents entries */
+	/* Where events are split over core PMUs (thread_table_set_parts):
+	 * nparts entries, each event's count on one PMU; else NULL. */
+	struct thread_count *parts;
 };
 
 struct thread_table;
@@ -146,7 +149,20 @@ struct thread_table;
 struct thread_table *thread_table_new(size_t nevents);
 void thread_table_free(struct thread_table *tt);
 
-/* Map a kernel event id (PERF_EVENT_IOC_ID) to an event index. */
+/*
+ * Split the events over core PMUs (a hybrid part: collectors/pmuplan.h):
+ * part k of nparts counts event part_event[k] on one PMU. Rows then carry
+ * parts[] as well, and an event's count in counts[] is its parts
+ * combined: the values summed, enabled the longest part's (each part is
+ * enabled all the while the task is), running summed (each runs only on
+ * its PMU's CPUs), at most enabled. Call before any row exists. 0,
+ * -ENOMEM, or -EINVAL for a part_event past the events.
+ */
+int thread_table_set_parts(struct thread_table *tt, size_t nparts,
+			   const size_t *part_event);
+
+/* Map a kernel event id (PERF_EVENT_IOC_ID) to an event index, or where
+ * the events are split, to a part index. */
 int thread_table_map_id(struct thread_table *tt, uint64_t id, size_t event_idx);
 
 /* Mark tid's latest row: its privileges changed at exec. 0, or -ENOENT
@@ -174,7 +190,8 @@ int thread_table_feed(struct thread_table *tt, const struct perf_rec *rec,
  * Give a target its own values: totals[] is what read() returned for each
  * event opened on it (the task plus every inherited thread that exited);
  * the target's own share is that minus the READ records that arrived
- * through its buffer. have[i] false leaves event i absent.
+ * through its buffer. totals[i].present false leaves event i absent.
+ * Where the events are split, totals[] has one entry per part.
  */
 void thread_table_settle_target(struct thread_table *tt, int origin,
 				const struct thread_count *totals);
@@ -193,6 +210,16 @@ void thread_table_settle_target(struct thread_table *tt, int origin,
 int thread_table_add_counts(struct thread_table *tt, int32_t pid, int32_t tid,
 			    uint64_t time, const struct thread_count *deltas,
 			    const struct thread_row **row);
+
+/*
+ * The same, where the events are split: part[e] is the part that
+ * deltas[e] was counted by (the PMU of the CPU it ran on), or -1 for an
+ * event that is not split; its delta goes to that part as well.
+ */
+int thread_table_add_part_counts(struct thread_table *tt, int32_t pid,
+				 int32_t tid, uint64_t time,
+				 const struct thread_count *deltas,
+				 const long *part, const struct thread_row **row);
 
 /*
  * What the records say of the tasks that are not targets, to tell a

@@ -250,6 +250,16 @@ static const char *const thread_ins[] = { THREAD_INS(DB_COL_SQL) };
 enum { COUNT_INS(DB_COL_ENUM) CI_N };
 static const char *const count_ins[] = { COUNT_INS(DB_COL_SQL) };
 
+#define PMU_COUNT_INS(X) \
+	X(PI_THREAD, "thread_id") \
+	X(PI_PMU, "pmu") \
+	X(PI_EVENT, "event_idx") \
+	X(PI_VALUE, "value") \
+	X(PI_ENABLED, "time_enabled") \
+	X(PI_RUNNING, "time_running")
+enum { PMU_COUNT_INS(DB_COL_ENUM) PI_N };
+static const char *const pmu_count_ins[] = { PMU_COUNT_INS(DB_COL_SQL) };
+
 #define MODULE_INS(X) \
 	X(MI_RUN, "run_id") \
 	X(MI_IDX, "idx") \
@@ -278,6 +288,92 @@ enum { WS_INS(DB_COL_ENUM) WI_N };
 static const char *const ws_ins[] = { WS_INS(DB_COL_SQL) };
 
 static int store_modules(struct db *db, const struct db_run *run, char **cause);
+
+/* Thread th's counts per core PMU (row thid), where there are some. */
+static int store_pmu_counts(struct db *db, sqlite3_stmt *st,
+			    const struct db_run *run, const struct db_thread *th,
+			    int64_t thid, char **cause)
+{
+	int rc = 0;
+	for (size_t p = 0; th->pmu_counts && p < run->ncore_pmus && !rc; p++) {
+		for (size_t e = 0; e < run->nevents && !rc; e++) {
+			const struct db_count *c = &th->pmu_counts[p * run->nevents + e];
+			if (!c->present)
+				continue;
+			sqlite3_bind_int64(st, DB_PARAM(PI_THREAD), thid);
+			db_bind_text(st, DB_PARAM(PI_PMU), run->core_pmus[p]);
+			sqlite3_bind_int(st, DB_PARAM(PI_EVENT), (int)e);
+			sqlite3_bind_int64(st, DB_PARAM(PI_VALUE), (sqlite3_int64)c->value);
+			sqlite3_bind_int64(st, DB_PARAM(PI_ENABLED),
+					   (sqlite3_int64)c->enabled);
+			sqlite3_bind_int64(st, DB_PARAM(PI_RUNNING),
+					   (sqlite3_int64)c->running);
+			rc = db_step_done(db, st, "cannot store the counts per PMU in",
+					  cause);
+		}
+	}
+	return rc;
+}
+
+/* The run's threads, each with its counts (and per core PMU, where
+ * there are some). */
+static int store_threads(struct db *db, const struct db_run *run, char **cause)
+{
+	sqlite3_stmt *tst, *cst;
+	int rc = db_prepare_insert(db, &tst, "threads", thread_ins, TI_N, cause);
+	if (rc)
+		return rc;
+	rc = db_prepare_insert(db, &cst, "counts", count_ins, CI_N, cause);
+	if (rc) {
+		sqlite3_finalize(tst);
+		return rc;
+	}
+	sqlite3_stmt *pst = NULL;
+	if (run->ncore_pmus > 1 &&
+	    (rc = db_prepare_insert(db, &pst, "pmu_counts", pmu_count_ins, PI_N,
+				    cause))) {
+		sqlite3_finalize(tst);
+		sqlite3_finalize(cst);
+		return rc;
+	}
+	for (size_t t = 0; t < run->nthreads && !rc; t++) {
+		const struct db_thread *th = &run->threads[t];
+		sqlite3_bind_int64(tst, DB_PARAM(TI_RUN), run->id);
+		sqlite3_bind_int64(tst, DB_PARAM(TI_SEQ), (sqlite3_int64)t);
+		sqlite3_bind_int(tst, DB_PARAM(TI_TID), th->tid);
+		sqlite3_bind_int(tst, DB_PARAM(TI_PID), th->pid);
+		db_bind_text(tst, DB_PARAM(TI_NAME), th->name);
+		sqlite3_bind_int(tst, DB_PARAM(TI_MAIN), th->is_main);
+		sqlite3_bind_int64(tst, DB_PARAM(TI_START), th->start_ns);
+		sqlite3_bind_int64(tst, DB_PARAM(TI_END), th->end_ns);
+		db_bind_int_or_null(tst, DB_PARAM(TI_PPID), th->ppid != 0, th->ppid);
+		rc = db_step_done(db, tst, "cannot store the threads in", cause);
+		if (rc)
+			break;
+		int64_t thid = sqlite3_last_insert_rowid(db->h);
+		for (size_t e = 0; e < run->nevents && th->counts; e++) {
+			const struct db_count *c = &th->counts[e];
+			if (!c->present)
+				continue;
+			sqlite3_bind_int64(cst, DB_PARAM(CI_THREAD), thid);
+			sqlite3_bind_int(cst, DB_PARAM(CI_EVENT), (int)e);
+			sqlite3_bind_int64(cst, DB_PARAM(CI_VALUE), (sqlite3_int64)c->value);
+			sqlite3_bind_int64(cst, DB_PARAM(CI_ENABLED),
+					   (sqlite3_int64)c->enabled);
+			sqlite3_bind_int64(cst, DB_PARAM(CI_RUNNING),
+					   (sqlite3_int64)c->running);
+			rc = db_step_done(db, cst, "cannot store the counts in", cause);
+			if (rc)
+				break;
+		}
+		if (!rc && pst)
+			rc = store_pmu_counts(db, pst, run, th, thid, cause);
+	}
+	sqlite3_finalize(tst);
+	sqlite3_finalize(cst);
+	sqlite3_finalize(pst);
+	return rc;
+}
 
 static int store_body(struct db *db, struct db_run *run, char **cause)
 {
@@ -382,48 +478,7 @@ static int store_body(struct db *db, struct db_run *run, char **cause)
 	}
 	sqlite3_finalize(st);
 
-	sqlite3_stmt *tst, *cst;
-	rc = db_prepare_insert(db, &tst, "threads", thread_ins, TI_N, cause);
-	if (rc)
-		return rc;
-	rc = db_prepare_insert(db, &cst, "counts", count_ins, CI_N, cause);
-	if (rc) {
-		sqlite3_finalize(tst);
-		return rc;
-	}
-	for (size_t t = 0; t < run->nthreads && !rc; t++) {
-		const struct db_thread *th = &run->threads[t];
-		sqlite3_bind_int64(tst, DB_PARAM(TI_RUN), run->id);
-		sqlite3_bind_int64(tst, DB_PARAM(TI_SEQ), (sqlite3_int64)t);
-		sqlite3_bind_int(tst, DB_PARAM(TI_TID), th->tid);
-		sqlite3_bind_int(tst, DB_PARAM(TI_PID), th->pid);
-		db_bind_text(tst, DB_PARAM(TI_NAME), th->name);
-		sqlite3_bind_int(tst, DB_PARAM(TI_MAIN), th->is_main);
-		sqlite3_bind_int64(tst, DB_PARAM(TI_START), th->start_ns);
-		sqlite3_bind_int64(tst, DB_PARAM(TI_END), th->end_ns);
-		db_bind_int_or_null(tst, DB_PARAM(TI_PPID), th->ppid != 0, th->ppid);
-		rc = db_step_done(db, tst, "cannot store the threads in", cause);
-		if (rc)
-			break;
-		int64_t thid = sqlite3_last_insert_rowid(db->h);
-		for (size_t e = 0; e < run->nevents && th->counts; e++) {
-			const struct db_count *c = &th->counts[e];
-			if (!c->present)
-				continue;
-			sqlite3_bind_int64(cst, DB_PARAM(CI_THREAD), thid);
-			sqlite3_bind_int(cst, DB_PARAM(CI_EVENT), (int)e);
-			sqlite3_bind_int64(cst, DB_PARAM(CI_VALUE), (sqlite3_int64)c->value);
-			sqlite3_bind_int64(cst, DB_PARAM(CI_ENABLED),
-					   (sqlite3_int64)c->enabled);
-			sqlite3_bind_int64(cst, DB_PARAM(CI_RUNNING),
-					   (sqlite3_int64)c->running);
-			rc = db_step_done(db, cst, "cannot store the counts in", cause);
-			if (rc)
-				break;
-		}
-	}
-	sqlite3_finalize(tst);
-	sqlite3_finalize(cst);
+	rc = store_threads(db, run, cause);
 	if (!rc)
 		rc = store_modules(db, run, cause);
 	if (!rc && run->sleep_usage)
@@ -905,6 +960,95 @@ static int load_threads(struct db *db, int64_t id, struct db_run *out, char **ca
 	return 0;
 }
 
+/*
+ * The core PMUs the setting counted_per_pmu names (comma-separated),
+ * where more than one: the run was counted per core PMU. 0 or -ENOMEM.
+ */
+static int core_pmus_of(struct db_run *out)
+{
+	const char *list = db_get_str(out, SET_COUNTED_PER_PMU);
+	if (!list || !strchr(list, ','))
+		return 0;
+	char *copy = strdup(list), *save = NULL;
+	if (!copy)
+		return -ENOMEM;
+	int rc = 0;
+	for (char *w = strtok_r(copy, ",", &save); w && !rc;
+	     w = strtok_r(NULL, ",", &save)) {
+		char **p = realloc(out->core_pmus, (out->ncore_pmus + 1) * sizeof(*p));
+		if (p)
+			out->core_pmus = p;
+		if (!p || !(out->core_pmus[out->ncore_pmus] = strdup(w)))
+			rc = -ENOMEM;
+		else
+			out->ncore_pmus++;
+	}
+	free(copy);
+	return rc;
+}
+
+#define PMU_COUNT_COLS(X) \
+	X(PC_SEQ, "t.seq") \
+	X(PC_PMU, "p.pmu") \
+	X(PC_EVENT, "p.event_idx") \
+	X(PC_VALUE, "p.value") \
+	X(PC_ENABLED, "p.time_enabled") \
+	X(PC_RUNNING, "p.time_running")
+enum { PMU_COUNT_COLS(DB_COL_ENUM) PC_N };
+static const char *const pmu_count_cols[] = { PMU_COUNT_COLS(DB_COL_SQL) };
+
+/* Each thread's counts per core PMU (pmu_counts, v20), on a run that
+ * names its core PMUs. */
+static int load_pmu_counts(struct db *db, int64_t id, struct db_run *out,
+			   char **cause)
+{
+	int rc = core_pmus_of(out);
+	if (rc || out->ncore_pmus < 2)
+		return rc;
+	size_t per = out->ncore_pmus * (out->nevents ? out->nevents : 1);
+	for (size_t t = 0; t < out->nthreads; t++)
+		if (!(out->threads[t].pmu_counts = calloc(per, sizeof(struct db_count))))
+			return -ENOMEM;
+	sqlite3_stmt *st;
+	rc = db_prepare_select(db, &st, pmu_count_cols, PC_N,
+		"FROM pmu_counts p JOIN threads t ON t.id = p.thread_id"
+		" WHERE t.run_id = ?1 ORDER BY t.seq, p.pmu, p.event_idx", cause);
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(st, 1, id);
+	struct db_row r;
+	db_row_init(&r, db, st, "pmu_counts");
+	int s;
+	while (!r.rc && (s = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t seq = sqlite3_column_int64(st, PC_SEQ);
+		db_row_key(&r, "(thread %lld, event_idx %lld)", (long long)seq,
+			   (long long)sqlite3_column_int64(st, PC_EVENT));
+		int64_t t = db_row_int(&r, PC_SEQ, 0, (int64_t)out->nthreads - 1, 0, 0);
+		int64_t e = db_row_int(&r, PC_EVENT, 0, (int64_t)out->nevents - 1, 0, 0);
+		char *pmu = db_row_text(&r, PC_PMU, 0);
+		size_t p = 0;
+		while (pmu && p < out->ncore_pmus && strcmp(out->core_pmus[p], pmu))
+			p++;
+		if (!r.rc && p == out->ncore_pmus)
+			db_row_bad(&r, PC_PMU, "'%.40s' is none of the run's core PMUs",
+				   pmu ? pmu : "");
+		free(pmu);
+		if (r.rc)
+			break;
+		struct db_count *c = &out->threads[t].pmu_counts[p * out->nevents + (size_t)e];
+		c->present = true;
+		c->value = db_row_u64(&r, PC_VALUE, 0);
+		c->enabled = db_row_u64(&r, PC_ENABLED, 0);
+		c->running = db_row_u64(&r, PC_RUNNING, 0);
+	}
+	sqlite3_finalize(st);
+	rc = r.rc ? db_row_fail(&r, cause) : 0;
+	db_row_release(&r);
+	if (!rc && s != SQLITE_DONE)
+		rc = db_fail(db, s, "cannot read the counts per PMU from", cause);
+	return rc;
+}
+
 /* A run and its host, as db_run_load reads them. */
 #define RUN_COLS(X) \
 	X(RC_ID, "r.id") \
@@ -1041,6 +1185,8 @@ int db_run_load(struct db *db, int64_t id, struct db_run *out, char **cause)
 	if (!rc)
 		rc = load_threads(db, id, out, cause);
 	if (!rc)
+		rc = load_pmu_counts(db, id, out, cause);
+	if (!rc)
 		rc = load_modules(db, id, out, cause);
 	if (!rc)
 		rc = db_sleep_usage_load(db, id, &out->sleep_usage, cause);
@@ -1099,8 +1245,12 @@ void db_run_release(struct db_run *run)
 	for (size_t i = 0; i < run->nthreads; i++) {
 		free(run->threads[i].name);
 		free(run->threads[i].counts);
+		free(run->threads[i].pmu_counts);
 	}
 	free(run->threads);
+	for (size_t i = 0; i < run->ncore_pmus; i++)
+		free(run->core_pmus[i]);
+	free(run->core_pmus);
 	if (run->topology) {
 		db_topology_release(run->topology);
 		free(run->topology);

@@ -67,6 +67,10 @@ struct db_thread {
 	bool is_main;
 	int64_t start_ns, end_ns;	/* CLOCK_MONOTONIC; 0 unknown */
 	struct db_count *counts;	/* one per event */
+	/* A run on more than one core PMU (db_run.ncore_pmus): the event's
+	 * count on each, [pmu * nevents + event]; a software event is not
+	 * per PMU and has none. NULL otherwise. counts[] is the total. */
+	struct db_count *pmu_counts;
 };
 
 struct db_pin {
@@ -176,6 +180,11 @@ struct db_run {
 	struct db_event *events;
 	size_t nthreads;
 	struct db_thread *threads;
+	/* The core PMUs each hardware event was counted on apart, by type
+	 * ("cpu_core", "cpu_atom"), where there were more than one (setting
+	 * counted_per_pmu, table pmu_counts); else 0. Owned. */
+	size_t ncore_pmus;
+	char **core_pmus;
 	/* The host's topology, stored once per host with the first run that
 	 * carries it (may be NULL; not filled by db_run_load). Owned. */
 	struct db_topology *topology;

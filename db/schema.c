@@ -510,6 +510,20 @@ static const char *const migrations[] = {
 	"  ns_max REAL NOT NULL,"
 	"  PRIMARY KEY (run_id, idx)"
 	") WITHOUT ROWID;",
+
+	/* v20: a run on more than one core PMU (Intel hybrid, arm
+	 * big.LITTLE) counted each hardware event on each: a thread's count
+	 * of the event per core PMU, beside its total in counts. Only such
+	 * runs have rows; the run setting counted_per_pmu names the PMUs. */
+	"CREATE TABLE pmu_counts ("
+	"  thread_id INTEGER NOT NULL REFERENCES threads(id) ON DELETE CASCADE,"
+	"  pmu TEXT NOT NULL,"
+	"  event_idx INTEGER NOT NULL,"
+	"  value INTEGER NOT NULL,"
+	"  time_enabled INTEGER NOT NULL,"
+	"  time_running INTEGER NOT NULL,"
+	"  PRIMARY KEY (thread_id, pmu, event_idx)"
+	") WITHOUT ROWID;",
 };
 
 size_t schema_migration_count(void)

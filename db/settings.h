@@ -52,6 +52,8 @@ struct db_kv;
 	X(COUNT_PATH, "count_path", str, "how the counters were read") \
 	X(SAMPLE_PATH, "sample_path", str, "how the samplers were read") \
 	X(COUNT_PATH_NOTE, "count_path_note", str, "why the count path is what it is") \
+	X(COUNTED_PER_PMU, "counted_per_pmu", str, \
+	  "the core PMUs each hardware event was counted on apart, by type") \
 	X(COMPLETE, "complete", yesno, "whether the run was found complete") \
 	X(INCOMPLETE, "incomplete", str, "why not, one reason a line") \
 	X(RING_PAST_HEAD, "ring_past_head", u64, \

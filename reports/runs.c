@@ -13,6 +13,7 @@
 #include "common/utf8.h"
 #include "reports/modules.h"
 #include "reports/rows.h"
+#include "reports/corepmus.h"
 #include "reports/runs.h"
 #include "reports/scaling.h"
 #include "reports/sysenv.h"
@@ -1320,7 +1321,7 @@ void report_complete_cells(const struct db_run *run, struct rows *r, size_t row,
 	K(R_RUNNING, "running_pct", NEST) \
 	K(R_WS, "working_set", NEST) K(R_SLEEP, "sleep", NEST) \
 	K(R_SETTINGS, "settings", NEST) K(R_SYSTEM, "system", NEST) \
-	K(R_ENV, "env", NEST)
+	K(R_ENV, "env", NEST) K(R_CORE_PMUS, "core_pmus", NEST)
 ROWS_KEYS(run_cols, R_N, RUN_COLS);
 
 static void write_json(const struct db_run *run, const struct rrow *rows,
@@ -1420,6 +1421,9 @@ static void write_json(const struct db_run *run, const struct rrow *rows,
 		rows_nest(r, row, R_SYSTEM, report_system_map(run));
 	if (run->nenv)
 		rows_nest(r, row, R_ENV, report_env_map(run));
+	/* Only runs counted per core PMU (hybrid) have the key. */
+	if (run->ncore_pmus > 1)
+		rows_nest(r, row, R_CORE_PMUS, report_core_pmu_rows(run));
 	rows_write_data(r, OUT_JSON, fp);
 }
 
@@ -1662,6 +1666,8 @@ void report_run_view(const struct db_run *run, enum report_by by,
 			rows_write(t, fmt, fp, 1);
 		else
 			fprintf(fp, " no event could be counted\n");
+		if (by == BY_THREAD)
+			report_core_pmus(run, fmt, fp);
 		write_footer(run, fmt, fp);
 		if (fmt == OUT_TABLE)
 			fputc('\n', fp);

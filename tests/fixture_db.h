@@ -1267,6 +1267,89 @@ static inline void fixture_scenes_db_build(const char *path)
 }
 
 /*
+ * A run on a hybrid part (Core i7-13700K: cpu_core, cpu_atom), made up,
+ * as this VM has no such CPU: cycles and instructions counted on each
+ * core PMU apart, each thread's count the sum of its parts (enabled the
+ * longest part's, running the parts' summed), task-clock once. "build"
+ * ran 3/4 of its time on the P-cores, "worker" only on the E-cores, "io"
+ * half and half.
+ */
+static inline void fx_hybrid_part(struct db_run *r, size_t t, size_t pmu,
+				  size_t e, uint64_t v, uint64_t en, uint64_t run)
+{
+	struct db_thread *th = &r->threads[t];
+	th->pmu_counts[pmu * r->nevents + e] = (struct db_count){ v, en, run, true };
+	struct db_count *c = &th->counts[e];
+	c->value += v;
+	c->enabled = en > c->enabled ? en : c->enabled;
+	c->running += run;
+	c->present = true;
+}
+
+static inline int64_t fx_store_hybrid(struct db *db)
+{
+	struct db_run r;
+	char *cause = NULL;
+	fx_run_init(&r, "run", "2026-12-01T08:00:00Z", "make -j3", 1.5, 2.5, 0.25);
+	free(r.host.cpu_model);
+	r.host.cpu_model = fx_s("13th Gen Intel(R) Core(TM) i7-13700K");
+	fx_events(&r, 3);
+	fx_add_event(&r, 0, "task-clock", true, 0, 1, 1);
+	fx_add_event(&r, 1, "cycles", true, 1, 0, 0);
+	fx_add_event(&r, 2, "instructions", true, 1, 0, 1);
+	fx_threads(&r, 3);
+	fx_thread(&r, 0, 500, 500, "build");
+	fx_thread(&r, 1, 501, 500, "worker");
+	fx_thread(&r, 2, 502, 500, "io");
+	r.ncore_pmus = 2;
+	r.core_pmus = calloc(2, sizeof(char *));
+	r.core_pmus[0] = fx_s("cpu_core");
+	r.core_pmus[1] = fx_s("cpu_atom");
+	/* time on each (ns): P-cores, E-cores */
+	static const uint64_t on[3][2] = {
+		{ 750000000, 250000000 }, { 0, 1200000000 }, { 100000000, 100000000 },
+	};
+	for (size_t t = 0; t < 3; t++) {
+		r.threads[t].pmu_counts = calloc(2 * r.nevents, sizeof(struct db_count));
+		uint64_t all = on[t][0] + on[t][1];
+		r.threads[t].counts[0] = (struct db_count){ all, all, all, true };
+		for (size_t p = 0; p < 2; p++) {
+			/* 5 GHz and 4 instructions a cycle on a P-core, 3.4 GHz
+			 * and 2 on an E-core; the part that never ran counted 0 */
+			uint64_t cyc = on[t][p] * (p ? 34 : 50) / 10;
+			fx_hybrid_part(&r, t, p, 1, cyc, all, on[t][p]);
+			fx_hybrid_part(&r, t, p, 2, cyc * (p ? 2 : 4), all, on[t][p]);
+		}
+		for (size_t e = 0; e < 3; e++) {
+			struct db_count *tot = &r.events[e].total;
+			tot->present = true;
+			tot->value += r.threads[t].counts[e].value;
+			tot->enabled += r.threads[t].counts[e].enabled;
+			tot->running += r.threads[t].counts[e].running;
+		}
+	}
+	db_set_str(&r, SET_EVENTS, "task-clock,cycles,instructions");
+	db_set_str(&r, SET_COUNT_PATH, "task");
+	db_set_str(&r, SET_COUNTED_PER_PMU, "cpu_core,cpu_atom");
+	db_set_yesno(&r, SET_COMPLETE, true);
+	fx_check(db_run_store(db, &r, &cause), cause, "hybrid run");
+	int64_t id = r.id;
+	db_run_release(&r);
+	return id;
+}
+
+/* Write a database at path (which must not exist yet) holding the
+ * made-up hybrid run above alone: run 1. */
+static inline void fixture_hybrid_db_build(const char *path)
+{
+	struct db *db;
+	char *cause = NULL;
+	fx_check(db_open(&db, path, &cause), cause, path);
+	fx_store_hybrid(db);
+	db_close(db);
+}
+
+/*
  * Write the fixture database at path (which must not exist yet). Runs
  * 1-6 are: counted, incomplete, attach, working set, record, sleep;
  * experiments 1-3 (A/A, A/B, three arms) follow with their runs (7-34);

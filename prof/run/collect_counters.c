@@ -111,6 +111,60 @@ static bool fill_thread(struct db_thread *t, const struct thread_row *r,
 	return true;
 }
 
+/*
+ * A run whose events were split over core PMUs (hybrid, big.LITTLE): the
+ * PMUs, and each thread's parts as its counts per PMU (a part on no PMU,
+ * a software event's, is the total alone). Nothing on other machines.
+ */
+static bool fill_core_pmus(struct db_run *run, const struct pmu_plan *plan)
+{
+	if (!pmu_plan_split(plan))
+		return true;
+	run->core_pmus = calloc(plan->npmus, sizeof(*run->core_pmus));
+	if (!run->core_pmus)
+		return false;
+	size_t len = 0;
+	for (size_t p = 0; p < plan->npmus; p++) {
+		if (!(run->core_pmus[p] = strdup(plan->pmus[p].name)))
+			return false;
+		run->ncore_pmus = p + 1;
+		len += strlen(plan->pmus[p].name) + 1;
+	}
+	char *list = calloc(len ? len : 1, 1);
+	if (!list)
+		return false;
+	for (size_t p = 0; p < plan->npmus; p++) {
+		if (p)
+			strcat(list, ",");
+		strcat(list, plan->pmus[p].name);
+	}
+	db_set_str(run, SET_COUNTED_PER_PMU, list);
+	free(list);
+	return true;
+}
+
+static bool fill_thread_pmus(struct db_thread *t, const struct thread_row *r,
+			     const struct db_run *run, const struct pmu_plan *plan)
+{
+	if (!run->ncore_pmus || !r->parts)
+		return true;
+	size_t nev = run->nevents;
+	t->pmu_counts = calloc(run->ncore_pmus * (nev ? nev : 1), sizeof(*t->pmu_counts));
+	if (!t->pmu_counts)
+		return false;
+	for (size_t k = 0; k < plan->nattrs; k++) {
+		const struct plan_attr *pa = &plan->attrs[k];
+		if (pa->pmu < 0 || !r->parts[k].present || !run->events[pa->event].supported)
+			continue;
+		struct db_count *c = &t->pmu_counts[(size_t)pa->pmu * nev + pa->event];
+		c->present = true;
+		c->value = r->parts[k].value;
+		c->enabled = r->parts[k].enabled;
+		c->running = r->parts[k].running;
+	}
+	return true;
+}
+
 /* A target whose name never arrived in a COMM record (an exec that kept
  * the old name) is named after the command. */
 static bool name_the_unnamed(struct db_run *run)
@@ -129,8 +183,10 @@ static bool name_the_unnamed(struct db_run *run)
 }
 
 static int fill_threads(struct db_run *run, const struct thread_table *tt,
-			char **cause)
+			const struct pmu_plan *plan, char **cause)
 {
+	if (!fill_core_pmus(run, plan))
+		return fill_oom(cause, "core PMUs");
 	size_t n = thread_table_count(tt);
 	run->threads = calloc(n ? n : 1, sizeof(*run->threads));
 	if (!run->threads)
@@ -142,7 +198,9 @@ static int fill_threads(struct db_run *run, const struct thread_table *tt,
 			const struct thread_row *r = thread_table_row(tt, i);
 			if (r->is_target != (pass == 0))
 				continue;
-			if (!fill_thread(&run->threads[run->nthreads++], r, run))
+			struct db_thread *t = &run->threads[run->nthreads++];
+			if (!fill_thread(t, r, run) ||
+			    !fill_thread_pmus(t, r, run, plan))
 				return fill_oom(cause, "threads");
 		}
 	}
@@ -427,7 +485,7 @@ static int counters_fill(void *self, struct collect_ctx *cx, struct db_run *run,
 	}
 	run->lost_records = thread_table_lost(counters_threads(cx->cs));
 	if ((rc = fill_events(run, cx->cs, o->evs, o->nev, cause)) ||
-	    (rc = fill_threads(run, counters_threads(cx->cs), cause)))
+	    (rc = fill_threads(run, counters_threads(cx->cs), cx->co->plan, cause)))
 		return rc;
 	db_set_str(run, SET_COUNT_PATH, counters_path_name(counters_path(cx->cs)));
 	if (cx->co->nsamplers)

@@ -19,6 +19,9 @@
 
 #include "collectors/cgroup.h"
 #include "collectors/counters.h"
+#include "collectors/cpuid.h"
+#include "collectors/pmuplan.h"
+#include "collectors/pmus.h"
 #include "common/cause.h"
 #include "common/errtext.h"
 #include "common/procstat.h"
@@ -651,6 +654,7 @@ struct session {
 	const struct runner_opts *o;
 	bool launched;			/* false: attached to o->attach_pid */
 	struct counters_opts co;
+	struct pmu_plan plan;		/* the attrs per core PMU */
 	struct crew crew;
 	struct counters *cs;
 	struct run_cgroup cg;
@@ -666,6 +670,30 @@ struct session {
 	char *attached_cmdline;		/* the attached process's command */
 	struct sigaction old[NCAUGHT];
 };
+
+/*
+ * Which attrs each event opens per core PMU, from what sysfs says of the
+ * PMUs, the CPU's identity (PROF_CPUID_ROOT for the tests, as events.c
+ * reads it) and whether the kernel takes a PMU type in attr.config. With
+ * one core PMU, or none (a VM), nothing is split; an unreadable sysfs
+ * counts as none.
+ */
+static int plan_pmus(struct session *s, char **cause)
+{
+	struct pmu_list pmus;
+	struct cpuid id;
+	bool have_id = cpuid_read(getenv("PROF_CPUID_ROOT"), &id) == 0;
+	pmus_read(&pmus, NULL, NULL);
+	/* Asked only where events would be split, as perf asks. */
+	unsigned flags = pmus.ncore > 1 && !pmus_extended_type(&pmus)
+			 ? PMU_PLAN_NO_EXTENDED : 0;
+	int rc = pmu_plan_init(&s->plan, s->o->evs, s->o->nev, &pmus,
+			       have_id ? &id : NULL, flags, cause);
+	pmus_release(&pmus);
+	if (!rc)
+		s->co.plan = &s->plan;
+	return rc;
+}
 
 /*
  * The counters' options, the run's cgroup, and the collectors prepared.
@@ -707,6 +735,8 @@ static int session_prepare(struct session *s, char **cause)
 		s->co.on_counts = crew_counts;
 		s->co.counts_arg = &s->crew;
 	}
+	if ((rc = plan_pmus(s, cause)))
+		return rc;
 	s->cs = counters_new(&s->co);
 	if (!s->cs) {
 		rc = -errno;
@@ -993,5 +1023,6 @@ out_release:
 			 "workload is still in it");
 	free(s.path_why);
 	crew_release(&s.crew);
+	pmu_plan_release(&s.plan);
 	return rc;
 }

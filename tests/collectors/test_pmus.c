@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "collectors/pmus.h"
 #include "test_util.h"
@@ -253,6 +254,29 @@ static void test_pmus__hw_config(void **state)
 	assert_int_equal(pmu_hw_config(0, 5), 5);
 }
 
+/* Without a core PMU there is nothing to ask the kernel: true. With
+ * one, the answer is this kernel's (asked of the intel-hybrid tree's
+ * cpu_core type here: no such PMU on this VM, so any answer), and the
+ * call must not leave a descriptor open. */
+static void test_pmus__extended_type_probe(void **state)
+{
+	(void)state;
+	struct pmu_list l;
+	read_case(&l, ROOT("no-pmu"));
+	assert_true(pmus_extended_type(&l));
+	assert_true(pmus_extended_type(NULL));
+	pmus_release(&l);
+	read_case(&l, ROOT("intel-hybrid"));
+	int before = dup(0);
+	assert_true(before >= 0);
+	close(before);
+	(void)pmus_extended_type(&l);
+	int after = dup(0);
+	assert_int_equal(after, before);
+	close(after);
+	pmus_release(&l);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -265,6 +289,7 @@ int main(void)
 		cmocka_unit_test(test_pmus__malformed_and_unknown),
 		cmocka_unit_test(test_pmus__core_rules),
 		cmocka_unit_test(test_pmus__hw_config),
+		cmocka_unit_test(test_pmus__extended_type_probe),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

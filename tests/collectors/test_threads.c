@@ -306,6 +306,77 @@ static void test_threads__rows_follow_fork_comm_read(void **state)
 	thread_table_free(tt);
 }
 
+/*
+ * Events split over two core PMUs (a hybrid part): event 0 has parts 0
+ * (cpu_core) and 1 (cpu_atom), event 1 (a software event) part 2 alone.
+ * The values are made up. Each part's READ fills its part; the event is
+ * the parts summed, enabled the longest, running summed; a second READ of
+ * the same part, not of the other, is a new thread; the target's own
+ * share is settled per part.
+ */
+static void test_threads__split_events_sum_their_parts(void **state)
+{
+	(void)state;
+	struct thread_table *tt = thread_table_new(2);
+	assert_non_null(tt);
+	const size_t part_event[3] = { 0, 0, 1 };
+	assert_int_equal(thread_table_set_parts(tt, 3, part_event), 0);
+	const size_t bad[1] = { 2 };
+	assert_int_equal(thread_table_set_parts(tt, 1, bad), -EINVAL);
+	assert_int_equal(thread_table_map_id(tt, 42, 0), 0);
+	assert_int_equal(thread_table_map_id(tt, 43, 1), 0);
+	assert_int_equal(thread_table_map_id(tt, 44, 2), 0);
+	assert_int_equal(thread_table_add_target(tt, 10, 10, "main", 0), 0);
+	struct rb r;
+	mk_fork(&r, 10, 10, 11, 10, 100);
+	feed(tt, &r, 0);
+	mk_read(&r, 10, 11, 600, 100, 60, 42);	/* 60 ns of 100 on cpu_core */
+	feed(tt, &r, 0);
+	mk_read(&r, 10, 11, 300, 100, 40, 43);	/* 40 on cpu_atom */
+	feed(tt, &r, 0);
+	mk_read(&r, 10, 11, 100, 100, 100, 44);
+	feed(tt, &r, 0);
+	assert_int_equal(thread_table_count(tt), 2);
+	const struct thread_row *t1 = thread_table_row(tt, 1);
+	assert_non_null(t1->parts);
+	assert_int_equal(t1->parts[0].value, 600);
+	assert_int_equal(t1->parts[1].value, 300);
+	assert_int_equal(t1->counts[0].value, 900);
+	assert_int_equal(t1->counts[0].enabled, 100);
+	assert_int_equal(t1->counts[0].running, 100);
+	assert_int_equal(t1->counts[1].value, 100);
+	/* tid 11 again: its part 0 is taken, so a new row. */
+	mk_read(&r, 10, 11, 5, 10, 10, 42);
+	feed(tt, &r, 0);
+	assert_int_equal(thread_table_count(tt), 3);
+	const struct thread_row *t2 = thread_table_row(tt, 2);
+	assert_int_equal(t2->counts[0].value, 5);
+	assert_false(t2->parts[1].present);
+
+	/* The target: part totals minus the threads' parts. */
+	struct thread_count totals[3] = {
+		{ 1000, 300, 200, true }, { 400, 300, 100, true }, { 400, 300, 300, true },
+	};
+	thread_table_settle_target(tt, 0, totals);
+	const struct thread_row *t0 = thread_table_row(tt, 0);
+	assert_int_equal(t0->parts[0].value, 1000 - 600 - 5);
+	assert_int_equal(t0->parts[1].value, 400 - 300);
+	assert_int_equal(t0->counts[0].value, 395 + 100);
+	assert_int_equal(t0->counts[0].enabled, 300 - 100);	/* the longest part */
+	assert_int_equal(t0->counts[1].value, 300);
+
+	/* Per switch: the delta goes to the event and the part it ran on. */
+	struct thread_count d[2] = { { 7, 3, 3, true }, { 3, 3, 3, true } };
+	const long part[2] = { 1, -1 };
+	const struct thread_row *row = NULL;
+	assert_int_equal(thread_table_add_part_counts(tt, 10, 12, 500, d, part, &row), 0);
+	assert_int_equal(row->counts[0].value, 7);
+	assert_int_equal(row->parts[1].value, 7);
+	assert_false(row->parts[0].present);
+	assert_int_equal(row->counts[1].value, 3);
+	thread_table_free(tt);
+}
+
 static void test_threads__reused_tid_opens_a_new_row(void **state)
 {
 	(void)state;
@@ -571,6 +642,7 @@ int main(void)
 		cmocka_unit_test(test_threads__counts_per_switch_go_to_the_row_of_their_time),
 		cmocka_unit_test(test_threads__a_lost_comm_is_read_from_proc),
 		cmocka_unit_test(test_threads__lost_records_are_summed),
+		cmocka_unit_test(test_threads__split_events_sum_their_parts),
 		cmocka_unit_test(test_threads__replays_recorded_ring_bytes),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

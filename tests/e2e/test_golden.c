@@ -10,8 +10,9 @@
  * stderr or exited non-zero (a refused format, a usage error), a trailer
  * follows with both (see tests/fixtures/golden/README.md). Every case
  * runs with its working directory in a temporary folder holding the
- * database (fixture.db), pressure.db (a pressure experiment) and
- * scenes.db (six experiments of the same arms), both also from
+ * database (fixture.db), pressure.db (a pressure experiment),
+ * scenes.db (six experiments of the same arms) and hybrid.db (a run on
+ * two core PMUs), all also from
  * tests/fixture_db.h, a copy of tests/fixtures/db/v1.db, and a link to
  * the sysfs trees, so no machine-specific path reaches the output.
  *
@@ -53,7 +54,8 @@ static const struct { const char *word, *ext; } formats[] = {
  * the A/A, the A/B and the three-arm one; run 35 is a probe, run 36 a
  * build's process tree, run 37 a game with intervals and frames.
  * pressure.db holds one pressure experiment of made-up values, scenes.db
- * six experiments of `base` against `new` (made up too).
+ * six experiments of `base` against `new` (made up too), hybrid.db one
+ * run of a hybrid CPU counted per core PMU (made up: no such CPU here).
  */
 static const struct golden_case {
 	const char *name;
@@ -147,6 +149,7 @@ static const struct golden_case {
 	{ "report/last", F_TABLE, "report last", NULL },
 	{ "report/no-such-run", F_TABLE, "report 99", NULL },
 	{ "report/v1-migrated", F_TEXT, "report 1 --db v1.db", NULL },
+	{ "report/hybrid", F_TEXT, "report 1 --db hybrid.db", NULL },
 
 	{ "modules/working-set", F_TEXT, "modules 4", NULL },
 	{ "modules/none-recorded", F_TEXT, "modules 1", NULL },
@@ -259,6 +262,10 @@ static int setup_group(void **state)
 	if (asprintf(&db, "%s/scenes.db", workdir) < 0)
 		return -1;
 	fixture_scenes_db_build(db);
+	free(db);
+	if (asprintf(&db, "%s/hybrid.db", workdir) < 0)
+		return -1;
+	fixture_hybrid_db_build(db);
 	free(db);
 	if (asprintf(&cmd, "cp '%s/db/v1.db' '%s/v1.db' && ln -s '%s/sysfs' '%s/sysfs'"
 		     " && ln -s '%s/sysfs-pmu' '%s/sysfs-pmu'",
