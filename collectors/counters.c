@@ -59,6 +59,11 @@ struct read_id {
 
 struct counters {
 	struct counters_opts o;
+	/* The hints for each refusal, kept by (errno, hardware): the
+	 * default set's six hardware events refused on a machine without a
+	 * PMU read sysfs's PMUs six times over for the same hint. */
+	struct hint_memo { int err; bool hw; char *text; } *hints;
+	size_t nhints;
 	struct read_id *rids;
 	size_t nrids;
 	/* What is opened: the events themselves, or where the plan splits
@@ -124,7 +129,6 @@ int counters_paranoid(void)
 char *counters_open_hints(int err, bool hardware)
 {
 	char *s = NULL;
-	int paranoid = counters_paranoid();
 	switch (err) {
 	case EACCES:
 	case EPERM:
@@ -133,7 +137,8 @@ char *counters_open_hints(int err, bool hardware)
 			     "less, user-space counting of your own processes at 2 "
 			     "or less\n"
 			     "hint: as root: sysctl -w kernel.perf_event_paranoid=1 "
-			     "(or run prof as root, or with CAP_PERFMON)", paranoid) < 0)
+			     "(or run prof as root, or with CAP_PERFMON)",
+			     counters_paranoid()) < 0)
 			s = NULL;
 		break;
 	case EMFILE:
@@ -159,6 +164,25 @@ char *counters_open_hints(int err, bool hardware)
 		break;
 	}
 	return s;
+}
+
+/* counters_open_hints, asked once per (err, hardware) of a session: a
+ * copy the caller frees, or NULL. */
+static char *hints_of(struct counters *c, int err, bool hardware)
+{
+	for (size_t i = 0; i < c->nhints; i++)
+		if (c->hints[i].err == err && c->hints[i].hw == hardware)
+			return c->hints[i].text ? strdup(c->hints[i].text) : NULL;
+	char *h = counters_open_hints(err, hardware);
+	struct hint_memo *m = realloc(c->hints, (c->nhints + 1) * sizeof(*m));
+	if (!m)
+		return h;	/* asked again next time */
+	c->hints = m;
+	char *keep = h ? strdup(h) : NULL;
+	if (h && !keep)
+		return h;
+	m[c->nhints++] = (struct hint_memo){ err, hardware, keep };
+	return h;
 }
 
 /*
@@ -277,6 +301,9 @@ void counters_free(struct counters *c)
 		free(c->st[i].reason);
 	for (size_t i = 0; c->sst && i < c->o.nsamplers; i++)
 		free(c->sst[i].reason);
+	for (size_t i = 0; i < c->nhints; i++)
+		free(c->hints[i].text);
+	free(c->hints);
 	free(c->sst);
 	free(c->slays);
 	free(c->rids);
@@ -353,7 +380,7 @@ static int open_dummy(struct counters *c, struct target *t, char **cause)
 	int fd = sys_perf_event_open(&a, t->tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0) {
 		int err = errno;
-		char *h = counters_open_hints(err, false);
+		char *h = hints_of(c, err, false);
 		if (cause && asprintf(cause, "cannot open perf events on task %d: %s%s%s",
 				      (int)t->tid, ERR_TEXT(err), h ? "\n" : "",
 				      h ? h : "") < 0)
@@ -416,11 +443,12 @@ static int open_event(struct counters *c, struct target *t, size_t i,
 	return fd < 0 ? -errno : fd;
 }
 
-static void set_reason(struct counter_status *s, int err, bool hardware)
+static void set_reason(struct counters *c, struct counter_status *s, int err,
+		       bool hardware)
 {
 	free(s->reason);
 	s->reason = NULL;
-	char *h = counters_open_hints(err, hardware);
+	char *h = hints_of(c, err, hardware);
 	const char *what = "the kernel refused it";
 	if (is_permission(err))
 		what = "permission denied";
@@ -532,7 +560,7 @@ static int open_first(struct counters *c, struct target *t)
 			if (fd < 0) {
 				s->supported = false;
 				s->err = -fd;
-				set_reason(s, -fd, hw);
+				set_reason(c, s, -fd, hw);
 				continue;
 			}
 			if (s->group && s->group != 0) {
@@ -589,7 +617,7 @@ static int open_again(struct counters *c, struct target *t, char **cause)
 			int fd = open_event(c, t, i, group_fd,
 					    !sideband_done && group_fd < 0, &uo);
 			if (fd < 0) {
-				char *h = counters_open_hints(-fd, hw);
+				char *h = hints_of(c, -fd, hw);
 				if (cause && asprintf(cause, "cannot open '%s' on task %d: %s%s%s",
 						      c->ev[i].name, (int)t->tid,
 						      ERR_TEXT(-fd), h ? "\n" : "",
@@ -736,7 +764,7 @@ static int open_samplers(struct counters *c, struct target *t, bool first,
 			if (first) {
 				s->supported = false;
 				s->err = err;
-				set_reason(s, err, c->o.samplers[i].hardware);
+				set_reason(c, s, err, c->o.samplers[i].hardware);
 				continue;
 			}
 			if (cause && asprintf(cause, "cannot open sampler '%s' on task %d: %s",
@@ -880,7 +908,7 @@ static int open_percpu_samplers(struct counters *c, char **cause)
 		if (rc == -ENOMEM)
 			return rc;
 		if (rc)
-			set_reason(s, -rc, c->o.samplers[i].hardware);
+			set_reason(c, s, -rc, c->o.samplers[i].hardware);
 		else
 			c->pc_sidx[i] = added++;
 	}
@@ -939,7 +967,7 @@ static int open_percpu(struct counters *c, struct target *t, char **cause)
 		} else if (err[i]) {
 			s->supported = false;
 			s->err = err[i];
-			set_reason(s, err[i], c->o.events[i].hardware);
+			set_reason(c, s, err[i], c->o.events[i].hardware);
 		} else {
 			s->supported = true;
 			s->err = 0;
@@ -1141,7 +1169,7 @@ int counters_open_task(struct counters *c, pid_t pid, pid_t tid,
 			bool all_hw = true;
 			for (size_t i = 0; i < c->nev; i++)
 				all_hw = all_hw && c->ev[i].hardware;
-			char *h = counters_open_hints(err, all_hw);
+			char *h = hints_of(c, err, all_hw);
 			if (cause && asprintf(cause, "none of the %zu events could be "
 					      "opened (first refusal: %s)%s%s%s",
 					      c->o.nevents, ERR_TEXT(err),
