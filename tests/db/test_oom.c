@@ -158,6 +158,56 @@ static void check_failure(int rc, char *cause, long n)
 	assert_true(rc < 0);
 }
 
+/*
+ * One operation tried with each of its allocations failing in turn, from
+ * the first on, until an attempt in which none was failed (every one has
+ * failed once): op arms allocation n around the call it tests (and only
+ * that call: what it sets up before is not under test), returns 0
+ * (having checked what it got) or a negative errno with *cause, which
+ * must say so in the words docs/errors.md gives. Says under name how
+ * many there were and how many attempts op refused.
+ */
+typedef int (*oom_op)(struct db *db, void *arg, long n, char **cause);
+
+static void each_allocation_fails(struct db *db, const char *name, oom_op op,
+				  void *arg)
+{
+	char *cause = NULL;
+	int failed = 0;
+	long n;
+	for (n = 0; n < 100000; n++) {
+		int rc = op(db, arg, n, &cause);
+		bool came = injected;
+		if (rc) {
+			assert_true(came);
+			check_failure(rc, cause, n);
+			failed++;
+		}
+		free(cause);
+		cause = NULL;
+		if (!came)
+			break;
+	}
+	print_message("%s: each of %ld allocations failed in turn, %d refused\n",
+		      name, n, failed);
+	assert_true(n < 100000);
+	assert_true(failed > 0);
+}
+
+/* Stores a fresh run; *arg counts the runs stored. */
+static int store_op(struct db *db, void *arg, long n, char **cause)
+{
+	int *stored = arg;
+	struct db_run r;
+	make_run(&r, 10);
+	arm(n);
+	int rc = db_run_store(db, &r, cause);
+	disarm();
+	db_run_release(&r);
+	*stored += rc == 0;
+	return rc;
+}
+
 static void test_oom__store_fails_whole_and_keeps_earlier_runs(void **state)
 {
 	need_interposer();
@@ -165,41 +215,32 @@ static void test_oom__store_fails_whole_and_keeps_earlier_runs(void **state)
 	struct db *db;
 	char *cause = NULL;
 	assert_int_equal(db_open(&db, f->path, &cause), 0);
-	struct db_run r;
 	for (int i = 0; i < 2; i++) {	/* the runs that must survive */
+		struct db_run r;
 		make_run(&r, i);
 		assert_int_equal(db_run_store(db, &r, NULL), 0);
 		db_run_release(&r);
 	}
-	int stored = 2, failed = 0;
-	long n;
-	for (n = 0; n < 100000; n++) {
-		make_run(&r, 10);
-		arm(n);
-		int rc = db_run_store(db, &r, &cause);
-		disarm();
-		bool came = injected;
-		db_run_release(&r);
-		if (rc) {
-			assert_true(came);
-			check_failure(rc, cause, n);
-			failed++;
-		} else {
-			stored++;
-		}
-		free(cause);
-		cause = NULL;
-		if (!came)
-			break;	/* every allocation of a store has failed once */
-	}
+	int stored = 2;
+	each_allocation_fails(db, "store", store_op, &stored);
 	db_close(db);
-	print_message("store: each of %ld allocations failed in turn, %d refused "
-		      "the run\n", n, failed);
-	assert_true(n < 100000);
-	assert_true(failed > 0);
 	/* Each attempt stored the whole run or nothing; the earlier ones are
 	 * there, and the file still opens. */
 	assert_int_equal(check_all_whole(f->path), stored);
+}
+
+static int load_op(struct db *db, void *arg, long n, char **cause)
+{
+	(void)arg;
+	struct db_run r;
+	arm(n);
+	int rc = db_run_load(db, 1, &r, cause);
+	disarm();
+	if (!rc) {
+		assert_int_equal(r.nthreads, NTHREADS);
+		db_run_release(&r);
+	}
+	return rc;
 }
 
 static void test_oom__load_fails_cleanly(void **state)
@@ -213,31 +254,8 @@ static void test_oom__load_fails_cleanly(void **state)
 	make_run(&r, 0);
 	assert_int_equal(db_run_store(db, &r, NULL), 0);
 	db_run_release(&r);
-	int failed = 0;
-	long n;
-	for (n = 0; n < 100000; n++) {
-		arm(n);
-		int rc = db_run_load(db, 1, &r, &cause);
-		disarm();
-		bool came = injected;
-		if (rc) {
-			assert_true(came);
-			check_failure(rc, cause, n);
-			failed++;
-		} else {
-			assert_int_equal(r.nthreads, NTHREADS);
-			db_run_release(&r);
-		}
-		free(cause);
-		cause = NULL;
-		if (!came)
-			break;
-	}
+	each_allocation_fails(db, "load", load_op, NULL);
 	db_close(db);
-	print_message("load: each of %ld allocations failed in turn, %d refused "
-		      "the load\n", n, failed);
-	assert_true(n < 100000);
-	assert_true(failed > 0);
 	assert_int_equal(check_all_whole(f->path), 1);
 }
 
@@ -270,6 +288,20 @@ static int64_t store_experiment(struct db *db)
 	return e.id;
 }
 
+static int experiment_load_op(struct db *db, void *arg, long n, char **cause)
+{
+	struct db_experiment x;
+	arm(n);
+	int rc = db_experiment_load(db, *(int64_t *)arg, &x, cause);
+	disarm();
+	if (!rc) {
+		assert_int_equal(x.narms, 2);
+		assert_int_equal(x.nruns, 2);
+		db_experiment_release(&x);
+	}
+	return rc;
+}
+
 static void test_oom__experiment_load_fails_cleanly(void **state)
 {
 	need_interposer();
@@ -278,33 +310,8 @@ static void test_oom__experiment_load_fails_cleanly(void **state)
 	char *cause = NULL;
 	assert_int_equal(db_open(&db, f->path, &cause), 0);
 	int64_t id = store_experiment(db);
-	int failed = 0;
-	long n;
-	for (n = 0; n < 100000; n++) {
-		struct db_experiment x;
-		arm(n);
-		int rc = db_experiment_load(db, id, &x, &cause);
-		disarm();
-		bool came = injected;
-		if (rc) {
-			assert_true(came);
-			check_failure(rc, cause, n);
-			failed++;
-		} else {
-			assert_int_equal(x.narms, 2);
-			assert_int_equal(x.nruns, 2);
-			db_experiment_release(&x);
-		}
-		free(cause);
-		cause = NULL;
-		if (!came)
-			break;
-	}
+	each_allocation_fails(db, "experiment load", experiment_load_op, &id);
 	db_close(db);
-	print_message("experiment load: each of %ld allocations failed in turn, %d "
-		      "refused the load\n", n, failed);
-	assert_true(n < 100000);
-	assert_true(failed > 0);
 	assert_int_equal(check_all_whole(f->path), 2);
 }
 
