@@ -527,6 +527,23 @@ void rtable_write(const struct rtable *t, enum out_format f, FILE *fp,
 	}
 }
 
+/* The length of the word at p, a number and its unit ("32 MiB", "3.8
+ * ns") taken as one: a line is not broken between them. */
+static size_t word_len(const char *p)
+{
+	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB",
+					     "ns", "us", "ms", "s" };
+	size_t n = strcspn(p, " ");
+	if (!n || p[n] != ' ' || !isdigit((unsigned char)p[n - 1]))
+		return n;
+	const char *u = p + n + 1;
+	size_t un = strcspn(u, " ),;:.");
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (strlen(units[i]) == un && !strncmp(u, units[i], un))
+			return n + 1 + strcspn(u, " ");
+	return n;
+}
+
 /* One line (without its newline) of out_wrap's. */
 static void wrap_line(FILE *fp, const char *l, size_t len)
 {
@@ -546,7 +563,7 @@ static void wrap_line(FILE *fp, const char *l, size_t len)
 	p += indent;
 	bool first = true;
 	while (*p) {
-		size_t n = strcspn(p, " ");
+		size_t n = word_len(p);
 		char *word = strndup(p, n);
 		if (!word)
 			xalloc_die();

@@ -551,15 +551,15 @@ static void write_header(const struct db_run *run, const struct db_probe *p,
 			reps = p->points[i].reps;
 	if (reps > 1)
 		fprintf(fp, "%slatency of a random pointer chase, one 64-byte line a "
-			"step: each size the median of %u\n%srepetitions, each its "
+			"step: each size the median of %u repetitions, each its "
 			"fastest batch, interleaved across the sizes; q1-q3: their "
-			"middle half", lead, reps, lead);
+			"middle half", lead, reps);
 	else
 		fprintf(fp, "%slatency of a random pointer chase, one 64-byte line a "
 			"step (the fastest batch of each size)", lead);
 	if (all && huge < all)
-		fprintf(fp, ";\n%s%.0f%% of it on huge pages: beyond the TLB's reach "
-			"small pages add a page walk to each step", lead,
+		fprintf(fp, "; %.0f%% of it on huge pages: beyond the TLB's reach "
+			"small pages add a page walk to each step",
 			100.0 * (double)huge / (double)all);
 	fprintf(fp, ":\n%s", md ? "\n" : "");
 }
@@ -620,15 +620,15 @@ static void write_last(const struct db_probe *p, const struct probe_verdict *v,
 		return;
 	if (v->last->bytes < p->llc_bytes)
 		fprintf(fp, "\n%sa chase on this CPU gets about %s of the %s %s that "
-			"sysfs reports: the rest\n%sis not there for it (on a VM or a "
-			"shared host, other guests and tenants use\n%sit). Read cache "
+			"sysfs reports: the rest is not there for it (on a VM or a "
+			"shared host, other guests and tenants use it). Read cache "
 			"conclusions, and size working sets, against %s, not %s.\n",
-			lead, kb, llc, lvl, lead, lead, kb, llc);
+			lead, kb, llc, lvl, kb, llc);
 	else
 		fprintf(fp, "\n%sthe chase stays off memory latency up to %s, past "
-			"the %s %s that sysfs reports\n%s(a cache level sysfs does "
+			"the %s %s that sysfs reports (a cache level sysfs does "
 			"not list, or one shared with other cores).\n",
-			lead, kb, llc, lvl, lead);
+			lead, kb, llc, lvl);
 }
 
 static void write_knees(const struct db_probe *p, const struct probe_verdict *v,
@@ -652,9 +652,9 @@ static void write_knees(const struct db_probe *p, const struct probe_verdict *v,
 		size_text(b, sizeof(b), k->bytes);
 		size_text(nb, sizeof(nb), k->next_bytes);
 		fprintf(fp, "%s  no knee at %s beyond the noise: the median rises "
-			"%.1f -> %.1f ns past it, but the\n%s  level above (q1 %.1f ns) "
+			"%.1f -> %.1f ns past it, but the level above (q1 %.1f ns) "
 			"is not %.2fx the size below it (q3 %.1f ns)\n", lead, b,
-			k->ns_below, k->ns_above, lead, k->q1_above,
+			k->ns_below, k->ns_above, k->q1_above,
 			PROBE_KNEE_CLEAR, k->q3_below);
 	}
 	write_level(lead, "L1d", p->l1d_bytes, v->l1d, fp);
@@ -664,8 +664,8 @@ static void write_knees(const struct db_probe *p, const struct probe_verdict *v,
 		char s2[32], kb[32];
 		size_text(s2, sizeof(s2), p->l2_bytes);
 		size_text(kb, sizeof(kb), v->l2->bytes);
-		fprintf(fp, "%s  L2 %s (sysfs): knee at %s, but it rises straight to "
-			"memory latency (%.1f -> %.1f ns)\n", lead, s2, kb,
+		fprintf(fp, "%s  L2 %s (sysfs): knee at %s, straight to memory "
+			"(%.1f -> %.1f ns)\n", lead, s2, kb,
 			v->l2->ns_below, v->l2->ns_above);
 	} else {
 		write_level(lead, "L2", p->l2_bytes, v->l2, fp);
@@ -682,13 +682,23 @@ static void write_counters(const struct db_probe *p, enum out_format fmt,
 		return;
 	}
 	fprintf(fp, "\n%scounters%s%s, each counted alone around a benchmark whose "
-		"count is known by\n%sconstruction (plausible: measured / expected "
+		"count is known by construction (plausible: measured / expected "
 		"within %.2g-%.3g):\n%s", lead, p->family ? " on " : "",
-		p->family ? p->family : "", lead, PROBE_PLAUSIBLE_LO,
+		p->family ? p->family : "", PROBE_PLAUSIBLE_LO,
 		PROBE_PLAUSIBLE_HI, md ? "\n" : "");
 	struct rows *c = counter_rows(p);
+	/* In a terminal the benchmarks go under the table, where a long
+	 * one wraps: as a column they took the table past 80 columns. */
+	static const size_t narrow[] = { C_NAME, C_EXPECTED, C_MEASURED, C_RATIO,
+					 C_GRADE };
+	if (fmt == OUT_TABLE)
+		rows_people_order(c, narrow, sizeof(narrow) / sizeof(narrow[0]));
 	rows_write(c, fmt, fp, 1);
 	rows_free(c);
+	for (size_t i = 0; fmt == OUT_TABLE && i < p->ncounters; i++)
+		if (p->counters[i].bench && *p->counters[i].bench)
+			fprintf(fp, "%s%s  %s: %s\n", i ? "" : "\n benchmarks:\n", lead,
+				p->counters[i].name, p->counters[i].bench);
 	/* A scaled value says so in words, not only in its grade. */
 	for (size_t i = 0; i < p->ncounters; i++) {
 		const struct db_probe_counter *k = &p->counters[i];
@@ -699,9 +709,9 @@ static void write_counters(const struct db_probe *p, enum out_format fmt,
 				"all taken), so nothing to grade\n", lead, k->name);
 		else
 			fprintf(fp, "\n%s%s: counted %.0f%% of the time (multiplexed): "
-				"the value shown is scaled by\n%stime enabled / time "
+				"the value shown is scaled by time enabled / time "
 				"running, an estimate that grades nothing\n", lead, k->name,
-				100.0 * (double)k->running / (double)k->enabled, lead);
+				100.0 * (double)k->running / (double)k->enabled);
 	}
 	/* Each reason once, after the names it stands for (on a machine
 	 * without a PMU, one reason stands for all four). */
@@ -746,13 +756,22 @@ void report_probe(const struct db_run *run, const struct db_probe *p,
 				fmt, fp);
 		return;
 	}
+	/* A terminal's lines are wrapped at 80 columns (the tables are
+	 * left whole); Markdown's are the reader's to wrap. */
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out = fmt == OUT_TABLE ? open_memstream(&text, &len) : NULL;
+	FILE *w = out ? out : fp;
 	struct rows *lat = latency_rows(p);
 	bool md = fmt == OUT_MARKDOWN;
 	const char *lead = md ? "" : " ";
-	write_header(run, p, lead, md, fp);
-	rows_write(lat, fmt, fp, 1);
+	write_header(run, p, lead, md, w);
+	rows_write(lat, fmt, w, 1);
 	rows_free(lat);
-	fputc('\n', fp);
-	write_knees(p, &v, lead, md, fp);
-	write_counters(p, fmt, lead, md, fp);
+	fputc('\n', w);
+	write_knees(p, &v, lead, md, w);
+	write_counters(p, fmt, lead, md, w);
+	if (out && fclose(out) == 0 && text)
+		out_wrap(fp, text);
+	free(text);
 }
