@@ -47,6 +47,23 @@ static void spin_ms(long ms)
 	spin_on(CLOCK_MONOTONIC, ms);
 }
 
+/* Lets the child go, drains until it has exited, and finishes: the
+ * child's wait status. */
+static int release_and_finish(struct counters *c, pid_t pid, int go)
+{
+	char *cause = NULL;
+	assert_int_equal(write(go, "g", 1), 1);
+	close(go);
+	int status;
+	while (waitpid(pid, &status, WNOHANG) == 0) {
+		counters_drain(c);
+		spin_ms(5);
+	}
+	if (counters_finish(c, &cause))
+		fail_msg("finish: %s", cause);
+	return status;
+}
+
 static void *worker(void *arg)
 {
 	(void)arg;
@@ -122,14 +139,7 @@ static void test_counters__split_parts_sum_per_thread(void **state)
 	}
 	assert_true(counters_status(c, 0)->supported);
 	assert_null(counters_status(c, 1));
-	assert_int_equal(write(go, "g", 1), 1);
-	close(go);
-	int status;
-	while (waitpid(pid, &status, WNOHANG) == 0) {
-		counters_drain(c);
-		spin_ms(5);
-	}
-	assert_int_equal(counters_finish(c, &cause), 0);
+	release_and_finish(c, pid, go);
 
 	const struct thread_table *tt = counters_threads(c);
 	assert_int_equal(thread_table_count(tt), 2);
@@ -249,15 +259,8 @@ static void test_counters__split_parts_per_cpu(void **state)
 		run_cgroup_remove(&cg);
 		skip();
 	}
-	assert_int_equal(write(go, "g", 1), 1);
-	close(go);
-	int status;
-	while (waitpid(pid, &status, WNOHANG) == 0) {
-		counters_drain(c);
-		spin_ms(5);
-	}
+	int status = release_and_finish(c, pid, go);
 	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-	assert_int_equal(counters_finish(c, &cause), 0);
 
 	const struct thread_table *tt = counters_threads(c);
 	int pinned_seen = 0;

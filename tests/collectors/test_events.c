@@ -13,24 +13,9 @@
 #include <string.h>
 
 #include "collectors/events.h"
+#include "attr_field.h"
 #include "mission_fixture.h"
 #include "test_util.h"
-
-static uint64_t attr_field(const struct perf_event_attr *a, const char *key,
-			   bool *known)
-{
-	*known = true;
-	if (!strcmp(key, "type")) return a->type;
-	if (!strcmp(key, "config")) return a->config;
-	if (!strcmp(key, "config1")) return a->config1;
-	if (!strcmp(key, "config2")) return a->config2;
-	if (!strcmp(key, "exclude_user")) return a->exclude_user;
-	if (!strcmp(key, "exclude_kernel")) return a->exclude_kernel;
-	if (!strcmp(key, "exclude_hv")) return a->exclude_hv;
-	if (!strcmp(key, "exclude_guest")) return a->exclude_guest;
-	*known = false;
-	return 0;
-}
 
 /* Every fixture under attr/: resolve its name, compare each key. */
 static void test_events__attr_matches_fixtures(void **state)
