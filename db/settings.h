@@ -65,6 +65,8 @@ struct db_kv;
 	  "per-CPU time no thread could be given") \
 	X(PERCPU_REAPED_BY_STACK, "percpu_reaped_by_stack", u64, \
 	  "reaped tasks' samples named by their kernel stack") \
+	X(PERCPU_MUX_ESTIMATE, "percpu_mux_estimate", str, \
+	  "hardware events multiplexed per CPU: per thread, shared by time") \
 	X(PERCPU_STALLS, "percpu_stalls", u64, \
 	  "context switches the CPU stood still in (1 ms or more)") \
 	X(PERCPU_STALL_NS, "percpu_stall_ns", u64, "the time it stood still in them") \

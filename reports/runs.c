@@ -345,6 +345,10 @@ static void write_header(const struct db_run *run, size_t nrows,
 	if (path && note)
 		fprintf(fp, "%s(not per CPU: %.*s)\n", lead,
 			(int)utf8_cut(note, strlen(note), 200), note);
+	/* Multiplexed per CPU: the per-thread values are shares by time. */
+	const char *mux = db_get_str(run, SET_PERCPU_MUX_ESTIMATE);
+	if (mux)
+		fprintf(fp, "%s(%.*s)\n", lead, (int)utf8_cut(mux, strlen(mux), 400), mux);
 	/* Simulated hardware counters: the model they come from. */
 	const char *src = db_get_str(run, SET_COUNTER_SOURCE);
 	const char *model = db_get_str(run, SET_SIM_MODEL);

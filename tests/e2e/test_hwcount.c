@@ -325,7 +325,12 @@ static void test_hwcount__multiplexed_threads_scale(void **state)
 	}
 	if (!ten_here(f))
 		skip();
-	free(threads_run(f, ten, NULL, NULL, MUX_UNIT, 0.01, "10 events"));
+	char *json = threads_run(f, ten, NULL, NULL, MUX_UNIT, 0.01, "10 events");
+	/* complete, and saying its per-thread values are estimates */
+	if (!strstr(json, "percpu_mux_estimate"))
+		fail_msg("10 events: the run does not say its per-thread values "
+			 "are estimates");
+	free(json);
 }
 
 int main(void)
