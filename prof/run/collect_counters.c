@@ -445,6 +445,10 @@ static void keep_ring_evidence(struct db_run *run, const struct counters_health 
 		db_set_u64(run, SET_PERCPU_UNATTRIBUTED_NS, h->unattributed_ns);
 	if (h->reaped_by_stack)
 		db_set_u64(run, SET_PERCPU_REAPED_BY_STACK, h->reaped_by_stack);
+	if (h->mux_split)
+		db_set_u64(run, SET_PERCPU_MUX_SPLIT, h->mux_split);
+	if (h->mux_unsplit)
+		db_set_u64(run, SET_PERCPU_MUX_UNSPLIT, h->mux_unsplit);
 	if (h->stalls.n) {
 		db_set_u64(run, SET_PERCPU_STALLS, h->stalls.n);
 		db_set_u64(run, SET_PERCPU_STALL_NS, h->stalls.ns);

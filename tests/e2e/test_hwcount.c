@@ -372,6 +372,11 @@ static void test_hwcount__multiplexed_threads_scale(void **state)
 	if (!strstr(json, "percpu_mux_estimate"))
 		fail_msg("10 events: the run does not say its per-thread values "
 			 "are estimates");
+	/* and it was the sharing that made them so */
+	if (!strstr(json, "\"percpu_mux_split\": ") ||
+	    strstr(json, "\"percpu_mux_unsplit\": "))
+		fail_msg("10 events: no sample was shared over its slices, or "
+			 "some could not be");
 	free(json);
 }
 
