@@ -82,8 +82,8 @@ struct slice {
 };
 
 /* A CPU keeps at most this many slices: a hardware group samples at
- * least once a mux interval (4 ms by default) unless it never gets on
- * the PMU, and then the oldest are dropped. */
+ * least once a mux interval (perf_event_mux_interval_ms) unless it never
+ * gets on the PMU, and then the oldest are dropped. */
 #define SLICES_MAX 65536
 
 struct cpu {
