@@ -795,16 +795,11 @@ static uint64_t mul_div(uint64_t a, uint64_t b, uint64_t c)
 #endif
 }
 
-void percpu_share(const struct thread_count *d, size_t n, const uint64_t *len,
-		  size_t nparts, size_t i, struct thread_count *out)
+/* The share of d[n] from before to upto of total (the running sums of
+ * the parts' lengths). */
+static void share_of(const struct thread_count *d, size_t n, uint64_t before,
+		     uint64_t upto, uint64_t total, struct thread_count *out)
 {
-	uint64_t total = 0, before = 0;
-	for (size_t k = 0; k < nparts; k++) {
-		total += len[k];
-		if (k < i)
-			before += len[k];
-	}
-	uint64_t upto = i < nparts ? before + len[i] : total;
 	for (size_t e = 0; e < n; e++) {
 		out[e].present = d[e].present;
 		if (!d[e].present || !total) {
@@ -818,6 +813,18 @@ void percpu_share(const struct thread_count *d, size_t n, const uint64_t *len,
 		out[e].running = mul_div(d[e].running, upto, total) -
 				 mul_div(d[e].running, before, total);
 	}
+}
+
+void percpu_share(const struct thread_count *d, size_t n, const uint64_t *len,
+		  size_t nparts, size_t i, struct thread_count *out)
+{
+	uint64_t total = 0, before = 0;
+	for (size_t k = 0; k < nparts; k++) {
+		total += len[k];
+		if (k < i)
+			before += len[k];
+	}
+	share_of(d, n, before, i < nparts ? before + len[i] : total, total, out);
 }
 
 /* The oldest cgroup-clock time some hardware group of cp has not
@@ -947,9 +954,15 @@ static bool mux_split(struct percpu *p, struct cpu *cp, uint64_t from,
 		return false;
 	p->h.mux_split++;
 	p->h.mux_parts += n;
+	/* as percpu_share, the sums kept: a ping-pong puts hundreds of
+	 * slices in one mux interval */
+	uint64_t total = 0, before = 0;
+	for (size_t i = 0; i < n; i++)
+		total += p->lens[i];
 	for (size_t i = 0; i < n; i++) {
 		const struct slice *s = &p->parts[i];
-		percpu_share(p->deltas, p->nev, p->lens, n, i, p->share);
+		share_of(p->deltas, p->nev, before, before + p->lens[i], total, p->share);
+		before += p->lens[i];
 		if (s->tid <= 0) {
 			p->h.unattributed++;
 			continue;
