@@ -377,6 +377,15 @@ static void test_hwcount__multiplexed_threads_scale(void **state)
 	    strstr(json, "\"percpu_mux_unsplit\": "))
 		fail_msg("10 events: no sample was shared over its slices, or "
 			 "some could not be");
+	/* the table says it too, and marks the threads' values scaled */
+	char *argv[] = { PROF_BIN, f->dbarg, "report", "last", NULL };
+	struct tu_proc p = tu_run(argv, NULL);
+	assert_int_equal(p.status, 0);
+	if (!strstr(p.out, "values of them are estimates, shared out by") ||
+	    !strstr(p.out, "multiplexed"))
+		fail_msg("10 events: the report does not say the per-thread values "
+			 "are estimates:\n%.3000s", p.out);
+	tu_proc_release(&p);
 	free(json);
 }
 
