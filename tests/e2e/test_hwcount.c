@@ -391,13 +391,15 @@ static void test_hwcount__multiplexed_threads_scale(void **state)
 
 /* ... and -I under multiplexing: the shares land in the intervals too,
  * each thread's summing to its row within 1% (unscaled: -I carries what
- * was counted, multiplexed or not). */
+ * was counted, multiplexed or not). The rows themselves are looser with
+ * -I's ticks than without: each thread within 0.85% in nine boots of the
+ * 6.12 guest (without -I, 0.16%), so 2% here. */
 static void test_hwcount__multiplexed_intervals(void **state)
 {
 	struct tu_db *f = *state;
 	if (!ten_here(f))
 		skip();
-	char *json = threads_run(f, ten, "-I", "20", MUX_UNIT, 0.01, "10 events, -I 20");
+	char *json = threads_run(f, ten, "-I", "20", MUX_UNIT, 0.02, "10 events, -I 20");
 	intervals_match_rows(f, json, 0.01);
 	free(json);
 }
