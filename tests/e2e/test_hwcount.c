@@ -392,7 +392,7 @@ static void test_hwcount__multiplexed_threads_scale(void **state)
 /* ... and -I under multiplexing: the shares land in the intervals too,
  * each thread's summing to its row within 1% (unscaled: -I carries what
  * was counted, multiplexed or not). The rows themselves are looser with
- * -I's ticks than without: each thread within 0.85% in nine boots of the
+ * -I's ticks than without: each thread within 0.85% in eight boots of the
  * 6.12 guest (without -I, 0.16%), so 2% here. */
 static void test_hwcount__multiplexed_intervals(void **state)
 {
