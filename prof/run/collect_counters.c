@@ -327,7 +327,7 @@ static char *turns_text(const struct db_run *run)
  * the CPU since its last, and percpu.c shares it over them by their
  * lengths. That is an estimate, the steady rate perf's scaling assumes:
  * measured in the arm64 guest, three threads' instructions:u under 10
- * events on 7 counters within 0.1% (docs/kernels.md), where giving it
+ * events on 7 counters within 0.16% (docs/arm64.md), where giving it
  * all to the sample's thread was off by -51% and +34%. So the run is
  * complete and says so in a note (the setting percpu_mux_estimate);
  * where a sample could not be shared (the CPU's slices not kept), the
