@@ -1528,6 +1528,8 @@ void counters_health(const struct counters *c, struct counters_health *h)
 		h->reaped_by_stack = ph.reaped_by_stack;
 		h->switches = ph.switches;
 		h->stalls = ph.stalls;
+		h->mux_split = ph.mux_split;
+		h->mux_unsplit = ph.mux_unsplit;
 		h->percpu_lost = ph.lost;
 		h->undecodable += ph.undecodable;
 	}

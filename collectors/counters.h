@@ -233,6 +233,10 @@ struct counters_health {
 	uint64_t switches;	/* the workload's context switches it saw */
 	/* the per-CPU path: switches the CPU stood still in (stall.h) */
 	struct stall_tally stalls;
+	/* the per-CPU path: multiplexed hardware groups' samples shared
+	 * over the slices that ran meanwhile, and those given whole to one
+	 * thread for want of the slices (percpu_health) */
+	uint64_t mux_split, mux_unsplit;
 };
 void counters_health(const struct counters *c, struct counters_health *h);
 

@@ -25,6 +25,7 @@ struct fthread {
 
 struct frames {
 	size_t nev;
+	bool as_called;		/* frames_totals_as_called */
 	struct series marks[FRAME_NSOURCES];
 	struct fthread *th;
 	size_t nth;
@@ -251,6 +252,11 @@ int frames_tick(struct frames *f, int32_t tid, uint64_t t_ns,
 	return 0;
 }
 
+void frames_totals_as_called(struct frames *f)
+{
+	f->as_called = true;
+}
+
 size_t frames_count(const struct frames *f, enum frame_source src)
 {
 	return f->marks[src].n ? f->marks[src].n - 1 : 0;
@@ -283,8 +289,16 @@ int32_t frames_thread_tid(const struct frames *f, size_t t)
 	return f->th[t].tid;
 }
 
-/* Samples of one thread out of order (rare): sort them with their rows. */
-static void sort_thread(struct fthread *t, size_t nev)
+/*
+ * Samples of one thread out of order (rare): sort them with their rows.
+ * as_called (frames_totals_as_called): a row holds the thread's totals
+ * when it came, so a late one (a multiplexed group's share for a slice
+ * that ended before calls already made: percpu.c) would put those
+ * totals at its earlier time, above the rows after it; what each call
+ * added to the one before goes at its time instead: the rows are made
+ * differences in call order, sorted, and summed again.
+ */
+static void sort_thread(struct fthread *t, size_t nev, bool as_called)
 {
 	if (t->s.sorted)
 		return;
@@ -296,6 +310,12 @@ static void sort_thread(struct fthread *t, size_t nev)
 		free(frow);
 		return;
 	}
+	for (size_t i = t->s.n; as_called && i-- > 1;)
+		for (size_t e = 0; e < nev; e++) {
+			uint64_t prev = t->vals[(i - 1) * nev + e];
+			uint64_t *v = &t->vals[i * nev + e];
+			*v = *v > prev ? *v - prev : 0;
+		}
 	for (size_t i = 1; i < t->s.n; i++) {
 		uint64_t key = t->s.t[i];
 		bool on = t->on[i];
@@ -316,6 +336,9 @@ static void sort_thread(struct fthread *t, size_t nev)
 		memcpy(t->vals + j * nev, row, nev * sizeof(*row));
 		memcpy(t->fresh + j * nev, frow, nev * sizeof(*frow));
 	}
+	for (size_t i = 1; as_called && i < t->s.n; i++)
+		for (size_t e = 0; e < nev; e++)
+			t->vals[i * nev + e] += t->vals[(i - 1) * nev + e];
 	free(row);
 	free(frow);
 	t->s.sorted = true;
@@ -364,7 +387,7 @@ bool frames_between(struct frames *f, size_t t, size_t e, uint64_t a_ns,
 	struct fthread *th = &f->th[t];
 	if (!th->seen[e])
 		return false;
-	sort_thread(th, f->nev);
+	sort_thread(th, f->nev, f->as_called);
 	uint64_t va = value_at(th, f->nev, e, a_ns), vb = value_at(th, f->nev, e, b_ns);
 	*out = vb > va ? vb - va : 0;
 	return true;

@@ -111,6 +111,11 @@ int frames_mark(struct frames *f, enum frame_source src, uint64_t t_ns);
  * (a frame edge between the two gets a share by time). 0 or -ENOMEM. */
 int frames_tick(struct frames *f, int32_t tid, uint64_t t_ns,
 		const uint64_t *vals, const bool *have, bool running);
+/* The values frames_tick is given are the thread's totals as of each
+ * call (the per-CPU path's), not as of t_ns (a sampler's reads): a call
+ * with an earlier t_ns than one before it adds what it brought at its
+ * own time. Call before the first frames_tick. */
+void frames_totals_as_called(struct frames *f);
 
 size_t frames_count(const struct frames *f, enum frame_source src);
 /* Frame i of src: its start and length in ns. */

@@ -67,6 +67,25 @@ struct unit {
 	uint64_t last_en, last_run;
 };
 
+/*
+ * A slice of the workload on one CPU as the software group saw it: from
+ * start to end on the CPU's cgroup clock (a group's time enabled, which
+ * runs only while one of the workload's tasks is on the CPU, the same
+ * clock for every group there), ended at time by a switch or, running,
+ * a tick of (pid, tid). What a multiplexed hardware group counted is
+ * shared out over them.
+ */
+struct slice {
+	uint64_t start, end, time;
+	int32_t pid, tid;
+	bool running;
+};
+
+/* A CPU keeps at most this many slices: a hardware group samples at
+ * least once a mux interval (perf_event_mux_interval_ms) unless it never
+ * gets on the PMU, and then the oldest are dropped. */
+#define SLICES_MAX 65536
+
 struct cpu {
 	int cpu;		/* the kernel's CPU number */
 	struct unit *u;		/* ngroups of them */
@@ -88,6 +107,12 @@ struct cpu {
 	bool has_next;
 	int *sfds;		/* per sampler (percpu_add_sampler) */
 	uint64_t *sids;		/* their kernel ids */
+	/* The slices since the hardware group that sampled longest ago
+	 * last sampled, oldest first (kept only with hardware groups); the
+	 * cgroup clock up to which some were not kept. */
+	struct slice *sl;
+	size_t nsl, capsl;
+	uint64_t sl_lost;
 };
 
 /* Which events each group holds, the same on every CPU. */
@@ -125,6 +150,10 @@ struct percpu {
 	 * 0 free): what names a reaped task's samples on any CPU. */
 	struct kstack { uint64_t key; int32_t pid, tid; } *kstacks;
 	size_t nkstacks, cap_kstacks;
+	struct slice *parts;	/* a split's shares, and their lengths */
+	uint64_t *lens;
+	size_t cap_parts;
+	struct thread_count *share;
 	uint64_t sample_type;	/* the switch samplers': SAMPLE_TYPE, with
 				   PERF_SAMPLE_REGS_INTR where allowed */
 	bool opened;		/* a leader has opened: sample_type stands */
@@ -246,6 +275,7 @@ void percpu_free(struct percpu *p)
 		free(cp->sids);
 		free(cp->u);
 		free(cp->q);
+		free(cp->sl);
 		if (cp->base)
 			munmap(cp->base, cp->map_len);
 	}
@@ -256,6 +286,9 @@ void percpu_free(struct percpu *p)
 	free(p->pending);
 	free(p->kstacks);
 	free(p->deltas);
+	free(p->share);
+	free(p->parts);
+	free(p->lens);
 	free(p->slay);
 	free(p);
 }
@@ -594,8 +627,9 @@ struct percpu *percpu_open(const struct event_desc *events, size_t nevents,
 	p->lay.regs_intr_mask = SAMPLE_REGS;
 	p->lay.read_format = READ_FORMAT;
 	p->deltas = calloc(nevents ? nevents : 1, sizeof(*p->deltas));
+	p->share = calloc(nevents ? nevents : 1, sizeof(*p->share));
 	p->cpus = calloc(cpumask_count(&online), sizeof(*p->cpus));
-	if (!p->deltas || !p->cpus) {
+	if (!p->deltas || !p->share || !p->cpus) {
 		rc = -ENOMEM;
 		goto fail;
 	}
@@ -749,7 +783,197 @@ const struct perf_rec_layout *percpu_sampler_layout(const struct percpu *p, size
 	return i < p->nsamplers ? &p->slay[i] : NULL;
 }
 
-/* Give what one unit counted since the last switch to (pid, tid). */
+/* a * b / c, rounded down, for b <= c (no overflow in the result). */
+static uint64_t mul_div(uint64_t a, uint64_t b, uint64_t c)
+{
+	if (!c)
+		return 0;
+#ifdef __SIZEOF_INT128__
+	return (uint64_t)((unsigned __int128)a * b / c);
+#else
+	return (uint64_t)((long double)a * b / c);
+#endif
+}
+
+/* The share of d[n] from before to upto of total (the running sums of
+ * the parts' lengths). */
+static void share_of(const struct thread_count *d, size_t n, uint64_t before,
+		     uint64_t upto, uint64_t total, struct thread_count *out)
+{
+	for (size_t e = 0; e < n; e++) {
+		out[e].present = d[e].present;
+		if (!d[e].present || !total) {
+			out[e].value = out[e].enabled = out[e].running = 0;
+			continue;
+		}
+		out[e].value = mul_div(d[e].value, upto, total) -
+			       mul_div(d[e].value, before, total);
+		out[e].enabled = mul_div(d[e].enabled, upto, total) -
+				 mul_div(d[e].enabled, before, total);
+		out[e].running = mul_div(d[e].running, upto, total) -
+				 mul_div(d[e].running, before, total);
+	}
+}
+
+void percpu_share(const struct thread_count *d, size_t n, const uint64_t *len,
+		  size_t nparts, size_t i, struct thread_count *out)
+{
+	uint64_t total = 0, before = 0;
+	for (size_t k = 0; k < nparts; k++) {
+		total += len[k];
+		if (k < i)
+			before += len[k];
+	}
+	share_of(d, n, before, i < nparts ? before + len[i] : total, total, out);
+}
+
+/* The oldest cgroup-clock time some hardware group of cp has not
+ * sampled past: slices ending there or before are done with. */
+static uint64_t slices_done(const struct percpu *p, const struct cpu *cp)
+{
+	uint64_t done = UINT64_MAX;
+	for (size_t g = 1; g < p->ngroups; g++)
+		if (cp->u[g].last_en < done)
+			done = cp->u[g].last_en;
+	return done;
+}
+
+/*
+ * The software group's sample ended a slice of (pid, tid) from start to
+ * end on cp's cgroup clock: keep it while a hardware group may have to
+ * share its counts over it. Out of memory, or past SLICES_MAX, the oldest
+ * go, and the spans over them are not split (mux_unsplit).
+ */
+static void slice_add(struct percpu *p, struct cpu *cp, uint64_t start,
+		      uint64_t end, int32_t pid, int32_t tid, uint64_t time,
+		      bool running)
+{
+	if (end <= start)
+		return;
+	if (tid <= 0) {
+		pid = cp->cur_pid;
+		tid = cp->cur_tid;
+	}
+	uint64_t done = slices_done(p, cp);
+	size_t drop = 0;
+	while (drop < cp->nsl && cp->sl[drop].end <= done)
+		drop++;
+	if (cp->nsl - drop >= SLICES_MAX)
+		drop = cp->nsl / 2;
+	if (cp->nsl == cp->capsl && !drop) {
+		size_t cap = cp->capsl ? cp->capsl * 2 : 64;
+		struct slice *sl = realloc(cp->sl, cap * sizeof(*sl));
+		if (sl) {
+			cp->sl = sl;
+			cp->capsl = cap;
+		} else {
+			drop = cp->nsl;
+		}
+	}
+	if (drop) {
+		if (cp->sl[drop - 1].end > cp->sl_lost && cp->sl[drop - 1].end > done)
+			cp->sl_lost = cp->sl[drop - 1].end;
+		memmove(cp->sl, cp->sl + drop, (cp->nsl - drop) * sizeof(*cp->sl));
+		cp->nsl -= drop;
+	}
+	if (cp->nsl == cp->capsl) {	/* no memory even for this one */
+		cp->sl_lost = end;
+		return;
+	}
+	cp->sl[cp->nsl++] = (struct slice){ start, end, time, pid, tid, running };
+}
+
+/* Room for n parts of a split. */
+static bool parts_room(struct percpu *p, size_t n)
+{
+	if (n <= p->cap_parts)
+		return true;
+	size_t cap = p->cap_parts ? p->cap_parts : 16;
+	while (cap < n)
+		cap *= 2;
+	struct slice *s = realloc(p->parts, cap * sizeof(*s));
+	if (s)
+		p->parts = s;
+	uint64_t *l = realloc(p->lens, cap * sizeof(*l));
+	if (l)
+		p->lens = l;
+	if (!s || !l)
+		return false;
+	p->cap_parts = cap;
+	return true;
+}
+
+/*
+ * A hardware group that was off the PMU for part of its span (from, to]
+ * on cp's cgroup clock: share its deltas (p->deltas) over the slices that
+ * ran there, each by its length, and give each share to the slice's
+ * thread at the slice's end. Past the last slice seen (the software
+ * group's sample of this same switch may come after this one) is the
+ * sample's own thread's. false, nothing given: one slice only (the
+ * thread it was is the sample's), or the slices were not kept.
+ */
+static bool mux_split(struct percpu *p, struct cpu *cp, uint64_t from,
+		      uint64_t to, int32_t pid, int32_t tid, uint64_t time,
+		      bool running, percpu_fn fn, void *arg)
+{
+	if (cp->sl_lost > from) {
+		p->h.mux_unsplit++;
+		return false;
+	}
+	size_t n = 0, k = 0;
+	while (k < cp->nsl && cp->sl[k].end <= from)
+		k++;
+	uint64_t at = from;
+	for (; k < cp->nsl && cp->sl[k].start < to; k++) {
+		const struct slice *s = &cp->sl[k];
+		uint64_t lo = s->start > at ? s->start : at;
+		uint64_t hi = s->end < to ? s->end : to;
+		if (hi <= lo)
+			continue;
+		if (!parts_room(p, n + 1)) {
+			p->h.mux_unsplit++;
+			return false;
+		}
+		p->parts[n] = *s;
+		p->lens[n++] = hi - lo;
+		at = hi;
+	}
+	if (to > at) {
+		if (!parts_room(p, n + 1)) {
+			p->h.mux_unsplit++;
+			return false;
+		}
+		p->parts[n] = (struct slice){ at, to, time, pid, tid, running };
+		if (tid <= 0) {
+			p->parts[n].pid = cp->cur_pid;
+			p->parts[n].tid = cp->cur_tid;
+		}
+		p->lens[n++] = to - at;
+	}
+	if (n < 2)
+		return false;
+	p->h.mux_split++;
+	p->h.mux_parts += n;
+	/* as percpu_share, the sums kept: a ping-pong puts hundreds of
+	 * slices in one mux interval */
+	uint64_t total = 0, before = 0;
+	for (size_t i = 0; i < n; i++)
+		total += p->lens[i];
+	for (size_t i = 0; i < n; i++) {
+		const struct slice *s = &p->parts[i];
+		share_of(p->deltas, p->nev, before, before + p->lens[i], total, p->share);
+		before += p->lens[i];
+		if (s->tid <= 0) {
+			p->h.unattributed++;
+			continue;
+		}
+		fn(s->pid, s->tid, s->time, cp->cpu, p->share, s->running, arg);
+	}
+	return true;
+}
+
+/* Give what one unit counted since the last switch to (pid, tid); a
+ * multiplexed hardware group's, over the slices that ran meanwhile. */
 static void settle(struct percpu *p, struct cpu *cp, size_t g, int32_t pid,
 		   int32_t tid, uint64_t time, const uint64_t *vals,
 		   const uint64_t *ids, size_t stride, size_t nr, uint64_t en,
@@ -759,6 +983,9 @@ static void settle(struct percpu *p, struct cpu *cp, size_t g, int32_t pid,
 	const struct layout *l = &p->groups[g];
 	memset(p->deltas, 0, p->nev * sizeof(*p->deltas));
 	uint64_t den = en - u->last_en, drun = run - u->last_run;
+	uint64_t from = u->last_en;
+	if (g == 0 && p->ngroups > 1)
+		slice_add(p, cp, from, en, pid, tid, time, running);
 	u->last_en = en;
 	u->last_run = run;
 	bool any = false;
@@ -777,6 +1004,9 @@ static void settle(struct percpu *p, struct cpu *cp, size_t g, int32_t pid,
 		}
 	}
 	if (!any)
+		return;
+	if (g > 0 && drun < den &&
+	    mux_split(p, cp, from, en, pid, tid, time, running, fn, arg))
 		return;
 
 	if (tid <= 0) {

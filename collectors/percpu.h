@@ -23,6 +23,15 @@
  * set's page faults) write there too. Each CPU's buffer is written by
  * that CPU alone.
  *
+ * With more hardware events than counters the kernel rotates the
+ * hardware groups on and off the PMU at its mux timer, not at switches,
+ * and a group off the PMU takes no switch samples: its next sample
+ * covers several slices of the workload. Each CPU keeps the slices the
+ * software group (always on) saw since every hardware group last
+ * sampled, and such a sample is shared over them by their lengths
+ * (percpu_share): an estimate, as perf's scaling is (percpu_health says
+ * how many were, and how many could not be).
+ *
  * Needs the right to count per CPU (CAP_PERFMON, root, or
  * perf_event_paranoid <= 0) and a cgroup; percpu_open says which is
  * missing, and the caller falls back to another path.
@@ -146,11 +155,29 @@ struct percpu_health {
 	uint64_t unattributed_ns;
 	/* Samples of reaped tasks named by the kernel stack they ran on */
 	uint64_t reaped_by_stack;
+	/* Hardware groups' samples over spans they were partly off the PMU
+	 * for (multiplexed) in which several slices ran: split over the
+	 * slices by their lengths (percpu_share), in mux_parts shares; and
+	 * those that could not be, their slices not kept (out of memory, or
+	 * more than a CPU keeps), given whole to the sample's thread. */
+	uint64_t mux_split, mux_parts, mux_unsplit;
 	uint64_t sampled;	/* the samplers' samples taken */
 	/* Switches whose own records lay 1 ms or more apart: the CPU stood
 	 * still inside them (collectors/stall.h) */
 	struct stall_tally stalls;
 };
 void percpu_health(const struct percpu *p, struct percpu_health *h);
+
+/*
+ * Share i of one group's deltas d[n] (the events not present stay so)
+ * split over nparts slices of lengths len[] in proportion to their
+ * lengths: values, time enabled and time running alike, so each share's
+ * scaled value is the same fraction of the group's. Rounded on the
+ * running sums, so the shares add up to d exactly. A multiplexed group
+ * counted the span only in part, so a share is an estimate that assumes
+ * a steady rate over the span, as perf's scaling does. Pure.
+ */
+void percpu_share(const struct thread_count *d, size_t n, const uint64_t *len,
+		  size_t nparts, size_t i, struct thread_count *out);
 
 #endif

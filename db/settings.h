@@ -65,6 +65,12 @@ struct db_kv;
 	  "per-CPU time no thread could be given") \
 	X(PERCPU_REAPED_BY_STACK, "percpu_reaped_by_stack", u64, \
 	  "reaped tasks' samples named by their kernel stack") \
+	X(PERCPU_MUX_ESTIMATE, "percpu_mux_estimate", str, \
+	  "hardware events multiplexed per CPU: per thread, shared by time") \
+	X(PERCPU_MUX_SPLIT, "percpu_mux_split", u64, \
+	  "multiplexed hardware samples shared over the slices they spanned") \
+	X(PERCPU_MUX_UNSPLIT, "percpu_mux_unsplit", u64, \
+	  "... and those given whole to one thread, the slices not kept") \
 	X(PERCPU_STALLS, "percpu_stalls", u64, \
 	  "context switches the CPU stood still in (1 ms or more)") \
 	X(PERCPU_STALL_NS, "percpu_stall_ns", u64, "the time it stood still in them") \

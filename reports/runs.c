@@ -345,6 +345,12 @@ static void write_header(const struct db_run *run, size_t nrows,
 	if (path && note)
 		fprintf(fp, "%s(not per CPU: %.*s)\n", lead,
 			(int)utf8_cut(note, strlen(note), 200), note);
+	/* Multiplexed per CPU: the per-thread values are shares by time
+	 * (the setting names the events; too long a line for here). */
+	if (db_get_str(run, SET_PERCPU_MUX_ESTIMATE))
+		fprintf(fp, "%s(the hardware events took turns on the PMU: each "
+			"thread's values of them are estimates, shared out by its "
+			"time on the CPU)\n", lead);
 	/* Simulated hardware counters: the model they come from. */
 	const char *src = db_get_str(run, SET_COUNTER_SOURCE);
 	const char *model = db_get_str(run, SET_SIM_MODEL);

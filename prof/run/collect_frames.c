@@ -459,6 +459,8 @@ static void fr_opened(void *self, struct collect_ctx *cx)
 	}
 	st->pid = (int32_t)cx->pid;
 	st->f = frames_new(st->nev);
+	if (st->f && st->percpu)
+		frames_totals_as_called(st->f);
 	if (!st->f)	/* the workload runs: its run goes on, without frames */
 		run_warn("frames: out of memory: no frames");
 	else if (pthread_create(&st->reader, NULL, reader_main, st) == 0)

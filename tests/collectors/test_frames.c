@@ -44,6 +44,37 @@ static void test_frames__deltas_between_boundaries(void **state)
 	frames_free(f);
 }
 
+/* The per-CPU path's values are a thread's totals as of each call, and
+ * a multiplexed group's share comes late, at the earlier end of its
+ * slice: 100 by 100 ns, a switch-in at 300 (still 100), then the share
+ * of 50 for the slice that ended at 200 (totals 150), then 100 more by
+ * 400. Frames [150, 350) and [350, 450) get 50 and 100: the share where
+ * it was counted, and the switch-in's stale totals not taken for 300's. */
+static void test_frames__late_share_lands_at_its_time(void **state)
+{
+	(void)state;
+	struct frames *f = frames_new(1);
+	assert_non_null(f);
+	frames_totals_as_called(f);
+	frames_mark(f, FRAME_MARKER, 150);
+	frames_mark(f, FRAME_MARKER, 350);
+	frames_mark(f, FRAME_MARKER, 450);
+	bool have = true;
+	uint64_t v = 100;
+	frames_tick(f, 7, 100, &v, &have, false);
+	frames_tick(f, 7, 300, &v, &have, false);
+	v = 150;
+	frames_tick(f, 7, 200, &v, &have, false);
+	v = 250;
+	frames_tick(f, 7, 400, &v, &have, false);
+	uint64_t out;
+	assert_true(frames_delta(f, FRAME_MARKER, 0, 0, 0, &out));
+	assert_int_equal(out, 50);
+	assert_true(frames_delta(f, FRAME_MARKER, 1, 0, 0, &out));
+	assert_int_equal(out, 100);
+	frames_free(f);
+}
+
 /* A busy thread ticked at 0, 100 and 200 ns of a steady loop (10 counts a
  * ns), frames at 50 and 150: from a tick the thread ran on, so the edges
  * get their share by time; after a switch it did not, and the edge takes
@@ -145,6 +176,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_frames__deltas_between_boundaries),
+		cmocka_unit_test(test_frames__late_share_lands_at_its_time),
 		cmocka_unit_test(test_frames__edges_between_ticks_shared_by_time),
 		cmocka_unit_test(test_frames__an_event_never_read_has_no_delta),
 		cmocka_unit_test(test_frames__gate_keeps_what_the_database_reads),
