@@ -264,20 +264,23 @@ static void own_times(struct tu_db *f, const char *path, int *percpu_complete)
 		/* The witness is the worker's whole life: against the clock
 		 * it read when its work was done, its exit (2 to 8 ms now and
 		 * then in a QEMU guest) put a worker 2.1-4.8% over in 5 of 25
-		 * runs on 6.1. Against its whole life, in quiet guests, 149 of
-		 * 150 rows were within 2% (6.1 and 6.12, 25 runs each; the
-		 * worst +2.33%). With the host busy, the guest's CPU stood
-		 * still inside context switches now and then, which moves
-		 * that time between rows (docs/kernels.md): the run measures
-		 * what it can see of that (percpu_stall_ns), and it is
-		 * allowed on top, as the host's steal is. */
+		 * runs on 6.1. Against its whole life: in a one-vCPU guest
+		 * 150 of 150 rows within 2% (6.1 and 6.12, the worst +1.04%);
+		 * with two vCPUs, which one QEMU thread runs in turn, the
+		 * one not running stands still with its clock going, and
+		 * where that lands inside a context switch the time moves
+		 * to a neighbour's row (docs/kernels.md): 4 of 75 rows on
+		 * 6.12 were 2.1-2.8% off on a quiet host, 4-8 ms. The run
+		 * tallies what its records show of such stalls
+		 * (percpu_stall_ns); a stall before a switch's sample shows
+		 * in none, hence 5 ms beside the 2%, and the host's steal. */
 		/* Settings are strings in the JSON: "percpu_stall_ns": "N". */
 		const char *st = strstr(json, "\"percpu_stall_ns\": \"");
 		long long stall = st ? atoll(st + strlen("\"percpu_stall_ns\": \"")) : 0;
 		if (stall)
 			fprintf(stderr, "selftime (%s): the CPU stood still %.2f ms "
 				"inside switches\n", path, stall / 1e6);
-		if (llabs(v - ns) > ns / 50 + 1000000 + stolen + stall)
+		if (llabs(v - ns) > ns / 50 + 5000000 + stolen + stall)
 			fail_msg("selftime (%s): worker %ld counted %lld ns against its "
 				 "own %lld ns", path, tid, v, ns);
 		workers++;
