@@ -77,32 +77,41 @@ static void put_choice(struct reader *r, const char *key, const char *path)
 	}
 }
 
-/* The distinct values of a /proc/cpuinfo field, joined by ", ". */
-static void put_cpuinfo(struct reader *r, const char *key, const char *field)
+/* The distinct values of each /proc/cpuinfo field fields[i], joined by
+ * ", ", as keys[i]: one pass over the file (a big machine's is hundreds
+ * of KiB). */
+#define CPUINFO_FIELDS 2
+static void put_cpuinfo(struct reader *r, const char *const keys[CPUINFO_FIELDS],
+			const char *const fields[CPUINFO_FIELDS])
 {
-	char path[4096], line[1024], out[1024] = "";
+	char path[4096], line[1024], out[CPUINFO_FIELDS][1024] = { "" };
 	snprintf(path, sizeof(path), "%s/proc/cpuinfo", r->proc);
 	FILE *fp = fopen(path, "re");
 	if (!fp)
 		return;
-	size_t flen = strlen(field);
 	while (fgets(line, sizeof(line), fp)) {
-		if (strncmp(line, field, flen) || (line[flen] != '\t' && line[flen] != ' ' &&
-						   line[flen] != ':'))
-			continue;
-		char *v = strchr(line, ':');
-		if (!v)
-			continue;
-		v += 1 + strspn(v + 1, " \t");
-		v[strcspn(v, "\n")] = '\0';
-		if (strstr(out, v))
-			continue;
-		size_t used = strlen(out);
-		snprintf(out + used, sizeof(out) - used, "%s%s", used ? ", " : "", v);
+		for (size_t i = 0; i < CPUINFO_FIELDS; i++) {
+			size_t flen = strlen(fields[i]);
+			if (strncmp(line, fields[i], flen) ||
+			    (line[flen] != '\t' && line[flen] != ' ' && line[flen] != ':'))
+				continue;
+			char *v = strchr(line, ':');
+			if (!v)
+				break;
+			v += 1 + strspn(v + 1, " \t");
+			v[strcspn(v, "\n")] = '\0';
+			if (strstr(out[i], v))
+				break;
+			size_t used = strlen(out[i]);
+			snprintf(out[i] + used, sizeof(out[i]) - used, "%s%s",
+				 used ? ", " : "", v);
+			break;
+		}
 	}
 	fclose(fp);
-	if (*out)
-		put(r, key, out);
+	for (size_t i = 0; i < CPUINFO_FIELDS; i++)
+		if (*out[i])
+			put(r, keys[i], out[i]);
 }
 
 /*
@@ -203,8 +212,9 @@ int runenv_read(struct runenv *e, const char *sysfs_root, const char *procfs_roo
 	char buf[256];
 	put_file(&r, "kernel", r.proc, "proc/sys/kernel/osrelease");
 	put_file(&r, "cmdline", r.proc, "proc/cmdline");
-	put_cpuinfo(&r, "cpu_model", "model name");
-	put_cpuinfo(&r, "microcode", "microcode");
+	static const char *const cpuinfo_keys[CPUINFO_FIELDS] = { "cpu_model", "microcode" };
+	static const char *const cpuinfo_fields[CPUINFO_FIELDS] = { "model name", "microcode" };
+	put_cpuinfo(&r, cpuinfo_keys, cpuinfo_fields);
 	put_per_cpu(&r, "governor", "scaling_governor");
 	put_per_cpu(&r, "min_khz", "scaling_min_freq");
 	put_per_cpu(&r, "max_khz", "scaling_max_freq");
