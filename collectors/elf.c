@@ -608,7 +608,15 @@ int elf_file_debuglink(const struct elf_file *ef, const char **name,
 		*cause = NULL;
 	if (!s || s->type == SHT_NOBITS)
 		return -ENOENT;
-	/* Opening checked the extent: name, NUL, padding to 4, CRC-32. */
+	/* Opening checked the extent of sections that hold bytes; a null
+	 * section's fields mean nothing (libFuzzer found one named
+	 * .gnu_debuglink whose offset pointed past the file), so it is
+	 * refused as the symbol tables' links are. Then: name, NUL,
+	 * padding to 4, CRC-32. */
+	if (s->type == SHT_NULL || !range_ok(ef->size, s->offset, s->size))
+		return cause_set(cause, -EINVAL,
+				 "cannot read the debug link of '%.*s': its section is not in the file",
+				 MSG_CAP, ef->path);
 	const char *p = (const char *)ef->map + s->offset;
 	const char *nul = memchr(p, '\0', s->size);
 	uint64_t crc_at = nul ? ((uint64_t)(nul - p) + 4) & ~(uint64_t)3 : 0;
