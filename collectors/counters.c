@@ -20,6 +20,7 @@
 #include "collectors/pmuplan.h"
 #include "collectors/pmus.h"
 #include "collectors/ringread.h"
+#include "collectors/ringwake.h"
 #include "common/cause.h"
 #include "common/errtext.h"
 
@@ -103,6 +104,11 @@ struct counters {
 	bool pc_samplers;	/* and so do the samplers' samples */
 	long *pc_sidx;		/* per sampler: its index in pc, or -1 */
 	int side_rc;		/* the first error feeding them */
+	/* Told of a filled buffer by signal, not by sleeping on its fds
+	 * (ringwake.h); wake_all false: not so on this path, or some fd
+	 * refused, and the buffers' fds are polled instead. */
+	struct ringwake wake;
+	bool wake_all;
 	uint64_t *vals;		/* on_counts' scratch, one per event */
 	struct thread_count *none;	/* no deltas: a switch-in */
 	bool *have;
@@ -223,6 +229,7 @@ struct counters *counters_new(const struct counters_opts *opts)
 	if (!c)
 		return NULL;
 	c->o = *opts;
+	c->wake.fd = -1;
 	c->ev = opts->events;
 	c->nev = opts->nevents;
 	size_t pages = opts->mmap_pages ? opts->mmap_pages : 256;
@@ -251,6 +258,7 @@ struct counters *counters_new(const struct counters_opts *opts)
 	c->lay.sample_type = SAMPLE_ID_TYPE;
 	c->lay.read_format = READ_FORMAT;
 	c->sideband_fd = -1;
+	c->wake_all = ringwake_start(&c->wake) == 0;
 	if (opts->on_counts) {
 		c->vals = calloc(opts->nevents ? opts->nevents : 1, sizeof(*c->vals));
 		c->have = calloc(opts->nevents ? opts->nevents : 1, sizeof(*c->have));
@@ -322,6 +330,7 @@ void counters_free(struct counters *c)
 	percpu_free(c->pc);
 	if (c->sideband_fd >= 0)
 		close(c->sideband_fd);
+	ringwake_stop(&c->wake);	/* after every fd that could signal */
 	free(c->path_note);
 	free(c->pc_sidx);
 	free(c->vals);
@@ -1121,6 +1130,24 @@ static bool combine_statuses(struct counters *c)
 	return ok;
 }
 
+/*
+ * Set every event of t that writes into its buffer to signal c->wake
+ * when the buffer fills (ringwake.h). Only on the per-task path without
+ * samplers: a sampling event with O_ASYNC is signalled at every sample
+ * (__perf_event_overflow), and the per-CPU path's leaders sample every
+ * switch (the 5,000-thread churn took 0.62 s so armed, 0.37 s polled),
+ * so those keep their fds polled. The per-CPU path's own buffers have
+ * no inherited writers to kick a poller at each exit.
+ */
+static bool arm_target(struct counters *c, const struct target *t)
+{
+	int rc = ringwake_arm(&c->wake, t->dummy_fd);
+	for (size_t i = 0; !rc && i < c->nev; i++)
+		if (t->fds[i] >= 0)
+			rc = ringwake_arm(&c->wake, t->fds[i]);
+	return rc == 0;
+}
+
 int counters_open_task(struct counters *c, pid_t pid, pid_t tid,
 		       const char *name, char **cause)
 {
@@ -1227,6 +1254,14 @@ int counters_open_task(struct counters *c, pid_t pid, pid_t tid,
 		target_close(t, c->nev, c->o.nsamplers);
 		return rc;
 	}
+	if (c->wake_all && (c->pc || c->o.nsamplers)) {
+		c->wake_all = false;
+		ringwake_stop(&c->wake);	/* nothing was armed */
+	} else if (c->wake_all) {
+		/* Where an fd refused, those armed may still signal: the
+		 * watch stays on, unpolled, until counters_free. */
+		c->wake_all = arm_target(c, t);
+	}
 	c->ntargets++;
 	return 0;
 }
@@ -1242,6 +1277,12 @@ const struct counter_status *counters_status(const struct counters *c,
 size_t counters_pollfds(const struct counters *c, struct pollfd *out, size_t max)
 {
 	size_t n = 0;
+	if (c->wake_all && c->ntargets && max) {
+		out[0].fd = c->wake.fd;
+		out[0].events = POLLIN;
+		out[0].revents = 0;
+		return 1;
+	}
 	for (size_t i = 0; i < c->ntargets && n < max; i++) {
 		out[n].fd = c->targets[i].dummy_fd;
 		out[n].events = POLLIN;
@@ -1323,7 +1364,8 @@ static void on_side(const struct perf_rec *r, void *arg)
 	c->records++;
 }
 
-static int drain_target(struct counters *c, struct target *t, int origin)
+/* The view of t's buffer that a drain reads now. */
+static struct ring_view target_view(struct counters *c, const struct target *t)
 {
 	struct perf_event_mmap_page *mp = t->base;
 	struct ring_view v = {
@@ -1337,6 +1379,19 @@ static int drain_target(struct counters *c, struct target *t, int origin)
 		.known_id = known_id, .arg = c,
 		.scratch = c->scratch, .scratch_size = 65536,
 	};
+	return v;
+}
+
+static bool target_settling(struct counters *c, const struct target *t)
+{
+	struct ring_view v = target_view(c, t);
+	return ring_settling(&t->rr, &v);
+}
+
+static int drain_target(struct counters *c, struct target *t, int origin)
+{
+	struct perf_event_mmap_page *mp = t->base;
+	struct ring_view v = target_view(c, t);
 	int rc = 0;
 	const void *rec;
 	size_t len;
@@ -1384,6 +1439,7 @@ int counters_drain(struct counters *c)
 	 * written before it has been taken (a FORK that reuses a tid). */
 	uint64_t until = monotonic_ns() - 2 * SETTLE_NS;
 	int rc = 0;
+	ringwake_clear(&c->wake);	/* before: a fill from now on wakes again */
 	for (size_t i = 0; i < c->ntargets; i++) {
 		int r = drain_target(c, &c->targets[i], (int)i);
 		if (r && !rc)
@@ -1439,14 +1495,13 @@ int counters_finish(struct counters *c, char **cause)
 	if (c->finished)
 		return 0;
 	int rc = counters_drain(c);
-	/* Records written past a stalled head are taken once settled. */
+	/* Records written past a stalled head are taken once settled.
+	 * Not waited for: a wrapped buffer's stale bytes (until 2026-12-06
+	 * any non-zero word was, so every run that had streamed more than
+	 * its buffer slept 25 ms at the end). */
 	bool pending = false;
-	for (size_t i = 0; i < c->ntargets; i++) {
-		const uint8_t *data = (const uint8_t *)c->targets[i].base + c->page_size;
-		uint64_t w;
-		memcpy(&w, data + (c->targets[i].rr.pos & (c->data_size - 1)), sizeof(w));
-		pending = pending || w != 0;
-	}
+	for (size_t i = 0; i < c->ntargets && !pending; i++)
+		pending = target_settling(c, &c->targets[i]);
 	if (pending) {
 		struct timespec pause = { 0, (long)SETTLE_NS + 5000000L };
 		nanosleep(&pause, NULL);

@@ -190,8 +190,10 @@ const char *counters_path_note(const struct counters *c);
  * task buffers. */
 enum counters_path counters_sample_path(const struct counters *c);
 
-/* The file descriptors to poll for POLLIN (one per target, and one per
- * CPU on the per-CPU path). */
+/* The file descriptors to poll for POLLIN: one that reads when any
+ * buffer has passed its watermark (ringwake.h), or where that could not
+ * be set up, the buffers' own (one per target, and one per CPU on the
+ * per-CPU path). Call counters_drain after each poll. */
 size_t counters_pollfds(const struct counters *c, struct pollfd *out, size_t max);
 
 /*

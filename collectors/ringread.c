@@ -152,3 +152,18 @@ int ring_next(struct ring_reader *r, const struct ring_view *v,
 	}
 	return 0;
 }
+
+bool ring_settling(const struct ring_reader *r, const struct ring_view *v)
+{
+	if (header_is_zero(v, r->pos))
+		return false;
+	size_t span = RESYNC_SPAN < v->size / 2 ? RESYNC_SPAN : v->size / 2;
+	const void *rec;
+	size_t len;
+	uint64_t t;
+	/* Where resync would look: a torn spot before a settling record. */
+	for (uint64_t q = r->pos; q < r->pos + span; q += 8)
+		if (judge(r, v, q, &rec, &len, &t) != REC_BAD)
+			return true;
+	return false;
+}

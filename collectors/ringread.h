@@ -70,4 +70,13 @@ struct ring_view {
 int ring_next(struct ring_reader *r, const struct ring_view *v,
 	      const void **rec, size_t *len);
 
+/*
+ * After ring_next gave 0: is a record of this lap still settling at or
+ * just past r->pos (written, not yet settle_ns old), so that a drain
+ * once it has settled would take more? False for an empty spot and for
+ * an earlier lap's stale bytes, which a buffer keeps once it has wrapped:
+ * those are no reason to wait.
+ */
+bool ring_settling(const struct ring_reader *r, const struct ring_view *v);
+
 #endif

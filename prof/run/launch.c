@@ -164,7 +164,7 @@ static void child_main(const struct launch_opts *o, const char *path,
 		_exit(127);
 	/* Default dispositions and an empty mask, as without prof. */
 	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE,
-				    SIGCHLD, SIGTTOU, SIGTTIN, SIGXFSZ };
+				    SIGCHLD, SIGTTOU, SIGTTIN, SIGXFSZ, SIGIO };
 	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
 		signal(sigs[i], SIG_DFL);
 	sigset_t none;

@@ -170,6 +170,43 @@ static void test_ringread__stale_lap_is_not_taken(void **state)
 	free(r);
 }
 
+/* At the end of a run: only a record of this lap that is still settling
+ * is worth waiting for; an empty spot or the last lap's bytes are not. */
+static void test_ringread__settling_is_this_laps_records_only(void **state)
+{
+	(void)state;
+	struct ring *r = calloc(1, sizeof(*r));
+	struct ring_reader rr = { 0 };
+	struct ring_view v = view(r, 0, 1000 * MS);
+	assert_false(ring_settling(&rr, &v));		/* never written */
+	/* a whole lap, then three records over it, all taken */
+	for (uint32_t i = 0; i < RING / REC; i++)
+		put_fork(r, i * REC, 100 + i, (1000 + i) * MS, OUR_ID);
+	for (uint32_t i = 0; i < 3; i++)
+		put_fork(r, RING + i * REC, 500 + i, (5000 + i) * MS, OUR_ID);
+	rr.pos = RING;
+	v = view(r, RING + 3 * REC, 6000 * MS);
+	uint32_t tids[8];
+	assert_int_equal(take_all(&rr, &v, tids, 8), 3);
+	v.tail = rr.pos;
+	assert_false(ring_settling(&rr, &v));		/* stale bytes follow */
+	/* one more written past the head, 5 ms ago: wait for it */
+	put_fork(r, RING + 3 * REC, 503, 5995 * MS, OUR_ID);
+	v.now_ns = 6000 * MS;
+	assert_int_equal(take_all(&rr, &v, tids, 8), 0);
+	assert_true(ring_settling(&rr, &v));
+	v.now_ns = 6100 * MS;				/* settled: taken */
+	assert_int_equal(take_all(&rr, &v, tids, 8), 1);
+	assert_int_equal(tids[0], 503);
+	v.tail = rr.pos;
+	assert_false(ring_settling(&rr, &v));
+	/* a torn spot before a settling record: still worth the wait */
+	memset(r->data + (RING + 4 * REC) % RING, 0xee, 24);
+	put_fork(r, RING + 4 * REC + 24, 504, 6095 * MS, OUR_ID);
+	assert_true(ring_settling(&rr, &v));
+	free(r);
+}
+
 /* Two writers tore a record: skip it, count it, read on. */
 static void test_ringread__torn_record_is_skipped_and_counted(void **state)
 {
@@ -272,6 +309,7 @@ int main(void)
 		cmocka_unit_test(test_ringread__records_past_a_stalled_head),
 		cmocka_unit_test(test_ringread__fresh_records_wait),
 		cmocka_unit_test(test_ringread__stale_lap_is_not_taken),
+		cmocka_unit_test(test_ringread__settling_is_this_laps_records_only),
 		cmocka_unit_test(test_ringread__torn_record_is_skipped_and_counted),
 		cmocka_unit_test(test_ringread__torn_published_record),
 		cmocka_unit_test(test_ringread__foreign_ids_are_refused),

@@ -213,6 +213,48 @@ static void test_run__exit_status_and_signals_pass_through(void **state)
 	free(ew);
 }
 
+/* The bit of signal sig in a /proc status mask line ("SigBlk:\t<hex>"). */
+static bool sig_in_mask(const char *status, const char *field, int sig)
+{
+	const char *l = strstr(status, field);
+	if (!l)
+		fail_msg("no %s line in:\n%s", field, status);
+	unsigned long long m = strtoull(l + strlen(field), NULL, 16);
+	return (m >> (sig - 1)) & 1;
+}
+
+/*
+ * While counting per task prof blocks and ignores SIGIO (it is told of
+ * full buffers that way, collectors/ringwake.h): the workload must not
+ * inherit either, on any path, or a program that relies on O_ASYNC
+ * would never hear of its own I/O.
+ */
+static void test_run__workload_gets_sigio_as_without_prof(void **state)
+{
+	struct tu_db *f = *state;
+	need_perf(f);
+	char *cmd = "grep -E '^Sig(Blk|Ign)' /proc/self/status";
+	char *alone[] = { "/bin/sh", "-c", cmd, NULL };
+	struct tu_proc p = tu_run(alone, NULL);
+	assert_int_equal(p.status, 0);
+	bool blk = sig_in_mask(p.out, "SigBlk:", SIGIO);
+	bool ign = sig_in_mask(p.out, "SigIgn:", SIGIO);
+	tu_proc_release(&p);
+	static const char *paths[] = { "PROF_COUNT_PATH=auto", "PROF_COUNT_PATH=task" };
+	for (size_t i = 0; i < 2; i++) {
+		char *argv[] = { PROF_BIN, f->dbarg, "run", "-q", "-e", "task-clock",
+				 "--", "/bin/sh", "-c", cmd, NULL };
+		char *envp[] = { (char *)paths[i], NULL };
+		p = tu_run(argv, envp);
+		assert_int_equal(p.status, 0);
+		if (sig_in_mask(p.out, "SigBlk:", SIGIO) != blk ||
+		    sig_in_mask(p.out, "SigIgn:", SIGIO) != ign)
+			fail_msg("%s: SIGIO blocked %d, ignored %d without prof; under "
+				 "prof:\n%s", paths[i], blk, ign, p.out);
+		tu_proc_release(&p);
+	}
+}
+
 static int runs_stored(struct tu_db *f)
 {
 	char *argv[] = { PROF_BIN, f->dbarg, "runs", "--format", "csv", NULL };
@@ -1099,6 +1141,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_run__demo_threads_named_and_summing, setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_run__thread_churn_gives_every_row, setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_run__exit_status_and_signals_pass_through, setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_run__workload_gets_sigio_as_without_prof, setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_run__bad_input_is_refused_and_nothing_stored, setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_run__unusable_database_still_prints_counts, setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_run__many_short_sleeps_are_complete, setup,
