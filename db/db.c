@@ -216,19 +216,30 @@ int db_prepare_select(struct db *db, sqlite3_stmt **st, const char *const *cols,
 int db_prepare_insert(struct db *db, sqlite3_stmt **st, const char *table,
 		      const char *const *cols, size_t ncols, char **cause)
 {
-	size_t len = strlen("INSERT INTO  () VALUES ()") + strlen(table) + 1;
+	return db_prepare_insert_rows(db, st, table, cols, ncols, 1, cause);
+}
+
+int db_prepare_insert_rows(struct db *db, sqlite3_stmt **st, const char *table,
+			   const char *const *cols, size_t ncols, size_t nrows,
+			   char **cause)
+{
+	size_t len = strlen("INSERT INTO  () VALUES ") + strlen(table) + 1;
 	for (size_t i = 0; i < ncols; i++)
-		len += strlen(cols[i]) + 2 + 16;
+		len += strlen(cols[i]) + 2;
+	len += nrows * (3 + ncols * (2 + 16));
 	char *sql = malloc(len);
 	if (!sql)
 		return db_nomem(db, "write", cause);
 	char *p = sql + sprintf(sql, "INSERT INTO %s (", table);
 	for (size_t i = 0; i < ncols; i++)
 		p += sprintf(p, "%s%s", i ? ", " : "", cols[i]);
-	p += sprintf(p, ") VALUES (");
-	for (size_t i = 0; i < ncols; i++)
-		p += sprintf(p, "%s?%zu", i ? ", " : "", i + 1);
-	sprintf(p, ")");
+	p += sprintf(p, ") VALUES ");
+	for (size_t r = 0; r < nrows; r++) {
+		p += sprintf(p, "%s(", r ? ", " : "");
+		for (size_t i = 0; i < ncols; i++)
+			p += sprintf(p, "%s?%zu", i ? ", " : "", r * ncols + i + 1);
+		p += sprintf(p, ")");
+	}
 	int rc = db_prepare(db, st, sql, cause);
 	free(sql);
 	return rc;

@@ -72,6 +72,26 @@ int db_prepare_select(struct db *db, sqlite3_stmt **st, const char *const *cols,
 #define DB_PARAM(col) ((col) + 1)
 int db_prepare_insert(struct db *db, sqlite3_stmt **st, const char *table,
 		      const char *const *cols, size_t ncols, char **cause);
+/* The same for nrows rows in one statement: row r's column col is
+ * parameter DB_PARAM_ROW(r, ncols, col). */
+#define DB_PARAM_ROW(r, ncols, col) ((int)((r) * (ncols)) + (col) + 1)
+int db_prepare_insert_rows(struct db *db, sqlite3_stmt **st, const char *table,
+			   const char *const *cols, size_t ncols, size_t nrows,
+			   char **cause);
+
+/*
+ * Insert n rows into table, DB_INSERT_ROWS to a statement and the rest
+ * one by one: bind(st, r, i, arg) binds item i as the statement's row r
+ * (DB_PARAM_ROW). A step costs SQLite about as much for one row as for
+ * many (the program's set-up, its cursors, its halt): the 5,000-thread
+ * churn's 5,001 threads and 20,004 counts took 30 ms row by row, 2026-12-06.
+ * 0, or what db_step_done returns for the first row that failed.
+ */
+#define DB_INSERT_ROWS 64
+typedef void (*db_bind_row_fn)(sqlite3_stmt *st, size_t r, size_t i, void *arg);
+int db_insert_rows(struct db *db, const char *table, const char *const *cols,
+		   size_t ncols, size_t n, db_bind_row_fn bind, void *arg,
+		   const char *what, char **cause);
 
 /* The body of db_run_store, for callers already inside a transaction. */
 int db_run_store_body(struct db *db, struct db_run *run, char **cause);

@@ -114,6 +114,34 @@ int db_step_done(struct db *db, sqlite3_stmt *st, const char *what, char **cause
 	return s == SQLITE_DONE ? 0 : db_fail(db, s, what, cause);
 }
 
+int db_insert_rows(struct db *db, const char *table, const char *const *cols,
+		   size_t ncols, size_t n, db_bind_row_fn bind, void *arg,
+		   const char *what, char **cause)
+{
+	/* 999 parameters a statement: SQLite's limit before 3.32. */
+	size_t per = DB_INSERT_ROWS * ncols <= 999 ? DB_INSERT_ROWS : 999 / ncols;
+	sqlite3_stmt *many = NULL, *one = NULL;
+	int rc = 0;
+	size_t i = 0;
+	if (n >= per && per > 1) {
+		rc = db_prepare_insert_rows(db, &many, table, cols, ncols, per, cause);
+		for (; !rc && i + per <= n; i += per) {
+			for (size_t r = 0; r < per; r++)
+				bind(many, r, i + r, arg);
+			rc = db_step_done(db, many, what, cause);
+		}
+		sqlite3_finalize(many);
+	}
+	if (!rc && i < n)
+		rc = db_prepare_insert(db, &one, table, cols, ncols, cause);
+	for (; !rc && i < n; i++) {
+		bind(one, 0, i, arg);
+		rc = db_step_done(db, one, what, cause);
+	}
+	sqlite3_finalize(one);
+	return rc;
+}
+
 int db_insert_step(struct db *db, sqlite3_stmt *st, const char *what,
 		   char **cause)
 {

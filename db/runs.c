@@ -229,6 +229,7 @@ enum { EVENT_INS(DB_COL_ENUM) EI_N };
 static const char *const event_ins[] = { EVENT_INS(DB_COL_SQL) };
 
 #define THREAD_INS(X) \
+	X(TI_ID, "id") \
 	X(TI_RUN, "run_id") \
 	X(TI_SEQ, "seq") \
 	X(TI_TID, "tid") \
@@ -315,63 +316,86 @@ static int store_pmu_counts(struct db *db, sqlite3_stmt *st,
 	return rc;
 }
 
+/* A run's threads as rows: thread t is row id0 + t (ids chosen, not
+ * given by SQLite one insert at a time, so that the rows go in many to a
+ * statement); its counts, the present ones, listed. */
+struct thread_rows {
+	const struct db_run *run;
+	int64_t id0;
+	struct { size_t t, e; } *cnt;
+};
+
+static void bind_thread(sqlite3_stmt *st, size_t r, size_t t, void *arg)
+{
+	const struct thread_rows *tr = arg;
+	const struct db_thread *th = &tr->run->threads[t];
+	sqlite3_bind_int64(st, DB_PARAM_ROW(r, TI_N, TI_ID), tr->id0 + (int64_t)t);
+	sqlite3_bind_int64(st, DB_PARAM_ROW(r, TI_N, TI_RUN), tr->run->id);
+	sqlite3_bind_int64(st, DB_PARAM_ROW(r, TI_N, TI_SEQ), (sqlite3_int64)t);
+	sqlite3_bind_int(st, DB_PARAM_ROW(r, TI_N, TI_TID), th->tid);
+	sqlite3_bind_int(st, DB_PARAM_ROW(r, TI_N, TI_PID), th->pid);
+	db_bind_text(st, DB_PARAM_ROW(r, TI_N, TI_NAME), th->name);
+	sqlite3_bind_int(st, DB_PARAM_ROW(r, TI_N, TI_MAIN), th->is_main);
+	sqlite3_bind_int64(st, DB_PARAM_ROW(r, TI_N, TI_START), th->start_ns);
+	sqlite3_bind_int64(st, DB_PARAM_ROW(r, TI_N, TI_END), th->end_ns);
+	db_bind_int_or_null(st, DB_PARAM_ROW(r, TI_N, TI_PPID), th->ppid != 0, th->ppid);
+}
+
+static void bind_count(sqlite3_stmt *st, size_t r, size_t i, void *arg)
+{
+	const struct thread_rows *tr = arg;
+	size_t t = tr->cnt[i].t, e = tr->cnt[i].e;
+	const struct db_count *c = &tr->run->threads[t].counts[e];
+	sqlite3_bind_int64(st, DB_PARAM_ROW(r, CI_N, CI_THREAD), tr->id0 + (int64_t)t);
+	sqlite3_bind_int(st, DB_PARAM_ROW(r, CI_N, CI_EVENT), (int)e);
+	sqlite3_bind_int64(st, DB_PARAM_ROW(r, CI_N, CI_VALUE), (sqlite3_int64)c->value);
+	sqlite3_bind_int64(st, DB_PARAM_ROW(r, CI_N, CI_ENABLED), (sqlite3_int64)c->enabled);
+	sqlite3_bind_int64(st, DB_PARAM_ROW(r, CI_N, CI_RUNNING), (sqlite3_int64)c->running);
+}
+
 /* The run's threads, each with its counts (and per core PMU, where
- * there are some). */
+ * there are some). Inside the run's transaction: no other writer can
+ * take the ids from max(id) + 1 on, which are the ones SQLite would give. */
 static int store_threads(struct db *db, const struct db_run *run, char **cause)
 {
-	sqlite3_stmt *tst, *cst;
-	int rc = db_prepare_insert(db, &tst, "threads", thread_ins, TI_N, cause);
+	struct thread_rows tr = { .run = run };
+	sqlite3_stmt *st;
+	int rc = db_prepare(db, &st, "SELECT coalesce(max(id), 0) + 1 FROM threads", cause);
 	if (rc)
 		return rc;
-	rc = db_prepare_insert(db, &cst, "counts", count_ins, CI_N, cause);
-	if (rc) {
-		sqlite3_finalize(tst);
+	int s = sqlite3_step(st);
+	if (s == SQLITE_ROW)
+		tr.id0 = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	if (s != SQLITE_ROW)
+		return db_fail(db, s, "cannot number the threads in", cause);
+	size_t n = 0;
+	for (size_t t = 0; t < run->nthreads; t++)
+		for (size_t e = 0; e < run->nevents && run->threads[t].counts; e++)
+			n += run->threads[t].counts[e].present;
+	if (n && !(tr.cnt = malloc(n * sizeof(*tr.cnt))))
+		return db_nomem(db, "write", cause);
+	n = 0;
+	for (size_t t = 0; t < run->nthreads; t++)
+		for (size_t e = 0; e < run->nevents && run->threads[t].counts; e++)
+			if (run->threads[t].counts[e].present) {
+				tr.cnt[n].t = t;
+				tr.cnt[n].e = e;
+				n++;
+			}
+	rc = db_insert_rows(db, "threads", thread_ins, TI_N, run->nthreads, bind_thread,
+			    &tr, "cannot store the threads in", cause);
+	if (!rc)
+		rc = db_insert_rows(db, "counts", count_ins, CI_N, n, bind_count, &tr,
+				    "cannot store the counts in", cause);
+	free(tr.cnt);
+	if (rc || run->ncore_pmus <= 1)
 		return rc;
-	}
-	sqlite3_stmt *pst = NULL;
-	if (run->ncore_pmus > 1 &&
-	    (rc = db_prepare_insert(db, &pst, "pmu_counts", pmu_count_ins, PI_N,
-				    cause))) {
-		sqlite3_finalize(tst);
-		sqlite3_finalize(cst);
-		return rc;
-	}
-	for (size_t t = 0; t < run->nthreads && !rc; t++) {
-		const struct db_thread *th = &run->threads[t];
-		sqlite3_bind_int64(tst, DB_PARAM(TI_RUN), run->id);
-		sqlite3_bind_int64(tst, DB_PARAM(TI_SEQ), (sqlite3_int64)t);
-		sqlite3_bind_int(tst, DB_PARAM(TI_TID), th->tid);
-		sqlite3_bind_int(tst, DB_PARAM(TI_PID), th->pid);
-		db_bind_text(tst, DB_PARAM(TI_NAME), th->name);
-		sqlite3_bind_int(tst, DB_PARAM(TI_MAIN), th->is_main);
-		sqlite3_bind_int64(tst, DB_PARAM(TI_START), th->start_ns);
-		sqlite3_bind_int64(tst, DB_PARAM(TI_END), th->end_ns);
-		db_bind_int_or_null(tst, DB_PARAM(TI_PPID), th->ppid != 0, th->ppid);
-		rc = db_step_done(db, tst, "cannot store the threads in", cause);
-		if (rc)
-			break;
-		int64_t thid = sqlite3_last_insert_rowid(db->h);
-		for (size_t e = 0; e < run->nevents && th->counts; e++) {
-			const struct db_count *c = &th->counts[e];
-			if (!c->present)
-				continue;
-			sqlite3_bind_int64(cst, DB_PARAM(CI_THREAD), thid);
-			sqlite3_bind_int(cst, DB_PARAM(CI_EVENT), (int)e);
-			sqlite3_bind_int64(cst, DB_PARAM(CI_VALUE), (sqlite3_int64)c->value);
-			sqlite3_bind_int64(cst, DB_PARAM(CI_ENABLED),
-					   (sqlite3_int64)c->enabled);
-			sqlite3_bind_int64(cst, DB_PARAM(CI_RUNNING),
-					   (sqlite3_int64)c->running);
-			rc = db_step_done(db, cst, "cannot store the counts in", cause);
-			if (rc)
-				break;
-		}
-		if (!rc && pst)
-			rc = store_pmu_counts(db, pst, run, th, thid, cause);
-	}
-	sqlite3_finalize(tst);
-	sqlite3_finalize(cst);
-	sqlite3_finalize(pst);
+	rc = db_prepare_insert(db, &st, "pmu_counts", pmu_count_ins, PI_N, cause);
+	for (size_t t = 0; !rc && t < run->nthreads; t++)
+		rc = store_pmu_counts(db, st, run, &run->threads[t], tr.id0 + (int64_t)t,
+				      cause);
+	sqlite3_finalize(st);
 	return rc;
 }
 

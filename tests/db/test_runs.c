@@ -248,6 +248,55 @@ static void test_runs__store_and_load_round_trip(void **state)
  * migrated on open: its run loads as it was, with no modules, and new
  * runs store theirs.
  */
+/*
+ * Threads and counts go in many rows to a statement (DB_INSERT_ROWS) and
+ * the rest one by one: every run size around those boundaries, stored
+ * one after another in one file, loads back thread for thread, each
+ * count with its own thread.
+ */
+static void test_runs__many_threads_round_trip_across_batches(void **state)
+{
+	struct tu_db *f = *state;
+	struct db *db;
+	char *cause = NULL;
+	assert_int_equal(db_open(&db, f->path, &cause), 0);
+	static const size_t sizes[] = { 1, 63, 64, 65, 130, 7 };
+	for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+		size_t n = sizes[k];
+		struct db_run r, back;
+		make_run(&r, n);
+		for (size_t i = 0; i < n; i++) {
+			struct db_thread *t = &r.threads[i];
+			t->counts[0] = (struct db_count){ 1000 * k + i, 100 + i, 100, true };
+			if (i % 3 == 0)	/* the second event on some threads only */
+				t->counts[1] = (struct db_count){ 7 * i + k, 9, 9, true };
+		}
+		assert_int_equal(db_run_store(db, &r, &cause), 0);
+		assert_int_equal(db_run_load(db, r.id, &back, &cause), 0);
+		assert_int_equal(back.nthreads, n);
+		for (size_t i = 0; i < n; i++) {
+			const struct db_thread *t = &back.threads[i];
+			assert_int_equal(t->tid, 4242 + (int)i);
+			assert_int_equal(t->start_ns, (int64_t)i * 10);
+			assert_true(t->counts[0].present);
+			assert_int_equal(t->counts[0].value, 1000 * k + i);
+			assert_int_equal(t->counts[0].enabled, 100 + i);
+			assert_int_equal(t->counts[1].present, i % 3 == 0);
+			if (i % 3 == 0)
+				assert_int_equal(t->counts[1].value, 7 * i + k);
+		}
+		db_run_release(&back);
+		db_run_release(&r);
+	}
+	char *v = NULL;
+	assert_int_equal(db_query_text(db, "SELECT count(*) FROM counts", &v, NULL), 0);
+	/* 330 threads, each with its first count, 113 (every third) with
+	 * their second */
+	assert_string_equal(v, "443");
+	free(v);
+	db_close(db);
+}
+
 static void test_runs__v1_file_gains_modules(void **state)
 {
 	struct tu_db *f = *state;
@@ -756,6 +805,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_runs__lookups_by_name),
 		cmocka_unit_test_setup_teardown(test_runs__store_and_load_round_trip, tu_db_setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_runs__many_threads_round_trip_across_batches, tu_db_setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_runs__v1_file_gains_modules, tu_db_setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_runs__v8_file_gains_parents, tu_db_setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_runs__read_only_open, tu_db_setup, tu_db_teardown),
