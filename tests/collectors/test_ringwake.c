@@ -99,18 +99,32 @@ static int open_dummy(uint32_t wm, void **base)
 	return fd;
 }
 
+/* A watch started and a dummy's buffer to watch (skip where perf events
+ * are refused). */
+static int watch_dummy(struct ringwake *w, uint32_t wm, void **base)
+{
+	assert_int_equal(ringwake_start(w), 0);
+	int fd = open_dummy(wm, base);
+	if (fd < 0) {
+		ringwake_stop(w);
+		print_message("perf events refused here (%s)\n", strerror(errno));
+		skip();
+	}
+	return fd;
+}
+
+static void close_dummy(int fd, void *base)
+{
+	munmap(base, (size_t)(PAGES + 1) * (size_t)sysconf(_SC_PAGESIZE));
+	close(fd);
+}
+
 static void test_ringwake__a_full_buffer_is_told_and_cleared(void **state)
 {
 	(void)state;
 	struct ringwake w;
-	assert_int_equal(ringwake_start(&w), 0);
 	void *base;
-	int fd = open_dummy(8, &base);
-	if (fd < 0) {
-		ringwake_stop(&w);
-		print_message("perf events refused here (%s)\n", strerror(errno));
-		skip();
-	}
+	int fd = watch_dummy(&w, 8, &base);
 	assert_int_equal(ringwake_arm(&w, fd), 0);
 	assert_false(told(&w, 0));
 	char name[16] = { 0 };
@@ -120,8 +134,7 @@ static void test_ringwake__a_full_buffer_is_told_and_cleared(void **state)
 	assert_true(told(&w, 2000));
 	ringwake_clear(&w);
 	assert_false(told(&w, 0));
-	munmap(base, (size_t)(PAGES + 1) * (size_t)sysconf(_SC_PAGESIZE));
-	close(fd);
+	close_dummy(fd, base);
 	ringwake_stop(&w);
 }
 
@@ -139,14 +152,9 @@ static void test_ringwake__an_inherited_exit_is_not_told(void **state)
 {
 	(void)state;
 	struct ringwake w;
-	assert_int_equal(ringwake_start(&w), 0);
 	void *base;
 	long page = sysconf(_SC_PAGESIZE);
-	int dfd = open_dummy((uint32_t)(PAGES * page / 2), &base);
-	if (dfd < 0) {
-		ringwake_stop(&w);
-		skip();
-	}
+	int dfd = watch_dummy(&w, (uint32_t)(PAGES * page / 2), &base);
 	struct perf_event_attr a;
 	memset(&a, 0, sizeof(a));
 	a.size = sizeof(a);
@@ -172,8 +180,7 @@ static void test_ringwake__an_inherited_exit_is_not_told(void **state)
 	assert_true(head < (uint64_t)(PAGES * page / 2));
 	assert_false(told(&w, 50));
 	close(fd);
-	munmap(base, (size_t)(PAGES + 1) * (size_t)page);
-	close(dfd);
+	close_dummy(dfd, base);
 	ringwake_stop(&w);
 }
 
