@@ -27,40 +27,37 @@ static const char *const fr_ins[] = { FR_INS(DB_COL_SQL) };
 enum { FC_INS(DB_COL_ENUM) CI_N };
 static const char *const fc_ins[] = { FC_INS(DB_COL_SQL) };
 
+static void bind_frame(sqlite3_stmt *st, size_t r, size_t i, void *arg)
+{
+	const struct db_run *run = arg;
+	sqlite3_bind_int64(st, DB_PARAM_ROW(r, FI_N, FI_RUN_ID), run->id);
+	sqlite3_bind_int64(st, DB_PARAM_ROW(r, FI_N, FI_IDX), (sqlite3_int64)i);
+	sqlite3_bind_int64(st, DB_PARAM_ROW(r, FI_N, FI_T_NS), run->frames[i].t_ns);
+	sqlite3_bind_int64(st, DB_PARAM_ROW(r, FI_N, FI_DUR_NS), run->frames[i].dur_ns);
+}
+
+static void bind_count(sqlite3_stmt *st, size_t r, size_t i, void *arg)
+{
+	const struct db_run *run = arg;
+	const struct db_frame_count *c = &run->frame_counts[i];
+	sqlite3_bind_int64(st, DB_PARAM_ROW(r, CI_N, CI_RUN_ID), run->id);
+	sqlite3_bind_int64(st, DB_PARAM_ROW(r, CI_N, CI_FRAME), c->frame);
+	db_bind_text(st, DB_PARAM_ROW(r, CI_N, CI_NAME), c->name ? c->name : "");
+	sqlite3_bind_int64(st, DB_PARAM_ROW(r, CI_N, CI_EVENT), c->event);
+	sqlite3_bind_int64(st, DB_PARAM_ROW(r, CI_N, CI_VALUE), c->value);
+}
+
 static int store_frames(struct db *db, const struct db_run *run, char **cause)
 {
-	sqlite3_stmt *st;
-	int rc = db_prepare_insert(db, &st, "frames", fr_ins, FI_N, cause);
-	if (rc)
-		return rc;
-	for (size_t i = 0; i < run->nframes && !rc; i++) {
-		sqlite3_bind_int64(st, DB_PARAM(FI_RUN_ID), run->id);
-		sqlite3_bind_int64(st, DB_PARAM(FI_IDX), (sqlite3_int64)i);
-		sqlite3_bind_int64(st, DB_PARAM(FI_T_NS), run->frames[i].t_ns);
-		sqlite3_bind_int64(st, DB_PARAM(FI_DUR_NS), run->frames[i].dur_ns);
-		rc = db_step_done(db, st, "cannot store the frames in", cause);
-	}
-	sqlite3_finalize(st);
-	return rc;
+	return db_insert_rows(db, "frames", fr_ins, FI_N, run->nframes, bind_frame,
+			      (void *)run, "cannot store the frames in", cause);
 }
 
 static int store_counts(struct db *db, const struct db_run *run, char **cause)
 {
-	sqlite3_stmt *st;
-	int rc = db_prepare_insert(db, &st, "frame_counts", fc_ins, CI_N, cause);
-	if (rc)
-		return rc;
-	for (size_t i = 0; i < run->nframe_counts && !rc; i++) {
-		const struct db_frame_count *c = &run->frame_counts[i];
-		sqlite3_bind_int64(st, DB_PARAM(CI_RUN_ID), run->id);
-		sqlite3_bind_int64(st, DB_PARAM(CI_FRAME), c->frame);
-		db_bind_text(st, DB_PARAM(CI_NAME), c->name ? c->name : "");
-		sqlite3_bind_int64(st, DB_PARAM(CI_EVENT), c->event);
-		sqlite3_bind_int64(st, DB_PARAM(CI_VALUE), c->value);
-		rc = db_step_done(db, st, "cannot store the frame counts in", cause);
-	}
-	sqlite3_finalize(st);
-	return rc;
+	return db_insert_rows(db, "frame_counts", fc_ins, CI_N, run->nframe_counts,
+			      bind_count, (void *)run, "cannot store the frame counts in",
+			      cause);
 }
 
 /*

@@ -20,6 +20,26 @@
 enum { IV_INS(DB_COL_ENUM) II_N };
 static const char *const iv_ins[] = { IV_INS(DB_COL_SQL) };
 
+/* A run's intervals as rows: row k is interval row[k].i's event row[k].e. */
+struct iv_rows {
+	const struct db_run *run;
+	struct { size_t i, e; } *row;
+};
+
+static void bind_interval(sqlite3_stmt *st, size_t r, size_t k, void *arg)
+{
+	const struct iv_rows *tr = arg;
+	size_t i = tr->row[k].i, e = tr->row[k].e;
+	const struct db_interval *iv = &tr->run->intervals[i];
+	sqlite3_bind_int64(st, DB_PARAM_ROW(r, II_N, II_RUN_ID), tr->run->id);
+	sqlite3_bind_int64(st, DB_PARAM_ROW(r, II_N, II_SEQ), (sqlite3_int64)i);
+	sqlite3_bind_int64(st, DB_PARAM_ROW(r, II_N, II_T_MS), iv->t_ms);
+	sqlite3_bind_int(st, DB_PARAM_ROW(r, II_N, II_TID), iv->tid);
+	db_bind_text(st, DB_PARAM_ROW(r, II_N, II_NAME), iv->name);
+	sqlite3_bind_int64(st, DB_PARAM_ROW(r, II_N, II_EVENT), (sqlite3_int64)e);
+	sqlite3_bind_int64(st, DB_PARAM_ROW(r, II_N, II_VALUE), iv->values[e]);
+}
+
 int db_intervals_store(struct db *db, const struct db_run *run, char **cause)
 {
 	/* What db_intervals_load would refuse is refused before a row is
@@ -34,26 +54,25 @@ int db_intervals_store(struct db *db, const struct db_run *run, char **cause)
 				*cause = NULL;
 			return -EINVAL;
 		}
-	sqlite3_stmt *st;
-	int rc = db_prepare_insert(db, &st, "intervals", iv_ins, II_N, cause);
-	if (rc)
-		return rc;
-	for (size_t i = 0; i < run->nintervals && !rc; i++) {
-		const struct db_interval *iv = &run->intervals[i];
-		for (size_t e = 0; e < run->nevents && !rc; e++) {
-			if (iv->values[e] < 0)
-				continue;
-			sqlite3_bind_int64(st, DB_PARAM(II_RUN_ID), run->id);
-			sqlite3_bind_int64(st, DB_PARAM(II_SEQ), (sqlite3_int64)i);
-			sqlite3_bind_int64(st, DB_PARAM(II_T_MS), iv->t_ms);
-			sqlite3_bind_int(st, DB_PARAM(II_TID), iv->tid);
-			db_bind_text(st, DB_PARAM(II_NAME), iv->name);
-			sqlite3_bind_int64(st, DB_PARAM(II_EVENT), (sqlite3_int64)e);
-			sqlite3_bind_int64(st, DB_PARAM(II_VALUE), iv->values[e]);
-			rc = db_step_done(db, st, "cannot store the intervals in", cause);
-		}
-	}
-	sqlite3_finalize(st);
+	/* One row per interval and event read, listed. */
+	struct iv_rows tr = { .run = run };
+	size_t n = 0;
+	for (size_t i = 0; i < run->nintervals; i++)
+		for (size_t e = 0; e < run->nevents; e++)
+			n += run->intervals[i].values[e] >= 0;
+	if (n && !(tr.row = malloc(n * sizeof(*tr.row))))
+		return db_nomem(db, "write", cause);
+	n = 0;
+	for (size_t i = 0; i < run->nintervals; i++)
+		for (size_t e = 0; e < run->nevents; e++)
+			if (run->intervals[i].values[e] >= 0) {
+				tr.row[n].i = i;
+				tr.row[n].e = e;
+				n++;
+			}
+	int rc = db_insert_rows(db, "intervals", iv_ins, II_N, n, bind_interval, &tr,
+				"cannot store the intervals in", cause);
+	free(tr.row);
 	return rc;
 }
 

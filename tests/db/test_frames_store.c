@@ -85,6 +85,67 @@ static void test_frames_store__round_trip(void **state)
 	db_close(db);
 }
 
+/* Rows go 64 to a statement and the rest one by one (db_insert_rows):
+ * 150 frames, their counts and 130 intervals (every fifth not read)
+ * come back each in its place. */
+static void test_frames_store__many_rows_round_trip(void **state)
+{
+	struct tu_db *f = *state;
+	struct db *db;
+	assert_int_equal(db_open(&db, f->path, NULL), 0);
+	struct db_run r, back;
+	make_run(&r, 150);
+	for (size_t i = 0; i < 150; i++)
+		r.frame_counts[i].value = 3 * i + 1;
+	for (size_t i = 0; i < r.nintervals; i++) {
+		free(r.intervals[i].name);
+		free(r.intervals[i].values);
+	}
+	free(r.intervals);
+	r.nintervals = 130;
+	r.intervals = calloc(130, sizeof(*r.intervals));
+	for (size_t i = 0; i < 130; i++) {
+		r.intervals[i].t_ms = (int64_t)i * 10;
+		r.intervals[i].tid = 7 + (int)(i % 2);
+		r.intervals[i].name = strdup(i % 2 ? "audio" : "render");
+		r.intervals[i].values = malloc(sizeof(int64_t));
+		r.intervals[i].values[0] = i % 5 == 4 ? -1 : (int64_t)(1000 + i);
+	}
+	char *cause = NULL;
+	assert_int_equal(db_run_store(db, &r, &cause), 0);
+	assert_int_equal(db_run_load(db, r.id, &back, &cause), 0);
+	assert_int_equal(back.nframes, 150);
+	assert_int_equal(back.nframe_counts, 150);
+	for (size_t i = 0; i < 150; i++) {
+		assert_int_equal(back.frames[i].t_ns, (int64_t)i * 5000000);
+		assert_int_equal(back.frame_counts[i].frame, i);
+		assert_int_equal(back.frame_counts[i].value, 3 * i + 1);
+	}
+	char *v = NULL;
+	assert_int_equal(db_query_text(db, "SELECT count(*) || ' ' || sum(value) FROM intervals",
+				       &v, NULL), 0);
+	/* 104 read: 1000 x 104 plus the indices not = 4 (mod 5) */
+	long long sum = 0, n = 0;
+	for (size_t i = 0; i < 130; i++)
+		if (i % 5 != 4) {
+			sum += 1000 + (long long)i;
+			n++;
+		}
+	char want[64];
+	snprintf(want, sizeof(want), "%lld %lld", n, sum);
+	assert_non_null(v);
+	assert_string_equal(v, want);
+	free(v);
+	assert_int_equal(db_query_text(db, "SELECT name FROM intervals WHERE seq = 127",
+				       &v, NULL), 0);
+	assert_non_null(v);
+	assert_string_equal(v, "audio");
+	free(v);
+	db_run_release(&back);
+	db_run_release(&r);
+	db_close(db);
+}
+
 /* Each thing the loader refuses, handed to the writer: refused there,
  * with a cause, and no part of the run stored. */
 static void test_frames_store__what_cannot_be_read_is_not_stored(void **state)
@@ -127,6 +188,8 @@ static void test_frames_store__what_cannot_be_read_is_not_stored(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_frames_store__many_rows_round_trip,
+						tu_db_setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_frames_store__round_trip,
 						tu_db_setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_frames_store__what_cannot_be_read_is_not_stored,
