@@ -249,6 +249,15 @@ static void audit_tasks(struct audit *a)
 		reason(a, "%zu of %zu tasks exited without their counts "
 		       "arriving; their counts are in %s's row", t->no_counts,
 		       t->tasks, a->root);
+	/* None of the exited tasks' counts came: the kernel's doing, not a
+	 * lost record's. Say what would give the rows (docs/kernels.md). */
+	if (t->no_counts && t->no_counts == t->tasks - t->live && !t->partial &&
+	    counters_path(a->cs) == COUNTERS_PATH_TASK)
+		reason(a, "this kernel sends no thread's counts at its exit (Linux "
+		       "5.13 and later, until commit c418d8b4d7a4; docs/kernels.md); "
+		       "counted per CPU, which needs root, CAP_PERFMON or "
+		       "perf_event_paranoid <= 0 and a cgroup prof may make, each "
+		       "thread gets its row");
 	if (t->partial)
 		reason(a, "%zu %s only some of their counts", t->partial,
 		       plural(t->partial, "task has", "tasks have"));
