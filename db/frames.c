@@ -27,7 +27,7 @@ static const char *const fr_ins[] = { FR_INS(DB_COL_SQL) };
 enum { FC_INS(DB_COL_ENUM) CI_N };
 static const char *const fc_ins[] = { FC_INS(DB_COL_SQL) };
 
-static void bind_frame(sqlite3_stmt *st, size_t r, size_t i, void *arg)
+static void bind_frame(sqlite3_stmt *st, size_t r, size_t i, const void *arg)
 {
 	const struct db_run *run = arg;
 	sqlite3_bind_int64(st, DB_PARAM_ROW(r, FI_N, FI_RUN_ID), run->id);
@@ -36,7 +36,7 @@ static void bind_frame(sqlite3_stmt *st, size_t r, size_t i, void *arg)
 	sqlite3_bind_int64(st, DB_PARAM_ROW(r, FI_N, FI_DUR_NS), run->frames[i].dur_ns);
 }
 
-static void bind_count(sqlite3_stmt *st, size_t r, size_t i, void *arg)
+static void bind_count(sqlite3_stmt *st, size_t r, size_t i, const void *arg)
 {
 	const struct db_run *run = arg;
 	const struct db_frame_count *c = &run->frame_counts[i];
@@ -50,13 +50,13 @@ static void bind_count(sqlite3_stmt *st, size_t r, size_t i, void *arg)
 static int store_frames(struct db *db, const struct db_run *run, char **cause)
 {
 	return db_insert_rows(db, "frames", fr_ins, FI_N, run->nframes, bind_frame,
-			      (void *)run, "cannot store the frames in", cause);
+			      run, "cannot store the frames in", cause);
 }
 
 static int store_counts(struct db *db, const struct db_run *run, char **cause)
 {
 	return db_insert_rows(db, "frame_counts", fc_ins, CI_N, run->nframe_counts,
-			      bind_count, (void *)run, "cannot store the frame counts in",
+			      bind_count, run, "cannot store the frame counts in",
 			      cause);
 }
 

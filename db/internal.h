@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "db/db.h"
 #include "db/runs.h"
@@ -88,10 +89,20 @@ int db_prepare_insert_rows(struct db *db, sqlite3_stmt **st, const char *table,
  * 0, or what db_step_done returns for the first row that failed.
  */
 #define DB_INSERT_ROWS 64
-typedef void (*db_bind_row_fn)(sqlite3_stmt *st, size_t r, size_t i, void *arg);
+typedef void (*db_bind_row_fn)(sqlite3_stmt *st, size_t r, size_t i,
+			       const void *arg);
 int db_insert_rows(struct db *db, const char *table, const char *const *cols,
-		   size_t ncols, size_t n, db_bind_row_fn bind, void *arg,
+		   size_t ncols, size_t n, db_bind_row_fn bind, const void *arg,
 		   const char *what, char **cause);
+
+/* The cells (o, i) of an nouter x ninner table for which present() holds,
+ * in order: the rows of a table stored sparsely (a thread's counts of the
+ * events it has, an interval's of those read). Their number, with *out
+ * the caller's to free (NULL for none), or -ENOMEM. */
+struct db_cell { size_t o, i; };
+typedef bool (*db_cell_fn)(size_t o, size_t i, const void *arg);
+ssize_t db_cells(size_t nouter, size_t ninner, db_cell_fn present,
+		 const void *arg, struct db_cell **out);
 
 /* The body of db_run_store, for callers already inside a transaction. */
 int db_run_store_body(struct db *db, struct db_run *run, char **cause);

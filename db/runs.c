@@ -318,14 +318,20 @@ static int store_pmu_counts(struct db *db, sqlite3_stmt *st,
 
 /* A run's threads as rows: thread t is row id0 + t (ids chosen, not
  * given by SQLite one insert at a time, so that the rows go in many to a
- * statement); its counts, the present ones, listed. */
+ * statement); cnt[k] its counts, thread cnt[k].o's event cnt[k].i. */
 struct thread_rows {
 	const struct db_run *run;
 	int64_t id0;
-	struct { size_t t, e; } *cnt;
+	struct db_cell *cnt;
 };
 
-static void bind_thread(sqlite3_stmt *st, size_t r, size_t t, void *arg)
+static bool has_count(size_t t, size_t e, const void *arg)
+{
+	const struct db_thread *th = &((const struct db_run *)arg)->threads[t];
+	return th->counts && th->counts[e].present;
+}
+
+static void bind_thread(sqlite3_stmt *st, size_t r, size_t t, const void *arg)
 {
 	const struct thread_rows *tr = arg;
 	const struct db_thread *th = &tr->run->threads[t];
@@ -341,10 +347,10 @@ static void bind_thread(sqlite3_stmt *st, size_t r, size_t t, void *arg)
 	db_bind_int_or_null(st, DB_PARAM_ROW(r, TI_N, TI_PPID), th->ppid != 0, th->ppid);
 }
 
-static void bind_count(sqlite3_stmt *st, size_t r, size_t i, void *arg)
+static void bind_count(sqlite3_stmt *st, size_t r, size_t k, const void *arg)
 {
 	const struct thread_rows *tr = arg;
-	size_t t = tr->cnt[i].t, e = tr->cnt[i].e;
+	size_t t = tr->cnt[k].o, e = tr->cnt[k].i;
 	const struct db_count *c = &tr->run->threads[t].counts[e];
 	sqlite3_bind_int64(st, DB_PARAM_ROW(r, CI_N, CI_THREAD), tr->id0 + (int64_t)t);
 	sqlite3_bind_int(st, DB_PARAM_ROW(r, CI_N, CI_EVENT), (int)e);
@@ -369,24 +375,13 @@ static int store_threads(struct db *db, const struct db_run *run, char **cause)
 	sqlite3_finalize(st);
 	if (s != SQLITE_ROW)
 		return db_fail(db, s, "cannot number the threads in", cause);
-	size_t n = 0;
-	for (size_t t = 0; t < run->nthreads; t++)
-		for (size_t e = 0; e < run->nevents && run->threads[t].counts; e++)
-			n += run->threads[t].counts[e].present;
-	if (n && !(tr.cnt = malloc(n * sizeof(*tr.cnt))))
+	ssize_t n = db_cells(run->nthreads, run->nevents, has_count, run, &tr.cnt);
+	if (n < 0)
 		return db_nomem(db, "write", cause);
-	n = 0;
-	for (size_t t = 0; t < run->nthreads; t++)
-		for (size_t e = 0; e < run->nevents && run->threads[t].counts; e++)
-			if (run->threads[t].counts[e].present) {
-				tr.cnt[n].t = t;
-				tr.cnt[n].e = e;
-				n++;
-			}
 	rc = db_insert_rows(db, "threads", thread_ins, TI_N, run->nthreads, bind_thread,
 			    &tr, "cannot store the threads in", cause);
 	if (!rc)
-		rc = db_insert_rows(db, "counts", count_ins, CI_N, n, bind_count, &tr,
+		rc = db_insert_rows(db, "counts", count_ins, CI_N, (size_t)n, bind_count, &tr,
 				    "cannot store the counts in", cause);
 	free(tr.cnt);
 	if (rc || run->ncore_pmus <= 1)

@@ -20,16 +20,22 @@
 enum { IV_INS(DB_COL_ENUM) II_N };
 static const char *const iv_ins[] = { IV_INS(DB_COL_SQL) };
 
-/* A run's intervals as rows: row k is interval row[k].i's event row[k].e. */
+/* A run's intervals as rows: row k is interval row[k].o's event row[k].i. */
 struct iv_rows {
 	const struct db_run *run;
-	struct { size_t i, e; } *row;
+	struct db_cell *row;
 };
 
-static void bind_interval(sqlite3_stmt *st, size_t r, size_t k, void *arg)
+static bool was_read(size_t i, size_t e, const void *arg)
+{
+	const struct db_run *run = arg;
+	return run->intervals[i].values[e] >= 0;
+}
+
+static void bind_interval(sqlite3_stmt *st, size_t r, size_t k, const void *arg)
 {
 	const struct iv_rows *tr = arg;
-	size_t i = tr->row[k].i, e = tr->row[k].e;
+	size_t i = tr->row[k].o, e = tr->row[k].i;
 	const struct db_interval *iv = &tr->run->intervals[i];
 	sqlite3_bind_int64(st, DB_PARAM_ROW(r, II_N, II_RUN_ID), tr->run->id);
 	sqlite3_bind_int64(st, DB_PARAM_ROW(r, II_N, II_SEQ), (sqlite3_int64)i);
@@ -54,24 +60,13 @@ int db_intervals_store(struct db *db, const struct db_run *run, char **cause)
 				*cause = NULL;
 			return -EINVAL;
 		}
-	/* One row per interval and event read, listed. */
+	/* One row per interval and event read. */
 	struct iv_rows tr = { .run = run };
-	size_t n = 0;
-	for (size_t i = 0; i < run->nintervals; i++)
-		for (size_t e = 0; e < run->nevents; e++)
-			n += run->intervals[i].values[e] >= 0;
-	if (n && !(tr.row = malloc(n * sizeof(*tr.row))))
+	ssize_t n = db_cells(run->nintervals, run->nevents, was_read, run, &tr.row);
+	if (n < 0)
 		return db_nomem(db, "write", cause);
-	n = 0;
-	for (size_t i = 0; i < run->nintervals; i++)
-		for (size_t e = 0; e < run->nevents; e++)
-			if (run->intervals[i].values[e] >= 0) {
-				tr.row[n].i = i;
-				tr.row[n].e = e;
-				n++;
-			}
-	int rc = db_insert_rows(db, "intervals", iv_ins, II_N, n, bind_interval, &tr,
-				"cannot store the intervals in", cause);
+	int rc = db_insert_rows(db, "intervals", iv_ins, II_N, (size_t)n, bind_interval,
+				&tr, "cannot store the intervals in", cause);
 	free(tr.row);
 	return rc;
 }
