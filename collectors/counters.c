@@ -105,8 +105,8 @@ struct counters {
 	long *pc_sidx;		/* per sampler: its index in pc, or -1 */
 	int side_rc;		/* the first error feeding them */
 	/* Told of a filled buffer by signal, not by sleeping on its fds
-	 * (ringwake.h); wake_all false: not so on this path, or some fd
-	 * refused, and the buffers' fds are polled instead. */
+	 * (ringwake.h), from the first target on; wake_all false: not so on
+	 * this path, or some fd refused, and the buffers' fds are polled. */
 	struct ringwake wake;
 	bool wake_all;
 	uint64_t *vals;		/* on_counts' scratch, one per event */
@@ -258,7 +258,6 @@ struct counters *counters_new(const struct counters_opts *opts)
 	c->lay.sample_type = SAMPLE_ID_TYPE;
 	c->lay.read_format = READ_FORMAT;
 	c->sideband_fd = -1;
-	c->wake_all = ringwake_start(&c->wake) == 0;
 	if (opts->on_counts) {
 		c->vals = calloc(opts->nevents ? opts->nevents : 1, sizeof(*c->vals));
 		c->have = calloc(opts->nevents ? opts->nevents : 1, sizeof(*c->have));
@@ -1254,13 +1253,13 @@ int counters_open_task(struct counters *c, pid_t pid, pid_t tid,
 		target_close(t, c->nev, c->o.nsamplers);
 		return rc;
 	}
-	if (c->wake_all && (c->pc || c->o.nsamplers)) {
-		c->wake_all = false;
-		ringwake_stop(&c->wake);	/* nothing was armed */
-	} else if (c->wake_all) {
+	if (!c->pc && !c->o.nsamplers) {
 		/* Where an fd refused, those armed may still signal: the
 		 * watch stays on, unpolled, until counters_free. */
-		c->wake_all = arm_target(c, t);
+		if (!c->ntargets)
+			c->wake_all = ringwake_start(&c->wake) == 0;
+		if (c->wake_all)
+			c->wake_all = arm_target(c, t);
 	}
 	c->ntargets++;
 	return 0;
