@@ -238,18 +238,10 @@ static const char *const event_ins[] = { EVENT_INS(DB_COL_SQL) };
 	X(TI_MAIN, "is_main") \
 	X(TI_START, "start_ns") \
 	X(TI_END, "end_ns") \
-	X(TI_PPID, "ppid")
+	X(TI_PPID, "ppid") \
+	X(TI_COUNTS, "counts")
 enum { THREAD_INS(DB_COL_ENUM) TI_N };
 static const char *const thread_ins[] = { THREAD_INS(DB_COL_SQL) };
-
-#define COUNT_INS(X) \
-	X(CI_THREAD, "thread_id") \
-	X(CI_EVENT, "event_idx") \
-	X(CI_VALUE, "value") \
-	X(CI_ENABLED, "time_enabled") \
-	X(CI_RUNNING, "time_running")
-enum { COUNT_INS(DB_COL_ENUM) CI_N };
-static const char *const count_ins[] = { COUNT_INS(DB_COL_SQL) };
 
 #define PMU_COUNT_INS(X) \
 	X(PI_THREAD, "thread_id") \
@@ -318,17 +310,66 @@ static int store_pmu_counts(struct db *db, sqlite3_stmt *st,
 
 /* A run's threads as rows: thread t is row id0 + t (ids chosen, not
  * given by SQLite one insert at a time, so that the rows go in many to a
- * statement); cnt[k] its counts, thread cnt[k].o's event cnt[k].i. */
+ * statement); json a buffer for one thread's counts (count_json). */
 struct thread_rows {
 	const struct db_run *run;
 	int64_t id0;
-	struct db_cell *cnt;
+	char *json;
 };
 
-static bool has_count(size_t t, size_t e, const void *arg)
+/* The longest count_json of a run of n events: "[", then per event
+ * "[v,e,r]," (three signed 64-bit numbers of at most 20 characters), "]". */
+static size_t count_json_max(size_t n)
 {
-	const struct db_thread *th = &((const struct db_run *)arg)->threads[t];
-	return th->counts && th->counts[e].present;
+	return 2 + n * (3 * 20 + 5) + 1;
+}
+
+/* v as decimal at p (the counter's bits as a signed 64-bit integer, as
+ * SQLite keeps it); the end. snprintf took a fifth of the store. */
+static char *put_i64(char *p, uint64_t bits)
+{
+	char tmp[20];
+	int n = 0;
+	uint64_t v = bits;
+	if ((int64_t)bits < 0) {
+		*p++ = '-';
+		v = (uint64_t)0 - bits;
+	}
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	while (n)
+		*p++ = tmp[--n];
+	return p;
+}
+
+/* Thread th's counts as threads.counts holds them (schema v21): element
+ * e is [value, time_enabled, time_running], null where none arrived. */
+static const char *count_json(char *buf, const struct db_thread *th, size_t nevents)
+{
+	char *p = buf;
+	*p++ = '[';
+	for (size_t e = 0; e < nevents; e++) {
+		const struct db_count *c = th->counts ? &th->counts[e] : NULL;
+		if (e)
+			*p++ = ',';
+		if (!c || !c->present) {
+			memcpy(p, "null", 4);
+			p += 4;
+			continue;
+		}
+		*p++ = '[';
+		p = put_i64(p, c->value);
+		*p++ = ',';
+		p = put_i64(p, c->enabled);
+		*p++ = ',';
+		p = put_i64(p, c->running);
+		*p++ = ']';
+	}
+	*p++ = ']';
+	*p = '\0';
+	return buf;
 }
 
 static void bind_thread(sqlite3_stmt *st, size_t r, size_t t, const void *arg)
@@ -345,18 +386,10 @@ static void bind_thread(sqlite3_stmt *st, size_t r, size_t t, const void *arg)
 	sqlite3_bind_int64(st, DB_PARAM_ROW(r, TI_N, TI_START), th->start_ns);
 	sqlite3_bind_int64(st, DB_PARAM_ROW(r, TI_N, TI_END), th->end_ns);
 	db_bind_int_or_null(st, DB_PARAM_ROW(r, TI_N, TI_PPID), th->ppid != 0, th->ppid);
-}
-
-static void bind_count(sqlite3_stmt *st, size_t r, size_t k, const void *arg)
-{
-	const struct thread_rows *tr = arg;
-	size_t t = tr->cnt[k].o, e = tr->cnt[k].i;
-	const struct db_count *c = &tr->run->threads[t].counts[e];
-	sqlite3_bind_int64(st, DB_PARAM_ROW(r, CI_N, CI_THREAD), tr->id0 + (int64_t)t);
-	sqlite3_bind_int(st, DB_PARAM_ROW(r, CI_N, CI_EVENT), (int)e);
-	sqlite3_bind_int64(st, DB_PARAM_ROW(r, CI_N, CI_VALUE), (sqlite3_int64)c->value);
-	sqlite3_bind_int64(st, DB_PARAM_ROW(r, CI_N, CI_ENABLED), (sqlite3_int64)c->enabled);
-	sqlite3_bind_int64(st, DB_PARAM_ROW(r, CI_N, CI_RUNNING), (sqlite3_int64)c->running);
+	const char *js = count_json(tr->json, th, tr->run->nevents);
+	if (sqlite3_bind_text(st, DB_PARAM_ROW(r, TI_N, TI_COUNTS), js, -1,
+			      SQLITE_TRANSIENT) != SQLITE_OK)
+		db_bind_failed();
 }
 
 /* The run's threads, each with its counts (and per core PMU, where
@@ -375,15 +408,12 @@ static int store_threads(struct db *db, const struct db_run *run, char **cause)
 	sqlite3_finalize(st);
 	if (s != SQLITE_ROW)
 		return db_fail(db, s, "cannot number the threads in", cause);
-	ssize_t n = db_cells(run->nthreads, run->nevents, has_count, run, &tr.cnt);
-	if (n < 0)
+	tr.json = malloc(count_json_max(run->nevents));
+	if (!tr.json)
 		return db_nomem(db, "write", cause);
 	rc = db_insert_rows(db, "threads", thread_ins, TI_N, run->nthreads, bind_thread,
 			    &tr, "cannot store the threads in", cause);
-	if (!rc)
-		rc = db_insert_rows(db, "counts", count_ins, CI_N, (size_t)n, bind_count, &tr,
-				    "cannot store the counts in", cause);
-	free(tr.cnt);
+	free(tr.json);
 	if (rc || run->ncore_pmus <= 1)
 		return rc;
 	rc = db_prepare_insert(db, &st, "pmu_counts", pmu_count_ins, PI_N, cause);
@@ -863,18 +893,86 @@ static int load_events(struct db *db, int64_t id, struct db_run *out, char **cau
 	X(TC_MAIN, "is_main") \
 	X(TC_START, "start_ns") \
 	X(TC_END, "end_ns") \
-	X(TC_PPID, "ppid")
+	X(TC_PPID, "ppid") \
+	X(TC_COUNTS, "counts")
 enum { THREAD_COLS(DB_COL_ENUM) TC_N };
 static const char *const thread_cols[] = { THREAD_COLS(DB_COL_SQL) };
 
-#define COUNT_COLS(X) \
-	X(CC_THREAD, "c.thread_id") \
-	X(CC_EVENT, "c.event_idx") \
-	X(CC_VALUE, "c.value") \
-	X(CC_ENABLED, "c.time_enabled") \
-	X(CC_RUNNING, "c.time_running")
-enum { COUNT_COLS(DB_COL_ENUM) CC_N };
-static const char *const count_cols[] = { COUNT_COLS(DB_COL_SQL) };
+/* The number at *pp (JSON: an optional '-', then digits) as the 64 bits
+ * SQLite keeps a counter in; false where it is not one or leaves int64. */
+static bool json_i64(const char **pp, uint64_t *out)
+{
+	const char *p = *pp;
+	bool neg = *p == '-';
+	if (neg)
+		p++;
+	if (*p < '0' || *p > '9')
+		return false;
+	uint64_t v = 0, lim = neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
+	for (; *p >= '0' && *p <= '9'; p++) {
+		unsigned d = (unsigned)(*p - '0');
+		if (v > (lim - d) / 10)
+			return false;
+		v = v * 10 + d;
+	}
+	if (*p == '.' || *p == 'e' || *p == 'E')
+		return false;
+	*out = neg ? (uint64_t)0 - v : v;
+	*pp = p;
+	return true;
+}
+
+static const char *json_ws(const char *p)
+{
+	while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+		p++;
+	return p;
+}
+
+/*
+ * threads.counts (schema v21) into c[0..n): a JSON array whose element e
+ * is null or [value, time_enabled, time_running], integers. NULL text:
+ * no counts. -1 where the text is not that, -2 where it holds more
+ * elements than the run's n events.
+ */
+static int parse_counts(const char *js, struct db_count *c, size_t n)
+{
+	if (!js)
+		return 0;
+	const char *p = json_ws(js);
+	if (*p++ != '[')
+		return -1;
+	p = json_ws(p);
+	if (*p == ']')
+		return *json_ws(p + 1) ? -1 : 0;
+	for (size_t e = 0;; e++) {
+		if (e >= n)
+			return -2;
+		if (!strncmp(p, "null", 4)) {
+			p += 4;
+		} else {
+			uint64_t v[3];
+			if (*p++ != '[')
+				return -1;
+			for (int k = 0; k < 3; k++) {
+				p = json_ws(p);
+				if (!json_i64(&p, &v[k]))
+					return -1;
+				p = json_ws(p);
+				if (*p++ != (k < 2 ? ',' : ']'))
+					return -1;
+			}
+			c[e] = (struct db_count){ .value = v[0], .enabled = v[1],
+						  .running = v[2], .present = true };
+		}
+		p = json_ws(p);
+		if (*p == ']')
+			return *json_ws(p + 1) ? -1 : 0;
+		if (*p++ != ',')
+			return -1;
+		p = json_ws(p);
+	}
+}
 
 static int load_threads(struct db *db, int64_t id, struct db_run *out, char **cause)
 {
@@ -887,7 +985,6 @@ static int load_threads(struct db *db, int64_t id, struct db_run *out, char **ca
 	struct db_row r;
 	db_row_init(&r, db, st, "threads");
 	size_t cap = 0;
-	int64_t *tids = NULL;
 	int s;
 	size_t per = out->nevents ? out->nevents : 1;
 	while (!r.rc && (s = sqlite3_step(st)) == SQLITE_ROW) {
@@ -903,15 +1000,11 @@ static int load_threads(struct db *db, int64_t id, struct db_run *out, char **ca
 		if (out->nthreads == cap) {
 			cap = cap ? cap * 2 : 64;
 			struct db_thread *p = realloc(out->threads, cap * sizeof(*p));
-			if (p)
-				out->threads = p;
-			int64_t *q = p ? realloc(tids, cap * sizeof(*q)) : NULL;
-			if (q)
-				tids = q;
-			if (!p || !q) {
+			if (!p) {
 				rc = -ENOMEM;
 				break;
 			}
+			out->threads = p;
 		}
 		struct db_thread *t = &out->threads[out->nthreads];
 		memset(t, 0, sizeof(*t));
@@ -921,7 +1014,6 @@ static int load_threads(struct db *db, int64_t id, struct db_run *out, char **ca
 			break;
 		}
 		out->nthreads++;
-		tids[out->nthreads - 1] = sqlite3_column_int64(st, TC_ID);
 		t->tid = (int32_t)db_row_int(&r, TC_TID, INT32_MIN, INT32_MAX, 0, 0);
 		t->pid = (int32_t)db_row_int(&r, TC_PID, INT32_MIN, INT32_MAX, 0,
 					     DB_NULL_OK);
@@ -930,6 +1022,14 @@ static int load_threads(struct db *db, int64_t id, struct db_run *out, char **ca
 		t->start_ns = db_row_int(&r, TC_START, INT64_MIN, INT64_MAX, 0, DB_NULL_OK);
 		t->end_ns = db_row_int(&r, TC_END, INT64_MIN, INT64_MAX, 0, DB_NULL_OK);
 		t->ppid = (int32_t)db_row_int(&r, TC_PPID, 0, INT32_MAX, 0, DB_NULL_OK);
+		int bad = parse_counts((const char *)sqlite3_column_text(st, TC_COUNTS),
+				       t->counts, out->nevents);
+		if (bad == -2)
+			db_row_bad(&r, TC_COUNTS, "has more elements than the run's %zu "
+				   "events", out->nevents);
+		else if (bad)
+			db_row_bad(&r, TC_COUNTS, "is not a JSON array of null or "
+				   "[value, time_enabled, time_running]");
 	}
 	sqlite3_finalize(st);
 	if (!rc && r.rc)
@@ -937,46 +1037,7 @@ static int load_threads(struct db *db, int64_t id, struct db_run *out, char **ca
 	db_row_release(&r);
 	if (!rc && s != SQLITE_DONE)
 		rc = db_fail(db, s, "cannot read the threads from", cause);
-	if (rc) {
-		free(tids);
-		return rc;
-	}
-
-	/* Counts come back in thread order, matched by the thread's row id. */
-	rc = db_prepare_select(db, &st, count_cols, CC_N,
-		"FROM counts c JOIN threads t ON t.id = c.thread_id"
-		" WHERE t.run_id = ?1 ORDER BY t.seq, c.event_idx", cause);
-	if (rc) {
-		free(tids);
-		return rc;
-	}
-	sqlite3_bind_int64(st, 1, id);
-	db_row_init(&r, db, st, "counts");
-	size_t ti = 0;
-	while (!r.rc && (s = sqlite3_step(st)) == SQLITE_ROW) {
-		int64_t thid = sqlite3_column_int64(st, CC_THREAD);
-		db_row_key(&r, "(thread_id %lld, event_idx %lld)", (long long)thid,
-			   (long long)sqlite3_column_int64(st, CC_EVENT));
-		while (ti < out->nthreads && tids[ti] != thid)
-			ti++;
-		if (ti == out->nthreads)
-			break;
-		int64_t e = db_row_int(&r, CC_EVENT, 0, (int64_t)out->nevents - 1, 0, 0);
-		if (r.rc)
-			break;
-		struct db_count *c = &out->threads[ti].counts[e];
-		c->present = true;
-		c->value = db_row_u64(&r, CC_VALUE, 0);
-		c->enabled = db_row_u64(&r, CC_ENABLED, 0);
-		c->running = db_row_u64(&r, CC_RUNNING, 0);
-	}
-	sqlite3_finalize(st);
-	free(tids);
-	if (r.rc)
-		return db_row_fail(&r, cause);
-	if (s != SQLITE_DONE && s != SQLITE_ROW)
-		return db_fail(db, s, "cannot read the counts from", cause);
-	return 0;
+	return rc;
 }
 
 /*

@@ -170,8 +170,21 @@ static const struct damage cases[] = {
 	  "runs row 1: wall_s -1 is out of range 0..1e+12" },
 	{ NULL, "UPDATE events SET idx = 5 WHERE run_id = 1 AND idx = 1", L_RUN, 1,
 	  "events row (run 1, idx 5): idx 5 is out of range 1..1" },
-	{ NULL, "UPDATE counts SET event_idx = 9 WHERE thread_id = 1", L_RUN, 1,
-	  "counts row (thread_id 1, event_idx 9): event_idx 9 is out of range 0..1" },
+	/* A thread's counts (schema v21: a JSON array in its row): an event
+	 * the run does not have, and what prof never writes there. */
+	{ NULL, "UPDATE threads SET counts = '[[1,1,1],null,[5,5,5]]' WHERE id = 1",
+	  L_RUN, 1, "threads row 1: counts has more elements than the run's 2 events" },
+	{ NULL, "UPDATE threads SET counts = '[[1,2]]' WHERE id = 1", L_RUN, 1,
+	  "threads row 1: counts is not a JSON array of null or [value, "
+	  "time_enabled, time_running]" },
+	{ NULL, "UPDATE threads SET counts = '[[1.5,2,2]]' WHERE id = 1", L_RUN, 1,
+	  "threads row 1: counts is not a JSON array" },
+	{ NULL, "UPDATE threads SET counts = '[[1,2,99999999999999999999]]' WHERE id = 1",
+	  L_RUN, 1, "threads row 1: counts is not a JSON array" },
+	{ NULL, "UPDATE threads SET counts = 'abc' WHERE id = 1", L_RUN, 1,
+	  "threads row 1: counts is not a JSON array" },
+	{ NULL, "UPDATE threads SET counts = '[null] x' WHERE id = 1", L_RUN, 1,
+	  "threads row 1: counts is not a JSON array" },
 	{ NULL, "UPDATE threads SET seq = 7 WHERE id = 2", L_RUN, 1,
 	  "threads row 2: seq 7 is out of range 1..1" },
 	{ NULL, "UPDATE experiment_runs SET arm_idx = 7 WHERE run_id = 5", L_EXP, 1,
@@ -269,7 +282,9 @@ static void test_check__huge_valid_numbers_load(void **state)
 	dbfix_change(f->path, NULL,
 		     "UPDATE events SET value = -1, time_enabled = -1, time_running = -1"
 		     " WHERE run_id = 1 AND idx = 0;"
-		     "UPDATE counts SET value = -2 WHERE thread_id = 1;"
+		     "UPDATE threads SET counts = json_set(counts, '$[0][0]', -2) WHERE id = 1;"
+		     "UPDATE threads SET counts = ' [ [ 7 ,-9223372036854775808,\n8 ] , null ] '"
+		     " WHERE id = 2;"
 		     "UPDATE runs SET lost_records = 9223372036854775807, wall_s = 1e9,"
 		     " pid = 2147483647 WHERE id = 1;"
 		     "UPDATE experiments SET rounds = 100000, warmup = 1000, seed = -1;");
@@ -281,6 +296,12 @@ static void test_check__huge_valid_numbers_load(void **state)
 		fail_msg("%s", cause);
 	assert_true(run.events[0].total.value == UINT64_MAX);
 	assert_true(run.threads[0].counts[0].value == UINT64_MAX - 1);
+	/* JSON as another tool writes it: spaces, the least int64. */
+	assert_true(run.threads[1].counts[0].present);
+	assert_true(run.threads[1].counts[0].value == 7);
+	assert_true(run.threads[1].counts[0].enabled == (uint64_t)1 << 63);
+	assert_true(run.threads[1].counts[0].running == 8);
+	assert_false(run.threads[1].counts[1].present);
 	assert_true(run.lost_records == INT64_MAX);
 	assert_true(run.wall_s == 1e9);
 	assert_int_equal(run.pid, 2147483647);
