@@ -297,6 +297,52 @@ static void test_runs__many_threads_round_trip_across_batches(void **state)
 	db_close(db);
 }
 
+/* A thread's counts are one JSON text (schema v21): every 64-bit value
+ * comes back as it went in, and the view counts shows SQLite's signed
+ * form of it, as the table did. */
+static void test_runs__counts_of_every_width_round_trip(void **state)
+{
+	struct tu_db *f = *state;
+	struct db *db;
+	char *cause = NULL;
+	assert_int_equal(db_open(&db, f->path, &cause), 0);
+	static const uint64_t vals[] = { 0, 1, 9, 10, 4294967296ull, INT64_MAX,
+					 (uint64_t)INT64_MAX + 1, UINT64_MAX - 1, UINT64_MAX };
+	const size_t n = sizeof(vals) / sizeof(vals[0]);
+	struct db_run r, back;
+	make_run(&r, n);
+	for (size_t i = 0; i < n; i++)
+		r.threads[i].counts[1] = (struct db_count){ vals[i], vals[n - 1 - i],
+							    vals[(i + 3) % n], true };
+	free(r.threads[2].counts);	/* a thread no count arrived for */
+	r.threads[2].counts = NULL;
+	assert_int_equal(db_run_store(db, &r, &cause), 0);
+	assert_int_equal(db_run_load(db, r.id, &back, &cause), 0);
+	for (size_t i = 0; i < n; i++) {
+		const struct db_count *c = &back.threads[i].counts[1];
+		assert_int_equal(back.threads[i].counts[0].present, i != 2);
+		assert_int_equal(c->present, i != 2);
+		if (i == 2)
+			continue;
+		assert_true(c->value == vals[i]);
+		assert_true(c->enabled == vals[n - 1 - i]);
+		assert_true(c->running == vals[(i + 3) % n]);
+	}
+	char *v = NULL;
+	assert_int_equal(db_query_text(db, "SELECT group_concat(value) FROM counts"
+				       " WHERE event_idx = 1", &v, NULL), 0);
+	assert_string_equal(v, "0,1,10,4294967296,9223372036854775807,"
+			    "-9223372036854775808,-2,-1");
+	free(v);
+	assert_int_equal(db_query_text(db, "SELECT counts FROM threads WHERE seq = 2",
+				       &v, NULL), 0);
+	assert_string_equal(v, "[null,null]");
+	free(v);
+	db_run_release(&back);
+	db_run_release(&r);
+	db_close(db);
+}
+
 static void test_runs__v1_file_gains_modules(void **state)
 {
 	struct tu_db *f = *state;
@@ -806,6 +852,7 @@ int main(void)
 		cmocka_unit_test(test_runs__lookups_by_name),
 		cmocka_unit_test_setup_teardown(test_runs__store_and_load_round_trip, tu_db_setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_runs__many_threads_round_trip_across_batches, tu_db_setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_runs__counts_of_every_width_round_trip, tu_db_setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_runs__v1_file_gains_modules, tu_db_setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_runs__v8_file_gains_parents, tu_db_setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_runs__read_only_open, tu_db_setup, tu_db_teardown),
