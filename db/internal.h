@@ -9,7 +9,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <sys/types.h>
 
 #include "db/db.h"
 #include "db/runs.h"
@@ -85,7 +84,8 @@ int db_prepare_insert_rows(struct db *db, sqlite3_stmt **st, const char *table,
  * one by one: bind(st, r, i, arg) binds item i as the statement's row r
  * (DB_PARAM_ROW). A step costs SQLite about as much for one row as for
  * many (the program's set-up, its cursors, its halt): the 5,000-thread
- * churn's 5,001 threads and 20,004 counts took 30 ms row by row, 2026-12-06.
+ * churn's 5,001 threads and 20,004 count rows (schema v20) took 30 ms
+ * row by row, 2026-12-06.
  * 0, or what db_step_done returns for the first row that failed.
  */
 #define DB_INSERT_ROWS 64
@@ -95,14 +95,6 @@ int db_insert_rows(struct db *db, const char *table, const char *const *cols,
 		   size_t ncols, size_t n, db_bind_row_fn bind, const void *arg,
 		   const char *what, char **cause);
 
-/* The cells (o, i) of an nouter x ninner table for which present() holds,
- * in order: the rows of a table stored sparsely (a thread's counts of the
- * events it has, an interval's of those read). Their number, with *out
- * the caller's to free (NULL for none), or -ENOMEM. */
-struct db_cell { size_t o, i; };
-typedef bool (*db_cell_fn)(size_t o, size_t i, const void *arg);
-ssize_t db_cells(size_t nouter, size_t ninner, db_cell_fn present,
-		 const void *arg, struct db_cell **out);
 
 /* The body of db_run_store, for callers already inside a transaction. */
 int db_run_store_body(struct db *db, struct db_run *run, char **cause);

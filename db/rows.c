@@ -114,28 +114,6 @@ int db_step_done(struct db *db, sqlite3_stmt *st, const char *what, char **cause
 	return s == SQLITE_DONE ? 0 : db_fail(db, s, what, cause);
 }
 
-ssize_t db_cells(size_t nouter, size_t ninner, db_cell_fn present,
-		 const void *arg, struct db_cell **out)
-{
-	*out = NULL;
-	size_t n = 0;
-	for (size_t o = 0; o < nouter; o++)
-		for (size_t i = 0; i < ninner; i++)
-			n += present(o, i, arg);
-	if (!n)
-		return 0;
-	struct db_cell *c = malloc(n * sizeof(*c));
-	if (!c)
-		return -ENOMEM;
-	n = 0;
-	for (size_t o = 0; o < nouter; o++)
-		for (size_t i = 0; i < ninner; i++)
-			if (present(o, i, arg))
-				c[n++] = (struct db_cell){ o, i };
-	*out = c;
-	return (ssize_t)n;
-}
-
 int db_insert_rows(struct db *db, const char *table, const char *const *cols,
 		   size_t ncols, size_t n, db_bind_row_fn bind, const void *arg,
 		   const char *what, char **cause)

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
 
 #include "db/internal.h"
 
@@ -20,24 +21,42 @@
 enum { IV_INS(DB_COL_ENUM) II_N };
 static const char *const iv_ins[] = { IV_INS(DB_COL_SQL) };
 
-/* A run's intervals as rows: row k is interval row[k].o's event row[k].i. */
+/* A run's intervals as rows, one per interval and event read: row k is
+ * interval row[k].iv's event row[k].ev. */
 struct iv_rows {
 	const struct db_run *run;
-	struct db_cell *row;
+	struct iv_cell { size_t iv, ev; } *row;
 };
 
-static bool was_read(size_t i, size_t e, const void *arg)
+/* The cells of run's intervals that were read, in order, into *out (the
+ * caller's to free; NULL for none): their number, or -ENOMEM. */
+static ssize_t read_cells(const struct db_run *run, struct iv_cell **out)
 {
-	const struct db_run *run = arg;
-	return run->intervals[i].values[e] >= 0;
+	*out = NULL;
+	size_t n = 0;
+	for (size_t i = 0; i < run->nintervals; i++)
+		for (size_t e = 0; e < run->nevents; e++)
+			n += run->intervals[i].values[e] >= 0;
+	if (!n)
+		return 0;
+	struct iv_cell *c = malloc(n * sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	n = 0;
+	for (size_t i = 0; i < run->nintervals; i++)
+		for (size_t e = 0; e < run->nevents; e++)
+			if (run->intervals[i].values[e] >= 0)
+				c[n++] = (struct iv_cell){ i, e };
+	*out = c;
+	return (ssize_t)n;
 }
 
 static void bind_interval(sqlite3_stmt *st, size_t r, size_t k, const void *arg)
 {
-	const struct iv_rows *tr = arg;
-	size_t i = tr->row[k].o, e = tr->row[k].i;
-	const struct db_interval *iv = &tr->run->intervals[i];
-	sqlite3_bind_int64(st, DB_PARAM_ROW(r, II_N, II_RUN_ID), tr->run->id);
+	const struct iv_rows *ir = arg;
+	size_t i = ir->row[k].iv, e = ir->row[k].ev;
+	const struct db_interval *iv = &ir->run->intervals[i];
+	sqlite3_bind_int64(st, DB_PARAM_ROW(r, II_N, II_RUN_ID), ir->run->id);
 	sqlite3_bind_int64(st, DB_PARAM_ROW(r, II_N, II_SEQ), (sqlite3_int64)i);
 	sqlite3_bind_int64(st, DB_PARAM_ROW(r, II_N, II_T_MS), iv->t_ms);
 	sqlite3_bind_int(st, DB_PARAM_ROW(r, II_N, II_TID), iv->tid);
@@ -60,14 +79,13 @@ int db_intervals_store(struct db *db, const struct db_run *run, char **cause)
 				*cause = NULL;
 			return -EINVAL;
 		}
-	/* One row per interval and event read. */
-	struct iv_rows tr = { .run = run };
-	ssize_t n = db_cells(run->nintervals, run->nevents, was_read, run, &tr.row);
+	struct iv_rows ir = { .run = run };
+	ssize_t n = read_cells(run, &ir.row);
 	if (n < 0)
 		return db_nomem(db, "write", cause);
 	int rc = db_insert_rows(db, "intervals", iv_ins, II_N, (size_t)n, bind_interval,
-				&tr, "cannot store the intervals in", cause);
-	free(tr.row);
+				&ir, "cannot store the intervals in", cause);
+	free(ir.row);
 	return rc;
 }
 
