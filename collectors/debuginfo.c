@@ -12,9 +12,9 @@
  * (issue 30).
  */
 #include "collectors/debuginfo.h"
+#include "common/dynlib.h"
 #include "common/errtext.h"
 
-#include <dlfcn.h>
 #include <elfutils/debuginfod.h>
 #include <errno.h>
 #include <stdio.h>
@@ -23,17 +23,21 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* The client library's calls, from dlopen; debuginfod.h gives their types. */
-struct client_lib {
-	void *handle;
-	debuginfod_client *(*begin)(void);
-	int (*find_debuginfo)(debuginfod_client *, const unsigned char *, int, char **);
-	void (*end)(debuginfod_client *);
+/* The client library's calls; debuginfod.h gives their types. */
+static struct {
+	DYNLIB_FN(debuginfod_begin);
+	DYNLIB_FN(debuginfod_find_debuginfo);
+	DYNLIB_FN(debuginfod_end);
+} dbgd;
+static const struct dynlib_sym dbgd_syms[] = {
+	DYNLIB_SYM(dbgd, debuginfod_begin),
+	DYNLIB_SYM(dbgd, debuginfod_find_debuginfo),
+	DYNLIB_SYM(dbgd, debuginfod_end),
 };
+static struct dynlib libdebuginfod = DYNLIB_INIT(DEBUGINFO_CLIENT_SONAME, dbgd_syms);
 
 struct debuginfo {
 	struct debuginfo_opts o;
-	struct client_lib lib;
 	char *roots[2];		/* the caller's root, then the default */
 	size_t nroots;
 	debuginfod_client *client;
@@ -84,7 +88,7 @@ void debuginfo_free(struct debuginfo *d)
 	 * starts, keeps global state that is not unloaded safely, and a
 	 * leak checker would take that state for leaks once unmapped. */
 	if (d->client)
-		d->lib.end(d->client);
+		dbgd.debuginfod_end(d->client);
 	for (size_t i = 0; i < d->nroots; i++)
 		free(d->roots[i]);
 	free(d);
@@ -247,22 +251,6 @@ static bool by_debuglink(struct debuginfo *d, const struct elf_file *ef,
 	return false;
 }
 
-/* elfutils' client, loaded once; false when it cannot be. */
-static bool client_load(struct client_lib *lib)
-{
-	lib->handle = dlopen(DEBUGINFO_CLIENT_SONAME, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
-	if (!lib->handle)
-		return false;
-	*(void **)&lib->begin = dlsym(lib->handle, "debuginfod_begin");
-	*(void **)&lib->find_debuginfo = dlsym(lib->handle, "debuginfod_find_debuginfo");
-	*(void **)&lib->end = dlsym(lib->handle, "debuginfod_end");
-	if (lib->begin && lib->find_debuginfo && lib->end)
-		return true;
-	dlclose(lib->handle);
-	memset(lib, 0, sizeof(*lib));
-	return false;
-}
-
 /* debuginfod; *skipped says why it was not asked. */
 static bool by_debuginfod(struct debuginfo *d, const struct elf_file *ef,
 			  const char *build_id, struct debuginfo_result *out,
@@ -275,20 +263,21 @@ static bool by_debuginfod(struct debuginfo *d, const struct elf_file *ef,
 		*skipped = "the file has no build id";
 		return false;
 	}
+	bool loaded = dynlib_load(&libdebuginfod, NULL) == 0;
 	if (!d->client && !d->client_failed) {
-		if (client_load(&d->lib))
-			d->client = d->lib.begin();
+		if (loaded)
+			d->client = dbgd.debuginfod_begin();
 		d->client_failed = !d->client;
 	}
 	if (!d->client) {
-		*skipped = d->lib.handle ? "its client library could not start"
-					 : "its client library (" DEBUGINFO_CLIENT_SONAME
-					   ") could not be loaded";
+		*skipped = loaded ? "its client library could not start"
+				  : "its client library (" DEBUGINFO_CLIENT_SONAME
+				    ") could not be loaded";
 		return false;
 	}
 	char *path = NULL;
 	d->st.debuginfod_queries++;
-	int fd = d->lib.find_debuginfo(d->client, (const unsigned char *)build_id, 0, &path);
+	int fd = dbgd.debuginfod_find_debuginfo(d->client, (const unsigned char *)build_id, 0, &path);
 	if (fd < 0) {
 		*err = -fd;
 		free(path);
