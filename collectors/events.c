@@ -293,7 +293,7 @@ static int encode(const char *name, struct perf_event_attr *attr, char **fstr)
 	arg.attr = attr;
 	arg.fstr = fstr;
 	int rc = pf.pfm_get_os_event_encoding(name, PFM_PLM0 | PFM_PLM3 | PFM_PLMH,
-					      PFM_OS_PERF_EVENT_EXT, &arg);
+					   PFM_OS_PERF_EVENT_EXT, &arg);
 	if (rc == PFM_SUCCESS && (attr->exclude_user || attr->exclude_kernel) &&
 	    !attr->exclude_hv && !has_hv_modifier(arg.idx))
 		attr->exclude_hv = 1;

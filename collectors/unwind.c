@@ -293,7 +293,7 @@ static int find_proc_info(unw_addr_space_t as, unw_word_t ip, unw_proc_info_t *p
 	di.u.rti.table_data = a->mi->table_vaddr + a->bias;
 	di.u.rti.table_len = a->mi->fde_count * 8 / sizeof(unw_word_t);
 	int rc = uw.UNW_OBJ(dwarf_search_unwind_table)(as, ip, &di, pi,
-							need_unwind_info, arg);
+						     need_unwind_info, arg);
 	if (rc < 0)
 		w->no_info = true;
 	return rc;
