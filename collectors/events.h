@@ -68,8 +68,7 @@ struct event_desc {
 extern const char *const events_cache_set[];
 
 /*
- * Load and initialise libpfm4 once. 0, -EIO with *cause filled when
- * libpfm.so.4 cannot be loaded or libpfm4 fails to initialise,
+ * Initialise libpfm4 once. 0, -EIO with *cause filled when libpfm4 fails,
  * or -EINVAL when LIBPFM_FORCE_PMU names a PMU this libpfm4 does not know
  * (*cause names it, with hints).
  */
