@@ -122,6 +122,10 @@ test != "" {
 	} else if (incase != "" && reason == "" && tolower(text) ~ /^skip(ping)?: /) {
 		reason = text
 		sub(/^[^:]*: /, "", reason)
+	} else if (incase != "" && text ~ /^ERROR: /) {
+		# cmocka's fail_msg() prints its message on a line of its own
+		# before the ERROR line, which then carries only "Failure!"
+		cases = cases "                       " text "\n"
 	} else if (incase != "" && text ~ /^\[  ERROR   \] /) {
 		# why a case failed: the message, to the LINE line, and where;
 		# the case's name follows on the FAILED line

@@ -14,9 +14,12 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <termios.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -37,10 +40,15 @@ static int runs(void)
 
 /*
  * PROF_OWN_TIME=strict: only the own-time case, each worker within 2% of
- * its own time and nothing more (the host's steal aside). For a machine
- * that does not stand still inside a switch: .ci/run's one-vCPU guests
- * (scripts/kernels --smp 1), not two vCPUs that one QEMU thread runs in
- * turn (the allowance below says why).
+ * its own time plus only what was measured to be taken away: the
+ * steal, what a QEMU guest's host kept its CPU from running
+ * (host_taken_ns) and the stalls the run's own records show inside
+ * switches; not the 5 ms for a stall none shows. For a machine that does
+ * not stand still inside a switch but for its host: .ci/run's one-vCPU
+ * guests (scripts/kernels --smp 1), not two vCPUs that one QEMU thread
+ * runs in turn (the allowance below says why). A one-vCPU guest stands
+ * still too while its host is busy: beside two host spinners, a row on
+ * 6.12 came out 3.36 ms (+2.32%) over with no stall in its records.
  */
 static bool strict_own_time(void)
 {
@@ -207,6 +215,47 @@ static long long steal_ns(void)
 	return (long long)(v[7] * (1000000000ULL / (unsigned long long)sysconf(_SC_CLK_TCK)));
 }
 
+/*
+ * What the host has so far kept this guest's CPU from running, in ns:
+ * scripts/kernels answers a line written to PROF_HOST_WITNESS (the
+ * guest's second serial port) with its QEMU thread's run-queue wait plus
+ * the host's steal. -1 where there is no witness or it did not answer
+ * within 2 s.
+ */
+static long long host_taken_ns(void)
+{
+	const char *dev = getenv("PROF_HOST_WITNESS");
+	if (!dev || !*dev)
+		return -1;
+	int fd = open(dev, O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	struct termios t;
+	if (tcgetattr(fd, &t) == 0) {
+		cfmakeraw(&t);
+		tcsetattr(fd, TCSANOW, &t);
+	}
+	tcflush(fd, TCIFLUSH);
+	char buf[64];
+	size_t n = 0;
+	long long v = -1;
+	if (write(fd, "?\n", 2) == 2) {
+		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+		while (n < sizeof(buf) - 1 && !memchr(buf, '\n', n) &&
+		       poll(&pfd, 1, 2000) > 0) {
+			ssize_t r = read(fd, buf + n, sizeof(buf) - 1 - n);
+			if (r <= 0)
+				break;
+			n += (size_t)r;
+		}
+		buf[n] = '\0';
+		if (memchr(buf, '\n', n))
+			v = strtoll(buf, NULL, 10);
+	}
+	close(fd);
+	return v;
+}
+
 static void own_times(struct tu_db *f, const char *path, int *percpu_complete)
 {
 	char *bin = helper("selftime"), *out;
@@ -218,8 +267,9 @@ static void own_times(struct tu_db *f, const char *path, int *percpu_complete)
 	char env[64];
 	snprintf(env, sizeof(env), "PROF_COUNT_PATH=%s", path);
 	char *envp[] = { env, NULL };
-	long long steal0 = steal_ns();
+	long long steal0 = steal_ns(), host0 = host_taken_ns();
 	struct tu_proc p = tu_run(argv, envp);
+	long long host1 = host_taken_ns();
 	/* A hypervisor's steal counts in task-clock but not in the
 	 * scheduler's clock of a kernel with PARAVIRT_TIME_ACCOUNTING (6.18
 	 * here: +18% on one worker of a loaded run): what the machine had
@@ -230,6 +280,14 @@ static void own_times(struct tu_db *f, const char *path, int *percpu_complete)
 	 * allows, which only a negative "stolen" can do, and failed a
 	 * run 7 ms over. */
 	long long stolen = steal0 >= 0 && steal1 > steal0 ? steal1 - steal0 : 0;
+	/* And in a QEMU guest, what its host took from it meanwhile: a
+	 * guest's steal shows only what a hypervisor tells it of, and TCG
+	 * tells nothing. */
+	if (host0 >= 0 && host1 > host0) {
+		stolen += host1 - host0;
+		fprintf(stderr, "selftime (%s): the host kept the guest's CPU from "
+			"running for %.2f ms of the run\n", path, (host1 - host0) / 1e6);
+	}
 	if (p.status != 0)
 		fail_msg("prof run selftime exited %d:\n%s", p.status, p.err);
 	char *json = tu_slurp(out);
@@ -298,13 +356,13 @@ static void own_times(struct tu_db *f, const char *path, int *percpu_complete)
 		if (stall)
 			fprintf(stderr, "selftime (%s): the CPU stood still %.2f ms "
 				"inside switches\n", path, stall / 1e6);
-		long long allowed = ns / 50 + stolen +
-				    (strict_own_time() ? 0 : 5000000 + stall);
+		long long allowed = ns / 50 + stolen + stall +
+				    (strict_own_time() ? 0 : 5000000);
 		if (llabs(v - ns) > allowed)
 			fail_msg("selftime (%s): worker %ld counted %lld ns against its "
-				 "own %lld ns (%+.2f%%; allowed %lld ns%s)", path, tid, v,
-				 ns, off * 100, allowed,
-				 strict_own_time() ? ", strict" : "");
+				 "own %lld ns (%+.2f%%; allowed %lld ns: 2%%, %lld stolen, "
+				 "%lld stalled%s)", path, tid, v, ns, off * 100, allowed,
+				 stolen, stall, strict_own_time() ? ", strict" : ", 5 ms");
 		workers++;
 	}
 	if (done)
