@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 
 #include "collectors/cpuid.h"
+#include "common/sysfile.h"
 
 /* root + rel, root "" or NULL meaning "/". */
 static void path_of(char *buf, size_t size, const char *root, const char *rel)
@@ -143,13 +144,11 @@ static int read_midr(const char *root, uint64_t *midr)
 	char path[4400], buf[64];
 	snprintf(path, sizeof(path), "%.4200s/cpu%ld/regs/identification/"
 		 "midr_el1", dir, best);
-	FILE *fp = fopen(path, "re");
-	if (!fp)
-		return -ENOENT;
-	bool ok = fgets(buf, sizeof(buf), fp) != NULL;
-	fclose(fp);
+	int rc = sysfile_line(path, buf, sizeof(buf));
+	if (rc < 0 && rc != -ENODATA && rc != -EIO)
+		return -ENOENT;	/* it would not open */
 	unsigned long long v;
-	if (!ok || !parse_uint(buf, 16, UINT64_MAX, &v))
+	if (rc < 0 || !parse_uint(buf, 16, UINT64_MAX, &v))
 		return -EINVAL;
 	*midr = v;
 	return 0;
@@ -217,13 +216,11 @@ int cpuid_pmu_type(const char *root, const char *pmu)
 		return -ENOENT;
 	snprintf(rel, sizeof(rel), "sys/bus/event_source/devices/%.64s/type", pmu);
 	path_of(path, sizeof(path), root, rel);
-	FILE *fp = fopen(path, "re");
-	if (!fp)
-		return -ENOENT;
-	bool ok = fgets(buf, sizeof(buf), fp) != NULL;
-	fclose(fp);
+	int rc = sysfile_line(path, buf, sizeof(buf));
+	if (rc < 0 && rc != -ENODATA && rc != -EIO)
+		return -ENOENT;	/* it would not open */
 	unsigned long long v;
-	if (!ok || !parse_uint(buf, 10, 0x7fffffff, &v) || v == 0)
+	if (rc < 0 || !parse_uint(buf, 10, 0x7fffffff, &v) || v == 0)
 		return -EINVAL;
 	return (int)v;
 }

@@ -13,6 +13,7 @@
 
 #include "collectors/cpuid.h"
 #include "collectors/events.h"
+#include "common/sysfile.h"
 #include "common/xalloc.h"
 
 const char *const events_cache_set[] = {
@@ -458,11 +459,7 @@ static long read_id(const char *root, const char *name, size_t syslen)
 	memcpy(sys, name, syslen);
 	sys[syslen] = '\0';
 	snprintf(path, sizeof(path), "%s/%s/%.127s/id", dir, sys, name + syslen + 1);
-	FILE *fp = fopen(path, "re");
-	if (!fp)
-		return -ENOENT;
-	long id = fgets(buf, sizeof(buf), fp) ? strtol(buf, NULL, 10) : -1;
-	fclose(fp);
+	long id = sysfile_line(path, buf, sizeof(buf)) == 0 ? strtol(buf, NULL, 10) : -1;
 	return id > 0 ? id : -ENOENT;
 }
 

@@ -16,6 +16,7 @@
 #include "collectors/percpu.h"
 #include "common/cause.h"
 #include "common/errtext.h"
+#include "common/sysfile.h"
 
 #define SAMPLE_TYPE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
 		     PERF_SAMPLE_CPU | PERF_SAMPLE_READ)
@@ -580,14 +581,11 @@ static int map_buffer(struct percpu *p, struct cpu *cp)
 
 static int online_cpus(struct cpumask *m)
 {
-	FILE *fp = fopen("/sys/devices/system/cpu/online", "re");
-	if (!fp)
-		return -errno;
 	char buf[4096];
-	bool ok = fgets(buf, sizeof(buf), fp) != NULL;
-	fclose(fp);
-	buf[strcspn(buf, "\n")] = '\0';
-	return ok && cpumask_parse(m, buf, NULL) == 0 && !cpumask_empty(m) ? 0 : -EINVAL;
+	int rc = sysfile_line("/sys/devices/system/cpu/online", buf, sizeof(buf));
+	if (rc < 0 && rc != -ENODATA && rc != -EIO)
+		return rc;
+	return rc == 0 && cpumask_parse(m, buf, NULL) == 0 && !cpumask_empty(m) ? 0 : -EINVAL;
 }
 
 struct percpu *percpu_open(const struct event_desc *events, size_t nevents,

@@ -16,6 +16,7 @@
 #include "collectors/pmus.h"
 #include "common/cause.h"
 #include "common/errtext.h"
+#include "common/sysfile.h"
 
 #define DEVICES "sys/bus/event_source/devices"
 
@@ -96,15 +97,7 @@ static char *read_line(const char *dir, const char *name)
 	char path[4096];
 	if (snprintf(path, sizeof(path), "%s/%s", dir, name) >= (int)sizeof(path))
 		return NULL;
-	FILE *fp = fopen(path, "re");
-	if (!fp)
-		return NULL;
-	char buf[4096];
-	char *s = fgets(buf, sizeof(buf), fp) ? strdup(buf) : NULL;
-	fclose(fp);
-	if (s)
-		s[strcspn(s, "\n")] = '\0';
-	return s;
+	return sysfile_line_dup(path);
 }
 
 static bool exists(const char *dir, const char *name)

@@ -11,6 +11,7 @@
 #include "collectors/cpumask.h"
 #include "collectors/pmus.h"
 #include "collectors/runenv.h"
+#include "common/sysfile.h"
 
 struct reader {
 	struct runenv *e;
@@ -44,14 +45,7 @@ static bool read_line(const char *root, const char *path, char *buf, size_t n)
 {
 	char full[4096];
 	snprintf(full, sizeof(full), "%s/%s", root, path);
-	FILE *fp = fopen(full, "re");
-	if (!fp)
-		return false;
-	bool ok = fgets(buf, (int)n, fp) != NULL;
-	fclose(fp);
-	if (ok)
-		buf[strcspn(buf, "\n")] = '\0';
-	return ok;
+	return sysfile_line(full, buf, n) == 0;
 }
 
 static void put_file(struct reader *r, const char *key, const char *root,

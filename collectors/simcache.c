@@ -16,6 +16,7 @@
 #include "collectors/topology.h"
 #include "common/cause.h"
 #include "common/errtext.h"
+#include "common/sysfile.h"
 
 const char *const sim_event_names[SIM_NEVENTS] = {
 	"instructions", "l1i-misses", "l1d-misses", "llc-misses", "branch-misses",
@@ -37,13 +38,8 @@ static char *read_line(const char *root, const char *idx, const char *name)
 	if (asprintf(&path, "%s/sys/devices/system/cpu/cpu0/cache/%s/%s",
 		     root, idx, name) < 0)
 		return NULL;
-	FILE *fp = fopen(path, "r");
+	char *s = sysfile_line_dup(path);
 	free(path);
-	if (!fp)
-		return NULL;
-	char buf[64];
-	char *s = fgets(buf, sizeof(buf), fp) ? strndup(buf, strcspn(buf, "\n")) : NULL;
-	fclose(fp);
 	return s;
 }
 
