@@ -54,9 +54,9 @@ static bool counts_instructions(struct tu_db *f)
 
 /* Runs icount threads under prof run with extra options; checks each
  * worker's instructions:u against its loop and returns the JSON. */
-static char *threads_run(struct tu_db *f, const char *events, const char *opt,
-			 const char *optval, const char *unit, double rel,
-			 const char *what)
+static char *threads_run_skewed(struct tu_db *f, const char *events, const char *opt,
+				const char *optval, const char *unit, const char *skew,
+				double rel, double rel_first, const char *what)
 {
 	char *out;
 	if (asprintf(&out, "%s/icount.json", f->dir) < 0)
@@ -74,6 +74,8 @@ static char *threads_run(struct tu_db *f, const char *events, const char *opt,
 	argv[n++] = "threads";
 	if (unit)
 		argv[n++] = (char *)unit;
+	if (unit && skew)
+		argv[n++] = (char *)skew;
 	argv[n] = NULL;
 	struct tu_proc p = tu_run(argv, NULL);
 	if (p.status != 0 && !(rel < 0 && p.status == 1))
@@ -103,15 +105,23 @@ static char *threads_run(struct tu_db *f, const char *events, const char *opt,
 		double off = got - want;
 		fprintf(stderr, "%s: thread %ld instructions:u %.0f, its loop %.0f "
 			"(%+.0f, %+.4f%%)\n", what, tid, got, want, off, off * 100 / want);
-		if (rel >= 0 && fabs(off) > rel * want + THREAD_SLACK)
-			fail_msg("%s: thread %ld counted %.0f instructions against %.0f",
-				 what, tid, got, want);
+		double bound = workers == 0 ? rel_first : rel;
+		if (rel >= 0 && fabs(off) > bound * want + THREAD_SLACK)
+			fail_msg("%s: thread %ld counted %.0f instructions against %.0f "
+				 "(allowed %.1f%%)", what, tid, got, want, bound * 100);
 		workers++;
 	}
 	assert_int_equal(workers, 3);
 	tu_proc_release(&p);
 	free(out);
 	return json;
+}
+
+static char *threads_run(struct tu_db *f, const char *events, const char *opt,
+			 const char *optval, const char *unit, double rel,
+			 const char *what)
+{
+	return threads_run_skewed(f, events, opt, optval, unit, NULL, rel, rel, what);
 }
 
 /* Each thread's own count, within 0.1% of its loop plus a constant. */
@@ -357,17 +367,25 @@ static void test_hwcount__multiplexed_totals_scale(void **state)
 	free(json);
 }
 
-/* ... and per thread, within 1% (issue 24). Counted per CPU, a group
- * the kernel has moved off the PMU takes no switch samples, so its next
- * sample covers several threads' slices; percpu.c shares it by their
- * lengths. Before, all of it went to the sample's thread (icount0 +19.5%
- * in the 6.12 guest); since, within 0.16% in five boots. */
+/* ... and per thread, within 1% (issue 24), the first thread within 2%.
+ * Counted per CPU, a group the kernel has moved off the PMU takes no
+ * switch samples, so its next sample covers several threads' slices;
+ * percpu.c shares it by their lengths. Before, all of it went to the
+ * sample's thread (icount0 +19.5% in the 6.12 guest); since, within
+ * 0.16% in five boots. Sharing by length assumes the threads in a span
+ * count at one rate: icount0's first spans hold the main thread's
+ * pthread_create calls, mostly kernel, which instructions:u does not
+ * count, so icount0 is read at a lower rate than it ran. At the phase
+ * this boot happens to give it that is small; across 107 phases in four
+ * boots (the case below, docs/arm64.md) icount0 came out -1.14% to
+ * +0.21%, the two others -0.12% to +0.21%; once -1.22%. */
 static void test_hwcount__multiplexed_threads_scale(void **state)
 {
 	struct tu_db *f = *state;
 	if (!ten_here(f))
 		skip();
-	char *json = threads_run(f, ten, NULL, NULL, MUX_UNIT, 0.01, "10 events");
+	char *json = threads_run_skewed(f, ten, NULL, NULL, MUX_UNIT, NULL, 0.01, 0.02,
+					"10 events");
 	/* complete, and saying its per-thread values are estimates */
 	if (!strstr(json, "percpu_mux_estimate"))
 		fail_msg("10 events: the run does not say its per-thread values "
@@ -387,6 +405,32 @@ static void test_hwcount__multiplexed_threads_scale(void **state)
 			 "are estimates:\n%.3000s", p.out);
 	tu_proc_release(&p);
 	free(json);
+}
+
+/* ... at whatever phase the mux timer meets the threads: under -icount
+ * a boot runs the same instructions at the same virtual times, so the
+ * case above sees one phase of the rotation against the threads' slices,
+ * and a change to what prof runs before the workload moves it (issue 30's
+ * libraries on demand: icount0 -0.49% to -1.45% in five boots, which
+ * failed the 1% this case held everyone to then). Here the main thread
+ * first runs SKEW instructions (PROF_HWCOUNT_SKEWS, comma-separated),
+ * fractions of the 4 ms (4 million instructions) rotation and more, each
+ * run held to the same bounds. */
+static void test_hwcount__multiplexed_threads_scale_at_other_phases(void **state)
+{
+	struct tu_db *f = *state;
+	if (!ten_here(f))
+		skip();
+	const char *env = getenv("PROF_HWCOUNT_SKEWS");
+	char *skews = strdup(env && *env ? env : "1000000,2500000,7300000");
+	assert_non_null(skews);
+	char *save = NULL;
+	for (char *k = strtok_r(skews, ", ", &save); k; k = strtok_r(NULL, ", ", &save)) {
+		char what[64];
+		snprintf(what, sizeof(what), "10 events, skew %s", k);
+		free(threads_run_skewed(f, ten, NULL, NULL, MUX_UNIT, k, 0.01, 0.02, what));
+	}
+	free(skews);
 }
 
 /* ... and -I under multiplexing: the shares land in the intervals too,
@@ -418,6 +462,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_hwcount__multiplexed_totals_scale,
 						tu_db_setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_hwcount__multiplexed_threads_scale,
+						tu_db_setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_hwcount__multiplexed_threads_scale_at_other_phases,
 						tu_db_setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_hwcount__multiplexed_intervals,
 						tu_db_setup, tu_db_teardown),

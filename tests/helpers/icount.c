@@ -5,9 +5,14 @@
  * decrement and a branch), so n turns retire 8n; what a thread runs
  * besides (its start and exit in glibc) is a small constant.
  *
- *   icount threads [UNIT]   three threads, named icount0..2, run 1, 2 and
+ *   icount threads [UNIT [SKEW]]
+ *                           three threads, named icount0..2, run 1, 2 and
  *                           3 units of UNIT instructions each (default
- *                           8,000,000), then print "icount TID INSNS"
+ *                           8,000,000), then print "icount TID INSNS";
+ *                           with SKEW, the main thread first runs SKEW
+ *                           instructions, which moves where the threads
+ *                           start against the kernel's timers (under
+ *                           QEMU's -icount, time is instructions)
  *   icount frames N [PER]   the main thread runs N frames of PER
  *                           instructions each (default 1,000,000), a
  *                           prof_frame() marker after each, then prints
@@ -68,6 +73,9 @@ int main(int argc, char **argv)
 			unit = strtoul(argv[2], NULL, 10);
 		if (unit < 8)
 			return 2;
+		unsigned long skew = argc > 3 ? strtoul(argv[3], NULL, 10) : 0;
+		if (skew >= 8)
+			spin8(skew / 8);
 		pthread_t t[3];
 		for (long k = 0; k < 3; k++)
 			if (pthread_create(&t[k], NULL, work, (void *)k))
@@ -91,6 +99,6 @@ int main(int argc, char **argv)
 		printf("frames %ld %lu\n", n, per / 8 * 8);
 		return 0;
 	}
-	fprintf(stderr, "usage: icount threads [UNIT] | icount frames N [PER]\n");
+	fprintf(stderr, "usage: icount threads [UNIT [SKEW]] | icount frames N [PER]\n");
 	return 2;
 }
