@@ -13,8 +13,34 @@
 
 #include "collectors/cpuid.h"
 #include "collectors/events.h"
+#include "common/dynlib.h"
 #include "common/sysfile.h"
 #include "common/xalloc.h"
+
+/* libpfm4, loaded by events_init: the verbs that read no event name
+ * (report, runs, compare, --help) never load it, nor relocate the 40,000
+ * pointers of its event tables. */
+static struct {
+	DYNLIB_FN(pfm_initialize);
+	DYNLIB_FN(pfm_strerror);
+	DYNLIB_FN(pfm_get_pmu_info);
+	DYNLIB_FN(pfm_get_event_info);
+	DYNLIB_FN(pfm_get_event_attr_info);
+	DYNLIB_FN(pfm_get_os_event_encoding);
+	DYNLIB_FN(pfm_find_event);
+	DYNLIB_FN(pfm_get_event_next);
+} pf;
+static const struct dynlib_sym pf_syms[] = {
+	DYNLIB_SYM(pf, pfm_initialize),
+	DYNLIB_SYM(pf, pfm_strerror),
+	DYNLIB_SYM(pf, pfm_get_pmu_info),
+	DYNLIB_SYM(pf, pfm_get_event_info),
+	DYNLIB_SYM(pf, pfm_get_event_attr_info),
+	DYNLIB_SYM(pf, pfm_get_os_event_encoding),
+	DYNLIB_SYM(pf, pfm_find_event),
+	DYNLIB_SYM(pf, pfm_get_event_next),
+};
+static struct dynlib libpfm = DYNLIB_INIT("libpfm.so.4", pf_syms);
 
 const char *const events_cache_set[] = {
 	"llc-misses", "itlb-misses", "l1i-misses", "branch-misses",
@@ -61,7 +87,7 @@ static bool pmu_present(const char *name, size_t len)
 		pfm_pmu_info_t pinfo;
 		memset(&pinfo, 0, sizeof(pinfo));
 		pinfo.size = sizeof(pinfo);
-		if (pfm_get_pmu_info(pmu, &pinfo) == PFM_SUCCESS && pinfo.is_present &&
+		if (pf.pfm_get_pmu_info(pmu, &pinfo) == PFM_SUCCESS && pinfo.is_present &&
 		    strlen(pinfo.name) == len && !strncmp(pinfo.name, name, len))
 			return true;
 	}
@@ -81,7 +107,7 @@ static char *forced_pmu_cause(const char *forced, size_t len)
 		pfm_pmu_info_t pinfo;
 		memset(&pinfo, 0, sizeof(pinfo));
 		pinfo.size = sizeof(pinfo);
-		if (pfm_get_pmu_info(pmu, &pinfo) != PFM_SUCCESS ||
+		if (pf.pfm_get_pmu_info(pmu, &pinfo) != PFM_SUCCESS ||
 		    pinfo.type != PFM_PMU_TYPE_CORE)
 			continue;
 		int d = event_edit_distance(want, pinfo.name);
@@ -119,11 +145,22 @@ int events_init(char **cause)
 	if (pfm_state == 1)
 		return 0;
 	if (pfm_state == 0) {
-		int rc = pfm_initialize();
+		if (dynlib_load(&libpfm, cause)) {
+			if (cause && *cause) {
+				char *c = *cause;
+				if (asprintf(cause, "%s\nhint: prof encodes events with "
+					     "libpfm4 (Debian and Ubuntu: apt-get install "
+					     "libpfm4)", c) < 0)
+					*cause = NULL;
+				free(c);
+			}
+			return -EIO;
+		}
+		int rc = pf.pfm_initialize();
 		if (rc != PFM_SUCCESS) {
 			pfm_state = -1;
 			if (cause && asprintf(cause, "cannot initialise libpfm4: %s",
-					      pfm_strerror(rc)) < 0)
+					      pf.pfm_strerror(rc)) < 0)
 				*cause = NULL;
 			return -EIO;
 		}
@@ -159,7 +196,7 @@ const struct mission_family *events_mission_family(const char **pmu,
 			pfm_pmu_info_t pinfo;
 			memset(&pinfo, 0, sizeof(pinfo));
 			pinfo.size = sizeof(pinfo);
-			if (pfm_get_pmu_info(p, &pinfo) != PFM_SUCCESS ||
+			if (pf.pfm_get_pmu_info(p, &pinfo) != PFM_SUCCESS ||
 			    !pinfo.is_present || pinfo.type != PFM_PMU_TYPE_CORE)
 				continue;
 			fam = mission_family_for_pmu(pinfo.name);
@@ -222,13 +259,13 @@ static bool has_hv_modifier(int idx)
 	pfm_event_info_t einfo;
 	memset(&einfo, 0, sizeof(einfo));
 	einfo.size = sizeof(einfo);
-	if (pfm_get_event_info(idx, PFM_OS_PERF_EVENT_EXT, &einfo) != PFM_SUCCESS)
+	if (pf.pfm_get_event_info(idx, PFM_OS_PERF_EVENT_EXT, &einfo) != PFM_SUCCESS)
 		return false;
 	for (int a = 0; a < einfo.nattrs; a++) {
 		pfm_event_attr_info_t ainfo;
 		memset(&ainfo, 0, sizeof(ainfo));
 		ainfo.size = sizeof(ainfo);
-		if (pfm_get_event_attr_info(idx, a, PFM_OS_PERF_EVENT_EXT, &ainfo) ==
+		if (pf.pfm_get_event_attr_info(idx, a, PFM_OS_PERF_EVENT_EXT, &ainfo) ==
 		    PFM_SUCCESS && ainfo.type == PFM_ATTR_MOD_BOOL && ainfo.name &&
 		    !strcmp(ainfo.name, "h"))
 			return true;
@@ -256,8 +293,8 @@ static int encode(const char *name, struct perf_event_attr *attr, char **fstr)
 	arg.size = sizeof(arg);
 	arg.attr = attr;
 	arg.fstr = fstr;
-	int rc = pfm_get_os_event_encoding(name, PFM_PLM0 | PFM_PLM3 | PFM_PLMH,
-					   PFM_OS_PERF_EVENT_EXT, &arg);
+	int rc = pf.pfm_get_os_event_encoding(name, PFM_PLM0 | PFM_PLM3 | PFM_PLMH,
+					      PFM_OS_PERF_EVENT_EXT, &arg);
 	if (rc == PFM_SUCCESS && (attr->exclude_user || attr->exclude_kernel) &&
 	    !attr->exclude_hv && !has_hv_modifier(arg.idx))
 		attr->exclude_hv = 1;
@@ -271,7 +308,7 @@ static char *umasks_of(int idx, bool *needs)
 	memset(&einfo, 0, sizeof(einfo));
 	einfo.size = sizeof(einfo);
 	*needs = false;
-	if (pfm_get_event_info(idx, PFM_OS_PERF_EVENT_EXT, &einfo) != PFM_SUCCESS)
+	if (pf.pfm_get_event_info(idx, PFM_OS_PERF_EVENT_EXT, &einfo) != PFM_SUCCESS)
 		return NULL;
 	char *list = NULL;
 	size_t len = 0;
@@ -283,7 +320,7 @@ static char *umasks_of(int idx, bool *needs)
 		pfm_event_attr_info_t ainfo;
 		memset(&ainfo, 0, sizeof(ainfo));
 		ainfo.size = sizeof(ainfo);
-		if (pfm_get_event_attr_info(idx, a, PFM_OS_PERF_EVENT_EXT, &ainfo) !=
+		if (pf.pfm_get_event_attr_info(idx, a, PFM_OS_PERF_EVENT_EXT, &ainfo) !=
 		    PFM_SUCCESS || ainfo.type != PFM_ATTR_UMASK)
 			continue;
 		fprintf(fp, "%s%s%s", n ? "," : "", ainfo.name, ainfo.is_dfl ? "*" : "");
@@ -315,7 +352,7 @@ char *event_umasks(const char *name, bool *needs_umask)
 	char *colon = strchr(sep ? sep + 2 : base, ':');
 	if (colon)
 		*colon = '\0';
-	int idx = pfm_find_event(base);
+	int idx = pf.pfm_find_event(base);
 	if (idx < 0) {
 		errno = ENOENT;
 		return NULL;
@@ -353,7 +390,7 @@ static int resolve_raw(const char *name, const char *pmu,
 	if (prc != PFM_SUCCESS) {
 		if (cause && asprintf(cause, "cannot encode '%s' as %s%.40s: %s",
 				      shown_name(name, shown, sizeof(shown)),
-				      me->event, mods, pfm_strerror(prc)) < 0)
+				      me->event, mods, pf.pfm_strerror(prc)) < 0)
 			*cause = NULL;
 		return -EINVAL;
 	}
@@ -420,7 +457,7 @@ static int resolve_mission(const char *name, int idx, const char *mods,
 		free(fstr);
 		if (cause && asprintf(cause, "cannot encode '%s' as %s: %s",
 				      shown_name(name, shown, sizeof(shown)), full,
-				      pfm_strerror(prc)) < 0)
+				      pf.pfm_strerror(prc)) < 0)
 			*cause = NULL;
 		return -EINVAL;
 	}
@@ -558,7 +595,7 @@ int event_resolve(const char *name, enum event_flags flags,
 		bool needs = false;
 		char *um = prc == PFM_ERR_UMASK ? event_umasks(name, &needs) : NULL;
 		if (cause && asprintf(cause, "cannot encode event '%s': %s%s%s%s",
-				      shown, pfm_strerror(prc),
+				      shown, pf.pfm_strerror(prc),
 				      um ? "\nhint: its unit masks are " : "",
 				      um ? um : "",
 				      um ? " (name one as EVENT:UMASK; '*' marks "
@@ -833,17 +870,17 @@ int events_foreach(const char *pattern,
 		pfm_pmu_info_t pinfo;
 		memset(&pinfo, 0, sizeof(pinfo));
 		pinfo.size = sizeof(pinfo);
-		if (pfm_get_pmu_info(pmu, &pinfo) != PFM_SUCCESS || !pinfo.is_present)
+		if (pf.pfm_get_pmu_info(pmu, &pinfo) != PFM_SUCCESS || !pinfo.is_present)
 			continue;
 		/* The generic names above already cover libpfm4's perf PMUs. */
 		if (!strcmp(pinfo.name, "perf") || !strcmp(pinfo.name, "perf_raw"))
 			continue;
 		for (int idx = pinfo.first_event; idx != -1;
-		     idx = pfm_get_event_next(idx)) {
+		     idx = pf.pfm_get_event_next(idx)) {
 			pfm_event_info_t einfo;
 			memset(&einfo, 0, sizeof(einfo));
 			einfo.size = sizeof(einfo);
-			if (pfm_get_event_info(idx, PFM_OS_PERF_EVENT_EXT, &einfo) !=
+			if (pf.pfm_get_event_info(idx, PFM_OS_PERF_EVENT_EXT, &einfo) !=
 			    PFM_SUCCESS)
 				continue;
 			char full[256];

@@ -68,7 +68,8 @@ struct event_desc {
 extern const char *const events_cache_set[];
 
 /*
- * Initialise libpfm4 once. 0, -EIO with *cause filled when libpfm4 fails,
+ * Load and initialise libpfm4 once. 0, -EIO with *cause filled when
+ * libpfm.so.4 cannot be loaded or libpfm4 fails to initialise,
  * or -EINVAL when LIBPFM_FORCE_PMU names a PMU this libpfm4 does not know
  * (*cause names it, with hints).
  */

@@ -36,10 +36,15 @@ struct src_loc {
 
 struct srcline;
 
+/* Loads libdw, once: 0, or -ELIBACC with *cause (the caller's) naming the
+ * library and why it would not load. */
+int srcline_load(char **cause);
+
 /*
  * Open the file at path for its debug info. NULL and errno: ENOENT,
  * EACCES ... from the file system; ENODATA when it has no DWARF (a
- * stripped file); ENOMEM.
+ * stripped file); ELIBACC when libdw.so.1 cannot be loaded (it is, at
+ * the first call); ENOMEM.
  */
 struct srcline *srcline_open(const char *path);
 void srcline_free(struct srcline *sl);

@@ -11,12 +11,39 @@
 #include <string.h>
 
 #include "collectors/unwind.h"
+#include "common/dynlib.h"
 
 /* Exported by libunwind-x86_64 and libunwind-aarch64 but declared in no
  * public header; perf declares it the same way. */
 extern int UNW_OBJ(dwarf_search_unwind_table)(unw_addr_space_t as, unw_word_t ip,
 					      unw_dyn_info_t *di, unw_proc_info_t *pi,
 					      int need_unwind_info, void *arg);
+
+/* libunwind for this architecture, loaded when the first unwinder is made
+ * (prof record): nothing else in prof needs it. Its names are macros of
+ * the architecture's (unw_step is _Ux86_64_step), and so are these. */
+static struct {
+	DYNLIB_FN(UNW_OBJ(dwarf_search_unwind_table));
+	DYNLIB_FN(unw_create_addr_space);
+	DYNLIB_FN(unw_set_caching_policy);
+	DYNLIB_FN(unw_destroy_addr_space);
+	DYNLIB_FN(unw_flush_cache);
+	DYNLIB_FN(unw_init_remote);
+	DYNLIB_FN(unw_get_reg);
+	DYNLIB_FN(unw_step);
+} uw;
+static const struct dynlib_sym uw_syms[] = {
+	DYNLIB_SYM(uw, UNW_OBJ(dwarf_search_unwind_table)),
+	DYNLIB_SYM(uw, unw_create_addr_space),
+	DYNLIB_SYM(uw, unw_set_caching_policy),
+	DYNLIB_SYM(uw, unw_destroy_addr_space),
+	DYNLIB_SYM(uw, unw_flush_cache),
+	DYNLIB_SYM(uw, unw_init_remote),
+	DYNLIB_SYM(uw, unw_get_reg),
+	DYNLIB_SYM(uw, unw_step),
+};
+static struct dynlib libunwind = DYNLIB_INIT("libunwind-" DYNLIB_XSTR(UNW_TARGET) ".so.8",
+					     uw_syms);
 
 /* DW_EH_PE encodings .eh_frame_hdr uses. */
 #define PE_OMIT 0xff
@@ -265,8 +292,8 @@ static int find_proc_info(unw_addr_space_t as, unw_word_t ip, unw_proc_info_t *p
 	di.u.rti.segbase = a->mi->hdr_vaddr + a->bias;
 	di.u.rti.table_data = a->mi->table_vaddr + a->bias;
 	di.u.rti.table_len = a->mi->fde_count * 8 / sizeof(unw_word_t);
-	int rc = UNW_OBJ(dwarf_search_unwind_table)(as, ip, &di, pi,
-						     need_unwind_info, arg);
+	int rc = uw.UNW_OBJ(dwarf_search_unwind_table)(as, ip, &di, pi,
+							need_unwind_info, arg);
 	if (rc < 0)
 		w->no_info = true;
 	return rc;
@@ -372,13 +399,23 @@ static unw_accessors_t accessors = {
 
 /* ---- the walk -------------------------------------------------------- */
 
+int unwinder_load(char **cause)
+{
+	return dynlib_load(&libunwind, cause);
+}
+
 struct unwinder *unwinder_new(struct symbolizer *s)
 {
 	struct unwinder *u = calloc(1, sizeof(*u));
 	if (!u)
 		return NULL;
 	u->sym = s;
-	u->as = unw_create_addr_space(&accessors, 0);
+	if (dynlib_load(&libunwind, NULL)) {
+		free(u);
+		errno = ELIBACC;
+		return NULL;
+	}
+	u->as = uw.unw_create_addr_space(&accessors, 0);
 	if (!u->as) {
 		free(u);
 		errno = ENOMEM;
@@ -388,7 +425,7 @@ struct unwinder *unwinder_new(struct symbolizer *s)
 	 * address space serves every process of a run, so the cache is
 	 * flushed whenever the process or its mappings change
 	 * (unwinder_flush). */
-	unw_set_caching_policy(u->as, UNW_CACHE_GLOBAL);
+	uw.unw_set_caching_policy(u->as, UNW_CACHE_GLOBAL);
 	return u;
 }
 
@@ -396,7 +433,7 @@ void unwinder_free(struct unwinder *u)
 {
 	if (!u)
 		return;
-	unw_destroy_addr_space(u->as);
+	uw.unw_destroy_addr_space(u->as);
 	for (size_t i = 0; i < u->nmods; i++)
 		free(u->mods[i]);
 	free(u->mods);
@@ -405,7 +442,7 @@ void unwinder_free(struct unwinder *u)
 
 void unwinder_flush(struct unwinder *u)
 {
-	unw_flush_cache(u->as, 0, 0);
+	uw.unw_flush_cache(u->as, 0, 0);
 }
 
 const struct unwind_stats *unwinder_stats(const struct unwinder *u)
@@ -428,18 +465,18 @@ size_t unwinder_unwind(struct unwinder *u, const struct unwind_sample *s,
 	    !sample_reg(s, UNWIND_REG_SP, &w.sp))
 		goto out;
 	unw_cursor_t c;
-	if (unw_init_remote(&c, u->as, &w) < 0) {
+	if (uw.unw_init_remote(&c, u->as, &w) < 0) {
 		ips[n++] = ip;
 		goto out;
 	}
 	uint64_t prev_sp = 0;
 	for (;;) {
 		unw_word_t cip = 0, csp = 0;
-		if (unw_get_reg(&c, UNW_REG_IP, &cip) < 0 || cip == 0) {
+		if (uw.unw_get_reg(&c, UNW_REG_IP, &cip) < 0 || cip == 0) {
 			stop = n ? UNWIND_STOP_END : UNWIND_STOP_ERROR;
 			break;
 		}
-		unw_get_reg(&c, UNW_REG_SP, &csp);
+		uw.unw_get_reg(&c, UNW_REG_SP, &csp);
 		/* The stack grows down: a caller's sp is above its callee's
 		 * (or, on arm64, the sampled leaf's). Anything else is a
 		 * loop in damaged unwind info. */
@@ -455,7 +492,7 @@ size_t unwinder_unwind(struct unwinder *u, const struct unwind_sample *s,
 			break;
 		}
 		w.no_info = w.mem_fail = false;
-		int r = unw_step(&c);
+		int r = uw.unw_step(&c);
 		if (r > 0)
 			continue;
 		/* Without unwind info libunwind tries a frame-pointer guess

@@ -88,7 +88,12 @@ struct unwind_stats {
 
 struct unwinder;
 
-/* NULL and errno on failure (-ENOMEM, or libunwind refusing). */
+/* Loads libunwind, once: 0, or -ELIBACC with *cause (the caller's) naming
+ * the library and why it would not load. */
+int unwinder_load(char **cause);
+
+/* NULL and errno on failure: ENOMEM, or libunwind refusing; ELIBACC when
+ * libunwind cannot be loaded (it is, at the first call). */
 struct unwinder *unwinder_new(struct symbolizer *s);
 void unwinder_free(struct unwinder *u);
 

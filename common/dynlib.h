@@ -1,9 +1,10 @@
 /*
  * dynlib: a shared library opened at its first use, for what only some
- * verbs need: elfutils' debuginfod client, which brings some 30
- * libraries that a prof linked with it would load at every start.
- * (libpfm4, libdw and libunwind went this way too, and were linked again:
- * docs/cost.md says why.)
+ * verbs need (libpfm4 to encode events, libdw for source lines,
+ * libunwind for DWARF call stacks, elfutils' debuginfod client). Linked
+ * at build time, each would be loaded, relocated and initialised by
+ * every prof that starts, `prof --help` and `prof report` included: the
+ * three first cost a start about 1 ms here (docs/cost.md).
  *
  * A library is described once, with its functions as members of one
  * struct whose types are taken from the library's own header:

@@ -14,6 +14,8 @@
 #include "collectors/events.h"
 #include "collectors/jitdump.h"
 #include "collectors/recorder.h"
+#include "collectors/srcline.h"
+#include "collectors/unwind.h"
 #include "common/cause.h"
 #include "common/errtext.h"
 #include "db/samples.h"
@@ -692,6 +694,22 @@ static int record_open(struct record_job *j, struct verb_ctx *vc)
 		.debug_dir = a->debug_dir, .debuginfod = a->debuginfod,
 		.no_kernel = a->no_kernel,
 	};
+	char *why = NULL;
+	if (unwinder_load(&why)) {
+		int rc = error_msg("cannot set up the recorder: %s", why ? why : "no libunwind");
+		hint_msg("prof record unwinds with libunwind (Debian and Ubuntu: "
+			 "apt-get install libunwind8)");
+		free(why);
+		return rc;
+	}
+	if (a->lines != SYM_LINES_NONE && srcline_load(&why)) {
+		warning_msg("%s: source lines are not looked up (--by line shows '?')",
+			    why ? why : "no libdw");
+		hint_msg("prof reads lines with elfutils' libdw (Debian and Ubuntu: "
+			 "apt-get install libdw1)");
+		free(why);
+		why = NULL;
+	}
 	if (!(j->rec = recorder_new(&ro)))
 		return error_msg("cannot set up the recorder: %s", ERR_TEXT(errno));
 	if (a->dump && !(j->dump = fopen(a->dump, "wb"))) {
