@@ -145,10 +145,10 @@ static int read_midr(const char *root, uint64_t *midr)
 	snprintf(path, sizeof(path), "%.4200s/cpu%ld/regs/identification/"
 		 "midr_el1", dir, best);
 	int rc = sysfile_line(path, buf, sizeof(buf));
-	if (rc < 0 && rc != -ENODATA && rc != -EIO)
+	if (rc < 0)
 		return -ENOENT;	/* it would not open */
 	unsigned long long v;
-	if (rc < 0 || !parse_uint(buf, 16, UINT64_MAX, &v))
+	if (rc != 0 || !parse_uint(buf, 16, UINT64_MAX, &v))
 		return -EINVAL;
 	*midr = v;
 	return 0;
@@ -217,10 +217,10 @@ int cpuid_pmu_type(const char *root, const char *pmu)
 	snprintf(rel, sizeof(rel), "sys/bus/event_source/devices/%.64s/type", pmu);
 	path_of(path, sizeof(path), root, rel);
 	int rc = sysfile_line(path, buf, sizeof(buf));
-	if (rc < 0 && rc != -ENODATA && rc != -EIO)
+	if (rc < 0)
 		return -ENOENT;	/* it would not open */
 	unsigned long long v;
-	if (rc < 0 || !parse_uint(buf, 10, 0x7fffffff, &v) || v == 0)
+	if (rc != 0 || !parse_uint(buf, 10, 0x7fffffff, &v) || v == 0)
 		return -EINVAL;
 	return (int)v;
 }

@@ -583,7 +583,7 @@ static int online_cpus(struct cpumask *m)
 {
 	char buf[4096];
 	int rc = sysfile_line("/sys/devices/system/cpu/online", buf, sizeof(buf));
-	if (rc < 0 && rc != -ENODATA && rc != -EIO)
+	if (rc < 0)
 		return rc;
 	return rc == 0 && cpumask_parse(m, buf, NULL) == 0 && !cpumask_empty(m) ? 0 : -EINVAL;
 }

@@ -13,7 +13,7 @@ int sysfile_line(const char *path, char *buf, size_t n)
 		return -errno;
 	int rc = 0;
 	if (!fgets(buf, (int)(n > 0x7fffffff ? 0x7fffffff : n), fp)) {
-		rc = ferror(fp) ? -EIO : -ENODATA;
+		rc = SYSFILE_NO_LINE;
 		buf[0] = '\0';
 	}
 	fclose(fp);
@@ -25,8 +25,8 @@ char *sysfile_line_dup(const char *path)
 {
 	char buf[4096];
 	int rc = sysfile_line(path, buf, sizeof(buf));
-	if (rc < 0) {
-		errno = -rc;
+	if (rc != 0) {
+		errno = rc < 0 ? -rc : ENODATA;
 		return NULL;
 	}
 	return strdup(buf);

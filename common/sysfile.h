@@ -11,13 +11,19 @@
 
 /*
  * The first line of path into buf (n bytes, n > 0; a longer line is cut
- * to n - 1), without its newline. 0; -errno where the file cannot be
- * opened; -ENODATA where it is empty (buf is then ""), -EIO where the
- * read failed.
+ * to n - 1), without its newline: 0. SYSFILE_NO_LINE where the file
+ * opened but gave no line (it is empty, or the read failed: buf is then
+ * ""); -errno where it would not open. Callers tell "not there" (< 0)
+ * from "there but unreadable" (> 0) by the sign alone.
  */
+#define SYSFILE_NO_LINE 1
+
 int sysfile_line(const char *path, char *buf, size_t n);
 
-/* The same, up to 4095 bytes, allocated (free it): NULL with errno set. */
+/*
+ * The same, up to 4095 bytes, allocated (free it): NULL with errno set
+ * (ENODATA where the file gave no line).
+ */
 char *sysfile_line_dup(const char *path);
 
 #endif
