@@ -429,7 +429,9 @@ static void test_faults__signal_while_waiting_on_a_lock(void **state)
 	struct bg b;
 	bg_start(&b, a, env);
 	assert_true(wait_pid_file(f->dir, 0, 10) > 0);
-	/* Once prof has reaped the workload, the run is over: it stores. */
+	/* Once prof has reaped the workload, the run is over: it stores.
+	 * (A signal placed while prof is still finishing the reap: the test
+	 * after this one.) */
 	char path[64];
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)b.pid, (int)b.pid);
 	double end = now_s() + 10;
@@ -451,6 +453,61 @@ static void test_faults__signal_while_waiting_on_a_lock(void **state)
 	database_intact(f);
 	assert_int_equal(runs_stored(f), 1);
 	free(w);
+}
+
+/*
+ * The same, with the signal placed exactly: gdb stops prof where it has
+ * just reaped the workload (launch_end_strays) and goes on with SIGTERM
+ * delivered there. Such a signal used to be taken as interrupting a
+ * workload that was already gone, so the wait on the lock went on for
+ * PROF_DB_TIMEOUT (60 s here), and prof exited 1 (this test timed out
+ * at 20 s before the fix in runner.c). Skipped without gdb
+ * (scripts/install-deps installs it).
+ */
+static void test_faults__signal_as_the_workload_is_reaped(void **state)
+{
+	struct fx *f = *state;
+	if (access("/usr/bin/gdb", X_OK) != 0) {
+		fprintf(stderr, "no /usr/bin/gdb: skipped\n");
+		skip();
+	}
+	earlier_run(f);
+	char cmds[4200];
+	snprintf(cmds, sizeof(cmds), "%s/gdb-cmds", f->dir);
+	FILE *fp = fopen(cmds, "w");
+	assert_non_null(fp);
+	fputs("set pagination off\nset confirm off\nset startup-with-shell off\n"
+	      "handle SIGTERM nostop noprint pass\n"
+	      "break launch_end_strays\nrun\ndelete\nsignal SIGTERM\n"
+	      "quit $_exitcode\n", fp);
+	fclose(fp);
+	struct db *holder = NULL;
+	assert_int_equal(db_open(&holder, f->db, NULL), 0);
+	assert_int_equal(db_exec(holder, "BEGIN EXCLUSIVE", NULL), 0);
+	/* LeakSanitizer cannot run under a tracer: in the ASan build it
+	 * would fail prof's exit. */
+	char *env[] = { "PROF_DB_TIMEOUT=60",
+			"ASAN_OPTIONS=detect_leaks=0:abort_on_error=1", NULL };
+	char *a[] = { "/usr/bin/gdb", "-q", "-nx", "-batch", "-x", cmds, "--args",
+		      PROF_BIN, f->dbarg, "run", "-e", "task-clock", "--", "/bin/true",
+		      NULL };
+	struct bg b;
+	double t0 = now_s();
+	bg_start(&b, a, env);
+	struct tu_proc p = bg_wait(&b, 20);
+	double took = now_s() - t0;
+	if (p.status != 128 + SIGTERM)
+		fprintf(stderr, "gdb's output:\n%s", p.out ? p.out : "");
+	assert_int_equal(p.status, 128 + SIGTERM);
+	assert_true(took < 15);	/* not the 60 s lock */
+	assert_non_null(strstr(p.err, "locked by another writer"));
+	assert_non_null(strstr(p.err, "interrupted"));
+	assert_non_null(strstr(p.err, "not stored"));
+	tu_proc_release(&p);
+	assert_int_equal(db_exec(holder, "ROLLBACK", NULL), 0);
+	db_close(holder);
+	database_intact(f);
+	assert_int_equal(runs_stored(f), 1);
 }
 
 /*
@@ -792,6 +849,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_faults__sigkill_of_prof_record, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_faults__locked_database, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_faults__signal_while_waiting_on_a_lock, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_faults__signal_as_the_workload_is_reaped,
+						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_faults__file_size_limit, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_faults__full_disk, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_faults__full_disk_record_keeps_its_file, setup, teardown),
