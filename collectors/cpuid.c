@@ -6,6 +6,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,9 +59,10 @@ static bool parse_uint(const char *s, int base, unsigned long long max,
 }
 
 /*
- * The first processor's block of /proc/cpuinfo: x86 vendor_id, cpu family
- * and model, or arm64 CPU implementer and CPU part. 0, -ENOENT without
- * the file, -EINVAL when a value does not parse.
+ * The first processor's block of /proc/cpuinfo: x86 vendor_id, cpu family,
+ * model and model name, or arm64 CPU implementer and CPU part (and the
+ * "Model" some Arm kernels print after the last processor). 0, -ENOENT
+ * without the file, -EINVAL when a value does not parse.
  */
 static int read_cpuinfo(const char *root, struct cpuid *id, bool *arm_found)
 {
@@ -73,12 +75,20 @@ static int read_cpuinfo(const char *root, struct cpuid *id, bool *arm_found)
 	     have_part = false;
 	int rc = 0;
 	unsigned long long v;
+	bool past_first = false;
 	while (fgets(line, sizeof(line), fp)) {
 		const char *val;
-		if (line[0] == '\n' && (id->vendor[0] || have_impl))
-			break;		/* end of the first processor */
+		if (line[0] == '\n' && (id->vendor[0] || have_impl)) {
+			if (id->vendor[0])
+				break;		/* end of the first processor */
+			past_first = true;	/* Arm's "Model" comes last */
+			continue;
+		}
 		line[strcspn(line, "\n")] = '\0';
-		if ((val = cpuinfo_value(line, "vendor_id"))) {
+		if (past_first) {
+			if (!id->model_name[0] && (val = cpuinfo_value(line, "Model")))
+				snprintf(id->model_name, sizeof(id->model_name), "%s", val);
+		} else if ((val = cpuinfo_value(line, "vendor_id"))) {
 			snprintf(id->vendor, sizeof(id->vendor), "%s", val);
 		} else if ((val = cpuinfo_value(line, "cpu family"))) {
 			if (!parse_uint(val, 10, 0xffff, &v))
@@ -90,6 +100,10 @@ static int read_cpuinfo(const char *root, struct cpuid *id, bool *arm_found)
 				rc = -EINVAL;
 			id->model = (unsigned)v;
 			have_model = true;
+		} else if ((val = cpuinfo_value(line, "model name")) ||
+			   (val = cpuinfo_value(line, "Model"))) {
+			if (!id->model_name[0])
+				snprintf(id->model_name, sizeof(id->model_name), "%s", val);
 		} else if ((val = cpuinfo_value(line, "CPU implementer"))) {
 			if (!parse_uint(val, 0, 0xff, &v))
 				rc = -EINVAL;
@@ -163,7 +177,7 @@ static bool pmu_exists(const char *root, const char *pmu)
 	return stat(path, &sb) == 0;
 }
 
-int cpuid_read(const char *root, struct cpuid *id)
+static int read_identity(const char *root, struct cpuid *id)
 {
 	memset(id, 0, sizeof(*id));
 	bool arm_cpuinfo = false;
@@ -192,6 +206,25 @@ int cpuid_read(const char *root, struct cpuid *id)
 	}
 	id->arch = CPUID_ARM64;
 	return 0;
+}
+
+int cpuid_read(const char *root, struct cpuid *id)
+{
+	if (root && *root && strcmp(root, "/"))
+		return read_identity(root, id);
+	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	static bool have;
+	static int have_rc;
+	static struct cpuid have_id;
+	pthread_mutex_lock(&lock);
+	if (!have) {
+		have_rc = read_identity(NULL, &have_id);
+		have = true;
+	}
+	*id = have_id;
+	int rc = have_rc;
+	pthread_mutex_unlock(&lock);
+	return rc;
 }
 
 int cpuid_format(const struct cpuid *id, char *buf, size_t size)

@@ -16,7 +16,11 @@
  *   <root>/sys/devices/system/cpu/cpuN/regs/identification/midr_el1
  *   <root>/sys/bus/event_source/devices/{cpu_core,cpu_atom,PMU}/type
  *
- * Functions return 0 or a negative errno. No state; thread-safe.
+ * Functions return 0 or a negative errno. Thread-safe. The live
+ * machine's identity (root NULL or "/") is read once a process and kept:
+ * a `prof run` asked for it once per hardware event it resolved, and
+ * /proc/cpuinfo is some 100 lines a CPU (the kernel makes it anew at
+ * each read). A tree under another root is read at each call.
  */
 #ifndef COLLECTORS_CPUID_H
 #define COLLECTORS_CPUID_H
@@ -45,6 +49,9 @@ struct cpuid {
 	/* Both cpu_core and cpu_atom PMUs exist: one core PMU per core type
 	 * (Intel's hybrid parts, Alder Lake on). */
 	bool hybrid;
+	/* The first processor's "model name" (x86) or "Model" (some Arm
+	 * kernels), as /proc/cpuinfo gives it; "" where it has none. */
+	char model_name[128];
 };
 
 /*

@@ -6,30 +6,15 @@
 #include <unistd.h>
 
 #include "collectors/counters.h"
+#include "collectors/cpuid.h"
 #include "collectors/host.h"
 
+/* x86 says "model name", some Arm kernels "Model", others nothing. */
 static char *cpu_model(const char *fallback)
 {
-	FILE *fp = fopen("/proc/cpuinfo", "r");
-	char line[512];
-	char *model = NULL;
-	while (fp && fgets(line, sizeof(line), fp)) {
-		/* x86 says "model name", some Arm kernels "Model" or nothing. */
-		if (strncmp(line, "model name", 10) && strncmp(line, "Model\t", 6))
-			continue;
-		char *colon = strchr(line, ':');
-		if (!colon)
-			continue;
-		char *v = colon + 1;
-		while (*v == ' ' || *v == '\t')
-			v++;
-		v[strcspn(v, "\n")] = '\0';
-		model = strdup(v);
-		break;
-	}
-	if (fp)
-		fclose(fp);
-	return model ? model : strdup(fallback);
+	struct cpuid id;
+	(void)cpuid_read(NULL, &id);	/* a name even where the rest is odd */
+	return strdup(id.model_name[0] ? id.model_name : fallback);
 }
 
 void host_facts_read(struct host_facts *out)

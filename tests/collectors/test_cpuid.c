@@ -96,6 +96,21 @@ static void test_cpuid__reads_arm64(void **state)
 	}
 }
 
+/* The processor's name, where /proc/cpuinfo gives one. */
+static void test_cpuid__model_name(void **state)
+{
+	(void)state;
+	struct cpuid id;
+	assert_int_equal(cpuid_read(TREE("emr"), &id), 0);
+	assert_string_equal(id.model_name, "Intel(R) Xeon(R) Processor");
+	assert_int_equal(cpuid_read(TREE("a72-model-last"), &id), 0);
+	assert_string_equal(id.model_name, "Raspberry Pi 4 Model B Rev 1.4");
+	assert_int_equal(id.arch, CPUID_ARM64);
+	assert_int_equal(id.part, 0xd08);	/* the first processor's */
+	assert_int_equal(cpuid_read(TREE("neoverse-n1"), &id), 0);
+	assert_string_equal(id.model_name, "");
+}
+
 static void test_cpuid__errors_and_pmu_types(void **state)
 {
 	(void)state;
@@ -263,6 +278,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_cpuid__reads_x86),
 		cmocka_unit_test(test_cpuid__reads_arm64),
+		cmocka_unit_test(test_cpuid__model_name),
 		cmocka_unit_test(test_cpuid__errors_and_pmu_types),
 		cmocka_unit_test(test_cpuid__family_by_identity),
 		cmocka_unit_test(test_cpuid__events_open_raw_configs),
