@@ -4,6 +4,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <linux/perf_event.h>
 #include <stdio.h>
@@ -212,7 +213,7 @@ static int pmu_cmp(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-int pmus_read(struct pmu_list *l, const char *root, char **cause)
+static int read_list(struct pmu_list *l, const char *root, char **cause)
 {
 	memset(l, 0, sizeof(*l));
 	char devices[4096];
@@ -262,6 +263,69 @@ int pmus_read(struct pmu_list *l, const char *root, char **cause)
 	for (size_t i = 0; i < l->n; i++)
 		l->ncore += l->pmus[i].core;
 	return 0;
+}
+
+/* A deep copy of src into dst: 0, or -ENOMEM with dst empty. */
+static int copy_list(struct pmu_list *dst, const struct pmu_list *src)
+{
+	memset(dst, 0, sizeof(*dst));
+	if (!src->n)
+		return 0;
+	dst->pmus = calloc(src->n, sizeof(*dst->pmus));
+	if (!dst->pmus)
+		return -ENOMEM;
+	for (size_t i = 0; i < src->n; i++) {
+		const struct pmu *s = &src->pmus[i];
+		struct pmu *d = &dst->pmus[i];
+		*d = *s;
+		d->name = strdup(s->name);
+		d->caps = s->ncaps ? calloc(s->ncaps, sizeof(*d->caps)) : NULL;
+		d->ncaps = 0;
+		dst->n = i + 1;
+		if (!d->name || (s->ncaps && !d->caps)) {
+			pmus_release(dst);
+			return -ENOMEM;
+		}
+		for (size_t k = 0; k < s->ncaps; k++, d->ncaps++) {
+			d->caps[k].name = strdup(s->caps[k].name);
+			d->caps[k].value = strdup(s->caps[k].value);
+			if (!d->caps[k].name || !d->caps[k].value) {
+				d->ncaps++;
+				pmus_release(dst);
+				return -ENOMEM;
+			}
+		}
+	}
+	dst->ncore = src->ncore;
+	return 0;
+}
+
+int pmus_read(struct pmu_list *l, const char *root, char **cause)
+{
+	if (root && *root && strcmp(root, "/"))
+		return read_list(l, root, cause);
+	/* This machine's: read once a process (a run asked three times:
+	 * the PMU plan, a refusal's hint, the environment), each caller
+	 * given its own copy. A failed read is not kept. */
+	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	static struct pmu_list live;
+	static bool have;
+	pthread_mutex_lock(&lock);
+	int rc = 0;
+	if (!have) {
+		rc = read_list(&live, "/", cause);
+		have = rc == 0;
+	}
+	if (!rc) {
+		rc = copy_list(l, &live);
+		if (rc)
+			rc = cause_set(cause, ENOMEM, "cannot read the PMUs: %s",
+				       ERR_TEXT(ENOMEM));
+	} else {
+		memset(l, 0, sizeof(*l));
+	}
+	pthread_mutex_unlock(&lock);
+	return rc;
 }
 
 void pmus_release(struct pmu_list *l)

@@ -22,7 +22,10 @@
  *
  * Read below a root directory so that tests can point it at fixture
  * trees ("/" normally). The list is owned by its caller (pmus_release).
- * Plain data, no global state; thread-safe.
+ * Thread-safe. This machine's PMUs (root NULL or "/") are read once a
+ * process and each caller is given a copy: a run asked for them three
+ * times, and a server's uncore PMUs number in the hundreds, each some
+ * ten files.
  */
 #ifndef COLLECTORS_PMUS_H
 #define COLLECTORS_PMUS_H
