@@ -430,6 +430,14 @@ static int store_body(struct db *db, struct db_run *run, char **cause)
 	if (hid < 0)
 		return (int)hid;
 	run->host.id = hid;
+	if (!run->topology && run->topology_fn) {
+		bool have = false;
+		int src = db_topology_stored(db, hid, &have, cause);
+		if (src)
+			return src;
+		if (!have)
+			run->topology = run->topology_fn(run->topology_arg);
+	}
 	if (run->topology) {
 		int trc = db_topology_store(db, hid, run->topology, cause);
 		if (trc)

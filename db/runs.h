@@ -188,6 +188,11 @@ struct db_run {
 	/* The host's topology, stored once per host with the first run that
 	 * carries it (may be NULL; not filled by db_run_load). Owned. */
 	struct db_topology *topology;
+	/* Or, where topology is NULL, what makes it: called by the store
+	 * (in its transaction) only when the host has none stored yet; what
+	 * it returns becomes topology. NULL: none. */
+	struct db_topology *(*topology_fn)(void *arg);
+	void *topology_arg;
 	/* With --sleep-mode: the interposer's settings and per-thread
 	 * report (NULL otherwise). Owned; stored and loaded with the run. */
 	struct db_sleep_usage *sleep_usage;

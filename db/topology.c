@@ -63,20 +63,25 @@ static int put(struct db *db, sqlite3_stmt *st, int64_t host, const char *kind,
 	return db_step_done(db, st, "cannot store the topology in", cause);
 }
 
-int db_topology_store(struct db *db, int64_t host_id,
-		      const struct db_topology *t, char **cause)
+int db_topology_stored(struct db *db, int64_t host_id, bool *have, char **cause)
 {
-	char *have = NULL;
+	char *n = NULL;
 	char sql[128];
 	snprintf(sql, sizeof(sql), "SELECT count(*) FROM host_topology WHERE host_id = %lld",
 		 (long long)host_id);
-	int rc = db_query_text(db, sql, &have, cause);
-	if (rc)
+	int rc = db_query_text(db, sql, &n, cause);
+	*have = !rc && n && atoi(n) > 0;
+	free(n);
+	return rc;
+}
+
+int db_topology_store(struct db *db, int64_t host_id,
+		      const struct db_topology *t, char **cause)
+{
+	bool stored = false;
+	int rc = db_topology_stored(db, host_id, &stored, cause);
+	if (rc || stored)
 		return rc;
-	bool stored = have && atoi(have) > 0;
-	free(have);
-	if (stored)
-		return 0;
 	sqlite3_stmt *st;
 	rc = db_prepare_insert(db, &st, "host_topology", topo_ins, HT_N, cause);
 	if (rc)

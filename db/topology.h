@@ -48,6 +48,9 @@ struct db_topology {
 
 void db_topology_release(struct db_topology *t);
 
+/* Whether host_id has a topology stored: 0 with *have, or an error. */
+int db_topology_stored(struct db *db, int64_t host_id, bool *have, char **cause);
+
 /*
  * Store t for host_id unless that host already has a topology stored.
  * Runs inside the caller's transaction when there is one.

@@ -101,6 +101,10 @@ static int run_once(struct verb_ctx *vc, const struct runner_opts *ro,
 	if (launched) {
 		run.topology = plan->topology;
 		plan->topology = NULL;
+		if (!run.topology) {
+			run.topology_fn = pin_plan_topology;
+			run.topology_arg = plan;
+		}
 	}
 	db_set_str(&run, SET_EVENTS, a->events);
 	if (a->tag)

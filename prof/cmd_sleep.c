@@ -206,6 +206,10 @@ static void fill_run(struct db_run *run, int argc, char **argv,
 	run->pin.size_bytes = plan->size_bytes;
 	run->topology = plan->topology;
 	plan->topology = NULL;
+	if (!run->topology) {
+		run->topology_fn = pin_plan_topology;
+		run->topology_arg = plan;
+	}
 	if (plan->desc)
 		db_set_str(run, SET_PIN_DESC, plan->desc);
 }

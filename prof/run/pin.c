@@ -182,19 +182,17 @@ int pin_plan_make(struct pin_plan *p, const char *mode, const char *sysfs_root,
 {
 	memset(p, 0, sizeof(*p));
 	p->mode = strdup(mode);
+	p->sysfs_root = sysfs_root ? strdup(sysfs_root) : NULL;
+	if (!strcmp(mode, "none")) {
+		p->status = strdup("not requested");
+		return 0;	/* the topology: pin_plan_topology, if asked */
+	}
 	struct topo t;
 	char *tcause = NULL;
 	int trc = topo_read(&t, sysfs_root ? sysfs_root : "/", &tcause);
 	if (trc == 0)
 		p->topology = topo_to_db(&t);
 
-	if (!strcmp(mode, "none")) {
-		p->status = strdup("not requested");
-		if (trc == 0)
-			topo_release(&t);
-		free(tcause);
-		return 0;
-	}
 	struct topo_pin pin;
 	char *pcause = NULL;
 	int rc = topo_pin_resolve(trc == 0 ? &t : NULL, mode, &pin, &pcause);
@@ -242,9 +240,21 @@ int pin_plan_make(struct pin_plan *p, const char *mode, const char *sysfs_root,
 	return rc;
 }
 
+struct db_topology *pin_plan_topology(void *plan)
+{
+	const struct pin_plan *p = plan;
+	struct topo t;
+	if (topo_read(&t, p->sysfs_root ? p->sysfs_root : "/", NULL))
+		return NULL;
+	struct db_topology *d = topo_to_db(&t);
+	topo_release(&t);
+	return d;
+}
+
 void pin_plan_release(struct pin_plan *p)
 {
 	free(p->mode);
+	free(p->sysfs_root);
 	if (p->set)
 		CPU_FREE(p->set);
 	free(p->desc);

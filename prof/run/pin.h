@@ -56,7 +56,12 @@ struct pin_plan {
 	int level;
 	char *cache_type;
 	uint64_t size_bytes;
-	struct db_topology *topology;	/* the machine's, for the run record */
+	/* The machine's, for the run record. Left unread where nothing is
+	 * pinned (mode "none"): a host's topology is stored once, with its
+	 * first run, and a many-core machine's is thousands of sysfs files;
+	 * pin_plan_topology reads it then, when the store asks. */
+	struct db_topology *topology;
+	char *sysfs_root;	/* where it is read (NULL: "/") */
 };
 
 /*
@@ -71,6 +76,13 @@ struct pin_plan {
 int pin_plan_make(struct pin_plan *p, const char *mode, const char *sysfs_root,
 		  char **warning, char **cause);
 void pin_plan_release(struct pin_plan *p);
+
+/*
+ * The topology pin_plan_make left unread, read now below the plan's
+ * sysfs root, as db_run's topology_fn (arg: the struct pin_plan). NULL
+ * where it cannot be read (nothing is stored for the host then).
+ */
+struct db_topology *pin_plan_topology(void *plan);
 
 /* The CPU list a task may run on (/proc/PID/status Cpus_allowed_list). */
 char *pin_read_back(pid_t pid);

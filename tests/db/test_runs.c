@@ -473,6 +473,45 @@ static void test_runs__topology_stored_once_per_host(void **state)
 	db_close(db);
 }
 
+static struct db_topology *one_cache_topology(void *calls)
+{
+	++*(int *)calls;
+	struct db_topology *t = calloc(1, sizeof(*t));
+	t->online = xdup("0-3");
+	t->llc_level = 2;
+	t->largest_llc = 0;
+	t->ncaches = 1;
+	t->caches = calloc(1, sizeof(*t->caches));
+	t->caches[0] = (struct db_cache){ 2, xdup("Unified"), 1u << 20, xdup("0-3"), 0, -1 };
+	return t;
+}
+
+/*
+ * A run that leaves its topology to be made (nothing pinned: prof does
+ * not read sysfs for it) has it made only for a host with none stored:
+ * once for the first run, never for the second.
+ */
+static void test_runs__topology_made_only_when_missing(void **state)
+{
+	struct tu_db *f = *state;
+	struct db *db;
+	assert_int_equal(db_open(&db, f->path, NULL), 0);
+	int calls = 0;
+	for (int i = 0; i < 2; i++) {
+		struct db_run r;
+		make_run(&r, 1);
+		r.topology_fn = one_cache_topology;
+		r.topology_arg = &calls;
+		assert_int_equal(db_run_store(db, &r, NULL), 0);
+		db_run_release(&r);
+		assert_int_equal(calls, 1);
+	}
+	assert_int_equal(count_rows(db, "SELECT count(*) FROM host_topology"), 2);
+	assert_int_equal(count_rows(db, "SELECT size_bytes FROM host_topology"
+				    " WHERE kind = 'cache'"), 1 << 20);
+	db_close(db);
+}
+
 static void test_runs__missing_and_listing(void **state)
 {
 	struct tu_db *f = *state;
@@ -858,6 +897,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_runs__read_only_open, tu_db_setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_runs__missing_and_listing, tu_db_setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_runs__topology_stored_once_per_host, tu_db_setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_runs__topology_made_only_when_missing, tu_db_setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_runs__schema_version_and_newer_file, tu_db_setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_runs__not_a_database_is_a_clear_error, tu_db_setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_runs__unwritable_place_is_a_clear_error, tu_db_setup, tu_db_teardown),
