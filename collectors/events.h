@@ -45,6 +45,9 @@ enum event_flags {
 	/* Internal: resolving the "cache" set, where a mission counter with
 	 * no map here is kept as refused (event_desc.refused), not an error. */
 	EVENT_IN_DEFAULT_SET = 1 << 1,
+	/* Through libpfm4 even for perf's software names, which prof
+	 * otherwise resolves itself (test_events compares the two). */
+	EVENT_VIA_LIBPFM = 1 << 2,
 };
 
 struct event_desc {
@@ -110,6 +113,10 @@ long event_tracepoint_id(const char *root, const char *name);
 int event_resolve(const char *name, enum event_flags flags,
 		  struct event_desc *out, char **cause);
 void event_desc_release(struct event_desc *ev);
+
+/* The software event names event_resolve knows without libpfm4: up to max
+ * of them into names; returns how many there are. */
+size_t events_software_names(const char **names, size_t max);
 
 /*
  * Resolve a comma-separated list; "cache" expands to the default set.

@@ -77,6 +77,46 @@ static void test_events__attr_matches_fixtures(void **state)
 	assert_true(files >= 12);
 }
 
+/* perf's software names, resolved without libpfm4, give exactly what
+ * libpfm4 gives them: the same attr to the byte and the same canonical
+ * form (what the database keeps). */
+static void test_events__software_names_as_libpfm_encodes_them(void **state)
+{
+	(void)state;
+	if (getenv("LIBPFM_FORCE_PMU")) {
+		fprintf(stderr, "LIBPFM_FORCE_PMU is set: both go through libpfm4\n");
+		skip();
+	}
+	const char *names[32];
+	size_t n = events_software_names(names, 32);
+	assert_true(n >= 10 && n <= 32);
+	for (size_t i = 0; i < n; i++) {
+		struct event_desc own, pfm;
+		char *cause = NULL;
+		assert_int_equal(event_resolve(names[i], 0, &own, NULL), 0);
+		if (event_resolve(names[i], EVENT_VIA_LIBPFM, &pfm, &cause))
+			fail_msg("%s: libpfm4: %s", names[i], cause);
+		assert_string_equal(own.name, pfm.name);
+		if (strcmp(own.canonical, pfm.canonical))
+			fail_msg("%s: canonical %s, libpfm4 %s", names[i], own.canonical,
+				 pfm.canonical);
+		if (memcmp(&own.attr, &pfm.attr, sizeof(own.attr)))
+			fail_msg("%s: attr differs from libpfm4's (type %u/%u config "
+				 "%llu/%llu)", names[i], own.attr.type, pfm.attr.type,
+				 (unsigned long long)own.attr.config,
+				 (unsigned long long)pfm.attr.config);
+		assert_false(own.hardware);
+		assert_false(pfm.hardware);
+		event_desc_release(&own);
+		event_desc_release(&pfm);
+	}
+	/* A modifier is libpfm4's to parse. */
+	struct event_desc u;
+	assert_int_equal(event_resolve("task-clock:u", 0, &u, NULL), 0);
+	assert_int_equal(u.attr.exclude_kernel, 1);
+	event_desc_release(&u);
+}
+
 static void test_events__hardware_flag(void **state)
 {
 	(void)state;
@@ -432,6 +472,7 @@ int main(void)
 		cmocka_unit_test(test_events__attr_matches_fixtures),
 		cmocka_unit_test(test_events__tracepoint_ids),
 		cmocka_unit_test(test_events__tracepoint_resolves),
+		cmocka_unit_test(test_events__software_names_as_libpfm_encodes_them),
 		cmocka_unit_test(test_events__hardware_flag),
 		cmocka_unit_test(test_events__pmu_names_resolve),
 		cmocka_unit_test(test_events__pmu_umask_required_says_which),

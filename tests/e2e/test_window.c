@@ -221,7 +221,9 @@ static void test_window__frames_n_to_m(void **state)
 			"--format", "json", NULL };
 	p = tu_run(rep, NULL);
 	assert_int_equal(p.status, 0);
-	assert_true(num_after(p.out, "\"frames\": ") == 20);
+	double nframes = num_after(p.out, "\"frames\": ");
+	if (nframes != 20)	/* seen once in a ctest -j2, beside test_browser */
+		fail_msg("report --frames: %.0f frames, not 20:\n%.3000s", nframes, p.out);
 	tu_proc_release(&p);
 	char *txt[] = { PROF_BIN, f->dbarg, "report", "last", NULL };
 	p = tu_run(txt, NULL);
