@@ -265,7 +265,9 @@ static int read_list(struct pmu_list *l, const char *root, char **cause)
 	return 0;
 }
 
-/* A deep copy of src into dst: 0, or -ENOMEM with dst empty. */
+/* A deep copy of src into dst: 0, or -ENOMEM with dst empty. Every
+ * array is zeroed before it is filled, so pmus_release frees whatever a
+ * failure leaves. */
 static int copy_list(struct pmu_list *dst, const struct pmu_list *src)
 {
 	memset(dst, 0, sizeof(*dst));
@@ -274,29 +276,27 @@ static int copy_list(struct pmu_list *dst, const struct pmu_list *src)
 	dst->pmus = calloc(src->n, sizeof(*dst->pmus));
 	if (!dst->pmus)
 		return -ENOMEM;
-	for (size_t i = 0; i < src->n; i++) {
+	dst->n = src->n;
+	dst->ncore = src->ncore;
+	bool ok = true;
+	for (size_t i = 0; ok && i < src->n; i++) {
 		const struct pmu *s = &src->pmus[i];
 		struct pmu *d = &dst->pmus[i];
 		*d = *s;
 		d->name = strdup(s->name);
 		d->caps = s->ncaps ? calloc(s->ncaps, sizeof(*d->caps)) : NULL;
-		d->ncaps = 0;
-		dst->n = i + 1;
-		if (!d->name || (s->ncaps && !d->caps)) {
-			pmus_release(dst);
-			return -ENOMEM;
-		}
-		for (size_t k = 0; k < s->ncaps; k++, d->ncaps++) {
+		d->ncaps = d->caps ? s->ncaps : 0;
+		ok = d->name && d->ncaps == s->ncaps;
+		for (size_t k = 0; ok && k < s->ncaps; k++) {
 			d->caps[k].name = strdup(s->caps[k].name);
 			d->caps[k].value = strdup(s->caps[k].value);
-			if (!d->caps[k].name || !d->caps[k].value) {
-				d->ncaps++;
-				pmus_release(dst);
-				return -ENOMEM;
-			}
+			ok = d->caps[k].name && d->caps[k].value;
 		}
 	}
-	dst->ncore = src->ncore;
+	if (!ok) {
+		pmus_release(dst);
+		return -ENOMEM;
+	}
 	return 0;
 }
 
