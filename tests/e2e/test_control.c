@@ -332,7 +332,11 @@ static void test_control__tracepoint_counts_like_context_switches(void **state)
 	double cs = json_num(totals, "context-switches");
 	fprintf(stderr, "1000 sleeps: sched:sched_switch %.0f, context-switches %.0f\n",
 		tp, cs);
-	assert_true(tp >= 1000);	/* each sleep switches out at least once */
+	/* Nearly every sleep switches out. Not every one: a timer that
+	 * fires before the task reaches schedule() (do_nanosleep sees
+	 * t->task cleared; a VM's vCPU can be away for the 200 us) ends the
+	 * sleep with no switch. 999 of 1,000 was seen under ASan in CI. */
+	assert_true(tp >= 0.98 * 1000);
 	/* Both are counted where the scheduler switches a task out. */
 	assert_true(fabs(tp - cs) <= 0.01 * cs);
 	assert_non_null(strstr(p.err, "\"name\": \"sched:sched_switch\",\n      "
