@@ -229,10 +229,11 @@ static void test_interval_run__a_busy_thread_is_read_at_each_tick(void **state)
 	fprintf(stderr, "busy thread: %d intervals of 20 ms, the fullest %.2f ms\n",
 		rows, most / 1e6);
 	assert_true(rows >= 20);
-	/* a tick's granularity at each edge: 1 ms here, up to 6 ms in a
-	 * QEMU (TCG) guest of 6.1, whose timers run late; a dropped tick
-	 * gave 44-56 ms */
-	assert_true(most <= 30e6);
+	/* a tick's granularity at each edge: 1 ms here, up to 14 ms in a
+	 * QEMU (TCG) guest of 6.1, whose timers run late (33.99 ms seen in
+	 * CI); a dropped tick puts two intervals in one, 40 ms and more
+	 * (44-56 ms seen) */
+	assert_true(most < 40e6);
 	tu_proc_release(&p);
 }
 
