@@ -25,8 +25,9 @@
  * bench/overhead can tell what the kernel's per-thread records cost from
  * what prof adds to them. A change to prof's recipe must be made here
  * too; with -v the prof recipe prints its records by type, and
- * bench/overhead checks that it saw a READ record for every thread and
- * event. Exits with COMMAND's status, or 2 when it cannot set up.
+ * bench/overhead prints how many READ records it saw beside the number
+ * of threads x events it should have. Exits with COMMAND's status, or 2
+ * when it cannot set up.
  */
 #include <errno.h>
 #include <fcntl.h>
