@@ -665,7 +665,7 @@ static void frame_window(struct frames_state *st, struct collect_ctx *cx,
 	long tc = db_run_event_by_attr(run, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK);
 	if (tc >= 0 && run->events[tc].total.present)
 		db_set_f64(run, SET_WINDOW_CPU_S, (double)run->events[tc].total.value / 1e9);
-	window_keep_frames(run, a > t0 ? (int64_t)(a - t0) : 0, b > t0 ? (int64_t)(b - t0) : 0);
+	window_keep_frame_range(run, i, j);
 }
 
 /*

@@ -22,11 +22,12 @@
  * A window of frames (frame:N:M) is the frames collector's, which knows
  * the frames (prof/run/collect_frames.c); this one checks that a frame
  * source was asked for, and gives the frames collector
- * window_keep_frames.
+ * window_keep_frame_range.
  */
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -276,7 +277,11 @@ static void win_finish(void *self, struct collect_ctx *cx)
 		read_cpu_stat(st->cgroup_fd, &st->user1, &st->sys1);
 }
 
-void window_keep_frames(struct db_run *run, int64_t a, int64_t b)
+/* Frames first..last (by index) that lie inside [a, b]: a frame of no
+ * length (two marks at one instant) on the end edge belongs to the time
+ * after it, as one on the start edge belongs to the window. */
+static void keep_frames(struct db_run *run, size_t first, size_t last,
+			int64_t a, int64_t b)
 {
 	uint32_t *map = malloc((run->nframes ? run->nframes : 1) * sizeof(*map));
 	if (!map)
@@ -285,7 +290,8 @@ void window_keep_frames(struct db_run *run, int64_t a, int64_t b)
 	for (size_t i = 0; i < n; i++) {
 		const struct db_frame_span *f = &run->frames[i];
 		map[i] = UINT32_MAX;
-		if (f->t_ns >= a && f->t_ns + f->dur_ns <= b) {
+		if (i >= first && i <= last && f->t_ns >= a &&
+		    f->t_ns + f->dur_ns <= b && (f->dur_ns > 0 || f->t_ns < b)) {
 			map[i] = (uint32_t)k;
 			run->frames[k++] = *f;
 		}
@@ -301,6 +307,16 @@ void window_keep_frames(struct db_run *run, int64_t a, int64_t b)
 	}
 	run->nframe_counts = c;
 	free(map);
+}
+
+void window_keep_frames(struct db_run *run, int64_t a, int64_t b)
+{
+	keep_frames(run, 0, SIZE_MAX, a, b);
+}
+
+void window_keep_frame_range(struct db_run *run, size_t first, size_t last)
+{
+	keep_frames(run, first, last, INT64_MIN, INT64_MAX);
 }
 
 /* Out of memory before the fill, the window is not kept: a warning (the

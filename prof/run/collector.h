@@ -225,9 +225,16 @@ int window_parse(const char *s, struct window_spec *w, char **cause);
 
 /*
  * Keep the run's frames that lie inside [a_ns, b_ns] after the launch,
- * and their counts (prof/run/collect_window.c; the frames collector's frame
- * windows use it too).
+ * and their counts (prof/run/collect_window.c). A frame of no length (two
+ * marks at one instant, as lines read together get) at b_ns is left out.
  */
 void window_keep_frames(struct db_run *run, int64_t a_ns, int64_t b_ns);
+
+/*
+ * Keep frames first to last (indexes from 0, both kept) and their counts:
+ * the frames collector's frame:N:M. By index, not by time: a frame of no
+ * length next to either edge lies inside [start of N, end of M] too.
+ */
+void window_keep_frame_range(struct db_run *run, size_t first, size_t last);
 
 #endif

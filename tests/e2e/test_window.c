@@ -222,7 +222,10 @@ static void test_window__frames_n_to_m(void **state)
 	p = tu_run(rep, NULL);
 	assert_int_equal(p.status, 0);
 	double nframes = num_after(p.out, "\"frames\": ");
-	if (nframes != 20)	/* seen once in a ctest -j2, beside test_browser */
+	/* 21 once in a slow guest: two lines read together made a frame
+	 * of no length on the window's edge, kept by time (now by index:
+	 * tests/prof/test_keep_frames.c) */
+	if (nframes != 20)
 		fail_msg("report --frames: %.0f frames, not 20:\n%.3000s", nframes, p.out);
 	tu_proc_release(&p);
 	char *txt[] = { PROF_BIN, f->dbarg, "report", "last", NULL };
