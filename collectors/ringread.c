@@ -116,12 +116,8 @@ int ring_next(struct ring_reader *r, const struct ring_view *v,
 		    h.size <= v->head - r->pos && h.size <= v->scratch_size) {
 			*rec = bytes_at(v, r->pos, h.size);
 			*len = h.size;
-			struct perf_rec d;
-			uint64_t t = 0;
-			if (perf_rec_decode(*rec, h.size, v->lay, v->layout_for_id,
-					    v->arg, &d) == 0 && d.sid.valid)
-				t = d.sid.time;
-			took(r, h.size, t);
+			took(r, h.size, perf_rec_time(*rec, h.size, v->lay,
+						      v->layout_for_id, v->arg));
 			return 1;
 		}
 		/* Torn by two writers: look for the next whole record. */

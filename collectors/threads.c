@@ -3,6 +3,7 @@
  * it. See threads.h for the rules that open and close rows.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -250,12 +251,28 @@ static int decode_sample(struct cursor *c, const struct perf_rec_layout *lay,
 	return c->bad ? -EINVAL : 0;
 }
 
+/* Every member of perf_rec's union lies in its first bytes but a READ's
+ * arrays past their start. */
+#define PERF_REC_UNION_ZEROED 256
+#define REC_MEMBER_SIZE(m) sizeof(((struct perf_rec *)0)->u.m)
+_Static_assert(REC_MEMBER_SIZE(comm) <= PERF_REC_UNION_ZEROED &&
+	       REC_MEMBER_SIZE(task) <= PERF_REC_UNION_ZEROED &&
+	       REC_MEMBER_SIZE(lost) <= PERF_REC_UNION_ZEROED &&
+	       REC_MEMBER_SIZE(sw) <= PERF_REC_UNION_ZEROED &&
+	       REC_MEMBER_SIZE(mmap) <= PERF_REC_UNION_ZEROED &&
+	       REC_MEMBER_SIZE(sample) <= PERF_REC_UNION_ZEROED &&
+	       offsetof(struct perf_rec, u.read.value) - offsetof(struct perf_rec, u) <=
+	       PERF_REC_UNION_ZEROED && PERF_REC_UNION_ZEROED <= REC_MEMBER_SIZE(read),
+	       "perf_rec_decode zeroes every member but a READ's arrays");
+
 int perf_rec_decode(const void *buf, size_t len, const struct perf_rec_layout *lay,
 		    const struct perf_rec_layout *(*layout_for_id)(uint64_t id, void *arg),
 		    void *arg, struct perf_rec *out)
 {
 	struct perf_event_header h;
-	memset(out, 0, sizeof(*out));
+	/* All but the tail of a READ's value and id arrays, which
+	 * decode_read fills up to nr: zeroing them took half the decode. */
+	memset(out, 0, offsetof(struct perf_rec, u) + PERF_REC_UNION_ZEROED);
 	if (len < sizeof(h))
 		return -EINVAL;
 	memcpy(&h, buf, sizeof(h));
@@ -337,6 +354,27 @@ int perf_rec_decode(const void *buf, size_t len, const struct perf_rec_layout *l
 		break;
 	}
 	return c.bad ? -EINVAL : 0;
+}
+
+uint64_t perf_rec_time(const void *buf, size_t len, const struct perf_rec_layout *lay,
+		       const struct perf_rec_layout *(*layout_for_id)(uint64_t id, void *arg),
+		       void *arg)
+{
+	struct perf_event_header h;
+	if (len < sizeof(h))
+		return 0;
+	memcpy(&h, buf, sizeof(h));
+	if (h.size < sizeof(h) || h.size > len)
+		return 0;
+	if (h.type == PERF_RECORD_SAMPLE) {
+		struct perf_rec r;
+		return perf_rec_decode(buf, len, lay, layout_for_id, arg, &r) == 0 &&
+		       r.sid.valid ? r.sid.time : 0;
+	}
+	struct perf_sample_id sid;
+	decode_sample_id((const uint8_t *)buf + h.size, h.size - sizeof(h),
+			 lay->sample_type, &sid);
+	return sid.valid ? sid.time : 0;
 }
 
 /* ---- the table ---- */

@@ -115,6 +115,15 @@ int perf_rec_decode(const void *buf, size_t len, const struct perf_rec_layout *l
 		    const struct perf_rec_layout *(*layout_for_id)(uint64_t id, void *arg),
 		    void *arg, struct perf_rec *out);
 
+/*
+ * A record's time (its sample_id trailer's, or a sample's own), read
+ * without decoding the rest of it; 0 where it has none or it cannot be
+ * read. What a reader that only orders records needs.
+ */
+uint64_t perf_rec_time(const void *buf, size_t len, const struct perf_rec_layout *lay,
+		       const struct perf_rec_layout *(*layout_for_id)(uint64_t id, void *arg),
+		       void *arg);
+
 /* The byte size of the sample_id trailer for a sample_type. */
 size_t perf_sample_id_size(uint64_t sample_type);
 

@@ -266,6 +266,9 @@ char *db_col_text(sqlite3_stmt *st, int col);
  * argument as it likes, and its run must still read back.
  */
 void db_bind_text(sqlite3_stmt *st, int idx, const char *s);
+/* The same for a text that stays as it is until the statement has been
+ * stepped: SQLite keeps the pointer, not a copy. */
+void db_bind_text_kept(sqlite3_stmt *st, int idx, const char *s);
 /* A bind that SQLite refused for want of memory marks this thread
  * (db_bind_failed); db_step_done, and db_run_store_body at its end, take
  * the mark and fail with -ENOMEM rather than store a row without it. */

@@ -310,11 +310,14 @@ static int store_pmu_counts(struct db *db, sqlite3_stmt *st,
 
 /* A run's threads as rows: thread t is row id0 + t (ids chosen, not
  * given by SQLite one insert at a time, so that the rows go in many to a
- * statement); json a buffer for one thread's counts (count_json). */
+ * statement); json a buffer of DB_INSERT_ROWS slots of json_max bytes,
+ * one for each row of a statement's counts (count_json), which SQLite
+ * reads in place when the statement is stepped. */
 struct thread_rows {
 	const struct db_run *run;
 	int64_t id0;
 	char *json;
+	size_t json_max;
 };
 
 /* The longest count_json of a run of n events: "[", then per event
@@ -381,14 +384,14 @@ static void bind_thread(sqlite3_stmt *st, size_t r, size_t t, const void *arg)
 	sqlite3_bind_int64(st, DB_PARAM_ROW(r, TI_N, TI_SEQ), (sqlite3_int64)t);
 	sqlite3_bind_int(st, DB_PARAM_ROW(r, TI_N, TI_TID), th->tid);
 	sqlite3_bind_int(st, DB_PARAM_ROW(r, TI_N, TI_PID), th->pid);
-	db_bind_text(st, DB_PARAM_ROW(r, TI_N, TI_NAME), th->name);
+	db_bind_text_kept(st, DB_PARAM_ROW(r, TI_N, TI_NAME), th->name);
 	sqlite3_bind_int(st, DB_PARAM_ROW(r, TI_N, TI_MAIN), th->is_main);
 	sqlite3_bind_int64(st, DB_PARAM_ROW(r, TI_N, TI_START), th->start_ns);
 	sqlite3_bind_int64(st, DB_PARAM_ROW(r, TI_N, TI_END), th->end_ns);
 	db_bind_int_or_null(st, DB_PARAM_ROW(r, TI_N, TI_PPID), th->ppid != 0, th->ppid);
-	const char *js = count_json(tr->json, th, tr->run->nevents);
+	const char *js = count_json(tr->json + r * tr->json_max, th, tr->run->nevents);
 	if (sqlite3_bind_text(st, DB_PARAM_ROW(r, TI_N, TI_COUNTS), js, -1,
-			      SQLITE_TRANSIENT) != SQLITE_OK)
+			      SQLITE_STATIC) != SQLITE_OK)
 		db_bind_failed();
 }
 
@@ -408,7 +411,8 @@ static int store_threads(struct db *db, const struct db_run *run, char **cause)
 	sqlite3_finalize(st);
 	if (s != SQLITE_ROW)
 		return db_fail(db, s, "cannot number the threads in", cause);
-	tr.json = malloc(count_json_max(run->nevents));
+	tr.json_max = count_json_max(run->nevents);
+	tr.json = malloc(DB_INSERT_ROWS * tr.json_max);
 	if (!tr.json)
 		return db_nomem(db, "write", cause);
 	rc = db_insert_rows(db, "threads", thread_ins, TI_N, run->nthreads, bind_thread,

@@ -250,6 +250,58 @@ static void test_threads__truncated_records_are_refused(void **state)
 	assert_int_not_equal(perf_rec_decode(r.buf, r.len, &lay, NULL, NULL, &rec), 0);
 }
 
+/*
+ * perf_rec_time reads a record's time alone: the trailer's for a side-band
+ * record or a READ, a sample's own TIME; 0 for one it cannot read. And a
+ * record decoded over a READ keeps none of the READ's fields.
+ */
+static void test_threads__record_time_alone(void **state)
+{
+	(void)state;
+	struct rb r;
+	mk_fork(&r, 10, 10, 12, 11, 1234);
+	assert_int_equal(perf_rec_time(r.buf, r.len, &lay, NULL, NULL), 1234);
+	mk_read(&r, 10, 12, 500, 1000, 800, 42);
+	assert_int_equal(perf_rec_time(r.buf, r.len, &lay, NULL, NULL), 9);
+	assert_int_equal(perf_rec_time(r.buf, r.len - 1, &lay, NULL, NULL), 0);
+	assert_int_equal(perf_rec_time(r.buf, 4, &lay, NULL, NULL), 0);
+	/* No trailer in the layout: no time. */
+	const struct perf_rec_layout bare = { 0, RF, 0, 0 };
+	assert_int_equal(perf_rec_time(r.buf, r.len, &bare, NULL, NULL), 0);
+
+	struct perf_rec_layout sl = { PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID |
+				      PERF_SAMPLE_TIME, 0, 0, 0 };
+	rb_begin(&r, PERF_RECORD_SAMPLE, 0);
+	rb_u64(&r, 55);
+	rb_u32x2(&r, 10, 11);
+	rb_u64(&r, 4321);
+	uint16_t size = (uint16_t)r.len;
+	memcpy(r.buf + 6, &size, 2);
+	assert_int_equal(perf_rec_time(r.buf, r.len, &sl, NULL, NULL), 4321);
+
+	struct perf_rec rec;
+	mk_read(&r, 10, 12, 500, 1000, 800, 42);
+	assert_int_equal(perf_rec_decode(r.buf, r.len, &lay, NULL, NULL, &rec), 0);
+	rb_begin(&r, PERF_RECORD_MMAP2, 0);
+	rb_u32x2(&r, 10, 12);
+	rb_u64(&r, 0x1000);
+	rb_u64(&r, 0x2000);
+	rb_u64(&r, 0);
+	rb_u32x2(&r, 8, 1);	/* maj, min */
+	rb_u64(&r, 99);		/* ino */
+	rb_u64(&r, 3);		/* ino_generation */
+	rb_u32x2(&r, 5, 2);	/* prot, flags */
+	rb_str(&r, "/bin/x");
+	rb_end(&r, 10, 12, 7, 77);
+	assert_int_equal(perf_rec_decode(r.buf, r.len, &lay, NULL, NULL, &rec), 0);
+	assert_false(rec.u.mmap.has_build_id);
+	assert_int_equal(rec.u.mmap.build_id_size, 0);
+	for (size_t i = 0; i < sizeof(rec.u.mmap.build_id); i++)
+		assert_int_equal(rec.u.mmap.build_id[i], 0);
+	assert_int_equal(rec.u.mmap.ino, 99);
+	assert_string_equal(rec.u.mmap.filename, "/bin/x");
+}
+
 static void test_threads__rows_follow_fork_comm_read(void **state)
 {
 	(void)state;
@@ -637,6 +689,7 @@ int main(void)
 		cmocka_unit_test(test_threads__group_read_format),
 		cmocka_unit_test(test_threads__sample_with_interrupted_registers),
 		cmocka_unit_test(test_threads__truncated_records_are_refused),
+		cmocka_unit_test(test_threads__record_time_alone),
 		cmocka_unit_test(test_threads__rows_follow_fork_comm_read),
 		cmocka_unit_test(test_threads__reused_tid_opens_a_new_row),
 		cmocka_unit_test(test_threads__counts_per_switch_go_to_the_row_of_their_time),
