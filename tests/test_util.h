@@ -339,6 +339,35 @@ static inline void tu_proc_release(struct tu_proc *p)
 	p->out = p->err = NULL;
 }
 
+/*
+ * The machine's steal time so far (ns, all CPUs), from /proc/stat; -1
+ * where it cannot be read. A hypervisor's steal counts in task-clock but
+ * not in the scheduler's clock of a kernel with PARAVIRT_TIME_ACCOUNTING,
+ * so a test that holds task-clock to a CPU time allows what was stolen
+ * meanwhile on top.
+ */
+static inline long long tu_steal_ns(void)
+{
+	FILE *fp = fopen("/proc/stat", "re");
+	unsigned long long v[8] = { 0 };
+	if (!fp)
+		return -1;
+	int n = fscanf(fp, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0],
+		       &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]);
+	fclose(fp);
+	if (n != 8)
+		return -1;
+	return (long long)(v[7] * (1000000000ULL / (unsigned long long)sysconf(_SC_CLK_TCK)));
+}
+
+/* What tu_steal_ns added since s0 (0 where either read failed or the sum
+ * went back). */
+static inline long long tu_stolen_since(long long s0)
+{
+	long long s1 = tu_steal_ns();
+	return s0 >= 0 && s1 > s0 ? s1 - s0 : 0;
+}
+
 #ifdef PROF_BIN
 /*
  * For end-to-end tests: skip when this machine does not let prof open

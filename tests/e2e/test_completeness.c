@@ -199,22 +199,6 @@ static void tree(void **state, const char *mode, const char *w, const char *d,
  * incomplete with a reason; as root (CI, the QEMU guests) the default
  * path counts per CPU unless the run says why not.
  */
-/* The machine's steal time so far (ns), from /proc/stat; -1 where it
- * cannot be read. */
-static long long steal_ns(void)
-{
-	FILE *fp = fopen("/proc/stat", "re");
-	unsigned long long v[8] = { 0 };
-	if (!fp)
-		return -1;
-	int n = fscanf(fp, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0],
-		       &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]);
-	fclose(fp);
-	if (n != 8)
-		return -1;
-	return (long long)(v[7] * (1000000000ULL / (unsigned long long)sysconf(_SC_CLK_TCK)));
-}
-
 /*
  * What the host has so far kept this guest's CPU from running, in ns:
  * scripts/kernels answers a line written to PROF_HOST_WITNESS (the
@@ -267,19 +251,15 @@ static void own_times(struct tu_db *f, const char *path, int *percpu_complete)
 	char env[64];
 	snprintf(env, sizeof(env), "PROF_COUNT_PATH=%s", path);
 	char *envp[] = { env, NULL };
-	long long steal0 = steal_ns(), host0 = host_taken_ns();
+	long long steal0 = tu_steal_ns(), host0 = host_taken_ns();
 	struct tu_proc p = tu_run(argv, envp);
 	long long host1 = host_taken_ns();
-	/* A hypervisor's steal counts in task-clock but not in the
-	 * scheduler's clock of a kernel with PARAVIRT_TIME_ACCOUNTING (6.18
-	 * here: +18% on one worker of a loaded run): what the machine had
-	 * stolen meanwhile is allowed on top. */
-	long long steal1 = steal_ns();
-	/* Nothing more where either read failed or the sum went back:
-	 * once here the bound came out 2.6 ms short of the 9.5 ms it
-	 * allows, which only a negative "stolen" can do, and failed a
-	 * run 7 ms over. */
-	long long stolen = steal0 >= 0 && steal1 > steal0 ? steal1 - steal0 : 0;
+	/* What the machine had stolen meanwhile is allowed on top (6.18
+	 * here: +18% on one worker of a loaded run). Nothing where either
+	 * read failed or the sum went back: once here the bound came out
+	 * 2.6 ms short of the 9.5 ms it allows, which only a negative
+	 * "stolen" can do, and failed a run 7 ms over. */
+	long long stolen = tu_stolen_since(steal0);
 	/* And in a QEMU guest, what its host took from it meanwhile: a
 	 * guest's steal shows only what a hypervisor tells it of, and TCG
 	 * tells nothing. */
