@@ -2,7 +2,9 @@
  * test_util: small helpers shared by the cmocka tests: capture what a
  * writer prints, make a temporary directory (alone or with a database path
  * in it), build the start of a stored run, run a command and collect its
- * output and status. Header-only so each test stays one executable.
+ * output and status, and read what a VM's host took from a run (its
+ * steal, a QEMU guest's witness). Header-only so each test stays one
+ * executable.
  */
 #ifndef TESTS_TEST_UTIL_H
 #define TESTS_TEST_UTIL_H
@@ -16,6 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <signal.h>
+#include <termios.h>
+#include <poll.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -366,6 +370,67 @@ static inline long long tu_stolen_since(long long s0)
 {
 	long long s1 = tu_steal_ns();
 	return s0 >= 0 && s1 > s0 ? s1 - s0 : 0;
+}
+
+/*
+ * What the host has so far kept this guest's CPU from running, in ns:
+ * scripts/kernels answers a line written to PROF_HOST_WITNESS (the
+ * guest's second serial port) with its QEMU thread's run-queue wait plus
+ * the host's steal. -1 where there is no witness or it did not answer
+ * within 2 s.
+ */
+static inline long long tu_host_taken_ns(void)
+{
+	const char *dev = getenv("PROF_HOST_WITNESS");
+	if (!dev || !*dev)
+		return -1;
+	int fd = open(dev, O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	struct termios t;
+	if (tcgetattr(fd, &t) == 0) {
+		cfmakeraw(&t);
+		tcsetattr(fd, TCSANOW, &t);
+	}
+	tcflush(fd, TCIFLUSH);
+	char buf[64];
+	size_t n = 0;
+	long long v = -1;
+	if (write(fd, "?\n", 2) == 2) {
+		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+		while (n < sizeof(buf) - 1 && !memchr(buf, '\n', n) &&
+		       poll(&pfd, 1, 2000) > 0) {
+			ssize_t r = read(fd, buf + n, sizeof(buf) - 1 - n);
+			if (r <= 0)
+				break;
+			n += (size_t)r;
+		}
+		buf[n] = '\0';
+		if (memchr(buf, '\n', n))
+			v = strtoll(buf, NULL, 10);
+	}
+	close(fd);
+	return v;
+}
+
+/*
+ * What kept a test's workload from running while its clocks went on,
+ * since tu_taken_now: the machine's steal and, in a QEMU guest, what its
+ * host took (ns). task-clock counts both, a thread's CPU time neither.
+ */
+struct tu_taken {
+	long long steal, host;
+};
+
+static inline struct tu_taken tu_taken_now(void)
+{
+	return (struct tu_taken){ tu_steal_ns(), tu_host_taken_ns() };
+}
+
+static inline long long tu_taken_since(struct tu_taken t0)
+{
+	long long host = tu_host_taken_ns();
+	return tu_stolen_since(t0.steal) + (t0.host >= 0 && host > t0.host ? host - t0.host : 0);
 }
 
 #ifdef PROF_BIN

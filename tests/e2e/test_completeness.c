@@ -42,7 +42,7 @@ static int runs(void)
  * PROF_OWN_TIME=strict: only the own-time case, each worker within 2% of
  * its own time plus only what was measured to be taken away: the
  * steal, what a QEMU guest's host kept its CPU from running
- * (host_taken_ns) and the stalls the run's own records show inside
+ * (tu_host_taken_ns) and the stalls the run's own records show inside
  * switches; not the 5 ms for a stall none shows. For a machine that does
  * not stand still inside a switch but for its host: .ci/run's one-vCPU
  * guests (scripts/kernels --smp 1), not two vCPUs that one QEMU thread
@@ -199,47 +199,6 @@ static void tree(void **state, const char *mode, const char *w, const char *d,
  * incomplete with a reason; as root (CI, the QEMU guests) the default
  * path counts per CPU unless the run says why not.
  */
-/*
- * What the host has so far kept this guest's CPU from running, in ns:
- * scripts/kernels answers a line written to PROF_HOST_WITNESS (the
- * guest's second serial port) with its QEMU thread's run-queue wait plus
- * the host's steal. -1 where there is no witness or it did not answer
- * within 2 s.
- */
-static long long host_taken_ns(void)
-{
-	const char *dev = getenv("PROF_HOST_WITNESS");
-	if (!dev || !*dev)
-		return -1;
-	int fd = open(dev, O_RDWR | O_NOCTTY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	struct termios t;
-	if (tcgetattr(fd, &t) == 0) {
-		cfmakeraw(&t);
-		tcsetattr(fd, TCSANOW, &t);
-	}
-	tcflush(fd, TCIFLUSH);
-	char buf[64];
-	size_t n = 0;
-	long long v = -1;
-	if (write(fd, "?\n", 2) == 2) {
-		struct pollfd pfd = { .fd = fd, .events = POLLIN };
-		while (n < sizeof(buf) - 1 && !memchr(buf, '\n', n) &&
-		       poll(&pfd, 1, 2000) > 0) {
-			ssize_t r = read(fd, buf + n, sizeof(buf) - 1 - n);
-			if (r <= 0)
-				break;
-			n += (size_t)r;
-		}
-		buf[n] = '\0';
-		if (memchr(buf, '\n', n))
-			v = strtoll(buf, NULL, 10);
-	}
-	close(fd);
-	return v;
-}
-
 static void own_times(struct tu_db *f, const char *path, int *percpu_complete)
 {
 	char *bin = helper("selftime"), *out;
@@ -251,9 +210,9 @@ static void own_times(struct tu_db *f, const char *path, int *percpu_complete)
 	char env[64];
 	snprintf(env, sizeof(env), "PROF_COUNT_PATH=%s", path);
 	char *envp[] = { env, NULL };
-	long long steal0 = tu_steal_ns(), host0 = host_taken_ns();
+	long long steal0 = tu_steal_ns(), host0 = tu_host_taken_ns();
 	struct tu_proc p = tu_run(argv, envp);
-	long long host1 = host_taken_ns();
+	long long host1 = tu_host_taken_ns();
 	/* What the machine had stolen meanwhile is allowed on top (6.18
 	 * here: +18% on one worker of a loaded run). Nothing where either
 	 * read failed or the sum went back: once here the bound came out
