@@ -251,6 +251,15 @@ static int decode_sample(struct cursor *c, const struct perf_rec_layout *lay,
 	return c->bad ? -EINVAL : 0;
 }
 
+/* The header of the record at buf, whole within len bytes. */
+static bool rec_header(const void *buf, size_t len, struct perf_event_header *h)
+{
+	if (len < sizeof(*h))
+		return false;
+	memcpy(h, buf, sizeof(*h));
+	return h->size >= sizeof(*h) && h->size <= len;
+}
+
 /* Every member of perf_rec's union lies in its first bytes but a READ's
  * arrays past their start. */
 #define PERF_REC_UNION_ZEROED 256
@@ -273,10 +282,7 @@ int perf_rec_decode(const void *buf, size_t len, const struct perf_rec_layout *l
 	/* All but the tail of a READ's value and id arrays, which
 	 * decode_read fills up to nr: zeroing them took half the decode. */
 	memset(out, 0, offsetof(struct perf_rec, u) + PERF_REC_UNION_ZEROED);
-	if (len < sizeof(h))
-		return -EINVAL;
-	memcpy(&h, buf, sizeof(h));
-	if (h.size < sizeof(h) || h.size > len)
+	if (!rec_header(buf, len, &h))
 		return -EINVAL;
 	out->type = h.type;
 	out->misc = h.misc;
@@ -361,10 +367,7 @@ uint64_t perf_rec_time(const void *buf, size_t len, const struct perf_rec_layout
 		       void *arg)
 {
 	struct perf_event_header h;
-	if (len < sizeof(h))
-		return 0;
-	memcpy(&h, buf, sizeof(h));
-	if (h.size < sizeof(h) || h.size > len)
+	if (!rec_header(buf, len, &h))
 		return 0;
 	if (h.type == PERF_RECORD_SAMPLE) {
 		struct perf_rec r;

@@ -244,8 +244,8 @@ int db_prepare_insert_rows(struct db *db, sqlite3_stmt **st, const char *table,
 			p += i ? 3 : 1;
 		}
 		*p++ = ')';
-		*p = '\0';
 	}
+	*p = '\0';
 	int rc = db_prepare(db, st, sql, cause);
 	free(sql);
 	return rc;

@@ -427,10 +427,16 @@ static inline struct tu_taken tu_taken_now(void)
 	return (struct tu_taken){ tu_steal_ns(), tu_host_taken_ns() };
 }
 
+/* What tu_host_taken_ns added since h0 (0 where either read failed). */
+static inline long long tu_host_taken_since(long long h0)
+{
+	long long h1 = tu_host_taken_ns();
+	return h0 >= 0 && h1 > h0 ? h1 - h0 : 0;
+}
+
 static inline long long tu_taken_since(struct tu_taken t0)
 {
-	long long host = tu_host_taken_ns();
-	return tu_stolen_since(t0.steal) + (t0.host >= 0 && host > t0.host ? host - t0.host : 0);
+	return tu_host_taken_since(t0.host) + tu_stolen_since(t0.steal);
 }
 
 #ifdef PROF_BIN

@@ -210,23 +210,21 @@ static void own_times(struct tu_db *f, const char *path, int *percpu_complete)
 	char env[64];
 	snprintf(env, sizeof(env), "PROF_COUNT_PATH=%s", path);
 	char *envp[] = { env, NULL };
-	long long steal0 = tu_steal_ns(), host0 = tu_host_taken_ns();
+	struct tu_taken t0 = tu_taken_now();
 	struct tu_proc p = tu_run(argv, envp);
-	long long host1 = tu_host_taken_ns();
+	/* And in a QEMU guest, what its host took from it meanwhile: a
+	 * guest's steal shows only what a hypervisor tells it of, and TCG
+	 * tells nothing. */
+	long long host = tu_host_taken_since(t0.host);
 	/* What the machine had stolen meanwhile is allowed on top (6.18
 	 * here: +18% on one worker of a loaded run). Nothing where either
 	 * read failed or the sum went back: once here the bound came out
 	 * 2.6 ms short of the 9.5 ms it allows, which only a negative
 	 * "stolen" can do, and failed a run 7 ms over. */
-	long long stolen = tu_stolen_since(steal0);
-	/* And in a QEMU guest, what its host took from it meanwhile: a
-	 * guest's steal shows only what a hypervisor tells it of, and TCG
-	 * tells nothing. */
-	if (host0 >= 0 && host1 > host0) {
-		stolen += host1 - host0;
+	long long stolen = tu_stolen_since(t0.steal) + host;
+	if (host > 0)
 		fprintf(stderr, "selftime (%s): the host kept the guest's CPU from "
-			"running for %.2f ms of the run\n", path, (host1 - host0) / 1e6);
-	}
+			"running for %.2f ms of the run\n", path, host / 1e6);
 	if (p.status != 0)
 		fail_msg("prof run selftime exited %d:\n%s", p.status, p.err);
 	char *json = tu_slurp(out);

@@ -63,7 +63,7 @@ static void one_half(struct tu_db *f, const char *b1, const char *b2,
 	/* task-clock counts what the VM's host stole or took, the CPU times
 	 * do not (a CI run: task-clock 798.8 ms, the helper's own 737.7 ms;
 	 * the 6.12 guest: 284.0 ms, its own 260.6 ms) */
-	double stolen = (double)tu_taken_since(taken0);
+	double not_run = (double)tu_taken_since(taken0);
 	if (p.status != 0)
 		fail_msg("prof run --window exited %d:\n%s", p.status, p.err);
 	char *json = tu_slurp(out);
@@ -83,7 +83,7 @@ static void one_half(struct tu_db *f, const char *b1, const char *b2,
 	 * records show of it, as test_completeness allows. */
 	double stall = num_after(json, "\"percpu_stall_ns\": \"");
 	if (stall > 0)
-		stolen += stall;
+		not_run += stall;
 	double user = num_after(json, "\"window_user_s\": \"");
 	double sys = num_after(json, "\"window_sys_s\": \"");
 	fprintf(stderr, "phases %s %s, --window %s: task-clock %.1f ms; the helper's "
@@ -91,14 +91,14 @@ static void one_half(struct tu_db *f, const char *b1, const char *b2,
 		"time in the window %.1f ms; stolen, taken by the host or stalled in "
 		"the run %.1f ms\n",
 		b1, b2, win, got / 1e6, phase2 / 1e6, phase1 / 1e6,
-		num_after(p.out, "phase 2 cpu ") / 1e6, (user + sys) * 1e3, stolen / 1e6);
+		num_after(p.out, "phase 2 cpu ") / 1e6, (user + sys) * 1e3, not_run / 1e6);
 	char key[64];
 	snprintf(key, sizeof(key), "\"window\": \"%s\"", win);
 	assert_non_null(strstr(json, key));
 	assert_true(phase2 > 0 && got > 0);
-	assert_true(fabs(got - phase2) <= 0.05 * phase2 + stolen);
+	assert_true(fabs(got - phase2) <= 0.05 * phase2 + not_run);
 	assert_true(user >= 0 && sys >= 0);
-	assert_true(fabs(got - (user + sys) * 1e9) <= 0.05 * phase2 + 2e6 + stolen);
+	assert_true(fabs(got - (user + sys) * 1e9) <= 0.05 * phase2 + 2e6 + not_run);
 	tu_proc_release(&p);
 	free(json);
 
@@ -457,7 +457,7 @@ static void test_window__ab_counts_each_run_inside_it(void **state)
 	char *json = ab_json(f, args);
 	/* Each arm's mean is of two runs: what the host stole or took over
 	 * the whole call, halved, bounds what it added to either mean. */
-	double stolen = (double)tu_taken_since(taken0) / 2e9;
+	double not_run = (double)tu_taken_since(taken0) / 2e9;
 	assert_non_null(strstr(json, "\"window\": \"1.1:1.9\""));
 	double ta = arm_mean(json, "a", "task-clock") / 1e9;
 	double tb = arm_mean(json, "b", "task-clock") / 1e9;
@@ -466,13 +466,13 @@ static void test_window__ab_counts_each_run_inside_it(void **state)
 	double wa = arm_mean(json, "a", "wall_s");
 	fprintf(stderr, "ab --window 1.1:1.9: task-clock a %.3f s, b %.3f s; cpu_s a "
 		"%.3f, b %.3f; cores a %.3f; wall_s a %.3f; stolen or taken by the "
-		"host, halved, %.3f s\n", ta, tb, ca, cb, ka, wa, stolen);
+		"host, halved, %.3f s\n", ta, tb, ca, cb, ka, wa, not_run);
 	/* a busy machine serves a less than all of its window, b about
 	 * half of it either way: b's share of a's is bounded loosely */
 	assert_true(ta > 0.3 && ta <= 0.8 * 1.05);
 	assert_true(tb > 0.25 * ta && tb < 0.85 * ta);
-	assert_true(fabs(ca - ta) <= 0.05 * ta + 0.002 + stolen);
-	assert_true(fabs(cb - tb) <= 0.05 * ta + 0.002 + stolen);
+	assert_true(fabs(ca - ta) <= 0.05 * ta + 0.002 + not_run);
+	assert_true(fabs(cb - tb) <= 0.05 * ta + 0.002 + not_run);
 	assert_true(fabs(ka - ca / 0.8) <= 0.01);
 	assert_true(wa >= 2.45 && wa < 3.5);
 	assert_true(arm_num(json, "a", "task-clock", "\"n\": ") == 2);
