@@ -5,6 +5,7 @@
 #include <ctype.h>
 #include <stdatomic.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,8 +50,8 @@ static const char *system_words(int code, int err, char *buf, size_t n)
 
 /*
  * Why a database cannot be written where it is, as the system says it:
- * the file, or its directory (SQLite makes the -wal and -shm files
- * there). 0 when both are writable. SQLite's own errno is of no help
+ * the file, or its directory (SQLite makes its -journal there, or an
+ * older file's -wal and -shm). 0 when both are writable. SQLite's own errno is of no help
  * here: it retries read-only and keeps the ENOENT of that.
  */
 static int place_errno(const char *path)
@@ -615,6 +616,37 @@ static int open_handle(struct db **out, const char *path, const char *name,
 	return 0;
 }
 
+/*
+ * The rollback journal, synced in full (docs/schema.md, "What is kept"):
+ * a commit writes the new pages into the file once and syncs it before
+ * it returns, so a committed run is in the file alone and survives a
+ * power loss; WAL wrote every page twice (the log, then the checkpoint
+ * on close). A file an older prof left in WAL mode is switched back when
+ * no other connection has it open; while one has, this connection keeps
+ * WAL, and its commits stay durable as they were (synchronous NORMAL,
+ * checkpointed on close). Asking waits for no lock.
+ */
+static int use_rollback_journal(struct db *db, char **cause)
+{
+	int busy_ms = db->busy_ms;
+	db->busy_ms = 0;
+	char *mode = NULL, *why = NULL;
+	int rc = db_query_text(db, "PRAGMA journal_mode = DELETE", &mode, &why);
+	db->busy_ms = busy_ms;
+	bool wal = rc == -EBUSY || (!rc && mode && strcmp(mode, "wal") == 0);
+	free(mode);
+	if (rc && rc != -EBUSY) {
+		if (cause && !*cause)
+			*cause = why;
+		else
+			free(why);
+		return rc;
+	}
+	free(why);
+	return db_exec(db, wal ? "PRAGMA synchronous = NORMAL"
+			       : "PRAGMA synchronous = FULL", cause);
+}
+
 int db_open(struct db **out, const char *path, char **cause)
 {
 	return db_open_wait(out, path, DB_BUSY_MS_DEFAULT, cause);
@@ -647,11 +679,8 @@ int db_open_wait(struct db **out, const char *path, int busy_ms, char **cause)
 	 * newer prof, or one no prof wrote, is left as it is. */
 	int have = 0;
 	rc = check_version(db, &have, cause);
-	/* WAL lets readers and one writer share the file. */
 	if (!rc)
-		rc = db_exec(db, "PRAGMA journal_mode = WAL", cause);
-	if (!rc)
-		rc = db_exec(db, "PRAGMA synchronous = NORMAL", cause);
+		rc = use_rollback_journal(db, cause);
 	if (!rc)
 		rc = migrate(db, have, cause);
 	if (!rc)
@@ -689,33 +718,50 @@ static char *path_uri(const char *path, const char *q)
 	return uri;
 }
 
+/* Whether the file's header says WAL (its bytes 18 and 19 are 2): a file
+ * an older prof wrote and no writer of this one has opened since. */
+static bool file_in_wal(const char *path)
+{
+	unsigned char h[20];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	bool wal = pread(fd, h, sizeof(h), 0) == (ssize_t)sizeof(h) && h[18] == 2 &&
+		   h[19] == 2;
+	close(fd);
+	return wal;
+}
+
 /*
  * A connection that reads and cannot write (SQLITE_OPEN_READONLY and
- * query_only), so no database is created where none was. Without a -wal
- * beside the file no writer is at work and every committed run is in the
- * file itself: it is opened immutable, so SQLite makes no -wal or -shm
- * either (a reader that may not write the directory could not open the
- * file otherwise, and one that may would leave both behind, owned by it
- * and in the owner's way). Immutable also takes no locks: a writer that
- * starts and checkpoints while the read is still going could mislead it,
- * a small window for prof's short reads, and the price of creating
- * nothing. With a -wal, a writer may be at work: the reader shares its
- * -wal and -shm and sees what it has committed.
+ * query_only), so no database is created where none was. A file in the
+ * rollback journal is read under SQLite's own locks, which create
+ * nothing: a writer's commit waits for the read, and the read for the
+ * commit. A file still in WAL (an older prof's) with no -wal beside it
+ * has every committed run in the file itself: it is opened immutable, so
+ * SQLite makes no -wal or -shm either (a reader that may not write the
+ * directory could not open the file otherwise, and one that may would
+ * leave both behind, owned by it and in the owner's way); immutable
+ * takes no locks, a small window for prof's short reads while an older
+ * writer starts. With a -wal, that writer may be at work: the reader
+ * shares its -wal and -shm and sees what it has committed.
  */
 static int open_reader(struct db **out, const char *path, char **cause)
 {
 	char *wal = NULL, *uri = NULL;
 	struct stat sb;
-	if (asprintf(&wal, "%s-wal", path) < 0)
-		return -ENOMEM;
-	bool writer = stat(wal, &sb) == 0;
-	free(wal);
 	int flags = SQLITE_OPEN_READONLY;
-	if (!writer) {
-		uri = path_uri(path, "immutable=1");
-		if (!uri)
+	if (file_in_wal(path)) {
+		if (asprintf(&wal, "%s-wal", path) < 0)
 			return -ENOMEM;
-		flags |= SQLITE_OPEN_URI;
+		bool writer = stat(wal, &sb) == 0;
+		free(wal);
+		if (!writer) {
+			uri = path_uri(path, "immutable=1");
+			if (!uri)
+				return -ENOMEM;
+			flags |= SQLITE_OPEN_URI;
+		}
 	}
 	int rc = open_handle(out, path, uri ? uri : path, flags, DB_BUSY_MS_DEFAULT,
 			     cause);
@@ -724,6 +770,33 @@ static int open_reader(struct db **out, const char *path, char **cause)
 		db_close(*out);
 		*out = NULL;
 	}
+	return rc;
+}
+
+/*
+ * A prof killed inside a commit leaves a hot journal, which only a
+ * connection that may write rolls back: a reader finds the file so
+ * (SQLITE_READONLY_ROLLBACK), has a writer's open roll it back, and
+ * reads again. 0, or a negative code with *cause.
+ */
+static int roll_back_hot_journal(const char *path, char **cause)
+{
+	struct db *w;
+	char *why = NULL;
+	int rc = db_open(&w, path, &why);
+	if (!rc) {
+		db_close(w);
+		return 0;
+	}
+	size_t n = why ? strcspn(why, "\n") : 0;
+	if (cause && asprintf(cause, "database '%s' holds a write that a killed prof "
+			      "left unfinished, and rolling it back failed: %.*s\n"
+			      "hint: any prof verb run by a user who may write the "
+			      "file and its directory rolls it back (the runs "
+			      "committed before it are intact)", path, (int)n,
+			      why ? why : "") < 0)
+		*cause = NULL;
+	free(why);
 	return rc;
 }
 
@@ -741,14 +814,30 @@ int db_open_readonly(struct db **out, const char *path, char **cause)
 			*cause = NULL;
 		return -ENOENT;
 	}
-	for (bool upgraded = false;; upgraded = true) {
+	bool rolled_back = false, upgraded = false;
+	for (;;) {
 		struct db *db;
 		int have;
 		rc = open_reader(&db, path, cause);
 		if (rc)
 			return rc;
-		rc = check_version(db, &have, cause);
+		char *why = NULL;
+		rc = check_version(db, &have, &why);
+		if (rc && !rolled_back &&
+		    sqlite3_extended_errcode(db->h) == SQLITE_READONLY_ROLLBACK) {
+			db_close(db);
+			free(why);
+			rc = roll_back_hot_journal(path, cause);
+			if (rc)
+				return rc;
+			rolled_back = true;
+			continue;
+		}
 		if (rc) {
+			if (cause && !*cause)
+				*cause = why;
+			else
+				free(why);
 			db_close(db);
 			return rc;
 		}
@@ -789,7 +878,7 @@ int db_open_readonly(struct db **out, const char *path, char **cause)
 		/* This prof's queries read the current schema only: an older
 		 * file is brought up to date in place, once, by an opener
 		 * that may write it. */
-		char *why = NULL;
+		why = NULL;
 		rc = db_open(&db, path, &why);
 		if (rc && !nruns) {
 			size_t n = why ? strcspn(why, "\n") : 0;
@@ -816,6 +905,7 @@ int db_open_readonly(struct db **out, const char *path, char **cause)
 			return rc;
 		}
 		db_close(db);
+		upgraded = true;
 	}
 }
 

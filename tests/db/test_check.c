@@ -326,10 +326,11 @@ static void test_check__versions_no_prof_wrote_are_refused_untouched(void **stat
 	};
 	for (size_t i = 0; i < 2; i++) {
 		fresh(f);
-		/* In the rollback journal, so that a switch to WAL would show. */
+		/* In WAL (an older prof's), so that a switch to the rollback
+		 * journal would show. */
 		dbfix_change(f->path, NULL, v[i].sql);
 		char *cmd;
-		assert_true(asprintf(&cmd, "sqlite3 '%s' 'PRAGMA journal_mode = DELETE'"
+		assert_true(asprintf(&cmd, "sqlite3 '%s' 'PRAGMA journal_mode = WAL'"
 				     " >/dev/null 2>&1", f->path) > 0);
 		bool have_cli = system(cmd) == 0;
 		free(cmd);
@@ -350,7 +351,8 @@ static void test_check__versions_no_prof_wrote_are_refused_untouched(void **stat
 		free(before);
 		free(after);
 		if (!have_cli)
-			print_message("note: no sqlite3 shell; the file stayed in WAL mode\n");
+			print_message("note: no sqlite3 shell; the file stayed in the "
+				      "rollback journal\n");
 	}
 }
 

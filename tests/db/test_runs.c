@@ -10,7 +10,12 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <errno.h>
+#include <signal.h>
+#include <sqlite3.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "db/db.h"
 #include "db/runs.h"
@@ -553,8 +558,12 @@ static void test_runs__schema_version_and_newer_file(void **state)
 	assert_int_equal(db_query_text(db, "PRAGMA user_version", &v, NULL), 0);
 	assert_int_equal(atoi(v), db_schema_version());
 	free(v);
+	/* The rollback journal, each commit synced before it returns. */
 	assert_int_equal(db_query_text(db, "PRAGMA journal_mode", &v, NULL), 0);
-	assert_string_equal(v, "wal");
+	assert_string_equal(v, "delete");
+	free(v);
+	assert_int_equal(db_query_text(db, "PRAGMA synchronous", &v, NULL), 0);
+	assert_string_equal(v, "2");
 	free(v);
 	assert_int_equal(db_exec(db, "PRAGMA user_version = 999", NULL), 0);
 	db_close(db);
@@ -719,6 +728,136 @@ static void test_runs__failing_allocations(void **state)
 		NULL);
 }
 
+static double mono_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static char *journal_mode_of(const char *path)
+{
+	sqlite3 *h;
+	char *mode = NULL;
+	assert_int_equal(sqlite3_open_v2(path, &h, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	sqlite3_stmt *st;
+	assert_int_equal(sqlite3_prepare_v2(h, "PRAGMA journal_mode", -1, &st, NULL),
+			 SQLITE_OK);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	mode = strdup((const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	sqlite3_close(h);
+	return mode;
+}
+
+/*
+ * A file an older prof left in WAL mode: a writer's open switches it to
+ * the rollback journal, unless another connection has the file open in
+ * WAL, when it keeps WAL without waiting and stores all the same.
+ */
+static void test_runs__wal_file_is_switched_when_alone(void **state)
+{
+	struct tu_db *f = *state;
+	struct db *db, *other;
+	struct db_run r;
+	assert_int_equal(db_open(&db, f->path, NULL), 0);
+	make_run(&r, 2);
+	assert_int_equal(db_run_store(db, &r, NULL), 0);
+	db_run_release(&r);
+	assert_int_equal(db_exec(db, "PRAGMA journal_mode = WAL", NULL), 0);
+	db_close(db);
+	char *mode = journal_mode_of(f->path);
+	assert_string_equal(mode, "wal");
+	free(mode);
+
+	/* another prof has it open in WAL (as an older one would) */
+	sqlite3 *old;
+	assert_int_equal(sqlite3_open_v2(f->path, &old, SQLITE_OPEN_READWRITE, NULL),
+			 SQLITE_OK);
+	assert_int_equal(sqlite3_exec(old, "SELECT count(*) FROM runs", NULL, NULL, NULL),
+			 SQLITE_OK);
+	double t0 = mono_s();
+	assert_int_equal(db_open(&db, f->path, NULL), 0);
+	assert_true(mono_s() - t0 < 2.0);
+	char *v = NULL;
+	assert_int_equal(db_query_text(db, "PRAGMA journal_mode", &v, NULL), 0);
+	assert_string_equal(v, "wal");
+	free(v);
+	make_run(&r, 2);
+	assert_int_equal(db_run_store(db, &r, NULL), 0);
+	db_run_release(&r);
+	assert_int_equal(count_runs(db), 2);
+	db_close(db);
+	sqlite3_close(old);
+
+	/* alone, the next writer switches it */
+	assert_int_equal(db_open(&other, f->path, NULL), 0);
+	assert_int_equal(count_runs(other), 2);
+	db_close(other);
+	mode = journal_mode_of(f->path);
+	assert_string_equal(mode, "delete");
+	free(mode);
+	char *wal;
+	assert_true(asprintf(&wal, "%s-wal", f->path) > 0);
+	assert_int_not_equal(access(wal, F_OK), 0);
+	free(wal);
+}
+
+/*
+ * A writer killed inside its commit leaves a hot journal. A reader's open
+ * rolls it back (through a writer's open) and reads the runs committed
+ * before it, whole; the killed write is gone.
+ */
+static void test_runs__reader_rolls_back_a_killed_commit(void **state)
+{
+	struct tu_db *f = *state;
+	struct db *db;
+	struct db_run r;
+	assert_int_equal(db_open(&db, f->path, NULL), 0);
+	make_run(&r, 3);
+	assert_int_equal(db_run_store(db, &r, NULL), 0);
+	db_run_release(&r);
+	db_close(db);
+	pid_t pid = fork();
+	if (pid == 0) {
+		/* A small cache spills the transaction into the file before
+		 * its commit: the journal is hot from then on. */
+		sqlite3 *h;
+		if (sqlite3_open_v2(f->path, &h, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK ||
+		    sqlite3_exec(h, "PRAGMA cache_size = 1; BEGIN IMMEDIATE; "
+				 "DELETE FROM threads; UPDATE runs SET command = 'x';"
+				 "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 "
+				 "FROM n WHERE i < 5000) INSERT INTO run_settings "
+				 "(run_id, key, value) SELECT 1, 'k' || i, zeroblob(200) "
+				 "FROM n", NULL, NULL, NULL) != SQLITE_OK)
+			_exit(2);
+		raise(SIGKILL);
+		_exit(3);
+	}
+	int st;
+	waitpid(pid, &st, 0);
+	assert_true(WIFSIGNALED(st));
+	char *journal;
+	assert_true(asprintf(&journal, "%s-journal", f->path) > 0);
+	assert_int_equal(access(journal, F_OK), 0);
+	char *cause = NULL;
+	if (db_open_readonly(&db, f->path, &cause))
+		fail_msg("%s", cause);
+	struct db_run back;
+	assert_int_equal(db_run_load(db, 0, &back, NULL), 0);
+	assert_string_equal(back.command, "./demo 'a b'");
+	assert_int_equal(back.nthreads, 3);
+	db_run_release(&back);
+	char *n = NULL;
+	assert_int_equal(db_query_text(db, "SELECT count(*) FROM run_settings WHERE "
+				       "key LIKE 'k%'", &n, NULL), 0);
+	assert_string_equal(n, "0");
+	free(n);
+	db_close(db);
+	assert_int_not_equal(access(journal, F_OK), 0);
+	free(journal);
+}
+
 static void test_runs__two_writers_share_the_file(void **state)
 {
 	struct tu_db *f = *state;
@@ -740,7 +879,8 @@ static void test_runs__two_writers_share_the_file(void **state)
  * A reader's open creates nothing and can write nothing: no file where
  * none was, no -wal or -shm beside one that is there, and a write through
  * it is refused. An older file is brought up to date first; a run stored
- * while a writer holds the file open is seen.
+ * while a writer holds the file open is seen, and the file alone holds
+ * it (no -wal beside it).
  */
 static void test_runs__read_only_open(void **state)
 {
@@ -782,7 +922,7 @@ static void test_runs__read_only_open(void **state)
 	struct db_run r;
 	make_run(&r, 1);
 	assert_int_equal(db_run_store(w, &r, NULL), 0);
-	assert_int_equal(access(wal, F_OK), 0);
+	assert_int_not_equal(access(wal, F_OK), 0);
 	assert_int_equal(db_open_readonly(&db, f->path, NULL), 0);
 	assert_int_equal(db_run_load(db, r.id, &back, NULL), 0);
 	db_run_release(&back);
@@ -908,6 +1048,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_runs__texts_past_the_limits_are_cut_and_noted, tu_db_setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_runs__half_made_file_is_named_incomplete, tu_db_setup, tu_db_teardown),
 		cmocka_unit_test_setup_teardown(test_runs__two_writers_share_the_file, tu_db_setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_runs__wal_file_is_switched_when_alone, tu_db_setup, tu_db_teardown),
+		cmocka_unit_test_setup_teardown(test_runs__reader_rolls_back_a_killed_commit, tu_db_setup, tu_db_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

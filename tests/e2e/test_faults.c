@@ -363,13 +363,14 @@ static void test_faults__sigkill_of_prof_record(void **state)
 
 /* ---- the database ---- */
 
-/* An earlier run stored, then another connection holding the write lock. */
+/* An earlier run stored, then another connection holding the write lock
+ * (as a writer does from its BEGIN to its commit; readers go on). */
 static struct db *lock_held(struct fx *f)
 {
 	earlier_run(f);
 	struct db *holder = NULL;
 	assert_int_equal(db_open(&holder, f->db, NULL), 0);
-	assert_int_equal(db_exec(holder, "BEGIN EXCLUSIVE", NULL), 0);
+	assert_int_equal(db_exec(holder, "BEGIN IMMEDIATE", NULL), 0);
 	return holder;
 }
 
@@ -424,6 +425,22 @@ static void test_faults__locked_database(void **state)
 	assert_non_null(strstr(p.err, "locked by another writer"));
 	tu_proc_release(&p);
 
+	assert_int_equal(db_exec(holder, "ROLLBACK", NULL), 0);
+
+	/* A lock that keeps readers out too (a commit's, held on): prof run
+	 * still runs the workload and prints its counts; prof record, whose
+	 * samples go through the database, runs nothing and says so. */
+	assert_int_equal(db_exec(holder, "BEGIN EXCLUSIVE", NULL), 0);
+	p = tu_run(q, env);
+	assert_int_equal(p.status, 1);
+	counts_printed(&p);
+	assert_non_null(strstr(p.err, "not stored"));
+	tu_proc_release(&p);
+	p = tu_run(r, env);
+	assert_int_equal(p.status, 1);
+	assert_non_null(strstr(p.err, "locked by another writer"));
+	assert_non_null(strstr(p.err, "nothing was run"));
+	tu_proc_release(&p);
 	assert_int_equal(db_exec(holder, "ROLLBACK", NULL), 0);
 	db_close(holder);
 	database_intact(f);

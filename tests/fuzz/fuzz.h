@@ -76,6 +76,19 @@ static inline void fz_rmrf(const char *path)
 	nftw(path, fz_rm_one, 16, FTW_DEPTH | FTW_PHYS);
 }
 
+/* Remove an SQLite file and what SQLite may keep beside it: the rollback
+ * journal, or an older file's WAL and its index. */
+static inline void fz_unlink_db(const char *path)
+{
+	static const char *const sides[] = { "-journal", "-wal", "-shm" };
+	char side[4300];
+	unlink(path);
+	for (size_t i = 0; i < sizeof(sides) / sizeof(sides[0]); i++) {
+		snprintf(side, sizeof(side), "%s%s", path, sides[i]);
+		unlink(side);
+	}
+}
+
 static char fz_scratch_path[4096] __attribute__((unused));
 
 static inline void fz_scratch_remove(void)

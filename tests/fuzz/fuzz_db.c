@@ -31,16 +31,6 @@ static char fuzz_db_path[4200];
 static uint8_t *template_db;
 static size_t template_len;
 
-static void unlink_db(const char *path)
-{
-	char side[4300];
-	unlink(path);
-	snprintf(side, sizeof(side), "%s-wal", path);
-	unlink(side);
-	snprintf(side, sizeof(side), "%s-shm", path);
-	unlink(side);
-}
-
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	(void)argc;
@@ -63,7 +53,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	template_db = malloc(template_len);
 	FZ_CHECK(template_db && fread(template_db, 1, template_len, fp) == template_len);
 	fclose(fp);
-	unlink_db(tpath);
+	fz_unlink_db(tpath);
 	return 0;
 }
 
@@ -154,7 +144,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	if (size > 256 * 1024)
 		return 0;
-	unlink_db(fuzz_db_path);
+	fz_unlink_db(fuzz_db_path);
 	int fd = open(fuzz_db_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	FZ_CHECK(fd >= 0);
 	FZ_CHECK(write(fd, template_db, template_len) == (ssize_t)template_len);

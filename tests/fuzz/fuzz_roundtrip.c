@@ -46,16 +46,6 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	return 0;
 }
 
-static void unlink_db(void)
-{
-	char side[4300];
-	unlink(rt_db);
-	snprintf(side, sizeof(side), "%s-wal", rt_db);
-	unlink(side);
-	snprintf(side, sizeof(side), "%s-shm", rt_db);
-	unlink(side);
-}
-
 /* The fields of the input, each malloc'd (a missing one is ""). */
 static void split(const uint8_t *data, size_t size, char *f[F_N])
 {
@@ -274,7 +264,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	char *f[F_N];
 	split(data, size, f);
-	unlink_db();
+	fz_unlink_db(rt_db);
 	store(f);
 	for (int i = 0; i < F_N; i++)
 		free(f[i]);
