@@ -51,8 +51,9 @@ static const char *system_words(int code, int err, char *buf, size_t n)
 /*
  * Why a database cannot be written where it is, as the system says it:
  * the file, or its directory (SQLite makes its -journal there, or an
- * older file's -wal and -shm). 0 when both are writable. SQLite's own errno is of no help
- * here: it retries read-only and keeps the ENOENT of that.
+ * older file's -wal and -shm). 0 when both are writable. SQLite's own
+ * errno is of no help here: it retries read-only and keeps the ENOENT
+ * of that.
  */
 static int place_errno(const char *path)
 {
