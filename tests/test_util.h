@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <signal.h>
+#include <time.h>
 #include <termios.h>
 #include <poll.h>
 #include <sys/resource.h>
@@ -370,6 +371,14 @@ static inline long long tu_stolen_since(long long s0)
 {
 	long long s1 = tu_steal_ns();
 	return s0 >= 0 && s1 > s0 ? s1 - s0 : 0;
+}
+
+/* CLOCK_MONOTONIC in seconds: for a test's deadlines and waits. */
+static inline double tu_now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 /*

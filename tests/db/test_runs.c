@@ -14,7 +14,6 @@
 #include <sqlite3.h>
 #include <string.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "db/db.h"
@@ -728,13 +727,6 @@ static void test_runs__failing_allocations(void **state)
 		NULL);
 }
 
-static double mono_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static char *journal_mode_of(const char *path)
 {
 	sqlite3 *h;
@@ -776,9 +768,9 @@ static void test_runs__wal_file_is_switched_when_alone(void **state)
 			 SQLITE_OK);
 	assert_int_equal(sqlite3_exec(old, "SELECT count(*) FROM runs", NULL, NULL, NULL),
 			 SQLITE_OK);
-	double t0 = mono_s();
+	double t0 = tu_now_s();
 	assert_int_equal(db_open(&db, f->path, NULL), 0);
-	assert_true(mono_s() - t0 < 2.0);
+	assert_true(tu_now_s() - t0 < 2.0);
 	char *v = NULL;
 	assert_int_equal(db_query_text(db, "PRAGMA journal_mode", &v, NULL), 0);
 	assert_string_equal(v, "wal");

@@ -81,13 +81,6 @@ static char *helper(const char *name)
 	return p;
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static void nap_ms(long ms)
 {
 	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
@@ -129,10 +122,10 @@ static void bg_start(struct bg *b, char *const argv[], char *const env[])
 static struct tu_proc bg_wait(struct bg *b, double timeout_s)
 {
 	struct tu_proc p = { 0 };
-	double end = now_s() + timeout_s;
+	double end = tu_now_s() + timeout_s;
 	int st = 0;
 	pid_t r;
-	while ((r = waitpid(b->pid, &st, WNOHANG)) == 0 && now_s() < end)
+	while ((r = waitpid(b->pid, &st, WNOHANG)) == 0 && tu_now_s() < end)
 		nap_ms(10);
 	if (r == 0) {
 		kill(b->pid, SIGKILL);
@@ -156,7 +149,7 @@ static pid_t wait_pid_file(const char *dir, int level, double timeout_s)
 {
 	char path[4096];
 	snprintf(path, sizeof(path), "%s/pid-%d", dir, level);
-	double end = now_s() + timeout_s;
+	double end = tu_now_s() + timeout_s;
 	do {
 		char *text = tu_slurp(path);
 		if (text) {
@@ -165,7 +158,7 @@ static pid_t wait_pid_file(const char *dir, int level, double timeout_s)
 			return pid;
 		}
 		nap_ms(10);
-	} while (now_s() < end);
+	} while (tu_now_s() < end);
 	return 0;
 }
 
@@ -182,8 +175,8 @@ static bool alive(pid_t pid)
 
 static bool gone_within(pid_t pid, double timeout_s)
 {
-	double end = now_s() + timeout_s;
-	while (alive(pid) && now_s() < end)
+	double end = tu_now_s() + timeout_s;
+	while (alive(pid) && tu_now_s() < end)
 		nap_ms(10);
 	return !alive(pid);
 }
@@ -399,9 +392,9 @@ static void test_faults__locked_database(void **state)
 	char *env[] = { "PROF_DB_TIMEOUT=0.3", NULL };
 
 	char *a[] = { PROF_BIN, f->dbarg, "run", "-e", "task-clock", "--", "/bin/true", NULL };
-	double t0 = now_s();
+	double t0 = tu_now_s();
 	struct tu_proc p = tu_run(a, env);
-	double took = now_s() - t0;
+	double took = tu_now_s() - t0;
 	assert_int_equal(p.status, 1);
 	counts_printed(&p);
 	assert_non_null(strstr(p.err, "locked by another writer"));
@@ -468,9 +461,9 @@ static void test_faults__signal_while_waiting_on_a_lock(void **state)
 	 * after this one.) */
 	char path[64];
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)b.pid, (int)b.pid);
-	double end = now_s() + 10;
+	double end = tu_now_s() + 10;
 	char *kids = NULL;
-	while ((kids = tu_slurp(path)) && *kids && now_s() < end) {
+	while ((kids = tu_slurp(path)) && *kids && tu_now_s() < end) {
 		free(kids);
 		nap_ms(10);
 	}
@@ -517,10 +510,10 @@ static void test_faults__signal_as_the_workload_is_reaped(void **state)
 		      PROF_BIN, f->dbarg, "run", "-e", "task-clock", "--", "/bin/true",
 		      NULL };
 	struct bg b;
-	double t0 = now_s();
+	double t0 = tu_now_s();
 	bg_start(&b, a, env);
 	struct tu_proc p = bg_wait(&b, 20);
-	double took = now_s() - t0;
+	double took = tu_now_s() - t0;
 	if (p.status != 128 + SIGTERM)
 		fprintf(stderr, "gdb's output:\n%s", p.out ? p.out : "");
 	assert_int_equal(p.status, 128 + SIGTERM);

@@ -96,13 +96,6 @@ static double num_in(const char *text, const char *name, const char *key)
 	return atof(k + strlen(key));
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /*
  * prof run -r 3: the prepare runs before each run and the cleanup after
  * it (the log reads pwc three times), the workload sees the prepare's
@@ -118,9 +111,9 @@ static void test_prepare__run_repeated_before_and_after_each_run(void **state)
 			 "--format", "json", "--prepare", SLOW_PREPARE,
 			 "--cleanup", "rm marker; echo c >> log",
 			 "--", "sh", "-c", "test -f marker && echo w >> log", NULL };
-	double t0 = now_s();
+	double t0 = tu_now_s();
 	struct tu_proc p = tu_run(argv, NULL);
-	double took = now_s() - t0;
+	double took = tu_now_s() - t0;
 	perf_or_skip(&p);
 	if (p.status != 0)
 		fail_msg("status %d:\n%s", p.status, p.err);

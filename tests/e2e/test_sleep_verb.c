@@ -313,13 +313,6 @@ static void test_sleep_verb__unwritable_database_fails_before_running(void **sta
 }
 
 /* Seconds on CLOCK_MONOTONIC. */
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /*
  * prof sleep with stdout and stderr in f->dir/out and f->dir/err; once
  * stderr holds `after`, the signals in sigs (0-terminated), one after
@@ -358,12 +351,12 @@ static int sleep_signalled(struct tu_db *f, char *const args[], const char *afte
 	if (!err || !strstr(err, after))
 		fail_msg("no '%s' on stderr:\n%s", after, err ? err : "");
 	free(err);
-	double t0 = now_s();
+	double t0 = tu_now_s();
 	for (int i = 0; sigs[i]; i++)
 		kill(pid, sigs[i]);
 	int st;
 	waitpid(pid, &st, 0);
-	*took = now_s() - t0;
+	*took = tu_now_s() - t0;
 	return st;
 }
 

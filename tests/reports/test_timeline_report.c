@@ -42,13 +42,6 @@ static void add_interval(struct db_run *r, int64_t t_ms, int32_t tid,
 	iv->values[0] = value;
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* What the timeline and the picture print, into *text and *svg. */
 static void draw(const struct db_run *r, char **text, char **svg, size_t *svg_len)
 {
@@ -72,9 +65,9 @@ static void test_timeline_report__an_interval_at_a_huge_time(void **state)
 	add_interval(&r, INT64_MAX - 5, 7, "render", 9);
 	char *text, *svg;
 	size_t len;
-	double t0 = now_s();
+	double t0 = tu_now_s();
 	draw(&r, &text, &svg, &len);
-	assert_true(now_s() - t0 < 1.0);
+	assert_true(tu_now_s() - t0 < 1.0);
 	/* Every bin between counts as an interval of 0: the median is 0. */
 	assert_non_null(strstr(text, " 922,337,203,685,47"));	/* intervals */
 	assert_non_null(strstr(text, "  0.00    0.00  9.00  |+ "));
@@ -96,9 +89,9 @@ static void test_timeline_report__an_interval_115_days_in(void **state)
 	add_interval(&r, 115LL * 86400 * 1000, 7, "render", 50);
 	char *text, *svg;
 	size_t len;
-	double t0 = now_s();
+	double t0 = tu_now_s();
 	draw(&r, &text, &svg, &len);
-	assert_true(now_s() - t0 < 1.0);
+	assert_true(tu_now_s() - t0 < 1.0);
 	/* the intervals spanned, min, median, max */
 	assert_non_null(strstr(text, "9,936,000,001  0.00    0.00  109.00  |@ "));
 	free(text);
